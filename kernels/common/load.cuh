@@ -1,0 +1,44 @@
+// load.cuh -- 16-byte vector loads for streaming kernels.
+//
+// Vec16<T>::type is the CUDA vector type of 16 bytes whose members are T (float4, int4, uint4,
+// double2, longlong2, ulonglong2); Vec16<T>::N elements. load16() reads one through the read-only
+// path. Preconditions: the address is 16-byte aligned (callers peel a scalar head first, see
+// aligned_head) and the memory is not written during the kernel.
+#pragma once
+#include "common/prim.cuh"
+
+namespace prim {
+
+template <class T> struct Vec16;
+template <> struct Vec16<float> { typedef float4 type; static constexpr int N = 4; };
+template <> struct Vec16<int> { typedef int4 type; static constexpr int N = 4; };
+template <> struct Vec16<unsigned int> { typedef uint4 type; static constexpr int N = 4; };
+template <> struct Vec16<double> { typedef double2 type; static constexpr int N = 2; };
+template <> struct Vec16<long long> { typedef longlong2 type; static constexpr int N = 2; };
+template <> struct Vec16<unsigned long long> { typedef ulonglong2 type; static constexpr int N = 2; };
+
+// A 16-byte vector as an array of its N elements.
+template <class T> struct Packet {
+    T v[Vec16<T>::N];
+};
+
+template <class T>
+__device__ __forceinline__ Packet<T> load16(const T* p) {
+    typedef typename Vec16<T>::type V;
+    const V raw = __ldg(reinterpret_cast<const V*>(p));
+    Packet<T> out;
+    const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+    for (int k = 0; k < Vec16<T>::N; ++k) out.v[k] = e[k];
+    return out;
+}
+
+// Number of leading elements before `p` reaches a 16-byte boundary (at most n).
+template <class T>
+__device__ __forceinline__ i64 aligned_head(const T* p, i64 n) {
+    const i64 mis = static_cast<i64>(reinterpret_cast<uptr>(p) & 15u);
+    const i64 head = mis == 0 ? 0 : (16 - mis) / static_cast<i64>(sizeof(T));
+    return head < n ? head : n;
+}
+
+}  // namespace prim

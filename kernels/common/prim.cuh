@@ -1,0 +1,86 @@
+// prim.cuh -- the vocabulary every kernel of primitives is written in.
+//
+// Portability: the same sources compile with NVRTC (CUDA backend) and with the host C++ compiler
+// against kernels/emulator/emu.h (CPU emulator, -DPRIM_EMULATOR). Constructs without a C++ twin get
+// a macro here whose emulator definition lives in emu.h:
+//   PRIM_DYNAMIC_SHARED(T, name)  declares `T* name`, the block's dynamic shared memory (16-B aligned).
+// Types: fixed-width aliases (NVRTC ships no <cstdint>). Operators: Sum/Min/Max with identities and
+// NumPy's NaN propagation for min/max. Limits without <climits>/<cfloat>.
+#pragma once
+
+#ifndef PRIM_EMULATOR
+#define PRIM_DYNAMIC_SHARED(T, name)                                   \
+    extern __shared__ __align__(16) unsigned char prim_dynamic_smem_[]; \
+    T* name = reinterpret_cast<T*>(prim_dynamic_smem_)
+#endif
+
+namespace prim {
+
+typedef int i32;
+typedef unsigned int u32;
+typedef long long i64;
+typedef unsigned long long u64;
+typedef unsigned long long uptr;  // pointer-sized unsigned (all supported targets are 64-bit)
+
+constexpr unsigned FULL_MASK = 0xffffffffu;
+constexpr int WARP = 32;
+
+// ---- numeric limits ---------------------------------------------------------------------------
+template <class T> struct Limits;
+template <> struct Limits<int> {
+    static __device__ __forceinline__ int lowest() { return -2147483647 - 1; }
+    static __device__ __forceinline__ int max() { return 2147483647; }
+};
+template <> struct Limits<unsigned int> {
+    static __device__ __forceinline__ unsigned int lowest() { return 0u; }
+    static __device__ __forceinline__ unsigned int max() { return 0xffffffffu; }
+};
+template <> struct Limits<long long> {
+    static __device__ __forceinline__ long long lowest() { return -9223372036854775807LL - 1; }
+    static __device__ __forceinline__ long long max() { return 9223372036854775807LL; }
+};
+template <> struct Limits<unsigned long long> {
+    static __device__ __forceinline__ unsigned long long lowest() { return 0ull; }
+    static __device__ __forceinline__ unsigned long long max() { return 0xffffffffffffffffull; }
+};
+template <> struct Limits<float> {  // "lowest"/"max" are the infinities: identities of max/min
+    static __device__ __forceinline__ float lowest() { return __int_as_float(0xff800000); }
+    static __device__ __forceinline__ float max() { return __int_as_float(0x7f800000); }
+};
+template <> struct Limits<double> {
+    static __device__ __forceinline__ double lowest() {
+        return __longlong_as_double(0xfff0000000000000ll);
+    }
+    static __device__ __forceinline__ double max() {
+        return __longlong_as_double(0x7ff0000000000000ll);
+    }
+};
+
+template <class T> __device__ __forceinline__ bool is_nan(T) { return false; }
+template <> __device__ __forceinline__ bool is_nan<float>(float v) { return v != v; }
+template <> __device__ __forceinline__ bool is_nan<double>(double v) { return v != v; }
+
+// ---- binary operators with identities -------------------------------------------------------
+// Each is a stateless functor; `identity()` is the value that leaves any operand unchanged.
+template <class T> struct Sum {
+    typedef T value_type;
+    static __device__ __forceinline__ T identity() { return T(0); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+// Min/Max propagate NaN as numpy.min/numpy.max do: a NaN operand wins.
+template <class T> struct Min {
+    typedef T value_type;
+    static __device__ __forceinline__ T identity() { return Limits<T>::max(); }
+    __device__ __forceinline__ T operator()(T a, T b) const {
+        return (a < b || is_nan(a)) ? a : b;
+    }
+};
+template <class T> struct Max {
+    typedef T value_type;
+    static __device__ __forceinline__ T identity() { return Limits<T>::lowest(); }
+    __device__ __forceinline__ T operator()(T a, T b) const {
+        return (a > b || is_nan(a)) ? a : b;
+    }
+};
+
+}  // namespace prim

@@ -1,0 +1,13 @@
+"""primitives: GPU parallel primitives on CuPy, with a CPU emulator of the same CUDA kernels.
+
+``import primitives as prim`` works without a GPU and without CuPy: kernels then run on the
+emulator (see :func:`backend_info`).
+"""
+
+from ._backend import backend_info
+from ._loader import KernelCompileError
+from .reduction import max, min, reduce, sum  # noqa: A004 - NumPy-style names
+
+__version__ = "0.1.0"
+
+__all__ = ["backend_info", "reduce", "sum", "min", "max", "KernelCompileError", "__version__"]

@@ -1,0 +1,181 @@
+"""Backend selection: the CUDA backend (CuPy on a GPU) or the CPU emulator of the same kernels.
+
+``PRIMITIVES_BACKEND`` chooses: ``cuda``, ``emulator`` or ``auto`` (the default: CUDA when CuPy is
+importable and sees a device, otherwise the emulator). The choice is made once per process, the
+first time any primitive runs; :func:`backend_info` reports it and the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import numpy as np
+
+__all__ = ["Backend", "DeviceInfo", "backend_info", "get_backend"]
+
+_ENV = "PRIMITIVES_BACKEND"
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceInfo:
+    """What launch planning needs to know about the device (real or emulated)."""
+
+    name: str
+    sm_count: int
+    max_threads_per_sm: int
+    max_threads_per_block: int
+    max_blocks_per_sm: int
+    shared_per_block: int  # without opt-in
+    shared_per_block_optin: int
+    shared_per_sm: int
+    regs_per_sm: int
+    l2_bytes: int
+    compute_capability: str
+
+
+#: The emulated device: a small GPU so that grid-stride loops and multi-level passes are exercised
+#: at the small sizes the emulator can run quickly. Limits mirror an sm_90 multiprocessor.
+EMULATED_DEVICE = DeviceInfo(
+    name="CPU emulator (4 emulated SMs)",
+    sm_count=4,
+    max_threads_per_sm=2048,
+    max_threads_per_block=1024,
+    max_blocks_per_sm=32,
+    shared_per_block=48 * 1024,
+    shared_per_block_optin=227 * 1024,
+    shared_per_sm=228 * 1024,
+    regs_per_sm=65536,
+    l2_bytes=0,
+    compute_capability="emulated",
+)
+
+
+class Backend:
+    """Array module, device memory transfers, device info and kernel launch for one backend."""
+
+    def __init__(self, name, reason):
+        self.name = name
+        self.reason = reason
+        if name == "cuda":
+            import cupy
+
+            self.xp = cupy
+        else:
+            self.xp = np
+        self._info = {}
+
+    @property
+    def is_cuda(self):
+        return self.name == "cuda"
+
+    def device_id(self):
+        if self.is_cuda:
+            return self.xp.cuda.runtime.getDevice()
+        return 0
+
+    def device_info(self):
+        dev = self.device_id()
+        info = self._info.get(dev)
+        if info is None:
+            info = self._info[dev] = self._query(dev)
+        return info
+
+    def _query(self, dev):
+        if not self.is_cuda:
+            return EMULATED_DEVICE
+        import cupy
+
+        attrs = cupy.cuda.Device(dev).attributes
+        props = cupy.cuda.runtime.getDeviceProperties(dev)
+        name = props["name"]
+        return DeviceInfo(
+            name=name.decode() if isinstance(name, bytes) else str(name),
+            sm_count=attrs["MultiProcessorCount"],
+            max_threads_per_sm=attrs["MaxThreadsPerMultiProcessor"],
+            max_threads_per_block=attrs["MaxThreadsPerBlock"],
+            max_blocks_per_sm=attrs.get("MaxBlocksPerMultiprocessor", 32),
+            shared_per_block=attrs["MaxSharedMemoryPerBlock"],
+            shared_per_block_optin=attrs.get(
+                "MaxSharedMemoryPerBlockOptin", attrs["MaxSharedMemoryPerBlock"]
+            ),
+            shared_per_sm=attrs["MaxSharedMemoryPerMultiprocessor"],
+            regs_per_sm=attrs["MaxRegistersPerMultiprocessor"],
+            l2_bytes=attrs["L2CacheSize"],
+            compute_capability=f"{props['major']}{props['minor']}",
+        )
+
+    def synchronize(self):
+        if self.is_cuda:
+            self.xp.cuda.get_current_stream().synchronize()
+
+    def stream_key(self):
+        """Identifies the current stream (per-stream scratch such as reduction tickets)."""
+        if self.is_cuda:
+            return (self.device_id(), self.xp.cuda.get_current_stream().ptr)
+        return (0, 0)
+
+
+def _cupy_device_reason():
+    """(usable, reason) for the CUDA backend."""
+    try:
+        import cupy
+    except Exception as exc:  # ImportError, or a broken CUDA install raising at import
+        return False, f"CuPy is not importable ({type(exc).__name__}: {exc})"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        return False, f"CuPy {cupy.__version__} sees no CUDA device ({type(exc).__name__})"
+    if count < 1:
+        return False, f"CuPy {cupy.__version__} sees no CUDA device"
+    return True, f"CuPy {cupy.__version__} sees {count} CUDA device(s)"
+
+
+_backend = None
+
+
+def get_backend():
+    """The process-wide backend, chosen on first use."""
+    global _backend
+    if _backend is None:
+        _backend = _choose()
+    return _backend
+
+
+def _reset():
+    """Forget the chosen backend (tests)."""
+    global _backend
+    _backend = None
+
+
+def _choose():
+    want = os.environ.get(_ENV, "auto").strip().lower() or "auto"
+    if want not in ("auto", "cuda", "emulator"):
+        raise ValueError(f"{_ENV}={want!r}: expected 'cuda', 'emulator' or 'auto'")
+    if want == "emulator":
+        return Backend("emulator", f"{_ENV}=emulator")
+    ok, why = _cupy_device_reason()
+    if want == "cuda":
+        if not ok:
+            raise RuntimeError(f"{_ENV}=cuda but the CUDA backend is unavailable: {why}")
+        return Backend("cuda", f"{_ENV}=cuda; {why}")
+    if ok:
+        return Backend("cuda", f"auto: {why}")
+    return Backend("emulator", f"auto: {why}; kernels run on the CPU emulator")
+
+
+def backend_info():
+    """Which backend runs the kernels, why, and on what device.
+
+    Returns a dict with keys ``backend`` (``"cuda"`` or ``"emulator"``), ``reason``, ``device``
+    (the device name) and ``sm_count``.
+    """
+    b = get_backend()
+    info = b.device_info()
+    return {
+        "backend": b.name,
+        "reason": b.reason,
+        "device": info.name,
+        "sm_count": info.sm_count,
+        "compute_capability": info.compute_capability,
+    }

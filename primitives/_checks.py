@@ -1,0 +1,111 @@
+"""Input checks and conversion, in CuPy's order: type -> ndim/contiguity -> dtype -> shape -> empty.
+
+Accepted array inputs: CuPy arrays, objects exposing ``__cuda_array_interface__`` or DLPack
+(device or host), NumPy arrays and anything ``numpy.asarray`` accepts. Host inputs give host
+results: :class:`Input` remembers where the caller's data lived so :meth:`Input.result` can hand
+the answer back in the same kind.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _backend
+
+__all__ = ["Input", "as_input"]
+
+_DLPACK_CPU = 1
+
+
+class Input:
+    """An argument moved to the backend's memory, with how to return results to the caller."""
+
+    __slots__ = ("array", "host", "backend")
+
+    def __init__(self, array, host, backend):
+        self.array = array
+        self.host = host
+        self.backend = backend
+
+    def result(self, arr):
+        """Return ``arr`` (backend memory) in the kind the caller passed: NumPy or CuPy."""
+        if self.backend.is_cuda:
+            return arr.get() if self.host else arr
+        if self.host:
+            return arr
+        import cupy  # a device input forced through the emulator goes back to the device
+
+        return cupy.asarray(arr)
+
+    def scalar(self, arr):
+        """Like :meth:`result` for a one-element result: a NumPy scalar for host callers (as
+        ``numpy.sum`` returns), a 0-d device array for device callers (as ``cupy.sum`` does)."""
+        out = self.result(arr.reshape(()) if arr.ndim else arr)
+        return out[()] if self.host else out
+
+
+def _is_cupy(x):
+    mod = type(x).__module__
+    return mod.startswith("cupy")
+
+
+def as_input(x, *, func, arg, ndim=None, flatten=False):
+    """Move ``x`` to the backend, check its dimensions, make it C-contiguous.
+
+    ``ndim`` (an int) is required exactly; ``flatten=True`` ravels any ndim (documented per
+    function). Raises ``TypeError`` for objects that are not arrays.
+    """
+    backend = _backend.get_backend()
+    host = True
+    if isinstance(x, np.ndarray):
+        arr = x
+    elif _is_cupy(x) and hasattr(x, "__cuda_array_interface__"):
+        host = False
+        arr = x
+    elif hasattr(x, "__cuda_array_interface__"):
+        host = False
+        arr = _device_module(func, arg).asarray(x)
+    elif hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        dev_type = x.__dlpack_device__()[0]
+        if dev_type == _DLPACK_CPU:
+            arr = np.from_dlpack(x)
+        else:
+            host = False
+            arr = _device_module(func, arg).from_dlpack(x)
+    else:
+        if isinstance(x, (str, bytes, dict, set)) or x is None:
+            raise TypeError(f"{func}: {arg} must be an array, got {type(x).__name__}")
+        try:
+            arr = np.asarray(x)
+        except Exception as exc:
+            raise TypeError(
+                f"{func}: {arg} must be an array, got {type(x).__name__}"
+            ) from exc
+        if arr.dtype == object:
+            raise TypeError(f"{func}: {arg} must be a numeric array, got {type(x).__name__}")
+
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{func}: {arg} must be {ndim}-D, got shape {tuple(arr.shape)}")
+    if flatten and arr.ndim != 1:
+        arr = arr.reshape(-1)
+
+    if backend.is_cuda:
+        if host or not arr.flags.c_contiguous:
+            import cupy
+
+            arr = cupy.ascontiguousarray(cupy.asarray(arr))  # host -> device copy for NumPy input
+    else:
+        if not host:
+            arr = arr.get()
+        arr = np.ascontiguousarray(arr)
+    return Input(arr, host, backend)
+
+
+def _device_module(func, arg):
+    try:
+        import cupy
+    except ImportError as exc:
+        raise TypeError(
+            f"{func}: {arg} is a device array but CuPy is not installed to read it"
+        ) from exc
+    return cupy

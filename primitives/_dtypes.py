@@ -1,0 +1,50 @@
+"""The one table that maps NumPy dtypes to the C++ types kernels are instantiated with."""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: NumPy dtype -> C++ type name used in name expressions. Order is the documentation order.
+CTYPES = {
+    np.dtype(np.int32): "int",
+    np.dtype(np.int64): "long long",
+    np.dtype(np.uint32): "unsigned int",
+    np.dtype(np.uint64): "unsigned long long",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+}
+
+NUMERIC = tuple(CTYPES)
+
+
+def names(dtypes=NUMERIC):
+    return ", ".join(d.name for d in dtypes)
+
+
+def ctype(dtype, *, func, arg, allowed=NUMERIC):
+    """C++ type for ``dtype``; ``TypeError`` naming the function and argument otherwise."""
+    dt = np.dtype(dtype)
+    if dt not in allowed:
+        raise TypeError(f"{func}: {arg} has dtype {dt.name}; supported dtypes are {names(allowed)}")
+    return CTYPES[dt]
+
+
+def resolve_dtype(dtype, *, func, arg="dtype", allowed=NUMERIC):
+    """Parse a user-supplied ``dtype=`` argument into a supported ``numpy.dtype``."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"{func}: {arg}={dtype!r} is not a dtype") from exc
+    if dt not in allowed:
+        raise TypeError(f"{func}: {arg}={dt.name} is not supported; use one of {names(allowed)}")
+    return dt
+
+
+def sum_dtype(dt):
+    """NumPy's accumulator/result dtype for ``sum``: small integers widen to 64 bits."""
+    dt = np.dtype(dt)
+    if dt.kind == "i":
+        return np.dtype(np.int64)
+    if dt.kind == "u":
+        return np.dtype(np.uint64)
+    return dt

@@ -1,0 +1,88 @@
+"""Launch-configuration helpers shared by every family.
+
+- grid sizes come from the multiprocessor count and the kernel's occupancy (a persistent,
+  grid-stride grid), capped by the work available, never from ``n`` alone;
+- dynamic shared memory above the 48 KiB default is opted into per kernel, and refused with a clear
+  error past the device's limit;
+- sizes are passed to kernels as 64-bit integers;
+- a zero-sized or oversized launch is refused before it reaches the driver.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _backend
+
+__all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "i64"]
+
+MAX_GRID_X = 2**31 - 1
+MAX_GRID_YZ = 65535
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def i64(n):
+    """A size or offset as the kernels take it: a 64-bit signed integer."""
+    return np.int64(n)
+
+
+def resident_grid(kernel, block, shared_mem=0, *, per_sm=None):
+    """Blocks that fit on the whole device at once (SM count x resident blocks per SM).
+
+    ``per_sm`` caps the blocks per multiprocessor (more is rarely useful for streaming kernels).
+    """
+    info = _backend.get_backend().device_info()
+    occ = kernel.occupancy(block, shared_mem)
+    if per_sm is not None:
+        occ = min(occ, per_sm)
+    return info.sm_count * max(1, occ)
+
+
+def cover_grid(n_items, block, items_per_thread=1, *, kernel=None, shared_mem=0, per_sm=None):
+    """Grid for ``n_items``: one block per ``block*items_per_thread`` items, capped at the resident
+    grid when ``kernel`` is given (the kernel must then loop grid-stride)."""
+    if n_items <= 0:
+        raise ValueError(f"cover_grid: no work (n_items={n_items}); refuse a zero-sized launch")
+    grid = cdiv(n_items, block * items_per_thread)
+    if kernel is not None:
+        grid = min(grid, resident_grid(kernel, block, shared_mem, per_sm=per_sm))
+    return max(1, grid)
+
+
+def set_dynamic_shared(kernel, nbytes):
+    """Make ``kernel`` accept ``nbytes`` of dynamic shared memory (opt-in above the default)."""
+    info = _backend.get_backend().device_info()
+    if nbytes > info.shared_per_block_optin:
+        raise ValueError(
+            f"{kernel.name}: {nbytes} bytes of shared memory requested, the device allows "
+            f"{info.shared_per_block_optin} per block"
+        )
+    if nbytes > info.shared_per_block and kernel.max_dynamic_shared_size_bytes < nbytes:
+        kernel.max_dynamic_shared_size_bytes = nbytes
+
+
+def _dims(v, what):
+    t = (v,) if np.isscalar(v) else tuple(v)
+    if not 1 <= len(t) <= 3:
+        raise ValueError(f"launch: {what} must have 1 to 3 dimensions, got {v!r}")
+    return tuple(int(d) for d in t)
+
+
+def launch(kernel, grid, block, args, shared_mem=0):
+    """Validate the configuration, then launch ``kernel`` on the current stream."""
+    g, b = _dims(grid, "grid"), _dims(block, "block")
+    info = _backend.get_backend().device_info()
+    if min(g) < 1 or min(b) < 1:
+        raise ValueError(f"{kernel.name}: zero-sized launch refused (grid={g}, block={b})")
+    if g[0] > MAX_GRID_X or any(d > MAX_GRID_YZ for d in g[1:]):
+        raise ValueError(f"{kernel.name}: grid {g} exceeds the device limits")
+    if int(np.prod(b)) > info.max_threads_per_block:
+        raise ValueError(
+            f"{kernel.name}: block {b} has more than {info.max_threads_per_block} threads"
+        )
+    if shared_mem:
+        set_dynamic_shared(kernel, shared_mem)
+    kernel(g, b, tuple(args), shared_mem=int(shared_mem))

@@ -1,0 +1,198 @@
+"""Kernel loader: one place that turns ``kernels/<family>/<file>.cu`` into launchable functions.
+
+A *module* is a source file plus the template instantiations ("name expressions") a family asks
+for. On the CUDA backend it is a ``cupy.RawModule`` compiled by NVRTC; on the emulator it is the
+same source compiled by the host C++ compiler (:mod:`primitives._emulator`). Modules are memoized
+per (backend, device, file, names). CuPy's on-disk cache keys on the source text and the options
+only, so a hash of the whole ``kernels/`` tree is folded into the options: editing any header
+recompiles every module.
+
+Every family registers its modules with :func:`register` so that the NVRTC check in CI can compile
+every instantiation the library can launch (:func:`registered_modules`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import pathlib
+
+from . import _backend
+
+__all__ = ["KernelCompileError", "Kernel", "kernels_root", "tree_hash", "load", "register"]
+
+
+class KernelCompileError(RuntimeError):
+    """A kernel module failed to compile; the message holds the instantiations and the log."""
+
+
+@functools.lru_cache(maxsize=None)
+def kernels_root():
+    """Directory holding the CUDA sources (inside the installed package, or the source tree)."""
+    here = pathlib.Path(__file__).resolve().parent
+    for cand in (here / "kernels", here.parent / "kernels"):
+        if (cand / "common" / "prim.cuh").is_file():
+            return cand
+    raise RuntimeError(f"primitives: kernel sources not found next to {here}")
+
+
+@functools.lru_cache(maxsize=None)
+def tree_hash():
+    """sha256 over every source file under ``kernels/`` (names and contents)."""
+    root = kernels_root()
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".cu", ".cuh", ".h") and path.is_file():
+            h.update(str(path.relative_to(root)).encode())
+            h.update(b"\0")
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def source(relpath):
+    return (kernels_root() / relpath).read_text()
+
+
+def nvrtc_options():
+    """Options shared by the CUDA backend and the CI compile check."""
+    return ("-std=c++17", f"-I{kernels_root()}", f"-DPRIM_KERNELS_HASH=0x{tree_hash()[:16]}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Registry of every instantiation the library launches (for the NVRTC check in CI).
+
+_REGISTRY = {}
+
+
+def register(relpath, names):
+    """Declare the name expressions a family may instantiate from ``relpath``."""
+    _REGISTRY.setdefault(relpath, [])
+    for n in names:
+        if n not in _REGISTRY[relpath]:
+            _REGISTRY[relpath].append(n)
+
+
+def registered_modules():
+    """``{relpath: [name expressions]}`` for every family imported so far."""
+    return {k: list(v) for k, v in _REGISTRY.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class Kernel:
+    """One instantiated kernel with CuPy's ``RawKernel`` call shape on both backends."""
+
+    def __init__(self, fn, name, backend):
+        self._fn = fn
+        self.name = name
+        self.backend = backend
+        self._occupancy = {}
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        self._fn(grid, block, args, shared_mem=shared_mem)
+
+    @property
+    def max_dynamic_shared_size_bytes(self):
+        return self._fn.max_dynamic_shared_size_bytes
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, nbytes):
+        self._fn.max_dynamic_shared_size_bytes = int(nbytes)
+
+    def resources(self):
+        """(registers per thread, static shared bytes); the emulator reports a nominal 32 / 0."""
+        if self.backend.is_cuda:
+            return self._fn.num_regs, self._fn.shared_size_bytes
+        return 32, 0
+
+    def occupancy(self, block, shared_mem=0):
+        """Resident blocks per multiprocessor for this kernel at this block size."""
+        key = (block, shared_mem)
+        if key not in self._occupancy:
+            self._occupancy[key] = self._compute_occupancy(block, shared_mem)
+        return self._occupancy[key]
+
+    def _compute_occupancy(self, block, shared_mem):
+        if self.backend.is_cuda:
+            try:
+                from cupy_backends.cuda.api import driver
+
+                return max(
+                    1,
+                    driver.occupancyMaxActiveBlocksPerMultiprocessor(
+                        self._fn.kernel.ptr, block, shared_mem
+                    ),
+                )
+            except Exception:  # fall back to the calculation below
+                pass
+        info = self.backend.device_info()
+        regs, static_smem = self.resources()
+        warps = -(-block // 32)
+        regs_per_warp = -(-max(regs, 1) * 32 // 256) * 256
+        limits = [
+            info.max_blocks_per_sm,
+            info.max_threads_per_sm // block,
+            info.regs_per_sm // (regs_per_warp * warps),
+        ]
+        smem = static_smem + shared_mem
+        if smem:
+            limits.append(info.shared_per_sm // (smem + 1024))
+        return max(1, min(limits))
+
+
+_modules = {}
+
+
+def load(relpath, names):
+    """Compile (once per device) the module ``relpath`` with ``names`` and return a getter.
+
+    Returns a function ``get(name) -> Kernel``.
+    """
+    backend = _backend.get_backend()
+    names = tuple(names)
+    key = (backend.name, backend.device_id(), relpath, names)
+    mod = _modules.get(key)
+    if mod is None:
+        mod = _modules[key] = _compile(backend, relpath, names)
+    return mod
+
+
+def _compile(backend, relpath, names):
+    code = source(relpath)
+    if backend.is_cuda:
+        import cupy
+
+        raw = cupy.RawModule(code=code, options=nvrtc_options(), name_expressions=list(names))
+        try:
+            raw.compile()
+        except cupy.cuda.compiler.CompileException as exc:
+            raise KernelCompileError(
+                f"compiling {relpath} for instantiations {list(names)} failed:\n{exc}"
+            ) from exc
+        get_raw = raw.get_function
+    else:
+        from . import _emulator
+
+        try:
+            emod = _emulator.compile_module(
+                code,
+                list(names),
+                include_dirs=[str(kernels_root())],
+                cache_key=tree_hash(),
+            )
+        except _emulator.EmulatorCompileError as exc:
+            raise KernelCompileError(
+                f"compiling {relpath} for instantiations {list(names)} failed:\n{exc}"
+            ) from exc
+        get_raw = emod.get_function
+
+    cache = {}
+
+    def get(name):
+        k = cache.get(name)
+        if k is None:
+            k = cache[name] = Kernel(get_raw(name), name, backend)
+        return k
+
+    return get

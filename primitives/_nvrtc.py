@@ -1,0 +1,119 @@
+"""A minimal NVRTC binding (ctypes) used to compile-check kernels without a GPU.
+
+NVRTC needs no device: it turns CUDA C++ into PTX/cubin for a named architecture. The CI job uses
+it to compile every kernel instantiation the library can launch, for several architectures, so a
+template error or an unsupported construct fails the build even on a machine with no GPU.
+
+The library is found, in order, from ``$PRIMITIVES_NVRTC`` (a path to ``libnvrtc.so``), the pip
+wheels ``nvidia-cuda-nvrtc-cu12`` / ``nvidia-cuda-nvrtc`` (CUDA 13), ``$CUDA_PATH`` and
+``/usr/local/cuda``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import sys
+
+__all__ = ["NVRTCError", "NVRTCNotFound", "load", "compile_check", "version"]
+
+
+class NVRTCError(RuntimeError):
+    """Compilation failed; the message carries the instantiation names and the compiler log."""
+
+
+class NVRTCNotFound(RuntimeError):
+    """No libnvrtc could be located."""
+
+
+_lib = None
+
+
+def _candidates():
+    env = os.environ.get("PRIMITIVES_NVRTC")
+    if env:
+        yield env
+    for entry in sys.path:
+        for sub in ("nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib64"):
+            yield from sorted(glob.glob(os.path.join(entry, sub, "libnvrtc.so*")))
+    for root in (os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root:
+            yield from sorted(glob.glob(os.path.join(root, "lib64", "libnvrtc.so*")))
+
+
+def load():
+    """Load libnvrtc once and return the ctypes handle."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    tried = []
+    for path in _candidates():
+        if "builtins" in os.path.basename(path) or ".alt." in os.path.basename(path):
+            continue
+        tried.append(path)
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+        _lib = lib
+        return lib
+    raise NVRTCNotFound(
+        "libnvrtc not found (install the 'test' extra, which brings nvidia-cuda-nvrtc-cu12, or "
+        f"set PRIMITIVES_NVRTC); tried: {tried or 'nothing'}"
+    )
+
+
+def version():
+    lib = load()
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
+    return major.value, minor.value
+
+
+def _check(lib, status, what):
+    if status != 0:
+        raise NVRTCError(f"{what}: {lib.nvrtcGetErrorString(status).decode()}")
+
+
+def compile_check(code, name_expressions, *, arch="sm_90", options=(), filename="kernel.cu"):
+    """Compile ``code`` for ``arch`` with every name expression instantiated.
+
+    Returns ``{name_expression: lowered_name}``; raises :class:`NVRTCError` with the log on failure.
+    """
+    lib = load()
+    prog = ctypes.c_void_p()
+    _check(
+        lib,
+        lib.nvrtcCreateProgram(ctypes.byref(prog), code.encode(), filename.encode(), 0, None, None),
+        "nvrtcCreateProgram",
+    )
+    try:
+        for name in name_expressions:
+            _check(lib, lib.nvrtcAddNameExpression(prog, name.encode()), f"name {name!r}")
+        opts = [f"--gpu-architecture={arch}".encode(), b"-std=c++17", *(o.encode() for o in options)]
+        arr = (ctypes.c_char_p * len(opts))(*opts)
+        status = lib.nvrtcCompileProgram(prog, len(opts), arr)
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        if status != 0:
+            names = ", ".join(name_expressions[:8]) + (" ..." if len(name_expressions) > 8 else "")
+            raise NVRTCError(
+                f"NVRTC failed for {filename} ({arch}), instantiations [{names}]:\n"
+                f"{log.value.decode(errors='replace')}"
+            )
+        lowered = {}
+        for name in name_expressions:
+            out = ctypes.c_char_p()
+            _check(
+                lib,
+                lib.nvrtcGetLoweredName(prog, name.encode(), ctypes.byref(out)),
+                f"lowered name of {name!r}",
+            )
+            lowered[name] = out.value.decode()
+        return lowered
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
