@@ -180,6 +180,7 @@ def _compile(backend, relpath, names):
                 list(names),
                 include_dirs=[str(kernels_root())],
                 cache_key=tree_hash(),
+                filename=str(kernels_root() / relpath),
             )
         except _emulator.EmulatorCompileError as exc:
             raise KernelCompileError(
