@@ -1,0 +1,62 @@
+"""Timing: median of CUDA-event times after warm-up on the GPU; wall-clock on the emulator."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from . import _backend
+
+__all__ = ["bench", "copy_bandwidth"]
+
+
+def bench(fn, *, warmup=5, repeat=30):
+    """Median milliseconds of ``fn()``, timed with events on the current stream (GPU) or
+    ``time.perf_counter`` (emulator). ``fn`` is called ``warmup`` times first."""
+    backend = _backend.get_backend()
+    for _ in range(warmup):
+        fn()
+    times = []
+    if backend.is_cuda:
+        import cupy
+
+        stream = cupy.cuda.get_current_stream()
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        for _ in range(repeat):
+            start.record(stream)
+            fn()
+            stop.record(stream)
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop))
+    else:
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def copy_bandwidth(nbytes, *, warmup=3, repeat=20):
+    """Measured device-to-device copy rate in GB/s, counting bytes read plus bytes written."""
+    backend = _backend.get_backend()
+    xp = backend.xp
+    n = nbytes // 4
+    src = xp.arange(n, dtype=np.float32)
+    dst = xp.empty_like(src)
+    if backend.is_cuda:
+        import cupy
+
+        def copy():
+            cupy.cuda.runtime.memcpyAsync(
+                dst.data.ptr, src.data.ptr, n * 4, cupy.cuda.runtime.memcpyDeviceToDevice,
+                cupy.cuda.get_current_stream().ptr,
+            )
+    else:
+
+        def copy():
+            np.copyto(dst, src)
+
+    ms = bench(copy, warmup=warmup, repeat=repeat)
+    return 2 * n * 4 / (ms * 1e-3) / 1e9
