@@ -1,0 +1,63 @@
+"""Shared fixtures: the backend under test and the emulator's race-exposing mode.
+
+On the emulator (no GPU) the reduction tests run twice: threads in index order, and with the
+seeded race-exposing scheduler, which permutes the threads between barriers so that a missing
+``__syncthreads``/``__syncwarp`` gives a wrong answer. On a GPU the same tests run once on the
+device.
+"""
+
+import zlib
+
+import numpy as np
+import pytest
+
+import primitives as prim
+from primitives import _backend
+
+
+def pytest_report_header(config):
+    info = prim.backend_info()
+    return f"primitives backend: {info['backend']} on {info['device']} ({info['reason']})"
+
+
+@pytest.fixture(scope="session")
+def backend():
+    return _backend.get_backend()
+
+
+@pytest.fixture(scope="session")
+def on_gpu(backend):
+    return backend.is_cuda
+
+
+def pytest_generate_tests(metafunc):
+    if "schedule" in metafunc.fixturenames:
+        modes = ["gpu"] if _backend.get_backend().is_cuda else ["ordered", "race"]
+        metafunc.parametrize("schedule", modes, indirect=True)
+
+
+@pytest.fixture
+def schedule(request):
+    """Runs a test in index order and in race-exposing mode (emulator); once on the GPU."""
+    if request.param == "gpu":
+        yield "gpu"
+        return
+    from primitives import _emulator
+
+    old = _emulator.race_mode()
+    _emulator.set_race_mode(12345 if request.param == "race" else None)
+    try:
+        yield request.param
+    finally:
+        _emulator.set_race_mode(old)
+
+
+@pytest.fixture
+def rng(request):
+    # a fresh, reproducible stream per test
+    seed = zlib.crc32(request.node.nodeid.encode())
+    return np.random.default_rng(seed)
+
+
+def to_host(v):
+    return v.get() if hasattr(v, "get") else np.asarray(v)

@@ -1,0 +1,100 @@
+"""Backend choice, the kernel loader's cache key, and input conversion."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+import primitives as prim
+from primitives import _backend, _loader
+
+
+def test_backend_info_keys():
+    info = prim.backend_info()
+    assert info["backend"] in ("cuda", "emulator")
+    assert info["reason"] and info["device"] and info["sm_count"] >= 1
+
+
+@pytest.fixture
+def fresh_backend(monkeypatch):
+    saved = _backend._backend
+    _backend._reset()
+    yield monkeypatch
+    _backend._backend = saved
+
+
+def test_env_emulator(fresh_backend):
+    fresh_backend.setenv("PRIMITIVES_BACKEND", "emulator")
+    assert _backend.get_backend().name == "emulator"
+    assert "PRIMITIVES_BACKEND=emulator" in prim.backend_info()["reason"]
+
+
+def test_env_invalid(fresh_backend):
+    fresh_backend.setenv("PRIMITIVES_BACKEND", "opencl")
+    with pytest.raises(ValueError, match="expected 'cuda', 'emulator' or 'auto'"):
+        _backend.get_backend()
+
+
+def test_env_cuda_without_device(fresh_backend):
+    ok, _ = _backend._cupy_device_reason()
+    fresh_backend.setenv("PRIMITIVES_BACKEND", "cuda")
+    if ok:
+        assert _backend.get_backend().name == "cuda"
+    else:
+        with pytest.raises(RuntimeError, match="CUDA backend is unavailable"):
+            _backend.get_backend()
+
+
+def test_auto_matches_device(fresh_backend):
+    fresh_backend.setenv("PRIMITIVES_BACKEND", "auto")
+    ok, why = _backend._cupy_device_reason()
+    b = _backend.get_backend()
+    assert b.name == ("cuda" if ok else "emulator")
+    assert why in b.reason
+
+
+def test_tree_hash_covers_headers(tmp_path, monkeypatch):
+    """Editing a header changes the hash that keys the compile caches."""
+    root = tmp_path / "kernels"
+    shutil.copytree(_loader.kernels_root(), root)
+    monkeypatch.setattr(_loader, "kernels_root", lambda: root)
+    _loader.tree_hash.cache_clear()
+    try:
+        before = _loader.tree_hash()
+        _loader.tree_hash.cache_clear()
+        with open(root / "common" / "warp.cuh", "a") as f:
+            f.write("\n// edited\n")
+        assert _loader.tree_hash() != before
+    finally:
+        _loader.tree_hash.cache_clear()
+
+
+def test_modules_memoized():
+    names = ["reduce_gamma<float, float, prim::Sum<float>>"]
+    a = _loader.load("reduction/reduce.cu", names)
+    b = _loader.load("reduction/reduce.cu", names)
+    assert a is b
+    assert a(names[0]) is b(names[0])
+
+
+def test_compile_error_names_instantiation():
+    with pytest.raises(prim.KernelCompileError, match=r"(?s)prim::Nope"):
+        _loader.load("reduction/reduce.cu", ["reduce_gamma<float, float, prim::Nope<float>>"])
+
+
+class _HostDLPack:
+    """A host object that only speaks DLPack."""
+
+    def __init__(self, a):
+        self._a = a
+
+    def __dlpack__(self, **kw):
+        return self._a.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def test_dlpack_host_input():
+    x = np.arange(1, 101, dtype=np.int64)
+    assert prim.sum(_HostDLPack(x)) == 5050

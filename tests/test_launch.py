@@ -1,0 +1,69 @@
+"""Launch-configuration helpers: grids from the machine, shared-memory opt-in, refusals."""
+
+import numpy as np
+import pytest
+
+from primitives import _backend, _launch, reduction
+
+
+@pytest.fixture
+def kernel():
+    dt = np.dtype(np.float32)
+    return reduction._kernel("gamma", dt, dt, "sum")
+
+
+def test_cover_grid_caps_at_resident_blocks(kernel):
+    info = _backend.get_backend().device_info()
+    resident = _launch.resident_grid(kernel, 256)
+    assert resident >= info.sm_count
+    assert _launch.cover_grid(10**12, 256, 4, kernel=kernel) == resident
+    assert _launch.cover_grid(1000, 256, 4, kernel=kernel) == 1
+    assert _launch.cover_grid(10**12, 256, 4) == _launch.cdiv(10**12, 1024)  # no kernel: no cap
+
+
+def test_cover_grid_refuses_no_work():
+    with pytest.raises(ValueError, match="zero-sized"):
+        _launch.cover_grid(0, 256)
+
+
+def test_occupancy_bounded_by_threads(kernel):
+    info = _backend.get_backend().device_info()
+    assert 1 <= kernel.occupancy(1024) <= info.max_threads_per_sm // 1024
+    assert kernel.occupancy(128) >= kernel.occupancy(1024)
+
+
+@pytest.mark.parametrize("grid,block", [(0, 256), (1, 0), ((1, 0), 32), (1, (32, 0))])
+def test_zero_sized_launch_refused(kernel, grid, block):
+    with pytest.raises(ValueError, match="zero-sized"):
+        _launch.launch(kernel, grid, block, ())
+
+
+def test_oversized_block_refused(kernel):
+    with pytest.raises(ValueError, match="more than 1024 threads"):
+        _launch.launch(kernel, 1, (64, 32), ())
+
+
+def test_oversized_grid_refused(kernel):
+    with pytest.raises(ValueError, match="exceeds the device limits"):
+        _launch.launch(kernel, 2**31, 256, ())
+    with pytest.raises(ValueError, match="exceeds the device limits"):
+        _launch.launch(kernel, (1, 70000), 256, ())
+
+
+def test_bad_dims_refused(kernel):
+    with pytest.raises(ValueError, match="1 to 3 dimensions"):
+        _launch.launch(kernel, (1, 1, 1, 1), 32, ())
+
+
+def test_dynamic_shared_opt_in(kernel):
+    info = _backend.get_backend().device_info()
+    _launch.set_dynamic_shared(kernel, 1024)  # under the default: nothing to do
+    big = info.shared_per_block + 4096
+    _launch.set_dynamic_shared(kernel, big)
+    assert kernel.max_dynamic_shared_size_bytes >= big
+    with pytest.raises(ValueError, match="bytes of shared memory requested"):
+        _launch.set_dynamic_shared(kernel, info.shared_per_block_optin + 1)
+
+
+def test_sizes_are_64_bit():
+    assert _launch.i64(2**40).dtype == np.int64

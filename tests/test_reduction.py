@@ -1,0 +1,240 @@
+"""Reduction family vs the NumPy oracle: every variant x dtype x op at awkward sizes."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import primitives as prim
+from primitives import _oracle, reduction
+
+from conftest import to_host
+
+DTYPES = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
+# block = 256 threads; delta/epsilon/zeta cover 512 per block; 65537 needs three ladder levels
+SIZES = [1, 2, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1000, 4099, 65537]
+
+
+def make(rng, n, dtype, op="sum"):
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        x = rng.uniform(-1.0, 1.0, n).astype(dt)
+        x[x == 0] = dt.type(0.25)
+        return x
+    info = np.iinfo(dt)
+    if op == "sum" and dt.itemsize == 8:
+        # full range: the sum wraps around, as NumPy's does
+        return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    return rng.integers(max(info.min, -(2**31)), min(info.max, 2**31 - 1), n, dtype=dt)
+
+
+def check(got, x, op, acc_dtype, variant):
+    depth = reduction._error_depth(variant, x.size, np.dtype(acc_dtype))
+    ok, want, bound = _oracle.reduce_matches(to_host(got), x, op, acc_dtype, depth)
+    assert ok, f"{variant} {op} n={x.size}: got {got!r}, want {want!r} (bound {bound})"
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("variant", reduction.VARIANTS)
+def test_sum(variant, dtype, n, rng, schedule):
+    x = make(rng, n, dtype)
+    got = prim.sum(x, variant=variant)
+    want_dt = np.sum(x).dtype  # NumPy's result dtype (int32 -> int64, uint32 -> uint64)
+    assert np.asarray(got).dtype == want_dt
+    check(got, x, "sum", want_dt, variant)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("op", ["min", "max"])
+@pytest.mark.parametrize("variant", reduction.VARIANTS)
+def test_min_max(variant, op, dtype, n, rng, schedule):
+    x = make(rng, n, dtype, op)
+    got = prim.reduce(x, op, variant=variant)
+    want = getattr(np, op)(x)
+    assert np.asarray(got).dtype == x.dtype
+    assert got == want, f"{variant} {op} n={n}: got {got}, want {want}"
+
+
+@pytest.mark.parametrize("variant", reduction.VARIANTS)
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+def test_sum_dtype_same_width(variant, dtype, rng):
+    """``dtype=`` equal to the input: 32-bit accumulation that wraps like numpy.sum(dtype=...)."""
+    x = rng.integers(0, np.iinfo(dtype).max, 4099, dtype=dtype)
+    got = prim.sum(x, dtype=dtype, variant=variant)
+    assert np.asarray(got).dtype == np.dtype(dtype)
+    assert got == np.sum(x, dtype=dtype)
+
+
+@pytest.mark.parametrize("variant", ["gamma", "production"])
+def test_dtype_conversion(variant, rng):
+    x = rng.integers(-1000, 1000, 3000, dtype=np.int64)
+    got = prim.sum(x, dtype=np.float64, variant=variant)
+    assert np.asarray(got).dtype == np.float64 and got == float(x.sum())
+    got = prim.reduce(x.astype(np.float32), "max", dtype=np.int32, variant=variant)
+    assert np.asarray(got).dtype == np.int32 and got == x.max()
+
+
+@pytest.mark.parametrize("variant", reduction.VARIANTS)
+@pytest.mark.parametrize("op", ["min", "max", "sum"])
+@pytest.mark.parametrize("where", [0, 255, 256, 700, -1])
+def test_nan_propagates(variant, op, where, rng):
+    x = rng.uniform(-1, 1, 1001).astype(np.float32)
+    x[where] = np.nan
+    assert np.isnan(prim.reduce(x, op, variant=variant))
+
+
+@pytest.mark.parametrize("variant", reduction.VARIANTS)
+def test_infinities(variant):
+    x = np.array([1.0, np.inf, -np.inf, 2.0] * 100, dtype=np.float64)
+    assert prim.max(x, variant=variant) == np.inf
+    assert prim.min(x, variant=variant) == -np.inf
+    assert np.isnan(prim.sum(x, variant=variant))
+
+
+def test_default_variant_is_production(rng, monkeypatch):
+    calls = []
+    real = reduction._run
+    monkeypatch.setattr(reduction, "_run", lambda *a: calls.append(a[4]) or real(*a))
+    prim.sum(make(rng, 100, np.float32))
+    assert calls == ["production"]
+
+
+def test_empty():
+    assert prim.sum(np.array([], np.float32)) == 0
+    assert prim.sum(np.array([], np.float32)).dtype == np.float32
+    assert prim.sum(np.array([], np.int32)).dtype == np.int64
+    for op in ("min", "max"):
+        with pytest.raises(ValueError, match="zero-size array"):
+            prim.reduce(np.array([], np.float64), op)
+        with pytest.raises(ValueError):  # NumPy raises the same
+            getattr(np, op)(np.array([], np.float64))
+
+
+def test_host_in_host_out(rng):
+    x = make(rng, 100, np.float64)
+    got = prim.sum(x)
+    assert isinstance(got, np.float64)
+    assert isinstance(prim.max(np.arange(5, dtype=np.int32) + 1), np.int32)
+
+
+def test_any_ndim_is_flattened(rng):
+    x = make(rng, 6 * 7 * 9, np.int64).reshape(6, 7, 9)
+    assert prim.sum(x) == np.sum(x)
+    assert prim.max(np.int32(7)) == 7  # 0-d
+    assert prim.sum([[1, 2], [3, 4]]) == 10  # anything numpy.asarray takes
+
+
+def test_non_contiguous(rng):
+    base = make(rng, 4000, np.float32)
+    x = base[::3]
+    check(prim.sum(x), x, "sum", np.float32, "production")
+    y = make(rng, 64 * 64, np.int32).reshape(64, 64).T
+    assert prim.sum(y) == np.sum(y)
+    assert prim.min(y) == np.min(y)
+
+
+def test_misaligned_start(rng):
+    """A view that starts off a 16-byte boundary takes the scalar head path."""
+    base = make(rng, 5000, np.float32)
+    for off in range(1, 4):
+        x = base[off:]
+        check(prim.sum(x), x, "sum", np.float32, "production")
+        assert prim.max(x) == x.max()
+
+
+def test_repeated_calls_reuse_ticket(rng):
+    """The production kernel leaves its last-block ticket at zero for the next launch."""
+    for n in (10, 100000, 7, 33333):
+        x = make(rng, n, np.int64)
+        assert prim.sum(x) == np.sum(x)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(DTYPES),
+    op=st.sampled_from(["sum", "min", "max"]),
+    variant=st.sampled_from(reduction.VARIANTS),
+)
+def test_property_matches_numpy(data, dtype, op, variant):
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        elems = st.floats(-1e6, 1e6, width=dt.itemsize * 8, allow_nan=False)
+    else:
+        info = np.iinfo(dt)
+        elems = st.integers(int(info.min), int(info.max))
+    x = data.draw(hnp.arrays(dt, st.integers(1, 3000), elements=elems))
+    got = prim.reduce(x, op, variant=variant)
+    acc = np.sum(x).dtype if op == "sum" else dt
+    check(got, x, op, acc, variant)
+
+
+# ---- errors: one test per branch --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [np.bool_, np.complex64, np.float16, np.int8, np.uint16])
+def test_unsupported_dtype(bad):
+    with pytest.raises(TypeError, match=r"x has dtype"):
+        prim.sum(np.ones(10, dtype=bad))
+
+
+@pytest.mark.parametrize("bad", ["abc", None, {"a": 1}, object()])
+def test_not_an_array(bad):
+    with pytest.raises(TypeError, match="x must be"):
+        prim.sum(bad)
+
+
+def test_bad_op():
+    with pytest.raises(ValueError, match="op must be one of"):
+        prim.reduce(np.ones(4, np.float32), "prod")
+
+
+def test_bad_variant():
+    with pytest.raises(ValueError, match="variant must be"):
+        prim.sum(np.ones(4, np.float32), variant="omega")
+
+
+@pytest.mark.parametrize("bad", [np.bool_, np.complex128, "int8"])
+def test_bad_result_dtype(bad):
+    with pytest.raises(TypeError, match="dtype="):
+        prim.sum(np.ones(4, np.float32), dtype=bad)
+
+
+def test_bad_result_dtype_not_a_dtype():
+    with pytest.raises(TypeError, match="is not a dtype"):
+        prim.sum(np.ones(4, np.float32), dtype="nonsense")
+
+
+@pytest.mark.gpu
+def test_device_input_stays_on_device(on_gpu, rng):
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+
+    x = cupy.asarray(make(rng, 100000, np.float32))
+    got = prim.sum(x)
+    assert isinstance(got, cupy.ndarray) and got.shape == ()
+    check(got, x.get(), "sum", np.float32, "production")
+
+
+@pytest.mark.gpu
+def test_more_than_2_31_elements(on_gpu):
+    """64-bit indexing: 2^31 + 7 elements (8.6 GB of int32) on the GPU."""
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+
+    n = 2**31 + 7
+    x = cupy.ones(n, dtype=cupy.int32)
+    x[-3:] = 5
+    x[12345] = -4
+    want = n - 3 + 15 - 5
+    assert int(prim.sum(x)) == want
+    assert int(prim.sum(x, variant="zeta")) == want
+    assert int(prim.sum(x, variant="gamma")) == want
+    assert int(prim.max(x)) == 5 and int(prim.min(x)) == -4
+    del x
+    cupy.get_default_memory_pool().free_all_blocks()
