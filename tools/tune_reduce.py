@@ -33,6 +33,8 @@ for label, ours, peer in (
     print(f"  {label}: ours per-call {_timing.bench(ours):.4f} batched {batched(ours):.4f} | "
           f"cupy per-call {_timing.bench(peer):.4f} batched {batched(peer):.4f}", flush=True)
 
+if "--sweep" not in sys.argv:
+    sys.exit(0)
 src = "reduction/reduce.cu"
 print("policy sweep (kernel only, batched ms): dtype op BLOCK VECS per_sm grid -> ms GB/s")
 for x, in_c, acc_c, acc_dt in ((xf, "float", "float", np.float32), (xi, "int", "long long", np.int64)):
