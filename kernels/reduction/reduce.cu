@@ -38,12 +38,13 @@ __device__ __forceinline__ AccT load_or_identity(const InT* in, i64 i, i64 n) {
     return i < n ? static_cast<AccT>(in[i]) : Op::identity();
 }
 
-// Shared tree from `half` down to 64 values: sequential addressing, one barrier per step.
-// Precondition: called by every thread of the block; s holds 2*half values.
+// Sequential-addressing tree over the 2*half values in s, halving while the stride is above
+// `stop` (0: down to s[0]; 32: leave 64 values for the unrolled last warp). One barrier per step.
+// Precondition: called by every thread of the block.
 template <class AccT, class Op>
-__device__ __forceinline__ void tree_to_64(AccT* s, unsigned half, Op op) {
+__device__ __forceinline__ void tree_sequential(AccT* s, unsigned half, unsigned stop, Op op) {
     const unsigned tid = threadIdx.x;
-    for (unsigned stride = half; stride > 32; stride >>= 1) {
+    for (unsigned stride = half; stride > stop; stride >>= 1) {
         if (tid < stride) s[tid] = op(s[tid], s[tid + stride]);
         __syncthreads();
     }
@@ -103,10 +104,7 @@ __global__ void reduce_gamma(const InT* __restrict__ in, AccT* __restrict__ out,
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid;
     s[tid] = prim::load_or_identity<InT, AccT, Op>(in, i, n);
     __syncthreads();
-    for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-        if (tid < stride) s[tid] = Op()(s[tid], s[tid + stride]);
-        __syncthreads();
-    }
+    prim::tree_sequential(s, blockDim.x / 2, 0, Op());
     if (tid == 0) out[blockIdx.x] = s[0];
 }
 
@@ -120,10 +118,7 @@ __global__ void reduce_delta(const InT* __restrict__ in, AccT* __restrict__ out,
     s[tid] = op(prim::load_or_identity<InT, AccT, Op>(in, i, n),
                 prim::load_or_identity<InT, AccT, Op>(in, i + blockDim.x, n));
     __syncthreads();
-    for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-        if (tid < stride) s[tid] = op(s[tid], s[tid + stride]);
-        __syncthreads();
-    }
+    prim::tree_sequential(s, blockDim.x / 2, 0, op);
     if (tid == 0) out[blockIdx.x] = s[0];
 }
 
@@ -137,7 +132,7 @@ __global__ void reduce_epsilon(const InT* __restrict__ in, AccT* __restrict__ ou
     s[tid] = op(prim::load_or_identity<InT, AccT, Op>(in, i, n),
                 prim::load_or_identity<InT, AccT, Op>(in, i + blockDim.x, n));
     __syncthreads();
-    prim::tree_to_64(s, blockDim.x / 2, op);
+    prim::tree_sequential(s, blockDim.x / 2, 32, op);
     if (tid < 32) prim::warp_tree_unrolled(s, tid, op);
     if (tid == 0) out[blockIdx.x] = s[0];
 }
