@@ -1,0 +1,1 @@
+"""asv benchmarks for primitives (run on a GPU; see ../README.md)."""
