@@ -167,8 +167,17 @@ def _choose():
 def backend_info():
     """Which backend runs the kernels, why, and on what device.
 
-    Returns a dict with keys ``backend`` (``"cuda"`` or ``"emulator"``), ``reason``, ``device``
-    (the device name) and ``sm_count``.
+    The backend is chosen once per process from ``PRIMITIVES_BACKEND`` (``cuda``, ``emulator`` or
+    ``auto``, the default: CUDA when CuPy sees a device, otherwise the emulator).
+
+    Returns:
+        dict: ``backend`` (``"cuda"`` or ``"emulator"``), ``reason`` (why it was chosen),
+        ``device`` (the device's name), ``sm_count`` (multiprocessors, real or emulated) and
+        ``compute_capability`` (e.g. ``"90"``; ``"emulated"`` on the emulator).
+
+    Raises:
+        ValueError: ``PRIMITIVES_BACKEND`` holds another value.
+        RuntimeError: ``PRIMITIVES_BACKEND=cuda`` but CuPy sees no device.
     """
     b = get_backend()
     info = b.device_info()

@@ -185,7 +185,8 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
         dtype: accumulator and result dtype. Default as NumPy: ``sum`` widens int32 to int64 and
             uint32 to uint64; ``min``/``max`` keep the input dtype. A ``dtype`` without a native
             kernel for the input converts the input first (one extra pass).
-        variant: one of :data:`VARIANTS` or ``"auto"`` (= ``"production"``).
+        variant: one of ``primitives.reduction.VARIANTS`` (``"alpha"`` ... ``"zeta"``,
+            ``"production"``) or ``"auto"`` (= ``"production"``).
 
     Returns:
         A 0-d device array for device input (like ``cupy.sum``), a NumPy scalar for host input
@@ -202,7 +203,8 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
     bounded by the tree depth (see the docs). Device input: no host synchronization. Host input:
     one copy in and one out.
 
-    See also: :func:`numpy.sum`, :func:`numpy.min`, :func:`numpy.max`, :func:`cupy.sum`.
+    See Also:
+        :func:`numpy.sum`, :func:`numpy.min`, :func:`numpy.max`, :func:`cupy.sum`.
     """
     func = f"reduce(op={op!r})" if isinstance(op, str) else "reduce"
     if op not in OPS:
