@@ -12,7 +12,7 @@ fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 python3 -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__)"
 echo "== tests"
-python3 -m pytest -q -x -p no:cacheprovider "$@" 2>&1 | tee "$OUT/pytest.log" | tail -n 25
+python3 -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$OUT/pytest.log" | tail -n 25
 echo "== tour"
 python3 -m primitives 2>/dev/null | tee "$OUT/tour.txt"
 echo "== figures"
