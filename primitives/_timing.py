@@ -9,12 +9,27 @@ import numpy as np
 
 from . import _backend
 
-__all__ = ["bench", "copy_bandwidth"]
+__all__ = ["bench", "bench_many", "copy_bandwidth"]
 
 
 def bench(fn, *, warmup=5, repeat=30):
     """Median milliseconds of ``fn()``, timed with events on the current stream (GPU) or
     ``time.perf_counter`` (emulator). ``fn`` is called ``warmup`` times first."""
+    return statistics.median(_samples(fn, warmup, repeat))
+
+
+def bench_many(fns, *, rounds=5, warmup=5, repeat=20):
+    """Median milliseconds of each of ``fns`` (a dict name -> callable), measured in interleaved
+    rounds (a, b, c, a, b, c, ...) so that clock or thermal drift during the run affects every
+    contender alike. Each round warms up and takes ``repeat`` samples; the median is over all."""
+    samples = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            samples[name] += _samples(fn, warmup, repeat)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def _samples(fn, warmup, repeat):
     backend = _backend.get_backend()
     for _ in range(warmup):
         fn()
@@ -35,7 +50,7 @@ def bench(fn, *, warmup=5, repeat=30):
             t0 = time.perf_counter()
             fn()
             times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    return times
 
 
 def copy_bandwidth(nbytes, *, warmup=3, repeat=20):

@@ -76,24 +76,23 @@ def _run_reduction_section(backend, op, dtype, n, variants, progress, rng):
     host = _random(rng, n, dtype)
     x = xp.asarray(host)
     acc = np.dtype(np.int64) if (op == "sum" and dtype.kind == "i") else dtype
-    rows = []
+    checks, fns = {}, {}
     for v in variants:
         progress.step(f"reduction {op} {dtype.name} n={n}: {v}")
         got = reduction.reduce(x, op, variant=v)
         depth = reduction._error_depth(v, n, dtype)
-        ok, want, _ = _oracle.reduce_matches(_to_host(got), host, op, acc, depth)
-        ms = _timing.bench(lambda: reduction.reduce(x, op, variant=v), **_reps(backend))
-        rows.append(Row(v, ok, ms, n * dtype.itemsize))
+        checks[v] = _oracle.reduce_matches(_to_host(got), host, op, acc, depth)[0]
+        fns[v] = lambda v=v: reduction.reduce(x, op, variant=v)
     if backend.is_cuda:
         import cupy
 
         peer = {"sum": cupy.sum, "min": cupy.min, "max": cupy.max}[op]
+        name = f"cupy.{op} (peer)"
         progress.step(f"reduction {op} {dtype.name} n={n}: cupy.{op}")
-        got = peer(x)
-        ok, _, _ = _oracle.reduce_matches(_to_host(got), host, op, acc, n)
-        ms = _timing.bench(lambda: peer(x), **_reps(backend))
-        rows.append(Row(f"cupy.{op} (peer)", ok, ms, n * dtype.itemsize))
-    return rows
+        checks[name] = _oracle.reduce_matches(_to_host(peer(x)), host, op, acc, n)[0]
+        fns[name] = lambda: peer(x)
+    times = _timing.bench_many(fns, **_reps(backend))
+    return [Row(name, checks[name], times[name], n * dtype.itemsize) for name in fns]
 
 
 def _to_host(v):
@@ -101,7 +100,9 @@ def _to_host(v):
 
 
 def _reps(backend):
-    return {"warmup": 5, "repeat": 30} if backend.is_cuda else {"warmup": 1, "repeat": 3}
+    if backend.is_cuda:
+        return {"rounds": 3, "warmup": 3, "repeat": 10}
+    return {"rounds": 1, "warmup": 1, "repeat": 3}
 
 
 def _table(title, rows, copy_gbs):

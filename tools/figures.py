@@ -3,8 +3,9 @@
     python tools/figures.py [--out FILE]
 
 Needs a GPU, CuPy, and (for the CUB column) ``cuda-cccl``'s ``cuda.compute``. Every timing is the
-median of CUDA-event times after warm-up (:func:`primitives._timing.bench`) on random data; each
-result is checked against the NumPy oracle first. Prints a Markdown table; ratios are computed
+median of per-call CUDA-event times after warm-up, the contenders measured in five interleaved
+rounds (:func:`primitives._timing.bench_many`) on random data; each result is checked against the
+NumPy oracle first. Prints a Markdown table; ratios are computed
 within this one run.
 """
 
@@ -19,7 +20,7 @@ import numpy as np
 import primitives as prim
 from primitives import _backend, _oracle, _timing, reduction
 
-REPS = {"warmup": 10, "repeat": 50}
+REPS = {"rounds": 5, "warmup": 5, "repeat": 20}
 
 
 def cub_reduce(x, out, op, h_init):
@@ -85,28 +86,25 @@ def main(argv=None):
     for op, x, host, acc in (("sum", xf, xf_h, np.float32), ("max", xf, xf_h, np.float32),
                              ("sum", xi, xi_h, np.int64)):
         checked(lambda: prim.reduce(x, op), host, op, acc, "production")
-        ours = _timing.bench(lambda: prim.reduce(x, op), **REPS)
-        peer_fn = {"sum": cupy.sum, "max": cupy.max}[op]
-        peer = _timing.bench(lambda: peer_fn(x), **REPS)
-        label = f"{op} {x.dtype.name}"
-        row(f"{label} production", n, ours, x.nbytes, f"cupy.{op}", peer)
+        fns = {"ours": lambda: prim.reduce(x, op),
+               f"cupy.{op}": {"sum": lambda: cupy.sum(x), "max": lambda: cupy.max(x)}[op]}
         if cc is not None:
             out = cupy.empty(1, dtype=acc)
             kind = cc.OpKind.PLUS if op == "sum" else cc.OpKind.MAXIMUM
             init = np.zeros(1, acc) if op == "sum" else np.array([-np.inf], acc)
-            run = cub_reduce(x, out, kind, init)
-            run()
-            cub = _timing.bench(run, **REPS)
-            row(f"{label} production", n, ours, x.nbytes, "CUB reduce_into", cub)
+            fns["CUB reduce_into"] = cub_reduce(x, out, kind, init)
+        t = _timing.bench_many(fns, **REPS)
+        for peer in list(fns)[1:]:
+            row(f"{op} {x.dtype.name} production", n, t["ours"], x.nbytes, peer, t[peer])
 
     # the ladder at 2^26 float32: ratios to alpha
     n = 1 << 26
     xl_h = xf_h[:n]
     xl = xf[:n]
-    times = {}
     for v in reduction.VARIANTS:
         checked(lambda: prim.sum(xl, variant=v), xl_h, "sum", np.float32, v)
-        times[v] = _timing.bench(lambda: prim.sum(xl, variant=v), **REPS)
+    times = _timing.bench_many(
+        {v: (lambda v=v: prim.sum(xl, variant=v)) for v in reduction.VARIANTS}, **REPS)
     lines += ["", "| ladder variant (sum float32, 2^26) | ms | GB/s read | % copy | vs alpha |",
               "|---|---|---|---|---|"]
     for v, ms in times.items():
