@@ -1,21 +1,49 @@
 """The tour behind ``python -m primitives``: verify and time every variant of every family.
 
-Each family contributes *sections*; a section is one workload (operation, dtype, size) run through
-each variant and, on the GPU, its peer (CuPy). Every result is checked against the NumPy oracle
-before it is timed; a wrong answer marks the row ``FAIL`` and the tour exits non-zero.
+Each family module defines ``tour_sections(gpu, log2n) -> list[Section]``. A section is one
+workload (operation, dtype, size) with its contenders: every variant and, on the GPU, the peer.
+Each contender's result is checked against the NumPy oracle before it is timed; a wrong answer
+marks the row ``FAIL`` and the tour exits non-zero. Contenders of a section are timed in
+interleaved rounds (:func:`primitives._timing.bench_many`).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import sys
+from typing import Callable
 
 import numpy as np
 
-from . import _backend, _oracle, _timing, reduction
+from . import _backend, _timing
 
-__all__ = ["main"]
+__all__ = ["main", "Section", "Contender", "random_data"]
+
+#: family name -> module defining ``tour_sections(gpu, log2n)``
+FAMILIES = {
+    "reduction": "primitives.reduction",
+}
+
+
+@dataclasses.dataclass
+class Contender:
+    """One row: ``run()`` computes a result (it is what gets timed), ``check(result)`` says
+    whether it matches the oracle."""
+
+    name: str
+    run: Callable[[], object]
+    check: Callable[[object], bool]
+    note: str = ""
+
+
+@dataclasses.dataclass
+class Section:
+    title: str
+    nbytes: int  # bytes the operation must move at least once (for GB/s)
+    contenders: Callable[[], list]  # built lazily: data is allocated when the section runs
+    count: int  # number of contenders (for the progress display)
 
 
 @dataclasses.dataclass
@@ -23,7 +51,7 @@ class Row:
     name: str
     ok: bool
     ms: float
-    nbytes: int  # bytes the operation must move (for GB/s)
+    nbytes: int
     note: str = ""
 
 
@@ -47,55 +75,15 @@ class Progress:
             self.stream.flush()
 
 
-def _random(xp_host_rng, n, dtype):
+def random_data(rng, n, dtype):
+    """Random host data that is never zero: floats in [0.5, 1.5), integers in [1, 1000)."""
     dt = np.dtype(dtype)
     if dt.kind == "f":
-        return xp_host_rng.random(n, dtype=dt) + dt.type(0.5)  # never zeros, all positive
-    return xp_host_rng.integers(1, 1000, n, dtype=dt)
+        return rng.random(n, dtype=dt) + dt.type(0.5)
+    return rng.integers(1, 1000, n, dtype=dt)
 
 
-def reduction_sections(gpu, log2n):
-    """(title, n, dtype, op, [(name, fn)], checker) for the reduction family."""
-    sections = []
-    ladder_n = 1 << (log2n if log2n else (26 if gpu else 14))
-    peer_n = 1 << (log2n if log2n else (28 if gpu else 14))
-    specs = [
-        ("sum", np.float32, ladder_n, list(reduction.VARIANTS)),
-        ("sum", np.int32, peer_n, ["production"]),
-        ("max", np.float32, peer_n, ["production"]),
-    ]
-    if gpu:  # the production figures use 2^28; the float32 sum is shown at both sizes
-        specs.insert(1, ("sum", np.float32, peer_n, ["production"]))
-    for op, dtype, n, variants in specs:
-        sections.append(("reduction", op, np.dtype(dtype), n, variants))
-    return sections
-
-
-def _run_reduction_section(backend, op, dtype, n, variants, progress, rng):
-    xp = backend.xp
-    host = _random(rng, n, dtype)
-    x = xp.asarray(host)
-    acc = np.dtype(np.int64) if (op == "sum" and dtype.kind == "i") else dtype
-    checks, fns = {}, {}
-    for v in variants:
-        progress.step(f"reduction {op} {dtype.name} n={n}: {v}")
-        got = reduction.reduce(x, op, variant=v)
-        depth = reduction._error_depth(v, n, dtype)
-        checks[v] = _oracle.reduce_matches(_to_host(got), host, op, acc, depth)[0]
-        fns[v] = lambda v=v: reduction.reduce(x, op, variant=v)
-    if backend.is_cuda:
-        import cupy
-
-        peer = {"sum": cupy.sum, "min": cupy.min, "max": cupy.max}[op]
-        name = f"cupy.{op} (peer)"
-        progress.step(f"reduction {op} {dtype.name} n={n}: cupy.{op}")
-        checks[name] = _oracle.reduce_matches(_to_host(peer(x)), host, op, acc, n)[0]
-        fns[name] = lambda: peer(x)
-    times = _timing.bench_many(fns, **_reps(backend))
-    return [Row(name, checks[name], times[name], n * dtype.itemsize) for name in fns]
-
-
-def _to_host(v):
+def to_host(v):
     return v.get() if hasattr(v, "get") else v
 
 
@@ -105,15 +93,32 @@ def _reps(backend):
     return {"rounds": 1, "warmup": 1, "repeat": 3}
 
 
+def run_section(backend, section, progress):
+    contenders = section.contenders()
+    checks, fns, notes = {}, {}, {}
+    for c in contenders:
+        progress.step(f"{section.title}: {c.name}")
+        try:
+            checks[c.name] = bool(c.check(c.run()))
+        except Exception as exc:  # a crash is a failed check, reported in the table
+            checks[c.name], notes[c.name] = False, f"{type(exc).__name__}: {exc}"[:60]
+            continue
+        fns[c.name] = c.run
+        notes[c.name] = c.note
+    times = _timing.bench_many(fns, **_reps(backend)) if fns else {}
+    return [Row(c.name, checks[c.name], times.get(c.name, float("nan")), section.nbytes,
+                notes.get(c.name, "")) for c in contenders]
+
+
 def _table(title, rows, copy_gbs):
     base = rows[0].ms
-    lines = [title, f"  {'variant':<20} {'check':>5} {'time ms':>10} {'GB/s':>8} "
-             f"{'% copy':>7} {'speedup':>8}"]
+    lines = [title, f"  {'variant':<24} {'check':>5} {'time ms':>10} {'GB/s':>8} "
+             f"{'% copy':>7} {'speedup':>8}  note"]
     for r in rows:
         gbs = r.nbytes / (r.ms * 1e-3) / 1e9
         lines.append(
-            f"  {r.name:<20} {'ok' if r.ok else 'FAIL':>5} {r.ms:>10.4f} {gbs:>8.1f} "
-            f"{100 * gbs / copy_gbs:>6.1f}% {base / r.ms:>7.2f}x"
+            f"  {r.name:<24} {'ok' if r.ok else 'FAIL':>5} {r.ms:>10.4f} {gbs:>8.1f} "
+            f"{100 * gbs / copy_gbs:>6.1f}% {base / r.ms:>7.2f}x  {r.note}".rstrip()
         )
     return "\n".join(lines)
 
@@ -124,9 +129,9 @@ def main(argv=None):
         description="Verify every variant of every family against NumPy and time it.",
     )
     parser.add_argument("--log2n", type=int, default=None,
-                        help="problem size as a power of two (default: 2^26/2^28 on a GPU, "
-                             "2^14 on the emulator)")
-    parser.add_argument("--family", choices=["reduction"], action="append",
+                        help="problem size as a power of two (default: per family, large on a "
+                             "GPU, small on the emulator)")
+    parser.add_argument("--family", choices=sorted(FAMILIES), action="append",
                         help="run only these families (repeatable)")
     args = parser.parse_args(argv)
 
@@ -138,27 +143,23 @@ def main(argv=None):
     if not gpu:
         print("NOTE: emulator timings are CPU wall-clock of an emulation, not GPU timings; "
               "sizes are small.")
-    copy_bytes = (1 << 30) if gpu else (1 << 22)
-    copy_gbs = _timing.copy_bandwidth(copy_bytes)
+    copy_gbs = _timing.copy_bandwidth((1 << 30) if gpu else (1 << 22))
     print(f"measured copy bandwidth (read + write): {copy_gbs:.0f} GB/s\n")
 
-    families = args.family or ["reduction"]
     sections = []
-    if "reduction" in families:
-        sections += reduction_sections(gpu, args.log2n)
-    total = sum(len(s[4]) + (1 if gpu else 0) for s in sections)
-    progress = Progress(total)
-    rng = np.random.default_rng(2026)
+    for family in args.family or list(FAMILIES):
+        module = importlib.import_module(FAMILIES[family])
+        sections += module.tour_sections(gpu, args.log2n)
+    progress = Progress(sum(s.count for s in sections))
     outputs, failed = [], False
-    for family, op, dtype, n, variants in sections:
-        rows = _run_reduction_section(backend, op, dtype, n, variants, progress, rng)
+    for section in sections:
+        rows = run_section(backend, section, progress)
         failed |= not all(r.ok for r in rows)
-        outputs.append(_table(f"{family}: {op} {dtype.name}, n = 2^{n.bit_length() - 1}",
-                              rows, copy_gbs))
+        outputs.append(_table(section.title, rows, copy_gbs))
     progress.close()
     print("\n\n".join(outputs))
-    print("\nspeedup: relative to the first row of each table; % copy: GB/s counting bytes "
-          "read, over the measured copy rate.")
+    print("\nspeedup: relative to the first row of each table; % copy: GB/s counting the bytes "
+          "the operation must move, over the measured copy rate.")
     if failed:
         print("\nFAILED: some variants disagree with the NumPy oracle", file=sys.stderr)
         return 1
