@@ -12,7 +12,9 @@ import numpy as np
 
 from . import _backend
 
-__all__ = ["Input", "as_input"]
+__all__ = ["Input", "as_input", "op_input", "check_choice"]
+
+OPS = ("sum", "min", "max")
 
 _DLPACK_CPU = 1
 
@@ -109,3 +111,38 @@ def _device_module(func, arg):
             f"{func}: {arg} is a device array but CuPy is not installed to read it"
         ) from exc
     return cupy
+
+
+def check_choice(value, choices, *, func, arg, auto=None):
+    """``value`` if it is one of ``choices`` (or ``auto`` when it is ``"auto"``), else a
+    ``ValueError`` naming the argument and the choices."""
+    if value == "auto" and auto is not None:
+        return auto
+    if value not in choices:
+        extra = "'auto' or " if auto is not None else ""
+        raise ValueError(f"{func}: {arg} must be {extra}one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def op_input(x, op, dtype, *, func):
+    """Checks shared by reductions and scans with an ``op`` in :data:`OPS`.
+
+    Returns ``(inp, arr, in_dt, acc_dt)``: the flattened, contiguous backend array and its dtype,
+    and the accumulator/result dtype (NumPy's: ``sum`` widens 32-bit integers; ``dtype=``
+    overrides). When no kernel takes (in_dt, acc_dt) natively the input is converted to acc_dt
+    (one extra pass) and ``in_dt == acc_dt``.
+    """
+    from . import _dtypes
+
+    check_choice(op, OPS, func=func, arg="op")
+    inp = as_input(x, func=func, arg="x", flatten=True)
+    arr = inp.array
+    in_dt = arr.dtype
+    _dtypes.ctype(in_dt, func=func, arg="x")
+    if dtype is None:
+        acc_dt = _dtypes.sum_dtype(in_dt) if op == "sum" else in_dt
+    else:
+        acc_dt = _dtypes.resolve_dtype(dtype, func=func)
+    if arr.size and (in_dt, acc_dt) not in _dtypes.ACC_PAIRS_SET:
+        arr, in_dt = arr.astype(acc_dt), acc_dt
+    return inp, arr, in_dt, acc_dt

@@ -16,6 +16,14 @@ CTYPES = {
 
 NUMERIC = tuple(CTYPES)
 
+#: (input dtype, accumulator dtype) pairs that reductions and scans instantiate natively: the same
+#: type, and NumPy's widening of 32-bit integer sums. Other ``dtype=`` requests convert the input.
+ACC_PAIRS = tuple((d, d) for d in NUMERIC) + (
+    (np.dtype(np.int32), np.dtype(np.int64)),
+    (np.dtype(np.uint32), np.dtype(np.uint64)),
+)
+ACC_PAIRS_SET = frozenset(ACC_PAIRS)
+
 
 def names(dtypes=NUMERIC):
     return ", ".join(d.name for d in dtypes)

@@ -44,13 +44,7 @@ _PROD_VECS = 4
 _PROD_PER_SM = 2
 _ITEMS = {"alpha": 1, "beta": 1, "gamma": 1, "delta": 2, "epsilon": 2}
 
-# (input dtype, accumulator dtype) pairs with native kernels: same type, and NumPy's widening
-# of 32-bit integer sums. Other ``dtype=`` requests convert the input first.
-_PAIRS = [(d, d) for d in _dtypes.NUMERIC] + [
-    (np.dtype(np.int32), np.dtype(np.int64)),
-    (np.dtype(np.uint32), np.dtype(np.uint64)),
-]
-_NATIVE = frozenset(_PAIRS)
+_PAIRS = _dtypes.ACC_PAIRS
 
 
 def _name(variant, in_dt, acc_dt, op):
@@ -206,31 +200,16 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
     See Also:
         :func:`numpy.sum`, :func:`numpy.min`, :func:`numpy.max`, :func:`cupy.sum`.
     """
-    func = f"reduce(op={op!r})" if isinstance(op, str) else "reduce"
-    if op not in OPS:
-        raise ValueError(f"reduce: op must be one of {OPS}, got {op!r}")
-    if variant == "auto":
-        variant = "production"
-    elif variant not in VARIANTS:
-        raise ValueError(f"reduce: variant must be 'auto' or one of {VARIANTS}, got {variant!r}")
-    inp = _checks.as_input(x, func=func, arg="x", flatten=True)
-    arr = inp.array
-    in_dt = arr.dtype
-    _dtypes.ctype(in_dt, func=func, arg="x")
-    if dtype is None:
-        acc_dt = _dtypes.sum_dtype(in_dt) if op == "sum" else in_dt
-    else:
-        acc_dt = _dtypes.resolve_dtype(dtype, func=func)
-    xp = inp.backend.xp
+    variant = _checks.check_choice(variant, VARIANTS, func="reduce", arg="variant",
+                                   auto="production")
+    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func="reduce")
     if arr.size == 0:
         if op != "sum":
             name = "minimum" if op == "min" else "maximum"
             raise ValueError(
                 f"zero-size array to reduction operation {name} which has no identity"
             )
-        return inp.scalar(xp.zeros(1, dtype=acc_dt))
-    if (in_dt, acc_dt) not in _NATIVE:
-        arr, in_dt = arr.astype(acc_dt), acc_dt
+        return inp.scalar(inp.backend.xp.zeros(1, dtype=acc_dt))
     return inp.scalar(_run(arr, in_dt, acc_dt, op, variant, inp.backend))
 
 

@@ -1,0 +1,231 @@
+// scan.cu -- device-wide prefix scans (inclusive or exclusive) with Sum/Min/Max.
+//
+// All kernels are templated on <InT, AccT, Op, ...>: elements convert to AccT on load. Sizes are
+// 64-bit. EXCLUSIVE selects out[i] = x[0] op ... op x[i-1] (identity at 0) over the inclusive form.
+//
+// Multi-block scheme of the two classic block scans (hillis_steele, blelloch): each block scans
+// one tile and writes the tile's total to block_sums[blockIdx.x]; the host scans block_sums
+// (exclusively, recursively with the same variant) and scan_add_prefix folds each tile's prefix
+// into its outputs. Three passes over the data.
+//   scan_hillis_steele: tile = blockDim.x elements, one per thread; the step-efficient
+//     O(n log n)-work scan: at step d every thread adds the value 2^d to its left, reading from
+//     one half of a double buffer and writing the other (2 * blockDim.x * sizeof(AccT) dynamic
+//     shared memory), one barrier per step. blockDim.x a power of two <= 1024.
+//   scan_blelloch: tile = 2 * blockDim.x elements, two per thread; the work-efficient O(n) scan:
+//     an up-sweep builds partial sums in a balanced tree in place, the root is cleared, a
+//     down-sweep pushes prefixes back down. Shared indices are padded by one word per 32 (index
+//     + index / 32) so the tree's strided accesses spread over the banks; dynamic shared memory
+//     (2 * blockDim.x + 2 * blockDim.x / 32) * sizeof(AccT). blockDim.x a power of two <= 1024.
+//   scan_add_prefix: out[i] = prefix[i / tile] op out[i], grid-stride, any 1-D launch.
+// scan_lookback: the single-pass scan (Merrill & Garland, "Single-pass Parallel Prefix Scan with
+//   Decoupled Look-back"): one read and one write of the data. Each block takes the next tile
+//   id from an atomic counter (tiles are processed in the order blocks start, so a tile's
+//   predecessors are always running or done), loads BLOCK * ITEMS elements (ITEMS consecutive per
+//   thread, 16-byte vector loads on full tiles), reduces them, scans the per-thread totals across
+//   the block with shuffles (common/scan.cuh), publishes its aggregate, lets warp 0 look back over
+//   the predecessors' published aggregates/prefixes, publishes its inclusive prefix, and writes
+//   its outputs (16-byte vector stores on full tiles). Grid = number of tiles; tile_counter must
+//   be 0 on entry and is left 0 (the block drawing the last tile id resets it); the tile status
+//   arrays hold one entry per tile and need no clearing (epochs, see common/scan.cuh). Static
+//   shared memory: BLOCK/32 + 1 accumulators. Preconditions: in/out aligned to their element size.
+#include "common/prim.cuh"
+#include "common/load.cuh"
+#include "common/scan.cuh"
+
+// ---- Hillis-Steele: step-efficient block scan, double-buffered -------------------------------
+template <class InT, class AccT, class Op, bool EXCLUSIVE>
+__global__ void scan_hillis_steele(const InT* __restrict__ in, AccT* __restrict__ out,
+                                   long long n, AccT* __restrict__ block_sums) {
+    PRIM_DYNAMIC_SHARED(AccT, buf);
+    const Op op;
+    const unsigned tid = threadIdx.x, B = blockDim.x;
+    const long long i = static_cast<long long>(blockIdx.x) * B + tid;
+    unsigned cur = 0;  // the half holding the latest values
+    buf[tid] = i < n ? static_cast<AccT>(in[i]) : Op::identity();
+    __syncthreads();
+    for (unsigned offset = 1; offset < B; offset <<= 1) {
+        const AccT* src = buf + cur * B;
+        AccT v = src[tid];
+        if (tid >= offset) v = op(src[tid - offset], v);
+        cur ^= 1u;
+        buf[cur * B + tid] = v;
+        __syncthreads();
+    }
+    const AccT* res = buf + cur * B;
+    if (i < n) out[i] = EXCLUSIVE ? (tid == 0 ? Op::identity() : res[tid - 1]) : res[tid];
+    if (tid == B - 1) block_sums[blockIdx.x] = res[tid];
+}
+
+// ---- Blelloch: work-efficient up-sweep / down-sweep, bank-conflict padding ------------------
+__device__ __forceinline__ unsigned padded(unsigned i) { return i + (i >> 5); }
+
+template <class InT, class AccT, class Op, bool EXCLUSIVE>
+__global__ void scan_blelloch(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
+                              AccT* __restrict__ block_sums) {
+    PRIM_DYNAMIC_SHARED(AccT, s);
+    const Op op;
+    const unsigned tid = threadIdx.x, B = blockDim.x, TILE = 2 * blockDim.x;
+    const long long base = static_cast<long long>(blockIdx.x) * TILE;
+    // thread tid owns elements tid and tid + B of the tile (coalesced loads)
+    const long long ia = base + tid, ib = base + tid + B;
+    const AccT xa = ia < n ? static_cast<AccT>(in[ia]) : Op::identity();
+    const AccT xb = ib < n ? static_cast<AccT>(in[ib]) : Op::identity();
+    s[padded(tid)] = xa;
+    s[padded(tid + B)] = xb;
+
+    unsigned offset = 1;
+    for (unsigned d = B; d > 0; d >>= 1) {  // up-sweep: s[last] ends as the tile total
+        __syncthreads();
+        if (tid < d) {
+            const unsigned ai = padded(offset * (2 * tid + 1) - 1);
+            const unsigned bi = padded(offset * (2 * tid + 2) - 1);
+            s[bi] = op(s[ai], s[bi]);
+        }
+        offset <<= 1;
+    }
+    __syncthreads();
+    if (tid == 0) {
+        block_sums[blockIdx.x] = s[padded(TILE - 1)];
+        s[padded(TILE - 1)] = Op::identity();
+    }
+    for (unsigned d = 1; d < TILE; d <<= 1) {  // down-sweep: exclusive prefixes
+        offset >>= 1;
+        __syncthreads();
+        if (tid < d) {
+            const unsigned ai = padded(offset * (2 * tid + 1) - 1);
+            const unsigned bi = padded(offset * (2 * tid + 2) - 1);
+            const AccT left = s[ai];
+            s[ai] = s[bi];
+            s[bi] = op(s[bi], left);
+        }
+    }
+    __syncthreads();
+    const AccT ea = s[padded(tid)], eb = s[padded(tid + B)];
+    if (ia < n) out[ia] = EXCLUSIVE ? ea : op(ea, xa);
+    if (ib < n) out[ib] = EXCLUSIVE ? eb : op(eb, xb);
+}
+
+// ---- add the scanned tile prefixes back -------------------------------------------------------
+template <class AccT, class Op>
+__global__ void scan_add_prefix(AccT* __restrict__ out, long long n,
+                                const AccT* __restrict__ prefix, long long tile) {
+    const Op op;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x + tile;
+         i < n; i += stride)
+        out[i] = op(prefix[i / tile], out[i]);
+}
+
+// ---- single-pass decoupled look-back ----------------------------------------------------------
+namespace prim {
+
+// Loads a thread's ITEMS consecutive elements starting at p: 16-byte vectors when `vector`
+// (full tile, aligned), else element by element with the identity past n - first.
+template <class InT, class AccT, class Op, int ITEMS>
+__device__ __forceinline__ void load_items(const InT* p, long long avail, bool vector,
+                                           AccT (&items)[ITEMS]) {
+    typedef Vec16<InT> V;
+    if (vector) {
+#pragma unroll
+        for (int u = 0; u < ITEMS / V::N; ++u) {
+            const Packet<InT> pk = load16(p + u * V::N);
+#pragma unroll
+            for (int k = 0; k < V::N; ++k) items[u * V::N + k] = static_cast<AccT>(pk.v[k]);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k)
+            items[k] = k < avail ? static_cast<AccT>(p[k]) : Op::identity();
+    }
+}
+
+template <class AccT, int ITEMS>
+__device__ __forceinline__ void store_items(AccT* p, long long avail, bool vector,
+                                            const AccT (&items)[ITEMS]) {
+    typedef typename Vec16<AccT>::type V;
+    constexpr int N = Vec16<AccT>::N;
+    if (vector) {
+#pragma unroll
+        for (int u = 0; u < ITEMS / N; ++u) {
+            V v;
+            AccT* e = reinterpret_cast<AccT*>(&v);
+#pragma unroll
+            for (int k = 0; k < N; ++k) e[k] = items[u * N + k];
+            reinterpret_cast<V*>(p)[u] = v;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k)
+            if (k < avail) p[k] = items[k];
+    }
+}
+
+}  // namespace prim
+
+template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE>
+__global__ void __launch_bounds__(BLOCK)
+scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
+              unsigned int* __restrict__ tile_counter, unsigned int* tile_status,
+              AccT* tile_aggregate, AccT* tile_inclusive, unsigned int epoch) {
+    static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0,
+                  "scan_lookback: ITEMS must fill whole 16-byte vectors");
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    const Op op;
+    __shared__ AccT scratch[BLOCK / prim::WARP];
+    __shared__ AccT tile_prefix;
+    __shared__ unsigned int tile_id;
+
+    if (threadIdx.x == 0) {
+        const unsigned t = atomicAdd(tile_counter, 1u);
+        if (t == gridDim.x - 1) *tile_counter = 0u;  // the last id: every block has drawn
+        tile_id = t;
+    }
+    __syncthreads();
+    const long long tile = tile_id;
+    const long long first = tile * TILE + static_cast<long long>(threadIdx.x) * ITEMS;
+    const long long avail = n - first;  // may be <= 0 in the last tile
+    const bool full = (tile + 1) * TILE <= n;
+    const bool aligned = ((reinterpret_cast<prim::uptr>(in) | reinterpret_cast<prim::uptr>(out))
+                          & 15u) == 0;
+    const bool vector = full && aligned;
+
+    AccT items[ITEMS];
+    prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, vector, items);
+    AccT thread_total = items[0];
+#pragma unroll
+    for (int k = 1; k < ITEMS; ++k) thread_total = op(thread_total, items[k]);
+
+    AccT aggregate;
+    AccT prefix = prim::block_exclusive_scan<BLOCK>(thread_total, op, scratch, aggregate);
+
+    const prim::TileStatus<AccT> ts{tile_status, tile_aggregate, tile_inclusive, epoch};
+    if (threadIdx.x < prim::WARP) {  // warp 0: publish, look back, publish
+        if (tile == 0) {
+            if (threadIdx.x == 0) {
+                ts.publish(0, prim::TILE_INCLUSIVE, aggregate);
+                tile_prefix = Op::identity();
+            }
+        } else {
+            if (threadIdx.x == 0) ts.publish(tile, prim::TILE_AGGREGATE, aggregate);
+            const AccT before = prim::lookback_prefix(ts, tile, op);
+            if (threadIdx.x == 0) {
+                ts.publish(tile, prim::TILE_INCLUSIVE, op(before, aggregate));
+                tile_prefix = before;
+            }
+        }
+    }
+    __syncthreads();
+    AccT running = op(tile_prefix, prefix);
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const AccT x = items[k];
+        if (EXCLUSIVE) {
+            items[k] = running;
+            running = op(running, x);
+        } else {
+            running = op(running, x);
+            items[k] = running;
+        }
+    }
+    prim::store_items<AccT, ITEMS>(out + first, avail, vector, items);
+}

@@ -1,0 +1,57 @@
+"""Scan figures: inclusive sums int32 -> int32 and float32 at 2^28 against CUB (cuda.compute
+inclusive_scan) and cupy.cumsum; the three variants side by side."""
+
+import cupy
+import numpy as np
+
+import primitives as prim
+from primitives import scan
+
+
+def cub_inclusive_scan(cc, x, out):
+    op = cc.OpKind.PLUS
+    s = cc.make_inclusive_scan(d_in=x, d_out=out, op=op, init_value=None)
+    nbytes = s(temp_storage=None, d_in=x, d_out=out, op=op, num_items=x.size, init_value=None)
+    tmp = cupy.empty(max(1, nbytes), cupy.uint8)
+    return lambda: s(temp_storage=tmp, d_in=x, d_out=out, op=op, num_items=x.size,
+                     init_value=None)
+
+
+def run(ctx):
+    n = 1 << 28
+    rng = np.random.default_rng(11)
+    ctx.peer_table()
+    variants = {}
+    for dt in (np.dtype(np.int32), np.dtype(np.float32)):
+        host = (rng.integers(-1000, 1000, n, dtype=dt) if dt.kind == "i"
+                else rng.random(n, dtype=dt) + dt.type(0.5))
+        x = cupy.asarray(host)
+        got = prim.inclusive_scan(x, dtype=dt)
+        ref = cupy.cumsum(x, dtype=np.float64 if dt.kind == "f" else dt)
+        if dt.kind == "i":
+            assert bool(cupy.array_equal(got, ref)), "int32 scan differs from cupy.cumsum"
+        else:
+            rel = float(cupy.max(cupy.abs(got - ref) / ref))
+            assert rel < 1e-3, f"float32 scan relative error {rel}"
+        fns = {"ours": lambda: prim.inclusive_scan(x, dtype=dt),
+               "cupy.cumsum": lambda: cupy.cumsum(x, dtype=dt)}
+        if ctx.cc is not None:
+            out = cupy.empty_like(x)
+            run_cub = cub_inclusive_scan(ctx.cc, x, out)
+            run_cub()
+            fns["CUB inclusive_scan"] = run_cub
+        t = ctx.bench(fns)
+        for peer in list(fns)[1:]:
+            ctx.peer_row(f"inclusive sum {dt.name}->{dt.name} decoupled_lookback", n, t["ours"],
+                         2 * x.nbytes, peer, t[peer])
+        variants[dt.name] = ctx.bench(
+            {v: (lambda v=v: prim.inclusive_scan(x, dtype=dt, variant=v)) for v in scan.VARIANTS})
+        del x, got, ref
+    ctx.table(["scan variant (inclusive sum, 2^28)", "dtype", "ms", "GB/s (read+write)",
+               "% copy", "vs decoupled_lookback"])
+    for dname, times in variants.items():
+        for v, ms in times.items():
+            gbs = 2 * n * 4 / (ms * 1e-3) / 1e9
+            ctx.add(v, dname, f"{ms:.4f}", f"{gbs:.0f}", f"{100 * gbs / ctx.copy:.1f}%",
+                    f"{ms / times['decoupled_lookback']:.2f}x slower" if v != "decoupled_lookback"
+                    else "1.00x")
