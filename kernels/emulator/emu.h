@@ -1105,13 +1105,13 @@ inline int run_block() {
         rt.ready[i - 1] = rt.ready[j];
         rt.ready[j] = t;
       }
-    bool progress = false, any_warp = false;
+    bool progress = false, any_warp = false, exited = false;
     unsigned nsleep = 0;
     for (unsigned k = 0; k < nready; ++k) {
       Fiber* f = &rt.fibers[rt.ready[k]];
       resume(f);
       switch (f->state) {
-        case ST_EXIT: --live; rt.exiting[f->warp] |= 1u << f->lane; progress = true; break;
+        case ST_EXIT: --live; rt.exiting[f->warp] |= 1u << f->lane; progress = exited = true; break;
         case ST_BAR: ++nbar; progress = true; break;
         case ST_WARP: rt.waiting[f->warp] |= 1u << f->lane; any_warp = true; progress = true; break;
         case ST_SLEEP: ++nsleep; break;
@@ -1134,10 +1134,11 @@ inline int run_block() {
         released = released || r > 0;
       }
     }
+    bool block_released = false;
     if (nbar && nbar == live) {
       if (!release_block_barrier(live)) return 1;
       nbar = 0;
-      released = true;
+      released = block_released = true;
     }
     nready = 0;
     for (unsigned i = 0; i < n; ++i) {
@@ -1151,7 +1152,9 @@ inline int run_block() {
       diagnose_stuck(live, nbar);
       return 1;
     }
-    if (!progress && !released) {
+    // A spin-wait loop keeps meeting at warp intrinsics (e.g. __any_sync around __nanosleep), so
+    // only an exit or a block barrier counts as progress against the sleep count.
+    if (!exited && !block_released) {
       spin += nsleep;
       if (spin > rt.spin_limit) {
         msg_clear();
