@@ -24,6 +24,7 @@ __all__ = ["main", "Section", "Contender", "random_data"]
 #: family name -> module defining ``tour_sections(gpu, log2n)``
 FAMILIES = {
     "reduction": "primitives.reduction",
+    "scan": "primitives.scan",
 }
 
 

@@ -14,6 +14,7 @@ MODULES = sorted(_loader.registered_modules().items())
 
 def test_every_family_registered():
     assert "reduction/reduce.cu" in dict(MODULES)
+    assert "scan/scan.cu" in dict(MODULES)
 
 
 @pytest.mark.parametrize("arch", ["sm_70", "sm_80", "sm_90"])
