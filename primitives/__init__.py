@@ -8,11 +8,12 @@ from ._backend import backend_info
 from ._loader import KernelCompileError
 from .reduction import max, min, reduce, sum  # noqa: A004 - NumPy-style names
 from .scan import cumsum, exclusive_scan, inclusive_scan
+from .compaction import compact, compact_indices
 
 __version__ = "0.1.0"
 
 __all__ = [
     "backend_info", "KernelCompileError", "__version__",
     "reduce", "sum", "min", "max",
-    "inclusive_scan", "exclusive_scan", "cumsum",
+    "inclusive_scan", "exclusive_scan", "cumsum", "compact", "compact_indices",
 ]

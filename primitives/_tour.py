@@ -25,6 +25,7 @@ __all__ = ["main", "Section", "Contender", "random_data"]
 FAMILIES = {
     "reduction": "primitives.reduction",
     "scan": "primitives.scan",
+    "compaction": "primitives.compaction",
 }
 
 

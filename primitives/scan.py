@@ -110,7 +110,8 @@ _MAX_PLANS = 64
 
 
 class _LookbackPlan:
-    __slots__ = ("kernel", "grid", "counter", "status", "aggregate", "inclusive", "epoch", "n64")
+    __slots__ = ("kernel", "grid", "counter", "status", "aggregate", "inclusive", "epoch", "n64",
+                 "extra")
 
     def __init__(self, kernel, grid, acc_dt, n, xp):
         self.kernel, self.grid = kernel, (grid,)
@@ -120,6 +121,7 @@ class _LookbackPlan:
         self.inclusive = xp.empty(grid, dtype=acc_dt)
         self.epoch = 0
         self.n64 = _launch.i64(n)
+        self.extra = None  # a kernel-specific output (compaction: the count)
 
     def next_epoch(self):
         self.epoch += 1

@@ -55,3 +55,18 @@ def run(ctx):
             ctx.add(v, dname, f"{ms:.4f}", f"{gbs:.0f}", f"{100 * gbs / ctx.copy:.1f}%",
                     f"{ms / times['decoupled_lookback']:.2f}x slower" if v != "decoupled_lookback"
                     else "1.00x")
+
+    # compaction: float32 2^28, half selected, against boolean indexing and cupy.nonzero
+    host = rng.random(n, dtype=np.float32) + np.float32(0.5)
+    hmask = rng.random(n) < 0.5
+    x, mask = cupy.asarray(host), cupy.asarray(hmask)
+    assert bool(cupy.array_equal(prim.compact(x, mask), x[mask]))
+    assert bool(cupy.array_equal(prim.compact_indices(mask), cupy.nonzero(mask)[0]))
+    t = ctx.bench({"compact": lambda: prim.compact(x, mask), "x[mask]": lambda: x[mask],
+                   "compact_indices": lambda: prim.compact_indices(mask),
+                   "cupy.nonzero": lambda: cupy.nonzero(mask)[0]})
+    moved = x.nbytes + mask.nbytes + x.nbytes // 2
+    ctx.peer_table()
+    ctx.peer_row("compact float32, 50% selected", n, t["compact"], moved, "x[mask]", t["x[mask]"])
+    ctx.peer_row("compact_indices, 50% selected", n, t["compact_indices"],
+                 mask.nbytes + 8 * (n // 2), "cupy.nonzero", t["cupy.nonzero"])
