@@ -9,6 +9,7 @@ from ._loader import KernelCompileError
 from .reduction import max, min, reduce, sum  # noqa: A004 - NumPy-style names
 from .scan import cumsum, exclusive_scan, inclusive_scan
 from .compaction import compact, compact_indices
+from .segmented import segmented_reduce, segmented_scan
 
 __version__ = "0.1.0"
 
@@ -16,4 +17,5 @@ __all__ = [
     "backend_info", "KernelCompileError", "__version__",
     "reduce", "sum", "min", "max",
     "inclusive_scan", "exclusive_scan", "cumsum", "compact", "compact_indices",
+    "segmented_scan", "segmented_reduce",
 ]

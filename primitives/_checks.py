@@ -124,10 +124,11 @@ def check_choice(value, choices, *, func, arg, auto=None):
     return value
 
 
-def op_input(x, op, dtype, *, func):
+def op_input(x, op, dtype, *, func, ndim=None):
     """Checks shared by reductions and scans with an ``op`` in :data:`OPS`.
 
-    Returns ``(inp, arr, in_dt, acc_dt)``: the flattened, contiguous backend array and its dtype,
+    Returns ``(inp, arr, in_dt, acc_dt)``: the contiguous backend array (flattened unless ``ndim``
+    is required) and its dtype,
     and the accumulator/result dtype (NumPy's: ``sum`` widens 32-bit integers; ``dtype=``
     overrides). When no kernel takes (in_dt, acc_dt) natively the input is converted to acc_dt
     (one extra pass) and ``in_dt == acc_dt``.
@@ -135,7 +136,7 @@ def op_input(x, op, dtype, *, func):
     from . import _dtypes
 
     check_choice(op, OPS, func=func, arg="op")
-    inp = as_input(x, func=func, arg="x", flatten=True)
+    inp = as_input(x, func=func, arg="x", ndim=ndim, flatten=ndim is None)
     arr = inp.array
     in_dt = arr.dtype
     _dtypes.ctype(in_dt, func=func, arg="x")

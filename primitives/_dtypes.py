@@ -56,3 +56,14 @@ def sum_dtype(dt):
     if dt.kind == "u":
         return np.dtype(np.uint64)
     return dt
+
+
+def identity(op, dt):
+    """The identity of ``op`` ("sum", "min", "max") in dtype ``dt``, as a NumPy scalar."""
+    dt = np.dtype(dt)
+    if op == "sum":
+        return dt.type(0)
+    if dt.kind == "f":
+        return dt.type(np.inf if op == "min" else -np.inf)
+    info = np.iinfo(dt)
+    return dt.type(info.max if op == "min" else info.min)

@@ -70,3 +70,56 @@ def run(ctx):
     ctx.peer_row("compact float32, 50% selected", n, t["compact"], moved, "x[mask]", t["x[mask]"])
     ctx.peer_row("compact_indices, 50% selected", n, t["compact_indices"],
                  mask.nbytes + 8 * (n // 2), "cupy.nonzero", t["cupy.nonzero"])
+
+    # segmented scan and reduce: 2^16 segments of 2^12 float32, and 2^22 ragged tiny segments
+    rows, cols = 1 << 16, 1 << 12
+    host = rng.random(rows * cols, dtype=np.float32) + np.float32(0.5)
+    x = cupy.asarray(host)
+    x2 = x.reshape(rows, cols)
+    off = cupy.arange(0, rows * cols + 1, cols, dtype=cupy.int64)
+    ref = cupy.cumsum(x2, axis=1).reshape(-1)
+    got = prim.segmented_scan(x, offsets=off)
+    assert float(cupy.max(cupy.abs(got - ref) / ref)) < 1e-4
+    red_ref = x2.sum(axis=1)
+    assert float(cupy.max(cupy.abs(prim.segmented_reduce(x, off) - red_ref) / red_ref)) < 1e-4
+    fns = {"segmented_scan": lambda: prim.segmented_scan(x, offsets=off, check=False),
+           "cupy.cumsum(axis=1)": lambda: cupy.cumsum(x2, axis=1),
+           "segmented_reduce": lambda: prim.segmented_reduce(x, off, check=False),
+           "cupy.sum(axis=1)": lambda: x2.sum(axis=1)}
+    if ctx.cc is not None:
+        out = cupy.empty(rows, np.float32)
+        starts, ends = off[:-1], off[1:]
+        h0 = np.zeros(1, np.float32)
+        plus = ctx.cc.OpKind.PLUS
+        sr = ctx.cc.make_segmented_reduce(d_in=x, d_out=out, start_offsets_in=starts,
+                                          end_offsets_in=ends, op=plus, h_init=h0)
+        nb = sr(temp_storage=None, d_in=x, d_out=out, num_segments=rows, start_offsets_in=starts,
+                end_offsets_in=ends, op=plus, h_init=h0)
+        tmp = cupy.empty(max(1, nb), cupy.uint8)
+        fns["CUB segmented_reduce"] = lambda: sr(
+            temp_storage=tmp, d_in=x, d_out=out, num_segments=rows, start_offsets_in=starts,
+            end_offsets_in=ends, op=plus, h_init=h0)
+        fns["CUB segmented_reduce"]()
+        assert float(cupy.max(cupy.abs(out - red_ref) / red_ref)) < 1e-4
+    t = ctx.bench(fns)
+    n = rows * cols
+    ctx.peer_table()
+    ctx.peer_row("segmented_scan float32 (2^16 x 2^12)", n, t["segmented_scan"], 2 * x.nbytes,
+                 "cupy.cumsum(axis=1)", t["cupy.cumsum(axis=1)"])
+    for peer in ("cupy.sum(axis=1)", "CUB segmented_reduce"):
+        if peer in t:
+            ctx.peer_row("segmented_reduce float32 (2^16 x 2^12)", n, t["segmented_reduce"],
+                         x.nbytes, peer, t[peer])
+    # 2^22 ragged segments of 0..128 elements against a plain reduce of the same data
+    lens = rng.integers(0, 129, 1 << 22)
+    offs = np.concatenate([[0], np.cumsum(lens)])
+    m = int(offs[-1])
+    y = x[:m] if m <= n else cupy.asarray(rng.random(m, dtype=np.float32) + np.float32(0.5))
+    offs_d = cupy.asarray(offs)
+    want = np.add.reduceat(cupy.asnumpy(y).astype(np.float64), offs[:-1][lens > 0])
+    got = cupy.asnumpy(prim.segmented_reduce(y, offs_d))[lens > 0]
+    assert np.allclose(got, want, rtol=1e-4)
+    t = ctx.bench({"ragged": lambda: prim.segmented_reduce(y, offs_d, check=False),
+                   "plain": lambda: prim.sum(y)})
+    ctx.peer_row(f"segmented_reduce, 2^22 ragged segments (0-128), n={m}", m, t["ragged"],
+                 y.nbytes, "prim.sum (same n)", t["plain"])

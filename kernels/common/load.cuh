@@ -1,4 +1,4 @@
-// load.cuh -- 16-byte vector loads for streaming kernels.
+// load.cuh -- 16-byte vector loads for streaming kernels, and blocked per-thread I/O.
 //
 // Vec16<T>::type is the CUDA vector type of 16 bytes whose members are T (float4, int4, uint4,
 // double2, longlong2, ulonglong2); Vec16<T>::N elements. load16() reads one through the read-only
@@ -39,6 +39,48 @@ __device__ __forceinline__ i64 aligned_head(const T* p, i64 n) {
     const i64 mis = static_cast<i64>(reinterpret_cast<uptr>(p) & 15u);
     const i64 head = mis == 0 ? 0 : (16 - mis) / static_cast<i64>(sizeof(T));
     return head < n ? head : n;
+}
+
+// Blocked I/O: a thread's ITEMS consecutive elements at p. `vector`: 16-byte vectors (a full tile,
+// aligned addresses); otherwise element by element, loads giving Op's identity past `avail`
+// elements and stores skipping them.
+template <class InT, class AccT, class Op, int ITEMS>
+__device__ __forceinline__ void load_items(const InT* p, long long avail, bool vector,
+                                           AccT (&items)[ITEMS]) {
+    typedef Vec16<InT> V;
+    if (vector) {
+#pragma unroll
+        for (int u = 0; u < ITEMS / V::N; ++u) {
+            const Packet<InT> pk = load16(p + u * V::N);
+#pragma unroll
+            for (int k = 0; k < V::N; ++k) items[u * V::N + k] = static_cast<AccT>(pk.v[k]);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k)
+            items[k] = k < avail ? static_cast<AccT>(p[k]) : Op::identity();
+    }
+}
+
+template <class AccT, int ITEMS>
+__device__ __forceinline__ void store_items(AccT* p, long long avail, bool vector,
+                                            const AccT (&items)[ITEMS]) {
+    typedef typename Vec16<AccT>::type V;
+    constexpr int N = Vec16<AccT>::N;
+    if (vector) {
+#pragma unroll
+        for (int u = 0; u < ITEMS / N; ++u) {
+            V v;
+            AccT* e = reinterpret_cast<AccT*>(&v);
+#pragma unroll
+            for (int k = 0; k < N; ++k) e[k] = items[u * N + k];
+            reinterpret_cast<V*>(p)[u] = v;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k)
+            if (k < avail) p[k] = items[k];
+    }
 }
 
 }  // namespace prim

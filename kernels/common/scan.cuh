@@ -25,7 +25,7 @@ __device__ __forceinline__ T warp_inclusive_scan(T v, Op op) {
     const int lane = threadIdx.x % WARP;
 #pragma unroll
     for (int offset = 1; offset < WARP; offset <<= 1) {
-        const T up = __shfl_up_sync(FULL_MASK, v, offset);
+        const T up = shfl_up(v, offset);
         if (lane >= offset) v = op(up, v);
     }
     return v;
@@ -38,7 +38,7 @@ __device__ __forceinline__ T block_exclusive_scan(T v, Op op, T* scratch, T& agg
     const int lane = threadIdx.x % WARP;
     const int warp = threadIdx.x / WARP;
     const T inclusive = warp_inclusive_scan(v, op);
-    T exclusive = __shfl_up_sync(FULL_MASK, inclusive, 1);
+    T exclusive = shfl_up(inclusive, 1);
     if (lane == 0) exclusive = Op::identity();
     if (lane == WARP - 1) scratch[warp] = inclusive;
     __syncthreads();
@@ -53,7 +53,53 @@ __device__ __forceinline__ T block_exclusive_scan(T v, Op op, T* scratch, T& agg
     return exclusive;
 }
 
+// ---- segmented operators ----------------------------------------------------------------------
+// A segmented scan is an ordinary scan of (value, head) pairs under
+//     (a, ha) . (b, hb) = (hb ? b : a op b, ha | hb),
+// which is associative with identity (op's identity, 0) whenever op is: the value of a scanned
+// pair is the op-sum since the last head at or before it (Blelloch, "Prefix sums and their
+// applications", 1990). Segmented<Op> lifts any of prim's operators; every scan helper above and
+// the look-back below work with it unchanged.
+template <class T>
+struct Flagged {
+    T value;
+    int head;  // 1: a segment starts in this span
+};
+
+template <class Op>
+struct Segmented {
+    typedef typename Op::value_type base_type;
+    typedef Flagged<base_type> value_type;
+    static __device__ __forceinline__ value_type identity() {
+        value_type r;
+        r.value = Op::identity();
+        r.head = 0;
+        return r;
+    }
+    __device__ __forceinline__ value_type operator()(value_type a, value_type b) const {
+        value_type r;
+        r.value = b.head ? b.value : Op()(a.value, b.value);
+        r.head = a.head | b.head;
+        return r;
+    }
+};
+
 // ---- decoupled look-back ----------------------------------------------------------------------
+
+// Load that bypasses L1 (values other blocks publish): scalars directly, other types by words.
+template <class T>
+__device__ __forceinline__ T load_cg(const T* p) {
+    if constexpr (NativeShfl<T>::value) {
+        return __ldcg(p);
+    } else {
+        T v;
+        unsigned int* w = reinterpret_cast<unsigned int*>(&v);
+        const unsigned int* src = reinterpret_cast<const unsigned int*>(p);
+#pragma unroll
+        for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k) w[k] = __ldcg(src + k);
+        return v;
+    }
+}
 
 constexpr unsigned TILE_AGGREGATE = 1u;
 constexpr unsigned TILE_INCLUSIVE = 2u;
@@ -97,8 +143,8 @@ __device__ __forceinline__ T lookback_prefix(const TileStatus<T>& ts, long long 
         }
         __threadfence();
         T value = Op::identity();
-        if (pred >= 0) value = kind == TILE_INCLUSIVE ? __ldcg(ts.inclusive + pred)
-                                                      : __ldcg(ts.aggregate + pred);
+        if (pred >= 0) value = load_cg(kind == TILE_INCLUSIVE ? ts.inclusive + pred
+                                                              : ts.aggregate + pred);
         const unsigned inclusive_lanes = __ballot_sync(FULL_MASK, kind == TILE_INCLUSIVE);
         // lanes beyond the nearest inclusive prefix are already counted in it
         const int stop = inclusive_lanes ? __ffs(inclusive_lanes) - 1 : WARP - 1;

@@ -117,51 +117,6 @@ __global__ void scan_add_prefix(AccT* __restrict__ out, long long n,
 }
 
 // ---- single-pass decoupled look-back ----------------------------------------------------------
-namespace prim {
-
-// Loads a thread's ITEMS consecutive elements starting at p: 16-byte vectors when `vector`
-// (full tile, aligned), else element by element with the identity past n - first.
-template <class InT, class AccT, class Op, int ITEMS>
-__device__ __forceinline__ void load_items(const InT* p, long long avail, bool vector,
-                                           AccT (&items)[ITEMS]) {
-    typedef Vec16<InT> V;
-    if (vector) {
-#pragma unroll
-        for (int u = 0; u < ITEMS / V::N; ++u) {
-            const Packet<InT> pk = load16(p + u * V::N);
-#pragma unroll
-            for (int k = 0; k < V::N; ++k) items[u * V::N + k] = static_cast<AccT>(pk.v[k]);
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k)
-            items[k] = k < avail ? static_cast<AccT>(p[k]) : Op::identity();
-    }
-}
-
-template <class AccT, int ITEMS>
-__device__ __forceinline__ void store_items(AccT* p, long long avail, bool vector,
-                                            const AccT (&items)[ITEMS]) {
-    typedef typename Vec16<AccT>::type V;
-    constexpr int N = Vec16<AccT>::N;
-    if (vector) {
-#pragma unroll
-        for (int u = 0; u < ITEMS / N; ++u) {
-            V v;
-            AccT* e = reinterpret_cast<AccT*>(&v);
-#pragma unroll
-            for (int k = 0; k < N; ++k) e[k] = items[u * N + k];
-            reinterpret_cast<V*>(p)[u] = v;
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k)
-            if (k < avail) p[k] = items[k];
-    }
-}
-
-}  // namespace prim
-
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE>
 __global__ void __launch_bounds__(BLOCK)
 scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,

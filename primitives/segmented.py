@@ -1,0 +1,191 @@
+"""Segmented scan and segmented reduction (``kernels/scan/segmented.cu``).
+
+Both are one pass of the decoupled look-back scan over (value, head) pairs, balanced over
+elements rather than segments: each thread block takes a fixed-size tile of elements whatever
+the segment lengths, so many tiny segments and a few huge ones cost about the same.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from . import _checks, _dtypes, _launch, _loader
+from .scan import _LookbackPlan
+
+__all__ = ["segmented_scan", "segmented_reduce"]
+
+_SOURCE = "scan/segmented.cu"
+_OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
+_BLOCK = 256
+_BYTES = 64  # input bytes per thread
+_MODES = {"inclusive": 0, "exclusive": 1, "reduce": 2}
+
+
+def _items(in_dt):
+    return _BYTES // in_dt.itemsize
+
+
+def _name(in_dt, acc_dt, op, mode, offsets):
+    in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
+    return (f"segmented_lookback<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {_BLOCK}, "
+            f"{_items(in_dt)}, {_MODES[mode]}, {'true' if offsets else 'false'}>")
+
+
+_KINDS = [("inclusive", False), ("exclusive", False), ("inclusive", True), ("exclusive", True),
+          ("reduce", True)]
+_NAMES = [_name(i, a, op, m, o) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
+          for m, o in _KINDS]
+_loader.register(_SOURCE, _NAMES)
+
+_plans = collections.OrderedDict()
+_MAX_PLANS = 64
+
+
+def _launch_segmented(arr, n, in_dt, acc_dt, op, mode, flags, offsets, nseg, out, backend):
+    xp = backend.xp
+    key = (in_dt, acc_dt, op, mode, flags is None, n, backend.stream_key())
+    plan = _plans.get(key)
+    fresh = plan is None
+    if fresh:
+        k = _loader.load(_SOURCE, _NAMES)(_name(in_dt, acc_dt, op, mode, flags is None))
+        tiles = _launch.cdiv(n, _BLOCK * _items(in_dt))
+        plan = _LookbackPlan(k, tiles, np.uint32, n, xp)
+        # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
+        words = 2 * acc_dt.itemsize // 4
+        plan.aggregate = xp.empty(tiles * words, dtype=np.uint32)
+        plan.inclusive = xp.empty(tiles * words, dtype=np.uint32)
+        plan.extra = (xp.zeros(1, dtype=np.uint8), xp.zeros(1, dtype=np.int64))  # stand-ins
+    stand_flags, stand_offsets = plan.extra
+    args = (arr, plan.n64, stand_flags if flags is None else flags,
+            stand_offsets if offsets is None else offsets, _launch.i64(nseg), out, plan.counter,
+            plan.status, plan.aggregate, plan.inclusive, plan.next_epoch())
+    if fresh:
+        _launch.launch(plan.kernel, plan.grid, _BLOCK, args)
+        _plans[key] = plan
+        if len(_plans) > _MAX_PLANS:
+            _plans.popitem(last=False)
+    else:
+        plan.kernel(plan.grid, (_BLOCK,), args)
+
+
+def _offsets(offsets, n, *, func, cover, check):
+    """Offsets as a device int64 array of nseg + 1 values, validated unless ``check=False``."""
+    o = _checks.as_input(offsets, func=func, arg="offsets", ndim=1)
+    arr = o.array
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{func}: offsets must be an integer array, got dtype {arr.dtype.name}")
+    if arr.size < 1:
+        raise ValueError(f"{func}: offsets must hold at least one value (nseg + 1 boundaries)")
+    xp = o.backend.xp
+    arr = arr.astype(np.int64, copy=False)
+    if check:
+        # one device-to-host transfer of a few scalars (skipped with check=False)
+        if arr.size > 1:
+            bad = int(xp.count_nonzero(arr[1:] < arr[:-1]))
+        else:
+            bad = 0
+        first, last = (int(v) for v in (arr[0], arr[-1]))
+        if bad:
+            raise ValueError(f"{func}: offsets must be non-decreasing ({bad} decreasing steps)")
+        if first < 0 or last > n:
+            raise ValueError(f"{func}: offsets must lie in [0, {n}], got {first} .. {last}")
+        if cover and (first != 0 or last != n):
+            raise ValueError(
+                f"{func}: offsets must start at 0 and end at x.size={n} so that every element is "
+                f"in a segment, got {first} .. {last}"
+            )
+    return arr
+
+
+def segmented_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None,
+                   check=True):
+    """Scan each segment of ``x`` independently.
+
+    Segments are given either by head ``flags`` (``flags[i]`` true starts a segment at ``i``;
+    element 0 always starts one) or by CSR-style ``offsets`` (segment ``s`` is
+    ``x[offsets[s]:offsets[s+1]]``; ``offsets[0] == 0``, ``offsets[-1] == x.size``; empty segments
+    allowed).
+
+    Args:
+        x: 1-D array of int32, int64, uint32, uint64, float32 or float64.
+        flags: boolean array of ``x.size`` elements, or None.
+        offsets: integer array of nseg + 1 non-decreasing boundaries, or None.
+        op: ``"sum"``, ``"min"`` or ``"max"``.
+        inclusive: inclusive scan (True) or exclusive (the identity at each segment's start).
+        dtype: result dtype, defaults as :func:`primitives.inclusive_scan`.
+        check: validate ``offsets`` (one small device-to-host read); ``False`` skips it for
+            offsets known to be valid.
+
+    Returns:
+        A 1-D array of ``x.size`` elements (CuPy for device input, NumPy for host input).
+
+    Raises:
+        TypeError: ``x``, ``flags`` or ``offsets`` of the wrong type or dtype.
+        ValueError: both or neither of ``flags``/``offsets``; ``flags`` of the wrong length;
+            offsets decreasing, outside ``[0, x.size]`` or not covering ``x``; unknown ``op``.
+
+    See Also:
+        :func:`numpy.cumsum` per segment; :func:`segmented_reduce`.
+    """
+    func = "segmented_scan"
+    if (flags is None) == (offsets is None):
+        raise ValueError(f"{func}: give exactly one of flags= and offsets=")
+    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func, ndim=1)
+    n = arr.size
+    f = o = None
+    if flags is not None:
+        fi = _checks.as_input(flags, func=func, arg="flags", ndim=1)
+        if fi.array.dtype != np.bool_:
+            raise TypeError(f"{func}: flags must be a boolean array, got dtype "
+                            f"{fi.array.dtype.name}")
+        if fi.array.size != n:
+            raise ValueError(f"{func}: flags has {fi.array.size} elements, x has {n}")
+        f = fi.array
+    else:
+        o = _offsets(offsets, n, func=func, cover=True, check=check)
+    xp = inp.backend.xp
+    if n == 0:
+        return inp.result(xp.empty(0, dtype=acc_dt))
+    out = xp.empty(n, dtype=acc_dt)
+    mode = "inclusive" if inclusive else "exclusive"
+    nseg = 0 if o is None else o.size - 1
+    _launch_segmented(arr, n, in_dt, acc_dt, op, mode, f, o, nseg, out, inp.backend)
+    return inp.result(out)
+
+
+def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
+    """Reduce each segment ``x[offsets[s]:offsets[s+1]]``; empty segments give the identity
+    (0 for ``sum``; for ``min``/``max`` the dtype's extreme, infinities for floats).
+
+    Args:
+        x: 1-D array of int32, int64, uint32, uint64, float32 or float64.
+        offsets: integer array of nseg + 1 non-decreasing boundaries in ``[0, x.size]``;
+            elements outside ``[offsets[0], offsets[-1])`` belong to no segment.
+        op: ``"sum"``, ``"min"`` or ``"max"``.
+        dtype: result dtype, defaults as :func:`primitives.reduce`.
+        check: validate ``offsets`` (one small device-to-host read).
+
+    Returns:
+        A 1-D array of nseg values (CuPy for device input, NumPy for host input).
+
+    Raises:
+        TypeError: ``x`` or ``offsets`` of the wrong type or dtype.
+        ValueError: offsets decreasing, empty or outside ``[0, x.size]``; unknown ``op``.
+
+    See Also:
+        :func:`numpy.ufunc.reduceat` (``numpy.add.reduceat(x, offsets[:-1])`` for non-empty
+        segments), :func:`segmented_scan`.
+    """
+    func = "segmented_reduce"
+    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func, ndim=1)
+    n = arr.size
+    o = _offsets(offsets, n, func=func, cover=False, check=check)
+    nseg = o.size - 1
+    xp = inp.backend.xp
+    out = xp.full(nseg, _dtypes.identity(op, acc_dt), dtype=acc_dt)
+    if n == 0 or nseg == 0:
+        return inp.result(out)
+    _launch_segmented(arr, n, in_dt, acc_dt, op, "reduce", None, o, nseg, out, inp.backend)
+    return inp.result(out)

@@ -1,0 +1,200 @@
+"""Segmented scan and reduce vs NumPy per segment (and numpy.add.reduceat)."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import primitives as prim
+from primitives import _dtypes
+
+from conftest import to_host
+
+PAIRS = [(np.dtype(a), np.dtype(b)) for a, b in _dtypes.ACC_PAIRS]
+ACC = {"sum": np.add, "min": np.minimum, "max": np.maximum}
+
+
+def make(rng, n, dt):
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        return (rng.uniform(-1, 1, n) + 0.001).astype(dt)
+    return rng.integers(-1000 if dt.kind == "i" else 0, 1000, n).astype(dt)
+
+
+def ragged_offsets(rng, n, max_len, p_empty=0.2):
+    lens = rng.integers(0, max_len + 1, n + 1)
+    lens[rng.random(lens.size) < p_empty] = 0
+    ends = np.cumsum(lens)
+    ends = ends[ends < n]
+    return np.concatenate([[0], ends, [n]]).astype(np.int64)
+
+
+def per_segment(x, offsets, op, acc, inclusive):
+    out = np.empty(x.size, dtype=acc)
+    work = np.float64 if acc.kind == "f" else acc
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        if b > a:
+            inc = ACC[op].accumulate(x[a:b].astype(work), dtype=work)
+            if inclusive:
+                out[a:b] = inc
+            else:
+                out[a] = _dtypes.identity(op, acc)
+                out[a + 1:b] = inc[:-1]
+    return out
+
+
+def reduce_segments(x, offsets, op, acc):
+    work = np.float64 if acc.kind == "f" else acc
+    return np.array([ACC[op].reduce(x[a:b].astype(work), dtype=work) if b > a
+                     else _dtypes.identity(op, acc) for a, b in zip(offsets[:-1], offsets[1:])],
+                    dtype=work)
+
+
+def close(got, want, acc, scale):
+    got = to_host(got)
+    assert got.dtype == acc
+    if acc.kind == "f":
+        tol = 1e-4 if acc.itemsize == 4 else 1e-12
+        assert np.allclose(got, want, rtol=tol, atol=tol * scale), (got[:8], want[:8])
+    else:
+        bad = np.flatnonzero(got != want)
+        assert bad.size == 0, f"first bad {bad[:5]}: got {got[bad[:5]]} want {want[bad[:5]]}"
+
+
+# tiles hold 4096 (4-byte input) or 2048 elements; 70001 spans many tiles
+SIZES = [1, 31, 33, 257, 2049, 4097, 12289, 70001]
+
+
+@pytest.mark.parametrize("max_len", [0, 3, 40, 5000])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0].name}->{p[1].name}")
+def test_reduce_sum(pair, n, max_len, rng, schedule):
+    in_dt, acc = pair
+    x = make(rng, n, in_dt)
+    off = ragged_offsets(rng, n, max_len)
+    got = prim.segmented_reduce(x, off, dtype=acc)
+    close(got, reduce_segments(x, off, "sum", acc), acc, 50)
+
+
+@pytest.mark.parametrize("op", ["min", "max"])
+@pytest.mark.parametrize("n", [33, 4097, 70001])
+@pytest.mark.parametrize("dtype", _dtypes.NUMERIC, ids=lambda d: d.name)
+def test_reduce_min_max(dtype, n, op, rng, schedule):
+    x = make(rng, n, dtype)
+    off = ragged_offsets(rng, n, 60)
+    close(prim.segmented_reduce(x, off, op), reduce_segments(x, off, op, np.dtype(dtype)),
+          np.dtype(dtype), 1)
+
+
+def test_reduce_matches_reduceat(rng):
+    x = make(rng, 10000, np.float64)
+    starts = np.unique(rng.integers(0, 10000, 300))
+    off = np.concatenate([starts, [10000]])
+    if off[0] != 0:
+        pass  # elements before offsets[0] belong to no segment
+    assert np.allclose(prim.segmented_reduce(x, off), np.add.reduceat(x, starts))
+
+
+def test_reduce_partial_coverage_and_empties(rng):
+    x = make(rng, 1000, np.int64)
+    off = np.array([5, 5, 5, 10, 10, 700, 990, 990])  # nothing before 5 or after 990 counts
+    want = [0, 0, x[5:10].sum(), 0, x[10:700].sum(), x[700:990].sum(), 0]
+    assert np.array_equal(prim.segmented_reduce(x, off), want)
+    assert np.array_equal(prim.segmented_reduce(x, [0]), np.array([], np.int64))
+    assert np.array_equal(prim.segmented_reduce(x, [3, 3]), [0])
+    assert np.array_equal(prim.segmented_reduce(np.array([], np.int32), [0, 0, 0]), [0, 0])
+
+
+@pytest.mark.parametrize("inclusive", [True, False], ids=["inclusive", "exclusive"])
+@pytest.mark.parametrize("by", ["flags", "offsets"])
+@pytest.mark.parametrize("max_len", [1, 40, 5000])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0].name}->{p[1].name}")
+def test_scan_sum(pair, n, max_len, by, inclusive, rng, schedule):
+    in_dt, acc = pair
+    x = make(rng, n, in_dt)
+    off = ragged_offsets(rng, n, max_len)
+    if by == "flags":
+        flags = np.zeros(n, bool)
+        flags[off[:-1][off[:-1] < n]] = True
+        got = prim.segmented_scan(x, flags=flags, inclusive=inclusive, dtype=acc)
+    else:
+        got = prim.segmented_scan(x, offsets=off, inclusive=inclusive, dtype=acc)
+    close(got, per_segment(x, off, "sum", acc, inclusive), acc, 50)
+
+
+@pytest.mark.parametrize("inclusive", [True, False], ids=["inclusive", "exclusive"])
+@pytest.mark.parametrize("op", ["min", "max"])
+@pytest.mark.parametrize("dtype", _dtypes.NUMERIC, ids=lambda d: d.name)
+def test_scan_min_max(dtype, op, inclusive, rng, schedule):
+    n = 9000
+    x = make(rng, n, dtype)
+    off = ragged_offsets(rng, n, 100)
+    got = prim.segmented_scan(x, offsets=off, op=op, inclusive=inclusive)
+    close(got, per_segment(x, off, op, np.dtype(dtype), inclusive), np.dtype(dtype), 1)
+
+
+def test_flags_start_at_zero_implicitly(rng):
+    x = np.arange(1, 11, dtype=np.int32)
+    flags = np.zeros(10, bool)
+    flags[4] = True
+    assert np.array_equal(prim.segmented_scan(x, flags=flags), [1, 3, 6, 10, 5, 11, 18, 26, 35, 45])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), op=st.sampled_from(["sum", "min", "max"]))
+def test_property(data, op):
+    n = data.draw(st.integers(1, 6000))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    x = make(rng, n, np.int64)
+    off = ragged_offsets(rng, n, data.draw(st.sampled_from([1, 8, 300])))
+    acc = np.dtype(np.int64)
+    assert np.array_equal(prim.segmented_reduce(x, off, op), reduce_segments(x, off, op, acc))
+    assert np.array_equal(prim.segmented_scan(x, offsets=off, op=op),
+                          per_segment(x, off, op, acc, True))
+
+
+# ---- errors ----------------------------------------------------------------------------------------
+
+
+def test_flags_and_offsets_exclusive():
+    x = np.ones(4, np.float32)
+    with pytest.raises(ValueError, match="exactly one of"):
+        prim.segmented_scan(x)
+    with pytest.raises(ValueError, match="exactly one of"):
+        prim.segmented_scan(x, flags=np.ones(4, bool), offsets=[0, 4])
+
+
+def test_flags_wrong():
+    x = np.ones(4, np.float32)
+    with pytest.raises(TypeError, match="flags must be a boolean array"):
+        prim.segmented_scan(x, flags=np.ones(4, np.int32))
+    with pytest.raises(ValueError, match="flags has 3 elements, x has 4"):
+        prim.segmented_scan(x, flags=np.ones(3, bool))
+
+
+def test_offsets_wrong():
+    x = np.ones(10, np.float32)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        prim.segmented_reduce(x, [0, 5, 3, 10])
+    with pytest.raises(ValueError, match=r"lie in \[0, 10\]"):
+        prim.segmented_reduce(x, [0, 11])
+    with pytest.raises(ValueError, match=r"lie in \[0, 10\]"):
+        prim.segmented_reduce(x, [-1, 4])
+    with pytest.raises(ValueError, match="start at 0 and end at x.size"):
+        prim.segmented_scan(x, offsets=[0, 5])
+    with pytest.raises(TypeError, match="offsets must be an integer array"):
+        prim.segmented_reduce(x, np.array([0.0, 10.0]))
+    with pytest.raises(ValueError, match="at least one value"):
+        prim.segmented_reduce(x, np.array([], np.int64))
+    with pytest.raises(ValueError, match="must be 1-D"):
+        prim.segmented_reduce(x, np.zeros((2, 2), np.int64))
+
+
+def test_x_wrong():
+    with pytest.raises(ValueError, match="x must be 1-D"):
+        prim.segmented_reduce(np.ones((2, 2), np.float32), [0, 4])
+    with pytest.raises(TypeError, match="x has dtype"):
+        prim.segmented_reduce(np.ones(4, np.float16), [0, 4])
+    with pytest.raises(ValueError, match="op must be one of"):
+        prim.segmented_reduce(np.ones(4, np.float32), [0, 4], op="prod")
