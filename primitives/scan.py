@@ -31,15 +31,16 @@ _SOURCE = "scan/scan.cu"
 _OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
 _BLOCK = {"hillis_steele": 256, "blelloch": 256}
 _TILE_PER_BLOCK = {"hillis_steele": 1, "blelloch": 2}
-# decoupled look-back policy: threads per block; bytes of input per thread
-_LB_BLOCK = 256
+# decoupled look-back policy: threads per block; items per thread from the accumulator's width
+# (16 of 4 bytes, 8 of 8 bytes: 32 KiB of exchange buffers per block)
+_LB_BLOCK = 512
 _LB_BYTES = 64
 _EPOCH_LIMIT = 1 << 30
 
 
 def _lb_items(in_dt, acc_dt):
-    """Items per thread: _LB_BYTES of input, at least one whole 16-byte vector of output."""
-    return max(_LB_BYTES // in_dt.itemsize, 16 // acc_dt.itemsize)
+    """Items per thread: _LB_BYTES of the wider of input and accumulator."""
+    return _LB_BYTES // max(in_dt.itemsize, acc_dt.itemsize)
 
 
 def _op(op, acc_c):

@@ -19,18 +19,18 @@ __all__ = ["segmented_scan", "segmented_reduce"]
 _SOURCE = "scan/segmented.cu"
 _OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
 _BLOCK = 256
-_BYTES = 64  # input bytes per thread
+_BYTES = 64  # bytes per thread of the wider of input and accumulator
 _MODES = {"inclusive": 0, "exclusive": 1, "reduce": 2}
 
 
-def _items(in_dt):
-    return _BYTES // in_dt.itemsize
+def _items(in_dt, acc_dt):
+    return _BYTES // max(in_dt.itemsize, acc_dt.itemsize)
 
 
 def _name(in_dt, acc_dt, op, mode, offsets):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
     return (f"segmented_lookback<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {_BLOCK}, "
-            f"{_items(in_dt)}, {_MODES[mode]}, {'true' if offsets else 'false'}>")
+            f"{_items(in_dt, acc_dt)}, {_MODES[mode]}, {'true' if offsets else 'false'}>")
 
 
 _KINDS = [("inclusive", False), ("exclusive", False), ("inclusive", True), ("exclusive", True),
@@ -50,7 +50,7 @@ def _launch_segmented(arr, n, in_dt, acc_dt, op, mode, flags, offsets, nseg, out
     fresh = plan is None
     if fresh:
         k = _loader.load(_SOURCE, _NAMES)(_name(in_dt, acc_dt, op, mode, flags is None))
-        tiles = _launch.cdiv(n, _BLOCK * _items(in_dt))
+        tiles = _launch.cdiv(n, _BLOCK * _items(in_dt, acc_dt))
         plan = _LookbackPlan(k, tiles, np.uint32, n, xp)
         # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
         words = 2 * acc_dt.itemsize // 4

@@ -189,12 +189,20 @@ __global__ void lookback_probe(unsigned* status, T* agg, T* inc, unsigned epoch,
     const T p = prim::lookback_prefix(ts, tile, prim::Sum<T>());
     if (threadIdx.x == 0) *out = p;
 }
+// The same with the segmented (non-commutative) operator on (value, head) pairs.
+__global__ void lookback_probe_segmented(unsigned* status, prim::Flagged<long long>* agg,
+                                         prim::Flagged<long long>* inc, unsigned epoch,
+                                         long long tile, prim::Flagged<long long>* out) {
+    const prim::TileStatus<prim::Flagged<long long>> ts{status, agg, inc, epoch};
+    const prim::Flagged<long long> p =
+        prim::lookback_prefix(ts, tile, prim::Segmented<prim::Sum<long long>>());
+    if (threadIdx.x == 0) *out = p;
+}
 """
 
 
-def _probe_kernel():
+def _probe_kernel(name="lookback_probe<long long>"):
     backend = _backend.get_backend()
-    name = "lookback_probe<long long>"
     if backend.is_cuda:
         import cupy
 
@@ -234,6 +242,40 @@ def test_lookback_prefix(tiles, pattern, rng):
     status = (np.uint32(epoch) << np.uint32(2)) | kind
     inc = np.where(kind == 2, inc, -(10**12))  # values never published must never be read
     assert _probe(status, agg, inc, epoch, tiles) == int(agg.sum())
+
+
+@pytest.mark.parametrize("tiles", [2, 33, 70, 100])
+def test_lookback_prefix_keeps_order(tiles, rng):
+    """The segmented operator does not commute: predecessors must fold farthest first. Pairs are
+    (value, head) with words (value lo, value hi, head, pad)."""
+    xp = _backend.get_backend().xp
+    epoch = 9
+    vals = rng.integers(-100, 100, tiles)
+    heads = (rng.random(tiles) < 0.3).astype(np.int64)
+    kind = np.where(rng.random(tiles) < 0.15, 2, 1).astype(np.uint32)
+    kind[0] = 1  # at least the farthest stays an aggregate
+    # host reference: fold (value, head) pairs in order, inclusive prefixes per tile
+    inc_vals, inc_heads, run_v, run_h = [], [], 0, 0
+    for v, h in zip(vals, heads):
+        run_v, run_h = (v if h else run_v + v), (run_h | h)
+        inc_vals.append(run_v)
+        inc_heads.append(run_h)
+
+    def pairs(values, hs):
+        words = np.zeros((tiles, 4), np.uint32)
+        words[:, :2] = np.asarray(values, np.int64).view(np.uint32).reshape(tiles, 2)
+        words[:, 2] = np.asarray(hs, np.uint32)
+        return words.reshape(-1)
+
+    status = (np.uint32(epoch) << np.uint32(2)) | kind
+    out = xp.zeros(4, np.uint32)
+    k = _probe_kernel("lookback_probe_segmented")
+    k((1,), (32,), (xp.asarray(status), xp.asarray(pairs(vals, heads)),
+                    xp.asarray(pairs(inc_vals, inc_heads)), np.uint32(epoch), np.int64(tiles),
+                    out))
+    got = to_host(out)
+    assert int(got[:2].view(np.int64)[0]) == inc_vals[-1]
+    assert int(got[2]) == inc_heads[-1]
 
 
 def test_lookback_ignores_an_older_epoch(backend):

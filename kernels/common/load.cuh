@@ -83,4 +83,53 @@ __device__ __forceinline__ void store_items(AccT* p, long long avail, bool vecto
     }
 }
 
+// Warp-striped <-> blocked exchange through shared memory, for full tiles. A warp's 32 * ITEMS
+// consecutive elements are read (written) with lane-consecutive 16-byte vectors, fully coalesced,
+// and parked in `tmp`; each lane then takes (gives) its ITEMS consecutive elements. Indices are
+// padded by one element in 32 so neither side hits the same bank twice. `tmp` holds
+// exchange_size<ITEMS>() elements of the exchanged type per warp; the 32 lanes call together.
+__device__ __forceinline__ int exchange_pad(int i) { return i + (i >> 5); }
+
+template <int ITEMS>
+__host__ __device__ constexpr int exchange_size() { return 32 * ITEMS + ITEMS; }
+
+template <class InT, class AccT, int ITEMS>
+__device__ __forceinline__ void load_striped_to_blocked(const InT* warp_base, InT* tmp,
+                                                        AccT (&items)[ITEMS]) {
+    typedef Vec16<InT> V;
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int u = 0; u < ITEMS / V::N; ++u) {
+        const int vi = u * 32 + lane;
+        const Packet<InT> pk = load16(warp_base + vi * V::N);
+#pragma unroll
+        for (int e = 0; e < V::N; ++e) tmp[exchange_pad(vi * V::N + e)] = pk.v[e];
+    }
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) items[k] = static_cast<AccT>(tmp[exchange_pad(lane * ITEMS + k)]);
+    __syncwarp();
+}
+
+template <class T, int ITEMS>
+__device__ __forceinline__ void store_blocked_to_striped(T* warp_base, T* tmp,
+                                                         const T (&items)[ITEMS]) {
+    typedef typename Vec16<T>::type V;
+    constexpr int N = Vec16<T>::N;
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) tmp[exchange_pad(lane * ITEMS + k)] = items[k];
+    __syncwarp();
+#pragma unroll
+    for (int u = 0; u < ITEMS / N; ++u) {
+        const int vi = u * 32 + lane;
+        V v;
+        T* e = reinterpret_cast<T*>(&v);
+#pragma unroll
+        for (int j = 0; j < N; ++j) e[j] = tmp[exchange_pad(vi * N + j)];
+        reinterpret_cast<V*>(warp_base)[vi] = v;
+    }
+    __syncwarp();
+}
+
 }  // namespace prim

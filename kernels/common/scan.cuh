@@ -149,7 +149,8 @@ __device__ __forceinline__ T lookback_prefix(const TileStatus<T>& ts, long long 
         // lanes beyond the nearest inclusive prefix are already counted in it
         const int stop = inclusive_lanes ? __ffs(inclusive_lanes) - 1 : WARP - 1;
         if (lane > stop) value = Op::identity();
-        prefix = op(warp_reduce(value, op), prefix);
+        // lane 0 is the nearest predecessor: fold the window farthest first (op need not commute)
+        prefix = op(warp_reduce_high_to_low(value, op), prefix);
         if (inclusive_lanes) return prefix;
         window_end -= WARP;
     }

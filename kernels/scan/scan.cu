@@ -21,13 +21,15 @@
 //   Decoupled Look-back"): one read and one write of the data. Each block takes the next tile
 //   id from an atomic counter (tiles are processed in the order blocks start, so a tile's
 //   predecessors are always running or done), loads BLOCK * ITEMS elements (ITEMS consecutive per
-//   thread, 16-byte vector loads on full tiles), reduces them, scans the per-thread totals across
-//   the block with shuffles (common/scan.cuh), publishes its aggregate, lets warp 0 look back over
-//   the predecessors' published aggregates/prefixes, publishes its inclusive prefix, and writes
-//   its outputs (16-byte vector stores on full tiles). Grid = number of tiles; tile_counter must
+//   thread; on full tiles each warp reads its 32 * ITEMS elements with coalesced 16-byte loads and
+//   exchanges them through shared memory), reduces them, scans the per-thread totals across the
+//   block with shuffles (common/scan.cuh), publishes its aggregate, lets warp 0 look back over the
+//   predecessors' published aggregates/prefixes, publishes its inclusive prefix, and writes its
+//   outputs (the same exchange in reverse, coalesced 16-byte stores). Grid = number of tiles; tile_counter must
 //   be 0 on entry and is left 0 (the block drawing the last tile id resets it); the tile status
 //   arrays hold one entry per tile and need no clearing (epochs, see common/scan.cuh). Static
-//   shared memory: BLOCK/32 + 1 accumulators. Preconditions: in/out aligned to their element size.
+//   shared memory: BLOCK/32 + 1 accumulators and the exchange buffers, (BLOCK/32) * 33 * ITEMS
+//   elements of the wider of InT/AccT. Preconditions: in/out aligned to their element size.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
@@ -125,10 +127,14 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
     static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0,
                   "scan_lookback: ITEMS must fill whole 16-byte vectors");
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int WARPS = BLOCK / prim::WARP;
+    constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
+                           prim::exchange_size<ITEMS>();
     const Op op;
-    __shared__ AccT scratch[BLOCK / prim::WARP];
+    __shared__ AccT scratch[WARPS];
     __shared__ AccT tile_prefix;
     __shared__ unsigned int tile_id;
+    __shared__ __align__(16) unsigned char exchange[WARPS][XBYTES];
 
     if (threadIdx.x == 0) {
         const unsigned t = atomicAdd(tile_counter, 1u);
@@ -137,15 +143,21 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
     }
     __syncthreads();
     const long long tile = tile_id;
-    const long long first = tile * TILE + static_cast<long long>(threadIdx.x) * ITEMS;
+    const int warp = threadIdx.x / prim::WARP;
+    const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
+    const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
     const long long avail = n - first;  // may be <= 0 in the last tile
     const bool full = (tile + 1) * TILE <= n;
     const bool aligned = ((reinterpret_cast<prim::uptr>(in) | reinterpret_cast<prim::uptr>(out))
                           & 15u) == 0;
-    const bool vector = full && aligned;
+    const bool vector = full && aligned;  // block-uniform
 
     AccT items[ITEMS];
-    prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, vector, items);
+    if (vector)
+        prim::load_striped_to_blocked<InT, AccT, ITEMS>(
+            in + warp_first, reinterpret_cast<InT*>(exchange[warp]), items);
+    else
+        prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, false, items);
     AccT thread_total = items[0];
 #pragma unroll
     for (int k = 1; k < ITEMS; ++k) thread_total = op(thread_total, items[k]);
@@ -182,5 +194,9 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
             items[k] = running;
         }
     }
-    prim::store_items<AccT, ITEMS>(out + first, avail, vector, items);
+    if (vector)
+        prim::store_blocked_to_striped<AccT, ITEMS>(
+            out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), items);
+    else
+        prim::store_items<AccT, ITEMS>(out + first, avail, false, items);
 }

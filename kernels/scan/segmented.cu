@@ -6,9 +6,12 @@
 // id and loads ITEMS consecutive elements per thread (16-byte loads on full, aligned tiles).
 // Segments come from head flags (OFFSETS = false: flags[i] != 0 starts a segment; element 0
 // always does) or from CSR-style offsets (OFFSETS = true: segment s is [offsets[s],
-// offsets[s+1]); each thread finds the segment of its first element by binary search over the
-// offsets, then walks forward, which also skips empty segments; elements outside
-// [offsets[0], offsets[nseg]) belong to no segment).
+// offsets[s+1]); thread 0 finds the segments the tile touches by two binary searches, the block
+// stages those offsets in shared memory (up to 1024; beyond, reads stay in global memory), each
+// thread finds the segment of its first element by binary search in that window, then walks
+// forward, which also skips empty segments; elements outside [offsets[0], offsets[nseg]) belong
+// to no segment). Full tiles are read and written with the coalesced warp exchange of
+// common/load.cuh.
 //   MODE 0: inclusive scan, out[i] = op over the segment's elements up to i;
 //   MODE 1: exclusive scan, the identity at each segment's first element;
 //   MODE 2: reduction, out[s] = op over segment s, written by the thread holding the segment's
@@ -16,31 +19,43 @@
 //           identity first). Offsets only.
 // Launch: grid = number of tiles (BLOCK * ITEMS elements each), BLOCK threads; tile_counter == 0
 // on entry (left 0); status words need no clearing (epochs); tile_aggregate / tile_inclusive hold
-// one Flagged<AccT> per tile. Static shared memory: BLOCK/32 + 1 pairs. Offsets: monotone,
-// nseg + 1 values (validated by the host).
+// one Flagged<AccT> per tile. Static shared memory: BLOCK/32 + 1 pairs, 1024 offsets, the
+// exchange buffers ((BLOCK/32) * 33 * ITEMS of the wider type). Offsets: monotone, nseg + 1
+// values (validated by the host).
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
 
 namespace prim {
 
-// Largest s in [-1, nseg] with offsets[s] <= i (offsets[-1] taken as -infinity).
-__device__ __forceinline__ long long segment_of(const long long* offsets, long long nseg,
-                                                long long i) {
-    long long lo = 0, hi = nseg + 1;  // first index whose offset exceeds i
-    while (lo < hi) {
-        const long long mid = (lo + hi) >> 1;
-        if (__ldg(offsets + mid) <= i) lo = mid + 1;
-        else hi = mid;
+// The offsets a tile consults: the window offsets[lo .. lo + count) staged in shared memory when
+// it fits, the global array otherwise. at(s) reads offsets[s] for s in the window.
+struct OffsetWindow {
+    const long long* global;
+    const long long* shared;  // null: use global
+    long long lo;
+    __device__ __forceinline__ long long at(long long s) const {
+        return shared ? shared[s - lo] : __ldg(global + s);
     }
-    return lo - 1;
+};
+
+// Largest s in [lo - 1, hi] with offsets[s] <= i, searching offsets[lo .. hi].
+__device__ __forceinline__ long long segment_of(const OffsetWindow& w, long long lo, long long hi,
+                                                long long i) {
+    long long a = lo, b = hi + 1;  // first index in [lo, hi + 1) whose offset exceeds i
+    while (a < b) {
+        const long long mid = (a + b) >> 1;
+        if (w.at(mid) <= i) a = mid + 1;
+        else b = mid;
+    }
+    return a - 1;
 }
 
 // Advances seg to the segment holding element i (skipping empty segments); false when i lies in
 // no segment.
-__device__ __forceinline__ bool walk_to(const long long* offsets, long long nseg, long long i,
+__device__ __forceinline__ bool walk_to(const OffsetWindow& w, long long nseg, long long i,
                                         long long& seg) {
-    while (seg < nseg && i >= __ldg(offsets + seg + 1)) ++seg;
+    while (seg < nseg && i >= w.at(seg + 1)) ++seg;
     return seg >= 0 && seg < nseg;
 }
 
@@ -54,14 +69,22 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
                    prim::Flagged<AccT>* tile_aggregate, prim::Flagged<AccT>* tile_inclusive,
                    unsigned int epoch) {
     static_assert(MODE != 2 || OFFSETS, "segmented reductions take offsets");
-    static_assert(ITEMS % prim::Vec16<InT>::N == 0, "ITEMS must fill whole 16-byte vectors");
+    static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0,
+                  "ITEMS must fill whole 16-byte vectors");
     typedef prim::Segmented<Op> SOp;
     typedef prim::Flagged<AccT> P;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int WARPS = BLOCK / prim::WARP;
+    constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
+                           prim::exchange_size<ITEMS>();
+    constexpr int WINDOW = OFFSETS ? 1024 : 1;  // offsets staged per tile
     const SOp sop;
-    __shared__ P scratch[BLOCK / prim::WARP];
+    __shared__ P scratch[WARPS];
     __shared__ P tile_prefix;
     __shared__ unsigned int tile_id;
+    __shared__ long long window_lo, window_hi;
+    __shared__ long long window[WINDOW];
+    __shared__ __align__(16) unsigned char exchange[WARPS][XBYTES];
 
     if (threadIdx.x == 0) {
         const unsigned t = atomicAdd(tile_counter, 1u);
@@ -70,23 +93,53 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     }
     __syncthreads();
     const long long tile = tile_id;
-    const long long first = tile * TILE + static_cast<long long>(threadIdx.x) * ITEMS;
+    const int warp = threadIdx.x / prim::WARP;
+    const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
+    const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
     const long long avail = n - first;
     const bool full = (tile + 1) * TILE <= n;
-    const bool aligned = (reinterpret_cast<prim::uptr>(in) & 15u) == 0;
+    const bool vector = full && ((reinterpret_cast<prim::uptr>(in) |
+                                  reinterpret_cast<prim::uptr>(out)) & 15u) == 0;
+
+    // The segments this tile touches: [lo, hi], found by two searches over all offsets; staged in
+    // shared memory when they fit.
+    prim::OffsetWindow w{offsets, nullptr, 0};
+    long long lo = 0, hi = nseg;
+    if (OFFSETS) {
+        if (threadIdx.x == 0) {
+            const prim::OffsetWindow all{offsets, nullptr, 0};
+            const long long t0 = tile * TILE;
+            const long long t1 = (t0 + TILE < n ? t0 + TILE : n) - 1;
+            window_lo = prim::segment_of(all, 0, nseg, t0);
+            window_hi = prim::segment_of(all, 0, nseg, t1);
+        }
+        __syncthreads();
+        lo = window_lo < 0 ? 0 : window_lo;
+        hi = window_hi < nseg ? window_hi + 1 : nseg;  // offsets[lo .. hi] bound the tile
+        if (hi - lo + 1 <= WINDOW) {
+            for (long long s = lo + threadIdx.x; s <= hi; s += BLOCK) window[s - lo] = __ldg(offsets + s);
+            __syncthreads();
+            w.shared = window;
+            w.lo = lo;
+        }
+    }
 
     AccT v[ITEMS];
-    prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, full && aligned, v);
+    if (vector)
+        prim::load_striped_to_blocked<InT, AccT, ITEMS>(
+            in + warp_first, reinterpret_cast<InT*>(exchange[warp]), v);
+    else
+        prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, false, v);
     bool head[ITEMS];
     long long seg_start = 0;
     if (OFFSETS) {
-        seg_start = prim::segment_of(offsets, nseg, first);
+        seg_start = first < n ? prim::segment_of(w, lo, hi, first) : nseg;
         long long seg = seg_start;
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const long long i = first + k;
-            const bool inside = i < n && prim::walk_to(offsets, nseg, i, seg);
-            head[k] = inside && i == __ldg(offsets + seg);
+            const bool inside = i < n && prim::walk_to(w, nseg, i, seg);
+            head[k] = inside && i == w.at(seg);
             if (!inside) v[k] = Op::identity();
         }
     } else {
@@ -128,7 +181,7 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
         for (int k = 0; k < ITEMS; ++k) {
             running = sop(running, P{v[k], head[k] ? 1 : 0});
             const long long i = first + k;
-            if (i < n && prim::walk_to(offsets, nseg, i, seg) && i == __ldg(offsets + seg + 1) - 1)
+            if (i < n && prim::walk_to(w, nseg, i, seg) && i == w.at(seg + 1) - 1)
                 out[seg] = running.value;
         }
     } else {
@@ -143,7 +196,10 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
                 v[k] = running.value;
             }
         }
-        prim::store_items<AccT, ITEMS>(out + first, avail,
-                                       full && (reinterpret_cast<prim::uptr>(out) & 15u) == 0, v);
+        if (vector)
+            prim::store_blocked_to_striped<AccT, ITEMS>(
+                out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), v);
+        else
+            prim::store_items<AccT, ITEMS>(out + first, avail, false, v);
     }
 }
