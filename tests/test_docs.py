@@ -11,7 +11,7 @@ EXAMPLES = sorted((DOCS / "examples").glob("*.py"))
 
 def test_examples_exist():
     names = {p.name for p in EXAMPLES}
-    assert {"reduce_basic.py", "backend_info.py"} <= names
+    assert {"reduce_basic.py", "backend_info.py", "scan_basic.py"} <= names
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
