@@ -35,22 +35,13 @@ def make(rng, n, dtype):
     return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
 
 
-def identity(op, dt):
-    if op == "sum":
-        return dt.type(0)
-    if dt.kind == "f":
-        return dt.type(np.inf if op == "min" else -np.inf)
-    info = np.iinfo(dt)
-    return dt.type(info.max if op == "min" else info.min)
-
-
 def reference(x, op, acc, exclusive):
     """Exact for integers (wrapping in acc), float64 for float sums."""
     work = np.float64 if (acc.kind == "f" and op == "sum") else acc
     with np.errstate(over="ignore"):
         inc = ACCUMULATE[op].accumulate(x.astype(work), dtype=work)
     if exclusive:
-        inc = np.concatenate([[identity(op, acc)], inc[:-1]]).astype(work)
+        inc = np.concatenate([[_dtypes.identity(op, acc)], inc[:-1]]).astype(work)
     return inc
 
 

@@ -156,4 +156,38 @@ __device__ __forceinline__ T lookback_prefix(const TileStatus<T>& ts, long long 
     }
 }
 
+// The next tile id, drawn by thread 0 from an atomic counter and broadcast through `slot` (shared
+// memory). The block drawing the last id resets the counter for the next launch (grid = tiles).
+// Call with the whole block (it contains __syncthreads).
+__device__ __forceinline__ long long next_tile(unsigned int* counter, unsigned int* slot) {
+    if (threadIdx.x == 0) {
+        const unsigned t = atomicAdd(counter, 1u);
+        if (t == gridDim.x - 1) *counter = 0u;
+        *slot = t;
+    }
+    __syncthreads();
+    return *slot;
+}
+
+// One tile's part of the protocol, run by warp 0: publish the tile's aggregate, look back for its
+// exclusive prefix, publish the inclusive prefix. Lane 0 stores the exclusive prefix in
+// *prefix_slot (shared memory); the caller __syncthreads() before reading it.
+template <class T, class Op>
+__device__ __forceinline__ void tile_lookback(const TileStatus<T>& ts, long long tile,
+                                              T aggregate, Op op, T* prefix_slot) {
+    if (tile == 0) {
+        if (threadIdx.x == 0) {
+            ts.publish(0, TILE_INCLUSIVE, aggregate);
+            *prefix_slot = Op::identity();
+        }
+        return;
+    }
+    if (threadIdx.x == 0) ts.publish(tile, TILE_AGGREGATE, aggregate);
+    const T before = lookback_prefix(ts, tile, op);
+    if (threadIdx.x == 0) {
+        ts.publish(tile, TILE_INCLUSIVE, op(before, aggregate));
+        *prefix_slot = before;
+    }
+}
+
 }  // namespace prim

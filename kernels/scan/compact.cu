@@ -30,13 +30,7 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
     __shared__ long long tile_prefix;
     __shared__ unsigned int tile_id;
 
-    if (threadIdx.x == 0) {
-        const unsigned t = atomicAdd(tile_counter, 1u);
-        if (t == gridDim.x - 1) *tile_counter = 0u;
-        tile_id = t;
-    }
-    __syncthreads();
-    const long long tile = tile_id;
+    const long long tile = prim::next_tile(tile_counter, &tile_id);
     const long long first = tile * TILE + static_cast<long long>(threadIdx.x) * ITEMS;
     const long long avail = n - first;
     const bool full = (tile + 1) * TILE <= n;
@@ -76,18 +70,8 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
     const long long before = prim::block_exclusive_scan<BLOCK>(selected, op, scratch, aggregate);
     const prim::TileStatus<long long> ts{tile_status, tile_aggregate, tile_inclusive, epoch};
     if (threadIdx.x < prim::WARP) {
-        long long prefix = 0;
-        if (tile == 0) {
-            if (threadIdx.x == 0) ts.publish(0, prim::TILE_INCLUSIVE, aggregate);
-        } else {
-            if (threadIdx.x == 0) ts.publish(tile, prim::TILE_AGGREGATE, aggregate);
-            prefix = prim::lookback_prefix(ts, tile, op);
-            if (threadIdx.x == 0) ts.publish(tile, prim::TILE_INCLUSIVE, prefix + aggregate);
-        }
-        if (threadIdx.x == 0) {
-            tile_prefix = prefix;
-            if (tile == gridDim.x - 1) *count = prefix + aggregate;
-        }
+        prim::tile_lookback(ts, tile, aggregate, op, &tile_prefix);
+        if (threadIdx.x == 0 && tile == gridDim.x - 1) *count = tile_prefix + aggregate;
     }
     __syncthreads();
     long long pos = tile_prefix + before;

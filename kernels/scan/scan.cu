@@ -136,13 +136,7 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
     __shared__ unsigned int tile_id;
     __shared__ __align__(16) unsigned char exchange[WARPS][XBYTES];
 
-    if (threadIdx.x == 0) {
-        const unsigned t = atomicAdd(tile_counter, 1u);
-        if (t == gridDim.x - 1) *tile_counter = 0u;  // the last id: every block has drawn
-        tile_id = t;
-    }
-    __syncthreads();
-    const long long tile = tile_id;
+    const long long tile = prim::next_tile(tile_counter, &tile_id);
     const int warp = threadIdx.x / prim::WARP;
     const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
     const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
@@ -166,21 +160,7 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
     AccT prefix = prim::block_exclusive_scan<BLOCK>(thread_total, op, scratch, aggregate);
 
     const prim::TileStatus<AccT> ts{tile_status, tile_aggregate, tile_inclusive, epoch};
-    if (threadIdx.x < prim::WARP) {  // warp 0: publish, look back, publish
-        if (tile == 0) {
-            if (threadIdx.x == 0) {
-                ts.publish(0, prim::TILE_INCLUSIVE, aggregate);
-                tile_prefix = Op::identity();
-            }
-        } else {
-            if (threadIdx.x == 0) ts.publish(tile, prim::TILE_AGGREGATE, aggregate);
-            const AccT before = prim::lookback_prefix(ts, tile, op);
-            if (threadIdx.x == 0) {
-                ts.publish(tile, prim::TILE_INCLUSIVE, op(before, aggregate));
-                tile_prefix = before;
-            }
-        }
-    }
+    if (threadIdx.x < prim::WARP) prim::tile_lookback(ts, tile, aggregate, op, &tile_prefix);
     __syncthreads();
     AccT running = op(tile_prefix, prefix);
 #pragma unroll

@@ -86,13 +86,7 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     __shared__ long long window[WINDOW];
     __shared__ __align__(16) unsigned char exchange[WARPS][XBYTES];
 
-    if (threadIdx.x == 0) {
-        const unsigned t = atomicAdd(tile_counter, 1u);
-        if (t == gridDim.x - 1) *tile_counter = 0u;
-        tile_id = t;
-    }
-    __syncthreads();
-    const long long tile = tile_id;
+    const long long tile = prim::next_tile(tile_counter, &tile_id);
     const int warp = threadIdx.x / prim::WARP;
     const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
     const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
@@ -157,21 +151,7 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     const P before = prim::block_exclusive_scan<BLOCK>(thread_total, sop, scratch, aggregate);
 
     const prim::TileStatus<P> ts{tile_status, tile_aggregate, tile_inclusive, epoch};
-    if (threadIdx.x < prim::WARP) {
-        if (tile == 0) {
-            if (threadIdx.x == 0) {
-                ts.publish(0, prim::TILE_INCLUSIVE, aggregate);
-                tile_prefix = SOp::identity();
-            }
-        } else {
-            if (threadIdx.x == 0) ts.publish(tile, prim::TILE_AGGREGATE, aggregate);
-            const P p = prim::lookback_prefix(ts, tile, sop);
-            if (threadIdx.x == 0) {
-                ts.publish(tile, prim::TILE_INCLUSIVE, sop(p, aggregate));
-                tile_prefix = p;
-            }
-        }
-    }
+    if (threadIdx.x < prim::WARP) prim::tile_lookback(ts, tile, aggregate, sop, &tile_prefix);
     __syncthreads();
 
     P running = sop(tile_prefix, before);
