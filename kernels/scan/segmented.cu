@@ -6,7 +6,7 @@
 // id and loads ITEMS consecutive elements per thread (16-byte loads on full, aligned tiles).
 // Segments come from head flags (OFFSETS = false: flags[i] != 0 starts a segment; element 0
 // always does) or from CSR-style offsets (OFFSETS = true: segment s is [offsets[s],
-// offsets[s+1]); thread 0 finds the segments the tile touches by two binary searches, the block
+// offsets[s+1]); warp 0 finds the segments the tile touches by two 32-ary searches, the block
 // stages those offsets in shared memory (up to 1024; beyond, reads stay in global memory), each
 // thread finds the segment of its first element by binary search in that window, then walks
 // forward, which also skips empty segments; elements outside [offsets[0], offsets[nseg]) belong
@@ -49,6 +49,27 @@ __device__ __forceinline__ long long segment_of(const OffsetWindow& w, long long
         else b = mid;
     }
     return a - 1;
+}
+
+// The same search over the whole global array by one warp, 32 probes per step: about log32(nseg)
+// dependent loads instead of log2(nseg). The 32 lanes call together; all get the answer.
+__device__ __forceinline__ long long warp_segment_of(const long long* offsets, long long nseg,
+                                                     long long i) {
+    const int lane = threadIdx.x % WARP;
+    long long a = 0, b = nseg + 1;  // the first index whose offset exceeds i lies in [a, b]
+    while (b - a > WARP) {
+        const long long step = (b - a + WARP - 1) / WARP;
+        const long long probe = a + lane * step;
+        const bool le = probe < b && __ldg(offsets + probe) <= i;
+        const int below = __popc(__ballot_sync(FULL_MASK, le));  // probes left of the answer
+        if (below == 0) return a - 1;
+        const long long next_b = a + below * step;
+        a = a + (below - 1) * step + 1;
+        if (next_b < b) b = next_b;
+    }
+    const long long probe = a + lane;
+    const bool le = probe < b && __ldg(offsets + probe) <= i;
+    return a + __popc(__ballot_sync(FULL_MASK, le)) - 1;
 }
 
 // Advances seg to the segment holding element i (skipping empty segments); false when i lies in
@@ -100,12 +121,15 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     prim::OffsetWindow w{offsets, nullptr, 0};
     long long lo = 0, hi = nseg;
     if (OFFSETS) {
-        if (threadIdx.x == 0) {
-            const prim::OffsetWindow all{offsets, nullptr, 0};
+        if (threadIdx.x < prim::WARP) {  // warp 0 searches, 32 probes per step
             const long long t0 = tile * TILE;
             const long long t1 = (t0 + TILE < n ? t0 + TILE : n) - 1;
-            window_lo = prim::segment_of(all, 0, nseg, t0);
-            window_hi = prim::segment_of(all, 0, nseg, t1);
+            const long long a = prim::warp_segment_of(offsets, nseg, t0);
+            const long long b = prim::warp_segment_of(offsets, nseg, t1);
+            if (threadIdx.x == 0) {
+                window_lo = a;
+                window_hi = b;
+            }
         }
         __syncthreads();
         lo = window_lo < 0 ? 0 : window_lo;
