@@ -1,0 +1,714 @@
+"""SpMV family vs the SciPy oracle: every variant x dtype x suite matrix, awkward shapes, the
+formats and their conversions, hypothesis properties, and one test per error branch.
+
+Results are checked elementwise against SciPy's float64 product with the bound of
+``primitives.spmv.reference``: row r may be off by gamma(nnz_r + 2) * (|alpha| |A| |x| +
+|beta| |y|)_r, gamma(d) = d u / (1 - d u), whatever order the kernel adds in.
+"""
+
+import functools
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import primitives as prim
+from primitives import _sparse_suite as suite
+from primitives import sparse
+from primitives.spmv import FORMAT_OF, VARIANTS, choose_variant, matches, reference
+
+from conftest import to_host
+
+S = sys.modules["primitives.spmv"]  # the module (``primitives.spmv`` is the function)
+DTYPES = [np.float32, np.float64]
+MERGE_TILE = int(np.prod(S._MERGE_POLICY[np.dtype(np.float32)]))  # the shapes are float32
+COO_TILE = S._COO_BLOCK * S._COO_ITEMS
+FIX_TILE = S._FIX_BLOCK * S._FIX_ITEMS
+
+
+@functools.lru_cache(maxsize=None)
+def suite_matrix(name, dtype):
+    data, indices, indptr, shape = suite.csr_arrays(name, np.dtype(dtype))
+    return sps.csr_matrix((data, indices, indptr), shape=shape)
+
+
+def vec(rng, n, dtype):
+    v = rng.uniform(-1.0, 1.0, n).astype(dtype)
+    v[v == 0] = dtype(0.25)
+    return v
+
+
+def to_format(A, fmt, **kw):
+    if fmt == "ell":
+        return sparse.ELL(A, max_fill=None, **kw)
+    return {"csr": sparse.CSR, "coo": sparse.COO, "hyb": sparse.HYB}[fmt](A, **kw)
+
+
+def check(got, A, x, dtype, *, y=None, alpha=1.0, beta=0.0, what=""):
+    A64 = A.tocsr().copy().astype(np.float64)  # a private copy: sum_duplicates sorts in place
+    A64.sum_duplicates()
+    want, bound = reference(A64, np.asarray(x), y=y, alpha=alpha, beta=beta, dtype=dtype)
+    got = to_host(got)
+    ok, i = matches(got, want, bound)
+    assert ok, f"{what}: row {i}: got {got[i]!r}, want {want[i]!r} (bound {bound[i]:.3g})"
+
+
+# ---- every variant x dtype x suite matrix ----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", suite.SUITE)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_suite(variant, dtype, name, rng, schedule):
+    A = suite_matrix(name, dtype)
+    M = to_format(A, FORMAT_OF[variant])
+    x = vec(rng, A.shape[1], dtype)
+    got = prim.spmv(M, x, variant=variant)
+    assert isinstance(got, np.ndarray) and got.dtype == dtype and got.shape == (A.shape[0],)
+    check(got, A, x, dtype, what=f"{variant} {name}")
+
+
+@pytest.mark.parametrize("name", ["powerlaw", "dense_rows", "stencil27"])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_int64_indices(variant, name, rng):
+    A = suite_matrix(name, np.float64)
+    M = to_format(A, FORMAT_OF[variant], index_dtype=np.int64)
+    assert M.index_dtype == np.int64
+    x = vec(rng, A.shape[1], np.float64)
+    check(prim.spmv(M, x, variant=variant), A, x, np.float64, what=f"{variant} {name} int64")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("variant", VARIANTS + ("auto",))
+def test_alpha_beta_in_place(variant, dtype, rng):
+    A = suite_matrix("powerlaw", dtype)
+    x = vec(rng, A.shape[1], dtype)
+    y0 = vec(rng, A.shape[0], dtype)
+    y = y0.copy()
+    M = to_format(A, FORMAT_OF.get(variant, "csr"))
+    out = prim.spmv(M, x, y=y, alpha=-1.5, beta=0.75, variant=variant)
+    assert out is y
+    check(y, A, x, dtype, y=y0, alpha=-1.5, beta=0.75, what=variant)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_beta_zero_does_not_read_y(variant, rng):
+    A = suite_matrix("empty_rows", np.float32)
+    x = vec(rng, A.shape[1], np.float32)
+    y = np.full(A.shape[0], np.nan, np.float32)
+    prim.spmv(to_format(A, FORMAT_OF[variant]), x, y=y, alpha=2.0, variant=variant)
+    check(y, A, x, np.float32, alpha=2.0, what=variant)
+    assert not np.isnan(y).any()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_alpha_zero_and_beta_one(variant, rng):
+    A = suite_matrix("uniform", np.float64)
+    x = vec(rng, A.shape[1], np.float64)
+    y0 = vec(rng, A.shape[0], np.float64)
+    y = y0.copy()
+    prim.spmv(to_format(A, FORMAT_OF[variant]), x, y=y, alpha=0.0, beta=1.0, variant=variant)
+    np.testing.assert_array_equal(y, y0)
+
+
+# ---- awkward shapes ----------------------------------------------------------------------------
+
+
+def _random_csr(rng, m, n, per_row, dtype=np.float32):
+    rows = np.repeat(np.arange(m), per_row)
+    cols = rng.integers(0, max(n, 1), rows.size) if n else np.zeros(0, int)
+    A = sps.coo_matrix((vec(rng, rows.size, dtype), (rows, cols)), shape=(m, n)).tocsr()
+    A.sum_duplicates()
+    return A
+
+
+def _long_row(rng, length, m=5, n=None):
+    """Row 2 of m holds ``length`` entries (spanning many tiles), the others a few."""
+    n = n or length + 7
+    dense = sps.csr_matrix((vec(rng, length, np.float32), (np.full(length, 2), np.arange(length))),
+                           shape=(m, n))
+    return (dense + _random_csr(rng, m, n, 3)).tocsr()
+
+
+def _path(rng, m, total):
+    """m rows and total - m nonzeros: a merge path of exactly ``total`` items."""
+    nnz = total - m
+    rows = np.sort(rng.integers(0, m, nnz))
+    A = sps.csr_matrix((vec(rng, nnz, np.float32), (rows, np.zeros(nnz, int))), shape=(m, 1))
+    A = sps.csr_matrix((A.data, rng.integers(0, 3000, A.nnz), A.indptr), shape=(m, 3000))
+    A.sum_duplicates()
+    if A.nnz != nnz:  # columns collided: spread them out
+        A = sps.csr_matrix((vec(rng, nnz, np.float32), np.arange(nnz) % 3000,
+                            np.searchsorted(rows, np.arange(m + 1))), shape=(m, 3000))
+    return A
+
+
+SHAPES = {
+    "0x0": lambda rng: sps.csr_matrix((0, 0), dtype=np.float32),
+    "0x5": lambda rng: sps.csr_matrix((0, 5), dtype=np.float32),
+    "5x0": lambda rng: sps.csr_matrix((5, 0), dtype=np.float32),
+    "1x1": lambda rng: sps.csr_matrix(np.array([[0.5]], np.float32)),
+    "1x1 empty": lambda rng: sps.csr_matrix((1, 1), dtype=np.float32),
+    "all empty": lambda rng: sps.csr_matrix((100, 70), dtype=np.float32),
+    "single column": lambda rng: _random_csr(rng, 300, 1, 1),
+    "single row": lambda rng: _random_csr(rng, 1, 5000, 4000),
+    "last row only": lambda rng: sps.csr_matrix(
+        (vec(rng, 3, np.float32), ([99, 99, 99], [0, 5, 9])), shape=(100, 10)),
+    "31 rows": lambda rng: _random_csr(rng, 31, 40, 3),
+    "33 rows": lambda rng: _random_csr(rng, 33, 40, 3),
+    "257 rows": lambda rng: _random_csr(rng, 257, 300, 2),
+    "long row": lambda rng: _long_row(rng, 3 * COO_TILE + 5),
+    "hot row, many tiles": lambda rng: _long_row(rng, 5 * MERGE_TILE, m=3000),
+    "path = tile": lambda rng: _path(rng, 300, MERGE_TILE),
+    "path = tile + 1": lambda rng: _path(rng, 300, MERGE_TILE + 1),
+    "path = 2 tiles - 1": lambda rng: _path(rng, 700, 2 * MERGE_TILE - 1),
+    "nnz = COO tile": lambda rng: _random_csr(rng, 1024, 500, 2),
+    "nnz = COO tile + 1": lambda rng: _long_row(rng, COO_TILE - 14, m=5, n=COO_TILE),
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_awkward_shapes(variant, shape, rng):
+    A = SHAPES[shape](rng)
+    x = vec(rng, A.shape[1], np.float32)
+    y0 = vec(rng, A.shape[0], np.float32)
+    M = to_format(A, FORMAT_OF[variant])
+    got = prim.spmv(M, x, variant=variant)
+    assert got.shape == (A.shape[0],) and got.dtype == np.float32
+    check(got, A, x, np.float32, what=f"{variant} {shape}")
+    y = y0.copy()
+    prim.spmv(M, x, y=y, alpha=0.5, beta=-2.0, variant=variant)
+    check(y, A, x, np.float32, y=y0, alpha=0.5, beta=-2.0, what=f"{variant} {shape} beta")
+
+
+def test_awkward_shapes_hit_the_tile_edges():
+    rng = np.random.default_rng(0)
+    for name, total in (("path = tile", MERGE_TILE), ("path = tile + 1", MERGE_TILE + 1)):
+        A = SHAPES[name](rng)
+        assert sum(A.shape[0:1]) + A.nnz == total
+    assert SHAPES["nnz = COO tile"](rng).nnz <= COO_TILE
+    A = SHAPES["hot row, many tiles"](rng)
+    assert np.diff(A.indptr).max() > 4 * MERGE_TILE
+
+
+# ---- the reduction by key and its multi-level carry fix-up ----------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("pattern", ["hot key", "mixed", "sentinels"])
+def test_carry_fixup_levels(pattern, dtype, rng, schedule, backend):
+    """Carries longer than two fix-up tiles take two levels of the fix-up; the sums must match
+    numpy.add.at whatever the keys' runs are."""
+    n = 2 * FIX_TILE + 777
+    m = 50
+    if pattern == "hot key":
+        keys = np.full(n, 17)
+        keys[:100] = 3
+        keys[-5:] = 40
+    elif pattern == "mixed":
+        keys = np.sort(rng.integers(0, m, n))
+    else:  # "no row" (-1) items, as carries have them: whole runs, never inside a row's run
+        keys = np.sort(rng.integers(0, m, n))
+        keys[keys % 3 == 1] = -1
+    vals = vec(rng, n, dtype)
+    y0 = vec(rng, m, dtype)
+    want = y0.astype(np.float64)
+    np.add.at(want, keys[keys >= 0], 2.0 * vals[keys >= 0].astype(np.float64))
+    xp = backend.xp
+    chain = S._fixup_chain(n, np.dtype(dtype), np.dtype(np.int32), xp)
+    assert len(chain) == 2
+    y = xp.asarray(y0)
+    S._run_fixup(chain, xp.asarray(keys.astype(np.int32)), xp.asarray(vals), dtype(2.0), y)
+    y = to_host(y)
+    counts = np.bincount(keys[keys >= 0], minlength=m) + 1
+    u = np.finfo(dtype).eps / 2
+    bound = counts * 2 * u * (np.abs(want) + 2 * np.bincount(
+        keys[keys >= 0], np.abs(vals[keys >= 0]).astype(np.float64), minlength=m)) + 1e-300
+    assert np.all(np.abs(y - want) <= bound)
+
+
+def test_deterministic(rng):
+    A = suite_matrix("powerlaw", np.float32)
+    x = vec(rng, A.shape[1], np.float32)
+    for v in VARIANTS:
+        M = to_format(A, FORMAT_OF[v])
+        a, b = prim.spmv(M, x, variant=v), prim.spmv(M, x, variant=v)
+        assert a.tobytes() == b.tobytes(), v
+
+
+# ---- hypothesis ------------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), m=st.integers(0, 300), n=st.integers(0, 300),
+       density=st.floats(0, 0.3), dtype=st.sampled_from(DTYPES),
+       variant=st.sampled_from(VARIANTS + ("auto",)),
+       alpha=st.floats(-4, 4), beta=st.sampled_from([0.0, 1.0, -0.5]),
+       dup=st.booleans())
+def test_property_matches_scipy(data, m, n, density, dtype, variant, alpha, beta, dup):
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    nnz = int(density * m * n)
+    rows, cols = rng.integers(0, max(m, 1), nnz), rng.integers(0, max(n, 1), nnz)
+    if dup and nnz:  # repeated coordinates: summed on the way in, as SciPy does
+        rows, cols = np.r_[rows, rows[: nnz // 2]], np.r_[cols, cols[: nnz // 2]]
+    A = sps.coo_matrix((vec(rng, rows.size, dtype), (rows, cols)), shape=(m, n))
+    x = vec(rng, n, dtype)
+    y0 = vec(rng, m, dtype)
+    y = y0.copy() if beta else None
+    fmt = FORMAT_OF.get(variant, "csr")
+    got = prim.spmv(A if fmt == "csr" else to_format(A, fmt), x, y=y, alpha=alpha, beta=beta,
+                    variant=variant)
+    check(got, A.tocsr(), x, dtype, y=y0, alpha=alpha, beta=beta, what=variant)
+
+
+# ---- the formats -----------------------------------------------------------------------------
+
+
+def _same(M, A):
+    B = M.to_scipy().tocsr()
+    C = A.tocsr()
+    C.sum_duplicates()
+    assert B.shape == C.shape and B.dtype == C.dtype
+    assert (B != C).nnz == 0
+    np.testing.assert_array_equal(B.indptr, C.indptr)
+    np.testing.assert_array_equal(B.indices, C.indices)
+
+
+@pytest.mark.parametrize("name", suite.SUITE)
+@pytest.mark.parametrize("fmt", sparse.FORMATS)
+def test_round_trip(fmt, name):
+    A = suite_matrix(name, np.float64)
+    M = to_format(A, fmt)
+    assert M.format == fmt and M.shape == A.shape and M.nnz == A.nnz
+    _same(M, A)
+    _same(M.to_csr(), A)
+
+
+@pytest.mark.parametrize("name", ["powerlaw", "empty_rows", "dense_rows"])
+def test_conversion_chain(name):
+    A = suite_matrix(name, np.float32)
+    M = sparse.CSR(A)
+    for step in (lambda M: M.to_ell(max_fill=None), lambda M: M.to_hyb(), lambda M: M.to_coo(),
+                 lambda M: M.to_hyb(width=1), lambda M: M.to_ell(max_fill=None),
+                 lambda M: M.to_coo(), lambda M: M.to_csr()):
+        M = step(M)
+        _same(M, A)
+    assert isinstance(M, sparse.CSR)
+
+
+def test_duplicates_summed_and_sorted():
+    rows = np.array([2, 0, 2, 1, 2, 0])
+    cols = np.array([3, 1, 0, 2, 3, 1])
+    A = sps.coo_matrix((np.arange(1, 7, dtype=np.float32), (rows, cols)), shape=(3, 4))
+    M = sparse.CSR(A)
+    np.testing.assert_array_equal(to_host(M.indptr), [0, 1, 2, 4])
+    np.testing.assert_array_equal(to_host(M.indices), [1, 2, 0, 3])
+    np.testing.assert_array_equal(to_host(M.data), [2 + 6, 4, 3, 1 + 5])
+    assert A.nnz == 6  # the caller's matrix is untouched
+    for fmt in sparse.FORMATS:
+        _same(to_format(A, fmt), A)
+
+
+@pytest.mark.parametrize("make", [sps.csc_matrix, sps.lil_matrix, sps.dia_matrix, sps.bsr_matrix,
+                                  sps.csr_array, sps.coo_array, sps.dok_matrix])
+def test_any_scipy_format(make, rng):
+    A = suite_matrix("banded", np.float64)
+    B = make(A)
+    x = vec(rng, A.shape[1], np.float64)
+    check(prim.spmv(B, x), A, x, np.float64, what=make.__name__)
+
+
+def test_row_stats():
+    for name in suite.SUITE:
+        A = suite_matrix(name, np.float32)
+        lengths = np.diff(A.indptr)
+        for fmt in sparse.FORMATS:
+            s = to_format(A, fmt).row_stats()
+            assert s.rows == A.shape[0] and s.nnz == A.nnz and s.max == lengths.max()
+            assert s.empty == np.count_nonzero(lengths == 0)
+            assert s.mean == pytest.approx(lengths.mean())
+            assert s.cv == pytest.approx(lengths.std() / lengths.mean())
+            full = lengths > 0
+            spans = A.indices[A.indptr[1:][full] - 1] - A.indices[A.indptr[:-1][full]] + 1
+            assert s.span == pytest.approx(spans.mean() / A.shape[1])
+    s = sparse.CSR(sps.csr_matrix((0, 3), dtype=np.float32)).row_stats()
+    assert (s.rows, s.nnz, s.mean, s.max, s.cv, s.empty, s.span) == (0, 0, 0.0, 0, 0.0, 0, 0.0)
+    s = sparse.CSR(sps.csr_matrix((4, 3), dtype=np.float32)).row_stats()
+    assert (s.rows, s.nnz, s.mean, s.max, s.cv, s.empty, s.span) == (4, 0, 0.0, 0, 0.0, 4, 0.0)
+    s = sparse.CSR(sps.csr_matrix(np.array([[0, 1, 0, 1], [0, 0, 0, 0]], np.float32))).row_stats()
+    assert (s.max, s.empty, s.span) == (2, 1, 0.75)
+
+
+def test_nbytes():
+    A = suite_matrix("powerlaw", np.float64)
+    m, nnz = A.shape[0], A.nnz
+    assert sparse.CSR(A).nbytes == (m + 1) * 4 + nnz * (4 + 8)
+    assert sparse.COO(A).nbytes == nnz * (4 + 4 + 8)
+    assert sparse.CSR(A, index_dtype=np.int64).nbytes == (m + 1) * 8 + nnz * (8 + 8)
+    E = sparse.ELL(A, max_fill=None)
+    ld = -(-m // 32) * 32
+    assert (E.width, E.ld) == (np.diff(A.indptr).max(), ld)
+    assert E.nbytes == E.width * ld * (4 + 8)
+    H = sparse.HYB(A)
+    assert H.nbytes == H.width * ld * 12 + H.coo.nnz * 16
+    assert H.ell.nnz + H.coo.nnz == nnz
+
+
+def test_ell_layout():
+    A = sps.csr_matrix(np.array([[0, 2, 0, 3], [0, 0, 0, 0], [5, 0, 0, 0]], np.float32))
+    E = sparse.ELL(A)
+    assert (E.width, E.ld) == (2, 32)
+    cols, data = to_host(E.cols), to_host(E.data)
+    np.testing.assert_array_equal(cols[:, :3], [[1, -1, 0], [3, -1, -1]])
+    np.testing.assert_array_equal(data[:, :3], [[2, 0, 5], [3, 0, 0]])
+    assert (cols[:, 3:] == -1).all() and (data[:, 3:] == 0).all()
+    assert sparse.ELL(A, width=5).width == 5
+
+
+def test_hyb_width_rule():
+    lengths = np.array([0, 1, 1, 2, 3, 3, 4, 9, 50])  # 9 rows: at least 3 must fill the ELL part
+    assert sparse.hyb_width(lengths) == 4  # rows of 4, 9 and 50 entries
+    assert sparse.hyb_width(np.zeros(0, np.int64)) == 0
+    assert sparse.hyb_width(np.array([7])) == 7
+    A = suite_matrix("powerlaw", np.float32)
+    H = sparse.HYB(A)
+    lengths = np.diff(A.indptr)
+    assert np.count_nonzero(lengths >= H.width) >= A.shape[0] / 3
+    assert np.count_nonzero(lengths >= H.width + 1) < A.shape[0] / 3
+
+
+@pytest.mark.parametrize("width", [0, 1, 5, 400])
+def test_hyb_explicit_width(width, rng):
+    A = suite_matrix("powerlaw", np.float32)
+    H = sparse.HYB(A, width=width)
+    assert H.width == width
+    _same(H, A)
+    x = vec(rng, A.shape[1], np.float32)
+    check(prim.spmv(H, x), A, x, np.float32, what=f"hyb width {width}")
+
+
+def test_index_dtypes():
+    A = suite_matrix("banded", np.float32)
+    assert sparse.CSR(A).index_dtype == np.int32
+    assert sparse.CSR(A, index_dtype=np.int64).indices.dtype == np.int64
+    big = 2**31
+    assert sparse._index_dtype(None, 10, 10, big, func="t") == np.int64
+    assert sparse._index_dtype(None, big, 10, 0, func="t") == np.int64
+    assert sparse._index_dtype(None, 10, big, 0, func="t") == np.int64
+    assert sparse._index_dtype(None, 10, 10, big - 1, func="t") == np.int32
+    M = sparse.CSR(sparse.CSR(A), index_dtype=np.int64)
+    assert M.index_dtype == np.int64 and sparse.COO(M).index_dtype == np.int64
+
+
+def test_astype(rng):
+    A = suite_matrix("powerlaw", np.float32)
+    for fmt in sparse.FORMATS:
+        M = to_format(A, fmt)
+        D = M.astype(np.float64)
+        assert D.dtype == np.float64 and M.astype(np.float32) is M
+        _same(D, A.astype(np.float64))
+
+
+def test_mixed_dtypes_follow_scipy(rng):
+    A = suite_matrix("banded", np.float32)
+    for xdt in (np.float64, np.int32, np.int64, np.float16, np.uint8):
+        x = rng.integers(1, 5, A.shape[1]).astype(xdt)
+        got = prim.spmv(A, x)
+        assert got.dtype == (A @ x).dtype, xdt
+        check(got, A, x, got.dtype.type, what=str(xdt))
+
+
+def test_repr():
+    r = repr(sparse.HYB(suite_matrix("banded", np.float32)))
+    assert r.startswith("<primitives.sparse.HYB 1500x1500") and "float32" in r
+
+
+def test_host_x_non_contiguous_and_lists(rng):
+    A = suite_matrix("uniform", np.float64)
+    base = vec(rng, 2 * A.shape[1], np.float64)
+    x = base[::2]
+    check(prim.spmv(A, x), A, x, np.float64, what="strided x")
+    y0 = vec(rng, 2 * A.shape[0], np.float64)
+    y = y0.copy()
+    prim.spmv(A, x, y=y[::2], beta=1.0)  # strided y: written back in place
+    check(y[::2], A, x, np.float64, y=y0[::2], beta=1.0, what="strided y")
+    np.testing.assert_array_equal(y[1::2], y0[1::2])
+    small = sps.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    np.testing.assert_array_equal(prim.spmv(small, [1, 1]), [3.0, 3.0])
+
+
+# ---- auto -------------------------------------------------------------------------------------
+
+
+def test_auto_rule():
+    # even and local: csr_vector; skewed, long rows, empty rows or scattered columns: merge_path
+    want = {"poisson2d": "csr_vector", "banded": "csr_vector", "uniform": "merge_path",
+            "powerlaw": "merge_path", "dense_rows": "merge_path", "empty_rows": "merge_path",
+            "stencil27": "merge_path"}  # at test size the 27-point rows span 20% of x
+    for name, v in want.items():
+        A = suite_matrix(name, np.float32)
+        assert choose_variant(A) == v, name
+        assert choose_variant(sparse.CSR(A)) == v, name
+    assert sparse.CSR(suite_matrix("stencil27", np.float32)).row_stats().span > S._LOCAL_SPAN
+    full = suite._params_for_rows("stencil27", 1 << 16)["k"]  # a larger grid is local
+    ip, ix, shape = suite.stencil27(np, full)
+    big = sps.csr_matrix((np.ones(ix.size, np.float32), ix, ip), shape=shape)
+    assert choose_variant(big) == "csr_vector"
+    A = suite_matrix("banded", np.float32)
+    assert choose_variant(sparse.ELL(A)) == "ell"
+    assert choose_variant(sparse.COO(A)) == "coo"
+    assert choose_variant(sparse.HYB(A)) == "hyb"
+    assert choose_variant(sps.csr_matrix((4, 4), dtype=np.float32)) == "csr_scalar"
+
+
+def test_auto_runs_the_chosen_variant(monkeypatch, rng):
+    calls = []
+    for v, fn in list(S._RUN.items()):
+        monkeypatch.setitem(S._RUN, v, lambda *a, v=v, fn=fn: calls.append(v) or fn(*a))
+    for name in ("poisson2d", "powerlaw"):
+        A = suite_matrix(name, np.float32)
+        prim.spmv(A, vec(rng, A.shape[1], np.float32))
+    assert calls == ["csr_vector", "merge_path"]
+
+
+def test_vector_lanes():
+    f32 = [S.vector_lanes(m, np.float32) for m in (0, 5, 7.9, 8, 27, 47, 48, 100, 200, 1000)]
+    assert f32 == [2, 2, 2, 4, 4, 4, 4, 16, 32, 32]
+    f64 = [S.vector_lanes(m, np.float64) for m in (0, 4, 5, 13, 27, 64, 1000)]
+    assert f64 == [2, 2, 4, 8, 16, 32, 32]
+
+
+def test_variant_converts_the_format(rng):
+    A = suite_matrix("poisson2d", np.float32)
+    x = vec(rng, A.shape[1], np.float32)
+    for M in (sparse.ELL(A), sparse.COO(A), sparse.HYB(A), sparse.CSR(A)):
+        for v in VARIANTS:
+            check(prim.spmv(M, x, variant=v), A, x, np.float32, what=f"{M.format} -> {v}")
+
+
+# ---- errors: one test per branch ---------------------------------------------------------------
+
+
+def _A():
+    return suite_matrix("banded", np.float32)
+
+
+@pytest.mark.parametrize("bad", [np.ones((3, 3), np.float32), "A", None, [[1.0]]])
+def test_A_not_sparse(bad):
+    with pytest.raises(TypeError, match="A must be a scipy.sparse"):
+        prim.spmv(bad, np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="A must be a scipy.sparse"):
+        sparse.ELL(bad)
+
+
+@pytest.mark.parametrize("dt", [np.int32, np.complex64, np.float16, np.bool_])
+def test_A_dtype(dt):
+    with pytest.raises(TypeError, match=r"A has dtype"):
+        prim.spmv(sps.eye(3, dtype=dt, format="csr"), np.ones(3, np.float32))
+
+
+def test_A_not_2d():
+    A = sps.coo_array(np.array([1.0, 0.0, 2.0]))
+    with pytest.raises(ValueError, match="A must be 2-D"):
+        sparse.CSR(A)
+
+
+@pytest.mark.parametrize("bad", ["x", None, {"a": 1}])
+def test_x_not_array(bad):
+    with pytest.raises(TypeError, match="x must be"):
+        prim.spmv(_A(), bad)
+
+
+def test_x_not_1d():
+    with pytest.raises(ValueError, match="x must be 1-D"):
+        prim.spmv(_A(), np.ones((1500, 1), np.float32))
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.bool_])
+def test_x_dtype(dt):
+    with pytest.raises(TypeError, match="x has dtype"):
+        prim.spmv(_A(), np.ones(1500, dt))
+
+
+def test_result_dtype():
+    with pytest.raises(TypeError, match="supported result dtypes"):
+        prim.spmv(_A(), np.ones(1500, np.longdouble))
+
+
+def test_x_length():
+    with pytest.raises(ValueError, match="x has length 1499, A has 1500 columns"):
+        prim.spmv(_A(), np.ones(1499, np.float32))
+    with pytest.raises(ValueError, match="x has length 0"):
+        prim.spmv(sps.csr_matrix((0, 3), dtype=np.float32), np.ones(0, np.float32))
+
+
+def test_y_not_array():
+    with pytest.raises(TypeError, match="y must be a NumPy or CuPy array"):
+        prim.spmv(_A(), np.ones(1500, np.float32), y=[0.0] * 1500)
+
+
+def test_y_not_1d():
+    with pytest.raises(ValueError, match="y must be 1-D"):
+        prim.spmv(_A(), np.ones(1500, np.float32), y=np.ones((1500, 1), np.float32))
+
+
+def test_y_dtype():
+    with pytest.raises(TypeError, match="y has dtype float64, the result dtype is float32"):
+        prim.spmv(_A(), np.ones(1500, np.float32), y=np.ones(1500, np.float64))
+
+
+def test_y_length():
+    with pytest.raises(ValueError, match="y has length 3, A has 1500 rows"):
+        prim.spmv(_A(), np.ones(1500, np.float32), y=np.ones(3, np.float32))
+
+
+def test_beta_without_y():
+    with pytest.raises(ValueError, match="beta=2.0 scales y, but y was not given"):
+        prim.spmv(_A(), np.ones(1500, np.float32), beta=2.0)
+
+
+def test_y_overlaps_x(on_gpu):
+    buf = np.ones(3000, np.float32)
+    with pytest.raises(ValueError, match="y overlaps x"):
+        prim.spmv(_A(), buf[:1500], y=buf[1000:2500])
+    prim.spmv(_A(), buf[:1500], y=buf[1500:])  # adjacent, not overlapping
+    if on_gpu:
+        import cupy
+
+        dbuf = cupy.ones(3000, np.float32)
+        with pytest.raises(ValueError, match="y overlaps x"):
+            prim.spmv(_A(), dbuf[:1500], y=dbuf[1499:2999])
+        prim.spmv(_A(), dbuf[:1500], y=dbuf[1500:])
+
+
+@pytest.mark.parametrize("arg", ["alpha", "beta"])
+@pytest.mark.parametrize("bad", [1j, "1", np.ones(1), None])
+def test_alpha_beta_not_real(arg, bad):
+    with pytest.raises(TypeError, match=f"{arg} must be a real number"):
+        prim.spmv(_A(), np.ones(1500, np.float32), y=np.ones(1500, np.float32), **{arg: bad})
+
+
+def test_bad_variant():
+    with pytest.raises(ValueError, match="variant must be 'auto' or one of"):
+        prim.spmv(_A(), np.ones(1500, np.float32), variant="csr_adaptive")
+
+
+def test_ell_refuses_heavy_padding():
+    A = suite_matrix("dense_rows", np.float32)
+    with pytest.raises(ValueError, match="max_fill"):
+        sparse.ELL(A)
+    with pytest.raises(ValueError, match="max_fill"):
+        prim.spmv(A, np.ones(A.shape[1], np.float32), variant="ell")
+
+
+def test_ell_width_below_longest_row():
+    with pytest.raises(ValueError, match="width=3 is below the longest row"):
+        sparse.ELL(suite_matrix("banded", np.float32), width=3)
+
+
+@pytest.mark.parametrize("cls", [sparse.ELL, sparse.HYB])
+@pytest.mark.parametrize("bad", [-1, 2.5, True])
+def test_width_not_a_count(cls, bad):
+    with pytest.raises(ValueError, match="width must be a non-negative integer"):
+        cls(suite_matrix("banded", np.float32), width=bad)
+
+
+def test_index_dtype_errors():
+    with pytest.raises(TypeError, match="index_dtype=int16 is not supported"):
+        sparse.CSR(_A(), index_dtype=np.int16)
+    with pytest.raises(TypeError, match="is not a dtype"):
+        sparse.CSR(_A(), index_dtype="nonsense")
+    with pytest.raises(ValueError, match="index_dtype=int32 cannot index"):
+        sparse._index_dtype(np.int32, 10, 10, 2**31, func="CSR")
+
+
+def test_astype_error():
+    with pytest.raises(TypeError, match="dtype has dtype int32"):
+        sparse.CSR(_A()).astype(np.int32)
+
+
+def test_to_cupy_needs_cuda(on_gpu):
+    if on_gpu:
+        pytest.skip("the CUDA backend converts")
+    with pytest.raises(RuntimeError, match="needs the CUDA backend"):
+        sparse.CSR(_A()).to_cupy()
+
+
+# ---- GPU only --------------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+def test_device_inputs_stay_on_device(on_gpu, rng):
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+    import cupyx.scipy.sparse as cxs
+
+    A = suite_matrix("uniform", np.float32)
+    dA = cxs.csr_matrix(A)
+    x = vec(rng, A.shape[1], np.float32)
+    dx = cupy.asarray(x)
+    for v in VARIANTS + ("auto",):
+        got = prim.spmv(dA, dx, variant=v)
+        assert isinstance(got, cupy.ndarray)
+        check(got, A, x, np.float32, what=v)
+    y = cupy.zeros(A.shape[0], np.float32)
+    assert prim.spmv(sparse.CSR(dA), dx, y=y) is y
+    B = sparse.HYB(dA).to_cupy()
+    assert isinstance(B, cxs.csr_matrix) and abs(B - dA).max() == 0
+    assert isinstance(sparse.COO(dA).to_cupy(), cxs.coo_matrix)
+
+
+@pytest.mark.gpu
+def test_matches_cusparse(on_gpu, rng):
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+    import cupyx.scipy.sparse as cxs
+
+    for name in suite.SUITE:
+        A = suite_matrix(name, np.float64)
+        dA = cxs.csr_matrix(A)
+        dx = cupy.asarray(vec(rng, A.shape[1], np.float64))
+        want = dA @ dx
+        got = prim.spmv(sparse.CSR(dA), dx, variant="merge_path")
+        cupy.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+# ---- the asv benchmarks ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def asv_spmv():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "asv_bench" / "benchmarks" / "spmv.py"
+    spec = importlib.util.spec_from_file_location("asv_benchmarks_spmv", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_asv_benchmarks(asv_spmv, on_gpu):
+    assert asv_spmv.Spmv.params[0] == list(VARIANTS) + ["auto"]
+    assert asv_spmv.Spmv.params[1] == list(suite.SUITE)
+    for cls in (asv_spmv.Spmv, asv_spmv.CuSparse):
+        assert len(cls.params) == len(cls.param_names)
+        assert cls.track_time_ms.unit == "ms" and cls.track_gbps.unit == "GB/s"
+    if not on_gpu:
+        with pytest.raises(NotImplementedError, match="GPU benchmark"):
+            asv_spmv.Spmv().setup("auto", "poisson2d", "float32")
+        return
+    b = asv_spmv.Spmv()
+    b.setup("merge_path", "poisson2d", "float32")
+    try:
+        assert b.track_time_ms("merge_path", "poisson2d", "float32") > 0
+        assert b.track_footprint_mb("merge_path", "poisson2d", "float32") > 0
+    finally:
+        b.teardown("merge_path", "poisson2d", "float32")

@@ -1,0 +1,245 @@
+"""SpMV figures: every suite matrix at full size (>= 2^22 rows), float32 and float64, every
+variant and ``auto`` against cuSPARSE (``cupyx.scipy.sparse`` CSR @ x), with each format's
+footprint; the merge-path tile and csr_vector width sweeps behind the defaults.
+
+Every result is checked against the float64 cupyx product with ``primitives.spmv.reference``'s
+bound before it is timed. GB/s counts the bytes of the format's arrays plus x and y once (its
+footprint); "eff. GB/s" counts the CSR bytes for every format, so rows compare the same work.
+Besides the Markdown tables, ``run`` writes ``spmv_figures.csv`` (to $OUT when set) for
+``plot``: ``python tools/figures_spmv.py plot spmv_figures.csv docs/spmv_formats.svg``.
+"""
+
+import csv
+import os
+import sys
+
+import numpy as np
+
+FIELDS = ["matrix", "dtype", "rows", "nnz", "variant", "format", "footprint", "ms", "csr_bytes",
+          "xy_bytes"]
+
+
+def _matrices():
+    from primitives import _sparse_suite
+
+    return _sparse_suite.SUITE
+
+
+def run(ctx):
+    import cupy
+
+    pool = cupy.get_default_memory_pool()
+    rows_out = []
+    headline, per_variant, targets, sweeps = [], [], [], []
+    for name in _matrices():
+        try:
+            _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps)
+        except Exception:  # report and go on with the next matrix
+            import traceback
+
+            traceback.print_exc()
+            headline.append((name, "FAILED (see the log)") + ("",) * 9)
+        pool.free_all_blocks()
+        _write_csv(rows_out)
+    ctx.lines += ["", "auto against cuSPARSE (cupyx.scipy.sparse CSR @ x), same run; GB/s: CSR "
+                  "arrays + x + y over auto's time"]
+    ctx.table(["matrix", "rows", "nonzeros", "row length mean / max / cv, span", "dtype",
+               "auto runs",
+               "auto ms", "cuSPARSE ms", "ratio auto/cuSPARSE", "GB/s", "% copy"])
+    for r in headline:
+        ctx.add(*r)
+    ctx.lines += ["", "merge_path speedup on the power-law matrix"]
+    ctx.table(["dtype", "csr_vector / merge_path", "csr_scalar / merge_path"])
+    for r in targets:
+        ctx.add(*r)
+    ctx.lines += ["", "every variant: footprint (MB and x CSR), time, GB/s of its own footprint "
+                  "+ x + y, effective GB/s (CSR bytes), time over cuSPARSE's"]
+    ctx.table(["matrix", "variant", "format", "MB", "x CSR", "ms", "GB/s", "eff. GB/s",
+               "vs cuSPARSE"])
+    for r in per_variant:
+        ctx.add(*r)
+    ctx.lines += ["", "tuning sweeps (ms): merge_path tile (threads x items), csr_vector lanes"]
+    ctx.table(["matrix", "setting", "ms"])
+    for r in sweeps:
+        ctx.add(*r)
+    path = _write_csv(rows_out)
+    ctx.lines += ["", f"(raw numbers: {os.path.basename(path)})"]
+
+
+
+
+def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
+    import cupy
+    import cupyx.scipy.sparse as cxs
+
+    import primitives as prim
+    from primitives import _sparse_suite, sparse
+    from primitives.spmv import VARIANTS, FORMAT_OF, choose_variant, matches, reference
+
+    S = sys.modules["primitives.spmv"]
+    pool = cupy.get_default_memory_pool()
+    ip, ix, shape = _sparse_suite.generate(name, "full", xp=cupy)
+    ip32, ix32 = ip.astype(np.int32), ix.astype(np.int32)
+    del ip, ix
+    for dt in (np.dtype(np.float32), np.dtype(np.float64)):
+        data = _sparse_suite.values(ix32.size, dt, xp=cupy, seed=3)
+        csr = sparse.CSR._from_arrays(data, ix32, ip32, shape)
+        peer = cxs.csr_matrix((data, ix32, ip32), shape=shape)
+        x = _sparse_suite.values(shape[1], dt, xp=cupy, seed=5)
+        A64 = cxs.csr_matrix((data.astype(np.float64), ix32, ip32), shape=shape)
+        want, bound = reference(A64, x, dtype=dt)
+        del A64
+        st = csr.row_stats()
+        forms = {"csr": csr, "coo": sparse.COO(csr), "hyb": sparse.HYB(csr)}
+        try:
+            forms["ell"] = sparse.ELL(csr)
+        except ValueError:
+            forms["ell"] = None
+        auto = choose_variant(csr)
+        fns = {"auto": lambda: prim.spmv(csr, x)}
+        for v in VARIANTS:
+            M = forms[FORMAT_OF[v]]
+            if M is not None:
+                fns[v] = lambda M=M, v=v: prim.spmv(M, x, variant=v)
+        fns["cuSPARSE"] = lambda: peer @ x
+        for v, fn in fns.items():
+            ok, i = matches(fn(), want, bound)
+            assert ok, f"{name} {dt.name} {v}: wrong at row {i}"
+        slow = {v for v in fns if v in ("csr_scalar", "csr_vector")
+                and st.max > 64 * max(st.mean, 1)}
+        t = ctx.bench({v: f for v, f in fns.items() if v not in slow})
+        if slow:  # a few hot rows make these take milliseconds: fewer repetitions
+            t.update(ctx.bench({v: fns[v] for v in slow}, rounds=2, warmup=2, repeat=5))
+        xy = (shape[0] + shape[1]) * dt.itemsize
+        label = f"{name} {dt.name}"
+        gbs = (csr.nbytes + xy) / (t["auto"] * 1e-3) / 1e9
+        headline.append((name, f"{shape[0]}", f"{csr.nnz / 1e6:.1f}M",
+                         f"{st.mean:.1f} / {st.max} / {st.cv:.2f} / {st.span:.3f}", dt.name, auto,
+                         f"{t['auto']:.4f}", f"{t['cuSPARSE']:.4f}",
+                         f"{t['auto'] / t['cuSPARSE']:.3f}", f"{gbs:.0f}",
+                         f"{100 * gbs / ctx.copy:.1f}%"))
+        print("spmv:", " | ".join(headline[-1]), flush=True)
+        for v in fns:
+            fmt = "csr" if v in ("auto", "cuSPARSE") else FORMAT_OF[v]
+            M = forms[fmt]
+            own = (M.nbytes + xy) / (t[v] * 1e-3) / 1e9
+            eff = (csr.nbytes + xy) / (t[v] * 1e-3) / 1e9
+            per_variant.append((label, v, fmt, f"{M.nbytes / 1e6:.0f}",
+                                f"{M.nbytes / csr.nbytes:.2f}", f"{t[v]:.4f}", f"{own:.0f}",
+                                f"{eff:.0f}", f"{t[v] / t['cuSPARSE']:.3f}"))
+            rows_out.append(dict(matrix=name, dtype=dt.name, rows=shape[0], nnz=csr.nnz,
+                                 variant=v, format=fmt, footprint=M.nbytes, ms=t[v],
+                                 csr_bytes=csr.nbytes, xy_bytes=xy))
+        if name == "powerlaw":
+            targets.append((dt.name, f"{t['csr_vector'] / t['merge_path']:.2f}x",
+                            f"{t['csr_scalar'] / t['merge_path']:.2f}x"))
+        sweeps += _sweep(ctx, S, csr, x, want, bound, label, st)
+        del forms, fns, csr, peer, data, x, want, bound
+        pool.free_all_blocks()
+    del ip32, ix32
+    pool.free_all_blocks()
+
+
+def _write_csv(rows_out):
+    path = os.path.join(os.environ.get("OUT", "."), "spmv_figures.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        w.writeheader()
+        w.writerows(rows_out)
+    return path
+
+
+def _sweep(ctx, S, csr, x, want, bound, label, st):
+    import cupy
+
+    from primitives.spmv import matches
+
+    fns = {}
+    for policy in ((128, 8), (256, 4), (256, 6), (256, 8), (256, 12)):
+        def f(policy=policy):
+            y = cupy.empty(csr.shape[0], csr.dtype)
+            S._merge_path(csr, x, y, csr.dtype.type(1), csr.dtype.type(0),
+                          S._backend.get_backend().stream_key(), policy=policy)
+            return y
+        fns[f"merge_path {policy[0]}x{policy[1]}"] = f
+    if st.max <= 64 * max(st.mean, 1):
+        def h():
+            y = cupy.empty(csr.shape[0], csr.dtype)
+            S._csr_scalar(csr, x, y, csr.dtype.type(1), csr.dtype.type(0),
+                          S._backend.get_backend().stream_key())
+            return y
+        fns["csr_scalar"] = h
+        for lanes in S.LANES:
+            def g(lanes=lanes):
+                y = cupy.empty(csr.shape[0], csr.dtype)
+                S._csr_vector(csr, x, y, csr.dtype.type(1), csr.dtype.type(0),
+                              S._backend.get_backend().stream_key(), lanes=lanes)
+                return y
+            fns[f"csr_vector lanes={lanes}"] = g
+    for k, fn in fns.items():
+        ok, i = matches(fn(), want, bound)
+        assert ok, f"{label} {k}: wrong at row {i}"
+    t = ctx.bench(fns, rounds=3, warmup=3, repeat=10)
+    return [(label, k, f"{ms:.4f}") for k, ms in t.items()]
+
+
+# ---- the docs plot: footprint against throughput, as a dependency-free SVG ----------------------
+
+_COLORS = {"csr_scalar": "#9e9e9e", "csr_vector": "#1f77b4", "merge_path": "#d62728",
+           "ell": "#2ca02c", "coo": "#ff7f0e", "hyb": "#9467bd", "cuSPARSE": "#000000"}
+
+
+def plot(csv_path, svg_path, dtype="float32"):
+    """Grouped bars per matrix: effective throughput (GFLOP/s, 2 per nonzero) of every variant,
+    labelled with its format's bytes per nonzero."""
+    with open(csv_path) as f:
+        rows = [r for r in csv.DictReader(f) if r["dtype"] == dtype and r["variant"] != "auto"]
+    mats = list(dict.fromkeys(r["matrix"] for r in rows))
+    variants = [v for v in _COLORS if any(r["variant"] == v for r in rows)]
+    gflops = {(r["matrix"], r["variant"]): 2 * int(r["nnz"]) / (float(r["ms"]) * 1e-3) / 1e9
+              for r in rows}
+    bpn = {(r["matrix"], r["variant"]): int(r["footprint"]) / int(r["nnz"]) for r in rows}
+    top = max(gflops.values()) * 1.1
+    W, H, left, bottom, topm = 980, 420, 60, 70, 40
+    gw = (W - left - 20) / len(mats)
+    bw = gw * 0.8 / len(variants)
+    ph = H - bottom - topm
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<text x="{W / 2}" y="18" text-anchor="middle" font-size="13">SpMV on an H100, '
+           f'{dtype}: GFLOP/s per variant (label: bytes of the format per nonzero)</text>']
+    for k in range(6):
+        v = top * k / 5
+        yy = topm + ph - ph * k / 5
+        out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{W - 20}" y2="{yy:.1f}" '
+                   f'stroke="#ddd"/><text x="{left - 5}" y="{yy + 4:.1f}" '
+                   f'text-anchor="end">{v:.0f}</text>')
+    for i, mname in enumerate(mats):
+        x0 = left + i * gw + gw * 0.1
+        for j, v in enumerate(variants):
+            g = gflops.get((mname, v))
+            if g is None:
+                continue
+            h = ph * g / top
+            xx = x0 + j * bw
+            out.append(f'<rect x="{xx:.1f}" y="{topm + ph - h:.1f}" width="{bw * 0.9:.1f}" '
+                       f'height="{h:.1f}" fill="{_COLORS[v]}"><title>{mname} {v}: {g:.0f} '
+                       f'GFLOP/s, {bpn[(mname, v)]:.1f} B/nnz</title></rect>')
+            out.append(f'<text x="{xx + bw * 0.45:.1f}" y="{topm + ph - h - 3:.1f}" '
+                       f'text-anchor="middle" font-size="8">{bpn[(mname, v)]:.0f}</text>')
+        out.append(f'<text x="{x0 + gw * 0.4:.1f}" y="{topm + ph + 15}" '
+                   f'text-anchor="middle">{mname}</text>')
+    for j, v in enumerate(variants):
+        xx = left + j * 125
+        out.append(f'<rect x="{xx}" y="{H - 28}" width="12" height="12" fill="{_COLORS[v]}"/>'
+                   f'<text x="{xx + 16}" y="{H - 18}">{v}</text>')
+    out.append("</svg>")
+    with open(svg_path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 4 and sys.argv[1] == "plot":
+        plot(sys.argv[2], sys.argv[3], *sys.argv[4:])
+    else:
+        print(__doc__)
