@@ -10,6 +10,9 @@ from .reduction import max, min, reduce, sum  # noqa: A004 - NumPy-style names
 from .scan import cumsum, exclusive_scan, inclusive_scan
 from .compaction import compact, compact_indices
 from .segmented import segmented_reduce, segmented_scan
+from . import sparse
+from .spmv import spmv
+from .histograms import bincount, histogram, histogram_channels, histogram_even
 
 __version__ = "0.1.0"
 
@@ -18,4 +21,6 @@ __all__ = [
     "reduce", "sum", "min", "max",
     "inclusive_scan", "exclusive_scan", "cumsum", "compact", "compact_indices",
     "segmented_scan", "segmented_reduce",
+    "spmv", "sparse",
+    "histogram", "bincount", "histogram_even", "histogram_channels",
 ]

@@ -24,8 +24,10 @@ __all__ = ["main", "Section", "Contender", "random_data"]
 #: family name -> module defining ``tour_sections(gpu, log2n)``
 FAMILIES = {
     "reduction": "primitives.reduction",
+    "spmv": "primitives.spmv",
     "scan": "primitives.scan",
     "compaction": "primitives.compaction",
+    "histogram": "primitives.histograms",
 }
 
 

@@ -14,7 +14,9 @@ MODULES = sorted(_loader.registered_modules().items())
 
 def test_every_family_registered():
     assert "reduction/reduce.cu" in dict(MODULES)
+    assert {"spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu", "spmv/convert.cu"} <= set(dict(MODULES))
     assert "scan/scan.cu" in dict(MODULES)
+    assert {"histogram/histogram.cu", "histogram/channels.cu"} <= set(dict(MODULES))
 
 
 @pytest.mark.parametrize("arch", ["sm_70", "sm_80", "sm_90"])

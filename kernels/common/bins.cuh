@@ -1,0 +1,228 @@
+// bins.cuh -- sample -> bin mappings ("binners") and accumulation policies for histograms.
+//
+// A binner is built once per thread from a BinSpec (a 56-byte record in device memory that the
+// host writes once per binning) and maps a sample to its bin in [0, nbins) or to -1 (dropped:
+// out of range, or NaN). Every histogram kernel is templated on <T, Binner, Acc> and works with
+// any binner:
+//   BinByte<T>      8-bit integers, 256 bins of width one over the whole type: bin = the byte
+//                   (sign bit flipped for int8). bincount and uint8 images with range (0, 256).
+//   BinShift<T>     integers with power-of-two integer bin widths: lo <= x <= hi, bin =
+//                   (x - lo) >> shift, the top edge folded into the last bin.
+//   BinLut<T>       8- and 16-bit integers: a table of 2^8 or 2^16 bins made on the host (-1 =
+//                   dropped), so any edges are exact with one load.
+//   BinEven<T, E>   equal-width bins over edges held in E (float or double): the position
+//                   (x - first) * scale gives the bin directly unless it lies within `guard` (in
+//                   bin units) of an edge, where the sample is compared with the edges themselves.
+//                   The result is the bin i with edges[i] <= x < edges[i+1] (last bin closed).
+//   BinEdges<T, C>  any monotone edges held in C: binary search over nbins + 1 edges; the sample
+//                   is converted to C first (the comparison type NumPy uses).
+// Exactness under flush-to-zero: CuPy compiles every kernel with -ftz=true, so float32
+// arithmetic and comparisons treat subnormals as zero. Float32 comparisons are therefore made on
+// order keys (Order<float>: the IEEE bits mapped to integers in value order, -0.0 and 0.0 equal,
+// NaNs beyond the infinities), and float32 -> double conversions go through widen(), which
+// rebuilds subnormals exactly. The keep-thresholds lo/hi are 64-bit patterns of Order<T>::type
+// (two's complement integers, or double bits), so one record layout serves every T.
+// Preconditions: nbins >= 1; tables and edges readable for the whole launch; BinEven's edges
+// hold nbins + 1 increasing values.
+//
+// Accumulation policies: CountAcc adds 1 per sample (32-bit shared counters, 64-bit global);
+// WeightAcc adds weights[i] (double in shared and global memory).
+#pragma once
+#include "common/prim.cuh"
+
+namespace prim {
+
+// The binning record; every field 8-byte aligned (the host packs the same layout).
+struct BinSpec {
+    const void* table;    // BinLut: int[2^bits]; BinEven, BinEdges: the edges
+    u64 lo, hi;           // keep-thresholds, bits of Order<T>::type
+    double first, scale;  // BinEven: edges[0] and nbins / (edges[nbins] - edges[0])
+    double guard;         // BinEven: half-width of the band checked against the edges (bin units)
+    int shift, nbins;
+};
+
+// ---- type helpers ---------------------------------------------------------------------------
+// Order<T>::key(x): a value whose comparisons order samples as their values do, exactly, under
+// flush-to-zero. The identity except for float (FTZ does not touch double or integer compares).
+template <class T> struct Order {
+    typedef T type;
+    static __device__ __forceinline__ T key(T x) { return x; }
+};
+template <> struct Order<float> {
+    typedef int type;
+    static __device__ __forceinline__ int key(float x) {
+        const int b = __float_as_int(x);
+        return b >= 0 ? b : -(b & 0x7fffffff);
+    }
+};
+
+template <class K> __device__ __forceinline__ K from_bits(u64 b) { return static_cast<K>(b); }
+template <> __device__ __forceinline__ double from_bits<double>(u64 b) {
+    return __longlong_as_double(static_cast<long long>(b));
+}
+
+// Conversion of a sample to the binning type E, exact for float32 subnormals (which a plain
+// float -> double conversion flushes to zero under -ftz=true).
+template <class E, class T> struct Widen {
+    static __device__ __forceinline__ E of(T x) { return static_cast<E>(x); }
+};
+template <> struct Widen<double, float> {
+    static __device__ __forceinline__ double of(float x) {
+        const unsigned int b = __float_as_uint(x);
+        if ((b & 0x7f800000u) != 0u) return static_cast<double>(x);  // normal, inf, NaN
+        const double m = static_cast<double>(b & 0x7fffffu) * 1.401298464324817e-45;  // 2^-149
+        return (b >> 31) ? -m : m;
+    }
+};
+template <class E, class T> __device__ __forceinline__ E widen(T x) { return Widen<E, T>::of(x); }
+
+// Unsigned type wide enough for the difference of two values of T (no overflow when x >= lo).
+template <class T> struct WideUnsigned { typedef u32 type; };
+template <> struct WideUnsigned<long long> { typedef u64 type; };
+template <> struct WideUnsigned<unsigned long long> { typedef u64 type; };
+
+// Lowest value of the small integer types (index origin of BinLut's table, BinByte's sign flip).
+template <class T> struct SmallLowest;
+template <> struct SmallLowest<signed char> { static constexpr int value = -128; };
+template <> struct SmallLowest<unsigned char> { static constexpr int value = 0; };
+template <> struct SmallLowest<short> { static constexpr int value = -32768; };
+template <> struct SmallLowest<unsigned short> { static constexpr int value = 0; };
+
+// ---- binners --------------------------------------------------------------------------------
+template <class T> struct BinByte {
+    __device__ __forceinline__ explicit BinByte(const BinSpec&) {}
+    __device__ __forceinline__ int operator()(T x) const {
+        return static_cast<int>(static_cast<unsigned char>(x)) ^ (SmallLowest<T>::value & 0xff);
+    }
+};
+
+template <class T> struct BinShift {
+    typedef typename WideUnsigned<T>::type W;
+    T lo, hi;
+    int shift, last;
+    __device__ __forceinline__ explicit BinShift(const BinSpec& s)
+        : lo(from_bits<T>(s.lo)), hi(from_bits<T>(s.hi)), shift(s.shift), last(s.nbins - 1) {}
+    __device__ __forceinline__ int operator()(T x) const {
+        if (x < lo || x > hi) return -1;
+        const W d = static_cast<W>(static_cast<W>(x) - static_cast<W>(lo)) >> shift;
+        return d < static_cast<W>(last) ? static_cast<int>(d) : last;
+    }
+};
+
+template <class T> struct BinLut {
+    const int* lut;
+    __device__ __forceinline__ explicit BinLut(const BinSpec& s)
+        : lut(static_cast<const int*>(s.table)) {}
+    __device__ __forceinline__ int operator()(T x) const {
+        return __ldg(lut + (static_cast<int>(x) - SmallLowest<T>::value));
+    }
+};
+
+template <class T, class E> struct BinEven {
+    typedef typename Order<T>::type K;
+    K lo, hi;
+    E first, scale, guard;
+    const E* edges;
+    int last;
+    __device__ __forceinline__ explicit BinEven(const BinSpec& s)
+        : lo(from_bits<K>(s.lo)), hi(from_bits<K>(s.hi)), first(static_cast<E>(s.first)),
+          scale(static_cast<E>(s.scale)), guard(static_cast<E>(s.guard)),
+          edges(static_cast<const E*>(s.table)), last(s.nbins - 1) {}
+    __device__ __forceinline__ int operator()(T x) const {
+        const K k = Order<T>::key(x);
+        if (!(k >= lo && k <= hi)) return -1;  // NaN: fails a comparison, or its key is outside
+        const E v = widen<E>(x);
+        const E f = (v - first) * scale;
+        const int i = static_cast<int>(f);  // f >= 0 up to rounding; truncation
+        const E frac = f - static_cast<E>(i);
+        if (i <= last && frac >= guard && frac <= E(1) - guard) return i;
+        return exact(v, i);
+    }
+    // The bin from the edges themselves, starting from the estimate i (a few steps at most).
+    __device__ __noinline__ int exact(E v, int i) const {
+        const typename Order<E>::type kv = Order<E>::key(v);
+        i = i < 0 ? 0 : (i > last ? last : i);
+        while (i > 0 && kv < Order<E>::key(__ldg(edges + i))) --i;
+        while (i < last && kv >= Order<E>::key(__ldg(edges + i + 1))) ++i;
+        return i;
+    }
+};
+
+template <class T, class C> struct BinEdges {
+    typedef typename Order<C>::type K;
+    const C* edges;
+    int nb;
+    __device__ __forceinline__ explicit BinEdges(const BinSpec& s)
+        : edges(static_cast<const C*>(s.table)), nb(s.nbins) {}
+    __device__ __forceinline__ K at(int i) const { return Order<C>::key(__ldg(edges + i)); }
+    __device__ __forceinline__ int operator()(T x) const {
+        const K v = Order<C>::key(widen<C>(x));
+        if (!(v >= at(0))) return -1;  // below the first edge, or NaN
+        const K top = at(nb);
+        if (v >= top) return v == top ? nb - 1 : -1;  // the last bin is closed
+        int lo = 0, hi = nb;  // edges[lo] <= v < edges[hi]
+        while (hi - lo > 1) {
+            const int mid = (lo + hi) >> 1;
+            if (at(mid) <= v) lo = mid; else hi = mid;
+        }
+        return lo;
+    }
+};
+
+// ---- accumulation policies ------------------------------------------------------------------
+struct CountAcc {
+    typedef u32 Shared;
+    typedef u64 Global;
+    static constexpr bool WEIGHTED = false;
+    static __device__ __forceinline__ Shared value(const double*, i64) { return 1u; }
+};
+
+struct WeightAcc {
+    typedef double Shared;
+    typedef double Global;
+    static constexpr bool WEIGHTED = true;
+    static __device__ __forceinline__ Shared value(const double* w, i64 i) { return __ldg(w + i); }
+};
+
+// Run-length accumulation: consecutive samples of one thread that land in the same bin are added
+// up in a register and reach memory as one atomic when the bin changes (or at flush()).
+template <class S> struct RunLength {
+    int bin;
+    S acc;
+    __device__ __forceinline__ RunLength() : bin(-1), acc(S(0)) {}
+    __device__ __forceinline__ void add(S* h, int b, S w) {
+        if (b == bin) {
+            acc += w;
+        } else {
+            if (bin >= 0) atomicAdd(h + bin, acc);
+            bin = b;
+            acc = w;
+        }
+    }
+    __device__ __forceinline__ void flush(S* h) {
+        if (bin >= 0) atomicAdd(h + bin, acc);
+        bin = -1;
+    }
+};
+
+// Adds the samples of one 16-byte packet: when every sample lands in the same bin (runs, flat
+// image regions, all-equal data) with one atomic of N, otherwise one atomic per sample.
+template <class S, class T, int N, class Binner>
+__device__ __forceinline__ void add_packet(S* h, const T (&v)[N], const Binner& bin) {
+    int b[N];
+    bool same = true;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        b[k] = bin(v[k]);
+        same = same && b[k] == b[0];
+    }
+    if (same) {
+        if (b[0] >= 0) atomicAdd(h + b[0], S(N));
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < N; ++k)
+        if (b[k] >= 0) atomicAdd(h + b[k], S(1));
+}
+
+}  // namespace prim

@@ -1,0 +1,347 @@
+// histogram.cu -- device-wide histograms: the textbook sequence of variants (after Kirk and Hwu,
+// "Programming Massively Parallel Processors", the histogram chapter) and the production kernels.
+//
+// Every kernel is templated on <T, Binner, Acc> (common/bins.cuh): Binner maps a sample of T to
+// its bin or -1 (dropped), Acc says what a sample adds (1, or its weight) and in which types it
+// is accumulated (CountAcc: 32-bit shared, 64-bit global counters; WeightAcc: double). `spec`
+// points to the binner's record (BinSpec, device memory). Sizes and indices are 64-bit. `out`
+// holds nbins values, zeroed by the caller; every kernel adds into it with global atomics, so the
+// order of the additions (and for weights the last bits of a sum) is not fixed.
+//
+//   hist_global_contiguous    each thread a contiguous section of ceil(n / threads) samples, a
+//                             global atomic per sample. Neighbouring threads read addresses a
+//                             section apart: every load is a separate memory transaction.
+//   hist_global_interleaved   grid-stride (coalesced) loads, a global atomic per sample.
+//   hist_privatized           one sample per thread; each block counts into its own copy of the
+//                             histogram in shared memory, then adds the non-zero bins to `out`.
+//   hist_coarsened_contiguous privatized, with a grid sized to the machine: each thread a
+//   hist_coarsened_interleaved contiguous section, or a grid-stride sequence of samples, so the
+//                             per-block set-up and merge are paid once per many samples.
+//   hist_aggregated           coarsened (interleaved) + run aggregation: a thread adds up
+//                             consecutive samples of one bin in a register (RunLength) and
+//                             reaches shared memory once per run.
+//   hist_warp_replicated      production for bins that fit in shared memory: `replicas` copies of
+//                             the histogram per block (warp w counts into copy w % replicas),
+//                             16-byte loads with VECS in flight per thread, machine-sized grid;
+//                             when `aggregate` != 0 a packet whose samples share one bin costs
+//                             one atomic (common/bins.cuh: add_packet).
+//   hist_partial_privatized   bins beyond shared memory: bins [0, shared_bins) are counted in
+//                             shared memory, the others with global atomics (a range test per
+//                             sample); 16-byte loads, machine-sized grid.
+//   hist_global_vectorized    the fully global fallback: 16-byte loads, machine-sized grid, a
+//                             global atomic per sample, no shared memory.
+//
+// Launch: 1-D. Textbook kernels: any blockDim.x (multiple of 32); hist_global_contiguous and the
+// coarsened/aggregated kernels expect a resident grid (they loop). hist_warp_replicated,
+// hist_partial_privatized and hist_global_vectorized: blockDim.x == BLOCK, a resident grid.
+// Dynamic shared memory: nbins * sizeof(Shared) (privatized, coarsened, aggregated),
+// replicas * nbins * sizeof(Shared) (warp_replicated), shared_bins * sizeof(Shared) (partial).
+// Preconditions: `in` aligned to sizeof(T); `weights` holds n values when Acc is WeightAcc (any
+// pointer otherwise); a block counts fewer than 2^32 samples (the host sizes the grid so).
+//
+// hist_minmax: per-block minimum and maximum of MinMaxOf<T> (float32 as order keys, small
+// integers as int), partials[2*block], [2*block+1]; the host reduces the partials and decodes
+// them (float32 NaN: a key beyond the infinities'). Launch: blockDim.x == BLOCK, any grid.
+#include "common/prim.cuh"
+#include "common/block.cuh"
+#include "common/bins.cuh"
+#include "common/pack16.cuh"
+
+namespace prim {
+
+template <class S>
+__device__ __forceinline__ void zero_shared(S* h, int count) {
+    for (int b = threadIdx.x; b < count; b += blockDim.x) h[b] = S(0);
+}
+
+// Adds the block's non-zero shared counters to the global histogram. Called by every thread.
+template <class S, class G>
+__device__ __forceinline__ void merge_shared(const S* h, int count, G* out) {
+    for (int b = threadIdx.x; b < count; b += blockDim.x) {
+        const S v = h[b];
+        if (v != S(0)) atomicAdd(out + b, static_cast<G>(v));
+    }
+}
+
+}  // namespace prim
+
+// ---- 1. global atomics, contiguous sections (uncoalesced) ---------------------------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_global_contiguous(const T* __restrict__ in, long long n,
+                                       const double* __restrict__ weights,
+                                       const prim::BinSpec* __restrict__ spec,
+                                       typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Global G;
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const int nbins = s.nbins;
+    const long long section = (n + prim::global_threads() - 1) / prim::global_threads();
+    const long long begin = prim::global_thread() * section;
+    const long long end = begin + section < n ? begin + section : n;
+    for (long long i = begin; i < end; ++i) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(out + b, static_cast<G>(Acc::value(weights, i)));
+    }
+}
+
+// ---- 2. global atomics, interleaved (grid-stride, coalesced) -----------------------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_global_interleaved(const T* __restrict__ in, long long n,
+                                        const double* __restrict__ weights,
+                                        const prim::BinSpec* __restrict__ spec,
+                                        typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Global G;
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const int nbins = s.nbins;
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(out + b, static_cast<G>(Acc::value(weights, i)));
+    }
+}
+
+// ---- 3. privatized: a shared-memory histogram per block, one sample per thread -----------------
+template <class T, class Binner, class Acc>
+__global__ void hist_privatized(const T* __restrict__ in, long long n,
+                                const double* __restrict__ weights,
+                                const prim::BinSpec* __restrict__ spec,
+                                typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const int nbins = s.nbins;
+    prim::zero_shared(h, nbins);
+    __syncthreads();
+    const long long i = prim::global_thread();
+    if (i < n) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(h + b, Acc::value(weights, i));
+    }
+    __syncthreads();
+    prim::merge_shared(h, nbins, out);
+}
+
+// ---- 4. coarsened: privatized, machine-sized grid, many samples per thread ---------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_coarsened_contiguous(const T* __restrict__ in, long long n,
+                                          const double* __restrict__ weights,
+                                          const prim::BinSpec* __restrict__ spec,
+                                          typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const int nbins = s.nbins;
+    prim::zero_shared(h, nbins);
+    __syncthreads();
+    const long long section = (n + prim::global_threads() - 1) / prim::global_threads();
+    const long long begin = prim::global_thread() * section;
+    const long long end = begin + section < n ? begin + section : n;
+    for (long long i = begin; i < end; ++i) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(h + b, Acc::value(weights, i));
+    }
+    __syncthreads();
+    prim::merge_shared(h, nbins, out);
+}
+
+template <class T, class Binner, class Acc>
+__global__ void hist_coarsened_interleaved(const T* __restrict__ in, long long n,
+                                           const double* __restrict__ weights,
+                                           const prim::BinSpec* __restrict__ spec,
+                                           typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const int nbins = s.nbins;
+    prim::zero_shared(h, nbins);
+    __syncthreads();
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(h + b, Acc::value(weights, i));
+    }
+    __syncthreads();
+    prim::merge_shared(h, nbins, out);
+}
+
+// ---- 5. aggregated: coarsened interleaved + run aggregation -------------------------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_aggregated(const T* __restrict__ in, long long n,
+                                const double* __restrict__ weights,
+                                const prim::BinSpec* __restrict__ spec,
+                                typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const int nbins = s.nbins;
+    prim::zero_shared(h, nbins);
+    __syncthreads();
+    prim::RunLength<S> run;
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads())
+        run.add(h, bin(in[i]), Acc::value(weights, i));
+    run.flush(h);
+    __syncthreads();
+    prim::merge_shared(h, nbins, out);
+}
+
+// ---- 6. production: replicated shared histograms, 16-byte loads, packet aggregation -------------
+template <class T, class Binner, class Acc, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+hist_warp_replicated(const T* __restrict__ in, long long n, const double* __restrict__ weights,
+                     const prim::BinSpec* __restrict__ spec, int replicas, int aggregate,
+                     typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    PRIM_DYNAMIC_SHARED(S, smem);
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const int nbins = s.nbins;
+    prim::zero_shared(smem, replicas * nbins);
+    __syncthreads();
+    S* h = smem + (threadIdx.x / prim::WARP) % replicas * nbins;
+    const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    auto one = [&](T x, long long i) {
+        const int b = bin(x);
+        if (b >= 0) atomicAdd(h + b, Acc::value(weights, i));
+    };
+    if (Acc::WEIGHTED) {  // weights: scalar grid-stride loads of both arrays
+        for (long long i = tid; i < n; i += nthreads) one(in[i], i);
+    } else if (aggregate) {
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
+                                    [&](const prim::Pack16<T>& p, long long) {
+                                        prim::add_packet(h, p.v, bin);
+                                    });
+    } else {
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
+                                    [&](const prim::Pack16<T>& p, long long) {
+#pragma unroll
+                                        for (int k = 0; k < prim::Pack16<T>::N; ++k)
+                                            one(p.v[k], 0);
+                                    });
+    }
+    __syncthreads();
+    // fold the replicas and merge: one global atomic per non-zero bin per block
+    for (int b = threadIdx.x; b < nbins; b += BLOCK) {
+        S v = S(0);
+        for (int r = 0; r < replicas; ++r) v += smem[r * nbins + b];
+        if (v != S(0)) atomicAdd(out + b, static_cast<typename Acc::Global>(v));
+    }
+}
+
+// ---- 8. partial privatization: the bins that fit in shared memory, the rest global -------------
+template <class T, class Binner, class Acc, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+hist_partial_privatized(const T* __restrict__ in, long long n, const double* __restrict__ weights,
+                        const prim::BinSpec* __restrict__ spec, int shared_bins,
+                        typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    typedef typename Acc::Global G;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const int nbins = s.nbins;
+    prim::zero_shared(h, shared_bins);
+    __syncthreads();
+    const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    auto one = [&](T x, long long i) {
+        const int b = bin(x);
+        if (b < 0) return;
+        const S w = Acc::value(weights, i);
+        if (b < shared_bins) atomicAdd(h + b, w);
+        else atomicAdd(out + b, static_cast<G>(w));
+    };
+    if (Acc::WEIGHTED) {
+        for (long long i = tid; i < n; i += nthreads) one(in[i], i);
+    } else {
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
+                                    [&](const prim::Pack16<T>& p, long long i0) {
+#pragma unroll
+                                        for (int k = 0; k < prim::Pack16<T>::N; ++k)
+                                            one(p.v[k], i0 + k);
+                                    });
+    }
+    __syncthreads();
+    prim::merge_shared(h, shared_bins, out);
+}
+
+// ---- 8'. the fully global fallback: 16-byte loads, a global atomic per sample ------------------
+template <class T, class Binner, class Acc, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+hist_global_vectorized(const T* __restrict__ in, long long n, const double* __restrict__ weights,
+                       const prim::BinSpec* __restrict__ spec,
+                       typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Global G;
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const int nbins = s.nbins;
+    const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    auto one = [&](T x, long long i) {
+        const int b = bin(x);
+        if (b >= 0) atomicAdd(out + b, static_cast<G>(Acc::value(weights, i)));
+    };
+    if (Acc::WEIGHTED) {
+        for (long long i = tid; i < n; i += nthreads) one(in[i], i);
+    } else {
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
+                                    [&](const prim::Pack16<T>& p, long long i0) {
+#pragma unroll
+                                        for (int k = 0; k < prim::Pack16<T>::N; ++k)
+                                            one(p.v[k], i0 + k);
+                                    });
+    }
+}
+
+// ---- minimum and maximum (autodetected ranges, bincount's length and sign check) ----------------
+namespace prim {
+// What hist_minmax reduces: small integers widened to int, float32 as order keys (exact under
+// flush-to-zero; a NaN shows as a key beyond the infinities' keys), other types themselves.
+template <class T> struct MinMaxOf {
+    typedef T type;
+    static __device__ __forceinline__ T of(T x) { return x; }
+};
+template <> struct MinMaxOf<float> {
+    typedef int type;
+    static __device__ __forceinline__ int of(float x) { return Order<float>::key(x); }
+};
+#define PRIM_MINMAX_AS_INT(T)                                                                   \
+    template <> struct MinMaxOf<T> {                                                            \
+        typedef int type;                                                                       \
+        static __device__ __forceinline__ int of(T x) { return static_cast<int>(x); }           \
+    };
+PRIM_MINMAX_AS_INT(signed char)
+PRIM_MINMAX_AS_INT(unsigned char)
+PRIM_MINMAX_AS_INT(short)
+PRIM_MINMAX_AS_INT(unsigned short)
+#undef PRIM_MINMAX_AS_INT
+}  // namespace prim
+
+template <class T, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+hist_minmax(const T* __restrict__ in, long long n,
+            typename prim::MinMaxOf<T>::type* __restrict__ partials) {
+    typedef typename prim::MinMaxOf<T>::type A;
+    __shared__ A scratch[BLOCK / prim::WARP];
+    const prim::Min<A> mn;
+    const prim::Max<A> mx;
+    A lo = prim::Min<A>::identity(), hi = prim::Max<A>::identity();
+    auto add = [&](T x) {
+        const A a = prim::MinMaxOf<T>::of(x);
+        lo = mn(lo, a);
+        hi = mx(hi, a);
+    };
+    prim::for_each_packet<2>(
+        in, n, prim::global_thread(), prim::global_threads(), [&](T x, long long) { add(x); },
+        [&](const prim::Pack16<T>& p, long long) {
+#pragma unroll
+            for (int k = 0; k < prim::Pack16<T>::N; ++k) add(p.v[k]);
+        });
+    lo = prim::block_reduce<BLOCK>(lo, mn, scratch);
+    __syncthreads();  // scratch is reused
+    hi = prim::block_reduce<BLOCK>(hi, mx, scratch);
+    if (threadIdx.x == 0) {
+        partials[2 * blockIdx.x] = lo;
+        partials[2 * blockIdx.x + 1] = hi;
+    }
+}

@@ -1,0 +1,689 @@
+"""Histogram family vs the NumPy oracle: every variant x dtype x bin count at awkward sizes,
+samples on the edges, weights, density, contention (all-equal data, real photographs and a sky
+image), bincount, histogram_even, histogram_channels, and every NumPy error branch."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import primitives as prim
+from primitives import histograms as H
+
+from conftest import to_host
+
+DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+          np.float32, np.float64]
+BINS = [1, 7, 255, 256, 257, 4096, 65536, 1 << 20]
+# textbook blocks hold 256 threads, production blocks 1024; 16-byte packets hold 1..16 samples
+SIZES = [0, 1, 31, 32, 33, 255, 256, 257, 1023, 1025, 4099, 65537]
+# variants that keep every bin in one block's shared memory (4-byte counters)
+ALL_SHARED = ("privatized", "coarsened_contiguous", "coarsened_interleaved", "aggregated",
+              "warp_replicated")
+IDS = lambda d: np.dtype(d).name  # noqa: E731
+
+
+def fits(variant, nbins, acc="count"):
+    return variant not in ALL_SHARED or nbins <= H.shared_capacity(acc)
+
+
+def samples(rng, n, dtype, lo=-300, hi=300):
+    """Random samples in [lo, hi] (clipped to the dtype), a tenth of them exactly on integers."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        x = rng.uniform(lo, hi, n)
+        k = rng.random(n) < 0.1
+        x[k] = np.round(x[k])
+        return x.astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(max(lo, info.min), min(hi, info.max), n, endpoint=True).astype(dt)
+
+
+def assert_same(got, want, what=""):
+    g_hist, g_edges = (to_host(v) for v in got)
+    w_hist, w_edges = want
+    assert g_hist.dtype == w_hist.dtype, f"{what}: hist dtype {g_hist.dtype} != {w_hist.dtype}"
+    assert g_edges.dtype == w_edges.dtype, f"{what}: edges dtype {g_edges.dtype}"
+    np.testing.assert_array_equal(g_edges, w_edges, err_msg=what)
+    if not np.array_equal(g_hist, w_hist):
+        bad = np.flatnonzero(g_hist != w_hist)[:8]
+        pytest.fail(f"{what}: bins {bad} got {g_hist[bad]} want {w_hist[bad]}")
+
+
+# ---- every variant x dtype x bin count ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("nbins", BINS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("variant", H.VARIANTS)
+def test_variant_dtype_bins(variant, dtype, nbins, rng, schedule):
+    x = samples(rng, 3001, dtype)
+    lo, hi = (-300, 300) if np.dtype(dtype).kind in "if" else (0, 300)
+    # half of the bins' edges also appear as samples
+    edges = np.histogram_bin_edges(x, min(nbins, 64), (lo, hi))
+    x[::7][: edges.size] = edges.astype(dtype)[: x[::7].size]
+    if not fits(variant, nbins):
+        with pytest.raises(ValueError, match="shared memory"):
+            prim.histogram(x, nbins, (lo, hi), variant=variant)
+        return
+    assert_same(prim.histogram(x, nbins, (lo, hi), variant=variant),
+                np.histogram(x, nbins, (lo, hi)), f"{variant} {nbins} bins")
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int64], ids=IDS)
+@pytest.mark.parametrize("variant", H.VARIANTS)
+def test_sizes(variant, dtype, n, rng, schedule):
+    x = samples(rng, n, dtype, 0, 255)
+    assert_same(prim.histogram(x, 256, (0, 256), variant=variant),
+                np.histogram(x, 256, (0, 256)), f"{variant} n={n}")
+
+
+@pytest.mark.parametrize("variant", H.VARIANTS)
+def test_misaligned_views(variant, rng):
+    """Views that start off a 16-byte boundary take the scalar head of the vectorized loops."""
+    base = samples(rng, 5000, np.uint8, 0, 255)
+    for off in range(1, 16, 5):
+        x = base[off:]
+        assert_same(prim.histogram(x, 256, (0, 256), variant=variant),
+                    np.histogram(x, 256, (0, 256)), f"{variant} offset {off}")
+    basef = samples(rng, 5000, np.float32, 0, 1)
+    x = basef[3:]
+    assert_same(prim.histogram(x, 100, (0, 1), variant=variant), np.histogram(x, 100, (0, 1)))
+
+
+# ---- exactly NumPy's bins -----------------------------------------------------------------------
+
+
+RANGES = [(0.0, 1.0), (0.1, 0.7), (-3, 5), (1000.0, 1001.0), (-1e-3, 2e-3)]
+
+
+@pytest.mark.parametrize("rng_", RANGES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=IDS)
+@pytest.mark.parametrize("nbins", [1, 3, 10, 255, 4096])
+def test_samples_on_and_next_to_edges(dtype, nbins, rng_, rng):
+    """Every edge, its neighbours one ulp away and the range ends, for float data."""
+    edges = np.histogram_bin_edges(np.zeros(1, dtype), nbins, rng_)
+    e = edges.astype(dtype)
+    x = np.concatenate([e, np.nextafter(e, dtype(np.inf)), np.nextafter(e, dtype(-np.inf)),
+                        samples(rng, 500, dtype, *rng_)]).astype(dtype)
+    for variant in ("warp_replicated", "coarsened_interleaved", "global_vectorized"):
+        assert_same(prim.histogram(x, nbins, rng_, variant=variant), np.histogram(x, nbins, rng_),
+                    f"{variant} {rng_}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8], ids=IDS)
+@pytest.mark.parametrize("kind", ["numpy-float64", "numpy-dtype", "python-int", "python-float",
+                                  "autodetect", "single-value"])
+def test_range_scalar_types(dtype, kind, rng):
+    """NumPy's comparisons depend on the scalar types of range (NEP 50): Python scalars adapt to
+    the samples' dtype, NumPy scalars do not."""
+    x = samples(rng, 2000, dtype, 0, 100)
+    r = {"numpy-float64": (np.float64(0.1), np.float64(90.3)),
+         "numpy-dtype": (np.dtype(dtype).type(3), np.dtype(dtype).type(77)),
+         "python-int": (3, 77), "python-float": (0.1, 90.3), "autodetect": None,
+         "single-value": (5, 5)}[kind]
+    if kind == "single-value":
+        x[::3] = 5
+    for nbins in (7, 64):
+        edges = np.histogram_bin_edges(x, nbins, r)
+        y = np.concatenate([x, edges.astype(dtype)])
+        assert_same(prim.histogram(y, nbins, r), np.histogram(y, nbins, r), f"{kind} {nbins}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("edge_dtype", [np.int64, np.float64, np.float32, np.int16], ids=IDS)
+def test_array_bins(dtype, edge_dtype, rng):
+    x = samples(rng, 3000, dtype, 0, 200)
+    edges = np.unique(np.concatenate([[0, 200], rng.choice(x, 20)]).astype(edge_dtype))
+    edges = np.concatenate([edges, edges[-1:]])  # a repeated last edge: an empty, closed bin
+    y = np.concatenate([x, edges.astype(dtype)])
+    for variant in ("warp_replicated", "privatized", "partial_privatized"):
+        assert_same(prim.histogram(y, edges, variant=variant), np.histogram(y, edges), variant)
+
+
+def test_array_bins_with_infinite_edges(rng):
+    x = samples(rng, 1000, np.float64)
+    x[:3] = [np.inf, -np.inf, np.nan]
+    edges = np.array([-np.inf, -10, 0, 10, np.inf])
+    assert_same(prim.histogram(x, edges), np.histogram(x, edges))
+
+
+def test_large_bin_counts_exact(rng):
+    """2^20 bins of float32 data: the edge check is on for every sample."""
+    x = rng.random(20000, dtype=np.float32)
+    assert_same(prim.histogram(x, 1 << 20, (0, 1)), np.histogram(x, 1 << 20, (0, 1)))
+    assert_same(prim.histogram(x, 99991, (0.1, 0.9)), np.histogram(x, 99991, (0.1, 0.9)))
+
+
+def test_subnormal_samples(rng):
+    """Float32 subnormals next to an edge at zero: exact although CuPy compiles kernels with
+    flush-to-zero (comparisons on order keys, exact float32 -> float64 widening)."""
+    tiny = np.float32(np.finfo(np.float32).smallest_subnormal)
+    sub = np.array([tiny, -tiny, 3 * tiny, -7 * tiny, np.float32(1e-39), np.float32(-1e-39),
+                    np.float32(0.0), np.float32(-0.0)], np.float32)
+    x = np.concatenate([np.repeat(sub, 5), samples(rng, 300, np.float32, -1, 1)])
+    for bins, r in ((2, (-1, 1)), (4, (-1.0, 1.0)), (3, (0, 1)), (2, (np.float64(-1), 1))):
+        for variant in ("warp_replicated", "aggregated", "global_vectorized"):
+            assert_same(prim.histogram(x, bins, r, variant=variant), np.histogram(x, bins, r),
+                        f"{variant} {bins} {r}")
+    for edges in (np.array([-1, 0, 1], np.float32), np.array([-1, -tiny, 0, tiny, 1], np.float32),
+                  np.array([-1.0, -1e-45, 0.0, 1e-45, 1.0])):
+        assert_same(prim.histogram(x, edges), np.histogram(x, edges), str(edges))
+    y = np.array([tiny, 2 * tiny, 5 * tiny], np.float32)  # autodetected range of subnormals
+    assert_same(prim.histogram(y, 4), np.histogram(y, 4))
+    assert_same(prim.histogram(-y, 3), np.histogram(-y, 3))
+
+
+def test_nan_and_inf_samples(rng):
+    x = samples(rng, 1000, np.float32, 0, 10)
+    x[[3, 500]] = np.nan
+    x[[7, 9]] = [np.inf, -np.inf]
+    assert_same(prim.histogram(x, 10, (0, 10)), np.histogram(x, 10, (0, 10)))
+    with pytest.raises(ValueError, match=r"autodetected range of \[nan, nan\] is not finite"):
+        prim.histogram(x)
+    with pytest.raises(ValueError):
+        np.histogram(x)
+    y = x.copy()
+    y[[3, 500]] = 1.0
+    with pytest.raises(ValueError, match=r"autodetected range of \[-inf, inf\] is not finite"):
+        prim.histogram(y)
+
+
+@pytest.mark.parametrize("wdtype", [np.float64, np.float32, np.int32, np.int64, np.uint32],
+                         ids=IDS)
+@pytest.mark.parametrize("variant", H.VARIANTS)
+def test_weights(variant, wdtype, rng, schedule):
+    x = samples(rng, 2001, np.float32, 0, 1)
+    w = (rng.random(2001) * 10).astype(wdtype)
+    got, edges = prim.histogram(x, 33, (0, 1), weights=w, variant=variant)
+    # NumPy adds float weights in float64 per chunk: the float64 oracle, cast to the weights' dtype
+    want = np.histogram(x, 33, (0, 1), weights=w.astype(np.float64))[0].astype(wdtype)
+    assert got.dtype == np.histogram(x, 33, (0, 1), weights=w)[0].dtype == np.dtype(wdtype)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_array_equal(edges, np.histogram_bin_edges(x, 33, (0, 1)))
+
+
+def test_weights_with_array_bins_and_ints(rng):
+    x = samples(rng, 3000, np.int32, 0, 50)
+    w = rng.integers(-5, 5, 3000).astype(np.int64)
+    edges = [0, 3, 3, 10, 49.5, 50]
+    assert_same(prim.histogram(x, edges, weights=w), np.histogram(x, edges, weights=w))
+    w2 = w.reshape(30, 100)
+    assert_same(prim.histogram(x.reshape(30, 100), 5, weights=w2),
+                np.histogram(x.reshape(30, 100), 5, weights=w2))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_density(weighted, rng):
+    x = samples(rng, 3000, np.float64, -5, 5)
+    w = rng.random(3000) if weighted else None
+    for bins in (10, [-5, -1, 0, 0.5, 5]):
+        got, edges = prim.histogram(x, bins, (-5, 5), weights=w, density=True)
+        want, wedges = np.histogram(x, bins, (-5, 5), weights=w, density=True)
+        assert got.dtype == want.dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_array_equal(edges, wedges)
+
+
+def test_string_bins(rng):
+    x = samples(rng, 2000, np.float64)
+    for est in ("auto", "fd", "sturges", "sqrt"):
+        assert_same(prim.histogram(x, est), np.histogram(x, est), est)
+    assert_same(prim.histogram(x, "auto", (0, 100)), np.histogram(x, "auto", (0, 100)))
+
+
+def test_bool_samples_warn_and_count_as_uint8():
+    x = np.array([True, False, True, True])
+    with pytest.warns(RuntimeWarning, match="Converting input from bool"):
+        got = prim.histogram(x, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert_same(got, np.histogram(x, 2))
+
+
+def test_empty_input():
+    for dt in (np.float32, np.int16):
+        x = np.array([], dt)
+        assert_same(prim.histogram(x), np.histogram(x))
+        assert_same(prim.histogram(x, 5, (1, 2)), np.histogram(x, 5, (1, 2)))
+        assert_same(prim.histogram(x, [1, 2, 4]), np.histogram(x, [1, 2, 4]))
+
+
+def test_any_shape_non_contiguous_and_lists(rng):
+    x = samples(rng, 6 * 7 * 9, np.float64).reshape(6, 7, 9)
+    assert_same(prim.histogram(x, 13), np.histogram(x, 13))
+    y = samples(rng, 4000, np.int32)[::3]
+    assert_same(prim.histogram(y, 13), np.histogram(y, 13))
+    assert_same(prim.histogram([1, 2, 2, 3, 7], 3), np.histogram([1, 2, 2, 3, 7], 3))
+
+
+def test_auto_rule(monkeypatch, rng):
+    cap = H.shared_capacity()
+    assert H.auto_variant(256) == H.auto_variant(cap) == "warp_replicated"
+    assert H.auto_variant(cap + 1) == H.auto_variant(1 << 20) == "partial_privatized"
+    assert H.auto_variant(cap // 2 + 1, weighted=True) == "partial_privatized"
+    assert [H.replicas_for(b) for b in (256, 1024, 2048, 4096, cap)] == [4, 4, 2, 1, 1]
+    calls = []
+    real = H._kernel
+    monkeypatch.setattr(H, "_kernel", lambda v, *a: calls.append(v) or real(v, *a))
+    x = samples(rng, 517, np.float32)  # a size no other test plans for
+    prim.histogram(x, 256)
+    prim.histogram(x, 1 << 20)
+    assert calls == ["warp_replicated", "partial_privatized"]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64], ids=IDS)
+def test_packet_aggregation(dtype, monkeypatch, rng, schedule):
+    """The production kernel's optional packet aggregation (off by default, see auto_variant):
+    packets of one bin take one atomic; mixed packets, heads and tails one atomic per sample."""
+    monkeypatch.setattr(H, "_AGGREGATE", True)
+    monkeypatch.setattr(H, "_plans", type(H._plans)())
+    x = samples(rng, 4099, dtype, 0, 255)
+    x[100:3000] = 7  # long runs: whole packets in one bin
+    for args in ((256, (0, 256)), (7, (0, 255)), (np.array([0, 7, 7.5, 300]),)):
+        assert_same(prim.histogram(x[1:], *args, variant="warp_replicated"),
+                    np.histogram(x[1:], *args), str(args))
+
+
+def test_sort_reduce_by_key_is_planned():
+    assert "sort_reduce_by_key" in H.PLANNED and "sort_reduce_by_key" not in H.VARIANTS
+    with pytest.raises(NotImplementedError, match="radix sort and segmented reduce"):
+        prim.histogram(np.ones(10, np.float32), 4, variant="sort_reduce_by_key")
+
+
+# ---- contention: all-equal data, real images ----------------------------------------------------
+
+
+def _images():
+    data = pytest.importorskip("skimage.data")
+    astro = data.astronaut()  # a photograph, (512, 512, 3) uint8
+    sky = data.hubble_deep_field()  # a sky image: mostly dark, (872, 1000, 3) uint8
+    return {"astronaut": astro, "coffee": data.coffee(), "hubble_deep_field": sky}
+
+
+@pytest.mark.parametrize("image", ["astronaut", "coffee", "hubble_deep_field"])
+@pytest.mark.parametrize("variant", H.VARIANTS)
+def test_real_images(variant, image):
+    img = _images()[image]
+    grey = (img.astype(np.uint16).sum(axis=2) // 3).astype(np.uint8)
+    for x in (grey, img[..., 0]):
+        assert_same(prim.histogram(x, 256, (0, 256), variant=variant),
+                    np.histogram(x, 256, (0, 256)), f"{variant} {image}")
+    assert_same(prim.histogram(img.astype(np.float32) / 255, 64, (0, 1), variant=variant),
+                np.histogram(img.astype(np.float32) / 255, 64, (0, 1)))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int64], ids=IDS)
+@pytest.mark.parametrize("variant", H.VARIANTS)
+def test_all_equal(variant, dtype, schedule):
+    x = np.full(20000, 77, dtype)
+    assert_same(prim.histogram(x, 256, (0, 256), variant=variant),
+                np.histogram(x, 256, (0, 256)))
+    assert np.array_equal(prim.bincount(x.astype(np.uint8), variant=variant),
+                          np.bincount(x.astype(np.uint8)))
+
+
+# ---- bincount -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                   np.uint32, np.int64, np.uint64], ids=IDS)
+@pytest.mark.parametrize("variant", H.VARIANTS)
+def test_bincount(variant, dtype, rng, schedule):
+    hi = 1 if dtype is np.bool_ else 120
+    x = rng.integers(0, hi, 3001, endpoint=True).astype(dtype)
+    for minlength in (0, 5, 300):
+        got = prim.bincount(x, minlength=minlength, variant=variant)
+        want = np.bincount(x, minlength=minlength)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    w = rng.random(3001)
+    got = prim.bincount(x, w, variant=variant)
+    want = np.bincount(x, w)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_bincount_edge_cases(rng):
+    assert np.array_equal(prim.bincount(np.array([], np.int32)), np.bincount(np.array([], int)))
+    assert prim.bincount(np.array([], np.uint8), minlength=4).tolist() == [0, 0, 0, 0]
+    assert prim.bincount(np.array([], np.uint8), np.array([]), 2).dtype == np.float64
+    assert prim.bincount(np.array([0], np.uint8)).tolist() == [1]
+    assert prim.bincount(np.array([255], np.uint8)).tolist() == [0] * 255 + [1]
+    assert prim.bincount(np.array([127, 0], np.int8)).tolist() == [1] + [0] * 126 + [1]
+    x = rng.integers(0, 70000, 5000).astype(np.int64)
+    assert np.array_equal(prim.bincount(x), np.bincount(x))
+    w = np.zeros(3, np.float32)  # zero weights still set the length
+    assert np.array_equal(prim.bincount(np.array([1, 9, 3], np.uint8), w),
+                          np.bincount([1, 9, 3], w))
+    assert np.array_equal(prim.bincount([1, 2, 2]), [0, 1, 2])
+
+
+@pytest.mark.parametrize("bad,exc,match", [
+    (np.ones((2, 2), int), ValueError, "1-D"),
+    (np.array(3), ValueError, "1-D"),
+    (np.ones(3, float), TypeError, "Cannot cast array data from dtype\\('float64'\\)"),
+    (np.ones(3, np.complex64), TypeError, "Cannot cast array data from dtype\\('complex64'\\)"),
+    (np.array([-1, 2]), ValueError, "must have no negative elements"),
+    (np.array([-1, 2], np.int8), ValueError, "must have no negative elements"),
+    (np.array([5, -30000], np.int16), ValueError, "must have no negative elements"),
+])
+def test_bincount_input_errors(bad, exc, match):
+    with pytest.raises(exc):
+        np.bincount(bad)
+    with pytest.raises(exc, match=match):
+        prim.bincount(bad)
+
+
+def test_bincount_argument_errors():
+    x = np.array([1, 2])
+    for kw, exc, match in [({"minlength": -1}, ValueError, "'minlength' must not be negative"),
+                           ({"minlength": None}, TypeError, "use 0 instead of None"),
+                           ({"minlength": 2.0}, TypeError, "minlength must be an int"),
+                           ({"weights": [1.0]}, ValueError, "don't have the same length"),
+                           ({"weights": np.array([1j, 2j])}, TypeError, "Cannot cast")]:
+        with pytest.raises(exc):
+            np.bincount(x, **kw)
+        with pytest.raises(exc, match=match):
+            prim.bincount(x, **kw)
+    with pytest.raises(TypeError, match="x must be"):
+        prim.bincount("abc")
+    with pytest.raises(ValueError, match="variant must be"):
+        prim.bincount(x, variant="nope")
+
+
+# ---- histogram_even -----------------------------------------------------------------------------
+
+
+def even_oracle(x, bins, lower, upper):
+    e_dt = np.float32 if x.dtype == np.float32 else np.float64
+    e = np.linspace(lower, upper, bins + 1, dtype=e_dt)
+    v = x.astype(e_dt)
+    v = v[(v >= e[0]) & (v < e[-1])]
+    return np.bincount(np.searchsorted(e, v, "right") - 1, minlength=bins)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("spec", [(7, 97, 125), (256, 0, 256), (10, 0.5, 99.5), (3, -20, 300),
+                                  (1, 0, 1), (4096, -300, 300)], ids=str)
+def test_histogram_even(dtype, spec, rng):
+    x = samples(rng, 3001, dtype)
+    e = np.linspace(spec[1], spec[2], spec[0] + 1)
+    x[:: 11][: e.size] = e.astype(dtype)[: x[::11].size]
+    for variant in ("auto", "aggregated", "global_atomic_interleaved"):
+        got = prim.histogram_even(x, *spec, variant=variant)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, even_oracle(x, *spec), err_msg=variant)
+
+
+def test_histogram_even_upper_is_open():
+    x = np.array([0, 1, 2, 3, 4], np.int32)
+    assert prim.histogram_even(x, 2, 0, 4).tolist() == [2, 2]
+    assert prim.histogram(x, 2, (0, 4))[0].tolist() == [2, 3]  # numpy.histogram: closed
+
+
+def test_histogram_even_errors():
+    x = np.ones(4, np.float32)
+    for args, exc in [((0, 0, 1), ValueError), ((2.5, 0, 1), TypeError), ((2, 1, 1), ValueError),
+                      ((2, 0, np.inf), ValueError), ((2, np.nan, 1), ValueError),
+                      ((2, "a", 1), TypeError), ((1000, 1, 1.00001), ValueError)]:
+        with pytest.raises(exc):
+            prim.histogram_even(x, *args)
+
+
+# ---- histogram_channels -------------------------------------------------------------------------
+
+
+def channels_oracle(img, bins, r):
+    return np.stack([np.histogram(img[..., c], bins, r)[0] for c in range(img.shape[-1])])
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.int32], ids=IDS)
+def test_channels(dtype, channels, rng, schedule):
+    img = samples(rng, 37 * 41 * channels, dtype, 0, 255).reshape(37, 41, channels)
+    for bins, r in ((256, (0, 256)), (7, (10, 200)), (100, (0.5, 255.5))):
+        got = prim.histogram_channels(img, bins, r)
+        assert got.shape == (channels, bins) and got.dtype == np.int64
+        np.testing.assert_array_equal(got, channels_oracle(img, bins, r))
+
+
+def test_channels_real_images():
+    for name, img in _images().items():
+        np.testing.assert_array_equal(prim.histogram_channels(img), channels_oracle(img, 256,
+                                                                                      (0, 256)))
+        rgba = np.concatenate([img, img[..., :1]], axis=2)
+        np.testing.assert_array_equal(prim.histogram_channels(rgba, 64, (0, 256)),
+                                      channels_oracle(rgba, 64, (0, 256)))
+
+
+def test_channels_errors():
+    with pytest.raises(ValueError, match="channel axis"):
+        prim.histogram_channels(np.ones(10, np.uint8))
+    with pytest.raises(ValueError, match="1 to 64 channels"):
+        prim.histogram_channels(np.ones((2, 65), np.uint8))
+    with pytest.raises(ValueError, match="range must be given"):
+        prim.histogram_channels(np.ones((2, 3), np.uint8), range=None)
+    with pytest.raises(ValueError, match="max must be larger than min"):
+        prim.histogram_channels(np.ones((2, 3), np.uint8), range=(5, 1))
+    with pytest.raises(ValueError, match="do not fit"):
+        prim.histogram_channels(np.ones((2, 4), np.uint8), bins=20000)
+    with pytest.raises(TypeError, match="image has dtype"):
+        prim.histogram_channels(np.ones((2, 3), np.complex64))
+
+
+# ---- hypothesis: properties against NumPy -------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), dtype=st.sampled_from(DTYPES), variant=st.sampled_from(H.VARIANTS))
+def test_property_histogram_matches_numpy(data, dtype, variant):
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        elems = st.floats(-1e4, 1e4, width=dt.itemsize * 8, allow_nan=False)
+    else:
+        info = np.iinfo(dt)
+        elems = st.integers(max(int(info.min), -(2**40)), min(int(info.max), 2**40))
+    x = data.draw(hnp.arrays(dt, st.integers(1, 2000), elements=elems))
+    kind = data.draw(st.sampled_from(["int", "range", "edges"]))
+    if kind == "int":
+        args = (data.draw(st.integers(1, 300)),)
+    elif kind == "range":
+        a, b = sorted(data.draw(st.lists(elems, min_size=2, max_size=2)))
+        args = (data.draw(st.integers(1, 300)), (a, b))
+    else:
+        e = np.unique(np.asarray(data.draw(st.lists(elems, min_size=2, max_size=40)), dt))
+        if e.size < 2:
+            e = np.array([0, 1], dt)
+        args = (e,)
+    try:
+        want = np.histogram(x, *args)
+    except ValueError as exc:  # e.g. too many bins for the range: the same error
+        with pytest.raises(ValueError, match=str(exc).split(".")[0]):
+            prim.histogram(x, *args, variant=variant)
+        return
+    assert_same(prim.histogram(x, *args, variant=variant), want, f"{variant} {args}")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(x=hnp.arrays(st.sampled_from([np.uint8, np.int16, np.int32, np.int64]),
+                    st.integers(1, 2000), elements=st.integers(0, 127)),
+       minlength=st.integers(0, 300), variant=st.sampled_from(H.VARIANTS))
+def test_property_bincount_matches_numpy(x, minlength, variant):
+    got = prim.bincount(x, minlength=minlength, variant=variant)
+    assert np.array_equal(got, np.bincount(x, minlength=minlength))
+
+
+# ---- errors: NumPy's branches, one test each ----------------------------------------------------
+
+
+def both_raise(exc, match, *args, **kw):
+    with pytest.raises(exc, match=match):
+        np.histogram(*args, **kw)
+    with pytest.raises(exc, match=match):
+        prim.histogram(*args, **kw)
+
+
+def test_bins_not_an_integer():
+    both_raise(TypeError, "`bins` must be an integer, a string, or an array", [1, 2], bins=2.0)
+
+
+def test_bins_not_positive():
+    both_raise(ValueError, "`bins` must be positive, when an integer", [1, 2], bins=0)
+
+
+def test_bins_not_1d():
+    both_raise(ValueError, "`bins` must be 1d, when an array", [1, 2], bins=[[1, 2]])
+
+
+def test_bins_not_monotone():
+    both_raise(ValueError, "`bins` must increase monotonically, when an array", [1, 2],
+               bins=[2, 1])
+
+
+def test_range_reversed():
+    both_raise(ValueError, "max must be larger than min in range parameter", [1, 2], range=(2, 1))
+
+
+def test_range_not_finite():
+    both_raise(ValueError, r"supplied range of \[0, inf\] is not finite", [1, 2],
+               range=(0, np.inf))
+
+
+def test_range_not_a_pair():
+    both_raise(ValueError, "too many values to unpack", [1, 2], range=(1, 2, 3))
+
+
+def test_autodetected_range_not_finite():
+    both_raise(ValueError, r"autodetected range of \[1.0, inf\] is not finite",
+               np.array([1, np.inf]))
+
+
+def test_unknown_estimator():
+    both_raise(ValueError, "'foo' is not a valid estimator for `bins`", [1.0, 2.0], bins="foo")
+
+
+def test_estimator_with_weights():
+    both_raise(TypeError, "not supported for weighted data", [1.0, 2.0], bins="auto",
+               weights=[1, 1])
+
+
+def test_weights_shape():
+    both_raise(ValueError, "weights should have the same shape as a", [1, 2], weights=[1])
+
+
+def test_too_many_bins_for_range():
+    both_raise(ValueError, "Too many bins for data range", np.array([1.0, 2], np.float32),
+               bins=1000, range=(1, 1.00001))
+
+
+def test_nan_in_edges():
+    with pytest.raises(ValueError, match="must not contain NaN"):
+        prim.histogram([1.0, 2.0], bins=[0, np.nan, 3])
+
+
+@pytest.mark.parametrize("bad", [np.complex64, np.float16, "U1"])
+def test_unsupported_sample_dtype(bad):
+    with pytest.raises(TypeError, match="a has dtype"):
+        prim.histogram(np.ones(4).astype(bad))
+
+
+def test_unsupported_weight_dtype():
+    with pytest.raises(TypeError, match="weights has dtype"):
+        prim.histogram(np.ones(4), weights=np.ones(4, np.float16))
+
+
+def test_unsupported_edge_dtype():
+    with pytest.raises(TypeError, match="bin edges must be integers or floats"):
+        prim.histogram(np.ones(4), bins=np.array([1 + 1j, 2 + 1j]))
+
+
+@pytest.mark.parametrize("bad", ["abc", None, {"a": 1}, object()])
+def test_not_an_array(bad):
+    with pytest.raises(TypeError, match="a must be"):
+        prim.histogram(bad)
+
+
+def test_bad_variant():
+    with pytest.raises(ValueError, match="variant must be"):
+        prim.histogram(np.ones(4), variant="omega")
+
+
+@pytest.mark.parametrize("variant", ALL_SHARED)
+def test_too_many_bins_for_shared_memory(variant):
+    nbins = H.shared_capacity() + 1
+    with pytest.raises(ValueError, match="use 'partial_privatized' or 'auto'"):
+        prim.histogram(np.ones(4, np.float32), nbins, variant=variant)
+
+
+# ---- the asv suite ------------------------------------------------------------------------------
+
+
+def test_asv_benchmarks_skip_without_cuda(backend):
+    import importlib.util
+    import inspect
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "asv_bench" / "benchmarks" / \
+        "histogram.py"
+    spec = importlib.util.spec_from_file_location("asv_benchmarks_histogram", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    classes = [c for _, c in inspect.getmembers(mod, inspect.isclass)
+               if c.__module__ == mod.__name__ and not c.__name__.startswith("_")]
+    assert {c.__name__ for c in classes} == {"Variants", "Bins", "Bincount", "Peers"}
+    assert mod.Variants.params[0] == list(H.VARIANTS)
+    for cls in classes:
+        assert len(cls.params) == len(cls.param_names)
+        assert cls.track_time_ms.unit == "ms" and cls.track_gbps.unit == "GB/s"
+        if not backend.is_cuda:
+            with pytest.raises(NotImplementedError, match="GPU benchmark"):
+                cls().setup(*[p[0] for p in cls.params])
+
+
+# ---- GPU only -----------------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+def test_device_in_device_out(on_gpu, rng):
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+
+    x = samples(rng, 100000, np.float32, 0, 1)
+    hist, edges = prim.histogram(cupy.asarray(x), 256, (0, 1))
+    assert isinstance(hist, cupy.ndarray) and isinstance(edges, cupy.ndarray)
+    assert_same((hist, edges), np.histogram(x, 256, (0, 1)))
+    assert isinstance(prim.bincount(cupy.asarray(x.astype(np.uint8))), cupy.ndarray)
+
+
+@pytest.mark.gpu
+def test_large_inputs_on_gpu(on_gpu):
+    """2^28 samples through every production path, and 2^31 + 77 uint8 samples (64-bit
+    indexing, blocks counting up to 2^31 samples each)."""
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+
+    r = cupy.random.default_rng(3)
+    x = r.random(1 << 28, dtype=cupy.float32)
+    for nbins in (256, 4096, 65536, 1 << 20):
+        got = cupy.asnumpy(prim.histogram(x, nbins, (0, 1))[0])
+        want = cupy.asnumpy(cupy.histogram(x, nbins, (0, 1))[0])
+        assert got.sum() == x.size
+        # cupy.histogram bins by position alone: it may differ from NumPy's edges by one bin for
+        # samples within an ulp of an edge; compare counts only up to those few samples
+        assert np.abs(got - want).sum() <= max(8, x.size >> 20)
+    del x
+    n = 2**31 + 77
+    y = cupy.full(n, 200, dtype=cupy.uint8)
+    y[-5:] = 3
+    y[12345] = 255
+    got = prim.bincount(y)
+    assert got.shape == (256,) and int(got[200]) == n - 6 and int(got[3]) == 5
+    assert int(got[255]) == 1
+    del y
+    cupy.get_default_memory_pool().free_all_blocks()

@@ -1,0 +1,227 @@
+"""Histogram figures against cupy and CUB (``cuda.compute`` histogram_even), one run:
+
+* float32 2^28 in [0, 1), 256 bins: ``histogram`` (NumPy's bins) and ``histogram_even``;
+* uint8 2^28, 256 bins, uniform and all equal: ``histogram``, ``histogram_even``, ``bincount``;
+* float32 2^28 with 4096, 65536 and 2^20 bins;
+* an 8192 x 8192 RGB uint8 image: one ``histogram_channels`` call vs three ``cupy.bincount``;
+* every variant on uniform, all-equal and sky-image uint8 data (2^26) and uniform float32;
+* sweeps of throughput against the bin count and against contention (2^28 samples), written as
+  JSON to ``$OUT/histogram_sweeps.json`` (or ./) for ``python tools/figures_histogram.py --plot``.
+
+Every result is checked (against NumPy's ``bincount`` of the same data, or by its total) before it
+is timed; peers are timed in the same interleaved rounds.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+N = 1 << 28
+NV = 1 << 26  # variant tables and sweeps
+
+
+def cub_even(cc, x, nbins, lo, hi, level_dtype):
+    import cupy
+
+    out = cupy.zeros(nbins, dtype=cupy.int32)
+    lv = np.array([nbins + 1], np.int32)
+    lo_a, hi_a = np.array([lo], level_dtype), np.array([hi], level_dtype)
+    h = cc.make_histogram_even(d_samples=x, d_histogram=out, h_num_output_levels=lv,
+                               h_lower_level=lo_a, h_upper_level=hi_a, num_samples=x.size)
+    nbytes = h(temp_storage=None, d_samples=x, d_histogram=out, h_num_output_levels=lv,
+               h_lower_level=lo_a, h_upper_level=hi_a, num_samples=x.size)
+    tmp = cupy.empty(max(1, nbytes), cupy.uint8)
+
+    def run():
+        h(temp_storage=tmp, d_samples=x, d_histogram=out, h_num_output_levels=lv,
+          h_lower_level=lo_a, h_upper_level=hi_a, num_samples=x.size)
+        return out
+
+    return run
+
+
+def _check_total(name, got, n):
+    total = int(got.sum())
+    assert total == n, f"{name}: counted {total} samples of {n}"
+
+
+def run(ctx):
+    import cupy
+
+    import primitives as prim
+    from primitives import histograms as H
+
+    out_dir = os.environ.get("OUT", ".")
+    rng = cupy.random.default_rng(11)
+    xf = rng.random(N, dtype=cupy.float32)
+    u8 = rng.integers(0, 256, N, dtype=cupy.int32).astype(cupy.uint8)
+    eq8 = cupy.full(N, 77, dtype=cupy.uint8)
+    want_u8 = cupy.asnumpy(cupy.bincount(u8, minlength=256))
+
+    def check_eq(name, got, want):
+        got = cupy.asnumpy(got[0] if isinstance(got, tuple) else got)
+        assert got.shape == want.shape and np.array_equal(got, want), f"{name}: wrong counts"
+
+    ctx.peer_table()
+    # -- float32, 256 bins: ours equal NumPy's bins; the peers are checked by their total ---------
+    fns = {"histogram": lambda: prim.histogram(xf, 256, (0.0, 1.0)),
+           "histogram_even": lambda: prim.histogram_even(xf, 256, 0.0, 1.0),
+           "cupy.histogram": lambda: cupy.histogram(xf, 256, (0.0, 1.0))}
+    if ctx.cc is not None:
+        fns["CUB histogram_even"] = cub_even(ctx.cc, xf, 256, 0.0, 1.0, np.float32)
+    want_f = np.histogram(cupy.asnumpy(xf), 256, (0.0, 1.0))[0]
+    check_eq("histogram float32", fns["histogram"](), want_f)
+    check_eq("histogram_even float32", fns["histogram_even"](), want_f)  # no sample equals 1.0
+    for name in list(fns)[2:]:
+        got = fns[name]()
+        _check_total(name, got[0] if isinstance(got, tuple) else got, N)
+    t = ctx.bench(fns)
+    for ours in ("histogram", "histogram_even"):
+        for peer in [p for p in fns if not p.startswith("histogram")]:
+            ctx.peer_row(f"{ours} float32 256 bins", N, t[ours], xf.nbytes, peer, t[peer])
+
+    # -- uint8, 256 bins, uniform and all equal ---------------------------------------------------
+    times = {}
+    for label, x, want in (("uniform", u8, want_u8), ("all equal", eq8, None)):
+        if want is None:
+            want = np.zeros(256, np.int64)
+            want[77] = N
+        fns = {"histogram": lambda x=x: prim.histogram(x, 256, (0, 256)),
+               "histogram_even": lambda x=x: prim.histogram_even(x, 256, 0, 256),
+               "bincount": lambda x=x: prim.bincount(x, minlength=256),
+               "cupy.bincount": lambda x=x: cupy.bincount(x, minlength=256),
+               "cupy.histogram": lambda x=x: cupy.histogram(x, 256, (0, 256))}
+        if ctx.cc is not None:
+            fns["CUB histogram_even"] = cub_even(ctx.cc, x, 256, 0, 256, np.int32)
+        for name, f in fns.items():
+            check_eq(f"uint8 {label} {name}", f(), want)
+        t = ctx.bench(fns)
+        times[label] = t
+        for ours in ("histogram", "histogram_even", "bincount"):
+            for peer in [p for p in fns if p.startswith(("cupy", "CUB"))]:
+                ctx.peer_row(f"{ours} uint8 256 bins, {label}", N, t[ours], x.nbytes, peer,
+                             t[peer])
+    ctx.table(["uint8 2^28, 256 bins", "all equal / uniform time"])
+    for name in times["uniform"]:
+        ctx.add(name, f"{times['all equal'][name] / times['uniform'][name]:.3f}")
+
+    # -- float32 with many bins -------------------------------------------------------------------
+    ctx.peer_table()
+    for nb in (4096, 65536, 1 << 20):
+        ours = cupy.asnumpy(prim.histogram(xf, nb, (0.0, 1.0))[0])
+        if nb < (1 << 20):
+            sub = cupy.asnumpy(xf[: 1 << 24])
+            assert np.array_equal(cupy.asnumpy(prim.histogram(xf[: 1 << 24], nb, (0.0, 1.0))[0]),
+                                  np.histogram(sub, nb, (0.0, 1.0))[0]), f"{nb} bins"
+        assert ours.sum() == N
+        fns = {"histogram": lambda nb=nb: prim.histogram(xf, nb, (0.0, 1.0)),
+               "cupy.histogram": lambda nb=nb: cupy.histogram(xf, nb, (0.0, 1.0))}
+        if ctx.cc is not None:
+            fns["CUB histogram_even"] = cub_even(ctx.cc, xf, nb, 0.0, 1.0, np.float32)
+        t = ctx.bench(fns)
+        for peer in list(fns)[1:]:
+            ctx.peer_row(f"histogram float32 {nb} bins ({H.auto_variant(nb)})", N,
+                         t["histogram"], xf.nbytes, peer, t[peer])
+
+    # -- RGB image --------------------------------------------------------------------------------
+    img = rng.integers(0, 256, (8192, 8192, 3), dtype=cupy.int32).astype(cupy.uint8)
+    want = np.stack([cupy.asnumpy(cupy.bincount(img[..., c].ravel(), minlength=256))
+                     for c in range(3)])
+    check_eq("histogram_channels", prim.histogram_channels(img), want)
+    t = ctx.bench({"ours": lambda: prim.histogram_channels(img),
+                   "3 x cupy.bincount": lambda: [cupy.bincount(img[..., c].ravel(), minlength=256)
+                                                 for c in range(3)]})
+    ctx.peer_row("histogram_channels RGB 8192x8192 uint8", img.size, t["ours"], img.nbytes,
+                 "3 x cupy.bincount", t["3 x cupy.bincount"])
+    img = None  # frees the image (the timed lambdas are done with it)
+
+    # -- every variant on uniform / contended data ------------------------------------------------
+    sky = cupy.asarray(H._sky(NV, np.random.default_rng(0)))
+    data = {"uint8 uniform": u8[:NV], "uint8 all equal": eq8[:NV], "uint8 sky image": sky,
+            "float32 uniform": xf[:NV]}
+    ctx.table(["variant (2^26 samples, 256 bins)"] + [f"{k} ms" for k in data]
+              + ["sky vs uniform"])
+    rows = {}
+    for label, x in data.items():
+        rng_ = (0.0, 1.0) if x.dtype == cupy.float32 else (0, 256)
+        want = np.histogram(cupy.asnumpy(x), 256, rng_)[0]
+        fns = {}
+        for v in H.VARIANTS:
+            got = cupy.asnumpy(prim.histogram_even(x, 256, *rng_, variant=v))
+            assert np.array_equal(got, want), f"{v} {label}"
+            fns[v] = lambda v=v, x=x: prim.histogram_even(x, 256, *rng_, variant=v)
+        rows[label] = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
+    for v in H.VARIANTS:
+        ctx.add(v, *[f"{rows[k][v]:.4f}" for k in data],
+                f"{rows['uint8 sky image'][v] / rows['uint8 uniform'][v]:.2f}x")
+
+    # -- sweeps for the plot ----------------------------------------------------------------------
+    sweeps = {"bins": {}, "contention": {}}
+    x = xf
+    for nb in (2, 16, 64, 256, 1024, 4096, 16384, 65536, 1 << 18, 1 << 20):
+        fns = {"primitives": lambda nb=nb: prim.histogram(x, nb, (0.0, 1.0)),
+               "cupy.histogram": lambda nb=nb: cupy.histogram(x, nb, (0.0, 1.0))}
+        if ctx.cc is not None:
+            fns["CUB histogram_even"] = cub_even(ctx.cc, x, nb, 0.0, 1.0, np.float32)
+        t = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
+        sweeps["bins"][nb] = {k: x.nbytes / (ms * 1e-3) / 1e9 for k, ms in t.items()}
+    base = u8
+    for p in (0.0, 0.5, 0.9, 0.99, 1.0):
+        mask = rng.random(N, dtype=cupy.float32) < p
+        y = cupy.where(mask, cupy.uint8(77), base)
+        fns = {"primitives": lambda y=y: prim.histogram(y, 256, (0, 256)),
+               "privatized": lambda y=y: prim.histogram_even(y, 256, 0, 256, variant="privatized"),
+               "coarsened_interleaved": lambda y=y: prim.histogram_even(
+                   y, 256, 0, 256, variant="coarsened_interleaved"),
+               "aggregated": lambda y=y: prim.histogram_even(y, 256, 0, 256,
+                                                             variant="aggregated"),
+               "cupy.bincount": lambda y=y: cupy.bincount(y, minlength=256)}
+        if ctx.cc is not None:
+            fns["CUB histogram_even"] = cub_even(ctx.cc, y, 256, 0, 256, np.int32)
+        t = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
+        sweeps["contention"][p] = {k: y.nbytes / (ms * 1e-3) / 1e9 for k, ms in t.items()}
+    path = os.path.join(out_dir, "histogram_sweeps.json")
+    with open(path, "w") as f:
+        json.dump(sweeps, f, indent=1)
+    ctx.lines += ["", f"sweeps (GB/s) written to {os.path.basename(path)}",
+                  "```", json.dumps(sweeps), "```"]
+
+
+def plot(json_path, png_path):
+    """Throughput against the bin count (float32) and against contention (uint8)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(json_path) as f:
+        sw = json.load(f)
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    bins = sorted(sw["bins"], key=int)
+    for name in sw["bins"][bins[0]]:
+        a.plot([int(k) for k in bins], [sw["bins"][k][name] for k in bins], "o-", label=name)
+    a.set_xscale("log", base=2)
+    a.set_xlabel("bins (float32, 2^28 samples in [0, 1))")
+    a.set_ylabel("GB/s of samples read")
+    a.legend()
+    a.grid(alpha=0.3)
+    ps = sorted(sw["contention"], key=float)
+    for name in sw["contention"][ps[0]]:
+        b.plot([float(p) for p in ps], [sw["contention"][p][name] for p in ps], "o-", label=name)
+    b.set_xlabel("fraction of samples equal to one value (uint8, 256 bins, 2^28)")
+    b.set_ylabel("GB/s of samples read")
+    b.set_yscale("log")
+    b.legend(fontsize=8)
+    b.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--plot":
+        plot(sys.argv[2], sys.argv[3])
+    else:
+        print("usage: python tools/figures_histogram.py --plot SWEEPS.json OUT.png "
+              "(the measurements run through tools/figures.py --family histogram)")
