@@ -27,6 +27,7 @@ FAMILIES = {
     "spmv": "primitives.spmv",
     "scan": "primitives.scan",
     "compaction": "primitives.compaction",
+    "segmented": "primitives.segmented",
     "histogram": "primitives.histograms",
 }
 

@@ -189,3 +189,44 @@ def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
         return inp.result(out)
     _launch_segmented(arr, n, in_dt, acc_dt, op, "reduce", None, o, nseg, out, inp.backend)
     return inp.result(out)
+
+
+def tour_sections(gpu, log2n=None):
+    """Tour workload: equal float32 segments (2^16 x 2^12 on a GPU), scanned and reduced, against
+    ``cupy.cumsum(axis=1)`` and ``sum(axis=1)`` on a GPU."""
+    from . import _backend, _tour
+
+    n = 1 << (log2n or (28 if gpu else 14))
+    rows = min(1 << 16, n >> 6)
+    cols = n // rows
+
+    def contenders():
+        xp = _backend.get_backend().xp
+        host = _tour.random_data(np.random.default_rng(n + 3), n, np.float32)
+        x = xp.asarray(host)
+        x2 = x.reshape(rows, cols)
+        off = xp.arange(0, n + 1, cols, dtype=np.int64)
+        h2 = host.reshape(rows, cols).astype(np.float64)
+        want_scan = np.cumsum(h2, axis=1).reshape(-1)
+        want_red = h2.sum(axis=1)
+
+        def near(ref):
+            return lambda got: bool(np.allclose(_tour.to_host(got).reshape(-1), ref,
+                                                rtol=1e-4))
+
+        out = [_tour.Contender("segmented_scan",
+                               lambda: segmented_scan(x, offsets=off, check=False),
+                               near(want_scan)),
+               _tour.Contender("segmented_reduce",
+                               lambda: segmented_reduce(x, off, check=False), near(want_red))]
+        if gpu:
+            out += [_tour.Contender("cupy.cumsum(axis=1) (peer)",
+                                    lambda: xp.cumsum(x2, axis=1), near(want_scan)),
+                    _tour.Contender("sum(axis=1) (peer)", lambda: x2.sum(axis=1),
+                                    near(want_red))]
+        return out
+
+    return [_tour.Section(
+        title=f"segmented: float32, {rows} segments x {cols}, n = 2^{n.bit_length() - 1} "
+              "(GB/s: one read + one write)",
+        nbytes=2 * n * 4, contenders=contenders, count=4 if gpu else 2)]

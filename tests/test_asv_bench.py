@@ -1,9 +1,10 @@
 """The asv benchmark suite: its configuration is valid and its benchmarks run (or skip) here."""
 
-import importlib.util
+import importlib
 import inspect
 import json
 import pathlib
+import sys
 
 import pytest
 
@@ -14,11 +15,11 @@ ASV = pathlib.Path(__file__).resolve().parent.parent / "asv_bench"
 
 
 def _load(name):
-    path = ASV / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"asv_benchmarks_{name}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """Import asv_bench/benchmarks/<name>.py as asv does: as a module of the package
+    ``benchmarks`` (the benchmarks share ``benchmarks._common``)."""
+    if str(ASV) not in sys.path:
+        sys.path.insert(0, str(ASV))
+    return importlib.import_module(f"benchmarks.{name}")
 
 
 @pytest.fixture(scope="module")

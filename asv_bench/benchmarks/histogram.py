@@ -16,12 +16,7 @@ WARMUP, REPEAT = 5, 30
 N = 2**26
 
 
-def _require_cuda():
-    info = prim.backend_info()
-    if info["backend"] != "cuda":
-        raise NotImplementedError(
-            f"GPU benchmark: backend is {info['backend']!r} ({info['reason']})"
-        )
+from ._common import require_cuda as _require_cuda  # noqa: E402
 
 
 def _samples(kind, n):

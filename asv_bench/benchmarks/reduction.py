@@ -17,12 +17,7 @@ DTYPES = ["float32", "int32", "float64"]
 WARMUP, REPEAT = 5, 30
 
 
-def _require_cuda():
-    info = prim.backend_info()
-    if info["backend"] != "cuda":
-        raise NotImplementedError(
-            f"GPU benchmark: backend is {info['backend']!r} ({info['reason']})"
-        )
+from ._common import require_cuda as _require_cuda  # noqa: E402
 
 
 def _device_data(n, dtype):

@@ -1,0 +1,79 @@
+"""Scan-family benchmarks: the three scans against ``cupy.cumsum``, compaction against boolean
+indexing, segmented scan/reduce against ``cupy.cumsum(axis=1)``/``sum(axis=1)``. GPU only; times
+are medians of CUDA-event timings (``primitives._timing.bench``); GB/s counts the bytes each
+operation must read and write once."""
+
+import numpy as np
+
+import primitives as prim
+from primitives.scan import VARIANTS
+
+from ._common import Timed, require_cuda
+
+SIZES = [2**24, 2**28]
+
+
+def _data(n, dtype):
+    import cupy
+
+    rng = cupy.random.default_rng(2026)
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return rng.random(n, dtype=dt) + dt.type(0.5)
+    return rng.integers(1, 1000, n, dtype=dt)
+
+
+class InclusiveScan(Timed):
+    params = [list(VARIANTS) + ["cupy.cumsum"], SIZES, ["int32", "float32"]]
+    param_names = ["variant", "n", "dtype"]
+    timeout = 600
+
+    def setup(self, variant, n, dtype):
+        require_cuda()
+        import cupy
+
+        x = _data(n, dtype)
+        if variant == "cupy.cumsum":
+            self.fn = lambda: cupy.cumsum(x, dtype=dtype)
+        else:
+            self.fn = lambda: prim.inclusive_scan(x, dtype=dtype, variant=variant)
+        self.bytes = 2 * x.nbytes
+        self.fn()
+
+
+class Compact(Timed):
+    params = [["compact", "x[mask]"], SIZES]
+    param_names = ["how", "n"]
+    timeout = 600
+
+    def setup(self, how, n):
+        require_cuda()
+        x = _data(n, "float32")
+        mask = _data(n, "float32") < 1.0  # about half
+        self.fn = (lambda: prim.compact(x, mask)) if how == "compact" else (lambda: x[mask])
+        self.bytes = x.nbytes + mask.nbytes + x.nbytes // 2
+        self.fn()
+
+
+class Segmented(Timed):
+    params = [["segmented_scan", "cupy.cumsum(axis=1)", "segmented_reduce", "sum(axis=1)"],
+              [2**10, 2**16]]
+    param_names = ["how", "segments"]
+    timeout = 600
+
+    def setup(self, how, segments):
+        require_cuda()
+        import cupy
+
+        n = 2**28
+        x = _data(n, "float32")
+        x2 = x.reshape(segments, n // segments)
+        off = cupy.arange(0, n + 1, n // segments, dtype=cupy.int64)
+        self.fn = {
+            "segmented_scan": lambda: prim.segmented_scan(x, offsets=off, check=False),
+            "cupy.cumsum(axis=1)": lambda: cupy.cumsum(x2, axis=1),
+            "segmented_reduce": lambda: prim.segmented_reduce(x, off, check=False),
+            "sum(axis=1)": lambda: x2.sum(axis=1),
+        }[how]
+        self.bytes = (2 if "scan" in how or "cumsum" in how else 1) * x.nbytes
+        self.fn()
