@@ -61,3 +61,16 @@ def rng(request):
 
 def to_host(v):
     return v.get() if hasattr(v, "get") else np.asarray(v)
+
+
+def load_benchmark(name):
+    """Import asv_bench/benchmarks/<name>.py as asv does: a module of the package ``benchmarks``
+    (the benchmark modules share ``benchmarks._common``)."""
+    import importlib
+    import pathlib
+    import sys
+
+    asv = str(pathlib.Path(__file__).resolve().parent.parent / "asv_bench")
+    if asv not in sys.path:
+        sys.path.insert(0, asv)
+    return importlib.import_module(f"benchmarks.{name}")

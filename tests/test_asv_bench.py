@@ -1,25 +1,21 @@
 """The asv benchmark suite: its configuration is valid and its benchmarks run (or skip) here."""
 
-import importlib
 import inspect
 import json
 import pathlib
-import sys
 
 import pytest
 
 from primitives import _backend
 from primitives.reduction import VARIANTS
 
+from conftest import load_benchmark
+
 ASV = pathlib.Path(__file__).resolve().parent.parent / "asv_bench"
 
 
 def _load(name):
-    """Import asv_bench/benchmarks/<name>.py as asv does: as a module of the package
-    ``benchmarks`` (the benchmarks share ``benchmarks._common``)."""
-    if str(ASV) not in sys.path:
-        sys.path.insert(0, str(ASV))
-    return importlib.import_module(f"benchmarks.{name}")
+    return load_benchmark(name)
 
 
 @pytest.fixture(scope="module")

@@ -623,15 +623,11 @@ def test_too_many_bins_for_shared_memory(variant):
 
 
 def test_asv_benchmarks_skip_without_cuda(backend):
-    import importlib.util
     import inspect
-    import pathlib
 
-    path = pathlib.Path(__file__).resolve().parent.parent / "asv_bench" / "benchmarks" / \
-        "histogram.py"
-    spec = importlib.util.spec_from_file_location("asv_benchmarks_histogram", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    from conftest import load_benchmark
+
+    mod = load_benchmark("histogram")
     classes = [c for _, c in inspect.getmembers(mod, inspect.isclass)
                if c.__module__ == mod.__name__ and not c.__name__.startswith("_")]
     assert {c.__name__ for c in classes} == {"Variants", "Bins", "Bincount", "Peers"}

@@ -685,14 +685,9 @@ def test_matches_cusparse(on_gpu, rng):
 
 @pytest.fixture(scope="module")
 def asv_spmv():
-    import importlib.util
-    import pathlib
+    from conftest import load_benchmark
 
-    path = pathlib.Path(__file__).resolve().parent.parent / "asv_bench" / "benchmarks" / "spmv.py"
-    spec = importlib.util.spec_from_file_location("asv_benchmarks_spmv", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("spmv")
 
 
 def test_asv_benchmarks(asv_spmv, on_gpu):
