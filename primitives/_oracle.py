@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["reduce_ref", "reduce_matches"]
 
 
 def reduce_ref(x, op, acc_dtype):
-    """Reference reduction of host array ``x``: float sums in float64, integers exactly in
-    ``acc_dtype`` (wrapping as fixed-width arithmetic does)."""
+    """Reference reduction of host array ``x``: float sums correctly rounded (``math.fsum``),
+    integers exactly in ``acc_dtype`` (wrapping as fixed-width arithmetic does)."""
     x = np.asarray(x).reshape(-1)
     acc_dtype = np.dtype(acc_dtype)
     if op == "sum":
         if acc_dtype.kind == "f":
-            return np.sum(x.astype(np.float64), dtype=np.float64)
+            if not np.all(np.isfinite(x)):
+                return np.sum(x.astype(np.float64), dtype=np.float64)
+            return np.float64(math.fsum(x.astype(np.float64).tolist()))  # correctly rounded
         with np.errstate(over="ignore"):
             return np.sum(x.astype(acc_dtype), dtype=acc_dtype)
     y = x.astype(acc_dtype)

@@ -117,12 +117,13 @@ def run_section(backend, section, progress):
 
 def _table(title, rows, copy_gbs):
     base = rows[0].ms
-    lines = [title, f"  {'variant':<24} {'check':>5} {'time ms':>10} {'GB/s':>8} "
+    w = max(24, *(len(r.name) for r in rows))
+    lines = [title, f"  {'variant':<{w}} {'check':>5} {'time ms':>10} {'GB/s':>8} "
              f"{'% copy':>7} {'speedup':>8}  note"]
     for r in rows:
         gbs = r.nbytes / (r.ms * 1e-3) / 1e9
         lines.append(
-            f"  {r.name:<24} {'ok' if r.ok else 'FAIL':>5} {r.ms:>10.4f} {gbs:>8.1f} "
+            f"  {r.name:<{w}} {'ok' if r.ok else 'FAIL':>5} {r.ms:>10.4f} {gbs:>8.1f} "
             f"{100 * gbs / copy_gbs:>6.1f}% {base / r.ms:>7.2f}x  {r.note}".rstrip()
         )
     return "\n".join(lines)
