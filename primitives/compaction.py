@@ -4,12 +4,9 @@
 
 from __future__ import annotations
 
-import collections
-
 import numpy as np
 
-from . import _checks, _dtypes, _launch, _loader
-from .scan import _LookbackPlan
+from . import _checks, _dtypes, _launch, _loader, _lookback
 
 __all__ = ["compact", "compact_indices"]
 
@@ -27,35 +24,28 @@ def _name(dt, indices):
 _NAMES = [_name(d, False) for d in _dtypes.NUMERIC] + [_name(None, True)]
 _loader.register(_SOURCE, _NAMES)
 
-_plans = collections.OrderedDict()
-_MAX_PLANS = 64
+_plans = _lookback.PlanCache()
 
 
 def _run(x, mask, n, dt, backend):
     indices = x is None
-    key = (dt, n, backend.stream_key())
-    plan = _plans.get(key)
     xp = backend.xp
-    tiles = _launch.cdiv(n, _BLOCK * _ITEMS)
-    if plan is None:
+
+    def make():
         k = _loader.load(_SOURCE, _NAMES)(_name(dt, indices))
-        plan = _LookbackPlan(k, tiles, _INDEX_DTYPE, n, xp)
+        plan = _lookback.LookbackPlan(k, _launch.cdiv(n, _BLOCK * _ITEMS), _BLOCK, n, xp,
+                                      _INDEX_DTYPE)
         plan.extra = xp.empty(1, dtype=_INDEX_DTYPE)  # the count
+        return plan
+
+    plan = _plans.get((dt, n, backend.stream_key()), make)
     out = xp.empty(n, dtype=_INDEX_DTYPE if indices else dt)
     if indices:  # the value input and output are unused: one-element stand-ins of the right type
         vin = vout = _dummy(xp, np.dtype(np.int32))
         iout = out
     else:
         vin, vout, iout = x, out, _dummy(xp, _INDEX_DTYPE)
-    args = (vin, mask, plan.n64, vout, iout, plan.extra, plan.counter, plan.status,
-            plan.aggregate, plan.inclusive, plan.next_epoch())
-    if key not in _plans:
-        _launch.launch(plan.kernel, plan.grid, _BLOCK, args)
-        _plans[key] = plan
-        if len(_plans) > _MAX_PLANS:
-            _plans.popitem(last=False)
-    else:
-        plan.kernel(plan.grid, (_BLOCK,), args)
+    plan.launch(vin, mask, plan.n64, vout, iout, plan.extra)
     count = int(plan.extra[0])  # the one device-to-host read: the result's length
     return out[:count]
 

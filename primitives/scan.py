@@ -15,12 +15,11 @@ auto                  ``decoupled_lookback``
 
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
 
-from . import _checks, _dtypes, _launch, _loader
+from . import _checks, _dtypes, _launch, _loader, _lookback
 
 __all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "VARIANTS"]
 
@@ -35,7 +34,6 @@ _TILE_PER_BLOCK = {"hillis_steele": 1, "blelloch": 2}
 # (16 of 4 bytes, 8 of 8 bytes: 32 KiB of exchange buffers per block)
 _LB_BLOCK = 512
 _LB_BYTES = 64
-_EPOCH_LIMIT = 1 << 30
 
 
 def _lb_items(in_dt, acc_dt):
@@ -103,53 +101,18 @@ def _hierarchical(x, n, in_dt, acc_dt, op, exclusive, variant, backend):
 
 # ---- single-pass decoupled look-back -------------------------------------------------------
 
-# Launch plans per (dtypes, op, exclusive, n, device, stream): kernel, grid, tile counter (left at
-# 0 by the kernel), tile status arrays (never cleared: each launch has its own epoch) and the
-# epoch. Launches on one stream are ordered, so reusing a plan's scratch is safe.
-_plans = collections.OrderedDict()
-_MAX_PLANS = 64
+_plans = _lookback.PlanCache()
 
 
-class _LookbackPlan:
-    __slots__ = ("kernel", "grid", "counter", "status", "aggregate", "inclusive", "epoch", "n64",
-                 "extra")
-
-    def __init__(self, kernel, grid, acc_dt, n, xp):
-        self.kernel, self.grid = kernel, (grid,)
-        self.counter = xp.zeros(1, dtype=np.uint32)
-        self.status = xp.zeros(grid, dtype=np.uint32)
-        self.aggregate = xp.empty(grid, dtype=acc_dt)
-        self.inclusive = xp.empty(grid, dtype=acc_dt)
-        self.epoch = 0
-        self.n64 = _launch.i64(n)
-        self.extra = None  # a kernel-specific output (compaction: the count)
-
-    def next_epoch(self):
-        self.epoch += 1
-        if self.epoch >= _EPOCH_LIMIT:  # wrap: clear the words so no stale epoch can match
-            self.status.fill(0)
-            self.epoch = 1
-        return np.uint32(self.epoch)
-
-
-def _lookback(x, n, in_dt, acc_dt, op, exclusive, backend):
-    key = (in_dt, acc_dt, op, exclusive, n, backend.stream_key())
-    plan = _plans.get(key)
-    xp = backend.xp
-    out = xp.empty(n, dtype=acc_dt)
-    if plan is None:
+def _lookback_scan(x, n, in_dt, acc_dt, op, exclusive, backend):
+    def make():
         k = _get("decoupled_lookback", _name("decoupled_lookback", in_dt, acc_dt, op, exclusive))
-        tile = _LB_BLOCK * _lb_items(in_dt, acc_dt)
-        plan = _LookbackPlan(k, _launch.cdiv(n, tile), acc_dt, n, xp)
-        _launch.launch(k, plan.grid, _LB_BLOCK,
-                       (x, out, plan.n64, plan.counter, plan.status, plan.aggregate,
-                        plan.inclusive, plan.next_epoch()))  # validated once
-        _plans[key] = plan
-        if len(_plans) > _MAX_PLANS:
-            _plans.popitem(last=False)
-        return out
-    plan.kernel(plan.grid, (_LB_BLOCK,), (x, out, plan.n64, plan.counter, plan.status,
-                                          plan.aggregate, plan.inclusive, plan.next_epoch()))
+        tiles = _launch.cdiv(n, _LB_BLOCK * _lb_items(in_dt, acc_dt))
+        return _lookback.LookbackPlan(k, tiles, _LB_BLOCK, n, backend.xp, acc_dt)
+
+    plan = _plans.get((in_dt, acc_dt, op, exclusive, n, backend.stream_key()), make)
+    out = backend.xp.empty(n, dtype=acc_dt)
+    plan.launch(x, out, plan.n64)
     return out
 
 
@@ -161,7 +124,7 @@ def _scan(x, op, dtype, variant, exclusive, func):
     if n == 0:
         return inp.result(inp.backend.xp.empty(0, dtype=acc_dt))
     if variant == "decoupled_lookback":
-        out = _lookback(arr, n, in_dt, acc_dt, op, exclusive, inp.backend)
+        out = _lookback_scan(arr, n, in_dt, acc_dt, op, exclusive, inp.backend)
     else:
         out = _hierarchical(arr, n, in_dt, acc_dt, op, exclusive, variant, inp.backend)
     return inp.result(out)

@@ -7,12 +7,9 @@ the segment lengths, so many tiny segments and a few huge ones cost about the sa
 
 from __future__ import annotations
 
-import collections
-
 import numpy as np
 
-from . import _checks, _dtypes, _launch, _loader
-from .scan import _LookbackPlan
+from . import _checks, _dtypes, _launch, _loader, _lookback
 
 __all__ = ["segmented_scan", "segmented_reduce"]
 
@@ -39,35 +36,25 @@ _NAMES = [_name(i, a, op, m, o) for i, a in _dtypes.ACC_PAIRS for op in _checks.
           for m, o in _KINDS]
 _loader.register(_SOURCE, _NAMES)
 
-_plans = collections.OrderedDict()
-_MAX_PLANS = 64
+_plans = _lookback.PlanCache()
 
 
 def _launch_segmented(arr, n, in_dt, acc_dt, op, mode, flags, offsets, nseg, out, backend):
     xp = backend.xp
-    key = (in_dt, acc_dt, op, mode, flags is None, n, backend.stream_key())
-    plan = _plans.get(key)
-    fresh = plan is None
-    if fresh:
+
+    def make():
         k = _loader.load(_SOURCE, _NAMES)(_name(in_dt, acc_dt, op, mode, flags is None))
         tiles = _launch.cdiv(n, _BLOCK * _items(in_dt, acc_dt))
-        plan = _LookbackPlan(k, tiles, np.uint32, n, xp)
         # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
-        words = 2 * acc_dt.itemsize // 4
-        plan.aggregate = xp.empty(tiles * words, dtype=np.uint32)
-        plan.inclusive = xp.empty(tiles * words, dtype=np.uint32)
+        plan = _lookback.LookbackPlan(k, tiles, _BLOCK, n, xp, np.uint32,
+                                      values_per_tile=2 * acc_dt.itemsize // 4)
         plan.extra = (xp.zeros(1, dtype=np.uint8), xp.zeros(1, dtype=np.int64))  # stand-ins
+        return plan
+
+    plan = _plans.get((in_dt, acc_dt, op, mode, flags is None, n, backend.stream_key()), make)
     stand_flags, stand_offsets = plan.extra
-    args = (arr, plan.n64, stand_flags if flags is None else flags,
-            stand_offsets if offsets is None else offsets, _launch.i64(nseg), out, plan.counter,
-            plan.status, plan.aggregate, plan.inclusive, plan.next_epoch())
-    if fresh:
-        _launch.launch(plan.kernel, plan.grid, _BLOCK, args)
-        _plans[key] = plan
-        if len(_plans) > _MAX_PLANS:
-            _plans.popitem(last=False)
-    else:
-        plan.kernel(plan.grid, (_BLOCK,), args)
+    plan.launch(arr, plan.n64, stand_flags if flags is None else flags,
+                stand_offsets if offsets is None else offsets, _launch.i64(nseg), out)
 
 
 def _offsets(offsets, n, *, func, cover, check):

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives import _backend, _dtypes, _loader, scan
+from primitives import _backend, _dtypes, _loader, _lookback, scan
 
 from conftest import to_host
 
@@ -141,7 +141,7 @@ def test_repeated_calls_and_epochs(rng, monkeypatch):
     for _ in range(3):
         assert np.array_equal(prim.cumsum(x), want)
     plan = next(p for k, p in scan._plans.items() if k[4] == 50000)
-    plan.epoch = scan._EPOCH_LIMIT - 2
+    plan.epoch = _lookback.EPOCH_LIMIT - 2
     for _ in range(4):  # crosses the wrap
         assert np.array_equal(prim.cumsum(x), want)
     assert 1 <= plan.epoch <= 3
