@@ -9,14 +9,11 @@ the samples read.
 """
 
 import primitives as prim
-from primitives import _timing
 from primitives.histograms import VARIANTS
 
-WARMUP, REPEAT = 5, 30
+from ._common import Timed, require_cuda
+
 N = 2**26
-
-
-from ._common import require_cuda as _require_cuda  # noqa: E402
 
 
 def _samples(kind, n):
@@ -37,16 +34,12 @@ def _sync():
     cupy.cuda.get_current_stream().synchronize()
 
 
-class _Timed:
-    def track_time_ms(self, *args):
-        return _timing.bench(self.fn, warmup=WARMUP, repeat=REPEAT)
+class _Timed(Timed):
+    """The shared tracks; GB/s counts the samples read once."""
 
-    track_time_ms.unit = "ms"
-
-    def track_gbps(self, *args):
-        return self.x.nbytes / (_timing.bench(self.fn, warmup=WARMUP, repeat=REPEAT) * 1e6)
-
-    track_gbps.unit = "GB/s"
+    @property
+    def bytes(self):
+        return self.x.nbytes
 
     def teardown(self, *args):
         self.x = self.fn = None
@@ -60,7 +53,7 @@ class Variants(_Timed):
     timeout = 600
 
     def setup(self, variant, data):
-        _require_cuda()
+        require_cuda()
         self.x = _samples(data, N)
         hi = 1.0 if data.startswith("float32") else 256
         self.fn = lambda: prim.histogram_even(self.x, 256, 0, hi, variant=variant)
@@ -76,7 +69,7 @@ class Bins(_Timed):
     timeout = 600
 
     def setup(self, bins):
-        _require_cuda()
+        require_cuda()
         self.x = _samples("float32-uniform", N)
         self.fn = lambda: prim.histogram(self.x, bins, (0.0, 1.0))
         self.fn()
@@ -91,7 +84,7 @@ class Bincount(_Timed):
     timeout = 600
 
     def setup(self, data):
-        _require_cuda()
+        require_cuda()
         self.x = _samples(data, N)
         self.fn = lambda: prim.bincount(self.x)
         self.fn()
@@ -107,7 +100,7 @@ class Peers(_Timed):
     timeout = 600
 
     def setup(self, peer):
-        _require_cuda()
+        require_cuda()
         import cupy
 
         if peer == "cupy.histogram":

@@ -3,24 +3,12 @@ indexing, segmented scan/reduce against ``cupy.cumsum(axis=1)``/``sum(axis=1)``.
 are medians of CUDA-event timings (``primitives._timing.bench``); GB/s counts the bytes each
 operation must read and write once."""
 
-import numpy as np
-
 import primitives as prim
 from primitives.scan import VARIANTS
 
-from ._common import Timed, require_cuda
+from ._common import Timed, device_data, require_cuda
 
 SIZES = [2**24, 2**28]
-
-
-def _data(n, dtype):
-    import cupy
-
-    rng = cupy.random.default_rng(2026)
-    dt = np.dtype(dtype)
-    if dt.kind == "f":
-        return rng.random(n, dtype=dt) + dt.type(0.5)
-    return rng.integers(1, 1000, n, dtype=dt)
 
 
 class InclusiveScan(Timed):
@@ -32,7 +20,7 @@ class InclusiveScan(Timed):
         require_cuda()
         import cupy
 
-        x = _data(n, dtype)
+        x = device_data(n, dtype)
         if variant == "cupy.cumsum":
             self.fn = lambda: cupy.cumsum(x, dtype=dtype)
         else:
@@ -48,8 +36,8 @@ class Compact(Timed):
 
     def setup(self, how, n):
         require_cuda()
-        x = _data(n, "float32")
-        mask = _data(n, "float32") < 1.0  # about half
+        x = device_data(n, "float32")
+        mask = device_data(n, "float32") < 1.0  # about half
         self.fn = (lambda: prim.compact(x, mask)) if how == "compact" else (lambda: x[mask])
         self.bytes = x.nbytes + mask.nbytes + x.nbytes // 2
         self.fn()
@@ -66,7 +54,7 @@ class Segmented(Timed):
         import cupy
 
         n = 2**28
-        x = _data(n, "float32")
+        x = device_data(n, "float32")
         x2 = x.reshape(segments, n // segments)
         off = cupy.arange(0, n + 1, n // segments, dtype=cupy.int64)
         self.fn = {

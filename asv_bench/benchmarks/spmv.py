@@ -10,15 +10,13 @@ and ``track_footprint_mb`` records the footprint itself.
 import numpy as np
 
 import primitives as prim
-from primitives import _sparse_suite, _timing, sparse
+from primitives import _sparse_suite, sparse
 from primitives.spmv import FORMAT_OF, VARIANTS
+
+from ._common import Timed, require_cuda
 
 MATRICES = list(_sparse_suite.SUITE)
 DTYPES = ["float32", "float64"]
-WARMUP, REPEAT = 5, 30
-
-
-from ._common import require_cuda as _require_cuda  # noqa: E402
 
 
 def _device_matrix(name, dtype):
@@ -32,7 +30,7 @@ def _device_matrix(name, dtype):
     return csr, x
 
 
-class Spmv:
+class Spmv(Timed):
     """``prim.spmv(A, x, variant=v)`` with A in the variant's format."""
 
     params = [list(VARIANTS) + ["auto"], MATRICES, DTYPES]
@@ -40,7 +38,7 @@ class Spmv:
     timeout = 900
 
     def setup(self, variant, matrix, dtype):
-        _require_cuda()
+        require_cuda()
         import cupy
 
         csr, self.x = _device_matrix(matrix, dtype)
@@ -58,15 +56,6 @@ class Spmv:
     def teardown(self, variant, matrix, dtype):
         self.A = self.x = self.fn = None
 
-    def track_time_ms(self, variant, matrix, dtype):
-        return _timing.bench(self.fn, warmup=WARMUP, repeat=REPEAT)
-
-    track_time_ms.unit = "ms"
-
-    def track_gbps(self, variant, matrix, dtype):
-        return self.bytes / (_timing.bench(self.fn, warmup=WARMUP, repeat=REPEAT) * 1e-3) / 1e9
-
-    track_gbps.unit = "GB/s"
 
     def track_footprint_mb(self, variant, matrix, dtype):
         return self.A.nbytes / 1e6
@@ -74,7 +63,7 @@ class Spmv:
     track_footprint_mb.unit = "MB"
 
 
-class CuSparse:
+class CuSparse(Timed):
     """The peer: ``cupyx.scipy.sparse.csr_matrix @ x`` on the same matrices."""
 
     params = [MATRICES, DTYPES]
@@ -82,7 +71,7 @@ class CuSparse:
     timeout = 900
 
     def setup(self, matrix, dtype):
-        _require_cuda()
+        require_cuda()
         import cupy
 
         csr, self.x = _device_matrix(matrix, dtype)
@@ -95,12 +84,3 @@ class CuSparse:
     def teardown(self, matrix, dtype):
         self.A = self.x = self.fn = None
 
-    def track_time_ms(self, matrix, dtype):
-        return _timing.bench(self.fn, warmup=WARMUP, repeat=REPEAT)
-
-    track_time_ms.unit = "ms"
-
-    def track_gbps(self, matrix, dtype):
-        return self.bytes / (_timing.bench(self.fn, warmup=WARMUP, repeat=REPEAT) * 1e-3) / 1e9
-
-    track_gbps.unit = "GB/s"
