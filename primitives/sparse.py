@@ -222,6 +222,13 @@ class _Matrix:
     format = ""
     __slots__ = ("shape", "dtype", "index_dtype", "nnz", "_stats", "_cache")
 
+    @classmethod
+    def _from_arrays(cls, *arrays):
+        """A matrix of this format from its device arrays (in ``_init_from``'s order), unchecked."""
+        obj = cls.__new__(cls)
+        obj._init_from(*arrays)
+        return obj
+
     def _init_common(self, shape, dtype, index_dtype, nnz):
         self.shape = (int(shape[0]), int(shape[1]))
         self.dtype = np.dtype(dtype)
@@ -343,12 +350,6 @@ class CSR(_Matrix):
         self._init_common(shape, data.dtype, indices.dtype, indices.size)
         self.data, self.indices, self.indptr = data, indices, indptr
 
-    @classmethod
-    def _from_arrays(cls, data, indices, indptr, shape):
-        obj = cls.__new__(cls)
-        obj._init_from(data, indices, indptr, shape)
-        return obj
-
     def _arrays(self):
         return (self.indptr, self.indices, self.data)
 
@@ -413,12 +414,6 @@ class COO(_Matrix):
     def _init_from(self, data, row, col, shape):
         self._init_common(shape, data.dtype, row.dtype, row.size)
         self.data, self.row, self.col = data, row, col
-
-    @classmethod
-    def _from_arrays(cls, data, row, col, shape):
-        obj = cls.__new__(cls)
-        obj._init_from(data, row, col, shape)
-        return obj
 
     def _arrays(self):
         return (self.row, self.col, self.data)
