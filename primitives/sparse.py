@@ -165,12 +165,7 @@ def _index_dtype(requested, m, n, nnz, *, func):
     need64 = max(m, n, nnz) > _INT32_MAX
     if requested is None:
         return np.dtype(np.int64) if need64 else np.dtype(np.int32)
-    try:
-        dt = np.dtype(requested)
-    except TypeError as exc:
-        raise TypeError(f"{func}: index_dtype={requested!r} is not a dtype") from exc
-    if dt not in INDEX_DTYPES:
-        raise TypeError(f"{func}: index_dtype={dt.name} is not supported; use int32 or int64")
+    dt = _dtypes.resolve_dtype(requested, func=func, arg="index_dtype", allowed=INDEX_DTYPES)
     if dt == np.int32 and need64:
         raise ValueError(
             f"{func}: index_dtype=int32 cannot index shape {(m, n)} with {nnz} nonzeros; "
