@@ -68,12 +68,10 @@ def _offsets(offsets, n, *, func, cover, check):
     xp = o.backend.xp
     arr = arr.astype(np.int64, copy=False)
     if check:
-        # one device-to-host transfer of a few scalars (skipped with check=False)
-        if arr.size > 1:
-            bad = int(xp.count_nonzero(arr[1:] < arr[:-1]))
-        else:
-            bad = 0
-        first, last = (int(v) for v in (arr[0], arr[-1]))
+        # one device-to-host transfer of three scalars (skipped with check=False)
+        dec = xp.count_nonzero(arr[1:] < arr[:-1]) if arr.size > 1 else 0
+        stats = xp.stack([xp.asarray(dec, dtype=np.int64), arr[0], arr[-1]])
+        bad, first, last = (int(v) for v in (stats.get() if hasattr(stats, "get") else stats))
         if bad:
             raise ValueError(f"{func}: offsets must be non-decreasing ({bad} decreasing steps)")
         if first < 0 or last > n:
