@@ -1,8 +1,8 @@
 """Launch plans of the single-pass decoupled look-back kernels (scan, segmented, compaction).
 
-A plan holds one launch configuration's scratch: the tile counter (left at 0 by the kernel), the
-per-tile status words (never cleared: each launch has its own epoch, see
-``kernels/common/scan.cuh``) and the per-tile aggregate and inclusive values. Plans are cached per
+A plan holds one launch configuration's scratch: the tile counter (left at 0 by the kernel) and
+the per-tile look-back state (status words and published values, zeroed once and never cleared:
+each launch has its own epoch, see ``kernels/common/scan.cuh``). Plans are cached per
 (configuration, device, stream): launches on one stream are ordered, so reusing the scratch is
 safe, and another stream gets its own. A plan's first launch goes through the validating
 :func:`primitives._launch.launch`; later ones are one call.
@@ -20,24 +20,32 @@ EPOCH_LIMIT = 1 << 30
 MAX_PLANS = 64
 
 
+def state_bytes(tiles, value_bytes):
+    """Bytes of ``TileStatus<T>`` state for ``tiles`` tiles of a ``value_bytes``-byte value
+    (``kernels/common/scan.cuh``): one 8- or 16-byte descriptor per tile for values of at most
+    12 bytes; otherwise the status words (padded to 16 bytes), the aggregates and the inclusive
+    prefixes."""
+    if value_bytes <= 4:
+        return 8 * tiles
+    if value_bytes <= 12:
+        return 16 * tiles
+    return -(-4 * tiles // 16) * 16 + 2 * value_bytes * tiles
+
+
 class LookbackPlan:
     """Scratch and launch of one look-back kernel configuration.
 
-    Every look-back kernel ends its parameter list with ``(tile_counter, tile_status,
-    tile_aggregate, tile_inclusive, epoch)``; :meth:`launch` appends them. ``value_dtype`` and
-    ``values_per_tile`` size the per-tile values (a pair type is stored as ``values_per_tile``
-    words of ``uint32``).
+    Every look-back kernel ends its parameter list with ``(tile_counter, tile_state, epoch)``;
+    :meth:`launch` appends them. ``value_bytes`` is the size of the value the tiles publish.
     """
 
-    __slots__ = ("kernel", "grid", "block", "counter", "status", "aggregate", "inclusive",
-                 "epoch", "n64", "validated", "extra")
+    __slots__ = ("kernel", "grid", "block", "counter", "state", "epoch", "n64", "validated",
+                 "extra")
 
-    def __init__(self, kernel, tiles, block, n, xp, value_dtype, values_per_tile=1):
+    def __init__(self, kernel, tiles, block, n, xp, value_bytes):
         self.kernel, self.grid, self.block = kernel, (tiles,), (block,)
         self.counter = xp.zeros(1, dtype=np.uint32)
-        self.status = xp.zeros(tiles, dtype=np.uint32)
-        self.aggregate = xp.empty(tiles * values_per_tile, dtype=value_dtype)
-        self.inclusive = xp.empty(tiles * values_per_tile, dtype=value_dtype)
+        self.state = xp.zeros(state_bytes(tiles, value_bytes), dtype=np.uint8)
         self.epoch = 0
         self.n64 = _launch.i64(n)
         self.validated = False
@@ -46,13 +54,12 @@ class LookbackPlan:
     def next_epoch(self):
         self.epoch += 1
         if self.epoch >= EPOCH_LIMIT:  # wrap: clear the words so no stale epoch can match
-            self.status.fill(0)
+            self.state.fill(0)
             self.epoch = 1
         return np.uint32(self.epoch)
 
     def launch(self, *args):
-        full = args + (self.counter, self.status, self.aggregate, self.inclusive,
-                       self.next_epoch())
+        full = args + (self.counter, self.state, self.next_epoch())
         if self.validated:
             self.kernel(self.grid, self.block, full)
         else:

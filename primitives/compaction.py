@@ -34,7 +34,7 @@ def _run(x, mask, n, dt, backend):
     def make():
         k = _loader.load(_SOURCE, _NAMES)(_name(dt, indices))
         plan = _lookback.LookbackPlan(k, _launch.cdiv(n, _BLOCK * _ITEMS), _BLOCK, n, xp,
-                                      _INDEX_DTYPE)
+                                      _INDEX_DTYPE.itemsize)
         plan.extra = xp.empty(1, dtype=_INDEX_DTYPE)  # the count
         return plan
 

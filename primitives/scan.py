@@ -108,7 +108,7 @@ def _lookback_scan(x, n, in_dt, acc_dt, op, exclusive, backend):
     def make():
         k = _get("decoupled_lookback", _name("decoupled_lookback", in_dt, acc_dt, op, exclusive))
         tiles = _launch.cdiv(n, _LB_BLOCK * _lb_items(in_dt, acc_dt))
-        return _lookback.LookbackPlan(k, tiles, _LB_BLOCK, n, backend.xp, acc_dt)
+        return _lookback.LookbackPlan(k, tiles, _LB_BLOCK, n, backend.xp, acc_dt.itemsize)
 
     plan = _plans.get((in_dt, acc_dt, op, exclusive, n, backend.stream_key()), make)
     out = backend.xp.empty(n, dtype=acc_dt)

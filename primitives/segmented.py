@@ -46,8 +46,7 @@ def _launch_segmented(arr, n, in_dt, acc_dt, op, mode, flags, offsets, nseg, out
         k = _loader.load(_SOURCE, _NAMES)(_name(in_dt, acc_dt, op, mode, flags is None))
         tiles = _launch.cdiv(n, _BLOCK * _items(in_dt, acc_dt))
         # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
-        plan = _lookback.LookbackPlan(k, tiles, _BLOCK, n, xp, np.uint32,
-                                      values_per_tile=2 * acc_dt.itemsize // 4)
+        plan = _lookback.LookbackPlan(k, tiles, _BLOCK, n, xp, 2 * acc_dt.itemsize)
         plan.extra = (xp.zeros(1, dtype=np.uint8), xp.zeros(1, dtype=np.int64))  # stand-ins
         return plan
 

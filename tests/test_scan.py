@@ -182,25 +182,25 @@ PROBE = r"""
 #include "common/scan.cuh"
 // One warp per launch computes the exclusive prefix of tile `tile` from prepared tile states.
 template <class T>
-__global__ void lookback_probe(unsigned* status, T* agg, T* inc, unsigned epoch, long long tile,
-                               T* out) {
-    const prim::TileStatus<T> ts{status, agg, inc, epoch};
-    const T p = prim::lookback_prefix(ts, tile, prim::Sum<T>());
+__global__ void lookback_probe(unsigned char* state, unsigned epoch, long long tile, T* out) {
+    const prim::TileStatus<T> ts(state, epoch);
+    const T p = prim::lookback_prefix<T>(ts, tile, prim::Sum<T>());
     if (threadIdx.x == 0) *out = p;
 }
-// The same with the segmented (non-commutative) operator on (value, head) pairs.
-__global__ void lookback_probe_segmented(unsigned* status, prim::Flagged<long long>* agg,
-                                         prim::Flagged<long long>* inc, unsigned epoch,
-                                         long long tile, prim::Flagged<long long>* out) {
-    const prim::TileStatus<prim::Flagged<long long>> ts{status, agg, inc, epoch};
-    const prim::Flagged<long long> p =
-        prim::lookback_prefix(ts, tile, prim::Segmented<prim::Sum<long long>>());
+// The same with the segmented (non-commutative) operator on (value, head) pairs, whose 16 bytes
+// take the fenced layout (status words, aggregates, inclusive prefixes). Launch with tiles blocks.
+__global__ void lookback_probe_segmented(unsigned char* state, unsigned epoch, long long tile,
+                                         prim::Flagged<long long>* out) {
+    typedef prim::Flagged<long long> P;
+    const prim::TileStatus<P> ts(state, epoch);
+    if (blockIdx.x != 0) return;
+    const P p = prim::lookback_prefix<P>(ts, tile, prim::Segmented<prim::Sum<long long>>());
     if (threadIdx.x == 0) *out = p;
 }
 """
 
 
-def _probe_kernel(name="lookback_probe<long long>"):
+def _probe_kernel(name):
     backend = _backend.get_backend()
     if backend.is_cuda:
         import cupy
@@ -214,23 +214,36 @@ def _probe_kernel(name="lookback_probe<long long>"):
     return mod.get_function(name)
 
 
-def _probe(status, agg, inc, epoch, tiles):
+def _packed_state(kind, value, epoch, dt):
+    """Descriptors of TileStatus<T> for a value of at most 12 bytes: 8 bytes (status, value) for
+    4-byte values, 16 bytes (status, pad, value) for 8-byte ones."""
+    tiles = len(kind)
+    width = 8 if dt.itemsize == 4 else 16
+    words = np.zeros((tiles, width // 4), np.uint32)
+    words[:, 0] = (np.uint32(epoch) << np.uint32(2)) | kind
+    words[:, width // 4 - dt.itemsize // 4:] = (
+        np.asarray(value, dt).view(np.uint32).reshape(tiles, -1))
+    assert _lookback.state_bytes(tiles, dt.itemsize) == words.nbytes
+    return words.view(np.uint8).reshape(-1)
+
+
+def _probe(state, epoch, tiles, dt):
     xp = _backend.get_backend().xp
-    out = xp.zeros(1, np.int64)
-    k = _probe_kernel()
-    k((1,), (32,), (xp.asarray(status), xp.asarray(agg), xp.asarray(inc), np.uint32(epoch),
-                    np.int64(tiles), out))
+    out = xp.zeros(1, dt)
+    k = _probe_kernel(f"lookback_probe<{'int' if dt.itemsize == 4 else 'long long'}>")
+    k((1,), (32,), (xp.asarray(state), np.uint32(epoch), np.int64(tiles), out))
     return int(to_host(out)[0])
 
 
+@pytest.mark.parametrize("dt", [np.dtype(np.int32), np.dtype(np.int64)])
 @pytest.mark.parametrize("tiles", [1, 2, 31, 32, 33, 64, 100])
 @pytest.mark.parametrize("pattern", ["all_aggregate", "inclusive_far", "inclusive_near", "mixed"])
-def test_lookback_prefix(tiles, pattern, rng):
+def test_lookback_prefix(tiles, pattern, dt, rng):
     """Predecessors that published only aggregates (a path that blocks running in index order never
-    take on the emulator), and inclusive prefixes at various distances, across several windows."""
+    take on the emulator), and inclusive prefixes at various distances, across several windows;
+    8- and 16-byte descriptors."""
     epoch = 5
-    agg = rng.integers(-1000, 1000, tiles).astype(np.int64)
-    inc = np.cumsum(agg)
+    agg = rng.integers(-1000, 1000, tiles).astype(dt)
     kind = np.full(tiles, 1, np.uint32)
     if pattern == "inclusive_far":
         kind[0] = 2
@@ -238,15 +251,15 @@ def test_lookback_prefix(tiles, pattern, rng):
         kind[-1] = 2
     elif pattern == "mixed":
         kind[rng.random(tiles) < 0.2] = 2
-    status = (np.uint32(epoch) << np.uint32(2)) | kind
-    inc = np.where(kind == 2, inc, -(10**12))  # values never published must never be read
-    assert _probe(status, agg, inc, epoch, tiles) == int(agg.sum())
+    value = np.where(kind == 2, np.cumsum(agg), agg)
+    assert _probe(_packed_state(kind, value, epoch, dt), epoch, tiles, dt) == int(agg.sum())
 
 
 @pytest.mark.parametrize("tiles", [2, 33, 70, 100])
 def test_lookback_prefix_keeps_order(tiles, rng):
     """The segmented operator does not commute: predecessors must fold farthest first. Pairs are
-    (value, head) with words (value lo, value hi, head, pad)."""
+    (value, head) with words (value lo, value hi, head, pad); 16-byte values take the fenced
+    layout: status words padded to 16 bytes, the aggregates, the inclusive prefixes."""
     xp = _backend.get_backend().xp
     epoch = 9
     vals = rng.integers(-100, 100, tiles)
@@ -266,12 +279,16 @@ def test_lookback_prefix_keeps_order(tiles, rng):
         words[:, 2] = np.asarray(hs, np.uint32)
         return words.reshape(-1)
 
-    status = (np.uint32(epoch) << np.uint32(2)) | kind
+    status = np.zeros(-(-tiles // 4) * 4, np.uint32)
+    status[:tiles] = (np.uint32(epoch) << np.uint32(2)) | kind
+    # values never published (inclusive prefixes of aggregate-only tiles) must never be read
+    inc = pairs(inc_vals, inc_heads).reshape(tiles, 4)
+    inc[kind == 1] = 0xDEADBEEF
+    state = np.concatenate([status, pairs(vals, heads), inc.reshape(-1)]).view(np.uint8)
+    assert state.nbytes == _lookback.state_bytes(tiles, 16)
     out = xp.zeros(4, np.uint32)
     k = _probe_kernel("lookback_probe_segmented")
-    k((1,), (32,), (xp.asarray(status), xp.asarray(pairs(vals, heads)),
-                    xp.asarray(pairs(inc_vals, inc_heads)), np.uint32(epoch), np.int64(tiles),
-                    out))
+    k((tiles,), (32,), (xp.asarray(state), np.uint32(epoch), np.int64(tiles), out))
     got = to_host(out)
     assert int(got[:2].view(np.int64)[0]) == inc_vals[-1]
     assert int(got[2]) == inc_heads[-1]
@@ -285,10 +302,10 @@ def test_lookback_ignores_an_older_epoch(backend):
         pytest.skip("on a GPU the wait would never end; the emulator detects it")
     from primitives import _emulator
 
-    status = np.full(4, (4 << 2) | 2, np.uint32)  # inclusive prefixes, but of epoch 4
-    vals = np.arange(4, dtype=np.int64)
+    dt = np.dtype(np.int64)
+    kind = np.full(4, 2, np.uint32)  # inclusive prefixes, but of epoch 4
     with pytest.raises(_emulator.EmulatorError, match="spin"):
-        _probe(status, vals, vals, 5, 4)
+        _probe(_packed_state(kind, np.arange(4), 4, dt), 5, 4, dt)
 
 
 # ---- errors --------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 // input order. The block that draws the last tile id writes the total to *count.
 // Launch: grid = number of tiles (BLOCK * ITEMS elements each), BLOCK threads. ITEMS = 16.
 // Static shared memory: BLOCK/32 + 1 long longs. Preconditions: tile_counter == 0 on entry (left
-// 0); status words need no clearing (epochs); outputs have room for n elements; the mask holds 0
+// 0); tile_state needs no clearing (epochs); outputs have room for n elements; the mask holds 0
 // or 1 per byte (numpy/cupy bool).
 #include "common/prim.cuh"
 #include "common/load.cuh"
@@ -20,8 +20,7 @@ __global__ void __launch_bounds__(BLOCK)
 compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mask, long long n,
                  T* __restrict__ out, long long* __restrict__ out_index,
                  long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
-                 unsigned int* tile_status, long long* tile_aggregate,
-                 long long* tile_inclusive, unsigned int epoch) {
+                 unsigned char* tile_state, unsigned int epoch) {
     static_assert(ITEMS == 16, "compact_lookback: one 16-byte mask load per thread");
     typedef prim::Vec16<T> V;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -68,7 +67,7 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
 
     long long aggregate;
     const long long before = prim::block_exclusive_scan<BLOCK>(selected, op, scratch, aggregate);
-    const prim::TileStatus<long long> ts{tile_status, tile_aggregate, tile_inclusive, epoch};
+    const prim::TileStatus<long long> ts(tile_state, epoch);
     if (threadIdx.x < prim::WARP) {
         prim::tile_lookback(ts, tile, aggregate, op, &tile_prefix);
         if (threadIdx.x == 0 && tile == gridDim.x - 1) *count = tile_prefix + aggregate;

@@ -25,9 +25,10 @@
 //   exchanges them through shared memory), reduces them, scans the per-thread totals across the
 //   block with shuffles (common/scan.cuh), publishes its aggregate, lets warp 0 look back over the
 //   predecessors' published aggregates/prefixes, publishes its inclusive prefix, and writes its
-//   outputs (the same exchange in reverse, coalesced 16-byte stores). Grid = number of tiles; tile_counter must
-//   be 0 on entry and is left 0 (the block drawing the last tile id resets it); the tile status
-//   arrays hold one entry per tile and need no clearing (epochs, see common/scan.cuh). Static
+//   outputs (the same exchange in reverse, coalesced 16-byte stores). Grid = number of tiles;
+//   tile_counter must be 0 on entry and is left 0 (the block drawing the last tile id resets
+//   it); tile_state (TileStatus<AccT>::bytes(tiles) bytes) is zeroed once and needs no clearing
+//   between launches (epochs, see common/scan.cuh). Static
 //   shared memory: BLOCK/32 + 1 accumulators and the exchange buffers, (BLOCK/32) * 33 * ITEMS
 //   elements of the wider of InT/AccT. Preconditions: in/out aligned to their element size.
 #include "common/prim.cuh"
@@ -122,8 +123,8 @@ __global__ void scan_add_prefix(AccT* __restrict__ out, long long n,
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE>
 __global__ void __launch_bounds__(BLOCK)
 scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
-              unsigned int* __restrict__ tile_counter, unsigned int* tile_status,
-              AccT* tile_aggregate, AccT* tile_inclusive, unsigned int epoch) {
+              unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
+              unsigned int epoch) {
     static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0,
                   "scan_lookback: ITEMS must fill whole 16-byte vectors");
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -159,7 +160,7 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
     AccT aggregate;
     AccT prefix = prim::block_exclusive_scan<BLOCK>(thread_total, op, scratch, aggregate);
 
-    const prim::TileStatus<AccT> ts{tile_status, tile_aggregate, tile_inclusive, epoch};
+    const prim::TileStatus<AccT> ts(tile_state, epoch);
     if (threadIdx.x < prim::WARP) prim::tile_lookback(ts, tile, aggregate, op, &tile_prefix);
     __syncthreads();
     AccT running = op(tile_prefix, prefix);

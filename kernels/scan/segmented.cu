@@ -18,8 +18,8 @@
 //           last element (empty segments are left untouched: the host fills out with the
 //           identity first). Offsets only.
 // Launch: grid = number of tiles (BLOCK * ITEMS elements each), BLOCK threads; tile_counter == 0
-// on entry (left 0); status words need no clearing (epochs); tile_aggregate / tile_inclusive hold
-// one Flagged<AccT> per tile. Static shared memory: BLOCK/32 + 1 pairs, 1024 offsets, the
+// on entry (left 0); tile_state holds TileStatus<Flagged<AccT>>::bytes(tiles) bytes, zeroed once
+// (epochs, see common/scan.cuh). Static shared memory: BLOCK/32 + 1 pairs, 1024 offsets, the
 // exchange buffers ((BLOCK/32) * 33 * ITEMS of the wider type). Offsets: monotone, nseg + 1
 // values (validated by the host).
 #include "common/prim.cuh"
@@ -86,8 +86,7 @@ template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MODE, bool 
 __global__ void __launch_bounds__(BLOCK)
 segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char* __restrict__ flags,
                    const long long* __restrict__ offsets, long long nseg, AccT* __restrict__ out,
-                   unsigned int* __restrict__ tile_counter, unsigned int* tile_status,
-                   prim::Flagged<AccT>* tile_aggregate, prim::Flagged<AccT>* tile_inclusive,
+                   unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
                    unsigned int epoch) {
     static_assert(MODE != 2 || OFFSETS, "segmented reductions take offsets");
     static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0,
@@ -174,7 +173,7 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     P aggregate;
     const P before = prim::block_exclusive_scan<BLOCK>(thread_total, sop, scratch, aggregate);
 
-    const prim::TileStatus<P> ts{tile_status, tile_aggregate, tile_inclusive, epoch};
+    const prim::TileStatus<P> ts(tile_state, epoch);
     if (threadIdx.x < prim::WARP) prim::tile_lookback(ts, tile, aggregate, sop, &tile_prefix);
     __syncthreads();
 
