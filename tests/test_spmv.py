@@ -477,8 +477,9 @@ def test_auto_runs_the_chosen_variant(monkeypatch, rng):
 
 
 def test_vector_lanes():
-    f32 = [S.vector_lanes(m, np.float32) for m in (0, 5, 7.9, 8, 27, 47, 48, 100, 200, 1000)]
-    assert f32 == [2, 2, 2, 4, 4, 4, 4, 16, 32, 32]
+    f32 = [S.vector_lanes(m, np.float32)
+           for m in (0, 5, 7.9, 8, 15.9, 16, 27, 95, 96, 100, 200, 1000)]
+    assert f32 == [2, 2, 2, 4, 4, 8, 8, 8, 8, 16, 32, 32]
     f64 = [S.vector_lanes(m, np.float64) for m in (0, 4, 5, 13, 27, 64, 1000)]
     assert f64 == [2, 2, 4, 8, 16, 32, 32]
 

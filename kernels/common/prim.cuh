@@ -25,6 +25,10 @@ typedef unsigned long long uptr;  // pointer-sized unsigned (all supported targe
 constexpr unsigned FULL_MASK = 0xffffffffu;
 constexpr int WARP = 32;
 
+// Select<C, A, B>::type is A when C holds, else B (NVRTC ships no <type_traits>).
+template <bool C, class A, class B> struct Select { typedef A type; };
+template <class A, class B> struct Select<false, A, B> { typedef B type; };
+
 // ---- numeric limits ---------------------------------------------------------------------------
 template <class T> struct Limits;
 template <> struct Limits<int> {

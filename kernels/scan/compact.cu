@@ -3,14 +3,18 @@
 // compact_lookback<T, BLOCK, ITEMS, INDICES>: the decoupled look-back scan (common/scan.cuh) of
 // the per-tile counts of selected elements, fused with the scatter. Each block takes the next tile
 // id, loads ITEMS mask bytes per thread (one 16-byte load on full, aligned tiles) and, unless
-// INDICES, the ITEMS values (16-byte loads), counts its selected items, scans the counts across
-// the block, publishes the tile's count, looks back for the number selected before the tile, and
-// writes each selected value (or its index, as long long) to its final place. Output order is the
+// INDICES, the ITEMS values (each warp reads its 32 * ITEMS values with coalesced 16-byte loads
+// and exchanges them through shared memory), counts its selected items, scans the counts across
+// the block, publishes the tile's count and looks back for the number selected before the tile.
+// The selected values (or their indices, as long long) are first packed in shared memory at their
+// rank within the tile, then the block copies that run to its final place with consecutive
+// threads writing consecutive elements (coalesced, whatever the selection). Output order is the
 // input order. The block that draws the last tile id writes the total to *count.
 // Launch: grid = number of tiles (BLOCK * ITEMS elements each), BLOCK threads. ITEMS = 16.
-// Static shared memory: BLOCK/32 + 1 long longs. Preconditions: tile_counter == 0 on entry (left
-// 0); tile_state needs no clearing (epochs); outputs have room for n elements; the mask holds 0
-// or 1 per byte (numpy/cupy bool).
+// Static shared memory: the larger of the exchange buffers ((BLOCK/32) * 33 * ITEMS values) and
+// the packed tile (BLOCK * ITEMS outputs), plus BLOCK/32 + 2 words. Preconditions: tile_counter
+// == 0 on entry (left 0); tile_state needs no clearing (epochs); outputs have room for n
+// elements; the mask holds 0 or 1 per byte (numpy/cupy bool).
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
@@ -22,15 +26,23 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
                  long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
                  unsigned char* tile_state, unsigned int epoch) {
     static_assert(ITEMS == 16, "compact_lookback: one 16-byte mask load per thread");
-    typedef prim::Vec16<T> V;
+    typedef typename prim::Select<INDICES, long long, T>::type OutT;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int WARPS = BLOCK / prim::WARP;
+    constexpr int XBYTES = INDICES ? 0 : WARPS * prim::exchange_size<ITEMS>() * sizeof(T);
+    constexpr int PBYTES = BLOCK * ITEMS * sizeof(OutT);
+    const prim::Sum<int> count_op;
     const prim::Sum<long long> op;
-    __shared__ long long scratch[BLOCK / prim::WARP];
+    __shared__ int scratch[WARPS];
     __shared__ long long tile_prefix;
     __shared__ unsigned int tile_id;
+    // the exchange buffers while loading, the packed tile while writing
+    __shared__ __align__(16) unsigned char buffer[XBYTES > PBYTES ? XBYTES : PBYTES];
 
     const long long tile = prim::next_tile(tile_counter, &tile_id);
-    const long long first = tile * TILE + static_cast<long long>(threadIdx.x) * ITEMS;
+    const int warp = threadIdx.x / prim::WARP;
+    const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
+    const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
     const long long avail = n - first;
     const bool full = (tile + 1) * TILE <= n;
     const bool aligned = ((reinterpret_cast<prim::uptr>(mask) |
@@ -49,37 +61,37 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
     T vals[ITEMS];  // unused (and removed by the compiler) when INDICES
     if (!INDICES) {
         if (full && aligned) {
-#pragma unroll
-            for (int u = 0; u < ITEMS / V::N; ++u) {
-                const prim::Packet<T> p = prim::load16(in + first + u * V::N);
-#pragma unroll
-                for (int k = 0; k < V::N; ++k) vals[u * V::N + k] = p.v[k];
-            }
+            T* exchange = reinterpret_cast<T*>(buffer) + warp * prim::exchange_size<ITEMS>();
+            prim::load_striped_to_blocked<T, T, ITEMS>(in + warp_first, exchange, vals);
         } else {
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k)
                 if (k < avail && sel[k]) vals[k] = in[first + k];
         }
     }
-    long long selected = 0;
+    int selected = 0;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) selected += sel[k] != 0;
 
-    long long aggregate;
-    const long long before = prim::block_exclusive_scan<BLOCK>(selected, op, scratch, aggregate);
+    // the block scan's barriers also end every warp's use of the exchange buffers
+    int tile_count;
+    int rank = prim::block_exclusive_scan<BLOCK>(selected, count_op, scratch, tile_count);
     const prim::TileStatus<long long> ts(tile_state, epoch);
     if (threadIdx.x < prim::WARP) {
-        prim::tile_lookback(ts, tile, aggregate, op, &tile_prefix);
-        if (threadIdx.x == 0 && tile == gridDim.x - 1) *count = tile_prefix + aggregate;
+        prim::tile_lookback(ts, tile, static_cast<long long>(tile_count), op, &tile_prefix);
+        if (threadIdx.x == 0 && tile == gridDim.x - 1) *count = tile_prefix + tile_count;
     }
-    __syncthreads();
-    long long pos = tile_prefix + before;
+    OutT* packed = reinterpret_cast<OutT*>(buffer);
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         if (sel[k]) {
-            if (INDICES) out_index[pos] = first + k;
-            else out[pos] = vals[k];
-            ++pos;
+            if (INDICES) packed[rank] = static_cast<OutT>(first + k);
+            else packed[rank] = static_cast<OutT>(vals[k]);
+            ++rank;
         }
     }
+    __syncthreads();
+    OutT* dst = INDICES ? reinterpret_cast<OutT*>(out_index) : reinterpret_cast<OutT*>(out);
+    dst += tile_prefix;
+    for (int j = threadIdx.x; j < tile_count; j += BLOCK) dst[j] = packed[j];
 }
