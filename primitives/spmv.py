@@ -39,9 +39,10 @@ _CSR, _ELL, _COO = "spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu"
 _BLOCK = 256          # threads per block of the row-parallel kernels
 LANES = (2, 4, 8, 16, 32)
 # merge-path tile per value type: BLOCK threads x ITEMS path items (row ends + nonzeros) each.
-# Measured on an H100 (tools/figures_spmv.py sweeps 128x8 .. 256x12): float32 gains from the
-# larger tile on short rows (fewer tiles, less fixed cost per item); float64 is best at 256x8.
-_MERGE_POLICY = {np.dtype(np.float32): (256, 12), np.dtype(np.float64): (256, 8)}
+# Measured on an H100 (tools/figures_spmv.py sweeps 128x8 .. 256x12): 256x8 is best or within
+# 2% of the best for both value types on the skewed, dense-row and empty-row matrices (the
+# smaller staging buffers leave more of the SM's L1 to the gathers from x).
+_MERGE_POLICY = {np.dtype(np.float32): (256, 8), np.dtype(np.float64): (256, 8)}
 # reduction by key over COO products and over carries: BLOCK threads x ITEMS items
 _COO_BLOCK, _COO_ITEMS = 256, 8
 _FIX_BLOCK, _FIX_ITEMS = 256, 8
