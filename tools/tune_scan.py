@@ -6,10 +6,13 @@ import numpy as np
 
 from primitives import _loader, _lookback, _timing
 
+import sys
+
 n = 1 << 28
+STATIC_IDS = "--static-ids" in sys.argv
 rng = np.random.default_rng(3)
-POLICIES = ((128, 24), (128, 32), (128, 40), (256, 20), (256, 24), (256, 28), (256, 32),
-            (256, 40), (384, 20), (384, 24), (512, 16), (512, 20))
+POLICIES = ((64, 64), (64, 80), (96, 48), (128, 32), (128, 40), (128, 48), (128, 56),
+            (128, 64), (192, 40), (256, 40))
 
 
 def cub_scan(x, out):
@@ -38,6 +41,11 @@ for c, dt in (("int", np.int32), ("float", np.float32)):
     for block, items in POLICIES:
         name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
         k = _loader.load("scan/scan.cu", [name])(name)
+        if STATIC_IDS:  # experiment: tile id = blockIdx.x (no atomic; relies on in-order dispatch)
+            src = (_loader.kernels_root() / "scan/scan.cu").read_text().replace(
+                "prim::next_tile(tile_counter, &tile_id)", "blockIdx.x")
+            k = cupy.RawModule(code=src, options=_loader.nvrtc_options(),
+                               name_expressions=[name]).get_function(name)
         tiles = -(-n // (block * items))
         counter = cupy.zeros(1, np.uint32)
         state = cupy.zeros(_lookback.state_bytes(tiles, 4), np.uint8)
