@@ -1,7 +1,7 @@
 // segmented.cu -- segmented scans and segmented reductions in one pass, load-balanced over
 // elements (never a block per segment, so many tiny segments and a few huge ones cost the same).
 //
-// segmented_lookback<InT, AccT, Op, BLOCK, ITEMS, MODE, SEGS>: the decoupled look-back scan of
+// segmented_lookback<InT, AccT, Op, BLOCK, ITEMS, MODE, SEGS, MIN_BLOCKS>: the decoupled look-back scan of
 // common/scan.cuh run on (value, head) pairs under Segmented<Op>. Each block takes the next tile
 // id (BLOCK * ITEMS elements, ITEMS consecutive per thread) and issues its loads at once (on full,
 // aligned tiles each warp reads lane-consecutive 16-byte vectors and exchanges them through
@@ -30,6 +30,7 @@
 //     [first_owned(word of t0), first_owned(word of t0 + TILE)), all of the rest for the last
 //     tile. Elements before offsets[0] or from offsets[nseg] on belong to no segment: no
 //     segment's result reads them.
+// MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
 // Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64); tile_counter == 0 on
 // entry (left 0); tile_state holds TileStatus<Flagged<AccT>>::bytes(tiles) bytes, zeroed once
 // (epochs, see common/scan.cuh); SEG_BOUNDS: bounds holds the words of keys t * TILE for
@@ -151,8 +152,9 @@ __global__ void segmented_bounds(const long long* __restrict__ offsets, long lon
     }
 }
 
-template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MODE, int SEGS>
-__global__ void __launch_bounds__(BLOCK)
+template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MODE, int SEGS,
+          int MIN_BLOCKS = 1>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char* __restrict__ flags,
                    const long long* __restrict__ offsets, long long nseg,
                    const long long* __restrict__ bounds, AccT* __restrict__ out,
