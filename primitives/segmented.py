@@ -20,8 +20,9 @@ _MODES = {"inclusive": 0, "exclusive": 1, "reduce": 2}
 # bounds come from the segmented_bounds pre-pass
 _SEG_FLAGS, _SEG_SEARCH, _SEG_BOUNDS = 0, 1, 2
 _SEG_OFFSETS = _SEG_BOUNDS
-# policy per mode: threads per block, bytes per thread of the wider of input and accumulator
-_POLICY = {"inclusive": (256, 64), "exclusive": (256, 64), "reduce": (256, 64)}
+# policy per mode (tools/tune_segmented.py on an H100): threads per block, bytes per thread of
+# the wider of input and accumulator, resident blocks per multiprocessor to leave registers for
+_POLICY = {"inclusive": (256, 64, 6), "exclusive": (256, 64, 6), "reduce": (256, 128, 4)}
 _BOUNDS_BLOCK = 256
 
 
@@ -32,7 +33,8 @@ def _items(in_dt, acc_dt, mode):
 def _name(in_dt, acc_dt, op, mode, segs):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
     return (f"segmented_lookback<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
-            f"{_POLICY[mode][0]}, {_items(in_dt, acc_dt, mode)}, {_MODES[mode]}, {segs}>")
+            f"{_POLICY[mode][0]}, {_items(in_dt, acc_dt, mode)}, {_MODES[mode]}, {segs}, "
+            f"{_POLICY[mode][2]}>")
 
 
 _KINDS = [("inclusive", _SEG_FLAGS), ("exclusive", _SEG_FLAGS), ("inclusive", _SEG_OFFSETS),

@@ -18,32 +18,31 @@ from primitives import _backend, _loader, _lookback, _timing  # noqa: E402
 cupy = _backend.get_backend().xp  # CuPy on a GPU, NumPy on the emulator
 
 SOURCE = "scan/segmented.cu"
-POLICIES = ((128, 16), (256, 8), (256, 16), (512, 16), (1024, 8), (128, 32), (256, 32))
 SEGS = {1: "search", 2: "bounds"}
+# (BLOCK, ITEMS, MIN_BLOCKS) per kind; each with the tile prefix overlapped (1) or not (0)
+SCAN_POLICIES = ((256, 16, 6), (512, 16, 3), (128, 32, 6), (256, 16, 1))
+REDUCE_POLICIES = ((256, 32, 4), (128, 32, 6), (256, 16, 6), (512, 16, 3))
 rng = np.random.default_rng(5)
 
 
-# register-capped reductions: (BLOCK, ITEMS, MIN_BLOCKS)
-CAPPED = ((256, 16, 6), (256, 16, 8), (128, 32, 6), (256, 32, 3), (256, 32, 4), (512, 16, 3))
-
-
-def name(block, items, mode, segs, min_blocks=1):
-    cap = f", {min_blocks}" if min_blocks > 1 else ""
+def name(block, items, mode, segs, min_blocks, overlap):
     return (f"segmented_lookback<float, float, prim::Sum<float>, {block}, {items}, {mode}, "
-            f"{segs}{cap}>")
+            f"{segs}, {min_blocks}, {'true' if overlap else 'false'}>")
 
 
-NAMES = ["segmented_bounds"] + [name(b, i, m, g) for b, i in POLICIES
-                                for m, g in ((0, 0), (0, 1), (0, 2), (2, 1), (2, 2))] + [
-    name(b, i, m, 2, c) for b, i, c in CAPPED for m in (0, 2)]
+NAMES = ["segmented_bounds"] + [
+    name(b, i, m, g, c, o) for b, i, c in SCAN_POLICIES for o in (1, 0)
+    for m, g in ((0, 0), (0, 2))] + [
+    name(b, i, 2, g, c, o) for b, i, c in REDUCE_POLICIES for o, g in ((1, 2), (0, 2), (1, 1))]
 kernels = _loader.load(SOURCE, NAMES)
 
 
-def runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_blocks=1):
+def runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_blocks=1,
+           overlap=1):
     n = x.size
     tile = block * items
     tiles = -(-n // tile)
-    k = kernels(name(block, items, mode, segs, min_blocks))
+    k = kernels(name(block, items, mode, segs, min_blocks, overlap))
     plan = _lookback.LookbackPlan(k, tiles, block, n, cupy, 8)
     bounds = cupy.zeros(tiles + 1, np.int64)
     stand_f, stand_o = cupy.zeros(1, np.uint8), cupy.zeros(1, np.int64)
@@ -121,57 +120,41 @@ def main():
     rout2 = cupy.empty(rows, np.float32)
     rag_out = cupy.empty(roff.size - 1, np.float32)
     huge_out = cupy.empty(huge.size - 1, np.float32)
-    for block, items in POLICIES:
-        fn, k = runner(block, items, 0, 0, x, out, flags=flags)
+
+    def report(tag, what, fn, k=None, check=None):
         fn()
-        ok = rel(out, scan_ref) < 1e-4
-        regs, smem = k.resources()
-        print(f"[{block}x{items}] flags scan: {bench(fn):.4f} ms ok={ok} "
-              f"(regs {regs}, smem {smem}, occ {k.occupancy(block)})", flush=True)
-        for segs in (1, 2):
-            tag = f"[{block}x{items} {SEGS[segs]}]"
-            fn, k = runner(block, items, 0, segs, x, out, offsets=off)
+        ok = "" if check is None else f" ok={check()}"
+        res = ""
+        if k is not None:
+            res = f" (regs {k.resources()[0]}, occ {k.occupancy(k_block[0])})"
+        print(f"{tag} {what}: {bench(fn):.4f} ms{ok}{res}", flush=True)
+
+    k_block = [0]
+    for block, items, cap in SCAN_POLICIES:
+        k_block[0] = block
+        for ovl in (1, 0):
+            tag = f"[scan {block}x{items} min {cap} overlap {ovl}]"
+            fn, k = runner(block, items, 0, 0, x, out, flags=flags, min_blocks=cap, overlap=ovl)
+            report(tag, "flags equal", fn, k, lambda: rel(out, scan_ref) < 1e-4)
+            fn, k = runner(block, items, 0, 2, x, out, offsets=off, min_blocks=cap, overlap=ovl)
             out.fill(0)
-            fn()
-            ok = rel(out, scan_ref) < 1e-4
-            regs, _ = k.resources()
-            print(f"{tag} scan equal: {bench(fn):.4f} ms ok={ok} (regs {regs}, "
-                  f"occ {k.occupancy(block)})", flush=True)
-            fn, k = runner(block, items, 0, segs, y, out[:y.size], offsets=roff)
-            print(f"{tag} scan ragged: {bench(fn):.4f} ms", flush=True)
-            fn, k = runner(block, items, 2, segs, x, rout2, offsets=off)
-            fn()
-            ok = rel(rout2, red_ref) < 1e-4
-            regs, _ = k.resources()
-            print(f"{tag} reduce equal: {bench(fn):.4f} ms ok={ok} (regs {regs}, "
-                  f"occ {k.occupancy(block)})", flush=True)
-            fn, _ = runner(block, items, 2, segs, y, rag_out, offsets=roff)
-            fn()
-            ok = rel(rag_out, rag_ref) < 1e-4
-            print(f"{tag} reduce ragged: {bench(fn):.4f} ms ok={ok}", flush=True)
-            fn, _ = runner(block, items, 2, segs, x, huge_out, offsets=huge)
-            fn()
-            ok = rel(huge_out, huge_ref) < 1e-3
-            print(f"{tag} reduce 6 huge segments: {bench(fn):.4f} ms ok={ok}", flush=True)
-    for block, items, cap in CAPPED:
-        tag = f"[{block}x{items} bounds, min {cap} blocks/SM]"
-        fn, k = runner(block, items, 0, 2, x, out, offsets=off, min_blocks=cap)
-        out.fill(0)
-        fn()
-        ok = rel(out, scan_ref) < 1e-4
-        regs, _ = k.resources()
-        print(f"{tag} scan equal: {bench(fn):.4f} ms ok={ok} (regs {regs}, "
-              f"occ {k.occupancy(block)})", flush=True)
-        fn, k = runner(block, items, 2, 2, x, rout2, offsets=off, min_blocks=cap)
-        fn()
-        ok = rel(rout2, red_ref) < 1e-4
-        regs, _ = k.resources()
-        print(f"{tag} reduce equal: {bench(fn):.4f} ms ok={ok} (regs {regs}, "
-              f"occ {k.occupancy(block)})", flush=True)
-        fn, _ = runner(block, items, 2, 2, y, rag_out, offsets=roff, min_blocks=cap)
-        fn()
-        ok = rel(rag_out, rag_ref) < 1e-4
-        print(f"{tag} reduce ragged: {bench(fn):.4f} ms ok={ok}", flush=True)
+            report(tag, "offsets equal", fn, k, lambda: rel(out, scan_ref) < 1e-4)
+            fn, _ = runner(block, items, 0, 2, y, out[:y.size], offsets=roff, min_blocks=cap,
+                           overlap=ovl)
+            report(tag, "offsets ragged", fn)
+    for block, items, cap in REDUCE_POLICIES:
+        k_block[0] = block
+        for ovl, segs in ((1, 2), (0, 2), (1, 1)):
+            tag = f"[reduce {block}x{items} min {cap} overlap {ovl} {SEGS[segs]}]"
+            fn, k = runner(block, items, 2, segs, x, rout2, offsets=off, min_blocks=cap,
+                           overlap=ovl)
+            report(tag, "equal", fn, k, lambda: rel(rout2, red_ref) < 1e-4)
+            fn, _ = runner(block, items, 2, segs, y, rag_out, offsets=roff, min_blocks=cap,
+                           overlap=ovl)
+            report(tag, "ragged", fn, None, lambda: rel(rag_out, rag_ref) < 1e-4)
+            fn, _ = runner(block, items, 2, segs, x, huge_out, offsets=huge, min_blocks=cap,
+                           overlap=ovl)
+            report(tag, "6 huge segments", fn, None, lambda: rel(huge_out, huge_ref) < 1e-3)
     tiles = -(-y.size // 4096)
     bounds = cupy.zeros(tiles + 1, np.int64)
     bk = kernels("segmented_bounds")

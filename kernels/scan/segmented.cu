@@ -1,12 +1,12 @@
 // segmented.cu -- segmented scans and segmented reductions in one pass, load-balanced over
 // elements (never a block per segment, so many tiny segments and a few huge ones cost the same).
 //
-// segmented_lookback<InT, AccT, Op, BLOCK, ITEMS, MODE, SEGS, MIN_BLOCKS>: the decoupled look-back scan of
-// common/scan.cuh run on (value, head) pairs under Segmented<Op>. Each block takes the next tile
-// id (BLOCK * ITEMS elements, ITEMS consecutive per thread) and issues its loads at once (on full,
-// aligned tiles each warp reads lane-consecutive 16-byte vectors and exchanges them through
-// shared memory, common/load.cuh layout). A thread's ITEMS head flags are one ITEMS-bit mask
-// (ITEMS = 8, 16 or 32: one 32-bit word holds a thread's bits):
+// segmented_lookback<InT, AccT, Op, BLOCK, ITEMS, MODE, SEGS, MIN_BLOCKS, OVERLAP>: the
+// decoupled look-back scan of common/scan.cuh run on (value, head) pairs under Segmented<Op>.
+// Each block takes the next tile id (BLOCK * ITEMS elements, ITEMS consecutive per thread) and
+// issues its loads at once (on full, aligned tiles each warp reads lane-consecutive 16-byte
+// vectors and exchanges them through shared memory, common/load.cuh layout). A thread's ITEMS
+// head flags are one ITEMS-bit mask (ITEMS = 8, 16 or 32: one 32-bit word holds a thread's bits):
 //   SEGS = SEG_FLAGS: head flags, flags[i] != 0 starts a segment, element 0 always does; a
 //     thread reads its ITEMS flag bytes with 16-byte (8-byte) loads on full aligned tiles.
 //   SEGS = SEG_SEARCH / SEG_BOUNDS: CSR-style offsets, segment s is [offsets[s], offsets[s+1]).
@@ -18,9 +18,12 @@
 //     bitmap in shared memory (empty segments set an already set bit), and each thread takes
 //     its mask with one shared read. No per-element offset arithmetic remains.
 // Per thread: the op-sum since its last head (or of all its items) and whether it holds a head;
-// a block-wide exclusive scan of these pairs; warp 0 publishes the tile's aggregate, as its
-// inclusive prefix straight away when the tile holds a head (a head cuts off everything before
-// it), and looks back only when the tile's first element is not a head.
+// a block-wide exclusive scan of these pairs. Thread 0 publishes the tile's aggregate at once, as
+// its inclusive prefix when the tile holds a head (a head cuts off everything before it); warp 0
+// looks back only when the tile's first element is not a head. OVERLAP = true keeps the look-back
+// off the other warps' path: scans skip the block barrier after it when warp 0 holds a head (no
+// later thread needs the prefix then); reductions look back after the other warps have started on
+// their segments (only the first segment a tile owns can have started before the tile).
 //   MODE 0: inclusive scan, out[i] = op over the segment's elements up to i;
 //   MODE 1: exclusive scan, the identity at each segment's first element;
 //   MODE 2: reduction (offsets), out[s] = op over segment s. The block parks its scanned values
@@ -152,8 +155,24 @@ __global__ void segmented_bounds(const long long* __restrict__ offsets, long lon
     }
 }
 
+// A warp's scanned values parked in its exchange buffer (the common/load.cuh layout), and the
+// value of tile-local element p read back from them.
+template <class AccT, int ITEMS>
+__device__ __forceinline__ void park(unsigned char* buffer, int lane, const AccT (&v)[ITEMS]) {
+    AccT* mine = reinterpret_cast<AccT*>(buffer);
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) mine[prim::exchange_pad(lane * ITEMS + k)] = v[k];
+}
+
+template <class AccT, int ITEMS, int XBYTES>
+__device__ __forceinline__ AccT parked(const unsigned char (*buffers)[XBYTES], long long p) {
+    const int q = static_cast<int>(p);
+    return reinterpret_cast<const AccT*>(
+        buffers[q / (prim::WARP * ITEMS)])[prim::exchange_pad(q % (prim::WARP * ITEMS))];
+}
+
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MODE, int SEGS,
-          int MIN_BLOCKS = 1>
+          int MIN_BLOCKS = 1, bool OVERLAP = true>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char* __restrict__ flags,
                    const long long* __restrict__ offsets, long long nseg,
@@ -257,25 +276,64 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     const P before = prim::block_exclusive_scan<BLOCK>(thread_total, sop, scratch, aggregate);
 
     const prim::TileStatus<P> ts(tile_state, epoch);
-    if (warp == 0) {
-        const bool first_head = __shfl_sync(prim::FULL_MASK, mask & 1u, 0) != 0u;
-        P prefix = SOp::identity();
-        if (tile == 0) {
-            if (lane == 0) ts.publish(0, prim::TILE_INCLUSIVE, aggregate);
-        } else {
-            // a tile holding a head knows its inclusive prefix: the aggregate itself
-            if (lane == 0)
-                ts.publish(tile, aggregate.head ? prim::TILE_INCLUSIVE : prim::TILE_AGGREGATE,
-                           aggregate);
-            if (!first_head) prefix = prim::lookback_prefix<P>(ts, tile, sop);
-            if (!aggregate.head && lane == 0)
-                ts.publish(tile, prim::TILE_INCLUSIVE, sop(prefix, aggregate));
-        }
-        if (lane == 0) tile_prefix = prefix;
-    }
-    __syncthreads();
+    const bool first_head = __shfl_sync(prim::FULL_MASK, mask & 1u, 0) != 0u;  // in warp 0
+    // Warp 0 publishes at once: a tile holding a head knows its inclusive prefix, the aggregate.
+    if (threadIdx.x == 0)
+        ts.publish(tile, (tile == 0 || aggregate.head) ? prim::TILE_INCLUSIVE
+                                                       : prim::TILE_AGGREGATE, aggregate);
+    P prefix = SOp::identity();  // the tile's exclusive prefix (warp 0, or all after a barrier)
 
-    AccT run = sop(tile_prefix, before).value;  // the op-sum since the last head before item 0
+    if (MODE == 2 && OVERLAP) {
+        // Only a segment that started before the tile needs the prefix, and only the first one
+        // the tile owns can have: park the tile-local scan, write the other segments, and let
+        // warp 0 look back meanwhile and finish that one.
+        AccT run = before.value;
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            run = ((mask >> k) & 1u) ? v[k] : op(run, v[k]);
+            v[k] = run;
+        }
+        park<AccT, ITEMS>(exchange[warp], lane, v);
+        __syncthreads();
+        const long long s0 = prim::first_owned(bound[0], nseg);
+        const long long s1 = t0 + TILE >= n ? nseg : prim::first_owned(bound[1], nseg);
+        if (warp == 0) {
+            if (tile > 0 && !first_head) {
+                prefix = prim::lookback_prefix<P>(ts, tile, sop);
+                if (!aggregate.head && lane == 0)
+                    ts.publish(tile, prim::TILE_INCLUSIVE, sop(prefix, aggregate));
+            }
+            if (lane == 0 && s0 < s1) {
+                const long long b = __ldg(offsets + s0), e = __ldg(offsets + s0 + 1);
+                if (b < t0 && e > b && e - 1 - t0 >= 0 && e - 1 - t0 < TILE)
+                    out[s0] = op(prefix.value, parked<AccT, ITEMS, XBYTES>(exchange, e - 1 - t0));
+            }
+        }
+        for (long long s = s0 + threadIdx.x; s < s1; s += BLOCK) {
+            const long long b = __ldg(offsets + s), e = __ldg(offsets + s + 1);
+            const long long p = e - 1 - t0;  // the segment's last element within the tile
+            if (b < t0 && e > b) continue;  // carried in: warp 0 writes it
+            out[s] = (e > b && p >= 0 && p < TILE) ? parked<AccT, ITEMS, XBYTES>(exchange, p)
+                                                   : Op::identity();
+        }
+        return;
+    }
+
+    if (warp == 0 && tile > 0 && !first_head) {
+        prefix = prim::lookback_prefix<P>(ts, tile, sop);
+        if (!aggregate.head && lane == 0)
+            ts.publish(tile, prim::TILE_INCLUSIVE, sop(prefix, aggregate));
+    }
+    // With a head in warp 0, every later thread has one before it and needs no prefix: only warp
+    // 0, which holds it, uses it (block-uniform: the warp totals of the block scan).
+    const bool warp0_only = OVERLAP && MODE != 2 && scratch[0].head != 0;
+    if (!warp0_only) {
+        if (threadIdx.x == 0) tile_prefix = prefix;
+        __syncthreads();
+        prefix = tile_prefix;
+    }
+
+    AccT run = sop(prefix, before).value;  // the op-sum since the last head before item 0
     if (MODE == 1) {
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
@@ -299,23 +357,16 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
         else
             prim::store_items<AccT, ITEMS>(out + first, avail, false, v);
     } else {
-        // park the scanned values (the exchange layout), then write the segments this tile owns
-        AccT* mine = reinterpret_cast<AccT*>(exchange[warp]);
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) mine[prim::exchange_pad(lane * ITEMS + k)] = v[k];
+        // park the scanned values, then write the segments this tile owns
+        park<AccT, ITEMS>(exchange[warp], lane, v);
         __syncthreads();
         const long long s0 = prim::first_owned(bound[0], nseg);
         const long long s1 = t0 + TILE >= n ? nseg : prim::first_owned(bound[1], nseg);
         for (long long s = s0 + threadIdx.x; s < s1; s += BLOCK) {
             const long long b = __ldg(offsets + s), e = __ldg(offsets + s + 1);
             const long long p = e - 1 - t0;  // the segment's last element within the tile
-            AccT r = Op::identity();
-            if (e > b && p >= 0 && p < TILE) {
-                const int q = static_cast<int>(p);
-                r = reinterpret_cast<const AccT*>(
-                    exchange[q / (prim::WARP * ITEMS)])[prim::exchange_pad(q % (prim::WARP * ITEMS))];
-            }
-            out[s] = r;
+            out[s] = (e > b && p >= 0 && p < TILE) ? parked<AccT, ITEMS, XBYTES>(exchange, p)
+                                                   : Op::identity();
         }
     }
 }
