@@ -2,7 +2,9 @@
 
 Both are one pass of the decoupled look-back scan over (value, head) pairs, balanced over
 elements rather than segments: each thread block takes a fixed-size tile of elements whatever
-the segment lengths, so many tiny segments and a few huge ones cost about the same.
+the segment lengths, so many tiny segments and a few huge ones cost about the same. With offsets,
+a small pre-pass first records where each tile's offsets begin; each tile then builds a bitmap of
+its segment heads in shared memory.
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def _launch_segmented(arr, n, in_dt, acc_dt, op, mode, flags, offsets, nseg, out
     stand_flags, stand_offsets, bounds, bounds_validated = plan.extra
     if segs == _SEG_BOUNDS:  # the pre-pass: each tile's boundary words
         k = _kernel(_BOUNDS_NAME)
-        grid = _launch.cdiv(bounds.size, _BOUNDS_BLOCK)
+        grid = _launch.cdiv(bounds.size * 32, _BOUNDS_BLOCK)  # a warp per boundary
         args = (offsets, _launch.i64(nseg), _launch.i64(tile), _launch.i64(bounds.size), bounds)
         if bounds_validated:
             k((grid,), (_BOUNDS_BLOCK,), args)

@@ -264,3 +264,18 @@ def test_x_wrong():
         prim.segmented_reduce(np.ones(4, np.float16), [0, 4])
     with pytest.raises(ValueError, match="op must be one of"):
         prim.segmented_reduce(np.ones(4, np.float32), [0, 4], op="prod")
+
+
+def test_tuning_variants_agree(capsys):
+    """The policies and kernel variants tools/tune_segmented.py compares (searched tile bounds,
+    the tile prefix not overlapped, other block shapes) give the peers' answers (small n)."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "tools" / "tune_segmented.py"
+    spec = importlib.util.spec_from_file_location("tune_segmented", path)
+    tune = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tune)
+    tune.main(13)
+    out = capsys.readouterr().out
+    assert out.count("ok=True") > 40 and "ok=False" not in out, out

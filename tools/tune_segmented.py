@@ -53,7 +53,7 @@ def runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_block
 
     def run():
         if segs == 2:
-            bk((-(-(tiles + 1) // 256),), (256,),
+            bk((-(-(tiles + 1) * 32 // 256),), (256,),
                (offsets, np.int64(nseg), np.int64(tile), np.int64(tiles + 1), bounds))
         plan.launch(*args)
     return run, k
@@ -63,8 +63,8 @@ def bench(fn):
     return _timing.bench(fn, warmup=3, repeat=15)
 
 
-def main():
-    n = 1 << (int(sys.argv[1]) if len(sys.argv) > 1 else 28)
+def main(log2n=28):
+    n = 1 << log2n
     rows, cols = n >> 12, 1 << 12
     nrag = max(1, n >> 6)
     x = cupy.asarray(rng.random(n, dtype=np.float32) + np.float32(0.5))
@@ -158,11 +158,11 @@ def main():
     tiles = -(-y.size // 4096)
     bounds = cupy.zeros(tiles + 1, np.int64)
     bk = kernels("segmented_bounds")
-    ms = bench(lambda: bk((-(-(tiles + 1) // 256),), (256,),
+    ms = bench(lambda: bk((-(-(tiles + 1) * 32 // 256),), (256,),
                           (roff, np.int64(roff.size - 1), np.int64(4096), np.int64(tiles + 1),
                            bounds)))
     print(f"segmented_bounds alone, {roff.size - 1} segments, tile 4096: {ms:.4f} ms", flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 28)

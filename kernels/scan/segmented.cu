@@ -42,8 +42,8 @@
 // wider type). Offsets: nseg + 1 non-decreasing values (validated by the host); the kernel stays
 // in bounds for any values, the results are then unspecified.
 //
-// segmented_bounds: the boundary words of keys t * tile for t in [0, count), one thread each, by
-// binary search over offsets[0 .. nseg]. Any 1-D launch covering count threads.
+// segmented_bounds: the boundary words of keys t * tile for t in [0, count), one warp each, by the
+// 32-ary warp search over offsets[0 .. nseg]. Any 1-D launch of whole warps covering count warps.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
@@ -54,19 +54,8 @@ constexpr int SEG_FLAGS = 0;   // head flags
 constexpr int SEG_SEARCH = 1;  // offsets, tile bounds searched by the block
 constexpr int SEG_BOUNDS = 2;  // offsets, tile bounds from the segmented_bounds pre-pass
 
-// First index in offsets[0 .. count) whose offset is >= key (count if none), by one thread.
-__device__ __forceinline__ long long lower_bound(const long long* offsets, long long count,
-                                                 long long key) {
-    long long a = 0, b = count;
-    while (a < b) {
-        const long long mid = a + ((b - a) >> 1);
-        if (__ldg(offsets + mid) < key) a = mid + 1;
-        else b = mid;
-    }
-    return a;
-}
-
-// The same by the 32 lanes of a warp, 32 probes per step: about log32(count) dependent loads.
+// First index in offsets[0 .. count) whose offset is >= key (count if none), by the 32 lanes of
+// a warp, 32 probes per step: about log32(count) dependent loads.
 // The lanes call together; all get the answer.
 __device__ __forceinline__ long long warp_lower_bound(const long long* offsets, long long count,
                                                       long long key) {
@@ -147,11 +136,13 @@ __device__ __forceinline__ unsigned flag_bits(const unsigned char* p, long long 
 
 __global__ void segmented_bounds(const long long* __restrict__ offsets, long long nseg,
                                  long long tile, long long count, long long* __restrict__ bounds) {
-    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long t = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) /
+                        prim::WARP;  // one warp per boundary: warp-uniform
     if (t < count) {
         const long long key = t * tile;
-        const long long L = prim::lower_bound(offsets, nseg + 1, key);
-        bounds[t] = prim::boundary_word(offsets, nseg + 1, key, L);
+        const long long L = prim::warp_lower_bound(offsets, nseg + 1, key);
+        if (threadIdx.x % prim::WARP == 0)
+            bounds[t] = prim::boundary_word(offsets, nseg + 1, key, L);
     }
 }
 
@@ -303,7 +294,7 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
                 if (!aggregate.head && lane == 0)
                     ts.publish(tile, prim::TILE_INCLUSIVE, sop(prefix, aggregate));
             }
-            if (lane == 0 && s0 < s1) {
+            if (lane == 0 && !first_head && s0 < s1) {  // a head first: nothing carried in
                 const long long b = __ldg(offsets + s0), e = __ldg(offsets + s0 + 1);
                 if (b < t0 && e > b && e - 1 - t0 >= 0 && e - 1 - t0 < TILE)
                     out[s0] = op(prefix.value, parked<AccT, ITEMS, XBYTES>(exchange, e - 1 - t0));
