@@ -2,7 +2,9 @@
 
 Both are one pass of the decoupled look-back scan over (value, head) pairs, balanced over
 elements rather than segments: each thread block takes a fixed-size tile of elements whatever
-the segment lengths, so many tiny segments and a few huge ones cost about the same.
+the segment lengths, so many tiny segments and a few huge ones cost about the same. With offsets,
+a small pre-pass first records where each tile's offsets begin; each tile then builds a bitmap of
+its segment heads in shared memory.
 """
 
 from __future__ import annotations
@@ -15,45 +17,71 @@ __all__ = ["segmented_scan", "segmented_reduce"]
 
 _SOURCE = "scan/segmented.cu"
 _OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
-_BLOCK = 256
-_BYTES = 64  # bytes per thread of the wider of input and accumulator
 _MODES = {"inclusive": 0, "exclusive": 1, "reduce": 2}
+# how a tile finds its head flags (kernels/scan/segmented.cu): flags, or offsets whose per-tile
+# bounds come from the segmented_bounds pre-pass
+_SEG_FLAGS, _SEG_SEARCH, _SEG_BOUNDS = 0, 1, 2
+_SEG_OFFSETS = _SEG_BOUNDS
+# policy per mode (tools/tune_segmented.py on an H100): threads per block, bytes per thread of
+# the wider of input and accumulator, resident blocks per multiprocessor to leave registers for
+_POLICY = {"inclusive": (256, 64, 6), "exclusive": (256, 64, 6), "reduce": (256, 128, 4)}
+_BOUNDS_BLOCK = 256
 
 
-def _items(in_dt, acc_dt):
-    return _BYTES // max(in_dt.itemsize, acc_dt.itemsize)
+def _items(in_dt, acc_dt, mode):
+    return _POLICY[mode][1] // max(in_dt.itemsize, acc_dt.itemsize)
 
 
-def _name(in_dt, acc_dt, op, mode, offsets):
+def _name(in_dt, acc_dt, op, mode, segs):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
-    return (f"segmented_lookback<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {_BLOCK}, "
-            f"{_items(in_dt, acc_dt)}, {_MODES[mode]}, {'true' if offsets else 'false'}>")
+    return (f"segmented_lookback<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
+            f"{_POLICY[mode][0]}, {_items(in_dt, acc_dt, mode)}, {_MODES[mode]}, {segs}, "
+            f"{_POLICY[mode][2]}>")
 
 
-_KINDS = [("inclusive", False), ("exclusive", False), ("inclusive", True), ("exclusive", True),
-          ("reduce", True)]
-_NAMES = [_name(i, a, op, m, o) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
-          for m, o in _KINDS]
+_KINDS = [("inclusive", _SEG_FLAGS), ("exclusive", _SEG_FLAGS), ("inclusive", _SEG_OFFSETS),
+          ("exclusive", _SEG_OFFSETS), ("reduce", _SEG_OFFSETS)]
+_BOUNDS_NAME = "segmented_bounds"
+_NAMES = [_name(i, a, op, m, g) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
+          for m, g in _KINDS] + [_BOUNDS_NAME]
 _loader.register(_SOURCE, _NAMES)
 
 _plans = _lookback.PlanCache()
 
 
+def _kernel(name):
+    return _loader.load(_SOURCE, _NAMES)(name)
+
+
 def _launch_segmented(arr, n, in_dt, acc_dt, op, mode, flags, offsets, nseg, out, backend):
     xp = backend.xp
+    segs = _SEG_FLAGS if offsets is None else _SEG_OFFSETS
+    block = _POLICY[mode][0]
+    tile = block * _items(in_dt, acc_dt, mode)
 
     def make():
-        k = _loader.load(_SOURCE, _NAMES)(_name(in_dt, acc_dt, op, mode, flags is None))
-        tiles = _launch.cdiv(n, _BLOCK * _items(in_dt, acc_dt))
+        k = _kernel(_name(in_dt, acc_dt, op, mode, segs))
+        tiles = _launch.cdiv(n, tile)
         # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
-        plan = _lookback.LookbackPlan(k, tiles, _BLOCK, n, xp, 2 * acc_dt.itemsize)
-        plan.extra = (xp.zeros(1, dtype=np.uint8), xp.zeros(1, dtype=np.int64))  # stand-ins
+        plan = _lookback.LookbackPlan(k, tiles, block, n, xp, 2 * acc_dt.itemsize)
+        # stand-ins for the arguments a kind does not use; the tile bounds of the offsets
+        bounds = xp.zeros(tiles + 1 if segs == _SEG_BOUNDS else 1, dtype=np.int64)
+        plan.extra = [xp.zeros(1, dtype=np.uint8), xp.zeros(1, dtype=np.int64), bounds, False]
         return plan
 
-    plan = _plans.get((in_dt, acc_dt, op, mode, flags is None, n, backend.stream_key()), make)
-    stand_flags, stand_offsets = plan.extra
+    plan = _plans.get((in_dt, acc_dt, op, mode, segs, n, backend.stream_key()), make)
+    stand_flags, stand_offsets, bounds, bounds_validated = plan.extra
+    if segs == _SEG_BOUNDS:  # the pre-pass: each tile's boundary words
+        k = _kernel(_BOUNDS_NAME)
+        grid = _launch.cdiv(bounds.size * 32, _BOUNDS_BLOCK)  # a warp per boundary
+        args = (offsets, _launch.i64(nseg), _launch.i64(tile), _launch.i64(bounds.size), bounds)
+        if bounds_validated:
+            k((grid,), (_BOUNDS_BLOCK,), args)
+        else:
+            _launch.launch(k, grid, _BOUNDS_BLOCK, args)
+            plan.extra[3] = True
     plan.launch(arr, plan.n64, stand_flags if flags is None else flags,
-                stand_offsets if offsets is None else offsets, _launch.i64(nseg), out)
+                stand_offsets if offsets is None else offsets, _launch.i64(nseg), bounds, out)
 
 
 def _offsets(offsets, n, *, func, cover, check):
@@ -168,9 +196,9 @@ def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
     o = _offsets(offsets, n, func=func, cover=False, check=check)
     nseg = o.size - 1
     xp = inp.backend.xp
-    out = xp.full(nseg, _dtypes.identity(op, acc_dt), dtype=acc_dt)
     if n == 0 or nseg == 0:
-        return inp.result(out)
+        return inp.result(xp.full(nseg, _dtypes.identity(op, acc_dt), dtype=acc_dt))
+    out = xp.empty(nseg, dtype=acc_dt)  # the kernel writes every segment, empty ones included
     _launch_segmented(arr, n, in_dt, acc_dt, op, "reduce", None, o, nseg, out, inp.backend)
     return inp.result(out)
 

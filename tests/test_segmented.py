@@ -155,6 +155,51 @@ def test_scan_min_max(dtype, op, inclusive, rng, schedule):
     close(got, per_segment(x, off, op, np.dtype(dtype), inclusive), np.dtype(dtype), x, off, True)
 
 
+# boundaries at and around every power-of-two tile size from 2048: segments that end or start
+# exactly at a tile's edge, empty segments there, tiles inside one segment, trailing empties
+EDGES = [0, 2047, 2048, 2048, 2049, 4095, 4096, 4096, 4097, 8191, 8192, 8192, 16384, 40961,
+         57344, 57345]
+
+
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_tile_edges(op, rng, schedule):
+    n = 57345
+    x = make(rng, n, np.int64)
+    off = np.array(EDGES + [n, n], np.int64)
+    acc = np.dtype(np.int64)
+    assert np.array_equal(to_host(prim.segmented_reduce(x, off, op)),
+                          reduce_segments(x, off, op, acc))
+    for inclusive in (True, False):
+        assert np.array_equal(to_host(prim.segmented_scan(x, offsets=off, op=op,
+                                                          inclusive=inclusive)),
+                              per_segment(x, off, op, acc, inclusive))
+    # partial coverage: nothing before 2047 or from 40961 on counts
+    part = np.array(EDGES[1:14], np.int64)
+    assert np.array_equal(to_host(prim.segmented_reduce(x, part, op)),
+                          reduce_segments(x, part, op, acc))
+
+
+def test_unaligned_views(rng, schedule):
+    n = 20001
+    x = make(rng, n + 1, np.float32)[1:]  # 4 bytes past a 16-byte boundary
+    flags = np.zeros(n + 3, bool)[3:]
+    off = ragged_offsets(rng, n, 300)
+    flags[off[:-1][off[:-1] < n]] = True
+    want = per_segment(x, off, "sum", np.dtype(np.float32), True)
+    close(prim.segmented_scan(x, flags=flags), want, np.dtype(np.float32), x, off, True)
+    close(prim.segmented_scan(x, offsets=off), want, np.dtype(np.float32), x, off, True)
+    close(prim.segmented_reduce(x, off), reduce_segments(x, off, "sum", np.dtype(np.float32)),
+          np.dtype(np.float32), x, off, False)
+
+
+def test_unchecked_invalid_offsets_stay_in_bounds():
+    # check=False with invalid offsets: unspecified values, but the right shape and no fault
+    x = np.ones(10000, np.float32)
+    assert prim.segmented_reduce(x, [0, 9000, 10, 10000], check=False).shape == (3,)
+    assert prim.segmented_reduce(x, [-5, 20000, 30000], check=False).shape == (2,)
+    assert prim.segmented_scan(x, offsets=[0, 9000, 10, 20000], check=False).shape == (10000,)
+
+
 def test_flags_start_at_zero_implicitly(rng):
     x = np.arange(1, 11, dtype=np.int32)
     flags = np.zeros(10, bool)
@@ -219,3 +264,18 @@ def test_x_wrong():
         prim.segmented_reduce(np.ones(4, np.float16), [0, 4])
     with pytest.raises(ValueError, match="op must be one of"):
         prim.segmented_reduce(np.ones(4, np.float32), [0, 4], op="prod")
+
+
+def test_tuning_variants_agree(capsys):
+    """The policies and kernel variants tools/tune_segmented.py compares (searched tile bounds,
+    the tile prefix not overlapped, other block shapes) give the peers' answers (small n)."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "tools" / "tune_segmented.py"
+    spec = importlib.util.spec_from_file_location("tune_segmented", path)
+    tune = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tune)
+    tune.main(13)
+    out = capsys.readouterr().out
+    assert out.count("ok=True") > 40 and "ok=False" not in out, out

@@ -1,7 +1,7 @@
 """Scan-family benchmarks: the three scans against ``cupy.cumsum``, compaction against boolean
-indexing, segmented scan/reduce against ``cupy.cumsum(axis=1)``/``sum(axis=1)``. GPU only; times
-are medians of CUDA-event timings (``primitives._timing.bench``); GB/s counts the bytes each
-operation must read and write once."""
+indexing, segmented scan/reduce against ``cupy.cumsum(axis=1)``/``sum(axis=1)`` and, for 2^22
+ragged segments, a plain ``prim.sum``. GPU only; times are medians of CUDA-event timings
+(``primitives._timing.bench``); GB/s counts the bytes each operation must read and write once."""
 
 import primitives as prim
 from primitives.scan import VARIANTS
@@ -64,4 +64,27 @@ class Segmented(Timed):
             "sum(axis=1)": lambda: x2.sum(axis=1),
         }[how]
         self.bytes = (2 if "scan" in how or "cumsum" in how else 1) * x.nbytes
+        self.fn()
+
+
+class SegmentedRagged(Timed):
+    """2^22 segments of 0..128 elements (about 2^28 float32): segmented_reduce against a plain
+    ``prim.sum`` of the same elements (the target: within 1.5x)."""
+
+    params = [["segmented_reduce", "prim.sum"]]
+    param_names = ["how"]
+    timeout = 600
+
+    def setup(self, how):
+        require_cuda()
+        import cupy
+
+        lens = cupy.random.default_rng(7).integers(0, 129, 2**22)
+        off = cupy.concatenate([cupy.zeros(1, cupy.int64), cupy.cumsum(lens, dtype=cupy.int64)])
+        x = device_data(int(off[-1]), "float32")
+        self.fn = {
+            "segmented_reduce": lambda: prim.segmented_reduce(x, off, check=False),
+            "prim.sum": lambda: prim.sum(x),
+        }[how]
+        self.bytes = x.nbytes
         self.fn()

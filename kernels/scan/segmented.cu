@@ -1,208 +1,363 @@
 // segmented.cu -- segmented scans and segmented reductions in one pass, load-balanced over
 // elements (never a block per segment, so many tiny segments and a few huge ones cost the same).
 //
-// segmented_lookback<InT, AccT, Op, BLOCK, ITEMS, MODE, OFFSETS>: the decoupled look-back scan of
-// common/scan.cuh run on (value, head) pairs under Segmented<Op>. Each block takes the next tile
-// id and loads ITEMS consecutive elements per thread (16-byte loads on full, aligned tiles).
-// Segments come from head flags (OFFSETS = false: flags[i] != 0 starts a segment; element 0
-// always does) or from CSR-style offsets (OFFSETS = true: segment s is [offsets[s],
-// offsets[s+1]); warp 0 finds the segments the tile touches by two 32-ary searches, the block
-// stages those offsets in shared memory (up to 1024; beyond, reads stay in global memory), each
-// thread finds the segment of its first element by binary search in that window, then walks
-// forward, which also skips empty segments; elements outside [offsets[0], offsets[nseg]) belong
-// to no segment). Full tiles are read and written with the coalesced warp exchange of
-// common/load.cuh.
+// segmented_lookback<InT, AccT, Op, BLOCK, ITEMS, MODE, SEGS, MIN_BLOCKS, OVERLAP>: the
+// decoupled look-back scan of common/scan.cuh run on (value, head) pairs under Segmented<Op>.
+// Each block takes the next tile id (BLOCK * ITEMS elements, ITEMS consecutive per thread) and
+// issues its loads at once (on full, aligned tiles each warp reads lane-consecutive 16-byte
+// vectors and exchanges them through shared memory, common/load.cuh layout). A thread's ITEMS
+// head flags are one ITEMS-bit mask (ITEMS = 8, 16 or 32: one 32-bit word holds a thread's bits):
+//   SEGS = SEG_FLAGS: head flags, flags[i] != 0 starts a segment, element 0 always does; a
+//     thread reads its ITEMS flag bytes with 16-byte (8-byte) loads on full aligned tiles.
+//   SEGS = SEG_SEARCH / SEG_BOUNDS: CSR-style offsets, segment s is [offsets[s], offsets[s+1]).
+//     A tile [t0, t0 + TILE) needs the offsets that fall in it, offsets[lo .. hi), lo and hi the
+//     lower bounds of t0 and t0 + TILE. Each bound travels as a boundary word 2 * L + (offsets[L]
+//     == key) (segmented_bounds below). SEG_SEARCH: warps 0 and 1 find the two words with 32-ary
+//     warp searches over all offsets; SEG_BOUNDS: a pre-pass (segmented_bounds) wrote them, the
+//     block reads two words. The block then sets the bits of offsets[lo .. hi) in a TILE-bit head
+//     bitmap in shared memory (empty segments set an already set bit), and each thread takes
+//     its mask with one shared read. No per-element offset arithmetic remains.
+// Per thread: the op-sum since its last head (or of all its items) and whether it holds a head;
+// a block-wide exclusive scan of these pairs. Thread 0 publishes the tile's aggregate at once, as
+// its inclusive prefix when the tile holds a head (a head cuts off everything before it); warp 0
+// looks back only when the tile's first element is not a head. OVERLAP = true keeps the look-back
+// off the other warps' path: scans skip the block barrier after it when warp 0 holds a head (no
+// later thread needs the prefix then); reductions look back after the other warps have started on
+// their segments (only the first segment a tile owns can have started before the tile).
 //   MODE 0: inclusive scan, out[i] = op over the segment's elements up to i;
 //   MODE 1: exclusive scan, the identity at each segment's first element;
-//   MODE 2: reduction, out[s] = op over segment s, written by the thread holding the segment's
-//           last element (empty segments are left untouched: the host fills out with the
-//           identity first). Offsets only.
-// Launch: grid = number of tiles (BLOCK * ITEMS elements each), BLOCK threads; tile_counter == 0
-// on entry (left 0); tile_state holds TileStatus<Flagged<AccT>>::bytes(tiles) bytes, zeroed once
-// (epochs, see common/scan.cuh). Static shared memory: BLOCK/32 + 1 pairs, 1024 offsets, the
-// exchange buffers ((BLOCK/32) * 33 * ITEMS of the wider type). Offsets: monotone, nseg + 1
-// values (validated by the host).
+//   MODE 2: reduction (offsets), out[s] = op over segment s. The block parks its scanned values
+//     in the exchange buffers; segment s is written, once, by the tile holding its last element
+//     (an empty segment at position p: the tile holding p, the last tile for p = n), which reads
+//     the scanned value at offsets[s+1] - 1 or writes the identity. The tile's segments are
+//     [first_owned(word of t0), first_owned(word of t0 + TILE)), all of the rest for the last
+//     tile. Elements before offsets[0] or from offsets[nseg] on belong to no segment: no
+//     segment's result reads them.
+// MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
+// Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64); tile_counter == 0 on
+// entry (left 0); tile_state holds TileStatus<Flagged<AccT>>::bytes(tiles) bytes, zeroed once
+// (epochs, see common/scan.cuh); SEG_BOUNDS: bounds holds the words of keys t * TILE for
+// t = 0 .. tiles (segmented_bounds run just before, same stream). Static shared memory: BLOCK/32
+// + 1 pairs, TILE/32 bitmap words, the exchange buffers ((BLOCK/32) * 33 * ITEMS elements of the
+// wider type). Offsets: nseg + 1 non-decreasing values (validated by the host); the kernel stays
+// in bounds for any values, the results are then unspecified.
+//
+// segmented_bounds: the boundary words of keys t * tile for t in [0, count), one warp each, by the
+// 32-ary warp search over offsets[0 .. nseg]. Any 1-D launch of whole warps covering count warps.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
 
 namespace prim {
 
-// The offsets a tile consults: the window offsets[lo .. lo + count) staged in shared memory when
-// it fits, the global array otherwise. at(s) reads offsets[s] for s in the window.
-struct OffsetWindow {
-    const long long* global;
-    const long long* shared;  // null: use global
-    long long lo;
-    __device__ __forceinline__ long long at(long long s) const {
-        return shared ? shared[s - lo] : __ldg(global + s);
-    }
-};
+constexpr int SEG_FLAGS = 0;   // head flags
+constexpr int SEG_SEARCH = 1;  // offsets, tile bounds searched by the block
+constexpr int SEG_BOUNDS = 2;  // offsets, tile bounds from the segmented_bounds pre-pass
 
-// Largest s in [lo - 1, hi] with offsets[s] <= i, searching offsets[lo .. hi].
-__device__ __forceinline__ long long segment_of(const OffsetWindow& w, long long lo, long long hi,
-                                                long long i) {
-    long long a = lo, b = hi + 1;  // first index in [lo, hi + 1) whose offset exceeds i
-    while (a < b) {
-        const long long mid = (a + b) >> 1;
-        if (w.at(mid) <= i) a = mid + 1;
-        else b = mid;
-    }
-    return a - 1;
-}
-
-// The same search over the whole global array by one warp, 32 probes per step: about log32(nseg)
-// dependent loads instead of log2(nseg). The 32 lanes call together; all get the answer.
-__device__ __forceinline__ long long warp_segment_of(const long long* offsets, long long nseg,
-                                                     long long i) {
+// First index in offsets[0 .. count) whose offset is >= key (count if none), by the 32 lanes of
+// a warp, 32 probes per step: about log32(count) dependent loads.
+// The lanes call together; all get the answer.
+__device__ __forceinline__ long long warp_lower_bound(const long long* offsets, long long count,
+                                                      long long key) {
     const int lane = threadIdx.x % WARP;
-    long long a = 0, b = nseg + 1;  // the first index whose offset exceeds i lies in [a, b]
+    long long a = 0, b = count;  // the answer lies in [a, b]
     while (b - a > WARP) {
         const long long step = (b - a + WARP - 1) / WARP;
         const long long probe = a + lane * step;
-        const bool le = probe < b && __ldg(offsets + probe) <= i;
-        const int below = __popc(__ballot_sync(FULL_MASK, le));  // probes left of the answer
-        if (below == 0) return a - 1;
-        const long long next_b = a + below * step;
+        const bool lt = probe < b && __ldg(offsets + probe) < key;
+        const int below = __popc(__ballot_sync(FULL_MASK, lt));  // probes left of the answer
+        if (below == 0) return a;
+        const long long next_b = a + below * step;  // the first probe not left of it (or >= b)
         a = a + (below - 1) * step + 1;
         if (next_b < b) b = next_b;
     }
     const long long probe = a + lane;
-    const bool le = probe < b && __ldg(offsets + probe) <= i;
-    return a + __popc(__ballot_sync(FULL_MASK, le)) - 1;
+    const bool lt = probe < b && __ldg(offsets + probe) < key;
+    return a + __popc(__ballot_sync(FULL_MASK, lt));
 }
 
-// Advances seg to the segment holding element i (skipping empty segments); false when i lies in
-// no segment.
-__device__ __forceinline__ bool walk_to(const OffsetWindow& w, long long nseg, long long i,
-                                        long long& seg) {
-    while (seg < nseg && i >= w.at(seg + 1)) ++seg;
-    return seg >= 0 && seg < nseg;
+// A tile boundary as the kernels take it: 2 * L + (offsets[L] == key), L = lower bound of key.
+__device__ __forceinline__ long long boundary_word(const long long* offsets, long long count,
+                                                   long long key, long long L) {
+    return 2 * L + ((L < count && __ldg(offsets + L) == key) ? 1 : 0);
+}
+
+// The first segment owned by a tile starting at `key` (reductions), from its boundary word: the
+// first empty segment at key if there is one, else the segment holding element key; clamped to
+// [0, nseg].
+__device__ __forceinline__ long long first_owned(long long word, long long nseg) {
+    const long long L = word >> 1;
+    const long long s = (word & 1) ? L : L - 1;
+    return s < 0 ? 0 : (s > nseg ? nseg : s);
+}
+
+// Bit j of the result: byte j of w is not 0.
+__device__ __forceinline__ unsigned nonzero_bytes(unsigned w) {
+    w |= w >> 4;
+    w |= w >> 2;
+    w |= w >> 1;  // bit 0 of each byte: the OR of the byte's bits
+    w &= 0x01010101u;
+    return ((w * 0x00204081u) >> 21) & 0xfu;  // bits 0, 8, 16, 24 to 0..3 (no carries)
+}
+
+// Bit k: p[k] != 0 for the ITEMS flags at p; 16-byte (ITEMS = 8: 8-byte) loads when `vector`
+// (p aligned to them), else byte by byte up to `avail`.
+template <int ITEMS>
+__device__ __forceinline__ unsigned flag_bits(const unsigned char* p, long long avail,
+                                              bool vector) {
+    unsigned bits = 0u;
+    if (vector) {
+        unsigned w[ITEMS / 4];
+        if (ITEMS % 16 == 0) {
+#pragma unroll
+            for (int q = 0; q < ITEMS / 16; ++q) {
+                const uint4 u = __ldg(reinterpret_cast<const uint4*>(p) + q);
+                w[4 * q] = u.x;
+                w[4 * q + 1] = u.y;
+                w[4 * q + 2] = u.z;
+                w[4 * q + 3] = u.w;
+            }
+        } else {
+            const uint2 u = __ldg(reinterpret_cast<const uint2*>(p));
+            w[0] = u.x;
+            w[1] = u.y;
+        }
+#pragma unroll
+        for (int j = 0; j < ITEMS / 4; ++j) bits |= nonzero_bytes(w[j]) << (4 * j);
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k)
+            if (k < avail && p[k] != 0) bits |= 1u << k;
+    }
+    return bits;
 }
 
 }  // namespace prim
 
-template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MODE, bool OFFSETS>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void segmented_bounds(const long long* __restrict__ offsets, long long nseg,
+                                 long long tile, long long count, long long* __restrict__ bounds) {
+    const long long t = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) /
+                        prim::WARP;  // one warp per boundary: warp-uniform
+    if (t < count) {
+        const long long key = t * tile;
+        const long long L = prim::warp_lower_bound(offsets, nseg + 1, key);
+        if (threadIdx.x % prim::WARP == 0)
+            bounds[t] = prim::boundary_word(offsets, nseg + 1, key, L);
+    }
+}
+
+// A warp's scanned values parked in its exchange buffer (the common/load.cuh layout), and the
+// value of tile-local element p read back from them.
+template <class AccT, int ITEMS>
+__device__ __forceinline__ void park(unsigned char* buffer, int lane, const AccT (&v)[ITEMS]) {
+    AccT* mine = reinterpret_cast<AccT*>(buffer);
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) mine[prim::exchange_pad(lane * ITEMS + k)] = v[k];
+}
+
+template <class AccT, int ITEMS, int XBYTES>
+__device__ __forceinline__ AccT parked(const unsigned char (*buffers)[XBYTES], long long p) {
+    const int q = static_cast<int>(p);
+    return reinterpret_cast<const AccT*>(
+        buffers[q / (prim::WARP * ITEMS)])[prim::exchange_pad(q % (prim::WARP * ITEMS))];
+}
+
+template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MODE, int SEGS,
+          int MIN_BLOCKS = 1, bool OVERLAP = true>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char* __restrict__ flags,
-                   const long long* __restrict__ offsets, long long nseg, AccT* __restrict__ out,
+                   const long long* __restrict__ offsets, long long nseg,
+                   const long long* __restrict__ bounds, AccT* __restrict__ out,
                    unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
                    unsigned int epoch) {
+    constexpr bool OFFSETS = SEGS != prim::SEG_FLAGS;
     static_assert(MODE != 2 || OFFSETS, "segmented reductions take offsets");
+    static_assert(ITEMS == 8 || ITEMS == 16 || ITEMS == 32, "a thread's head bits fill one word");
     static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0,
                   "ITEMS must fill whole 16-byte vectors");
+    static_assert(BLOCK % prim::WARP == 0 && BLOCK >= 64, "BLOCK: whole warps, at least two");
     typedef prim::Segmented<Op> SOp;
     typedef prim::Flagged<AccT> P;
-    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    typedef prim::Vec16<InT> V;
+    constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
+    constexpr int WORDS = OFFSETS ? TILE / 32 : 1;  // head bitmap
     constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
                            prim::exchange_size<ITEMS>();
-    constexpr int WINDOW = OFFSETS ? 1024 : 1;  // offsets staged per tile
+    const Op op;
     const SOp sop;
     __shared__ P scratch[WARPS];
     __shared__ P tile_prefix;
     __shared__ unsigned int tile_id;
-    __shared__ long long window_lo, window_hi;
-    __shared__ long long window[WINDOW];
+    __shared__ long long bound[2];  // boundary words of the tile's start and end
+    __shared__ unsigned int heads[WORDS];
     __shared__ __align__(16) unsigned char exchange[WARPS][XBYTES];
 
-    const long long tile = prim::next_tile(tile_counter, &tile_id);
+    if (OFFSETS)
+        for (int w = threadIdx.x; w < WORDS; w += BLOCK) heads[w] = 0u;
+    const long long tile = prim::next_tile(tile_counter, &tile_id);  // its barrier orders the above
+    const int lane = threadIdx.x % prim::WARP;
     const int warp = threadIdx.x / prim::WARP;
-    const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
-    const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
-    const long long avail = n - first;
-    const bool full = (tile + 1) * TILE <= n;
-    const bool vector = full && ((reinterpret_cast<prim::uptr>(in) |
-                                  reinterpret_cast<prim::uptr>(out)) & 15u) == 0;
+    const long long t0 = tile * TILE;
+    const long long warp_first = t0 + static_cast<long long>(warp) * prim::WARP * ITEMS;
+    const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
+    const long long avail = n - first;  // may be <= 0 in the last tile
+    const bool full = t0 + TILE <= n;
+    const prim::uptr out_bits = MODE == 2 ? 0u : reinterpret_cast<prim::uptr>(out);
+    const bool vector = full && ((reinterpret_cast<prim::uptr>(in) | out_bits) & 15u) == 0;
 
-    // The segments this tile touches: [lo, hi], found by two searches over all offsets; staged in
-    // shared memory when they fit.
-    prim::OffsetWindow w{offsets, nullptr, 0};
-    long long lo = 0, hi = nseg;
-    if (OFFSETS) {
-        if (threadIdx.x < prim::WARP) {  // warp 0 searches, 32 probes per step
-            const long long t0 = tile * TILE;
-            const long long t1 = (t0 + TILE < n ? t0 + TILE : n) - 1;
-            const long long a = prim::warp_segment_of(offsets, nseg, t0);
-            const long long b = prim::warp_segment_of(offsets, nseg, t1);
-            if (threadIdx.x == 0) {
-                window_lo = a;
-                window_hi = b;
-            }
+    // Issue the loads first: they fly while the segment bounds are found.
+    prim::Packet<InT> raw[ITEMS / V::N];
+    if (vector) {
+#pragma unroll
+        for (int u = 0; u < ITEMS / V::N; ++u)
+            raw[u] = prim::load16(in + warp_first + (u * prim::WARP + lane) * V::N);
+    }
+    unsigned mask = 0u;  // bit k: element first + k starts a segment
+    if (!OFFSETS) {
+        const unsigned fa = ITEMS < 16 ? ITEMS : 16;
+        const bool fvec = full && (reinterpret_cast<prim::uptr>(flags) & (fa - 1)) == 0;
+        mask = prim::flag_bits<ITEMS>(flags + first, avail, fvec);
+        if (first == 0) mask |= 1u;
+    } else {
+        if (SEGS == prim::SEG_BOUNDS) {
+            if (threadIdx.x < 2) bound[threadIdx.x] = __ldg(bounds + tile + threadIdx.x);
+        } else if (warp < 2) {  // warp 0: the tile's start, warp 1: its end
+            const long long key = t0 + static_cast<long long>(warp) * TILE;
+            const long long L = prim::warp_lower_bound(offsets, nseg + 1, key);
+            if (lane == 0) bound[warp] = prim::boundary_word(offsets, nseg + 1, key, L);
         }
         __syncthreads();
-        lo = window_lo < 0 ? 0 : window_lo;
-        hi = window_hi < nseg ? window_hi + 1 : nseg;  // offsets[lo .. hi] bound the tile
-        if (hi - lo + 1 <= WINDOW) {
-            for (long long s = lo + threadIdx.x; s <= hi; s += BLOCK) window[s - lo] = __ldg(offsets + s);
-            __syncthreads();
-            w.shared = window;
-            w.lo = lo;
+        const long long lo = bound[0] >> 1, hi = bound[1] >> 1;
+        for (long long s = lo + threadIdx.x; s < hi; s += BLOCK) {
+            const long long p = __ldg(offsets + s) - t0;
+            if (p >= 0 && p < TILE) atomicOr(&heads[p >> 5], 1u << (p & 31));
         }
+        __syncthreads();
+        const int local = threadIdx.x * ITEMS;
+        mask = heads[local >> 5] >> (local & 31);
+        if (ITEMS < 32) mask &= (1u << ITEMS) - 1u;
     }
 
     AccT v[ITEMS];
-    if (vector)
-        prim::load_striped_to_blocked<InT, AccT, ITEMS>(
-            in + warp_first, reinterpret_cast<InT*>(exchange[warp]), v);
-    else
-        prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, false, v);
-    bool head[ITEMS];
-    long long seg_start = 0;
-    if (OFFSETS) {
-        seg_start = first < n ? prim::segment_of(w, lo, hi, first) : nseg;
-        long long seg = seg_start;
+    if (vector) {  // the exchange of common/load.cuh: park the vectors, take ITEMS consecutive
+        InT* tmp = reinterpret_cast<InT*>(exchange[warp]);
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            const long long i = first + k;
-            const bool inside = i < n && prim::walk_to(w, nseg, i, seg);
-            head[k] = inside && i == w.at(seg);
-            if (!inside) v[k] = Op::identity();
-        }
+        for (int u = 0; u < ITEMS / V::N; ++u)
+#pragma unroll
+            for (int e = 0; e < V::N; ++e)
+                tmp[prim::exchange_pad((u * prim::WARP + lane) * V::N + e)] = raw[u].v[e];
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k)
+            v[k] = static_cast<AccT>(tmp[prim::exchange_pad(lane * ITEMS + k)]);
+        __syncwarp();
     } else {
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            const long long i = first + k;
-            head[k] = i == 0 || (k < avail && flags[i] != 0);
-        }
+        prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, false, v);
     }
 
-    P thread_total = SOp::identity();
+    // this thread's pair: the op-sum since its last head (of all items without one), and a head
+    AccT since = Op::identity();
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) thread_total = sop(thread_total, P{v[k], head[k] ? 1 : 0});
+    for (int k = 0; k < ITEMS; ++k) since = ((mask >> k) & 1u) ? v[k] : op(since, v[k]);
+    P thread_total;
+    thread_total.value = since;
+    thread_total.head = mask != 0u ? 1 : 0;
     P aggregate;
     const P before = prim::block_exclusive_scan<BLOCK>(thread_total, sop, scratch, aggregate);
 
     const prim::TileStatus<P> ts(tile_state, epoch);
-    if (threadIdx.x < prim::WARP) prim::tile_lookback(ts, tile, aggregate, sop, &tile_prefix);
-    __syncthreads();
+    const bool first_head = __shfl_sync(prim::FULL_MASK, mask & 1u, 0) != 0u;  // in warp 0
+    // Warp 0 publishes at once: a tile holding a head knows its inclusive prefix, the aggregate.
+    if (threadIdx.x == 0)
+        ts.publish(tile, (tile == 0 || aggregate.head) ? prim::TILE_INCLUSIVE
+                                                       : prim::TILE_AGGREGATE, aggregate);
+    P prefix = SOp::identity();  // the tile's exclusive prefix (warp 0, or all after a barrier)
 
-    P running = sop(tile_prefix, before);
-    if (MODE == 2) {
-        long long seg = seg_start;
+    if (MODE == 2 && OVERLAP) {
+        // Only a segment that started before the tile needs the prefix, and only the first one
+        // the tile owns can have: park the tile-local scan, write the other segments, and let
+        // warp 0 look back meanwhile and finish that one.
+        AccT run = before.value;
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-            running = sop(running, P{v[k], head[k] ? 1 : 0});
-            const long long i = first + k;
-            if (i < n && prim::walk_to(w, nseg, i, seg) && i == w.at(seg + 1) - 1)
-                out[seg] = running.value;
+            run = ((mask >> k) & 1u) ? v[k] : op(run, v[k]);
+            v[k] = run;
+        }
+        park<AccT, ITEMS>(exchange[warp], lane, v);
+        __syncthreads();
+        const long long s0 = prim::first_owned(bound[0], nseg);
+        const long long s1 = t0 + TILE >= n ? nseg : prim::first_owned(bound[1], nseg);
+        if (warp == 0) {
+            if (tile > 0 && !first_head) {
+                prefix = prim::lookback_prefix<P>(ts, tile, sop);
+                if (!aggregate.head && lane == 0)
+                    ts.publish(tile, prim::TILE_INCLUSIVE, sop(prefix, aggregate));
+            }
+            if (lane == 0 && !first_head && s0 < s1) {  // a head first: nothing carried in
+                const long long b = __ldg(offsets + s0), e = __ldg(offsets + s0 + 1);
+                if (b < t0 && e > b && e - 1 - t0 >= 0 && e - 1 - t0 < TILE)
+                    out[s0] = op(prefix.value, parked<AccT, ITEMS, XBYTES>(exchange, e - 1 - t0));
+            }
+        }
+        for (long long s = s0 + threadIdx.x; s < s1; s += BLOCK) {
+            const long long b = __ldg(offsets + s), e = __ldg(offsets + s + 1);
+            const long long p = e - 1 - t0;  // the segment's last element within the tile
+            if (b < t0 && e > b) continue;  // carried in: warp 0 writes it
+            out[s] = (e > b && p >= 0 && p < TILE) ? parked<AccT, ITEMS, XBYTES>(exchange, p)
+                                                   : Op::identity();
+        }
+        return;
+    }
+
+    if (warp == 0 && tile > 0 && !first_head) {
+        prefix = prim::lookback_prefix<P>(ts, tile, sop);
+        if (!aggregate.head && lane == 0)
+            ts.publish(tile, prim::TILE_INCLUSIVE, sop(prefix, aggregate));
+    }
+    // With a head in warp 0, every later thread has one before it and needs no prefix: only warp
+    // 0, which holds it, uses it (block-uniform: the warp totals of the block scan).
+    const bool warp0_only = OVERLAP && MODE != 2 && scratch[0].head != 0;
+    if (!warp0_only) {
+        if (threadIdx.x == 0) tile_prefix = prefix;
+        __syncthreads();
+        prefix = tile_prefix;
+    }
+
+    AccT run = sop(prefix, before).value;  // the op-sum since the last head before item 0
+    if (MODE == 1) {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const bool h = (mask >> k) & 1u;
+            const AccT x = v[k];
+            v[k] = h ? Op::identity() : run;
+            run = h ? x : op(run, x);
         }
     } else {
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-            const P x{v[k], head[k] ? 1 : 0};
-            if (MODE == 1) {
-                v[k] = head[k] ? Op::identity() : running.value;
-                running = sop(running, x);
-            } else {
-                running = sop(running, x);
-                v[k] = running.value;
-            }
+            run = ((mask >> k) & 1u) ? v[k] : op(run, v[k]);
+            v[k] = run;
         }
+    }
+
+    if (MODE != 2) {
         if (vector)
             prim::store_blocked_to_striped<AccT, ITEMS>(
                 out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), v);
         else
             prim::store_items<AccT, ITEMS>(out + first, avail, false, v);
+    } else {
+        // park the scanned values, then write the segments this tile owns
+        park<AccT, ITEMS>(exchange[warp], lane, v);
+        __syncthreads();
+        const long long s0 = prim::first_owned(bound[0], nseg);
+        const long long s1 = t0 + TILE >= n ? nseg : prim::first_owned(bound[1], nseg);
+        for (long long s = s0 + threadIdx.x; s < s1; s += BLOCK) {
+            const long long b = __ldg(offsets + s), e = __ldg(offsets + s + 1);
+            const long long p = e - 1 - t0;  // the segment's last element within the tile
+            out[s] = (e > b && p >= 0 && p < TILE) ? parked<AccT, ITEMS, XBYTES>(exchange, p)
+                                                   : Op::identity();
+        }
     }
 }
