@@ -81,12 +81,6 @@ def _vecs(dt):
     return 4 if dt.itemsize == 1 else 2
 
 
-#: whether warp_replicated issues the next 16-byte loads before counting the current ones
-#: (kernels/common/pack16.cuh: for_each_packet_prefetch), by sample size
-def _prefetch(dt):
-    return 0
-
-
 _VARIANTS = {
     "global_atomic_contiguous": _Variant("hist_global_contiguous", "resident", _TEXTBOOK_BLOCK),
     "global_atomic_interleaved": _Variant("hist_global_interleaved", "resident", _TEXTBOOK_BLOCK),
@@ -157,8 +151,6 @@ def _binner_name(dt, kind, extra):
 def _kernel_name(variant, dt, kind, extra, acc):
     spec = _VARIANTS[variant]
     tail = f", {spec.block}, {_vecs(dt)}" if spec.policy else ""
-    if spec.shape == "replicated":
-        tail += f", {_prefetch(dt)}"
     return f"{spec.kernel}<{_CTYPES[dt]}, {_binner_name(dt, kind, extra)}, {_ACCS[acc]}{tail}>"
 
 
@@ -361,10 +353,11 @@ def _shift_of(edges, first, last, n, dt):
 
 
 def _guard(edges, n):
-    """Half-width, in bin units, of the band around each edge where the position (x - first) *
-    scale may round to the wrong side: 8 eps n (1 + max|edge| / span), at least 4x the error of
-    the two roundings of the position and the rounding of the edges to their dtype (the sample is
-    then compared with the edges themselves). 1.0 (always compare) when the band covers a bin."""
+    """Half-width, in bin units, of the band around each edge where the position x * scale -
+    first * scale may round to the wrong side: 8 eps n (1 + max|edge| / span), at least 4x the
+    error of the position (the roundings of scale, of the offset first * scale and of one fused
+    multiply-add) and of the rounding of the edges to their dtype (the sample is then compared
+    with the edges themselves). 1.0 (always compare) when the band covers a bin."""
     e = edges.astype(np.float64)
     span = e[-1] - e[0]
     big = max(abs(e[0]), abs(e[-1]))
@@ -553,7 +546,7 @@ def _new_plan(variant, binning, acc, n, backend):
         if nb <= _FINISH_MAX_BINS:
             acc_arr = backend.xp.zeros(nb, dtype=_OUT_DTYPE[acc])
             ticket = backend.xp.zeros(1, dtype=np.uint32)
-        record = _launch_record(backend, r, acc_arr, ticket)
+        record = _launch_record(backend, n, r, acc_arr, ticket)
         replicas = r
     elif spec.shape == "partial":
         sb = min(nb, shared_capacity(acc, info))
@@ -573,19 +566,20 @@ def _ptr(arr, backend):
     return arr.data.ptr if backend.is_cuda else arr.ctypes.data
 
 
-def _launch_record(backend, replicas, acc, ticket, edges=None, extent=None):
-    """The HistLaunch record (kernels/histogram/histogram.cu) in device memory: histogram copies
-    per block, packet aggregation (:data:`_AGGREGATE`), the accumulator and ticket of a plan (or
+def _launch_record(backend, n, replicas, acc, ticket, edges=None, extent=None):
+    """The HistLaunch record (kernels/histogram/histogram.cu) in device memory: the number of
+    samples, histogram copies per block, packet aggregation (:data:`_AGGREGATE`), the accumulator and ticket of a plan (or
     None: the blocks add into a zeroed result), the device edges the last block copies (or None),
     and the host-visible int64 pair the first and last non-zero bin go to (or None)."""
-    words = np.zeros(6, np.uint64)
+    words = np.zeros(7, np.uint64)
     if acc is not None:
         words[0], words[1] = _ptr(acc, backend), _ptr(ticket, backend)
     if edges is not None:
         words[2], words[3] = _ptr(edges, backend), edges.nbytes // 4
     if extent is not None:
         words[4] = extent.ctypes.data  # pinned host memory: the device writes it directly
-    words[5] = replicas | (int(_AGGREGATE) << 32)
+    words[5] = n
+    words[6] = replicas | (int(_AGGREGATE) << 32)
     return backend.xp.asarray(words)
 
 
@@ -620,8 +614,10 @@ def _count(arr, binning, weights, variant, backend, plan_out=None):
         out = xp.empty(binning.nbins, dtype=_OUT_DTYPE[acc])
     else:
         out = xp.zeros(binning.nbins, dtype=_OUT_DTYPE[acc])
-    args = (arr, plan.n64, weights, binning.spec(backend, skey[0]), *plan.extra)
-    args += (out,) if plan.record is None else (plan.record, out, out)
+    if plan.record is None:
+        args = (arr, plan.n64, weights, binning.spec(backend, skey[0]), *plan.extra, out)
+    else:  # the production kernel: n in the record
+        args = (arr, weights, binning.spec(backend, skey[0]), plan.record, out, out)
     if plan.validated:
         plan.kernel((plan.grid,), (plan.block,), args, shared_mem=plan.shared)
     else:
@@ -635,11 +631,13 @@ def _count(arr, binning, weights, variant, backend, plan_out=None):
 class _Fast:
     """A repeated call of :func:`histogram`, :func:`histogram_even` or :func:`bincount` with the
     same arguments but the samples: the production launch with every argument prepared (its
-    launch record copies the edges, or reports the extent), so a call is two allocations and one
-    launch. Made after a first call took the checked path with the same key (:func:`_lookup`)."""
+    launch record copies the edges, or reports the extent). A call takes result arrays allocated
+    by the call before (after its launch, while the GPU works), so before its launch the host
+    does no more than the key lookup. Made after a first call took the checked path with the same
+    key (:func:`_lookup`)."""
 
     __slots__ = ("fn", "grid", "block", "shared", "head", "nbins", "out_dt", "empty",
-                 "edges", "edges_dt", "extent", "keep")
+                 "edges", "edges_dt", "extent", "keep", "spares")
 
     def __init__(self, plan, binning, backend, edges=None, extent=False):
         dev = backend.stream_key()[0]
@@ -650,30 +648,57 @@ class _Fast:
             if backend.is_cuda:
                 import cupyx
 
-                self.extent = cupyx.empty_pinned(2, dtype=np.int64)
+                self.extent = cupyx.empty_pinned(3, dtype=np.int64)
             else:
-                self.extent = np.empty(2, dtype=np.int64)
-        record = _launch_record(backend, plan.replicas, plan.acc, plan.ticket, dedges,
-                                self.extent)
+                self.extent = np.empty(3, dtype=np.int64)
+        record = _launch_record(backend, int(plan.n64), plan.replicas, plan.acc, plan.ticket,
+                                dedges, self.extent)
         self.fn = plan.kernel._fn
         self.grid, self.block, self.shared = (plan.grid,), (plan.block,), plan.shared
-        self.head = (plan.n64, _no_weights(backend, dev), binning.spec(backend, dev), record)
+        self.head = (_no_weights(backend, dev), binning.spec(backend, dev), record)
         self.nbins, self.out_dt, self.empty = (binning.nbins,), _OUT_DTYPE["count"], xp.ndarray
         self.edges = None if edges is None else (edges.size,)
         self.edges_dt = None if edges is None else edges.dtype
         self.keep = (plan, dedges)  # the record points into these
+        self.spares = [self._new()]
+
+    def extent_of(self, a, backend):
+        """(first, last non-zero bin, counts) of ``a``: the kernel writes the pair to pinned host
+        memory, then sets a flag, which the host polls (the counts need no wait: later work on
+        the stream runs after the kernel); a synchronization after a while (a long or failed
+        launch) ends the wait."""
+        ext = self.extent
+        ext[2] = 0
+        out = self.launch(a)[0]
+        spins = 0
+        while not ext[2]:
+            spins += 1
+            if spins > _SPINS:
+                backend.synchronize()  # raises for a failed launch
+                if not ext[2]:
+                    raise RuntimeError("bincount: the kernel did not report its extent")
+        return int(ext[0]), int(ext[1]), out
+
+    def _new(self):
+        out = self.empty(self.nbins, self.out_dt)
+        return out, (out if self.edges is None else self.empty(self.edges, self.edges_dt))
 
     def launch(self, a):
-        """Counts of ``a`` (and the edges, when the call returns them)."""
-        out = self.empty(self.nbins, self.out_dt)
-        eo = out if self.edges is None else self.empty(self.edges, self.edges_dt)
+        """Counts of ``a`` (and the edges, when the call returns them): new arrays each call."""
+        try:
+            out, eo = self.spares.pop()  # atomic: a result goes to one caller only
+        except IndexError:  # another thread took it
+            out, eo = self._new()
         self.fn(self.grid, self.block, (a,) + self.head + (out, eo), shared_mem=self.shared)
+        if not self.spares:
+            self.spares.append(self._new())
         return out, eo
 
 
 _fast = collections.OrderedDict()
 _MAX_FAST = 256
 _extent_lock = threading.Lock()
+_SPINS = 20000  # polls of the extent flag (~0.1 us each) before the host synchronizes instead
 
 
 def _lookup(backend, a, parts):
@@ -1091,10 +1116,8 @@ def bincount(x, weights=None, minlength=0, *, variant="auto"):
         backend = _backend.get_backend()
         key, fast = _lookup(backend, x, (func, variant, minlength))
         if fast is not None:
-            with _extent_lock:  # one call at a time reads the record's extent
-                out = fast.launch(x)[0]
-                backend.synchronize()
-                first, last = fast.extent.tolist()
+            with _extent_lock:  # one call at a time uses the record's extent
+                first, last, out = fast.extent_of(x, backend)
             return _byte_result(func, out, first, last, x.dtype, minlength, backend.xp)
     _check_variant(func, variant)
     if minlength is None:

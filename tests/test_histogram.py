@@ -390,6 +390,31 @@ def test_repeated_bincount(dtype, backend, rng, schedule):
                               np.bincount(x, minlength=300))
 
 
+def _cached(func, shape):
+    return [f for k, f in H._fast.items() if k[1] == shape and k[3][0] == func][-1]
+
+
+def test_repeated_calls_without_a_spare_result(backend, rng):
+    """A call whose spare result another thread took allocates its own."""
+    x = samples(rng, 1003, np.float32, 0, 1)
+    for i in range(4):
+        if i >= 2:
+            _cached("histogram", (1003,)).spares.clear()
+        assert_same(prim.histogram(native(x, backend), 10, (0, 1)), np.histogram(x, 10, (0, 1)))
+
+
+def test_repeated_bincount_without_its_extent(backend, monkeypatch, rng):
+    """When the flag after the extent never comes, the host synchronizes, then gives up."""
+    x = native(rng.integers(0, 9, 1001).astype(np.uint8), backend)
+    prim.bincount(x)
+    prim.bincount(x)
+    _cached("bincount", (1001,))
+    monkeypatch.setattr(H, "_SPINS", 3)
+    monkeypatch.setattr(H._Fast, "launch", lambda self, a: self._new())  # launches nothing
+    with pytest.raises(RuntimeError, match="did not report its extent"):
+        prim.bincount(x)
+
+
 # ---- bincount -----------------------------------------------------------------------------------
 
 

@@ -4,8 +4,8 @@
    calls between two events, divided by 20 (host work overlaps the GPU), for the public calls,
    the bare cached launch (``histograms._Fast``) and CUB's ``histogram_even``.
 2. Host time per call on small inputs, and a profile of the Python path.
-3. Policy sweep of hist_warp_replicated (VECS 16-byte loads per thread, PREFETCH of the next ones,
-   BLOCK 1024, copies as ``replicas_for``) on uint8 (uniform, all equal) and float32 (256 and 4096
+3. Policy sweep of hist_warp_replicated (VECS 16-byte loads per thread, BLOCK 1024, copies as
+   ``replicas_for``) on uint8 (uniform, all equal) and float32 (256 and 4096
    bins), kernel only, batched.
 """
 import cProfile
@@ -95,25 +95,23 @@ for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256), ("f32 
     spec = b.spec(be, be.stream_key()[0])
     acc, ticket = cupy.zeros(nb, cupy.int64), cupy.zeros(1, cupy.uint32)
     reps = H.replicas_for(nb)
-    rec = H._launch_record(be, reps, acc, ticket)
+    rec = H._launch_record(be, x.size, reps, acc, ticket)
     out = cupy.empty(nb, cupy.int64)
     smem = reps * nb * 4
     best = None
-    for vecs in ((2, 4, 8) if x.dtype == np.uint8 else (1, 2, 4)):
-        for pf in (0, 1):
-            name = (f"hist_warp_replicated<{H._CTYPES[x.dtype]}, "
-                    f"{H._binner_name(x.dtype, b.kind, b.extra)}, prim::CountAcc, 1024, {vecs}, "
-                    f"{pf}>")
-            k = _loader.load(src, [name])(name)
-            if smem > 48 * 1024:
-                k.max_dynamic_shared_size_bytes = smem
-            occ = k.occupancy(1024, smem)
-            grid = SMS * min(2, occ)
-            args = (x, np.int64(x.size), dummy, spec, rec, out, out)
-            ms = batched(lambda: k((grid,), (1024,), args, shared_mem=smem))
-            ok = int(out.sum()) == x.size
-            print(f"  {label} V={vecs} PF={pf} regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
-                  f"{x.nbytes / ms / 1e6:.0f} GB/s{'' if ok else ' WRONG TOTAL'}", flush=True)
-            if best is None or ms < best[0]:
-                best = (ms, vecs, pf)
+    for vecs in ((4, 8) if x.dtype == np.uint8 else (1, 2, 4)):
+        name = (f"hist_warp_replicated<{H._CTYPES[x.dtype]}, "
+                f"{H._binner_name(x.dtype, b.kind, b.extra)}, prim::CountAcc, 1024, {vecs}>")
+        k = _loader.load(src, [name])(name)
+        if smem > 48 * 1024:
+            k.max_dynamic_shared_size_bytes = smem
+        occ = k.occupancy(1024, smem)
+        grid = SMS * min(2, occ)
+        args = (x, dummy, spec, rec, out, out)
+        ms = batched(lambda: k((grid,), (1024,), args, shared_mem=smem))
+        ok = int(out.sum()) == x.size
+        print(f"  {label} V={vecs} regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
+              f"{x.nbytes / ms / 1e6:.0f} GB/s{'' if ok else ' WRONG TOTAL'}", flush=True)
+        if best is None or ms < best[0]:
+            best = (ms, vecs)
     print(f"  BEST {label}: {best}", flush=True)

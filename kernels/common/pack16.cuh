@@ -7,10 +7,7 @@
 // a scalar head up to the first 16-byte boundary, then packets with VECS independent 16-byte loads
 // issued back to back per iteration (several loads in flight per thread), then a scalar tail.
 // Elements of the head and tail go to elem(x, i), packets to pack(p, i0) with i0 the index of
-// p.v[0]. for_each_packet_prefetch() visits the same packets in the same order but issues the
-// next VECS loads before it hands the current ones to pack(), so a thread's loads stay in flight
-// while it works (twice the registers for packets).
-// Preconditions: `in` is aligned to sizeof(T) and not written during the kernel.
+// p.v[0]. Preconditions: `in` is aligned to sizeof(T) and not written during the kernel.
 #pragma once
 #include "common/prim.cuh"
 #include "common/load.cuh"
@@ -55,39 +52,6 @@ __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n,
         for (int u = 0; u < VECS; ++u) p[u] = load_pack16(body + (j + u * nthreads) * N);
 #pragma unroll
         for (int u = 0; u < VECS; ++u) pack(p[u], head + (j + u * nthreads) * N);
-    }
-    for (; j < npk; j += nthreads) pack(load_pack16(body + j * N), head + j * N);
-    for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
-}
-
-template <int VECS, class T, class Elem, class Pack>
-__device__ __forceinline__ void for_each_packet_prefetch(const T* __restrict__ in, i64 n, i64 tid,
-                                                         i64 nthreads, Elem elem, Pack pack) {
-    constexpr int N = Pack16<T>::N;
-    const i64 head = aligned_head(in, n);
-    for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
-    const T* body = in + head;
-    const i64 npk = (n - head) / N;
-    i64 j = tid;
-    if (j + (VECS - 1) * nthreads < npk) {
-        Pack16<T> p[VECS];
-#pragma unroll
-        for (int u = 0; u < VECS; ++u) p[u] = load_pack16(body + (j + u * nthreads) * N);
-        for (;;) {
-            const i64 next = j + VECS * nthreads;
-            const bool more = next + (VECS - 1) * nthreads < npk;
-            Pack16<T> q[VECS];
-            if (more) {
-#pragma unroll
-                for (int u = 0; u < VECS; ++u) q[u] = load_pack16(body + (next + u * nthreads) * N);
-            }
-#pragma unroll
-            for (int u = 0; u < VECS; ++u) pack(p[u], head + (j + u * nthreads) * N);
-            j = next;
-            if (!more) break;
-#pragma unroll
-            for (int u = 0; u < VECS; ++u) p[u] = q[u];
-        }
     }
     for (; j < npk; j += nthreads) pack(load_pack16(body + j * N), head + j * N);
     for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);

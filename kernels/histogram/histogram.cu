@@ -22,8 +22,7 @@
 //                             reaches shared memory once per run.
 //   hist_warp_replicated      production for bins that fit in shared memory: `replicas` copies of
 //                             the histogram per block (warp w counts into copy w % replicas),
-//                             16-byte loads with VECS in flight per thread (PREFETCH: the next
-//                             VECS issued before the current ones are counted), machine-sized grid;
+//                             16-byte loads with VECS in flight per thread, machine-sized grid;
 //                             when `aggregate` != 0 a packet whose samples share one bin costs
 //                             one atomic (common/bins.cuh: add_packet). Its launch record
 //                             (HistLaunch) holds those two settings and the finish: with an
@@ -73,17 +72,19 @@ __device__ __forceinline__ void merge_shared(const S* h, int count, G* out) {
     }
 }
 
-// The production kernel's launch record (device memory, written once per launch plan): its
-// histogram copies per block and packet aggregation, and its finish: the accumulator the blocks
+// The production kernel's launch record (device memory, written once per launch plan): the
+// number of samples, its histogram copies per block and packet aggregation, and its finish: the accumulator the blocks
 // add into and the last-block ticket, both zero between launches, the bin edges the last block
 // copies to the caller's edges array, and where the first and last non-zero bin go (host-visible
-// memory, read after the launch: bincount's result length).
+// memory that the host polls: bincount's result length).
 struct HistLaunch {
     void* acc;                  // Global[nbins]; null: the blocks add into `out` directly
     unsigned int* ticket;       // blocks done
     const unsigned int* edges;  // edge_words 4-byte words
     long long edge_words;       // 0: no edges to copy
-    long long* extent;          // null, or {first, last} non-zero bin ({-1, -1}: every bin zero)
+    long long* extent;          // null, or {first, last} non-zero bin ({-1, -1}: every bin
+                                // zero), then extent[2] = 1 once those two are visible
+    long long n;                // samples
     int replicas;               // histogram copies per block
     int aggregate;              // != 0: add_packet
 };
@@ -128,6 +129,8 @@ __device__ __forceinline__ void finish_histogram(const HistLaunch& f, int nbins,
         if (threadIdx.x == 0) {
             f.extent[0] = scratch[2] < 0 ? -1 : scratch[1];
             f.extent[1] = scratch[2];
+            __threadfence_system();  // the host sees the pair before the flag
+            f.extent[2] = 1;
         }
     }
     if (threadIdx.x == 0) *f.ticket = 0u;
@@ -258,9 +261,9 @@ __global__ void hist_aggregated(const T* __restrict__ in, long long n,
 }
 
 // ---- 6. production: replicated shared histograms, 16-byte loads, packet aggregation -------------
-template <class T, class Binner, class Acc, int BLOCK, int VECS, int PREFETCH>
+template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
-hist_warp_replicated(const T* __restrict__ in, long long n, const double* __restrict__ weights,
+hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weights,
                      const prim::BinSpec* __restrict__ spec,
                      const prim::HistLaunch* __restrict__ launch,
                      typename Acc::Global* __restrict__ out, unsigned char* __restrict__ edges_out) {
@@ -271,6 +274,7 @@ hist_warp_replicated(const T* __restrict__ in, long long n, const double* __rest
     const Binner bin(s);
     const int nbins = s.nbins;
     const prim::HistLaunch f = *launch;
+    const long long n = f.n;
     const int replicas = f.replicas;
     prim::zero_shared(smem, replicas * nbins);
     __syncthreads();
@@ -292,8 +296,7 @@ hist_warp_replicated(const T* __restrict__ in, long long n, const double* __rest
 #pragma unroll
             for (int k = 0; k < prim::Pack16<T>::N; ++k) one(p.v[k], 0);
         };
-        if (PREFETCH) prim::for_each_packet_prefetch<VECS>(in, n, tid, nthreads, one, each);
-        else prim::for_each_packet<VECS>(in, n, tid, nthreads, one, each);
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one, each);
     }
     __syncthreads();
     // fold the replicas and merge: one global atomic per non-zero bin per block
