@@ -353,11 +353,10 @@ def _shift_of(edges, first, last, n, dt):
 
 
 def _guard(edges, n):
-    """Half-width, in bin units, of the band around each edge where the position x * scale -
-    first * scale may round to the wrong side: 8 eps n (1 + max|edge| / span), at least 4x the
-    error of the position (the roundings of scale, of the offset first * scale and of one fused
-    multiply-add) and of the rounding of the edges to their dtype (the sample is then compared
-    with the edges themselves). 1.0 (always compare) when the band covers a bin."""
+    """Half-width, in bin units, of the band around each edge where the position (x - first) *
+    scale may round to the wrong side: 8 eps n (1 + max|edge| / span), at least 4x the error of
+    the two roundings of the position and the rounding of the edges to their dtype (the sample is
+    then compared with the edges themselves). 1.0 (always compare) when the band covers a bin."""
     e = edges.astype(np.float64)
     span = e[-1] - e[0]
     big = max(abs(e[0]), abs(e[-1]))

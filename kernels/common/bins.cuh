@@ -11,9 +11,8 @@
 //   BinLut<T>       8- and 16-bit integers: a table of 2^8 or 2^16 bins made on the host (-1 =
 //                   dropped), so any edges are exact with one load.
 //   BinEven<T, E>   equal-width bins over edges held in E (float or double): the position
-//                   x * scale - first * scale gives the bin directly unless it lies within
-//                   `guard` (in bin units) of an edge or outside the bins, where the sample is
-//                   checked against the keep-thresholds and compared with the edges themselves.
+//                   (x - first) * scale gives the bin directly unless it lies within `guard` (in
+//                   bin units) of an edge, where the sample is compared with the edges themselves.
 //                   The result is the bin i with edges[i] <= x < edges[i+1] (last bin closed).
 //   BinEdges<T, C>  any monotone edges held in C: binary search over nbins + 1 edges; the sample
 //                   is converted to C first (the comparison type NumPy uses).
@@ -119,41 +118,30 @@ template <class T> struct BinLut {
     }
 };
 
-// trunc() of the binning type E (float: truncf) without relying on overloads.
-__device__ __forceinline__ float trunc_of(float v) { return truncf(v); }
-__device__ __forceinline__ double trunc_of(double v) { return trunc(v); }
-
 template <class T, class E> struct BinEven {
     typedef typename Order<T>::type K;
     K lo, hi;
-    E scale, offset, guard, upper;
+    E first, scale, guard;
     const E* edges;
     int last;
     __device__ __forceinline__ explicit BinEven(const BinSpec& s)
-        : lo(from_bits<K>(s.lo)), hi(from_bits<K>(s.hi)), scale(static_cast<E>(s.scale)),
-          offset(-static_cast<E>(s.first) * static_cast<E>(s.scale)),
-          guard(static_cast<E>(s.guard)), upper(E(1) - static_cast<E>(s.guard)),
+        : lo(from_bits<K>(s.lo)), hi(from_bits<K>(s.hi)), first(static_cast<E>(s.first)),
+          scale(static_cast<E>(s.scale)), guard(static_cast<E>(s.guard)),
           edges(static_cast<const E*>(s.table)), last(s.nbins - 1) {}
-    // The position f = x * scale - first * scale (one fused multiply-add: its error, like the
-    // rounding of `offset`, is a small part of `guard`) gives the bin when it lies at least
-    // `guard` inside a bin; such a sample lies inside [first, last] by far more than the
-    // keep-thresholds differ from the outer edges, so it needs no threshold test. Anything else
-    // (near an edge, outside the range, NaN: every comparison with NaN fails) goes to exact().
     __device__ __forceinline__ int operator()(T x) const {
-        const E v = widen<E>(x);
-        const E f = v * scale + offset;
-        const E t = trunc_of(f);
-        const E frac = f - t;
-        if (t <= static_cast<E>(last) && frac >= guard && frac <= upper) return static_cast<int>(t);
-        return exact(x, v, f);
-    }
-    // The keep-thresholds, then the bin from the edges themselves, starting from the position f
-    // (a few steps at most).
-    __device__ __noinline__ int exact(T x, E v, E f) const {
         const K k = Order<T>::key(x);
         if (!(k >= lo && k <= hi)) return -1;  // NaN: fails a comparison, or its key is outside
+        const E v = widen<E>(x);
+        const E f = (v - first) * scale;
+        const int i = static_cast<int>(f);  // f >= 0 up to rounding; truncation
+        const E frac = f - static_cast<E>(i);
+        if (i <= last && frac >= guard && frac <= E(1) - guard) return i;
+        return exact(v, i);
+    }
+    // The bin from the edges themselves, starting from the estimate i (a few steps at most).
+    __device__ __noinline__ int exact(E v, int i) const {
         const typename Order<E>::type kv = Order<E>::key(v);
-        int i = f > E(0) ? (f < static_cast<E>(last) ? static_cast<int>(f) : last) : 0;
+        i = i < 0 ? 0 : (i > last ? last : i);
         while (i > 0 && kv < Order<E>::key(__ldg(edges + i))) --i;
         while (i < last && kv >= Order<E>::key(__ldg(edges + i + 1))) ++i;
         return i;
