@@ -36,6 +36,7 @@ import dataclasses
 import functools
 import math
 import operator
+import threading
 import warnings
 
 import numpy as np
@@ -467,6 +468,11 @@ def auto_variant(nbins, dtype=np.float32, weighted=False):
 _plans = collections.OrderedDict()
 _MAX_PLANS = 256
 
+#: the production kernel's last block moves up to this many counters from the plan's accumulator
+#: to the result (its finish, see kernels/histogram/histogram.cu); with more bins the result is
+#: zeroed by a memset and the blocks add into it directly
+_FINISH_MAX_BINS = 4096
+
 
 @dataclasses.dataclass
 class _Plan:
@@ -477,11 +483,18 @@ class _Plan:
     extra: tuple
     n64: np.int64
     validated: bool = False
+    #: production kernel only: its launch record (device memory), and the accumulator and ticket
+    #: it points to (zero between launches; None when the result is zeroed by the host instead)
+    record: object = None
+    acc: object = None
+    ticket: object = None
+    replicas: int = 0
 
 
 def _plan(variant, binning, acc, n, backend, skey):
     """The launch of ``variant`` ("auto" resolved) for ``n`` samples with ``binning``, cached per
-    (variant, binner, bins, accumulation, n, device and stream)."""
+    (variant, binner, bins, accumulation, n, device and stream): launches on one stream are
+    ordered, so a plan's accumulator and ticket serve every call on its stream."""
     key = (variant, binning.dtype, binning.kind, binning.extra, binning.nbins, acc, n, skey)
     plan = _plans.get(key)
     if plan is None:
@@ -511,6 +524,8 @@ def _new_plan(variant, binning, acc, n, backend):
                 f"histogram: variant {variant!r} keeps all {nb} bins in shared memory "
                 f"({shared} bytes); the device allows {info.shared_per_block_optin} per block "
                 f"({shared_capacity(acc, info)} bins): use 'partial_privatized' or 'auto'")
+    record = acc_arr = ticket = None
+    replicas = 0
     if spec.shape == "per_sample":
         grid = _launch.cdiv(n, block)
     elif spec.shape == "resident":
@@ -524,10 +539,14 @@ def _new_plan(variant, binning, acc, n, backend):
                 f"histogram: variant 'warp_replicated' keeps {nb} bins in shared memory "
                 f"({nb * size} bytes); the device allows {info.shared_per_block_optin} per block "
                 f"({shared_capacity(acc, info)} bins): use 'partial_privatized' or 'auto'")
-        shared = r * nb * size
-        extra = (np.int32(r), np.int32(_AGGREGATE))  # copies, packet aggregation
+        shared = r * nb * size  # >= 16 bytes: the finish's scratch
         grid = _launch.cover_grid(n, block, per_thread, kernel=k, shared_mem=shared,
                                   per_sm=_PROD_PER_SM)
+        if nb <= _FINISH_MAX_BINS:
+            acc_arr = backend.xp.zeros(nb, dtype=_OUT_DTYPE[acc])
+            ticket = backend.xp.zeros(1, dtype=np.uint32)
+        record = _launch_record(backend, n, r, acc_arr, ticket)
+        replicas = r
     elif spec.shape == "partial":
         sb = min(nb, shared_capacity(acc, info))
         shared = sb * size
@@ -538,35 +557,182 @@ def _new_plan(variant, binning, acc, n, backend):
         grid = _launch.cover_grid(n, block, per_thread, kernel=k, per_sm=_PROD_PER_SM)
     # 32-bit shared counters: a block counts fewer than 2^32 samples
     grid = max(grid, _launch.cdiv(n, 2**31))
-    return _Plan(k, grid, block, shared, extra, _launch.i64(n))
+    return _Plan(k, grid, block, shared, extra, _launch.i64(n), record=record, acc=acc_arr,
+                 ticket=ticket, replicas=replicas)
+
+
+def _ptr(arr, backend):
+    return arr.data.ptr if backend.is_cuda else arr.ctypes.data
+
+
+def _launch_record(backend, n, replicas, acc, ticket, edges=None, extent=None):
+    """The HistLaunch record (kernels/histogram/histogram.cu) in device memory: the number of
+    samples, histogram copies per block, packet aggregation (:data:`_AGGREGATE`), the accumulator and ticket of a plan (or
+    None: the blocks add into a zeroed result), the device edges the last block copies (or None),
+    and the host-visible int64 pair the first and last non-zero bin go to (or None)."""
+    words = np.zeros(7, np.uint64)
+    if acc is not None:
+        words[0], words[1] = _ptr(acc, backend), _ptr(ticket, backend)
+    if edges is not None:
+        words[2], words[3] = _ptr(edges, backend), edges.nbytes // 4
+    if extent is not None:
+        words[4] = extent.ctypes.data  # pinned host memory: the device writes it directly
+    words[5] = n
+    words[6] = replicas | (int(_AGGREGATE) << 32)
+    return backend.xp.asarray(words)
 
 
 _dummy = {}
 
 
-def _count(arr, binning, weights, variant, backend):
+def _no_weights(backend, dev):
+    weights = _dummy.get(dev)
+    if weights is None:
+        weights = _dummy[dev] = backend.xp.zeros(1, dtype=np.float64)
+    return weights
+
+
+def _count(arr, binning, weights, variant, backend, plan_out=None):
     """Histogram of the contiguous 1-D device array ``arr`` (dtype ``binning.dtype``) into a new
-    zeroed array: int64 counts, or float64 sums of ``weights`` (float64, same length)."""
+    array: int64 counts, or float64 sums of ``weights`` (float64, same length). ``plan_out``: a
+    list that receives the plan used (none for empty work)."""
     acc = "count" if weights is None else "weight"
-    out = backend.xp.zeros(binning.nbins, dtype=_OUT_DTYPE[acc])
+    xp = backend.xp
     n = arr.size
     if n == 0 or binning.empty:
         if variant in PLANNED:
             _new_plan(variant, binning, acc, 1, backend)  # raises NotImplementedError
-        return out
+        return xp.zeros(binning.nbins, dtype=_OUT_DTYPE[acc])
     skey = backend.stream_key()
     plan = _plan(variant, binning, acc, n, backend, skey)
+    if plan_out is not None:
+        plan_out.append(plan)
     if weights is None:
-        weights = _dummy.get(skey[0])
-        if weights is None:
-            weights = _dummy[skey[0]] = backend.xp.zeros(1, dtype=np.float64)
-    args = (arr, plan.n64, weights, binning.spec(backend, skey[0]), *plan.extra, out)
+        weights = _no_weights(backend, skey[0])
+    if plan.acc is not None:  # the last block writes every counter
+        out = xp.empty(binning.nbins, dtype=_OUT_DTYPE[acc])
+    else:
+        out = xp.zeros(binning.nbins, dtype=_OUT_DTYPE[acc])
+    if plan.record is None:
+        args = (arr, plan.n64, weights, binning.spec(backend, skey[0]), *plan.extra, out)
+    else:  # the production kernel: n in the record
+        args = (arr, weights, binning.spec(backend, skey[0]), plan.record, out, out)
     if plan.validated:
         plan.kernel((plan.grid,), (plan.block,), args, shared_mem=plan.shared)
     else:
         _launch.launch(plan.kernel, plan.grid, plan.block, args, shared_mem=plan.shared)
         plan.validated = True
     return out
+
+
+# ---- repeated calls: one cached launch per argument set ------------------------------------------
+
+class _Fast:
+    """A repeated call of :func:`histogram`, :func:`histogram_even` or :func:`bincount` with the
+    same arguments but the samples: the production launch with every argument prepared (its
+    launch record copies the edges, or reports the extent). A call takes result arrays allocated
+    by the call before (after its launch, while the GPU works), so before its launch the host
+    does no more than the key lookup. Made after a first call took the checked path with the same
+    key (:func:`_lookup`)."""
+
+    __slots__ = ("fn", "grid", "block", "shared", "head", "nbins", "out_dt", "empty",
+                 "edges", "edges_dt", "extent", "keep", "spares")
+
+    def __init__(self, plan, binning, backend, edges=None, extent=False):
+        dev = backend.stream_key()[0]
+        xp = backend.xp
+        dedges = None if edges is None else xp.array(edges)
+        self.extent = None
+        if extent:
+            if backend.is_cuda:
+                import cupyx
+
+                self.extent = cupyx.empty_pinned(3, dtype=np.int64)
+            else:
+                self.extent = np.empty(3, dtype=np.int64)
+        record = _launch_record(backend, int(plan.n64), plan.replicas, plan.acc, plan.ticket,
+                                dedges, self.extent)
+        self.fn = plan.kernel._fn
+        self.grid, self.block, self.shared = (plan.grid,), (plan.block,), plan.shared
+        self.head = (_no_weights(backend, dev), binning.spec(backend, dev), record)
+        self.nbins, self.out_dt, self.empty = (binning.nbins,), _OUT_DTYPE["count"], xp.ndarray
+        self.edges = None if edges is None else (edges.size,)
+        self.edges_dt = None if edges is None else edges.dtype
+        self.keep = (plan, dedges)  # the record points into these
+        self.spares = [self._new()]
+
+    def extent_of(self, a, backend):
+        """(first, last non-zero bin, counts) of ``a``: the kernel writes the pair to pinned host
+        memory, then sets a flag, which the host polls (the counts need no wait: later work on
+        the stream runs after the kernel); a synchronization after a while (a long or failed
+        launch) ends the wait."""
+        ext = self.extent
+        ext[2] = 0
+        out = self.launch(a)[0]
+        spins = 0
+        while not ext[2]:
+            spins += 1
+            if spins > _SPINS:
+                backend.synchronize()  # raises for a failed launch
+                if not ext[2]:
+                    raise RuntimeError("bincount: the kernel did not report its extent")
+        return int(ext[0]), int(ext[1]), out
+
+    def _new(self):
+        out = self.empty(self.nbins, self.out_dt)
+        return out, (out if self.edges is None else self.empty(self.edges, self.edges_dt))
+
+    def launch(self, a):
+        """Counts of ``a`` (and the edges, when the call returns them): new arrays each call."""
+        try:
+            out, eo = self.spares.pop()  # atomic: a result goes to one caller only
+        except IndexError:  # another thread took it
+            out, eo = self._new()
+        self.fn(self.grid, self.block, (a,) + self.head + (out, eo), shared_mem=self.shared)
+        if not self.spares:
+            self.spares.append(self._new())
+        return out, eo
+
+
+_fast = collections.OrderedDict()
+_MAX_FAST = 256
+_extent_lock = threading.Lock()
+_SPINS = 20000  # polls of the extent flag (~0.1 us each) before the host synchronizes instead
+
+
+def _lookup(backend, a, parts):
+    """(key, cached call) of a call on samples ``a`` with the other arguments ``parts``. The key
+    holds each argument with its type (``0 == 0.0``, but NumPy treats them apart); it is None when
+    there is no fast path: ``a`` is not an array of the backend (CuPy on the GPU) or an argument
+    is unhashable. The cached call is None on a miss, or when ``a`` is not C-contiguous."""
+    if type(a) is not backend.xp.ndarray:
+        return None, None
+    key = (a.dtype, a.shape, backend.stream_key(), parts, tuple(map(type, parts)))
+    try:
+        fast = _fast.get(key)
+    except TypeError:  # an unhashable argument
+        return None, None
+    if fast is not None and not a.flags.c_contiguous:
+        fast = None
+    return key, fast
+
+
+def _fast_put(key, fast):
+    _fast[key] = fast
+    if len(_fast) > _MAX_FAST:
+        _fast.popitem(last=False)
+
+
+def _eligible(key, plans, arr, a):
+    """Whether a checked call may be replayed by a :class:`_Fast`: it had a key and launched the
+    production kernel with an accumulator on the caller's own memory (no conversion or copy)."""
+    if key is None or not plans or plans[0].acc is None:
+        return False
+    if arr.size != a.size or arr.itemsize != a.itemsize:
+        return False
+    if hasattr(a.data, "ptr"):  # CuPy
+        return arr.data.ptr == a.data.ptr
+    return arr.__array_interface__["data"][0] == a.__array_interface__["data"][0]
 
 
 def _minmax(arr, backend):
@@ -778,6 +944,12 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
         :func:`numpy.histogram`, :func:`cupy.histogram`, :func:`histogram_even`.
     """
     func = "histogram"
+    key = None
+    if weights is None and (density is False or density is None) and type(range) in (tuple, list) \
+            and len(range) == 2:
+        key, fast = _lookup(_backend.get_backend(), a, (func, variant, bins, range[0], range[1]))
+        if fast is not None:
+            return fast.launch(a)
     _check_variant(func, variant)
     _precheck(func, a, "a")
     inp = _checks.as_input(a, func=func, arg="a")
@@ -788,6 +960,7 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
     arr = _samples(func, arr if arr.ndim == 1 else arr.reshape(-1))
     dt = arr.dtype
 
+    plans = None
     if isinstance(bins, str):
         host = arr.get() if hasattr(arr, "get") else arr
         hw = None if w is None else (w.get() if hasattr(w, "get") else w).reshape(-1)
@@ -800,6 +973,7 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
         n = _nbins(func, bins)
         first, last = _outer_edges(func, arr, range, backend)
         edges, binning, kdt = _uniform(func, dt, first, last, n)
+        plans = [] if key is not None and kdt == dt else None  # edges fixed by the arguments
     elif np.ndim(bins) == 1:
         edges = _array_edges(func, bins)
         binning, kdt = _edges_plan(dt, edges)
@@ -814,7 +988,9 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
         if wdev.dtype != np.float64:
             wdev = wdev.astype(np.float64)
         wdev = xp.ascontiguousarray(wdev)
-    hist = _count(arr, binning, wdev, variant, backend)
+    hist = _count(arr, binning, wdev, variant, backend, plans)
+    if plans is not None and _eligible(key, plans, arr, a):
+        _fast_put(key, _Fast(plans[0], binning, backend, edges=edges))
     if w is not None and w.dtype != np.float64:
         hist = hist.astype(w.dtype)
     edges_out = _device_edges(edges, backend).copy() if backend.is_cuda else np.array(edges)
@@ -868,6 +1044,9 @@ def histogram_even(a, bins, lower, upper, *, variant="auto"):
         :func:`histogram`, :func:`numpy.histogram`.
     """
     func = "histogram_even"
+    key, fast = _lookup(_backend.get_backend(), a, (func, variant, bins, lower, upper))
+    if fast is not None:
+        return fast.launch(a)[0]
     _check_variant(func, variant)
     _precheck(func, a, "a")
     inp = _checks.as_input(a, func=func, arg="a")
@@ -885,7 +1064,11 @@ def histogram_even(a, bins, lower, upper, *, variant="auto"):
     binning, kdt = _even_binning(func, arr.dtype, lo, hi, n)
     if kdt != arr.dtype:
         arr = arr.astype(kdt)
-    return inp.result(_count(arr, binning, None, variant, inp.backend))
+    plans = []
+    out = _count(arr, binning, None, variant, inp.backend, plans)
+    if _eligible(key, plans, arr, a):
+        _fast_put(key, _Fast(plans[0], binning, inp.backend))
+    return inp.result(out)
 
 
 @functools.lru_cache(maxsize=256)
@@ -919,13 +1102,22 @@ def bincount(x, weights=None, minlength=0, *, variant="auto"):
             another length, or an unknown ``variant``.
 
     The output length depends on the data, so this synchronizes once: 8-bit input is counted
-    over all 256 values in one pass and the counts come back; wider input first computes its
-    minimum and maximum on the device.
+    over all 256 values in one pass whose last block also finds the first and last non-zero
+    count, and those two numbers come back after the launch (the result is the counts or a view
+    of them); wider input first computes its minimum and maximum on the device.
 
     See Also:
         :func:`numpy.bincount`, :func:`cupy.bincount`.
     """
     func = "bincount"
+    key = None
+    if weights is None:
+        backend = _backend.get_backend()
+        key, fast = _lookup(backend, x, (func, variant, minlength))
+        if fast is not None:
+            with _extent_lock:  # one call at a time uses the record's extent
+                first, last, out = fast.extent_of(x, backend)
+            return _byte_result(func, out, first, last, x.dtype, minlength, backend.xp)
     _check_variant(func, variant)
     if minlength is None:
         raise TypeError(f"{func}: use 0 instead of None for minlength")
@@ -970,20 +1162,16 @@ def bincount(x, weights=None, minlength=0, *, variant="auto"):
         return inp.result(xp.zeros(minlength, dtype=out_dt))
     dt = arr.dtype
     if dt.itemsize == 1:  # every value counted in one pass; the counts say the length
-        info = np.iinfo(dt)
         binning = _byte_binning(dt)
-        full = _count(arr, binning, wdev, variant, backend)
+        plans = []
+        full = _count(arr, binning, wdev, variant, backend, plans)
         present = _nonzero_counts(arr, binning, variant, backend) if wdev is not None else full
         host = present.get() if backend.is_cuda else present
         nz = np.flatnonzero(host)
-        origin = -int(info.min)
-        if nz.size and nz[0] < origin:
-            raise ValueError(f"{func}: 'list' argument must have no negative elements")
-        length = max(int(nz[-1]) - origin + 1 if nz.size else 0, minlength)
-        if origin + length <= 256:  # a view of the new counts: no copy
-            return inp.result(full[origin:origin + length])
-        out = xp.zeros(length, dtype=out_dt)
-        out[:256 - origin] = full[origin:]
+        out = _byte_result(func, full, int(nz[0]) if nz.size else -1,
+                           int(nz[-1]) if nz.size else -1, dt, minlength, xp)
+        if wdev is None and _eligible(key, plans, arr, x):
+            _fast_put(key, _Fast(plans[0], binning, backend, extent=True))
         return inp.result(out)
     lo, hi = _minmax(arr, backend)
     if lo < 0 or int(hi) >= 2**63:  # NumPy casts uint64 to int64: values >= 2^63 turn negative
@@ -994,6 +1182,21 @@ def bincount(x, weights=None, minlength=0, *, variant="auto"):
                          f"library supports (2**31 - 1)")
     binning = _bincount_binning(dt, 0, int(hi), length)
     return inp.result(_count(arr, binning, wdev, variant, backend))
+
+
+def _byte_result(func, full, first, last, dt, minlength, xp):
+    """bincount's result from the 256 counts ``full`` of an 8-bit dtype ``dt`` (in value order)
+    whose first and last non-zero bins are ``first`` and ``last`` (-1: none): NumPy's length,
+    a view of ``full`` when it holds the result."""
+    origin = 128 if dt == np.int8 else 0
+    if 0 <= first < origin:
+        raise ValueError(f"{func}: 'list' argument must have no negative elements")
+    length = max(last - origin + 1 if last >= 0 else 0, minlength)
+    if origin + length <= 256:  # the new counts or a view of them: no copy
+        return full if length == 256 else full[origin:origin + length]
+    out = xp.zeros(length, dtype=full.dtype)
+    out[:256 - origin] = full[origin:]
+    return out
 
 
 def _nonzero_counts(arr, binning, variant, backend):

@@ -282,6 +282,7 @@ def test_packet_aggregation(dtype, monkeypatch, rng, schedule):
     packets of one bin take one atomic; mixed packets, heads and tails one atomic per sample."""
     monkeypatch.setattr(H, "_AGGREGATE", True)
     monkeypatch.setattr(H, "_plans", type(H._plans)())
+    monkeypatch.setattr(H, "_fast", type(H._fast)())
     x = samples(rng, 4099, dtype, 0, 255)
     x[100:3000] = 7  # long runs: whole packets in one bin
     for args in ((256, (0, 256)), (7, (0, 255)), (np.array([0, 7, 7.5, 300]),)):
@@ -325,6 +326,93 @@ def test_all_equal(variant, dtype, schedule):
                 np.histogram(x, 256, (0, 256)))
     assert np.array_equal(prim.bincount(x.astype(np.uint8), variant=variant),
                           np.bincount(x.astype(np.uint8)))
+
+
+# ---- repeated calls: the cached production launch ----------------------------------------------
+
+
+def native(x, backend):
+    """``x`` in the backend's own memory (CuPy on the GPU): the input a cached launch replays."""
+    return backend.xp.asarray(x)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64], ids=IDS)
+def test_repeated_calls(dtype, backend, rng, schedule):
+    """Later calls with the same arguments replay one cached launch whose last block writes the
+    counts and the edges: every call equals NumPy on new data (the accumulator was left zero)
+    and returns new arrays (changing one does not change the next result)."""
+    for nbins in (1, 7, 256, 4096, 4097):
+        for _ in range(3):
+            x = samples(rng, 3001, dtype, 0, 255)
+            got = prim.histogram(native(x, backend), nbins, (0, 256))
+            assert_same(got, np.histogram(x, nbins, (0, 256)), f"{nbins} bins")
+            even = prim.histogram_even(native(x, backend), nbins, 0, 256)
+            assert np.array_equal(to_host(even), np.histogram(x, nbins, (0, 256))[0])
+            got[0][...] = -1
+            got[1][...] = -1
+            even[...] = -1
+    assert any(k[1] == (3001,) and k[3][0] == "histogram" for k in H._fast)
+
+
+def test_repeated_calls_take_each_argument_with_its_type(backend, rng):
+    x = samples(rng, 2999, np.uint8, 0, 255)
+    for rng_ in ((0, 256), (0.0, 256.0), (np.float32(0), np.float32(256)), [0, 256]) * 2:
+        assert_same(prim.histogram(native(x, backend), 16, rng_), np.histogram(x, 16, rng_),
+                    str(rng_))
+    for bins in (16, np.int64(16), True):
+        assert_same(prim.histogram(native(x, backend), bins, (0, 256)),
+                    np.histogram(x, bins, (0, 256)), repr(bins))
+    img = native(x[:2990].reshape(23, 130), backend)  # any C-contiguous shape
+    for _ in range(2):
+        assert_same(prim.histogram(img, 9, (3, 200)), np.histogram(x[:2990], 9, (3, 200)))
+    base = native(np.stack([x, x]).T.copy(), backend)  # same shape, not contiguous
+    for cols in (base[:, 0].copy(), base[:, 1]):
+        assert_same(prim.histogram(cols, 16, (0, 256)), np.histogram(x, 16, (0, 256)))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8], ids=IDS)
+def test_repeated_bincount(dtype, backend, rng, schedule):
+    """The cached 8-bit bincount reads its length (the last non-zero count) back from the kernel:
+    the length follows the data from call to call, negative int8 values still raise."""
+    top = {np.bool_: (0, 1), np.int8: (0, 3, 127, 90)}.get(dtype, (0, 3, 255, 90))
+    for minlength in (0, 5, 300):
+        for hi in top * 2:
+            x = rng.integers(0, hi, 2000, endpoint=True).astype(dtype)
+            got = to_host(prim.bincount(native(x, backend), minlength=minlength))
+            want = np.bincount(x, minlength=minlength)
+            assert got.dtype == want.dtype and np.array_equal(got, want), (minlength, hi)
+    if dtype is np.int8:
+        x[1234] = -3
+        with pytest.raises(ValueError, match="must have no negative elements"):
+            prim.bincount(native(x, backend), minlength=300)
+        x[1234] = 3
+        assert np.array_equal(to_host(prim.bincount(native(x, backend), minlength=300)),
+                              np.bincount(x, minlength=300))
+
+
+def _cached(func, shape):
+    return [f for k, f in H._fast.items() if k[1] == shape and k[3][0] == func][-1]
+
+
+def test_repeated_calls_without_a_spare_result(backend, rng):
+    """A call whose spare result another thread took allocates its own."""
+    x = samples(rng, 1003, np.float32, 0, 1)
+    for i in range(4):
+        if i >= 2:
+            _cached("histogram", (1003,)).spares.clear()
+        assert_same(prim.histogram(native(x, backend), 10, (0, 1)), np.histogram(x, 10, (0, 1)))
+
+
+def test_repeated_bincount_without_its_extent(backend, monkeypatch, rng):
+    """When the flag after the extent never comes, the host synchronizes, then gives up."""
+    x = native(rng.integers(0, 9, 1001).astype(np.uint8), backend)
+    prim.bincount(x)
+    prim.bincount(x)
+    _cached("bincount", (1001,))
+    monkeypatch.setattr(H, "_SPINS", 3)
+    monkeypatch.setattr(H._Fast, "launch", lambda self, a: self._new())  # launches nothing
+    with pytest.raises(RuntimeError, match="did not report its extent"):
+        prim.bincount(x)
 
 
 # ---- bincount -----------------------------------------------------------------------------------
@@ -683,3 +771,25 @@ def test_large_inputs_on_gpu(on_gpu):
     assert int(got[255]) == 1
     del y
     cupy.get_default_memory_pool().free_all_blocks()
+
+
+@pytest.mark.gpu
+def test_repeated_calls_on_two_streams(on_gpu, rng):
+    """Each stream replays its own cached launch (its accumulator and ticket)."""
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+
+    xs = [samples(rng, 1 << 20, np.float32, 0, 1) for _ in range(2)]
+    streams = [cupy.cuda.Stream(non_blocking=True) for _ in range(2)]
+    outs = []
+    for _ in range(3):
+        for x, st in zip(xs, streams):
+            with st:
+                xd, bd = cupy.asarray(x), cupy.asarray((x * 200).astype(np.uint8))
+                outs.append((x, prim.histogram(xd, 256, (0, 1)), prim.bincount(bd), xd, bd))
+    for st in streams:
+        st.synchronize()
+    for x, got, counts, _, _ in outs:
+        assert_same(got, np.histogram(x, 256, (0, 1)))
+        assert np.array_equal(cupy.asnumpy(counts), np.bincount((x * 200).astype(np.uint8)))

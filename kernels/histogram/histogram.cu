@@ -24,7 +24,13 @@
 //                             the histogram per block (warp w counts into copy w % replicas),
 //                             16-byte loads with VECS in flight per thread, machine-sized grid;
 //                             when `aggregate` != 0 a packet whose samples share one bin costs
-//                             one atomic (common/bins.cuh: add_packet).
+//                             one atomic (common/bins.cuh: add_packet). Its launch record
+//                             (HistLaunch) holds those two settings and the finish: with an
+//                             accumulator (acc != null) the blocks add into it (it is zero
+//                             between launches) and the block that takes the last ticket moves
+//                             it to `out` (uninitialized), zeroes it, copies the bin edges to
+//                             `edges_out` and writes the first and last non-zero bin (bincount's
+//                             length): one launch per call, no memset.
 //   hist_partial_privatized   bins beyond shared memory: bins [0, shared_bins) are counted in
 //                             shared memory, the others with global atomics (a range test per
 //                             sample); 16-byte loads, machine-sized grid.
@@ -38,12 +44,15 @@
 // replicas * nbins * sizeof(Shared) (warp_replicated), shared_bins * sizeof(Shared) (partial).
 // Preconditions: `in` aligned to sizeof(T); `weights` holds n values when Acc is WeightAcc (any
 // pointer otherwise); a block counts fewer than 2^32 samples (the host sizes the grid so).
+// hist_warp_replicated with an accumulator: *ticket == 0 and acc[0, nbins) == 0 on entry (the
+// kernel leaves them so), dynamic shared memory >= 16 bytes, one launch at a time per record.
 //
 // hist_minmax: per-block minimum and maximum of MinMaxOf<T> (float32 as order keys, small
 // integers as int), partials[2*block], [2*block+1]; the host reduces the partials and decodes
 // them (float32 NaN: a key beyond the infinities'). Launch: blockDim.x == BLOCK, any grid.
 #include "common/prim.cuh"
 #include "common/block.cuh"
+#include "common/warp.cuh"
 #include "common/bins.cuh"
 #include "common/pack16.cuh"
 
@@ -61,6 +70,70 @@ __device__ __forceinline__ void merge_shared(const S* h, int count, G* out) {
         const S v = h[b];
         if (v != S(0)) atomicAdd(out + b, static_cast<G>(v));
     }
+}
+
+// The production kernel's launch record (device memory, written once per launch plan): the
+// number of samples, its histogram copies per block and packet aggregation, and its finish: the accumulator the blocks
+// add into and the last-block ticket, both zero between launches, the bin edges the last block
+// copies to the caller's edges array, and where the first and last non-zero bin go (host-visible
+// memory that the host polls: bincount's result length).
+struct HistLaunch {
+    void* acc;                  // Global[nbins]; null: the blocks add into `out` directly
+    unsigned int* ticket;       // blocks done
+    const unsigned int* edges;  // edge_words 4-byte words
+    long long edge_words;       // 0: no edges to copy
+    long long* extent;          // null, or {first, last} non-zero bin ({-1, -1}: every bin
+                                // zero), then extent[2] = 1 once those two are visible
+    long long n;                // samples
+    int replicas;               // histogram copies per block
+    int aggregate;              // != 0: add_packet
+};
+
+// Called by every thread after its block's merge into f.acc. The block that takes the last
+// ticket moves the accumulator to `out`, zeroes it, copies the edges, writes the extent and
+// resets the ticket. `scratch`: 4 ints of shared memory the caller no longer uses.
+template <int BLOCK, class G>
+__device__ __forceinline__ void finish_histogram(const HistLaunch& f, int nbins, G* out,
+                                                 unsigned char* edges_out, int* scratch) {
+    __threadfence();  // this thread's additions are visible device-wide before the ticket
+    __syncthreads();  // ... and every thread's; the shared histograms are no longer read
+    if (threadIdx.x == 0) {
+        scratch[0] = atomicAdd(f.ticket, 1u) == gridDim.x - 1;
+        __threadfence();
+        scratch[1] = Limits<int>::max();
+        scratch[2] = -1;
+    }
+    __syncthreads();
+    if (!scratch[0]) return;  // block-uniform: only the last block goes on
+    G* acc = static_cast<G*>(f.acc);
+    int lo = Limits<int>::max(), hi = -1;
+    for (int b = threadIdx.x; b < nbins; b += BLOCK) {
+        const G v = __ldcg(acc + b);
+        out[b] = v;
+        acc[b] = G(0);
+        if (v != G(0)) {
+            lo = lo < b ? lo : b;
+            hi = b;  // b increases along a thread's loop
+        }
+    }
+    unsigned int* words = reinterpret_cast<unsigned int*>(edges_out);
+    for (long long w = threadIdx.x; w < f.edge_words; w += BLOCK) words[w] = __ldg(f.edges + w);
+    if (f.extent) {  // uniform across the block
+        lo = warp_reduce(lo, Min<int>());
+        hi = warp_reduce(hi, Max<int>());
+        if (threadIdx.x % WARP == 0) {
+            atomicMin(scratch + 1, lo);
+            atomicMax(scratch + 2, hi);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            f.extent[0] = scratch[2] < 0 ? -1 : scratch[1];
+            f.extent[1] = scratch[2];
+            __threadfence_system();  // the host sees the pair before the flag
+            f.extent[2] = 1;
+        }
+    }
+    if (threadIdx.x == 0) *f.ticket = 0u;
 }
 
 }  // namespace prim
@@ -190,14 +263,19 @@ __global__ void hist_aggregated(const T* __restrict__ in, long long n,
 // ---- 6. production: replicated shared histograms, 16-byte loads, packet aggregation -------------
 template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
-hist_warp_replicated(const T* __restrict__ in, long long n, const double* __restrict__ weights,
-                     const prim::BinSpec* __restrict__ spec, int replicas, int aggregate,
-                     typename Acc::Global* __restrict__ out) {
+hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weights,
+                     const prim::BinSpec* __restrict__ spec,
+                     const prim::HistLaunch* __restrict__ launch,
+                     typename Acc::Global* __restrict__ out, unsigned char* __restrict__ edges_out) {
     typedef typename Acc::Shared S;
+    typedef typename Acc::Global G;
     PRIM_DYNAMIC_SHARED(S, smem);
     const prim::BinSpec s = *spec;
     const Binner bin(s);
     const int nbins = s.nbins;
+    const prim::HistLaunch f = *launch;
+    const long long n = f.n;
+    const int replicas = f.replicas;
     prim::zero_shared(smem, replicas * nbins);
     __syncthreads();
     S* h = smem + (threadIdx.x / prim::WARP) % replicas * nbins;
@@ -208,26 +286,27 @@ hist_warp_replicated(const T* __restrict__ in, long long n, const double* __rest
     };
     if (Acc::WEIGHTED) {  // weights: scalar grid-stride loads of both arrays
         for (long long i = tid; i < n; i += nthreads) one(in[i], i);
-    } else if (aggregate) {
+    } else if (f.aggregate) {
         prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
                                     [&](const prim::Pack16<T>& p, long long) {
                                         prim::add_packet(h, p.v, bin);
                                     });
     } else {
-        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
-                                    [&](const prim::Pack16<T>& p, long long) {
+        auto each = [&](const prim::Pack16<T>& p, long long) {
 #pragma unroll
-                                        for (int k = 0; k < prim::Pack16<T>::N; ++k)
-                                            one(p.v[k], 0);
-                                    });
+            for (int k = 0; k < prim::Pack16<T>::N; ++k) one(p.v[k], 0);
+        };
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one, each);
     }
     __syncthreads();
     // fold the replicas and merge: one global atomic per non-zero bin per block
+    G* const dst = f.acc ? static_cast<G*>(f.acc) : out;
     for (int b = threadIdx.x; b < nbins; b += BLOCK) {
         S v = S(0);
         for (int r = 0; r < replicas; ++r) v += smem[r * nbins + b];
-        if (v != S(0)) atomicAdd(out + b, static_cast<typename Acc::Global>(v));
+        if (v != S(0)) atomicAdd(dst + b, static_cast<G>(v));
     }
+    if (f.acc) prim::finish_histogram<BLOCK>(f, nbins, out, edges_out, reinterpret_cast<int*>(smem));
 }
 
 // ---- 8. partial privatization: the bins that fit in shared memory, the rest global -------------
