@@ -299,14 +299,14 @@ def _run_classic(job):
 
 class _OnesweepScratch:
     """The small per-configuration scratch of onesweep, cached per (key bytes, value bytes, n,
-    passes, stream): histograms (zeroed by the plan kernel after use), digit positions, the pass
-    plan, the launch counter behind the look-back epochs, the tile counter and one status word per
-    (tile, digit)."""
+    passes, portions, stream): the all-pass histogram (zeroed by the plan kernel after use), each
+    pass's first output position per digit and portion, the pass plan, the launch counter behind
+    the look-back epochs, the tile counter and one status word per (tile, digit)."""
 
     def __init__(self, xp, portions, passes, tiles):
         radix = 256
-        self.hist = xp.zeros(portions * passes * radix, dtype=np.uint32)
-        self.offsets = xp.empty(portions * passes * radix, dtype=np.int64)
+        self.hist = xp.zeros(passes * radix, dtype=np.uint32)
+        self.offsets = xp.empty(passes * (portions + 1) * radix, dtype=np.int64)
         self.plan = xp.zeros(passes * _OS_PLAN_WORDS, dtype=np.int32)
         self.launches = xp.zeros(1, dtype=np.uint32)
         self.counter = xp.zeros(1, dtype=np.uint32)
@@ -328,23 +328,20 @@ def _run_onesweep(job):
     per_portion = _portion_tiles(tile)
     portions = _launch.cdiv(tiles, per_portion)
     passes = _launch.cdiv(job.end - job.begin, 8)
-    scratch = _os_scratch.get((kb, vb, n, passes, job.backend.stream_key()),
+    scratch = _os_scratch.get((kb, vb, n, passes, portions, job.backend.stream_key()),
                               lambda: _OnesweepScratch(xp, portions, passes, tiles))
     kh = _kernel(_OS_SOURCE, f"onesweep_histogram<{_C[kb]}, {_OS_HIST_BLOCK}>")
     kplan = _kernel(_OS_SOURCE, "onesweep_plan")
     kp = _kernel(_OS_SOURCE, _os_pass_name(kb, vb))
 
     keys = job.kbits
-    chunk = per_portion * tile
     radix = 256
-    for q in range(portions):
-        lo, cnt = q * chunk, min(chunk, n - q * chunk)
-        grid = _launch.cover_grid(cnt, _OS_HIST_BLOCK, 16, kernel=kh, per_sm=8)
-        _go(kh, grid, _OS_HIST_BLOCK, (keys[lo:lo + cnt], _launch.i64(cnt), *job.common(),
-                                       _i32(job.begin), _i32(job.end),
-                                       scratch.hist[q * passes * radix:]))
-    _go(kplan, 1, 256, (scratch.hist, _i32(portions), _i32(passes), _launch.i64(n),
-                        scratch.offsets, scratch.plan, scratch.launches))
+    pass_stride = (portions + 1) * radix
+    grid = _launch.cover_grid(n, _OS_HIST_BLOCK, 16, kernel=kh, per_sm=8)
+    _go(kh, grid, _OS_HIST_BLOCK, (keys, _launch.i64(n), *job.common(), _i32(job.begin),
+                                   _i32(job.end), scratch.hist))
+    _go(kplan, 1, 256, (scratch.hist, _i32(passes), _launch.i64(n), scratch.offsets,
+                        _i32(pass_stride), scratch.plan, scratch.launches))
 
     kdt = keys.dtype
     tmp_k = [xp.empty(n, dtype=kdt) if passes > i + 1 else _dummy(xp, kdt) for i in range(2)]
@@ -374,7 +371,7 @@ def _run_onesweep(job):
             _go(kp, grid, block, (keys, keys_out, tmp_k[0], tmp_k[1], vin, vals_out, tmp_v[0],
                                   tmp_v[1], _launch.i64(n), *job.common(), _i32(shift),
                                   _i32(width), _i32(flags), row,
-                                  scratch.offsets[(q * passes + p) * radix:], scratch.status,
+                                  scratch.offsets[p * pass_stride + q * radix:], scratch.status,
                                   scratch.counter, _launch.i64(first_tile)), shared_mem=smem)
     out_keys = keys_out if job.want_keys else None
     out_vals = vals_out if vb else None

@@ -7,10 +7,9 @@
 //   grid-stride share of the keys as 16-byte vectors (a scalar head up to the first 16-byte
 //   boundary and a scalar tail), and adds its rows into hist (global atomics). Grid: resident
 //   blocks, any count. Static shared memory: sizeof(U) * 256 words. Precondition: hist zero.
-// onesweep_plan: one block of 256 threads, thread d owning digit d. For every pass it sums the
-//   digit's count over the portions, scans the counts across digits (block_exclusive_scan) into
-//   each digit's first output position, and writes per portion the position where the portion's
-//   keys of that digit start; it zeroes hist for the next sort. A pass whose digit is the same
+// onesweep_plan: one block of 256 threads, thread d owning digit d. For every pass it scans the
+//   digit counts across digits (block_exclusive_scan) into each digit's first output position
+//   and zeroes hist for the next sort. A pass whose digit is the same
 //   for every key (one count equals n) is skipped: the plan row of each pass says whether it
 //   runs, whether it is the first or last pass that runs (first reads the caller's input, last
 //   writes the caller's output, the others ping-pong between two scratch buffers) and the
@@ -19,7 +18,8 @@
 // onesweep_pass<U, V, VALUES, BLOCK, ITEMS>: one digit pass over one portion of the input
 //   (a portion is a whole number of tiles and fewer than 2^29 keys, so a digit's count within a
 //   portion fits the 29-bit count of a status word; inputs past 2^29 keys run one launch per
-//   portion, whose digit positions the plan already offset). Each block draws the next tile id
+//   portion, in order: `offsets` holds the portion's first output position per digit, and the
+//   portion's last tile writes the next portion's, at offsets + 256, from its inclusive counts). Each block draws the next tile id
 //   from an atomic counter, loads BLOCK * ITEMS keys warp-striped (coalesced), ranks them by
 //   digit in shared memory (radix.cuh: block_rank, ballot matching per warp), publishes its
 //   per-digit counts, and thread d looks back over the predecessors' status words of digit d
@@ -117,24 +117,18 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
 }
 
 __global__ void __launch_bounds__(256)
-onesweep_plan(unsigned* __restrict__ hist, int portions, int passes, long long n,
-              long long* __restrict__ offsets, int* __restrict__ plan,
-              unsigned* __restrict__ launches) {
+onesweep_plan(unsigned* __restrict__ hist, int passes, long long n, long long* __restrict__ offsets,
+              int pass_stride, int* __restrict__ plan, unsigned* __restrict__ launches) {
     __shared__ long long scratch[256 / prim::WARP];
     __shared__ int constant[8];
     const int d = threadIdx.x;
     for (int p = 0; p < passes; ++p) {
-        long long total = 0;
-        for (int q = 0; q < portions; ++q) total += hist[(q * passes + p) * os::RADIX + d];
+        const long long total = hist[p * os::RADIX + d];
+        hist[p * os::RADIX + d] = 0u;
         const int is_constant = __syncthreads_or(total == n);
         long long all;
-        long long run = prim::block_exclusive_scan<256>(total, prim::Sum<long long>(), scratch, all);
-        for (int q = 0; q < portions; ++q) {
-            const int i = (q * passes + p) * os::RADIX + d;
-            offsets[i] = run;
-            run += hist[i];
-            hist[i] = 0u;
-        }
+        offsets[static_cast<long long>(p) * pass_stride + d] =
+            prim::block_exclusive_scan<256>(total, prim::Sum<long long>(), scratch, all);
         if (d == 0) constant[p] = is_constant;
         __syncthreads();  // scratch is reused by the next pass's scan
     }
@@ -165,7 +159,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
               U* __restrict__ keys_tmp1, const V* __restrict__ vals_in, void* __restrict__ vals_out,
               V* __restrict__ vals_tmp0, V* __restrict__ vals_tmp1, long long n, int kind,
               int descending, int shift, int width, int vflags, const int* __restrict__ plan,
-              const long long* __restrict__ offsets, unsigned* __restrict__ status,
+              long long* __restrict__ offsets, unsigned* __restrict__ status,
               unsigned* __restrict__ tile_counter, long long first_tile) {
     using namespace prim::radix;
     static_assert(BLOCK >= os::RADIX, "onesweep_pass: one thread per digit for the look-back");
@@ -206,6 +200,9 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
             os::publish(word, os::FLAG_INCLUSIVE, epoch, before + dcount);
         }
         gbase[threadIdx.x] = offsets[threadIdx.x] + before - static_cast<long long>(dstart);
+        // the portion's last tile hands the next portion its first position per digit
+        if (tile == first_tile + gridDim.x - 1)
+            offsets[os::RADIX + threadIdx.x] = offsets[threadIdx.x] + before + dcount;
     }
     __syncthreads();
     scatter_tile<U, V, VALUES, BLOCK, ITEMS>(
