@@ -127,6 +127,8 @@ for _src, _names in _NAMES.items():
 
 
 def _kernel(source, name):
+    if name not in _NAMES[source]:  # a policy being tuned (tools/tune_sort.py): its own module
+        return _loader.load(source, [name])(name)
     return _loader.load(source, _NAMES[source])(name)
 
 
