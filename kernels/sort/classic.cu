@@ -64,7 +64,8 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
         gbase[d] = static_cast<long long>(offsets[d * gridDim.x + blockIdx.x]) -
                    static_cast<long long>(dstart);
     }
+    stage_keys<U, ITEMS>(keys, rank, buf);
     __syncthreads();
-    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(keys, rank, valid, dig, gbase, buf, keys_out, true,
-                                             vals_in, start, false, vals_out, false);
+    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, dig, gbase, buf, keys_out, true, vals_in,
+                                             start, false, vals_out, false);
 }

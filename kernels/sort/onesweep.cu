@@ -193,6 +193,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     if (threadIdx.x < os::RADIX)
         os::publish(word, tile == first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE, epoch,
                     dcount);
+    stage_keys<U, ITEMS>(keys, rank, buf);  // overlaps the look-back below
     if (threadIdx.x < os::RADIX) {
         unsigned before = 0;
         if (tile != first_tile) {
@@ -206,6 +207,6 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     }
     __syncthreads();
     scatter_tile<U, V, VALUES, BLOCK, ITEMS>(
-        keys, rank, valid, dig, gbase, buf, kout, !(last && (vflags & KEYS_DISCARD)), vin, start,
+        rank, valid, dig, gbase, buf, kout, !(last && (vflags & KEYS_DISCARD)), vin, start,
         first && (vflags & VALUES_IOTA), vout, last && (vflags & VALUES_WIDE));
 }

@@ -176,24 +176,28 @@ __device__ __forceinline__ void load_tile(const U* tile_keys, int valid, const D
 // Flags of the values a scatter moves (runtime, per launch).
 enum ValueFlags { VALUES_IOTA = 1, VALUES_WIDE = 2, KEYS_DISCARD = 4 };
 
-// Write a ranked tile: the element of sorted position j (digit d) goes to out[gbase[d] + j].
-// Keys go through `buf` (shared, TILE elements of the wider of U and V) in sorted order, so that
-// consecutive threads write consecutive positions of each digit's run; values are loaded after
-// the keys are out (fewer live registers) and take the same path. Values: from vals_in
-// (element `start + i` of the input), or the element's index when `iota`; written as V, or
-// widened to 64 bits when `wide` (V = u32 only). Call with the whole block; `gbase` must be
-// visible (a __syncthreads after it was written).
-template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
-__device__ __forceinline__ void scatter_tile(const U (&keys)[ITEMS], const unsigned (&rank)[ITEMS],
-                                             int valid, const DigitOf<U>& dig,
-                                             const long long* gbase, unsigned char* buf,
-                                             U* keys_out, bool write_keys, const V* vals_in,
-                                             long long start, bool iota, void* vals_out,
-                                             bool wide) {
+// Writing a ranked tile: stage_keys puts each key at its rank in `buf` (shared, TILE elements of
+// the wider of U and V); after a __syncthreads (which must also make `gbase` visible),
+// scatter_tile writes the element of sorted position j (digit d) to out[gbase[d] + j], so that
+// consecutive threads write consecutive positions of each digit's run. Values are loaded after
+// the keys are out (fewer live registers) and take the same path: from vals_in (element
+// `start + i` of the input), or the element's index when `iota`; written as V, or widened to 64
+// bits when `wide` (V = u32 only). Call both with the whole block.
+template <class U, int ITEMS>
+__device__ __forceinline__ void stage_keys(const U (&keys)[ITEMS], const unsigned (&rank)[ITEMS],
+                                           unsigned char* buf) {
     U* kbuf = reinterpret_cast<U*>(buf);
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) kbuf[rank[k]] = keys[k];
-    __syncthreads();
+}
+
+template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
+__device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int valid,
+                                             const DigitOf<U>& dig, const long long* gbase,
+                                             unsigned char* buf, U* keys_out, bool write_keys,
+                                             const V* vals_in, long long start, bool iota,
+                                             void* vals_out, bool wide) {
+    const U* kbuf = reinterpret_cast<const U*>(buf);
     unsigned d[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
