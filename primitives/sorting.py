@@ -49,10 +49,10 @@ def _vc(vbytes):
     return (_C[vbytes] if vbytes else "unsigned int"), ("true" if vbytes else "false")
 
 
-# onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS)
+# onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW)
 _OS_SOURCE = "sort/onesweep.cu"
-_OS_POLICY = {(4, 0): (512, 12), (4, 4): (512, 12), (4, 8): (512, 10),
-              (8, 0): (512, 8), (8, 4): (512, 8), (8, 8): (512, 8)}
+_OS_POLICY = {(4, 0): (256, 16, 3, 8), (4, 4): (256, 16, 3, 8), (4, 8): (256, 12, 3, 8),
+              (8, 0): (256, 12, 3, 8), (8, 4): (256, 12, 3, 8), (8, 8): (256, 12, 2, 8)}
 _OS_HIST_BLOCK = 256
 _OS_PLAN_WORDS = 8
 _OS_FLAGS = {"iota": 1, "wide": 2, "discard_keys": 4}  # prim::radix::ValueFlags
@@ -69,9 +69,9 @@ def _os_names():
 
 
 def _os_pass_name(kb, vb):
-    block, items = _OS_POLICY[(kb, vb)]
+    block, items, min_blocks, window = _OS_POLICY[(kb, vb)]
     vt, has = _vc(vb)
-    return f"onesweep_pass<{_C[kb]}, {vt}, {has}, {block}, {items}>"
+    return f"onesweep_pass<{_C[kb]}, {vt}, {has}, {block}, {items}, {min_blocks}, {window}>"
 
 
 # classic: 4-bit digits over tiles of BLOCK * ITEMS keys
@@ -324,7 +324,7 @@ def _portion_tiles(tile):
 
 def _run_onesweep(job):
     xp, n, kb, vb = job.xp, job.n, job.kb, job.vb
-    block, items = _OS_POLICY[(kb, vb)]
+    block, items = _OS_POLICY[(kb, vb)][:2]
     tile = block * items
     tiles = _launch.cdiv(n, tile)
     per_portion = _portion_tiles(tile)

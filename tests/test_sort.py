@@ -15,8 +15,8 @@ from conftest import to_host
 
 KEY_DTYPES = sorting.KEY_DTYPES
 VARIANTS = sorting.VARIANTS
-# tiles: onesweep 6144 (4-byte keys) / 4096 (8-byte keys), classic 4096
-OS_TILE = {4: 512 * 12, 8: 512 * 8}
+# tiles of onesweep (keys only, per key width) and classic
+OS_TILE = {kb: sorting._OS_POLICY[(kb, 0)][0] * sorting._OS_POLICY[(kb, 0)][1] for kb in (4, 8)}
 CL_TILE = sorting._CL_BLOCK * sorting._CL_ITEMS
 
 

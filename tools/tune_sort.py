@@ -1,16 +1,21 @@
-"""Tuning experiment for onesweep (GPU only): sort time at 2^27 for several (BLOCK, ITEMS)
-policies of the pass kernel, per (key bytes, value bytes) configuration, and the time of one
-pass (end_bit=8: histogram, plan and one pass) against all passes.
+"""Tuning experiment for onesweep (GPU only): sort time at 2^27 for several policies
+(BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW) of the pass kernel, per (key bytes, value bytes)
+configuration, the time of one pass (end_bit=8: histogram, plan and one pass), and the
+all-pass histogram kernel alone on uniform and skewed keys.
 
-    python tools/tune_sort.py [--quick]
+    python tools/tune_sort.py [--quick] [--figures OUT]
+
+``--figures OUT`` then runs ``tools/figures.py --family sort`` in the same process with the
+fastest policy of each swept configuration (to compare before committing a policy).
 """
+import os
 import sys
 
 import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _timing, sorting
+from primitives import _launch, _timing, sorting
 
 n = 1 << 27
 rng = np.random.default_rng(5)
@@ -18,35 +23,68 @@ quick = "--quick" in sys.argv
 x32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
 x64 = cupy.asarray(rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True))
 v32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
+f32 = cupy.asarray(rng.standard_normal(n, dtype=np.float32))
+
+
+def hist_ms(x):
+    kb = x.dtype.itemsize
+    kh = sorting._kernel(sorting._OS_SOURCE, f"onesweep_histogram<{sorting._C[kb]}, 256>")
+    hist = cupy.zeros(kb * 256, cupy.uint32)
+    grid = _launch.cover_grid(n, 256, 16, kernel=kh, per_sm=8)
+    args = (x.view(sorting._U[kb]), np.int64(n), np.int32(sorting._KIND[x.dtype.kind]),
+            np.int32(0), np.int32(0), np.int32(8 * kb), hist)
+    return _timing.bench(lambda: kh((grid,), (256,), args), warmup=3, repeat=20)
+
+
+for name, x in (("uint32", x32), ("float32 normal", f32), ("uint64", x64),
+                ("uint32 all equal", cupy.full(n, 7, cupy.uint32))):
+    ms = hist_ms(x)
+    print(f"histogram {name}: {ms:.4f} ms ({x.nbytes / ms / 1e6:.0f} GB/s)", flush=True)
+
 CANDIDATES = {
-    (4, 0): [(256, 16), (256, 24), (384, 12), (384, 16), (512, 8), (512, 12), (512, 16),
-             (512, 20)],
-    (4, 4): [(256, 16), (384, 12), (384, 16), (512, 10), (512, 12), (512, 16)],
-    (8, 0): [(256, 12), (384, 8), (384, 12), (512, 6), (512, 8), (512, 12)],
+    (4, 0): [(256, 16, 3, 8), (256, 16, 4, 8), (256, 20, 3, 8), (256, 24, 2, 8), (384, 12, 2, 8),
+             (384, 16, 2, 8), (512, 12, 2, 8), (256, 16, 3, 1), (256, 16, 3, 16),
+             (256, 16, 3, 32)],
+    (4, 4): [(256, 16, 3, 8), (256, 12, 3, 8), (256, 20, 2, 8), (384, 12, 2, 8), (512, 10, 2, 8)],
+    (8, 0): [(256, 12, 3, 8), (256, 16, 2, 8), (256, 10, 3, 8), (384, 8, 2, 8), (512, 8, 2, 8)],
 }
 if quick:
-    CANDIDATES = {k: v[:3] for k, v in CANDIDATES.items()}
+    CANDIDATES = {k: v[:2] for k, v in CANDIDATES.items()}
 WORK = {(4, 0): (lambda: prim.sort(x32), 2 * 4 * n, x32, None),
         (4, 4): (lambda: prim.radix_sort(x32, v32), 2 * 8 * n, x32, v32),
         (8, 0): (lambda: prim.sort(x64), 2 * 8 * n, x64, None)}
 default = dict(sorting._OS_POLICY)
+best = {}
 for cfg, policies in CANDIDATES.items():
     fn, nbytes, keys, vals = WORK[cfg]
     ref = cupy.sort(keys)
-    for block, items in policies:
-        sorting._OS_POLICY[cfg] = (block, items)
+    for policy in policies:
+        sorting._OS_POLICY[cfg] = policy
         try:
             got = fn()
         except Exception as exc:  # e.g. too much shared memory: report, go on
-            print(f"{cfg} block {block} items {items}: {type(exc).__name__}: {exc}"[:200])
+            print(f"{cfg} {policy}: {type(exc).__name__}: {exc}"[:200])
             continue
         ok = bool(cupy.array_equal(got[0] if isinstance(got, tuple) else got, ref))
         ms = _timing.bench(fn, warmup=3, repeat=15)
         one = _timing.bench(lambda: prim.radix_sort(keys, vals, end_bit=8), warmup=3, repeat=15)
         k = sorting._kernel(sorting._OS_SOURCE, sorting._os_pass_name(*cfg))
-        regs, static = k.resources()
-        print(f"keys {cfg[0]}B values {cfg[1]}B block {block:4d} items {items:2d}: {ms:.4f} ms "
+        regs, _ = k.resources()
+        block, items = policy[:2]
+        occ = k.occupancy(block, block * items * max(cfg))
+        print(f"keys {cfg[0]}B values {cfg[1]}B policy {policy}: {ms:.4f} ms "
               f"({nbytes / ms / 1e6:.0f} GB/s), end_bit=8 {one:.4f} ms, regs {regs}, "
-              f"occupancy {k.occupancy(block, block * items * max(cfg[0], cfg[1]))} "
-              f"blocks/SM ok={ok}", flush=True)
+              f"{occ} blocks/SM ok={ok}", flush=True)
+        if ok and (cfg not in best or ms < best[cfg][1]):
+            best[cfg] = (policy, ms)
     sorting._OS_POLICY[cfg] = default[cfg]
+print("fastest:", {k: v[0] for k, v in best.items()}, flush=True)
+
+if "--figures" in sys.argv:
+    out = sys.argv[sys.argv.index("--figures") + 1]
+    for cfg, (policy, _) in best.items():
+        sorting._OS_POLICY[cfg] = policy
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import figures
+
+    figures.main(["--family", "sort", "--out", out])

@@ -55,10 +55,10 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);
     const DigitOf<U> dig(kind, descending, shift, width);
     U keys[ITEMS];
-    unsigned digit[ITEMS], rank[ITEMS], dcount = 0, dstart = 0;
-    load_tile<U, ITEMS>(keys_in + start, valid, dig, keys, digit);
-    block_rank<BLOCK, BITS, ITEMS>(digit, rank, reinterpret_cast<unsigned*>(buf), scratch, dcount,
-                                   dstart);
+    unsigned rank[ITEMS], dcount = 0, dstart = 0;
+    load_tile<U, ITEMS>(keys_in + start, valid, keys);
+    block_rank<BLOCK, BITS, ITEMS>(keys, valid, dig, rank, reinterpret_cast<unsigned*>(buf),
+                                   scratch, dcount, dstart);
     if (threadIdx.x < RADIX) {
         const long long d = threadIdx.x;
         gbase[d] = static_cast<long long>(offsets[d * gridDim.x + blockIdx.x]) -

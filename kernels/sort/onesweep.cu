@@ -3,10 +3,11 @@
 // Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs", 2022).
 //
 // onesweep_histogram<U, BLOCK>: the 256-bin histogram of every digit pass at once. Each block
-//   counts into shared counters (one 256-bin row per pass) with shared atomics, reading its
-//   grid-stride share of the keys as 16-byte vectors (a scalar head up to the first 16-byte
-//   boundary and a scalar tail), and adds its rows into hist (global atomics). Grid: resident
-//   blocks, any count. Static shared memory: sizeof(U) * 256 words. Precondition: hist zero.
+//   counts into shared counters (one 256-bin row per pass, in HIST_COPIES bank-shifted copies
+//   against same-digit conflicts) with shared atomics, reading its grid-stride share of the keys
+//   as 16-byte vectors (a scalar head up to the first 16-byte boundary and a scalar tail), and
+//   adds its rows into hist (global atomics). Grid: resident blocks, any count. Static shared
+//   memory: HIST_COPIES * (sizeof(U) * 256 + 1) words. Precondition: hist zero.
 // onesweep_plan: one block of 256 threads, thread d owning digit d. For every pass it scans the
 //   digit counts across digits (block_exclusive_scan) into each digit's first output position
 //   and zeroes hist for the next sort. A pass whose digit is the same
@@ -15,7 +16,7 @@
 //   writes the caller's output, the others ping-pong between two scratch buffers) and the
 //   1-bit epoch of its look-back status words; all of this is decided on the device, so the
 //   host never waits. If no pass is needed, the last one runs (a stable copy).
-// onesweep_pass<U, V, VALUES, BLOCK, ITEMS>: one digit pass over one portion of the input
+// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW>: one digit pass over one portion of the input
 //   (a portion is a whole number of tiles and fewer than 2^29 keys, so a digit's count within a
 //   portion fits the 29-bit count of a status word; inputs past 2^29 keys run one launch per
 //   portion, in order: `offsets` holds the portion's first output position per digit, and the
@@ -24,8 +25,8 @@
 //   digit in shared memory (radix.cuh: block_rank, ballot matching per warp), publishes its
 //   per-digit counts, and thread d looks back over the predecessors' status words of digit d
 //   (one 32-bit word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit
-//   count, so value and flag are published by one store and need no fence) until an inclusive
-//   prefix, then publishes its own inclusive prefix. Keys (and then values) are exchanged in
+//   count, so value and flag are published by one store and need no fence), WINDOW words per
+//   round, until an inclusive prefix, then publishes its own inclusive prefix. Keys (and then values) are exchanged in
 //   shared memory into digit order and written so that each digit's run is contiguous.
 //   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory
 //   max(TILE * max(sizeof(U), sizeof(V)), rank counters). Static shared: 256 long longs.
@@ -50,24 +51,41 @@ __device__ __forceinline__ void publish(unsigned* word, unsigned flag, unsigned 
 }
 
 // Number of keys of one digit in the tiles [first_tile, tile) of this portion: walk back over
-// the predecessors' words of the digit (column pointer, stride RADIX), adding aggregates until an
-// inclusive prefix. Each word is waited for until it carries this pass's epoch.
+// the predecessors' words of the digit (column pointer, stride RADIX), WINDOW of them per round
+// (independent loads, one memory latency), adding aggregates until an inclusive prefix. Each word
+// is waited for until it carries this pass's epoch.
+template <int WINDOW>
 __device__ __forceinline__ unsigned look_back(const unsigned* column, long long tile,
                                               long long first_tile, unsigned epoch) {
     unsigned before = 0;
-    for (long long t = tile - 1; t >= first_tile; --t) {
-        const volatile unsigned* w = reinterpret_cast<const volatile unsigned*>(column + t * RADIX);
-        unsigned s = *w;
-        while ((s >> 30) == 0u || ((s >> 29) & 1u) != epoch) {
-            __nanosleep(32);
-            s = *w;
+    for (long long t = tile - 1; t >= first_tile; t -= WINDOW) {
+        unsigned s[WINDOW];
+#pragma unroll
+        for (int w = 0; w < WINDOW; ++w)  // past the portion's first tile: an inclusive 0
+            s[w] = t - w >= first_tile
+                       ? *reinterpret_cast<const volatile unsigned*>(column + (t - w) * RADIX)
+                       : (FLAG_INCLUSIVE | (epoch << 29));
+#pragma unroll
+        for (int w = 0; w < WINDOW; ++w) {
+            while ((s[w] >> 30) == 0u || ((s[w] >> 29) & 1u) != epoch) {
+                __nanosleep(32);
+                s[w] = *reinterpret_cast<const volatile unsigned*>(column + (t - w) * RADIX);
+            }
+            before += s[w] & COUNT_MASK;
+            if ((s[w] & FLAG_INCLUSIVE) != 0u) return before;
         }
-        before += s & COUNT_MASK;
-        if ((s & FLAG_INCLUSIVE) != 0u) break;
     }
     return before;
 }
 }  // namespace os
+
+// The histogram block keeps COPIES copies of its counters, lane l adding into copy l % COPIES,
+// each copy shifted by one bank: lanes of a warp counting the same digit (skewed keys: the
+// exponent byte of floats, small integers) then hit COPIES different banks instead of one word.
+constexpr int HIST_COPIES = 4;
+
+template <class U>
+__host__ __device__ constexpr int hist_copy_stride() { return static_cast<int>(sizeof(U)) * 256 + 1; }
 
 template <class U>
 __device__ __forceinline__ void count_key(U key, const prim::radix::DigitOf<U>& dig, int passes,
@@ -88,14 +106,15 @@ __global__ void __launch_bounds__(BLOCK)
 onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int descending,
                    int begin_bit, int end_bit, unsigned* __restrict__ hist) {
     typedef prim::Vec16<U> V;
-    constexpr int MAXP = sizeof(U);
-    __shared__ unsigned counts[MAXP * os::RADIX];
+    constexpr int STRIDE = hist_copy_stride<U>();
+    __shared__ unsigned all_counts[HIST_COPIES * STRIDE];
     const int passes = (end_bit - begin_bit + os::BITS - 1) / os::BITS;
     const int last_width = end_bit - begin_bit - os::BITS * (passes - 1);
     const unsigned last_mask = (1u << last_width) - 1u;
     const prim::radix::DigitOf<U> dig(kind, descending, begin_bit, os::BITS);
-    for (int i = threadIdx.x; i < passes * os::RADIX; i += BLOCK) counts[i] = 0u;
+    for (int i = threadIdx.x; i < HIST_COPIES * STRIDE; i += BLOCK) all_counts[i] = 0u;
     __syncthreads();
+    unsigned* counts = all_counts + (threadIdx.x % HIST_COPIES) * STRIDE;
 
     const long long head = prim::aligned_head(keys, count);
     const long long nvec = (count - head) / V::N;
@@ -112,8 +131,12 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
         for (int e = 0; e < V::N; ++e) count_key(pk.v[e], dig, passes, last_mask, counts);
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < passes * os::RADIX; i += BLOCK)
-        if (counts[i]) atomicAdd(&hist[i], counts[i]);
+    for (int i = threadIdx.x; i < passes * os::RADIX; i += BLOCK) {
+        unsigned c = 0;
+#pragma unroll
+        for (int copy = 0; copy < HIST_COPIES; ++copy) c += all_counts[copy * STRIDE + i];
+        if (c) atomicAdd(&hist[i], c);
+    }
 }
 
 __global__ void __launch_bounds__(256)
@@ -153,8 +176,8 @@ onesweep_plan(unsigned* __restrict__ hist, int passes, long long n, long long* _
     }
 }
 
-template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
-__global__ void __launch_bounds__(BLOCK)
+template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __restrict__ keys_tmp0,
               U* __restrict__ keys_tmp1, const V* __restrict__ vals_in, void* __restrict__ vals_out,
               V* __restrict__ vals_tmp0, V* __restrict__ vals_tmp1, long long n, int kind,
@@ -185,10 +208,10 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const DigitOf<U> dig(kind, descending, shift, width);
 
     U keys[ITEMS];
-    unsigned digit[ITEMS], rank[ITEMS], dcount = 0, dstart = 0;
-    load_tile<U, ITEMS>(kin + start, valid, dig, keys, digit);
-    block_rank<BLOCK, os::BITS, ITEMS>(digit, rank, reinterpret_cast<unsigned*>(buf), scratch,
-                                      dcount, dstart);
+    unsigned rank[ITEMS], dcount = 0, dstart = 0;
+    load_tile<U, ITEMS>(kin + start, valid, keys);
+    block_rank<BLOCK, os::BITS, ITEMS>(keys, valid, dig, rank, reinterpret_cast<unsigned*>(buf),
+                                      scratch, dcount, dstart);
     unsigned* word = status + tile * os::RADIX + threadIdx.x;
     if (threadIdx.x < os::RADIX)
         os::publish(word, tile == first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE, epoch,
@@ -197,7 +220,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     if (threadIdx.x < os::RADIX) {
         unsigned before = 0;
         if (tile != first_tile) {
-            before = os::look_back(status + threadIdx.x, tile, first_tile, epoch);
+            before = os::look_back<WINDOW>(status + threadIdx.x, tile, first_tile, epoch);
             os::publish(word, os::FLAG_INCLUSIVE, epoch, before + dcount);
         }
         gbase[threadIdx.x] = offsets[threadIdx.x] + before - static_cast<long long>(dstart);

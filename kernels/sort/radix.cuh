@@ -13,7 +13,7 @@
 // Ranking (stable counting of digits inside a tile):
 //   match_digit<BITS>: the lanes of the warp holding the same digit, from BITS ballots.
 //   warp_rank<BITS, ITEMS>: a warp ranks its 32 * ITEMS keys, item k of lane l being key
-//     k * 32 + l of the warp's span, against RADIX counters of its own in shared memory: one
+//     k * 32 + l of the warp's span (positions past `valid` are padding: largest digit), against RADIX counters of its own in shared memory: one
 //     lane per distinct digit (the lowest) bumps the counter by the number of peers, the others
 //     add their position among the peers. Counters must be zero on entry; on exit they hold the
 //     warp's digit counts. Called by all 32 lanes.
@@ -90,18 +90,27 @@ __device__ __forceinline__ unsigned match_digit(unsigned d) {
     return peers;
 }
 
-template <int BITS, int ITEMS>
-__device__ __forceinline__ void warp_rank(const unsigned (&digit)[ITEMS], unsigned (&rank)[ITEMS],
-                                          unsigned* counts) {
-    const unsigned lane = threadIdx.x % WARP;
+// Digit of item k of a lane whose warp-local position is k * 32 + lane: past `valid` positions
+// (padding) the largest digit, so padding ranks after every real key.
+template <class U>
+__device__ __forceinline__ unsigned digit_at(U key, int position, int valid,
+                                             const DigitOf<U>& dig) {
+    return position < valid ? dig(key) : dig.mask;
+}
+
+template <int BITS, int ITEMS, class U>
+__device__ __forceinline__ void warp_rank(const U (&keys)[ITEMS], int valid, const DigitOf<U>& dig,
+                                          unsigned (&rank)[ITEMS], unsigned* counts) {
+    const int lane = threadIdx.x % WARP;
     const unsigned below = (1u << lane) - 1u;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-        const unsigned peers = match_digit<BITS>(digit[k]);
+        const unsigned d = digit_at(keys[k], k * WARP + lane, valid, dig);
+        const unsigned peers = match_digit<BITS>(d);
         const unsigned before = __popc(peers & below);
-        const unsigned old = counts[digit[k]];
+        const unsigned old = counts[d];
         __syncwarp();
-        if (before == 0) counts[digit[k]] = old + __popc(peers);
+        if (before == 0) counts[d] = old + __popc(peers);
         __syncwarp();
         rank[k] = old + before;
     }
@@ -110,8 +119,11 @@ __device__ __forceinline__ void warp_rank(const unsigned (&digit)[ITEMS], unsign
 template <int BITS>
 __host__ __device__ constexpr int rank_counters(int warps) { return warps * ((1 << BITS) + 1); }
 
-template <int BLOCK, int BITS, int ITEMS>
-__device__ __forceinline__ void block_rank(const unsigned (&digit)[ITEMS], unsigned (&rank)[ITEMS],
+// `valid`: real keys in the tile (tile positions, see striped_index); digits are computed from the
+// keys when needed rather than kept in registers.
+template <int BLOCK, int BITS, int ITEMS, class U>
+__device__ __forceinline__ void block_rank(const U (&keys)[ITEMS], int valid,
+                                           const DigitOf<U>& dig, unsigned (&rank)[ITEMS],
                                            unsigned* hist, unsigned* scratch,
                                            unsigned& digit_count, unsigned& digit_start) {
     constexpr int RADIX = 1 << BITS;
@@ -121,9 +133,10 @@ __device__ __forceinline__ void block_rank(const unsigned (&digit)[ITEMS], unsig
     constexpr int PER = (ENTRIES + BLOCK - 1) / BLOCK;
     static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block_rank: BLOCK must be 32k <= 1024");
     const int warp = threadIdx.x / WARP;
+    const int warp_valid = valid - warp * WARP * ITEMS;
     for (int i = threadIdx.x; i < WARPS * STRIDE; i += BLOCK) hist[i] = 0u;
     __syncthreads();
-    warp_rank<BITS, ITEMS>(digit, rank, hist + warp * STRIDE);
+    warp_rank<BITS, ITEMS>(keys, warp_valid, dig, rank, hist + warp * STRIDE);
     __syncthreads();
     // digit-major scan: entry e = d * WARPS + w lives at hist[w * STRIDE + d]
     unsigned mine[PER];
@@ -143,8 +156,10 @@ __device__ __forceinline__ void block_rank(const unsigned (&digit)[ITEMS], unsig
         run += mine[j];
     }
     __syncthreads();
+    const int lane = threadIdx.x % WARP;
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) rank[k] += hist[warp * STRIDE + digit[k]];
+    for (int k = 0; k < ITEMS; ++k)
+        rank[k] += hist[warp * STRIDE + digit_at(keys[k], k * WARP + lane, warp_valid, dig)];
     if (threadIdx.x < RADIX) {
         digit_start = hist[threadIdx.x];
         const unsigned end = threadIdx.x + 1 < RADIX ? hist[threadIdx.x + 1] : tile_total;
@@ -160,16 +175,14 @@ __device__ __forceinline__ int striped_index(int k) {
     return (threadIdx.x / WARP) * WARP * ITEMS + k * WARP + threadIdx.x % WARP;
 }
 
-// A tile's keys and their digits in that order; past `valid` elements the digit is the largest
-// (dig.mask), so padding ranks after every real key and is never written.
+// A tile's keys in that order (zero past `valid`: padding, whose digit digit_at makes the
+// largest).
 template <class U, int ITEMS>
-__device__ __forceinline__ void load_tile(const U* tile_keys, int valid, const DigitOf<U>& dig,
-                                          U (&keys)[ITEMS], unsigned (&digit)[ITEMS]) {
+__device__ __forceinline__ void load_tile(const U* tile_keys, int valid, U (&keys)[ITEMS]) {
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         const int i = striped_index<ITEMS>(k);
         keys[k] = i < valid ? tile_keys[i] : static_cast<U>(0);
-        digit[k] = i < valid ? dig(keys[k]) : dig.mask;
     }
 }
 

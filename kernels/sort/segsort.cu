@@ -59,17 +59,17 @@ segsort_warp(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     for (int shift = begin_bit; shift < end_bit; shift += seg::BITS) {
         const int width = end_bit - shift < seg::BITS ? end_bit - shift : seg::BITS;
         const DigitOf<U> dig(kind, descending, shift, width);
-        unsigned digit[ITEMS], rank[ITEMS];
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) digit[k] = idx[k] < n ? dig(key[k]) : dig.mask;
-        const unsigned d0 = __shfl_sync(prim::FULL_MASK, digit[0], 0);  // a real key
+        unsigned rank[ITEMS];
+        // padding (positions >= n, where it always sorts) gets the largest digit
+        const unsigned d0 = __shfl_sync(prim::FULL_MASK, dig(key[0]), 0);  // a real key
         bool same = true;
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) same = same && (idx[k] >= n || digit[k] == d0);
+        for (int k = 0; k < ITEMS; ++k)
+            same = same && (k * prim::WARP + lane >= static_cast<int>(n) || dig(key[k]) == d0);
         if (__all_sync(prim::FULL_MASK, same)) continue;
         for (int i = lane; i < seg::RADIX; i += prim::WARP) cnt[i] = 0u;
         __syncwarp();
-        warp_rank<seg::BITS, ITEMS>(digit, rank, cnt);
+        warp_rank<seg::BITS, ITEMS>(key, static_cast<int>(n), dig, rank, cnt);
         __syncwarp();
         constexpr int PER = seg::RADIX / prim::WARP;
         unsigned c[PER], sum = 0;
@@ -87,7 +87,8 @@ segsort_warp(const U* __restrict__ keys_in, U* __restrict__ keys_out,
         __syncwarp();
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-            const unsigned r = rank[k] + cnt[digit[k]];
+            const unsigned r =
+                rank[k] + cnt[digit_at(key[k], k * prim::WARP + lane, static_cast<int>(n), dig)];
             kbuf[warp][r] = key[k];
             ibuf[warp][r] = idx[k];
         }
@@ -135,16 +136,16 @@ segsort_block(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     for (int shift = begin_bit; shift < end_bit; shift += seg::BITS) {
         const int width = end_bit - shift < seg::BITS ? end_bit - shift : seg::BITS;
         const DigitOf<U> dig(kind, descending, shift, width);
-        unsigned digit[ITEMS], rank[ITEMS], dcount, dstart;
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) digit[k] = idx[k] < n ? dig(key[k]) : dig.mask;
+        unsigned rank[ITEMS], dcount, dstart;
         bool differs = false;
         const unsigned first = dig(keys_in[a]);  // any real key of the segment will do
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) differs = differs || (idx[k] < n && digit[k] != first);
+        for (int k = 0; k < ITEMS; ++k)
+            differs = differs || (idx[k] < n && dig(key[k]) != first);
         if (__syncthreads_count(differs) == 0) continue;  // block-uniform
-        block_rank<BLOCK, seg::BITS, ITEMS>(digit, rank, reinterpret_cast<unsigned*>(buf), scratch,
-                                            dcount, dstart);
+        block_rank<BLOCK, seg::BITS, ITEMS>(key, static_cast<int>(n), dig, rank,
+                                            reinterpret_cast<unsigned*>(buf), scratch, dcount,
+                                            dstart);
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             kbuf[rank[k]] = key[k];
