@@ -64,8 +64,10 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
         gbase[d] = static_cast<long long>(offsets[d * gridDim.x + blockIdx.x]) -
                    static_cast<long long>(dstart);
     }
+    V vals[ITEMS];
+    if (VALUES) load_values<V, ITEMS>(vals_in, start, valid, false, vals);
     stage_keys<U, ITEMS>(keys, rank, buf);
     __syncthreads();
-    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, dig, gbase, buf, keys_out, true, vals_in,
-                                             start, false, vals_out, false);
+    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, dig, gbase, buf, keys_out, true, vals,
+                                             vals_out, false);
 }

@@ -216,6 +216,8 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     if (threadIdx.x < os::RADIX)
         os::publish(word, tile == first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE, epoch,
                     dcount);
+    V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
+    if (VALUES) load_values<V, ITEMS>(vin, start, valid, first && (vflags & VALUES_IOTA), vals);
     stage_keys<U, ITEMS>(keys, rank, buf);  // overlaps the look-back below
     if (threadIdx.x < os::RADIX) {
         unsigned before = 0;
@@ -229,7 +231,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
             offsets[os::RADIX + threadIdx.x] = offsets[threadIdx.x] + before + dcount;
     }
     __syncthreads();
-    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(
-        rank, valid, dig, gbase, buf, kout, !(last && (vflags & KEYS_DISCARD)), vin, start,
-        first && (vflags & VALUES_IOTA), vout, last && (vflags & VALUES_WIDE));
+    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, dig, gbase, buf, kout,
+                                             !(last && (vflags & KEYS_DISCARD)), vals, vout,
+                                             last && (vflags & VALUES_WIDE));
 }

@@ -192,10 +192,9 @@ enum ValueFlags { VALUES_IOTA = 1, VALUES_WIDE = 2, KEYS_DISCARD = 4 };
 // Writing a ranked tile: stage_keys puts each key at its rank in `buf` (shared, TILE elements of
 // the wider of U and V); after a __syncthreads (which must also make `gbase` visible),
 // scatter_tile writes the element of sorted position j (digit d) to out[gbase[d] + j], so that
-// consecutive threads write consecutive positions of each digit's run. Values are loaded after
-// the keys are out (fewer live registers) and take the same path: from vals_in (element
-// `start + i` of the input), or the element's index when `iota`; written as V, or widened to 64
-// bits when `wide` (V = u32 only). Call both with the whole block.
+// consecutive threads write consecutive positions of each digit's run; then the values (loaded
+// by load_values, in tile order, early enough to hide the latency) take the same path, written as
+// V or widened to 64 bits when `wide` (V = u32 only). Call both with the whole block.
 template <class U, int ITEMS>
 __device__ __forceinline__ void stage_keys(const U (&keys)[ITEMS], const unsigned (&rank)[ITEMS],
                                            unsigned char* buf) {
@@ -204,12 +203,23 @@ __device__ __forceinline__ void stage_keys(const U (&keys)[ITEMS], const unsigne
     for (int k = 0; k < ITEMS; ++k) kbuf[rank[k]] = keys[k];
 }
 
+// Values of a tile in tile order: element `start + i` of vals_in, or the index itself (`iota`).
+template <class V, int ITEMS>
+__device__ __forceinline__ void load_values(const V* vals_in, long long start, int valid, bool iota,
+                                            V (&vals)[ITEMS]) {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const int i = striped_index<ITEMS>(k);
+        vals[k] = i < valid ? (iota ? static_cast<V>(start + i) : vals_in[start + i])
+                            : static_cast<V>(0);
+    }
+}
+
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
 __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int valid,
                                              const DigitOf<U>& dig, const long long* gbase,
                                              unsigned char* buf, U* keys_out, bool write_keys,
-                                             const V* vals_in, long long start, bool iota,
-                                             void* vals_out, bool wide) {
+                                             const V (&vals)[ITEMS], void* vals_out, bool wide) {
     const U* kbuf = reinterpret_cast<const U*>(buf);
     unsigned d[ITEMS];
 #pragma unroll
@@ -223,13 +233,6 @@ __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int 
         }
     }
     if (VALUES) {
-        V vals[ITEMS];
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            const int i = striped_index<ITEMS>(k);
-            vals[k] = i < valid ? (iota ? static_cast<V>(start + i) : vals_in[start + i])
-                                : static_cast<V>(0);
-        }
         V* vbuf = reinterpret_cast<V*>(buf);
         __syncthreads();  // every key has left the buffer
 #pragma unroll
