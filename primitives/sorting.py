@@ -49,10 +49,11 @@ def _vc(vbytes):
     return (_C[vbytes] if vbytes else "unsigned int"), ("true" if vbytes else "false")
 
 
-# onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW)
+# onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW, MATCH)
+# MATCH: 0 = ballots, 1 = shared atomicOr lane masks (prim::radix::Match)
 _OS_SOURCE = "sort/onesweep.cu"
-_OS_POLICY = {(4, 0): (256, 16, 3, 8), (4, 4): (256, 16, 3, 8), (4, 8): (256, 12, 3, 8),
-              (8, 0): (256, 12, 3, 8), (8, 4): (256, 12, 3, 8), (8, 8): (256, 12, 2, 8)}
+_OS_POLICY = {(4, 0): (256, 16, 4, 8, 1), (4, 4): (256, 16, 3, 8, 1), (4, 8): (256, 12, 3, 8, 1),
+              (8, 0): (256, 12, 3, 8, 1), (8, 4): (256, 12, 3, 8, 1), (8, 8): (256, 12, 2, 8, 1)}
 _OS_HIST_BLOCK = 256
 _OS_PLAN_WORDS = 8
 _OS_FLAGS = {"iota": 1, "wide": 2, "discard_keys": 4}  # prim::radix::ValueFlags
@@ -69,9 +70,18 @@ def _os_names():
 
 
 def _os_pass_name(kb, vb):
-    block, items, min_blocks, window = _OS_POLICY[(kb, vb)]
+    block, items, min_blocks, window, match = _OS_POLICY[(kb, vb)]
     vt, has = _vc(vb)
-    return f"onesweep_pass<{_C[kb]}, {vt}, {has}, {block}, {items}, {min_blocks}, {window}>"
+    return (f"onesweep_pass<{_C[kb]}, {vt}, {has}, {block}, {items}, {min_blocks}, {window}, "
+            f"{match}>")
+
+
+def _tile_smem(block, items, kv, bits):
+    """Dynamic shared memory of a ranked-tile kernel: rank counters (rounded up to 16 bytes),
+    the tile's keys or values, its digits (prim::radix::rank_counters and the kernels' layout)."""
+    warps = block // 32
+    counters = 4 * (warps * ((1 << bits) + 1) + warps * (1 << bits))
+    return -(-counters // 16) * 16 + block * items * (kv + 1)
 
 
 # classic: 4-bit digits over tiles of BLOCK * ITEMS keys
@@ -278,7 +288,7 @@ def _run_classic(job):
     from .scan import exclusive_scan
 
     counts = xp.empty((1 << _CL_BITS) * tiles, dtype=np.uint32)
-    smem = max(tile * max(job.kb, vb), 4 * (_CL_BLOCK // 32) * ((1 << _CL_BITS) + 1))
+    smem = _tile_smem(_CL_BLOCK, _CL_ITEMS, max(job.kb, vb), _CL_BITS)
     passes = _launch.cdiv(job.end - job.begin, _CL_BITS)
     bufs = [(xp.empty(n, dtype=job.kbits.dtype), xp.empty(n, dtype=job.vdt) if vb else None)]
     if passes > 1:
@@ -330,7 +340,7 @@ def _run_onesweep(job):
     per_portion = _portion_tiles(tile)
     portions = _launch.cdiv(tiles, per_portion)
     passes = _launch.cdiv(job.end - job.begin, 8)
-    scratch = _os_scratch.get((kb, vb, n, passes, portions, job.backend.stream_key()),
+    scratch = _os_scratch.get((kb, vb, n, tile, passes, portions, job.backend.stream_key()),
                               lambda: _OnesweepScratch(xp, portions, passes, tiles))
     kh = _kernel(_OS_SOURCE, f"onesweep_histogram<{_C[kb]}, {_OS_HIST_BLOCK}>")
     kplan = _kernel(_OS_SOURCE, "onesweep_plan")
@@ -362,7 +372,7 @@ def _run_onesweep(job):
         tmp_v = [vin, vin]
     if not job.want_keys:
         flags |= _OS_FLAGS["discard_keys"]
-    smem = max(tile * max(kb, vb), 4 * (block // 32) * (radix + 1))
+    smem = _tile_smem(block, items, max(kb, vb), 8)
     for p in range(passes):
         shift = job.begin + 8 * p
         width = min(8, job.end - shift)
@@ -660,7 +670,7 @@ def _segsort_small(kbits, kind, bits, desc, varr, off, longest, backend):
         kblk = _kernel(_SEG_SOURCE, f"segsort_block<{_C[kb]}, {vt}, {has}, {_SEG_BLOCK}, "
                                     f"{_SEG_ITEMS}>")
         tile = _SEG_BLOCK * _SEG_ITEMS
-        smem = max(tile * (kb + 4), 4 * (_SEG_BLOCK // 32) * 257)
+        smem = _tile_smem(_SEG_BLOCK, _SEG_ITEMS, kb + 4, 8) - tile  # keys and positions
         _go(kblk, nseg, _SEG_BLOCK, (kbits, keys_out, vin, vout, off,
                                      _launch.i64(_SEG_WARP_MAX), *tail), shared_mem=smem)
     if varr is None:

@@ -491,3 +491,15 @@ def test_large_on_gpu(backend, dtype, rng):
     off[-1] = n
     ho = off.get()
     check_sorted(hx, segment_order(hx, ho), prim.segmented_sort(x, off))
+
+
+@pytest.mark.parametrize("policy", [(256, 8, 1, 1, 0), (512, 6, 1, 4, 1)],
+                         ids=["ballot-window1", "atomic_or-block512"])
+def test_onesweep_other_policies(policy, monkeypatch, rng, schedule):
+    # the tuning script sweeps these template parameters: every choice must sort correctly
+    monkeypatch.setitem(sorting._OS_POLICY, (4, 0), policy)
+    monkeypatch.setitem(sorting._OS_POLICY, (4, 4), policy)
+    n = 4 * policy[0] * policy[1] + 17
+    x = make_keys(rng, n, np.float32, dups=True)
+    check_sorted(x, stable_order(x, True), prim.sort(x, descending=True))
+    assert np.array_equal(prim.argsort(x), stable_order(x))

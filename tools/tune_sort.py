@@ -1,13 +1,15 @@
 """Tuning experiment for onesweep (GPU only): sort time at 2^27 for several policies
-(BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW) of the pass kernel, per (key bytes, value bytes)
+(BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW, MATCH) of the pass kernel, per (key bytes, value bytes)
 configuration, the time of one pass (end_bit=8: histogram, plan and one pass), and the
 all-pass histogram kernel alone on uniform and skewed keys.
 
-    python tools/tune_sort.py [--quick] [--figures OUT]
+    python tools/tune_sort.py [--quick] [--json OUT] [--figures OUT]
 
-``--figures OUT`` then runs ``tools/figures.py --family sort`` in the same process with the
-fastest policy of each swept configuration (to compare before committing a policy).
+``--json OUT`` writes the fastest policy of each swept configuration; ``--figures OUT`` then runs
+``tools/figures.py --family sort`` in the same process with those policies (to compare before
+committing a policy).
 """
+import json
 import os
 import sys
 
@@ -42,11 +44,10 @@ for name, x in (("uint32", x32), ("float32 normal", f32), ("uint64", x64),
     print(f"histogram {name}: {ms:.4f} ms ({x.nbytes / ms / 1e6:.0f} GB/s)", flush=True)
 
 CANDIDATES = {
-    (4, 0): [(256, 16, 3, 8), (256, 16, 4, 8), (256, 20, 3, 8), (256, 24, 2, 8), (384, 12, 2, 8),
-             (384, 16, 2, 8), (512, 12, 2, 8), (256, 16, 3, 1), (256, 16, 3, 16),
-             (256, 16, 3, 32)],
-    (4, 4): [(256, 16, 3, 8), (256, 12, 3, 8), (256, 20, 2, 8), (384, 12, 2, 8), (512, 10, 2, 8)],
-    (8, 0): [(256, 12, 3, 8), (256, 16, 2, 8), (256, 10, 3, 8), (384, 8, 2, 8), (512, 8, 2, 8)],
+    (4, 0): [(256, 16, 4, 8, 1), (256, 16, 4, 8, 0), (256, 16, 3, 8, 1), (256, 20, 3, 8, 1),
+             (256, 24, 2, 8, 1), (384, 16, 2, 8, 1), (512, 12, 2, 8, 1), (256, 16, 4, 1, 1)],
+    (4, 4): [(256, 16, 3, 8, 1), (256, 16, 3, 8, 0), (256, 12, 4, 8, 1), (512, 12, 2, 8, 1)],
+    (8, 0): [(256, 12, 3, 8, 1), (256, 12, 3, 8, 0), (256, 16, 2, 8, 1), (512, 8, 2, 8, 1)],
 }
 if quick:
     CANDIDATES = {k: v[:2] for k, v in CANDIDATES.items()}
@@ -71,7 +72,7 @@ for cfg, policies in CANDIDATES.items():
         k = sorting._kernel(sorting._OS_SOURCE, sorting._os_pass_name(*cfg))
         regs, _ = k.resources()
         block, items = policy[:2]
-        occ = k.occupancy(block, block * items * max(cfg))
+        occ = k.occupancy(block, sorting._tile_smem(block, items, max(cfg), 8))
         print(f"keys {cfg[0]}B values {cfg[1]}B policy {policy}: {ms:.4f} ms "
               f"({nbytes / ms / 1e6:.0f} GB/s), end_bit=8 {one:.4f} ms, regs {regs}, "
               f"{occ} blocks/SM ok={ok}", flush=True)
@@ -79,6 +80,9 @@ for cfg, policies in CANDIDATES.items():
             best[cfg] = (policy, ms)
     sorting._OS_POLICY[cfg] = default[cfg]
 print("fastest:", {k: v[0] for k, v in best.items()}, flush=True)
+if "--json" in sys.argv:
+    with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
+        json.dump([[list(k), list(v[0])] for k, v in best.items()], f)
 
 if "--figures" in sys.argv:
     out = sys.argv[sys.argv.index("--figures") + 1]

@@ -6,11 +6,13 @@
 //   one exclusive scan of the whole array (the project's look-back scan, from Python) gives every
 //   (digit, tile) the output position of its first key. Static shared memory: RADIX words.
 // classic_scatter<U, V, VALUES, BLOCK, ITEMS, BITS>: each block reloads its tile (warp-striped,
-//   coalesced), ranks the keys stably by digit in shared memory (radix.cuh: block_rank), exchanges
-//   them into digit order through shared memory and writes each key to
+//   coalesced), ranks the keys stably by digit in shared memory (radix.cuh: block_count and
+//   block_rank with ballot matching), exchanges them into digit order through shared memory and
+//   writes each key to
 //   offsets[d * tiles + tile] + (its rank - the digit's first rank in the tile): consecutive
 //   threads write consecutive addresses of a digit's run. Values follow the same path. Dynamic
-//   shared memory: max(TILE * max(sizeof(U), sizeof(V)), rank counters); static: RADIX long longs.
+//   shared memory: rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)),
+//   TILE digit bytes; static: RADIX long longs.
 // Preconditions: keys_in != keys_out (the passes ping-pong); offsets is the exclusive scan of the
 // counts of the same pass.
 #include "common/prim.cuh"
@@ -48,17 +50,26 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     constexpr int RADIX = 1 << BITS;
     static_assert(BLOCK >= RADIX, "classic_scatter: one thread per digit");
     constexpr int TILE = BLOCK * ITEMS;
-    PRIM_DYNAMIC_SHARED(unsigned char, buf);
+    constexpr int WARPS = BLOCK / prim::WARP;
+    constexpr int COUNTERS = rank_counters<BITS>(WARPS);
+    constexpr int KV = sizeof(U) > sizeof(V) ? sizeof(U) : sizeof(V);
+    // dynamic shared memory: rank counters | keys (then values) | digits
+    PRIM_DYNAMIC_SHARED(unsigned char, smem);
+    unsigned* hist = reinterpret_cast<unsigned*>(smem);
+    unsigned char* kvbuf = smem + ((COUNTERS * 4 + 15) / 16) * 16;
+    unsigned char* dbuf = kvbuf + TILE * KV;
     __shared__ long long gbase[RADIX];
-    __shared__ unsigned scratch[BLOCK / prim::WARP];
+    __shared__ unsigned scratch[WARPS];
     const long long start = static_cast<long long>(blockIdx.x) * TILE;
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);
     const DigitOf<U> dig(kind, descending, shift, width);
     U keys[ITEMS];
-    unsigned rank[ITEMS], dcount = 0, dstart = 0;
     load_tile<U, ITEMS>(keys_in + start, valid, keys);
-    block_rank<BLOCK, BITS, ITEMS>(keys, valid, dig, rank, reinterpret_cast<unsigned*>(buf),
-                                   scratch, dcount, dstart);
+    const Digits<ITEMS> digits =
+        digits_of<U, ITEMS>(keys, valid - (threadIdx.x / prim::WARP) * prim::WARP * ITEMS, dig);
+    unsigned dcount = 0, dstart = 0, rank[ITEMS];
+    block_count<BLOCK, BITS, ITEMS>(digits, hist, scratch, dcount, dstart);
+    block_rank<BLOCK, BITS, ITEMS, MATCH_BALLOT>(digits, rank, hist);
     if (threadIdx.x < RADIX) {
         const long long d = threadIdx.x;
         gbase[d] = static_cast<long long>(offsets[d * gridDim.x + blockIdx.x]) -
@@ -66,8 +77,9 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     }
     V vals[ITEMS];
     if (VALUES) load_values<V, ITEMS>(vals_in, start, valid, false, vals);
-    stage_keys<U, ITEMS>(keys, rank, buf);
+    stage_keys<U, ITEMS>(keys, digits, rank, reinterpret_cast<U*>(kvbuf), dbuf);
     __syncthreads();
-    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, dig, gbase, buf, keys_out, true, vals,
+    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, gbase, reinterpret_cast<U*>(kvbuf), dbuf,
+                                             reinterpret_cast<V*>(kvbuf), keys_out, true, vals,
                                              vals_out, false);
 }

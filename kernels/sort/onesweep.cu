@@ -16,20 +16,21 @@
 //   writes the caller's output, the others ping-pong between two scratch buffers) and the
 //   1-bit epoch of its look-back status words; all of this is decided on the device, so the
 //   host never waits. If no pass is needed, the last one runs (a stable copy).
-// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW>: one digit pass over one portion of the input
+// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH>: one digit pass over one portion of the input
 //   (a portion is a whole number of tiles and fewer than 2^29 keys, so a digit's count within a
 //   portion fits the 29-bit count of a status word; inputs past 2^29 keys run one launch per
 //   portion, in order: `offsets` holds the portion's first output position per digit, and the
 //   portion's last tile writes the next portion's, at offsets + 256, from its inclusive counts). Each block draws the next tile id
-//   from an atomic counter, loads BLOCK * ITEMS keys warp-striped (coalesced), ranks them by
-//   digit in shared memory (radix.cuh: block_rank, ballot matching per warp), publishes its
-//   per-digit counts, and thread d looks back over the predecessors' status words of digit d
+//   from an atomic counter, loads BLOCK * ITEMS keys warp-striped (coalesced), counts their
+//   digits (radix.cuh: block_count) and publishes the counts at once, ranks the keys by digit in
+//   shared memory (block_rank, MATCH: ballots or atomicOr lane masks), and thread d looks back over the predecessors' status words of digit d
 //   (one 32-bit word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit
 //   count, so value and flag are published by one store and need no fence), WINDOW words per
 //   round, until an inclusive prefix, then publishes its own inclusive prefix. Keys (and then values) are exchanged in
 //   shared memory into digit order and written so that each digit's run is contiguous.
-//   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory
-//   max(TILE * max(sizeof(U), sizeof(V)), rank counters). Static shared: 256 long longs.
+//   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory:
+//   rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)), TILE digit bytes.
+//   Static shared: 256 long longs.
 //   Preconditions: tile_counter 0 (left 0); status holds one word per (tile, digit) of the whole
 //   input, written by the previous pass (or zero): the epoch bit tells this pass's words apart.
 #include "common/prim.cuh"
@@ -91,7 +92,7 @@ template <class U>
 __device__ __forceinline__ void count_key(U key, const prim::radix::DigitOf<U>& dig, int passes,
                                           unsigned last_mask, unsigned* counts) {
     constexpr int MAXP = sizeof(U);
-    const U o = prim::radix::ordered(key, dig.kind, dig.flip) >> dig.shift;
+    const U o = dig.image(key) >> dig.shift;
 #pragma unroll
     for (int p = 0; p < MAXP; ++p) {
         if (p < passes) {
@@ -176,7 +177,8 @@ onesweep_plan(unsigned* __restrict__ hist, int passes, long long n, long long* _
     }
 }
 
-template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW>
+template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
+          int MATCH>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __restrict__ keys_tmp0,
               U* __restrict__ keys_tmp1, const V* __restrict__ vals_in, void* __restrict__ vals_out,
@@ -188,6 +190,8 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     static_assert(BLOCK >= os::RADIX, "onesweep_pass: one thread per digit for the look-back");
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
+    constexpr int COUNTERS = rank_counters<os::BITS>(WARPS);
+    constexpr int KV = sizeof(U) > sizeof(V) ? sizeof(U) : sizeof(V);
     const int* row = plan;  // this pass's plan row
     if (row[0] == 0) return;  // the digit is constant over the input: the whole grid skips
     const bool first = row[1] != 0, last = row[2] != 0;
@@ -197,7 +201,11 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const V* vin = first ? vals_in : (row[3] ? vals_tmp1 : vals_tmp0);
     void* vout = last ? vals_out : static_cast<void*>(row[4] ? vals_tmp1 : vals_tmp0);
 
-    PRIM_DYNAMIC_SHARED(unsigned char, buf);
+    // dynamic shared memory: rank counters | keys (then values) | digits
+    PRIM_DYNAMIC_SHARED(unsigned char, smem);
+    unsigned* hist = reinterpret_cast<unsigned*>(smem);
+    unsigned char* kvbuf = smem + ((COUNTERS * 4 + 15) / 16) * 16;
+    unsigned char* dbuf = kvbuf + TILE * KV;
     __shared__ long long gbase[os::RADIX];
     __shared__ unsigned scratch[WARPS];
     __shared__ unsigned tile_slot;
@@ -208,17 +216,21 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const DigitOf<U> dig(kind, descending, shift, width);
 
     U keys[ITEMS];
-    unsigned rank[ITEMS], dcount = 0, dstart = 0;
     load_tile<U, ITEMS>(kin + start, valid, keys);
-    block_rank<BLOCK, os::BITS, ITEMS>(keys, valid, dig, rank, reinterpret_cast<unsigned*>(buf),
-                                      scratch, dcount, dstart);
+    const Digits<ITEMS> digits =
+        digits_of<U, ITEMS>(keys, valid - (threadIdx.x / prim::WARP) * prim::WARP * ITEMS, dig);
+    unsigned dcount = 0, dstart = 0;
+    block_count<BLOCK, os::BITS, ITEMS>(digits, hist, scratch, dcount, dstart);
+    // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = status + tile * os::RADIX + threadIdx.x;
     if (threadIdx.x < os::RADIX)
         os::publish(word, tile == first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE, epoch,
                     dcount);
+    unsigned rank[ITEMS];
+    block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, hist);
     V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
     if (VALUES) load_values<V, ITEMS>(vin, start, valid, first && (vflags & VALUES_IOTA), vals);
-    stage_keys<U, ITEMS>(keys, rank, buf);  // overlaps the look-back below
+    stage_keys<U, ITEMS>(keys, digits, rank, reinterpret_cast<U*>(kvbuf), dbuf);
     if (threadIdx.x < os::RADIX) {
         unsigned before = 0;
         if (tile != first_tile) {
@@ -231,7 +243,8 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
             offsets[os::RADIX + threadIdx.x] = offsets[threadIdx.x] + before + dcount;
     }
     __syncthreads();
-    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, dig, gbase, buf, kout,
+    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, gbase, reinterpret_cast<U*>(kvbuf), dbuf,
+                                             reinterpret_cast<V*>(kvbuf), kout,
                                              !(last && (vflags & KEYS_DISCARD)), vals, vout,
                                              last && (vflags & VALUES_WIDE));
 }

@@ -8,21 +8,30 @@
 //   last, -0.0 equal to 0.0), then negative numbers have all bits flipped, others the sign bit.
 //   Descending order complements the image (`flip` = all ones), which keeps equal keys in input
 //   order and puts NaNs first.
-// Digits: `width` bits (<= BITS) of the image from bit `shift`.
+// Digits: `width` bits (<= BITS <= 8) of the image from bit `shift`, computed once per key and
+// kernel and kept packed four to a register (Digits<ITEMS>).
 //
-// Ranking (stable counting of digits inside a tile):
-//   match_digit<BITS>: the lanes of the warp holding the same digit, from BITS ballots.
-//   warp_rank<BITS, ITEMS>: a warp ranks its 32 * ITEMS keys, item k of lane l being key
-//     k * 32 + l of the warp's span (positions past `valid` are padding: largest digit), against RADIX counters of its own in shared memory: one
-//     lane per distinct digit (the lowest) bumps the counter by the number of peers, the others
-//     add their position among the peers. Counters must be zero on entry; on exit they hold the
-//     warp's digit counts. Called by all 32 lanes.
-//   block_rank<BLOCK, BITS, ITEMS>: every warp ranks its span with warp_rank, then one
-//     digit-major exclusive scan over the (digit, warp) counters turns the counts into each
-//     warp's first position per digit; a key's rank is its position in the tile sorted stably by
-//     digit (the tile order is warp-major, then item, then lane). Thread d < RADIX also gets the
-//     count and the first position of digit d in the tile. Shared memory: WARPS * (RADIX + 1)
-//     counters and BLOCK / 32 scan words. Called by the whole block (contains __syncthreads).
+// Tile order: item k of lane l of warp w is element w * 32 * ITEMS + k * 32 + l of the tile
+// ("warp-striped": each item of a warp is 32 consecutive keys, a coalesced load). Positions past
+// the tile's real keys are padding with the largest digit, so padding ranks after every real key.
+//
+// Ranking a tile (a stable counting sort by digit in shared memory, no global atomics):
+//   block_count<BLOCK, BITS, ITEMS>: each warp counts its digits into its own RADIX counters
+//     (shared atomics), then one digit-major exclusive scan over the (digit, warp) counters
+//     (block_exclusive_scan) leaves in each counter the tile position where that warp's keys of
+//     that digit start. Thread d < RADIX gets the tile's count and first position of digit d
+//     (known before any key is ranked: onesweep publishes them at once). Whole block.
+//   warp_rank<BITS, ITEMS, MATCH>: a warp ranks its keys item by item against its counters: the
+//     lanes holding the same digit are found either with BITS ballots (MATCH_BALLOT) or with one
+//     shared atomicOr into a per-digit lane mask (MATCH_ATOMIC_OR; masks zero on entry and exit);
+//     the lowest of them bumps the counter by their number, each lane's rank is the old counter
+//     plus the number of peers below it. Only __syncwarp: warps rank independently.
+//   Shared memory: rank_counters<BITS>(WARPS) words (counters, padded by one per warp, and the
+//     masks) and BLOCK / 32 scan words.
+// Writing a ranked tile: stage_keys puts each key (and its digit) at its rank in shared buffers;
+//   after a __syncthreads, scatter_tile writes sorted position j (digit d) to out[gbase[d] + j],
+//   so consecutive threads write consecutive positions of each digit's run; values (loaded by
+//   load_values early, to hide the latency) follow the same path.
 #pragma once
 #include "common/prim.cuh"
 #include "common/warp.cuh"
@@ -32,6 +41,7 @@ namespace prim {
 namespace radix {
 
 enum KeyKind { UNSIGNED = 0, SIGNED = 1, FLOAT = 2 };
+enum Match { MATCH_BALLOT = 0, MATCH_ATOMIC_OR = 1 };
 
 template <class U> struct Bits;
 template <> struct Bits<u32> {
@@ -47,16 +57,15 @@ template <> struct Bits<u64> {
     static constexpr u64 QNAN = 0x7ff8000000000000ull;
 };
 
-// The order-preserving unsigned image of a key (see the header comment).
+// The order-preserving unsigned image of a key (see the header comment). Integers: one xor
+// (`flip` already holds the sign bit for signed keys and the complement for descending order).
 template <class U>
-__device__ __forceinline__ U ordered(U k, int kind, U flip) {
-    if (kind == SIGNED) {
-        k ^= Bits<U>::TOP;
-    } else if (kind == FLOAT) {
+__device__ __forceinline__ U ordered(U k, bool is_float, U flip) {
+    if (is_float) {
         const U mag = k & ~Bits<U>::TOP;
-        if (mag > Bits<U>::INF) k = Bits<U>::QNAN;
-        else if (mag == 0) k = 0;
-        k = (k & Bits<U>::TOP) ? static_cast<U>(~k) : static_cast<U>(k ^ Bits<U>::TOP);
+        k = mag > Bits<U>::INF ? Bits<U>::QNAN : (mag == 0 ? static_cast<U>(0) : k);
+        const U neg = static_cast<U>(0) - (k >> (Bits<U>::N - 1));  // all ones if negative
+        k ^= neg | Bits<U>::TOP;
     }
     return k ^ flip;
 }
@@ -64,19 +73,51 @@ __device__ __forceinline__ U ordered(U k, int kind, U flip) {
 // How a kernel reads digits: the key kind, the descending flip and the digit's bit field.
 template <class U>
 struct DigitOf {
-    int kind;
+    bool is_float;
     U flip;
     int shift;
     unsigned mask;
 
-    __device__ __forceinline__ DigitOf(int kind_, int descending, int shift_, int width)
-        : kind(kind_), flip(descending ? static_cast<U>(~static_cast<U>(0)) : static_cast<U>(0)),
+    __device__ __forceinline__ DigitOf(int kind, int descending, int shift_, int width)
+        : is_float(kind == FLOAT),
+          flip(static_cast<U>((descending ? ~static_cast<U>(0) : static_cast<U>(0)) ^
+                              (kind == SIGNED ? Bits<U>::TOP : static_cast<U>(0)))),
           shift(shift_), mask((1u << width) - 1u) {}
 
+    __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip); }
     __device__ __forceinline__ unsigned operator()(U key) const {
-        return static_cast<unsigned>(ordered(key, kind, flip) >> shift) & mask;
+        return static_cast<unsigned>(image(key) >> shift) & mask;
     }
 };
+
+template <int ITEMS>
+__device__ __forceinline__ int striped_index(int k) {
+    return (threadIdx.x / WARP) * WARP * ITEMS + k * WARP + threadIdx.x % WARP;
+}
+
+// ITEMS digits of one thread, four 8-bit fields per word.
+template <int ITEMS>
+struct Digits {
+    unsigned w[(ITEMS + 3) / 4];
+    __device__ __forceinline__ unsigned get(int k) const { return (w[k >> 2] >> ((k & 3) * 8)) & 0xffu; }
+};
+
+// The digits of a thread's items; `valid` counts the real keys from the start of the warp's span
+// (item k of lane l is at k * 32 + l), past it the largest digit.
+template <class U, int ITEMS>
+__device__ __forceinline__ Digits<ITEMS> digits_of(const U (&keys)[ITEMS], int valid,
+                                                   const DigitOf<U>& dig) {
+    const int lane = threadIdx.x % WARP;
+    Digits<ITEMS> out;
+#pragma unroll
+    for (int j = 0; j < (ITEMS + 3) / 4; ++j) out.w[j] = 0u;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const unsigned d = k * WARP + lane < valid ? dig(keys[k]) : dig.mask;
+        out.w[k >> 2] |= d << ((k & 3) * 8);
+    }
+    return out;
+}
 
 template <int BITS>
 __device__ __forceinline__ unsigned match_digit(unsigned d) {
@@ -90,53 +131,56 @@ __device__ __forceinline__ unsigned match_digit(unsigned d) {
     return peers;
 }
 
-// Digit of item k of a lane whose warp-local position is k * 32 + lane: past `valid` positions
-// (padding) the largest digit, so padding ranks after every real key.
-template <class U>
-__device__ __forceinline__ unsigned digit_at(U key, int position, int valid,
-                                             const DigitOf<U>& dig) {
-    return position < valid ? dig(key) : dig.mask;
-}
-
-template <int BITS, int ITEMS, class U>
-__device__ __forceinline__ void warp_rank(const U (&keys)[ITEMS], int valid, const DigitOf<U>& dig,
-                                          unsigned (&rank)[ITEMS], unsigned* counts) {
+template <int BITS, int ITEMS, int MATCH>
+__device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
+                                          unsigned* counts, unsigned* masks) {
     const int lane = threadIdx.x % WARP;
     const unsigned below = (1u << lane) - 1u;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-        const unsigned d = digit_at(keys[k], k * WARP + lane, valid, dig);
-        const unsigned peers = match_digit<BITS>(d);
+        const unsigned d = digits.get(k);
+        unsigned peers;
+        if (MATCH == MATCH_ATOMIC_OR) {
+            atomicOr(&masks[d], 1u << lane);
+            __syncwarp();
+            peers = masks[d];
+        } else {
+            peers = match_digit<BITS>(d);
+        }
         const unsigned before = __popc(peers & below);
         const unsigned old = counts[d];
         __syncwarp();
-        if (before == 0) counts[d] = old + __popc(peers);
+        if (before == 0) {
+            counts[d] = old + __popc(peers);
+            if (MATCH == MATCH_ATOMIC_OR) masks[d] = 0u;
+        }
         __syncwarp();
         rank[k] = old + before;
     }
 }
 
+// Counters and masks of block_count/block_rank, in words.
 template <int BITS>
-__host__ __device__ constexpr int rank_counters(int warps) { return warps * ((1 << BITS) + 1); }
+__host__ __device__ constexpr int rank_counters(int warps) {
+    return warps * ((1 << BITS) + 1) + warps * (1 << BITS);
+}
 
-// `valid`: real keys in the tile (tile positions, see striped_index); digits are computed from the
-// keys when needed rather than kept in registers.
-template <int BLOCK, int BITS, int ITEMS, class U>
-__device__ __forceinline__ void block_rank(const U (&keys)[ITEMS], int valid,
-                                           const DigitOf<U>& dig, unsigned (&rank)[ITEMS],
-                                           unsigned* hist, unsigned* scratch,
-                                           unsigned& digit_count, unsigned& digit_start) {
+template <int BLOCK, int BITS, int ITEMS>
+__device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigned* hist,
+                                            unsigned* scratch, unsigned& digit_count,
+                                            unsigned& digit_start) {
     constexpr int RADIX = 1 << BITS;
     constexpr int STRIDE = RADIX + 1;  // padded: a thread's scan entries spread over the banks
     constexpr int WARPS = BLOCK / WARP;
     constexpr int ENTRIES = WARPS * RADIX;
     constexpr int PER = (ENTRIES + BLOCK - 1) / BLOCK;
-    static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block_rank: BLOCK must be 32k <= 1024");
+    static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block_count: BLOCK must be 32k <= 1024");
     const int warp = threadIdx.x / WARP;
-    const int warp_valid = valid - warp * WARP * ITEMS;
-    for (int i = threadIdx.x; i < WARPS * STRIDE; i += BLOCK) hist[i] = 0u;
+    for (int i = threadIdx.x; i < rank_counters<BITS>(WARPS); i += BLOCK) hist[i] = 0u;
     __syncthreads();
-    warp_rank<BITS, ITEMS>(keys, warp_valid, dig, rank, hist + warp * STRIDE);
+    unsigned* mine_counts = hist + warp * STRIDE;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
     __syncthreads();
     // digit-major scan: entry e = d * WARPS + w lives at hist[w * STRIDE + d]
     unsigned mine[PER];
@@ -156,27 +200,25 @@ __device__ __forceinline__ void block_rank(const U (&keys)[ITEMS], int valid,
         run += mine[j];
     }
     __syncthreads();
-    const int lane = threadIdx.x % WARP;
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k)
-        rank[k] += hist[warp * STRIDE + digit_at(keys[k], k * WARP + lane, warp_valid, dig)];
     if (threadIdx.x < RADIX) {
         digit_start = hist[threadIdx.x];
         const unsigned end = threadIdx.x + 1 < RADIX ? hist[threadIdx.x + 1] : tile_total;
         digit_count = end - digit_start;
     }
-    __syncthreads();  // the caller may reuse hist
 }
 
-// Tile order of block_rank: item k of lane l of warp w is element w * 32 * ITEMS + k * 32 + l of
-// the tile ("warp-striped": each item of a warp is 32 consecutive keys, a coalesced load).
-template <int ITEMS>
-__device__ __forceinline__ int striped_index(int k) {
-    return (threadIdx.x / WARP) * WARP * ITEMS + k * WARP + threadIdx.x % WARP;
+// After block_count: each key's position in the tile sorted stably by digit. Warp-level only.
+template <int BLOCK, int BITS, int ITEMS, int MATCH>
+__device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
+                                           unsigned* hist) {
+    constexpr int RADIX = 1 << BITS;
+    constexpr int WARPS = BLOCK / WARP;
+    const int warp = threadIdx.x / WARP;
+    warp_rank<BITS, ITEMS, MATCH>(digits, rank, hist + warp * (RADIX + 1),
+                                  hist + WARPS * (RADIX + 1) + warp * RADIX);
 }
 
-// A tile's keys in that order (zero past `valid`: padding, whose digit digit_at makes the
-// largest).
+// A tile's keys in tile order (zero past `valid`).
 template <class U, int ITEMS>
 __device__ __forceinline__ void load_tile(const U* tile_keys, int valid, U (&keys)[ITEMS]) {
 #pragma unroll
@@ -189,18 +231,16 @@ __device__ __forceinline__ void load_tile(const U* tile_keys, int valid, U (&key
 // Flags of the values a scatter moves (runtime, per launch).
 enum ValueFlags { VALUES_IOTA = 1, VALUES_WIDE = 2, KEYS_DISCARD = 4 };
 
-// Writing a ranked tile: stage_keys puts each key at its rank in `buf` (shared, TILE elements of
-// the wider of U and V); after a __syncthreads (which must also make `gbase` visible),
-// scatter_tile writes the element of sorted position j (digit d) to out[gbase[d] + j], so that
-// consecutive threads write consecutive positions of each digit's run; then the values (loaded
-// by load_values, in tile order, early enough to hide the latency) take the same path, written as
-// V or widened to 64 bits when `wide` (V = u32 only). Call both with the whole block.
+// Keys at their ranks in kbuf, their digits in dbuf (TILE bytes).
 template <class U, int ITEMS>
-__device__ __forceinline__ void stage_keys(const U (&keys)[ITEMS], const unsigned (&rank)[ITEMS],
-                                           unsigned char* buf) {
-    U* kbuf = reinterpret_cast<U*>(buf);
+__device__ __forceinline__ void stage_keys(const U (&keys)[ITEMS], const Digits<ITEMS>& digits,
+                                           const unsigned (&rank)[ITEMS], U* kbuf,
+                                           unsigned char* dbuf) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) kbuf[rank[k]] = keys[k];
+    for (int k = 0; k < ITEMS; ++k) {
+        kbuf[rank[k]] = keys[k];
+        dbuf[rank[k]] = static_cast<unsigned char>(digits.get(k));
+    }
 }
 
 // Values of a tile in tile order: element `start + i` of vals_in, or the index itself (`iota`).
@@ -215,25 +255,23 @@ __device__ __forceinline__ void load_values(const V* vals_in, long long start, i
     }
 }
 
+// Write the staged tile: sorted position j of digit d goes to out[gbase[d] + j]. Values go through
+// vbuf (which may alias kbuf) after the keys, written as V or widened to 64 bits when `wide`
+// (V = u32 only). Whole block; gbase and the staged buffers visible (a __syncthreads before).
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
 __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int valid,
-                                             const DigitOf<U>& dig, const long long* gbase,
-                                             unsigned char* buf, U* keys_out, bool write_keys,
-                                             const V (&vals)[ITEMS], void* vals_out, bool wide) {
-    const U* kbuf = reinterpret_cast<const U*>(buf);
-    unsigned d[ITEMS];
+                                             const long long* gbase, const U* kbuf,
+                                             const unsigned char* dbuf, V* vbuf, U* keys_out,
+                                             bool write_keys, const V (&vals)[ITEMS],
+                                             void* vals_out, bool wide) {
+    if (write_keys) {
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const int j = threadIdx.x + i * BLOCK;
-        d[i] = 0;
-        if (j < valid) {
-            const U key = kbuf[j];
-            d[i] = dig(key);
-            if (write_keys) keys_out[gbase[d[i]] + j] = key;
+        for (int i = 0; i < ITEMS; ++i) {
+            const int j = threadIdx.x + i * BLOCK;
+            if (j < valid) keys_out[gbase[dbuf[j]] + j] = kbuf[j];
         }
     }
     if (VALUES) {
-        V* vbuf = reinterpret_cast<V*>(buf);
         __syncthreads();  // every key has left the buffer
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) vbuf[rank[k]] = vals[k];
@@ -242,7 +280,7 @@ __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int 
         for (int i = 0; i < ITEMS; ++i) {
             const int j = threadIdx.x + i * BLOCK;
             if (j < valid) {
-                const long long dest = gbase[d[i]] + j;
+                const long long dest = gbase[dbuf[j]] + j;
                 if (wide)
                     reinterpret_cast<u64*>(vals_out)[dest] = static_cast<u64>(vbuf[j]);
                 else

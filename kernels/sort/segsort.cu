@@ -5,16 +5,16 @@
 // segsort_warp<U, V, VALUES, ITEMS>: a warp per segment of 2 .. 32 * ITEMS keys (4 warps per
 //   block, grid = ceil(segments / 4)); a segment of one key is copied, others are left to
 //   segsort_block. The warp loads the segment warp-striped into registers and runs an LSD radix
-//   sort of 8-bit digits over [begin_bit, end_bit): per digit, warp_rank (radix.cuh) against the
-//   warp's 256 shared counters, an exclusive scan of the counters (8 per lane and a shuffle scan),
-//   and an exchange of keys and their original positions through the warp's shared buffers into
+//   sort of 8-bit digits over [begin_bit, end_bit): per digit, a count into the warp's 256 shared
+//   counters, an exclusive scan of them (8 per lane and a shuffle scan), warp_rank (radix.cuh)
+//   from those starts, and an exchange of keys and their original positions through the warp's shared buffers into
 //   digit order. A digit equal for the whole segment is skipped. At the end keys are written in
 //   order and values gathered from their original positions. Only __syncwarp: warps are
 //   independent. Static shared memory per warp: 256 counters, 32 * ITEMS keys and positions.
 // segsort_block<U, V, VALUES, BLOCK, ITEMS>: a block per segment of more than `small` and at most
 //   BLOCK * ITEMS keys (grid = segments; other blocks exit at once), the same sort with
-//   block_rank. Dynamic shared memory: TILE keys and TILE positions (the rank counters alias
-//   them).
+//   block_count and block_rank. Dynamic shared memory: rank counters (rounded up to 16 bytes),
+//   TILE keys and TILE positions.
 // Preconditions: offsets non-decreasing, offsets[0] = 0, offsets[segments] = n; out-of-place.
 #include "common/prim.cuh"
 #include "common/scan.cuh"
@@ -47,30 +47,32 @@ segsort_warp(const U* __restrict__ keys_in, U* __restrict__ keys_out,
         if (VALUES) vals_out[a] = vals_in[a];
     }
     if (len <= 1 || len > CAP) return;
-    const unsigned n = static_cast<unsigned>(len);
+    const int n = static_cast<int>(len);
     U key[ITEMS];
     unsigned idx[ITEMS];
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         idx[k] = k * prim::WARP + lane;
-        key[k] = idx[k] < n ? keys_in[a + idx[k]] : static_cast<U>(0);
+        key[k] = static_cast<int>(idx[k]) < n ? keys_in[a + idx[k]] : static_cast<U>(0);
     }
     unsigned* cnt = counts[warp];
     for (int shift = begin_bit; shift < end_bit; shift += seg::BITS) {
         const int width = end_bit - shift < seg::BITS ? end_bit - shift : seg::BITS;
         const DigitOf<U> dig(kind, descending, shift, width);
-        unsigned rank[ITEMS];
-        // padding (positions >= n, where it always sorts) gets the largest digit
-        const unsigned d0 = __shfl_sync(prim::FULL_MASK, dig(key[0]), 0);  // a real key
+        // padding sits at positions >= n, where it always sorts: largest digit
+        const Digits<ITEMS> digits = digits_of<U, ITEMS>(key, n, dig);
+        const unsigned d0 = __shfl_sync(prim::FULL_MASK, digits.get(0), 0);  // a real key
         bool same = true;
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k)
-            same = same && (k * prim::WARP + lane >= static_cast<int>(n) || dig(key[k]) == d0);
-        if (__all_sync(prim::FULL_MASK, same)) continue;
+            same = same && (k * prim::WARP + lane >= n || digits.get(k) == d0);
+        if (__all_sync(prim::FULL_MASK, same)) continue;  // the digit is constant: skip it
         for (int i = lane; i < seg::RADIX; i += prim::WARP) cnt[i] = 0u;
         __syncwarp();
-        warp_rank<seg::BITS, ITEMS>(key, static_cast<int>(n), dig, rank, cnt);
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) atomicAdd(&cnt[digits.get(k)], 1u);
         __syncwarp();
+        // exclusive scan of the 256 counters: lane l owns [8l, 8l + 8)
         constexpr int PER = seg::RADIX / prim::WARP;
         unsigned c[PER], sum = 0;
 #pragma unroll
@@ -85,12 +87,12 @@ segsort_warp(const U* __restrict__ keys_in, U* __restrict__ keys_out,
             run += c[j];
         }
         __syncwarp();
+        unsigned rank[ITEMS];
+        warp_rank<seg::BITS, ITEMS, MATCH_BALLOT>(digits, rank, cnt, nullptr);
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-            const unsigned r =
-                rank[k] + cnt[digit_at(key[k], k * prim::WARP + lane, static_cast<int>(n), dig)];
-            kbuf[warp][r] = key[k];
-            ibuf[warp][r] = idx[k];
+            kbuf[warp][rank[k]] = key[k];
+            ibuf[warp][rank[k]] = idx[k];
         }
         __syncwarp();
 #pragma unroll
@@ -102,7 +104,7 @@ segsort_warp(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     }
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-        const unsigned i = k * prim::WARP + lane;
+        const int i = k * prim::WARP + lane;
         if (i < n) {
             keys_out[a + i] = key[k];
             if (VALUES) vals_out[a + i] = vals_in[a + idx[k]];
@@ -118,34 +120,39 @@ segsort_block(const U* __restrict__ keys_in, U* __restrict__ keys_out,
               int begin_bit, int end_bit) {
     using namespace prim::radix;
     constexpr int TILE = BLOCK * ITEMS;
-    PRIM_DYNAMIC_SHARED(unsigned char, buf);
-    __shared__ unsigned scratch[BLOCK / prim::WARP];
-    U* kbuf = reinterpret_cast<U*>(buf);
-    unsigned* ibuf = reinterpret_cast<unsigned*>(buf + TILE * sizeof(U));
+    constexpr int WARPS = BLOCK / prim::WARP;
+    constexpr int COUNTERS = rank_counters<seg::BITS>(WARPS);
+    // dynamic shared memory: rank counters | keys | original positions
+    PRIM_DYNAMIC_SHARED(unsigned char, smem);
+    __shared__ unsigned scratch[WARPS];
+    unsigned* hist = reinterpret_cast<unsigned*>(smem);
+    U* kbuf = reinterpret_cast<U*>(smem + ((COUNTERS * 4 + 15) / 16) * 16);
+    unsigned* ibuf = reinterpret_cast<unsigned*>(kbuf + TILE);
     const long long a = offsets[blockIdx.x];
     const long long len = offsets[blockIdx.x + 1] - a;
     if (len <= small || len > TILE) return;  // block-uniform: another kernel's segment
-    const unsigned n = static_cast<unsigned>(len);
+    const int n = static_cast<int>(len);
+    const int warp_first = (threadIdx.x / prim::WARP) * prim::WARP * ITEMS;
     U key[ITEMS];
     unsigned idx[ITEMS];
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         idx[k] = striped_index<ITEMS>(k);
-        key[k] = idx[k] < n ? keys_in[a + idx[k]] : static_cast<U>(0);
+        key[k] = static_cast<int>(idx[k]) < n ? keys_in[a + idx[k]] : static_cast<U>(0);
     }
     for (int shift = begin_bit; shift < end_bit; shift += seg::BITS) {
         const int width = end_bit - shift < seg::BITS ? end_bit - shift : seg::BITS;
         const DigitOf<U> dig(kind, descending, shift, width);
-        unsigned rank[ITEMS], dcount, dstart;
-        bool differs = false;
+        const Digits<ITEMS> digits = digits_of<U, ITEMS>(key, n - warp_first, dig);
         const unsigned first = dig(keys_in[a]);  // any real key of the segment will do
+        bool differs = false;
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k)
-            differs = differs || (idx[k] < n && dig(key[k]) != first);
-        if (__syncthreads_count(differs) == 0) continue;  // block-uniform
-        block_rank<BLOCK, seg::BITS, ITEMS>(key, static_cast<int>(n), dig, rank,
-                                            reinterpret_cast<unsigned*>(buf), scratch, dcount,
-                                            dstart);
+            differs = differs || (striped_index<ITEMS>(k) < n && digits.get(k) != first);
+        if (__syncthreads_count(differs) == 0) continue;  // block-uniform: constant digit
+        unsigned rank[ITEMS], dcount, dstart;
+        block_count<BLOCK, seg::BITS, ITEMS>(digits, hist, scratch, dcount, dstart);
+        block_rank<BLOCK, seg::BITS, ITEMS, MATCH_BALLOT>(digits, rank, hist);
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             kbuf[rank[k]] = key[k];
@@ -162,7 +169,7 @@ segsort_block(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     }
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-        const unsigned i = striped_index<ITEMS>(k);
+        const int i = striped_index<ITEMS>(k);
         if (i < n) {
             keys_out[a + i] = key[k];
             if (VALUES) vals_out[a + i] = vals_in[a + idx[k]];
