@@ -20,7 +20,8 @@
 //     (shared atomics), then one digit-major exclusive scan over the (digit, warp) counters
 //     (block_exclusive_scan) leaves in each counter the tile position where that warp's keys of
 //     that digit start. Thread d < RADIX gets the tile's count and first position of digit d
-//     (known before any key is ranked: onesweep publishes them at once). Whole block.
+//     (known before any key is ranked: onesweep publishes them at once). Whole block; ends with
+//     a barrier, since block_rank then bumps the counters that thread d read.
 //   warp_rank<BITS, ITEMS, MATCH>: a warp ranks its keys item by item against its counters: the
 //     lanes holding the same digit are found either with BITS ballots (MATCH_BALLOT) or with one
 //     shared atomicOr into a per-digit lane mask (MATCH_ATOMIC_OR; masks zero on entry and exit);
@@ -205,6 +206,7 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
         const unsigned end = threadIdx.x + 1 < RADIX ? hist[threadIdx.x + 1] : tile_total;
         digit_count = end - digit_start;
     }
+    __syncthreads();  // warp 0's counters are read above before block_rank bumps them
 }
 
 // After block_count: each key's position in the tile sorted stably by digit. Warp-level only.
