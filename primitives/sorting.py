@@ -248,6 +248,12 @@ class _Job:
         return (keys if self.want_keys else None), vals
 
 
+def _buffers(job):
+    """One (keys, values) ping-pong buffer pair of the multi-launch sorts."""
+    return (job.xp.empty(job.n, dtype=job.kbits.dtype),
+            job.xp.empty(job.n, dtype=job.vdt) if job.vb else None)
+
+
 def _run_split(job):
     xp, n = job.xp, job.n
     vals = job.materialized_values()
@@ -260,9 +266,7 @@ def _run_split(job):
     flags = xp.empty(n, dtype=np.uint32)
     grid = _launch.cover_grid(n, 256, 4, kernel=ks)
     src_k, src_v = job.kbits, vals
-    bufs = [(xp.empty(n, dtype=job.kbits.dtype), xp.empty(n, dtype=job.vdt) if vb else None)]
-    if job.end - job.begin > 1:
-        bufs.append((xp.empty(n, dtype=job.kbits.dtype), xp.empty(n, dtype=job.vdt) if vb else None))
+    bufs = [_buffers(job) for _ in range(min(2, job.end - job.begin))]
     vdummy = _dummy(xp, _U[vb] if vb else np.dtype(np.uint32))
     for i, bit in enumerate(range(job.begin, job.end)):
         dst_k, dst_v = bufs[i % 2]
@@ -290,9 +294,7 @@ def _run_classic(job):
     counts = xp.empty((1 << _CL_BITS) * tiles, dtype=np.uint32)
     smem = _tile_smem(_CL_BLOCK, _CL_ITEMS, max(job.kb, vb), _CL_BITS)
     passes = _launch.cdiv(job.end - job.begin, _CL_BITS)
-    bufs = [(xp.empty(n, dtype=job.kbits.dtype), xp.empty(n, dtype=job.vdt) if vb else None)]
-    if passes > 1:
-        bufs.append((xp.empty(n, dtype=job.kbits.dtype), xp.empty(n, dtype=job.vdt) if vb else None))
+    bufs = [_buffers(job) for _ in range(min(2, passes))]
     vdummy = _dummy(xp, _U[vb] if vb else np.dtype(np.uint32))
     src_k, src_v = job.kbits, vals
     for p in range(passes):

@@ -64,7 +64,8 @@ def check_sorted(x, order, got_keys, got_values=None, values=None):
     got_keys = to_host(got_keys)
     assert got_keys.dtype == x.dtype and got_keys.shape == x.shape
     bad = np.flatnonzero(bits_of(got_keys) != bits_of(x[order]))
-    assert bad.size == 0, f"keys differ first at {bad[:5]}: {got_keys[bad[:5]]} vs {x[order][bad[:5]]}"
+    assert bad.size == 0, f"keys differ first at {bad[:5]}: {got_keys[bad[:5]]} vs " \
+                          f"{x[order][bad[:5]]}"
     if values is not None:
         got_values = to_host(got_values)
         assert got_values.dtype == values.dtype
@@ -118,7 +119,8 @@ def test_sort_and_argsort_match_numpy(dtype, descending, rng):
     assert got.dtype == np.int64 and np.array_equal(got, order)
     check_sorted(x, order, prim.sort(x, descending=descending))
     if not descending:
-        assert np.array_equal(prim.sort(x), np.sort(x, kind="stable"), equal_nan=x.dtype.kind == "f")
+        assert np.array_equal(prim.sort(x), np.sort(x, kind="stable"),
+                              equal_nan=x.dtype.kind == "f")
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -232,7 +234,8 @@ def test_onesweep_skips_constant_digits(pattern, rng, schedule):
          "low_byte": (base & np.uint32(0xFFFFFF00)) | r,
          "middle_byte": (base & np.uint32(0xFF00FFFF)) | (r << np.uint32(16)),
          "high_byte": (base & np.uint32(0x00FFFFFF)) | (r << np.uint32(24)),
-         "two_bytes": (base & np.uint32(0x00FF00FF)) | (r << np.uint32(24)) | (r[::-1] << np.uint32(8)),
+         "two_bytes": ((base & np.uint32(0x00FF00FF)) | (r << np.uint32(24))
+                       | (r[::-1] << np.uint32(8))),
          }[pattern]
     order = stable_order(x)
     v = rng.random(n).astype(np.float64)

@@ -10,24 +10,25 @@
 //   memory: HIST_COPIES * (sizeof(U) * 256 + 1) words. Precondition: hist zero.
 // onesweep_plan: one block of 256 threads, thread d owning digit d. For every pass it scans the
 //   digit counts across digits (block_exclusive_scan) into each digit's first output position
-//   and zeroes hist for the next sort. A pass whose digit is the same
-//   for every key (one count equals n) is skipped: the plan row of each pass says whether it
-//   runs, whether it is the first or last pass that runs (first reads the caller's input, last
-//   writes the caller's output, the others ping-pong between two scratch buffers) and the
-//   1-bit epoch of its look-back status words; all of this is decided on the device, so the
-//   host never waits. If no pass is needed, the last one runs (a stable copy).
-// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH>: one digit pass over one portion of the input
-//   (a portion is a whole number of tiles and fewer than 2^29 keys, so a digit's count within a
-//   portion fits the 29-bit count of a status word; inputs past 2^29 keys run one launch per
-//   portion, in order: `offsets` holds the portion's first output position per digit, and the
-//   portion's last tile writes the next portion's, at offsets + 256, from its inclusive counts). Each block draws the next tile id
-//   from an atomic counter, loads BLOCK * ITEMS keys warp-striped (coalesced), counts their
-//   digits (radix.cuh: block_count) and publishes the counts at once, ranks the keys by digit in
-//   shared memory (block_rank, MATCH: ballots or atomicOr lane masks), and thread d looks back over the predecessors' status words of digit d
-//   (one 32-bit word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit
-//   count, so value and flag are published by one store and need no fence), WINDOW words per
-//   round, until an inclusive prefix, then publishes its own inclusive prefix. Keys (and then values) are exchanged in
-//   shared memory into digit order and written so that each digit's run is contiguous.
+//   and zeroes hist for the next sort. A pass whose digit is the same for every key (one count
+//   equals n) is skipped: the plan row of each pass says whether it runs, whether it is the first
+//   or last pass that runs (first reads the caller's input, last writes the caller's output, the
+//   others ping-pong between two scratch buffers) and the 1-bit epoch of its look-back status
+//   words; all of this is decided on the device, so the host never waits. If no pass is needed,
+//   the last one runs (a stable copy).
+// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH>: one digit pass over one
+//   portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys, so a
+//   digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29 keys
+//   run one launch per portion, in order: `offsets` holds the portion's first output position per
+//   digit, and the portion's last tile writes the next portion's, at offsets + 256, from its
+//   inclusive counts). Each block draws the next tile id from an atomic counter, loads BLOCK *
+//   ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and publishes
+//   the counts at once, ranks the keys by digit in shared memory (block_rank, MATCH: ballots or
+//   atomicOr lane masks), and thread d looks back over the predecessors' status words of digit d
+//   (one 32-bit word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit count,
+//   so value and flag are published by one store and need no fence), WINDOW words per round, until
+//   an inclusive prefix, then publishes its own inclusive prefix. Keys (and then values) are
+//   exchanged in shared memory into digit order and written so that each digit's run is contiguous.
 //   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory:
 //   rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)), TILE digit bytes.
 //   Static shared: 256 long longs.
@@ -86,7 +87,9 @@ __device__ __forceinline__ unsigned look_back(const unsigned* column, long long 
 constexpr int HIST_COPIES = 4;
 
 template <class U>
-__host__ __device__ constexpr int hist_copy_stride() { return static_cast<int>(sizeof(U)) * 256 + 1; }
+__host__ __device__ constexpr int hist_copy_stride() {
+    return static_cast<int>(sizeof(U)) * 256 + 1;
+}
 
 template <class U>
 __device__ __forceinline__ void count_key(U key, const prim::radix::DigitOf<U>& dig, int passes,

@@ -100,7 +100,9 @@ __device__ __forceinline__ int striped_index(int k) {
 template <int ITEMS>
 struct Digits {
     unsigned w[(ITEMS + 3) / 4];
-    __device__ __forceinline__ unsigned get(int k) const { return (w[k >> 2] >> ((k & 3) * 8)) & 0xffu; }
+    __device__ __forceinline__ unsigned get(int k) const {
+        return (w[k >> 2] >> ((k & 3) * 8)) & 0xffu;
+    }
 };
 
 // The digits of a thread's items; `valid` counts the real keys from the start of the warp's span

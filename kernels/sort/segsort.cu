@@ -2,14 +2,15 @@
 // on-chip memory, one launch for all segments (Python sorts inputs with longer segments by a
 // stable device-wide sort on the key, then on the segment number).
 //
-// segsort_warp<U, V, VALUES, ITEMS>: a warp per segment of 2 .. 32 * ITEMS keys (4 warps per
-//   block, grid = ceil(segments / 4)); a segment of one key is copied, others are left to
-//   segsort_block. The warp loads the segment warp-striped into registers and runs an LSD radix
-//   sort of 8-bit digits over [begin_bit, end_bit): per digit, a count into the warp's 256 shared
-//   counters, an exclusive scan of them (8 per lane and a shuffle scan), warp_rank (radix.cuh)
-//   from those starts, and an exchange of keys and their original positions through the warp's shared buffers into
-//   digit order. A digit equal for the whole segment is skipped. At the end keys are written in
-//   order and values gathered from their original positions. Only __syncwarp: warps are
+// segsort_warp<U, V, VALUES, ITEMS>: a warp per segment of at most 32 * ITEMS keys (4 warps per
+//   block, grid = ceil(segments / 4)); a one-key segment is copied, longer segments are left to
+//   segsort_block.
+//   The warp loads the segment warp-striped into registers and runs an LSD radix sort of 8-bit
+//   digits over [begin_bit, end_bit): per digit, a count into the warp's 256 shared counters, an
+//   exclusive scan of them (8 per lane and a shuffle scan), warp_rank (radix.cuh) from those
+//   starts, and an exchange of keys and their original positions through the warp's shared buffers
+//   into digit order. A digit equal for the whole segment is skipped. At the end keys are written
+//   in order and values gathered from their original positions. Only __syncwarp: warps are
 //   independent. Static shared memory per warp: 256 counters, 32 * ITEMS keys and positions.
 // segsort_block<U, V, VALUES, BLOCK, ITEMS>: a block per segment of more than `small` and at most
 //   BLOCK * ITEMS keys (grid = segments; other blocks exit at once), the same sort with
