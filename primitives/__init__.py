@@ -13,6 +13,7 @@ from .segmented import segmented_reduce, segmented_scan
 from . import sparse
 from .spmv import spmv
 from .histograms import bincount, histogram, histogram_channels, histogram_even
+from .sorting import argsort, radix_sort, segmented_sort, sort
 
 __version__ = "0.1.0"
 
@@ -23,4 +24,5 @@ __all__ = [
     "segmented_scan", "segmented_reduce",
     "spmv", "sparse",
     "histogram", "bincount", "histogram_even", "histogram_channels",
+    "sort", "argsort", "radix_sort", "segmented_sort",
 ]

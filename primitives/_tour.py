@@ -29,6 +29,7 @@ FAMILIES = {
     "compaction": "primitives.compaction",
     "segmented": "primitives.segmented",
     "histogram": "primitives.histograms",
+    "sort": "primitives.sorting",
 }
 
 

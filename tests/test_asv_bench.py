@@ -76,3 +76,43 @@ def test_track_on_gpu(bench_mod):
             assert b.track_gbps(*args) > 0
         finally:
             b.teardown(*args)
+
+
+@pytest.fixture(scope="module")
+def sort_mod():
+    return _load("sort")
+
+
+def test_sort_benchmark_shapes(sort_mod):
+    from primitives.sorting import VARIANTS as SORT_VARIANTS
+
+    classes = _classes(sort_mod)
+    assert {c.__name__ for c in classes} == {"Sort", "Pairs", "SegmentedSort"}
+    assert sort_mod.Sort.params[0][:3] == list(SORT_VARIANTS)
+    for cls in classes:
+        assert len(cls.params) == len(cls.param_names)
+        assert cls.track_time_ms.unit == "ms"
+
+
+def test_sort_setup_skips_without_cuda(sort_mod):
+    if _backend.get_backend().is_cuda:
+        pytest.skip("CUDA backend present: test_sort_track_on_gpu runs the benchmarks instead")
+    for cls in _classes(sort_mod):
+        with pytest.raises(NotImplementedError, match="GPU benchmark"):
+            cls().setup(*_smallest(cls))
+
+
+@pytest.mark.gpu
+def test_sort_track_on_gpu(sort_mod):
+    if not _backend.get_backend().is_cuda:
+        pytest.skip("needs the CUDA backend")
+    for cls in _classes(sort_mod):
+        b = cls()
+        args = _smallest(cls)
+        if cls is sort_mod.Sort:
+            args[0] = "onesweep"
+        b.setup(*args)
+        try:
+            assert b.track_time_ms(*args) > 0
+        finally:
+            b.teardown(*args)

@@ -17,6 +17,8 @@ def test_every_family_registered():
     assert {"spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu", "spmv/convert.cu"} <= set(dict(MODULES))
     assert {"scan/scan.cu", "scan/compact.cu", "scan/segmented.cu"} <= set(dict(MODULES))
     assert {"histogram/histogram.cu", "histogram/channels.cu"} <= set(dict(MODULES))
+    assert {"sort/split.cu", "sort/classic.cu", "sort/onesweep.cu", "sort/segsort.cu"} <= set(
+        dict(MODULES))
 
 
 @pytest.mark.parametrize("arch", ["sm_70", "sm_80", "sm_90"])

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import primitives as prim  # noqa: E402
 from primitives import _backend, _timing  # noqa: E402
 
-FAMILIES = ["reduction", "spmv", "scan", "histogram"]
+FAMILIES = ["reduction", "spmv", "scan", "histogram", "sort"]
 REPS = {"rounds": 5, "warmup": 5, "repeat": 20}
 
 

@@ -1,0 +1,311 @@
+// radix.cuh -- device helpers shared by the radix sorts (kernels/sort/*.cu).
+//
+// Keys are sorted as unsigned bit patterns U (u32 or u64). Memory always holds the caller's bits:
+// the order-preserving image of a key (`ordered`) is computed whenever a digit is needed, so no
+// pass has to transform keys in place and NaN payloads and the sign of -0.0 survive the sort.
+//   kind UNSIGNED: the bits themselves; SIGNED: the sign bit flipped (two's complement order);
+//   FLOAT: every NaN becomes the positive quiet NaN and -0.0 becomes +0.0 (NumPy's order: NaNs
+//   last, -0.0 equal to 0.0), then negative numbers have all bits flipped, others the sign bit.
+//   Descending order complements the image (`flip` = all ones), which keeps equal keys in input
+//   order and puts NaNs first.
+// Digits: `width` bits (<= BITS <= 8) of the image from bit `shift`, computed once per key and
+// kernel and kept packed four to a register (Digits<ITEMS>).
+//
+// Tile order: item k of lane l of warp w is element w * 32 * ITEMS + k * 32 + l of the tile
+// ("warp-striped": each item of a warp is 32 consecutive keys, a coalesced load). Positions past
+// the tile's real keys are padding with the largest digit, so padding ranks after every real key.
+//
+// Ranking a tile (a stable counting sort by digit in shared memory, no global atomics):
+//   block_count<BLOCK, BITS, ITEMS>: each warp counts its digits into its own RADIX counters
+//     (shared atomics), then one digit-major exclusive scan over the (digit, warp) counters
+//     (block_exclusive_scan) leaves in each counter the tile position where that warp's keys of
+//     that digit start. Thread d < RADIX gets the tile's count and first position of digit d
+//     (known before any key is ranked: onesweep publishes them at once). Whole block; ends with
+//     a barrier, since block_rank then bumps the counters that thread d read.
+//   warp_rank<BITS, ITEMS, MATCH>: a warp ranks its keys item by item against its counters: the
+//     lanes holding the same digit are found either with BITS ballots (MATCH_BALLOT) or with one
+//     shared atomicOr into a per-digit lane mask (MATCH_ATOMIC_OR; masks zero on entry and exit);
+//     the lowest of them bumps the counter by their number, each lane's rank is the old counter
+//     plus the number of peers below it. Only __syncwarp: warps rank independently.
+//   Shared memory: rank_counters<BITS>(WARPS) words (counters, padded by one per warp, and the
+//     masks) and BLOCK / 32 scan words.
+// Writing a ranked tile: stage_keys puts each key (and its digit) at its rank in shared buffers;
+//   after a __syncthreads, scatter_tile writes sorted position j (digit d) to out[gbase[d] + j],
+//   so consecutive threads write consecutive positions of each digit's run; values (loaded by
+//   load_values early, to hide the latency) follow the same path.
+#pragma once
+#include "common/prim.cuh"
+#include "common/warp.cuh"
+#include "common/scan.cuh"
+
+namespace prim {
+namespace radix {
+
+enum KeyKind { UNSIGNED = 0, SIGNED = 1, FLOAT = 2 };
+enum Match { MATCH_BALLOT = 0, MATCH_ATOMIC_OR = 1 };
+
+template <class U> struct Bits;
+template <> struct Bits<u32> {
+    static constexpr int N = 32;
+    static constexpr u32 TOP = 0x80000000u;
+    static constexpr u32 INF = 0x7f800000u;
+    static constexpr u32 QNAN = 0x7fc00000u;
+};
+template <> struct Bits<u64> {
+    static constexpr int N = 64;
+    static constexpr u64 TOP = 0x8000000000000000ull;
+    static constexpr u64 INF = 0x7ff0000000000000ull;
+    static constexpr u64 QNAN = 0x7ff8000000000000ull;
+};
+
+// The order-preserving unsigned image of a key (see the header comment). Integers: one xor
+// (`flip` already holds the sign bit for signed keys and the complement for descending order).
+template <class U>
+__device__ __forceinline__ U ordered(U k, bool is_float, U flip) {
+    if (is_float) {
+        const U mag = k & ~Bits<U>::TOP;
+        k = mag > Bits<U>::INF ? Bits<U>::QNAN : (mag == 0 ? static_cast<U>(0) : k);
+        const U neg = static_cast<U>(0) - (k >> (Bits<U>::N - 1));  // all ones if negative
+        k ^= neg | Bits<U>::TOP;
+    }
+    return k ^ flip;
+}
+
+// How a kernel reads digits: the key kind, the descending flip and the digit's bit field.
+template <class U>
+struct DigitOf {
+    bool is_float;
+    U flip;
+    int shift;
+    unsigned mask;
+
+    __device__ __forceinline__ DigitOf(int kind, int descending, int shift_, int width)
+        : is_float(kind == FLOAT),
+          flip(static_cast<U>((descending ? ~static_cast<U>(0) : static_cast<U>(0)) ^
+                              (kind == SIGNED ? Bits<U>::TOP : static_cast<U>(0)))),
+          shift(shift_), mask((1u << width) - 1u) {}
+
+    __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip); }
+    __device__ __forceinline__ unsigned operator()(U key) const {
+        return static_cast<unsigned>(image(key) >> shift) & mask;
+    }
+};
+
+template <int ITEMS>
+__device__ __forceinline__ int striped_index(int k) {
+    return (threadIdx.x / WARP) * WARP * ITEMS + k * WARP + threadIdx.x % WARP;
+}
+
+// ITEMS digits of one thread, four 8-bit fields per word.
+template <int ITEMS>
+struct Digits {
+    unsigned w[(ITEMS + 3) / 4];
+    __device__ __forceinline__ unsigned get(int k) const {
+        return (w[k >> 2] >> ((k & 3) * 8)) & 0xffu;
+    }
+};
+
+// The digits of a thread's items; `valid` counts the real keys from the start of the warp's span
+// (item k of lane l is at k * 32 + l), past it the largest digit.
+template <class U, int ITEMS>
+__device__ __forceinline__ Digits<ITEMS> digits_of(const U (&keys)[ITEMS], int valid,
+                                                   const DigitOf<U>& dig) {
+    const int lane = threadIdx.x % WARP;
+    Digits<ITEMS> out;
+#pragma unroll
+    for (int j = 0; j < (ITEMS + 3) / 4; ++j) out.w[j] = 0u;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const unsigned d = k * WARP + lane < valid ? dig(keys[k]) : dig.mask;
+        out.w[k >> 2] |= d << ((k & 3) * 8);
+    }
+    return out;
+}
+
+template <int BITS>
+__device__ __forceinline__ unsigned match_digit(unsigned d) {
+    unsigned peers = FULL_MASK;
+#pragma unroll
+    for (int b = 0; b < BITS; ++b) {
+        const unsigned bit = (d >> b) & 1u;
+        const unsigned vote = __ballot_sync(FULL_MASK, bit);
+        peers &= bit ? vote : ~vote;
+    }
+    return peers;
+}
+
+template <int BITS, int ITEMS, int MATCH>
+__device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
+                                          unsigned* counts, unsigned* masks) {
+    const int lane = threadIdx.x % WARP;
+    const unsigned below = (1u << lane) - 1u;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const unsigned d = digits.get(k);
+        unsigned peers;
+        if (MATCH == MATCH_ATOMIC_OR) {
+            atomicOr(&masks[d], 1u << lane);
+            __syncwarp();
+            peers = masks[d];
+        } else {
+            peers = match_digit<BITS>(d);
+        }
+        const unsigned before = __popc(peers & below);
+        const unsigned old = counts[d];
+        __syncwarp();
+        if (before == 0) {
+            counts[d] = old + __popc(peers);
+            if (MATCH == MATCH_ATOMIC_OR) masks[d] = 0u;
+        }
+        __syncwarp();
+        rank[k] = old + before;
+    }
+}
+
+// Counters and masks of block_count/block_rank, in words.
+template <int BITS>
+__host__ __device__ constexpr int rank_counters(int warps) {
+    return warps * ((1 << BITS) + 1) + warps * (1 << BITS);
+}
+
+template <int BLOCK, int BITS, int ITEMS>
+__device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigned* hist,
+                                            unsigned* scratch, unsigned& digit_count,
+                                            unsigned& digit_start) {
+    constexpr int RADIX = 1 << BITS;
+    constexpr int STRIDE = RADIX + 1;  // padded: a thread's scan entries spread over the banks
+    constexpr int WARPS = BLOCK / WARP;
+    constexpr int ENTRIES = WARPS * RADIX;
+    constexpr int PER = (ENTRIES + BLOCK - 1) / BLOCK;
+    static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block_count: BLOCK must be 32k <= 1024");
+    const int warp = threadIdx.x / WARP;
+    for (int i = threadIdx.x; i < rank_counters<BITS>(WARPS); i += BLOCK) hist[i] = 0u;
+    __syncthreads();
+    unsigned* mine_counts = hist + warp * STRIDE;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
+    __syncthreads();
+    // digit-major scan: entry e = d * WARPS + w lives at hist[w * STRIDE + d]
+    unsigned mine[PER];
+    unsigned total = 0;
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+        const int e = threadIdx.x * PER + j;
+        mine[j] = e < ENTRIES ? hist[(e % WARPS) * STRIDE + e / WARPS] : 0u;
+        total += mine[j];
+    }
+    unsigned tile_total;
+    unsigned run = block_exclusive_scan<BLOCK>(total, Sum<unsigned>(), scratch, tile_total);
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+        const int e = threadIdx.x * PER + j;
+        if (e < ENTRIES) hist[(e % WARPS) * STRIDE + e / WARPS] = run;
+        run += mine[j];
+    }
+    __syncthreads();
+    if (threadIdx.x < RADIX) {
+        digit_start = hist[threadIdx.x];
+        const unsigned end = threadIdx.x + 1 < RADIX ? hist[threadIdx.x + 1] : tile_total;
+        digit_count = end - digit_start;
+    }
+    __syncthreads();  // warp 0's counters are read above before block_rank bumps them
+}
+
+// After block_count: each key's position in the tile sorted stably by digit. Warp-level only.
+template <int BLOCK, int BITS, int ITEMS, int MATCH>
+__device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
+                                           unsigned* hist) {
+    constexpr int RADIX = 1 << BITS;
+    constexpr int WARPS = BLOCK / WARP;
+    const int warp = threadIdx.x / WARP;
+    warp_rank<BITS, ITEMS, MATCH>(digits, rank, hist + warp * (RADIX + 1),
+                                  hist + WARPS * (RADIX + 1) + warp * RADIX);
+}
+
+// A tile's keys in tile order (zero past `valid`).
+template <class U, int ITEMS>
+__device__ __forceinline__ void load_tile(const U* tile_keys, int valid, U (&keys)[ITEMS]) {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const int i = striped_index<ITEMS>(k);
+        keys[k] = i < valid ? tile_keys[i] : static_cast<U>(0);
+    }
+}
+
+// Flags of the values a scatter moves (runtime, per launch).
+enum ValueFlags { VALUES_IOTA = 1, VALUES_WIDE = 2, KEYS_DISCARD = 4 };
+
+// Keys at their ranks in kbuf, their digits in dbuf (TILE bytes).
+template <class U, int ITEMS>
+__device__ __forceinline__ void stage_keys(const U (&keys)[ITEMS], const Digits<ITEMS>& digits,
+                                           const unsigned (&rank)[ITEMS], U* kbuf,
+                                           unsigned char* dbuf) {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        kbuf[rank[k]] = keys[k];
+        dbuf[rank[k]] = static_cast<unsigned char>(digits.get(k));
+    }
+}
+
+// Values of a tile in tile order: element `start + i` of vals_in, or the index itself (`iota`).
+template <class V, int ITEMS>
+__device__ __forceinline__ void load_values(const V* vals_in, long long start, int valid, bool iota,
+                                            V (&vals)[ITEMS]) {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const int i = striped_index<ITEMS>(k);
+        vals[k] = i < valid ? (iota ? static_cast<V>(start + i) : vals_in[start + i])
+                            : static_cast<V>(0);
+    }
+}
+
+// Write the staged tile: sorted position j of digit d goes to out[gbase[d] + j]. Values go through
+// vbuf (which may alias kbuf) after the keys, written as V or widened to 64 bits when `wide`
+// (V = u32 only). Whole block; gbase and the staged buffers visible (a __syncthreads before).
+template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
+__device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int valid,
+                                             const long long* gbase, const U* kbuf,
+                                             const unsigned char* dbuf, V* vbuf, U* keys_out,
+                                             bool write_keys, const V (&vals)[ITEMS],
+                                             void* vals_out, bool wide) {
+    if (write_keys) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const int j = threadIdx.x + i * BLOCK;
+            if (j < valid) keys_out[gbase[dbuf[j]] + j] = kbuf[j];
+        }
+    }
+    if (VALUES) {
+        __syncthreads();  // every key has left the buffer
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) vbuf[rank[k]] = vals[k];
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const int j = threadIdx.x + i * BLOCK;
+            if (j < valid) {
+                const long long dest = gbase[dbuf[j]] + j;
+                if (wide)
+                    reinterpret_cast<u64*>(vals_out)[dest] = static_cast<u64>(vbuf[j]);
+                else
+                    reinterpret_cast<V*>(vals_out)[dest] = vbuf[j];
+            }
+        }
+    }
+}
+
+// The next tile id of a launch, from an atomic counter the launch's last block resets (grid =
+// tiles). Blocks draw ids in the order they start, so a tile's predecessors are running or done.
+// Call with the whole block.
+__device__ __forceinline__ long long draw_tile(unsigned* counter, unsigned* slot) {
+    if (threadIdx.x == 0) {
+        const unsigned t = atomicAdd(counter, 1u);
+        if (t == gridDim.x - 1) *counter = 0u;
+        *slot = t;
+    }
+    __syncthreads();
+    return *slot;
+}
+
+}  // namespace radix
+}  // namespace prim

@@ -1,0 +1,131 @@
+"""Sort figures at 2^27: uint32 keys and pairs against CUB (cuda.compute radix_sort),
+cupy.sort and cupy.argsort; float32/int32/uint64 keys; the segmented sort of 2^20 segments of 128
+keys against cupy.sort(axis=-1) (and CUB's segmented sort); the three variants side by side."""
+
+import cupy
+import numpy as np
+
+import primitives as prim
+from primitives import sorting
+
+
+def cub_radix_sort(cc, keys, out_keys, vals=None, out_vals=None):
+    order = cc.SortOrder.ASCENDING
+    s = cc.make_radix_sort(d_in_keys=keys, d_out_keys=out_keys, d_in_values=vals,
+                           d_out_values=out_vals, order=order)
+    kw = dict(d_in_keys=keys, d_out_keys=out_keys, d_in_values=vals, d_out_values=out_vals,
+              num_items=keys.size)
+    nbytes = s(temp_storage=None, **kw)
+    tmp = cupy.empty(max(1, nbytes), cupy.uint8)
+    return lambda: s(temp_storage=tmp, **kw)
+
+
+def cub_segmented_sort(cc, keys, out_keys, starts, ends):
+    s = cc.make_segmented_sort(d_in_keys=keys, d_out_keys=out_keys, d_in_values=None,
+                               d_out_values=None, start_offsets_in=starts, end_offsets_in=ends,
+                               order=cc.SortOrder.ASCENDING)
+    kw = dict(d_in_keys=keys, d_out_keys=out_keys, d_in_values=None, d_out_values=None,
+              num_items=keys.size, num_segments=starts.size, start_offsets_in=starts,
+              end_offsets_in=ends)
+    nbytes = s(temp_storage=None, **kw)
+    tmp = cupy.empty(max(1, nbytes), cupy.uint8)
+    return lambda: s(temp_storage=tmp, **kw)
+
+
+def random_keys(rng, n, dt):
+    """Random keys over the dtype's whole range (normal floats), made on the host."""
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        return cupy.asarray(rng.standard_normal(n, dtype=dt))
+    info = np.iinfo(dt)
+    return cupy.asarray(rng.integers(info.min, info.max, n, dtype=dt, endpoint=True))
+
+
+def run(ctx):
+    n = 1 << 27
+    rng = np.random.default_rng(7)
+    cc = ctx.cc
+
+    # ---- keys ----
+    keys = {dt: random_keys(rng, n, dt) for dt in ("uint32", "int32", "float32", "uint64")}
+    for dt, x in keys.items():
+        assert bool(cupy.array_equal(prim.sort(x), cupy.sort(x))), f"{dt} sort differs"
+    fns = {f"ours {dt}": (lambda x=x: prim.sort(x)) for dt, x in keys.items()}
+    fns["cupy.sort uint32"] = lambda: cupy.sort(keys["uint32"])
+    if cc is not None:
+        for dt in ("uint32", "uint64"):
+            out = cupy.empty_like(keys[dt])
+            fns[f"CUB {dt}"] = cub_radix_sort(cc, keys[dt], out)
+            fns[f"CUB {dt}"]()
+            assert bool(cupy.array_equal(out, cupy.sort(keys[dt])))
+    t = ctx.bench(fns)
+    ctx.peer_table()
+    for peer in ("CUB uint32", "cupy.sort uint32"):
+        if peer in t:
+            ctx.peer_row("sort uint32 keys (onesweep)", n, t["ours uint32"], 2 * 4 * n, peer,
+                         t[peer])
+    if "CUB uint64" in t:
+        ctx.peer_row("sort uint64 keys (onesweep)", n, t["ours uint64"], 2 * 8 * n,
+                     "CUB uint64", t["CUB uint64"])
+    for dt in ("int32", "float32"):
+        ctx.peer_row(f"sort {dt} keys (onesweep)", n, t[f"ours {dt}"], 2 * 4 * n,
+                     "ours uint32", t["ours uint32"])
+    del fns
+
+    # ---- pairs and argsort ----
+    x = keys["uint32"]
+    v = random_keys(rng, n, "uint32")
+    order = cupy.argsort(x)
+    k2, v2 = prim.radix_sort(x, v)
+    assert bool(cupy.array_equal(k2, x[order])) and bool(cupy.array_equal(v2, v[order]))
+    assert bool(cupy.array_equal(prim.argsort(x), order))
+    del k2, v2
+    fns = {"pairs": lambda: prim.radix_sort(x, v), "argsort": lambda: prim.argsort(x),
+           "cupy.argsort": lambda: cupy.argsort(x)}
+    if cc is not None:
+        ok, ov = cupy.empty_like(x), cupy.empty_like(v)
+        fns["CUB pairs"] = cub_radix_sort(cc, x, ok, v, ov)
+        fns["CUB pairs"]()
+        assert bool(cupy.array_equal(ov, v[order]))
+    t = ctx.bench(fns)
+    ctx.peer_table()
+    if "CUB pairs" in t:
+        ctx.peer_row("radix_sort uint32 keys + uint32 values", n, t["pairs"], 2 * 8 * n,
+                     "CUB pairs", t["CUB pairs"])
+    ctx.peer_row("argsort uint32 (int64 result)", n, t["argsort"], 4 * n + 8 * n,
+                 "cupy.argsort", t["cupy.argsort"])
+    del fns, order
+    keys.pop("int32"), keys.pop("float32"), keys.pop("uint64")
+
+    # ---- segmented: 2^20 segments of 128 keys ----
+    rows, cols = 1 << 20, 128
+    x2 = x.reshape(rows, cols)
+    off = cupy.arange(0, n + 1, cols, dtype=cupy.int64)
+    assert bool(cupy.array_equal(prim.segmented_sort(x, off).reshape(rows, cols),
+                                 cupy.sort(x2, axis=-1)))
+    fns = {"segmented_sort": lambda: prim.segmented_sort(x, off),
+           "cupy.sort(axis=-1)": lambda: cupy.sort(x2, axis=-1)}
+    if cc is not None:
+        try:
+            out = cupy.empty_like(x)
+            fns["CUB segmented_sort"] = cub_segmented_sort(cc, x, out, off[:-1], off[1:])
+            fns["CUB segmented_sort"]()
+        except Exception as exc:  # report and go on without it
+            fns.pop("CUB segmented_sort", None)
+            print(f"CUB segmented sort unavailable: {exc}")
+    t = ctx.bench(fns)
+    ctx.peer_table()
+    for peer in list(fns)[1:]:
+        ctx.peer_row(f"segmented_sort uint32, {rows} x {cols}", n, t["segmented_sort"],
+                     2 * 4 * n, peer, t[peer])
+    del fns
+
+    # ---- the variants ----
+    times = ctx.bench({vr: (lambda vr=vr: prim.sort(x, variant=vr)) for vr in sorting.VARIANTS},
+                      rounds=2, warmup=2, repeat=5)
+    ctx.table(["sort variant (uint32 keys, 2^27)", "ms", "keys/s (G)", "GB/s (keys r+w once)",
+               "vs onesweep"])
+    for vr, ms in times.items():
+        ctx.add(vr, f"{ms:.3f}", f"{n / (ms * 1e-3) / 1e9:.2f}",
+                f"{2 * 4 * n / (ms * 1e-3) / 1e9:.0f}",
+                f"{ms / times['onesweep']:.2f}x slower" if vr != "onesweep" else "1.00x")
