@@ -18,8 +18,9 @@ warp_replicated             up to four shared histograms per block, 16-byte load
 partial_privatized          bins beyond shared memory: the first bins in shared memory, the others
                             with global atomics
 global_vectorized           the fully global fallback: 16-byte loads, a global atomic per sample
-sort_reduce_by_key          planned (sort, then reduce by key): needs the radix sort and segmented
-                            reduce families; raises ``NotImplementedError`` until they exist
+sort_reduce_by_key          the bin of every sample as a key, radix-sorted, then the runs of equal
+                            keys counted (or their weights summed by segmented reduction): no
+                            atomics on the output
 auto                        see :func:`auto_variant`
 ==========================  ======================================================================
 
@@ -44,26 +45,25 @@ import numpy as np
 from . import _backend, _checks, _dtypes, _launch, _loader
 
 __all__ = ["histogram", "bincount", "histogram_even", "histogram_channels", "auto_variant",
-           "VARIANTS", "PLANNED"]
+           "VARIANTS"]
 
 _builtin_range = range
 
 VARIANTS = ("global_atomic_contiguous", "global_atomic_interleaved", "privatized",
             "coarsened_contiguous", "coarsened_interleaved", "aggregated", "warp_replicated",
-            "partial_privatized", "global_vectorized")
+            "partial_privatized", "global_vectorized", "sort_reduce_by_key")
 
 
 @dataclasses.dataclass(frozen=True)
 class _Variant:
     """How a variant is launched. ``kernel``: its ``__global__``; ``shape``: the launch planner
-    (see :func:`_plan`); ``policy``: templated on (BLOCK, VECS); ``needs``: families a planned
-    variant waits for (empty when available)."""
+    (see :func:`_plan`, or ``"sort"``: :func:`_sort_reduce`); ``policy``: templated on (BLOCK,
+    VECS)."""
 
     kernel: str
     shape: str
     block: int
     policy: bool = False
-    needs: tuple = ()
 
 
 # Production policy, measured on an H100 (tools/tune_histogram.py, docs/histogram.rst): threads per
@@ -93,12 +93,10 @@ _VARIANTS = {
     "warp_replicated": _Variant("hist_warp_replicated", "replicated", _PROD_BLOCK, True),
     "partial_privatized": _Variant("hist_partial_privatized", "partial", _PROD_BLOCK, True),
     "global_vectorized": _Variant("hist_global_vectorized", "vectorized", _PROD_BLOCK, True),
-    # Planned: sort the bin indices (radix sort), then reduce by key (segmented reduce): no atomics
-    # on the output. Added here once those families exist; the planner raises until then.
-    "sort_reduce_by_key": _Variant("", "sort", 0, needs=("radix sort", "segmented reduce")),
+    # the bins as sort keys (radix sort), then a reduction of the runs of equal keys
+    "sort_reduce_by_key": _Variant("hist_bin_keys", "sort", _TEXTBOOK_BLOCK),
 }
-PLANNED = tuple(v for v, spec in _VARIANTS.items() if spec.needs)
-assert VARIANTS == tuple(v for v, spec in _VARIANTS.items() if not spec.needs)
+assert VARIANTS == tuple(_VARIANTS)
 
 _SOURCE = "histogram/histogram.cu"
 _CHANNELS_SOURCE = "histogram/channels.cu"
@@ -508,10 +506,6 @@ def _new_plan(variant, binning, acc, n, backend):
     if variant == "auto":
         variant = auto_variant(binning.nbins, binning.dtype, acc == "weight")
     spec = _VARIANTS[variant]
-    if spec.needs:
-        raise NotImplementedError(
-            f"histogram: variant {variant!r} needs the {' and '.join(spec.needs)} families, "
-            f"which this version of primitives does not have yet")
     info = backend.device_info()
     k = _kernel(variant, binning.dtype, binning.kind, binning.extra, acc)
     nb, size = binning.nbins, _SHARED_SIZE[acc]
@@ -600,9 +594,9 @@ def _count(arr, binning, weights, variant, backend, plan_out=None):
     xp = backend.xp
     n = arr.size
     if n == 0 or binning.empty:
-        if variant in PLANNED:
-            _new_plan(variant, binning, acc, 1, backend)  # raises NotImplementedError
         return xp.zeros(binning.nbins, dtype=_OUT_DTYPE[acc])
+    if variant == "sort_reduce_by_key":
+        return _sort_reduce(arr, binning, weights, backend)
     skey = backend.stream_key()
     plan = _plan(variant, binning, acc, n, backend, skey)
     if plan_out is not None:
@@ -622,6 +616,43 @@ def _count(arr, binning, weights, variant, backend, plan_out=None):
     else:
         _launch.launch(plan.kernel, plan.grid, plan.block, args, shared_mem=plan.shared)
         plan.validated = True
+    return out
+
+
+def _sort_reduce(arr, binning, weights, backend):
+    """``sort_reduce_by_key``: each sample's bin as a 32-bit key (``nbins`` for a dropped sample),
+    a stable radix sort of the keys (with the weights alongside) over the bits that ``nbins``
+    needs, the first position of every run of equal keys (compaction of the run heads), and per
+    run its length (counts) or the segmented sum of its weights. Each bin is written once, by a
+    scatter: no atomics on the output."""
+    from . import compaction, segmented, sorting
+
+    xp = backend.xp
+    n, nb = arr.size, binning.nbins
+    acc = "count" if weights is None else "weight"
+    k = _kernel("sort_reduce_by_key", binning.dtype, binning.kind, binning.extra, acc)
+    keys = xp.empty(n, dtype=np.uint32)
+    grid = _launch.cover_grid(n, _TEXTBOOK_BLOCK, 4, kernel=k)
+    spec = binning.spec(backend, backend.stream_key()[0])
+    _launch.launch(k, grid, _TEXTBOOK_BLOCK, (arr, _launch.i64(n), spec, keys))
+    end_bit = int(nb).bit_length()  # keys lie in [0, nb]
+    if weights is None:
+        keys = sorting.radix_sort(keys, end_bit=end_bit)
+    else:
+        keys, weights = sorting.radix_sort(keys, weights, end_bit=end_bit)
+    heads = xp.empty(n, dtype=np.bool_)
+    heads[0] = True
+    xp.not_equal(keys[1:], keys[:-1], out=heads[1:])
+    bounds = xp.concatenate([compaction.compact_indices(heads),
+                             xp.full(1, n, dtype=np.int64)])
+    run_keys = keys[bounds[:-1]]
+    if weights is None:
+        per_run = xp.diff(bounds)
+    else:
+        per_run = segmented.segmented_reduce(weights, bounds, check=False)
+    out = xp.zeros(nb, dtype=_OUT_DTYPE[acc])
+    kept = run_keys < nb  # the run of dropped samples, if any, is the last
+    out[run_keys[kept]] = per_run[kept]
     return out
 
 
@@ -759,7 +790,7 @@ def _minmax(arr, backend):
 
 def _check_variant(func, variant):
     if variant != "auto" and variant not in _VARIANTS:
-        raise ValueError(f"{func}: variant must be 'auto' or one of {VARIANTS + PLANNED}, got "
+        raise ValueError(f"{func}: variant must be 'auto' or one of {VARIANTS}, got "
                          f"{variant!r}")
 
 
@@ -931,7 +962,6 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
             bins for the range; ``weights`` of another shape), an unknown ``variant``, NaN in
             ``bins``, or a variant that keeps every bin in shared memory asked for more bins
             than fit.
-        NotImplementedError: ``variant="sort_reduce_by_key"`` (planned).
 
     Bins equal NumPy's exactly, including samples that land on an edge: kernels place a sample
     by its position and, near an edge, compare it with NumPy's edges (``numpy.linspace`` in

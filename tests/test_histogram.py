@@ -290,10 +290,22 @@ def test_packet_aggregation(dtype, monkeypatch, rng, schedule):
                     np.histogram(x[1:], *args), str(args))
 
 
-def test_sort_reduce_by_key_is_planned():
-    assert "sort_reduce_by_key" in H.PLANNED and "sort_reduce_by_key" not in H.VARIANTS
-    with pytest.raises(NotImplementedError, match="radix sort and segmented reduce"):
-        prim.histogram(np.ones(10, np.float32), 4, variant="sort_reduce_by_key")
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sort_reduce_by_key_runs(weighted, rng):
+    """Every bin a run of the sorted keys, dropped samples (out of range, NaN) the last run, bins
+    beyond 2^16 (keys of 17 bits) and empty bins between runs."""
+    x = rng.random(5000).astype(np.float32) * 1.2 - 0.1
+    x[::97] = np.nan
+    w = rng.random(5000) if weighted else None
+    for nbins in (1, 3, 70000):
+        got, edges = prim.histogram(x, nbins, range=(0, 1), weights=w,
+                                    variant="sort_reduce_by_key")
+        want, want_edges = np.histogram(x, nbins, range=(0, 1), weights=w)
+        assert np.array_equal(edges, want_edges)
+        if weighted:
+            assert np.allclose(got, want, rtol=1e-12, atol=1e-12)
+        else:
+            assert np.array_equal(got, want)
 
 
 # ---- contention: all-equal data, real images ----------------------------------------------------

@@ -36,6 +36,10 @@
 //                             sample); 16-byte loads, machine-sized grid.
 //   hist_global_vectorized    the fully global fallback: 16-byte loads, machine-sized grid, a
 //                             global atomic per sample, no shared memory.
+//   hist_bin_keys             sort then reduce by key, step one: keys[i] = the bin of sample i,
+//                             or nbins when it is dropped (so dropped samples sort last). The
+//                             host sorts the keys (radix sort over the bits of nbins) and reduces
+//                             the runs of equal keys: no atomics at all. Grid-stride, any grid.
 //
 // Launch: 1-D. Textbook kernels: any blockDim.x (multiple of 32); hist_global_contiguous and the
 // coarsened/aggregated kernels expect a resident grid (they loop). hist_warp_replicated,
@@ -369,6 +373,20 @@ hist_global_vectorized(const T* __restrict__ in, long long n, const double* __re
                                         for (int k = 0; k < prim::Pack16<T>::N; ++k)
                                             one(p.v[k], i0 + k);
                                     });
+    }
+}
+
+// ---- 7. sort then reduce by key: every sample's bin as a sort key -------------------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_bin_keys(const T* __restrict__ in, long long n,
+                              const prim::BinSpec* __restrict__ spec,
+                              unsigned int* __restrict__ keys) {
+    const prim::BinSpec s = *spec;
+    const Binner bin(s);
+    const unsigned dropped = static_cast<unsigned>(s.nbins);
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
+        const int b = bin(in[i]);
+        keys[i] = b >= 0 ? static_cast<unsigned>(b) : dropped;
     }
 }
 
