@@ -58,6 +58,21 @@ class Context:
                  f"{100 * gbs / self.copy:.1f}%")
 
 
+def _commit():
+    """The checkout's commit, only when this source tree is the checkout itself (an exported
+    tree inside another checkout must not report that checkout's HEAD)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def git(*args):
+        return subprocess.run(["git", "-C", root, *args], capture_output=True,
+                              text=True).stdout.strip()
+
+    if os.path.realpath(git("rev-parse", "--show-toplevel") or "/nonexistent") != \
+            os.path.realpath(root):
+        return "(tree without git metadata)"
+    return git("rev-parse", "--short", "HEAD")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--family", action="append", choices=FAMILIES)
@@ -67,8 +82,7 @@ def main(argv=None):
 
     assert _backend.get_backend().is_cuda, "figures need the CUDA backend"
     info = prim.backend_info()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "(tree without git metadata)"
+    commit = _commit()
     try:
         import cuda.compute as cc
     except Exception as exc:  # report, keep going without the CUB columns
