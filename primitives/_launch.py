@@ -86,3 +86,16 @@ def launch(kernel, grid, block, args, shared_mem=0):
     if shared_mem:
         set_dynamic_shared(kernel, shared_mem)
     kernel(g, b, tuple(args), shared_mem=int(shared_mem))
+
+
+_stand_ins = {}
+
+
+def stand_in(xp, dtype):
+    """A one-element array of ``dtype`` to pass for a kernel parameter the launch does not read
+    (one per array module and dtype, made once)."""
+    key = (xp, np.dtype(dtype))
+    arr = _stand_ins.get(key)
+    if arr is None:
+        arr = _stand_ins[key] = xp.zeros(1, dtype=dtype)
+    return arr

@@ -74,3 +74,13 @@ def load_benchmark(name):
     if asv not in sys.path:
         sys.path.insert(0, asv)
     return importlib.import_module(f"benchmarks.{name}")
+
+
+def ragged_offsets(rng, n, max_len, p_empty=0.2):
+    """CSR-style offsets over n elements: segment lengths uniform in [0, max_len], a share
+    p_empty of them forced empty; starts at 0 and ends at n."""
+    lens = rng.integers(0, max_len + 1, n + 1)
+    lens[rng.random(lens.size) < p_empty] = 0
+    ends = np.cumsum(lens)
+    ends = ends[ends < n]
+    return np.concatenate([[0], ends, [n]]).astype(np.int64)

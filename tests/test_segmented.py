@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import primitives as prim
 from primitives import _dtypes
 
-from conftest import to_host
+from conftest import ragged_offsets, to_host
 
 PAIRS = [(np.dtype(a), np.dtype(b)) for a, b in _dtypes.ACC_PAIRS]
 ACC = {"sum": np.add, "min": np.minimum, "max": np.maximum}
@@ -20,13 +20,6 @@ def make(rng, n, dt):
         return (rng.uniform(-1, 1, n) + 0.001).astype(dt)
     return rng.integers(-1000 if dt.kind == "i" else 0, 1000, n).astype(dt)
 
-
-def ragged_offsets(rng, n, max_len, p_empty=0.2):
-    lens = rng.integers(0, max_len + 1, n + 1)
-    lens[rng.random(lens.size) < p_empty] = 0
-    ends = np.cumsum(lens)
-    ends = ends[ends < n]
-    return np.concatenate([[0], ends, [n]]).astype(np.int64)
 
 
 WIDE = np.longdouble  # float references in extended precision (x86-64: 64-bit mantissa)

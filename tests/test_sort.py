@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 import primitives as prim
 from primitives import sorting
 
-from conftest import to_host
+from conftest import ragged_offsets, to_host
 
 KEY_DTYPES = sorting.KEY_DTYPES
 VARIANTS = sorting.VARIANTS
@@ -280,13 +280,6 @@ def test_onesweep_plan_kernel_skips_and_orders_buffers():
 
 # ---- segmented sort ---------------------------------------------------------------------------
 
-
-def ragged_offsets(rng, n, max_len, p_empty=0.2):
-    lens = rng.integers(0, max_len + 1, n + 1)
-    lens[rng.random(lens.size) < p_empty] = 0
-    ends = np.cumsum(lens)
-    ends = ends[ends < n]
-    return np.concatenate([[0], ends, [n]]).astype(np.int64)
 
 
 def segment_order(x, offsets, descending=False):
