@@ -76,6 +76,7 @@ class Progress:
         self.stream.flush()
 
     def close(self):
+        """Clear the progress line (a terminal's) before other output."""
         if self.tty:
             self.stream.write("\r\033[K")
             self.stream.flush()
@@ -158,14 +159,13 @@ def main(argv=None):
         module = importlib.import_module(FAMILIES[family])
         sections += module.tour_sections(gpu, args.log2n)
     progress = Progress(sum(s.count for s in sections))
-    outputs, failed = [], False
-    for section in sections:
+    failed = False
+    for section in sections:  # each table as soon as its section is measured
         rows = run_section(backend, section, progress)
         failed |= not all(r.ok for r in rows)
-        outputs.append(_table(section.title, rows, copy_gbs))
-    progress.close()
-    print("\n\n".join(outputs))
-    print("\nspeedup: relative to the first row of each table; % copy: GB/s counting the bytes "
+        progress.close()
+        print(_table(section.title, rows, copy_gbs) + "\n", flush=True)
+    print("speedup: relative to the first row of each table; % copy: GB/s counting the bytes "
           "the operation must move, over the measured copy rate.")
     if failed:
         print("\nFAILED: some variants disagree with the NumPy oracle", file=sys.stderr)
