@@ -1,9 +1,11 @@
-"""Tuning experiment for the decoupled look-back scan (GPU only): kernel-only back-to-back times
-for several (BLOCK, ITEMS) policies, int32 -> int32 and float32 at 2^28, next to CUB's
-inclusive_scan (cuda.compute) and a device copy of the same bytes."""
+"""Tuning experiment for the decoupled look-back scan (GPU only): kernel-only times for several
+(BLOCK, ITEMS) policies, int32 -> int32 and float32 at 2^28, next to CUB's inclusive_scan
+(cuda.compute), a device copy of the same bytes, and the public call timed alone and back to
+back (the difference is host work before the launch)."""
 import cupy
 import numpy as np
 
+import primitives as prim
 from primitives import _loader, _lookback, _timing
 
 import sys
@@ -38,6 +40,13 @@ for c, dt in (("int", np.int32), ("float", np.float32)):
     if cub is not None:
         ms = _timing.bench(cub, warmup=3, repeat=20)
         print(f"{c} CUB inclusive_scan: {ms:.4f} ms ({ms / copy_ms:.3f}x copy)", flush=True)
+    # the public call (host checks, plan lookup, a new output from the pool) against the same
+    # call issued back to back, where host work overlaps the previous call's kernel
+    public = lambda: prim.inclusive_scan(x, dtype=dt)  # noqa: E731
+    ms = _timing.bench(public, warmup=3, repeat=20)
+    ms10 = _timing.bench(lambda: [public() for _ in range(10)], warmup=1, repeat=5) / 10
+    print(f"{c} prim.inclusive_scan: {ms:.4f} ms per call, {ms10:.4f} ms back to back "
+          f"({ms / copy_ms:.3f}x copy)", flush=True)
     for block, items in POLICIES:
         name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
         k = _loader.load("scan/scan.cu", [name])(name)
