@@ -2,13 +2,13 @@
 (BLOCK, ITEMS) policies, int32 -> int32 and float32 at 2^28, next to CUB's inclusive_scan
 (cuda.compute), a device copy of the same bytes, and the public call timed alone and back to
 back (the difference is host work before the launch)."""
+import sys
+
 import cupy
 import numpy as np
 
 import primitives as prim
 from primitives import _loader, _lookback, _timing
-
-import sys
 
 n = 1 << 28
 STATIC_IDS = "--static-ids" in sys.argv
