@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Backend", "DeviceInfo", "backend_info", "get_backend"]
+__all__ = ["Backend", "DeviceInfo", "backend_info", "get_backend", "to_host"]
 
 _ENV = "PRIMITIVES_BACKEND"
 
@@ -188,3 +188,9 @@ def backend_info():
         "sm_count": info.sm_count,
         "compute_capability": info.compute_capability,
     }
+
+
+def to_host(a):
+    """``a`` as a NumPy array: a device array is copied back, anything else goes through
+    ``numpy.asarray`` (host arrays are returned as they are)."""
+    return a.get() if hasattr(a, "get") else np.asarray(a)

@@ -18,8 +18,9 @@ from typing import Callable
 import numpy as np
 
 from . import _backend, _timing
+from ._backend import to_host
 
-__all__ = ["main", "Section", "Contender", "random_data"]
+__all__ = ["main", "Section", "Contender", "random_data", "to_host"]
 
 #: family name -> module defining ``tour_sections(gpu, log2n)``
 FAMILIES = {
@@ -88,10 +89,6 @@ def random_data(rng, n, dtype):
     if dt.kind == "f":
         return rng.random(n, dtype=dt) + dt.type(0.5)
     return rng.integers(1, 1000, n, dtype=dt)
-
-
-def to_host(v):
-    return v.get() if hasattr(v, "get") else v
 
 
 def _reps(backend):

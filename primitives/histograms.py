@@ -882,7 +882,7 @@ def _uniform(func, dt, first, last, n):
 
 
 def _array_edges(func, bins):
-    edges = np.asarray(bins.get() if hasattr(bins, "get") else bins)
+    edges = _backend.to_host(bins)
     if edges.ndim != 1:
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
     if edges.dtype.kind not in "iuf":
@@ -992,8 +992,8 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
 
     plans = None
     if isinstance(bins, str):
-        host = arr.get() if hasattr(arr, "get") else arr
-        hw = None if w is None else (w.get() if hasattr(w, "get") else w).reshape(-1)
+        host = _backend.to_host(arr)
+        hw = None if w is None else _backend.to_host(w).reshape(-1)
         try:
             est = np.histogram_bin_edges(host, bins, range, hw)
         except (TypeError, ValueError) as exc:

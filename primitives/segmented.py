@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks, _dtypes, _launch, _loader, _lookback
+from . import _backend, _checks, _dtypes, _launch, _loader, _lookback
 
 __all__ = ["segmented_scan", "segmented_reduce"]
 
@@ -98,7 +98,7 @@ def _offsets(offsets, n, *, func, cover, check):
         # one device-to-host transfer of three scalars (skipped with check=False)
         dec = xp.count_nonzero(arr[1:] < arr[:-1]) if arr.size > 1 else 0
         stats = xp.stack([xp.asarray(dec, dtype=np.int64), arr[0], arr[-1]])
-        bad, first, last = (int(v) for v in (stats.get() if hasattr(stats, "get") else stats))
+        bad, first, last = (int(v) for v in _backend.to_host(stats))
         if bad:
             raise ValueError(f"{func}: offsets must be non-decreasing ({bad} decreasing steps)")
         if first < 0 or last > n:
@@ -206,7 +206,7 @@ def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
 def tour_sections(gpu, log2n=None):
     """Tour workload: equal float32 segments (2^16 x 2^12 on a GPU), scanned and reduced, against
     ``cupy.cumsum(axis=1)`` and ``sum(axis=1)`` on a GPU."""
-    from . import _backend, _tour
+    from . import _tour
 
     n = 1 << (log2n or (28 if gpu else 14))
     rows = min(1 << 16, n >> 6)

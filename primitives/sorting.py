@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks, _launch, _loader, _lookback
+from . import _backend, _checks, _launch, _loader, _lookback
 
 __all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES"]
 
@@ -584,8 +584,7 @@ def _segment_offsets(offsets, n, func):
                           steps.max()])
     else:
         stats = xp.stack([xp.zeros((), np.int64), arr[0], arr[-1], xp.zeros((), np.int64)])
-    bad, first, last, longest = (int(s) for s in (stats.get() if hasattr(stats, "get")
-                                                  else stats))
+    bad, first, last, longest = (int(s) for s in _backend.to_host(stats))
     if bad:
         raise ValueError(f"{func}: offsets must be non-decreasing ({bad} decreasing steps)")
     if first != 0 or last != n:
@@ -694,7 +693,7 @@ def _segsort_large(kbits, kind, bits, desc, varr, off, backend):
 def tour_sections(gpu, log2n=None):
     """Tour workloads: uint32 keys (keys/s of every variant, with ``cupy.sort`` as the peer on a
     GPU), uint32 pairs and argsort, and a segmented sort of 128-key segments."""
-    from . import _backend, _tour
+    from . import _tour
 
     n = 1 << (log2n or (27 if gpu else 13))
     sections = []

@@ -366,9 +366,9 @@ class CSR(_Matrix):
     def to_scipy(self):
         import scipy.sparse
 
-        h = lambda a: a.get() if hasattr(a, "get") else np.array(a)  # noqa: E731
+        h = _backend.to_host
         return scipy.sparse.csr_matrix((h(self.data), h(self.indices), h(self.indptr)),
-                                       shape=self.shape)
+                                       shape=self.shape, copy=True)
 
     def to_cupy(self):
         self._cupy_index_check()
@@ -433,9 +433,9 @@ class COO(_Matrix):
     def to_scipy(self):
         import scipy.sparse
 
-        h = lambda a: a.get() if hasattr(a, "get") else np.array(a)  # noqa: E731
+        h = _backend.to_host
         return scipy.sparse.coo_matrix((h(self.data), (h(self.row), h(self.col))),
-                                       shape=self.shape)
+                                       shape=self.shape, copy=True)
 
     def to_cupy(self):
         self._cupy_index_check()

@@ -333,7 +333,7 @@ def _write_back(y, out):
     if out is y:
         return
     if isinstance(y, np.ndarray):
-        y[...] = out.get() if hasattr(out, "get") else out
+        y[...] = _backend.to_host(out)
     else:
         import cupy
 

@@ -13,6 +13,7 @@ import pytest
 
 import primitives as prim
 from primitives import _backend
+from primitives._backend import to_host  # noqa: F401  (tests import it from here)
 
 
 def pytest_report_header(config):
@@ -57,10 +58,6 @@ def rng(request):
     # a fresh, reproducible stream per test
     seed = zlib.crc32(request.node.nodeid.encode())
     return np.random.default_rng(seed)
-
-
-def to_host(v):
-    return v.get() if hasattr(v, "get") else np.asarray(v)
 
 
 def load_benchmark(name):
