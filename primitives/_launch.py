@@ -91,11 +91,13 @@ def launch(kernel, grid, block, args, shared_mem=0):
 _stand_ins = {}
 
 
-def stand_in(xp, dtype):
+def stand_in(backend, dtype, device=None):
     """A one-element array of ``dtype`` to pass for a kernel parameter the launch does not read
-    (one per array module and dtype, made once)."""
-    key = (xp, np.dtype(dtype))
+    (made once per backend, dtype and device; ``device`` defaults to the current one)."""
+    if device is None:
+        device = backend.device_id()
+    key = (backend.is_cuda, np.dtype(dtype), device)
     arr = _stand_ins.get(key)
     if arr is None:
-        arr = _stand_ins[key] = xp.zeros(1, dtype=dtype)
+        arr = _stand_ins[key] = backend.xp.zeros(1, dtype=dtype)
     return arr

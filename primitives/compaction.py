@@ -41,10 +41,10 @@ def _run(x, mask, n, dt, backend):
     plan = _plans.get((dt, n, backend.stream_key()), make)
     out = xp.empty(n, dtype=_INDEX_DTYPE if indices else dt)
     if indices:  # the value input and output are unused: one-element stand-ins of the right type
-        vin = vout = _launch.stand_in(xp, np.dtype(np.int32))
+        vin = vout = _launch.stand_in(backend, np.dtype(np.int32))
         iout = out
     else:
-        vin, vout, iout = x, out, _launch.stand_in(xp, _INDEX_DTYPE)
+        vin, vout, iout = x, out, _launch.stand_in(backend, _INDEX_DTYPE)
     plan.launch(vin, mask, plan.n64, vout, iout, plan.extra)
     count = int(plan.extra[0])  # the one device-to-host read: the result's length
     return out[:count]

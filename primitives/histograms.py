@@ -561,8 +561,8 @@ def _ptr(arr, backend):
 
 def _launch_record(backend, n, replicas, acc, ticket, edges=None, extent=None):
     """The HistLaunch record (kernels/histogram/histogram.cu) in device memory: the number of
-    samples, histogram copies per block, packet aggregation (:data:`_AGGREGATE`), the accumulator and ticket of a plan (or
-    None: the blocks add into a zeroed result), the device edges the last block copies (or None),
+    samples, histogram copies per block, packet aggregation (:data:`_AGGREGATE`), the
+    accumulator and ticket of a plan (or None: the blocks add into a zeroed result), the device edges the last block copies (or None),
     and the host-visible int64 pair the first and last non-zero bin go to (or None)."""
     words = np.zeros(7, np.uint64)
     if acc is not None:
@@ -574,16 +574,6 @@ def _launch_record(backend, n, replicas, acc, ticket, edges=None, extent=None):
     words[5] = n
     words[6] = replicas | (int(_AGGREGATE) << 32)
     return backend.xp.asarray(words)
-
-
-_dummy = {}
-
-
-def _no_weights(backend, dev):
-    weights = _dummy.get(dev)
-    if weights is None:
-        weights = _dummy[dev] = backend.xp.zeros(1, dtype=np.float64)
-    return weights
 
 
 def _count(arr, binning, weights, variant, backend, plan_out=None):
@@ -602,7 +592,7 @@ def _count(arr, binning, weights, variant, backend, plan_out=None):
     if plan_out is not None:
         plan_out.append(plan)
     if weights is None:
-        weights = _no_weights(backend, skey[0])
+        weights = _launch.stand_in(backend, np.float64, skey[0])
     if plan.acc is not None:  # the last block writes every counter
         out = xp.empty(binning.nbins, dtype=_OUT_DTYPE[acc])
     else:
@@ -685,7 +675,8 @@ class _Fast:
                                 dedges, self.extent)
         self.fn = plan.kernel._fn
         self.grid, self.block, self.shared = (plan.grid,), (plan.block,), plan.shared
-        self.head = (_no_weights(backend, dev), binning.spec(backend, dev), record)
+        self.head = (_launch.stand_in(backend, np.float64, dev), binning.spec(backend, dev),
+                     record)
         self.nbins, self.out_dt, self.empty = (binning.nbins,), _OUT_DTYPE["count"], xp.ndarray
         self.edges = None if edges is None else (edges.size,)
         self.edges_dt = None if edges is None else edges.dtype

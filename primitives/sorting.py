@@ -258,7 +258,7 @@ def _run_split(job):
     grid = _launch.cover_grid(n, 256, 4, kernel=ks)
     src_k, src_v = job.kbits, vals
     bufs = [_buffers(job) for _ in range(min(2, job.end - job.begin))]
-    vdummy = _launch.stand_in(xp, _U[vb] if vb else np.dtype(np.uint32))
+    vdummy = _launch.stand_in(job.backend, _U[vb] if vb else np.dtype(np.uint32))
     for i, bit in enumerate(range(job.begin, job.end)):
         dst_k, dst_v = bufs[i % 2]
         _go(kf, grid, 256, (src_k, _launch.i64(n), *job.common(), _i32(bit), flags))
@@ -286,7 +286,7 @@ def _run_classic(job):
     smem = _tile_smem(_CL_BLOCK, _CL_ITEMS, max(job.kb, vb), _CL_BITS)
     passes = _launch.cdiv(job.end - job.begin, _CL_BITS)
     bufs = [_buffers(job) for _ in range(min(2, passes))]
-    vdummy = _launch.stand_in(xp, _U[vb] if vb else np.dtype(np.uint32))
+    vdummy = _launch.stand_in(job.backend, _U[vb] if vb else np.dtype(np.uint32))
     src_k, src_v = job.kbits, vals
     for p in range(passes):
         shift = job.begin + p * _CL_BITS
@@ -349,21 +349,21 @@ def _run_onesweep(job):
                         _i32(pass_stride), scratch.plan, scratch.launches))
 
     kdt = keys.dtype
-    tmp_k = [xp.empty(n, dtype=kdt) if passes > i + 1 else _launch.stand_in(xp, kdt)
+    tmp_k = [xp.empty(n, dtype=kdt) if passes > i + 1 else _launch.stand_in(job.backend, kdt)
              for i in range(2)]
-    keys_out = xp.empty(n, dtype=kdt) if job.want_keys else _launch.stand_in(xp, kdt)
+    keys_out = xp.empty(n, dtype=kdt) if job.want_keys else _launch.stand_in(job.backend, kdt)
     flags = 0
     if vb:
         vdt = job.vdt
         iota = isinstance(job.values, str)
-        vin = _launch.stand_in(xp, vdt) if iota else job.values
-        tmp_v = [xp.empty(n, dtype=vdt) if passes > i + 1 else _launch.stand_in(xp, vdt)
-                 for i in range(2)]
+        vin = _launch.stand_in(job.backend, vdt) if iota else job.values
+        tmp_v = [xp.empty(n, dtype=vdt) if passes > i + 1
+                 else _launch.stand_in(job.backend, vdt) for i in range(2)]
         wide = job.wide and vdt.itemsize == 4
         vals_out = xp.empty(n, dtype=_INDEX if wide else vdt)
         flags |= (_OS_FLAGS["iota"] if iota else 0) | (_OS_FLAGS["wide"] if wide else 0)
     else:
-        vin = vals_out = _launch.stand_in(xp, np.dtype(np.uint32))
+        vin = vals_out = _launch.stand_in(job.backend, np.dtype(np.uint32))
         tmp_v = [vin, vin]
     if not job.want_keys:
         flags |= _OS_FLAGS["discard_keys"]
@@ -653,7 +653,7 @@ def _segsort_small(kbits, kind, bits, desc, varr, off, longest, backend):
     vb = 0 if vbits is None else vbits.dtype.itemsize
     vt, has = _vc(vb)
     keys_out = xp.empty(n, dtype=kbits.dtype)
-    vdummy = _launch.stand_in(xp, _U[vb] if vb else np.dtype(np.uint32))
+    vdummy = _launch.stand_in(backend, _U[vb] if vb else np.dtype(np.uint32))
     vin = vbits if vb else vdummy
     vout = xp.empty(n, dtype=vbits.dtype) if vb else vdummy
     tail = (_i32(kind), _i32(desc), _i32(0), _i32(bits))
