@@ -53,14 +53,17 @@ def cover_grid(n_items, block, items_per_thread=1, *, kernel=None, shared_mem=0,
 
 
 def set_dynamic_shared(kernel, nbytes):
-    """Make ``kernel`` accept ``nbytes`` of dynamic shared memory (opt-in above the default)."""
+    """Make ``kernel`` accept ``nbytes`` of dynamic shared memory (opt-in above the default).
+    The device's per-block limit holds for static and dynamic shared memory together."""
     info = _backend.get_backend().device_info()
-    if nbytes > info.shared_per_block_optin:
+    static = kernel.resources()[1]
+    total = nbytes + static
+    if total > info.shared_per_block_optin:
         raise ValueError(
-            f"{kernel.name}: {nbytes} bytes of shared memory requested, the device allows "
-            f"{info.shared_per_block_optin} per block"
+            f"{kernel.name}: {total} bytes of shared memory requested ({nbytes} dynamic + "
+            f"{static} static), the device allows {info.shared_per_block_optin} per block"
         )
-    if nbytes > info.shared_per_block and kernel.max_dynamic_shared_size_bytes < nbytes:
+    if total > info.shared_per_block and kernel.max_dynamic_shared_size_bytes < nbytes:
         kernel.max_dynamic_shared_size_bytes = nbytes
 
 

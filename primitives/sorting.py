@@ -147,13 +147,11 @@ _validated = set()
 
 def _go(kernel, grid, block, args, shared_mem=0):
     """Launch; the first launch of a configuration goes through the validating
-    :func:`primitives._launch.launch` (with the shared-memory opt-in counting static memory)."""
+    :func:`primitives._launch.launch`."""
     key = (id(kernel), grid, block, shared_mem)
     if key in _validated:
         kernel((grid,), (block,), args, shared_mem=shared_mem)
         return
-    if shared_mem:
-        _launch.set_dynamic_shared(kernel, shared_mem + kernel.resources()[1])
     _launch.launch(kernel, grid, block, args, shared_mem=shared_mem)
     _validated.add(key)
 

@@ -65,5 +65,26 @@ def test_dynamic_shared_opt_in(kernel):
         _launch.set_dynamic_shared(kernel, info.shared_per_block_optin + 1)
 
 
+class _StaticSharedKernel:
+    """A stand-in kernel with 40 KiB of static shared memory."""
+
+    name = "static_shared_kernel"
+    max_dynamic_shared_size_bytes = 0
+
+    def resources(self):
+        return 32, 40 * 1024
+
+
+def test_dynamic_shared_counts_static_shared():
+    """The per-block limit holds for static + dynamic shared memory: 20 KiB dynamic next to 40
+    KiB static needs the opt-in, and the largest dynamic size leaves room for the static part."""
+    info = _backend.get_backend().device_info()
+    k = _StaticSharedKernel()
+    _launch.set_dynamic_shared(k, 20 * 1024)
+    assert k.max_dynamic_shared_size_bytes == 20 * 1024
+    with pytest.raises(ValueError, match=r"\(\d+ dynamic \+ 40960 static\)"):
+        _launch.set_dynamic_shared(k, info.shared_per_block_optin - 40 * 1024 + 1)
+
+
 def test_sizes_are_64_bit():
     assert _launch.i64(2**40).dtype == np.int64
