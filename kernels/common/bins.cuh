@@ -76,6 +76,26 @@ template <> struct Widen<double, float> {
 };
 template <class E, class T> __device__ __forceinline__ E widen(T x) { return Widen<E, T>::of(x); }
 
+// i = floor(f) and frac = f - i for 0 <= f < 2^22 (the fast path of BinEven); f is clamped to
+// [0, 2^22] first, and frac = 0 (f <= 0, f >= 2^22, inf) never passes the guard test (guard > 0),
+// so such samples take the exact path. A float is floored with two adds: f + 2^23 rounded down
+// holds floor(f) in its low mantissa bits (conversions run at a quarter of the add rate).
+template <class E> struct Floor {
+    static __device__ __forceinline__ void of(E f, int& i, E& frac) {
+        const E g = f > E(0) ? (f < E(4194304) ? f : E(4194304)) : E(0);
+        i = static_cast<int>(g);
+        frac = g - static_cast<E>(i);
+    }
+};
+template <> struct Floor<float> {
+    static __device__ __forceinline__ void of(float f, int& i, float& frac) {
+        const float g = fminf(fmaxf(f, 0.0f), 4194304.0f);
+        const float t = __fadd_rd(g, 8388608.0f);
+        i = __float_as_int(t) - 0x4b000000;
+        frac = g - (t - 8388608.0f);
+    }
+};
+
 // Unsigned type wide enough for the difference of two values of T (no overflow when x >= lo).
 template <class T> struct WideUnsigned { typedef u32 type; };
 template <> struct WideUnsigned<long long> { typedef u64 type; };
@@ -133,15 +153,16 @@ template <class T, class E> struct BinEven {
         if (!(k >= lo && k <= hi)) return -1;  // NaN: fails a comparison, or its key is outside
         const E v = widen<E>(x);
         const E f = (v - first) * scale;
-        const int i = static_cast<int>(f);  // f >= 0 up to rounding; truncation
-        const E frac = f - static_cast<E>(i);
+        int i;
+        E frac;
+        Floor<E>::of(f, i, frac);
         if (i <= last && frac >= guard && frac <= E(1) - guard) return i;
-        return exact(v, i);
+        return exact(v, f);
     }
-    // The bin from the edges themselves, starting from the estimate i (a few steps at most).
-    __device__ __noinline__ int exact(E v, int i) const {
+    // The bin from the edges themselves, starting from the estimate floor(f) (a few steps at most).
+    __device__ __noinline__ int exact(E v, E f) const {
         const typename Order<E>::type kv = Order<E>::key(v);
-        i = i < 0 ? 0 : (i > last ? last : i);
+        int i = f > E(0) ? (f < E(last) ? static_cast<int>(f) : last) : 0;  // f may be inf
         while (i > 0 && kv < Order<E>::key(__ldg(edges + i))) --i;
         while (i < last && kv >= Order<E>::key(__ldg(edges + i + 1))) ++i;
         return i;

@@ -24,6 +24,7 @@
 #define __assert_fail prim_emu_assert_fail
 #include <assert.h>
 
+#include <cfenv>
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -894,6 +895,16 @@ inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float __fsqrt_rn(float x) { return sqrtf(x); }
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fsub_rn(float a, float b) { return a - b; }
+// round-down addition: the sum rounded under FE_DOWNWARD (volatile keeps it between the mode
+// switches)
+inline float __fadd_rd(float a, float b) {
+  const int mode = fegetround();
+  fesetround(FE_DOWNWARD);
+  volatile float va = a, vb = b;
+  volatile float r = va + vb;
+  fesetround(mode);
+  return r;
+}
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fdiv_rn(float a, float b) { return a / b; }
 inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
