@@ -1,8 +1,21 @@
 """Tuning experiment for the decoupled look-back scan (GPU only): kernel-only times for several
 (BLOCK, ITEMS) policies, int32 -> int32 and float32 at 2^28, next to CUB's inclusive_scan
 (cuda.compute), a device copy of the same bytes, and the public call timed alone and back to
-back (the difference is host work before the launch)."""
+back (the difference is host work before the launch).
+
+    python tools/tune_scan.py [--static-ids] [--hints] [--host]
+
+``--hints``: the 128 x 56 and 128 x 48 kernels again with streaming cache hints on the 16-byte
+stores (``__stcs``), loads (``__ldcs``) or both (a patched copy of the headers).
+``--host``: host time per public call on a small input, and a profile of the Python path.
+"""
+import cProfile
+import pathlib
+import pstats
+import shutil
 import sys
+import tempfile
+import time
 
 import cupy
 import numpy as np
@@ -12,9 +25,35 @@ from primitives import _loader, _lookback, _timing
 
 n = 1 << 28
 STATIC_IDS = "--static-ids" in sys.argv
+HINTS = "--hints" in sys.argv
+HOST = "--host" in sys.argv
+HINT_EDITS = {
+    "stores": [("reinterpret_cast<V*>(warp_base)[vi] = v;",
+                "__stcs(reinterpret_cast<V*>(warp_base) + vi, v);")],
+    "loads": [("__ldg(reinterpret_cast<const V*>(p))", "__ldcs(reinterpret_cast<const V*>(p))")],
+}
+HINT_EDITS["both"] = HINT_EDITS["stores"] + HINT_EDITS["loads"]
+
+
+def patched_kernel(name, edits):
+    """`name` from scan/scan.cu compiled against a copy of the kernel tree whose
+    common/load.cuh has `edits` (old, new) applied."""
+    root = pathlib.Path(tempfile.mkdtemp()) / "kernels"
+    shutil.copytree(_loader.kernels_root(), root)
+    f = root / "common" / "load.cuh"
+    text = f.read_text()
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    f.write_text(text)
+    opts = tuple(f"-I{root}" if o.startswith("-I") else o for o in _loader.nvrtc_options())
+    return cupy.RawModule(code=(root / "scan" / "scan.cu").read_text(), options=opts,
+                          name_expressions=[name]).get_function(name)
 rng = np.random.default_rng(3)
 POLICIES = ((64, 64), (64, 80), (96, 48), (128, 32), (128, 40), (128, 48), (128, 56),
             (128, 64), (192, 40), (256, 40))
+if HINTS:  # the two best policies of the sweep only
+    POLICIES = ((128, 48), (128, 56))
 
 
 def cub_scan(x, out):
@@ -47,9 +86,14 @@ for c, dt in (("int", np.int32), ("float", np.float32)):
     ms10 = _timing.bench(lambda: [public() for _ in range(10)], warmup=1, repeat=5) / 10
     print(f"{c} prim.inclusive_scan: {ms:.4f} ms per call, {ms10:.4f} ms back to back "
           f"({ms / copy_ms:.3f}x copy)", flush=True)
-    for block, items in POLICIES:
+    runs = [(b, i, None) for b, i in POLICIES]
+    if HINTS:
+        runs += [(b, i, h) for b, i in ((128, 56), (128, 48)) for h in HINT_EDITS]
+    for block, items, hint in runs:
         name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
         k = _loader.load("scan/scan.cu", [name])(name)
+        if hint:
+            k = patched_kernel(name, HINT_EDITS[hint])
         if STATIC_IDS:  # experiment: tile id = blockIdx.x (no atomic; relies on in-order dispatch)
             src = (_loader.kernels_root() / "scan/scan.cu").read_text().replace(
                 "prim::next_tile(tile_counter, &tile_id)", "blockIdx.x")
@@ -69,5 +113,29 @@ for c, dt in (("int", np.int32), ("float", np.float32)):
         ok = bool(cupy.array_equal(out, ref)) if c == "int" else bool(
             cupy.allclose(out, ref, rtol=1e-3, atol=1e3))
         ms = _timing.bench(launch, warmup=3, repeat=20)
-        print(f"{c} block {block:4d} items {items:2d}: {ms:.4f} ms "
+        print(f"{c} block {block:4d} items {items:2d}{' ' + hint if hint else ''}: {ms:.4f} ms "
               f"{2 * x.nbytes / ms / 1e6:.0f} GB/s ({ms / copy_ms:.3f}x copy) ok={ok}", flush=True)
+
+if HOST:
+    small = cupy.asarray(rng.integers(-1000, 1000, 1 << 10, dtype=np.int32))
+    for _ in range(100):
+        prim.inclusive_scan(small, dtype=np.int32)
+    cupy.cuda.get_current_stream().synchronize()
+    reps = 2000
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        prim.inclusive_scan(small, dtype=np.int32)
+    cupy.cuda.get_current_stream().synchronize()
+    t1 = time.perf_counter()
+    for _ in range(reps):
+        cupy.cumsum(small, dtype=np.int32)
+    cupy.cuda.get_current_stream().synchronize()
+    t2 = time.perf_counter()
+    print(f"host per call, n = 2^10: prim.inclusive_scan {(t1 - t0) / reps * 1e6:.1f} us, "
+          f"cupy.cumsum {(t2 - t1) / reps * 1e6:.1f} us", flush=True)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(reps):
+        prim.inclusive_scan(small, dtype=np.int32)
+    prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(14)
