@@ -350,17 +350,22 @@ def _shift_of(edges, first, last, n, dt):
     return width.bit_length() - 1
 
 
-def _guard(edges, n):
+def _guard(edges, n, t_lo, t_hi):
     """Half-width, in bin units, of the band around each edge where the position (x - first) *
     scale may round to the wrong side: 8 eps n (1 + max|edge| / span), at least 4x the error of
     the two roundings of the position and the rounding of the edges to their dtype (the sample is
-    then compared with the edges themselves). 1.0 (always compare) when the band covers a bin."""
+    then compared with the edges themselves), widened by the gap between the keep-thresholds
+    t_lo/t_hi and the outer edges (BinEven<float, float> tests the thresholds only for samples
+    inside that band). 1.0 (always compare) when the band covers a bin."""
     e = edges.astype(np.float64)
     span = e[-1] - e[0]
     big = max(abs(e[0]), abs(e[-1]))
     g = 8 * np.finfo(edges.dtype).eps * n * (1 + big / span)
     if edges.dtype == _F32:  # flush-to-zero moves a float32 by less than the smallest normal
         g += 4 * float(np.finfo(np.float32).tiny) * n / span
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = max(0.0, (float(t_lo) - e[0]) * n / span, (e[-1] - float(t_hi)) * n / span)
+    g += gap
     return 1.0 if not g < 0.5 else float(g)
 
 
@@ -409,7 +414,7 @@ def _uniform_binning(dt, edges, first, last, n, closed_top=True):
     if not np.isfinite(scale):  # a range of subnormals: no position estimate, search the edges
         return _Binning("edges", dt, e_dt, n, table=np.ascontiguousarray(edges))
     return _Binning("even", dt, e_dt, n, table=np.ascontiguousarray(edges), lo=t_lo, hi=t_hi,
-                    first=float(edges[0]), scale=float(scale), guard=_guard(edges, n))
+                    first=float(edges[0]), scale=float(scale), guard=_guard(edges, n, t_lo, t_hi))
 
 
 def _edges_binning(dt, edges):

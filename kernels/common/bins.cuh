@@ -14,6 +14,8 @@
 //                   (x - first) * scale gives the bin directly unless it lies within `guard` (in
 //                   bin units) of an edge, where the sample is compared with the edges themselves.
 //                   The result is the bin i with edges[i] <= x < edges[i+1] (last bin closed).
+//                   BinEven<float, float> (the production float path) tests the range only
+//                   for samples that fail the fast test.
 //   BinEdges<T, C>  any monotone edges held in C: binary search over nbins + 1 edges; the sample
 //                   is converted to C first (the comparison type NumPy uses).
 // Exactness under flush-to-zero: CuPy compiles every kernel with -ftz=true, so float32
@@ -165,6 +167,46 @@ template <class T, class E> struct BinEven {
         int i = f > E(0) ? (f < E(last) ? static_cast<int>(f) : last) : 0;  // f may be inf
         while (i > 0 && kv < Order<E>::key(__ldg(edges + i))) --i;
         while (i < last && kv >= Order<E>::key(__ldg(edges + i + 1))) ++i;
+        return i;
+    }
+};
+
+// float32 samples over float32 edges, the production float path: the position is one fma, its
+// floor two adds (Floor<float>), and a sample is accepted at once when its bin is in [0, nbins)
+// and it lies farther than `guard` from both edges of that bin. Every other sample (near an edge,
+// out of range, NaN, inf) takes the careful path: the keep-thresholds on order keys, then the
+// edges. The host widens `guard` so that no sample outside the thresholds can pass the fast test
+// (the thresholds lie within guard of edges[0] and edges[nbins]).
+template <> struct BinEven<float, float> {
+    int lo, hi;
+    float scale, offset, inner;  // position = x * scale + offset; inner = 0.5 - guard
+    float first;
+    const float* edges;
+    unsigned last;
+    __device__ __forceinline__ explicit BinEven(const BinSpec& s)
+        : lo(from_bits<int>(s.lo)), hi(from_bits<int>(s.hi)),
+          scale(static_cast<float>(s.scale)),
+          offset(-static_cast<float>(s.first) * static_cast<float>(s.scale)),
+          inner(0.5f - static_cast<float>(s.guard)), first(static_cast<float>(s.first)),
+          edges(static_cast<const float*>(s.table)), last(static_cast<unsigned>(s.nbins - 1)) {}
+    __device__ __forceinline__ int operator()(float x) const {
+        const float f = fmaf(x, scale, offset);
+        const float t = __fadd_rd(f, 8388608.0f);  // floor(f) + 2^23 for 0 <= f < 2^23
+        const int i = __float_as_int(t) - 0x4b000000;
+        const float frac = f - (t - 8388608.0f);
+        if (static_cast<unsigned>(i) <= last && fabsf(frac - 0.5f) <= inner) return i;
+        const int k = Order<float>::key(x);
+        if (!(k >= lo && k <= hi)) return -1;
+        return exact(x);
+    }
+    // The bin from the edges themselves, starting from the estimate (a few steps at most).
+    __device__ __noinline__ int exact(float x) const {
+        const int kx = Order<float>::key(x);
+        const float f = (x - first) * scale;
+        int i = f > 0.0f ? (f < static_cast<float>(last) ? static_cast<int>(f)
+                                                          : static_cast<int>(last)) : 0;
+        while (i > 0 && kx < Order<float>::key(__ldg(edges + i))) --i;
+        while (i < static_cast<int>(last) && kx >= Order<float>::key(__ldg(edges + i + 1))) ++i;
         return i;
     }
 };
