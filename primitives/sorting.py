@@ -50,7 +50,7 @@ def _vc(vbytes):
 
 
 # onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW, MATCH)
-# MATCH: 0 = ballots, 1 = the match instruction (prim::radix::Match)
+# MATCH: 0 = ballots, 1 = shared atomicOr lane masks (prim::radix::Match)
 _OS_SOURCE = "sort/onesweep.cu"
 _OS_POLICY = {(4, 0): (256, 16, 4, 8, 1), (4, 4): (256, 16, 3, 8, 1), (4, 8): (256, 12, 3, 8, 1),
               (8, 0): (256, 12, 3, 8, 1), (8, 4): (256, 12, 3, 8, 1), (8, 8): (256, 12, 2, 8, 1)}
@@ -76,12 +76,12 @@ def _os_pass_name(kb, vb):
             f"{match}>")
 
 
-def _tile_smem(block, items, kb, vb, bits):
+def _tile_smem(block, items, kv, bits):
     """Dynamic shared memory of a ranked-tile kernel: rank counters (rounded up to 16 bytes),
-    the tile's keys, then its values (``vb`` bytes each, 0 for none): prim::radix::rank_counters
-    and the kernels' layout."""
-    counters = 4 * (block // 32) * ((1 << bits) + 1)
-    return -(-counters // 16) * 16 + block * items * (kb + vb)
+    the tile's keys or values, its digits (prim::radix::rank_counters and the kernels' layout)."""
+    warps = block // 32
+    counters = 4 * (warps * ((1 << bits) + 1) + warps * (1 << bits))
+    return -(-counters // 16) * 16 + block * items * (kv + 1)
 
 
 # classic: 4-bit digits over tiles of BLOCK * ITEMS keys
@@ -281,7 +281,7 @@ def _run_classic(job):
     from .scan import exclusive_scan
 
     counts = xp.empty((1 << _CL_BITS) * tiles, dtype=np.uint32)
-    smem = _tile_smem(_CL_BLOCK, _CL_ITEMS, job.kb, vb, _CL_BITS)
+    smem = _tile_smem(_CL_BLOCK, _CL_ITEMS, max(job.kb, vb), _CL_BITS)
     passes = _launch.cdiv(job.end - job.begin, _CL_BITS)
     bufs = [_buffers(job) for _ in range(min(2, passes))]
     vdummy = _launch.stand_in(job.backend, _U[vb] if vb else np.dtype(np.uint32))
@@ -365,7 +365,7 @@ def _run_onesweep(job):
         tmp_v = [vin, vin]
     if not job.want_keys:
         flags |= _OS_FLAGS["discard_keys"]
-    smem = _tile_smem(block, items, kb, vb, 8)
+    smem = _tile_smem(block, items, max(kb, vb), 8)
     for p in range(passes):
         shift = job.begin + 8 * p
         width = min(8, job.end - shift)
@@ -661,7 +661,8 @@ def _segsort_small(kbits, kind, bits, desc, varr, off, longest, backend):
     if longest > _SEG_WARP_MAX:
         kblk = _kernel(_SEG_SOURCE, f"segsort_block<{_C[kb]}, {vt}, {has}, {_SEG_BLOCK}, "
                                     f"{_SEG_ITEMS}>")
-        smem = _tile_smem(_SEG_BLOCK, _SEG_ITEMS, kb, 4, 8)  # keys and positions
+        tile = _SEG_BLOCK * _SEG_ITEMS
+        smem = _tile_smem(_SEG_BLOCK, _SEG_ITEMS, kb + 4, 8) - tile  # keys and positions
         _go(kblk, nseg, _SEG_BLOCK, (kbits, keys_out, vin, vout, off,
                                      _launch.i64(_SEG_WARP_MAX), *tail), shared_mem=smem)
     if varr is None:

@@ -43,15 +43,14 @@ for name, x in (("uint32", x32), ("float32 normal", f32), ("uint64", x64),
     ms = hist_ms(x)
     print(f"histogram {name}: {ms:.4f} ms ({x.nbytes / ms / 1e6:.0f} GB/s)", flush=True)
 
-CANDIDATES = {  # (BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH); --quick: the first four of each
-    (4, 0): [(256, 16, 4, 8, 1), (256, 16, 4, 8, 0), (256, 16, 6, 8, 1), (256, 16, 6, 8, 0),
-             (256, 20, 4, 8, 1), (256, 24, 3, 8, 1), (384, 16, 3, 8, 1), (512, 16, 2, 8, 1)],
-    (4, 4): [(256, 16, 3, 8, 1), (256, 16, 3, 8, 0), (256, 16, 4, 8, 1), (256, 12, 4, 8, 1),
-             (256, 20, 3, 8, 1)],
-    (8, 0): [(256, 12, 3, 8, 1), (256, 12, 3, 8, 0), (256, 16, 3, 8, 1), (256, 12, 4, 8, 1)],
+CANDIDATES = {
+    (4, 0): [(256, 16, 4, 8, 1), (256, 16, 4, 8, 0), (256, 16, 3, 8, 1), (256, 20, 3, 8, 1),
+             (256, 24, 2, 8, 1), (384, 16, 2, 8, 1), (512, 12, 2, 8, 1), (256, 16, 4, 1, 1)],
+    (4, 4): [(256, 16, 3, 8, 1), (256, 16, 3, 8, 0), (256, 12, 4, 8, 1), (512, 12, 2, 8, 1)],
+    (8, 0): [(256, 12, 3, 8, 1), (256, 12, 3, 8, 0), (256, 16, 2, 8, 1), (512, 8, 2, 8, 1)],
 }
 if quick:
-    CANDIDATES = {k: v[:4] for k, v in CANDIDATES.items()}
+    CANDIDATES = {k: v[:2] for k, v in CANDIDATES.items()}
 WORK = {(4, 0): (lambda: prim.sort(x32), 2 * 4 * n, x32, None),
         (4, 4): (lambda: prim.radix_sort(x32, v32), 2 * 8 * n, x32, v32),
         (8, 0): (lambda: prim.sort(x64), 2 * 8 * n, x64, None)}
@@ -73,7 +72,7 @@ for cfg, policies in CANDIDATES.items():
         k = sorting._kernel(sorting._OS_SOURCE, sorting._os_pass_name(*cfg))
         regs, _ = k.resources()
         block, items = policy[:2]
-        occ = k.occupancy(block, sorting._tile_smem(block, items, cfg[0], cfg[1], 8))
+        occ = k.occupancy(block, sorting._tile_smem(block, items, max(cfg), 8))
         print(f"keys {cfg[0]}B values {cfg[1]}B policy {policy}: {ms:.4f} ms "
               f"({nbytes / ms / 1e6:.0f} GB/s), end_bit=8 {one:.4f} ms, regs {regs}, "
               f"{occ} blocks/SM ok={ok}", flush=True)

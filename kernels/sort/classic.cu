@@ -6,12 +6,13 @@
 //   one exclusive scan of the whole array (the project's look-back scan, from Python) gives every
 //   (digit, tile) the output position of its first key. Static shared memory: RADIX words.
 // classic_scatter<U, V, VALUES, BLOCK, ITEMS, BITS>: each block reloads its tile (warp-striped,
-//   coalesced), ranks the keys stably by digit and stages them (and their values) at their ranks
-//   in shared memory (radix.cuh: block_count and block_rank with ballot matching), then writes
-//   the key at rank r, digit d, to offsets[d * tiles + tile] + (r - the digit's first rank in the
-//   tile): consecutive threads write consecutive addresses of a digit's run, its value to the
-//   same place. Dynamic shared memory: rank counters (rounded up to 16 bytes), TILE * sizeof(U),
-//   TILE * sizeof(V) with values; static: RADIX long longs.
+//   coalesced), ranks the keys stably by digit in shared memory (radix.cuh: block_count and
+//   block_rank with ballot matching), exchanges them into digit order through shared memory and
+//   writes each key to
+//   offsets[d * tiles + tile] + (its rank - the digit's first rank in the tile): consecutive
+//   threads write consecutive addresses of a digit's run. Values follow the same path. Dynamic
+//   shared memory: rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)),
+//   TILE digit bytes; static: RADIX long longs.
 // Preconditions: keys_in != keys_out (the passes ping-pong); offsets is the exclusive scan of the
 // counts of the same pass.
 #include "common/prim.cuh"
@@ -51,11 +52,12 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
     constexpr int COUNTERS = rank_counters<BITS>(WARPS);
-    // dynamic shared memory: rank counters | keys | values
+    constexpr int KV = sizeof(U) > sizeof(V) ? sizeof(U) : sizeof(V);
+    // dynamic shared memory: rank counters | keys (then values) | digits
     PRIM_DYNAMIC_SHARED(unsigned char, smem);
     unsigned* hist = reinterpret_cast<unsigned*>(smem);
-    U* kbuf = reinterpret_cast<U*>(smem + ((COUNTERS * 4 + 15) / 16) * 16);
-    V* vbuf = reinterpret_cast<V*>(kbuf + TILE);
+    unsigned char* kvbuf = smem + ((COUNTERS * 4 + 15) / 16) * 16;
+    unsigned char* dbuf = kvbuf + TILE * KV;
     __shared__ long long gbase[RADIX];
     __shared__ unsigned scratch[WARPS];
     const long long start = static_cast<long long>(blockIdx.x) * TILE;
@@ -63,22 +65,21 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     const DigitOf<U> dig(kind, descending, shift, width);
     U keys[ITEMS];
     load_tile<U, ITEMS>(keys_in + start, valid, keys);
-    V vals[ITEMS];
-    if (VALUES) load_values<V, ITEMS>(vals_in, start, valid, false, vals);
     const Digits<ITEMS> digits =
         digits_of<U, ITEMS>(keys, valid - (threadIdx.x / prim::WARP) * prim::WARP * ITEMS, dig);
-    unsigned dcount = 0, dstart = 0;
+    unsigned dcount = 0, dstart = 0, rank[ITEMS];
     block_count<BLOCK, BITS, ITEMS>(digits, hist, scratch, dcount, dstart);
-    block_rank<BLOCK, BITS, ITEMS, MATCH_BALLOT>(digits, hist, [&](int k, unsigned r) {
-        kbuf[r] = keys[k];
-        if (VALUES) vbuf[r] = vals[k];
-    });
+    block_rank<BLOCK, BITS, ITEMS, MATCH_BALLOT>(digits, rank, hist);
     if (threadIdx.x < RADIX) {
         const long long d = threadIdx.x;
         gbase[d] = static_cast<long long>(offsets[d * gridDim.x + blockIdx.x]) -
                    static_cast<long long>(dstart);
     }
+    V vals[ITEMS];
+    if (VALUES) load_values<V, ITEMS>(vals_in, start, valid, false, vals);
+    stage_keys<U, ITEMS>(keys, digits, rank, reinterpret_cast<U*>(kvbuf), dbuf);
     __syncthreads();
-    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(valid, gbase, dig, kbuf, vbuf, keys_out, true,
+    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, gbase, reinterpret_cast<U*>(kvbuf), dbuf,
+                                             reinterpret_cast<V*>(kvbuf), keys_out, true, vals,
                                              vals_out, false);
 }

@@ -23,15 +23,14 @@
 //   digit, and the portion's last tile writes the next portion's, at offsets + 256, from its
 //   inclusive counts). Each block draws the next tile id from an atomic counter, loads BLOCK *
 //   ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and publishes
-//   the counts at once, ranks the keys by digit and stages them (and their values, loaded with
-//   them) at their ranks in shared memory (block_rank, MATCH: ballots or the match instruction),
-//   and thread d looks back over the predecessors' status words of digit d
+//   the counts at once, ranks the keys by digit in shared memory (block_rank, MATCH: ballots or
+//   atomicOr lane masks), and thread d looks back over the predecessors' status words of digit d
 //   (one 32-bit word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit count,
 //   so value and flag are published by one store and need no fence), WINDOW words per round, until
-//   an inclusive prefix, then publishes its own inclusive prefix. After one barrier the staged
-//   keys and values are written in digit order, each digit's run contiguous.
+//   an inclusive prefix, then publishes its own inclusive prefix. Keys (and then values) are
+//   exchanged in shared memory into digit order and written so that each digit's run is contiguous.
 //   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory:
-//   rank counters (rounded up to 16 bytes), TILE * sizeof(U), TILE * sizeof(V) with values.
+//   rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)), TILE digit bytes.
 //   Static shared: 256 long longs.
 //   Preconditions: tile_counter 0 (left 0); status holds one word per (tile, digit) of the whole
 //   input, written by the previous pass (or zero): the epoch bit tells this pass's words apart.
@@ -195,6 +194,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
     constexpr int COUNTERS = rank_counters<os::BITS>(WARPS);
+    constexpr int KV = sizeof(U) > sizeof(V) ? sizeof(U) : sizeof(V);
     const int* row = plan;  // this pass's plan row
     if (row[0] == 0) return;  // the digit is constant over the input: the whole grid skips
     const bool first = row[1] != 0, last = row[2] != 0;
@@ -204,11 +204,11 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const V* vin = first ? vals_in : (row[3] ? vals_tmp1 : vals_tmp0);
     void* vout = last ? vals_out : static_cast<void*>(row[4] ? vals_tmp1 : vals_tmp0);
 
-    // dynamic shared memory: rank counters | keys | values
+    // dynamic shared memory: rank counters | keys (then values) | digits
     PRIM_DYNAMIC_SHARED(unsigned char, smem);
     unsigned* hist = reinterpret_cast<unsigned*>(smem);
-    U* kbuf = reinterpret_cast<U*>(smem + ((COUNTERS * 4 + 15) / 16) * 16);
-    V* vbuf = reinterpret_cast<V*>(kbuf + TILE);
+    unsigned char* kvbuf = smem + ((COUNTERS * 4 + 15) / 16) * 16;
+    unsigned char* dbuf = kvbuf + TILE * KV;
     __shared__ long long gbase[os::RADIX];
     __shared__ unsigned scratch[WARPS];
     __shared__ unsigned tile_slot;
@@ -220,8 +220,6 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
 
     U keys[ITEMS];
     load_tile<U, ITEMS>(kin + start, valid, keys);
-    V vals[ITEMS];  // in flight with the keys; staged with them
-    if (VALUES) load_values<V, ITEMS>(vin, start, valid, first && (vflags & VALUES_IOTA), vals);
     const Digits<ITEMS> digits =
         digits_of<U, ITEMS>(keys, valid - (threadIdx.x / prim::WARP) * prim::WARP * ITEMS, dig);
     unsigned dcount = 0, dstart = 0;
@@ -231,10 +229,11 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     if (threadIdx.x < os::RADIX)
         os::publish(word, tile == first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE, epoch,
                     dcount);
-    block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, hist, [&](int k, unsigned r) {
-        kbuf[r] = keys[k];
-        if (VALUES) vbuf[r] = vals[k];
-    });
+    unsigned rank[ITEMS];
+    block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, hist);
+    V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
+    if (VALUES) load_values<V, ITEMS>(vin, start, valid, first && (vflags & VALUES_IOTA), vals);
+    stage_keys<U, ITEMS>(keys, digits, rank, reinterpret_cast<U*>(kvbuf), dbuf);
     if (threadIdx.x < os::RADIX) {
         unsigned before = 0;
         if (tile != first_tile) {
@@ -247,7 +246,8 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
             offsets[os::RADIX + threadIdx.x] = offsets[threadIdx.x] + before + dcount;
     }
     __syncthreads();
-    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(valid, gbase, dig, kbuf, vbuf, kout,
-                                             !(last && (vflags & KEYS_DISCARD)), vout,
+    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, gbase, reinterpret_cast<U*>(kvbuf), dbuf,
+                                             reinterpret_cast<V*>(kvbuf), kout,
+                                             !(last && (vflags & KEYS_DISCARD)), vals, vout,
                                              last && (vflags & VALUES_WIDE));
 }

@@ -23,18 +23,16 @@
 //     (known before any key is ranked: onesweep publishes them at once). Whole block; ends with
 //     a barrier, since block_rank then bumps the counters that thread d read.
 //   warp_rank<BITS, ITEMS, MATCH>: a warp ranks its keys item by item against its counters: the
-//     lanes holding the same digit are found with BITS ballots (MATCH_BALLOT) or the match
-//     instruction (MATCH_ANY); the lowest of them adds their number to the digit's counter with
-//     one shared atomic and hands the old value to its peers with a shuffle, and each lane's rank
-//     is that value plus the number of peers below it. Each rank goes straight to a `sink`
-//     (k, rank), which stages the key, so no rank array stays live. Only warp-level
-//     synchronization: warps rank independently.
-//   Shared memory: rank_counters<BITS>(WARPS) words (RADIX + 1 counters per warp) and BLOCK / 32
-//     scan words.
-// Writing a ranked tile: the ranking sink puts each key (and value) at its rank in shared
-//   buffers; after a __syncthreads, scatter_tile writes sorted position j to out[gbase[d] + j],
-//   d the digit of the key at j (computed again from the key), so consecutive threads write
-//   consecutive positions of each digit's run; its value follows to the same place.
+//     lanes holding the same digit are found either with BITS ballots (MATCH_BALLOT) or with one
+//     shared atomicOr into a per-digit lane mask (MATCH_ATOMIC_OR; masks zero on entry and exit);
+//     the lowest of them bumps the counter by their number, each lane's rank is the old counter
+//     plus the number of peers below it. Only __syncwarp: warps rank independently.
+//   Shared memory: rank_counters<BITS>(WARPS) words (counters, padded by one per warp, and the
+//     masks) and BLOCK / 32 scan words.
+// Writing a ranked tile: stage_keys puts each key (and its digit) at its rank in shared buffers;
+//   after a __syncthreads, scatter_tile writes sorted position j (digit d) to out[gbase[d] + j],
+//   so consecutive threads write consecutive positions of each digit's run; values (loaded by
+//   load_values early, to hide the latency) follow the same path.
 #pragma once
 #include "common/prim.cuh"
 #include "common/warp.cuh"
@@ -44,7 +42,7 @@ namespace prim {
 namespace radix {
 
 enum KeyKind { UNSIGNED = 0, SIGNED = 1, FLOAT = 2 };
-enum Match { MATCH_BALLOT = 0, MATCH_ANY = 1 };
+enum Match { MATCH_BALLOT = 0, MATCH_ATOMIC_OR = 1 };
 
 template <class U> struct Bits;
 template <> struct Bits<u32> {
@@ -124,10 +122,8 @@ __device__ __forceinline__ Digits<ITEMS> digits_of(const U (&keys)[ITEMS], int v
     return out;
 }
 
-// The lanes of the warp whose digit equals d (d < 2^BITS), the calling lane included.
-template <int BITS, int MATCH>
-__device__ __forceinline__ unsigned warp_peers(unsigned d) {
-    if (MATCH == MATCH_ANY) return __match_any_sync(FULL_MASK, d);
+template <int BITS>
+__device__ __forceinline__ unsigned match_digit(unsigned d) {
     unsigned peers = FULL_MASK;
 #pragma unroll
     for (int b = 0; b < BITS; ++b) {
@@ -138,27 +134,38 @@ __device__ __forceinline__ unsigned warp_peers(unsigned d) {
     return peers;
 }
 
-template <int BITS, int ITEMS, int MATCH, class Sink>
-__device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned* counts,
-                                          Sink&& sink) {
+template <int BITS, int ITEMS, int MATCH>
+__device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
+                                          unsigned* counts, unsigned* masks) {
     const int lane = threadIdx.x % WARP;
     const unsigned below = (1u << lane) - 1u;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         const unsigned d = digits.get(k);
-        const unsigned peers = warp_peers<BITS, MATCH>(d);
-        const int leader = __ffs(peers) - 1;
-        unsigned base = 0u;
-        if (lane == leader) base = atomicAdd(&counts[d], static_cast<unsigned>(__popc(peers)));
-        base = __shfl_sync(FULL_MASK, base, leader);
-        sink(k, base + static_cast<unsigned>(__popc(peers & below)));
+        unsigned peers;
+        if (MATCH == MATCH_ATOMIC_OR) {
+            atomicOr(&masks[d], 1u << lane);
+            __syncwarp();
+            peers = masks[d];
+        } else {
+            peers = match_digit<BITS>(d);
+        }
+        const unsigned before = __popc(peers & below);
+        const unsigned old = counts[d];
+        __syncwarp();
+        if (before == 0) {
+            counts[d] = old + __popc(peers);
+            if (MATCH == MATCH_ATOMIC_OR) masks[d] = 0u;
+        }
+        __syncwarp();
+        rank[k] = old + before;
     }
 }
 
-// Counters of block_count/block_rank, in words: RADIX + 1 per warp (padded by one).
+// Counters and masks of block_count/block_rank, in words.
 template <int BITS>
 __host__ __device__ constexpr int rank_counters(int warps) {
-    return warps * ((1 << BITS) + 1);
+    return warps * ((1 << BITS) + 1) + warps * (1 << BITS);
 }
 
 template <int BLOCK, int BITS, int ITEMS>
@@ -204,13 +211,15 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
     __syncthreads();  // warp 0's counters are read above before block_rank bumps them
 }
 
-// After block_count: each key's position in the tile sorted stably by digit, handed to
-// sink(k, rank). Warp-level only.
-template <int BLOCK, int BITS, int ITEMS, int MATCH, class Sink>
-__device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned* hist,
-                                           Sink&& sink) {
+// After block_count: each key's position in the tile sorted stably by digit. Warp-level only.
+template <int BLOCK, int BITS, int ITEMS, int MATCH>
+__device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
+                                           unsigned* hist) {
     constexpr int RADIX = 1 << BITS;
-    warp_rank<BITS, ITEMS, MATCH>(digits, hist + (threadIdx.x / WARP) * (RADIX + 1), sink);
+    constexpr int WARPS = BLOCK / WARP;
+    const int warp = threadIdx.x / WARP;
+    warp_rank<BITS, ITEMS, MATCH>(digits, rank, hist + warp * (RADIX + 1),
+                                  hist + WARPS * (RADIX + 1) + warp * RADIX);
 }
 
 // A tile's keys in tile order (zero past `valid`).
@@ -226,6 +235,18 @@ __device__ __forceinline__ void load_tile(const U* tile_keys, int valid, U (&key
 // Flags of the values a scatter moves (runtime, per launch).
 enum ValueFlags { VALUES_IOTA = 1, VALUES_WIDE = 2, KEYS_DISCARD = 4 };
 
+// Keys at their ranks in kbuf, their digits in dbuf (TILE bytes).
+template <class U, int ITEMS>
+__device__ __forceinline__ void stage_keys(const U (&keys)[ITEMS], const Digits<ITEMS>& digits,
+                                           const unsigned (&rank)[ITEMS], U* kbuf,
+                                           unsigned char* dbuf) {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        kbuf[rank[k]] = keys[k];
+        dbuf[rank[k]] = static_cast<unsigned char>(digits.get(k));
+    }
+}
+
 // Values of a tile in tile order: element `start + i` of vals_in, or the index itself (`iota`).
 template <class V, int ITEMS>
 __device__ __forceinline__ void load_values(const V* vals_in, long long start, int valid, bool iota,
@@ -238,22 +259,32 @@ __device__ __forceinline__ void load_values(const V* vals_in, long long start, i
     }
 }
 
-// Write the staged tile: sorted position j goes to out[gbase[d] + j], d the digit of the key at
-// j; its value to the same position of vals_out, as V or widened to 64 bits when `wide` (V = u32
-// only). Whole block; gbase and the staged buffers visible (a __syncthreads before).
+// Write the staged tile: sorted position j of digit d goes to out[gbase[d] + j]. Values go through
+// vbuf (which may alias kbuf) after the keys, written as V or widened to 64 bits when `wide`
+// (V = u32 only). Whole block; gbase and the staged buffers visible (a __syncthreads before).
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
-__device__ __forceinline__ void scatter_tile(int valid, const long long* gbase,
-                                             const DigitOf<U>& dig, const U* kbuf, const V* vbuf,
-                                             U* keys_out, bool write_keys, void* vals_out,
-                                             bool wide) {
+__device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int valid,
+                                             const long long* gbase, const U* kbuf,
+                                             const unsigned char* dbuf, V* vbuf, U* keys_out,
+                                             bool write_keys, const V (&vals)[ITEMS],
+                                             void* vals_out, bool wide) {
+    if (write_keys) {
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const int j = threadIdx.x + i * BLOCK;
-        if (j < valid) {
-            const U key = kbuf[j];
-            const long long dest = gbase[dig(key)] + j;
-            if (write_keys) keys_out[dest] = key;
-            if (VALUES) {
+        for (int i = 0; i < ITEMS; ++i) {
+            const int j = threadIdx.x + i * BLOCK;
+            if (j < valid) keys_out[gbase[dbuf[j]] + j] = kbuf[j];
+        }
+    }
+    if (VALUES) {
+        __syncthreads();  // every key has left the buffer
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) vbuf[rank[k]] = vals[k];
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const int j = threadIdx.x + i * BLOCK;
+            if (j < valid) {
+                const long long dest = gbase[dbuf[j]] + j;
                 if (wide)
                     reinterpret_cast<u64*>(vals_out)[dest] = static_cast<u64>(vbuf[j]);
                 else

@@ -88,10 +88,13 @@ segsort_warp(const U* __restrict__ keys_in, U* __restrict__ keys_out,
             run += c[j];
         }
         __syncwarp();
-        warp_rank<seg::BITS, ITEMS, MATCH_BALLOT>(digits, cnt, [&](int k, unsigned r) {
-            kbuf[warp][r] = key[k];
-            ibuf[warp][r] = idx[k];
-        });
+        unsigned rank[ITEMS];
+        warp_rank<seg::BITS, ITEMS, MATCH_BALLOT>(digits, rank, cnt, nullptr);
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            kbuf[warp][rank[k]] = key[k];
+            ibuf[warp][rank[k]] = idx[k];
+        }
         __syncwarp();
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
@@ -148,12 +151,14 @@ segsort_block(const U* __restrict__ keys_in, U* __restrict__ keys_out,
         for (int k = 0; k < ITEMS; ++k)
             differs = differs || (striped_index<ITEMS>(k) < n && digits.get(k) != first);
         if (__syncthreads_count(differs) == 0) continue;  // block-uniform: constant digit
-        unsigned dcount, dstart;
+        unsigned rank[ITEMS], dcount, dstart;
         block_count<BLOCK, seg::BITS, ITEMS>(digits, hist, scratch, dcount, dstart);
-        block_rank<BLOCK, seg::BITS, ITEMS, MATCH_BALLOT>(digits, hist, [&](int k, unsigned r) {
-            kbuf[r] = key[k];
-            ibuf[r] = idx[k];
-        });
+        block_rank<BLOCK, seg::BITS, ITEMS, MATCH_BALLOT>(digits, rank, hist);
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            kbuf[rank[k]] = key[k];
+            ibuf[rank[k]] = idx[k];
+        }
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
