@@ -147,6 +147,32 @@ def test_repeated_calls_and_epochs(rng, monkeypatch):
     assert 1 <= plan.epoch <= 3
 
 
+def test_checked_calls_are_replayed(rng):
+    """A second call with the same array type, dtype, size, op and options skips the checks; new
+    data, other sizes and views still give NumPy's answer, and bad arguments still raise."""
+    xp = _backend.get_backend().xp
+    scan._fast.clear()
+    x = make(rng, 3000, np.int32)
+    d = xp.asarray(x)
+    for dt in (None, np.int32, np.dtype(np.float64), "int64"):
+        want = np.cumsum(x, dtype=dt)
+        for _ in range(2):
+            got = to_host(prim.cumsum(d, dtype=dt))
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert len(scan._fast) == 3  # int32 -> float64 converts x first: not replayed
+    y = make(rng, 3000, np.int32)
+    assert np.array_equal(to_host(prim.cumsum(xp.asarray(y))), np.cumsum(y))
+    strided = xp.asarray(make(rng, 6000, np.int32))[::2]  # same size, not contiguous
+    assert np.array_equal(to_host(prim.cumsum(strided)), np.cumsum(to_host(strided)))
+    assert np.array_equal(to_host(prim.exclusive_scan(d, "max")),
+                          np.concatenate([[np.iinfo(np.int32).min],
+                                          np.maximum.accumulate(x)[:-1]]))
+    with pytest.raises(ValueError, match="op"):
+        prim.inclusive_scan(d, op="prod")
+    with pytest.raises(ValueError, match="op"):  # unhashable: no replay key
+        prim.inclusive_scan(d, op=["sum"])
+
+
 def test_empty_and_shapes():
     for f in (prim.inclusive_scan, prim.exclusive_scan, prim.cumsum):
         out = f(np.array([], np.int32))
