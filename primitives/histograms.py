@@ -435,9 +435,9 @@ def replicas_for(nbins, acc="count", info=None):
     four whose tables take at most 16 KiB together (at least one); 0 if one copy does not fit in
     a block's shared memory."""
     info = info or _backend.get_backend().device_info()
-    table = nbins * _SHARED_SIZE[acc]
-    if table > info.shared_per_block_optin:
+    if nbins > shared_capacity(acc, info):
         return 0
+    table = nbins * _SHARED_SIZE[acc]  # (each copy also holds a slot for dropped samples)
     r = 1
     while r * 2 <= _MAX_REPLICAS and 2 * r * table <= _REPLICA_BYTES:
         r *= 2
@@ -445,16 +445,17 @@ def replicas_for(nbins, acc="count", info=None):
 
 
 def shared_capacity(acc="count", info=None):
-    """Bins a privatized variant can hold in one block's shared memory on the current device."""
+    """Bins a privatized variant can hold in one block's shared memory on the current device
+    (one counter less than fit: warp_replicated keeps a slot for dropped samples)."""
     info = info or _backend.get_backend().device_info()
-    return info.shared_per_block_optin // _SHARED_SIZE[acc]
+    return info.shared_per_block_optin // _SHARED_SIZE[acc] - 1
 
 
 def auto_variant(nbins, dtype=np.float32, weighted=False):
     """The variant ``variant="auto"`` runs for ``nbins`` bins of samples of ``dtype``.
 
     Rule: ``warp_replicated`` while one copy of the histogram fits in a block's shared memory
-    (4-byte counters: 58112 bins on an H100, 8-byte weight sums half as many), with up to four
+    (4-byte counters: 58111 bins on an H100, 8-byte weight sums about half as many), with up to four
     copies per block; ``partial_privatized`` beyond that, with the lowest bins in shared memory.
     The dtype selects the binner and the loads in flight, not the variant. Contention takes no
     decision and no look at the data (which would cost a synchronization): measured on an H100,
@@ -518,7 +519,7 @@ def _new_plan(variant, binning, acc, n, backend):
     per_thread = 16 // binning.dtype.itemsize * _vecs(binning.dtype)  # samples per iteration
     if spec.shape in ("per_sample", "resident_shared"):
         shared = nb * size
-        if shared > info.shared_per_block_optin:
+        if nb > shared_capacity(acc, info):
             raise ValueError(
                 f"histogram: variant {variant!r} keeps all {nb} bins in shared memory "
                 f"({shared} bytes); the device allows {info.shared_per_block_optin} per block "
@@ -538,7 +539,7 @@ def _new_plan(variant, binning, acc, n, backend):
                 f"histogram: variant 'warp_replicated' keeps {nb} bins in shared memory "
                 f"({nb * size} bytes); the device allows {info.shared_per_block_optin} per block "
                 f"({shared_capacity(acc, info)} bins): use 'partial_privatized' or 'auto'")
-        shared = r * nb * size  # >= 16 bytes: the finish's scratch
+        shared = r * (nb + 1) * size  # >= 16 bytes: the finish's scratch
         grid = _launch.cover_grid(n, block, per_thread, kernel=k, shared_mem=shared,
                                   per_sm=_PROD_PER_SM)
         if nb <= _FINISH_MAX_BINS:

@@ -22,7 +22,8 @@
 //                             reaches shared memory once per run.
 //   hist_warp_replicated      production for bins that fit in shared memory: `replicas` copies of
 //                             the histogram per block (warp w counts into copy w % replicas),
-//                             16-byte loads with VECS in flight per thread, machine-sized grid;
+//                             each preceded by a slot for dropped samples (bin -1), so that
+//                             every sample costs one unconditional atomic; 16-byte loads with VECS in flight per thread, machine-sized grid;
 //                             when `aggregate` != 0 a packet whose samples share one bin costs
 //                             one atomic (common/bins.cuh: add_packet). Its launch record
 //                             (HistLaunch) holds those two settings and the finish: with an
@@ -45,7 +46,7 @@
 // coarsened/aggregated kernels expect a resident grid (they loop). hist_warp_replicated,
 // hist_partial_privatized and hist_global_vectorized: blockDim.x == BLOCK, a resident grid.
 // Dynamic shared memory: nbins * sizeof(Shared) (privatized, coarsened, aggregated),
-// replicas * nbins * sizeof(Shared) (warp_replicated), shared_bins * sizeof(Shared) (partial).
+// replicas * (nbins + 1) * sizeof(Shared) (warp_replicated), shared_bins * sizeof(Shared) (partial).
 // Preconditions: `in` aligned to sizeof(T); `weights` holds n values when Acc is WeightAcc (any
 // pointer otherwise); a block counts fewer than 2^32 samples (the host sizes the grid so).
 // hist_warp_replicated with an accumulator: *ticket == 0 and acc[0, nbins) == 0 on entry (the
@@ -280,13 +281,13 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
     const prim::HistLaunch f = *launch;
     const long long n = f.n;
     const int replicas = f.replicas;
-    prim::zero_shared(smem, replicas * nbins);
+    const int stride = nbins + 1;  // a copy: the dropped samples' slot, then the bins
+    prim::zero_shared(smem, replicas * stride);
     __syncthreads();
-    S* h = smem + (threadIdx.x / prim::WARP) % replicas * nbins;
+    S* h = smem + (threadIdx.x / prim::WARP) % replicas * stride + 1;
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
     auto one = [&](T x, long long i) {
-        const int b = bin(x);
-        if (b >= 0) atomicAdd(h + b, Acc::value(weights, i));
+        atomicAdd(h + bin(x), Acc::value(weights, i));  // bin -1: the slot h[-1]
     };
     if (Acc::WEIGHTED) {  // weights: scalar grid-stride loads of both arrays
         for (long long i = tid; i < n; i += nthreads) one(in[i], i);
@@ -307,7 +308,7 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
     G* const dst = f.acc ? static_cast<G*>(f.acc) : out;
     for (int b = threadIdx.x; b < nbins; b += BLOCK) {
         S v = S(0);
-        for (int r = 0; r < replicas; ++r) v += smem[r * nbins + b];
+        for (int r = 0; r < replicas; ++r) v += smem[r * stride + 1 + b];
         if (v != S(0)) atomicAdd(dst + b, static_cast<G>(v));
     }
     if (f.acc) prim::finish_histogram<BLOCK>(f, nbins, out, edges_out, reinterpret_cast<int*>(smem));
