@@ -72,6 +72,7 @@ class _Variant:
 # aggregation off (the H100 merges same-address shared atomics of a warp: all-equal data already
 # ran faster than uniform data, and the check cost up to 4% on uniform data).
 _PROD_BLOCK, _PROD_PER_SM, _MAX_REPLICAS, _REPLICA_BYTES = 1024, 2, 4, 16 * 1024
+_LANE_COPIES_BYTES = 48 * 1024
 _AGGREGATE = False
 _TEXTBOOK_BLOCK = 256
 
@@ -431,13 +432,16 @@ def _edges_binning(dt, edges):
 
 
 def replicas_for(nbins, acc="count", info=None):
-    """Copies of the histogram warp_replicated keeps per block: the largest power of two up to
-    four whose tables take at most 16 KiB together (at least one); 0 if one copy does not fit in
-    a block's shared memory."""
+    """Copies of the histogram warp_replicated keeps per block: 32 (one per lane: no bank
+    conflicts) while they take at most 48 KiB; otherwise the largest power of two up to four
+    whose tables take at most 16 KiB together (at least one); 0 if one copy does not fit in a
+    block's shared memory. Each copy also holds a slot for dropped samples."""
     info = info or _backend.get_backend().device_info()
     if nbins > shared_capacity(acc, info):
         return 0
-    table = nbins * _SHARED_SIZE[acc]  # (each copy also holds a slot for dropped samples)
+    if 32 * (nbins + 1) * _SHARED_SIZE[acc] <= _LANE_COPIES_BYTES:
+        return 32
+    table = nbins * _SHARED_SIZE[acc]
     r = 1
     while r * 2 <= _MAX_REPLICAS and 2 * r * table <= _REPLICA_BYTES:
         r *= 2
@@ -455,8 +459,9 @@ def auto_variant(nbins, dtype=np.float32, weighted=False):
     """The variant ``variant="auto"`` runs for ``nbins`` bins of samples of ``dtype``.
 
     Rule: ``warp_replicated`` while one copy of the histogram fits in a block's shared memory
-    (4-byte counters: 58111 bins on an H100, 8-byte weight sums about half as many), with up to four
-    copies per block; ``partial_privatized`` beyond that, with the lowest bins in shared memory.
+    (4-byte counters: 58111 bins on an H100, 8-byte weight sums about half as many), with one
+    copy per lane up to 383 bins and up to four copies per block beyond (:func:`replicas_for`);
+    ``partial_privatized`` beyond that, with the lowest bins in shared memory.
     The dtype selects the binner and the loads in flight, not the variant. Contention takes no
     decision and no look at the data (which would cost a synchronization): measured on an H100,
     the production kernel runs all-equal and sky-image data faster than uniform data, because the

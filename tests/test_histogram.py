@@ -266,7 +266,8 @@ def test_auto_rule(monkeypatch, rng):
     assert H.auto_variant(256) == H.auto_variant(cap) == "warp_replicated"
     assert H.auto_variant(cap + 1) == H.auto_variant(1 << 20) == "partial_privatized"
     assert H.auto_variant(cap // 2 + 1, weighted=True) == "partial_privatized"
-    assert [H.replicas_for(b) for b in (256, 1024, 2048, 4096, cap)] == [4, 4, 2, 1, 1]
+    assert [H.replicas_for(b) for b in (256, 383, 384, 1024, 2048, 4096, cap)] == \
+        [32, 32, 4, 4, 2, 1, 1]
     calls = []
     real = H._kernel
     monkeypatch.setattr(H, "_kernel", lambda v, *a: calls.append(v) or real(v, *a))

@@ -4,7 +4,8 @@
    calls between two events, divided by 20 (host work overlaps the GPU), for the public calls,
    the bare cached launch (``histograms._Fast``) and CUB's ``histogram_even``.
 2. Host time per call on small inputs, and a profile of the Python path.
-3. Policy sweep of hist_warp_replicated (VECS 16-byte loads per thread, BLOCK 1024, copies as
+3. Policy sweep of hist_warp_replicated (VECS 16-byte loads per thread, L2 prefetch AHEAD
+   iterations on, BLOCK 1024, copies as
    ``replicas_for``) on uint8 (uniform, all equal) and float32 (256 and 4096
    bins), kernel only, batched.
 """
@@ -97,11 +98,13 @@ for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256), ("f32 
     reps = H.replicas_for(nb)
     rec = H._launch_record(be, x.size, reps, acc, ticket)
     out = cupy.empty(nb, cupy.int64)
-    smem = reps * nb * 4
+    smem = reps * (nb + 1) * 4  # each copy: a slot for dropped samples, then the bins
     best = None
-    for vecs in ((4, 8) if x.dtype == np.uint8 else (1, 2, 4)):
+    for vecs, ahead in ([(4, 0), (8, 0), (4, 1)] if x.dtype == np.uint8 else
+                        [(1, 0), (2, 0), (4, 0), (2, 1), (2, 2), (2, 4), (1, 2), (1, 4)]):
         name = (f"hist_warp_replicated<{H._CTYPES[x.dtype]}, "
-                f"{H._binner_name(x.dtype, b.kind, b.extra)}, prim::CountAcc, 1024, {vecs}>")
+                f"{H._binner_name(x.dtype, b.kind, b.extra)}, prim::CountAcc, 1024, {vecs}, "
+                f"{ahead}>")
         k = _loader.load(src, [name])(name)
         if smem > 48 * 1024:
             k.max_dynamic_shared_size_bytes = smem
@@ -110,8 +113,8 @@ for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256), ("f32 
         args = (x, dummy, spec, rec, out, out)
         ms = batched(lambda: k((grid,), (1024,), args, shared_mem=smem))
         ok = int(out.sum()) == x.size
-        print(f"  {label} V={vecs} regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
+        print(f"  {label} V={vecs} ahead={ahead} regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
               f"{x.nbytes / ms / 1e6:.0f} GB/s{'' if ok else ' WRONG TOTAL'}", flush=True)
         if best is None or ms < best[0]:
-            best = (ms, vecs)
+            best = (ms, vecs, ahead)
     print(f"  BEST {label}: {best}", flush=True)

@@ -268,10 +268,12 @@ template <class S> struct RunLength {
     }
 };
 
-// Adds the samples of one 16-byte packet: when every sample lands in the same bin (runs, flat
-// image regions, all-equal data) with one atomic of N, otherwise one atomic per sample.
+// Adds the samples of one 16-byte packet (bin b at h[b * stride]): when every sample lands in the
+// same bin (runs, flat image regions, all-equal data) with one atomic of N, otherwise one atomic
+// per sample.
 template <class S, class T, int N, class Binner>
-__device__ __forceinline__ void add_packet(S* h, const T (&v)[N], const Binner& bin) {
+__device__ __forceinline__ void add_packet(S* h, const T (&v)[N], const Binner& bin,
+                                           int stride = 1) {
     int b[N];
     bool same = true;
 #pragma unroll
@@ -280,12 +282,12 @@ __device__ __forceinline__ void add_packet(S* h, const T (&v)[N], const Binner& 
         same = same && b[k] == b[0];
     }
     if (same) {
-        if (b[0] >= 0) atomicAdd(h + b[0], S(N));
+        if (b[0] >= 0) atomicAdd(h + b[0] * stride, S(N));
         return;
     }
 #pragma unroll
     for (int k = 0; k < N; ++k)
-        if (b[k] >= 0) atomicAdd(h + b[k], S(1));
+        if (b[k] >= 0) atomicAdd(h + b[k] * stride, S(1));
 }
 
 }  // namespace prim

@@ -21,9 +21,11 @@
 //                             consecutive samples of one bin in a register (RunLength) and
 //                             reaches shared memory once per run.
 //   hist_warp_replicated      production for bins that fit in shared memory: `replicas` copies of
-//                             the histogram per block (warp w counts into copy w % replicas),
-//                             each preceded by a slot for dropped samples (bin -1), so that
-//                             every sample costs one unconditional atomic; 16-byte loads with VECS in flight per thread, machine-sized grid;
+//                             the histogram per block, interleaved bin by bin (32 copies: lane l
+//                             counts into copy l, one bank per lane, no conflicts whatever the
+//                             data; fewer: warp w into copy w % replicas), after a row of slots
+//                             for dropped samples (bin -1), so that every sample costs one
+//                             unconditional atomic; 16-byte loads with VECS in flight per thread, machine-sized grid;
 //                             when `aggregate` != 0 a packet whose samples share one bin costs
 //                             one atomic (common/bins.cuh: add_packet). Its launch record
 //                             (HistLaunch) holds those two settings and the finish: with an
@@ -266,7 +268,7 @@ __global__ void hist_aggregated(const T* __restrict__ in, long long n,
 }
 
 // ---- 6. production: replicated shared histograms, 16-byte loads, packet aggregation -------------
-template <class T, class Binner, class Acc, int BLOCK, int VECS>
+template <class T, class Binner, class Acc, int BLOCK, int VECS, int AHEAD = 0>
 __global__ void __launch_bounds__(BLOCK)
 hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weights,
                      const prim::BinSpec* __restrict__ spec,
@@ -281,34 +283,37 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
     const prim::HistLaunch f = *launch;
     const long long n = f.n;
     const int replicas = f.replicas;
-    const int stride = nbins + 1;  // a copy: the dropped samples' slot, then the bins
-    prim::zero_shared(smem, replicas * stride);
+    // copies interleaved bin by bin: counter (b, copy) at (b + 1) * replicas + copy, row 0 the
+    // dropped samples' slots; 32 copies: lane l counts into copy l (bank l, no conflicts)
+    prim::zero_shared(smem, replicas * (nbins + 1));
     __syncthreads();
-    S* h = smem + (threadIdx.x / prim::WARP) % replicas * stride + 1;
+    const int copy = replicas == prim::WARP ? static_cast<int>(threadIdx.x % prim::WARP)
+                                            : static_cast<int>(threadIdx.x / prim::WARP) % replicas;
+    S* h = smem + replicas + copy;
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
     auto one = [&](T x, long long i) {
-        atomicAdd(h + bin(x), Acc::value(weights, i));  // bin -1: the slot h[-1]
+        atomicAdd(h + bin(x) * replicas, Acc::value(weights, i));  // bin -1: row 0
     };
     if (Acc::WEIGHTED) {  // weights: scalar grid-stride loads of both arrays
         for (long long i = tid; i < n; i += nthreads) one(in[i], i);
     } else if (f.aggregate) {
-        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
+        prim::for_each_packet<VECS, AHEAD>(in, n, tid, nthreads, one,
                                     [&](const prim::Pack16<T>& p, long long) {
-                                        prim::add_packet(h, p.v, bin);
+                                        prim::add_packet(h, p.v, bin, replicas);
                                     });
     } else {
         auto each = [&](const prim::Pack16<T>& p, long long) {
 #pragma unroll
             for (int k = 0; k < prim::Pack16<T>::N; ++k) one(p.v[k], 0);
         };
-        prim::for_each_packet<VECS>(in, n, tid, nthreads, one, each);
+        prim::for_each_packet<VECS, AHEAD>(in, n, tid, nthreads, one, each);
     }
     __syncthreads();
     // fold the replicas and merge: one global atomic per non-zero bin per block
     G* const dst = f.acc ? static_cast<G*>(f.acc) : out;
     for (int b = threadIdx.x; b < nbins; b += BLOCK) {
         S v = S(0);
-        for (int r = 0; r < replicas; ++r) v += smem[r * stride + 1 + b];
+        for (int r = 0; r < replicas; ++r) v += smem[(b + 1) * replicas + r];
         if (v != S(0)) atomicAdd(dst + b, static_cast<G>(v));
     }
     if (f.acc) prim::finish_histogram<BLOCK>(f, nbins, out, edges_out, reinterpret_cast<int*>(smem));
