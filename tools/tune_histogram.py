@@ -4,8 +4,7 @@
    calls between two events, divided by 20 (host work overlaps the GPU), for the public calls,
    the bare cached launch (``histograms._Fast``) and CUB's ``histogram_even``.
 2. Host time per call on small inputs, and a profile of the Python path.
-3. Policy sweep of hist_warp_replicated (VECS 16-byte loads per thread, L2 prefetch AHEAD
-   iterations on, BLOCK 1024, copies as
+3. Policy sweep of hist_warp_replicated (VECS 16-byte loads per thread, registers capped for MIN_BLOCKS resident blocks, BLOCK 1024, copies as
    ``replicas_for``) on uint8 (uniform, all equal) and float32 (256 and 4096
    bins), kernel only, batched.
 """
@@ -88,6 +87,19 @@ pstats.Stats(pr).sort_stats("tottime").print_stats(10)
 
 print("\nwarp_replicated policy sweep (kernel only, batched; B=1024)")
 src = "histogram/histogram.cu"
+
+
+def bounded_kernel(name, min_blocks):
+    """`name` compiled with __launch_bounds__(BLOCK, min_blocks) on hist_warp_replicated."""
+    text = (_loader.kernels_root() / src).read_text()
+    old = "__global__ void __launch_bounds__(BLOCK)\nhist_warp_replicated("
+    assert old in text
+    text = text.replace(old, f"__global__ void __launch_bounds__(BLOCK, {min_blocks})\n"
+                             "hist_warp_replicated(")
+    return _loader.Kernel(cupy.RawModule(code=text, options=_loader.nvrtc_options(),
+                                         name_expressions=[name]).get_function(name),
+                          name, be)
+
 dummy = cupy.zeros(1, cupy.float64)
 for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256), ("f32 256", xf, 256),
                      ("f32 4096", xf, 4096)):
@@ -100,12 +112,15 @@ for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256), ("f32 
     out = cupy.empty(nb, cupy.int64)
     smem = reps * (nb + 1) * 4  # each copy: a slot for dropped samples, then the bins
     best = None
-    for vecs, ahead in ([(4, 0), (8, 0), (4, 1)] if x.dtype == np.uint8 else
-                        [(1, 0), (2, 0), (4, 0), (2, 1), (2, 2), (2, 4), (1, 2), (1, 4)]):
+    # (VECS, MIN_BLOCKS): MIN_BLOCKS 2 compiles the kernel with __launch_bounds__(1024, 2)
+    # (registers capped at 32, so two blocks fit whatever VECS)
+    for vecs, min_blocks in ([(4, 0), (8, 0), (8, 2)] if x.dtype == np.uint8 else
+                             [(1, 0), (2, 0), (4, 0), (4, 2)]):
         name = (f"hist_warp_replicated<{H._CTYPES[x.dtype]}, "
-                f"{H._binner_name(x.dtype, b.kind, b.extra)}, prim::CountAcc, 1024, {vecs}, "
-                f"{ahead}>")
+                f"{H._binner_name(x.dtype, b.kind, b.extra)}, prim::CountAcc, 1024, {vecs}>")
         k = _loader.load(src, [name])(name)
+        if min_blocks:
+            k = bounded_kernel(name, min_blocks)
         if smem > 48 * 1024:
             k.max_dynamic_shared_size_bytes = smem
         occ = k.occupancy(1024, smem)
@@ -113,8 +128,9 @@ for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256), ("f32 
         args = (x, dummy, spec, rec, out, out)
         ms = batched(lambda: k((grid,), (1024,), args, shared_mem=smem))
         ok = int(out.sum()) == x.size
-        print(f"  {label} V={vecs} ahead={ahead} regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
+        print(f"  {label} V={vecs} min_blocks={min_blocks} "
+              f"regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
               f"{x.nbytes / ms / 1e6:.0f} GB/s{'' if ok else ' WRONG TOTAL'}", flush=True)
         if best is None or ms < best[0]:
-            best = (ms, vecs, ahead)
+            best = (ms, vecs, min_blocks)
     print(f"  BEST {label}: {best}", flush=True)

@@ -7,9 +7,7 @@
 // a scalar head up to the first 16-byte boundary, then packets with VECS independent 16-byte loads
 // issued back to back per iteration (several loads in flight per thread), then a scalar tail.
 // Elements of the head and tail go to elem(x, i), packets to pack(p, i0) with i0 the index of
-// p.v[0]. AHEAD > 0 asks L2 for the packets AHEAD iterations on (prefetch_l2: bytes in flight
-// that hold no registers). Preconditions: `in` is aligned to sizeof(T) and not written during the
-// kernel.
+// p.v[0]. Preconditions: `in` is aligned to sizeof(T) and not written during the kernel.
 #pragma once
 #include "common/prim.cuh"
 #include "common/load.cuh"
@@ -39,16 +37,7 @@ __device__ __forceinline__ Pack16<T> load_pack16(const T* p) {
     return out;
 }
 
-// A hint that the line holding p will be read soon (a no-op on the emulator).
-__device__ __forceinline__ void prefetch_l2(const void* p) {
-#ifndef PRIM_EMULATOR
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-#else
-    (void)p;
-#endif
-}
-
-template <int VECS, int AHEAD = 0, class T, class Elem, class Pack>
+template <int VECS, class T, class Elem, class Pack>
 __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n, i64 tid,
                                                 i64 nthreads, Elem elem, Pack pack) {
     constexpr int N = Pack16<T>::N;
@@ -58,12 +47,6 @@ __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n,
     const i64 npk = (n - head) / N;
     i64 j = tid;
     for (; j + (VECS - 1) * nthreads < npk; j += VECS * nthreads) {
-        if (AHEAD > 0) {
-            const i64 q = j + static_cast<i64>(AHEAD) * VECS * nthreads;
-#pragma unroll
-            for (int u = 0; u < VECS; ++u)
-                if (q + u * nthreads < npk) prefetch_l2(body + (q + u * nthreads) * N);
-        }
         Pack16<T> p[VECS];
 #pragma unroll
         for (int u = 0; u < VECS; ++u) p[u] = load_pack16(body + (j + u * nthreads) * N);

@@ -268,7 +268,7 @@ __global__ void hist_aggregated(const T* __restrict__ in, long long n,
 }
 
 // ---- 6. production: replicated shared histograms, 16-byte loads, packet aggregation -------------
-template <class T, class Binner, class Acc, int BLOCK, int VECS, int AHEAD = 0>
+template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
 hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weights,
                      const prim::BinSpec* __restrict__ spec,
@@ -297,7 +297,7 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
     if (Acc::WEIGHTED) {  // weights: scalar grid-stride loads of both arrays
         for (long long i = tid; i < n; i += nthreads) one(in[i], i);
     } else if (f.aggregate) {
-        prim::for_each_packet<VECS, AHEAD>(in, n, tid, nthreads, one,
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
                                     [&](const prim::Pack16<T>& p, long long) {
                                         prim::add_packet(h, p.v, bin, replicas);
                                     });
@@ -306,7 +306,7 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
 #pragma unroll
             for (int k = 0; k < prim::Pack16<T>::N; ++k) one(p.v[k], 0);
         };
-        prim::for_each_packet<VECS, AHEAD>(in, n, tid, nthreads, one, each);
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one, each);
     }
     __syncthreads();
     // fold the replicas and merge: one global atomic per non-zero bin per block
