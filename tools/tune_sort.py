@@ -3,7 +3,7 @@
 configuration, the time of one pass (end_bit=8: histogram, plan and one pass), and the
 all-pass histogram kernel alone on uniform and skewed keys.
 
-    python tools/tune_sort.py [--quick] [--json OUT] [--figures OUT]
+    python tools/tune_sort.py [--quick] [--configs 8:0,4:4] [--json OUT] [--figures OUT]
 
 ``--json OUT`` writes the fastest policy of each swept configuration; ``--figures OUT`` then runs
 ``tools/figures.py --family sort`` in the same process with those policies (to compare before
@@ -46,11 +46,17 @@ for name, x in (("uint32", x32), ("float32 normal", f32), ("uint64", x64),
 CANDIDATES = {
     (4, 0): [(256, 16, 4, 8, 1), (256, 16, 4, 8, 0), (256, 16, 3, 8, 1), (256, 20, 3, 8, 1),
              (256, 24, 2, 8, 1), (384, 16, 2, 8, 1), (512, 12, 2, 8, 1), (256, 16, 4, 1, 1)],
-    (4, 4): [(256, 16, 3, 8, 1), (256, 16, 3, 8, 0), (256, 12, 4, 8, 1), (512, 12, 2, 8, 1)],
-    (8, 0): [(256, 12, 3, 8, 1), (256, 12, 3, 8, 0), (256, 16, 2, 8, 1), (512, 8, 2, 8, 1)],
+    (4, 4): [(256, 16, 3, 8, 1), (256, 16, 3, 8, 0), (256, 12, 4, 8, 1), (512, 12, 2, 8, 1),
+             (256, 12, 3, 8, 1), (256, 20, 2, 8, 1)],
+    (8, 0): [(256, 12, 3, 8, 1), (256, 12, 3, 8, 0), (256, 16, 2, 8, 1), (512, 8, 2, 8, 1),
+             (256, 16, 3, 8, 1), (256, 20, 2, 8, 1)],
 }
 if quick:
     CANDIDATES = {k: v[:2] for k, v in CANDIDATES.items()}
+if "--configs" in sys.argv:  # e.g. --configs 8:0,4:4 (key bytes:value bytes)
+    wanted = [tuple(int(v) for v in c.split(":"))
+              for c in sys.argv[sys.argv.index("--configs") + 1].split(",")]
+    CANDIDATES = {k: v for k, v in CANDIDATES.items() if k in wanted}
 WORK = {(4, 0): (lambda: prim.sort(x32), 2 * 4 * n, x32, None),
         (4, 4): (lambda: prim.radix_sort(x32, v32), 2 * 8 * n, x32, v32),
         (8, 0): (lambda: prim.sort(x64), 2 * 8 * n, x64, None)}
