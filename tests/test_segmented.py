@@ -172,6 +172,22 @@ def test_tile_edges(op, rng, schedule):
                           reduce_segments(x, part, op, acc))
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.float32], ids=lambda d: np.dtype(d).name)
+def test_reduce_crowded_tile(dtype, rng, schedule):
+    """More than 2^16 offsets in one tile (empty segments piled on a few positions): the
+    reduction finds segment indices by searching instead of its per-tile table."""
+    n = 20000
+    x = make(rng, n, dtype)
+    off = np.concatenate([[0, 1, 100], np.full(40000, 5000), [5001, 6000],
+                          np.full(30000, 8191), [8192, 8193], np.full(3, n)]).astype(np.int64)
+    acc = np.dtype(np.float32 if np.dtype(dtype).kind == "f" else np.int64)
+    got = prim.segmented_reduce(x, off)
+    close(got, reduce_segments(x, off, "sum", acc), acc, x, off, False)
+    part = off[1:-3]  # partial coverage: nothing before 1 or from 8193 on counts
+    close(prim.segmented_reduce(x, part, "max"), reduce_segments(x, part, "max", acc), acc, x,
+          part, False)
+
+
 def test_unaligned_views(rng, schedule):
     n = 20001
     x = make(rng, n + 1, np.float32)[1:]  # 4 bytes past a 16-byte boundary
