@@ -201,6 +201,27 @@ def test_unaligned_views(rng, schedule):
           np.dtype(np.float32), x, off, False)
 
 
+@pytest.mark.parametrize("op", ["sum", "min"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64], ids=lambda d: d.__name__)
+def test_reduce_device_arrays(dtype, op, rng, on_gpu):
+    """Device input, unchecked: the common call, which skips the general input conversion, and
+    a strided view and int32 offsets, which take it."""
+    if not on_gpu:
+        pytest.skip("device arrays need the CUDA backend")
+    import cupy
+
+    n = 50001
+    x = make(rng, n, dtype)
+    off = ragged_offsets(rng, n, 200)
+    acc = np.dtype(_dtypes.sum_dtype(dtype) if op == "sum" else dtype)
+    want = reduce_segments(x, off, op, acc)
+    xd, od = cupy.asarray(x), cupy.asarray(off)
+    for a, o in ((xd, od), (cupy.asarray(np.repeat(x, 2))[::2], od), (xd, od.astype(np.int32))):
+        got = prim.segmented_reduce(a, o, op, check=False)
+        assert isinstance(got, cupy.ndarray)
+        close(got, want, acc, x, off, False)
+
+
 def test_unchecked_invalid_offsets_stay_in_bounds():
     # check=False with invalid offsets: unspecified values, but the right shape and no fault
     x = np.ones(10000, np.float32)
