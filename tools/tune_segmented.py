@@ -126,6 +126,8 @@ def main(log2n=28):
     # 1. public calls and peers, interleaved
     public = {
         "segmented_reduce equal": lambda: prim.segmented_reduce(x, off, check=False),
+        "segmented_reduce equal, general input path": lambda: prim.segmented_reduce(
+            x, off, check=False, dtype=np.float32),
         "cupy.sum(axis=1)": lambda: x2.sum(axis=1),
         "segmented_reduce ragged": lambda: prim.segmented_reduce(y, roff, check=False),
         "prim.sum (ragged n)": lambda: prim.sum(y),
