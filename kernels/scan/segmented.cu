@@ -47,37 +47,40 @@
 // segmented_bounds: the boundary words of keys t * tile for t in [0, count), one warp each, by the
 // 32-ary warp search over offsets[0 .. nseg]. Any 1-D launch of whole warps covering count warps.
 //
-// segmented_reduce_tiles<InT, AccT, Op, BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE>: out[s] = op over
-// segment s of CSR-style offsets, in one pass that keeps no scanned value per element. Each block
-// takes the next tile id (TILE = BLOCK * ITEMS elements, ITEMS = 8, 16 or 32 consecutive per
-// thread) and issues its loads at once: EXCHANGE, lane-consecutive 16-byte vectors handed to the
-// lanes through shared memory (swizzled, no bank conflicts); otherwise each thread reads its own
-// ITEMS with 16-byte loads. The tile's offsets are those in (t0, t0 + TILE], indices [lo, hi)
-// from the words segmented_upper_bounds wrote (tile 0 also takes those <= 0): each sets the bit
-// of the element it ends (offset - t0 - 1) in an end bitmap, the first of equal ones records its
-// index - lo in a per-position table (2 bytes per element), and one equal to its predecessor
-// writes its empty segment's identity. After one barrier each thread takes its ITEMS end bits
-// with one shared read and sums its runs in registers: a run that starts after an end in the
-// thread is complete when it ends and is written at once (segment = the index in the table,
-// minus one; a tile with 2^16 - 1 offsets or more searches offsets[lo .. hi) instead). What is
-// left is each thread's first run, which needs what came before it, and its last, which goes to
-// the block: one exclusive scan of (op-sum after the last end, any end or head) pairs under
-// Segmented<Op> (warp scans, one __syncthreads_or, each thread that needs its carry folds the
-// earlier warps' totals). Thread 0 publishes the tile's pair at once, as its inclusive prefix
-// when the tile holds an end or starts a segment; the single thread whose first run started
-// before the tile gets the tile's prefix from its warp's look-back; a tile holding no end at all
-// has warp 0 look back and publish its inclusive prefix. Three barriers per tile.
+// segmented_reduce_tiles<InT, AccT, Op, BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE, DRAWN>: out[s] = op
+// over segment s of CSR-style offsets, in one pass that keeps no scanned value per element. Each
+// block takes a tile (TILE = BLOCK * ITEMS elements, ITEMS = 8, 16 or 32 consecutive per thread):
+// DRAWN, the next id from the counter (a tile only ever waits on tiles drawn before it); else
+// blockIdx.x (the look-back then relies on blocks starting in index order; the loads need not
+// wait for a draw). It issues its loads at once: EXCHANGE, lane-consecutive 16-byte vectors
+// handed to the lanes through shared memory (swizzled, no bank conflicts); otherwise each thread
+// reads its own ITEMS with 16-byte loads. The tile's offsets are those in (t0, t0 + TILE],
+// indices [lo, hi) from the words segmented_upper_bounds wrote (tile 0 also takes those <= 0):
+// each sets the bit of the element it ends (offset - t0 - 1) in an end bitmap, the first of equal
+// ones records its index - lo in a per-position table (2 bytes per element), and one equal to its
+// predecessor writes its empty segment's identity. After one barrier each thread takes its ITEMS
+// end bits with one shared read and turns its values into running op-sums that restart after
+// each end (no branches); a run that starts after an end in the thread is then complete and is
+// written at once (segment = the index in the table, minus one; a tile with 2^16 - 1 offsets or
+// more searches offsets[lo .. hi) instead). A warp without ends just sums. What is left is each
+// thread's first run, which needs what came before it, and its last, which goes to the block: one
+// exclusive scan of (op-sum after the last end, any end or head) pairs under Segmented<Op> (warp
+// scans, one __syncthreads_or, each thread that needs its carry folds the earlier warps'
+// totals). Thread 0 publishes the tile's pair at once, as its inclusive prefix when the tile
+// holds an end or starts a segment; the single thread whose first run started before the tile
+// gets the tile's prefix from its warp's look-back; a tile holding no end at all has warp 0 look
+// back and publish its inclusive prefix. Three barriers per tile.
 //   Elements before offsets[0] or from offsets[nseg] on belong to no segment: the run ending at
 //   offsets[0] - 1 maps to index -1 and the run after offsets[nseg] never ends.
-// Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64); tile_counter == 0 on
-// entry (left 0); tile_state as for segmented_lookback; bounds holds count = tiles + 1 words of
-// segmented_upper_bounds (tile = TILE), run just before on the same stream. Shared memory:
+// Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64); DRAWN: tile_counter
+// == 0 on entry (left 0); tile_state as for segmented_lookback; bounds holds count = tiles + 1
+// words of segmented_upper_bounds<TILE>, run just before on the same stream. Shared memory:
 // static TILE / 8 bytes of end bits, 2 * TILE bytes of table, BLOCK / 32 pairs; EXCHANGE:
 // TILE * sizeof(InT) bytes of dynamic shared memory. Offsets: nseg + 1 non-decreasing values
 // (validated by the host); the kernel stays in bounds for any values and any bound words (both
 // are clamped), the results are then unspecified.
 //
-// segmented_upper_bounds: the words of keys t * tile, t in [0, count): 2 * U + (key is an
+// segmented_upper_bounds<TILE>: the words of keys t * TILE, t in [0, count): 2 * U + (key is an
 // offset), U the number of offsets <= key. Scattered rather than searched: thread s (0 .. nseg +
 // 1) owns the keys in [offsets[s - 1], offsets[s]) and its warp writes them, 32 at a time.
 // Launch: 1-D, whole warps, at least nseg + 2 threads.
@@ -401,27 +404,28 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
 
 // ---- reduction ---------------------------------------------------------------------------------
 
-// The word of each tile start key = t * tile, t in [0, count): 2 * U + (key is an offset), U the
+// The word of each tile start key = t * TILE, t in [0, count): 2 * U + (key is an offset), U the
 // number of offsets <= key (the first index whose offset is > key). Scattered from the offsets
 // rather than searched: index s takes the keys in [offsets[s-1], offsets[s]) (offsets[-1] = -inf,
 // offsets[nseg+1] = +inf), so each offset is read once, coalesced. A warp writes its lanes' key
 // ranges together, one range at a time (a huge segment's many keys are written 32 at a time).
 // Launch: 1-D, whole warps, at least nseg + 2 threads. With offsets that are not non-decreasing
 // some words may stay unwritten (the reduction clamps what it reads).
+template <int TILE>
 __global__ void segmented_upper_bounds(const long long* __restrict__ offsets, long long nseg,
-                                       long long tile, long long count,
-                                       long long* __restrict__ bounds) {
+                                       long long count, long long* __restrict__ bounds) {
     const long long s = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     const int lane = threadIdx.x % prim::WARP;
-    const long long limit = (count - 1) * tile;  // the last key
+    const long long limit = (count - 1) * TILE;  // the last key
     long long t_lo = 0, t_hi = -1, prev = -1;
     if (s <= nseg + 1) {
         prev = s == 0 ? -1 : __ldg(offsets + s - 1);  // -1: below every key, equal to none
         const long long cur = s == nseg + 1 ? limit + 1 : __ldg(offsets + s);
         const long long a = prev < 0 ? 0 : (prev > limit ? limit + 1 : prev);
         const long long b = cur < 0 ? 0 : (cur > limit ? limit + 1 : cur);
-        t_lo = (a + tile - 1) / tile;   // the first key >= offsets[s-1]
-        t_hi = b == 0 ? -1 : (b - 1) / tile;  // the last key < offsets[s]
+        typedef unsigned long long U64;  // a, b >= 0: unsigned division is a shift
+        t_lo = static_cast<long long>(static_cast<U64>(a + TILE - 1) / TILE);  // first key >= a
+        t_hi = b == 0 ? -1 : static_cast<long long>(static_cast<U64>(b - 1) / TILE);  // last < b
     }
     unsigned pending = __ballot_sync(prim::FULL_MASK, t_lo <= t_hi);
     while (pending != 0u) {  // warp-uniform
@@ -432,7 +436,7 @@ __global__ void segmented_upper_bounds(const long long* __restrict__ offsets, lo
         const long long ss = __shfl_sync(prim::FULL_MASK, s, src);
         const long long pv = __shfl_sync(prim::FULL_MASK, prev, src);
         for (long long t = a + lane; t <= b; t += prim::WARP)
-            bounds[t] = 2 * ss + (pv == t * tile ? 1 : 0);
+            bounds[t] = 2 * ss + (pv == t * TILE ? 1 : 0);
     }
 }
 
@@ -509,45 +513,47 @@ struct SearchSink {
     }
 };
 
-// One thread's runs over its ITEMS values, mask bit k: item k ends a run. A run that starts after
-// an end in this thread is complete when it ends and goes to `sink` at once. Returns the op-sum
-// after the last end (of all items without one); `lead` gets the first run, up to the first end.
+// One thread's runs over its ITEMS values, mask bit k: item k ends a run. The values become the
+// running op-sums since the last end (no branches); then each run that starts after an end in
+// this thread is complete and goes to `sink`. Returns the op-sum after the last end (of all items
+// without one); `lead` gets the first run, up to the first end.
 template <class AccT, class Op, int ITEMS, class Sink>
-__device__ __forceinline__ AccT thread_runs(const AccT (&v)[ITEMS], unsigned mask, int local,
+__device__ __forceinline__ AccT thread_runs(AccT (&v)[ITEMS], unsigned mask, int local,
                                             const Sink& sink, AccT& lead) {
     const Op op;
+#pragma unroll
+    for (int k = 1; k < ITEMS; ++k)
+        if (!((mask >> (k - 1)) & 1u)) v[k] = op(v[k - 1], v[k]);
     const unsigned later = mask & (mask - 1u);  // the ends after the first
-    AccT run = v[0];
     lead = v[0];
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-        if (k > 0) run = ((mask >> (k - 1)) & 1u) ? v[k] : op(run, v[k]);
-        if ((later >> k) & 1u)
-            sink(local + k, run);
-        else if ((mask >> k) & 1u)
-            lead = run;
+        if ((mask >> k) & 1u) {
+            if ((later >> k) & 1u)
+                sink(local + k, v[k]);
+            else
+                lead = v[k];
+        }
     }
-    return run;
+    return v[ITEMS - 1];
 }
 
-// Op-sum of ITEMS values as a balanced tree.
+// Op-sum of ITEMS values as a balanced tree (the values are overwritten).
 template <class AccT, class Op, int ITEMS>
-__device__ __forceinline__ AccT tree_sum(const AccT (&v)[ITEMS]) {
+__device__ __forceinline__ AccT tree_sum(AccT (&v)[ITEMS]) {
     const Op op;
-    AccT part[ITEMS / 2];
+    constexpr int LEVELS = ITEMS == 32 ? 5 : (ITEMS == 16 ? 4 : 3);
 #pragma unroll
-    for (int k = 0; k < ITEMS / 2; ++k) part[k] = op(v[2 * k], v[2 * k + 1]);
+    for (int level = 0; level < LEVELS; ++level)
 #pragma unroll
-    for (int width = ITEMS / 4; width >= 1; width /= 2)
-#pragma unroll
-        for (int k = 0; k < width; ++k) part[k] = op(part[2 * k], part[2 * k + 1]);
-    return part[0];
+        for (int k = 0; k < ITEMS; k += 2 << level) v[k] = op(v[k], v[k + (1 << level)]);
+    return v[0];
 }
 
 }  // namespace prim
 
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MIN_BLOCKS = 1,
-          bool EXCHANGE = true>
+          bool EXCHANGE = true, bool DRAWN = true>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 segmented_reduce_tiles(const InT* __restrict__ in, long long n,
                        const long long* __restrict__ offsets, long long nseg,
@@ -573,7 +579,8 @@ segmented_reduce_tiles(const InT* __restrict__ in, long long n,
     PRIM_DYNAMIC_SHARED(InT, exchange);  // EXCHANGE: TILE elements
 
     for (int w = threadIdx.x; w < WORDS; w += BLOCK) ends[w] = 0u;
-    const long long tile = prim::next_tile(tile_counter, &tile_id);  // its barrier orders the above
+    long long tile = blockIdx.x;
+    if (DRAWN) tile = prim::next_tile(tile_counter, &tile_id);  // its barrier orders the above
     const int lane = threadIdx.x % prim::WARP;
     const int warp = threadIdx.x / prim::WARP;
     const int local = threadIdx.x * ITEMS;
@@ -599,6 +606,7 @@ segmented_reduce_tiles(const InT* __restrict__ in, long long n,
     const long long lo = tile == 0 ? 0 : ((w0 >> 1) < 0 ? 0 : ((w0 >> 1) > cap ? cap : w0 >> 1));
     const long long hi = (w1 >> 1) < 0 ? 0 : ((w1 >> 1) > cap ? cap : w1 >> 1);
     const bool tile_head = (w0 & 1) != 0;  // an offset equals t0: the tile starts a segment
+    if (!DRAWN) __syncthreads();  // the bitmap zeroed before the staging
     for (long long j = lo + threadIdx.x; j < hi; j += BLOCK) {
         const long long e = __ldg(offsets + j);
         const long long b = j > 0 ? __ldg(offsets + j - 1) : e - 1;
