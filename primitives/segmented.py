@@ -27,8 +27,10 @@ _SEG_OFFSETS = _SEG_BOUNDS
 # policy per mode (tools/tune_segmented.py on an H100): threads per block, bytes per thread of
 # the wider of input and accumulator, resident blocks per multiprocessor to leave registers for
 _POLICY = {"inclusive": (256, 64, 6), "exclusive": (256, 64, 6), "reduce": (256, 128, 4)}
-# the reduction's loads: 16-byte vectors exchanged through shared memory (True) or read per thread
+# the reduction's loads: 16-byte vectors exchanged through shared memory (True) or read per
+# thread; its tiles: drawn from a counter (True) or in block order
 _REDUCE_EXCHANGE = True
+_REDUCE_DRAWN = True
 _BOUNDS_BLOCK = 256
 
 
@@ -48,17 +50,24 @@ def _reduce_name(in_dt, acc_dt, op):
     block, _, min_blocks = _POLICY["reduce"]
     return (f"segmented_reduce_tiles<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {block}, "
             f"{_items(in_dt, acc_dt, 'reduce')}, {min_blocks}, "
-            f"{'true' if _REDUCE_EXCHANGE else 'false'}>")
+            f"{'true' if _REDUCE_EXCHANGE else 'false'}, {'true' if _REDUCE_DRAWN else 'false'}>")
+
+
+def _reduce_tile(in_dt, acc_dt):
+    return _POLICY["reduce"][0] * _items(in_dt, acc_dt, "reduce")
+
+
+def _upper_name(tile):
+    return f"segmented_upper_bounds<{tile}>"
 
 
 _KINDS = [("inclusive", _SEG_FLAGS), ("exclusive", _SEG_FLAGS), ("inclusive", _SEG_OFFSETS),
           ("exclusive", _SEG_OFFSETS)]
 _BOUNDS_NAME = "segmented_bounds"
-_UPPER_NAME = "segmented_upper_bounds"
 _NAMES = [_name(i, a, op, m, g) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
           for m, g in _KINDS] + [
     _reduce_name(i, a, op) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS] + [
-    _BOUNDS_NAME, _UPPER_NAME]
+    _BOUNDS_NAME] + sorted({_upper_name(_reduce_tile(i, a)) for i, a in _dtypes.ACC_PAIRS})
 _loader.register(_SOURCE, _NAMES)
 
 _plans = _lookback.PlanCache()
@@ -104,15 +113,14 @@ class _ReducePlan(_lookback.LookbackPlan):
     to ``bounds``, then the tiles (``segmented_reduce_tiles``, with ``smem`` bytes of dynamic
     shared memory for its load exchange)."""
 
-    __slots__ = ("upper", "bounds", "tile", "count", "smem")
+    __slots__ = ("upper", "bounds", "count", "smem")
 
     def __init__(self, kernel, upper, n, block, items, in_dt, acc_dt, exchange, xp):
         tile = block * items
         tiles = _launch.cdiv(n, tile)
         # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
         super().__init__(kernel, tiles, block, n, xp, 2 * acc_dt.itemsize)
-        self.upper = upper
-        self.tile = _launch.i64(tile)
+        self.upper = upper  # segmented_upper_bounds<tile>
         self.count = _launch.i64(tiles + 1)
         self.bounds = xp.empty(tiles + 1, dtype=np.int64)  # every word written by the pre-pass
         self.smem = tile * in_dt.itemsize if exchange else 0
@@ -129,7 +137,7 @@ class _ReducePlan(_lookback.LookbackPlan):
         """Both launches. ``out`` is nseg values, or a callable that allocates them: it is then
         called once the pre-pass is on its way, so that the allocation overlaps it."""
         grid = _launch.cdiv(nseg + 2, _BOUNDS_BLOCK)  # a thread per index 0 .. nseg + 1
-        args = (offsets, _launch.i64(nseg), self.tile, self.count, self.bounds)
+        args = (offsets, _launch.i64(nseg), self.count, self.bounds)
         if self.validated:
             self.upper((grid,), (_BOUNDS_BLOCK,), args)
         else:
@@ -144,7 +152,8 @@ def _launch_reduce(arr, n, in_dt, acc_dt, op, offsets, nseg, backend):
     xp = backend.xp
 
     def make():
-        return _ReducePlan(_kernel(_reduce_name(in_dt, acc_dt, op)), _kernel(_UPPER_NAME), n,
+        return _ReducePlan(_kernel(_reduce_name(in_dt, acc_dt, op)),
+                           _kernel(_upper_name(_reduce_tile(in_dt, acc_dt))), n,
                            _POLICY["reduce"][0], _items(in_dt, acc_dt, "reduce"), in_dt, acc_dt,
                            _REDUCE_EXCHANGE, xp)
 

@@ -1,19 +1,22 @@
 """Tuning experiment for the segmented kernels (GPU only), float32 sums at 2^28:
 
-1. the public calls next to their peers, interleaved (segmented_reduce on 2^16 x 2^12 against CUB's
-   segmented_reduce and cupy.sum(axis=1); on 2^22 ragged segments of 0..128 elements against
-   prim.sum of the same n; segmented_scan against prim.inclusive_scan), host work included;
-2. kernel launches alone: the reduction (segmented_reduce_tiles after the segmented_upper_bounds
-   pre-pass) for several (BLOCK, ITEMS, MIN_BLOCKS) policies, its loads exchanged through shared
-   memory or read per thread, next to the scan kernel's reduction mode (segmented_lookback MODE 2
-   after the segmented_bounds search pre-pass, the library's reduction before
-   segmented_reduce_tiles); the scan policies, with the tile prefix overlapped (1) or not (0);
-3. each pre-pass alone.
+1. interleaved: the public calls next to their peers (segmented_reduce on 2^16 x 2^12 against
+   CUB's segmented_reduce and cupy.sum(axis=1); on 2^22 ragged segments of 0..128 elements against
+   prim.sum of the same n; segmented_scan against prim.inclusive_scan), host work included, and the
+   launches alone of each reduction candidate: segmented_reduce_tiles after the
+   segmented_upper_bounds pre-pass for several (BLOCK, ITEMS, MIN_BLOCKS) policies, loads
+   exchanged through shared memory or read per thread, tiles drawn from a counter or taken in
+   block order; and the scan kernel's reduction mode (segmented_lookback MODE 2 after the
+   segmented_bounds search pre-pass, the library's reduction before segmented_reduce_tiles);
+2. host time per call (small input, the launch queue never waits for the GPU);
+3. each candidate's results checked (also on 6 huge segments), the scan policies, with the tile
+   prefix overlapped (1) or not (0), and each pre-pass alone.
 
     python tools/tune_segmented.py [log2 n]     (2^28 by default; small sizes run on the emulator)
 """
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -27,10 +30,10 @@ cupy = backend.xp  # CuPy on a GPU, NumPy on the emulator
 
 SOURCE = "scan/segmented.cu"
 # (BLOCK, ITEMS, MIN_BLOCKS): scans with the tile prefix overlapped or not
-SCAN_POLICIES = ((256, 16, 6), (512, 16, 3), (128, 32, 6), (256, 16, 1))
-# (BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE): segmented_reduce_tiles
-REDUCE_POLICIES = ((256, 32, 4, 1), (256, 32, 4, 0), (128, 32, 8, 1), (128, 32, 8, 0),
-                   (256, 16, 6, 1), (512, 16, 3, 1))
+SCAN_POLICIES = ((256, 16, 6), (128, 32, 6))
+# (BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE, DRAWN): segmented_reduce_tiles
+REDUCE_POLICIES = tuple((b, i, c, e, d) for b, i, c in ((256, 32, 4), (128, 32, 8))
+                        for e in (1, 0) for d in (1, 0))
 OLD_REDUCE = (256, 32, 4)  # segmented_lookback MODE 2, pre-pass bounds, tile prefix overlapped
 rng = np.random.default_rng(5)
 REPS = dict(warmup=3, repeat=15) if backend.is_cuda else dict(warmup=0, repeat=1)
@@ -43,12 +46,18 @@ def name(block, items, mode, segs, min_blocks, overlap):
             f"{segs}, {min_blocks}, {'true' if overlap else 'false'}>")
 
 
-def reduce_name(block, items, min_blocks, exchange):
+def reduce_name(block, items, min_blocks, exchange, drawn):
     return (f"segmented_reduce_tiles<float, float, prim::Sum<float>, {block}, {items}, "
-            f"{min_blocks}, {'true' if exchange else 'false'}>")
+            f"{min_blocks}, {'true' if exchange else 'false'}, {'true' if drawn else 'false'}>")
 
 
-NAMES = ["segmented_bounds", "segmented_upper_bounds"] + [
+def tag_of(policy):
+    block, items, min_blocks, exchange, drawn = policy
+    return (f"[reduce_tiles {block}x{items} min {min_blocks} "
+            f"{'exchange' if exchange else 'per-thread'} {'drawn' if drawn else 'block order'}]")
+
+
+NAMES = ["segmented_bounds"] + [f"segmented_upper_bounds<{t}>" for t in (4096, 8192)] + [
     name(b, i, m, g, c, o) for b, i, c in SCAN_POLICIES for o in (1, 0)
     for m, g in ((0, 0), (0, 2))] + [name(*OLD_REDUCE[:2], 2, 2, OLD_REDUCE[2], 1)] + [
     reduce_name(*p) for p in REDUCE_POLICIES]
@@ -84,13 +93,28 @@ def scan_runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_
 
 def reduce_runner(policy, x, out, offsets):
     """Launches of segmented_upper_bounds and segmented_reduce_tiles."""
-    block, items, min_blocks, exchange = policy
+    block, items, min_blocks, exchange, _ = policy
     k = kernels(reduce_name(*policy))
     f32 = np.dtype(np.float32)
-    plan = segmented._ReducePlan(k, kernels("segmented_upper_bounds"), x.size, block, items, f32,
-                                 f32, exchange, cupy)
+    plan = segmented._ReducePlan(k, kernels(f"segmented_upper_bounds<{block * items}>"), x.size,
+                                 block, items, f32, f32, exchange, cupy)
     nseg = offsets.size - 1
     return (lambda: plan.run(x, offsets, nseg, out)), k, plan.smem
+
+
+def host_us(fn, calls):
+    """Host microseconds per call of fn, timed over `calls` calls on a small input (the launch
+    queue never waits for the GPU)."""
+    fn()
+    if backend.is_cuda:
+        cupy.cuda.get_current_stream().synchronize()
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    us = (time.perf_counter() - t) / calls * 1e6
+    if backend.is_cuda:
+        cupy.cuda.get_current_stream().synchronize()
+    return us
 
 
 def main(log2n=28):
@@ -123,8 +147,11 @@ def main(log2n=28):
     def rel(got, want):
         return float(cupy.max(cupy.abs(got - want) / cupy.maximum(cupy.abs(want), 1)))
 
-    # 1. public calls and peers, interleaved
-    public = {
+    # 1. public calls, peers and each reduction candidate's launches, interleaved
+    rout2 = cupy.empty(rows, np.float32)
+    rag_out = cupy.empty(roff.size - 1, np.float32)
+    huge_out = cupy.empty(huge.size - 1, np.float32)
+    fns = {
         "segmented_reduce equal": lambda: prim.segmented_reduce(x, off, check=False),
         "segmented_reduce equal, general input path": lambda: prim.segmented_reduce(
             x, off, check=False, dtype=np.float32),
@@ -135,9 +162,9 @@ def main(log2n=28):
         "segmented_scan equal": lambda: prim.segmented_scan(x, offsets=off, check=False),
         "prim.inclusive_scan (2^n)": lambda: prim.inclusive_scan(x),
     }
-    checks = {"segmented_reduce equal": lambda: rel(public["segmented_reduce equal"](), red_ref),
-              "segmented_reduce ragged": lambda: rel(public["segmented_reduce ragged"](), rag_ref),
-              "segmented_scan equal": lambda: rel(public["segmented_scan equal"](), scan_ref)}
+    checks = {"segmented_reduce equal": lambda: rel(fns["segmented_reduce equal"](), red_ref),
+              "segmented_reduce ragged": lambda: rel(fns["segmented_reduce ragged"](), rag_ref),
+              "segmented_scan equal": lambda: rel(fns["segmented_scan equal"](), scan_ref)}
     try:
         import cuda.compute as cc
         rout = cupy.empty(rows, np.float32)
@@ -148,16 +175,25 @@ def main(log2n=28):
         nb = sr(temp_storage=None, d_in=x, d_out=rout, num_segments=rows,
                 start_offsets_in=off[:-1], end_offsets_in=off[1:], op=plus, h_init=h0)
         tmp = cupy.empty(max(1, nb), cupy.uint8)
-        public["CUB segmented_reduce"] = lambda: sr(
+        fns["CUB segmented_reduce"] = lambda: sr(
             temp_storage=tmp, d_in=x, d_out=rout, num_segments=rows, start_offsets_in=off[:-1],
             end_offsets_in=off[1:], op=plus, h_init=h0)
     except Exception as exc:  # report, keep going
         print(f"cuda.compute unavailable: {exc}", flush=True)
     for what, check in checks.items():
         print(f"[public] {what}: ok={check() < 1e-4}", flush=True)
-    t = _timing.bench_many(public, **ROUNDS)
+    kernel_only = {}
+    for policy in REDUCE_POLICIES:
+        kernel_only[f"{tag_of(policy)} equal"] = reduce_runner(policy, x, rout2, off)[0]
+        kernel_only[f"{tag_of(policy)} ragged"] = reduce_runner(policy, y, rag_out, roff)[0]
+    block, items, cap = OLD_REDUCE
+    old_tag = f"[lookback mode 2 {block}x{items} min {cap} overlap 1 bounds]"
+    for what, xx, oo, offs in (("equal", x, rout2, off), ("ragged", y, rag_out, roff)):
+        kernel_only[f"{old_tag} {what}"] = scan_runner(block, items, 2, 2, xx, oo, offsets=offs,
+                                                       min_blocks=cap, overlap=1)[0]
+    t = _timing.bench_many({**fns, **kernel_only}, **ROUNDS)
     for what, ms in t.items():
-        print(f"[public] {what}: {ms:.4f} ms", flush=True)
+        print(f"[{'public' if what in fns else 'launches'}] {what}: {ms:.4f} ms", flush=True)
     ratios = [("segmented_reduce equal", "CUB segmented_reduce", 1.1),
               ("segmented_reduce equal", "cupy.sum(axis=1)", None),
               ("segmented_reduce ragged", "prim.sum (ragged n)", 1.5),
@@ -166,6 +202,28 @@ def main(log2n=28):
         if peer in t:
             goal = "" if target is None else f" (target <= {target})"
             print(f"[public] {ours} / {peer}: {t[ours] / t[peer]:.3f}{goal}", flush=True)
+
+    # 2. host time per call, small input
+    m = min(n, 1 << 16)
+    xs, offs_s = x[:m], cupy.arange(0, m + 1, max(1, m >> 4), dtype=cupy.int64)
+    nseg_s = offs_s.size - 1
+    f32 = np.dtype(np.float32)
+    lib = (segmented._POLICY["reduce"][0], segmented._items(f32, f32, "reduce"),
+           segmented._POLICY["reduce"][2], int(segmented._REDUCE_EXCHANGE),
+           int(segmented._REDUCE_DRAWN))
+    plan_s = segmented._ReducePlan(kernels(reduce_name(*lib)),
+                                   kernels(f"segmented_upper_bounds<{lib[0] * lib[1]}>"), m,
+                                   lib[0], lib[1], f32, f32, lib[3], cupy)
+    outs = cupy.empty(nseg_s, np.float32)
+    host = {"public": lambda: prim.segmented_reduce(xs, offs_s, check=False),
+            "general input path": lambda: prim.segmented_reduce(xs, offs_s, check=False,
+                                                                dtype=np.float32),
+            "launches alone": lambda: plan_s.run(xs, offs_s, nseg_s, outs),
+            "launches, result allocated": lambda: plan_s.run(
+                xs, offs_s, nseg_s, lambda: cupy.empty(nseg_s, np.float32))}
+    calls = 2000 if backend.is_cuda else 2
+    print("[host] us per call, 2^16 elements: " + ", ".join(
+        f"{what} {host_us(fn, calls):.1f}" for what, fn in host.items()), flush=True)
 
     def report(tag, what, fn, k=None, smem=0, check=None):
         fn()
@@ -176,10 +234,7 @@ def main(log2n=28):
                    f" blocks/SM {k.occupancy(k_block[0], smem)})")
         print(f"{tag} {what}: {bench(fn):.4f} ms{ok}{res}", flush=True)
 
-    # 2. kernels alone
-    rout2 = cupy.empty(rows, np.float32)
-    rag_out = cupy.empty(roff.size - 1, np.float32)
-    huge_out = cupy.empty(huge.size - 1, np.float32)
+    # 3. results of each candidate; scans; pre-passes
     k_block = [0]
 
     def reduce_cases(tag, make):
@@ -195,14 +250,12 @@ def main(log2n=28):
 
     for policy in REDUCE_POLICIES:
         k_block[0] = policy[0]
-        reduce_cases(f"[reduce_tiles {policy[0]}x{policy[1]} min {policy[2]} "
-                     f"{'exchange' if policy[3] else 'per-thread'}]",
+        reduce_cases(tag_of(policy),
                      lambda xx, oo, offs, p=policy: reduce_runner(p, xx, oo, offs))
-    block, items, cap = OLD_REDUCE
     k_block[0] = block
-    reduce_cases(f"[lookback mode 2 {block}x{items} min {cap} overlap 1 bounds]",
-                 lambda xx, oo, offs: scan_runner(block, items, 2, 2, xx, oo, offsets=offs,
-                                                  min_blocks=cap, overlap=1))
+    reduce_cases(old_tag, lambda xx, oo, offs: scan_runner(block, items, 2, 2, xx, oo,
+                                                           offsets=offs, min_blocks=cap,
+                                                           overlap=1))
     for block, items, cap in SCAN_POLICIES:
         k_block[0] = block
         for ovl in (1, 0):
@@ -221,17 +274,16 @@ def main(log2n=28):
             report(tag, "offsets ragged", fn, None, 0,
                    lambda: rel(out[:y.size], rag_scan_ref) < 1e-4)
 
-    # 3. the pre-passes alone, tiles of 8192
     tile = 8192
     for what, offs, m in (("equal", off, n), ("ragged", roff, y.size)):
         tiles = -(-m // tile)
         words = cupy.zeros(tiles + 1, np.int64)
         nseg = np.int64(offs.size - 1)
-        bk, uk = kernels("segmented_bounds"), kernels("segmented_upper_bounds")
+        bk, uk = kernels("segmented_bounds"), kernels(f"segmented_upper_bounds<{tile}>")
         search = bench(lambda: bk((-(-(tiles + 1) * 32 // 256),), (256,),
                                   (offs, nseg, np.int64(tile), np.int64(tiles + 1), words)))
         scatter = bench(lambda: uk((-(-(offs.size + 1) // 256),), (256,),
-                                   (offs, nseg, np.int64(tile), np.int64(tiles + 1), words)))
+                                   (offs, nseg, np.int64(tiles + 1), words)))
         print(f"[pre-pass {what}, {offs.size - 1} segments, tile {tile}] segmented_bounds "
               f"(search) {search:.4f} ms, segmented_upper_bounds (scatter) {scatter:.4f} ms",
               flush=True)
