@@ -26,10 +26,15 @@ _SEG_FLAGS, _SEG_SEARCH, _SEG_BOUNDS = 0, 1, 2
 _SEG_OFFSETS = _SEG_BOUNDS
 # policy per mode (tools/tune_segmented.py on an H100): threads per block, bytes per thread of
 # the wider of input and accumulator, resident blocks per multiprocessor to leave registers for
-_POLICY = {"inclusive": (256, 64, 6), "exclusive": (256, 64, 6), "reduce": (256, 128, 4)}
-# the reduction's loads: 16-byte vectors exchanged through shared memory (True) or read per
-# thread; its tiles: drawn from a counter (True) or in block order
-_REDUCE_EXCHANGE = True
+_POLICY = {"inclusive": (256, 64, 6), "exclusive": (256, 64, 6), "reduce": (128, 128, 8)}
+# The reduction's loads: 16-byte vectors exchanged through shared memory, or read per thread when
+# the mean segment is shorter than this many elements. On an H100 (tools/tune_segmented.py, float32
+# at 2^28, launches alone): 2^16 segments of 4096, exchanged 0.3762 ms, per thread 0.4022 ms;
+# 2^22 segments of 0..128, exchanged 0.5393 ms, per thread 0.5209 ms. The threshold between the two
+# measured means (4096 and 64) is a guess.
+_REDUCE_PER_THREAD_BELOW = 256
+# Tiles drawn from the counter (True) or taken in block order (the look-back then relies on blocks
+# starting in index order; measured 1-4% faster on an H100)
 _REDUCE_DRAWN = True
 _BOUNDS_BLOCK = 256
 
@@ -45,12 +50,12 @@ def _name(in_dt, acc_dt, op, mode, segs):
             f"{_POLICY[mode][2]}>")
 
 
-def _reduce_name(in_dt, acc_dt, op):
+def _reduce_name(in_dt, acc_dt, op, exchange):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
     block, _, min_blocks = _POLICY["reduce"]
     return (f"segmented_reduce_tiles<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {block}, "
             f"{_items(in_dt, acc_dt, 'reduce')}, {min_blocks}, "
-            f"{'true' if _REDUCE_EXCHANGE else 'false'}, {'true' if _REDUCE_DRAWN else 'false'}>")
+            f"{'true' if exchange else 'false'}, {'true' if _REDUCE_DRAWN else 'false'}>")
 
 
 def _reduce_tile(in_dt, acc_dt):
@@ -66,7 +71,8 @@ _KINDS = [("inclusive", _SEG_FLAGS), ("exclusive", _SEG_FLAGS), ("inclusive", _S
 _BOUNDS_NAME = "segmented_bounds"
 _NAMES = [_name(i, a, op, m, g) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
           for m, g in _KINDS] + [
-    _reduce_name(i, a, op) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS] + [
+    _reduce_name(i, a, op, e) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
+    for e in (True, False)] + [
     _BOUNDS_NAME] + sorted({_upper_name(_reduce_tile(i, a)) for i, a in _dtypes.ACC_PAIRS})
 _loader.register(_SOURCE, _NAMES)
 
@@ -151,13 +157,15 @@ class _ReducePlan(_lookback.LookbackPlan):
 def _launch_reduce(arr, n, in_dt, acc_dt, op, offsets, nseg, backend):
     xp = backend.xp
 
+    exchange = n >= _REDUCE_PER_THREAD_BELOW * nseg
+
     def make():
-        return _ReducePlan(_kernel(_reduce_name(in_dt, acc_dt, op)),
+        return _ReducePlan(_kernel(_reduce_name(in_dt, acc_dt, op, exchange)),
                            _kernel(_upper_name(_reduce_tile(in_dt, acc_dt))), n,
                            _POLICY["reduce"][0], _items(in_dt, acc_dt, "reduce"), in_dt, acc_dt,
-                           _REDUCE_EXCHANGE, xp)
+                           exchange, xp)
 
-    plan = _plans.get((in_dt, acc_dt, op, "reduce", n, backend.stream_key()), make)
+    plan = _plans.get((in_dt, acc_dt, op, "reduce", exchange, n, backend.stream_key()), make)
     # the kernel writes every segment, empty ones included
     return plan.run(arr, offsets, nseg, lambda: xp.empty(nseg, dtype=acc_dt))
 

@@ -178,7 +178,7 @@ def test_reduce_crowded_tile(dtype, rng, schedule):
     reduction finds segment indices by searching instead of its per-tile table."""
     n = 20000
     x = make(rng, n, dtype)
-    off = np.concatenate([[0, 1, 100], np.full(40000, 5000), [5001, 6000],
+    off = np.concatenate([[0, 1, 100], np.full(70000, 5000), [5001, 6000],
                           np.full(30000, 8191), [8192, 8193], np.full(3, n)]).astype(np.int64)
     acc = np.dtype(np.float32 if np.dtype(dtype).kind == "f" else np.int64)
     got = prim.segmented_reduce(x, off)

@@ -209,7 +209,7 @@ def main(log2n=28):
     nseg_s = offs_s.size - 1
     f32 = np.dtype(np.float32)
     lib = (segmented._POLICY["reduce"][0], segmented._items(f32, f32, "reduce"),
-           segmented._POLICY["reduce"][2], int(segmented._REDUCE_EXCHANGE),
+           segmented._POLICY["reduce"][2], int(m >= segmented._REDUCE_PER_THREAD_BELOW * nseg_s),
            int(segmented._REDUCE_DRAWN))
     plan_s = segmented._ReducePlan(kernels(reduce_name(*lib)),
                                    kernels(f"segmented_upper_bounds<{lib[0] * lib[1]}>"), m,
