@@ -172,6 +172,22 @@ def test_tile_edges(op, rng, schedule):
                           reduce_segments(x, part, op, acc))
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.float32], ids=lambda d: np.dtype(d).name)
+def test_reduce_crowded_tile(dtype, rng, schedule):
+    """More than 2^16 offsets in one tile (empty segments piled on a few positions): the
+    reduction finds segment indices by searching instead of its per-tile table."""
+    n = 20000
+    x = make(rng, n, dtype)
+    off = np.concatenate([[0, 1, 100], np.full(70000, 5000), [5001, 6000],
+                          np.full(30000, 8191), [8192, 8193], np.full(3, n)]).astype(np.int64)
+    acc = np.dtype(np.float32 if np.dtype(dtype).kind == "f" else np.int64)
+    got = prim.segmented_reduce(x, off)
+    close(got, reduce_segments(x, off, "sum", acc), acc, x, off, False)
+    part = off[1:-3]  # partial coverage: nothing before 1 or from 8193 on counts
+    close(prim.segmented_reduce(x, part, "max"), reduce_segments(x, part, "max", acc), acc, x,
+          part, False)
+
+
 def test_unaligned_views(rng, schedule):
     n = 20001
     x = make(rng, n + 1, np.float32)[1:]  # 4 bytes past a 16-byte boundary
@@ -183,6 +199,27 @@ def test_unaligned_views(rng, schedule):
     close(prim.segmented_scan(x, offsets=off), want, np.dtype(np.float32), x, off, True)
     close(prim.segmented_reduce(x, off), reduce_segments(x, off, "sum", np.dtype(np.float32)),
           np.dtype(np.float32), x, off, False)
+
+
+@pytest.mark.parametrize("op", ["sum", "min"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64], ids=lambda d: d.__name__)
+def test_reduce_device_arrays(dtype, op, rng, on_gpu):
+    """Device input, unchecked: the common call, which skips the general input conversion, and
+    a strided view and int32 offsets, which take it."""
+    if not on_gpu:
+        pytest.skip("device arrays need the CUDA backend")
+    import cupy
+
+    n = 50001
+    x = make(rng, n, dtype)
+    off = ragged_offsets(rng, n, 200)
+    acc = np.dtype(_dtypes.sum_dtype(dtype) if op == "sum" else dtype)
+    want = reduce_segments(x, off, op, acc)
+    xd, od = cupy.asarray(x), cupy.asarray(off)
+    for a, o in ((xd, od), (cupy.asarray(np.repeat(x, 2))[::2], od), (xd, od.astype(np.int32))):
+        got = prim.segmented_reduce(a, o, op, check=False)
+        assert isinstance(got, cupy.ndarray)
+        close(got, want, acc, x, off, False)
 
 
 def test_unchecked_invalid_offsets_stay_in_bounds():

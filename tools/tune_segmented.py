@@ -1,28 +1,44 @@
-"""Tuning experiment for the segmented kernels (GPU only): times of several (BLOCK, ITEMS) policies
-and both ways of finding a tile's offsets (SEG_SEARCH: searched by the block; SEG_BOUNDS: the
-segmented_bounds pre-pass, included in the time), float32 sums at 2^28, next to the peers of
-tools/figures_scan.py: cupy.cumsum(axis=1), CUB segmented_reduce, prim.sum, prim.inclusive_scan.
+"""Tuning experiment for the segmented kernels (GPU only), float32 sums at 2^28:
+
+1. interleaved: the public calls next to their peers (segmented_reduce on 2^16 x 2^12 against
+   CUB's segmented_reduce and cupy.sum(axis=1); on 2^22 ragged segments of 0..128 elements against
+   prim.sum of the same n; segmented_scan against prim.inclusive_scan), host work included, and the
+   launches alone of each reduction candidate: segmented_reduce_tiles after the
+   segmented_upper_bounds pre-pass for several (BLOCK, ITEMS, MIN_BLOCKS) policies, loads
+   exchanged through shared memory or read per thread, tiles drawn from a counter or taken in
+   block order; and the scan kernel's reduction mode (segmented_lookback MODE 2 after the
+   segmented_bounds search pre-pass, the library's reduction before segmented_reduce_tiles);
+2. host time per call (small input, the launch queue never waits for the GPU);
+3. each candidate's results checked (also on 6 huge segments), the scan policies, with the tile
+   prefix overlapped (1) or not (0), and each pre-pass alone.
 
     python tools/tune_segmented.py [log2 n]     (2^28 by default; small sizes run on the emulator)
 """
 import os
 import sys
+import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import primitives as prim  # noqa: E402
-from primitives import _backend, _loader, _lookback, _timing  # noqa: E402
+from primitives import _backend, _loader, _lookback, _timing, segmented  # noqa: E402
 
-cupy = _backend.get_backend().xp  # CuPy on a GPU, NumPy on the emulator
+backend = _backend.get_backend()
+cupy = backend.xp  # CuPy on a GPU, NumPy on the emulator
 
 SOURCE = "scan/segmented.cu"
-SEGS = {1: "search", 2: "bounds"}
-# (BLOCK, ITEMS, MIN_BLOCKS) per kind; each with the tile prefix overlapped (1) or not (0)
-SCAN_POLICIES = ((256, 16, 6), (512, 16, 3), (128, 32, 6), (256, 16, 1))
-REDUCE_POLICIES = ((256, 32, 4), (128, 32, 6), (256, 16, 6), (512, 16, 3))
+# (BLOCK, ITEMS, MIN_BLOCKS): scans with the tile prefix overlapped or not
+SCAN_POLICIES = ((256, 16, 6), (128, 32, 6))
+# (BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE, DRAWN): segmented_reduce_tiles
+REDUCE_POLICIES = tuple((b, i, c, e, d) for b, i, c in ((256, 32, 4), (128, 32, 8))
+                        for e in (1, 0) for d in (1, 0))
+OLD_REDUCE = (256, 32, 4)  # segmented_lookback MODE 2, pre-pass bounds, tile prefix overlapped
 rng = np.random.default_rng(5)
+REPS = dict(warmup=3, repeat=15) if backend.is_cuda else dict(warmup=0, repeat=1)
+ROUNDS = dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda else dict(rounds=1, warmup=0,
+                                                                           repeat=1)
 
 
 def name(block, items, mode, segs, min_blocks, overlap):
@@ -30,15 +46,31 @@ def name(block, items, mode, segs, min_blocks, overlap):
             f"{segs}, {min_blocks}, {'true' if overlap else 'false'}>")
 
 
-NAMES = ["segmented_bounds"] + [
+def reduce_name(block, items, min_blocks, exchange, drawn):
+    return (f"segmented_reduce_tiles<float, float, prim::Sum<float>, {block}, {items}, "
+            f"{min_blocks}, {'true' if exchange else 'false'}, {'true' if drawn else 'false'}>")
+
+
+def tag_of(policy):
+    block, items, min_blocks, exchange, drawn = policy
+    return (f"[reduce_tiles {block}x{items} min {min_blocks} "
+            f"{'exchange' if exchange else 'per-thread'} {'drawn' if drawn else 'block order'}]")
+
+
+NAMES = ["segmented_bounds"] + [f"segmented_upper_bounds<{t}>" for t in (4096, 8192)] + [
     name(b, i, m, g, c, o) for b, i, c in SCAN_POLICIES for o in (1, 0)
-    for m, g in ((0, 0), (0, 2))] + [
-    name(b, i, 2, g, c, o) for b, i, c in REDUCE_POLICIES for o, g in ((1, 2), (0, 2), (1, 1))]
+    for m, g in ((0, 0), (0, 2))] + [name(*OLD_REDUCE[:2], 2, 2, OLD_REDUCE[2], 1)] + [
+    reduce_name(*p) for p in REDUCE_POLICIES]
 kernels = _loader.load(SOURCE, NAMES)
 
 
-def runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_blocks=1,
-           overlap=1):
+def bench(fn):
+    return _timing.bench(fn, **REPS)
+
+
+def scan_runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_blocks=1,
+                overlap=1):
+    """Launches of segmented_lookback (with the search pre-pass for offsets)."""
     n = x.size
     tile = block * items
     tiles = -(-n // tile)
@@ -56,11 +88,33 @@ def runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_block
             bk((-(-(tiles + 1) * 32 // 256),), (256,),
                (offsets, np.int64(nseg), np.int64(tile), np.int64(tiles + 1), bounds))
         plan.launch(*args)
-    return run, k
+    return run, k, 0
 
 
-def bench(fn):
-    return _timing.bench(fn, warmup=3, repeat=15)
+def reduce_runner(policy, x, out, offsets):
+    """Launches of segmented_upper_bounds and segmented_reduce_tiles."""
+    block, items, min_blocks, exchange, _ = policy
+    k = kernels(reduce_name(*policy))
+    f32 = np.dtype(np.float32)
+    plan = segmented._ReducePlan(k, kernels(f"segmented_upper_bounds<{block * items}>"), x.size,
+                                 block, items, f32, f32, exchange, cupy)
+    nseg = offsets.size - 1
+    return (lambda: plan.run(x, offsets, nseg, out)), k, plan.smem
+
+
+def host_us(fn, calls):
+    """Host microseconds per call of fn, timed over `calls` calls on a small input (the launch
+    queue never waits for the GPU)."""
+    fn()
+    if backend.is_cuda:
+        cupy.cuda.get_current_stream().synchronize()
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    us = (time.perf_counter() - t) / calls * 1e6
+    if backend.is_cuda:
+        cupy.cuda.get_current_stream().synchronize()
+    return us
 
 
 def main(log2n=28):
@@ -69,33 +123,48 @@ def main(log2n=28):
     nrag = max(1, n >> 6)
     x = cupy.asarray(rng.random(n, dtype=np.float32) + np.float32(0.5))
     out = cupy.empty_like(x)
-    copy_ms = bench(lambda: out.__setitem__(Ellipsis, x))
-    print(f"copy 2^28 float32: {copy_ms:.4f} ms", flush=True)
+    print(f"copy 2^{log2n} float32: {bench(lambda: out.__setitem__(Ellipsis, x)):.4f} ms",
+          flush=True)
     x2 = x.reshape(rows, cols)
     off = cupy.arange(0, n + 1, cols, dtype=cupy.int64)
     flags = cupy.zeros(n, cupy.bool_)
     flags[::cols] = True
     lens = rng.integers(0, 129, nrag)
     roff_h = np.concatenate([[0], np.cumsum(lens)])
-    m = int(roff_h[-1])
-    y = x[:m]
-    roff = cupy.asarray(roff_h)
+    y = x[:min(int(roff_h[-1]), n)]
+    roff = cupy.minimum(cupy.asarray(roff_h), y.size)
     huge = cupy.asarray(np.array([0, 1, n >> 4, 3 * (n >> 4), 3 * (n >> 4), n - 7, n], np.int64))
 
     scan_ref = cupy.cumsum(x2, axis=1).reshape(-1)
     red_ref = x2.sum(axis=1)
-    y = y[:min(m, n)]
-    roff = cupy.minimum(roff, y.size)
     cs = cupy.concatenate([cupy.zeros(1), cupy.cumsum(y, dtype=np.float64)])
     rag_ref = cs[roff[1:]] - cs[roff[:-1]]
+    seg_of = cupy.searchsorted(roff, cupy.arange(y.size), side="right") - 1
+    rag_scan_ref = cs[1:] - cs[roff[seg_of]]
     csx = cupy.concatenate([cupy.zeros(1), cupy.cumsum(x, dtype=np.float64)])
     huge_ref = csx[huge[1:]] - csx[huge[:-1]]
 
-    peers = {"cupy.cumsum(axis=1)": lambda: cupy.cumsum(x2, axis=1),
-             "cupy.sum(axis=1)": lambda: x2.sum(axis=1),
-             "prim.sum (2^28)": lambda: prim.sum(x),
-             "prim.sum (ragged n)": lambda: prim.sum(y),
-             "prim.inclusive_scan": lambda: prim.inclusive_scan(x)}
+    def rel(got, want):
+        return float(cupy.max(cupy.abs(got - want) / cupy.maximum(cupy.abs(want), 1)))
+
+    # 1. public calls, peers and each reduction candidate's launches, interleaved
+    rout2 = cupy.empty(rows, np.float32)
+    rag_out = cupy.empty(roff.size - 1, np.float32)
+    huge_out = cupy.empty(huge.size - 1, np.float32)
+    fns = {
+        "segmented_reduce equal": lambda: prim.segmented_reduce(x, off, check=False),
+        "segmented_reduce equal, general input path": lambda: prim.segmented_reduce(
+            x, off, check=False, dtype=np.float32),
+        "cupy.sum(axis=1)": lambda: x2.sum(axis=1),
+        "segmented_reduce ragged": lambda: prim.segmented_reduce(y, roff, check=False),
+        "prim.sum (ragged n)": lambda: prim.sum(y),
+        "prim.sum (2^n)": lambda: prim.sum(x),
+        "segmented_scan equal": lambda: prim.segmented_scan(x, offsets=off, check=False),
+        "prim.inclusive_scan (2^n)": lambda: prim.inclusive_scan(x),
+    }
+    checks = {"segmented_reduce equal": lambda: rel(fns["segmented_reduce equal"](), red_ref),
+              "segmented_reduce ragged": lambda: rel(fns["segmented_reduce ragged"](), rag_ref),
+              "segmented_scan equal": lambda: rel(fns["segmented_scan equal"](), scan_ref)}
     try:
         import cuda.compute as cc
         rout = cupy.empty(rows, np.float32)
@@ -106,62 +175,118 @@ def main(log2n=28):
         nb = sr(temp_storage=None, d_in=x, d_out=rout, num_segments=rows,
                 start_offsets_in=off[:-1], end_offsets_in=off[1:], op=plus, h_init=h0)
         tmp = cupy.empty(max(1, nb), cupy.uint8)
-        peers["CUB segmented_reduce"] = lambda: sr(
+        fns["CUB segmented_reduce"] = lambda: sr(
             temp_storage=tmp, d_in=x, d_out=rout, num_segments=rows, start_offsets_in=off[:-1],
             end_offsets_in=off[1:], op=plus, h_init=h0)
     except Exception as exc:  # report, keep going
         print(f"cuda.compute unavailable: {exc}", flush=True)
-    for p, fn in peers.items():
-        print(f"peer {p}: {bench(fn):.4f} ms", flush=True)
+    for what, check in checks.items():
+        print(f"[public] {what}: ok={check() < 1e-4}", flush=True)
+    kernel_only = {}
+    for policy in REDUCE_POLICIES:
+        kernel_only[f"{tag_of(policy)} equal"] = reduce_runner(policy, x, rout2, off)[0]
+        kernel_only[f"{tag_of(policy)} ragged"] = reduce_runner(policy, y, rag_out, roff)[0]
+    block, items, cap = OLD_REDUCE
+    old_tag = f"[lookback mode 2 {block}x{items} min {cap} overlap 1 bounds]"
+    for what, xx, oo, offs in (("equal", x, rout2, off), ("ragged", y, rag_out, roff)):
+        kernel_only[f"{old_tag} {what}"] = scan_runner(block, items, 2, 2, xx, oo, offsets=offs,
+                                                       min_blocks=cap, overlap=1)[0]
+    t = _timing.bench_many({**fns, **kernel_only}, **ROUNDS)
+    for what, ms in t.items():
+        print(f"[{'public' if what in fns else 'launches'}] {what}: {ms:.4f} ms", flush=True)
+    ratios = [("segmented_reduce equal", "CUB segmented_reduce", 1.1),
+              ("segmented_reduce equal", "cupy.sum(axis=1)", None),
+              ("segmented_reduce ragged", "prim.sum (ragged n)", 1.5),
+              ("segmented_scan equal", "prim.inclusive_scan (2^n)", None)]
+    for ours, peer, target in ratios:
+        if peer in t:
+            goal = "" if target is None else f" (target <= {target})"
+            print(f"[public] {ours} / {peer}: {t[ours] / t[peer]:.3f}{goal}", flush=True)
 
-    def rel(got, want):
-        return float(cupy.max(cupy.abs(got - want) / cupy.maximum(cupy.abs(want), 1)))
+    # 2. host time per call, small input
+    m = min(n, 1 << 16)
+    xs, offs_s = x[:m], cupy.arange(0, m + 1, max(1, m >> 4), dtype=cupy.int64)
+    nseg_s = offs_s.size - 1
+    f32 = np.dtype(np.float32)
+    lib = (segmented._POLICY["reduce"][0], segmented._items(f32, f32, "reduce"),
+           segmented._POLICY["reduce"][2], int(m >= segmented._REDUCE_PER_THREAD_BELOW * nseg_s),
+           int(segmented._REDUCE_DRAWN))
+    plan_s = segmented._ReducePlan(kernels(reduce_name(*lib)),
+                                   kernels(f"segmented_upper_bounds<{lib[0] * lib[1]}>"), m,
+                                   lib[0], lib[1], f32, f32, lib[3], cupy)
+    outs = cupy.empty(nseg_s, np.float32)
+    host = {"public": lambda: prim.segmented_reduce(xs, offs_s, check=False),
+            "general input path": lambda: prim.segmented_reduce(xs, offs_s, check=False,
+                                                                dtype=np.float32),
+            "launches alone": lambda: plan_s.run(xs, offs_s, nseg_s, outs),
+            "launches, result allocated": lambda: plan_s.run(
+                xs, offs_s, nseg_s, lambda: cupy.empty(nseg_s, np.float32))}
+    calls = 2000 if backend.is_cuda else 2
+    print("[host] us per call, 2^16 elements: " + ", ".join(
+        f"{what} {host_us(fn, calls):.1f}" for what, fn in host.items()), flush=True)
 
-    rout2 = cupy.empty(rows, np.float32)
-    rag_out = cupy.empty(roff.size - 1, np.float32)
-    huge_out = cupy.empty(huge.size - 1, np.float32)
-
-    def report(tag, what, fn, k=None, check=None):
+    def report(tag, what, fn, k=None, smem=0, check=None):
         fn()
         ok = "" if check is None else f" ok={check()}"
         res = ""
         if k is not None:
-            res = f" (regs {k.resources()[0]}, occ {k.occupancy(k_block[0])})"
+            res = (f" (regs {k.resources()[0]}, static smem {k.resources()[1]}, dynamic {smem},"
+                   f" blocks/SM {k.occupancy(k_block[0], smem)})")
         print(f"{tag} {what}: {bench(fn):.4f} ms{ok}{res}", flush=True)
 
+    # 3. results of each candidate; scans; pre-passes
     k_block = [0]
+
+    def reduce_cases(tag, make):
+        fn, k, smem = make(x, rout2, off)
+        rout2.fill(0)
+        report(tag, "equal", fn, k, smem, lambda: rel(rout2, red_ref) < 1e-4)
+        fn, _, _ = make(y, rag_out, roff)
+        rag_out.fill(0)
+        report(tag, "ragged", fn, None, 0, lambda: rel(rag_out, rag_ref) < 1e-4)
+        fn, _, _ = make(x, huge_out, huge)
+        huge_out.fill(0)
+        report(tag, "6 huge segments", fn, None, 0, lambda: rel(huge_out, huge_ref) < 1e-3)
+
+    for policy in REDUCE_POLICIES:
+        k_block[0] = policy[0]
+        reduce_cases(tag_of(policy),
+                     lambda xx, oo, offs, p=policy: reduce_runner(p, xx, oo, offs))
+    k_block[0] = block
+    reduce_cases(old_tag, lambda xx, oo, offs: scan_runner(block, items, 2, 2, xx, oo,
+                                                           offsets=offs, min_blocks=cap,
+                                                           overlap=1))
     for block, items, cap in SCAN_POLICIES:
         k_block[0] = block
         for ovl in (1, 0):
             tag = f"[scan {block}x{items} min {cap} overlap {ovl}]"
-            fn, k = runner(block, items, 0, 0, x, out, flags=flags, min_blocks=cap, overlap=ovl)
-            report(tag, "flags equal", fn, k, lambda: rel(out, scan_ref) < 1e-4)
-            fn, k = runner(block, items, 0, 2, x, out, offsets=off, min_blocks=cap, overlap=ovl)
+            fn, k, _ = scan_runner(block, items, 0, 0, x, out, flags=flags, min_blocks=cap,
+                                   overlap=ovl)
             out.fill(0)
-            report(tag, "offsets equal", fn, k, lambda: rel(out, scan_ref) < 1e-4)
-            fn, _ = runner(block, items, 0, 2, y, out[:y.size], offsets=roff, min_blocks=cap,
-                           overlap=ovl)
-            report(tag, "offsets ragged", fn)
-    for block, items, cap in REDUCE_POLICIES:
-        k_block[0] = block
-        for ovl, segs in ((1, 2), (0, 2), (1, 1)):
-            tag = f"[reduce {block}x{items} min {cap} overlap {ovl} {SEGS[segs]}]"
-            fn, k = runner(block, items, 2, segs, x, rout2, offsets=off, min_blocks=cap,
-                           overlap=ovl)
-            report(tag, "equal", fn, k, lambda: rel(rout2, red_ref) < 1e-4)
-            fn, _ = runner(block, items, 2, segs, y, rag_out, offsets=roff, min_blocks=cap,
-                           overlap=ovl)
-            report(tag, "ragged", fn, None, lambda: rel(rag_out, rag_ref) < 1e-4)
-            fn, _ = runner(block, items, 2, segs, x, huge_out, offsets=huge, min_blocks=cap,
-                           overlap=ovl)
-            report(tag, "6 huge segments", fn, None, lambda: rel(huge_out, huge_ref) < 1e-3)
-    tiles = -(-y.size // 4096)
-    bounds = cupy.zeros(tiles + 1, np.int64)
-    bk = kernels("segmented_bounds")
-    ms = bench(lambda: bk((-(-(tiles + 1) * 32 // 256),), (256,),
-                          (roff, np.int64(roff.size - 1), np.int64(4096), np.int64(tiles + 1),
-                           bounds)))
-    print(f"segmented_bounds alone, {roff.size - 1} segments, tile 4096: {ms:.4f} ms", flush=True)
+            report(tag, "flags equal", fn, k, 0, lambda: rel(out, scan_ref) < 1e-4)
+            fn, _, _ = scan_runner(block, items, 0, 2, x, out, offsets=off, min_blocks=cap,
+                                   overlap=ovl)
+            out.fill(0)
+            report(tag, "offsets equal", fn, None, 0, lambda: rel(out, scan_ref) < 1e-4)
+            fn, _, _ = scan_runner(block, items, 0, 2, y, out[:y.size], offsets=roff,
+                                   min_blocks=cap, overlap=ovl)
+            out.fill(0)
+            report(tag, "offsets ragged", fn, None, 0,
+                   lambda: rel(out[:y.size], rag_scan_ref) < 1e-4)
+
+    tile = 8192
+    for what, offs, m in (("equal", off, n), ("ragged", roff, y.size)):
+        tiles = -(-m // tile)
+        words = cupy.zeros(tiles + 1, np.int64)
+        nseg = np.int64(offs.size - 1)
+        bk, uk = kernels("segmented_bounds"), kernels(f"segmented_upper_bounds<{tile}>")
+        search = bench(lambda: bk((-(-(tiles + 1) * 32 // 256),), (256,),
+                                  (offs, nseg, np.int64(tile), np.int64(tiles + 1), words)))
+        scatter = bench(lambda: uk((-(-(offs.size + 1) // 256),), (256,),
+                                   (offs, nseg, np.int64(tiles + 1), words)))
+        print(f"[pre-pass {what}, {offs.size - 1} segments, tile {tile}] segmented_bounds "
+              f"(search) {search:.4f} ms, segmented_upper_bounds (scatter) {scatter:.4f} ms",
+              flush=True)
 
 
 if __name__ == "__main__":

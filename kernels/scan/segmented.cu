@@ -26,10 +26,12 @@
 // their segments (only the first segment a tile owns can have started before the tile).
 //   MODE 0: inclusive scan, out[i] = op over the segment's elements up to i;
 //   MODE 1: exclusive scan, the identity at each segment's first element;
-//   MODE 2: reduction (offsets), out[s] = op over segment s. The block parks its scanned values
-//     in the exchange buffers; segment s is written, once, by the tile holding its last element
-//     (an empty segment at position p: the tile holding p, the last tile for p = n), which reads
-//     the scanned value at offsets[s+1] - 1 or writes the identity. The tile's segments are
+//   MODE 2: reduction (offsets), out[s] = op over segment s (the library reduces with
+//     segmented_reduce_tiles below; this mode stays for tools/tune_segmented.py to compare). The
+//     block parks its scanned values in the exchange buffers; segment s is written, once, by the
+//     tile holding its last element (an empty segment at position p: the tile holding p, the
+//     last tile for p = n), which reads the scanned value at offsets[s+1] - 1 or writes the
+//     identity. The tile's segments are
 //     [first_owned(word of t0), first_owned(word of t0 + TILE)), all of the rest for the last
 //     tile. Elements before offsets[0] or from offsets[nseg] on belong to no segment: no
 //     segment's result reads them.
@@ -44,6 +46,44 @@
 //
 // segmented_bounds: the boundary words of keys t * tile for t in [0, count), one warp each, by the
 // 32-ary warp search over offsets[0 .. nseg]. Any 1-D launch of whole warps covering count warps.
+//
+// segmented_reduce_tiles<InT, AccT, Op, BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE, DRAWN>: out[s] = op
+// over segment s of CSR-style offsets, in one pass that keeps no scanned value per element. Each
+// block takes a tile (TILE = BLOCK * ITEMS elements, ITEMS = 8, 16 or 32 consecutive per thread):
+// DRAWN, the next id from the counter (a tile only ever waits on tiles drawn before it); else
+// blockIdx.x (the look-back then relies on blocks starting in index order; the loads need not
+// wait for a draw). It issues its loads at once: EXCHANGE, lane-consecutive 16-byte vectors
+// handed to the lanes through shared memory (swizzled, no bank conflicts); otherwise each thread
+// reads its own ITEMS with 16-byte loads. The tile's offsets are those in (t0, t0 + TILE],
+// indices [lo, hi) from the words segmented_upper_bounds wrote (tile 0 also takes those <= 0):
+// each sets the bit of the element it ends (offset - t0 - 1) in an end bitmap, the first of equal
+// ones records its index - lo in a per-position table (2 bytes per element), and one equal to its
+// predecessor writes its empty segment's identity. After one barrier each thread takes its ITEMS
+// end bits with one shared read and turns its values into running op-sums that restart after
+// each end (no branches); a run that starts after an end in the thread is then complete and is
+// written at once (segment = the index in the table, minus one; a tile with 2^16 - 1 offsets or
+// more searches offsets[lo .. hi) instead). A warp without ends just sums. What is left is each
+// thread's first run, which needs what came before it, and its last, which goes to the block: one
+// exclusive scan of (op-sum after the last end, any end or head) pairs under Segmented<Op> (warp
+// scans, one __syncthreads_or, each thread that needs its carry folds the earlier warps'
+// totals). Thread 0 publishes the tile's pair at once, as its inclusive prefix when the tile
+// holds an end or starts a segment; the single thread whose first run started before the tile
+// gets the tile's prefix from its warp's look-back; a tile holding no end at all has warp 0 look
+// back and publish its inclusive prefix. Three barriers per tile.
+//   Elements before offsets[0] or from offsets[nseg] on belong to no segment: the run ending at
+//   offsets[0] - 1 maps to index -1 and the run after offsets[nseg] never ends.
+// Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64); DRAWN: tile_counter
+// == 0 on entry (left 0); tile_state as for segmented_lookback; bounds holds count = tiles + 1
+// words of segmented_upper_bounds<TILE>, run just before on the same stream. Shared memory:
+// static TILE / 8 bytes of end bits, 2 * TILE bytes of table, BLOCK / 32 pairs; EXCHANGE:
+// TILE * sizeof(InT) bytes of dynamic shared memory. Offsets: nseg + 1 non-decreasing values
+// (validated by the host); the kernel stays in bounds for any values and any bound words (both
+// are clamped), the results are then unspecified.
+//
+// segmented_upper_bounds<TILE>: the words of keys t * TILE, t in [0, count): 2 * U + (key is an
+// offset), U the number of offsets <= key. Scattered rather than searched: thread s (0 .. nseg +
+// 1) owns the keys in [offsets[s - 1], offsets[s]) and its warp writes them, 32 at a time.
+// Launch: 1-D, whole warps, at least nseg + 2 threads.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
@@ -359,5 +399,309 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
             out[s] = (e > b && p >= 0 && p < TILE) ? parked<AccT, ITEMS, XBYTES>(exchange, p)
                                                    : Op::identity();
         }
+    }
+}
+
+// ---- reduction ---------------------------------------------------------------------------------
+
+// The word of each tile start key = t * TILE, t in [0, count): 2 * U + (key is an offset), U the
+// number of offsets <= key (the first index whose offset is > key). Scattered from the offsets
+// rather than searched: index s takes the keys in [offsets[s-1], offsets[s]) (offsets[-1] = -inf,
+// offsets[nseg+1] = +inf), so each offset is read once, coalesced. A warp writes its lanes' key
+// ranges together, one range at a time (a huge segment's many keys are written 32 at a time).
+// Launch: 1-D, whole warps, at least nseg + 2 threads. With offsets that are not non-decreasing
+// some words may stay unwritten (the reduction clamps what it reads).
+template <int TILE>
+__global__ void segmented_upper_bounds(const long long* __restrict__ offsets, long long nseg,
+                                       long long count, long long* __restrict__ bounds) {
+    const long long s = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int lane = threadIdx.x % prim::WARP;
+    const long long limit = (count - 1) * TILE;  // the last key
+    long long t_lo = 0, t_hi = -1, prev = -1;
+    if (s <= nseg + 1) {
+        prev = s == 0 ? -1 : __ldg(offsets + s - 1);  // -1: below every key, equal to none
+        const long long cur = s == nseg + 1 ? limit + 1 : __ldg(offsets + s);
+        const long long a = prev < 0 ? 0 : (prev > limit ? limit + 1 : prev);
+        const long long b = cur < 0 ? 0 : (cur > limit ? limit + 1 : cur);
+        typedef unsigned long long U64;  // a, b >= 0: unsigned division is a shift
+        t_lo = static_cast<long long>(static_cast<U64>(a + TILE - 1) / TILE);  // first key >= a
+        t_hi = b == 0 ? -1 : static_cast<long long>(static_cast<U64>(b - 1) / TILE);  // last < b
+    }
+    unsigned pending = __ballot_sync(prim::FULL_MASK, t_lo <= t_hi);
+    while (pending != 0u) {  // warp-uniform
+        const int src = __ffs(pending) - 1;
+        pending &= pending - 1u;
+        const long long a = __shfl_sync(prim::FULL_MASK, t_lo, src);
+        const long long b = __shfl_sync(prim::FULL_MASK, t_hi, src);
+        const long long ss = __shfl_sync(prim::FULL_MASK, s, src);
+        const long long pv = __shfl_sync(prim::FULL_MASK, prev, src);
+        for (long long t = a + lane; t <= b; t += prim::WARP)
+            bounds[t] = 2 * ss + (pv == t * TILE ? 1 : 0);
+    }
+}
+
+namespace prim {
+
+// A warp's 32 * ITEMS input elements from lane-consecutive 16-byte vectors (coalesced) to ITEMS
+// consecutive elements per lane, through `tmp` (32 * ITEMS elements of InT). Vector c (16 bytes)
+// is parked at c ^ ((c >> 3) & 7): within each quarter-warp the stores (consecutive vectors) and
+// the loads (vectors ITEMS / N apart) fall in distinct banks, so both sides move 16 bytes per
+// access without conflicts.
+__device__ __forceinline__ int swizzle16(int c) { return c ^ ((c >> 3) & 7); }
+
+template <class InT, class AccT, int ITEMS>
+__device__ __forceinline__ void exchange16(const Packet<InT> (&raw)[ITEMS / Vec16<InT>::N],
+                                           InT* tmp, AccT (&v)[ITEMS]) {
+    typedef typename Vec16<InT>::type VT;
+    constexpr int N = Vec16<InT>::N;
+    constexpr int PER_LANE = ITEMS / N;  // vectors per lane
+    const int lane = threadIdx.x % WARP;
+    VT* slots = reinterpret_cast<VT*>(tmp);
+#pragma unroll
+    for (int u = 0; u < PER_LANE; ++u) {
+        VT w;
+        InT* e = reinterpret_cast<InT*>(&w);
+#pragma unroll
+        for (int k = 0; k < N; ++k) e[k] = raw[u].v[k];
+        slots[swizzle16(u * WARP + lane)] = w;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int m = 0; m < PER_LANE; ++m) {
+        const VT w = slots[swizzle16(lane * PER_LANE + m)];
+        const InT* e = reinterpret_cast<const InT*>(&w);
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[m * N + k] = static_cast<AccT>(e[k]);
+    }
+    __syncwarp();
+}
+
+// First index in [lo, hi) whose offset is >= key (hi if none): a binary search, one thread.
+__device__ __forceinline__ long long serial_lower_bound(const long long* offsets, long long lo,
+                                                        long long hi, long long key) {
+    while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (__ldg(offsets + mid) < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+// Where a run that ends at tile-local position q goes: to the segment before the first offset
+// equal to t0 + q + 1. TableSink reads that offset's index (- lo) from the tile's table (every
+// index the tile staged is in [lo, hi), so only index 0, the part before offsets[0], is skipped);
+// SearchSink, for tiles whose table overflowed, searches offsets[lo .. hi).
+template <class AccT>
+struct TableSink {
+    AccT* base;  // out + lo - 1
+    const unsigned short* first_index;
+    int r_min;  // 1 when lo == 0, else 0
+    __device__ __forceinline__ void operator()(int q, AccT value) const {
+        const int r = first_index[q];
+        if (r >= r_min) base[r] = value;
+    }
+};
+
+template <class AccT>
+struct SearchSink {
+    AccT* out;
+    const long long* offsets;
+    long long nseg, lo, hi, t0;
+    __device__ __forceinline__ void operator()(int q, AccT value) const {
+        const long long j = serial_lower_bound(offsets, lo, hi, t0 + q + 1);
+        if (j >= 1 && j <= nseg) out[j - 1] = value;
+    }
+};
+
+// One thread's runs over its ITEMS values, mask bit k: item k ends a run. The values become the
+// running op-sums since the last end (no branches); then each run that starts after an end in
+// this thread is complete and goes to `sink`. Returns the op-sum after the last end (of all items
+// without one); `lead` gets the first run, up to the first end.
+template <class AccT, class Op, int ITEMS, class Sink>
+__device__ __forceinline__ AccT thread_runs(AccT (&v)[ITEMS], unsigned mask, int local,
+                                            const Sink& sink, AccT& lead) {
+    const Op op;
+#pragma unroll
+    for (int k = 1; k < ITEMS; ++k)
+        if (!((mask >> (k - 1)) & 1u)) v[k] = op(v[k - 1], v[k]);
+    const unsigned later = mask & (mask - 1u);  // the ends after the first
+    lead = v[0];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        if ((mask >> k) & 1u) {
+            if ((later >> k) & 1u)
+                sink(local + k, v[k]);
+            else
+                lead = v[k];
+        }
+    }
+    return v[ITEMS - 1];
+}
+
+// Op-sum of ITEMS values as a balanced tree (the values are overwritten).
+template <class AccT, class Op, int ITEMS>
+__device__ __forceinline__ AccT tree_sum(AccT (&v)[ITEMS]) {
+    const Op op;
+    constexpr int LEVELS = ITEMS == 32 ? 5 : (ITEMS == 16 ? 4 : 3);
+#pragma unroll
+    for (int level = 0; level < LEVELS; ++level)
+#pragma unroll
+        for (int k = 0; k < ITEMS; k += 2 << level) v[k] = op(v[k], v[k + (1 << level)]);
+    return v[0];
+}
+
+}  // namespace prim
+
+template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MIN_BLOCKS = 1,
+          bool EXCHANGE = true, bool DRAWN = true>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
+segmented_reduce_tiles(const InT* __restrict__ in, long long n,
+                       const long long* __restrict__ offsets, long long nseg,
+                       const long long* __restrict__ bounds, AccT* __restrict__ out,
+                       unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
+                       unsigned int epoch) {
+    static_assert(ITEMS == 8 || ITEMS == 16 || ITEMS == 32, "a thread's end bits fill one word");
+    static_assert(ITEMS % prim::Vec16<InT>::N == 0, "ITEMS must fill whole 16-byte vectors");
+    static_assert(BLOCK % prim::WARP == 0 && BLOCK >= 64, "BLOCK: whole warps, at least two");
+    typedef prim::Segmented<Op> SOp;
+    typedef prim::Flagged<AccT> P;
+    typedef prim::Vec16<InT> V;
+    constexpr int TILE = BLOCK * ITEMS;
+    constexpr int WARPS = BLOCK / prim::WARP;
+    constexpr int WORDS = TILE / 32;
+    constexpr unsigned ITEM_BITS = ITEMS == 32 ? 0xffffffffu : (1u << ITEMS) - 1u;
+    const Op op;
+    const SOp sop;
+    __shared__ unsigned int ends[WORDS];          // bit q: an offset equals t0 + q + 1
+    __shared__ unsigned short first_index[TILE];  // at such q: the first such offset's index - lo
+    __shared__ P warp_total[WARPS];
+    __shared__ unsigned int tile_id;
+    PRIM_DYNAMIC_SHARED(InT, exchange);  // EXCHANGE: TILE elements
+
+    for (int w = threadIdx.x; w < WORDS; w += BLOCK) ends[w] = 0u;
+    long long tile = blockIdx.x;
+    if (DRAWN) tile = prim::next_tile(tile_counter, &tile_id);  // its barrier orders the above
+    const int lane = threadIdx.x % prim::WARP;
+    const int warp = threadIdx.x / prim::WARP;
+    const int local = threadIdx.x * ITEMS;
+    const long long t0 = tile * TILE;
+    const long long first = t0 + local;
+    const bool vector = t0 + TILE <= n && (reinterpret_cast<prim::uptr>(in) & 15u) == 0;
+
+    // Issue the loads first: they fly while the tile's offsets are read.
+    prim::Packet<InT> raw[ITEMS / V::N];
+    if (vector) {
+        const InT* base = EXCHANGE ? in + t0 + warp * prim::WARP * ITEMS + lane * V::N
+                                   : in + first;
+#pragma unroll
+        for (int u = 0; u < ITEMS / V::N; ++u)
+            raw[u] = prim::load16(base + u * (EXCHANGE ? prim::WARP : 1) * V::N);
+    }
+
+    // The offsets that end a run in this tile: values in (t0, t0 + TILE], indices [lo, hi); tile
+    // 0 also takes those <= 0 (empty segments at 0). Each sets its end bit; the first of equal
+    // ones records its index; an offset equal to its predecessor closes an empty segment.
+    const long long w0 = __ldg(bounds + tile), w1 = __ldg(bounds + tile + 1);
+    const long long cap = nseg + 1;
+    const long long lo = tile == 0 ? 0 : ((w0 >> 1) < 0 ? 0 : ((w0 >> 1) > cap ? cap : w0 >> 1));
+    const long long hi = (w1 >> 1) < 0 ? 0 : ((w1 >> 1) > cap ? cap : w1 >> 1);
+    const bool tile_head = (w0 & 1) != 0;  // an offset equals t0: the tile starts a segment
+    if (!DRAWN) __syncthreads();  // the bitmap zeroed before the staging
+    for (long long j = lo + threadIdx.x; j < hi; j += BLOCK) {
+        const long long e = __ldg(offsets + j);
+        const long long b = j > 0 ? __ldg(offsets + j - 1) : e - 1;
+        const long long q = e - t0 - 1;
+        if (q >= 0 && q < TILE) {
+            atomicOr(&ends[q >> 5], 1u << (q & 31));
+            if (j - lo < 0xffff && (j == lo || b != e))
+                first_index[q] = static_cast<unsigned short>(j - lo);
+        }
+        if (j > 0 && b == e) out[j - 1] = Op::identity();
+    }
+    __syncthreads();
+    const unsigned mask = (ends[local >> 5] >> (local & 31)) & ITEM_BITS;  // bit k: f + k ends
+    const bool start_head = threadIdx.x == 0
+                                ? tile_head
+                                : ((ends[(local - 1) >> 5] >> ((local - 1) & 31)) & 1u) != 0u;
+
+    AccT v[ITEMS];
+    if (vector) {
+        if (EXCHANGE) {
+            prim::exchange16<InT, AccT, ITEMS>(raw, exchange + warp * prim::WARP * ITEMS, v);
+        } else {
+#pragma unroll
+            for (int u = 0; u < ITEMS / V::N; ++u)
+#pragma unroll
+                for (int k = 0; k < V::N; ++k) v[u * V::N + k] = static_cast<AccT>(raw[u].v[k]);
+        }
+    } else {
+        prim::load_items<InT, AccT, Op, ITEMS>(in + first, n - first, false, v);
+    }
+
+    // This thread's runs (a warp without ends just sums).
+    const bool table = hi - lo < 0xffff;  // block-uniform: first_index holds every index
+    prim::TableSink<AccT> table_sink;
+    table_sink.base = out + lo - 1;
+    table_sink.first_index = first_index;
+    table_sink.r_min = lo == 0 ? 1 : 0;
+    const prim::SearchSink<AccT> search_sink = {out, offsets, nseg, lo, hi, t0};
+    AccT lead = v[0];
+    AccT run;
+    if (__any_sync(prim::FULL_MASK, mask != 0u)) {
+        if (table)
+            run = prim::thread_runs<AccT, Op, ITEMS>(v, mask, local, table_sink, lead);
+        else
+            run = prim::thread_runs<AccT, Op, ITEMS>(v, mask, local, search_sink, lead);
+    } else {
+        run = prim::tree_sum<AccT, Op, ITEMS>(v);
+    }
+    P mine;
+    mine.value = ((mask >> (ITEMS - 1)) & 1u) ? Op::identity() : run;
+    mine.head = (mask != 0u || start_head) ? 1 : 0;
+
+    // Block-wide exclusive scan of the pairs: warp scans, then one barrier; a thread that needs
+    // its carry folds the earlier warps' totals back to the nearest one holding a head.
+    const P incl = prim::warp_inclusive_scan(mine, sop);
+    P carry = prim::shfl_up(incl, 1);
+    if (lane == 0) carry = SOp::identity();
+    if (lane == prim::WARP - 1) warp_total[warp] = incl;
+    const bool any_head = __syncthreads_or(mine.head) != 0;
+
+    const prim::TileStatus<P> ts(tile_state, epoch);
+    const bool need_prefix = tile > 0 && !tile_head;  // the tile's first run started before it
+    if (warp == 0) {
+        P aggregate = SOp::identity();
+        if (lane == 0) {
+            for (int w = 0; w < WARPS; ++w) aggregate = sop(aggregate, warp_total[w]);
+            // with a head the aggregate is the inclusive prefix: nothing before it counts
+            ts.publish(tile, (!need_prefix || any_head) ? prim::TILE_INCLUSIVE
+                                                        : prim::TILE_AGGREGATE, aggregate);
+        }
+        if (need_prefix && !any_head) {  // a tile inside one segment: complete its prefix
+            const P prefix = prim::lookback_prefix<P>(ts, tile, sop);
+            if (lane == 0) ts.publish(tile, prim::TILE_INCLUSIVE, sop(prefix, aggregate));
+        }
+    }
+    if (!any_head) return;  // block-uniform: no run ends here
+
+    const bool has_end = mask != 0u;
+    AccT value = lead;  // the thread's first run, once its carry is added
+    bool carried_in = false;  // the run started before the tile
+    if (has_end && !start_head) {
+        if (!carry.head)
+            for (int w = warp - 1; w >= 0 && !carry.head; --w) carry = sop(warp_total[w], carry);
+        value = op(carry.value, lead);
+        carried_in = !carry.head && need_prefix;
+    }
+    if (need_prefix && __any_sync(prim::FULL_MASK, carried_in)) {  // one warp of the tile
+        const P prefix = prim::lookback_prefix<P>(ts, tile, sop);
+        if (carried_in) value = op(prefix.value, value);
+    }
+    if (has_end) {
+        const int q = local + __ffs(mask) - 1;
+        if (table)
+            table_sink(q, value);
+        else
+            search_sink(q, value);
     }
 }
