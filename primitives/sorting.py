@@ -52,8 +52,12 @@ def _vc(vbytes):
 # onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW, MATCH)
 # MATCH: 0 = ballots, 1 = shared atomicOr lane masks (prim::radix::Match)
 _OS_SOURCE = "sort/onesweep.cu"
-_OS_POLICY = {(4, 0): (256, 16, 4, 8, 1), (4, 4): (256, 16, 3, 8, 1), (4, 8): (256, 12, 3, 8, 1),
-              (8, 0): (256, 12, 3, 8, 1), (8, 4): (256, 12, 3, 8, 1), (8, 8): (256, 12, 2, 8, 1)}
+# Measured on an H100 (tools/tune_sort.py --configs 4:0,4:4,8:0, n = 2^27): larger tiles win, as
+# each tile pays one look-back per digit and its barriers; 256 x 28 with two blocks per SM: keys
+# 3.56 ms (256 x 16, four blocks: 3.74), pairs 5.20 (256 x 16, three: 6.55), 8-byte keys 8.67
+# (256 x 12, three: 10.20). The configurations with 8-byte values keep their earlier tiles.
+_OS_POLICY = {(4, 0): (256, 28, 2, 8, 1), (4, 4): (256, 28, 2, 8, 1), (4, 8): (256, 12, 3, 8, 1),
+              (8, 0): (256, 28, 2, 8, 1), (8, 4): (256, 12, 3, 8, 1), (8, 8): (256, 12, 2, 8, 1)}
 _OS_HIST_BLOCK = 256
 _OS_PLAN_WORDS = 8
 _OS_FLAGS = {"iota": 1, "wide": 2, "discard_keys": 4}  # prim::radix::ValueFlags
