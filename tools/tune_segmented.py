@@ -6,8 +6,7 @@
    launches alone of each reduction candidate: segmented_reduce_tiles after the
    segmented_upper_bounds pre-pass for several (BLOCK, ITEMS, MIN_BLOCKS) policies, loads
    exchanged through shared memory or read per thread, tiles drawn from a counter or taken in
-   block order; and the scan kernel's reduction mode (segmented_lookback MODE 2 after the
-   segmented_bounds search pre-pass, the library's reduction before segmented_reduce_tiles);
+   block order;
 2. host time per call (small input, the launch queue never waits for the GPU);
 3. each candidate's results checked (also on 6 huge segments), the scan policies, with the tile
    prefix overlapped (1) or not (0), and each pre-pass alone.
@@ -34,7 +33,6 @@ SCAN_POLICIES = ((256, 16, 6), (128, 32, 6))
 # (BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE, DRAWN): segmented_reduce_tiles
 REDUCE_POLICIES = tuple((b, i, c, e, d) for b, i, c in ((256, 32, 4), (128, 32, 8))
                         for e in (1, 0) for d in (1, 0))
-OLD_REDUCE = (256, 32, 4)  # segmented_lookback MODE 2, pre-pass bounds, tile prefix overlapped
 rng = np.random.default_rng(5)
 REPS = dict(warmup=3, repeat=15) if backend.is_cuda else dict(warmup=0, repeat=1)
 ROUNDS = dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda else dict(rounds=1, warmup=0,
@@ -59,7 +57,7 @@ def tag_of(policy):
 
 NAMES = ["segmented_bounds"] + [f"segmented_upper_bounds<{t}>" for t in (4096, 8192)] + [
     name(b, i, m, g, c, o) for b, i, c in SCAN_POLICIES for o in (1, 0)
-    for m, g in ((0, 0), (0, 2))] + [name(*OLD_REDUCE[:2], 2, 2, OLD_REDUCE[2], 1)] + [
+    for m, g in ((0, 0), (0, 2))] + [
     reduce_name(*p) for p in REDUCE_POLICIES]
 kernels = _loader.load(SOURCE, NAMES)
 
@@ -186,11 +184,6 @@ def main(log2n=28):
     for policy in REDUCE_POLICIES:
         kernel_only[f"{tag_of(policy)} equal"] = reduce_runner(policy, x, rout2, off)[0]
         kernel_only[f"{tag_of(policy)} ragged"] = reduce_runner(policy, y, rag_out, roff)[0]
-    block, items, cap = OLD_REDUCE
-    old_tag = f"[lookback mode 2 {block}x{items} min {cap} overlap 1 bounds]"
-    for what, xx, oo, offs in (("equal", x, rout2, off), ("ragged", y, rag_out, roff)):
-        kernel_only[f"{old_tag} {what}"] = scan_runner(block, items, 2, 2, xx, oo, offsets=offs,
-                                                       min_blocks=cap, overlap=1)[0]
     t = _timing.bench_many({**fns, **kernel_only}, **ROUNDS)
     for what, ms in t.items():
         print(f"[{'public' if what in fns else 'launches'}] {what}: {ms:.4f} ms", flush=True)
@@ -252,10 +245,6 @@ def main(log2n=28):
         k_block[0] = policy[0]
         reduce_cases(tag_of(policy),
                      lambda xx, oo, offs, p=policy: reduce_runner(p, xx, oo, offs))
-    k_block[0] = block
-    reduce_cases(old_tag, lambda xx, oo, offs: scan_runner(block, items, 2, 2, xx, oo,
-                                                           offsets=offs, min_blocks=cap,
-                                                           overlap=1))
     for block, items, cap in SCAN_POLICIES:
         k_block[0] = block
         for ovl in (1, 0):

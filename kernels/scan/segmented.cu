@@ -21,20 +21,11 @@
 // a block-wide exclusive scan of these pairs. Thread 0 publishes the tile's aggregate at once, as
 // its inclusive prefix when the tile holds a head (a head cuts off everything before it); warp 0
 // looks back only when the tile's first element is not a head. OVERLAP = true keeps the look-back
-// off the other warps' path: scans skip the block barrier after it when warp 0 holds a head (no
-// later thread needs the prefix then); reductions look back after the other warps have started on
-// their segments (only the first segment a tile owns can have started before the tile).
+// off the other warps' path: the block barrier after it is skipped when warp 0 holds a head (no
+// later thread needs the prefix then).
 //   MODE 0: inclusive scan, out[i] = op over the segment's elements up to i;
-//   MODE 1: exclusive scan, the identity at each segment's first element;
-//   MODE 2: reduction (offsets), out[s] = op over segment s (the library reduces with
-//     segmented_reduce_tiles below; this mode stays for tools/tune_segmented.py to compare). The
-//     block parks its scanned values in the exchange buffers; segment s is written, once, by the
-//     tile holding its last element (an empty segment at position p: the tile holding p, the
-//     last tile for p = n), which reads the scanned value at offsets[s+1] - 1 or writes the
-//     identity. The tile's segments are
-//     [first_owned(word of t0), first_owned(word of t0 + TILE)), all of the rest for the last
-//     tile. Elements before offsets[0] or from offsets[nseg] on belong to no segment: no
-//     segment's result reads them.
+//   MODE 1: exclusive scan, the identity at each segment's first element.
+// (Segmented reductions run segmented_reduce_tiles below, which keeps no scanned values.)
 // MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
 // Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64); tile_counter == 0 on
 // entry (left 0); tile_state holds TileStatus<Flagged<AccT>>::bytes(tiles) bytes, zeroed once
@@ -122,15 +113,6 @@ __device__ __forceinline__ long long boundary_word(const long long* offsets, lon
     return 2 * L + ((L < count && __ldg(offsets + L) == key) ? 1 : 0);
 }
 
-// The first segment owned by a tile starting at `key` (reductions), from its boundary word: the
-// first empty segment at key if there is one, else the segment holding element key; clamped to
-// [0, nseg].
-__device__ __forceinline__ long long first_owned(long long word, long long nseg) {
-    const long long L = word >> 1;
-    const long long s = (word & 1) ? L : L - 1;
-    return s < 0 ? 0 : (s > nseg ? nseg : s);
-}
-
 // Bit j of the result: byte j of w is not 0.
 __device__ __forceinline__ unsigned nonzero_bytes(unsigned w) {
     w |= w >> 4;
@@ -186,22 +168,6 @@ __global__ void segmented_bounds(const long long* __restrict__ offsets, long lon
     }
 }
 
-// A warp's scanned values parked in its exchange buffer (the common/load.cuh layout), and the
-// value of tile-local element p read back from them.
-template <class AccT, int ITEMS>
-__device__ __forceinline__ void park(unsigned char* buffer, int lane, const AccT (&v)[ITEMS]) {
-    AccT* mine = reinterpret_cast<AccT*>(buffer);
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) mine[prim::exchange_pad(lane * ITEMS + k)] = v[k];
-}
-
-template <class AccT, int ITEMS, int XBYTES>
-__device__ __forceinline__ AccT parked(const unsigned char (*buffers)[XBYTES], long long p) {
-    const int q = static_cast<int>(p);
-    return reinterpret_cast<const AccT*>(
-        buffers[q / (prim::WARP * ITEMS)])[prim::exchange_pad(q % (prim::WARP * ITEMS))];
-}
-
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MODE, int SEGS,
           int MIN_BLOCKS = 1, bool OVERLAP = true>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
@@ -211,7 +177,7 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
                    unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
                    unsigned int epoch) {
     constexpr bool OFFSETS = SEGS != prim::SEG_FLAGS;
-    static_assert(MODE != 2 || OFFSETS, "segmented reductions take offsets");
+    static_assert(MODE == 0 || MODE == 1, "MODE: 0 inclusive, 1 exclusive");
     static_assert(ITEMS == 8 || ITEMS == 16 || ITEMS == 32, "a thread's head bits fill one word");
     static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0,
                   "ITEMS must fill whole 16-byte vectors");
@@ -243,8 +209,8 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
     const long long avail = n - first;  // may be <= 0 in the last tile
     const bool full = t0 + TILE <= n;
-    const prim::uptr out_bits = MODE == 2 ? 0u : reinterpret_cast<prim::uptr>(out);
-    const bool vector = full && ((reinterpret_cast<prim::uptr>(in) | out_bits) & 15u) == 0;
+    const bool vector = full && ((reinterpret_cast<prim::uptr>(in) |
+                                  reinterpret_cast<prim::uptr>(out)) & 15u) == 0;
 
     // Issue the loads first: they fly while the segment bounds are found.
     prim::Packet<InT> raw[ITEMS / V::N];
@@ -314,42 +280,6 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
                                                        : prim::TILE_AGGREGATE, aggregate);
     P prefix = SOp::identity();  // the tile's exclusive prefix (warp 0, or all after a barrier)
 
-    if (MODE == 2 && OVERLAP) {
-        // Only a segment that started before the tile needs the prefix, and only the first one
-        // the tile owns can have: park the tile-local scan, write the other segments, and let
-        // warp 0 look back meanwhile and finish that one.
-        AccT run = before.value;
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            run = ((mask >> k) & 1u) ? v[k] : op(run, v[k]);
-            v[k] = run;
-        }
-        park<AccT, ITEMS>(exchange[warp], lane, v);
-        __syncthreads();
-        const long long s0 = prim::first_owned(bound[0], nseg);
-        const long long s1 = t0 + TILE >= n ? nseg : prim::first_owned(bound[1], nseg);
-        if (warp == 0) {
-            if (tile > 0 && !first_head) {
-                prefix = prim::lookback_prefix<P>(ts, tile, sop);
-                if (!aggregate.head && lane == 0)
-                    ts.publish(tile, prim::TILE_INCLUSIVE, sop(prefix, aggregate));
-            }
-            if (lane == 0 && !first_head && s0 < s1) {  // a head first: nothing carried in
-                const long long b = __ldg(offsets + s0), e = __ldg(offsets + s0 + 1);
-                if (b < t0 && e > b && e - 1 - t0 >= 0 && e - 1 - t0 < TILE)
-                    out[s0] = op(prefix.value, parked<AccT, ITEMS, XBYTES>(exchange, e - 1 - t0));
-            }
-        }
-        for (long long s = s0 + threadIdx.x; s < s1; s += BLOCK) {
-            const long long b = __ldg(offsets + s), e = __ldg(offsets + s + 1);
-            const long long p = e - 1 - t0;  // the segment's last element within the tile
-            if (b < t0 && e > b) continue;  // carried in: warp 0 writes it
-            out[s] = (e > b && p >= 0 && p < TILE) ? parked<AccT, ITEMS, XBYTES>(exchange, p)
-                                                   : Op::identity();
-        }
-        return;
-    }
-
     if (warp == 0 && tile > 0 && !first_head) {
         prefix = prim::lookback_prefix<P>(ts, tile, sop);
         if (!aggregate.head && lane == 0)
@@ -357,7 +287,7 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     }
     // With a head in warp 0, every later thread has one before it and needs no prefix: only warp
     // 0, which holds it, uses it (block-uniform: the warp totals of the block scan).
-    const bool warp0_only = OVERLAP && MODE != 2 && scratch[0].head != 0;
+    const bool warp0_only = OVERLAP && scratch[0].head != 0;
     if (!warp0_only) {
         if (threadIdx.x == 0) tile_prefix = prefix;
         __syncthreads();
@@ -381,25 +311,11 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
         }
     }
 
-    if (MODE != 2) {
-        if (vector)
-            prim::store_blocked_to_striped<AccT, ITEMS>(
-                out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), v);
-        else
-            prim::store_items<AccT, ITEMS>(out + first, avail, false, v);
-    } else {
-        // park the scanned values, then write the segments this tile owns
-        park<AccT, ITEMS>(exchange[warp], lane, v);
-        __syncthreads();
-        const long long s0 = prim::first_owned(bound[0], nseg);
-        const long long s1 = t0 + TILE >= n ? nseg : prim::first_owned(bound[1], nseg);
-        for (long long s = s0 + threadIdx.x; s < s1; s += BLOCK) {
-            const long long b = __ldg(offsets + s), e = __ldg(offsets + s + 1);
-            const long long p = e - 1 - t0;  // the segment's last element within the tile
-            out[s] = (e > b && p >= 0 && p < TILE) ? parked<AccT, ITEMS, XBYTES>(exchange, p)
-                                                   : Op::identity();
-        }
-    }
+    if (vector)
+        prim::store_blocked_to_striped<AccT, ITEMS>(
+            out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), v);
+    else
+        prim::store_items<AccT, ITEMS>(out + first, avail, false, v);
 }
 
 // ---- reduction ---------------------------------------------------------------------------------
