@@ -52,12 +52,14 @@ def _vc(vbytes):
 # onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW, MATCH)
 # MATCH: 0 = ballots, 1 = shared atomicOr lane masks (prim::radix::Match)
 _OS_SOURCE = "sort/onesweep.cu"
-# Measured on an H100 (tools/tune_sort.py --configs 4:0,4:4,8:0, n = 2^27): larger tiles win, as
-# each tile pays one look-back per digit and its barriers; 256 x 28 with two blocks per SM: keys
-# 3.56 ms (256 x 16, four blocks: 3.74), pairs 5.20 (256 x 16, three: 6.55), 8-byte keys 8.67
-# (256 x 12, three: 10.20). The configurations with 8-byte values keep their earlier tiles.
-_OS_POLICY = {(4, 0): (256, 28, 2, 8, 1), (4, 4): (256, 28, 2, 8, 1), (4, 8): (256, 12, 3, 8, 1),
-              (8, 0): (256, 28, 2, 8, 1), (8, 4): (256, 12, 3, 8, 1), (8, 8): (256, 12, 2, 8, 1)}
+# Measured on an H100 (tools/tune_sort.py --configs ..., n = 2^27): larger tiles win, as each tile
+# pays one look-back per digit and its barriers, up to the register file of two blocks of 256 per
+# SM: 4-byte keys 256 x 36 3.33 ms (256 x 16, four blocks: 3.80; x 44: 3.98), pairs of 4-byte keys
+# and values 256 x 32 5.06-5.13 (256 x 16, three blocks: 6.03-6.32), 8-byte keys 256 x 28 8.62
+# (256 x 12, three blocks: 10.02), 4-byte keys with 8-byte values 256 x 24 6.81 (256 x 12: 8.17),
+# 8-byte keys with 4-byte values 256 x 24 13.41 (16.08), 8-byte pairs 256 x 20 16.71 (18.53).
+_OS_POLICY = {(4, 0): (256, 36, 2, 8, 1), (4, 4): (256, 32, 2, 8, 1), (4, 8): (256, 24, 2, 8, 1),
+              (8, 0): (256, 28, 2, 8, 1), (8, 4): (256, 24, 2, 8, 1), (8, 8): (256, 20, 2, 8, 1)}
 _OS_HIST_BLOCK = 256
 _OS_PLAN_WORDS = 8
 _OS_FLAGS = {"iota": 1, "wide": 2, "discard_keys": 4}  # prim::radix::ValueFlags
