@@ -520,6 +520,24 @@ def test_histogram_even(dtype, spec, rng):
         np.testing.assert_array_equal(got, even_oracle(x, *spec), err_msg=variant)
 
 
+@pytest.mark.parametrize("spec", [(256, 0.0, 1.0), (100, -3.0, 5.0), (7, 1000.0, 1001.0),
+                                  (64, -1e-3, 2e-3), (3, -1e-38, 1e-38)], ids=str)
+def test_histogram_even_float32_next_to_edges(spec, rng):
+    """float32 samples on every edge and one ulp either side, NaN, infinities, signed zeros and
+    subnormals: the float binner's fast test must hand all of them to the exact path (the
+    threshold below the open upper edge is one ulp inside it)."""
+    nb, lo, hi = spec
+    e = np.linspace(lo, hi, nb + 1, dtype=np.float32)
+    odd = np.array([np.nan, np.inf, -np.inf, 1e-40, -1e-40, 0.0, -0.0], np.float32)
+    x = np.concatenate([e, np.nextafter(e, np.float32(np.inf)),
+                        np.nextafter(e, np.float32(-np.inf)), odd,
+                        samples(rng, 700, np.float32, lo - (hi - lo), hi + (hi - lo))])
+    x = x.astype(np.float32)
+    for variant in ("auto", "coarsened_interleaved", "global_vectorized"):
+        got = prim.histogram_even(x, nb, lo, hi, variant=variant)
+        np.testing.assert_array_equal(got, even_oracle(x, nb, lo, hi), err_msg=variant)
+
+
 def test_histogram_even_upper_is_open():
     x = np.array([0, 1, 2, 3, 4], np.int32)
     assert prim.histogram_even(x, 2, 0, 4).tolist() == [2, 2]
