@@ -460,11 +460,12 @@ def test_argument_count(K):
 # ---------------------------------------------------------------------------------------------
 def test_misc_math_and_printf(K, capfd):
     x = np.array([np.nan, np.inf, 3.0], np.float32)
-    of = np.zeros(18, np.float32)
+    of = np.zeros(21, np.float32)
     oi = np.zeros(15, np.int64)
     K("misc_kernel")(1, 32, (x, of, oi))
+    below = float(np.nextafter(np.float32(-1.0), np.float32(-2.0)))
     assert of.tolist() == [-2.0, 1.5, 0.25, 1.0, 0.0, 0.0, np.float32(3.14159274101257324), 2.0, 2.0, np.inf,
-                           2.0, 1.0, 0.5, -1.0, 6.0, 12.0, 0.0, 1.0]
+                           2.0, 1.0, 0.5, -1.0, 6.0, 12.0, 0.0, 1.0, 1.0, below, 2.0]
     assert oi.tolist() == [-4, 7, 5, 2, 2, 0x3F800000, 0x3FF0000000000000, 1, 1, 0x80000000, 15, 1, -18, 11, 13]
     assert "emu printf 42 0.5" in capfd.readouterr().out
 

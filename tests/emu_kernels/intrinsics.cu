@@ -260,6 +260,9 @@ extern "C" __global__ void __launch_bounds__(32) misc_kernel(const float* x, flo
     __stcs(&of[15], __ldcg(&of[14]) + __ldcs(&of[14]));
 #pragma unroll
     for (int i = 0; i < 2; ++i) of[16 + i] = (float)i;
+    of[18] = __fadd_rd(1.0f, 1e-8f);     // rounded down: 1
+    of[19] = __fadd_rd(-1.0f, -1e-8f);   // rounded down: the float below -1
+    of[20] = __fadd_rd(2.75f, 8388608.0f) - 8388608.0f;  // floor(2.75) through 2^23
     printf("emu printf %d %.1f\n", 42, 0.5);
 }
 
