@@ -78,26 +78,6 @@ template <> struct Widen<double, float> {
 };
 template <class E, class T> __device__ __forceinline__ E widen(T x) { return Widen<E, T>::of(x); }
 
-// i = floor(f) and frac = f - i for 0 <= f < 2^22 (the fast path of BinEven); f is clamped to
-// [0, 2^22] first, and frac = 0 (f <= 0, f >= 2^22, inf) never passes the guard test (guard > 0),
-// so such samples take the exact path. A float is floored with two adds: f + 2^23 rounded down
-// holds floor(f) in its low mantissa bits (conversions run at a quarter of the add rate).
-template <class E> struct Floor {
-    static __device__ __forceinline__ void of(E f, int& i, E& frac) {
-        const E g = f > E(0) ? (f < E(4194304) ? f : E(4194304)) : E(0);
-        i = static_cast<int>(g);
-        frac = g - static_cast<E>(i);
-    }
-};
-template <> struct Floor<float> {
-    static __device__ __forceinline__ void of(float f, int& i, float& frac) {
-        const float g = fminf(fmaxf(f, 0.0f), 4194304.0f);
-        const float t = __fadd_rd(g, 8388608.0f);
-        i = __float_as_int(t) - 0x4b000000;
-        frac = g - (t - 8388608.0f);
-    }
-};
-
 // Unsigned type wide enough for the difference of two values of T (no overflow when x >= lo).
 template <class T> struct WideUnsigned { typedef u32 type; };
 template <> struct WideUnsigned<long long> { typedef u64 type; };
@@ -155,9 +135,11 @@ template <class T, class E> struct BinEven {
         if (!(k >= lo && k <= hi)) return -1;  // NaN: fails a comparison, or its key is outside
         const E v = widen<E>(x);
         const E f = (v - first) * scale;
-        int i;
-        E frac;
-        Floor<E>::of(f, i, frac);
+        // floor(f) and its fraction, f clamped to [0, 2^22] first: frac = 0 (f <= 0, f >= 2^22,
+        // inf) never passes the guard test (guard > 0), so such samples take the exact path
+        const E g = f > E(0) ? (f < E(4194304) ? f : E(4194304)) : E(0);
+        const int i = static_cast<int>(g);
+        const E frac = g - static_cast<E>(i);
         if (i <= last && frac >= guard && frac <= E(1) - guard) return i;
         return exact(v, f);
     }
@@ -172,7 +154,8 @@ template <class T, class E> struct BinEven {
 };
 
 // float32 samples over float32 edges, the production float path: the position is one fma, its
-// floor two adds (Floor<float>), and a sample is accepted at once when its bin is in [0, nbins)
+// floor two adds (f + 2^23 rounded down holds floor(f) in its low mantissa bits; conversions run
+// at a quarter of the add rate), and a sample is accepted at once when its bin is in [0, nbins)
 // and it lies farther than `guard` from both edges of that bin. Every other sample (near an edge,
 // out of range, NaN, inf) takes the careful path: the keep-thresholds on order keys, then the
 // edges. The host widens `guard` so that no sample outside the thresholds can pass the fast test
