@@ -36,13 +36,14 @@ class LookbackPlan:
     """Scratch and launch of one look-back kernel configuration.
 
     Every look-back kernel ends its parameter list with ``(tile_counter, tile_state, epoch)``;
-    :meth:`launch` appends them. ``value_bytes`` is the size of the value the tiles publish.
+    :meth:`launch` appends them. ``value_bytes`` is the size of the value the tiles publish;
+    ``smem`` the dynamic shared memory of each launch.
     """
 
     __slots__ = ("kernel", "grid", "block", "counter", "state", "epoch", "n64", "validated",
-                 "extra")
+                 "extra", "smem")
 
-    def __init__(self, kernel, tiles, block, n, xp, value_bytes):
+    def __init__(self, kernel, tiles, block, n, xp, value_bytes, smem=0):
         self.kernel, self.grid, self.block = kernel, (tiles,), (block,)
         self.counter = xp.zeros(1, dtype=np.uint32)
         self.state = xp.zeros(state_bytes(tiles, value_bytes), dtype=np.uint8)
@@ -50,6 +51,7 @@ class LookbackPlan:
         self.n64 = _launch.i64(n)
         self.validated = False
         self.extra = None  # kernel-specific scratch (compaction: the count)
+        self.smem = smem  # dynamic shared memory bytes of each launch
 
     def next_epoch(self):
         self.epoch += 1
@@ -61,9 +63,9 @@ class LookbackPlan:
     def launch(self, *args):
         full = args + (self.counter, self.state, self.next_epoch())
         if self.validated:
-            self.kernel(self.grid, self.block, full)
+            self.kernel(self.grid, self.block, full, shared_mem=self.smem)
         else:
-            _launch.launch(self.kernel, self.grid, self.block, full)
+            _launch.launch(self.kernel, self.grid, self.block, full, shared_mem=self.smem)
             self.validated = True
 
 

@@ -119,25 +119,17 @@ class _ReducePlan(_lookback.LookbackPlan):
     to ``bounds``, then the tiles (``segmented_reduce_tiles``, with ``smem`` bytes of dynamic
     shared memory for its load exchange)."""
 
-    __slots__ = ("upper", "bounds", "count", "smem")
+    __slots__ = ("upper", "bounds", "count")
 
     def __init__(self, kernel, upper, n, block, items, in_dt, acc_dt, exchange, xp):
         tile = block * items
         tiles = _launch.cdiv(n, tile)
         # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
-        super().__init__(kernel, tiles, block, n, xp, 2 * acc_dt.itemsize)
+        super().__init__(kernel, tiles, block, n, xp, 2 * acc_dt.itemsize,
+                         smem=tile * in_dt.itemsize if exchange else 0)
         self.upper = upper  # segmented_upper_bounds<tile>
         self.count = _launch.i64(tiles + 1)
         self.bounds = xp.empty(tiles + 1, dtype=np.int64)  # every word written by the pre-pass
-        self.smem = tile * in_dt.itemsize if exchange else 0
-
-    def launch(self, *args):
-        full = args + (self.counter, self.state, self.next_epoch())
-        if self.validated:
-            self.kernel(self.grid, self.block, full, shared_mem=self.smem)
-        else:
-            _launch.launch(self.kernel, self.grid, self.block, full, shared_mem=self.smem)
-            self.validated = True
 
     def run(self, arr, offsets, nseg, out):
         """Both launches. ``out`` is nseg values, or a callable that allocates them: it is then
