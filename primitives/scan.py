@@ -115,31 +115,15 @@ def _lookback_scan(x, n, in_dt, acc_dt, op, exclusive, backend):
     plan = _plans.get((in_dt, acc_dt, op, exclusive, n, backend.stream_key()), make)
     out = backend.xp.empty(n, dtype=acc_dt)
     plan.launch(x, out, plan.n64)
-    return out, plan
-
-
-# Checked look-back calls replayed without the checks (about half the host time of a call): (dtype,
-# size, op, dtype=, variant, exclusive, stream) of a C-contiguous array of the backend's own type
-# (CuPy on the GPU) -> (look-back plan, result dtype).
-_fast = {}
-_MAX_FAST = 256
+    return out
 
 
 def _scan(x, op, dtype, variant, exclusive, func):
-    backend = _backend.get_backend()
-    key = None
-    if type(x) is backend.xp.ndarray and (dtype is None or
-                                          isinstance(dtype, (type, np.dtype, str))):
-        key = (x.dtype, x.size, op, dtype, variant, exclusive, backend.stream_key())
-        try:
-            hit = _fast.get(key)
-        except TypeError:  # an unhashable op or variant: the checks below say what is wrong
-            hit = key = None
-        if hit is not None and x.flags.c_contiguous:
-            plan, acc_dt = hit
-            out = backend.xp.empty(x.size, dtype=acc_dt)
-            plan.launch(x, out, plan.n64)
-            return out
+    if isinstance(variant, str) and variant in ("auto", "decoupled_lookback"):
+        backend = _backend.get_backend()
+        direct = _checks.direct_input(x, op, dtype, backend)
+        if direct is not None:
+            return _lookback_scan(x, x.size, *direct, op, exclusive, backend)
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                                    auto="decoupled_lookback")
     inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func)
@@ -147,12 +131,7 @@ def _scan(x, op, dtype, variant, exclusive, func):
     if n == 0:
         return inp.result(inp.backend.xp.empty(0, dtype=acc_dt))
     if variant == "decoupled_lookback":
-        out, plan = _lookback_scan(arr, n, in_dt, acc_dt, op, exclusive, inp.backend)
-        # the result goes back as launched (no copy or conversion of x, no copy to the host)
-        if key is not None and arr is x and not (inp.host and backend.is_cuda):
-            if len(_fast) >= _MAX_FAST:
-                _fast.clear()
-            _fast[key] = (plan, acc_dt)
+        out = _lookback_scan(arr, n, in_dt, acc_dt, op, exclusive, inp.backend)
     else:
         out = _hierarchical(arr, n, in_dt, acc_dt, op, exclusive, variant, inp.backend)
     return inp.result(out)

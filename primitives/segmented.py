@@ -245,30 +245,17 @@ def segmented_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dty
     return inp.result(out)
 
 
-# default result dtype per (input dtype, op) where a kernel takes the pair natively
-_DEFAULT_ACC = {(i, op): a for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
-                if a == (_dtypes.sum_dtype(i) if op == "sum" else i)}
-
-
 def _reduce_fast(x, offsets, op):
-    """segmented_reduce(x, offsets, op, check=False) for the common device case (CuPy arrays,
-    1-D and contiguous, int64 offsets, at least one element and one segment), without the
-    general input conversion: the same launches, less host time before them. None otherwise."""
+    """segmented_reduce(x, offsets, op, check=False) without the general input conversion when x
+    and offsets can go to the kernels as they are (_checks.direct_input; 1-D, int64 offsets, at
+    least one segment): the same launches, less host time before them. None otherwise."""
     backend = _backend.get_backend()
-    if not backend.is_cuda:
+    direct = _checks.direct_input(x, op, None, backend)
+    if (direct is None or x.ndim != 1 or type(offsets) is not backend.xp.ndarray
+            or offsets.ndim != 1 or offsets.dtype != np.int64 or offsets.size < 2
+            or not offsets.flags.c_contiguous):
         return None
-    ndarray = backend.xp.ndarray
-    if type(x) is not ndarray or type(offsets) is not ndarray:
-        return None
-    if op not in _checks.OPS:
-        return None
-    in_dt = x.dtype
-    acc_dt = _DEFAULT_ACC.get((in_dt, op))
-    if (acc_dt is None or x.ndim != 1 or offsets.ndim != 1 or offsets.dtype != np.int64
-            or x.size == 0 or offsets.size < 2 or x.strides[0] != in_dt.itemsize
-            or offsets.strides[0] != 8):
-        return None
-    return _launch_reduce(x, x.size, in_dt, acc_dt, op, offsets, offsets.size - 1, backend)
+    return _launch_reduce(x, x.size, *direct, op, offsets, offsets.size - 1, backend)
 
 
 def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):

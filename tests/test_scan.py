@@ -147,30 +147,38 @@ def test_repeated_calls_and_epochs(rng, monkeypatch):
     assert 1 <= plan.epoch <= 3
 
 
-def test_checked_calls_are_replayed(rng):
-    """A second call with the same array type, dtype, size, op and options skips the checks; new
-    data, other sizes and views still give NumPy's answer, and bad arguments still raise."""
+def test_direct_calls_skip_the_general_path(rng, monkeypatch):
+    """A C-contiguous array of the backend's type whose (dtype, result dtype) pair a kernel takes
+    goes to the look-back kernel without op_input; conversions, strided views and bad arguments
+    take the general path, and every answer is NumPy's."""
     xp = _backend.get_backend().xp
-    scan._fast.clear()
+    calls = []
+    real = scan._checks.op_input
+    monkeypatch.setattr(scan._checks, "op_input", lambda *a, **k: calls.append(1) or real(*a, **k))
     x = make(rng, 3000, np.int32)
     d = xp.asarray(x)
-    for dt in (None, np.int32, np.dtype(np.float64), "int64"):
+    for dt in (None, np.int32, np.dtype(np.int64), "int64"):
         want = np.cumsum(x, dtype=dt)
-        for _ in range(2):
-            got = to_host(prim.cumsum(d, dtype=dt))
-            assert got.dtype == want.dtype and np.array_equal(got, want)
-    assert len(scan._fast) == 3  # int32 -> float64 converts x first: not replayed
-    y = make(rng, 3000, np.int32)
-    assert np.array_equal(to_host(prim.cumsum(xp.asarray(y))), np.cumsum(y))
-    strided = xp.asarray(make(rng, 6000, np.int32))[::2]  # same size, not contiguous
-    assert np.array_equal(to_host(prim.cumsum(strided)), np.cumsum(to_host(strided)))
+        got = to_host(prim.cumsum(d, dtype=dt))
+        assert got.dtype == want.dtype and np.array_equal(got, want)
     assert np.array_equal(to_host(prim.exclusive_scan(d, "max")),
                           np.concatenate([[np.iinfo(np.int32).min],
                                           np.maximum.accumulate(x)[:-1]]))
+    assert calls == []
+    want = np.cumsum(x, dtype=np.float64)  # int32 -> float64: converted first
+    assert np.array_equal(to_host(prim.cumsum(d, dtype=np.float64)), want)
+    strided = xp.asarray(make(rng, 6000, np.int32))[::2]
+    assert np.array_equal(to_host(prim.cumsum(strided)), np.cumsum(to_host(strided)))
+    assert np.array_equal(to_host(prim.cumsum(d, variant="blelloch")), np.cumsum(x))
+    assert len(calls) == 3
     with pytest.raises(ValueError, match="op"):
         prim.inclusive_scan(d, op="prod")
-    with pytest.raises(ValueError, match="op"):  # unhashable: no replay key
+    with pytest.raises(ValueError, match="op"):
         prim.inclusive_scan(d, op=["sum"])
+    with pytest.raises(TypeError, match="dtype"):
+        prim.inclusive_scan(d, dtype=np.float16)
+    with pytest.raises(ValueError, match="variant"):
+        prim.inclusive_scan(d, variant=["auto"])
 
 
 def test_empty_and_shapes():
