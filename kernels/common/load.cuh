@@ -3,7 +3,9 @@
 // Vec16<T>::type is the CUDA vector type of 16 bytes whose members are T (float4, int4, uint4,
 // double2, longlong2, ulonglong2); Vec16<T>::N elements. load16() reads one through the read-only
 // path. Preconditions: the address is 16-byte aligned (callers peel a scalar head first, see
-// aligned_head) and the memory is not written during the kernel.
+// aligned_head) and the memory is not written during the kernel. Warp exchanges between the
+// coalesced (warp-striped) and the blocked layout: load_striped_to_blocked /
+// store_blocked_to_striped (padded), exchange16 (swizzled, for vectors already loaded).
 #pragma once
 #include "common/prim.cuh"
 
@@ -128,6 +130,41 @@ __device__ __forceinline__ void store_blocked_to_striped(T* warp_base, T* tmp,
 #pragma unroll
         for (int j = 0; j < N; ++j) e[j] = tmp[exchange_pad(vi * N + j)];
         reinterpret_cast<V*>(warp_base)[vi] = v;
+    }
+    __syncwarp();
+}
+
+// The same exchange for loads whose vectors are already in registers (`raw`, issued early), with
+// a swizzle instead of padding: a warp's 32 * ITEMS input elements from lane-consecutive 16-byte
+// vectors (coalesced) to ITEMS consecutive elements per lane, through `tmp` (32 * ITEMS elements
+// of InT, 16-byte aligned). Vector c (16 bytes) is parked at c ^ ((c >> 3) & 7): within each
+// quarter-warp the stores (consecutive vectors) and the loads (vectors ITEMS / N apart) fall in
+// distinct banks, so both sides move 16 bytes per access without conflicts.
+__device__ __forceinline__ int swizzle16(int c) { return c ^ ((c >> 3) & 7); }
+
+template <class InT, class AccT, int ITEMS>
+__device__ __forceinline__ void exchange16(const Packet<InT> (&raw)[ITEMS / Vec16<InT>::N],
+                                           InT* tmp, AccT (&v)[ITEMS]) {
+    typedef typename Vec16<InT>::type VT;
+    constexpr int N = Vec16<InT>::N;
+    constexpr int PER_LANE = ITEMS / N;  // vectors per lane
+    const int lane = threadIdx.x % WARP;
+    VT* slots = reinterpret_cast<VT*>(tmp);
+#pragma unroll
+    for (int u = 0; u < PER_LANE; ++u) {
+        VT w;
+        InT* e = reinterpret_cast<InT*>(&w);
+#pragma unroll
+        for (int k = 0; k < N; ++k) e[k] = raw[u].v[k];
+        slots[swizzle16(u * WARP + lane)] = w;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int m = 0; m < PER_LANE; ++m) {
+        const VT w = slots[swizzle16(lane * PER_LANE + m)];
+        const InT* e = reinterpret_cast<const InT*>(&w);
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[m * N + k] = static_cast<AccT>(e[k]);
     }
     __syncwarp();
 }

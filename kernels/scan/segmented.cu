@@ -358,40 +358,6 @@ __global__ void segmented_upper_bounds(const long long* __restrict__ offsets, lo
 
 namespace prim {
 
-// A warp's 32 * ITEMS input elements from lane-consecutive 16-byte vectors (coalesced) to ITEMS
-// consecutive elements per lane, through `tmp` (32 * ITEMS elements of InT). Vector c (16 bytes)
-// is parked at c ^ ((c >> 3) & 7): within each quarter-warp the stores (consecutive vectors) and
-// the loads (vectors ITEMS / N apart) fall in distinct banks, so both sides move 16 bytes per
-// access without conflicts.
-__device__ __forceinline__ int swizzle16(int c) { return c ^ ((c >> 3) & 7); }
-
-template <class InT, class AccT, int ITEMS>
-__device__ __forceinline__ void exchange16(const Packet<InT> (&raw)[ITEMS / Vec16<InT>::N],
-                                           InT* tmp, AccT (&v)[ITEMS]) {
-    typedef typename Vec16<InT>::type VT;
-    constexpr int N = Vec16<InT>::N;
-    constexpr int PER_LANE = ITEMS / N;  // vectors per lane
-    const int lane = threadIdx.x % WARP;
-    VT* slots = reinterpret_cast<VT*>(tmp);
-#pragma unroll
-    for (int u = 0; u < PER_LANE; ++u) {
-        VT w;
-        InT* e = reinterpret_cast<InT*>(&w);
-#pragma unroll
-        for (int k = 0; k < N; ++k) e[k] = raw[u].v[k];
-        slots[swizzle16(u * WARP + lane)] = w;
-    }
-    __syncwarp();
-#pragma unroll
-    for (int m = 0; m < PER_LANE; ++m) {
-        const VT w = slots[swizzle16(lane * PER_LANE + m)];
-        const InT* e = reinterpret_cast<const InT*>(&w);
-#pragma unroll
-        for (int k = 0; k < N; ++k) v[m * N + k] = static_cast<AccT>(e[k]);
-    }
-    __syncwarp();
-}
-
 // First index in [lo, hi) whose offset is >= key (hi if none): a binary search, one thread.
 __device__ __forceinline__ long long serial_lower_bound(const long long* offsets, long long lo,
                                                         long long hi, long long key) {
