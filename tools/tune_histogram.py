@@ -18,6 +18,7 @@ import numpy as np
 import primitives as prim
 from primitives import _backend, _loader, _timing
 from primitives import histograms as H
+from patched import patched_kernel  # tools/patched.py
 
 n = 1 << 28
 rng = cupy.random.default_rng(1)
@@ -91,14 +92,10 @@ src = "histogram/histogram.cu"
 
 def bounded_kernel(name, min_blocks):
     """`name` compiled with __launch_bounds__(BLOCK, min_blocks) on hist_warp_replicated."""
-    text = (_loader.kernels_root() / src).read_text()
     old = "__global__ void __launch_bounds__(BLOCK)\nhist_warp_replicated("
-    assert old in text
-    text = text.replace(old, f"__global__ void __launch_bounds__(BLOCK, {min_blocks})\n"
-                             "hist_warp_replicated(")
-    return _loader.Kernel(cupy.RawModule(code=text, options=_loader.nvrtc_options(),
-                                         name_expressions=[name]).get_function(name),
-                          name, be)
+    new = f"__global__ void __launch_bounds__(BLOCK, {min_blocks})\nhist_warp_replicated("
+    return _loader.Kernel(patched_kernel(src, name, {src: [(old, new)]}), name, be)
+
 
 dummy = cupy.zeros(1, cupy.float64)
 for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256), ("f32 256", xf, 256),

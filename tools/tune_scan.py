@@ -10,11 +10,8 @@ stores (``__stcs``), loads (``__ldcs``) or both (a patched copy of the headers).
 ``--host``: host time per public call on a small input, and a profile of the Python path.
 """
 import cProfile
-import pathlib
 import pstats
-import shutil
 import sys
-import tempfile
 import time
 
 import cupy
@@ -22,6 +19,7 @@ import numpy as np
 
 import primitives as prim
 from primitives import _loader, _lookback, _timing
+from patched import patched_kernel  # tools/patched.py
 
 n = 1 << 28
 STATIC_IDS = "--static-ids" in sys.argv
@@ -35,20 +33,6 @@ HINT_EDITS = {
 HINT_EDITS["both"] = HINT_EDITS["stores"] + HINT_EDITS["loads"]
 
 
-def patched_kernel(name, edits):
-    """`name` from scan/scan.cu compiled against a copy of the kernel tree whose
-    common/load.cuh has `edits` (old, new) applied."""
-    root = pathlib.Path(tempfile.mkdtemp()) / "kernels"
-    shutil.copytree(_loader.kernels_root(), root)
-    f = root / "common" / "load.cuh"
-    text = f.read_text()
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new)
-    f.write_text(text)
-    opts = tuple(f"-I{root}" if o.startswith("-I") else o for o in _loader.nvrtc_options())
-    return cupy.RawModule(code=(root / "scan" / "scan.cu").read_text(), options=opts,
-                          name_expressions=[name]).get_function(name)
 rng = np.random.default_rng(3)
 POLICIES = ((64, 64), (64, 80), (96, 48), (128, 32), (128, 40), (128, 48), (128, 56),
             (128, 64), (192, 40), (256, 40))
@@ -93,12 +77,10 @@ for c, dt in (("int", np.int32), ("float", np.float32)):
         name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
         k = _loader.load("scan/scan.cu", [name])(name)
         if hint:
-            k = patched_kernel(name, HINT_EDITS[hint])
+            k = patched_kernel("scan/scan.cu", name, {"common/load.cuh": HINT_EDITS[hint]})
         if STATIC_IDS:  # experiment: tile id = blockIdx.x (no atomic; relies on in-order dispatch)
-            src = (_loader.kernels_root() / "scan/scan.cu").read_text().replace(
-                "prim::next_tile(tile_counter, &tile_id)", "blockIdx.x")
-            k = cupy.RawModule(code=src, options=_loader.nvrtc_options(),
-                               name_expressions=[name]).get_function(name)
+            k = patched_kernel("scan/scan.cu", name, {"scan/scan.cu": [
+                ("prim::next_tile(tile_counter, &tile_id)", "blockIdx.x")]})
         tiles = -(-n // (block * items))
         counter = cupy.zeros(1, np.uint32)
         state = cupy.zeros(_lookback.state_bytes(tiles, 4), np.uint8)
