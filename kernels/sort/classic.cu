@@ -64,9 +64,7 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);
     const DigitOf<U> dig(kind, descending, shift, width);
     U keys[ITEMS];
-    load_tile<U, ITEMS>(keys_in + start, valid, keys);
-    const Digits<ITEMS> digits =
-        digits_of<U, ITEMS>(keys, valid - (threadIdx.x / prim::WARP) * prim::WARP * ITEMS, dig);
+    const Digits<ITEMS> digits = load_tile_digits<U, ITEMS>(keys_in + start, valid, dig, keys);
     unsigned dcount = 0, dstart = 0, rank[ITEMS];
     block_count<BLOCK, BITS, ITEMS>(digits, hist, scratch, dcount, dstart);
     block_rank<BLOCK, BITS, ITEMS, MATCH_BALLOT>(digits, rank, hist);

@@ -219,9 +219,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const DigitOf<U> dig(kind, descending, shift, width);
 
     U keys[ITEMS];
-    load_tile<U, ITEMS>(kin + start, valid, keys);
-    const Digits<ITEMS> digits =
-        digits_of<U, ITEMS>(keys, valid - (threadIdx.x / prim::WARP) * prim::WARP * ITEMS, dig);
+    const Digits<ITEMS> digits = load_tile_digits<U, ITEMS>(kin + start, valid, dig, keys);
     unsigned dcount = 0, dstart = 0;
     block_count<BLOCK, os::BITS, ITEMS>(digits, hist, scratch, dcount, dstart);
     // the tile's digit counts are known before its keys are ranked: publish them at once

@@ -232,6 +232,15 @@ __device__ __forceinline__ void load_tile(const U* tile_keys, int valid, U (&key
     }
 }
 
+// A tile's keys in tile order and their digits: the first `valid` keys of tile_keys, padding past
+// them (load_tile, digits_of).
+template <class U, int ITEMS>
+__device__ __forceinline__ Digits<ITEMS> load_tile_digits(const U* tile_keys, int valid,
+                                                          const DigitOf<U>& dig, U (&keys)[ITEMS]) {
+    load_tile<U, ITEMS>(tile_keys, valid, keys);
+    return digits_of<U, ITEMS>(keys, valid - (threadIdx.x / WARP) * WARP * ITEMS, dig);
+}
+
 // Flags of the values a scatter moves (runtime, per launch).
 enum ValueFlags { VALUES_IOTA = 1, VALUES_WIDE = 2, KEYS_DISCARD = 4 };
 
