@@ -213,7 +213,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     __shared__ unsigned scratch[WARPS];
     __shared__ unsigned tile_slot;
 
-    const long long tile = first_tile + draw_tile(tile_counter, &tile_slot);
+    const long long tile = first_tile + prim::next_tile(tile_counter, &tile_slot);
     const long long start = tile * TILE;
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);
     const DigitOf<U> dig(kind, descending, shift, width);

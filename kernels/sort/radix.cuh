@@ -303,18 +303,5 @@ __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int 
     }
 }
 
-// The next tile id of a launch, from an atomic counter the launch's last block resets (grid =
-// tiles). Blocks draw ids in the order they start, so a tile's predecessors are running or done.
-// Call with the whole block.
-__device__ __forceinline__ long long draw_tile(unsigned* counter, unsigned* slot) {
-    if (threadIdx.x == 0) {
-        const unsigned t = atomicAdd(counter, 1u);
-        if (t == gridDim.x - 1) *counter = 0u;
-        *slot = t;
-    }
-    __syncthreads();
-    return *slot;
-}
-
 }  // namespace radix
 }  // namespace prim
