@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _backend, _checks, _launch, _loader, _lookback
+from . import _backend, _checks, _dtypes, _launch, _loader, _lookback
 
 __all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES"]
 
@@ -36,7 +36,7 @@ KEY_DTYPES = tuple(np.dtype(d) for d in (np.uint8, np.uint16, np.uint32, np.uint
 _KEY_SET = frozenset(KEY_DTYPES)
 _KIND = {"u": 0, "i": 1, "f": 2}  # prim::radix::KeyKind
 _U = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
-_C = {4: "unsigned int", 8: "unsigned long long"}
+_C = {b: _dtypes.CTYPES[d] for b, d in _U.items()}  # C++ type of the key bits
 _INDEX = np.dtype(np.int64)  # argsort's result, as numpy.argsort
 
 # ---- instantiations ---------------------------------------------------------------------------
