@@ -59,6 +59,7 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     unsigned char* kvbuf = smem + ((COUNTERS * 4 + 15) / 16) * 16;
     unsigned char* dbuf = kvbuf + TILE * KV;
     __shared__ long long gbase[RADIX];
+    __shared__ U* kdst[RADIX];
     __shared__ unsigned scratch[WARPS];
     const long long start = static_cast<long long>(blockIdx.x) * TILE;
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);
@@ -72,12 +73,13 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
         const long long d = threadIdx.x;
         gbase[d] = static_cast<long long>(offsets[d * gridDim.x + blockIdx.x]) -
                    static_cast<long long>(dstart);
+        kdst[d] = keys_out + gbase[d];
     }
     V vals[ITEMS];
     if (VALUES) load_values<V, ITEMS>(vals_in, start, valid, false, vals);
     stage_keys<U, ITEMS>(keys, digits, rank, reinterpret_cast<U*>(kvbuf), dbuf);
     __syncthreads();
-    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, gbase, reinterpret_cast<U*>(kvbuf), dbuf,
-                                             reinterpret_cast<V*>(kvbuf), keys_out, true, vals,
+    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, gbase, kdst, reinterpret_cast<U*>(kvbuf),
+                                             dbuf, reinterpret_cast<V*>(kvbuf), true, vals,
                                              vals_out, false);
 }

@@ -180,6 +180,69 @@ onesweep_plan(unsigned* __restrict__ hist, int passes, long long n, long long* _
     }
 }
 
+// What one tile of a pass works with: onesweep_pass fills it, onesweep_tile<FULL> runs the tile.
+template <class U, class V>
+struct PassTile {
+    const U* kin;
+    U* kout;
+    const V* vin;
+    void* vout;
+    long long tile, first_tile, start;
+    int valid, vflags;
+    unsigned epoch;
+    bool first, last;
+    long long* offsets;
+    unsigned* status;
+    prim::radix::DigitOf<U> dig;
+    unsigned* hist;        // rank counters (shared)
+    unsigned* scratch;     // BLOCK / 32 scan words (shared)
+    unsigned char* kvbuf;  // the staged keys, then values (shared)
+    unsigned char* dbuf;   // the staged digits (shared)
+    long long* gbase;      // per digit: output position of the tile's first key of that digit
+    U** kdst;              // per digit: kout + gbase
+};
+
+// One tile of a pass (see the header comment). FULL: the tile holds TILE real keys, so loads,
+// digits and stores skip their bounds tests (every tile but an input's last). Whole block.
+template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH>
+__device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
+    using namespace prim::radix;
+    U keys[ITEMS];
+    const Digits<ITEMS> digits = load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig,
+                                                                  keys);
+    unsigned dcount = 0, dstart = 0;
+    block_count<BLOCK, os::BITS, ITEMS>(digits, t.hist, t.scratch, dcount, dstart);
+    // the tile's digit counts are known before its keys are ranked: publish them at once
+    unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
+    if (threadIdx.x < os::RADIX)
+        os::publish(word, t.tile == t.first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE,
+                    t.epoch, dcount);
+    unsigned rank[ITEMS];
+    block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, t.hist);
+    V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
+    if (VALUES)
+        load_values<V, ITEMS>(t.vin, t.start, t.valid, t.first && (t.vflags & VALUES_IOTA), vals);
+    stage_keys<U, ITEMS>(keys, digits, rank, reinterpret_cast<U*>(t.kvbuf), t.dbuf);
+    if (threadIdx.x < os::RADIX) {
+        unsigned before = 0;
+        if (t.tile != t.first_tile) {
+            before = os::look_back<WINDOW>(t.status + threadIdx.x, t.tile, t.first_tile, t.epoch);
+            os::publish(word, os::FLAG_INCLUSIVE, t.epoch, before + dcount);
+        }
+        const long long base = t.offsets[threadIdx.x] + before - static_cast<long long>(dstart);
+        t.gbase[threadIdx.x] = base;
+        t.kdst[threadIdx.x] = t.kout + base;
+        // the portion's last tile hands the next portion its first position per digit
+        if (t.tile == t.first_tile + gridDim.x - 1)
+            t.offsets[os::RADIX + threadIdx.x] = t.offsets[threadIdx.x] + before + dcount;
+    }
+    __syncthreads();
+    scatter_tile<U, V, VALUES, BLOCK, ITEMS, FULL>(
+        rank, t.valid, t.gbase, t.kdst, reinterpret_cast<U*>(t.kvbuf), t.dbuf,
+        reinterpret_cast<V*>(t.kvbuf), !(t.last && (t.vflags & KEYS_DISCARD)), vals, t.vout,
+        t.last && (t.vflags & VALUES_WIDE));
+}
+
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
           int MATCH>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
@@ -210,6 +273,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     unsigned char* kvbuf = smem + ((COUNTERS * 4 + 15) / 16) * 16;
     unsigned char* dbuf = kvbuf + TILE * KV;
     __shared__ long long gbase[os::RADIX];
+    __shared__ U* kdst[os::RADIX];
     __shared__ unsigned scratch[WARPS];
     __shared__ unsigned tile_slot;
 
@@ -218,34 +282,11 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);
     const DigitOf<U> dig(kind, descending, shift, width);
 
-    U keys[ITEMS];
-    const Digits<ITEMS> digits = load_tile_digits<U, ITEMS>(kin + start, valid, dig, keys);
-    unsigned dcount = 0, dstart = 0;
-    block_count<BLOCK, os::BITS, ITEMS>(digits, hist, scratch, dcount, dstart);
-    // the tile's digit counts are known before its keys are ranked: publish them at once
-    unsigned* word = status + tile * os::RADIX + threadIdx.x;
-    if (threadIdx.x < os::RADIX)
-        os::publish(word, tile == first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE, epoch,
-                    dcount);
-    unsigned rank[ITEMS];
-    block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, hist);
-    V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
-    if (VALUES) load_values<V, ITEMS>(vin, start, valid, first && (vflags & VALUES_IOTA), vals);
-    stage_keys<U, ITEMS>(keys, digits, rank, reinterpret_cast<U*>(kvbuf), dbuf);
-    if (threadIdx.x < os::RADIX) {
-        unsigned before = 0;
-        if (tile != first_tile) {
-            before = os::look_back<WINDOW>(status + threadIdx.x, tile, first_tile, epoch);
-            os::publish(word, os::FLAG_INCLUSIVE, epoch, before + dcount);
-        }
-        gbase[threadIdx.x] = offsets[threadIdx.x] + before - static_cast<long long>(dstart);
-        // the portion's last tile hands the next portion its first position per digit
-        if (tile == first_tile + gridDim.x - 1)
-            offsets[os::RADIX + threadIdx.x] = offsets[threadIdx.x] + before + dcount;
-    }
-    __syncthreads();
-    scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, gbase, reinterpret_cast<U*>(kvbuf), dbuf,
-                                             reinterpret_cast<V*>(kvbuf), kout,
-                                             !(last && (vflags & KEYS_DISCARD)), vals, vout,
-                                             last && (vflags & VALUES_WIDE));
+    const PassTile<U, V> t{kin, kout, vin, vout, tile, first_tile, start, valid, vflags, epoch,
+                           first, last, offsets, status, dig, hist, scratch, kvbuf, dbuf, gbase,
+                           kdst};
+    if (valid == TILE)  // block-uniform
+        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);
+    else
+        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);
 }

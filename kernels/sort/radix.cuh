@@ -33,6 +33,9 @@
 //   after a __syncthreads, scatter_tile writes sorted position j (digit d) to out[gbase[d] + j],
 //   so consecutive threads write consecutive positions of each digit's run; values (loaded by
 //   load_values early, to hide the latency) follow the same path.
+// The tile helpers take FULL = true when the tile holds BLOCK * ITEMS real keys (every tile but
+// an input's last): no bounds test per key. digits_of branches once on the key kind, so integer
+// keys pay one xor for their image and floats the NaN and -0.0 folding.
 #pragma once
 #include "common/prim.cuh"
 #include "common/warp.cuh"
@@ -60,9 +63,9 @@ template <> struct Bits<u64> {
 
 // The order-preserving unsigned image of a key (see the header comment). Integers: one xor
 // (`flip` already holds the sign bit for signed keys and the complement for descending order).
-template <class U>
-__device__ __forceinline__ U ordered(U k, bool is_float, U flip) {
-    if (is_float) {
+template <bool FLOAT, class U>
+__device__ __forceinline__ U ordered_as(U k, U flip) {
+    if (FLOAT) {
         const U mag = k & ~Bits<U>::TOP;
         k = mag > Bits<U>::INF ? Bits<U>::QNAN : (mag == 0 ? static_cast<U>(0) : k);
         const U neg = static_cast<U>(0) - (k >> (Bits<U>::N - 1));  // all ones if negative
@@ -71,7 +74,14 @@ __device__ __forceinline__ U ordered(U k, bool is_float, U flip) {
     return k ^ flip;
 }
 
+template <class U>
+__device__ __forceinline__ U ordered(U k, bool is_float, U flip) {
+    return is_float ? ordered_as<true>(k, flip) : ordered_as<false>(k, flip);
+}
+
 // How a kernel reads digits: the key kind, the descending flip and the digit's bit field.
+// of<FLOAT>(key) is the digit with the key kind known at compile time (loops over many keys
+// branch once on is_float, see digits_of); operator() tests is_float per call.
 template <class U>
 struct DigitOf {
     bool is_float;
@@ -86,8 +96,12 @@ struct DigitOf {
           shift(shift_), mask((1u << width) - 1u) {}
 
     __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip); }
+    template <bool FLOAT>
+    __device__ __forceinline__ unsigned of(U key) const {
+        return static_cast<unsigned>(ordered_as<FLOAT>(key, flip) >> shift) & mask;
+    }
     __device__ __forceinline__ unsigned operator()(U key) const {
-        return static_cast<unsigned>(image(key) >> shift) & mask;
+        return is_float ? of<true>(key) : of<false>(key);
     }
 };
 
@@ -106,9 +120,10 @@ struct Digits {
 };
 
 // The digits of a thread's items; `valid` counts the real keys from the start of the warp's span
-// (item k of lane l is at k * 32 + l), past it the largest digit.
-template <class U, int ITEMS>
-__device__ __forceinline__ Digits<ITEMS> digits_of(const U (&keys)[ITEMS], int valid,
+// (item k of lane l is at k * 32 + l), past it the largest digit. FULL: every item is a real key
+// (no test). One branch on the key kind for all items.
+template <bool FLOAT, bool FULL, class U, int ITEMS>
+__device__ __forceinline__ Digits<ITEMS> digits_as(const U (&keys)[ITEMS], int valid,
                                                    const DigitOf<U>& dig) {
     const int lane = threadIdx.x % WARP;
     Digits<ITEMS> out;
@@ -116,10 +131,17 @@ __device__ __forceinline__ Digits<ITEMS> digits_of(const U (&keys)[ITEMS], int v
     for (int j = 0; j < (ITEMS + 3) / 4; ++j) out.w[j] = 0u;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-        const unsigned d = k * WARP + lane < valid ? dig(keys[k]) : dig.mask;
-        out.w[k >> 2] |= d << ((k & 3) * 8);
+        const unsigned d = dig.template of<FLOAT>(keys[k]);
+        out.w[k >> 2] |= (FULL || k * WARP + lane < valid ? d : dig.mask) << ((k & 3) * 8);
     }
     return out;
+}
+
+template <class U, int ITEMS, bool FULL = false>
+__device__ __forceinline__ Digits<ITEMS> digits_of(const U (&keys)[ITEMS], int valid,
+                                                   const DigitOf<U>& dig) {
+    return dig.is_float ? digits_as<true, FULL>(keys, valid, dig)
+                        : digits_as<false, FULL>(keys, valid, dig);
 }
 
 template <int BITS>
@@ -185,21 +207,24 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
     __syncthreads();
-    // digit-major scan: entry e = d * WARPS + w lives at hist[w * STRIDE + d]
+    // digit-major scan: entry e = d * WARPS + w lives at hist[w * STRIDE + d]; a thread's PER
+    // entries e0 .. e0 + PER - 1 share one digit (PER divides WARPS), a column of hist
+    static_assert(WARPS % PER == 0, "block_count: a thread's scan entries must share a digit");
+    const int e0 = static_cast<int>(threadIdx.x) * PER;
+    const bool has = e0 < ENTRIES;
+    unsigned* const column = hist + (e0 % WARPS) * STRIDE + e0 / WARPS;
     unsigned mine[PER];
     unsigned total = 0;
 #pragma unroll
     for (int j = 0; j < PER; ++j) {
-        const int e = threadIdx.x * PER + j;
-        mine[j] = e < ENTRIES ? hist[(e % WARPS) * STRIDE + e / WARPS] : 0u;
+        mine[j] = has ? column[j * STRIDE] : 0u;
         total += mine[j];
     }
     unsigned tile_total;
     unsigned run = block_exclusive_scan<BLOCK>(total, Sum<unsigned>(), scratch, tile_total);
 #pragma unroll
     for (int j = 0; j < PER; ++j) {
-        const int e = threadIdx.x * PER + j;
-        if (e < ENTRIES) hist[(e % WARPS) * STRIDE + e / WARPS] = run;
+        if (has) column[j * STRIDE] = run;
         run += mine[j];
     }
     __syncthreads();
@@ -222,23 +247,23 @@ __device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned
                                   hist + WARPS * (RADIX + 1) + warp * RADIX);
 }
 
-// A tile's keys in tile order (zero past `valid`).
-template <class U, int ITEMS>
+// A tile's keys in tile order (zero past `valid`; FULL: valid is the whole tile, no test).
+template <class U, int ITEMS, bool FULL = false>
 __device__ __forceinline__ void load_tile(const U* tile_keys, int valid, U (&keys)[ITEMS]) {
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         const int i = striped_index<ITEMS>(k);
-        keys[k] = i < valid ? tile_keys[i] : static_cast<U>(0);
+        keys[k] = FULL || i < valid ? tile_keys[i] : static_cast<U>(0);
     }
 }
 
 // A tile's keys in tile order and their digits: the first `valid` keys of tile_keys, padding past
 // them (load_tile, digits_of).
-template <class U, int ITEMS>
+template <class U, int ITEMS, bool FULL = false>
 __device__ __forceinline__ Digits<ITEMS> load_tile_digits(const U* tile_keys, int valid,
                                                           const DigitOf<U>& dig, U (&keys)[ITEMS]) {
-    load_tile<U, ITEMS>(tile_keys, valid, keys);
-    return digits_of<U, ITEMS>(keys, valid - (threadIdx.x / WARP) * WARP * ITEMS, dig);
+    load_tile<U, ITEMS, FULL>(tile_keys, valid, keys);
+    return digits_of<U, ITEMS, FULL>(keys, valid - (threadIdx.x / WARP) * WARP * ITEMS, dig);
 }
 
 // Flags of the values a scatter moves (runtime, per launch).
@@ -268,20 +293,22 @@ __device__ __forceinline__ void load_values(const V* vals_in, long long start, i
     }
 }
 
-// Write the staged tile: sorted position j of digit d goes to out[gbase[d] + j]. Values go through
-// vbuf (which may alias kbuf) after the keys, written as V or widened to 64 bits when `wide`
-// (V = u32 only). Whole block; gbase and the staged buffers visible (a __syncthreads before).
-template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
+// Write the staged tile: sorted position j of digit d goes to out[gbase[d] + j]; the keys go
+// through kdst[d] = keys_out + gbase[d] (one pointer per digit, so a key's address is one
+// multiply-add). Values go through vbuf (which may alias kbuf) after the keys, written as V or
+// widened to 64 bits when `wide` (V = u32 only). FULL: `valid` is the whole tile (no test).
+// Whole block; gbase, kdst and the staged buffers visible (a __syncthreads before).
+template <class U, class V, bool VALUES, int BLOCK, int ITEMS, bool FULL = false>
 __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int valid,
-                                             const long long* gbase, const U* kbuf,
-                                             const unsigned char* dbuf, V* vbuf, U* keys_out,
+                                             const long long* gbase, U* const* kdst,
+                                             const U* kbuf, const unsigned char* dbuf, V* vbuf,
                                              bool write_keys, const V (&vals)[ITEMS],
                                              void* vals_out, bool wide) {
     if (write_keys) {
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
             const int j = threadIdx.x + i * BLOCK;
-            if (j < valid) keys_out[gbase[dbuf[j]] + j] = kbuf[j];
+            if (FULL || j < valid) kdst[dbuf[j]][j] = kbuf[j];
         }
     }
     if (VALUES) {
@@ -292,7 +319,7 @@ __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int 
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
             const int j = threadIdx.x + i * BLOCK;
-            if (j < valid) {
+            if (FULL || j < valid) {
                 const long long dest = gbase[dbuf[j]] + j;
                 if (wide)
                     reinterpret_cast<u64*>(vals_out)[dest] = static_cast<u64>(vbuf[j]);
