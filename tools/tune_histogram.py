@@ -1,32 +1,68 @@
 """Tuning experiment for the production histogram kernel (GPU only; prints tables).
 
+    python tools/tune_histogram.py [--pattern] [--compile-only]
+
+Without options, sections 1-3:
+
 1. Per-call cost: one call between two events (as the figures time it) against 20 back-to-back
    calls between two events, divided by 20 (host work overlaps the GPU), for the public calls,
    the bare cached launch (``histograms._Fast``) and CUB's ``histogram_even``.
 2. Host time per call on small inputs, and a profile of the Python path.
-3. Policy sweep of hist_warp_replicated (VECS 16-byte loads per thread, registers capped for MIN_BLOCKS resident blocks, BLOCK 1024, copies as
-   ``replicas_for``) on uint8 (uniform, all equal) and float32 (256 and 4096
-   bins), kernel only, batched.
+3. Policy sweep of hist_warp_replicated (VECS 16-byte loads per thread, registers capped for
+   MIN_BLOCKS resident blocks, BLOCK 1024, copies as ``replicas_for``) on uint8 (uniform, all
+   equal) and float32 (256 and 4096 bins), kernel only, batched.
+
+``--pattern``: section 4 only (about a minute):
+
+4. Access pattern of hist_warp_replicated, kernel only, batched, on float32 2^28 uniform [0, 1)
+   with 256 even bins and on uint8 2^28 uniform (one bin per value), launched as the sweep
+   launches it (grid SMS x min(2, occupancy) unless said otherwise). Each variant is compiled
+   from a patched copy of the kernel tree (tools/patched.py):
+
+   production          the library's kernel, its VECS (``histograms._vecs``);
+   chunked             block-contiguous walk: block b owns packets [b * span, (b + 1) * span)
+                       (span = ceil(packets / grid) rounded up to a multiple of 1024 * VECS), its
+                       threads read them with stride 1024, VECS loads back to back; scalar head
+                       and tail grid-stride as in for_each_packet (``for_each_packet_chunked``,
+                       added to common/pack16.cuh in the copy); VECS 2 and 4, grid 1x, 4x, 16x;
+   loads only          diagnostic, counts not kept: the production walk with the per-sample
+                       shared atomic replaced by a register sum of the bins (one shared atomic
+                       per thread at the end, into the dropped samples' row);
+   chunked loads only  the same with the chunked walk;
+   prim.sum            the library's reduction of the same bytes (float32; uint8 viewed as
+                       uint32), back to back;
+   CUB histogram_even  cuda.compute, when it imports.
+
+   A variant that gets one block per SM (registers) runs again as "+lb2", compiled with
+   __launch_bounds__(1024, 2) (32 registers, maybe spills), so that walks compare at one
+   occupancy. Columns: samples, kernel, VECS, grid, registers, blocks per SM, ms per call, GB/s
+   of samples read, check. A counting variant is checked: its total equals n, and its counts on
+   a smaller input (2^22 + 37 samples from a 3-sample offset: a scalar head and tail), launched
+   with the same grid, equal NumPy's.
+
+``--compile-only``: compile every kernel of section 4 with NVRTC (sm_90) from the patched copies
+and print its lowered name; needs no GPU.
 """
 import cProfile
 import pstats
+import sys
 import time
+import types
 
 import cupy
 import numpy as np
 
+import patched  # tools/patched.py
 import primitives as prim
-from primitives import _backend, _loader, _timing
+from primitives import _backend, _loader, _nvrtc, _timing
 from primitives import histograms as H
-from patched import patched_kernel  # tools/patched.py
+from patched import patched_kernel
 
 n = 1 << 28
-rng = cupy.random.default_rng(1)
-xf = rng.random(n, dtype=cupy.float32)
-u8 = rng.integers(0, 256, n, dtype=cupy.int32).astype(cupy.uint8)
-eq8 = cupy.full(n, 77, dtype=cupy.uint8)
-SMS = prim.backend_info()["sm_count"]
-be = _backend.get_backend()
+PATTERN = "--pattern" in sys.argv
+COMPILE_ONLY = "--compile-only" in sys.argv
+src = "histogram/histogram.cu"
+BLOCK = 1024
 
 
 def batched(fn, k=20):
@@ -38,96 +74,319 @@ def cached(key_part):
     return [f for k, f in H._fast.items() if k[3][0] == key_part][-1]
 
 
-calls = {"histogram f32 256": lambda: prim.histogram(xf, 256, (0.0, 1.0)),
-         "histogram_even f32 256": lambda: prim.histogram_even(xf, 256, 0.0, 1.0)}
-calls["bare launch f32 256"] = (lambda f: lambda: f.launch(xf))(
-    (calls["histogram f32 256"](), calls["histogram f32 256"](), cached("histogram"))[-1])
-calls.update({"histogram u8 256": lambda: prim.histogram(u8, 256, (0, 256)),
-              "histogram_even u8 256": lambda: prim.histogram_even(u8, 256, 0, 256),
-              "bincount u8": lambda: prim.bincount(u8),
-              "bincount u8 all equal": lambda: prim.bincount(eq8)})
-calls["bare launch u8"] = (lambda f: lambda: f.launch(u8))(
-    (calls["histogram_even u8 256"](), calls["histogram_even u8 256"](),
-     cached("histogram_even"))[-1])
-try:
-    import cuda.compute as cc
+def cub_runs():
+    """CUB's histogram_even of xf (256 bins over [0, 1)) and of u8 (256 values), or {}."""
+    try:
+        import cuda.compute as cc
 
-    import figures_histogram as F
+        import figures_histogram as F
 
-    calls["CUB histogram_even f32 256"] = F.cub_even(cc, xf, 256, 0.0, 1.0, np.float32)
-    calls["CUB histogram_even u8 256"] = F.cub_even(cc, u8, 256, 0, 256, np.int32)
-except Exception as exc:  # noqa: BLE001 - report and go on without CUB
-    print(f"(no CUB rows: {exc})")
+        return {"f32 256": F.cub_even(cc, xf, 256, 0.0, 1.0, np.float32),
+                "u8 256": F.cub_even(cc, u8, 256, 0, 256, np.int32)}
+    except Exception as exc:  # noqa: BLE001 - report and go on without CUB
+        print(f"(no CUB rows: {exc})")
+        return {}
 
-print("per call vs batched (ms)")
-for label, fn in calls.items():
-    fn()
-    print(f"  {label:28s} per-call {_timing.bench(fn, repeat=30):.4f}  batched {batched(fn):.4f}",
-          flush=True)
 
-print("\nhost time per call, 4096 samples (us), then a profile of 300 calls")
-small = {"histogram f32 256": lambda: prim.histogram(xf[:4096], 256, (0.0, 1.0)),
-         "histogram_even u8": lambda: prim.histogram_even(u8[:4096], 256, 0, 256),
-         "bincount u8": lambda: prim.bincount(u8[:4096])}
-for label, fn in small.items():
-    fn()
-    fn()
-    cupy.cuda.get_current_stream().synchronize()
-    t0 = time.perf_counter()
-    for _ in range(1000):
+# ---- the production kernel's launch, as the library makes it ------------------------------------
+
+def binning_of(dt, nb):
+    """uint8: one bin per value; float32: ``nb`` even bins over [0, 1)."""
+    return (H._byte_binning(np.dtype(np.uint8)) if dt == np.uint8
+            else H._even_binning("tune", np.dtype(np.float32), 0.0, 1.0, nb)[0])
+
+
+def kernel_name(dt, nb, vecs):
+    b = binning_of(dt, nb)
+    return (f"hist_warp_replicated<{H._CTYPES[np.dtype(dt)]}, "
+            f"{H._binner_name(b.dtype, b.kind, b.extra)}, prim::CountAcc, {BLOCK}, {vecs}>")
+
+
+class Launch:
+    """hist_warp_replicated's arguments for samples ``x`` (binning as :func:`binning_of`) with an
+    accumulator and a ticket in the record, as a plan of the library: the last block writes every
+    counter of ``out``. ``launch(k, grid)`` runs kernel ``k`` on them."""
+
+    def __init__(self, x, nb):
+        self.binning = binning_of(x.dtype, nb)
+        spec = self.binning.spec(be, be.stream_key()[0])
+        self.keep = cupy.zeros(nb, cupy.int64), cupy.zeros(1, cupy.uint32)  # the record's
+        reps = H.replicas_for(nb)
+        rec = H._launch_record(be, x.size, reps, *self.keep)
+        self.out = cupy.empty(nb, cupy.int64)
+        self.args = (x, dummy, spec, rec, self.out, self.out)
+        self.smem = reps * (nb + 1) * 4  # each copy: a slot for dropped samples, then the bins
+
+    def launch(self, k, grid):
+        k((grid,), (BLOCK,), self.args, shared_mem=self.smem)
+
+
+def resident_grid(k, smem):
+    """(SMS x min(2, occupancy), occupancy) of kernel ``k`` with ``smem`` dynamic shared bytes."""
+    if smem > 48 * 1024:
+        k.max_dynamic_shared_size_bytes = smem
+    occ = k.occupancy(BLOCK, smem)
+    return SMS * min(2, occ), occ
+
+
+# ---- 1. per call against back to back ------------------------------------------------------------
+
+def per_call():
+    calls = {"histogram f32 256": lambda: prim.histogram(xf, 256, (0.0, 1.0)),
+             "histogram_even f32 256": lambda: prim.histogram_even(xf, 256, 0.0, 1.0)}
+    calls["bare launch f32 256"] = (lambda f: lambda: f.launch(xf))(
+        (calls["histogram f32 256"](), calls["histogram f32 256"](), cached("histogram"))[-1])
+    calls.update({"histogram u8 256": lambda: prim.histogram(u8, 256, (0, 256)),
+                  "histogram_even u8 256": lambda: prim.histogram_even(u8, 256, 0, 256),
+                  "bincount u8": lambda: prim.bincount(u8),
+                  "bincount u8 all equal": lambda: prim.bincount(eq8)})
+    calls["bare launch u8"] = (lambda f: lambda: f.launch(u8))(
+        (calls["histogram_even u8 256"](), calls["histogram_even u8 256"](),
+         cached("histogram_even"))[-1])
+    calls.update({f"CUB histogram_even {k}": f for k, f in cub_runs().items()})
+
+    print("per call vs batched (ms)")
+    for label, fn in calls.items():
         fn()
-    t1 = time.perf_counter()
-    cupy.cuda.get_current_stream().synchronize()
-    print(f"  {label}: {1e6 * (t1 - t0) / 1000:.1f} us", flush=True)
-pr = cProfile.Profile()
-pr.enable()
-for _ in range(300):
-    small["histogram f32 256"]()
-pr.disable()
-pstats.Stats(pr).sort_stats("tottime").print_stats(10)
+        print(f"  {label:28s} per-call {_timing.bench(fn, repeat=30):.4f}  "
+              f"batched {batched(fn):.4f}", flush=True)
 
-print("\nwarp_replicated policy sweep (kernel only, batched; B=1024)")
-src = "histogram/histogram.cu"
+
+# ---- 2. host time --------------------------------------------------------------------------------
+
+def host_time():
+    print("\nhost time per call, 4096 samples (us), then a profile of 300 calls")
+    small = {"histogram f32 256": lambda: prim.histogram(xf[:4096], 256, (0.0, 1.0)),
+             "histogram_even u8": lambda: prim.histogram_even(u8[:4096], 256, 0, 256),
+             "bincount u8": lambda: prim.bincount(u8[:4096])}
+    for label, fn in small.items():
+        fn()
+        fn()
+        cupy.cuda.get_current_stream().synchronize()
+        t0 = time.perf_counter()
+        for _ in range(1000):
+            fn()
+        t1 = time.perf_counter()
+        cupy.cuda.get_current_stream().synchronize()
+        print(f"  {label}: {1e6 * (t1 - t0) / 1000:.1f} us", flush=True)
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(300):
+        small["histogram f32 256"]()
+    pr.disable()
+    pstats.Stats(pr).sort_stats("tottime").print_stats(10)
+
+
+# ---- 3. policy sweep -----------------------------------------------------------------------------
+
+def bounds_edit(min_blocks):
+    """The edit that compiles hist_warp_replicated with __launch_bounds__(BLOCK, min_blocks)."""
+    old = "__global__ void __launch_bounds__(BLOCK)\nhist_warp_replicated("
+    new = f"__global__ void __launch_bounds__(BLOCK, {min_blocks})\nhist_warp_replicated("
+    return old, new
 
 
 def bounded_kernel(name, min_blocks):
     """`name` compiled with __launch_bounds__(BLOCK, min_blocks) on hist_warp_replicated."""
-    old = "__global__ void __launch_bounds__(BLOCK)\nhist_warp_replicated("
-    new = f"__global__ void __launch_bounds__(BLOCK, {min_blocks})\nhist_warp_replicated("
-    return _loader.Kernel(patched_kernel(src, name, {src: [(old, new)]}), name, be)
+    return _loader.Kernel(patched_kernel(src, name, {src: [bounds_edit(min_blocks)]}), name, be)
 
 
-dummy = cupy.zeros(1, cupy.float64)
-for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256), ("f32 256", xf, 256),
-                     ("f32 4096", xf, 4096)):
-    b = (H._byte_binning(np.dtype(np.uint8)) if x.dtype == np.uint8
-         else H._even_binning("tune", np.dtype(np.float32), 0.0, 1.0, nb)[0])
-    spec = b.spec(be, be.stream_key()[0])
-    acc, ticket = cupy.zeros(nb, cupy.int64), cupy.zeros(1, cupy.uint32)
-    reps = H.replicas_for(nb)
-    rec = H._launch_record(be, x.size, reps, acc, ticket)
-    out = cupy.empty(nb, cupy.int64)
-    smem = reps * (nb + 1) * 4  # each copy: a slot for dropped samples, then the bins
-    best = None
-    # (VECS, MIN_BLOCKS): MIN_BLOCKS 2 compiles the kernel with __launch_bounds__(1024, 2)
-    # (registers capped at 32, so two blocks fit whatever VECS)
-    for vecs, min_blocks in ([(4, 0), (8, 0), (8, 2)] if x.dtype == np.uint8 else
-                             [(1, 0), (2, 0), (4, 0), (4, 2)]):
-        name = (f"hist_warp_replicated<{H._CTYPES[x.dtype]}, "
-                f"{H._binner_name(x.dtype, b.kind, b.extra)}, prim::CountAcc, 1024, {vecs}>")
-        k = _loader.load(src, [name])(name)
-        if min_blocks:
-            k = bounded_kernel(name, min_blocks)
-        if smem > 48 * 1024:
-            k.max_dynamic_shared_size_bytes = smem
-        occ = k.occupancy(1024, smem)
-        grid = SMS * min(2, occ)
-        args = (x, dummy, spec, rec, out, out)
-        ms = batched(lambda: k((grid,), (1024,), args, shared_mem=smem))
-        ok = int(out.sum()) == x.size
-        print(f"  {label} V={vecs} min_blocks={min_blocks} "
-              f"regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
-              f"{x.nbytes / ms / 1e6:.0f} GB/s{'' if ok else ' WRONG TOTAL'}", flush=True)
-        if best is None or ms < best[0]:
-            best = (ms, vecs, min_blocks)
-    print(f"  BEST {label}: {best}", flush=True)
+def policy_sweep():
+    print("\nwarp_replicated policy sweep (kernel only, batched; B=1024)")
+    for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256),
+                         ("f32 256", xf, 256), ("f32 4096", xf, 4096)):
+        run = Launch(x, nb)
+        best = None
+        # (VECS, MIN_BLOCKS): MIN_BLOCKS 2 compiles the kernel with __launch_bounds__(1024, 2)
+        # (registers capped at 32, so two blocks fit whatever VECS)
+        for vecs, min_blocks in ([(4, 0), (8, 0), (8, 2)] if x.dtype == np.uint8 else
+                                 [(1, 0), (2, 0), (4, 0), (4, 2)]):
+            name = kernel_name(x.dtype, nb, vecs)
+            k = _loader.load(src, [name])(name)
+            if min_blocks:
+                k = bounded_kernel(name, min_blocks)
+            grid, occ = resident_grid(k, run.smem)
+            ms = batched(lambda: run.launch(k, grid))
+            ok = int(run.out.sum()) == x.size
+            print(f"  {label} V={vecs} min_blocks={min_blocks} "
+                  f"regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
+                  f"{x.nbytes / ms / 1e6:.0f} GB/s{'' if ok else ' WRONG TOTAL'}", flush=True)
+            if best is None or ms < best[0]:
+                best = (ms, vecs, min_blocks)
+        print(f"  BEST {label}: {best}", flush=True)
+
+
+# ---- 4. access pattern (--pattern) ---------------------------------------------------------------
+
+PACK16 = "common/pack16.cuh"
+NAMESPACE_END = "}  // namespace prim"
+# for_each_packet with each block on its own contiguous range of packets
+CHUNKED = """\
+// Block-contiguous walk (an experiment of tools/tune_histogram.py): the packets are cut into
+// gridDim.x ranges of `span` packets (a multiple of blockDim.x * VECS, so the last blocks may get
+// less or nothing); block b walks range b with stride blockDim.x, VECS loads back to back. The
+// scalar head and tail go grid-stride as in for_each_packet: every element is visited once.
+template <int VECS, class T, class Elem, class Pack>
+__device__ __forceinline__ void for_each_packet_chunked(const T* __restrict__ in, i64 n, Elem elem,
+                                                        Pack pack) {
+    constexpr int N = Pack16<T>::N;
+    const i64 tid = global_thread(), nthreads = global_threads();
+    const i64 head = aligned_head(in, n);
+    for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
+    const T* body = in + head;
+    const i64 npk = (n - head) / N;
+    const i64 stride = blockDim.x, step = stride * VECS;
+    const i64 span = ((npk + gridDim.x - 1) / gridDim.x + step - 1) / step * step;
+    const i64 lo0 = static_cast<i64>(blockIdx.x) * span;
+    const i64 lo = lo0 < npk ? lo0 : npk;
+    const i64 hi = lo + span < npk ? lo + span : npk;
+    i64 j = lo + threadIdx.x;
+    for (; j + (VECS - 1) * stride < hi; j += step) {
+        Pack16<T> p[VECS];
+#pragma unroll
+        for (int u = 0; u < VECS; ++u) p[u] = load_pack16(body + (j + u * stride) * N);
+#pragma unroll
+        for (int u = 0; u < VECS; ++u) pack(p[u], head + (j + u * stride) * N);
+    }
+    for (; j < hi; j += stride) pack(load_pack16(body + j * N), head + j * N);
+    for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+}
+
+"""
+# hist_warp_replicated's walk on the path the library takes (no weights, no packet aggregation)
+WALK = "prim::for_each_packet<VECS>(in, n, tid, nthreads, one, each);"
+WALK_CHUNKED = "prim::for_each_packet_chunked<VECS>(in, n, one, each);"
+ONE = """\
+    auto one = [&](T x, long long i) {
+        atomicAdd(h + bin(x) * replicas, Acc::value(weights, i));  // bin -1: row 0
+    };
+"""
+ONE_LOADS_ONLY = """\
+    int sink = 0;  // loads only: the bins are summed in a register, not counted
+    auto one = [&](T x, long long) { sink += bin(x); };
+"""
+MERGE = "    __syncthreads();\n    // fold the replicas and merge"
+SINK = "    atomicAdd(h - replicas, static_cast<S>(sink));  // row 0: never merged\n"
+
+
+def pattern_edits(chunked, loads_only):
+    """patched_kernel's edits: the chunked walk and / or loads only; each text occurs once."""
+    edits = {src: []}
+    if chunked:
+        edits[PACK16] = [(NAMESPACE_END, CHUNKED + NAMESPACE_END)]
+        edits[src].append((WALK, WALK_CHUNKED))
+    if loads_only:
+        edits[src] += [(ONE, ONE_LOADS_ONLY), (MERGE, SINK + MERGE)]
+    for rel, pairs in edits.items():
+        text = _loader.source(rel)
+        for old, _ in pairs:
+            assert text.count(old) == 1, f"{rel}: {old!r} occurs {text.count(old)} times"
+    return edits
+
+
+def pattern_variants(dt):
+    """(label, VECS, edits, grid multiples, counts kept) of section 4 for samples of ``dt``."""
+    v = H._vecs(np.dtype(dt))
+    return [("production", v, {}, (1,), True),
+            *(("chunked", w, pattern_edits(True, False), (1, 4, 16), True) for w in (2, 4)),
+            ("loads only (diag)", v, pattern_edits(False, True), (1,), False),
+            ("chunked loads only (diag)", v, pattern_edits(True, True), (1, 4), False)]
+
+
+def capped(edits):
+    """``edits`` plus registers capped for two resident blocks (__launch_bounds__(1024, 2))."""
+    return {**edits, src: [*edits.get(src, []), bounds_edit(2)]}
+
+
+def pattern_kernel(name, edits):
+    if not edits:  # the library's own module
+        return _loader.load(src, [name])(name)
+    return _loader.Kernel(patched_kernel(src, name, edits), name, be)
+
+
+def pattern():
+    nb, m = 256, (1 << 22) + 37
+    cub = cub_runs()
+    print("access pattern of hist_warp_replicated, kernel only, batched (ms per call); "
+          f"{SMS} SMs, block {BLOCK}")
+    print(f"  {'samples':8s} {'kernel':30s} {'VECS':>4s} {'grid':>6s} {'regs':>4s} {'occ':>3s} "
+          f"{'ms':>8s} {'GB/s':>6s}  check")
+
+    def row(what, kernel, vecs, grid, regs, occ, ms, nbytes, check):
+        print(f"  {what:8s} {kernel:30s} {vecs:>4} {grid:>6} {regs:>4} {occ:>3} {ms:8.4f} "
+              f"{nbytes / ms / 1e6:6.0f}  {check}", flush=True)
+
+    for what, x in (("f32", xf), ("u8", u8)):
+        xs = x[3:3 + m]  # 12 or 3 bytes past a 16-byte boundary: a scalar head, and a tail
+        hs = xs.get()
+        want = (np.histogram(hs, nb, (0.0, 1.0))[0] if x.dtype == np.float32
+                else np.bincount(hs, minlength=nb))
+        for label, vecs, edits, mults, counted in pattern_variants(x.dtype):
+            name = kernel_name(x.dtype, nb, vecs)
+            k = pattern_kernel(name, edits)
+            big, small = Launch(x, nb), Launch(xs, nb)
+            runs = [(label, k, *resident_grid(k, big.smem))]
+            if runs[0][3] < 2:  # one block per SM: again with registers capped for two
+                kc = _loader.Kernel(patched_kernel(src, name, capped(edits)), name, be)
+                runs.append((label + " +lb2", kc, *resident_grid(kc, big.smem)))
+            for label_k, k, grid1, occ in runs:
+                for mult in mults:
+                    grid = grid1 * mult
+                    if counted:  # the smaller input first: its launch leaves the record's zeros
+                        small.launch(k, grid)
+                        same = np.array_equal(small.out.get(), want)
+                    ms = batched(lambda: big.launch(k, grid))
+                    check = "diagnostic: counts not kept"
+                    if counted:
+                        total = int(big.out.sum())
+                        check = ("ok" if total == x.size and same else
+                                 f"WRONG: total {total} of {x.size}, smaller input "
+                                 f"{'ok' if same else 'differs from NumPy'}")
+                    row(what, label_k, vecs, grid, k.resources()[0], occ, ms, x.nbytes, check)
+        ref = x if x.dtype == np.float32 else x.view(cupy.uint32)
+        ms = batched(lambda: prim.sum(ref))
+        row(what, f"prim.sum ({ref.dtype})", "-", "-", "-", "-", ms, x.nbytes, "-")
+        if f"{what} 256" in cub:
+            fn = cub[f"{what} 256"]
+            fn()
+            row(what, "CUB histogram_even", "-", "-", "-", "-", batched(fn), x.nbytes, "-")
+
+
+class NvrtcOnly:
+    """Stands in for cupy.RawModule in patched_kernel with --compile-only: NVRTC compiles the
+    patched tree for sm_90 and get_function gives the lowered name."""
+
+    def __init__(self, code, options, name_expressions):
+        self.lowered = _nvrtc.compile_check(code, name_expressions, options=options)
+
+    def get_function(self, name):
+        return self.lowered[name]
+
+
+def compile_only():
+    patched.cupy = types.SimpleNamespace(RawModule=NvrtcOnly)
+    for dt in (np.float32, np.uint8):
+        for label, vecs, edits, _, _ in pattern_variants(dt):
+            name = kernel_name(dt, 256, vecs)
+            for label_k, e in ((label, edits), (label + " +lb2", capped(edits))):
+                print(f"{label_k} VECS={vecs}: {name}\n  -> {patched_kernel(src, name, e)}",
+                      flush=True)
+
+
+if __name__ == "__main__":
+    if COMPILE_ONLY:
+        compile_only()
+        sys.exit(0)
+    rng = cupy.random.default_rng(1)
+    xf = rng.random(n, dtype=cupy.float32)
+    u8 = rng.integers(0, 256, n, dtype=cupy.int32).astype(cupy.uint8)
+    SMS = prim.backend_info()["sm_count"]
+    be = _backend.get_backend()
+    dummy = cupy.zeros(1, cupy.float64)
+    if PATTERN:
+        pattern()
+    else:
+        eq8 = cupy.full(n, 77, dtype=cupy.uint8)
+        per_call()
+        host_time()
+        policy_sweep()
