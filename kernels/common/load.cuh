@@ -5,7 +5,9 @@
 // path. Preconditions: the address is 16-byte aligned (callers peel a scalar head first, see
 // aligned_head) and the memory is not written during the kernel. Warp exchanges between the
 // coalesced (warp-striped) and the blocked layout: load_striped_to_blocked /
-// store_blocked_to_striped (padded), exchange16 (swizzled, for vectors already loaded).
+// store_blocked_to_striped (padded, one element per shared access), load_striped_to_blocked16 /
+// store_blocked_to_striped16 (16 bytes per shared access, swizzled conflict-free for any ITEMS),
+// exchange16 (swizzled, for vectors already loaded).
 #pragma once
 #include "common/prim.cuh"
 
@@ -130,6 +132,80 @@ __device__ __forceinline__ void store_blocked_to_striped(T* warp_base, T* tmp,
 #pragma unroll
         for (int j = 0; j < N; ++j) e[j] = tmp[exchange_pad(vi * N + j)];
         reinterpret_cast<V*>(warp_base)[vi] = v;
+    }
+    __syncwarp();
+}
+
+// The padded exchange with 16-byte shared accesses: one shared instruction per vector instead of
+// one per element, on both sides. Same contract as load_striped_to_blocked /
+// store_blocked_to_striped (full tiles, 16-byte aligned global addresses, the 32 lanes call
+// together, __syncwarp only), but `tmp` holds 32 * ITEMS elements per warp and is 16-byte aligned.
+// A warp's tile is 32 * PER_LANE vectors (PER_LANE = ITEMS / N); vector c belongs to lane
+// c / PER_LANE and is parked in slot c for odd PER_LANE, c ^ ((c / PER_LANE) & 7) for even. Either
+// is a permutation of the tile (for even PER_LANE the mask only changes at c = k * PER_LANE, from
+// k - 1 to k, flipping the bits below 2 * lowbit(k), of which k * PER_LANE is a multiple), and
+// either puts the 8 vectors of a quarter-warp in 8 distinct bank groups (slot % 8) on both sides,
+// the striped one (consecutive vectors) and the blocked one (vectors PER_LANE apart): checked for
+// every PER_LANE up to 64 (tests/test_load_exchange.py). `owner` is c / PER_LANE.
+template <int PER_LANE>
+__device__ __forceinline__ int exchange16_slot(int c, int owner) {
+    return (PER_LANE & 1) ? c : c ^ (owner & 7);
+}
+
+template <class InT, class AccT, int ITEMS>
+__device__ __forceinline__ void load_striped_to_blocked16(const InT* warp_base, InT* tmp,
+                                                          AccT (&items)[ITEMS]) {
+    typedef typename Vec16<InT>::type VT;
+    constexpr int N = Vec16<InT>::N;
+    constexpr int PER_LANE = ITEMS / N;
+    static_assert(ITEMS % N == 0, "load_striped_to_blocked16: ITEMS must fill whole vectors");
+    const int lane = threadIdx.x % WARP;
+    VT* slots = reinterpret_cast<VT*>(tmp);
+    Packet<InT> raw[PER_LANE];  // every global load issued before the first shared store
+#pragma unroll
+    for (int u = 0; u < PER_LANE; ++u) raw[u] = load16(warp_base + (u * WARP + lane) * N);
+#pragma unroll
+    for (int u = 0; u < PER_LANE; ++u) {
+        const int c = u * WARP + lane;
+        VT w;
+        InT* e = reinterpret_cast<InT*>(&w);
+#pragma unroll
+        for (int k = 0; k < N; ++k) e[k] = raw[u].v[k];
+        slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)] = w;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int m = 0; m < PER_LANE; ++m) {
+        const VT w = slots[exchange16_slot<PER_LANE>(lane * PER_LANE + m, lane)];
+        const InT* e = reinterpret_cast<const InT*>(&w);
+#pragma unroll
+        for (int k = 0; k < N; ++k) items[m * N + k] = static_cast<AccT>(e[k]);
+    }
+    __syncwarp();
+}
+
+template <class T, int ITEMS>
+__device__ __forceinline__ void store_blocked_to_striped16(T* warp_base, T* tmp,
+                                                           const T (&items)[ITEMS]) {
+    typedef typename Vec16<T>::type VT;
+    constexpr int N = Vec16<T>::N;
+    constexpr int PER_LANE = ITEMS / N;
+    static_assert(ITEMS % N == 0, "store_blocked_to_striped16: ITEMS must fill whole vectors");
+    const int lane = threadIdx.x % WARP;
+    VT* slots = reinterpret_cast<VT*>(tmp);
+#pragma unroll
+    for (int m = 0; m < PER_LANE; ++m) {
+        VT w;
+        T* e = reinterpret_cast<T*>(&w);
+#pragma unroll
+        for (int k = 0; k < N; ++k) e[k] = items[m * N + k];
+        slots[exchange16_slot<PER_LANE>(lane * PER_LANE + m, lane)] = w;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int u = 0; u < PER_LANE; ++u) {
+        const int c = u * WARP + lane;
+        reinterpret_cast<VT*>(warp_base)[c] = slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)];
     }
     __syncwarp();
 }
