@@ -314,7 +314,7 @@ class _OnesweepScratch:
 
     def __init__(self, xp, portions, passes, tiles):
         radix = 256
-        self.hist = xp.zeros(passes * radix, dtype=np.uint32)
+        self.hist = xp.zeros(passes * radix + 1, dtype=np.uint32)  # + the fold word
         self.offsets = xp.empty(passes * (portions + 1) * radix, dtype=np.int64)
         self.plan = xp.zeros(passes * _OS_PLAN_WORDS, dtype=np.int32)
         self.launches = xp.zeros(1, dtype=np.uint32)

@@ -278,6 +278,29 @@ def test_onesweep_plan_kernel_skips_and_orders_buffers():
     assert plan[5, 1] == 1 and plan[5, 2] == 1  # it reads the input and writes the output
 
 
+def test_onesweep_plan_folds_floats_only_when_needed():
+    # the histogram pass flags NaN / -0.0 keys; only then do the passes fold float images
+    def fold_word(x):
+        sorting.sort(x)
+        key = next(k for k in sorting._os_scratch._plans if k[:3] == (x.dtype.itemsize, 0, x.size))
+        plan = to_host(sorting._os_scratch._plans[key].plan).reshape(-1, sorting._OS_PLAN_WORDS)
+        return set(plan[:, 6].tolist())
+
+    rng = np.random.default_rng(8)
+    for dt in (np.float32, np.float64):
+        plain = rng.standard_normal(3001).astype(dt)
+        assert fold_word(plain) == {0}
+        for special in (np.nan, -np.nan, -0.0):
+            x = plain.copy()
+            x[1717] = special
+            assert fold_word(x) == {1}
+            got = to_host(sorting.sort(x))
+            assert np.array_equal(got.view(f"u{x.itemsize}"),
+                                  np.sort(x, kind="stable").view(f"u{x.itemsize}"))
+        assert fold_word(plain) == {0}  # the flag does not stick to the next sort
+    assert fold_word(rng.integers(-9, 9, 3001).astype(np.int32)) == {0}
+
+
 # ---- segmented sort ---------------------------------------------------------------------------
 
 

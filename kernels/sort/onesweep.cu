@@ -6,16 +6,18 @@
 //   counts into shared counters (one 256-bin row per pass, in HIST_COPIES bank-shifted copies
 //   against same-digit conflicts) with shared atomics, reading its grid-stride share of the keys
 //   as 16-byte vectors (a scalar head up to the first 16-byte boundary and a scalar tail), and
-//   adds its rows into hist (global atomics). Grid: resident blocks, any count. Static shared
-//   memory: HIST_COPIES * (sizeof(U) * 256 + 1) words. Precondition: hist zero.
+//   adds its rows into hist (global atomics). It also sets hist[passes * 256] to 1 when a float
+//   key is a NaN or -0.0 (the passes then fold those keys' images; otherwise they need not).
+//   Grid: resident blocks, any count. Static shared memory: HIST_COPIES * (sizeof(U) * 256 + 1)
+//   words. Precondition: hist (passes * 256 + 1 words) zero.
 // onesweep_plan: one block of 256 threads, thread d owning digit d. For every pass it scans the
 //   digit counts across digits (block_exclusive_scan) into each digit's first output position
-//   and zeroes hist for the next sort. A pass whose digit is the same for every key (one count
+//   and zeroes hist (with the fold word) for the next sort. A pass whose digit is the same for every key (one count
 //   equals n) is skipped: the plan row of each pass says whether it runs, whether it is the first
 //   or last pass that runs (first reads the caller's input, last writes the caller's output, the
-//   others ping-pong between two scratch buffers) and the 1-bit epoch of its look-back status
-//   words; all of this is decided on the device, so the host never waits. If no pass is needed,
-//   the last one runs (a stable copy).
+//   others ping-pong between two scratch buffers), the 1-bit epoch of its look-back status
+//   words and whether float images need the fold; all of this is decided on the device, so the
+//   host never waits. If no pass is needed, the last one runs (a stable copy).
 // onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH>: one digit pass over one
 //   portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys, so a
 //   digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29 keys
@@ -31,7 +33,7 @@
 //   exchanged in shared memory into digit order and written so that each digit's run is contiguous.
 //   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory:
 //   rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)), TILE digit bytes.
-//   Static shared: 256 long longs.
+//   Static shared: 256 long longs and 256 pointers (each digit's output position and address).
 //   Preconditions: tile_counter 0 (left 0); status holds one word per (tile, digit) of the whole
 //   input, written by the previous pass (or zero): the epoch bit tells this pass's words apart.
 #include "common/prim.cuh"
@@ -42,7 +44,7 @@
 namespace os {
 constexpr int BITS = 8;
 constexpr int RADIX = 256;
-constexpr int PLAN_WORDS = 8;  // active, first, last, src, dst, epoch, -, -
+constexpr int PLAN_WORDS = 8;  // active, first, last, src, dst, epoch, fold, -
 constexpr unsigned FLAG_AGGREGATE = 1u << 30;
 constexpr unsigned FLAG_INCLUSIVE = 2u << 30;
 constexpr unsigned COUNT_MASK = (1u << 29) - 1u;
@@ -125,16 +127,20 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
     const long long tail = head + nvec * V::N;
     const long long gtid = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x;
     const long long stride = static_cast<long long>(gridDim.x) * BLOCK;
-    if (gtid < head) count_key(keys[gtid], dig, passes, last_mask, counts);
-    for (long long i = tail + gtid; i < count; i += stride)
-        count_key(keys[i], dig, passes, last_mask, counts);
+    bool fold = false;  // a float key the image folds (NaN, -0.0) seen
+    auto take = [&](U key) {
+        count_key(key, dig, passes, last_mask, counts);
+        fold = fold || (dig.is_float && prim::radix::needs_fold(key));
+    };
+    if (gtid < head) take(keys[gtid]);
+    for (long long i = tail + gtid; i < count; i += stride) take(keys[i]);
     const U* body = keys + head;
     for (long long v = gtid; v < nvec; v += stride) {
         const prim::Packet<U> pk = prim::load16(body + v * V::N);
 #pragma unroll
-        for (int e = 0; e < V::N; ++e) count_key(pk.v[e], dig, passes, last_mask, counts);
+        for (int e = 0; e < V::N; ++e) take(pk.v[e]);
     }
-    __syncthreads();
+    if (__syncthreads_or(fold) && threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
     for (int i = threadIdx.x; i < passes * os::RADIX; i += BLOCK) {
         unsigned c = 0;
 #pragma unroll
@@ -160,6 +166,8 @@ onesweep_plan(unsigned* __restrict__ hist, int passes, long long n, long long* _
         __syncthreads();  // scratch is reused by the next pass's scan
     }
     if (d == 0) {
+        const int fold = hist[passes * os::RADIX] != 0u;  // some float key needs the fold
+        hist[passes * os::RADIX] = 0u;
         int active = 0;
         for (int p = 0; p < passes; ++p) active += !constant[p];
         const int runs = active ? active : 1;
@@ -174,6 +182,7 @@ onesweep_plan(unsigned* __restrict__ hist, int passes, long long n, long long* _
             row[3] = (a + 1) & 1;  // scratch buffer read (a - 1) & 1
             row[4] = a & 1;        // scratch buffer written
             row[5] = static_cast<int>((epoch0 + a) & 1u);
+            row[6] = fold;
             a += on;
         }
         *launches = epoch0 + runs;
@@ -280,7 +289,8 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const long long tile = first_tile + prim::next_tile(tile_counter, &tile_slot);
     const long long start = tile * TILE;
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);
-    const DigitOf<U> dig(kind, descending, shift, width);
+    DigitOf<U> dig(kind, descending, shift, width);
+    dig.fold = row[6] != 0;
 
     const PassTile<U, V> t{kin, kout, vin, vout, tile, first_tile, start, valid, vflags, epoch,
                            first, last, offsets, status, dig, hist, scratch, kvbuf, dbuf, gbase,

@@ -34,8 +34,9 @@
 //   so consecutive threads write consecutive positions of each digit's run; values (loaded by
 //   load_values early, to hide the latency) follow the same path.
 // The tile helpers take FULL = true when the tile holds BLOCK * ITEMS real keys (every tile but
-// an input's last): no bounds test per key. digits_of branches once on the key kind, so integer
-// keys pay one xor for their image and floats the NaN and -0.0 folding.
+// an input's last): no bounds test per key. digits_of branches once on the image mode, so integer
+// keys pay one xor for their image, floats two more, and the NaN and -0.0 folding only when the
+// input holds such keys (DigitOf::fold).
 #pragma once
 #include "common/prim.cuh"
 #include "common/warp.cuh"
@@ -63,11 +64,17 @@ template <> struct Bits<u64> {
 
 // The order-preserving unsigned image of a key (see the header comment). Integers: one xor
 // (`flip` already holds the sign bit for signed keys and the complement for descending order).
-template <bool FLOAT, class U>
+// Floats: IMAGE_FOLD folds every NaN into one and -0.0 into +0.0 first; IMAGE_FLOAT does not (the
+// same image for inputs holding neither, which the onesweep histogram pass finds out).
+enum ImageMode { IMAGE_INT = 0, IMAGE_FLOAT = 1, IMAGE_FOLD = 2 };
+
+template <int MODE, class U>
 __device__ __forceinline__ U ordered_as(U k, U flip) {
-    if (FLOAT) {
+    if (MODE == IMAGE_FOLD) {
         const U mag = k & ~Bits<U>::TOP;
         k = mag > Bits<U>::INF ? Bits<U>::QNAN : (mag == 0 ? static_cast<U>(0) : k);
+    }
+    if (MODE != IMAGE_INT) {
         const U neg = static_cast<U>(0) - (k >> (Bits<U>::N - 1));  // all ones if negative
         k ^= neg | Bits<U>::TOP;
     }
@@ -76,32 +83,41 @@ __device__ __forceinline__ U ordered_as(U k, U flip) {
 
 template <class U>
 __device__ __forceinline__ U ordered(U k, bool is_float, U flip) {
-    return is_float ? ordered_as<true>(k, flip) : ordered_as<false>(k, flip);
+    return is_float ? ordered_as<IMAGE_FOLD>(k, flip) : ordered_as<IMAGE_INT>(k, flip);
+}
+
+// A float key that the fold changes: a NaN or -0.0.
+template <class U>
+__device__ __forceinline__ bool needs_fold(U k) {
+    return (k & ~Bits<U>::TOP) > Bits<U>::INF || k == Bits<U>::TOP;
 }
 
 // How a kernel reads digits: the key kind, the descending flip and the digit's bit field.
-// of<FLOAT>(key) is the digit with the key kind known at compile time (loops over many keys
-// branch once on is_float, see digits_of); operator() tests is_float per call.
+// of<MODE>(key) is the digit with the image mode known at compile time (loops over many keys
+// branch once, see digits_of); operator() tests is_float per call. `fold` (true unless the
+// caller knows the input holds no NaN and no -0.0) picks IMAGE_FOLD or IMAGE_FLOAT for floats
+// in digits_of.
 template <class U>
 struct DigitOf {
     bool is_float;
+    bool fold;
     U flip;
     int shift;
     unsigned mask;
 
     __device__ __forceinline__ DigitOf(int kind, int descending, int shift_, int width)
-        : is_float(kind == FLOAT),
+        : is_float(kind == FLOAT), fold(true),
           flip(static_cast<U>((descending ? ~static_cast<U>(0) : static_cast<U>(0)) ^
                               (kind == SIGNED ? Bits<U>::TOP : static_cast<U>(0)))),
           shift(shift_), mask((1u << width) - 1u) {}
 
     __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip); }
-    template <bool FLOAT>
+    template <int MODE>
     __device__ __forceinline__ unsigned of(U key) const {
-        return static_cast<unsigned>(ordered_as<FLOAT>(key, flip) >> shift) & mask;
+        return static_cast<unsigned>(ordered_as<MODE>(key, flip) >> shift) & mask;
     }
     __device__ __forceinline__ unsigned operator()(U key) const {
-        return is_float ? of<true>(key) : of<false>(key);
+        return is_float ? of<IMAGE_FOLD>(key) : of<IMAGE_INT>(key);
     }
 };
 
@@ -121,8 +137,8 @@ struct Digits {
 
 // The digits of a thread's items; `valid` counts the real keys from the start of the warp's span
 // (item k of lane l is at k * 32 + l), past it the largest digit. FULL: every item is a real key
-// (no test). One branch on the key kind for all items.
-template <bool FLOAT, bool FULL, class U, int ITEMS>
+// (no test). One branch on the image mode for all items.
+template <int MODE, bool FULL, class U, int ITEMS>
 __device__ __forceinline__ Digits<ITEMS> digits_as(const U (&keys)[ITEMS], int valid,
                                                    const DigitOf<U>& dig) {
     const int lane = threadIdx.x % WARP;
@@ -131,7 +147,7 @@ __device__ __forceinline__ Digits<ITEMS> digits_as(const U (&keys)[ITEMS], int v
     for (int j = 0; j < (ITEMS + 3) / 4; ++j) out.w[j] = 0u;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-        const unsigned d = dig.template of<FLOAT>(keys[k]);
+        const unsigned d = dig.template of<MODE>(keys[k]);
         out.w[k >> 2] |= (FULL || k * WARP + lane < valid ? d : dig.mask) << ((k & 3) * 8);
     }
     return out;
@@ -140,8 +156,9 @@ __device__ __forceinline__ Digits<ITEMS> digits_as(const U (&keys)[ITEMS], int v
 template <class U, int ITEMS, bool FULL = false>
 __device__ __forceinline__ Digits<ITEMS> digits_of(const U (&keys)[ITEMS], int valid,
                                                    const DigitOf<U>& dig) {
-    return dig.is_float ? digits_as<true, FULL>(keys, valid, dig)
-                        : digits_as<false, FULL>(keys, valid, dig);
+    if (!dig.is_float) return digits_as<IMAGE_INT, FULL>(keys, valid, dig);
+    return dig.fold ? digits_as<IMAGE_FOLD, FULL>(keys, valid, dig)
+                    : digits_as<IMAGE_FLOAT, FULL>(keys, valid, dig);
 }
 
 template <int BITS>
