@@ -3,7 +3,7 @@
 configuration, the time of one pass (end_bit=8: histogram, plan and one pass), and the
 all-pass histogram kernel alone on uniform and skewed keys.
 
-    python tools/tune_sort.py [--quick] [--configs 8:0,4:4] [--json OUT] [--figures OUT]
+    python tools/tune_sort.py [--quick] [--top K] [--configs 8:0,4:4] [--json OUT] [--figures OUT]
 
 ``--json OUT`` writes the fastest policy of each swept configuration; ``--figures OUT`` then runs
 ``tools/figures.py --family sort`` in the same process with those policies (to compare before
@@ -31,7 +31,7 @@ f32 = cupy.asarray(rng.standard_normal(n, dtype=np.float32))
 def hist_ms(x):
     kb = x.dtype.itemsize
     kh = sorting._kernel(sorting._OS_SOURCE, f"onesweep_histogram<{sorting._C[kb]}, 256>")
-    hist = cupy.zeros(kb * 256, cupy.uint32)
+    hist = cupy.zeros(kb * 256 + 1, cupy.uint32)  # + the fold word
     grid = _launch.cover_grid(n, 256, 16, kernel=kh, per_sm=8)
     args = (x.view(sorting._U[kb]), np.int64(n), np.int32(sorting._KIND[x.dtype.kind]),
             np.int32(0), np.int32(0), np.int32(8 * kb), hist)
@@ -44,12 +44,12 @@ for name, x in (("uint32", x32), ("float32 normal", f32), ("uint64", x64),
     print(f"histogram {name}: {ms:.4f} ms ({x.nbytes / ms / 1e6:.0f} GB/s)", flush=True)
 
 CANDIDATES = {
-    (4, 0): [(256, 36, 2, 8, 1), (256, 16, 4, 8, 1), (256, 28, 2, 8, 1), (256, 32, 2, 8, 1),
+    (4, 0): [(256, 36, 2, 8, 1), (256, 32, 2, 8, 1), (256, 28, 2, 8, 1), (256, 16, 4, 8, 1),
              (256, 40, 2, 8, 1), (256, 44, 2, 8, 1), (256, 48, 2, 8, 1), (256, 56, 1, 8, 1),
              (512, 14, 2, 8, 1), (256, 36, 2, 8, 0), (256, 36, 2, 1, 1)],
-    (4, 4): [(256, 32, 2, 8, 1), (256, 16, 3, 8, 1), (256, 28, 2, 8, 1), (256, 36, 2, 8, 1),
+    (4, 4): [(256, 32, 2, 8, 1), (256, 28, 2, 8, 1), (256, 36, 2, 8, 1), (256, 16, 3, 8, 1),
              (256, 40, 2, 8, 1), (512, 14, 2, 8, 1), (256, 32, 2, 8, 0)],
-    (8, 0): [(256, 28, 2, 8, 1), (256, 12, 3, 8, 1), (256, 24, 2, 8, 1), (256, 32, 2, 8, 1),
+    (8, 0): [(256, 28, 2, 8, 1), (256, 24, 2, 8, 1), (256, 32, 2, 8, 1), (256, 12, 3, 8, 1),
              (512, 14, 2, 8, 1)],
     (4, 8): [(256, 12, 3, 8, 1), (256, 16, 2, 8, 1), (256, 20, 2, 8, 1), (256, 24, 2, 8, 1)],
     (8, 4): [(256, 12, 3, 8, 1), (256, 16, 2, 8, 1), (256, 20, 2, 8, 1), (256, 24, 2, 8, 1)],
@@ -57,6 +57,9 @@ CANDIDATES = {
 }
 if quick:
     CANDIDATES = {k: v[:2] for k, v in CANDIDATES.items()}
+if "--top" in sys.argv:  # the first K candidates of each configuration (the likeliest first)
+    top = int(sys.argv[sys.argv.index("--top") + 1])
+    CANDIDATES = {k: v[:top] for k, v in CANDIDATES.items()}
 if "--configs" in sys.argv:  # e.g. --configs 8:0,4:4 (key bytes:value bytes)
     wanted = [tuple(int(v) for v in c.split(":"))
               for c in sys.argv[sys.argv.index("--configs") + 1].split(",")]
