@@ -295,7 +295,8 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const PassTile<U, V> t{kin, kout, vin, vout, tile, first_tile, start, valid, vflags, epoch,
                            first, last, offsets, status, dig, hist, scratch, kvbuf, dbuf, gbase,
                            kdst};
-    if (valid == TILE)  // block-uniform
+    // block-uniform; with values the full-tile code's longer live ranges would spill registers
+    if (!VALUES && valid == TILE)
         onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);
     else
         onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);
