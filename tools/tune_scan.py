@@ -10,9 +10,9 @@ back (the difference is host work before the launch).
 stores (``__stcs``), loads (``__ldcs``) or both (a patched copy of the headers).
 ``--host``: host time per public call on a small input, and a profile of the Python path.
 ``--exchange16`` (alone; under a minute on an H100): the 128 x 48, 56 and 64 kernels with the
-library's padded warp exchange (one 4-byte shared access per element) against a patched copy of
-scan.cu calling load_striped_to_blocked16 / store_blocked_to_striped16 (16-byte shared accesses,
-swizzled; common/load.cuh), int32 and float32 inclusive sums at 2^28. The inputs lie in [-2, 2],
+library's warp exchange (load_striped_to_blocked16 / store_blocked_to_striped16: 16-byte shared
+accesses, swizzled; common/load.cuh) against a patched copy of scan.cu with the padded exchange
+(one 4-byte shared access per element, as before), int32 and float32 inclusive sums at 2^28. The inputs lie in [-2, 2],
 so every partial sum is an integer below 2^24 and float32 results are exact whatever the order:
 each kernel's output is compared exactly with the cumulative sum before it is timed. Kernel-only
 times, interleaved (_timing.bench_many), in a table with each time in percent of a device copy's.
@@ -35,19 +35,22 @@ HINTS = "--hints" in sys.argv
 HOST = "--host" in sys.argv
 EXCHANGE16 = "--exchange16" in sys.argv
 HINT_EDITS = {
-    "stores": [("reinterpret_cast<V*>(warp_base)[vi] = v;",
-                "__stcs(reinterpret_cast<V*>(warp_base) + vi, v);")],
+    "stores": [("reinterpret_cast<VT*>(warp_base)[c] = slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)];",
+                "__stcs(reinterpret_cast<VT*>(warp_base) + c, "
+                "slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)]);")],
     "loads": [("__ldg(reinterpret_cast<const V*>(p))", "__ldcs(reinterpret_cast<const V*>(p))")],
 }
 HINT_EDITS["both"] = HINT_EDITS["stores"] + HINT_EDITS["loads"]
-# The 16-byte exchange needs 32 * ITEMS elements per warp, which scan_lookback's buffer
-# (exchange_size<ITEMS>() = 33 * ITEMS) holds; each warp's slice (33 * ITEMS * 4 bytes) stays
-# 16-byte aligned because ITEMS fills whole 16-byte vectors (the kernel's static_assert).
-EXCHANGE16_EDITS = {"scan/scan.cu": [
-    ("prim::load_striped_to_blocked<InT, AccT, ITEMS>(",
-     "prim::load_striped_to_blocked16<InT, AccT, ITEMS>("),
-    ("prim::store_blocked_to_striped<AccT, ITEMS>(",
-     "prim::store_blocked_to_striped16<AccT, ITEMS>("),
+# The padded exchange needs exchange_size<ITEMS>() = 33 * ITEMS elements per warp (the library's
+# 16-byte exchange 32 * ITEMS); each warp's slice stays 16-byte aligned because ITEMS fills whole
+# 16-byte vectors (the kernel's static_assert).
+PADDED_EDITS = {"scan/scan.cu": [  # scan.cu back to the padded exchange of load.cuh
+    ("prim::load_striped_to_blocked16<InT, AccT, ITEMS>(",
+     "prim::load_striped_to_blocked<InT, AccT, ITEMS>("),
+    ("prim::store_blocked_to_striped16<AccT, ITEMS>(",
+     "prim::store_blocked_to_striped<AccT, ITEMS>("),
+    ("                           prim::WARP * ITEMS;",
+     "                           prim::exchange_size<ITEMS>();"),
 ]}
 EXCHANGE16_POLICIES = ((128, 48), (128, 56), (128, 64))
 
@@ -149,10 +152,10 @@ def exchange16():
         for block, items in EXCHANGE16_POLICIES:
             name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
             for variant in ("padded", "16-byte"):
-                if variant == "padded":
+                if variant == "16-byte":
                     k = _loader.load("scan/scan.cu", [name])(name)
                 else:
-                    k = patched_kernel("scan/scan.cu", name, EXCHANGE16_EDITS)
+                    k = patched_kernel("scan/scan.cu", name, PADDED_EDITS)
                 key = (f"{block} x {items}", variant)
                 fns[key] = lookback_launch(k, block, items, x, out)
                 ok[key] = checked(fns[key], out, ref, exact=True)

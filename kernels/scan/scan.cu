@@ -22,15 +22,15 @@
 //   id from an atomic counter (tiles are processed in the order blocks start, so a tile's
 //   predecessors are always running or done), loads BLOCK * ITEMS elements (ITEMS consecutive per
 //   thread; on full tiles each warp reads its 32 * ITEMS elements with coalesced 16-byte loads and
-//   exchanges them through shared memory), reduces them, scans the per-thread totals across the
-//   block with shuffles (common/scan.cuh), publishes its aggregate, lets warp 0 look back over the
-//   predecessors' published aggregates/prefixes, publishes its inclusive prefix, and writes its
-//   outputs (the same exchange in reverse, coalesced 16-byte stores). Grid = number of tiles;
-//   tile_counter must be 0 on entry and is left 0 (the block drawing the last tile id resets
-//   it); tile_state (TileStatus<AccT>::bytes(tiles) bytes) is zeroed once and needs no clearing
-//   between launches (epochs, see common/scan.cuh). Static
-//   shared memory: BLOCK/32 + 1 accumulators and the exchange buffers, (BLOCK/32) * 33 * ITEMS
-//   elements of the wider of InT/AccT. Preconditions: in/out aligned to their element size.
+//   exchanges them through shared memory with 16-byte accesses, common/load.cuh), reduces them,
+//   scans the per-thread totals across the block with shuffles (common/scan.cuh), publishes its
+//   aggregate, lets warp 0 look back over the predecessors' published aggregates/prefixes,
+//   publishes its inclusive prefix, and writes its outputs (the same exchange in reverse,
+//   coalesced 16-byte stores). Grid = number of tiles; tile_counter must be 0 on entry and is left
+//   0 (the block drawing the last tile id resets it); tile_state (TileStatus<AccT>::bytes(tiles)
+//   bytes) is zeroed once and needs no clearing between launches (epochs, see common/scan.cuh).
+//   Static shared memory: BLOCK/32 + 1 accumulators and the exchange buffers, (BLOCK/32) * 32 *
+//   ITEMS elements of the wider of InT/AccT. Preconditions: in/out aligned to their element size.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
@@ -130,7 +130,7 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
     constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
-                           prim::exchange_size<ITEMS>();
+                           prim::WARP * ITEMS;
     const Op op;
     __shared__ AccT scratch[WARPS];
     __shared__ AccT tile_prefix;
@@ -149,7 +149,7 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
 
     AccT items[ITEMS];
     if (vector)
-        prim::load_striped_to_blocked<InT, AccT, ITEMS>(
+        prim::load_striped_to_blocked16<InT, AccT, ITEMS>(
             in + warp_first, reinterpret_cast<InT*>(exchange[warp]), items);
     else
         prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, false, items);
@@ -176,7 +176,7 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
         }
     }
     if (vector)
-        prim::store_blocked_to_striped<AccT, ITEMS>(
+        prim::store_blocked_to_striped16<AccT, ITEMS>(
             out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), items);
     else
         prim::store_items<AccT, ITEMS>(out + first, avail, false, items);
