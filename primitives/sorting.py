@@ -60,7 +60,11 @@ _OS_SOURCE = "sort/onesweep.cu"
 # 8-byte keys with 4-byte values 256 x 24 13.41 (16.08), 8-byte pairs 256 x 20 16.71 (18.53).
 _OS_POLICY = {(4, 0): (256, 36, 2, 8, 1), (4, 4): (256, 32, 2, 8, 1), (4, 8): (256, 24, 2, 8, 1),
               (8, 0): (256, 28, 2, 8, 1), (8, 4): (256, 24, 2, 8, 1), (8, 8): (256, 20, 2, 8, 1)}
-_OS_HIST_BLOCK = 256
+# the all-pass histogram: one block of 1024 threads per SM, 128 KB of lane-private shared counters
+# (kernels/sort/onesweep.cu: OsHist), VECS 16-byte loads in flight per thread
+_OS_HIST_BLOCK = 1024
+_OS_HIST_SMEM = 4 * 256 * 32 * 4
+_OS_HIST_VECS = 4
 _OS_PLAN_WORDS = 8
 _OS_FLAGS = {"iota": 1, "wide": 2, "discard_keys": 4}  # prim::radix::ValueFlags
 _COUNT_LIMIT = (1 << 29) - 1  # the 29-bit counts of a look-back status word bound a portion
@@ -73,6 +77,24 @@ def _os_names():
         for v in _VCFGS:
             names.append(_os_pass_name(k, v))
     return names
+
+
+def _os_hist_grid(kernel, n, kb):
+    """Grid of onesweep_histogram for n keys of kb bytes: the resident blocks (fewer for small n),
+    more (in whole waves) when a block's share would overflow its counters. The threads of a
+    block that share a lane column (one per warp) may count 2^16 - 1 keys together with 8-byte
+    keys (16-bit halves), 2^32 - 1 with 4-byte keys; a thread takes at most ceil(packets /
+    threads) packets, a head key and a tail key."""
+    per = 16 // kb  # keys per packet
+    column_max = 0xFFFF if kb == 8 else 0xFFFFFFFF
+    threads = _OS_HIST_BLOCK // 32  # per lane column
+    per_thread = (column_max // threads - 2) // per * per  # keys, head and tail aside
+    resident = _launch.resident_grid(kernel, _OS_HIST_BLOCK, _OS_HIST_SMEM)
+    grid = min(_launch.cdiv(n, _OS_HIST_BLOCK * per * _OS_HIST_VECS), resident)
+    need = _launch.cdiv(n, _OS_HIST_BLOCK * per_thread)
+    if need > grid:
+        grid = _launch.cdiv(need, resident) * resident
+    return max(1, grid)
 
 
 def _os_pass_name(kb, vb):
@@ -310,7 +332,8 @@ class _OnesweepScratch:
     """The small per-configuration scratch of onesweep, cached per (key bytes, value bytes, n,
     passes, portions, stream): the all-pass histogram (zeroed by the plan kernel after use), each
     pass's first output position per digit and portion, the pass plan, the launch counter behind
-    the look-back epochs, the tile counter and one status word per (tile, digit)."""
+    the look-back epochs, the tile counter and one status word per (tile, digit); the caller adds
+    the histogram kernel's grid (hist_grid)."""
 
     def __init__(self, xp, portions, passes, tiles):
         radix = 256
@@ -337,18 +360,25 @@ def _run_onesweep(job):
     per_portion = _portion_tiles(tile)
     portions = _launch.cdiv(tiles, per_portion)
     passes = _launch.cdiv(job.end - job.begin, 8)
-    scratch = _os_scratch.get((kb, vb, n, tile, passes, portions, job.backend.stream_key()),
-                              lambda: _OnesweepScratch(xp, portions, passes, tiles))
     kh = _kernel(_OS_SOURCE, f"onesweep_histogram<{_C[kb]}, {_OS_HIST_BLOCK}>")
+
+    def make_scratch():
+        made = _OnesweepScratch(xp, portions, passes, tiles)
+        _launch.set_dynamic_shared(kh, _OS_HIST_SMEM)  # before the occupancy query
+        made.hist_grid = _os_hist_grid(kh, n, kb)
+        return made
+
+    scratch = _os_scratch.get((kb, vb, n, tile, passes, portions, job.backend.stream_key()),
+                              make_scratch)
     kplan = _kernel(_OS_SOURCE, "onesweep_plan")
     kp = _kernel(_OS_SOURCE, _os_pass_name(kb, vb))
 
     keys = job.kbits
     radix = 256
     pass_stride = (portions + 1) * radix
-    grid = _launch.cover_grid(n, _OS_HIST_BLOCK, 16, kernel=kh, per_sm=8)
-    _go(kh, grid, _OS_HIST_BLOCK, (keys, _launch.i64(n), *job.common(), _i32(job.begin),
-                                   _i32(job.end), scratch.hist))
+    _go(kh, scratch.hist_grid, _OS_HIST_BLOCK,
+        (keys, _launch.i64(n), *job.common(), _i32(job.begin), _i32(job.end), scratch.hist),
+        shared_mem=_OS_HIST_SMEM)
     _go(kplan, 1, 256, (scratch.hist, _i32(passes), _launch.i64(n), scratch.offsets,
                         _i32(pass_stride), scratch.plan, scratch.launches))
 

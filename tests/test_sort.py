@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives import sorting
+from primitives import _launch, sorting
 
 from conftest import ragged_offsets, to_host
 
@@ -299,6 +299,114 @@ def test_onesweep_plan_folds_floats_only_when_needed():
                                   np.sort(x, kind="stable").view(f"u{x.itemsize}"))
         assert fold_word(plain) == {0}  # the flag does not stick to the next sort
     assert fold_word(rng.integers(-9, 9, 3001).astype(np.int32)) == {0}
+
+
+def key_image(x, descending=False):
+    """The order-preserving unsigned image of 4- or 8-byte keys (kernels/sort/radix.cuh: ordered,
+    with the fold: every NaN the positive quiet NaN, -0.0 as 0.0)."""
+    u = bits_of(x).copy()
+    ut = u.dtype.type
+    top = ut(1) << ut(8 * x.itemsize - 1)
+    if x.dtype.kind == "i":
+        u ^= top
+    elif x.dtype.kind == "f":
+        inf, qnan = {4: (0x7F800000, 0x7FC00000),
+                     8: (0x7FF0000000000000, 0x7FF8000000000000)}[x.itemsize]
+        mag = u & ~top
+        u = np.where(mag > ut(inf), ut(qnan), np.where(mag == 0, ut(0), u))
+        u = np.where((u & top) != 0, ~u, u | top)
+    return ~u if descending else u
+
+
+def os_hist_reference(x, begin, end, descending):
+    """onesweep_histogram's result: each pass's 256 digit counts, then the fold word."""
+    img = key_image(x, descending)
+    ut = img.dtype.type
+    passes = -(-(end - begin) // 8)
+    out = np.zeros(passes * 256 + 1, np.uint32)
+    for p in range(passes):
+        shift = begin + 8 * p
+        digits = (img >> ut(shift)) & ut((1 << min(8, end - shift)) - 1)
+        out[p * 256:(p + 1) * 256] = np.bincount(digits.astype(np.int64), minlength=256)
+    if x.dtype.kind == "f":
+        u = bits_of(x)
+        top = u.dtype.type(1) << u.dtype.type(8 * x.itemsize - 1)
+        inf = 0x7F800000 if x.itemsize == 4 else 0x7FF0000000000000
+        out[-1] = bool(np.any(((u & ~top) > u.dtype.type(inf)) | (u == top)))
+    return out
+
+
+def run_os_hist(backend, x, offset, n, begin, end, descending, grid=None):
+    """onesweep_histogram over x[offset:offset + n] (a device view: offset 1-3 is not 16-byte
+    aligned), with the library's grid or the given one."""
+    kb = x.itemsize
+    kh = sorting._kernel(sorting._OS_SOURCE,
+                         f"onesweep_histogram<{sorting._C[kb]}, {sorting._OS_HIST_BLOCK}>")
+    keys = backend.xp.asarray(bits_of(x))[offset:offset + n]
+    passes = -(-(end - begin) // 8)
+    hist = backend.xp.zeros(passes * 256 + 1, np.uint32)
+    _launch.set_dynamic_shared(kh, sorting._OS_HIST_SMEM)
+    if grid is None:
+        grid = sorting._os_hist_grid(kh, n, kb)
+    _launch.launch(kh, grid, sorting._OS_HIST_BLOCK,
+                   (keys, np.int64(n), np.int32(sorting._KIND[x.dtype.kind]),
+                    np.int32(descending), np.int32(begin), np.int32(end), hist),
+                   shared_mem=sorting._OS_HIST_SMEM)
+    return to_host(hist)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.float32, np.uint64, np.int64,
+                                   np.float64], ids=lambda d: np.dtype(d).name)
+def test_onesweep_histogram_kernel(dtype, backend, rng, schedule):
+    # the all-pass histogram against NumPy: scalar heads of misaligned views, tails, grids with
+    # idle blocks, partial bit ranges, descending images, repeated and all-equal keys
+    dt = np.dtype(dtype)
+    bits = 8 * dt.itemsize
+    x = make_keys(rng, 70011, dt)
+    dups = make_keys(rng, 30003, dt, dups=True)
+    same = np.full(20005, make_keys(rng, 1, dt)[0], dt)
+    cases = [(x, 0, 70011, 0, bits, False, None),
+             (x, 1, 70007, 0, bits, True, None),
+             (x, 3, 5000, 3, bits - 5, False, 7),  # blocks 2.. have no packets
+             (x, 1, 3, 0, bits, False, 4),  # 4-byte keys: every key in the head
+             (x, 1, 41, 9, 10, True, None),  # one pass, one bit
+             (x, 0, 9001, 4, 4 + 8 * (bits // 8 - 1), True, 2),  # one pass fewer than all
+             (dups, 1, 30001, 0, bits, False, None),
+             (same, 0, 20005, 0, bits, False, None),
+             (same, 3, 20001, 0, bits, True, 3)]
+    for keys, offset, n, begin, end, desc, grid in cases:
+        got = run_os_hist(backend, keys, offset, n, begin, end, desc, grid)
+        want = os_hist_reference(keys[offset:offset + n], begin, end, desc)
+        bad = np.flatnonzero(got != want)
+        assert bad.size == 0, (f"offset {offset} n {n} bits [{begin}, {end}) desc {desc} grid "
+                               f"{grid}: words {bad[:5]} are {got[bad[:5]]}, not {want[bad[:5]]}")
+
+
+def test_onesweep_histogram_16_bit_halves_at_the_limit(backend):
+    # 8-byte keys count two passes per word (16-bit halves): one block at the largest share the
+    # grid sizing gives a thread, every key of a lane column on one counter, must not carry over
+    block, per = sorting._OS_HIST_BLOCK, 2
+    per_thread = (0xFFFF // (block // 32) - 2) // per * per
+    n = 1 + per_thread * block + 1  # a head key, whole packets, a tail key
+    x = np.full(n + 1, 0x0123456789ABCDEF, np.uint64)
+    got = run_os_hist(backend, x, 1, n, 0, 64, False, grid=1)
+    assert np.array_equal(got, os_hist_reference(x[1:n + 1], 0, 64, False))
+
+
+def test_onesweep_histogram_grid_bounds_the_counters():
+    # every lane column of a block (BLOCK / 32 threads) stays below its counters' limit
+    block = sorting._OS_HIST_BLOCK
+    for kb in (4, 8):
+        kh = sorting._kernel(sorting._OS_SOURCE, f"onesweep_histogram<{sorting._C[kb]}, {block}>")
+        _launch.set_dynamic_shared(kh, sorting._OS_HIST_SMEM)
+        resident = _launch.resident_grid(kh, block, sorting._OS_HIST_SMEM)
+        per = 16 // kb
+        for n in (1, 1000, 2**21 + 3, 2**27, 10**9 + 7, 2**32 - 1):
+            grid = sorting._os_hist_grid(kh, n, kb)
+            packets = -(-(n // per) // (grid * block))  # the most a thread takes
+            column = block // 32 * (packets * per + 2)
+            assert column <= (0xFFFF if kb == 8 else 0xFFFFFFFF), (kb, n, grid)
+            assert grid <= resident or grid % resident == 0, (kb, n, grid)  # whole waves
 
 
 # ---- segmented sort ---------------------------------------------------------------------------

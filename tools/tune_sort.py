@@ -1,9 +1,19 @@
 """Tuning experiment for onesweep (GPU only): sort time at 2^27 for several policies
 (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW, MATCH) of the pass kernel, per (key bytes, value bytes)
-configuration, the time of one pass (end_bit=8: histogram, plan and one pass), and the
+configuration, the time of one pass (end_bit=8: histogram, plan and one pass), and first the
 all-pass histogram kernel alone on uniform and skewed keys.
 
-    python tools/tune_sort.py [--quick] [--top K] [--configs 8:0,4:4] [--json OUT] [--figures OUT]
+    python tools/tune_sort.py [--hist-only] [--quick] [--top K] [--configs 8:0,4:4] [--json OUT]
+                              [--figures OUT]
+
+The histogram section times, on uint32 uniform, float32 normal, uint64 uniform and uint32
+all-equal keys (2^27 each), the library's onesweep_histogram (lane-private counters, 1024
+threads, 128 KB of shared memory), the same kernel with 2 and 8 loads in flight per thread
+(VECS, compiled from a patched copy of the kernel tree, tools/patched.py), and the previous
+histogram (HIST_COPIES = 4 bank-shifted copies per block, 256 threads, kept below as text and
+compiled into a patched copy of onesweep.cu). Each kernel's result on each input is checked once
+against a bincount of the digits (CuPy) before the kernels are timed in interleaved rounds.
+``--hist-only`` stops after that section (no pass kernel is compiled).
 
 ``--json OUT`` writes the fastest policy of each swept configuration; ``--figures OUT`` then runs
 ``tools/figures.py --family sort`` in the same process with those policies (to compare before
@@ -17,31 +27,157 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _launch, _timing, sorting
+from primitives import _backend, _launch, _loader, _timing, sorting
+from patched import patched_kernel  # tools/patched.py
 
 n = 1 << 27
 rng = np.random.default_rng(5)
 quick = "--quick" in sys.argv
+hist_only = "--hist-only" in sys.argv
 x32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
 x64 = cupy.asarray(rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True))
 v32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
 f32 = cupy.asarray(rng.standard_normal(n, dtype=np.float32))
 
+# The histogram pass as it was before the lane-private counters: each block of 256 threads counts
+# into 4 bank-shifted copies of its per-pass rows (lane l into copy l % 4) with shared atomics.
+PREVIOUS_HIST = r"""
+constexpr int PREV_COPIES = 4;
 
-def hist_ms(x):
+template <class U>
+__device__ __forceinline__ void prev_count_key(U key, const prim::radix::DigitOf<U>& dig,
+                                               int passes, unsigned last_mask, unsigned* counts) {
+    constexpr int MAXP = sizeof(U);
+    const U o = dig.image(key) >> dig.shift;
+#pragma unroll
+    for (int p = 0; p < MAXP; ++p) {
+        if (p < passes) {
+            const unsigned m = p + 1 == passes ? last_mask : 255u;
+            atomicAdd(&counts[p * os::RADIX + (static_cast<unsigned>(o >> (8 * p)) & m)], 1u);
+        }
+    }
+}
+
+template <class U, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+onesweep_histogram_copies4(const U* __restrict__ keys, long long count, int kind, int descending,
+                           int begin_bit, int end_bit, unsigned* __restrict__ hist) {
+    typedef prim::Vec16<U> V;
+    constexpr int STRIDE = static_cast<int>(sizeof(U)) * 256 + 1;
+    __shared__ unsigned all_counts[PREV_COPIES * STRIDE];
+    const int passes = (end_bit - begin_bit + os::BITS - 1) / os::BITS;
+    const int last_width = end_bit - begin_bit - os::BITS * (passes - 1);
+    const unsigned last_mask = (1u << last_width) - 1u;
+    const prim::radix::DigitOf<U> dig(kind, descending, begin_bit, os::BITS);
+    for (int i = threadIdx.x; i < PREV_COPIES * STRIDE; i += BLOCK) all_counts[i] = 0u;
+    __syncthreads();
+    unsigned* counts = all_counts + (threadIdx.x % PREV_COPIES) * STRIDE;
+    const long long head = prim::aligned_head(keys, count);
+    const long long nvec = (count - head) / V::N;
+    const long long tail = head + nvec * V::N;
+    const long long gtid = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x;
+    const long long stride = static_cast<long long>(gridDim.x) * BLOCK;
+    bool fold = false;
+    auto take = [&](U key) {
+        prev_count_key(key, dig, passes, last_mask, counts);
+        fold = fold || (dig.is_float && prim::radix::needs_fold(key));
+    };
+    if (gtid < head) take(keys[gtid]);
+    for (long long i = tail + gtid; i < count; i += stride) take(keys[i]);
+    const U* body = keys + head;
+    for (long long v = gtid; v < nvec; v += stride) {
+        const prim::Packet<U> pk = prim::load16(body + v * V::N);
+#pragma unroll
+        for (int e = 0; e < V::N; ++e) take(pk.v[e]);
+    }
+    if (__syncthreads_or(fold) && threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
+    for (int i = threadIdx.x; i < passes * os::RADIX; i += BLOCK) {
+        unsigned c = 0;
+#pragma unroll
+        for (int copy = 0; copy < PREV_COPIES; ++copy) c += all_counts[copy * STRIDE + i];
+        if (c) atomicAdd(&hist[i], c);
+    }
+}
+
+"""
+PLAN_MARK = "__global__ void __launch_bounds__(256)\nonesweep_plan("  # PREVIOUS_HIST goes before
+HIST_VECS = "static constexpr int VECS = 4;"
+
+
+def hist_reference(x):
+    """onesweep_histogram's result for all bits of x: 256 counts per pass of the order-preserving
+    image (floats folded: every NaN the positive quiet NaN, -0.0 as 0.0), then the fold word."""
     kb = x.dtype.itemsize
-    kh = sorting._kernel(sorting._OS_SOURCE, f"onesweep_histogram<{sorting._C[kb]}, 256>")
-    hist = cupy.zeros(kb * 256 + 1, cupy.uint32)  # + the fold word
-    grid = _launch.cover_grid(n, 256, 16, kernel=kh, per_sm=8)
-    args = (x.view(sorting._U[kb]), np.int64(n), np.int32(sorting._KIND[x.dtype.kind]),
-            np.int32(0), np.int32(0), np.int32(8 * kb), hist)
-    return _timing.bench(lambda: kh((grid,), (256,), args), warmup=3, repeat=20)
+    u = x.view(sorting._U[kb])
+    ut = u.dtype.type
+    top = ut(1) << ut(8 * kb - 1)
+    img = u
+    fold = 0
+    if x.dtype.kind == "i":
+        img = u ^ top
+    elif x.dtype.kind == "f":
+        inf, qnan = {4: (0x7F800000, 0x7FC00000),
+                     8: (0x7FF0000000000000, 0x7FF8000000000000)}[kb]
+        mag = u & ~top
+        img = cupy.where(mag > ut(inf), ut(qnan), cupy.where(mag == 0, ut(0), u))
+        img = cupy.where((img & top) != 0, ~img, img | top)
+        fold = int(bool(((mag > ut(inf)) | (u == top)).any()))
+    parts = [cupy.bincount(((img >> ut(8 * p)) & ut(255)).astype(cupy.int64), minlength=256)
+             for p in range(kb)]
+    return cupy.concatenate(parts + [cupy.asarray([fold])]).astype(cupy.uint32)
 
 
-for name, x in (("uint32", x32), ("float32 normal", f32), ("uint64", x64),
-                ("uint32 all equal", cupy.full(n, 7, cupy.uint32))):
-    ms = hist_ms(x)
-    print(f"histogram {name}: {ms:.4f} ms ({x.nbytes / ms / 1e6:.0f} GB/s)", flush=True)
+def hist_kernels(kb):
+    """label -> (kernel, grid, block, dynamic shared bytes) of the histograms to compare."""
+    be = _backend.get_backend()
+    new = f"onesweep_histogram<{sorting._C[kb]}, {sorting._OS_HIST_BLOCK}>"
+    lib = _loader.load(sorting._OS_SOURCE, [new])(new)  # this kernel alone: no pass kernels
+    _launch.set_dynamic_shared(lib, sorting._OS_HIST_SMEM)
+    grid = sorting._os_hist_grid(lib, n, kb)
+    out = {f"lane columns VECS={sorting._OS_HIST_VECS} (library)":
+           (lib, grid, sorting._OS_HIST_BLOCK, sorting._OS_HIST_SMEM)}
+    for vecs in (2, 8):
+        edit = {sorting._OS_SOURCE: [(HIST_VECS, f"static constexpr int VECS = {vecs};")]}
+        k = _loader.Kernel(patched_kernel(sorting._OS_SOURCE, new, edit), new, be)
+        _launch.set_dynamic_shared(k, sorting._OS_HIST_SMEM)
+        out[f"lane columns VECS={vecs}"] = (k, grid, sorting._OS_HIST_BLOCK, sorting._OS_HIST_SMEM)
+    prev = f"onesweep_histogram_copies4<{sorting._C[kb]}, 256>"
+    edit = {sorting._OS_SOURCE: [(PLAN_MARK, PREVIOUS_HIST + PLAN_MARK)]}
+    k = _loader.Kernel(patched_kernel(sorting._OS_SOURCE, prev, edit), prev, be)
+    out["previous: 4 copies, 256 threads"] = (k, _launch.cover_grid(n, 256, 16, kernel=k, per_sm=8),
+                                              256, 0)
+    return out
+
+
+def hist_section():
+    kernels = {kb: hist_kernels(kb) for kb in (4, 8)}
+    for name, x in (("uint32", x32), ("float32 normal", f32), ("uint64", x64),
+                    ("uint32 all equal", cupy.full(n, 7, cupy.uint32))):
+        kb = x.dtype.itemsize
+        want = hist_reference(x)
+        hist = cupy.zeros(kb * 256 + 1, cupy.uint32)  # + the fold word
+        args = (x.view(sorting._U[kb]), np.int64(n), np.int32(sorting._KIND[x.dtype.kind]),
+                np.int32(0), np.int32(0), np.int32(8 * kb), hist)
+        runs, checks = {}, {}
+        for label, (k, grid, block, smem) in kernels[kb].items():
+            hist.fill(0)
+            k((grid,), (block,), args, shared_mem=smem)
+            checks[label] = "ok" if bool(cupy.array_equal(hist, want)) else "WRONG"
+            runs[label] = (lambda k=k, g=grid, b=block, s=smem: k((g,), (b,), args, shared_mem=s))
+        ms = _timing.bench_many(runs, rounds=3, warmup=3, repeat=10)
+        prev = ms["previous: 4 copies, 256 threads"]
+        for label, (k, grid, block, smem) in kernels[kb].items():
+            regs = k.resources()[0]
+            local = getattr(k._fn, "local_size_bytes", "?")
+            print(f"histogram {name + ':':17s} {label:34s} {ms[label]:.4f} ms "
+                  f"({x.nbytes / ms[label] / 1e6:.0f} GB/s, {prev / ms[label]:.2f}x the previous)"
+                  f" grid {grid} x {block}, {regs} regs, {local} B local, {checks[label]}",
+                  flush=True)
+
+
+hist_section()
+if hist_only:
+    sys.exit(0)
 
 CANDIDATES = {
     (4, 0): [(256, 36, 2, 8, 1), (256, 32, 2, 8, 1), (256, 28, 2, 8, 1), (256, 16, 4, 8, 1),

@@ -3,13 +3,23 @@
 // Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs", 2022).
 //
 // onesweep_histogram<U, BLOCK>: the 256-bin histogram of every digit pass at once. Each block
-//   counts into shared counters (one 256-bin row per pass, in HIST_COPIES bank-shifted copies
-//   against same-digit conflicts) with shared atomics, reading its grid-stride share of the keys
-//   as 16-byte vectors (a scalar head up to the first 16-byte boundary and a scalar tail), and
-//   adds its rows into hist (global atomics). It also sets hist[passes * 256] to 1 when a float
-//   key is a NaN or -0.0 (the passes then fold those keys' images; otherwise they need not).
-//   Grid: resident blocks, any count. Static shared memory: HIST_COPIES * (sizeof(U) * 256 + 1)
-//   words. Precondition: hist (passes * 256 + 1 words) zero.
+//   counts into shared counters private to a lane: counter (row, digit, lane) at word
+//   (row * 256 + digit) * 32 + lane, so lane l always hits bank l and a warp's 32 shared atomics
+//   never conflict, whatever the digits (all keys equal included). 4-byte keys: one row per pass,
+//   32-bit counters; 8-byte keys: passes 2r and 2r + 1 share row r as its low and high 16-bit
+//   halves (8 rows of 32-bit counters would take 256 KB). A thread reads its grid-stride share
+//   of the keys (prim::for_each_packet: a scalar head up to the first 16-byte boundary, VECS = 4
+//   16-byte loads in flight per round, a scalar tail), then the block sums the 32 lane columns
+//   of each (pass, digit) and adds the sums into hist (global atomics). It also sets
+//   hist[passes * 256] to 1 when a float key is a NaN or -0.0 (the passes then fold those keys'
+//   images; otherwise they need not).
+//   Launch: BLOCK threads (1024: one block per SM), any grid (blocks past the keys only zero
+//   their counters and sum them). Dynamic shared memory: 4 rows * 256 * 32 words = 128 KB for
+//   either key width (only the rows of the passes run are zeroed and read), opted in by the host.
+//   Preconditions: hist (passes * 256 + 1 words) zero; no counter overflows: the BLOCK / 32
+//   threads sharing a lane column count fewer than 2^16 keys together with 8-byte keys (the host
+//   adds blocks, in whole waves, when a thread would take more than 2044 keys besides its head
+//   and tail key), fewer than 2^32 with 4-byte keys (n < 2^32: hist is 32-bit).
 // onesweep_plan: one block of 256 threads, thread d owning digit d. For every pass it scans the
 //   digit counts across digits (block_exclusive_scan) into each digit's first output position
 //   and zeroes hist (with the fold word) for the next sort. A pass whose digit is the same for every key (one count
@@ -38,6 +48,7 @@
 //   input, written by the previous pass (or zero): the epoch bit tells this pass's words apart.
 #include "common/prim.cuh"
 #include "common/load.cuh"
+#include "common/pack16.cuh"
 #include "common/scan.cuh"
 #include "sort/radix.cuh"
 
@@ -83,69 +94,115 @@ __device__ __forceinline__ unsigned look_back(const unsigned* column, long long 
 }
 }  // namespace os
 
-// The histogram block keeps COPIES copies of its counters, lane l adding into copy l % COPIES,
-// each copy shifted by one bank: lanes of a warp counting the same digit (skewed keys: the
-// exponent byte of floats, small integers) then hit COPIES different banks instead of one word.
-constexpr int HIST_COPIES = 4;
-
+// The all-pass histogram's shared counters: ROWS rows of 256 digits x 32 lanes, the counter of
+// (row, digit, lane) at word (row * 256 + digit) * 32 + lane, so lane l only ever touches bank l
+// (no bank conflicts and no two lanes on one word, whatever the digits). 4-byte keys: a row per
+// pass, 32-bit counters. 8-byte keys: 8 rows would take 256 KB, more than a block may have, so
+// passes 2r and 2r + 1 share row r, counting in its low and high 16-bit halves (the host bounds
+// a block's keys so that no half reaches 2^16). 128 KB of dynamic shared memory either way.
 template <class U>
-__host__ __device__ constexpr int hist_copy_stride() {
-    return static_cast<int>(sizeof(U)) * 256 + 1;
-}
+struct OsHist {
+    static constexpr int PASSES = static_cast<int>(sizeof(U));  // 8-bit digit passes at most
+    static constexpr int PER_WORD = sizeof(U) == 8 ? 2 : 1;     // passes counted in one word
+    static constexpr int ROWS = PASSES / PER_WORD;
+    static constexpr int WORDS = ROWS * 256 * prim::WARP;
+    static constexpr int VECS = 4;  // 16-byte loads in flight per thread
+};
 
-template <class U>
-__device__ __forceinline__ void count_key(U key, const prim::radix::DigitOf<U>& dig, int passes,
-                                          unsigned last_mask, unsigned* counts) {
-    constexpr int MAXP = sizeof(U);
-    const U o = dig.image(key) >> dig.shift;
+// One key into the column of this lane (col = counters + lane). P: the number of passes when it
+// is all of them (known at compile time), 0: `passes` at run time. The last pass takes
+// `last_mask` of its digit. MODE: the image (IMAGE_INT, or IMAGE_FOLD for floats, which also
+// notes in `fold` a NaN or -0.0 key).
+template <int MODE, int P, class U>
+__device__ __forceinline__ void hist_key(U key, U flip, int shift, int passes, unsigned last_mask,
+                                         unsigned* col, bool& fold) {
+    typedef OsHist<U> H;
+    const U o = prim::radix::ordered_as<MODE>(key, flip) >> shift;
 #pragma unroll
-    for (int p = 0; p < MAXP; ++p) {
-        if (p < passes) {
-            const unsigned m = p + 1 == passes ? last_mask : 255u;
-            atomicAdd(&counts[p * os::RADIX + (static_cast<unsigned>(o >> (8 * p)) & m)], 1u);
+    for (int p = 0; p < H::PASSES; ++p) {
+        if (P ? p < P : p < passes) {
+            const bool last = P ? p + 1 == P : p + 1 == passes;
+            const unsigned d = static_cast<unsigned>(o >> (8 * p)) & (last ? last_mask : 255u);
+            const unsigned one = H::PER_WORD == 2 && (p & 1) ? 0x10000u : 1u;
+            atomicAdd(col + ((p / H::PER_WORD) * os::RADIX + d) * prim::WARP, one);
         }
     }
+    if (MODE == prim::radix::IMAGE_FOLD) fold = fold || prim::radix::needs_fold(key);
+}
+
+// A thread's grid-stride share of keys[0, count): scalar head, VECS 16-byte packets per round,
+// scalar tail (prim::for_each_packet).
+template <int MODE, int P, class U, int BLOCK>
+__device__ __forceinline__ void hist_keys(const U* __restrict__ keys, long long count, U flip,
+                                          int shift, int passes, unsigned last_mask,
+                                          unsigned* col, bool& fold) {
+    prim::for_each_packet<OsHist<U>::VECS>(
+        keys, count, prim::global_thread(), static_cast<long long>(gridDim.x) * BLOCK,
+        [&](U key, long long) {
+            hist_key<MODE, P>(key, flip, shift, passes, last_mask, col, fold);
+        },
+        [&](const prim::Pack16<U>& pk, long long) {
+#pragma unroll
+            for (int e = 0; e < prim::Pack16<U>::N; ++e)
+                hist_key<MODE, P>(pk.v[e], flip, shift, passes, last_mask, col, fold);
+        });
 }
 
 template <class U, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
 onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int descending,
                    int begin_bit, int end_bit, unsigned* __restrict__ hist) {
-    typedef prim::Vec16<U> V;
-    constexpr int STRIDE = hist_copy_stride<U>();
-    __shared__ unsigned all_counts[HIST_COPIES * STRIDE];
+    using namespace prim::radix;
+    typedef OsHist<U> H;
+    static_assert(BLOCK % prim::WARP == 0, "onesweep_histogram: whole warps");
+    PRIM_DYNAMIC_SHARED(unsigned, counters);  // H::WORDS words (see OsHist)
     const int passes = (end_bit - begin_bit + os::BITS - 1) / os::BITS;
     const int last_width = end_bit - begin_bit - os::BITS * (passes - 1);
     const unsigned last_mask = (1u << last_width) - 1u;
-    const prim::radix::DigitOf<U> dig(kind, descending, begin_bit, os::BITS);
-    for (int i = threadIdx.x; i < HIST_COPIES * STRIDE; i += BLOCK) all_counts[i] = 0u;
+    const int rows = (passes + H::PER_WORD - 1) / H::PER_WORD;  // rows in use
+    const DigitOf<U> dig(kind, descending, begin_bit, os::BITS);
+    uint4* zero = reinterpret_cast<uint4*>(counters);
+    for (int i = threadIdx.x; i < rows * os::RADIX * prim::WARP / 4; i += BLOCK)
+        zero[i] = make_uint4(0u, 0u, 0u, 0u);
     __syncthreads();
-    unsigned* counts = all_counts + (threadIdx.x % HIST_COPIES) * STRIDE;
 
-    const long long head = prim::aligned_head(keys, count);
-    const long long nvec = (count - head) / V::N;
-    const long long tail = head + nvec * V::N;
-    const long long gtid = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x;
-    const long long stride = static_cast<long long>(gridDim.x) * BLOCK;
+    const int lane = threadIdx.x % prim::WARP;
+    unsigned* col = counters + lane;
     bool fold = false;  // a float key the image folds (NaN, -0.0) seen
-    auto take = [&](U key) {
-        count_key(key, dig, passes, last_mask, counts);
-        fold = fold || (dig.is_float && prim::radix::needs_fold(key));
-    };
-    if (gtid < head) take(keys[gtid]);
-    for (long long i = tail + gtid; i < count; i += stride) take(keys[i]);
-    const U* body = keys + head;
-    for (long long v = gtid; v < nvec; v += stride) {
-        const prim::Packet<U> pk = prim::load16(body + v * V::N);
-#pragma unroll
-        for (int e = 0; e < V::N; ++e) take(pk.v[e]);
+    if (dig.is_float) {
+        if (passes == H::PASSES)
+            hist_keys<IMAGE_FOLD, H::PASSES, U, BLOCK>(keys, count, dig.flip, dig.shift, passes,
+                                                       last_mask, col, fold);
+        else
+            hist_keys<IMAGE_FOLD, 0, U, BLOCK>(keys, count, dig.flip, dig.shift, passes,
+                                               last_mask, col, fold);
+    } else {
+        if (passes == H::PASSES)
+            hist_keys<IMAGE_INT, H::PASSES, U, BLOCK>(keys, count, dig.flip, dig.shift, passes,
+                                                      last_mask, col, fold);
+        else
+            hist_keys<IMAGE_INT, 0, U, BLOCK>(keys, count, dig.flip, dig.shift, passes,
+                                              last_mask, col, fold);
     }
     if (__syncthreads_or(fold) && threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
-    for (int i = threadIdx.x; i < passes * os::RADIX; i += BLOCK) {
-        unsigned c = 0;
-#pragma unroll
-        for (int copy = 0; copy < HIST_COPIES; ++copy) c += all_counts[copy * STRIDE + i];
-        if (c) atomicAdd(&hist[i], c);
+    // sum the 32 lane columns of each (row, digit); thread c reads lane (i + c) % 32 in step i,
+    // so a warp's 32 reads fall in 32 banks
+    for (int c = threadIdx.x; c < rows * os::RADIX; c += BLOCK) {
+        const unsigned* w = counters + c * prim::WARP;
+        unsigned lo = 0, hi = 0;
+#pragma unroll 8
+        for (int i = 0; i < prim::WARP; ++i) {
+            const unsigned v = w[(i + lane) % prim::WARP];
+            if (H::PER_WORD == 2) {
+                lo += v & 0xffffu;
+                hi += v >> 16;
+            } else {
+                lo += v;
+            }
+        }
+        const int p = (c / os::RADIX) * H::PER_WORD, d = c % os::RADIX;
+        if (lo) atomicAdd(&hist[p * os::RADIX + d], lo);
+        if (H::PER_WORD == 2 && hi) atomicAdd(&hist[(p + 1) * os::RADIX + d], hi);
     }
 }
 
