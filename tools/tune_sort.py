@@ -101,7 +101,7 @@ onesweep_histogram_copies4(const U* __restrict__ keys, long long count, int kind
 
 """
 PLAN_MARK = "__global__ void __launch_bounds__(256)\nonesweep_plan("  # PREVIOUS_HIST goes before
-HIST_VECS = "static constexpr int VECS = 4;"
+HIST_VECS = "static constexpr int VECS = 8;"
 
 
 def hist_reference(x):
@@ -136,7 +136,7 @@ def hist_kernels(kb):
     grid = sorting._os_hist_grid(lib, n, kb)
     out = {f"lane columns VECS={sorting._OS_HIST_VECS} (library)":
            (lib, grid, sorting._OS_HIST_BLOCK, sorting._OS_HIST_SMEM)}
-    for vecs in (2, 8):
+    for vecs in (2, 4):
         edit = {sorting._OS_SOURCE: [(HIST_VECS, f"static constexpr int VECS = {vecs};")]}
         k = _loader.Kernel(patched_kernel(sorting._OS_SOURCE, new, edit), new, be)
         _launch.set_dynamic_shared(k, sorting._OS_HIST_SMEM)
@@ -180,12 +180,13 @@ if hist_only:
     sys.exit(0)
 
 CANDIDATES = {
-    (4, 0): [(256, 36, 2, 8, 1), (256, 32, 2, 8, 1), (256, 28, 2, 8, 1), (256, 16, 4, 8, 1),
+    (4, 0): [(256, 36, 2, 8, 1), (256, 36, 2, 8, 2), (256, 24, 3, 8, 1), (256, 24, 3, 8, 2), (256, 20, 3, 8, 1), (512, 16, 2, 8, 1),
+             (512, 18, 2, 8, 1), (256, 32, 2, 8, 1), (256, 28, 2, 8, 1), (256, 16, 4, 8, 1),
              (256, 40, 2, 8, 1), (256, 44, 2, 8, 1), (256, 48, 2, 8, 1), (256, 56, 1, 8, 1),
              (512, 14, 2, 8, 1), (256, 36, 2, 8, 0), (256, 36, 2, 1, 1)],
-    (4, 4): [(256, 32, 2, 8, 1), (256, 28, 2, 8, 1), (256, 36, 2, 8, 1), (256, 16, 3, 8, 1),
+    (4, 4): [(256, 32, 2, 8, 1), (256, 32, 2, 8, 2), (256, 28, 2, 8, 1), (256, 36, 2, 8, 1), (256, 16, 3, 8, 1),
              (256, 40, 2, 8, 1), (512, 14, 2, 8, 1), (256, 32, 2, 8, 0)],
-    (8, 0): [(256, 28, 2, 8, 1), (256, 24, 2, 8, 1), (256, 32, 2, 8, 1), (256, 12, 3, 8, 1),
+    (8, 0): [(256, 28, 2, 8, 1), (256, 28, 2, 8, 2), (256, 24, 2, 8, 1), (256, 32, 2, 8, 1), (256, 12, 3, 8, 1),
              (512, 14, 2, 8, 1)],
     (4, 8): [(256, 12, 3, 8, 1), (256, 16, 2, 8, 1), (256, 20, 2, 8, 1), (256, 24, 2, 8, 1)],
     (8, 4): [(256, 12, 3, 8, 1), (256, 16, 2, 8, 1), (256, 20, 2, 8, 1), (256, 24, 2, 8, 1)],
@@ -225,7 +226,7 @@ for cfg, policies in CANDIDATES.items():
         k = sorting._kernel(sorting._OS_SOURCE, sorting._os_pass_name(*cfg))
         regs, _ = k.resources()
         block, items = policy[:2]
-        occ = k.occupancy(block, sorting._tile_smem(block, items, max(cfg), 8))
+        occ = k.occupancy(block, sorting._tile_smem(block, items, max(cfg), 8, policy[4]))
         print(f"keys {cfg[0]}B values {cfg[1]}B policy {policy}: {ms:.4f} ms "
               f"({nbytes / ms / 1e6:.0f} GB/s), end_bit=8 {one:.4f} ms, regs {regs}, "
               f"{occ} blocks/SM ok={ok}", flush=True)

@@ -8,7 +8,7 @@
 //   never conflict, whatever the digits (all keys equal included). 4-byte keys: one row per pass,
 //   32-bit counters; 8-byte keys: passes 2r and 2r + 1 share row r as its low and high 16-bit
 //   halves (8 rows of 32-bit counters would take 256 KB). A thread reads its grid-stride share
-//   of the keys (prim::for_each_packet: a scalar head up to the first 16-byte boundary, VECS = 4
+//   of the keys (prim::for_each_packet: a scalar head up to the first 16-byte boundary, VECS = 8
 //   16-byte loads in flight per round, a scalar tail), then the block sums the 32 lane columns
 //   of each (pass, digit) and adds the sums into hist (global atomics). It also sets
 //   hist[passes * 256] to 1 when a float key is a NaN or -0.0 (the passes then fold those keys'
@@ -106,7 +106,7 @@ struct OsHist {
     static constexpr int PER_WORD = sizeof(U) == 8 ? 2 : 1;     // passes counted in one word
     static constexpr int ROWS = PASSES / PER_WORD;
     static constexpr int WORDS = ROWS * 256 * prim::WARP;
-    static constexpr int VECS = 4;  // 16-byte loads in flight per thread
+    static constexpr int VECS = 8;  // 16-byte loads in flight per thread
 };
 
 // One key into the column of this lane (col = counters + lane). P: the number of passes when it
@@ -277,7 +277,7 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     const Digits<ITEMS> digits = load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig,
                                                                   keys);
     unsigned dcount = 0, dstart = 0;
-    block_count<BLOCK, os::BITS, ITEMS>(digits, t.hist, t.scratch, dcount, dstart);
+    block_count<BLOCK, os::BITS, ITEMS, MATCH>(digits, t.hist, t.scratch, dcount, dstart);
     // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
     if (threadIdx.x < os::RADIX)
@@ -322,7 +322,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     static_assert(BLOCK >= os::RADIX, "onesweep_pass: one thread per digit for the look-back");
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr int COUNTERS = rank_counters<os::BITS>(WARPS);
+    constexpr int COUNTERS = rank_counters<os::BITS, MATCH>(WARPS);
     constexpr int KV = sizeof(U) > sizeof(V) ? sizeof(U) : sizeof(V);
     const int* row = plan;  // this pass's plan row
     if (row[0] == 0) return;  // the digit is constant over the input: the whole grid skips
