@@ -578,7 +578,9 @@ def _new_plan(variant, binning, acc, n, backend):
         variant = auto_variant(binning.nbins, binning.dtype, acc == "weight")
     spec = _VARIANTS[variant]
     info = backend.device_info()
-    k = _kernel(variant, binning.dtype, binning.kind, binning.extra, acc)
+    # warp_replicated's instantiation depends on its staging slots: loaded below
+    k = (None if spec.shape == "replicated" else
+         _kernel(variant, binning.dtype, binning.kind, binning.extra, acc))
     nb, size = binning.nbins, _SHARED_SIZE[acc]
     block, extra, shared = spec.block, (), 0
     per_thread = 16 // binning.dtype.itemsize * _vecs(binning.dtype)  # samples per iteration
@@ -607,8 +609,8 @@ def _new_plan(variant, binning, acc, n, backend):
         shared = r * (nb + 1) * size  # >= 16 bytes: the finish's scratch
         stages = _stages(binning.dtype, acc, shared, info)
         if stages:  # the staging slots after the counters
-            k = _kernel(variant, binning.dtype, binning.kind, binning.extra, acc, stages)
             shared = _stage_offset(shared) + stages * block * 16
+        k = _kernel(variant, binning.dtype, binning.kind, binning.extra, acc, stages)
         grid = _launch.cover_grid(n, block, per_thread, kernel=k, shared_mem=shared,
                                   per_sm=_PROD_PER_SM)
         if nb <= _FINISH_MAX_BINS:

@@ -346,7 +346,7 @@ def test_staged_walk_with_packet_aggregation(dtype, staged, monkeypatch, rng, sc
     assert _last_plan().stages == STAGED[np.dtype(dtype)]
 
 
-def test_staged_rules(staged, rng):
+def test_staged_rules(staged, monkeypatch, rng):
     """The register walk for weights, before sm_80, and where the slots do not fit next to the
     counters; the variant rules (bins per block) are those of the counters alone."""
     dev = H._backend.get_backend().device_info()
@@ -361,7 +361,12 @@ def test_staged_rules(staged, rng):
     assert H._stages(f32, "count", room, dev) == 2
     assert H._stages(f32, "count", room + 1, dev) == 0
     assert H._stage_offset(1) == 16 and H._stage_offset(32) == 32 and H._stage_offset(33) == 48
+    calls = []
+    real = H._kernel
+    monkeypatch.setattr(H, "_kernel", lambda *a: calls.append(a) or real(*a))
     x = samples(rng, 5003, np.float32, 0, 255)
+    assert_same(prim.histogram(x, 256, (0, 256)), np.histogram(x, 256, (0, 256)))
+    assert [c[0] for c in calls] == ["warp_replicated"] and calls[0][-1] == 2  # one load a plan
     w = rng.random(5003)
     np.testing.assert_allclose(to_host(prim.histogram(x, 256, (0, 256), weights=w)[0]),
                                np.histogram(x, 256, (0, 256), weights=w)[0], rtol=1e-12)
