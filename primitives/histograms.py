@@ -59,7 +59,7 @@ VARIANTS = ("global_atomic_contiguous", "global_atomic_interleaved", "privatized
 class _Variant:
     """How a variant is launched. ``kernel``: its ``__global__``; ``shape``: the launch planner
     (see :func:`_plan`, or ``"sort"``: :func:`_sort_reduce`); ``policy``: templated on (BLOCK,
-    VECS)."""
+    VECS), and warp_replicated on STAGES after them (:data:`_STAGES`)."""
 
     kernel: str
     shape: str
@@ -82,6 +82,17 @@ _TEXTBOOK_BLOCK = 256
 #: bytes, whose packets hold 16 samples of cheap work each; 2 otherwise)
 def _vecs(dt):
     return 4 if dt.itemsize == 1 else 2
+
+
+#: warp_replicated's count kernels (no weights): the packets staged in shared memory by
+#: asynchronous copies (cp.async, sm_80+) with this many in flight per thread, by sample dtype,
+#: instead of the register walk with :func:`_vecs` loads in flight (absent or 0). Empty: not yet
+#: measured against the register walk (tools/tune_histogram.py --staged). A plan keeps the
+#: register walk on a device older than sm_80, or when the slots (STAGES * 16 bytes per thread)
+#: do not fit next to the counters in a block's shared memory (:func:`_stages`).
+_STAGES = {}
+#: the stage count the NVRTC check compiles for the count kernels of dtypes absent from _STAGES
+_STAGED_CHECK = 4
 
 
 _VARIANTS = {
@@ -149,15 +160,34 @@ def _binner_name(dt, kind, extra):
     return f"prim::BinEdges<{c}, {_CTYPES[extra]}>"
 
 
-def _kernel_name(variant, dt, kind, extra, acc):
+def _kernel_name(variant, dt, kind, extra, acc, stages=0):
     spec = _VARIANTS[variant]
     tail = f", {spec.block}, {_vecs(dt)}" if spec.policy else ""
+    if variant == "warp_replicated":
+        tail += f", {stages}"
     return f"{spec.kernel}<{_CTYPES[dt]}, {_binner_name(dt, kind, extra)}, {_ACCS[acc]}{tail}>"
 
 
 def _names(variant):
-    return [_kernel_name(variant, dt, kind, extra, acc)
-            for dt, binners in _BINNERS.items() for kind, extra in binners for acc in _ACCS]
+    """The instantiations of ``variant``'s module: every dtype, binner and accumulation, and for
+    warp_replicated also the staged count kernels :data:`_STAGES` selects."""
+    names = [_kernel_name(variant, dt, kind, extra, acc)
+             for dt, binners in _BINNERS.items() for kind, extra in binners for acc in _ACCS]
+    if variant == "warp_replicated":
+        names += [_kernel_name(variant, dt, kind, extra, "count", _STAGES[dt])
+                  for dt, binners in _BINNERS.items() if _STAGES.get(dt, 0)
+                  for kind, extra in binners]
+    return names
+
+
+def _staged_check_names():
+    """Staged count kernels of warp_replicated for the dtypes :data:`_STAGES` leaves on the
+    register walk, with :data:`_STAGED_CHECK` stages: registered so that the NVRTC check compiles
+    the staged walk for every architecture whatever _STAGES holds (the library loads none of
+    them)."""
+    return [_kernel_name("warp_replicated", dt, kind, extra, "count", _STAGED_CHECK)
+            for dt, binners in _BINNERS.items() if not _STAGES.get(dt, 0)
+            for kind, extra in binners]
 
 
 def _minmax_acc(dt):
@@ -190,13 +220,15 @@ def _channel_names():
 
 for _v in VARIANTS:
     _loader.register(_SOURCE, _names(_v))
+_loader.register(_SOURCE, _staged_check_names())
 _loader.register(_SOURCE, _minmax_names())
 _loader.register(_CHANNELS_SOURCE, _channel_names())
 
 
-def _kernel(variant, dt, kind, extra, acc):
+def _kernel(variant, dt, kind, extra, acc, stages=0):
     # one module per variant: a test or tour touching one variant compiles only that one
-    return _loader.load(_SOURCE, _names(variant))(_kernel_name(variant, dt, kind, extra, acc))
+    return _loader.load(_SOURCE, _names(variant))(
+        _kernel_name(variant, dt, kind, extra, acc, stages))
 
 
 # ---- order-preserving keys: exact thresholds from NumPy's own comparisons -----------------------
@@ -457,6 +489,30 @@ def shared_capacity(acc="count", info=None):
     return info.shared_per_block_optin // _SHARED_SIZE[acc] - 1
 
 
+def _stage_offset(counters):
+    """Byte offset of warp_replicated's staging slots: after ``counters`` bytes of counters,
+    rounded up to 16 (kernels/histogram/histogram.cu)."""
+    return -(-counters // 16) * 16
+
+
+def _stages(dt, acc, counters, info):
+    """Staging slots per thread warp_replicated's kernel takes for samples of ``dt`` with
+    ``counters`` bytes of counters per block on ``info``'s device: :data:`_STAGES` for counts,
+    0 (the register walk) with weights, before sm_80 (no cp.async), or when the slots do not fit
+    next to the counters in a block's shared memory. The variant rules (:func:`replicas_for`,
+    :func:`shared_capacity`, :func:`auto_variant`) count the counters only: the slots are
+    dropped, not the bins."""
+    s = _STAGES.get(dt, 0) if acc == "count" else 0
+    if not s:
+        return 0
+    cc = info.compute_capability
+    if cc.isdigit() and int(cc) < 80:
+        return 0
+    if _stage_offset(counters) + s * _PROD_BLOCK * 16 > info.shared_per_block_optin:
+        return 0
+    return s
+
+
 def auto_variant(nbins, dtype=np.float32, weighted=False):
     """The variant ``variant="auto"`` runs for ``nbins`` bins of samples of ``dtype``.
 
@@ -500,6 +556,8 @@ class _Plan:
     acc: object = None
     ticket: object = None
     replicas: int = 0
+    #: production kernel only: staging slots per thread (0: the register walk)
+    stages: int = 0
 
 
 def _plan(variant, binning, acc, n, backend, skey):
@@ -520,7 +578,9 @@ def _new_plan(variant, binning, acc, n, backend):
         variant = auto_variant(binning.nbins, binning.dtype, acc == "weight")
     spec = _VARIANTS[variant]
     info = backend.device_info()
-    k = _kernel(variant, binning.dtype, binning.kind, binning.extra, acc)
+    # warp_replicated's instantiation depends on its staging slots: loaded below
+    k = (None if spec.shape == "replicated" else
+         _kernel(variant, binning.dtype, binning.kind, binning.extra, acc))
     nb, size = binning.nbins, _SHARED_SIZE[acc]
     block, extra, shared = spec.block, (), 0
     per_thread = 16 // binning.dtype.itemsize * _vecs(binning.dtype)  # samples per iteration
@@ -532,7 +592,7 @@ def _new_plan(variant, binning, acc, n, backend):
                 f"({shared} bytes); the device allows {info.shared_per_block_optin} per block "
                 f"({shared_capacity(acc, info)} bins): use 'partial_privatized' or 'auto'")
     record = acc_arr = ticket = None
-    replicas = 0
+    replicas = stages = 0
     if spec.shape == "per_sample":
         grid = _launch.cdiv(n, block)
     elif spec.shape == "resident":
@@ -547,6 +607,10 @@ def _new_plan(variant, binning, acc, n, backend):
                 f"({nb * size} bytes); the device allows {info.shared_per_block_optin} per block "
                 f"({shared_capacity(acc, info)} bins): use 'partial_privatized' or 'auto'")
         shared = r * (nb + 1) * size  # >= 16 bytes: the finish's scratch
+        stages = _stages(binning.dtype, acc, shared, info)
+        if stages:  # the staging slots after the counters
+            shared = _stage_offset(shared) + stages * block * 16
+        k = _kernel(variant, binning.dtype, binning.kind, binning.extra, acc, stages)
         grid = _launch.cover_grid(n, block, per_thread, kernel=k, shared_mem=shared,
                                   per_sm=_PROD_PER_SM)
         if nb <= _FINISH_MAX_BINS:
@@ -565,7 +629,7 @@ def _new_plan(variant, binning, acc, n, backend):
     # 32-bit shared counters: a block counts fewer than 2^32 samples
     grid = max(grid, _launch.cdiv(n, 2**31))
     return _Plan(k, grid, block, shared, extra, _launch.i64(n), record=record, acc=acc_arr,
-                 ticket=ticket, replicas=replicas)
+                 ticket=ticket, replicas=replicas, stages=stages)
 
 
 def _ptr(arr, backend):

@@ -2,6 +2,7 @@
 samples on the edges, weights, density, contention (all-equal data, real photographs and a sky
 image), bincount, histogram_even, histogram_channels, and every NumPy error branch."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -289,6 +290,91 @@ def test_packet_aggregation(dtype, monkeypatch, rng, schedule):
     for args in ((256, (0, 256)), (7, (0, 255)), (np.array([0, 7, 7.5, 300]),)):
         assert_same(prim.histogram(x[1:], *args, variant="warp_replicated"),
                     np.histogram(x[1:], *args), str(args))
+
+
+# ---- staged loads: the production kernel's packets copied to shared memory (cp.async) -----------
+
+#: a stage count per sample size (16, 8, 4 and 2 samples per packet); the library's own
+#: H._STAGES may be empty (the register walk everywhere)
+STAGED = {np.dtype(np.uint8): 4, np.dtype(np.int16): 3, np.dtype(np.float32): 2,
+          np.dtype(np.float64): 5}
+
+
+@pytest.fixture
+def staged(monkeypatch):
+    """warp_replicated with its count walk staged (H._STAGES = STAGED), fresh plans."""
+    monkeypatch.setattr(H, "_STAGES", STAGED)
+    monkeypatch.setattr(H, "_plans", type(H._plans)())
+    monkeypatch.setattr(H, "_fast", type(H._fast)())
+
+
+def _last_plan():
+    return next(reversed(H._plans.values()))
+
+
+@pytest.mark.parametrize("dtype", list(STAGED), ids=IDS)
+def test_staged_walk(dtype, staged, backend, rng, schedule):
+    """Awkward sizes (none, less than a packet, one packet and a sample around it), misaligned
+    views (a scalar head), and a size at which every thread's ring of slots wraps around a few
+    times, against NumPy; the plan took the staged kernel."""
+    s = STAGED[dtype]
+    per_pass = prim.backend_info()["sm_count"] * 2 * 1024 * (16 // dtype.itemsize)
+    base = samples(rng, per_pass * (s + 2) + 64, dtype, 0, 255)
+    for n in (0, 1, 15, 16, 17, 4099, per_pass * (s + 2) + 37):
+        for off in ((0, 1, 3) if n < 5000 else (3,)):
+            x = base[off:off + n]
+            assert_same(prim.histogram(x, 256, (0, 256), variant="warp_replicated"),
+                        np.histogram(x, 256, (0, 256)), f"n={n} offset {off}")
+            if n:
+                assert _last_plan().stages == s
+    x = base[5:5 + 3001]
+    for args in ((7, (0, 255)), (np.array([0, 7, 7.5, 300]),)):  # other binners, fewer copies
+        assert_same(prim.histogram(x, *args), np.histogram(x, *args), str(args))
+    x = native(base[:3000], backend)
+    for _ in range(3):  # the cached launch
+        assert np.array_equal(to_host(prim.histogram_even(x, 256, 0, 256)),
+                              np.histogram(base[:3000], 256, (0, 256))[0])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float64], ids=IDS)
+def test_staged_walk_with_packet_aggregation(dtype, staged, monkeypatch, rng, schedule):
+    monkeypatch.setattr(H, "_AGGREGATE", True)
+    x = samples(rng, 40000, dtype, 0, 255)
+    x[100:30000] = 7  # long runs: whole packets in one bin
+    assert_same(prim.histogram(x[1:], 256, (0, 256), variant="warp_replicated"),
+                np.histogram(x[1:], 256, (0, 256)))
+    assert _last_plan().stages == STAGED[np.dtype(dtype)]
+
+
+def test_staged_rules(staged, monkeypatch, rng):
+    """The register walk for weights, before sm_80, and where the slots do not fit next to the
+    counters; the variant rules (bins per block) are those of the counters alone."""
+    dev = H._backend.get_backend().device_info()
+    f32 = np.dtype(np.float32)
+    assert H._stages(f32, "count", 1024, dev) == 2
+    assert H._stages(f32, "weight", 1024, dev) == 0
+    assert H._stages(np.dtype(np.int32), "count", 1024, dev) == 0  # not in STAGED
+    for cc, want in (("70", 0), ("75", 0), ("80", 2), ("90", 2), ("100", 2)):
+        assert H._stages(f32, "count", 1024, dataclasses.replace(dev, compute_capability=cc)) \
+            == want
+    room = dev.shared_per_block_optin - 2 * 1024 * 16  # bytes of counters that leave two slots
+    assert H._stages(f32, "count", room, dev) == 2
+    assert H._stages(f32, "count", room + 1, dev) == 0
+    assert H._stage_offset(1) == 16 and H._stage_offset(32) == 32 and H._stage_offset(33) == 48
+    calls = []
+    real = H._kernel
+    monkeypatch.setattr(H, "_kernel", lambda *a: calls.append(a) or real(*a))
+    x = samples(rng, 5003, np.float32, 0, 255)
+    assert_same(prim.histogram(x, 256, (0, 256)), np.histogram(x, 256, (0, 256)))
+    assert [c[0] for c in calls] == ["warp_replicated"] and calls[0][-1] == 2  # one load a plan
+    w = rng.random(5003)
+    np.testing.assert_allclose(to_host(prim.histogram(x, 256, (0, 256), weights=w)[0]),
+                               np.histogram(x, 256, (0, 256), weights=w)[0], rtol=1e-12)
+    assert _last_plan().stages == 0
+    cap = H.shared_capacity()
+    assert H.auto_variant(cap) == "warp_replicated"
+    assert_same(prim.histogram(x, cap, (0, 256)), np.histogram(x, cap, (0, 256)))
+    assert _last_plan().stages == 0 and _last_plan().replicas == 1
 
 
 @pytest.mark.parametrize("weighted", [False, True])

@@ -1,6 +1,6 @@
 """Tuning experiment for the production histogram kernel (GPU only; prints tables).
 
-    python tools/tune_histogram.py [--pattern] [--compile-only]
+    python tools/tune_histogram.py [--pattern | --staged] [--compile-only]
 
 Without options, sections 1-3:
 
@@ -40,8 +40,25 @@ Without options, sections 1-3:
    a smaller input (2^22 + 37 samples from a 3-sample offset: a scalar head and tail), launched
    with the same grid, equal NumPy's.
 
-``--compile-only``: compile every kernel of section 4 with NVRTC (sm_90) from the patched copies
-and print its lowered name; needs no GPU.
+``--staged``: section 5 only (under a minute):
+
+5. Staged loads of hist_warp_replicated (STAGES, ``histograms._STAGES``): the packets copied to
+   shared memory by cp.async, STAGES 16-byte slots per thread after the counters
+   (common/pack16.cuh: for_each_packet_staged), against the register walk (STAGES 0, VECS
+   ``histograms._vecs``), kernel only, batched, on float32 2^28 uniform [0, 1) with 256 and 4096
+   even bins and uint8 2^28 uniform (one bin per value); STAGES 0, 2, 3, 4, 5, 6, each launched
+   as the library would (grid SMS x min(2, occupancy), dynamic shared memory counters rounded up
+   to 16 bytes + STAGES * 1024 * 16). All instantiations come from one module of the library's
+   source. A configuration whose shared memory leaves room for two blocks per SM but whose
+   registers allow one runs again as "+lb2" (a patched copy with __launch_bounds__(1024, 2)).
+   Columns: samples, bins, kernel, STAGES, VECS (the register walk's; the staged walk issues one
+   packet per stage), registers, dynamic shared KiB, blocks per SM, grid, ms per call, GB/s of
+   samples read, check (the counts equal those of the library's histogram_even call on the same
+   input, and the counts of 2^22 + 37 samples from a 3-sample offset, same grid, equal NumPy's).
+   Then prim.sum of the same bytes and CUB's histogram_even.
+
+``--compile-only``: compile every kernel of sections 4 and 5 with NVRTC (sm_90) (section 4's from
+the patched copies) and print its lowered name; needs no GPU.
 """
 import cProfile
 import pstats
@@ -60,6 +77,7 @@ from patched import patched_kernel
 
 n = 1 << 28
 PATTERN = "--pattern" in sys.argv
+STAGED = "--staged" in sys.argv
 COMPILE_ONLY = "--compile-only" in sys.argv
 src = "histogram/histogram.cu"
 BLOCK = 1024
@@ -74,15 +92,17 @@ def cached(key_part):
     return [f for k, f in H._fast.items() if k[3][0] == key_part][-1]
 
 
-def cub_runs():
-    """CUB's histogram_even of xf (256 bins over [0, 1)) and of u8 (256 values), or {}."""
+def cub_runs(f32_bins=(256,)):
+    """CUB's histogram_even of xf ("f32 B": B bins over [0, 1), for B in ``f32_bins``) and of u8
+    ("u8 256": 256 values), or {}."""
     try:
         import cuda.compute as cc
 
         import figures_histogram as F
 
-        return {"f32 256": F.cub_even(cc, xf, 256, 0.0, 1.0, np.float32),
-                "u8 256": F.cub_even(cc, u8, 256, 0, 256, np.int32)}
+        runs = {f"f32 {b}": F.cub_even(cc, xf, b, 0.0, 1.0, np.float32) for b in f32_bins}
+        runs["u8 256"] = F.cub_even(cc, u8, 256, 0, 256, np.int32)
+        return runs
     except Exception as exc:  # noqa: BLE001 - report and go on without CUB
         print(f"(no CUB rows: {exc})")
         return {}
@@ -96,18 +116,20 @@ def binning_of(dt, nb):
             else H._even_binning("tune", np.dtype(np.float32), 0.0, 1.0, nb)[0])
 
 
-def kernel_name(dt, nb, vecs):
+def kernel_name(dt, nb, vecs, stages=0):
     b = binning_of(dt, nb)
     return (f"hist_warp_replicated<{H._CTYPES[np.dtype(dt)]}, "
-            f"{H._binner_name(b.dtype, b.kind, b.extra)}, prim::CountAcc, {BLOCK}, {vecs}>")
+            f"{H._binner_name(b.dtype, b.kind, b.extra)}, prim::CountAcc, {BLOCK}, {vecs}, "
+            f"{stages}>")
 
 
 class Launch:
     """hist_warp_replicated's arguments for samples ``x`` (binning as :func:`binning_of`) with an
     accumulator and a ticket in the record, as a plan of the library: the last block writes every
-    counter of ``out``. ``launch(k, grid)`` runs kernel ``k`` on them."""
+    counter of ``out``. ``stages``: the kernel's STAGES (its slots follow the counters).
+    ``launch(k, grid)`` runs kernel ``k`` on them."""
 
-    def __init__(self, x, nb):
+    def __init__(self, x, nb, stages=0):
         self.binning = binning_of(x.dtype, nb)
         spec = self.binning.spec(be, be.stream_key()[0])
         self.keep = cupy.zeros(nb, cupy.int64), cupy.zeros(1, cupy.uint32)  # the record's
@@ -116,6 +138,8 @@ class Launch:
         self.out = cupy.empty(nb, cupy.int64)
         self.args = (x, dummy, spec, rec, self.out, self.out)
         self.smem = reps * (nb + 1) * 4  # each copy: a slot for dropped samples, then the bins
+        if stages:
+            self.smem = H._stage_offset(self.smem) + stages * BLOCK * 16
 
     def launch(self, k, grid):
         k((grid,), (BLOCK,), self.args, shared_mem=self.smem)
@@ -254,7 +278,7 @@ __device__ __forceinline__ void for_each_packet_chunked(const T* __restrict__ in
 
 """
 # hist_warp_replicated's walk on the path the library takes (no weights, no packet aggregation)
-WALK = "prim::for_each_packet<VECS>(in, n, tid, nthreads, one, each);"
+WALK = "prim::for_each_packet_staged<STAGES, VECS>(in, n, tid, nthreads, stage, one, each);"
 WALK_CHUNKED = "prim::for_each_packet_chunked<VECS>(in, n, one, each);"
 ONE = """\
     auto one = [&](T x, long long i) {
@@ -352,6 +376,81 @@ def pattern():
             row(what, "CUB histogram_even", "-", "-", "-", "-", batched(fn), x.nbytes, "-")
 
 
+# ---- 5. staged loads (--staged) ------------------------------------------------------------------
+
+STAGES_SWEEP = (0, 2, 3, 4, 5, 6)
+STAGED_CASES = (("f32", np.float32, 256), ("f32", np.float32, 4096), ("u8", np.uint8, 256))
+
+
+def staged_names():
+    """{(dtype, bins, STAGES): kernel name} of section 5."""
+    return {(dt, nb, s): kernel_name(dt, nb, H._vecs(np.dtype(dt)), s)
+            for _, dt, nb in STAGED_CASES for s in STAGES_SWEEP}
+
+
+def staged():
+    m = (1 << 22) + 37
+    names = staged_names()
+    get = _loader.load(src, sorted(set(names.values())))  # one module: one compile
+    info = be.device_info()
+    cub = cub_runs(f32_bins=(256, 4096))
+    print(f"staged loads of hist_warp_replicated, kernel only, batched (ms per call); {SMS} SMs, "
+          f"block {BLOCK}, {info.shared_per_sm // 1024} KiB shared per SM")
+    print(f"  {'samples':8s} {'bins':>5s} {'kernel':22s} {'STAGES':>6s} {'VECS':>4s} {'regs':>4s} "
+          f"{'KiB':>6s} {'occ':>3s} {'grid':>5s} {'ms':>8s} {'GB/s':>6s}  check")
+
+    def row(what, nb, kernel, stages, vecs, regs, smem, occ, grid, ms, nbytes, check):
+        kib = f"{smem / 1024:.1f}" if isinstance(smem, int) else smem
+        print(f"  {what:8s} {nb:>5} {kernel:22s} {stages:>6} {vecs:>4} {regs:>4} {kib:>6} "
+              f"{occ:>3} {grid:>5} {ms:8.4f} {nbytes / ms / 1e6:6.0f}  {check}", flush=True)
+
+    for what, dt, nb in STAGED_CASES:
+        x = xf if dt == np.float32 else u8
+        xs = x[3:3 + m]  # 12 or 3 bytes past a 16-byte boundary: a scalar head, and a tail
+        hs = xs.get()
+        want = (np.histogram(hs, nb, (0.0, 1.0))[0] if dt == np.float32
+                else np.bincount(hs, minlength=nb))
+        # the big input's counts by the library's call (the register walk while _STAGES is empty)
+        big_want = cupy.asnumpy(prim.histogram_even(x, nb, *((0.0, 1.0) if dt == np.float32
+                                                             else (0, 256))))
+        assert int(big_want.sum()) == x.size
+        vecs = H._vecs(np.dtype(dt))
+        for stages in STAGES_SWEEP:
+            name = names[(dt, nb, stages)]
+            big, small = Launch(x, nb, stages), Launch(xs, nb, stages)
+            label = "register walk" if stages == 0 else "staged"
+            if big.smem > info.shared_per_block_optin:
+                print(f"  {what:8s} {nb:>5} {label:22s} {stages:>6}  does not fit: "
+                      f"{big.smem} bytes of shared memory per block", flush=True)
+                continue
+            k = get(name)
+            runs = [(label, k, *resident_grid(k, big.smem))]
+            if runs[0][3] < 2 and info.shared_per_sm // (big.smem + 1024) >= 2:
+                # registers allow one block, shared memory two: again with registers capped
+                kc = _loader.Kernel(patched_kernel(src, name, capped({})), name, be)
+                runs.append((label + " +lb2", kc, *resident_grid(kc, big.smem)))
+            for label_k, kk, grid, occ in runs:
+                small.launch(kk, grid)  # first: its launch leaves the record's zeros
+                same = np.array_equal(small.out.get(), want)
+                ms = batched(lambda: big.launch(kk, grid))
+                got = cupy.asnumpy(big.out)
+                check = ("ok" if np.array_equal(got, big_want) and same else
+                         f"WRONG: total {int(got.sum())} of {x.size}, counts "
+                         f"{'equal' if np.array_equal(got, big_want) else 'differ from'} "
+                         f"histogram_even's, smaller input "
+                         f"{'ok' if same else 'differs from NumPy'}")
+                row(what, nb, label_k, stages, vecs, kk.resources()[0], big.smem, occ, grid, ms,
+                    x.nbytes, check)
+        ref = x if dt == np.float32 else x.view(cupy.uint32)
+        ms = batched(lambda: prim.sum(ref))
+        row(what, nb, f"prim.sum ({ref.dtype})", "-", "-", "-", "-", "-", "-", ms, x.nbytes, "-")
+        if f"{what} {nb}" in cub:
+            fn = cub[f"{what} {nb}"]
+            fn()
+            row(what, nb, "CUB histogram_even", "-", "-", "-", "-", "-", "-", batched(fn),
+                x.nbytes, "-")
+
+
 class NvrtcOnly:
     """Stands in for cupy.RawModule in patched_kernel with --compile-only: NVRTC compiles the
     patched tree for sm_90 and get_function gives the lowered name."""
@@ -371,6 +470,11 @@ def compile_only():
             for label_k, e in ((label, edits), (label + " +lb2", capped(edits))):
                 print(f"{label_k} VECS={vecs}: {name}\n  -> {patched_kernel(src, name, e)}",
                       flush=True)
+    names = sorted(set(staged_names().values()))
+    lowered = _nvrtc.compile_check(_loader.source(src), names, options=_loader.nvrtc_options())
+    for name in names:  # section 5: the library's source, and the +lb2 copies
+        print(f"staged: {name}\n  -> {lowered[name]}\n  +lb2 -> "
+              f"{patched_kernel(src, name, capped({}))}", flush=True)
 
 
 if __name__ == "__main__":
@@ -385,6 +489,8 @@ if __name__ == "__main__":
     dummy = cupy.zeros(1, cupy.float64)
     if PATTERN:
         pattern()
+    elif STAGED:
+        staged()
     else:
         eq8 = cupy.full(n, 77, dtype=cupy.uint8)
         per_call()

@@ -1,4 +1,4 @@
-// pack16.cuh -- 16-byte packets of any element type and a grid-stride walk over them.
+// pack16.cuh -- 16-byte packets of any element type and grid-stride walks over them.
 //
 // global_thread()/global_threads(): 1-D grid-stride indices.
 // Pack16<T> holds the 16 / sizeof(T) elements of one 16-byte load (16 uint8, 8 uint16, 4 float,
@@ -8,6 +8,22 @@
 // issued back to back per iteration (several loads in flight per thread), then a scalar tail.
 // Elements of the head and tail go to elem(x, i), packets to pack(p, i0) with i0 the index of
 // p.v[0]. Preconditions: `in` is aligned to sizeof(T) and not written during the kernel.
+//
+// for_each_packet_staged<S, VECS>(): the same visits (same head, packets and tail, each packet to
+// pack() once, in the same order per thread), with the packets staged in shared memory by
+// asynchronous copies (cp.async, sm_80+) instead of landing in registers: each thread keeps S
+// packets in flight whatever its register budget. Algorithm: a ring of S 16-byte slots per
+// thread; the thread copies its packets 0..S-2 (one commit group each), then for its packet k
+// issues the copy of packet k+S-1 into the slot that packet k-1 used, commits, waits until at most
+// S-1 groups are pending (so packet k's group has landed) and reads packet k from its slot.
+// No block barrier: a thread reads only the slots it copied into itself, and it has read a slot
+// into registers (consumed by pack) before it issues the copy that reuses that slot.
+// Shared memory: `stage`, S * blockDim.x 16-byte slots, 16-byte aligned, slot s of thread t at
+// stage[s * blockDim.x + t] (a warp's 16-byte accesses to one stage are contiguous: conflict-free);
+// nothing is pending on it when the walk returns. S == 0, or an architecture below sm_80: the
+// register walk for_each_packet<VECS> (`stage` unused); VECS is used only there.
+// Emulator: the copies are deferred until a wait retires their group (AsyncCopies), so a slot read
+// before its wait sees stale data there as it may on the GPU.
 #pragma once
 #include "common/prim.cuh"
 #include "common/load.cuh"
@@ -27,14 +43,19 @@ template <class T> struct Pack16 {
     T v[N];
 };
 
+// The elements of the 16 raw bytes `raw`.
 template <class T>
-__device__ __forceinline__ Pack16<T> load_pack16(const T* p) {
-    const uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
+__device__ __forceinline__ Pack16<T> pack16_of(const uint4& raw) {
     Pack16<T> out;
     const T* e = reinterpret_cast<const T*>(&raw);
 #pragma unroll
     for (int k = 0; k < Pack16<T>::N; ++k) out.v[k] = e[k];
     return out;
+}
+
+template <class T>
+__device__ __forceinline__ Pack16<T> load_pack16(const T* p) {
+    return pack16_of<T>(__ldg(reinterpret_cast<const uint4*>(p)));
 }
 
 template <int VECS, class T, class Elem, class Pack>
@@ -55,6 +76,117 @@ __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n,
     }
     for (; j < npk; j += nthreads) pack(load_pack16(body + j * N), head + j * N);
     for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+}
+
+// ---- asynchronous 16-byte copies, global -> shared --------------------------------------------
+// PRIM_ASYNC_COPY: cp.async is available (sm_80+), or the emulator's twin is.
+#if defined(PRIM_EMULATOR) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800)
+#define PRIM_ASYNC_COPY 1
+#endif
+
+#ifdef PRIM_ASYNC_COPY
+// One thread's asynchronous copies. Shared memory is addressed by Addr, an integer that moves by
+// bytes (the shared-window address on the GPU, the pointer's value on the emulator); addr(p) is
+// that of the shared pointer p. copy16(dst, src) starts a copy of 16 bytes from global `src` to
+// shared `dst` (both 16-byte aligned); commit() closes the copies started since the last commit
+// into a group (possibly empty); wait<N>() returns once at most the N newest committed groups are
+// pending, after which the older groups' data is visible to this thread; read16(a) loads 16 bytes
+// of shared memory. On the GPU: cp.async.cg (L1 bypassed) / cp.async.commit_group /
+// cp.async.wait_group / ld.shared, no state. On the emulator each copy is recorded with its group
+// and performed when a wait retires the group (up to MAX copies pending), so a read that comes
+// too early sees stale data, as it may on the GPU.
+struct AsyncCopies {
+#ifdef PRIM_EMULATOR
+    typedef uptr Addr;
+    static Addr addr(const void* p) { return reinterpret_cast<uptr>(p); }
+    static uint4 read16(Addr a) { return *reinterpret_cast<const uint4*>(a); }
+    static constexpr int MAX = 64;
+    Addr dst[MAX];
+    const uint4* src[MAX];
+    int group[MAX];
+    int count = 0, committed = 0;
+    void copy16(Addr d, const void* s) {
+        assert(count < MAX && "AsyncCopies: too many copies pending");
+        dst[count] = d;
+        src[count] = static_cast<const uint4*>(s);
+        group[count++] = committed;
+    }
+    void commit() { ++committed; }
+    template <int N> void wait() {
+        int kept = 0;
+        for (int c = 0; c < count; ++c) {
+            if (group[c] < committed - N) {
+                *reinterpret_cast<uint4*>(dst[c]) = *src[c];
+            } else {
+                dst[kept] = dst[c];
+                src[kept] = src[c];
+                group[kept++] = group[c];
+            }
+        }
+        count = kept;
+    }
+#else
+    typedef u32 Addr;
+    static __device__ __forceinline__ Addr addr(const void* p) {
+        return static_cast<u32>(__cvta_generic_to_shared(p));
+    }
+    static __device__ __forceinline__ uint4 read16(Addr a) {
+        uint4 v;
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+        return v;
+    }
+    __device__ __forceinline__ void copy16(Addr d, const void* s) {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(s) : "memory");
+    }
+    __device__ __forceinline__ void commit() {
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+    }
+    template <int N> __device__ __forceinline__ void wait() {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+    }
+#endif
+};
+#endif  // PRIM_ASYNC_COPY
+
+template <int S, int VECS, class T, class Elem, class Pack>
+__device__ __forceinline__ void for_each_packet_staged(const T* __restrict__ in, i64 n, i64 tid,
+                                                       i64 nthreads, uint4* stage, Elem elem,
+                                                       Pack pack) {
+    static_assert(S >= 0 && S <= 32, "for_each_packet_staged: 0 to 32 stages");
+#ifdef PRIM_ASYNC_COPY
+    if constexpr (S > 0) {
+        typedef AsyncCopies::Addr Addr;
+        constexpr int N = Pack16<T>::N;
+        const i64 head = aligned_head(in, n);
+        for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
+        const uint4* const body = reinterpret_cast<const uint4*>(in + head);
+        const i64 npk = (n - head) / N;
+        const Addr ring = static_cast<Addr>(blockDim.x) * 16;  // bytes from a slot to the next
+        const Addr first = AsyncCopies::addr(stage + threadIdx.x), last = first + (S - 1) * ring;
+        AsyncCopies cp;
+#pragma unroll
+        for (int s = 0; s < S - 1; ++s) {  // packets 0..S-2 of this thread, slots 0..S-2
+            const i64 j = tid + s * nthreads;
+            if (j < npk) cp.copy16(first + s * ring, body + j);
+            cp.commit();
+        }
+        Addr slot = first;  // packet k's: slot k % S
+        for (i64 j = tid; j < npk; j += nthreads) {
+            const i64 ahead = j + (S - 1) * nthreads;  // packet k + S - 1, into slot (k - 1) % S
+            if (ahead < npk) cp.copy16(slot == first ? last : slot - ring, body + ahead);
+            cp.commit();  // empty past the end: every iteration commits one group
+            cp.template wait<S - 1>();
+            pack(pack16_of<T>(AsyncCopies::read16(slot)), head + j * N);
+            slot = slot == last ? first : slot + ring;
+        }
+        cp.template wait<0>();  // only empty groups can remain; nothing pending on `stage`
+        for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+        return;
+    }
+#endif
+    (void)stage;
+    for_each_packet<VECS>(in, n, tid, nthreads, elem, pack);
 }
 
 }  // namespace prim

@@ -33,7 +33,13 @@
 //                             between launches) and the block that takes the last ticket moves
 //                             it to `out` (uninitialized), zeroes it, copies the bin edges to
 //                             `edges_out` and writes the first and last non-zero bin (bincount's
-//                             length): one launch per call, no memset.
+//                             length): one launch per call, no memset. STAGES > 0 (counts, with
+//                             or without aggregation; sm_80+): the packets are staged in shared
+//                             memory by asynchronous copies instead of loaded into registers,
+//                             STAGES in flight per thread (common/pack16.cuh:
+//                             for_each_packet_staged: a ring of STAGES 16-byte slots per thread,
+//                             after the counters); STAGES == 0, weights or below sm_80: the
+//                             register walk.
 //   hist_partial_privatized   bins beyond shared memory: bins [0, shared_bins) are counted in
 //                             shared memory, the others with global atomics (a range test per
 //                             sample); 16-byte loads, machine-sized grid.
@@ -48,7 +54,10 @@
 // coarsened/aggregated kernels expect a resident grid (they loop). hist_warp_replicated,
 // hist_partial_privatized and hist_global_vectorized: blockDim.x == BLOCK, a resident grid.
 // Dynamic shared memory: nbins * sizeof(Shared) (privatized, coarsened, aggregated),
-// replicas * (nbins + 1) * sizeof(Shared) (warp_replicated), shared_bins * sizeof(Shared) (partial).
+// replicas * (nbins + 1) * sizeof(Shared) (warp_replicated with STAGES == 0 or weights; with
+// STAGES > 0 and counts: that size rounded up to 16 bytes, then STAGES * BLOCK * 16 bytes of
+// staging slots; on an architecture below sm_80 the slots go unused), shared_bins *
+// sizeof(Shared) (partial).
 // Preconditions: `in` aligned to sizeof(T); `weights` holds n values when Acc is WeightAcc (any
 // pointer otherwise); a block counts fewer than 2^32 samples (the host sizes the grid so).
 // hist_warp_replicated with an accumulator: *ticket == 0 and acc[0, nbins) == 0 on entry (the
@@ -268,7 +277,7 @@ __global__ void hist_aggregated(const T* __restrict__ in, long long n,
 }
 
 // ---- 6. production: replicated shared histograms, 16-byte loads, packet aggregation -------------
-template <class T, class Binner, class Acc, int BLOCK, int VECS>
+template <class T, class Binner, class Acc, int BLOCK, int VECS, int STAGES>
 __global__ void __launch_bounds__(BLOCK)
 hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weights,
                      const prim::BinSpec* __restrict__ spec,
@@ -291,22 +300,26 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
                                             : static_cast<int>(threadIdx.x / prim::WARP) % replicas;
     S* h = smem + replicas + copy;
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    // the staging slots of the async walk (STAGES > 0): after the counters, 16-byte aligned
+    uint4* const stage = reinterpret_cast<uint4*>(
+        reinterpret_cast<unsigned char*>(smem) +
+        ((static_cast<long long>(replicas) * (nbins + 1) * sizeof(S) + 15) & ~15ll));
     auto one = [&](T x, long long i) {
         atomicAdd(h + bin(x) * replicas, Acc::value(weights, i));  // bin -1: row 0
     };
     if (Acc::WEIGHTED) {  // weights: scalar grid-stride loads of both arrays
         for (long long i = tid; i < n; i += nthreads) one(in[i], i);
     } else if (f.aggregate) {
-        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
-                                    [&](const prim::Pack16<T>& p, long long) {
-                                        prim::add_packet(h, p.v, bin, replicas);
-                                    });
+        prim::for_each_packet_staged<STAGES, VECS>(in, n, tid, nthreads, stage, one,
+                                                   [&](const prim::Pack16<T>& p, long long) {
+                                                       prim::add_packet(h, p.v, bin, replicas);
+                                                   });
     } else {
         auto each = [&](const prim::Pack16<T>& p, long long) {
 #pragma unroll
             for (int k = 0; k < prim::Pack16<T>::N; ++k) one(p.v[k], 0);
         };
-        prim::for_each_packet<VECS>(in, n, tid, nthreads, one, each);
+        prim::for_each_packet_staged<STAGES, VECS>(in, n, tid, nthreads, stage, one, each);
     }
     __syncthreads();
     // fold the replicas and merge: one global atomic per non-zero bin per block
