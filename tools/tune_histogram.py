@@ -129,11 +129,11 @@ class Launch:
     counter of ``out``. ``stages``: the kernel's STAGES (its slots follow the counters).
     ``launch(k, grid)`` runs kernel ``k`` on them."""
 
-    def __init__(self, x, nb, stages=0):
+    def __init__(self, x, nb, stages=0, reps=None):
         self.binning = binning_of(x.dtype, nb)
         spec = self.binning.spec(be, be.stream_key()[0])
         self.keep = cupy.zeros(nb, cupy.int64), cupy.zeros(1, cupy.uint32)  # the record's
-        reps = H.replicas_for(nb)
+        reps = reps or H.replicas_for(nb)
         rec = H._launch_record(be, x.size, reps, *self.keep)
         self.out = cupy.empty(nb, cupy.int64)
         self.args = (x, dummy, spec, rec, self.out, self.out)
@@ -415,10 +415,17 @@ def staged():
                                                              else (0, 256))))
         assert int(big_want.sum()) == x.size
         vecs = H._vecs(np.dtype(dt))
-        for stages in STAGES_SWEEP:
+        # float32 256 bins: also 4 and 8 copies (warp w counts into copy w % copies) in place of
+        # one per lane, on the register walk and 2 or 3 stages
+        sweep = [(s, None) for s in STAGES_SWEEP]
+        if dt == np.float32 and nb == 256:
+            sweep += [(s, r) for r in (4, 8) for s in (0, 2, 3)]
+        for stages, reps in sweep:
             name = names[(dt, nb, stages)]
-            big, small = Launch(x, nb, stages), Launch(xs, nb, stages)
+            big, small = Launch(x, nb, stages, reps), Launch(xs, nb, stages, reps)
             label = "register walk" if stages == 0 else "staged"
+            if reps:
+                label += f", {reps} copies"
             if big.smem > info.shared_per_block_optin:
                 print(f"  {what:8s} {nb:>5} {label:22s} {stages:>6}  does not fit: "
                       f"{big.smem} bytes of shared memory per block", flush=True)
