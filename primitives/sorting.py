@@ -50,8 +50,7 @@ def _vc(vbytes):
 
 
 # onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW, MATCH)
-# MATCH: 0 = ballots, 1 = shared atomicOr lane masks, 2 = the same two items at a time
-# (prim::radix::Match)
+# MATCH: 0 = ballots, 1 = shared atomicOr lane masks (prim::radix::Match)
 _OS_SOURCE = "sort/onesweep.cu"
 # Measured on an H100 (tools/tune_sort.py --configs ..., n = 2^27): larger tiles win, as each tile
 # pays one look-back per digit and its barriers, up to the register file of two blocks of 256 per
@@ -59,8 +58,12 @@ _OS_SOURCE = "sort/onesweep.cu"
 # and values 256 x 32 5.06-5.13 (256 x 16, three blocks: 6.03-6.32), 8-byte keys 256 x 28 8.62
 # (256 x 12, three blocks: 10.02), 4-byte keys with 8-byte values 256 x 24 6.81 (256 x 12: 8.17),
 # 8-byte keys with 4-byte values 256 x 24 13.41 (16.08), 8-byte pairs 256 x 20 16.71 (18.53).
+# With the leaner full-tile pass (two runs, --top 3..8): 4-byte keys 256 x 36 3.14 (x 32: 3.32,
+# x 28: 3.29-3.41; three blocks of 256 x 24 or 20, two of 512 x 16 or 18, and ranking two items
+# per round of lane masks: all slower), pairs 256 x 32 4.99-5.01 (x 28: 5.09), 8-byte keys 256 x
+# 24 8.15-8.39 (x 28: 8.77-8.87; two items per round 9.01).
 _OS_POLICY = {(4, 0): (256, 36, 2, 8, 1), (4, 4): (256, 32, 2, 8, 1), (4, 8): (256, 24, 2, 8, 1),
-              (8, 0): (256, 28, 2, 8, 1), (8, 4): (256, 24, 2, 8, 1), (8, 8): (256, 20, 2, 8, 1)}
+              (8, 0): (256, 24, 2, 8, 1), (8, 4): (256, 24, 2, 8, 1), (8, 8): (256, 20, 2, 8, 1)}
 # the all-pass histogram: one block of 1024 threads per SM, 128 KB of lane-private shared counters
 # (kernels/sort/onesweep.cu: OsHist), VECS 16-byte loads in flight per thread
 _OS_HIST_BLOCK = 1024
@@ -105,12 +108,11 @@ def _os_pass_name(kb, vb):
             f"{match}>")
 
 
-def _tile_smem(block, items, kv, bits, match=1):
+def _tile_smem(block, items, kv, bits):
     """Dynamic shared memory of a ranked-tile kernel: rank counters (rounded up to 16 bytes),
-    the tile's keys or values, its digits (prim::radix::rank_counters and the kernels' layout;
-    ``match`` 2, paired ranking, keeps two sets of lane masks)."""
+    the tile's keys or values, its digits (prim::radix::rank_counters and the kernels' layout)."""
     warps = block // 32
-    counters = 4 * (warps * ((1 << bits) + 1) + warps * (1 << bits) * (2 if match == 2 else 1))
+    counters = 4 * (warps * ((1 << bits) + 1) + warps * (1 << bits))
     return -(-counters // 16) * 16 + block * items * (kv + 1)
 
 
@@ -403,7 +405,7 @@ def _run_onesweep(job):
         tmp_v = [vin, vin]
     if not job.want_keys:
         flags |= _OS_FLAGS["discard_keys"]
-    smem = _tile_smem(block, items, max(kb, vb), 8, _OS_POLICY[(kb, vb)][4])
+    smem = _tile_smem(block, items, max(kb, vb), 8)
     for p in range(passes):
         shift = job.begin + 8 * p
         width = min(8, job.end - shift)

@@ -277,7 +277,7 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     const Digits<ITEMS> digits = load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig,
                                                                   keys);
     unsigned dcount = 0, dstart = 0;
-    block_count<BLOCK, os::BITS, ITEMS, MATCH>(digits, t.hist, t.scratch, dcount, dstart);
+    block_count<BLOCK, os::BITS, ITEMS, true>(digits, t.hist, t.scratch, dcount, dstart);
     // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
     if (threadIdx.x < os::RADIX)
@@ -322,7 +322,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     static_assert(BLOCK >= os::RADIX, "onesweep_pass: one thread per digit for the look-back");
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr int COUNTERS = rank_counters<os::BITS, MATCH>(WARPS);
+    constexpr int COUNTERS = rank_counters<os::BITS>(WARPS);
     constexpr int KV = sizeof(U) > sizeof(V) ? sizeof(U) : sizeof(V);
     const int* row = plan;  // this pass's plan row
     if (row[0] == 0) return;  // the digit is constant over the input: the whole grid skips
@@ -343,6 +343,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     __shared__ unsigned scratch[WARPS];
     __shared__ unsigned tile_slot;
 
+    zero_rank_counters<BLOCK, os::BITS>(hist);  // ordered by next_tile's barrier
     const long long tile = first_tile + prim::next_tile(tile_counter, &tile_slot);
     const long long start = tile * TILE;
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);

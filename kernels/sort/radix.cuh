@@ -16,7 +16,8 @@
 // the tile's real keys are padding with the largest digit, so padding ranks after every real key.
 //
 // Ranking a tile (a stable counting sort by digit in shared memory, no global atomics):
-//   block_count<BLOCK, BITS, ITEMS>: each warp counts its digits into its own RADIX counters
+//   block_count<BLOCK, BITS, ITEMS, ZEROED>: (zeroes the counters unless the caller did,
+//     zero_rank_counters) each warp counts its digits into its own RADIX counters
 //     (shared atomics), then one digit-major exclusive scan over the (digit, warp) counters
 //     (block_exclusive_scan) leaves in each counter the tile position where that warp's keys of
 //     that digit start. Thread d < RADIX gets the tile's count and first position of digit d
@@ -26,11 +27,9 @@
 //     lanes holding the same digit are found either with BITS ballots (MATCH_BALLOT) or with one
 //     shared atomicOr into a per-digit lane mask (MATCH_ATOMIC_OR; masks zero on entry and exit);
 //     the lowest of them bumps the counter by their number, each lane's rank is the old counter
-//     plus the number of peers below it; MATCH_ATOMIC_OR_PAIRS ranks two items per round with
-//     two mask sets (half the rounds of shared-memory latency). Only __syncwarp: warps rank
-//     independently.
-//   Shared memory: rank_counters<BITS, MATCH>(WARPS) words (counters, padded by one per warp, and
-//     the masks) and BLOCK / 32 scan words.
+//     plus the number of peers below it. Only __syncwarp: warps rank independently.
+//   Shared memory: rank_counters<BITS>(WARPS) words (counters, padded by one per warp, and the
+//     masks) and BLOCK / 32 scan words.
 // Writing a ranked tile: stage_keys puts each key (and its digit) at its rank in shared buffers;
 //   after a __syncthreads, scatter_tile writes sorted position j (digit d) to out[gbase[d] + j],
 //   so consecutive threads write consecutive positions of each digit's run; values (loaded by
@@ -48,7 +47,7 @@ namespace prim {
 namespace radix {
 
 enum KeyKind { UNSIGNED = 0, SIGNED = 1, FLOAT = 2 };
-enum Match { MATCH_BALLOT = 0, MATCH_ATOMIC_OR = 1, MATCH_ATOMIC_OR_PAIRS = 2 };
+enum Match { MATCH_BALLOT = 0, MATCH_ATOMIC_OR = 1 };
 
 template <class U> struct Bits;
 template <> struct Bits<u32> {
@@ -178,45 +177,13 @@ __device__ __forceinline__ unsigned match_digit(unsigned d) {
 template <int BITS, int ITEMS, int MATCH>
 __device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
                                           unsigned* counts, unsigned* masks) {
-    constexpr int RADIX = 1 << BITS;
     const int lane = threadIdx.x % WARP;
     const unsigned below = (1u << lane) - 1u;
-    int k = 0;
-    if (MATCH == MATCH_ATOMIC_OR_PAIRS) {
-        // items k and k + 1 together, their lane masks in two sets (a, b): one round of shared
-        // latency per pair instead of per item. Item k + 1 comes after all of item k, so its
-        // keys of digit d also count item k's (popc of a[d]). Every digit either item holds ends
-        // with counts[d] + popc(a[d]) + popc(b[d]); when both items hold d, both leaders store
-        // that same value.
-        unsigned* a = masks;
-        unsigned* b = masks + RADIX;
 #pragma unroll
-        for (; k + 1 < ITEMS; k += 2) {
-            const unsigned d0 = digits.get(k), d1 = digits.get(k + 1);
-            atomicOr(&a[d0], 1u << lane);
-            atomicOr(&b[d1], 1u << lane);
-            __syncwarp();
-            const unsigned a0 = a[d0], b0 = b[d0], a1 = a[d1], b1 = b[d1];
-            const unsigned c0 = counts[d0], c1 = counts[d1];
-            __syncwarp();
-            if ((a0 & below) == 0) {
-                counts[d0] = c0 + __popc(a0) + __popc(b0);
-                a[d0] = 0u;
-            }
-            if ((b1 & below) == 0) {
-                counts[d1] = c1 + __popc(a1) + __popc(b1);
-                b[d1] = 0u;
-            }
-            __syncwarp();
-            rank[k] = c0 + __popc(a0 & below);
-            rank[k + 1] = c1 + __popc(a1) + __popc(b1 & below);
-        }
-    }
-#pragma unroll
-    for (; k < ITEMS; ++k) {
+    for (int k = 0; k < ITEMS; ++k) {
         const unsigned d = digits.get(k);
         unsigned peers;
-        if (MATCH != MATCH_BALLOT) {
+        if (MATCH == MATCH_ATOMIC_OR) {
             atomicOr(&masks[d], 1u << lane);
             __syncwarp();
             peers = masks[d];
@@ -228,21 +195,30 @@ __device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned 
         __syncwarp();
         if (before == 0) {
             counts[d] = old + __popc(peers);
-            if (MATCH != MATCH_BALLOT) masks[d] = 0u;
+            if (MATCH == MATCH_ATOMIC_OR) masks[d] = 0u;
         }
         __syncwarp();
         rank[k] = old + before;
     }
 }
 
-// Counters and masks of block_count/block_rank, in words: per warp RADIX + 1 counters, and RADIX
-// lane masks (two sets for MATCH_ATOMIC_OR_PAIRS).
-template <int BITS, int MATCH = MATCH_ATOMIC_OR>
+// Counters and masks of block_count/block_rank, in words: per warp RADIX + 1 counters and RADIX
+// lane masks.
+template <int BITS>
 __host__ __device__ constexpr int rank_counters(int warps) {
-    return warps * ((1 << BITS) + 1) + warps * (1 << BITS) * (MATCH == MATCH_ATOMIC_OR_PAIRS ? 2 : 1);
+    return warps * ((1 << BITS) + 1) + warps * (1 << BITS);
 }
 
-template <int BLOCK, int BITS, int ITEMS, int MATCH = MATCH_ATOMIC_OR>
+// Zeroes block_count/block_rank's counters and masks. Whole block; a __syncthreads must come
+// between it and block_count<..., ZEROED = true> (onesweep: the one of its tile draw, so the
+// zeroing overlaps the draw's atomic instead of following the tile's loads).
+template <int BLOCK, int BITS>
+__device__ __forceinline__ void zero_rank_counters(unsigned* hist) {
+    constexpr int WARPS = BLOCK / WARP;
+    for (int i = threadIdx.x; i < rank_counters<BITS>(WARPS); i += BLOCK) hist[i] = 0u;
+}
+
+template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false>
 __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigned* hist,
                                             unsigned* scratch, unsigned& digit_count,
                                             unsigned& digit_start) {
@@ -253,8 +229,10 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
     constexpr int PER = (ENTRIES + BLOCK - 1) / BLOCK;
     static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block_count: BLOCK must be 32k <= 1024");
     const int warp = threadIdx.x / WARP;
-    for (int i = threadIdx.x; i < rank_counters<BITS, MATCH>(WARPS); i += BLOCK) hist[i] = 0u;
-    __syncthreads();
+    if (!ZEROED) {
+        zero_rank_counters<BLOCK, BITS>(hist);
+        __syncthreads();
+    }
     unsigned* mine_counts = hist + warp * STRIDE;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
@@ -295,9 +273,8 @@ __device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned
     constexpr int RADIX = 1 << BITS;
     constexpr int WARPS = BLOCK / WARP;
     const int warp = threadIdx.x / WARP;
-    constexpr int SETS = MATCH == MATCH_ATOMIC_OR_PAIRS ? 2 : 1;  // lane mask sets per warp
     warp_rank<BITS, ITEMS, MATCH>(digits, rank, hist + warp * (RADIX + 1),
-                                  hist + WARPS * (RADIX + 1) + warp * RADIX * SETS);
+                                  hist + WARPS * (RADIX + 1) + warp * RADIX);
 }
 
 // A tile's keys in tile order (zero past `valid`; FULL: valid is the whole tile, no test).
