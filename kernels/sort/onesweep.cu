@@ -148,6 +148,18 @@ __device__ __forceinline__ void hist_keys(const U* __restrict__ keys, long long 
         });
 }
 
+// hist_keys with the passes known at compile time when they are all of them.
+template <int MODE, class U, int BLOCK>
+__device__ __forceinline__ void hist_keys_of(const U* __restrict__ keys, long long count, U flip,
+                                             int shift, int passes, unsigned last_mask,
+                                             unsigned* col, bool& fold) {
+    constexpr int ALL = OsHist<U>::PASSES;
+    if (passes == ALL)
+        hist_keys<MODE, ALL, U, BLOCK>(keys, count, flip, shift, passes, last_mask, col, fold);
+    else
+        hist_keys<MODE, 0, U, BLOCK>(keys, count, flip, shift, passes, last_mask, col, fold);
+}
+
 template <class U, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
 onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int descending,
@@ -169,21 +181,12 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
     const int lane = threadIdx.x % prim::WARP;
     unsigned* col = counters + lane;
     bool fold = false;  // a float key the image folds (NaN, -0.0) seen
-    if (dig.is_float) {
-        if (passes == H::PASSES)
-            hist_keys<IMAGE_FOLD, H::PASSES, U, BLOCK>(keys, count, dig.flip, dig.shift, passes,
-                                                       last_mask, col, fold);
-        else
-            hist_keys<IMAGE_FOLD, 0, U, BLOCK>(keys, count, dig.flip, dig.shift, passes,
-                                               last_mask, col, fold);
-    } else {
-        if (passes == H::PASSES)
-            hist_keys<IMAGE_INT, H::PASSES, U, BLOCK>(keys, count, dig.flip, dig.shift, passes,
-                                                      last_mask, col, fold);
-        else
-            hist_keys<IMAGE_INT, 0, U, BLOCK>(keys, count, dig.flip, dig.shift, passes,
-                                              last_mask, col, fold);
-    }
+    if (dig.is_float)
+        hist_keys_of<IMAGE_FOLD, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
+                                           col, fold);
+    else
+        hist_keys_of<IMAGE_INT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
+                                          col, fold);
     if (__syncthreads_or(fold) && threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
     // sum the 32 lane columns of each (row, digit); thread c reads lane (i + c) % 32 in step i,
     // so a warp's 32 reads fall in 32 banks
