@@ -4,18 +4,12 @@
 back (the difference is host work before the launch).
 
     python tools/tune_scan.py [--static-ids] [--hints] [--host]
-    python tools/tune_scan.py --exchange16
 
 ``--hints``: the 128 x 56 and 128 x 48 kernels again with streaming cache hints on the 16-byte
 stores (``__stcs``), loads (``__ldcs``) or both (a patched copy of the headers).
 ``--host``: host time per public call on a small input, and a profile of the Python path.
-``--exchange16`` (alone; under a minute on an H100): the 128 x 48, 56 and 64 kernels with the
-library's warp exchange (load_striped_to_blocked16 / store_blocked_to_striped16: 16-byte shared
-accesses, swizzled; common/load.cuh) against a patched copy of scan.cu with the padded exchange
-(one 4-byte shared access per element, as before), int32 and float32 inclusive sums at 2^28. The inputs lie in [-2, 2],
-so every partial sum is an integer below 2^24 and float32 results are exact whatever the order:
-each kernel's output is compared exactly with the cumulative sum before it is timed. Kernel-only
-times, interleaved (_timing.bench_many), in a table with each time in percent of a device copy's.
+The 16-byte warp exchange of the look-back kernel was compared with the padded one it replaced
+by ``--exchange16`` at commit c045694 (docs/performance.md).
 """
 import cProfile
 import pstats
@@ -33,7 +27,6 @@ n = 1 << 28
 STATIC_IDS = "--static-ids" in sys.argv
 HINTS = "--hints" in sys.argv
 HOST = "--host" in sys.argv
-EXCHANGE16 = "--exchange16" in sys.argv
 HINT_EDITS = {
     "stores": [("reinterpret_cast<VT*>(warp_base)[c] = slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)];",
                 "__stcs(reinterpret_cast<VT*>(warp_base) + c, "
@@ -41,18 +34,6 @@ HINT_EDITS = {
     "loads": [("__ldg(reinterpret_cast<const V*>(p))", "__ldcs(reinterpret_cast<const V*>(p))")],
 }
 HINT_EDITS["both"] = HINT_EDITS["stores"] + HINT_EDITS["loads"]
-# The padded exchange needs exchange_size<ITEMS>() = 33 * ITEMS elements per warp (the library's
-# 16-byte exchange 32 * ITEMS); each warp's slice stays 16-byte aligned because ITEMS fills whole
-# 16-byte vectors (the kernel's static_assert).
-PADDED_EDITS = {"scan/scan.cu": [  # scan.cu back to the padded exchange of load.cuh
-    ("prim::load_striped_to_blocked16<InT, AccT, ITEMS>(",
-     "prim::load_striped_to_blocked<InT, AccT, ITEMS>("),
-    ("prim::store_blocked_to_striped16<AccT, ITEMS>(",
-     "prim::store_blocked_to_striped<AccT, ITEMS>("),
-    ("                           prim::WARP * ITEMS;",
-     "                           prim::exchange_size<ITEMS>();"),
-]}
-EXCHANGE16_POLICIES = ((128, 48), (128, 56), (128, 64))
 
 
 rng = np.random.default_rng(3)
@@ -138,40 +119,6 @@ def sweep():
                   flush=True)
 
 
-def exchange16():
-    """The padded warp exchange against the 16-byte one (see the module docstring)."""
-    xi = cupy.asarray(rng.integers(-2, 3, n, dtype=np.int32))
-    ref_i = cupy.cumsum(xi, dtype=np.int32)
-    rows = []
-    for c, dt in (("int", np.int32), ("float", np.float32)):
-        x = xi.astype(dt)
-        ref = ref_i.astype(dt)
-        out = cupy.empty_like(x)
-        fns = {("copy", "-"): lambda: out.__setitem__(Ellipsis, x)}
-        ok = {("copy", "-"): True}
-        for block, items in EXCHANGE16_POLICIES:
-            name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
-            for variant in ("padded", "16-byte"):
-                if variant == "16-byte":
-                    k = _loader.load("scan/scan.cu", [name])(name)
-                else:
-                    k = patched_kernel("scan/scan.cu", name, PADDED_EDITS)
-                key = (f"{block} x {items}", variant)
-                fns[key] = lookback_launch(k, block, items, x, out)
-                ok[key] = checked(fns[key], out, ref, exact=True)
-                print(f"{c} {key[0]} {variant}: compiled, result {'ok' if ok[key] else 'WRONG'}",
-                      flush=True)
-        times = _timing.bench_many(fns, rounds=5, warmup=3, repeat=10)
-        copy_ms = times[("copy", "-")]
-        rows += [(c, p, v, ms, 100 * ms / copy_ms, 2 * x.nbytes / ms / 1e6, ok[p, v])
-                 for (p, v), ms in times.items()]
-    print(f"\nscan_lookback inclusive sum, n = 2^{n.bit_length() - 1}, kernel only; "
-          "% copy: the time in percent of a device copy's")
-    print(f"{'type':6} {'policy':9} {'exchange':9} {'ms':>8} {'% copy':>7} {'GB/s':>6}  ok")
-    for t, p, v, ms, pct, gbs, good in rows:
-        print(f"{t:6} {p:9} {v:9} {ms:8.4f} {pct:6.1f}% {gbs:6.0f}  {good}")
-
-
 def host():
     small = cupy.asarray(rng.integers(-1000, 1000, 1 << 10, dtype=np.int32))
     for _ in range(100):
@@ -197,9 +144,6 @@ def host():
     pstats.Stats(prof).sort_stats("tottime").print_stats(14)
 
 
-if EXCHANGE16:
-    exchange16()
-else:
-    sweep()
-    if HOST:
-        host()
+sweep()
+if HOST:
+    host()

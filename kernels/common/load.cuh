@@ -4,10 +4,9 @@
 // double2, longlong2, ulonglong2); Vec16<T>::N elements. load16() reads one through the read-only
 // path. Preconditions: the address is 16-byte aligned (callers peel a scalar head first, see
 // aligned_head) and the memory is not written during the kernel. Warp exchanges between the
-// coalesced (warp-striped) and the blocked layout: load_striped_to_blocked /
-// store_blocked_to_striped (padded, one element per shared access), load_striped_to_blocked16 /
-// store_blocked_to_striped16 (16 bytes per shared access, swizzled conflict-free for any ITEMS),
-// exchange16 (swizzled, for vectors already loaded).
+// coalesced (warp-striped) and the blocked layout, 16 bytes per shared access, swizzled so that
+// no access meets a bank conflict whatever ITEMS: load_striped_to_blocked16 /
+// store_blocked_to_striped16, and exchange16_to_blocked for vectors already loaded.
 #pragma once
 #include "common/prim.cuh"
 
@@ -87,59 +86,11 @@ __device__ __forceinline__ void store_items(AccT* p, long long avail, bool vecto
     }
 }
 
-// Warp-striped <-> blocked exchange through shared memory, for full tiles. A warp's 32 * ITEMS
+// Warp-striped <-> blocked exchange through shared memory, for full tiles: a warp's 32 * ITEMS
 // consecutive elements are read (written) with lane-consecutive 16-byte vectors, fully coalesced,
-// and parked in `tmp`; each lane then takes (gives) its ITEMS consecutive elements. Indices are
-// padded by one element in 32 so neither side hits the same bank twice. `tmp` holds
-// exchange_size<ITEMS>() elements of the exchanged type per warp; the 32 lanes call together.
-__device__ __forceinline__ int exchange_pad(int i) { return i + (i >> 5); }
-
-template <int ITEMS>
-__host__ __device__ constexpr int exchange_size() { return 32 * ITEMS + ITEMS; }
-
-template <class InT, class AccT, int ITEMS>
-__device__ __forceinline__ void load_striped_to_blocked(const InT* warp_base, InT* tmp,
-                                                        AccT (&items)[ITEMS]) {
-    typedef Vec16<InT> V;
-    const int lane = threadIdx.x % 32;
-#pragma unroll
-    for (int u = 0; u < ITEMS / V::N; ++u) {
-        const int vi = u * 32 + lane;
-        const Packet<InT> pk = load16(warp_base + vi * V::N);
-#pragma unroll
-        for (int e = 0; e < V::N; ++e) tmp[exchange_pad(vi * V::N + e)] = pk.v[e];
-    }
-    __syncwarp();
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) items[k] = static_cast<AccT>(tmp[exchange_pad(lane * ITEMS + k)]);
-    __syncwarp();
-}
-
-template <class T, int ITEMS>
-__device__ __forceinline__ void store_blocked_to_striped(T* warp_base, T* tmp,
-                                                         const T (&items)[ITEMS]) {
-    typedef typename Vec16<T>::type V;
-    constexpr int N = Vec16<T>::N;
-    const int lane = threadIdx.x % 32;
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) tmp[exchange_pad(lane * ITEMS + k)] = items[k];
-    __syncwarp();
-#pragma unroll
-    for (int u = 0; u < ITEMS / N; ++u) {
-        const int vi = u * 32 + lane;
-        V v;
-        T* e = reinterpret_cast<T*>(&v);
-#pragma unroll
-        for (int j = 0; j < N; ++j) e[j] = tmp[exchange_pad(vi * N + j)];
-        reinterpret_cast<V*>(warp_base)[vi] = v;
-    }
-    __syncwarp();
-}
-
-// The padded exchange with 16-byte shared accesses: one shared instruction per vector instead of
-// one per element, on both sides. Same contract as load_striped_to_blocked /
-// store_blocked_to_striped (full tiles, 16-byte aligned global addresses, the 32 lanes call
-// together, __syncwarp only), but `tmp` holds 32 * ITEMS elements per warp and is 16-byte aligned.
+// and parked in `tmp`; each lane then takes (gives) its ITEMS consecutive elements. Both sides
+// move 16 bytes per shared access. The 32 lanes call together (__syncwarp only); global addresses
+// and `tmp` (32 * ITEMS elements per warp) are 16-byte aligned.
 // A warp's tile is 32 * PER_LANE vectors (PER_LANE = ITEMS / N); vector c belongs to lane
 // c / PER_LANE and is parked in slot c for odd PER_LANE, c ^ ((c / PER_LANE) & 7) for even. Either
 // is a permutation of the tile (for even PER_LANE the mask only changes at c = k * PER_LANE, from
@@ -152,18 +103,17 @@ __device__ __forceinline__ int exchange16_slot(int c, int owner) {
     return (PER_LANE & 1) ? c : c ^ (owner & 7);
 }
 
+// Vectors already in registers (`raw[u]`: vector u * 32 + lane of the warp's tile, e.g. loaded
+// early to hide their latency) to ITEMS consecutive elements per lane.
 template <class InT, class AccT, int ITEMS>
-__device__ __forceinline__ void load_striped_to_blocked16(const InT* warp_base, InT* tmp,
-                                                          AccT (&items)[ITEMS]) {
+__device__ __forceinline__ void exchange16_to_blocked(
+    const Packet<InT> (&raw)[ITEMS / Vec16<InT>::N], InT* tmp, AccT (&items)[ITEMS]) {
     typedef typename Vec16<InT>::type VT;
     constexpr int N = Vec16<InT>::N;
     constexpr int PER_LANE = ITEMS / N;
-    static_assert(ITEMS % N == 0, "load_striped_to_blocked16: ITEMS must fill whole vectors");
+    static_assert(ITEMS % N == 0, "exchange16_to_blocked: ITEMS must fill whole vectors");
     const int lane = threadIdx.x % WARP;
     VT* slots = reinterpret_cast<VT*>(tmp);
-    Packet<InT> raw[PER_LANE];  // every global load issued before the first shared store
-#pragma unroll
-    for (int u = 0; u < PER_LANE; ++u) raw[u] = load16(warp_base + (u * WARP + lane) * N);
 #pragma unroll
     for (int u = 0; u < PER_LANE; ++u) {
         const int c = u * WARP + lane;
@@ -182,6 +132,18 @@ __device__ __forceinline__ void load_striped_to_blocked16(const InT* warp_base, 
         for (int k = 0; k < N; ++k) items[m * N + k] = static_cast<AccT>(e[k]);
     }
     __syncwarp();
+}
+
+template <class InT, class AccT, int ITEMS>
+__device__ __forceinline__ void load_striped_to_blocked16(const InT* warp_base, InT* tmp,
+                                                          AccT (&items)[ITEMS]) {
+    constexpr int N = Vec16<InT>::N;
+    static_assert(ITEMS % N == 0, "load_striped_to_blocked16: ITEMS must fill whole vectors");
+    const int lane = threadIdx.x % WARP;
+    Packet<InT> raw[ITEMS / N];  // every global load issued before the first shared store
+#pragma unroll
+    for (int u = 0; u < ITEMS / N; ++u) raw[u] = load16(warp_base + (u * WARP + lane) * N);
+    exchange16_to_blocked<InT, AccT, ITEMS>(raw, tmp, items);
 }
 
 template <class T, int ITEMS>
@@ -206,41 +168,6 @@ __device__ __forceinline__ void store_blocked_to_striped16(T* warp_base, T* tmp,
     for (int u = 0; u < PER_LANE; ++u) {
         const int c = u * WARP + lane;
         reinterpret_cast<VT*>(warp_base)[c] = slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)];
-    }
-    __syncwarp();
-}
-
-// The same exchange for loads whose vectors are already in registers (`raw`, issued early), with
-// a swizzle instead of padding: a warp's 32 * ITEMS input elements from lane-consecutive 16-byte
-// vectors (coalesced) to ITEMS consecutive elements per lane, through `tmp` (32 * ITEMS elements
-// of InT, 16-byte aligned). Vector c (16 bytes) is parked at c ^ ((c >> 3) & 7): within each
-// quarter-warp the stores (consecutive vectors) and the loads (vectors ITEMS / N apart) fall in
-// distinct banks, so both sides move 16 bytes per access without conflicts.
-__device__ __forceinline__ int swizzle16(int c) { return c ^ ((c >> 3) & 7); }
-
-template <class InT, class AccT, int ITEMS>
-__device__ __forceinline__ void exchange16(const Packet<InT> (&raw)[ITEMS / Vec16<InT>::N],
-                                           InT* tmp, AccT (&v)[ITEMS]) {
-    typedef typename Vec16<InT>::type VT;
-    constexpr int N = Vec16<InT>::N;
-    constexpr int PER_LANE = ITEMS / N;  // vectors per lane
-    const int lane = threadIdx.x % WARP;
-    VT* slots = reinterpret_cast<VT*>(tmp);
-#pragma unroll
-    for (int u = 0; u < PER_LANE; ++u) {
-        VT w;
-        InT* e = reinterpret_cast<InT*>(&w);
-#pragma unroll
-        for (int k = 0; k < N; ++k) e[k] = raw[u].v[k];
-        slots[swizzle16(u * WARP + lane)] = w;
-    }
-    __syncwarp();
-#pragma unroll
-    for (int m = 0; m < PER_LANE; ++m) {
-        const VT w = slots[swizzle16(lane * PER_LANE + m)];
-        const InT* e = reinterpret_cast<const InT*>(&w);
-#pragma unroll
-        for (int k = 0; k < N; ++k) v[m * N + k] = static_cast<AccT>(e[k]);
     }
     __syncwarp();
 }

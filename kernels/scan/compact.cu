@@ -11,7 +11,7 @@
 // threads writing consecutive elements (coalesced, whatever the selection). Output order is the
 // input order. The block that draws the last tile id writes the total to *count.
 // Launch: grid = number of tiles (BLOCK * ITEMS elements each), BLOCK threads. ITEMS = 16.
-// Static shared memory: the larger of the exchange buffers ((BLOCK/32) * 33 * ITEMS values) and
+// Static shared memory: the larger of the exchange buffers ((BLOCK/32) * 32 * ITEMS values) and
 // the packed tile (BLOCK * ITEMS outputs), plus BLOCK/32 + 2 words. Preconditions: tile_counter
 // == 0 on entry (left 0); tile_state needs no clearing (epochs); outputs have room for n
 // elements; the mask holds 0 or 1 per byte (numpy/cupy bool).
@@ -29,7 +29,7 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
     typedef typename prim::Select<INDICES, long long, T>::type OutT;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr int XBYTES = INDICES ? 0 : WARPS * prim::exchange_size<ITEMS>() * sizeof(T);
+    constexpr int XBYTES = INDICES ? 0 : WARPS * prim::WARP * ITEMS * sizeof(T);
     constexpr int PBYTES = BLOCK * ITEMS * sizeof(OutT);
     const prim::Sum<int> count_op;
     const prim::Sum<long long> op;
@@ -61,8 +61,8 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
     T vals[ITEMS];  // unused (and removed by the compiler) when INDICES
     if (!INDICES) {
         if (full && aligned) {
-            T* exchange = reinterpret_cast<T*>(buffer) + warp * prim::exchange_size<ITEMS>();
-            prim::load_striped_to_blocked<T, T, ITEMS>(in + warp_first, exchange, vals);
+            T* exchange = reinterpret_cast<T*>(buffer) + warp * prim::WARP * ITEMS;
+            prim::load_striped_to_blocked16<T, T, ITEMS>(in + warp_first, exchange, vals);
         } else {
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k)

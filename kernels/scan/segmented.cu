@@ -31,7 +31,7 @@
 // entry (left 0); tile_state holds TileStatus<Flagged<AccT>>::bytes(tiles) bytes, zeroed once
 // (epochs, see common/scan.cuh); SEG_BOUNDS: bounds holds the words of keys t * TILE for
 // t = 0 .. tiles (segmented_bounds run just before, same stream). Static shared memory: BLOCK/32
-// + 1 pairs, TILE/32 bitmap words, the exchange buffers ((BLOCK/32) * 33 * ITEMS elements of the
+// + 1 pairs, TILE/32 bitmap words, the exchange buffers ((BLOCK/32) * 32 * ITEMS elements of the
 // wider type). Offsets: nseg + 1 non-decreasing values (validated by the host); the kernel stays
 // in bounds for any values, the results are then unspecified.
 //
@@ -189,7 +189,7 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     constexpr int WARPS = BLOCK / prim::WARP;
     constexpr int WORDS = OFFSETS ? TILE / 32 : 1;  // head bitmap
     constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
-                           prim::exchange_size<ITEMS>();
+                           prim::WARP * ITEMS;
     const Op op;
     const SOp sop;
     __shared__ P scratch[WARPS];
@@ -246,18 +246,9 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     }
 
     AccT v[ITEMS];
-    if (vector) {  // the exchange of common/load.cuh: park the vectors, take ITEMS consecutive
+    if (vector) {  // the exchange of common/load.cuh for the vectors loaded early
         InT* tmp = reinterpret_cast<InT*>(exchange[warp]);
-#pragma unroll
-        for (int u = 0; u < ITEMS / V::N; ++u)
-#pragma unroll
-            for (int e = 0; e < V::N; ++e)
-                tmp[prim::exchange_pad((u * prim::WARP + lane) * V::N + e)] = raw[u].v[e];
-        __syncwarp();
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k)
-            v[k] = static_cast<AccT>(tmp[prim::exchange_pad(lane * ITEMS + k)]);
-        __syncwarp();
+        prim::exchange16_to_blocked<InT, AccT, ITEMS>(raw, tmp, v);
     } else {
         prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, false, v);
     }
@@ -312,7 +303,7 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     }
 
     if (vector)
-        prim::store_blocked_to_striped<AccT, ITEMS>(
+        prim::store_blocked_to_striped16<AccT, ITEMS>(
             out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), v);
     else
         prim::store_items<AccT, ITEMS>(out + first, avail, false, v);
@@ -509,7 +500,8 @@ segmented_reduce_tiles(const InT* __restrict__ in, long long n,
     AccT v[ITEMS];
     if (vector) {
         if (EXCHANGE) {
-            prim::exchange16<InT, AccT, ITEMS>(raw, exchange + warp * prim::WARP * ITEMS, v);
+            InT* tmp = exchange + warp * prim::WARP * ITEMS;
+            prim::exchange16_to_blocked<InT, AccT, ITEMS>(raw, tmp, v);
         } else {
 #pragma unroll
             for (int u = 0; u < ITEMS / V::N; ++u)

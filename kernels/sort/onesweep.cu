@@ -22,12 +22,12 @@
 //   and tail key), fewer than 2^32 with 4-byte keys (n < 2^32: hist is 32-bit).
 // onesweep_plan: one block of 256 threads, thread d owning digit d. For every pass it scans the
 //   digit counts across digits (block_exclusive_scan) into each digit's first output position
-//   and zeroes hist (with the fold word) for the next sort. A pass whose digit is the same for every key (one count
-//   equals n) is skipped: the plan row of each pass says whether it runs, whether it is the first
-//   or last pass that runs (first reads the caller's input, last writes the caller's output, the
-//   others ping-pong between two scratch buffers), the 1-bit epoch of its look-back status
-//   words and whether float images need the fold; all of this is decided on the device, so the
-//   host never waits. If no pass is needed, the last one runs (a stable copy).
+//   and zeroes hist (with the fold word) for the next sort. A pass whose digit is the same for
+//   every key (one count equals n) is skipped: the plan row of each pass says whether it runs,
+//   whether it is the first or last pass that runs (first reads the caller's input, last writes
+//   the caller's output, the others ping-pong between two scratch buffers), the 1-bit epoch of
+//   its look-back status words and whether float images need the fold; all of this is decided on
+//   the device, so the host never waits. If no pass is needed, the last one runs (a stable copy).
 // onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH>: one digit pass over one
 //   portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys, so a
 //   digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29 keys
