@@ -85,14 +85,17 @@ def _vecs(dt):
 
 
 #: warp_replicated's count kernels (no weights): the packets staged in shared memory by
-#: asynchronous copies (cp.async, sm_80+) with this many in flight per thread, by sample dtype,
-#: instead of the register walk with :func:`_vecs` loads in flight (absent or 0). Measured on an
-#: H100 (tools/tune_histogram.py --staged, kernel only, 2^28 samples): float32 256 bins 0.415 ms
-#: with the register walk, 0.372 with 2 or 3 stages, 0.385 with 4; 4096 bins 0.481 -> 0.460 (2);
-#: uint8 unchanged (0.098 ms), so bytes keep the register walk. A plan keeps the register walk on
-#: a device older than sm_80, or when the slots (STAGES * 16 bytes per thread) do not fit next
-#: to the counters in a block's shared memory (:func:`_stages`).
-_STAGES = {np.dtype(np.float32): 2}
+#: asynchronous copies (cp.async, sm_80+) with this many in flight per thread, by sample dtype:
+#: (stages with one histogram copy per lane, stages with fewer copies), instead of the register
+#: walk with :func:`_vecs` loads in flight (absent or 0). Measured on an H100
+#: (tools/tune_histogram.py --staged, kernel only, 2^28 samples, interleaved): float32 256 bins
+#: (a copy per lane) 0.416 ms with the register walk, 0.372 with 2 stages (two blocks per SM),
+#: 0.360 with 5 (one block per SM: 60 registers); 4096 bins (fewer copies) 0.481, 0.472 with 2,
+#: 0.566 with 5 (one block, so one copy, per SM); uint8 unchanged (0.097-0.098 ms), so bytes keep
+#: the register walk. A plan keeps the register walk on a device older than sm_80, or when the
+#: slots (STAGES * 16 bytes per thread) do not fit next to the counters in a block's shared
+#: memory (:func:`_stages`).
+_STAGES = {np.dtype(np.float32): (5, 2)}
 #: the stage count the NVRTC check compiles for the count kernels of dtypes absent from _STAGES
 _STAGED_CHECK = 4
 
@@ -176,9 +179,9 @@ def _names(variant):
     names = [_kernel_name(variant, dt, kind, extra, acc)
              for dt, binners in _BINNERS.items() for kind, extra in binners for acc in _ACCS]
     if variant == "warp_replicated":
-        names += [_kernel_name(variant, dt, kind, extra, "count", _STAGES[dt])
-                  for dt, binners in _BINNERS.items() if _STAGES.get(dt, 0)
-                  for kind, extra in binners]
+        names += [_kernel_name(variant, dt, kind, extra, "count", s)
+                  for dt, binners in _BINNERS.items() for s in sorted(set(_STAGES.get(dt, ())))
+                  if s for kind, extra in binners]
     return names
 
 
@@ -497,14 +500,15 @@ def _stage_offset(counters):
     return -(-counters // 16) * 16
 
 
-def _stages(dt, acc, counters, info):
+def _stages(dt, acc, counters, info, lane_copies=True):
     """Staging slots per thread warp_replicated's kernel takes for samples of ``dt`` with
-    ``counters`` bytes of counters per block on ``info``'s device: :data:`_STAGES` for counts,
-    0 (the register walk) with weights, before sm_80 (no cp.async), or when the slots do not fit
+    ``counters`` bytes of counters per block (one copy per lane or fewer) on ``info``'s device:
+    :data:`_STAGES` for counts, 0 (the register walk) with weights, before sm_80 (no cp.async), or when the slots do not fit
     next to the counters in a block's shared memory. The variant rules (:func:`replicas_for`,
     :func:`shared_capacity`, :func:`auto_variant`) count the counters only: the slots are
     dropped, not the bins."""
-    s = _STAGES.get(dt, 0) if acc == "count" else 0
+    pair = _STAGES.get(dt) if acc == "count" else None
+    s = pair[0 if lane_copies else 1] if pair else 0
     if not s:
         return 0
     cc = info.compute_capability
@@ -609,7 +613,7 @@ def _new_plan(variant, binning, acc, n, backend):
                 f"({nb * size} bytes); the device allows {info.shared_per_block_optin} per block "
                 f"({shared_capacity(acc, info)} bins): use 'partial_privatized' or 'auto'")
         shared = r * (nb + 1) * size  # >= 16 bytes: the finish's scratch
-        stages = _stages(binning.dtype, acc, shared, info)
+        stages = _stages(binning.dtype, acc, shared, info, r == 32)
         if stages:  # the staging slots after the counters
             shared = _stage_offset(shared) + stages * block * 16
         k = _kernel(variant, binning.dtype, binning.kind, binning.extra, acc, stages)

@@ -294,10 +294,10 @@ def test_packet_aggregation(dtype, monkeypatch, rng, schedule):
 
 # ---- staged loads: the production kernel's packets copied to shared memory (cp.async) -----------
 
-#: a stage count per sample size (16, 8, 4 and 2 samples per packet); the library's own
-#: H._STAGES may be empty (the register walk everywhere)
-STAGED = {np.dtype(np.uint8): 4, np.dtype(np.int16): 3, np.dtype(np.float32): 2,
-          np.dtype(np.float64): 5}
+#: stage counts per sample size (16, 8, 4 and 2 samples per packet): (with one histogram copy
+#: per lane, with fewer copies); the library's own H._STAGES may hold none of these dtypes
+STAGED = {np.dtype(np.uint8): (4, 3), np.dtype(np.int16): (3, 2), np.dtype(np.float32): (2, 5),
+          np.dtype(np.float64): (5, 2)}
 
 
 @pytest.fixture
@@ -317,7 +317,7 @@ def test_staged_walk(dtype, staged, backend, rng, schedule):
     """Awkward sizes (none, less than a packet, one packet and a sample around it), misaligned
     views (a scalar head), and a size at which every thread's ring of slots wraps around a few
     times, against NumPy; the plan took the staged kernel."""
-    s = STAGED[dtype]
+    s, s_few = STAGED[dtype]
     per_pass = prim.backend_info()["sm_count"] * 2 * 1024 * (16 // dtype.itemsize)
     base = samples(rng, per_pass * (s + 2) + 64, dtype, 0, 255)
     for n in (0, 1, 15, 16, 17, 4099, per_pass * (s + 2) + 37):
@@ -328,8 +328,13 @@ def test_staged_walk(dtype, staged, backend, rng, schedule):
             if n:
                 assert _last_plan().stages == s
     x = base[5:5 + 3001]
-    for args in ((7, (0, 255)), (np.array([0, 7, 7.5, 300]),)):  # other binners, fewer copies
+    for args in ((7, (0, 255)), (np.array([0, 7, 7.5, 300]),)):  # other binners
         assert_same(prim.histogram(x, *args), np.histogram(x, *args), str(args))
+    for n in (17, per_pass * (s_few + 2) + 37):  # fewer copies than lanes: the other stage count
+        x = base[3:3 + n]
+        assert_same(prim.histogram(x, 1000, (0, 256), variant="warp_replicated"),
+                    np.histogram(x, 1000, (0, 256)), f"1000 bins, n={n}")
+        assert _last_plan().replicas < 32 and _last_plan().stages == s_few
     x = native(base[:3000], backend)
     for _ in range(3):  # the cached launch
         assert np.array_equal(to_host(prim.histogram_even(x, 256, 0, 256)),
@@ -343,7 +348,7 @@ def test_staged_walk_with_packet_aggregation(dtype, staged, monkeypatch, rng, sc
     x[100:30000] = 7  # long runs: whole packets in one bin
     assert_same(prim.histogram(x[1:], 256, (0, 256), variant="warp_replicated"),
                 np.histogram(x[1:], 256, (0, 256)))
-    assert _last_plan().stages == STAGED[np.dtype(dtype)]
+    assert _last_plan().stages == STAGED[np.dtype(dtype)][0]
 
 
 def test_staged_rules(staged, monkeypatch, rng):
@@ -352,6 +357,7 @@ def test_staged_rules(staged, monkeypatch, rng):
     dev = H._backend.get_backend().device_info()
     f32 = np.dtype(np.float32)
     assert H._stages(f32, "count", 1024, dev) == 2
+    assert H._stages(f32, "count", 1024, dev, lane_copies=False) == 5
     assert H._stages(f32, "weight", 1024, dev) == 0
     assert H._stages(np.dtype(np.int32), "count", 1024, dev) == 0  # not in STAGED
     for cc, want in (("70", 0), ("75", 0), ("80", 2), ("90", 2), ("100", 2)):
