@@ -33,8 +33,13 @@ def resident_grid(kernel, block, shared_mem=0, *, per_sm=None):
     """Blocks that fit on the whole device at once (SM count x resident blocks per SM).
 
     ``per_sm`` caps the blocks per multiprocessor (more is rarely useful for streaming kernels).
+    A ``shared_mem`` above the default per-block limit opts the kernel in first
+    (:func:`set_dynamic_shared`): the occupancy of a kernel not opted in counts no block that
+    asks for more, and the grid would be sized for one block per multiprocessor.
     """
     info = _backend.get_backend().device_info()
+    if shared_mem > info.shared_per_block:
+        set_dynamic_shared(kernel, shared_mem)
     occ = kernel.occupancy(block, shared_mem)
     if per_sm is not None:
         occ = min(occ, per_sm)

@@ -65,6 +65,19 @@ def test_dynamic_shared_opt_in(kernel):
         _launch.set_dynamic_shared(kernel, info.shared_per_block_optin + 1)
 
 
+def test_resident_grid_opts_in_before_the_occupancy():
+    """A grid for more dynamic shared memory than the default limit is computed after the opt-in
+    (on a GPU, the occupancy of a kernel not opted in counts no such block)."""
+    info = _backend.get_backend().device_info()
+    dt = np.dtype(np.float32)
+    kernel = reduction._kernel("alpha", dt, dt, "sum")  # a kernel no other test opts in
+    big = info.shared_per_block + 1024  # two such blocks fit in a multiprocessor's shared memory
+    grid = _launch.resident_grid(kernel, 256, big)
+    assert kernel.max_dynamic_shared_size_bytes >= big
+    assert kernel.occupancy(256, big) >= 2
+    assert grid == info.sm_count * kernel.occupancy(256, big)
+
+
 class _StaticSharedKernel:
     """A stand-in kernel with 40 KiB of static shared memory."""
 
