@@ -103,6 +103,16 @@ __device__ __forceinline__ int exchange16_slot(int c, int owner) {
     return (PER_LANE & 1) ? c : c ^ (owner & 7);
 }
 
+// The 16-byte vector of the Vec16<T>::N elements at e.
+template <class T>
+__device__ __forceinline__ typename Vec16<T>::type vec16_of(const T* e) {
+    typename Vec16<T>::type w;
+    T* out = reinterpret_cast<T*>(&w);
+#pragma unroll
+    for (int k = 0; k < Vec16<T>::N; ++k) out[k] = e[k];
+    return w;
+}
+
 // Vectors already in registers (`raw[u]`: vector u * 32 + lane of the warp's tile, e.g. loaded
 // early to hide their latency) to ITEMS consecutive elements per lane.
 template <class InT, class AccT, int ITEMS>
@@ -117,11 +127,7 @@ __device__ __forceinline__ void exchange16_to_blocked(
 #pragma unroll
     for (int u = 0; u < PER_LANE; ++u) {
         const int c = u * WARP + lane;
-        VT w;
-        InT* e = reinterpret_cast<InT*>(&w);
-#pragma unroll
-        for (int k = 0; k < N; ++k) e[k] = raw[u].v[k];
-        slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)] = w;
+        slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)] = vec16_of(raw[u].v);
     }
     __syncwarp();
 #pragma unroll
@@ -156,13 +162,8 @@ __device__ __forceinline__ void store_blocked_to_striped16(T* warp_base, T* tmp,
     const int lane = threadIdx.x % WARP;
     VT* slots = reinterpret_cast<VT*>(tmp);
 #pragma unroll
-    for (int m = 0; m < PER_LANE; ++m) {
-        VT w;
-        T* e = reinterpret_cast<T*>(&w);
-#pragma unroll
-        for (int k = 0; k < N; ++k) e[k] = items[m * N + k];
-        slots[exchange16_slot<PER_LANE>(lane * PER_LANE + m, lane)] = w;
-    }
+    for (int m = 0; m < PER_LANE; ++m)
+        slots[exchange16_slot<PER_LANE>(lane * PER_LANE + m, lane)] = vec16_of(items + m * N);
     __syncwarp();
 #pragma unroll
     for (int u = 0; u < PER_LANE; ++u) {
