@@ -78,6 +78,7 @@
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
+#include "common/sparse.cuh"
 
 namespace prim {
 
@@ -349,17 +350,6 @@ __global__ void segmented_upper_bounds(const long long* __restrict__ offsets, lo
 
 namespace prim {
 
-// First index in [lo, hi) whose offset is >= key (hi if none): a binary search, one thread.
-__device__ __forceinline__ long long serial_lower_bound(const long long* offsets, long long lo,
-                                                        long long hi, long long key) {
-    while (lo < hi) {
-        const long long mid = lo + (hi - lo) / 2;
-        if (__ldg(offsets + mid) < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 // Where a run that ends at tile-local position q goes: to the segment before the first offset
 // equal to t0 + q + 1. TableSink reads that offset's index (- lo) from the tile's table (every
 // index the tile staged is in [lo, hi), so only index 0, the part before offsets[0], is skipped);
@@ -381,7 +371,7 @@ struct SearchSink {
     const long long* offsets;
     long long nseg, lo, hi, t0;
     __device__ __forceinline__ void operator()(int q, AccT value) const {
-        const long long j = serial_lower_bound(offsets, lo, hi, t0 + q + 1);
+        const long long j = lo + lower_bound(offsets + lo, hi - lo, t0 + q + 1);  // sparse.cuh
         if (j >= 1 && j <= nseg) out[j - 1] = value;
     }
 };
