@@ -336,11 +336,12 @@ class _OnesweepScratch:
     """The small per-configuration scratch of onesweep, cached per (key bytes, value bytes, n,
     passes, portions, stream): the all-pass histogram (zeroed by the plan kernel after use), each
     pass's first output position per digit and portion, the pass plan, the launch counter behind
-    the look-back epochs, the tile counter and one status word per (tile, digit); the caller adds
-    the histogram kernel's grid (hist_grid)."""
+    the look-back epochs, the tile counter, one status word per (tile, digit), and the grid of the
+    histogram kernel."""
 
-    def __init__(self, xp, portions, passes, tiles):
+    def __init__(self, xp, portions, passes, tiles, hist_grid):
         radix = 256
+        self.hist_grid = hist_grid
         self.hist = xp.zeros(passes * radix + 1, dtype=np.uint32)  # + the fold word
         self.offsets = xp.empty(passes * (portions + 1) * radix, dtype=np.int64)
         self.plan = xp.zeros(passes * _OS_PLAN_WORDS, dtype=np.int32)
@@ -366,14 +367,9 @@ def _run_onesweep(job):
     passes = _launch.cdiv(job.end - job.begin, 8)
     kh = _kernel(_OS_SOURCE, f"onesweep_histogram<{_C[kb]}, {_OS_HIST_BLOCK}>")
 
-    def make_scratch():
-        made = _OnesweepScratch(xp, portions, passes, tiles)
-        _launch.set_dynamic_shared(kh, _OS_HIST_SMEM)  # before the occupancy query
-        made.hist_grid = _os_hist_grid(kh, n, kb)
-        return made
-
     scratch = _os_scratch.get((kb, vb, n, tile, passes, portions, job.backend.stream_key()),
-                              make_scratch)
+                              lambda: _OnesweepScratch(xp, portions, passes, tiles,
+                                                       _os_hist_grid(kh, n, kb)))
     kplan = _kernel(_OS_SOURCE, "onesweep_plan")
     kp = _kernel(_OS_SOURCE, _os_pass_name(kb, vb))
 

@@ -71,7 +71,7 @@ import numpy as np
 
 import patched  # tools/patched.py
 import primitives as prim
-from primitives import _backend, _loader, _nvrtc, _timing
+from primitives import _backend, _launch, _loader, _nvrtc, _timing
 from primitives import histograms as H
 from patched import patched_kernel
 
@@ -146,11 +146,9 @@ class Launch:
 
 
 def resident_grid(k, smem):
-    """(SMS x min(2, occupancy), occupancy) of kernel ``k`` with ``smem`` dynamic shared bytes."""
-    if smem > 48 * 1024:
-        k.max_dynamic_shared_size_bytes = smem
-    occ = k.occupancy(BLOCK, smem)
-    return SMS * min(2, occ), occ
+    """(SMS x min(2, occupancy), occupancy) of kernel ``k`` with ``smem`` dynamic shared bytes
+    (_launch.resident_grid, which opts the kernel in first)."""
+    return _launch.resident_grid(k, BLOCK, smem, per_sm=2), k.occupancy(BLOCK, smem)
 
 
 # ---- 1. per call against back to back ------------------------------------------------------------

@@ -132,8 +132,7 @@ def hist_kernels(kb):
     be = _backend.get_backend()
     new = f"onesweep_histogram<{sorting._C[kb]}, {sorting._OS_HIST_BLOCK}>"
     lib = _loader.load(sorting._OS_SOURCE, [new])(new)  # this kernel alone: no pass kernels
-    _launch.set_dynamic_shared(lib, sorting._OS_HIST_SMEM)
-    grid = sorting._os_hist_grid(lib, n, kb)
+    grid = sorting._os_hist_grid(lib, n, kb)  # opts the kernel in to its shared memory
     out = {f"lane columns VECS={sorting._OS_HIST_VECS} (library)":
            (lib, grid, sorting._OS_HIST_BLOCK, sorting._OS_HIST_SMEM)}
     for vecs in (2, 4):
