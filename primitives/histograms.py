@@ -74,7 +74,7 @@ class _Variant:
 # aggregation off (the H100 merges same-address shared atomics of a warp: all-equal data already
 # ran faster than uniform data, and the check cost up to 4% on uniform data).
 _PROD_BLOCK, _PROD_PER_SM, _MAX_REPLICAS, _REPLICA_BYTES = 1024, 2, 4, 16 * 1024
-_LANE_COPIES_BYTES = 48 * 1024
+_LANE_COPIES, _LANE_COPIES_BYTES = 32, 48 * 1024  # one copy per lane while they fit
 _AGGREGATE = False
 _TEXTBOOK_BLOCK = 256
 
@@ -478,8 +478,8 @@ def replicas_for(nbins, acc="count", info=None):
     info = info or _backend.get_backend().device_info()
     if nbins > shared_capacity(acc, info):
         return 0
-    if 32 * (nbins + 1) * _SHARED_SIZE[acc] <= _LANE_COPIES_BYTES:
-        return 32
+    if _LANE_COPIES * (nbins + 1) * _SHARED_SIZE[acc] <= _LANE_COPIES_BYTES:
+        return _LANE_COPIES
     table = nbins * _SHARED_SIZE[acc]
     r = 1
     while r * 2 <= _MAX_REPLICAS and 2 * r * table <= _REPLICA_BYTES:
@@ -503,8 +503,8 @@ def _stage_offset(counters):
 def _stages(dt, acc, counters, info, lane_copies=True):
     """Staging slots per thread warp_replicated's kernel takes for samples of ``dt`` with
     ``counters`` bytes of counters per block (one copy per lane or fewer) on ``info``'s device:
-    :data:`_STAGES` for counts, 0 (the register walk) with weights, before sm_80 (no cp.async), or when the slots do not fit
-    next to the counters in a block's shared memory. The variant rules (:func:`replicas_for`,
+    :data:`_STAGES` for counts, 0 (the register walk) with weights, before sm_80 (no cp.async), or
+    when the slots do not fit next to the counters in a block's shared memory. The variant rules (:func:`replicas_for`,
     :func:`shared_capacity`, :func:`auto_variant`) count the counters only: the slots are
     dropped, not the bins."""
     pair = _STAGES.get(dt) if acc == "count" else None
@@ -613,7 +613,7 @@ def _new_plan(variant, binning, acc, n, backend):
                 f"({nb * size} bytes); the device allows {info.shared_per_block_optin} per block "
                 f"({shared_capacity(acc, info)} bins): use 'partial_privatized' or 'auto'")
         shared = r * (nb + 1) * size  # >= 16 bytes: the finish's scratch
-        stages = _stages(binning.dtype, acc, shared, info, r == 32)
+        stages = _stages(binning.dtype, acc, shared, info, r == _LANE_COPIES)
         if stages:  # the staging slots after the counters
             shared = _stage_offset(shared) + stages * block * 16
         k = _kernel(variant, binning.dtype, binning.kind, binning.extra, acc, stages)
