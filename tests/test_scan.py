@@ -270,7 +270,7 @@ def _probe(state, epoch, tiles, dt):
 
 
 @pytest.mark.parametrize("dt", [np.dtype(np.int32), np.dtype(np.int64)])
-@pytest.mark.parametrize("tiles", [1, 2, 31, 32, 33, 64, 100])
+@pytest.mark.parametrize("tiles", [1, 2, 31, 32, 33, 64, 100, 127, 128, 129, 300])
 @pytest.mark.parametrize("pattern", ["all_aggregate", "inclusive_far", "inclusive_near", "mixed"])
 def test_lookback_prefix(tiles, pattern, dt, rng):
     """Predecessors that published only aggregates (a path that blocks running in index order never
@@ -289,7 +289,22 @@ def test_lookback_prefix(tiles, pattern, dt, rng):
     assert _probe(_packed_state(kind, value, epoch, dt), epoch, tiles, dt) == int(agg.sum())
 
 
-@pytest.mark.parametrize("tiles", [2, 33, 70, 100])
+@pytest.mark.parametrize("dt", [np.dtype(np.int32), np.dtype(np.int64)])
+def test_lookback_prefix_nearest_inclusive_anywhere(dt, rng):
+    """One inclusive prefix d tiles before the nearest predecessor, for d across a dozen windows
+    of 32 (every lane, the window edges); a farther one must not be counted again."""
+    epoch, tiles = 3, 400
+    agg = rng.integers(-1000, 1000, tiles).astype(dt)
+    for d in sorted(set(range(0, 390, 5)) | {1, 2, 3, 4, 127, 128, 129, 255, 256, 257, 383, 384}):
+        kind = np.full(tiles, 1, np.uint32)
+        kind[0] = 2
+        kind[tiles - 1 - d] = 2
+        value = np.where(kind == 2, np.cumsum(agg), agg)
+        got = _probe(_packed_state(kind, value, epoch, dt), epoch, tiles, dt)
+        assert got == int(agg.sum()), f"inclusive prefix {d} tiles before the nearest"
+
+
+@pytest.mark.parametrize("tiles", [2, 33, 70, 100, 129, 300])
 def test_lookback_prefix_keeps_order(tiles, rng):
     """The segmented operator does not commute: predecessors must fold farthest first. Pairs are
     (value, head) with words (value lo, value hi, head, pad); 16-byte values take the fenced
