@@ -4,7 +4,7 @@ configuration, the time of one pass (end_bit=8: histogram, plan and one pass), a
 all-pass histogram kernel alone on uniform and skewed keys.
 
     python tools/tune_sort.py [--hist-only] [--quick] [--top K] [--configs 8:0,4:4] [--json OUT]
-                              [--figures OUT]
+                              [--figures OUT] [--bounds]
 
 The histogram section times, on uint32 uniform, float32 normal, uint64 uniform and uint32
 all-equal keys (2^27 each), the library's onesweep_histogram (lane-private counters, 1024
@@ -14,6 +14,9 @@ histogram (HIST_COPIES = 4 bank-shifted copies per block, 256 threads, kept belo
 compiled into a patched copy of onesweep.cu). Each kernel's result on each input is checked once
 against a bincount of the digits (CuPy) before the kernels are timed in interleaved rounds.
 ``--hist-only`` stops after that section (no pass kernel is compiled).
+
+``--bounds`` only times the uint32 sort against the same sort without the passes' look-back (a
+bound, not a sort) and cupy.sort.
 
 ``--json OUT`` writes the fastest policy of each swept configuration; ``--figures OUT`` then runs
 ``tools/figures.py --family sort`` in the same process with those policies (to compare before
@@ -174,6 +177,40 @@ def hist_section():
                   flush=True)
 
 
+def bounds_section():
+    """uint32 keys: the sort as it is against the same sort whose pass kernel skips the look-back
+    (each tile takes 0 keys before it per digit: a bound, not a sort), and cupy.sort."""
+    name = sorting._os_pass_name(4, 0)
+    be = _backend.get_backend()
+    orig = sorting._kernel
+    skip = {"sort/onesweep.cu": [(
+        "before = os::look_back<WINDOW>(t.status + threadIdx.x, t.tile, t.first_tile, t.epoch);",
+        "before = 0;")]}
+    fns = {}
+    for label, edits in (("as is", None), ("no look-back", skip)):
+        k = (orig(sorting._OS_SOURCE, name) if edits is None else
+             _loader.Kernel(patched_kernel(sorting._OS_SOURCE, name, edits), name, be))
+
+        def run(k=k):
+            sorting._kernel = lambda src, nm: k if (src, nm) == (sorting._OS_SOURCE, name) \
+                else orig(src, nm)
+            try:
+                return prim.sort(x32)
+            finally:
+                sorting._kernel = orig
+
+        fns[label] = run
+    fns["cupy.sort"] = lambda: cupy.sort(x32)
+    ok = bool(cupy.array_equal(fns["as is"](), cupy.sort(x32)))
+    t = _timing.bench_many(fns, rounds=3, warmup=3, repeat=10)
+    for label, ms in t.items():
+        print(f"sort uint32 2^27 {label}: {ms:.4f} ms ({t['cupy.sort'] / ms:.2f}x cupy.sort)"
+              + (f" ok={ok}" if label == "as is" else ""), flush=True)
+
+
+if "--bounds" in sys.argv:
+    bounds_section()
+    sys.exit(0)
 hist_section()
 if hist_only:
     sys.exit(0)
