@@ -20,16 +20,17 @@ EPOCH_LIMIT = 1 << 30
 MAX_PLANS = 64
 
 
+STATUS_SPACING = 32  # bytes between two tiles' polled words (kernels/common/scan.cuh)
+
+
 def state_bytes(tiles, value_bytes):
     """Bytes of ``TileStatus<T>`` state for ``tiles`` tiles of a ``value_bytes``-byte value
     (``kernels/common/scan.cuh``): one 8- or 16-byte descriptor per tile for values of at most
-    12 bytes; otherwise the status words (padded to 16 bytes), the aggregates and the inclusive
-    prefixes."""
-    if value_bytes <= 4:
-        return 8 * tiles
+    12 bytes, otherwise a status word, each in its own ``STATUS_SPACING``-byte slot; wider values
+    then take the aggregates and the inclusive prefixes after the slots."""
     if value_bytes <= 12:
-        return 16 * tiles
-    return -(-4 * tiles // 16) * 16 + 2 * value_bytes * tiles
+        return STATUS_SPACING * tiles
+    return STATUS_SPACING * tiles + 2 * value_bytes * tiles
 
 
 class LookbackPlan:

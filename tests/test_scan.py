@@ -248,15 +248,20 @@ def _probe_kernel(name):
     return mod.get_function(name)
 
 
+SLOT_WORDS = _lookback.STATUS_SPACING // 4  # each tile's polled word(s) in a slot of their own
+
+
 def _packed_state(kind, value, epoch, dt):
-    """Descriptors of TileStatus<T> for a value of at most 12 bytes: 8 bytes (status, value) for
-    4-byte values, 16 bytes (status, pad, value) for 8-byte ones."""
+    """Descriptors of TileStatus<T> for a value of at most 12 bytes, one at the start of each
+    tile's slot: 8 bytes (status, value) for 4-byte values, 16 bytes (status, pad, value) for
+    8-byte ones."""
     tiles = len(kind)
     width = 8 if dt.itemsize == 4 else 16
-    words = np.zeros((tiles, width // 4), np.uint32)
+    words = np.zeros((tiles, SLOT_WORDS), np.uint32)
     words[:, 0] = (np.uint32(epoch) << np.uint32(2)) | kind
-    words[:, width // 4 - dt.itemsize // 4:] = (
+    words[:, width // 4 - dt.itemsize // 4:width // 4] = (
         np.asarray(value, dt).view(np.uint32).reshape(tiles, -1))
+    words[:, width // 4:] = 0xDEADBEEF  # the rest of the slot is never read
     assert _lookback.state_bytes(tiles, dt.itemsize) == words.nbytes
     return words.view(np.uint8).reshape(-1)
 
@@ -308,7 +313,7 @@ def test_lookback_prefix_nearest_inclusive_anywhere(dt, rng):
 def test_lookback_prefix_keeps_order(tiles, rng):
     """The segmented operator does not commute: predecessors must fold farthest first. Pairs are
     (value, head) with words (value lo, value hi, head, pad); 16-byte values take the fenced
-    layout: status words padded to 16 bytes, the aggregates, the inclusive prefixes."""
+    layout: a status word per slot, the aggregates, the inclusive prefixes."""
     xp = _backend.get_backend().xp
     epoch = 9
     vals = rng.integers(-100, 100, tiles)
@@ -328,8 +333,9 @@ def test_lookback_prefix_keeps_order(tiles, rng):
         words[:, 2] = np.asarray(hs, np.uint32)
         return words.reshape(-1)
 
-    status = np.zeros(-(-tiles // 4) * 4, np.uint32)
-    status[:tiles] = (np.uint32(epoch) << np.uint32(2)) | kind
+    status = np.full((tiles, SLOT_WORDS), 0xDEADBEEF, np.uint32)  # only word 0 is read
+    status[:, 0] = (np.uint32(epoch) << np.uint32(2)) | kind
+    status = status.reshape(-1)
     # values never published (inclusive prefixes of aggregate-only tiles) must never be read
     inc = pairs(inc_vals, inc_heads).reshape(tiles, 4)
     inc[kind == 1] = 0xDEADBEEF

@@ -134,12 +134,21 @@ template <> struct RawWord<16> {
 // Otherwise: status words, then the aggregates, then the inclusive prefixes. Publishing writes
 //   the value, __threadfence(), then the status; a reader that sees the status fences before it
 //   reads the value.
+// What the look-backs poll (the descriptors, the status words) lies STATUS_SPACING bytes apart,
+// one tile per 32-byte sector: hundreds of look-back warps poll the last few hundred tiles while
+// those tiles publish, and with the descriptors of 4 or 16 tiles packed in each sector the
+// scan ran at 85% of the copy rate on an H100, at 92% with them spread (tools/tune_scan.py
+// --bounds, docs/performance.md).
+constexpr int STATUS_SPACING = 32;
+
 template <class T, bool PACKED = (sizeof(T) <= 12)>
 struct TileStatus;
 
 template <class T>
 struct TileStatus<T, true> {
     static constexpr int BYTES = sizeof(T) <= 4 ? 8 : 16;
+    static constexpr int STRIDE = STATUS_SPACING / BYTES;  // in descriptors
+    static_assert(STATUS_SPACING % BYTES == 0, "TileStatus: whole descriptors per slot");
     typedef RawWord<BYTES> Raw;
     struct __align__(BYTES) Descriptor {
         unsigned int status;
@@ -152,7 +161,9 @@ struct TileStatus<T, true> {
     typename Raw::type* words;
     unsigned int epoch;  // this launch's epoch (< 2^30)
 
-    static __host__ __device__ constexpr long long bytes(long long tiles) { return tiles * BYTES; }
+    static __host__ __device__ constexpr long long bytes(long long tiles) {
+        return tiles * STATUS_SPACING;
+    }
     __device__ __forceinline__ TileStatus(unsigned char* state, unsigned int epoch_)
         : words(reinterpret_cast<typename Raw::type*>(state)), epoch(epoch_) {}
 
@@ -161,12 +172,12 @@ struct TileStatus<T, true> {
         b.raw = typename Raw::type();
         b.d.status = (epoch << 2) | kind;
         b.d.value = value;
-        Raw::store(words + tile, b.raw);
+        Raw::store(words + tile * STRIDE, b.raw);
     }
     // Kind published for `tile` in this epoch (0: nothing yet); `value` is set when it is not 0.
     __device__ __forceinline__ unsigned load(long long tile, T& value) const {
         Bits b;
-        b.raw = Raw::load(words + tile);
+        b.raw = Raw::load(words + tile * STRIDE);
         value = b.d.value;
         return (b.d.status >> 2) == epoch ? (b.d.status & 3u) : 0u;
     }
@@ -189,13 +200,14 @@ __device__ __forceinline__ T load_cg(const T* p) {
 
 template <class T>
 struct TileStatus<T, false> {
-    unsigned int* status;  // one word per tile
+    static constexpr int STRIDE = STATUS_SPACING / 4;  // in status words
+    unsigned int* status;  // one word per tile, STRIDE apart
     T* aggregate;          // one value per tile
     T* inclusive;          // one value per tile
     unsigned int epoch;
 
     static __host__ __device__ constexpr long long status_bytes(long long tiles) {
-        return (tiles * 4 + 15) / 16 * 16;
+        return tiles * STATUS_SPACING;
     }
     static __host__ __device__ constexpr long long bytes(long long tiles) {
         return status_bytes(tiles) + 2 * tiles * static_cast<long long>(sizeof(T));
@@ -211,10 +223,10 @@ struct TileStatus<T, false> {
         if (kind == TILE_AGGREGATE) aggregate[tile] = value;
         else inclusive[tile] = value;
         __threadfence();
-        *reinterpret_cast<volatile unsigned int*>(status + tile) = (epoch << 2) | kind;
+        *reinterpret_cast<volatile unsigned int*>(status + tile * STRIDE) = (epoch << 2) | kind;
     }
     __device__ __forceinline__ unsigned load(long long tile, T& value) const {
-        const unsigned s = *reinterpret_cast<volatile unsigned int*>(status + tile);
+        const unsigned s = *reinterpret_cast<volatile unsigned int*>(status + tile * STRIDE);
         const unsigned kind = (s >> 2) == epoch ? (s & 3u) : 0u;
         if (kind != 0u) {
             __threadfence();
