@@ -3,15 +3,16 @@
 (cuda.compute), a device copy of the same bytes, and the public call timed alone and back to
 back (the difference is host work before the launch).
 
-    python tools/tune_scan.py [--static-ids] [--hints] [--host] [--bounds] [--probe]
+    python tools/tune_scan.py [--static-ids] [--hints] [--host] [--bounds | --bounds-all] [--probe]
 
 ``--hints``: the 128 x 56 and 128 x 48 kernels again with streaming cache hints on the 16-byte
 stores (``__stcs``), loads (``__ldcs``) or both (a patched copy of the headers).
-``--bounds``: the kernel as it is, without look-back (a bound, not a scan), with a look-back warp
-that starts while the data warps load (EARLY_KERNEL, several shapes), and a resident grid of
-blocks looping over tiles (LOOP_KERNEL), timed interleaved with the public call. NEARER_ONLY
-(a look-back waiting only for predecessors nearer than the nearest inclusive prefix) measured
-1.7% slower than the library's at this commit (kept for reference).
+``--bounds``: the kernel as it is, without look-back (a bound, not a scan), and with its tiles'
+status descriptors 8 bytes apart (packed) and 128 bytes apart (the library: 32, STATUS_SPACING
+in common/scan.cuh), timed interleaved with the public call;
+``--bounds-all`` adds a look-back warp that starts while the data warps load (EARLY_KERNEL,
+several shapes) and a resident grid of blocks looping over tiles (LOOP_KERNEL). NEARER_ONLY
+is a look-back waiting only for predecessors nearer than the nearest inclusive prefix.
 ``--probe``: an instrumented copy of the kernel (clock64 and atomic counters) reports per tile
 the look-back windows walked, the rounds spent waiting, and the cycles before, in and after the
 look-back.
@@ -35,7 +36,8 @@ n = 1 << 28
 STATIC_IDS = "--static-ids" in sys.argv
 HINTS = "--hints" in sys.argv
 HOST = "--host" in sys.argv
-BOUNDS = "--bounds" in sys.argv
+BOUNDS = "--bounds" in sys.argv or "--bounds-all" in sys.argv
+ALL_BOUNDS = "--bounds-all" in sys.argv
 PROBE = "--probe" in sys.argv
 HINT_EDITS = {
     "stores": [("reinterpret_cast<VT*>(warp_base)[c] = slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)];",
@@ -48,7 +50,7 @@ HINT_EDITS["both"] = HINT_EDITS["stores"] + HINT_EDITS["loads"]
 
 rng = np.random.default_rng(3)
 POLICIES = ((64, 64), (64, 80), (96, 48), (128, 32), (128, 40), (128, 48), (128, 56),
-            (128, 64), (128, 72), (128, 80), (128, 96), (192, 40), (256, 40))
+            (128, 64), (128, 72), (128, 80), (192, 40), (256, 40))
 if HINTS:  # the two best policies of the sweep only
     POLICIES = ((128, 48), (128, 56))
 
@@ -66,12 +68,13 @@ def cub_scan(x, out):
                         init_value=None)
 
 
-def lookback_launch(k, block, items, x, out):
+def lookback_launch(k, block, items, x, out, stride=1):
     """A launch of scan_lookback kernel ``k`` (4-byte accumulator) over all of ``x`` into
-    ``out``: its own tile counter and tile states, a new epoch per launch."""
+    ``out``: its own tile counter and tile states (``stride`` times the library's bytes, for a
+    kernel whose descriptors are that many words apart), a new epoch per launch."""
     tiles = -(-n // (block * items))
     counter = cupy.zeros(1, np.uint32)
-    state = cupy.zeros(_lookback.state_bytes(tiles, 4), np.uint8)
+    state = cupy.zeros(_lookback.state_bytes(tiles, 4) * stride, np.uint8)
     ep = [0]
 
     def launch():
@@ -365,10 +368,17 @@ def bounds():
         no_lookback = [("const T before = lookback_prefix<T>(ts, tile, op);",
                         "const T before = Op::identity();")]
         variants = [("as is", 128, 56, "one", []), ("no look-back", 128, 56, "one", no_lookback),
-                    ("early", 128, 56, "early", []), ("early", 96, 56, "early", []),
-                    ("early", 128, 48, "early", []), ("early", 128, 64, "early", []),
-                    ("early", 64, 56, "early", []), ("early", 192, 40, "early", []),
-                    ("loop", 128, 56, "loop", [])]
+                    ("nearer-only wait", 128, 56, "one", NEARER_ONLY)]
+        # the tiles' descriptors packed (8 bytes apart, 4 per 32-byte sector, the earlier layout)
+        # and one per 128-byte line, against the library's one per 32-byte sector
+        variants += [(f"status spacing {sp} B", 128, 56, f"one {max(1, sp // 32)}", [
+            ("constexpr int STATUS_SPACING = 32;", f"constexpr int STATUS_SPACING = {sp};")])
+            for sp in (8, 128)]
+        if ALL_BOUNDS:
+            variants += [("early", 128, 56, "early", []), ("early", 96, 56, "early", []),
+                         ("early", 128, 48, "early", []), ("early", 128, 64, "early", []),
+                         ("early", 64, 56, "early", []), ("early", 192, 40, "early", []),
+                         ("loop", 128, 56, "loop", [])]
         for label, block, items, kind, scan_edits in variants:
             if kind == "early":
                 name = f"scan_lookback_early<{c}, {c}, prim::Sum<{c}>, {block}, {items}>"
@@ -376,10 +386,11 @@ def bounds():
                     "scan/scan.cu": [("#include \"common/scan.cuh\"\n",
                                       "#include \"common/scan.cuh\"\n" + EARLY_KERNEL)]})
                 launch = early_launch(k, block, items, x, out)
-            elif kind == "one":
+            elif kind.startswith("one"):
                 name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
                 k = patched_kernel("scan/scan.cu", name, {"common/scan.cuh": scan_edits})
-                launch = lookback_launch(k, block, items, x, out)
+                stride = int(kind.split()[1]) if " " in kind else 1
+                launch = lookback_launch(k, block, items, x, out, stride)
             else:
                 name = f"scan_lookback_loop<{c}, {c}, prim::Sum<{c}>, {block}, {items}>"
                 k = patched_kernel("scan/scan.cu", name, {
