@@ -32,10 +32,11 @@ _BLOCK = {"hillis_steele": 256, "blelloch": 256}
 _TILE_PER_BLOCK = {"hillis_steele": 1, "blelloch": 2}
 # decoupled look-back policy: threads per block; items per thread from the accumulator's width.
 # Measured on an H100 (tools/tune_scan.py, int32 and float32 at 2^28): large tiles win, as each
-# tile pays one look-back and two barriers; 128 threads x 56 four-byte items (224 bytes each)
-# ran at 1.15-1.18x the copy time, 256 x 16 at 1.40x, 512 x 16 at 1.30-1.38x, 128 x 64 at 1.21x.
+# tile pays one look-back and a few barriers; with the tiles' status words in separate sectors,
+# 128 threads x 72 four-byte items (288 bytes each) ran at 94% of the copy rate, 128 x 64 at 93%,
+# 128 x 56 at 92% (--bounds), 128 x 32 at 1.08x the copy time and 256 x 40 above it (sweep).
 _LB_BLOCK = 128
-_LB_BYTES = 224
+_LB_BYTES = 288
 
 
 def _lb_items(in_dt, acc_dt):

@@ -13,9 +13,9 @@ from primitives import _backend, _dtypes, _loader, _lookback, scan
 from conftest import to_host
 
 PAIRS = [(np.dtype(a), np.dtype(b)) for a, b in _dtypes.ACC_PAIRS]
-# hillis_steele tiles 256, blelloch 512, look-back 7168 (4-byte values) or 3584; 250001 needs more
+# hillis_steele tiles 256, blelloch 512, look-back 9216 (4-byte values) or 4608; 300001 needs more
 # than 32 look-back tiles and three levels of the classic scans
-SIZES = [1, 2, 31, 32, 33, 255, 256, 257, 511, 512, 513, 2049, 3585, 7167, 7168, 7169, 250001]
+SIZES = [1, 2, 31, 32, 33, 255, 256, 257, 511, 512, 513, 2049, 4609, 9215, 9216, 9217, 300001]
 ACCUMULATE = {"sum": np.add, "min": np.minimum, "max": np.maximum}
 
 
