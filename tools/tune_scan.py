@@ -5,14 +5,14 @@ back (the difference is host work before the launch).
 
     python tools/tune_scan.py [--static-ids] [--hints] [--host] [--bounds | --bounds-all] [--probe]
 
-``--hints``: the 128 x 56 and 128 x 48 kernels again with streaming cache hints on the 16-byte
+``--hints``: the 128 x 72 and 128 x 64 kernels again with streaming cache hints on the 16-byte
 stores (``__stcs``), loads (``__ldcs``) or both (a patched copy of the headers).
 ``--bounds``: the kernel as it is, without look-back (a bound, not a scan), and with its tiles'
-status descriptors 8 bytes apart (packed) and 128 bytes apart (the library: 32, STATUS_SPACING
-in common/scan.cuh), timed interleaved with the public call;
+status descriptors 8 bytes apart (packed; the library: 32, STATUS_SPACING in common/scan.cuh),
+128 x 56, 64 and 72 with and without a look-back that waits only for the predecessors nearer
+than the nearest inclusive prefix (NEARER_ONLY), timed interleaved with the public call;
 ``--bounds-all`` adds a look-back warp that starts while the data warps load (EARLY_KERNEL,
-several shapes) and a resident grid of blocks looping over tiles (LOOP_KERNEL). NEARER_ONLY
-is a look-back waiting only for predecessors nearer than the nearest inclusive prefix.
+several shapes) and a resident grid of blocks looping over tiles (LOOP_KERNEL).
 ``--probe``: an instrumented copy of the kernel (clock64 and atomic counters) reports per tile
 the look-back windows walked, the rounds spent waiting, and the cycles before, in and after the
 look-back.
@@ -52,7 +52,7 @@ rng = np.random.default_rng(3)
 POLICIES = ((64, 64), (64, 80), (96, 48), (128, 32), (128, 40), (128, 48), (128, 56),
             (128, 64), (128, 72), (128, 80), (192, 40), (256, 40))
 if HINTS:  # the two best policies of the sweep only
-    POLICIES = ((128, 48), (128, 56))
+    POLICIES = ((128, 64), (128, 72))
 
 
 def cub_scan(x, out):
@@ -114,7 +114,7 @@ def sweep():
               f"({ms / copy_ms:.3f}x copy)", flush=True)
         runs = [(b, i, None) for b, i in POLICIES]
         if HINTS:
-            runs += [(b, i, h) for b, i in ((128, 56), (128, 48)) for h in HINT_EDITS]
+            runs += [(b, i, h) for b, i in ((128, 72), (128, 64)) for h in HINT_EDITS]
         for block, items, hint in runs:
             name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
             k = _loader.load("scan/scan.cu", [name])(name)
@@ -367,13 +367,14 @@ def bounds():
         # a bound, not a scan: without the look-back (each tile's prefix taken as the identity)
         no_lookback = [("const T before = lookback_prefix<T>(ts, tile, op);",
                         "const T before = Op::identity();")]
-        variants = [("as is", 128, 56, "one", []), ("no look-back", 128, 56, "one", no_lookback),
-                    ("nearer-only wait", 128, 56, "one", NEARER_ONLY)]
-        # the tiles' descriptors packed (8 bytes apart, 4 per 32-byte sector, the earlier layout)
-        # and one per 128-byte line, against the library's one per 32-byte sector
-        variants += [(f"status spacing {sp} B", 128, 56, f"one {max(1, sp // 32)}", [
+        variants = [("as is", 128, 72, "one", []), ("no look-back", 128, 72, "one", no_lookback)]
+        variants += [(label, 128, items, "one", edits) for items in (56, 64, 72)
+                     for label, edits in (("policy", []), ("nearer-only wait", NEARER_ONLY))]
+        # the tiles' descriptors packed (8 bytes apart, 4 per 32-byte sector, the earlier layout),
+        # against the library's one per 32-byte sector
+        variants += [(f"status spacing {sp} B", 128, 72, f"one {max(1, sp // 32)}", [
             ("constexpr int STATUS_SPACING = 32;", f"constexpr int STATUS_SPACING = {sp};")])
-            for sp in (8, 128)]
+            for sp in (8,)]
         if ALL_BOUNDS:
             variants += [("early", 128, 56, "early", []), ("early", 96, 56, "early", []),
                          ("early", 128, 48, "early", []), ("early", 128, 64, "early", []),
@@ -506,7 +507,7 @@ PROBE_EDITS = {
 
 
 def probe():
-    for block, items in ((128, 56), (128, 64)):
+    for block, items in ((128, 72), (128, 56)):
         x = cupy.asarray(rng.integers(-1000, 1000, n, dtype=np.int32))
         out = cupy.empty_like(x)
         ref = cupy.cumsum(x, dtype=np.int32)
