@@ -136,9 +136,9 @@ template <> struct RawWord<16> {
 //   reads the value.
 // What the look-backs poll (the descriptors, the status words) lies STATUS_SPACING bytes apart,
 // one tile per 32-byte sector: hundreds of look-back warps poll the last few hundred tiles while
-// those tiles publish, and with the descriptors of 4 or 16 tiles packed in each sector the
-// scan ran at 85% of the copy rate on an H100, at 92% with them spread (tools/tune_scan.py
-// --bounds, docs/performance.md).
+// those tiles publish, and with the words packed (four 8-byte descriptors to a sector) the
+// 4-byte scan ran at 85% of the copy rate on an H100, at 92% with them spread
+// (tools/tune_scan.py --bounds, docs/performance.md).
 constexpr int STATUS_SPACING = 32;
 
 template <class T, bool PACKED = (sizeof(T) <= 12)>
