@@ -11,7 +11,12 @@
 3. each candidate's results checked (also on 6 huge segments), the scan policies, with the tile
    prefix overlapped (1) or not (0), and each pre-pass alone.
 
-    python tools/tune_segmented.py [log2 n]     (2^28 by default; small sizes run on the emulator)
+    python tools/tune_segmented.py [log2 n] [--searched]
+        (2^28 by default; small sizes run on the emulator)
+
+``--searched``: section 1 also times the library's reduction tiles kernel alone (reading the
+bounds of the pre-pass) against SEARCHED_EDIT (each tile searching its own bounds), and stops
+there.
 """
 import os
 import sys
@@ -100,6 +105,41 @@ def reduce_runner(policy, x, out, offsets):
     return (lambda: plan.run(x, offsets, nseg, out)), k, plan.smem
 
 
+# A variant of segmented_reduce_tiles that finds its tile's two boundary words itself (warps 0
+# and 1, prim::warp_lower_bound, while the loads fly) instead of reading the pre-pass's: timed
+# without the pre-pass, against the library's kernel with and without it (--searched).
+SEARCHED_EDIT = {SOURCE: [(
+    "    const long long w0 = __ldg(bounds + tile), w1 = __ldg(bounds + tile + 1);\n",
+    "    __shared__ long long searched[2];\n"
+    "    if (warp < 2) {  // warp 0: the tile's start, warp 1: its end\n"
+    "        const long long key = t0 + static_cast<long long>(warp) * TILE;\n"
+    "        const long long u = prim::warp_lower_bound(offsets, nseg + 1, key + 1);\n"
+    "        if (lane == 0)\n"
+    "            searched[warp] = 2 * u + ((u > 0 && __ldg(offsets + u - 1) == key) ? 1 : 0);\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    const long long w0 = searched[0], w1 = searched[1];\n")]}
+
+
+def tiles_only(x, out, offsets, searched):
+    """The library's reduction policy on (x, offsets): its tiles kernel launched alone (after one
+    full run), as it is (reading the bounds the pre-pass left) or with SEARCHED_EDIT."""
+    from patched import patched_kernel  # tools/patched.py
+
+    f32 = np.dtype(np.float32)
+    nseg = offsets.size - 1
+    block, items = segmented._POLICY["reduce"][0], segmented._items(f32, f32, "reduce")
+    policy = (block, items, segmented._POLICY["reduce"][2],
+              int(x.size >= segmented._REDUCE_PER_THREAD_BELOW * nseg), int(segmented._REDUCE_DRAWN))
+    nm = reduce_name(*policy)
+    k = (_loader.Kernel(patched_kernel(SOURCE, nm, SEARCHED_EDIT), nm, backend) if searched
+         else kernels(nm))
+    plan = segmented._ReducePlan(k, kernels(f"segmented_upper_bounds<{block * items}>"), x.size,
+                                 block, items, f32, f32, policy[3], cupy)
+    plan.run(x, offsets, nseg, out)
+    return lambda: plan.launch(x, plan.n64, offsets, np.int64(nseg), plan.bounds, out)
+
+
 def host_us(fn, calls):
     """Host microseconds per call of fn, timed over `calls` calls on a small input (the launch
     queue never waits for the GPU)."""
@@ -181,6 +221,18 @@ def main(log2n=28):
     for what, check in checks.items():
         print(f"[public] {what}: ok={check() < 1e-4}", flush=True)
     kernel_only = {}
+    if SEARCHED:  # the tiles kernel alone, reading the pre-pass's bounds or searching them
+        for label, srch in (("[tiles alone, bounds read]", False), ("[tiles alone, searched]", True)):
+            fn = tiles_only(x, rout2, off, srch)
+            rout2.fill(0)
+            fn()
+            print(f"{label} equal: ok={rel(rout2, red_ref) < 1e-4}", flush=True)
+            kernel_only[f"{label} equal"] = fn
+            fn = tiles_only(y, rag_out, roff, srch)
+            rag_out.fill(0)
+            fn()
+            print(f"{label} ragged: ok={rel(rag_out, rag_ref) < 1e-4}", flush=True)
+            kernel_only[f"{label} ragged"] = fn
     for policy in REDUCE_POLICIES:
         kernel_only[f"{tag_of(policy)} equal"] = reduce_runner(policy, x, rout2, off)[0]
         kernel_only[f"{tag_of(policy)} ragged"] = reduce_runner(policy, y, rag_out, roff)[0]
@@ -196,6 +248,8 @@ def main(log2n=28):
             goal = "" if target is None else f" (target <= {target})"
             print(f"[public] {ours} / {peer}: {t[ours] / t[peer]:.3f}{goal}", flush=True)
 
+    if SEARCHED:
+        return
     # 2. host time per call, small input
     m = min(n, 1 << 16)
     xs, offs_s = x[:m], cupy.arange(0, m + 1, max(1, m >> 4), dtype=cupy.int64)
@@ -278,5 +332,7 @@ def main(log2n=28):
               flush=True)
 
 
+SEARCHED = "--searched" in sys.argv
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 28)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(int(args[0]) if args else 28)
