@@ -3,16 +3,16 @@
 (cuda.compute), a device copy of the same bytes, and the public call timed alone and back to
 back (the difference is host work before the launch).
 
-    python tools/tune_scan.py [--static-ids] [--hints] [--host] [--bounds | --bounds-all] [--probe]
+    python tools/tune_scan.py [--static-ids] [--hints] [--host] [--bounds] [--probe]
 
 ``--hints``: the 128 x 72 and 128 x 64 kernels again with streaming cache hints on the 16-byte
 stores (``__stcs``), loads (``__ldcs``) or both (a patched copy of the headers).
 ``--bounds``: the kernel as it is, without look-back (a bound, not a scan), and with its tiles'
 status descriptors 8 bytes apart (packed; the library: 32, STATUS_SPACING in common/scan.cuh),
 128 x 56, 64 and 72 with and without a look-back that waits only for the predecessors nearer
-than the nearest inclusive prefix (NEARER_ONLY), timed interleaved with the public call;
-``--bounds-all`` adds a look-back warp that starts while the data warps load (EARLY_KERNEL,
-several shapes) and a resident grid of blocks looping over tiles (LOOP_KERNEL).
+than the nearest inclusive prefix (NEARER_ONLY), timed interleaved with the public call. (Two
+kernels measured against it and dropped, a look-back warp started at the draw and a resident
+grid of blocks looping over tiles, are kept in this file's history: ``--bounds-all`` at ca7fe3f.)
 ``--probe``: an instrumented copy of the kernel (clock64 and atomic counters) reports per tile
 the look-back windows walked, the rounds spent waiting, and the cycles before, in and after the
 look-back.
@@ -29,20 +29,18 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _backend, _launch, _loader, _lookback, _timing
+from primitives import _backend, _loader, _lookback, _timing
 from patched import patched_kernel, patched_module  # tools/patched.py
 
 n = 1 << 28
 STATIC_IDS = "--static-ids" in sys.argv
 HINTS = "--hints" in sys.argv
 HOST = "--host" in sys.argv
-BOUNDS = "--bounds" in sys.argv or "--bounds-all" in sys.argv
-ALL_BOUNDS = "--bounds-all" in sys.argv
+BOUNDS = "--bounds" in sys.argv
 PROBE = "--probe" in sys.argv
 HINT_EDITS = {
-    "stores": [("reinterpret_cast<VT*>(warp_base)[c] = slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)];",
-                "__stcs(reinterpret_cast<VT*>(warp_base) + c, "
-                "slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)]);")],
+    "stores": [("out[u * WARP + lane] = slots[X::striped(u, lane)];",
+                "__stcs(out + u * WARP + lane, slots[X::striped(u, lane)]);")],
     "loads": [("__ldg(reinterpret_cast<const V*>(p))", "__ldcs(reinterpret_cast<const V*>(p))")],
 }
 HINT_EDITS["both"] = HINT_EDITS["stores"] + HINT_EDITS["loads"]
@@ -68,13 +66,12 @@ def cub_scan(x, out):
                         init_value=None)
 
 
-def lookback_launch(k, block, items, x, out, stride=1):
+def lookback_launch(k, block, items, x, out):
     """A launch of scan_lookback kernel ``k`` (4-byte accumulator) over all of ``x`` into
-    ``out``: its own tile counter and tile states (``stride`` times the library's bytes, for a
-    kernel whose descriptors are that many words apart), a new epoch per launch."""
+    ``out``: its own tile counter and tile states, a new epoch per launch."""
     tiles = -(-n // (block * items))
     counter = cupy.zeros(1, np.uint32)
-    state = cupy.zeros(_lookback.state_bytes(tiles, 4) * stride, np.uint8)
+    state = cupy.zeros(_lookback.state_bytes(tiles, 4), np.uint8)
     ep = [0]
 
     def launch():
@@ -154,206 +151,6 @@ NEARER_ONLY = [("""        while (__any_sync(FULL_MASK, kind == 0u)) {
             }
         }""")]
 
-# A resident grid of blocks that loop over tiles; a block draws its next tile once its current
-# one has its prefix (the draw's latency overlaps the outputs' stores; the id is not drawn
-# earlier, so a drawn tile publishes its aggregate as soon as in the one-tile-per-block kernel).
-LOOP_KERNEL = r"""
-template <class InT, class AccT, class Op, int BLOCK, int ITEMS>
-__global__ void __launch_bounds__(BLOCK)
-scan_lookback_loop(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
-                   long long tiles, unsigned int* __restrict__ tile_counter,
-                   unsigned char* tile_state, unsigned int epoch) {
-    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
-    constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
-                           prim::WARP * ITEMS;
-    const Op op;
-    __shared__ AccT scratch[WARPS];
-    __shared__ AccT tile_prefix;
-    __shared__ unsigned int tile_id;
-    __shared__ __align__(16) unsigned char exchange[WARPS][XBYTES];
-    auto draw = [&]() {
-        const unsigned t = atomicAdd(tile_counter, 1u);
-        if (t == tiles + gridDim.x - 1) *tile_counter = 0u;
-        return t;
-    };
-    const int warp = threadIdx.x / prim::WARP;
-    const bool aligned = ((reinterpret_cast<prim::uptr>(in) | reinterpret_cast<prim::uptr>(out))
-                          & 15u) == 0;
-    if (threadIdx.x == 0) tile_id = draw();
-    __syncthreads();
-    long long tile = tile_id;
-    while (tile < tiles) {
-        const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
-        const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
-        const long long avail = n - first;
-        const bool vector = aligned && (tile + 1) * TILE <= n;
-        AccT items[ITEMS];
-        if (vector)
-            prim::load_striped_to_blocked16<InT, AccT, ITEMS>(
-                in + warp_first, reinterpret_cast<InT*>(exchange[warp]), items);
-        else
-            prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, false, items);
-        AccT thread_total = items[0];
-#pragma unroll
-        for (int k = 1; k < ITEMS; ++k) thread_total = op(thread_total, items[k]);
-        AccT aggregate;
-        AccT prefix = prim::block_exclusive_scan<BLOCK>(thread_total, op, scratch, aggregate);
-        const prim::TileStatus<AccT> ts(tile_state, epoch);
-        if (threadIdx.x < prim::WARP) prim::tile_lookback(ts, tile, aggregate, op, &tile_prefix);
-        __syncthreads();
-        if (threadIdx.x == 0) tile_id = draw();  // read after the barrier below
-        AccT running = op(tile_prefix, prefix);
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            running = op(running, items[k]);
-            items[k] = running;
-        }
-        if (vector)
-            prim::store_blocked_to_striped16<AccT, ITEMS>(
-                out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), items);
-        else
-            prim::store_items<AccT, ITEMS>(out + first, avail, false, items);
-        __syncthreads();
-        tile = tile_id;
-    }
-}
-"""
-
-
-# One look-back warp beside the data warps: it starts looking back as soon as the tile id is
-# drawn, while the data warps load; the last data warp to have its total publishes the tile's
-# aggregate (no block barrier between the loads and that publication), and the look-back warp
-# publishes the inclusive prefix once both are known. BLOCK is the number of data threads; the
-# launch has BLOCK + 32.
-EARLY_KERNEL = r"""
-template <class InT, class AccT, class Op, int BLOCK, int ITEMS>
-__global__ void __launch_bounds__(BLOCK + prim::WARP)
-scan_lookback_early(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
-                    unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
-                    unsigned int epoch) {
-    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
-    constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
-                           prim::WARP * ITEMS;
-    const Op op;
-    __shared__ AccT warp_totals[WARPS];
-    __shared__ AccT tile_aggregate;
-    __shared__ AccT tile_prefix;
-    __shared__ unsigned int tile_id, arrived, aggregate_ready;
-    __shared__ __align__(16) unsigned char exchange[WARPS][XBYTES];
-    const int warp = threadIdx.x / prim::WARP, lane = threadIdx.x % prim::WARP;
-    if (threadIdx.x == 0) {
-        const unsigned t = atomicAdd(tile_counter, 1u);
-        if (t == gridDim.x - 1) *tile_counter = 0u;
-        tile_id = t;
-        arrived = 0u;
-        aggregate_ready = 0u;
-    }
-    __syncthreads();
-    const long long tile = tile_id;
-    const prim::TileStatus<AccT> ts(tile_state, epoch);
-    const bool aligned = ((reinterpret_cast<prim::uptr>(in) | reinterpret_cast<prim::uptr>(out))
-                          & 15u) == 0;
-    const bool vector = aligned && (tile + 1) * TILE <= n;
-    const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
-    const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
-    const long long avail = n - first;
-    AccT items[ITEMS];
-    AccT exclusive = Op::identity();
-    if (warp < WARPS) {
-        if (vector)
-            prim::load_striped_to_blocked16<InT, AccT, ITEMS>(
-                in + warp_first, reinterpret_cast<InT*>(exchange[warp]), items);
-        else
-            prim::load_items<InT, AccT, Op, ITEMS>(in + first, avail, false, items);
-        AccT thread_total = items[0];
-#pragma unroll
-        for (int k = 1; k < ITEMS; ++k) thread_total = op(thread_total, items[k]);
-        const AccT inclusive = prim::warp_inclusive_scan(thread_total, op);
-        exclusive = prim::shfl_up(inclusive, 1);
-        if (lane == 0) exclusive = Op::identity();
-        if (lane == prim::WARP - 1) {
-            warp_totals[warp] = inclusive;
-            __threadfence_block();
-            if (atomicAdd(&arrived, 1u) == WARPS - 1) {  // the last data warp: the aggregate
-                __threadfence_block();
-                const volatile AccT* wt = warp_totals;
-                AccT aggregate = wt[0];
-#pragma unroll
-                for (int w = 1; w < WARPS; ++w) aggregate = op(aggregate, wt[w]);
-                ts.publish(tile, tile == 0 ? prim::TILE_INCLUSIVE : prim::TILE_AGGREGATE,
-                           aggregate);
-                tile_aggregate = aggregate;
-                __threadfence();
-                *reinterpret_cast<volatile unsigned*>(&aggregate_ready) = 1u;
-            }
-        }
-    } else {
-        AccT before = Op::identity();
-        if (tile > 0) before = prim::lookback_prefix<AccT>(ts, tile, op);
-        if (lane == 0) {
-            if (tile > 0) {
-                while (*reinterpret_cast<volatile unsigned*>(&aggregate_ready) == 0u)
-                    __nanosleep(32);
-                __threadfence();
-                ts.publish(tile, prim::TILE_INCLUSIVE,
-                           op(before, *reinterpret_cast<volatile AccT*>(&tile_aggregate)));
-            }
-            tile_prefix = before;
-        }
-    }
-    __syncthreads();
-    if (warp < WARPS) {
-        AccT running = tile_prefix;
-        for (int w = 0; w < warp; ++w) running = op(running, warp_totals[w]);
-        running = op(running, exclusive);
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            running = op(running, items[k]);
-            items[k] = running;
-        }
-        if (vector)
-            prim::store_blocked_to_striped16<AccT, ITEMS>(
-                out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), items);
-        else
-            prim::store_items<AccT, ITEMS>(out + first, avail, false, items);
-    }
-}
-"""
-
-
-def early_launch(k, block, items, x, out):
-    """A launch of scan_lookback_early (``block`` data threads + a look-back warp)."""
-    tiles = -(-n // (block * items))
-    counter = cupy.zeros(1, np.uint32)
-    state = cupy.zeros(_lookback.state_bytes(tiles, 4), np.uint8)
-    ep = [0]
-
-    def launch():
-        ep[0] += 1
-        k((tiles,), (block + 32,), (x, out, np.int64(n), counter, state, np.uint32(ep[0])))
-
-    return launch
-
-
-def loop_launch(k, block, items, x, out):
-    """A launch of scan_lookback_loop over all of ``x``: the resident grid, a new epoch each."""
-    tiles = -(-n // (block * items))
-    grid = min(tiles, _launch.resident_grid(_loader.Kernel(k, "loop", _backend.get_backend()),
-                                            block))
-    counter = cupy.zeros(1, np.uint32)
-    state = cupy.zeros(_lookback.state_bytes(tiles, 4), np.uint8)
-    ep = [0]
-
-    def launch():
-        ep[0] += 1
-        k((grid,), (block,), (x, out, np.int64(n), np.int64(tiles), counter, state,
-                              np.uint32(ep[0])))
-
-    return launch
-
-
 def bounds():
     gbs = _timing.copy_bandwidth(1 << 31)
     print(f"memcpy 2 GiB: {gbs:.0f} GB/s (a 2^28 four-byte scan at this rate: "
@@ -367,38 +164,19 @@ def bounds():
         # a bound, not a scan: without the look-back (each tile's prefix taken as the identity)
         no_lookback = [("const T before = lookback_prefix<T>(ts, tile, op);",
                         "const T before = Op::identity();")]
-        variants = [("as is", 128, 72, "one", []), ("no look-back", 128, 72, "one", no_lookback)]
-        variants += [(label, 128, items, "one", edits) for items in (56, 64, 72)
+        # (label, items, edits of common/scan.cuh)
+        variants = [("no look-back", 72, no_lookback)]
+        variants += [(label, items, edits) for items in (56, 64, 72)
                      for label, edits in (("policy", []), ("nearer-only wait", NEARER_ONLY))]
         # the tiles' descriptors packed (8 bytes apart, 4 per 32-byte sector, the earlier layout),
         # against the library's one per 32-byte sector
-        variants += [(f"status spacing {sp} B", 128, 72, f"one {max(1, sp // 32)}", [
-            ("constexpr int STATUS_SPACING = 32;", f"constexpr int STATUS_SPACING = {sp};")])
-            for sp in (8,)]
-        if ALL_BOUNDS:
-            variants += [("early", 128, 56, "early", []), ("early", 96, 56, "early", []),
-                         ("early", 128, 48, "early", []), ("early", 128, 64, "early", []),
-                         ("early", 64, 56, "early", []), ("early", 192, 40, "early", []),
-                         ("loop", 128, 56, "loop", [])]
-        for label, block, items, kind, scan_edits in variants:
-            if kind == "early":
-                name = f"scan_lookback_early<{c}, {c}, prim::Sum<{c}>, {block}, {items}>"
-                k = patched_kernel("scan/scan.cu", name, {
-                    "scan/scan.cu": [("#include \"common/scan.cuh\"\n",
-                                      "#include \"common/scan.cuh\"\n" + EARLY_KERNEL)]})
-                launch = early_launch(k, block, items, x, out)
-            elif kind.startswith("one"):
-                name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
-                k = patched_kernel("scan/scan.cu", name, {"common/scan.cuh": scan_edits})
-                stride = int(kind.split()[1]) if " " in kind else 1
-                launch = lookback_launch(k, block, items, x, out, stride)
-            else:
-                name = f"scan_lookback_loop<{c}, {c}, prim::Sum<{c}>, {block}, {items}>"
-                k = patched_kernel("scan/scan.cu", name, {
-                    "common/scan.cuh": scan_edits,
-                    "scan/scan.cu": [("#include \"common/scan.cuh\"\n",
-                                      "#include \"common/scan.cuh\"\n" + LOOP_KERNEL)]})
-                launch = loop_launch(k, block, items, x, out)
+        variants += [("status spacing 8 B", 72,
+                      [("constexpr int STATUS_SPACING = 32;", "constexpr int STATUS_SPACING = 8;")])]
+        for label, items, scan_edits in variants:
+            block = 128
+            name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
+            k = patched_kernel("scan/scan.cu", name, {"common/scan.cuh": scan_edits})
+            launch = lookback_launch(k, block, items, x, out)
             ok = (checked(launch, out, ref, exact=c == "int") if "look-back" not in label
                   else "n/a")
             key = f"{label} {block}x{items} regs {k.num_regs}"
