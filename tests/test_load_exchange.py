@@ -34,16 +34,13 @@ __global__ void exchange16_roundtrip(const InT* in, AccT* loaded, const AccT* sr
     prim::store_blocked_to_striped16<AccT, ITEMS>(stored + warp_first,
                                                   reinterpret_cast<AccT*>(tmp[warp]), items);
 }
-// One warp: the slot of every vector of a tile as each side computes it.
+// One warp: the slot of every vector of a tile as each side computes it (4-byte elements).
 template <int PER_LANE>
 __global__ void exchange16_slots(int* striped, int* blocked) {
+    typedef prim::Exchange16<int, 4 * PER_LANE> X;
     const int lane = threadIdx.x % prim::WARP;
-    for (int u = 0; u < PER_LANE; ++u) {
-        const int c = u * prim::WARP + lane;
-        striped[c] = prim::exchange16_slot<PER_LANE>(c, c / PER_LANE);
-    }
-    for (int m = 0; m < PER_LANE; ++m)
-        blocked[lane * PER_LANE + m] = prim::exchange16_slot<PER_LANE>(lane * PER_LANE + m, lane);
+    for (int u = 0; u < PER_LANE; ++u) striped[u * prim::WARP + lane] = X::striped(u, lane);
+    for (int m = 0; m < PER_LANE; ++m) blocked[lane * PER_LANE + m] = X::blocked(m, lane);
 }
 """
 

@@ -113,29 +113,41 @@ __device__ __forceinline__ typename Vec16<T>::type vec16_of(const T* e) {
     return w;
 }
 
+// The slots of the exchange for ITEMS elements of T per lane (PER_LANE vectors): the lane's u-th
+// vector on the striped side (vector u * 32 + lane of the warp's tile) and its m-th on the blocked
+// side (vector lane * PER_LANE + m).
+template <class T, int ITEMS>
+struct Exchange16 {
+    typedef typename Vec16<T>::type VT;
+    static constexpr int N = Vec16<T>::N;
+    static constexpr int PER_LANE = ITEMS / N;
+    static_assert(ITEMS % N == 0, "16-byte warp exchange: ITEMS must fill whole vectors");
+    static __device__ __forceinline__ int striped(int u, int lane) {
+        const int c = u * WARP + lane;
+        return exchange16_slot<PER_LANE>(c, c / PER_LANE);
+    }
+    static __device__ __forceinline__ int blocked(int m, int lane) {
+        return exchange16_slot<PER_LANE>(lane * PER_LANE + m, lane);
+    }
+};
+
 // Vectors already in registers (`raw[u]`: vector u * 32 + lane of the warp's tile, e.g. loaded
 // early to hide their latency) to ITEMS consecutive elements per lane.
 template <class InT, class AccT, int ITEMS>
 __device__ __forceinline__ void exchange16_to_blocked(
     const Packet<InT> (&raw)[ITEMS / Vec16<InT>::N], InT* tmp, AccT (&items)[ITEMS]) {
-    typedef typename Vec16<InT>::type VT;
-    constexpr int N = Vec16<InT>::N;
-    constexpr int PER_LANE = ITEMS / N;
-    static_assert(ITEMS % N == 0, "exchange16_to_blocked: ITEMS must fill whole vectors");
+    typedef Exchange16<InT, ITEMS> X;
     const int lane = threadIdx.x % WARP;
-    VT* slots = reinterpret_cast<VT*>(tmp);
+    typename X::VT* slots = reinterpret_cast<typename X::VT*>(tmp);
 #pragma unroll
-    for (int u = 0; u < PER_LANE; ++u) {
-        const int c = u * WARP + lane;
-        slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)] = vec16_of(raw[u].v);
-    }
+    for (int u = 0; u < X::PER_LANE; ++u) slots[X::striped(u, lane)] = vec16_of(raw[u].v);
     __syncwarp();
 #pragma unroll
-    for (int m = 0; m < PER_LANE; ++m) {
-        const VT w = slots[exchange16_slot<PER_LANE>(lane * PER_LANE + m, lane)];
+    for (int m = 0; m < X::PER_LANE; ++m) {
+        const typename X::VT w = slots[X::blocked(m, lane)];
         const InT* e = reinterpret_cast<const InT*>(&w);
 #pragma unroll
-        for (int k = 0; k < N; ++k) items[m * N + k] = static_cast<AccT>(e[k]);
+        for (int k = 0; k < X::N; ++k) items[m * X::N + k] = static_cast<AccT>(e[k]);
     }
     __syncwarp();
 }
@@ -143,33 +155,26 @@ __device__ __forceinline__ void exchange16_to_blocked(
 template <class InT, class AccT, int ITEMS>
 __device__ __forceinline__ void load_striped_to_blocked16(const InT* warp_base, InT* tmp,
                                                           AccT (&items)[ITEMS]) {
-    constexpr int N = Vec16<InT>::N;
-    static_assert(ITEMS % N == 0, "load_striped_to_blocked16: ITEMS must fill whole vectors");
+    typedef Exchange16<InT, ITEMS> X;
     const int lane = threadIdx.x % WARP;
-    Packet<InT> raw[ITEMS / N];  // every global load issued before the first shared store
+    Packet<InT> raw[X::PER_LANE];  // every global load issued before the first shared store
 #pragma unroll
-    for (int u = 0; u < ITEMS / N; ++u) raw[u] = load16(warp_base + (u * WARP + lane) * N);
+    for (int u = 0; u < X::PER_LANE; ++u) raw[u] = load16(warp_base + (u * WARP + lane) * X::N);
     exchange16_to_blocked<InT, AccT, ITEMS>(raw, tmp, items);
 }
 
 template <class T, int ITEMS>
 __device__ __forceinline__ void store_blocked_to_striped16(T* warp_base, T* tmp,
                                                            const T (&items)[ITEMS]) {
-    typedef typename Vec16<T>::type VT;
-    constexpr int N = Vec16<T>::N;
-    constexpr int PER_LANE = ITEMS / N;
-    static_assert(ITEMS % N == 0, "store_blocked_to_striped16: ITEMS must fill whole vectors");
+    typedef Exchange16<T, ITEMS> X;
     const int lane = threadIdx.x % WARP;
-    VT* slots = reinterpret_cast<VT*>(tmp);
+    typename X::VT* slots = reinterpret_cast<typename X::VT*>(tmp);
 #pragma unroll
-    for (int m = 0; m < PER_LANE; ++m)
-        slots[exchange16_slot<PER_LANE>(lane * PER_LANE + m, lane)] = vec16_of(items + m * N);
+    for (int m = 0; m < X::PER_LANE; ++m) slots[X::blocked(m, lane)] = vec16_of(items + m * X::N);
     __syncwarp();
+    typename X::VT* out = reinterpret_cast<typename X::VT*>(warp_base);
 #pragma unroll
-    for (int u = 0; u < PER_LANE; ++u) {
-        const int c = u * WARP + lane;
-        reinterpret_cast<VT*>(warp_base)[c] = slots[exchange16_slot<PER_LANE>(c, c / PER_LANE)];
-    }
+    for (int u = 0; u < X::PER_LANE; ++u) out[u * WARP + lane] = slots[X::striped(u, lane)];
     __syncwarp();
 }
 
