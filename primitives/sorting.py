@@ -110,10 +110,10 @@ def _os_pass_name(kb, vb):
 
 def _tile_smem(block, items, kv, bits):
     """Dynamic shared memory of a ranked-tile kernel: rank counters (rounded up to 16 bytes),
-    the tile's keys or values, its digits (prim::radix::rank_counters and the kernels' layout)."""
+    then the tile's keys or values (prim::radix::rank_counters and the kernels' layout)."""
     warps = block // 32
     counters = 4 * (warps * ((1 << bits) + 1) + warps * (1 << bits))
-    return -(-counters // 16) * 16 + block * items * (kv + 1)
+    return -(-counters // 16) * 16 + block * items * kv
 
 
 # classic: 4-bit digits over tiles of BLOCK * ITEMS keys
@@ -697,8 +697,7 @@ def _segsort_small(kbits, kind, bits, desc, varr, off, longest, backend):
     if longest > _SEG_WARP_MAX:
         kblk = _kernel(_SEG_SOURCE, f"segsort_block<{_C[kb]}, {vt}, {has}, {_SEG_BLOCK}, "
                                     f"{_SEG_ITEMS}>")
-        tile = _SEG_BLOCK * _SEG_ITEMS
-        smem = _tile_smem(_SEG_BLOCK, _SEG_ITEMS, kb + 4, 8) - tile  # keys and positions
+        smem = _tile_smem(_SEG_BLOCK, _SEG_ITEMS, kb + 4, 8)  # keys and positions
         _go(kblk, nseg, _SEG_BLOCK, (kbits, keys_out, vin, vout, off,
                                      _launch.i64(_SEG_WARP_MAX), *tail), shared_mem=smem)
     if varr is None:

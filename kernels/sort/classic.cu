@@ -11,8 +11,8 @@
 //   writes each key to
 //   offsets[d * tiles + tile] + (its rank - the digit's first rank in the tile): consecutive
 //   threads write consecutive addresses of a digit's run. Values follow the same path. Dynamic
-//   shared memory: rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)),
-//   TILE digit bytes; static: RADIX long longs.
+//   shared memory: rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V));
+//   static: RADIX long longs and RADIX pointers.
 // Preconditions: keys_in != keys_out (the passes ping-pong); offsets is the exclusive scan of the
 // counts of the same pass.
 #include "common/prim.cuh"
@@ -52,12 +52,10 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
     constexpr int COUNTERS = rank_counters<BITS>(WARPS);
-    constexpr int KV = sizeof(U) > sizeof(V) ? sizeof(U) : sizeof(V);
-    // dynamic shared memory: rank counters | keys (then values) | digits
+    // dynamic shared memory: rank counters | keys (then values)
     PRIM_DYNAMIC_SHARED(unsigned char, smem);
     unsigned* hist = reinterpret_cast<unsigned*>(smem);
     unsigned char* kvbuf = smem + ((COUNTERS * 4 + 15) / 16) * 16;
-    unsigned char* dbuf = kvbuf + TILE * KV;
     __shared__ long long gbase[RADIX];
     __shared__ U* kdst[RADIX];
     __shared__ unsigned scratch[WARPS];
@@ -77,9 +75,9 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     }
     V vals[ITEMS];
     if (VALUES) load_values<V, ITEMS>(vals_in, start, valid, false, vals);
-    stage_keys<U, ITEMS>(keys, digits, rank, reinterpret_cast<U*>(kvbuf), dbuf);
+    stage_keys<U, ITEMS>(keys, rank, reinterpret_cast<U*>(kvbuf));
     __syncthreads();
     scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, gbase, kdst, reinterpret_cast<U*>(kvbuf),
-                                             dbuf, reinterpret_cast<V*>(kvbuf), true, vals,
+                                             reinterpret_cast<V*>(kvbuf), dig, true, vals,
                                              vals_out, false);
 }

@@ -42,7 +42,7 @@
 //   an inclusive prefix, then publishes its own inclusive prefix. Keys (and then values) are
 //   exchanged in shared memory into digit order and written so that each digit's run is contiguous.
 //   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory:
-//   rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)), TILE digit bytes.
+//   rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)).
 //   Static shared: 256 long longs and 256 pointers (each digit's output position and address).
 //   Preconditions: tile_counter 0 (left 0); status holds one word per (tile, digit) of the whole
 //   input, written by the previous pass (or zero): the epoch bit tells this pass's words apart.
@@ -266,7 +266,6 @@ struct PassTile {
     unsigned* hist;        // rank counters (shared)
     unsigned* scratch;     // BLOCK / 32 scan words (shared)
     unsigned char* kvbuf;  // the staged keys, then values (shared)
-    unsigned char* dbuf;   // the staged digits (shared)
     long long* gbase;      // per digit: output position of the tile's first key of that digit
     U** kdst;              // per digit: kout + gbase
 };
@@ -291,7 +290,7 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
     if (VALUES)
         load_values<V, ITEMS>(t.vin, t.start, t.valid, t.first && (t.vflags & VALUES_IOTA), vals);
-    stage_keys<U, ITEMS>(keys, digits, rank, reinterpret_cast<U*>(t.kvbuf), t.dbuf);
+    stage_keys<U, ITEMS>(keys, rank, reinterpret_cast<U*>(t.kvbuf));
     if (threadIdx.x < os::RADIX) {
         unsigned before = 0;
         if (t.tile != t.first_tile) {
@@ -307,9 +306,9 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     }
     __syncthreads();
     scatter_tile<U, V, VALUES, BLOCK, ITEMS, FULL>(
-        rank, t.valid, t.gbase, t.kdst, reinterpret_cast<U*>(t.kvbuf), t.dbuf,
-        reinterpret_cast<V*>(t.kvbuf), !(t.last && (t.vflags & KEYS_DISCARD)), vals, t.vout,
-        t.last && (t.vflags & VALUES_WIDE));
+        rank, t.valid, t.gbase, t.kdst, reinterpret_cast<U*>(t.kvbuf),
+        reinterpret_cast<V*>(t.kvbuf), t.dig, !(t.last && (t.vflags & KEYS_DISCARD)), vals,
+        t.vout, t.last && (t.vflags & VALUES_WIDE));
 }
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
@@ -326,7 +325,6 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
     constexpr int COUNTERS = rank_counters<os::BITS>(WARPS);
-    constexpr int KV = sizeof(U) > sizeof(V) ? sizeof(U) : sizeof(V);
     const int* row = plan;  // this pass's plan row
     if (row[0] == 0) return;  // the digit is constant over the input: the whole grid skips
     const bool first = row[1] != 0, last = row[2] != 0;
@@ -336,11 +334,10 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const V* vin = first ? vals_in : (row[3] ? vals_tmp1 : vals_tmp0);
     void* vout = last ? vals_out : static_cast<void*>(row[4] ? vals_tmp1 : vals_tmp0);
 
-    // dynamic shared memory: rank counters | keys (then values) | digits
+    // dynamic shared memory: rank counters | keys (then values)
     PRIM_DYNAMIC_SHARED(unsigned char, smem);
     unsigned* hist = reinterpret_cast<unsigned*>(smem);
     unsigned char* kvbuf = smem + ((COUNTERS * 4 + 15) / 16) * 16;
-    unsigned char* dbuf = kvbuf + TILE * KV;
     __shared__ long long gbase[os::RADIX];
     __shared__ U* kdst[os::RADIX];
     __shared__ unsigned scratch[WARPS];
@@ -354,7 +351,7 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     dig.fold = row[6] != 0;
 
     const PassTile<U, V> t{kin, kout, vin, vout, tile, first_tile, start, valid, vflags, epoch,
-                           first, last, offsets, status, dig, hist, scratch, kvbuf, dbuf, gbase,
+                           first, last, offsets, status, dig, hist, scratch, kvbuf, gbase,
                            kdst};
     // block-uniform; with values the full-tile code's longer live ranges would spill registers
     if (!VALUES && valid == TILE)

@@ -30,10 +30,10 @@
 //     plus the number of peers below it. Only __syncwarp: warps rank independently.
 //   Shared memory: rank_counters<BITS>(WARPS) words (counters, padded by one per warp, and the
 //     masks) and BLOCK / 32 scan words.
-// Writing a ranked tile: stage_keys puts each key (and its digit) at its rank in shared buffers;
-//   after a __syncthreads, scatter_tile writes sorted position j (digit d) to out[gbase[d] + j],
-//   so consecutive threads write consecutive positions of each digit's run; values (loaded by
-//   load_values early, to hide the latency) follow the same path.
+// Writing a ranked tile: stage_keys puts each key at its rank in a shared buffer; after a
+//   __syncthreads, scatter_tile computes the digit d of sorted position j from its key and writes
+//   it to out[gbase[d] + j], so consecutive threads write consecutive positions of each digit's
+//   run; values (loaded by load_values early, to hide the latency) follow the same path.
 // The tile helpers take FULL = true when the tile holds BLOCK * ITEMS real keys (every tile but
 // an input's last): no bounds test per key. digits_of branches once on the image mode, so integer
 // keys pay one xor for their image, floats two more, and the NaN and -0.0 folding only when the
@@ -299,16 +299,12 @@ __device__ __forceinline__ Digits<ITEMS> load_tile_digits(const U* tile_keys, in
 // Flags of the values a scatter moves (runtime, per launch).
 enum ValueFlags { VALUES_IOTA = 1, VALUES_WIDE = 2, KEYS_DISCARD = 4 };
 
-// Keys at their ranks in kbuf, their digits in dbuf (TILE bytes).
+// Keys at their ranks in kbuf.
 template <class U, int ITEMS>
-__device__ __forceinline__ void stage_keys(const U (&keys)[ITEMS], const Digits<ITEMS>& digits,
-                                           const unsigned (&rank)[ITEMS], U* kbuf,
-                                           unsigned char* dbuf) {
+__device__ __forceinline__ void stage_keys(const U (&keys)[ITEMS], const unsigned (&rank)[ITEMS],
+                                           U* kbuf) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        kbuf[rank[k]] = keys[k];
-        dbuf[rank[k]] = static_cast<unsigned char>(digits.get(k));
-    }
+    for (int k = 0; k < ITEMS; ++k) kbuf[rank[k]] = keys[k];
 }
 
 // Values of a tile in tile order: element `start + i` of vals_in, or the index itself (`iota`).
@@ -323,22 +319,34 @@ __device__ __forceinline__ void load_values(const V* vals_in, long long start, i
     }
 }
 
-// Write the staged tile: sorted position j of digit d goes to out[gbase[d] + j]; the keys go
+// Write the staged tile: sorted position j (digit d) goes to out[gbase[d] + j]; the keys go
 // through kdst[d] = keys_out + gbase[d] (one pointer per digit, so a key's address is one
-// multiply-add). Values go through vbuf (which may alias kbuf) after the keys, written as V or
-// widened to 64 bits when `wide` (V = u32 only). FULL: `valid` is the whole tile (no test).
-// Whole block; gbase, kdst and the staged buffers visible (a __syncthreads before).
-template <class U, class V, bool VALUES, int BLOCK, int ITEMS, bool FULL = false>
-__device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int valid,
-                                             const long long* gbase, U* const* kdst,
-                                             const U* kbuf, const unsigned char* dbuf, V* vbuf,
-                                             bool write_keys, const V (&vals)[ITEMS],
-                                             void* vals_out, bool wide) {
-    if (write_keys) {
+// multiply-add). The digit of position j is computed again from its staged key (the image mode
+// branched on once, as digits_of), which costs a few integer operations where keeping the digits
+// in shared memory cost a conflicting byte store per key and a load. Values go through vbuf
+// (which may alias kbuf) after the keys, each thread keeping its positions' digits in registers;
+// they are written as V or widened to 64 bits when `wide` (V = u32 only). write_keys false: the
+// keys are only read for their digits. FULL: `valid` is the whole tile (no test). Whole block;
+// gbase, kdst and the staged keys visible (a __syncthreads before).
+template <int MODE, class U, class V, bool VALUES, int BLOCK, int ITEMS, bool FULL>
+__device__ __forceinline__ void scatter_tile_as(const unsigned (&rank)[ITEMS], int valid,
+                                                const long long* gbase, U* const* kdst,
+                                                const U* kbuf, V* vbuf, const DigitOf<U>& dig,
+                                                bool write_keys, const V (&vals)[ITEMS],
+                                                void* vals_out, bool wide) {
+    Digits<ITEMS> sorted;  // the digit of position threadIdx.x + i * BLOCK (values only)
+#pragma unroll
+    for (int w = 0; w < (ITEMS + 3) / 4; ++w) sorted.w[w] = 0u;
+    if (write_keys || VALUES) {
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
             const int j = threadIdx.x + i * BLOCK;
-            if (FULL || j < valid) kdst[dbuf[j]][j] = kbuf[j];
+            if (FULL || j < valid) {
+                const U key = kbuf[j];
+                const unsigned d = dig.template of<MODE>(key);
+                if (write_keys) kdst[d][j] = key;
+                if (VALUES) sorted.w[i >> 2] |= d << ((i & 3) * 8);
+            }
         }
     }
     if (VALUES) {
@@ -350,7 +358,7 @@ __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int 
         for (int i = 0; i < ITEMS; ++i) {
             const int j = threadIdx.x + i * BLOCK;
             if (FULL || j < valid) {
-                const long long dest = gbase[dbuf[j]] + j;
+                const long long dest = gbase[sorted.get(i)] + j;
                 if (wide)
                     reinterpret_cast<u64*>(vals_out)[dest] = static_cast<u64>(vbuf[j]);
                 else
@@ -358,6 +366,23 @@ __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int 
             }
         }
     }
+}
+
+template <class U, class V, bool VALUES, int BLOCK, int ITEMS, bool FULL = false>
+__device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int valid,
+                                             const long long* gbase, U* const* kdst,
+                                             const U* kbuf, V* vbuf, const DigitOf<U>& dig,
+                                             bool write_keys, const V (&vals)[ITEMS],
+                                             void* vals_out, bool wide) {
+    if (!dig.is_float)
+        scatter_tile_as<IMAGE_INT, U, V, VALUES, BLOCK, ITEMS, FULL>(
+            rank, valid, gbase, kdst, kbuf, vbuf, dig, write_keys, vals, vals_out, wide);
+    else if (dig.fold)
+        scatter_tile_as<IMAGE_FOLD, U, V, VALUES, BLOCK, ITEMS, FULL>(
+            rank, valid, gbase, kdst, kbuf, vbuf, dig, write_keys, vals, vals_out, wide);
+    else
+        scatter_tile_as<IMAGE_FLOAT, U, V, VALUES, BLOCK, ITEMS, FULL>(
+            rank, valid, gbase, kdst, kbuf, vbuf, dig, write_keys, vals, vals_out, wide);
 }
 
 }  // namespace radix
