@@ -1,0 +1,111 @@
+"""Interleaved timing of the onesweep sort with its pass kernel compiled from other kernel trees
+(GPU only). Export the trees to compare first, e.g. two commits::
+
+    git archive 9754166~1 kernels | tar -x -C /tmp/before
+    git archive 9754166 kernels | tar -x -C /tmp/after
+    python tools/compare_trees.py before=/tmp/before/kernels after=/tmp/after/kernels \\
+        --staged-digits before
+
+For uint32 keys, uint32 keys with uint32 values and uint64 keys (2^27 each), every tree's pass
+kernel is compiled under the library's current policy, its sort is checked once against CuPy, and
+all trees are timed in interleaved rounds together with CUB (cuda.compute, when installed) and
+cupy.sort. The histogram and plan kernels are the library's own. ``--staged-digits NAME``: tree
+NAME still stages a digit byte per key beside the keys (the trees before 9754166), so its launches
+get that many more bytes of dynamic shared memory.
+"""
+import pathlib
+import sys
+
+import cupy
+import numpy as np
+
+import primitives as prim
+from primitives import _backend, _loader, _timing, sorting
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import figures_sort  # noqa: E402  (tools/figures_sort.py)
+
+
+def parse(argv):
+    trees, staged = {}, set()
+    it = iter(argv)
+    for a in it:
+        if a == "--staged-digits":
+            staged.add(next(it))
+        else:
+            name, _, path = a.partition("=")
+            trees[name] = pathlib.Path(path).resolve()
+    return trees, staged
+
+
+def main(argv):
+    trees, staged = parse(argv)
+    be = _backend.get_backend()
+    compiled = {}
+
+    def kernel(tree, name):
+        if (tree, name) not in compiled:
+            root = trees[tree]
+            opts = tuple(f"-I{root}" if o.startswith("-I") else o
+                         for o in _loader.nvrtc_options())
+            mod = cupy.RawModule(code=(root / sorting._OS_SOURCE).read_text(), options=opts,
+                                 name_expressions=[name])
+            mod.compile()
+            compiled[tree, name] = _loader.Kernel(mod.get_function(name), name, be)
+        return compiled[tree, name]
+
+    orig_kernel, orig_smem = sorting._kernel, sorting._tile_smem
+
+    def with_tree(tree, cfg, fn):
+        name = sorting._os_pass_name(*cfg)
+        k = kernel(tree, name)
+
+        def run():
+            sorting._kernel = lambda src, nm: (k if (src, nm) == (sorting._OS_SOURCE, name)
+                                               else orig_kernel(src, nm))
+            if tree in staged:
+                sorting._tile_smem = lambda b, i, kv, bits: orig_smem(b, i, kv, bits) + b * i
+            try:
+                return fn()
+            finally:
+                sorting._kernel, sorting._tile_smem = orig_kernel, orig_smem
+        return run
+
+    try:
+        import cuda.compute as cc
+    except ImportError:
+        cc = None
+    n = 1 << 27
+    rng = np.random.default_rng(5)
+    x32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
+    v32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
+    x64 = cupy.asarray(rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True))
+    order = cupy.argsort(x32)  # stable
+    cases = [("uint32 keys", (4, 0), lambda: prim.sort(x32), (cupy.sort(x32),), x32, None),
+             ("uint32 pairs", (4, 4), lambda: prim.radix_sort(x32, v32),
+              (x32[order], v32[order]), x32, v32),
+             ("uint64 keys", (8, 0), lambda: prim.sort(x64), (cupy.sort(x64),), x64, None)]
+    for title, cfg, fn, ref, keys, vals in cases:
+        fns = {}
+        for tree in trees:
+            run = with_tree(tree, cfg, fn)
+            got = run()
+            got = got if isinstance(got, tuple) else (got,)
+            assert all(bool(cupy.array_equal(g, r)) for g, r in zip(got, ref)), \
+                f"{title}: tree {tree} sorts wrongly"
+            fns[tree] = run
+        if cc is not None:
+            ok = cupy.empty_like(keys)
+            ov = None if vals is None else cupy.empty_like(vals)
+            fns["CUB"] = figures_sort.cub_radix_sort(cc, keys, ok, vals, ov)
+        if vals is None:
+            fns["cupy.sort"] = lambda keys=keys: cupy.sort(keys)
+        t = _timing.bench_many(fns, rounds=3, warmup=3, repeat=10)
+        first = t[next(iter(trees))]
+        for label, ms in t.items():
+            print(f"{title} (policy {sorting._OS_POLICY[cfg]}) | {label} | {ms:.4f} ms | "
+                  f"{ms / first:.3f} of {next(iter(trees))}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
