@@ -6,7 +6,8 @@
     python tools/compare_trees.py before=/tmp/before/kernels after=/tmp/after/kernels \\
         --staged-digits before
 
-For uint32 keys, uint32 keys with uint32 values and uint64 keys (2^27 each), every tree's pass
+For uint32, int32, float32 (normal, and random bit patterns that are not NaN) and uint64 keys and
+uint32 keys with uint32 values (2^27 each), every tree's pass
 kernel is compiled under the library's current policy, its sort is checked once against CuPy, and
 all trees are timed in interleaved rounds together with CUB (cuda.compute, when installed) and
 cupy.sort. The histogram and plan kernels are the library's own. ``--staged-digits NAME``: tree
@@ -80,10 +81,18 @@ def main(argv):
     x32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
     v32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
     x64 = cupy.asarray(rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True))
+    i32 = cupy.asarray(rng.integers(-2**31, 2**31, n, dtype=np.int32))
+    f32 = cupy.asarray(rng.standard_normal(n, dtype=np.float32))
+    b32 = rng.integers(0, 2**32, n, dtype=np.uint32)
+    b32 = np.where((b32 & 0x7fffffff) > 0x7f800000, b32 & 0xbfffffff, b32)  # NaN -> finite
+    b32 = cupy.asarray(b32.view(np.float32))
     order = cupy.argsort(x32)  # stable
     cases = [("uint32 keys", (4, 0), lambda: prim.sort(x32), (cupy.sort(x32),), x32, None),
              ("uint32 pairs", (4, 4), lambda: prim.radix_sort(x32, v32),
               (x32[order], v32[order]), x32, v32),
+             ("int32 keys", (4, 0), lambda: prim.sort(i32), (cupy.sort(i32),), i32, None),
+             ("float32 keys", (4, 0), lambda: prim.sort(f32), (cupy.sort(f32),), f32, None),
+             ("float32 bits", (4, 0), lambda: prim.sort(b32), (cupy.sort(b32),), b32, None),
              ("uint64 keys", (8, 0), lambda: prim.sort(x64), (cupy.sort(x64),), x64, None)]
     for title, cfg, fn, ref, keys, vals in cases:
         fns = {}
@@ -94,7 +103,7 @@ def main(argv):
             assert all(bool(cupy.array_equal(g, r)) for g, r in zip(got, ref)), \
                 f"{title}: tree {tree} sorts wrongly"
             fns[tree] = run
-        if cc is not None:
+        if cc is not None and keys.dtype.kind == "u":
             ok = cupy.empty_like(keys)
             ov = None if vals is None else cupy.empty_like(vals)
             fns["CUB"] = figures_sort.cub_radix_sort(cc, keys, ok, vals, ov)
