@@ -50,7 +50,8 @@ def _vc(vbytes):
 
 
 # onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW, MATCH)
-# MATCH: 0 = ballots, 1 = shared atomicOr lane masks (prim::radix::Match)
+# MATCH: 0 = ballots, 1 = shared atomicOr lane masks, one per digit modulo 32, and ballots for the
+# digit bits above the fifth (prim::radix::Match)
 _OS_SOURCE = "sort/onesweep.cu"
 # Measured on an H100 (tools/tune_sort.py --configs ..., n = 2^27): larger tiles win, as each tile
 # pays one look-back per digit and its barriers, up to the register file of two blocks of 256 per
@@ -62,8 +63,10 @@ _OS_SOURCE = "sort/onesweep.cu"
 # x 28: 3.29-3.41; three blocks of 256 x 24 or 20, two of 512 x 16 or 18, and ranking two items
 # per round of lane masks: all slower), pairs 256 x 32 4.99-5.01 (x 28: 5.09), 8-byte keys 256 x
 # 24 8.15-8.39 (x 28: 8.77-8.87; two items per round 9.01).
-_OS_POLICY = {(4, 0): (256, 36, 2, 8, 1), (4, 4): (256, 32, 2, 8, 1), (4, 8): (256, 24, 2, 8, 1),
-              (8, 0): (256, 24, 2, 8, 1), (8, 4): (256, 24, 2, 8, 1), (8, 8): (256, 20, 2, 8, 1)}
+# With the lane masks folded to one per digit modulo 32 (docs/performance.md), larger tiles pay
+# again: 4-byte keys 256 x 40 2.71 ms (x 36: 2.78), 8-byte keys 256 x 28 7.76 (x 24: 7.94).
+_OS_POLICY = {(4, 0): (256, 40, 2, 8, 1), (4, 4): (256, 32, 2, 8, 1), (4, 8): (256, 24, 2, 8, 1),
+              (8, 0): (256, 28, 2, 8, 1), (8, 4): (256, 24, 2, 8, 1), (8, 8): (256, 20, 2, 8, 1)}
 # the all-pass histogram: one block of 1024 threads per SM, 128 KB of lane-private shared counters
 # (kernels/sort/onesweep.cu: OsHist), VECS 16-byte loads in flight per thread
 _OS_HIST_BLOCK = 1024
@@ -112,7 +115,8 @@ def _tile_smem(block, items, kv, bits):
     """Dynamic shared memory of a ranked-tile kernel: rank counters (rounded up to 16 bytes),
     then the tile's keys or values (prim::radix::rank_counters and the kernels' layout)."""
     warps = block // 32
-    counters = 4 * (warps * ((1 << bits) + 1) + warps * (1 << bits))
+    masks = min(1 << bits, 32)  # prim::radix::rank_masks
+    counters = 4 * (warps * ((1 << bits) + 1) + warps * masks)
     return -(-counters // 16) * 16 + block * items * kv
 
 

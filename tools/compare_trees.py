@@ -10,9 +10,10 @@ For uint32, int32, float32 (normal, and random bit patterns that are not NaN) an
 uint32 keys with uint32 values (2^27 each), every tree's pass
 kernel is compiled under the library's current policy, its sort is checked once against CuPy, and
 all trees are timed in interleaved rounds together with CUB (cuda.compute, when installed) and
-cupy.sort. The histogram and plan kernels are the library's own. ``--staged-digits NAME``: tree
-NAME still stages a digit byte per key beside the keys (the trees before 9754166), so its launches
-get that many more bytes of dynamic shared memory.
+cupy.sort. The histogram and plan kernels are the library's own, and so is the shared-memory
+size, so a tree with another layout must be named: ``--staged-digits NAME``, tree NAME still
+stages a digit byte per key beside the keys (the trees before 9754166); ``--digit-masks NAME``, it
+keeps a lane mask per digit rather than per digit modulo 32 (the trees before the folded masks).
 """
 import pathlib
 import sys
@@ -28,19 +29,34 @@ import figures_sort  # noqa: E402  (tools/figures_sort.py)
 
 
 def parse(argv):
-    trees, staged = {}, set()
+    trees, staged, masks = {}, set(), set()
     it = iter(argv)
     for a in it:
         if a == "--staged-digits":
             staged.add(next(it))
+        elif a == "--digit-masks":
+            masks.add(next(it))
         else:
             name, _, path = a.partition("=")
             trees[name] = pathlib.Path(path).resolve()
-    return trees, staged
+    return trees, staged, masks
+
+
+def smem_of(staged, masks):
+    """sorting._tile_smem for a tree of another layout: + a digit byte per key, + 256 - 32 lane
+    masks per warp."""
+    orig = sorting._tile_smem
+
+    def smem(block, items, kv, bits):
+        extra = block * items if staged else 0
+        if masks:
+            extra += 4 * (block // 32) * ((1 << bits) - min(1 << bits, 32))
+        return orig(block, items, kv, bits) + -(-extra // 16) * 16
+    return smem
 
 
 def main(argv):
-    trees, staged = parse(argv)
+    trees, staged, masks = parse(argv)
     be = _backend.get_backend()
     compiled = {}
 
@@ -64,8 +80,8 @@ def main(argv):
         def run():
             sorting._kernel = lambda src, nm: (k if (src, nm) == (sorting._OS_SOURCE, name)
                                                else orig_kernel(src, nm))
-            if tree in staged:
-                sorting._tile_smem = lambda b, i, kv, bits: orig_smem(b, i, kv, bits) + b * i
+            if tree in staged or tree in masks:
+                sorting._tile_smem = smem_of(tree in staged, tree in masks)
             try:
                 return fn()
             finally:

@@ -24,6 +24,7 @@ typedef unsigned long long uptr;  // pointer-sized unsigned (all supported targe
 
 constexpr unsigned FULL_MASK = 0xffffffffu;
 constexpr int WARP = 32;
+constexpr int LOG_WARP = 5;  // 1 << LOG_WARP == WARP
 
 // Select<C, A, B>::type is A when C holds, else B (NVRTC ships no <type_traits>).
 template <bool C, class A, class B> struct Select { typedef A type; };

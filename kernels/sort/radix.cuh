@@ -25,9 +25,13 @@
 //     a barrier, since block_rank then bumps the counters that thread d read.
 //   warp_rank<BITS, ITEMS, MATCH>: a warp ranks its keys item by item against its counters: the
 //     lanes holding the same digit are found either with BITS ballots (MATCH_BALLOT) or with one
-//     shared atomicOr into a per-digit lane mask (MATCH_ATOMIC_OR; masks zero on entry and exit);
-//     the lowest of them bumps the counter by their number, each lane's rank is the old counter
-//     plus the number of peers below it. Only __syncwarp: warps rank independently.
+//     shared atomicOr into a lane mask per digit modulo 32 (rank_masks words: all the lanes whose
+//     digit falls in that class), narrowed by a ballot per digit bit above the fifth
+//     (MATCH_ATOMIC_OR; masks zero on entry and exit, each zeroed by the lowest lane that set
+//     it). Folding the masks costs BITS - 5 ballots and saves bank conflicts: the 32 masks sit in
+//     32 banks, so reading and clearing one takes a single shared-memory wavefront. The lowest
+//     lane of a digit bumps the counter by their number, each lane's rank is the old counter plus
+//     the number of peers below it. Only __syncwarp: warps rank independently.
 //   Shared memory: rank_counters<BITS>(WARPS) words (counters, padded by one per warp, and the
 //     masks) and BLOCK / 32 scan words.
 // Writing a ranked tile: stage_keys puts each key at its rank in a shared buffer; after a
@@ -162,11 +166,12 @@ __device__ __forceinline__ Digits<ITEMS> digits_of(const U (&keys)[ITEMS], int v
                     : digits_as<IMAGE_FLOAT, FULL>(keys, valid, dig);
 }
 
-template <int BITS>
+// The lanes whose digit d agrees with this lane's in bits [LO, BITS): one ballot per bit.
+template <int BITS, int LO = 0>
 __device__ __forceinline__ unsigned match_digit(unsigned d) {
     unsigned peers = FULL_MASK;
 #pragma unroll
-    for (int b = 0; b < BITS; ++b) {
+    for (int b = LO; b < BITS; ++b) {
         const unsigned bit = (d >> b) & 1u;
         const unsigned vote = __ballot_sync(FULL_MASK, bit);
         peers &= bit ? vote : ~vote;
@@ -183,30 +188,37 @@ __device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned 
     for (int k = 0; k < ITEMS; ++k) {
         const unsigned d = digits.get(k);
         unsigned peers;
+        bool clears = false;  // this lane zeroes the mask after use
         if (MATCH == MATCH_ATOMIC_OR) {
-            atomicOr(&masks[d], 1u << lane);
+            atomicOr(&masks[d % WARP], 1u << lane);
             __syncwarp();
-            peers = masks[d];
+            const unsigned fold = masks[d % WARP];  // the lanes whose digit is d modulo 32
+            peers = fold & match_digit<BITS, LOG_WARP>(d);
+            clears = (fold & below) == 0u;  // the lowest of them
         } else {
             peers = match_digit<BITS>(d);
         }
         const unsigned before = __popc(peers & below);
         const unsigned old = counts[d];
         __syncwarp();
-        if (before == 0) {
-            counts[d] = old + __popc(peers);
-            if (MATCH == MATCH_ATOMIC_OR) masks[d] = 0u;
-        }
+        if (before == 0) counts[d] = old + __popc(peers);
+        if (clears) masks[d % WARP] = 0u;
         __syncwarp();
         rank[k] = old + before;
     }
 }
 
-// Counters and masks of block_count/block_rank, in words: per warp RADIX + 1 counters and RADIX
-// lane masks.
+// Lane masks of a warp for MATCH_ATOMIC_OR: one per digit modulo 32.
+template <int BITS>
+__host__ __device__ constexpr int rank_masks() {
+    return (1 << BITS) < WARP ? (1 << BITS) : WARP;
+}
+
+// Counters and masks of block_count/block_rank, in words: per warp RADIX + 1 counters and
+// rank_masks lane masks.
 template <int BITS>
 __host__ __device__ constexpr int rank_counters(int warps) {
-    return warps * ((1 << BITS) + 1) + warps * (1 << BITS);
+    return warps * ((1 << BITS) + 1) + warps * rank_masks<BITS>();
 }
 
 // Zeroes block_count/block_rank's counters and masks. Whole block; a __syncthreads must come
@@ -274,7 +286,7 @@ __device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned
     constexpr int WARPS = BLOCK / WARP;
     const int warp = threadIdx.x / WARP;
     warp_rank<BITS, ITEMS, MATCH>(digits, rank, hist + warp * (RADIX + 1),
-                                  hist + WARPS * (RADIX + 1) + warp * RADIX);
+                                  hist + WARPS * (RADIX + 1) + warp * rank_masks<BITS>());
 }
 
 // A tile's keys in tile order (zero past `valid`; FULL: valid is the whole tile, no test).
