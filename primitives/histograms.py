@@ -504,9 +504,9 @@ def _stages(dt, acc, counters, info, lane_copies=True):
     """Staging slots per thread warp_replicated's kernel takes for samples of ``dt`` with
     ``counters`` bytes of counters per block (one copy per lane or fewer) on ``info``'s device:
     :data:`_STAGES` for counts, 0 (the register walk) with weights, before sm_80 (no cp.async), or
-    when the slots do not fit next to the counters in a block's shared memory. The variant rules (:func:`replicas_for`,
-    :func:`shared_capacity`, :func:`auto_variant`) count the counters only: the slots are
-    dropped, not the bins."""
+    when the slots do not fit next to the counters in a block's shared memory. The variant rules
+    (:func:`replicas_for`, :func:`shared_capacity`, :func:`auto_variant`) count the counters only:
+    the slots are dropped, not the bins."""
     pair = _STAGES.get(dt) if acc == "count" else None
     s = pair[0 if lane_copies else 1] if pair else 0
     if not s:

@@ -26,6 +26,7 @@ from primitives import _backend, _loader, _timing, sorting
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import figures_sort  # noqa: E402  (tools/figures_sort.py)
+from patched import swapped_kernel, tree_module  # noqa: E402  (tools/patched.py)
 
 
 def parse(argv):
@@ -62,30 +63,24 @@ def main(argv):
 
     def kernel(tree, name):
         if (tree, name) not in compiled:
-            root = trees[tree]
-            opts = tuple(f"-I{root}" if o.startswith("-I") else o
-                         for o in _loader.nvrtc_options())
-            mod = cupy.RawModule(code=(root / sorting._OS_SOURCE).read_text(), options=opts,
-                                 name_expressions=[name])
-            mod.compile()
+            mod = tree_module(trees[tree], sorting._OS_SOURCE, [name])
             compiled[tree, name] = _loader.Kernel(mod.get_function(name), name, be)
         return compiled[tree, name]
 
-    orig_kernel, orig_smem = sorting._kernel, sorting._tile_smem
+    orig_smem = sorting._tile_smem
 
     def with_tree(tree, cfg, fn):
         name = sorting._os_pass_name(*cfg)
         k = kernel(tree, name)
 
         def run():
-            sorting._kernel = lambda src, nm: (k if (src, nm) == (sorting._OS_SOURCE, name)
-                                               else orig_kernel(src, nm))
             if tree in staged or tree in masks:
                 sorting._tile_smem = smem_of(tree in staged, tree in masks)
             try:
-                return fn()
+                with swapped_kernel(sorting, sorting._OS_SOURCE, name, k):
+                    return fn()
             finally:
-                sorting._kernel, sorting._tile_smem = orig_kernel, orig_smem
+                sorting._tile_smem = orig_smem
         return run
 
     try:

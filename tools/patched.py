@@ -1,5 +1,7 @@
-"""Experiments on kernel variants without touching the library: a kernel compiled from a copy of
-the kernel tree with some text replaced (GPU only; used by the tuning tools)."""
+"""Experiments on kernel variants without touching the library: a kernel compiled from another
+kernel tree, or from a copy of the library's with some text replaced, and swapped in for the
+library's own for the length of a `with` block (GPU only; used by the tuning tools)."""
+import contextlib
 import pathlib
 import shutil
 import tempfile
@@ -28,8 +30,26 @@ def patched_module(source, names, edits):
             assert old in text, f"{rel}: {old!r} not found"
             text = text.replace(old, new)
         f.write_text(text)
+    return tree_module(root, source, names)
+
+
+def tree_module(root, source, names):
+    """The module of ``source`` (a path under the kernel tree ``root``) with instantiations
+    ``names``, compiled with the library's NVRTC options but ``root`` to include from."""
     opts = tuple(f"-I{root}" if o.startswith("-I") else o for o in _loader.nvrtc_options())
-    mod = cupy.RawModule(code=(root / source).read_text(), options=opts,
+    mod = cupy.RawModule(code=(pathlib.Path(root) / source).read_text(), options=opts,
                          name_expressions=list(names))
     mod.compile()
     return mod
+
+
+@contextlib.contextmanager
+def swapped_kernel(family, source, name, kernel):
+    """Within the block, ``family._kernel(source, name)`` (the kernel lookup of a library module
+    such as primitives.sorting) returns ``kernel`` (a primitives._loader.Kernel)."""
+    orig = family._kernel
+    family._kernel = lambda src, nm: kernel if (src, nm) == (source, name) else orig(src, nm)
+    try:
+        yield
+    finally:
+        family._kernel = orig

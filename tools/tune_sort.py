@@ -31,7 +31,7 @@ import numpy as np
 
 import primitives as prim
 from primitives import _backend, _launch, _loader, _timing, sorting
-from patched import patched_kernel  # tools/patched.py
+from patched import patched_kernel, swapped_kernel  # tools/patched.py
 
 n = 1 << 27
 rng = np.random.default_rng(5)
@@ -182,22 +182,17 @@ def bounds_section():
     (each tile takes 0 keys before it per digit: a bound, not a sort), and cupy.sort."""
     name = sorting._os_pass_name(4, 0)
     be = _backend.get_backend()
-    orig = sorting._kernel
     skip = {"sort/onesweep.cu": [(
         "before = os::look_back<WINDOW>(t.status + threadIdx.x, t.tile, t.first_tile, t.epoch);",
         "before = 0;")]}
     fns = {}
     for label, edits in (("as is", None), ("no look-back", skip)):
-        k = (orig(sorting._OS_SOURCE, name) if edits is None else
+        k = (sorting._kernel(sorting._OS_SOURCE, name) if edits is None else
              _loader.Kernel(patched_kernel(sorting._OS_SOURCE, name, edits), name, be))
 
         def run(k=k):
-            sorting._kernel = lambda src, nm: k if (src, nm) == (sorting._OS_SOURCE, name) \
-                else orig(src, nm)
-            try:
+            with swapped_kernel(sorting, sorting._OS_SOURCE, name, k):
                 return prim.sort(x32)
-            finally:
-                sorting._kernel = orig
 
         fns[label] = run
     fns["cupy.sort"] = lambda: cupy.sort(x32)
