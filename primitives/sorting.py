@@ -514,8 +514,9 @@ def radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending=False
             move with the keys; others through an index permutation and one gather.
         begin_bit, end_bit: sort by bits ``[begin_bit, end_bit)`` of the key's order-preserving
             unsigned image only (the key itself for unsigned keys; for signed keys the sign bit
-            is flipped, for floats see below); default all bits. ``begin_bit == end_bit`` keeps
-            the input order.
+            is flipped; for floats every NaN is the positive quiet NaN, negative numbers are
+            negated as two's complement integers and others get the sign bit set); default all
+            bits. ``begin_bit == end_bit`` keeps the input order.
         descending: largest first. Equal keys stay in input order (stable); NaNs come first.
         variant: ``"split"``, ``"classic"``, ``"onesweep"`` or ``"auto"`` (= ``"onesweep"``).
 

@@ -279,7 +279,8 @@ def test_onesweep_plan_kernel_skips_and_orders_buffers():
 
 
 def test_onesweep_plan_folds_floats_only_when_needed():
-    # the histogram pass flags NaN / -0.0 keys; only then do the passes fold float images
+    # the histogram pass flags NaN keys; only then do the passes fold float images (-0.0 needs
+    # no fold: its image, a negation, is +0.0's)
     def fold_word(x):
         sorting.sort(x)
         key = next(k for k in sorting._os_scratch._plans if k[:3] == (x.dtype.itemsize, 0, x.size))
@@ -290,10 +291,11 @@ def test_onesweep_plan_folds_floats_only_when_needed():
     for dt in (np.float32, np.float64):
         plain = rng.standard_normal(3001).astype(dt)
         assert fold_word(plain) == {0}
-        for special in (np.nan, -np.nan, -0.0):
+        for special, fold in ((np.nan, 1), (-np.nan, 1), (-0.0, 0), (0.0, 0)):
             x = plain.copy()
             x[1717] = special
-            assert fold_word(x) == {1}
+            x[2000] = -special  # both signs: equal, so kept in input order
+            assert fold_word(x) == {fold}
             got = to_host(sorting.sort(x))
             assert np.array_equal(got.view(f"u{x.itemsize}"),
                                   np.sort(x, kind="stable").view(f"u{x.itemsize}"))
@@ -303,7 +305,8 @@ def test_onesweep_plan_folds_floats_only_when_needed():
 
 def key_image(x, descending=False):
     """The order-preserving unsigned image of 4- or 8-byte keys (kernels/sort/radix.cuh: ordered,
-    with the fold: every NaN the positive quiet NaN, -0.0 as 0.0)."""
+    with the fold: every NaN the positive quiet NaN; then negative floats their two's complement
+    negation, which puts -0.0 on 0.0's image, others with the sign bit set)."""
     u = bits_of(x).copy()
     ut = u.dtype.type
     top = ut(1) << ut(8 * x.itemsize - 1)
@@ -312,9 +315,8 @@ def key_image(x, descending=False):
     elif x.dtype.kind == "f":
         inf, qnan = {4: (0x7F800000, 0x7FC00000),
                      8: (0x7FF0000000000000, 0x7FF8000000000000)}[x.itemsize]
-        mag = u & ~top
-        u = np.where(mag > ut(inf), ut(qnan), np.where(mag == 0, ut(0), u))
-        u = np.where((u & top) != 0, ~u, u | top)
+        u = np.where((u & ~top) > ut(inf), ut(qnan), u)
+        u = np.where((u & top) != 0, ~u + ut(1), u | top)
     return ~u if descending else u
 
 
@@ -332,7 +334,7 @@ def os_hist_reference(x, begin, end, descending):
         u = bits_of(x)
         top = u.dtype.type(1) << u.dtype.type(8 * x.itemsize - 1)
         inf = 0x7F800000 if x.itemsize == 4 else 0x7FF0000000000000
-        out[-1] = bool(np.any(((u & ~top) > u.dtype.type(inf)) | (u == top)))
+        out[-1] = bool(np.any((u & ~top) > u.dtype.type(inf)))
     return out
 
 

@@ -11,8 +11,8 @@
 //   of the keys (prim::for_each_packet: a scalar head up to the first 16-byte boundary, VECS = 8
 //   16-byte loads in flight per round, a scalar tail), then the block sums the 32 lane columns
 //   of each (pass, digit) and adds the sums into hist (global atomics). It also sets
-//   hist[passes * 256] to 1 when a float key is a NaN or -0.0 (the passes then fold those keys'
-//   images; otherwise they need not).
+//   hist[passes * 256] to 1 when a float key is a NaN (the passes then fold the NaNs' images;
+//   otherwise they need not).
 //   Launch: BLOCK threads (1024: one block per SM), any grid (blocks past the keys only zero
 //   their counters and sum them). Dynamic shared memory: 4 rows * 256 * 32 words = 128 KB for
 //   either key width (only the rows of the passes run are zeroed and read), opted in by the host.
@@ -112,7 +112,7 @@ struct OsHist {
 // One key into the column of this lane (col = counters + lane). P: the number of passes when it
 // is all of them (known at compile time), 0: `passes` at run time. The last pass takes
 // `last_mask` of its digit. MODE: the image (IMAGE_INT, or IMAGE_FOLD for floats, which also
-// notes in `fold` a NaN or -0.0 key).
+// notes in `fold` a NaN key).
 template <int MODE, int P, class U>
 __device__ __forceinline__ void hist_key(U key, U flip, int shift, int passes, unsigned last_mask,
                                          unsigned* col, bool& fold) {
@@ -180,7 +180,7 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
 
     const int lane = threadIdx.x % prim::WARP;
     unsigned* col = counters + lane;
-    bool fold = false;  // a float key the image folds (NaN, -0.0) seen
+    bool fold = false;  // a float key the image folds (a NaN) seen
     if (dig.is_float)
         hist_keys_of<IMAGE_FOLD, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
                                            col, fold);

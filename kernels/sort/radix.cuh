@@ -4,8 +4,10 @@
 // the order-preserving image of a key (`ordered`) is computed whenever a digit is needed, so no
 // pass has to transform keys in place and NaN payloads and the sign of -0.0 survive the sort.
 //   kind UNSIGNED: the bits themselves; SIGNED: the sign bit flipped (two's complement order);
-//   FLOAT: every NaN becomes the positive quiet NaN and -0.0 becomes +0.0 (NumPy's order: NaNs
-//   last, -0.0 equal to 0.0), then negative numbers have all bits flipped, others the sign bit.
+//   FLOAT: every NaN becomes the positive quiet NaN (NumPy's order: NaNs last), then negative
+//   numbers map to their two's complement negation, others get the sign bit set. The negation
+//   is the bitwise complement plus one, so it keeps the order of negative numbers and lands
+//   -0.0 (the sign bit alone) on the image of +0.0, as NumPy has them equal.
 //   Descending order complements the image (`flip` = all ones), which keeps equal keys in input
 //   order and puts NaNs first.
 // Digits: `width` bits (<= BITS <= 8) of the image from bit `shift`, computed once per key and
@@ -40,8 +42,8 @@
 //   run; values (loaded by load_values early, to hide the latency) follow the same path.
 // The tile helpers take FULL = true when the tile holds BLOCK * ITEMS real keys (every tile but
 // an input's last): no bounds test per key. digits_of branches once on the image mode, so integer
-// keys pay one xor for their image, floats two more, and the NaN and -0.0 folding only when the
-// input holds such keys (DigitOf::fold).
+// keys pay one xor for their image, floats three more, and the NaN folding only when the input
+// holds NaNs (DigitOf::fold).
 #pragma once
 #include "common/prim.cuh"
 #include "common/warp.cuh"
@@ -69,19 +71,17 @@ template <> struct Bits<u64> {
 
 // The order-preserving unsigned image of a key (see the header comment). Integers: one xor
 // (`flip` already holds the sign bit for signed keys and the complement for descending order).
-// Floats: IMAGE_FOLD folds every NaN into one and -0.0 into +0.0 first; IMAGE_FLOAT does not (the
-// same image for inputs holding neither, which the onesweep histogram pass finds out).
+// Floats: three more operations (-0.0 needs none of its own); IMAGE_FOLD folds every NaN into
+// one first, IMAGE_FLOAT does not (the same image for inputs without NaNs, which the onesweep
+// histogram pass finds out).
 enum ImageMode { IMAGE_INT = 0, IMAGE_FLOAT = 1, IMAGE_FOLD = 2 };
 
 template <int MODE, class U>
 __device__ __forceinline__ U ordered_as(U k, U flip) {
-    if (MODE == IMAGE_FOLD) {
-        const U mag = k & ~Bits<U>::TOP;
-        k = mag > Bits<U>::INF ? Bits<U>::QNAN : (mag == 0 ? static_cast<U>(0) : k);
-    }
+    if (MODE == IMAGE_FOLD) k = (k & ~Bits<U>::TOP) > Bits<U>::INF ? Bits<U>::QNAN : k;
     if (MODE != IMAGE_INT) {
         const U neg = static_cast<U>(0) - (k >> (Bits<U>::N - 1));  // all ones if negative
-        k ^= neg | Bits<U>::TOP;
+        k = (k ^ (neg | Bits<U>::TOP)) - neg;  // negative: ~k + 1 = -k; else k | TOP
     }
     return k ^ flip;
 }
@@ -91,16 +91,16 @@ __device__ __forceinline__ U ordered(U k, bool is_float, U flip) {
     return is_float ? ordered_as<IMAGE_FOLD>(k, flip) : ordered_as<IMAGE_INT>(k, flip);
 }
 
-// A float key that the fold changes: a NaN or -0.0.
+// A float key that the fold changes: a NaN.
 template <class U>
 __device__ __forceinline__ bool needs_fold(U k) {
-    return (k & ~Bits<U>::TOP) > Bits<U>::INF || k == Bits<U>::TOP;
+    return (k & ~Bits<U>::TOP) > Bits<U>::INF;
 }
 
 // How a kernel reads digits: the key kind, the descending flip and the digit's bit field.
 // of<MODE>(key) is the digit with the image mode known at compile time (loops over many keys
 // branch once, see digits_of); operator() tests is_float per call. `fold` (true unless the
-// caller knows the input holds no NaN and no -0.0) picks IMAGE_FOLD or IMAGE_FLOAT for floats
+// caller knows the input holds no NaN) picks IMAGE_FOLD or IMAGE_FLOAT for floats
 // in digits_of.
 template <class U>
 struct DigitOf {
