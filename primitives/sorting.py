@@ -50,8 +50,8 @@ def _vc(vbytes):
 
 
 # onesweep: (key bytes, value bytes) -> (BLOCK, ITEMS, MIN_BLOCKS, look-back WINDOW, MATCH)
-# MATCH: 0 = ballots, 1 = shared atomicOr lane masks, one per digit modulo 32, and ballots for the
-# digit bits above the fifth (prim::radix::Match)
+# MATCH: 0 = ballots, 1 = shared lane masks (each lane's bit added in), one per digit modulo 32,
+# and ballots for the digit bits above the fifth (prim::radix::Match)
 _OS_SOURCE = "sort/onesweep.cu"
 # Measured on an H100 (tools/tune_sort.py --configs ..., n = 2^27): larger tiles win, as each tile
 # pays one look-back per digit and its barriers, up to the register file of two blocks of 256 per

@@ -36,7 +36,7 @@
 //   inclusive counts). Each block draws the next tile id from an atomic counter, loads BLOCK *
 //   ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and publishes
 //   the counts at once, ranks the keys by digit in shared memory (block_rank, MATCH: ballots or
-//   atomicOr lane masks), and thread d looks back over the predecessors' status words of digit d
+//   shared lane masks), and thread d looks back over the predecessors' status words of digit d
 //   (one 32-bit word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit count,
 //   so value and flag are published by one store and need no fence), WINDOW words per round, until
 //   an inclusive prefix, then publishes its own inclusive prefix. Keys (and then values) are
