@@ -103,9 +103,10 @@ __device__ __forceinline__ bool needs_fold(U k) {
 
 // How a kernel reads digits: the key kind, the descending flip and the digit's bit field.
 // of<MODE>(key) is the digit with the image mode known at compile time (loops over many keys
-// branch once, see digits_of); operator() tests is_float per call. `fold` (true unless the
-// caller knows the input holds no NaN) picks IMAGE_FOLD or IMAGE_FLOAT for floats
-// in digits_of.
+// branch once, see digits_of); operator() tests is_float per call. The flip is applied to the
+// shifted image, where the xor and the mask make one three-input logic operation. `fold` (true
+// unless the caller knows the input holds no NaN) picks IMAGE_FOLD or IMAGE_FLOAT for floats in
+// digits_of.
 template <class U>
 struct DigitOf {
     bool is_float;
@@ -113,17 +114,20 @@ struct DigitOf {
     U flip;
     int shift;
     unsigned mask;
+    unsigned flip_digit;  // the digit's bits of flip: ((x ^ flip) >> s) = (x >> s) ^ (flip >> s)
 
     __device__ __forceinline__ DigitOf(int kind, int descending, int shift_, int width)
         : is_float(kind == FLOAT), fold(true),
           flip(static_cast<U>((descending ? ~static_cast<U>(0) : static_cast<U>(0)) ^
                               (kind == SIGNED ? Bits<U>::TOP : static_cast<U>(0)))),
-          shift(shift_), mask((1u << width) - 1u) {}
+          shift(shift_), mask((1u << width) - 1u),
+          flip_digit(static_cast<unsigned>(flip >> shift_) & mask) {}
 
     __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip); }
     template <int MODE>
     __device__ __forceinline__ unsigned of(U key) const {
-        return static_cast<unsigned>(ordered_as<MODE>(key, flip) >> shift) & mask;
+        return (static_cast<unsigned>(ordered_as<MODE>(key, static_cast<U>(0)) >> shift) ^
+                flip_digit) & mask;
     }
     __device__ __forceinline__ unsigned operator()(U key) const {
         return is_float ? of<IMAGE_FOLD>(key) : of<IMAGE_INT>(key);
