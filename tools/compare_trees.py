@@ -6,16 +6,26 @@
     python tools/compare_trees.py before=/tmp/before/kernels after=/tmp/after/kernels \\
         --staged-digits before
 
-For uint32, int32, float32 (normal, and random bit patterns that are not NaN) and uint64 keys and
-uint32 keys with uint32 values (2^27 each), every tree's pass
-kernel is compiled under the library's current policy, its sort is checked once against CuPy, and
-all trees are timed in interleaved rounds together with CUB (cuda.compute, when installed) and
-cupy.sort. The histogram and plan kernels are the library's own, and so is the shared-memory
-size, so a tree with another layout must be named: ``--staged-digits NAME``, tree NAME still
-stages a digit byte per key beside the keys (the trees before 9754166); ``--digit-masks NAME``, it
-keeps a lane mask per digit rather than per digit modulo 32 (the trees before the folded masks).
+For uint32, int32, float32 (normal, and random bit patterns that are not NaN), uint32 keys with
+the bits of normal float32 (skewed top digits) and uint64 keys, and uint32 keys with uint32
+values (2^27 each), every tree's onesweep kernels (histogram, plan and pass) are compiled under
+the library's current policy, its sort is checked once against CuPy, and all trees are timed in
+interleaved rounds together with CUB (cuda.compute, when installed) and cupy.sort. The
+shared-memory size is the library's, so a tree with another layout must be named:
+``--staged-digits NAME``, tree NAME still stages a digit byte per key beside the keys (the trees
+before 9754166); ``--digit-masks NAME``, it keeps a lane mask per digit rather than per digit
+modulo 32 (the trees before the folded masks); ``--extra-smem NAME=BYTES``, its pass takes BYTES
+more dynamic shared memory than the library's. ``--items NAME=KB:VB:ITEMS`` runs tree NAME's
+pass for KB-byte keys and VB-byte values (0: keys only) at tiles of ITEMS keys per thread instead
+of the library's (a tree may be named twice, under two names, to compare two tile sizes).
+``--breakdown`` then times each kernel of every tree's sort (CUDA events just before and after
+each launch: the histogram, the plan and each pass; medians over 30 sorts), to see which of them
+a change moves, and the time the GPU waits for the host: from the call to the first launch, and
+between launches.
 """
+import contextlib
 import pathlib
+import statistics
 import sys
 
 import cupy
@@ -30,34 +40,88 @@ from patched import swapped_kernel, tree_module  # noqa: E402  (tools/patched.py
 
 
 def parse(argv):
-    trees, staged, masks = {}, set(), set()
+    trees, staged, masks, items, extra = {}, set(), set(), {}, {}
     it = iter(argv)
     for a in it:
         if a == "--staged-digits":
             staged.add(next(it))
         elif a == "--digit-masks":
             masks.add(next(it))
-        else:
+        elif a == "--extra-smem":
+            name, _, nbytes = next(it).partition("=")
+            extra[name] = int(nbytes)
+        elif a == "--items":
+            name, _, spec = next(it).partition("=")
+            kb, vb, k = (int(x) for x in spec.split(":"))
+            items.setdefault(name, {})[kb, vb] = k
+        elif a != "--breakdown":
             name, _, path = a.partition("=")
             trees[name] = pathlib.Path(path).resolve()
-    return trees, staged, masks
+    return trees, staged, masks, items, extra
 
 
-def smem_of(staged, masks):
+@contextlib.contextmanager
+def policy_items(cfg, k):
+    """sorting._OS_POLICY[cfg] with ITEMS = k (None: as it is) within the block."""
+    orig = sorting._OS_POLICY[cfg]
+    if k is not None:
+        sorting._OS_POLICY[cfg] = orig[:1] + (k,) + orig[2:]
+    try:
+        yield
+    finally:
+        sorting._OS_POLICY[cfg] = orig
+
+
+def breakdown(fns, samples=30):
+    """Per tree: the median milliseconds of each launch of its sort (events recorded just before
+    and just after every launch)."""
+    out = {}
+    orig = sorting._go
+    for label, fn in fns.items():
+        events = []
+
+        def go(*args, **kwargs):
+            before, after = cupy.cuda.Event(), cupy.cuda.Event()
+            before.record()
+            orig(*args, **kwargs)
+            after.record()
+            events.append((before, after))
+        per = []
+        sorting._go = go
+        try:
+            for _ in range(3 + samples):
+                events.clear()
+                start = cupy.cuda.Event()
+                start.record()
+                fn()
+                events[-1][1].synchronize()
+                ms = [cupy.cuda.get_elapsed_time(a, b) for a, b in events]
+                lead = cupy.cuda.get_elapsed_time(start, events[0][0])
+                gaps = sum(cupy.cuda.get_elapsed_time(a[1], b[0])
+                           for a, b in zip(events, events[1:]))
+                per.append([lead, gaps] + ms)
+        finally:
+            sorting._go = orig
+        per = per[3:]
+        out[label] = [statistics.median(p[i] for p in per) for i in range(len(per[0]))]
+    return out
+
+
+def smem_of(staged, masks, more=0):
     """sorting._tile_smem for a tree of another layout: + a digit byte per key, + 256 - 32 lane
-    masks per warp."""
+    masks per warp, + `more` bytes."""
     orig = sorting._tile_smem
 
     def smem(block, items, kv, bits):
         extra = block * items if staged else 0
         if masks:
             extra += 4 * (block // 32) * ((1 << bits) - min(1 << bits, 32))
-        return orig(block, items, kv, bits) + -(-extra // 16) * 16
+        return orig(block, items, kv, bits) + -(-(extra + more) // 16) * 16
     return smem
 
 
 def main(argv):
-    trees, staged, masks = parse(argv)
+    trees, staged, masks, items, extra = parse(argv)
     be = _backend.get_backend()
     compiled = {}
 
@@ -70,14 +134,19 @@ def main(argv):
     orig_smem = sorting._tile_smem
 
     def with_tree(tree, cfg, fn):
-        name = sorting._os_pass_name(*cfg)
-        k = kernel(tree, name)
+        k_items = items.get(tree, {}).get(cfg)
+        with policy_items(cfg, k_items):
+            names = [sorting._os_pass_name(*cfg), "onesweep_plan",
+                     f"onesweep_histogram<{sorting._C[cfg[0]]}, {sorting._OS_HIST_BLOCK}>"]
+        ks = {name: kernel(tree, name) for name in names}
 
         def run():
-            if tree in staged or tree in masks:
-                sorting._tile_smem = smem_of(tree in staged, tree in masks)
+            if tree in staged or tree in masks or tree in extra:
+                sorting._tile_smem = smem_of(tree in staged, tree in masks, extra.get(tree, 0))
             try:
-                with swapped_kernel(sorting, sorting._OS_SOURCE, name, k):
+                with policy_items(cfg, k_items), contextlib.ExitStack() as stack:
+                    for name, k in ks.items():
+                        stack.enter_context(swapped_kernel(sorting, sorting._OS_SOURCE, name, k))
                     return fn()
             finally:
                 sorting._tile_smem = orig_smem
@@ -97,6 +166,7 @@ def main(argv):
     b32 = rng.integers(0, 2**32, n, dtype=np.uint32)
     b32 = np.where((b32 & 0x7fffffff) > 0x7f800000, b32 & 0xbfffffff, b32)  # NaN -> finite
     b32 = cupy.asarray(b32.view(np.float32))
+    u32f = f32.view(np.uint32)  # skewed top digits, as float keys have
     order = cupy.argsort(x32)  # stable
     cases = [("uint32 keys", (4, 0), lambda: prim.sort(x32), (cupy.sort(x32),), x32, None),
              ("uint32 pairs", (4, 4), lambda: prim.radix_sort(x32, v32),
@@ -104,6 +174,8 @@ def main(argv):
              ("int32 keys", (4, 0), lambda: prim.sort(i32), (cupy.sort(i32),), i32, None),
              ("float32 keys", (4, 0), lambda: prim.sort(f32), (cupy.sort(f32),), f32, None),
              ("float32 bits", (4, 0), lambda: prim.sort(b32), (cupy.sort(b32),), b32, None),
+             ("uint32 normal-float bits", (4, 0), lambda: prim.sort(u32f), (cupy.sort(u32f),),
+              u32f, None),
              ("uint64 keys", (8, 0), lambda: prim.sort(x64), (cupy.sort(x64),), x64, None)]
     for title, cfg, fn, ref, keys, vals in cases:
         fns = {}
@@ -125,6 +197,11 @@ def main(argv):
         for label, ms in t.items():
             print(f"{title} (policy {sorting._OS_POLICY[cfg]}) | {label} | {ms:.4f} ms | "
                   f"{ms / first:.3f} of {next(iter(trees))}", flush=True)
+        if "--breakdown" in argv:
+            for label, ms in breakdown({tree: fns[tree] for tree in trees}).items():
+                print(f"{title} | {label} | before the first launch {ms[0]:.4f} ms, between "
+                      f"launches {ms[1]:.4f} ms, per launch ms: "
+                      + " ".join(f"{m:.4f}" for m in ms[2:]), flush=True)
 
 
 if __name__ == "__main__":
