@@ -374,15 +374,15 @@ def _run_onesweep(job):
     scratch = _os_scratch.get((kb, vb, n, tile, passes, portions, job.backend.stream_key()),
                               lambda: _OnesweepScratch(xp, portions, passes, tiles,
                                                        _os_hist_grid(kh, n, kb)))
-    kplan = _kernel(_OS_SOURCE, "onesweep_plan")
-    kp = _kernel(_OS_SOURCE, _os_pass_name(kb, vb))
-
     keys = job.kbits
-    radix = 256
-    pass_stride = (portions + 1) * radix
+    # the histogram first: the GPU starts on it while the host prepares the rest
     _go(kh, scratch.hist_grid, _OS_HIST_BLOCK,
         (keys, _launch.i64(n), *job.common(), _i32(job.begin), _i32(job.end), scratch.hist),
         shared_mem=_OS_HIST_SMEM)
+    kplan = _kernel(_OS_SOURCE, "onesweep_plan")
+    kp = _kernel(_OS_SOURCE, _os_pass_name(kb, vb))
+    radix = 256
+    pass_stride = (portions + 1) * radix
     _go(kplan, 1, 256, (scratch.hist, _i32(passes), _launch.i64(n), scratch.offsets,
                         _i32(pass_stride), scratch.plan, scratch.launches))
 
