@@ -17,7 +17,8 @@ before 9754166); ``--digit-masks NAME``, it keeps a lane mask per digit rather t
 modulo 32 (the trees before the folded masks); ``--extra-smem NAME=BYTES``, its pass takes BYTES
 more dynamic shared memory than the library's. ``--items NAME=KB:VB:ITEMS`` runs tree NAME's
 pass for KB-byte keys and VB-byte values (0: keys only) at tiles of ITEMS keys per thread instead
-of the library's (a tree may be named twice, under two names, to compare two tile sizes).
+of the library's (a tree may be named twice, under two names, to compare two tile sizes);
+``--policy NAME=KB:VB:BLOCK,ITEMS,MIN_BLOCKS,WINDOW,MATCH`` gives it a whole policy.
 ``--breakdown`` then times each kernel of every tree's sort (CUDA events just before and after
 each launch: the histogram, the plan and each pass; medians over 30 sorts), to see which of them
 a change moves, and the time the GPU waits for the host: from the call to the first launch, and
@@ -50,10 +51,11 @@ def parse(argv):
         elif a == "--extra-smem":
             name, _, nbytes = next(it).partition("=")
             extra[name] = int(nbytes)
-        elif a == "--items":
+        elif a in ("--items", "--policy"):
             name, _, spec = next(it).partition("=")
-            kb, vb, k = (int(x) for x in spec.split(":"))
-            items.setdefault(name, {})[kb, vb] = k
+            kb, vb, k = spec.split(":")
+            k = tuple(int(x) for x in k.split(","))
+            items.setdefault(name, {})[int(kb), int(vb)] = k[0] if a == "--items" else k
         elif a != "--breakdown":
             name, _, path = a.partition("=")
             trees[name] = pathlib.Path(path).resolve()
@@ -62,9 +64,12 @@ def parse(argv):
 
 @contextlib.contextmanager
 def policy_items(cfg, k):
-    """sorting._OS_POLICY[cfg] with ITEMS = k (None: as it is) within the block."""
+    """sorting._OS_POLICY[cfg] with ITEMS = k, or the whole policy k (a tuple), within the block
+    (None: as it is)."""
     orig = sorting._OS_POLICY[cfg]
-    if k is not None:
+    if isinstance(k, tuple):
+        sorting._OS_POLICY[cfg] = k
+    elif k is not None:
         sorting._OS_POLICY[cfg] = orig[:1] + (k,) + orig[2:]
     try:
         yield

@@ -109,7 +109,8 @@ HIST_VECS = "static constexpr int VECS = 8;"
 
 def hist_reference(x):
     """onesweep_histogram's result for all bits of x: 256 counts per pass of the order-preserving
-    image (floats folded: every NaN the positive quiet NaN, -0.0 as 0.0), then the fold word."""
+    image (floats: every NaN the positive quiet NaN, then negative numbers negated as integers,
+    which puts -0.0 on 0.0's image, others with the sign bit set), then the fold word (a NaN)."""
     kb = x.dtype.itemsize
     u = x.view(sorting._U[kb])
     ut = u.dtype.type
@@ -121,10 +122,10 @@ def hist_reference(x):
     elif x.dtype.kind == "f":
         inf, qnan = {4: (0x7F800000, 0x7FC00000),
                      8: (0x7FF0000000000000, 0x7FF8000000000000)}[kb]
-        mag = u & ~top
-        img = cupy.where(mag > ut(inf), ut(qnan), cupy.where(mag == 0, ut(0), u))
-        img = cupy.where((img & top) != 0, ~img, img | top)
-        fold = int(bool(((mag > ut(inf)) | (u == top)).any()))
+        nan = (u & ~top) > ut(inf)
+        img = cupy.where(nan, ut(qnan), u)
+        img = cupy.where((img & top) != 0, ~img + ut(1), img | top)
+        fold = int(bool(nan.any()))
     parts = [cupy.bincount(((img >> ut(8 * p)) & ut(255)).astype(cupy.int64), minlength=256)
              for p in range(kb)]
     return cupy.concatenate(parts + [cupy.asarray([fold])]).astype(cupy.uint32)
