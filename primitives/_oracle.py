@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-__all__ = ["reduce_ref", "reduce_matches"]
+__all__ = ["reduce_ref", "reduce_matches", "radix_image", "radix_histogram"]
 
 
 def reduce_ref(x, op, acc_dtype):
@@ -47,3 +47,54 @@ def reduce_matches(got, x, op, acc_dtype, depth):
         bound = float_sum_bound(x, depth, acc_dtype)
         return bool(abs(float(got) - float(want)) <= bound), want, bound
     return bool(got == want), want, 0
+
+
+def _array_module(x):
+    if isinstance(x, np.ndarray):
+        return np
+    import cupy
+
+    return cupy
+
+
+_FLOAT_BITS = {4: (0x7F800000, 0x7FC00000), 8: (0x7FF0000000000000, 0x7FF8000000000000)}
+
+
+def radix_image(x, descending=False):
+    """The order-preserving unsigned image the radix sorts order 4- and 8-byte keys by
+    (kernels/sort/radix.cuh: ``ordered``, with the fold): unsigned keys as they are, signed keys
+    with the sign bit flipped; floats with every NaN made the positive quiet NaN, then negative
+    numbers negated as two's complement integers (which puts -0.0 on 0.0's image) and others
+    with the sign bit set; all complemented for descending order. NumPy or CuPy in, the same
+    kind out."""
+    xp = _array_module(x)
+    u = xp.ascontiguousarray(x).view(f"u{x.dtype.itemsize}")
+    ut = u.dtype.type
+    top = ut(1) << ut(8 * x.dtype.itemsize - 1)
+    if x.dtype.kind == "i":
+        u = u ^ top
+    elif x.dtype.kind == "f":
+        inf, qnan = _FLOAT_BITS[x.dtype.itemsize]
+        u = xp.where((u & ~top) > ut(inf), ut(qnan), u)
+        u = xp.where((u & top) != 0, ~u + ut(1), u | top)
+    return ~u if descending else u
+
+
+def radix_histogram(x, begin, end, descending=False):
+    """What the onesweep histogram kernel computes for ``x``: the 256 digit counts of every 8-bit
+    pass over bits ``[begin, end)`` of :func:`radix_image` (the last pass takes the bits left),
+    then the fold word: 1 when a float key is a NaN. uint32, NumPy or CuPy as ``x``."""
+    xp = _array_module(x)
+    img = radix_image(x, descending)
+    ut = img.dtype.type
+    passes = -(-(end - begin) // 8)
+    out = xp.zeros(passes * 256 + 1, np.uint32)
+    for p in range(passes):
+        shift = begin + 8 * p
+        digits = (img >> ut(shift)) & ut((1 << min(8, end - shift)) - 1)
+        out[p * 256:(p + 1) * 256] = xp.bincount(digits.astype(np.int64), minlength=256)
+    if x.dtype.kind == "f":
+        u = xp.ascontiguousarray(x).view(f"u{x.dtype.itemsize}")
+        top = u.dtype.type(1) << u.dtype.type(8 * x.dtype.itemsize - 1)
+        out[-1] = int(bool(xp.any((u & ~top) > u.dtype.type(_FLOAT_BITS[x.dtype.itemsize][0]))))
+    return out

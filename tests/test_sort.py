@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives import _launch, sorting
+from primitives import _launch, _oracle, sorting
 
 from conftest import ragged_offsets, to_host
 
@@ -188,7 +188,7 @@ def test_bit_range(variant, rng):
     # floats: over the image of radix_sort's docstring (NaNs folded, negative numbers negated)
     f = rng.standard_normal(6000).astype(np.float32)
     f[::7], f[::11], f[5], f[13] = -0.0, 0.0, np.nan, -np.nan
-    field = key_image(f) & np.uint32(0xFFF)  # low bits: the negation's + 1 shows
+    field = _oracle.radix_image(f) & np.uint32(0xFFF)  # low bits: the negation's + 1 shows
     k = prim.radix_sort(f, begin_bit=0, end_bit=12, variant=variant)
     assert np.array_equal(bits_of(k), bits_of(f[np.argsort(field, kind="stable")]))
     # an empty range keeps the input order
@@ -309,41 +309,6 @@ def test_onesweep_plan_folds_floats_only_when_needed():
     assert fold_word(rng.integers(-9, 9, 3001).astype(np.int32)) == {0}
 
 
-def key_image(x, descending=False):
-    """The order-preserving unsigned image of 4- or 8-byte keys (kernels/sort/radix.cuh: ordered,
-    with the fold: every NaN the positive quiet NaN; then negative floats their two's complement
-    negation, which puts -0.0 on 0.0's image, others with the sign bit set)."""
-    u = bits_of(x).copy()
-    ut = u.dtype.type
-    top = ut(1) << ut(8 * x.itemsize - 1)
-    if x.dtype.kind == "i":
-        u ^= top
-    elif x.dtype.kind == "f":
-        inf, qnan = {4: (0x7F800000, 0x7FC00000),
-                     8: (0x7FF0000000000000, 0x7FF8000000000000)}[x.itemsize]
-        u = np.where((u & ~top) > ut(inf), ut(qnan), u)
-        u = np.where((u & top) != 0, ~u + ut(1), u | top)
-    return ~u if descending else u
-
-
-def os_hist_reference(x, begin, end, descending):
-    """onesweep_histogram's result: each pass's 256 digit counts, then the fold word."""
-    img = key_image(x, descending)
-    ut = img.dtype.type
-    passes = -(-(end - begin) // 8)
-    out = np.zeros(passes * 256 + 1, np.uint32)
-    for p in range(passes):
-        shift = begin + 8 * p
-        digits = (img >> ut(shift)) & ut((1 << min(8, end - shift)) - 1)
-        out[p * 256:(p + 1) * 256] = np.bincount(digits.astype(np.int64), minlength=256)
-    if x.dtype.kind == "f":
-        u = bits_of(x)
-        top = u.dtype.type(1) << u.dtype.type(8 * x.itemsize - 1)
-        inf = 0x7F800000 if x.itemsize == 4 else 0x7FF0000000000000
-        out[-1] = bool(np.any((u & ~top) > u.dtype.type(inf)))
-    return out
-
-
 def run_os_hist(backend, x, offset, n, begin, end, descending, grid=None):
     """onesweep_histogram over x[offset:offset + n] (a device view: offset 1-3 is not 16-byte
     aligned), with the library's grid or the given one."""
@@ -384,7 +349,7 @@ def test_onesweep_histogram_kernel(dtype, backend, rng, schedule):
              (same, 3, 20001, 0, bits, True, 3)]
     for keys, offset, n, begin, end, desc, grid in cases:
         got = run_os_hist(backend, keys, offset, n, begin, end, desc, grid)
-        want = os_hist_reference(keys[offset:offset + n], begin, end, desc)
+        want = _oracle.radix_histogram(keys[offset:offset + n], begin, end, desc)
         bad = np.flatnonzero(got != want)
         assert bad.size == 0, (f"offset {offset} n {n} bits [{begin}, {end}) desc {desc} grid "
                                f"{grid}: words {bad[:5]} are {got[bad[:5]]}, not {want[bad[:5]]}")
@@ -398,7 +363,7 @@ def test_onesweep_histogram_16_bit_halves_at_the_limit(backend):
     n = 1 + per_thread * block + 1  # a head key, whole packets, a tail key
     x = np.full(n + 1, 0x0123456789ABCDEF, np.uint64)
     got = run_os_hist(backend, x, 1, n, 0, 64, False, grid=1)
-    assert np.array_equal(got, os_hist_reference(x[1:n + 1], 0, 64, False))
+    assert np.array_equal(got, _oracle.radix_histogram(x[1:n + 1], 0, 64, False))
 
 
 def test_onesweep_histogram_grid_bounds_the_counters():
