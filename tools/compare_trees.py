@@ -24,10 +24,10 @@ each launch: the histogram, the plan and each pass; medians over 30 sorts), to s
 a change moves, and the time the GPU waits for the host: from the call to the first launch, and
 between launches.
 """
-import contextlib
 import pathlib
 import statistics
 import sys
+from unittest import mock
 
 import cupy
 import numpy as np
@@ -37,7 +37,7 @@ from primitives import _backend, _loader, _timing, sorting
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import figures_sort  # noqa: E402  (tools/figures_sort.py)
-from patched import swapped_kernel, tree_module  # noqa: E402  (tools/patched.py)
+from patched import swapped_kernels, tree_module  # noqa: E402  (tools/patched.py)
 
 
 def parse(argv):
@@ -62,19 +62,13 @@ def parse(argv):
     return trees, staged, masks, items, extra
 
 
-@contextlib.contextmanager
-def policy_items(cfg, k):
-    """sorting._OS_POLICY[cfg] with ITEMS = k, or the whole policy k (a tuple), within the block
-    (None: as it is)."""
+def policy_of(cfg, k):
+    """sorting._OS_POLICY[cfg] with ITEMS = k, or the whole policy k (a tuple), or as it is
+    (None)."""
     orig = sorting._OS_POLICY[cfg]
     if isinstance(k, tuple):
-        sorting._OS_POLICY[cfg] = k
-    elif k is not None:
-        sorting._OS_POLICY[cfg] = orig[:1] + (k,) + orig[2:]
-    try:
-        yield
-    finally:
-        sorting._OS_POLICY[cfg] = orig
+        return k
+    return orig if k is None else orig[:1] + (k,) + orig[2:]
 
 
 def breakdown(fns, samples=30):
@@ -92,8 +86,7 @@ def breakdown(fns, samples=30):
             after.record()
             events.append((before, after))
         per = []
-        sorting._go = go
-        try:
+        with mock.patch.object(sorting, "_go", go):
             for _ in range(3 + samples):
                 events.clear()
                 start = cupy.cuda.Event()
@@ -105,8 +98,6 @@ def breakdown(fns, samples=30):
                 gaps = sum(cupy.cuda.get_elapsed_time(a[1], b[0])
                            for a, b in zip(events, events[1:]))
                 per.append([lead, gaps] + ms)
-        finally:
-            sorting._go = orig
         per = per[3:]
         out[label] = [statistics.median(p[i] for p in per) for i in range(len(per[0]))]
     return out
@@ -136,25 +127,19 @@ def main(argv):
             compiled[tree, name] = _loader.Kernel(mod.get_function(name), name, be)
         return compiled[tree, name]
 
-    orig_smem = sorting._tile_smem
-
     def with_tree(tree, cfg, fn):
-        k_items = items.get(tree, {}).get(cfg)
-        with policy_items(cfg, k_items):
+        policy = {cfg: policy_of(cfg, items.get(tree, {}).get(cfg))}
+        with mock.patch.dict(sorting._OS_POLICY, policy):
             names = [sorting._os_pass_name(*cfg), "onesweep_plan",
                      f"onesweep_histogram<{sorting._C[cfg[0]]}, {sorting._OS_HIST_BLOCK}>"]
         ks = {name: kernel(tree, name) for name in names}
+        smem = smem_of(tree in staged, tree in masks, extra.get(tree, 0))
 
         def run():
-            if tree in staged or tree in masks or tree in extra:
-                sorting._tile_smem = smem_of(tree in staged, tree in masks, extra.get(tree, 0))
-            try:
-                with policy_items(cfg, k_items), contextlib.ExitStack() as stack:
-                    for name, k in ks.items():
-                        stack.enter_context(swapped_kernel(sorting, sorting._OS_SOURCE, name, k))
-                    return fn()
-            finally:
-                sorting._tile_smem = orig_smem
+            with mock.patch.dict(sorting._OS_POLICY, policy), \
+                    mock.patch.object(sorting, "_tile_smem", smem), \
+                    swapped_kernels(sorting, sorting._OS_SOURCE, ks):
+                return fn()
         return run
 
     try:

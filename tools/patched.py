@@ -1,10 +1,10 @@
 """Experiments on kernel variants without touching the library: a kernel compiled from another
 kernel tree, or from a copy of the library's with some text replaced, and swapped in for the
 library's own for the length of a `with` block (GPU only; used by the tuning tools)."""
-import contextlib
 import pathlib
 import shutil
 import tempfile
+from unittest import mock
 
 import cupy
 
@@ -43,13 +43,11 @@ def tree_module(root, source, names):
     return mod
 
 
-@contextlib.contextmanager
-def swapped_kernel(family, source, name, kernel):
-    """Within the block, ``family._kernel(source, name)`` (the kernel lookup of a library module
-    such as primitives.sorting) returns ``kernel`` (a primitives._loader.Kernel)."""
+def swapped_kernels(family, source, kernels):
+    """A context manager within which ``family._kernel(source, name)`` (the kernel lookup of a
+    library module such as primitives.sorting) returns ``kernels[name]`` (primitives._loader
+    Kernels) for the names given, the library's own kernel for the others."""
     orig = family._kernel
-    family._kernel = lambda src, nm: kernel if (src, nm) == (source, name) else orig(src, nm)
-    try:
-        yield
-    finally:
-        family._kernel = orig
+    return mock.patch.object(
+        family, "_kernel",
+        lambda src, nm: kernels[nm] if src == source and nm in kernels else orig(src, nm))

@@ -30,8 +30,8 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _backend, _launch, _loader, _timing, sorting
-from patched import patched_kernel, swapped_kernel  # tools/patched.py
+from primitives import _backend, _launch, _loader, _oracle, _timing, sorting
+from patched import patched_kernel, swapped_kernels  # tools/patched.py
 
 n = 1 << 27
 rng = np.random.default_rng(5)
@@ -107,30 +107,6 @@ PLAN_MARK = "__global__ void __launch_bounds__(256)\nonesweep_plan("  # PREVIOUS
 HIST_VECS = "static constexpr int VECS = 8;"
 
 
-def hist_reference(x):
-    """onesweep_histogram's result for all bits of x: 256 counts per pass of the order-preserving
-    image (floats: every NaN the positive quiet NaN, then negative numbers negated as integers,
-    which puts -0.0 on 0.0's image, others with the sign bit set), then the fold word (a NaN)."""
-    kb = x.dtype.itemsize
-    u = x.view(sorting._U[kb])
-    ut = u.dtype.type
-    top = ut(1) << ut(8 * kb - 1)
-    img = u
-    fold = 0
-    if x.dtype.kind == "i":
-        img = u ^ top
-    elif x.dtype.kind == "f":
-        inf, qnan = {4: (0x7F800000, 0x7FC00000),
-                     8: (0x7FF0000000000000, 0x7FF8000000000000)}[kb]
-        nan = (u & ~top) > ut(inf)
-        img = cupy.where(nan, ut(qnan), u)
-        img = cupy.where((img & top) != 0, ~img + ut(1), img | top)
-        fold = int(bool(nan.any()))
-    parts = [cupy.bincount(((img >> ut(8 * p)) & ut(255)).astype(cupy.int64), minlength=256)
-             for p in range(kb)]
-    return cupy.concatenate(parts + [cupy.asarray([fold])]).astype(cupy.uint32)
-
-
 def hist_kernels(kb):
     """label -> (kernel, grid, block, dynamic shared bytes) of the histograms to compare."""
     be = _backend.get_backend()
@@ -157,7 +133,7 @@ def hist_section():
     for name, x in (("uint32", x32), ("float32 normal", f32), ("uint64", x64),
                     ("uint32 all equal", cupy.full(n, 7, cupy.uint32))):
         kb = x.dtype.itemsize
-        want = hist_reference(x)
+        want = _oracle.radix_histogram(x, 0, 8 * kb)
         hist = cupy.zeros(kb * 256 + 1, cupy.uint32)  # + the fold word
         args = (x.view(sorting._U[kb]), np.int64(n), np.int32(sorting._KIND[x.dtype.kind]),
                 np.int32(0), np.int32(0), np.int32(8 * kb), hist)
@@ -192,7 +168,7 @@ def bounds_section():
              _loader.Kernel(patched_kernel(sorting._OS_SOURCE, name, edits), name, be))
 
         def run(k=k):
-            with swapped_kernel(sorting, sorting._OS_SOURCE, name, k):
+            with swapped_kernels(sorting, sorting._OS_SOURCE, {name: k}):
                 return prim.sort(x32)
 
         fns[label] = run
