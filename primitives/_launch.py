@@ -10,11 +10,14 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from . import _backend
 
-__all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "i64"]
+__all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "check", "Prepared",
+           "i64"]
 
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_YZ = 65535
@@ -80,7 +83,15 @@ def _dims(v, what):
 
 
 def launch(kernel, grid, block, args, shared_mem=0):
-    """Validate the configuration, then launch ``kernel`` on the current stream."""
+    """Validate the configuration (:func:`check`), then launch ``kernel`` on the current
+    stream."""
+    g, b = check(kernel, grid, block, shared_mem)
+    kernel(g, b, tuple(args), shared_mem=int(shared_mem))
+
+
+def check(kernel, grid, block, shared_mem=0):
+    """Refuse a zero-sized or oversized configuration, opt ``kernel`` into ``shared_mem`` bytes
+    of dynamic shared memory when that is above the default; returns (grid, block) as tuples."""
     g, b = _dims(grid, "grid"), _dims(block, "block")
     info = _backend.get_backend().device_info()
     if min(g) < 1 or min(b) < 1:
@@ -93,7 +104,55 @@ def launch(kernel, grid, block, args, shared_mem=0):
         )
     if shared_mem:
         set_dynamic_shared(kernel, shared_mem)
-    kernel(g, b, tuple(args), shared_mem=int(shared_mem))
+    return g, b
+
+
+class Prepared:
+    """One launch with its grid, block, shared memory and arguments fixed but for the leading
+    arrays, given per call: ``prepared(a, b)`` launches ``kernel(grid, block, (a, b) + rest)``
+    on the stream that was current when it was made. The configuration is checked once
+    (:func:`check`). On the GPU the parameter words are built once too, and a call stores the
+    arrays' addresses in them and calls cuLaunchKernel (primitives._loader's direct launch):
+    the fewest host steps between a call and its first launch, which the GPU waits for when it
+    is idle at the call. Calls from several threads are serialized."""
+
+    __slots__ = ("kernel", "grid", "block", "args", "shared_mem", "words", "slot", "argv",
+                 "lock", "launch_kernel")
+
+    def __init__(self, kernel, grid, block, args, shared_mem=0):
+        self.grid, self.block = check(kernel, grid, block, shared_mem)
+        self.kernel, self.args, self.shared_mem = kernel, tuple(args), int(shared_mem)
+        self.launch_kernel = None
+        direct = getattr(kernel, "_direct", None)
+        if direct is None:
+            return
+        from . import _loader
+
+        words = _loader.param_words(self.args, direct.array_type)
+        if words is None:
+            return
+        k = len(words)
+        buf = np.zeros(2 * k, dtype=np.uint64)
+        base = buf.ctypes.data
+        buf[:k] = base + 8 * (k + np.arange(k, dtype=np.uint64))
+        buf[k:] = words
+        g, b = self.grid + (1,) * (3 - len(self.grid)), self.block + (1,) * (3 - len(self.block))
+        self.words, self.slot = buf, k
+        self.argv = (direct.ptr, *g, *b, self.shared_mem, direct.stream().ptr, base if k else 0,
+                     0)
+        self.lock = threading.Lock()
+        self.launch_kernel = direct.launch_kernel
+
+    def __call__(self, *arrays):
+        if self.launch_kernel is None:
+            self.kernel(self.grid, self.block, arrays + self.args[len(arrays):],
+                        shared_mem=self.shared_mem)
+            return
+        words, k = self.words, self.slot
+        with self.lock:
+            for i, a in enumerate(arrays):
+                words[k + i] = a.data.ptr
+            self.launch_kernel(*self.argv)
 
 
 _stand_ins = {}

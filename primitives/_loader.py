@@ -17,9 +17,12 @@ import functools
 import hashlib
 import pathlib
 
+import numpy as np
+
 from . import _backend
 
-__all__ = ["KernelCompileError", "Kernel", "kernels_root", "tree_hash", "load", "register"]
+__all__ = ["KernelCompileError", "Kernel", "kernels_root", "tree_hash", "load", "register",
+           "param_words"]
 
 
 class KernelCompileError(RuntimeError):
@@ -80,6 +83,46 @@ def registered_modules():
 # ---------------------------------------------------------------------------------------------
 
 
+_MASK64 = (1 << 64) - 1
+_BITS_OF = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
+def param_words(args, array_type):
+    """The kernel arguments ``args`` as 64-bit words, each the bytes of one parameter from its
+    first byte on (little-endian: an int32 parameter reads the low 4 bytes of its word), as
+    CuPy passes them: an ``array_type`` array as its device address, a NumPy integer, bool or
+    float scalar as its own bytes, a Python int as a 64-bit integer. None when some argument is
+    anything else (CuPy's own launch takes those: Python floats, which CuPy passes as doubles,
+    structures, other array types)."""
+    words = []
+    for a in args:
+        t = type(a)
+        if t is array_type:
+            words.append(a.data.ptr)
+        elif t is int or isinstance(a, (np.integer, np.bool_)):
+            words.append(int(a) & _MASK64)
+        elif isinstance(a, np.floating) and a.dtype in _BITS_OF:
+            words.append(int(a.view(_BITS_OF[a.dtype])))
+        else:
+            return None
+    return words
+
+
+class _DirectLaunch:
+    """What a prepared launch (:class:`primitives._launch.Prepared`) of a kernel needs to call
+    cuLaunchKernel itself: the function's handle, the driver's launch call, the current stream
+    and the array type whose addresses it passes."""
+
+    def __init__(self, fn):
+        import cupy
+        from cupy_backends.cuda.api import driver
+
+        self.ptr = fn.kernel.ptr
+        self.array_type = cupy.ndarray
+        self.stream = cupy.cuda.get_current_stream
+        self.launch_kernel = driver.launchKernel
+
+
 class Kernel:
     """One instantiated kernel with CuPy's ``RawKernel`` call shape on both backends."""
 
@@ -88,6 +131,7 @@ class Kernel:
         self.name = name
         self.backend = backend
         self._occupancy = {}
+        self._direct = _DirectLaunch(fn) if backend.is_cuda else None
 
     def __call__(self, grid, block, args, shared_mem=0):
         self._fn(grid, block, args, shared_mem=shared_mem)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from primitives import _backend, _launch, reduction
+from primitives import _backend, _launch, _loader, reduction
 
 
 @pytest.fixture
@@ -101,3 +101,72 @@ def test_dynamic_shared_counts_static_shared():
 
 def test_sizes_are_64_bit():
     assert _launch.i64(2**40).dtype == np.int64
+
+
+class _Array:
+    """A stand-in device array: what param_words reads of one."""
+
+    def __init__(self, ptr):
+        self.data = type("Pointer", (), {"ptr": ptr})()
+
+
+def test_param_words_as_cupy_passes_them():
+    words = _loader.param_words(
+        (_Array(0x7F0000001000), np.int32(-1), np.uint32(2**32 - 1), np.int64(-2),
+         np.uint64(2**64 - 1), np.float32(1.5), np.float64(-2.0), np.bool_(True), 7), _Array)
+    assert words == [0x7F0000001000, 2**64 - 1, 2**32 - 1, 2**64 - 2, 2**64 - 1, 0x3FC00000,
+                     0xC000000000000000, 1, 7]
+    low = np.array(words, dtype=np.uint64).view(np.uint32)[::2]  # what a 4-byte parameter reads
+    assert low[1].view(np.int32) == -1 and low[5].view(np.float32) == np.float32(1.5)
+
+
+@pytest.mark.parametrize("arg", [1.5, None, "x", np.complex64(1), np.float16(1), [1]])
+def test_param_words_leaves_others_to_cupy(arg):
+    assert _loader.param_words((np.int32(1), arg), _Array) is None
+
+
+_MIXED = r"""
+extern "C" __global__ void mixed(const long long* src, int a, unsigned b, long long c,
+                                 unsigned long long d, float e, double f, bool g, char h,
+                                 long long* out) {
+    out[0] = src[0]; out[1] = a; out[2] = b; out[3] = c; out[4] = static_cast<long long>(d >> 1);
+    out[5] = __float_as_int(e); out[6] = __double_as_longlong(f); out[7] = g; out[8] = h;
+    out[9] = static_cast<long long>(gridDim.x) * 1000000 + gridDim.y * 1000 + blockDim.x;
+}
+"""
+
+
+def test_prepared_launch_passes_every_parameter(backend):
+    """A prepared launch on the GPU calls cuLaunchKernel with parameter words it built once:
+    every parameter type arrives as CuPy's launch passes it, the leading arrays of each call
+    replace those it was prepared with, and grids and blocks of 1 to 3 dimensions work."""
+    if not backend.is_cuda:
+        pytest.skip("the prepared words are the CUDA backend's (the emulator launches as usual)")
+    import cupy
+
+    k = _loader.Kernel(cupy.RawKernel(_MIXED, "mixed"), "mixed", backend)
+    src = cupy.asarray([-123456789012], dtype=np.int64)
+    args = (np.int32(-7), np.uint32(2**32 - 2), np.int64(-2**40), np.uint64(2**64 - 2),
+            np.float32(-0.1), np.float64(3.25), np.bool_(True), np.int8(-3))
+    want = [-123456789012, -7, 2**32 - 2, -2**40, (2**64 - 2) >> 1,
+            int(np.float32(-0.1).view(np.int32)), int(np.float64(3.25).view(np.int64)), 1, -3]
+    for grid, block, dims in (((3, 2), (32,), 3002032), (5, 64, 5001064),
+                              ((1, 1, 2), 32, 1001032)):
+        out = cupy.zeros(10, dtype=np.int64)
+        p = _launch.Prepared(k, grid, block, (src,) + args + (out,))
+        assert p.launch_kernel is not None  # the words are built
+        for first in (src, cupy.asarray([42], dtype=np.int64)):
+            p(first)
+            assert out.get().tolist() == [int(first.get()[0])] + want[1:] + [dims]
+    first = cupy.zeros(10, dtype=np.int64)
+    p = _launch.Prepared(k, 1, 32, (src,) + args[:5] + (3.25,) + args[6:] + (first,))
+    assert p.launch_kernel is None  # a Python float: through CuPy's own call
+    p(src)
+    assert first.get().tolist() == want + [1001032]
+
+
+def test_prepared_launch_checks_once(kernel):
+    with pytest.raises(ValueError, match="zero-sized"):
+        _launch.Prepared(kernel, 0, 256, ())
+    with pytest.raises(ValueError, match="more than 1024 threads"):
+        _launch.Prepared(kernel, 1, (64, 32), ())
