@@ -79,10 +79,18 @@ class PlanCache:
     def get(self, key, make):
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = make()
-            if len(self._plans) > MAX_PLANS:
-                self._plans.popitem(last=False)
+            plan = make()
+            self.put(key, plan)
         return plan
+
+    def find(self, key):
+        """The plan of ``key``, or None."""
+        return self._plans.get(key)
+
+    def put(self, key, plan):
+        self._plans[key] = plan
+        if len(self._plans) > MAX_PLANS:
+            self._plans.popitem(last=False)
 
     def items(self):
         return self._plans.items()

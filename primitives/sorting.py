@@ -363,65 +363,150 @@ def _portion_tiles(tile):
     return max(1, _COUNT_LIMIT // tile)
 
 
+class _OnesweepPlan:
+    """The launches of one onesweep configuration on one stream, made once: the kernels, grids
+    and shared memory, the scratch (:class:`_OnesweepScratch`, shared by the plans of one key
+    width, value width and size on the stream) and each launch prepared with all its arguments
+    but the arrays of the call (:class:`primitives._launch.Prepared`). :meth:`run` then only
+    allocates the outputs and launches. Cached per configuration and stream
+    (:func:`_onesweep_plan`)."""
+
+    def __init__(self, job):
+        be, n, kb, vb = job.backend, job.n, job.kb, job.vb
+        block, items = _OS_POLICY[(kb, vb)][:2]
+        tile = block * items
+        tiles = _launch.cdiv(n, tile)
+        per_portion = _portion_tiles(tile)
+        portions = _launch.cdiv(tiles, per_portion)
+        passes = _launch.cdiv(job.end - job.begin, 8)
+        kh = _kernel(_OS_SOURCE, f"onesweep_histogram<{_C[kb]}, {_OS_HIST_BLOCK}>")
+        scratch = _os_scratch.get((kb, vb, n, tile, passes, portions, be.stream_key()),
+                                  lambda: _OnesweepScratch(be.xp, portions, passes, tiles,
+                                                           _os_hist_grid(kh, n, kb)))
+        kdt = self.kdt = _U[kb]
+        self.xp, self.n, self.passes, self.want_keys = be.xp, n, passes, job.want_keys
+        self.stand_k = _launch.stand_in(be, kdt)
+        self.hist = _launch.Prepared(
+            kh, scratch.hist_grid, _OS_HIST_BLOCK,
+            (self.stand_k, _launch.i64(n), *job.common(), _i32(job.begin), _i32(job.end),
+             scratch.hist), shared_mem=_OS_HIST_SMEM)
+        radix = 256
+        pass_stride = (portions + 1) * radix
+        self.plan = _launch.Prepared(
+            _kernel(_OS_SOURCE, "onesweep_plan"), 1, 256,
+            (scratch.hist, _i32(passes), _launch.i64(n), scratch.offsets, _i32(pass_stride),
+             scratch.plan, scratch.launches))
+        flags = 0
+        self.vdt = self.iota = self.wide = None
+        if vb:
+            self.vdt = job.vdt
+            self.iota = isinstance(job.values, str)
+            self.wide = job.wide and self.vdt.itemsize == 4
+            self.stand_v = _launch.stand_in(be, self.vdt)
+            flags |= (_OS_FLAGS["iota"] if self.iota else 0) | \
+                (_OS_FLAGS["wide"] if self.wide else 0)
+        else:
+            self.stand_v = _launch.stand_in(be, np.dtype(np.uint32))
+        if not job.want_keys:
+            flags |= _OS_FLAGS["discard_keys"]
+        kp = _kernel(_OS_SOURCE, _os_pass_name(kb, vb))
+        smem = _tile_smem(block, items, max(kb, vb), 8)
+        arrays = (self.stand_k,) * 4 + (self.stand_v,) * 4  # given per call
+        self.pass_launches = []
+        for p in range(passes):
+            shift = job.begin + 8 * p
+            width = min(8, job.end - shift)
+            row = scratch.plan[p * _OS_PLAN_WORDS:]
+            for q in range(portions):
+                first_tile = q * per_portion
+                self.pass_launches.append(_launch.Prepared(
+                    kp, min(per_portion, tiles - first_tile), block,
+                    arrays + (_launch.i64(n), *job.common(), _i32(shift), _i32(width),
+                              _i32(flags), row, scratch.offsets[p * pass_stride + q * radix:],
+                              scratch.status, scratch.counter, _launch.i64(first_tile)),
+                    shared_mem=smem))
+
+    def run(self, keys, values):
+        """Sort ``keys`` (n keys of the plan's width and key kind, as their bits or as they are:
+        the sorted keys come back in the same dtype) with ``values`` (None, an array of the
+        plan's value dtype, or ``"iota"``). Returns (sorted keys or None, values or None) as
+        :func:`_run_onesweep`."""
+        dt, kdt = keys.dtype, self.kdt
+        bits = keys if dt == kdt else keys.view(kdt)
+        self.hist(bits)  # first: the GPU starts on it while the host prepares the rest
+        self.plan()
+        xp, n = self.xp, self.n
+        tmp_k = [xp.empty(n, dtype=kdt) if self.passes > i + 1 else self.stand_k
+                 for i in range(2)]
+        keys_out = xp.empty(n, dtype=kdt) if self.want_keys else self.stand_k
+        if self.vdt is not None:
+            vin = self.stand_v if self.iota else values
+            tmp_v = [xp.empty(n, dtype=self.vdt) if self.passes > i + 1 else self.stand_v
+                     for i in range(2)]
+            vals_out = xp.empty(n, dtype=_INDEX if self.wide else self.vdt)
+        else:
+            vin = vals_out = self.stand_v
+            tmp_v = [vin, vin]
+        for launch in self.pass_launches:
+            launch(bits, keys_out, tmp_k[0], tmp_k[1], vin, vals_out, tmp_v[0], tmp_v[1])
+        out_keys = None
+        if self.want_keys:
+            out_keys = keys_out if dt == kdt else keys_out.view(dt)
+        return out_keys, (vals_out if self.vdt is not None else None)
+
+
+_os_plans = _lookback.PlanCache()
+
+
+def _onesweep_plan(job):
+    key = (job.kb, job.vb, job.n, job.begin, job.end, job.kind, job.desc,
+           isinstance(job.values, str), job.wide, job.want_keys, job.backend.stream_key())
+    return _os_plans.get(key, lambda: _OnesweepPlan(job))
+
+
+def _direct_key(func, keys, descending, variant):
+    """The key under which a call of ``func`` (``"sort"`` or ``"argsort"``) finds the onesweep
+    plan of an earlier call on an input like ``keys``: the backend's own array type, the same
+    dtype, shape, strides, order (a bool), variant and stream. The earlier call passed every
+    check on such an input, so this one can skip them. None for anything else."""
+    backend = _backend.get_backend()
+    if type(keys) is not backend.xp.ndarray or type(descending) is not bool or \
+            type(variant) is not str:
+        return None
+    return (func, keys.dtype, keys.shape, keys.strides, descending, variant,
+            backend.stream_key())
+
+
+_direct = _lookback.PlanCache()  # _direct_key -> _OnesweepPlan
+
+
+def _direct_plan(func, keys, descending, variant):
+    """The plan an earlier call of ``func`` filed for an input like ``keys``, or None."""
+    key = _direct_key(func, keys, descending, variant)
+    return None if key is None else _direct.find(key)
+
+
+def _remember(func, keys, descending, variant):
+    """After a call of ``func`` checked ``keys`` and sorted them with onesweep: file its plan,
+    when the kernels read ``keys`` as they are (1-D and contiguous: others are copied first; 4 or
+    8 bytes: keys of 1 or 2 are widened first; not empty)."""
+    key = _direct_key(func, keys, descending, variant)
+    if key is None or keys.size == 0 or keys.dtype.itemsize < 4 or keys.ndim != 1 or \
+            not keys.flags.c_contiguous:
+        return
+    if _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
+                            auto="onesweep") != "onesweep":
+        return
+    kb, n, iota = keys.dtype.itemsize, keys.size, func == "argsort"
+    vb = _index_dtype(n).itemsize if iota else 0
+    plan = _os_plans.find((kb, vb, n, 0, 8 * kb, _KIND[keys.dtype.kind], descending, iota,
+                           iota, not iota, key[-1]))
+    if plan is not None:
+        _direct.put(key, plan)
+
+
 def _run_onesweep(job):
-    xp, n, kb, vb = job.xp, job.n, job.kb, job.vb
-    block, items = _OS_POLICY[(kb, vb)][:2]
-    tile = block * items
-    tiles = _launch.cdiv(n, tile)
-    per_portion = _portion_tiles(tile)
-    portions = _launch.cdiv(tiles, per_portion)
-    passes = _launch.cdiv(job.end - job.begin, 8)
-    kh = _kernel(_OS_SOURCE, f"onesweep_histogram<{_C[kb]}, {_OS_HIST_BLOCK}>")
-
-    scratch = _os_scratch.get((kb, vb, n, tile, passes, portions, job.backend.stream_key()),
-                              lambda: _OnesweepScratch(xp, portions, passes, tiles,
-                                                       _os_hist_grid(kh, n, kb)))
-    keys = job.kbits
-    # the histogram first: the GPU starts on it while the host prepares the rest
-    _go(kh, scratch.hist_grid, _OS_HIST_BLOCK,
-        (keys, _launch.i64(n), *job.common(), _i32(job.begin), _i32(job.end), scratch.hist),
-        shared_mem=_OS_HIST_SMEM)
-    kplan = _kernel(_OS_SOURCE, "onesweep_plan")
-    kp = _kernel(_OS_SOURCE, _os_pass_name(kb, vb))
-    radix = 256
-    pass_stride = (portions + 1) * radix
-    _go(kplan, 1, 256, (scratch.hist, _i32(passes), _launch.i64(n), scratch.offsets,
-                        _i32(pass_stride), scratch.plan, scratch.launches))
-
-    kdt = keys.dtype
-    tmp_k = [xp.empty(n, dtype=kdt) if passes > i + 1 else _launch.stand_in(job.backend, kdt)
-             for i in range(2)]
-    keys_out = xp.empty(n, dtype=kdt) if job.want_keys else _launch.stand_in(job.backend, kdt)
-    flags = 0
-    if vb:
-        vdt = job.vdt
-        iota = isinstance(job.values, str)
-        vin = _launch.stand_in(job.backend, vdt) if iota else job.values
-        tmp_v = [xp.empty(n, dtype=vdt) if passes > i + 1
-                 else _launch.stand_in(job.backend, vdt) for i in range(2)]
-        wide = job.wide and vdt.itemsize == 4
-        vals_out = xp.empty(n, dtype=_INDEX if wide else vdt)
-        flags |= (_OS_FLAGS["iota"] if iota else 0) | (_OS_FLAGS["wide"] if wide else 0)
-    else:
-        vin = vals_out = _launch.stand_in(job.backend, np.dtype(np.uint32))
-        tmp_v = [vin, vin]
-    if not job.want_keys:
-        flags |= _OS_FLAGS["discard_keys"]
-    smem = _tile_smem(block, items, max(kb, vb), 8)
-    for p in range(passes):
-        shift = job.begin + 8 * p
-        width = min(8, job.end - shift)
-        row = scratch.plan[p * _OS_PLAN_WORDS:]
-        for q in range(portions):
-            first_tile = q * per_portion
-            grid = min(per_portion, tiles - first_tile)
-            _go(kp, grid, block, (keys, keys_out, tmp_k[0], tmp_k[1], vin, vals_out, tmp_v[0],
-                                  tmp_v[1], _launch.i64(n), *job.common(), _i32(shift),
-                                  _i32(width), _i32(flags), row,
-                                  scratch.offsets[p * pass_stride + q * radix:], scratch.status,
-                                  scratch.counter, _launch.i64(first_tile)), shared_mem=smem)
-    out_keys = keys_out if job.want_keys else None
-    out_vals = vals_out if vb else None
+    out_keys, out_vals = _onesweep_plan(job).run(job.kbits, job.values)
     if out_vals is not None and job.wide and out_vals.dtype != _INDEX:
         out_vals = out_vals.astype(_INDEX)
     return out_keys, out_vals
@@ -574,7 +659,12 @@ def sort(keys, *, descending=False, variant="auto"):
     See Also:
         :func:`numpy.sort`, :func:`cupy.sort`, :func:`radix_sort`.
     """
-    return radix_sort(keys, descending=descending, variant=variant)
+    plan = _direct_plan("sort", keys, descending, variant)
+    if plan is not None:
+        return plan.run(keys, None)[0]
+    out = radix_sort(keys, descending=descending, variant=variant)
+    _remember("sort", keys, descending, variant)
+    return out
 
 
 def argsort(keys, *, descending=False, variant="auto"):
@@ -592,6 +682,16 @@ def argsort(keys, *, descending=False, variant="auto"):
     See Also:
         :func:`numpy.argsort`, :func:`cupy.argsort`.
     """
+    plan = _direct_plan("argsort", keys, descending, variant)
+    if plan is not None:
+        perm = plan.run(keys, "iota")[1]
+        return perm if perm.dtype == _INDEX else perm.astype(_INDEX)
+    out = _argsort(keys, descending, variant)
+    _remember("argsort", keys, descending, variant)
+    return out
+
+
+def _argsort(keys, descending, variant):
     func = "argsort"
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="onesweep")
     k = _keys_input(keys, func)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives import _launch, _oracle, sorting
+from primitives import _launch, _lookback, _oracle, sorting
 
 from conftest import ragged_offsets, to_host
 
@@ -262,7 +262,16 @@ def test_onesweep_repeated_calls_alternate_epochs(rng):
         check_sorted(x, stable_order(x), prim.sort(x))
 
 
-def test_onesweep_portions(monkeypatch, rng, schedule):
+@pytest.fixture
+def fresh_plans(monkeypatch):
+    """Empty plan caches for the test (plans keep the policies they were made under); returns
+    the table of filed plans (sorting._direct)."""
+    for name in ("_os_plans", "_os_scratch", "_direct"):
+        monkeypatch.setattr(sorting, name, _lookback.PlanCache())
+    return sorting._direct
+
+
+def test_onesweep_portions(monkeypatch, rng, schedule, fresh_plans):
     # inputs past 2^29 keys run in portions; make portions two tiles long to exercise them
     monkeypatch.setattr(sorting, "_COUNT_LIMIT", 2 * OS_TILE[4] + 100)
     for dt, n in ((np.uint32, 5 * OS_TILE[4] + 33), (np.float64, 4 * OS_TILE[8] + 1)):
@@ -380,6 +389,98 @@ def test_onesweep_histogram_grid_bounds_the_counters():
             column = block // 32 * (packets * per + 2)
             assert column <= (0xFFFF if kb == 8 else 0xFFFFFFFF), (kb, n, grid)
             assert grid <= resident or grid % resident == 0, (kb, n, grid)  # whole waves
+
+
+# ---- repeated calls: the filed plan (sorting._direct) -----------------------------------------
+
+DIRECT_DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
+
+
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("the checks ran")
+
+
+@pytest.mark.parametrize("dtype", DIRECT_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_repeated_calls_take_the_filed_plan(dtype, backend, rng, fresh_plans, monkeypatch):
+    """sort and argsort of an array of the backend's own type file their onesweep plan; a later
+    call on an array of the same dtype, shape, strides and order launches it without the checks
+    and sorts its own data as NumPy does."""
+    n = 2 * OS_TILE[np.dtype(dtype).itemsize] + 77
+    for desc in (False, True):
+        for func in (prim.sort, prim.argsort):
+            x1, x2 = make_keys(rng, n, dtype), make_keys(rng, n, dtype, dups=True)
+            d1, d2 = backend.xp.asarray(x1), backend.xp.asarray(x2)
+            key = sorting._direct_key(func.__name__, d1, desc, "auto")
+            assert fresh_plans.find(key) is None
+            first = func(d1, descending=desc)
+            assert fresh_plans.find(key) is not None
+            with monkeypatch.context() as m:
+                m.setattr(sorting, "_keys_input", _refuse)
+                m.setattr(sorting, "radix_sort", _refuse)
+                m.setattr(sorting, "_argsort", _refuse)
+                second = func(d2, descending=desc)
+            assert type(second) is type(d2)
+            for x, got in ((x1, first), (x2, second)):
+                order = stable_order(x, desc)
+                if func is prim.sort:
+                    check_sorted(x, order, got)
+                else:
+                    assert to_host(got).dtype == np.int64
+                    assert np.array_equal(to_host(got), order)
+
+
+def test_filed_plans_keep_the_checks(backend, rng, fresh_plans):
+    """A filed plan serves only inputs that passed the same checks: other order types, variants,
+    strides, shapes and dtypes take the checked path and its errors."""
+    xp = backend.xp
+    n = 5000
+    x = make_keys(rng, n, np.float32)
+    d = xp.asarray(x)
+    prim.sort(d, descending=True)
+    assert len(fresh_plans._plans) == 1
+    with pytest.raises(TypeError, match="descending must be a bool"):
+        prim.sort(d, descending=1)
+    with pytest.raises(TypeError, match="descending must be a bool"):
+        prim.argsort(d, descending=1)
+    with pytest.raises(ValueError, match="variant"):
+        prim.sort(d, variant="bogus")
+    check_sorted(x, stable_order(x, True), prim.sort(d, descending=np.bool_(True)))
+    wide = make_keys(rng, 2 * n, np.float32)
+    for _ in range(2):  # same shape, strided: copied first, never filed
+        check_sorted(wide[::2], stable_order(wide[::2], True),
+                     prim.sort(xp.asarray(wide)[::2], descending=True))
+    with pytest.raises(ValueError, match="1-D"):
+        prim.sort(d.reshape(2, n // 2), descending=True)
+    for variant in ("split", "classic"):
+        check_sorted(x, stable_order(x), prim.sort(d, variant=variant))
+    small = make_keys(rng, n, np.int16)
+    check_sorted(small, stable_order(small), prim.sort(xp.asarray(small)))
+    prim.sort(xp.asarray(small))
+    assert to_host(prim.sort(xp.asarray(x[:0]))).size == 0
+    # filed: onesweep only (also by its name), keys of 4 or 8 bytes, bool orders
+    prim.sort(d, variant="onesweep")
+    assert sorted((k[4], k[5]) for k in fresh_plans._plans) == [(False, "onesweep"),
+                                                                 (True, "auto")]
+
+
+def test_filed_plans_are_per_stream(backend, rng, fresh_plans):
+    if not backend.is_cuda:
+        pytest.skip("streams are the GPU's")
+    import cupy
+
+    x = make_keys(rng, 40000, np.uint32)
+    d = cupy.asarray(x)
+    prim.sort(d)
+    prim.sort(d)
+    with cupy.cuda.Stream(non_blocking=True) as s:
+        got = prim.sort(d)
+        got2 = prim.sort(d)
+        s.synchronize()
+    check_sorted(x, stable_order(x), got)
+    check_sorted(x, stable_order(x), got2)
+    assert len({k[-1] for k in fresh_plans._plans}) == 2
 
 
 # ---- segmented sort ---------------------------------------------------------------------------
@@ -595,7 +696,7 @@ def test_large_on_gpu(backend, dtype, rng):
 
 @pytest.mark.parametrize("policy", [(256, 8, 1, 1, 0), (512, 6, 1, 4, 1)],
                          ids=["ballot-window1", "atomic_or-block512"])
-def test_onesweep_other_policies(policy, monkeypatch, rng, schedule):
+def test_onesweep_other_policies(policy, monkeypatch, rng, schedule, fresh_plans):
     # the tuning script sweeps these template parameters: every choice must sort correctly
     monkeypatch.setitem(sorting._OS_POLICY, (4, 0), policy)
     monkeypatch.setitem(sorting._OS_POLICY, (4, 4), policy)

@@ -33,7 +33,7 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _backend, _loader, _timing, sorting
+from primitives import _backend, _launch, _loader, _timing, sorting
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import figures_sort  # noqa: E402  (tools/figures_sort.py)
@@ -75,7 +75,7 @@ def breakdown(fns, samples=30):
     """Per tree: the median milliseconds of each launch of its sort (events recorded just before
     and just after every launch)."""
     out = {}
-    orig = sorting._go
+    orig = _launch.Prepared.__call__
     for label, fn in fns.items():
         events = []
 
@@ -86,7 +86,7 @@ def breakdown(fns, samples=30):
             after.record()
             events.append((before, after))
         per = []
-        with mock.patch.object(sorting, "_go", go):
+        with mock.patch.object(_launch.Prepared, "__call__", go):
             for _ in range(3 + samples):
                 events.clear()
                 start = cupy.cuda.Event()
@@ -132,13 +132,13 @@ def main(argv):
         with mock.patch.dict(sorting._OS_POLICY, policy):
             names = [sorting._os_pass_name(*cfg), "onesweep_plan",
                      f"onesweep_histogram<{sorting._C[cfg[0]]}, {sorting._OS_HIST_BLOCK}>"]
-        ks = {name: kernel(tree, name) for name in names}
+        swap = swapped_kernels(sorting, sorting._OS_SOURCE,
+                               {name: kernel(tree, name) for name in names})
         smem = smem_of(tree in staged, tree in masks, extra.get(tree, 0))
 
         def run():
             with mock.patch.dict(sorting._OS_POLICY, policy), \
-                    mock.patch.object(sorting, "_tile_smem", smem), \
-                    swapped_kernels(sorting, sorting._OS_SOURCE, ks):
+                    mock.patch.object(sorting, "_tile_smem", smem), swap:
                 return fn()
         return run
 

@@ -8,7 +8,7 @@ from unittest import mock
 
 import cupy
 
-from primitives import _loader
+from primitives import _loader, _lookback
 
 
 def patched_kernel(source, name, edits):
@@ -43,11 +43,40 @@ def tree_module(root, source, names):
     return mod
 
 
-def swapped_kernels(family, source, kernels):
-    """A context manager within which ``family._kernel(source, name)`` (the kernel lookup of a
-    library module such as primitives.sorting) returns ``kernels[name]`` (primitives._loader
-    Kernels) for the names given, the library's own kernel for the others."""
-    orig = family._kernel
-    return mock.patch.object(
-        family, "_kernel",
-        lambda src, nm: kernels[nm] if src == source and nm in kernels else orig(src, nm))
+def forget_plans(family):
+    """Empty every plan cache of a library module (``primitives._lookback.PlanCache``): plans
+    keep the kernels and policies of the time they were made, so a changed policy needs new
+    ones."""
+    for name in [n for n, v in vars(family).items() if isinstance(v, _lookback.PlanCache)]:
+        setattr(family, name, _lookback.PlanCache())
+
+
+class swapped_kernels:
+    """A context manager, entered around every call it is for, within which
+    ``family._kernel(source, name)`` (the kernel lookup of a library module such as
+    primitives.sorting) returns ``kernels[name]`` (primitives._loader Kernels) for the names
+    given, the library's own kernel for the others; and each plan cache of the module (every
+    ``primitives._lookback.PlanCache`` in it) is one of this object's own, kept from one entry
+    to the next, so that plans made with these kernels serve only calls within it."""
+
+    def __init__(self, family, source, kernels):
+        self.family, self.source, self.kernels = family, source, kernels
+        self.caches = {name: _lookback.PlanCache() for name, value in vars(family).items()
+                       if isinstance(value, _lookback.PlanCache)}
+        self.patches = []
+
+    def __enter__(self):
+        orig, source, kernels = self.family._kernel, self.source, self.kernels
+        self.patches = [mock.patch.object(
+            self.family, "_kernel",
+            lambda src, nm: kernels[nm] if src == source and nm in kernels else orig(src, nm))]
+        self.patches += [mock.patch.object(self.family, name, cache)
+                         for name, cache in self.caches.items()]
+        for p in self.patches:
+            p.start()
+        return self
+
+    def __exit__(self, *exc):
+        for p in reversed(self.patches):
+            p.stop()
+        return False
