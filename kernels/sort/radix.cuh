@@ -46,8 +46,8 @@
 //   run; values (loaded by load_values early, to hide the latency) follow the same path.
 // The tile helpers take FULL = true when the tile holds BLOCK * ITEMS real keys (every tile but
 // an input's last): no bounds test per key. digits_of branches once on the image mode, so integer
-// keys pay one xor for their image, floats three more, and the NaN folding only when the input
-// holds NaNs (DigitOf::fold).
+// keys pay one xor for their image, floats two more (an abs and a logic operation), and the NaN
+// folding only when the input holds NaNs (DigitOf::fold).
 #pragma once
 #include "common/prim.cuh"
 #include "common/warp.cuh"
@@ -75,18 +75,38 @@ template <> struct Bits<u64> {
 
 // The order-preserving unsigned image of a key (see the header comment). Integers: one xor
 // (`flip` already holds the sign bit for signed keys and the complement for descending order).
-// Floats: three more operations (-0.0 needs none of its own); IMAGE_FOLD folds every NaN into
+// Floats: two more operations (-0.0 needs none of its own); IMAGE_FOLD folds every NaN into
 // one first, IMAGE_FLOAT does not (the same image for inputs without NaNs, which the onesweep
 // histogram pass finds out).
 enum ImageMode { IMAGE_INT = 0, IMAGE_FLOAT = 1, IMAGE_FOLD = 2 };
 
+// k as a two's complement integer, its absolute value as an unsigned number: -k for a negative
+// k (the most negative maps to itself). One instruction on the GPU (PTX abs wraps there).
+__device__ __forceinline__ u32 magnitude(u32 k) {
+#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
+    u32 m;
+    asm("abs.s32 %0, %1;" : "=r"(m) : "r"(k));
+    return m;
+#else
+    return (k >> 31) ? 0u - k : k;
+#endif
+}
+__device__ __forceinline__ u64 magnitude(u64 k) {
+#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
+    u64 m;
+    asm("abs.s64 %0, %1;" : "=l"(m) : "l"(k));
+    return m;
+#else
+    return (k >> 63) ? 0ull - k : k;
+#endif
+}
+
 template <int MODE, class U>
 __device__ __forceinline__ U ordered_as(U k, U flip) {
     if (MODE == IMAGE_FOLD) k = (k & ~Bits<U>::TOP) > Bits<U>::INF ? Bits<U>::QNAN : k;
-    if (MODE != IMAGE_INT) {
-        const U neg = static_cast<U>(0) - (k >> (Bits<U>::N - 1));  // all ones if negative
-        k = (k ^ (neg | Bits<U>::TOP)) - neg;  // negative: ~k + 1 = -k; else k | TOP
-    }
+    // negative: -k (its magnitude, sign bit clear but for -0.0, whose -k is +0.0's image);
+    // otherwise k | TOP: one abs and one three-input logic operation
+    if (MODE != IMAGE_INT) k = magnitude(k) ^ (~k & Bits<U>::TOP);
     return k ^ flip;
 }
 
