@@ -1,0 +1,141 @@
+"""Where the GPU time of one onesweep sort goes, block by block (GPU only).
+
+    python tools/timeline.py [--sorts K]
+
+The library's histogram, plan and pass kernels are compiled from a copy of the kernel tree in
+which every block notes, by thread 0, the global timer when it starts and when it ends (one
+atomic and three stores per block), and swapped in for the library's own. Each of K sorts of
+2^27 uint32 keys (after warm-up) gives, per kernel: its blocks, its span (first block start to
+last block end), the median block time, the busiest count of blocks in flight, how much of
+span x that count the blocks filled, the last block's time (its start to the kernel's end) and the gap
+from the previous kernel's last block end to its first block start; and the slot time lost at the start (ramp: the first
+blocks' start after the first, summed, over the blocks in flight) and at the end (tail: the
+last blocks' end before the last). Medians over the sorts.
+The global timer ticks coarsely (about 1 us on an H100): the figures are good to a microsecond.
+"""
+import statistics
+import sys
+
+import cupy
+import numpy as np
+
+import primitives as prim
+from primitives import _backend, _loader, sorting
+from patched import patched_module, swapped_kernels  # tools/patched.py
+
+SLOTS = 1 << 16
+STAMPS = r"""
+__device__ unsigned long long tl_buf[3 * 65536];
+__device__ unsigned tl_n;
+__device__ __forceinline__ unsigned long long tl_now() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ __forceinline__ void tl_note(unsigned long long tag, unsigned long long t0) {
+    if (threadIdx.x == 0) {
+        const unsigned s = atomicAdd(&tl_n, 1u);
+        if (s < 65536u) {
+            tl_buf[3 * s] = tag;
+            tl_buf[3 * s + 1] = t0;
+            tl_buf[3 * s + 2] = tl_now();
+        }
+    }
+}
+"""
+EDITS = {"sort/onesweep.cu": [
+    ('#include "sort/radix.cuh"\n', '#include "sort/radix.cuh"\n' + STAMPS),
+    # histogram: tag 0
+    ("    PRIM_DYNAMIC_SHARED(unsigned, counters);  // H::WORDS words (see OsHist)\n",
+     "    PRIM_DYNAMIC_SHARED(unsigned, counters);  // H::WORDS words (see OsHist)\n"
+     "    const unsigned long long tl_t0 = tl_now();\n"),
+    ("        if (H::PER_WORD == 2 && hi) atomicAdd(&hist[(p + 1) * os::RADIX + d], hi);\n"
+     "    }\n}\n",
+     "        if (H::PER_WORD == 2 && hi) atomicAdd(&hist[(p + 1) * os::RADIX + d], hi);\n"
+     "    }\n    __syncthreads();\n    tl_note(0, tl_t0);\n}\n"),
+    # plan: tag 1
+    ("    const int d = threadIdx.x;\n    for (int p = 0; p < passes; ++p) {\n",
+     "    const int d = threadIdx.x;\n    const unsigned long long tl_t0 = tl_now();\n"
+     "    for (int p = 0; p < passes; ++p) {\n"),
+    ("        *launches = epoch0 + runs;\n    }\n}\n",
+     "        *launches = epoch0 + runs;\n    }\n    __syncthreads();\n    tl_note(1, tl_t0);\n}\n"),
+    # pass: tag 2 + the digit's position
+    ("    if (row[0] == 0) return;",
+     "    const unsigned long long tl_t0 = tl_now();\n"
+     "    if (row[0] == 0) { tl_note(2 + shift / 8, tl_t0); return; }"),
+    ("        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);\n}\n",
+     "        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);\n"
+     "    __syncthreads();\n    tl_note(2 + shift / 8, tl_t0);\n}\n"),
+]}
+NAMES = {0: "histogram", 1: "plan"}
+
+
+def in_flight_max(starts, ends):
+    """The most blocks in flight at once."""
+    ev = sorted([(s, 1) for s in starts] + [(e, -1) for e in ends], key=lambda t: (t[0], t[1]))
+    now = best = 0
+    for _, d in ev:
+        now += d
+        best = max(best, now)
+    return best
+
+
+def one_sort(fn, buf, count):
+    count.fill(0)
+    fn()
+    cupy.cuda.Device().synchronize()
+    k = min(int(count.get()[0]), SLOTS)
+    rows = buf[:3 * k].get().reshape(-1, 3).astype(np.int64)
+    t0 = rows[:, 1].min()
+    out = []
+    prev_end = None
+    for tag in sorted(set(rows[:, 0].tolist())):
+        r = rows[rows[:, 0] == tag]
+        s, e = (r[:, 1] - t0) / 1e3, (r[:, 2] - t0) / 1e3  # us
+        span = e.max() - s.min()
+        conc = in_flight_max(s.tolist(), e.tolist())
+        fill = float((e - s).sum() / (span * conc)) if span > 0 else 1.0
+        k = min(conc, len(r))
+        ramp = float(np.sort(s)[:k].sum() - k * s.min()) / conc  # slots idle at the start
+        tail = float(k * e.max() - np.sort(e)[-k:].sum()) / conc  # slots idle at the end
+        out.append((tag, len(r), span, float(np.median(e - s)), conc, fill,
+                    e.max() - s.max(), None if prev_end is None else s.min() - prev_end,
+                    ramp, tail))
+        prev_end = e.max()
+    return out, prev_end
+
+
+def main(argv):
+    sorts = int(argv[argv.index("--sorts") + 1]) if "--sorts" in argv else 10
+    be = _backend.get_backend()
+    cfg = (4, 0)
+    names = [sorting._os_pass_name(*cfg), "onesweep_plan",
+             f"onesweep_histogram<{sorting._C[4]}, {sorting._OS_HIST_BLOCK}>"]
+    mod = patched_module(sorting._OS_SOURCE, names, EDITS)
+    ks = {nm: _loader.Kernel(mod.get_function(nm), nm, be) for nm in names}
+    buf = cupy.ndarray((3 * SLOTS,), np.uint64, mod.get_global("tl_buf"))
+    count = cupy.ndarray((1,), np.uint32, mod.get_global("tl_n"))
+    rng = np.random.default_rng(5)
+    x = cupy.asarray(rng.integers(0, 2**32, 1 << 27, dtype=np.uint32))
+    with swapped_kernels(sorting, sorting._OS_SOURCE, ks):
+        assert bool(cupy.array_equal(prim.sort(x), cupy.sort(x)))
+        for _ in range(3):
+            one_sort(lambda: prim.sort(x), buf, count)
+        runs = [one_sort(lambda: prim.sort(x), buf, count) for _ in range(sorts)]
+    print(f"uint32 keys, 2^27, {sorts} sorts (medians): first block start to last block end "
+          f"{statistics.median(r[1] for r in runs):.1f} us")
+    print("| kernel | blocks | span us | median block us | in flight | filled | last block us | "
+          "gap before us | ramp us | tail us |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for i, row in enumerate(runs[0][0]):
+        tag = row[0]
+        col = [[r[0][i][j] for r in runs] for j in range(len(row))]
+        med = [statistics.median(c) if c[0] is not None else None for c in col]
+        name = NAMES.get(tag, f"pass {tag - 2}")
+        gap = "-" if med[7] is None else f"{med[7]:.1f}"
+        print(f"| {name} | {row[1]} | {med[2]:.1f} | {med[3]:.2f} | {med[4]:.0f} | "
+              f"{med[5]:.3f} | {med[6]:.1f} | {gap} | {med[8]:.1f} | {med[9]:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
