@@ -427,10 +427,9 @@ class _OnesweepPlan:
                     shared_mem=smem))
 
     def run(self, keys, values):
-        """Sort ``keys`` (n keys of the plan's width and key kind, as their bits or as they are:
-        the sorted keys come back in the same dtype) with ``values`` (None, an array of the
-        plan's value dtype, or ``"iota"``). Returns (sorted keys or None, values or None) as
-        :func:`_run_onesweep`."""
+        """Sort ``keys`` (n keys of the plan's width and key kind, as their bits or as they are)
+        with ``values`` (None, n values of the plan's value width, or ``"iota"``). Returns
+        (sorted keys or None, values or None), in the dtypes of the inputs."""
         dt, kdt = keys.dtype, self.kdt
         bits = keys if dt == kdt else keys.view(kdt)
         self.hist(bits)  # first: the GPU starts on it while the host prepares the rest
@@ -439,20 +438,25 @@ class _OnesweepPlan:
         tmp_k = [xp.empty(n, dtype=kdt) if self.passes > i + 1 else self.stand_k
                  for i in range(2)]
         keys_out = xp.empty(n, dtype=kdt) if self.want_keys else self.stand_k
-        if self.vdt is not None:
-            vin = self.stand_v if self.iota else values
-            tmp_v = [xp.empty(n, dtype=self.vdt) if self.passes > i + 1 else self.stand_v
+        vdt = self.vdt
+        if vdt is not None:
+            vin = self.stand_v if self.iota else (values if values.dtype == vdt else
+                                                  values.view(vdt))
+            tmp_v = [xp.empty(n, dtype=vdt) if self.passes > i + 1 else self.stand_v
                      for i in range(2)]
-            vals_out = xp.empty(n, dtype=_INDEX if self.wide else self.vdt)
+            vals_out = xp.empty(n, dtype=_INDEX if self.wide else vdt)
         else:
             vin = vals_out = self.stand_v
             tmp_v = [vin, vin]
         for launch in self.pass_launches:
             launch(bits, keys_out, tmp_k[0], tmp_k[1], vin, vals_out, tmp_v[0], tmp_v[1])
-        out_keys = None
+        out_keys = out_vals = None
         if self.want_keys:
             out_keys = keys_out if dt == kdt else keys_out.view(dt)
-        return out_keys, (vals_out if self.vdt is not None else None)
+        if vdt is not None:
+            out_vals = vals_out if self.iota or values.dtype == vdt else \
+                vals_out.view(values.dtype)
+        return out_keys, out_vals
 
 
 _os_plans = _lookback.PlanCache()
@@ -464,42 +468,64 @@ def _onesweep_plan(job):
     return _os_plans.get(key, lambda: _OnesweepPlan(job))
 
 
-def _direct_key(func, keys, descending, variant):
-    """The key under which a call of ``func`` (``"sort"`` or ``"argsort"``) finds the onesweep
-    plan of an earlier call on an input like ``keys``: the backend's own array type, the same
-    dtype, shape, strides, order (a bool), variant and stream. The earlier call passed every
-    check on such an input, so this one can skip them. None for anything else."""
+def _direct_key(func, keys, values, begin_bit, end_bit, descending, variant):
+    """The key under which a call of ``func`` (``"radix_sort"`` or ``"argsort"``) finds the
+    onesweep plan of an earlier call on inputs like these: arrays of the backend's own type with
+    the same dtypes, shapes and strides, the same bit range (ints or None), order (a bool),
+    variant and stream. The earlier call passed every check on such inputs, so this one can skip
+    them. None for anything else."""
     backend = _backend.get_backend()
-    if type(keys) is not backend.xp.ndarray or type(descending) is not bool or \
+    xp_array = backend.xp.ndarray
+    if type(keys) is not xp_array or type(descending) is not bool or \
             type(variant) is not str:
         return None
-    return (func, keys.dtype, keys.shape, keys.strides, descending, variant,
-            backend.stream_key())
+    if values is None:
+        vkey = None
+    elif type(values) is xp_array:
+        vkey = (values.dtype, values.shape, values.strides)
+    else:
+        return None
+    for b in (begin_bit, end_bit):
+        if b is not None and type(b) is not int:
+            return None
+    return (func, keys.dtype, keys.shape, keys.strides, vkey, begin_bit, end_bit, descending,
+            variant, backend.stream_key())
 
 
 _direct = _lookback.PlanCache()  # _direct_key -> _OnesweepPlan
 
 
-def _direct_plan(func, keys, descending, variant):
-    """The plan an earlier call of ``func`` filed for an input like ``keys``, or None."""
-    key = _direct_key(func, keys, descending, variant)
+def _direct_plan(func, keys, values, begin_bit, end_bit, descending, variant):
+    """The plan an earlier call of ``func`` filed for inputs like these, or None."""
+    key = _direct_key(func, keys, values, begin_bit, end_bit, descending, variant)
     return None if key is None else _direct.find(key)
 
 
-def _remember(func, keys, descending, variant):
-    """After a call of ``func`` checked ``keys`` and sorted them with onesweep: file its plan,
-    when the kernels read ``keys`` as they are (1-D and contiguous: others are copied first; 4 or
-    8 bytes: keys of 1 or 2 are widened first; not empty)."""
-    key = _direct_key(func, keys, descending, variant)
-    if key is None or keys.size == 0 or keys.dtype.itemsize < 4 or keys.ndim != 1 or \
-            not keys.flags.c_contiguous:
+def _as_is(arr):
+    """Whether the kernels read ``arr`` as it is: 1-D, contiguous, 4 or 8 bytes an element (the
+    checked path copies other layouts and widens or permutes other widths first)."""
+    return arr.ndim == 1 and arr.flags.c_contiguous and arr.dtype.itemsize in _U and \
+        arr.dtype.fields is None and not arr.dtype.hasobject
+
+
+def _remember(func, keys, values, begin_bit, end_bit, descending, variant):
+    """After a call of ``func`` checked its inputs and sorted them with onesweep, reading them
+    as they are: file its plan."""
+    key = _direct_key(func, keys, values, begin_bit, end_bit, descending, variant)
+    if key is None or keys.size == 0 or not _as_is(keys) or \
+            (values is not None and not _as_is(values)):
         return
     if _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                             auto="onesweep") != "onesweep":
         return
     kb, n, iota = keys.dtype.itemsize, keys.size, func == "argsort"
-    vb = _index_dtype(n).itemsize if iota else 0
-    plan = _os_plans.find((kb, vb, n, 0, 8 * kb, _KIND[keys.dtype.kind], descending, iota,
+    begin = 0 if begin_bit is None else begin_bit
+    end = 8 * kb if end_bit is None else end_bit
+    if iota:
+        vb = _index_dtype(n).itemsize
+    else:
+        vb = 0 if values is None else values.dtype.itemsize
+    plan = _os_plans.find((kb, vb, n, begin, end, _KIND[keys.dtype.kind], descending, iota,
                            iota, not iota, key[-1]))
     if plan is not None:
         _direct.put(key, plan)
@@ -621,12 +647,25 @@ def radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending=False
     -0.0 and 0.0 compare equal (input order kept) and all NaNs compare equal and sort last. The
     output holds the input's bit patterns (NaN payloads, signs of zeros).
 
-    No host synchronization: onesweep decides on the device which digit passes to skip.
+    No host synchronization: onesweep decides on the device which digit passes to skip. A call
+    on arrays of the backend's own type (CuPy on the GPU) like an earlier call's (the same
+    dtypes, shapes, strides, bit range, order, variant and stream) reuses that call's launches,
+    prepared once, and skips the checks it passed: the histogram kernel starts sooner.
 
     See Also:
         :func:`numpy.sort` (``kind="stable"``), :func:`cupy.sort`, :func:`sort`,
         :func:`argsort`.
     """
+    plan = _direct_plan("radix_sort", keys, values, begin_bit, end_bit, descending, variant)
+    if plan is not None:
+        skeys, svals = plan.run(keys, values)
+        return skeys if values is None else (skeys, svals)
+    out = _radix_sort(keys, values, begin_bit, end_bit, descending, variant)
+    _remember("radix_sort", keys, values, begin_bit, end_bit, descending, variant)
+    return out
+
+
+def _radix_sort(keys, values, begin_bit, end_bit, descending, variant):
     func = "radix_sort"
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="onesweep")
     k = _keys_input(keys, func)
@@ -659,12 +698,7 @@ def sort(keys, *, descending=False, variant="auto"):
     See Also:
         :func:`numpy.sort`, :func:`cupy.sort`, :func:`radix_sort`.
     """
-    plan = _direct_plan("sort", keys, descending, variant)
-    if plan is not None:
-        return plan.run(keys, None)[0]
-    out = radix_sort(keys, descending=descending, variant=variant)
-    _remember("sort", keys, descending, variant)
-    return out
+    return radix_sort(keys, descending=descending, variant=variant)
 
 
 def argsort(keys, *, descending=False, variant="auto"):
@@ -682,12 +716,12 @@ def argsort(keys, *, descending=False, variant="auto"):
     See Also:
         :func:`numpy.argsort`, :func:`cupy.argsort`.
     """
-    plan = _direct_plan("argsort", keys, descending, variant)
+    plan = _direct_plan("argsort", keys, None, None, None, descending, variant)
     if plan is not None:
         perm = plan.run(keys, "iota")[1]
         return perm if perm.dtype == _INDEX else perm.astype(_INDEX)
     out = _argsort(keys, descending, variant)
-    _remember("argsort", keys, descending, variant)
+    _remember("argsort", keys, None, None, None, descending, variant)
     return out
 
 

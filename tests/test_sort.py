@@ -2,6 +2,8 @@
 sizes, stability, float special values, bit ranges, onesweep's pass skipping and portions,
 segmented sorts, hypothesis properties, and every error branch."""
 
+import contextlib
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -396,39 +398,62 @@ def test_onesweep_histogram_grid_bounds_the_counters():
 DIRECT_DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
 
 
-
-
 def _refuse(*args, **kwargs):
     raise AssertionError("the checks ran")
 
 
+@contextlib.contextmanager
+def _no_checks(monkeypatch):
+    """Within it, any call that takes the checked path fails."""
+    with monkeypatch.context() as m:
+        for name in ("_keys_input", "_radix_sort", "_argsort"):
+            m.setattr(sorting, name, _refuse)
+        yield
+
+
 @pytest.mark.parametrize("dtype", DIRECT_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_repeated_calls_take_the_filed_plan(dtype, backend, rng, fresh_plans, monkeypatch):
-    """sort and argsort of an array of the backend's own type file their onesweep plan; a later
-    call on an array of the same dtype, shape, strides and order launches it without the checks
-    and sorts its own data as NumPy does."""
+    """sort, argsort and radix_sort (with values of 4 and 8 bytes, with a bit range) of arrays
+    of the backend's own type file their onesweep plan; a later call on arrays of the same
+    dtypes, shapes, strides, bit range and order launches it without the checks and sorts its
+    own data as NumPy does."""
+    xp = backend.xp
     n = 2 * OS_TILE[np.dtype(dtype).itemsize] + 77
+    calls = {
+        "sort": lambda x, v, desc: prim.sort(x, descending=desc),
+        "argsort": lambda x, v, desc: prim.argsort(x, descending=desc),
+        "radix_sort f32": lambda x, v, desc: prim.radix_sort(x, v.astype(np.float32),
+                                                             descending=desc),
+        "radix_sort i64 bits": lambda x, v, desc: prim.radix_sort(x, v, begin_bit=3, end_bit=20,
+                                                                  descending=desc),
+    }
     for desc in (False, True):
-        for func in (prim.sort, prim.argsort):
+        for name, call in calls.items():
             x1, x2 = make_keys(rng, n, dtype), make_keys(rng, n, dtype, dups=True)
-            d1, d2 = backend.xp.asarray(x1), backend.xp.asarray(x2)
-            key = sorting._direct_key(func.__name__, d1, desc, "auto")
-            assert fresh_plans.find(key) is None
-            first = func(d1, descending=desc)
-            assert fresh_plans.find(key) is not None
-            with monkeypatch.context() as m:
-                m.setattr(sorting, "_keys_input", _refuse)
-                m.setattr(sorting, "radix_sort", _refuse)
-                m.setattr(sorting, "_argsort", _refuse)
-                second = func(d2, descending=desc)
-            assert type(second) is type(d2)
-            for x, got in ((x1, first), (x2, second)):
-                order = stable_order(x, desc)
-                if func is prim.sort:
-                    check_sorted(x, order, got)
-                else:
+            v1, v2 = (xp.asarray(rng.integers(-9, 2**40, n)) for _ in range(2))
+            d1, d2 = xp.asarray(x1), xp.asarray(x2)
+            before = len(fresh_plans._plans)
+            first = call(d1, v1, desc)
+            assert len(fresh_plans._plans) == before + 1, name
+            with _no_checks(monkeypatch):
+                second = call(d2, v2, desc)
+            for x, v, got in ((x1, v1, first), (x2, v2, second)):
+                v = to_host(v)
+                if name == "argsort":
                     assert to_host(got).dtype == np.int64
-                    assert np.array_equal(to_host(got), order)
+                    assert np.array_equal(to_host(got), stable_order(x, desc))
+                elif name == "sort":
+                    assert type(got) is type(d2)
+                    check_sorted(x, stable_order(x, desc), got)
+                elif name == "radix_sort f32":
+                    order = stable_order(x, desc)
+                    check_sorted(x, order, got[0], got[1], v.astype(np.float32))
+                else:
+                    image = _oracle.radix_image(x, desc)
+                    order = np.argsort((image >> image.dtype.type(3)) &
+                                       image.dtype.type((1 << 17) - 1), kind="stable")
+                    assert np.array_equal(bits_of(to_host(got[0])), bits_of(x[order]))
+                    assert np.array_equal(to_host(got[1]), v[order])
 
 
 def test_filed_plans_keep_the_checks(backend, rng, fresh_plans):
@@ -461,8 +486,17 @@ def test_filed_plans_keep_the_checks(backend, rng, fresh_plans):
     assert to_host(prim.sort(xp.asarray(x[:0]))).size == 0
     # filed: onesweep only (also by its name), keys of 4 or 8 bytes, bool orders
     prim.sort(d, variant="onesweep")
-    assert sorted((k[4], k[5]) for k in fresh_plans._plans) == [(False, "onesweep"),
+    assert sorted((k[7], k[8]) for k in fresh_plans._plans) == [(False, "onesweep"),
                                                                  (True, "auto")]
+    # values that are not read as they are (1 byte, strided) are never filed
+    v8 = xp.asarray(rng.integers(0, 100, n).astype(np.uint8))
+    v4 = xp.asarray(rng.integers(0, 100, 2 * n).astype(np.uint32))[::2]
+    for v in (v8, v8, v4, v4):
+        k2, got_v = prim.radix_sort(d, v)
+        check_sorted(x, stable_order(x), k2, got_v, to_host(v))
+    with pytest.raises(ValueError, match="values has"):
+        prim.radix_sort(d, v8[:-1])
+    assert len(fresh_plans._plans) == 2
 
 
 def test_filed_plans_are_per_stream(backend, rng, fresh_plans):

@@ -1,8 +1,8 @@
 """Host time of one radix sort call (GPU only): from the call to its first kernel launch (the
 GPU waits that long when it is idle at the call, which the timing of a sort includes), and the
 whole call (the kernels are only queued), for uint32 keys, 2^27 and 2^10 of them: ``prim.sort``
-after a first call filed its plan (no checks, prepared launches) and ``prim.radix_sort`` (the
-checks, then the same plan).
+after a first call filed its plan (no checks, prepared launches) and the same sort through the
+checks (``sorting._radix_sort``), then the same plan.
 
     python tools/host_overhead.py [--pieces] [--profile]
 
@@ -89,7 +89,8 @@ def pieces(x):
     through_cupy, prepared, p = histogram_launches(x)
     rows = {
         "nothing (the timer)": lambda: None,
-        "finding the filed plan": lambda: sorting._direct_plan("sort", x, False, "auto"),
+        "finding the filed plan": lambda: sorting._direct_plan("radix_sort", x, None, 0, None,
+                                                               False, "auto"),
         "histogram launch through CuPy's call": through_cupy,
         "histogram launch prepared": prepared,
         "cuLaunchKernel alone": lambda: driver.launchKernel(*p.argv),
@@ -98,7 +99,8 @@ def pieces(x):
     }
     for name, fn in rows.items():
         print(f"cold host time: {name}: {cold(fn, busy):.2f} us", flush=True)
-    for name, fn in (("sort", lambda: prim.sort(x)), ("radix_sort", lambda: prim.radix_sort(x))):
+    for name, fn in (("sort", lambda: prim.sort(x)),
+                     ("checked", lambda: sorting._radix_sort(x, None, 0, None, False, "auto"))):
         lead, whole = host_times(fn, busy=busy)
         print(f"cold {name} 2^{x.size.bit_length() - 1}: to the first launch {lead:.1f} us, "
               f"whole call {whole:.1f} us", flush=True)
@@ -110,7 +112,8 @@ def main(argv):
         x = cupy.asarray(rng.integers(0, 2**32, 1 << log2n, dtype=np.uint32))
         prim.sort(x)  # files the plan
         for name, fn in (("sort", lambda: prim.sort(x)),
-                         ("radix_sort", lambda: prim.radix_sort(x))):
+                         ("checked", lambda: sorting._radix_sort(x, None, 0, None, False,
+                                                                 "auto"))):
             lead, whole = host_times(fn)
             print(f"{name} uint32 2^{log2n}: to the first launch {lead:.1f} us, whole call "
                   f"{whole:.1f} us", flush=True)
