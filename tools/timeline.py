@@ -6,12 +6,13 @@ The library's histogram, plan and pass kernels are compiled from a copy of the k
 which every block notes, by thread 0, the global timer when it starts and when it ends (one
 atomic and three stores per block), and swapped in for the library's own. Each of K sorts of
 2^27 uint32 keys (after warm-up) gives, per kernel: its blocks, its span (first block start to
-last block end), the median block time, the busiest count of blocks in flight, how much of
-span x that count the blocks filled, the last block's time (its start to the kernel's end) and the gap
-from the previous kernel's last block end to its first block start; and the slot time lost at the start (ramp: the first
-blocks' start after the first, summed, over the blocks in flight) and at the end (tail: the
-last blocks' end before the last). Medians over the sorts.
-The global timer ticks coarsely (about 1 us on an H100): the figures are good to a microsecond.
+last block end), the median block time, the most blocks in flight at once, how much of span x
+that count the blocks filled, the last block's time (its start to the kernel's end), the gap
+from the previous kernel's last block end to its first block start, and the slot time lost at
+the start (ramp: the first blocks' starts after the first, summed, over the blocks in flight)
+and at the end (tail: the last blocks' ends before the last, likewise). Medians over the sorts.
+The stamps' barrier makes each block a little longer, and the global timer ticks coarsely
+(about 1 us on an H100): the figures are good to a microsecond.
 """
 import statistics
 import sys
