@@ -82,22 +82,17 @@ enum ImageMode { IMAGE_INT = 0, IMAGE_FLOAT = 1, IMAGE_FOLD = 2 };
 
 // k as a two's complement integer, its absolute value as an unsigned number: -k for a negative
 // k (the most negative maps to itself). One instruction on the GPU (PTX abs wraps there).
-__device__ __forceinline__ u32 magnitude(u32 k) {
+template <class U>
+__device__ __forceinline__ U magnitude(U k) {
 #if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
-    u32 m;
-    asm("abs.s32 %0, %1;" : "=r"(m) : "r"(k));
+    U m;
+    if constexpr (sizeof(U) == 4)
+        asm("abs.s32 %0, %1;" : "=r"(m) : "r"(k));
+    else
+        asm("abs.s64 %0, %1;" : "=l"(m) : "l"(k));
     return m;
 #else
-    return (k >> 31) ? 0u - k : k;
-#endif
-}
-__device__ __forceinline__ u64 magnitude(u64 k) {
-#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
-    u64 m;
-    asm("abs.s64 %0, %1;" : "=l"(m) : "l"(k));
-    return m;
-#else
-    return (k >> 63) ? 0ull - k : k;
+    return (k >> (Bits<U>::N - 1)) ? static_cast<U>(0) - k : k;
 #endif
 }
 
