@@ -51,13 +51,6 @@ def _is_cupy(x):
     return mod.startswith("cupy")
 
 
-def _is_cupy_array(x):
-    """A ``cupy.ndarray`` (checked by type, without building its ``__cuda_array_interface__``,
-    which costs microseconds per call)."""
-    t = type(x)
-    return t.__name__ == "ndarray" and t.__module__.startswith("cupy")
-
-
 def as_input(x, *, func, arg, ndim=None, flatten=False):
     """Move ``x`` to the backend, check its dimensions, make it C-contiguous.
 
@@ -68,7 +61,8 @@ def as_input(x, *, func, arg, ndim=None, flatten=False):
     host = True
     if isinstance(x, np.ndarray):
         arr = x
-    elif _is_cupy_array(x) or (_is_cupy(x) and hasattr(x, "__cuda_array_interface__")):
+    elif _is_cupy(x) and hasattr(type(x), "__cuda_array_interface__"):
+        # a CuPy array: asked of its type, which does not build the interface's dict
         host = False
         arr = x
     elif hasattr(x, "__cuda_array_interface__"):
