@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _loader
 
 __all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "check", "Prepared",
            "i64"]
@@ -126,8 +126,6 @@ class Prepared:
         direct = getattr(kernel, "_direct", None)
         if direct is None:
             return
-        from . import _loader
-
         words = _loader.param_words(self.args, direct.array_type)
         if words is None:
             return

@@ -462,9 +462,16 @@ class _OnesweepPlan:
 _os_plans = _lookback.PlanCache()
 
 
+def _plan_key(kb, vb, n, begin, end, kind, desc, iota, wide, want_keys, stream_key):
+    """The key of an onesweep plan (:data:`_os_plans`): what :class:`_OnesweepPlan` is made
+    from."""
+    return (kb, vb, n, begin, end, kind, desc, iota, wide, want_keys, stream_key)
+
+
 def _onesweep_plan(job):
-    key = (job.kb, job.vb, job.n, job.begin, job.end, job.kind, job.desc,
-           isinstance(job.values, str), job.wide, job.want_keys, job.backend.stream_key())
+    key = _plan_key(job.kb, job.vb, job.n, job.begin, job.end, job.kind, job.desc,
+                    isinstance(job.values, str), job.wide, job.want_keys,
+                    job.backend.stream_key())
     return _os_plans.get(key, lambda: _OnesweepPlan(job))
 
 
@@ -525,8 +532,8 @@ def _remember(func, keys, values, begin_bit, end_bit, descending, variant):
         vb = _index_dtype(n).itemsize
     else:
         vb = 0 if values is None else values.dtype.itemsize
-    plan = _os_plans.find((kb, vb, n, begin, end, _KIND[keys.dtype.kind], descending, iota,
-                           iota, not iota, key[-1]))
+    plan = _os_plans.find(_plan_key(kb, vb, n, begin, end, _KIND[keys.dtype.kind], descending,
+                                    iota, iota, not iota, key[-1]))
     if plan is not None:
         _direct.put(key, plan)
 
