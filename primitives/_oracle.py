@@ -68,16 +68,26 @@ def radix_image(x, descending=False):
     with the sign bit set; all complemented for descending order. NumPy or CuPy in, the same
     kind out."""
     xp = _array_module(x)
-    u = xp.ascontiguousarray(x).view(f"u{x.dtype.itemsize}")
+    u, top = _bits_and_top(x)
     ut = u.dtype.type
-    top = ut(1) << ut(8 * x.dtype.itemsize - 1)
     if x.dtype.kind == "i":
         u = u ^ top
     elif x.dtype.kind == "f":
-        inf, qnan = _FLOAT_BITS[x.dtype.itemsize]
-        u = xp.where((u & ~top) > ut(inf), ut(qnan), u)
+        u = xp.where(_is_nan(u, top), ut(_FLOAT_BITS[x.dtype.itemsize][1]), u)
         u = xp.where((u & top) != 0, ~u + ut(1), u | top)
     return ~u if descending else u
+
+
+def _bits_and_top(x):
+    """The keys' bits (unsigned, contiguous) and the sign bit of their width."""
+    u = _array_module(x).ascontiguousarray(x).view(f"u{x.dtype.itemsize}")
+    ut = u.dtype.type
+    return u, ut(1) << ut(8 * x.dtype.itemsize - 1)
+
+
+def _is_nan(u, top):
+    """Which float bit patterns ``u`` are NaNs."""
+    return (u & ~top) > u.dtype.type(_FLOAT_BITS[u.dtype.itemsize][0])
 
 
 def radix_histogram(x, begin, end, descending=False):
@@ -94,7 +104,5 @@ def radix_histogram(x, begin, end, descending=False):
         digits = (img >> ut(shift)) & ut((1 << min(8, end - shift)) - 1)
         out[p * 256:(p + 1) * 256] = xp.bincount(digits.astype(np.int64), minlength=256)
     if x.dtype.kind == "f":
-        u = xp.ascontiguousarray(x).view(f"u{x.dtype.itemsize}")
-        top = u.dtype.type(1) << u.dtype.type(8 * x.dtype.itemsize - 1)
-        out[-1] = int(bool(xp.any((u & ~top) > u.dtype.type(_FLOAT_BITS[x.dtype.itemsize][0]))))
+        out[-1] = int(bool(xp.any(_is_nan(*_bits_and_top(x)))))
     return out
