@@ -4,8 +4,10 @@
 emulator (see :func:`backend_info`).
 """
 
-from ._backend import backend_info
-from ._loader import KernelCompileError
+from ._core.backend import backend_info
+from ._core.loader import KernelCompileError
+from ._core.plans import cache_info, clear_caches, plan
+from . import tuning
 from .reduction import max, min, reduce, sum  # noqa: A004 - NumPy-style names
 from .scan import cumsum, exclusive_scan, inclusive_scan
 from .compaction import compact, compact_indices
@@ -18,7 +20,8 @@ from .sorting import argsort, radix_sort, segmented_sort, sort
 __version__ = "0.1.0"
 
 __all__ = [
-    "backend_info", "KernelCompileError", "__version__",
+    "backend_info", "KernelCompileError", "__version__", "plan", "clear_caches", "cache_info",
+    "tuning",
     "reduce", "sum", "min", "max",
     "inclusive_scan", "exclusive_scan", "cumsum", "compact", "compact_indices",
     "segmented_scan", "segmented_reduce",

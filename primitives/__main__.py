@@ -1,8 +1,8 @@
-"""``python -m primitives``: the tour (see :mod:`primitives._tour`)."""
+"""``python -m primitives``: the tour (see :mod:`primitives.tour`)."""
 
 import sys
 
-from ._tour import main
+from .tour import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks, _dtypes, _launch, _loader, _lookback
+from ._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader, lookback as _lookback
 
 __all__ = ["compact", "compact_indices"]
 
@@ -116,7 +116,8 @@ def compact_indices(mask):
 def tour_sections(gpu, log2n=None):
     """Tour workload: compaction of float32 with half the elements selected, against ``x[mask]``
     on a GPU."""
-    from . import _backend, _tour
+    from ._core import backend as _backend
+    from . import tour as _tour
 
     n = 1 << (log2n or (28 if gpu else 14))
 

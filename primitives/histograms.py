@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from . import _backend, _checks, _dtypes, _launch, _loader
+from ._core import backend as _backend, checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
 
 __all__ = ["histogram", "bincount", "histogram_even", "histogram_channels", "auto_variant",
            "VARIANTS"]
@@ -1406,7 +1406,7 @@ def _sky(n, rng):
 def tour_sections(gpu, log2n=None):
     """Tour workloads: every variant on uint8 samples (256 bins) that are uniform, all equal, and a
     real sky image; float32 in [0, 1) with 256 and 4096 bins; and the peers on the GPU."""
-    from . import _tour
+    from . import tour as _tour
 
     n8 = 1 << (log2n or (28 if gpu else 14))
     nc = 1 << (log2n or (26 if gpu else 13))  # contended data: global atomics serialize

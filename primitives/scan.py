@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from . import _backend, _checks, _dtypes, _launch, _loader, _lookback
+from ._core import backend as _backend, checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader, lookback as _lookback
 
 __all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "VARIANTS"]
 
@@ -234,7 +234,8 @@ def _error_depth(variant, n, in_dt, acc_dt):
 def tour_sections(gpu, log2n=None):
     """Tour workloads: the three variants on an int32 -> int32 and a float32 inclusive sum, with
     ``cupy.cumsum`` as the peer on a GPU."""
-    from . import _backend, _tour
+    from ._core import backend as _backend
+    from . import tour as _tour
 
     n = 1 << (log2n or (28 if gpu else 14))
     sections = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _backend, _checks, _dtypes, _launch, _loader, _lookback
+from ._core import backend as _backend, checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader, lookback as _lookback
 
 __all__ = ["segmented_scan", "segmented_reduce"]
 
@@ -299,7 +299,7 @@ def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
 def tour_sections(gpu, log2n=None):
     """Tour workload: equal float32 segments (2^16 x 2^12 on a GPU), scanned and reduced, against
     ``cupy.cumsum(axis=1)`` and ``sum(axis=1)`` on a GPU."""
-    from . import _tour
+    from . import tour as _tour
 
     n = 1 << (log2n or (28 if gpu else 14))
     rows = min(1 << 16, n >> 6)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _backend, _checks, _dtypes, _launch, _loader, _lookback
+from ._core import plans as _plans, backend as _backend, checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader, lookback as _lookback
 
 __all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES"]
 
@@ -185,7 +185,7 @@ _validated = set()
 
 def _go(kernel, grid, block, args, shared_mem=0):
     """Launch; the first launch of a configuration goes through the validating
-    :func:`primitives._launch.launch`."""
+    :func:`primitives._core.launch.launch`."""
     key = (id(kernel), grid, block, shared_mem)
     if key in _validated:
         kernel((grid,), (block,), args, shared_mem=shared_mem)
@@ -367,7 +367,7 @@ class _OnesweepPlan:
     """The launches of one onesweep configuration on one stream, made once: the kernels, grids
     and shared memory, the scratch (:class:`_OnesweepScratch`, shared by the plans of one key
     width, value width and size on the stream) and each launch prepared with all its arguments
-    but the arrays of the call (:class:`primitives._launch.Prepared`). :meth:`run` then only
+    but the arrays of the call (:class:`primitives._core.launch.Prepared`). :meth:`run` then only
     allocates the outputs and launches. Cached per configuration and stream
     (:func:`_onesweep_plan`)."""
 
@@ -386,16 +386,17 @@ class _OnesweepPlan:
         kdt = self.kdt = _U[kb]
         self.xp, self.n, self.passes, self.want_keys = be.xp, n, passes, job.want_keys
         self.stand_k = _launch.stand_in(be, kdt)
-        self.hist = _launch.Prepared(
-            kh, scratch.hist_grid, _OS_HIST_BLOCK,
-            (self.stand_k, _launch.i64(n), *job.common(), _i32(job.begin), _i32(job.end),
-             scratch.hist), shared_mem=_OS_HIST_SMEM)
+        slot = _plans.Launch.SLOT
+        self.hist = _plans.Launch(
+            kh, scratch.hist_grid, _OS_HIST_BLOCK, _OS_HIST_SMEM,
+            args=(slot, _launch.i64(n), *job.common(), _i32(job.begin), _i32(job.end),
+                  scratch.hist))
         radix = 256
         pass_stride = (portions + 1) * radix
-        self.plan = _launch.Prepared(
+        self.plan = _plans.Launch(
             _kernel(_OS_SOURCE, "onesweep_plan"), 1, 256,
-            (scratch.hist, _i32(passes), _launch.i64(n), scratch.offsets, _i32(pass_stride),
-             scratch.plan, scratch.launches))
+            args=(scratch.hist, _i32(passes), _launch.i64(n), scratch.offsets,
+                  _i32(pass_stride), scratch.plan, scratch.launches))
         flags = 0
         self.vdt = self.iota = self.wide = None
         if vb:
@@ -411,7 +412,7 @@ class _OnesweepPlan:
             flags |= _OS_FLAGS["discard_keys"]
         kp = _kernel(_OS_SOURCE, _os_pass_name(kb, vb))
         smem = _tile_smem(block, items, max(kb, vb), 8)
-        arrays = (self.stand_k,) * 4 + (self.stand_v,) * 4  # given per call
+        arrays = (slot,) * 8  # given per call
         self.pass_launches = []
         for p in range(passes):
             shift = job.begin + 8 * p
@@ -419,12 +420,12 @@ class _OnesweepPlan:
             row = scratch.plan[p * _OS_PLAN_WORDS:]
             for q in range(portions):
                 first_tile = q * per_portion
-                self.pass_launches.append(_launch.Prepared(
-                    kp, min(per_portion, tiles - first_tile), block,
-                    arrays + (_launch.i64(n), *job.common(), _i32(shift), _i32(width),
-                              _i32(flags), row, scratch.offsets[p * pass_stride + q * radix:],
-                              scratch.status, scratch.counter, _launch.i64(first_tile)),
-                    shared_mem=smem))
+                self.pass_launches.append(_plans.Launch(
+                    kp, min(per_portion, tiles - first_tile), block, smem,
+                    args=arrays + (_launch.i64(n), *job.common(), _i32(shift), _i32(width),
+                                   _i32(flags), row,
+                                   scratch.offsets[p * pass_stride + q * radix:],
+                                   scratch.status, scratch.counter, _launch.i64(first_tile))))
 
     def run(self, keys, values):
         """Sort ``keys`` (n keys of the plan's width and key kind, as their bits or as they are)
@@ -874,7 +875,7 @@ def _segsort_large(kbits, kind, bits, desc, varr, off, backend):
 def tour_sections(gpu, log2n=None):
     """Tour workloads: uint32 keys (keys/s of every variant, with ``cupy.sort`` as the peer on a
     GPU), uint32 pairs and argsort, and a segmented sort of 128-key segments."""
-    from . import _tour
+    from . import tour as _tour
 
     n = 1 << (log2n or (27 if gpu else 13))
     sections = []

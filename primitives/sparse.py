@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from . import _backend, _dtypes, _launch, _loader
+from ._core import backend as _backend, dtypes as _dtypes, launch as _launch, loader as _loader
 
 __all__ = ["CSR", "ELL", "COO", "HYB", "RowStats", "FORMATS", "VALUE_DTYPES", "INDEX_DTYPES"]
 

@@ -26,7 +26,8 @@ import numbers
 
 import numpy as np
 
-from . import _backend, _checks, _dtypes, _launch, _loader, sparse
+from ._core import backend as _backend, checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
+from . import sparse
 
 __all__ = ["spmv", "choose_variant", "VARIANTS", "FORMAT_OF"]
 
@@ -515,7 +516,8 @@ def tour_sections(gpu, log2n=None):
     must move (the CSR arrays, x and y once), so rows of different formats compare the same work;
     each row's note gives its format's footprint. ELL is left out where its padding is refused
     (a few long rows)."""
-    from . import _sparse_suite, _tour
+    from .testing import matrices as _sparse_suite
+    from . import tour as _tour
 
     scale = (1 << log2n) if log2n else ("full" if gpu else 1 << 12)
     dt = np.dtype(np.float32)

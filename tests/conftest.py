@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import primitives as prim
-from primitives import _backend
-from primitives._backend import to_host  # noqa: F401  (tests import it from here)
+from primitives._core import backend as _backend
+from primitives._core.backend import to_host  # noqa: F401  (tests import it from here)
 
 
 def pytest_report_header(config):
@@ -43,7 +43,7 @@ def schedule(request):
     if request.param == "gpu":
         yield "gpu"
         return
-    from primitives import _emulator
+    from primitives._core import emulator as _emulator
 
     old = _emulator.race_mode()
     _emulator.set_race_mode(12345 if request.param == "race" else None)

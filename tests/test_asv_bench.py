@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from primitives import _backend
+from primitives._core import backend as _backend
 from primitives.reduction import VARIANTS
 
 from conftest import load_benchmark

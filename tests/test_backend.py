@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import primitives as prim
-from primitives import _backend, _loader
+from primitives._core import backend as _backend, loader as _loader
 
 
 def test_backend_info_keys():

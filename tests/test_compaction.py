@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives import _dtypes
+from primitives._core import dtypes as _dtypes
 
 from conftest import to_host
 

@@ -1,4 +1,4 @@
-"""Tests of the CPU emulator backend (primitives._emulator + kernels/emulator/emu.h).
+"""Tests of the CPU emulator backend (primitives._core.emulator + kernels/emulator/emu.h).
 
 The kernels live in tests/emu_kernels/: intrinsics.cu (every intrinsic and atomic against
 hand-computed values), broken.cu (kernels that are wrong and must be caught), reduce.cu (correct
@@ -11,8 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from primitives import _emulator as emu
-from primitives._emulator import EmulatorCompileError, EmulatorError
+from primitives._core import emulator as emu
+from primitives._core.emulator import EmulatorCompileError, EmulatorError
 
 KDIR = pathlib.Path(__file__).resolve().parent / "emu_kernels"
 FULL = 0xFFFFFFFF

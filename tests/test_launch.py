@@ -3,13 +3,16 @@
 import numpy as np
 import pytest
 
-from primitives import _backend, _launch, _loader, reduction
+from primitives._core import backend as _backend, launch as _launch, loader as _loader
+from primitives._core.plans import Launch
+from primitives import tuning
+from primitives.reduction import _plans as reduction_plans
 
 
 @pytest.fixture
 def kernel():
     dt = np.dtype(np.float32)
-    return reduction._kernel("gamma", dt, dt, "sum")
+    return reduction_plans.kernel("gamma", dt, dt, "sum", tuning.policy("reduction", "ladder"))
 
 
 def test_cover_grid_caps_at_resident_blocks(kernel):
@@ -70,7 +73,7 @@ def test_resident_grid_opts_in_before_the_occupancy():
     (on a GPU, the occupancy of a kernel not opted in counts no such block)."""
     info = _backend.get_backend().device_info()
     dt = np.dtype(np.float32)
-    kernel = reduction._kernel("alpha", dt, dt, "sum")  # a kernel no other test opts in
+    kernel = reduction_plans.kernel("alpha", dt, dt, "sum", tuning.policy("reduction", "ladder"))
     big = info.shared_per_block + 1024  # two such blocks fit in a multiprocessor's shared memory
     grid = _launch.resident_grid(kernel, 256, big)
     assert kernel.max_dynamic_shared_size_bytes >= big
@@ -138,8 +141,8 @@ extern "C" __global__ void mixed(const long long* src, int a, unsigned b, long l
 
 def test_prepared_launch_passes_every_parameter(backend):
     """A prepared launch on the GPU calls cuLaunchKernel with parameter words it built once:
-    every parameter type arrives as CuPy's launch passes it, the leading arrays of each call
-    replace those it was prepared with, and grids and blocks of 1 to 3 dimensions work."""
+    every parameter type arrives as CuPy's launch passes it, the arrays of each call go to its
+    slots, and grids and blocks of 1 to 3 dimensions work."""
     if not backend.is_cuda:
         pytest.skip("the prepared words are the CUDA backend's (the emulator launches as usual)")
     import cupy
@@ -153,20 +156,20 @@ def test_prepared_launch_passes_every_parameter(backend):
     for grid, block, dims in (((3, 2), (32,), 3002032), (5, 64, 5001064),
                               ((1, 1, 2), 32, 1001032)):
         out = cupy.zeros(10, dtype=np.int64)
-        p = _launch.Prepared(k, grid, block, (src,) + args + (out,))
-        assert p.launch_kernel is not None  # the words are built
+        p = Launch(k, grid, block, args=(Launch.SLOT,) + args + (out,))
+        assert p._direct is not None  # the words are built
         for first in (src, cupy.asarray([42], dtype=np.int64)):
             p(first)
             assert out.get().tolist() == [int(first.get()[0])] + want[1:] + [dims]
     first = cupy.zeros(10, dtype=np.int64)
-    p = _launch.Prepared(k, 1, 32, (src,) + args[:5] + (3.25,) + args[6:] + (first,))
-    assert p.launch_kernel is None  # a Python float: through CuPy's own call
+    p = Launch(k, 1, 32, args=(Launch.SLOT,) + args[:5] + (3.25,) + args[6:] + (first,))
+    assert p._direct is None  # a Python float: through CuPy's own call
     p(src)
     assert first.get().tolist() == want + [1001032]
 
 
 def test_prepared_launch_checks_once(kernel):
     with pytest.raises(ValueError, match="zero-sized"):
-        _launch.Prepared(kernel, 0, 256, ())
+        Launch(kernel, 0, 256, args=())
     with pytest.raises(ValueError, match="more than 1024 threads"):
-        _launch.Prepared(kernel, 1, (64, 32), ())
+        Launch(kernel, 1, (64, 32))

@@ -6,7 +6,7 @@ for sm_90."""
 import numpy as np
 import pytest
 
-from primitives import _backend, _loader, _nvrtc
+from primitives._core import backend as _backend, loader as _loader, nvrtc as _nvrtc
 
 from conftest import to_host
 
@@ -74,7 +74,7 @@ def _kernels():
 
         mod = cupy.RawModule(code=CODE, options=_loader.nvrtc_options(), name_expressions=NAMES)
         return mod.get_function
-    from primitives import _emulator
+    from primitives._core import emulator as _emulator
 
     mod = _emulator.compile_module(CODE, NAMES, include_dirs=[str(_loader.kernels_root())],
                                    cache_key=_loader.tree_hash(), filename="test_load_exchange.cu")

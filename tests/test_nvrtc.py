@@ -7,7 +7,7 @@ importing ``primitives`` imports every family.
 import pytest
 
 import primitives  # noqa: F401 - registers every family's instantiations
-from primitives import _loader, _nvrtc
+from primitives._core import loader as _loader, nvrtc as _nvrtc
 
 MODULES = sorted(_loader.registered_modules().items())
 

@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives import _oracle, reduction
-
-from conftest import to_host
+from primitives import reduction
+from primitives.testing import harness as H
+from primitives.testing import oracle as _oracle
 
 DTYPES = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
 # block = 256 threads; delta/epsilon/zeta cover 512 per block; 65537 needs three ladder levels
@@ -30,8 +30,8 @@ def make(rng, n, dtype, op="sum"):
 
 
 def check(got, x, op, acc_dtype, variant):
-    depth = reduction._error_depth(variant, x.size, np.dtype(acc_dtype))
-    ok, want, bound = _oracle.reduce_matches(to_host(got), x, op, acc_dtype, depth)
+    depth = reduction.error_depth(variant, x.size, np.dtype(acc_dtype))
+    ok, want, bound = _oracle.reduce_matches(H.to_host(got), x, op, acc_dtype, depth)
     assert ok, f"{variant} {op} n={x.size}: got {got!r}, want {want!r} (bound {bound})"
 
 
@@ -94,23 +94,34 @@ def test_infinities(variant):
     assert np.isnan(prim.sum(x, variant=variant))
 
 
-def test_default_variant_is_production(rng, monkeypatch):
-    calls = []
-    real = reduction._run
-    monkeypatch.setattr(reduction, "_run", lambda *a: calls.append(a[4]) or real(*a))
+def test_default_variant_is_production(rng):
+    prim.clear_caches()
     prim.sum(make(rng, 100, np.float32))
-    assert calls == ["production"]
+    assert {k[0] for k in _plan_keys()} == {"reduce/production"}
 
 
-def test_empty():
-    assert prim.sum(np.array([], np.float32)) == 0
-    assert prim.sum(np.array([], np.float32)).dtype == np.float32
-    assert prim.sum(np.array([], np.int32)).dtype == np.int64
-    for op in ("min", "max"):
-        with pytest.raises(ValueError, match="zero-size array"):
-            prim.reduce(np.array([], np.float64), op)
-        with pytest.raises(ValueError):  # NumPy raises the same
-            getattr(np, op)(np.array([], np.float64))
+def _plan_keys():
+    from primitives._core.plans import PLANS
+
+    return [k for k in PLANS._plans if isinstance(k[0], str) and k[0].startswith("reduce/")]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("op", ["sum", "min", "max"])
+@H.twins()
+def test_empty(xp, op, dtype):
+    """Empty input: sum is 0 of NumPy's result dtype; min/max raise NumPy's ValueError."""
+    return getattr(xp, op)(np.array([], dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("op", ["sum", "min", "max"])
+@pytest.mark.parametrize("shape", [(), (1,), (7, 5), (3, 4, 5)])
+@H.twins()
+def test_twin_of_numpy(xp, op, dtype, shape):
+    """Result value and dtype of NumPy's function, for every dtype and ndim (flattened)."""
+    x = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape) % 97
+    return getattr(xp, op)(x)
 
 
 def test_host_in_host_out(rng):
@@ -152,6 +163,35 @@ def test_repeated_calls_reuse_ticket(rng):
         assert prim.sum(x) == np.sum(x)
 
 
+def test_repeat_calls_take_the_filed_plan(rng):
+    """A call on an array like an earlier call's finds its plan by its arguments and gives the
+    same answers; other arguments (another op, dtype, variant) are checked again."""
+    prim.clear_caches()
+    x, y = make(rng, 5000, np.float32), make(rng, 5000, np.float32)
+    assert prim.sum(x) == np.float32(prim.sum(x))
+    builds = prim.cache_info()["builds"]
+    check(prim.sum(y), y, "sum", np.float32, "production")
+    assert prim.cache_info()["builds"] == builds  # no new plan
+    assert prim.max(y) == y.max()
+    with pytest.raises(ValueError, match="variant must be"):
+        prim.sum(y, variant="omega")
+    with pytest.raises(TypeError, match="dtype="):
+        prim.sum(y, dtype=np.bool_)
+
+
+@pytest.mark.parametrize("op", ["sum", "min", "max"])
+def test_explicit_plan(rng, op):
+    """``prim.plan(prim.<op>, like)`` equals the function on like arrays and on others."""
+    x = make(rng, 3001, np.int32)
+    p = prim.plan(getattr(prim, op), x)
+    for y in (make(rng, 3001, np.int32), make(rng, 17, np.int32), make(rng, 3001, np.float64)):
+        H.assert_same(p(y), getattr(np, op)(y))
+    q = prim.reduce.plan(x, op, variant="zeta")
+    H.assert_same(q(x), getattr(np, op)(x))
+    with pytest.raises(ValueError, match="variant must be"):
+        prim.plan(prim.sum, x, variant="omega")
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.data(),
@@ -188,13 +228,13 @@ def test_not_an_array(bad):
 
 
 def test_bad_op():
-    with pytest.raises(ValueError, match="op must be one of"):
-        prim.reduce(np.ones(4, np.float32), "prod")
+    H.raises_like(ValueError, "reduce", prim.reduce, np.ones(4, np.float32), "prod",
+                  match="op must be one of")
 
 
 def test_bad_variant():
-    with pytest.raises(ValueError, match="variant must be"):
-        prim.sum(np.ones(4, np.float32), variant="omega")
+    H.raises_like(ValueError, "reduce", prim.sum, np.ones(4, np.float32), variant="omega",
+                  match="variant must be")
 
 
 @pytest.mark.parametrize("bad", [np.bool_, np.complex128, "int8"])

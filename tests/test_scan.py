@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives import _backend, _dtypes, _loader, _lookback, scan
+from primitives._core import backend as _backend, dtypes as _dtypes, loader as _loader, lookback as _lookback
+from primitives import scan
 
 from conftest import to_host
 
@@ -241,7 +242,7 @@ def _probe_kernel(name):
 
         mod = cupy.RawModule(code=PROBE, options=_loader.nvrtc_options(), name_expressions=[name])
         return mod.get_function(name)
-    from primitives import _emulator
+    from primitives._core import emulator as _emulator
 
     mod = _emulator.compile_module(PROBE, [name], include_dirs=[str(_loader.kernels_root())],
                                    cache_key=_loader.tree_hash())
@@ -355,7 +356,7 @@ def test_lookback_ignores_an_older_epoch(backend):
     finishes, not taken as a published value)."""
     if backend.is_cuda:
         pytest.skip("on a GPU the wait would never end; the emulator detects it")
-    from primitives import _emulator
+    from primitives._core import emulator as _emulator
 
     dt = np.dtype(np.int64)
     kind = np.full(4, 2, np.uint32)  # inclusive prefixes, but of epoch 4

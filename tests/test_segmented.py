@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import primitives as prim
-from primitives import _dtypes
+from primitives._core import dtypes as _dtypes
 
 from conftest import ragged_offsets, to_host
 

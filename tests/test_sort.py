@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives import _launch, _lookback, _oracle, sorting
+from primitives._core import launch as _launch, lookback as _lookback
+from primitives.testing import oracle as _oracle
+from primitives import sorting
 
 from conftest import ragged_offsets, to_host
 

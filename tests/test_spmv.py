@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import primitives as prim
-from primitives import _sparse_suite as suite
+from primitives.testing import matrices as suite
 from primitives import sparse
 from primitives.spmv import FORMAT_OF, VARIANTS, choose_variant, matches, reference
 

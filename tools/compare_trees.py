@@ -33,7 +33,8 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _backend, _launch, _loader, _timing, sorting
+from primitives._core import backend as _backend, launch as _launch, loader as _loader, timing as _timing
+from primitives import sorting
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import figures_sort  # noqa: E402  (tools/figures_sort.py)

@@ -6,7 +6,7 @@ Each family's measurements live in ``tools/figures_<family>.py`` as ``run(ctx)``
 :class:`Context`) gives the measured copy bandwidth, interleaved timing, the CUB module (or None)
 and Markdown output. Needs a GPU, CuPy, and for the CUB columns ``cuda-cccl``'s ``cuda.compute``.
 Every timing is the median of per-call CUDA-event times after warm-up, the contenders of one row
-measured in interleaved rounds (:func:`primitives._timing.bench_many`) on random data; each
+measured in interleaved rounds (:func:`primitives._core.timing.bench_many`) on random data; each
 result is checked against the NumPy oracle before it is timed. Ratios are within this one run.
 """
 
@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import primitives as prim  # noqa: E402
-from primitives import _backend, _timing  # noqa: E402
+from primitives._core import backend as _backend, timing as _timing  # noqa: E402
 
 FAMILIES = ["reduction", "spmv", "scan", "histogram", "sort"]
 REPS = {"rounds": 5, "warmup": 5, "repeat": 20}

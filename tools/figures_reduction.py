@@ -5,7 +5,8 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _oracle, reduction
+from primitives.testing import oracle as _oracle
+from primitives import reduction
 
 
 def cub_reduce(cc, x, out, op, h_init):
@@ -18,7 +19,7 @@ def cub_reduce(cc, x, out, op, h_init):
 
 def checked(fn, host, op, acc, variant):
     got = fn()
-    depth = reduction._error_depth(variant, host.size, np.dtype(acc))
+    depth = reduction.error_depth(variant, host.size, np.dtype(acc))
     ok, want, bound = _oracle.reduce_matches(got.get(), host, op, acc, depth)
     assert ok, f"{variant} {op}: got {got}, want {want} (bound {bound})"
 

@@ -20,7 +20,7 @@ FIELDS = ["matrix", "dtype", "rows", "nnz", "variant", "format", "footprint", "m
 
 
 def _matrices():
-    from primitives import _sparse_suite
+    from primitives.testing import matrices as _sparse_suite
 
     return _sparse_suite.SUITE
 
@@ -73,7 +73,8 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
     import cupyx.scipy.sparse as cxs
 
     import primitives as prim
-    from primitives import _sparse_suite, sparse
+    from primitives.testing import matrices as _sparse_suite
+    from primitives import sparse
     from primitives.spmv import VARIANTS, FORMAT_OF, choose_variant, matches, reference
 
     S = sys.modules["primitives.spmv"]

@@ -8,7 +8,7 @@ checks (``sorting._radix_sort``), then the same plan.
 
 Medians of 50 calls, each right after a synchronize, by time.perf_counter ("first launch":
 when the histogram's launch call returns); then the host time of one launch of the histogram
-kernel through CuPy's RawKernel call and prepared (primitives._launch.Prepared: cuLaunchKernel
+kernel through CuPy's RawKernel call and prepared (primitives._core.launch.Prepared: cuLaunchKernel
 on parameter words built once), the mean of 2000 launches over 2^10 keys. ``--pieces`` then
 times pieces of the path to the first launch, each alone right after a synchronize on a few
 milliseconds of GPU work (code and data are then cold, as in a timed call). ``--profile`` then
@@ -25,7 +25,8 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _launch, sorting
+from primitives._core import launch as _launch
+from primitives import sorting
 
 
 def host_times(fn, calls=50, busy=None):

@@ -8,7 +8,7 @@ from unittest import mock
 
 import cupy
 
-from primitives import _loader, _lookback
+from primitives._core import loader as _loader, lookback as _lookback
 
 
 def patched_kernel(source, name, edits):
@@ -44,7 +44,7 @@ def tree_module(root, source, names):
 
 
 def forget_plans(family):
-    """Empty every plan cache of a library module (``primitives._lookback.PlanCache``): plans
+    """Empty every plan cache of a library module (``primitives._core.lookback.PlanCache``): plans
     keep the kernels and policies of the time they were made, so a changed policy needs new
     ones."""
     for name in [n for n, v in vars(family).items() if isinstance(v, _lookback.PlanCache)]:
@@ -54,9 +54,9 @@ def forget_plans(family):
 class swapped_kernels:
     """A context manager, entered around every call it is for, within which
     ``family._kernel(source, name)`` (the kernel lookup of a library module such as
-    primitives.sorting) returns ``kernels[name]`` (primitives._loader Kernels) for the names
+    primitives.sorting) returns ``kernels[name]`` (primitives._core.loader Kernels) for the names
     given, the library's own kernel for the others; and each plan cache of the module (every
-    ``primitives._lookback.PlanCache`` in it) is one of this object's own, kept from one entry
+    ``primitives._core.lookback.PlanCache`` in it) is one of this object's own, kept from one entry
     to the next, so that plans made with these kernels serve only calls within it."""
 
     def __init__(self, family, source, kernels):

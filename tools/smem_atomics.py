@@ -12,7 +12,7 @@ generator of the random one (a multiply-add per round), so only the addresses di
 import cupy
 import numpy as np
 
-from primitives import _timing
+from primitives._core import timing as _timing
 
 SOURCE = r"""
 extern "C" __global__ void contend(int iters, int pattern, int op, unsigned* out) {

@@ -6,7 +6,7 @@ path (GPU only): to compare two source trees, run it once per tree, e.g.
 
 For 2^27 uint32, int32 and normal float32 keys (checked once against cupy.sort), ``prim.sort``
 of each and ``cupy.sort`` of the uint32 keys are timed in interleaved rounds
-(primitives._timing.bench_many, 5 rounds x (5 warm-ups + 20 samples), as tools/figures.py);
+(primitives._core.timing.bench_many, 5 rounds x (5 warm-ups + 20 samples), as tools/figures.py);
 the second argument repeats that. Prints the medians, cupy.sort's time over ours and the int32
 and float32 times over the uint32 time.
 """
@@ -16,7 +16,7 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _timing
+from primitives._core import timing as _timing
 
 
 def main(argv):

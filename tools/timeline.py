@@ -21,7 +21,8 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _backend, _loader, sorting
+from primitives._core import backend as _backend, loader as _loader
+from primitives import sorting
 from patched import patched_module, swapped_kernels  # tools/patched.py
 
 SLOTS = 1 << 16

@@ -71,7 +71,7 @@ import numpy as np
 
 import patched  # tools/patched.py
 import primitives as prim
-from primitives import _backend, _launch, _loader, _nvrtc, _timing
+from primitives._core import backend as _backend, launch as _launch, loader as _loader, nvrtc as _nvrtc, timing as _timing
 from primitives import histograms as H
 from patched import patched_kernel
 

@@ -10,7 +10,7 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _loader, _timing
+from primitives._core import loader as _loader, timing as _timing
 
 n = 1 << 28
 rng = np.random.default_rng(1)

@@ -29,7 +29,7 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _backend, _loader, _lookback, _timing
+from primitives._core import backend as _backend, loader as _loader, lookback as _lookback, timing as _timing
 from patched import patched_kernel, patched_module  # tools/patched.py
 
 n = 1 << 28
@@ -193,7 +193,8 @@ def pieces_of_a_call(small):
     """Host time of the parts of a public call, and of other ways to launch the same kernel."""
     import ctypes
 
-    from primitives import _checks, scan
+    from primitives._core import checks as _checks
+    from primitives import scan
 
     def per_call(fn, reps=3000):
         for _ in range(50):

@@ -27,7 +27,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import primitives as prim  # noqa: E402
-from primitives import _backend, _loader, _lookback, _timing, segmented  # noqa: E402
+from primitives._core import backend as _backend, loader as _loader, lookback as _lookback, timing as _timing  # noqa: E402
+from primitives import segmented
 
 backend = _backend.get_backend()
 cupy = backend.xp  # CuPy on a GPU, NumPy on the emulator

@@ -30,7 +30,9 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import _backend, _launch, _loader, _oracle, _timing, sorting
+from primitives._core import backend as _backend, launch as _launch, loader as _loader, timing as _timing
+from primitives.testing import oracle as _oracle
+from primitives import sorting
 from patched import forget_plans, patched_kernel, swapped_kernels  # tools/patched.py
 
 n = 1 << 27

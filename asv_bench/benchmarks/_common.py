@@ -7,7 +7,7 @@ skipped benchmark (emulator timings say nothing about a GPU).
 import numpy as np
 
 import primitives as prim
-from primitives import _timing
+from primitives._core import timing as _timing
 
 WARMUP, REPEAT = 5, 30
 

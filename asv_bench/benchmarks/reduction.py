@@ -2,7 +2,7 @@
 
 GPU only: on any other backend ``setup`` raises ``NotImplementedError``, which asv reports as a
 skipped benchmark (emulator timings say nothing about GPU performance). Times are medians of
-CUDA-event timings of 30 calls after 5 warm-up calls (``primitives._timing.bench``); GB/s counts
+CUDA-event timings of 30 calls after 5 warm-up calls (``primitives._core.timing.bench``); GB/s counts
 the bytes read.
 """
 

@@ -1,7 +1,7 @@
 """Scan-family benchmarks: the three scans against ``cupy.cumsum``, compaction against boolean
 indexing, segmented scan/reduce against ``cupy.cumsum(axis=1)``/``sum(axis=1)`` and, for 2^22
 ragged segments, a plain ``prim.sum``. GPU only; times are medians of CUDA-event timings
-(``primitives._timing.bench``); GB/s counts the bytes each operation must read and write once."""
+(``primitives._core.timing.bench``); GB/s counts the bytes each operation must read and write once."""
 
 import primitives as prim
 from primitives.scan import VARIANTS

@@ -1,6 +1,6 @@
 """Sort-family benchmarks: the three radix sorts against ``cupy.sort``, pairs and argsort
 against ``cupy.argsort``, and the segmented sort against ``cupy.sort(axis=-1)``. GPU only; times
-are medians of CUDA-event timings (``primitives._timing.bench``); GB/s counts the keys (and
+are medians of CUDA-event timings (``primitives._core.timing.bench``); GB/s counts the keys (and
 values) read and written once."""
 
 import primitives as prim

@@ -3,14 +3,15 @@
 
 GPU only: on any other backend ``setup`` raises ``NotImplementedError``, which asv reports as a
 skipped benchmark. Times are medians of CUDA-event timings of 30 calls after 5 warm-up calls
-(``primitives._timing.bench``); GB/s counts the format's arrays (its footprint) plus x and y once,
+(``primitives._core.timing.bench``); GB/s counts the format's arrays (its footprint) plus x and y once,
 and ``track_footprint_mb`` records the footprint itself.
 """
 
 import numpy as np
 
 import primitives as prim
-from primitives import _sparse_suite, sparse
+from primitives.testing import matrices as _sparse_suite
+from primitives import sparse
 from primitives.spmv import FORMAT_OF, VARIANTS
 
 from ._common import Timed, require_cuda

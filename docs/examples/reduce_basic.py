@@ -6,7 +6,7 @@ result comes back as a NumPy scalar (pass CuPy arrays to keep the result on the 
 
 import numpy as np
 
-from primitives import reduction  # for the internal error-bound helper used below
+from primitives import reduction  # for the error-bound helper used below
 
 # begin-example
 import primitives as prim
@@ -47,7 +47,7 @@ for v in VARIANTS:
 # |error| <= d*u / (1 - d*u) * sum(|x|), u = 2**-24 for float32 (Higham).
 u = np.finfo(np.float32).eps / 2
 for v in VARIANTS:
-    d = reduction._error_depth(v, x.size)
+    d = reduction.error_depth(v, x.size)
     bound = d * u / (1 - d * u) * np.sum(np.abs(x), dtype=np.float64)
     assert abs(float(prim.sum(x, variant=v)) - exact) <= bound, (v, d, bound)
 

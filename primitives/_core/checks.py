@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _backend
+from . import backend as _backend
 
 __all__ = ["Input", "as_input", "op_input", "check_choice"]
 
@@ -136,7 +136,7 @@ def direct_input(x, op, dtype, backend):
         return None
     if not isinstance(op, str) or op not in OPS:
         return None
-    from . import _dtypes
+    from . import dtypes as _dtypes
 
     in_dt = x.dtype
     if dtype is None:
@@ -158,7 +158,7 @@ def op_input(x, op, dtype, *, func, ndim=None):
     overrides). When no kernel takes (in_dt, acc_dt) natively the input is converted to acc_dt
     (one extra pass) and ``in_dt == acc_dt``.
     """
-    from . import _dtypes
+    from . import dtypes as _dtypes
 
     check_choice(op, OPS, func=func, arg="op")
     inp = as_input(x, func=func, arg="x", ndim=ndim, flatten=ndim is None)

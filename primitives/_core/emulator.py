@@ -72,11 +72,12 @@ def _find_header():
     env = os.environ.get("PRIMITIVES_EMU_HEADER")
     if env:
         return pathlib.Path(env).resolve()
-    here = pathlib.Path(__file__).resolve().parent
-    for cand in (here / "kernels" / "emulator" / "emu.h", here.parent / "kernels" / "emulator" / "emu.h"):
+    package = pathlib.Path(__file__).resolve().parent.parent
+    for cand in (package / "kernels" / "emulator" / "emu.h",
+                 package.parent / "kernels" / "emulator" / "emu.h"):
         if cand.is_file():
             return cand
-    return here.parent / "kernels" / "emulator" / "emu.h"
+    return package.parent / "kernels" / "emulator" / "emu.h"
 
 
 #: The emulation header force-included into every module (override: $PRIMITIVES_EMU_HEADER).

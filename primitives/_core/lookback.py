@@ -5,7 +5,7 @@ the per-tile look-back state (status words and published values, zeroed once and
 each launch has its own epoch, see ``kernels/common/scan.cuh``). Plans are cached per
 (configuration, device, stream): launches on one stream are ordered, so reusing the scratch is
 safe, and another stream gets its own. A plan's first launch goes through the validating
-:func:`primitives._launch.launch`; later ones are one call.
+:func:`primitives._core.launch.launch`; later ones are one call.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import collections
 
 import numpy as np
 
-from . import _launch
+from . import launch as _launch
 
 EPOCH_LIMIT = 1 << 30
 MAX_PLANS = 64

@@ -14,10 +14,10 @@ import threading
 
 import numpy as np
 
-from . import _backend, _loader
+from . import backend as _backend, loader as _loader
 
-__all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "check", "Prepared",
-           "i64"]
+__all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "check", "Direct",
+           "i64", "stand_in", "clear_stand_ins"]
 
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_YZ = 65535
@@ -84,7 +84,8 @@ def _dims(v, what):
 
 def launch(kernel, grid, block, args, shared_mem=0):
     """Validate the configuration (:func:`check`), then launch ``kernel`` on the current
-    stream."""
+    stream: for one-off launches (a grid that changes from call to call). Launches made once
+    and repeated are a plan's :class:`primitives._core.plans.Launch`."""
     g, b = check(kernel, grid, block, shared_mem)
     kernel(g, b, tuple(args), shared_mem=int(shared_mem))
 
@@ -107,49 +108,47 @@ def check(kernel, grid, block, shared_mem=0):
     return g, b
 
 
-class Prepared:
-    """One launch with its grid, block, shared memory and arguments fixed but for the leading
-    arrays, given per call: ``prepared(a, b)`` launches ``kernel(grid, block, (a, b) + rest)``
-    on the stream that was current when it was made. The configuration is checked once
-    (:func:`check`). On the GPU the parameter words are built once too, and a call stores the
-    arrays' addresses in them and calls cuLaunchKernel (primitives._loader's direct launch):
-    the fewest host steps between a call and its first launch, which the GPU waits for when it
-    is idle at the call. Calls from several threads are serialized."""
+class Direct:
+    """The direct form of a prepared :class:`primitives._core.plans.Launch` on the GPU: its
+    parameter words built once, and per call the arrays' addresses stored in the words of its
+    slots and cuLaunchKernel called on the stream that was current when it was made (the fewest
+    host steps between a call and its launch, which the GPU waits for when it is idle at the
+    call). Calls from several threads are serialized."""
 
-    __slots__ = ("kernel", "grid", "block", "args", "shared_mem", "words", "slot", "argv",
-                 "lock", "launch_kernel")
+    __slots__ = ("words", "slots", "argv", "lock", "launch_kernel")
 
-    def __init__(self, kernel, grid, block, args, shared_mem=0):
-        self.grid, self.block = check(kernel, grid, block, shared_mem)
-        self.kernel, self.args, self.shared_mem = kernel, tuple(args), int(shared_mem)
-        self.launch_kernel = None
-        direct = getattr(kernel, "_direct", None)
+    @classmethod
+    def make(cls, kernel, grid, block, shared_mem, args, slots):
+        """A Direct for ``kernel`` with these arguments (``slots``: the positions given per call,
+        whose entries in ``args`` are ignored), or None where CuPy's own launch must take them
+        (the emulator; arguments :func:`primitives._core.loader.param_words` does not
+        encode)."""
+        direct = kernel.direct
         if direct is None:
-            return
-        words = _loader.param_words(self.args, direct.array_type)
+            return None
+        fixed = tuple(0 if i in slots else a for i, a in enumerate(args))
+        words = _loader.param_words(fixed, direct.array_type)
         if words is None:
-            return
+            return None
+        return cls(direct, grid, block, shared_mem, words, slots)
+
+    def __init__(self, direct, grid, block, shared_mem, words, slots):
         k = len(words)
         buf = np.zeros(2 * k, dtype=np.uint64)
         base = buf.ctypes.data
         buf[:k] = base + 8 * (k + np.arange(k, dtype=np.uint64))
         buf[k:] = words
-        g, b = self.grid + (1,) * (3 - len(self.grid)), self.block + (1,) * (3 - len(self.block))
-        self.words, self.slot = buf, k
-        self.argv = (direct.ptr, *g, *b, self.shared_mem, direct.stream().ptr, base if k else 0,
-                     0)
+        g, b = grid + (1,) * (3 - len(grid)), block + (1,) * (3 - len(block))
+        self.words, self.slots = buf, tuple(k + i for i in slots)
+        self.argv = (direct.ptr, *g, *b, shared_mem, direct.stream().ptr, base if k else 0, 0)
         self.lock = threading.Lock()
         self.launch_kernel = direct.launch_kernel
 
-    def __call__(self, *arrays):
-        if self.launch_kernel is None:
-            self.kernel(self.grid, self.block, arrays + self.args[len(arrays):],
-                        shared_mem=self.shared_mem)
-            return
-        words, k = self.words, self.slot
+    def __call__(self, arrays):
+        words = self.words
         with self.lock:
-            for i, a in enumerate(arrays):
-                words[k + i] = a.data.ptr
+            for w, a in zip(self.slots, arrays):
+                words[w] = a.data.ptr
             self.launch_kernel(*self.argv)
 
 
@@ -166,3 +165,7 @@ def stand_in(backend, dtype, device=None):
     if arr is None:
         arr = _stand_ins[key] = backend.xp.zeros(1, dtype=dtype)
     return arr
+
+
+def clear_stand_ins():
+    _stand_ins.clear()

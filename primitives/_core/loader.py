@@ -2,7 +2,7 @@
 
 A *module* is a source file plus the template instantiations ("name expressions") a family asks
 for. On the CUDA backend it is a ``cupy.RawModule`` compiled by NVRTC; on the emulator it is the
-same source compiled by the host C++ compiler (:mod:`primitives._emulator`). Modules are memoized
+same source compiled by the host C++ compiler (:mod:`primitives._core.emulator`). Modules are memoized
 per (backend, device, file, names). CuPy's on-disk cache keys on the source text and the options
 only, so a hash of the whole ``kernels/`` tree is folded into the options: editing any header
 recompiles every module.
@@ -19,7 +19,7 @@ import pathlib
 
 import numpy as np
 
-from . import _backend
+from . import backend as _backend
 
 __all__ = ["KernelCompileError", "Kernel", "kernels_root", "tree_hash", "load", "register",
            "param_words"]
@@ -32,11 +32,11 @@ class KernelCompileError(RuntimeError):
 @functools.lru_cache(maxsize=None)
 def kernels_root():
     """Directory holding the CUDA sources (inside the installed package, or the source tree)."""
-    here = pathlib.Path(__file__).resolve().parent
-    for cand in (here / "kernels", here.parent / "kernels"):
+    package = pathlib.Path(__file__).resolve().parent.parent
+    for cand in (package / "kernels", package.parent / "kernels"):
         if (cand / "common" / "prim.cuh").is_file():
             return cand
-    raise RuntimeError(f"primitives: kernel sources not found next to {here}")
+    raise RuntimeError(f"primitives: kernel sources not found next to {package}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -109,7 +109,7 @@ def param_words(args, array_type):
 
 
 class _DirectLaunch:
-    """What a prepared launch (:class:`primitives._launch.Prepared`) of a kernel needs to call
+    """What a prepared launch (:class:`primitives._core.launch.Direct`) of a kernel needs to call
     cuLaunchKernel itself: the function's handle, the driver's launch call, the current stream
     and the array type whose addresses it passes."""
 
@@ -131,7 +131,7 @@ class Kernel:
         self.name = name
         self.backend = backend
         self._occupancy = {}
-        self._direct = _DirectLaunch(fn) if backend.is_cuda else None
+        self.direct = _DirectLaunch(fn) if backend.is_cuda else None
 
     def __call__(self, grid, block, args, shared_mem=0):
         self._fn(grid, block, args, shared_mem=shared_mem)
@@ -216,7 +216,7 @@ def _compile(backend, relpath, names):
             ) from exc
         get_raw = raw.get_function
     else:
-        from . import _emulator
+        from . import emulator as _emulator
 
         try:
             emod = _emulator.compile_module(

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from . import _backend
+from . import backend as _backend
 
 __all__ = ["bench", "bench_many", "copy_bandwidth"]
 

@@ -1,37 +1,27 @@
 """The tour behind ``python -m primitives``: verify and time every variant of every family.
 
-Each family module defines ``tour_sections(gpu, log2n) -> list[Section]``. A section is one
+Each family's tour module (``primitives/tour/<family>.py``, named in the family registry,
+:mod:`primitives._core.registry`) defines ``sections(gpu, log2n) -> list[Section]``. A section is one
 workload (operation, dtype, size) with its contenders: every variant and, on the GPU, the peer.
 Each contender's result is checked against the NumPy oracle before it is timed; a wrong answer
 marks the row ``FAIL`` and the tour exits non-zero. Contenders of a section are timed in
-interleaved rounds (:func:`primitives._timing.bench_many`).
+interleaved rounds (:func:`primitives._core.timing.bench_many`).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import sys
 from typing import Callable
 
 import numpy as np
 
-from . import _backend, _timing
-from ._backend import to_host
+from .._core import backend as _backend, registry as _registry, timing as _timing
+from .._core.backend import to_host
 
 __all__ = ["main", "Section", "Contender", "random_data", "to_host"]
 
-#: family name -> module defining ``tour_sections(gpu, log2n)``
-FAMILIES = {
-    "reduction": "primitives.reduction",
-    "spmv": "primitives.spmv",
-    "scan": "primitives.scan",
-    "compaction": "primitives.compaction",
-    "segmented": "primitives.segmented",
-    "histogram": "primitives.histograms",
-    "sort": "primitives.sorting",
-}
 
 
 @dataclasses.dataclass
@@ -136,7 +126,7 @@ def main(argv=None):
     parser.add_argument("--log2n", type=int, default=None,
                         help="problem size as a power of two (default: per family, large on a "
                              "GPU, small on the emulator)")
-    parser.add_argument("--family", choices=sorted(FAMILIES), action="append",
+    parser.add_argument("--family", choices=sorted(_registry.names()), action="append",
                         help="run only these families (repeatable)")
     args = parser.parse_args(argv)
 
@@ -152,9 +142,8 @@ def main(argv=None):
     print(f"measured copy bandwidth (read + write): {copy_gbs:.0f} GB/s\n")
 
     sections = []
-    for family in args.family or list(FAMILIES):
-        module = importlib.import_module(FAMILIES[family])
-        sections += module.tour_sections(gpu, args.log2n)
+    for family in args.family or list(_registry.names()):
+        sections += _registry.family(family).tour_sections(gpu, args.log2n)
     progress = Progress(sum(s.count for s in sections))
     failed = False
     for section in sections:  # each table as soon as its section is measured

@@ -1,0 +1,340 @@
+"""Plans: every family's launches are made once per configuration and found again by later calls.
+
+A *plan* is one configuration of one primitive (function, dtypes, shapes and strides, variant,
+options, policy, device and stream). It holds what the calls of that configuration share: the
+kernels, their launch configurations checked once (:class:`Launch`), the scratch (tile counters,
+look-back state, partials) and anything else worth making once. Calling it runs the primitive.
+
+There is one cache of plans in the process, :data:`PLANS`, bounded in entries and in the device
+bytes the plans hold, safe under threads, and emptied by :func:`primitives.clear_caches`. A
+family files a plan under two kinds of key:
+
+- its *configuration key* (what the plan is made from), through :meth:`PlanCache.get`, which
+  builds a key's plan once even when several threads ask for it together;
+- the *call key* of the arguments of a call that was checked and ran through the plan as it is
+  (:func:`call_key`), through :meth:`PlanCache.file`. A later call with a like call key then
+  finds the plan with :meth:`PlanCache.find` and skips the checks that the first call passed:
+  the repeat-call fast path, the same for every family.
+
+Launches on one stream are ordered, so a plan's scratch serves every call on its stream; every
+key holds the stream (:func:`stream_key`: on the emulator, the calling thread), so no scratch is
+shared between streams.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+
+import numpy as np
+
+from . import backend as _backend, launch as _launch, policy as _policy
+
+__all__ = ["Plan", "PlanCache", "PLANS", "Launch", "call_key", "stream_key", "clear_caches",
+           "cache_info", "planned", "BoundPlan"]
+
+#: default bounds of :data:`PLANS`
+MAX_PLANS = 512
+MAX_BYTES = 1 << 30
+
+
+def stream_key():
+    """The current (device, stream): per-stream scratch lives in plans keyed by it. On the
+    emulator every host thread is its own stream (kernels run on the calling thread)."""
+    b = _backend.get_backend()
+    if b.is_cuda:
+        return b.stream_key()
+    return (0, threading.get_ident())
+
+
+class Plan:
+    """Base of every family's plans: a configuration made once, called per call.
+
+    ``nbytes`` is the device memory the plan holds (its scratch), which :data:`PLANS` counts
+    against its byte bound. Subclasses define ``__call__``.
+    """
+
+    nbytes = 0
+
+    def __call__(self, *args):  # pragma: no cover - every plan defines it
+        raise NotImplementedError
+
+
+def scratch_bytes(*arrays):
+    """Device bytes of ``arrays`` (None entries count 0): a plan's :attr:`Plan.nbytes`."""
+    return sum(a.nbytes for a in arrays if a is not None)
+
+
+class PlanCache:
+    """Plans by key, oldest first out once there are more than ``max_plans`` keys or the plans
+    hold more than ``max_bytes`` of device memory together.
+
+    A plan may be filed under several keys (its configuration key and the call keys of calls
+    that ran through it); its bytes count once, and it leaves the cache with its last key.
+    :meth:`find` takes no lock (one dictionary read); :meth:`get` builds a missing plan under
+    the cache's lock, so one key's plan is built once whatever the threads.
+    """
+
+    def __init__(self, max_plans=MAX_PLANS, max_bytes=MAX_BYTES):
+        self.max_plans, self.max_bytes = int(max_plans), int(max_bytes)
+        self._plans = collections.OrderedDict()
+        self._refs = {}  # id(plan) -> [plan, number of keys]
+        self._bytes = 0
+        self._lock = threading.RLock()  # a build may build other plans (scratch shared by plans)
+        self.builds = 0
+
+    def find(self, key):
+        """The plan filed under ``key``, or None."""
+        return self._plans.get(key)
+
+    def get(self, key, build):
+        """The plan of ``key``, built by ``build()`` (once) when missing."""
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        with self._lock:
+            plan = self._plans.get(key)
+            if plan is None:
+                plan = build()
+                self.builds += 1
+                self._put(key, plan)
+        return plan
+
+    def file(self, key, plan):
+        """File ``plan`` under ``key`` too (a call key: see :func:`call_key`)."""
+        if key is None:
+            return
+        with self._lock:
+            if self._plans.get(key) is not plan:
+                self._put(key, plan)
+
+    def _put(self, key, plan):
+        old = self._plans.pop(key, None)
+        if old is not None:
+            self._unref(old)
+        self._plans[key] = plan
+        ref = self._refs.get(id(plan))
+        if ref is None:
+            self._refs[id(plan)] = [plan, 1]
+            self._bytes += int(getattr(plan, "nbytes", 0))
+        else:
+            ref[1] += 1
+        while len(self._plans) > 1 and (len(self._plans) > self.max_plans or
+                                        self._bytes > self.max_bytes):
+            _, out = self._plans.popitem(last=False)
+            self._unref(out)
+
+    def _unref(self, plan):
+        ref = self._refs[id(plan)]
+        ref[1] -= 1
+        if ref[1] == 0:
+            del self._refs[id(plan)]
+            self._bytes -= int(getattr(plan, "nbytes", 0))
+
+    def clear(self):
+        with self._lock:
+            self._plans.clear()
+            self._refs.clear()
+            self._bytes = 0
+
+    def info(self):
+        """``{"keys", "plans", "bytes", "max_plans", "max_bytes", "builds"}``."""
+        with self._lock:
+            return {"keys": len(self._plans), "plans": len(self._refs), "bytes": self._bytes,
+                    "max_plans": self.max_plans, "max_bytes": self.max_bytes,
+                    "builds": self.builds}
+
+    def resize(self, max_plans=None, max_bytes=None):
+        """Change the bounds (evicting at the next filing)."""
+        with self._lock:
+            if max_plans is not None:
+                self.max_plans = int(max_plans)
+            if max_bytes is not None:
+                self.max_bytes = int(max_bytes)
+
+
+#: the process's one plan cache
+PLANS = PlanCache()
+
+
+def clear_caches():
+    """Forget every plan (their scratch goes back to CuPy's pool) and every stand-in array.
+    Compiled kernel modules stay: they cost a compile to remake and hold no data."""
+    PLANS.clear()
+    _launch.clear_stand_ins()
+
+
+def cache_info():
+    """The plan cache's size and bounds (see :meth:`PlanCache.info`)."""
+    return PLANS.info()
+
+
+# ---- call keys --------------------------------------------------------------------------------
+
+
+def call_key(func, arrays, options=()):
+    """The key under which a call of ``func`` finds the plan of an earlier call on arguments like
+    these, or None when the call cannot take that path.
+
+    ``arrays``: the call's array arguments (None allowed, for an absent optional array); each
+    must be of the backend's own array type (CuPy on the GPU, NumPy on the emulator) and is
+    keyed by its dtype, shape and strides. ``options``: the other arguments, each keyed by its
+    type and value, so that ``1`` and ``1.0`` or ``True`` and ``1`` are different keys (an
+    earlier call checked the one it was given); unhashable options give None. The key holds the
+    stream and the tuning policies' generation (an override makes new plans).
+    """
+    array_type = _backend.get_backend().xp.ndarray
+    spec = []
+    for a in arrays:
+        if a is None:
+            spec.append(None)
+        elif type(a) is array_type:
+            spec.append((a.dtype, a.shape, a.strides))
+        else:
+            return None
+    opts = []
+    for o in options:
+        t = type(o)
+        if t not in _HASHABLE:
+            if t is tuple and all(type(x) in _HASHABLE for x in o):
+                o = tuple((type(x), x) for x in o)
+            else:
+                return None
+        opts.append((t, o))
+    return (func, tuple(spec), tuple(opts), _policy.generation(), stream_key())
+
+
+_HASHABLE = frozenset({bool, int, float, str, type(None), np.bool_, np.int8, np.int16, np.int32,
+                       np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16,
+                       np.float32, np.float64, np.dtype, type})
+_HASHABLE = _HASHABLE | frozenset(type(np.dtype(t)) for t in "?bhilqBHILQefdgFDG")
+
+
+# ---- checked launches -------------------------------------------------------------------------
+
+
+class _Slot:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "Launch.SLOT"
+
+
+class Launch:
+    """One kernel launch whose configuration (grid, block, dynamic shared memory) is checked
+    once, when it is made (:func:`primitives._core.launch.check`: no zero-sized or oversized
+    launch, shared memory opted into), then launched per call on the current stream with no
+    further checks: the one check-once mechanism of the package.
+
+    ``Launch(kernel, grid, block, shared_mem)`` takes the whole argument tuple per call:
+    ``launch(*args)``. With ``args`` it is *prepared*: the tuple is fixed but for the entries
+    that are :data:`Launch.SLOT`, given per call in order (``launch(x, out)``). On the GPU a
+    prepared launch builds its parameter words once; a call stores the arrays' addresses in the
+    slots and calls cuLaunchKernel itself, on the stream current when it was made (plans are
+    per stream). Slots take arrays of the backend's own type.
+    """
+
+    SLOT = _Slot()
+    __slots__ = ("kernel", "grid", "block", "shared_mem", "args", "slots", "_direct")
+
+    def __init__(self, kernel, grid, block, shared_mem=0, *, args=None):
+        self.grid, self.block = _launch.check(kernel, grid, block, shared_mem)
+        self.kernel, self.shared_mem = kernel, int(shared_mem)
+        self.args = None if args is None else tuple(args)
+        self.slots = () if args is None else tuple(
+            i for i, a in enumerate(self.args) if a is Launch.SLOT)
+        self._direct = None if args is None else _launch.Direct.make(
+            kernel, self.grid, self.block, self.shared_mem, self.args, self.slots)
+
+    def __call__(self, *args):
+        if self.args is None:
+            self.kernel(self.grid, self.block, args, shared_mem=self.shared_mem)
+        elif self._direct is not None:
+            self._direct(args)
+        else:
+            full = list(self.args)
+            for i, a in zip(self.slots, args):
+                full[i] = a
+            self.kernel(self.grid, self.block, tuple(full), shared_mem=self.shared_mem)
+
+
+# ---- user plans -------------------------------------------------------------------------------
+
+
+class BoundPlan:
+    """``primitives.plan(func, *like, **options)``: ``func`` with its options bound, for calls
+    in a loop on arrays like ``like`` (same type, dtypes, shapes and strides).
+
+    The leading array arguments of ``like`` are the ones a call gives; positional arguments
+    after them (``prim.plan(prim.reduce, x, "max")``) are bound like ``options``. ``p(*arrays)``
+    runs ``func(*arrays, *bound, **options)``. Arrays like the ones it was made for, on the
+    stream it was made on, go straight to the plan made at construction: no checks but the
+    comparison of their dtypes, shapes and strides. Anything else takes ``func``'s checked
+    path, so a plan is never wrong, only slower on inputs it was not made for.
+    """
+
+    __slots__ = ("func", "bound", "options", "key", "core", "__weakref__")
+
+    def __init__(self, func, like, bound, options, core):
+        self.func, self.bound, self.options, self.core = func, tuple(bound), dict(options), core
+        self.key = _like_key(like)
+
+    def __call__(self, *arrays):
+        if self.key is not None and _like_key(arrays) == self.key:
+            return self.core(*arrays)
+        return self.func(*arrays, *self.bound, **self.options)
+
+    def __repr__(self):
+        args = [repr(a) for a in self.bound] + [f"{k}={v!r}" for k, v in self.options.items()]
+        name = getattr(self.func, "__name__", repr(self.func))
+        return f"<primitives plan of {name}(..., {', '.join(args)})>"
+
+
+def _is_array(a):
+    return hasattr(a, "shape") and hasattr(a, "dtype") or isinstance(a, (list, tuple))
+
+
+def _like_key(arrays):
+    array_type = _backend.get_backend().xp.ndarray
+    spec = []
+    for a in arrays:
+        if type(a) is not array_type:
+            return None
+        spec.append((a.dtype, a.shape, a.strides))
+    return tuple(spec), stream_key()
+
+
+def planned(make):
+    """Decorator of a public function: gives it ``.plan(*like, **options)`` (a
+    :class:`BoundPlan`). ``make(*like, **options)`` returns the callable a plan runs for arrays
+    like ``like``: typically the family's :class:`Plan`, checked and built once, so that a call
+    is one launch sequence. ``make`` may raise the function's own errors for bad options."""
+
+    def wrap(func):
+        def plan(*like, **options):
+            k = 0
+            while k < len(like) and _is_array(like[k]):
+                k += 1
+            return BoundPlan(func, like[:k], like[k:], options, make(*like, **options))
+
+        plan.__doc__ = (f"A plan of :func:`{func.__name__}` for arrays like ``like``: "
+                        f"see :func:`primitives.plan`.")
+        func.plan = plan
+        return func
+
+    return wrap
+
+
+def plan(func, *like, **options):
+    """A plan of ``func`` for calls on arrays like ``like`` with ``options`` bound.
+
+    ``p = prim.plan(prim.sort, keys, descending=True)`` then ``p(keys)`` in a loop: equal to
+    ``prim.sort(keys, descending=True)``, with the checks and the plan lookup done once. The
+    arguments are checked here, and bad ones raise as the function would. Works for every
+    public function; ``func.plan(*like, **options)`` is the same.
+    """
+    make = getattr(func, "plan", None)
+    if make is None:
+        raise TypeError(f"plan: {getattr(func, '__name__', func)!r} is not a primitives "
+                        f"function with plans")
+    return make(*like, **options)

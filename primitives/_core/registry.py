@@ -1,0 +1,61 @@
+"""The one registry of families: what the tour, ``tools/figures``, the docs' API tables, the asv
+suite and the tests iterate over. A new family is registered here, in one place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+
+__all__ = ["Family", "FAMILIES", "family", "names"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    name: str  # the family's name (tour ``--family``, tools/figures ``--family``)
+    package: str  # the package holding its public API and ``VARIANTS``
+    functions: tuple  # its public functions (names in ``primitives``)
+    tour: str  # the module of its tour sections: ``sections(gpu, log2n)``
+    figures: str | None  # its module under tools/figures/, or None
+    benchmarks: str | None  # its module under asv_bench/benchmarks/, or None
+    doc: str | None  # its docs page (docs/<doc>.rst), or None
+
+    def api(self):
+        return importlib.import_module(self.package)
+
+    def variants(self):
+        return getattr(self.api(), "VARIANTS", ())
+
+    def tour_sections(self, gpu, log2n=None):
+        mod = importlib.import_module(self.tour)
+        return (getattr(mod, "sections", None) or mod.tour_sections)(gpu, log2n)
+
+
+FAMILIES = (
+    Family("reduction", "primitives.reduction", ("reduce", "sum", "min", "max"),
+           "primitives.tour.reduction", "reduction", "reduction", "reduction"),
+    Family("spmv", "primitives.spmv", ("spmv",),
+           "primitives.spmv", "spmv", "spmv", "spmv"),
+    Family("scan", "primitives.scan", ("inclusive_scan", "exclusive_scan", "cumsum"),
+           "primitives.scan", "scan", "scan", "scan"),
+    Family("compaction", "primitives.compaction", ("compact", "compact_indices"),
+           "primitives.compaction", None, "scan", "scan"),
+    Family("segmented", "primitives.segmented", ("segmented_scan", "segmented_reduce"),
+           "primitives.segmented", None, "scan", "scan"),
+    Family("histogram", "primitives.histograms",
+           ("histogram", "bincount", "histogram_even", "histogram_channels"),
+           "primitives.histograms", "histogram", "histogram", "histogram"),
+    Family("sort", "primitives.sorting", ("sort", "argsort", "radix_sort", "segmented_sort"),
+           "primitives.sorting", "sort", "sort", "sort"),
+)
+
+
+def names():
+    return tuple(f.name for f in FAMILIES)
+
+
+def family(name):
+    for f in FAMILIES:
+        if f.name == name:
+            return f
+    raise ValueError(f"no family {name!r}; families: {', '.join(names())}")

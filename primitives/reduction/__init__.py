@@ -1,0 +1,26 @@
+"""Reduction family: ``reduce``, ``sum``, ``min``, ``max`` and the classic ladder of variants.
+
+Variants (``variant=``), each a named kernel in ``kernels/reduction/reduce.cu``:
+
+============  ==================================================================================
+alpha         interleaved addressing, divergent branch (``tid % (2*s) == 0``)
+beta          interleaved addressing, strided index (no divergence; shared-memory bank conflicts)
+gamma         sequential addressing (conflict-free; half the threads idle at the first step)
+delta         first add during load (two elements per thread)
+epsilon       delta with the last warp unrolled (``__syncwarp`` between steps: correct on Volta+)
+zeta          completely unrolled tree (block size a template), grid sized to the machine,
+              many elements per thread
+production    16-byte vector loads, shuffle-based block reduction, machine-sized grid, one launch
+auto          ``production``
+============  ==================================================================================
+
+The ladder variants launch once per level on the block partials until one value is left; zeta
+launches twice; production launches once.
+"""
+
+from __future__ import annotations
+
+from ._api import OPS, VARIANTS, max, min, reduce, sum  # noqa: A004 - NumPy-style names
+from ._plans import error_depth
+
+__all__ = ["reduce", "sum", "min", "max", "VARIANTS", "OPS", "error_depth"]

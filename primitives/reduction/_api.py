@@ -1,0 +1,100 @@
+"""Reduction family's public functions: checks, then the plans of :mod:`._plans`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import checks as _checks, plans as _plans
+from . import _plans as _rp
+from ._plans import OPS, VARIANTS
+
+__all__ = ["reduce", "sum", "min", "max", "VARIANTS", "OPS"]
+
+
+def _make_plan(x, op="sum", *, dtype=None, variant="auto"):
+    """What ``prim.plan(prim.reduce, x, op, ...)`` runs for arrays like ``x``."""
+    variant = _checks.check_choice(variant, VARIANTS, func="reduce", arg="variant",
+                                   auto="production")
+    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func="reduce")
+    if variant == "production" and arr.size and arr is x:
+        return _rp.production_plan(inp.backend, in_dt, acc_dt, op, arr.size)
+    return lambda y: reduce(y, op, dtype=dtype, variant=variant)
+
+
+@_plans.planned(_make_plan)
+
+def reduce(x, op="sum", *, dtype=None, variant="auto"):
+    """Reduce all elements of ``x`` with ``op``.
+
+    Args:
+        x: array of int32, int64, uint32, uint64, float32 or float64 (CuPy, NumPy, or anything with
+            ``__cuda_array_interface__`` / DLPack). Any ndim: the array is flattened (``axis=None``).
+        op: ``"sum"``, ``"min"`` or ``"max"``.
+        dtype: accumulator and result dtype. Default as NumPy: ``sum`` widens int32 to int64 and
+            uint32 to uint64; ``min``/``max`` keep the input dtype. A ``dtype`` without a native
+            kernel for the input converts the input first (one extra pass).
+        variant: one of ``primitives.reduction.VARIANTS`` (``"alpha"`` ... ``"zeta"``,
+            ``"production"``) or ``"auto"`` (= ``"production"``).
+
+    Returns:
+        A 0-d device array for device input (like ``cupy.sum``), a NumPy scalar for host input
+        (like ``numpy.sum``).
+
+    Raises:
+        TypeError: ``x`` is not an array, or its dtype (bool, complex, float16, ...) or ``dtype``
+            is unsupported.
+        ValueError: unknown ``op`` or ``variant``; ``min``/``max`` of an empty array (NumPy's
+            error: no identity).
+
+    Integer sums wrap around on overflow, as NumPy's do. ``min``/``max`` propagate NaN as
+    ``numpy.min``/``numpy.max``. Float sums accumulate in the result dtype in a tree; the error is
+    bounded by the tree depth (see the docs). Device input: no host synchronization. Host input:
+    one copy in and one out.
+
+    See Also:
+        :func:`numpy.sum`, :func:`numpy.min`, :func:`numpy.max`, :func:`cupy.sum`.
+    """
+    key = _plans.call_key("reduce", (x,), (op, dtype, variant))
+    plan = _plans.PLANS.find(key)
+    if plan is not None:  # an earlier call on a like array checked these arguments
+        return plan(x)
+    variant = _checks.check_choice(variant, VARIANTS, func="reduce", arg="variant",
+                                   auto="production")
+    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func="reduce")
+    if arr.size == 0:
+        if op != "sum":
+            name = "minimum" if op == "min" else "maximum"
+            raise ValueError(
+                f"zero-size array to reduction operation {name} which has no identity"
+            )
+        return inp.scalar(inp.backend.xp.zeros(1, dtype=acc_dt))
+    if variant == "production":
+        plan = _rp.production_plan(inp.backend, in_dt, acc_dt, op, arr.size)
+        if arr is x:  # read as it is: later calls on like arrays take the plan directly
+            _plans.PLANS.file(key, plan)
+        return inp.scalar(plan.run(arr))
+    return inp.scalar(_rp.run(arr, in_dt, acc_dt, op, variant, inp.backend))
+
+
+def _bound(op):
+    def make(x, **options):
+        return _make_plan(x, op, **options)
+    return make
+
+
+@_plans.planned(_bound("sum"))
+def sum(x, *, dtype=None, variant="auto"):  # noqa: A001 - mirrors numpy.sum
+    """Sum of all elements; see :func:`reduce`."""
+    return reduce(x, "sum", dtype=dtype, variant=variant)
+
+
+@_plans.planned(_bound("min"))
+def min(x, *, variant="auto"):  # noqa: A001 - mirrors numpy.min
+    """Minimum of all elements (NaN propagates); see :func:`reduce`."""
+    return reduce(x, "min", variant=variant)
+
+
+@_plans.planned(_bound("max"))
+def max(x, *, variant="auto"):  # noqa: A001 - mirrors numpy.max
+    """Maximum of all elements (NaN propagates); see :func:`reduce`."""
+    return reduce(x, "max", variant=variant)

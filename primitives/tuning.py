@@ -1,0 +1,31 @@
+"""Tuning policies in force, and overrides for experiments (advanced).
+
+Each family keeps its tuning as data: frozen policy objects (block size, items per thread,
+vector loads, blocks per SM...) keyed by architecture (``"sm_90"``, ``"sm_80"``, ``"default"``)
+and a selector the family chooses (a dtype, a key width, a mode). A device uses the policy of the
+newest architecture not above its own; the emulator uses ``"default"``.
+
+>>> import primitives as prim
+>>> prim.tuning.families()                                  # doctest: +SKIP
+('histogram', 'reduction', 'scan', ...)
+>>> prim.tuning.policy("reduction", "production")            # doctest: +SKIP
+ProductionPolicy(block=1024, vectors=4, blocks_per_sm=2)
+>>> with prim.tuning.override("reduction", selector="production", blocks_per_sm=4):
+...     prim.sum(x)                                          # doctest: +SKIP
+
+An override lasts for its ``with`` block and holds for the whole process (every thread). Plans
+are keyed by the policy they were built with, so calls inside the block build (and cache) plans
+of the overridden policy, and calls after it find their earlier plans again.
+"""
+
+from __future__ import annotations
+
+from ._core.policy import current as _current, device_arch, families, override, table
+
+__all__ = ["families", "policy", "table", "override", "device_arch"]
+
+
+def policy(family, selector=None, *, arch=None):
+    """The policy ``family`` uses for ``selector`` on the current device (or on ``arch``, e.g.
+    ``"sm_80"``), overrides included."""
+    return _current(family, selector, arch)
