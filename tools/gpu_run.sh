@@ -16,4 +16,4 @@ python3 -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$OUT/pytest.log" | tai
 echo "== tour"
 python3 -m primitives 2>/dev/null | tee "$OUT/tour.txt"
 echo "== figures"
-python3 tools/figures.py --out "$OUT/figures.md" 2>&1 | tail -n 40
+python3 -m tools.figures --out "$OUT/figures.md" 2>&1 | tail -n 40

@@ -2,7 +2,10 @@
 
 Separates host overhead from kernel time: (a) one call between two events, as the figures time
 it; (b) 20 back-to-back launches between two events, divided by 20 (host work overlaps the
-GPU). Then sweeps the policy (BLOCK, VECS, blocks per SM) of the raw kernel.
+GPU). With ``--sweep``, sweeps the production policy (block, vectors, blocks per SM) through
+``primitives.tuning.override``.
+
+    python -m tools.tune.reduction [--sweep]
 """
 import sys
 
@@ -10,7 +13,7 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives._core import loader as _loader, timing as _timing
+from primitives._core import timing as _timing
 
 n = 1 << 28
 rng = np.random.default_rng(1)
@@ -35,30 +38,21 @@ for label, ours, peer in (
 
 if "--sweep" not in sys.argv:
     sys.exit(0)
-src = "reduction/reduce.cu"
-print("policy sweep (kernel only, batched ms): dtype op BLOCK VECS per_sm grid -> ms GB/s")
-for x, in_c, acc_c, acc_dt in ((xf, "float", "float", np.float32), (xi, "int", "long long", np.int64)):
-    for opname in ("Sum", "Max"):
-        if acc_c == "long long" and opname == "Max":
+print("policy sweep (batched ms): dtype op block vectors blocks_per_sm -> ms GB/s")
+for x in (xf, xi):
+    for op in ("sum", "max"):
+        if x.dtype == np.int32 and op == "max":
             continue
         best = None
         for block in (256, 512, 1024):
-            for vecs in (2, 4, 8):
-                name = f"reduce_production<{in_c}, {acc_c}, prim::{opname}<{acc_c}>, {block}, {vecs}>"
-                k = _loader.load(src, [name])(name)
-                occ = k.occupancy(block)
-                for per_sm in sorted({1, 2, 4, occ}):
-                    if per_sm > occ:
-                        continue
-                    grid = 132 * per_sm
-                    partials = cupy.empty(grid, acc_dt)
-                    tickets = cupy.zeros(1, np.uint32)
-                    out = cupy.empty(1, acc_dt)
-                    args = (x, np.int64(n), partials, tickets, out)
-                    ms = batched(lambda: k((grid,), (block,), args))
+            for vectors in (2, 4, 8):
+                for per_sm in (1, 2, 4):
+                    with prim.tuning.override("reduction", selector="production", block=block,
+                                              vectors=vectors, blocks_per_sm=per_sm):
+                        ms = batched(lambda: prim.reduce(x, op))
                     gbs = x.nbytes / ms / 1e6
-                    print(f"  {x.dtype.name} {opname} {block:5d} {vecs} {per_sm:2d} {grid:5d} -> "
+                    print(f"  {x.dtype.name} {op} {block:5d} {vectors} {per_sm:2d} -> "
                           f"{ms:.4f} {gbs:.0f}", flush=True)
                     if best is None or ms < best[0]:
-                        best = (ms, block, vecs, per_sm)
-        print(f"  BEST {x.dtype.name} {opname}: {best}", flush=True)
+                        best = (ms, block, vectors, per_sm)
+        print(f"  BEST {x.dtype.name} {op}: {best}", flush=True)

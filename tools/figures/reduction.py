@@ -5,16 +5,8 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives.testing import oracle as _oracle
 from primitives import reduction
-
-
-def cub_reduce(cc, x, out, op, h_init):
-    red = cc.make_reduce_into(d_in=x, d_out=out, op=op, h_init=h_init)
-    nbytes = red(temp_storage=None, d_in=x, d_out=out, num_items=x.size, op=op, h_init=h_init)
-    tmp = cupy.empty(max(1, nbytes), cupy.uint8)
-    return lambda: red(temp_storage=tmp, d_in=x, d_out=out, num_items=x.size, op=op,
-                       h_init=h_init)
+from primitives.testing import oracle as _oracle, peers
 
 
 def checked(fn, host, op, acc, variant):
@@ -38,10 +30,7 @@ def run(ctx):
         fns = {"ours": lambda: prim.reduce(x, op),
                f"cupy.{op}": {"sum": lambda: cupy.sum(x), "max": lambda: cupy.max(x)}[op]}
         if ctx.cc is not None:
-            out = cupy.empty(1, dtype=acc)
-            kind = ctx.cc.OpKind.PLUS if op == "sum" else ctx.cc.OpKind.MAXIMUM
-            init = np.zeros(1, acc) if op == "sum" else np.array([-np.inf], acc)
-            fns["CUB reduce_into"] = cub_reduce(ctx.cc, x, out, kind, init)
+            fns["CUB reduce_into"] = peers.cub_reduce(x, op, cupy.empty(1, dtype=acc))
         t = ctx.bench(fns)
         for peer in list(fns)[1:]:
             ctx.peer_row(f"{op} {x.dtype.name} production", n, t["ours"], x.nbytes, peer, t[peer])

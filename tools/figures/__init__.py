@@ -1,0 +1,48 @@
+"""Measure the performance figures of docs/performance.md against the peers, in one run.
+
+    python -m tools.figures [--family NAME ...] [--out FILE]
+
+Each family's measurements live in ``tools/figures/<family>.py`` (named in the family registry,
+:mod:`primitives._core.registry`) as ``run(ctx)``; ``ctx`` (a :class:`Context`) gives the
+measured copy bandwidth, interleaved timing, the CUB module (or None) and Markdown output. The
+peers are wrapped once, in :mod:`primitives.testing.peers`. Needs a GPU, CuPy, and for the CUB columns ``cuda-cccl``'s ``cuda.compute``.
+Every timing is the median of per-call CUDA-event times after warm-up, the contenders of one row
+measured in interleaved rounds (:func:`primitives._core.timing.bench_many`) on random data; each
+result is checked against the NumPy oracle before it is timed. Ratios are within this one run.
+"""
+
+from __future__ import annotations
+
+from primitives._core import timing as _timing
+
+REPS = {"rounds": 5, "warmup": 5, "repeat": 20}
+
+
+class Context:
+    def __init__(self, copy_gbs, cc):
+        self.copy = copy_gbs
+        self.cc = cc  # cuda.compute or None
+        self.lines = []
+
+    def bench(self, fns, **kw):
+        """Interleaved medians (ms) of the callables in ``fns`` (name -> callable)."""
+        return _timing.bench_many(fns, **{**REPS, **kw})
+
+    def table(self, header):
+        """Start a Markdown table with the given column names."""
+        self.lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+
+    def add(self, *cells):
+        self.lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+        print(self.lines[-1], flush=True)
+
+    def peer_table(self):
+        self.table(["work", "n", "primitives ms", "peer", "peer ms", "ratio (ours/peer)",
+                    "GB/s", "% copy"])
+
+    def peer_row(self, work, n, ours_ms, nbytes, peer, peer_ms):
+        """A row of the peer table: ``nbytes`` is what the operation must move at least once."""
+        gbs = nbytes / (ours_ms * 1e-3) / 1e9
+        self.add(work, f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else n, f"{ours_ms:.4f}",
+                 peer, f"{peer_ms:.4f}", f"{ours_ms / peer_ms:.3f}", f"{gbs:.0f}",
+                 f"{100 * gbs / self.copy:.1f}%")
