@@ -27,26 +27,25 @@ class Family:
         return getattr(self.api(), "VARIANTS", ())
 
     def tour_sections(self, gpu, log2n=None):
-        mod = importlib.import_module(self.tour)
-        return (getattr(mod, "sections", None) or mod.tour_sections)(gpu, log2n)
+        return importlib.import_module(self.tour).sections(gpu, log2n)
 
 
 FAMILIES = (
     Family("reduction", "primitives.reduction", ("reduce", "sum", "min", "max"),
            "primitives.tour.reduction", "reduction", "reduction", "reduction"),
-    Family("spmv", "primitives.spmv", ("spmv",),
-           "primitives.spmv", "spmv", "spmv", "spmv"),
+    Family("spmv", "primitives.sparse", ("spmv",),
+           "primitives.tour.spmv", "spmv", "spmv", "spmv"),
     Family("scan", "primitives.scan", ("inclusive_scan", "exclusive_scan", "cumsum"),
-           "primitives.scan", "scan", "scan", "scan"),
+           "primitives.tour.scan", "scan", "scan", "scan"),
     Family("compaction", "primitives.compaction", ("compact", "compact_indices"),
-           "primitives.compaction", None, "scan", "scan"),
+           "primitives.tour.compaction", None, "scan", "scan"),
     Family("segmented", "primitives.segmented", ("segmented_scan", "segmented_reduce"),
-           "primitives.segmented", None, "scan", "scan"),
+           "primitives.tour.segmented", None, "scan", "scan"),
     Family("histogram", "primitives.histograms",
            ("histogram", "bincount", "histogram_even", "histogram_channels"),
-           "primitives.histograms", "histogram", "histogram", "histogram"),
+           "primitives.tour.histogram", "histogram", "histogram", "histogram"),
     Family("sort", "primitives.sorting", ("sort", "argsort", "radix_sort", "segmented_sort"),
-           "primitives.sorting", "sort", "sort", "sort"),
+           "primitives.tour.sort", "sort", "sort", "sort"),
 )
 
 

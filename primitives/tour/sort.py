@@ -1,0 +1,3 @@
+"""Tour of the sort family (moving here from primitives.sorting)."""
+
+from primitives.sorting import tour_sections as sections  # noqa: F401
