@@ -118,6 +118,21 @@ def _table(title, rows, copy_gbs):
     return "\n".join(lines)
 
 
+CSV_COLUMNS = ("family", "section", "contender", "ok", "ms", "gbs", "copy_gbs", "backend",
+               "device")
+
+
+def _write_csv(path, records, info):
+    import csv
+
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_COLUMNS)
+        for family, section, name, ok, ms, gbs, copy in records:
+            w.writerow([family, section, name, int(ok), f"{ms:.6f}", f"{gbs:.3f}",
+                        f"{copy:.3f}", info["backend"], info["device"]])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m primitives",
@@ -128,6 +143,10 @@ def main(argv=None):
                              "GPU, small on the emulator)")
     parser.add_argument("--family", choices=sorted(_registry.names()), action="append",
                         help="run only these families (repeatable)")
+    parser.add_argument("--csv", default=None, metavar="FILE",
+                        help="also write every row as CSV (family, section, contender, ok, ms, "
+                             "gbs, copy_gbs, backend, device): the data of the docs' bandwidth "
+                             "figures")
     args = parser.parse_args(argv)
 
     backend = _backend.get_backend()
@@ -143,14 +162,20 @@ def main(argv=None):
 
     sections = []
     for family in args.family or list(_registry.names()):
-        sections += _registry.family(family).tour_sections(gpu, args.log2n)
-    progress = Progress(sum(s.count for s in sections))
+        sections += [(family, s) for s in
+                     _registry.family(family).tour_sections(gpu, args.log2n)]
+    progress = Progress(sum(s.count for _, s in sections))
     failed = False
-    for section in sections:  # each table as soon as its section is measured
+    records = []
+    for family, section in sections:  # each table as soon as its section is measured
         rows = run_section(backend, section, progress)
         failed |= not all(r.ok for r in rows)
         progress.close()
         print(_table(section.title, rows, copy_gbs) + "\n", flush=True)
+        records += [(family, section.title, r.name, r.ok, r.ms,
+                     r.nbytes / (r.ms * 1e-3) / 1e9, copy_gbs) for r in rows]
+    if args.csv:
+        _write_csv(args.csv, records, info)
     print("speedup: relative to the first row of each table; % copy: GB/s counting the bytes "
           "the operation must move, over the measured copy rate.")
     if failed:

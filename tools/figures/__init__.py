@@ -23,6 +23,8 @@ class Context:
         self.copy = copy_gbs
         self.cc = cc  # cuda.compute or None
         self.lines = []
+        self.family = None  # set by the runner for each family
+        self.records = []  # one per peer row: the data of --csv
 
     def bench(self, fns, **kw):
         """Interleaved medians (ms) of the callables in ``fns`` (name -> callable)."""
@@ -43,6 +45,25 @@ class Context:
     def peer_row(self, work, n, ours_ms, nbytes, peer, peer_ms):
         """A row of the peer table: ``nbytes`` is what the operation must move at least once."""
         gbs = nbytes / (ours_ms * 1e-3) / 1e9
+        self.records.append((self.family, work, n, ours_ms, peer, peer_ms, ours_ms / peer_ms, gbs,
+                             100 * gbs / self.copy))
         self.add(work, f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else n, f"{ours_ms:.4f}",
                  peer, f"{peer_ms:.4f}", f"{ours_ms / peer_ms:.3f}", f"{gbs:.0f}",
                  f"{100 * gbs / self.copy:.1f}%")
+
+
+CSV_COLUMNS = ("family", "work", "n", "ms", "peer", "peer_ms", "ratio", "gbs", "pct_copy")
+
+
+def write_csv(path, records, header):
+    """The peer rows of a run as CSV; ``header`` (device, commit...) as leading ``#`` lines."""
+    import csv
+
+    with open(path, "w", newline="") as f:
+        for line in header:
+            f.write(f"# {line}\n")
+        w = csv.writer(f)
+        w.writerow(CSV_COLUMNS)
+        for fam, work, n, ms, peer, peer_ms, ratio, gbs, pct in records:
+            w.writerow([fam, work, n, f"{ms:.4f}", peer, f"{peer_ms:.4f}", f"{ratio:.4f}",
+                        f"{gbs:.1f}", f"{pct:.2f}"])

@@ -11,7 +11,7 @@ import sys
 import primitives as prim
 from primitives._core import backend as _backend, registry as _registry, timing as _timing
 from primitives.testing import peers
-from tools.figures import Context
+from tools.figures import Context, write_csv
 
 
 def _commit():
@@ -37,7 +37,8 @@ def families():
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.figures")
     ap.add_argument("--family", action="append", choices=families())
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--out", default=None, help="the Markdown tables")
+    ap.add_argument("--csv", default=None, help="every peer row as CSV (docs' figures)")
     args = ap.parse_args(argv)
     import cupy
 
@@ -53,9 +54,12 @@ def main(argv=None):
                   f"measured copy bandwidth (read + write, 2 GiB): {ctx.copy:.0f} GB/s"]
     for family in args.family or families():
         ctx.lines += ["", f"## {family}"]
+        ctx.family = family
         importlib.import_module(f"tools.figures.{_registry.family(family).figures}").run(ctx)
     text = "\n".join(ctx.lines)
     print("\n" + text)
+    if args.csv:
+        write_csv(args.csv, ctx.records, ctx.lines[:2])
     if args.out:
         with open(args.out, "w") as f:
             f.write(text + "\n")
