@@ -157,13 +157,13 @@ def test_prepared_launch_passes_every_parameter(backend):
                               ((1, 1, 2), 32, 1001032)):
         out = cupy.zeros(10, dtype=np.int64)
         p = Launch(k, grid, block, args=(Launch.SLOT,) + args + (out,))
-        assert p._direct is not None  # the words are built
+        assert p.direct is not None  # the words are built
         for first in (src, cupy.asarray([42], dtype=np.int64)):
             p(first)
             assert out.get().tolist() == [int(first.get()[0])] + want[1:] + [dims]
     first = cupy.zeros(10, dtype=np.int64)
     p = Launch(k, 1, 32, args=(Launch.SLOT,) + args[:5] + (3.25,) + args[6:] + (first,))
-    assert p._direct is None  # a Python float: through CuPy's own call
+    assert p.direct is None  # a Python float: through CuPy's own call
     p(src)
     assert first.get().tolist() == want + [1001032]
 

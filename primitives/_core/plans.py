@@ -235,7 +235,7 @@ class Launch:
     """
 
     SLOT = _Slot()
-    __slots__ = ("kernel", "grid", "block", "shared_mem", "args", "slots", "_direct")
+    __slots__ = ("kernel", "grid", "block", "shared_mem", "args", "slots", "direct")
 
     def __init__(self, kernel, grid, block, shared_mem=0, *, args=None):
         self.grid, self.block = _launch.check(kernel, grid, block, shared_mem)
@@ -243,14 +243,14 @@ class Launch:
         self.args = None if args is None else tuple(args)
         self.slots = () if args is None else tuple(
             i for i, a in enumerate(self.args) if a is Launch.SLOT)
-        self._direct = None if args is None else _launch.Direct.make(
+        self.direct = None if args is None else _launch.Direct.make(
             kernel, self.grid, self.block, self.shared_mem, self.args, self.slots)
 
     def __call__(self, *args):
         if self.args is None:
             self.kernel(self.grid, self.block, args, shared_mem=self.shared_mem)
-        elif self._direct is not None:
-            self._direct(args)
+        elif self.direct is not None:
+            self.direct(args)
         else:
             full = list(self.args)
             for i, a in zip(self.slots, args):
