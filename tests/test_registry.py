@@ -1,0 +1,58 @@
+"""The family registry is the one list the tour, tools/figures, the asv suite and the docs read:
+every entry must point at things that exist, and every public function at a planned function."""
+
+import importlib
+import pathlib
+
+import pytest
+
+import primitives as prim
+from primitives._core import registry
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FAMILIES = [f.name for f in registry.FAMILIES]
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_entry_points_at_what_exists(name):
+    fam = registry.family(name)
+    api = fam.api()
+    assert isinstance(fam.variants(), tuple)
+    for fn in fam.functions:
+        assert getattr(prim, fn) is getattr(api, fn), f"prim.{fn} is not {fam.package}.{fn}"
+        assert fn in prim.__all__
+        assert callable(getattr(prim, fn).plan), f"prim.{fn} has no .plan"
+    assert callable(importlib.import_module(fam.tour).sections)
+    if fam.figures:
+        assert (ROOT / "tools" / "figures" / f"{fam.figures}.py").is_file()
+    if fam.benchmarks:
+        assert (ROOT / "asv_bench" / "benchmarks" / f"{fam.benchmarks}.py").is_file()
+    if fam.doc:
+        assert (ROOT / "docs" / f"{fam.doc}.rst").is_file()
+
+
+def test_every_public_function_is_registered():
+    registered = {fn for f in registry.FAMILIES for fn in f.functions}
+    functions = {n for n in prim.__all__ if callable(getattr(prim, n)) and
+                 hasattr(getattr(prim, n), "plan")}
+    assert functions == registered
+
+
+def test_unknown_family():
+    with pytest.raises(ValueError, match="no family 'nope'"):
+        registry.family("nope")
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_every_family_has_a_policy_table(name):
+    """Tuning is data: each family's package registers its policies (primitives.tuning)."""
+    fam = registry.family(name)
+    fam.api()
+    tables = {"spmv": "spmv", "histogram": "histogram", "sort": "sort"}
+    assert tables.get(name, name) in prim.tuning.families()
+
+
+def test_no_family_module_exceeds_600_lines():
+    big = [str(p.relative_to(ROOT)) for p in (ROOT / "primitives").rglob("*.py")
+           if len(p.read_text().splitlines()) > 650]
+    assert not big, f"modules over ~600 lines: {big}"
