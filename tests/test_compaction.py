@@ -1,4 +1,4 @@
-"""Compaction vs NumPy boolean indexing and flatnonzero."""
+"""Compaction vs NumPy boolean indexing and flatnonzero; plans and the repeat-call path."""
 
 import numpy as np
 import pytest
@@ -7,9 +7,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives._core import dtypes as _dtypes
-
-from conftest import to_host
+from primitives._core import backend as _backend, dtypes as _dtypes
+from primitives.testing import harness as H
 
 # tiles of 4096 elements; 16 per thread
 SIZES = [1, 15, 16, 17, 31, 32, 33, 4095, 4096, 4097, 12289, 140001]
@@ -26,49 +25,91 @@ def make(rng, n, dt):
 def test_compact(dtype, n, density, rng, schedule):
     x = make(rng, n, dtype)
     mask = rng.random(n) < density
-    got = prim.compact(x, mask)
-    assert got.dtype == x.dtype
-    assert np.array_equal(to_host(got), x[mask])
+    H.assert_same(prim.compact(x, mask), x[mask])
 
 
 @pytest.mark.parametrize("density", DENSITIES)
 @pytest.mark.parametrize("n", SIZES)
 def test_compact_indices(n, density, rng, schedule):
     mask = rng.random(n) < density
-    got = prim.compact_indices(mask)
-    assert got.dtype == np.int64
-    assert np.array_equal(to_host(got), np.flatnonzero(mask))
+    H.assert_same(prim.compact_indices(mask), np.flatnonzero(mask))
 
 
 def test_runs_and_alternation(rng):
     n = 50000
     for mask in (np.arange(n) % 2 == 0, (np.arange(n) // 4097) % 2 == 1, np.zeros(n, bool)):
         x = make(rng, n, np.float64)
-        assert np.array_equal(prim.compact(x, mask), x[mask])
-        assert np.array_equal(prim.compact_indices(mask), np.flatnonzero(mask))
+        H.assert_same(prim.compact(x, mask), x[mask])
+        H.assert_same(prim.compact_indices(mask), np.flatnonzero(mask))
 
 
 def test_misaligned_and_multidimensional(rng):
     base = make(rng, 30000, np.float32)
     bmask = rng.random(30000) < 0.4
     for off in (1, 3):
-        assert np.array_equal(prim.compact(base[off:], bmask[off:]), base[off:][bmask[off:]])
+        H.assert_same(prim.compact(base[off:], bmask[off:]), base[off:][bmask[off:]])
     x = base[:6000].reshape(60, 100)
     m = bmask[:6000].reshape(60, 100)
-    assert np.array_equal(prim.compact(x, m), x[m])
-    assert np.array_equal(prim.compact(x[:, ::2], m[:, ::2]), x[:, ::2][m[:, ::2]])
+    H.assert_same(prim.compact(x, m), x[m])
+    H.assert_same(prim.compact(x[:, ::2], m[:, ::2]), x[:, ::2][m[:, ::2]])
 
 
 def test_repeated_calls(rng):
     x = make(rng, 70000, np.int32)
     for density in (0.1, 0.9, 0.5):
         mask = rng.random(x.size) < density
-        assert np.array_equal(prim.compact(x, mask), x[mask])
+        H.assert_same(prim.compact(x, mask), x[mask])
+
+
+def test_repeat_calls_take_the_filed_plan(rng):
+    """Calls on arrays like an earlier call's find its plan by their arguments (no new plan, the
+    same answers); other arrays take the checked path and bad ones are still refused."""
+    xp = _backend.get_backend().xp
+    prim.clear_caches()
+    n = 9000
+    x, y = xp.asarray(make(rng, n, np.float32)), xp.asarray(make(rng, n, np.float32))
+    m1, m2 = xp.asarray(rng.random(n) < 0.3), xp.asarray(rng.random(n) < 0.7)
+    H.assert_same(prim.compact(x, m1), H.to_host(x)[H.to_host(m1)])
+    H.assert_same(prim.compact_indices(m1), np.flatnonzero(H.to_host(m1)))
+    builds = prim.cache_info()["builds"]
+    H.assert_same(prim.compact(y, m2), H.to_host(y)[H.to_host(m2)])
+    H.assert_same(prim.compact_indices(m2), np.flatnonzero(H.to_host(m2)))
+    assert prim.cache_info()["builds"] == builds
+    H.assert_same(prim.compact(x[::2], m1[::2]), H.to_host(x)[::2][H.to_host(m1)[::2]])
+    with pytest.raises(TypeError, match="mask must be a boolean array"):
+        prim.compact(y, xp.ones(n, np.int8))
+    with pytest.raises(ValueError, match="mask has"):
+        prim.compact(y, m2[1:])
+    with pytest.raises(TypeError, match="x has dtype"):
+        prim.compact(y.astype(np.float16), m2)
+
+
+def test_explicit_plan(rng):
+    """``prim.plan(prim.compact, x, mask)`` (and of compact_indices) equal the functions on
+    like arrays and on others."""
+    x, mask = make(rng, 5000, np.int64), rng.random(5000) < 0.4
+    p, q = prim.plan(prim.compact, x, mask), prim.compact_indices.plan(mask)
+    for n, dt in ((5000, np.int64), (5000, np.float32), (33, np.int64)):
+        y, m = make(rng, n, dt), rng.random(n) < 0.6
+        H.assert_same(p(y, m), y[m])
+        H.assert_same(q(m), np.flatnonzero(m))
+    H.assert_same(p(x[:4000].reshape(40, 100), mask[:4000].reshape(40, 100)),
+                  x[:4000][mask[:4000]])
+
+
+def test_bad_plan_arguments_raise_at_plan_time():
+    H.raises_like(TypeError, "compact", prim.plan, prim.compact, np.ones(4, np.float32),
+                  np.ones(4, np.int8), match="mask must be a boolean array")
+    H.raises_like(ValueError, "compact", prim.compact.plan, np.ones(4, np.float32),
+                  np.ones(3, bool), match="mask has 3 elements")
+    H.raises_like(TypeError, "compact_indices", prim.plan, prim.compact_indices,
+                  np.ones(4, np.float32), match="mask must be a boolean array")
 
 
 def test_empty():
-    assert prim.compact(np.array([], np.float32), np.array([], bool)).shape == (0,)
-    assert prim.compact_indices(np.array([], bool)).dtype == np.int64
+    H.assert_same(prim.compact(np.array([], np.float32), np.array([], bool)),
+                  np.array([], np.float32))
+    H.assert_same(prim.compact_indices(np.array([], bool)), np.array([], np.int64))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -77,26 +118,25 @@ def test_property(data, dtype):
     n = data.draw(st.integers(1, 9000))
     mask = data.draw(hnp.arrays(np.bool_, n))
     x = np.arange(n).astype(dtype)
-    assert np.array_equal(prim.compact(x, mask), x[mask])
-    assert np.array_equal(prim.compact_indices(mask), np.flatnonzero(mask))
+    H.assert_same(prim.compact(x, mask), x[mask])
+    H.assert_same(prim.compact_indices(mask), np.flatnonzero(mask))
 
 
 def test_mask_not_bool():
-    with pytest.raises(TypeError, match="mask must be a boolean array"):
-        prim.compact(np.ones(4, np.float32), np.ones(4, np.int8))
-    with pytest.raises(TypeError, match="mask must be a boolean array"):
-        prim.compact_indices(np.ones(4, np.float32))
+    H.raises_like(TypeError, "compact", prim.compact, np.ones(4, np.float32), np.ones(4, np.int8),
+                  match="mask must be a boolean array")
+    H.raises_like(TypeError, "compact_indices", prim.compact_indices, np.ones(4, np.float32),
+                  match="mask must be a boolean array")
 
 
 def test_mask_length_mismatch():
-    with pytest.raises(ValueError, match="mask has 3 elements, x has 4"):
-        prim.compact(np.ones(4, np.float32), np.ones(3, bool))
+    H.raises_like(ValueError, "compact", prim.compact, np.ones(4, np.float32), np.ones(3, bool),
+                  match="mask has 3 elements, x has 4")
 
 
 def test_bad_x():
-    with pytest.raises(TypeError, match="x has dtype"):
-        prim.compact(np.ones(4, np.float16), np.ones(4, bool))
-    with pytest.raises(TypeError, match="x must be"):
-        prim.compact("abc", np.ones(3, bool))
-    with pytest.raises(TypeError, match="mask must be"):
-        prim.compact(np.ones(3, np.float32), None)
+    H.raises_like(TypeError, "compact", prim.compact, np.ones(4, np.float16), np.ones(4, bool),
+                  match="x has dtype")
+    H.raises_like(TypeError, "compact", prim.compact, "abc", np.ones(3, bool), match="x must be")
+    H.raises_like(TypeError, "compact", prim.compact, np.ones(3, np.float32), None,
+                  match="mask must be")

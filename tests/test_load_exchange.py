@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from primitives._core import backend as _backend, loader as _loader, nvrtc as _nvrtc
-
-from conftest import to_host
+from primitives.testing import harness as H
 
 CODE = r"""
 #include "common/prim.cuh"
@@ -46,8 +45,8 @@ __global__ void exchange16_slots(int* striped, int* blocked) {
 
 CT = {"int": np.int32, "unsigned int": np.uint32, "float": np.float32, "long long": np.int64,
       "unsigned long long": np.uint64, "double": np.float64}
-# ITEMS of the look-back scan's policies (primitives/scan.py, tools/tune_scan.py) and a few more:
-# vectors per lane 7 (int -> long long at 28), 10 ... 20 (4-byte) and 12, 14 (8-byte), odd and
+# ITEMS of the look-back scan's policies (primitives/scan/_policy.py, tools/tune/scan.py) and a
+# few more: vectors per lane 7 (int -> long long at 28), 10 ... 20 (4-byte) and 12, 14 (8-byte), odd and
 # even; 4 is a single vector per lane
 ROUNDTRIPS = [("int", "int", i) for i in (4, 28, 40, 48, 56, 64, 80)] + [
     ("float", "float", 48), ("float", "float", 56), ("float", "float", 64),
@@ -110,8 +109,8 @@ def test_roundtrip(in_c, acc_c, items, schedule, rng):
     stored = xp.zeros(n, CT[acc_c])
     kernel(_rt_name(in_c, acc_c, items))((blocks,), (64,),
                                          (xp.asarray(x), loaded, xp.asarray(src), stored))
-    np.testing.assert_array_equal(to_host(loaded), x.astype(CT[acc_c]))
-    np.testing.assert_array_equal(to_host(stored), src)
+    H.assert_same(loaded, x.astype(CT[acc_c]))
+    H.assert_same(stored, src)
 
 
 @pytest.mark.parametrize("per_lane", PER_LANES)
@@ -124,9 +123,9 @@ def test_slots_permute_without_conflicts(per_lane):
     striped = xp.full(tile, -1, np.int32)
     blocked = xp.full(tile, -1, np.int32)
     kernel(f"exchange16_slots<{per_lane}>")((1,), (32,), (striped, blocked))
-    striped, blocked = to_host(striped), to_host(blocked)
-    np.testing.assert_array_equal(striped, blocked)
-    np.testing.assert_array_equal(np.sort(striped), np.arange(tile))
+    striped, blocked = H.to_host(striped), H.to_host(blocked)
+    H.assert_same(striped, blocked)
+    H.assert_same(np.sort(striped), np.arange(tile, dtype=np.int32))
     lanes = np.arange(32).reshape(4, 8)  # quarter-warps
     for a in range(per_lane):
         for c in (a * 32 + lanes, lanes * per_lane + a):  # striped access a, blocked access a

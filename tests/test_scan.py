@@ -1,5 +1,6 @@
 """Scan family vs NumPy: every variant x dtype pair x op x inclusive/exclusive at awkward sizes,
-the look-back protocol on hand-made tile states, and every error branch."""
+plans and the repeat-call path, the look-back protocol on hand-made tile states, and every error
+branch."""
 
 import numpy as np
 import pytest
@@ -8,10 +9,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives._core import backend as _backend, dtypes as _dtypes, loader as _loader, lookback as _lookback
 from primitives import scan
-
-from conftest import to_host
+from primitives._core import backend as _backend, dtypes as _dtypes, loader as _loader
+from primitives._core import lookback as _lookback, plans as _plans
+from primitives.testing import harness as H
+from primitives.testing.harness import to_host
 
 PAIRS = [(np.dtype(a), np.dtype(b)) for a, b in _dtypes.ACC_PAIRS]
 # hillis_steele tiles 256, blelloch 512, look-back 9216 (4-byte values) or 4608; 300001 needs more
@@ -57,7 +59,7 @@ def check(got, x, op, acc, exclusive, variant, in_dt):
     assert got.dtype == acc and got.shape == (x.size,)
     want = reference(x, op, acc, exclusive)
     if acc.kind == "f" and op == "sum":
-        depth = scan._error_depth(variant, x.size, in_dt, acc)
+        depth = scan.error_depth(variant, x.size, in_dt, acc)
         cumabs = np.cumsum(np.abs(x.astype(WIDE)))
         if exclusive:
             cumabs = np.concatenate([[WIDE(0)], cumabs[:-1]])
@@ -69,8 +71,7 @@ def check(got, x, op, acc, exclusive, variant, in_dt):
         bad = np.flatnonzero(~(err <= bound))
         assert bad.size == 0, f"first bad index {bad[:5]}: got {got[bad[:5]]} want {want[bad[:5]]}"
     else:
-        bad = np.flatnonzero(got != want)
-        assert bad.size == 0, f"first bad index {bad[:5]}: got {got[bad[:5]]} want {want[bad[:5]]}"
+        H.assert_same(got, want.astype(acc), what=f"{variant} {op}")
 
 
 @pytest.mark.parametrize("exclusive", [False, True], ids=["inclusive", "exclusive"])
@@ -95,20 +96,28 @@ def test_min_max(variant, op, dtype, n, exclusive, rng, schedule):
     check(f(x, op, variant=variant), x, op, np.dtype(dtype), exclusive, variant, dtype)
 
 
+@pytest.mark.parametrize("dtype", _dtypes.NUMERIC, ids=lambda d: d.name)
 @pytest.mark.parametrize("variant", scan.VARIANTS)
-def test_default_dtypes_follow_numpy(variant, rng):
+@H.twins()
+def test_default_dtypes_follow_numpy(xp, variant, dtype):
+    x = (np.arange(100) % 17).astype(dtype)  # exact sums in every order
+    kw = {} if xp is np else {"variant": variant}
+    return xp.cumsum(x, **kw)
+
+
+@pytest.mark.parametrize("variant", scan.VARIANTS)
+def test_min_max_keep_the_dtype(variant, rng):
     for dt in _dtypes.NUMERIC:
         x = make(rng, 100, dt)
-        assert prim.cumsum(x, variant=variant).dtype == np.cumsum(x).dtype
-        assert prim.inclusive_scan(x, "max", variant=variant).dtype == dt
+        H.assert_same(prim.inclusive_scan(x, "max", variant=variant), np.maximum.accumulate(x))
 
 
 @pytest.mark.parametrize("variant", scan.VARIANTS)
-def test_int32_wraps_like_numpy(variant, rng):
-    x = rng.integers(2**30, 2**31 - 1, 5000, dtype=np.int32)
-    got = prim.cumsum(x, dtype=np.int32, variant=variant)
+@H.twins()
+def test_int32_wraps_like_numpy(xp, variant):
+    x = np.random.default_rng(3).integers(2**30, 2**31 - 1, 5000, dtype=np.int32)
     with np.errstate(over="ignore"):
-        assert np.array_equal(got, np.cumsum(x, dtype=np.int32))
+        return xp.cumsum(x, dtype=np.int32, **({} if xp is np else {"variant": variant}))
 
 
 @pytest.mark.parametrize("variant", scan.VARIANTS)
@@ -121,57 +130,60 @@ def test_nan_propagates_from_its_position(variant, op, rng):
 
 
 @pytest.mark.parametrize("variant", scan.VARIANTS)
-def test_dtype_conversion(variant, rng):
-    x = rng.integers(-1000, 1000, 3000, dtype=np.int64)
-    got = prim.cumsum(x, dtype=np.float64, variant=variant)
-    assert got.dtype == np.float64 and np.array_equal(got, np.cumsum(x).astype(np.float64))
+@H.twins()
+def test_dtype_conversion(xp, variant):
+    x = np.random.default_rng(5).integers(-1000, 1000, 3000, dtype=np.int64)
+    return xp.cumsum(x, dtype=np.float64, **({} if xp is np else {"variant": variant}))
 
 
-def test_misaligned_views_take_the_scalar_path(rng):
-    base = make(rng, 20000, np.int32)
-    for off in (1, 2, 3):
-        x = base[off:]
-        assert np.array_equal(prim.cumsum(x), np.cumsum(x))
-        assert np.array_equal(prim.cumsum(x, dtype=np.int32), np.cumsum(x, dtype=np.int32))
+@pytest.mark.parametrize("off", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [None, np.int32])
+@H.twins()
+def test_misaligned_views_take_the_scalar_path(xp, off, dtype):
+    base = make(np.random.default_rng(11), 20000, np.int32)
+    return xp.cumsum(base[off:], dtype=dtype)
 
 
-def test_repeated_calls_and_epochs(rng, monkeypatch):
+def test_repeated_calls_and_epochs(rng):
     """Plans are reused across calls (new epoch each); an epoch wrap clears the status words."""
     x = make(rng, 50000, np.int64)
+    d = _backend.get_backend().xp.asarray(x)  # read as it is: the plan is the calls' own
     want = np.cumsum(x)
     for _ in range(3):
-        assert np.array_equal(prim.cumsum(x), want)
-    plan = next(p for k, p in scan._plans.items() if k[4] == 50000)
+        H.assert_same(prim.cumsum(d), want)
+    plan = prim.plan(prim.cumsum, d).core  # the look-back plan the calls above ran
+    assert plan.epoch >= 3
     plan.epoch = _lookback.EPOCH_LIMIT - 2
     for _ in range(4):  # crosses the wrap
-        assert np.array_equal(prim.cumsum(x), want)
+        H.assert_same(prim.cumsum(d), want)
     assert 1 <= plan.epoch <= 3
 
 
-def test_direct_calls_skip_the_general_path(rng, monkeypatch):
-    """A C-contiguous array of the backend's type whose (dtype, result dtype) pair a kernel takes
-    goes to the look-back kernel without op_input; conversions, strided views and bad arguments
-    take the general path, and every answer is NumPy's."""
+def test_repeat_calls_take_the_filed_plan(rng):
+    """A call on an array like an earlier call's (the backend's type, C-contiguous, a dtype pair
+    a kernel takes) finds the earlier call's plan by its arguments: no new plan, the same
+    answers; conversions, strided views and other variants take the checked path, and bad
+    arguments are still refused."""
     xp = _backend.get_backend().xp
-    calls = []
-    real = scan._checks.op_input
-    monkeypatch.setattr(scan._checks, "op_input", lambda *a, **k: calls.append(1) or real(*a, **k))
-    x = make(rng, 3000, np.int32)
-    d = xp.asarray(x)
+    prim.clear_caches()
+    x, y = make(rng, 3000, np.int32), make(rng, 3000, np.int32)
+    d, e = xp.asarray(x), xp.asarray(y)
     for dt in (None, np.int32, np.dtype(np.int64), "int64"):
-        want = np.cumsum(x, dtype=dt)
-        got = to_host(prim.cumsum(d, dtype=dt))
-        assert got.dtype == want.dtype and np.array_equal(got, want)
-    assert np.array_equal(to_host(prim.exclusive_scan(d, "max")),
-                          np.concatenate([[np.iinfo(np.int32).min],
-                                          np.maximum.accumulate(x)[:-1]]))
-    assert calls == []
-    want = np.cumsum(x, dtype=np.float64)  # int32 -> float64: converted first
-    assert np.array_equal(to_host(prim.cumsum(d, dtype=np.float64)), want)
+        H.assert_same(prim.cumsum(d, dtype=dt), np.cumsum(x, dtype=dt))
+        builds = prim.cache_info()["builds"]
+        H.assert_same(prim.cumsum(e, dtype=dt), np.cumsum(y, dtype=dt))
+        assert prim.cache_info()["builds"] == builds
+        assert _plans.PLANS.find(_plans.call_key("cumsum", (e,), (None, dt, "auto"))) is not None
+    want = np.concatenate([[np.iinfo(np.int32).min], np.maximum.accumulate(y)[:-1]]).astype(
+        np.int32)
+    prim.exclusive_scan(d, "max")
+    builds = prim.cache_info()["builds"]
+    H.assert_same(prim.exclusive_scan(e, "max"), want)
+    assert prim.cache_info()["builds"] == builds
+    H.assert_same(prim.cumsum(d, dtype=np.float64), np.cumsum(x, dtype=np.float64))  # converted
     strided = xp.asarray(make(rng, 6000, np.int32))[::2]
-    assert np.array_equal(to_host(prim.cumsum(strided)), np.cumsum(to_host(strided)))
-    assert np.array_equal(to_host(prim.cumsum(d, variant="blelloch")), np.cumsum(x))
-    assert len(calls) == 3
+    H.assert_same(prim.cumsum(strided), np.cumsum(to_host(strided)))
+    H.assert_same(prim.cumsum(d, variant="blelloch"), np.cumsum(x))
     with pytest.raises(ValueError, match="op"):
         prim.inclusive_scan(d, op="prod")
     with pytest.raises(ValueError, match="op"):
@@ -180,17 +192,59 @@ def test_direct_calls_skip_the_general_path(rng, monkeypatch):
         prim.inclusive_scan(d, dtype=np.float16)
     with pytest.raises(ValueError, match="variant"):
         prim.inclusive_scan(d, variant=["auto"])
+    with pytest.raises(ValueError, match="axis"):
+        prim.cumsum(e, axis=1)
 
 
-def test_empty_and_shapes():
-    for f in (prim.inclusive_scan, prim.exclusive_scan, prim.cumsum):
-        out = f(np.array([], np.int32))
-        assert out.shape == (0,) and out.dtype == np.int64
+@pytest.mark.parametrize("variant", ["auto", "blelloch"])
+@pytest.mark.parametrize("f", [prim.inclusive_scan, prim.exclusive_scan])
+def test_explicit_plan(rng, f, variant):
+    """``prim.plan(f, like, ...)`` equals ``f`` on like arrays and on others."""
+    x = make(rng, 5001, np.int32)
+    p = prim.plan(f, x, "max", variant=variant)
+    for y in (make(rng, 5001, np.int32), make(rng, 17, np.int32), make(rng, 5001, np.float64),
+              make(rng, 10002, np.int32)[::2]):
+        H.assert_same(p(y), f(y, "max", variant=variant))
+    q = f.plan(x, dtype=np.int64)
+    H.assert_same(q(x), f(x, dtype=np.int64))
+
+
+@pytest.mark.parametrize("axis", [None, 0])
+def test_explicit_plan_cumsum(rng, axis):
+    x = make(rng, 4000, np.uint32)
+    p = prim.plan(prim.cumsum, x, axis)
+    for y in (make(rng, 4000, np.uint32), make(rng, 3, np.uint32), make(rng, 4000, np.int64)):
+        H.assert_same(p(y), np.cumsum(y, axis))
+    H.assert_same(prim.cumsum.plan(x, dtype=np.float64)(x), np.cumsum(x, dtype=np.float64))
+
+
+def test_bad_plan_options_raise_at_plan_time():
+    x = np.ones(10, np.float32)
+    H.raises_like(ValueError, "inclusive_scan", prim.plan, prim.inclusive_scan, x,
+                  variant="kogge_stone", match="variant must be")
+    H.raises_like(ValueError, "exclusive_scan", prim.exclusive_scan.plan, x, "prod",
+                  match="op must be one of")
+    H.raises_like(TypeError, "cumsum", prim.plan, prim.cumsum, x, dtype=np.bool_,
+                  match="dtype=")
+    H.raises_like(ValueError, "cumsum", prim.plan, prim.cumsum, x, axis=1, match="axis")
+    H.raises_like(TypeError, "inclusive_scan", prim.plan, prim.inclusive_scan,
+                  np.ones(4, np.float16), match="x has dtype")
+
+
+@pytest.mark.parametrize("f", [prim.inclusive_scan, prim.exclusive_scan])
+def test_empty(f):
+    H.assert_same(f(np.array([], np.int32)), np.array([], np.int64))
+
+
+@pytest.mark.parametrize("case", ["empty", "3-D", "strided", "axis 0", "list"])
+@H.twins()
+def test_empty_and_shapes(xp, case):
     x = np.arange(1, 25, dtype=np.float64).reshape(2, 3, 4)
-    assert np.array_equal(prim.cumsum(x), np.cumsum(x))  # flattened, as numpy without axis
-    assert np.array_equal(prim.cumsum(x[:, ::2]), np.cumsum(x[:, ::2]))  # non-contiguous
-    assert np.array_equal(prim.cumsum(np.arange(5), axis=0), np.cumsum(np.arange(5), axis=0))
-    assert np.array_equal(prim.cumsum([1, 2, 3]), [1, 3, 6])
+    return {"empty": lambda: xp.cumsum(np.array([], np.int32)),
+            "3-D": lambda: xp.cumsum(x),  # flattened, as numpy without axis
+            "strided": lambda: xp.cumsum(x[:, ::2]),  # non-contiguous
+            "axis 0": lambda: xp.cumsum(np.arange(5), axis=0),
+            "list": lambda: xp.cumsum([1, 2, 3])}[case]()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -215,6 +269,7 @@ def test_property_matches_numpy(data, pair, op, variant, exclusive):
 PROBE = r"""
 #include "common/prim.cuh"
 #include "common/scan.cuh"
+#include "common/lookback.cuh"
 // One warp per launch computes the exclusive prefix of tile `tile` from prepared tile states.
 template <class T>
 __global__ void lookback_probe(unsigned char* state, unsigned epoch, long long tile, T* out) {
@@ -370,40 +425,38 @@ def test_lookback_ignores_an_older_epoch(backend):
 @pytest.mark.parametrize("f", [prim.inclusive_scan, prim.exclusive_scan, prim.cumsum])
 @pytest.mark.parametrize("bad", [np.bool_, np.complex64, np.float16, np.int16])
 def test_unsupported_dtype(f, bad):
-    with pytest.raises(TypeError, match="x has dtype"):
-        f(np.ones(10, dtype=bad))
+    H.raises_like(TypeError, f.__name__, f, np.ones(10, dtype=bad), match="x has dtype")
 
 
 @pytest.mark.parametrize("bad", ["abc", None, object()])
 def test_not_an_array(bad):
-    with pytest.raises(TypeError, match="x must be"):
-        prim.inclusive_scan(bad)
+    H.raises_like(TypeError, "inclusive_scan", prim.inclusive_scan, bad, match="x must be")
 
 
 def test_bad_op():
-    with pytest.raises(ValueError, match="op must be one of"):
-        prim.inclusive_scan(np.ones(4, np.float32), "prod")
+    H.raises_like(ValueError, "inclusive_scan", prim.inclusive_scan, np.ones(4, np.float32),
+                  "prod", match="op must be one of")
 
 
 def test_bad_variant():
-    with pytest.raises(ValueError, match="variant must be 'auto' or one of"):
-        prim.exclusive_scan(np.ones(4, np.float32), variant="kogge_stone")
+    H.raises_like(ValueError, "exclusive_scan", prim.exclusive_scan, np.ones(4, np.float32),
+                  variant="kogge_stone", match="variant must be 'auto' or one of")
 
 
 def test_bad_result_dtype():
-    with pytest.raises(TypeError, match="dtype="):
-        prim.cumsum(np.ones(4, np.float32), dtype=np.bool_)
+    H.raises_like(TypeError, "cumsum", prim.cumsum, np.ones(4, np.float32), dtype=np.bool_,
+                  match="dtype=")
 
 
 @pytest.mark.parametrize("axis", [1, -2, 0.5])
 def test_cumsum_bad_axis_1d(axis):
-    with pytest.raises(ValueError, match="axis"):
-        prim.cumsum(np.ones(4, np.float32), axis=axis)
+    H.raises_like(ValueError, "cumsum", prim.cumsum, np.ones(4, np.float32), axis=axis,
+                  match="axis")
 
 
 def test_cumsum_axis_on_2d():
-    with pytest.raises(ValueError, match="not supported"):
-        prim.cumsum(np.ones((4, 4), np.float32), axis=1)
+    H.raises_like(ValueError, "cumsum", prim.cumsum, np.ones((4, 4), np.float32), axis=1,
+                  match="not supported")
 
 
 @pytest.mark.gpu

@@ -1,4 +1,5 @@
-"""Segmented scan and reduce vs NumPy per segment (and numpy.add.reduceat)."""
+"""Segmented scan and reduce vs NumPy per segment (and numpy.add.reduceat); plans and the
+repeat-call path."""
 
 import numpy as np
 import pytest
@@ -6,9 +7,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import primitives as prim
-from primitives._core import dtypes as _dtypes
+from primitives._core import backend as _backend, dtypes as _dtypes
+from primitives.testing import harness as H
+from primitives.testing.harness import to_host
 
-from conftest import ragged_offsets, to_host
+from conftest import ragged_offsets
 
 PAIRS = [(np.dtype(a), np.dtype(b)) for a, b in _dtypes.ACC_PAIRS]
 ACC = {"sum": np.add, "min": np.minimum, "max": np.maximum}
@@ -57,7 +60,7 @@ def magnitude(x, offsets, per_element):
 
 def close(got, want, acc, x, offsets, per_element):
     """Integers exactly; float sums within Higham's bound for the look-back's summation depth
-    (as primitives.scan._error_depth: a few dozen roundings per tile plus seven per earlier
+    (as primitives.scan.error_depth: a few dozen roundings per tile plus seven per earlier
     tile, tiles of at least 2048 elements)."""
     got = to_host(got)
     assert got.dtype == acc
@@ -71,8 +74,7 @@ def close(got, want, acc, x, offsets, per_element):
         bad = np.flatnonzero(~(exact | (err <= bound + np.finfo(acc).tiny)))
         assert bad.size == 0, f"first bad {bad[:5]}: got {got[bad[:5]]} want {want[bad[:5]]}"
     else:
-        bad = np.flatnonzero(got != want)
-        assert bad.size == 0, f"first bad {bad[:5]}: got {got[bad[:5]]} want {want[bad[:5]]}"
+        H.assert_same(got, want.astype(acc))
 
 
 # tiles hold 4096 (4-byte input) or 2048 elements; 70001 spans many tiles
@@ -106,17 +108,18 @@ def test_reduce_matches_reduceat(rng):
     off = np.concatenate([starts, [10000]])
     if off[0] != 0:
         pass  # elements before offsets[0] belong to no segment
-    assert np.allclose(prim.segmented_reduce(x, off), np.add.reduceat(x, starts))
+    H.assert_same(prim.segmented_reduce(x, off), np.add.reduceat(x, starts), rtol=1e-12)
 
 
 def test_reduce_partial_coverage_and_empties(rng):
     x = make(rng, 1000, np.int64)
     off = np.array([5, 5, 5, 10, 10, 700, 990, 990])  # nothing before 5 or after 990 counts
     want = [0, 0, x[5:10].sum(), 0, x[10:700].sum(), x[700:990].sum(), 0]
-    assert np.array_equal(prim.segmented_reduce(x, off), want)
-    assert np.array_equal(prim.segmented_reduce(x, [0]), np.array([], np.int64))
-    assert np.array_equal(prim.segmented_reduce(x, [3, 3]), [0])
-    assert np.array_equal(prim.segmented_reduce(np.array([], np.int32), [0, 0, 0]), [0, 0])
+    H.assert_same(prim.segmented_reduce(x, off), np.array(want, np.int64))
+    H.assert_same(prim.segmented_reduce(x, [0]), np.array([], np.int64))
+    H.assert_same(prim.segmented_reduce(x, [3, 3]), np.array([0], np.int64))
+    H.assert_same(prim.segmented_reduce(np.array([], np.int32), [0, 0, 0]),
+                  np.array([0, 0], np.int64))
 
 
 @pytest.mark.parametrize("inclusive", [True, False], ids=["inclusive", "exclusive"])
@@ -160,16 +163,13 @@ def test_tile_edges(op, rng, schedule):
     x = make(rng, n, np.int64)
     off = np.array(EDGES + [n, n], np.int64)
     acc = np.dtype(np.int64)
-    assert np.array_equal(to_host(prim.segmented_reduce(x, off, op)),
-                          reduce_segments(x, off, op, acc))
+    H.assert_same(prim.segmented_reduce(x, off, op), reduce_segments(x, off, op, acc))
     for inclusive in (True, False):
-        assert np.array_equal(to_host(prim.segmented_scan(x, offsets=off, op=op,
-                                                          inclusive=inclusive)),
-                              per_segment(x, off, op, acc, inclusive))
+        H.assert_same(prim.segmented_scan(x, offsets=off, op=op, inclusive=inclusive),
+                      per_segment(x, off, op, acc, inclusive))
     # partial coverage: nothing before 2047 or from 40961 on counts
     part = np.array(EDGES[1:14], np.int64)
-    assert np.array_equal(to_host(prim.segmented_reduce(x, part, op)),
-                          reduce_segments(x, part, op, acc))
+    H.assert_same(prim.segmented_reduce(x, part, op), reduce_segments(x, part, op, acc))
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.float32], ids=lambda d: np.dtype(d).name)
@@ -234,7 +234,8 @@ def test_flags_start_at_zero_implicitly(rng):
     x = np.arange(1, 11, dtype=np.int32)
     flags = np.zeros(10, bool)
     flags[4] = True
-    assert np.array_equal(prim.segmented_scan(x, flags=flags), [1, 3, 6, 10, 5, 11, 18, 26, 35, 45])
+    H.assert_same(prim.segmented_scan(x, flags=flags),
+                  np.array([1, 3, 6, 10, 5, 11, 18, 26, 35, 45], np.int64))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -245,9 +246,86 @@ def test_property(data, op):
     x = make(rng, n, np.int64)
     off = ragged_offsets(rng, n, data.draw(st.sampled_from([1, 8, 300])))
     acc = np.dtype(np.int64)
-    assert np.array_equal(prim.segmented_reduce(x, off, op), reduce_segments(x, off, op, acc))
-    assert np.array_equal(prim.segmented_scan(x, offsets=off, op=op),
-                          per_segment(x, off, op, acc, True))
+    H.assert_same(prim.segmented_reduce(x, off, op), reduce_segments(x, off, op, acc))
+    H.assert_same(prim.segmented_scan(x, offsets=off, op=op), per_segment(x, off, op, acc, True))
+
+
+def test_repeat_calls_take_the_filed_plan(rng):
+    """Calls on arrays like an earlier call's find its plan by their arguments (no new plan, the
+    same answers; checked offsets are still checked); other arrays take the checked path and bad
+    arguments are still refused."""
+    xp = _backend.get_backend().xp
+    prim.clear_caches()
+    n = 20000
+    x, y = make(rng, n, np.float32), make(rng, n, np.float32)
+    off, off2 = ragged_offsets(rng, n, 300), ragged_offsets(rng, n, 300)[:50]
+    off2 = np.concatenate([off2, [n]])
+    flags = np.zeros(n, bool)
+    flags[off[:-1][off[:-1] < n]] = True
+    f32 = np.dtype(np.float32)
+    d, e, o, o2, fl = (xp.asarray(a) for a in (x, y, off, off2, flags))
+    for check in (True, False):
+        prim.segmented_reduce(d, o, check=check)
+        prim.segmented_scan(d, offsets=o, check=check)
+        prim.segmented_scan(d, flags=fl, inclusive=False)
+        builds = prim.cache_info()["builds"]
+        close(prim.segmented_reduce(e, o, check=check), reduce_segments(y, off, "sum", f32), f32,
+              y, off, False)
+        close(prim.segmented_scan(e, offsets=o, check=check),
+              per_segment(y, off, "sum", f32, True), f32, y, off, True)
+        close(prim.segmented_scan(e, flags=fl, inclusive=False),
+              per_segment(y, off, "sum", f32, False), f32, y, off, True)
+        assert prim.cache_info()["builds"] == builds
+    # another number of segments (the pre-pass launch follows it), int32 offsets, a strided x
+    close(prim.segmented_reduce(e, o2, check=False), reduce_segments(y, off2, "sum", f32), f32,
+          y, off2, False)
+    close(prim.segmented_reduce(e, o.astype(np.int32)), reduce_segments(y, off, "sum", f32), f32,
+          y, off, False)
+    z = xp.asarray(np.repeat(y, 2))[::2]
+    close(prim.segmented_reduce(z, o), reduce_segments(y, off, "sum", f32), f32, y, off, False)
+    bad = xp.asarray(np.array([0, 5, 3] + [n] * (off.size - 3), np.int64))
+    with pytest.raises(ValueError, match="non-decreasing"):
+        prim.segmented_reduce(e, bad)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        prim.segmented_scan(e, offsets=bad)
+    with pytest.raises(ValueError, match="op must be one of"):
+        prim.segmented_reduce(e, o, op="prod")
+    with pytest.raises(ValueError, match="flags has"):
+        prim.segmented_scan(e, flags=fl[1:])
+
+
+def test_explicit_plan(rng):
+    """``prim.plan`` of both functions equals them on like arrays and on others; bound flags or
+    offsets of segmented_scan are checked once, when the plan is made."""
+    n = 9000
+    x = make(rng, n, np.int64)
+    off = ragged_offsets(rng, n, 100)
+    p = prim.plan(prim.segmented_reduce, x, off, "max")
+    q = prim.segmented_scan.plan(x, offsets=off, inclusive=False)
+    r = prim.plan(prim.segmented_reduce, x, off, check=False)
+    acc = np.dtype(np.int64)
+    for m, dt in ((n, np.int64), (n, np.int32), (400, np.int64)):
+        y = make(rng, m, dt)
+        o = off if m == n else ragged_offsets(rng, m, 10)
+        want_acc = np.dtype(dt)
+        H.assert_same(p(y, o), reduce_segments(y, o, "max", want_acc))
+        H.assert_same(r(y, o), reduce_segments(y, o, "sum", acc))
+        if m == n:
+            H.assert_same(q(y), per_segment(y, off, "sum", acc, False))
+    with pytest.raises(ValueError, match="non-decreasing"):
+        p(x, off[::-1].copy())
+
+
+def test_bad_plan_arguments_raise_at_plan_time():
+    x = np.ones(10, np.float32)
+    H.raises_like(ValueError, "segmented_scan", prim.plan, prim.segmented_scan, x,
+                  match="exactly one of")
+    H.raises_like(ValueError, "segmented_scan", prim.segmented_scan.plan, x, offsets=[0, 5],
+                  match="start at 0 and end at x.size")
+    H.raises_like(ValueError, "segmented_reduce", prim.plan, prim.segmented_reduce, x,
+                  np.array([0, 5, 3, 10]), match="non-decreasing")
+    H.raises_like(ValueError, "segmented_reduce", prim.segmented_reduce.plan, x,
+                  np.array([0, 10]), "prod", match="op must be one of")
 
 
 # ---- errors ----------------------------------------------------------------------------------------
@@ -255,57 +333,51 @@ def test_property(data, op):
 
 def test_flags_and_offsets_exclusive():
     x = np.ones(4, np.float32)
-    with pytest.raises(ValueError, match="exactly one of"):
-        prim.segmented_scan(x)
-    with pytest.raises(ValueError, match="exactly one of"):
-        prim.segmented_scan(x, flags=np.ones(4, bool), offsets=[0, 4])
+    H.raises_like(ValueError, "segmented_scan", prim.segmented_scan, x, match="exactly one of")
+    H.raises_like(ValueError, "segmented_scan", prim.segmented_scan, x, flags=np.ones(4, bool),
+                  offsets=[0, 4], match="exactly one of")
 
 
 def test_flags_wrong():
     x = np.ones(4, np.float32)
-    with pytest.raises(TypeError, match="flags must be a boolean array"):
-        prim.segmented_scan(x, flags=np.ones(4, np.int32))
-    with pytest.raises(ValueError, match="flags has 3 elements, x has 4"):
-        prim.segmented_scan(x, flags=np.ones(3, bool))
+    H.raises_like(TypeError, "segmented_scan", prim.segmented_scan, x, flags=np.ones(4, np.int32),
+                  match="flags must be a boolean array")
+    H.raises_like(ValueError, "segmented_scan", prim.segmented_scan, x, flags=np.ones(3, bool),
+                  match="flags has 3 elements, x has 4")
 
 
-def test_offsets_wrong():
-    x = np.ones(10, np.float32)
-    with pytest.raises(ValueError, match="non-decreasing"):
-        prim.segmented_reduce(x, [0, 5, 3, 10])
-    with pytest.raises(ValueError, match=r"lie in \[0, 10\]"):
-        prim.segmented_reduce(x, [0, 11])
-    with pytest.raises(ValueError, match=r"lie in \[0, 10\]"):
-        prim.segmented_reduce(x, [-1, 4])
-    with pytest.raises(ValueError, match="start at 0 and end at x.size"):
-        prim.segmented_scan(x, offsets=[0, 5])
-    with pytest.raises(TypeError, match="offsets must be an integer array"):
-        prim.segmented_reduce(x, np.array([0.0, 10.0]))
-    with pytest.raises(ValueError, match="at least one value"):
-        prim.segmented_reduce(x, np.array([], np.int64))
-    with pytest.raises(ValueError, match="must be 1-D"):
-        prim.segmented_reduce(x, np.zeros((2, 2), np.int64))
+@pytest.mark.parametrize("exc,offsets,match", [
+    (ValueError, [0, 5, 3, 10], "non-decreasing"),
+    (ValueError, [0, 11], r"lie in \[0, 10\]"),
+    (ValueError, [-1, 4], r"lie in \[0, 10\]"),
+    (TypeError, np.array([0.0, 10.0]), "offsets must be an integer array"),
+    (ValueError, np.array([], np.int64), "at least one value"),
+    (ValueError, np.zeros((2, 2), np.int64), "must be 1-D"),
+])
+def test_offsets_wrong(exc, offsets, match):
+    H.raises_like(exc, "segmented_reduce", prim.segmented_reduce, np.ones(10, np.float32),
+                  offsets, match=match)
+
+
+def test_offsets_not_covering():
+    H.raises_like(ValueError, "segmented_scan", prim.segmented_scan, np.ones(10, np.float32),
+                  offsets=[0, 5], match="start at 0 and end at x.size")
 
 
 def test_x_wrong():
-    with pytest.raises(ValueError, match="x must be 1-D"):
-        prim.segmented_reduce(np.ones((2, 2), np.float32), [0, 4])
-    with pytest.raises(TypeError, match="x has dtype"):
-        prim.segmented_reduce(np.ones(4, np.float16), [0, 4])
-    with pytest.raises(ValueError, match="op must be one of"):
-        prim.segmented_reduce(np.ones(4, np.float32), [0, 4], op="prod")
+    H.raises_like(ValueError, "segmented_reduce", prim.segmented_reduce,
+                  np.ones((2, 2), np.float32), [0, 4], match="x must be 1-D")
+    H.raises_like(TypeError, "segmented_reduce", prim.segmented_reduce, np.ones(4, np.float16),
+                  [0, 4], match="x has dtype")
+    H.raises_like(ValueError, "segmented_reduce", prim.segmented_reduce, np.ones(4, np.float32),
+                  [0, 4], op="prod", match="op must be one of")
 
 
 def test_tuning_variants_agree(capsys):
-    """The policies and kernel variants tools/tune_segmented.py compares (searched tile bounds,
+    """The policies and kernel variants tools/tune/segmented.py compares (searched tile bounds,
     the tile prefix not overlapped, other block shapes) give the peers' answers (small n)."""
-    import importlib.util
-    import pathlib
+    from tools.tune import segmented as tune
 
-    path = pathlib.Path(__file__).resolve().parent.parent / "tools" / "tune_segmented.py"
-    spec = importlib.util.spec_from_file_location("tune_segmented", path)
-    tune = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tune)
     tune.main(13)
     out = capsys.readouterr().out
     assert out.count("ok=True") >= 39 and "ok=False" not in out, out

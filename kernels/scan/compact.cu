@@ -1,8 +1,8 @@
 // compact.cu -- stream compaction (x[mask] and the indices of the true entries) in one pass.
 //
-// compact_lookback<T, BLOCK, ITEMS, INDICES>: the decoupled look-back scan (common/scan.cuh) of
-// the per-tile counts of selected elements, fused with the scatter. Each block takes the next tile
-// id, loads ITEMS mask bytes per thread (one 16-byte load on full, aligned tiles) and, unless
+// compact_lookback<T, BLOCK, ITEMS, INDICES>: the decoupled look-back scan (common/lookback.cuh)
+// of the per-tile counts of selected elements, fused with the scatter. Each block takes the next
+// tile id, loads ITEMS mask bytes per thread (one 16-byte load on full, aligned tiles) and, unless
 // INDICES, the ITEMS values (each warp reads its 32 * ITEMS values with coalesced 16-byte loads
 // and exchanges them through shared memory), counts its selected items, scans the counts across
 // the block, publishes the tile's count and looks back for the number selected before the tile.
@@ -18,6 +18,7 @@
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
+#include "common/lookback.cuh"
 
 template <class T, int BLOCK, int ITEMS, bool INDICES>
 __global__ void __launch_bounds__(BLOCK)

@@ -24,16 +24,18 @@
 //   thread; on full tiles each warp reads its 32 * ITEMS elements with coalesced 16-byte loads and
 //   exchanges them through shared memory with 16-byte accesses, common/load.cuh), reduces them,
 //   scans the per-thread totals across the block with shuffles (common/scan.cuh), publishes its
-//   aggregate, lets warp 0 look back over the predecessors' published aggregates/prefixes,
-//   publishes its inclusive prefix, and writes its outputs (the same exchange in reverse,
-//   coalesced 16-byte stores). Grid = number of tiles; tile_counter must be 0 on entry and is left
-//   0 (the block drawing the last tile id resets it); tile_state (TileStatus<AccT>::bytes(tiles)
-//   bytes) is zeroed once and needs no clearing between launches (epochs, see common/scan.cuh).
+//   aggregate, lets warp 0 look back over the predecessors' published aggregates/prefixes
+//   (common/lookback.cuh), publishes its inclusive prefix, and writes its outputs (the same
+//   exchange in reverse, coalesced 16-byte stores). Grid = number of tiles; tile_counter must be
+//   0 on entry and is left 0 (the block drawing the last tile id resets it); tile_state
+//   (TileStatus<AccT>::bytes(tiles) bytes) is zeroed once and needs no clearing between launches
+//   (epochs, see common/lookback.cuh).
 //   Static shared memory: BLOCK/32 + 1 accumulators and the exchange buffers, (BLOCK/32) * 32 *
 //   ITEMS elements of the wider of InT/AccT. Preconditions: in/out aligned to their element size.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
+#include "common/lookback.cuh"
 
 // ---- Hillis-Steele: step-efficient block scan, double-buffered -------------------------------
 template <class InT, class AccT, class Op, bool EXCLUSIVE>

@@ -2,7 +2,7 @@
 // elements (never a block per segment, so many tiny segments and a few huge ones cost the same).
 //
 // segmented_lookback<InT, AccT, Op, BLOCK, ITEMS, MODE, SEGS, MIN_BLOCKS, OVERLAP>: the
-// decoupled look-back scan of common/scan.cuh run on (value, head) pairs under Segmented<Op>.
+// decoupled look-back scan (common/lookback.cuh) run on (value, head) pairs under Segmented<Op>.
 // Each block takes the next tile id (BLOCK * ITEMS elements, ITEMS consecutive per thread) and
 // issues its loads at once (on full, aligned tiles each warp reads lane-consecutive 16-byte
 // vectors and exchanges them through shared memory, common/load.cuh layout). A thread's ITEMS
@@ -29,7 +29,7 @@
 // MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
 // Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64); tile_counter == 0 on
 // entry (left 0); tile_state holds TileStatus<Flagged<AccT>>::bytes(tiles) bytes, zeroed once
-// (epochs, see common/scan.cuh); SEG_BOUNDS: bounds holds the words of keys t * TILE for
+// (epochs, see common/lookback.cuh); SEG_BOUNDS: bounds holds the words of keys t * TILE for
 // t = 0 .. tiles (segmented_bounds run just before, same stream). Static shared memory: BLOCK/32
 // + 1 pairs, TILE/32 bitmap words, the exchange buffers ((BLOCK/32) * 32 * ITEMS elements of the
 // wider type). Offsets: nseg + 1 non-decreasing values (validated by the host); the kernel stays
@@ -78,6 +78,7 @@
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
+#include "common/lookback.cuh"
 #include "common/sparse.cuh"
 
 namespace prim {

@@ -50,6 +50,7 @@
 #include "common/load.cuh"
 #include "common/pack16.cuh"
 #include "common/scan.cuh"
+#include "common/lookback.cuh"
 #include "sort/radix.cuh"
 
 namespace os {

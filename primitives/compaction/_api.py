@@ -1,54 +1,13 @@
-"""Stream compaction: ``compact(x, mask)`` (as ``x[mask]``) and ``compact_indices(mask)`` (as
-``numpy.flatnonzero(mask)``), each one pass of the decoupled look-back scan fused with the scatter
-(``kernels/scan/compact.cu``)."""
+"""Compaction's public functions: checks, then the plans of :mod:`._plans`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader, lookback as _lookback
+from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
+from . import _plans as _cp
 
 __all__ = ["compact", "compact_indices"]
-
-_SOURCE = "scan/compact.cu"
-_BLOCK = 256
-_ITEMS = 16
-_INDEX_DTYPE = np.dtype(np.int64)
-
-
-def _name(dt, indices):
-    c = _dtypes.CTYPES[dt] if dt is not None else "int"
-    return f"compact_lookback<{c}, {_BLOCK}, {_ITEMS}, {'true' if indices else 'false'}>"
-
-
-_NAMES = [_name(d, False) for d in _dtypes.NUMERIC] + [_name(None, True)]
-_loader.register(_SOURCE, _NAMES)
-
-_plans = _lookback.PlanCache()
-
-
-def _run(x, mask, n, dt, backend):
-    indices = x is None
-    xp = backend.xp
-
-    def make():
-        k = _loader.load(_SOURCE, _NAMES)(_name(dt, indices))
-        plan = _lookback.LookbackPlan(k, _launch.cdiv(n, _BLOCK * _ITEMS), _BLOCK, n, xp,
-                                      _INDEX_DTYPE.itemsize)
-        plan.extra = xp.empty(1, dtype=_INDEX_DTYPE)  # the count
-        return plan
-
-    plan = _plans.get((dt, n, backend.stream_key()), make)
-    out = xp.empty(n, dtype=_INDEX_DTYPE if indices else dt)
-    if indices:  # the value input and output are unused: one-element stand-ins of the right type
-        vin = vout = _launch.stand_in(backend, np.dtype(np.int32))
-        iout = out
-    else:
-        vin, vout, iout = x, out, _launch.stand_in(backend, _INDEX_DTYPE)
-    plan.launch(vin, mask, plan.n64, vout, iout, plan.extra)
-    count = int(plan.extra[0])  # the one device-to-host read: the result's length
-    return out[:count]
-
 
 
 def _mask(mask, n, func):
@@ -60,6 +19,31 @@ def _mask(mask, n, func):
     return m
 
 
+def _checked(x, mask):
+    inp = _checks.as_input(x, func="compact", arg="x", flatten=True)
+    dt = inp.array.dtype
+    _dtypes.ctype(dt, func="compact", arg="x")
+    return inp, dt, _mask(mask, inp.array.size, "compact")
+
+
+def _make_compact_plan(x, mask):
+    """What ``prim.plan(prim.compact, x, mask)`` runs for arrays like these."""
+    inp, dt, m = _checked(x, mask)
+    if inp.array.size and inp.array is x and m.array is mask:
+        return _cp.compact_plan(inp.backend, dt, x.size)
+    return compact
+
+
+def _make_indices_plan(mask):
+    """What ``prim.plan(prim.compact_indices, mask)`` runs for arrays like ``mask``."""
+    m = _mask(mask, None, "compact_indices")
+    if m.array.size and m.array is mask:
+        plan = _cp.compact_plan(m.backend, None, mask.size)
+        return lambda y: plan(None, y)
+    return compact_indices
+
+
+@_plans.planned(_make_compact_plan)
 def compact(x, mask):
     """The elements of ``x`` where ``mask`` is true, in order: ``x[mask]`` for 1-D arrays.
 
@@ -81,16 +65,21 @@ def compact(x, mask):
     See Also:
         :func:`numpy.compress`, :func:`numpy.extract`, boolean indexing ``x[mask]``.
     """
-    inp = _checks.as_input(x, func="compact", arg="x", flatten=True)
-    dt = inp.array.dtype
-    _dtypes.ctype(dt, func="compact", arg="x")
-    m = _mask(mask, inp.array.size, "compact")
+    key = _plans.call_key("compact", (x, mask))
+    plan = _plans.PLANS.find(key)
+    if plan is not None:  # an earlier call on like arrays checked them
+        return plan(x, mask)
+    inp, dt, m = _checked(x, mask)
     n = inp.array.size
     if n == 0:
         return inp.result(inp.backend.xp.empty(0, dtype=dt))
-    return inp.result(_run(inp.array, m.array, n, dt, inp.backend))
+    plan = _cp.compact_plan(inp.backend, dt, n)
+    if inp.array is x and m.array is mask:  # read as they are: later like calls take the plan
+        _plans.PLANS.file(key, plan)
+    return inp.result(plan(inp.array, m.array))
 
 
+@_plans.planned(_make_indices_plan)
 def compact_indices(mask):
     """Indices (int64) of the true entries of the flattened ``mask``: ``numpy.flatnonzero(mask)``.
 
@@ -106,41 +95,15 @@ def compact_indices(mask):
     See Also:
         :func:`numpy.flatnonzero`, :func:`numpy.nonzero`, :func:`cupy.nonzero`.
     """
+    key = _plans.call_key("compact_indices", (mask,))
+    plan = _plans.PLANS.find(key)
+    if plan is not None:  # an earlier call on a like array checked it
+        return plan(None, mask)
     m = _mask(mask, None, "compact_indices")
     n = m.array.size
     if n == 0:
-        return m.result(m.backend.xp.empty(0, dtype=_INDEX_DTYPE))
-    return m.result(_run(None, m.array, n, None, m.backend))
-
-
-def tour_sections(gpu, log2n=None):
-    """Tour workload: compaction of float32 with half the elements selected, against ``x[mask]``
-    on a GPU."""
-    from ._core import backend as _backend
-    from . import tour as _tour
-
-    n = 1 << (log2n or (28 if gpu else 14))
-
-    def contenders():
-        xp = _backend.get_backend().xp
-        rng = np.random.default_rng(n + 7)
-        host = _tour.random_data(rng, n, np.float32)
-        hmask = rng.random(n) < 0.5
-        x, mask = xp.asarray(host), xp.asarray(hmask)
-        want = host[hmask]
-        want_idx = np.flatnonzero(hmask)
-
-        def same(ref):
-            return lambda got: bool(np.array_equal(_tour.to_host(got), ref))
-
-        out = [_tour.Contender("compact", lambda: compact(x, mask), same(want)),
-               _tour.Contender("compact_indices", lambda: compact_indices(mask), same(want_idx))]
-        if gpu:
-            out += [_tour.Contender("x[mask] (peer)", lambda: x[mask], same(want)),
-                    _tour.Contender("cupy.nonzero (peer)", lambda: xp.nonzero(mask)[0],
-                                    same(want_idx))]
-        return out
-
-    return [_tour.Section(title=f"compaction: float32, 50% selected, n = 2^{n.bit_length() - 1}",
-                          nbytes=n * 4 + n + n * 2, contenders=contenders,
-                          count=4 if gpu else 2)]
+        return m.result(m.backend.xp.empty(0, dtype=_cp.INDEX_DTYPE))
+    plan = _cp.compact_plan(m.backend, None, n)
+    if m.array is mask:  # read as it is: later calls on like arrays take the plan
+        _plans.PLANS.file(key, plan)
+    return m.result(plan(None, m.array))

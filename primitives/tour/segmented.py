@@ -1,3 +1,48 @@
-"""Tour of the segmented family (moving here from primitives.segmented)."""
+"""Tour of the segmented family: equal float32 segments scanned and reduced, against
+``cupy.cumsum(axis=1)`` and ``sum(axis=1)`` on a GPU."""
 
-from primitives.segmented import tour_sections as sections  # noqa: F401
+from __future__ import annotations
+
+import numpy as np
+
+import primitives as prim
+from primitives import tour
+from primitives._core import backend as _backend
+
+
+def sections(gpu, log2n=None):
+    """Tour workload: equal float32 segments (2^16 x 2^12 on a GPU), scanned and reduced, against
+    ``cupy.cumsum(axis=1)`` and ``sum(axis=1)`` on a GPU."""
+    n = 1 << (log2n or (28 if gpu else 14))
+    rows = min(1 << 16, n >> 6)
+    cols = n // rows
+
+    def contenders():
+        xp = _backend.get_backend().xp
+        host = tour.random_data(np.random.default_rng(n + 3), n, np.float32)
+        x = xp.asarray(host)
+        x2 = x.reshape(rows, cols)
+        off = xp.arange(0, n + 1, cols, dtype=np.int64)
+        h2 = host.reshape(rows, cols).astype(np.float64)
+        want_scan = np.cumsum(h2, axis=1).reshape(-1)
+        want_red = h2.sum(axis=1)
+
+        def near(ref):
+            return lambda got: bool(np.allclose(tour.to_host(got).reshape(-1), ref, rtol=1e-4))
+
+        out = [tour.Contender("segmented_scan",
+                              lambda: prim.segmented_scan(x, offsets=off, check=False),
+                              near(want_scan)),
+               tour.Contender("segmented_reduce",
+                              lambda: prim.segmented_reduce(x, off, check=False), near(want_red))]
+        if gpu:
+            out += [tour.Contender("cupy.cumsum(axis=1) (peer)",
+                                   lambda: xp.cumsum(x2, axis=1), near(want_scan)),
+                    tour.Contender("sum(axis=1) (peer)", lambda: x2.sum(axis=1),
+                                   near(want_red))]
+        return out
+
+    return [tour.Section(
+        title=f"segmented: float32, {rows} segments x {cols}, n = 2^{n.bit_length() - 1} "
+              "(GB/s: one read + one write)",
+        nbytes=2 * n * 4, contenders=contenders, count=4 if gpu else 2)]

@@ -1,20 +1,14 @@
 """Scan figures: inclusive sums int32 -> int32 and float32 at 2^28 against CUB (cuda.compute
-inclusive_scan) and cupy.cumsum; the three variants side by side."""
+inclusive_scan) and cupy.cumsum; the three variants side by side; compaction against boolean
+indexing and cupy.nonzero; segmented scan and reduce against CuPy's row-wise calls and CUB's
+segmented_reduce."""
 
 import cupy
 import numpy as np
 
 import primitives as prim
 from primitives import scan
-
-
-def cub_inclusive_scan(cc, x, out):
-    op = cc.OpKind.PLUS
-    s = cc.make_inclusive_scan(d_in=x, d_out=out, op=op, init_value=None)
-    nbytes = s(temp_storage=None, d_in=x, d_out=out, op=op, num_items=x.size, init_value=None)
-    tmp = cupy.empty(max(1, nbytes), cupy.uint8)
-    return lambda: s(temp_storage=tmp, d_in=x, d_out=out, op=op, num_items=x.size,
-                     init_value=None)
+from primitives.testing import peers
 
 
 def run(ctx):
@@ -36,9 +30,10 @@ def run(ctx):
         fns = {"ours": lambda: prim.inclusive_scan(x, dtype=dt),
                "cupy.cumsum": lambda: cupy.cumsum(x, dtype=dt)}
         if ctx.cc is not None:
-            out = cupy.empty_like(x)
-            run_cub = cub_inclusive_scan(ctx.cc, x, out)
-            run_cub()
+            run_cub = peers.cub_inclusive_scan(x)
+            cub_out = run_cub()
+            if dt.kind == "i":
+                assert bool(cupy.array_equal(cub_out, ref)), "CUB scan differs from cupy.cumsum"
             fns["CUB inclusive_scan"] = run_cub
         t = ctx.bench(fns)
         for peer in list(fns)[1:]:
@@ -87,19 +82,8 @@ def run(ctx):
            "segmented_reduce": lambda: prim.segmented_reduce(x, off, check=False),
            "cupy.sum(axis=1)": lambda: x2.sum(axis=1)}
     if ctx.cc is not None:
-        out = cupy.empty(rows, np.float32)
-        starts, ends = off[:-1], off[1:]
-        h0 = np.zeros(1, np.float32)
-        plus = ctx.cc.OpKind.PLUS
-        sr = ctx.cc.make_segmented_reduce(d_in=x, d_out=out, start_offsets_in=starts,
-                                          end_offsets_in=ends, op=plus, h_init=h0)
-        nb = sr(temp_storage=None, d_in=x, d_out=out, num_segments=rows, start_offsets_in=starts,
-                end_offsets_in=ends, op=plus, h_init=h0)
-        tmp = cupy.empty(max(1, nb), cupy.uint8)
-        fns["CUB segmented_reduce"] = lambda: sr(
-            temp_storage=tmp, d_in=x, d_out=out, num_segments=rows, start_offsets_in=starts,
-            end_offsets_in=ends, op=plus, h_init=h0)
-        fns["CUB segmented_reduce"]()
+        fns["CUB segmented_reduce"] = peers.cub_segmented_reduce(x, off)
+        out = fns["CUB segmented_reduce"]()
         assert float(cupy.max(cupy.abs(out - red_ref) / red_ref)) < 1e-4
     t = ctx.bench(fns)
     n = rows * cols

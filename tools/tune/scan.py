@@ -1,14 +1,16 @@
 """Tuning experiment for the decoupled look-back scan (GPU only): kernel-only times for several
 (BLOCK, ITEMS) policies, int32 -> int32 and float32 at 2^28, next to CUB's inclusive_scan
 (cuda.compute), a device copy of the same bytes, and the public call timed alone and back to
-back (the difference is host work before the launch).
+back (the difference is host work before the launch). The library's own kernels for each policy
+come from plans made under ``primitives.tuning.override("scan", selector="decoupled_lookback")``.
 
-    python tools/tune_scan.py [--static-ids] [--hints] [--host] [--bounds] [--probe]
+    python -m tools.tune.scan [--static-ids] [--hints] [--host] [--bounds] [--probe]
 
 ``--hints``: the 128 x 72 and 128 x 64 kernels again with streaming cache hints on the 16-byte
 stores (``__stcs``), loads (``__ldcs``) or both (a patched copy of the headers).
 ``--bounds``: the kernel as it is, without look-back (a bound, not a scan), and with its tiles'
-status descriptors 8 bytes apart (packed; the library: 32, STATUS_SPACING in common/scan.cuh),
+status descriptors 8 bytes apart (packed; the library: 32, STATUS_SPACING in
+common/lookback.cuh),
 128 x 56, 64 and 72 with and without a look-back that waits only for the predecessors nearer
 than the nearest inclusive prefix (NEARER_ONLY), timed interleaved with the public call. (Two
 kernels measured against it and dropped, a look-back warp started at the draw and a resident
@@ -18,7 +20,7 @@ the look-back windows walked, the rounds spent waiting, and the cycles before, i
 look-back.
 ``--host``: host time per public call on a small input, and a profile of the Python path.
 The 16-byte warp exchange of the look-back kernel was compared with the padded one it replaced
-by ``--exchange16`` at commit c045694 (docs/performance.md).
+by ``--exchange16`` at commit c045694 (docs/perf-log/).
 """
 import cProfile
 import pstats
@@ -29,8 +31,9 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives._core import backend as _backend, loader as _loader, lookback as _lookback, timing as _timing
-from patched import patched_kernel, patched_module  # tools/patched.py
+from primitives._core import backend as _backend, lookback as _lookback, timing as _timing
+from primitives.testing import peers
+from tools._patched import patched_kernel, patched_module
 
 n = 1 << 28
 STATIC_IDS = "--static-ids" in sys.argv
@@ -53,17 +56,12 @@ if HINTS:  # the two best policies of the sweep only
     POLICIES = ((128, 64), (128, 72))
 
 
-def cub_scan(x, out):
-    try:
-        import cuda.compute as cc
-    except ImportError:
-        return None
-    op = cc.OpKind.PLUS
-    scan = cc.make_inclusive_scan(d_in=x, d_out=out, op=op, init_value=None)
-    nbytes = scan(temp_storage=None, d_in=x, d_out=out, op=op, num_items=x.size, init_value=None)
-    tmp = cupy.empty(max(int(nbytes), 1), cupy.uint8)
-    return lambda: scan(temp_storage=tmp, d_in=x, d_out=out, op=op, num_items=x.size,
-                        init_value=None)
+def policy_plan(block, items, x, dt):
+    """The library's look-back plan of an inclusive ``dt`` sum of ``x`` under the policy
+    (``block`` threads, ``items`` four-byte items each), made within a tuning override."""
+    with prim.tuning.override("scan", selector="decoupled_lookback", block=block,
+                              bytes=4 * items):
+        return prim.plan(prim.inclusive_scan, x, dtype=dt).core
 
 
 def lookback_launch(k, block, items, x, out):
@@ -98,7 +96,7 @@ def sweep():
         ref = cupy.cumsum(x, dtype=dt)
         copy_ms = _timing.bench(lambda: out.__setitem__(Ellipsis, x), warmup=3, repeat=20)
         print(f"{c} copy: {copy_ms:.4f} ms {2 * x.nbytes / copy_ms / 1e6:.0f} GB/s", flush=True)
-        cub = cub_scan(x, out)
+        cub = peers.cub_inclusive_scan(x, out) if peers.cub() is not None else None
         if cub is not None:
             ms = _timing.bench(cub, warmup=3, repeat=20)
             print(f"{c} CUB inclusive_scan: {ms:.4f} ms ({ms / copy_ms:.3f}x copy)", flush=True)
@@ -114,14 +112,17 @@ def sweep():
             runs += [(b, i, h) for b, i in ((128, 72), (128, 64)) for h in HINT_EDITS]
         for block, items, hint in runs:
             name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
-            k = _loader.load("scan/scan.cu", [name])(name)
-            if hint:
-                k = patched_kernel("scan/scan.cu", name, {"common/load.cuh": HINT_EDITS[hint]})
-            # experiment: tile id = blockIdx.x (no atomic; relies on in-order dispatch)
-            if STATIC_IDS:
-                k = patched_kernel("scan/scan.cu", name, {"scan/scan.cu": [
-                    ("prim::next_tile(tile_counter, &tile_id)", "blockIdx.x")]})
-            launch = lookback_launch(k, block, items, x, out)
+            if hint or STATIC_IDS:
+                if hint:
+                    k = patched_kernel("scan/scan.cu", name, {"common/load.cuh": HINT_EDITS[hint]})
+                # experiment: tile id = blockIdx.x (no atomic; relies on in-order dispatch)
+                if STATIC_IDS:
+                    k = patched_kernel("scan/scan.cu", name, {"scan/scan.cu": [
+                        ("prim::next_tile(tile_counter, &tile_id)", "blockIdx.x")]})
+                launch = lookback_launch(k, block, items, x, out)
+            else:  # the library's plan under this policy, launched into `out`
+                plan = policy_plan(block, items, x, dt)
+                launch = (lambda plan=plan: plan.launch(x, out, plan.n64))
             ok = checked(launch, out, ref, exact=c == "int")
             ms = _timing.bench(launch, warmup=3, repeat=20)
             print(f"{c} block {block:4d} items {items:2d}{' ' + hint if hint else ''}: {ms:.4f} ms "
@@ -164,7 +165,7 @@ def bounds():
         # a bound, not a scan: without the look-back (each tile's prefix taken as the identity)
         no_lookback = [("const T before = lookback_prefix<T>(ts, tile, op);",
                         "const T before = Op::identity();")]
-        # (label, items, edits of common/scan.cuh)
+        # (label, items, edits of common/lookback.cuh)
         variants = [("no look-back", 72, no_lookback)]
         variants += [(label, items, edits) for items in (56, 64, 72)
                      for label, edits in (("policy", []), ("nearer-only wait", NEARER_ONLY))]
@@ -175,7 +176,7 @@ def bounds():
         for label, items, scan_edits in variants:
             block = 128
             name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
-            k = patched_kernel("scan/scan.cu", name, {"common/scan.cuh": scan_edits})
+            k = patched_kernel("scan/scan.cu", name, {"common/lookback.cuh": scan_edits})
             launch = lookback_launch(k, block, items, x, out)
             ok = (checked(launch, out, ref, exact=c == "int") if "look-back" not in label
                   else "n/a")
@@ -194,7 +195,6 @@ def pieces_of_a_call(small):
     import ctypes
 
     from primitives._core import checks as _checks
-    from primitives import scan
 
     def per_call(fn, reps=3000):
         for _ in range(50):
@@ -207,7 +207,7 @@ def pieces_of_a_call(small):
         return (time.perf_counter() - t0) / reps * 1e6
 
     backend = _backend.get_backend()
-    plan = next(p for k, p in scan._plans.items() if k[4] == small.size)
+    plan = prim.plan(prim.inclusive_scan, small, dtype=np.int32).core  # the calls' plan
     out = cupy.empty(small.size, np.int32)
     raw = plan.kernel._fn
     pieces = {
@@ -219,6 +219,7 @@ def pieces_of_a_call(small):
         "get_current_stream().ptr": lambda: cupy.cuda.get_current_stream().ptr,
         "direct_input": lambda: _checks.direct_input(small, "sum", np.int32, backend),
         "plan.launch": lambda: plan.launch(small, out, plan.n64),
+        "plan (new output)": lambda: plan(small),
         "RawKernel call": lambda: raw(plan.grid, plan.block, (small, out, plan.n64, plan.counter,
                                                               plan.state, plan.next_epoch())),
         "Function call": lambda: raw.kernel(plan.grid, plan.block,
@@ -254,7 +255,7 @@ def pieces_of_a_call(small):
 
 
 PROBE_EDITS = {
-    "common/scan.cuh": [
+    "common/lookback.cuh": [
         ("namespace prim {", 'extern "C" { __device__ unsigned long long prim_dbg[8]; }\nnamespace prim {'),
         ("    long long window_end = tile - 1;  // nearest predecessor not yet folded\n    while (true) {\n",
          "    long long window_end = tile - 1;  // nearest predecessor not yet folded\n"

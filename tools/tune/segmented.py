@@ -6,29 +6,28 @@
    launches alone of each reduction candidate: segmented_reduce_tiles after the
    segmented_upper_bounds pre-pass for several (BLOCK, ITEMS, MIN_BLOCKS) policies, loads
    exchanged through shared memory or read per thread, tiles drawn from a counter or taken in
-   block order;
+   block order (each a policy of ``primitives.tuning.override("segmented", selector="reduce")``);
 2. host time per call (small input, the launch queue never waits for the GPU);
 3. each candidate's results checked (also on 6 huge segments), the scan policies, with the tile
    prefix overlapped (1) or not (0), and each pre-pass alone.
 
-    python tools/tune_segmented.py [log2 n] [--searched]
+    python -m tools.tune.segmented [log2 n] [--searched]
         (2^28 by default; small sizes run on the emulator)
 
 ``--searched``: section 1 also times the library's reduction tiles kernel alone (reading the
 bounds of the pre-pass) against SEARCHED_EDIT (each tile searching its own bounds), and stops
 there.
 """
-import os
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import primitives as prim  # noqa: E402
-from primitives._core import backend as _backend, loader as _loader, lookback as _lookback, timing as _timing  # noqa: E402
-from primitives import segmented
+import primitives as prim
+from primitives._core import backend as _backend, loader as _loader, lookback as _lookback
+from primitives._core import timing as _timing
+from primitives.segmented import _plans as _gp
+from primitives.testing import peers
 
 backend = _backend.get_backend()
 cupy = backend.xp  # CuPy on a GPU, NumPy on the emulator
@@ -50,11 +49,6 @@ def name(block, items, mode, segs, min_blocks, overlap):
             f"{segs}, {min_blocks}, {'true' if overlap else 'false'}>")
 
 
-def reduce_name(block, items, min_blocks, exchange, drawn):
-    return (f"segmented_reduce_tiles<float, float, prim::Sum<float>, {block}, {items}, "
-            f"{min_blocks}, {'true' if exchange else 'false'}, {'true' if drawn else 'false'}>")
-
-
 def tag_of(policy):
     block, items, min_blocks, exchange, drawn = policy
     return (f"[reduce_tiles {block}x{items} min {min_blocks} "
@@ -63,8 +57,7 @@ def tag_of(policy):
 
 NAMES = ["segmented_bounds"] + [f"segmented_upper_bounds<{t}>" for t in (4096, 8192)] + [
     name(b, i, m, g, c, o) for b, i, c in SCAN_POLICIES for o in (1, 0)
-    for m, g in ((0, 0), (0, 2))] + [
-    reduce_name(*p) for p in REDUCE_POLICIES]
+    for m, g in ((0, 0), (0, 2))]
 kernels = _loader.load(SOURCE, NAMES)
 
 
@@ -96,14 +89,14 @@ def scan_runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_
 
 
 def reduce_runner(policy, x, out, offsets):
-    """Launches of segmented_upper_bounds and segmented_reduce_tiles."""
-    block, items, min_blocks, exchange, _ = policy
-    k = kernels(reduce_name(*policy))
-    f32 = np.dtype(np.float32)
-    plan = segmented._ReducePlan(k, kernels(f"segmented_upper_bounds<{block * items}>"), x.size,
-                                 block, items, f32, f32, exchange, cupy)
-    nseg = offsets.size - 1
-    return (lambda: plan.run(x, offsets, nseg, out)), k, plan.smem
+    """Launches of segmented_upper_bounds and segmented_reduce_tiles: the library's plan under
+    ``policy`` (a tuning override while the plan is made)."""
+    block, items, min_blocks, exchange, drawn = policy
+    with prim.tuning.override("segmented", selector="reduce", block=block, bytes=4 * items,
+                              min_blocks=min_blocks, drawn=bool(drawn),
+                              per_thread_below=0 if exchange else x.size + 1):
+        plan = prim.plan(prim.segmented_reduce, x, offsets, check=False).core
+    return (lambda: plan(x, offsets, out)), plan.kernel, plan.smem
 
 
 # A variant of segmented_reduce_tiles that finds its tile's two boundary words itself (warps 0
@@ -125,19 +118,16 @@ SEARCHED_EDIT = {SOURCE: [(
 def tiles_only(x, out, offsets, searched):
     """The library's reduction policy on (x, offsets): its tiles kernel launched alone (after one
     full run), as it is (reading the bounds the pre-pass left) or with SEARCHED_EDIT."""
-    from patched import patched_kernel  # tools/patched.py
+    from tools._patched import patched_kernel
 
     f32 = np.dtype(np.float32)
     nseg = offsets.size - 1
-    block, items = segmented._POLICY["reduce"][0], segmented._items(f32, f32, "reduce")
-    policy = (block, items, segmented._POLICY["reduce"][2],
-              int(x.size >= segmented._REDUCE_PER_THREAD_BELOW * nseg), int(segmented._REDUCE_DRAWN))
-    nm = reduce_name(*policy)
-    k = (_loader.Kernel(patched_kernel(SOURCE, nm, SEARCHED_EDIT), nm, backend) if searched
-         else kernels(nm))
-    plan = segmented._ReducePlan(k, kernels(f"segmented_upper_bounds<{block * items}>"), x.size,
-                                 block, items, f32, f32, policy[3], cupy)
-    plan.run(x, offsets, nseg, out)
+    pol = prim.tuning.policy("segmented", "reduce")
+    exchange = _gp.exchanges(x.size, nseg, pol)
+    nm = _gp.reduce_name(f32, f32, "sum", exchange, pol)
+    k = _loader.Kernel(patched_kernel(SOURCE, nm, SEARCHED_EDIT), nm, backend) if searched else None
+    plan = _gp.ReducePlan(backend, f32, f32, "sum", exchange, x.size, pol, tiles_kernel=k)
+    plan(x, offsets, out)
     return lambda: plan.launch(x, plan.n64, offsets, np.int64(nseg), plan.bounds, out)
 
 
@@ -204,21 +194,11 @@ def main(log2n=28):
     checks = {"segmented_reduce equal": lambda: rel(fns["segmented_reduce equal"](), red_ref),
               "segmented_reduce ragged": lambda: rel(fns["segmented_reduce ragged"](), rag_ref),
               "segmented_scan equal": lambda: rel(fns["segmented_scan equal"](), scan_ref)}
-    try:
-        import cuda.compute as cc
-        rout = cupy.empty(rows, np.float32)
-        h0 = np.zeros(1, np.float32)
-        plus = cc.OpKind.PLUS
-        sr = cc.make_segmented_reduce(d_in=x, d_out=rout, start_offsets_in=off[:-1],
-                                      end_offsets_in=off[1:], op=plus, h_init=h0)
-        nb = sr(temp_storage=None, d_in=x, d_out=rout, num_segments=rows,
-                start_offsets_in=off[:-1], end_offsets_in=off[1:], op=plus, h_init=h0)
-        tmp = cupy.empty(max(1, nb), cupy.uint8)
-        fns["CUB segmented_reduce"] = lambda: sr(
-            temp_storage=tmp, d_in=x, d_out=rout, num_segments=rows, start_offsets_in=off[:-1],
-            end_offsets_in=off[1:], op=plus, h_init=h0)
-    except Exception as exc:  # report, keep going
-        print(f"cuda.compute unavailable: {exc}", flush=True)
+    if backend.is_cuda and peers.cub() is not None:
+        fns["CUB segmented_reduce"] = peers.cub_segmented_reduce(x, off, "sum",
+                                                                 cupy.empty(rows, np.float32))
+    else:
+        print(f"CUB peer unavailable: {peers.cub_error or 'no GPU'}", flush=True)
     for what, check in checks.items():
         print(f"[public] {what}: ok={check() < 1e-4}", flush=True)
     kernel_only = {}
@@ -255,20 +235,15 @@ def main(log2n=28):
     m = min(n, 1 << 16)
     xs, offs_s = x[:m], cupy.arange(0, m + 1, max(1, m >> 4), dtype=cupy.int64)
     nseg_s = offs_s.size - 1
-    f32 = np.dtype(np.float32)
-    lib = (segmented._POLICY["reduce"][0], segmented._items(f32, f32, "reduce"),
-           segmented._POLICY["reduce"][2], int(m >= segmented._REDUCE_PER_THREAD_BELOW * nseg_s),
-           int(segmented._REDUCE_DRAWN))
-    plan_s = segmented._ReducePlan(kernels(reduce_name(*lib)),
-                                   kernels(f"segmented_upper_bounds<{lib[0] * lib[1]}>"), m,
-                                   lib[0], lib[1], f32, f32, lib[3], cupy)
+    bound = prim.plan(prim.segmented_reduce, xs, offs_s, check=False)
+    plan_s = bound.core  # the library's plan (policy in force)
     outs = cupy.empty(nseg_s, np.float32)
     host = {"public": lambda: prim.segmented_reduce(xs, offs_s, check=False),
             "general input path": lambda: prim.segmented_reduce(xs, offs_s, check=False,
                                                                 dtype=np.float32),
-            "launches alone": lambda: plan_s.run(xs, offs_s, nseg_s, outs),
-            "launches, result allocated": lambda: plan_s.run(
-                xs, offs_s, nseg_s, lambda: cupy.empty(nseg_s, np.float32))}
+            "prim.plan": lambda: bound(xs, offs_s),
+            "launches alone": lambda: plan_s(xs, offs_s, outs),
+            "launches, result allocated": lambda: plan_s(xs, offs_s)}
     calls = 2000 if backend.is_cuda else 2
     print("[host] us per call, 2^16 elements: " + ", ".join(
         f"{what} {host_us(fn, calls):.1f}" for what, fn in host.items()), flush=True)

@@ -1,0 +1,13 @@
+"""Stream compaction: ``compact(x, mask)`` (as ``x[mask]``) and ``compact_indices(mask)`` (as
+``numpy.flatnonzero(mask)``), each one pass of the decoupled look-back scan fused with the scatter
+(``kernels/scan/compact.cu``).
+
+Each runs from a plan per configuration (tile counter, tile states and the count made once); its
+tuning is the ``"compaction"`` family of :mod:`primitives.tuning`.
+"""
+
+from __future__ import annotations
+
+from ._api import compact, compact_indices
+
+__all__ = ["compact", "compact_indices"]

@@ -1,0 +1,19 @@
+"""Segmented scan and segmented reduction (``kernels/scan/segmented.cu``).
+
+Both are one pass of the decoupled look-back scan over (value, head) pairs, balanced over
+elements rather than segments: each thread block takes a fixed-size tile of elements whatever
+the segment lengths, so many tiny segments and a few huge ones cost about the same. With offsets,
+a small pre-pass first records where each tile's offsets begin; each tile then builds a bitmap of
+its segment heads (scans) or ends (reduction) in shared memory. The reduction keeps no scanned
+value per element: each thread sums its runs in registers, and only the run open at its start
+takes what came before it.
+
+Each runs from a plan per configuration (tile counter, tile states and tile bounds made once);
+its tuning is the ``"segmented"`` family of :mod:`primitives.tuning`, one policy per mode.
+"""
+
+from __future__ import annotations
+
+from ._api import segmented_reduce, segmented_scan
+
+__all__ = ["segmented_scan", "segmented_reduce"]

@@ -1,0 +1,159 @@
+"""Segmented plans: kernel names and the look-back plans of ``segmented_scan`` and
+``segmented_reduce``.
+
+A :class:`ScanPlan` per (dtypes, op, mode, flags or offsets, n, policy, stream) and a
+:class:`ReducePlan` per (dtypes, op, load kind, n, policy, stream) hold the tile counter, the
+tile states and the tile bounds of the pre-pass, made once, and their launches, checked once. A
+call is the pre-pass (offsets) and the tiles kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
+from .._core import lookback as _lookback, plans as _plans
+from . import _policy
+
+SOURCE = "scan/segmented.cu"
+_OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
+MODES = {"inclusive": 0, "exclusive": 1, "reduce": 2}
+# how a tile finds its head flags (kernels/scan/segmented.cu): flags, or offsets whose per-tile
+# bounds come from the segmented_bounds pre-pass
+SEG_FLAGS, SEG_SEARCH, SEG_BOUNDS = 0, 1, 2
+SEG_OFFSETS = SEG_BOUNDS
+BOUNDS_NAME = "segmented_bounds"
+
+
+def scan_name(in_dt, acc_dt, op, mode, segs, pol):
+    in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
+    return (f"segmented_lookback<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
+            f"{pol.block}, {pol.items(in_dt, acc_dt)}, {MODES[mode]}, {segs}, "
+            f"{pol.min_blocks}>")
+
+
+def reduce_name(in_dt, acc_dt, op, exchange, pol):
+    in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
+    return (f"segmented_reduce_tiles<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {pol.block}, "
+            f"{pol.items(in_dt, acc_dt)}, {pol.min_blocks}, "
+            f"{'true' if exchange else 'false'}, {'true' if pol.drawn else 'false'}>")
+
+
+def upper_name(tile):
+    return f"segmented_upper_bounds<{tile}>"
+
+
+def names(mode, pol):
+    """The instantiations of ``mode``'s module under ``pol`` (the pre-passes included)."""
+    if mode == "reduce":
+        return [reduce_name(i, a, op, e, pol) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
+                for e in (True, False)] + sorted(
+            {upper_name(pol.block * pol.items(i, a)) for i, a in _dtypes.ACC_PAIRS})
+    return [scan_name(i, a, op, mode, g, pol) for i, a in _dtypes.ACC_PAIRS
+            for op in _checks.OPS for g in (SEG_FLAGS, SEG_OFFSETS)] + [BOUNDS_NAME]
+
+
+for _mode in MODES:  # every policy of the table, for the NVRTC check
+    for _pol in {p for (_, sel), p in _policy.TABLE.entries.items() if sel == _mode}:
+        _loader.register(SOURCE, names(_mode, _pol))
+
+
+def kernel(mode, name, pol):
+    return _loader.load(SOURCE, names(mode, pol))(name)
+
+
+class ScanPlan(_lookback.LookbackPlan):
+    """segmented_lookback over n elements, segments given by flags (``segs`` SEG_FLAGS) or by
+    offsets (SEG_OFFSETS: the segmented_bounds pre-pass first writes each tile's bound words)."""
+
+    def __init__(self, backend, in_dt, acc_dt, op, mode, segs, n, pol):
+        xp = backend.xp
+        tile = pol.block * pol.items(in_dt, acc_dt)
+        tiles = _launch.cdiv(n, tile)
+        k = kernel(mode, scan_name(in_dt, acc_dt, op, mode, segs, pol), pol)
+        # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
+        super().__init__(k, tiles, pol.block, n, xp, 2 * acc_dt.itemsize)
+        # stand-ins for the arguments a kind does not use; the tile bounds of the offsets
+        self.bounds = xp.zeros(tiles + 1 if segs == SEG_BOUNDS else 1, dtype=np.int64)
+        self.stand_flags, self.stand_offsets = xp.zeros(1, np.uint8), xp.zeros(1, np.int64)
+        self.nbytes += _plans.scratch_bytes(self.bounds, self.stand_flags, self.stand_offsets)
+        self.pre = None
+        if segs == SEG_BOUNDS:  # a warp per boundary word
+            grid = _launch.cdiv(self.bounds.size * 32, pol.bounds_block)
+            self.pre = _plans.Launch(kernel(mode, BOUNDS_NAME, pol), grid, pol.bounds_block)
+            self.tile64, self.words64 = _launch.i64(tile), _launch.i64(self.bounds.size)
+        self.empty, self.n, self.acc_dt = xp.empty, n, acc_dt
+
+    def __call__(self, x, flags, offsets):
+        """The scan of ``x`` (``flags`` or int64 ``offsets`` given, the other None)."""
+        out = self.empty(self.n, dtype=self.acc_dt)
+        nseg = _launch.i64(0 if offsets is None else offsets.size - 1)
+        if self.pre is not None:  # the pre-pass: each tile's boundary words
+            self.pre(offsets, nseg, self.tile64, self.words64, self.bounds)
+        self.launch(x, self.n64, self.stand_flags if flags is None else flags,
+                    self.stand_offsets if offsets is None else offsets, nseg, self.bounds, out)
+        return out
+
+
+def scan_plan(backend, in_dt, acc_dt, op, mode, by_offsets, n):
+    pol = _policy.current(mode)
+    segs = SEG_OFFSETS if by_offsets else SEG_FLAGS
+    key = ("segmented/scan", in_dt, acc_dt, op, mode, segs, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: ScanPlan(backend, in_dt, acc_dt, op, mode, segs, n,
+                                                  pol))
+
+
+class ReducePlan(_lookback.LookbackPlan):
+    """A reduction's launches: the segmented_upper_bounds pre-pass, which writes the tile words
+    to ``bounds``, then the tiles (``segmented_reduce_tiles``, with ``smem`` bytes of dynamic
+    shared memory for its load exchange). The pre-pass's grid follows the number of segments:
+    its launch is prepared for the last number seen, and made (and checked) again when it
+    changes."""
+
+    def __init__(self, backend, in_dt, acc_dt, op, exchange, n, pol, *, tiles_kernel=None):
+        xp = backend.xp
+        tile = pol.block * pol.items(in_dt, acc_dt)
+        tiles = _launch.cdiv(n, tile)
+        k = tiles_kernel or kernel("reduce", reduce_name(in_dt, acc_dt, op, exchange, pol), pol)
+        # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
+        super().__init__(k, tiles, pol.block, n, xp, 2 * acc_dt.itemsize,
+                         smem=tile * in_dt.itemsize if exchange else 0)
+        self.upper_kernel = kernel("reduce", upper_name(tile), pol)
+        self.words64 = _launch.i64(tiles + 1)
+        self.bounds = xp.empty(tiles + 1, dtype=np.int64)  # every word written by the pre-pass
+        self.nbytes += self.bounds.nbytes
+        self.bounds_block = pol.bounds_block
+        self.empty, self.acc_dt = xp.empty, acc_dt
+        self.nseg, self.nseg64, self.upper = None, None, None
+
+    def _prepare(self, nseg):
+        grid = _launch.cdiv(nseg + 2, self.bounds_block)  # a thread per index 0 .. nseg + 1
+        slot = _plans.Launch.SLOT
+        self.nseg64 = _launch.i64(nseg)
+        self.upper = _plans.Launch(self.upper_kernel, grid, self.bounds_block,
+                                   args=(slot, self.nseg64, self.words64, self.bounds))
+        self.nseg = nseg
+
+    def __call__(self, x, offsets, out=None):
+        """Both launches over ``x`` with int64 ``offsets``; ``out`` (nseg values) is allocated
+        once the pre-pass is on its way when not given, so that the allocation overlaps it."""
+        nseg = offsets.size - 1
+        if nseg != self.nseg:
+            self._prepare(nseg)
+        self.upper(offsets)
+        if out is None:
+            out = self.empty(nseg, dtype=self.acc_dt)  # every segment written, empty ones too
+        self.launch(x, self.n64, offsets, self.nseg64, self.bounds, out)
+        return out
+
+
+def exchanges(n, nseg, pol):
+    """Whether the reduction's loads go through shared memory (long segments on average)."""
+    return n >= pol.per_thread_below * nseg
+
+
+def reduce_plan(backend, in_dt, acc_dt, op, n, nseg):
+    pol = _policy.current("reduce")
+    exchange = exchanges(n, nseg, pol)
+    key = ("segmented/reduce", in_dt, acc_dt, op, exchange, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: ReducePlan(backend, in_dt, acc_dt, op, exchange, n, pol))

@@ -1,0 +1,64 @@
+"""Segmented scan and reduction tuning, as data (see :mod:`primitives.tuning`).
+
+Selectors: the mode, ``"inclusive"``, ``"exclusive"`` (segmented_scan) or ``"reduce"``
+(segmented_reduce). One provenance line per tuned value; the experiments behind them are in
+docs/perf-log/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .._core import policy as _policy
+
+
+@dataclasses.dataclass(frozen=True)
+class ScanPolicy:
+    block: int  # threads per block of segmented_lookback (a template parameter)
+    bytes: int  # bytes per thread of the wider of input and accumulator: ITEMS = bytes // width
+    min_blocks: int  # resident blocks per multiprocessor the compiler leaves registers for
+    bounds_block: int  # threads per block of the segmented_bounds pre-pass (a warp per word)
+
+    def items(self, in_dt, acc_dt):
+        return self.bytes // max(in_dt.itemsize, acc_dt.itemsize)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReducePolicy:
+    block: int  # threads per block of segmented_reduce_tiles (a template parameter)
+    bytes: int  # bytes per thread of the wider of input and accumulator
+    min_blocks: int  # resident blocks per multiprocessor the compiler leaves registers for
+    per_thread_below: int  # mean segment length under which loads are per thread, not exchanged
+    drawn: bool  # tiles drawn from the counter (True) or taken in block order
+    bounds_block: int  # threads per block of the segmented_upper_bounds pre-pass
+
+    def items(self, in_dt, acc_dt):
+        return self.bytes // max(in_dt.itemsize, acc_dt.itemsize)
+
+
+_SCAN = ScanPolicy(
+    block=256,  # H100, float32 sums 2^28, equal segments: tools/tune/segmented.py scan policies
+    bytes=64,  # H100, as block: 16 four-byte items per thread
+    min_blocks=6,  # H100, as block
+    bounds_block=256,  # a warp per boundary word, 8 per block (not tuned)
+)
+
+TABLE = _policy.register("segmented", {
+    ("default", "inclusive"): _SCAN,
+    ("default", "exclusive"): _SCAN,
+    ("default", "reduce"): ReducePolicy(
+        block=128,  # H100, float32 sums 2^28, equal and ragged: tools/tune/segmented.py policies
+        bytes=128,  # H100, as block: 32 four-byte items per thread
+        min_blocks=8,  # H100, as block
+        # H100 float32 2^28: 2^16 segments of 4096 exchanged 0.3762 ms vs per thread 0.4022; 2^22
+        # of 0..128 0.5393 vs 0.5209; the threshold between the measured means (64, 4096) a guess
+        per_thread_below=256,
+        drawn=True,  # H100: drawn tiles 1-4% faster than block order (tools/tune/segmented.py)
+        bounds_block=256,  # a thread per offset (not tuned)
+    ),
+}, doc="per mode: block, bytes per thread and resident blocks of the segmented kernels; the "
+       "reduction's load threshold and tile order; the pre-passes' blocks")
+
+
+def current(mode):
+    return _policy.current("segmented", mode)
