@@ -13,7 +13,7 @@ from .scan import cumsum, exclusive_scan, inclusive_scan
 from .compaction import compact, compact_indices
 from .segmented import segmented_reduce, segmented_scan
 from . import sparse
-from .spmv import spmv
+from .sparse import spmv
 from .histograms import bincount, histogram, histogram_channels, histogram_even
 from .sorting import argsort, radix_sort, segmented_sort, sort
 

@@ -2,12 +2,13 @@
 formats and their conversions, hypothesis properties, and one test per error branch.
 
 Results are checked elementwise against SciPy's float64 product with the bound of
-``primitives.spmv.reference``: row r may be off by gamma(nnz_r + 2) * (|alpha| |A| |x| +
-|beta| |y|)_r, gamma(d) = d u / (1 - d u), whatever order the kernel adds in.
+``primitives.sparse.reference``: row r may be off by gamma(nnz_r + 2) * (|alpha| |A| |x| +
+|beta| |y|)_r, gamma(d) = d u / (1 - d u), whatever order the kernel adds in. Exact comparisons
+and error branches go through the shared harness (``assert_same``, ``raises_like``); SpMV has no
+NumPy twin.
 """
 
 import functools
-import sys
 
 import numpy as np
 import pytest
@@ -16,17 +17,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import primitives as prim
-from primitives.testing import matrices as suite
 from primitives import sparse
-from primitives.spmv import FORMAT_OF, VARIANTS, choose_variant, matches, reference
+from primitives._core.plans import PLANS
+from primitives.sparse import (FORMAT_OF, VARIANTS, choose_variant, matches, reference,
+                               vector_lanes)
+from primitives.testing import harness as H
+from primitives.testing import matrices as suite
 
-from conftest import to_host
-
-S = sys.modules["primitives.spmv"]  # the module (``primitives.spmv`` is the function)
+to_host = H.to_host
 DTYPES = [np.float32, np.float64]
-MERGE_TILE = int(np.prod(S._MERGE_POLICY[np.dtype(np.float32)]))  # the shapes are float32
-COO_TILE = S._COO_BLOCK * S._COO_ITEMS
-FIX_TILE = S._FIX_BLOCK * S._FIX_ITEMS
+
+
+def _tile(selector):
+    pol = prim.tuning.policy("spmv", selector)
+    return pol.block * pol.items
+
+
+MERGE_TILE = _tile(("merge_path", "float32"))  # the shapes are float32
+COO_TILE = _tile("coo")
+FIX_TILE = _tile("fixup")
 
 
 @functools.lru_cache(maxsize=None)
@@ -48,10 +57,14 @@ def to_format(A, fmt, **kw):
 
 
 def check(got, A, x, dtype, *, y=None, alpha=1.0, beta=0.0, what=""):
+    """``got`` has the result dtype and shape and lies within the oracle's bound of SciPy's
+    float64 product, row by row."""
     A64 = A.tocsr().copy().astype(np.float64)  # a private copy: sum_duplicates sorts in place
     A64.sum_duplicates()
     want, bound = reference(A64, np.asarray(x), y=y, alpha=alpha, beta=beta, dtype=dtype)
     got = to_host(got)
+    assert got.dtype == np.dtype(dtype) and got.shape == want.shape, \
+        f"{what}: {got.dtype} {got.shape}, want {np.dtype(dtype)} {want.shape}"
     ok, i = matches(got, want, bound)
     assert ok, f"{what}: row {i}: got {got[i]!r}, want {want[i]!r} (bound {bound[i]:.3g})"
 
@@ -111,7 +124,7 @@ def test_alpha_zero_and_beta_one(variant, rng):
     y0 = vec(rng, A.shape[0], np.float64)
     y = y0.copy()
     prim.spmv(to_format(A, FORMAT_OF[variant]), x, y=y, alpha=0.0, beta=1.0, variant=variant)
-    np.testing.assert_array_equal(y, y0)
+    H.assert_same(y, y0)
 
 
 # ---- awkward shapes ----------------------------------------------------------------------------
@@ -218,11 +231,14 @@ def test_carry_fixup_levels(pattern, dtype, rng, schedule, backend):
     y0 = vec(rng, m, dtype)
     want = y0.astype(np.float64)
     np.add.at(want, keys[keys >= 0], 2.0 * vals[keys >= 0].astype(np.float64))
+    from primitives.sparse._plans import FixupChain
+
     xp = backend.xp
-    chain = S._fixup_chain(n, np.dtype(dtype), np.dtype(np.int32), xp)
-    assert len(chain) == 2
+    chain = FixupChain(n, np.dtype(dtype), np.dtype(np.int32), xp,
+                       prim.tuning.policy("spmv", "fixup"))
+    assert len(chain.levels) == 2
     y = xp.asarray(y0)
-    S._run_fixup(chain, xp.asarray(keys.astype(np.int32)), xp.asarray(vals), dtype(2.0), y)
+    chain(xp.asarray(keys.astype(np.int32)), xp.asarray(vals), dtype(2.0), y)
     y = to_host(y)
     counts = np.bincount(keys[keys >= 0], minlength=m) + 1
     u = np.finfo(dtype).eps / 2
@@ -236,8 +252,9 @@ def test_deterministic(rng):
     x = vec(rng, A.shape[1], np.float32)
     for v in VARIANTS:
         M = to_format(A, FORMAT_OF[v])
-        a, b = prim.spmv(M, x, variant=v), prim.spmv(M, x, variant=v)
+        a, b = prim.spmv(M, x, variant=v), prim.spmv(M, x, variant=v)  # checked, then repeat
         assert a.tobytes() == b.tobytes(), v
+        assert prim.spmv(to_format(A, FORMAT_OF[v]), x, variant=v).tobytes() == a.tobytes(), v
 
 
 # ---- hypothesis ------------------------------------------------------------------------------
@@ -275,8 +292,8 @@ def _same(M, A):
     C.sum_duplicates()
     assert B.shape == C.shape and B.dtype == C.dtype
     assert (B != C).nnz == 0
-    np.testing.assert_array_equal(B.indptr, C.indptr)
-    np.testing.assert_array_equal(B.indices, C.indices)
+    H.assert_same(B.indptr, C.indptr, check_dtype=False)
+    H.assert_same(B.indices, C.indices, check_dtype=False)
 
 
 @pytest.mark.parametrize("name", suite.SUITE)
@@ -306,9 +323,9 @@ def test_duplicates_summed_and_sorted():
     cols = np.array([3, 1, 0, 2, 3, 1])
     A = sps.coo_matrix((np.arange(1, 7, dtype=np.float32), (rows, cols)), shape=(3, 4))
     M = sparse.CSR(A)
-    np.testing.assert_array_equal(to_host(M.indptr), [0, 1, 2, 4])
-    np.testing.assert_array_equal(to_host(M.indices), [1, 2, 0, 3])
-    np.testing.assert_array_equal(to_host(M.data), [2 + 6, 4, 3, 1 + 5])
+    H.assert_same(M.indptr, np.array([0, 1, 2, 4], np.int32))
+    H.assert_same(M.indices, np.array([1, 2, 0, 3], np.int32))
+    H.assert_same(M.data, np.array([2 + 6, 4, 3, 1 + 5], np.float32))
     assert A.nnz == 6  # the caller's matrix is untouched
     for fmt in sparse.FORMATS:
         _same(to_format(A, fmt), A)
@@ -364,8 +381,8 @@ def test_ell_layout():
     E = sparse.ELL(A)
     assert (E.width, E.ld) == (2, 32)
     cols, data = to_host(E.cols), to_host(E.data)
-    np.testing.assert_array_equal(cols[:, :3], [[1, -1, 0], [3, -1, -1]])
-    np.testing.assert_array_equal(data[:, :3], [[2, 0, 5], [3, 0, 0]])
+    H.assert_same(cols[:, :3], np.array([[1, -1, 0], [3, -1, -1]], np.int32))
+    H.assert_same(data[:, :3], np.array([[2, 0, 5], [3, 0, 0]], np.float32))
     assert (cols[:, 3:] == -1).all() and (data[:, 3:] == 0).all()
     assert sparse.ELL(A, width=5).width == 5
 
@@ -396,11 +413,13 @@ def test_index_dtypes():
     A = suite_matrix("banded", np.float32)
     assert sparse.CSR(A).index_dtype == np.int32
     assert sparse.CSR(A, index_dtype=np.int64).indices.dtype == np.int64
+    from primitives.sparse._base import index_dtype_for
+
     big = 2**31
-    assert sparse._index_dtype(None, 10, 10, big, func="t") == np.int64
-    assert sparse._index_dtype(None, big, 10, 0, func="t") == np.int64
-    assert sparse._index_dtype(None, 10, big, 0, func="t") == np.int64
-    assert sparse._index_dtype(None, 10, 10, big - 1, func="t") == np.int32
+    assert index_dtype_for(None, 10, 10, big, func="t") == np.int64
+    assert index_dtype_for(None, big, 10, 0, func="t") == np.int64
+    assert index_dtype_for(None, 10, big, 0, func="t") == np.int64
+    assert index_dtype_for(None, 10, 10, big - 1, func="t") == np.int32
     M = sparse.CSR(sparse.CSR(A), index_dtype=np.int64)
     assert M.index_dtype == np.int64 and sparse.COO(M).index_dtype == np.int64
 
@@ -437,9 +456,9 @@ def test_host_x_non_contiguous_and_lists(rng):
     y = y0.copy()
     prim.spmv(A, x, y=y[::2], beta=1.0)  # strided y: written back in place
     check(y[::2], A, x, np.float64, y=y0[::2], beta=1.0, what="strided y")
-    np.testing.assert_array_equal(y[1::2], y0[1::2])
+    H.assert_same(y[1::2], y0[1::2])
     small = sps.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]]))
-    np.testing.assert_array_equal(prim.spmv(small, [1, 1]), [3.0, 3.0])
+    H.assert_same(prim.spmv(small, [1, 1]), np.array([3.0, 3.0]))
 
 
 # ---- auto -------------------------------------------------------------------------------------
@@ -454,7 +473,8 @@ def test_auto_rule():
         A = suite_matrix(name, np.float32)
         assert choose_variant(A) == v, name
         assert choose_variant(sparse.CSR(A)) == v, name
-    assert sparse.CSR(suite_matrix("stencil27", np.float32)).row_stats().span > S._LOCAL_SPAN
+    local_span = prim.tuning.policy("spmv", "auto").local_span
+    assert sparse.CSR(suite_matrix("stencil27", np.float32)).row_stats().span > local_span
     full = suite._params_for_rows("stencil27", 1 << 16)["k"]  # a larger grid is local
     ip, ix, shape = suite.stencil27(np, full)
     big = sps.csr_matrix((np.ones(ix.size, np.float32), ix, ip), shape=shape)
@@ -466,21 +486,25 @@ def test_auto_rule():
     assert choose_variant(sps.csr_matrix((4, 4), dtype=np.float32)) == "csr_scalar"
 
 
-def test_auto_runs_the_chosen_variant(monkeypatch, rng):
-    calls = []
-    for v, fn in list(S._RUN.items()):
-        monkeypatch.setitem(S._RUN, v, lambda *a, v=v, fn=fn: calls.append(v) or fn(*a))
+def _spmv_plan_kinds():
+    """The variants of the plans built so far, oldest first (their configuration keys)."""
+    return [k[0][len("spmv/"):] for k in list(PLANS._plans)
+            if isinstance(k[0], str) and k[0].startswith("spmv/")]
+
+
+def test_auto_runs_the_chosen_variant(rng):
+    prim.clear_caches()
     for name in ("poisson2d", "powerlaw"):
         A = suite_matrix(name, np.float32)
         prim.spmv(A, vec(rng, A.shape[1], np.float32))
-    assert calls == ["csr_vector", "merge_path"]
+    assert _spmv_plan_kinds() == ["csr_vector", "merge_path"]
 
 
 def test_vector_lanes():
-    f32 = [S.vector_lanes(m, np.float32)
+    f32 = [vector_lanes(m, np.float32)
            for m in (0, 5, 7.9, 8, 15.9, 16, 27, 95, 96, 100, 200, 1000)]
     assert f32 == [2, 2, 2, 4, 4, 8, 8, 8, 8, 16, 32, 32]
-    f64 = [S.vector_lanes(m, np.float64) for m in (0, 4, 5, 13, 27, 64, 1000)]
+    f64 = [vector_lanes(m, np.float64) for m in (0, 4, 5, 13, 27, 64, 1000)]
     assert f64 == [2, 2, 4, 8, 16, 32, 32]
 
 
@@ -492,6 +516,129 @@ def test_variant_converts_the_format(rng):
             check(prim.spmv(M, x, variant=v), A, x, np.float32, what=f"{M.format} -> {v}")
 
 
+# ---- plans: the explicit plan API, the repeat-call path, tuning -------------------------------
+
+
+def test_repeat_calls_take_the_filed_plan(rng):
+    """A call on arguments like an earlier call's (the same matrix, like x and y, the same
+    options) finds its plan by its arguments: no new plan, the same result bit for bit. Bad
+    arguments are still refused, whatever was filed."""
+    A = suite_matrix("powerlaw", np.float32)
+    prim.clear_caches()
+    for v in VARIANTS + ("auto",):
+        M = to_format(A, FORMAT_OF.get(v, "csr"))
+        x1, x2 = vec(rng, A.shape[1], np.float32), vec(rng, A.shape[1], np.float32)
+        first = prim.spmv(M, x1, variant=v)
+        builds = prim.cache_info()["builds"]
+        again = prim.spmv(M, x2, variant=v)
+        assert prim.cache_info()["builds"] == builds, v  # no new plan
+        check(again, A, x2, np.float32, what=f"{v} repeat")
+        H.assert_same(prim.spmv(M, x1, variant=v), first)
+        y0 = vec(rng, A.shape[0], np.float32)
+        y = y0.copy()
+        prim.spmv(M, x1, y=y, alpha=2.0, beta=-1.0, variant=v)
+        builds = prim.cache_info()["builds"]
+        y = y0.copy()
+        assert prim.spmv(M, x2, y=y, alpha=0.5, beta=3.0, variant=v) is y
+        assert prim.cache_info()["builds"] == builds, v
+        check(y, A, x2, np.float32, y=y0, alpha=0.5, beta=3.0, what=f"{v} repeat with y")
+    M = sparse.CSR(A)
+    x = vec(rng, A.shape[1], np.float32)
+    prim.spmv(M, x)
+    H.raises_like(ValueError, "spmv", prim.spmv, M, x, beta=2.0, match="scales y")
+    buf = np.ones(2 * A.shape[1], np.float32)
+    prim.spmv(M, buf[:A.shape[0]], y=buf[A.shape[0]:], beta=1.0)
+    H.raises_like(ValueError, "spmv", prim.spmv, M, buf[:A.shape[0]],
+                  y=buf[A.shape[0] - 1:-1], beta=1.0, match="overlaps")
+    H.raises_like(ValueError, "spmv", prim.spmv, M, x[:-1], match="x has length")
+    H.raises_like(TypeError, "spmv", prim.spmv, M, x, alpha="1", match="real number")
+    H.raises_like(ValueError, "spmv", prim.spmv, M, x, variant="csr_adaptive",
+                  match="variant must be")
+
+
+def test_repeat_path_is_per_matrix(rng):
+    """Two matrices of one shape and nonzero count (so one merge-path plan serves both), one
+    even and one with a hot row: each keeps its own variant under auto and its own merge-path
+    partition, whatever the order of the calls."""
+    m, n, k = 2000, 8000, 4
+    even = sps.csr_matrix((vec(rng, m * k, np.float32), np.arange(m * k),  # a band: local
+                           np.arange(0, m * k + 1, k)), shape=(m, n))
+    lengths = np.ones(m, np.int64)
+    lengths[5] = m * k - (m - 1)
+    ip = np.concatenate([[0], np.cumsum(lengths)])
+    hot_cols = np.concatenate([np.arange(L) for L in lengths])
+    hot = sps.csr_matrix((vec(rng, m * k, np.float32), hot_cols, ip), shape=(m, n))
+    assert even.nnz == hot.nnz == m * k
+    x = vec(rng, n, np.float32)
+    pair = [(A, sparse.CSR(A)) for A in (even, hot)]
+    assert choose_variant(pair[0][1]) != choose_variant(pair[1][1])
+    for _ in range(3):
+        for A, M in pair:
+            for v in ("auto", "merge_path", "csr_scalar"):
+                check(prim.spmv(M, x, variant=v), A, x, np.float32, what=v)
+
+
+def test_explicit_plan(rng):
+    """``prim.plan(prim.spmv, A, x, ...)`` and ``prim.spmv.plan(...)`` equal the function on
+    like arguments and on others."""
+    A = suite_matrix("uniform", np.float64)
+    M = sparse.CSR(A)
+    x = vec(rng, A.shape[1], np.float64)
+    p = prim.plan(prim.spmv, M, x)
+    q = prim.spmv.plan(M, x, variant="coo", alpha=-2.0)
+    C = sparse.COO(M)
+    for x2 in (vec(rng, A.shape[1], np.float64), vec(rng, A.shape[1], np.float32)):
+        H.assert_same(p(M, x2), prim.spmv(M, x2))
+        H.assert_same(q(C, x2), prim.spmv(C, x2, variant="coo", alpha=-2.0))
+        check(q(M, x2), A, x2, np.float64, alpha=-2.0, what="plan, other format")
+    B = suite_matrix("banded", np.float32)
+    xb = vec(rng, B.shape[1], np.float32)
+    H.assert_same(p(B, xb), prim.spmv(B, xb))  # another matrix, size and dtype
+    y0 = vec(rng, A.shape[0], np.float64)
+    y = y0.copy()
+    r = prim.plan(prim.spmv, M, x, y=y, beta=0.5, variant="merge_path")
+    assert r(M, x) is y
+    check(y, A, x, np.float64, y=y0, beta=0.5, what="plan with y")
+
+
+def test_explicit_plan_refuses_bad_options():
+    A, x = _A(), np.ones(1500, np.float32)
+    H.raises_like(ValueError, "spmv", prim.plan, prim.spmv, A, x, variant="csr_adaptive",
+                  match="variant must be")
+    H.raises_like(ValueError, "spmv", prim.spmv.plan, A, x, beta=2.0, match="scales y")
+    H.raises_like(TypeError, "spmv", prim.spmv.plan, A, x, alpha=1j, match="real number")
+    H.raises_like(ValueError, "spmv", prim.plan, prim.spmv, A, np.ones(3, np.float32),
+                  match="x has length")
+    H.raises_like(TypeError, "spmv", prim.plan, prim.spmv, "A", x, match="A must be")
+
+
+def test_tuning_overrides_make_their_own_plans(rng):
+    """The merge-path tile and csr_vector's width come from ``prim.tuning``: an override builds
+    plans of its own policy (a tile shape outside the table compiles its own module)."""
+    A = suite_matrix("powerlaw", np.float32)
+    M = sparse.CSR(A)
+    x = vec(rng, A.shape[1], np.float32)
+    sel = ("merge_path", "float32")
+    with prim.tuning.override("spmv", selector=sel, block=128, items=4) as pol:
+        assert (pol.block, pol.items) == (128, 4)
+        check(prim.spmv(M, x, variant="merge_path"), A, x, np.float32, what="128x4")
+        assert any(k[0] == "spmv/merge_path" and pol in k for k in list(PLANS._plans))
+    with prim.tuning.override("spmv", selector=("csr_vector", "float32"), lanes=16):
+        assert vector_lanes(3.0, np.float32) == 16
+        check(prim.spmv(M, x, variant="csr_vector"), A, x, np.float32, what="16 lanes")
+    assert vector_lanes(3.0, np.float32) == 2
+    with prim.tuning.override("spmv", selector="auto", local_span=0.0):
+        assert choose_variant(suite_matrix("poisson2d", np.float32)) == "merge_path"
+    assert choose_variant(suite_matrix("poisson2d", np.float32)) == "csr_vector"
+
+
+def test_tokens_name_each_container():
+    A = suite_matrix("banded", np.float32)
+    M = sparse.CSR(A)
+    assert len({M._token, sparse.CSR(A)._token, M.astype(np.float64)._token,
+                sparse.HYB(M)._token}) == 4
+
+
 # ---- errors: one test per branch ---------------------------------------------------------------
 
 
@@ -501,143 +648,142 @@ def _A():
 
 @pytest.mark.parametrize("bad", [np.ones((3, 3), np.float32), "A", None, [[1.0]]])
 def test_A_not_sparse(bad):
-    with pytest.raises(TypeError, match="A must be a scipy.sparse"):
-        prim.spmv(bad, np.ones(3, np.float32))
-    with pytest.raises(TypeError, match="A must be a scipy.sparse"):
-        sparse.ELL(bad)
+    H.raises_like(TypeError, "spmv", prim.spmv, bad, np.ones(3, np.float32),
+                  match="A must be a scipy.sparse")
+    H.raises_like(TypeError, "ELL", sparse.ELL, bad, match="A must be a scipy.sparse")
 
 
 @pytest.mark.parametrize("dt", [np.int32, np.complex64, np.float16, np.bool_])
 def test_A_dtype(dt):
-    with pytest.raises(TypeError, match=r"A has dtype"):
-        prim.spmv(sps.eye(3, dtype=dt, format="csr"), np.ones(3, np.float32))
+    H.raises_like(TypeError, "spmv", prim.spmv, sps.eye(3, dtype=dt, format="csr"),
+                  np.ones(3, np.float32), match="A has dtype")
 
 
 def test_A_not_2d():
     A = sps.coo_array(np.array([1.0, 0.0, 2.0]))
-    with pytest.raises(ValueError, match="A must be 2-D"):
-        sparse.CSR(A)
+    H.raises_like(ValueError, "CSR", sparse.CSR, A, match="A must be 2-D")
 
 
 @pytest.mark.parametrize("bad", ["x", None, {"a": 1}])
 def test_x_not_array(bad):
-    with pytest.raises(TypeError, match="x must be"):
-        prim.spmv(_A(), bad)
+    H.raises_like(TypeError, "spmv", prim.spmv, _A(), bad, match="x must be")
 
 
 def test_x_not_1d():
-    with pytest.raises(ValueError, match="x must be 1-D"):
-        prim.spmv(_A(), np.ones((1500, 1), np.float32))
+    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones((1500, 1), np.float32),
+                  match="x must be 1-D")
 
 
 @pytest.mark.parametrize("dt", [np.complex64, np.bool_])
 def test_x_dtype(dt):
-    with pytest.raises(TypeError, match="x has dtype"):
-        prim.spmv(_A(), np.ones(1500, dt))
+    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, dt), match="x has dtype")
 
 
 def test_result_dtype():
-    with pytest.raises(TypeError, match="supported result dtypes"):
-        prim.spmv(_A(), np.ones(1500, np.longdouble))
+    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, np.longdouble),
+                  match="supported result dtypes")
 
 
 def test_x_length():
-    with pytest.raises(ValueError, match="x has length 1499, A has 1500 columns"):
-        prim.spmv(_A(), np.ones(1499, np.float32))
-    with pytest.raises(ValueError, match="x has length 0"):
-        prim.spmv(sps.csr_matrix((0, 3), dtype=np.float32), np.ones(0, np.float32))
+    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1499, np.float32),
+                  match="x has length 1499, A has 1500 columns")
+    H.raises_like(ValueError, "spmv", prim.spmv, sps.csr_matrix((0, 3), dtype=np.float32),
+                  np.ones(0, np.float32), match="x has length 0")
 
 
 def test_y_not_array():
-    with pytest.raises(TypeError, match="y must be a NumPy or CuPy array"):
-        prim.spmv(_A(), np.ones(1500, np.float32), y=[0.0] * 1500)
+    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
+                  y=[0.0] * 1500, match="y must be a NumPy or CuPy array")
 
 
 def test_y_not_1d():
-    with pytest.raises(ValueError, match="y must be 1-D"):
-        prim.spmv(_A(), np.ones(1500, np.float32), y=np.ones((1500, 1), np.float32))
+    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
+                  y=np.ones((1500, 1), np.float32), match="y must be 1-D")
 
 
 def test_y_dtype():
-    with pytest.raises(TypeError, match="y has dtype float64, the result dtype is float32"):
-        prim.spmv(_A(), np.ones(1500, np.float32), y=np.ones(1500, np.float64))
+    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
+                  y=np.ones(1500, np.float64),
+                  match="y has dtype float64, the result dtype is float32")
 
 
 def test_y_length():
-    with pytest.raises(ValueError, match="y has length 3, A has 1500 rows"):
-        prim.spmv(_A(), np.ones(1500, np.float32), y=np.ones(3, np.float32))
+    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
+                  y=np.ones(3, np.float32), match="y has length 3, A has 1500 rows")
 
 
 def test_beta_without_y():
-    with pytest.raises(ValueError, match="beta=2.0 scales y, but y was not given"):
-        prim.spmv(_A(), np.ones(1500, np.float32), beta=2.0)
+    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32), beta=2.0,
+                  match="beta=2.0 scales y, but y was not given")
 
 
 def test_y_overlaps_x(on_gpu):
     buf = np.ones(3000, np.float32)
-    with pytest.raises(ValueError, match="y overlaps x"):
-        prim.spmv(_A(), buf[:1500], y=buf[1000:2500])
+    H.raises_like(ValueError, "spmv", prim.spmv, _A(), buf[:1500], y=buf[1000:2500],
+                  match="y overlaps x")
     prim.spmv(_A(), buf[:1500], y=buf[1500:])  # adjacent, not overlapping
     if on_gpu:
         import cupy
 
         dbuf = cupy.ones(3000, np.float32)
-        with pytest.raises(ValueError, match="y overlaps x"):
-            prim.spmv(_A(), dbuf[:1500], y=dbuf[1499:2999])
+        H.raises_like(ValueError, "spmv", prim.spmv, _A(), dbuf[:1500], y=dbuf[1499:2999],
+                      match="y overlaps x")
         prim.spmv(_A(), dbuf[:1500], y=dbuf[1500:])
 
 
 @pytest.mark.parametrize("arg", ["alpha", "beta"])
 @pytest.mark.parametrize("bad", [1j, "1", np.ones(1), None])
 def test_alpha_beta_not_real(arg, bad):
-    with pytest.raises(TypeError, match=f"{arg} must be a real number"):
-        prim.spmv(_A(), np.ones(1500, np.float32), y=np.ones(1500, np.float32), **{arg: bad})
+    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
+                  y=np.ones(1500, np.float32), match=f"{arg} must be a real number",
+                  **{arg: bad})
 
 
 def test_bad_variant():
-    with pytest.raises(ValueError, match="variant must be 'auto' or one of"):
-        prim.spmv(_A(), np.ones(1500, np.float32), variant="csr_adaptive")
+    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
+                  variant="csr_adaptive", match="variant must be 'auto' or one of")
 
 
 def test_ell_refuses_heavy_padding():
     A = suite_matrix("dense_rows", np.float32)
-    with pytest.raises(ValueError, match="max_fill"):
-        sparse.ELL(A)
-    with pytest.raises(ValueError, match="max_fill"):
-        prim.spmv(A, np.ones(A.shape[1], np.float32), variant="ell")
+    H.raises_like(ValueError, "ELL", sparse.ELL, A, match="max_fill")
+    H.raises_like(ValueError, "ELL", prim.spmv, A, np.ones(A.shape[1], np.float32),
+                  variant="ell", match="max_fill")
 
 
 def test_ell_width_below_longest_row():
-    with pytest.raises(ValueError, match="width=3 is below the longest row"):
-        sparse.ELL(suite_matrix("banded", np.float32), width=3)
+    H.raises_like(ValueError, "ELL", sparse.ELL, suite_matrix("banded", np.float32), width=3,
+                  match="width=3 is below the longest row")
 
 
 @pytest.mark.parametrize("cls", [sparse.ELL, sparse.HYB])
 @pytest.mark.parametrize("bad", [-1, 2.5, True])
 def test_width_not_a_count(cls, bad):
-    with pytest.raises(ValueError, match="width must be a non-negative integer"):
-        cls(suite_matrix("banded", np.float32), width=bad)
+    H.raises_like(ValueError, cls.__name__, cls, suite_matrix("banded", np.float32), width=bad,
+                  match="width must be a non-negative integer")
 
 
 def test_index_dtype_errors():
-    with pytest.raises(TypeError, match="index_dtype=int16 is not supported"):
-        sparse.CSR(_A(), index_dtype=np.int16)
-    with pytest.raises(TypeError, match="is not a dtype"):
-        sparse.CSR(_A(), index_dtype="nonsense")
-    with pytest.raises(ValueError, match="index_dtype=int32 cannot index"):
-        sparse._index_dtype(np.int32, 10, 10, 2**31, func="CSR")
+    from primitives.sparse._base import index_dtype_for
+
+    H.raises_like(TypeError, "CSR", sparse.CSR, _A(), index_dtype=np.int16,
+                  match="index_dtype=int16 is not supported")
+    H.raises_like(TypeError, "CSR", sparse.CSR, _A(), index_dtype="nonsense",
+                  match="is not a dtype")
+    H.raises_like(ValueError, "CSR", index_dtype_for, np.int32, 10, 10, 2**31, func="CSR",
+                  match="index_dtype=int32 cannot index")
 
 
 def test_astype_error():
-    with pytest.raises(TypeError, match="dtype has dtype int32"):
-        sparse.CSR(_A()).astype(np.int32)
+    H.raises_like(TypeError, "CSR.astype", sparse.CSR(_A()).astype, np.int32,
+                  match="dtype has dtype int32")
 
 
 def test_to_cupy_needs_cuda(on_gpu):
     if on_gpu:
         pytest.skip("the CUDA backend converts")
-    with pytest.raises(RuntimeError, match="needs the CUDA backend"):
-        sparse.CSR(_A()).to_cupy()
+    H.raises_like(RuntimeError, "to_cupy", sparse.CSR(_A()).to_cupy,
+                  match="needs the CUDA backend")
 
 
 # ---- GPU only --------------------------------------------------------------------------------

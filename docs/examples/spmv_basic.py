@@ -9,7 +9,7 @@ import scipy.sparse as sps
 
 # begin-example
 import primitives as prim
-from primitives.spmv import FORMAT_OF, VARIANTS
+from primitives.sparse import FORMAT_OF, VARIANTS
 
 rng = np.random.default_rng(2026)
 # a 2-D Poisson matrix (5-point stencil) on a 40 x 40 grid, plus one long row
@@ -48,7 +48,7 @@ for v in VARIANTS:
     assert np.allclose(y, 2 * want - y0, rtol=1e-5, atol=1e-4), v
 # end-example
 
-from primitives.spmv import choose_variant  # noqa: E402
+from primitives.sparse import choose_variant  # noqa: E402
 
 print(f"auto runs {choose_variant(csr)} for this matrix; {len(VARIANTS)} variants agree with "
       f"SciPy; {stats}")

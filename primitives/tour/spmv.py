@@ -1,3 +1,70 @@
-"""Tour of the spmv family (moving here from primitives.spmv)."""
+"""Tour of the spmv family: every variant on two even matrices and the skewed one (float32), and
+``auto``, with cuSPARSE as the peer on the GPU."""
 
-from primitives.spmv import tour_sections as sections  # noqa: F401
+from __future__ import annotations
+
+import numpy as np
+
+import primitives as prim
+from primitives import sparse, tour
+from primitives._core import backend as _backend
+from primitives.sparse import FORMAT_OF, VARIANTS, choose_variant, matches, reference
+from primitives.testing import matrices as _matrices
+
+#: the tour's matrices: two even structures and the skewed one
+TOUR_MATRICES = ("poisson2d", "uniform", "powerlaw")
+
+
+def sections(gpu, log2n=None):
+    """Tour workloads: every variant on the tour's matrices (float32) and ``auto``, with cuSPARSE
+    (``cupyx.scipy.sparse`` CSR @ x) as the peer on the GPU. GB/s counts the bytes a CSR product
+    must move (the CSR arrays, x and y once), so rows of different formats compare the same work;
+    each row's note gives its format's footprint. ELL is left out where its padding is refused
+    (a few long rows)."""
+    scale = (1 << log2n) if log2n else ("full" if gpu else 1 << 12)
+    dt = np.dtype(np.float32)
+    sections = []
+    for name in TOUR_MATRICES:
+        sec = tour.Section(title=f"spmv: {name}, float32", nbytes=0, contenders=None,
+                           count=len(VARIANTS) + 1 + (1 if gpu else 0))
+
+        def contenders(name=name, sec=sec):
+            xp = _backend.get_backend().xp
+            data, indices, indptr, shape = _matrices.csr_arrays(name, dt, scale, xp=xp)
+            csr = sparse.CSR._from_arrays(data, indices.astype(np.int32),
+                                          indptr.astype(np.int32), shape)
+            x = _matrices.values(shape[1], dt, xp=xp, seed=7)
+            if gpu:
+                import cupyx.scipy.sparse as sps
+            else:
+                import scipy.sparse as sps
+            want, bound = reference(sps.csr_matrix((data.astype(np.float64), indices, indptr),
+                                                   shape=shape), x, dtype=dt)
+            check = lambda got: matches(got, want, bound)[0]  # noqa: E731
+            st = csr.row_stats()
+            sec.nbytes = csr.nbytes + (shape[0] + shape[1]) * dt.itemsize
+            sec.title = (f"spmv: {name} {shape[0]}x{shape[1]}, {csr.nnz} nonzeros (row length "
+                         f"mean {st.mean:.1f}, max {st.max}, cv {st.cv:.2f}), float32")
+            forms = {"csr": csr, "coo": sparse.COO(csr), "hyb": sparse.HYB(csr)}
+            try:
+                forms["ell"] = sparse.ELL(csr)
+            except ValueError:
+                sec.title += "; ELL refused (padding over max_fill)"
+            out = []
+            for v in VARIANTS + ("auto",):
+                M = forms.get(FORMAT_OF.get(v, "csr"))
+                if M is None:
+                    continue
+                label = v if v != "auto" else f"auto ({choose_variant(csr)})"
+                note = f"{M.format} {M.nbytes / 1e6:.1f} MB ({M.nbytes / csr.nbytes:.2f}x CSR)"
+                out.append(tour.Contender(label, (lambda M=M, v=v: prim.spmv(M, x, variant=v)),
+                                          check, note=note))
+            if gpu:
+                peer = csr.to_cupy()
+                out.append(tour.Contender("cuSPARSE (peer)", lambda: peer @ x, check,
+                                          note=f"csr {csr.nbytes / 1e6:.1f} MB"))
+            return out
+
+        sec.contenders = contenders
+        sections.append(sec)
+    return sections

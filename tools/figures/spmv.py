@@ -2,11 +2,12 @@
 variant and ``auto`` against cuSPARSE (``cupyx.scipy.sparse`` CSR @ x), with each format's
 footprint; the merge-path tile and csr_vector width sweeps behind the defaults.
 
-Every result is checked against the float64 cupyx product with ``primitives.spmv.reference``'s
+Every result is checked against the float64 cupyx product with ``primitives.sparse.reference``'s
 bound before it is timed. GB/s counts the bytes of the format's arrays plus x and y once (its
 footprint); "eff. GB/s" counts the CSR bytes for every format, so rows compare the same work.
+The sweeps set the policy under test with ``prim.tuning.override`` and time the plan it makes.
 Besides the Markdown tables, ``run`` writes ``spmv_figures.csv`` (to $OUT when set) for
-``plot``: ``python tools/figures_spmv.py plot spmv_figures.csv docs/spmv_formats.svg``.
+``plot``: ``python -m tools.figures.spmv plot spmv_figures.csv docs/spmv_formats.svg``.
 """
 
 import csv
@@ -15,14 +16,13 @@ import sys
 
 import numpy as np
 
+import primitives as prim
+from primitives import sparse
+from primitives.sparse import FORMAT_OF, LANES, VARIANTS, choose_variant, matches, reference
+from primitives.testing import matrices as _matrices
+
 FIELDS = ["matrix", "dtype", "rows", "nnz", "variant", "format", "footprint", "ms", "csr_bytes",
           "xy_bytes"]
-
-
-def _matrices():
-    from primitives.testing import matrices as _sparse_suite
-
-    return _sparse_suite.SUITE
 
 
 def run(ctx):
@@ -31,7 +31,7 @@ def run(ctx):
     pool = cupy.get_default_memory_pool()
     rows_out = []
     headline, per_variant, targets, sweeps = [], [], [], []
-    for name in _matrices():
+    for name in _matrices.SUITE:
         try:
             _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps)
         except Exception:  # report and go on with the next matrix
@@ -72,21 +72,15 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
     import cupy
     import cupyx.scipy.sparse as cxs
 
-    import primitives as prim
-    from primitives.testing import matrices as _sparse_suite
-    from primitives import sparse
-    from primitives.spmv import VARIANTS, FORMAT_OF, choose_variant, matches, reference
-
-    S = sys.modules["primitives.spmv"]
     pool = cupy.get_default_memory_pool()
-    ip, ix, shape = _sparse_suite.generate(name, "full", xp=cupy)
+    ip, ix, shape = _matrices.generate(name, "full", xp=cupy)
     ip32, ix32 = ip.astype(np.int32), ix.astype(np.int32)
     del ip, ix
     for dt in (np.dtype(np.float32), np.dtype(np.float64)):
-        data = _sparse_suite.values(ix32.size, dt, xp=cupy, seed=3)
+        data = _matrices.values(ix32.size, dt, xp=cupy, seed=3)
         csr = sparse.CSR._from_arrays(data, ix32, ip32, shape)
         peer = cxs.csr_matrix((data, ix32, ip32), shape=shape)
-        x = _sparse_suite.values(shape[1], dt, xp=cupy, seed=5)
+        x = _matrices.values(shape[1], dt, xp=cupy, seed=5)
         A64 = cxs.csr_matrix((data.astype(np.float64), ix32, ip32), shape=shape)
         want, bound = reference(A64, x, dtype=dt)
         del A64
@@ -134,7 +128,7 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
         if name == "powerlaw":
             targets.append((dt.name, f"{t['csr_vector'] / t['merge_path']:.2f}x",
                             f"{t['csr_scalar'] / t['merge_path']:.2f}x"))
-        sweeps += _sweep(ctx, S, csr, x, want, bound, label, st)
+        sweeps += _sweep(ctx, csr, x, want, bound, label, st)
         del forms, fns, csr, peer, data, x, want, bound
         pool.free_all_blocks()
     del ip32, ix32
@@ -150,33 +144,30 @@ def _write_csv(rows_out):
     return path
 
 
-def _sweep(ctx, S, csr, x, want, bound, label, st):
-    import cupy
+def _planned(csr, x, variant, selector=None, **fields):
+    """The product of ``variant`` under the spmv policy ``selector`` with ``fields`` replaced:
+    the plan made inside the override, called as the repeat path calls it (a new y per call)."""
+    from primitives.sparse import _plans as _sp
 
-    from primitives.spmv import matches
+    if selector is None:
+        plan = _sp.plan_for(variant, csr)
+    else:
+        with prim.tuning.override("spmv", selector=selector, **fields):
+            plan = _sp.plan_for(variant, csr)
+    return lambda: plan(csr, x, None, 1.0, 0.0)
 
+
+def _sweep(ctx, csr, x, want, bound, label, st):
     fns = {}
-    for policy in ((128, 8), (256, 4), (256, 6), (256, 8), (256, 12)):
-        def f(policy=policy):
-            y = cupy.empty(csr.shape[0], csr.dtype)
-            S._merge_path(csr, x, y, csr.dtype.type(1), csr.dtype.type(0),
-                          S._backend.get_backend().stream_key(), policy=policy)
-            return y
-        fns[f"merge_path {policy[0]}x{policy[1]}"] = f
+    merge = ("merge_path", csr.dtype.name)
+    for block, items in ((128, 8), (256, 4), (256, 6), (256, 8), (256, 10), (256, 12)):
+        fns[f"merge_path {block}x{items}"] = _planned(csr, x, "merge_path", merge, block=block,
+                                                      items=items)
     if st.max <= 64 * max(st.mean, 1):
-        def h():
-            y = cupy.empty(csr.shape[0], csr.dtype)
-            S._csr_scalar(csr, x, y, csr.dtype.type(1), csr.dtype.type(0),
-                          S._backend.get_backend().stream_key())
-            return y
-        fns["csr_scalar"] = h
-        for lanes in S.LANES:
-            def g(lanes=lanes):
-                y = cupy.empty(csr.shape[0], csr.dtype)
-                S._csr_vector(csr, x, y, csr.dtype.type(1), csr.dtype.type(0),
-                              S._backend.get_backend().stream_key(), lanes=lanes)
-                return y
-            fns[f"csr_vector lanes={lanes}"] = g
+        fns["csr_scalar"] = _planned(csr, x, "csr_scalar")
+        for lanes in LANES:
+            fns[f"csr_vector lanes={lanes}"] = _planned(
+                csr, x, "csr_vector", ("csr_vector", csr.dtype.name), lanes=lanes)
     for k, fn in fns.items():
         ok, i = matches(fn(), want, bound)
         assert ok, f"{label} {k}: wrong at row {i}"

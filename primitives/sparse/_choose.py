@@ -1,0 +1,64 @@
+"""Variant choice: the kernel ``variant="auto"`` runs, and csr_vector's group width."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _base, _policy
+
+
+def vector_lanes(mean, dtype=np.float32):
+    """``csr_vector``'s lanes per row, from the mean row length and the value type.
+
+    Measured on an H100 over the suite's even matrices (``tools/figures/spmv.py``): the best
+    group is narrower than the row, as each lane then walks a few consecutive entries whose
+    cache lines it reuses, and more rows share a warp. float32 rows of fewer than 8 entries get
+    2 lanes, of fewer than 16 get 4, of fewer than 96 get 8 (the 27-point stencil's 27 entries
+    ran 7% faster on 8 lanes than on 4), longer ones about one lane per 12 entries; float64 rows
+    (12 bytes per entry with int32 indices) get about one lane per 2 entries. Always a power of
+    two between 2 and 32. (The rule is the ``("csr_vector", dtype)`` policy of
+    :mod:`primitives.tuning`'s ``"spmv"`` family.)
+    """
+    name = "float64" if np.dtype(dtype) == np.float64 else "float32"
+    pol = _policy.current_vector(name)
+    if pol.lanes:
+        return pol.lanes
+    for below, lanes in pol.steps:
+        if mean < below:
+            target = lanes
+            break
+    else:
+        target = mean / pol.per_lane
+    for lanes in _policy.LANES:
+        if target <= lanes:
+            return lanes
+    return _policy.LANES[-1]
+
+
+def choose_variant(A):
+    """The kernel ``variant="auto"`` runs for ``A`` (a container or a SciPy/CuPy matrix).
+
+    A matrix already in ELL, COO or HYB runs that format's kernel. For CSR the row statistics
+    (:meth:`primitives.sparse.CSR.row_stats`, computed once per container) decide:
+
+    * rows *even* (coefficient of variation at most 0.5, longest row at most 4 times the mean)
+      and *local* (a row's columns span at most a tenth of x on average): ``csr_vector``, with
+      the group width of :func:`vector_lanes`;
+    * otherwise ``merge_path``: skewed rows, a few long rows or many empty rows (its tiles hold
+      the same number of rows plus nonzeros whatever the lengths), and scattered columns, where
+      the product is bound by the gathers from x and merge_path's streaming loads of the matrix
+      leave L2 to x.
+
+    (The thresholds are the ``"auto"`` policy of :mod:`primitives.tuning`'s ``"spmv"`` family.)
+    """
+    M = _base.as_matrix(A, func="choose_variant")
+    if M.format != "csr":
+        return M.format
+    s = M.row_stats()
+    if s.rows == 0 or s.nnz == 0:
+        return "csr_scalar"
+    pol = _policy.auto()
+    even = s.cv <= pol.even_cv and s.max <= pol.even_max_over_mean * s.mean
+    if even and s.span <= pol.local_span:
+        return "csr_vector"
+    return "merge_path"

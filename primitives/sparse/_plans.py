@@ -1,0 +1,290 @@
+"""SpMV plans: kernel names, and one plan per (variant, dtypes, sizes, policies, stream).
+
+A plan holds its variant's launches, checked once when it is made (:class:`Launch`), and the
+scratch of the reductions by key (the carries of merge_path and COO tiles and the levels of
+their fix-up). It takes the matrix per call: a plan serves every matrix of its format, dtypes and
+sizes. What depends on a matrix's values (the merge-path partition of its rows) is kept on the
+matrix, per tile size and stream, made at its first product.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import (backend as _backend, dtypes as _dtypes, launch as _launch,
+                     loader as _loader, plans as _plans)
+from . import _policy
+from ._base import INDEX_DTYPES, VALUE_DTYPES
+from ._choose import vector_lanes
+
+VARIANTS = ("csr_scalar", "csr_vector", "ell", "coo", "hyb", "merge_path")
+#: the format each variant runs on
+FORMAT_OF = {"csr_scalar": "csr", "csr_vector": "csr", "merge_path": "csr", "ell": "ell",
+             "coo": "coo", "hyb": "hyb"}
+
+CSR_SOURCE, ELL_SOURCE, COO_SOURCE = "spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu"
+LANES = _policy.LANES
+
+
+def _ct(dt):
+    return _dtypes.CTYPES[np.dtype(dt)]
+
+
+def _pairs():
+    return [(v, i) for v in VALUE_DTYPES for i in INDEX_DTYPES]
+
+
+# ---- kernel names: one module per variant and policy --------------------------------------------
+
+
+def scalar_names():
+    return [f"spmv_csr_scalar<{_ct(v)}, {_ct(i)}>" for v, i in _pairs()]
+
+
+def vector_names():
+    return [f"spmv_csr_vector<{_ct(v)}, {_ct(i)}, {L}>" for v, i in _pairs() for L in LANES]
+
+
+def merge_name(vt, it, pol):
+    return f"spmv_merge_path<{_ct(vt)}, {_ct(it)}, {pol.block}, {pol.items}>"
+
+
+def merge_names(vt, pol):
+    """The partition and the tile kernel of value type ``vt`` under its policy (a tile shape a
+    tool tries for float32 need not fit float64's shared memory)."""
+    return ([f"spmv_merge_partition<{_ct(i)}>" for i in INDEX_DTYPES] +
+            [merge_name(vt, i, pol) for i in INDEX_DTYPES])
+
+
+def ell_names():
+    return [f"spmv_ell<{_ct(v)}, {_ct(i)}>" for v, i in _pairs()]
+
+
+def coo_name(vt, it, pol):
+    return f"spmv_coo<{_ct(vt)}, {_ct(it)}, {pol.block}, {pol.items}>"
+
+
+def fixup_name(vt, it, pol):
+    return f"spmv_carry_fixup<{_ct(vt)}, {_ct(it)}, {pol.block}, {pol.items}>"
+
+
+def coo_names(coo_pol, fix_pol):
+    """The reduction by key, its fix-up and the beta scaling."""
+    return ([coo_name(v, i, coo_pol) for v, i in _pairs()] +
+            [fixup_name(v, i, fix_pol) for v, i in _pairs()] +
+            [f"spmv_scale<{_ct(v)}>" for v in VALUE_DTYPES])
+
+
+# every policy of the table, for the NVRTC check
+_loader.register(CSR_SOURCE, scalar_names() + vector_names())
+for _vt in VALUE_DTYPES:
+    for _pol in _policy.policies(("merge_path", _vt.name)):
+        _loader.register(CSR_SOURCE, merge_names(_vt, _pol))
+_loader.register(ELL_SOURCE, ell_names())
+for _cp in _policy.policies("coo"):
+    for _fp in _policy.policies("fixup"):
+        _loader.register(COO_SOURCE, coo_names(_cp, _fp))
+
+
+def _coo_module():
+    return _loader.load(COO_SOURCE, coo_names(_policy.coo(), _policy.fixup()))
+
+
+def _resident(kernel, n_items, block):
+    """A checked launch of a grid-stride ``kernel`` over ``n_items``, grid capped at the
+    resident blocks."""
+    return _plans.Launch(kernel, _launch.cover_grid(n_items, block, kernel=kernel), block)
+
+
+# ---- the reduction by key's fix-up ---------------------------------------------------------------
+
+
+class FixupChain:
+    """Launches that fold ``n`` carries (one per tile of the previous launch) into y: each level
+    leaves one carry per tile of its own, until a single tile is left."""
+
+    def __init__(self, n, vt, it, xp, pol):
+        k = _coo_module()(fixup_name(vt, it, pol))
+        tile = pol.block * pol.items
+        self.levels = []
+        while n > 1:
+            grid = _launch.cdiv(n, tile)
+            self.levels.append((_plans.Launch(k, grid, pol.block), _launch.i64(n),
+                                xp.empty(grid, dtype=it), xp.empty(grid, dtype=vt)))
+            n = grid
+        self.nbytes = _plans.scratch_bytes(*(a for lv in self.levels for a in lv[2:]))
+
+    def __call__(self, keys, vals, alpha, y):
+        for launch, n, out_keys, out_vals in self.levels:
+            launch(keys, vals, n, alpha, y, out_keys, out_vals)
+            keys, vals = out_keys, out_vals
+
+
+# ---- plans ------------------------------------------------------------------------------------
+
+
+class SpmvPlan(_plans.Plan):
+    """One variant for matrices of one format, dtypes and size (m rows).
+
+    ``run(A, x, out, alpha, beta)`` computes ``out <- alpha*A*x + beta*out`` for a container
+    ``A`` of the plan's configuration, contiguous ``x`` and ``out`` of its value dtype and
+    ``alpha``/``beta`` of that dtype. Calling the plan does what :func:`spmv` does for
+    arguments a call checked before (the repeat path): a new ``out`` when ``y`` is None.
+    """
+
+    def __init__(self, m, vt):
+        self.m, self.m64 = m, _launch.i64(m)
+        self.vt, self.t = np.dtype(vt), np.dtype(vt).type
+        self.xp = _backend.get_backend().xp
+
+    def __call__(self, A, x, y, alpha, beta):
+        out = self.xp.empty(self.m, dtype=self.vt) if y is None else y
+        t = self.t
+        self.run(A, x, out, t(float(alpha)), t(float(beta)))
+        return out
+
+
+class CsrScalarPlan(SpmvPlan):
+    def __init__(self, vt, it, m, pol):
+        super().__init__(m, vt)
+        k = _loader.load(CSR_SOURCE, scalar_names())(f"spmv_csr_scalar<{_ct(vt)}, {_ct(it)}>")
+        self.launch = _resident(k, m, pol.block)
+
+    def run(self, A, x, out, alpha, beta):
+        self.launch(A.indptr, A.indices, A.data, x, self.m64, alpha, beta, out)
+
+
+class CsrVectorPlan(SpmvPlan):
+    def __init__(self, vt, it, m, lanes, pol):
+        super().__init__(m, vt)
+        self.lanes = lanes
+        name = f"spmv_csr_vector<{_ct(vt)}, {_ct(it)}, {lanes}>"
+        self.launch = _resident(_loader.load(CSR_SOURCE, vector_names())(name), m * lanes,
+                                pol.block)
+
+    def run(self, A, x, out, alpha, beta):
+        self.launch(A.indptr, A.indices, A.data, x, self.m64, alpha, beta, out)
+
+
+class EllPlan(SpmvPlan):
+    def __init__(self, vt, it, m, width, ld, pol):
+        super().__init__(m, vt)
+        k = _loader.load(ELL_SOURCE, ell_names())(f"spmv_ell<{_ct(vt)}, {_ct(it)}>")
+        self.launch = _resident(k, m, pol.block)
+        self.width64, self.ld64 = _launch.i64(width), _launch.i64(ld)
+
+    def run(self, A, x, out, alpha, beta):
+        self.launch(A.cols, A.data, x, self.m64, self.width64, self.ld64, alpha, beta, out)
+
+
+class MergePathPlan(SpmvPlan):
+    """merge_path: the partition of a matrix's merge path into tiles (once per matrix, kept on
+    it), the tile kernel and the fix-up of the carries of rows that span tiles."""
+
+    def __init__(self, vt, it, m, nnz, pol, rows_pol, fix_pol, skey):
+        super().__init__(m, vt)
+        xp = self.xp
+        self.tile = pol.block * pol.items
+        ntiles = _launch.cdiv(m + nnz, self.tile)
+        mod = _loader.load(CSR_SOURCE, merge_names(vt, pol))
+        self.launch = _plans.Launch(mod(merge_name(vt, it, pol)), ntiles, pol.block)
+        part = mod(f"spmv_merge_partition<{_ct(it)}>")
+        self.partition = _resident(part, ntiles + 1, rows_pol.block)
+        self.it, self.nnz64 = np.dtype(it), _launch.i64(nnz)
+        self.ntiles, self.ntiles64, self.tile64 = ntiles, _launch.i64(ntiles), _launch.i64(
+            self.tile)
+        self.carry_rows = xp.empty(ntiles, dtype=it)
+        self.carry_vals = xp.empty(ntiles, dtype=vt)
+        self.fixup = FixupChain(ntiles, vt, it, xp, fix_pol)
+        self.part_key = ("merge_partition", self.tile, skey)
+        self.nbytes = _plans.scratch_bytes(self.carry_rows, self.carry_vals) + self.fixup.nbytes
+
+    def partition_of(self, A):
+        """A's merge-path coordinate at every tile boundary (made at its first product)."""
+        part = A._cache.get(self.part_key)
+        if part is None:
+            part = self.xp.empty(self.ntiles + 1, dtype=self.it)
+            self.partition(A.indptr, self.m64, self.nnz64, self.tile64, self.ntiles64, part)
+            A._cache[self.part_key] = part
+        return part
+
+    def run(self, A, x, out, alpha, beta):
+        self.launch(A.indptr, A.indices, A.data, x, self.m64, self.nnz64, alpha, beta, out,
+                    self.partition_of(A), self.carry_rows, self.carry_vals)
+        self.fixup(self.carry_rows, self.carry_vals, alpha, out)
+
+
+class CooPlan(SpmvPlan):
+    """coo: y = beta*y (``scale``), then y += alpha*A*x by the reduction by key over the
+    products and its fix-up. HYB's COO part runs it without the scaling."""
+
+    def __init__(self, vt, it, m, nnz, scale, pol, rows_pol, fix_pol):
+        super().__init__(m, vt)
+        xp = self.xp
+        mod = _coo_module()
+        self.scale = _resident(mod(f"spmv_scale<{_ct(vt)}>"), m, rows_pol.block) if scale else None
+        self.launch = None
+        self.nnz64 = _launch.i64(nnz)
+        self.nbytes = 0
+        if nnz:
+            grid = _launch.cdiv(nnz, pol.block * pol.items)
+            self.launch = _plans.Launch(mod(coo_name(vt, it, pol)), grid, pol.block)
+            self.carry_rows = xp.empty(grid, dtype=it)
+            self.carry_vals = xp.empty(grid, dtype=vt)
+            self.fixup = FixupChain(grid, vt, it, xp, fix_pol)
+            self.nbytes = (_plans.scratch_bytes(self.carry_rows, self.carry_vals) +
+                           self.fixup.nbytes)
+
+    def run(self, A, x, out, alpha, beta):
+        if self.scale is not None:
+            self.scale(out, self.m64, beta)
+        if self.launch is not None:
+            self.launch(A.row, A.col, A.data, x, self.nnz64, alpha, out, self.carry_rows,
+                        self.carry_vals)
+            self.fixup(self.carry_rows, self.carry_vals, alpha, out)
+
+
+class HybPlan(SpmvPlan):
+    """hyb: the ELL kernel on the ELL part, then the COO reduction on the overflow."""
+
+    def __init__(self, ell, coo):
+        super().__init__(ell.m, ell.vt)
+        self.ell, self.coo = ell, coo
+        self.nbytes = coo.nbytes
+
+    def run(self, A, x, out, alpha, beta):
+        self.ell.run(A.ell, x, out, alpha, beta)
+        self.coo.run(A.coo, x, out, alpha, beta)
+
+
+def plan_for(variant, A):
+    """The plan of ``variant`` for container ``A`` (in the variant's format), on the current
+    stream under the policies in force."""
+    vt, it, m = A.dtype, A.index_dtype, A.shape[0]
+    skey = _plans.stream_key()
+    get = _plans.PLANS.get
+    rows = _policy.rows()
+    if variant == "csr_scalar":
+        return get(("spmv/csr_scalar", vt, it, m, rows, skey),
+                   lambda: CsrScalarPlan(vt, it, m, rows))
+    if variant == "csr_vector":
+        vpol = _policy.csr_vector(vt)
+        lanes = vector_lanes(A.row_stats().mean, vt)
+        return get(("spmv/csr_vector", vt, it, m, lanes, rows, vpol, skey),
+                   lambda: CsrVectorPlan(vt, it, m, lanes, rows))
+    if variant == "ell":
+        return get(("spmv/ell", vt, it, m, A.width, A.ld, rows, skey),
+                   lambda: EllPlan(vt, it, m, A.width, A.ld, rows))
+    fix = _policy.fixup()
+    if variant == "merge_path":
+        pol = _policy.merge_path(vt)
+        return get(("spmv/merge_path", vt, it, m, A.nnz, pol, rows, fix, skey),
+                   lambda: MergePathPlan(vt, it, m, A.nnz, pol, rows, fix, skey))
+    cpol = _policy.coo()
+    if variant == "coo":
+        return get(("spmv/coo", vt, it, m, A.nnz, cpol, rows, fix, skey),
+                   lambda: CooPlan(vt, it, m, A.nnz, True, cpol, rows, fix))
+    E, C = A.ell, A.coo  # hyb
+    return get(("spmv/hyb", vt, it, m, E.width, E.ld, C.nnz, rows, cpol, fix, skey),
+               lambda: HybPlan(EllPlan(vt, it, m, E.width, E.ld, rows),
+                               CooPlan(vt, it, m, C.nnz, False, cpol, rows, fix)))

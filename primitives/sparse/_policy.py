@@ -1,0 +1,115 @@
+"""SpMV tuning, as data (see :mod:`primitives.tuning`); family ``"spmv"``.
+
+Selectors: ``"rows"`` (the row-parallel kernels: csr_scalar, csr_vector, ell, the scaling of y
+and the merge-path partition), ``"convert"`` (the format conversions), ``("merge_path", value
+dtype name)``, ``("csr_vector", value dtype name)``, ``"coo"`` (the reduction by key over COO
+products), ``"fixup"`` (the reduction by key over carries) and ``"auto"`` (the rule of
+:func:`primitives.sparse.choose_variant`). One provenance line per tuned value; the experiments
+behind them are in docs/perf-log/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._core import policy as _policy
+
+#: csr_vector's instantiated group widths (lanes per row)
+LANES = (2, 4, 8, 16, 32)
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockPolicy:
+    block: int  # threads per block of a grid-stride kernel
+
+
+@dataclasses.dataclass(frozen=True)
+class TilePolicy:
+    block: int  # threads per block, a template parameter
+    items: int  # items per thread: a tile is block * items items, a template parameter
+
+
+@dataclasses.dataclass(frozen=True)
+class VectorPolicy:
+    """csr_vector's lanes per row from the mean row length: the target is the lanes of the
+    first ``(below, lanes)`` step whose bound the mean is below, else ``mean / per_lane``; the
+    width is the narrowest of :data:`LANES` at least the target."""
+
+    steps: tuple  # ((mean below, lanes), ...) in increasing order
+    per_lane: float  # entries per lane past the steps
+    lanes: int = 0  # a fixed width of LANES for every mean (sweeps); 0: the rule above
+
+
+@dataclasses.dataclass(frozen=True)
+class AutoPolicy:
+    """``auto`` for CSR: rows are *even* when their lengths vary little and none is far above the
+    mean, and *local* when a row's columns span a small part of x (x's lines stay in cache)."""
+
+    even_cv: float  # largest coefficient of variation of the row lengths of even rows
+    even_max_over_mean: float  # largest longest-row / mean of even rows
+    local_span: float  # largest mean column span (over n) of local rows
+
+
+TABLE = _policy.register("spmv", {
+    # the row-parallel kernels' block (not tuned: any block of whole warps works)
+    ("default", "rows"): BlockPolicy(block=256),
+    # the conversions' block (not tuned: one-off grid-stride launches)
+    ("default", "convert"): BlockPolicy(block=256),
+    # H100, tools/figures/spmv.py sweep 128x8 .. 256x12: 256x8 best or within 2% on the skewed,
+    # dense-row and empty-row matrices (smaller staging leaves L1 to the gathers from x)
+    ("default", ("merge_path", "float32")): TilePolicy(block=256, items=8),
+    ("default", ("merge_path", "float64")): TilePolicy(block=256, items=8),
+    # H100, suite's even matrices (tools/figures/spmv.py lanes sweep): the 27-point stencil ran
+    # 7% faster on 8 lanes than on 4; long rows about one lane per 12 entries
+    ("default", ("csr_vector", "float32")): VectorPolicy(steps=((8, 2), (16, 4), (96, 8)),
+                                                         per_lane=12.0),
+    # H100, suite's even matrices: float64 rows (12 bytes per entry) about one lane per 2 entries
+    ("default", ("csr_vector", "float64")): VectorPolicy(steps=(), per_lane=2.0),
+    # the reductions by key: 256 x 8 as merge_path's tile (not tuned separately)
+    ("default", "coo"): TilePolicy(block=256, items=8),
+    ("default", "fixup"): TilePolicy(block=256, items=8),
+    # H100 suite at full size: csr_vector wins on the even, local matrices (poisson2d, banded,
+    # stencil27), merge_path on the rest (tools/figures/spmv.py)
+    ("default", "auto"): AutoPolicy(even_cv=0.5, even_max_over_mean=4.0, local_span=0.1),
+}, doc="row-parallel and conversion blocks; merge_path and reduction-by-key tiles; csr_vector "
+       "lanes; the auto rule's thresholds")
+
+
+def rows():
+    return _policy.current("spmv", "rows")
+
+
+def convert():
+    return _policy.current("spmv", "convert")
+
+
+def merge_path(vt):
+    return _policy.current("spmv", ("merge_path", np.dtype(vt).name))
+
+
+def csr_vector(vt):
+    return current_vector(np.dtype(vt).name)
+
+
+def current_vector(name):
+    return _policy.current("spmv", ("csr_vector", name))
+
+
+def coo():
+    return _policy.current("spmv", "coo")
+
+
+def fixup():
+    return _policy.current("spmv", "fixup")
+
+
+def auto():
+    return _policy.current("spmv", "auto")
+
+
+def policies(selector):
+    """Every policy the table holds for ``selector`` (all architectures): the instantiations
+    registered for the NVRTC check."""
+    return sorted({p for (_, sel), p in TABLE.entries.items() if sel == selector}, key=repr)
