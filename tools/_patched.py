@@ -8,7 +8,8 @@ from unittest import mock
 
 import cupy
 
-from primitives._core import loader as _loader, lookback as _lookback
+import primitives as prim
+from primitives._core import loader as _loader
 
 
 def patched_kernel(source, name, edits):
@@ -43,40 +44,39 @@ def tree_module(root, source, names):
     return mod
 
 
-def forget_plans(family):
-    """Empty every plan cache of a library module (``primitives._core.lookback.PlanCache``): plans
-    keep the kernels and policies of the time they were made, so a changed policy needs new
-    ones."""
-    for name in [n for n, v in vars(family).items() if isinstance(v, _lookback.PlanCache)]:
-        setattr(family, name, _lookback.PlanCache())
+def forget_plans():
+    """Forget every plan (``primitives.clear_caches``): their scratch goes back to CuPy's pool.
+    Plans are keyed by the policies they were made with, so a policy override needs no
+    forgetting; kernels swapped in by :class:`swapped_kernels` do."""
+    prim.clear_caches()
 
 
 class swapped_kernels:
-    """A context manager, entered around every call it is for, within which
-    ``family._kernel(source, name)`` (the kernel lookup of a library module such as
-    primitives.sorting) returns ``kernels[name]`` (primitives._core.loader Kernels) for the names
-    given, the library's own kernel for the others; and each plan cache of the module (every
-    ``primitives._core.lookback.PlanCache`` in it) is one of this object's own, kept from one entry
-    to the next, so that plans made with these kernels serve only calls within it."""
+    """A context manager within which ``lookup.kernel(source, name)`` (the kernel lookup of a
+    family, e.g. ``primitives.sorting._kernels``) returns ``kernels[name]``
+    (primitives._core.loader Kernels) for the names given, the library's own kernel for the
+    others.
 
-    def __init__(self, family, source, kernels):
-        self.family, self.source, self.kernels = family, source, kernels
-        self.caches = {name: _lookback.PlanCache() for name, value in vars(family).items()
-                       if isinstance(value, _lookback.PlanCache)}
-        self.patches = []
+    Plans hold the kernels they were made with, so the plan cache is emptied on entry and on
+    exit (:func:`forget_plans`): calls within the block make and use plans of these kernels,
+    and no such plan serves a call after it. To time many calls with swapped kernels, make a
+    plan within the block (``p = prim.plan(prim.sort, x)``) and call it after: it keeps its
+    kernels."""
+
+    def __init__(self, lookup, source, kernels):
+        self.lookup, self.source, self.kernels = lookup, source, kernels
+        self.patch = None
 
     def __enter__(self):
-        orig, source, kernels = self.family._kernel, self.source, self.kernels
-        self.patches = [mock.patch.object(
-            self.family, "_kernel",
-            lambda src, nm: kernels[nm] if src == source and nm in kernels else orig(src, nm))]
-        self.patches += [mock.patch.object(self.family, name, cache)
-                         for name, cache in self.caches.items()]
-        for p in self.patches:
-            p.start()
+        orig, source, kernels = self.lookup.kernel, self.source, self.kernels
+        self.patch = mock.patch.object(
+            self.lookup, "kernel",
+            lambda src, nm: kernels[nm] if src == source and nm in kernels else orig(src, nm))
+        forget_plans()
+        self.patch.start()
         return self
 
     def __exit__(self, *exc):
-        for p in reversed(self.patches):
-            p.stop()
+        self.patch.stop()
+        forget_plans()
         return False

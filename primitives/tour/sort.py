@@ -1,3 +1,92 @@
-"""Tour of the sort family (moving here from primitives.sorting)."""
+"""Tour of the sort family: every variant on uint32 keys (``cupy.sort`` as the peer on a GPU),
+uint32 pairs and argsort, and a segmented sort of 128-key segments."""
 
-from primitives.sorting import tour_sections as sections  # noqa: F401
+from __future__ import annotations
+
+import numpy as np
+
+import primitives as prim
+from primitives import tour
+from primitives._core import backend as _backend
+from primitives.sorting import VARIANTS
+
+
+def sections(gpu, log2n=None):
+    """Tour workloads: uint32 keys (keys/s of every variant, with ``cupy.sort`` as the peer on a
+    GPU), uint32 pairs and argsort, and a segmented sort of 128-key segments."""
+    n = 1 << (log2n or (27 if gpu else 13))
+    sections = []
+
+    def keys_contenders():
+        xp = _backend.get_backend().xp
+        rng = np.random.default_rng(n + 11)
+        host = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        x = xp.asarray(host)
+        want = np.sort(host, kind="stable")
+
+        def same(got):
+            return bool(np.array_equal(tour.to_host(got), want))
+
+        out = [tour.Contender(v, (lambda v=v: prim.sort(x, variant=v)), same)
+               for v in reversed(VARIANTS)]
+        if gpu:
+            out.append(tour.Contender("cupy.sort (peer)", lambda: xp.sort(x), same))
+        return out
+
+    sections.append(tour.Section(
+        title=f"sort: uint32 keys, n = 2^{n.bit_length() - 1} (GB/s: keys read + written once; "
+              "speedup vs onesweep)",
+        nbytes=2 * 4 * n, contenders=keys_contenders, count=len(VARIANTS) + (1 if gpu else 0)))
+
+    def pairs_contenders():
+        xp = _backend.get_backend().xp
+        rng = np.random.default_rng(n + 12)
+        host = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        hv = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        x, vals = xp.asarray(host), xp.asarray(hv)
+        order = np.argsort(host, kind="stable")
+
+        def pairs_ok(got):
+            return (bool(np.array_equal(tour.to_host(got[0]), host[order]))
+                    and bool(np.array_equal(tour.to_host(got[1]), hv[order])))
+
+        def perm_ok(got):
+            return bool(np.array_equal(tour.to_host(got), order))
+
+        out = [tour.Contender("radix_sort pairs (onesweep)", lambda: prim.radix_sort(x, vals),
+                              pairs_ok),
+               tour.Contender("argsort (onesweep)", lambda: prim.argsort(x), perm_ok)]
+        if gpu:
+            out.append(tour.Contender("cupy.argsort (peer)", lambda: xp.argsort(x), perm_ok))
+        return out
+
+    sections.append(tour.Section(
+        title=f"sort: uint32 keys + uint32 values, n = 2^{n.bit_length() - 1} "
+              "(GB/s: keys and values read + written once)",
+        nbytes=2 * 8 * n, contenders=pairs_contenders, count=3 if gpu else 2))
+
+    seg_len = 128
+
+    def seg_contenders():
+        xp = _backend.get_backend().xp
+        rng = np.random.default_rng(n + 13)
+        host = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        x = xp.asarray(host)
+        off = xp.arange(0, n + 1, seg_len, dtype=np.int64)
+        want = np.sort(host.reshape(-1, seg_len), axis=-1).reshape(-1)
+
+        def same(got):
+            return bool(np.array_equal(tour.to_host(got).reshape(-1), want))
+
+        out = [tour.Contender("segmented_sort", lambda: prim.segmented_sort(x, off), same)]
+        if gpu:
+            x2 = x.reshape(-1, seg_len)
+            out.append(tour.Contender("cupy.sort(axis=-1) (peer)", lambda: xp.sort(x2, axis=-1),
+                                      same))
+        return out
+
+    sections.append(tour.Section(
+        title=f"sort: segmented, uint32, {n // seg_len} segments x {seg_len}, n = "
+              f"2^{n.bit_length() - 1}", nbytes=2 * 4 * n, contenders=seg_contenders,
+        count=2 if gpu else 1))
+    return sections

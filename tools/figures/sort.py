@@ -6,30 +6,8 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives import sorting
-
-
-def cub_radix_sort(cc, keys, out_keys, vals=None, out_vals=None):
-    order = cc.SortOrder.ASCENDING
-    s = cc.make_radix_sort(d_in_keys=keys, d_out_keys=out_keys, d_in_values=vals,
-                           d_out_values=out_vals, order=order)
-    kw = dict(d_in_keys=keys, d_out_keys=out_keys, d_in_values=vals, d_out_values=out_vals,
-              num_items=keys.size)
-    nbytes = s(temp_storage=None, **kw)
-    tmp = cupy.empty(max(1, nbytes), cupy.uint8)
-    return lambda: s(temp_storage=tmp, **kw)
-
-
-def cub_segmented_sort(cc, keys, out_keys, starts, ends):
-    s = cc.make_segmented_sort(d_in_keys=keys, d_out_keys=out_keys, d_in_values=None,
-                               d_out_values=None, start_offsets_in=starts, end_offsets_in=ends,
-                               order=cc.SortOrder.ASCENDING)
-    kw = dict(d_in_keys=keys, d_out_keys=out_keys, d_in_values=None, d_out_values=None,
-              num_items=keys.size, num_segments=starts.size, start_offsets_in=starts,
-              end_offsets_in=ends)
-    nbytes = s(temp_storage=None, **kw)
-    tmp = cupy.empty(max(1, nbytes), cupy.uint8)
-    return lambda: s(temp_storage=tmp, **kw)
+from primitives.sorting import VARIANTS
+from primitives.testing import peers
 
 
 def random_keys(rng, n, dt):
@@ -44,7 +22,6 @@ def random_keys(rng, n, dt):
 def run(ctx):
     n = 1 << 27
     rng = np.random.default_rng(7)
-    cc = ctx.cc
 
     # ---- keys ----
     keys = {dt: random_keys(rng, n, dt) for dt in ("uint32", "int32", "float32", "uint64")}
@@ -52,12 +29,10 @@ def run(ctx):
         assert bool(cupy.array_equal(prim.sort(x), cupy.sort(x))), f"{dt} sort differs"
     fns = {f"ours {dt}": (lambda x=x: prim.sort(x)) for dt, x in keys.items()}
     fns["cupy.sort uint32"] = lambda: cupy.sort(keys["uint32"])
-    if cc is not None:
+    if ctx.cc is not None:
         for dt in ("uint32", "uint64"):
-            out = cupy.empty_like(keys[dt])
-            fns[f"CUB {dt}"] = cub_radix_sort(cc, keys[dt], out)
-            fns[f"CUB {dt}"]()
-            assert bool(cupy.array_equal(out, cupy.sort(keys[dt])))
+            fns[f"CUB {dt}"] = peers.cub_radix_sort(keys[dt])
+            assert bool(cupy.array_equal(fns[f"CUB {dt}"](), cupy.sort(keys[dt])))
     t = ctx.bench(fns)
     ctx.peer_table()
     for peer in ("CUB uint32", "cupy.sort uint32"):
@@ -82,11 +57,9 @@ def run(ctx):
     del k2, v2
     fns = {"pairs": lambda: prim.radix_sort(x, v), "argsort": lambda: prim.argsort(x),
            "cupy.argsort": lambda: cupy.argsort(x)}
-    if cc is not None:
-        ok, ov = cupy.empty_like(x), cupy.empty_like(v)
-        fns["CUB pairs"] = cub_radix_sort(cc, x, ok, v, ov)
-        fns["CUB pairs"]()
-        assert bool(cupy.array_equal(ov, v[order]))
+    if ctx.cc is not None:
+        fns["CUB pairs"] = peers.cub_radix_sort(x, v)
+        assert bool(cupy.array_equal(fns["CUB pairs"]()[1], v[order]))
     t = ctx.bench(fns)
     ctx.peer_table()
     if "CUB pairs" in t:
@@ -105,10 +78,9 @@ def run(ctx):
                                  cupy.sort(x2, axis=-1)))
     fns = {"segmented_sort": lambda: prim.segmented_sort(x, off),
            "cupy.sort(axis=-1)": lambda: cupy.sort(x2, axis=-1)}
-    if cc is not None:
+    if ctx.cc is not None:
         try:
-            out = cupy.empty_like(x)
-            fns["CUB segmented_sort"] = cub_segmented_sort(cc, x, out, off[:-1], off[1:])
+            fns["CUB segmented_sort"] = peers.cub_segmented_sort(x, off)
             fns["CUB segmented_sort"]()
         except Exception as exc:  # report and go on without it
             fns.pop("CUB segmented_sort", None)
@@ -121,7 +93,7 @@ def run(ctx):
     del fns
 
     # ---- the variants ----
-    times = ctx.bench({vr: (lambda vr=vr: prim.sort(x, variant=vr)) for vr in sorting.VARIANTS},
+    times = ctx.bench({vr: (lambda vr=vr: prim.sort(x, variant=vr)) for vr in VARIANTS},
                       rounds=2, warmup=2, repeat=5)
     ctx.table(["sort variant (uint32 keys, 2^27)", "ms", "keys/s (G)", "GB/s (keys r+w once)",
                "vs onesweep"])

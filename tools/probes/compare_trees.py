@@ -3,14 +3,15 @@
 
     git archive 9754166~1 kernels | tar -x -C /tmp/before
     git archive 9754166 kernels | tar -x -C /tmp/after
-    python tools/compare_trees.py before=/tmp/before/kernels after=/tmp/after/kernels \\
-        --staged-digits before
+    python -m tools.probes.compare_trees before=/tmp/before/kernels \\
+        after=/tmp/after/kernels --staged-digits before
 
 For uint32, int32, float32 (normal, and random bit patterns that are not NaN), uint32 keys with
 the bits of normal float32 (skewed top digits) and uint64 keys, and uint32 keys with uint32
 values (2^27 each), every tree's onesweep kernels (histogram, plan and pass) are compiled under
 the library's current policy, its sort is checked once against CuPy, and all trees are timed in
-interleaved rounds together with CUB (cuda.compute, when installed) and cupy.sort. The
+interleaved rounds together with CUB (cuda.compute, when installed) and cupy.sort. Each tree's
+sort is a plan (``prim.plan``) made with its kernels, under its policy, then called. The
 shared-memory size is the library's, so a tree with another layout must be named:
 ``--staged-digits NAME``, tree NAME still stages a digit byte per key beside the keys (the trees
 before 9754166); ``--digit-masks NAME``, it keeps a lane mask per digit rather than per digit
@@ -18,12 +19,14 @@ modulo 32 (the trees before the folded masks); ``--extra-smem NAME=BYTES``, its 
 more dynamic shared memory than the library's. ``--items NAME=KB:VB:ITEMS`` runs tree NAME's
 pass for KB-byte keys and VB-byte values (0: keys only) at tiles of ITEMS keys per thread instead
 of the library's (a tree may be named twice, under two names, to compare two tile sizes);
-``--policy NAME=KB:VB:BLOCK,ITEMS,MIN_BLOCKS,WINDOW,MATCH`` gives it a whole policy.
+``--policy NAME=KB:VB:BLOCK,ITEMS,MIN_BLOCKS,WINDOW,MATCH`` gives it a whole policy (through
+``primitives.tuning.override``).
 ``--breakdown`` then times each kernel of every tree's sort (CUDA events just before and after
 each launch: the histogram, the plan and each pass; medians over 30 sorts), to see which of them
 a change moves, and the time the GPU waits for the host: from the call to the first launch, and
 between launches.
 """
+import contextlib
 import pathlib
 import statistics
 import sys
@@ -33,12 +36,14 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives._core import backend as _backend, launch as _launch, loader as _loader, timing as _timing
-from primitives import sorting
+from primitives._core import backend as _backend, loader as _loader, plans as _plans
+from primitives._core import timing as _timing
+from primitives.sorting import _kernels
+from primitives.testing import peers
+from tools import _patched
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import figures_sort  # noqa: E402  (tools/figures_sort.py)
-from patched import swapped_kernels, tree_module  # noqa: E402  (tools/patched.py)
+SOURCE = _kernels.ONESWEEP
+FIELDS = ("block", "items", "min_blocks", "window", "match")
 
 
 def parse(argv):
@@ -63,20 +68,19 @@ def parse(argv):
     return trees, staged, masks, items, extra
 
 
-def policy_of(cfg, k):
-    """sorting._OS_POLICY[cfg] with ITEMS = k, or the whole policy k (a tuple), or as it is
-    (None)."""
-    orig = sorting._OS_POLICY[cfg]
+def policy_fields(k):
+    """The onesweep policy fields a tree runs with: ``items=k``, or the whole policy ``k`` (a
+    tuple), or none (None: the library's policy)."""
     if isinstance(k, tuple):
-        return k
-    return orig if k is None else orig[:1] + (k,) + orig[2:]
+        return dict(zip(FIELDS, k))
+    return {} if k is None else {"items": k}
 
 
 def breakdown(fns, samples=30):
     """Per tree: the median milliseconds of each launch of its sort (events recorded just before
     and just after every launch)."""
     out = {}
-    orig = _launch.Prepared.__call__
+    orig = _plans.Launch.__call__
     for label, fn in fns.items():
         events = []
 
@@ -87,7 +91,7 @@ def breakdown(fns, samples=30):
             after.record()
             events.append((before, after))
         per = []
-        with mock.patch.object(_launch.Prepared, "__call__", go):
+        with mock.patch.object(_plans.Launch, "__call__", go):
             for _ in range(3 + samples):
                 events.clear()
                 start = cupy.cuda.Event()
@@ -105,9 +109,9 @@ def breakdown(fns, samples=30):
 
 
 def smem_of(staged, masks, more=0):
-    """sorting._tile_smem for a tree of another layout: + a digit byte per key, + 256 - 32 lane
-    masks per warp, + `more` bytes."""
-    orig = sorting._tile_smem
+    """The library's tile_smem for a tree of another layout: + a digit byte per key, + 256 - 32
+    lane masks per warp, + `more` bytes."""
+    orig = _kernels.tile_smem
 
     def smem(block, items, kv, bits):
         extra = block * items if staged else 0
@@ -124,29 +128,27 @@ def main(argv):
 
     def kernel(tree, name):
         if (tree, name) not in compiled:
-            mod = tree_module(trees[tree], sorting._OS_SOURCE, [name])
+            mod = _patched.tree_module(trees[tree], SOURCE, [name])
             compiled[tree, name] = _loader.Kernel(mod.get_function(name), name, be)
         return compiled[tree, name]
 
-    def with_tree(tree, cfg, fn):
-        policy = {cfg: policy_of(cfg, items.get(tree, {}).get(cfg))}
-        with mock.patch.dict(sorting._OS_POLICY, policy):
-            names = [sorting._os_pass_name(*cfg), "onesweep_plan",
-                     f"onesweep_histogram<{sorting._C[cfg[0]]}, {sorting._OS_HIST_BLOCK}>"]
-        swap = swapped_kernels(sorting, sorting._OS_SOURCE,
-                               {name: kernel(tree, name) for name in names})
-        smem = smem_of(tree in staged, tree in masks, extra.get(tree, 0))
+    def with_tree(tree, cfg, func, args):
+        """A call of tree's plan of ``func(*args)``: its kernels, policy and shared memory."""
+        fields = policy_fields(items.get(tree, {}).get(cfg))
+        with (prim.tuning.override("sort", selector=cfg, **fields) if fields else
+              contextlib.nullcontext()):
+            pol = prim.tuning.policy("sort", cfg)
+            hpol = prim.tuning.policy("sort", "histogram")
+            names = [_kernels.pass_name(*cfg, pol), "onesweep_plan",
+                     _kernels.hist_name(cfg[0], hpol)]
+            swap = _patched.swapped_kernels(_kernels, SOURCE,
+                                            {name: kernel(tree, name) for name in names})
+            smem = smem_of(tree in staged, tree in masks, extra.get(tree, 0))
+            with mock.patch.object(_kernels, "tile_smem", smem), swap:
+                p = prim.plan(func, *args)
+        return lambda: p(*args)
 
-        def run():
-            with mock.patch.dict(sorting._OS_POLICY, policy), \
-                    mock.patch.object(sorting, "_tile_smem", smem), swap:
-                return fn()
-        return run
-
-    try:
-        import cuda.compute as cc
-    except ImportError:
-        cc = None
+    cc = peers.cub()
     n = 1 << 27
     rng = np.random.default_rng(5)
     x32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
@@ -159,34 +161,31 @@ def main(argv):
     b32 = cupy.asarray(b32.view(np.float32))
     u32f = f32.view(np.uint32)  # skewed top digits, as float keys have
     order = cupy.argsort(x32)  # stable
-    cases = [("uint32 keys", (4, 0), lambda: prim.sort(x32), (cupy.sort(x32),), x32, None),
-             ("uint32 pairs", (4, 4), lambda: prim.radix_sort(x32, v32),
-              (x32[order], v32[order]), x32, v32),
-             ("int32 keys", (4, 0), lambda: prim.sort(i32), (cupy.sort(i32),), i32, None),
-             ("float32 keys", (4, 0), lambda: prim.sort(f32), (cupy.sort(f32),), f32, None),
-             ("float32 bits", (4, 0), lambda: prim.sort(b32), (cupy.sort(b32),), b32, None),
-             ("uint32 normal-float bits", (4, 0), lambda: prim.sort(u32f), (cupy.sort(u32f),),
-              u32f, None),
-             ("uint64 keys", (8, 0), lambda: prim.sort(x64), (cupy.sort(x64),), x64, None)]
-    for title, cfg, fn, ref, keys, vals in cases:
+    sort, pairs = prim.sort, prim.radix_sort
+    cases = [("uint32 keys", (4, 0), sort, (cupy.sort(x32),), x32, None),
+             ("uint32 pairs", (4, 4), pairs, (x32[order], v32[order]), x32, v32),
+             ("int32 keys", (4, 0), sort, (cupy.sort(i32),), i32, None),
+             ("float32 keys", (4, 0), sort, (cupy.sort(f32),), f32, None),
+             ("float32 bits", (4, 0), sort, (cupy.sort(b32),), b32, None),
+             ("uint32 normal-float bits", (4, 0), sort, (cupy.sort(u32f),), u32f, None),
+             ("uint64 keys", (8, 0), sort, (cupy.sort(x64),), x64, None)]
+    for title, cfg, func, ref, keys, vals in cases:
         fns = {}
         for tree in trees:
-            run = with_tree(tree, cfg, fn)
+            run = with_tree(tree, cfg, func, (keys,) if vals is None else (keys, vals))
             got = run()
             got = got if isinstance(got, tuple) else (got,)
             assert all(bool(cupy.array_equal(g, r)) for g, r in zip(got, ref)), \
                 f"{title}: tree {tree} sorts wrongly"
             fns[tree] = run
         if cc is not None and keys.dtype.kind == "u":
-            ok = cupy.empty_like(keys)
-            ov = None if vals is None else cupy.empty_like(vals)
-            fns["CUB"] = figures_sort.cub_radix_sort(cc, keys, ok, vals, ov)
+            fns["CUB"] = peers.cub_radix_sort(keys, vals)
         if vals is None:
             fns["cupy.sort"] = lambda keys=keys: cupy.sort(keys)
         t = _timing.bench_many(fns, rounds=3, warmup=3, repeat=10)
         first = t[next(iter(trees))]
         for label, ms in t.items():
-            print(f"{title} (policy {sorting._OS_POLICY[cfg]}) | {label} | {ms:.4f} ms | "
+            print(f"{title} (policy {prim.tuning.policy('sort', cfg)}) | {label} | {ms:.4f} ms | "
                   f"{ms / first:.3f} of {next(iter(trees))}", flush=True)
         if "--breakdown" in argv:
             for label, ms in breakdown({tree: fns[tree] for tree in trees}).items():

@@ -1,15 +1,17 @@
 """Host time of one radix sort call (GPU only): from the call to its first kernel launch (the
 GPU waits that long when it is idle at the call, which the timing of a sort includes), and the
 whole call (the kernels are only queued), for uint32 keys, 2^27 and 2^10 of them: ``prim.sort``
-after a first call filed its plan (no checks, prepared launches) and the same sort through the
-checks (``sorting._radix_sort``), then the same plan.
+after a first call filed its plan (no checks, prepared launches), the same sort through the
+checks (the checked path of ``prim.sort``, which then takes the same plan) and through an
+explicit plan (``prim.plan(prim.sort, x)``).
 
-    python tools/host_overhead.py [--pieces] [--profile]
+    python -m tools.probes.host_overhead [--pieces] [--profile]
 
 Medians of 50 calls, each right after a synchronize, by time.perf_counter ("first launch":
 when the histogram's launch call returns); then the host time of one launch of the histogram
-kernel through CuPy's RawKernel call and prepared (primitives._core.launch.Prepared: cuLaunchKernel
-on parameter words built once), the mean of 2000 launches over 2^10 keys. ``--pieces`` then
+kernel through CuPy's RawKernel call and prepared (a primitives._core.plans.Launch with
+Launch.SLOT arguments: cuLaunchKernel on parameter words built once), the mean of 2000 launches
+over 2^10 keys. ``--pieces`` then
 times pieces of the path to the first launch, each alone right after a synchronize on a few
 milliseconds of GPU work (code and data are then cold, as in a timed call). ``--profile`` then
 prints the functions that take the most host time over 200 calls (cProfile, by own time).
@@ -25,14 +27,19 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives._core import launch as _launch
-from primitives import sorting
+from primitives._core import launch as _launch, plans as _plans
+from primitives.sorting import _api
+
+
+def checked(x):
+    """``prim.sort(x)`` through its checks (the path of a first call), then its plan."""
+    return _api._radix_sort(x, None, 0, None, False, "auto", "radix_sort")[0]
 
 
 def host_times(fn, calls=50, busy=None):
     """Medians (us) of: the call to the end of its first launch call, and the whole call."""
     first = []
-    orig = _launch.Prepared.__call__
+    orig = _plans.Launch.__call__
 
     def go(*args, **kwargs):
         out = orig(*args, **kwargs)
@@ -40,7 +47,7 @@ def host_times(fn, calls=50, busy=None):
             first.append(time.perf_counter())
         return out
     lead, whole = [], []
-    with mock.patch.object(_launch.Prepared, "__call__", go):
+    with mock.patch.object(_plans.Launch, "__call__", go):
         for _ in range(5 + calls):
             if busy is not None:
                 busy()
@@ -68,15 +75,13 @@ def cold(fn, busy, calls=50):
 
 def histogram_launches(x):
     """The histogram's launch for ``x`` (uint32 keys): through CuPy's call, and prepared."""
-    kh = sorting._kernel(sorting._OS_SOURCE,
-                         f"onesweep_histogram<{sorting._C[4]}, {sorting._OS_HIST_BLOCK}>")
+    h = prim.plan(prim.sort, x).core.hist  # the library's launch: kernel, grid, block, smem
     hist = cupy.zeros(4 * 256 + 1, dtype=np.uint32)
     args = (x, _launch.i64(x.size), np.int32(0), np.int32(0), np.int32(0), np.int32(32), hist)
-    grid, block, smem = sorting._os_hist_grid(kh, x.size, 4), sorting._OS_HIST_BLOCK, \
-        sorting._OS_HIST_SMEM
-    prepared = _launch.Prepared(kh, grid, block, args, shared_mem=smem)
-    return (lambda: kh((grid,), (block,), args, shared_mem=smem)), (lambda: prepared(x)), \
-        prepared
+    prepared = _plans.Launch(h.kernel, h.grid, h.block, h.shared_mem,
+                             args=(_plans.Launch.SLOT,) + args[1:])
+    return (lambda: h.kernel(h.grid, h.block, args, shared_mem=h.shared_mem)), \
+        (lambda: prepared(x)), prepared
 
 
 def pieces(x):
@@ -90,18 +95,19 @@ def pieces(x):
     through_cupy, prepared, p = histogram_launches(x)
     rows = {
         "nothing (the timer)": lambda: None,
-        "finding the filed plan": lambda: sorting._direct_plan("radix_sort", x, None, 0, None,
-                                                               False, "auto"),
+        "finding the filed plan": lambda: _plans.PLANS.find(
+            _plans.call_key("sort", (x,), (False, "auto"))),
         "histogram launch through CuPy's call": through_cupy,
         "histogram launch prepared": prepared,
-        "cuLaunchKernel alone": lambda: driver.launchKernel(*p.argv),
+        "cuLaunchKernel alone": lambda: driver.launchKernel(*p.direct.argv),
         "cupy.empty(n)": lambda: cupy.empty(x.size, dtype=np.uint32),
         "prim.sort (the whole call)": lambda: prim.sort(x),
     }
     for name, fn in rows.items():
         print(f"cold host time: {name}: {cold(fn, busy):.2f} us", flush=True)
-    for name, fn in (("sort", lambda: prim.sort(x)),
-                     ("checked", lambda: sorting._radix_sort(x, None, 0, None, False, "auto"))):
+    plan = prim.plan(prim.sort, x)
+    for name, fn in (("sort", lambda: prim.sort(x)), ("checked", lambda: checked(x)),
+                     ("plan", lambda: plan(x))):
         lead, whole = host_times(fn, busy=busy)
         print(f"cold {name} 2^{x.size.bit_length() - 1}: to the first launch {lead:.1f} us, "
               f"whole call {whole:.1f} us", flush=True)
@@ -112,9 +118,9 @@ def main(argv):
     for log2n in (27, 10):
         x = cupy.asarray(rng.integers(0, 2**32, 1 << log2n, dtype=np.uint32))
         prim.sort(x)  # files the plan
-        for name, fn in (("sort", lambda: prim.sort(x)),
-                         ("checked", lambda: sorting._radix_sort(x, None, 0, None, False,
-                                                                 "auto"))):
+        plan = prim.plan(prim.sort, x)
+        for name, fn in (("sort", lambda: prim.sort(x)), ("checked", lambda: checked(x)),
+                         ("plan", lambda: plan(x))):
             lead, whole = host_times(fn)
             print(f"{name} uint32 2^{log2n}: to the first launch {lead:.1f} us, whole call "
                   f"{whole:.1f} us", flush=True)

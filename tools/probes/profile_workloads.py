@@ -2,7 +2,7 @@
 data, so that e.g. Nsight Compute can pick one launch of the kernel of interest::
 
     ncu --kernel-name regex:onesweep_pass --launch-skip 6 --launch-count 1 \\
-        python tools/profile_workloads.py sort
+        python -m tools.probes.profile_workloads sort
 
 Workloads: sort (uint32 keys, 2^27), scan (inclusive sum int32, 2^28), histogram (float32, 256
 bins, 2^28), segreduce (segmented_reduce float32, 2^16 x 2^12), ragged (2^22 segments of 0-128).

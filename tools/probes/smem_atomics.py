@@ -3,7 +3,7 @@ or plain load-add-store on shared words takes when its 32 lanes hit distinct wor
 banks, random words of a 256-word row (as random radix digits do), 10 lanes one word and the
 rest distinct words (as a skewed digit does), or all one word.
 
-    python tools/smem_atomics.py
+    python -m tools.probes.smem_atomics
 
 Each block of 256 threads runs ITERS rounds; the times are medians of CUDA events, per round of
 one warp-wide instruction on every warp of the GPU (ns). Every pattern runs the random

@@ -1,12 +1,13 @@
 """The figures' timing of the onesweep sort against cupy.sort, for the library found on the
-path (GPU only): to compare two source trees, run it once per tree, e.g.
+path (GPU only): to compare two source trees, run it once per tree, as a file (it imports only
+the library, from PYTHONPATH), e.g.
 
-    PYTHONPATH=/tmp/before python tools/sort_vs_cupy.py before 2
-    PYTHONPATH=. python tools/sort_vs_cupy.py after 2
+    PYTHONPATH=/tmp/before python tools/probes/sort_vs_cupy.py before 2
+    PYTHONPATH=. python tools/probes/sort_vs_cupy.py after 2
 
 For 2^27 uint32, int32 and normal float32 keys (checked once against cupy.sort), ``prim.sort``
 of each and ``cupy.sort`` of the uint32 keys are timed in interleaved rounds
-(primitives._core.timing.bench_many, 5 rounds x (5 warm-ups + 20 samples), as tools/figures.py);
+(primitives._core.timing.bench_many, 5 rounds x (5 warm-ups + 20 samples), as tools/figures);
 the second argument repeats that. Prints the medians, cupy.sort's time over ours and the int32
 and float32 times over the uint32 time.
 """

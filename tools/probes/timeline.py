@@ -1,6 +1,6 @@
 """Where the GPU time of one onesweep sort goes, block by block (GPU only).
 
-    python tools/timeline.py [--sorts K]
+    python -m tools.probes.timeline [--sorts K]
 
 The library's histogram, plan and pass kernels are compiled from a copy of the kernel tree in
 which every block notes, by thread 0, the global timer when it starts and when it ends (one
@@ -22,8 +22,8 @@ import numpy as np
 
 import primitives as prim
 from primitives._core import backend as _backend, loader as _loader
-from primitives import sorting
-from patched import patched_module, swapped_kernels  # tools/patched.py
+from primitives.sorting import _kernels
+from tools import _patched
 
 SLOTS = 1 << 16
 STAMPS = r"""
@@ -111,15 +111,15 @@ def main(argv):
     sorts = int(argv[argv.index("--sorts") + 1]) if "--sorts" in argv else 10
     be = _backend.get_backend()
     cfg = (4, 0)
-    names = [sorting._os_pass_name(*cfg), "onesweep_plan",
-             f"onesweep_histogram<{sorting._C[4]}, {sorting._OS_HIST_BLOCK}>"]
-    mod = patched_module(sorting._OS_SOURCE, names, EDITS)
+    names = [_kernels.pass_name(*cfg, prim.tuning.policy("sort", cfg)), "onesweep_plan",
+             _kernels.hist_name(4, prim.tuning.policy("sort", "histogram"))]
+    mod = _patched.patched_module(_kernels.ONESWEEP, names, EDITS)
     ks = {nm: _loader.Kernel(mod.get_function(nm), nm, be) for nm in names}
     buf = cupy.ndarray((3 * SLOTS,), np.uint64, mod.get_global("tl_buf"))
     count = cupy.ndarray((1,), np.uint32, mod.get_global("tl_n"))
     rng = np.random.default_rng(5)
     x = cupy.asarray(rng.integers(0, 2**32, 1 << 27, dtype=np.uint32))
-    with swapped_kernels(sorting, sorting._OS_SOURCE, ks):
+    with _patched.swapped_kernels(_kernels, _kernels.ONESWEEP, ks):
         assert bool(cupy.array_equal(prim.sort(x), cupy.sort(x)))
         for _ in range(3):
             one_sort(lambda: prim.sort(x), buf, count)

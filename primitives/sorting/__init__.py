@@ -1,0 +1,28 @@
+"""Radix sort family: ``sort``, ``argsort``, ``radix_sort`` and ``segmented_sort``.
+
+Variants (``variant=``), each named kernels in ``kernels/sort/`` built from the helpers of
+``kernels/sort/radix.cuh``:
+
+=========  ====================================================================================
+split      one bit per pass: flag the keys whose bit is 0, scan the flags (the project's scan),
+           scatter the 0s then the 1s; the teaching variant (``split.cu``)
+classic    4-bit digits, three launches per pass: per-tile digit histograms, one scan of them
+           (the project's scan), a scatter that ranks each tile in shared memory so writes are
+           coalesced (``classic.cu``)
+onesweep   8-bit digits: one histogram pass for all digit passes, then one kernel per pass that
+           ranks a tile in shared memory and finds its output position by decoupled look-back
+           over tiles; passes whose digit is constant are skipped, decided on the device
+           (``onesweep.cu``)
+auto       ``onesweep``
+=========  ====================================================================================
+
+Keys are sorted as unsigned bit patterns (32 or 64 bits) under an order-preserving image computed
+on the fly (sign flip for signed integers; for floats NumPy's order: -inf < ... < -0.0 = 0.0 < ...
+< inf < NaN); 8- and 16-bit keys are widened to 32 bits first. Every sort is stable.
+"""
+
+from __future__ import annotations
+
+from ._api import KEY_DTYPES, VARIANTS, argsort, radix_sort, segmented_sort, sort
+
+__all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES"]

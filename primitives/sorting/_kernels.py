@@ -1,0 +1,95 @@
+"""The sort kernels: instantiation names derived from the policies, their modules, and the shared
+memory of the ranked-tile kernels.
+
+One module per source file holds the instantiations of every policy of the table (registered for
+the NVRTC check); a kernel of any other policy (an override, ``primitives.tuning``) compiles a
+module of its own on demand. Value configurations: the value width in bytes, 0 for keys only.
+"""
+
+from __future__ import annotations
+
+from .._core import loader as _loader
+from . import _policy
+from ._keys import C
+
+ONESWEEP = "sort/onesweep.cu"
+CLASSIC = "sort/classic.cu"
+SPLIT = "sort/split.cu"
+SEGMENTED = "sort/segsort.cu"
+VCFGS = (0, 4, 8)
+
+
+def vc(vbytes):
+    """(C++ value type, VALUES flag) of a value configuration (keys only: an unused u32)."""
+    return (C[vbytes] if vbytes else "unsigned int"), ("true" if vbytes else "false")
+
+
+def hist_name(kb, hpol):
+    return f"onesweep_histogram<{C[kb]}, {hpol.block}>"
+
+
+def pass_name(kb, vb, pol):
+    vt, has = vc(vb)
+    return (f"onesweep_pass<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
+            f"{pol.window}, {pol.match}>")
+
+
+def classic_names(kb, vb, pol):
+    """(histogram, scatter) of the classic sort."""
+    vt, has = vc(vb)
+    return (f"classic_histogram<{C[kb]}, {pol.block}, {pol.items}, {pol.bits}>",
+            f"classic_scatter<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.bits}>")
+
+
+def split_names(kb, vb):
+    """(flags, scatter) of the split sort."""
+    vt, has = vc(vb)
+    return f"split_flags<{C[kb]}>", f"split_scatter<{C[kb]}, {vt}, {has}>"
+
+
+def segmented_names(kb, vb, pol):
+    """(warp, block) kernels of the segmented sort."""
+    vt, has = vc(vb)
+    return (f"segsort_warp<{C[kb]}, {vt}, {has}, {pol.warp_items}>",
+            f"segsort_block<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}>")
+
+
+def tile_smem(block, items, kv, bits):
+    """Dynamic shared memory of a ranked-tile kernel: rank counters (rounded up to 16 bytes),
+    then the tile's keys or values (prim::radix::rank_counters and the kernels' layout)."""
+    warps = block // 32
+    masks = min(1 << bits, 32)  # prim::radix::rank_masks
+    counters = 4 * (warps * ((1 << bits) + 1) + warps * masks)
+    return -(-counters // 16) * 16 + block * items * kv
+
+
+def _policies(selector):
+    return list(dict.fromkeys(p for (_, sel), p in _policy.TABLE.entries.items()
+                              if sel == selector))
+
+
+def _table_names():
+    """{source: instantiation names of every policy of the table}."""
+    hist, cl, seg = _policies("histogram"), _policies("classic"), _policies("segmented")
+    onesweep = [hist_name(k, h) for h in hist for k in (4, 8)] + ["onesweep_plan"]
+    onesweep += [pass_name(k, v, p) for k in (4, 8) for v in VCFGS for p in _policies((k, v))]
+    classic = [classic_names(k, 0, p)[0] for p in cl for k in (4, 8)]
+    classic += [classic_names(k, v, p)[1] for p in cl for k in (4, 8) for v in VCFGS]
+    split = [split_names(k, 0)[0] for k in (4, 8)]
+    split += [split_names(k, v)[1] for k in (4, 8) for v in VCFGS]
+    segmented = [name for p in seg for k in (4, 8) for v in VCFGS
+                 for name in segmented_names(k, v, p)]
+    return {ONESWEEP: onesweep, CLASSIC: classic, SPLIT: split, SEGMENTED: segmented}
+
+
+NAMES = {src: list(dict.fromkeys(names)) for src, names in _table_names().items()}
+for _src, _names in NAMES.items():
+    _loader.register(_src, _names)
+
+
+def kernel(source, name):
+    """Kernel ``name`` of ``source``: from the module of the table's policies, or (a policy being
+    tuned) from a module of its own."""
+    if name not in NAMES[source]:
+        return _loader.load(source, [name])(name)
+    return _loader.load(source, NAMES[source])(name)

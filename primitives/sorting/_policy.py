@@ -1,0 +1,108 @@
+"""Sort tuning, as data (see :mod:`primitives.tuning`).
+
+Selectors: ``(key bytes, value bytes)`` (4 or 8, and 0 for keys only, 4 or 8) for the onesweep
+pass kernel; ``"histogram"`` for onesweep's all-pass histogram; ``"classic"``, ``"split"`` and
+``"segmented"`` for the other variants. One provenance line per tuned value; the experiments
+behind them are in docs/perf-log/ (``python -m tools.tune.sort`` sweeps the onesweep tiles).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .._core import policy as _policy
+
+#: keys one portion of onesweep's grid ranks at most: the 29-bit counts of a look-back status
+#: word (kernels/sort/onesweep.cu: COUNT_MASK)
+COUNT_LIMIT = (1 << 29) - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class OnesweepPolicy:
+    block: int  # threads per block of the pass kernel
+    items: int  # keys per thread: a tile is block * items keys
+    min_blocks: int  # __launch_bounds__ blocks per SM (the register budget of a thread)
+    window: int  # predecessor tiles the look-back reads at once
+    match: int  # 0: eight ballots per key; 1: shared lane masks (prim::radix::Match)
+    portion: int = COUNT_LIMIT  # keys of one portion of the grid, at most COUNT_LIMIT
+
+
+@dataclasses.dataclass(frozen=True)
+class HistogramPolicy:
+    block: int  # threads per block of onesweep_histogram (a template parameter)
+    vectors: int  # 16-byte loads in flight per thread: the kernel's VECS, which sizes the grid
+    smem: int  # dynamic shared memory: the lane-private counters (OsHist::WORDS words)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassicPolicy:
+    block: int  # threads per block of the histogram and scatter kernels
+    items: int  # keys per thread: a tile is block * items keys
+    bits: int  # digit width: 2^bits counters per tile
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitPolicy:
+    block: int  # threads per block (grid-stride kernels)
+    items: int  # keys per thread before the grid is capped at the resident blocks
+
+
+@dataclasses.dataclass(frozen=True)
+class SegmentedPolicy:
+    warp_items: int  # keys per lane of segsort_warp: segments of up to 32 * warp_items keys
+    block: int  # threads per block of segsort_block
+    items: int  # keys per thread of segsort_block: segments of up to block * items keys
+
+
+def _os(items):
+    # every tile: two blocks of 256 per SM (the register file), look-back over 8 tiles at once,
+    # lane masks (H100: eight ballots 12-18% slower)
+    return OnesweepPolicy(block=256, items=items, min_blocks=2, window=8, match=1)
+
+
+TABLE = _policy.register("sort", {
+    # H100, uint32 keys 2^27 (tools.tune.sort): 256 x 41 1.3% faster than x 40; x 42 slower
+    ("default", (4, 0)): _os(41),
+    # H100, uint32 pairs 2^27: 256 x 32 4.99 ms (x 28: 5.09; 256 x 16: 6.03)
+    ("default", (4, 4)): _os(32),
+    # H100, uint32 keys + 8-byte values 2^27: 256 x 24 6.81 ms (x 12: 8.17)
+    ("default", (4, 8)): _os(24),
+    # H100, uint64 keys 2^27: 256 x 28 7.76 ms (x 24: 7.94)
+    ("default", (8, 0)): _os(28),
+    # H100, uint64 keys + 4-byte values 2^27: 256 x 24 13.41 ms (x 12: 16.08)
+    ("default", (8, 4)): _os(24),
+    # H100, uint64 pairs 2^27: 256 x 20 16.71 ms (x 12: 18.53)
+    ("default", (8, 8)): _os(20),
+    ("default", "histogram"): HistogramPolicy(
+        block=1024,  # one block per SM: 128 KB of lane-private counters (not tuned)
+        vectors=8,  # H100, uint32 keys 2^27: 0.186 ms (4: 0.194, 2: 0.204)
+        smem=4 * 256 * 32 * 4,  # the kernel's layout: 4 rows of 256 digits x 32 lanes, 4 bytes
+    ),
+    # the classic three-kernel sort's textbook tile: 256 x 16 keys, 4-bit digits (not tuned)
+    ("default", "classic"): ClassicPolicy(block=256, items=16, bits=4),
+    # the one-bit split sort: 256 threads, 4 keys each (not tuned)
+    ("default", "split"): SplitPolicy(block=256, items=4),
+    # segments of up to 128 keys per warp, 2048 per block of 256 (not tuned)
+    ("default", "segmented"): SegmentedPolicy(warp_items=4, block=256, items=8),
+}, doc="onesweep's pass tiles per (key bytes, value bytes) and its histogram; the classic, "
+       "split and segmented kernels' blocks and items")
+
+
+def onesweep(kb, vb):
+    return _policy.current("sort", (kb, vb))
+
+
+def histogram():
+    return _policy.current("sort", "histogram")
+
+
+def classic():
+    return _policy.current("sort", "classic")
+
+
+def split():
+    return _policy.current("sort", "split")
+
+
+def segmented():
+    return _policy.current("sort", "segmented")

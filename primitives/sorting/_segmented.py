@@ -1,0 +1,102 @@
+"""The segmented sort: segments of up to 32 * warp_items keys sorted by a warp each, up to
+block * items by a block each, in one launch of each kind for all segments; inputs with longer
+segments sorted device-wide by key, then stably by segment number (onesweep)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import backend as _backend, checks as _checks, launch as _launch, plans as _plans
+from . import _kernels, _onesweep, _policy
+from ._keys import U, Job, i32, index_dtype, native_values
+
+
+def segment_offsets(offsets, n, func):
+    """Offsets as a device int64 array, validated; returns (offsets, longest segment). One
+    device-to-host transfer of four scalars."""
+    o = _checks.as_input(offsets, func=func, arg="offsets", ndim=1)
+    arr = o.array
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{func}: offsets must be an integer array, got dtype {arr.dtype.name}")
+    if arr.size < 1:
+        raise ValueError(f"{func}: offsets must hold at least one value (segments + 1 "
+                         "boundaries)")
+    xp = o.backend.xp
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size > 1:
+        steps = arr[1:] - arr[:-1]
+        stats = xp.stack([xp.count_nonzero(steps < 0).astype(np.int64), arr[0], arr[-1],
+                          steps.max()])
+    else:
+        stats = xp.stack([xp.zeros((), np.int64), arr[0], arr[-1], xp.zeros((), np.int64)])
+    bad, first, last, longest = (int(s) for s in _backend.to_host(stats))
+    if bad:
+        raise ValueError(f"{func}: offsets must be non-decreasing ({bad} decreasing steps)")
+    if first != 0 or last != n:
+        raise ValueError(f"{func}: offsets must start at 0 and end at keys.size={n} so that every "
+                         f"key is in a segment, got {first} .. {last}")
+    return arr, longest
+
+
+def block_max(pol=None):
+    """The longest segment the on-chip kernels sort."""
+    pol = _policy.segmented() if pol is None else pol
+    return pol.block * pol.items
+
+
+class SegmentedPlan(_plans.Plan):
+    """The launches of the on-chip segmented sort of ``nseg`` segments of keys of ``kb`` bytes
+    with ``vb``-byte values (0: none) under ``policy``: segsort_warp (4 warps, so 4 segments, a
+    block) and segsort_block (a block a segment), checked once."""
+
+    WARPS = 4  # segsort_warp's warps per block (seg::WARPS)
+
+    def __init__(self, kb, vb, nseg, pol):
+        self.policy = pol
+        self.warp_max = 32 * pol.warp_items
+        warp, block = _kernels.segmented_names(kb, vb, pol)
+        kw = _kernels.kernel(_kernels.SEGMENTED, warp)
+        kblk = _kernels.kernel(_kernels.SEGMENTED, block)
+        self.warp = _plans.Launch(kw, _launch.cdiv(nseg, self.WARPS), 32 * self.WARPS)
+        smem = _kernels.tile_smem(pol.block, pol.items, kb + 4, 8)  # keys and positions
+        self.block = _plans.Launch(kblk, nseg, pol.block, smem)
+
+
+def sort_small(kbits, kind, bits, desc, varr, off, longest, backend):
+    """Every segment of at most :func:`block_max` keys sorted on chip: (keys, values)."""
+    xp = backend.xp
+    n, kb = kbits.size, kbits.dtype.itemsize
+    nseg = off.size - 1
+    vbits = None if varr is None else native_values(varr)
+    if varr is not None and vbits is None:
+        vbits = xp.arange(n, dtype=index_dtype(n))  # gather the values through a permutation
+    vb = 0 if vbits is None else vbits.dtype.itemsize
+    pol = _policy.segmented()
+    plan = _plans.PLANS.get(("sort/segmented", kb, vb, nseg, pol, _plans.stream_key()),
+                            lambda: SegmentedPlan(kb, vb, nseg, pol))
+    keys_out = xp.empty(n, dtype=kbits.dtype)
+    vdummy = _launch.stand_in(backend, U[vb] if vb else np.dtype(np.uint32))
+    vin = vbits if vb else vdummy
+    vout = xp.empty(n, dtype=vbits.dtype) if vb else vdummy
+    tail = (i32(kind), i32(desc), i32(0), i32(bits))
+    plan.warp(kbits, keys_out, vin, vout, off, _launch.i64(nseg), *tail)
+    if longest > plan.warp_max:
+        plan.block(kbits, keys_out, vin, vout, off, _launch.i64(plan.warp_max), *tail)
+    if varr is None:
+        return keys_out, None
+    if native_values(varr) is not None:
+        return keys_out, vout.view(varr.dtype)
+    return keys_out, varr[vout]
+
+
+def sort_large(kbits, kind, bits, desc, varr, off, backend):
+    """Stable sort by key, then stable sort by segment number: sorted within segments."""
+    xp = backend.xp
+    n = kbits.size
+    nseg = off.size - 1
+    _, perm = _onesweep.run(Job(kbits, kind, 0, bits, desc, "iota", False, False, backend))
+    seg_of = xp.searchsorted(off[1:], xp.arange(n, dtype=np.int64), side="right")
+    seg_bits = max(1, int(nseg - 1).bit_length())
+    seg_sorted = seg_of[perm].astype(np.uint32 if seg_bits <= 32 else np.uint64)
+    _, perm = _onesweep.run(Job(seg_sorted, 0, 0, seg_bits, False, perm, False, False, backend))
+    return kbits[perm], (None if varr is None else varr[perm])
