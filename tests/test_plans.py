@@ -137,18 +137,20 @@ def test_clear_caches_forgets_every_plan(rng):
     H.assert_same(prim.sum(x), np.sum(x), rtol=1e-5)
 
 
-def test_call_key_keys_option_types():
+def test_call_key_keys_option_types(backend):
     """``1`` and ``1.0`` (or ``True``) are different keys: the checked path decides each once."""
-    x = np.zeros(4, np.float32)
+    x = backend.xp.zeros(4, np.float32)
     k = [P.call_key("f", (x,), (o,)) for o in (1, 1.0, True, np.int64(1))]
     assert len(set(k)) == 4
     assert P.call_key("f", (x,), ([1, 2],)) is None  # unhashable: no fast path
     assert P.call_key("f", ([1.0],), ()) is None  # not the backend's array type
+    if backend.is_cuda:
+        assert P.call_key("f", (np.zeros(4, np.float32),), ()) is None  # host arrays neither
     assert P.call_key("f", (x, None), ()) != P.call_key("f", (x,), ())
     assert P.call_key("f", (x[::2],), ()) != P.call_key("f", (x[:2],), ())  # strides
 
 
-def test_launch_checks_its_configuration_once():
+def test_launch_checks_its_configuration_once(backend):
     from primitives.reduction import _plans as rp
 
     dt = np.dtype(np.float32)
@@ -157,10 +159,11 @@ def test_launch_checks_its_configuration_once():
         P.Launch(k, 0, 256)
     with pytest.raises(ValueError, match="more than"):
         P.Launch(k, 1, 4096)
-    out = np.zeros(1, np.float32)
+    xp = backend.xp
+    out = xp.zeros(1, np.float32)
     launch = P.Launch(k, 1, 256, 256 * 4, args=(P.Launch.SLOT, out, np.int64(5)))
-    launch(np.arange(5, dtype=np.float32))
-    assert out[0] == 10
+    launch(xp.arange(5, dtype=np.float32))
+    assert float(out[0]) == 10
 
 
 def test_plan_of_a_function_without_plans_is_refused():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 
 import numpy as np
 
@@ -110,10 +111,11 @@ class Backend:
             self.xp.cuda.get_current_stream().synchronize()
 
     def stream_key(self):
-        """Identifies the current stream (per-stream scratch such as reduction tickets)."""
+        """Identifies the current stream: (device, stream). Plans hold per-stream scratch under
+        it. On the emulator kernels run on the calling thread, so each host thread is a stream."""
         if self.is_cuda:
             return (self.device_id(), self.xp.cuda.get_current_stream().ptr)
-        return (0, 0)
+        return (0, threading.get_ident())
 
 
 def _cupy_device_reason():

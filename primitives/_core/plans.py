@@ -41,10 +41,7 @@ MAX_BYTES = 1 << 30
 def stream_key():
     """The current (device, stream): per-stream scratch lives in plans keyed by it. On the
     emulator every host thread is its own stream (kernels run on the calling thread)."""
-    b = _backend.get_backend()
-    if b.is_cuda:
-        return b.stream_key()
-    return (0, threading.get_ident())
+    return _backend.get_backend().stream_key()
 
 
 class Plan:
@@ -183,7 +180,8 @@ def call_key(func, arrays, options=()):
     earlier call checked the one it was given); unhashable options give None. The key holds the
     stream and the tuning policies' generation (an override makes new plans).
     """
-    array_type = _backend.get_backend().xp.ndarray
+    b = _backend.get_backend()
+    array_type = b.xp.ndarray
     spec = []
     for a in arrays:
         if a is None:
@@ -201,7 +199,7 @@ def call_key(func, arrays, options=()):
             else:
                 return None
         opts.append((t, o))
-    return (func, tuple(spec), tuple(opts), _policy.generation(), stream_key())
+    return (func, tuple(spec), tuple(opts), _policy._generation, b.stream_key())
 
 
 _HASHABLE = frozenset({bool, int, float, str, type(None), np.bool_, np.int8, np.int16, np.int32,
