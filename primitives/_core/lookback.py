@@ -61,14 +61,3 @@ class LookbackPlan(_plans.Plan):
     def launch(self, *args):
         """One launch of the kernel with ``args`` and the look-back scratch appended."""
         self.lookback(*args, self.counter, self.state, self.next_epoch())
-
-
-class PlanCache(dict):  # removed once sorting moves (its plans go to PLANS)
-    def get(self, key, make=None):
-        plan = dict.get(self, key)
-        if plan is None and make is not None:
-            plan = self[key] = make()
-        return plan
-
-    find = dict.get
-    put = dict.__setitem__
