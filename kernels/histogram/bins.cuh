@@ -29,6 +29,10 @@
 //
 // Accumulation policies: CountAcc adds 1 per sample (32-bit shared counters, 64-bit global);
 // WeightAcc adds weights[i] (double in shared and global memory).
+//
+// HistStart<Binner>: the start every histogram kernel shares: the record read once, the binner
+// built from it, and (kernels with shared counters) the block's counters zeroed before any
+// thread counts.
 #pragma once
 #include "common/prim.cuh"
 
@@ -43,7 +47,7 @@ struct BinSpec {
     int shift, nbins;
 };
 
-// ---- type helpers ---------------------------------------------------------------------------
+// ---- type traits ----------------------------------------------------------------------------
 // Order<T>::key(x): a value whose comparisons order samples as their values do, exactly, under
 // flush-to-zero. The identity except for float (FTZ does not touch double or integer compares).
 template <class T> struct Order {
@@ -272,5 +276,25 @@ __device__ __forceinline__ void add_packet(S* h, const T (&v)[N], const Binner& 
     for (int k = 0; k < N; ++k)
         if (b[k] >= 0) atomicAdd(h + b[k] * stride, S(1));
 }
+
+// The start of every histogram kernel: the BinSpec record copied from device memory, the binner
+// built from it and the number of bins; zero() then clears the block's shared counters.
+template <class Binner>
+struct HistStart {
+    const BinSpec s;
+    const Binner bin;
+    const int nbins;
+    __device__ __forceinline__ explicit HistStart(const BinSpec* __restrict__ spec)
+        : s(*spec), bin(s), nbins(s.nbins) {}
+    // Sets `count` shared counters to zero (a block-stride loop: any block size and count; STRIDE
+    // the block size when the kernel fixes it, 0: blockDim.x), then waits for the whole block.
+    // Called by every thread.
+    template <int STRIDE = 0, class S>
+    __device__ __forceinline__ void zero(S* h, int count) const {
+        const int stride = STRIDE ? STRIDE : static_cast<int>(blockDim.x);
+        for (int b = threadIdx.x; b < count; b += stride) h[b] = S(0);
+        __syncthreads();
+    }
+};
 
 }  // namespace prim

@@ -6,12 +6,13 @@
 // w % replicas); threads walk the data in 16-byte packets (common/pack16.cuh, VECS loads in
 // flight), find the channel of a packet's first sample once and step it along the packet; at the
 // end the block folds its copies and adds the non-zero counters to out[channel * nbins + bin]
-// (64-bit, zeroed by the caller) with global atomics.
+// (64-bit, zeroed by the caller) with global atomics. The start (the record, the binner, the
+// zeroed counters) is every histogram kernel's (histogram/bins.cuh: HistStart).
 // Launch: 1-D, blockDim.x == BLOCK, a resident grid (the kernel loops). Dynamic shared memory:
 // replicas * channels * nbins * 4 bytes. Preconditions: channels >= 1; `in` aligned to sizeof(T);
 // a block counts fewer than 2^32 samples.
 #include "common/prim.cuh"
-#include "common/bins.cuh"
+#include "histogram/bins.cuh"
 #include "common/pack16.cuh"
 
 template <class T, class Binner, int BLOCK, int VECS>
@@ -20,12 +21,11 @@ hist_channels(const T* __restrict__ in, long long n, int channels,
               const prim::BinSpec* __restrict__ spec, int replicas,
               unsigned long long* __restrict__ out) {
     PRIM_DYNAMIC_SHARED(unsigned int, smem);
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
+    const prim::HistStart<Binner> start(spec);  // histogram/bins.cuh
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
     const int table = channels * nbins;
-    for (int k = threadIdx.x; k < replicas * table; k += BLOCK) smem[k] = 0u;
-    __syncthreads();
+    start.template zero<BLOCK>(smem, replicas * table);
     unsigned int* h = smem + (threadIdx.x / prim::WARP) % replicas * table;
     auto channel_of = [&](long long i) {
         return static_cast<int>(i < 4294967296LL ? static_cast<unsigned int>(i) % channels

@@ -1,12 +1,14 @@
 // histogram.cu -- device-wide histograms: the textbook sequence of variants (after Kirk and Hwu,
 // "Programming Massively Parallel Processors", the histogram chapter) and the production kernels.
 //
-// Every kernel is templated on <T, Binner, Acc> (common/bins.cuh): Binner maps a sample of T to
+// Every kernel is templated on <T, Binner, Acc> (histogram/bins.cuh): Binner maps a sample of T to
 // its bin or -1 (dropped), Acc says what a sample adds (1, or its weight) and in which types it
 // is accumulated (CountAcc: 32-bit shared, 64-bit global counters; WeightAcc: double). `spec`
 // points to the binner's record (BinSpec, device memory). Sizes and indices are 64-bit. `out`
 // holds nbins values, zeroed by the caller; every kernel adds into it with global atomics, so the
-// order of the additions (and for weights the last bits of a sum) is not fixed.
+// order of the additions (and for weights the last bits of a sum) is not fixed. Every kernel
+// starts alike (histogram/bins.cuh: HistStart): the record read once, the binner built from it,
+// and the kernels with shared counters zero them and wait for the block before counting.
 //
 //   hist_global_contiguous    each thread a contiguous section of ceil(n / threads) samples, a
 //                             global atomic per sample. Neighbouring threads read addresses a
@@ -27,7 +29,7 @@
 //                             for dropped samples (bin -1), so that every sample costs one
 //                             unconditional atomic; 16-byte loads with VECS in flight per thread, machine-sized grid;
 //                             when `aggregate` != 0 a packet whose samples share one bin costs
-//                             one atomic (common/bins.cuh: add_packet). Its launch record
+//                             one atomic (histogram/bins.cuh: add_packet). Its launch record
 //                             (HistLaunch) holds those two settings and the finish: with an
 //                             accumulator (acc != null) the blocks add into it (it is zero
 //                             between launches) and the block that takes the last ticket moves
@@ -69,15 +71,10 @@
 #include "common/prim.cuh"
 #include "common/block.cuh"
 #include "common/warp.cuh"
-#include "common/bins.cuh"
+#include "histogram/bins.cuh"
 #include "common/pack16.cuh"
 
 namespace prim {
-
-template <class S>
-__device__ __forceinline__ void zero_shared(S* h, int count) {
-    for (int b = threadIdx.x; b < count; b += blockDim.x) h[b] = S(0);
-}
 
 // Adds the block's non-zero shared counters to the global histogram. Called by every thread.
 template <class S, class G>
@@ -161,9 +158,9 @@ __global__ void hist_global_contiguous(const T* __restrict__ in, long long n,
                                        const prim::BinSpec* __restrict__ spec,
                                        typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
     const long long section = (n + prim::global_threads() - 1) / prim::global_threads();
     const long long begin = prim::global_thread() * section;
     const long long end = begin + section < n ? begin + section : n;
@@ -180,9 +177,9 @@ __global__ void hist_global_interleaved(const T* __restrict__ in, long long n,
                                         const prim::BinSpec* __restrict__ spec,
                                         typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
         const int b = bin(in[i]);
         if (b >= 0) atomicAdd(out + b, static_cast<G>(Acc::value(weights, i)));
@@ -197,11 +194,10 @@ __global__ void hist_privatized(const T* __restrict__ in, long long n,
                                 typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
-    prim::zero_shared(h, nbins);
-    __syncthreads();
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, nbins);
     const long long i = prim::global_thread();
     if (i < n) {
         const int b = bin(in[i]);
@@ -219,11 +215,10 @@ __global__ void hist_coarsened_contiguous(const T* __restrict__ in, long long n,
                                           typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
-    prim::zero_shared(h, nbins);
-    __syncthreads();
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, nbins);
     const long long section = (n + prim::global_threads() - 1) / prim::global_threads();
     const long long begin = prim::global_thread() * section;
     const long long end = begin + section < n ? begin + section : n;
@@ -242,11 +237,10 @@ __global__ void hist_coarsened_interleaved(const T* __restrict__ in, long long n
                                            typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
-    prim::zero_shared(h, nbins);
-    __syncthreads();
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, nbins);
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
         const int b = bin(in[i]);
         if (b >= 0) atomicAdd(h + b, Acc::value(weights, i));
@@ -263,11 +257,10 @@ __global__ void hist_aggregated(const T* __restrict__ in, long long n,
                                 typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
-    prim::zero_shared(h, nbins);
-    __syncthreads();
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, nbins);
     prim::RunLength<S> run;
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads())
         run.add(h, bin(in[i]), Acc::value(weights, i));
@@ -286,16 +279,15 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
     typedef typename Acc::Shared S;
     typedef typename Acc::Global G;
     PRIM_DYNAMIC_SHARED(S, smem);
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
     const prim::HistLaunch f = *launch;
     const long long n = f.n;
     const int replicas = f.replicas;
     // copies interleaved bin by bin: counter (b, copy) at (b + 1) * replicas + copy, row 0 the
     // dropped samples' slots; 32 copies: lane l counts into copy l (bank l, no conflicts)
-    prim::zero_shared(smem, replicas * (nbins + 1));
-    __syncthreads();
+    start.zero(smem, replicas * (nbins + 1));
     const int copy = replicas == prim::WARP ? static_cast<int>(threadIdx.x % prim::WARP)
                                             : static_cast<int>(threadIdx.x / prim::WARP) % replicas;
     S* h = smem + replicas + copy;
@@ -341,11 +333,10 @@ hist_partial_privatized(const T* __restrict__ in, long long n, const double* __r
     typedef typename Acc::Shared S;
     typedef typename Acc::Global G;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
-    prim::zero_shared(h, shared_bins);
-    __syncthreads();
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, shared_bins);
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
     auto one = [&](T x, long long i) {
         const int b = bin(x);
@@ -375,9 +366,9 @@ hist_global_vectorized(const T* __restrict__ in, long long n, const double* __re
                        const prim::BinSpec* __restrict__ spec,
                        typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const int nbins = s.nbins;
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const int nbins = start.nbins;
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
     auto one = [&](T x, long long i) {
         const int b = bin(x);
@@ -400,9 +391,9 @@ template <class T, class Binner, class Acc>
 __global__ void hist_bin_keys(const T* __restrict__ in, long long n,
                               const prim::BinSpec* __restrict__ spec,
                               unsigned int* __restrict__ keys) {
-    const prim::BinSpec s = *spec;
-    const Binner bin(s);
-    const unsigned dropped = static_cast<unsigned>(s.nbins);
+    const prim::HistStart<Binner> start(spec);
+    const Binner& bin = start.bin;
+    const unsigned dropped = static_cast<unsigned>(start.nbins);
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
         const int b = bin(in[i]);
         keys[i] = b >= 0 ? static_cast<unsigned>(b) : dropped;

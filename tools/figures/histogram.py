@@ -6,7 +6,7 @@
 * an 8192 x 8192 RGB uint8 image: one ``histogram_channels`` call vs three ``cupy.bincount``;
 * every variant on uniform, all-equal and sky-image uint8 data (2^26) and uniform float32;
 * sweeps of throughput against the bin count and against contention (2^28 samples), written as
-  JSON to ``$OUT/histogram_sweeps.json`` (or ./) for ``python tools/figures_histogram.py --plot``.
+  JSON to ``$OUT/histogram_sweeps.json`` (or ./) for ``python -m tools.figures.histogram --plot``.
 
 Every result is checked (against NumPy's ``bincount`` of the same data, or by its total) before it
 is timed; peers are timed in the same interleaved rounds.
@@ -22,26 +22,6 @@ N = 1 << 28
 NV = 1 << 26  # variant tables and sweeps
 
 
-def cub_even(cc, x, nbins, lo, hi, level_dtype):
-    import cupy
-
-    out = cupy.zeros(nbins, dtype=cupy.int32)
-    lv = np.array([nbins + 1], np.int32)
-    lo_a, hi_a = np.array([lo], level_dtype), np.array([hi], level_dtype)
-    h = cc.make_histogram_even(d_samples=x, d_histogram=out, h_num_output_levels=lv,
-                               h_lower_level=lo_a, h_upper_level=hi_a, num_samples=x.size)
-    nbytes = h(temp_storage=None, d_samples=x, d_histogram=out, h_num_output_levels=lv,
-               h_lower_level=lo_a, h_upper_level=hi_a, num_samples=x.size)
-    tmp = cupy.empty(max(1, nbytes), cupy.uint8)
-
-    def run():
-        h(temp_storage=tmp, d_samples=x, d_histogram=out, h_num_output_levels=lv,
-          h_lower_level=lo_a, h_upper_level=hi_a, num_samples=x.size)
-        return out
-
-    return run
-
-
 def _check_total(name, got, n):
     total = int(got.sum())
     assert total == n, f"{name}: counted {total} samples of {n}"
@@ -51,7 +31,9 @@ def run(ctx):
     import cupy
 
     import primitives as prim
-    from primitives import histograms as H
+    from primitives import histograms
+    from primitives.testing.peers import cub_histogram_even
+    from primitives.tour.histogram import sky
 
     out_dir = os.environ.get("OUT", ".")
     rng = cupy.random.default_rng(11)
@@ -70,7 +52,7 @@ def run(ctx):
            "histogram_even": lambda: prim.histogram_even(xf, 256, 0.0, 1.0),
            "cupy.histogram": lambda: cupy.histogram(xf, 256, (0.0, 1.0))}
     if ctx.cc is not None:
-        fns["CUB histogram_even"] = cub_even(ctx.cc, xf, 256, 0.0, 1.0, np.float32)
+        fns["CUB histogram_even"] = cub_histogram_even(xf, 256, 0.0, 1.0, np.float32)
     want_f = np.histogram(cupy.asnumpy(xf), 256, (0.0, 1.0))[0]
     check_eq("histogram float32", fns["histogram"](), want_f)
     check_eq("histogram_even float32", fns["histogram_even"](), want_f)  # no sample equals 1.0
@@ -94,7 +76,7 @@ def run(ctx):
                "cupy.bincount": lambda x=x: cupy.bincount(x, minlength=256),
                "cupy.histogram": lambda x=x: cupy.histogram(x, 256, (0, 256))}
         if ctx.cc is not None:
-            fns["CUB histogram_even"] = cub_even(ctx.cc, x, 256, 0, 256, np.int32)
+            fns["CUB histogram_even"] = cub_histogram_even(x, 256, 0, 256, np.int32)
         for name, f in fns.items():
             check_eq(f"uint8 {label} {name}", f(), want)
         t = ctx.bench(fns)
@@ -119,10 +101,10 @@ def run(ctx):
         fns = {"histogram": lambda nb=nb: prim.histogram(xf, nb, (0.0, 1.0)),
                "cupy.histogram": lambda nb=nb: cupy.histogram(xf, nb, (0.0, 1.0))}
         if ctx.cc is not None:
-            fns["CUB histogram_even"] = cub_even(ctx.cc, xf, nb, 0.0, 1.0, np.float32)
+            fns["CUB histogram_even"] = cub_histogram_even(xf, nb, 0.0, 1.0, np.float32)
         t = ctx.bench(fns)
         for peer in list(fns)[1:]:
-            ctx.peer_row(f"histogram float32 {nb} bins ({H.auto_variant(nb)})", N,
+            ctx.peer_row(f"histogram float32 {nb} bins ({histograms.auto_variant(nb)})", N,
                          t["histogram"], xf.nbytes, peer, t[peer])
 
     # -- RGB image --------------------------------------------------------------------------------
@@ -138,8 +120,8 @@ def run(ctx):
     img = None  # frees the image (the timed lambdas are done with it)
 
     # -- every variant on uniform / contended data ------------------------------------------------
-    sky = cupy.asarray(H._sky(NV, np.random.default_rng(0)))
-    data = {"uint8 uniform": u8[:NV], "uint8 all equal": eq8[:NV], "uint8 sky image": sky,
+    sky_image = cupy.asarray(sky(NV, np.random.default_rng(0)))
+    data = {"uint8 uniform": u8[:NV], "uint8 all equal": eq8[:NV], "uint8 sky image": sky_image,
             "float32 uniform": xf[:NV]}
     ctx.table(["variant (2^26 samples, 256 bins)"] + [f"{k} ms" for k in data]
               + ["sky vs uniform"])
@@ -148,12 +130,12 @@ def run(ctx):
         rng_ = (0.0, 1.0) if x.dtype == cupy.float32 else (0, 256)
         want = np.histogram(cupy.asnumpy(x), 256, rng_)[0]
         fns = {}
-        for v in H.VARIANTS:
+        for v in histograms.VARIANTS:
             got = cupy.asnumpy(prim.histogram_even(x, 256, *rng_, variant=v))
             assert np.array_equal(got, want), f"{v} {label}"
             fns[v] = lambda v=v, x=x: prim.histogram_even(x, 256, *rng_, variant=v)
         rows[label] = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
-    for v in H.VARIANTS:
+    for v in histograms.VARIANTS:
         ctx.add(v, *[f"{rows[k][v]:.4f}" for k in data],
                 f"{rows['uint8 sky image'][v] / rows['uint8 uniform'][v]:.2f}x")
 
@@ -164,7 +146,7 @@ def run(ctx):
         fns = {"primitives": lambda nb=nb: prim.histogram(x, nb, (0.0, 1.0)),
                "cupy.histogram": lambda nb=nb: cupy.histogram(x, nb, (0.0, 1.0))}
         if ctx.cc is not None:
-            fns["CUB histogram_even"] = cub_even(ctx.cc, x, nb, 0.0, 1.0, np.float32)
+            fns["CUB histogram_even"] = cub_histogram_even(x, nb, 0.0, 1.0, np.float32)
         t = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
         sweeps["bins"][nb] = {k: x.nbytes / (ms * 1e-3) / 1e9 for k, ms in t.items()}
     base = u8
@@ -179,7 +161,7 @@ def run(ctx):
                                                              variant="aggregated"),
                "cupy.bincount": lambda y=y: cupy.bincount(y, minlength=256)}
         if ctx.cc is not None:
-            fns["CUB histogram_even"] = cub_even(ctx.cc, y, 256, 0, 256, np.int32)
+            fns["CUB histogram_even"] = cub_histogram_even(y, 256, 0, 256, np.int32)
         t = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
         sweeps["contention"][p] = {k: y.nbytes / (ms * 1e-3) / 1e9 for k, ms in t.items()}
     path = os.path.join(out_dir, "histogram_sweeps.json")
@@ -223,5 +205,5 @@ if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--plot":
         plot(sys.argv[2], sys.argv[3])
     else:
-        print("usage: python tools/figures_histogram.py --plot SWEEPS.json OUT.png "
-              "(the measurements run through tools/figures.py --family histogram)")
+        print("usage: python -m tools.figures.histogram --plot SWEEPS.json OUT.png "
+              "(the measurements run through python -m tools.figures --family histogram)")

@@ -1,12 +1,12 @@
 """Tuning experiment for the production histogram kernel (GPU only; prints tables).
 
-    python tools/tune_histogram.py [--pattern | --staged] [--compile-only]
+    python -m tools.tune.histogram [--pattern | --staged] [--compile-only]
 
 Without options, sections 1-3:
 
 1. Per-call cost: one call between two events (as the figures time it) against 20 back-to-back
    calls between two events, divided by 20 (host work overlaps the GPU), for the public calls,
-   the bare cached launch (``histograms._Fast``) and CUB's ``histogram_even``.
+   the bare repeat-call plan (``prim.histogram.plan(...)``'s core) and CUB's ``histogram_even``.
 2. Host time per call on small inputs, and a profile of the Python path.
 3. Policy sweep of hist_warp_replicated (VECS 16-byte loads per thread, registers capped for
    MIN_BLOCKS resident blocks, BLOCK 1024, copies as ``replicas_for``) on uint8 (uniform, all
@@ -17,9 +17,9 @@ Without options, sections 1-3:
 4. Access pattern of hist_warp_replicated, kernel only, batched, on float32 2^28 uniform [0, 1)
    with 256 even bins and on uint8 2^28 uniform (one bin per value), launched as the sweep
    launches it (grid SMS x min(2, occupancy) unless said otherwise). Each variant is compiled
-   from a patched copy of the kernel tree (tools/patched.py):
+   from a patched copy of the kernel tree (tools/_patched.py):
 
-   production          the library's kernel, its VECS (``histograms._vecs``);
+   production          the library's kernel, its VECS (the dtype's loads policy);
    chunked             block-contiguous walk: block b owns packets [b * span, (b + 1) * span)
                        (span = ceil(packets / grid) rounded up to a multiple of 1024 * VECS), its
                        threads read them with stride 1024, VECS loads back to back; scalar head
@@ -42,10 +42,10 @@ Without options, sections 1-3:
 
 ``--staged``: section 5 only (under a minute):
 
-5. Staged loads of hist_warp_replicated (STAGES, ``histograms._STAGES``): the packets copied to
+5. Staged loads of hist_warp_replicated (STAGES, the dtype's loads policy): the packets copied to
    shared memory by cp.async, STAGES 16-byte slots per thread after the counters
    (common/pack16.cuh: for_each_packet_staged), against the register walk (STAGES 0, VECS
-   ``histograms._vecs``), kernel only, batched, on float32 2^28 uniform [0, 1) with 256 and 4096
+   of the loads policy), kernel only, batched, on float32 2^28 uniform [0, 1) with 256 and 4096
    even bins and uint8 2^28 uniform (one bin per value); STAGES 0, 2, 3, 4, 5, 6, each launched
    as the library would (grid SMS x min(2, occupancy), dynamic shared memory counters rounded up
    to 16 bytes + STAGES * 1024 * 16). All instantiations come from one module of the library's
@@ -69,11 +69,14 @@ import types
 import cupy
 import numpy as np
 
-import patched  # tools/patched.py
 import primitives as prim
-from primitives._core import backend as _backend, launch as _launch, loader as _loader, nvrtc as _nvrtc, timing as _timing
-from primitives import histograms as H
-from patched import patched_kernel
+from primitives import histograms
+from primitives._core import (backend as _backend, launch as _launch, loader as _loader,
+                              nvrtc as _nvrtc, timing as _timing)
+from primitives.histograms import _binning, _kernels, _plans as _hplans
+from primitives.testing.peers import cub_histogram_even
+from tools import _patched as patched
+from tools._patched import patched_kernel
 
 n = 1 << 28
 PATTERN = "--pattern" in sys.argv
@@ -87,21 +90,12 @@ def batched(fn, k=20):
     return _timing.bench(lambda: [fn() for _ in range(k)], warmup=2, repeat=7) / k
 
 
-def cached(key_part):
-    """The cached launch of the last call whose key holds ``key_part``."""
-    return [f for k, f in H._fast.items() if k[3][0] == key_part][-1]
-
-
 def cub_runs(f32_bins=(256,)):
     """CUB's histogram_even of xf ("f32 B": B bins over [0, 1), for B in ``f32_bins``) and of u8
     ("u8 256": 256 values), or {}."""
     try:
-        import cuda.compute as cc
-
-        import figures_histogram as F
-
-        runs = {f"f32 {b}": F.cub_even(cc, xf, b, 0.0, 1.0, np.float32) for b in f32_bins}
-        runs["u8 256"] = F.cub_even(cc, u8, 256, 0, 256, np.int32)
+        runs = {f"f32 {b}": cub_histogram_even(xf, b, 0.0, 1.0, np.float32) for b in f32_bins}
+        runs["u8 256"] = cub_histogram_even(u8, 256, 0, 256, np.int32)
         return runs
     except Exception as exc:  # noqa: BLE001 - report and go on without CUB
         print(f"(no CUB rows: {exc})")
@@ -112,15 +106,20 @@ def cub_runs(f32_bins=(256,)):
 
 def binning_of(dt, nb):
     """uint8: one bin per value; float32: ``nb`` even bins over [0, 1)."""
-    return (H._byte_binning(np.dtype(np.uint8)) if dt == np.uint8
-            else H._even_binning("tune", np.dtype(np.float32), 0.0, 1.0, nb)[0])
+    return (_binning.byte_binning(np.dtype(np.uint8)) if dt == np.uint8
+            else _binning.even_binning("tune", np.dtype(np.float32), 0.0, 1.0, nb)[0])
 
 
 def kernel_name(dt, nb, vecs, stages=0):
     b = binning_of(dt, nb)
-    return (f"hist_warp_replicated<{H._CTYPES[np.dtype(dt)]}, "
-            f"{H._binner_name(b.dtype, b.kind, b.extra)}, prim::CountAcc, {BLOCK}, {vecs}, "
-            f"{stages}>")
+    return (f"hist_warp_replicated<{_binning.CTYPES[np.dtype(dt)]}, "
+            f"{_kernels.binner_name(b.dtype, b.kind, b.extra)}, prim::CountAcc, {BLOCK}, "
+            f"{vecs}, {stages}>")
+
+
+def vecs_of(dt):
+    """The library's loads in flight for samples of ``dt`` (its loads policy)."""
+    return prim.tuning.policy("histogram", np.dtype(dt).name).vectors
 
 
 class Launch:
@@ -131,15 +130,16 @@ class Launch:
 
     def __init__(self, x, nb, stages=0, reps=None):
         self.binning = binning_of(x.dtype, nb)
-        spec = self.binning.spec(be, be.stream_key()[0])
+        self.bplan = _hplans.binning_plan(self.binning, be)
         self.keep = cupy.zeros(nb, cupy.int64), cupy.zeros(1, cupy.uint32)  # the record's
-        reps = reps or H.replicas_for(nb)
-        rec = H._launch_record(be, x.size, reps, *self.keep)
+        reps = reps or histograms.replicas_for(nb)
+        aggregate = prim.tuning.policy("histogram", "production").aggregate
+        rec = _hplans.launch_record(be, x.size, reps, aggregate, *self.keep)
         self.out = cupy.empty(nb, cupy.int64)
-        self.args = (x, dummy, spec, rec, self.out, self.out)
+        self.args = (x, dummy, self.bplan.spec, rec, self.out, self.out)
         self.smem = reps * (nb + 1) * 4  # each copy: a slot for dropped samples, then the bins
         if stages:
-            self.smem = H._stage_offset(self.smem) + stages * BLOCK * 16
+            self.smem = histograms.stage_offset(self.smem) + stages * BLOCK * 16
 
     def launch(self, k, grid):
         k((grid,), (BLOCK,), self.args, shared_mem=self.smem)
@@ -156,15 +156,14 @@ def resident_grid(k, smem):
 def per_call():
     calls = {"histogram f32 256": lambda: prim.histogram(xf, 256, (0.0, 1.0)),
              "histogram_even f32 256": lambda: prim.histogram_even(xf, 256, 0.0, 1.0)}
-    calls["bare launch f32 256"] = (lambda f: lambda: f.launch(xf))(
-        (calls["histogram f32 256"](), calls["histogram f32 256"](), cached("histogram"))[-1])
+    calls["bare plan f32 256"] = (lambda f: lambda: f(xf))(
+        prim.histogram.plan(xf, 256, (0.0, 1.0)).core)  # the repeat-call plan the calls take
     calls.update({"histogram u8 256": lambda: prim.histogram(u8, 256, (0, 256)),
                   "histogram_even u8 256": lambda: prim.histogram_even(u8, 256, 0, 256),
                   "bincount u8": lambda: prim.bincount(u8),
                   "bincount u8 all equal": lambda: prim.bincount(eq8)})
-    calls["bare launch u8"] = (lambda f: lambda: f.launch(u8))(
-        (calls["histogram_even u8 256"](), calls["histogram_even u8 256"](),
-         cached("histogram_even"))[-1])
+    calls["bare plan u8"] = (lambda f: lambda: f(u8))(
+        prim.histogram_even.plan(u8, 256, 0, 256).core)
     calls.update({f"CUB histogram_even {k}": f for k, f in cub_runs().items()})
 
     print("per call vs batched (ms)")
@@ -244,7 +243,7 @@ PACK16 = "common/pack16.cuh"
 NAMESPACE_END = "}  // namespace prim"
 # for_each_packet with each block on its own contiguous range of packets
 CHUNKED = """\
-// Block-contiguous walk (an experiment of tools/tune_histogram.py): the packets are cut into
+// Block-contiguous walk (an experiment of tools/tune/histogram.py): the packets are cut into
 // gridDim.x ranges of `span` packets (a multiple of blockDim.x * VECS, so the last blocks may get
 // less or nothing); block b walks range b with stride blockDim.x, VECS loads back to back. The
 // scalar head and tail go grid-stride as in for_each_packet: every element is visited once.
@@ -308,7 +307,7 @@ def pattern_edits(chunked, loads_only):
 
 def pattern_variants(dt):
     """(label, VECS, edits, grid multiples, counts kept) of section 4 for samples of ``dt``."""
-    v = H._vecs(np.dtype(dt))
+    v = vecs_of(dt)
     return [("production", v, {}, (1,), True),
             *(("chunked", w, pattern_edits(True, False), (1, 4, 16), True) for w in (2, 4)),
             ("loads only (diag)", v, pattern_edits(False, True), (1,), False),
@@ -382,7 +381,7 @@ STAGED_CASES = (("f32", np.float32, 256), ("f32", np.float32, 4096), ("u8", np.u
 
 def staged_names():
     """{(dtype, bins, STAGES): kernel name} of section 5."""
-    return {(dt, nb, s): kernel_name(dt, nb, H._vecs(np.dtype(dt)), s)
+    return {(dt, nb, s): kernel_name(dt, nb, vecs_of(dt), s)
             for _, dt, nb in STAGED_CASES for s in STAGES_SWEEP}
 
 
@@ -409,11 +408,11 @@ def staged():
         hs = xs.get()
         want = (np.histogram(hs, nb, (0.0, 1.0))[0] if dt == np.float32
                 else np.bincount(hs, minlength=nb))
-        # the big input's counts by the library's call (the register walk while _STAGES is empty)
+        # the big input's counts by the library's call (its own staging policy)
         big_want = cupy.asnumpy(prim.histogram_even(x, nb, *((0.0, 1.0) if dt == np.float32
                                                              else (0, 256))))
         assert int(big_want.sum()) == x.size
-        vecs = H._vecs(np.dtype(dt))
+        vecs = vecs_of(dt)
         # float32 256 bins: also 4 copies (warp w counts into copy w % 4) in place of one per
         # lane, with 2 stages (4 and 8 copies, on 0, 2 or 3 stages, measured slower on an H100)
         sweep = [(s, None) for s in STAGES_SWEEP]

@@ -1,0 +1,48 @@
+"""Histogram family: ``histogram``, ``bincount``, ``histogram_even``, ``histogram_channels`` and the
+textbook sequence of variants.
+
+Variants (``variant=``), each a named kernel in ``kernels/histogram/histogram.cu``:
+
+==========================  ======================================================================
+global_atomic_contiguous    each thread a contiguous section, a global atomic per sample
+                            (uncoalesced loads: the slow one)
+global_atomic_interleaved   grid-stride (coalesced) loads, a global atomic per sample
+privatized                  one sample per thread, a shared-memory histogram per block, merged with
+                            global atomics
+coarsened_contiguous        privatized, grid sized to the machine, a contiguous section per thread
+coarsened_interleaved       privatized, grid sized to the machine, grid-stride samples per thread
+aggregated                  coarsened_interleaved + run aggregation (equal consecutive bins are
+                            added in a register before one atomic)
+warp_replicated             shared histograms per block (one per lane up to 383 bins, else up to
+                            four), 16-byte loads, machine-sized grid: the production kernel while
+                            the bins fit in shared memory
+partial_privatized          bins beyond shared memory: the first bins in shared memory, the others
+                            with global atomics
+global_vectorized           the fully global fallback: 16-byte loads, a global atomic per sample
+sort_reduce_by_key          the bin of every sample as a key, radix-sorted, then the runs of equal
+                            keys counted (or their weights summed by segmented reduction): no
+                            atomics on the output
+auto                        see :func:`auto_variant`
+==========================  ======================================================================
+
+How a sample finds its bin is separate from how it is counted: ``kernels/histogram/bins.cuh`` holds
+the *binners* (the byte itself, a shift for power-of-two integer widths, a table for 8- and
+16-bit integers, even bins with an edge check, binary search over arbitrary edges); every variant
+is instantiated with each binner, so every variant computes exactly NumPy's bins.
+
+The package: :mod:`._api` (the public functions: the repeat-call path, checks), :mod:`._checks`
+(argument checks), :mod:`._binning` (binnings and exact thresholds), :mod:`._variants` (the
+variant table and the rules that choose copies, staging and ``"auto"``), :mod:`._plans` (the
+plans: binnings in device memory, count launches, repeat calls, channels), :mod:`._kernels`
+(kernel names) and :mod:`._policy` (the tuning, see :mod:`primitives.tuning`).
+"""
+
+from __future__ import annotations
+
+from ._api import bincount, histogram, histogram_channels, histogram_even
+from ._binning import SAMPLE_DTYPES
+from ._variants import (VARIANTS, auto_variant, replicas_for, shared_capacity, stage_offset,
+                        stages_for)
+
+__all__ = ["histogram", "bincount", "histogram_even", "histogram_channels", "auto_variant",
+           "VARIANTS"]

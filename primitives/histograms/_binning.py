@@ -1,0 +1,340 @@
+"""Binnings: how samples find their bins, on the host side of ``kernels/histogram/bins.cuh``.
+
+A :class:`Binning` names a binner (the byte itself, a shift for power-of-two integer widths, a
+table for 8- and 16-bit integers, even bins with an edge check, binary search over arbitrary
+edges), its instantiation type and its kernel arguments; :func:`spec_words` packs them into the
+kernels' ``BinSpec`` record. Every binning computes exactly NumPy's bins: the keep-thresholds of
+``range`` come from NumPy's own comparisons (:func:`thresholds`, over order-preserving keys of
+the sample dtype), and the even binner checks samples near an edge against NumPy's edges.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from .._core import dtypes as _dtypes
+
+
+# ---- dtypes and binners ----------------------------------------------------------------------
+
+#: sample dtypes with kernels: the library's 32/64-bit table plus the 8- and 16-bit integers
+SMALL = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16))
+CTYPES = {
+    np.dtype(np.int8): "signed char",
+    np.dtype(np.uint8): "unsigned char",
+    np.dtype(np.int16): "short",
+    np.dtype(np.uint16): "unsigned short",
+    **_dtypes.CTYPES,
+}
+SAMPLE_DTYPES = tuple(CTYPES)
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+_WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
+
+#: (kind, extra dtype) binners instantiated per sample dtype (kernels/histogram/bins.cuh)
+BINNERS = {}
+for _t in SMALL:
+    BINNERS[_t] = (("shift", None), ("lut", None)) + ((("byte", None),) if _t.itemsize == 1
+                                                        else ())
+for _t in _WIDE_INTS:
+    BINNERS[_t] = (("shift", None), ("even", F64), ("edges", _t), ("edges", F64))
+BINNERS[F32] = (("even", F32), ("even", F64), ("edges", F32), ("edges", F64))
+BINNERS[F64] = (("even", F64), ("edges", F64))
+#: binners of the multi-channel kernel (equal-width bins only)
+CHANNEL_BINNERS = {t: tuple(b for b in bs if b[0] != "edges") for t, bs in BINNERS.items()}
+
+ACCS = {"count": "prim::CountAcc", "weight": "prim::WeightAcc"}
+SHARED_SIZE = {"count": 4, "weight": 8}  # bytes of one shared-memory counter
+OUT_DTYPE = {"count": np.dtype(np.int64), "weight": np.dtype(np.float64)}
+
+
+# ---- order-preserving keys: exact thresholds from NumPy's own comparisons --------------------
+
+
+def keys(dt):
+    """(to_values, kmin, kmax): an order-preserving bijection between the integers kmin..kmax and
+    the non-NaN values of ``dt`` (floats by their IEEE bits, -0.0 sharing 0.0's key)."""
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return (lambda ks: np.array(ks, dtype=dt)), int(info.min), int(info.max)
+    bits = dt.itemsize * 8
+    ut = np.dtype(f"u{dt.itemsize}")
+    sign = 1 << (bits - 1)
+    inf = (0xFF << 23) if bits == 32 else (0x7FF << 52)
+
+    def to_values(ks):
+        raw = [k if k >= 0 else (-k) | sign for k in ks]
+        return np.array(raw, dtype=ut).view(dt)
+
+    return to_values, -inf, inf
+
+
+def _first_true(dt, pred):
+    """Smallest non-NaN value v of ``dt`` with ``pred(array of v)`` true, for a predicate that is
+    monotone (false, then true) in v; None if it holds nowhere. Evaluates ``pred`` on arrays of
+    256 candidates per step, so it costs about log_256 of the value range in NumPy calls."""
+    to_values, lo, hi = keys(dt)
+    if not pred(to_values([hi]))[0]:
+        return None
+    hi_key = hi  # pred(hi_key) is true; find the smallest such key in [lo, hi_key]
+    while True:
+        span = hi_key - lo
+        if span <= 256:
+            cands = list(range(lo, hi_key + 1))
+        else:
+            cands = sorted({lo + span * j // 256 for j in range(257)})
+        ok = pred(to_values(cands))
+        j = int(np.argmax(ok))  # ok[-1] is true (cands[-1] == hi_key)
+        if span <= 256 or j == 0:
+            return to_values([cands[j]])[0]
+        lo, hi_key = cands[j - 1] + 1, cands[j]
+
+
+def _last_true(dt, pred):
+    """Largest non-NaN value v of ``dt`` with ``pred`` true, for a predicate true then false."""
+    first_false = _first_true(dt, lambda v: ~pred(v))
+    if first_false is None:
+        to_values, _, hi = keys(dt)
+        return to_values([hi])[0]
+    to_values, lo, _ = keys(dt)
+    k = key_of(dt, first_false)
+    return None if k == lo else to_values([k - 1])[0]
+
+
+def key_of(dt, v):
+    if dt.kind in "iu":
+        return int(v)
+    bits = np.asarray(v, dtype=dt).view(f"u{dt.itemsize}").item()
+    sign = 1 << (dt.itemsize * 8 - 1)
+    return bits if bits < sign else -(bits ^ sign)
+
+
+def _bits(dt, v):
+    """The 64-bit pattern of Order<T>::key(v) a kernel decodes (bins.cuh: from_bits): float32 as
+    its order key, float64 as its bits, integers in two's complement."""
+    if dt == F64:
+        return int(np.asarray(v, dtype=dt).view(np.uint64).item())
+    return (key_of(dt, v) if dt == F32 else int(v)) & 0xFFFFFFFFFFFFFFFF
+
+
+@functools.lru_cache(maxsize=1024)
+def thresholds(dt, lo_op, lo_type, lo, hi_op, hi_type, hi):
+    """Exact keep-thresholds in ``dt``: (t_lo, t_hi) with ``t_lo <= x <= t_hi`` iff NumPy's
+    ``x lo_op lo`` and ``x hi_op hi`` hold for an array x of ``dt`` (None: nothing is kept).
+    The types are part of the cache key: a Python float and a NumPy float64 compare differently."""
+    ops = {">=": operator.ge, "<=": operator.le, "<": operator.lt}
+    t_lo = _first_true(dt, lambda v: ops[lo_op](v, lo))
+    t_hi = _last_true(dt, lambda v: ops[hi_op](v, hi))
+    if t_lo is None or t_hi is None or key_of(dt, t_lo) > key_of(dt, t_hi):
+        return None
+    return t_lo, t_hi
+
+
+# ---- binnings ---------------------------------------------------------------------------------
+
+
+class Binning:
+    """How samples of ``dtype`` map to ``nbins`` bins: a binner kind, its instantiation type
+    (``extra``) and its kernel arguments (a host ``table``: a lookup table or the edges; the
+    keep-thresholds ``lo``/``hi``; the even binner's ``first``, ``scale`` and ``guard``; the
+    shift). ``empty``: no sample can be kept (the kernels are not launched). Host data only:
+    plans put the record and the table in device memory (:func:`spec_words`)."""
+
+    __slots__ = ("kind", "dtype", "extra", "nbins", "table", "lo", "hi", "first", "scale",
+                 "guard", "shift", "empty")
+
+    def __init__(self, kind, dtype, extra, nbins, table=None, lo=0, hi=0, first=0.0, scale=0.0,
+                 guard=1.0, shift=0, empty=False):
+        self.kind, self.dtype, self.extra, self.nbins = kind, dtype, extra, nbins
+        self.table, self.lo, self.hi = table, lo, hi
+        self.first, self.scale, self.guard, self.shift = first, scale, guard, shift
+        self.empty = empty
+
+
+def spec_words(binning, table_ptr):
+    """The BinSpec record (kernels/histogram/bins.cuh) of ``binning`` as seven 64-bit words, its
+    table at device address ``table_ptr`` (0: none)."""
+    words = np.zeros(7, np.uint64)
+    words[0] = table_ptr
+    words[1] = _bits(binning.dtype, binning.lo)
+    words[2] = _bits(binning.dtype, binning.hi)
+    words[3:6] = np.array([binning.first, binning.scale, binning.guard],
+                          np.float64).view(np.uint64)
+    words[6] = (binning.shift & 0xFFFFFFFF) | (binning.nbins << 32)
+    return words
+
+
+def _edge_bins(edges, v):
+    """Bin of each value of ``v`` over monotone ``edges`` (same dtype): edges[i] <= v < edges[i+1],
+    the last bin closed, -1 outside (and for NaN)."""
+    n = edges.size - 1
+    idx = np.searchsorted(edges, v, side="right") - 1
+    idx = np.where((idx == n) & (v == edges[-1]), n - 1, idx)
+    return np.where((idx >= 0) & (idx < n), idx, -1).astype(np.int32)
+
+
+def _table(dt, bins_of):
+    """The lookup table of an 8- or 16-bit dtype: bins_of(all values, ascending)."""
+    info = np.iinfo(dt)
+    return np.ascontiguousarray(bins_of(np.arange(info.min, info.max + 1).astype(dt)))
+
+
+def _shift_of(edges, first, last, n, dt):
+    """log2 of the bin width when integer samples can be binned by a shift: integral first edge
+    representable in ``dt``, a power-of-two integer width, and edges exactly first + i * width."""
+    if not (np.isfinite(first) and np.isfinite(last)):
+        return None
+    f, l_ = float(first), float(last)
+    if f != np.floor(f) or l_ != np.floor(l_) or abs(f) >= 2**53 or abs(l_) >= 2**53:
+        return None
+    info = np.iinfo(dt)
+    span = int(l_) - int(f)
+    if not (info.min <= int(f) <= info.max) or span % n:
+        return None
+    width = span // n
+    if width < 1 or width & (width - 1):
+        return None
+    exact = int(f) + width * np.arange(n + 1, dtype=np.float64)
+    if not np.array_equal(edges.astype(np.float64), exact):
+        return None
+    return width.bit_length() - 1
+
+
+def _guard(edges, n, t_lo, t_hi):
+    """Half-width, in bin units, of the band around each edge where the position (x - first) *
+    scale may round to the wrong side: 8 eps n (1 + max|edge| / span), at least 4x the error of
+    the two roundings of the position and the rounding of the edges to their dtype (the sample is
+    then compared with the edges themselves), widened by the gap between the keep-thresholds
+    t_lo/t_hi and the outer edges (BinEven<float, float> tests the thresholds only for samples
+    inside that band). 1.0 (always compare) when the band covers a bin."""
+    e = edges.astype(np.float64)
+    span = e[-1] - e[0]
+    big = max(abs(e[0]), abs(e[-1]))
+    g = 8 * np.finfo(edges.dtype).eps * n * (1 + big / span)
+    if edges.dtype == F32:  # flush-to-zero moves a float32 by less than the smallest normal
+        g += 4 * float(np.finfo(np.float32).tiny) * n / span
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = max(0.0, (float(t_lo) - e[0]) * n / span, (e[-1] - float(t_hi)) * n / span)
+    g += gap
+    return 1.0 if not g < 0.5 else float(g)
+
+
+def uniform_binning(dt, edges, first, last, n, closed_top=True):
+    """Binning of ``dt`` samples into the ``n`` equal-width bins over ``edges`` (dtype E).
+
+    ``closed_top=True`` is numpy.histogram's rule: a sample is kept when NumPy's ``x >= first``
+    and ``x <= last`` hold (with the very scalars passed, so Python and NumPy scalars compare as in
+    NumPy) and lands in the bin i with edges[i] <= x < edges[i+1] (x converted to E), the last
+    bin closed. ``closed_top=False`` is histogram_even's: kept when edges[0] <= x < edges[n].
+    """
+    e_dt = edges.dtype
+    if closed_top:
+        th = thresholds(dt, ">=", type(first), first, "<=", type(last), last)
+
+        def keep(v):
+            return (v >= first) & (v <= last)
+    else:
+        e0, en = e_dt.type(edges[0]), e_dt.type(edges[-1])
+        th = thresholds(dt, ">=", type(e0), e0, "<", type(en), en)
+
+        def keep(v):
+            ve = v.astype(e_dt)
+            return (ve >= e0) & (ve < en)
+    if th is None:
+        return Binning("shift", dt, None, n, empty=True) if dt not in (F32, F64) else \
+            Binning("even", dt, e_dt, n, empty=True)
+    t_lo, t_hi = th
+    if dt.kind in "iu":
+        shift = _shift_of(edges, first if closed_top else edges[0],
+                          last if closed_top else edges[-1], n, dt)
+        if shift is not None and key_of(dt, t_lo) == int(float(edges[0])):
+            info = np.iinfo(dt)
+            if dt.itemsize == 1 and shift == 0 and n == 256 and int(t_lo) == info.min:
+                return Binning("byte", dt, None, n)
+            return Binning("shift", dt, None, n, lo=t_lo, hi=t_hi, shift=shift)
+        if dt in SMALL:
+            def bins_of(v):
+                b = _edge_bins(edges, v.astype(e_dt))
+                return np.where(keep(v), b, -1).astype(np.int32)
+
+            return Binning("lut", dt, None, n, table=_table(dt, bins_of))
+    e = edges.astype(np.float64)
+    with np.errstate(over="ignore"):
+        scale = e_dt.type(n / (e[-1] - e[0]))
+    if not np.isfinite(scale):  # a range of subnormals: no position estimate, search the edges
+        return Binning("edges", dt, e_dt, n, table=np.ascontiguousarray(edges))
+    return Binning("even", dt, e_dt, n, table=np.ascontiguousarray(edges), lo=t_lo, hi=t_hi,
+                    first=float(edges[0]), scale=float(scale), guard=_guard(edges, n, t_lo, t_hi))
+
+
+def edges_binning(dt, edges):
+    """Binning over an arbitrary monotone edges array, compared in C = result_type(dt, edges)."""
+    c = np.result_type(dt, edges.dtype)
+    ec = np.ascontiguousarray(edges.astype(c))
+    n = edges.size - 1
+    if dt in SMALL:
+        return Binning("lut", dt, None, n, table=_table(dt, lambda v: _edge_bins(ec, v.astype(c))))
+    return Binning("edges", dt, c, n, table=ec)
+
+
+# ---- the binnings of the public functions (cached per argument set) -------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def even_edges(func, first_type, first, last_type, last, n, dt):
+    """NumPy's equal-width edges (linspace in the bin type) and the binning of ``dt`` samples."""
+    bin_type = np.result_type(first, last, dt)
+    if np.issubdtype(bin_type, np.integer):
+        bin_type = np.result_type(bin_type, float)
+    if bin_type not in (F32, F64):
+        raise TypeError(f"{func}: bin edges of dtype {bin_type.name} are not supported "
+                        f"(float32 or float64)")
+    edges = np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+    if np.any(edges[:-1] >= edges[1:]):
+        raise ValueError(f"{func}: Too many bins for data range. Cannot create {n} "
+                         f"finite-sized bins.")
+    edges.flags.writeable = False
+    return edges, uniform_binning(dt, edges, first, last, n), dt
+
+
+def uniform(func, dt, first, last, n):
+    """(edges, binning, sample dtype) of int ``bins`` over [first, last], cached per scalars."""
+    return even_edges(func, type(first), first, type(last), last, n, dt)
+
+
+def array_binning(dt, edges):
+    """(binning, sample dtype) for an edges array; samples are converted when no kernel takes the
+    pair (e.g. int32 samples against int64 edges compare as int64)."""
+    c = np.result_type(dt, edges.dtype)
+    if dt in SMALL or ("edges", c) in BINNERS.get(dt, ()):
+        return edges_binning(dt, edges), dt
+    if c not in BINNERS or ("edges", c) not in BINNERS[c]:
+        raise TypeError(f"histogram: samples of dtype {dt.name} against edges of dtype "
+                        f"{edges.dtype.name} compare as {c.name}, which is not supported")
+    return edges_binning(c, edges), c
+
+
+@functools.lru_cache(maxsize=256)
+def even_binning(func, dt, lo, hi, n):
+    """histogram_even's binning: ``n`` bins over linspace(lo, hi) in float32 for float32 samples,
+    float64 otherwise, the upper edge open."""
+    e_dt = F32 if dt == F32 else F64
+    edges = np.linspace(lo, hi, n + 1, dtype=e_dt)
+    if np.any(edges[:-1] >= edges[1:]):
+        raise ValueError(f"{func}: too many bins for the range: cannot create {n} bins of "
+                         f"positive width in {e_dt.name}")
+    return uniform_binning(dt, edges, None, None, n, closed_top=False), dt
+
+
+@functools.lru_cache(maxsize=None)
+def byte_binning(dt):
+    """All 256 values of an 8-bit dtype, one bin each, in value order."""
+    return Binning("byte", dt, None, 256)
+
+
+@functools.lru_cache(maxsize=256)
+def bincount_binning(dt, lo, hi, nbins):
+    """bin = x - lo for lo <= x <= hi (a shift of 0), over ``nbins`` bins."""
+    return Binning("shift", dt, None, nbins, lo=lo, hi=hi, shift=0)

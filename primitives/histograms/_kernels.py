@@ -1,0 +1,141 @@
+"""Kernel names: every instantiation of ``kernels/histogram/histogram.cu`` and ``channels.cu``.
+
+A kernel is templated on the sample type, the binner and the accumulation (count or weight);
+the production kernels also on the production policy's block and the dtype's loads in flight
+(warp_replicated on its staging slots after them). One module per variant (a test or tour
+touching one variant compiles only that one) holds every dtype, binner and accumulation under
+the policies in force; an overridden policy compiles its own module on demand. Every policy of
+the table is registered for the NVRTC check.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .._core import loader as _loader
+from . import _policy
+from ._binning import ACCS, BINNERS, CHANNEL_BINNERS, CTYPES, F32, SAMPLE_DTYPES, SMALL
+from ._variants import VARIANT_TABLE, VARIANTS
+
+SOURCE = "histogram/histogram.cu"
+CHANNELS_SOURCE = "histogram/channels.cu"
+#: the stage count the NVRTC check compiles warp_replicated's staged count kernels with for the
+#: dtypes whose loads policy keeps the register walk (the library launches none of them)
+STAGED_CHECK = 4
+
+
+def binner_name(dt, kind, extra):
+    c = CTYPES[dt]
+    if kind == "byte":
+        return f"prim::BinByte<{c}>"
+    if kind == "shift":
+        return f"prim::BinShift<{c}>"
+    if kind == "lut":
+        return f"prim::BinLut<{c}>"
+    if kind == "even":
+        return f"prim::BinEven<{c}, {CTYPES[extra]}>"
+    return f"prim::BinEdges<{c}, {CTYPES[extra]}>"
+
+
+def kernel_name(variant, dt, kind, extra, acc, prod, loads, stages=0):
+    """``variant``'s kernel for samples of ``dt`` binned by (``kind``, ``extra``) into ``acc``;
+    ``prod``, ``loads``: the production and loads policies (production variants only)."""
+    spec = VARIANT_TABLE[variant]
+    tail = f", {prod.block}, {loads.vectors}" if spec.production else ""
+    if variant == "warp_replicated":
+        tail += f", {stages}"
+    return f"{spec.kernel}<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {ACCS[acc]}{tail}>"
+
+
+def _dtype_names(variant, dt, prod, loads):
+    """``variant``'s instantiations for samples of ``dt``: every binner and accumulation, and
+    for warp_replicated also the staged count kernels of ``loads``."""
+    names = [kernel_name(variant, dt, kind, extra, acc, prod, loads)
+             for kind, extra in BINNERS[dt] for acc in ACCS]
+    if variant == "warp_replicated":
+        names += [kernel_name(variant, dt, kind, extra, "count", prod, loads, s)
+                  for s in sorted({loads.stages, loads.stages_few_copies}) if s
+                  for kind, extra in BINNERS[dt]]
+    return names
+
+
+@functools.lru_cache(maxsize=64)
+def module_names(variant, prod, loads):
+    """The instantiations of ``variant``'s module: every sample dtype under the production
+    policy ``prod`` and ``loads`` (the loads policy of each of :data:`SAMPLE_DTYPES`)."""
+    return tuple(n for dt, pol in zip(SAMPLE_DTYPES, loads)
+                 for n in _dtype_names(variant, dt, prod, pol))
+
+
+def policies():
+    """(production policy, loads policies of every sample dtype) in force."""
+    return _policy.production(), tuple(_policy.loads(dt) for dt in SAMPLE_DTYPES)
+
+
+def kernel(variant, binning, acc, stages=0):
+    """``variant``'s kernel for ``binning`` and ``acc`` under the policies in force."""
+    prod, loads = policies()
+    dt = binning.dtype
+    name = kernel_name(variant, dt, binning.kind, binning.extra, acc, prod,
+                       loads[SAMPLE_DTYPES.index(dt)], stages)
+    return _loader.load(SOURCE, module_names(variant, prod, loads))(name)
+
+
+def minmax_acc(dt):
+    """dtype of hist_minmax's partials (MinMaxOf<T>): int for small integers and float32 keys."""
+    return np.dtype(np.int32) if dt in SMALL or dt == F32 else dt
+
+
+def minmax_names(pol):
+    return [f"hist_minmax<{CTYPES[dt]}, {pol.block}>" for dt in SAMPLE_DTYPES]
+
+
+def minmax_kernel(dt, pol):
+    return _loader.load(SOURCE, minmax_names(pol))(f"hist_minmax<{CTYPES[dt]}, {pol.block}>")
+
+
+def channel_name(dt, kind, extra, pol, loads):
+    return (f"hist_channels<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {pol.block}, "
+            f"{loads.vectors}>")
+
+
+@functools.lru_cache(maxsize=16)
+def channel_names(pol, loads):
+    return tuple(channel_name(dt, k, e, pol, p) for (dt, bs), p in zip(CHANNEL_BINNERS.items(),
+                                                                       loads) for k, e in bs)
+
+
+def channels_kernel(binning, pol):
+    _, loads = policies()
+    dt = binning.dtype
+    name = channel_name(dt, binning.kind, binning.extra, pol, loads[SAMPLE_DTYPES.index(dt)])
+    return _loader.load(CHANNELS_SOURCE, channel_names(pol, loads))(name)
+
+
+def _register():
+    """Every instantiation of every policy in the table, for the NVRTC check."""
+    entries = _policy.TABLE.entries
+    of = {kind: {p for (_, sel), p in entries.items() if sel == kind}
+          for kind in ("production", "channels", "minmax")}
+    loads = {dt: {p for (_, sel), p in entries.items() if sel == dt.name}
+             for dt in SAMPLE_DTYPES}
+    for variant in VARIANTS:
+        for prod in of["production"]:
+            _loader.register(SOURCE, [n for dt in SAMPLE_DTYPES for pol in loads[dt]
+                                      for n in _dtype_names(variant, dt, prod, pol)])
+    for prod in of["production"]:  # the staged walk compiled for every dtype
+        _loader.register(SOURCE, [
+            kernel_name("warp_replicated", dt, kind, extra, "count", prod, pol, STAGED_CHECK)
+            for dt in SAMPLE_DTYPES for pol in loads[dt] if not pol.stages
+            for kind, extra in BINNERS[dt]])
+    for pol in of["minmax"]:
+        _loader.register(SOURCE, minmax_names(pol))
+    for pol in of["channels"]:
+        _loader.register(CHANNELS_SOURCE, [channel_name(dt, k, e, pol, p)
+                                           for dt, bs in CHANNEL_BINNERS.items()
+                                           for p in loads[dt] for k, e in bs])
+
+
+_register()

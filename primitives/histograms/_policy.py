@@ -1,0 +1,113 @@
+"""Histogram tuning, as data (see :mod:`primitives.tuning`).
+
+Selectors: ``"textbook"`` (the book's variants and the sort's key kernel), ``"production"``
+(warp_replicated, partial_privatized, global_vectorized: block, grid cap, histogram copies, the
+finish, the repeat-call bincount), one per sample dtype name (``"uint8"``, ``"float32"``...: the
+production kernels' loads in flight and staging, which depend on the sample size),
+``"channels"`` (histogram_channels) and ``"minmax"`` (the autodetected range's kernel). One
+provenance line per tuned value; the experiments behind them are in docs/perf-log/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .._core import policy as _policy
+
+
+@dataclasses.dataclass(frozen=True)
+class TextbookPolicy:
+    block: int  # threads per block of the textbook variants (dynamic shared memory: the bins)
+
+
+@dataclasses.dataclass(frozen=True)
+class ProductionPolicy:
+    block: int  # threads per block (a template parameter)
+    blocks_per_sm: int  # cap on resident blocks per multiprocessor
+    lane_copies: int  # histogram copies per block while they take at most lane_copies_bytes
+    lane_copies_bytes: int  # bytes the lane copies may take together
+    max_replicas: int  # beyond them: copies per block (a power of two), at most this many...
+    replica_bytes: int  # ... taking at most this many bytes together (at least one copy)
+    aggregate: bool  # packet aggregation: one atomic for a packet whose samples share a bin
+    finish_max_bins: int  # the last block moves up to this many counters to the result
+    extent_spins: int  # polls of bincount's extent flag before the host synchronizes instead
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadPolicy:
+    vectors: int  # 16-byte loads in flight per thread (the register walk)
+    stages: int  # warp_replicated counts, one copy per lane: cp.async slots per thread (0: none)
+    stages_few_copies: int  # the same with fewer copies than lanes
+
+
+@dataclasses.dataclass(frozen=True)
+class ChannelsPolicy:
+    block: int  # threads per block (a template parameter; loads: the dtype's LoadPolicy)
+    blocks_per_sm: int  # cap on resident blocks per multiprocessor
+
+
+@dataclasses.dataclass(frozen=True)
+class MinmaxPolicy:
+    block: int  # threads per block (a template parameter)
+
+
+_PRODUCTION = ProductionPolicy(
+    block=1024,  # H100, uint8 and float32 2^28, 256 bins: 1024 threads (tune/histogram.py)
+    blocks_per_sm=2,  # H100, uint8 and float32 2^28: two resident blocks per SM
+    lane_copies=32,  # H100, uniform uint8 2^28, 256 bins: a copy per lane 0.122 -> 0.097 ms
+    lane_copies_bytes=48 * 1024,  # H100: the lane copies of up to 383 bins
+    max_replicas=4,  # H100, 256 bins: four copies matched one (4096 bins: one copy 2% faster)
+    replica_bytes=16 * 1024,  # H100, 4096 bins: one 16 KiB copy beat two
+    aggregate=False,  # H100, uniform uint8/float32: up to 4% slower; all-equal data no faster
+    finish_max_bins=4096,  # the last block's move of 4096 counters beat a memset (not swept)
+    extent_spins=20000,  # about 2 ms of polls (~0.1 us each) before a synchronization
+)
+
+#: the register walk: 2 loads in flight (H100, float32 2^28, 256 bins: 1, 2, 4 swept)
+_LOADS = LoadPolicy(vectors=2, stages=0, stages_few_copies=0)
+
+TABLE = _policy.register("histogram", {
+    ("default", "textbook"): TextbookPolicy(
+        block=256,  # the textbook's block size (not tuned)
+    ),
+    ("default", "production"): _PRODUCTION,
+    **{("default", t): _LOADS for t in ("int16", "uint16", "int32", "uint32", "int64", "uint64",
+                                        "float64")},
+    # bytes: 16 samples of cheap work per packet (H100, uint8 2^28: 4 loads best of 4 and 8)
+    ("default", "int8"): dataclasses.replace(_LOADS, vectors=4),
+    ("default", "uint8"): dataclasses.replace(_LOADS, vectors=4),
+    ("default", "float32"): dataclasses.replace(
+        _LOADS,
+        stages=5,  # H100, float32 2^28, 256 bins, kernel only: 0.416 ms (registers) -> 0.360
+        stages_few_copies=2,  # H100, float32 2^28, 4096 bins: 0.481 -> 0.472 (5: 0.566)
+    ),
+    ("default", "channels"): ChannelsPolicy(
+        block=1024,  # H100, RGB uint8 8192 x 8192: as the production kernel (not swept)
+        blocks_per_sm=2,  # as the production kernel (not swept)
+    ),
+    ("default", "minmax"): MinmaxPolicy(
+        block=256,  # autodetected ranges: one pass, not timed against peers (not tuned)
+    ),
+}, doc="block sizes of the textbook variants, the production kernels' block, grid cap, histogram "
+       "copies and finish, loads and staging per sample dtype, histogram_channels, minmax")
+
+
+def textbook():
+    return _policy.current("histogram", "textbook")
+
+
+def production():
+    return _policy.current("histogram", "production")
+
+
+def loads(dt):
+    """The loads policy of samples of dtype ``dt``."""
+    return _policy.current("histogram", dt.name)
+
+
+def channels():
+    return _policy.current("histogram", "channels")
+
+
+def minmax():
+    return _policy.current("histogram", "minmax")

@@ -1,0 +1,130 @@
+"""The variant policy: each variant's launch shape, and the rules that choose the production
+kernel's histogram copies, its staging and ``variant="auto"`` on the device in use."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._core import backend as _backend
+from . import _policy
+from ._binning import SHARED_SIZE
+
+VARIANTS = ("global_atomic_contiguous", "global_atomic_interleaved", "privatized",
+            "coarsened_contiguous", "coarsened_interleaved", "aggregated", "warp_replicated",
+            "partial_privatized", "global_vectorized", "sort_reduce_by_key")
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """How a variant is launched. ``kernel``: its ``__global__``; ``shape``: the launch planner
+    (:class:`primitives.histograms._plans.CountPlan`; ``"sort"``: the sort then reduce by key);
+    ``production``: instantiated with the production policy's BLOCK and the dtype's VECS (and
+    warp_replicated with STAGES after them), launched with the production block; otherwise
+    launched with the textbook block."""
+
+    kernel: str
+    shape: str
+    production: bool = False
+
+
+#: every variant's kernel and launch shape: "resident" (a resident grid, global counters),
+#: "per_sample" (a thread per sample, the bins in shared memory), "resident_shared" (a resident
+#: grid, the bins in shared memory), "replicated" (histogram copies per block, an accumulator and
+#: a finish), "partial" (the bins that fit in shared memory), "vectorized" (16-byte loads, global
+#: counters), "sort" (bins as sort keys)
+VARIANT_TABLE = {
+    "global_atomic_contiguous": Variant("hist_global_contiguous", "resident"),
+    "global_atomic_interleaved": Variant("hist_global_interleaved", "resident"),
+    "privatized": Variant("hist_privatized", "per_sample"),
+    "coarsened_contiguous": Variant("hist_coarsened_contiguous", "resident_shared"),
+    "coarsened_interleaved": Variant("hist_coarsened_interleaved", "resident_shared"),
+    "aggregated": Variant("hist_aggregated", "resident_shared"),
+    "warp_replicated": Variant("hist_warp_replicated", "replicated", production=True),
+    "partial_privatized": Variant("hist_partial_privatized", "partial", production=True),
+    "global_vectorized": Variant("hist_global_vectorized", "vectorized", production=True),
+    # the bins as sort keys (radix sort), then a reduction of the runs of equal keys
+    "sort_reduce_by_key": Variant("hist_bin_keys", "sort"),
+}
+assert VARIANTS == tuple(VARIANT_TABLE)
+
+
+def replicas_for(nbins, acc="count", info=None):
+    """Copies of the histogram warp_replicated keeps per block: 32 (one per lane: no bank
+    conflicts) while they take at most 48 KiB; otherwise the largest power of two up to four
+    whose tables take at most 16 KiB together (at least one); 0 if one copy does not fit in a
+    block's shared memory. Each copy also holds a slot for dropped samples. (The numbers are the
+    production policy's: ``primitives.tuning.policy("histogram", "production")``.)"""
+    info = info or _backend.get_backend().device_info()
+    if nbins > shared_capacity(acc, info):
+        return 0
+    pol = _policy.production()
+    if pol.lane_copies * (nbins + 1) * SHARED_SIZE[acc] <= pol.lane_copies_bytes:
+        return pol.lane_copies
+    return fewer_copies(nbins * SHARED_SIZE[acc], pol)
+
+
+def fewer_copies(table, pol):
+    """The largest power of two up to ``pol.max_replicas`` copies of ``table`` bytes that take
+    at most ``pol.replica_bytes`` together (at least one)."""
+    r = 1
+    while r * 2 <= pol.max_replicas and 2 * r * table <= pol.replica_bytes:
+        r *= 2
+    return r
+
+
+def shared_capacity(acc="count", info=None):
+    """Bins a privatized variant can hold in one block's shared memory on the current device
+    (one counter less than fit: warp_replicated keeps a slot for dropped samples)."""
+    info = info or _backend.get_backend().device_info()
+    return info.shared_per_block_optin // SHARED_SIZE[acc] - 1
+
+
+def stage_offset(counters):
+    """Byte offset of warp_replicated's staging slots: after ``counters`` bytes of counters,
+    rounded up to 16 (kernels/histogram/histogram.cu)."""
+    return -(-counters // 16) * 16
+
+
+def stages_for(dtype, counters, acc="count", info=None, lane_copies=True):
+    """Staging slots per thread warp_replicated's kernel takes for samples of ``dtype`` with
+    ``counters`` bytes of counters per block (one copy per lane or fewer) on ``info``'s device:
+    the dtype's loads policy (``stages``, ``stages_few_copies``) for counts, 0 (the register
+    walk) with weights, before sm_80 (no cp.async), or when the slots do not fit next to the
+    counters in a block's shared memory. The variant rules (:func:`replicas_for`,
+    :func:`shared_capacity`, :func:`auto_variant`) count the counters only: the slots are
+    dropped, not the bins."""
+    info = info or _backend.get_backend().device_info()
+    if acc != "count":
+        return 0
+    pol = _policy.loads(np.dtype(dtype))
+    s = pol.stages if lane_copies else pol.stages_few_copies
+    if not s:
+        return 0
+    cc = info.compute_capability
+    if cc.isdigit() and int(cc) < 80:
+        return 0
+    if stage_offset(counters) + s * _policy.production().block * 16 > \
+            info.shared_per_block_optin:
+        return 0
+    return s
+
+
+def auto_variant(nbins, dtype=np.float32, weighted=False):
+    """The variant ``variant="auto"`` runs for ``nbins`` bins of samples of ``dtype``.
+
+    Rule: ``warp_replicated`` while one copy of the histogram fits in a block's shared memory
+    (4-byte counters: 58111 bins on an H100, 8-byte weight sums about half as many), with one
+    copy per lane up to 383 bins and up to four copies per block beyond (:func:`replicas_for`);
+    ``partial_privatized`` beyond that, with the lowest bins in shared memory.
+    The dtype selects the binner and the loads in flight, not the variant. Contention takes no
+    decision and no look at the data (which would cost a synchronization): measured on an H100,
+    the production kernel runs all-equal and sky-image data faster than uniform data, because the
+    hardware merges same-address shared-memory atomics of a warp; per-warp copies and a
+    packet-level aggregation (``kernels/histogram/bins.cuh``: ``add_packet``, off by default)
+    bring nothing more there.
+    """
+    del dtype  # same rule for every sample dtype
+    acc = "weight" if weighted else "count"
+    return "warp_replicated" if replicas_for(nbins, acc) else "partial_privatized"
