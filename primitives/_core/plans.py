@@ -263,8 +263,9 @@ class BoundPlan:
     """``primitives.plan(func, *like, **options)``: ``func`` with its options bound, for calls
     in a loop on arrays like ``like`` (same type, dtypes, shapes and strides).
 
-    The leading array arguments of ``like`` are the ones a call gives; positional arguments
-    after them (``prim.plan(prim.reduce, x, "max")``) are bound like ``options``. ``p(*arrays)``
+    The leading array arguments of ``like`` (the first argument, and each following one that
+    has a shape and a dtype) are the ones a call gives; positional arguments after them
+    (``prim.plan(prim.reduce, x, "max")``, a list of bin edges) are bound like ``options``. ``p(*arrays)``
     runs ``func(*arrays, *bound, **options)``. Arrays like the ones it was made for, on the
     stream it was made on, go straight to the plan made at construction: no checks but the
     comparison of their dtypes, shapes and strides. Anything else takes ``func``'s checked
@@ -289,7 +290,7 @@ class BoundPlan:
 
 
 def _is_array(a):
-    return hasattr(a, "shape") and hasattr(a, "dtype") or isinstance(a, (list, tuple))
+    return hasattr(a, "shape") and hasattr(a, "dtype")
 
 
 def _like_key(arrays):
@@ -310,7 +311,7 @@ def planned(make):
 
     def wrap(func):
         def plan(*like, **options):
-            k = 0
+            k = min(1, len(like))  # the first argument is always an array (or array-like)
             while k < len(like) and _is_array(like[k]):
                 k += 1
             return BoundPlan(func, like[:k], like[k:], options, make(*like, **options))

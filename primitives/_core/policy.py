@@ -137,10 +137,11 @@ def override(family, policy=None, *, selector=_ANY, **fields):
         _overrides.append(entry)
         _generation += 1
     try:
-        try:
-            yield current(family, None if selector is _ANY else selector)
-        except KeyError:  # a table with no policy for "any selector": nothing to show
-            yield None
+        shown = current(family, None if selector is _ANY else selector)
+    except KeyError:  # a table with no policy for "any selector": nothing to show
+        shown = None
+    try:
+        yield shown
     finally:
         with _lock:
             _overrides.remove(entry)

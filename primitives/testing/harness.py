@@ -91,6 +91,7 @@ def run_twins(body, args=(), kwargs=None, *, rtol=0.0, atol=0.0, check_dtype=Tru
     ``primitives`` result."""
     import primitives
 
+    kwargs = {} if kwargs is None else kwargs
     want = _run(body, np, args, kwargs)
     got = _run(body, primitives, args, kwargs)
     if isinstance(want, Raised):
