@@ -56,3 +56,16 @@ def test_no_family_module_exceeds_600_lines():
     big = [str(p.relative_to(ROOT)) for p in (ROOT / "primitives").rglob("*.py")
            if len(p.read_text().splitlines()) > 650]
     assert not big, f"modules over ~600 lines: {big}"
+
+
+def test_every_package_is_installed():
+    """pyproject.toml lists every package of primitives/ (a non-editable install leaves out any
+    that it does not name)."""
+    tomllib = pytest.importorskip("tomllib")
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {"primitives." + ".".join(p.parent.relative_to(ROOT / "primitives").parts)
+             for p in (ROOT / "primitives").rglob("__init__.py")}
+    found = {f.rstrip(".") for f in found} - {"primitives."} | {"primitives"}
+    assert found <= listed, f"not in pyproject.toml: {sorted(found - listed)}"
