@@ -21,8 +21,8 @@ hist_channels(const T* __restrict__ in, long long n, int channels,
               const prim::BinSpec* __restrict__ spec, int replicas,
               unsigned long long* __restrict__ out) {
     PRIM_DYNAMIC_SHARED(unsigned int, smem);
-    const prim::HistStart<Binner> start(spec);  // histogram/bins.cuh
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);  // histogram/bins.cuh
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     const int table = channels * nbins;
     start.template zero<BLOCK>(smem, replicas * table);

@@ -158,8 +158,8 @@ __global__ void hist_global_contiguous(const T* __restrict__ in, long long n,
                                        const prim::BinSpec* __restrict__ spec,
                                        typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     const long long section = (n + prim::global_threads() - 1) / prim::global_threads();
     const long long begin = prim::global_thread() * section;
@@ -177,8 +177,8 @@ __global__ void hist_global_interleaved(const T* __restrict__ in, long long n,
                                         const prim::BinSpec* __restrict__ spec,
                                         typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
         const int b = bin(in[i]);
@@ -194,8 +194,8 @@ __global__ void hist_privatized(const T* __restrict__ in, long long n,
                                 typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     start.zero(h, nbins);
     const long long i = prim::global_thread();
@@ -215,8 +215,8 @@ __global__ void hist_coarsened_contiguous(const T* __restrict__ in, long long n,
                                           typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     start.zero(h, nbins);
     const long long section = (n + prim::global_threads() - 1) / prim::global_threads();
@@ -237,8 +237,8 @@ __global__ void hist_coarsened_interleaved(const T* __restrict__ in, long long n
                                            typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     start.zero(h, nbins);
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
@@ -257,8 +257,8 @@ __global__ void hist_aggregated(const T* __restrict__ in, long long n,
                                 typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     start.zero(h, nbins);
     prim::RunLength<S> run;
@@ -279,8 +279,8 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
     typedef typename Acc::Shared S;
     typedef typename Acc::Global G;
     PRIM_DYNAMIC_SHARED(S, smem);
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     const prim::HistLaunch f = *launch;
     const long long n = f.n;
@@ -333,8 +333,8 @@ hist_partial_privatized(const T* __restrict__ in, long long n, const double* __r
     typedef typename Acc::Shared S;
     typedef typename Acc::Global G;
     PRIM_DYNAMIC_SHARED(S, h);
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     start.zero(h, shared_bins);
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
@@ -366,8 +366,8 @@ hist_global_vectorized(const T* __restrict__ in, long long n, const double* __re
                        const prim::BinSpec* __restrict__ spec,
                        typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const int nbins = start.nbins;
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
     auto one = [&](T x, long long i) {
@@ -391,8 +391,8 @@ template <class T, class Binner, class Acc>
 __global__ void hist_bin_keys(const T* __restrict__ in, long long n,
                               const prim::BinSpec* __restrict__ spec,
                               unsigned int* __restrict__ keys) {
-    const prim::HistStart<Binner> start(spec);
-    const Binner& bin = start.bin;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
     const unsigned dropped = static_cast<unsigned>(start.nbins);
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
         const int b = bin(in[i]);
