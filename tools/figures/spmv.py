@@ -161,8 +161,11 @@ def _sweep(ctx, csr, x, want, bound, label, st):
     fns = {}
     merge = ("merge_path", csr.dtype.name)
     for block, items in ((128, 8), (256, 4), (256, 6), (256, 8), (256, 10), (256, 12)):
-        fns[f"merge_path {block}x{items}"] = _planned(csr, x, "merge_path", merge, block=block,
-                                                      items=items)
+        try:
+            fns[f"merge_path {block}x{items}"] = _planned(csr, x, "merge_path", merge,
+                                                          block=block, items=items)
+        except (prim.KernelCompileError, ValueError) as exc:  # e.g. a tile past shared memory
+            print(f"{label} merge_path {block}x{items}: not run ({str(exc)[:80]})", flush=True)
     if st.max <= 64 * max(st.mean, 1):
         fns["csr_scalar"] = _planned(csr, x, "csr_scalar")
         for lanes in LANES:
