@@ -96,6 +96,7 @@ def test_threads_on_their_own_streams_get_their_own_scratch(rng):
     xs = [rng.integers(-1000, 1000, 40000).astype(np.int64) for _ in range(4)]
     results = [[] for _ in xs]
     errors = []
+    streams = []  # alive until every thread is done: a freed stream's handle may be reused
 
     def worker(i):
         try:
@@ -104,6 +105,7 @@ def test_threads_on_their_own_streams_get_their_own_scratch(rng):
                 import cupy
 
                 stream = cupy.cuda.Stream(non_blocking=True)
+                streams.append(stream)
                 stream.use()
                 x = cupy.asarray(xs[i])
             else:
