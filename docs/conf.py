@@ -1,15 +1,23 @@
 """Sphinx configuration for the primitives documentation.
 
-Build from the repository root: ``sphinx-build -W -b html docs docs/_build/html``.
-Needs only Sphinx (the ``docs`` extra); no network access.
+Build from the repository root, with the ``docs`` extra installed::
+
+    python -m sphinx -W -b html docs docs/_build/html
+
+No network access is needed. The build draws the performance figures from ``docs/_data/*.csv``
+(``_ext/perf_figures.py``), runs the gallery's examples (``gallery/``, on the CPU emulator where
+there is no GPU) and, when ``asv`` is installed and ``asv_bench/results/`` holds results,
+publishes the asv dashboard into ``asv/`` of the output.
 """
 
 import os
 import sys
 
 # import primitives from the source checkout this file lives in
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+DOCS = os.path.abspath(os.path.dirname(__file__))
+ROOT = os.path.dirname(DOCS)
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(DOCS, "_ext"))
 
 import primitives  # noqa: E402
 
@@ -23,6 +31,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+    "perf_figures",
 ]
 
 # Google-style docstrings (Args/Returns/Raises)
@@ -31,12 +42,32 @@ napoleon_numpy_docstring = False
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 
-# Markdown pages (performance.md, emulator.md, ...) are read on GitHub, not rendered here.
-exclude_patterns = ["_build", "**.md", "examples/**"]
-source_suffix = {".rst": "restructuredtext"}
+# Markdown pages (performance.md, emulator.md, perf-log/) render through MyST
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "examples/**", "gallery/**", "generated/figures/**",
+                    "**/README.md"]
 root_doc = "index"
+myst_heading_anchors = 3
+# the Markdown pages link to source files of the repository (tools/..., kernels/...), which
+# are not pages of this site
+suppress_warnings = ["myst.xref_missing", "myst.header"]
 
-html_theme = "alabaster"
+# the example gallery: every script in gallery/ runs at build time (on the emulator without a
+# GPU); its output and code become a page each
+sphinx_gallery_conf = {
+    "examples_dirs": "gallery",
+    "gallery_dirs": "generated/gallery",
+    "filename_pattern": r".*\.py$",
+    "download_all_examples": False,
+    "show_memory": False,
+    "remove_config_comments": True,
+    "abort_on_example_error": True,
+    "matplotlib_animations": False,
+    "image_scrapers": ("matplotlib",),
+    "write_computation_times": False,  # no sg_execution_times.rst written into the sources
+}
+
+html_theme = "furo"
+html_title = "primitives"
 html_static_path = []
-# copy the Markdown pages the reST pages link to (when present) next to the HTML
-html_extra_path = [p for p in ["performance.md"] if os.path.exists(os.path.join(ROOT, "docs", p))]
+html_theme_options = {"navigation_with_keys": True}

@@ -1,67 +1,55 @@
 """Histogram benchmarks: every variant of ``primitives.histogram_even`` on uniform and contended
-data, the public functions at 256 to 2^20 bins, and ``cupy.histogram`` / ``cupy.bincount`` as
-peers.
+data, the public functions at 256 to 2^20 bins, and ``cupy.histogram`` / ``cupy.bincount`` and
+CUB's ``histogram_even`` as peers.
 
-GPU only: on any other backend ``setup`` raises ``NotImplementedError``, which asv reports as a
-skipped benchmark (emulator timings say nothing about GPU performance). Times are medians of
-CUDA-event timings of 30 calls after 5 warm-up calls (``primitives._core.timing.bench``); GB/s counts
-the samples read.
+GPU only (see ``_common``). Times are medians of CUDA-event timings of 30 calls after 5 warm-up
+calls; GB/s counts the samples read.
 """
 
-import primitives as prim
-from primitives.histograms import VARIANTS
-
-from ._common import Timed, require_cuda
+from . import _peers
+from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, sync, variants
 
 N = 2**26
+DATA = ["uint8-uniform", "uint8-equal", "float32-uniform"]
 
 
 def _samples(kind, n):
-    """Random device samples: uint8 uniform, uint8 all equal, float32 uniform in [0, 1)."""
-    import cupy
-
-    rng = cupy.random.default_rng(2026)
+    """Random samples: uint8 uniform, uint8 all equal, float32 uniform in [0, 1)."""
+    n = size(n)
     if kind == "uint8-uniform":
-        return rng.integers(0, 256, n, dtype=cupy.int32).astype(cupy.uint8)
+        return device_data(n, "uint8")
     if kind == "uint8-equal":
-        return cupy.full(n, 77, dtype=cupy.uint8)
-    return rng.random(n, dtype=cupy.float32)
+        x = device_data(n, "uint8")
+        x[:] = 77
+        return x
+    return device_data(n, "float32") - 0.5
 
 
-def _sync():
-    import cupy
-
-    cupy.cuda.get_current_stream().synchronize()
-
-
-class _Timed(Timed):
+class _Samples(_Timed):
     """The shared tracks; GB/s counts the samples read once."""
 
-    @property
-    def bytes(self):
-        return self.x.nbytes
-
-    def teardown(self, *args):
-        self.x = self.fn = None
+    def finish(self, x, fn):
+        self.x, self.fn, self.bytes = x, fn, x.nbytes
+        fn()
+        sync()
 
 
-class Variants(_Timed):
+class Variants(_Samples):
     """``histogram_even(x, 256, lo, hi, variant=v)``: the textbook sequence on 2^26 samples."""
 
-    params = [list(VARIANTS), ["uint8-uniform", "uint8-equal", "float32-uniform"]]
+    params = [variants("histograms"), DATA]
     param_names = ["variant", "data"]
     timeout = 600
 
     def setup(self, variant, data):
         require_cuda()
-        self.x = _samples(data, N)
+        hist = public("histogram_even")
+        x = _samples(data, N)
         hi = 1.0 if data.startswith("float32") else 256
-        self.fn = lambda: prim.histogram_even(self.x, 256, 0, hi, variant=variant)
-        self.fn()
-        _sync()
+        self.finish(x, lambda: hist(x, 256, 0, hi, variant=variant))
 
 
-class Bins(_Timed):
+class Bins(_Samples):
     """``histogram(x, bins, (0, 1))`` on 2^26 float32 samples (the auto variant)."""
 
     params = [[256, 4096, 65536, 2**20]]
@@ -70,13 +58,12 @@ class Bins(_Timed):
 
     def setup(self, bins):
         require_cuda()
-        self.x = _samples("float32-uniform", N)
-        self.fn = lambda: prim.histogram(self.x, bins, (0.0, 1.0))
-        self.fn()
-        _sync()
+        hist = public("histogram")
+        x = _samples("float32-uniform", N)
+        self.finish(x, lambda: hist(x, bins, (0.0, 1.0)))
 
 
-class Bincount(_Timed):
+class Bincount(_Samples):
     """``bincount(x)`` on 2^26 uint8 samples, uniform and all equal."""
 
     params = [["uint8-uniform", "uint8-equal"]]
@@ -85,29 +72,31 @@ class Bincount(_Timed):
 
     def setup(self, data):
         require_cuda()
-        self.x = _samples(data, N)
-        self.fn = lambda: prim.bincount(self.x)
-        self.fn()
-        _sync()
+        bincount = public("bincount")
+        x = _samples(data, N)
+        self.finish(x, lambda: bincount(x))
 
 
-class Peers(_Timed):
+class Peers(_Samples):
     """The peers on the same data: ``cupy.histogram`` (float32, 256 bins), ``cupy.bincount``
-    (uint8)."""
+    (uint8), CUB's ``histogram_even`` on both."""
 
-    params = [["cupy.histogram", "cupy.bincount"]]
+    params = [["cupy.histogram", "cupy.bincount", "cub.histogram_even(float32)",
+               "cub.histogram_even(uint8)"]]
     param_names = ["peer"]
     timeout = 600
 
     def setup(self, peer):
-        require_cuda()
-        import cupy
-
+        cupy = require_cupy()
         if peer == "cupy.histogram":
-            self.x = _samples("float32-uniform", N)
-            self.fn = lambda: cupy.histogram(self.x, 256, (0.0, 1.0))
+            x = _samples("float32-uniform", N)
+            self.finish(x, lambda: cupy.histogram(x, 256, (0.0, 1.0)))
+        elif peer == "cupy.bincount":
+            x = _samples("uint8-uniform", N)
+            self.finish(x, lambda: cupy.bincount(x, minlength=256))
+        elif peer.endswith("(float32)"):
+            x = _samples("float32-uniform", N)
+            self.finish(x, _peers.cub_histogram_even(x, 256, 0.0, 1.0))
         else:
-            self.x = _samples("uint8-uniform", N)
-            self.fn = lambda: cupy.bincount(self.x, minlength=256)
-        self.fn()
-        _sync()
+            x = _samples("uint8-uniform", N)
+            self.finish(x, _peers.cub_histogram_even(x, 256, 0, 256))

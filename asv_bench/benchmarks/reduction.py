@@ -1,36 +1,34 @@
-"""Reduction benchmarks: every variant of ``primitives.reduce`` and ``cupy.sum`` as the peer.
+"""Reduction benchmarks: every variant of ``primitives.reduce``, and ``cupy.sum`` and CUB's
+``reduce_into`` as the peers, at n = 2^20, 2^24 and 2^28 of float32, int32 and float64.
 
-GPU only: on any other backend ``setup`` raises ``NotImplementedError``, which asv reports as a
-skipped benchmark (emulator timings say nothing about GPU performance). Times are medians of
-CUDA-event timings of 30 calls after 5 warm-up calls (``primitives._core.timing.bench``); GB/s counts
-the bytes read.
+GPU only (see ``_common``). Times are medians of CUDA-event timings of 30 calls after 5 warm-up
+calls; GB/s counts the bytes read.
 """
 
-import primitives as prim
-from primitives.reduction import VARIANTS
-
-from ._common import Timed, device_data, require_cuda
+from . import _peers
+from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants
 
 SIZES = [2**20, 2**24, 2**28]
 DTYPES = ["float32", "int32", "float64"]
 
 
-class Reduce(Timed):
+class Reduce(_Timed):
     """``prim.reduce(x, "sum", variant=v)`` on device arrays."""
 
-    params = [list(VARIANTS), SIZES, DTYPES]
+    params = [variants("reduction"), SIZES, DTYPES]
     param_names = ["variant", "n", "dtype"]
     timeout = 600
 
     def setup(self, variant, n, dtype):
         require_cuda()
-        x = device_data(n, dtype)
-        self.fn = lambda: prim.reduce(x, "sum", variant=variant)
+        reduce = public("reduce")
+        x = device_data(size(n), dtype)
+        self.fn = lambda: reduce(x, "sum", variant=variant)
         self.bytes = x.nbytes
         self.fn()  # compile and plan
 
 
-class CupySum(Timed):
+class CupySum(_Timed):
     """The peer: ``cupy.sum(x)`` on the same data (same result dtypes as ``prim.sum``)."""
 
     params = [SIZES, DTYPES]
@@ -38,10 +36,23 @@ class CupySum(Timed):
     timeout = 600
 
     def setup(self, n, dtype):
-        require_cuda()
-        import cupy
-
+        cupy = require_cupy()
         x = device_data(n, dtype)
         self.fn = lambda: cupy.sum(x)
+        self.bytes = x.nbytes
+        self.fn()
+
+
+class CubSum(_Timed):
+    """The peer: CUB's ``reduce_into`` (``cuda.compute``) on the same data."""
+
+    params = [SIZES, DTYPES]
+    param_names = ["n", "dtype"]
+    timeout = 600
+
+    def setup(self, n, dtype):
+        require_cupy()
+        x = device_data(n, dtype)
+        self.fn = _peers.cub_sum(x)
         self.bytes = x.nbytes
         self.fn()

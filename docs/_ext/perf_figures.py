@@ -1,0 +1,267 @@
+"""Figures drawn at build time from the measured CSV files, and the asv dashboard.
+
+``.. perf-figure:: FAMILY [FAMILY...]`` draws, for each tour section of the families named,
+the achieved GB/s of every contender (the variants, and the peers in another colour) against the
+measured copy rate, from ``docs/_data/tour.csv`` (``python -m primitives --csv``).
+``.. peer-figure::`` draws the ratio of our time to the peer's for every row of
+``docs/_data/figures.csv`` (``python -m tools.figures --csv``). Where a file is missing, the
+directive leaves a note saying how to make it, and the build goes on without a warning.
+
+``.. asv-dashboard::`` links the asv dashboard. After the HTML build, when ``asv`` is installed
+and ``asv_bench/results/`` holds results, ``asv publish`` writes the dashboard into ``asv/`` of
+the output; otherwise the page says why there is none.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+DOCS = pathlib.Path(__file__).resolve().parent.parent
+ROOT = DOCS.parent
+DATA = DOCS / "_data"
+OUT = DOCS / "generated" / "figures"  # git-ignored
+ASV_DIR = "asv"  # the dashboard's folder in the HTML output
+VENDOR = DOCS / "_static" / "asv-vendor"  # the dashboard's scripts, for reading it offline
+
+
+def _read_csv(path):
+    """Rows of a CSV file as dicts, leading ``#`` lines skipped; None when the file is missing."""
+    if not path.is_file():
+        return None
+    lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("#")]
+    return list(csv.DictReader(io.StringIO("\n".join(lines))))
+
+
+def _float(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def _num(v):
+    return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
+
+
+def _is_peer(name):
+    low = name.lower()
+    return "(peer)" in low or low.startswith(("cupy", "cub", "cusparse", "numpy"))
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _source_note(rows):
+    devices = sorted({r.get("device", "") for r in rows if r.get("device")})
+    return ", ".join(devices)
+
+
+def draw_families(families, rows, path):
+    """One panel per tour section: horizontal bars of GB/s per contender, the copy rate dashed."""
+    plt = _plt()
+    sections = {}
+    for r in rows:
+        if r["family"] in families and r.get("ok", "1") not in ("0", "False"):
+            sections.setdefault(r["section"], []).append(r)
+    if not sections:
+        return False
+    heights = [0.9 + 0.28 * len(v) for v in sections.values()]
+    fig, axes = plt.subplots(len(sections), 1, figsize=(9, sum(heights) + 0.6),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, (title, rs) in zip(axes[:, 0], sections.items()):
+        names = [r["contender"] for r in rs]
+        gbs = [_float(r["gbs"]) for r in rs]
+        colors = ["#d95f02" if _is_peer(n) else "#1b9e77" for n in names]
+        ax.barh(range(len(rs)), gbs, color=colors)
+        ax.set_yticks(range(len(rs)), names, fontsize=8)
+        ax.invert_yaxis()
+        copy = _float(rs[0].get("copy_gbs"))
+        if copy == copy:  # not NaN
+            ax.axvline(copy, color="k", linestyle="--", linewidth=1,
+                       label=f"device copy rate, {_num(copy)} GB/s")
+            ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
+            ax.set_xlim(0, max([copy] + [g for g in gbs if g == g]) * 1.25)
+        for i, g in enumerate(gbs):
+            share = f" ({100 * g / copy:.0f}% of copy)" if copy == copy else ""
+            label = f" {_num(g)} GB/s{share}"
+            ax.text(g if g == g else 0, i, label, fontsize=7, va="center")
+        ax.set_title(title, fontsize=9, loc="left")
+        ax.tick_params(axis="x", labelsize=8)
+    axes[-1, 0].set_xlabel("achieved GB/s (bytes the operation must move; dashed: measured "
+                           "device copy rate)", fontsize=8)
+    fig.suptitle(f"{', '.join(families)}: variants (green) and peers (orange) — "
+                 f"{_source_note(rows)}", fontsize=9)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def draw_peers(rows, path):
+    """Our time over the peer's for every row of figures.csv (below 1: we are faster)."""
+    plt = _plt()
+    if not rows:
+        return False
+    labels = [f"{r['family']}: {r['work']} vs {r['peer']}" for r in rows]
+    ratio = [_float(r["ratio"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(9, 0.8 + 0.26 * len(rows)))
+    ax.barh(range(len(rows)), ratio,
+            color=["#1b9e77" if v <= 1 else "#d95f02" for v in ratio])
+    ax.axvline(1.0, color="k", linewidth=1)
+    for i, v in enumerate(ratio):
+        ax.text(v if v == v else 0, i, f" {v:.3f}", fontsize=7, va="center")
+    ax.set_xlim(0, max([1.0] + [v for v in ratio if v == v]) * 1.12)
+    ax.set_yticks(range(len(rows)), labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("our time / peer's time (below 1: faster than the peer)", fontsize=8)
+    ax.tick_params(axis="x", labelsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _note(text):
+    para = nodes.paragraph()
+    para += nodes.emphasis(text=text)
+    return [nodes.note("", para)]
+
+
+def _image(env, path, alt):
+    # image URIs are relative to the source directory when they start with '/'
+    rel = "/" + path.relative_to(DOCS).as_posix()
+    env.note_dependency(str(path))
+    return [nodes.image(uri=rel, alt=alt, candidates={"*": rel})]
+
+
+class PerfFigure(Directive):
+    required_arguments = 1
+    final_argument_whitespace = True
+
+    def run(self):
+        env = self.state.document.settings.env
+        families = self.arguments[0].split()
+        csv_path = DATA / "tour.csv"
+        env.note_dependency(str(csv_path))
+        rows = _read_csv(csv_path)
+        if rows is None:
+            return _note("No measured data yet: the figure is drawn from docs/_data/tour.csv, "
+                         "written on a GPU by python -m primitives --csv docs/_data/tour.csv.")
+        path = OUT / f"tour-{'-'.join(families)}.png"
+        if not draw_families(families, rows, path):
+            return _note(f"docs/_data/tour.csv has no rows of {', '.join(families)}.")
+        alt = f"Achieved GB/s of every {', '.join(families)} variant and peer"
+        return _image(env, path, alt)
+
+
+class PeerFigure(Directive):
+    def run(self):
+        env = self.state.document.settings.env
+        csv_path = DATA / "figures.csv"
+        env.note_dependency(str(csv_path))
+        rows = _read_csv(csv_path)
+        if rows is None:
+            return _note("No measured data yet: the figure is drawn from docs/_data/figures.csv, "
+                         "written on a GPU by python -m tools.figures --csv "
+                         "docs/_data/figures.csv.")
+        path = OUT / "peers.png"
+        if not draw_peers(rows, path):
+            return _note("docs/_data/figures.csv has no rows.")
+        return _image(env, path, "Our time over the peer's time, per measured work")
+
+
+def _results():
+    conf = ROOT / "asv_bench" / "asv.conf.json"
+    res = ROOT / "asv_bench" / "results"
+    has = res.is_dir() and any(res.glob("*/machine.json"))
+    return conf, has
+
+
+def _asv_available():
+    try:
+        import asv  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class AsvDashboard(Directive):
+    def run(self):
+        _, has = _results()
+        if not has:
+            return _note("No asv results are recorded yet (asv_bench/results/ is empty): the "
+                         "dashboard appears here once tools/asv_history.sh has run on a GPU "
+                         "machine and its results are committed.")
+        if not _asv_available():
+            return _note("asv is not installed where these pages were built (pip install asv), "
+                         "so the dashboard was not published.")
+        para = nodes.paragraph()
+        para += nodes.reference("", "Open the asv dashboard", refuri=f"{ASV_DIR}/index.html")
+        para += nodes.Text(" (benchmarks over commits: time and GB/s, ours and the peers').")
+        return [para]
+
+
+def publish_dashboard(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    conf, has = _results()
+    if not has or not _asv_available():
+        return
+    out = pathlib.Path(app.outdir) / ASV_DIR
+    cmd = [sys.executable, "-m", "asv", "publish", "--no-pull", "--config", str(conf),
+           "--html-dir", str(out)]
+    proc = subprocess.run(cmd, cwd=conf.parent, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    if proc.returncode != 0:
+        logger.warning("asv publish failed (%s): %s", proc.returncode,
+                       (proc.stdout + proc.stderr)[-2000:])
+        return
+    localize(out)
+
+
+def localize(out):
+    """Point the dashboard's pages at the local copies of the scripts and styles it would load
+    from CDNs (docs/_static/asv-vendor), so that it also works without network access."""
+    if not VENDOR.is_dir():
+        return
+    shutil.copytree(VENDOR, out / "vendor", dirs_exist_ok=True)
+    local = {p.name: p.relative_to(VENDOR).as_posix() for p in VENDOR.rglob("*.*")}
+    pattern = re.compile(r'(src|href)="https?://[^"]+/([^/"]+\.(?:js|css))"')
+
+    def swap(m):
+        name = local.get(m.group(2))
+        return f'{m.group(1)}="vendor/{name}"' if name else m.group(0)
+
+    # the local copies are not byte-identical to the CDN's (flot unminified): no integrity hashes
+    integrity = re.compile(r'\s+(integrity|crossorigin)="[^"]*"')
+    for page in out.glob("*.html"):
+        page.write_text(integrity.sub("", pattern.sub(swap, page.read_text())))
+
+
+def setup(app):
+    app.add_directive("perf-figure", PerfFigure)
+    app.add_directive("peer-figure", PeerFigure)
+    app.add_directive("asv-dashboard", AsvDashboard)
+    app.connect("build-finished", publish_dashboard)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
