@@ -18,8 +18,6 @@ import csv
 import io
 import os
 import pathlib
-import re
-import shutil
 import subprocess
 import sys
 
@@ -34,7 +32,6 @@ ROOT = DOCS.parent
 DATA = DOCS / "_data"
 OUT = DOCS / "generated" / "figures"  # git-ignored
 ASV_DIR = "asv"  # the dashboard's folder in the HTML output
-VENDOR = DOCS / "_static" / "asv-vendor"  # the dashboard's scripts, for reading it offline
 
 
 def _read_csv(path):
@@ -237,26 +234,6 @@ def publish_dashboard(app, exception):
         logger.warning("asv publish failed (%s): %s", proc.returncode,
                        (proc.stdout + proc.stderr)[-2000:])
         return
-    localize(out)
-
-
-def localize(out):
-    """Point the dashboard's pages at the local copies of the scripts and styles it would load
-    from CDNs (docs/_static/asv-vendor), so that it also works without network access."""
-    if not VENDOR.is_dir():
-        return
-    shutil.copytree(VENDOR, out / "vendor", dirs_exist_ok=True)
-    local = {p.name: p.relative_to(VENDOR).as_posix() for p in VENDOR.rglob("*.*")}
-    pattern = re.compile(r'(src|href)="https?://[^"]+/([^/"]+\.(?:js|css))"')
-
-    def swap(m):
-        name = local.get(m.group(2))
-        return f'{m.group(1)}="vendor/{name}"' if name else m.group(0)
-
-    # the local copies are not byte-identical to the CDN's (flot unminified): no integrity hashes
-    integrity = re.compile(r'\s+(integrity|crossorigin)="[^"]*"')
-    for page in out.glob("*.html"):
-        page.write_text(integrity.sub("", pattern.sub(swap, page.read_text())))
 
 
 def setup(app):
