@@ -34,6 +34,7 @@ extensions = [
     "myst_parser",
     "sphinx_gallery.gen_gallery",
     "perf_figures",
+    "families",
 ]
 
 # Google-style docstrings (Args/Returns/Raises)
