@@ -226,3 +226,15 @@ def test_architecture_chain():
         _policy.Table("t", {("hopper", None): Pol(0)})
     with pytest.raises(TypeError):
         _policy.Table("t", {("default", None): {"v": 0}})
+
+
+def test_user_plan_binds_positional_options(rng):
+    """Arguments after the leading arrays are bound: a list of bin edges, an op name."""
+    x = rng.random(5000).astype(np.float64)
+    p = prim.plan(prim.histogram, x, [0.0, 0.25, 0.5, 1.0])
+    H.assert_same(p(x), np.histogram(x, [0.0, 0.25, 0.5, 1.0]))
+    q = prim.plan(prim.reduce, x, "max")
+    H.assert_same(q(x), np.max(x))
+    y = rng.random(77).astype(np.float64)  # unlike arrays: the checked path, still right
+    H.assert_same(p(y), np.histogram(y, [0.0, 0.25, 0.5, 1.0]))
+    assert "max" in repr(q)
