@@ -186,7 +186,12 @@ class MergePathPlan(SpmvPlan):
         xp = self.xp
         self.tile = pol.block * pol.items
         ntiles = _launch.cdiv(m + nnz, self.tile)
-        mod = _loader.load(CSR_SOURCE, merge_names(vt, pol))
+        if pol in _policy.policies(("merge_path", np.dtype(vt).name)):
+            names = merge_names(vt, pol)
+        else:  # a tile a tool tries: only this index type (a 256x12 float64 tile fits the
+            # static shared memory with int32 indices, not with int64)
+            names = [f"spmv_merge_partition<{_ct(it)}>", merge_name(vt, it, pol)]
+        mod = _loader.load(CSR_SOURCE, names)
         self.launch = _plans.Launch(mod(merge_name(vt, it, pol)), ntiles, pol.block)
         part = mod(f"spmv_merge_partition<{_ct(it)}>")
         self.partition = _resident(part, ntiles + 1, rows_pol.block)
