@@ -4,10 +4,12 @@ every entry must point at things that exist, and every public function at a plan
 import importlib
 import pathlib
 
+import numpy as np
 import pytest
 
 import primitives as prim
 from primitives._core import registry
+from primitives.testing import harness as H
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FAMILIES = [f.name for f in registry.FAMILIES]
@@ -68,3 +70,21 @@ def test_every_package_is_installed():
              for p in (ROOT / "primitives").rglob("__init__.py")}
     found = {f.rstrip(".") for f in found} - {"primitives."} | {"primitives"}
     assert found <= listed, f"not in pyproject.toml: {sorted(found - listed)}"
+
+
+_EXTRA = {  # the arguments after the first that each function needs to reach its checks
+    "spmv": lambda: (np.ones(3),),
+    "segmented_reduce": lambda: (np.array([0, 4]),),
+    "segmented_sort": lambda: (np.array([0, 4]),),
+    "compact": lambda: (np.ones(4, bool),),
+    "histogram_even": lambda: (4, 0, 1),
+}
+
+
+@pytest.mark.parametrize("fn", [fn for f in registry.FAMILIES for fn in f.functions])
+@pytest.mark.parametrize("bad", [object(), np.ones(4, np.complex64)], ids=["object", "complex64"])
+def test_errors_name_the_function_called(fn, bad):
+    """Every public function refuses a non-array and an unsupported dtype with a TypeError that
+    starts with its own name (``sum: ...``, not the name of the function it calls)."""
+    kwargs = {"offsets": np.array([0, 4])} if fn == "segmented_scan" else {}
+    H.raises_like(TypeError, fn, getattr(prim, fn), bad, *_EXTRA.get(fn, tuple)(), **kwargs)

@@ -11,14 +11,15 @@ from ._plans import OPS, VARIANTS
 __all__ = ["reduce", "sum", "min", "max", "VARIANTS", "OPS"]
 
 
-def _make_plan(x, op="sum", *, dtype=None, variant="auto"):
-    """What ``prim.plan(prim.reduce, x, op, ...)`` runs for arrays like ``x``."""
-    variant = _checks.check_choice(variant, VARIANTS, func="reduce", arg="variant",
+def _make_plan(x, op="sum", *, dtype=None, variant="auto", func="reduce"):
+    """What ``prim.plan(prim.reduce, x, op, ...)`` runs for arrays like ``x``; ``func``: the
+    public function the errors name."""
+    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                                    auto="production")
-    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func="reduce")
+    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func)
     if variant == "production" and arr.size and arr is x:
         return _rp.production_plan(inp.backend, in_dt, acc_dt, op, arr.size)
-    return lambda y: reduce(y, op, dtype=dtype, variant=variant)
+    return lambda y: _reduce(y, op, dtype, variant, func)
 
 
 @_plans.planned(_make_plan)
@@ -54,13 +55,18 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
     See Also:
         :func:`numpy.sum`, :func:`numpy.min`, :func:`numpy.max`, :func:`cupy.sum`.
     """
+    return _reduce(x, op, dtype, variant, "reduce")
+
+
+def _reduce(x, op, dtype, variant, func):
+    """:func:`reduce`, its errors naming ``func`` (the public function the user called)."""
     key = _plans.call_key("reduce", (x,), (op, dtype, variant))
     plan = _plans.PLANS.find(key)
     if plan is not None:  # an earlier call on a like array checked these arguments
         return plan(x)
-    variant = _checks.check_choice(variant, VARIANTS, func="reduce", arg="variant",
+    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                                    auto="production")
-    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func="reduce")
+    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func)
     if arr.size == 0:
         if op != "sum":
             name = "minimum" if op == "min" else "maximum"
@@ -78,23 +84,23 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
 
 def _bound(op):
     def make(x, **options):
-        return _make_plan(x, op, **options)
+        return _make_plan(x, op, func=op, **options)
     return make
 
 
 @_plans.planned(_bound("sum"))
 def sum(x, *, dtype=None, variant="auto"):  # noqa: A001 - mirrors numpy.sum
     """Sum of all elements; see :func:`reduce`."""
-    return reduce(x, "sum", dtype=dtype, variant=variant)
+    return _reduce(x, "sum", dtype, variant, "sum")
 
 
 @_plans.planned(_bound("min"))
 def min(x, *, variant="auto"):  # noqa: A001 - mirrors numpy.min
     """Minimum of all elements (NaN propagates); see :func:`reduce`."""
-    return reduce(x, "min", variant=variant)
+    return _reduce(x, "min", None, variant, "min")
 
 
 @_plans.planned(_bound("max"))
 def max(x, *, variant="auto"):  # noqa: A001 - mirrors numpy.max
     """Maximum of all elements (NaN propagates); see :func:`reduce`."""
-    return reduce(x, "max", variant=variant)
+    return _reduce(x, "max", None, variant, "max")

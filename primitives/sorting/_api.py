@@ -179,7 +179,7 @@ def _make_radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending
 
 
 def _make_sort(keys, *, descending=False, variant="auto"):
-    c = _Checked(keys, None, 0, None, descending, variant, "radix_sort")
+    c = _Checked(keys, None, 0, None, descending, variant, "sort")
     plan = _onesweep_plan(c, keys, None)
     if plan is not None:
         return plan
@@ -276,7 +276,7 @@ def sort(keys, *, descending=False, variant="auto"):
     plan = _plans.PLANS.find(key)
     if plan is not None:  # an earlier call on a like array passed every check
         return plan.run(keys, None)[0]
-    out, plan = _radix_sort(keys, None, 0, None, descending, variant, "radix_sort")
+    out, plan = _radix_sort(keys, None, 0, None, descending, variant, "sort")
     if plan is not None:
         _plans.PLANS.file(key, plan)
     return out
