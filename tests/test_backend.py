@@ -77,9 +77,16 @@ def test_modules_memoized():
     assert a(names[0]) is b(names[0])
 
 
-def test_compile_error_names_instantiation():
-    with pytest.raises(prim.KernelCompileError, match=r"(?s)prim::Nope"):
+def test_compile_error_puts_the_cause_first():
+    """The first line holds the compiler's first error; the instantiations come last."""
+    with pytest.raises(prim.KernelCompileError) as info:
         _loader.load("reduction/reduce.cu", ["reduce_gamma<float, float, prim::Nope<float>>"])
+    msg = str(info.value)
+    first = msg.splitlines()[0]
+    assert first.startswith("compiling reduction/reduce.cu failed:") and "error" in first.lower()
+    assert "Nope" in first
+    assert msg.splitlines()[-1] == ("instantiations asked for: "
+                                    "['reduce_gamma<float, float, prim::Nope<float>>']")
 
 
 class _HostDLPack:

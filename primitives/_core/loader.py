@@ -202,6 +202,16 @@ def load(relpath, names):
     return mod
 
 
+def _compile_message(relpath, names, exc):
+    """The cause first (the compiler's first error line, or why the compiler did not run), then
+    the whole log, then the instantiations asked for."""
+    log = str(exc).strip()
+    lines = [ln.strip() for ln in log.splitlines() if ln.strip()]
+    first = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+    return (f"compiling {relpath} failed: {first}\n\n{log}\n\n"
+            f"instantiations asked for: {list(names)}")
+
+
 def _compile(backend, relpath, names):
     code = source(relpath)
     if backend.is_cuda:
@@ -211,9 +221,7 @@ def _compile(backend, relpath, names):
         try:
             raw.compile()
         except cupy.cuda.compiler.CompileException as exc:
-            raise KernelCompileError(
-                f"compiling {relpath} for instantiations {list(names)} failed:\n{exc}"
-            ) from exc
+            raise KernelCompileError(_compile_message(relpath, names, exc)) from exc
         get_raw = raw.get_function
     else:
         from . import emulator as _emulator
@@ -227,9 +235,7 @@ def _compile(backend, relpath, names):
                 filename=str(kernels_root() / relpath),
             )
         except _emulator.EmulatorCompileError as exc:
-            raise KernelCompileError(
-                f"compiling {relpath} for instantiations {list(names)} failed:\n{exc}"
-            ) from exc
+            raise KernelCompileError(_compile_message(relpath, names, exc)) from exc
         get_raw = emod.get_function
 
     cache = {}
