@@ -222,6 +222,7 @@ def test_architecture_chain():
     assert t.lookup(None, "sm_86") == Pol(80)
     assert t.lookup("f", "sm_90") == Pol(90) and t.lookup("g", "sm_90") == Pol(80)
     assert t.lookup("f", "sm_75") == Pol(0) and t.lookup(None, "default") == Pol(0)
+    assert t.policies() == (Pol(0), Pol(80)) and t.policies("f") == (Pol(90),)
     with pytest.raises(ValueError):
         _policy.Table("t", {("hopper", None): Pol(0)})
     with pytest.raises(TypeError):

@@ -59,6 +59,11 @@ class Table:
         cc = int(arch[3:])
         return tuple(a for a in self.archs if int(a[3:]) <= cc) + ("default",)
 
+    def policies(self, selector=None):
+        """Every policy the table holds for ``selector``, on any architecture (each once, in
+        table order): the instantiations a family registers for the NVRTC check."""
+        return tuple(dict.fromkeys(p for (_, sel), p in self.entries.items() if sel == selector))
+
     def lookup(self, selector=None, arch="default"):
         for a in self.chain(arch):
             for sel in ((selector, None) if selector is not None else (None,)):

@@ -27,7 +27,7 @@ def names(pol):
     return [kernel_name(d, False, pol) for d in _dtypes.NUMERIC] + [kernel_name(None, True, pol)]
 
 
-for _pol in set(_policy.TABLE.entries.values()):  # every policy of the table, for NVRTC
+for _pol in _policy.TABLE.policies():  # every policy of the table, for the NVRTC check
     _loader.register(SOURCE, names(_pol))
 
 

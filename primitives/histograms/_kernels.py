@@ -116,11 +116,8 @@ def channels_kernel(binning, pol):
 
 def _register():
     """Every instantiation of every policy in the table, for the NVRTC check."""
-    entries = _policy.TABLE.entries
-    of = {kind: {p for (_, sel), p in entries.items() if sel == kind}
-          for kind in ("production", "channels", "minmax")}
-    loads = {dt: {p for (_, sel), p in entries.items() if sel == dt.name}
-             for dt in SAMPLE_DTYPES}
+    of = {kind: _policy.TABLE.policies(kind) for kind in ("production", "channels", "minmax")}
+    loads = {dt: _policy.TABLE.policies(dt.name) for dt in SAMPLE_DTYPES}
     for variant in VARIANTS:
         for prod in of["production"]:
             _loader.register(SOURCE, [n for dt in SAMPLE_DTYPES for pol in loads[dt]

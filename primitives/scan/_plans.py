@@ -50,7 +50,7 @@ def names(variant, pol):
 
 
 for _v in VARIANTS:  # every policy of the table, for the NVRTC check
-    for _pol in {p for (_, sel), p in _policy.TABLE.entries.items() if sel == _v}:
+    for _pol in _policy.TABLE.policies(_v):
         _loader.register(SOURCE, names(_v, _pol))
 
 

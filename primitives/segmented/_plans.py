@@ -54,7 +54,7 @@ def names(mode, pol):
 
 
 for _mode in MODES:  # every policy of the table, for the NVRTC check
-    for _pol in {p for (_, sel), p in _policy.TABLE.entries.items() if sel == _mode}:
+    for _pol in _policy.TABLE.policies(_mode):
         _loader.register(SOURCE, names(_mode, _pol))
 
 

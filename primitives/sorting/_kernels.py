@@ -63,16 +63,12 @@ def tile_smem(block, items, kv, bits):
     return -(-counters // 16) * 16 + block * items * kv
 
 
-def _policies(selector):
-    return list(dict.fromkeys(p for (_, sel), p in _policy.TABLE.entries.items()
-                              if sel == selector))
-
-
 def _table_names():
     """{source: instantiation names of every policy of the table}."""
-    hist, cl, seg = _policies("histogram"), _policies("classic"), _policies("segmented")
+    policies = _policy.TABLE.policies
+    hist, cl, seg = policies("histogram"), policies("classic"), policies("segmented")
     onesweep = [hist_name(k, h) for h in hist for k in (4, 8)] + ["onesweep_plan"]
-    onesweep += [pass_name(k, v, p) for k in (4, 8) for v in VCFGS for p in _policies((k, v))]
+    onesweep += [pass_name(k, v, p) for k in (4, 8) for v in VCFGS for p in policies((k, v))]
     classic = [classic_names(k, 0, p)[0] for p in cl for k in (4, 8)]
     classic += [classic_names(k, v, p)[1] for p in cl for k in (4, 8) for v in VCFGS]
     split = [split_names(k, 0)[0] for k in (4, 8)]

@@ -109,7 +109,4 @@ def auto():
     return _policy.current("spmv", "auto")
 
 
-def policies(selector):
-    """Every policy the table holds for ``selector`` (all architectures): the instantiations
-    registered for the NVRTC check."""
-    return sorted({p for (_, sel), p in TABLE.entries.items() if sel == selector}, key=repr)
+policies = TABLE.policies
