@@ -143,6 +143,12 @@ def foreign_csr(A, *, func, arg, index_dtype):
     return data, indices, indptr, (m, n), idt
 
 
+def _not_a_matrix(func, arg, A):
+    return TypeError(
+        f"{func}: {arg} must be a scipy.sparse or cupyx.scipy.sparse matrix or a "
+        f"primitives.sparse container (CSR, ELL, COO, HYB), got {type(A).__name__}")
+
+
 def as_matrix(A, *, func, arg="A"):
     """A container for ``A``: containers pass through, SciPy/CuPy sparse matrices become CSR."""
     if isinstance(A, Matrix):
@@ -151,10 +157,7 @@ def as_matrix(A, *, func, arg="A"):
         from ._csr import CSR
 
         return CSR(A, _func=func, _arg=arg)
-    raise TypeError(
-        f"{func}: {arg} must be a scipy.sparse or cupyx.scipy.sparse matrix or a "
-        f"primitives.sparse container (CSR, ELL, COO, HYB), got {type(A).__name__}"
-    )
+    raise _not_a_matrix(func, arg, A)
 
 
 class Matrix:
@@ -261,7 +264,4 @@ def source_csr(A, *, func, index_dtype):
         return csr
     if is_scipy_sparse(A) or is_cupyx_sparse(A):
         return CSR(A, index_dtype=index_dtype, _func=func)
-    raise TypeError(
-        f"{func}: A must be a scipy.sparse or cupyx.scipy.sparse matrix or a primitives.sparse "
-        f"container (CSR, ELL, COO, HYB), got {type(A).__name__}"
-    )
+    raise _not_a_matrix(func, "A", A)
