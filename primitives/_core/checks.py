@@ -46,7 +46,8 @@ class Input:
         return out[()] if self.host else out
 
 
-def _is_cupy(x):
+def is_cupy(x):
+    """Whether ``x`` is an object of CuPy's (asked of its type's module: no import of CuPy)."""
     mod = type(x).__module__
     return mod.startswith("cupy")
 
@@ -61,7 +62,7 @@ def as_input(x, *, func, arg, ndim=None, flatten=False):
     host = True
     if isinstance(x, np.ndarray):
         arr = x
-    elif _is_cupy(x) and hasattr(type(x), "__cuda_array_interface__"):
+    elif is_cupy(x) and hasattr(type(x), "__cuda_array_interface__"):
         # a CuPy array: asked of its type, which does not build the interface's dict
         host = False
         arr = x

@@ -54,7 +54,7 @@ def _check(A, x, y, alpha, beta, variant, func="spmv"):
     if variant != "auto" and variant not in VARIANTS:
         raise ValueError(f"{func}: variant must be 'auto' or one of {VARIANTS}, got {variant!r}")
     M = _base.as_matrix(A, func=func, arg="A")
-    if y is not None and not (isinstance(y, np.ndarray) or _checks._is_cupy(y)):
+    if y is not None and not (isinstance(y, np.ndarray) or _checks.is_cupy(y)):
         raise TypeError(f"{func}: y must be a NumPy or CuPy array, got {type(y).__name__}")
     alpha = _real(alpha, func=func, arg="alpha")
     beta = _real(beta, func=func, arg="beta")
@@ -181,7 +181,7 @@ def _overlap(x, y):
     """Whether the caller's ``x`` and ``y`` share memory (both NumPy or both CuPy)."""
     if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
         return bool(np.may_share_memory(x, y))
-    if _checks._is_cupy(x) and _checks._is_cupy(y) and x.size and y.size:
+    if _checks.is_cupy(x) and _checks.is_cupy(y) and x.size and y.size:
         (a0, a1), (b0, b1) = _span(x), _span(y)
         return a0 < b1 and b0 < a1
     return False
