@@ -43,7 +43,8 @@ with the containers (``from primitives.sparse import VARIANTS, choose_variant``)
 Modules: ``_base`` (dtypes, row statistics, input checks, the containers' base), ``_csr``,
 ``_coo``, ``_ell``, ``_hyb`` (one container each), ``_convert`` (the conversion kernels),
 ``_choose`` (variant choice), ``_plans`` (kernel names and plans), ``_spmv`` (the function),
-``_policy`` (tuning), ``_oracle`` (the SciPy reference the tests and the tour check against).
+``_policy`` (tuning); ``matches`` and ``reference``, the SciPy reference the tests and the tour
+check against, come from :mod:`primitives.testing.oracle`.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from ._coo import COO
 from ._csr import CSR
 from ._ell import ELL
 from ._hyb import HYB, hyb_width
-from ._oracle import matches, reference
+from ..testing.oracle import spmv_matches as matches, spmv_reference as reference
 from ._plans import FORMAT_OF, LANES, VARIANTS
 from ._spmv import spmv
 
