@@ -126,30 +126,6 @@ def check_choice(value, choices, *, func, arg, auto=None):
     return value
 
 
-def direct_input(x, op, dtype, backend):
-    """``(in_dt, acc_dt)`` when ``x`` can go to a kernel as it is: a non-empty C-contiguous array
-    of the backend's own type (CuPy on the GPU, NumPy on the emulator), a valid ``op``, and an
-    (input, result) dtype pair a kernel takes natively (``dtype`` None: NumPy's default, as
-    :func:`op_input`). None otherwise: the caller then takes :func:`op_input`, which converts
-    what needs converting and says what is wrong. About half the host time of a call is the
-    general path's."""
-    if type(x) is not backend.xp.ndarray or x.size == 0 or not x.flags.c_contiguous:
-        return None
-    if not isinstance(op, str) or op not in OPS:
-        return None
-    from . import dtypes as _dtypes
-
-    in_dt = x.dtype
-    if dtype is None:
-        acc_dt = _dtypes.sum_dtype(in_dt) if op == "sum" else in_dt
-    else:
-        try:
-            acc_dt = np.dtype(dtype)
-        except (TypeError, ValueError):
-            return None
-    return (in_dt, acc_dt) if (in_dt, acc_dt) in _dtypes.ACC_PAIRS_SET else None
-
-
 def op_input(x, op, dtype, *, func, ndim=None):
     """Checks shared by reductions and scans with an ``op`` in :data:`OPS`.
 

@@ -137,6 +137,12 @@ class Kernel:
         self._fn(grid, block, args, shared_mem=shared_mem)
 
     @property
+    def function(self):
+        """The backend's own function object (CuPy's ``RawKernel`` function on the GPU), for
+        tools that measure or inspect it (registers, local memory, a launch through it)."""
+        return self._fn
+
+    @property
     def max_dynamic_shared_size_bytes(self):
         return self._fn.max_dynamic_shared_size_bytes
 

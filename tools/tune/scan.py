@@ -31,7 +31,8 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives._core import backend as _backend, lookback as _lookback, timing as _timing
+from primitives._core import (backend as _backend, lookback as _lookback, plans as _plans,
+                              timing as _timing)
 from primitives.testing import peers
 from tools._patched import patched_kernel, patched_module
 
@@ -194,8 +195,6 @@ def pieces_of_a_call(small):
     """Host time of the parts of a public call, and of other ways to launch the same kernel."""
     import ctypes
 
-    from primitives._core import checks as _checks
-
     def per_call(fn, reps=3000):
         for _ in range(50):
             fn()
@@ -209,7 +208,7 @@ def pieces_of_a_call(small):
     backend = _backend.get_backend()
     plan = prim.plan(prim.inclusive_scan, small, dtype=np.int32).core  # the calls' plan
     out = cupy.empty(small.size, np.int32)
-    raw = plan.kernel._fn
+    raw = plan.kernel.function
     pieces = {
         "public call": lambda: prim.inclusive_scan(small, dtype=np.int32),
         "cupy.empty": lambda: cupy.empty(small.size, np.int32),
@@ -217,7 +216,7 @@ def pieces_of_a_call(small):
                                                                   cupy.cuda.alloc(small.nbytes)),
         "backend.stream_key": backend.stream_key,
         "get_current_stream().ptr": lambda: cupy.cuda.get_current_stream().ptr,
-        "direct_input": lambda: _checks.direct_input(small, "sum", np.int32, backend),
+        "call_key": lambda: _plans.call_key("inclusive_scan", (small,), ("sum", np.int32, "auto")),
         "plan.launch": lambda: plan.launch(small, out, plan.n64),
         "plan (new output)": lambda: plan(small),
         "RawKernel call": lambda: raw(plan.grid, plan.block, (small, out, plan.n64, plan.counter,

@@ -147,7 +147,7 @@ def hist_section(data):
         prev = ms["previous: 4 copies, 256 threads"]
         for label, (k, grid, block, smem) in kernels[kb].items():
             regs = k.resources()[0]
-            local = getattr(k._fn, "local_size_bytes", "?")
+            local = getattr(k.function, "local_size_bytes", "?")
             print(f"histogram {name + ':':17s} {label:34s} {ms[label]:.4f} ms "
                   f"({x.nbytes / ms[label] / 1e6:.0f} GB/s, {prev / ms[label]:.2f}x the previous)"
                   f" grid {grid} x {block}, {regs} regs, {local} B local, {checks[label]}",
