@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from .._core import checks as _checks, plans as _plans
 from . import _plans as _rp
 from ._plans import OPS, VARIANTS
