@@ -16,6 +16,14 @@ CTYPES = {
 
 NUMERIC = tuple(CTYPES)
 
+#: the 8- and 16-bit integers, which only some families instantiate (histograms: samples)
+SMALL_CTYPES = {
+    np.dtype(np.int8): "signed char",
+    np.dtype(np.uint8): "unsigned char",
+    np.dtype(np.int16): "short",
+    np.dtype(np.uint16): "unsigned short",
+}
+
 #: (input dtype, accumulator dtype) pairs that reductions and scans instantiate natively: the same
 #: type, and NumPy's widening of 32-bit integer sums. Other ``dtype=`` requests convert the input.
 ACC_PAIRS = tuple((d, d) for d in NUMERIC) + (

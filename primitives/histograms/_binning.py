@@ -21,14 +21,8 @@ from .._core import dtypes as _dtypes
 # ---- dtypes and binners ----------------------------------------------------------------------
 
 #: sample dtypes with kernels: the library's 32/64-bit table plus the 8- and 16-bit integers
-SMALL = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16))
-CTYPES = {
-    np.dtype(np.int8): "signed char",
-    np.dtype(np.uint8): "unsigned char",
-    np.dtype(np.int16): "short",
-    np.dtype(np.uint16): "unsigned short",
-    **_dtypes.CTYPES,
-}
+SMALL = tuple(_dtypes.SMALL_CTYPES)
+CTYPES = {**_dtypes.SMALL_CTYPES, **_dtypes.CTYPES}
 SAMPLE_DTYPES = tuple(CTYPES)
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 _WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
