@@ -33,6 +33,12 @@ ACC_PAIRS = tuple((d, d) for d in NUMERIC) + (
 ACC_PAIRS_SET = frozenset(ACC_PAIRS)
 
 
+def cname(dtype):
+    """The C++ type name of ``dtype`` in name expressions (the dtype known to have kernels)."""
+    dt = np.dtype(dtype)
+    return CTYPES[dt] if dt in CTYPES else SMALL_CTYPES[dt]
+
+
 def names(dtypes=NUMERIC):
     return ", ".join(d.name for d in dtypes)
 

@@ -6,8 +6,6 @@ matrix); the prefix sums that turn row lengths into row offsets run on the array
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._core import backend as _backend, dtypes as _dtypes, launch as _launch, loader as _loader
 from . import _policy
 from ._base import INDEX_DTYPES, VALUE_DTYPES
@@ -31,8 +29,7 @@ def names():
 _loader.register(SOURCE, names())
 
 
-def _ct(dt):
-    return _dtypes.CTYPES[np.dtype(dt)]
+_ct = _dtypes.cname
 
 
 def _launch_over(name, n, args):

@@ -26,8 +26,7 @@ CSR_SOURCE, ELL_SOURCE, COO_SOURCE = "spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu"
 LANES = _policy.LANES
 
 
-def _ct(dt):
-    return _dtypes.CTYPES[np.dtype(dt)]
+_ct = _dtypes.cname
 
 
 def _pairs():
