@@ -200,6 +200,8 @@ def test_override_lasts_for_its_block_and_makes_new_plans(rng):
 
 
 def test_override_errors():
+    with pytest.raises(ValueError, match="reduction has no policy for selector 'nope'"):
+        prim.tuning.policy("reduction", "nope")
     with pytest.raises(ValueError, match="no family 'nope'"):
         with prim.tuning.override("nope", block=1):
             pass

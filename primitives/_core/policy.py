@@ -70,7 +70,9 @@ class Table:
                 pol = self.entries.get((a, sel))
                 if pol is not None:
                     return pol
-        raise KeyError(f"{self.family}: no policy for selector {selector!r} on {arch}")
+        selectors = sorted({repr(sel) for _, sel in self.entries})
+        raise ValueError(f"tuning: {self.family} has no policy for selector {selector!r} on "
+                         f"{arch}; its selectors: {', '.join(selectors)}")
 
 
 def register(family, entries, doc=""):
@@ -143,7 +145,7 @@ def override(family, policy=None, *, selector=_ANY, **fields):
         _generation += 1
     try:
         shown = current(family, None if selector is _ANY else selector)
-    except KeyError:  # a table with no policy for "any selector": nothing to show
+    except ValueError:  # a table with no policy for "any selector": nothing to show
         shown = None
     try:
         yield shown
