@@ -508,6 +508,33 @@ def test_repeat_calls_take_the_filed_plan(func, args, backend, rng):
             f(bad, 0, *args[1:])
 
 
+@pytest.mark.parametrize("variant", [v for v in histograms.VARIANTS
+                                     if v != "sort_reduce_by_key"])
+def test_repeat_calls_of_every_variant_take_the_filed_plan(variant, backend, rng):
+    """The repeat path is every variant's, not only the production kernel's: like calls of
+    ``histogram`` and ``histogram_even`` with an explicit variant build no plan, equal NumPy,
+    and return new arrays (edges included: changing one result leaves the next alone)."""
+    prim.clear_caches()
+    xs = [samples(rng, 2999, np.uint8, 0, 255) for _ in range(3)]
+    prim.histogram(native(xs[0], backend), 37, (0, 256), variant=variant)
+    prim.histogram_even(native(xs[0], backend), 37, 0, 256, variant=variant)
+    builds = prim.cache_info()["builds"]
+    like = native(xs[0], backend)
+    for func, options in (("histogram", (variant, 37, 0, 256)),
+                          ("histogram_even", (variant, 37, 0, 256))):
+        assert P.PLANS.find(P.call_key(func, (like,), options)) is not None, func
+    for x in xs[1:]:
+        want = np.histogram(x, 37, (0, 256))
+        got = prim.histogram(native(x, backend), 37, (0, 256), variant=variant)
+        H.assert_same(got, want, what=variant)
+        even = prim.histogram_even(native(x, backend), 37, 0, 256, variant=variant)
+        assert np.array_equal(to_host(even), want[0])
+        got[0][...] = -1
+        got[1][...] = -1
+        even[...] = -1
+    assert prim.cache_info()["builds"] == builds
+
+
 @pytest.mark.parametrize("func,args,kw", [
     ("histogram", (256, (0, 256)), {}), ("histogram", (7,), {"variant": "privatized"}),
     ("histogram", (), {"bins": [0, 7, 99.5, 300]}),

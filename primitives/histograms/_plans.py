@@ -295,6 +295,22 @@ class RepeatPlan(_plans.Plan):
         return out
 
 
+class CountRepeat(_plans.Plan):
+    """A call of :func:`histogram_even` or :func:`histogram` repeated on like samples where the
+    count is a :class:`CountPlan` without an accumulator (a result zeroed, then the kernel): the
+    binning's spec prepared, no checks. ``plan(a)`` returns the counts, or (counts, a copy of the
+    edges) for :func:`histogram` (``with_edges``)."""
+
+    def __init__(self, count, bplan, with_edges):
+        self.count, self.spec = count, bplan.spec
+        self.edges = bplan.edges if with_edges else None
+        self.nbytes = 0  # the count plan and the binning plan hold the device memory
+
+    def __call__(self, a):
+        out = self.count(a, self.spec)
+        return out if self.edges is None else (out, self.edges.copy())
+
+
 class HistogramPlan(RepeatPlan):
     """:func:`histogram` repeated: the last block also copies the edges; returns (hist, edges)."""
 
@@ -345,19 +361,22 @@ class BincountPlan(RepeatPlan):
 
 def repeat_plan(kind, variant, binning, n, backend, edges=None, minlength=0, origin=0):
     """The repeat-call plan of ``kind`` ("histogram": :class:`HistogramPlan` with ``edges``,
-    "even": :class:`RepeatPlan`, "bincount": :class:`BincountPlan`), or None where a count of
-    ``n`` samples does not run the production kernel with an accumulator (no work, another
-    variant, more bins than its last block moves)."""
+    "even": :class:`RepeatPlan`, "bincount": :class:`BincountPlan`); where the count of ``n``
+    samples does not run the production kernel with an accumulator (another variant, more bins
+    than its last block moves), a :class:`CountRepeat` for "histogram" and "even". None where
+    there is no work, for ``sort_reduce_by_key``, and for such a "bincount"."""
     if n == 0 or binning.empty or variant == "sort_reduce_by_key":
         return None
     ckey = _count_key(variant, binning, "count", n)
     count = _plans.PLANS.get(ckey, lambda: CountPlan(variant, binning, "count", n, backend))
-    if count.acc is None:
+    if count.acc is None and kind == "bincount":
         return None
     prod = _policy.production()
 
     def build():
         bplan = binning_plan(binning, backend, edges)
+        if count.acc is None:  # another variant, or more bins than the last block moves
+            return CountRepeat(count, bplan, kind == "histogram")
         if kind == "histogram":
             return HistogramPlan(count, bplan, backend, edges=edges)
         if kind == "even":
