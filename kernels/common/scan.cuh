@@ -8,7 +8,8 @@
 //   the block aggregate. Contains two __syncthreads: call with the whole block; a caller reusing
 //   `scratch` must __syncthreads() in between.
 // Segmented<Op>: any of prim's operators lifted to (value, head) pairs (Flagged<T>): one
-//   operator for every segmented scan.
+//   operator for every segmented scan. Segmented<Op, HeadFirst>: the same on (head, value) pairs
+//   (Flagged<T, HeadFirst>, with their own shfl_up).
 #pragma once
 #include "common/prim.cuh"
 #include "common/warp.cuh"
@@ -55,16 +56,43 @@ __device__ __forceinline__ T block_exclusive_scan(T v, Op op, T* scratch, T& agg
 // pair is the op-sum since the last head at or before it (Blelloch, "Prefix sums and their
 // applications", 1990). Segmented<Op> lifts any of prim's operators; every scan helper above and
 // the look-back of common/lookback.cuh work with it unchanged.
-template <class T>
+//
+// The pair's field order is an optional second parameter of Flagged and Segmented: ValueFirst
+// (the default) or HeadFirst (the head in the pair's first word). The two compute the same.
+// HeadFirst pairs have their own shfl_up, which moves the two fields one by one (a double value
+// and its head: three 32-bit shuffles, where warp.cuh's generic shfl_up moves the whole 16-byte
+// struct, padding word included: four; found by argument-dependent lookup from the scans above)
+// and takes the pair by reference (passed by value, the pair changed NVVM's code for the whole
+// of the SpMV kernels that scan such pairs: sm_90 float32 merge_path 256x8 in 32 registers, not
+// 40, and other instructions).
+struct ValueFirst {};
+struct HeadFirst {};
+
+template <class T, class Layout = ValueFirst>
 struct Flagged {
     T value;
     int head;  // 1: a segment starts in this span
 };
 
-template <class Op>
+template <class T>
+struct Flagged<T, HeadFirst> {
+    int head;  // 1: a segment starts in this span
+    T value;
+};
+
+template <class T>
+__device__ __forceinline__ Flagged<T, HeadFirst> shfl_up(const Flagged<T, HeadFirst>& v,
+                                                         int delta) {
+    Flagged<T, HeadFirst> r;
+    r.head = shfl_up(v.head, delta);
+    r.value = shfl_up(v.value, delta);
+    return r;
+}
+
+template <class Op, class Layout = ValueFirst>
 struct Segmented {
     typedef typename Op::value_type base_type;
-    typedef Flagged<base_type> value_type;
+    typedef Flagged<base_type, Layout> value_type;
     static __device__ __forceinline__ value_type identity() {
         value_type r;
         r.value = Op::identity();

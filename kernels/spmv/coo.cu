@@ -7,11 +7,12 @@
 // non-decreasing, except for -1 keys that stand for "no row" and never sit between two items of
 // one row. Tile t (one block of BLOCK threads) takes items [t*TILE, (t+1)*TILE), TILE =
 // BLOCK*ITEMS; thread k the ITEMS consecutive items from t*TILE + k*ITEMS. Each thread folds its
-// items into a (head, value) pair, a block-wide exclusive segmented scan (common/segscan.cuh)
-// gives it the partial sum of the row open at its start, and it walks its items again: at the
-// last item of a row it adds alpha*(the row's sum within the tile) to y[row]. The row still open
-// at the end of the tile (its next item lies in tile t+1) is not written but handed on as the
-// tile's carry: carry_keys[t] = row, carry_vals[t] = partial sum (row -1 when no row is open).
+// items into a (head, value) pair under prim::RowSum = Segmented<Sum, HeadFirst>, a block-wide
+// exclusive scan of the pairs (block_scan_by_key of spmv/by_key.cuh, one barrier) gives it the
+// partial sum of the row open at its start, and it walks its items again: at the last item of a
+// row it adds alpha*(the row's sum within the tile) to y[row]. The row still open at the end of
+// the tile (its next item lies in tile t+1) is not written but handed on as the tile's carry:
+// carry_keys[t] = row, carry_vals[t] = partial sum (row -1 when no row is open).
 // Within one launch every y[row] is written by one thread only (the one holding the row's last
 // item), and the carries, a sequence of the same kind one TILE-th as long, are added by a further
 // launch of spmv_carry_fixup; the host repeats until one tile is left, whose carry is always -1.
@@ -23,10 +24,11 @@
 // spmv_carry_fixup<BLOCK, ITEMS>: items are the carries of a previous launch.
 // spmv_scale: y = beta*y (y = 0 when beta == 0, without reading y). Grid-stride.
 // Launch of the tile kernels: blockDim.x == BLOCK, gridDim.x == ceil(n / TILE) >= 1. Shared
-// memory: static, BLOCK/32 scan pairs. Preconditions: keys as above, -1 <= key < len(y).
+// memory: static, BLOCK/32 scan pairs (prim::RowPair<T>). Preconditions: keys as above,
+// -1 <= key < len(y).
 #include "common/prim.cuh"
-#include "common/segscan.cuh"
 #include "common/sparse.cuh"
+#include "spmv/by_key.cuh"
 
 using prim::i64;
 
@@ -51,7 +53,7 @@ __device__ __forceinline__ void reduce_by_key_tile(const I* __restrict__ keys, i
                                                    T alpha, T* __restrict__ y,
                                                    I* __restrict__ carry_keys,
                                                    T* __restrict__ carry_vals,
-                                                   SegPair<T>* warp_totals) {
+                                                   RowPair<T>* warp_totals) {
     constexpr int TILE = BLOCK * ITEMS;
     static_assert(ITEMS <= 32, "reduce_by_key_tile: at most 32 items per thread");
     const i64 e0 = static_cast<i64>(blockIdx.x) * TILE;
@@ -62,23 +64,25 @@ __device__ __forceinline__ void reduce_by_key_tile(const I* __restrict__ keys, i
     I key[ITEMS];
     T val[ITEMS];
     unsigned heads = 0;  // bit k: item k starts a row within the tile
-    SegPair<T> mine = seg_identity<T>();
+    typedef RowSum<T> SOp;
+    const SOp sop;
+    RowPair<T> mine = SOp::identity();
     I prev = count > 0 && first > e0 ? keys[first - 1] : I(0);
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         if (k < count) {
             key[k] = __ldg(keys + first + k);
             val[k] = load(first + k);
-            SegPair<T> item;
+            RowPair<T> item;
             item.head = (k == 0 && first == e0) || key[k] != prev;
             item.value = val[k];
             heads |= static_cast<unsigned>(item.head) << k;
-            mine = seg_combine(mine, item);
+            mine = sop(mine, item);
             prev = key[k];
         }
     }
-    SegPair<T> tile_total;
-    const SegPair<T> before = block_seg_scan_exclusive<BLOCK>(mine, warp_totals, tile_total);
+    RowPair<T> tile_total;
+    const RowPair<T> before = block_scan_by_key<BLOCK>(mine, sop, warp_totals, tile_total);
     (void)tile_total;
 
     T running = before.value;
@@ -107,7 +111,7 @@ __global__ void __launch_bounds__(BLOCK)
 spmv_coo(const I* __restrict__ rows, const I* __restrict__ cols, const T* __restrict__ vals,
          const T* __restrict__ x, long long nnz, T alpha, T* __restrict__ y,
          I* __restrict__ carry_keys, T* __restrict__ carry_vals) {
-    __shared__ prim::SegPair<T> s_warp[BLOCK / prim::WARP];
+    __shared__ prim::RowPair<T> s_warp[BLOCK / prim::WARP];
     const prim::CooProducts<T, I> load{vals, cols, x};
     prim::reduce_by_key_tile<BLOCK, ITEMS>(rows, nnz, load, alpha, y, carry_keys, carry_vals,
                                            s_warp);
@@ -117,7 +121,7 @@ template <class T, class I, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
 spmv_carry_fixup(const I* __restrict__ keys, const T* __restrict__ vals, long long n, T alpha,
                  T* __restrict__ y, I* __restrict__ carry_keys, T* __restrict__ carry_vals) {
-    __shared__ prim::SegPair<T> s_warp[BLOCK / prim::WARP];
+    __shared__ prim::RowPair<T> s_warp[BLOCK / prim::WARP];
     const prim::CarryValues<T> load{vals};
     prim::reduce_by_key_tile<BLOCK, ITEMS>(keys, n, load, alpha, y, carry_keys, carry_vals,
                                            s_warp);

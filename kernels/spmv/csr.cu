@@ -28,18 +28,19 @@
 //   its row ends (rowptr) and its products vals[j]*x[cols[j]] (coalesced loads) in shared
 //   memory, each thread searches its own diagonal within the tile and consumes ITEMS path items
 //   in one pass: a nonzero adds its product, a row end closes the row. Rows that start and end
-//   within a thread are written at once; a block-wide segmented scan (common/segscan.cuh) hands
-//   each thread the partial sum of the row open at its start, for the row its first row end
-//   closes. The thread that consumes row r's end writes y[r] = alpha*(partial within the tile)
-//   + beta*y[r].
+//   within a thread are written at once; a block-wide exclusive scan of (row end, sum) pairs
+//   under prim::RowSum = Segmented<Sum, HeadFirst> (block_scan_by_key of spmv/by_key.cuh, one
+//   barrier) hands each thread the partial sum of the row open at its start, for the row its
+//   first row end closes. The thread that consumes row r's end writes y[r] = alpha*(partial
+//   within the tile) + beta*y[r].
 //   The partial sum of the row still open at the tile's end (carry-out: row, value; row -1 when
 //   the tile holds none of it) goes to carry_rows/carry_vals[t], to be added by
 //   spmv_carry_fixup (coo.cu) in a following launch: no atomics. Launch: blockDim.x == BLOCK,
 //   gridDim.x == number of tiles. Shared memory: static, TILE * (sizeof(I) + sizeof(T)) plus
-//   BLOCK/32 scan pairs.
+//   BLOCK/32 scan pairs (prim::RowPair<T>).
 #include "common/prim.cuh"
-#include "common/segscan.cuh"
 #include "common/sparse.cuh"
+#include "spmv/by_key.cuh"
 
 using prim::i64;
 
@@ -107,7 +108,7 @@ spmv_merge_path(const I* __restrict__ rowptr, const I* __restrict__ cols,
     constexpr int TILE = BLOCK * ITEMS;
     __shared__ I s_ends[TILE];
     __shared__ T s_prod[TILE];
-    __shared__ prim::SegPair<T> s_warp[BLOCK / prim::WARP];
+    __shared__ prim::RowPair<T> s_warp[BLOCK / prim::WARP];
 
     const i64 tile = blockIdx.x;
     const i64 d0 = tile * TILE;
@@ -175,11 +176,12 @@ spmv_merge_path(const I* __restrict__ rowptr, const I* __restrict__ cols,
     }
     // (any row end, sum since the last one) over the block: each thread gets the sum of the
     // row open at its start, accumulated by the threads before it
-    prim::SegPair<T> mine;
+    prim::RowPair<T> mine;
     mine.head = first_end >= 0;
     mine.value = running;
-    prim::SegPair<T> tile_total;
-    const prim::SegPair<T> before = prim::block_seg_scan_exclusive<BLOCK>(mine, s_warp, tile_total);
+    prim::RowPair<T> tile_total;
+    const prim::RowPair<T> before =
+        prim::block_scan_by_key<BLOCK>(mine, prim::RowSum<T>(), s_warp, tile_total);
     if (first_end >= 0) prim::axpby_store(y, i0 + first_end, before.value + first, alpha, beta);
 
     // carry-out: the partial sum of row i1, if the tile holds any of its nonzeros
