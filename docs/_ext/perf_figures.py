@@ -134,7 +134,7 @@ def draw_peers(rows, path):
     ax.tick_params(axis="x", labelsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return True
 

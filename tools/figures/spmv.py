@@ -107,7 +107,8 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
             t.update(ctx.bench({v: fns[v] for v in slow}, rounds=2, warmup=2, repeat=5))
         xy = (shape[0] + shape[1]) * dt.itemsize
         label = f"{name} {dt.name}"
-        gbs = (csr.nbytes + xy) / (t["auto"] * 1e-3) / 1e9
+        gbs = ctx.peer_record(f"spmv auto ({auto}), {name} {dt.name}", csr.nnz, t["auto"],
+                              csr.nbytes + xy, "cuSPARSE", t["cuSPARSE"])
         headline.append((name, f"{shape[0]}", f"{csr.nnz / 1e6:.1f}M",
                          f"{st.mean:.1f} / {st.max} / {st.cv:.2f} / {st.span:.3f}", dt.name, auto,
                          f"{t['auto']:.4f}", f"{t['cuSPARSE']:.4f}",
