@@ -127,6 +127,55 @@ def test_alpha_zero_and_beta_one(variant, rng):
     H.assert_same(y, y0)
 
 
+def _split_sums(dtype):
+    """Rows whose parts sum to 0 where the whole does not: row 0 and row 6 empty; row 1 is
+    [1, -1 | 2] (HYB of width 2 holds 1, -1 in its ELL part, 2 in its COO part); row 2 is a long
+    row whose nonzeros in its first two merge-path tiles sum to 0 (the carries) and whose last
+    three, in the third tile, are 1; rows 3-5 one 1 each. Values are small integers: every
+    variant's sums are exact."""
+    T = _tile(("merge_path", np.dtype(dtype).name))
+    k = 2 * T - 5  # row 2's nonzeros before the third tile (path items: 2 row ends, 3 of row 1)
+    head = np.where(np.arange(k) % 2 == 0, 1.0, -1.0)
+    head[-1] = 0.0  # k is odd: a stored zero keeps the carried part's sum at 0
+    row2 = np.r_[head, 1.0, 1.0, 1.0]
+    rows = np.r_[[1, 1, 1], np.full(row2.size, 2), [3, 4, 5]]
+    cols = np.r_[[0, 1, 2], np.arange(row2.size), [0, 1, 2]]
+    vals = np.r_[[1.0, -1.0, 2.0], row2, [1.0, 1.0, 1.0]].astype(dtype)
+    return sps.csr_matrix((vals, (rows, cols)), shape=(7, row2.size))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_non_finite_alpha_beta_follow_scipy(variant, dtype):
+    """``alpha * (A @ x) + beta * y`` as SciPy and NumPy compute it, for non-finite alpha or
+    beta: inf * 0 is NaN in empty rows and in rows whose parts (HYB's ELL and COO parts, the
+    tiles merge_path and COO carry) sum to 0, inf where the whole row's sum is not 0. With
+    beta == 0, y is not read. Checked on the first call and on the repeat path."""
+    A = _split_sums(dtype)
+    fmt = FORMAT_OF[variant]
+    M = {"csr": sparse.CSR, "coo": sparse.COO, "ell": lambda a: sparse.ELL(a, max_fill=None),
+         "hyb": lambda a: sparse.HYB(a, width=2)}[fmt](A)
+    x = np.ones(A.shape[1], dtype)
+    y0 = np.array([1.0, 0.0, -1.0, 2.0, 0.0, 1.0, np.nan], dtype)
+    inf, nan = np.inf, np.nan
+    cases = [(inf, 0.0), (-inf, 0.0), (nan, 0.0), (inf, 1.5), (-inf, -2.0), (nan, 1.0),
+             (2.0, inf), (-1.0, -inf), (0.5, nan), (inf, inf)]
+    with np.errstate(invalid="ignore"):
+        for _ in range(2):  # the first call checks and files the plan, the second repeats
+            for alpha, beta in cases:
+                t = np.dtype(dtype).type
+                want = t(alpha) * (A @ x)
+                if beta != 0:
+                    want = want + t(beta) * y0
+                y = y0.copy()
+                got = prim.spmv(M, x, y=y, alpha=alpha, beta=beta, variant=variant)
+                assert got is y
+                H.assert_same(got, want, what=f"{variant} alpha={alpha} beta={beta} with y")
+                if beta == 0:
+                    H.assert_same(prim.spmv(M, x, alpha=alpha, variant=variant), want,
+                                  what=f"{variant} alpha={alpha} without y")
+
+
 # ---- awkward shapes ----------------------------------------------------------------------------
 
 
@@ -715,6 +764,73 @@ def test_y_length():
 def test_beta_without_y():
     H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32), beta=2.0,
                   match="beta=2.0 scales y, but y was not given")
+
+
+def test_y_read_only():
+    """A read-only y is refused before anything is written, as NumPy refuses an output array
+    that is read-only; also on the repeat path and by an explicit plan."""
+    M, x = sparse.CSR(_A()), np.ones(1500, np.float32)
+    y = np.full(1500, 7.0, np.float32)
+    y.flags.writeable = False
+    for beta in (0.0, 1.0):
+        H.raises_like(ValueError, "spmv", prim.spmv, M, x, y=y, beta=beta, match="y is read-only")
+    prim.spmv(M, x, y=np.zeros(1500, np.float32), beta=1.0)  # files the plan of like arguments
+    H.raises_like(ValueError, "spmv", prim.spmv, M, x, y=y, beta=1.0, match="y is read-only")
+    H.raises_like(ValueError, "spmv", prim.spmv.plan, M, x, y=y, match="y is read-only")
+    H.assert_same(y, np.full(1500, 7.0, np.float32))
+
+
+def test_y_interleaved_with_x(rng):
+    """Views of one buffer that interleave without sharing a byte do not overlap (the exact
+    test of numpy.shares_memory, not the bounds); views that share bytes do, whatever their
+    dtypes."""
+    A = _A()
+    n = A.shape[0]
+    buf = np.zeros(2 * n, np.float32)
+    x, y = buf[::2], buf[1::2]
+    x[...] = vec(rng, n, np.float32)
+    y0 = vec(rng, n, np.float32)
+    for _ in range(2):  # the first call checks and files the plan, the second repeats
+        y[...] = y0
+        assert prim.spmv(A, x, y=y, alpha=2.0, beta=-1.0) is y
+        check(y, A, x, np.float32, y=y0, alpha=2.0, beta=-1.0, what="interleaved")
+    M = sparse.CSR(A)
+    big = np.zeros(2 * n + 2, np.float32)
+    H.raises_like(ValueError, "spmv", prim.spmv, M, big[:-2:2], y=big[2::2], beta=1.0,
+                  match="y overlaps x")
+    M64 = sparse.CSR(A.astype(np.float64))
+    wide = np.zeros(2 * n, np.float64)  # float64 y, float32 x in the other half of each pair
+    x32 = wide.view(np.float32)
+    x32[2::4] = vec(rng, n, np.float32)
+    check(prim.spmv(M64, x32[2::4], y=wide[::2]), A, x32[2::4], np.float64, what="mixed dtypes")
+    H.raises_like(ValueError, "spmv", prim.spmv, M64, x32[1::4], y=wide[::2],
+                  match="y overlaps x")  # the second half of each float64 of y
+
+
+def test_overlap_test_is_exact():
+    """The exact test that device arrays go through (pointers, strides and itemsizes only; the
+    bounds filter it) answers as numpy.shares_memory on 1-D views of one buffer: mixed
+    itemsizes, negative, zero and unaligned steps."""
+    from numpy.lib.stride_tricks import as_strided
+    from primitives.sparse._spmv import _progression, _strided_meet
+
+    rng = np.random.default_rng(7)
+    buf = np.zeros(512, np.uint8)
+
+    def view():  # n elements of `item` bytes, `step` bytes apart, the first at `start`
+        item = int(rng.choice([1, 2, 4, 8]))
+        n = int(rng.integers(1, 12))
+        step = int(rng.integers(-40, 41))
+        start = int(rng.integers(max(0, -step * (n - 1)),
+                                 512 - item - max(0, step * (n - 1)) + 1))
+        rows = as_strided(buf[start:], shape=(n, item), strides=(step, 1))
+        return rows.view(f"u{item}")[:, 0]
+
+    for _ in range(3000):
+        a, b = view(), view()
+        want = bool(np.shares_memory(a, b))
+        got = _strided_meet(_progression(a, a.ctypes.data), _progression(b, b.ctypes.data))
+        assert got == want, (a.__array_interface__, b.__array_interface__)
 
 
 def test_y_overlaps_x(on_gpu):

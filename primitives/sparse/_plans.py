@@ -9,6 +9,8 @@ matrix, per tile size and stream, made at its first product.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._core import (backend as _backend, dtypes as _dtypes, launch as _launch,
@@ -126,9 +128,10 @@ class SpmvPlan(_plans.Plan):
     """One variant for matrices of one format, dtypes and size (m rows).
 
     ``run(A, x, out, alpha, beta)`` computes ``out <- alpha*A*x + beta*out`` for a container
-    ``A`` of the plan's configuration, contiguous ``x`` and ``out`` of its value dtype and
-    ``alpha``/``beta`` of that dtype. Calling the plan does what :func:`spmv` does for
-    arguments a call checked before (the repeat path): a new ``out`` when ``y`` is None.
+    ``A`` of the plan's configuration, contiguous ``x`` and ``out`` of its value dtype and a
+    finite ``alpha`` and a ``beta`` of that dtype. ``apply`` takes any real ``alpha`` and
+    ``beta``. Calling the plan does what :func:`spmv` does for arguments a call checked before
+    (the repeat path): a new ``out`` when ``y`` is None.
     """
 
     def __init__(self, m, vt):
@@ -139,8 +142,39 @@ class SpmvPlan(_plans.Plan):
     def __call__(self, A, x, y, alpha, beta):
         out = self.xp.empty(self.m, dtype=self.vt) if y is None else y
         t = self.t
-        self.run(A, x, out, t(float(alpha)), t(float(beta)))
+        a = t(float(alpha))  # apply, inlined: the repeat path
+        if math.isfinite(a):
+            self.run(A, x, out, a, t(float(beta)))
+        else:
+            self._unscaled(A, x, out, a, t(float(beta)))
         return out
+
+    def apply(self, A, x, out, alpha, beta):
+        """``out <- alpha*A*x + beta*out`` for real ``alpha`` and ``beta`` (Python or NumPy
+        scalars), as :meth:`run` for a finite ``alpha`` in the value dtype."""
+        t = self.t
+        a = t(float(alpha))
+        if math.isfinite(a):
+            self.run(A, x, out, a, t(float(beta)))
+        else:
+            self._unscaled(A, x, out, a, t(float(beta)))
+
+    def _unscaled(self, A, x, out, alpha, beta):
+        """A non-finite ``alpha``: the kernels apply it per row part (HYB's ELL and COO parts,
+        the tiles of a row that merge_path and COO carry) and leave out the rows COO does not
+        visit, so ``inf * 0`` would not always be NaN. The product is formed with alpha = 1 in
+        a scratch vector and scaled once, as SciPy's ``alpha * (A @ x) + beta * y``; with
+        ``beta == 0`` ``out`` is not read."""
+        xp, t = self.xp, self.t
+        s = xp.empty(self.m, dtype=self.vt)
+        self.run(A, x, s, t(1), t(0))
+        with np.errstate(invalid="ignore", over="ignore"):
+            if beta == 0:
+                xp.multiply(s, alpha, out=out)
+            else:
+                s *= alpha
+                out *= beta
+                out += s
 
 
 class CsrScalarPlan(SpmvPlan):

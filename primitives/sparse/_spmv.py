@@ -74,6 +74,9 @@ def _check(A, x, y, alpha, beta, variant, func="spmv"):
     if yin is not None and yin.array.size != m:
         raise ValueError(f"{func}: y has length {yin.array.size}, A has {m} rows "
                          f"(shape {M.shape})")
+    if yin is not None and _read_only(y):
+        raise ValueError(f"{func}: y is read-only (the output array must be writeable); "
+                         f"pass a writeable y, or no y for a new result")
     if yin is None and beta != 0:
         raise ValueError(f"{func}: beta={beta} scales y, but y was not given")
     if yin is not None and _overlap(x, y):
@@ -104,8 +107,12 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
         x: 1-D array of length ``A.shape[1]`` (CuPy, NumPy, ``__cuda_array_interface__`` or
             DLPack), of a real dtype.
         y: optional NumPy or CuPy array of length ``A.shape[0]`` and of the result dtype,
-            updated in place and returned. Must not overlap ``x``.
-        alpha: real scalar multiplying ``A @ x``.
+            updated in place and returned. Must be writeable and share no memory with ``x``
+            (views of one buffer that interleave without a common element are fine).
+        alpha: real scalar multiplying ``A @ x``, finite or not, as SciPy's
+            ``alpha * (A @ x)``: a non-finite ``alpha`` gives NaN (``inf * 0``) in every row
+            that sums to 0, empty rows included, whatever the variant (the product is then
+            formed with ``alpha = 1`` and scaled after).
         beta: real scalar multiplying ``y``; must be 0 when ``y`` is omitted. With ``beta == 0``
             ``y`` is not read (NaN in it is ignored), as in BLAS.
         variant: one of ``primitives.sparse.VARIANTS`` or ``"auto"`` (:func:`choose_variant`). A
@@ -123,7 +130,8 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
             not float32/float64, ``y`` not of the result dtype); ``y`` is not a NumPy or CuPy
             array; ``alpha`` or ``beta`` is not a real number.
         ValueError: unknown ``variant``; ``x`` or ``y`` not 1-D; ``len(x) != A.shape[1]`` or
-            ``len(y) != A.shape[0]``; ``beta != 0`` without ``y``; ``y`` overlaps ``x``; the
+            ``len(y) != A.shape[0]``; ``y`` is read-only (a NumPy array whose
+            ``flags.writeable`` is False); ``beta != 0`` without ``y``; ``y`` overlaps ``x``; the
             variant's format cannot hold ``A`` (ELL of a matrix with a few very long rows).
 
     Each y[r] is written once, by one thread, with sums formed in an order fixed by the matrix
@@ -138,7 +146,8 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
     if type(A) in _CONTAINERS:  # a matrix this process made: its token names it for good
         key = _plans.call_key("spmv", (x, y), (A._token, variant, type(alpha), type(beta)))
         plan = _plans.PLANS.find(key)
-        if plan is not None and (beta == 0 if y is None else not _overlap(x, y)):
+        if plan is not None and (beta == 0 if y is None else
+                                 not (_read_only(y) or _overlap(x, y))):
             return plan(A, x, y, alpha, beta)  # an earlier call on like arguments checked them
     M, xin, yin, out_dt, alpha, beta = _check(A, x, y, alpha, beta, variant)
     xp = xin.backend.xp
@@ -155,8 +164,7 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
         M = {"csr": M.to_csr, "ell": M.to_ell, "coo": M.to_coo, "hyb": M.to_hyb}[fmt]()
     xa = xp.ascontiguousarray(xin.array.astype(out_dt, copy=False))
     plan = _sp.plan_for(variant, M)
-    t = out_dt.type
-    plan.run(M, xa, out, t(alpha), t(beta))
+    plan.apply(M, xa, out, alpha, beta)
     if y is not None:
         _write_back(y, out)
         if key is not None and M is A and xa is x and out is y:
@@ -177,11 +185,80 @@ def _result_dtype(M, xdt, *, func):
     return out_dt
 
 
+def _read_only(y):
+    """Whether ``y`` is a NumPy array that may not be written (CuPy arrays always may)."""
+    return isinstance(y, np.ndarray) and not y.flags.writeable
+
+
 def _overlap(x, y):
-    """Whether the caller's ``x`` and ``y`` share memory (both NumPy or both CuPy)."""
+    """Whether the caller's ``x`` and ``y`` share a byte (both NumPy or both CuPy), as
+    ``numpy.shares_memory``: the bounds first, the exact test only when the bounds meet."""
     if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
-        return bool(np.may_share_memory(x, y))
+        return bool(np.may_share_memory(x, y)) and bool(np.shares_memory(x, y))
     if _checks.is_cupy(x) and _checks.is_cupy(y) and x.size and y.size:
         (a0, a1), (b0, b1) = _span(x), _span(y)
-        return a0 < b1 and b0 < a1
+        if not (a0 < b1 and b0 < a1):
+            return False
+        if x.ndim != 1 or y.ndim != 1:
+            return True
+        return _strided_meet(_progression(x, x.data.ptr), _progression(y, y.data.ptr))
     return False
+
+
+def _progression(a, ptr):
+    """A 1-D array's elements as (first byte address, step >= 0, count, itemsize)."""
+    n, step = a.shape[0], a.strides[0]
+    if n <= 1:
+        step = 0
+    elif step < 0:
+        ptr, step = ptr + (n - 1) * step, -step
+    return ptr, step, n, a.itemsize
+
+
+def _strided_meet(a, b):
+    """Whether two arithmetic progressions of byte ranges share a byte: exactly, in O(itemsize)
+    steps. ``a`` and ``b`` are (first address, step >= 0, count >= 1, width) as
+    :func:`_progression` gives; element i of ``a`` covers [pa + i*sa, pa + i*sa + wa).
+
+    Elements i of ``a`` and j of ``b`` meet when ``v = i*sa - j*sb`` lies in
+    (pb - pa - wa, pb - pa + wb); for each such integer v this solves the linear Diophantine
+    equation ``i*sa - j*sb = v`` for 0 <= i < na, 0 <= j < nb."""
+    pa, sa, na, wa = a
+    pb, sb, nb, wb = b
+    if na == 0 or nb == 0:
+        return False
+    d = pb - pa
+    if sa == 0 or sb == 0:
+        g = 0
+    else:
+        g, u, w = _ext_gcd(sa, sb)  # u*sa + w*sb == g
+    for v in range(d - wa + 1, d + wb):
+        if sa == 0 and sb == 0:
+            if v == 0:
+                return True
+        elif sb == 0:  # i*sa == v
+            if v % sa == 0 and 0 <= v // sa < na:
+                return True
+        elif sa == 0:  # j*sb == -v
+            if -v % sb == 0 and 0 <= -v // sb < nb:
+                return True
+        elif v % g == 0:
+            q = v // g
+            i0, j0 = u * q, -w * q  # one solution; the others: (i0 + k*sb/g, j0 + k*sa/g)
+            ci, cj = sb // g, sa // g
+            lo = max(-(i0 // ci), -(j0 // cj))  # ceil(-i0 / ci), ceil(-j0 / cj)
+            hi = min((na - 1 - i0) // ci, (nb - 1 - j0) // cj)
+            if lo <= hi:
+                return True
+    return False
+
+
+def _ext_gcd(a, b):
+    """(g, u, w) with u*a + w*b == g == gcd(a, b), for a, b > 0."""
+    u0, w0, u1, w1 = 1, 0, 0, 1
+    while b:
+        q = a // b
+        a, b = b, a - q * b
+        u0, u1 = u1, u0 - q * u1
+        w0, w1 = w1, w0 - q * w1
+    return a, u0, w0
