@@ -112,6 +112,28 @@ def test_empty():
     H.assert_same(prim.compact_indices(np.array([], bool)), np.array([], np.int64))
 
 
+@pytest.mark.parametrize("mask", [[], ()], ids=["list", "tuple"])
+def test_empty_mask_sequence(mask):
+    """An empty list or tuple is an empty boolean mask (not NumPy's float64 array)."""
+    H.run_twins(lambda xp, m: np.flatnonzero(m) if xp is np else xp.compact_indices(m), (mask,))
+    H.assert_same(prim.compact(np.array([], np.float32), mask), np.array([], np.float32))
+
+
+@pytest.mark.parametrize("n", [0, 1, 700])
+@pytest.mark.parametrize("dtype", [">f8", ">i4", ">u8", ">f4"])
+def test_non_native_byte_order(dtype, n, rng):
+    """``compact`` of an array of non-native byte order keeps its dtype, as ``x[mask]`` does,
+    also after a call on a native array of the same shape (whose filed plan must not read the
+    swapped bytes) and through a plan made for native arrays. (``compact_indices`` takes only a
+    boolean mask, which has no byte order.)"""
+    x = rng.integers(0, 100, n).astype(dtype)
+    mask = x % 3 == 0
+    native = x.astype(x.dtype.newbyteorder("="))
+    H.assert_same(prim.compact(native, mask), native[mask])  # files the plan of native arrays
+    H.assert_same(prim.compact(x, mask), x[mask])
+    H.assert_same(prim.plan(prim.compact, native, mask)(x, mask), x[mask])
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), dtype=st.sampled_from(_dtypes.NUMERIC))
 def test_property(data, dtype):

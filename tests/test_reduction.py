@@ -212,6 +212,35 @@ def test_property_matches_numpy(data, dtype, op, variant):
     check(got, x, op, acc, variant)
 
 
+# ---- byte order ---------------------------------------------------------------------------------
+
+# name -> body(xp, x): the function (or a variant of reduce) and its NumPy twin
+BYTE_ORDER_CALLS = {
+    "sum": lambda xp, x: xp.sum(x),
+    "min": lambda xp, x: xp.min(x),
+    "max": lambda xp, x: xp.max(x),
+    "reduce gamma": lambda xp, x: xp.sum(x) if xp is np else xp.reduce(x, variant="gamma"),
+    "reduce zeta max": lambda xp, x: xp.max(x) if xp is np else xp.reduce(x, "max",
+                                                                          variant="zeta"),
+}
+
+
+@pytest.mark.parametrize("dtype", [">f8", ">i4", ">u8"])
+@pytest.mark.parametrize("name", list(BYTE_ORDER_CALLS))
+def test_non_native_byte_order(name, dtype, rng):
+    """Arrays of non-native byte order are read in native order and give NumPy's native result,
+    also after a call on a native array of the same shape (whose filed plan must not read the
+    swapped bytes) and through a plan made for native arrays."""
+    body = BYTE_ORDER_CALLS[name]
+    x = rng.integers(0, 100, 700).astype(dtype)
+    native = x.astype(x.dtype.newbyteorder("="))
+    H.assert_same(body(prim, native), body(np, native))  # files the plan of native arrays
+    H.run_twins(body, (x,))
+    H.run_twins(body, (x[::3],))
+    if name in ("sum", "min", "max"):
+        H.assert_same(prim.plan(getattr(prim, name), native)(x), body(np, x))
+
+
 # ---- errors: one test per branch --------------------------------------------------------------
 
 

@@ -419,6 +419,50 @@ def test_lookback_ignores_an_older_epoch(backend):
         _probe(_packed_state(kind, np.arange(4), 4, dt), 5, 4, dt)
 
 
+# ---- byte order ---------------------------------------------------------------------------------
+
+
+def _exclusive_sum(x):
+    inc = np.cumsum(x)
+    return np.concatenate([np.zeros(1, inc.dtype), inc[:-1]])
+
+
+# name -> body(xp, x): a scan (or a variant) and its NumPy twin
+BYTE_ORDER_CALLS = {
+    "cumsum": lambda xp, x: xp.cumsum(x),
+    "inclusive_scan": lambda xp, x: np.cumsum(x) if xp is np else xp.inclusive_scan(x),
+    "exclusive_scan": lambda xp, x: _exclusive_sum(x) if xp is np else xp.exclusive_scan(x),
+    "inclusive_scan min hillis_steele": lambda xp, x: np.minimum.accumulate(x.ravel()) if xp is np
+    else xp.inclusive_scan(x, "min", variant="hillis_steele"),
+    "exclusive_scan blelloch": lambda xp, x: _exclusive_sum(x) if xp is np
+    else xp.exclusive_scan(x, variant="blelloch"),
+}
+
+
+@pytest.mark.parametrize("dtype", [">f8", ">i4", ">u8"])
+@pytest.mark.parametrize("name", list(BYTE_ORDER_CALLS))
+def test_non_native_byte_order(name, dtype, rng):
+    """Arrays of non-native byte order give NumPy's native results, also after a call on a
+    native array of the same shape (whose filed plan must not read the swapped bytes) and
+    through a plan made for native arrays."""
+    body = BYTE_ORDER_CALLS[name]
+    x = rng.integers(0, 100, 700).astype(dtype)
+    native = x.astype(x.dtype.newbyteorder("="))
+    H.assert_same(body(prim, native), body(np, native))  # files the plan of native arrays
+    H.run_twins(body, (x,))
+    H.run_twins(body, (x.reshape(7, 100)[:, ::3],))
+    if name in ("cumsum", "inclusive_scan", "exclusive_scan"):
+        H.assert_same(prim.plan(getattr(prim, name), native)(x), body(np, x))
+
+
+@H.twins()
+def test_non_native_result_dtype(xp):
+    """``dtype=x.dtype`` of a non-native array asks for that dtype in native order, as
+    ``numpy.cumsum`` takes it."""
+    x = (np.arange(-50, 50) * 40000000).astype(">i4")  # wraps around in 32 bits
+    return xp.cumsum(x, dtype=x.dtype)
+
+
 # ---- errors --------------------------------------------------------------------------------------
 
 

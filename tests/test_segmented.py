@@ -328,6 +328,45 @@ def test_bad_plan_arguments_raise_at_plan_time():
                   np.array([0, 10]), "prod", match="op must be one of")
 
 
+# ---- byte order ---------------------------------------------------------------------------------
+
+BYTE_ORDER_OFFSETS = [0, 3, 250, 251, 700]  # non-empty segments: numpy.ufunc.reduceat's twin
+
+
+def _scan_segments(accumulate, x, offsets):
+    return np.concatenate([accumulate(x[a:b]) for a, b in zip(offsets[:-1], offsets[1:])])
+
+
+# name -> body(xp, x, offsets): a segmented function and its NumPy twin
+BYTE_ORDER_CALLS = {
+    "segmented_reduce": lambda xp, x, o: np.add.reduceat(x, o[:-1]) if xp is np
+    else xp.segmented_reduce(x, o),
+    "segmented_reduce min": lambda xp, x, o: np.minimum.reduceat(x, o[:-1]) if xp is np
+    else xp.segmented_reduce(x, o, "min"),
+    "segmented_scan offsets": lambda xp, x, o: _scan_segments(np.cumsum, x, o) if xp is np
+    else xp.segmented_scan(x, offsets=o),
+    "segmented_scan flags max": lambda xp, x, o: _scan_segments(np.maximum.accumulate, x, o)
+    if xp is np else xp.segmented_scan(x, flags=np.isin(np.arange(x.size), o), op="max"),
+}
+
+
+@pytest.mark.parametrize("offsets_dtype", ["<i8", ">i4"])
+@pytest.mark.parametrize("dtype", [">f8", ">i4", ">u8"])
+@pytest.mark.parametrize("name", list(BYTE_ORDER_CALLS))
+def test_non_native_byte_order(name, dtype, offsets_dtype, rng):
+    """``x`` and ``offsets`` of non-native byte order give NumPy's native results, also after a
+    call on native arrays of the same shapes (whose filed plan must not read the swapped
+    bytes)."""
+    body = BYTE_ORDER_CALLS[name]
+    x = rng.integers(0, 100, 700).astype(dtype)
+    o = np.array(BYTE_ORDER_OFFSETS, dtype=offsets_dtype)
+    native, o_native = x.astype(x.dtype.newbyteorder("=")), o.astype(np.int64)
+    H.assert_same(body(prim, native, o_native), body(np, native, o_native))  # files the plan
+    H.run_twins(body, (x, o))
+    H.run_twins(body, (x, o_native))
+    H.run_twins(body, (native, o))
+
+
 # ---- errors ----------------------------------------------------------------------------------------
 
 
@@ -357,6 +396,30 @@ def test_flags_wrong():
 def test_offsets_wrong(exc, offsets, match):
     H.raises_like(exc, "segmented_reduce", prim.segmented_reduce, np.ones(10, np.float32),
                   offsets, match=match)
+
+
+@pytest.mark.parametrize("offsets", [[], ()], ids=["list", "tuple"])
+@pytest.mark.parametrize("func", ["segmented_reduce", "segmented_scan"])
+def test_empty_offsets_sequence(func, offsets):
+    """An empty list or tuple is an empty integer sequence (not NumPy's float64 array): the
+    empty-offsets ValueError, from the function and from its plan."""
+    x = np.ones(10, np.float32)
+    f = getattr(prim, func)
+    if func == "segmented_reduce":
+        args, kwargs = (x, offsets), {}
+    else:
+        args, kwargs = (x,), {"offsets": offsets}
+    H.raises_like(ValueError, func, f, *args, match="at least one value", **kwargs)
+    H.raises_like(ValueError, func, f.plan, *args, match="at least one value", **kwargs)
+
+
+@pytest.mark.parametrize("flags", [[], ()], ids=["list", "tuple"])
+def test_empty_flags_sequence(flags):
+    """An empty list or tuple of flags is an empty boolean array: the scan of an empty ``x``."""
+    H.assert_same(prim.segmented_scan(np.zeros(0, np.float32), flags=flags),
+                  np.zeros(0, np.float32))
+    H.assert_same(prim.segmented_scan(np.zeros(0, np.int32), flags=flags, op="max"),
+                  np.zeros(0, np.int32))
 
 
 def test_offsets_not_covering():

@@ -282,6 +282,59 @@ def test_list_input_gives_numpy():
     H.assert_same(got, np.sort([3, 1, 2]))
 
 
+# ---- byte order ---------------------------------------------------------------------------------
+
+BYTE_ORDER_OFFSETS = np.array([0, 3, 3, 200, 301], dtype=">i4")
+
+
+def _offsets(x):
+    """Non-native offsets over ``x`` (301 keys, or none)."""
+    return BYTE_ORDER_OFFSETS[BYTE_ORDER_OFFSETS <= x.size]
+
+
+def _by_segment(x):
+    """The stable order of ``x`` within each segment of :func:`_offsets`."""
+    o = _offsets(x)
+    return np.concatenate([a + np.argsort(x[a:b], kind="stable") for a, b in zip(o[:-1], o[1:])]
+                          + [np.zeros(0, np.int64)])
+
+
+# name -> body(xp, keys, values): a sort and its NumPy twin (NumPy keeps a non-native byte order
+# in sorted keys and permuted values; argsort's indices are native int64)
+BYTE_ORDER_CALLS = {
+    "sort": lambda xp, k, v: stable(xp, "sort", k),
+    "argsort": lambda xp, k, v: stable(xp, "argsort", k),
+    "sort descending": lambda xp, k, v: k[stable_order(k, True)] if xp is np
+    else xp.sort(k, descending=True),
+    "radix_sort": lambda xp, k, v: (np.sort(k, kind="stable"), v[stable_order(k)])
+    if xp is np else xp.radix_sort(k, v),
+    "radix_sort classic": lambda xp, k, v: (np.sort(k, kind="stable"), v[stable_order(k)])
+    if xp is np else xp.radix_sort(k, v, variant="classic"),
+    "radix_sort split": lambda xp, k, v: (np.sort(k, kind="stable"), v[stable_order(k)])
+    if xp is np else xp.radix_sort(k, v, variant="split"),
+    "segmented_sort": lambda xp, k, v: (k[_by_segment(k)], v[_by_segment(k)]) if xp is np
+    else xp.segmented_sort(k, _offsets(k), v),
+}
+
+
+@pytest.mark.parametrize("dtype", [">f8", ">i2", ">u4"])
+@pytest.mark.parametrize("name", list(BYTE_ORDER_CALLS))
+def test_non_native_byte_order(name, dtype, rng):
+    """Keys, values and offsets of non-native byte order sort as NumPy's, in their own dtypes,
+    also after a call on native arrays of the same shapes (whose filed plan must not read the
+    swapped bytes) and through a plan made for native arrays."""
+    body = BYTE_ORDER_CALLS[name]
+    k = make_keys(rng, 301, dtype, dups=True)
+    v = np.arange(301, dtype=">f4")
+    native = k.astype(k.dtype.newbyteorder("="))
+    H.assert_same(body(prim, native, v.astype(np.float32)),
+                  body(np, native, v.astype(np.float32)))  # files the plan of native arrays
+    H.run_twins(body, (k, v))
+    H.run_twins(body, (k[:0], v[:0]))
+    if name in ("sort", "argsort"):
+        H.assert_same(prim.plan(getattr(prim, name), native)(k), body(np, k, v))
+
+
 # ---- onesweep specifics -----------------------------------------------------------------------
 
 
@@ -793,6 +846,15 @@ def test_error_offsets_dtype():
 def test_error_offsets_empty():
     H.raises_like(ValueError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
                   np.zeros(0, np.int64), match="offsets must hold at least one value")
+
+
+@pytest.mark.parametrize("offsets", [[], ()], ids=["list", "tuple"])
+def test_error_offsets_empty_sequence(offsets):
+    """An empty list or tuple is an empty integer sequence (not NumPy's float64 array)."""
+    H.raises_like(ValueError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
+                  offsets, match="offsets must hold at least one value")
+    H.raises_like(ValueError, "segmented_sort", prim.segmented_sort.plan, np.zeros(4, np.uint32),
+                  offsets, match="offsets must hold at least one value")
 
 
 def test_error_offsets_decreasing():

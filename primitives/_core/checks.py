@@ -4,6 +4,12 @@ Accepted array inputs: CuPy arrays, objects exposing ``__cuda_array_interface__`
 (device or host), NumPy arrays and anything ``numpy.asarray`` accepts. Host inputs give host
 results: :class:`Input` remembers where the caller's data lived so :meth:`Input.result` can hand
 the answer back in the same kind.
+
+Host arrays of non-native byte order (``'>f8'`` on a little-endian machine) are converted to native
+order on the host, in the one copy that makes them contiguous, before anything else sees them:
+kernels, CuPy and the plans' call keys only ever meet native dtypes. Results are native, as
+NumPy's reductions and scans are; results made of the input's own elements (sorts, selections)
+go back to the caller's byte order through :meth:`Input.kept`, as NumPy keeps it there.
 """
 
 from __future__ import annotations
@@ -22,12 +28,14 @@ _DLPACK_CPU = 1
 class Input:
     """An argument moved to the backend's memory, with how to return results to the caller."""
 
-    __slots__ = ("array", "host", "backend")
+    __slots__ = ("array", "host", "backend", "order")
 
-    def __init__(self, array, host, backend):
+    def __init__(self, array, host, backend, order=None):
         self.array = array
         self.host = host
         self.backend = backend
+        #: the caller's dtype when it was of non-native byte order (``array`` holds it native)
+        self.order = order
 
     def result(self, arr):
         """Return ``arr`` (backend memory) in the kind the caller passed: NumPy or CuPy."""
@@ -38,6 +46,13 @@ class Input:
         import cupy  # a device input forced through the emulator goes back to the device
 
         return cupy.asarray(arr)
+
+    def kept(self, arr):
+        """Like :meth:`result` for a result in the input's own dtype (sorted keys, selected
+        elements): in the caller's byte order, which NumPy keeps there (``numpy.sort`` of a
+        ``'>f8'`` array is ``'>f8'``)."""
+        out = self.result(arr)
+        return out if self.order is None else out.astype(self.order)
 
     def scalar(self, arr):
         """Like :meth:`result` for a one-element result: a NumPy scalar for host callers (as
@@ -52,11 +67,14 @@ def is_cupy(x):
     return mod.startswith("cupy")
 
 
-def as_input(x, *, func, arg, ndim=None, flatten=False):
-    """Move ``x`` to the backend, check its dimensions, make it C-contiguous.
+def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None):
+    """Move ``x`` to the backend, check its dimensions, make it C-contiguous and of native byte
+    order.
 
     ``ndim`` (an int) is required exactly; ``flatten=True`` ravels any ndim (documented per
-    function). Raises ``TypeError`` for objects that are not arrays.
+    function). ``empty_dtype``: the dtype of an empty Python list or tuple (which holds no dtype
+    of its own; NumPy would make it float64), for arguments that take integer or boolean
+    sequences (offsets, flags, masks). Raises ``TypeError`` for objects that are not arrays.
     """
     backend = _backend.get_backend()
     host = True
@@ -87,9 +105,15 @@ def as_input(x, *, func, arg, ndim=None, flatten=False):
             ) from exc
         if arr.dtype == object:
             raise TypeError(f"{func}: {arg} must be a numeric array, got {type(x).__name__}")
+        if empty_dtype is not None and arr.size == 0 and isinstance(x, (list, tuple)):
+            arr = arr.astype(empty_dtype)
 
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{func}: {arg} must be {ndim}-D, got shape {tuple(arr.shape)}")
+    order = None
+    if host and not arr.dtype.isnative:  # device arrays (CuPy, DLPack) are always native
+        order = arr.dtype  # one copy, contiguous, so that what follows copies no more
+        arr = np.ascontiguousarray(arr, dtype=order.newbyteorder("="))
     if flatten and arr.ndim != 1:
         arr = arr.reshape(-1)
 
@@ -102,7 +126,7 @@ def as_input(x, *, func, arg, ndim=None, flatten=False):
         if not host:
             arr = arr.get()
         arr = np.ascontiguousarray(arr)
-    return Input(arr, host, backend)
+    return Input(arr, host, backend, order)
 
 
 def _device_module(func, arg):
@@ -145,7 +169,18 @@ def op_input(x, op, dtype, *, func, ndim=None):
     if dtype is None:
         acc_dt = _dtypes.sum_dtype(in_dt) if op == "sum" else in_dt
     else:
-        acc_dt = _dtypes.resolve_dtype(dtype, func=func)
+        acc_dt = _dtypes.resolve_dtype(_native(dtype), func=func)
     if arr.size and (in_dt, acc_dt) not in _dtypes.ACC_PAIRS_SET:
         arr, in_dt = arr.astype(acc_dt), acc_dt
     return inp, arr, in_dt, acc_dt
+
+
+def _native(dtype):
+    """A ``dtype=`` request in native byte order (results are native, as ``numpy.cumsum``'s:
+    ``dtype=x.dtype`` of a ``'>i4'`` array asks for int32); anything else as it is, for
+    :func:`~primitives._core.dtypes.resolve_dtype` to judge."""
+    try:
+        dt = np.dtype(dtype)
+    except Exception:  # not a dtype: resolve_dtype reports it
+        return dtype
+    return dt if dt.isnative else dt.newbyteorder("=")

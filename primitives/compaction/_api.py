@@ -11,7 +11,7 @@ __all__ = ["compact", "compact_indices"]
 
 
 def _mask(mask, n, func):
-    m = _checks.as_input(mask, func=func, arg="mask", flatten=True)
+    m = _checks.as_input(mask, func=func, arg="mask", flatten=True, empty_dtype=np.bool_)
     if m.array.dtype != np.bool_:
         raise TypeError(f"{func}: mask must be a boolean array, got dtype {m.array.dtype.name}")
     if n is not None and m.array.size != n:
@@ -49,11 +49,13 @@ def compact(x, mask):
 
     Args:
         x: array of int32, int64, uint32, uint64, float32 or float64; any ndim is flattened.
-        mask: boolean array with as many elements as ``x`` (flattened the same way).
+        mask: boolean array with as many elements as ``x`` (flattened the same way); an empty
+            list or tuple is an empty boolean array.
 
     Returns:
-        A 1-D array of the selected elements (CuPy for device input, NumPy for host input). On the
-        GPU it is a view of a buffer of ``x.size`` elements.
+        A 1-D array of the selected elements (CuPy for device input, NumPy for host input), in the
+        dtype of ``x``: a host ``x`` of non-native byte order keeps it, as ``x[mask]`` does. On
+        the GPU it is a view of a buffer of ``x.size`` elements.
 
     Raises:
         TypeError: ``x`` or ``mask`` is not an array; unsupported dtype of ``x``; ``mask`` not bool.
@@ -72,11 +74,11 @@ def compact(x, mask):
     inp, dt, m = _checked(x, mask)
     n = inp.array.size
     if n == 0:
-        return inp.result(inp.backend.xp.empty(0, dtype=dt))
+        return inp.kept(inp.backend.xp.empty(0, dtype=dt))
     plan = _cp.compact_plan(inp.backend, dt, n)
     if inp.array is x and m.array is mask:  # read as they are: later like calls take the plan
         _plans.PLANS.file(key, plan)
-    return inp.result(plan(inp.array, m.array))
+    return inp.kept(plan(inp.array, m.array))
 
 
 @_plans.planned(_make_indices_plan)

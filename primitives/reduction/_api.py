@@ -28,6 +28,7 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
     Args:
         x: array of int32, int64, uint32, uint64, float32 or float64 (CuPy, NumPy, or anything with
             ``__cuda_array_interface__`` / DLPack). Any ndim: the array is flattened (``axis=None``).
+            Host arrays of non-native byte order are converted to native order on the host.
         op: ``"sum"``, ``"min"`` or ``"max"``.
         dtype: accumulator and result dtype. Default as NumPy: ``sum`` widens int32 to int64 and
             uint32 to uint64; ``min``/``max`` keep the input dtype. A ``dtype`` without a native
@@ -37,7 +38,7 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
 
     Returns:
         A 0-d device array for device input (like ``cupy.sum``), a NumPy scalar for host input
-        (like ``numpy.sum``).
+        (like ``numpy.sum``), in native byte order.
 
     Raises:
         TypeError: ``x`` is not an array, or its dtype (bool, complex, float16, ...) or ``dtype``

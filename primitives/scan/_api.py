@@ -69,7 +69,8 @@ def inclusive_scan(x, op="sum", *, dtype=None, variant="auto"):
     Args:
         x: array of int32, int64, uint32, uint64, float32 or float64 (CuPy, NumPy, or anything with
             ``__cuda_array_interface__`` / DLPack). Any ndim: the array is flattened, as
-            ``numpy.cumsum(x)`` does without ``axis``.
+            ``numpy.cumsum(x)`` does without ``axis``. Host arrays of non-native byte order are
+            converted to native order on the host.
         op: ``"sum"``, ``"min"`` or ``"max"``.
         dtype: accumulator and result dtype. Default as NumPy's ``cumsum``: ``sum`` widens int32 to
             int64 and uint32 to uint64; ``min``/``max`` keep the input dtype. ``dtype=x.dtype``
@@ -79,7 +80,7 @@ def inclusive_scan(x, op="sum", *, dtype=None, variant="auto"):
 
     Returns:
         A 1-D array of ``x.size`` elements: CuPy for device input (no host synchronization), NumPy
-        for host input.
+        for host input; native byte order, as ``numpy.cumsum``'s.
 
     Raises:
         TypeError: ``x`` is not an array, or its dtype or ``dtype`` is unsupported.

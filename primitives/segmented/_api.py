@@ -12,7 +12,7 @@ __all__ = ["segmented_scan", "segmented_reduce"]
 
 def _offsets(offsets, n, *, func, cover, check):
     """Offsets as a device int64 array of nseg + 1 values, validated unless ``check=False``."""
-    o = _checks.as_input(offsets, func=func, arg="offsets", ndim=1)
+    o = _checks.as_input(offsets, func=func, arg="offsets", ndim=1, empty_dtype=np.int64)
     arr = o.array
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{func}: offsets must be an integer array, got dtype {arr.dtype.name}")
@@ -50,7 +50,7 @@ def _scan_checked(x, flags, offsets, op, dtype, check):
     n = arr.size
     f = o = None
     if flags is not None:
-        fi = _checks.as_input(flags, func=func, arg="flags", ndim=1)
+        fi = _checks.as_input(flags, func=func, arg="flags", ndim=1, empty_dtype=np.bool_)
         if fi.array.dtype != np.bool_:
             raise TypeError(f"{func}: flags must be a boolean array, got dtype "
                             f"{fi.array.dtype.name}")
@@ -107,8 +107,10 @@ def segmented_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dty
 
     Args:
         x: 1-D array of int32, int64, uint32, uint64, float32 or float64.
-        flags: boolean array of ``x.size`` elements, or None.
-        offsets: integer array of nseg + 1 non-decreasing boundaries, or None.
+        flags: boolean array of ``x.size`` elements, or None (an empty list or tuple is an
+            empty boolean array).
+        offsets: integer array of nseg + 1 non-decreasing boundaries, or None. An empty list
+            or tuple is an empty integer array (a ``ValueError``).
         op: ``"sum"``, ``"min"`` or ``"max"``.
         inclusive: inclusive scan (True) or exclusive (the identity at each segment's start).
         dtype: result dtype, defaults as :func:`primitives.inclusive_scan`.
@@ -151,7 +153,8 @@ def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
     Args:
         x: 1-D array of int32, int64, uint32, uint64, float32 or float64.
         offsets: integer array of nseg + 1 non-decreasing boundaries in ``[0, x.size]``;
-            elements outside ``[offsets[0], offsets[-1])`` belong to no segment.
+            elements outside ``[offsets[0], offsets[-1])`` belong to no segment. An empty list or
+            tuple is an empty integer array (a ``ValueError``).
         op: ``"sum"``, ``"min"`` or ``"max"``.
         dtype: result dtype, defaults as :func:`primitives.reduce`.
         check: validate ``offsets`` (one small device-to-host read).

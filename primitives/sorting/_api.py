@@ -143,14 +143,14 @@ def _radix_sort(keys, values, begin_bit, end_bit, descending, variant, func):
     k, v = c.k, c.v
     if k.array.size == 0:
         xp = k.backend.xp
-        out = k.result(xp.empty(0, dtype=k.array.dtype))
-        return (out if v is None else (out, v.result(xp.empty(0, dtype=v.array.dtype)))), None
+        out = k.kept(xp.empty(0, dtype=k.array.dtype))
+        return (out if v is None else (out, v.kept(xp.empty(0, dtype=v.array.dtype)))), None
     skeys, svals, _ = _sort_core(k.array, None if v is None else v.array, c.begin, c.end,
                                  c.desc, c.variant, k.backend)
     plan = _onesweep_plan(c, keys, values)
     if v is None:
-        return k.result(skeys), plan
-    return (k.result(skeys), v.result(svals)), plan
+        return k.kept(skeys), plan
+    return (k.kept(skeys), v.kept(svals)), plan
 
 
 def _argsort(keys, descending, variant):
@@ -226,7 +226,8 @@ def radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending=False
 
     Returns:
         The sorted keys, or ``(keys, values)`` when ``values`` is given: CuPy arrays for device
-        input, NumPy arrays for host input. The inputs are not modified.
+        input, NumPy arrays for host input, in the inputs' dtypes (host arrays of non-native byte
+        order keep it, as ``numpy.sort`` does). The inputs are not modified.
 
     Raises:
         TypeError: ``keys``/``values`` not arrays; unsupported key dtype; non-integer bits;
@@ -317,7 +318,8 @@ def segmented_sort(keys, offsets, values=None, *, descending=False):
     Args:
         keys: 1-D array of a key dtype of :func:`radix_sort`.
         offsets: integer array of segments + 1 non-decreasing boundaries, ``offsets[0] == 0``
-            and ``offsets[-1] == keys.size`` (CSR style; empty segments allowed).
+            and ``offsets[-1] == keys.size`` (CSR style; empty segments allowed). An empty list
+            or tuple is an empty integer array (a ``ValueError``).
         values: optional 1-D array of ``keys.size`` elements (any dtype).
         descending: largest first within each segment.
 
@@ -348,8 +350,8 @@ def segmented_sort(keys, offsets, values=None, *, descending=False):
     xp = k.backend.xp
     dt = k.array.dtype
     if n == 0:
-        out = k.result(xp.empty(0, dtype=dt))
-        return out if v is None else (out, v.result(xp.empty(0, dtype=v.array.dtype)))
+        out = k.kept(xp.empty(0, dtype=dt))
+        return out if v is None else (out, v.kept(xp.empty(0, dtype=v.array.dtype)))
     varr = None if v is None else v.array
     kbits, kind, bits = key_bits(k.array)
     if longest <= _segmented.block_max():
@@ -357,5 +359,5 @@ def segmented_sort(keys, offsets, values=None, *, descending=False):
                                              k.backend)
     else:
         skeys, svals = _segmented.sort_large(kbits, kind, bits, desc, varr, off, k.backend)
-    out = k.result(key_back(skeys, dt))
-    return out if v is None else (out, v.result(svals))
+    out = k.kept(key_back(skeys, dt))
+    return out if v is None else (out, v.kept(svals))

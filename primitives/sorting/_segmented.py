@@ -14,7 +14,7 @@ from ._keys import U, Job, i32, index_dtype, native_values
 def segment_offsets(offsets, n, func):
     """Offsets as a device int64 array, validated; returns (offsets, longest segment). One
     device-to-host transfer of four scalars."""
-    o = _checks.as_input(offsets, func=func, arg="offsets", ndim=1)
+    o = _checks.as_input(offsets, func=func, arg="offsets", ndim=1, empty_dtype=np.int64)
     arr = o.array
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{func}: offsets must be an integer array, got dtype {arr.dtype.name}")
