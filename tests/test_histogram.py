@@ -57,6 +57,25 @@ def twin(*args, func="histogram", variant=None, rtol=0.0, **kwargs):
     return H.run_twins(body, kwargs={}, rtol=rtol, name=func)
 
 
+def _device_like_as_input(monkeypatch):
+    """as_input refusing host data the device cannot take as it is: strings, objects and datetimes
+    (CuPy has no such arrays: ``ValueError: Unsupported dtype``) and non-native byte order (CuPy
+    would read the bytes as native ones). The family's checks must deal with these first."""
+    from primitives._core import checks
+
+    real = checks.as_input
+
+    def as_input(x, **kw):
+        dt = getattr(x, "dtype", None)
+        if dt is None and isinstance(x, (list, tuple)):
+            dt = np.asarray(x).dtype
+        if dt is not None and (np.dtype(dt).kind not in "biufc" or not np.dtype(dt).isnative):
+            raise ValueError(f"Unsupported dtype {dt}")
+        return real(x, **kw)
+
+    monkeypatch.setattr(checks, "as_input", as_input)
+
+
 # ---- every variant x dtype x bin count ----------------------------------------------------------
 
 
@@ -213,6 +232,115 @@ def test_weights_with_array_bins_and_ints(rng):
     twin(x, edges, weights=w)
     w2 = w.reshape(30, 100)
     twin(x.reshape(30, 100), 5, weights=w2)
+
+
+@pytest.mark.parametrize("wdtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint16,
+                                    np.float16], ids=IDS)
+def test_weights_of_every_real_dtype(wdtype, rng):
+    """NumPy returns the sums in the weights' dtype, whatever it is (int8 sums wrap)."""
+    x = samples(rng, 300, np.float64, 0, 10)
+    w = rng.integers(0, 3, 300).astype(wdtype)
+    twin(x, 7, (0, 10), weights=w)
+    twin(x, 7, (0, 10), weights=w, density=True, rtol=1e-12)
+    if wdtype is not np.bool_:  # (bool weights over an edges array: test below)
+        twin(x, [0, 1, 2.5, 10], weights=w)
+    twin(np.zeros(300), 1, weights=np.ones(300, np.int8))  # 300 wraps to 44, as in NumPy
+
+
+def test_bool_weights_with_an_edges_array():
+    # NumPy adds the weights' int64 cumsum into bool counts, which its casting rule refuses
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
+        np.histogram([1.0, 2.0], [0, 1, 3], weights=[True, False])
+    H.raises_like(TypeError, "histogram", prim.histogram, [1.0, 2.0], [0, 1, 3],
+                  weights=[True, False], match="Cannot cast ufunc 'add' output")
+
+
+def test_object_weights():
+    """NumPy sums object weights with Python's arithmetic and returns object counts."""
+    from fractions import Fraction
+
+    x = np.array([0.5, 1.5, 1.7, 2.5, 2.9])
+    twin(x, 3, (0, 3), weights=np.array([1, 2, 3, 4, 5], object))
+    twin(x, [0, 1, 3], weights=np.array([True, False, True, True, 2], object))
+    twin(x, 3, (0, 3), weights=np.array([0.5, 2, 3.25, 4, 5], object))  # sums exact in float64
+    twin(x, 3, (0, 3), weights=np.array([1, 2, 3, 4, 5], object), density=True)
+    twin(x, 3, (0, 3), weights=[Fraction(1, 2), 2, 3, 4, 5])
+    twin_raises("histogram", TypeError, "", x, 3, weights=np.array([None, 2, 3, 4, 5], object),
+                numpy_match=False)
+    twin_raises("histogram", TypeError, "", x, 3, weights=np.array(list("abcde"), object),
+                numpy_match=False)
+
+
+DATES = np.array(["2020-01-01", "2020-01-03", "NaT", "2020-01-02T12", "2019-12-31", "2020-01-04"],
+                 "M8[h]")
+DAYS = np.array(["2020-01-01", "2020-01-02", "2020-01-04"], "M8[D]")
+
+
+def test_datetime_samples_with_an_edges_array():
+    """datetime64/timedelta64 samples compare with the edges in their common dtype; NaT sorts
+    after every date, so it counts only in a last bin that ends at NaT."""
+    twin(DATES, DAYS)
+    twin(DATES.reshape(2, 3), DAYS.astype("M8[s]"))
+    twin(list(DATES), DAYS)
+    twin(DATES, DAYS, weights=np.arange(6.0))
+    twin(DATES, DAYS, weights=np.arange(6, dtype=np.int8))
+    twin(DATES, DAYS, density=True)
+    twin(DATES, np.array(["2020-01-01", "NaT"], "M8[D]"))
+    twin(DATES, np.array(["2020-01-01", "2020-01-02", "NaT", "NaT"], "M8[ns]"))
+    td = np.array([1, 5, -3, 7, 10, 3], "m8[s]")
+    twin(td, [0, 3, 10])
+    twin(td, np.array([0, 3000, 10000], "m8[ms]"))
+    twin(td, np.array([0, 1], "m8[m]"))
+    twin(td, np.array([0, 3, 10], np.uint32))
+    twin(np.array([], "m8[s]"), [0, 1])
+
+
+def test_datetime_samples_without_an_edges_array():
+    """NumPy makes equal-width and estimated edges with linspace, which takes no datetimes: its
+    own exception types (DTypePromotionError is a TypeError)."""
+    td = np.array([1, 5, -3, 7], "m8[s]")
+    for args, kw in [((td, 3), {}), ((td, 3), {"range": (0, 5)}),
+                     ((np.array([], "M8[s]"), 4), {}), ((td, "auto"), {}),
+                     ((DATES, "sqrt"), {}), ((td, 0), {}), ((td, 2.0), {})]:
+        twin_raises("histogram", Exception, "", *args, numpy_match=False, **kw)
+
+
+def test_datetime_samples_against_edges_that_do_not_compare():
+    for edges in ([0, 10**6], [0.0, 1e6], np.array([0, 10], "m8[h]")):
+        twin_raises("histogram", TypeError, "cannot be compared", DATES, edges,
+                    numpy_match=False)
+    twin_raises("histogram", TypeError, "cannot be compared",
+                np.array([1, 2], "m8[s]"), np.array([0, 3], np.uint64), numpy_match=False)
+    twin_raises("histogram", ValueError, "monotonically", DATES, DAYS[::-1])
+
+
+def test_non_native_byte_order(rng, monkeypatch):
+    """Big-endian samples, weights and edges are read in native order on the host, as NumPy reads
+    them, before anything moves to the device (CuPy would read their bytes as native ones)."""
+    _device_like_as_input(monkeypatch)
+    x = samples(rng, 200, np.float64, 0, 10)
+    twin(x.astype(">f8"), 5)
+    twin(x.astype(">i4"), 5, (0, 10))
+    twin(x.astype(">i2"), "auto")
+    twin(x, [0, 2, 5.5, 10], weights=np.arange(200, dtype=">u8"))
+    twin(x, np.array([0, 2, 5.5, 10], ">f8"), density=True, rtol=1e-12)
+    twin(np.arange(3, dtype=">i4"), func="bincount")
+    twin(np.array([1, 0, 4], ">u2"), np.ones(3, ">f4"), 6, func="bincount")
+    big = x.astype(">f4")
+    H.assert_same(prim.histogram_even(big, 9, 0, 10),
+                  prim.histogram_even(big.astype(np.float32), 9, 0, 10))
+    img = rng.integers(0, 60000, (8, 5, 3)).astype(">u2")
+    H.assert_same(prim.histogram_channels(img, 16, (0, 65536)),
+                  prim.histogram_channels(img.astype(np.uint16), 16, (0, 65536)))
+
+
+def test_weights_byte_order_in_the_result(rng):
+    """NumPy's sums over int ``bins`` keep the weights' dtype, byte order included; over an edges
+    array they come from a native diff."""
+    x = samples(rng, 200, np.float64, 0, 10)
+    twin(x, 5, (0, 10), weights=np.arange(200, dtype=">f8"))
+    twin(x, 5, (0, 10), weights=np.arange(200, dtype=">i2"))
+    twin(x, [0, 2, 5.5, 10], weights=np.arange(200, dtype=">i2"))
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -652,7 +780,8 @@ def test_bincount(variant, dtype, rng, schedule):
 def test_bincount_edge_cases(rng):
     assert np.array_equal(prim.bincount(np.array([], np.int32)), np.bincount(np.array([], int)))
     twin(np.array([], np.uint8), minlength=4, func="bincount")
-    assert prim.bincount(np.array([], np.uint8), np.array([]), 2).dtype == np.float64
+    # NumPy returns intp zeros for empty x and never reads the weights
+    twin(np.array([], np.uint8), np.array([]), 2, func="bincount")
     twin(np.array([0], np.uint8), func="bincount")
     assert prim.bincount(np.array([255], np.uint8)).tolist() == [0] * 255 + [1]
     twin(np.array([127, 0], np.int8), func="bincount")
@@ -679,13 +808,49 @@ def test_bincount_argument_errors():
     x = np.array([1, 2])
     for kw, exc, match in [({"minlength": -1}, ValueError, "'minlength' must not be negative"),
                            ({"minlength": None}, TypeError, "use 0 instead of None"),
-                           ({"minlength": 2.0}, TypeError, "minlength must be an int"),
+                           ({"minlength": 2.0}, TypeError,
+                            "'float' object cannot be interpreted as an integer"),
                            ({"weights": [1.0]}, ValueError, "don't have the same length"),
                            ({"weights": np.array([1j, 2j])}, TypeError, "Cannot cast")]:
         twin_raises("bincount", exc, match, x, numpy_match=False, **kw)
     H.raises_like(TypeError, "bincount", prim.bincount, "abc", match="x must be")
     H.raises_like(ValueError, "bincount", prim.bincount, x, variant="nope",
                   match="variant must be")
+
+
+def test_bincount_empty_list():
+    """NumPy reads an empty list or tuple as an empty intp array."""
+    twin([], func="bincount")
+    twin([], minlength=3, func="bincount")
+    twin((), minlength=2, func="bincount")
+    twin_raises("bincount", ValueError, "must not be negative", [], minlength=-1)
+    twin_raises("bincount", ValueError, "", [[]], numpy_match=False)
+
+
+def test_bincount_empty_with_weights():
+    """Empty ``x``: NumPy returns intp zeros and never reads the weights."""
+    twin(np.array([], np.intp), np.array([]), func="bincount")
+    twin(np.array([], np.intp), np.array([]), 3, func="bincount")
+    twin(np.array([], np.uint8), np.array([1j, 2j]), 2, func="bincount")
+    twin([], [1.0, 2.0], func="bincount")
+
+
+def test_bincount_minlength_as_numpy_reads_it():
+    x = np.array([1, 2])
+    twin_raises("bincount", TypeError, "an integer is required", x, minlength=True)
+    twin_raises("bincount", TypeError, "only integer scalar arrays", x, minlength=np.array(2.0))
+    twin_raises("bincount", OverflowError, "too large to convert to C long", x, minlength=2**63)
+    # x is read before minlength
+    twin_raises("bincount", ValueError, "too deep", np.ones((2, 2), int), minlength=None)
+    twin(x, minlength=np.array(4), func="bincount")
+
+
+def test_bincount_weights_like_numpy():
+    from fractions import Fraction
+
+    # a list of numbers is converted one by one to float64
+    twin([0, 1, 1], [Fraction(1, 2), 2, Fraction(1, 4)], func="bincount")
+    twin_raises("bincount", ValueError, "too small depth", [1], weights=2.0)
 
 
 # ---- histogram_even -----------------------------------------------------------------------------
@@ -920,9 +1085,26 @@ def test_unsupported_sample_dtype(bad):
                   match="a has dtype")
 
 
+@pytest.mark.parametrize("func,arg,call", [
+    ("bincount", "x", lambda: prim.bincount(np.array(["a"]))),
+    ("bincount", "x", lambda: prim.bincount(["a", "b"])),
+    ("bincount", "weights", lambda: prim.bincount([0, 1], np.array(["a", "b"]))),
+    ("bincount", "weights", lambda: prim.bincount([0, 1], ["a", "b"])),
+    ("histogram", "a", lambda: prim.histogram(np.array(["a"]))),
+    ("histogram", "weights", lambda: prim.histogram([1.0, 2.0], weights=["a", "b"])),
+    ("histogram_even", "a", lambda: prim.histogram_even(np.array(["a"]), 4, 0, 1)),
+    ("histogram_channels", "image",
+     lambda: prim.histogram_channels(np.array([["a", "b"]]), 4, (0, 1))),
+])
+def test_string_input_is_named_before_it_moves(func, arg, call, monkeypatch):
+    _device_like_as_input(monkeypatch)
+    H.raises_like(TypeError, func, call, match=f"{arg} has dtype <U1")
+
+
 def test_unsupported_weight_dtype():
+    # NumPy takes complex and timedelta64 weights; the float64 sums here cannot hold them
     H.raises_like(TypeError, "histogram", prim.histogram, np.ones(4),
-                  weights=np.ones(4, np.float16), match="weights has dtype")
+                  weights=np.ones(4, np.complex64), match="weights has dtype complex64")
 
 
 def test_unsupported_edge_dtype():

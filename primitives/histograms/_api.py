@@ -4,8 +4,6 @@ plans of :mod:`._plans`."""
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from .._core import backend as _backend, checks as _checks, plans as _plans
@@ -32,26 +30,42 @@ def _as_is(arr, a):
 # ---- histogram -------------------------------------------------------------------------------
 
 
+class _Checked:
+    """What histogram's checks found: the input, the samples, the weights, the binning, the
+    edges and their plans."""
+
+    __slots__ = ("inp", "arr", "w", "out_dt", "integral", "binning", "edges", "given", "dated",
+                 "bplan", "repeat")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw.get(k))
+
+
 def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
-    """histogram's checks and binning: (input, samples, weights, binning, edges, its plan when
-    the binning is cached, the repeat-call plan or None)."""
+    """histogram's checks and binning (a :class:`_Checked`; ``repeat`` is the repeat-call plan or
+    None)."""
     func = "histogram"
     _hc.check_variant(func, variant)
-    _hc.precheck(func, a, "a")
-    inp = _checks.as_input(a, func=func, arg="a")
+    a_in = _hc.prepare(func, a, "a", lambda dt: _hc.is_sample(dt) or _hc.is_datetime(dt))
+    if isinstance(a_in, np.ndarray) and _hc.is_datetime(a_in.dtype):
+        return _datetime_checked(func, a_in, bins, range, weights)
+    inp = _checks.as_input(a_in, func=func, arg="a")
     backend = inp.backend
-    w = _hc.as_weights(func, weights, inp.array.shape) if weights is not None else None
+    w = out_dt = integral = None
+    if weights is not None:
+        w, out_dt, integral = _hc.as_weights(func, weights, inp.array.shape)
     arr = inp.array
     arr = _hc.samples(func, arr if arr.ndim == 1 else arr.reshape(-1))
     dt = arr.dtype
-    bplan = None
+    bplan = given = None
     if isinstance(bins, str):
         host = _backend.to_host(arr)
         hw = None if w is None else _backend.to_host(w).reshape(-1)
         try:
             est = np.histogram_bin_edges(host, bins, range, hw)
         except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{func}: {exc}") from exc
+            _hc.reraise(func, exc)
         edges, (binning, kdt) = est, array_binning(dt, est)
     elif isinstance(bins, int) or np.ndim(bins) == 0:
         n = _hc.nbins(func, bins)
@@ -59,23 +73,53 @@ def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
         edges, binning, kdt = uniform(func, dt, first, last, n)
         bplan = binning_plan(binning, backend, edges)  # edges fixed by the arguments
     elif np.ndim(bins) == 1:
-        edges = _hc.array_edges(func, bins)
+        edges, given = _hc.array_edges(func, bins)
         binning, kdt = array_binning(dt, edges)
+        _hc.no_bool_weights(func, w)
     else:
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
+    if bplan is None and out_dt is not None and out_dt != object:
+        out_dt = out_dt.newbyteorder("=")  # NumPy's sums over edges come from a native diff
     repeat = None
     if bplan is not None and w is None and not density and range is not None and kdt == dt \
             and _as_is(arr, a):
         repeat = repeat_plan("histogram", variant, binning, arr.size, backend, edges=edges)
     if kdt != dt:
         arr = arr.astype(kdt)
-    return inp, arr, w, binning, edges, bplan, repeat
+    return _Checked(inp=inp, arr=arr, w=w, out_dt=out_dt, integral=integral, binning=binning,
+                    edges=edges, given=given, dated=False, bplan=bplan, repeat=repeat)
+
+
+def _datetime_checked(func, a, bins, range, weights):  # noqa: A002
+    """histogram's checks for datetime64/timedelta64 samples ``a`` (a host array): counted as
+    int64 keys against an edges array, as NumPy compares them. NumPy makes equal-width or
+    estimated edges with ``numpy.linspace``, which takes no datetimes: those ``bins`` go to
+    NumPy itself, for its own error."""
+    w = out_dt = integral = None
+    if weights is not None:
+        w, out_dt, integral = _hc.as_weights(func, weights, a.shape)
+    if isinstance(bins, str) or np.ndim(bins) == 0:
+        try:
+            bins = np.histogram_bin_edges(a, bins, range,
+                                          None if weights is None else np.ones(a.shape))
+        except Exception as exc:  # noqa: BLE001 - NumPy's exception, under the function's name
+            _hc.reraise(func, exc)
+    elif np.ndim(bins) != 1:
+        raise ValueError(f"{func}: `bins` must be 1d, when an array")
+    keys, edges, given = _hc.datetime_keys(func, a.reshape(-1), bins)
+    _hc.no_bool_weights(func, w)
+    if out_dt is not None and out_dt != object:
+        out_dt = out_dt.newbyteorder("=")
+    inp = _checks.as_input(keys, func=func, arg="a")
+    binning, kdt = array_binning(keys.dtype, edges)
+    return _Checked(inp=inp, arr=inp.array, w=w, out_dt=out_dt, integral=integral,
+                    binning=binning, edges=edges, given=given, dated=True)
 
 
 def _make_histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A002
                     variant="auto"):
     """What ``prim.plan(prim.histogram, a, ...)`` runs for samples like ``a``."""
-    repeat = _histogram_checked(a, bins, range, weights, density, variant)[-1]
+    repeat = _histogram_checked(a, bins, range, weights, density, variant).repeat
     if repeat is not None:
         return repeat
     return lambda x: histogram(x, bins, range, weights, density, variant=variant)
@@ -89,7 +133,11 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
     Args:
         a: samples, any shape (flattened): bool (converted to uint8 with NumPy's warning), int8,
             uint8, int16, uint16, int32, uint32, int64, uint64, float32 or float64 (CuPy, NumPy,
-            or anything with ``__cuda_array_interface__`` / DLPack).
+            or anything with ``__cuda_array_interface__`` / DLPack; host arrays of either byte
+            order). datetime64 and timedelta64 samples (host arrays) take an edges array, as in
+            NumPy: they are compared with the edges in the dtype NumPy compares them in, NaT
+            after every date; other ``bins`` raise NumPy's own error (NumPy makes equal-width
+            edges with :func:`numpy.linspace`, which takes no datetimes).
         bins: an int (that many equal-width bins over ``range``), a 1-D monotone array of edges
             (a sample x counts in bin i when ``edges[i] <= x < edges[i+1]``, the last bin closed),
             or the name of one of NumPy's estimators (``"auto"``, ``"fd"``, ...: the edges are
@@ -97,10 +145,12 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
         range: ``(first, last)`` for int ``bins``; default ``(a.min(), a.max())`` (computed on
             the device, then read back: a synchronization). Samples outside are dropped; ignored
             when ``bins`` is an array, as in NumPy.
-        weights: optional array of ``a``'s shape (int32, int64, uint32, uint64, float32 or
-            float64): each sample adds its weight instead of 1. The sums are accumulated in
-            float64 with atomics (their last bits can vary from call to call) and returned in
-            the weights' dtype, as NumPy does.
+        weights: optional array of ``a``'s shape (bool, any integer, float16, float32, float64,
+            or object holding real numbers): each sample adds its weight instead of 1. The sums
+            are accumulated in float64 with atomics (their last bits can vary from call to call)
+            and returned in the weights' dtype, as NumPy does (narrow integers wrap; with int
+            ``bins`` in the weights' byte order too; object weights give object sums, Python
+            ints when every weight is an int, for host input).
         density: return counts / bin width / total, as NumPy.
         variant: one of :data:`VARIANTS` or ``"auto"`` (see :func:`auto_variant`).
 
@@ -110,13 +160,16 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
         NumPy arrays for host input.
 
     Raises:
-        TypeError: ``a`` or ``weights`` is not an array or has an unsupported dtype; ``bins`` is
-            neither an int, a string nor an array.
+        TypeError: ``a`` or ``weights`` is not an array or has an unsupported dtype (named,
+            before anything moves to the device); ``bins`` is neither an int, a string nor an
+            array; bool weights with an edges array (NumPy's casting error); datetime samples
+            with edges they do not compare with, or with int or estimated ``bins`` (NumPy's
+            ``DTypePromotionError``, a ``TypeError``).
         ValueError: NumPy's errors (``bins`` not positive, not 1-D, not increasing; ``range``
             reversed or not finite; autodetected range not finite (NaN or inf samples); too many
             bins for the range; ``weights`` of another shape), an unknown ``variant``, NaN in
-            ``bins``, or a variant that keeps every bin in shared memory asked for more bins
-            than fit.
+            ``bins`` (or NaT before a date), or a variant that keeps every bin in shared memory
+            asked for more bins than fit.
 
     Bins equal NumPy's exactly, including samples that land on an edge: kernels place a sample
     by its position and, near an edge, compare it with NumPy's edges (``numpy.linspace`` in
@@ -135,11 +188,11 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
         plan = _plans.PLANS.find(key)
         if plan is not None:  # an earlier call on like samples checked these arguments
             return plan(a)
-    inp, arr, w, binning, edges, bplan, repeat = _histogram_checked(a, bins, range, weights,
-                                                                     density, variant)
-    if repeat is not None:  # the samples as they are: later like calls take the plan directly
-        _plans.PLANS.file(key, repeat)
-        return repeat(a)
+    c = _histogram_checked(a, bins, range, weights, density, variant)
+    if c.repeat is not None:  # the samples as they are: later like calls take the plan directly
+        _plans.PLANS.file(key, c.repeat)
+        return c.repeat(a)
+    inp, w, bplan = c.inp, c.w, c.bplan
     backend = inp.backend
     xp = backend.xp
     wdev = None
@@ -148,14 +201,27 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
         if wdev.dtype != np.float64:
             wdev = wdev.astype(np.float64)
         wdev = xp.ascontiguousarray(wdev)
-    hist = count(arr, binning, wdev, variant, backend, bplan, cached=False)
-    if w is not None and w.dtype != np.float64:
-        hist = hist.astype(w.dtype)
-    edges_out = bplan.edges.copy() if bplan is not None else xp.array(edges)
+    hist = count(c.arr, c.binning, wdev, variant, backend, bplan, cached=False)
+    if w is not None:
+        hist = _hc.weights_result(hist, w.dtype)
+    if bplan is not None:
+        edges_out = bplan.edges.copy()
+    elif c.given is not None and (inp.host or c.dated):
+        edges_out = np.array(c.given)  # NumPy's own: numpy.asarray(bins), on the host
+    else:
+        edges_out = xp.array(c.edges)
     if density:
-        db = xp.diff(edges_out).astype(float)
+        if c.given is not None:
+            db = xp.asarray(np.array(np.diff(c.given), float))
+        else:
+            db = xp.diff(edges_out).astype(float)
         hist = hist / db / hist.sum()
-    return inp.result(hist), inp.result(edges_out)
+    res = inp.result(hist)
+    if inp.host:
+        res = _hc.host_weights_result(res, c.out_dt, c.integral, density)
+    if isinstance(edges_out, np.ndarray) and (inp.host or c.dated):
+        return res, edges_out
+    return res, inp.result(edges_out)
 
 
 # ---- histogram_even --------------------------------------------------------------------------
@@ -166,8 +232,7 @@ def _even_checked(a, bins, lower, upper, variant):
     None)."""
     func = "histogram_even"
     _hc.check_variant(func, variant)
-    _hc.precheck(func, a, "a")
-    inp = _checks.as_input(a, func=func, arg="a")
+    inp = _checks.as_input(_hc.precheck(func, a, "a"), func=func, arg="a")
     arr = inp.array
     arr = _hc.samples(func, arr if arr.ndim == 1 else arr.reshape(-1))
     n = _hc.nbins(func, bins)
@@ -207,7 +272,8 @@ def histogram_even(a, bins, lower, upper, *, variant="auto"):
     returned and nothing synchronizes.
 
     Args:
-        a: samples, any shape (flattened), dtypes as :func:`histogram`.
+        a: samples, any shape (flattened), the numeric dtypes of :func:`histogram` (either
+            byte order; no datetimes).
         bins: number of bins (int >= 1).
         lower, upper: finite numbers, ``lower < upper``.
         variant: one of :data:`VARIANTS` or ``"auto"`` (see :func:`auto_variant`).
@@ -216,7 +282,8 @@ def histogram_even(a, bins, lower, upper, *, variant="auto"):
         int64 counts, a device array for device input (a NumPy array for host input).
 
     Raises:
-        TypeError: ``a`` is not an array or has an unsupported dtype; ``bins`` not an int.
+        TypeError: ``a`` is not an array or has an unsupported dtype (named, before anything
+            moves to the device); ``bins`` not an int.
         ValueError: ``bins < 1``, ``lower >= upper`` or not finite, an unknown ``variant``, or too
             many bins for the range.
 
@@ -238,46 +305,28 @@ def histogram_even(a, bins, lower, upper, *, variant="auto"):
 
 
 def _bincount_checked(x, weights, minlength, variant):
-    """bincount's checks: (input, samples, float64 device weights or None, minlength)."""
+    """bincount's checks, in NumPy's order (``x``, ``minlength``, then the weights, which NumPy
+    reads only when ``x`` is not empty): (input, samples, float64 device weights or None,
+    minlength)."""
     func = "bincount"
     _hc.check_variant(func, variant)
-    if minlength is None:
-        raise TypeError(f"{func}: use 0 instead of None for minlength")
-    try:
-        minlength = operator.index(minlength)
-    except TypeError as exc:
-        raise TypeError(f"{func}: minlength must be an int, got {minlength!r}") from exc
-    dt0 = getattr(x, "dtype", None)
-    if dt0 is not None and not (np.can_cast(dt0, np.intp) or dt0 == np.uint64):
-        raise TypeError(f"{func}: Cannot cast array data from {np.dtype(dt0)!r} to "
-                        f"{np.dtype(np.intp)!r} according to the rule 'safe'")
-    inp = _checks.as_input(x, func=func, arg="x")
+    xh = _hc.bincount_x(func, x)
+    inp = _checks.as_input(xh, func=func, arg="x")
     arr = inp.array
-    ndim = x.ndim if hasattr(x, "ndim") else arr.ndim  # (a 0-d input comes back 1-d)
+    ndim = xh.ndim if hasattr(xh, "ndim") else arr.ndim  # (a 0-d input comes back 1-d)
     if ndim != 1:
         raise ValueError(f"{func}: x must be 1-D, got {ndim}-D (NumPy: object "
                          f"{'too deep' if ndim > 1 else 'of too small depth'} for desired "
                          f"array)")
     if not (np.can_cast(arr.dtype, np.intp) or arr.dtype == np.uint64):  # NumPy takes uint64
-        raise TypeError(f"{func}: Cannot cast array data from {arr.dtype!r} to "
-                        f"{np.dtype(np.intp)!r} according to the rule 'safe'")
+        raise TypeError(f"{func}: x has dtype {arr.dtype}; Cannot cast array data from "
+                        f"{arr.dtype!r} to {np.dtype(np.intp)!r} according to the rule 'safe'")
     if arr.dtype == np.bool_:
         arr = arr.view(np.uint8)
-    if minlength < 0:
-        raise ValueError(f"{func}: 'minlength' must not be negative")
+    minlength = _hc.minlength(func, minlength)
     wdev = None
-    if weights is not None:
-        wdt = getattr(weights, "dtype", None)
-        if wdt is not None and not np.can_cast(wdt, np.float64):
-            raise TypeError(f"{func}: Cannot cast array data from {np.dtype(wdt)!r} to "
-                            f"dtype('float64') according to the rule 'safe'")
-        w = _checks.as_input(weights, func=func, arg="weights").array
-        if not np.can_cast(w.dtype, np.float64):
-            raise TypeError(f"{func}: Cannot cast array data from {w.dtype!r} to "
-                            f"dtype('float64') according to the rule 'safe'")
-        if w.ndim != 1 or w.shape[0] != arr.shape[0]:
-            raise ValueError(f"{func}: The weights and list don't have the same length.")
-        wdev = inp.backend.xp.ascontiguousarray(w.astype(np.float64, copy=False))
+    if weights is not None and arr.size:
+        wdev = _hc.bincount_weights(func, weights, arr.shape[0], inp.backend)
     return inp, arr, wdev, minlength
 
 
@@ -306,20 +355,28 @@ def bincount(x, weights=None, minlength=0, *, variant="auto"):
 
     Args:
         x: 1-D array of non-negative integers: bool, int8, uint8, int16, uint16, int32, uint32,
-            int64 or uint64 (the types NumPy accepts).
-        weights: optional 1-D array of ``x``'s length, cast safely to float64.
-        minlength: minimum number of bins (int >= 0).
+            int64 or uint64 (the types NumPy accepts; host arrays of either byte order). An empty
+            list is an empty integer array, as in NumPy.
+        weights: optional 1-D array of ``x``'s length, cast safely to float64 (a list of other
+            real numbers, such as Fractions, converted one by one, as NumPy does). Not read when
+            ``x`` is empty, as in NumPy.
+        minlength: minimum number of bins (an int >= 0, not a bool: NumPy's reading).
         variant: one of :data:`VARIANTS` or ``"auto"``.
 
     Returns:
-        int64 counts of length ``max(x.max() + 1, minlength)`` (float64 sums with ``weights``);
-        a device array for device input (a NumPy array for host input).
+        int64 counts of length ``max(x.max() + 1, minlength)`` (float64 sums with ``weights``,
+        but int64 zeros for an empty ``x``, as NumPy returns); a device array for device input (a
+        NumPy array for host input).
 
     Raises:
-        TypeError: ``x`` is not an array or not of an integer dtype (floats, ...);
-            ``minlength`` is None or not an int; ``weights`` not castable to float64.
-        ValueError: ``x`` is not 1-D, ``minlength < 0``, negative values in ``x``, ``weights`` of
-            another length, or an unknown ``variant``.
+        TypeError: ``x`` is not an array or not of an integer dtype (floats, strings, ...: named,
+            before anything moves to the device); ``minlength`` is None, a bool or not an int;
+            ``weights`` not castable to float64.
+        OverflowError: ``minlength`` beyond int64, as in NumPy.
+        ValueError: ``x`` is not 1-D, ``minlength < 0``, negative values in ``x``, ``weights``
+            not 1-D or of another length, or an unknown ``variant``. Checked in NumPy's order:
+            ``x``, ``minlength``, then the weights; but the negative values of ``x`` are found
+            with the counts, after the weights' checks (NumPy finds them before).
 
     The output length depends on the data, so this synchronizes once: 8-bit input is counted
     over all 256 values in one pass whose last block also finds the first and last non-zero
@@ -338,9 +395,8 @@ def bincount(x, weights=None, minlength=0, *, variant="auto"):
             return plan(x)
     inp, arr, wdev, minlength = _bincount_checked(x, weights, minlength, variant)
     backend, xp = inp.backend, inp.backend.xp
-    out_dt = OUT_DTYPE["weight" if wdev is not None else "count"]
-    if arr.size == 0:
-        return inp.result(xp.zeros(minlength, dtype=out_dt))
+    if arr.size == 0:  # NumPy's intp zeros, whatever the weights
+        return inp.result(xp.zeros(minlength, dtype=OUT_DTYPE["count"]))
     dt = arr.dtype
     if dt.itemsize == 1:  # every value counted in one pass; the counts say the length
         repeat = None if wdev is not None else _bytes_repeat(x, arr, minlength, variant, backend)
@@ -373,8 +429,7 @@ def _channels_checked(image, bins, range):  # noqa: A002
     """histogram_channels' checks and binning: (input, samples, its plan, whether the plan takes
     ``image`` itself)."""
     func = "histogram_channels"
-    _hc.precheck(func, image, "image")
-    inp = _checks.as_input(image, func=func, arg="image")
+    inp = _checks.as_input(_hc.precheck(func, image, "image"), func=func, arg="image")
     arr = inp.array
     if arr.ndim < 2:
         raise ValueError(f"{func}: image must have a channel axis (ndim >= 2), got shape "
@@ -418,8 +473,9 @@ def histogram_channels(image, bins=256, range=(0, 256)):  # noqa: A002 - NumPy's
     ``numpy.histogram(image[..., c], bins, range)[0]``.
 
     Args:
-        image: array of ndim >= 2, channels last (1 to 64 of them); dtypes as :func:`histogram`
-            (uint8, uint16 and float32 images are the usual ones).
+        image: array of ndim >= 2, channels last (1 to 64 of them); the numeric dtypes of
+            :func:`histogram`, either byte order (uint8, uint16 and float32 images are the usual
+            ones).
         bins: number of equal-width bins (int >= 1).
         range: ``(first, last)``, finite, ``first <= last``. Required (no autodetection).
 
@@ -428,7 +484,8 @@ def histogram_channels(image, bins=256, range=(0, 256)):  # noqa: A002 - NumPy's
         array for host input).
 
     Raises:
-        TypeError: ``image`` is not an array or has an unsupported dtype; ``bins`` not an int.
+        TypeError: ``image`` is not an array or has an unsupported dtype (named, before
+            anything moves to the device); ``bins`` not an int.
         ValueError: ``image`` has fewer than 2 dimensions or more than 64 channels; NumPy's
             errors for ``bins`` and ``range``; ``range`` is None; the ``(channels, bins)`` table
             does not fit in a block's shared memory.
