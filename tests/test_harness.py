@@ -29,27 +29,16 @@ def test_twins_compare_errors():
 
     assert isinstance(H.run_twins(same, name="zero-size").exc, ValueError)
 
-    def only_numpy(xp):
-        if xp is np:
-            raise ValueError("numpy only")
-        return 1
+    for raises, match in (({np: ValueError}, "primitives returned"),
+                          ({np: ValueError, prim: TypeError}, "primitives raised"),
+                          ({prim: ValueError}, "primitives raised")):
+        def body(xp, raises=raises):  # raises the error named for xp, else returns
+            if xp in raises:
+                raise raises[xp]("x")
+            return 1
 
-    with pytest.raises(AssertionError, match="primitives returned"):
-        H.run_twins(only_numpy)
-
-    def other_type(xp):
-        raise (ValueError if xp is np else TypeError)("x")
-
-    with pytest.raises(AssertionError, match="primitives raised"):
-        H.run_twins(other_type)
-
-    def only_prim(xp):
-        if xp is prim:
-            raise ValueError("prim only")
-        return 1
-
-    with pytest.raises(AssertionError, match="primitives raised"):
-        H.run_twins(only_prim)
+        with pytest.raises(AssertionError, match=match):
+            H.run_twins(body)
 
 
 def test_twins_pass_arguments():

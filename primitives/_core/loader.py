@@ -80,6 +80,24 @@ def registered_modules():
     return {k: list(v) for k, v in _REGISTRY.items()}
 
 
+class PolicyModules:
+    """The modules of the kernel source ``source`` that a family loads per (key, policy): the
+    name expressions of one module are ``names(key, pol)`` (a key is a variant or a mode). Made
+    once by the family, it registers every module its tuning ``table`` can ask for (each key's
+    policies, under the selector ``selector(key)``) for the NVRTC check; :meth:`kernel` loads
+    one kernel of one module."""
+
+    def __init__(self, source, names, table, keys, selector=None):
+        self.source, self.names = source, names
+        for key in keys:
+            for pol in table.policies(key if selector is None else selector(key)):
+                register(source, names(key, pol))
+
+    def kernel(self, key, name, pol):
+        """Kernel ``name`` of ``key``'s module under the policy ``pol``."""
+        return load(self.source, self.names(key, pol))(name)
+
+
 # ---------------------------------------------------------------------------------------------
 
 

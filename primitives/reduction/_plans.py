@@ -41,14 +41,12 @@ def names(variant, pol):
     return [kernel_name(variant, i, a, op, pol) for i, a in _dtypes.ACC_PAIRS for op in OPS]
 
 
-for _v in VARIANTS:  # every policy of the table, for the NVRTC check
-    for _pol in _policy.TABLE.policies(_selector(_v)):
-        _loader.register(SOURCE, names(_v, _pol))
+_MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, VARIANTS, _selector)
 
 
 def kernel(variant, in_dt, acc_dt, op, pol):
     """The kernel of ``variant`` under policy ``pol`` (one module per variant and policy)."""
-    return _loader.load(SOURCE, names(variant, pol))(kernel_name(variant, in_dt, acc_dt, op, pol))
+    return _MODULES.kernel(variant, kernel_name(variant, in_dt, acc_dt, op, pol), pol)
 
 
 def production_grid(k, n, in_dt, pol):

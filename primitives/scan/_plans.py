@@ -49,14 +49,8 @@ def names(variant, pol):
     return out
 
 
-for _v in VARIANTS:  # every policy of the table, for the NVRTC check
-    for _pol in _policy.TABLE.policies(_v):
-        _loader.register(SOURCE, names(_v, _pol))
-
-
-def kernel(variant, name, pol):
-    """Kernel ``name`` of ``variant``'s module under policy ``pol``."""
-    return _loader.load(SOURCE, names(variant, pol))(name)
+#: kernel(variant, name, pol): every variant's modules under every policy of the table
+kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, VARIANTS).kernel
 
 
 # ---- single-pass decoupled look-back ---------------------------------------------------------

@@ -53,13 +53,8 @@ def names(mode, pol):
             for op in _checks.OPS for g in (SEG_FLAGS, SEG_OFFSETS)] + [BOUNDS_NAME]
 
 
-for _mode in MODES:  # every policy of the table, for the NVRTC check
-    for _pol in _policy.TABLE.policies(_mode):
-        _loader.register(SOURCE, names(_mode, _pol))
-
-
-def kernel(mode, name, pol):
-    return _loader.load(SOURCE, names(mode, pol))(name)
+#: kernel(mode, name, pol): every mode's modules under every policy of the table
+kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODES).kernel
 
 
 class ScanPlan(_lookback.LookbackPlan):

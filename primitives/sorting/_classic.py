@@ -51,6 +51,4 @@ class ClassicPlan(_plans.Plan):
 
 def run(job):
     """Sort ``job`` with the classic sort; returns (keys or None, values or None)."""
-    pol = _policy.classic()
-    key = ("sort/classic", job.kb, job.vb, job.n, pol, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: ClassicPlan(job.kb, job.vb, job.n, pol))(job)
+    return job.run("sort/classic", ClassicPlan, _policy.classic())

@@ -94,3 +94,11 @@ class Job:
         if vals is not None and self.wide and vals.dtype != INDEX:
             vals = vals.astype(INDEX)
         return (keys if self.want_keys else None), vals
+
+    def run(self, tag, plan_type, pol):
+        """Sort with the plan ``plan_type(kb, vb, n, pol)`` of the multi-pass sorts (classic,
+        split), made once per key sizes, n, policy and stream under ``tag``."""
+        from .._core import plans as _plans
+
+        key = (tag, self.kb, self.vb, self.n, pol, _plans.stream_key())
+        return _plans.PLANS.get(key, lambda: plan_type(self.kb, self.vb, self.n, pol))(self)

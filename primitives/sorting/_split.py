@@ -46,6 +46,4 @@ class SplitPlan(_plans.Plan):
 
 def run(job):
     """Sort ``job`` with the split sort; returns (keys or None, values or None)."""
-    pol = _policy.split()
-    key = ("sort/split", job.kb, job.vb, job.n, pol, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: SplitPlan(job.kb, job.vb, job.n, pol))(job)
+    return job.run("sort/split", SplitPlan, _policy.split())

@@ -34,6 +34,14 @@ class Context:
         """Start a Markdown table with the given column names."""
         self.lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
 
+    def rows(self, header, rows, caption=None):
+        """A whole Markdown table: an optional caption line, the header, then ``rows``."""
+        if caption is not None:
+            self.lines += ["", caption]
+        self.table(header)
+        for r in rows:
+            self.add(*r)
+
     def add(self, *cells):
         self.lines.append("| " + " | ".join(str(c) for c in cells) + " |")
         print(self.lines[-1], flush=True)

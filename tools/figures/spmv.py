@@ -41,27 +41,18 @@ def run(ctx):
             headline.append((name, "FAILED (see the log)") + ("",) * 9)
         pool.free_all_blocks()
         _write_csv(rows_out)
-    ctx.lines += ["", "auto against cuSPARSE (cupyx.scipy.sparse CSR @ x), same run; GB/s: CSR "
-                  "arrays + x + y over auto's time"]
-    ctx.table(["matrix", "rows", "nonzeros", "row length mean / max / cv, span", "dtype",
-               "auto runs",
-               "auto ms", "cuSPARSE ms", "ratio auto/cuSPARSE", "GB/s", "% copy"])
-    for r in headline:
-        ctx.add(*r)
-    ctx.lines += ["", "merge_path speedup on the power-law matrix"]
-    ctx.table(["dtype", "csr_vector / merge_path", "csr_scalar / merge_path"])
-    for r in targets:
-        ctx.add(*r)
-    ctx.lines += ["", "every variant: footprint (MB and x CSR), time, GB/s of its own footprint "
-                  "+ x + y, effective GB/s (CSR bytes), time over cuSPARSE's"]
-    ctx.table(["matrix", "variant", "format", "MB", "x CSR", "ms", "GB/s", "eff. GB/s",
-               "vs cuSPARSE"])
-    for r in per_variant:
-        ctx.add(*r)
-    ctx.lines += ["", "tuning sweeps (ms): merge_path tile (threads x items), csr_vector lanes"]
-    ctx.table(["matrix", "setting", "ms"])
-    for r in sweeps:
-        ctx.add(*r)
+    ctx.rows(["matrix", "rows", "nonzeros", "row length mean / max / cv, span", "dtype",
+              "auto runs", "auto ms", "cuSPARSE ms", "ratio auto/cuSPARSE", "GB/s", "% copy"],
+             headline, "auto against cuSPARSE (cupyx.scipy.sparse CSR @ x), same run; GB/s: CSR "
+             "arrays + x + y over auto's time")
+    ctx.rows(["dtype", "csr_vector / merge_path", "csr_scalar / merge_path"], targets,
+             "merge_path speedup on the power-law matrix")
+    ctx.rows(["matrix", "variant", "format", "MB", "x CSR", "ms", "GB/s", "eff. GB/s",
+              "vs cuSPARSE"], per_variant,
+             "every variant: footprint (MB and x CSR), time, GB/s of its own footprint + x + y, "
+             "effective GB/s (CSR bytes), time over cuSPARSE's")
+    ctx.rows(["matrix", "setting", "ms"], sweeps,
+             "tuning sweeps (ms): merge_path tile (threads x items), csr_vector lanes")
     path = _write_csv(rows_out)
     ctx.lines += ["", f"(raw numbers: {os.path.basename(path)})"]
 
