@@ -14,7 +14,8 @@ from .compaction import compact, compact_indices
 from .segmented import segmented_reduce, segmented_scan
 from . import sparse
 from .sparse import spmv
-from .histograms import bincount, histogram, histogram_channels, histogram_even
+from .histograms import (bincount, histogram, histogram2d, histogram_channels, histogram_even,
+                         histogramdd)
 from .sorting import argsort, radix_sort, segmented_sort, sort
 
 __version__ = "0.1.0"
@@ -26,6 +27,6 @@ __all__ = [
     "inclusive_scan", "exclusive_scan", "cumsum", "compact", "compact_indices",
     "segmented_scan", "segmented_reduce",
     "spmv", "sparse",
-    "histogram", "bincount", "histogram_even", "histogram_channels",
+    "histogram", "bincount", "histogram_even", "histogram_channels", "histogram2d", "histogramdd",
     "sort", "argsort", "radix_sort", "segmented_sort",
 ]

@@ -1215,3 +1215,81 @@ def test_repeated_calls_on_two_streams(on_gpu, rng):
     for x, got, counts, _, _ in outs:
         H.assert_same(got, np.histogram(x, 256, (0, 1)))
         assert np.array_equal(cupy.asnumpy(counts), np.bincount((x * 200).astype(np.uint8)))
+
+
+# ---- histogramdd / histogram2d ----------------------------------------------------------------
+
+
+def _same_dd(got, want):
+    """hist and every edge array equal NumPy's, values and dtypes."""
+    (h, edges), (wh, wedges) = got, want
+    h = to_host(h)
+    assert h.dtype == wh.dtype and h.shape == wh.shape
+    np.testing.assert_allclose(h, wh, rtol=1e-12)
+    assert len(edges) == len(wedges)
+    for e, we in zip(edges, wedges):
+        e = to_host(e)
+        assert e.dtype == we.dtype and np.array_equal(e, we)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8], ids=IDS)
+@pytest.mark.parametrize("bins", [5, (3, 4, 2), "mixed"])
+def test_histogramdd_equals_numpy(dtype, bins, backend, rng):
+    """Counts, weights and densities of (N, 3) samples in NumPy's bins, edges included: int
+    bins (one or per dimension, with and without range) and edge arrays mixed with ints."""
+    s = (rng.random((777, 3)) * 10).astype(dtype)
+    s[5] = 10  # on the last edge of the autodetected range: the last bin
+    if bins == "mixed":
+        bins = [np.array([0, 1, 2.5, 9]), 4, np.linspace(0, 10, 7)]
+    w = rng.random(777)
+    for range_ in (None, [(0, 5), None, (1, 8)]):
+        for density in (None, True):
+            for weights in (None, w):
+                _same_dd(prim.histogramdd(native(s, backend), bins, range_, density,
+                                          None if weights is None else native(weights, backend)),
+                         np.histogramdd(s, bins, range_, density, weights))
+
+
+def test_histogram2d_equals_numpy(backend, rng):
+    """histogram2d's forms of ``bins`` (int, pair, one edges array, pair of edges and int) with
+    NaN samples (dropped) and samples on edges."""
+    x = rng.standard_normal(3001).astype(np.float32)
+    y = rng.standard_normal(3001).astype(np.float32)
+    x[::7] = np.nan
+    y[::11] = 1.0  # an inner edge of the bins below
+    for bins in (10, [5, 7], np.linspace(-2, 2, 9), [np.linspace(-1, 1, 5), 6]):
+        got = prim.histogram2d(native(x, backend), native(y, backend), bins, [[-2, 2], [-3, 3]])
+        want = np.histogram2d(x, y, bins, [[-2, 2], [-3, 3]])
+        _same_dd((got[0], got[1:]), (want[0], want[1:]))
+
+
+def test_histogramdd_sample_forms(backend, rng):
+    """A sequence of D 1-D arrays is the same sample as their (N, D) stack; an empty sample
+    gives zeros; the plan equals the function."""
+    cols = [rng.random(300), rng.random(300)]
+    want = np.histogramdd(np.stack(cols, axis=1), 4)
+    _same_dd(prim.histogramdd([native(c, backend) for c in cols], 4), want)
+    _same_dd(prim.histogramdd(np.zeros((0, 2)), 3), np.histogramdd(np.zeros((0, 2)), 3))
+    s = native(np.stack(cols, axis=1), backend)
+    _same_dd(prim.histogramdd.plan(s, bins=4)(s), want)
+
+
+@pytest.mark.parametrize("args,kw,exc", [
+    ((np.ones((4, 2)), [3, 3, 3]), {}, ValueError),              # bins of another dimension
+    ((np.ones((4, 2)), [3, 0]), {}, ValueError),                 # a bin count < 1
+    ((np.ones((4, 2)), [np.array([0, 2, 1]), 3]), {}, ValueError),  # edges not monotone
+    ((np.ones((4, 2)), 3), {"range": [(1, 0), None]}, ValueError),  # a reversed range
+    ((np.ones((4, 2)), 3), {"weights": np.ones(3)}, ValueError),  # weights of another length
+    ((np.array([[np.nan, 1.0]]), 3), {}, ValueError),            # autodetected range not finite
+])
+def test_histogramdd_errors(args, kw, exc):
+    """NumPy's error types, each message naming histogramdd."""
+    with pytest.raises(exc):
+        np.histogramdd(*args, **kw)
+    H.raises_like(exc, "histogramdd", prim.histogramdd, *args, **kw)
+
+
+def test_histogram2d_errors():
+    """x and y of different lengths and a string sample, named histogram2d."""
+    H.raises_like(ValueError, "histogram2d", prim.histogram2d, np.ones(3), np.ones(4))
+    H.raises_like(TypeError, "histogram2d", prim.histogram2d, np.array(["a"]), np.ones(1))

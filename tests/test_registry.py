@@ -78,6 +78,7 @@ _EXTRA = {  # the arguments after the first that each function needs to reach it
     "segmented_sort": lambda: (np.array([0, 4]),),
     "compact": lambda: (np.ones(4, bool),),
     "histogram_even": lambda: (4, 0, 1),
+    "histogram2d": lambda: (np.ones(4),),
 }
 
 
