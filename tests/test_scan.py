@@ -492,15 +492,51 @@ def test_bad_result_dtype():
                   match="dtype=")
 
 
-@pytest.mark.parametrize("axis", [1, -2, 0.5])
-def test_cumsum_bad_axis_1d(axis):
-    H.raises_like(ValueError, "cumsum", prim.cumsum, np.ones(4, np.float32), axis=axis,
+@pytest.mark.parametrize("shape,axis", [((4,), 1), ((4,), -2), ((4, 4), 2), ((2, 3, 4), -4)])
+def test_cumsum_axis_out_of_bounds(shape, axis):
+    """NumPy's AxisError (a ValueError), named."""
+    with pytest.raises(np.exceptions.AxisError):
+        np.cumsum(np.ones(shape), axis=axis)
+    H.raises_like(np.exceptions.AxisError, "cumsum", prim.cumsum, np.ones(shape, np.float32),
+                  axis=axis, match="axis")
+
+
+def test_cumsum_axis_not_an_integer():
+    with pytest.raises(TypeError):
+        np.cumsum(np.ones(4), axis=0.5)
+    H.raises_like(TypeError, "cumsum", prim.cumsum, np.ones(4, np.float32), axis=0.5,
                   match="axis")
 
 
-def test_cumsum_axis_on_2d():
-    H.raises_like(ValueError, "cumsum", prim.cumsum, np.ones((4, 4), np.float32), axis=1,
-                  match="not supported")
+@pytest.mark.parametrize("shape", [(3, 5, 7), (1, 4), (4, 1), (0, 3), (6, 2)])
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dtype", [np.int32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_cumsum_along_every_axis(shape, order, dtype, rng):
+    """cumsum(x, axis) equals NumPy's (values, dtype, shape) for every axis, negative too, of
+    C- and F-ordered arrays and strided views."""
+    x = np.asarray(make(rng, int(np.prod(shape)), dtype).reshape(shape), order=order)
+    for y in (x, x[..., ::-1]):
+        for axis in range(-y.ndim, y.ndim):
+            got, want = prim.cumsum(y, axis=axis), np.cumsum(y, axis=axis)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+            assert prim.cumsum.plan(y, axis=axis)(y).shape == want.shape
+
+
+@pytest.mark.parametrize("op,ufunc", [("sum", np.add), ("min", np.minimum), ("max", np.maximum)])
+def test_scans_along_an_axis(op, ufunc, rng):
+    """inclusive_scan/exclusive_scan with ``axis``: ufunc.accumulate along it, and the exclusive
+    scan that accumulation shifted by one with the identity first."""
+    x = rng.integers(-50, 50, (3, 5, 7)).astype(np.int64)
+    ident = {"sum": 0, "min": np.iinfo(np.int64).max, "max": np.iinfo(np.int64).min}[op]
+    for axis in (0, 1, -1):
+        want = ufunc.accumulate(x, axis=axis)
+        assert np.array_equal(prim.inclusive_scan(x, op, axis=axis), want)
+        m = np.moveaxis(want, axis, -1)
+        shifted = np.concatenate([np.full(m.shape[:-1] + (1,), ident), m[..., :-1]], axis=-1)
+        got = prim.exclusive_scan(x, op, axis=axis)
+        assert np.array_equal(got, np.moveaxis(shifted, -1, axis))
+        assert np.array_equal(prim.exclusive_scan.plan(x, op, axis=axis)(x), got)
 
 
 @pytest.mark.gpu
