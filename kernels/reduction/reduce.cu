@@ -26,6 +26,14 @@
 //   order (deterministic) and resets the ticket to 0 for the next launch. Shared memory: static,
 //   BLOCK/32 accumulators. Preconditions: *tickets == 0 on entry; partials holds gridDim.x values;
 //   the input is aligned to sizeof(InT).
+//   Narrow inputs (1- and 2-byte: signed/unsigned char, short, unsigned short, prim::f16) are read
+//   16 bytes per load like the others (16 / sizeof(InT) elements: 16 chars, 8 shorts), through
+//   Load16 below; the 4- and 8-byte types take common/load.cuh's load16 unchanged. Sums of narrow
+//   integers add each 16-byte packet in 32 bits (__dp4a for bytes on the GPU) and the packet's
+//   total into the 64-bit accumulator. OutT (default AccT) is the result's type: the accumulator
+//   (and the partials, and the shuffles) stay 4 or 8 bytes wide, and only the final value is
+//   narrowed (min/max of int8 accumulate in int and store signed char; float16 accumulates in
+//   float and stores prim::f16, rounded to nearest even).
 #include "common/prim.cuh"
 #include "common/block.cuh"
 #include "common/load.cuh"
@@ -62,6 +70,114 @@ __device__ __forceinline__ void warp_tree_unrolled(volatile AccT* s, unsigned ti
     v = op(v, s[tid + 2]);  __syncwarp(); s[tid] = v; __syncwarp();
     v = op(v, s[tid + 1]);  __syncwarp(); s[tid] = v;
 }
+
+// float16 as its 16 bits (NVRTC ships no cuda_fp16.h without the toolkit's headers): converts to
+// float exactly, and from float rounding to nearest even (the result of a float16 sum).
+struct f16 {
+    unsigned short bits;
+    f16() = default;
+    __device__ __forceinline__ explicit f16(float v) : bits(float_to_half_bits(v)) {}
+    __device__ __forceinline__ operator float() const { return half_bits_to_float(bits); }
+
+    static __device__ __forceinline__ float half_bits_to_float(unsigned short h) {
+#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
+        float f;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+        return f;
+#else
+        const unsigned sign = (static_cast<unsigned>(h) & 0x8000u) << 16;
+        const unsigned exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+        if (exp == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (man << 13));  // inf, NaN
+        if (exp == 0) {  // zero or subnormal: man * 2^-24, exact in float
+            const float f = static_cast<float>(man) * 5.9604644775390625e-8f;
+            return sign ? -f : f;
+        }
+        return __uint_as_float(sign | ((exp + 112u) << 23) | (man << 13));
+#endif
+    }
+
+    static __device__ __forceinline__ unsigned short float_to_half_bits(float v) {
+#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
+        unsigned short h;
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+        return h;
+#else
+        const unsigned x = __float_as_uint(v);
+        const unsigned sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+        if (ax > 0x7f800000u) return static_cast<unsigned short>(sign | 0x7e00u | (ax >> 13));
+        if (ax >= 0x477ff000u) return static_cast<unsigned short>(sign | 0x7c00u);  // >= 65520
+        if (ax < 0x38800000u) {  // below 2^-14: float addition rounds to units of 2^-24
+            const float t = __uint_as_float(ax) + 0.5f;
+            return static_cast<unsigned short>(sign | (__float_as_uint(t) - 0x3f000000u));
+        }
+        const unsigned r = ax - 0x38000000u;  // exponent rebiased from 127 to 15
+        return static_cast<unsigned short>(sign | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13));
+#endif
+    }
+};
+
+// 16-byte loads of any element type: load16 of common/load.cuh for the 4- and 8-byte types (their
+// code unchanged), one uint4 split into 16 / sizeof(T) elements for the narrow ones.
+template <class T, bool WIDE = (sizeof(T) >= 4)>
+struct Load16 {
+    static constexpr int N = Vec16<T>::N;
+    typedef Packet<T> P;
+    static __device__ __forceinline__ P load(const T* p) { return load16(p); }
+};
+template <class T>
+struct Load16<T, false> {
+    static constexpr int N = 16 / static_cast<int>(sizeof(T));
+    struct alignas(16) P {
+        T v[N];
+    };
+    static __device__ __forceinline__ P load(const T* p) {
+        const uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
+        P out;
+        const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+        for (int k = 0; k < N; ++k) out.v[k] = e[k];
+        return out;
+    }
+};
+
+// Folds one packet into acc: element by element, or, for a sum of narrow integers into a 64-bit
+// accumulator, in 32 bits first (at most 16 * 65535 per packet) and once into acc.
+template <class InT, class AccT, class Op>
+struct FoldPacket {
+    template <class P>
+    static __device__ __forceinline__ AccT fold(AccT acc, const P& p, Op op) {
+#pragma unroll
+        for (int k = 0; k < Load16<InT>::N; ++k) acc = op(acc, static_cast<AccT>(p.v[k]));
+        return acc;
+    }
+};
+
+template <class InT, class W, class AccT>
+struct NarrowSum {
+    template <class P>
+    static __device__ __forceinline__ AccT fold(AccT acc, const P& p, Sum<AccT>) {
+        W s = 0;
+#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
+        if (sizeof(InT) == 1) {  // four bytes per instruction: dot product with 1, 1, 1, 1
+            const W* w = reinterpret_cast<const W*>(p.v);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) s = __dp4a(w[k], static_cast<W>(0x01010101), s);
+            return acc + static_cast<AccT>(s);
+        }
+#endif
+#pragma unroll
+        for (int k = 0; k < Load16<InT>::N; ++k) s += static_cast<W>(p.v[k]);
+        return acc + static_cast<AccT>(s);
+    }
+};
+template <> struct FoldPacket<signed char, long long, Sum<long long>>
+    : NarrowSum<signed char, int, long long> {};
+template <> struct FoldPacket<short, long long, Sum<long long>>
+    : NarrowSum<short, int, long long> {};
+template <> struct FoldPacket<unsigned char, unsigned long long, Sum<unsigned long long>>
+    : NarrowSum<unsigned char, unsigned int, unsigned long long> {};
+template <> struct FoldPacket<unsigned short, unsigned long long, Sum<unsigned long long>>
+    : NarrowSum<unsigned short, unsigned int, unsigned long long> {};
 
 }  // namespace prim
 
@@ -165,11 +281,12 @@ reduce_zeta(const InT* __restrict__ in, AccT* __restrict__ out, long long n) {
 
 // ---- production: vector loads, shuffles, machine-sized grid, single launch ---------------------
 // Policy: BLOCK threads; VECS 16-byte loads issued back to back per thread per iteration.
-template <class InT, class AccT, class Op, int BLOCK, int VECS>
+template <class InT, class AccT, class Op, int BLOCK, int VECS, class OutT = AccT>
 __global__ void __launch_bounds__(BLOCK)
 reduce_production(const InT* __restrict__ in, long long n, AccT* __restrict__ partials,
-                  unsigned int* __restrict__ tickets, AccT* __restrict__ out) {
-    typedef prim::Vec16<InT> V;
+                  unsigned int* __restrict__ tickets, OutT* __restrict__ out) {
+    typedef prim::Load16<InT> V;
+    typedef prim::FoldPacket<InT, AccT, Op> Fold;
     const Op op;
     const long long tid = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x;
     const long long nthreads = static_cast<long long>(gridDim.x) * BLOCK;
@@ -182,19 +299,15 @@ reduce_production(const InT* __restrict__ in, long long n, AccT* __restrict__ pa
 
     long long i = tid;
     for (; i + (VECS - 1) * nthreads < nvec; i += VECS * nthreads) {
-        prim::Packet<InT> p[VECS];
+        typename V::P p[VECS];
 #pragma unroll
-        for (int u = 0; u < VECS; ++u) p[u] = prim::load16(body + (i + u * nthreads) * V::N);
+        for (int u = 0; u < VECS; ++u) p[u] = V::load(body + (i + u * nthreads) * V::N);
 #pragma unroll
-        for (int u = 0; u < VECS; ++u) {
-#pragma unroll
-            for (int k = 0; k < V::N; ++k) acc = op(acc, static_cast<AccT>(p[u].v[k]));
-        }
+        for (int u = 0; u < VECS; ++u) acc = Fold::fold(acc, p[u], op);
     }
     for (; i < nvec; i += nthreads) {
-        const prim::Packet<InT> a = prim::load16(body + i * V::N);
-#pragma unroll
-        for (int k = 0; k < V::N; ++k) acc = op(acc, static_cast<AccT>(a.v[k]));
+        const typename V::P a = V::load(body + i * V::N);
+        acc = Fold::fold(acc, a, op);
     }
     const long long tail = head + nvec * V::N;  // fewer than V::N elements remain
     if (tail + tid < n) acc = op(acc, static_cast<AccT>(in[tail + tid]));
@@ -214,7 +327,7 @@ reduce_production(const InT* __restrict__ in, long long n, AccT* __restrict__ pa
         __syncthreads();  // scratch is reused
         v = prim::block_reduce<BLOCK>(v, op, scratch);
         if (threadIdx.x == 0) {
-            *out = v;
+            *out = static_cast<OutT>(v);
             *tickets = 0u;
         }
     }

@@ -81,3 +81,37 @@ def identity(op, dt):
         return dt.type(np.inf if op == "min" else -np.inf)
     info = np.iinfo(dt)
     return dt.type(info.max if op == "min" else info.min)
+
+
+#: the narrow dtypes that ``sum``/``min``/``max``/``reduce`` accept besides :data:`NUMERIC`, as
+#: NumPy's reductions do (the other families do not take them)
+REDUCE_NARROW = tuple(np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16,
+                                            np.float16))
+REDUCE_DTYPES = NUMERIC + REDUCE_NARROW
+
+#: the production reduction's own instantiations for narrow inputs: (input, accumulator, result,
+#: ops). Sums accumulate as NumPy's result (64-bit integers) or, for float16, in float32 (as
+#: CuPy's); min/max accumulate in a 32-bit type (the block's shuffles move 4 or 8 bytes) and
+#: store the input's dtype. bool is read as uint8 (its bytes are 0 and 1).
+REDUCE_NARROW_KERNELS = tuple(
+    (np.dtype(i), np.dtype(a), np.dtype(r), ops) for i, a, r, ops in (
+        (np.int8, np.int64, np.int64, ("sum",)),
+        (np.uint8, np.uint64, np.uint64, ("sum",)),
+        (np.int16, np.int64, np.int64, ("sum",)),
+        (np.uint16, np.uint64, np.uint64, ("sum",)),
+        (np.int8, np.int32, np.int8, ("min", "max")),
+        (np.uint8, np.uint32, np.uint8, ("min", "max")),
+        (np.int16, np.int32, np.int16, ("min", "max")),
+        (np.uint16, np.uint32, np.uint16, ("min", "max")),
+        (np.float16, np.float32, np.float16, ("sum", "min", "max")),
+    )
+)
+
+
+def reduce_result_dtype(dt, op):
+    """NumPy's result dtype of ``op`` ("sum", "min", "max") over an array of ``dt``: sums widen
+    bool and integers below 64 bits to int64/uint64 (float16 stays float16); min/max keep ``dt``."""
+    dt = np.dtype(dt)
+    if op != "sum":
+        return dt
+    return np.dtype(np.int64) if dt.kind == "b" else sum_dtype(dt)

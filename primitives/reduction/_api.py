@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._core import checks as _checks, plans as _plans
+from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
 from . import _plans as _rp
 from ._plans import OPS, VARIANTS
 
@@ -14,10 +14,31 @@ def _make_plan(x, op="sum", *, dtype=None, variant="auto", func="reduce"):
     public function the errors name."""
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                                    auto="production")
-    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func)
+    inp, arr, rt = _input(x, op, dtype, variant, func)
     if variant == "production" and arr.size and arr is x:
-        return _rp.production_plan(inp.backend, in_dt, acc_dt, op, arr.size)
+        return _rp.production_plan(inp.backend, rt, op, arr.size)
     return lambda y: _reduce(y, op, dtype, variant, func)
+
+
+def _input(x, op, dtype, variant, func):
+    """Checks in CuPy's order (op, array, dtype, ``dtype=``), before anything is launched.
+
+    Returns ``(inp, arr, route)``: the contiguous flattened backend array and the
+    :class:`~._plans.Route` from its dtype to the result's (NumPy's: ``sum`` widens bool and
+    integers below 64 bits; ``dtype=`` overrides)."""
+    _checks.check_choice(op, OPS, func=func, arg="op")
+    inp = _checks.as_input(x, func=func, arg="x", flatten=True)
+    arr = inp.array
+    in_dt = arr.dtype
+    allowed = _dtypes.REDUCE_DTYPES
+    if in_dt not in allowed:
+        raise TypeError(f"{func}: x has dtype {in_dt}; supported dtypes are "
+                        f"{_dtypes.names(allowed)}")
+    if dtype is None:
+        acc_dt = _dtypes.reduce_result_dtype(in_dt, op)
+    else:
+        acc_dt = _dtypes.resolve_dtype(_checks._native(dtype), func=func, allowed=allowed)
+    return inp, arr, _rp.route(in_dt, acc_dt, op, variant)
 
 
 @_plans.planned(_make_plan)
@@ -26,13 +47,15 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
     """Reduce all elements of ``x`` with ``op``.
 
     Args:
-        x: array of int32, int64, uint32, uint64, float32 or float64 (CuPy, NumPy, or anything with
+        x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
+            float32 or float64 (CuPy, NumPy, or anything with
             ``__cuda_array_interface__`` / DLPack). Any ndim: the array is flattened (``axis=None``).
             Host arrays of non-native byte order are converted to native order on the host.
         op: ``"sum"``, ``"min"`` or ``"max"``.
-        dtype: accumulator and result dtype. Default as NumPy: ``sum`` widens int32 to int64 and
-            uint32 to uint64; ``min``/``max`` keep the input dtype. A ``dtype`` without a native
-            kernel for the input converts the input first (one extra pass).
+        dtype: result dtype. Default as NumPy: ``sum`` widens bool and signed integers below 64
+            bits to int64, unsigned ones to uint64 (float16 stays float16, accumulated in
+            float32); ``min``/``max`` keep the input dtype. A ``dtype`` without a native kernel
+            for the input converts the input first (one extra pass), as NumPy casts to it.
         variant: one of ``primitives.reduction.VARIANTS`` (``"alpha"`` ... ``"zeta"``,
             ``"production"``) or ``"auto"`` (= ``"production"``).
 
@@ -41,15 +64,16 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
         (like ``numpy.sum``), in native byte order.
 
     Raises:
-        TypeError: ``x`` is not an array, or its dtype (bool, complex, float16, ...) or ``dtype``
-            is unsupported.
+        TypeError: ``x`` is not an array, or its dtype (str, object, datetime64, complex, ...)
+            or ``dtype`` is unsupported.
         ValueError: unknown ``op`` or ``variant``; ``min``/``max`` of an empty array (NumPy's
             error: no identity).
 
     Integer sums wrap around on overflow, as NumPy's do. ``min``/``max`` propagate NaN as
     ``numpy.min``/``numpy.max``. Float sums accumulate in the result dtype in a tree; the error is
     bounded by the tree depth (see the docs). Device input: no host synchronization. Host input:
-    one copy in and one out.
+    one copy in and one out. The production kernel reads narrow dtypes in place, 16 bytes per
+    load; the teaching variants (alpha ... zeta) convert them to their accumulator dtype first.
 
     See Also:
         :func:`numpy.sum`, :func:`numpy.min`, :func:`numpy.max`, :func:`cupy.sum`.
@@ -65,20 +89,20 @@ def _reduce(x, op, dtype, variant, func):
         return plan(x)
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                                    auto="production")
-    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func)
+    inp, arr, rt = _input(x, op, dtype, variant, func)
     if arr.size == 0:
         if op != "sum":
             name = "minimum" if op == "min" else "maximum"
             raise ValueError(
                 f"zero-size array to reduction operation {name} which has no identity"
             )
-        return inp.scalar(inp.backend.xp.zeros(1, dtype=acc_dt))
+        return inp.scalar(inp.backend.xp.zeros(1, dtype=rt.res))
     if variant == "production":
-        plan = _rp.production_plan(inp.backend, in_dt, acc_dt, op, arr.size)
+        plan = _rp.production_plan(inp.backend, rt, op, arr.size)
         if arr is x:  # read as it is: later calls on like arrays take the plan directly
             _plans.PLANS.file(key, plan)
         return inp.scalar(plan.run(arr))
-    return inp.scalar(_rp.run(arr, in_dt, acc_dt, op, variant, inp.backend))
+    return inp.scalar(_rp.run(arr, rt, op, variant, inp.backend))
 
 
 def _bound(op):

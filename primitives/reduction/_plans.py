@@ -23,13 +23,19 @@ _OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
 _ITEMS = {"alpha": 1, "beta": 1, "gamma": 1, "delta": 2, "epsilon": 2}  # elements per thread
 
 
-def kernel_name(variant, in_dt, acc_dt, op, pol):
-    in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
+#: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, kernels/reduction/reduce.cu)
+_CNAMES = {**_dtypes.CTYPES, **_dtypes.SMALL_CTYPES, np.dtype(np.float16): "prim::f16"}
+
+
+def kernel_name(variant, in_dt, acc_dt, op, pol, out_dt=None):
+    in_c, acc_c = _CNAMES[in_dt], _CNAMES[acc_dt]
     tail = ""
     if variant == "zeta":
         tail = f", {pol.block}"
     elif variant == "production":
         tail = f", {pol.block}, {pol.vectors}"
+        if out_dt is not None and out_dt != acc_dt:
+            tail += f", {_CNAMES[out_dt]}"
     return f"reduce_{variant}<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>{tail}>"
 
 
@@ -38,15 +44,73 @@ def _selector(variant):
 
 
 def names(variant, pol):
-    return [kernel_name(variant, i, a, op, pol) for i, a in _dtypes.ACC_PAIRS for op in OPS]
+    out = [kernel_name(variant, i, a, op, pol) for i, a in _dtypes.ACC_PAIRS for op in OPS]
+    if variant == "production":  # narrow inputs: production only (the others convert them)
+        out += [kernel_name(variant, i, a, op, pol, r)
+                for i, a, r, ops in _dtypes.REDUCE_NARROW_KERNELS for op in ops]
+    return out
 
 
 _MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, VARIANTS, _selector)
 
 
-def kernel(variant, in_dt, acc_dt, op, pol):
+def kernel(variant, in_dt, acc_dt, op, pol, out_dt=None):
     """The kernel of ``variant`` under policy ``pol`` (one module per variant and policy)."""
-    return _MODULES.kernel(variant, kernel_name(variant, in_dt, acc_dt, op, pol), pol)
+    return _MODULES.kernel(variant, kernel_name(variant, in_dt, acc_dt, op, pol, out_dt), pol)
+
+
+_NARROW = {(i, op): (a, r) for i, a, r, ops in _dtypes.REDUCE_NARROW_KERNELS for op in ops}
+_BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
+
+
+class Route(tuple):
+    """How ``op`` over an array of ``in_dt`` gives a result of ``res`` for ``variant``:
+    ``convs``, the dtypes the input is converted to first, in order (``astype``: one pass each);
+    ``kin``, ``kacc``, ``kout``, the kernel's input (a view of the converted input: bool is read
+    as uint8), accumulator and output dtypes; ``res`` the result's dtype (a view of the kernel's
+    output when of its size, a conversion of the one value otherwise)."""
+
+    __slots__ = ()
+    convs = property(lambda self: self[0])
+    kin = property(lambda self: self[1])
+    kacc = property(lambda self: self[2])
+    kout = property(lambda self: self[3])
+    res = property(lambda self: self[4])
+
+    def prepare(self, arr):
+        """The array the kernel reads: ``arr`` converted (``convs``), then viewed as ``kin``."""
+        for dt in self.convs:
+            arr = arr.astype(dt)
+        return arr if arr.dtype == self.kin else arr.view(self.kin)
+
+    def result(self, out):
+        """The kernel's output ``out`` (of ``kout``) as the result dtype."""
+        if out.dtype == self.res:
+            return out
+        return out.view(self.res) if out.dtype.itemsize == self.res.itemsize else \
+            out.astype(self.res)
+
+
+def route(in_dt, acc_dt, op, variant):
+    """The :class:`Route` of ``op`` over ``in_dt`` into ``acc_dt`` (NumPy's result dtype or a
+    ``dtype=`` request). Native pairs (``ACC_PAIRS``) run as they are; narrow inputs take the
+    production kernel's own instantiations (``REDUCE_NARROW_KERNELS``) and are converted to that
+    kernel's accumulator dtype for the ladder and zeta; any other request converts the input to
+    ``acc_dt`` first, as NumPy casts the elements to ``dtype``."""
+    convs, src = (), in_dt
+    if (src, acc_dt) not in _dtypes.ACC_PAIRS_SET and acc_dt != _dtypes.reduce_result_dtype(
+            src, op):
+        convs, src = (acc_dt,), acc_dt
+    if (src, acc_dt) in _dtypes.ACC_PAIRS_SET:
+        return Route((convs, src, acc_dt, acc_dt, acc_dt))
+    natural = _dtypes.reduce_result_dtype(src, op)
+    if (src, natural) in _dtypes.ACC_PAIRS_SET:
+        return Route((convs, src, natural, natural, acc_dt))
+    kin = _U8 if src == _BOOL else src
+    kacc, kout = _NARROW[(kin, op)]
+    if variant != "production":  # the ladder and zeta read the accumulator dtype
+        return Route((convs + (kacc,), kacc, kacc, kacc, acc_dt))
+    return Route((convs, kin, kacc, kout, acc_dt))
 
 
 def production_grid(k, n, in_dt, pol):
@@ -55,47 +119,53 @@ def production_grid(k, n, in_dt, pol):
 
 
 class ProductionPlan(_plans.Plan):
-    """The production kernel for n elements of ``in_dt`` reduced into ``acc_dt`` with ``op``:
-    one launch into a new 0-d result."""
+    """The production kernel for n elements reduced with ``op`` along the :class:`Route` ``rt``
+    (input dtype ``rt.kin``, accumulator ``rt.kacc``): one launch into a new 0-d result."""
 
-    def __init__(self, backend, in_dt, acc_dt, op, n, pol):
-        k = kernel("production", in_dt, acc_dt, op, pol)
-        grid = production_grid(k, n, in_dt, pol)
+    def __init__(self, backend, rt, op, n, pol):
+        k = kernel("production", rt.kin, rt.kacc, op, pol, rt.kout)
+        grid = production_grid(k, n, rt.kin, pol)
         xp = self.xp = backend.xp
-        self.partials = xp.empty(grid, dtype=acc_dt)
+        self.partials = xp.empty(grid, dtype=rt.kacc)
         self.ticket = xp.zeros(1, dtype=np.uint32)
         slot = _plans.Launch.SLOT
         self.launch = _plans.Launch(k, grid, pol.block,
                                     args=(slot, _launch.i64(n), self.partials, self.ticket, slot))
-        self.acc_dt, self.host = acc_dt, not backend.is_cuda
+        self.route, self.host = rt, not backend.is_cuda
         self.nbytes = _plans.scratch_bytes(self.partials, self.ticket)
 
     def run(self, x):
-        """The 0-d device result of reducing the contiguous device array ``x``."""
-        out = self.xp.empty((), dtype=self.acc_dt)
-        self.launch(x, out)
-        return out
+        """The 0-d device result of reducing the contiguous device array ``x`` (of the route's
+        input dtype, or converted to it here)."""
+        rt = self.route
+        out = self.xp.empty((), dtype=rt.kout)
+        self.launch(rt.prepare(x), out)
+        return rt.result(out)
 
     def __call__(self, x):
         """As the public function returns it for ``x`` of the backend's own type: a 0-d CuPy
         array on the GPU, a NumPy scalar on the emulator (NumPy in, NumPy out)."""
-        out = self.xp.empty((), dtype=self.acc_dt)
-        self.launch(x, out)
+        out = self.run(x)
         return out[()] if self.host else out
 
 
-def production_plan(backend, in_dt, acc_dt, op, n):
+def production_plan(backend, rt, op, n):
     pol = _policy.production()
-    key = ("reduce/production", in_dt, acc_dt, op, n, pol, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: ProductionPlan(backend, in_dt, acc_dt, op, n, pol))
+    key = ("reduce/production", rt.kin, rt, op, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: ProductionPlan(backend, rt, op, n, pol))
 
 
-def run(x, in_dt, acc_dt, op, variant, backend):
-    """Reduce the non-empty contiguous device array ``x``; returns a 1-element or 0-d array."""
+def run(x, rt, op, variant, backend):
+    """Reduce the non-empty contiguous device array ``x`` along the :class:`Route` ``rt``;
+    returns a 1-element or 0-d array of ``rt.res``."""
+    if variant == "production":
+        return production_plan(backend, rt, op, x.size).run(x)
+    return rt.result(_run_classic(rt.prepare(x), rt.kin, rt.kacc, op, variant, backend))
+
+
+def _run_classic(x, in_dt, acc_dt, op, variant, backend):
     xp = backend.xp
     n = x.size
-    if variant == "production":
-        return production_plan(backend, in_dt, acc_dt, op, n).run(x)
     if variant == "zeta":
         pol = _policy.zeta()
         k = kernel("zeta", in_dt, acc_dt, op, pol)
@@ -132,6 +202,8 @@ def error_depth(variant, n, in_dt=np.dtype(np.float32)):
     """
     if n <= 1:
         return 1
+    in_dt = np.dtype(in_dt)
+    half = in_dt == np.float16  # accumulated in float32 (the ladder and zeta convert it first)
     log_block = lambda b: int(math.log2(b))  # noqa: E731
     if variant in _ITEMS:
         block = _policy.ladder().block
@@ -142,12 +214,14 @@ def error_depth(variant, n, in_dt=np.dtype(np.float32)):
         return depth
     if variant == "zeta":
         pol = _policy.zeta()
-        grid = _launch.cover_grid(n, pol.block, 2, kernel=kernel("zeta", in_dt, in_dt, "sum", pol))
+        acc = np.dtype(np.float32) if half else in_dt
+        grid = _launch.cover_grid(n, pol.block, 2, kernel=kernel("zeta", acc, acc, "sum", pol))
         first = 2 * _launch.cdiv(n, 2 * pol.block * grid) + log_block(pol.block)
         second = 2 * _launch.cdiv(grid, 2 * pol.block) + log_block(pol.block)
         return first + (second if grid > 1 else 0)
     pol = _policy.production()
-    k = kernel("production", in_dt, in_dt, "sum", pol)
+    k = (kernel("production", in_dt, np.dtype(np.float32), "sum", pol, in_dt) if half else
+         kernel("production", in_dt, in_dt, "sum", pol))
     grid = production_grid(k, n, in_dt, pol)
     threads = grid * pol.block
     per_thread = (_launch.cdiv(n, threads) + 16) + 3  # vector body + head/tail + 4-way regroup
