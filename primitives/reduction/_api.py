@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
 from . import _plans as _rp
 from ._plans import OPS, VARIANTS
@@ -9,9 +11,13 @@ from ._plans import OPS, VARIANTS
 __all__ = ["reduce", "sum", "min", "max", "VARIANTS", "OPS"]
 
 
-def _make_plan(x, op="sum", *, dtype=None, variant="auto", func="reduce"):
+def _make_plan(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto",
+               func="reduce"):
     """What ``prim.plan(prim.reduce, x, op, ...)`` runs for arrays like ``x``; ``func``: the
     public function the errors name."""
+    if axis is not None or out is not None or keepdims:
+        _general(x, op, axis, dtype, None, keepdims, variant, func)  # checks the arguments
+        return lambda y: _general(y, op, axis, dtype, out, keepdims, variant, func)
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                                    auto="production")
     inp, arr, rt = _input(x, op, dtype, variant, func)
@@ -43,7 +49,7 @@ def _input(x, op, dtype, variant, func):
 
 @_plans.planned(_make_plan)
 
-def reduce(x, op="sum", *, dtype=None, variant="auto"):
+def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto"):
     """Reduce all elements of ``x`` with ``op``.
 
     Args:
@@ -52,6 +58,11 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
             ``__cuda_array_interface__`` / DLPack). Any ndim: the array is flattened (``axis=None``).
             Host arrays of non-native byte order are converted to native order on the host.
         op: ``"sum"``, ``"min"`` or ``"max"``.
+        axis: None (every element), an int or a tuple of ints (negative counting from the end):
+            the axes reduced, as NumPy's ``axis``.
+        out: an array of the result's shape that receives the result (cast by NumPy's
+            ``same_kind`` rule) and is returned.
+        keepdims: keep the reduced axes as axes of length 1.
         dtype: result dtype. Default as NumPy: ``sum`` widens bool and signed integers below 64
             bits to int64, unsigned ones to uint64 (float16 stays float16, accumulated in
             float32); ``min``/``max`` keep the input dtype. A ``dtype`` without a native kernel
@@ -61,13 +72,15 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
 
     Returns:
         A 0-d device array for device input (like ``cupy.sum``), a NumPy scalar for host input
-        (like ``numpy.sum``), in native byte order.
+        (like ``numpy.sum``), in native byte order; with ``axis`` an array of the kept axes
+        (``keepdims``: all axes), with ``out`` that array.
 
     Raises:
         TypeError: ``x`` is not an array, or its dtype (str, object, datetime64, complex, ...)
             or ``dtype`` is unsupported.
-        ValueError: unknown ``op`` or ``variant``; ``min``/``max`` of an empty array (NumPy's
-            error: no identity).
+        ValueError: unknown ``op`` or ``variant``; ``min``/``max`` of an empty array or over
+            an axis of length 0 (NumPy's error: no identity); an axis out of range
+            (``numpy.exceptions.AxisError``) or repeated; ``out`` of another shape.
 
     Integer sums wrap around on overflow, as NumPy's do. ``min``/``max`` propagate NaN as
     ``numpy.min``/``numpy.max``. Float sums accumulate in the result dtype in a tree; the error is
@@ -78,7 +91,43 @@ def reduce(x, op="sum", *, dtype=None, variant="auto"):
     See Also:
         :func:`numpy.sum`, :func:`numpy.min`, :func:`numpy.max`, :func:`cupy.sum`.
     """
+    if axis is not None or out is not None or keepdims:
+        return _general(x, op, axis, dtype, out, keepdims, variant, "reduce")
     return _reduce(x, op, dtype, variant, "reduce")
+
+
+def _general(x, op, axis, dtype, out, keepdims, variant, func):
+    """A reduction with NumPy's ``axis``, ``out`` and ``keepdims``: over every axis the
+    flattened reduction (then shaped), over some axes :func:`~._axis.reduce_axis`."""
+    from . import _axis
+
+    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
+                                   auto="production")
+    _checks.check_choice(op, OPS, func=func, arg="op")
+    inp = _checks.as_input(x, func=func, arg="x")
+    arr = inp.array
+    if arr.dtype not in _dtypes.REDUCE_DTYPES:
+        raise TypeError(f"{func}: x has dtype {arr.dtype}; supported dtypes are "
+                        f"{_dtypes.names(_dtypes.REDUCE_DTYPES)}")
+    axes = _axis.normalize_axis(axis, arr.ndim, func)
+    if len(axes) == arr.ndim:  # every axis: the flattened reduction
+        if out is not None:  # before any launch
+            res_dt = (_dtypes.reduce_result_dtype(arr.dtype, op) if dtype is None else
+                      np.dtype(_checks._native(dtype)))
+            _axis.check_out(out, (1,) * arr.ndim if keepdims else (), res_dt, func)
+        r = _reduce(arr, op, dtype, variant, func)
+        if inp.host and not isinstance(r, np.ndarray):
+            r = np.asarray(r)
+        res = r.reshape((1,) * arr.ndim) if keepdims else r
+        return res if out is None else _axis.finish(res, inp, arr.shape, axes, False, out,
+                                                     func)
+    if dtype is None:
+        acc_dt = _dtypes.reduce_result_dtype(arr.dtype, op)
+    else:
+        acc_dt = _dtypes.resolve_dtype(_checks._native(dtype), func=func,
+                                       allowed=_dtypes.REDUCE_DTYPES)
+    res = _axis.reduce_axis(arr, axes, op, acc_dt, inp.backend, func)
+    return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
 
 
 def _reduce(x, op, dtype, variant, func):
@@ -106,24 +155,41 @@ def _reduce(x, op, dtype, variant, func):
 
 
 def _bound(op):
-    def make(x, **options):
-        return _make_plan(x, op, func=op, **options)
+    """The plan maker of ``sum`` (``op`` "sum") or ``min``/``max``, with their signatures."""
+    if op == "sum":
+        def make(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
+            return _make_plan(x, op, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                              variant=variant, func=op)
+    else:
+        def make(x, axis=None, out=None, keepdims=False, *, variant="auto"):
+            return _make_plan(x, op, axis=axis, out=out, keepdims=keepdims, variant=variant,
+                              func=op)
     return make
 
 
 @_plans.planned(_bound("sum"))
-def sum(x, *, dtype=None, variant="auto"):  # noqa: A001 - mirrors numpy.sum
-    """Sum of all elements; see :func:`reduce`."""
+def sum(x, axis=None, dtype=None, out=None, keepdims=False, *,  # noqa: A001 - numpy.sum
+        variant="auto"):
+    """Sum of the elements over ``axis`` (all by default), as :func:`numpy.sum`; see
+    :func:`reduce`."""
+    if axis is not None or out is not None or keepdims:
+        return _general(x, "sum", axis, dtype, out, keepdims, variant, "sum")
     return _reduce(x, "sum", dtype, variant, "sum")
 
 
 @_plans.planned(_bound("min"))
-def min(x, *, variant="auto"):  # noqa: A001 - mirrors numpy.min
-    """Minimum of all elements (NaN propagates); see :func:`reduce`."""
+def min(x, axis=None, out=None, keepdims=False, *, variant="auto"):  # noqa: A001 - numpy.min
+    """Minimum over ``axis`` (all by default; NaN propagates), as :func:`numpy.min`; see
+    :func:`reduce`."""
+    if axis is not None or out is not None or keepdims:
+        return _general(x, "min", axis, None, out, keepdims, variant, "min")
     return _reduce(x, "min", None, variant, "min")
 
 
 @_plans.planned(_bound("max"))
-def max(x, *, variant="auto"):  # noqa: A001 - mirrors numpy.max
-    """Maximum of all elements (NaN propagates); see :func:`reduce`."""
+def max(x, axis=None, out=None, keepdims=False, *, variant="auto"):  # noqa: A001 - numpy.max
+    """Maximum over ``axis`` (all by default; NaN propagates), as :func:`numpy.max`; see
+    :func:`reduce`."""
+    if axis is not None or out is not None or keepdims:
+        return _general(x, "max", axis, None, out, keepdims, variant, "max")
     return _reduce(x, "max", None, variant, "max")
