@@ -1,20 +1,40 @@
-"""The tour (``python -m primitives``) verifies every variant and prints its table."""
+"""The tour (``python -m primitives``) verifies every variant and prints its table: by default a
+quick tour (every variant checked on a small input, one workload per family timed), with
+``--full`` the whole sweep."""
 
+import csv
+import io
+import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import primitives as prim
 from primitives import tour as _tour, reduction
+from primitives._core import backend as _backend, registry as _registry
+from primitives.testing import oracle as _oracle
+
+
+def _gpu():
+    return _backend.get_backend().is_cuda
+
+
+def _csv_rows(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    assert tuple(rows[0]) == _tour.CSV_COLUMNS
+    return [dict(zip(rows[0], r)) for r in rows[1:]]
 
 
 def test_tour_runs_and_verifies(capsys):
     assert _tour.main(["--log2n", "11"]) == 0
     out = capsys.readouterr().out
-    assert "backend" in out and "measured copy bandwidth" in out
+    assert "backend" in out
+    assert ("measured copy bandwidth" in out) == _gpu()
     for v in reduction.VARIANTS:
-        assert f"  {v} " in out
+        assert f"  {v} " in out or f" {v}," in out or out.rstrip().endswith(v) or f" {v}\n" in out
     assert "FAIL" not in out
 
 
@@ -25,7 +45,103 @@ def test_tour_reports_failure(monkeypatch, capsys):
     assert "FAIL" in capsys.readouterr().out
 
 
+def test_quick_tour_checks_every_variant_and_times_one_workload_per_family(tmp_path, capsys):
+    """The default checks the same contenders as --full (every section, every variant); it
+    times one section per family, and --family (repeated) picks the families."""
+    args = ["--log2n", "8", "--family", "compaction", "--family", "reduction",
+            "--family", "histogram"]
+    assert _tour.main([*args, "--csv", str(tmp_path / "quick.csv")]) == 0
+    out = capsys.readouterr().out
+    assert _tour.main([*args, "--full", "--csv", str(tmp_path / "full.csv")]) == 0
+    quick, full = _csv_rows(tmp_path / "quick.csv"), _csv_rows(tmp_path / "full.csv")
+    key = lambda r: (r["family"], r["section"], r["contender"])  # noqa: E731
+    assert sorted(map(key, quick)) == sorted(map(key, full))
+    assert {r["family"] for r in quick} == {"compaction", "reduction", "histogram"}
+    assert all(r["ok"] == "1" for r in quick)
+    timed = {(r["family"], r["section"]) for r in quick if r["ms"]}
+    assert sorted(f for f, _ in timed) == ["compaction", "histogram", "reduction"]
+    assert {(r["family"], r["section"]) for r in quick} - timed  # the rest only checked
+    assert all(r["gbs"] == r["copy_gbs"] == "" for r in quick if not r["ms"])
+    assert "Checked against NumPy" in out and "Timed (one workload per family)" in out
+
+
+def test_full_is_the_whole_sweep(tmp_path, capsys):
+    """--full times every contender of every section of the family's tour module."""
+    assert _tour.main(["--full", "--log2n", "8", "--family", "scan",
+                       "--csv", str(tmp_path / "full.csv")]) == 0
+    rows = _csv_rows(tmp_path / "full.csv")
+    want = [(s.title, c.name) for s in _registry.family("scan").tour_sections(_gpu(), 8)
+            for c in s.contenders()]
+    assert [(r["section"], r["contender"]) for r in rows] == want
+    assert all(math.isfinite(float(r["ms"])) and float(r["ms"]) > 0 for r in rows)
+    assert all(r["backend"] and r["device"] for r in rows)
+    assert "Checked against NumPy" not in capsys.readouterr().out
+
+
+def test_csv_to_stdout(capsys):
+    """``--csv -``: the CSV alone on stdout (same columns), the tables on stderr, no bar."""
+    assert _tour.main(["--log2n", "8", "--family", "compaction", "--csv", "-"]) == 0
+    cap = capsys.readouterr()
+    rows = list(csv.reader(io.StringIO(cap.out)))
+    assert tuple(rows[0]) == _tour.CSV_COLUMNS
+    assert [r[2] for r in rows[1:]] == ["compact", "compact_indices"]
+    assert "compaction: float32" in cap.err and "\r" not in cap.err
+
+
+@pytest.mark.skipif(_gpu(), reason="the emulator's output")
+def test_emulator_output_has_no_copy_figures(capsys):
+    """On the emulator the tables give times and checks only: no GB/s, % copy or copy rate."""
+    assert _tour.main(["--log2n", "8", "--family", "reduction", "--family", "sort"]) == 0
+    out = capsys.readouterr().out
+    assert "time ms" in out
+    assert "% copy" not in out and "GB/s" not in out and "copy bandwidth" not in out
+
+
+def test_failed_check_of_an_untimed_section_exits_nonzero(monkeypatch, capsys):
+    """A wrong answer in a section that the quick tour only checks makes the exit status 1."""
+    real = _oracle.reduce_matches
+    monkeypatch.setattr(_oracle, "reduce_matches", lambda got, host, *a, **k: (
+        (False, "wrong") if host.dtype == np.int32 else real(got, host, *a, **k)))
+    assert _tour.main(["--log2n", "8", "--family", "reduction"]) == 1
+    cap = capsys.readouterr()
+    assert "FAIL  reduction: sum int32" in cap.out
+    timed = cap.out.split("Timed (one workload per family)")[1]
+    assert "FAIL" not in timed.split("checked")[0]
+    assert "FAILED: 1 of " in cap.err and "reduction: sum int32" in cap.err
+
+
+def test_progress_bar_off_when_not_a_tty():
+    """Not on a terminal (a pipe, a file, CI's log): no progress output at all."""
+    r = subprocess.run([sys.executable, "-m", "primitives", "--log2n", "8", "--family",
+                        "segmented"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == ""
+    assert "\r" not in r.stdout and "segmented_scan" in r.stdout
+
+
+def test_progress_bar_on_a_terminal(monkeypatch, capsys):
+    """On a terminal the bar (on stderr) runs and the tables on stdout are whole lines."""
+    pytest.importorskip("tqdm")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert _tour.main(["--log2n", "8", "--family", "segmented"]) == 0
+    cap = capsys.readouterr()
+    assert "segmented_scan" in cap.err and "| 3/3 [" in cap.err
+    assert "\r" not in cap.out and "segmented_reduce" in cap.out
+    assert _tour.main(["--log2n", "8", "--family", "segmented", "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 @pytest.mark.parametrize("args", [["--help"]])
 def test_module_entry_point(args):
     r = subprocess.run([sys.executable, "-m", "primitives", *args], capture_output=True, text=True)
-    assert r.returncode == 0 and "python -m primitives" in r.stdout
+    assert r.returncode == 0 and "python -m primitives" in r.stdout and "--full" in r.stdout
+
+
+def test_jobs_compile_first_in_worker_processes(tmp_path):
+    """--jobs 2 compiles in two worker processes first; the rows are those of a plain run."""
+    args = ["--log2n", "8", "--family", "compaction", "--family", "segmented", "--csv"]
+    assert _tour.main(["--jobs", "2", *args, str(tmp_path / "a.csv")]) == 0
+    assert _tour.main([*args, str(tmp_path / "b.csv")]) == 0
+    key = lambda r: (r["family"], r["section"], r["contender"], r["ok"])  # noqa: E731
+    assert ([key(r) for r in _csv_rows(tmp_path / "a.csv")]
+            == [key(r) for r in _csv_rows(tmp_path / "b.csv")])

@@ -36,7 +36,8 @@ def sections(gpu, log2n=None):
     sections.append(tour.Section(
         title=f"sort: uint32 keys, n = 2^{n.bit_length() - 1} (GB/s: keys read + written once; "
               "speedup vs onesweep)",
-        nbytes=2 * 4 * n, contenders=keys_contenders, count=len(VARIANTS) + (1 if gpu else 0)))
+        nbytes=2 * 4 * n, contenders=keys_contenders, count=len(VARIANTS) + (1 if gpu else 0),
+        quick=True))
 
     def pairs_contenders():
         xp = _backend.get_backend().xp
