@@ -8,7 +8,7 @@ from ._core.backend import backend_info
 from ._core.loader import KernelCompileError
 from ._core.plans import cache_info, clear_caches, plan
 from . import tuning
-from .reduction import max, min, reduce, sum  # noqa: A004 - NumPy-style names
+from .reduction import all, any, max, mean, min, reduce, sum  # noqa: A004 - NumPy-style names
 from .scan import cumsum, exclusive_scan, inclusive_scan
 from .compaction import compact, compact_indices
 from .segmented import segmented_reduce, segmented_scan
@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "backend_info", "KernelCompileError", "__version__", "plan", "clear_caches", "cache_info",
     "tuning",
-    "reduce", "sum", "min", "max",
+    "reduce", "sum", "min", "max", "mean", "any", "all",
     "inclusive_scan", "exclusive_scan", "cumsum", "compact", "compact_indices",
     "segmented_scan", "segmented_reduce",
     "spmv", "sparse",

@@ -97,3 +97,59 @@ def test_axis_errors(func, kw, exc):
     with pytest.raises(exc):
         FUNCS[func](x, **kw)
     H.raises_like(exc, func, getattr(prim, func), x, **kw)
+
+
+# ---- mean, any, all ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint64, np.float16, np.float32,
+                                   np.float64, np.bool_], ids=lambda d: np.dtype(d).name)
+def test_mean_any_all_equal_numpy(dtype, rng):
+    """mean (NumPy's accumulator and result dtypes), any and all over every axis form, with and
+    without keepdims: values, dtypes and shapes (NumPy scalars for a full reduction)."""
+    x = _data(rng, (4, 5, 3), dtype)
+    for axis in (None, 0, (0, 2), -1):
+        for keepdims in (False, True):
+            got, want = prim.mean(x, axis=axis, keepdims=keepdims), np.mean(x, axis=axis,
+                                                                             keepdims=keepdims)
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            assert np.shape(got) == np.shape(want) and type(got) is type(want)
+            tol = {np.float16: 1e-2, np.float32: 1e-5}.get(x.dtype.type, 1e-12)
+            np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
+                                       rtol=tol, atol=tol)  # float sums: another order
+            for f in ("any", "all"):
+                got = getattr(prim, f)(x, axis=axis, keepdims=keepdims)
+                want = getattr(np, f)(x, axis=axis, keepdims=keepdims)
+                assert type(got) is type(want) and np.array_equal(got, want)
+
+
+def test_any_all_edge_cases():
+    """NaN is true; nothing reduced gives False (any) and True (all); out receives the result."""
+    assert prim.any(np.array([0.0, np.nan])) == np.any(np.array([0.0, np.nan]))
+    assert np.array_equal(prim.any(np.zeros((0, 3)), axis=0), np.zeros(3, bool))
+    assert np.array_equal(prim.all(np.zeros((0, 3)), axis=0), np.ones(3, bool))
+    assert prim.all(np.zeros(0)) is np.all(np.zeros(0))
+    out = np.empty(2, bool)
+    assert prim.any(np.eye(2), axis=1, out=out) is out and out.all()
+
+
+def test_mean_edge_cases():
+    """An empty mean is NaN with NumPy's warning; dtype= chooses the accumulator and result;
+    out receives the result; the plan equals the function."""
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        assert np.isnan(prim.mean(np.zeros(0)))
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    got = prim.mean(x, axis=0, dtype=np.float32)
+    assert got.dtype == np.float32 and np.allclose(got, np.mean(x, axis=0, dtype=np.float32))
+    out = np.empty(3)
+    assert prim.mean(x, axis=1, out=out) is out and np.allclose(out, x.mean(axis=1))
+    assert np.allclose(prim.mean.plan(x, axis=1)(x), x.mean(axis=1))
+
+
+@pytest.mark.parametrize("func", ["mean", "any", "all"])
+def test_mean_any_all_errors(func):
+    """A string array, a bad axis and out of another shape: NumPy's error types, named."""
+    H.raises_like(TypeError, func, getattr(prim, func), np.array(["a", "b"]))
+    H.raises_like(np.exceptions.AxisError, func, getattr(prim, func), np.ones((2, 3)), axis=2)
+    H.raises_like(ValueError, func, getattr(prim, func), np.ones((2, 3)), axis=0,
+                  out=np.empty(2))

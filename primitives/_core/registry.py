@@ -31,7 +31,8 @@ class Family:
 
 
 FAMILIES = (
-    Family("reduction", "primitives.reduction", ("reduce", "sum", "min", "max"),
+    Family("reduction", "primitives.reduction", ("reduce", "sum", "min", "max", "mean",
+                                                  "any", "all"),
            "primitives.tour.reduction", "reduction", "reduction", "reduction"),
     Family("spmv", "primitives.sparse", ("spmv",),
            "primitives.tour.spmv", "spmv", "spmv", "spmv"),

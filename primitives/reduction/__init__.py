@@ -21,6 +21,8 @@ launches twice; production launches once.
 from __future__ import annotations
 
 from ._api import OPS, VARIANTS, max, min, reduce, sum  # noqa: A004 - NumPy-style names
+from ._derived import all, any, mean  # noqa: A004 - NumPy-style names
 from ._plans import error_depth
 
-__all__ = ["reduce", "sum", "min", "max", "VARIANTS", "OPS", "error_depth"]
+__all__ = ["reduce", "sum", "min", "max", "mean", "any", "all", "VARIANTS", "OPS",
+           "error_depth"]

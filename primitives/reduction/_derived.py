@@ -1,0 +1,142 @@
+"""mean, any and all: NumPy's functions on the production reductions.
+
+``mean`` is :func:`~primitives.sum` in NumPy's accumulator dtype (float64 for bool and integers,
+float32 for float16, the input's otherwise) divided by the count; ``any`` and ``all`` are the
+``max`` and ``min`` of the elements as booleans (``x != 0``; a bool array is read as it is).
+They take ``axis``, ``keepdims`` and ``out`` as the reductions do.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._core import checks as _checks
+from .._core import dtypes as _dtypes
+from .._core import plans as _plans
+from . import _axis
+from ._api import max as _max
+from ._api import min as _min
+from ._api import sum as _sum
+
+__all__ = ["mean", "any", "all"]
+
+
+def _backend_input(x, func):
+    inp = _checks.as_input(x, func=func, arg="x")
+    if inp.array.dtype not in _dtypes.REDUCE_DTYPES:
+        raise TypeError(f"{func}: x has dtype {inp.array.dtype}; supported dtypes are "
+                        f"{_dtypes.names(_dtypes.REDUCE_DTYPES)}")
+    return inp
+
+
+def _shape(shape, axes, keepdims):
+    return tuple(1 if a in axes else d for a, d in enumerate(shape) if keepdims or a not in axes)
+
+
+def _caller(inp, r):
+    """A result computed on the backend array, in the kind the caller passed."""
+    if inp.host and _checks.is_cupy(r):
+        r = r.get()
+    if inp.host and isinstance(r, np.ndarray) and r.ndim == 0:
+        return r[()]
+    return r
+
+
+def _put(r, inp, out, func):
+    if out is None:
+        return r
+    _axis.check_out(out, np.shape(r), None, func)
+    if isinstance(out, np.ndarray):
+        np.copyto(out, r.get() if _checks.is_cupy(r) else r, casting="unsafe")
+    else:
+        out[...] = inp.backend.xp.asarray(r).astype(out.dtype, copy=False)
+    return out
+
+
+def _make_mean(x, axis=None, dtype=None, out=None, keepdims=False):
+    _backend_input(x, "mean")
+    return lambda y: mean(y, axis, dtype, out, keepdims)
+
+
+@_plans.planned(_make_mean)
+def mean(x, axis=None, dtype=None, out=None, keepdims=False):
+    """Arithmetic mean over ``axis`` (all elements by default), as :func:`numpy.mean`.
+
+    The sum runs in NumPy's accumulator dtype: float64 for bool and integer input, float32 for
+    float16 (the result float16), the input's own float dtype otherwise, or ``dtype``. An empty
+    reduction gives NaN with NumPy's ``RuntimeWarning`` ("Mean of empty slice"). ``axis``,
+    ``keepdims``, ``out`` and the errors as :func:`~primitives.sum`.
+    """
+    func = "mean"
+    inp = _backend_input(x, func)
+    arr = inp.array
+    axes = _axis.normalize_axis(axis, arr.ndim, func)
+    if dtype is None:
+        if arr.dtype.kind in "biu":
+            acc = res = np.dtype(np.float64)
+        elif arr.dtype == np.float16:
+            acc, res = np.dtype(np.float32), np.dtype(np.float16)
+        else:
+            acc = res = arr.dtype
+    else:
+        try:
+            acc = res = np.dtype(dtype)
+        except TypeError as exc:
+            raise TypeError(f"{func}: dtype={dtype!r} is not a dtype") from exc
+        if acc.kind not in "fc" and acc.kind not in "biu":
+            raise TypeError(f"{func}: dtype={acc} is not supported")
+    if out is not None:
+        _axis.check_out(out, _shape(arr.shape, axes, keepdims), res, func)
+    count = int(np.prod([arr.shape[a] for a in axes], dtype=np.int64))
+    if count == 0:
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+    s = _sum(arr, axis=axes, dtype=acc, keepdims=keepdims)
+    xp = inp.backend.xp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if isinstance(s, np.ndarray) or np.isscalar(s) or isinstance(s, np.generic):
+            r = np.true_divide(s, count, dtype=acc).astype(res)
+        else:
+            r = (s / xp.asarray(count, dtype=acc)).astype(res)
+    return _put(_caller(inp, r), inp, out, func)
+
+
+def _logical(x, axis, out, keepdims, func, reduce_, empty):
+    inp = _backend_input(x, func)
+    arr = inp.array
+    axes = _axis.normalize_axis(axis, arr.ndim, func)
+    shape = _shape(arr.shape, axes, keepdims)
+    if out is not None:
+        _axis.check_out(out, shape, np.dtype(np.bool_), func)
+    xp = inp.backend.xp
+    if 0 in [arr.shape[a] for a in axes]:  # nothing reduced: False for any, True for all
+        r = xp.full(shape, empty, dtype=np.bool_)
+    else:
+        b = arr if arr.dtype == np.bool_ else arr.astype(np.bool_)  # x != 0 (NaN is True)
+        r = reduce_(b, axis=axes, keepdims=keepdims)
+    return _put(_caller(inp, r), inp, out, func)
+
+
+def _make_any(x, axis=None, out=None, keepdims=False):
+    _backend_input(x, "any")
+    return lambda y: any(y, axis, out, keepdims)
+
+
+def _make_all(x, axis=None, out=None, keepdims=False):
+    _backend_input(x, "all")
+    return lambda y: all(y, axis, out, keepdims)
+
+
+@_plans.planned(_make_any)
+def any(x, axis=None, out=None, keepdims=False):  # noqa: A001 - numpy.any
+    """Whether any element over ``axis`` is true (non-zero; NaN counts), as :func:`numpy.any`:
+    the ``max`` of the elements as booleans; False over nothing."""
+    return _logical(x, axis, out, keepdims, "any", _max, False)
+
+
+@_plans.planned(_make_all)
+def all(x, axis=None, out=None, keepdims=False):  # noqa: A001 - numpy.all
+    """Whether every element over ``axis`` is true (non-zero; NaN counts), as
+    :func:`numpy.all`: the ``min`` of the elements as booleans; True over nothing."""
+    return _logical(x, axis, out, keepdims, "all", _min, True)
