@@ -37,6 +37,7 @@
 #include "common/prim.cuh"
 #include "common/block.cuh"
 #include "common/load.cuh"
+#include "common/pack16.cuh"
 
 namespace prim {
 
@@ -117,7 +118,8 @@ struct f16 {
 };
 
 // 16-byte loads of any element type: load16 of common/load.cuh for the 4- and 8-byte types (their
-// code unchanged), one uint4 split into 16 / sizeof(T) elements for the narrow ones.
+// code unchanged), common/pack16.cuh's load_pack16 (one uint4 split into 16 / sizeof(T)
+// elements) for the narrow ones.
 template <class T, bool WIDE = (sizeof(T) >= 4)>
 struct Load16 {
     static constexpr int N = Vec16<T>::N;
@@ -126,18 +128,9 @@ struct Load16 {
 };
 template <class T>
 struct Load16<T, false> {
-    static constexpr int N = 16 / static_cast<int>(sizeof(T));
-    struct alignas(16) P {
-        T v[N];
-    };
-    static __device__ __forceinline__ P load(const T* p) {
-        const uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
-        P out;
-        const T* e = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-        for (int k = 0; k < N; ++k) out.v[k] = e[k];
-        return out;
-    }
+    static constexpr int N = Pack16<T>::N;
+    typedef Pack16<T> P;
+    static __device__ __forceinline__ P load(const T* p) { return load_pack16(p); }
 };
 
 // Folds one packet into acc: element by element, or, for a sum of narrow integers into a 64-bit
