@@ -16,12 +16,10 @@ import operator
 import numpy as np
 
 from .._core import checks as _checks
-from .._core import launch as _launch
 from .._core import plans as _plans
 from . import _checks as _hc
-from . import _kernels, _policy
 from ._binning import array_binning
-from ._plans import binning_plan
+from ._plans import bin_keys, binning_plan
 
 __all__ = ["histogramdd", "histogram2d"]
 
@@ -111,13 +109,7 @@ def _keys(arr, edges, backend):
         return xp.full(arr.size, nb, dtype=np.uint32)
     if kdt != arr.dtype:
         arr = arr.astype(kdt)
-    spec = binning_plan(binning, backend, cached=False).spec
-    k = _kernels.kernel("sort_reduce_by_key", binning, "count")
-    block = _policy.textbook().block
-    keys = xp.empty(arr.size, dtype=np.uint32)
-    grid = _launch.cover_grid(arr.size, block, 4, kernel=k)
-    _launch.launch(k, grid, block, (arr, _launch.i64(arr.size), spec, keys))
-    return keys
+    return bin_keys(arr, binning, binning_plan(binning, backend, cached=False).spec, backend)
 
 
 def _make_dd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002

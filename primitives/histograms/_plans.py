@@ -212,6 +212,18 @@ def count(arr, binning, weights, variant, backend, bplan=None, cached=True):
     return count_plan(variant, binning, acc, n, backend)(arr, bplan.spec, weights)
 
 
+def bin_keys(arr, binning, spec, backend, acc="count"):
+    """Each sample's bin under ``binning`` (its device record ``spec``) as a uint32 key,
+    ``binning.nbins`` for a dropped sample: the first pass of ``sort_reduce_by_key``."""
+    n = arr.size
+    k = _kernels.kernel("sort_reduce_by_key", binning, acc)
+    block = _policy.textbook().block
+    keys = backend.xp.empty(n, dtype=np.uint32)
+    grid = _launch.cover_grid(n, block, 4, kernel=k)
+    _launch.launch(k, grid, block, (arr, _launch.i64(n), spec, keys))
+    return keys
+
+
 def sort_reduce(arr, binning, spec, weights, backend):
     """``sort_reduce_by_key``: each sample's bin as a 32-bit key (``nbins`` for a dropped sample),
     a stable radix sort of the keys (with the weights alongside) over the bits that ``nbins``
@@ -223,11 +235,7 @@ def sort_reduce(arr, binning, spec, weights, backend):
     xp = backend.xp
     n, nb = arr.size, binning.nbins
     acc = "count" if weights is None else "weight"
-    k = _kernels.kernel("sort_reduce_by_key", binning, acc)
-    block = _policy.textbook().block
-    keys_ = xp.empty(n, dtype=np.uint32)
-    grid = _launch.cover_grid(n, block, 4, kernel=k)
-    _launch.launch(k, grid, block, (arr, _launch.i64(n), spec, keys_))
+    keys_ = bin_keys(arr, binning, spec, backend, acc)
     end_bit = int(nb).bit_length()  # keys lie in [0, nb]
     if weights is None:
         keys_ = sorting.radix_sort(keys_, end_bit=end_bit)
