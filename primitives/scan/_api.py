@@ -37,10 +37,9 @@ def _make_plan(func, exclusive):
     """What ``prim.plan(prim.<func>, x, ...)`` runs for arrays like ``x``."""
 
     def make(x, op="sum", *, axis=None, dtype=None, variant="auto"):
-        if func != "cumsum" and _along_axis(x, axis, func):
+        if _along_axis(x, axis, func):
             _checked(x, op, dtype, variant, func)
-            public = inclusive_scan if not exclusive else exclusive_scan
-            return lambda y: public(y, op, axis=axis, dtype=dtype, variant=variant)
+            return lambda y: _entry(func, y, op, axis, dtype, variant, exclusive)
         variant, inp, arr, in_dt, acc_dt = _checked(x, op, dtype, variant, func)
         if variant == "decoupled_lookback" and arr.size and arr is x:
             return _sp.lookback_plan(inp.backend, in_dt, acc_dt, op, exclusive, arr.size)
@@ -50,10 +49,20 @@ def _make_plan(func, exclusive):
 
 
 def _make_cumsum_plan(x, axis=None, dtype=None, *, variant="auto"):
-    if _along_axis(x, axis, "cumsum"):
-        _checked(x, "sum", dtype, variant, "cumsum")
-        return lambda y: cumsum(y, axis, dtype, variant=variant)
-    return _make_plan("cumsum", False)(x, "sum", dtype=dtype, variant=variant)
+    return _make_plan("cumsum", False)(x, "sum", axis=axis, dtype=dtype, variant=variant)
+
+
+def _entry(func, x, op, axis, dtype, variant, exclusive):
+    """A call of the public scan ``func``: the plan an earlier call on a like array filed (it
+    checked these arguments), else the checks, then the scan along ``axis`` or of the flattened
+    array."""
+    key = _plans.call_key(func, (x,), (op, axis, dtype, variant))
+    plan = _plans.PLANS.find(key)
+    if plan is not None:
+        return plan(x)
+    if _along_axis(x, axis, func):
+        return _scan_axis(x, axis, op, dtype, variant, exclusive, func)
+    return _scan(x, op, dtype, variant, exclusive, func, key)
 
 
 def _along_axis(x, axis, func):
@@ -140,13 +149,7 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
         :func:`numpy.cumsum`, :func:`numpy.minimum.accumulate <numpy.ufunc.accumulate>`,
         :func:`cupy.cumsum`.
     """
-    key = _plans.call_key("inclusive_scan", (x,), (op, axis, dtype, variant))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:  # an earlier call on a like array checked these arguments
-        return plan(x)
-    if _along_axis(x, axis, "inclusive_scan"):
-        return _scan_axis(x, axis, op, dtype, variant, False, "inclusive_scan")
-    return _scan(x, op, dtype, variant, False, "inclusive_scan", key)
+    return _entry("inclusive_scan", x, op, axis, dtype, variant, False)
 
 
 @_plans.planned(_make_plan("exclusive_scan", True))
@@ -157,13 +160,7 @@ def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
 
     Arguments, result and errors as :func:`inclusive_scan`.
     """
-    key = _plans.call_key("exclusive_scan", (x,), (op, axis, dtype, variant))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:  # an earlier call on a like array checked these arguments
-        return plan(x)
-    if _along_axis(x, axis, "exclusive_scan"):
-        return _scan_axis(x, axis, op, dtype, variant, True, "exclusive_scan")
-    return _scan(x, op, dtype, variant, True, "exclusive_scan", key)
+    return _entry("exclusive_scan", x, op, axis, dtype, variant, True)
 
 
 @_plans.planned(_make_cumsum_plan)
@@ -186,10 +183,4 @@ def cumsum(x, axis=None, dtype=None, *, variant="auto"):
     See Also:
         :func:`numpy.cumsum`, :func:`cupy.cumsum`.
     """
-    key = _plans.call_key("cumsum", (x,), (axis, dtype, variant))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:  # an earlier call on a like array checked these arguments
-        return plan(x)
-    if _along_axis(x, axis, "cumsum"):
-        return _scan_axis(x, axis, "sum", dtype, variant, False, "cumsum")
-    return _scan(x, "sum", dtype, variant, False, "cumsum", key)
+    return _entry("cumsum", x, "sum", axis, dtype, variant, False)
