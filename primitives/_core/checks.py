@@ -169,13 +169,13 @@ def op_input(x, op, dtype, *, func, ndim=None):
     if dtype is None:
         acc_dt = _dtypes.sum_dtype(in_dt) if op == "sum" else in_dt
     else:
-        acc_dt = _dtypes.resolve_dtype(_native(dtype), func=func)
+        acc_dt = _dtypes.resolve_dtype(native_dtype(dtype), func=func)
     if arr.size and (in_dt, acc_dt) not in _dtypes.ACC_PAIRS_SET:
         arr, in_dt = arr.astype(acc_dt), acc_dt
     return inp, arr, in_dt, acc_dt
 
 
-def _native(dtype):
+def native_dtype(dtype):
     """A ``dtype=`` request in native byte order (results are native, as ``numpy.cumsum``'s:
     ``dtype=x.dtype`` of a ``'>i4'`` array asks for int32); anything else as it is, for
     :func:`~primitives._core.dtypes.resolve_dtype` to judge."""

@@ -43,7 +43,7 @@ def _input(x, op, dtype, variant, func):
     if dtype is None:
         acc_dt = _dtypes.reduce_result_dtype(in_dt, op)
     else:
-        acc_dt = _dtypes.resolve_dtype(_checks._native(dtype), func=func, allowed=allowed)
+        acc_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func, allowed=allowed)
     return inp, arr, _rp.route(in_dt, acc_dt, op, variant)
 
 
@@ -113,18 +113,15 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
     if len(axes) == arr.ndim:  # every axis: the flattened reduction
         if out is not None:  # before any launch
             res_dt = (_dtypes.reduce_result_dtype(arr.dtype, op) if dtype is None else
-                      np.dtype(_checks._native(dtype)))
+                      np.dtype(_checks.native_dtype(dtype)))
             _axis.check_out(out, (1,) * arr.ndim if keepdims else (), res_dt, func)
-        r = _reduce(arr, op, dtype, variant, func)
-        if inp.host and not isinstance(r, np.ndarray):
-            r = np.asarray(r)
-        res = r.reshape((1,) * arr.ndim) if keepdims else r
-        return res if out is None else _axis.finish(res, inp, arr.shape, axes, False, out,
-                                                     func)
+        # the backend array in, a backend 0-d value out: finish() returns it as the caller's
+        res = inp.backend.xp.asarray(_reduce(arr, op, dtype, variant, func)).reshape(())
+        return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
     if dtype is None:
         acc_dt = _dtypes.reduce_result_dtype(arr.dtype, op)
     else:
-        acc_dt = _dtypes.resolve_dtype(_checks._native(dtype), func=func,
+        acc_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
                                        allowed=_dtypes.REDUCE_DTYPES)
     res = _axis.reduce_axis(arr, axes, op, acc_dt, inp.backend, func)
     return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)

@@ -35,26 +35,6 @@ def _shape(shape, axes, keepdims):
     return tuple(1 if a in axes else d for a, d in enumerate(shape) if keepdims or a not in axes)
 
 
-def _caller(inp, r):
-    """A result computed on the backend array, in the kind the caller passed."""
-    if inp.host and _checks.is_cupy(r):
-        r = r.get()
-    if inp.host and isinstance(r, np.ndarray) and r.ndim == 0:
-        return r[()]
-    return r
-
-
-def _put(r, inp, out, func):
-    if out is None:
-        return r
-    _axis.check_out(out, np.shape(r), None, func)
-    if isinstance(out, np.ndarray):
-        np.copyto(out, r.get() if _checks.is_cupy(r) else r, casting="unsafe")
-    else:
-        out[...] = inp.backend.xp.asarray(r).astype(out.dtype, copy=False)
-    return out
-
-
 def _make_mean(x, axis=None, dtype=None, out=None, keepdims=False):
     _backend_input(x, "mean")
     return lambda y: mean(y, axis, dtype, out, keepdims)
@@ -92,14 +72,11 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
     count = int(np.prod([arr.shape[a] for a in axes], dtype=np.int64))
     if count == 0:
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
-    s = _sum(arr, axis=axes, dtype=acc, keepdims=keepdims)
     xp = inp.backend.xp
+    s = xp.asarray(_sum(arr, axis=axes, dtype=acc))  # the backend array in, a backend one out
     with np.errstate(invalid="ignore", divide="ignore"):
-        if isinstance(s, np.ndarray) or np.isscalar(s) or isinstance(s, np.generic):
-            r = np.true_divide(s, count, dtype=acc).astype(res)
-        else:
-            r = (s / xp.asarray(count, dtype=acc)).astype(res)
-    return _put(_caller(inp, r), inp, out, func)
+        r = xp.true_divide(s, xp.asarray(count, dtype=acc)).astype(res)
+    return _axis.finish(r, inp, arr.shape, axes, keepdims, out, func)
 
 
 def _logical(x, axis, out, keepdims, func, reduce_, empty):
@@ -111,11 +88,11 @@ def _logical(x, axis, out, keepdims, func, reduce_, empty):
         _axis.check_out(out, shape, np.dtype(np.bool_), func)
     xp = inp.backend.xp
     if 0 in [arr.shape[a] for a in axes]:  # nothing reduced: False for any, True for all
-        r = xp.full(shape, empty, dtype=np.bool_)
+        r = xp.full(_shape(arr.shape, axes, False), empty, dtype=np.bool_)
     else:
         b = arr if arr.dtype == np.bool_ else arr.astype(np.bool_)  # x != 0 (NaN is True)
-        r = reduce_(b, axis=axes, keepdims=keepdims)
-    return _put(_caller(inp, r), inp, out, func)
+        r = xp.asarray(reduce_(b, axis=axes))  # the backend array in, a backend one out
+    return _axis.finish(r, inp, arr.shape, axes, keepdims, out, func)
 
 
 def _make_any(x, axis=None, out=None, keepdims=False):
