@@ -11,6 +11,11 @@ from primitives._core import backend as _backend
 from primitives.sorting import VARIANTS
 
 
+def _uint32(rng, n):
+    """``n`` random uint32 keys (every bit pattern)."""
+    return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+
+
 def sections(gpu, log2n=None):
     """Tour workloads: uint32 keys (keys/s of every variant, with ``cupy.sort`` as the peer on a
     GPU), uint32 pairs and argsort, and a segmented sort of 128-key segments."""
@@ -19,8 +24,7 @@ def sections(gpu, log2n=None):
 
     def keys_contenders():
         xp = _backend.get_backend().xp
-        rng = np.random.default_rng(n + 11)
-        host = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        host = _uint32(np.random.default_rng(n + 11), n)
         x = xp.asarray(host)
         want = np.sort(host, kind="stable")
 
@@ -42,8 +46,7 @@ def sections(gpu, log2n=None):
     def pairs_contenders():
         xp = _backend.get_backend().xp
         rng = np.random.default_rng(n + 12)
-        host = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
-        hv = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        host, hv = _uint32(rng, n), _uint32(rng, n)
         x, vals = xp.asarray(host), xp.asarray(hv)
         order = np.argsort(host, kind="stable")
 
@@ -70,8 +73,7 @@ def sections(gpu, log2n=None):
 
     def seg_contenders():
         xp = _backend.get_backend().xp
-        rng = np.random.default_rng(n + 13)
-        host = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        host = _uint32(np.random.default_rng(n + 13), n)
         x = xp.asarray(host)
         off = xp.arange(0, n + 1, seg_len, dtype=np.int64)
         want = np.sort(host.reshape(-1, seg_len), axis=-1).reshape(-1)
