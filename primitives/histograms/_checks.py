@@ -31,7 +31,8 @@ def _device_like(x):
 
 def prepare(func, x, arg, ok=None, explain=None):
     """``x`` ready for as_input: host data (a NumPy array, a list, anything ``numpy.asarray``
-    reads) as a NumPy array in native byte order; device arrays and non-arrays as they are.
+    reads) as a NumPy array (as_input makes its byte order native); device arrays and non-arrays
+    as they are.
 
     A host dtype for which ``ok(dtype)`` is false is a ``TypeError`` naming the function, the
     argument and the dtype, raised before anything moves to the device (CuPy has no string,
@@ -56,9 +57,7 @@ def prepare(func, x, arg, ok=None, explain=None):
         tail = explain(dt) if explain is not None else \
             f"supported dtypes are bool, {_dtypes.names(SAMPLE_DTYPES)}"
         raise TypeError(f"{func}: {arg} has dtype {dt}; {tail}")
-    if not dt.isnative:
-        arr = arr.astype(dt.newbyteorder("="))
-    return arr
+    return arr  # as_input converts non-native byte order, in its one copy
 
 
 def is_sample(dt):
