@@ -4,8 +4,8 @@
 // against kernels/emulator/emu.h (CPU emulator, -DPRIM_EMULATOR). Constructs without a C++ twin get
 // a macro here whose emulator definition lives in emu.h:
 //   PRIM_DYNAMIC_SHARED(T, name)  declares `T* name`, the block's dynamic shared memory (16-B aligned).
-// Types: fixed-width aliases (NVRTC ships no <cstdint>). Operators: Sum/Min/Max with identities and
-// NumPy's NaN propagation for min/max. Limits without <climits>/<cfloat>.
+// Types: fixed-width aliases (NVRTC ships no <cstdint>). Operators: Sum/Prod/Min/Max with identities
+// and NumPy's NaN propagation for min/max. Limits without <climits>/<cfloat>.
 #pragma once
 
 #ifndef PRIM_EMULATOR
@@ -71,6 +71,11 @@ template <class T> struct Sum {
     typedef T value_type;
     static __device__ __forceinline__ T identity() { return T(0); }
     __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+template <class T> struct Prod {
+    typedef T value_type;
+    static __device__ __forceinline__ T identity() { return T(1); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
 };
 // Min/Max propagate NaN as numpy.min/numpy.max do: a NaN operand wins.
 template <class T> struct Min {

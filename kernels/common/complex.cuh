@@ -1,0 +1,58 @@
+// complex.cuh -- complex element types for kernels: prim::c64 and prim::c128, laid out as NumPy's
+// complex64/complex128 (real part, then imaginary part), so a device array of either dtype is read
+// as an array of these.
+//
+// They are trivially copyable (shared memory and the word-by-word shuffles of common/warp.cuh take
+// them) and convert from a real value (imaginary part 0), so prim::Sum<c64>::identity() and
+// prim::Prod<c64>::identity() are 0 and 1 and `static_cast<c64>(x)` of a real element works as for
+// the real types. Arithmetic is NumPy's: + and - componentwise, * the textbook product
+// (re = a.re*b.re - a.im*b.im, im = a.re*b.im + a.im*b.re), no special handling of infinities.
+// No ordering: Min/Max are not defined for them.
+#pragma once
+#include "common/prim.cuh"
+
+namespace prim {
+
+template <class R> struct alignas(2 * sizeof(R)) Complex {
+    typedef R real_type;
+    R re, im;
+    Complex() = default;
+    __device__ __forceinline__ Complex(R r) : re(r), im(R(0)) {}
+    __device__ __forceinline__ Complex(R r, R i) : re(r), im(i) {}
+};
+
+template <class R>
+__device__ __forceinline__ Complex<R> operator+(Complex<R> a, Complex<R> b) {
+    return Complex<R>(a.re + b.re, a.im + b.im);
+}
+template <class R>
+__device__ __forceinline__ Complex<R> operator-(Complex<R> a, Complex<R> b) {
+    return Complex<R>(a.re - b.re, a.im - b.im);
+}
+template <class R>
+__device__ __forceinline__ Complex<R> operator*(Complex<R> a, Complex<R> b) {
+    return Complex<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+template <class R>
+__device__ __forceinline__ Complex<R>& operator+=(Complex<R>& a, Complex<R> b) {
+    a = a + b;
+    return a;
+}
+template <class R>
+__device__ __forceinline__ Complex<R>& operator*=(Complex<R>& a, Complex<R> b) {
+    a = a * b;
+    return a;
+}
+template <class R>
+__device__ __forceinline__ bool operator==(Complex<R> a, Complex<R> b) {
+    return a.re == b.re && a.im == b.im;
+}
+template <class R>
+__device__ __forceinline__ bool operator!=(Complex<R> a, Complex<R> b) {
+    return !(a == b);
+}
+
+typedef Complex<float> c64;
+typedef Complex<double> c128;
+
+}  // namespace prim
