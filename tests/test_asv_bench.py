@@ -92,9 +92,10 @@ def test_setup_skips_without_cuda(module):
     classes = [c for n, c in vars(mod).items() if isinstance(c, type) and not n.startswith("_")
                and c.__module__ == mod.__name__]
     assert classes
+    cache = mod._Module().setup_cache()
     for cls in classes:
         with pytest.raises(NotImplementedError, match="GPU benchmark|peer|cuda.compute"):
-            cls().setup(*_smallest(cls))
+            cls().setup(cache, *_smallest(cls))
 
 
 def test_history_skips_without_cuda():
@@ -112,15 +113,13 @@ def test_track_on_gpu():
     if not _backend.get_backend().is_cuda:
         pytest.skip("needs the CUDA backend")
     mod = load_benchmark("reduction")
-    for cls, args in ((mod.Reduce, ["production", 2**20, "float32"]),
-                      (mod.CupySum, [2**20, "float32"])):
+    for cls, args in ((mod.Reduce, ("production", 2**20, "float32")),
+                      (mod.CupySum, (2**20, "float32"))):
+        cache = {(cls.__name__, args): cls()._measure_one(args)}
         b = cls()
-        b.setup(*args)
-        try:
-            assert b.track_time_ms(*args) > 0
-            assert b.track_gbps(*args) > 0
-        finally:
-            b.teardown(*args)
+        b.setup(cache, *args)
+        assert b.track_time_ms(cache, *args) > 0
+        assert b.track_gbps(cache, *args) > 0
 
 
 def test_history_script():

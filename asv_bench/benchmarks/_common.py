@@ -16,6 +16,7 @@ module, imported ones included, and skips names that start with an underscore.
 """
 
 import importlib
+import itertools
 import os
 import time
 
@@ -147,20 +148,82 @@ def gbps(nbytes, ms):
 
 
 class _Timed:
-    """Tracks the median event time of ``self.fn`` and the rate over ``self.bytes`` (the bytes
-    the operation must move at least once). Subclasses set both in ``setup``."""
+    """The full suite's base: a subclass sets ``params``/``param_names`` and a
+    ``prepare(*params)`` that sets ``self.fn`` (one call of the operation) and ``self.bytes`` (what
+    it must move at least once), optionally ``self.extra`` (more tracked values by name), or
+    raises ``NotImplementedError`` (skipped).
 
-    def track_time_ms(self, *params):
-        """Median event time of one call, ms."""
-        return bench(self.fn)
+    Each benchmark module defines one ``setup_cache`` for all its classes (``_Module`` there:
+    asv keys the cache on the function's module and line), which calls :meth:`measure`: every
+    parameter combination of every class of the module is prepared, timed once and freed, in
+    one process (one CuPy start-up, one compile per kernel). ``track_time_ms`` and ``track_gbps``
+    then read the same timing, so the suite costs one measurement per combination."""
+
+    timeout = 1800
+
+    @staticmethod
+    def measure(base):
+        """Every combination of every public subclass of ``base``: ``{(class, params): entry}``
+        with entry ``("ms", time, bytes, extra)``, ``("skip", why)`` or ``("error", what)``."""
+        if not on_gpu() and not SMOKE:
+            info = prim.backend_info()
+            return {"skip": f"GPU benchmark: backend is {info['backend']!r} ({info['reason']})"}
+        out, todo = {}, list(base.__subclasses__())
+        while todo:
+            cls = todo.pop(0)
+            todo += cls.__subclasses__()
+            if cls.__name__.startswith("_"):
+                continue
+            for p in itertools.product(*cls.params):
+                out[cls.__name__, p] = cls()._measure_one(p)
+        return out
+
+    def _measure_one(self, params):
+        try:
+            self.prepare(*params)
+            ms = bench(self.fn)
+            return ("ms", ms, self.bytes, dict(getattr(self, "extra", {})))
+        except NotImplementedError as exc:
+            return ("skip", str(exc))
+        except Exception as exc:  # noqa: BLE001 - reported by this combination's benchmarks
+            return ("error", f"{type(exc).__name__}: {exc}")
+        finally:
+            self.__dict__.clear()
+            free_memory()
+
+    def _entry(self, cache, params):
+        if "skip" in cache:
+            raise NotImplementedError(cache["skip"])
+        entry = cache.get((type(self).__name__, tuple(params)))
+        if entry is None:
+            raise NotImplementedError(f"{type(self).__name__}{tuple(params)} was not measured")
+        if entry[0] == "skip":
+            raise NotImplementedError(entry[1])
+        if entry[0] == "error":
+            raise RuntimeError(entry[1])
+        return entry
+
+    def setup(self, cache, *params):
+        self._entry(cache, params)  # skipped or failed combinations stop here
+
+    def track_time_ms(self, cache, *params):
+        """Median CUDA-event time of one call, ms."""
+        return self._entry(cache, params)[1]
 
     track_time_ms.unit = "ms"
 
-    def track_gbps(self, *params):
-        """Bytes the operation must move over that time, GB/s."""
-        return gbps(self.bytes, bench(self.fn))
+    def track_gbps(self, cache, *params):
+        """Bytes the operation must move at least once over that time, GB/s."""
+        _, ms, nbytes, _ = self._entry(cache, params)
+        return gbps(nbytes, ms)
 
     track_gbps.unit = "GB/s"
 
-    def teardown(self, *params):
-        self.__dict__.clear()
+
+def free_memory():
+    """Give the pool's cached blocks back between combinations (the next one's inputs may be
+    large)."""
+    if on_gpu():
+        import cupy
+
+        cupy.get_default_memory_pool().free_all_blocks()

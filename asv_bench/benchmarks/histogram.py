@@ -13,6 +13,15 @@ N = 2**26
 DATA = ["uint8-uniform", "uint8-equal", "float32-uniform"]
 
 
+
+class _Module(_Timed):
+    """Every class of this module, measured once in one process (see ``_common._Timed``)."""
+
+    def setup_cache(self):
+        return _Timed.measure(_Module)
+
+    setup_cache.timeout = 1800
+
 def _samples(kind, n):
     """Random samples: uint8 uniform, uint8 all equal, float32 uniform in [0, 1)."""
     n = size(n)
@@ -25,7 +34,7 @@ def _samples(kind, n):
     return device_data(n, "float32") - 0.5
 
 
-class _Samples(_Timed):
+class _Samples(_Module):
     """The shared tracks; GB/s counts the samples read once."""
 
     def finish(self, x, fn):
@@ -39,9 +48,8 @@ class Variants(_Samples):
 
     params = [variants("histograms"), DATA]
     param_names = ["variant", "data"]
-    timeout = 600
 
-    def setup(self, variant, data):
+    def prepare(self, variant, data):
         require_cuda()
         hist = public("histogram_even")
         x = _samples(data, N)
@@ -54,9 +62,8 @@ class Bins(_Samples):
 
     params = [[256, 4096, 65536, 2**20]]
     param_names = ["bins"]
-    timeout = 600
 
-    def setup(self, bins):
+    def prepare(self, bins):
         require_cuda()
         hist = public("histogram")
         x = _samples("float32-uniform", N)
@@ -68,9 +75,8 @@ class Bincount(_Samples):
 
     params = [["uint8-uniform", "uint8-equal"]]
     param_names = ["data"]
-    timeout = 600
 
-    def setup(self, data):
+    def prepare(self, data):
         require_cuda()
         bincount = public("bincount")
         x = _samples(data, N)
@@ -84,9 +90,8 @@ class Peers(_Samples):
     params = [["cupy.histogram", "cupy.bincount", "cub.histogram_even(float32)",
                "cub.histogram_even(uint8)"]]
     param_names = ["peer"]
-    timeout = 600
 
-    def setup(self, peer):
+    def prepare(self, peer):
         cupy = require_cupy()
         if peer == "cupy.histogram":
             x = _samples("float32-uniform", N)

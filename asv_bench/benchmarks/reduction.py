@@ -12,14 +12,22 @@ SIZES = [2**20, 2**24, 2**28]
 DTYPES = ["float32", "int32", "float64"]
 
 
-class Reduce(_Timed):
+
+class _Module(_Timed):
+    """Every class of this module, measured once in one process (see ``_common._Timed``)."""
+
+    def setup_cache(self):
+        return _Timed.measure(_Module)
+
+    setup_cache.timeout = 1800
+
+class Reduce(_Module):
     """``prim.reduce(x, "sum", variant=v)`` on device arrays."""
 
     params = [variants("reduction"), SIZES, DTYPES]
     param_names = ["variant", "n", "dtype"]
-    timeout = 600
 
-    def setup(self, variant, n, dtype):
+    def prepare(self, variant, n, dtype):
         require_cuda()
         reduce = public("reduce")
         x = device_data(size(n), dtype)
@@ -28,14 +36,13 @@ class Reduce(_Timed):
         self.fn()  # compile and plan
 
 
-class CupySum(_Timed):
+class CupySum(_Module):
     """The peer: ``cupy.sum(x)`` on the same data (same result dtypes as ``prim.sum``)."""
 
     params = [SIZES, DTYPES]
     param_names = ["n", "dtype"]
-    timeout = 600
 
-    def setup(self, n, dtype):
+    def prepare(self, n, dtype):
         cupy = require_cupy()
         x = device_data(n, dtype)
         self.fn = lambda: cupy.sum(x)
@@ -43,14 +50,13 @@ class CupySum(_Timed):
         self.fn()
 
 
-class CubSum(_Timed):
+class CubSum(_Module):
     """The peer: CUB's ``reduce_into`` (``cuda.compute``) on the same data."""
 
     params = [SIZES, DTYPES]
     param_names = ["n", "dtype"]
-    timeout = 600
 
-    def setup(self, n, dtype):
+    def prepare(self, n, dtype):
         require_cupy()
         x = device_data(n, dtype)
         self.fn = _peers.cub_sum(x)

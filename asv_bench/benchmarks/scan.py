@@ -11,12 +11,20 @@ from ._common import (_Timed, device_data, public, require_cuda, require_cupy, s
 SIZES = [2**24, 2**28]
 
 
-class InclusiveScan(_Timed):
+
+class _Module(_Timed):
+    """Every class of this module, measured once in one process (see ``_common._Timed``)."""
+
+    def setup_cache(self):
+        return _Timed.measure(_Module)
+
+    setup_cache.timeout = 1800
+
+class InclusiveScan(_Module):
     params = [variants("scan") + ["cupy.cumsum", "cub"], SIZES, ["int32", "float32"]]
     param_names = ["variant", "n", "dtype"]
-    timeout = 600
 
-    def setup(self, variant, n, dtype):
+    def prepare(self, variant, n, dtype):
         require_cuda()
         x = device_data(size(n), dtype)
         if variant == "cupy.cumsum":
@@ -32,12 +40,11 @@ class InclusiveScan(_Timed):
         self.fn()
 
 
-class Compact(_Timed):
+class Compact(_Module):
     params = [["compact", "x[mask]"], SIZES]
     param_names = ["how", "n"]
-    timeout = 600
 
-    def setup(self, how, n):
+    def prepare(self, how, n):
         require_cuda()
         x = device_data(size(n), "float32")
         mask = device_data(size(n), "float32", seed=7) < 1.0  # about half
@@ -51,13 +58,12 @@ class Compact(_Timed):
         self.fn()
 
 
-class Segmented(_Timed):
+class Segmented(_Module):
     params = [["segmented_scan", "cupy.cumsum(axis=1)", "segmented_reduce", "sum(axis=1)",
                "cub.segmented_reduce"], [2**10, 2**16]]
     param_names = ["how", "segments"]
-    timeout = 600
 
-    def setup(self, how, segments):
+    def prepare(self, how, segments):
         require_cuda()
         n = size(2**28)
         segments = min(segments, n)
@@ -81,15 +87,14 @@ class Segmented(_Timed):
         self.fn()
 
 
-class SegmentedRagged(_Timed):
+class SegmentedRagged(_Module):
     """2^22 segments of 0..128 elements (about 2^28 float32): segmented_reduce against a plain
     ``prim.sum`` of the same elements (the target: within 1.5x)."""
 
     params = [["segmented_reduce", "prim.sum"]]
     param_names = ["how"]
-    timeout = 600
 
-    def setup(self, how):
+    def prepare(self, how):
         require_cuda()
         mod = xp()
         lens = mod.random.default_rng(7).integers(0, 129, size(2**22))
