@@ -1148,7 +1148,7 @@ def test_asv_benchmarks_skip_without_cuda(backend):
         assert cls.track_time_ms.unit == "ms" and cls.track_gbps.unit == "GB/s"
         if not backend.is_cuda:
             with pytest.raises(NotImplementedError, match="GPU benchmark"):
-                cls().setup(*[p[0] for p in cls.params])
+                cls().setup(mod._Module().setup_cache(), *[p[0] for p in cls.params])
 
 
 # ---- GPU only -----------------------------------------------------------------------------------
