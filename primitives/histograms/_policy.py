@@ -4,8 +4,9 @@ Selectors: ``"textbook"`` (the book's variants and the sort's key kernel), ``"pr
 (warp_replicated, partial_privatized, global_vectorized: block, grid cap, histogram copies, the
 finish, the repeat-call bincount), one per sample dtype name (``"uint8"``, ``"float32"``...: the
 production kernels' loads in flight and staging, which depend on the sample size),
-``"channels"`` (histogram_channels) and ``"minmax"`` (the autodetected range's kernel). One
-provenance line per tuned value; the experiments behind them are in docs/perf-log/.
+``"channels"`` (histogram_channels), ``"dd"`` (histogramdd and histogram2d) and ``"minmax"``
+(the autodetected range's kernel). One provenance line per tuned value; the experiments behind
+them are in docs/perf-log/.
 """
 
 from __future__ import annotations
@@ -47,6 +48,14 @@ class ChannelsPolicy:
 
 
 @dataclasses.dataclass(frozen=True)
+class DDPolicy:
+    block: int  # threads per block of histogramdd's kernel (a template parameter)
+    blocks_per_sm: int  # cap on resident blocks per multiprocessor
+    shared_bytes: int  # shared counters per block at most (capped by the device): the bins beyond
+    # them are counted with global atomics
+
+
+@dataclasses.dataclass(frozen=True)
 class MinmaxPolicy:
     block: int  # threads per block (a template parameter)
 
@@ -85,11 +94,19 @@ TABLE = _policy.register("histogram", {
         block=1024,  # H100, RGB uint8 8192 x 8192: as the production kernel (not swept)
         blocks_per_sm=2,  # as the production kernel (not swept)
     ),
+    ("default", "dd"): DDPolicy(
+        block=1024,  # not tuned yet; to be measured on an H100
+        blocks_per_sm=2,  # not tuned yet (two while the counters allow); to be measured on an H100
+        # not tuned yet: all of a block's shared memory (256 x 256 bins: 89% of them in shared
+        # memory, one block per SM); to be measured on an H100 against half of it
+        shared_bytes=227 * 1024,
+    ),
     ("default", "minmax"): MinmaxPolicy(
         block=256,  # autodetected ranges: one pass, not timed against peers (not tuned)
     ),
 }, doc="block sizes of the textbook variants, the production kernels' block, grid cap, histogram "
-       "copies and finish, loads and staging per sample dtype, histogram_channels, minmax")
+       "copies and finish, loads and staging per sample dtype, histogram_channels, histogramdd, "
+       "minmax")
 
 
 def textbook():
@@ -107,6 +124,10 @@ def loads(dt):
 
 def channels():
     return _policy.current("histogram", "channels")
+
+
+def dd():
+    return _policy.current("histogram", "dd")
 
 
 def minmax():
