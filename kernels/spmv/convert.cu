@@ -1,9 +1,10 @@
 // convert.cu -- conversions between the sparse formats on the device (CSR <-> COO, ELL, HYB).
 //
-// Templated on T (float, double) where values move, and I (int, long long), the index type of
-// the formats. Sizes and offsets are 64-bit. Every kernel is a 1-D grid-stride loop (any block
-// and grid), uses no shared memory, and writes each output element exactly once. The prefix sums
-// that turn row lengths into row offsets are done by the host code between launches.
+// Templated on T (float, double, prim::c64, prim::c128) where values move, and I (int, long long),
+// the index type of the formats. Sizes and offsets are 64-bit. Every kernel is a 1-D grid-stride
+// loop (any block and grid), uses no shared memory, and writes each output element exactly once.
+// The prefix sums that turn row lengths into row offsets are done by the host code between
+// launches.
 //
 // Work per element, not per row, wherever a row may be long: an element finds its row by binary
 // search over the row offsets (log2(m) cached loads), so one dense row does not serialize the

@@ -1,7 +1,7 @@
 // coo.cu -- y += alpha*A*x for A in COO sorted by row, by a segmented reduction over row keys;
 // the carry fix-up that merge-path and COO products finish with; y = beta*y.
 //
-// Templated on T (float, double) and I (int, long long). Sizes are 64-bit.
+// Templated on T (float, double, prim::c64, prim::c128) and I (int, long long). Sizes are 64-bit.
 //
 // The reduction by key (reduce_by_key_tile): a sequence of (key, value) items whose keys are
 // non-decreasing, except for -1 keys that stand for "no row" and never sit between two items of

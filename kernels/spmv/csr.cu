@@ -1,24 +1,26 @@
 // csr.cu -- y = alpha*A*x + beta*y for A in CSR (row pointers, column indices, values).
 //
-// Templated on the value type T (float, double) and the index type I (int, long long) of
-// rowptr and cols. Sizes and offsets are 64-bit. y is written with streaming stores, and
-// merge_path, which reads each line of the matrix once in a coalesced access, reads it with
-// streaming (evict-first) loads: L2 then keeps x, whose gathers are what the caches are for.
-// The row-parallel kernels read the matrix through the read-only path instead: a thread or
-// group walks along its row and finds the rest of the row's lines in L1. Every kernel writes
-// each y[r] exactly once and adds in an order fixed by the matrix and the launch shape: results
-// are repeatable bit for bit.
+// Templated on the value type T (float, double, prim::c64, prim::c128: NumPy's complex64 and
+// complex128, common/complex.cuh) and the index type I (int, long long) of rowptr and cols. Values
+// are loaded and stored through common/sparse.cuh's load_ro/load_cs/store_cs. Sizes and offsets are
+// 64-bit. y is written with streaming stores, and merge_path, which reads each line of the matrix
+// once in a coalesced access, reads it with streaming (evict-first) loads: L2 then keeps x, whose
+// gathers are what the caches are for. The row-parallel kernels read the matrix through the
+// read-only path instead: a thread or group walks along its row and finds the rest of the row's
+// lines in L1. Every kernel writes each y[r] exactly once and adds in an order fixed by the matrix
+// and the launch shape: results are repeatable bit for bit.
 // Precondition for all: rowptr is non-decreasing with rowptr[0] == 0, 0 <= cols[j] < len(x).
 //
 // spmv_csr_scalar: one thread per row (Bell & Garland, "Efficient sparse matrix-vector
 //   multiplication on CUDA", 2008, "CSR (scalar)"); a grid-stride loop over rows. Launch: 1-D,
 //   any block and grid. No shared memory. Loads of a warp's rows are scattered: best for short,
 //   even rows.
-// spmv_csr_vector<LANES>: a group of LANES consecutive lanes (2..32, a power of two) per row,
-//   each lane striding over the row by LANES, then a butterfly of __shfl_xor_sync within the
-//   group ("CSR (vector)", with the group width chosen from the mean row length). The loop runs
-//   over the warp's first row so that its trip count is uniform across the warp and every lane
-//   reaches the shuffles. Launch: 1-D, blockDim.x a multiple of 32, any grid. No shared memory.
+// spmv_csr_vector<LANES>: a group of LANES consecutive lanes (2..32, a power of two) per row, each
+//   lane striding over the row by LANES, then a butterfly of shuffles within the group
+//   (prim::shfl_xor: one __shfl_xor_sync per 32-bit word of T) ("CSR (vector)", with the group
+//   width chosen from the mean row length). The loop runs over the warp's first row so that its
+//   trip count is uniform across the warp and every lane reaches the shuffles. Launch: 1-D,
+//   blockDim.x a multiple of 32, any grid. No shared memory.
 // spmv_merge_partition: for each tile boundary b, the merge-path coordinate of diagonal
 //   b*TILE (binary search over rowptr): part[b] = row ends consumed. Launch: 1-D grid-stride over
 //   ntiles + 1 boundaries. Run once per matrix and tile size; the host caches the result.
@@ -37,7 +39,9 @@
 //   the tile holds none of it) goes to carry_rows/carry_vals[t], to be added by
 //   spmv_carry_fixup (coo.cu) in a following launch: no atomics. Launch: blockDim.x == BLOCK,
 //   gridDim.x == number of tiles. Shared memory: static, TILE * (sizeof(I) + sizeof(T)) plus
-//   BLOCK/32 scan pairs (prim::RowPair<T>).
+//   BLOCK/32 scan pairs (prim::RowPair<T>), at most 48 KiB: the tile policy of each value type
+//   must fit it (256x8 holds float32 to complex64 with long long indices, complex128 needs a
+//   tile of 1024 items).
 #include "common/prim.cuh"
 #include "common/sparse.cuh"
 #include "spmv/by_key.cuh"
@@ -82,7 +86,7 @@ __global__ void spmv_csr_vector(const I* __restrict__ rowptr, const I* __restric
         }
 #pragma unroll
         for (int offset = LANES / 2; offset > 0; offset >>= 1)
-            sum += __shfl_xor_sync(prim::FULL_MASK, sum, offset);
+            sum += prim::shfl_xor(sum, offset);
         if (r < m && sub == 0) prim::axpby_store(y, r, sum, alpha, beta);
     }
 }
@@ -130,13 +134,13 @@ spmv_merge_path(const I* __restrict__ rowptr, const I* __restrict__ cols,
             if (k < n_ends) s_ends[k] = __ldcs(rowptr + i0 + 1 + k);
             if (k < n_nz) {
                 c[it] = __ldcs(cols + j0 + k);
-                v[it] = __ldcs(vals + j0 + k);
+                v[it] = prim::load_cs(vals + j0 + k);
             }
         }
 #pragma unroll
         for (int it = 0; it < ITEMS; ++it) {
             const int k = it * BLOCK + threadIdx.x;
-            if (k < n_nz) s_prod[k] = v[it] * __ldg(x + static_cast<i64>(c[it]));
+            if (k < n_nz) s_prod[k] = v[it] * prim::load_ro(x + static_cast<i64>(c[it]));
         }
     }
     __syncthreads();

@@ -2,7 +2,8 @@
 // stored column-major with leading dimension ld >= m, so that slot k of row r lives at
 // k*ld + r and the rows of a warp read consecutive addresses at every k (coalesced).
 //
-// Templated on T (float, double) and I (int, long long). Sizes and offsets are 64-bit.
+// Templated on T (float, double, prim::c64, prim::c128) and I (int, long long). Sizes and offsets
+// are 64-bit.
 //
 // spmv_ell: one thread per row (Bell & Garland 2008, "ELL"), grid-stride over rows. A row's
 //   entries fill its first slots in column order; padding slots hold column prim::ELL_PAD (-1)
@@ -33,7 +34,8 @@ __global__ void spmv_ell(const I* __restrict__ cols, const T* __restrict__ vals,
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u)
                 if (c[u] >= 0)
-                    sum += __ldcs(vals + (k0 + u) * ld + r) * __ldg(x + static_cast<i64>(c[u]));
+                    sum += prim::load_cs(vals + (k0 + u) * ld + r) *
+                           prim::load_ro(x + static_cast<i64>(c[u]));
             if (c[UNROLL - 1] < 0) break;
         }
         prim::axpby_store(y, r, sum, alpha, beta);

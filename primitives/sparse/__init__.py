@@ -2,11 +2,11 @@
 ``spmv(A, x, y=, alpha=, beta=, variant=)``: y <- alpha*A*x + beta*y.
 
 Each container holds one matrix in one format, in the backend's memory (CuPy arrays on the GPU,
-NumPy arrays on the emulator), with float32 or float64 values and int32 indices (int64 when the
-nonzeros or a dimension reach 2^31, or on request). Build one from a ``scipy.sparse`` or
-``cupyx.scipy.sparse`` matrix (any format: duplicates are summed and column indices sorted on
-the way in) or from another container (converted on the device); ``to_scipy()`` and
-``to_cupy()`` hand it back.
+NumPy arrays on the emulator), with float32, float64, complex64 or complex128 values and int32
+indices (int64 when the nonzeros or a dimension reach 2^31, or on request). Build one from a
+``scipy.sparse`` or ``cupyx.scipy.sparse`` matrix (any format: duplicates are summed and column
+indices sorted on the way in) or from another container (converted on the device);
+``to_scipy()`` and ``to_cupy()`` hand it back.
 
 ============  ==================================================================================
 CSR           row pointers (m+1), column indices and values (nnz each), rows in order

@@ -12,8 +12,10 @@ import numpy as np
 from .._core import backend as _backend, dtypes as _dtypes
 
 FORMATS = ("csr", "ell", "coo", "hyb")
-VALUE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+VALUE_DTYPES = tuple(np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128))
 INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+#: the C++ value types of the kernels (common/complex.cuh's prim::c64/c128 for the complex ones)
+_COMPLEX_CTYPES = {np.dtype(np.complex64): "prim::c64", np.dtype(np.complex128): "prim::c128"}
 INT32_MAX = 2**31 - 1
 #: ELL rows are padded to a multiple of this many rows (a warp's 32 rows share 128-byte lines).
 ELL_ALIGN = 32
@@ -30,6 +32,12 @@ def scalar(v):
 
 def round_up(n, k):
     return -(-n // k) * k
+
+
+def cname(dt):
+    """The C++ type of a value or index dtype in the kernels' name expressions."""
+    dt = np.dtype(dt)
+    return _COMPLEX_CTYPES.get(dt) or _dtypes.cname(dt)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,8 +111,8 @@ def check_value_dtype(dt, *, func, arg):
     dt = np.dtype(dt)
     if dt not in VALUE_DTYPES:
         raise TypeError(
-            f"{func}: {arg} has dtype {dt.name}; supported dtypes are float32, float64 "
-            f"(convert first, e.g. {arg}.astype(numpy.float64))"
+            f"{func}: {arg} has dtype {dt.name}; supported dtypes are "
+            f"{_dtypes.names(VALUE_DTYPES)} (convert first, e.g. {arg}.astype(numpy.float64))"
         )
     return dt
 
@@ -238,7 +246,9 @@ class Matrix:
         return self._to_csr().to_cupy()
 
     def astype(self, dtype):
-        """The same matrix with values converted to ``dtype`` (float32 or float64)."""
+        """The same matrix with values converted to ``dtype`` (float32, float64, complex64 or
+        complex128; a complex matrix converted to a real dtype loses its imaginary parts, as
+        NumPy's ``astype`` does, with its ``ComplexWarning``)."""
         dt = check_value_dtype(dtype, func=f"{type(self).__name__}.astype", arg="dtype")
         if dt == self.dtype:
             return self

@@ -16,10 +16,12 @@ def vector_lanes(mean, dtype=np.float32):
     2 lanes, of fewer than 16 get 4, of fewer than 96 get 8 (the 27-point stencil's 27 entries
     ran 7% faster on 8 lanes than on 4), longer ones about one lane per 12 entries; float64 rows
     (12 bytes per entry with int32 indices) get about one lane per 2 entries. Always a power of
-    two between 2 and 32. (The rule is the ``("csr_vector", dtype)`` policy of
-    :mod:`primitives.tuning`'s ``"spmv"`` family.)
+    two between 2 and 32. complex64 and complex128 rows take float64's rule (not tuned yet).
+    (The rule is the ``("csr_vector", dtype name)`` policy of :mod:`primitives.tuning`'s
+    ``"spmv"`` family; a dtype without its own policy takes float32's.)
     """
-    name = "float64" if np.dtype(dtype) == np.float64 else "float32"
+    dt = np.dtype(dtype)
+    name = dt.name if dt in _base.VALUE_DTYPES else "float32"
     pol = _policy.current_vector(name)
     if pol.lanes:
         return pol.lanes

@@ -6,9 +6,9 @@ matrix); the prefix sums that turn row lengths into row offsets run on the array
 
 from __future__ import annotations
 
-from .._core import backend as _backend, dtypes as _dtypes, launch as _launch, loader as _loader
+from .._core import backend as _backend, launch as _launch, loader as _loader
 from . import _policy
-from ._base import INDEX_DTYPES, VALUE_DTYPES
+from ._base import INDEX_DTYPES, VALUE_DTYPES, cname as _ct
 
 SOURCE = "spmv/convert.cu"
 
@@ -16,20 +16,17 @@ SOURCE = "spmv/convert.cu"
 def names():
     out = []
     for i in INDEX_DTYPES:
-        ic = _dtypes.CTYPES[i]
+        ic = _ct(i)
         out += [f"sparse_expand_rows<{ic}>", f"sparse_rowptr_from_rows<{ic}>",
                 f"sparse_ell_lengths<{ic}>"]
         for v in VALUE_DTYPES:
-            vc = _dtypes.CTYPES[v]
+            vc = _ct(v)
             out += [f"sparse_csr_to_ell<{vc}, {ic}>", f"sparse_ell_to_csr<{vc}, {ic}>",
                     f"sparse_hyb_overflow<{vc}, {ic}>", f"sparse_coo_to_csr_part<{vc}, {ic}>"]
     return out
 
 
 _loader.register(SOURCE, names())
-
-
-_ct = _dtypes.cname
 
 
 def _launch_over(name, n, args):

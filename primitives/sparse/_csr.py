@@ -18,8 +18,8 @@ class CSR(_base.Matrix):
             ``numpy.int32`` or ``numpy.int64``.
 
     Raises:
-        TypeError: ``A`` is not a sparse matrix or container; its dtype is not float32 or
-            float64; ``index_dtype`` is not int32 or int64.
+        TypeError: ``A`` is not a sparse matrix or container; its dtype is not float32,
+            float64, complex64 or complex128; ``index_dtype`` is not int32 or int64.
         ValueError: ``A`` is not 2-D; int32 indices requested for a matrix that needs int64.
     """
 

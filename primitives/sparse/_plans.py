@@ -9,14 +9,15 @@ matrix, per tile size and stream, made at its first product.
 
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
 
-from .._core import (backend as _backend, dtypes as _dtypes, launch as _launch,
-                     loader as _loader, plans as _plans)
+from .._core import (backend as _backend, launch as _launch, loader as _loader,
+                     plans as _plans)
 from . import _policy
-from ._base import INDEX_DTYPES, VALUE_DTYPES
+from ._base import INDEX_DTYPES, VALUE_DTYPES, cname as _ct
 from ._choose import vector_lanes
 
 VARIANTS = ("csr_scalar", "csr_vector", "ell", "coo", "hyb", "merge_path")
@@ -26,9 +27,6 @@ FORMAT_OF = {"csr_scalar": "csr", "csr_vector": "csr", "merge_path": "csr", "ell
 
 CSR_SOURCE, ELL_SOURCE, COO_SOURCE = "spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu"
 LANES = _policy.LANES
-
-
-_ct = _dtypes.cname
 
 
 def _pairs():
@@ -97,6 +95,15 @@ def _resident(kernel, n_items, block):
     return _plans.Launch(kernel, _launch.cover_grid(n_items, block, kernel=kernel), block)
 
 
+def kernel_scalar(v, backend=None):
+    """A NumPy scalar ``v`` as a kernel's value parameter: as it is for the real types and, on the
+    GPU, for the complex ones (CuPy passes complex64/complex128 by their bytes); the emulator takes
+    a structure parameter (prim::c64/c128) as a ``numpy.void`` of its bytes."""
+    if v.dtype.kind != "c" or (backend or _backend.get_backend()).is_cuda:
+        return v
+    return np.asarray(v).view(f"V{v.dtype.itemsize}")[()]
+
+
 # ---- the reduction by key's fix-up ---------------------------------------------------------------
 
 
@@ -129,35 +136,45 @@ class SpmvPlan(_plans.Plan):
 
     ``run(A, x, out, alpha, beta)`` computes ``out <- alpha*A*x + beta*out`` for a container
     ``A`` of the plan's configuration, contiguous ``x`` and ``out`` of its value dtype and a
-    finite ``alpha`` and a ``beta`` of that dtype. ``apply`` takes any real ``alpha`` and
-    ``beta``. Calling the plan does what :func:`spmv` does for arguments a call checked before
-    (the repeat path): a new ``out`` when ``y`` is None.
+    finite ``alpha`` and a ``beta`` of that dtype, as kernel parameters (:func:`kernel_scalar`).
+    ``apply`` takes any ``alpha`` and ``beta`` (real, or complex for a complex value dtype).
+    Calling the plan does what :func:`spmv` does for arguments a call checked before (the
+    repeat path): a new ``out`` when ``y`` is None.
     """
 
     def __init__(self, m, vt):
+        backend = _backend.get_backend()
         self.m, self.m64 = m, _launch.i64(m)
         self.vt, self.t = np.dtype(vt), np.dtype(vt).type
-        self.xp = _backend.get_backend().xp
+        self.xp = backend.xp
+        cplx = self.vt.kind == "c"
+        self.finite = cmath.isfinite if cplx else math.isfinite
+        self.scalar = complex if cplx else float  # Python scalars first: NumPy's ones convert
+        self.karg = (lambda v: kernel_scalar(v, backend)) if cplx and not backend.is_cuda \
+            else (lambda v: v)
 
     def __call__(self, A, x, y, alpha, beta):
         out = self.xp.empty(self.m, dtype=self.vt) if y is None else y
-        t = self.t
-        a = t(float(alpha))  # apply, inlined: the repeat path
-        if math.isfinite(a):
-            self.run(A, x, out, a, t(float(beta)))
+        t, s = self.t, self.scalar
+        a = t(s(alpha))  # apply, inlined: the repeat path
+        if self.finite(a):
+            k = self.karg
+            self.run(A, x, out, k(a), k(t(s(beta))))
         else:
-            self._unscaled(A, x, out, a, t(float(beta)))
+            self._unscaled(A, x, out, a, t(s(beta)))
         return out
 
     def apply(self, A, x, out, alpha, beta):
-        """``out <- alpha*A*x + beta*out`` for real ``alpha`` and ``beta`` (Python or NumPy
-        scalars), as :meth:`run` for a finite ``alpha`` in the value dtype."""
-        t = self.t
-        a = t(float(alpha))
-        if math.isfinite(a):
-            self.run(A, x, out, a, t(float(beta)))
+        """``out <- alpha*A*x + beta*out`` for ``alpha`` and ``beta`` Python or NumPy scalars
+        (real; complex too for a complex value dtype), as :meth:`run` for a finite ``alpha`` in
+        the value dtype."""
+        t, s = self.t, self.scalar
+        a = t(s(alpha))
+        if self.finite(a):
+            k = self.karg
+            self.run(A, x, out, k(a), k(t(s(beta))))
         else:
-            self._unscaled(A, x, out, a, t(float(beta)))
+            self._unscaled(A, x, out, a, t(s(beta)))
 
     def _unscaled(self, A, x, out, alpha, beta):
         """A non-finite ``alpha``: the kernels apply it per row part (HYB's ELL and COO parts,
@@ -165,9 +182,9 @@ class SpmvPlan(_plans.Plan):
         visit, so ``inf * 0`` would not always be NaN. The product is formed with alpha = 1 in
         a scratch vector and scaled once, as SciPy's ``alpha * (A @ x) + beta * y``; with
         ``beta == 0`` ``out`` is not read."""
-        xp, t = self.xp, self.t
+        xp, t, k = self.xp, self.t, self.karg
         s = xp.empty(self.m, dtype=self.vt)
-        self.run(A, x, s, t(1), t(0))
+        self.run(A, x, s, k(t(1)), k(t(0)))
         with np.errstate(invalid="ignore", over="ignore"):
             if beta == 0:
                 xp.multiply(s, alpha, out=out)

@@ -61,12 +61,21 @@ TABLE = _policy.register("spmv", {
     # dense-row and empty-row matrices (smaller staging leaves L1 to the gathers from x)
     ("default", ("merge_path", "float32")): TilePolicy(block=256, items=8),
     ("default", ("merge_path", "float64")): TilePolicy(block=256, items=8),
+    # complex: not tuned yet; to be measured on an H100. complex64 takes float64's tile (the
+    # same 8-byte values); complex128's 16-byte products need a tile of 1024 items to fit the
+    # kernel's static shared memory (48 KiB) with long long indices
+    ("default", ("merge_path", "complex64")): TilePolicy(block=256, items=8),
+    ("default", ("merge_path", "complex128")): TilePolicy(block=128, items=8),
     # H100, suite's even matrices (tools/figures/spmv.py lanes sweep): the 27-point stencil ran
     # 7% faster on 8 lanes than on 4; long rows about one lane per 12 entries
     ("default", ("csr_vector", "float32")): VectorPolicy(steps=((8, 2), (16, 4), (96, 8)),
                                                          per_lane=12.0),
     # H100, suite's even matrices: float64 rows (12 bytes per entry) about one lane per 2 entries
     ("default", ("csr_vector", "float64")): VectorPolicy(steps=(), per_lane=2.0),
+    # complex: not tuned yet; to be measured on an H100 (float64's rule: complex64 entries are
+    # as wide, complex128 ones wider still)
+    ("default", ("csr_vector", "complex64")): VectorPolicy(steps=(), per_lane=2.0),
+    ("default", ("csr_vector", "complex128")): VectorPolicy(steps=(), per_lane=2.0),
     # the reductions by key: 256 x 8 as merge_path's tile (not tuned separately)
     ("default", "coo"): TilePolicy(block=256, items=8),
     ("default", "fixup"): TilePolicy(block=256, items=8),

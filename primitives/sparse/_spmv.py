@@ -20,10 +20,14 @@ __all__ = ["spmv"]
 _CONTAINERS = frozenset({CSR, ELL, COO, HYB})
 
 
-def _real(v, *, func, arg):
-    if isinstance(v, (numbers.Real, np.bool_)) and not isinstance(v, np.ndarray):
-        return float(v)
-    raise TypeError(f"{func}: {arg} must be a real number, got {type(v).__name__}")
+def _number(v, *, func, arg):
+    """A Python float for a real scalar, a Python complex for a complex one."""
+    if not isinstance(v, np.ndarray):
+        if isinstance(v, (numbers.Real, np.bool_)):
+            return float(v)
+        if isinstance(v, numbers.Complex):
+            return complex(v)
+    raise TypeError(f"{func}: {arg} must be a real or complex number, got {type(v).__name__}")
 
 
 def _span(a):
@@ -50,20 +54,26 @@ def _write_back(y, out):
 
 def _check(A, x, y, alpha, beta, variant, func="spmv"):
     """Every check of a call, in order; returns (matrix, x input, y input or None, result
-    dtype, alpha, beta) with alpha and beta as floats."""
+    dtype, alpha, beta) with alpha and beta as Python floats or complex numbers."""
     if variant != "auto" and variant not in VARIANTS:
         raise ValueError(f"{func}: variant must be 'auto' or one of {VARIANTS}, got {variant!r}")
     M = _base.as_matrix(A, func=func, arg="A")
     if y is not None and not (isinstance(y, np.ndarray) or _checks.is_cupy(y)):
         raise TypeError(f"{func}: y must be a NumPy or CuPy array, got {type(y).__name__}")
-    alpha = _real(alpha, func=func, arg="alpha")
-    beta = _real(beta, func=func, arg="beta")
+    alpha = _number(alpha, func=func, arg="alpha")
+    beta = _number(beta, func=func, arg="beta")
     xdt = getattr(x, "dtype", None)
     if isinstance(xdt, np.dtype) and getattr(x, "ndim", None) == 1:
         _result_dtype(M, xdt, func=func)  # before the copy to the device, which may refuse it
     xin = _checks.as_input(x, func=func, arg="x", ndim=1)
     yin = _checks.as_input(y, func=func, arg="y", ndim=1) if y is not None else None
     out_dt = _result_dtype(M, xin.array.dtype, func=func)
+    if out_dt.kind != "c":
+        for arg, v in (("alpha", alpha), ("beta", beta)):
+            if isinstance(v, complex):
+                raise TypeError(f"{func}: {arg}={v!r} is complex, the result dtype "
+                                f"{out_dt.name} (A {M.dtype.name}, x {xin.array.dtype.name}) is "
+                                f"real; make A or x complex")
     if yin is not None and yin.array.dtype != out_dt:
         raise TypeError(f"{func}: y has dtype {yin.array.dtype.name}, the result dtype is "
                         f"{out_dt.name}")
@@ -103,32 +113,37 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
     Args:
         A: a :mod:`primitives.sparse` container (``CSR``, ``ELL``, ``COO``, ``HYB``) or a
             ``scipy.sparse`` / ``cupyx.scipy.sparse`` matrix (converted to CSR first: duplicates
-            summed, indices sorted), float32 or float64.
+            summed, indices sorted), float32, float64, complex64 or complex128.
         x: 1-D array of length ``A.shape[1]`` (CuPy, NumPy, ``__cuda_array_interface__`` or
-            DLPack), of a real dtype.
+            DLPack) of an integer, float or complex dtype (bool is refused).
         y: optional NumPy or CuPy array of length ``A.shape[0]`` and of the result dtype,
             updated in place and returned. Must be writeable and share no memory with ``x``
             (views of one buffer that interleave without a common element are fine).
-        alpha: real scalar multiplying ``A @ x``, finite or not, as SciPy's
-            ``alpha * (A @ x)``: a non-finite ``alpha`` gives NaN (``inf * 0``) in every row
-            that sums to 0, empty rows included, whatever the variant (the product is then
-            formed with ``alpha = 1`` and scaled after).
-        beta: real scalar multiplying ``y``; must be 0 when ``y`` is omitted. With ``beta == 0``
-            ``y`` is not read (NaN in it is ignored), as in BLAS.
+        alpha: scalar multiplying ``A @ x`` (a Python or NumPy real number; a complex one when
+            the result dtype is complex), converted to the result dtype as BLAS's ``alpha``: it
+            does not change the result dtype. Finite or not, as SciPy's ``alpha * (A @ x)``: a
+            non-finite ``alpha`` gives NaN (``inf * 0``) in every row that sums to 0, empty
+            rows included, whatever the variant (the product is then formed with ``alpha = 1``
+            and scaled after, by NumPy's complex product for complex results).
+        beta: scalar multiplying ``y``, as ``alpha``; must be 0 when ``y`` is omitted. With
+            ``beta == 0`` ``y`` is not read (NaN in it is ignored), as in BLAS.
         variant: one of ``primitives.sparse.VARIANTS`` or ``"auto"`` (:func:`choose_variant`). A
             variant whose format differs from ``A``'s converts ``A`` on the device first.
 
     Returns:
         ``y`` when given; otherwise a new array of length ``A.shape[0]``, on the device for
         device ``x`` and a NumPy array for host ``x``. Its dtype is
-        ``numpy.result_type(A.dtype, x.dtype)`` (as SciPy's ``A @ x``), float32 or float64;
-        sums accumulate in it.
+        ``numpy.result_type(A.dtype, x.dtype)`` (as SciPy's ``A @ x``: a complex ``x`` with a
+        real ``A`` gives a complex result), float32, float64, complex64 or complex128; sums
+        accumulate in it (complex products as NumPy's, ``(a.re*b.re - a.im*b.im) +
+        (a.re*b.im + a.im*b.re)j``).
 
     Raises:
         TypeError: ``A`` is not a sparse matrix or container, or ``x`` not an array; a dtype is
-            unsupported (``A`` not float32/float64, ``x`` complex, bool or object, the result
-            not float32/float64, ``y`` not of the result dtype); ``y`` is not a NumPy or CuPy
-            array; ``alpha`` or ``beta`` is not a real number.
+            unsupported (``A`` not float32/float64/complex64/complex128, ``x`` bool or object,
+            the result not one of those four, ``y`` not of the result dtype); ``y`` is not a
+            NumPy or CuPy array; ``alpha`` or ``beta`` is not a real or complex number, or is
+            complex for a real result.
         ValueError: unknown ``variant``; ``x`` or ``y`` not 1-D; ``len(x) != A.shape[1]`` or
             ``len(y) != A.shape[0]``; ``y`` is read-only (a NumPy array whose
             ``flags.writeable`` is False); ``beta != 0`` without ``y``; ``y`` overlaps ``x``; the
@@ -176,12 +191,14 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
 
 
 def _result_dtype(M, xdt, *, func):
-    if xdt.kind not in "iuf":
-        raise TypeError(f"{func}: x has dtype {xdt.name}; x must be real (int or float)")
+    if xdt.kind not in "iufc":
+        raise TypeError(f"{func}: x has dtype {xdt.name}; x must be numeric (int, float or "
+                        f"complex)")
     out_dt = np.result_type(M.dtype, xdt)
     if out_dt not in _base.VALUE_DTYPES:
         raise TypeError(f"{func}: A ({M.dtype.name}) times x ({xdt.name}) gives "
-                        f"{out_dt.name}; supported result dtypes are float32, float64")
+                        f"{out_dt.name}; supported result dtypes are "
+                        f"{', '.join(d.name for d in _base.VALUE_DTYPES)}")
     return out_dt
 
 

@@ -128,17 +128,21 @@ def spmv_reference(A64, x, *, y=None, alpha=1.0, beta=0.0, dtype=np.float32):
     alpha, the additions), so ``|got - want| <= gamma(d_r) * (|alpha| |A| |x| + |beta| |y|)``
     with ``gamma(d) = d u / (1 - d u)`` and ``u`` the unit roundoff of ``dtype`` (Higham,
     *Accuracy and Stability of Numerical Algorithms*, sec. 3.1 and 4.2); the float64 oracle has
-    its own error of the same form, added to the bound.
+    its own error of the same form, added to the bound. Complex ``dtype`` (``A64`` complex128,
+    ``x`` any): the oracle is complex128 and ``d_r = nnz_r + 8``, as a complex product is off by
+    at most ``sqrt(2) gamma(2) |a| |b|`` (Higham, lemma 3.5) and a complex addition by ``u``
+    times the sum of the moduli.
     """
     xp = np if isinstance(x, np.ndarray) else __import__("cupy")
-    x64 = x.astype(np.float64)
+    cplx = np.dtype(dtype).kind == "c"
+    x64 = x.astype(np.complex128 if cplx else np.float64)
     want = alpha * (A64 @ x64)
     mag = abs(alpha) * (abs(A64) @ xp.abs(x64))
     if beta != 0:
-        y64 = y.astype(np.float64)
+        y64 = y.astype(x64.dtype)
         want = want + beta * y64
         mag = mag + abs(beta) * xp.abs(y64)
-    d = xp.diff(A64.indptr).astype(np.float64) + 2
+    d = xp.diff(A64.indptr).astype(np.float64) + (8 if cplx else 2)
     bound = (gamma(d, dtype) + gamma(d, np.float64)) * mag + np.finfo(dtype).tiny
     return want, bound
 
@@ -147,7 +151,7 @@ def spmv_matches(got, want, bound):
     """(ok, worst index) of ``got`` against ``spmv_reference``'s ``want`` and ``bound`` (same
     library); NaN where the oracle has NaN."""
     xp = np if isinstance(want, np.ndarray) else __import__("cupy")
-    got = xp.asarray(got).astype(np.float64)
+    got = xp.asarray(got).astype(want.dtype)
     if got.shape != want.shape:
         return False, -1
     nan = xp.isnan(want)
