@@ -4,21 +4,40 @@
 // of the per-tile counts of selected elements, fused with the scatter. Each block takes the next
 // tile id, loads ITEMS mask bytes per thread (one 16-byte load on full, aligned tiles) and, unless
 // INDICES, the ITEMS values (each warp reads its 32 * ITEMS values with coalesced 16-byte loads
-// and exchanges them through shared memory), counts its selected items, scans the counts across
+// and exchanges them through shared memory; 1- and 2-byte values need no exchange: a thread's
+// ITEMS values are one or two 16-byte vectors of their own, and a warp's loads cover its
+// 32 * ITEMS * sizeof(T) consecutive bytes), counts its selected items, scans the counts across
 // the block, publishes the tile's count and looks back for the number selected before the tile.
 // The selected values (or their indices, as long long) are first packed in shared memory at their
 // rank within the tile, then the block copies that run to its final place with consecutive
 // threads writing consecutive elements (coalesced, whatever the selection). Output order is the
 // input order. The block that draws the last tile id writes the total to *count.
-// Launch: grid = number of tiles (BLOCK * ITEMS elements each), BLOCK threads. ITEMS = 16.
-// Static shared memory: the larger of the exchange buffers ((BLOCK/32) * 32 * ITEMS values) and
-// the packed tile (BLOCK * ITEMS outputs), plus BLOCK/32 + 2 words. Preconditions: tile_counter
-// == 0 on entry (left 0); tile_state needs no clearing (epochs); outputs have room for n
-// elements; the mask holds 0 or 1 per byte (numpy/cupy bool).
+// Values are moved, never combined: T is the unsigned word of the element's size (unsigned char,
+// unsigned short, unsigned int, unsigned long long, CompactWord16 below) or any type of that size
+// (int, float, ...); the host passes bool, int8, float16, complex64, complex128... as those words.
+// Launch: grid = number of tiles (BLOCK * ITEMS elements each), BLOCK threads. ITEMS = 16. Static
+// shared memory: the larger of the exchange buffers ((BLOCK/32) * 32 * ITEMS values of 4 bytes or
+// more) and the packed tile (BLOCK * ITEMS outputs), plus BLOCK/32 + 2 words: at most 48 KiB, so
+// 16-byte values take a block of at most 128 threads (the policy table's choice). Preconditions:
+// tile_counter == 0 on entry (left 0); tile_state needs no clearing (epochs); outputs have room for
+// n elements; the mask holds 0 or 1 per byte (numpy/cupy bool).
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
 #include "common/lookback.cuh"
+
+namespace prim {
+
+// A 16-byte element (complex128) as compaction moves it: one 16-byte vector.
+struct alignas(16) CompactWord16 {
+    unsigned long long lo, hi;
+};
+template <> struct Vec16<CompactWord16> {
+    typedef uint4 type;
+    static constexpr int N = 1;
+};
+
+}  // namespace prim
 
 template <class T, int BLOCK, int ITEMS, bool INDICES>
 __global__ void __launch_bounds__(BLOCK)
@@ -30,7 +49,8 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
     typedef typename prim::Select<INDICES, long long, T>::type OutT;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr int XBYTES = INDICES ? 0 : WARPS * prim::WARP * ITEMS * sizeof(T);
+    constexpr bool NARROW = sizeof(T) < 4;  // 1- and 2-byte values: loaded without exchange
+    constexpr int XBYTES = INDICES || NARROW ? 0 : WARPS * prim::WARP * ITEMS * sizeof(T);
     constexpr int PBYTES = BLOCK * ITEMS * sizeof(OutT);
     const prim::Sum<int> count_op;
     const prim::Sum<long long> op;
@@ -62,8 +82,21 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
     T vals[ITEMS];  // unused (and removed by the compiler) when INDICES
     if (!INDICES) {
         if (full && aligned) {
-            T* exchange = reinterpret_cast<T*>(buffer) + warp * prim::WARP * ITEMS;
-            prim::load_striped_to_blocked16<T, T, ITEMS>(in + warp_first, exchange, vals);
+            if constexpr (NARROW) {
+                // the thread's ITEMS * sizeof(T) bytes (16 or 32) start at a 16-byte boundary
+                constexpr int PER = 16 / static_cast<int>(sizeof(T));
+                static_assert(ITEMS % PER == 0, "compact_lookback: whole 16-byte vectors");
+#pragma unroll
+                for (int u = 0; u < ITEMS / PER; ++u) {
+                    const uint4 w = __ldg(reinterpret_cast<const uint4*>(in + first) + u);
+                    const T* e = reinterpret_cast<const T*>(&w);
+#pragma unroll
+                    for (int k = 0; k < PER; ++k) vals[u * PER + k] = e[k];
+                }
+            } else {
+                T* exchange = reinterpret_cast<T*>(buffer) + warp * prim::WARP * ITEMS;
+                prim::load_striped_to_blocked16<T, T, ITEMS>(in + warp_first, exchange, vals);
+            }
         } else {
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k)
@@ -86,8 +119,8 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         if (sel[k]) {
-            if (INDICES) packed[rank] = static_cast<OutT>(first + k);
-            else packed[rank] = static_cast<OutT>(vals[k]);
+            if constexpr (INDICES) packed[rank] = static_cast<OutT>(first + k);
+            else packed[rank] = vals[k];
             ++rank;
         }
     }

@@ -19,10 +19,19 @@ def _mask(mask, n, func):
     return m
 
 
+def _check_dtype(dt):
+    if _checks.native_dtype(dt) not in _cp.DTYPES:
+        raise TypeError(f"compact: x has dtype {dt.name}; supported dtypes are "
+                        f"{_dtypes.names(_cp.DTYPES)}")
+
+
 def _checked(x, mask):
+    xdt = getattr(x, "dtype", None)
+    if isinstance(xdt, np.dtype):  # before the copy to the device, which may refuse it
+        _check_dtype(xdt)
     inp = _checks.as_input(x, func="compact", arg="x", flatten=True)
     dt = inp.array.dtype
-    _dtypes.ctype(dt, func="compact", arg="x")
+    _check_dtype(dt)
     return inp, dt, _mask(mask, inp.array.size, "compact")
 
 
@@ -48,7 +57,9 @@ def compact(x, mask):
     """The elements of ``x`` where ``mask`` is true, in order: ``x[mask]`` for 1-D arrays.
 
     Args:
-        x: array of int32, int64, uint32, uint64, float32 or float64; any ndim is flattened.
+        x: array of bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,
+            float32, float64, complex64 or complex128; any ndim is flattened. Elements are
+            copied bit for bit (NaN payloads and negative zeros kept).
         mask: boolean array with as many elements as ``x`` (flattened the same way); an empty
             list or tuple is an empty boolean array.
 
@@ -58,7 +69,9 @@ def compact(x, mask):
         the GPU it is a view of a buffer of ``x.size`` elements.
 
     Raises:
-        TypeError: ``x`` or ``mask`` is not an array; unsupported dtype of ``x``; ``mask`` not bool.
+        TypeError: ``x`` or ``mask`` is not an array; unsupported dtype of ``x`` (longdouble,
+            clongdouble, datetime, string, object or structured); ``mask`` not bool (NumPy
+            reads an integer array as indices, not as a mask).
         ValueError: ``mask`` and ``x`` differ in size.
 
     One pass over ``x`` and ``mask``; the result's length is read back from the device once (a

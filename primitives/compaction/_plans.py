@@ -3,6 +3,12 @@
 A :class:`CompactPlan` per (dtype or indices, n, policy, stream) holds the tile counter, the
 tile states and the count the kernel writes, made once, and its launch checked once. A call is
 one launch and one read of the count (the result's length).
+
+Compaction moves elements without combining them, so a dtype without a kernel of its own is
+moved as the unsigned word of its size (:func:`moved_as`): bool, int8 and uint8 as
+``unsigned char``, int16, uint16 and float16 as ``unsigned short``, complex64 as ``unsigned long
+long`` and complex128 as ``prim::CompactWord16`` (kernels/scan/compact.cu); the 4- and 8-byte
+dtypes of :data:`primitives._core.dtypes.NUMERIC` have their own instantiations.
 """
 
 from __future__ import annotations
@@ -15,20 +21,44 @@ from . import _policy
 
 SOURCE = "scan/compact.cu"
 INDEX_DTYPE = np.dtype(np.int64)
+#: the dtypes of ``x`` that ``compact`` takes, in the documentation's order
+DTYPES = tuple(np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                     np.uint32, np.int64, np.uint64, np.float16, np.float32,
+                                     np.float64, np.complex64, np.complex128))
+WORD16 = "prim::CompactWord16"
+_WORDS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 8: np.dtype(np.uint64)}
 
 
-def kernel_name(dt, indices, pol):
-    c = _dtypes.CTYPES[dt] if dt is not None else "int"
-    return (f"compact_lookback<{c}, {pol.block}, {pol.items}, "
+def moved_as(dt):
+    """(C++ type of the kernel, dtype the arrays are viewed as; None: passed as they are) for
+    elements of dtype ``dt`` (one of :data:`DTYPES`)."""
+    dt = np.dtype(dt)
+    if dt in _dtypes.CTYPES:
+        return _dtypes.CTYPES[dt], None
+    if dt.itemsize == 16:  # complex128: NumPy and CuPy have no 16-byte word; the kernel reads it
+        return WORD16, None
+    word = _WORDS[dt.itemsize]
+    return _dtypes.cname(word), word
+
+
+def kernel_name(ctype, indices, pol):
+    return (f"compact_lookback<{ctype if not indices else 'int'}, {pol.block}, {pol.items}, "
             f"{'true' if indices else 'false'}>")
 
 
-def names(pol):
-    return [kernel_name(d, False, pol) for d in _dtypes.NUMERIC] + [kernel_name(None, True, pol)]
+def names(pol, wide=False):
+    """The module of ``pol``: the 16-byte element's kernel alone (``wide``: its tile must fit the
+    static shared memory, so its policy is a selector of its own), else every other kernel."""
+    if wide:
+        return [kernel_name(WORD16, False, pol)]
+    ctypes = dict.fromkeys(moved_as(d)[0] for d in DTYPES if d.itemsize < 16)
+    return [kernel_name(c, False, pol) for c in ctypes] + [kernel_name(None, True, pol)]
 
 
 for _pol in _policy.TABLE.policies():  # every policy of the table, for the NVRTC check
     _loader.register(SOURCE, names(_pol))
+for _pol in _policy.TABLE.policies(_policy.WIDE):
+    _loader.register(SOURCE, names(_pol, wide=True))
 
 
 class CompactPlan(_lookback.LookbackPlan):
@@ -36,14 +66,20 @@ class CompactPlan(_lookback.LookbackPlan):
 
     def __init__(self, backend, dt, n, pol):
         indices = dt is None
-        k = _loader.load(SOURCE, names(pol))(kernel_name(dt, indices, pol))
+        ctype, self.word = (None, None) if indices else moved_as(dt)
+        wide = ctype == WORD16
+        if wide and not _policy.fits_wide(pol):
+            raise ValueError(f"compact: a tile of {pol.block} x {pol.items} 16-byte elements "
+                             f"does not fit the kernel's 48 KiB of static shared memory; use "
+                             f"a block of at most {_policy.WIDE_MAX_TILE // pol.items} threads")
+        k = _loader.load(SOURCE, names(pol, wide))(kernel_name(ctype, indices, pol))
         xp = backend.xp
         super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
                          INDEX_DTYPE.itemsize)
         self.count = xp.empty(1, dtype=INDEX_DTYPE)  # written by the block of the last tile
         self.nbytes += self.count.nbytes
         self.empty, self.n = xp.empty, n
-        self.out_dt = INDEX_DTYPE if indices else dt
+        self.out_dt = INDEX_DTYPE if indices else np.dtype(dt)
         # the arguments a kind does not use: one-element stand-ins of the right type
         self.stand_in = _launch.stand_in(backend, np.dtype(np.int32) if indices else INDEX_DTYPE)
 
@@ -53,13 +89,17 @@ class CompactPlan(_lookback.LookbackPlan):
         out = self.empty(self.n, dtype=self.out_dt)
         if x is None:
             self.launch(self.stand_in, mask, self.n64, self.stand_in, out, self.count)
-        else:
+        elif self.word is None:
             self.launch(x, mask, self.n64, out, self.stand_in, self.count)
+        else:
+            w = self.word
+            self.launch(x.view(w), mask, self.n64, out.view(w), self.stand_in, self.count)
         return out[:int(self.count[0])]  # the one device-to-host read: the result's length
 
 
 def compact_plan(backend, dt, n):
     """The plan of ``dt`` (None: indices) over n elements under the policy in force."""
-    pol = _policy.current()
+    wide = dt is not None and np.dtype(dt).itemsize == _policy.WIDE
+    pol = _policy.current(_policy.WIDE if wide else None)
     key = ("compaction", dt, n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: CompactPlan(backend, dt, n, pol))
