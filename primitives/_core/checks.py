@@ -67,14 +67,16 @@ def is_cupy(x):
     return mod.startswith("cupy")
 
 
-def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None):
+def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f=False):
     """Move ``x`` to the backend, check its dimensions, make it C-contiguous and of native byte
     order.
 
     ``ndim`` (an int) is required exactly; ``flatten=True`` ravels any ndim (documented per
     function). ``empty_dtype``: the dtype of an empty Python list or tuple (which holds no dtype
     of its own; NumPy would make it float64), for arguments that take integer or boolean
-    sequences (offsets, flags, masks). Raises ``TypeError`` for objects that are not arrays.
+    sequences (offsets, flags, masks). ``keep_f=True``: an F-contiguous array keeps its layout
+    (no transposing copy; a host one arrives F-contiguous), for callers whose kernels read either
+    order in place. Raises ``TypeError`` for objects that are not arrays.
     """
     backend = _backend.get_backend()
     host = True
@@ -110,6 +112,11 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None):
 
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{func}: {arg} must be {ndim}-D, got shape {tuple(arr.shape)}")
+    # an F-contiguous array is handled as its reversed view (C-contiguous) and turned back last
+    flip = (keep_f and not flatten and arr.ndim > 1 and arr.flags.f_contiguous
+            and not arr.flags.c_contiguous)
+    if flip:
+        arr = arr.T
     order = None
     if host and not arr.dtype.isnative:  # device arrays (CuPy, DLPack) are always native
         order = arr.dtype  # one copy, contiguous, so that what follows copies no more
@@ -118,7 +125,11 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None):
         arr = arr.reshape(-1)
 
     if backend.is_cuda:
-        if host or not arr.flags.c_contiguous:
+        if host and not _device_holds(arr.dtype):
+            # CuPy has no arrays of this dtype (strings, objects, datetimes, long double): the
+            # array stays on the host, and the caller's dtype check names it as a TypeError
+            arr = np.ascontiguousarray(arr)
+        elif host or not arr.flags.c_contiguous:
             import cupy
 
             arr = cupy.ascontiguousarray(cupy.asarray(arr))  # host -> device copy for NumPy input
@@ -126,7 +137,39 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None):
         if not host:
             arr = arr.get()
         arr = np.ascontiguousarray(arr)
-    return Input(arr, host, backend, order)
+    return Input(arr.T if flip else arr, host, backend, order)
+
+
+def check_out(out, shape, func):
+    """NumPy's checks of an ``out`` argument for a result of ``shape``, before any launch: an
+    array (NumPy's or the device's) of that shape, writeable. Its dtype may be any: the result
+    is cast to it (NumPy's ``casting="unsafe"`` of reductions and accumulations)."""
+    if not hasattr(out, "shape") or not hasattr(out, "dtype"):
+        raise TypeError(f"{func}: out must be an array, got {type(out).__name__}")
+    if tuple(out.shape) != tuple(shape):
+        raise ValueError(f"{func}: out has shape {tuple(out.shape)}, the result has "
+                         f"{tuple(shape)}")
+    if isinstance(out, np.ndarray) and not out.flags.writeable:
+        raise ValueError(f"{func}: output array is read-only")
+
+
+def write_out(out, res, func):
+    """``res`` (a host or backend array of ``out``'s shape) cast into ``out`` (checked by
+    :func:`check_out`), which is returned."""
+    check_out(out, res.shape, func)
+    if isinstance(out, np.ndarray):
+        np.copyto(out, res if isinstance(res, np.ndarray) else res.get(), casting="unsafe")
+    else:
+        import cupy
+
+        out[...] = cupy.asarray(res).astype(out.dtype, copy=False)
+    return out
+
+
+def _device_holds(dt):
+    """Whether CuPy has arrays of dtype ``dt``: bool, the integers, float16/32/64 and
+    complex64/128 (no strings, objects, datetimes or long doubles)."""
+    return dt.kind in "biu" or (dt.kind in "fc" and dt.itemsize <= (8 if dt.kind == "f" else 16))
 
 
 def _device_module(func, arg):
