@@ -176,7 +176,7 @@ def test_repeat_calls_take_the_filed_plan(rng):
     with pytest.raises(ValueError, match="variant must be"):
         prim.sum(y, variant="omega")
     with pytest.raises(TypeError, match="dtype="):
-        prim.sum(y, dtype=np.complex64)
+        prim.sum(y, dtype="U3")
 
 
 @pytest.mark.parametrize("op", ["sum", "min", "max"])
@@ -387,9 +387,11 @@ def test_non_native_byte_order(name, dtype, rng):
 
 
 @pytest.mark.parametrize("bad", [np.complex64, np.complex128])
-def test_unsupported_dtype(bad):
-    with pytest.raises(TypeError, match=r"x has dtype"):
-        prim.sum(np.ones(10, dtype=bad))
+@pytest.mark.parametrize("func", ["min", "max"])
+def test_unsupported_dtype(func, bad):
+    """min/max of complex: no order here (see tests/test_reduction_complex.py)."""
+    with pytest.raises(TypeError, match=r"x has dtype complex"):
+        getattr(prim, func)(np.ones(10, dtype=bad))
 
 
 @pytest.mark.parametrize("func", ["sum", "min", "max"])
@@ -421,7 +423,7 @@ def test_not_an_array(bad):
 
 
 def test_bad_op():
-    H.raises_like(ValueError, "reduce", prim.reduce, np.ones(4, np.float32), "prod",
+    H.raises_like(ValueError, "reduce", prim.reduce, np.ones(4, np.float32), "mul",
                   match="op must be one of")
 
 
@@ -430,10 +432,13 @@ def test_bad_variant():
                   match="variant must be")
 
 
-@pytest.mark.parametrize("bad", [np.complex128, "complex64", "U3"])
-def test_bad_result_dtype(bad):
+@pytest.mark.parametrize("bad", ["U3", "datetime64[s]", object])
+@pytest.mark.parametrize("func", ["sum", "prod"])
+def test_bad_result_dtype(func, bad):
     with pytest.raises(TypeError, match="dtype="):
-        prim.sum(np.ones(4, np.float32), dtype=bad)
+        getattr(prim, func)(np.ones(4, np.float32), dtype=bad)
+    with pytest.raises(TypeError, match="dtype="):
+        getattr(prim, func)(np.ones((2, 2), np.float32), axis=0, dtype=bad)
 
 
 def test_bad_result_dtype_not_a_dtype():
@@ -471,3 +476,226 @@ def test_more_than_2_31_elements(on_gpu):
     assert int(prim.max(x)) == 5 and int(prim.min(x)) == -4
     del x
     cupy.get_default_memory_pool().free_all_blocks()
+
+
+# ---- prod ---------------------------------------------------------------------------------------
+
+PROD_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+               np.uint64, np.float16, np.float32, np.float64]
+PROD_SIZES = [1, 2, 15, 16, 17, 257, 1000, 4099]
+
+
+def make_prod(rng, n, dtype):
+    """Values whose products stay finite for floats (near 1); for integers small factors whose
+    product overflows and wraps (exactly, in any order); bool mostly True."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(n) > 1.0 / max(n, 2)
+    if dt.kind == "f":
+        spread = 0.01 if dt == np.float16 else 0.05
+        return rng.uniform(1 - spread, 1 + spread, n).astype(dt)
+    lo = -3 if dt.kind == "i" else 1
+    x = rng.integers(lo, 4, n).astype(dt)
+    x[x == 0] = 1
+    return x
+
+
+def check_prod(got, x, what="", dtype=None):
+    """NumPy's result dtype; integers exactly (they wrap modulo 2^64, so modulo the result's
+    width); floats within a tree's bound of the exact product (float16: accumulated in float32,
+    rounded once at the end)."""
+    want = np.prod(x, dtype=dtype)
+    got = H.to_host(got)
+    assert np.asarray(got).dtype == want.dtype, (what, np.asarray(got).dtype, want.dtype)
+    if want.dtype.kind != "f":
+        assert got == want, (what, got, want)
+        return
+    exact = np.prod(x.astype(np.float64))
+    acc = np.float32 if want.dtype == np.float16 else want.dtype
+    tol = 2 * (x.size + 16) * np.finfo(acc).eps + (2.0 ** -11 if want.dtype == np.float16 else 0)
+    assert abs(float(got) - exact) <= tol * abs(exact), (what, got, exact, tol)
+
+
+@pytest.mark.parametrize("n", PROD_SIZES)
+@pytest.mark.parametrize("dtype", PROD_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_prod(dtype, n, rng, schedule):
+    """The production kernel over every real dtype (narrow ones read in place), at sizes around
+    one 16-byte load, and from a view one element in (the scalar head)."""
+    x = make_prod(rng, n + 1, dtype)
+    keep = x.copy()
+    check_prod(prim.prod(x[:n]), x[:n], f"prod n={n}")
+    check_prod(prim.prod(x[1:]), x[1:], f"prod n={n} view")
+    check_prod(prim.reduce(x, "prod"), x, f"reduce n={n}")
+    np.testing.assert_array_equal(x, keep)
+
+
+@pytest.mark.parametrize("dtype", PROD_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("variant", reduction.VARIANTS)
+def test_prod_variants(variant, dtype, rng):
+    """Every variant multiplies real dtypes (the ladder and zeta convert narrow ones to their
+    accumulator first); 4099 needs two ladder levels."""
+    for n in (1, 513, 4099):
+        x = make_prod(rng, n, dtype)
+        check_prod(prim.prod(x, variant=variant), x, f"{variant} n={n}")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+def test_prod_many_blocks(dtype, rng):
+    """64-thread blocks with one load in flight: thousands of elements span many blocks and the
+    last block's pass over the partials."""
+    from primitives import tuning
+
+    with tuning.override("reduction", selector="production", block=64, vectors=1):
+        for n in (100, 4099):
+            x = make_prod(rng, n, dtype)
+            check_prod(prim.prod(x), x, f"n={n}")
+
+
+def test_prod_overflow_wraps(rng):
+    """Integer products wrap as NumPy's: 64-bit products modulo 2^64, narrow ones in 64 bits
+    (no wrap at the input's width), and in the requested width with ``dtype=``."""
+    big = rng.integers(-2**63, 2**63 - 1, 3001, dtype=np.int64, endpoint=True) | 1  # odd: no 0
+    H.assert_same(prim.prod(big), np.prod(big))
+    ubig = rng.integers(0, 2**64 - 1, 3001, dtype=np.uint64, endpoint=True) | 1
+    H.assert_same(prim.prod(ubig), np.prod(ubig))
+    for dt in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32):
+        x = np.full(200, np.iinfo(dt).max, dtype=dt)
+        H.assert_same(prim.prod(x), np.prod(x))
+        H.assert_same(prim.prod(x, dtype=dt), np.prod(x, dtype=dt))  # wraps in the input width
+    x = np.full(39, 3, np.int8)  # 3^39 < 2^63
+    assert prim.prod(x) == 3 ** 39 and prim.prod(x).dtype == np.int64
+
+
+@pytest.mark.parametrize("variant", ["production", "gamma", "zeta"])
+def test_prod_nan_and_inf(variant):
+    x = np.full(1001, 1.5, np.float64)
+    x[700] = np.nan
+    assert np.isnan(prim.prod(x, variant=variant))
+    y = np.ones(1001, np.float32)
+    y[3] = -np.inf
+    assert prim.prod(y, variant=variant) == -np.inf
+    y[500] = 0
+    assert np.isnan(prim.prod(y, variant=variant))  # inf * 0
+    h = np.full(100, 4, np.float16)  # 4^100 overflows float16 (and float32): inf
+    assert prim.prod(h, variant=variant) == np.float16(np.inf)
+    z = np.array([-0.0, 1.0, 2.0], np.float32)
+    assert np.signbit(prim.prod(z, variant=variant))
+
+
+@pytest.mark.parametrize("dtype", PROD_DTYPES, ids=lambda d: np.dtype(d).name)
+@H.twins()
+def test_prod_empty(xp, dtype):
+    """The product of nothing is 1 of NumPy's result dtype."""
+    return xp.prod(np.array([], dtype))
+
+
+@pytest.mark.parametrize("dtype", PROD_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(), (1,), (7, 5), (3, 4, 5)])
+@H.twins()
+def test_prod_twin_of_numpy(xp, dtype, shape):
+    x = ((np.arange(int(np.prod(shape))).reshape(shape) % 7 == 3) + 1).astype(dtype)  # 1s, 2s
+    return xp.prod(x)
+
+
+@pytest.mark.parametrize("dtype", PROD_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("axis", [0, 1, -1, (0, 2), (1, 2), None], ids=str)
+def test_prod_axes(dtype, axis, rng):
+    """Over axes (reduce_axis), keepdims: NumPy's values and dtypes."""
+    x = make_prod(rng, 6 * 7 * 9, dtype).reshape(6, 7, 9)
+    keep = x.copy()
+    got, want = prim.prod(x, axis=axis), np.prod(x, axis=axis)
+    if want.dtype.kind == "f":
+        tol = 2 ** -9 if want.dtype == np.float16 else 300 * np.finfo(want.dtype).eps
+        H.assert_same(got, want, rtol=tol)
+    else:
+        H.assert_same(got, want)
+    got = prim.prod(x, axis=axis, keepdims=True)
+    assert np.asarray(got).shape == np.prod(x, axis=axis, keepdims=True).shape
+    np.testing.assert_array_equal(x, keep)
+
+
+def test_prod_axes_out_dtype_and_empty(rng):
+    x = make_prod(rng, 4 * 50, np.int16).reshape(4, 50)
+    out = np.empty(4, np.float64)
+    assert prim.prod(x, axis=1, out=out) is out
+    H.assert_same(out, np.prod(x, axis=1).astype(np.float64))
+    H.assert_same(prim.prod(x, axis=0, dtype=np.int8), np.prod(x, axis=0, dtype=np.int8))
+    H.assert_same(prim.reduce(x, "prod", axis=1, dtype=np.uint16),
+                  np.prod(x, axis=1, dtype=np.uint16))
+    full = np.empty((1, 1), np.int64)
+    assert prim.prod(x, axis=None, out=full, keepdims=True) is full
+    assert full[0, 0] == np.prod(x)
+    e = np.zeros((3, 0), np.float32)
+    H.assert_same(prim.prod(e, axis=1), np.prod(e, axis=1))
+    H.assert_same(prim.prod(e, axis=0), np.prod(e, axis=0))
+    H.assert_same(prim.prod(e), np.prod(e))
+
+
+@pytest.mark.parametrize("dtype,request_dt", [
+    (np.int8, np.int8), (np.int16, np.int32), (np.uint8, np.int16), (np.bool_, np.bool_),
+    (np.int32, np.float64), (np.float32, np.float64), (np.float64, np.float32),
+    (np.float16, np.float32), (np.int64, np.uint64), (np.int32, np.bool_)])
+@pytest.mark.parametrize("variant", ["production", "gamma"])
+def test_prod_dtype_requests(dtype, request_dt, variant):
+    """``dtype=`` as NumPy's: the elements cast to it, integer products wrap in it, a bool
+    product is a logical and."""
+    x = (np.arange(-50, 250) % 7 - 2).astype(dtype)
+    if np.dtype(dtype).kind in "bu" or np.dtype(request_dt).kind in "bu":
+        x = (np.arange(300) % 5 + 1).astype(dtype)
+    got = prim.prod(x, dtype=request_dt, variant=variant)
+    want = np.prod(x, dtype=request_dt)
+    if want.dtype.kind == "f":
+        H.assert_same(got, want, rtol=1e-5)
+    else:
+        H.assert_same(got, want)
+
+
+def test_prod_plans(rng):
+    """The filed plan and ``prim.plan(prim.prod, ...)`` give NumPy's answers for like arrays."""
+    for dt in PROD_DTYPES:
+        x, y = make_prod(rng, 3001, dt), make_prod(rng, 3001, dt)
+        prim.prod(x)
+        check_prod(prim.prod(y), y, f"filed {np.dtype(dt)}")
+        check_prod(prim.plan(prim.prod, x)(y), y, f"plan {np.dtype(dt)}")
+    p = prim.prod.plan(x, axis=0)
+    H.assert_same(p(y.reshape(1, -1)), np.prod(y.reshape(1, -1), axis=0), rtol=1e-12)
+
+
+def test_prod_errors():
+    """Every error branch names ``prod`` (or ``reduce``), before any launch."""
+    x = np.ones(4, np.float32)
+    H.raises_like(ValueError, "prod", prim.prod, x, variant="omega", match="variant must be")
+    H.raises_like(TypeError, "prod", prim.prod, np.array(["a"]), match="x has dtype <U1")
+    H.raises_like(TypeError, "prod", prim.prod, "abc", match="x must be")
+    H.raises_like(TypeError, "prod", prim.prod, x, dtype="nonsense", match="is not a dtype")
+    H.raises_like(TypeError, "reduce", prim.reduce, x, "prod", dtype="U2", match="dtype=")
+    with pytest.raises(np.exceptions.AxisError, match="prod: axis 1"):
+        prim.prod(x, axis=1)
+    with pytest.raises(ValueError, match="prod: duplicate"):
+        prim.prod(x.reshape(2, 2), axis=(0, 0))
+    with pytest.raises(ValueError, match="prod: out has shape"):
+        prim.prod(x.reshape(2, 2), axis=0, out=np.empty(3, np.float32))
+    with pytest.raises(ValueError, match="prod: out has shape"):
+        prim.prod(x, out=np.empty(3, np.float32))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(PROD_DTYPES),
+    variant=st.sampled_from(reduction.VARIANTS),
+)
+def test_prod_property_matches_numpy(data, dtype, variant):
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        elems = st.floats(float(dt.type(0.99)), float(dt.type(1.01)), width=dt.itemsize * 8)
+    elif dt.kind == "b":
+        elems = st.booleans()
+    else:
+        info = np.iinfo(dt)
+        elems = st.integers(int(info.min), int(info.max))
+    x = data.draw(hnp.arrays(dt, st.integers(0, 2000), elements=elems))
+    if dt == np.float16:  # NumPy rounds every float16 step: compare with the exact product
+        x = x[:200]
+    check_prod(prim.prod(x, variant=variant), x, variant)

@@ -153,3 +153,272 @@ def test_mean_any_all_errors(func):
     H.raises_like(np.exceptions.AxisError, func, getattr(prim, func), np.ones((2, 3)), axis=2)
     H.raises_like(ValueError, func, getattr(prim, func), np.ones((2, 3)), axis=0,
                   out=np.empty(2))
+
+
+# ---- the axis kernels (kernels/reduction/axis.cu): every op, dtype and layout ---------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from primitives import tuning  # noqa: E402
+from primitives._core import plans as _plans  # noqa: E402
+from primitives.reduction import _axis  # noqa: E402
+
+OPS4 = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max}
+ALL_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.int64, np.uint32,
+              np.uint64, np.float16, np.float32, np.float64]
+_DT_IDS = lambda d: np.dtype(d).name  # noqa: E731
+
+
+def _op_data(rng, shape, dtype, op):
+    """Data for ``op``: products of numbers near 1 (floats) or small integers (whose products
+    wrap exactly as NumPy's), sums and extrema of anything."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < (0.9 if op == "prod" else 0.5)
+    if dt.kind == "f":
+        lo, hi = (0.7, 1.3) if op == "prod" else (-1, 1)
+        return rng.uniform(lo, hi, shape).astype(dt)
+    if op == "prod":
+        return rng.integers(-3 if dt.kind == "i" else 1, 4, shape).astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(max(info.min, -1000), min(info.max, 1000), shape, endpoint=True).astype(dt)
+
+
+def _want(op, x, axis, keepdims=False):
+    """NumPy's result; float16 sums and products as NumPy's dtype but computed in float64 (NumPy
+    rounds float16 partial results to float16; the kernels accumulate in float32)."""
+    want = OPS4[op](x, axis=axis, keepdims=keepdims)
+    if x.dtype == np.float16 and op in ("sum", "prod"):
+        exact = OPS4[op](x.astype(np.float64), axis=axis, keepdims=keepdims)
+        want = np.asarray(exact).astype(np.float16)
+    return want
+
+
+def _assert_matches(got, want, x, op, axis):
+    got_a, want_a = np.asarray(got), np.asarray(want)
+    assert got_a.shape == want_a.shape, (op, axis, got_a.shape, want_a.shape)
+    assert got_a.dtype == want_a.dtype, (op, axis, got_a.dtype, want_a.dtype)
+    if want_a.dtype.kind != "f" or op in ("min", "max"):
+        assert np.array_equal(got_a, want_a, equal_nan=want_a.dtype.kind == "f"), (op, axis)
+        return
+    # float sums and products: another order of the same operations
+    scale = np.abs(x.astype(np.float64))
+    mag = (np.sum(scale, axis=axis) if op == "sum" else
+           np.prod(np.maximum(scale, 1.0), axis=axis))
+    rel = {np.float16: 2e-3, np.float32: 1e-5, np.float64: 1e-13}[want_a.dtype.type]
+    err = np.abs(got_a.astype(np.float64) - want_a.astype(np.float64))
+    bound = rel * np.asarray(mag).reshape(err.shape) + rel * np.abs(want_a.astype(np.float64))
+    assert np.all(err <= bound + 1e-30), (op, axis, float(np.max(err - bound)))
+
+
+_AXES_OF = {1: [None, 0, -1], 2: [0, 1, -1, (0, 1)],
+            3: [0, 1, 2, (0, 2), (1, 2), (0, 1), (-1, -3)],
+            4: [0, 3, (1, 2), (0, 2), (1, 3), (0, 1, 3), (-4, -2, -1)]}
+
+
+def _layouts(x):
+    """The array C-ordered, F-ordered, and as a strided view of a larger one."""
+    yield x
+    yield np.asfortranarray(x)
+    big = np.concatenate([x, x], axis=-1)
+    yield big[..., ::2]
+
+
+@pytest.mark.parametrize("op", sorted(OPS4))
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=_DT_IDS)
+def test_axis_kernels_every_op_dtype_layout(op, dtype, rng):
+    """Every op x dtype over C-, F-ordered and strided 1-D..4-D arrays, every kind of axis (None,
+    int, negative, tuples contiguous or not): values, result dtype and shape as NumPy's; the input
+    is not modified."""
+    for shape in [(7,), (5, 6), (3, 4, 5), (2, 3, 2, 3)]:
+        x = _op_data(rng, shape, dtype, op)
+        for y in _layouts(x):
+            before = y.copy()
+            for axis in _AXES_OF[len(shape)]:
+                got = getattr(prim, op)(y, axis=axis)
+                _assert_matches(got, _want(op, y, axis), y, op, axis)
+            assert np.array_equal(y, before)
+
+
+@pytest.mark.parametrize("width", [2, 3, 4, 8, 16, 32])
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.float64, np.float16, np.bool_,
+                                   np.uint16], ids=_DT_IDS)
+def test_short_rows(width, dtype, rng):
+    """Rows of 2..32 elements (several rows per 16-byte load where they fit), from an aligned
+    array and from a view starting one element in (the kernels' scalar head and fallback)."""
+    base = _op_data(rng, 700 * width + 1, dtype, "sum")
+    for x in (base[:-1].reshape(700, width), base[1:].reshape(700, width)):
+        for op in ("sum", "max"):
+            _assert_matches(getattr(prim, op)(x, axis=1), _want(op, x, 1), x, op, 1)
+        y = np.asfortranarray(x)  # the same rows as columns of the reversed view
+        _assert_matches(prim.sum(y, axis=1), _want("sum", y, 1), y, "sum", 1)
+
+
+def _kinds():
+    """The axis kernels of the plans made since the last call (names and grids)."""
+    out = []
+    for plan in list(_plans.PLANS._plans.values()):
+        if isinstance(plan, _axis.AxisPlan):
+            out += [s[0].kernel.name.split("<")[0] for s in plan.steps]
+    return out
+
+
+SPLIT_CASES = [((3, 4000), 1), ((4000, 3), 0), ((2, 1500, 2), 1), ((600, 64), 0),
+               ((2, 500, 40), 1), ((1, 3001), 1), ((4, 777, 5), (0, 1))]
+
+
+@pytest.mark.parametrize("shape,axis", SPLIT_CASES, ids=str)
+@pytest.mark.parametrize("block", [32, 64])
+def test_long_rows_and_split_r(shape, axis, block, rng, schedule):
+    """Few long rows or few columns: R split across blocks and a second launch over the
+    partials (small blocks here so that the emulator's 4 multiprocessors need the split); every
+    op on float32 and int16, one float16 sum."""
+    _plans.clear_caches()
+    with tuning.override("reduction", selector="axis", block=block, min_chunk=1):
+        for dtype, ops in ((np.float32, OPS4), (np.int16, OPS4), (np.float16, ("sum",))):
+            for op in ops:
+                x = _op_data(rng, shape, dtype, op)
+                _assert_matches(getattr(prim, op)(x, axis=axis), _want(op, x, axis), x, op, axis)
+        kinds = _kinds()
+    assert len(kinds) >= 2  # the partials' pass
+
+
+@pytest.mark.parametrize("dtype,width", [(np.float32, 4), (np.float32, 8), (np.float32, 12),
+                                         (np.int8, 32), (np.float64, 64), (np.uint16, 24)],
+                         ids=str)
+def test_short_rows_in_batches(dtype, width, rng, schedule):
+    """Rows of whole 16-byte packets, at most one per lane: axis_rows takes VECS batches of rows
+    per iteration (a small grid here, so that the emulator's threads loop over several batches
+    and a partial last batch and the general loop's remainder), every op; a row count that
+    leaves lanes and rows past the end."""
+    _plans.clear_caches()
+    with tuning.override("reduction", selector="axis", block=32, blocks_per_sm=1):
+        for rows in (1, 97, 4 * 128 + 3, 5000):
+            x = _op_data(rng, (rows, width), dtype, "sum")
+            for op in OPS4:
+                xo = _op_data(rng, (rows, width), dtype, op)
+                _assert_matches(getattr(prim, op)(xo, axis=1), _want(op, xo, 1), xo, op, 1)
+            off = np.empty(rows * width + 1, dtype)[1:].reshape(rows, width)  # not 16-byte aligned
+            off[...] = x
+            _assert_matches(prim.sum(off, axis=1), _want("sum", off, 1), off, "sum", 1)
+        assert "axis_rows" in _kinds()
+
+
+def test_every_kernel_kind_runs(rng, schedule):
+    """Each of the four kernels serves some layout: packed short rows, lane groups per row,
+    slabs (the float view of complex data: inner 2), columns (in index order and in the
+    emulator's race-exposing order)."""
+    _plans.clear_caches()
+    for shape, axis in (((4000, 2), 1), ((300, 40), 1), ((2, 3000, 2), 1), ((300, 40), 0)):
+        x = _op_data(rng, shape, np.float32, "sum")
+        _assert_matches(prim.sum(x, axis=axis), _want("sum", x, axis), x, "sum", axis)
+    assert set(_kinds()) == {"axis_rows_packed", "axis_rows", "axis_slab", "axis_cols"}
+
+
+def test_complex_float_view(rng):
+    """A complex sum over an axis is the sum of its float view (last axis of 2 kept): the slab
+    kernel's inner == 2."""
+    z = (rng.standard_normal((3, 2500)) + 1j * rng.standard_normal((3, 2500))).astype(np.complex64)
+    parts = z.view(np.float32).reshape(3, 2500, 2)
+    got = prim.sum(parts, axis=1)
+    want = np.stack([z.real.astype(np.float64).sum(1), z.imag.astype(np.float64).sum(1)], -1)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+def test_axis_empty():
+    """A reduction over a zero-length axis: zeros (sum), ones (prod), NumPy's ValueError naming
+    the function (min, max); zero kept positions: an empty result of NumPy's dtype."""
+    x = np.ones((0, 3, 2), np.int16)
+    for op in ("sum", "prod"):
+        for axis in (0, (0, 2)):
+            got, want = getattr(prim, op)(x, axis=axis), OPS4[op](x, axis=axis)
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    for op in ("min", "max"):
+        H.raises_like(ValueError, op, getattr(prim, op), x, axis=0)
+        got, want = getattr(prim, op)(x, axis=1), OPS4[op](x, axis=1)
+        assert got.shape == want.shape == (0, 2) and got.dtype == want.dtype
+    assert prim.prod(np.ones((3, 0)), axis=0).shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64], ids=_DT_IDS)
+def test_axis_nan_propagates(dtype, rng):
+    """min/max propagate NaN wherever it is (first, middle, last of a row or a column), as
+    numpy.min/max; sums too."""
+    for shape, axis in (((40, 300), 1), ((300, 40), 0), ((50, 2), 1), ((2, 700, 2), 1)):
+        x = _op_data(rng, shape, dtype, "sum")
+        flat = np.moveaxis(x, axis, -1)
+        flat[0, ..., 0] = np.nan
+        flat[-1, ..., -1] = np.nan
+        flat[len(flat) // 2, ..., flat.shape[-1] // 2] = np.nan
+        for op in ("min", "max", "sum"):
+            got, want = getattr(prim, op)(x, axis=axis), OPS4[op](x, axis=axis)
+            assert np.array_equal(np.isnan(got), np.isnan(want)), (op, shape)
+            if op != "sum":
+                assert np.array_equal(got, want, equal_nan=True)
+
+
+def test_axis_overflow_wraps():
+    """Integer sums and products wrap as NumPy's: int8 sums widen to int64 (no wrap), int64 and
+    uint64 sums wrap, int32 with dtype=int32 wraps at 32 bits, products of int64 wrap."""
+    x8 = np.full((3, 500), 127, np.int8)
+    assert np.array_equal(prim.sum(x8, axis=1), np.sum(x8, axis=1))
+    big = np.full((400, 3), 2**62, np.int64)
+    assert np.array_equal(prim.sum(big, axis=0), np.sum(big, axis=0))
+    ubig = np.full((3, 400), 2**63 + 5, np.uint64)
+    assert np.array_equal(prim.sum(ubig, axis=1), np.sum(ubig, axis=1))
+    x32 = np.full((5, 300), 2**30, np.int32)
+    got = prim.sum(x32, axis=1, dtype=np.int32)
+    assert got.dtype == np.int32 and np.array_equal(got, np.sum(x32, axis=1, dtype=np.int32))
+    p = np.full((3, 70), 3, np.int64)
+    assert np.array_equal(prim.prod(p, axis=1), np.prod(p, axis=1))
+    u = np.full((70, 3), 255, np.uint8)
+    assert np.array_equal(prim.prod(u, axis=0), np.prod(u, axis=0))
+
+
+def test_axis_dtype_requests(rng):
+    """``dtype=`` as NumPy: the elements cast first (int8 into float32, float32 into int32), or
+    an integer result of an integer sum (equal modulo the same power of two)."""
+    x = _op_data(rng, (30, 40), np.int8, "sum")
+    for dt in (np.float32, np.int16, np.uint32, np.float64):
+        got, want = prim.sum(x, axis=0, dtype=dt), np.sum(x, axis=0, dtype=dt)
+        assert got.dtype == want.dtype and np.allclose(got, want)
+    f = _op_data(rng, (30, 40), np.float32, "sum") * 50
+    got, want = prim.sum(f, axis=1, dtype=np.int32), np.sum(f, axis=1, dtype=np.int32)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_axis_plan_reused(rng):
+    """A second call on a like array builds no plan."""
+    x = _op_data(rng, (20, 30, 4), np.float32, "sum")
+    prim.sum(x, axis=(0, 2))
+    builds = _plans.cache_info()["builds"]
+    y = _op_data(rng, (20, 30, 4), np.float32, "sum")
+    _assert_matches(prim.sum(y, axis=(0, 2)), _want("sum", y, (0, 2)), y, "sum", (0, 2))
+    assert _plans.cache_info()["builds"] == builds
+
+
+@st.composite
+def _cases(draw):
+    ndim = draw(st.integers(1, 4))
+    shape = tuple(draw(st.lists(st.integers(1, 7), min_size=ndim, max_size=ndim)))
+    axes = draw(st.lists(st.integers(-ndim, ndim - 1), unique_by=lambda a: a % ndim,
+                         max_size=ndim))
+    axis = None if draw(st.booleans()) and not axes else tuple(axes)
+    return (shape, axis, draw(st.sampled_from(["C", "F", "strided"])),
+            draw(st.sampled_from(ALL_DTYPES)), draw(st.sampled_from(sorted(OPS4))),
+            draw(st.integers(0, 2**32 - 1)), draw(st.booleans()))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_cases())
+def test_axis_property(case):
+    """Random shapes, axes, orders, dtypes and ops against NumPy (keepdims too)."""
+    shape, axis, order, dtype, op, seed, keepdims = case
+    x = _op_data(np.random.default_rng(seed), shape, dtype, op)
+    if order == "F":
+        x = np.asfortranarray(x)
+    elif order == "strided":
+        x = np.repeat(x, 2, axis=-1)[..., ::2]
+    got = getattr(prim, op)(x, axis=axis, keepdims=keepdims)
+    _assert_matches(got, _want(op, x, axis, keepdims), x, op, axis)

@@ -33,8 +33,22 @@
 //   total into the 64-bit accumulator. OutT (default AccT) is the result's type: the accumulator
 //   (and the partials, and the shuffles) stay 4 or 8 bytes wide, and only the final value is
 //   narrowed (min/max of int8 accumulate in int and store signed char; float16 accumulates in
-//   float and stores prim::f16, rounded to nearest even).
+//   float and stores prim::f16, rounded to nearest even). Products of narrow integers multiply
+//   each packet's elements in 64 bits as a tree (log2 N dependent multiplies) and the packet's
+//   product into the 64-bit accumulator; integer products wrap modulo 2^64 as NumPy's.
+//   Complex inputs (prim::c64, prim::c128 of common/complex.cuh; Sum and Prod only) are read 16
+//   bytes per load as well (2 c64 or 1 c128 per packet, through pack16.cuh's Pack16); the block's
+//   shuffles move them word by word (common/warp.cuh) and the last block reads the partials as
+//   float2/double2. Preconditions as above: the input aligned to sizeof(InT) (16 bytes for c128).
+// reduce_rows: one row of `width` contiguous elements per block (rows `blockIdx.x`,
+//   `blockIdx.x + gridDim.x`, ...): the block's threads stride over the row, block_reduce, thread
+//   0 stores out[row] as OutT. Launch: blockDim.x == BLOCK (a multiple of 32, at most 1024), any
+//   grid; static shared memory BLOCK/32 accumulators. Preconditions: width >= 1, the rows laid out
+//   one after another (row r at in + r * width). The loop bound and the barrier are block-uniform.
+//   It serves reductions over axes the segmented kernels have no instantiation for (complex
+//   products): one pass, reading each element once.
 #include "common/prim.cuh"
+#include "common/complex.cuh"
 #include "common/block.cuh"
 #include "common/load.cuh"
 #include "common/pack16.cuh"
@@ -133,6 +147,25 @@ struct Load16<T, false> {
     static __device__ __forceinline__ P load(const T* p) { return load_pack16(p); }
 };
 
+// Complex elements: Pack16's split of one 16-byte load (2 c64, 1 c128).
+template <class R>
+struct Load16<Complex<R>, true> {
+    static constexpr int N = Pack16<Complex<R> >::N;
+    typedef Pack16<Complex<R> > P;
+    static __device__ __forceinline__ P load(const Complex<R>* p) { return load_pack16(p); }
+};
+
+// A load of a value another block stored (L2, not the incoherent L1): __ldcg, which takes the
+// built-in types; complex values are read as the float2/double2 of their two parts.
+template <class T>
+__device__ __forceinline__ T load_cg(const T* p) { return __ldcg(p); }
+template <class R>
+__device__ __forceinline__ Complex<R> load_cg(const Complex<R>* p) {
+    typedef typename Select<sizeof(R) == 4, float2, double2>::type V;
+    const V v = __ldcg(reinterpret_cast<const V*>(p));
+    return Complex<R>(v.x, v.y);
+}
+
 // Folds one packet into acc: element by element, or, for a sum of narrow integers into a 64-bit
 // accumulator, in 32 bits first (at most 16 * 65535 per packet) and once into acc.
 template <class InT, class AccT, class Op>
@@ -171,6 +204,33 @@ template <> struct FoldPacket<unsigned char, unsigned long long, Sum<unsigned lo
     : NarrowSum<unsigned char, unsigned int, unsigned long long> {};
 template <> struct FoldPacket<unsigned short, unsigned long long, Sum<unsigned long long>>
     : NarrowSum<unsigned short, unsigned int, unsigned long long> {};
+
+// The product of a packet of narrow integers in the 64-bit accumulator type: a tree over the
+// packet (pairs, then pairs of pairs, ...), then once into acc. Exact modulo 2^64 in any order.
+template <class InT, class AccT>
+struct NarrowProd {
+    template <class P>
+    static __device__ __forceinline__ AccT fold(AccT acc, const P& p, Prod<AccT>) {
+        constexpr int N = Load16<InT>::N;
+        AccT t[N];
+#pragma unroll
+        for (int k = 0; k < N; ++k) t[k] = static_cast<AccT>(p.v[k]);
+#pragma unroll
+        for (int w = N / 2; w > 0; w >>= 1) {
+#pragma unroll
+            for (int k = 0; k < w; ++k) t[k] *= t[k + w];
+        }
+        return acc * t[0];
+    }
+};
+template <> struct FoldPacket<signed char, long long, Prod<long long>>
+    : NarrowProd<signed char, long long> {};
+template <> struct FoldPacket<short, long long, Prod<long long>>
+    : NarrowProd<short, long long> {};
+template <> struct FoldPacket<unsigned char, unsigned long long, Prod<unsigned long long>>
+    : NarrowProd<unsigned char, unsigned long long> {};
+template <> struct FoldPacket<unsigned short, unsigned long long, Prod<unsigned long long>>
+    : NarrowProd<unsigned short, unsigned long long> {};
 
 }  // namespace prim
 
@@ -316,12 +376,29 @@ reduce_production(const InT* __restrict__ in, long long n, AccT* __restrict__ pa
     __syncthreads();
     if (last_block) {  // block-uniform: every thread of the block takes this branch
         AccT v = Op::identity();
-        for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK) v = op(v, __ldcg(partials + j));
+        for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
+            v = op(v, prim::load_cg(partials + j));
         __syncthreads();  // scratch is reused
         v = prim::block_reduce<BLOCK>(v, op, scratch);
         if (threadIdx.x == 0) {
             *out = static_cast<OutT>(v);
             *tickets = 0u;
         }
+    }
+}
+
+// ---- rows: one block per row of contiguous elements --------------------------------------------
+template <class InT, class AccT, class Op, int BLOCK, class OutT = AccT>
+__global__ void __launch_bounds__(BLOCK)
+reduce_rows(const InT* __restrict__ in, long long rows, long long width, OutT* __restrict__ out) {
+    const Op op;
+    __shared__ AccT scratch[BLOCK / prim::WARP];
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {  // block-uniform
+        const InT* row = in + r * width;
+        AccT v = Op::identity();
+        for (long long i = threadIdx.x; i < width; i += BLOCK) v = op(v, static_cast<AccT>(row[i]));
+        v = prim::block_reduce<BLOCK>(v, op, scratch);
+        if (threadIdx.x == 0) out[r] = static_cast<OutT>(v);
+        __syncthreads();  // scratch is reused by the next row
     }
 }

@@ -73,10 +73,12 @@ def sum_dtype(dt):
 
 
 def identity(op, dt):
-    """The identity of ``op`` ("sum", "min", "max") in dtype ``dt``, as a NumPy scalar."""
+    """The identity of ``op`` ("sum", "prod", "min", "max") in dtype ``dt``, as a NumPy scalar."""
     dt = np.dtype(dt)
     if op == "sum":
         return dt.type(0)
+    if op == "prod":
+        return dt.type(1)
     if dt.kind == "f":
         return dt.type(np.inf if op == "min" else -np.inf)
     info = np.iinfo(dt)
@@ -109,9 +111,31 @@ REDUCE_NARROW_KERNELS = tuple(
 
 
 def reduce_result_dtype(dt, op):
-    """NumPy's result dtype of ``op`` ("sum", "min", "max") over an array of ``dt``: sums widen
-    bool and integers below 64 bits to int64/uint64 (float16 stays float16); min/max keep ``dt``."""
+    """NumPy's result dtype of ``op`` ("sum", "prod", "min", "max") over an array of ``dt``: sums
+    and products widen bool and integers below 64 bits to int64/uint64 (float16 and complex stay);
+    min/max keep ``dt``."""
     dt = np.dtype(dt)
-    if op != "sum":
+    if op not in ("sum", "prod"):
         return dt
     return np.dtype(np.int64) if dt.kind == "b" else sum_dtype(dt)
+
+
+#: the complex dtypes that ``sum``, ``prod``, ``mean`` and ``reduce`` ("sum"/"prod") accept, and
+#: the C++ types of kernels/common/complex.cuh they are read as (NumPy's layout)
+COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
+COMPLEX_CTYPES = {np.dtype(np.complex64): "prim::c64", np.dtype(np.complex128): "prim::c128"}
+#: every dtype the sums and products accept (min/max take :data:`REDUCE_DTYPES`: no complex)
+REDUCE_COMPLEX_DTYPES = REDUCE_DTYPES + COMPLEX
+
+#: the production reduction's instantiations for products of narrow inputs, as
+#: :data:`REDUCE_NARROW_KERNELS`: (input, accumulator, result, ops). Products of narrow integers
+#: multiply in 64 bits (NumPy's result dtype, wrapping as it does); float16 in float32.
+REDUCE_NARROW_PROD_KERNELS = tuple(
+    (np.dtype(i), np.dtype(a), np.dtype(r), ("prod",)) for i, a, r in (
+        (np.int8, np.int64, np.int64),
+        (np.uint8, np.uint64, np.uint64),
+        (np.int16, np.int64, np.int64),
+        (np.uint16, np.uint64, np.uint64),
+        (np.float16, np.float32, np.float16),
+    )
+)

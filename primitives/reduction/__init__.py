@@ -1,4 +1,5 @@
-"""Reduction family: ``reduce``, ``sum``, ``min``, ``max`` and the classic ladder of variants.
+"""Reduction family: ``reduce``, ``sum``, ``prod``, ``min``, ``max`` and the classic ladder of
+variants (complex sums and products: production only).
 
 Variants (``variant=``), each a named kernel in ``kernels/reduction/reduce.cu``:
 
@@ -21,8 +22,10 @@ launches twice; production launches once.
 from __future__ import annotations
 
 from ._api import OPS, VARIANTS, max, min, reduce, sum  # noqa: A004 - NumPy-style names
+from ._api import prod
 from ._derived import all, any, mean  # noqa: A004 - NumPy-style names
+from ._arg import argmax, argmin
 from ._plans import error_depth
 
-__all__ = ["reduce", "sum", "min", "max", "mean", "any", "all", "VARIANTS", "OPS",
-           "error_depth"]
+__all__ = ["reduce", "sum", "prod", "min", "max", "mean", "any", "all", "VARIANTS", "OPS",
+           "error_depth", "argmin", "argmax"]

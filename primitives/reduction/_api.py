@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
 from . import _plans as _rp
-from ._plans import OPS, VARIANTS
+from ._plans import COMPLEX_OPS, OPS, VARIANTS
 
-__all__ = ["reduce", "sum", "min", "max", "VARIANTS", "OPS"]
+__all__ = ["reduce", "sum", "prod", "min", "max", "VARIANTS", "OPS"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _make_plan(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto",
@@ -35,16 +41,54 @@ def _input(x, op, dtype, variant, func):
     _checks.check_choice(op, OPS, func=func, arg="op")
     inp = _checks.as_input(x, func=func, arg="x", flatten=True)
     arr = inp.array
-    in_dt = arr.dtype
-    allowed = _dtypes.REDUCE_DTYPES
-    if in_dt not in allowed:
-        raise TypeError(f"{func}: x has dtype {in_dt}; supported dtypes are "
+    acc_dt = _result_dtype(arr.dtype, op, dtype, variant, func)
+    arr = _real_part(arr, acc_dt, inp.backend)
+    return inp, arr, _rp.route(arr.dtype, acc_dt, op, variant)
+
+
+def _allowed(op):
+    return _dtypes.REDUCE_COMPLEX_DTYPES if op in COMPLEX_OPS else _dtypes.REDUCE_DTYPES
+
+
+def _check_x(dt, op, func):
+    """TypeError naming ``func`` for an input dtype ``op`` has no kernel for."""
+    allowed = _allowed(op)
+    if dt in allowed:
+        return
+    if dt.kind == "c" and dt in _dtypes.REDUCE_COMPLEX_DTYPES:
+        raise TypeError(f"{func}: x has dtype {dt}; complex numbers have no order here (NumPy "
+                        f"orders them lexicographically), so {op} takes "
                         f"{_dtypes.names(allowed)}")
+    raise TypeError(f"{func}: x has dtype {dt}; supported dtypes are {_dtypes.names(allowed)}")
+
+
+def _result_dtype(in_dt, op, dtype, variant, func):
+    """The checked result dtype of ``op`` over ``in_dt`` (NumPy's, or ``dtype=``): TypeError
+    for an unsupported input or ``dtype``, ValueError for a complex reduction on a ``variant``
+    without complex kernels (the ladder and zeta)."""
+    _check_x(in_dt, op, func)
     if dtype is None:
         acc_dt = _dtypes.reduce_result_dtype(in_dt, op)
     else:
-        acc_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func, allowed=allowed)
-    return inp, arr, _rp.route(in_dt, acc_dt, op, variant)
+        acc_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
+                                       allowed=_allowed(op))
+    if acc_dt.kind == "c" and variant not in ("production", "auto"):
+        raise ValueError(f"{func}: variant={variant!r} has no complex kernels; a {acc_dt} "
+                         f"{op} runs on variant='production' (or 'auto')")
+    return acc_dt
+
+
+def _real_part(arr, acc_dt, backend):
+    """``arr`` itself, or its real part for complex input into a real ``acc_dt`` (NumPy's cast,
+    with its ComplexWarning)."""
+    if arr.dtype.kind != "c" or acc_dt.kind == "c":
+        return arr
+    frame, level = sys._getframe(0), 1  # the warning points at the first caller outside
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):  # the package
+        frame, level = frame.f_back, level + 1
+    warnings.warn("Casting complex values to real discards the imaginary part",
+                  np.exceptions.ComplexWarning, stacklevel=level)
+    return backend.xp.ascontiguousarray(arr.real)
 
 
 @_plans.planned(_make_plan)
@@ -54,21 +98,25 @@ def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, vari
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            float32 or float64 (CuPy, NumPy, or anything with
-            ``__cuda_array_interface__`` / DLPack). Any ndim: the array is flattened (``axis=None``).
+            float32 or float64, and for ``"sum"``/``"prod"`` complex64 or complex128 (CuPy,
+            NumPy, or anything with ``__cuda_array_interface__`` / DLPack). Any ndim: the
+            array is flattened (``axis=None``).
             Host arrays of non-native byte order are converted to native order on the host.
-        op: ``"sum"``, ``"min"`` or ``"max"``.
+        op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"``.
         axis: None (every element), an int or a tuple of ints (negative counting from the end):
             the axes reduced, as NumPy's ``axis``.
         out: an array of the result's shape that receives the result (cast by NumPy's
             ``same_kind`` rule) and is returned.
         keepdims: keep the reduced axes as axes of length 1.
-        dtype: result dtype. Default as NumPy: ``sum`` widens bool and signed integers below 64
-            bits to int64, unsigned ones to uint64 (float16 stays float16, accumulated in
-            float32); ``min``/``max`` keep the input dtype. A ``dtype`` without a native kernel
-            for the input converts the input first (one extra pass), as NumPy casts to it.
+        dtype: result dtype. Default as NumPy: ``sum`` and ``prod`` widen bool and signed
+            integers below 64 bits to int64, unsigned ones to uint64 (float16 stays float16,
+            accumulated in float32; complex stays complex); ``min``/``max`` keep the input
+            dtype. A ``dtype`` without a native kernel for the input converts the input first
+            (one extra pass), as NumPy casts to it; complex input into a real ``dtype`` keeps the
+            real part, with NumPy's ``ComplexWarning``.
         variant: one of ``primitives.reduction.VARIANTS`` (``"alpha"`` ... ``"zeta"``,
-            ``"production"``) or ``"auto"`` (= ``"production"``).
+            ``"production"``) or ``"auto"`` (= ``"production"``). Complex reductions run on
+            ``"production"`` only.
 
     Returns:
         A 0-d device array for device input (like ``cupy.sum``), a NumPy scalar for host input
@@ -76,20 +124,26 @@ def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, vari
         (``keepdims``: all axes), with ``out`` that array.
 
     Raises:
-        TypeError: ``x`` is not an array, or its dtype (str, object, datetime64, complex, ...)
-            or ``dtype`` is unsupported.
-        ValueError: unknown ``op`` or ``variant``; ``min``/``max`` of an empty array or over
+        TypeError: ``x`` is not an array, or its dtype (str, object, datetime64, ...) or
+            ``dtype`` is unsupported; ``min``/``max`` of complex input (NumPy orders complex
+            numbers lexicographically; this library does not order them).
+        ValueError: unknown ``op`` or ``variant``; a complex reduction on a variant other than
+            ``"production"``/``"auto"``; ``min``/``max`` of an empty array or over
             an axis of length 0 (NumPy's error: no identity); an axis out of range
             (``numpy.exceptions.AxisError``) or repeated; ``out`` of another shape.
 
-    Integer sums wrap around on overflow, as NumPy's do. ``min``/``max`` propagate NaN as
-    ``numpy.min``/``numpy.max``. Float sums accumulate in the result dtype in a tree; the error is
-    bounded by the tree depth (see the docs). Device input: no host synchronization. Host input:
-    one copy in and one out. The production kernel reads narrow dtypes in place, 16 bytes per
-    load; the teaching variants (alpha ... zeta) convert them to their accumulator dtype first.
+    Integer sums and products wrap around on overflow, as NumPy's do (see :func:`prod`).
+    ``min``/``max`` propagate NaN as ``numpy.min``/``numpy.max``. Float sums accumulate in the
+    result dtype in a tree; the error is bounded by the tree depth (see the docs). Device input: no
+    host synchronization. Host input: one copy in and one out. The production kernel reads narrow
+    dtypes in place, 16 bytes per load; the teaching variants (alpha ... zeta) convert them to
+    their accumulator dtype first. Complex sums and products accumulate in the input's complex
+    dtype (the production kernel reads 2 complex64 or 1 complex128 per 16-byte load); a complex sum
+    over axes is the float sum of the real and imaginary parts.
 
     See Also:
-        :func:`numpy.sum`, :func:`numpy.min`, :func:`numpy.max`, :func:`cupy.sum`.
+        :func:`numpy.sum`, :func:`numpy.prod`, :func:`numpy.min`, :func:`numpy.max`,
+        :func:`cupy.sum`.
     """
     if axis is not None or out is not None or keepdims:
         return _general(x, op, axis, dtype, out, keepdims, variant, "reduce")
@@ -104,11 +158,9 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                                    auto="production")
     _checks.check_choice(op, OPS, func=func, arg="op")
-    inp = _checks.as_input(x, func=func, arg="x")
+    inp = _checks.as_input(x, func=func, arg="x", keep_f=True)  # F order is read in place
     arr = inp.array
-    if arr.dtype not in _dtypes.REDUCE_DTYPES:
-        raise TypeError(f"{func}: x has dtype {arr.dtype}; supported dtypes are "
-                        f"{_dtypes.names(_dtypes.REDUCE_DTYPES)}")
+    _check_x(arr.dtype, op, func)
     axes = _axis.normalize_axis(axis, arr.ndim, func)
     if len(axes) == arr.ndim:  # every axis: the flattened reduction
         if out is not None:  # before any launch
@@ -116,15 +168,43 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
                       np.dtype(_checks.native_dtype(dtype)))
             _axis.check_out(out, (1,) * arr.ndim if keepdims else (), res_dt, func)
         # the backend array in, a backend 0-d value out: finish() returns it as the caller's
-        res = inp.backend.xp.asarray(_reduce(arr, op, dtype, variant, func)).reshape(())
+        flat = arr.T if not arr.flags.c_contiguous else arr  # F order: the same elements, C
+        res = inp.backend.xp.asarray(_reduce(flat, op, dtype, variant, func)).reshape(())
         return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
-    if dtype is None:
-        acc_dt = _dtypes.reduce_result_dtype(arr.dtype, op)
+    acc_dt = _result_dtype(arr.dtype, op, dtype, variant, func)
+    arr = _real_part(arr, acc_dt, inp.backend)
+    if acc_dt.kind == "c":
+        res = _complex_axis(arr, axes, op, acc_dt, inp.backend, func)
     else:
-        acc_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
-                                       allowed=_dtypes.REDUCE_DTYPES)
-    res = _axis.reduce_axis(arr, axes, op, acc_dt, inp.backend, func)
+        res = _axis.reduce_axis(arr, axes, op, acc_dt, inp.backend, func)
     return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
+
+
+def _complex_axis(arr, axes, op, acc_dt, backend, func):
+    """A complex sum or product over ``axes``, shaped as the kept axes. A sum is the float sum
+    of the parts: the array viewed as floats with a last axis of 2, kept, through
+    :func:`~._axis.reduce_axis`. A product (whose parts do not reduce apart) moves the reduced
+    axes last (one copy, none when they already are the last axes of a C-ordered array) and
+    reduces each row in one block of ``reduce_rows``."""
+    from . import _axis
+
+    xp = backend.xp
+    if arr.dtype != acc_dt:
+        arr = arr.astype(acc_dt)  # NumPy casts the elements to the result's dtype
+    if op == "sum":
+        part = np.dtype(acc_dt.char.lower())  # complex64 -> float32, complex128 -> float64
+        parts = xp.ascontiguousarray(arr).view(part).reshape(arr.shape + (2,))
+        res = _axis.reduce_axis(parts, axes, "sum", part, backend, func)
+        return xp.ascontiguousarray(res).view(acc_dt).reshape(res.shape[:-1])
+    kept = [a for a in range(arr.ndim) if a not in axes]
+    out_shape = tuple(arr.shape[a] for a in kept)
+    width = int(np.prod([arr.shape[a] for a in axes], dtype=np.int64))
+    rows = int(np.prod(out_shape, dtype=np.int64))
+    if width == 0 or rows == 0:
+        return xp.ones(out_shape, dtype=acc_dt)
+    lines = xp.ascontiguousarray(xp.transpose(arr, kept + list(axes))).reshape(-1)
+    lines = _rp.Route(((), acc_dt, acc_dt, acc_dt, acc_dt)).prepare(lines)  # aligned
+    return _rp.rows_plan(backend, acc_dt, op, rows, width).run(lines).reshape(out_shape)
 
 
 def _reduce(x, op, dtype, variant, func):
@@ -137,12 +217,13 @@ def _reduce(x, op, dtype, variant, func):
                                    auto="production")
     inp, arr, rt = _input(x, op, dtype, variant, func)
     if arr.size == 0:
-        if op != "sum":
+        if op in ("min", "max"):
             name = "minimum" if op == "min" else "maximum"
             raise ValueError(
                 f"zero-size array to reduction operation {name} which has no identity"
             )
-        return inp.scalar(inp.backend.xp.zeros(1, dtype=rt.res))
+        fill = inp.backend.xp.ones if op == "prod" else inp.backend.xp.zeros
+        return inp.scalar(fill(1, dtype=rt.res))
     if variant == "production":
         plan = _rp.production_plan(inp.backend, rt, op, arr.size)
         if arr is x:  # read as it is: later calls on like arrays take the plan directly
@@ -152,8 +233,8 @@ def _reduce(x, op, dtype, variant, func):
 
 
 def _bound(op):
-    """The plan maker of ``sum`` (``op`` "sum") or ``min``/``max``, with their signatures."""
-    if op == "sum":
+    """The plan maker of ``sum``/``prod`` or ``min``/``max``, with their signatures."""
+    if op in ("sum", "prod"):
         def make(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
             return _make_plan(x, op, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                               variant=variant, func=op)
@@ -168,10 +249,57 @@ def _bound(op):
 def sum(x, axis=None, dtype=None, out=None, keepdims=False, *,  # noqa: A001 - numpy.sum
         variant="auto"):
     """Sum of the elements over ``axis`` (all by default), as :func:`numpy.sum`; see
-    :func:`reduce`."""
+    :func:`reduce`. Complex input (complex64, complex128) sums to its own dtype."""
     if axis is not None or out is not None or keepdims:
         return _general(x, "sum", axis, dtype, out, keepdims, variant, "sum")
     return _reduce(x, "sum", dtype, variant, "sum")
+
+
+@_plans.planned(_bound("prod"))
+def prod(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
+    """Product of the elements over ``axis`` (all by default), as :func:`numpy.prod`.
+
+    Args:
+        x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
+            float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
+            ``__cuda_array_interface__`` / DLPack), any ndim.
+        axis: None (every element), an int or a tuple of ints, as NumPy's ``axis``.
+        dtype: result dtype. Default as NumPy: bool and signed integers below 64 bits give
+            int64, unsigned ones uint64; float16 stays float16 (multiplied in float32); float
+            and complex dtypes stay. Another ``dtype`` casts the elements to it first (one
+            extra pass), as NumPy does; complex input into a real ``dtype`` keeps the real part
+            with NumPy's ``ComplexWarning``.
+        out: an array of the result's shape that receives the result (cast by NumPy's rule)
+            and is returned.
+        keepdims: keep the reduced axes as axes of length 1.
+        variant: one of ``primitives.reduction.VARIANTS`` or ``"auto"`` (= ``"production"``).
+            Every variant multiplies real dtypes; complex products run on ``"production"`` only.
+
+    Returns:
+        A 0-d device array for device input, a NumPy scalar for host input; with ``axis`` an
+        array of the kept axes (``keepdims``: all axes), with ``out`` that array. The product
+        of nothing is 1.
+
+    Raises:
+        TypeError: ``x`` is not an array, or its dtype (str, object, datetime64, ...) or
+            ``dtype`` is unsupported.
+        ValueError: unknown ``variant``; a complex product on a variant other than
+            ``"production"``/``"auto"``; an axis out of range (``numpy.exceptions.AxisError``)
+            or repeated; ``out`` of another shape.
+
+    Integer products wrap around on overflow, as NumPy's do (exact modulo 2^64, so in any
+    width). Float products multiply in a tree, not left to right as NumPy: the roundings differ
+    (one relative rounding per multiplication either way), and NaN and infinities propagate as
+    IEEE multiplication does. The production kernel reads narrow integers in place, 16 bytes
+    per load, multiplying each packet in 64 bits. Over axes, products run one block per result
+    element on the reduced axes moved last (one copy unless they already are the last axes).
+
+    See Also:
+        :func:`numpy.prod`, :func:`cupy.prod`.
+    """
+    if axis is not None or out is not None or keepdims:
+        return _general(x, "prod", axis, dtype, out, keepdims, variant, "prod")
+    return _reduce(x, "prod", dtype, variant, "prod")
 
 
 @_plans.planned(_bound("min"))

@@ -23,11 +23,11 @@ from ._api import sum as _sum
 __all__ = ["mean", "any", "all"]
 
 
-def _backend_input(x, func):
-    inp = _checks.as_input(x, func=func, arg="x")
-    if inp.array.dtype not in _dtypes.REDUCE_DTYPES:
+def _backend_input(x, func, allowed=_dtypes.REDUCE_DTYPES):
+    inp = _checks.as_input(x, func=func, arg="x", keep_f=True)  # F order is read in place
+    if inp.array.dtype not in allowed:
         raise TypeError(f"{func}: x has dtype {inp.array.dtype}; supported dtypes are "
-                        f"{_dtypes.names(_dtypes.REDUCE_DTYPES)}")
+                        f"{_dtypes.names(allowed)}")
     return inp
 
 
@@ -36,7 +36,7 @@ def _shape(shape, axes, keepdims):
 
 
 def _make_mean(x, axis=None, dtype=None, out=None, keepdims=False):
-    _backend_input(x, "mean")
+    _backend_input(x, "mean", _dtypes.REDUCE_COMPLEX_DTYPES)
     return lambda y: mean(y, axis, dtype, out, keepdims)
 
 
@@ -45,12 +45,13 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
     """Arithmetic mean over ``axis`` (all elements by default), as :func:`numpy.mean`.
 
     The sum runs in NumPy's accumulator dtype: float64 for bool and integer input, float32 for
-    float16 (the result float16), the input's own float dtype otherwise, or ``dtype``. An empty
-    reduction gives NaN with NumPy's ``RuntimeWarning`` ("Mean of empty slice"). ``axis``,
-    ``keepdims``, ``out`` and the errors as :func:`~primitives.sum`.
+    float16 (the result float16), the input's own float or complex dtype otherwise (the mean of
+    complex64 is complex64), or ``dtype``. An empty reduction gives NaN with NumPy's
+    ``RuntimeWarning`` ("Mean of empty slice"). ``axis``, ``keepdims``, ``out`` and the errors
+    as :func:`~primitives.sum`.
     """
     func = "mean"
-    inp = _backend_input(x, func)
+    inp = _backend_input(x, func, _dtypes.REDUCE_COMPLEX_DTYPES)
     arr = inp.array
     axes = _axis.normalize_axis(axis, arr.ndim, func)
     if dtype is None:

@@ -3,7 +3,9 @@
 One module per variant (a test or tour touching one variant compiles only that one). The
 production kernel runs from a :class:`ProductionPlan` per (dtypes, op, n, policy, stream): its
 block partials and last-block ticket (left at 0 by the kernel) are made once, and its launch
-checked once. The ladder and zeta launch per call (their grids shrink level by level).
+checked once. The ladder and zeta launch per call (their grids shrink level by level). Complex
+products over axes run from a :class:`RowsPlan` per (dtype, op, rows, width, policy, stream): one
+block per row of the reduced axes laid out last.
 """
 
 from __future__ import annotations
@@ -17,14 +19,22 @@ from . import _policy
 
 SOURCE = "reduction/reduce.cu"
 VARIANTS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "production")
-OPS = ("sum", "min", "max")
+OPS = ("sum", "prod", "min", "max")
 LADDER = ("alpha", "beta", "gamma", "delta", "epsilon")
-_OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
+_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
+#: the ops that take complex input (complex numbers have no order here: no min/max)
+COMPLEX_OPS = ("sum", "prod")
 _ITEMS = {"alpha": 1, "beta": 1, "gamma": 1, "delta": 2, "epsilon": 2}  # elements per thread
 
 
 #: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, kernels/reduction/reduce.cu)
-_CNAMES = {**_dtypes.CTYPES, **_dtypes.SMALL_CTYPES, np.dtype(np.float16): "prim::f16"}
+_CNAMES = {**_dtypes.CTYPES, **_dtypes.SMALL_CTYPES, np.dtype(np.float16): "prim::f16",
+           **_dtypes.COMPLEX_CTYPES}
+#: the production kernel's narrow-input instantiations: sums, min/max, then products
+_NARROW_KERNELS = _dtypes.REDUCE_NARROW_KERNELS + _dtypes.REDUCE_NARROW_PROD_KERNELS
+#: the complex (input, accumulator) pairs, production kernel only (sum and prod)
+_COMPLEX_PAIRS = tuple((d, d) for d in _dtypes.COMPLEX)
+_PAIRS = _dtypes.ACC_PAIRS_SET | frozenset(_COMPLEX_PAIRS)
 
 
 def kernel_name(variant, in_dt, acc_dt, op, pol, out_dt=None):
@@ -45,9 +55,12 @@ def _selector(variant):
 
 def names(variant, pol):
     out = [kernel_name(variant, i, a, op, pol) for i, a in _dtypes.ACC_PAIRS for op in OPS]
-    if variant == "production":  # narrow inputs: production only (the others convert them)
+    if variant == "production":  # narrow and complex inputs: production only (the others
+        # convert narrow input and refuse complex input)
         out += [kernel_name(variant, i, a, op, pol, r)
-                for i, a, r, ops in _dtypes.REDUCE_NARROW_KERNELS for op in ops]
+                for i, a, r, ops in _NARROW_KERNELS for op in ops]
+        out += [kernel_name(variant, i, a, op, pol) for i, a in _COMPLEX_PAIRS
+                for op in COMPLEX_OPS]
     return out
 
 
@@ -59,7 +72,7 @@ def kernel(variant, in_dt, acc_dt, op, pol, out_dt=None):
     return _MODULES.kernel(variant, kernel_name(variant, in_dt, acc_dt, op, pol, out_dt), pol)
 
 
-_NARROW = {(i, op): (a, r) for i, a, r, ops in _dtypes.REDUCE_NARROW_KERNELS for op in ops}
+_NARROW = {(i, op): (a, r) for i, a, r, ops in _NARROW_KERNELS for op in ops}
 _BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
 
 
@@ -81,6 +94,9 @@ class Route(tuple):
         """The array the kernel reads: ``arr`` converted (``convs``), then viewed as ``kin``."""
         for dt in self.convs:
             arr = arr.astype(dt)
+        if arr.dtype.kind == "c" and _address(arr) % arr.dtype.itemsize:
+            arr = arr.copy()  # NumPy aligns complex arrays to their parts only; kernels read whole
+            # elements (16-byte loads of c128)
         return arr if arr.dtype == self.kin else arr.view(self.kin)
 
     def result(self, out):
@@ -91,6 +107,11 @@ class Route(tuple):
             out.astype(self.res)
 
 
+def _address(arr):
+    """The address of ``arr``'s first element (NumPy or CuPy)."""
+    return arr.ctypes.data if isinstance(arr, np.ndarray) else arr.data.ptr
+
+
 def route(in_dt, acc_dt, op, variant):
     """The :class:`Route` of ``op`` over ``in_dt`` into ``acc_dt`` (NumPy's result dtype or a
     ``dtype=`` request). Native pairs (``ACC_PAIRS``) run as they are; narrow inputs take the
@@ -98,13 +119,12 @@ def route(in_dt, acc_dt, op, variant):
     kernel's accumulator dtype for the ladder and zeta; any other request converts the input to
     ``acc_dt`` first, as NumPy casts the elements to ``dtype``."""
     convs, src = (), in_dt
-    if (src, acc_dt) not in _dtypes.ACC_PAIRS_SET and acc_dt != _dtypes.reduce_result_dtype(
-            src, op):
+    if (src, acc_dt) not in _PAIRS and acc_dt != _dtypes.reduce_result_dtype(src, op):
         convs, src = (acc_dt,), acc_dt
-    if (src, acc_dt) in _dtypes.ACC_PAIRS_SET:
+    if (src, acc_dt) in _PAIRS:
         return Route((convs, src, acc_dt, acc_dt, acc_dt))
     natural = _dtypes.reduce_result_dtype(src, op)
-    if (src, natural) in _dtypes.ACC_PAIRS_SET:
+    if (src, natural) in _PAIRS:
         return Route((convs, src, natural, natural, acc_dt))
     kin = _U8 if src == _BOOL else src
     kacc, kout = _NARROW[(kin, op)]
@@ -153,6 +173,52 @@ def production_plan(backend, rt, op, n):
     pol = _policy.production()
     key = ("reduce/production", rt.kin, rt, op, n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: ProductionPlan(backend, rt, op, n, pol))
+
+
+# ---- rows: one block per contiguous row (complex products over axes) --------------------------
+
+#: the (dtype, op) pairs reduce_rows is instantiated for: complex products (the axis kernels
+#: have no complex instantiation; complex sums over axes are float sums of the parts)
+ROWS_CASES = tuple((d, "prod") for d in _dtypes.COMPLEX)
+
+
+def _rows_name(dt, op, pol):
+    c = _CNAMES[dt]
+    return f"reduce_rows<{c}, {c}, {_OP_TEMPLATE[op]}<{c}>, {pol.block}>"
+
+
+_ROWS = _loader.PolicyModules(SOURCE, lambda key, pol: [_rows_name(d, op, pol)
+                                                        for d, op in ROWS_CASES],
+                              _policy.TABLE, ("rows",))
+
+
+class RowsPlan(_plans.Plan):
+    """``op`` over each of ``rows`` contiguous rows of ``width`` elements of ``dt`` (a case of
+    :data:`ROWS_CASES`): one launch of reduce_rows, a grid of one block per row capped at the
+    resident grid."""
+
+    def __init__(self, backend, dt, op, rows, width, pol):
+        k = _ROWS.kernel("rows", _rows_name(dt, op, pol), pol)
+        grid = min(rows, _launch.resident_grid(k, pol.block))
+        slot = _plans.Launch.SLOT
+        self.xp, self.dt, self.rows = backend.xp, dt, rows
+        self.launch = _plans.Launch(k, grid, pol.block,
+                                    args=(slot, _launch.i64(rows), _launch.i64(width), slot))
+
+    def run(self, lines):
+        """The 1-D array of the rows' results; ``lines``: the rows one after another, of the
+        plan's dtype, C-contiguous and aligned to its itemsize."""
+        out = self.xp.empty(self.rows, dtype=self.dt)
+        self.launch(lines, out)
+        return out
+
+    __call__ = run
+
+
+def rows_plan(backend, dt, op, rows, width):
+    pol = _policy.rows()
+    key = ("reduce/rows", dt, op, rows, width, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: RowsPlan(backend, dt, op, rows, width, pol))
 
 
 def run(x, rt, op, variant, backend):

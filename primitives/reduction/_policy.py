@@ -1,7 +1,8 @@
 """Reduction tuning, as data (see :mod:`primitives.tuning`).
 
-Selectors: ``"ladder"`` (alpha..epsilon), ``"zeta"``, ``"production"``. One provenance line per
-tuned value; the experiments behind them are in docs/perf-log/.
+Selectors: ``"ladder"`` (alpha..epsilon), ``"zeta"``, ``"production"``, ``"rows"``, ``"arg"``
+(argmin/argmax), ``"axis"`` (reductions over axes). One provenance line per tuned value; the
+experiments behind them are in docs/perf-log/.
 """
 
 from __future__ import annotations
@@ -28,6 +29,28 @@ class ProductionPolicy:
     blocks_per_sm: int  # cap on resident blocks per multiprocessor
 
 
+@dataclasses.dataclass(frozen=True)
+class RowsPolicy:
+    block: int  # threads per block, one row per block (reduce_rows)
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgPolicy:
+    block: int  # threads per block of the whole-array kernel
+    vectors: int  # 16-byte loads in flight per thread (whole array and rows)
+    blocks_per_sm: int  # cap on resident blocks per multiprocessor (whole array)
+    rows_block: int  # threads per block of the rows and columns kernels
+    warp_row_max: int  # rows up to this length take one warp each, longer ones a block
+
+
+@dataclasses.dataclass(frozen=True)
+class AxisPolicy:
+    block: int  # threads per block (a template parameter of every axis kernel)
+    vectors: int  # 16-byte loads in flight per thread (rows, slabs) or rows in flight (columns)
+    blocks_per_sm: int  # resident blocks per multiprocessor the grids aim at
+    min_chunk: int  # split R across blocks only in chunks of at least this many 16-byte loads
+
+
 TABLE = _policy.register("reduction", {
     # the classic ladder's textbook block size (not tuned)
     ("default", "ladder"): LadderPolicy(block=256),
@@ -38,7 +61,19 @@ TABLE = _policy.register("reduction", {
         vectors=4,  # H100, sum float32 2^28: 3.1 TB/s at 4 loads, 2 and 8 slower
         blocks_per_sm=2,  # H100, sum float32/int32 2^28: 2 per SM best of 1, 2, 4, occupancy
     ),
-}, doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap")
+    # reduce_rows (complex products over axes): not tuned yet; to be measured on an H100
+    ("default", "rows"): RowsPolicy(block=256),
+    # argmin/argmax (kernels/reduction/arg.cu): not tuned yet; to be measured on an H100
+    ("default", "arg"): ArgPolicy(block=512, vectors=4, blocks_per_sm=2, rows_block=256,
+                                  warp_row_max=1024),
+    ("default", "axis"): AxisPolicy(
+        block=256,  # not tuned yet; to be measured on an H100
+        vectors=4,  # not tuned yet; to be measured on an H100
+        blocks_per_sm=8,  # not tuned yet; to be measured on an H100 (2048 threads per SM)
+        min_chunk=8,  # not tuned yet; to be measured on an H100
+    ),
+}, doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "
+       "the axis kernels' block, loads, grid and split threshold")
 
 
 def ladder():
@@ -51,3 +86,15 @@ def zeta():
 
 def production():
     return _policy.current("reduction", "production")
+
+
+def arg():
+    return _policy.current("reduction", "arg")
+
+
+def rows():
+    return _policy.current("reduction", "rows")
+
+
+def axis():
+    return _policy.current("reduction", "axis")

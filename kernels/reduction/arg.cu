@@ -1,0 +1,239 @@
+// arg.cu -- argmin/argmax: the index of the first extreme element, NaN first (numpy.argmin/argmax).
+//
+// Every kernel is templated on <InT, MAX>: MAX true for argmax, false for argmin. Elements are
+// compared through a key (ArgKey below): the element itself for 4- and 8-byte types, a 32-bit
+// integer for the 1- and 2-byte integers, and for float16 (read as its 16 bits, prim::half_bits)
+// the signed magnitude of its bits, which orders float16 values as floats do (-0 and +0 equal)
+// with NaN recognized from the bits. bool is read as unsigned char. Indices and sizes are 64-bit.
+//
+// The combine (ArgOp) picks, of two (key, index) pairs, the NaN one, else the larger key (MAX) or
+// the smaller one (!MAX), and between equals (both NaN, or equal keys) the smaller index: the
+// minimum of a total order on (rank, index), so associative and commutative, and the result is
+// the first index of the extreme (of the first NaN when there is one) whatever the order of
+// combination. Its identity is (the lowest/highest key, index 2^63-1), which no element beats in
+// a tie.
+//
+// arg_flat<InT, MAX, BLOCK, VECS>: the whole array, or gridDim.y contiguous lines of n elements
+//   (few long rows: blockIdx.y picks the line, with its own partials, ticket and output; the
+//   text below is per line). BLOCK threads, grid-stride over 16-byte packets (common/pack16.cuh
+//   for_each_packet: scalar head to the first 16-byte boundary, VECS independent 16-byte loads
+//   in flight per thread, scalar tail); each packet is folded to its
+//   first extreme in registers, then combined with the thread's pair. Block reduction of the pairs
+//   with shuffles (common/block.cuh: warp shuffles move the 16-byte pair word by word); each block
+//   stores its pair in the partials, takes a ticket, and the block that takes the last ticket
+//   reduces the partials and resets the ticket to 0. Launch: blockDim.x == BLOCK, any gridDim.x,
+//   gridDim.y lines. Shared memory: static, BLOCK/32 pairs. Preconditions: n >= 1; the
+//   gridDim.y tickets are 0 on entry; `scratch` holds 2 * gridDim.x 64-bit words per line (keys in
+//   the first gridDim.x, indices in the rest); `in` aligned to sizeof(InT). Writes out[line], the
+//   index within the line.
+// arg_rows<InT, MAX, BLOCK, VECS, PER_WARP>: `rows` contiguous rows of `len` elements (the
+//   reduced axis last), out[r] the index within row r. PER_WARP: one warp per row (short rows),
+//   warp shuffles only; otherwise one block per row, block_reduce. Each row is walked with
+//   for_each_packet (its own aligned head), rows grid-stride. Launch: 1-D, blockDim.x == BLOCK,
+//   any grid. Shared memory: static, BLOCK/32 pairs (block mode). Preconditions: len >= 1.
+//   (A few long rows, fewer than the resident blocks, take arg_flat with a grid row per row.)
+// arg_cols<InT, MAX, BLOCK>: an (outer, len, inner) C-ordered array reduced along the middle
+//   axis, out[o * inner + j]. One thread per output position (grid-stride), consecutive threads on
+//   consecutive inner positions (coalesced), each walking its column down the axis in order.
+//   Launch: 1-D, blockDim.x == BLOCK, any grid; no shared memory. Preconditions: len >= 1.
+//   (Too few long columns to fill the device are copied to rows by the host first.)
+#include "common/prim.cuh"
+#include "common/block.cuh"
+#include "common/pack16.cuh"
+
+namespace prim {
+
+// float16 as its 16 bits (read in place, 16-byte packets of 8).
+struct half_bits {
+    unsigned short bits;
+};
+
+// The comparison key of an element, and whether it is NaN.
+template <class T> struct ArgKey {
+    typedef T type;
+    static __device__ __forceinline__ T key(T v) { return v; }
+    static __device__ __forceinline__ bool nan(T v) { return is_nan(v); }
+};
+template <class T> struct ArgKeyNarrow {
+    typedef int type;
+    static __device__ __forceinline__ int key(T v) { return static_cast<int>(v); }
+    static __device__ __forceinline__ bool nan(int) { return false; }
+};
+template <> struct ArgKey<signed char> : ArgKeyNarrow<signed char> {};
+template <> struct ArgKey<unsigned char> : ArgKeyNarrow<unsigned char> {};
+template <> struct ArgKey<short> : ArgKeyNarrow<short> {};
+template <> struct ArgKey<unsigned short> : ArgKeyNarrow<unsigned short> {};
+template <> struct ArgKey<half_bits> {
+    typedef int type;
+    // sign and magnitude to a signed integer: monotone in the float value, -0 == +0
+    static __device__ __forceinline__ int key(half_bits h) {
+        const int mag = h.bits & 0x7fff;
+        return (h.bits & 0x8000) ? -mag : mag;
+    }
+    // a NaN's magnitude is above infinity's (0x7c00); the identities (INT_MIN/INT_MAX) are not
+    static __device__ __forceinline__ bool nan(int k) {
+        return (k > 0x7c00 && k <= 0x7fff) || (k < -0x7c00 && k >= -0x7fff);
+    }
+};
+
+template <class K> struct ArgPair {
+    K v;
+    long long i;
+};
+
+template <class InT, bool MAX>
+struct ArgOp {
+    typedef ArgKey<InT> Key;
+    typedef typename Key::type K;
+    typedef ArgPair<K> P;
+
+    static __device__ __forceinline__ P identity() {
+        P p;
+        p.v = MAX ? Limits<K>::lowest() : Limits<K>::max();
+        p.i = Limits<long long>::max();
+        return p;
+    }
+    static __device__ __forceinline__ P pair(K v, long long i) {
+        P p;
+        p.v = v;
+        p.i = i;
+        return p;
+    }
+    // b strictly more extreme than a (no NaN involved)
+    static __device__ __forceinline__ bool beats(K b, K a) { return MAX ? b > a : b < a; }
+    // b, which comes after a, replaces it: a is no NaN and b is more extreme or the first NaN
+    // (float16 keys of NaN compare as integers: the NaN test comes first)
+    static __device__ __forceinline__ bool later_wins(K b, K a) {
+        return !Key::nan(a) && (Key::nan(b) || beats(b, a));
+    }
+    __device__ __forceinline__ P operator()(const P& a, const P& b) const {
+        const bool an = Key::nan(a.v), bn = Key::nan(b.v);
+        const bool take_b = (an || bn) ? (bn && (!an || b.i < a.i))
+                                       : (beats(b.v, a.v) || (!beats(a.v, b.v) && b.i < a.i));
+        return take_b ? b : a;
+    }
+    // The first extreme of one packet (elements in index order from i0), combined into acc.
+    template <class Pk>
+    __device__ __forceinline__ P fold(const P& acc, const Pk& p, long long i0) const {
+        K best = Key::key(p.v[0]);
+        int at = 0;
+#pragma unroll
+        for (int k = 1; k < Pack16<InT>::N; ++k) {
+            const K v = Key::key(p.v[k]);
+            if (later_wins(v, best)) {
+                best = v;
+                at = k;
+            }
+        }
+        return (*this)(acc, pair(best, i0 + at));
+    }
+};
+
+// The (key, index) pair of this thread's elements of in[0, n), threads [tid, nthreads).
+template <class InT, bool MAX, int VECS>
+__device__ __forceinline__ typename ArgOp<InT, MAX>::P arg_walk(const InT* __restrict__ in,
+                                                                  i64 n, i64 tid, i64 nthreads) {
+    typedef ArgOp<InT, MAX> Op;
+    const Op op;
+    typename Op::P acc = Op::identity();
+    for_each_packet<VECS>(
+        in, n, tid, nthreads,
+        [&](InT x, i64 i) { acc = op(acc, Op::pair(Op::Key::key(x), i)); },
+        [&](const Pack16<InT>& p, i64 i0) { acc = op.fold(acc, p, i0); });
+    return acc;
+}
+
+}  // namespace prim
+
+// ---- the whole array: one launch ------------------------------------------------------------
+template <class InT, bool MAX, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+arg_flat(const InT* __restrict__ in, long long n, long long* __restrict__ scratch,
+         unsigned int* __restrict__ tickets, long long* __restrict__ out) {
+    typedef prim::ArgOp<InT, MAX> Op;
+    typedef typename Op::K K;
+    typedef typename Op::P P;
+    const Op op;
+    const long long line = blockIdx.y;  // a line of n elements per grid row (gridDim.y lines)
+    in += line * n;
+    scratch += line * 2 * gridDim.x;
+    tickets += line;
+    out += line;
+    P acc = prim::arg_walk<InT, MAX, VECS>(in, n, prim::global_thread(), prim::global_threads());
+
+    __shared__ P pairs[BLOCK / prim::WARP];
+    __shared__ bool last_block;
+    K* part_v = reinterpret_cast<K*>(scratch);  // gridDim.x keys (at most 8 bytes each)
+    long long* part_i = scratch + gridDim.x;
+    acc = prim::block_reduce<BLOCK>(acc, op, pairs);
+    if (threadIdx.x == 0) {
+        part_v[blockIdx.x] = acc.v;
+        part_i[blockIdx.x] = acc.i;
+        __threadfence();  // the partial is visible device-wide before the ticket is taken
+        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last_block) {  // block-uniform: every thread of the block takes this branch
+        P v = Op::identity();
+        for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
+            v = op(v, Op::pair(__ldcg(part_v + j), __ldcg(part_i + j)));
+        __syncthreads();  // `pairs` is reused
+        v = prim::block_reduce<BLOCK>(v, op, pairs);
+        if (threadIdx.x == 0) {
+            *out = v.i;
+            *tickets = 0u;
+        }
+    }
+}
+
+// ---- contiguous rows: a warp or a block per row -----------------------------------------------
+template <class InT, bool MAX, int BLOCK, int VECS, bool PER_WARP>
+__global__ void __launch_bounds__(BLOCK)
+arg_rows(const InT* __restrict__ in, long long rows, long long len, long long* __restrict__ out) {
+    typedef prim::ArgOp<InT, MAX> Op;
+    typedef typename Op::P P;
+    const Op op;
+    if constexpr (PER_WARP) {
+        constexpr int WARPS = BLOCK / prim::WARP;
+        const long long lane = threadIdx.x % prim::WARP;
+        const long long stride = static_cast<long long>(gridDim.x) * WARPS;
+        for (long long r = static_cast<long long>(blockIdx.x) * WARPS + threadIdx.x / prim::WARP;
+             r < rows; r += stride) {  // warp-uniform
+            P acc = prim::arg_walk<InT, MAX, VECS>(in + r * len, len, lane, prim::WARP);
+            acc = prim::warp_reduce(acc, op);
+            if (lane == 0) out[r] = acc.i;
+        }
+    } else {
+        __shared__ P pairs[BLOCK / prim::WARP];
+        for (long long r = blockIdx.x; r < rows; r += gridDim.x) {  // block-uniform
+            P acc = prim::arg_walk<InT, MAX, VECS>(in + r * len, len, threadIdx.x, BLOCK);
+            acc = prim::block_reduce<BLOCK>(acc, op, pairs);
+            if (threadIdx.x == 0) out[r] = acc.i;
+            __syncthreads();  // `pairs` is reused by the next row
+        }
+    }
+}
+
+// ---- a middle axis: a thread per column, coalesced across the inner positions -----------------
+template <class InT, bool MAX, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+arg_cols(const InT* __restrict__ in, long long outer, long long len, long long inner,
+         long long* __restrict__ out) {
+    typedef prim::ArgOp<InT, MAX> Op;
+    typedef typename Op::K K;
+    const long long total = outer * inner;
+    for (long long q = prim::global_thread(); q < total; q += prim::global_threads()) {
+        const long long o = q / inner, j = q - o * inner;
+        const InT* col = in + o * len * inner + j;
+        K best = Op::Key::key(col[0]);
+        long long at = 0;
+        for (long long k = 1; k < len; ++k) {
+            const K v = Op::Key::key(col[k * inner]);
+            if (Op::later_wins(v, best)) {
+                best = v;
+                at = k;
+            }
+        }
+        out[q] = at;
+    }
+}
