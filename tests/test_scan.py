@@ -185,11 +185,11 @@ def test_repeat_calls_take_the_filed_plan(rng):
     H.assert_same(prim.cumsum(strided), np.cumsum(to_host(strided)))
     H.assert_same(prim.cumsum(d, variant="blelloch"), np.cumsum(x))
     with pytest.raises(ValueError, match="op"):
-        prim.inclusive_scan(d, op="prod")
+        prim.inclusive_scan(d, op="mul")
     with pytest.raises(ValueError, match="op"):
         prim.inclusive_scan(d, op=["sum"])
     with pytest.raises(TypeError, match="dtype"):
-        prim.inclusive_scan(d, dtype=np.float16)
+        prim.inclusive_scan(d, dtype="U1")
     with pytest.raises(ValueError, match="variant"):
         prim.inclusive_scan(d, variant=["auto"])
     with pytest.raises(ValueError, match="axis"):
@@ -222,13 +222,13 @@ def test_bad_plan_options_raise_at_plan_time():
     x = np.ones(10, np.float32)
     H.raises_like(ValueError, "inclusive_scan", prim.plan, prim.inclusive_scan, x,
                   variant="kogge_stone", match="variant must be")
-    H.raises_like(ValueError, "exclusive_scan", prim.exclusive_scan.plan, x, "prod",
+    H.raises_like(ValueError, "exclusive_scan", prim.exclusive_scan.plan, x, "mul",
                   match="op must be one of")
-    H.raises_like(TypeError, "cumsum", prim.plan, prim.cumsum, x, dtype=np.bool_,
+    H.raises_like(TypeError, "cumsum", prim.plan, prim.cumsum, x, dtype="U1",
                   match="dtype=")
     H.raises_like(ValueError, "cumsum", prim.plan, prim.cumsum, x, axis=1, match="axis")
     H.raises_like(TypeError, "inclusive_scan", prim.plan, prim.inclusive_scan,
-                  np.ones(4, np.float16), match="x has dtype")
+                  np.ones(4, np.longdouble), match="x has dtype")
 
 
 @pytest.mark.parametrize("f", [prim.inclusive_scan, prim.exclusive_scan])
@@ -467,9 +467,9 @@ def test_non_native_result_dtype(xp):
 
 
 @pytest.mark.parametrize("f", [prim.inclusive_scan, prim.exclusive_scan, prim.cumsum])
-@pytest.mark.parametrize("bad", [np.bool_, np.complex64, np.float16, np.int16])
+@pytest.mark.parametrize("bad", [np.longdouble, "U1", "M8[s]"])
 def test_unsupported_dtype(f, bad):
-    H.raises_like(TypeError, f.__name__, f, np.ones(10, dtype=bad), match="x has dtype")
+    H.raises_like(TypeError, f.__name__, f, np.zeros(10, dtype=bad), match="x has dtype")
 
 
 @pytest.mark.parametrize("bad", ["abc", None, object()])
@@ -479,7 +479,7 @@ def test_not_an_array(bad):
 
 def test_bad_op():
     H.raises_like(ValueError, "inclusive_scan", prim.inclusive_scan, np.ones(4, np.float32),
-                  "prod", match="op must be one of")
+                  "mul", match="op must be one of")
 
 
 def test_bad_variant():
@@ -488,7 +488,7 @@ def test_bad_variant():
 
 
 def test_bad_result_dtype():
-    H.raises_like(TypeError, "cumsum", prim.cumsum, np.ones(4, np.float32), dtype=np.bool_,
+    H.raises_like(TypeError, "cumsum", prim.cumsum, np.ones(4, np.float32), dtype="U1",
                   match="dtype=")
 
 

@@ -1,7 +1,10 @@
-// scan.cu -- device-wide prefix scans (inclusive or exclusive) with Sum/Min/Max.
+// scan.cu -- device-wide prefix scans (inclusive or exclusive) with Sum/Prod/Min/Max.
 //
 // All kernels are templated on <InT, AccT, Op, ...>: elements convert to AccT on load. Sizes are
 // 64-bit. EXCLUSIVE selects out[i] = x[0] op ... op x[i-1] (identity at 0) over the inclusive form.
+// Element types: the 4- and 8-byte integers and floats, prim::c64/c128 (Sum and Prod only), and,
+// for scan_lookback, the narrow inputs of common/narrow.cuh read in place (see there). The classic
+// scans take narrow inputs converted to the accumulator's type by the host first.
 //
 // Multi-block scheme of the two classic block scans (hillis_steele, blelloch): each block scans
 // one tile and writes the tile's total to block_sums[blockIdx.x]; the host scans block_sums
@@ -32,8 +35,16 @@
 //   (epochs, see common/lookback.cuh).
 //   Static shared memory: BLOCK/32 + 1 accumulators and the exchange buffers, (BLOCK/32) * 32 *
 //   ITEMS elements of the wider of InT/AccT. Preconditions: in/out aligned to their element size.
+//   OutT (last, default AccT) is the result's type: AccT, or a narrower one the outputs are
+//   converted to on store (min/max of int8 accumulate in int and store signed char; float16
+//   accumulates in float and stores prim::f16, rounded to nearest even). Narrow inputs (1 and 2
+//   bytes) are read in place with the same 16-byte loads (16 chars or 8 shorts per vector); ITEMS
+//   is a multiple of every type's elements per 16-byte vector (the host rounds it down). Complex
+//   values (c64: packed with the status in 16 bytes; c128: value-fence-status) publish through
+//   common/lookback.cuh's TileStatus unchanged.
 #include "common/prim.cuh"
 #include "common/load.cuh"
+#include "common/narrow.cuh"
 #include "common/scan.cuh"
 #include "common/lookback.cuh"
 
@@ -122,17 +133,18 @@ __global__ void scan_add_prefix(AccT* __restrict__ out, long long n,
 }
 
 // ---- single-pass decoupled look-back ----------------------------------------------------------
-template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE>
+template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE, class OutT = AccT>
 __global__ void __launch_bounds__(BLOCK)
-scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
+scan_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long n,
               unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
               unsigned int epoch) {
-    static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0,
+    static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0 &&
+                  ITEMS % prim::Vec16<OutT>::N == 0,
                   "scan_lookback: ITEMS must fill whole 16-byte vectors");
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
     constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
-                           prim::WARP * ITEMS;
+                           prim::WARP * ITEMS;  // OutT is never wider than AccT
     const Op op;
     __shared__ AccT scratch[WARPS];
     __shared__ AccT tile_prefix;
@@ -177,9 +189,12 @@ scan_lookback(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
             items[k] = running;
         }
     }
+    OutT res[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) res[k] = static_cast<OutT>(items[k]);
     if (vector)
-        prim::store_blocked_to_striped16<AccT, ITEMS>(
-            out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), items);
+        prim::store_blocked_to_striped16<OutT, ITEMS>(
+            out + warp_first, reinterpret_cast<OutT*>(exchange[warp]), res);
     else
-        prim::store_items<AccT, ITEMS>(out + first, avail, false, items);
+        prim::store_items<OutT, ITEMS>(out + first, avail, false, res);
 }

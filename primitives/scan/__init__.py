@@ -1,4 +1,4 @@
-"""Scan family: ``inclusive_scan``, ``exclusive_scan`` and ``cumsum``.
+"""Scan family: ``inclusive_scan``, ``exclusive_scan``, ``cumsum`` and ``cumprod``.
 
 Variants (``variant=``), each a named kernel in ``kernels/scan/scan.cu``:
 
@@ -18,7 +18,8 @@ once); its tuning is the ``"scan"`` family of :mod:`primitives.tuning`.
 
 from __future__ import annotations
 
-from ._api import OPS, VARIANTS, cumsum, exclusive_scan, inclusive_scan
+from ._api import OPS, VARIANTS, cumprod, cumsum, exclusive_scan, inclusive_scan
 from ._plans import error_depth
 
-__all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "VARIANTS", "OPS", "error_depth"]
+__all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "cumprod", "VARIANTS", "OPS",
+           "error_depth"]

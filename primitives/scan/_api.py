@@ -6,31 +6,97 @@ import operator
 
 import numpy as np
 
-from .._core import checks as _checks, plans as _plans
-from . import _plans as _sp
+from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
+from . import _axis as _sa, _plans as _sp
 from ._plans import OPS, VARIANTS
 
-__all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "VARIANTS", "OPS"]
+__all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "cumprod", "VARIANTS", "OPS"]
+
+#: the accumulator dtype of a classic scan of a narrow input (converted to it first)
+_WIDE = {np.dtype(k): np.dtype(v) for k, v in (
+    (np.bool_, np.int64), (np.int8, np.int64), (np.int16, np.int64), (np.uint8, np.uint64),
+    (np.uint16, np.uint64), (np.float16, np.float32))}
 
 
-def _checked(x, op, dtype, variant, func):
+def _validated(x, op, dtype, variant, func):
+    """The checks of every scan: ``(variant, inp, arr, in_dt, res_dt)``, the flattened contiguous
+    input as it is and the result dtype (NumPy's: ``sum``/``prod`` widen bool and integers below
+    64 bits; ``dtype=`` overrides)."""
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                                    auto="decoupled_lookback")
-    return (variant,) + _checks.op_input(x, op, dtype, func=func)
+    _checks.check_choice(op, OPS, func=func, arg="op")
+    inp = _checks.as_input(x, func=func, arg="x", flatten=True)
+    arr = inp.array
+    in_dt = arr.dtype
+    if in_dt not in _sp.DTYPES:
+        raise TypeError(f"{func}: x has dtype {in_dt.name}; supported dtypes are "
+                        f"{_dtypes.names(_sp.DTYPES)}")
+    if dtype is None:
+        res_dt = _sp.result_dtype(in_dt, op)
+    else:
+        res_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
+                                       allowed=_sp.DTYPES)
+    if op in ("min", "max") and "c" in (in_dt.kind, res_dt.kind):
+        cplx = in_dt if in_dt.kind == "c" else res_dt
+        raise TypeError(f"{func}: op={op!r} is not defined for complex dtype {cplx.name} (no "
+                        f"ordering); use 'sum' or 'prod'")
+    if in_dt.kind == "c" and res_dt.kind != "c":
+        raise TypeError(f"{func}: dtype={res_dt.name} would discard the imaginary part of x "
+                        f"({in_dt.name}); use a complex dtype")
+    return variant, inp, arr, in_dt, res_dt
+
+
+def _identity(op, dt):
+    """The identity of ``op`` in ``dt`` (bool: False for sum and max, True for prod and min)."""
+    if dt.kind == "b":
+        return op in ("prod", "min")
+    if dt.kind == "c":
+        return dt.type(1 if op == "prod" else 0)
+    if op == "prod":
+        return dt.type(1)
+    return _dtypes.identity(op, dt)
+
+
+def _run(backend, arr, in_dt, res_dt, op, exclusive, variant, key=None):
+    """The scan of the flat contiguous backend array ``arr`` (n > 0 elements of ``in_dt``) into
+    a new array of ``res_dt``. A kernel that takes (``in_dt``, ``res_dt``) as they are runs alone
+    (the look-back plan is filed under ``key`` when given); otherwise the elements are cast to
+    ``res_dt`` first (as NumPy's ``dtype=``), scanned by the kernel that takes that dtype (the
+    classic scans: narrow dtypes converted to a 32/64-bit accumulator type first; bool min/max:
+    the uint8 view) and the result cast back to ``res_dt``."""
+    n = arr.size
+    if _sp.direct(variant, in_dt, res_dt, op):
+        if variant == "decoupled_lookback":
+            plan = _sp.lookback_plan(backend, in_dt, res_dt, op, exclusive, n)
+            if key is not None:  # read as it is: later calls on like arrays take the plan
+                _plans.PLANS.file(key, plan)
+            return plan(arr)
+        return _sp.hierarchical(arr, n, in_dt, res_dt, op, exclusive, variant, backend)
+    src = res_dt
+    if in_dt != src:
+        arr = arr.astype(src)
+    if src.kind == "b" and op in ("min", "max"):
+        arr, src = arr.view(np.uint8), np.dtype(np.uint8)
+    work = _sp.natural(variant, src, op)
+    if work is None:  # a classic scan of a narrow dtype
+        work = _WIDE[src]
+        arr, src = arr.astype(work), work
+    out = _run(backend, arr, src, work, op, exclusive, variant)
+    if work == res_dt:
+        return out
+    with np.errstate(over="ignore"):  # float16 results overflow to inf, as NumPy's do
+        out = out.astype(res_dt)
+    if exclusive and op in ("min", "max"):  # the identity of the narrower dtype
+        out[:1] = _identity(op, res_dt)
+    return out
 
 
 def _scan(x, op, dtype, variant, exclusive, func, key):
-    variant, inp, arr, in_dt, acc_dt = _checked(x, op, dtype, variant, func)
-    n = arr.size
-    if n == 0:
-        return inp.result(inp.backend.xp.empty(0, dtype=acc_dt))
-    if variant == "decoupled_lookback":
-        plan = _sp.lookback_plan(inp.backend, in_dt, acc_dt, op, exclusive, n)
-        if arr is x:  # read as it is: later calls on like arrays take the plan directly
-            _plans.PLANS.file(key, plan)
-        return inp.result(plan(arr))
-    return inp.result(_sp.hierarchical(arr, n, in_dt, acc_dt, op, exclusive, variant,
-                                       inp.backend))
+    variant, inp, arr, in_dt, res_dt = _validated(x, op, dtype, variant, func)
+    if arr.size == 0:
+        return inp.result(inp.backend.xp.empty(0, dtype=res_dt))
+    return inp.result(_run(inp.backend, arr, in_dt, res_dt, op, exclusive, variant,
+                           key if arr is x else None))
 
 
 def _make_plan(func, exclusive):
@@ -38,18 +104,48 @@ def _make_plan(func, exclusive):
 
     def make(x, op="sum", *, axis=None, dtype=None, variant="auto"):
         if _along_axis(x, axis, func):
-            _checked(x, op, dtype, variant, func)
+            _validated(x, op, dtype, variant, func)
             return lambda y: _entry(func, y, op, axis, dtype, variant, exclusive)
-        variant, inp, arr, in_dt, acc_dt = _checked(x, op, dtype, variant, func)
-        if variant == "decoupled_lookback" and arr.size and arr is x:
-            return _sp.lookback_plan(inp.backend, in_dt, acc_dt, op, exclusive, arr.size)
+        variant, inp, arr, in_dt, res_dt = _validated(x, op, dtype, variant, func)
+        if (variant == "decoupled_lookback" and arr.size and arr is x
+                and _sp.direct(variant, in_dt, res_dt, op)):
+            return _sp.lookback_plan(inp.backend, in_dt, res_dt, op, exclusive, arr.size)
         return lambda y: _scan(y, op, dtype, variant, exclusive, func, None)
 
     return make
 
 
-def _make_cumsum_plan(x, axis=None, dtype=None, *, variant="auto"):
-    return _make_plan("cumsum", False)(x, "sum", axis=axis, dtype=dtype, variant=variant)
+def _make_cumsum_plan(x, axis=None, dtype=None, out=None, *, variant="auto"):
+    return _accumulation_plan("cumsum", "sum", x, axis, dtype, out, variant)
+
+
+def _make_cumprod_plan(x, axis=None, dtype=None, out=None, *, variant="auto"):
+    return _accumulation_plan("cumprod", "prod", x, axis, dtype, out, variant)
+
+
+def _accumulation_plan(func, op, x, axis, dtype, out, variant):
+    """cumsum's and cumprod's plans: the inclusive scan's, writing into ``out`` when given."""
+    if out is None:
+        return _make_plan(func, False)(x, op, axis=axis, dtype=dtype, variant=variant)
+    _check_accumulation_out(func, x, axis, out)
+    return lambda y: _accumulate(func, y, op, axis, dtype, out, variant)
+
+
+def _check_accumulation_out(func, x, axis, out):
+    """NumPy's checks of cumsum's/cumprod's ``out`` (the result's shape: ``x``'s along an axis,
+    1-D of its size with ``axis=None``), before any launch."""
+    shape = tuple(np.shape(x))
+    if axis is None or len(shape) <= 1:
+        shape = (int(np.prod(shape, dtype=np.int64)),)
+    _checks.check_out(out, shape, func)
+
+
+def _accumulate(func, x, op, axis, dtype, out, variant):
+    """cumsum or cumprod: the inclusive scan, cast into ``out`` when given (NumPy's rule)."""
+    if out is not None:
+        _check_accumulation_out(func, x, axis, out)
+    res = _entry(func, x, op, axis, dtype, variant, False)
+    return res if out is None else _checks.write_out(out, res, func)
 
 
 def _entry(func, x, op, axis, dtype, variant, exclusive):
@@ -61,7 +157,7 @@ def _entry(func, x, op, axis, dtype, variant, exclusive):
     if plan is not None:
         return plan(x)
     if _along_axis(x, axis, func):
-        return _scan_axis(x, axis, op, dtype, variant, exclusive, func)
+        return _scan_axis(x, axis, op, dtype, variant, exclusive, func, key)
     return _scan(x, op, dtype, variant, exclusive, func, key)
 
 
@@ -84,29 +180,31 @@ def _along_axis(x, axis, func):
     return ndim > 1
 
 
-def _scan_axis(x, axis, op, dtype, variant, exclusive, func):
-    """The scan of every line of ``x`` along ``axis``: the lines laid out one after another
-    (a copy when ``axis`` is not the last axis of a C-ordered array) and scanned as equal
-    segments by :func:`~primitives.segmented_scan`; the result in ``x``'s shape, C-ordered as
-    NumPy's."""
-    from ..segmented import segmented_scan
-
-    variant, inp, arr, in_dt, acc_dt = _checked(x, op, dtype, variant, func)
-    xp = inp.backend.xp
-    if arr.ndim == 1 and getattr(x, "ndim", 1) != 1:  # as_input flattened nothing: keep shape
-        arr = arr.reshape(np.shape(x))
-    axis = operator.index(axis) % arr.ndim
-    lines = xp.moveaxis(arr, axis, -1)
-    shape = lines.shape
+def _scan_axis(x, axis, op, dtype, variant, exclusive, func, key=None):
+    """The scan of every line of ``x`` along ``axis`` by the axis kernels (:mod:`._axis`), read
+    where it lies: a C-ordered array as it is, an F-ordered one as its transpose (C-ordered, the
+    axis counted from the other end; the result is then F-ordered, as NumPy's), any other
+    strided view copied to C order first. The result has ``x``'s shape. A call on an array of
+    the backend's type read as it is files its plan under the call key ``key``."""
+    ndim = x.ndim if getattr(x, "ndim", None) is not None else np.ndim(x)
+    axis = operator.index(axis) % ndim
+    flags = getattr(x, "flags", None)
+    flipped = bool(flags is not None and getattr(flags, "f_contiguous", False)
+                   and not getattr(flags, "c_contiguous", True))
+    src = x.T if flipped else x
+    if flipped:
+        axis = ndim - 1 - axis
+    variant, inp, arr, in_dt, res_dt = _validated(src, op, dtype, variant, func)
+    shape = tuple(np.shape(src))
     if arr.size == 0:
-        return inp.result(xp.empty(arr.shape, dtype=acc_dt))
-    flat = xp.ascontiguousarray(lines).reshape(-1)
-    width = shape[-1]
-    offsets = xp.arange(0, flat.size + 1, width, dtype=np.int64)
-    out = segmented_scan(flat, offsets=offsets, op=op, inclusive=not exclusive, dtype=acc_dt,
-                         check=False)
-    out = xp.moveaxis(out.reshape(shape), -1, axis)
-    return inp.result(xp.ascontiguousarray(out))
+        out = inp.backend.xp.empty(shape, dtype=res_dt)
+    else:
+        out, plan = _sa.scan(inp.backend, arr, in_dt, res_dt, op, exclusive, shape, axis)
+        if (plan is not None and key is not None and type(x) is inp.backend.xp.ndarray
+                and src.flags.c_contiguous and x.dtype == in_dt):
+            _plans.PLANS.file(key, _sa.AxisCall(plan, shape, flipped))
+    out = inp.result(out)  # then transposed: a host copy of an F-ordered result stays F-ordered
+    return out.T if flipped else out
 
 
 @_plans.planned(_make_plan("inclusive_scan", False))
@@ -114,18 +212,27 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
     """Inclusive prefix scan: ``out[i] = x[0] op x[1] op ... op x[i]``.
 
     Args:
-        x: array of int32, int64, uint32, uint64, float32 or float64 (CuPy, NumPy, or anything with
+        x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
+            float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
             ``__cuda_array_interface__`` / DLPack). Any ndim: with ``axis=None`` the array is
             flattened, as ``numpy.cumsum(x)`` does without ``axis``. Host arrays of non-native
             byte order are converted to native order on the host.
-        op: ``"sum"``, ``"min"`` or ``"max"``.
+        op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"`` (complex: ``"sum"`` and ``"prod"``).
         axis: None (the flattened array) or an axis of an N-D ``x`` (negative counts from the
             end): every line along it is scanned and the result has ``x``'s shape, as
-            ``numpy.cumsum(x, axis)``. Lines along any axis but the last of a C-ordered array
-            are laid out contiguously first (a copy).
-        dtype: accumulator and result dtype. Default as NumPy's ``cumsum``: ``sum`` widens int32 to
-            int64 and uint32 to uint64; ``min``/``max`` keep the input dtype. ``dtype=x.dtype``
-            keeps 32-bit integer sums in 32 bits (wrapping around on overflow).
+            ``numpy.cumsum(x, axis)``. C- and F-ordered arrays are scanned where they lie (an
+            F-ordered one gives an F-ordered result, as NumPy's); other strided views are copied
+            to C order first.
+        dtype: result dtype (any dtype ``x`` may have). Default as NumPy's ``cumsum`` and
+            ``cumprod``: ``sum`` and ``prod`` widen bool, int8, int16 and int32 to int64 and
+            uint8, uint16 and uint32 to uint64 (float16, float32, float64 and complex stay);
+            ``min``/``max`` keep the input dtype. As NumPy, the elements are cast to ``dtype``
+            first: ``dtype=x.dtype`` keeps 32-bit integer sums in 32 bits (wrapping around on
+            overflow). float16 results accumulate in float32 and are rounded to float16 once
+            per output (as CuPy's; NumPy accumulates in float16, so results may differ from
+            NumPy's in the last float16 bits, by less as n grows). The single-pass variant reads
+            narrow inputs (1 and 2 bytes) where they lie; the classic variants convert them to
+            a 32- or 64-bit accumulator dtype first (one more pass).
         variant: ``"hillis_steele"``, ``"blelloch"``, ``"decoupled_lookback"`` or ``"auto"``
             (= ``"decoupled_lookback"``).
 
@@ -135,15 +242,17 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
         ``numpy.cumsum``'s.
 
     Raises:
-        TypeError: ``x`` is not an array, or its dtype or ``dtype`` is unsupported.
+        TypeError: ``x`` is not an array, or its dtype or ``dtype`` is unsupported; ``op``
+            ``"min"``/``"max"`` with a complex ``x`` or ``dtype``; a complex ``x`` with a real
+            ``dtype``.
         ValueError: unknown ``op`` or ``variant``; ``numpy.exceptions.AxisError`` (a
             ``ValueError``) for an axis out of range.
 
-    Integer scans are exact modulo 2^bits. ``min``/``max`` propagate NaN from its position on,
-    as ``numpy.minimum.accumulate`` does. Float sums: each output is rounded along a tree whose
-    depth grows with the number of tiles before it (see the docs for the bound); the single-pass
-    variant's rounding order depends on timing, so float sums may differ in the last bits from
-    run to run.
+    Integer scans (sums and products) are exact modulo 2^bits. ``min``/``max`` propagate NaN
+    from its position on, as ``numpy.minimum.accumulate`` does. Float and complex sums and
+    products: each output is rounded along a tree whose depth grows with the number of tiles
+    before it (see the docs for the bound); the single-pass variant's rounding order depends on
+    timing, so they may differ in the last bits from run to run.
 
     See Also:
         :func:`numpy.cumsum`, :func:`numpy.minimum.accumulate <numpy.ufunc.accumulate>`,
@@ -154,8 +263,9 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
 
 @_plans.planned(_make_plan("exclusive_scan", True))
 def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
-    """Exclusive prefix scan: ``out[0]`` is the identity of ``op`` (0, the dtype's maximum for
-    ``min``, its minimum for ``max``; infinities for floats) and
+    """Exclusive prefix scan: ``out[0]`` is the identity of ``op`` (0; 1 for ``prod``; the
+    dtype's maximum for ``min``, its minimum for ``max``: infinities for floats, True and False
+    for bool) and
     ``out[i] = x[0] op ... op x[i-1]``.
 
     Arguments, result and errors as :func:`inclusive_scan`.
@@ -164,23 +274,58 @@ def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
 
 
 @_plans.planned(_make_cumsum_plan)
-def cumsum(x, axis=None, dtype=None, *, variant="auto"):
+def cumsum(x, axis=None, dtype=None, out=None, *, variant="auto"):
     """Cumulative sum, as :func:`numpy.cumsum`.
 
     Args:
         x: array (see :func:`inclusive_scan`).
         axis: ``None`` (flatten) or an axis (negative counts from the end), as NumPy.
-        dtype: result dtype; default as NumPy (int32 -> int64, uint32 -> uint64).
+        dtype: result dtype; default as NumPy (bool, int8, int16, int32 -> int64; uint8, uint16,
+            uint32 -> uint64; float16 accumulates in float32, see :func:`inclusive_scan`).
+        out: an array of the result's shape (NumPy's or the device's) that receives it, cast to
+            its dtype as NumPy casts; returned.
         variant: see :func:`inclusive_scan`.
 
     Returns:
-        The inclusive sum scan: 1-D with ``axis=None``, ``x``'s shape otherwise.
+        The inclusive sum scan: 1-D with ``axis=None``, ``x``'s shape otherwise (``out`` when
+        given).
 
     Raises:
-        TypeError: as :func:`inclusive_scan`; ``axis`` not an integer.
+        TypeError: as :func:`inclusive_scan`; ``axis`` not an integer; ``out`` not an array.
+        ValueError: ``out`` of another shape, or read-only.
         numpy.exceptions.AxisError: ``axis`` out of range (a ``ValueError``, as NumPy's).
 
     See Also:
         :func:`numpy.cumsum`, :func:`cupy.cumsum`.
     """
-    return _entry("cumsum", x, "sum", axis, dtype, variant, False)
+    return _accumulate("cumsum", x, "sum", axis, dtype, out, variant)
+
+
+@_plans.planned(_make_cumprod_plan)
+def cumprod(x, axis=None, dtype=None, out=None, *, variant="auto"):
+    """Cumulative product, as :func:`numpy.cumprod`.
+
+    Args:
+        x: array (see :func:`inclusive_scan`), complex included.
+        axis: ``None`` (flatten) or an axis (negative counts from the end), as NumPy.
+        dtype: result dtype; default as NumPy (bool, int8, int16, int32 -> int64; uint8, uint16,
+            uint32 -> uint64; float16 multiplies in float32, see :func:`inclusive_scan`).
+        out: as :func:`cumsum`'s.
+        variant: see :func:`inclusive_scan`.
+
+    Returns:
+        The inclusive product scan: 1-D with ``axis=None``, ``x``'s shape otherwise (``out``
+        when given).
+
+    Raises:
+        TypeError: as :func:`inclusive_scan`; ``axis`` not an integer; ``out`` not an array.
+        ValueError: ``out`` of another shape, or read-only.
+        numpy.exceptions.AxisError: ``axis`` out of range (a ``ValueError``, as NumPy's).
+
+    Integer products wrap around modulo 2^bits, as NumPy's. Float products are rounded along the
+    same trees as sums (see :func:`inclusive_scan`).
+
+    See Also:
+        :func:`numpy.cumprod`, :func:`cupy.cumprod`.
+    """
+    return _accumulate("cumprod", x, "prod", axis, dtype, out, variant)

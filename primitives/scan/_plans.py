@@ -1,6 +1,8 @@
 """Scan plans: kernel names, the look-back scan's plan and the classic scans' launches.
 
-One module per variant and policy (a test or tour touching one variant compiles only that one).
+Modules per variant and policy (a test or tour touching one variant compiles only that one),
+three of them per variant: the 4- and 8-byte real dtypes, the narrow inputs (look-back only) and
+the complex dtypes (:data:`MODULES`), so a scan of int32 does not compile the others' kernels.
 The look-back scan runs from a :class:`ScanPlan` per (dtypes, op, inclusive or exclusive, n,
 policy, stream): its tile counter and tile states are made once and its launch checked once. The
 classic scans launch per call (their grids shrink level by level).
@@ -12,73 +14,173 @@ import math
 
 import numpy as np
 
-from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
+from .._core import dtypes as _dtypes, launch as _launch, loader as _loader
 from .._core import lookback as _lookback, plans as _plans
 from . import _policy
 
 SOURCE = "scan/scan.cu"
 VARIANTS = ("hillis_steele", "blelloch", "decoupled_lookback")
-OPS = _checks.OPS
-_OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
+OPS = ("sum", "prod", "min", "max")
+_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
 _TILE_PER_BLOCK = {"hillis_steele": 1, "blelloch": 2}  # elements per thread of the block scans
 
+_B, _I8, _U8, _I16, _U16, _F16, _I32, _U32, _I64, _U64, _F32 = (np.dtype(d) for d in (
+    np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.uint32, np.int64,
+    np.uint64, np.float32))
 
-def _op(op, acc_c):
-    return f"{_OP_TEMPLATE[op]}<{acc_c}>"
+#: the narrow dtypes the scans accept (as NumPy's cumsum): bool, 8/16-bit integers, float16
+NARROW = _dtypes.REDUCE_NARROW
+#: complex64/complex128 (sum and prod only), read as kernels/common/complex.cuh's c64/c128
+COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
+#: every dtype the scans accept, as input and as ``dtype=``
+DTYPES = _dtypes.NUMERIC + NARROW + COMPLEX
+
+#: C++ types of the scans' element types (bool is read as its bytes, 0 and 1)
+CTYPES = {**_dtypes.CTYPES, **_dtypes.SMALL_CTYPES, _B: "unsigned char", _F16: "prim::f16",
+          COMPLEX[0]: "prim::c64", COMPLEX[1]: "prim::c128"}
+
+#: the look-back scan's instantiations for narrow inputs read in place: (input, accumulator,
+#: result, ops). Sums and products accumulate as NumPy's result (64-bit integers; wrapping as NumPy
+#: does) or, for float16, in float32 (as CuPy's cumsum) and store float16; min/max accumulate in a
+#: 32-bit type (the block's shuffles move 4 or 8 bytes) and store the input's dtype. bool min/max
+#: run as uint8 (its bytes are 0 and 1).
+NARROW_KERNELS = tuple((i, a, r, ops) for i, a, r, ops in (
+    (_B, _I64, _I64, ("sum", "prod")),
+    (_I8, _I64, _I64, ("sum", "prod")),
+    (_U8, _U64, _U64, ("sum", "prod")),
+    (_I16, _I64, _I64, ("sum", "prod")),
+    (_U16, _U64, _U64, ("sum", "prod")),
+    (_F16, _F32, _F16, ("sum", "prod", "min", "max")),
+    (_I8, _I32, _I8, ("min", "max")),
+    (_U8, _U32, _U8, ("min", "max")),
+    (_I16, _I32, _I16, ("min", "max")),
+    (_U16, _U32, _U16, ("min", "max")),
+))
+
+#: module groups of each variant: the 4/8-byte real types, narrow inputs (look-back only: the
+#: classic scans take them converted), complex types (sum and prod)
+_GROUPS = ("", "/narrow", "/complex")
+MODULES = tuple(v + g for v in VARIANTS for g in _GROUPS if g != "/narrow" or
+                v == "decoupled_lookback")
 
 
-def kernel_name(variant, in_dt, acc_dt, op, exclusive, pol):
-    in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
-    ex = "true" if exclusive else "false"
+def triples(variant):
+    """(input, accumulator, result, op) of every instantiation of ``variant``, by module."""
+    real = [(i, a, a, op) for i, a in _dtypes.ACC_PAIRS for op in OPS]
+    cplx = [(c, c, c, op) for c in COMPLEX for op in ("sum", "prod")]
+    out = {variant: real, variant + "/complex": cplx}
     if variant == "decoupled_lookback":
-        items = pol.items(in_dt, acc_dt)
-        return f"scan_lookback<{in_c}, {acc_c}, {_op(op, acc_c)}, {pol.block}, {items}, {ex}>"
-    return f"scan_{variant}<{in_c}, {acc_c}, {_op(op, acc_c)}, {ex}>"
-
-
-def add_name(acc_dt, op):
-    acc_c = _dtypes.CTYPES[acc_dt]
-    return f"scan_add_prefix<{acc_c}, {_op(op, acc_c)}>"
-
-
-def names(variant, pol):
-    out = [kernel_name(variant, i, a, op, ex, pol) for i, a in _dtypes.ACC_PAIRS for op in OPS
-           for ex in (False, True)]
-    if variant != "decoupled_lookback":
-        out += [add_name(d, op) for d in _dtypes.NUMERIC for op in OPS]
+        out[variant + "/narrow"] = [(i, a, r, op) for i, a, r, ops in NARROW_KERNELS
+                                    for op in ops]
     return out
 
 
-#: kernel(variant, name, pol): every variant's modules under every policy of the table
-kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, VARIANTS).kernel
+#: (variant, input, result, op) -> (module, accumulator): what runs without a conversion
+_DIRECT = {(v, i, r, op): (m, a) for v in VARIANTS for m, ts in triples(v).items()
+           for i, a, r, op in ts}
+
+
+def direct(variant, in_dt, res_dt, op):
+    """(module, accumulator) of the kernel that scans ``in_dt`` into ``res_dt`` with ``op``, or
+    None."""
+    return _DIRECT.get((variant, in_dt, res_dt, op))
+
+
+def natural(variant, dt, op):
+    """The result dtype of the kernel that takes input ``dt`` with ``op`` as it is (NumPy's
+    result dtype, or, for the classic scans and narrow inputs, which they take converted, None;
+    bool min/max: None, they run on the uint8 view)."""
+    res = result_dtype(dt, op)
+    return res if direct(variant, dt, res, op) else None
+
+
+def result_dtype(dt, op):
+    """NumPy's result dtype of ``numpy.cumsum``/``numpy.cumprod`` of ``dt`` (bool and integers
+    below 64 bits widen to int64/uint64; float16 and complex stay) for ``sum``/``prod``; ``dt``
+    for ``min``/``max``."""
+    if op in ("min", "max") or dt.kind == "c":
+        return dt
+    return np.dtype(np.int64) if dt.kind == "b" else _dtypes.sum_dtype(dt)
+
+
+def _op(op, acc_c, res_dt):
+    if op in ("min", "max") and res_dt.itemsize < 4 and res_dt.kind in "iu":
+        return f"prim::{op.capitalize()}Of<{acc_c}, {CTYPES[res_dt]}>"
+    return f"{_OP_TEMPLATE[op]}<{acc_c}>"
+
+
+def items(pol, in_dt, acc_dt, res_dt=None):
+    """Items per thread of the look-back scan: the policy's, rounded down to whole 16-byte vectors
+    of the narrowest type it moves."""
+    res_dt = acc_dt if res_dt is None else res_dt
+    per = 16 // min(in_dt.itemsize, acc_dt.itemsize, res_dt.itemsize)
+    return max(per, pol.items(in_dt, acc_dt) // per * per)
+
+
+def kernel_name(variant, in_dt, acc_dt, op, exclusive, pol, res_dt=None):
+    res_dt = acc_dt if res_dt is None else res_dt
+    in_c, acc_c = CTYPES[in_dt], CTYPES[acc_dt]
+    ex = "true" if exclusive else "false"
+    if variant == "decoupled_lookback":
+        n = items(pol, in_dt, acc_dt, res_dt)
+        out = "" if res_dt == acc_dt else f", {CTYPES[res_dt]}"
+        return (f"scan_lookback<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {pol.block}, {n}, "
+                f"{ex}{out}>")
+    return f"scan_{variant}<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {ex}>"
+
+
+def add_name(acc_dt, op):
+    acc_c = CTYPES[acc_dt]
+    return f"scan_add_prefix<{acc_c}, {_op(op, acc_c, acc_dt)}>"
+
+
+def names(module, pol):
+    variant = module.split("/")[0]
+    ts = triples(variant)[module]
+    out = [kernel_name(variant, i, a, op, ex, pol, r) for i, a, r, op in ts
+           for ex in (False, True)]
+    if variant != "decoupled_lookback":
+        out += sorted({add_name(a, op) for _, a, _, op in ts})
+    return out
+
+
+#: kernel(module, name, pol): every variant's modules under every policy of the table
+kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODULES,
+                               selector=lambda m: m.split("/")[0]).kernel
 
 
 # ---- single-pass decoupled look-back ---------------------------------------------------------
 
 
 class ScanPlan(_lookback.LookbackPlan):
-    """The look-back scan of n elements of ``in_dt`` into ``acc_dt`` with ``op``: one launch
-    into a new 1-D result of n elements."""
+    """The look-back scan of n elements of ``in_dt`` into ``res_dt`` (accumulated in
+    ``acc_dt``) with ``op``: one launch into a new 1-D result of n elements."""
 
-    def __init__(self, backend, in_dt, acc_dt, op, exclusive, n, pol):
-        name = kernel_name("decoupled_lookback", in_dt, acc_dt, op, exclusive, pol)
-        k = kernel("decoupled_lookback", name, pol)
-        tiles = _launch.cdiv(n, pol.block * pol.items(in_dt, acc_dt))
+    def __init__(self, backend, in_dt, acc_dt, op, exclusive, n, pol, res_dt=None):
+        res_dt = acc_dt if res_dt is None else res_dt
+        module = direct("decoupled_lookback", in_dt, res_dt, op)[0]
+        name = kernel_name("decoupled_lookback", in_dt, acc_dt, op, exclusive, pol, res_dt)
+        k = kernel(module, name, pol)
+        tiles = _launch.cdiv(n, pol.block * items(pol, in_dt, acc_dt, res_dt))
         super().__init__(k, tiles, pol.block, n, backend.xp, acc_dt.itemsize)
-        self.empty, self.n, self.acc_dt = backend.xp.empty, n, acc_dt
+        self.empty, self.n, self.res_dt = backend.xp.empty, n, res_dt
 
     def __call__(self, x):
         """The scan of the contiguous array ``x`` of the backend's own type (any shape of n
         elements), as the public functions return it for such input."""
-        out = self.empty(self.n, dtype=self.acc_dt)
+        out = self.empty(self.n, dtype=self.res_dt)
         self.launch(x, out, self.n64)
         return out
 
 
-def lookback_plan(backend, in_dt, acc_dt, op, exclusive, n):
+def lookback_plan(backend, in_dt, res_dt, op, exclusive, n):
+    """The plan of the look-back kernel that scans ``in_dt`` into ``res_dt`` (a pair
+    :func:`direct` knows)."""
     pol = _policy.current("decoupled_lookback")
-    key = ("scan/lookback", in_dt, acc_dt, op, exclusive, n, pol, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: ScanPlan(backend, in_dt, acc_dt, op, exclusive, n, pol))
+    acc_dt = direct("decoupled_lookback", in_dt, res_dt, op)[1]
+    key = ("scan/lookback", in_dt, res_dt, op, exclusive, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(
+        key, lambda: ScanPlan(backend, in_dt, acc_dt, op, exclusive, n, pol, res_dt))
 
 
 # ---- hierarchical (classic) scans ------------------------------------------------------------
@@ -94,7 +196,8 @@ def hierarchical(x, n, in_dt, acc_dt, op, exclusive, variant, backend):
     nblocks = _launch.cdiv(n, tile)
     out = xp.empty(n, dtype=acc_dt)
     sums = xp.empty(nblocks, dtype=acc_dt)
-    k = kernel(variant, kernel_name(variant, in_dt, acc_dt, op, exclusive, pol), pol)
+    k = kernel(direct(variant, in_dt, acc_dt, op)[0],
+               kernel_name(variant, in_dt, acc_dt, op, exclusive, pol), pol)
     if variant == "hillis_steele":
         smem = 2 * block * acc_dt.itemsize
     else:
@@ -102,7 +205,7 @@ def hierarchical(x, n, in_dt, acc_dt, op, exclusive, variant, backend):
     _launch.launch(k, nblocks, block, (x, out, _launch.i64(n), sums), shared_mem=smem)
     if nblocks > 1:
         prefix = hierarchical(sums, nblocks, acc_dt, acc_dt, op, True, variant, backend)
-        add = kernel(variant, add_name(acc_dt, op), pol)
+        add = kernel(direct(variant, acc_dt, acc_dt, op)[0], add_name(acc_dt, op), pol)
         grid = _launch.cover_grid(n - tile, pol.add_block, pol.add_items, kernel=add)
         _launch.launch(add, grid, pol.add_block, (out, _launch.i64(n), prefix, _launch.i64(tile)))
     return out
@@ -114,9 +217,9 @@ def error_depth(variant, n, in_dt, acc_dt):
     idx = np.arange(n, dtype=np.float64)
     pol = _policy.current(variant)
     if variant == "decoupled_lookback":
-        items = pol.items(np.dtype(in_dt), np.dtype(acc_dt))
-        tile = pol.block * items
-        per_tile = items + 2 * int(math.log2(pol.block)) + 8
+        per = items(pol, np.dtype(in_dt), np.dtype(acc_dt))
+        tile = pol.block * per
+        per_tile = per + 2 * int(math.log2(pol.block)) + 8
         return 2 * per_tile + 7 * (np.floor(idx / tile) + 1)
     tile = pol.block * _TILE_PER_BLOCK[variant]
     levels = max(1, math.ceil(math.log(max(n, 2), tile)))

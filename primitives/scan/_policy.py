@@ -1,6 +1,7 @@
 """Scan tuning, as data (see :mod:`primitives.tuning`).
 
-Selectors: the variant, ``"decoupled_lookback"``, ``"hillis_steele"`` or ``"blelloch"``. One
+Selectors: the variant, ``"decoupled_lookback"``, ``"hillis_steele"`` or ``"blelloch"``, and
+``"axis"`` for the scans along an axis of an N-D array (:mod:`._axis`). One
 provenance line per tuned value; the experiments behind them are in docs/perf-log/.
 """
 
@@ -28,15 +29,34 @@ class HierarchicalPolicy:
     add_items: int  # elements per thread of scan_add_prefix (its grid is capped at resident)
 
 
+@dataclasses.dataclass(frozen=True)
+class AxisPolicy:
+    block: int  # threads per block of the axis kernels (a template parameter of the row kernels)
+    row_bytes: int  # bytes per lane per row tile of the widest of input, accumulator and output
+    unroll: int  # rows of a column one thread loads before it folds them (loads in flight)
+    split_per_sm: int  # lines are split into chunks when fewer threads per SM would work
+    min_chunk: int  # elements along the axis of the shortest chunk a line is split into
+
+    def items(self, in_dt, acc_dt, out_dt):
+        """Items per lane of the row kernels."""
+        return max(1, self.row_bytes // max(in_dt.itemsize, acc_dt.itemsize, out_dt.itemsize))
+
+
 TABLE = _policy.register("scan", {
     ("default", "decoupled_lookback"): LookbackPolicy(
         block=128,  # H100, int32/float32 2^28: 128 x 72 at 94% of copy, 256 x 40 slower (tune/scan)
         bytes=288,  # H100, as block: 72 four-byte items; 64 at 93% of copy, 56 at 92%, 32 slower
+        # narrow and complex dtypes use the same block and bytes (ITEMS rounded down to whole
+        # 16-byte vectors of the narrowest type): not tuned yet; to be measured on an H100
     ),
     # the classic block scans' textbook block size (not tuned)
     ("default", "hillis_steele"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
     ("default", "blelloch"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
-}, doc="the look-back scan's block and bytes per thread; the classic scans' block sizes")
+    # scans along an axis: not tuned yet; to be measured on an H100
+    ("default", "axis"): AxisPolicy(block=256, row_bytes=128, unroll=4, split_per_sm=512,
+                                    min_chunk=256),
+}, doc="the look-back scan's block and bytes per thread; the classic scans' block sizes; the "
+       "axis scans' block, row tile, column unroll and split threshold")
 
 
 def current(variant):

@@ -1,0 +1,236 @@
+"""Scans along one axis of an N-D array, read and written in place in its layout.
+
+The array is viewed as ``(outer, L, inner)`` (C order), the scanned axis of length ``L``:
+
+- ``inner == 1`` (the scanned axis is the contiguous one): a warp per row walks it in tiles with
+  16-byte vector loads, carrying the running total (several rows per block);
+- ``inner > 1``: a thread per ``V`` consecutive inner positions (16-byte vectors where ``inner``
+  allows) walks down the column carrying its running values.
+
+When those lines give too few threads to fill the device (few, long lines), each line is split
+into chunks over more threads: a pass writes every chunk's total and the scan pass seeds each
+chunk with the totals of the chunks before it. The kernels are ``kernels/scan/axis.cu``; their
+tuning is the ``"axis"`` selector of the ``"scan"`` family of :mod:`primitives.tuning`. One
+:class:`AxisPlan` per configuration lives in :data:`~primitives._core.plans.PLANS`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
+from . import _policy
+
+__all__ = ["SOURCE", "combos", "AxisPlan", "axis_plan", "layout", "scan"]
+
+SOURCE = "scan/axis.cu"
+SELECTOR = "axis"
+OPS = ("sum", "prod", "min", "max")
+_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
+#: the element types of kernels/common/load.cuh's 16-byte vectors (Vec16)
+_VEC16 = frozenset(_dtypes.NUMERIC)
+_COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
+_CTYPES = {**_dtypes.CTYPES, _COMPLEX[0]: "prim::c64", _COMPLEX[1]: "prim::c128"}
+#: the dtype a result of a dtype without kernels is computed in (then cast to the result's):
+#: integers modulo 2^8/2^16 and bool (0 or 1) are exact in 32 bits, float16 as CuPy's in float32
+_WORK = {np.dtype(k): np.dtype(v) for k, v in (
+    (np.bool_, np.int32), (np.int8, np.int32), (np.int16, np.int32), (np.uint8, np.uint32),
+    (np.uint16, np.uint32), (np.float16, np.float32))}
+
+
+def combos():
+    """Every (input, accumulator, output dtype, op) the axis kernels are instantiated for: the
+    flat scans' 4- and 8-byte (input, accumulator) pairs with each op, the result in the
+    accumulator's dtype, and complex products. Complex sums run as float sums of the complex
+    array's float view (a trailing axis of 2); other dtypes run converted (:func:`scan`)."""
+    real = [(i, a, a, op) for i, a in _dtypes.ACC_PAIRS for op in OPS]
+    return tuple(real + [(c, c, c, "prod") for c in _COMPLEX])
+
+
+def _ctype(dt):
+    return _CTYPES[np.dtype(dt)]
+
+
+def _vec(dt):
+    """Elements of one 16-byte vector of ``dt`` (1 when kernels/common/load.cuh has none)."""
+    return 16 // dt.itemsize if dt in _VEC16 else 1
+
+
+def rows_scan_name(combo, exclusive, pol):
+    i, a, o, op = combo
+    a_c = _ctype(a)
+    items = pol.items(i, a, o)
+    ex = "true" if exclusive else "false"
+    return (f"axis_rows_scan<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, "
+            f"{pol.block}, {items}, {ex}>")
+
+
+def rows_total_name(combo, pol):
+    i, a, _, op = combo
+    a_c = _ctype(a)
+    return f"axis_rows_total<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {pol.block}>"
+
+
+def cols_scan_name(combo, v, exclusive, pol):
+    i, a, o, op = combo
+    a_c = _ctype(a)
+    ex = "true" if exclusive else "false"
+    return (f"axis_cols_scan<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, {v}, "
+            f"{pol.unroll}, {ex}>")
+
+
+def cols_total_name(combo, v, pol):
+    i, a, _, op = combo
+    a_c = _ctype(a)
+    return f"axis_cols_total<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {v}, {pol.unroll}>"
+
+
+def names(combo, pol):
+    """The name expressions of one combination's module: rows and columns (vector and scalar
+    widths), totals and scans, inclusive and exclusive."""
+    vs = tuple(dict.fromkeys((_vec(combo[0]), 1)))
+    out = [rows_total_name(combo, pol)]
+    out += [rows_scan_name(combo, ex, pol) for ex in (False, True)]
+    out += [cols_total_name(combo, v, pol) for v in vs]
+    out += [cols_scan_name(combo, v, ex, pol) for v in vs for ex in (False, True)]
+    return out
+
+
+_COMBOS = frozenset(combos())
+
+#: kernel(combo, name, pol): one module per (input, accumulator, output, op) and policy
+kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, combos(),
+                               selector=lambda _: SELECTOR).kernel
+
+
+def layout(shape, axis):
+    """``(outer, L, inner)`` of a C-ordered array of ``shape`` scanned along ``axis``."""
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    return outer, int(shape[axis]), inner
+
+
+def split(lines_threads, L, pol, sm_count, granule=1):
+    """``(chunks, chunk_len)`` for lines of length ``L`` run on ``lines_threads`` threads when
+    unsplit: chunks enough to give ``pol.split_per_sm`` threads per SM, none shorter than
+    ``pol.min_chunk``; ``chunk_len`` a multiple of ``granule``."""
+    target = pol.split_per_sm * sm_count
+    chunks = 1
+    if lines_threads < target and L > pol.min_chunk:
+        chunks = min(_launch.cdiv(target, lines_threads), _launch.cdiv(L, pol.min_chunk))
+    if chunks <= 1:
+        return 1, L
+    chunk_len = _launch.cdiv(_launch.cdiv(L, chunks), granule) * granule
+    return _launch.cdiv(L, chunk_len), chunk_len
+
+
+class AxisPlan(_plans.Plan):
+    """The scan of a C-contiguous array viewed as ``(outer, L, inner)`` along its middle axis:
+    ``plan(x)`` takes ``x`` (any shape of ``outer * L * inner`` elements, the backend's array
+    type) and returns a new 1-D result of as many elements in C order."""
+
+    def __init__(self, backend, combo, exclusive, outer, L, inner, pol):
+        xp = backend.xp
+        in_dt, acc_dt, out_dt, op = combo
+        self.empty, self.out_dt, self.size = xp.empty, out_dt, outer * L * inner
+        sms = backend.device_info().sm_count
+        i64 = _launch.i64
+        slot = _plans.Launch.SLOT
+        if inner == 1:
+            items = pol.items(in_dt, acc_dt, out_dt)
+            warps = pol.block // 32
+            self.chunks, self.chunk_len = split(outer * 32, L, pol, sms, granule=32 * items)
+            units = outer * self.chunks
+            self.totals = xp.empty(max(units, 1) if self.chunks > 1 else 1, dtype=acc_dt)
+            scan = kernel(combo, rows_scan_name(combo, exclusive, pol), pol)
+            grid = _launch.cover_grid(units, warps, kernel=scan)
+            dims = (i64(units), i64(L), i64(self.chunks), i64(self.chunk_len))
+            self.scan = _plans.Launch(scan, grid, pol.block, args=(slot, slot) + dims +
+                                      (self.totals,))
+            self.total = None
+            if self.chunks > 1:
+                tk = kernel(combo, rows_total_name(combo, pol), pol)
+                self.total = _plans.Launch(tk, _launch.cover_grid(units, warps, kernel=tk),
+                                           pol.block, args=(slot, self.totals) + dims)
+        else:
+            v = _vec(in_dt) if inner % _vec(in_dt) == 0 else 1
+            self.chunks, self.chunk_len = split(outer * (inner // v), L, pol, sms)
+            threads = outer * self.chunks * (inner // v)
+            self.totals = xp.empty(outer * self.chunks * inner if self.chunks > 1 else 1,
+                                   dtype=acc_dt)
+            scan = kernel(combo, cols_scan_name(combo, v, exclusive, pol), pol)
+            dims = (i64(outer), i64(L), i64(inner), i64(self.chunks), i64(self.chunk_len))
+            grid = _launch.cover_grid(threads, pol.block, kernel=scan)
+            self.scan = _plans.Launch(scan, grid, pol.block,
+                                      args=(slot, slot) + dims + (self.totals,))
+            self.total = None
+            if self.chunks > 1:
+                tk = kernel(combo, cols_total_name(combo, v, pol), pol)
+                self.total = _plans.Launch(tk, _launch.cover_grid(threads, pol.block, kernel=tk),
+                                           pol.block, args=(slot, self.totals) + dims)
+        self.nbytes = _plans.scratch_bytes(self.totals)
+
+    def __call__(self, x):
+        out = self.empty(self.size, dtype=self.out_dt)
+        if self.total is not None:
+            self.total(x)
+        self.scan(x, out)
+        return out
+
+
+def axis_plan(backend, combo, exclusive, outer, L, inner):
+    """The plan of one configuration (made once, then found in the plan cache)."""
+    pol = _policy.current(SELECTOR)
+    key = ("scan/axis", combo, exclusive, outer, L, inner, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: AxisPlan(backend, combo, exclusive, outer, L, inner,
+                                                  pol))
+
+
+def _identity(op, dt):
+    """The identity of ``op`` in ``dt`` (bool min: True, bool max: False)."""
+    if dt.kind == "b":
+        return op == "min"
+    return _dtypes.identity(op, dt)
+
+
+def scan(backend, arr, in_dt, res_dt, op, exclusive, shape, axis):
+    """The scan along ``axis`` of the C-contiguous backend array ``arr`` (``in_dt``, of
+    ``shape``, at least one element) into a new C-ordered array of ``res_dt`` and ``shape``.
+
+    Returns ``(out, plan)``: ``plan`` is the :class:`AxisPlan` that read ``arr`` as it is (no
+    conversion; a later call on a like array may run it directly), or None."""
+    outer, length, inner = layout(shape, axis)
+    combo = (in_dt, res_dt, res_dt, op)
+    if combo in _COMBOS:
+        plan = axis_plan(backend, combo, exclusive, outer, length, inner)
+        return plan(arr).reshape(shape), plan
+    if in_dt != res_dt:  # NumPy's dtype=: the elements are cast first
+        arr = arr.astype(res_dt)
+    if res_dt.kind == "c" and op == "sum":  # the float sums of the real and imaginary parts
+        real = np.dtype(res_dt.char.lower())
+        plan = axis_plan(backend, (real, real, real, op), exclusive, outer, length, 2 * inner)
+        return plan(arr.reshape(-1).view(real)).view(res_dt).reshape(shape), None
+    if (res_dt, res_dt, res_dt, op) in _COMBOS:
+        plan = axis_plan(backend, (res_dt, res_dt, res_dt, op), exclusive, outer, length, inner)
+        return plan(arr).reshape(shape), None
+    work = _WORK[res_dt]
+    plan = axis_plan(backend, (work, work, work, op), exclusive, outer, length, inner)
+    out = plan(arr.astype(work)).astype(res_dt).reshape(shape)
+    if exclusive and op in ("min", "max"):  # the identity of the narrower dtype
+        out.reshape(outer, length, inner)[:, 0, :] = _identity(op, res_dt)
+    return out, None
+
+
+class AxisCall:
+    """What a repeated call on an array like the first one runs: the plan, with the view that
+    makes the array C-ordered (its transpose for an F-ordered one) and the result's shape."""
+
+    __slots__ = ("plan", "shape", "flipped")
+
+    def __init__(self, plan, shape, flipped):
+        self.plan, self.shape, self.flipped = plan, shape, flipped
+
+    def __call__(self, x):
+        a = x.T if self.flipped else x
+        out = self.plan(a).reshape(self.shape)
+        return out.T if self.flipped else out

@@ -1,0 +1,345 @@
+"""Scans along an axis of an N-D array (kernels/scan/axis.cu through primitives/scan/_axis.py):
+every axis of C-, F-ordered and strided arrays against NumPy's accumulate, inclusive and
+exclusive, the row and column kernels, their split paths, wraparound and NaN."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import primitives as prim
+from primitives._core import backend as _backend, plans as _plans
+from primitives.scan import _axis
+from primitives.testing import harness as H
+
+UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
+REAL = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
+
+
+def ident(op, dt):
+    dt = np.dtype(dt)
+    if op == "sum":
+        return dt.type(0)
+    if op == "prod":
+        return dt.type(1)
+    if dt.kind == "b":
+        return dt.type(op == "min")
+    if dt.kind == "f":
+        return dt.type(np.inf if op == "min" else -np.inf)
+    info = np.iinfo(dt)
+    return dt.type(info.max if op == "min" else info.min)
+
+
+def reference(x, op, axis, exclusive=False, dtype=None):
+    """NumPy's scan along ``axis`` (``ufunc.accumulate``; cumsum's default dtypes for sums), and
+    for ``exclusive`` the same shifted one place along the axis with the identity first."""
+    if dtype is None:
+        widen = {"sum": np.cumsum, "prod": np.cumprod}.get(op)
+        dtype = widen(np.zeros(1, x.dtype)).dtype if widen else x.dtype
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = UFUNC[op].accumulate(x.astype(dtype), axis=axis, dtype=dtype)
+    if not exclusive:
+        return want
+    m = np.moveaxis(want, axis, -1)
+    first = np.full(m.shape[:-1] + (1,), ident(op, dtype), dtype=dtype)
+    return np.moveaxis(np.concatenate([first, m[..., :-1]], axis=-1), -1, axis)
+
+
+def scan(x, op, axis, exclusive, dtype=None):
+    f = prim.exclusive_scan if exclusive else prim.inclusive_scan
+    return f(x, op, axis=axis, dtype=dtype)
+
+
+def values(rng, shape, dtype):
+    """Small integer values (exact sums in any dtype), some negative for signed dtypes."""
+    dt = np.dtype(dtype)
+    lo = 0 if dt.kind == "u" else -9
+    return rng.integers(lo, 10, shape).astype(dt)
+
+
+def layouts(x):
+    """The array as C-ordered, F-ordered and a strided view with the same shape."""
+    big = np.zeros(tuple(2 * s for s in x.shape), dtype=x.dtype)
+    view = big[tuple(slice(None, None, 2) for _ in x.shape)]
+    view[...] = x
+    return {"C": np.ascontiguousarray(x), "F": np.asfortranarray(x), "strided": view}
+
+
+def check_all_axes(x, op, exclusive, dtype=None):
+    for name, y in layouts(x).items():
+        for axis in range(-y.ndim, y.ndim):
+            got = scan(y, op, axis, exclusive, dtype)
+            want = reference(y, op, axis, exclusive, dtype)
+            assert got.shape == want.shape and got.dtype == want.dtype, (name, axis)
+            H.assert_same(got, want)
+
+
+SHAPES = [(3, 5), (4, 1), (1, 7), (2, 3, 4), (2, 1, 3, 5), (3, 37), (37, 3, 2)]
+
+
+@pytest.mark.parametrize("dtype", REAL, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("op", ["sum", "min", "max", "prod"])
+@pytest.mark.parametrize("exclusive", [False, True], ids=["inclusive", "exclusive"])
+def test_every_axis_every_layout(dtype, op, exclusive, rng):
+    for shape in SHAPES:
+        x = values(rng, shape, dtype)
+        if op == "prod":  # keep products small: mostly ones
+            x = np.where(rng.random(shape) < 0.8, 1, x).astype(dtype)
+        check_all_axes(x, op, exclusive)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32], ids=lambda d: np.dtype(d).name)
+def test_cumsum_widens_and_keeps_32_bits(dtype, rng):
+    x = values(rng, (5, 9, 3), dtype)
+    for axis in (0, 1, 2):
+        got = prim.cumsum(x, axis=axis)
+        assert got.dtype == np.cumsum(x, axis=axis).dtype
+        H.assert_same(got, np.cumsum(x, axis=axis))
+        H.assert_same(prim.cumsum(x, axis=axis, dtype=dtype), np.cumsum(x, axis=axis, dtype=dtype))
+
+
+@pytest.mark.parametrize("shape,axis", [
+    ((3, 1), 1), ((1, 1), 0), ((2, 1, 3), 1), ((5, 1), 0), ((1, 6), 1),  # lengths 1
+    ((3, 513), 1), ((2, 1031), 1), ((4, 2049), 1), ((3, 640), 1),  # rows over several tiles
+    ((7, 33), 1), ((2, 31), 1),  # odd rows: unaligned, scalar tiles
+    ((515, 3), 0), ((129, 7), 0), ((33, 8), 0), ((9, 2, 5), 0), ((300, 12), 0),  # columns
+], ids=str)
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.int64], ids=lambda d: np.dtype(d).name)
+def test_awkward_sizes(shape, axis, dtype, schedule, rng):
+    """Lengths 1, rows over several warp tiles with a partial last one, unaligned rows,
+    columns of widths that do and do not fill 16-byte vectors; in index order and with the
+    threads permuted between barriers (a missing __syncwarp shows)."""
+    x = values(rng, shape, dtype)
+    for exclusive in (False, True):
+        for op in ("sum", "max"):
+            H.assert_same(scan(x, op, axis, exclusive), reference(x, op, axis, exclusive))
+
+
+def plan_of(shape, axis, dtype, op="sum"):
+    dt = np.dtype(dtype)
+    res = np.cumsum(np.zeros(1, dt)).dtype if op == "sum" else dt
+    outer, L, inner = _axis.layout(shape, axis)
+    return _axis.axis_plan(_backend.get_backend(), (dt, res, res, op), False, outer, L, inner)
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 2000), 1), ((2, 1, 1500), 2), ((1500, 4), 0),
+                                        ((2, 700, 6), 1), ((2100, 1), 0), ((1001, 5), 0)],
+                         ids=str)
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.uint64], ids=lambda d: np.dtype(d).name)
+def test_split_path(shape, axis, dtype, schedule, rng):
+    """Few long lines split into chunks (a chunk-total pass and the scan seeded by the earlier
+    chunks' totals): small chunks on the emulator through a tuning override."""
+    x = values(rng, shape, dtype)
+    with prim.tuning.override("scan", selector="axis", split_per_sm=4096, min_chunk=64):
+        assert plan_of(shape, axis, dtype).chunks > 1
+        for exclusive in (False, True):
+            for op in ("sum", "min", "max"):
+                H.assert_same(scan(x, op, axis, exclusive), reference(x, op, axis, exclusive))
+    with prim.tuning.override("scan", selector="axis", split_per_sm=0):
+        assert plan_of(shape, axis, dtype).chunks == 1  # no thread target: no split
+
+
+def test_split_row_chunks_are_whole_warp_tiles():
+    with prim.tuning.override("scan", selector="axis", split_per_sm=4096, min_chunk=10):
+        p = plan_of((2, 5000), 1, np.int32)
+        items = prim.tuning.policy("scan", "axis").items(*(np.dtype(np.int64),) * 3)
+        assert p.chunks > 1 and p.chunk_len % (32 * items) == 0
+
+
+def test_small_block_policy(rng):
+    """Another block size (a template parameter of the row kernels) gives the same results."""
+    x = values(rng, (6, 300), np.int32)
+    with prim.tuning.override("scan", selector="axis", block=64, row_bytes=32, unroll=2):
+        for axis in (0, 1):
+            H.assert_same(prim.cumsum(x, axis=axis), np.cumsum(x, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64],
+                         ids=lambda d: np.dtype(d).name)
+def test_integer_wraparound(dtype, rng):
+    """Integer sums wrap modulo 2^bits as NumPy's (dtype=x.dtype keeps 32-bit sums in 32 bits)."""
+    info = np.iinfo(dtype)
+    x = rng.integers(info.max // 4, info.max // 2, (6, 40), dtype=dtype)
+    for axis in (0, 1):
+        for exclusive in (False, True):
+            H.assert_same(scan(x, "sum", axis, exclusive, dtype=dtype),
+                          reference(x, "sum", axis, exclusive, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_nan_propagates(dtype, op, rng):
+    """min/max propagate NaN from its position on along the axis, as minimum.accumulate."""
+    x = rng.standard_normal((9, 70)).astype(dtype)
+    x[rng.random(x.shape) < 0.03] = np.nan
+    x[2, 0] = np.nan
+    for axis in (0, 1):
+        for exclusive in (False, True):
+            H.assert_same(scan(x, op, axis, exclusive), reference(x, op, axis, exclusive))
+    with prim.tuning.override("scan", selector="axis", split_per_sm=4096, min_chunk=16):
+        H.assert_same(scan(x.T.copy(), op, 0, False), reference(x.T.copy(), op, 0, False))
+
+
+def test_float_sums_close(rng):
+    x = rng.standard_normal((40, 600)).astype(np.float32)
+    for axis in (0, 1):
+        np.testing.assert_allclose(prim.cumsum(x, axis=axis),
+                                   np.cumsum(x.astype(np.float64), axis=axis), rtol=1e-4,
+                                   atol=1e-4)
+
+
+def test_f_ordered_in_place_and_result_order(rng):
+    """An F-ordered array is read as its transpose (no copy) and the result is F-ordered, as
+    NumPy's; a C-ordered one gives a C-ordered result."""
+    x = np.asfortranarray(values(rng, (6, 7, 5), np.int64))
+    for axis in range(3):
+        got, want = prim.cumsum(x, axis=axis), np.cumsum(x, axis=axis)
+        H.assert_same(got, want)
+        assert got.flags.f_contiguous == want.flags.f_contiguous
+    c = np.ascontiguousarray(x)
+    assert prim.cumsum(c, axis=1).flags.c_contiguous
+
+
+def test_input_not_modified_and_plans_reused(rng):
+    x = values(rng, (8, 50), np.int32)
+    before = x.copy()
+    _plans.PLANS.clear()
+    first = prim.cumsum(x, axis=0)
+    builds = _plans.PLANS.info()["builds"]
+    d = _backend.get_backend().xp.asarray(x)  # plans are filed under the backend's own arrays
+    key = _plans.call_key("cumsum", (d,), ("sum", 0, None, "auto"))
+    assert isinstance(_plans.PLANS.find(key), _axis.AxisCall)
+    H.assert_same(prim.cumsum(d, axis=0), first)
+    for _ in range(3):
+        H.assert_same(prim.cumsum(x, axis=0), first)
+    H.assert_same(prim.cumsum(x.copy(), axis=0), first)
+    assert _plans.PLANS.info()["builds"] == builds  # one plan per configuration
+    np.testing.assert_array_equal(x, before)
+    p = prim.plan(prim.exclusive_scan, x, "min", axis=1)
+    H.assert_same(p(x), reference(x, "min", 1, True))
+    f = np.asfortranarray(x)
+    H.assert_same(prim.cumsum(f, axis=1), np.cumsum(x, axis=1))
+    H.assert_same(prim.cumsum(f, axis=1), np.cumsum(x, axis=1))  # through the filed plan
+
+
+def test_strided_views_copied_not_filed(rng):
+    x = values(rng, (6, 20), np.int64)[:, ::3]
+    key = _plans.call_key("cumsum", (x,), ("sum", 1, None, "auto"))
+    H.assert_same(prim.cumsum(x, axis=1), np.cumsum(x, axis=1))
+    assert _plans.PLANS.find(key) is None
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_complex_sum_and_prod(dtype, rng):
+    x = (values(rng, (5, 6, 3), np.float64) + 1j * values(rng, (5, 6, 3), np.float64))
+    x = x.astype(dtype)
+    for axis in range(3):
+        H.assert_same(prim.cumsum(x, axis=axis), np.cumsum(x, axis=axis))
+        small = (np.where(rng.random(x.shape) < 0.7, 1, x)).astype(dtype)
+        np.testing.assert_allclose(prim.inclusive_scan(small, "prod", axis=axis),
+                                   np.cumprod(small, axis=axis), rtol=1e-5)
+        got = prim.exclusive_scan(x, "sum", axis=axis)
+        H.assert_same(got, reference(x, "sum", axis, True))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16],
+                         ids=lambda d: np.dtype(d).name)
+def test_narrow_dtypes(dtype, rng):
+    x = values(rng, (4, 9, 3), np.int8 if dtype != np.bool_ else np.uint8)
+    x = (x % 2).astype(dtype) if dtype == np.bool_ else x.astype(dtype)
+    for axis in range(3):
+        H.assert_same(prim.cumsum(x, axis=axis), np.cumsum(x, axis=axis))
+        for op in ("min", "max"):
+            for exclusive in (False, True):
+                H.assert_same(scan(x, op, axis, exclusive), reference(x, op, axis, exclusive))
+
+
+def test_bad_arguments_name_the_function():
+    x = np.ones((3, 4), np.float32)
+    H.raises_like(ValueError, "inclusive_scan", prim.inclusive_scan, x, "mean", axis=0,
+                  match="op")
+    H.raises_like(TypeError, "cumsum", prim.cumsum, x.astype(object), axis=0)
+    H.raises_like(np.exceptions.AxisError, "exclusive_scan", prim.exclusive_scan, x, axis=2,
+                  match="axis")
+
+
+def test_empty_along_and_across():
+    for shape, axis in (((0, 3), 0), ((3, 0), 0), ((3, 0), 1), ((2, 0, 4), 2)):
+        x = np.ones(shape, np.int32)
+        got = prim.cumsum(x, axis=axis)
+        assert got.shape == shape and got.dtype == np.int64
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_property_matches_numpy(data):
+    dtype = data.draw(st.sampled_from([np.int32, np.int64, np.uint32, np.float64]))
+    shape = data.draw(hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=9))
+    elements = st.integers(0 if np.dtype(dtype).kind == "u" else -20, 20)
+    x = data.draw(hnp.arrays(dtype, shape, elements=elements))
+    order = data.draw(st.sampled_from(["C", "F", "strided"]))
+    y = layouts(x)[order]
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    op = data.draw(st.sampled_from(["sum", "min", "max"]))
+    exclusive = data.draw(st.booleans())
+    H.assert_same(scan(y, op, axis, exclusive), reference(y, op, axis, exclusive))
+
+
+def test_cumprod_along_an_axis(rng):
+    x = np.where(rng.random((4, 6, 5)) < 0.7, 1, values(rng, (4, 6, 5), np.int32))
+    x = x.astype(np.int32)
+    for axis in range(3):
+        H.assert_same(prim.cumprod(x, axis=axis), np.cumprod(x, axis=axis))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("axis", [0, 1])
+def test_device_against_cupy(on_gpu, axis):
+    """On the GPU: both kernels on a (2^10, 2^14) int32 array, against cupy.cumsum."""
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+
+    x = cupy.random.default_rng(0).integers(-100, 100, (1 << 10, 1 << 14), dtype=np.int32)
+    got = prim.cumsum(x, axis=axis)
+    assert isinstance(got, cupy.ndarray)
+    assert cupy.array_equal(got, cupy.cumsum(x, axis=axis))
+    assert cupy.array_equal(prim.cumsum(x.T, axis=1 - axis), cupy.cumsum(x.T, axis=1 - axis))
+
+
+@pytest.mark.parametrize("func", ["cumsum", "cumprod"])
+def test_out_receives_the_result_cast(func, rng):
+    """``out`` as NumPy's: the result's shape (1-D of the size with axis=None), cast to out's
+    dtype whatever it is, returned; host or device out; through a plan too."""
+    x = values(rng, (5, 7), np.int32) % 3 + 1
+    for axis in (None, 0, 1, -1):
+        shape = (x.size,) if axis is None else x.shape
+        for dt in (np.int64, np.float64, np.int16):
+            out, want = np.zeros(shape, dt), np.zeros(shape, dt)
+            assert getattr(prim, func)(x, axis=axis, out=out) is out
+            getattr(np, func)(x, axis=axis, out=want)
+            H.assert_same(out, want)
+    xp = _backend.get_backend().xp
+    d = xp.zeros(x.shape, np.float32)
+    assert getattr(prim, func)(xp.asarray(x), 0, None, d) is d
+    H.assert_same(d, getattr(np, func)(x, 0).astype(np.float32))
+    o = np.zeros(x.shape)
+    p = prim.plan(getattr(prim, func), x, 1, None, o)
+    assert p(x) is o
+    H.assert_same(o, getattr(np, func)(x, 1).astype(np.float64))
+
+
+@pytest.mark.parametrize("func", ["cumsum", "cumprod"])
+def test_out_errors(func):
+    """A wrong shape or a read-only out: ValueError; not an array: TypeError; named, before
+    any launch."""
+    x = np.ones((3, 4), np.float32)
+    f = getattr(prim, func)
+    H.raises_like(ValueError, func, f, x, out=np.empty(11), match="out has shape")
+    H.raises_like(ValueError, func, f, x, axis=0, out=np.empty(12), match="out has shape")
+    H.raises_like(TypeError, func, f, x, out=[0.0] * 12, match="out must be an array")
+    ro = np.empty(12)
+    ro.flags.writeable = False
+    H.raises_like(ValueError, func, f, x, out=ro, match="read-only")
+    H.raises_like(ValueError, func, prim.plan, f, x, out=np.empty(5), match="out has shape")
