@@ -1080,7 +1080,26 @@ def test_nan_in_edges():
                   match="must not contain NaN")
 
 
-@pytest.mark.parametrize("bad", [np.complex64, np.float16, "U1"])
+def test_float16_samples(rng):
+    """float16 samples as numpy.histogram's: float16 edges (its linspace, its estimators, its
+    arithmetic for a constant array), each sample binned exactly (float32 holds every float16)
+    against them; device input too."""
+    x = (rng.standard_normal(5000) * 3).astype(np.float16)
+    x[::97] = np.float16(5.0)  # on the top edge of the range below: the closed last bin
+    for bins, kw in ((10, {}), (37, {"range": (-2, 5)}), ([-1, 0, 0.5, 3.0], {}),
+                     (np.array([-1, 0, 0.5, 3], np.float16), {}), ("auto", {}), ("fd", {}),
+                     (16, {"density": True}), (5, {"range": (0, 1e-3)})):
+        twin(x, bins, **kw)
+        twin(x.reshape(50, 100), bins, **kw)
+    twin(x, 8, weights=rng.random(5000), rtol=1e-12)  # float sums in another order
+    twin(x.astype(">f2"), 9)  # another byte order
+    twin(np.full(7, 3, np.float16), 4)  # a constant array: NumPy's +-0.5 in float16
+    twin(np.empty(0, np.float16), 4)
+    twin_raises("histogram", ValueError, "not finite", np.array([np.nan, 1], np.float16), 3,
+                numpy_match=False)
+
+
+@pytest.mark.parametrize("bad", [np.complex64, np.longdouble, "U1"])
 def test_unsupported_sample_dtype(bad):
     H.raises_like(TypeError, "histogram", prim.histogram, np.ones(4).astype(bad),
                   match="a has dtype")

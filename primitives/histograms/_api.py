@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import backend as _backend, checks as _checks, plans as _plans
+from .._core import backend as _backend, checks as _checks, dtypes as _dtypes, plans as _plans
 from . import _checks as _hc
 from ._binning import (OUT_DTYPE, array_binning, bincount_binning, byte_binning, even_binning,
                        uniform)
@@ -47,7 +47,9 @@ def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
     None)."""
     func = "histogram"
     _hc.check_variant(func, variant)
-    a_in = _hc.prepare(func, a, "a", lambda dt: _hc.is_sample(dt) or _hc.is_datetime(dt))
+    a_in = _hc.prepare(func, a, "a", _hc.is_histogram_sample, lambda dt: (
+        f"supported dtypes are bool, float16, {_dtypes.names(_hc.SAMPLE_DTYPES)}, datetime64 "
+        f"and timedelta64"))
     if isinstance(a_in, np.ndarray) and _hc.is_datetime(a_in.dtype):
         return _datetime_checked(func, a_in, bins, range, weights)
     inp = _checks.as_input(a_in, func=func, arg="a")
@@ -56,11 +58,20 @@ def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
     if weights is not None:
         w, out_dt, integral = _hc.as_weights(func, weights, inp.array.shape)
     arr = inp.array
-    arr = _hc.samples(func, arr if arr.ndim == 1 else arr.reshape(-1))
+    arr = arr if arr.ndim == 1 else arr.reshape(-1)
+    half = arr.dtype == np.float16
+    if half:  # float16: binned as float32 (exact) against NumPy's float16 edges
+        arr = arr.astype(np.float32)
+    arr = _hc.samples(func, arr)
     dt = arr.dtype
     bplan = given = None
-    if isinstance(bins, str):
+    if half and not isinstance(bins, str) and (isinstance(bins, int) or np.ndim(bins) == 0):
+        edges = _half_edges(func, arr, _hc.nbins(func, bins), range, backend)
+        binning, kdt = array_binning(dt, edges.astype(np.float32))
+    elif isinstance(bins, str):
         host = _backend.to_host(arr)
+        if half:  # NumPy estimates the edges of the float16 samples in float16
+            host = host.astype(np.float16)
         hw = None if w is None else _backend.to_host(w).reshape(-1)
         try:
             est = np.histogram_bin_edges(host, bins, range, hw)
@@ -88,6 +99,22 @@ def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
         arr = arr.astype(kdt)
     return _Checked(inp=inp, arr=arr, w=w, out_dt=out_dt, integral=integral, binning=binning,
                     edges=edges, given=given, dated=False, bplan=bplan, repeat=repeat)
+
+
+def _half_edges(func, arr, n, range, backend):  # noqa: A002
+    """numpy.histogram's ``n`` equal-width edges for float16 samples (float16 edges, its
+    arithmetic), ``arr`` being the samples as float32 (the same values): NumPy's own
+    ``histogram_bin_edges`` of a float16 array holding only the extremes, which are all that
+    int ``bins`` depend on; its range checks and errors first."""
+    _hc.outer_edges(func, arr, range, backend)
+    if range is None and arr.size:
+        proxy = np.array([float(arr.min()), float(arr.max())], dtype=np.float16)
+    else:
+        proxy = np.empty(0, dtype=np.float16)
+    try:
+        return np.histogram_bin_edges(proxy, n, range)
+    except (TypeError, ValueError) as exc:
+        _hc.reraise(func, exc)
 
 
 def _datetime_checked(func, a, bins, range, weights):  # noqa: A002

@@ -64,6 +64,11 @@ def is_sample(dt):
     return dt == np.bool_ or (dt.kind in "iuf" and dt.newbyteorder("=") in CTYPES)
 
 
+def is_histogram_sample(dt):
+    """histogram's samples: the kernels' dtypes, float16 (binned as float32) and datetimes."""
+    return is_sample(dt) or dt.newbyteorder("=") == np.float16 or is_datetime(dt)
+
+
 def is_datetime(dt):
     return dt.kind in "mM"
 
