@@ -9,7 +9,10 @@ from ._core.loader import KernelCompileError
 from ._core.plans import cache_info, clear_caches, plan
 from . import tuning
 from .reduction import all, any, max, mean, min, reduce, sum  # noqa: A004 - NumPy-style names
+from .reduction import prod
+from .reduction import argmax, argmin
 from .scan import cumsum, exclusive_scan, inclusive_scan
+from .scan import cumprod
 from .compaction import compact, compact_indices
 from .segmented import segmented_reduce, segmented_scan
 from . import sparse
@@ -23,8 +26,10 @@ __version__ = "0.1.0"
 __all__ = [
     "backend_info", "KernelCompileError", "__version__", "plan", "clear_caches", "cache_info",
     "tuning",
-    "reduce", "sum", "min", "max", "mean", "any", "all",
+    "reduce", "sum", "min", "max", "mean", "any", "all", "prod",
+    "argmin", "argmax",
     "inclusive_scan", "exclusive_scan", "cumsum", "compact", "compact_indices",
+    "cumprod",
     "segmented_scan", "segmented_reduce",
     "spmv", "sparse",
     "histogram", "bincount", "histogram_even", "histogram_channels", "histogram2d", "histogramdd",

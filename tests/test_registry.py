@@ -88,4 +88,12 @@ def test_errors_name_the_function_called(fn, bad):
     """Every public function refuses a non-array and an unsupported dtype with a TypeError that
     starts with its own name (``sum: ...``, not the name of the function it calls)."""
     kwargs = {"offsets": np.array([0, 4])} if fn == "segmented_scan" else {}
+    if fn in _TAKES_COMPLEX and isinstance(bad, np.ndarray):  # a dtype they refuse instead
+        bad = np.array(["a", "b", "c", "d"])
     H.raises_like(TypeError, fn, getattr(prim, fn), bad, *_EXTRA.get(fn, tuple)(), **kwargs)
+
+
+#: the functions that take complex input (NumPy's complex sums, products, means and scans;
+#: compaction moves complex elements)
+_TAKES_COMPLEX = {"reduce", "sum", "prod", "mean", "inclusive_scan", "exclusive_scan", "cumsum",
+                  "cumprod", "compact"}

@@ -105,3 +105,20 @@ class Peers(_Samples):
         else:
             x = _samples("uint8-uniform", N)
             self.finish(x, _peers.cub_histogram_even(x, 256, 0, 256))
+
+
+class Histogram2d(_Samples):
+    """``histogram2d(x, y, 256, [[0, 1], [0, 1]])`` of 2^26 float32 pairs against
+    ``cupy.histogram2d``; GB/s counts both coordinates read."""
+
+    params = [["primitives", "cupy"]]
+    param_names = ["contender"]
+
+    def prepare(self, contender):
+        fn = require_cupy().histogram2d if contender == "cupy" else public("histogram2d")
+        require_cuda()
+        x = _samples("float32-uniform", N) + 0.5
+        y = _samples("float32-uniform", N) * 0.5 + 0.5
+        self.y = y
+        self.finish(x, lambda: fn(x, y, 256, [[0, 1], [0, 1]]))
+        self.bytes = x.nbytes + y.nbytes

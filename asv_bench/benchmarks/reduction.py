@@ -6,7 +6,8 @@ calls; GB/s counts the bytes read.
 """
 
 from . import _peers
-from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants
+from ._common import (_Timed, device_data, public, require_cuda, require_cupy, size, variants,
+                      xp)
 
 SIZES = [2**20, 2**24, 2**28]
 DTYPES = ["float32", "int32", "float64"]
@@ -60,5 +61,51 @@ class CubSum(_Module):
         require_cupy()
         x = device_data(n, dtype)
         self.fn = _peers.cub_sum(x)
+        self.bytes = x.nbytes
+        self.fn()
+
+
+def _api_data(case):
+    """The inputs of an :class:`Api` case (device arrays; sizes shrink off the GPU)."""
+    mod = xp()
+    if case == "sum bool 2^30":
+        return device_data(size(2**30), "float32") < 1.0
+    if case == "sum int8 2^30":
+        return device_data(size(2**30), "int8")
+    if case.startswith("sum(axis=0) C"):
+        return device_data(size(2**28), "float32").reshape(-1, min(size(2**12), 2**12))
+    if case.startswith("sum(axis=0) F"):
+        return mod.asfortranarray(
+            device_data(size(2**28), "float32").reshape(-1, min(size(2**12), 2**12)))
+    if case.startswith("sum(axis=1) rows of 2"):
+        return device_data(size(2**27), "float32").reshape(-1, 2)
+    return device_data(size(2**28), "float32")  # argmax, argmin, prod, mean
+
+
+class Api(_Module):
+    """NumPy's everyday reductions against CuPy's twins: narrow dtypes, axes (C and F order,
+    short rows), argmax/argmin, prod and mean; GB/s counts the bytes read."""
+
+    params = [["primitives", "cupy"],
+              ["sum bool 2^30", "sum int8 2^30", "sum(axis=0) C (2^16, 2^12) float32",
+               "sum(axis=0) F (2^16, 2^12) float32", "sum(axis=1) rows of 2, 2^27 float32",
+               "argmax 2^28 float32", "argmin 2^28 float32", "prod 2^28 float32",
+               "mean 2^28 float32"]]
+    param_names = ["contender", "case"]
+
+    def prepare(self, contender, case):
+        require_cuda()
+        x = _api_data(case)
+        name = case.split("(")[0].split()[0]
+        axis = None if "axis" not in case else int(case.split("axis=")[1][0])
+        kw = {} if axis is None else {"axis": axis}
+        if contender == "cupy":
+            fn = getattr(require_cupy(), name)
+        else:
+            fn = public(name)
+        if name == "prod":  # values within 1e-7 of 1: the product stays finite
+            x = 1 + (x - 1) * x.dtype.type(1e-7)
+        self.x = x
+        self.fn = lambda: fn(x, **kw)
         self.bytes = x.nbytes
         self.fn()

@@ -108,3 +108,29 @@ class SegmentedRagged(_Module):
             self.fn = lambda: total(x)
         self.bytes = x.nbytes
         self.fn()
+
+
+class Api(_Module):
+    """NumPy's scans along an axis and cumprod against CuPy's: ``cumsum(axis=0|1)`` of a
+    (2^12, 2^16) int32 matrix (int64 result, as NumPy) and ``cumprod`` of 2^26 float64; GB/s
+    counts the bytes read and written once."""
+
+    params = [["primitives", "cupy"],
+              ["cumsum(axis=0) (2^12, 2^16) int32", "cumsum(axis=1) (2^12, 2^16) int32",
+               "cumprod 2^26 float64"]]
+    param_names = ["contender", "case"]
+
+    def prepare(self, contender, case):
+        require_cuda()
+        name = case.split("(")[0].split()[0]
+        fn = getattr(require_cupy(), name) if contender == "cupy" else public(name)
+        if name == "cumprod":
+            x = 1 + (device_data(size(2**26), "float64") - 1) * 1e-9
+            kw, out_bytes = {}, x.nbytes
+        else:
+            x = device_data(size(2**28), "int32").reshape(-1, min(size(2**16), 2**16))
+            kw, out_bytes = {"axis": int(case.split("axis=")[1][0])}, 2 * x.nbytes
+        self.x = x
+        self.fn = lambda: fn(x, **kw)
+        self.bytes = x.nbytes + out_bytes
+        self.fn()

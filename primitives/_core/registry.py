@@ -32,11 +32,12 @@ class Family:
 
 FAMILIES = (
     Family("reduction", "primitives.reduction", ("reduce", "sum", "min", "max", "mean",
-                                                  "any", "all"),
+                                                  "any", "all", "prod", "argmin", "argmax"),
            "primitives.tour.reduction", "reduction", "reduction", "reduction"),
     Family("spmv", "primitives.sparse", ("spmv",),
            "primitives.tour.spmv", "spmv", "spmv", "spmv"),
-    Family("scan", "primitives.scan", ("inclusive_scan", "exclusive_scan", "cumsum"),
+    Family("scan", "primitives.scan", ("inclusive_scan", "exclusive_scan", "cumsum",
+                                        "cumprod"),
            "primitives.tour.scan", "scan", "scan", "scan"),
     Family("compaction", "primitives.compaction", ("compact", "compact_indices"),
            "primitives.tour.compaction", None, "scan", "scan"),

@@ -122,6 +122,31 @@ def random_data(rng, n, dtype):
     return rng.integers(1, 1000, n, dtype=dt)
 
 
+def numpy_twin(title, nbytes, make, ours, peer, oracle, gpu, *, rtol=1e-5):
+    """A section of one NumPy function against its CuPy twin (on a GPU): ``make()`` gives the
+    host inputs (a tuple), ``ours(*xs)`` and ``peer(cupy, *xs)`` compute on the device copies,
+    ``oracle(*hosts)`` is NumPy's answer the results are checked against (``rtol``)."""
+
+    def contenders():
+        xp = _backend.get_backend().xp
+        hosts = make()
+        xs = tuple(xp.asarray(h) for h in hosts)
+        want = np.asarray(oracle(*hosts))
+
+        def check(got):
+            got = np.asarray(to_host(got))
+            return got.shape == want.shape and np.allclose(got, want, rtol=rtol, atol=0)
+
+        out = [Contender("primitives", lambda: ours(*xs), check)]
+        if gpu:
+            import cupy
+
+            out.append(Contender("cupy (peer)", lambda: peer(cupy, *xs), check))
+        return out
+
+    return Section(title=title, nbytes=nbytes, contenders=contenders, count=2 if gpu else 1)
+
+
 def _reps(backend):
     if backend.is_cuda:
         return {"rounds": 3, "warmup": 3, "repeat": 10}

@@ -7,7 +7,7 @@ import numpy as np
 
 from primitives import tour
 from primitives._core import backend as _backend
-from primitives.histograms import VARIANTS, histogram_even
+from primitives.histograms import VARIANTS, histogram2d, histogram_even
 
 
 def sky(n, rng):
@@ -80,4 +80,12 @@ def sections(gpu, log2n=None):
                 f"n = 2^{n8.bit_length() - 1}", 4 * n8, f32, nbins, (0.0, 1.0),
                 ("global_atomic_interleaved", "coarsened_interleaved", "aggregated",
                  "warp_replicated", "partial_privatized", "global_vectorized"), peers)
+    n2 = 1 << (log2n or (26 if gpu else 12))
+    sections.append(tour.numpy_twin(
+        f"histogram2d: float32 pairs, 256 x 256 bins, n = 2^{n2.bit_length() - 1}", 8 * n2,
+        lambda: (rng.random(n2, dtype=np.float32), rng.random(n2, dtype=np.float32)),
+        lambda x, y: histogram2d(x, y, 256, [[0, 1], [0, 1]])[0],
+        lambda cp, x, y: cp.histogram2d(x, y, 256, [[0, 1], [0, 1]])[0],
+        lambda x, y: np.histogram2d(x, y, 256, [[0, 1], [0, 1]])[0], gpu, rtol=0))
     return sections
+

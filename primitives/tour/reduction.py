@@ -52,4 +52,38 @@ def sections(gpu, log2n=None):
             # the emulator (no peer there)
             quick=(op == "sum" and dt == np.float32
                    and (variants == ("production",) if gpu else len(variants) > 1))))
-    return sections
+    return sections + api_sections(gpu, log2n)
+
+
+def api_sections(gpu, log2n=None):
+    """NumPy's everyday reductions against CuPy's: a bool sum, sums over each axis of a
+    matrix and over short rows, argmax, prod and mean."""
+    n = 1 << (log2n or (28 if gpu else 14))
+    cols = 1 << 12 if gpu else 1 << 6
+    rng = np.random.default_rng(11)
+    f32 = lambda shape: rng.random(shape, dtype=np.float32) + np.float32(0.5)  # noqa: E731
+    mib = f"2^{n.bit_length() - 1}"
+    out = [
+        tour.numpy_twin(f"reduction: sum of bool, n = {mib}", n,
+                        lambda: (rng.random(n) < 0.5,), prim.sum, lambda cp, x: cp.sum(x),
+                        np.sum, gpu),
+        tour.numpy_twin(f"reduction: argmax float32, n = {mib}", 4 * n, lambda: (f32(n),),
+                        prim.argmax, lambda cp, x: cp.argmax(x), np.argmax, gpu),
+        tour.numpy_twin(f"reduction: mean float32 (float32 accumulation), n = {mib}", 4 * n,
+                        lambda: (f32(n),), prim.mean, lambda cp, x: cp.mean(x), np.mean, gpu,
+                        rtol=1e-4),
+        tour.numpy_twin(f"reduction: prod float64 near 1, n = {mib}", 8 * n,
+                        lambda: (1 + (rng.random(n) - 0.5) * 1e-9,), prim.prod,
+                        lambda cp, x: cp.prod(x), np.prod, gpu, rtol=1e-9),
+    ]
+    for axis in (0, 1):
+        out.append(tour.numpy_twin(
+            f"reduction: sum(axis={axis}) of a C-ordered float32 ({n // cols}, {cols})", 4 * n,
+            lambda: (f32((n // cols, cols)),), lambda x, a=axis: prim.sum(x, axis=a),
+            lambda cp, x, a=axis: cp.sum(x, axis=a), lambda x, a=axis: np.sum(x, axis=a), gpu,
+            rtol=1e-4))
+    out.append(tour.numpy_twin(
+        f"reduction: sum(axis=1) of rows of 2 float32 ({n // 4}, 2)", 2 * n,
+        lambda: (f32((n // 4, 2)),), lambda x: prim.sum(x, axis=1),
+        lambda cp, x: cp.sum(x, axis=1), lambda x: np.sum(x, axis=1), gpu))
+    return out

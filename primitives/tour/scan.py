@@ -46,4 +46,26 @@ def sections(gpu, log2n=None):
             title=f"scan: inclusive sum {dt.name} -> {dt.name}, n = 2^{n.bit_length() - 1}",
             nbytes=2 * n * dt.itemsize, contenders=contenders,
             count=len(VARIANTS) + (1 if gpu else 0), quick=dt == np.int32))
-    return sections
+    return sections + api_sections(gpu, log2n)
+
+
+def api_sections(gpu, log2n=None):
+    """NumPy's scans along each axis of an int32 matrix (int64 results, as NumPy) and cumprod,
+    against CuPy's."""
+    n = 1 << (log2n or (28 if gpu else 14))
+    cols = 1 << 16 if gpu else 1 << 7
+    rng = np.random.default_rng(12)
+    out = []
+    for axis in (0, 1):
+        out.append(tour.numpy_twin(
+            f"scan: cumsum(axis={axis}) of an int32 ({n // cols}, {cols})", 12 * n,
+            lambda: (rng.integers(0, 100, (n // cols, cols), dtype=np.int32),),
+            lambda x, a=axis: prim.cumsum(x, axis=a), lambda cp, x, a=axis: cp.cumsum(x, axis=a),
+            lambda x, a=axis: np.cumsum(x, axis=a), gpu, rtol=0))
+    m = n // 4
+    out.append(tour.numpy_twin(
+        f"scan: cumprod float64 near 1, n = 2^{m.bit_length() - 1}", 16 * m,
+        lambda: (1 + (rng.random(m) - 0.5) * 1e-9,), prim.cumprod,
+        lambda cp, x: cp.cumprod(x), np.cumprod, gpu, rtol=1e-9))
+    return out
+
