@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import importlib
 import os
@@ -66,9 +67,31 @@ def families():
     return [f.name for f in _registry.FAMILIES if f.figures]
 
 
+#: sections of the page that are no family's: name -> module under tools/figures/
+EXTRA_SECTIONS = {"numpy_api": "numpy_api"}
+
+
+def _module(section):
+    return EXTRA_SECTIONS.get(section) or _registry.family(section).figures
+
+
+def _override(spec):
+    """``family:selector:field=value`` (as tools.tune writes them) as an override's arguments."""
+    try:
+        family, selector, assignment = spec.split(":")
+        field, value = assignment.split("=")
+        return family, selector, {field: int(value)}
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"--override takes family:selector:field=value (an integer), got {spec!r}") from exc
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.figures")
-    ap.add_argument("--family", action="append", choices=families())
+    ap.add_argument("--family", action="append", choices=families() + list(EXTRA_SECTIONS))
+    ap.add_argument("--override", action="append", type=_override, default=[],
+                    help="family:selector:field=value, a tuning override for the whole run "
+                         "(repeatable; tools.tune's --best files hold such lines)")
     ap.add_argument("--out", default=None, help="the Markdown tables")
     ap.add_argument("--csv", default=None, help="every peer row as CSV (docs' figures)")
     ap.add_argument("--commit", default=None,
@@ -88,10 +111,14 @@ def main(argv=None):
                   f"CuPy {cupy.__version__}{cub}, commit {commit}, "
                   f"{datetime.date.today().isoformat()}",
                   f"measured copy bandwidth (read + write, 2 GiB): {ctx.copy:.0f} GB/s"]
-    for family in args.family or families():
-        ctx.lines += ["", f"## {family}"]
-        ctx.family = family
-        importlib.import_module(f"tools.figures.{_registry.family(family).figures}").run(ctx)
+    with contextlib.ExitStack() as stack:
+        for family, selector, fields in args.override:
+            stack.enter_context(prim.tuning.override(family, selector=selector, **fields))
+            ctx.lines[-1] += f"; tuning override {family} {selector!r} {fields}"
+        for family in args.family or families() + list(EXTRA_SECTIONS):
+            ctx.lines += ["", f"## {family}"]
+            ctx.family = family
+            importlib.import_module(f"tools.figures.{_module(family)}").run(ctx)
     text = "\n".join(ctx.lines)
     print("\n" + text)
     page = "\n".join([PAGE_HEAD, "", f"Measured on {ctx.lines[0].removeprefix('device: ')}; "

@@ -1,0 +1,100 @@
+"""Tuning experiment for the reductions and scans along an axis (GPU only; prints a table).
+
+Times the axis cases of the NumPy-API figures (:mod:`tools.figures.numpy_api`: sums over each
+axis of C- and F-ordered matrices, short and long rows; cumsum along both axes) under each policy
+of a small grid, through ``primitives.tuning.override``: the reductions' ``"axis"`` policy
+(block, 16-byte loads in flight, blocks per SM) and the scans' (column unroll, split threshold).
+Each case's data is made once and every policy times the same arrays (interleaved medians). The
+policy with the least geometric-mean time over its cases is reported, and with ``--best FILE``
+written as ``family:selector:field=value`` lines (the fields that differ from the policy in
+force) that ``python -m tools.figures --override`` takes.
+
+    python -m tools.tune.axis [--out FILE] [--best FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import cupy as cp
+
+import primitives as prim
+from primitives._core import timing as _timing
+from tools.figures.numpy_api import cases, same
+
+#: (family, selector) -> (the cases' name prefix, the policies tried: fields to replace)
+GRIDS = {
+    ("reduction", "axis"): ("sum(axis", [
+        {}, {"vectors": 8}, {"blocks_per_sm": 4}, {"vectors": 8, "blocks_per_sm": 4},
+        {"block": 512, "blocks_per_sm": 4}, {"block": 128, "blocks_per_sm": 16},
+    ]),
+    ("scan", "axis"): ("cumsum(axis", [
+        {}, {"unroll": 8}, {"split_per_sm": 1024}, {"unroll": 8, "split_per_sm": 1024},
+        {"unroll": 8, "split_per_sm": 256}, {"unroll": 16, "split_per_sm": 128},
+    ]),
+}
+REPS = {"rounds": 3, "warmup": 3, "repeat": 10}
+
+
+def _label(fields):
+    return ", ".join(f"{k}={v}" for k, v in fields.items()) or "(in force)"
+
+
+def sweep(family, selector, prefix, grid, lines):
+    rng = cp.random.default_rng(11)
+    chosen = [c for c in cases() if c.name.startswith(prefix)]
+    times = {i: {} for i in range(len(grid))}
+    for case in chosen:
+        ours, theirs, _ = case.make(cp, rng)
+        want = theirs()
+        fns = {}
+        for i, fields in enumerate(grid):
+            def run(fields=fields):
+                with prim.tuning.override(family, selector=selector, **fields):
+                    return ours()
+            assert same(cp, run(), want), f"{case.name} under {_label(fields)} differs from CuPy"
+            fns[i] = run
+        for i, ms in _timing.bench_many(fns, **REPS).items():
+            times[i][case.name] = ms
+        del ours, theirs, want, fns
+        cp.get_default_memory_pool().free_all_blocks()
+    base = prim.tuning.policy(family, selector)
+    lines += ["", f"{family} {selector!r} policy in force: {base}", "",
+              "| policy | " + " | ".join(c.name for c in chosen) + " | geomean vs in force |",
+              "|---|" + "---|" * (len(chosen) + 1)]
+    gm = {i: math.exp(sum(math.log(t[c.name] / times[0][c.name]) for c in chosen) / len(chosen))
+          for i, t in times.items()}
+    for i, fields in enumerate(grid):
+        lines.append(f"| {_label(fields)} | " + " | ".join(f"{times[i][c.name]:.4f}"
+                                                          for c in chosen)
+                     + f" | {gm[i]:.3f} |")
+        print(lines[-1], flush=True)
+    best = min(gm, key=gm.get)
+    lines.append(f"\nbest: {_label(grid[best])} ({gm[best]:.3f} of the policy in force)")
+    return {k: v for k, v in grid[best].items() if getattr(base, k) != v}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m tools.tune.axis")
+    ap.add_argument("--out", help="the tables as Markdown")
+    ap.add_argument("--best", help="the best policies' fields, as tools.figures --override takes")
+    args = ap.parse_args(argv)
+    info = prim.backend_info()
+    lines = [f"device: {info['device']}; times in ms, medians of interleaved CUDA-event timings"]
+    best = []
+    for (family, selector), (prefix, grid) in GRIDS.items():
+        fields = sweep(family, selector, prefix, grid, lines)
+        best += [f"{family}:{selector}:{k}={v}" for k, v in fields.items()]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    if args.best:
+        with open(args.best, "w") as f:
+            f.write("".join(b + "\n" for b in best))
+
+
+if __name__ == "__main__":
+    main()
