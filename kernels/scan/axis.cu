@@ -23,7 +23,8 @@
 //     stores through the same buffer (still coalesced). Per tile: each lane folds its items, a warp
 //     scan of the lane totals (common/scan.cuh), the lane's outputs, and the running total
 //     carried to the next tile by a shuffle from lane 31.
-//   axis_rows_total<InT, AccT, Op, BLOCK>: the split path's chunk totals, one warp per unit
+//   axis_rows_total<InT, AccT, Op, BLOCK>: the split path's chunk totals (every chunk but a
+//     line's last, whose total no chunk reads), one warp per unit
 //     (lane-strided loads, a warp reduction); Op commutative (Sum, Min, Max).
 //   Launch: BLOCK threads (a multiple of 32), any grid (grid-stride over units = rows * chunks).
 //   Static shared memory: axis_rows_scan BLOCK / 32 * 32 * ITEMS elements of the widest of InT
@@ -39,7 +40,7 @@
 //     found inner % V == 0; otherwise V == 1. Vectors are used only when both pointers are 16-byte
 //     aligned (grid-uniform), else the same V elements go one by one.
 //   axis_cols_total<InT, AccT, Op, V, U>: the split path's chunk totals, totals[(o * chunks + c)
-//     * inner + i].
+//     * inner + i], for every chunk but a line's last (no chunk reads its total).
 //   Launch: any 1-D launch (grid-stride over outer * chunks * inner / V threads). No shared
 //   memory.
 // Preconditions: in/out aligned to their element sizes; in not written during the kernels;
@@ -226,15 +227,17 @@ axis_rows_total(const InT* __restrict__ in, AccT* __restrict__ totals, long long
     constexpr int WARPS = BLOCK / WARP;
     const Op op;
     const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-    for (i64 u = static_cast<i64>(blockIdx.x) * WARPS + warp; u < units;
-         u += static_cast<i64>(gridDim.x) * WARPS) {
-        const i64 row = u / chunks, c = u % chunks;
+    const i64 tc = chunks - 1;  // a line's last chunk: no later chunk reads its total
+    const i64 tunits = units / chunks * tc;
+    for (i64 t = static_cast<i64>(blockIdx.x) * WARPS + warp; t < tunits;
+         t += static_cast<i64>(gridDim.x) * WARPS) {
+        const i64 row = t / tc, c = t % tc;
         const i64 begin = c * chunk_len, end = axis::min64(L, begin + chunk_len);
         const InT* p = in + row * L;
         AccT acc = Op::identity();
         for (i64 i = begin + lane; i < end; i += WARP) acc = op(acc, static_cast<AccT>(p[i]));
         acc = warp_reduce(acc, op);
-        if (lane == 0) totals[u] = acc;
+        if (lane == 0) totals[row * chunks + c] = acc;
     }
 }
 
@@ -311,12 +314,13 @@ __global__ void axis_cols_total(const InT* __restrict__ in, AccT* __restrict__ t
     using namespace prim;
     const Op op;
     const i64 nv = inner / V;
-    const i64 units = outer * chunks * nv;
+    const i64 tc = chunks - 1;  // a line's last chunk: no later chunk reads its total
+    const i64 units = outer * tc * nv;
     const bool vec = (reinterpret_cast<uptr>(in) & 15u) == 0;
     for (i64 u = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; u < units;
          u += static_cast<i64>(gridDim.x) * blockDim.x) {
         const i64 iv = u % nv, rest = u / nv;
-        const i64 c = rest % chunks, o = rest / chunks;
+        const i64 c = rest % tc, o = rest / tc;
         const i64 begin = c * chunk_len, end = axis::min64(L, begin + chunk_len);
         const i64 col = iv * V;
         AccT acc[V];
