@@ -2,6 +2,7 @@
 exactly the intended benchmarks (no shared base class), and every benchmark skips cleanly (asv's
 ``NotImplementedError``) where there is no GPU, or runs where there is one."""
 
+import itertools
 import json
 import os
 import pathlib
@@ -120,6 +121,19 @@ def test_track_on_gpu():
         b.setup(cache, *args)
         assert b.track_time_ms(cache, *args) > 0
         assert b.track_gbps(cache, *args) > 0
+
+
+@pytest.mark.gpu
+def test_api_benchmarks_run_on_gpu():
+    """The NumPy-API benchmarks (reduction.Api, scan.Api, histogram.Histogram2d) run clean at
+    their full sizes on the GPU: every combination measured, none skipped or failed."""
+    if not _backend.get_backend().is_cuda:
+        pytest.skip("needs the CUDA backend")
+    for module, name in (("reduction", "Api"), ("scan", "Api"), ("histogram", "Histogram2d")):
+        cls = getattr(load_benchmark(module), name)
+        for params in itertools.product(*cls.params):
+            entry = cls()._measure_one(params)
+            assert entry[0] == "ms" and entry[1] > 0 and entry[2] > 0, (name, params, entry)
 
 
 def test_history_script():

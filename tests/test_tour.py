@@ -145,3 +145,46 @@ def test_jobs_compile_first_in_worker_processes(tmp_path):
     key = lambda r: (r["family"], r["section"], r["contender"], r["ok"])  # noqa: E731
     assert ([key(r) for r in _csv_rows(tmp_path / "a.csv")]
             == [key(r) for r in _csv_rows(tmp_path / "b.csv")])
+
+
+def test_plot_writes_the_figure(tmp_path, capsys, monkeypatch):
+    """--plot PATH draws the run's timed rows (times on the emulator, GB/s on a GPU): one panel
+    per timed section, variants and peers coloured apart."""
+    pytest.importorskip("matplotlib")
+    from primitives.tour import plot
+
+    drawn = {}
+    real = plot.draw_families
+
+    def spy(families, rows, path, title=None):
+        drawn.update(families=families, rows=rows, title=title)
+        return real(families, rows, path, title=title)
+
+    monkeypatch.setattr(plot, "draw_families", spy)
+    path = tmp_path / "tour.png"
+    assert _tour.main(["--log2n", "8", "--family", "scan", "--family", "compaction",
+                       "--plot", str(path)]) == 0
+    assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"figure: {path}" in capsys.readouterr().out
+    timed = [r for r in drawn["rows"] if r["ms"] != ""]
+    assert {r["family"] for r in timed} == {"scan", "compaction"}
+    gpu = _backend.get_backend().is_cuda
+    assert all((r["gbs"] != "") == gpu for r in timed)
+    assert plot.is_peer("cupy (peer)") and not plot.is_peer("decoupled_lookback")
+
+
+def test_plot_needs_matplotlib(monkeypatch, capsys):
+    """Without matplotlib, --plot is refused before anything runs."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_mpl(name, *args, **kw):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError("no matplotlib here")
+        return real_import(name, *args, **kw)
+
+    monkeypatch.setattr(builtins, "__import__", no_mpl)
+    with pytest.raises(SystemExit) as exc:
+        _tour.main(["--plot", "x.png"])
+    assert exc.value.code == 2 and "--plot needs matplotlib" in capsys.readouterr().err

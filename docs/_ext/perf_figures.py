@@ -49,15 +49,6 @@ def _float(v):
         return float("nan")
 
 
-def _num(v):
-    return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
-
-
-def _is_peer(name):
-    low = name.lower()
-    return "(peer)" in low or low.startswith(("cupy", "cub", "cusparse", "numpy"))
-
-
 def _plt():
     import matplotlib
 
@@ -67,51 +58,12 @@ def _plt():
     return plt
 
 
-def _source_note(rows):
-    devices = sorted({r.get("device", "") for r in rows if r.get("device")})
-    return ", ".join(devices)
-
-
 def draw_families(families, rows, path):
-    """One panel per tour section: horizontal bars of GB/s per contender, the copy rate dashed."""
-    plt = _plt()
-    sections = {}
-    for r in rows:
-        if r["family"] in families and r.get("ok", "1") not in ("0", "False"):
-            sections.setdefault(r["section"], []).append(r)
-    if not sections:
-        return False
-    heights = [0.9 + 0.28 * len(v) for v in sections.values()]
-    fig, axes = plt.subplots(len(sections), 1, figsize=(9, sum(heights) + 0.6),
-                             gridspec_kw={"height_ratios": heights}, squeeze=False)
-    for ax, (title, rs) in zip(axes[:, 0], sections.items()):
-        names = [r["contender"] for r in rs]
-        gbs = [_float(r["gbs"]) for r in rs]
-        colors = ["#d95f02" if _is_peer(n) else "#1b9e77" for n in names]
-        ax.barh(range(len(rs)), gbs, color=colors)
-        ax.set_yticks(range(len(rs)), names, fontsize=8)
-        ax.invert_yaxis()
-        copy = _float(rs[0].get("copy_gbs"))
-        if copy == copy:  # not NaN
-            ax.axvline(copy, color="k", linestyle="--", linewidth=1,
-                       label=f"device copy rate, {_num(copy)} GB/s")
-            ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
-            ax.set_xlim(0, max([copy] + [g for g in gbs if g == g]) * 1.25)
-        for i, g in enumerate(gbs):
-            share = f" ({100 * g / copy:.0f}% of copy)" if copy == copy else ""
-            label = f" {_num(g)} GB/s{share}"
-            ax.text(g if g == g else 0, i, label, fontsize=7, va="center")
-        ax.set_title(title, fontsize=9, loc="left")
-        ax.tick_params(axis="x", labelsize=8)
-    axes[-1, 0].set_xlabel("achieved GB/s (bytes the operation must move; dashed: measured "
-                           "device copy rate)", fontsize=8)
-    fig.suptitle(f"{', '.join(families)}: variants (green) and peers (orange) — "
-                 f"{_source_note(rows)}", fontsize=9)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    """The tour's bandwidth figure (:func:`primitives.tour.plot.draw_families`), one panel per
+    tour section of ``families``."""
+    from primitives.tour import plot
+
+    return plot.draw_families(families, rows, path)
 
 
 def draw_peers(rows, path):

@@ -243,6 +243,21 @@ def _write_csv(f, records, info):
                         f"{copy:.3f}", info["backend"], info["device"]])
 
 
+def _plot(path, families, records, info, gpu, mode):
+    """The timed rows of this run as the bandwidth figure (:mod:`.plot`)."""
+    from . import plot
+
+    rows = [{"family": family, "section": section if gpu else _no_rates(section),
+             "contender": name, "ok": int(ok), "ms": ms if timed else "",
+             "gbs": gbs if timed and gpu else "", "copy_gbs": copy if gpu else "",
+             "device": info["device"]}
+            for family, section, name, ok, ms, gbs, copy, timed in records]
+    title = (f"python -m primitives ({mode}) on {info['device']}: variants (green), peers "
+             f"(orange)" + ("" if gpu else "; CPU emulator: times, not GPU rates"))
+    if not plot.draw_families(families, rows, path, title=title):
+        print(f"--plot: no timed row to draw; {path} not written", file=sys.stderr)
+
+
 def _check_log2n(gpu, log2n):
     """Size of the quick tour's checks: :data:`CHECK_LOG2N`, or ``log2n`` when smaller."""
     small = CHECK_LOG2N["cuda" if gpu else "emulator"]
@@ -331,6 +346,11 @@ def _parser():
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="first compile the kernels in N worker processes at once, one "
                              "family each (default 1: the tour compiles as it goes)")
+    parser.add_argument("--plot", default=None, metavar="PATH",
+                        help="also draw the timed rows as a figure (PNG, SVG or PDF by the "
+                             "name): achieved GB/s of every variant and peer against the copy "
+                             "rate on a GPU, times on the emulator; needs matplotlib (the "
+                             "'plot' extra)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (it is shown only when stdout and stderr are "
                              "terminals)")
@@ -338,7 +358,13 @@ def _parser():
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.error("--plot needs matplotlib: pip install 'primitives[plot]'")
     to_stdout = args.csv == "-"
     out = sys.stderr if to_stdout else sys.stdout
 
@@ -399,6 +425,9 @@ def main(argv=None):
         else:
             with open(args.csv, "w", newline="") as f:
                 _write_csv(f, records, info)
+    if args.plot is not None:
+        _plot(args.plot, families, records, info, gpu, mode)
+        say(f"figure: {args.plot}")
     if gpu:
         say("speedup: relative to the first row of each table; % copy: GB/s counting the bytes "
             "the operation must move, over the measured copy rate.")
