@@ -1160,7 +1160,8 @@ def test_asv_benchmarks_skip_without_cuda(backend):
     mod = load_benchmark("histogram")
     classes = [c for _, c in inspect.getmembers(mod, inspect.isclass)
                if c.__module__ == mod.__name__ and not c.__name__.startswith("_")]
-    assert {c.__name__ for c in classes} == {"Variants", "Bins", "Bincount", "Peers"}
+    assert {c.__name__ for c in classes} == {"Variants", "Bins", "Bincount", "Peers",
+                                             "Histogram2d"}
     assert mod.Variants.params[0] == list(histograms.VARIANTS)
     for cls in classes:
         assert len(cls.params) == len(cls.param_names)

@@ -27,11 +27,11 @@ from tools.figures.numpy_api import cases, same
 GRIDS = {
     ("reduction", "axis"): ("sum(axis", [
         {}, {"vectors": 8}, {"blocks_per_sm": 4}, {"vectors": 8, "blocks_per_sm": 4},
-        {"block": 512, "blocks_per_sm": 4}, {"block": 128, "blocks_per_sm": 16},
+        {"block": 512, "blocks_per_sm": 4},
     ]),
     ("scan", "axis"): ("cumsum(axis", [
         {}, {"unroll": 8}, {"split_per_sm": 1024}, {"unroll": 8, "split_per_sm": 1024},
-        {"unroll": 8, "split_per_sm": 256}, {"unroll": 16, "split_per_sm": 128},
+        {"unroll": 16, "split_per_sm": 256},
     ]),
 }
 REPS = {"rounds": 3, "warmup": 3, "repeat": 10}
@@ -45,6 +45,7 @@ def sweep(family, selector, prefix, grid, lines):
     rng = cp.random.default_rng(11)
     chosen = [c for c in cases() if c.name.startswith(prefix)]
     times = {i: {} for i in range(len(grid))}
+    wrong = set()  # policies that gave another result than CuPy's somewhere: never the best
     for case in chosen:
         ours, theirs, _ = case.make(cp, rng)
         want = theirs()
@@ -53,7 +54,9 @@ def sweep(family, selector, prefix, grid, lines):
             def run(fields=fields):
                 with prim.tuning.override(family, selector=selector, **fields):
                     return ours()
-            assert same(cp, run(), want), f"{case.name} under {_label(fields)} differs from CuPy"
+            if not same(cp, run(), want):
+                print(f"WRONG: {case.name} under {_label(fields)} differs from CuPy", flush=True)
+                wrong.add(i)
             fns[i] = run
         for i, ms in _timing.bench_many(fns, **REPS).items():
             times[i][case.name] = ms
@@ -66,11 +69,11 @@ def sweep(family, selector, prefix, grid, lines):
     gm = {i: math.exp(sum(math.log(t[c.name] / times[0][c.name]) for c in chosen) / len(chosen))
           for i, t in times.items()}
     for i, fields in enumerate(grid):
-        lines.append(f"| {_label(fields)} | " + " | ".join(f"{times[i][c.name]:.4f}"
-                                                          for c in chosen)
+        lines.append(f"| {_label(fields)}{' (WRONG results)' if i in wrong else ''} | "
+                     + " | ".join(f"{times[i][c.name]:.4f}" for c in chosen)
                      + f" | {gm[i]:.3f} |")
         print(lines[-1], flush=True)
-    best = min(gm, key=gm.get)
+    best = min((i for i in gm if i not in wrong), key=gm.get, default=0)
     lines.append(f"\nbest: {_label(grid[best])} ({gm[best]:.3f} of the policy in force)")
     return {k: v for k, v in grid[best].items() if getattr(base, k) != v}
 
