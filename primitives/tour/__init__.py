@@ -81,7 +81,9 @@ class Progress:
             except ImportError:
                 tqdm = None
             if tqdm is not None:
+                # every step redrawn (a step is a check or a timing: never too many to draw)
                 self.bar = tqdm(total=total, file=sys.stderr, leave=False, dynamic_ncols=True,
+                                mininterval=0, miniters=1,
                                 unit="step", bar_format="{l_bar}{bar}| {n}/{total} "
                                 "[{elapsed}<{remaining}]{postfix}")
 
