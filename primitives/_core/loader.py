@@ -1,9 +1,10 @@
 """Kernel loader: one place that turns ``kernels/<family>/<file>.cu`` into launchable functions.
 
 A *module* is a source file plus the template instantiations ("name expressions") a family asks
-for. On the CUDA backend it is a ``cupy.RawModule`` compiled by NVRTC; on the emulator it is the
-same source compiled by the host C++ compiler (:mod:`primitives._core.emulator`). Modules are memoized
-per (backend, device, file, names). CuPy's on-disk cache keys on the source text and the options
+for. On the CUDA backend it is a ``cupy.RawModule`` loaded from the binary shipped with the
+package where there is one (:mod:`primitives._core.binaries`), else compiled by NVRTC; on the
+emulator it is the same source compiled by the host C++ compiler
+(:mod:`primitives._core.emulator`). Modules are memoized per (backend, device, file, names). CuPy's on-disk cache keys on the source text and the options
 only, so a hash of the whole ``kernels/`` tree is folded into the options: editing any header
 recompiles every module.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import pathlib
+import warnings
 
 import numpy as np
 
@@ -236,17 +238,50 @@ def _compile_message(relpath, names, exc):
             f"instantiations asked for: {list(names)}")
 
 
+_shipped_modules = {}  # path of a shipped binary -> its loaded module (one per file and device)
+
+
+def shipped(raw_module, relpath, names, cc):
+    """A getter ``get(name)`` of the kernels ``names`` of ``relpath`` from the binary shipped for
+    a device of compute capability ``cc`` (:mod:`primitives._core.binaries`), or None where there
+    is none or it does not load (a warning then: the caller compiles instead). ``raw_module``:
+    the class that loads a cubin or PTX file (``cupy.RawModule``)."""
+    from . import binaries
+
+    found = binaries.find(relpath, names, cc)
+    if found is None:
+        return None
+    path, lowered = found
+    key = (str(path), _backend.get_backend().device_id())
+    try:
+        raw = _shipped_modules.get(key)
+        if raw is None:
+            raw = raw_module(path=str(path))
+            raw.get_function(lowered[names[0]])  # loads the file now, so a failure falls back
+            _shipped_modules[key] = raw
+    except Exception as exc:  # a damaged or incompatible binary: compile as without one
+        warnings.warn(f"primitives: the shipped kernel binary {path.name} did not load "
+                      f"({type(exc).__name__}: {exc}); compiling {relpath} instead",
+                      RuntimeWarning, stacklevel=2)
+        return None
+    return lambda name: raw.get_function(lowered[name])
+
+
 def _compile(backend, relpath, names):
     code = source(relpath)
     if backend.is_cuda:
         import cupy
 
-        raw = cupy.RawModule(code=code, options=nvrtc_options(), name_expressions=list(names))
-        try:
-            raw.compile()
-        except cupy.cuda.compiler.CompileException as exc:
-            raise KernelCompileError(_compile_message(relpath, names, exc)) from exc
-        get_raw = raw.get_function
+        get_raw = shipped(cupy.RawModule, relpath, names,
+                          backend.device_info().compute_capability)
+        if get_raw is None:
+            raw = cupy.RawModule(code=code, options=nvrtc_options(),
+                                 name_expressions=list(names))
+            try:
+                raw.compile()
+            except cupy.cuda.compiler.CompileException as exc:
+                raise KernelCompileError(_compile_message(relpath, names, exc)) from exc
+            get_raw = raw.get_function
     else:
         from . import emulator as _emulator
 

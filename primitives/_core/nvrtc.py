@@ -2,7 +2,8 @@
 
 NVRTC needs no device: it turns CUDA C++ into PTX/cubin for a named architecture. The CI job uses
 it to compile every kernel instantiation the library can launch, for several architectures, so a
-template error or an unsupported construct fails the build even on a machine with no GPU.
+template error or an unsupported construct fails the build even on a machine with no GPU; the
+kernel binaries shipped with the package (:mod:`primitives._core.binaries`) are built with it.
 
 The library is found, in order, from ``$PRIMITIVES_NVRTC`` (a path to ``libnvrtc.so``), the pip
 wheels ``nvidia-cuda-nvrtc-cu12`` / ``nvidia-cuda-nvrtc`` (CUDA 13), ``$CUDA_PATH`` and
@@ -16,7 +17,7 @@ import glob
 import os
 import sys
 
-__all__ = ["NVRTCError", "NVRTCNotFound", "load", "compile_check", "version"]
+__all__ = ["NVRTCError", "NVRTCNotFound", "load", "compile_check", "compile_binary", "version"]
 
 
 class NVRTCError(RuntimeError):
@@ -82,6 +83,21 @@ def compile_check(code, name_expressions, *, arch="sm_90", options=(), filename=
 
     Returns ``{name_expression: lowered_name}``; raises :class:`NVRTCError` with the log on failure.
     """
+    return _compile(code, name_expressions, arch, options, filename, binary=False)[1]
+
+
+def compile_binary(code, name_expressions, *, arch, options=(), filename="kernel.cu"):
+    """Compile ``code`` with every name expression instantiated into loadable code: a cubin for a
+    real architecture (``arch="sm_90"``), PTX for a virtual one (``arch="compute_90"``).
+
+    Returns ``(image, {name_expression: lowered_name})``: the cubin's bytes or the PTX text's,
+    and the mangled names a module loaded from the image is asked for; raises
+    :class:`NVRTCError` with the log on failure.
+    """
+    return _compile(code, name_expressions, arch, options, filename, binary=True)
+
+
+def _compile(code, name_expressions, arch, options, filename, binary):
     lib = load()
     prog = ctypes.c_void_p()
     _check(
@@ -114,6 +130,15 @@ def compile_check(code, name_expressions, *, arch="sm_90", options=(), filename=
                 f"lowered name of {name!r}",
             )
             lowered[name] = out.value.decode()
-        return lowered
+        image = None
+        if binary:
+            kind = "CUBIN" if arch.startswith("sm_") else "PTX"
+            size = ctypes.c_size_t()
+            _check(lib, getattr(lib, f"nvrtcGet{kind}Size")(prog, ctypes.byref(size)),
+                   f"nvrtcGet{kind}Size")
+            buf = ctypes.create_string_buffer(size.value)
+            _check(lib, getattr(lib, f"nvrtcGet{kind}")(prog, buf), f"nvrtcGet{kind}")
+            image = buf.raw
+        return image, lowered
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))

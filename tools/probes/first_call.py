@@ -1,0 +1,113 @@
+"""First-call time of every public function and of CuPy's twins, each in a fresh process with
+empty kernel caches (the zero-wait start figures).
+
+    python -m tools.probes.first_call [--only NAME ...] [--binaries DIR|off] [--out FILE]
+
+For each function a new Python process imports primitives (or CuPy), makes its input (n = 2^20,
+random, on the device), synchronizes, then times its first call to the end of its work
+(wall-clock, synchronized): the compile, load and launch a new user waits for; the import is not
+counted. Every process gets an empty temporary ``HOME``, CuPy kernel cache and primitives cache,
+so nothing compiled by an earlier process is reused. ``--binaries`` chooses the kernel binaries
+the package loads (``PRIMITIVES_KERNEL_BINARIES``; default: the package's own, where built).
+Runs on the emulator too (then it times the host compiler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+#: name -> (setup statements making ``x``, ``y``..., the first call); ``xp`` is the array module
+CALLS = {
+    "sum": ("x = rnd(n, 'float32')", "prim.sum(x)"),
+    "min": ("x = rnd(n, 'float32')", "prim.min(x)"),
+    "prod": ("x = rnd(n, 'float64')", "prim.prod(x)"),
+    "mean": ("x = rnd(n, 'float32')", "prim.mean(x)"),
+    "argmax": ("x = rnd(n, 'float32')", "prim.argmax(x)"),
+    "sum axis=0": ("x = rnd(n, 'float32').reshape(-1, 256)", "prim.sum(x, axis=0)"),
+    "cumsum": ("x = rnd(n, 'int32')", "prim.cumsum(x)"),
+    "cumsum axis=0": ("x = rnd(n, 'int32').reshape(-1, 256)", "prim.cumsum(x, axis=0)"),
+    "exclusive_scan": ("x = rnd(n, 'float32')", "prim.exclusive_scan(x)"),
+    "compact": ("x = rnd(n, 'float32'); m = x > 0.5", "prim.compact(x, m)"),
+    "segmented_reduce": ("x = rnd(n, 'float32'); o = xp.arange(0, n + 1, 1024)",
+                         "prim.segmented_reduce(x, o)"),
+    "sort": ("x = rnd(n, 'uint32')", "prim.sort(x)"),
+    "argsort": ("x = rnd(n, 'uint32')", "prim.argsort(x)"),
+    "histogram": ("x = rnd(n, 'float32')", "prim.histogram(x, 100, (0, 1))"),
+    "bincount": ("x = rnd(n, 'int32') % 1000", "prim.bincount(x)"),
+    "histogram2d": ("x = rnd(n, 'float32'); y = rnd(n, 'float32')",
+                    "prim.histogram2d(x, y, 64, [[0, 1], [0, 1]])"),
+    "spmv": ("import scipy.sparse as sp; A = prim.sparse.CSR(sp.random(1 << 14, 1 << 14, "
+             "density=1e-3, format='csr', dtype='float32', random_state=1)); "
+             "x = rnd(1 << 14, 'float32')", "prim.spmv(A, x)"),
+    "cupy.sum": ("x = rnd(n, 'float32')", "xp.sum(x)"),
+    "cupy.cumsum": ("x = rnd(n, 'int32')", "xp.cumsum(x)"),
+    "cupy.sort": ("x = rnd(n, 'uint32')", "xp.sort(x)"),
+    "cupy.histogram": ("x = rnd(n, 'float32')", "xp.histogram(x, 100, (0, 1))"),
+}
+
+CHILD = r"""
+import json, sys, time
+import numpy as np
+import primitives as prim
+from primitives._core import backend as _b
+b = _b.get_backend()
+xp = b.xp
+def sync():
+    if b.is_cuda:
+        xp.cuda.Device().synchronize()
+def rnd(n, dt):
+    h = np.random.default_rng(1).random(n)
+    h = (h * 2**31).astype(dt) if np.dtype(dt).kind in 'iu' else h.astype(dt)
+    return xp.asarray(h)
+n = 1 << 20
+{setup}
+sync()
+t = time.perf_counter()
+r = {call}
+sync()
+dt = time.perf_counter() - t
+print(json.dumps({{"s": dt, "backend": b.name}}))
+"""
+
+
+def first_call(name, binaries=None):
+    """Seconds of ``name``'s first call in a fresh process with empty caches."""
+    setup, call = CALLS[name]
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "HOME": home, "CUPY_CACHE_DIR": os.path.join(home, "cupy"),
+               "PRIMITIVES_CACHE_DIR": os.path.join(home, "prim")}
+        if binaries is not None:
+            env["PRIMITIVES_KERNEL_BINARIES"] = binaries
+        code = CHILD.format(setup=setup, call=call)
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, timeout=900)
+        if r.returncode != 0:
+            return None, r.stderr.strip().splitlines()[-1:]
+        return json.loads(r.stdout.strip().splitlines()[-1]), None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m tools.probes.first_call")
+    ap.add_argument("--only", action="append", choices=sorted(CALLS))
+    ap.add_argument("--binaries", default=None,
+                    help="PRIMITIVES_KERNEL_BINARIES for the children (a directory, or off)")
+    ap.add_argument("--out", default=None, help="the table as Markdown")
+    args = ap.parse_args(argv)
+    lines = ["| first call (fresh process, empty caches) | seconds |", "|---|---|"]
+    print("\n".join(lines), flush=True)
+    for name in args.only or CALLS:
+        res, err = first_call(name, args.binaries)
+        lines.append(f"| {name} | {res['s']:.3f} |" if res else f"| {name} | failed: {err} |")
+        print(lines[-1], flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
