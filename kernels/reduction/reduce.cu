@@ -52,6 +52,7 @@
 #include "common/block.cuh"
 #include "common/load.cuh"
 #include "common/pack16.cuh"
+#include "common/narrow.cuh"  // prim::f16
 
 namespace prim {
 
@@ -86,50 +87,7 @@ __device__ __forceinline__ void warp_tree_unrolled(volatile AccT* s, unsigned ti
     v = op(v, s[tid + 1]);  __syncwarp(); s[tid] = v;
 }
 
-// float16 as its 16 bits (NVRTC ships no cuda_fp16.h without the toolkit's headers): converts to
-// float exactly, and from float rounding to nearest even (the result of a float16 sum).
-struct f16 {
-    unsigned short bits;
-    f16() = default;
-    __device__ __forceinline__ explicit f16(float v) : bits(float_to_half_bits(v)) {}
-    __device__ __forceinline__ operator float() const { return half_bits_to_float(bits); }
-
-    static __device__ __forceinline__ float half_bits_to_float(unsigned short h) {
-#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
-        float f;
-        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-        return f;
-#else
-        const unsigned sign = (static_cast<unsigned>(h) & 0x8000u) << 16;
-        const unsigned exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
-        if (exp == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (man << 13));  // inf, NaN
-        if (exp == 0) {  // zero or subnormal: man * 2^-24, exact in float
-            const float f = static_cast<float>(man) * 5.9604644775390625e-8f;
-            return sign ? -f : f;
-        }
-        return __uint_as_float(sign | ((exp + 112u) << 23) | (man << 13));
-#endif
-    }
-
-    static __device__ __forceinline__ unsigned short float_to_half_bits(float v) {
-#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
-        unsigned short h;
-        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
-        return h;
-#else
-        const unsigned x = __float_as_uint(v);
-        const unsigned sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
-        if (ax > 0x7f800000u) return static_cast<unsigned short>(sign | 0x7e00u | (ax >> 13));
-        if (ax >= 0x477ff000u) return static_cast<unsigned short>(sign | 0x7c00u);  // >= 65520
-        if (ax < 0x38800000u) {  // below 2^-14: float addition rounds to units of 2^-24
-            const float t = __uint_as_float(ax) + 0.5f;
-            return static_cast<unsigned short>(sign | (__float_as_uint(t) - 0x3f000000u));
-        }
-        const unsigned r = ax - 0x38000000u;  // exponent rebiased from 127 to 15
-        return static_cast<unsigned short>(sign | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13));
-#endif
-    }
-};
+// prim::f16 (float16 as its 16 bits) is common/narrow.cuh's.
 
 // 16-byte loads of any element type: load16 of common/load.cuh for the 4- and 8-byte types (their
 // code unchanged), common/pack16.cuh's load_pack16 (one uint4 split into 16 / sizeof(T)
