@@ -346,7 +346,7 @@ def test_kernel_instantiations_registered():
 
     names = loader.registered_modules()[_arg.SOURCE]
     for dt in DTYPES:
-        c = _arg._CNAMES[dt]
+        c = _arg.kernel_ctype(dt)
         for kind in ("arg_flat", "arg_rows", "arg_cols"):
             assert any(n.startswith(f"{kind}<{c}, true") for n in names)
             assert any(n.startswith(f"{kind}<{c}, false") for n in names)

@@ -124,6 +124,11 @@ def reduce_result_dtype(dt, op):
 #: the C++ types of kernels/common/complex.cuh they are read as (NumPy's layout)
 COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 COMPLEX_CTYPES = {np.dtype(np.complex64): "prim::c64", np.dtype(np.complex128): "prim::c128"}
+#: every dtype some kernel reads in place, and the C++ type it is read as in name expressions: the
+#: 4- and 8-byte types, the narrow integers, bool as its bytes (0 and 1), float16 as prim::f16
+#: (common/narrow.cuh) and complex as prim::c64/c128 (common/complex.cuh)
+KERNEL_CTYPES = {**CTYPES, **SMALL_CTYPES, np.dtype(np.bool_): "unsigned char",
+                 np.dtype(np.float16): "prim::f16", **COMPLEX_CTYPES}
 #: every dtype the sums and products accept (min/max take :data:`REDUCE_DTYPES`: no complex)
 REDUCE_COMPLEX_DTYPES = REDUCE_DTYPES + COMPLEX
 

@@ -15,31 +15,26 @@ import operator
 
 import numpy as np
 
-from .._core import (checks as _checks, launch as _launch, loader as _loader,
-                     plans as _plans)
+from .._core import (checks as _checks, dtypes as _dtypes, launch as _launch,
+                     loader as _loader, plans as _plans)
 from . import _policy
 
 __all__ = ["argmin", "argmax", "DTYPES"]
 
 SOURCE = "reduction/arg.cu"
 
-#: the dtypes argmin/argmax take, and the C++ type each is read as (bool as its bytes, float16
-#: as its bits)
-_CNAMES = {
-    np.dtype(np.bool_): "unsigned char",
-    np.dtype(np.int8): "signed char",
-    np.dtype(np.uint8): "unsigned char",
-    np.dtype(np.int16): "short",
-    np.dtype(np.uint16): "unsigned short",
-    np.dtype(np.int32): "int",
-    np.dtype(np.int64): "long long",
-    np.dtype(np.uint32): "unsigned int",
-    np.dtype(np.uint64): "unsigned long long",
-    np.dtype(np.float16): "prim::half_bits",
-    np.dtype(np.float32): "float",
-    np.dtype(np.float64): "double",
-}
-DTYPES = tuple(_CNAMES)
+#: the dtypes argmin/argmax take, and the C++ type each is read as: the one table's
+#: (dtypes.KERNEL_CTYPES), but float16 as arg.cu's prim::half_bits (its bits, ordered there)
+DTYPES = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                     np.int64, np.uint32, np.uint64, np.float16, np.float32,
+                                     np.float64))
+_CNAMES = {dt: "prim::half_bits" if dt == np.float16 else _dtypes.KERNEL_CTYPES[dt]
+           for dt in DTYPES}
+
+
+def kernel_ctype(dt):
+    """The C++ type arg.cu reads ``dt`` as."""
+    return _CNAMES[np.dtype(dt)]
 _INTP = np.dtype(np.intp)
 
 #: module keys: (kind, C++ input type); "flat" holds arg_flat, "axis" arg_rows and arg_cols

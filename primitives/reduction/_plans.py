@@ -28,8 +28,7 @@ _ITEMS = {"alpha": 1, "beta": 1, "gamma": 1, "delta": 2, "epsilon": 2}  # elemen
 
 
 #: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, kernels/reduction/reduce.cu)
-_CNAMES = {**_dtypes.CTYPES, **_dtypes.SMALL_CTYPES, np.dtype(np.float16): "prim::f16",
-           **_dtypes.COMPLEX_CTYPES}
+_CNAMES = _dtypes.KERNEL_CTYPES
 #: the production kernel's narrow-input instantiations: sums, min/max, then products
 _NARROW_KERNELS = _dtypes.REDUCE_NARROW_KERNELS + _dtypes.REDUCE_NARROW_PROD_KERNELS
 #: the complex (input, accumulator) pairs, production kernel only (sum and prod)

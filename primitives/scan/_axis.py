@@ -30,7 +30,7 @@ _OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "m
 #: the element types of kernels/common/load.cuh's 16-byte vectors (Vec16)
 _VEC16 = frozenset(_dtypes.NUMERIC)
 _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
-_CTYPES = {**_dtypes.CTYPES, _COMPLEX[0]: "prim::c64", _COMPLEX[1]: "prim::c128"}
+_CTYPES = _dtypes.KERNEL_CTYPES
 #: the dtype a result of a dtype without kernels is computed in (then cast to the result's):
 #: integers modulo 2^8/2^16 and bool (0 or 1) are exact in 32 bits, float16 as CuPy's in float32
 _WORK = {np.dtype(k): np.dtype(v) for k, v in (

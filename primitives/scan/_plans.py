@@ -36,8 +36,7 @@ COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 DTYPES = _dtypes.NUMERIC + NARROW + COMPLEX
 
 #: C++ types of the scans' element types (bool is read as its bytes, 0 and 1)
-CTYPES = {**_dtypes.CTYPES, **_dtypes.SMALL_CTYPES, _B: "unsigned char", _F16: "prim::f16",
-          COMPLEX[0]: "prim::c64", COMPLEX[1]: "prim::c128"}
+CTYPES = _dtypes.KERNEL_CTYPES
 
 #: the look-back scan's instantiations for narrow inputs read in place: (input, accumulator,
 #: result, ops). Sums and products accumulate as NumPy's result (64-bit integers; wrapping as NumPy
