@@ -87,6 +87,8 @@ def test_empty_axes():
     ("min", {"axis": -3}, np.exceptions.AxisError),
     ("max", {"axis": (0, 0)}, ValueError),
     ("sum", {"axis": 0.5}, TypeError),
+    ("sum", {"axis": True}, TypeError),  # NumPy refuses a bool axis
+    ("min", {"axis": (0, np.True_)}, TypeError),
     ("sum", {"axis": 0, "out": np.empty(4)}, ValueError),
     ("sum", {"axis": 0, "out": np.empty((2, 3))}, ValueError),
 ])

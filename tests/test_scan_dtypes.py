@@ -336,6 +336,10 @@ def test_cumprod_bad_arguments():
                   match="axis must be an integer")
     H.raises_like(np.exceptions.AxisError, "cumprod", prim.cumprod, np.ones((2, 2)), axis=2,
                   match="out of bounds")
+    with pytest.raises(TypeError):  # NumPy refuses a bool axis; so do the scans
+        np.cumprod(np.ones((2, 2)), axis=True)
+    H.raises_like(TypeError, "cumprod", prim.cumprod, np.ones((2, 2)), axis=True,
+                  match="axis must be an integer")
     H.raises_like(ValueError, "cumprod", prim.cumprod, np.ones(4), variant="kogge_stone",
                   match="variant must be")
     H.raises_like(ValueError, "inclusive_scan", prim.inclusive_scan, np.ones(4), "mul",

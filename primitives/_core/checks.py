@@ -14,6 +14,8 @@ go back to the caller's byte order through :meth:`Input.kept`, as NumPy keeps it
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from . import backend as _backend
@@ -138,6 +140,24 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f
             arr = arr.get()
         arr = np.ascontiguousarray(arr)
     return Input(arr.T if flip else arr, host, backend, order)
+
+
+def axis_index(axis, ndim, func, what="an integer or None"):
+    """One ``axis`` (an integer, negative counting from the end) as an index in
+    ``[0, max(ndim, 1))``, with NumPy's errors: ``TypeError`` for anything not an integer (bool
+    too, as NumPy refuses it), ``AxisError`` out of range. ``what``: the forms the function takes,
+    for the message."""
+    if isinstance(axis, (bool, np.bool_)):
+        raise TypeError(f"{func}: axis must be {what}, got {axis!r}")
+    try:
+        a = operator.index(axis)
+    except TypeError as exc:
+        raise TypeError(f"{func}: axis must be {what}, got {axis!r}") from exc
+    dims = max(ndim, 1)
+    if not -dims <= a < dims:
+        raise np.exceptions.AxisError(f"{func}: axis {a} is out of bounds for array of "
+                                      f"dimension {ndim}")
+    return a % dims
 
 
 def check_out(out, shape, func):

@@ -11,7 +11,6 @@ from a plan per (dtype, op, shape, policy, stream), filed in :data:`primitives._
 
 from __future__ import annotations
 
-import operator
 
 import numpy as np
 
@@ -187,37 +186,18 @@ def _check_dtype(dt, func):
 
 
 def _check_axis(axis, ndim, func):
-    """``axis`` (None or an int, negative counting from the end) in ``[0, max(ndim, 1))``, or
-    None; NumPy's errors (a tuple is a TypeError: NumPy takes one axis)."""
-    if axis is None:
-        return None
-    if isinstance(axis, (bool, np.bool_)):
-        raise TypeError(f"{func}: axis must be an integer or None, got {axis!r}")
-    try:
-        a = operator.index(axis)
-    except TypeError as exc:
-        raise TypeError(f"{func}: axis must be an integer or None, got {axis!r}") from exc
-    dims = max(ndim, 1)
-    if not -dims <= a < dims:
-        raise np.exceptions.AxisError(f"{func}: axis {a} is out of bounds for array of "
-                                      f"dimension {dims}")
-    return a % dims
+    """``axis`` (None or one int: NumPy takes no tuple here) as an index, or None."""
+    return None if axis is None else _checks.axis_index(axis, ndim, func)
 
 
 def _check_out(out, shape, func):
-    """NumPy's checks of ``out``: an array of the result's shape, of a dtype int64 casts to
-    safely the other way round (NumPy's rule: int32 passes, uint64 and floats do not),
-    writeable."""
-    if not hasattr(out, "shape") or not hasattr(out, "dtype"):
-        raise TypeError(f"{func}: output must be an array, got {type(out).__name__}")
-    if tuple(out.shape) != tuple(shape):
-        raise ValueError(f"{func}: output array does not match result of np.{func} (out has "
-                         f"shape {tuple(out.shape)}, the result {tuple(shape)})")
+    """NumPy's checks of ``out`` (:func:`~primitives._core.checks.check_out`), and its dtype:
+    one int64 casts to safely the other way round (NumPy's rule: int32 passes, uint64 and
+    floats do not)."""
+    _checks.check_out(out, shape, func)
     if not np.can_cast(out.dtype, _INTP, "safe"):
         raise TypeError(f"{func}: cannot cast out's dtype {out.dtype} to int64 according to "
                         f"the rule 'safe'")
-    if isinstance(out, np.ndarray) and not out.flags.writeable:
-        raise ValueError(f"{func}: output array is read-only")
 
 
 def _empty(func):

@@ -21,7 +21,6 @@ configuration (:data:`~primitives._core.plans.PLANS`) holds the launches and int
 from __future__ import annotations
 
 import functools
-import operator
 
 import numpy as np
 
@@ -265,15 +264,7 @@ def normalize_axis(axis, ndim, func):
     items = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in items:
-        try:
-            a = operator.index(a)
-        except TypeError as exc:
-            raise TypeError(f"{func}: axis must be an integer, a tuple of integers or None, "
-                            f"got {axis!r}") from exc
-        if not -max(ndim, 1) <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
-            raise np.exceptions.AxisError(f"{func}: axis {a} is out of bounds for array of "
-                                          f"dimension {ndim}")
-        a %= max(ndim, 1)
+        a = _checks.axis_index(a, ndim, func, "an integer, a tuple of integers or None")
         if a in out:
             raise ValueError(f"{func}: duplicate value in 'axis'")
         out.append(a)

@@ -170,13 +170,7 @@ def _along_axis(x, axis, func):
     ndim = getattr(x, "ndim", None)
     if ndim is None:
         ndim = np.ndim(x)
-    try:
-        axis = operator.index(axis)
-    except TypeError as exc:
-        raise TypeError(f"{func}: axis must be an integer or None, got {axis!r}") from exc
-    if not -max(ndim, 1) <= axis < max(ndim, 1):
-        raise np.exceptions.AxisError(f"{func}: axis {axis} is out of bounds for array of "
-                                      f"dimension {ndim}")
+    _checks.axis_index(axis, ndim, func)
     return ndim > 1
 
 
