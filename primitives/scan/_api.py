@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
@@ -181,7 +179,7 @@ def _scan_axis(x, axis, op, dtype, variant, exclusive, func, key=None):
     strided view copied to C order first. The result has ``x``'s shape. A call on an array of
     the backend's type read as it is files its plan under the call key ``key``."""
     ndim = x.ndim if getattr(x, "ndim", None) is not None else np.ndim(x)
-    axis = operator.index(axis) % ndim
+    axis = _checks.axis_index(axis, ndim, func)
     flags = getattr(x, "flags", None)
     flipped = bool(flags is not None and getattr(flags, "f_contiguous", False)
                    and not getattr(flags, "c_contiguous", True))
