@@ -93,13 +93,10 @@ def natural(variant, dt, op):
     return res if direct(variant, dt, res, op) else None
 
 
-def result_dtype(dt, op):
-    """NumPy's result dtype of ``numpy.cumsum``/``numpy.cumprod`` of ``dt`` (bool and integers
-    below 64 bits widen to int64/uint64; float16 and complex stay) for ``sum``/``prod``; ``dt``
-    for ``min``/``max``."""
-    if op in ("min", "max") or dt.kind == "c":
-        return dt
-    return np.dtype(np.int64) if dt.kind == "b" else _dtypes.sum_dtype(dt)
+#: NumPy's result dtype of ``numpy.cumsum``/``numpy.cumprod`` of ``dt``: that of ``sum``/``prod``
+#: (bool and integers below 64 bits widen to int64/uint64; float16 and complex stay), ``dt`` for
+#: ``min``/``max``
+result_dtype = _dtypes.reduce_result_dtype
 
 
 def _op(op, acc_c, res_dt):
