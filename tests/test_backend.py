@@ -77,10 +77,34 @@ def test_modules_memoized():
     assert a(names[0]) is b(names[0])
 
 
+def test_module_gives_only_its_own_instantiations():
+    names = ["reduce_gamma<float, float, prim::Sum<float>>"]
+    get = _loader.load("reduction/reduce.cu", names)
+    with pytest.raises(KeyError, match="not an instantiation"):
+        get("reduce_gamma<double, double, prim::Sum<double>>")
+
+
+@pytest.mark.skipif(not _backend.get_backend().is_cuda, reason="NVRTC's lazy path is CUDA's")
+def test_cuda_compiles_only_the_instantiation_asked_for(monkeypatch):
+    """With no shipped binary, a module's kernels are compiled one by one as calls ask."""
+    monkeypatch.setenv("PRIMITIVES_KERNEL_BINARIES", "off")
+    names = ["reduce_gamma<float, float, prim::Max<float>>",
+             "reduce_gamma<double, double, prim::Max<double>>"]
+    b = _backend.get_backend()
+    for name in names:
+        _loader._alone.pop((b.device_id(), "reduction/reduce.cu", name), None)
+    _loader._modules.pop((b.name, b.device_id(), "reduction/reduce.cu", tuple(names)), None)
+    get = _loader.load("reduction/reduce.cu", names)
+    assert not [k for k in _loader._alone if k[2] in names]  # loading compiles nothing
+    get(names[0])
+    assert [k[2] for k in _loader._alone if k[2] in names] == [names[0]]
+
+
 def test_compile_error_puts_the_cause_first():
     """The first line holds the compiler's first error; the instantiations come last."""
     with pytest.raises(prim.KernelCompileError) as info:
-        _loader.load("reduction/reduce.cu", ["reduce_gamma<float, float, prim::Nope<float>>"])
+        name = "reduce_gamma<float, float, prim::Nope<float>>"
+        _loader.load("reduction/reduce.cu", [name])(name)  # CUDA compiles when asked for it
     msg = str(info.value)
     first = msg.splitlines()[0]
     assert first.startswith("compiling reduction/reduce.cu failed:") and "error" in first.lower()

@@ -2,11 +2,12 @@
 
 A *module* is a source file plus the template instantiations ("name expressions") a family asks
 for. On the CUDA backend it is a ``cupy.RawModule`` loaded from the binary shipped with the
-package where there is one (:mod:`primitives._core.binaries`), else compiled by NVRTC; on the
-emulator it is the same source compiled by the host C++ compiler
-(:mod:`primitives._core.emulator`). Modules are memoized per (backend, device, file, names). CuPy's on-disk cache keys on the source text and the options
-only, so a hash of the whole ``kernels/`` tree is folded into the options: editing any header
-recompiles every module.
+package where there is one (:mod:`primitives._core.binaries`), else each instantiation is compiled
+by NVRTC alone when a call first needs it (a first call waits for its own kernels, not for every
+instantiation of the file); on the emulator it is the same source compiled by the host C++
+compiler (:mod:`primitives._core.emulator`). Modules are memoized per (backend, device, file,
+names). CuPy's on-disk cache keys on the source text and the options only, so a hash of the
+whole ``kernels/`` tree is folded into the options: editing any header recompiles every module.
 
 Every family registers its modules with :func:`register` so that the NVRTC check in CI can compile
 every instantiation the library can launch (:func:`registered_modules`).
@@ -215,9 +216,12 @@ _modules = {}
 
 
 def load(relpath, names):
-    """Compile (once per device) the module ``relpath`` with ``names`` and return a getter.
+    """The module ``relpath`` with the instantiations ``names`` (once per device): a getter
+    ``get(name) -> Kernel``.
 
-    Returns a function ``get(name) -> Kernel``.
+    On the CUDA backend the kernels come from the binary shipped for the device where there is
+    one; else each instantiation is compiled alone by NVRTC the first time ``get`` asks for it.
+    The emulator compiles the module's names together (one host-compiler run).
     """
     backend = _backend.get_backend()
     names = tuple(names)
@@ -267,27 +271,43 @@ def shipped(raw_module, relpath, names, cc):
     return lambda name: raw.get_function(lowered[name])
 
 
+_alone = {}  # (device, relpath, name) -> the kernel of a module compiled for that name alone
+
+
+def _compiled_alone(relpath, name):
+    """The kernel ``name`` of ``relpath`` from an NVRTC module of that one instantiation
+    (compiled once per device; CuPy's on-disk cache keeps it for later processes)."""
+    import cupy
+
+    key = (_backend.get_backend().device_id(), relpath, name)
+    fn = _alone.get(key)
+    if fn is None:
+        raw = cupy.RawModule(code=source(relpath), options=nvrtc_options(),
+                             name_expressions=[name])
+        try:
+            raw.compile()
+        except cupy.cuda.compiler.CompileException as exc:
+            raise KernelCompileError(_compile_message(relpath, [name], exc)) from exc
+        fn = _alone[key] = raw.get_function(name)
+    return fn
+
+
 def _compile(backend, relpath, names):
-    code = source(relpath)
     if backend.is_cuda:
         import cupy
 
         get_raw = shipped(cupy.RawModule, relpath, names,
                           backend.device_info().compute_capability)
         if get_raw is None:
-            raw = cupy.RawModule(code=code, options=nvrtc_options(),
-                                 name_expressions=list(names))
-            try:
-                raw.compile()
-            except cupy.cuda.compiler.CompileException as exc:
-                raise KernelCompileError(_compile_message(relpath, names, exc)) from exc
-            get_raw = raw.get_function
+            # nothing shipped: compile each instantiation when a call first asks for it, not
+            # every name of the module (a first call waits for its own kernels alone)
+            get_raw = functools.partial(_compiled_alone, relpath)
     else:
         from . import emulator as _emulator
 
         try:
             emod = _emulator.compile_module(
-                code,
+                source(relpath),
                 list(names),
                 include_dirs=[str(kernels_root())],
                 cache_key=tree_hash(),
@@ -302,6 +322,8 @@ def _compile(backend, relpath, names):
     def get(name):
         k = cache.get(name)
         if k is None:
+            if name not in names:
+                raise KeyError(f"{name!r} is not an instantiation of this module of {relpath}")
             k = cache[name] = Kernel(get_raw(name), name, backend)
         return k
 
