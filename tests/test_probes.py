@@ -1,0 +1,25 @@
+"""The probes behind the zero-wait figures run on the emulator too (tools/probes/)."""
+
+import math
+
+from primitives._core import registry as _registry
+from tools.probes import small_calls
+
+
+def test_small_calls_has_a_row_for_every_public_function():
+    names = [n for fam in _registry.FAMILIES for n in fam.functions]
+    assert set(names) <= set(small_calls.CALLS)
+
+
+def test_small_calls_times_every_row_on_the_backend():
+    rows = small_calls.run(n=1000, rounds=1, repeat=1)
+    assert [r[0] for r in rows] == list(small_calls.CALLS)
+    assert all(math.isfinite(ours) and ours > 0 for _, ours, _ in rows)
+    text = small_calls.table(rows, 1000, "the emulator")
+    assert "| `sort` |" in text and "| `spmv` |" in text
+
+
+def test_small_calls_refuses_a_registry_without_rows(monkeypatch, capsys):
+    monkeypatch.delitem(small_calls.CALLS, "sort")
+    assert small_calls.main(["--n", "1000"]) == 2
+    assert "no row for ['sort']" in capsys.readouterr().err
