@@ -1,0 +1,337 @@
+"""searchsorted against numpy.searchsorted: every variant, dtype and side, awkward sizes, mixed
+dtypes, sorter, shapes and scalars, unsorted input, plans, and one test per error branch."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import primitives as prim
+from primitives._core import backend as _backend
+from primitives.searching import DTYPES, VARIANTS
+from primitives.searching import _plans as _sp
+from primitives.testing import harness as H
+
+SIDES = ["left", "right"]
+# tiles of the cached kernel: 256 threads x 4 queries
+TILE = 1024
+SIZES = [1, 2, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097]
+QUERIES = [1, 31, 33, TILE - 1, TILE + 1]
+
+
+def sorted_data(rng, n, dt):
+    """n sorted elements of ``dt`` with runs of equal values (and NaNs last for floats)."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return np.sort(rng.random(n) < 0.5)
+    if dt.kind == "f":
+        a = np.round(rng.standard_normal(n) * 50).astype(dt)
+        a[rng.random(n) < 0.05] = np.nan
+        if n > 2:
+            a[:2] = [-0.0, 0.0]
+        return np.sort(a)
+    info = np.iinfo(dt)
+    lo, hi = max(info.min, -200), min(info.max, 200)
+    a = np.sort(rng.integers(lo, hi, n, dtype=dt, endpoint=True))
+    if n > 2:
+        a[0], a[-1] = info.min, info.max  # the extremes
+        a = np.sort(a)
+    return a
+
+
+def queries(rng, a, m):
+    """m queries of a's dtype: elements of a, values between and beyond them (NaN, -0.0)."""
+    dt = a.dtype
+    if dt == np.bool_:
+        return rng.random(m) < 0.5
+    if dt.kind == "f":
+        q = (rng.standard_normal(m) * 60).astype(dt)
+        q[rng.random(m) < 0.05] = np.nan
+        q[rng.random(m) < 0.05] = -0.0
+        q[rng.random(m) < 0.05] = np.inf
+    else:
+        info = np.iinfo(dt)
+        q = rng.integers(max(info.min, -250), min(info.max, 250), m, dtype=dt, endpoint=True)
+    hit = rng.random(m) < 0.4
+    q[hit] = rng.choice(a, int(hit.sum()))
+    return q
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_dtypes(dtype, variant, side, rng):
+    a = sorted_data(rng, 3000, dtype)
+    v = queries(rng, a, 700)
+    got = prim.searchsorted(a, v, side, variant=variant)
+    H.assert_same(got, np.searchsorted(a, v, side), what=f"{dtype} {variant} {side}")
+
+
+@pytest.mark.parametrize("m", QUERIES)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_sizes(variant, n, m, rng):
+    a = sorted_data(rng, n, np.float32)
+    v = queries(rng, a, m)
+    for side in SIDES:
+        H.assert_same(prim.searchsorted(a, v, side, variant=variant), np.searchsorted(a, v, side),
+                      what=f"n={n} m={m} {side}")
+
+
+@pytest.mark.parametrize("variant", ["cached", "sorted"])
+def test_race_schedule(variant, rng, schedule):
+    """The one barrier (after the tree's copy) under the race-exposing schedule."""
+    a = sorted_data(rng, 5000, np.int32)
+    v = queries(rng, a, 2 * TILE + 3)
+    H.assert_same(prim.searchsorted(a, v, variant=variant), np.searchsorted(a, v))
+
+
+@pytest.mark.parametrize("tree_bytes", [16, 64, 1 << 16])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int64, np.float64], ids=lambda d: d.__name__)
+def test_tree_levels(dtype, tree_bytes, rng):
+    """Tree of 1 to 15 levels: searches that end in shared memory and searches that go on in
+    global memory (a deeper than the tree)."""
+    a = sorted_data(rng, 9000, dtype)
+    v = queries(rng, a, 1500)
+    with prim.tuning.override("search", tree_bytes=tree_bytes):
+        for variant in ("cached", "sorted"):
+            for side in SIDES:
+                H.assert_same(prim.searchsorted(a, v, side, variant=variant),
+                              np.searchsorted(a, v, side), what=f"{tree_bytes} {variant} {side}")
+
+
+def test_levels_policy():
+    pol = _sp._policy.current()
+    assert _sp.levels(np.float32, 1 << 26, pol) == (pol.tree_bytes // 4).bit_length() - 1
+    assert _sp.levels(np.float32, 5, pol) == 3  # no deeper than the search
+    assert _sp.levels(np.float64, 1, pol) == 1
+
+
+@pytest.mark.parametrize("a_dt,v", [
+    (np.int8, 1000), (np.uint8, -1), (np.uint8, [-1, 300, 7]), (np.float32, 0.1),
+    (np.int64, np.array([2**62 + 2, 3], np.uint64)), (np.float16, np.float32(0.1)),
+    (np.float16, 0.1), (np.bool_, 1), (np.bool_, 0.5), (np.int32, [np.nan, 2.5, -np.inf]),
+    (np.uint64, 2**63 + 2), (np.int16, np.array([3], np.uint32)), (np.float32, True),
+], ids=str)
+@pytest.mark.parametrize("side", SIDES)
+def test_mixed_dtypes(a_dt, v, side, rng):
+    """a and v compared in NumPy's common dtype (Python scalars as their arrays' dtypes)."""
+    a = np.sort(np.concatenate([sorted_data(rng, 50, a_dt),
+                                np.asarray([0.1, 1, 2**62 + 1] if np.dtype(a_dt).kind in "fiu"
+                                           and np.dtype(a_dt).itemsize == 8 else [1])
+                                .astype(a_dt)]))
+    H.run_twins(lambda xp: xp.searchsorted(a, v, side), name="searchsorted")
+
+
+def test_float32_rounding_of_python_float():
+    a = np.array([np.float32(0.1)], np.float32)  # compared in float64: 0.1f > 0.1
+    for side in SIDES:
+        H.run_twins(lambda xp, side=side: xp.searchsorted(a, 0.1, side))
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0), (1,), (7, 5), (2, 3, 4)], ids=str)
+def test_shapes(shape, rng):
+    a = sorted_data(rng, 100, np.float64)
+    v = rng.standard_normal(shape) * 60
+    H.run_twins(lambda xp: xp.searchsorted(a, v))
+    H.run_twins(lambda xp: xp.searchsorted(a, v, "right"))
+
+
+def test_scalars_and_lists():
+    a = np.array([1.0, 2.0, 2.0, 3.0])
+    for v in (2.0, 2, np.float32(2.5), np.int64(-1), [2.0, 9.0], [[1, 2], [3, 4]], True):
+        got = prim.searchsorted(a, v)
+        want = np.searchsorted(a, v)
+        H.assert_same(got, want, what=repr(v))
+        assert type(got) is type(want), repr(v)
+    H.run_twins(lambda xp: xp.searchsorted([1, 2, 3], 2))
+
+
+def test_empty():
+    H.run_twins(lambda xp: xp.searchsorted(np.array([], np.float32), np.array([1.0, 2.0])))
+    H.run_twins(lambda xp: xp.searchsorted(np.array([], np.int32), 5))
+    H.run_twins(lambda xp: xp.searchsorted(np.arange(5), np.array([], np.int64)))
+    H.run_twins(lambda xp: xp.searchsorted([], []))
+
+
+@pytest.mark.parametrize("sorter_dt", [np.int64, np.int32, np.uint16])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_sorter(variant, sorter_dt, rng):
+    a = rng.integers(-500, 500, 3000).astype(np.float32)
+    order = np.argsort(a).astype(sorter_dt)
+    v = queries(rng, np.sort(a), 500)
+    for side in SIDES:
+        H.assert_same(prim.searchsorted(a, v, side, order, variant=variant),
+                      np.searchsorted(a, v, side, order))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_unsorted_a_stays_in_bounds(variant, rng):
+    """Undefined results for an unsorted a, but always indices in [0, n], and no hang."""
+    for n in (1, 7, 1000, 5000):
+        a = rng.standard_normal(n)
+        a[rng.random(n) < 0.1] = np.nan
+        v = rng.standard_normal(3000)
+        for side in SIDES:
+            got = H.to_host(prim.searchsorted(a, v, side, variant=variant))
+            assert got.dtype == np.int64 and got.min() >= 0 and got.max() <= n
+
+
+def test_inputs_not_modified(rng):
+    a = sorted_data(rng, 2000, np.float32)
+    v = queries(rng, a, 900)
+    order = np.arange(2000)
+    a0, v0, o0 = a.copy(), v.copy(), order.copy()
+    for variant in VARIANTS:
+        prim.searchsorted(a, v, "right", order, variant=variant)
+        prim.searchsorted(a, v, variant=variant)
+    for x, x0 in ((a, a0), (v, v0), (order, o0)):
+        assert x.tobytes() == x0.tobytes()
+
+
+def test_byte_order(rng):
+    a = sorted_data(rng, 500, np.float64)
+    v = queries(rng, a, 200)
+    H.run_twins(lambda xp: xp.searchsorted(a.astype(">f8"), v.astype(">f4"), "right"))
+
+
+def test_plans_reused(rng):
+    """A repeat call on like backend arrays builds no plan; prim.plan gives the same answers."""
+    xp = _backend.get_backend().xp
+    a = xp.asarray(sorted_data(rng, 3000, np.int32))
+    v = xp.asarray(queries(rng, H.to_host(a), 1000))
+    want = np.searchsorted(H.to_host(a), H.to_host(v), "right")
+    prim.clear_caches()
+    for variant in ("auto",) + VARIANTS:
+        H.assert_same(prim.searchsorted(a, v, "right", variant=variant), want)
+        builds = prim.cache_info()["builds"]
+        H.assert_same(prim.searchsorted(a, v, "right", variant=variant), want)
+        assert prim.cache_info()["builds"] == builds, variant
+        p = prim.plan(prim.searchsorted, a, v, "right", variant=variant)
+        H.assert_same(p(a, v), want)
+    b = xp.asarray(np.sort(H.to_host(a)[::-1]) + 1)
+    H.assert_same(prim.searchsorted(b, v), np.searchsorted(H.to_host(b), H.to_host(v)))
+    pb = prim.plan(prim.searchsorted, a.astype(np.bool_), v.astype(np.bool_))
+    H.assert_same(pb(a.astype(np.bool_), v.astype(np.bool_)),
+                  np.searchsorted(H.to_host(a).astype(bool), H.to_host(v).astype(bool)))
+
+
+def test_auto_policy(rng):
+    """auto sorts the queries from the policy's thresholds on."""
+    a = sorted_data(rng, 2000, np.float32)
+    v = queries(rng, a, 1500)
+    with prim.tuning.override("search", sorted_min_queries=1000, sorted_min_n=1000):
+        H.assert_same(prim.searchsorted(a, v), np.searchsorted(a, v))
+        assert any(getattr(p, "variant", None) == "sorted"
+                   for p in list(prim._core.plans.PLANS._plans.values()))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(a=st.lists(st.integers(-20, 20), max_size=60),
+       v=st.lists(st.integers(-25, 25), min_size=1, max_size=40),
+       side=st.sampled_from(SIDES), variant=st.sampled_from(VARIANTS))
+def test_property(a, v, side, variant):
+    a = np.sort(np.array(a, np.int16))
+    v = np.array(v, np.int16)
+    got = H.to_host(prim.searchsorted(a, v, side, variant=variant))
+    assert np.array_equal(got, np.searchsorted(a, v, side))
+    # the defining property: a[:i] < v <= a[i:] (left) or a[:i] <= v < a[i:] (right)
+    for q, i in zip(v, got):
+        assert (a[:i] < q).all() if side == "left" else (a[:i] <= q).all()
+
+
+# ---- errors -----------------------------------------------------------------------------------
+
+
+def test_error_a_not_1d():
+    H.run_twins(lambda xp: xp.searchsorted(np.zeros((2, 2)), 1.0), name="searchsorted")
+    H.run_twins(lambda xp: xp.searchsorted(np.float32(1), 1.0), name="searchsorted")
+
+
+def test_error_bad_side():
+    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, "middle"), name="searchsorted")
+    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, "L"), name="searchsorted")
+
+
+def test_error_side_not_str():
+    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, None), name="searchsorted")
+
+
+def test_error_sorter_length():
+    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[0, 1]), name="searchsorted")
+
+
+def test_error_sorter_dtype():
+    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[0.0, 1, 2]),
+                name="searchsorted")
+    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[True, False, True]),
+                name="searchsorted")
+
+
+def test_error_sorter_not_1d():
+    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[[0, 1, 2]]),
+                name="searchsorted")
+
+
+def test_error_sorter_out_of_range():
+    a, v = np.arange(4.0), np.arange(-1.0, 5.0, 0.5)
+    H.run_twins(lambda xp: xp.searchsorted(a, v, sorter=[0, 1, 2, 9]), name="searchsorted")
+    H.raises_like(ValueError, "searchsorted", prim.searchsorted, a, v, sorter=[-1, 1, 2, 3],
+                  match="out of range")
+
+
+@pytest.mark.parametrize("bad", [np.array([1j, 2j]), np.array(["a", "b"]),
+                                 np.array(["2020-01-01"], "datetime64[D]")], ids=str)
+def test_error_unsupported_dtype_of_a(bad):
+    H.raises_like(TypeError, "searchsorted", prim.searchsorted, bad, bad[:1], match="a has dtype")
+
+
+@pytest.mark.parametrize("bad", [np.array([1j]), np.array(["a"]), 1j], ids=str)
+def test_error_unsupported_dtype_of_v(bad):
+    H.raises_like(TypeError, "searchsorted", prim.searchsorted, np.arange(3.0), bad,
+                  match="v has dtype")
+
+
+def test_error_object_input():
+    H.raises_like(TypeError, "searchsorted", prim.searchsorted, np.array([None, 1], object), 1)
+    H.raises_like(TypeError, "searchsorted", prim.searchsorted, None, 1)
+    H.raises_like(TypeError, "searchsorted", prim.searchsorted, np.arange(3), "a")
+
+
+def test_error_bad_variant():
+    H.raises_like(ValueError, "searchsorted", prim.searchsorted, np.arange(3), 1,
+                  variant="eytzinger", match="variant")
+
+
+@pytest.mark.skipif(not _backend.get_backend().is_cuda, reason="2^31 elements: GPU only")
+def test_past_2_31(on_gpu):
+    """Indices past 2^31 (64-bit positions): int8 a of 2^31 + 2^20 elements."""
+    import cupy
+
+    n = (1 << 31) + (1 << 20)
+    a = cupy.zeros(n, cupy.int8)
+    a[(1 << 31) + 5:] = 1
+    v = cupy.asarray(np.array([0, 1, 2], np.int8))
+    want = np.array([0, (1 << 31) + 5, n])
+    wright = np.array([(1 << 31) + 5, n, n])
+    for variant in VARIANTS:
+        H.assert_same(prim.searchsorted(a, v, variant=variant), want)
+        H.assert_same(prim.searchsorted(a, v, "right", variant=variant), wright)
+    del a
+    cupy.get_default_memory_pool().free_all_blocks()
+
+
+@pytest.mark.skipif(not _backend.get_backend().is_cuda, reason="device arrays: GPU only")
+def test_device_inputs(rng):
+    import cupy
+
+    ha = sorted_data(rng, 1 << 16, np.float32)
+    hv = queries(rng, ha, 1 << 14)
+    want = np.searchsorted(ha, hv)
+    got = prim.searchsorted(cupy.asarray(ha), cupy.asarray(hv))
+    assert isinstance(got, cupy.ndarray)
+    H.assert_same(got, want)
+    assert isinstance(prim.searchsorted(cupy.asarray(ha), hv), cupy.ndarray)
+    assert isinstance(prim.searchsorted(ha, cupy.asarray(hv)), cupy.ndarray)
+    s = prim.searchsorted(cupy.asarray(ha), 0.5)
+    assert isinstance(s, cupy.ndarray) and s.shape == ()
