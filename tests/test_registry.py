@@ -79,6 +79,7 @@ _EXTRA = {  # the arguments after the first that each function needs to reach it
     "compact": lambda: (np.ones(4, bool),),
     "histogram_even": lambda: (4, 0, 1),
     "histogram2d": lambda: (np.ones(4),),
+    "searchsorted": lambda: (np.ones(3),),
 }
 
 
