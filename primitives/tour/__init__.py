@@ -33,7 +33,7 @@ import numpy as np
 from .._core import backend as _backend, registry as _registry, timing as _timing
 from .._core.backend import to_host
 
-__all__ = ["main", "Section", "Contender", "random_data", "to_host", "CHECK_LOG2N"]
+__all__ = ["main", "Section", "Contender", "is_peer", "random_data", "to_host", "CHECK_LOG2N"]
 
 #: size (power of two) of the quick tour's correctness checks, per backend; ``--log2n`` lowers it
 CHECK_LOG2N = {"cuda": 16, "emulator": 12}
@@ -48,6 +48,18 @@ class Contender:
     run: Callable[[], object]
     check: Callable[[object], bool]
     note: str = ""
+
+    @property
+    def peer(self):
+        """Whether this row is a peer's rather than ours (:func:`is_peer`)."""
+        return is_peer(self.name)
+
+
+def is_peer(name):
+    """Whether a contender's name is a peer's (CuPy, CUB, cuSPARSE, NumPy) rather than ours: the
+    name says so (``"cupy.sort (peer)"``)."""
+    low = name.lower()
+    return "(peer)" in low or low.startswith(("cupy", "cub", "cusparse", "numpy"))
 
 
 @dataclasses.dataclass
@@ -157,8 +169,10 @@ def _reps(backend):
 
 def run_section(backend, section, progress, timed=True):
     """Check every contender of ``section`` (a crash is a failed check, its message the row's
-    note) and, when ``timed``, time those that passed; rows of untimed contenders have NaN ms."""
-    contenders = section.contenders()
+    note) and, when ``timed``, time those that passed; rows of untimed contenders have NaN ms.
+    An untimed section checks ours alone: a peer is there to be timed against (and its first
+    call compiles CuPy's own kernels)."""
+    contenders = [c for c in section.contenders() if timed or not c.peer]
     progress.recount(len(contenders) - section.count)
     checks, fns, notes = {}, {}, {}
     for c in contenders:

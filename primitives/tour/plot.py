@@ -9,6 +9,8 @@ from __future__ import annotations
 import pathlib
 import textwrap
 
+from . import is_peer
+
 __all__ = ["draw_families", "is_peer", "PEER", "VARIANT"]
 
 VARIANT, PEER = "#1b9e77", "#d95f02"  # bar colours: our variants, the peers
@@ -23,12 +25,6 @@ def _float(v):
 
 def _num(v):
     return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
-
-
-def is_peer(name):
-    """Whether a contender's name is a peer's (CuPy, CUB, cuSPARSE, NumPy) rather than ours."""
-    low = name.lower()
-    return "(peer)" in low or low.startswith(("cupy", "cub", "cusparse", "numpy"))
 
 
 def _plt():
