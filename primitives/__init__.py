@@ -20,6 +20,7 @@ from .sparse import spmv
 from .histograms import (bincount, histogram, histogram2d, histogram_channels, histogram_even,
                          histogramdd)
 from .sorting import argsort, radix_sort, segmented_sort, sort
+from .selection import argpartition, partition, topk
 from .searching import searchsorted
 
 __version__ = "0.1.0"
@@ -35,5 +36,6 @@ __all__ = [
     "spmv", "sparse",
     "histogram", "bincount", "histogram_even", "histogram_channels", "histogram2d", "histogramdd",
     "sort", "argsort", "radix_sort", "segmented_sort",
+    "topk", "argpartition", "partition",
     "searchsorted",
 ]

@@ -80,6 +80,9 @@ _EXTRA = {  # the arguments after the first that each function needs to reach it
     "histogram_even": lambda: (4, 0, 1),
     "histogram2d": lambda: (np.ones(4),),
     "searchsorted": lambda: (np.ones(3),),
+    "topk": lambda: (1,),
+    "argpartition": lambda: (1,),
+    "partition": lambda: (1,),
 }
 
 

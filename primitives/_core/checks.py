@@ -142,17 +142,23 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f
     return Input(arr.T if flip else arr, host, backend, order)
 
 
+def integer(value, func, arg, what="an integer"):
+    """``value`` as a Python int, with NumPy's ``TypeError`` for anything not an integer (a bool
+    too): ``{func}: {arg} must be {what}, got ...``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{func}: {arg} must be {what}, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError as exc:
+        raise TypeError(f"{func}: {arg} must be {what}, got {value!r}") from exc
+
+
 def axis_index(axis, ndim, func, what="an integer or None"):
     """One ``axis`` (an integer, negative counting from the end) as an index in
     ``[0, max(ndim, 1))``, with NumPy's errors: ``TypeError`` for anything not an integer (bool
     too, as NumPy refuses it), ``AxisError`` out of range. ``what``: the forms the function takes,
     for the message."""
-    if isinstance(axis, (bool, np.bool_)):
-        raise TypeError(f"{func}: axis must be {what}, got {axis!r}")
-    try:
-        a = operator.index(axis)
-    except TypeError as exc:
-        raise TypeError(f"{func}: axis must be {what}, got {axis!r}") from exc
+    a = integer(axis, func, "axis", what)
     dims = max(ndim, 1)
     if not -dims <= a < dims:
         raise np.exceptions.AxisError(f"{func}: axis {a} is out of bounds for array of "

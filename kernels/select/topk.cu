@@ -1,0 +1,449 @@
+// topk.cu -- top-k selection (prim.topk, prim.argpartition, prim.partition).
+//
+// Selection works on the order-preserving unsigned image of each key (sort/radix.cuh: `ordered`,
+// with the descending flip for largest = true, so NaNs come first there and last otherwise): the
+// k winners of a row are the k smallest (image, index) pairs, so equal keys are taken from the
+// lowest indices (a stable selection). Rows are contiguous, `len` keys each, row r at r * len.
+//
+// Device-wide radix select (any row length; one row or many):
+//   select_pass<U, BLOCK, ITEMS, COLLECT>: one pass over each row's live keys. A row's state
+//     (SelectField below) holds the key prefix fixed so far, as (image, index) bits under masks;
+//     a key is LT (a sure winner), EQ (still a candidate) or GT against it. A pass histograms
+//     the digit [shift, shift + width) of the EQ keys (of the image, or of the index once every
+//     image bit is fixed) into the block's shared counters, then adds them to the row's global
+//     histogram (64-bit counters). The keys come from the row itself or, once the candidates fit
+//     in `cap` entries, from the candidate buffer the previous pass wrote (ping-pong buffers of
+//     images and indices): when the state says so (WILL_BUFFER), the pass writes its LT keys to
+//     the output and its EQ keys to the other buffer, positions from one block scan per tile and
+//     two atomics per block and tile, so later passes read only the candidates. COLLECT: the last
+//     launch writes the remaining winners (LT and EQ: the state is DONE by then) and no
+//     histogram.
+//   select_choose: one block of 1024 threads per row: a block scan of the row's histogram finds
+//     the bin holding the k_rem-th candidate, fixes the digit in the prefix, subtracts the keys
+//     below it from k_rem, zeroes the histogram, decides which source the next pass reads and
+//     whether it buffers, and marks the row DONE once every candidate left is a winner (always so
+//     after the last index digit: indices are unique).
+//   select_rank_sort: orders each row's k winners by (image, index): thread i counts the winners
+//     below winner i (BLOCK at a time through shared memory) and writes it at that rank; O(k^2)
+//     work, used for k up to the policy's sort_small.
+// Launch: select_pass grid = blocks_per_row * rows (row = blockIdx.x / blocks_per_row; grid-stride
+//   over the row's keys in tiles of BLOCK * ITEMS), BLOCK threads, static shared memory
+//   (1 << MAX_BITS) counters + BLOCK / 32 scan words; select_choose grid = rows, 1024 threads;
+//   select_rank_sort grid = ceil(k / BLOCK) * rows, BLOCK threads, BLOCK winners of shared memory.
+// Preconditions: 1 <= k <= len; hist zero on entry (left zero by select_choose); state initialised
+//   by the host (init_state layout below); the output rows have room for k winners; cap >= 1.
+//
+// Short rows (select_rows<U, BLOCK>): one block per row, the row's images in dynamic shared
+//   memory (16-byte loads when the row is aligned). An MSD radix select of 8-bit digits over the
+//   shared copy (256 shared counters, a block scan per digit) stops as soon as every candidate
+//   left is a winner; ties at the threshold are then taken by position. Each thread owns a run of
+//   consecutive positions: one block scan of its (LT, EQ) counts gives every winner its place in
+//   index order. Unsorted: written so, straight to global memory. Sorted: staged in shared memory
+//   (after the row) and ranked by counting, as select_rank_sort. Launch: grid = rows, BLOCK
+//   threads, dynamic shared memory len * sizeof(U) rounded up to 16 bytes, plus k * (sizeof(U) +
+//   4) when sorted. Preconditions: 1 <= k <= len; len * sizeof(U) within the policy's row_bytes.
+#include "common/prim.cuh"
+#include "common/load.cuh"
+#include "common/scan.cuh"
+#include "sort/radix.cuh"
+
+namespace prim {
+namespace select {
+
+// A row's state: 64-bit fields, FIELDS per row.
+enum SelectField {
+    IMG_PREFIX = 0,  // image bits fixed so far (under IMG_MASK)
+    IMG_MASK,
+    IDX_PREFIX,      // index bits fixed so far (under IDX_MASK)
+    IDX_MASK,
+    K_REM,           // winners still to find among the EQ keys
+    COUNT,           // EQ keys
+    DONE,            // every EQ key is a winner
+    SRC_BUFFER,      // the EQ keys are all in buffer SRC_PARITY (else: read the row)
+    SRC_PARITY,
+    SRC_COUNT,       // entries of that buffer
+    WILL_BUFFER,     // the next pass writes LT keys out and EQ keys to the other buffer
+    WRITE_COUNT,     // entries written to the other buffer by the running pass
+    OUT_COUNT,       // winners written
+    FIELDS
+};
+
+enum Order { LT = 0, EQ = 1, GT = 2 };
+
+// A row's prefix, read once per block.
+template <class U>
+struct Prefix {
+    U img, img_mask;
+    long long idx, idx_mask;
+    __device__ __forceinline__ explicit Prefix(const long long* st)
+        : img(static_cast<U>(st[IMG_PREFIX])), img_mask(static_cast<U>(st[IMG_MASK])),
+          idx(st[IDX_PREFIX]), idx_mask(st[IDX_MASK]) {}
+    __device__ __forceinline__ int order(U image, long long index) const {
+        const U ih = image & img_mask;
+        if (ih != img) return ih < img ? LT : GT;
+        const long long xh = index & idx_mask;
+        if (xh != idx) return xh < idx ? LT : GT;
+        return EQ;
+    }
+};
+
+// The keys of a thread whose order is WHICH, to consecutive entries from `at`.
+template <int WHICH, class U, int ITEMS>
+__device__ __forceinline__ void put(const int (&order)[ITEMS], const U (&img)[ITEMS],
+                                    const long long (&idx)[ITEMS], U* out_img, long long* out_idx,
+                                    long long at) {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+        if (order[j] == WHICH) {
+            out_img[at] = img[j];
+            out_idx[at] = idx[j];
+            ++at;
+        }
+    }
+}
+
+// (image, index) pair a precedes b.
+template <class U>
+__device__ __forceinline__ bool before(U ia, long long xa, U ib, long long xb) {
+    return ia < ib || (ia == ib && xa < xb);
+}
+
+}  // namespace select
+}  // namespace prim
+
+template <class U, int BLOCK, int ITEMS, bool COLLECT>
+__global__ void __launch_bounds__(BLOCK)
+select_pass(const U* __restrict__ keys, long long len, long long blocks_per_row,
+            U* buf_img0, long long* buf_idx0, U* buf_img1, long long* buf_idx1, long long cap,
+            U* __restrict__ out_img, long long* __restrict__ out_idx, long long k,
+            long long* __restrict__ state, unsigned long long* __restrict__ hist, int kind,
+            int descending, int shift, int width, int on_index) {
+    using namespace prim::select;
+    constexpr int MAX_BINS = 4096;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int VN = prim::Vec16<U>::N;
+    static_assert(ITEMS % VN == 0, "select_pass: whole 16-byte vectors per thread");
+    static_assert(TILE < 65536, "select_pass: a tile's counts are packed in 16 bits");
+    __shared__ unsigned counts[COLLECT ? 1 : MAX_BINS];
+    __shared__ unsigned scratch[BLOCK / prim::WARP];
+    __shared__ long long base_out, base_buf;
+
+    const long long row = blockIdx.x / blocks_per_row;
+    const long long part = blockIdx.x % blocks_per_row;
+    long long* st = state + row * FIELDS;
+    if (st[DONE] != COLLECT) return;  // a pass runs on undecided rows, the collect on done ones
+    const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
+    const int bins = 1 << width;
+    if (!COLLECT) {
+        for (int i = threadIdx.x; i < bins; i += BLOCK) counts[i] = 0u;
+        __syncthreads();
+    }
+    const bool from_buffer = st[SRC_BUFFER] != 0;
+    const int parity = static_cast<int>(st[SRC_PARITY]);
+    const U* src_img = parity ? buf_img1 : buf_img0;
+    const long long* src_idx = parity ? buf_idx1 : buf_idx0;
+    U* dst_img = (parity ? buf_img0 : buf_img1) + row * cap;
+    long long* dst_idx = (parity ? buf_idx0 : buf_idx1) + row * cap;
+    src_img += row * cap;
+    src_idx += row * cap;
+    const U* row_keys = keys + row * len;
+    const long long count = from_buffer ? st[SRC_COUNT] : len;
+    // COLLECT writes every winner; a buffering pass its LT keys and its EQ keys to the buffer
+    const bool writes = COLLECT || st[WILL_BUFFER] != 0;
+    const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
+    const Prefix<U> pre(st);
+    U* row_out_img = out_img + row * k;
+    long long* row_out_idx = out_idx + row * k;
+
+    for (long long t0 = part * TILE; t0 < count; t0 += blocks_per_row * TILE) {
+        U img[ITEMS];
+        long long idx[ITEMS];
+        bool valid[ITEMS];
+        if (from_buffer) {
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j) {
+                const long long i = t0 + static_cast<long long>(j) * BLOCK + threadIdx.x;
+                valid[j] = i < count;
+                img[j] = valid[j] ? src_img[i] : static_cast<U>(0);
+                idx[j] = valid[j] ? src_idx[i] : 0;
+            }
+        } else {
+            const bool full = t0 + TILE <= count;
+#pragma unroll
+            for (int u = 0; u < ITEMS / VN; ++u) {
+                const long long i0 = t0 + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN;
+                if (full && aligned) {
+                    const prim::Packet<U> p = prim::load16(row_keys + i0);
+#pragma unroll
+                    for (int v = 0; v < VN; ++v) {
+                        img[u * VN + v] = dig.image(p.v[v]);
+                        idx[u * VN + v] = i0 + v;
+                        valid[u * VN + v] = true;
+                    }
+                } else {
+#pragma unroll
+                    for (int v = 0; v < VN; ++v) {
+                        const long long i = i0 + v;
+                        valid[u * VN + v] = i < count;
+                        img[u * VN + v] = i < count ? dig.image(row_keys[i]) : static_cast<U>(0);
+                        idx[u * VN + v] = i;
+                    }
+                }
+            }
+        }
+        unsigned lt = 0, eq = 0;
+        int order[ITEMS];
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            order[j] = valid[j] ? pre.order(img[j], idx[j]) : static_cast<int>(GT);
+            if (order[j] == EQ && !COLLECT) {
+                const unsigned d = on_index ? static_cast<unsigned>(idx[j] >> shift)
+                                            : static_cast<unsigned>(img[j] >> shift);
+                atomicAdd(&counts[d & static_cast<unsigned>(bins - 1)], 1u);
+            }
+            lt += order[j] == LT;
+            eq += order[j] == EQ;
+        }
+        if (writes) {  // block-uniform: the state is the row's
+            // positions of this thread's LT (high half) and EQ (low half) keys within the tile
+            unsigned total;
+            unsigned pos = prim::block_exclusive_scan<BLOCK>((lt << 16) | eq,
+                                                             prim::Sum<unsigned>(), scratch,
+                                                             total);
+            if (threadIdx.x == 0) {
+                const unsigned long long n_lt = total >> 16, n_eq = total & 0xffffu;
+                if (COLLECT) {
+                    base_out = static_cast<long long>(atomicAdd(
+                        reinterpret_cast<unsigned long long*>(&st[OUT_COUNT]), n_lt + n_eq));
+                } else {
+                    base_out = n_lt ? static_cast<long long>(atomicAdd(
+                        reinterpret_cast<unsigned long long*>(&st[OUT_COUNT]), n_lt)) : 0;
+                    base_buf = n_eq ? static_cast<long long>(atomicAdd(
+                        reinterpret_cast<unsigned long long*>(&st[WRITE_COUNT]), n_eq)) : 0;
+                }
+            }
+            __syncthreads();
+            // the tile's LT keys go out first, its EQ keys after them (COLLECT: winners too) or
+            // to the candidate buffer
+            put<LT>(order, img, idx, row_out_img, row_out_idx, base_out + (pos >> 16));
+            if (COLLECT)
+                put<EQ>(order, img, idx, row_out_img, row_out_idx,
+                        base_out + (total >> 16) + (pos & 0xffffu));
+            else
+                put<EQ>(order, img, idx, dst_img, dst_idx, base_buf + (pos & 0xffffu));
+            __syncthreads();  // base_out / base_buf and the scan words are reused next tile
+        }
+    }
+    if (!COLLECT) {
+        __syncthreads();
+        unsigned long long* row_hist = hist + row * MAX_BINS;
+        for (int i = threadIdx.x; i < bins; i += BLOCK)
+            if (counts[i]) atomicAdd(&row_hist[i], static_cast<unsigned long long>(counts[i]));
+    }
+}
+
+// One block of 1024 threads per row: fix the next digit of the row's prefix (see the header).
+__global__ void __launch_bounds__(1024)
+select_choose(unsigned long long* __restrict__ hist, long long* __restrict__ state, long long cap,
+              int shift, int width, int on_index) {
+    using namespace prim::select;
+    constexpr int BLOCK = 1024;
+    constexpr int MAX_BINS = 4096;
+    constexpr int PER = MAX_BINS / BLOCK;
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
+    long long* st = state + blockIdx.x * FIELDS;
+    if (st[DONE]) return;
+    // read before the scan's barriers: the thread that finds the bin rewrites it after them
+    const unsigned long long k_rem = static_cast<unsigned long long>(st[K_REM]);
+    unsigned long long* h = hist + static_cast<long long>(blockIdx.x) * MAX_BINS;
+    const int bins = 1 << width;
+    unsigned long long mine[PER];
+    unsigned long long sum = 0;
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+        const int b = threadIdx.x * PER + j;
+        mine[j] = b < bins ? h[b] : 0ull;
+        if (b < bins) h[b] = 0ull;  // zero for the next pass (each thread its own bins)
+        sum += mine[j];
+    }
+    unsigned long long total;
+    unsigned long long below = prim::block_exclusive_scan<BLOCK>(sum, prim::Sum<unsigned long long>(),
+                                                                 scratch, total);
+    if (below < k_rem && k_rem <= below + sum) {  // exactly one thread
+#pragma unroll
+        for (int j = 0; j < PER; ++j) {
+            if (below < k_rem && k_rem <= below + mine[j]) {
+                const long long digit = threadIdx.x * PER + j;
+                if (on_index) {
+                    st[IDX_PREFIX] |= digit << shift;
+                    st[IDX_MASK] |= static_cast<long long>(bins - 1) << shift;
+                } else {
+                    st[IMG_PREFIX] = static_cast<long long>(
+                        static_cast<unsigned long long>(st[IMG_PREFIX]) |
+                        (static_cast<unsigned long long>(digit) << shift));
+                    st[IMG_MASK] = static_cast<long long>(
+                        static_cast<unsigned long long>(st[IMG_MASK]) |
+                        (static_cast<unsigned long long>(bins - 1) << shift));
+                }
+                const long long left = static_cast<long long>(k_rem - below);
+                const long long eq = static_cast<long long>(mine[j]);
+                // the pass just run read its source and (if it buffered) wrote the other buffer
+                if (st[WILL_BUFFER]) {
+                    st[SRC_PARITY] = st[SRC_BUFFER] ? 1 - st[SRC_PARITY] : 1;
+                    st[SRC_BUFFER] = 1;
+                    st[SRC_COUNT] = st[WRITE_COUNT];
+                }
+                st[WRITE_COUNT] = 0;
+                st[K_REM] = left;
+                st[COUNT] = eq;
+                st[WILL_BUFFER] = st[SRC_BUFFER] || eq <= cap;
+                if (eq == left) st[DONE] = 1;
+                break;
+            }
+            below += mine[j];
+        }
+    }
+}
+
+// Winners of each row ordered by (image, index): see the header.
+template <class U, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+select_rank_sort(const U* __restrict__ img, const long long* __restrict__ idx, long long k,
+                 long long blocks_per_row, U* __restrict__ sorted_img,
+                 long long* __restrict__ sorted_idx) {
+    __shared__ U s_img[BLOCK];
+    __shared__ long long s_idx[BLOCK];
+    const long long row = blockIdx.x / blocks_per_row;
+    const long long i = (blockIdx.x % blocks_per_row) * BLOCK + threadIdx.x;
+    const U* ri = img + row * k;
+    const long long* rx = idx + row * k;
+    const bool mine = i < k;
+    const U a = mine ? ri[i] : static_cast<U>(0);
+    const long long x = mine ? rx[i] : 0;
+    long long rank = 0;
+    for (long long t = 0; t < k; t += BLOCK) {
+        __syncthreads();
+        if (t + threadIdx.x < k) {
+            s_img[threadIdx.x] = ri[t + threadIdx.x];
+            s_idx[threadIdx.x] = rx[t + threadIdx.x];
+        }
+        __syncthreads();
+        const long long m = k - t < BLOCK ? k - t : BLOCK;
+        for (long long j = 0; j < m; ++j) rank += prim::select::before(s_img[j], s_idx[j], a, x);
+    }
+    if (mine) {
+        sorted_img[row * k + rank] = a;
+        sorted_idx[row * k + rank] = x;
+    }
+}
+
+// A block per row of at most the policy's row_bytes: see the header.
+template <class U, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+select_rows(const U* __restrict__ keys, long long len, long long k, int kind, int descending,
+            int sorted, U* __restrict__ out_img, long long* __restrict__ out_idx) {
+    using namespace prim::select;
+    constexpr int BITS = 8;
+    constexpr int RADIX = 1 << BITS;
+    constexpr int VN = prim::Vec16<U>::N;
+    static_assert(BLOCK >= RADIX, "select_rows: a thread per digit");
+    PRIM_DYNAMIC_SHARED(U, row);
+    __shared__ unsigned counts[RADIX];
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
+    __shared__ U s_prefix, s_mask;
+    __shared__ long long s_k_rem, s_count;
+    const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
+    const U* rk = keys + static_cast<long long>(blockIdx.x) * len;
+    const int n = static_cast<int>(len);
+    if ((reinterpret_cast<prim::uptr>(rk) & 15u) == 0) {
+        const int vecs = n / VN;
+        for (int v = threadIdx.x; v < vecs; v += BLOCK) {
+            const prim::Packet<U> p = prim::load16(rk + v * VN);
+#pragma unroll
+            for (int e = 0; e < VN; ++e) row[v * VN + e] = dig.image(p.v[e]);
+        }
+        for (int i = vecs * VN + threadIdx.x; i < n; i += BLOCK) row[i] = dig.image(rk[i]);
+    } else {
+        for (int i = threadIdx.x; i < n; i += BLOCK) row[i] = dig.image(rk[i]);
+    }
+    U prefix = 0, mask = 0;
+    long long k_rem = k, count = len;
+    for (int shift = static_cast<int>(sizeof(U)) * 8 - BITS; shift >= 0 && count != k_rem;
+         shift -= BITS) {
+        if (threadIdx.x < RADIX) counts[threadIdx.x] = 0u;
+        __syncthreads();  // also: the row is loaded (first digit), s_* read (later digits)
+        for (int i = threadIdx.x; i < n; i += BLOCK) {
+            const U im = row[i];
+            if ((im & mask) == prefix) atomicAdd(&counts[(im >> shift) & (RADIX - 1)], 1u);
+        }
+        __syncthreads();
+        const unsigned long long c = threadIdx.x < RADIX ? counts[threadIdx.x] : 0u;
+        unsigned long long total;
+        const unsigned long long below = prim::block_exclusive_scan<BLOCK>(
+            c, prim::Sum<unsigned long long>(), scratch, total);
+        if (below < static_cast<unsigned long long>(k_rem) &&
+            static_cast<unsigned long long>(k_rem) <= below + c) {
+            s_prefix = prefix | (static_cast<U>(threadIdx.x) << shift);
+            s_mask = mask | (static_cast<U>(RADIX - 1) << shift);
+            s_k_rem = k_rem - static_cast<long long>(below);
+            s_count = static_cast<long long>(c);
+        }
+        __syncthreads();
+        prefix = s_prefix;
+        mask = s_mask;
+        k_rem = s_k_rem;
+        count = s_count;
+    }
+    __syncthreads();  // the row is loaded even when no digit was needed (k == len)
+    // every LT key wins, and the first k_rem EQ keys by position: a run of positions per thread
+    const int run = (n + BLOCK - 1) / BLOCK;
+    const int lo = threadIdx.x * run;
+    const int hi = lo + run < n ? lo + run : n;
+    unsigned long long lt = 0, eq = 0;
+    for (int i = lo; i < hi; ++i) {
+        const U im = row[i] & mask;
+        lt += im < prefix;
+        eq += im == prefix;
+    }
+    unsigned long long total;
+    const unsigned long long pos = prim::block_exclusive_scan<BLOCK>(
+        (lt << 32) | eq, prim::Sum<unsigned long long>(), scratch, total);
+    long long lt_before = static_cast<long long>(pos >> 32);
+    long long eq_before = static_cast<long long>(pos & 0xffffffffull);
+    long long o = lt_before + (eq_before < k_rem ? eq_before : k_rem);
+    U* stage_img = reinterpret_cast<U*>(row + ((len * sizeof(U) + 15) / 16) * (16 / sizeof(U)));
+    int* stage_pos = reinterpret_cast<int*>(stage_img + k);
+    U* gi = out_img + static_cast<long long>(blockIdx.x) * k;
+    long long* gx = out_idx + static_cast<long long>(blockIdx.x) * k;
+    for (int i = lo; i < hi; ++i) {
+        const U full = row[i];
+        const U im = full & mask;
+        bool win = im < prefix;
+        if (im == prefix) win = eq_before++ < k_rem;
+        if (win) {
+            if (sorted) {
+                stage_img[o] = full;
+                stage_pos[o] = i;
+            } else {
+                gi[o] = full;
+                gx[o] = i;
+            }
+            ++o;
+        }
+    }
+    if (sorted) {
+        __syncthreads();
+        // staged in index order: winner j ranks below winner w when its image is smaller, or
+        // equal with j < w
+        for (int w = threadIdx.x; w < k; w += BLOCK) {
+            const U a = stage_img[w];
+            long long rank = 0;
+            for (int j = 0; j < k; ++j) {
+                const U b = stage_img[j];
+                rank += b < a || (b == a && j < w);
+            }
+            gi[rank] = a;
+            gx[rank] = stage_pos[w];
+        }
+    }
+}

@@ -1,0 +1,344 @@
+"""Selection's public functions: checks in NumPy's order, then the selections of :mod:`._plans`
+(or the full-sort baseline through the sort family)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
+from ..sorting import _keys as _sort_keys
+from . import _plans as _sp, _policy
+
+__all__ = ["topk", "argpartition", "partition", "VARIANTS", "DTYPES"]
+
+VARIANTS = ("rows", "radix_select", "sort")
+#: the key dtypes: the sort family's, and bool (as uint8) and float16 (as float32)
+DTYPES = (np.dtype(np.bool_),) + _sort_keys.KEY_DTYPES[:8] + (np.dtype(np.float16),) + \
+    _sort_keys.KEY_DTYPES[8:]
+_DTYPE_SET = frozenset(DTYPES)
+INDEX = np.dtype(np.int64)
+
+
+# ---- argument checks --------------------------------------------------------------------------
+
+
+def _check_dtype(dt, func):
+    if _checks.native_dtype(dt) not in _DTYPE_SET:
+        raise TypeError(f"{func}: x has dtype {dt.name}; supported dtypes are "
+                        f"{_dtypes.names(DTYPES)}")
+
+
+def _input(x, func):
+    """x on the backend (any ndim), its dtype checked before the copy to the device."""
+    xdt = getattr(x, "dtype", None)
+    if isinstance(xdt, np.dtype):
+        _check_dtype(xdt, func)
+    inp = _checks.as_input(x, func=func, arg="x")
+    _check_dtype(inp.array.dtype, func)
+    return inp
+
+
+def _bool(value, func, arg):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{func}: {arg} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def _k(k, length, func):
+    k = _checks.integer(k, func, "k")
+    if not 0 <= k <= length:
+        raise ValueError(f"{func}: k={k} is out of range for {length} elements along the axis "
+                         f"(0 <= k <= {length})")
+    return k
+
+
+def _kths(kth, length, func):
+    """NumPy's kth: an integer or a 1-D sequence of integers, negative counting from the end."""
+    if isinstance(kth, (bool, np.bool_)):
+        raise ValueError(f"{func}: booleans are not accepted as a partition index, got {kth!r}")
+    arr = np.asarray(kth)
+    if arr.ndim > 1:
+        raise ValueError(f"{func}: kth must be an integer or a 1-D sequence of integers, got "
+                         f"{arr.ndim}-D")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{func}: kth must be an integer or a sequence of integers, got "
+                        f"{kth!r}")
+    out = []
+    for v in arr.reshape(-1).tolist():
+        w = v + length if v < 0 else v
+        if not 0 <= w < length:
+            raise ValueError(f"{func}: kth(={v}) out of bounds ({length})")
+        out.append(w)
+    return out
+
+
+def _rows(inp, axis, func):
+    """(array as rows (R, L) C-contiguous, shape of the array with the axis last, axis)."""
+    arr = inp.array
+    if axis is None:
+        arr, axis = arr.reshape(-1), 0
+    elif arr.ndim == 0:
+        arr, axis = arr.reshape(1), _checks.axis_index(axis, 0, func)
+    else:
+        axis = _checks.axis_index(axis, arr.ndim, func)
+    moved = arr if axis == arr.ndim - 1 else inp.backend.xp.moveaxis(arr, axis, -1)
+    shape = moved.shape
+    length = shape[-1]
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    return inp.backend.xp.ascontiguousarray(moved).reshape(rows, length), shape, axis
+
+
+def _back(res, shape, axis, xp):
+    """(R, m) rows back to the caller's layout: the axis where it was, of length m."""
+    out = res.reshape(shape[:-1] + (res.shape[-1],))
+    return out if axis == out.ndim - 1 else xp.moveaxis(out, -1, axis)
+
+
+# ---- the selections ---------------------------------------------------------------------------
+
+
+def _as_keys(rows2):
+    """The rows as the sort family's keys: bool as uint8, float16 as float32 (exact, order and
+    NaNs kept)."""
+    if rows2.dtype == np.bool_:
+        return rows2.view(np.uint8)
+    if rows2.dtype == np.float16:
+        return rows2.astype(np.float32)
+    return rows2
+
+
+def _segmented_sort(keys2, values2, backend):
+    """Each row of ``keys2`` sorted stably with ``values2`` alongside: (keys, values)."""
+    from ..sorting import segmented_sort
+
+    rows, m = keys2.shape
+    off = backend.xp.arange(0, rows * m + 1, m, dtype=np.int64)
+    k, v = segmented_sort(keys2.reshape(-1), off, values2.reshape(-1))
+    return k.reshape(rows, m), v.reshape(rows, m)
+
+
+def _by_sort(keys, k, largest, backend):
+    """The ``sort`` variant: each row's stable order (descending for largest), first k."""
+    from ..sorting import argsort, segmented_sort
+
+    xp = backend.xp
+    rows, length = keys.shape
+    if rows == 1:
+        return argsort(keys.reshape(-1), descending=largest)[:k].reshape(1, k)
+    off = xp.arange(0, rows * length + 1, length, dtype=np.int64)
+    iota = xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length)).reshape(-1)
+    _, perm = segmented_sort(keys.reshape(-1), off, iota, descending=largest)
+    return perm.reshape(rows, length)[:, :k]
+
+
+def _variant(variant, func):
+    return _checks.check_choice(variant, VARIANTS + ("auto",), func=func, arg="variant")
+
+
+def select(rows2, k, largest, ordered, variant, backend, func):
+    """The int64 indices (R, k) of each row's k largest (or smallest) keys, equal keys from the
+    lowest indices; ordered by key (then index) when ``ordered``, else in no particular order."""
+    xp = backend.xp
+    rows, length = rows2.shape
+    if k == 0 or rows == 0:
+        return xp.empty((rows, k), dtype=INDEX)
+    keys = _as_keys(rows2)
+    kbits, kind, bits = _sort_keys.key_bits(keys)
+    ub = kbits.dtype.itemsize
+    if variant == "auto":
+        variant = "rows" if _sp.row_fits(ub, length) else "radix_select"
+    if variant == "sort":
+        return _by_sort(keys, k, largest, backend)
+    if variant == "rows":
+        if not _sp.row_fits(ub, length):
+            longest = _policy.rows().row_bytes // ub
+            raise ValueError(f"{func}: variant 'rows' holds rows of at most {longest} keys of "
+                             f"{ub} bytes in shared memory, got {length}; use 'radix_select'")
+        plan, sorts = _sp.rows_plan(backend, ub, rows, length, k, kind, largest, ordered)
+        img, idx = plan(kbits)
+        if ordered and not sorts:  # in index order: a stable sort by image orders them
+            img, idx = _segmented_sort(img, idx, backend)
+        return idx
+    plan = _sp.radix_plan(backend, ub, rows, length, k, kind, bits, largest, ordered)
+    img, idx = plan(kbits)
+    if ordered and not plan.sorts:  # by index, then stably by image
+        idx, img = _segmented_sort(idx, img, backend)
+        img, idx = _segmented_sort(img, idx, backend)
+    return idx
+
+
+def _topk_checked(x, k, axis, largest, ordered, variant):
+    """topk's arguments checked in NumPy's order: (variant, input, rows, shape, axis, k, largest,
+    sorted)."""
+    func = "topk"
+    variant = _variant(variant, func)
+    inp = _input(x, func)
+    rows2, shape, ax = _rows(inp, axis, func)
+    k = _k(k, shape[-1], func)
+    return (variant, inp, rows2, shape, ax, k, _bool(largest, func, "largest"),
+            _bool(ordered, func, "sorted"))
+
+
+# ---- plans (prim.plan) ------------------------------------------------------------------------
+
+
+def _make_topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: A002
+    """What ``prim.plan(prim.topk, x, k, ...)`` runs for arrays like ``x``: the checks done
+    here, the selection's plan found by its configuration per call."""
+    _topk_checked(x, k, axis, largest, sorted, variant)
+    return lambda a: topk(a, k, axis=axis, largest=largest, sorted=sorted, variant=variant)
+
+
+def _make_partition(func):
+    def make(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"):
+        _argpartition(a, kth, axis, kind, order, variant, func.__name__, check_only=True)
+        return lambda x: func(x, kth, axis, kind, order, variant=variant)
+
+    return make
+
+
+# ---- public functions -------------------------------------------------------------------------
+
+
+@_plans.planned(_make_topk)
+def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: A002 - torch's name
+    """The ``k`` largest (or smallest) elements along an axis and their indices, as
+    :func:`torch.topk`.
+
+    Args:
+        x: array of bool, uint8/16/32/64, int8/16/32/64, float16, float32 or float64 (CuPy,
+            NumPy, or anything with ``__cuda_array_interface__`` / DLPack); any ndim.
+        k: how many to take along the axis, ``0 <= k <= x.shape[axis]``.
+        axis: the axis to select along (default the last); None: the flattened array.
+        largest: the k largest (default) or, when False, the k smallest.
+        sorted: the results ordered (largest first when ``largest``, else smallest first); when
+            False they come in no particular order (the same set).
+        variant: ``"rows"``, ``"radix_select"``, ``"sort"`` or ``"auto"`` (see
+            :mod:`primitives.selection`).
+
+    Returns:
+        ``(values, indices)``: arrays of ``x``'s shape with the axis of length ``k`` (1-D for
+        ``axis=None``); values in ``x``'s dtype (its bit patterns: NaN payloads, signed zeros),
+        indices int64 along the axis. CuPy for device input, NumPy for host input.
+
+    Raises:
+        TypeError: ``x`` not an array, or of an unsupported dtype (complex, string, object,
+            datetime...); ``k`` not an integer; ``largest``/``sorted`` not bools.
+        ValueError: ``k < 0`` or ``k > x.shape[axis]``; unknown ``variant``; ``"rows"`` on rows
+            longer than its shared memory holds.
+        numpy.exceptions.AxisError: ``axis`` out of range.
+
+    Order (NumPy's sort): -inf < ... < -0.0 = 0.0 < ... < inf < NaN; NaN is the largest, so with
+    ``largest=True`` NaNs come first (as ``torch.topk``). **Ties:** among equal elements the
+    lowest indices are taken, and ordered results list equal elements by increasing index: the
+    first ``k`` of a stable sort (``numpy.argsort(-x, kind="stable")`` for ordinary numbers).
+
+    No host synchronization on the ``rows`` and ``radix_select`` paths but where ``sorted``
+    needs a segmented sort (k above the policies' limits). Equivalent to
+    ``numpy.take_along_axis`` of a stable sort's first ``k``; faster when ``k`` is small.
+
+    See Also:
+        :func:`torch.topk`, :func:`numpy.argpartition`, :func:`argpartition`, :func:`sort`.
+    """
+    func = "topk"
+    variant, inp, rows2, shape, ax, k, largest, ordered = _topk_checked(
+        x, k, axis, largest, sorted, variant)
+    xp = inp.backend.xp
+    idx = select(rows2, k, largest, ordered, variant, inp.backend, func)
+    vals = xp.take_along_axis(rows2, idx, axis=1) if idx.size else \
+        xp.empty(idx.shape, dtype=rows2.dtype)
+    return (inp.kept(_back(vals, shape, ax, xp)), inp.result(_back(idx, shape, ax, xp)))
+
+
+def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False):
+    """(input, rows of indices (R, L), shape, axis, rows of the array); None after the checks
+    when ``check_only``."""
+    variant = _variant(variant, func)
+    if kind != "introselect":
+        raise ValueError(f"{func}: select kind must be 'introselect' (got {kind!r})")
+    if order is not None:
+        raise ValueError(f"{func}: cannot specify order when the array has no fields")
+    inp = _input(a, func)
+    rows2, shape, ax = _rows(inp, axis, func)
+    xp = inp.backend.xp
+    rows, length = rows2.shape
+    if rows2.size == 0:
+        if check_only:
+            return None
+        return inp, xp.empty(rows2.shape, dtype=INDEX), shape, ax, rows2
+    kths = _kths(kth, length, func)
+    if not kths:
+        raise TypeError(f"{func}: kth must hold at least one integer")
+    if check_only:
+        return None
+    lo, hi = min(kths), max(kths)
+    small = hi + 1 <= length - lo  # fewer keys to order from the small end
+    m = hi + 1 if small else length - lo
+    sel = select(rows2, m, not small, True, variant, inp.backend, func)
+    if not small:
+        sel = sel[:, ::-1]  # the m largest, ascending
+    if m == length:
+        return inp, xp.ascontiguousarray(sel), shape, ax, rows2
+    from ..compaction import compact_indices
+
+    keep = xp.ones(rows * length, dtype=np.bool_)
+    keep[(xp.arange(rows, dtype=np.int64)[:, None] * length + sel).reshape(-1)] = False
+    rest = (compact_indices(keep) % length).reshape(rows, length - m)
+    res = xp.concatenate([sel, rest] if small else [rest, sel], axis=1)
+    return inp, res, shape, ax, rows2
+
+
+@_plans.planned(lambda *a, **kw: _make_partition(argpartition)(*a, **kw))
+def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"):
+    """Indices that partition ``a`` along an axis: ``numpy.argpartition``.
+
+    Element ``kth`` of the result (along the axis) is the index of the value a sort would put
+    there; every index before it points at a value no larger, every index after it at a value
+    no smaller. For a sequence of ``kth`` every one of them holds so at once.
+
+    Args:
+        a: array of a dtype of :func:`topk`; any ndim.
+        kth: an integer or a 1-D sequence of integers, negative counting from the end.
+        axis: the axis (default the last); None: the flattened array.
+        kind: ``"introselect"`` (NumPy's only choice; the selection is :func:`topk`'s).
+        order: None (NumPy's field order; these dtypes have no fields).
+        variant: as :func:`topk`.
+
+    Returns:
+        int64 indices of ``a``'s shape (1-D for ``axis=None``). CuPy for device input, NumPy for
+        host input.
+
+    Raises:
+        TypeError: ``a`` not an array or of an unsupported dtype; ``kth`` not integers.
+        ValueError: ``kth`` out of bounds or a bool; ``kind`` not ``"introselect"``; ``order``
+            given; unknown ``variant``.
+        numpy.exceptions.AxisError: ``axis`` out of range.
+
+    NumPy guarantees only the ``kth`` positions and the partition property, and so does this:
+    the ``max(kth) + 1`` smallest come first, ordered by :func:`topk` (or the
+    ``n - min(kth)`` largest last, when fewer), the others in index order. NaNs sort last, as
+    in ``numpy.sort``.
+
+    See Also:
+        :func:`numpy.argpartition`, :func:`cupy.argpartition`, :func:`topk`, :func:`partition`.
+    """
+    inp, res, shape, ax, _ = _argpartition(a, kth, axis, kind, order, variant, "argpartition")
+    return inp.result(_back(res, shape, ax, inp.backend.xp))
+
+
+@_plans.planned(lambda *a, **kw: _make_partition(partition)(*a, **kw))
+def partition(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"):
+    """A partitioned copy of ``a``: ``numpy.partition``.
+
+    The value at each ``kth`` position (along the axis) is the one a sort would put there; the
+    values before it are no larger, those after it no smaller. Arguments, errors and order as
+    :func:`argpartition`; the result has ``a``'s dtype (its bit patterns) and shape (1-D for
+    ``axis=None``).
+
+    See Also:
+        :func:`numpy.partition`, :func:`cupy.partition`, :func:`argpartition`, :func:`topk`.
+    """
+    inp, res, shape, ax, rows2 = _argpartition(a, kth, axis, kind, order, variant, "partition")
+    xp = inp.backend.xp
+    vals = xp.take_along_axis(rows2, res, axis=1) if res.size else rows2.copy()
+    return inp.kept(_back(vals, shape, ax, xp))

@@ -1,0 +1,168 @@
+"""Selection plans: the kernels of ``kernels/select/topk.cu`` and their launches, made once per
+configuration (key width, rows, row length, k, order, policy, stream).
+
+A :class:`RadixSelectPlan` holds the per-row state and histograms of the device-wide radix
+select (the state is reset from a device copy of its first value per call; the histograms are
+left zero by the kernels) and the digit schedule: the image's digits from the top, the first
+``first_bits`` wide, then the index's digits (ties are taken from the lowest indices). Its
+candidate buffers are taken from the pool per call. A :class:`RowsPlan` is the one launch of the
+block-per-row kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
+from . import _policy
+
+SOURCE = "select/topk.cu"
+#: the key bits kernels take, by width in bytes
+UBITS = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+#: fields of a row's state (prim::select::FIELDS) and the ones the host sets
+FIELDS = 13
+K_REM, COUNT, DONE = 4, 5, 6
+MAX_BINS = 1 << _policy.MAX_BITS
+CHOOSE_BLOCK = 1024
+
+
+def _c(ub):
+    return _dtypes.CTYPES[UBITS[ub]]
+
+
+def radix_names(pol):
+    out = ["select_choose"]
+    for ub in UBITS:
+        out += [f"select_pass<{_c(ub)}, {pol.block}, {pol.items}, false>",
+                f"select_pass<{_c(ub)}, {pol.block}, {pol.items}, true>",
+                f"select_rank_sort<{_c(ub)}, {pol.block}>"]
+    return out
+
+
+def rows_names(pol):
+    return [f"select_rows<{_c(ub)}, {pol.block}>" for ub in UBITS]
+
+
+for _pol in _policy.TABLE.policies("radix_select"):  # every policy, for the NVRTC check
+    _loader.register(SOURCE, radix_names(_pol))
+for _pol in _policy.TABLE.policies("rows"):
+    _loader.register(SOURCE, rows_names(_pol))
+
+
+def digits(top, width_first, width):
+    """(shift, width) of the digits of a ``top``-bit number from its top bit down: the first
+    ``width_first`` wide, the others ``width``."""
+    out, hi = [], top
+    w = width_first
+    while hi > 0:
+        w = min(w, hi)
+        out.append((hi - w, w))
+        hi -= w
+        w = width
+    return out
+
+
+def row_fits(ub, length, pol=None):
+    """Whether rows of ``length`` keys of ``ub`` bytes fit the block-per-row kernel."""
+    pol = _policy.rows() if pol is None else pol
+    return length * ub <= pol.row_bytes
+
+
+class RadixSelectPlan(_plans.Plan):
+    """The k smallest (image, index) pairs of each of ``rows`` rows of ``length`` keys of
+    ``ub`` bytes (``kind``: prim::radix::KeyKind; ``bits``: the image's meaningful low bits;
+    ``desc``: largest first). ``sort``: order the winners (k up to the policy's sort_small)."""
+
+    def __init__(self, backend, ub, rows, length, k, kind, bits, desc, sort, pol):
+        xp = backend.xp
+        self.xp, self.rows, self.length, self.k, self.ub = xp, rows, length, k, ub
+        self.udt = UBITS[ub]
+        c = _c(ub)
+        get = _loader.load(SOURCE, radix_names(pol))
+        kpass = get(f"select_pass<{c}, {pol.block}, {pol.items}, false>")
+        kcollect = get(f"select_pass<{c}, {pol.block}, {pol.items}, true>")
+        tile = pol.block * pol.items
+        per_row = _launch.cdiv(_launch.resident_grid(kpass, pol.block), rows)
+        self.bpr = max(1, min(_launch.cdiv(length, tile), per_row))
+        grid = self.bpr * rows
+        self.pass_ = _plans.Launch(kpass, grid, pol.block)
+        self.collect = _plans.Launch(kcollect, grid, pol.block)
+        self.choose = _plans.Launch(get("select_choose"), rows, CHOOSE_BLOCK)
+        self.sorts = sort and k <= pol.sort_small
+        self.rank = (_plans.Launch(get(f"select_rank_sort<{c}, {pol.block}>"),
+                                   _launch.cdiv(k, pol.block) * rows, pol.block)
+                     if self.sorts else None)
+        self.rank_bpr = _launch.cdiv(k, pol.block)
+        self.cap = max(1, _launch.cdiv(length, pol.buffer_div))
+        index_bits = max(1, (length - 1).bit_length())
+        self.schedule = ([(s, w, 0) for s, w in digits(bits, pol.first_bits, pol.bits)] +
+                         [(s, w, 1) for s, w in digits(index_bits, pol.bits, pol.bits)])
+        init = np.zeros((rows, FIELDS), dtype=np.int64)
+        init[:, K_REM], init[:, COUNT], init[:, DONE] = k, length, int(k == length)
+        self.init = xp.asarray(init)
+        self.state = xp.empty_like(self.init)
+        self.hist = xp.zeros(rows * MAX_BINS, dtype=np.uint64)
+        i64, i32 = _launch.i64, np.int32
+        self.fixed = (i64(length), i64(self.bpr))
+        self.kind, self.desc = i32(kind), i32(desc)
+        self.cap64, self.k64 = i64(self.cap), i64(k)
+        self.nbytes = _plans.scratch_bytes(self.init, self.state, self.hist)
+
+    def __call__(self, kbits):
+        """(images, indices) of each row's k winners, ``(rows, k)`` arrays: ordered by (image,
+        index) when the plan sorts, else in no particular order."""
+        xp, rows, k, cap = self.xp, self.rows, self.k, self.cap
+        self.state[...] = self.init
+        bufs = (xp.empty(rows * cap, dtype=self.udt), xp.empty(rows * cap, dtype=np.int64),
+                xp.empty(rows * cap, dtype=self.udt), xp.empty(rows * cap, dtype=np.int64))
+        out_img = xp.empty((rows, k), dtype=self.udt)
+        out_idx = xp.empty((rows, k), dtype=np.int64)
+        head = (kbits, *self.fixed, *bufs, self.cap64, out_img, out_idx, self.k64, self.state,
+                self.hist, self.kind, self.desc)
+        for shift, width, on_index in self.schedule:
+            tail = (np.int32(shift), np.int32(width), np.int32(on_index))
+            self.pass_(*head, *tail)
+            self.choose(self.hist, self.state, self.cap64, *tail)
+        self.collect(*head, np.int32(0), np.int32(1), np.int32(0))
+        if not self.sorts:
+            return out_img, out_idx
+        img, idx = xp.empty_like(out_img), xp.empty_like(out_idx)
+        self.rank(out_img, out_idx, self.k64, _launch.i64(self.rank_bpr), img, idx)
+        return img, idx
+
+
+class RowsPlan(_plans.Plan):
+    """A block per row: the k smallest (image, index) pairs of each row of ``length`` keys of
+    ``ub`` bytes, in index order, or ordered by (image, index) when ``sort``."""
+
+    def __init__(self, backend, ub, rows, length, k, kind, desc, sort, pol):
+        xp = backend.xp
+        self.xp, self.rows, self.k, self.udt = xp, rows, k, UBITS[ub]
+        kernel = _loader.load(SOURCE, rows_names(pol))(f"select_rows<{_c(ub)}, {pol.block}>")
+        smem = _launch.cdiv(length * ub, 16) * 16 + (k * (ub + 4) if sort else 0)
+        self.launch = _plans.Launch(kernel, rows, pol.block, smem)
+        self.args = (_launch.i64(length), _launch.i64(k), np.int32(kind), np.int32(desc),
+                     np.int32(sort))
+
+    def __call__(self, kbits):
+        out_img = self.xp.empty((self.rows, self.k), dtype=self.udt)
+        out_idx = self.xp.empty((self.rows, self.k), dtype=np.int64)
+        self.launch(kbits, *self.args, out_img, out_idx)
+        return out_img, out_idx
+
+
+def radix_plan(backend, ub, rows, length, k, kind, bits, desc, sort):
+    pol = _policy.radix_select()
+    key = ("selection", "radix", ub, rows, length, k, kind, bits, desc, sort, pol,
+           _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: RadixSelectPlan(backend, ub, rows, length, k, kind,
+                                                         bits, desc, sort, pol))
+
+
+def rows_plan(backend, ub, rows, length, k, kind, desc, sort):
+    pol = _policy.rows()
+    sort = sort and k <= pol.sort_max
+    key = ("selection", "rows", ub, rows, length, k, kind, desc, sort, pol, _plans.stream_key())
+    plan = _plans.PLANS.get(key, lambda: RowsPlan(backend, ub, rows, length, k, kind, desc, sort,
+                                                  pol))
+    return plan, sort

@@ -1,0 +1,53 @@
+"""Selection tuning, as data (see :mod:`primitives.tuning`).
+
+Selectors: ``"radix_select"`` for the device-wide radix select (its pass kernel's tile, the digit
+widths, the candidate buffers and the largest ``k`` whose winners are ordered by counting) and
+``"rows"`` for the block-per-row kernel (its block, the longest row it holds in shared memory and
+the largest sorted ``k`` it orders itself). One provenance line per tuned value; the experiments
+behind them are in docs/perf-log/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .._core import policy as _policy
+
+#: the widest digit the pass kernel counts (its 4096 shared counters, kernels/select/topk.cu)
+MAX_BITS = 12
+
+
+@dataclasses.dataclass(frozen=True)
+class RadixSelectPolicy:
+    block: int  # threads per block of select_pass (a template parameter)
+    items: int  # keys per thread and tile (a template parameter; a multiple of 4)
+    first_bits: int  # the first digit's width (at most MAX_BITS): the read of every key
+    bits: int  # the later digits' width (at most MAX_BITS)
+    buffer_div: int  # candidate buffers hold len / buffer_div keys of a row (two of them)
+    sort_small: int  # the largest k whose winners select_rank_sort orders (O(k^2) work)
+
+
+@dataclasses.dataclass(frozen=True)
+class RowsPolicy:
+    block: int  # threads per block of select_rows (a template parameter, >= 256)
+    row_bytes: int  # the longest row (in key bytes: 4 or 8 per key) held in shared memory
+    sort_max: int  # the largest k select_rows orders by counting (larger: a segmented sort)
+
+
+TABLE = _policy.register("selection", {
+    # tiles of 256 x 16 keys (one 16-byte load per 4 keys); a 12-bit first digit splits floats
+    # of one binade into 8 bins; buffers of len / 8 keys (not tuned yet: to be swept on an H100)
+    ("default", "radix_select"): RadixSelectPolicy(block=256, items=16, first_bits=12, bits=11,
+                                                   buffer_div=8, sort_small=4096),
+    # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
+    ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
+}, doc="the radix select's tile, digits and buffers; the block-per-row kernel's block and "
+       "longest row")
+
+
+def radix_select():
+    return _policy.current("selection", "radix_select")
+
+
+def rows():
+    return _policy.current("selection", "rows")

@@ -1,0 +1,356 @@
+"""topk, argpartition and partition against NumPy oracles built from stable sorts: every variant,
+key dtype, awkward row lengths (the tile and the candidate buffers' boundaries), heavy ties, NaNs,
+N-D axes; NumPy's partition guarantees (kth positions and the partition property); every error
+branch; plans."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import primitives as prim
+from primitives.selection import DTYPES, VARIANTS
+from primitives.selection import _plans as _sp
+from primitives.testing import harness as H
+
+# one tile of the pass kernel is 256 x 16 = 4096 keys; rows of <= 8192 float32 fit "rows"
+LENGTHS = [1, 31, 32, 33, 4095, 4097]
+FLOATS = [d for d in DTYPES if d.kind == "f"]
+
+
+def make(rng, shape, dt, distinct=None):
+    """Random keys of ``dt``; ``distinct``: drawn from that many values (ties); floats get NaNs,
+    infinities and both zeros."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return rng.random(shape) < 0.5
+    if distinct is not None:
+        x = rng.integers(0, distinct, shape).astype(dt)
+    elif dt.kind == "f":
+        x = rng.standard_normal(shape).astype(dt)
+    else:
+        info = np.iinfo(dt)
+        x = rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
+    if dt.kind == "f" and x.size:
+        flat = x.reshape(-1)
+        pick = rng.integers(0, flat.size, max(1, flat.size // 16))
+        flat[pick] = rng.choice(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=dt),
+                                pick.size)
+    return x
+
+
+def order(x, largest, axis=-1):
+    """The oracle: each row's stable order, largest first (NaNs first) or smallest first (NaNs
+    last), equal keys by increasing index."""
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    if x.dtype == np.bool_:
+        x = x.astype(np.uint8)
+    if not largest:
+        return np.argsort(x, axis=-1, kind="stable")
+    n = x.shape[-1]
+    rev = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+    return n - 1 - rev
+
+
+def want_topk(x, k, largest, axis=-1):
+    idx = order(x, largest, axis)[..., :k]
+    vals = np.take_along_axis(np.moveaxis(x, axis, -1), idx, axis=-1)
+    return np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis)
+
+
+def check(x, k, largest=True, axis=-1, variant="auto"):
+    got = prim.topk(x, k, axis=axis, largest=largest, variant=variant)
+    H.assert_same(got, want_topk(x, k, largest, axis), what=f"k={k} largest={largest}")
+    vals, idx = prim.topk(x, k, axis=axis, largest=largest, sorted=False, variant=variant)
+    want_idx = want_topk(x, k, largest, axis)[1]
+    srt = np.sort(H.to_host(idx), axis=axis)
+    H.assert_same(srt, np.sort(want_idx, axis=axis), what="sorted=False: the same set")
+    H.assert_same(vals, np.take_along_axis(x, H.to_host(idx), axis=axis))
+
+
+def ks(n):
+    return sorted({0, 1, min(n, 7), n // 2, n})
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("n", LENGTHS)
+def test_topk_1d_float32(variant, n, rng, schedule):
+    x = make(rng, n, np.float32)
+    for k in ks(n):
+        for largest in (True, False):
+            check(x, k, largest, variant=variant)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("variant", ["rows", "radix_select"])
+def test_topk_dtypes(dtype, variant, rng):
+    n = 1000
+    x = make(rng, n, dtype)
+    for k in (1, 100, n):
+        for largest in (True, False):
+            check(x, k, largest, variant=variant)
+
+
+@pytest.mark.parametrize("variant", ["rows", "radix_select"])
+@pytest.mark.parametrize("distinct", [1, 2, 50])
+def test_ties_take_the_lowest_indices(variant, distinct, rng, schedule):
+    """Equal keys: the lowest indices win, and sorted results list them by index. One distinct
+    value keeps every key a candidate through the image's digits (the index digits decide)."""
+    x = make(rng, 5000 if variant == "rows" else 9000, np.int32, distinct=distinct)
+    for k in (1, 33, 2500):
+        for largest in (True, False):
+            check(x, k, largest, variant=variant)
+
+
+def test_nan_order_and_bit_patterns():
+    """NaN is the largest (first with largest=True, last otherwise); values keep their bits."""
+    payload = np.array([0x7FC00001, 0xFFC00002], dtype=np.uint32).view(np.float32)
+    x = np.array([1.0, payload[0], -0.0, 0.0, payload[1], -np.inf, np.inf], dtype=np.float32)
+    for variant in VARIANTS:
+        v, i = prim.topk(x, 3, variant=variant)
+        H.assert_same(i, np.array([1, 4, 6]))
+        assert v.tobytes() == x[[1, 4, 6]].tobytes()
+        v, i = prim.topk(x, 4, largest=False, variant=variant)
+        H.assert_same(i, np.array([5, 2, 3, 0]))  # -0.0 and 0.0 equal: by index
+        assert v.tobytes() == x[[5, 2, 3, 0]].tobytes()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("shape,axis", [((5, 33), -1), ((5, 33), 0), ((3, 4, 5), 1),
+                                        ((2, 1, 4097), 2), ((8, 32), 1)])
+def test_topk_rows(variant, shape, axis, rng):
+    x = make(rng, shape, np.float32)
+    n = shape[axis]
+    for k in (1, min(n, 5), n):
+        check(x, k, True, axis, variant)
+        check(x, k, False, axis, variant)
+
+
+def test_topk_axis_none_and_0d(rng):
+    x = make(rng, (7, 9), np.float64)
+    H.assert_same(prim.topk(x, 4, axis=None), want_topk(x.reshape(-1), 4, True))
+    H.assert_same(prim.topk(np.float32(3.0), 1), (np.array([3.0], np.float32), np.array([0])))
+
+
+def test_radix_select_buffers_and_sort_paths(rng, schedule):
+    """Rows longer than the candidate buffers (a row of one value never fits them); k above
+    sort_small (winners ordered by two segmented sorts) and above rows' sort_max."""
+    x = make(rng, (2, 20000), np.float32)
+    x[1] = 2.5
+    with prim.tuning.override("selection", selector="radix_select", sort_small=64):
+        for k in (1, 65, 300):
+            check(x, k, True, variant="radix_select")
+    with prim.tuning.override("selection", selector="rows", sort_max=8):
+        check(x[:, :3000], 100, False, variant="rows")
+
+
+def test_digit_schedule():
+    assert _sp.digits(32, 12, 11) == [(20, 12), (9, 11), (0, 9)]
+    assert _sp.digits(8, 12, 11) == [(0, 8)]
+    assert sum(w for _, w in _sp.digits(64, 12, 11)) == 64
+
+
+def test_empty_and_k_zero(rng):
+    for shape, axis in (((0,), -1), ((3, 0), -1), ((0, 5), -1), ((4, 6), 0)):
+        x = np.zeros(shape, np.float32)
+        H.assert_same(prim.topk(x, 0, axis=axis), want_topk(x, 0, True, axis))
+
+
+def test_inputs_untouched_and_device_kinds(rng):
+    x = make(rng, (4, 300), np.float32)
+    before = x.copy()
+    prim.topk(x, 10)
+    prim.argpartition(x, 5)
+    assert x.tobytes() == before.tobytes()
+    big = x.astype(">f4")
+    v, i = prim.topk(big, 10)
+    assert v.dtype == np.dtype(">f4")
+    H.assert_same(i, want_topk(x, 10, True)[1])
+
+
+# ---- argpartition / partition ------------------------------------------------------------------
+
+
+def assert_partitioned(x, kth, got_idx, axis=-1):
+    """NumPy's guarantees: each kth position holds the value a sort puts there, the others are on
+    the right side of it; the indices are a permutation."""
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    idx = np.moveaxis(H.to_host(got_idx), axis, -1)
+    assert idx.dtype == np.int64 and idx.shape == x.shape
+    assert np.array_equal(np.sort(idx, axis=-1), np.broadcast_to(np.arange(x.shape[-1]),
+                                                                   x.shape))
+    vals = np.take_along_axis(x, idx, axis=-1)
+    srt = np.sort(x, axis=-1)
+    n = x.shape[-1]
+    for k in np.atleast_1d(kth):
+        k = int(k) % n
+        np.testing.assert_array_equal(vals[..., k], srt[..., k])
+        pivot = srt[..., k:k + 1]
+        before, after = vals[..., :k], vals[..., k + 1:]
+        if x.dtype.kind == "f":  # NaN is the largest
+            assert not np.any(np.isnan(before) & ~np.isnan(pivot))
+            assert np.all((before <= pivot) | np.isnan(pivot))
+            assert np.all((after >= pivot) | np.isnan(after))
+        else:
+            assert np.all(before <= pivot) and np.all(after >= pivot)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("n", [1, 2, 33, 4097])
+def test_argpartition(variant, n, rng):
+    x = make(rng, n, np.float32)
+    for kth in sorted({0, n // 3, n - 1, -1}) + [[0, n - 1], [n // 4, n // 2]]:
+        got = prim.argpartition(x, kth, variant=variant)
+        assert_partitioned(x, kth, got)
+        part = prim.partition(x, kth, variant=variant)
+        want = np.partition(x, kth)
+        for k in np.atleast_1d(kth):
+            np.testing.assert_array_equal(part[int(k)], want[int(k)])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_argpartition_dtypes_and_axes(dtype, rng):
+    x = make(rng, (6, 50), dtype, distinct=5 if dtype.kind in "iu" else None)
+    for axis in (0, 1, -1):
+        for kth in (0, 3, [1, 4]):
+            assert_partitioned(x, kth, prim.argpartition(x, kth, axis=axis), axis)
+            got = prim.partition(x, kth, axis=axis)
+            want = np.partition(x, kth, axis=axis)
+            for k in np.atleast_1d(kth):
+                H.assert_same(np.take(got, k, axis=axis), np.take(want, k, axis=axis))
+
+
+def test_partition_axis_none_and_empty(rng):
+    x = make(rng, (5, 7), np.float64)
+    got = prim.partition(x, 17, axis=None)
+    assert got.shape == (35,)
+    H.assert_same(got[17], np.partition(x, 17, axis=None)[17])
+    H.assert_same(prim.argpartition(np.zeros((2, 0)), 5), np.argpartition(np.zeros((2, 0)), 5))
+    H.assert_same(prim.partition(np.zeros(0, np.int32), 0), np.partition(np.zeros(0, np.int32),
+                                                                         0))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(x=hnp.arrays(st.sampled_from([np.int16, np.float32, np.uint64]),
+                    st.integers(1, 300)), data=st.data())
+def test_property_topk_and_partition(x, data):
+    n = x.size
+    k = data.draw(st.integers(0, n))
+    largest = data.draw(st.booleans())
+    variant = data.draw(st.sampled_from(("rows", "radix_select")))
+    H.assert_same(prim.topk(x, k, largest=largest, variant=variant),
+                  want_topk(x, k, largest))
+    kth = data.draw(st.integers(-n, n - 1))
+    assert_partitioned(x, kth, prim.argpartition(x, kth, variant=variant))
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [-1, 6])
+def test_error_k_out_of_range(k):
+    H.raises_like(ValueError, "topk", prim.topk, np.arange(5.0), k, match="out of range")
+
+
+@pytest.mark.parametrize("k", [2.0, "2", True, None])
+def test_error_k_not_integer(k):
+    H.raises_like(TypeError, "topk", prim.topk, np.arange(5.0), k, match="integer")
+
+
+@pytest.mark.parametrize("func", ["topk", "argpartition", "partition"])
+def test_error_axis(func):
+    f = getattr(prim, func)
+    with pytest.raises(np.exceptions.AxisError, match=func):
+        f(np.ones((2, 3)), 1, axis=2)
+    H.raises_like(TypeError, func, f, np.ones((2, 3)), 1, axis=1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, "U3", object, "M8[s]", np.longdouble])
+@pytest.mark.parametrize("func", ["topk", "argpartition", "partition"])
+def test_error_dtype(func, dtype):
+    x = np.zeros(4, dtype=dtype)
+    H.raises_like(TypeError, func, getattr(prim, func), x, 1, match="dtype")
+
+
+def test_error_not_an_array():
+    H.raises_like(TypeError, "topk", prim.topk, "abc", 1)
+
+
+@pytest.mark.parametrize("arg", ["largest", "sorted"])
+def test_error_flags_not_bool(arg):
+    H.raises_like(TypeError, "topk", prim.topk, np.arange(5.0), 2, **{arg: 1})
+
+
+@pytest.mark.parametrize("func", ["topk", "argpartition"])
+def test_error_variant(func):
+    H.raises_like(ValueError, func, getattr(prim, func), np.arange(5.0), 1, variant="heap")
+
+
+def test_error_rows_variant_row_too_long():
+    H.raises_like(ValueError, "topk", prim.topk, np.zeros(10000, np.float32), 1,
+                  variant="rows", match="at most 8192")
+
+
+@H.twins(name="argpartition")
+def test_error_kth_out_of_bounds(xp):
+    return xp.argpartition(np.arange(5.0), 5)
+
+
+@H.twins(name="argpartition")
+def test_error_kth_negative_out_of_bounds(xp):
+    return xp.argpartition(np.arange(5.0), [-6])
+
+
+@H.twins(name="argpartition")
+def test_error_kth_not_integer(xp):
+    return xp.argpartition(np.arange(5.0), 1.5)
+
+
+@H.twins(name="argpartition")
+def test_error_kth_bool(xp):
+    return xp.argpartition(np.arange(5.0), True)
+
+
+@H.twins(name="partition")
+def test_error_kth_2d(xp):
+    return xp.partition(np.arange(5.0), [[1]])
+
+
+@H.twins(name="partition")
+def test_error_kth_empty(xp):
+    return xp.partition(np.arange(5.0), [])
+
+
+@H.twins(name="argpartition")
+def test_error_kind(xp):
+    return xp.argpartition(np.arange(5.0), 1, kind="quicksort")
+
+
+@H.twins(name="argpartition")
+def test_error_order(xp):
+    return xp.argpartition(np.arange(5.0), 1, order="f")
+
+
+# ---- plans -------------------------------------------------------------------------------------
+
+
+def test_one_plan_per_configuration(rng):
+    x = make(rng, 6000, np.float32)
+    prim.topk(x, 10, variant="radix_select")
+    builds = prim.cache_info()["builds"]
+    for _ in range(3):
+        H.assert_same(prim.topk(x, 10, variant="radix_select"), want_topk(x, 10, True))
+    assert prim.cache_info()["builds"] == builds
+
+
+def test_explicit_plans(rng):
+    x = make(rng, (4, 300), np.float32)
+    p = prim.plan(prim.topk, x, 9, largest=False)
+    H.assert_same(p(x), want_topk(x, 9, False))
+    q = prim.argpartition.plan(x, [2, 7])
+    assert_partitioned(x, [2, 7], q(x))
+    r = prim.plan(prim.partition, x, 1, axis=0)
+    H.assert_same(r(x)[1], np.partition(x, 1, axis=0)[1])
+    with pytest.raises(ValueError, match="partition: kth"):
+        prim.plan(prim.partition, x, 4, axis=0)
