@@ -6,6 +6,7 @@ import pytest
 
 import primitives as prim
 from primitives.testing import harness as H
+from primitives._core import dtypes as _dtypes
 
 FUNCS = {"sum": np.sum, "min": np.min, "max": np.max}
 
@@ -102,6 +103,18 @@ def test_axis_errors(func, kw, exc):
 
 
 # ---- mean, any, all ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("acc", _dtypes.REDUCE_COMPLEX_DTYPES, ids=lambda d: d.name)
+def test_mean_with_dtype_divides_as_numpy(acc, rng):
+    """mean(dtype=acc): the sums in ``acc`` divided by the count as NumPy's true_divide in
+    ``acc`` then cast back (every pair of kernels/reduction/finish.cu's mean_divide)."""
+    x = rng.integers(0, 3, (3, 7)).astype(np.int8)
+    for axis in (None, 1):
+        got, want = prim.mean(x, axis=axis, dtype=acc), np.mean(x, axis=axis, dtype=acc)
+        assert np.asarray(got).dtype == np.asarray(want).dtype == acc
+        np.testing.assert_allclose(np.asarray(got).astype(np.complex128),
+                                   np.asarray(want).astype(np.complex128), rtol=1e-3)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint64, np.float16, np.float32,

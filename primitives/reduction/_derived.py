@@ -16,6 +16,7 @@ from .._core import checks as _checks
 from .._core import dtypes as _dtypes
 from .._core import plans as _plans
 from . import _axis
+from . import _plans as _gp
 from ._api import max as _max
 from ._api import min as _min
 from ._api import sum as _sum
@@ -74,9 +75,10 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
     if count == 0:
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
     xp = inp.backend.xp
-    s = xp.asarray(_sum(arr, axis=axes, dtype=acc))  # the backend array in, a backend one out
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = xp.true_divide(s, xp.asarray(count, dtype=acc)).astype(res)
+    s = xp.asarray(_sum(arr, axis=axes, dtype=acc))  # a new (contiguous) backend array
+    # the division as NumPy's true_divide by the count in the accumulator's dtype, then the cast
+    r = xp.empty(s.shape, dtype=res) if s.size == 0 else _gp.mean_divide(inp.backend, s, count,
+                                                                          res)
     return _axis.finish(r, inp, arr.shape, axes, keepdims, out, func)
 
 

@@ -291,3 +291,52 @@ def error_depth(variant, n, in_dt=np.dtype(np.float32)):
     threads = grid * pol.block
     per_thread = (_launch.cdiv(n, threads) + 16) + 3  # vector body + head/tail + 4-way regroup
     return per_thread + 2 * log_block(pol.block) + _launch.cdiv(grid, pol.block)
+
+
+# ---- mean's last step: the sums divided by the count (kernels/reduction/finish.cu) -----------
+
+FINISH = "reduction/finish.cu"
+#: (accumulator, result) dtypes of mean: the accumulator's own, and float16 from float32 sums
+MEAN_PAIRS = tuple((d, d) for d in _dtypes.REDUCE_COMPLEX_DTYPES) + (
+    (np.dtype(np.float32), np.dtype(np.float16)),)
+_FINISH_BLOCK = 256
+
+
+def _finish_cname(dt):
+    return "bool" if dt == np.bool_ else _CNAMES[dt]  # C++ bool: a count casts to it as NumPy's
+
+
+def mean_divide_name(acc, res):
+    return f"mean_divide<{_finish_cname(acc)}, {_finish_cname(res)}>"
+
+
+_FINISH_NAMES = [mean_divide_name(a, r) for a, r in MEAN_PAIRS]
+_loader.register(FINISH, _FINISH_NAMES)
+
+
+class MeanDividePlan(_plans.Plan):
+    """``m`` sums of dtype ``acc`` divided by ``count`` into ``res`` (a pair of
+    :data:`MEAN_PAIRS`): one grid-stride launch."""
+
+    def __init__(self, backend, acc, res, m, count):
+        k = _loader.load(FINISH, _FINISH_NAMES)(mean_divide_name(acc, res))
+        grid = _launch.cover_grid(m, _FINISH_BLOCK, kernel=k)
+        slot = _plans.Launch.SLOT
+        self.empty, self.res = backend.xp.empty, res
+        self.launch = _plans.Launch(k, grid, _FINISH_BLOCK,
+                                    args=(slot, _launch.i64(m), _launch.i64(count), slot))
+
+    def __call__(self, sums):
+        """The quotients, shaped as ``sums`` (contiguous, of the plan's accumulator dtype)."""
+        out = self.empty(sums.shape, dtype=self.res)
+        self.launch(sums, out)
+        return out
+
+
+def mean_divide(backend, sums, count, res):
+    """``sums / count`` as NumPy's mean finishes (true_divide in the accumulator's dtype, then the
+    cast to ``res``), in one launch of the plan of this configuration."""
+    acc = np.dtype(sums.dtype)
+    key = ("reduce/mean_divide", acc, res, sums.size, count, _plans.stream_key())
+    return _plans.PLANS.get(
+        key, lambda: MeanDividePlan(backend, acc, res, sums.size, count))(sums)
