@@ -20,6 +20,7 @@ from .sparse import spmv
 from .histograms import (bincount, histogram, histogram2d, histogram_channels, histogram_even,
                          histogramdd)
 from .sorting import argsort, radix_sort, segmented_sort, sort
+from .sets import reduce_by_key, run_length_encode, unique
 from .selection import argpartition, partition, topk
 from .searching import searchsorted
 
@@ -36,6 +37,7 @@ __all__ = [
     "spmv", "sparse",
     "histogram", "bincount", "histogram_even", "histogram_channels", "histogram2d", "histogramdd",
     "sort", "argsort", "radix_sort", "segmented_sort",
+    "unique", "run_length_encode", "reduce_by_key",
     "topk", "argpartition", "partition",
     "searchsorted",
 ]

@@ -20,6 +20,15 @@ template <> struct Vec16<double> { typedef double2 type; static constexpr int N 
 template <> struct Vec16<long long> { typedef longlong2 type; static constexpr int N = 2; };
 template <> struct Vec16<unsigned long long> { typedef ulonglong2 type; static constexpr int N = 2; };
 
+// Whether T has a Vec16 above (the 4- and 8-byte real types).
+template <class T> struct HasVec16 { static constexpr bool value = false; };
+template <> struct HasVec16<int> { static constexpr bool value = true; };
+template <> struct HasVec16<unsigned int> { static constexpr bool value = true; };
+template <> struct HasVec16<long long> { static constexpr bool value = true; };
+template <> struct HasVec16<unsigned long long> { static constexpr bool value = true; };
+template <> struct HasVec16<float> { static constexpr bool value = true; };
+template <> struct HasVec16<double> { static constexpr bool value = true; };
+
 // A 16-byte vector as an array of its N elements.
 template <class T> struct Packet {
     T v[Vec16<T>::N];

@@ -54,15 +54,6 @@
 namespace prim {
 namespace axis {
 
-// Element types that have a 16-byte vector type in common/load.cuh (Vec16<T>).
-template <class T> struct HasVec16 { static constexpr bool value = false; };
-template <> struct HasVec16<int> { static constexpr bool value = true; };
-template <> struct HasVec16<unsigned int> { static constexpr bool value = true; };
-template <> struct HasVec16<long long> { static constexpr bool value = true; };
-template <> struct HasVec16<unsigned long long> { static constexpr bool value = true; };
-template <> struct HasVec16<float> { static constexpr bool value = true; };
-template <> struct HasVec16<double> { static constexpr bool value = true; };
-
 template <class T, int ITEMS, bool OK = HasVec16<T>::value>
 struct VecItems { static constexpr bool value = false; };
 template <class T, int ITEMS>

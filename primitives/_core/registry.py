@@ -49,6 +49,8 @@ FAMILIES = (
            "primitives.tour.histogram", "histogram", "histogram", "histogram"),
     Family("sort", "primitives.sorting", ("sort", "argsort", "radix_sort", "segmented_sort"),
            "primitives.tour.sort", "sort", "sort", "sort"),
+    Family("sets", "primitives.sets", ("unique", "run_length_encode", "reduce_by_key"),
+           "primitives.tour.sets", "sets", "sets", "sets"),
     Family("selection", "primitives.selection", ("topk", "argpartition", "partition"),
            "primitives.tour.selection", "selection", "selection", "selection"),
     Family("search", "primitives.searching", ("searchsorted",),

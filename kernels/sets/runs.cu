@@ -1,0 +1,238 @@
+// runs.cu -- run-length encoding and reduce-by-key in one pass over keys (and values).
+//
+// runs_lookback<K, KIND, InT, AccT, Op, VALS, BLOCK, ITEMS>: a run is a maximal stretch of
+// consecutive equal keys. The kernel writes, for run r, its first key to keys_out[r] and, unless
+// VALS == RUN_KEYS, the op-sum of its values to values_out[r] (VALS == RUN_COUNTS: the values are
+// all 1 and the op is Sum<long long>, so the sum is the run's length; RUN_VALUES: the values read
+// from `values`, InT converted to AccT, folded in input order). The block that draws the last tile
+// id writes the number of runs to *count.
+// It is the decoupled look-back scan (common/lookback.cuh) of (value, runs) pairs under RunOp<Op>
+// below: runs counts the run heads in a span, value is the op-sum since the span's last head (of
+// the whole span without one). Each block takes the next tile id (BLOCK * ITEMS elements, ITEMS
+// consecutive per thread) and loads its keys and values: on full, aligned tiles 4- and 8-byte
+// elements as lane-consecutive 16-byte vectors exchanged through shared memory (common/load.cuh),
+// 1- and 2-byte keys as the thread's own 16-byte vectors (ITEMS * sizeof(K) is a multiple of 16);
+// complex values, and partial or misaligned tiles, element by element. A thread's neighbours (the
+// key before its first item and the one after its last) come from the next and previous lanes by
+// shuffles, or from global memory at a warp's edges. Heads (a key unlike its predecessor, or the
+// first element) and ends (unlike its successor, or the last element) are ITEMS-bit masks. The
+// thread pairs are scanned across the block (common/scan.cuh), warp 0 looks back for the tile's
+// prefix (every tile needs the number of runs before it), and each thread then walks its items:
+// a head writes its key at index (runs so far), an end writes the run's op-sum. The writes go
+// straight to their final place: with runs of a few elements, a warp's writes fall on a few
+// consecutive sectors.
+// Key equality by KIND: RUN_INT compares the words (integers, bool; K is the unsigned word of the
+// key's size); RUN_F16 compares float16 bit patterns as numbers (K unsigned short: -0 == +0, NaN
+// unequal to everything); RUN_FLOAT compares K (float, double) with ==. `equal_nan` (a runtime
+// flag, block-uniform) makes NaNs equal to each other, as numpy.unique's equal_nan=True.
+// Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64). Static shared memory:
+// BLOCK * ITEMS elements of the wider of the exchanged types (at most 8 bytes: 32 KiB for the
+// default 256 x 16) for the exchanges, BLOCK/32 + 1 pairs, a tile id: the policy keeps it under
+// 48 KiB. Preconditions: n >= 1; tile_counter == 0 on entry (left 0); tile_state holds
+// TileStatus<RunPair<AccT>>::bytes(tiles) bytes, zeroed once (epochs); keys_out and values_out
+// have room for n elements; `values` unused (may be any valid pointer) unless VALS == RUN_VALUES.
+#include "common/prim.cuh"
+#include "common/load.cuh"
+#include "common/scan.cuh"
+#include "common/lookback.cuh"
+#include "common/complex.cuh"
+
+namespace prim {
+
+constexpr int RUN_INT = 0;    // keys compared as words
+constexpr int RUN_F16 = 1;    // float16 bit patterns compared as numbers
+constexpr int RUN_FLOAT = 2;  // float, double compared with ==
+
+constexpr int RUN_KEYS = 0;    // keys only
+constexpr int RUN_COUNTS = 1;  // keys and run lengths
+constexpr int RUN_VALUES = 2;  // keys and the op-sums of the values
+
+template <int KIND, class K>
+__device__ __forceinline__ bool same_key(K a, K b, bool equal_nan) {
+    if constexpr (KIND == RUN_INT) {
+        return a == b;
+    } else if constexpr (KIND == RUN_F16) {
+        const unsigned x = a, y = b;
+        const bool nx = (x & 0x7fffu) > 0x7c00u, ny = (y & 0x7fffu) > 0x7c00u;
+        if (nx || ny) return equal_nan && nx && ny;
+        return x == y || ((x | y) & 0x7fffu) == 0u;  // -0 == +0
+    } else {
+        return a == b || (equal_nan && a != a && b != b);
+    }
+}
+
+// Shuffles of keys: 1- and 2-byte words travel as 32-bit words.
+template <class K>
+__device__ __forceinline__ K shfl_key_up(K v) {
+    typedef typename Select<(sizeof(K) < 4), unsigned int, K>::type W;
+    return static_cast<K>(shfl_up(static_cast<W>(v), 1));
+}
+template <class K>
+__device__ __forceinline__ K shfl_key_down(K v) {
+    typedef typename Select<(sizeof(K) < 4), unsigned int, K>::type W;
+    return static_cast<K>(shfl_down(static_cast<W>(v), 1));
+}
+
+// A span's (op-sum since its last run head, number of heads). The count is kept as two 32-bit
+// halves so that a pair of a 4-byte value is 12 bytes: one 16-byte look-back descriptor with its
+// status (common/lookback.cuh), no fences.
+template <class T>
+struct RunPair {
+    T value;
+    unsigned int runs_lo, runs_hi;
+    __device__ __forceinline__ long long runs() const {
+        return static_cast<long long>((static_cast<unsigned long long>(runs_hi) << 32) | runs_lo);
+    }
+    __device__ __forceinline__ void set_runs(long long r) {
+        runs_lo = static_cast<unsigned int>(r);
+        runs_hi = static_cast<unsigned int>(static_cast<unsigned long long>(r) >> 32);
+    }
+};
+
+// The reduce-by-key operator on RunPair: (a, ra) . (b, rb) = (rb ? b : a op b, ra + rb),
+// associative with identity (op's identity, 0) whenever op is.
+template <class Op>
+struct RunOp {
+    typedef typename Op::value_type base_type;
+    typedef RunPair<base_type> value_type;
+    static __device__ __forceinline__ value_type identity() {
+        value_type r;
+        r.value = Op::identity();
+        r.runs_lo = r.runs_hi = 0u;
+        return r;
+    }
+    __device__ __forceinline__ value_type operator()(value_type a, value_type b) const {
+        value_type r;
+        const long long rb = b.runs();
+        r.value = rb ? b.value : Op()(a.value, b.value);
+        r.set_runs(a.runs() + rb);
+        return r;
+    }
+};
+
+// A thread's ITEMS consecutive elements at p: full aligned tiles through the warp exchange
+// (4- and 8-byte types, `tmp` the warp's buffer) or the thread's own 16-byte vectors (1- and
+// 2-byte types); otherwise element by element, `fill` past `avail`.
+template <class T, class AccT, int ITEMS>
+__device__ __forceinline__ void load_run_items(const T* p, const T* warp_base, long long avail,
+                                               bool vector, T* tmp, AccT fill,
+                                               AccT (&items)[ITEMS]) {
+    if constexpr (HasVec16<T>::value) {
+        if (vector) {
+            load_striped_to_blocked16<T, AccT, ITEMS>(warp_base, tmp, items);
+            return;
+        }
+    } else if constexpr (sizeof(T) < 4) {
+        constexpr int PER = 16 / static_cast<int>(sizeof(T));
+        static_assert(ITEMS % PER == 0, "runs: a thread's narrow keys fill whole 16-byte vectors");
+        if (vector) {
+#pragma unroll
+            for (int u = 0; u < ITEMS / PER; ++u) {
+                const uint4 w = __ldg(reinterpret_cast<const uint4*>(p) + u);
+                const T* e = reinterpret_cast<const T*>(&w);
+#pragma unroll
+                for (int k = 0; k < PER; ++k) items[u * PER + k] = static_cast<AccT>(e[k]);
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) items[k] = k < avail ? static_cast<AccT>(p[k]) : fill;
+}
+
+}  // namespace prim
+
+template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
+              int equal_nan, K* __restrict__ keys_out, AccT* __restrict__ values_out,
+              long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
+              unsigned char* tile_state, unsigned int epoch) {
+    static_assert(ITEMS >= 16 && ITEMS <= 32 && ITEMS % 16 == 0, "runs: ITEMS is 16 or 32");
+    static_assert(BLOCK % prim::WARP == 0 && BLOCK >= 64, "runs: BLOCK whole warps, >= 64");
+    static_assert(VALS != prim::RUN_COUNTS || sizeof(AccT) == 8, "runs: counts are long long");
+    typedef prim::RunOp<Op> ROp;
+    typedef prim::RunPair<AccT> P;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int WARPS = BLOCK / prim::WARP;
+    // bytes per element of the exchange buffer: the wider of the exchanged types (4- and 8-byte
+    // keys and values; narrow keys and complex values are not exchanged), at least 1
+    constexpr int KX = prim::HasVec16<K>::value ? sizeof(K) : 1;
+    constexpr int VX = VALS == prim::RUN_VALUES && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
+    constexpr int WIDE = KX > VX ? KX : VX;
+    const Op op;
+    const ROp rop;
+    __shared__ P scratch[WARPS];
+    __shared__ P tile_prefix;
+    __shared__ unsigned int tile_id;
+    __shared__ __align__(16) unsigned char exchange[WARPS][WIDE * prim::WARP * ITEMS];
+
+    const long long tile = prim::next_tile(tile_counter, &tile_id);
+    const int lane = threadIdx.x % prim::WARP;
+    const int warp = threadIdx.x / prim::WARP;
+    const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
+    const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
+    const long long avail = n - first;  // may be <= 0 in the last tile
+    const bool full = (tile + 1) * TILE <= n;
+    const bool vector = full && ((reinterpret_cast<prim::uptr>(keys) |
+                                  (VALS == prim::RUN_VALUES ? reinterpret_cast<prim::uptr>(values)
+                                                            : 0)) & 15u) == 0;
+
+    K kk[ITEMS];
+    prim::load_run_items<K, K, ITEMS>(keys + first, keys + warp_first, avail, vector,
+                                      reinterpret_cast<K*>(exchange[warp]), K(), kk);
+    AccT v[ITEMS];
+    if constexpr (VALS == prim::RUN_VALUES) {
+        prim::load_run_items<InT, AccT, ITEMS>(values + first, values + warp_first, avail, vector,
+                                               reinterpret_cast<InT*>(exchange[warp]),
+                                               Op::identity(), v);
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) v[k] = AccT(k < avail ? 1 : 0);
+    }
+
+    // the neighbours: the key before item 0 and the one after item ITEMS - 1
+    K prev = prim::shfl_key_up(kk[ITEMS - 1]);
+    K next = prim::shfl_key_down(kk[0]);
+    if (lane == 0 && first > 0 && first - 1 < n) prev = keys[first - 1];
+    if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
+    unsigned heads = 0u, ends = 0u;  // bit k: item k starts / ends a run
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        if (k < avail) {
+            const K before = k == 0 ? prev : kk[k - 1];
+            const K after = k == ITEMS - 1 ? next : kk[k + 1];
+            if (first + k == 0 || !prim::same_key<KIND>(kk[k], before, equal_nan))
+                heads |= 1u << k;
+            if (first + k == n - 1 || !prim::same_key<KIND>(kk[k], after, equal_nan))
+                ends |= 1u << k;
+        }
+    }
+
+    // this thread's pair: the op-sum since its last head (of all its items without one)
+    P mine;
+    mine.value = Op::identity();
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) mine.value = ((heads >> k) & 1u) ? v[k] : op(mine.value, v[k]);
+    mine.set_runs(__popc(heads));
+    P aggregate;
+    const P before = prim::block_exclusive_scan<BLOCK>(mine, rop, scratch, aggregate);
+    const prim::TileStatus<P> ts(tile_state, epoch);
+    if (warp == 0) {
+        prim::tile_lookback(ts, tile, aggregate, rop, &tile_prefix);
+        if (threadIdx.x == 0 && tile == gridDim.x - 1)
+            *count = tile_prefix.runs() + aggregate.runs();
+    }
+    __syncthreads();
+    const P start = rop(tile_prefix, before);
+
+    long long r = start.runs();  // runs started before the current item
+    AccT run = start.value;      // the op-sum of the current run so far
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const bool h = (heads >> k) & 1u;
+        run = h ? v[k] : op(run, v[k]);
+        if (h) keys_out[r++] = kk[k];
+        if (VALS != prim::RUN_KEYS && ((ends >> k) & 1u)) values_out[r - 1] = run;
+    }
+}

@@ -1,0 +1,154 @@
+"""Sets plans: kernel names of ``kernels/sets/runs.cu`` and the look-back plan that runs them.
+
+A :class:`RunsPlan` per (key dtype, what it writes, value and accumulator dtypes, op, n, policy,
+stream) holds the tile counter, the tile states and the count of runs, made once, and its launch
+checked once. A call is one launch and one read of the count (the results' length).
+
+Keys are read as the unsigned word of their size (bool and the integers: equal words are equal
+keys) except the floats, which compare as numbers (float16 as its bit patterns, by the kernel's
+RUN_F16 rule): :data:`KEY_DTYPES` and :func:`key_kind`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import dtypes as _dtypes, launch as _launch, loader as _loader
+from .._core import lookback as _lookback, plans as _plans
+from . import _policy
+
+SOURCE = "sets/runs.cu"
+#: the key dtypes, in the documentation's order
+KEY_DTYPES = tuple(np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16,
+                                         np.int32, np.uint32, np.int64, np.uint64, np.float16,
+                                         np.float32, np.float64))
+KEY_SET = frozenset(KEY_DTYPES)
+INDEX_DTYPE = np.dtype(np.int64)
+#: what a launch writes (the kernel's VALS)
+KEYS, COUNTS, VALUES = 0, 1, 2
+RUN_INT, RUN_F16, RUN_FLOAT = 0, 1, 2
+_WORDS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+          8: np.dtype(np.uint64)}
+OPS = ("sum", "prod", "min", "max")
+_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
+_CTYPES = _dtypes.KERNEL_CTYPES
+#: the value dtypes the kernel reads as they are (others are converted first, see _api)
+VALUE_KERNEL_DTYPES = _dtypes.NUMERIC + _dtypes.COMPLEX
+
+
+def key_kind(dt):
+    """(C++ key type, kind, dtype the keys are viewed as) of key dtype ``dt``."""
+    dt = np.dtype(dt)
+    if dt == np.float16:
+        return "unsigned short", RUN_F16, _WORDS[2]
+    if dt.kind == "f":
+        return _CTYPES[dt], RUN_FLOAT, dt
+    word = _WORDS[dt.itemsize]
+    return _CTYPES[word], RUN_INT, word
+
+
+def value_ops(in_dt):
+    """(op, accumulator dtype) of every op the kernel runs on values of ``in_dt`` as they are."""
+    ops = ("sum", "prod") if in_dt.kind == "c" else OPS
+    return tuple((op, _dtypes.reduce_result_dtype(in_dt, op)) for op in ops)
+
+
+def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
+    kc, kind, _ = key_kind(key_dt)
+    if vals == KEYS:
+        in_c = acc_c = "int"
+        op_t = "prim::Sum<int>"
+    elif vals == COUNTS:
+        in_c = acc_c = "long long"
+        op_t = "prim::Sum<long long>"
+    else:
+        in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
+        op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
+    return (f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
+            f"{pol.items}>")
+
+
+def names(module, pol):
+    """Module ``(key C++ type, kind, value dtype or None)``: keys and counts (None), or the
+    reductions of values of one dtype under every op."""
+    kc, kind, in_dt = module
+    key_dt = _MODULE_KEY[(kc, kind)]
+    if in_dt is None:
+        return [kernel_name(key_dt, v, None, None, None, pol) for v in (KEYS, COUNTS)]
+    return [kernel_name(key_dt, VALUES, in_dt, a, op, pol) for op, a in value_ops(in_dt)]
+
+
+#: a key dtype of every (C++ key type, kind): the modules' representatives
+_MODULE_KEY = {key_kind(d)[:2]: d for d in reversed(KEY_DTYPES)}
+MODULES = tuple((kc, kind, v) for (kc, kind) in _MODULE_KEY
+                for v in (None,) + VALUE_KERNEL_DTYPES)
+
+for _pol in _policy.TABLE.policies():  # every policy of the table, for the NVRTC check
+    for _m in MODULES:
+        _loader.register(SOURCE, names(_m, _pol))
+
+
+def pair_bytes(acc_dt):
+    """sizeof(prim::RunPair<AccT>): the value, two 32-bit halves of the count, padding."""
+    align = max(4, acc_dt.itemsize)  # complex: alignas(its size)
+    size = acc_dt.itemsize + 8
+    return -(-size // align) * align
+
+
+#: the kernel's static shared memory limit, which its exchange buffers must fit
+STATIC_SMEM = 48 * 1024
+
+
+def exchange_bytes(key_dt, vals, in_dt, pol):
+    """Bytes of the kernel's exchange buffers: a tile of the widest 4- or 8-byte type it
+    exchanges (keys; values of VALUES)."""
+    key_dt = np.dtype(key_dt)
+    widths = [key_dt.itemsize if key_dt.itemsize >= 4 else 1]
+    if vals == VALUES and in_dt.kind != "c":
+        widths.append(in_dt.itemsize)
+    return pol.block * pol.items * max(widths)
+
+
+class RunsPlan(_lookback.LookbackPlan):
+    """The run kernel over n keys of ``key_dt``: ``vals`` KEYS (the first key of each run),
+    COUNTS (and the run lengths, int64) or VALUES (and the ``op``-sums of values of ``in_dt``
+    into ``acc_dt``)."""
+
+    def __init__(self, backend, key_dt, vals, in_dt, acc_dt, op, n, pol):
+        nbytes = exchange_bytes(key_dt, vals, in_dt, pol)
+        if nbytes > STATIC_SMEM - 1024:
+            raise ValueError(f"sets: a tile of {pol.block} x {pol.items} needs {nbytes} bytes of "
+                             f"exchange buffers, over the kernel's {STATIC_SMEM} bytes of static "
+                             f"shared memory; use a smaller block or fewer items")
+        kc, kind, self.word = key_kind(key_dt)
+        module = (kc, kind, in_dt if vals == VALUES else None)
+        k = _loader.load(SOURCE, names(module, pol))(
+            kernel_name(key_dt, vals, in_dt, acc_dt, op, pol))
+        self.acc_dt = {KEYS: np.dtype(np.int32), COUNTS: INDEX_DTYPE}.get(vals, acc_dt)
+        xp = backend.xp
+        super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
+                         pair_bytes(self.acc_dt))
+        self.count = xp.empty(1, dtype=INDEX_DTYPE)  # written by the block of the last tile
+        # the values a launch without them reads: a one-element stand-in of InT
+        self.stand_in = _launch.stand_in(backend, in_dt if vals == VALUES else self.acc_dt)
+        self.nbytes += self.count.nbytes
+        self.empty, self.n, self.vals, self.key_dt = xp.empty, n, vals, np.dtype(key_dt)
+
+    def __call__(self, keys, values=None, equal_nan=False):
+        """(first keys of the runs, their counts or op-sums or None) of the contiguous backend
+        arrays ``keys`` (and ``values``, VALUES only)."""
+        w = self.word
+        kout = self.empty(self.n, dtype=w)
+        vout = self.stand_in if self.vals == KEYS else self.empty(self.n, dtype=self.acc_dt)
+        self.launch(keys.view(w), self.stand_in if values is None else values, self.n64,
+                    np.int32(bool(equal_nan)), kout, vout, self.count)
+        m = int(self.count[0])  # the one device-to-host read: the results' length
+        return kout[:m].view(self.key_dt), None if self.vals == KEYS else vout[:m]
+
+
+def runs_plan(backend, key_dt, vals, in_dt, acc_dt, op, n):
+    """The plan under the policy in force."""
+    pol = _policy.current()
+    key = ("sets", np.dtype(key_dt), vals, in_dt, acc_dt, op, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: RunsPlan(backend, key_dt, vals, in_dt, acc_dt, op, n,
+                                                  pol))

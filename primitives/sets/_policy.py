@@ -1,0 +1,30 @@
+"""Sets tuning, as data (see :mod:`primitives.tuning`).
+
+One policy (selector None) for the one-pass run kernel of ``kernels/sets/runs.cu``, which
+``unique``, ``run_length_encode`` and ``reduce_by_key`` all run. One provenance line per tuned
+value; the experiments behind them are in docs/perf-log/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .._core import policy as _policy
+
+
+@dataclasses.dataclass(frozen=True)
+class RunsPolicy:
+    block: int  # threads per block of runs_lookback (a template parameter, whole warps, >= 64)
+    items: int  # keys per thread: 16 or 32 (a thread's 1-byte keys fill whole 16-byte vectors)
+
+
+TABLE = _policy.register("sets", {
+    # tiles of 4096 elements, as the compaction and scan look-backs (not tuned yet; to be swept
+    # on an H100 with tools.figures --family sets)
+    ("default", None): RunsPolicy(block=256, items=16),
+}, doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)")
+
+
+def current():
+    """The policy in force."""
+    return _policy.current("sets")
