@@ -185,3 +185,22 @@ def cupy_peer(name, *args, **kwargs):
     for part in name.removeprefix("cupy.").split("."):
         fn = getattr(fn, part)
     return lambda: fn(*args, **kwargs)
+
+
+def cupy_reduce_by_key(keys, values):
+    """Reduce-by-key (sums) in CuPy, which has no such function: head flags from a comparison of
+    neighbours, the runs' starts by ``cupy.flatnonzero``, then ``cupy.add.reduceat`` over them
+    (or, in a CuPy without ``reduceat``, ``cupyx.scatter_add`` of the values into their run)."""
+    import cupy
+
+    heads = cupy.empty(keys.size, dtype=cupy.bool_)
+    heads[:1] = True
+    cupy.not_equal(keys[1:], keys[:-1], out=heads[1:])
+    starts = cupy.flatnonzero(heads)
+    if hasattr(cupy.add, "reduceat"):
+        return keys[starts], cupy.add.reduceat(values, starts)
+    import cupyx
+
+    sums = cupy.zeros(starts.size, dtype=values.dtype)
+    cupyx.scatter_add(sums, cupy.cumsum(heads) - 1, values)
+    return keys[starts], sums

@@ -1,0 +1,88 @@
+"""Sets figures: the issue's two cases, each against its CuPy peer timed in the same run.
+
+* ``unique(x, return_counts=True)`` of 2^27 uint32 keys with about 2^20 distinct values (never
+  zero) against ``cupy.unique(x, return_counts=True)``: ours must be at least 2.5 times faster
+  (CuPy took 7.41 ms on an H100 when the issue was written);
+* ``reduce_by_key`` (sum) of 2^28 float32 values under int32 keys in runs of about 16 against a
+  CuPy formulation (:func:`primitives.testing.peers.cupy_reduce_by_key`): ours must reach 70% of
+  the copy rate, counting the keys and values read once and the unique keys and sums written once.
+
+Both variants of ``unique`` are timed (``rle``, the production path, and ``compact``). Each case
+checks that ours and the peer agree before timing them; "% limit" is the time the case's bytes
+take at the measured copy rate over ours.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import primitives as prim
+from primitives.testing import peers
+from tools.figures.numpy_api import Case
+
+
+def _unique(cp, rng):
+    x = rng.integers(1, 2**20 + 1, 2**27, dtype=np.int64).astype(cp.uint32)
+    nbytes = x.nbytes + 2**20 * (4 + 8)  # keys read once, unique keys and counts written
+
+    def ours(variant="rle"):
+        return lambda: prim.unique(x, return_counts=True, variant=variant)
+
+    return ({"rle": ours("rle"), "compact": ours("compact")},
+            lambda: cp.unique(x, return_counts=True), nbytes)
+
+
+def _reduce_by_key(cp, rng):
+    n = 2**28
+    heads = rng.random(n, dtype=np.float32) < np.float32(1 / 16)
+    keys = (cp.cumsum(heads, dtype=cp.int32) + 1).astype(cp.int32)  # runs of about 16, never 0
+    del heads
+    values = rng.random(n, dtype=np.float32) + np.float32(0.5)
+    runs = int(keys[-1])
+    nbytes = keys.nbytes + values.nbytes + runs * (4 + 4)
+    return ({"reduce_by_key": lambda: prim.reduce_by_key(keys, values)},
+            lambda: peers.cupy_reduce_by_key(keys, values), nbytes)
+
+
+def cases():
+    return [Case("unique(return_counts=True) 2^27 uint32, ~2^20 distinct", _unique, 0, 2.5),
+            Case("reduce_by_key sum 2^28 float32, int32 keys in runs of ~16", _reduce_by_key,
+                 70, 0)]
+
+
+def same(cp, a, b):
+    """Whether two (keys, counts or sums) results agree (sums within float32 rounding)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        x, y = cp.asnumpy(cp.asarray(x)), cp.asnumpy(cp.asarray(y))
+        if x.shape != y.shape or not np.allclose(x.astype(np.float64), y.astype(np.float64),
+                                                 rtol=1e-4, atol=1e-4):
+            return False
+    return True
+
+
+def run(ctx, only=""):
+    import cupy as cp
+
+    rng = cp.random.default_rng(2026)
+    ctx.table(["case", "contender", "ours ms", "cupy ms", "speed-up", "bytes", "% limit",
+               "target", "met", "same result"])
+    for case in cases():
+        if only not in case.name:
+            continue
+        ours, peer, nbytes = case.make(cp, rng)
+        want = peer()
+        ok = {name: same(cp, fn(), want) for name, fn in ours.items()}
+        t = ctx.bench({**ours, "cupy": peer})
+        limit_ms = nbytes / (ctx.copy * 1e9) * 1e3
+        for name in ours:
+            pct, speedup = 100 * limit_ms / t[name], t["cupy"] / t[name]
+            ctx.add(case.name, name, f"{t[name]:.4f}", f"{t['cupy']:.4f}", f"{speedup:.2f}x",
+                    f"{nbytes / 2**20:.0f} MiB", f"{pct:.0f}%", case.target(),
+                    "yes" if case.met(pct, speedup) else "**no**",
+                    "yes" if ok[name] else "**NO**")
+            ctx.peer_record(f"{case.name} [{name}]", 2**27 if "unique" in case.name else 2**28,
+                            t[name], nbytes, "cupy", t["cupy"])
+        del ours, peer, want
+        cp.get_default_memory_pool().free_all_blocks()
