@@ -395,6 +395,10 @@ def test_any_scipy_format(make, rng):
 
 
 def test_row_stats():
+    import dataclasses
+
+    from primitives.sparse._base import stats_of_csr
+
     for name in suite.SUITE:
         A = suite_matrix(name, np.float32)
         lengths = np.diff(A.indptr)
@@ -407,6 +411,9 @@ def test_row_stats():
             full = lengths > 0
             spans = A.indices[A.indptr[1:][full] - 1] - A.indices[A.indptr[:-1][full]] + 1
             assert s.span == pytest.approx(spans.mean() / A.shape[1])
+        # a matrix from the host has its stats from the host's arrays: the device's agree
+        host, dev = sparse.CSR(A), stats_of_csr(sparse.CSR(A))
+        assert dataclasses.astuple(host.row_stats()) == pytest.approx(dataclasses.astuple(dev))
     s = sparse.CSR(sps.csr_matrix((0, 3), dtype=np.float32)).row_stats()
     assert (s.rows, s.nnz, s.mean, s.max, s.cv, s.empty, s.span) == (0, 0, 0.0, 0, 0.0, 0, 0.0)
     s = sparse.CSR(sps.csr_matrix((4, 3), dtype=np.float32)).row_stats()

@@ -71,22 +71,28 @@ class RowStats:
 
 
 def stats_of_csr(csr):
-    m, n = csr.shape
-    nnz = csr.nnz
+    return row_stats(csr.indptr, csr.indices, csr.shape, _backend.get_backend().xp)
+
+
+def row_stats(indptr, indices, shape, xp):
+    """:class:`RowStats` of the CSR structure ``indptr``/``indices`` (arrays of module ``xp``:
+    NumPy for a matrix that came from the host, whose structure is at hand there, so that no
+    device kernel of CuPy's has to be compiled for it)."""
+    m, n = shape
+    nnz = int(indices.size)
     if m == 0:
-        return RowStats(0, int(nnz), 0.0, 0, 0.0, 0, 0.0)
-    xp = _backend.get_backend().xp
-    lengths = xp.diff(csr.indptr)
+        return RowStats(0, nnz, 0.0, 0, 0.0, 0, 0.0)
+    lengths = xp.diff(indptr)
     mean = nnz / m
     var = float(xp.mean((lengths.astype(np.float64) - mean) ** 2))
     full = lengths > 0
     n_full = scalar(xp.count_nonzero(full))
     span = 0.0
     if n_full:
-        first = csr.indices[csr.indptr[:-1][full]].astype(np.float64)
-        last = csr.indices[csr.indptr[1:][full] - 1].astype(np.float64)
+        first = indices[indptr[:-1][full]].astype(np.float64)
+        last = indices[indptr[1:][full] - 1].astype(np.float64)
         span = float(xp.mean(last - first + 1)) / n
-    return RowStats(rows=int(m), nnz=int(nnz), mean=float(mean), max=scalar(lengths.max()),
+    return RowStats(rows=int(m), nnz=nnz, mean=float(mean), max=scalar(lengths.max()),
                     cv=math.sqrt(var) / mean if mean > 0 else 0.0, empty=int(m - n_full),
                     span=span)
 
@@ -131,8 +137,10 @@ def index_dtype_for(requested, m, n, nnz, *, func):
 
 
 def foreign_csr(A, *, func, arg, index_dtype):
-    """(data, indices, indptr, shape, index dtype) on the backend from a SciPy or CuPy sparse
-    matrix, duplicates summed and indices sorted."""
+    """(data, indices, indptr, shape, index dtype, row stats) on the backend from a SciPy or
+    CuPy sparse matrix, duplicates summed and indices sorted; the :class:`RowStats` are computed
+    on the host for a matrix from the host (None for one already on the device: computed there
+    when first asked for)."""
     backend = _backend.get_backend()
     if len(A.shape) != 2:
         raise ValueError(f"{func}: {arg} must be 2-D, got shape {tuple(A.shape)}")
@@ -148,7 +156,8 @@ def foreign_csr(A, *, func, arg, index_dtype):
     data = xp.ascontiguousarray(xp.asarray(B.data, dtype=dt))
     indices = xp.ascontiguousarray(xp.asarray(B.indices).astype(idt, copy=False))
     indptr = xp.ascontiguousarray(xp.asarray(B.indptr).astype(idt, copy=False))
-    return data, indices, indptr, (m, n), idt
+    stats = None if device else row_stats(B.indptr, B.indices, (m, n), np)
+    return data, indices, indptr, (m, n), idt, stats
 
 
 def _not_a_matrix(func, arg, A):

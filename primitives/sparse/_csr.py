@@ -33,9 +33,10 @@ class CSR(_base.Matrix):
             return
         if not (_base.is_scipy_sparse(A) or _base.is_cupyx_sparse(A)):
             _base.as_matrix(A, func=_func, arg=_arg)  # raises the TypeError
-        data, indices, indptr, shape, _ = _base.foreign_csr(A, func=_func, arg=_arg,
-                                                            index_dtype=index_dtype)
+        data, indices, indptr, shape, _, stats = _base.foreign_csr(A, func=_func, arg=_arg,
+                                                                   index_dtype=index_dtype)
         self._init_from(data, indices, indptr, shape)
+        self._stats = stats
 
     def _init_from(self, data, indices, indptr, shape):
         self._init_common(shape, data.dtype, indices.dtype, indices.size)
