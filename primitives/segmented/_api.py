@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import backend as _backend, checks as _checks, dtypes as _dtypes, plans as _plans
+from .._core import checks as _checks, dtypes as _dtypes, offsets as _offs, plans as _plans
 from . import _plans as _gp
 
 __all__ = ["segmented_scan", "segmented_reduce"]
@@ -12,34 +12,7 @@ __all__ = ["segmented_scan", "segmented_reduce"]
 
 def _offsets(offsets, n, *, func, cover, check):
     """Offsets as a device int64 array of nseg + 1 values, validated unless ``check=False``."""
-    o = _checks.as_input(offsets, func=func, arg="offsets", ndim=1, empty_dtype=np.int64)
-    arr = o.array
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{func}: offsets must be an integer array, got dtype {arr.dtype.name}")
-    if arr.size < 1:
-        raise ValueError(f"{func}: offsets must hold at least one value (nseg + 1 boundaries)")
-    arr = arr.astype(np.int64, copy=False)
-    if check:
-        _validate(arr, n, func=func, cover=cover)
-    return arr
-
-
-def _validate(arr, n, *, func, cover):
-    """The values of the int64 device offsets ``arr``: one device-to-host transfer of three
-    scalars (skipped with check=False)."""
-    xp = _backend.get_backend().xp
-    dec = xp.count_nonzero(arr[1:] < arr[:-1]) if arr.size > 1 else 0
-    stats = xp.stack([xp.asarray(dec, dtype=np.int64), arr[0], arr[-1]])
-    bad, first, last = (int(v) for v in _backend.to_host(stats))
-    if bad:
-        raise ValueError(f"{func}: offsets must be non-decreasing ({bad} decreasing steps)")
-    if first < 0 or last > n:
-        raise ValueError(f"{func}: offsets must lie in [0, {n}], got {first} .. {last}")
-    if cover and (first != 0 or last != n):
-        raise ValueError(
-            f"{func}: offsets must start at 0 and end at x.size={n} so that every element is "
-            f"in a segment, got {first} .. {last}"
-        )
+    return _offs.segment_offsets(offsets, n, func=func, cover=cover, check=check)[0]
 
 
 def _scan_checked(x, flags, offsets, op, dtype, check):
@@ -88,7 +61,7 @@ def _make_reduce_plan(x, offsets, op="sum", *, dtype=None, check=True):
             return plan
 
         def checked(y, offs):
-            _validate(offs, y.size, func=func, cover=False)
+            _offs.check_values(offs, y.size, func=func, cover=False)
             return plan(y, offs)
 
         return checked
@@ -132,7 +105,7 @@ def segmented_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dty
     plan = _plans.PLANS.find(key)
     if plan is not None:  # an earlier call on like arrays passed every check but the values'
         if check and offsets is not None:
-            _validate(offsets, x.size, func="segmented_scan", cover=True)
+            _offs.check_values(offsets, x.size, func="segmented_scan", cover=True)
         return plan(x, flags, offsets)
     inp, arr, in_dt, acc_dt, f, o, direct = _scan_checked(x, flags, offsets, op, dtype, check)
     n = arr.size
@@ -174,7 +147,7 @@ def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
     plan = _plans.PLANS.find(key)
     if plan is not None:  # an earlier call on like arrays passed every check but the values'
         if check:
-            _validate(offsets, x.size, func="segmented_reduce", cover=False)
+            _offs.check_values(offsets, x.size, func="segmented_reduce", cover=False)
         return plan(x, offsets)
     func = "segmented_reduce"
     inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func, ndim=1)

@@ -6,36 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import backend as _backend, checks as _checks, launch as _launch, plans as _plans
+from .._core import launch as _launch, offsets as _offsets, plans as _plans
 from . import _kernels, _onesweep, _policy
 from ._keys import U, Job, i32, index_dtype, native_values
 
 
 def segment_offsets(offsets, n, func):
-    """Offsets as a device int64 array, validated; returns (offsets, longest segment). One
-    device-to-host transfer of four scalars."""
-    o = _checks.as_input(offsets, func=func, arg="offsets", ndim=1, empty_dtype=np.int64)
-    arr = o.array
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{func}: offsets must be an integer array, got dtype {arr.dtype.name}")
-    if arr.size < 1:
-        raise ValueError(f"{func}: offsets must hold at least one value (segments + 1 "
-                         "boundaries)")
-    xp = o.backend.xp
-    arr = arr.astype(np.int64, copy=False)
-    if arr.size > 1:
-        steps = arr[1:] - arr[:-1]
-        stats = xp.stack([xp.count_nonzero(steps < 0).astype(np.int64), arr[0], arr[-1],
-                          steps.max()])
-    else:
-        stats = xp.stack([xp.zeros((), np.int64), arr[0], arr[-1], xp.zeros((), np.int64)])
-    bad, first, last, longest = (int(s) for s in _backend.to_host(stats))
-    if bad:
-        raise ValueError(f"{func}: offsets must be non-decreasing ({bad} decreasing steps)")
-    if first != 0 or last != n:
-        raise ValueError(f"{func}: offsets must start at 0 and end at keys.size={n} so that every "
-                         f"key is in a segment, got {first} .. {last}")
-    return arr, longest
+    """Offsets as a device int64 array, validated; returns (offsets, longest segment)."""
+    return _offsets.segment_offsets(offsets, n, func=func, arg="keys", item="key")
 
 
 def block_max(pol=None):
