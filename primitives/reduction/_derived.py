@@ -75,7 +75,8 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
     if count == 0:
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
     xp = inp.backend.xp
-    s = xp.asarray(_sum(arr, axis=axes, dtype=acc))  # a new (contiguous) backend array
+    # a new (contiguous) backend array; axis None as given: the whole-array sum's fast path
+    s = xp.asarray(_sum(arr, axis=None if axis is None else axes, dtype=acc))
     # the division as NumPy's true_divide by the count in the accumulator's dtype, then the cast
     r = xp.empty(s.shape, dtype=res) if s.size == 0 else _gp.mean_divide(inp.backend, s, count,
                                                                           res)
@@ -94,7 +95,8 @@ def _logical(x, axis, out, keepdims, func, reduce_, empty):
         r = xp.full(_shape(arr.shape, axes, False), empty, dtype=np.bool_)
     else:
         b = arr if arr.dtype == np.bool_ else arr.astype(np.bool_)  # x != 0 (NaN is True)
-        r = xp.asarray(reduce_(b, axis=axes))  # the backend array in, a backend one out
+        # the backend array in, a backend one out; axis None as given (the whole-array fast path)
+        r = xp.asarray(reduce_(b, axis=None if axis is None else axes))
     return _axis.finish(r, inp, arr.shape, axes, keepdims, out, func)
 
 
