@@ -23,3 +23,10 @@ def test_small_calls_refuses_a_registry_without_rows(monkeypatch, capsys):
     monkeypatch.delitem(small_calls.CALLS, "sort")
     assert small_calls.main(["--n", "1000"]) == 2
     assert "no row for ['sort']" in capsys.readouterr().err
+
+
+def test_first_call_has_a_row_for_every_public_function():
+    from tools.probes import first_call
+
+    names = [n for fam in _registry.FAMILIES for n in fam.functions]
+    assert set(names) <= set(first_call.CALLS)

@@ -51,6 +51,9 @@ def inputs(xp, n):
          "off": xp.asarray(np.arange(0, n + 1, 100, dtype=np.int64)),
          "flags": xp.asarray(np.arange(n) % 100 == 0)}
     d["m"] = d["f"].reshape(-1, 100) if n % 100 == 0 else d["f"][:, None]
+    d["kth"] = n // 10
+    d["runs"] = xp.asarray(np.arange(n, dtype=np.int32) // 16)  # runs of 16 equal keys
+    d["sorted"] = xp.asarray(np.sort(rng.random(n, dtype=np.float32)))
     return d
 
 
@@ -70,6 +73,30 @@ def _segmented_sort_cupy(xp, x, off):
     """CuPy's segmented sort: a lexicographic sort by (segment, key)."""
     seg = xp.repeat(xp.arange(off.size - 1), xp.diff(off))
     return x[xp.lexsort(xp.stack([x, seg]))]
+
+
+def _topk_cupy(xp, x, k):
+    """CuPy's top-k: argpartition, then the k winners sorted, largest first."""
+    idx = xp.argpartition(x, x.size - k)[x.size - k:]
+    order = xp.argsort(x[idx])[::-1]
+    return x[idx[order]], idx[order]
+
+
+def _run_heads(xp, keys):
+    """Where a run of equal keys starts: the first element and each change."""
+    return xp.flatnonzero(xp.concatenate([xp.ones(1, bool), keys[1:] != keys[:-1]]))
+
+
+def _runs_cupy(xp, keys):
+    """CuPy's run-length encoding: the run heads, their keys and the lengths between them."""
+    heads = _run_heads(xp, keys)
+    return keys[heads], xp.diff(xp.concatenate([heads, xp.asarray([keys.size])]))
+
+
+def _reduce_by_key_cupy(xp, keys, values):
+    """CuPy's reduce-by-key: sums over the runs of equal keys by ``add.reduceat``."""
+    heads = _run_heads(xp, keys)
+    return keys[heads], xp.add.reduceat(values, heads)
 
 
 #: name -> (ours, CuPy's twin or the CuPy code for the same work); each takes (xp, inputs)
@@ -117,6 +144,20 @@ CALLS = {
     "radix_sort": (lambda xp, a: prim.radix_sort(a["u"]), lambda xp, a: xp.sort(a["u"])),
     "segmented_sort": (lambda xp, a: prim.segmented_sort(a["f"], a["off"]),
                        lambda xp, a: _segmented_sort_cupy(xp, a["f"], a["off"])),
+    "topk": (lambda xp, a: prim.topk(a["f"], 16),
+             lambda xp, a: _topk_cupy(xp, a["f"], 16)),
+    "partition": (lambda xp, a: prim.partition(a["f"], a["kth"]),
+                  lambda xp, a: xp.partition(a["f"], a["kth"])),
+    "argpartition": (lambda xp, a: prim.argpartition(a["f"], a["kth"]),
+                     lambda xp, a: xp.argpartition(a["f"], a["kth"])),
+    "unique": (lambda xp, a: prim.unique(a["i"], return_counts=True),
+               lambda xp, a: xp.unique(a["i"], return_counts=True)),
+    "run_length_encode": (lambda xp, a: prim.run_length_encode(a["runs"]),
+                          lambda xp, a: _runs_cupy(xp, a["runs"])),
+    "reduce_by_key": (lambda xp, a: prim.reduce_by_key(a["runs"], a["f"]),
+                      lambda xp, a: _reduce_by_key_cupy(xp, a["runs"], a["f"])),
+    "searchsorted": (lambda xp, a: prim.searchsorted(a["sorted"], a["f"]),
+                     lambda xp, a: xp.searchsorted(a["sorted"], a["f"])),
 }
 
 
