@@ -78,7 +78,7 @@ def test_sizes(variant, n, m, rng):
                       what=f"n={n} m={m} {side}")
 
 
-@pytest.mark.parametrize("variant", ["cached", "sorted"])
+@pytest.mark.parametrize("variant", ["cached", "sorted", "bucketed"])
 def test_race_schedule(variant, rng, schedule):
     """The one barrier (after the tree's copy) under the race-exposing schedule."""
     a = sorted_data(rng, 5000, np.int32)
@@ -86,15 +86,30 @@ def test_race_schedule(variant, rng, schedule):
     H.assert_same(prim.searchsorted(a, v, variant=variant), np.searchsorted(a, v))
 
 
+@pytest.mark.parametrize("bucket_queries", [1, 1 << 10])
+@pytest.mark.parametrize("bucket_bytes", [16, 1 << 10, 48 << 10])
+@pytest.mark.parametrize("n", [1, 3, 1000, 40000])
+def test_buckets(n, bucket_bytes, bucket_queries, rng):
+    """Buckets whose part of a fits the shared memory and buckets searched in global memory;
+    buckets of paths that end above the bucket level (n below 2^levels), empty buckets."""
+    a = sorted_data(rng, n, np.float32)
+    v = queries(rng, a, 2500)
+    with prim.tuning.override("search", bucket_bytes=bucket_bytes, bucket_queries=bucket_queries,
+                              bucket_max_levels=10):
+        for side in SIDES:
+            H.assert_same(prim.searchsorted(a, v, side, variant="bucketed"),
+                          np.searchsorted(a, v, side), what=f"{bucket_bytes} {side}")
+
+
 @pytest.mark.parametrize("tree_bytes", [16, 64, 1 << 16])
 @pytest.mark.parametrize("dtype", [np.uint8, np.int64, np.float64], ids=lambda d: d.__name__)
 def test_tree_levels(dtype, tree_bytes, rng):
     """Tree of 1 to 15 levels: searches that end in shared memory and searches that go on in
     global memory (a deeper than the tree)."""
-    a = sorted_data(rng, 9000, dtype)
-    v = queries(rng, a, 1500)
-    with prim.tuning.override("search", tree_bytes=tree_bytes):
-        for variant in ("cached", "sorted"):
+    a = sorted_data(rng, 6000, dtype)
+    v = queries(rng, a, 1100)
+    with prim.tuning.override("search", tree_bytes=tree_bytes, bucket_bytes=64, tile_bytes=64):
+        for variant in ("cached", "sorted", "bucketed"):
             for side in SIDES:
                 H.assert_same(prim.searchsorted(a, v, side, variant=variant),
                               np.searchsorted(a, v, side), what=f"{tree_bytes} {variant} {side}")
@@ -105,6 +120,13 @@ def test_levels_policy():
     assert _sp.levels(np.float32, 1 << 26, pol) == (pol.tree_bytes // 4).bit_length() - 1
     assert _sp.levels(np.float32, 5, pol) == 3  # no deeper than the search
     assert _sp.levels(np.float64, 1, pol) == 1
+    cap, q = pol.bucket_bytes // 4, pol.bucket_queries
+    assert _sp.bucket_levels(np.float32, cap, 1, pol) == 1
+    assert _sp.bucket_levels(np.float32, 4 * cap, 1, pol) == 2
+    assert _sp.bucket_levels(np.float32, 4 * cap + 1, 1, pol) == 3
+    assert _sp.bucket_levels(np.float32, 4 * cap + 1, 16 * q, pol) == 4  # 16 buckets of q
+    assert _sp.bucket_levels(np.float32, 1 << 40, 1, pol) == pol.bucket_max_levels
+    assert _sp.bucket_levels(np.float32, 5, 1 << 30, pol) == 3  # no deeper than the search
 
 
 @pytest.mark.parametrize("a_dt,v", [
@@ -217,13 +239,15 @@ def test_plans_reused(rng):
 
 
 def test_auto_policy(rng):
-    """auto sorts the queries from the policy's thresholds on."""
+    """auto sorts the queries first from the policy's thresholds on, else is cached."""
     a = sorted_data(rng, 2000, np.float32)
     v = queries(rng, a, 1500)
-    with prim.tuning.override("search", sorted_min_queries=1000, sorted_min_n=1000):
-        H.assert_same(prim.searchsorted(a, v), np.searchsorted(a, v))
-        assert any(getattr(p, "variant", None) == "sorted"
-                   for p in list(prim._core.plans.PLANS._plans.values()))
+    for limit, variant in ((1000, "sorted"), (4000, "cached")):
+        prim.clear_caches()
+        with prim.tuning.override("search", sorted_min_queries=limit, sorted_min_n=limit):
+            H.assert_same(prim.searchsorted(a, v), np.searchsorted(a, v))
+            assert {p.variant for p in prim._core.plans.PLANS._plans.values()
+                    if isinstance(p, _sp.SearchPlan)} == {variant}
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

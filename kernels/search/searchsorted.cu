@@ -21,14 +21,14 @@
 //     search in global memory (the teaching variant). No shared memory.
 //   search_tree<T>: tree[k] = a[splitter of node k] for the nodes k in [1, 2^levels) that exist
 //     (len > 0): one thread per node walks its path from the root. A few thousand threads.
-//   search_cached<T, P, BLOCK, ITEMS>: each block copies tree[0, 2^levels) into dynamic shared
+//   search_cached<T, BLOCK, ITEMS>: each block copies tree[0, 2^levels) into dynamic shared
 //     memory (16-byte vectors), then each thread takes ITEMS queries of a BLOCK * ITEMS tile
 //     (query q of thread t is element t + q * BLOCK of the tile: coalesced loads and stores),
 //     descends the top `levels` levels in shared memory and the rest in global memory, its ITEMS
-//     searches interleaved step by step so that ITEMS independent loads are in flight per thread
-//     (the bottom levels are random DRAM reads, latency bound). P: the type of perm, the original
-//     position of each query (out[perm[i]] = result of v[i]: the sorted-queries variant, whose v
-//     is sorted so that neighbouring threads share their paths' cache lines), or void (out[i]).
+//     searches interleaved step by step so that ITEMS independent loads are in flight per thread;
+//     out[i] = the answer of v[i]. (Measured on an H200 past the L2: the bottom levels' random
+//     reads are bound by DRAM sectors more than by latency, so this is not faster than binary
+//     there; the sorted and bucketed variants below read a in order instead.)
 // Launch: BLOCK threads; dynamic shared memory = tree_bytes (2^levels * sizeof(T) rounded up to
 // 16 bytes), at most the device's opt-in limit. The only barrier follows the tree copy, which
 // every thread of the block reaches. Preconditions: n >= 1, m >= 1, 1 <= levels <= 30, tree
@@ -63,14 +63,29 @@ __device__ __forceinline__ void step(T x, T q, bool right, long long& lo, long l
     }
 }
 
-template <class P> struct Scatter {  // out[perm[i]]
-    static __device__ __forceinline__ long long where(const P* perm, long long i) {
-        return static_cast<long long>(perm[i]);
+// (lo, len) of node `path` (its `levels` bits, the first step the highest) of the tree over [0, n).
+__device__ __forceinline__ void walk(long long path, int levels, long long n, long long& lo,
+                                     long long& len) {
+    lo = 0;
+    len = n;
+    for (int d = levels - 1; d >= 0 && len > 0; --d) {
+        const long long half = len >> 1;
+        if ((path >> d) & 1) {
+            lo += half + 1;
+            len -= half + 1;
+        } else {
+            len = half;
+        }
     }
-};
-template <> struct Scatter<void> {  // out[i]
-    static __device__ __forceinline__ long long where(const void*, long long i) { return i; }
-};
+}
+
+// Copy the tree's tree_vectors 16-byte vectors into shared memory (the caller's barrier follows).
+template <class T>
+__device__ __forceinline__ void copy_tree(const T* tree, T* top, int tree_vectors) {
+    uint4* dst = reinterpret_cast<uint4*>(top);
+    const uint4* src = reinterpret_cast<const uint4*>(tree);
+    for (int j = threadIdx.x; j < tree_vectors; j += blockDim.x) dst[j] = __ldg(src + j);
+}
 
 }  // namespace search
 }  // namespace prim
@@ -97,31 +112,19 @@ __global__ void search_tree(const T* __restrict__ a, long long n, int levels,
          k < nodes; k += stride) {
         int depth = 0;
         while ((k >> (depth + 1)) != 0) ++depth;  // the level of node k: its bits after the 1
-        long long lo = 0, len = n;
-        for (int d = depth - 1; d >= 0 && len > 0; --d) {
-            const long long half = len >> 1;
-            if ((k >> d) & 1) {
-                lo += half + 1;
-                len -= half + 1;
-            } else {
-                len = half;
-            }
-        }
+        long long lo, len;
+        prim::search::walk(k, depth, n, lo, len);
         if (len > 0) tree[k] = a[lo + (len >> 1)];
     }
 }
 
-template <class T, class P, int BLOCK, int ITEMS>
+template <class T, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
 search_cached(const T* __restrict__ a, long long n, const T* __restrict__ tree, int levels,
               int tree_vectors, const T* __restrict__ v, long long m, int right,
-              const P* __restrict__ perm, long long* __restrict__ out) {
+              long long* __restrict__ out) {
     PRIM_DYNAMIC_SHARED(T, top);
-    {
-        uint4* dst = reinterpret_cast<uint4*>(top);
-        const uint4* src = reinterpret_cast<const uint4*>(tree);
-        for (int j = threadIdx.x; j < tree_vectors; j += BLOCK) dst[j] = __ldg(src + j);
-    }
+    prim::search::copy_tree(tree, top, tree_vectors);
     __syncthreads();
     const bool up = right != 0;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -170,7 +173,191 @@ search_cached(const T* __restrict__ a, long long n, const T* __restrict__ tree, 
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const long long i = base + threadIdx.x + k * BLOCK;
-            if (i < m) out[prim::search::Scatter<P>::where(perm, i)] = lo[k];
+            if (i < m) out[i] = lo[k];
+        }
+    }
+}
+
+// ---- bucketed: the queries grouped by the node they reach at the tree's level `levels` -------
+// The grouping kernels take the queries in chunks, one per block (chunk = ceil(m / grid)), and
+// count in shared memory, so that a bucket's global counter sees one atomic per block, not one per
+// query (2^24 queries in a few buckets would serialize on them).
+// search_bucket<T>: each query descends the top `levels` levels in shared memory (the tree of
+//   search_tree, as search_cached) to its bucket, the node it reaches at level `levels` (a path
+//   that ends sooner goes on with 0 bits: its node keeps len == 0), numbered left to right;
+//   bucket[i] = that number; the block's counts go to count[] (one atomicAdd per bucket and
+//   block). Dynamic shared memory: the tree (16 * tree_vectors bytes), then 2^levels counters.
+// search_scatter<T, P>: the block counts its chunk's queries per bucket again, claims a run of
+//   each bucket's slots (atomicAdd on cursor[bucket], which the host set to the buckets'
+//   exclusive offsets), then each query takes the next slot of its bucket's run (a shared
+//   atomic), writes its value there (qv: the queries grouped by bucket, in no order within a
+//   bucket) and the slot to pos[i] (coalesced). Dynamic shared memory: 2^levels 8-byte bases,
+//   then 2^levels counters.
+//   Both: any 1-D grid; barriers in code every thread of the block runs.
+// search_buckets<T, BLOCK>: block per bucket (grid-stride over buckets): the bucket's node
+//   (lo, len) from its number's bits; when len <= cap, a[lo, lo + len) is copied into dynamic
+//   shared memory (cap elements) and the bucket's queries finish their search there, else in
+//   global memory; grouped[j] = the answer of qv[j] (coalesced). Barriers at the top and after
+//   the copy of every bucket, in code every thread of the block runs (the loop over buckets is
+//   uniform; an empty bucket is skipped by the whole block).
+// search_gather<P>: out[i] = grouped[pos[i]]: the answers back in the queries' order, a random
+//   read per query rather than a random write (no read-modify-write of partial sectors). Any
+//   1-D grid.
+// Preconditions: count zeroed; offsets[b] the exclusive scan of count, offsets[buckets] = m.
+
+
+template <class T>
+__global__ void search_bucket(const T* __restrict__ tree, int levels, int tree_vectors,
+                              long long n, const T* __restrict__ v, long long m, long long chunk,
+                              int right, unsigned* __restrict__ bucket,
+                              unsigned long long* __restrict__ count) {
+    PRIM_DYNAMIC_SHARED(unsigned char, smem);
+    T* top = reinterpret_cast<T*>(smem);
+    unsigned* hist = reinterpret_cast<unsigned*>(smem + 16 * tree_vectors);
+    const int buckets = 1 << levels;
+    prim::search::copy_tree(tree, top, tree_vectors);
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x) hist[b] = 0u;
+    __syncthreads();
+    const bool up = right != 0;
+    const long long first = static_cast<long long>(blockIdx.x) * chunk;
+    const long long last = first + chunk < m ? first + chunk : m;
+    for (long long i = first + threadIdx.x; i < last; i += blockDim.x) {
+        const T q = v[i];
+        long long lo = 0, len = n, node = 1;
+        for (int level = 0; level < levels; ++level) {
+            int bit = 0;
+            if (len > 0) {
+                const long long before = lo;
+                prim::search::step(top[node], q, up, lo, len);
+                bit = lo != before;
+            }
+            node = 2 * node + bit;
+        }
+        const unsigned b = static_cast<unsigned>(node - (1ll << levels));
+        bucket[i] = b;
+        atomicAdd(hist + b, 1u);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x)
+        if (hist[b]) atomicAdd(count + b, static_cast<unsigned long long>(hist[b]));
+}
+
+template <class T, class P>
+__global__ void search_scatter(const T* __restrict__ v, const unsigned* __restrict__ bucket,
+                               long long m, long long chunk, int levels,
+                               unsigned long long* __restrict__ cursor, T* __restrict__ qv,
+                               P* __restrict__ pos) {
+    PRIM_DYNAMIC_SHARED(unsigned long long, base);
+    const int buckets = 1 << levels;
+    unsigned* hist = reinterpret_cast<unsigned*>(base + buckets);
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x) hist[b] = 0u;
+    __syncthreads();
+    const long long first = static_cast<long long>(blockIdx.x) * chunk;
+    const long long last = first + chunk < m ? first + chunk : m;
+    for (long long i = first + threadIdx.x; i < last; i += blockDim.x)
+        atomicAdd(hist + bucket[i], 1u);
+    __syncthreads();
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x) {
+        if (hist[b]) base[b] = atomicAdd(cursor + b, static_cast<unsigned long long>(hist[b]));
+        hist[b] = 0u;
+    }
+    __syncthreads();
+    for (long long i = first + threadIdx.x; i < last; i += blockDim.x) {
+        const unsigned b = bucket[i];
+        const unsigned long long slot = base[b] + atomicAdd(hist + b, 1u);
+        qv[slot] = v[i];
+        pos[i] = static_cast<P>(slot);
+    }
+}
+
+template <class P>
+__global__ void search_gather(const long long* __restrict__ grouped, const P* __restrict__ pos,
+                              long long m, long long* __restrict__ out) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < m;
+         i += stride)
+        out[i] = grouped[pos[i]];
+}
+
+template <class T, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+search_buckets(const T* __restrict__ a, long long n, int levels, long long cap,
+               const unsigned long long* __restrict__ offsets, const T* __restrict__ qv,
+               int right, long long* __restrict__ grouped) {
+    PRIM_DYNAMIC_SHARED(T, part);
+    const bool up = right != 0;
+    const long long buckets = 1ll << levels;
+    for (long long b = blockIdx.x; b < buckets; b += gridDim.x) {
+        const long long first = static_cast<long long>(offsets[b]);
+        const long long last = static_cast<long long>(offsets[b + 1]);
+        if (last == first) continue;  // the same for the whole block: no barrier skipped by some
+        long long lo0, len0;
+        prim::search::walk(b, levels, n, lo0, len0);
+        const bool local = len0 <= cap;
+        __syncthreads();  // the previous bucket's searches are done with `part`
+        if (local)
+            for (long long j = threadIdx.x; j < len0; j += BLOCK) part[j] = a[lo0 + j];
+        __syncthreads();
+        for (long long j = first + threadIdx.x; j < last; j += BLOCK) {
+            const T q = qv[j];
+            long long lo = lo0, len = len0;
+            if (local) {
+                while (len > 0) prim::search::step(part[lo - lo0 + (len >> 1)], q, up, lo, len);
+            } else {
+                while (len > 0) prim::search::step(a[lo + (len >> 1)], q, up, lo, len);
+            }
+            grouped[j] = lo;
+        }
+    }
+}
+
+// search_sorted_tiles<T, P, BLOCK, ITEMS>: the sorted variant's search. The queries v are sorted
+//   (NumPy's order, in which the answers do not decrease), so the answers of a tile of BLOCK *
+//   ITEMS consecutive queries lie between the answers of its first and last query, found first
+//   (two searches in global memory). When that range [r0, r1) of a holds at most cap elements it
+//   is copied into dynamic shared memory (cap elements) and the tile's queries search it there,
+//   else they search a's range in global memory. out[perm[j]] = the answer of v[j] (perm: each
+//   query's original position). Grid-stride over tiles; barriers at the top of every tile and
+//   after the copy, in code every thread of the block runs. Precondition: v sorted.
+template <class T, class P, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+search_sorted_tiles(const T* __restrict__ a, long long n, long long cap, const T* __restrict__ v,
+                    long long m, int right, const P* __restrict__ perm,
+                    long long* __restrict__ out) {
+    PRIM_DYNAMIC_SHARED(T, part);
+    __shared__ long long range[2];
+    const bool up = right != 0;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m;
+         base += static_cast<long long>(gridDim.x) * TILE) {
+        const long long count = m - base < TILE ? m - base : TILE;
+        __syncthreads();  // the previous tile is done with `part` and `range`
+        if (threadIdx.x < 2) {
+            const T q = v[base + (threadIdx.x == 0 ? 0 : count - 1)];
+            long long lo = 0, len = n;
+            while (len > 0) prim::search::step(a[lo + (len >> 1)], q, up, lo, len);
+            range[threadIdx.x] = lo;
+        }
+        __syncthreads();
+        const long long r0 = range[0], r1 = range[1] > range[0] ? range[1] : range[0];
+        const bool local = r1 - r0 <= cap;
+        if (local)
+            for (long long j = threadIdx.x; j < r1 - r0; j += BLOCK) part[j] = a[r0 + j];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const long long j = base + threadIdx.x + static_cast<long long>(k) * BLOCK;
+            if (j < base + count) {
+                const T q = v[j];
+                long long lo = r0, len = r1 - r0;
+                if (local) {
+                    while (len > 0)
+                        prim::search::step(part[lo - r0 + (len >> 1)], q, up, lo, len);
+                } else {
+                    while (len > 0) prim::search::step(a[lo + (len >> 1)], q, up, lo, len);
+                }
+                out[perm[j]] = lo;
+            }
         }
     }
 }

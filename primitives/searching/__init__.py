@@ -6,17 +6,21 @@ it), ``side="right"`` the upper bound (the first index whose element is greater)
 
 Variants (``variant=``):
 
-======  ========================================================================================
-binary  one thread per query, a plain binary search in global memory (the teaching variant)
-cached  the top levels of the implicit search tree copied once per call into a level-ordered
-        array that every block keeps in shared memory; each thread searches several queries
-        together, so several of the bottom levels' random reads are in flight per thread
-sorted  the queries radix-sorted first (with their positions), then the cached search, each
-        result scattered to its query's place: neighbouring threads then walk neighbouring
-        paths and share their cache lines
-auto    ``sorted`` for many queries into a large array (the ``"search"`` policy's thresholds),
-        else ``cached``
-======  ========================================================================================
+========  ======================================================================================
+binary    one thread per query, a plain binary search in global memory (the teaching variant)
+cached    the top levels of the implicit search tree copied once per call into a level-ordered
+          array that every block keeps in shared memory; each thread searches several queries
+          together
+sorted    the queries radix-sorted first (with their positions); each tile of sorted queries
+          finds the range of ``a`` its answers lie in, copies it into shared memory when it
+          fits and searches there; each answer is written to its query's place
+bucketed  each query's bucket (its node at a level of the tree, from the shared tree), the
+          queries grouped by bucket (counted and placed through shared memory), a block per
+          bucket searching the bucket's range of ``a`` in shared memory, the answers gathered
+          back into the queries' order
+auto      ``sorted`` for many queries into a large array (the ``"search"`` policy's
+          thresholds), else ``cached``
+========  ======================================================================================
 
 Each runs from a plan per configuration; its tuning is the ``"search"`` family of
 :mod:`primitives.tuning`.

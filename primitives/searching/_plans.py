@@ -1,9 +1,11 @@
 """Search plans: kernel names and the plan of one searchsorted configuration.
 
 A :class:`SearchPlan` per (variant, dtype, n, m, policy, stream) holds the launches, checked once,
-and the scratch: the level-ordered copy of the search tree's top levels (``cached`` and
-``sorted``) and the queries' positions (``sorted``). A call is one launch (``binary``), two
-(``cached``: the tree, then the search) or a sort of the queries and two (``sorted``).
+and the scratch: the level-ordered copy of the search tree's top levels (every variant but
+``binary``), the queries' positions (``sorted``), and the buckets' counts and cursors and the
+queries grouped by bucket (``bucketed``). A call is one launch (``binary``), two (``cached``: the
+tree, then the search), a sort of the queries and two (``sorted``), or the tree, the buckets,
+their offsets (the project's scan), the grouping and the search (``bucketed``).
 
 Kernels are instantiated per C++ type (:data:`CTYPES`); bool is searched as ``unsigned char``
 and float16 as float32 (the caller converts: exact, and order-preserving).
@@ -26,8 +28,9 @@ CTYPES = {d: _dtypes.KERNEL_CTYPES[d] for d in KERNEL_DTYPES}
 #: what the kernels search a common dtype without kernels of its own as (bool: a view of its
 #: bytes; float16: converted to float32, exactly)
 SEARCHED_AS = {np.dtype(np.bool_): np.dtype(np.uint8), np.dtype(np.float16): np.dtype(np.float32)}
-#: the types of the queries' positions in the sorted variant (``void``: no scatter)
-PERM_CTYPES = ("void", "unsigned int", "unsigned long long")
+#: the C++ types of the queries' positions (sorted and bucketed variants): 32 bits below 2^32
+#: queries
+PERM_CTYPES = ("unsigned int", "unsigned long long")
 MAX_LEVELS = 30
 
 
@@ -39,14 +42,26 @@ def tree_name(ctype):
     return f"search_tree<{ctype}>"
 
 
-def cached_name(ctype, perm, pol):
-    return f"search_cached<{ctype}, {perm}, {pol.block}, {pol.items}>"
+def cached_name(ctype, pol):
+    return f"search_cached<{ctype}, {pol.block}, {pol.items}>"
+
+
+def bucket_names(ctype, perm, pol):
+    """(bucket, scatter, buckets, gather) kernels of the bucketed variant."""
+    return (f"search_bucket<{ctype}>", f"search_scatter<{ctype}, {perm}>",
+            f"search_buckets<{ctype}, {pol.bucket_block}>", f"search_gather<{perm}>")
+
+
+def sorted_name(ctype, perm, pol):
+    return f"search_sorted_tiles<{ctype}, {perm}, {pol.block}, {pol.tile_items}>"
 
 
 def names(ctype, pol):
     """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
-    return ([binary_name(ctype), tree_name(ctype)] +
-            [cached_name(ctype, p, pol) for p in PERM_CTYPES])
+    out = ([binary_name(ctype), tree_name(ctype), cached_name(ctype, pol)] +
+           [sorted_name(ctype, p, pol) for p in PERM_CTYPES])
+    bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))
+    return out + list(dict.fromkeys(bucketed))
 
 
 MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, tuple(CTYPES.values()),
@@ -60,9 +75,19 @@ def levels(dt, n, pol):
     return max(1, min(fit, int(n).bit_length(), MAX_LEVELS))
 
 
+def bucket_levels(dt, n, m, pol):
+    """Levels of the bucketed variant's tree (2^levels buckets): enough that a bucket's part of
+    a (n / 2^levels elements at most) fits ``pol.bucket_bytes`` and that the buckets average
+    ``pol.bucket_queries`` queries, at most ``pol.bucket_max_levels`` and the search's depth."""
+    cap = max(1, pol.bucket_bytes // np.dtype(dt).itemsize)
+    fit = (-(-n // cap) - 1).bit_length()
+    spread = max(1, m // pol.bucket_queries).bit_length() - 1
+    return max(1, min(pol.bucket_max_levels, int(n).bit_length(), max(fit, spread)))
+
+
 class SearchPlan(_plans.Plan):
     """``searchsorted`` of m queries into n elements of the kernel dtype ``dt`` with ``variant``
-    ("binary", "cached" or "sorted") under ``pol``."""
+    ("binary", "cached", "sorted" or "bucketed") under ``pol``."""
 
     def __init__(self, backend, dt, n, m, variant, pol):
         ctype = CTYPES[dt]
@@ -74,25 +99,60 @@ class SearchPlan(_plans.Plan):
             self.search = _plans.Launch(k, _launch.cover_grid(m, pol.binary_block, kernel=k),
                                         pol.binary_block)
             return
-        self.levels = levels(dt, n, pol)
+        # the queries' positions (sorted: the values sorted alongside them)
+        pdt = np.dtype(np.uint32) if m < (1 << 32) else np.dtype(np.uint64)
+        perm = _dtypes.CTYPES[pdt]
+        if variant == "sorted":
+            self.perm = xp.arange(m, dtype=pdt)
+            self.nbytes = self.perm.nbytes
+            ks = MODULES.kernel(ctype, sorted_name(ctype, perm, pol), pol)
+            cap = pol.tile_bytes // dt.itemsize
+            self.cap = _launch.i64(cap)
+            smem = cap * dt.itemsize
+            grid = _launch.cover_grid(m, pol.block, pol.tile_items, kernel=ks, shared_mem=smem)
+            self.search = _plans.Launch(ks, grid, pol.block, smem)
+            return
+        bucketed = variant == "bucketed"
+        self.levels = bucket_levels(dt, n, m, pol) if bucketed else levels(dt, n, pol)
         tree_bytes = -(-((1 << self.levels) * dt.itemsize) // 16) * 16
         self.tree = xp.empty(tree_bytes // dt.itemsize, dtype=dt)
         self.nbytes = self.tree.nbytes
         kt = MODULES.kernel(ctype, tree_name(ctype), pol)
         nodes = (1 << self.levels) - 1
         self.build = _plans.Launch(kt, _launch.cover_grid(nodes, 256, kernel=kt), 256)
-        self.perm = None
-        perm = "void"
-        if variant == "sorted":
-            pdt = np.dtype(np.uint32) if m < (1 << 32) else np.dtype(np.uint64)
-            perm = _dtypes.CTYPES[pdt]
-            self.perm = xp.arange(m, dtype=pdt)  # the values sorted alongside the queries
-            self.nbytes += self.perm.nbytes
-        kc = MODULES.kernel(ctype, cached_name(ctype, perm, pol), pol)
+        self.tree_vectors = np.int32(tree_bytes // 16)
+        if bucketed:
+            self._bucketed(backend, ctype, dt, pdt, perm, n, m, pol, tree_bytes)
+            return
+        kc = MODULES.kernel(ctype, cached_name(ctype, pol), pol)
         grid = _launch.cover_grid(m, pol.block, pol.items, kernel=kc, shared_mem=tree_bytes)
         self.search = _plans.Launch(kc, grid, pol.block, tree_bytes)
-        self.tree_vectors = np.int32(tree_bytes // 16)
-        self.stand_in = _launch.stand_in(backend, np.uint32)
+
+    def _bucketed(self, backend, ctype, dt, pdt, perm, n, m, pol, tree_bytes):
+        """The launches and scratch of the bucketed variant: 2^levels buckets."""
+        xp = backend.xp
+        kb, ks, kk, kg = (MODULES.kernel(ctype, k, pol) for k in bucket_names(ctype, perm, pol))
+        buckets = 1 << self.levels
+        self.count = xp.empty(buckets + 1, dtype=np.uint64)  # the last stays 0: offsets[-1] = m
+        self.cursor = xp.empty(buckets, dtype=np.uint64)
+        self.bucket = xp.empty(m, dtype=np.uint32)
+        self.qv, self.pos = xp.empty(m, dtype=dt), xp.empty(m, dtype=pdt)
+        self.grouped = xp.empty(m, dtype=INDEX_DTYPE)
+        self.nbytes += _plans.scratch_bytes(self.count, self.cursor, self.bucket, self.qv,
+                                            self.pos, self.grouped)
+        # the grouping kernels: a chunk of queries per block, counted in shared memory
+        smem = tree_bytes + 4 * buckets
+        grid = _launch.cover_grid(m, pol.block, kernel=kb, shared_mem=smem)
+        self.chunk = _launch.i64(_launch.cdiv(m, grid))
+        self.bucket_of = _plans.Launch(kb, _launch.cdiv(m, int(self.chunk)), pol.block, smem)
+        self.scatter = _plans.Launch(ks, _launch.cdiv(m, int(self.chunk)), pol.block,
+                                     12 * buckets)
+        cap = pol.bucket_bytes // dt.itemsize
+        self.cap = _launch.i64(cap)
+        smem = cap * dt.itemsize
+        grid = _launch.cover_grid(buckets, 1, kernel=kk, shared_mem=smem)
+        self.search = _plans.Launch(kk, grid, pol.bucket_block, smem)
+        self.gather = _plans.Launch(kg, _launch.cover_grid(m, 256, kernel=kg), 256)
 
     def __call__(self, a, v, right):
         """The int64 insertion points of the 1-D queries ``v`` into ``a`` (contiguous arrays of
@@ -102,14 +162,32 @@ class SearchPlan(_plans.Plan):
         if self.variant == "binary":
             self.search(a, self.n64, v, self.m64, side, out)
             return out
-        lv = np.int32(self.levels)
-        self.build(a, self.n64, lv, self.tree)
-        perm = self.stand_in
         if self.variant == "sorted":
             from ..sorting import radix_sort
 
-            v, perm = radix_sort(v, self.perm)
-        self.search(a, self.n64, self.tree, lv, self.tree_vectors, v, self.m64, side, perm, out)
+            sv, perm = radix_sort(v, self.perm)
+            self.search(a, self.n64, self.cap, sv, self.m64, side, perm, out)
+            return out
+        lv = np.int32(self.levels)
+        self.build(a, self.n64, lv, self.tree)
+        if self.variant == "bucketed":
+            return self._search_buckets(a, v, side, lv, out)
+        self.search(a, self.n64, self.tree, lv, self.tree_vectors, v, self.m64, side, out)
+        return out
+
+    def _search_buckets(self, a, v, side, lv, out):
+        """Each query's bucket and the buckets' sizes, their offsets (the project's scan), the
+        queries grouped by bucket, then a block per bucket finishes their searches."""
+        from ..scan import exclusive_scan
+
+        self.count.fill(0)
+        self.bucket_of(self.tree, lv, self.tree_vectors, self.n64, v, self.m64, self.chunk, side,
+                       self.bucket, self.count)
+        offsets = exclusive_scan(self.count)
+        self.cursor[...] = offsets[:-1]
+        self.scatter(v, self.bucket, self.m64, self.chunk, lv, self.cursor, self.qv, self.pos)
+        self.search(a, self.n64, lv, self.cap, offsets, self.qv, side, self.grouped)
+        self.gather(self.grouped, self.pos, self.m64, out)
         return out
 
 

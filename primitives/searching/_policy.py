@@ -1,8 +1,9 @@
 """Search tuning, as data (see :mod:`primitives.tuning`).
 
 One policy for every dtype (selector None): the cached kernel's block, queries per thread and the
-bytes of the search tree's top levels kept in shared memory, the binary kernel's block, and the
-thresholds at which ``variant="auto"`` sorts the queries first. One provenance line per tuned
+bytes of the search tree's top levels kept in shared memory, the binary kernel's block, the
+sorted variant's tiles, the bucketed variant's buckets, and the thresholds at which
+``variant="auto"`` sorts the queries first. One provenance line per tuned
 value; the experiments behind them go to docs/perf-log/.
 """
 
@@ -19,18 +20,36 @@ class SearchPolicy:
     items: int  # queries per thread searched together (ITEMS, the loads in flight per thread)
     tree_bytes: int  # shared memory for the top levels: 2^levels splitters fit in it
     binary_block: int  # threads per block of search_binary
+    tile_items: int  # sorted queries per thread of search_sorted_tiles (tiles of block x this)
+    tile_bytes: int  # shared memory of search_sorted_tiles: a tile's range of a, when it fits
+    bucket_block: int  # threads per block of search_buckets (a template parameter)
+    bucket_bytes: int  # shared memory of search_buckets: a bucket's part of a, when it fits
+    bucket_queries: int  # queries a bucket should average (more buckets for more queries)
+    bucket_max_levels: int  # at most 2^this buckets (12 bytes of shared counters per bucket)
     sorted_min_queries: int  # "auto" sorts the queries first from this many queries...
     sorted_min_n: int  # ... into an array of at least this many elements
 
 
 TABLE = _policy.register("search", {
-    # not tuned yet (to be measured on an H100 with tools.figures --family search): 256 threads
-    # of 4 queries, 8192 float32 splitters (13 levels) in 32 KiB; sorting the queries pays off
-    # once they are many and the array is well past the 50 MB L2 (estimates, not measurements)
-    ("default", None): SearchPolicy(block=256, items=4, tree_bytes=32 * 1024, binary_block=256,
-                                    sorted_min_queries=1 << 20, sorted_min_n=1 << 22),
+    # H200, 2^24 random float32 queries into a sorted random float32 array of 2^26
+    # (tools.tune.search; cupy.searchsorted 2.49-2.67 ms in the same runs):
+    # cached 256 x 2 with 16 KiB of tree 2.98 ms (x 4 with 32 KiB: 5.1; random reads past the
+    # L2 are bound by DRAM sectors, so more queries in flight do not help; binary 2.72);
+    # sorted 256 x 4 with a 24 KiB tile range 1.55 ms (48 KiB: 2.74, 96 KiB: 1.89; x 2: 1.65,
+    # x 8: 1.59), of which 0.45 the radix sort of the queries;
+    # bucketed: 256 threads, 48 KiB of a bucket's range, buckets of 1024 queries, at most 2^13:
+    # 1.88 ms (bucket 0.34, grouping 0.83, search 0.44, answers back 0.26; 24 KiB: 3.7);
+    # auto sorts from 2^22 queries into 2^24 elements (tools.tune.search's crossover, H200):
+    # n 2^26: m 2^22 sorted 0.58 ms, cached 0.77 (cupy 0.73); m 2^20 cached 0.22, sorted 0.30;
+    # n 2^23, m 2^24: cached 1.33, sorted 1.55 (cupy 1.51)
+    ("default", None): SearchPolicy(block=256, items=2, tree_bytes=16 * 1024, binary_block=256,
+                                    tile_items=4, tile_bytes=24 * 1024,
+                                    bucket_block=256, bucket_bytes=48 * 1024,
+                                    bucket_queries=1024, bucket_max_levels=13,
+                                    sorted_min_queries=1 << 22, sorted_min_n=1 << 24),
 }, doc="searchsorted's cached kernel (block, queries per thread, shared tree bytes), the binary "
-       "kernel's block and auto's thresholds for sorting the queries")
+       "kernel's block, the sorted variant's tiles, the bucketed variant's buckets and auto's "
+       "thresholds")
 
 
 def current():
