@@ -146,9 +146,9 @@ def test_radix_select_buffers_and_sort_paths(rng, schedule):
 
 
 def test_digit_schedule():
-    assert _sp.digits(32, 12, 11) == [(20, 12), (9, 11), (0, 9)]
+    assert _sp.digits(32, 13, 11) == [(19, 13), (8, 11), (0, 8)]
     assert _sp.digits(8, 12, 11) == [(0, 8)]
-    assert sum(w for _, w in _sp.digits(64, 12, 11)) == 64
+    assert sum(w for _, w in _sp.digits(64, 13, 11)) == 64
 
 
 def test_empty_and_k_zero(rng):

@@ -28,15 +28,16 @@
 //     work, used for k up to the policy's sort_small.
 // Launch: select_pass grid = blocks_per_row * rows (row = blockIdx.x / blocks_per_row; grid-stride
 //   over the row's keys in tiles of BLOCK * ITEMS), BLOCK threads, static shared memory
-//   (1 << MAX_BITS) counters + BLOCK / 32 scan words; select_choose grid = rows, 1024 threads;
+//   8192 counters (digits of up to 13 bits) + BLOCK / 32 scan words; select_choose grid = rows, 1024 threads;
 //   select_rank_sort grid = ceil(k / BLOCK) * rows, BLOCK threads, BLOCK winners of shared memory.
 // Preconditions: 1 <= k <= len; hist zero on entry (left zero by select_choose); state initialised
 //   by the host (init_state layout below); the output rows have room for k winners; cap >= 1.
 //
 // Short rows (select_rows<U, BLOCK>): one block per row, the row's images in dynamic shared
-//   memory (16-byte loads when the row is aligned). An MSD radix select of 8-bit digits over the
-//   shared copy (256 shared counters, a block scan per digit) stops as soon as every candidate
-//   left is a winner; ties at the threshold are then taken by position. Each thread owns a run of
+//   memory (16-byte loads when the row is aligned). The bits above the highest bit where the
+//   row's smallest and largest image differ are fixed at once (two block reductions); an MSD
+//   radix select of 8-bit digits below them over the shared copy (256 shared counters, a block
+//   scan per digit) stops as soon as every candidate left is a winner; ties at the threshold are then taken by position. Each thread owns a run of
 //   consecutive positions: one block scan of its (LT, EQ) counts gives every winner its place in
 //   index order. Unsorted: written so, straight to global memory. Sorted: staged in shared memory
 //   (after the row) and ranked by counting, as select_rank_sort. Launch: grid = rows, BLOCK
@@ -45,6 +46,7 @@
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
+#include "common/block.cuh"
 #include "sort/radix.cuh"
 
 namespace prim {
@@ -78,25 +80,46 @@ struct Prefix {
     __device__ __forceinline__ explicit Prefix(const long long* st)
         : img(static_cast<U>(st[IMG_PREFIX])), img_mask(static_cast<U>(st[IMG_MASK])),
           idx(st[IDX_PREFIX]), idx_mask(st[IDX_MASK]) {}
-    __device__ __forceinline__ int order(U image, long long index) const {
+    // LT, GT, or EQ in every image bit fixed (the index decides, order_index)
+    __device__ __forceinline__ int order_image(U image) const {
         const U ih = image & img_mask;
-        if (ih != img) return ih < img ? LT : GT;
+        return ih == img ? EQ : (ih < img ? LT : GT);
+    }
+    __device__ __forceinline__ int order_index(long long index) const {
         const long long xh = index & idx_mask;
-        if (xh != idx) return xh < idx ? LT : GT;
-        return EQ;
+        return xh == idx ? EQ : (xh < idx ? LT : GT);
     }
 };
 
-// The keys of a thread whose order is WHICH, to consecutive entries from `at`.
-template <int WHICH, class U, int ITEMS>
-__device__ __forceinline__ void put(const int (&order)[ITEMS], const U (&img)[ITEMS],
-                                    const long long (&idx)[ITEMS], U* out_img, long long* out_idx,
-                                    long long at) {
+// Where item j of a thread's tile is: in the row (16-byte vectors of VN keys, vector u of the
+// thread at (u * BLOCK + thread) * VN) or in a candidate buffer (item j at j * BLOCK + thread),
+// and its index (the position in the row, or the one the buffer holds: read when needed).
+template <int BLOCK, int VN>
+struct TilePos {
+    long long t0;
+    bool from_buffer;
+    const long long* src_idx;
+    __device__ __forceinline__ long long at(int j) const {
+        return from_buffer ? t0 + static_cast<long long>(j) * BLOCK + threadIdx.x
+                           : t0 + (static_cast<long long>(j / VN) * BLOCK + threadIdx.x) * VN +
+                                 j % VN;
+    }
+    __device__ __forceinline__ long long index(int j) const {
+        const long long i = at(j);
+        return from_buffer ? src_idx[i] : i;
+    }
+};
+
+// The items of a thread whose order (two bits per item) is WHICH, to consecutive entries from
+// `at`.
+template <int WHICH, class U, int ITEMS, class Pos>
+__device__ __forceinline__ void put(unsigned order, const U (&img)[ITEMS], const Pos& tp,
+                                    U* out_img, long long* out_idx, long long at) {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
-        if (order[j] == WHICH) {
+        if (((order >> (2 * j)) & 3u) == static_cast<unsigned>(WHICH)) {
             out_img[at] = img[j];
-            out_idx[at] = idx[j];
+            out_idx[at] = tp.index(j);
             ++at;
         }
     }
@@ -119,11 +142,12 @@ select_pass(const U* __restrict__ keys, long long len, long long blocks_per_row,
             long long* __restrict__ state, unsigned long long* __restrict__ hist, int kind,
             int descending, int shift, int width, int on_index) {
     using namespace prim::select;
-    constexpr int MAX_BINS = 4096;
+    constexpr int MAX_BINS = 8192;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int VN = prim::Vec16<U>::N;
     static_assert(ITEMS % VN == 0, "select_pass: whole 16-byte vectors per thread");
     static_assert(TILE < 65536, "select_pass: a tile's counts are packed in 16 bits");
+    static_assert(ITEMS <= 16, "select_pass: two order bits per item in one word");
     __shared__ unsigned counts[COLLECT ? 1 : MAX_BINS];
     __shared__ unsigned scratch[BLOCK / prim::WARP];
     __shared__ long long base_out, base_buf;
@@ -155,54 +179,56 @@ select_pass(const U* __restrict__ keys, long long len, long long blocks_per_row,
     U* row_out_img = out_img + row * k;
     long long* row_out_idx = out_idx + row * k;
 
+    const bool on_idx = pre.idx_mask != 0;  // every image bit fixed: indices decide
     for (long long t0 = part * TILE; t0 < count; t0 += blocks_per_row * TILE) {
+        const TilePos<BLOCK, VN> tp{t0, from_buffer, src_idx};
         U img[ITEMS];
-        long long idx[ITEMS];
-        bool valid[ITEMS];
+        unsigned valid = 0;  // bit j: item j is a key
         if (from_buffer) {
 #pragma unroll
             for (int j = 0; j < ITEMS; ++j) {
-                const long long i = t0 + static_cast<long long>(j) * BLOCK + threadIdx.x;
-                valid[j] = i < count;
-                img[j] = valid[j] ? src_img[i] : static_cast<U>(0);
-                idx[j] = valid[j] ? src_idx[i] : 0;
+                const long long i = tp.at(j);
+                valid |= static_cast<unsigned>(i < count) << j;
+                img[j] = i < count ? src_img[i] : static_cast<U>(0);
             }
         } else {
             const bool full = t0 + TILE <= count;
 #pragma unroll
             for (int u = 0; u < ITEMS / VN; ++u) {
-                const long long i0 = t0 + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN;
+                const long long i0 = tp.at(u * VN);
                 if (full && aligned) {
                     const prim::Packet<U> p = prim::load16(row_keys + i0);
 #pragma unroll
-                    for (int v = 0; v < VN; ++v) {
-                        img[u * VN + v] = dig.image(p.v[v]);
-                        idx[u * VN + v] = i0 + v;
-                        valid[u * VN + v] = true;
-                    }
+                    for (int v = 0; v < VN; ++v) img[u * VN + v] = dig.image(p.v[v]);
+                    valid |= ((1u << VN) - 1u) << (u * VN);
                 } else {
 #pragma unroll
                     for (int v = 0; v < VN; ++v) {
                         const long long i = i0 + v;
-                        valid[u * VN + v] = i < count;
+                        valid |= static_cast<unsigned>(i < count) << (u * VN + v);
                         img[u * VN + v] = i < count ? dig.image(row_keys[i]) : static_cast<U>(0);
-                        idx[u * VN + v] = i;
                     }
                 }
             }
         }
         unsigned lt = 0, eq = 0;
-        int order[ITEMS];
+        unsigned order = 0;  // two bits per item: LT, EQ or GT
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
-            order[j] = valid[j] ? pre.order(img[j], idx[j]) : static_cast<int>(GT);
-            if (order[j] == EQ && !COLLECT) {
-                const unsigned d = on_index ? static_cast<unsigned>(idx[j] >> shift)
+            int o = (valid >> j) & 1u ? pre.order_image(img[j]) : static_cast<int>(GT);
+            long long index = 0;
+            if (o == EQ && (on_idx || on_index)) {  // the index digits: read it
+                index = tp.index(j);
+                o = pre.order_index(index);
+            }
+            order |= static_cast<unsigned>(o) << (2 * j);
+            if (!COLLECT && o == EQ) {
+                const unsigned d = on_index ? static_cast<unsigned>(index >> shift)
                                             : static_cast<unsigned>(img[j] >> shift);
                 atomicAdd(&counts[d & static_cast<unsigned>(bins - 1)], 1u);
             }
-            lt += order[j] == LT;
-            eq += order[j] == EQ;
+            lt += o == LT;
+            eq += o == EQ;
         }
         if (writes) {  // block-uniform: the state is the row's
             // positions of this thread's LT (high half) and EQ (low half) keys within the tile
@@ -225,12 +251,12 @@ select_pass(const U* __restrict__ keys, long long len, long long blocks_per_row,
             __syncthreads();
             // the tile's LT keys go out first, its EQ keys after them (COLLECT: winners too) or
             // to the candidate buffer
-            put<LT>(order, img, idx, row_out_img, row_out_idx, base_out + (pos >> 16));
+            put<LT>(order, img, tp, row_out_img, row_out_idx, base_out + (pos >> 16));
             if (COLLECT)
-                put<EQ>(order, img, idx, row_out_img, row_out_idx,
+                put<EQ>(order, img, tp, row_out_img, row_out_idx,
                         base_out + (total >> 16) + (pos & 0xffffu));
             else
-                put<EQ>(order, img, idx, dst_img, dst_idx, base_buf + (pos & 0xffffu));
+                put<EQ>(order, img, tp, dst_img, dst_idx, base_buf + (pos & 0xffffu));
             __syncthreads();  // base_out / base_buf and the scan words are reused next tile
         }
     }
@@ -248,7 +274,7 @@ select_choose(unsigned long long* __restrict__ hist, long long* __restrict__ sta
               int shift, int width, int on_index) {
     using namespace prim::select;
     constexpr int BLOCK = 1024;
-    constexpr int MAX_BINS = 4096;
+    constexpr int MAX_BINS = 8192;
     constexpr int PER = MAX_BINS / BLOCK;
     __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     long long* st = state + blockIdx.x * FIELDS;
@@ -351,6 +377,7 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
     __shared__ unsigned counts[RADIX];
     __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     __shared__ U s_prefix, s_mask;
+    __shared__ U s_lo[BLOCK / prim::WARP], s_hi[BLOCK / prim::WARP];
     __shared__ long long s_k_rem, s_count;
     const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
     const U* rk = keys + static_cast<long long>(blockIdx.x) * len;
@@ -366,15 +393,41 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
     } else {
         for (int i = threadIdx.x; i < n; i += BLOCK) row[i] = dig.image(rk[i]);
     }
-    U prefix = 0, mask = 0;
+    // the bits every key shares (above the highest bit where the smallest and the largest
+    // image differ) are fixed at once: floats of one binade skip their exponent's digits
+    __syncthreads();  // the row is loaded
+    U least = prim::Limits<U>::max(), most = 0;
+    for (int i = threadIdx.x; i < n; i += BLOCK) {
+        least = row[i] < least ? row[i] : least;
+        most = row[i] > most ? row[i] : most;
+    }
+    least = prim::block_reduce<BLOCK>(least, prim::Min<U>(), s_lo);
+    __syncthreads();  // s_lo's words are read by warp 0 above before they hold the result
+    most = prim::block_reduce<BLOCK>(most, prim::Max<U>(), s_hi);
+    if (threadIdx.x == 0) {
+        s_lo[0] = least;
+        s_hi[0] = most;
+    }
+    __syncthreads();
+    least = s_lo[0];
+    const U diff = least ^ s_hi[0];
+    constexpr int UBITS = static_cast<int>(sizeof(U)) * 8;
+    const int top = diff == 0 ? -1 : UBITS - 1 - (sizeof(U) == 4 ? __clz(static_cast<int>(diff))
+                                                                 : __clzll(static_cast<long long>(diff)));
+    U mask = top == UBITS - 1 ? static_cast<U>(0) : ~((static_cast<U>(1) << (top + 1)) - 1);
+    U prefix = least & mask;
     long long k_rem = k, count = len;
-    for (int shift = static_cast<int>(sizeof(U)) * 8 - BITS; shift >= 0 && count != k_rem;
-         shift -= BITS) {
+    // 8-bit digits from the highest differing bit down; the last one starts at bit 0 (its bits
+    // above the previous digit's are fixed already)
+    for (int shift = top + 1 - BITS; shift > -BITS && count != k_rem; shift -= BITS) {
+        const int sh = shift < 0 ? 0 : shift;
         if (threadIdx.x < RADIX) counts[threadIdx.x] = 0u;
-        __syncthreads();  // also: the row is loaded (first digit), s_* read (later digits)
-        for (int i = threadIdx.x; i < n; i += BLOCK) {
-            const U im = row[i];
-            if ((im & mask) == prefix) atomicAdd(&counts[(im >> shift) & (RADIX - 1)], 1u);
+        __syncthreads();  // s_* read (later digits)
+        for (int i0 = 0; i0 < n; i0 += BLOCK) {  // the same trip count for every lane
+            const int i = i0 + static_cast<int>(threadIdx.x);
+            const U im = i < n ? row[i] : static_cast<U>(0);
+            if (i < n && (im & mask) == prefix)
+                atomicAdd(&counts[static_cast<unsigned>(im >> sh) & (RADIX - 1)], 1u);
         }
         __syncthreads();
         const unsigned long long c = threadIdx.x < RADIX ? counts[threadIdx.x] : 0u;
@@ -383,8 +436,9 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
             c, prim::Sum<unsigned long long>(), scratch, total);
         if (below < static_cast<unsigned long long>(k_rem) &&
             static_cast<unsigned long long>(k_rem) <= below + c) {
-            s_prefix = prefix | (static_cast<U>(threadIdx.x) << shift);
-            s_mask = mask | (static_cast<U>(RADIX - 1) << shift);
+            s_prefix = (prefix & ~(static_cast<U>(RADIX - 1) << sh)) |
+                       (static_cast<U>(threadIdx.x) << sh);
+            s_mask = mask | (static_cast<U>(RADIX - 1) << sh);
             s_k_rem = k_rem - static_cast<long long>(below);
             s_count = static_cast<long long>(c);
         }
@@ -394,7 +448,6 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
         k_rem = s_k_rem;
         count = s_count;
     }
-    __syncthreads();  // the row is loaded even when no digit was needed (k == len)
     // every LT key wins, and the first k_rem EQ keys by position: a run of positions per thread
     const int run = (n + BLOCK - 1) / BLOCK;
     const int lo = threadIdx.x * run;

@@ -9,7 +9,7 @@ rows          a block per row, the row in shared memory: an MSD radix select of 
               over the shared copy, then one block scan that writes the winners in index order
               (rows up to the policy's ``row_bytes``)
 radix_select  device-wide, any row length, one row or many in one launch per pass: a histogram
-              pass of the top 12 bits of every key, then passes of 11-bit digits over the
+              pass of the top 13 bits of every key, then passes of 11-bit digits over the
               candidates only (compacted into a buffer once they fit) until every candidate
               left is a winner; ties resolved by index digits
 sort          the full-sort baseline: ``argsort`` (one row) or ``segmented_sort`` (many), then

@@ -13,8 +13,8 @@ import dataclasses
 
 from .._core import policy as _policy
 
-#: the widest digit the pass kernel counts (its 4096 shared counters, kernels/select/topk.cu)
-MAX_BITS = 12
+#: the widest digit the pass kernel counts (its 8192 shared counters, kernels/select/topk.cu)
+MAX_BITS = 13
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,9 +35,11 @@ class RowsPolicy:
 
 
 TABLE = _policy.register("selection", {
-    # tiles of 256 x 16 keys (one 16-byte load per 4 keys); a 12-bit first digit splits floats
-    # of one binade into 8 bins; buffers of len / 8 keys (not tuned yet: to be swept on an H100)
-    ("default", "radix_select"): RadixSelectPolicy(block=256, items=16, first_bits=12, bits=11,
+    # tiles of 256 x 16 keys (one 16-byte load per 4 keys); a 13-bit first digit splits floats
+    # of one binade into 16 bins, so the candidates of random floats in [0.5, 1.5) fit buffers of
+    # len / 8 keys after it (H200, 2^28: with 12 bits they did not, and a third pass read every
+    # key: 3.2 ms for k = 16); the rest not tuned yet
+    ("default", "radix_select"): RadixSelectPolicy(block=256, items=16, first_bits=13, bits=11,
                                                    buffer_div=8, sort_small=4096),
     # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
     ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
