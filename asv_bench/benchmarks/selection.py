@@ -1,0 +1,87 @@
+"""Selection benchmarks: ``topk`` of float32 (1-D, small and large k) and per row, against
+``torch.topk`` and ``cupy.argpartition`` (each a benchmark of its own), and every variant. GPU
+only (see ``_common``); times are medians of CUDA-event timings; GB/s counts the keys read once.
+"""
+
+from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants
+
+N = 2**28
+ROWS = (2**16, 4096)
+
+
+def _torch():
+    try:
+        import torch
+    except Exception as exc:  # not installed
+        raise NotImplementedError(f"torch peer: PyTorch is not available ({exc})") from exc
+    return torch
+
+
+class _Module(_Timed):
+    """Every class of this module, measured once in one process (see ``_common._Timed``)."""
+
+    def setup_cache(self):
+        return _Timed.measure(_Module)
+
+    setup_cache.timeout = 1800
+
+
+class TopK(_Module):
+    params = [variants("selection") + ["torch.topk", "cupy.argpartition"], [16, 1024, 2**20]]
+    param_names = ["variant", "k"]
+
+    def prepare(self, variant, k):
+        require_cuda()
+        x = device_data(size(N), "float32")
+        k = min(k, x.size)
+        if variant == "torch.topk":
+            torch = _torch()
+            t = torch.from_dlpack(x)
+            self.fn = lambda: torch.topk(t, k)
+        elif variant == "cupy.argpartition":
+            cupy = require_cupy()
+            self.fn = lambda: cupy.argpartition(x, x.size - k)
+        else:
+            topk = public("topk")
+            if variant == "rows" and x.size > 8192:
+                raise NotImplementedError("topk variant 'rows': rows of at most 8192 float32")
+            self.fn = lambda: topk(x, k, variant=variant)
+        self.bytes = x.nbytes
+        self.fn()
+
+
+class TopKRows(_Module):
+    params = [variants("selection") + ["torch.topk"], [32]]
+    param_names = ["variant", "k"]
+
+    def prepare(self, variant, k):
+        require_cuda()
+        rows, cols = ROWS
+        x = device_data(size(rows * cols), "float32").reshape(-1, cols)
+        if variant == "torch.topk":
+            torch = _torch()
+            t = torch.from_dlpack(x)
+            self.fn = lambda: torch.topk(t, k, dim=-1)
+        else:
+            topk = public("topk")
+            self.fn = lambda: topk(x, k, variant=variant)
+        self.bytes = x.nbytes
+        self.fn()
+
+
+class Partition(_Module):
+    params = [["argpartition", "cupy.argpartition"], [16, 2**20]]
+    param_names = ["how", "kth"]
+
+    def prepare(self, how, kth):
+        require_cuda()
+        x = device_data(size(N), "float32")
+        kth = min(kth, x.size - 1)
+        if how == "cupy.argpartition":
+            cupy = require_cupy()
+            self.fn = lambda: cupy.argpartition(x, kth)
+        else:
+            fn = public("argpartition")
+            self.fn = lambda: fn(x, kth)
+        self.bytes = x.nbytes + 8 * x.size
+        self.fn()

@@ -1,0 +1,96 @@
+"""Tour of selection: ``topk`` of float32 with k = 16 (every variant; ``torch.topk`` and
+``cupy.argpartition`` as peers on a GPU) and per row, (rows, 4096) with k = 32."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import primitives as prim
+from primitives import tour
+from primitives._core import backend as _backend
+from primitives.selection import VARIANTS, _plans
+
+
+def _torch():
+    try:
+        import torch
+    except Exception:  # no PyTorch: no torch peer
+        return None
+    return torch
+
+
+def _want(host, k):
+    return np.argsort(-host, axis=-1, kind="stable")[..., :k]
+
+
+def sections(gpu, log2n=None):
+    """Tour workloads: a 1-D top-16 of float32 (every variant that takes its length) and a top-32
+    of each row of 4096 float32."""
+    n = 1 << (log2n or (28 if gpu else 14))
+    k = 16
+    out = []
+
+    def flat_contenders():
+        xp = _backend.get_backend().xp
+        host = tour.random_data(np.random.default_rng(n + 21), n, np.float32)
+        x = xp.asarray(host)
+        want = _want(host, k)
+
+        def same(got):
+            return bool(np.array_equal(tour.to_host(got[1]), want))
+
+        c = [tour.Contender(v, (lambda v=v: prim.topk(x, k, variant=v)), same)
+             for v in VARIANTS if v != "rows" or _plans.row_fits(4, n)]
+        if gpu:
+            top = np.sort(host[want])  # peers break ties their own way: compare values
+
+            torch = _torch()
+            if torch is not None:
+                t = torch.from_dlpack(x)
+                c.append(tour.Contender("torch.topk (peer)", lambda: torch.topk(t, k),
+                                        lambda got: bool(np.array_equal(
+                                            np.sort(got[0].cpu().numpy()), top))))
+            c.append(tour.Contender("cupy.argpartition (peer)",
+                                    lambda: xp.argpartition(x, n - k)[n - k:],
+                                    lambda got: bool(np.array_equal(
+                                        np.sort(host[tour.to_host(got)]), top))))
+        return c
+
+    out.append(tour.Section(
+        title=f"topk: float32, k = {k}, n = 2^{n.bit_length() - 1} (GB/s: keys read once)",
+        nbytes=4 * n, contenders=flat_contenders,
+        count=(sum(v != "rows" or _plans.row_fits(4, n) for v in VARIANTS) +
+               (1 + (_torch() is not None) if gpu else 0)),
+        quick=True))
+
+    cols, kr = 4096, 32
+    rows = max(1, n // cols)
+
+    def rows_contenders():
+        xp = _backend.get_backend().xp
+        host = tour.random_data(np.random.default_rng(n + 22), rows * cols,
+                                np.float32).reshape(rows, cols)
+        x = xp.asarray(host)
+        want = _want(host, kr)
+
+        def same(got):
+            return bool(np.array_equal(tour.to_host(got[1]), want))
+
+        c = [tour.Contender(v, (lambda v=v: prim.topk(x, kr, variant=v)), same)
+             for v in VARIANTS]
+        if gpu:
+            torch = _torch()
+            if torch is not None:
+                t = torch.from_dlpack(x)
+                top = np.sort(np.take_along_axis(host, want, axis=-1), axis=-1)
+                c.append(tour.Contender("torch.topk(dim=-1) (peer)",
+                                        lambda: torch.topk(t, kr, dim=-1),
+                                        lambda got: bool(np.array_equal(
+                                            np.sort(got[0].cpu().numpy(), axis=-1), top))))
+        return c
+
+    out.append(tour.Section(
+        title=f"topk per row: float32 ({rows}, {cols}), k = {kr} (GB/s: keys read once)",
+        nbytes=4 * rows * cols, contenders=rows_contenders,
+        count=len(VARIANTS) + (1 if gpu and _torch() is not None else 0)))
+    return out

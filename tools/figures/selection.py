@@ -1,0 +1,97 @@
+"""Selection figures: ``topk`` of float32 2^28 with k = 16, 1024 and 2^20 against ``torch.topk``,
+``cupy.argpartition`` and ``prim.sort`` of the whole array, and per row, (2^16, 4096) with k = 32,
+against ``torch.topk(dim=-1)``: the rows and targets of the top-k issue, the peers timed in the
+same interleaved rounds. Inputs are random floats in [0.5, 1.5) (never zeros). Each of our
+results is checked against the peer's values before it is timed (peers break ties their own way:
+the sorted values must agree). "bytes" is one read of the keys; "% limit" the time that read takes
+at the measured copy rate over ours."""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+import primitives as prim
+
+N = 1 << 28
+ROWS, COLS = 1 << 16, 4096
+
+
+def _torch():
+    try:
+        import torch
+    except Exception as exc:  # report, go on without the torch rows
+        print(f"torch unavailable: {exc}")
+        return None
+    return torch
+
+
+def _values_agree(ours, theirs):
+    a = cupy.sort(cupy.asarray(ours), axis=-1)
+    b = cupy.sort(cupy.asarray(theirs), axis=-1)
+    return bool(cupy.array_equal(a, b))
+
+
+def _row(ctx, name, t, nbytes, peers):
+    """One Markdown row per peer, and its CSV record: ``peers`` is (peer, target speed-up)."""
+    ours = t["ours"]
+    limit_ms = nbytes / (ctx.copy * 1e9) * 1e3
+    for peer, target in peers:
+        if peer not in t:
+            continue
+        speedup = t[peer] / ours
+        ctx.peer_record(name, N if "row" not in name else ROWS * COLS, ours, nbytes, peer,
+                        t[peer])
+        ctx.add(name, f"{ours:.4f}", peer, f"{t[peer]:.4f}", f"{speedup:.2f}x",
+                f"{100 * limit_ms / ours:.0f}%", f">= {target:g}x",
+                "yes" if speedup >= target else "**no**")
+
+
+def run(ctx):
+    torch = _torch()
+    rng = cupy.random.default_rng(2026)
+    ctx.table(["case", "ours ms", "peer", "peer ms", "speed-up", "% limit", "target", "met"])
+
+    x = rng.random(N, dtype=cupy.float32) + cupy.float32(0.5)
+    tx = torch.from_dlpack(x) if torch is not None else None
+    for k, targets in ((16, (("torch.topk", 8), ("cupy.argpartition", 30))),
+                       (1024, (("torch.topk", 8), ("cupy.argpartition", 30))),
+                       (1 << 20, (("torch.topk", 2), ("prim.sort", 2)))):
+        fns = {"ours": lambda k=k: prim.topk(x, k)}
+        vals, _ = fns["ours"]()
+        if tx is not None:
+            fns["torch.topk"] = lambda k=k: torch.topk(tx, k)
+            assert _values_agree(vals, cupy.from_dlpack(fns["torch.topk"]()[0])), \
+                f"k={k}: values differ from torch.topk"
+        if k < (1 << 20):
+            fns["cupy.argpartition"] = lambda k=k: cupy.argpartition(x, N - k)
+            assert _values_agree(vals, x[fns["cupy.argpartition"]()[N - k:]]), \
+                f"k={k}: values differ from cupy.argpartition"
+        else:
+            fns["prim.sort"] = lambda: prim.sort(x)
+        del vals
+        t = ctx.bench(fns)
+        _row(ctx, f"topk float32 2^28, k = {k}", t, x.nbytes, targets)
+        cupy.get_default_memory_pool().free_all_blocks()
+    del x, tx
+
+    x2 = (rng.random((ROWS, COLS), dtype=cupy.float32) + cupy.float32(0.5))
+    fns = {"ours": lambda: prim.topk(x2, 32)}
+    if torch is not None:
+        t2 = torch.from_dlpack(x2)
+        fns["torch.topk(dim=-1)"] = lambda: torch.topk(t2, 32, dim=-1)
+        assert _values_agree(fns["ours"]()[0], cupy.from_dlpack(fns["torch.topk(dim=-1)"]()[0])), \
+            "rows: values differ from torch.topk"
+    t = ctx.bench(fns)
+    _row(ctx, "topk per row float32 (2^16, 4096), k = 32", t, x2.nbytes,
+         (("torch.topk(dim=-1)", 5),))
+
+    # the variants side by side on the 1-D case, k = 16
+    del x2, fns
+    cupy.get_default_memory_pool().free_all_blocks()
+    x = rng.random(N, dtype=cupy.float32) + cupy.float32(0.5)
+    times = ctx.bench({v: (lambda v=v: prim.topk(x, 16, variant=v))
+                       for v in ("radix_select", "sort")}, rounds=2, warmup=2, repeat=5)
+    ctx.table(["topk variant (float32 2^28, k = 16)", "ms", "GB/s (keys read once)"])
+    for v, ms in times.items():
+        ctx.add(v, f"{ms:.4f}", f"{x.nbytes / (ms * 1e-3) / 1e9:.0f}")
