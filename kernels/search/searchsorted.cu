@@ -311,43 +311,57 @@ search_buckets(const T* __restrict__ a, long long n, int levels, long long cap,
     }
 }
 
+// search_tile_bounds<T>: the sorted variant's ranges: bounds[2t] and bounds[2t + 1] are the
+//   answers of the first and the last query of tile t (tiles of `tile` consecutive sorted
+//   queries), one binary search per thread, every tile's at once (their latencies overlap).
+//   Any 1-D grid.
 // search_sorted_tiles<T, P, BLOCK, ITEMS>: the sorted variant's search. The queries v are sorted
 //   (NumPy's order, in which the answers do not decrease), so the answers of a tile of BLOCK *
-//   ITEMS consecutive queries lie between the answers of its first and last query, found first
-//   (two searches in global memory). When that range [r0, r1) of a holds at most cap elements it
-//   is copied into dynamic shared memory (cap elements) and the tile's queries search it there,
-//   else they search a's range in global memory. out[perm[j]] = the answer of v[j] (perm: each
-//   query's original position). Grid-stride over tiles; barriers at the top of every tile and
-//   after the copy, in code every thread of the block runs. Precondition: v sorted.
+//   ITEMS consecutive queries lie in [r0, r1], the answers of its first and last query
+//   (search_tile_bounds). When that range of a holds at most cap elements it is copied into
+//   dynamic shared memory (cap elements) and the tile's queries search it there, else they
+//   search a's range in global memory. out[perm[j]] = the answer of v[j] (perm: each query's
+//   original position). Grid-stride over tiles; barriers at the top of every tile and after the
+//   copy, in code every thread of the block runs. Precondition: v sorted.
+template <class T>
+__global__ void search_tile_bounds(const T* __restrict__ a, long long n, const T* __restrict__ v,
+                                   long long m, long long tile, int right,
+                                   long long* __restrict__ bounds) {
+    const long long ends = 2 * ((m + tile - 1) / tile);
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < ends;
+         e += stride) {
+        const long long t = e >> 1;
+        const long long last = (t + 1) * tile < m ? (t + 1) * tile - 1 : m - 1;
+        const T q = v[(e & 1) ? last : t * tile];
+        long long lo = 0, len = n;
+        while (len > 0) prim::search::step(a[lo + (len >> 1)], q, right != 0, lo, len);
+        bounds[e] = lo;
+    }
+}
+
 template <class T, class P, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-search_sorted_tiles(const T* __restrict__ a, long long n, long long cap, const T* __restrict__ v,
-                    long long m, int right, const P* __restrict__ perm,
+search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __restrict__ bounds,
+                    const T* __restrict__ v, long long m, int right, const P* __restrict__ perm,
                     long long* __restrict__ out) {
     PRIM_DYNAMIC_SHARED(T, part);
-    __shared__ long long range[2];
     const bool up = right != 0;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m;
          base += static_cast<long long>(gridDim.x) * TILE) {
-        const long long count = m - base < TILE ? m - base : TILE;
-        __syncthreads();  // the previous tile is done with `part` and `range`
-        if (threadIdx.x < 2) {
-            const T q = v[base + (threadIdx.x == 0 ? 0 : count - 1)];
-            long long lo = 0, len = n;
-            while (len > 0) prim::search::step(a[lo + (len >> 1)], q, up, lo, len);
-            range[threadIdx.x] = lo;
-        }
-        __syncthreads();
-        const long long r0 = range[0], r1 = range[1] > range[0] ? range[1] : range[0];
+        const long long t = base / TILE;
+        const long long r0 = bounds[2 * t];
+        const long long r1 = bounds[2 * t + 1] > r0 ? bounds[2 * t + 1] : r0;
         const bool local = r1 - r0 <= cap;
+        __syncthreads();  // the previous tile is done with `part`
         if (local)
             for (long long j = threadIdx.x; j < r1 - r0; j += BLOCK) part[j] = a[r0 + j];
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const long long j = base + threadIdx.x + static_cast<long long>(k) * BLOCK;
-            if (j < base + count) {
+            if (j < m) {
                 const T q = v[j];
                 long long lo = r0, len = r1 - r0;
                 if (local) {

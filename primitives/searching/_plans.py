@@ -56,9 +56,13 @@ def sorted_name(ctype, perm, pol):
     return f"search_sorted_tiles<{ctype}, {perm}, {pol.block}, {pol.tile_items}>"
 
 
+def bounds_name(ctype):
+    return f"search_tile_bounds<{ctype}>"
+
+
 def names(ctype, pol):
     """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
-    out = ([binary_name(ctype), tree_name(ctype), cached_name(ctype, pol)] +
+    out = ([binary_name(ctype), tree_name(ctype), cached_name(ctype, pol), bounds_name(ctype)] +
            [sorted_name(ctype, p, pol) for p in PERM_CTYPES])
     bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))
     return out + list(dict.fromkeys(bucketed))
@@ -111,6 +115,13 @@ class SearchPlan(_plans.Plan):
             smem = cap * dt.itemsize
             grid = _launch.cover_grid(m, pol.block, pol.tile_items, kernel=ks, shared_mem=smem)
             self.search = _plans.Launch(ks, grid, pol.block, smem)
+            tile = pol.block * pol.tile_items
+            self.tile = _launch.i64(tile)
+            self.bounds = xp.empty(2 * _launch.cdiv(m, tile), dtype=INDEX_DTYPE)
+            self.nbytes += self.bounds.nbytes
+            kb = MODULES.kernel(ctype, bounds_name(ctype), pol)
+            self.tile_bounds = _plans.Launch(
+                kb, _launch.cover_grid(self.bounds.size, 128, kernel=kb), 128)
             return
         bucketed = variant == "bucketed"
         self.levels = bucket_levels(dt, n, m, pol) if bucketed else levels(dt, n, pol)
@@ -166,7 +177,8 @@ class SearchPlan(_plans.Plan):
             from ..sorting import radix_sort
 
             sv, perm = radix_sort(v, self.perm)
-            self.search(a, self.n64, self.cap, sv, self.m64, side, perm, out)
+            self.tile_bounds(a, self.n64, sv, self.m64, self.tile, side, self.bounds)
+            self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, out)
             return out
         lv = np.int32(self.levels)
         self.build(a, self.n64, lv, self.tree)

@@ -35,8 +35,9 @@ TABLE = _policy.register("search", {
     # (tools.tune.search; cupy.searchsorted 2.49-2.67 ms in the same runs):
     # cached 256 x 2 with 16 KiB of tree 2.98 ms (x 4 with 32 KiB: 5.1; random reads past the
     # L2 are bound by DRAM sectors, so more queries in flight do not help; binary 2.72);
-    # sorted 256 x 4 with a 24 KiB tile range 1.55 ms (48 KiB: 2.74, 96 KiB: 1.89; x 2: 1.65,
-    # x 8: 1.59), of which 0.45 the radix sort of the queries;
+    # sorted 256 x 4 with a 24 KiB tile range 1.63 ms (x 2: 1.62, x 8: 1.69; 48 KiB: 1.63),
+    # of which about 0.45 the radix sort of the queries (the tiles' ranges found by one kernel
+    # for all tiles first: 1.55 -> 2.74 ms at 48 KiB when each tile searched its own ends);
     # bucketed: 256 threads, 48 KiB of a bucket's range, buckets of 1024 queries, at most 2^13:
     # 1.88 ms (bucket 0.34, grouping 0.83, search 0.44, answers back 0.26; 24 KiB: 3.7);
     # auto sorts from 2^22 queries into 2^24 elements (tools.tune.search's crossover, H200):
