@@ -140,8 +140,24 @@ def test_split_path(shape, axis, dtype, schedule, rng):
         assert plan_of(shape, axis, dtype).chunks == 1  # no thread target: no split
 
 
+@pytest.mark.parametrize("shape,axis", [((3, 40), 1), ((2, 5, 33), 2), ((4, 64), -1)], ids=str)
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.uint32], ids=lambda d: np.dtype(d).name)
+def test_long_rows_by_segments(shape, axis, dtype, rng):
+    """Rows at least segmented_min_len long are the segments of one segmented look-back scan
+    (every op it has, inclusive and exclusive); 0 switches that off."""
+    x = values(rng, shape, dtype)
+    with prim.tuning.override("scan", selector="axis", segmented_min_len=32):
+        assert plan_of(shape, axis % len(shape), dtype).segments is not None
+        for exclusive in (False, True):
+            for op in ("sum", "min", "max"):
+                H.assert_same(scan(x, op, axis, exclusive), reference(x, op, axis, exclusive))
+    with prim.tuning.override("scan", selector="axis", segmented_min_len=0):
+        assert plan_of(shape, axis % len(shape), dtype).segments is None
+
+
 def test_split_row_chunks_are_whole_warp_tiles():
-    with prim.tuning.override("scan", selector="axis", split_per_sm=4096, min_chunk=10):
+    with prim.tuning.override("scan", selector="axis", split_per_sm=4096, min_chunk=10,
+                              segmented_min_len=0):
         p = plan_of((2, 5000), 1, np.int32)
         items = prim.tuning.policy("scan", "axis").items(*(np.dtype(np.int64),) * 3)
         assert p.chunks > 1 and p.chunk_len % (32 * items) == 0

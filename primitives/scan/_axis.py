@@ -9,7 +9,10 @@ The array is viewed as ``(outer, L, inner)`` (C order), the scanned axis of leng
 
 When those lines give too few threads to fill the device (few, long lines), each line is split
 into chunks over more threads: a pass writes every chunk's total and the scan pass seeds each
-chunk with the totals of the chunks before it. The kernels are ``kernels/scan/axis.cu``; their
+chunk with the totals of the chunks before it. Contiguous lines at least the policy's
+``segmented_min_len`` long are instead the segments of one segmented look-back scan
+(``kernels/scan/segmented.cu``, offsets every ``L`` elements): one read and one write of the
+array, with no chunk-total pass. The kernels are ``kernels/scan/axis.cu``; their
 tuning is the ``"axis"`` selector of the ``"scan"`` family of :mod:`primitives.tuning`. One
 :class:`AxisPlan` per configuration lives in :data:`~primitives._core.plans.PLANS`.
 """
@@ -18,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
+from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
+from .._core import plans as _plans
 from . import _policy
 
 __all__ = ["SOURCE", "combos", "AxisPlan", "axis_plan", "layout", "scan"]
@@ -124,6 +128,15 @@ def split(lines_threads, L, pol, sm_count, granule=1):
     return _launch.cdiv(L, chunk_len), chunk_len
 
 
+def by_segments(combo, L, inner, pol):
+    """Whether lines of ``combo`` (contiguous when ``inner`` is 1) of length ``L`` are scanned as
+    the segments of the segmented look-back scan (the ops and dtypes it has, rows at least
+    ``pol.segmented_min_len`` long)."""
+    in_dt, acc_dt, out_dt, op = combo
+    return (inner == 1 and 0 < pol.segmented_min_len <= L and op in _checks.OPS
+            and (in_dt, acc_dt) in _dtypes.ACC_PAIRS_SET and out_dt == acc_dt)
+
+
 class AxisPlan(_plans.Plan):
     """The scan of a C-contiguous array viewed as ``(outer, L, inner)`` along its middle axis:
     ``plan(x)`` takes ``x`` (any shape of ``outer * L * inner`` elements, the backend's array
@@ -136,6 +149,17 @@ class AxisPlan(_plans.Plan):
         sms = backend.device_info().sm_count
         i64 = _launch.i64
         slot = _plans.Launch.SLOT
+        self.segments = None
+        if by_segments(combo, L, inner, pol):  # long rows: one pass over every row at once
+            from ..segmented import _plans as _seg
+
+            self.segments = _seg.scan_plan(backend, in_dt, acc_dt, op,
+                                           "exclusive" if exclusive else "inclusive", True,
+                                           self.size)
+            # the rows' offsets, made on the host (no device kernel to compile) and copied once
+            self.offsets = xp.asarray(np.arange(0, self.size + 1, L, dtype=np.int64))
+            self.nbytes = _plans.scratch_bytes(self.offsets)
+            return
         if inner == 1:
             items = pol.items(in_dt, acc_dt, out_dt)
             warps = pol.block // 32
@@ -171,6 +195,8 @@ class AxisPlan(_plans.Plan):
         self.nbytes = _plans.scratch_bytes(self.totals)
 
     def __call__(self, x):
+        if self.segments is not None:
+            return self.segments(x.reshape(-1), None, self.offsets)
         out = self.empty(self.size, dtype=self.out_dt)
         if self.total is not None:
             self.total(x)

@@ -36,6 +36,10 @@ class AxisPolicy:
     unroll: int  # rows of a column one thread loads before it folds them (loads in flight)
     split_per_sm: int  # lines are split into chunks when fewer threads per SM would work
     min_chunk: int  # elements along the axis of the shortest chunk a line is split into
+    # contiguous lines (rows) at least this long are scanned as the segments of one segmented
+    # look-back scan (kernels/scan/segmented.cu: one read and one write, however few the rows)
+    # instead of a warp per row (0: never)
+    segmented_min_len: int = 4096
 
     def items(self, in_dt, acc_dt, out_dt):
         """Items per lane of the row kernels."""
@@ -53,8 +57,10 @@ TABLE = _policy.register("scan", {
     ("default", "hillis_steele"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
     ("default", "blelloch"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
     # scans along an axis: not tuned yet; to be measured on an H100
+    # segmented_min_len: H100, (4096, 65536) int32 rows: a warp per row with chunk totals
+    # 1.22 ms, the segmented look-back scan of 2^28 float32 in rows of 4096 0.75 ms
     ("default", "axis"): AxisPolicy(block=256, row_bytes=128, unroll=4, split_per_sm=512,
-                                    min_chunk=256),
+                                    min_chunk=256, segmented_min_len=4096),
 }, doc="the look-back scan's block and bytes per thread; the classic scans' block sizes; the "
        "axis scans' block, row tile, column unroll and split threshold")
 
