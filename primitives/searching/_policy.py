@@ -38,6 +38,8 @@ TABLE = _policy.register("search", {
     # sorted 256 x 4 with a 24 KiB tile range 1.63 ms (x 2: 1.62, x 8: 1.69; 48 KiB: 1.63),
     # of which about 0.45 the radix sort of the queries (the tiles' ranges found by one kernel
     # for all tiles first: 1.55 -> 2.74 ms at 48 KiB when each tile searched its own ends);
+    # the answers written in order and put back in passes over parts of out of 8 to 64 MB (for
+    # the L2 to gather the scattered writes): 1.70-1.86 ms, slower than the one scatter;
     # bucketed: 256 threads, 48 KiB of a bucket's range, buckets of 1024 queries, at most 2^13:
     # 1.88 ms (bucket 0.34, grouping 0.83, search 0.44, answers back 0.26; 24 KiB: 3.7);
     # auto sorts from 2^22 queries into 2^24 elements (tools.tune.search's crossover, H200):
