@@ -1,11 +1,13 @@
 // runs.cu -- run-length encoding and reduce-by-key in one pass over keys (and values).
 //
-// runs_lookback<K, KIND, InT, AccT, Op, VALS, BLOCK, ITEMS>: a run is a maximal stretch of
-// consecutive equal keys. The kernel writes, for run r, its first key to keys_out[r] and, unless
-// VALS == RUN_KEYS, the op-sum of its values to values_out[r] (VALS == RUN_COUNTS: the values are
-// all 1 and the op is Sum<long long>, so the sum is the run's length; RUN_VALUES: the values read
-// from `values`, InT converted to AccT, folded in input order). The block that draws the last tile
-// id writes the number of runs to *count.
+// runs_lookback<K, KIND, InT, AccT, Op, VALS, BLOCK, ITEMS, MIN_BLOCKS>: a run is a maximal
+// stretch of consecutive equal keys. The kernel writes, for run r, its first key to keys_out[r] and
+//   VALS == RUN_KEYS: nothing else;
+//   VALS == RUN_STARTS: the index of its first element to values_out[r] (long long; the host
+//     takes the run lengths as differences of these, a pass over the runs only);
+//   VALS == RUN_VALUES: the op-sum of its values to values_out[r] (InT converted to AccT, folded
+//     in input order).
+// The block that draws the last tile id writes the number of runs to *count.
 // It is the decoupled look-back scan (common/lookback.cuh) of (value, runs) pairs under RunOp<Op>
 // below: runs counts the run heads in a span, value is the op-sum since the span's last head (of
 // the whole span without one). Each block takes the next tile id (BLOCK * ITEMS elements, ITEMS
@@ -18,19 +20,21 @@
 // first element) and ends (unlike its successor, or the last element) are ITEMS-bit masks. The
 // thread pairs are scanned across the block (common/scan.cuh), warp 0 looks back for the tile's
 // prefix (every tile needs the number of runs before it), and each thread then walks its items:
-// a head writes its key at index (runs so far), an end writes the run's op-sum. The writes go
-// straight to their final place: with runs of a few elements, a warp's writes fall on a few
-// consecutive sectors.
+// a head writes its key at index (runs so far), an end its run's op-sum (RUN_STARTS: a head its
+// index). The writes go straight to their final place: with runs of a few elements, a warp's
+// writes fall on a few consecutive sectors.
 // Key equality by KIND: RUN_INT compares the words (integers, bool; K is the unsigned word of the
 // key's size); RUN_F16 compares float16 bit patterns as numbers (K unsigned short: -0 == +0, NaN
 // unequal to everything); RUN_FLOAT compares K (float, double) with ==. `equal_nan` (a runtime
 // flag, block-uniform) makes NaNs equal to each other, as numpy.unique's equal_nan=True.
+// MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
 // Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64). Static shared memory:
 // BLOCK * ITEMS elements of the wider of the exchanged types (at most 8 bytes: 32 KiB for the
 // default 256 x 16) for the exchanges, BLOCK/32 + 1 pairs, a tile id: the policy keeps it under
-// 48 KiB. Preconditions: n >= 1; tile_counter == 0 on entry (left 0); tile_state holds
-// TileStatus<RunPair<AccT>>::bytes(tiles) bytes, zeroed once (epochs); keys_out and values_out
-// have room for n elements; `values` unused (may be any valid pointer) unless VALS == RUN_VALUES.
+// 48 KiB. Preconditions: n >= 1; tile_counter == 0 on entry (left 0);
+// tile_state holds TileStatus<RunPair<AccT>>::bytes(tiles) bytes, zeroed once (epochs); keys_out
+// and values_out have room for n elements; `values` unused (may be any valid pointer) unless
+// VALS == RUN_VALUES.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
@@ -44,7 +48,7 @@ constexpr int RUN_F16 = 1;    // float16 bit patterns compared as numbers
 constexpr int RUN_FLOAT = 2;  // float, double compared with ==
 
 constexpr int RUN_KEYS = 0;    // keys only
-constexpr int RUN_COUNTS = 1;  // keys and run lengths
+constexpr int RUN_STARTS = 1;  // keys and the runs' first indices
 constexpr int RUN_VALUES = 2;  // keys and the op-sums of the values
 
 template <int KIND, class K>
@@ -110,47 +114,78 @@ struct RunOp {
     }
 };
 
-// A thread's ITEMS consecutive elements at p: full aligned tiles through the warp exchange
-// (4- and 8-byte types, `tmp` the warp's buffer) or the thread's own 16-byte vectors (1- and
-// 2-byte types); otherwise element by element, `fill` past `avail`.
-template <class T, class AccT, int ITEMS>
-__device__ __forceinline__ void load_run_items(const T* p, const T* warp_base, long long avail,
-                                               bool vector, T* tmp, AccT fill,
-                                               AccT (&items)[ITEMS]) {
-    if constexpr (HasVec16<T>::value) {
-        if (vector) {
-            load_striped_to_blocked16<T, AccT, ITEMS>(warp_base, tmp, items);
-            return;
-        }
-    } else if constexpr (sizeof(T) < 4) {
-        constexpr int PER = 16 / static_cast<int>(sizeof(T));
-        static_assert(ITEMS % PER == 0, "runs: a thread's narrow keys fill whole 16-byte vectors");
-        if (vector) {
+// A thread's ITEMS consecutive elements of a full, aligned tile, in two steps so that a kernel
+// issues all its global loads (keys and values) before it waits for any: issue() starts the
+// loads, finish() hands the thread its items. 4- and 8-byte types are read as lane-consecutive
+// 16-byte vectors and exchanged through the warp's buffer `tmp` (common/load.cuh); 1- and 2-byte
+// types as the thread's own 16-byte vectors (ITEMS * sizeof(T) is a multiple of 16); other
+// types (complex) element by element.
+template <class T, int ITEMS,
+          int HOW = HasVec16<T>::value ? 0 : (sizeof(T) < 4 ? 1 : 2)>
+struct TileItems;
+
+template <class T, int ITEMS>
+struct TileItems<T, ITEMS, 0> {
+    Packet<T> raw[ITEMS / Vec16<T>::N];
+    __device__ __forceinline__ void issue(const T*, const T* warp_base) {
+        const int lane = threadIdx.x % WARP;
 #pragma unroll
-            for (int u = 0; u < ITEMS / PER; ++u) {
-                const uint4 w = __ldg(reinterpret_cast<const uint4*>(p) + u);
-                const T* e = reinterpret_cast<const T*>(&w);
+        for (int u = 0; u < ITEMS / Vec16<T>::N; ++u)
+            raw[u] = load16(warp_base + (u * WARP + lane) * Vec16<T>::N);
+    }
+    template <class AccT>
+    __device__ __forceinline__ void finish(T* tmp, AccT (&items)[ITEMS]) const {
+        exchange16_to_blocked<T, AccT, ITEMS>(raw, tmp, items);
+    }
+};
+
+template <class T, int ITEMS>
+struct TileItems<T, ITEMS, 1> {
+    static constexpr int PER = 16 / static_cast<int>(sizeof(T));
+    static_assert(ITEMS % PER == 0, "runs: a thread's narrow keys fill whole 16-byte vectors");
+    uint4 raw[ITEMS / PER];
+    __device__ __forceinline__ void issue(const T* p, const T*) {
 #pragma unroll
-                for (int k = 0; k < PER; ++k) items[u * PER + k] = static_cast<AccT>(e[k]);
-            }
-            return;
+        for (int u = 0; u < ITEMS / PER; ++u) raw[u] = __ldg(reinterpret_cast<const uint4*>(p) + u);
+    }
+    template <class AccT>
+    __device__ __forceinline__ void finish(T*, AccT (&items)[ITEMS]) const {
+#pragma unroll
+        for (int u = 0; u < ITEMS / PER; ++u) {
+            const T* e = reinterpret_cast<const T*>(&raw[u]);
+#pragma unroll
+            for (int k = 0; k < PER; ++k) items[u * PER + k] = static_cast<AccT>(e[k]);
         }
     }
+};
+
+template <class T, int ITEMS>
+struct TileItems<T, ITEMS, 2> {
+    T raw[ITEMS];
+    __device__ __forceinline__ void issue(const T* p, const T*) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) items[k] = k < avail ? static_cast<AccT>(p[k]) : fill;
-}
+        for (int k = 0; k < ITEMS; ++k) raw[k] = p[k];
+    }
+    template <class AccT>
+    __device__ __forceinline__ void finish(T*, AccT (&items)[ITEMS]) const {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) items[k] = static_cast<AccT>(raw[k]);
+    }
+};
 
 }  // namespace prim
 
-template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS>
-__global__ void __launch_bounds__(BLOCK)
+template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
+          int MIN_BLOCKS = 1>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
-              int equal_nan, K* __restrict__ keys_out, AccT* __restrict__ values_out,
+              int equal_nan, K* __restrict__ keys_out,
+              typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type* __restrict__
+                  values_out,
               long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
               unsigned char* tile_state, unsigned int epoch) {
     static_assert(ITEMS >= 16 && ITEMS <= 32 && ITEMS % 16 == 0, "runs: ITEMS is 16 or 32");
     static_assert(BLOCK % prim::WARP == 0 && BLOCK >= 64, "runs: BLOCK whole warps, >= 64");
-    static_assert(VALS != prim::RUN_COUNTS || sizeof(AccT) == 8, "runs: counts are long long");
     typedef prim::RunOp<Op> ROp;
     typedef prim::RunPair<AccT> P;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -179,34 +214,60 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
                                                             : 0)) & 15u) == 0;
 
     K kk[ITEMS];
-    prim::load_run_items<K, K, ITEMS>(keys + first, keys + warp_first, avail, vector,
-                                      reinterpret_cast<K*>(exchange[warp]), K(), kk);
     AccT v[ITEMS];
-    if constexpr (VALS == prim::RUN_VALUES) {
-        prim::load_run_items<InT, AccT, ITEMS>(values + first, values + warp_first, avail, vector,
-                                               reinterpret_cast<InT*>(exchange[warp]),
-                                               Op::identity(), v);
+    K prev = K(), next = K();  // the key before item 0 and the one after item ITEMS - 1
+    if (vector) {  // every global load in flight before the first wait
+        prim::TileItems<K, ITEMS> kl;
+        kl.issue(keys + first, keys + warp_first);
+        if constexpr (VALS == prim::RUN_VALUES) {
+            prim::TileItems<InT, ITEMS> vl;
+            vl.issue(values + first, values + warp_first);
+            if (lane == 0 && first > 0) prev = keys[first - 1];
+            if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
+            kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
+            vl.finish(reinterpret_cast<InT*>(exchange[warp]), v);
+        } else {
+            if (lane == 0 && first > 0) prev = keys[first - 1];
+            if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
+            kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
+        }
     } else {
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) v[k] = AccT(k < avail ? 1 : 0);
-    }
-
-    // the neighbours: the key before item 0 and the one after item ITEMS - 1
-    K prev = prim::shfl_key_up(kk[ITEMS - 1]);
-    K next = prim::shfl_key_down(kk[0]);
-    if (lane == 0 && first > 0 && first - 1 < n) prev = keys[first - 1];
-    if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
-    unsigned heads = 0u, ends = 0u;  // bit k: item k starts / ends a run
+        for (int k = 0; k < ITEMS; ++k) kk[k] = k < avail ? keys[first + k] : K();
+        if constexpr (VALS == prim::RUN_VALUES) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        if (k < avail) {
-            const K before = k == 0 ? prev : kk[k - 1];
-            const K after = k == ITEMS - 1 ? next : kk[k + 1];
-            if (first + k == 0 || !prim::same_key<KIND>(kk[k], before, equal_nan))
-                heads |= 1u << k;
-            if (first + k == n - 1 || !prim::same_key<KIND>(kk[k], after, equal_nan))
-                ends |= 1u << k;
+            for (int k = 0; k < ITEMS; ++k)
+                v[k] = k < avail ? static_cast<AccT>(values[first + k]) : Op::identity();
         }
+        if (lane == 0 && first > 0 && first - 1 < n) prev = keys[first - 1];
+        if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
+    }
+    if constexpr (VALS != prim::RUN_VALUES) {  // no values: the scan only counts heads
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) v[k] = AccT(0);
+    }
+    {  // the other lanes' neighbours are the next and previous lanes' edge keys
+        const K up = prim::shfl_key_up(kk[ITEMS - 1]);
+        const K down = prim::shfl_key_down(kk[0]);
+        if (lane != 0) prev = up;
+        if (lane != prim::WARP - 1) next = down;
+    }
+    // heads, bit k: item k starts a run (a key unlike its predecessor, or element 0); ends, bit
+    // k: item k ends one (the next item starts one, or it is element n - 1)
+    unsigned heads = 0u;
+#pragma unroll
+    for (int k = 1; k < ITEMS; ++k)
+        heads |= static_cast<unsigned>(!prim::same_key<KIND>(kk[k], kk[k - 1], equal_nan)) << k;
+    heads |= static_cast<unsigned>(first == 0 || !prim::same_key<KIND>(kk[0], prev, equal_nan));
+    const bool last_ends = first + ITEMS >= n || !prim::same_key<KIND>(next, kk[ITEMS - 1],
+                                                                      equal_nan);
+    unsigned ends = (heads >> 1) | (static_cast<unsigned>(last_ends) << (ITEMS - 1));
+    if (!full) {  // the last tile: items from element n on are none, element n - 1 ends a run
+        const unsigned live = avail >= ITEMS ? ~0u >> (32 - ITEMS)
+                                             : (avail > 0 ? (1u << avail) - 1u : 0u);
+        if (avail > 0 && avail < ITEMS) ends |= 1u << (avail - 1);
+        heads &= live;
+        ends &= live;
     }
 
     // this thread's pair: the op-sum since its last head (of all its items without one)
@@ -226,13 +287,20 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     __syncthreads();
     const P start = rop(tile_prefix, before);
 
+    // Each head writes its key, and each end its run's op-sum (RUN_STARTS: each head its index),
+    // at the run's index. (Packing a tile's results in shared memory first and copying them out
+    // coalesced was measured slower on an H200: runs of 16 and of 128 alike.)
     long long r = start.runs();  // runs started before the current item
     AccT run = start.value;      // the op-sum of the current run so far
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         const bool h = (heads >> k) & 1u;
         run = h ? v[k] : op(run, v[k]);
-        if (h) keys_out[r++] = kk[k];
-        if (VALS != prim::RUN_KEYS && ((ends >> k) & 1u)) values_out[r - 1] = run;
+        if (h) {
+            keys_out[r] = kk[k];
+            if (VALS == prim::RUN_STARTS) values_out[r] = first + k;
+            ++r;
+        }
+        if (VALS == prim::RUN_VALUES && ((ends >> k) & 1u)) values_out[r - 1] = run;
     }
 }

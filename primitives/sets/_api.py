@@ -249,11 +249,7 @@ def _starts(counts, xp):
 
 
 def _lengths(starts, n, xp):
-    """The runs' lengths, from their first indices among n elements."""
-    ends = xp.empty_like(starts)
-    ends[:-1] = starts[1:]
-    ends[-1:] = n
-    return ends - starts
+    return _rp.lengths(starts, n, xp.empty)
 
 
 def _run_ids(starts, n, xp):

@@ -24,7 +24,8 @@ KEY_DTYPES = tuple(np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, 
                                          np.float32, np.float64))
 KEY_SET = frozenset(KEY_DTYPES)
 INDEX_DTYPE = np.dtype(np.int64)
-#: what a launch writes (the kernel's VALS)
+#: what a launch writes (the kernel's VALS): keys; keys and counts (from the runs' first
+#: indices); keys and reductions
 KEYS, COUNTS, VALUES = 0, 1, 2
 RUN_INT, RUN_F16, RUN_FLOAT = 0, 1, 2
 _WORDS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
@@ -55,17 +56,14 @@ def value_ops(in_dt):
 
 def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
     kc, kind, _ = key_kind(key_dt)
-    if vals == KEYS:
+    if vals != VALUES:  # the scan only counts heads: the smallest pair (one packed descriptor)
         in_c = acc_c = "int"
         op_t = "prim::Sum<int>"
-    elif vals == COUNTS:
-        in_c = acc_c = "long long"
-        op_t = "prim::Sum<long long>"
     else:
         in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
         op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
     return (f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
-            f"{pol.items}>")
+            f"{pol.items}, {pol.min_blocks}>")
 
 
 def names(module, pol):
@@ -124,13 +122,15 @@ class RunsPlan(_lookback.LookbackPlan):
         module = (kc, kind, in_dt if vals == VALUES else None)
         k = _loader.load(SOURCE, names(module, pol))(
             kernel_name(key_dt, vals, in_dt, acc_dt, op, pol))
-        self.acc_dt = {KEYS: np.dtype(np.int32), COUNTS: INDEX_DTYPE}.get(vals, acc_dt)
+        self.acc_dt = acc_dt if vals == VALUES else np.dtype(np.int32)  # the scanned value's
+        self.out_dt = INDEX_DTYPE if vals == COUNTS else self.acc_dt  # values_out's
         xp = backend.xp
         super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
                          pair_bytes(self.acc_dt))
         self.count = xp.empty(1, dtype=INDEX_DTYPE)  # written by the block of the last tile
         # the values a launch without them reads: a one-element stand-in of InT
         self.stand_in = _launch.stand_in(backend, in_dt if vals == VALUES else self.acc_dt)
+        self.stand_out = _launch.stand_in(backend, self.acc_dt)
         self.nbytes += self.count.nbytes
         self.empty, self.n, self.vals, self.key_dt = xp.empty, n, vals, np.dtype(key_dt)
 
@@ -139,11 +139,25 @@ class RunsPlan(_lookback.LookbackPlan):
         arrays ``keys`` (and ``values``, VALUES only)."""
         w = self.word
         kout = self.empty(self.n, dtype=w)
-        vout = self.stand_in if self.vals == KEYS else self.empty(self.n, dtype=self.acc_dt)
+        vout = self.stand_out if self.vals == KEYS else self.empty(self.n, dtype=self.out_dt)
         self.launch(keys.view(w), self.stand_in if values is None else values, self.n64,
                     np.int32(bool(equal_nan)), kout, vout, self.count)
         m = int(self.count[0])  # the one device-to-host read: the results' length
-        return kout[:m].view(self.key_dt), None if self.vals == KEYS else vout[:m]
+        keys_out = kout[:m].view(self.key_dt)
+        if self.vals == KEYS:
+            return keys_out, None
+        if self.vals == COUNTS:
+            return keys_out, lengths(vout[:m], self.n, self.empty)
+        return keys_out, vout[:m]
+
+
+def lengths(starts, n, empty):
+    """The lengths of runs from their first indices ``starts`` among n elements (``empty``: the
+    backend's ``empty``)."""
+    out = empty(starts.size, dtype=INDEX_DTYPE)
+    out[:-1] = starts[1:] - starts[:-1]
+    out[-1:] = n - starts[-1:]
+    return out
 
 
 def runs_plan(backend, key_dt, vals, in_dt, acc_dt, op, n):

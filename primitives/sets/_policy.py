@@ -16,6 +16,7 @@ from .._core import policy as _policy
 class RunsPolicy:
     block: int  # threads per block of runs_lookback (a template parameter, whole warps, >= 64)
     items: int  # keys per thread: 16 or 32 (a thread's 1-byte keys fill whole 16-byte vectors)
+    min_blocks: int = 1  # resident blocks per multiprocessor the compiler leaves registers for
 
 
 TABLE = _policy.register("sets", {
