@@ -57,8 +57,10 @@ TABLE = _policy.register("scan", {
     ("default", "hillis_steele"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
     ("default", "blelloch"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
     # scans along an axis: not tuned yet; to be measured on an H100
-    # segmented_min_len: H100, (4096, 65536) int32 rows: a warp per row with chunk totals
-    # 1.22 ms, the segmented look-back scan of 2^28 float32 in rows of 4096 0.75 ms
+    # segmented_min_len: not measured on the axis shapes yet (to be measured on an H100); the
+    # reason for it: at 94b411d on an H100, cumsum(axis=1) of (4096, 65536) int32 took 1.22 ms
+    # with a warp per row (chunked), and the tour's segmented scan of 2^28 float32 in segments of
+    # 4096 ran at 95% of the copy rate (0.75 ms)
     ("default", "axis"): AxisPolicy(block=256, row_bytes=128, unroll=4, split_per_sm=512,
                                     min_chunk=256, segmented_min_len=4096),
 }, doc="the look-back scan's block and bytes per thread; the classic scans' block sizes; the "
