@@ -69,36 +69,38 @@ def check(x, k, largest=True, axis=-1, variant="auto"):
     H.assert_same(vals, np.take_along_axis(x, H.to_host(idx), axis=axis))
 
 
-def ks(n):
-    return sorted({0, 1, min(n, 7), n // 2, n})
+def ks(n, variant=None):
+    """Awkward k for a row of n (small_k: within its largest k, 256)."""
+    out = {0, 1, min(n, 7), n // 2, n}
+    return sorted(min(k, 256) for k in out) if variant == "small_k" else sorted(out)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("n", LENGTHS)
 def test_topk_1d_float32(variant, n, rng, schedule):
     x = make(rng, n, np.float32)
-    for k in ks(n):
+    for k in ks(n, variant):
         for largest in (True, False):
             check(x, k, largest, variant=variant)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
-@pytest.mark.parametrize("variant", ["rows", "radix_select"])
+@pytest.mark.parametrize("variant", ["rows", "small_k", "radix_select"])
 def test_topk_dtypes(dtype, variant, rng):
     n = 1000
     x = make(rng, n, dtype)
-    for k in (1, 100, n):
+    for k in (1, 100, n) if variant != "small_k" else (1, 100, 256):
         for largest in (True, False):
             check(x, k, largest, variant=variant)
 
 
-@pytest.mark.parametrize("variant", ["rows", "radix_select"])
+@pytest.mark.parametrize("variant", ["rows", "small_k", "radix_select"])
 @pytest.mark.parametrize("distinct", [1, 2, 50])
 def test_ties_take_the_lowest_indices(variant, distinct, rng, schedule):
     """Equal keys: the lowest indices win, and sorted results list them by index. One distinct
     value keeps every key a candidate through the image's digits (the index digits decide)."""
     x = make(rng, 5000 if variant == "rows" else 9000, np.int32, distinct=distinct)
-    for k in (1, 33, 2500):
+    for k in (1, 33, 256) if variant == "small_k" else (1, 33, 2500):
         for largest in (True, False):
             check(x, k, largest, variant=variant)
 
@@ -122,7 +124,7 @@ def test_nan_order_and_bit_patterns():
 def test_topk_rows(variant, shape, axis, rng):
     x = make(rng, shape, np.float32)
     n = shape[axis]
-    for k in (1, min(n, 5), n):
+    for k in (1, min(n, 5), min(n, 256) if variant == "small_k" else n):
         check(x, k, True, axis, variant)
         check(x, k, False, axis, variant)
 
@@ -201,6 +203,8 @@ def assert_partitioned(x, kth, got_idx, axis=-1):
 def test_argpartition(variant, n, rng):
     x = make(rng, n, np.float32)
     for kth in sorted({0, n // 3, n - 1, -1}) + [[0, n - 1], [n // 4, n // 2]]:
+        if variant == "small_k" and n > 256:
+            kth = [n - 3, n - 1] if isinstance(kth, list) else min(kth % n, 100)
         got = prim.argpartition(x, kth, variant=variant)
         assert_partitioned(x, kth, got)
         part = prim.partition(x, kth, variant=variant)
@@ -238,7 +242,9 @@ def test_property_topk_and_partition(x, data):
     n = x.size
     k = data.draw(st.integers(0, n))
     largest = data.draw(st.booleans())
-    variant = data.draw(st.sampled_from(("rows", "radix_select")))
+    variant = data.draw(st.sampled_from(("rows", "small_k", "radix_select")))
+    if variant == "small_k":
+        k = min(k, 256)
     H.assert_same(prim.topk(x, k, largest=largest, variant=variant),
                   want_topk(x, k, largest))
     kth = data.draw(st.integers(-n, n - 1))
@@ -285,6 +291,23 @@ def test_error_flags_not_bool(arg):
 @pytest.mark.parametrize("func", ["topk", "argpartition"])
 def test_error_variant(func):
     H.raises_like(ValueError, func, getattr(prim, func), np.arange(5.0), 1, variant="heap")
+
+
+def test_error_small_k_variant_k_too_large():
+    H.raises_like(ValueError, "topk", prim.topk, np.zeros(10000, np.float32), 257,
+                  variant="small_k", match="up to 256")
+
+
+def test_small_k_guards_its_kernel_limit():
+    with prim.tuning.override("selection", selector="small_k", k_max=300):
+        H.raises_like(ValueError, "topk", prim.topk, np.zeros(10000, np.float32), 300,
+                      variant="small_k", match="at most 256")
+
+
+def test_auto_picks_small_k_for_long_rows(rng):
+    x = make(rng, 9000, np.float32)
+    H.assert_same(prim.topk(x, 256), want_topk(x, 256, True))
+    H.assert_same(prim.topk(x, 257), want_topk(x, 257, True))
 
 
 def test_error_rows_variant_row_too_long():

@@ -45,6 +45,8 @@ class TopK(_Module):
             topk = public("topk")
             if variant == "rows" and x.size > 8192:
                 raise NotImplementedError("topk variant 'rows': rows of at most 8192 float32")
+            if variant == "small_k" and k > 256:
+                raise NotImplementedError("topk variant 'small_k': k of at most 256")
             self.fn = lambda: topk(x, k, variant=variant)
         self.bytes = x.nbytes
         self.fn()

@@ -11,7 +11,7 @@ from . import _plans as _sp, _policy
 
 __all__ = ["topk", "argpartition", "partition", "VARIANTS", "DTYPES"]
 
-VARIANTS = ("rows", "radix_select", "sort")
+VARIANTS = ("rows", "small_k", "radix_select", "sort")
 #: the key dtypes: the sort family's, and bool (as uint8) and float16 (as float32)
 DTYPES = (np.dtype(np.bool_),) + _sort_keys.KEY_DTYPES[:8] + (np.dtype(np.float16),) + \
     _sort_keys.KEY_DTYPES[8:]
@@ -146,7 +146,10 @@ def select(rows2, k, largest, ordered, variant, backend, func):
     kbits, kind, bits = _sort_keys.key_bits(keys)
     ub = kbits.dtype.itemsize
     if variant == "auto":
-        variant = "rows" if _sp.row_fits(ub, length) else "radix_select"
+        if _sp.row_fits(ub, length):
+            variant = "rows"
+        else:
+            variant = "small_k" if k <= _policy.small_k().k_max else "radix_select"
     if variant == "sort":
         return _by_sort(keys, k, largest, backend)
     if variant == "rows":
@@ -159,6 +162,12 @@ def select(rows2, k, largest, ordered, variant, backend, func):
         if ordered and not sorts:  # in index order: a stable sort by image orders them
             img, idx = _segmented_sort(img, idx, backend)
         return idx
+    if variant == "small_k":
+        k_max = _policy.small_k().k_max
+        if k > k_max:
+            raise ValueError(f"{func}: variant 'small_k' takes k up to {k_max}, got k={k}; use "
+                             f"'radix_select'")
+        return _sp.small_k_plan(backend, ub, rows, length, k, kind, largest, ordered)(kbits)[1]
     plan = _sp.radix_plan(backend, ub, rows, length, k, kind, bits, largest, ordered)
     img, idx = plan(kbits)
     if ordered and not plan.sorts:  # by index, then stably by image
@@ -213,7 +222,7 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
         largest: the k largest (default) or, when False, the k smallest.
         sorted: the results ordered (largest first when ``largest``, else smallest first); when
             False they come in no particular order (the same set).
-        variant: ``"rows"``, ``"radix_select"``, ``"sort"`` or ``"auto"`` (see
+        variant: ``"rows"``, ``"small_k"``, ``"radix_select"``, ``"sort"`` or ``"auto"`` (see
             :mod:`primitives.selection`).
 
     Returns:
@@ -225,7 +234,7 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
         TypeError: ``x`` not an array, or of an unsupported dtype (complex, string, object,
             datetime...); ``k`` not an integer; ``largest``/``sorted`` not bools.
         ValueError: ``k < 0`` or ``k > x.shape[axis]``; unknown ``variant``; ``"rows"`` on rows
-            longer than its shared memory holds.
+            longer than its shared memory holds; ``"small_k"`` with k above its policy's k_max.
         numpy.exceptions.AxisError: ``axis`` out of range.
 
     Order (NumPy's sort): -inf < ... < -0.0 = 0.0 < ... < inf < NaN; NaN is the largest, so with
@@ -233,7 +242,7 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
     lowest indices are taken, and ordered results list equal elements by increasing index: the
     first ``k`` of a stable sort (``numpy.argsort(-x, kind="stable")`` for ordinary numbers).
 
-    No host synchronization on the ``rows`` and ``radix_select`` paths but where ``sorted``
+    No host synchronization on the ``rows``, ``small_k`` and ``radix_select`` paths but where ``sorted``
     needs a segmented sort (k above the policies' limits). Equivalent to
     ``numpy.take_along_axis`` of a stable sort's first ``k``; faster when ``k`` is small.
 

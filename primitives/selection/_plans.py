@@ -43,6 +43,13 @@ def rows_names(pol):
     return [f"select_rows<{_c(ub)}, {pol.block}>" for ub in UBITS]
 
 
+def small_names(pol):
+    return [f"select_small_k<{_c(ub)}, {pol.block}, {pol.items}, {p}>" for ub in UBITS
+            for p in ("false", "true")]
+
+
+for _pol in _policy.TABLE.policies("small_k"):
+    _loader.register(SOURCE, small_names(_pol))
 for _pol in _policy.TABLE.policies("radix_select"):  # every policy, for the NVRTC check
     _loader.register(SOURCE, radix_names(_pol))
 for _pol in _policy.TABLE.policies("rows"):
@@ -131,6 +138,62 @@ class RadixSelectPlan(_plans.Plan):
         return img, idx
 
 
+class SmallKPlan(_plans.Plan):
+    """Block-local candidate sets: the k smallest (image, index) pairs of each of ``rows`` rows
+    of ``length`` keys of ``ub`` bytes (k up to the policy's k_max), the blocks' winners merged
+    by one block per row, then ordered when ``sort``."""
+
+    def __init__(self, backend, ub, rows, length, k, kind, desc, sort, pol):
+        if k > _policy.SMALL_K_LIMIT:
+            raise ValueError(f"topk: the small_k kernel holds at most {_policy.SMALL_K_LIMIT} "
+                             f"winners per block, got k={k} (its policy's k_max must stay within "
+                             f"it)")
+        xp = backend.xp
+        self.xp, self.rows, self.k, self.udt = xp, rows, k, UBITS[ub]
+        c = _c(ub)
+        get = _loader.load(SOURCE, small_names(pol))
+        kkeys = get(f"select_small_k<{c}, {pol.block}, {pol.items}, false>")
+        kpairs = get(f"select_small_k<{c}, {pol.block}, {pol.items}, true>")
+        tile = pol.block * pol.items
+        cap = tile + k
+        smem = _launch.cdiv(cap * ub, 8) * 8 + cap * 8
+        per_row = _launch.cdiv(_launch.resident_grid(kkeys, pol.block, smem), rows)
+        self.bpr = max(1, min(_launch.cdiv(length, tile), per_row))
+        i64, i32 = _launch.i64, np.int32
+        self.first = _plans.Launch(kkeys, self.bpr * rows, pol.block, smem)
+        self.first_args = (i64(length), i64(self.bpr), i64(k), i32(kind), i32(desc),
+                           i32(max(1, (length - 1).bit_length())), i64(cap))
+        self.merge = (_plans.Launch(kpairs, rows, pol.block, smem) if self.bpr > 1 else None)
+        self.merge_args = (i64(self.bpr * k), i64(1), i64(k), i32(kind), i32(desc), i32(63),
+                           i64(cap))
+        self.rank = None
+        if sort:
+            rpol = _policy.radix_select()
+            self.rank = _plans.Launch(
+                _loader.load(SOURCE, radix_names(rpol))(f"select_rank_sort<{c}, {rpol.block}>"),
+                _launch.cdiv(k, rpol.block) * rows, rpol.block)
+            self.rank_bpr = _launch.i64(_launch.cdiv(k, rpol.block))
+        self.stand_in = _launch.stand_in(backend, np.int64)
+        self.k64 = i64(k)
+
+    def __call__(self, kbits):
+        xp, rows, k = self.xp, self.rows, self.k
+        img = xp.empty(rows * self.bpr * k, dtype=self.udt)
+        idx = xp.empty(rows * self.bpr * k, dtype=np.int64)
+        # the keys' pass reads no pairs and the merge no keys: the other arrays stand in
+        self.first(kbits, kbits, self.stand_in, *self.first_args, img, idx)
+        if self.merge is not None:
+            img2, idx2 = xp.empty(rows * k, dtype=self.udt), xp.empty(rows * k, dtype=np.int64)
+            self.merge(kbits, img, idx, *self.merge_args, img2, idx2)
+            img, idx = img2, idx2
+        img, idx = img.reshape(rows, k), idx.reshape(rows, k)
+        if self.rank is None:
+            return img, idx
+        simg, sidx = xp.empty_like(img), xp.empty_like(idx)
+        self.rank(img, idx, self.k64, self.rank_bpr, simg, sidx)
+        return simg, sidx
+
+
 class RowsPlan(_plans.Plan):
     """A block per row: the k smallest (image, index) pairs of each row of ``length`` keys of
     ``ub`` bytes, in index order, or ordered by (image, index) when ``sort``."""
@@ -157,6 +220,14 @@ def radix_plan(backend, ub, rows, length, k, kind, bits, desc, sort):
            _plans.stream_key())
     return _plans.PLANS.get(key, lambda: RadixSelectPlan(backend, ub, rows, length, k, kind,
                                                          bits, desc, sort, pol))
+
+
+def small_k_plan(backend, ub, rows, length, k, kind, desc, sort):
+    pol = _policy.small_k()
+    key = ("selection", "small_k", ub, rows, length, k, kind, desc, sort, pol,
+           _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: SmallKPlan(backend, ub, rows, length, k, kind, desc,
+                                                    sort, pol))
 
 
 def rows_plan(backend, ub, rows, length, k, kind, desc, sort):

@@ -1,8 +1,8 @@
 """Selection tuning, as data (see :mod:`primitives.tuning`).
 
 Selectors: ``"radix_select"`` for the device-wide radix select (its pass kernel's tile, the digit
-widths, the candidate buffers and the largest ``k`` whose winners are ordered by counting) and
-``"rows"`` for the block-per-row kernel (its block, the longest row it holds in shared memory and
+widths, the candidate buffers and the largest ``k`` whose winners are ordered by counting),
+``"small_k"`` for the block-local candidate sets (tile, largest k) and ``"rows"`` for the block-per-row kernel (its block, the longest row it holds in shared memory and
 the largest sorted ``k`` it orders itself). One provenance line per tuned value; the experiments
 behind them are in docs/perf-log/.
 """
@@ -13,6 +13,9 @@ import dataclasses
 
 from .._core import policy as _policy
 
+#: the largest k of select_small_k: its per-thread runs hold the tile + 256 candidates
+#: (kernels/select/topk.cu: RUN)
+SMALL_K_LIMIT = 256
 #: the widest digit the pass kernel counts (its 8192 shared counters, kernels/select/topk.cu)
 MAX_BITS = 13
 
@@ -25,6 +28,13 @@ class RadixSelectPolicy:
     bits: int  # the later digits' width (at most MAX_BITS)
     buffer_div: int  # candidate buffers hold len / buffer_div keys of a row (two of them)
     sort_small: int  # the largest k whose winners select_rank_sort orders (O(k^2) work)
+
+
+@dataclasses.dataclass(frozen=True)
+class SmallKPolicy:
+    block: int  # threads per block of select_small_k (a template parameter, >= 256)
+    items: int  # keys per thread and tile (a template parameter; a multiple of 4)
+    k_max: int  # the largest k it takes (at most 256: its candidate sets hold tile + k keys)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +51,8 @@ TABLE = _policy.register("selection", {
     # key: 3.2 ms for k = 16); the rest not tuned yet
     ("default", "radix_select"): RadixSelectPolicy(block=256, items=16, first_bits=13, bits=11,
                                                    buffer_div=8, sort_small=4096),
+    # tiles of 256 x 8 keys, candidate sets of 2048 + k (not tuned yet)
+    ("default", "small_k"): SmallKPolicy(block=256, items=8, k_max=256),
     # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
     ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
 }, doc="the radix select's tile, digits and buffers; the block-per-row kernel's block and "
@@ -49,6 +61,10 @@ TABLE = _policy.register("selection", {
 
 def radix_select():
     return _policy.current("selection", "radix_select")
+
+
+def small_k():
+    return _policy.current("selection", "small_k")
 
 
 def rows():
