@@ -310,6 +310,16 @@ def test_auto_picks_small_k_for_long_rows(rng):
     H.assert_same(prim.topk(x, 257), want_topk(x, 257, True))
 
 
+def test_small_k_merges_in_levels(rng, schedule):
+    """Blocks' winners folded one level at a time (a merging block of one tile) before the last
+    block of the row merges them; with ties, so the index digits decide across levels."""
+    x = make(rng, (2, 30000), np.float32)
+    x[1] = make(rng, 30000, np.float32, distinct=3)
+    with prim.tuning.override("selection", selector="small_k", merge_tiles=1):
+        for k in (5, 256):
+            check(x, k, True, variant="small_k")
+
+
 def test_error_rows_variant_row_too_long():
     H.raises_like(ValueError, "topk", prim.topk, np.zeros(10000, np.float32), 1,
                   variant="rows", match="at most 8192")

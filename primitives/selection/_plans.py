@@ -141,7 +141,8 @@ class RadixSelectPlan(_plans.Plan):
 class SmallKPlan(_plans.Plan):
     """Block-local candidate sets: the k smallest (image, index) pairs of each of ``rows`` rows
     of ``length`` keys of ``ub`` bytes (k up to the policy's k_max), the blocks' winners merged
-    by one block per row, then ordered when ``sort``."""
+    by the same kernel on the pairs (blocks of merge_tiles tiles of them, level by level, until
+    one block per row), then ordered when ``sort``."""
 
     def __init__(self, backend, ub, rows, length, k, kind, desc, sort, pol):
         if k > _policy.SMALL_K_LIMIT:
@@ -163,9 +164,15 @@ class SmallKPlan(_plans.Plan):
         self.first = _plans.Launch(kkeys, self.bpr * rows, pol.block, smem)
         self.first_args = (i64(length), i64(self.bpr), i64(k), i32(kind), i32(desc),
                            i32(max(1, (length - 1).bit_length())), i64(cap))
-        self.merge = (_plans.Launch(kpairs, rows, pol.block, smem) if self.bpr > 1 else None)
-        self.merge_args = (i64(self.bpr * k), i64(1), i64(k), i32(kind), i32(desc), i32(63),
-                           i64(cap))
+        # the merges: blocks of merge_tiles tiles of the candidates each, until one per row
+        self.merges = []
+        blocks = self.bpr
+        while blocks > 1:
+            length2 = blocks * k
+            blocks = max(1, min(_launch.cdiv(length2, tile * pol.merge_tiles), blocks - 1))
+            self.merges.append((_plans.Launch(kpairs, blocks * rows, pol.block, smem),
+                                (i64(length2), i64(blocks), i64(k), i32(kind), i32(desc),
+                                 i32(63), i64(cap)), rows * blocks * k))
         self.rank = None
         if sort:
             rpol = _policy.radix_select()
@@ -182,9 +189,9 @@ class SmallKPlan(_plans.Plan):
         idx = xp.empty(rows * self.bpr * k, dtype=np.int64)
         # the keys' pass reads no pairs and the merge no keys: the other arrays stand in
         self.first(kbits, kbits, self.stand_in, *self.first_args, img, idx)
-        if self.merge is not None:
-            img2, idx2 = xp.empty(rows * k, dtype=self.udt), xp.empty(rows * k, dtype=np.int64)
-            self.merge(kbits, img, idx, *self.merge_args, img2, idx2)
+        for launch, args, size in self.merges:
+            img2, idx2 = xp.empty(size, dtype=self.udt), xp.empty(size, dtype=np.int64)
+            launch(kbits, img, idx, *args, img2, idx2)
             img, idx = img2, idx2
         img, idx = img.reshape(rows, k), idx.reshape(rows, k)
         if self.rank is None:

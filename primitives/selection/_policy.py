@@ -35,6 +35,7 @@ class SmallKPolicy:
     block: int  # threads per block of select_small_k (a template parameter, >= 256)
     items: int  # keys per thread and tile (a template parameter; a multiple of 4)
     k_max: int  # the largest k it takes (at most 256: its candidate sets hold tile + k keys)
+    merge_tiles: int  # tiles of the blocks' winners one merging block reads (a level per fold)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,8 +52,9 @@ TABLE = _policy.register("selection", {
     # key: 3.2 ms for k = 16); the rest not tuned yet
     ("default", "radix_select"): RadixSelectPolicy(block=256, items=16, first_bits=13, bits=11,
                                                    buffer_div=8, sort_small=4096),
-    # tiles of 256 x 8 keys, candidate sets of 2048 + k (not tuned yet)
-    ("default", "small_k"): SmallKPolicy(block=256, items=8, k_max=256),
+    # tiles of 256 x 8 keys, candidate sets of 2048 + k; a merging block reads 8 tiles of the
+    # winners, so k = 256 over ~900 blocks merges in two levels (not tuned yet)
+    ("default", "small_k"): SmallKPolicy(block=256, items=8, k_max=256, merge_tiles=8),
     # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
     ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
 }, doc="the radix select's tile, digits and buffers; the block-per-row kernel's block and "
