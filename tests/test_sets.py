@@ -351,6 +351,31 @@ def test_policy_override(rng):
                       match="static shared memory")
 
 
+# ---- the benchmarks and the tour --------------------------------------------------------------
+
+
+def test_asv_benchmarks_skip_without_cuda():
+    """asv's sets module: every class skips cleanly (NotImplementedError) without a GPU; the
+    peers are benchmarks of their own."""
+    from conftest import load_benchmark
+
+    if _backend.get_backend().is_cuda:
+        pytest.skip("CUDA backend present: asv runs them")
+    mod = load_benchmark("sets")
+    assert "cupy.unique" in mod.Unique.params[0] and "cupy" in mod.ReduceByKey.params[0]
+    cache = mod._Module().setup_cache()
+    for cls in (mod.Unique, mod.ReduceByKey):
+        with pytest.raises(NotImplementedError, match="GPU benchmark"):
+            cls().setup(cache, *[p[0] for p in cls.params])
+
+
+def test_tour_sections_check(capsys):
+    from primitives import tour
+
+    assert tour.main(["--log2n", "10", "--family", "sets", "--full"]) == 0
+    assert "FAIL" not in capsys.readouterr().out
+
+
 # ---- errors (one test per branch) -------------------------------------------------------------
 
 
