@@ -147,7 +147,7 @@ def _make_rbk_plan(keys, values, op="sum", *, sort=False):
     """What ``prim.plan(prim.reduce_by_key, keys, values, ...)`` runs for arrays like these."""
     k, v, work, acc, res, sort = _rbk_checked(keys, values, op, sort)
     if (k.array.size and not sort and k.array is keys and v.array is values and
-            work == v.array.dtype and acc == res):
+            work == v.array.dtype and acc == res and keys.dtype.itemsize >= 4):
         plan = _rp.runs_plan(k.backend, keys.dtype, _rp.VALUES, work, acc, op, keys.size)
         return lambda ks, vs: plan(ks, vs)
     return lambda ks, vs: reduce_by_key(ks, vs, op, sort=sort)
@@ -181,8 +181,9 @@ def reduce_by_key(keys, values, op="sum", *, sort=False):
             of complex values; ``sort`` not a bool.
         ValueError: ``keys`` or ``values`` not 1-D; their lengths differ; unknown ``op``.
 
-    One pass over keys and values (the run kernel's decoupled look-back, 16-byte loads); the
-    number of runs is read back from the device once. Values are folded in input order within a
+    One pass over keys and values (the run kernel's decoupled look-back, 16-byte loads; keys
+    narrower than 4 bytes are widened first, one more pass); the number of runs is read back
+    from the device once. Values are folded in input order within a
     run (float sums are rounded as a sequential sum inside a thread's items, then along the
     block scan and the look-back).
 
@@ -205,10 +206,14 @@ def reduce_by_key(keys, values, op="sum", *, sort=False):
         karr, varr = _sort(karr, varr)
     if varr.dtype != work:
         varr = varr.astype(work)
-    plan = _rp.runs_plan(k.backend, karr.dtype, _rp.VALUES, work, acc, op, n)
+    wide = _rp.value_keys(karr)
+    direct = direct and wide is karr
+    plan = _rp.runs_plan(k.backend, wide.dtype, _rp.VALUES, work, acc, op, n)
     if direct:  # read as they are: later calls on like arrays take the plan
         _plans.PLANS.file(key, plan)
-    out_keys, reduced = plan(karr, varr)
+    out_keys, reduced = plan(wide, varr)
+    if out_keys.dtype != karr.dtype:
+        out_keys = out_keys.astype(karr.dtype)
     if reduced.dtype != res:
         with np.errstate(over="ignore"):  # float16 results overflow to inf, as NumPy's do
             reduced = reduced.astype(res)

@@ -78,8 +78,24 @@ def names(module, pol):
 
 #: a key dtype of every (C++ key type, kind): the modules' representatives
 _MODULE_KEY = {key_kind(d)[:2]: d for d in reversed(KEY_DTYPES)}
-MODULES = tuple((kc, kind, v) for (kc, kind) in _MODULE_KEY
-                for v in (None,) + VALUE_KERNEL_DTYPES)
+#: the key dtypes reduce_by_key's kernels read as they are; narrower keys (bool, 8- and 16-bit
+#: integers, float16) are widened first (:func:`value_keys`), so that the reductions' many
+#: instantiations are made for four key types only
+VALUE_KEY_DTYPES = tuple(np.dtype(d) for d in (np.uint32, np.uint64, np.float32, np.float64))
+MODULES = tuple((kc, kind, None) for (kc, kind) in _MODULE_KEY) + tuple(
+    (*key_kind(d)[:2], v) for d in VALUE_KEY_DTYPES for v in VALUE_KERNEL_DTYPES)
+
+
+def value_keys(karr):
+    """``karr`` as reduce_by_key's kernels read it: 4- and 8-byte keys as they are; the others
+    widened, each to a dtype whose equality is theirs (float16 to float32, integers and bool
+    to 32-bit integers of their signedness)."""
+    dt = karr.dtype
+    if dt.itemsize >= 4:
+        return karr
+    if dt == np.float16:
+        return karr.astype(np.float32)
+    return karr.astype(np.int32 if dt.kind == "i" else np.uint32)
 
 for _pol in _policy.TABLE.policies():  # every policy of the table, for the NVRTC check
     for _m in MODULES:
