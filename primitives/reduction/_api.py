@@ -155,6 +155,11 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
     flattened reduction (then shaped), over some axes :func:`~._axis.reduce_axis`."""
     from . import _axis
 
+    key = None if out is not None else _plans.call_key(
+        "reduce/axes", (x,), (op, axis, dtype, keepdims, variant, func))
+    replay = _plans.PLANS.find(key) if key is not None else None
+    if replay is not None:  # an earlier call on a like array checked these arguments
+        return replay(x)
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
                                    auto="production")
     _checks.check_choice(op, OPS, func=func, arg="op")
@@ -176,7 +181,11 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
     if acc_dt.kind == "c":
         res = _complex_axis(arr, axes, op, acc_dt, inp.backend, func)
     else:
-        res = _axis.reduce_axis(arr, axes, op, acc_dt, inp.backend, func)
+        res, replay = _axis.reduce_axis_replay(arr, axes, op, acc_dt, inp.backend, func)
+        if replay is not None and key is not None and arr is x:  # read as it is: file it
+            shape = res.shape if not keepdims else tuple(
+                1 if a in axes else d for a, d in enumerate(arr.shape))
+            _plans.PLANS.file(key, _axis.Shaped(replay, shape))
     return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
 
 

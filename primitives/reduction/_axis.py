@@ -271,10 +271,50 @@ def normalize_axis(axis, ndim, func):
     return tuple(sorted(out))
 
 
+class AxisReplay:
+    """What a later call on an array like the first one (same dtype, shape and strides: C- or
+    F-contiguous, read as it is) runs: the plan, the view that makes the array C-ordered (its
+    transpose for an F-ordered one) and the result's shape and dtype."""
+
+    __slots__ = ("plan", "flipped", "kin", "out_shape", "rt")
+
+    def __init__(self, plan, flipped, kin, out_shape, rt):
+        self.plan, self.flipped, self.kin, self.out_shape, self.rt = (plan, flipped, kin,
+                                                                      out_shape, rt)
+
+    def __call__(self, arr):
+        x = arr.T if self.flipped else arr
+        if x.dtype != self.kin:
+            x = x.view(self.kin)
+        flat = self.plan.run(x)
+        if self.flipped:
+            return self.rt.result(flat.reshape(self.out_shape[::-1]).T)
+        return self.rt.result(flat.reshape(self.out_shape))
+
+
+class Shaped:
+    """A replay whose result is reshaped (``keepdims``): the repeat-call path of an axis
+    reduction, filed under the call's key."""
+
+    __slots__ = ("replay", "shape")
+
+    def __init__(self, replay, shape):
+        self.replay, self.shape = replay, shape
+
+    def __call__(self, arr):
+        return self.replay(arr).reshape(self.shape)
+
+
 def reduce_axis(arr, axes, op, acc_dt, backend, func):
     """``op`` ("sum", "prod", "min", "max") of the backend array ``arr`` over ``axes`` (from
     :func:`normalize_axis`), with the result dtype ``acc_dt``, shaped as the kept axes (no
     keepdims). ``func``: the public function the errors name."""
+    return reduce_axis_replay(arr, axes, op, acc_dt, backend, func)[0]
+
+
+def reduce_axis_replay(arr, axes, op, acc_dt, backend, func):
+    """:func:`reduce_axis`, and the :class:`AxisReplay` that computes it again for an array like
+    ``arr`` (None where the call converted or copied ``arr`` first, or had nothing to launch)."""
     xp = backend.xp
     acc_dt = np.dtype(acc_dt)
     kept = [a for a in range(arr.ndim) if a not in axes]
@@ -284,16 +324,16 @@ def reduce_axis(arr, axes, op, acc_dt, backend, func):
         if op in ("min", "max"):
             raise ValueError(f"{func}: zero-size array to reduction operation "
                              f"{_NUMPY_NAME[op]} which has no identity")
-        return (xp.zeros if op == "sum" else xp.ones)(out_shape, dtype=acc_dt)
+        return (xp.zeros if op == "sum" else xp.ones)(out_shape, dtype=acc_dt), None
     if _prod(out_shape) == 0:
-        return xp.empty(out_shape, dtype=acc_dt)
+        return xp.empty(out_shape, dtype=acc_dt), None
     if arr.dtype not in AXIS_DTYPES:
         raise TypeError(f"{func}: x has dtype {arr.dtype}; supported dtypes are "
                         f"{_dtypes.names(AXIS_DTYPES)}")
     rt = axis_route(arr.dtype, op, acc_dt)
     if width == 1:  # nothing to combine: the elements as the result dtype
         x = arr if rt.conv is None else arr.astype(rt.conv)
-        return xp.asarray(x.reshape(out_shape)).astype(acc_dt)
+        return xp.asarray(x.reshape(out_shape)).astype(acc_dt), None
     if arr.flags.c_contiguous:
         layout, x, shape, red = "C", arr, arr.shape, axes
     elif arr.flags.f_contiguous:  # the reversed view is C-contiguous
@@ -304,16 +344,11 @@ def reduce_axis(arr, axes, op, acc_dt, backend, func):
     pol = _policy.axis()
     key = ("reduce/axis", shape, red, rt, op, pol, _plans.stream_key())
     plan = _plans.PLANS.get(key, lambda: AxisPlan(backend, shape, frozenset(red), rt, op, pol))
+    replay = AxisReplay(plan, layout == "F", rt.kin, out_shape, rt)
+    src = arr if layout == "F" else x  # what the plan reads: the array, or its C-ordered copy
     if rt.conv is not None:
-        x = x.astype(rt.conv)
-    if x.dtype != rt.kin:
-        x = x.view(rt.kin)
-    flat = plan.run(x)
-    if layout == "F":
-        res = flat.reshape(out_shape[::-1]).T
-    else:
-        res = flat.reshape(out_shape)
-    return rt.result(res)
+        src = src.astype(rt.conv)  # the layout kept (order "K")
+    return replay(src), (replay if src is arr else None)
 
 
 def check_out(out, shape, dtype, func):
