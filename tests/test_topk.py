@@ -377,6 +377,23 @@ def test_one_plan_per_configuration(rng):
     assert prim.cache_info()["builds"] == builds
 
 
+def test_repeat_calls_take_the_filed_call(rng):
+    """A call on an array like an earlier call's (dtype, shape, strides, options) finds that
+    call's checked configuration and skips the checks; each layout its own."""
+    for shape, axis in (((6, 40), -1), ((6, 40), 0), ((3, 4, 5), None), ((0, 5), -1), ((), -1)):
+        for _ in range(2):
+            x = make(rng, shape, np.float32)
+            k = 3 if x.size >= 3 else x.size
+            want = want_topk(x.reshape(-1) if axis is None or x.ndim == 0 else x, k, True,
+                             -1 if axis is None else axis)
+            H.assert_same(prim.topk(x, k, axis=axis), want)
+    x = make(rng, (6, 40), np.float32)
+    prim.topk(x, 3)
+    before = prim.cache_info()["keys"]
+    prim.topk(make(rng, (6, 40), np.float32), 3)
+    assert prim.cache_info()["keys"] == before
+
+
 def test_explicit_plans(rng):
     x = make(rng, (4, 300), np.float32)
     p = prim.plan(prim.topk, x, 9, largest=False)

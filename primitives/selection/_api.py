@@ -83,9 +83,13 @@ def _rows(inp, axis, func):
         axis = _checks.axis_index(axis, arr.ndim, func)
     moved = arr if axis == arr.ndim - 1 else inp.backend.xp.moveaxis(arr, axis, -1)
     shape = moved.shape
-    length = shape[-1]
-    rows = int(np.prod(shape[:-1], dtype=np.int64))
-    return inp.backend.xp.ascontiguousarray(moved).reshape(rows, length), shape, axis
+    return (inp.backend.xp.ascontiguousarray(moved).reshape(rows_of(shape), shape[-1]), shape,
+            axis)
+
+
+def rows_of(shape):
+    """The rows of an array of ``shape`` whose last axis is the one selected along."""
+    return int(np.prod(shape[:-1], dtype=np.int64))
 
 
 def _back(res, shape, axis, xp):
@@ -249,14 +253,41 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
     See Also:
         :func:`torch.topk`, :func:`numpy.argpartition`, :func:`argpartition`, :func:`sort`.
     """
-    func = "topk"
+    key = _plans.call_key("topk", (x,), (k, axis, largest, sorted, variant))
+    call = _plans.PLANS.find(key)
+    if call is not None:  # an earlier call on a like array passed every check
+        return call(x)
     variant, inp, rows2, shape, ax, k, largest, ordered = _topk_checked(
         x, k, axis, largest, sorted, variant)
-    xp = inp.backend.xp
-    idx = select(rows2, k, largest, ordered, variant, inp.backend, func)
-    vals = xp.take_along_axis(rows2, idx, axis=1) if idx.size else \
-        xp.empty(idx.shape, dtype=rows2.dtype)
-    return (inp.kept(_back(vals, shape, ax, xp)), inp.result(_back(idx, shape, ax, xp)))
+    call = _TopkCall(inp.backend, shape, ax, axis is None, k, largest, ordered, variant)
+    if inp.array is x:  # read as it is: later calls on like arrays skip the checks
+        _plans.PLANS.file(key, call)
+    vals, idx = call.run(rows2)
+    return inp.kept(vals), inp.result(idx)
+
+
+class _TopkCall(_plans.Plan):
+    """topk with its arguments checked, for arrays of one shape (the repeat-call path): the
+    rows, the selection (whose plans are found by their configuration) and the gather."""
+
+    def __init__(self, backend, shape, axis, flat, k, largest, ordered, variant):
+        self.backend, self.shape, self.axis, self.flat, self.k = backend, shape, axis, flat, k
+        self.rows = rows_of(shape)
+        self.largest, self.ordered, self.variant = largest, ordered, variant
+
+    def run(self, rows2):
+        xp = self.backend.xp
+        idx = select(rows2, self.k, self.largest, self.ordered, self.variant, self.backend,
+                     "topk")
+        vals = xp.take_along_axis(rows2, idx, axis=1) if idx.size else \
+            xp.empty(idx.shape, dtype=rows2.dtype)
+        return _back(vals, self.shape, self.axis, xp), _back(idx, self.shape, self.axis, xp)
+
+    def __call__(self, x):
+        xp = self.backend.xp
+        arr = x.reshape(-1) if self.flat or x.ndim == 0 else x
+        moved = arr if self.axis == arr.ndim - 1 else xp.moveaxis(arr, self.axis, -1)
+        return self.run(xp.ascontiguousarray(moved).reshape(self.rows, self.shape[-1]))
 
 
 def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False):
