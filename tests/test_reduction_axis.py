@@ -437,3 +437,19 @@ def test_axis_property(case):
         x = np.repeat(x, 2, axis=-1)[..., ::2]
     got = getattr(prim, op)(x, axis=axis, keepdims=keepdims)
     _assert_matches(got, _want(op, x, axis, keepdims), x, op, axis)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_repeat_axis_call_takes_the_filed_replay(order, keepdims, rng):
+    """A second call on an array like the first runs the replay filed under its call key (no
+    checks) and gives the second array's result, in its layout, with keepdims."""
+    a = np.asarray(rng.random((6, 40)), dtype=np.float32, order=order)
+    b = np.asarray(rng.random((6, 40)), dtype=np.float32, order=order)
+    for axis in (0, 1):
+        H.assert_same(prim.sum(a, axis=axis, keepdims=keepdims),
+                      np.sum(a, axis=axis, keepdims=keepdims), rtol=1e-5)
+        key = _plans.call_key("reduce/axes", (a,), ("sum", axis, None, keepdims, "auto", "sum"))
+        assert isinstance(_plans.PLANS.find(key), _axis.Shaped)
+        H.assert_same(prim.sum(b, axis=axis, keepdims=keepdims),
+                      np.sum(b, axis=axis, keepdims=keepdims), rtol=1e-5)

@@ -69,6 +69,14 @@ def is_cupy(x):
     return mod.startswith("cupy")
 
 
+def is_itself(arr, x):
+    """Whether ``arr`` (what :func:`as_input` made of ``x``) is ``x`` read as it is: ``x`` itself
+    or a view of it with its dtype, shape and strides (an F-ordered array comes back as such a
+    view), so that a plan that read ``arr`` may read a like ``x`` directly."""
+    return arr is x or (arr.base is x and arr.dtype == x.dtype and arr.shape == x.shape
+                        and arr.strides == x.strides)
+
+
 def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f=False):
     """Move ``x`` to the backend, check its dimensions, make it C-contiguous and of native byte
     order.

@@ -182,7 +182,7 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
         res = _complex_axis(arr, axes, op, acc_dt, inp.backend, func)
     else:
         res, replay = _axis.reduce_axis_replay(arr, axes, op, acc_dt, inp.backend, func)
-        if replay is not None and key is not None and arr is x:  # read as it is: file it
+        if replay is not None and key is not None and _checks.is_itself(arr, x):  # as it is
             shape = res.shape if not keepdims else tuple(
                 1 if a in axes else d for a, d in enumerate(arr.shape))
             _plans.PLANS.file(key, _axis.Shaped(replay, shape))
