@@ -30,3 +30,11 @@ def test_first_call_has_a_row_for_every_public_function():
 
     names = [n for fam in _registry.FAMILIES for n in fam.functions]
     assert set(names) <= set(first_call.CALLS)
+
+
+def test_figures_override_reads_the_default_selector():
+    """tools.tune writes a family's default policy as selector "None": it means None."""
+    from tools.figures.__main__ import _override
+
+    assert _override("search:None:items=4") == ("search", None, {"items": 4})
+    assert _override("scan:axis:unroll=8") == ("scan", "axis", {"unroll": 8})

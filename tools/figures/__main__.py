@@ -80,7 +80,8 @@ def _override(spec):
     try:
         family, selector, assignment = spec.split(":")
         field, value = assignment.split("=")
-        return family, selector, {field: int(value)}
+        # a family's default policy has the selector None, which tools.tune writes as "None"
+        return family, None if selector == "None" else selector, {field: int(value)}
     except ValueError as exc:
         raise argparse.ArgumentTypeError(
             f"--override takes family:selector:field=value (an integer), got {spec!r}") from exc
