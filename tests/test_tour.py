@@ -18,6 +18,31 @@ from primitives._core import backend as _backend, registry as _registry
 from primitives.testing import oracle as _oracle
 
 
+@pytest.fixture(autouse=True)
+def _one_process(monkeypatch):
+    """The tours of these tests compile as they go (the default would start a worker process
+    per CPU first, inside each pytest worker); --jobs is tested on its own below."""
+    monkeypatch.setattr(_tour, "default_jobs", lambda gpu: 1)
+
+
+_DEFAULT_JOBS = _tour.default_jobs  # the real one, before the fixture above replaces it
+
+
+def test_default_jobs(monkeypatch):
+    """One worker per CPU where kernels must be compiled (the emulator, or a GPU without
+    shipped binaries), else 1."""
+    import os
+
+    from primitives._core import binaries
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    assert _DEFAULT_JOBS(False) == 3
+    monkeypatch.setattr(binaries, "index", lambda: None)
+    assert _DEFAULT_JOBS(True) == 3
+    monkeypatch.setattr(binaries, "index", lambda: {"modules": {}})
+    assert _DEFAULT_JOBS(True) == 1
+
+
 def _gpu():
     return _backend.get_backend().is_cuda
 

@@ -22,6 +22,7 @@ were only checked have empty ``ms``, ``gbs`` and ``copy_gbs``.
 from __future__ import annotations
 
 import argparse
+import os
 import dataclasses
 import re
 import sys
@@ -316,6 +317,17 @@ def _warm(job):
     return job
 
 
+def default_jobs(gpu):
+    """Worker processes that compile first: one per CPU where the tour's kernels must be
+    compiled (the emulator; a GPU without shipped binaries), else 1 (loading shipped binaries
+    is quick, and a worker would only run the checks twice)."""
+    from .._core import binaries
+
+    if gpu and binaries.index() is not None:
+        return 1
+    return os.cpu_count() or 1
+
+
 def warm_caches(families, gpu, log2n, jobs, progress):
     """Compile the kernels of every section of ``families`` in ``jobs`` worker processes at once
     (the compiler, NVRTC or the host's, is most of a first run's time, and one process compiles
@@ -359,9 +371,11 @@ def _parser():
                              "gbs, copy_gbs, backend, device): the data of the docs' bandwidth "
                              "figures (use --full for them); '-' writes it to stdout and the "
                              "tables to stderr")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="first compile the kernels in N worker processes at once, one "
-                             "family each (default 1: the tour compiles as it goes)")
+                             "family each (1: the tour compiles as it goes; default: one per "
+                             "CPU where kernels must be compiled, on the emulator or a GPU "
+                             "without shipped kernel binaries, else 1)")
     parser.add_argument("--plot", default=None, metavar="PATH",
                         help="also draw the timed rows as a figure (PNG, SVG or PDF by the "
                              "name): achieved GB/s of every variant and peer against the copy "
@@ -410,7 +424,8 @@ def main(argv=None):
     show_bar = (not args.no_progress and not to_stdout and sys.stdout.isatty()
                 and sys.stderr.isatty())
     progress = Progress(total, show_bar)
-    warm_caches(families, gpu, _check_log2n(gpu, args.log2n), args.jobs, progress)
+    jobs = default_jobs(gpu) if args.jobs is None else args.jobs
+    warm_caches(families, gpu, _check_log2n(gpu, args.log2n), jobs, progress)
     records, checked, failures = [], 0, []
     heading = None  # the quick tour's part being printed: "checks", then "timed"
     try:
