@@ -1,0 +1,287 @@
+"""Sample sort of a 1-D Dask array: :func:`sort` and :func:`argsort`.
+
+The graph, for an input of p chunks (p output chunks):
+
+1. each chunk sorted on its worker (``primitives.sort``, or ``primitives.argsort`` and a gather
+   for :func:`argsort`, whose chunks carry their global int64 indices along);
+2. a regular sample of every sorted chunk, ``oversample * p`` keys in all, each chunk giving a
+   share proportional to its length; the p - 1 splitters are the sample's p-quantiles;
+3. the cut points of every sorted chunk at the splitters (``primitives.searchsorted``);
+4. an all-to-all exchange as graph dependencies: piece j of every sorted chunk, sliced where
+   that chunk lives, goes to output chunk j, which concatenates its pieces in input-chunk order
+   and sorts them with a stable sort.
+
+The output's chunk sizes are the sums of the pieces' lengths, so steps 1-3 run eagerly: the
+sorted chunks are persisted (on a cluster they stay on the workers) and the splitters and cut
+points, a few numbers per chunk, are computed; step 4 is built lazily on the persisted chunks.
+
+Equal keys are ordered by (key, input chunk, position in the sorted chunk), a total order that
+is the order of global indices for a stable sort. Splitters carry that triple, so a run of
+equal keys longer than an output chunk is split between chunks (the outputs stay balanced
+whatever the duplicates) and :func:`argsort` is stable: ties keep their input order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .. import searching as _searching, sorting as _sorting
+from .._core import policy as _policy
+from ..sorting._keys import KEY_DTYPES, KEY_SET
+
+__all__ = ["sort", "argsort"]
+
+
+@dataclasses.dataclass(frozen=True)
+class SampleSortPolicy:
+    oversample: int  # sample keys per output chunk (the splitters' rank error ~ n / (p * this))
+
+
+TABLE = _policy.register("dask_sort", {
+    # 256 keys per output chunk: the splitters' ranks within ~1/16 of a chunk's share of uniform
+    # keys in the worst case of regular sampling, ~1% for random keys; the sample is a few KiB
+    # (not tuned: the sample's cost is negligible next to the sorts)
+    ("default", None): SampleSortPolicy(oversample=256),
+}, doc="primitives.dask.sort/argsort: sample keys per output chunk")
+
+
+# ---- helpers shared with the other Dask modules of this part ------------------------------------
+
+
+def xp_of(a):
+    """The array module of a chunk: NumPy for NumPy chunks, CuPy for CuPy ones."""
+    if isinstance(a, np.ndarray):
+        return np
+    import cupy  # a device chunk: CuPy is installed
+
+    return cupy.get_array_module(a)
+
+
+def to_host(a):
+    return a if isinstance(a, np.ndarray) else a.get()
+
+
+def dask_input(x, func, arg="x"):
+    """``x`` as a checked 1-D Dask array with known chunk sizes."""
+    import dask.array as da
+
+    if not isinstance(x, da.Array):
+        raise TypeError(f"{func}: {arg} must be a dask.array.Array, got {type(x).__name__} "
+                        f"(wrap an array with dask.array.from_array)")
+    if x.ndim != 1:
+        raise ValueError(f"{func}: {arg} must be 1-D, got {x.ndim}-D of shape {x.shape}")
+    if any(np.isnan(c) for c in x.chunks[0]):
+        raise ValueError(f"{func}: {arg} has unknown chunk sizes (call "
+                         f"{arg}.compute_chunk_sizes() first)")
+    return x
+
+
+def blocks_of(x):
+    """(delayed chunks, their lengths, their global offsets)."""
+    lens = [int(c) for c in x.chunks[0]]
+    offsets = np.concatenate([[0], np.cumsum(lens, dtype=np.int64)])
+    return list(x.to_delayed().ravel()), lens, offsets
+
+
+def from_pieces(parts, lens, dtype, meta):
+    """A 1-D Dask array whose chunks are the delayed ``parts``, of lengths ``lens`` (empty
+    chunks kept)."""
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    name = "primitives-dask-" + tokenize(*[d.key for d in parts], dtype)
+    layer = {(name, i): d.key for i, d in enumerate(parts)}
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=parts)
+    return da.Array(graph, name, chunks=(tuple(int(n) for n in lens),), dtype=dtype, meta=meta)
+
+
+# ---- the tasks ---------------------------------------------------------------------------------
+
+
+def _local_sort(chunk, offset, want_index):
+    """A chunk sorted, and its elements' global indices (int64) when ``want_index``."""
+    if not want_index:
+        return _sorting.sort(chunk), None
+    perm = _sorting.argsort(chunk)
+    return chunk[perm], perm + np.int64(offset)
+
+
+def _sample(keys, count):
+    """``count`` keys at regular positions of a sorted chunk, and those positions (host)."""
+    n = keys.shape[0]
+    pos = ((np.arange(count, dtype=np.int64) * 2 + 1) * n) // (2 * count)
+    xp = xp_of(keys)
+    return to_host(keys[xp.asarray(pos)]), pos
+
+
+def _splitters(samples, parts):
+    """The ``parts - 1`` splitters (key, chunk, position) at the p-quantiles of the samples."""
+    keys = np.concatenate([k for k, _ in samples])
+    chunk = np.concatenate([np.full(p.size, i, np.int64) for i, (_, p) in enumerate(samples)])
+    pos = np.concatenate([p for _, p in samples])
+    order = np.lexsort((pos, chunk, keys))  # NumPy's order: NaNs last, -0.0 == 0.0
+    take = (np.arange(1, parts, dtype=np.int64) * keys.size) // parts
+    sel = order[take]
+    return keys[sel], chunk[sel], pos[sel]
+
+
+def _cuts(keys, index, splitters):
+    """The ``p + 1`` cut points (host int64) of sorted chunk ``index`` at the splitters."""
+    skeys, schunk, spos = splitters
+    n = keys.shape[0]
+    if n == 0 or skeys.size == 0:
+        return np.array([0] + [0] * skeys.size + [n], dtype=np.int64)
+    xp = xp_of(keys)
+    q = xp.asarray(skeys)
+    lo = to_host(_searching.searchsorted(keys, q, "left"))
+    hi = to_host(_searching.searchsorted(keys, q, "right"))
+    # equal keys of an earlier chunk than the splitter's precede it, of a later one follow it
+    cut = np.where(schunk > index, hi, np.where(schunk < index, lo, spos))
+    return np.concatenate([[0], cut, [n]]).astype(np.int64)
+
+
+def _piece(sorted_chunk, lo, hi):
+    keys, idx = sorted_chunk
+    return keys[lo:hi], (None if idx is None else idx[lo:hi])
+
+
+def _merge(want_index, empty, *pieces):
+    """An output chunk: its pieces concatenated in input-chunk order, stably sorted."""
+    if not pieces:
+        return empty
+    xp = xp_of(pieces[0][0])
+    keys = xp.concatenate([k for k, _ in pieces]) if len(pieces) > 1 else pieces[0][0]
+    if not want_index:
+        return _sorting.sort(keys)
+    idx = xp.concatenate([i for _, i in pieces]) if len(pieces) > 1 else pieces[0][1]
+    return idx[_sorting.argsort(keys)]
+
+
+# ---- the graph ---------------------------------------------------------------------------------
+
+
+def _sample_sort(x, func, want_index):
+    import dask
+    from dask import delayed
+
+    x = dask_input(x, func)
+    if x.dtype not in KEY_SET:
+        raise TypeError(f"{func}: x has dtype {x.dtype.name}; supported key dtypes are "
+                        f"{', '.join(d.name for d in KEY_DTYPES)}")
+    out_dtype = np.dtype(np.int64) if want_index else x.dtype
+    meta = x._meta.astype(out_dtype)
+    n = x.shape[0]
+    if n == 0:
+        return x.map_blocks(lambda b: b.astype(out_dtype), dtype=out_dtype, meta=meta)
+    blocks, lens, offsets = blocks_of(x)
+    p = len(blocks)
+    if p == 1:
+        if want_index:
+            return x.map_blocks(lambda b: _sorting.argsort(b), dtype=out_dtype, meta=meta)
+        return x.map_blocks(_sorting.sort, dtype=out_dtype, meta=meta)
+
+    pol = _policy.current("dask_sort")
+    total = min(n, pol.oversample * p)
+    sorted_chunks = [delayed(_local_sort, pure=True)(b, int(o), want_index)
+                     for b, o in zip(blocks, offsets)]
+    sorted_chunks = list(dask.persist(*sorted_chunks))
+    # each chunk's share of the sample is proportional to its length (at least one key when
+    # it has any), so every sample key stands for about n / total elements
+    counts = [0 if m == 0 else max(1, (m * total) // n) for m in lens]
+    samples = [delayed(_sample, pure=True)(s[0], c) for s, c in zip(sorted_chunks, counts)]
+    splitters = delayed(_splitters, pure=True)(samples, p)
+    cuts = [delayed(_cuts, pure=True)(s[0], i, splitters) for i, s in enumerate(sorted_chunks)]
+    cuts = np.stack(dask.compute(*cuts))  # (p, p + 1) cut points, host
+
+    sizes = (cuts[:, 1:] - cuts[:, :-1]).sum(axis=0)
+    outs = []
+    for j in range(p):
+        pieces = [delayed(_piece, pure=True)(s, int(cuts[i, j]), int(cuts[i, j + 1]))
+                  for i, s in enumerate(sorted_chunks) if cuts[i, j + 1] > cuts[i, j]]
+        outs.append(delayed(_merge, pure=True)(want_index, meta, *pieces))
+    return from_pieces(outs, [int(s) for s in sizes], out_dtype, meta)
+
+
+def sort(x):
+    """Sort a 1-D Dask array: ``numpy.sort(x)`` as a Dask array of about equal chunks.
+
+    A sample sort (see :mod:`primitives.dask._sort`): each chunk sorted where it lives
+    (``primitives.sort``), splitters from a regular sample of the sorted chunks, every chunk
+    cut at the splitters (``primitives.searchsorted``) and piece j of every chunk sent to output
+    chunk j, which sorts its pieces. The sorted chunks are persisted and the cut points computed
+    when the function is called (they give the output's chunk sizes); the exchange and the
+    final sorts are lazy.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        1-D, of uint8/16/32/64, int8/16/32/64, float32 or float64, with NumPy or CuPy chunks of
+        known sizes (empty chunks allowed).
+
+    Returns
+    -------
+    dask.array.Array
+        The sorted keys, ascending, NaNs last (NumPy's order), in as many chunks as ``x``; for
+        random keys the chunks are within a few percent of ``x.size / x.numblocks`` each (equal
+        keys are split between chunks as needed). Chunks of ``x``'s type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a Dask array, or of an unsupported dtype.
+    ValueError
+        ``x`` is not 1-D, or its chunk sizes are unknown.
+
+    See Also
+    --------
+    numpy.sort, primitives.sort, argsort
+
+    Examples
+    --------
+    >>> import dask.array as da, numpy as np
+    >>> import primitives.dask as pd
+    >>> x = da.from_array(np.array([5, 1, 4, 2, 3, 0], np.int32), chunks=2)
+    >>> pd.sort(x).compute()
+    array([0, 1, 2, 3, 4, 5], dtype=int32)
+    """
+    return _sample_sort(x, "primitives.dask.sort", False)
+
+
+def argsort(x):
+    """Indices that sort a 1-D Dask array stably: ``numpy.argsort(x, kind="stable")``.
+
+    The sample sort of :func:`sort` with each element's global index carried along: equal keys
+    keep their input order, across chunks too.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        As :func:`sort`.
+
+    Returns
+    -------
+    dask.array.Array
+        int64 global indices into ``x``, in as many chunks as ``x`` (balanced as :func:`sort`'s),
+        of ``x``'s chunk type.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`sort`.
+
+    See Also
+    --------
+    numpy.argsort, primitives.argsort, sort
+
+    Examples
+    --------
+    >>> import dask.array as da, numpy as np
+    >>> import primitives.dask as pd
+    >>> x = da.from_array(np.array([2, 1, 2, 0, 1, 2], np.int32), chunks=4)
+    >>> pd.argsort(x).compute()
+    array([3, 1, 4, 0, 2, 5])
+    """
+    return _sample_sort(x, "primitives.dask.argsort", True)

@@ -1,0 +1,256 @@
+"""primitives.dask sort/argsort, topk and spmv vs NumPy/SciPy, on a distributed cluster (two
+workers in this process, NumPy chunks on the emulator; on a GPU one dask-cuda worker with CuPy
+chunks when dask-cuda is installed) and on the threaded scheduler."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import primitives as prim
+from primitives._core import backend as _backend
+from primitives.testing import harness as H
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+pd = pytest.importorskip("primitives.dask")
+
+#: chunkings of awkward sizes: tiles split unevenly, empty chunks, one-element chunks
+CHUNKINGS = [(1,), (31,), (33, 0, 31), (0, 32, 1, 0, 4095), (4097, 1, 2047)]
+SORT_DTYPES = [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64,
+               np.float32, np.float64]
+
+
+@pytest.fixture(scope="module")
+def client():
+    if _backend.get_backend().is_cuda:
+        try:
+            from dask_cuda import LocalCUDACluster
+        except ImportError:
+            cluster = distributed.LocalCluster(n_workers=1, processes=False,
+                                               threads_per_worker=1, dashboard_address=None)
+        else:
+            cluster = LocalCUDACluster(n_workers=1, dashboard_address=None)
+    else:
+        cluster = distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                                           dashboard_address=None)
+    with cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def chunked(host, chunks):
+    """A Dask array of ``host`` with ``chunks``: CuPy chunks on a GPU, NumPy on the emulator."""
+    x = da.from_array(host, chunks=(tuple(chunks),) if not isinstance(chunks, int) else chunks)
+    if _backend.get_backend().is_cuda:
+        import cupy
+
+        x = x.map_blocks(cupy.asarray, dtype=host.dtype, meta=cupy.empty(0, host.dtype))
+    return x
+
+
+def keys(rng, n, dt, distinct=None):
+    """n keys of ``dt``: random bits (NaNs, -0.0, infinities for floats), or ``distinct``
+    values for many ties."""
+    dt = np.dtype(dt)
+    if distinct is not None:
+        return rng.integers(0, distinct, n).astype(dt)
+    k = rng.integers(0, 256, n * dt.itemsize, dtype=np.uint8).view(dt)
+    if dt.kind == "f" and n > 8:
+        k[::5] = np.nan
+        k[1::7] = -0.0
+        k[2::7] = 0.0
+    return k
+
+
+# ---- sort / argsort ---------------------------------------------------------------------------
+
+
+#: every dtype on a small awkward chunking; every chunking on a 4-byte and an 8-byte dtype
+SORT_CASES = sorted({(dt, (33, 0, 31)) for dt in SORT_DTYPES} |
+                    {(dt, c) for dt in (np.float32, np.int64) for c in CHUNKINGS},
+                    key=lambda c: (np.dtype(c[0]).name, c[1]))
+
+
+@pytest.mark.parametrize("dt,chunks", SORT_CASES)
+def test_sort_argsort(client, chunks, dt):
+    rng = np.random.default_rng(sum(chunks) + np.dtype(dt).itemsize)
+    host = keys(rng, sum(chunks), dt)
+    x = chunked(host, chunks)
+    s, a = pd.sort(x), pd.argsort(x)
+    assert s.numblocks == a.numblocks == x.numblocks and s.dtype == host.dtype
+    H.assert_same(s.compute(), np.sort(host, kind="stable"), what="sort")
+    H.assert_same(a.compute(), np.argsort(host, kind="stable"), what="argsort")
+
+
+@pytest.mark.parametrize("distinct", [1, 2, 5, 100])
+def test_argsort_stable_ties(client, distinct):
+    rng = np.random.default_rng(distinct)
+    host = keys(rng, 5000, np.int32, distinct)
+    x = chunked(host, (700, 0, 1300, 33, 2967))
+    a = pd.argsort(x)
+    H.assert_same(a.compute(), np.argsort(host, kind="stable"), what="argsort")
+    H.assert_same(pd.sort(x).compute(), np.sort(host), what="sort")
+    # runs of equal keys longer than a chunk are split: the outputs stay balanced
+    assert max(a.chunks[0]) <= 1.1 * 1000
+
+
+def test_sort_balance(client):
+    rng = np.random.default_rng(7)
+    host = rng.integers(0, 2**32, 8 * 4096, dtype=np.uint64).astype(np.uint32)
+    x = chunked(host, 4096)
+    s = pd.sort(x)
+    sizes = np.array(s.chunks[0])
+    assert sizes.size == 8 and sizes.sum() == host.size
+    assert sizes.max() <= 1.1 * sizes.min(), sizes
+    H.assert_same(s.compute(), np.sort(host), what="sort")
+
+
+def test_sort_threads():
+    rng = np.random.default_rng(3)
+    host = keys(rng, 3000, np.float32)
+    x = chunked(host, (1000, 0, 999, 1001))
+    with dask.config.set(scheduler="threads"):
+        H.assert_same(pd.sort(x).compute(), np.sort(host), what="sort")
+        H.assert_same(pd.argsort(x).compute(), np.argsort(host, kind="stable"), what="argsort")
+
+
+def test_sort_empty_and_lazy(client):
+    x = chunked(np.zeros(0, np.float64), (0,))
+    assert pd.sort(x).compute().size == 0
+    a = pd.argsort(x).compute()
+    assert a.size == 0 and a.dtype == np.int64
+    host = np.arange(10, 0, -1, dtype=np.int16)
+    x = chunked(host, (4, 6))
+    before = host.copy()
+    s = pd.sort(x)
+    assert isinstance(s, da.Array)
+    H.assert_same(s.compute(), np.sort(before))
+    H.assert_same(host, before, what="input unchanged")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(0, 60), min_size=1, max_size=5), st.integers(1, 20),
+       st.integers(0, 2**31))
+def test_sort_property(client, chunks, distinct, seed):
+    rng = np.random.default_rng(seed)
+    host = keys(rng, sum(chunks), np.int64, distinct)
+    x = chunked(host, chunks)
+    H.assert_same(pd.argsort(x).compute(), np.argsort(host, kind="stable"), what="argsort")
+
+
+# ---- topk -------------------------------------------------------------------------------------
+
+
+TOPK_DTYPES = [np.bool_, np.uint8, np.int16, np.uint32, np.int64, np.float16, np.float32,
+               np.float64]
+
+
+@pytest.mark.parametrize("dt", TOPK_DTYPES)
+@pytest.mark.parametrize("k", [0, 1, 31, 33, 1000])
+def test_topk(client, dt, k):
+    rng = np.random.default_rng(k)
+    n = 2100
+    host = rng.random(n) < 0.5 if dt is np.bool_ else keys(rng, n, dt, None if k % 2 else 7)
+    chunks = (1, 0, 999, 33, 1000, 0, 67)
+    x = chunked(host, chunks)
+    for largest in (True, False):
+        v, i = pd.topk(x, k, largest=largest)
+        rv, ri = prim.topk(host, k, largest=largest)
+        H.assert_same((v.compute(), i.compute()), (rv, ri), what=f"topk largest={largest}")
+        v, i = pd.topk(x, k, largest=largest, sorted=False)
+        v, i = H.to_host(v.compute()), H.to_host(i.compute())
+        H.assert_same(np.sort(i), np.sort(ri), what="unsorted indices")
+        H.assert_same(v, host[i], what="unsorted values")
+
+
+def test_topk_many_chunks_threads():
+    rng = np.random.default_rng(11)
+    host = keys(rng, 4000, np.float32, 50)
+    x = chunked(host, 37)  # 109 chunks: a tree of three levels
+    with dask.config.set(scheduler="threads"):
+        v, i = pd.topk(x, 100)
+        H.assert_same((v.compute(), i.compute()), prim.topk(host, 100))
+
+
+# ---- spmv -------------------------------------------------------------------------------------
+
+
+def matrix(rng, m, n, dt, density=0.05):
+    M = sp.random(m, n, density=density, format="lil", random_state=rng, dtype=np.float64)
+    if m > 60:
+        M[20:60, :] = 0  # empty rows: a partition without nonzeros
+    M = M.tocsr()
+    if np.dtype(dt).kind == "c":
+        M = M + 1j * M
+    return M.astype(dt)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("row_chunks,x_chunks", [(64, 100), ((20, 40, 0, 1, 239), (1, 0, 33, 266)),
+                                                 ((300,), (300,))])
+def test_spmv(client, dt, row_chunks, x_chunks):
+    rng = np.random.default_rng(5)
+    M = matrix(rng, 300, 300, dt)
+    xv = rng.standard_normal(300).astype(dt)
+    A = pd.CSR(M, row_chunks)
+    y = pd.spmv(A, chunked(xv, x_chunks))
+    assert y.chunks[0] == A.row_chunks and y.dtype == np.result_type(dt, dt)
+    tol = 1e-5 if np.dtype(dt) in (np.float32, np.complex64) else 1e-12
+    H.assert_same(y.compute(), M @ xv, rtol=tol, atol=tol)
+
+
+def test_spmv_parts_halo_threads():
+    rng = np.random.default_rng(9)
+    M = matrix(rng, 200, 500, np.float64, density=0.01)
+    A = pd.CSR.from_parts([M[:70], M[70:70], M[70:]])
+    assert A.row_chunks == (70, 0, 130) and A.shape == M.shape
+    for (part, halo), lo, hi in zip(A.parts, (0, 70, 70), (70, 70, 200)):
+        # each partition reads only the columns its rows touch
+        H.assert_same(halo, np.unique(M[lo:hi].indices).astype(np.int64))
+        assert part.shape == (hi - lo, halo.size)
+    xv = np.arange(500, dtype=np.int32)  # integer x: a float64 result, as SciPy's
+    with dask.config.set(scheduler="threads"):
+        y = pd.spmv(A, chunked(xv, 128)).compute()
+    H.assert_same(y, M @ xv, rtol=1e-12)
+
+
+# ---- errors -----------------------------------------------------------------------------------
+
+
+def test_errors():
+    host = np.arange(10, dtype=np.float32)
+    x = da.from_array(host, chunks=4)
+    for f in (pd.sort, pd.argsort):
+        name = f"primitives.dask.{f.__name__}"
+        H.raises_like(TypeError, name, f, host, match="dask.array.Array")
+        H.raises_like(TypeError, name, f, x.astype(np.float16), match="float16")
+        H.raises_like(ValueError, name, f, da.ones((3, 3), chunks=2), match="1-D")
+        H.raises_like(ValueError, name, f, x[x > 3], match="unknown chunk sizes")
+    name = "primitives.dask.topk"
+    H.raises_like(TypeError, name, pd.topk, host, 3, match="dask.array.Array")
+    H.raises_like(TypeError, name, pd.topk, x.astype(np.complex64), 3, match="complex64")
+    H.raises_like(TypeError, name, pd.topk, x, 2.0, match="k must be an int")
+    H.raises_like(ValueError, name, pd.topk, x, 11, match="0 <= k <= x.size")
+    H.raises_like(ValueError, name, pd.topk, x, -1, match="0 <= k")
+    H.raises_like(TypeError, name, pd.topk, x, 1, largest=1, match="largest")
+    H.raises_like(TypeError, name, pd.topk, x, 1, sorted=None, match="sorted")
+    M = sp.random(10, 10, density=0.3, format="csr", random_state=0)
+    A = pd.CSR(M, 4)
+    name = "primitives.dask.spmv"
+    H.raises_like(TypeError, name, pd.spmv, M, x, match="primitives.dask.CSR")
+    H.raises_like(TypeError, name, pd.spmv, A, host, match="dask.array.Array")
+    H.raises_like(ValueError, name, pd.spmv, A, x[:9], match="9 elements, A has 10 columns")
+    H.raises_like(TypeError, name, pd.spmv, A, x > 2, match="bool")
+    H.raises_like(ValueError, name, pd.spmv, A, da.ones((10, 1), chunks=5), match="1-D")
+    name = "primitives.dask.CSR"
+    H.raises_like(TypeError, name, pd.CSR, host, 4)
+    H.raises_like(TypeError, name, pd.CSR, M, 2.5, match="row_chunks")
+    H.raises_like(ValueError, name, pd.CSR, M, (4, 4), match="do not cover")
+    H.raises_like(ValueError, name, pd.CSR, M, 0, match="positive")
+    name = "primitives.dask.CSR.from_parts"
+    H.raises_like(TypeError, name, pd.CSR.from_parts, M, match="list or tuple")
+    H.raises_like(ValueError, name, pd.CSR.from_parts, [], match="empty")
+    H.raises_like(ValueError, name, pd.CSR.from_parts, [M, M[:, :5]], match="column counts")
+    H.raises_like(TypeError, name, pd.CSR.from_parts, [M, M.astype(np.float32)], match="dtypes")
