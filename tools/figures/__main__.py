@@ -68,7 +68,7 @@ def families():
 
 
 #: sections of the page that are no family's: name -> module under tools/figures/
-EXTRA_SECTIONS = {"numpy_api": "numpy_api"}
+EXTRA_SECTIONS = {"numpy_api": "numpy_api", "dask_sort": "dask_sort"}
 
 
 def _module(section):
