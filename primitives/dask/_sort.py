@@ -24,11 +24,13 @@ whatever the duplicates) and :func:`argsort` is stable: ties keep their input or
 from __future__ import annotations
 
 import dataclasses
+import functools
+import threading
 
 import numpy as np
 
 from .. import searching as _searching, sorting as _sorting
-from .._core import policy as _policy
+from .._core import backend as _backend, policy as _policy
 from ..sorting._keys import KEY_DTYPES, KEY_SET
 
 __all__ = ["sort", "argsort"]
@@ -57,6 +59,36 @@ def xp_of(a):
     import cupy  # a device chunk: CuPy is installed
 
     return cupy.get_array_module(a)
+
+
+_THREAD = threading.local()
+
+
+def own_stream(task):
+    """A task whose device work runs on its thread's own CUDA stream, synchronized before the
+    task returns.
+
+    Dask's threads call the tasks concurrently; on one stream their launches would interleave,
+    and a plan's scratch (look-back state, counters) serves the calls of one stream in order.
+    A stream per thread keeps each call's launches together and its scratch its own. The
+    stream is a blocking one, so its kernels follow work left on the legacy default stream
+    (chunks made there); the synchronization hands the chunk over complete to whichever thread
+    or worker takes it next. On the emulator (no streams) the task runs as it is.
+    """
+    @functools.wraps(task)
+    def run(*args):
+        if not _backend.get_backend().is_cuda:
+            return task(*args)
+        import cupy
+
+        stream = getattr(_THREAD, "stream", None)
+        if stream is None:
+            stream = _THREAD.stream = cupy.cuda.Stream()
+        with stream:
+            out = task(*args)
+        stream.synchronize()
+        return out
+    return run
 
 
 def to_host(a):
@@ -101,6 +133,7 @@ def from_pieces(parts, lens, dtype, meta):
 # ---- the tasks ---------------------------------------------------------------------------------
 
 
+@own_stream
 def _local_sort(chunk, offset, want_index):
     """A chunk sorted, and its elements' global indices (int64) when ``want_index``."""
     if not want_index:
@@ -109,6 +142,7 @@ def _local_sort(chunk, offset, want_index):
     return chunk[perm], perm + np.int64(offset)
 
 
+@own_stream
 def _sample(keys, count):
     """``count`` keys at regular positions of a sorted chunk, and those positions (host)."""
     n = keys.shape[0]
@@ -128,6 +162,7 @@ def _splitters(samples, parts):
     return keys[sel], chunk[sel], pos[sel]
 
 
+@own_stream
 def _cuts(keys, index, splitters):
     """The ``p + 1`` cut points (host int64) of sorted chunk ``index`` at the splitters."""
     skeys, schunk, spos = splitters
@@ -148,6 +183,7 @@ def _piece(sorted_chunk, lo, hi):
     return keys[lo:hi], (None if idx is None else idx[lo:hi])
 
 
+@own_stream
 def _merge(want_index, empty, *pieces):
     """An output chunk: its pieces concatenated in input-chunk order, stably sorted."""
     if not pieces:

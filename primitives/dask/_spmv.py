@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import sparse as _sparse
 from .._core import backend as _backend
-from ._sort import dask_input, from_pieces, to_host, xp_of
+from ._sort import dask_input, from_pieces, own_stream, to_host, xp_of
 
 __all__ = ["CSR", "spmv"]
 
@@ -159,10 +159,12 @@ def _row_chunks(row_chunks, m, func):
     return tuple(int(c) for c in chunks)
 
 
+@own_stream
 def _take(chunk, idx):
     return chunk[xp_of(chunk).asarray(idx)]
 
 
+@own_stream
 def _block_spmv(part, meta, *pieces):
     if part.nnz == 0 or not pieces:
         return xp_of(meta).zeros(part.shape[0], meta.dtype)

@@ -20,7 +20,7 @@ import numpy as np
 from .. import selection as _selection
 from .._core import policy as _policy
 from ..sorting._api import _bool
-from ._sort import blocks_of, dask_input, from_pieces, xp_of
+from ._sort import blocks_of, dask_input, from_pieces, own_stream, xp_of
 
 __all__ = ["topk"]
 
@@ -36,11 +36,13 @@ TABLE = _policy.register("dask_topk", {
 }, doc="primitives.dask.topk: candidate lists merged per task of the tree")
 
 
+@own_stream
 def _chunk_topk(chunk, offset, k, largest):
     vals, idx = _selection.topk(chunk, min(k, chunk.shape[0]), largest=largest, sorted=True)
     return vals, idx + np.int64(offset)
 
 
+@own_stream
 def _merge(k, largest, ordered, *lists):
     xp = xp_of(lists[0][0])
     vals = xp.concatenate([v for v, _ in lists]) if len(lists) > 1 else lists[0][0]
