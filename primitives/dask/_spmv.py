@@ -52,7 +52,9 @@ class CSR:
     Attributes
     ----------
     shape : tuple of int
+        The matrix's shape.
     dtype : numpy.dtype
+        Its values' dtype.
     row_chunks : tuple of int
         The partitions' row counts: the chunks of :func:`spmv`'s result.
     parts : list of (primitives.sparse.CSR, numpy.ndarray)

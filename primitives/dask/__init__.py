@@ -1,0 +1,16 @@
+"""The primitives on Dask arrays: ``dask.array`` arrays whose chunks are CuPy arrays (one worker
+per GPU) or NumPy arrays (no GPU: the emulator), in ordinary Dask task graphs that any scheduler
+runs (threads, ``distributed``, ``dask_cuda.LocalCUDACluster``).
+
+Each function takes and returns ``dask.array`` arrays and runs this library's kernels on each
+chunk; Dask does the scheduling, spilling and transfers. So far: the sample sort (``sort``,
+``argsort``), ``topk`` with a tree merge, and ``spmv`` of a row-partitioned ``CSR`` (docs/dask.rst).
+"""
+
+from __future__ import annotations
+
+from ._sort import argsort, sort
+from ._spmv import CSR, spmv
+from ._topk import topk
+
+__all__ = ["sort", "argsort", "topk", "CSR", "spmv"]
