@@ -12,6 +12,7 @@
 #include "common/prim.cuh"
 #include "common/narrow.cuh"
 #include "common/complex.cuh"
+#include "common/pack16.cuh"  // prim::global_thread, prim::global_threads
 
 namespace prim {
 namespace finish {
@@ -47,9 +48,7 @@ template <class Q> struct Convert<bool, Q> {
 template <class Acc, class Res>
 __global__ void mean_divide(const Acc* __restrict__ s, long long m, long long count,
                             Res* __restrict__ out) {
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < m;
-         i += stride) {
+    for (long long i = prim::global_thread(); i < m; i += prim::global_threads()) {
         const auto q = prim::finish::divide(s[i], count);
         out[i] = prim::finish::Convert<Res, decltype(q)>::from(q);
     }

@@ -11,12 +11,12 @@
 //   stats[0] == 0 and stats[1] <= 0 on entry (the caller zeroes them).
 #include "common/prim.cuh"
 #include "common/warp.cuh"
+#include "common/pack16.cuh"  // prim::global_thread, prim::global_threads
 
 template <class T>
 __global__ void offsets_stats(const T* __restrict__ offsets, long long k,
                               long long* __restrict__ stats) {
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long stride = prim::global_threads(), first = prim::global_thread();
     unsigned long long bad = 0;
     long long longest = 0;
     for (long long i = first; i + 1 < k; i += stride) {
