@@ -39,7 +39,7 @@ class AxisPolicy:
     # contiguous lines (rows) at least this long are scanned as the segments of one segmented
     # look-back scan (kernels/scan/segmented.cu: one read and one write, however few the rows)
     # instead of a warp per row (0: never)
-    segmented_min_len: int = 4096
+    segmented_min_len: int = 0
 
     def items(self, in_dt, acc_dt, out_dt):
         """Items per lane of the row kernels."""
@@ -57,12 +57,11 @@ TABLE = _policy.register("scan", {
     ("default", "hillis_steele"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
     ("default", "blelloch"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
     # scans along an axis: not tuned yet; to be measured on an H100
-    # segmented_min_len: not measured on the axis shapes yet (to be measured on an H100); the
-    # reason for it: at 94b411d on an H100, cumsum(axis=1) of (4096, 65536) int32 took 1.22 ms
-    # with a warp per row (chunked), and the tour's segmented scan of 2^28 float32 in segments of
-    # 4096 ran at 95% of the copy rate (0.75 ms)
+    # segmented_min_len 0 (never): H100, cumsum(axis=1) of (4096, 65536) int32 (int64 result)
+    # took 1.94 ms through the segmented look-back scan (segmented_min_len=4096, at 222a610)
+    # against 1.22 ms with a warp per row (chunked, at 94b411d)
     ("default", "axis"): AxisPolicy(block=256, row_bytes=128, unroll=4, split_per_sm=512,
-                                    min_chunk=256, segmented_min_len=4096),
+                                    min_chunk=256, segmented_min_len=0),
 }, doc="the look-back scan's block and bytes per thread; the classic scans' block sizes; the "
        "axis scans' block, row tile, column unroll and split threshold")
 
