@@ -10,9 +10,9 @@ The array is viewed as ``(outer, L, inner)`` (C order), the scanned axis of leng
 When those lines give too few threads to fill the device (few, long lines), each line is split
 into chunks over more threads: a pass writes every chunk's total and the scan pass seeds each
 chunk with the totals of the chunks before it. Contiguous lines at least the policy's
-``segmented_min_len`` long (0 by default: off, see the policy) are instead the segments of one segmented look-back scan
-(``kernels/scan/segmented.cu``, offsets every ``L`` elements): one read and one write of the
-array, with no chunk-total pass. The kernels are ``kernels/scan/axis.cu``; their
+``segmented_min_len`` long (0, off, by default: see the policy) are instead the segments of one
+segmented look-back scan (``kernels/scan/segmented.cu``, offsets every ``L`` elements): one read
+and one write of the array, with no chunk-total pass. The kernels are ``kernels/scan/axis.cu``; their
 tuning is the ``"axis"`` selector of the ``"scan"`` family of :mod:`primitives.tuning`. One
 :class:`AxisPlan` per configuration lives in :data:`~primitives._core.plans.PLANS`.
 """
