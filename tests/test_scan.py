@@ -566,3 +566,41 @@ def test_more_than_2_31_elements(on_gpu):
     assert int(out[2**31 - 1]) == 2**31 - 2**32 and int(out[-1]) == 2**31 + 3 - 2**32
     del x, out
     cupy.get_default_memory_pool().free_all_blocks()
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("dt,op", [(dt, op) for dt in (np.int32, np.float64, np.int8, np.float16,
+                                                     np.bool_)
+                                   for op in ("sum", "prod", "min", "max")]
+                         + [(np.complex64, "sum"), (np.complex64, "prod")])
+def test_continued_scan_is_the_scan_of_the_whole(dt, op, exclusive):
+    """primitives.scan._api.continued (the scan of a chunk after the chunks before it, the seed
+    read by the look-back kernel's first tile): the scan of a then of b seeded with a's total is
+    the scan of a + b; without a seed it is the plain scan."""
+    from primitives.scan._api import continued
+
+    rng = np.random.default_rng(7)
+    n, dt = 3001 + 4 * 1024, np.dtype(dt)
+    if op == "prod":  # products of +-1 (and of values near 1 for floats): no overflow
+        whole = rng.choice([1, -1] if dt.kind in "ifc" else [1], n).astype(dt)
+        if dt.kind in "fc":
+            whole = (whole * rng.uniform(0.999, 1.001, n)).astype(dt)
+    elif dt.kind == "b":
+        whole = rng.random(n) < 0.5
+    else:
+        whole = rng.integers(-50, 50, n).astype(dt)
+    a, b = whole[:3001], whole[3001:]
+    xp = _backend.get_backend().xp
+    scan = prim.exclusive_scan if exclusive else prim.inclusive_scan
+    want = to_host(scan(xp.asarray(whole), op))
+    first = to_host(continued(xp.asarray(a), op, None, exclusive=exclusive))
+    total = prim.reduce(xp.asarray(a), op, dtype=want.dtype) if op in ("sum", "prod") else \
+        prim.reduce(xp.asarray(a), op)
+    rest = to_host(continued(xp.asarray(b), op, xp.asarray(total).reshape(1),
+                               exclusive=exclusive))
+    got = np.concatenate([first, rest])
+    assert got.dtype == want.dtype
+    if np.dtype(dt).kind in "fc" and op in ("sum", "prod"):
+        np.testing.assert_allclose(got, want, rtol=1e-2 if dt == np.float16 else 1e-5)
+    else:
+        np.testing.assert_array_equal(got, want)

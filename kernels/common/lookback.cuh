@@ -9,7 +9,8 @@
 //   a time (one lane per predecessor), waits (with __nanosleep) until each has published
 //   something, folds aggregates until the nearest inclusive prefix, and returns the tile's
 //   exclusive prefix. next_tile: tile ids drawn from an atomic counter in the order blocks start.
-//   tile_lookback: one tile's publish / look back / publish.
+//   tile_lookback: one tile's publish / look back / publish; tile 0 starts from *seed when given
+//   (a scan that continues another: every prefix then includes it).
 #pragma once
 #include "common/prim.cuh"
 #include "common/warp.cuh"
@@ -214,14 +215,17 @@ __device__ __forceinline__ long long next_tile(unsigned int* counter, unsigned i
 
 // One tile's part of the protocol, run by warp 0: publish the tile's aggregate, look back for its
 // exclusive prefix, publish the inclusive prefix. Lane 0 stores the exclusive prefix in
-// *prefix_slot (shared memory); the caller __syncthreads() before reading it.
+// *prefix_slot (shared memory); the caller __syncthreads() before reading it. With a seed (device
+// memory), tile 0's exclusive prefix is *seed instead of the identity, so every tile's is seeded.
 template <class T, class Op>
 __device__ __forceinline__ void tile_lookback(const TileStatus<T>& ts, long long tile,
-                                              T aggregate, Op op, T* prefix_slot) {
+                                              T aggregate, Op op, T* prefix_slot,
+                                              const T* seed = nullptr) {
     if (tile == 0) {
         if (threadIdx.x == 0) {
-            ts.publish(0, TILE_INCLUSIVE, aggregate);
-            *prefix_slot = Op::identity();
+            const T s = seed != nullptr ? *seed : Op::identity();
+            ts.publish(0, TILE_INCLUSIVE, op(s, aggregate));
+            *prefix_slot = s;
         }
         return;
     }

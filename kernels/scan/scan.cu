@@ -32,7 +32,10 @@
 //   exchange in reverse, coalesced 16-byte stores). Grid = number of tiles; tile_counter must be
 //   0 on entry and is left 0 (the block drawing the last tile id resets it); tile_state
 //   (TileStatus<AccT>::bytes(tiles) bytes) is zeroed once and needs no clearing between launches
-//   (epochs, see common/lookback.cuh).
+//   (epochs, see common/lookback.cuh). With seeded != 0 the scan continues from *seed (one AccT in
+//   device memory, read by tile 0 alone): out[i] = seed op x[0] op ... (exclusive: out[0] = seed),
+//   as a chunk of a longer array scanned after the chunks before it; seeded == 0 leaves seed
+//   unread.
 //   Static shared memory: BLOCK/32 + 1 accumulators and the exchange buffers, (BLOCK/32) * 32 *
 //   ITEMS elements of the wider of InT/AccT. Preconditions: in/out aligned to their element size.
 //   OutT (last, default AccT) is the result's type: AccT, or a narrower one the outputs are
@@ -136,6 +139,7 @@ __global__ void scan_add_prefix(AccT* __restrict__ out, long long n,
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE, class OutT = AccT>
 __global__ void __launch_bounds__(BLOCK)
 scan_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long n,
+              const AccT* __restrict__ seed, int seeded,
               unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
               unsigned int epoch) {
     static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0 &&
@@ -175,7 +179,8 @@ scan_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long n,
     AccT prefix = prim::block_exclusive_scan<BLOCK>(thread_total, op, scratch, aggregate);
 
     const prim::TileStatus<AccT> ts(tile_state, epoch);
-    if (threadIdx.x < prim::WARP) prim::tile_lookback(ts, tile, aggregate, op, &tile_prefix);
+    if (threadIdx.x < prim::WARP)
+        prim::tile_lookback(ts, tile, aggregate, op, &tile_prefix, seeded ? seed : nullptr);
     __syncthreads();
     AccT running = op(tile_prefix, prefix);
 #pragma unroll

@@ -97,6 +97,32 @@ def _scan(x, op, dtype, variant, exclusive, func, key):
                            key if arr is x else None))
 
 
+_UFUNC = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
+
+
+def continued(x, op, seed, *, exclusive=False, dtype=None, func="inclusive_scan"):
+    """The scan of the 1-D array ``x`` continued from ``seed``: ``seed op x[0] op ... op x[i]``
+    (the exclusive scan: ``seed`` at 0), a chunk of a longer array scanned after the chunks
+    before it whose total is ``seed``, a one-element array of the backend (None: not seeded).
+    The result dtype is the scan's (``dtype=`` as the public functions). Where the look-back
+    kernel takes the dtypes as they are, the seed is read by the kernel (tile 0 starts from it:
+    one read and one write of ``x``); otherwise the seed is combined with the scan's result."""
+    variant, inp, arr, in_dt, res_dt = _validated(x, op, dtype, "auto", func)
+    xp = inp.backend.xp
+    if arr.size == 0:
+        return inp.result(xp.empty(0, dtype=res_dt))
+    if seed is None:
+        return inp.result(_run(inp.backend, arr, in_dt, res_dt, op, exclusive, variant))
+    if _sp.direct(variant, in_dt, res_dt, op):
+        plan = _sp.lookback_plan(inp.backend, in_dt, res_dt, op, exclusive, arr.size)
+        seed = xp.asarray(seed).reshape(1).astype(plan.acc_dt)  # a new array: never the caller's
+        return inp.result(plan(arr, seed))
+    out = _run(inp.backend, arr, in_dt, res_dt, op, exclusive, variant)
+    with np.errstate(over="ignore"):
+        getattr(xp, _UFUNC[op])(xp.asarray(seed).reshape(1).astype(res_dt), out, out=out)
+    return inp.result(out)
+
+
 def _make_plan(func, exclusive):
     """What ``prim.plan(prim.<func>, x, ...)`` runs for arrays like ``x``."""
 

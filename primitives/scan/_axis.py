@@ -12,8 +12,8 @@ into chunks over more threads: a pass writes every chunk's total and the scan pa
 chunk with the totals of the chunks before it. Contiguous lines at least the policy's
 ``segmented_min_len`` long (0, off, by default: see the policy) are instead the segments of one
 segmented look-back scan (``kernels/scan/segmented.cu``, offsets every ``L`` elements): one read
-and one write of the array, with no chunk-total pass. The kernels are ``kernels/scan/axis.cu``; their
-tuning is the ``"axis"`` selector of the ``"scan"`` family of :mod:`primitives.tuning`. One
+and one write of the array, with no chunk-total pass. The kernels are ``kernels/scan/axis.cu``;
+their tuning is the ``"axis"`` selector of the ``"scan"`` family of :mod:`primitives.tuning`. One
 :class:`AxisPlan` per configuration lives in :data:`~primitives._core.plans.PLANS`.
 """
 

@@ -147,6 +147,8 @@ kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODULES,
 
 # ---- single-pass decoupled look-back ---------------------------------------------------------
 
+_NOT_SEEDED, _SEEDED = np.int32(0), np.int32(1)  # scan_lookback's ``seeded``
+
 
 class ScanPlan(_lookback.LookbackPlan):
     """The look-back scan of n elements of ``in_dt`` into ``res_dt`` (accumulated in
@@ -159,13 +161,19 @@ class ScanPlan(_lookback.LookbackPlan):
         k = kernel(module, name, pol)
         tiles = _launch.cdiv(n, pol.block * items(pol, in_dt, acc_dt, res_dt))
         super().__init__(k, tiles, pol.block, n, backend.xp, acc_dt.itemsize)
-        self.empty, self.n, self.res_dt = backend.xp.empty, n, res_dt
+        self.empty, self.n, self.res_dt, self.acc_dt = backend.xp.empty, n, res_dt, acc_dt
+        self.stand_in = _launch.stand_in(backend, acc_dt)  # the seed of an unseeded launch
 
-    def __call__(self, x):
+    def __call__(self, x, seed=None):
         """The scan of the contiguous array ``x`` of the backend's own type (any shape of n
-        elements), as the public functions return it for such input."""
+        elements), as the public functions return it for such input. ``seed``: a one-element
+        device array of the accumulator's dtype (:attr:`acc_dt`) the scan continues from
+        (``seed op x[0] op ...``; the exclusive scan starts at it), read by the kernel."""
         out = self.empty(self.n, dtype=self.res_dt)
-        self.launch(x, out, self.n64)
+        if seed is None:
+            self.launch(x, out, self.n64, self.stand_in, _NOT_SEEDED)
+        else:
+            self.launch(x, out, self.n64, seed, _SEEDED)
         return out
 
 

@@ -75,7 +75,8 @@ def lookback_launch(k, block, items, x, out):
 
     def launch():
         ep[0] += 1
-        k((tiles,), (block,), (x, out, np.int64(n), counter, state, np.uint32(ep[0])))
+        k((tiles,), (block,), (x, out, np.int64(n), out, np.int32(0), counter, state,
+                                 np.uint32(ep[0])))
 
     return launch
 
@@ -123,7 +124,8 @@ def sweep():
                 launch = lookback_launch(k, block, items, x, out)
             else:  # the library's plan under this policy, launched into `out`
                 plan = policy_plan(block, items, x, dt)
-                launch = (lambda plan=plan: plan.launch(x, out, plan.n64))
+                launch = (lambda plan=plan: plan.launch(x, out, plan.n64, plan.stand_in,
+                                                        np.int32(0)))
             ok = checked(launch, out, ref, exact=c == "int")
             ms = _timing.bench(launch, warmup=3, repeat=20)
             print(f"{c} block {block:4d} items {items:2d}{' ' + hint if hint else ''}: {ms:.4f} ms "
@@ -217,30 +219,33 @@ def pieces_of_a_call(small):
         "backend.stream_key": backend.stream_key,
         "get_current_stream().ptr": lambda: cupy.cuda.get_current_stream().ptr,
         "call_key": lambda: _plans.call_key("inclusive_scan", (small,), ("sum", np.int32, "auto")),
-        "plan.launch": lambda: plan.launch(small, out, plan.n64),
+        "plan.launch": lambda: plan.launch(small, out, plan.n64, plan.stand_in, np.int32(0)),
         "plan (new output)": lambda: plan(small),
-        "RawKernel call": lambda: raw(plan.grid, plan.block, (small, out, plan.n64, plan.counter,
-                                                              plan.state, plan.next_epoch())),
+        "RawKernel call": lambda: raw(plan.grid, plan.block,
+                                      (small, out, plan.n64, plan.stand_in, np.int32(0),
+                                       plan.counter, plan.state, plan.next_epoch())),
         "Function call": lambda: raw.kernel(plan.grid, plan.block,
-                                            (small, out, plan.n64, plan.counter, plan.state,
-                                             plan.next_epoch())),
+                                            (small, out, plan.n64, plan.stand_in, np.int32(0),
+                                             plan.counter, plan.state, plan.next_epoch())),
     }
     try:
         from cupy_backends.cuda.api import driver
 
         class Params(ctypes.Structure):
             _fields_ = [("x", ctypes.c_void_p), ("out", ctypes.c_void_p), ("n", ctypes.c_int64),
+                        ("seed", ctypes.c_void_p), ("seeded", ctypes.c_int32),
                         ("counter", ctypes.c_void_p), ("state", ctypes.c_void_p),
                         ("epoch", ctypes.c_uint32)]
 
-        prm = Params(small.data.ptr, out.data.ptr, small.size, plan.counter.data.ptr,
-                     plan.state.data.ptr, 0)
-        ptrs = (ctypes.c_void_p * 6)(*[ctypes.addressof(prm) + getattr(Params, f).offset
+        prm = Params(small.data.ptr, out.data.ptr, small.size, out.data.ptr, 0,
+                     plan.counter.data.ptr, plan.state.data.ptr, 0)
+        ptrs = (ctypes.c_void_p * 8)(*[ctypes.addressof(prm) + getattr(Params, f).offset
                                        for f, _ in Params._fields_])
         fptr, addr = raw.kernel.ptr, ctypes.addressof(ptrs)
 
         def driver_launch():
-            prm.x, prm.out, prm.epoch = small.data.ptr, out.data.ptr, int(plan.next_epoch())
+            prm.x, prm.out, prm.seed = small.data.ptr, out.data.ptr, out.data.ptr
+            prm.epoch = int(plan.next_epoch())
             driver.launchKernel(fptr, plan.grid[0], 1, 1, plan.block[0], 1, 1, 0,
                                 cupy.cuda.get_current_stream().ptr, addr, 0)
 
