@@ -3,14 +3,18 @@ per GPU) or NumPy arrays (no GPU: the emulator), in ordinary Dask task graphs th
 runs (threads, ``distributed``, ``dask_cuda.LocalCUDACluster``).
 
 Each function takes and returns ``dask.array`` arrays and runs this library's kernels on each
-chunk; Dask does the scheduling, spilling and transfers. So far: the sample sort (``sort``,
-``argsort``), ``topk`` with a tree merge, and ``spmv`` of a row-partitioned ``CSR`` (docs/dask.rst).
+chunk; Dask does the scheduling, spilling and transfers: the sample sort (``sort``,
+``argsort``), ``topk`` with a tree merge, ``spmv`` of a row-partitioned ``CSR``, and the scans
+(``cumsum``, ``cumprod``, ``inclusive_scan``, ``exclusive_scan``: seeded chunk scans); see
+docs/dask.rst.
 """
 
 from __future__ import annotations
 
+from ._scan import cumprod, cumsum, exclusive_scan, inclusive_scan
 from ._sort import argsort, sort
 from ._spmv import CSR, spmv
 from ._topk import topk
 
-__all__ = ["sort", "argsort", "topk", "CSR", "spmv"]
+__all__ = ["sort", "argsort", "topk", "CSR", "spmv", "cumsum", "cumprod", "inclusive_scan",
+           "exclusive_scan"]
