@@ -218,3 +218,14 @@ def test_plot_needs_matplotlib(monkeypatch, capsys):
     with pytest.raises(SystemExit) as exc:
         _tour.main(["--plot", "x.png"])
     assert exc.value.code == 2 and "--plot needs matplotlib" in capsys.readouterr().err
+
+
+def test_times_prints_every_section_and_the_total(capsys):
+    """``--times``: one wall-time line per section (checked or timed) and the total."""
+    assert _tour.main(["--log2n", "8", "--family", "compaction", "--times"]) == 0
+    out = capsys.readouterr().out
+    sections = len(_registry.family("compaction").tour_sections(_gpu(), 8))
+    assert len(re.findall(r"^        \(\d+\.\d s\)$", out, flags=re.M)) == sections
+    assert re.search(r"^sections took \d+\.\d s in all$", out, flags=re.M)
+    assert _tour.main(["--log2n", "8", "--family", "compaction"]) == 0
+    assert "took" not in capsys.readouterr().out

@@ -27,6 +27,7 @@ import dataclasses
 import re
 import sys
 import textwrap
+import time
 from typing import Callable
 
 import numpy as np
@@ -381,6 +382,9 @@ def _parser():
                              "name): achieved GB/s of every variant and peer against the copy "
                              "rate on a GPU, times on the emulator; needs matplotlib (the "
                              "'plot' extra)")
+    parser.add_argument("--times", action="store_true",
+                        help="also print the wall time of every section (data, checks and "
+                             "timing together) and of the whole tour")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (it is shown only when stdout and stderr are "
                              "terminals)")
@@ -428,9 +432,12 @@ def main(argv=None):
     warm_caches(families, gpu, _check_log2n(gpu, args.log2n), jobs, progress)
     records, checked, failures = [], 0, []
     heading = None  # the quick tour's part being printed: "checks", then "timed"
+    started = time.perf_counter()
     try:
         for family, section, timed in work:
+            t0 = time.perf_counter()
             rows = run_section(backend, section, progress, timed)
+            seconds = time.perf_counter() - t0
             checked += len(rows)
             failures += [(family, section.title, r) for r in rows if not r.ok]
             if not args.full:
@@ -445,6 +452,8 @@ def main(argv=None):
                                out)
             else:
                 progress.write(_check_lines(section.title, rows, gpu), out)
+            if args.times:
+                progress.write(f"        ({seconds:.1f} s)", out)
             records += [(family, section.title, r.name, r.ok, r.ms, _gbs(r), copy_gbs, timed)
                         for r in rows]
     finally:
@@ -467,6 +476,8 @@ def main(argv=None):
             "GPU.")
     say(f"checked {checked} contenders against NumPy: "
         f"{checked - len(failures)} ok, {len(failures)} failed.")
+    if args.times:
+        say(f"sections took {time.perf_counter() - started:.1f} s in all")
     if failures:
         print(f"\nFAILED: {len(failures)} of {checked} checks disagree with the NumPy oracle:",
               file=sys.stderr)
