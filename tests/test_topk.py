@@ -213,6 +213,32 @@ def test_argpartition(variant, n, rng):
             np.testing.assert_array_equal(part[int(k)], want[int(k)])
 
 
+@pytest.mark.parametrize("path", ["sort", "select"])
+@pytest.mark.parametrize("n", [1, 7, 300, 5000])
+def test_argpartition_auto_1d_paths(path, n, rng):
+    """variant='auto' on 1-D input: a short array (or a large share selected) is sorted (the
+    "partition" policy); otherwise the selection and the compaction of the others, which come
+    in index order after the m smallest (or before the m largest, reversed)."""
+    x = make(rng, n, np.float32)
+    kths = sorted({0, n // 3, n - 1}) + [[n // 4, n // 2]]
+    with prim.tuning.override("selection", selector="partition",
+                              **({"sort_max_len": 0, "sort_share": 0}
+                                 if path == "select" else {"sort_max_len": 1 << 40})):
+        for kth in kths:
+            got = H.to_host(prim.argpartition(x, kth))
+            assert_partitioned(x, kth, got)
+            part = H.to_host(prim.partition(x, kth))
+            H.assert_same(part, np.asarray(x)[got])
+            ks = np.atleast_1d(kth) % n
+            lo, hi = int(ks.min()), int(ks.max())
+            if path == "sort":
+                H.assert_same(got, np.argsort(x, kind="stable"))
+            elif hi + 1 <= n - lo:  # the m smallest first, then the others in index order
+                assert np.all(np.diff(got[hi + 1:]) > 0)
+            else:  # the others in index order, then the m largest ascending
+                assert np.all(np.diff(got[:lo]) > 0)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
 def test_argpartition_dtypes_and_axes(dtype, rng):
     x = make(rng, (6, 50), dtype, distinct=5 if dtype.kind in "iu" else None)

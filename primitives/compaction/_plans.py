@@ -96,6 +96,13 @@ class CompactPlan(_lookback.LookbackPlan):
             self.launch(x.view(w), mask, self.n64, out.view(w), self.stand_in, self.count)
         return out[:int(self.count[0])]  # the one device-to-host read: the result's length
 
+    def indices_into(self, mask):
+        """The indices of ``mask``'s true entries (an indices plan), in an array of n entries
+        whose first ``count`` hold them: for a caller that knows the count (no host read)."""
+        out = self.empty(self.n, dtype=self.out_dt)
+        self.launch(self.stand_in, mask, self.n64, self.stand_in, out, self.count)
+        return out
+
 
 def compact_plan(backend, dt, n):
     """The plan of ``dt`` (None: indices) over n elements under the policy in force."""

@@ -279,8 +279,7 @@ class _TopkCall(_plans.Plan):
         xp = self.backend.xp
         idx = select(rows2, self.k, self.largest, self.ordered, self.variant, self.backend,
                      "topk")
-        vals = xp.take_along_axis(rows2, idx, axis=1) if idx.size else \
-            xp.empty(idx.shape, dtype=rows2.dtype)
+        vals = _sp.gather_rows(self.backend, rows2, idx)
         return _back(vals, self.shape, self.axis, xp), _back(idx, self.shape, self.axis, xp)
 
     def __call__(self, x):
@@ -314,18 +313,15 @@ def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False):
     lo, hi = min(kths), max(kths)
     small = hi + 1 <= length - lo  # fewer keys to order from the small end
     m = hi + 1 if small else length - lo
-    sel = select(rows2, m, not small, True, variant, inp.backend, func)
-    if not small:
-        sel = sel[:, ::-1]  # the m largest, ascending
-    if m == length:
-        return inp, xp.ascontiguousarray(sel), shape, ax, rows2
-    from ..compaction import compact_indices
+    pol = _policy.partition()
+    if variant == "auto" and rows == 1 and (length <= pol.sort_max_len
+                                            or m * pol.sort_share > length):
+        # a stable sort is a partition for every kth, and cheaper here (the policy's figures)
+        from ..sorting import argsort
 
-    keep = xp.ones(rows * length, dtype=np.bool_)
-    keep[(xp.arange(rows, dtype=np.int64)[:, None] * length + sel).reshape(-1)] = False
-    rest = (compact_indices(keep) % length).reshape(rows, length - m)
-    res = xp.concatenate([sel, rest] if small else [rest, sel], axis=1)
-    return inp, res, shape, ax, rows2
+        return inp, argsort(_as_keys(rows2).reshape(-1)).reshape(1, length), shape, ax, rows2
+    sel = select(rows2, m, not small, True, variant, inp.backend, func)
+    return inp, _sp.partition_indices(inp.backend, sel, length, small), shape, ax, rows2
 
 
 @_plans.planned(lambda *a, **kw: _make_partition(argpartition)(*a, **kw))
@@ -356,8 +352,10 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, variant="au
 
     NumPy guarantees only the ``kth`` positions and the partition property, and so does this:
     the ``max(kth) + 1`` smallest come first, ordered by :func:`topk` (or the
-    ``n - min(kth)`` largest last, when fewer), the others in index order. NaNs sort last, as
-    in ``numpy.sort``.
+    ``n - min(kth)`` largest last, when fewer), the others in index order; except that with
+    ``variant="auto"`` a 1-D array that is short, or of which the selection would take a large
+    share, is sorted instead (a stable :func:`argsort`, also a partition for every ``kth``; the
+    ``"partition"`` tuning policy says when). NaNs sort last, as in ``numpy.sort``.
 
     See Also:
         :func:`numpy.argpartition`, :func:`cupy.argpartition`, :func:`topk`, :func:`partition`.
@@ -380,5 +378,4 @@ def partition(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"
     """
     inp, res, shape, ax, rows2 = _argpartition(a, kth, axis, kind, order, variant, "partition")
     xp = inp.backend.xp
-    vals = xp.take_along_axis(rows2, res, axis=1) if res.size else rows2.copy()
-    return inp.kept(_back(vals, shape, ax, xp))
+    return inp.kept(_back(_sp.gather_rows(inp.backend, rows2, res), shape, ax, xp))

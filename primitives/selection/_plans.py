@@ -244,3 +244,65 @@ def rows_plan(backend, ub, rows, length, k, kind, desc, sort):
     plan = _plans.PLANS.get(key, lambda: RowsPlan(backend, ub, rows, length, k, kind, desc, sort,
                                                   pol))
     return plan, sort
+
+
+# ---- around the selection: values gathered, argpartition's index rows (select/gather.cu) ------
+
+GATHER = "select/gather.cu"
+#: the element type of gather_rows by size (every dtype of a size moves as its unsigned twin)
+_MOVED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+          8: np.dtype(np.uint64)}
+GATHER_NAMES = ([f"gather_rows<{_dtypes.cname(d)}>" for d in _MOVED.values()]
+                + ["flag_rest", "unflag_selected", "assemble_partition"])
+_loader.register(GATHER, GATHER_NAMES)
+_GATHER_BLOCK = 256
+
+
+def _gather_kernel(name):
+    return _loader.load(GATHER, GATHER_NAMES)(name)
+
+
+def _grid_stride(name, n, args):
+    k = _gather_kernel(name)
+    _launch.launch(k, _launch.cover_grid(n, _GATHER_BLOCK, kernel=k), _GATHER_BLOCK, args)
+
+
+def gather_rows(backend, rows2, idx):
+    """``take_along_axis(rows2, idx, axis=1)`` for C-contiguous rows ``rows2`` (R, L) and int64
+    indices ``idx`` (R, m) into them: one launch, the values' bit patterns kept."""
+    rows, length = rows2.shape
+    m = idx.shape[1]
+    xp = backend.xp
+    out = xp.empty((rows, m), dtype=rows2.dtype)
+    if out.size:
+        u = _MOVED[rows2.dtype.itemsize]
+        _grid_stride(f"gather_rows<{_dtypes.cname(u)}>", rows * m,
+                     (rows2.view(u), xp.ascontiguousarray(idx), out.view(u),
+                      _launch.i64(rows), _launch.i64(m), _launch.i64(length)))
+    return out
+
+
+def partition_indices(backend, sel, length, small):
+    """argpartition's rows (R, L) of int64 indices from ``sel`` (R, m), each row's selected
+    indices: with ``small`` the m selected first, in ``sel``'s order, then the others in index
+    order; else the others first, then the selected reversed (``sel`` the m largest, largest
+    first). The others come from one compaction of the not-selected flags, whose count is known
+    (R * (L - m)): no host synchronization."""
+    from ..compaction import _plans as _cplans
+
+    xp = backend.xp
+    rows, m = sel.shape
+    sel = xp.ascontiguousarray(sel)
+    res = xp.empty((rows, length), dtype=np.int64)
+    n = rows * length
+    if m < length:
+        keep = xp.empty(n, dtype=np.bool_)
+        _grid_stride("flag_rest", n, (keep.view(np.uint8), _launch.i64(n)))
+        _grid_stride("unflag_selected", rows * m, (sel, _launch.i64(rows), _launch.i64(m),
+                                                   _launch.i64(length), keep.view(np.uint8)))
+        rest = _cplans.compact_plan(backend, None, n).indices_into(keep)
+    else:
+        rest = _launch.stand_in(backend, np.int64)
+    _grid_stride("assemble_partition", n, (sel, rest, _launch.i64(rows), _launch.i64(m),
+                                           _launch.i64(length), np.int32(bool(small)), res))
+    return res

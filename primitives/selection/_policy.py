@@ -2,9 +2,10 @@
 
 Selectors: ``"radix_select"`` for the device-wide radix select (its pass kernel's tile, the digit
 widths, the candidate buffers and the largest ``k`` whose winners are ordered by counting),
-``"small_k"`` for the block-local candidate sets (tile, largest k) and ``"rows"`` for the block-per-row kernel (its block, the longest row it holds in shared memory and
-the largest sorted ``k`` it orders itself). One provenance line per tuned value; the experiments
-behind them are in docs/perf-log/.
+``"small_k"`` for the block-local candidate sets (tile, largest k), ``"rows"`` for the
+block-per-row kernel (its block, the longest row it holds in shared memory and the largest sorted
+``k`` it orders itself) and ``"partition"`` for when a 1-D partition sorts instead. One
+provenance line per tuned value; the experiments behind them are in docs/perf-log/.
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ class RowsPolicy:
     sort_max: int  # the largest k select_rows orders by counting (larger: a segmented sort)
 
 
+@dataclasses.dataclass(frozen=True)
+class PartitionPolicy:
+    # a 1-D argpartition/partition sorts the whole array (a sort is a partition for every kth)
+    # when it has at most sort_max_len elements, or when the selection would take more than
+    # len / sort_share of them (0: never); otherwise it selects (topk) and compacts the others
+    sort_max_len: int
+    sort_share: int
+
+
 TABLE = _policy.register("selection", {
     # tiles of 256 x 16 keys (one 16-byte load per 4 keys); a 13-bit first digit splits floats
     # of one binade into 16 bins, so the candidates of random floats in [0.5, 1.5) fit buffers of
@@ -57,8 +67,13 @@ TABLE = _policy.register("selection", {
     ("default", "small_k"): SmallKPolicy(block=256, items=8, k_max=256, merge_tiles=8),
     # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
     ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
+    # H100, 1-D float32 n = 10^4, kth = 1000 (tools/probes/small_calls, at 222a610): select and
+    # compact 1152 us (partition) and 832 us (argpartition), prim.sort 78 us and prim.argsort
+    # 96 us; sort_max_len 2^16 and sort_share 4 not measured further yet (at 2^28, k = 2^20,
+    # topk took 2.85 ms, prim.sort 4.13 ms: selecting 1/256 of the keys beats sorting them)
+    ("default", "partition"): PartitionPolicy(sort_max_len=1 << 16, sort_share=4),
 }, doc="the radix select's tile, digits and buffers; the block-per-row kernel's block and "
-       "longest row")
+       "longest row; when a 1-D partition sorts instead of selecting")
 
 
 def radix_select():
@@ -71,3 +86,7 @@ def small_k():
 
 def rows():
     return _policy.current("selection", "rows")
+
+
+def partition():
+    return _policy.current("selection", "partition")

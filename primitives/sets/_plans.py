@@ -167,12 +167,19 @@ class RunsPlan(_lookback.LookbackPlan):
         return keys_out, vout[:m]
 
 
+LENGTHS = "sets/lengths.cu"
+_loader.register(LENGTHS, ["run_lengths"])
+_LENGTHS_BLOCK = 256
+
+
 def lengths(starts, n, empty):
-    """The lengths of runs from their first indices ``starts`` among n elements (``empty``: the
-    backend's ``empty``)."""
+    """The lengths of runs from their first indices ``starts`` (contiguous int64 of the
+    backend) among n elements (``empty``: the backend's ``empty``): one launch."""
     out = empty(starts.size, dtype=INDEX_DTYPE)
-    out[:-1] = starts[1:] - starts[:-1]
-    out[-1:] = n - starts[-1:]
+    if out.size:
+        k = _loader.load(LENGTHS, ["run_lengths"])("run_lengths")
+        _launch.launch(k, _launch.cover_grid(out.size, _LENGTHS_BLOCK, kernel=k), _LENGTHS_BLOCK,
+                       (starts, _launch.i64(out.size), _launch.i64(n), out))
     return out
 
 
