@@ -453,3 +453,22 @@ def test_repeat_axis_call_takes_the_filed_replay(order, keepdims, rng):
         assert isinstance(_plans.PLANS.find(key), _axis.Shaped)
         H.assert_same(prim.sum(b, axis=axis, keepdims=keepdims),
                       np.sum(b, axis=axis, keepdims=keepdims), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.complex64, np.int32])
+def test_repeat_mean_takes_the_filed_call(dtype, rng):
+    """A whole-array mean of an array like an earlier call's replays the sum's plan and the
+    division's (where the sum reads the array as it is), with NumPy's answer and result type;
+    other arguments take the checked path."""
+    prim.clear_caches()
+    xs = [(rng.random(3001) * 10).astype(dtype) for _ in range(3)]
+    first = prim.mean(xs[0])
+    key = _plans.call_key("mean", (xs[1],), (None,))
+    assert _plans.PLANS.find(key) is not None  # the sum reads these dtypes as they are
+    for x in xs:
+        got, want = prim.mean(x), np.mean(x)
+        assert type(got) is type(want) or got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=2e-3 if dtype == np.float16 else 1e-5)
+    np.testing.assert_allclose(prim.mean(xs[1], keepdims=True), np.mean(xs[1], keepdims=True),
+                               rtol=2e-3 if dtype == np.float16 else 1e-5)
+    assert first.dtype == np.mean(xs[0]).dtype

@@ -52,6 +52,12 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
     as :func:`~primitives.sum`.
     """
     func = "mean"
+    key = None
+    if axis is None and out is None and not keepdims:
+        key = _plans.call_key(func, (x,), (dtype,))
+        call = _plans.PLANS.find(key)
+        if call is not None:  # an earlier call on a like array passed every check
+            return call(x)
     inp = _backend_input(x, func, _dtypes.REDUCE_COMPLEX_DTYPES)
     arr = inp.array
     axes = _axis.normalize_axis(axis, arr.ndim, func)
@@ -80,7 +86,27 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
     # the division as NumPy's true_divide by the count in the accumulator's dtype, then the cast
     r = xp.empty(s.shape, dtype=res) if s.size == 0 else _gp.mean_divide(inp.backend, s, count,
                                                                           res)
+    if key is not None and arr is x and count:
+        # later calls on like arrays: the sum's plan (filed by that call) and the division's
+        summed = _plans.PLANS.find(_plans.call_key("reduce", (x,), ("sum", acc, "auto")))
+        if summed is not None:
+            _plans.PLANS.file(key, _MeanCall(summed, _gp.mean_divide_plan(inp.backend, acc, res,
+                                                                          1, count)))
     return _axis.finish(r, inp, arr.shape, axes, keepdims, out, func)
+
+
+class _MeanCall(_plans.Plan):
+    """mean over every element of arrays like the first one's (the repeat-call path): the
+    whole-array sum's plan, then the division's, as the public function returns it."""
+
+    def __init__(self, summed, divide):
+        self.summed, self.divide = summed, divide
+
+    def __call__(self, x):
+        s = self.summed(x)  # a 0-d device array, or a NumPy scalar on the emulator
+        if isinstance(s, np.generic):
+            return self.divide(np.asarray(s).reshape(1))[0]
+        return self.divide(s)
 
 
 def _logical(x, axis, out, keepdims, func, reduce_, empty):

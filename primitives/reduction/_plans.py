@@ -333,10 +333,13 @@ class MeanDividePlan(_plans.Plan):
         return out
 
 
+def mean_divide_plan(backend, acc, res, m, count):
+    """The plan of ``m`` sums of ``acc`` divided by ``count`` into ``res``."""
+    key = ("reduce/mean_divide", acc, res, m, count, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: MeanDividePlan(backend, acc, res, m, count))
+
+
 def mean_divide(backend, sums, count, res):
     """``sums / count`` as NumPy's mean finishes (true_divide in the accumulator's dtype, then the
     cast to ``res``), in one launch of the plan of this configuration."""
-    acc = np.dtype(sums.dtype)
-    key = ("reduce/mean_divide", acc, res, sums.size, count, _plans.stream_key())
-    return _plans.PLANS.get(
-        key, lambda: MeanDividePlan(backend, acc, res, sums.size, count))(sums)
+    return mean_divide_plan(backend, np.dtype(sums.dtype), res, sums.size, count)(sums)
