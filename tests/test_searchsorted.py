@@ -239,12 +239,15 @@ def test_plans_reused(rng):
 
 
 def test_auto_policy(rng):
-    """auto sorts the queries first from the policy's thresholds on, else is cached."""
+    """auto sorts the queries first from the policy's thresholds on, takes the binary search
+    below binary_max_queries queries, else is cached."""
     a = sorted_data(rng, 2000, np.float32)
     v = queries(rng, a, 1500)
-    for limit, variant in ((1000, "sorted"), (4000, "cached")):
+    for limit, binary, variant in ((1000, 0, "sorted"), (4000, 0, "cached"),
+                                   (4000, 1501, "binary"), (4000, 1500, "cached")):
         prim.clear_caches()
-        with prim.tuning.override("search", sorted_min_queries=limit, sorted_min_n=limit):
+        with prim.tuning.override("search", sorted_min_queries=limit, sorted_min_n=limit,
+                                  binary_max_queries=binary):
             H.assert_same(prim.searchsorted(a, v), np.searchsorted(a, v))
             assert {p.variant for p in prim._core.plans.PLANS._plans.values()
                     if isinstance(p, _sp.SearchPlan)} == {variant}

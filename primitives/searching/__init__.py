@@ -18,8 +18,8 @@ bucketed  each query's bucket (its node at a level of the tree, from the shared 
           queries grouped by bucket (counted and placed through shared memory), a block per
           bucket searching the bucket's range of ``a`` in shared memory, the answers gathered
           back into the queries' order
-auto      ``sorted`` for many queries into a large array (the ``"search"`` policy's
-          thresholds), else ``cached``
+auto      ``sorted`` for many queries into a large array, ``binary`` for few queries (the
+          ``"search"`` policy's thresholds), else ``cached``
 ========  ======================================================================================
 
 Each runs from a plan per configuration; its tuning is the ``"search"`` family of

@@ -101,6 +101,8 @@ class _Checked:
         pol = _policy.current()
         if m >= pol.sorted_min_queries and n >= pol.sorted_min_n:
             return "sorted"
+        if m < pol.binary_max_queries:
+            return "binary"
         return "cached"
 
     def result(self, out, shape):
@@ -197,8 +199,8 @@ def searchsorted(a, v, side="left", sorter=None, *, variant="auto"):
             the range of ``a`` its answers lie in from shared memory), ``"bucketed"`` (the
             queries grouped by their node at a level of the tree, a block per node searching
             its range of ``a`` in shared memory) or ``"auto"`` (``"sorted"`` for many queries
-            into a large array, by the ``"search"`` tuning policy's thresholds, else
-            ``"cached"``).
+            into a large array, ``"binary"`` for few queries, by the ``"search"`` tuning
+            policy's thresholds, else ``"cached"``).
 
     Returns:
         int64 indices of ``v``'s shape (a NumPy int64 scalar for a scalar ``v`` and host inputs,

@@ -28,6 +28,7 @@ class SearchPolicy:
     bucket_max_levels: int  # at most 2^this buckets (12 bytes of shared counters per bucket)
     sorted_min_queries: int  # "auto" sorts the queries first from this many queries...
     sorted_min_n: int  # ... into an array of at least this many elements
+    binary_max_queries: int = 0  # "auto" takes "binary" (one launch, no tree) below this many
 
 
 TABLE = _policy.register("search", {
@@ -49,7 +50,12 @@ TABLE = _policy.register("search", {
                                     tile_items=4, tile_bytes=24 * 1024,
                                     bucket_block=256, bucket_bytes=48 * 1024,
                                     bucket_queries=1024, bucket_max_levels=13,
-                                    sorted_min_queries=1 << 22, sorted_min_n=1 << 24),
+                                    sorted_min_queries=1 << 22, sorted_min_n=1 << 24,
+                                    # H100, 10^4 float32 queries into 10^4 (tools/probes/
+                                    # small_calls at 222a610): cached (tree built, then the
+                                    # search) 42.9 us per call, cupy.searchsorted 29.8 us; binary
+                                    # is its one launch. The bound 2^16 not measured yet
+                                    binary_max_queries=1 << 16),
 }, doc="searchsorted's cached kernel (block, queries per thread, shared tree bytes), the binary "
        "kernel's block, the sorted variant's tiles, the bucketed variant's buckets and auto's "
        "thresholds")
