@@ -6,7 +6,7 @@ import pytest
 
 import primitives as prim
 from primitives.testing import harness as H
-from primitives._core import dtypes as _dtypes
+from primitives._core import backend as _backend, dtypes as _dtypes
 
 FUNCS = {"sum": np.sum, "min": np.min, "max": np.max}
 
@@ -444,15 +444,18 @@ def test_axis_property(case):
 def test_repeat_axis_call_takes_the_filed_replay(order, keepdims, rng):
     """A second call on an array like the first runs the replay filed under its call key (no
     checks) and gives the second array's result, in its layout, with keepdims."""
-    a = np.asarray(rng.random((6, 40)), dtype=np.float32, order=order)
-    b = np.asarray(rng.random((6, 40)), dtype=np.float32, order=order)
+    xp = _backend.get_backend().xp  # the path of arrays of the backend's own type
+    ha = np.asarray(rng.random((6, 40)), dtype=np.float32, order=order)
+    hb = np.asarray(rng.random((6, 40)), dtype=np.float32, order=order)
+    lay = xp.asfortranarray if order == "F" else xp.ascontiguousarray
+    a, b = lay(xp.asarray(ha)), lay(xp.asarray(hb))
     for axis in (0, 1):
-        H.assert_same(prim.sum(a, axis=axis, keepdims=keepdims),
-                      np.sum(a, axis=axis, keepdims=keepdims), rtol=1e-5)
+        H.assert_same(H.to_host(prim.sum(a, axis=axis, keepdims=keepdims)),
+                      np.sum(ha, axis=axis, keepdims=keepdims), rtol=1e-5)
         key = _plans.call_key("reduce/axes", (a,), ("sum", axis, None, keepdims, "auto", "sum"))
         assert isinstance(_plans.PLANS.find(key), _axis.Shaped)
-        H.assert_same(prim.sum(b, axis=axis, keepdims=keepdims),
-                      np.sum(b, axis=axis, keepdims=keepdims), rtol=1e-5)
+        H.assert_same(H.to_host(prim.sum(b, axis=axis, keepdims=keepdims)),
+                      np.sum(hb, axis=axis, keepdims=keepdims), rtol=1e-5)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.complex64, np.int32])
@@ -461,14 +464,19 @@ def test_repeat_mean_takes_the_filed_call(dtype, rng):
     division's (where the sum reads the array as it is), with NumPy's answer and result type;
     other arguments take the checked path."""
     prim.clear_caches()
-    xs = [(rng.random(3001) * 10).astype(dtype) for _ in range(3)]
+    xp = _backend.get_backend().xp  # the path of arrays of the backend's own type
+    hs = [(rng.random(3001) * 10).astype(dtype) for _ in range(3)]
+    xs = [xp.asarray(h) for h in hs]
     first = prim.mean(xs[0])
     key = _plans.call_key("mean", (xs[1],), (None,))
     assert _plans.PLANS.find(key) is not None  # the sum reads these dtypes as they are
-    for x in xs:
-        got, want = prim.mean(x), np.mean(x)
-        assert type(got) is type(want) or got.dtype == want.dtype
-        np.testing.assert_allclose(got, want, rtol=2e-3 if dtype == np.float16 else 1e-5)
-    np.testing.assert_allclose(prim.mean(xs[1], keepdims=True), np.mean(xs[1], keepdims=True),
-                               rtol=2e-3 if dtype == np.float16 else 1e-5)
-    assert first.dtype == np.mean(xs[0]).dtype
+    tol = 2e-3 if dtype == np.float16 else 1e-5
+    for x, h in zip(xs, hs):
+        got, want = prim.mean(x), np.mean(h)
+        assert type(got) is type(want) if xp is np else (got.shape == () and
+                                                          got.dtype == want.dtype)
+        np.testing.assert_allclose(H.to_host(got), want, rtol=tol)
+    np.testing.assert_allclose(H.to_host(prim.mean(xs[1], keepdims=True)),
+                               np.mean(hs[1], keepdims=True), rtol=tol)
+    assert first.dtype == np.mean(hs[0]).dtype
+    np.testing.assert_allclose(prim.mean(hs[2]), np.mean(hs[2]), rtol=tol)  # NumPy in, out
