@@ -12,7 +12,7 @@ Two modes:
 * the quick tour (the default) checks every contender of every section on a small input
   (:data:`CHECK_LOG2N`) and times one representative section per family (the one its tour module
   marks ``quick=True``, else its first) at the family's tour size: the production or ``auto``
-  path next to its peers;
+  path next to its peers (the section's ``quick_rows``);
 * ``--full`` times every section at the tour size (the sweep behind the docs' figures).
 
 Either way every contender is checked, and the CSV (``--csv``) has the same columns; rows that
@@ -71,6 +71,10 @@ class Section:
     contenders: Callable[[], list]  # built lazily: data is allocated when the section runs
     count: int  # number of contenders (for the progress display)
     quick: bool = False  # the family's representative section: the one the quick tour times
+    # the rows of ours the quick tour times in that section, by name or name prefix (the
+    # production or auto path), beside every peer; empty: all (the other rows are checked on
+    # the small input with the rest)
+    quick_rows: tuple = ()
 
 
 @dataclasses.dataclass
@@ -169,12 +173,18 @@ def _reps(backend):
     return {"rounds": 1, "warmup": 1, "repeat": 3}
 
 
-def run_section(backend, section, progress, timed=True):
+def _picked(c, rows):
+    """Whether contender ``c`` is one of ``rows`` (names or name prefixes; empty: all), or a
+    peer."""
+    return not rows or c.peer or c.name.startswith(tuple(rows))
+
+
+def run_section(backend, section, progress, timed=True, rows=()):
     """Check every contender of ``section`` (a crash is a failed check, its message the row's
     note) and, when ``timed``, time those that passed; rows of untimed contenders have NaN ms.
     An untimed section checks ours alone: a peer is there to be timed against (and its first
-    call compiles CuPy's own kernels)."""
-    contenders = [c for c in section.contenders() if timed or not c.peer]
+    call compiles CuPy's own kernels). ``rows``: only these of ours (and the peers)."""
+    contenders = [c for c in section.contenders() if (timed or not c.peer) and _picked(c, rows)]
     progress.recount(len(contenders) - section.count)
     checks, fns, notes = {}, {}, {}
     for c in contenders:
@@ -286,8 +296,9 @@ def plan(families, gpu, log2n=None, full=False):
     """The tour's work: ``(family, section, timed)`` triples, in the order they run.
 
     ``full``: every section at the tour size (``log2n``, or each family's default), timed. Else
-    every section but the representative one at the check size, untimed, then each family's
-    representative section at the tour size, timed."""
+    every section at the check size, untimed, then each family's representative section at the
+    tour size, timed (its ``quick_rows`` and the peers; the representative section is checked
+    on the small input too unless it times every row)."""
     if full:
         return [(f, s, True) for f in families
                 for s in _registry.family(f).tour_sections(gpu, log2n)]
@@ -300,7 +311,8 @@ def plan(families, gpu, log2n=None, full=False):
         little = fam.tour_sections(gpu, small)
         if len(little) != len(big):  # not the same workloads: check the tour-size ones
             little = big
-        checks += [(f, s, False) for i, s in enumerate(little) if i != pick]
+        checks += [(f, s, False) for i, s in enumerate(little)
+                   if i != pick or (little is not big and big[pick].quick_rows)]
         timed.append((f, big[pick], True))
     return checks + timed
 
@@ -436,7 +448,8 @@ def main(argv=None):
     try:
         for family, section, timed in work:
             t0 = time.perf_counter()
-            rows = run_section(backend, section, progress, timed)
+            rows = run_section(backend, section, progress, timed,
+                               section.quick_rows if timed and not args.full else ())
             seconds = time.perf_counter() - t0
             checked += len(rows)
             failures += [(family, section.title, r) for r in rows if not r.ok]

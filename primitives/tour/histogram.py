@@ -7,7 +7,7 @@ import numpy as np
 
 from primitives import tour
 from primitives._core import backend as _backend
-from primitives.histograms import VARIANTS, histogram2d, histogram_even
+from primitives.histograms import VARIANTS, auto_variant, histogram2d, histogram_even
 
 
 def sky(n, rng):
@@ -30,7 +30,7 @@ def sections(gpu, log2n=None):
     nc = 1 << (log2n or (26 if gpu else 13))  # contended data: global atomics serialize
     sections = []
 
-    def section(title, nbytes, make, bins, rng_, variants, peers):
+    def section(title, nbytes, make, bins, rng_, variants, peers, quick_rows=()):
         def contenders():
             xp = _backend.get_backend().xp
             host = make()
@@ -47,7 +47,8 @@ def sections(gpu, log2n=None):
             return out
 
         sections.append(tour.Section(title=title, nbytes=nbytes, contenders=contenders,
-                                     count=len(variants) + (len(peers) if gpu else 0)))
+                                     count=len(variants) + (len(peers) if gpu else 0),
+                                     quick=bool(quick_rows), quick_rows=quick_rows))
 
     def u8_peers(nbins):
         import cupy
@@ -58,7 +59,8 @@ def sections(gpu, log2n=None):
     rng = np.random.default_rng(5)
     u8 = lambda n: (lambda: rng.integers(0, 256, n, dtype=np.uint8))  # noqa: E731
     section(f"histogram: uint8 uniform, 256 bins, n = 2^{n8.bit_length() - 1}", n8, u8(n8), 256,
-            (0, 256), VARIANTS, u8_peers(256) if gpu else [])
+            (0, 256), VARIANTS, u8_peers(256) if gpu else [],
+            quick_rows=(auto_variant(256, np.uint8),))  # the quick tour: auto's kernel
     section(f"histogram: uint8 all equal (contended), 256 bins, n = 2^{nc.bit_length() - 1}", nc,
             lambda: np.full(nc, 77, np.uint8), 256, (0, 256), VARIANTS,
             u8_peers(256) if gpu else [])

@@ -45,7 +45,8 @@ def sections(gpu, log2n=None):
         sections.append(tour.Section(
             title=f"scan: inclusive sum {dt.name} -> {dt.name}, n = 2^{n.bit_length() - 1}",
             nbytes=2 * n * dt.itemsize, contenders=contenders,
-            count=len(VARIANTS) + (1 if gpu else 0), quick=dt == np.int32))
+            count=len(VARIANTS) + (1 if gpu else 0), quick=dt == np.int32,
+            quick_rows=("decoupled_lookback",)))
     return sections + api_sections(gpu, log2n)
 
 

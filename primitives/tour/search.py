@@ -40,4 +40,4 @@ def sections(gpu, log2n=None):
         title=f"searchsorted: 2^{m.bit_length() - 1} float32 queries into a sorted float32 "
               f"array of 2^{n.bit_length() - 1} (GB/s: queries read + int64 results written)",
         nbytes=m * (4 + 8), contenders=contenders, count=len(VARIANTS) + 1 + (1 if gpu else 0),
-        quick=True)]
+        quick=True, quick_rows=("auto",))]

@@ -11,10 +11,12 @@ from primitives._core import backend as _backend
 
 
 def sections(gpu, log2n=None):
-    """Tour workload: equal float32 segments (2^16 x 2^12 on a GPU), scanned and reduced, against
+    """Tour workload: equal float32 segments (2^14 x 2^12 on a GPU), scanned and reduced, against
     ``cupy.cumsum(axis=1)`` and ``sum(axis=1)`` on a GPU."""
-    n = 1 << (log2n or (28 if gpu else 14))
-    rows = min(1 << 16, n >> 6)
+    # 2^26 elements on a GPU (a read and a write of 256 MiB each, ten times the L2): the
+    # float64 oracles of 2^28 took the host longer than everything else of the section
+    n = 1 << (log2n or (26 if gpu else 14))
+    rows = max(1, n >> 12) if gpu else min(1 << 16, n >> 6)  # segments of 4096 on a GPU
     cols = n // rows
 
     def contenders():

@@ -69,7 +69,7 @@ def sections(gpu, log2n=None):
         nbytes=4 * n, contenders=flat_contenders,
         count=(sum(v != "rows" or _plans.row_fits(4, n) for v in VARIANTS) +
                (1 + (_torch() is not None) if gpu else 0)),
-        quick=True))
+        quick=True, quick_rows=("small_k",)))  # auto's choice for this k
 
     cols, kr = 4096, 32
     rows = max(1, n // cols)

@@ -74,7 +74,8 @@ def sections(gpu, log2n=None):
 
     return [tour.Section(title=f"unique(return_counts=True): uint32, n/128 distinct, n = 2^{p}",
                          nbytes=n * 4, contenders=unique_contenders,
-                         count=len(prim.sets.VARIANTS) + (1 if gpu else 0), quick=True),
+                         count=len(prim.sets.VARIANTS) + (1 if gpu else 0), quick=True,
+                         quick_rows=("unique (rle)",)),
             tour.Section(title=f"runs: int32 keys in runs of ~16, float32 values, n = 2^{p}",
                          nbytes=n * 8 + (n // 16) * 8, contenders=runs_contenders,
                          count=3 if gpu else 2)]

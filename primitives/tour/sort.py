@@ -41,7 +41,7 @@ def sections(gpu, log2n=None):
         title=f"sort: uint32 keys, n = 2^{n.bit_length() - 1} (GB/s: keys read + written once; "
               "speedup vs onesweep)",
         nbytes=2 * 4 * n, contenders=keys_contenders, count=len(VARIANTS) + (1 if gpu else 0),
-        quick=True))
+        quick=True, quick_rows=("onesweep",)))
 
     def pairs_contenders():
         xp = _backend.get_backend().xp
