@@ -1,0 +1,573 @@
+"""Reductions of Dask arrays: :func:`sum`, :func:`prod`, :func:`min`, :func:`max`,
+:func:`mean`, :func:`any`, :func:`all`, :func:`argmin` and :func:`argmax`.
+
+The graph is Dask's own tree reduction (``dask.array.reduction``) with this library's kernels in
+every task:
+
+1. each chunk reduced where it lives over the reduced axes, keeping them as axes of length 1
+   (``primitives.sum``/``min``/... with ``keepdims=True``; sums and products in the
+   accumulator dtype: the result's, float32 for a float16 result, as the one-array call);
+2. groups of ``split_every`` partial results concatenated along a reduced axis and reduced again
+   by the same function, level after level (the ``dask_reduce`` policy: 8 per task, so 8 chunks
+   take one final task);
+3. the last task reduces its group, drops the reduced axes unless ``keepdims`` and casts to the
+   result dtype.
+
+A chunk empty along a reduced axis gives the identity (0 for sums, 1 for products, False for
+``any``, True for ``all``, a zero count for ``mean``) or, for ``min``/``max``, nothing: the tasks
+above it skip it. A reduction over no elements at all raises NumPy's ``ValueError`` when the
+function is called (``min``/``max``, ``argmin``/``argmax``) or warns as NumPy does (``mean``:
+NaN).
+
+``mean`` carries (sum, count) pairs up the tree and divides in the last task. ``argmin`` and
+``argmax`` carry (value, global int64 index) pairs: each chunk's ``primitives.argmin`` (its
+first extreme, the first NaN when there is one) made global from the chunk's place in the array,
+then at every level the extreme value of the pairs, NaN winning, and among equal values the
+lowest global index. The lowest index, not the first chunk: over several axes the chunks do not
+follow the flattened order.
+
+Every task's device work runs on a CUDA stream of the Dask thread's own (``own_stream``: the
+tasks are called with keywords by Dask and pass positional arguments to the decorated bodies).
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import functools
+import warnings
+
+import numpy as np
+
+from .. import reduction as _reduction
+from .._core import checks as _checks, dtypes as _dtypes, policy as _policy
+from ..reduction import _arg as _rarg, _axis as _raxis
+from ._sort import own_stream, xp_of
+
+__all__ = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ReducePolicy:
+    split_every: int  # partial results reduced per task of the tree (>= 2)
+
+
+TABLE = _policy.register("dask_reduce", {
+    # 8 partials per task: a reduction of up to 8 chunks is one chunk task each and one final
+    # task (dask.array's default would add a level of combine tasks from 5 chunks on); the
+    # partials are a few bytes per kept element (not tuned)
+    ("default", None): ReducePolicy(split_every=8),
+}, doc="primitives.dask.sum/min/max/mean/argmin/...: partial results reduced per task")
+
+_INT64_MAX = np.iinfo(np.int64).max
+_FUNCS = {"sum": _reduction.sum, "prod": _reduction.prod, "min": _reduction.min,
+          "max": _reduction.max, "any": _reduction.any, "all": _reduction.all}
+_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
+
+
+# ---- the tasks ---------------------------------------------------------------------------------
+
+
+def _flat(parts):
+    """The partial results of a task (nested lists along the reduced axes when Dask does not
+    concatenate them), in order, without the empty ones (None)."""
+    if isinstance(parts, list):
+        return [p for q in parts for p in _flat(q)]
+    return [] if parts is None else [parts]
+
+
+def _kept_shape(shape, axis):
+    return tuple(1 if a in axis else d for a, d in enumerate(shape))
+
+
+def _reduce_block(a, op, axis, keepdims, acc):
+    """``op`` over ``axis`` of a backend array, by the library's function."""
+    if op in ("sum", "prod"):
+        return _FUNCS[op](a, axis=axis, dtype=acc, keepdims=keepdims)
+    return _FUNCS[op](a, axis=axis, keepdims=keepdims)
+
+
+def _joined(parts, axis):
+    if len(parts) == 1:
+        return parts[0]
+    return xp_of(parts[0]).concatenate(parts, axis=axis[0])
+
+
+def _chunk(block, axis=None, keepdims=True, op=None, acc=None):
+    """A chunk reduced over ``axis`` (kept as axes of length 1)."""
+    return _chunk_task(block, axis, op, acc)
+
+
+@own_stream
+def _chunk_task(block, axis, op, acc):
+    xp = xp_of(block)
+    if builtins.any(block.shape[a] == 0 for a in axis):  # nothing reduced: the identity, or skipped
+        if op in ("min", "max"):
+            return None
+        return xp.full(_kept_shape(block.shape, axis), _IDENTITY[op], dtype=acc)
+    if block.size == 0:  # nothing kept
+        return xp.empty(_kept_shape(block.shape, axis), dtype=acc)
+    return _reduce_block(block, op, axis, True, acc)
+
+
+def _combine(parts, axis=None, keepdims=True, op=None, acc=None):
+    return _combine_task(parts, axis, op, acc)
+
+
+@own_stream
+def _combine_task(parts, axis, op, acc):
+    parts = _flat(parts)
+    if len(parts) <= 1:
+        return parts[0] if parts else None
+    return _reduce_block(_joined(parts, axis), op, axis, True, acc)
+
+
+def _aggregate(parts, axis=None, keepdims=False, op=None, acc=None, res=None):
+    return _aggregate_task(parts, axis, keepdims, op, acc, res)
+
+
+@own_stream
+def _aggregate_task(parts, axis, keepdims, op, acc, res):
+    parts = _flat(parts)
+    if not parts:  # only when the chunk sizes were unknown: nothing was reduced
+        name = "minimum" if op == "min" else "maximum"
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    out = _reduce_block(_joined(parts, axis), op, axis, keepdims, acc)
+    return out if out.dtype == res else out.astype(res)
+
+
+def _mean_chunk(block, axis=None, keepdims=True, acc=None):
+    """(sum over ``axis`` in ``acc``, the number of elements summed)."""
+    return _mean_chunk_task(block, axis, acc)
+
+
+@own_stream
+def _mean_chunk_task(block, axis, acc):
+    xp = xp_of(block)
+    count = int(np.prod([block.shape[a] for a in axis], dtype=np.int64))
+    if count == 0 or block.size == 0:
+        return xp.zeros(_kept_shape(block.shape, axis), dtype=acc), count
+    return _reduction.sum(block, axis=axis, dtype=acc, keepdims=True), count
+
+
+def _mean_parts(parts, axis, keepdims, acc):
+    parts = _flat(parts)
+    s = _joined([p[0] for p in parts], axis)
+    if len(parts) > 1 or not keepdims:
+        s = _reduction.sum(s, axis=axis, dtype=acc, keepdims=keepdims)
+    return s, builtins.sum(p[1] for p in parts)
+
+
+def _mean_combine(parts, axis=None, keepdims=True, acc=None):
+    return _mean_combine_task(parts, axis, acc)
+
+
+@own_stream
+def _mean_combine_task(parts, axis, acc):
+    return _mean_parts(parts, axis, True, acc)
+
+
+def _mean_aggregate(parts, axis=None, keepdims=False, acc=None, res=None):
+    return _mean_aggregate_task(parts, axis, keepdims, acc, res)
+
+
+@own_stream
+def _mean_aggregate_task(parts, axis, keepdims, acc, res):
+    s, count = _mean_parts(parts, axis, keepdims, acc)
+    xp = xp_of(s) if not isinstance(s, np.generic) else np
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0: NaN (warned when called)
+        m = xp.true_divide(s, acc.type(count))
+    return m if m.dtype == res else m.astype(res)
+
+
+def _arg_chunk(block, block_info=None, axis=None, is_max=False):
+    """(values, global int64 indices) of a chunk's first extremes: over the whole chunk
+    (``axis`` None; shape ``(1,) * ndim``) or along ``axis`` (kept as length 1); None when the
+    chunk is empty along the reduced axes."""
+    info = block_info[0]
+    start = tuple(lo for lo, _ in info["array-location"])
+    return _arg_chunk_task(block, start, tuple(info["shape"]), axis, is_max)
+
+
+@own_stream
+def _arg_chunk_task(block, start, shape, axis, is_max):
+    xp = xp_of(block)
+    argf = _reduction.argmax if is_max else _reduction.argmin
+    if axis is None:
+        if block.size == 0:
+            return None
+        flat = block.reshape(-1)
+        i = xp.asarray(argf(flat))
+        val = flat[i]
+        # the chunk's flat index as the whole array's: unravelled in the chunk, offset, ravelled
+        g, rem, stride = xp.zeros((), np.int64), i.astype(np.int64), 1
+        for d in reversed(range(block.ndim)):
+            g = g + (rem % block.shape[d] + start[d]) * stride
+            rem = rem // block.shape[d]
+            stride *= shape[d]
+        one = (1,) * block.ndim
+        return val.reshape(one), g.reshape(one)
+    if block.shape[axis] == 0:
+        return None
+    kept = _kept_shape(block.shape, (axis,))
+    if block.size == 0:
+        return xp.empty(kept, block.dtype), xp.empty(kept, np.int64)
+    idx = xp.asarray(argf(block, axis=axis, keepdims=True))
+    return xp.take_along_axis(block, idx, axis=axis), idx + np.int64(start[axis])
+
+
+def _arg_pick(parts, is_max):
+    """The pair of the extreme value of ``parts``' pairs, NaN first, ties to the lowest index."""
+    parts = _flat(parts)
+    if len(parts) <= 1:
+        return parts[0] if parts else None
+    xp = xp_of(parts[0][0])
+    v = xp.stack([p[0] for p in parts])
+    i = xp.stack([p[1] for p in parts])
+    best = v.max(axis=0) if is_max else v.min(axis=0)  # NaN propagates
+    cand = v == best
+    if v.dtype.kind == "f":
+        nan = xp.isnan(v)
+        cand = xp.where(nan.any(axis=0), nan, cand)
+    return best, xp.where(cand, i, _INT64_MAX).min(axis=0)
+
+
+def _arg_combine(parts, axis=None, keepdims=True, is_max=False):
+    return _arg_combine_task(parts, is_max)
+
+
+@own_stream
+def _arg_combine_task(parts, is_max):
+    return _arg_pick(parts, is_max)
+
+
+def _arg_aggregate(parts, axis=None, keepdims=False, is_max=False, func=None):
+    return _arg_aggregate_task(parts, axis, keepdims, is_max, func)
+
+
+@own_stream
+def _arg_aggregate_task(parts, axis, keepdims, is_max, func):
+    pair = _arg_pick(parts, is_max)
+    if pair is None:
+        raise ValueError(f"attempt to get {func} of an empty sequence")
+    idx = pair[1]
+    if not keepdims:
+        idx = idx.reshape(tuple(d for a, d in enumerate(idx.shape) if a not in axis))
+    return idx
+
+
+def _arg_pass(pair, axis=None, keepdims=True):
+    return pair
+
+
+# ---- the graphs --------------------------------------------------------------------------------
+
+
+def _name(func):
+    return f"primitives.dask.{func}"
+
+
+def _dask_array(x, func):
+    import dask.array as da
+
+    if not isinstance(x, da.Array):
+        raise TypeError(f"{func}: x must be a dask.array.Array, got {type(x).__name__} (wrap an "
+                        f"array with dask.array.from_array)")
+    return x
+
+
+def _reduced(x, axis, func):
+    """The normalized tuple of reduced axes, and the number of elements reduced into each result
+    element (None when some of those chunk sizes are unknown)."""
+    axes = _raxis.normalize_axis(axis, x.ndim, func)
+    sizes = [x.shape[a] for a in axes]
+    if builtins.any(np.isnan(s) for s in sizes):
+        return axes, None
+    return axes, int(np.prod(sizes, dtype=np.int64))
+
+
+def _split_every(split_every):
+    return _policy.current("dask_reduce").split_every if split_every is None else split_every
+
+
+def _meta(x, axes, keepdims, dtype):
+    from dask.array.utils import meta_from_array
+
+    return meta_from_array(x, ndim=x.ndim if keepdims else x.ndim - len(axes), dtype=dtype)
+
+
+def _tree(x, op, axis, keepdims, split_every, acc, res, func):
+    import dask.array as da
+
+    axes, count = _reduced(x, axis, func)
+    if op in ("min", "max") and count == 0:
+        name = "minimum" if op == "min" else "maximum"
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    kw = {"op": op, "acc": acc}
+    return da.reduction(
+        x, functools.partial(_chunk, **kw), functools.partial(_aggregate, res=res, **kw),
+        combine=functools.partial(_combine, **kw), axis=axes, keepdims=keepdims, dtype=res,
+        split_every=_split_every(split_every), concatenate=False, name=f"primitives-{op}",
+        meta=_meta(x, axes, keepdims, res))
+
+
+def _accumulator(res):
+    """The dtype partial sums and products are kept in: float32 for a float16 result, as the
+    library's one-array call accumulates."""
+    return np.dtype(np.float32) if res == np.float16 else res
+
+
+def _real_input(x, res, func):
+    """``x``, or its real part for complex input into a real ``dtype`` (NumPy's cast, with its
+    ComplexWarning)."""
+    if x.dtype.kind == "c" and res.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=4)
+        return x.real
+    return x
+
+
+def _sum_like(x, op, axis, dtype, keepdims, split_every):
+    func = _name(op)
+    x = _dask_array(x, func)
+    in_dt = np.dtype(x.dtype)
+    _reduction._api._check_x(in_dt, op, func)
+    if dtype is None:
+        res = _dtypes.reduce_result_dtype(in_dt, op)
+    else:
+        res = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
+                                    allowed=_dtypes.REDUCE_COMPLEX_DTYPES)
+    x = _real_input(x, res, func)
+    return _tree(x, op, axis, keepdims, split_every, _accumulator(res), res, func)
+
+
+def sum(x, axis=None, dtype=None, keepdims=False, split_every=None):  # noqa: A001 - NumPy's
+    """Sum of a Dask array over ``axis`` (every axis by default), as :func:`numpy.sum`.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        Any shape, of bool, int8/16/32/64, uint8/16/32/64, float16/32/64, complex64 or
+        complex128, NumPy or CuPy chunks (empty chunks and unknown chunk sizes allowed).
+    axis : None, int or tuple of ints, optional
+        The axes summed, as NumPy's (negative counting from the end).
+    dtype : dtype, optional
+        The result dtype. Default NumPy's: bool and signed integers below 64 bits give int64,
+        unsigned ones uint64; float16 stays float16 (the partial sums kept in float32); float
+        and complex dtypes stay. Complex input into a real ``dtype`` sums the real part, with
+        NumPy's ``ComplexWarning``.
+    keepdims : bool, optional
+        Keep the summed axes as axes of length 1.
+    split_every : int or dict, optional
+        Partial sums reduced per task of the tree, as ``dask.array.sum``'s (default: the
+        ``dask_reduce`` policy, 8).
+
+    Returns
+    -------
+    dask.array.Array
+        Lazy: ``primitives.sum`` of every chunk, then a tree of ``primitives.sum`` of the
+        partial sums (see :mod:`primitives.dask._reduce`). Integer sums wrap around as NumPy's.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a Dask array, or of an unsupported dtype; an unsupported ``dtype``.
+    numpy.exceptions.AxisError
+        ``axis`` out of range (a ``ValueError``); ``ValueError`` for a repeated axis.
+
+    See Also
+    --------
+    numpy.sum, primitives.sum, dask.array.sum
+
+    Examples
+    --------
+    >>> import dask.array as da, numpy as np
+    >>> import primitives.dask as pd
+    >>> x = da.from_array(np.arange(12, dtype=np.int8).reshape(3, 4), chunks=(2, 3))
+    >>> pd.sum(x).compute(), pd.sum(x, axis=0).compute()
+    (np.int64(66), array([12, 15, 18, 21]))
+    """
+    return _sum_like(x, "sum", axis, dtype, keepdims, split_every)
+
+
+def prod(x, axis=None, dtype=None, keepdims=False, split_every=None):
+    """Product of a Dask array over ``axis``, as :func:`numpy.prod`: the graph of :func:`sum`
+    with ``primitives.prod`` in every task (the product of nothing is 1). Arguments, dtypes
+    and errors as :func:`sum`."""
+    return _sum_like(x, "prod", axis, dtype, keepdims, split_every)
+
+
+def _min_max(x, op, axis, keepdims, split_every):
+    func = _name(op)
+    x = _dask_array(x, func)
+    in_dt = np.dtype(x.dtype)
+    _reduction._api._check_x(in_dt, op, func)
+    return _tree(x, op, axis, keepdims, split_every, in_dt, in_dt, func)
+
+
+def min(x, axis=None, keepdims=False, split_every=None):  # noqa: A001 - NumPy's name
+    """Minimum of a Dask array over ``axis`` (NaN propagates), as :func:`numpy.min`.
+
+    ``primitives.min`` of every chunk, then a tree of ``primitives.min`` of the partial minima;
+    chunks empty along the reduced axes are skipped. ``x``, ``axis``, ``keepdims`` and
+    ``split_every`` as :func:`sum` (no complex dtypes: they have no order here); the result in
+    ``x``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a Dask array, or of an unsupported dtype (complex included).
+    ValueError
+        A reduction over no elements ("zero-size array to reduction operation minimum which has
+        no identity", NumPy's error; when the call is made, or when the result is computed if
+        the chunk sizes are unknown); ``axis`` out of range (``numpy.exceptions.AxisError``) or
+        repeated.
+    """
+    return _min_max(x, "min", axis, keepdims, split_every)
+
+
+def max(x, axis=None, keepdims=False, split_every=None):  # noqa: A001 - NumPy's name
+    """Maximum of a Dask array over ``axis`` (NaN propagates), as :func:`numpy.max`; see
+    :func:`min`."""
+    return _min_max(x, "max", axis, keepdims, split_every)
+
+
+def _logical(x, op, axis, keepdims, split_every):
+    func = _name(op)
+    x = _dask_array(x, func)
+    in_dt = np.dtype(x.dtype)
+    if in_dt not in _dtypes.REDUCE_DTYPES:
+        raise TypeError(f"{func}: x has dtype {in_dt}; supported dtypes are "
+                        f"{_dtypes.names(_dtypes.REDUCE_DTYPES)}")
+    b = np.dtype(np.bool_)
+    return _tree(x, op, axis, keepdims, split_every, b, b, func)
+
+
+def any(x, axis=None, keepdims=False, split_every=None):  # noqa: A001 - NumPy's name
+    """Whether any element over ``axis`` is true (non-zero; NaN counts), as :func:`numpy.any`:
+    ``primitives.any`` in every task of :func:`sum`'s graph; False over nothing."""
+    return _logical(x, "any", axis, keepdims, split_every)
+
+
+def all(x, axis=None, keepdims=False, split_every=None):  # noqa: A001 - NumPy's name
+    """Whether every element over ``axis`` is true (non-zero; NaN counts), as
+    :func:`numpy.all`: ``primitives.all`` in every task of :func:`sum`'s graph; True over
+    nothing."""
+    return _logical(x, "all", axis, keepdims, split_every)
+
+
+def mean(x, axis=None, dtype=None, keepdims=False, split_every=None):
+    """Arithmetic mean of a Dask array over ``axis``, as :func:`numpy.mean`.
+
+    Every chunk gives its sum (``primitives.sum``) in the accumulator dtype and its count; the
+    tree adds both and the last task divides. The accumulator is NumPy's: float64 for bool and
+    integers, float32 for float16 (the result float16), the input's float or complex dtype
+    otherwise, or ``dtype``. A mean over no elements is NaN with NumPy's ``RuntimeWarning``
+    ("Mean of empty slice", when the call is made). Arguments and errors as :func:`sum`.
+    """
+    import dask.array as da
+
+    func = _name("mean")
+    x = _dask_array(x, func)
+    in_dt = np.dtype(x.dtype)
+    _reduction._api._check_x(in_dt, "sum", func)
+    if dtype is None:
+        if in_dt.kind in "biu":
+            acc = res = np.dtype(np.float64)
+        elif in_dt == np.float16:
+            acc, res = np.dtype(np.float32), np.dtype(np.float16)
+        else:
+            acc = res = in_dt
+    else:
+        acc = res = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
+                                          allowed=_dtypes.REDUCE_COMPLEX_DTYPES)
+    x = _real_input(x, res, func)
+    axes, count = _reduced(x, axis, func)
+    if count == 0:
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+    return da.reduction(
+        x, functools.partial(_mean_chunk, acc=acc),
+        functools.partial(_mean_aggregate, acc=acc, res=res),
+        combine=functools.partial(_mean_combine, acc=acc), axis=axes, keepdims=keepdims,
+        dtype=res, split_every=_split_every(split_every), concatenate=False,
+        name="primitives-mean", meta=_meta(x, axes, keepdims, res))
+
+
+def _arg(x, axis, keepdims, split_every, is_max):
+    import dask.array as da
+
+    fname = "argmax" if is_max else "argmin"
+    func = _name(fname)
+    x = _dask_array(x, func)
+    _rarg._check_dtype(np.dtype(x.dtype), func)
+    ax = _rarg._check_axis(axis, x.ndim, func)
+    axes = tuple(range(x.ndim)) if ax is None else (ax,)
+    if builtins.any(np.isnan(c) for a in axes for c in x.chunks[a]):
+        raise ValueError(f"{func}: x has unknown chunk sizes (call x.compute_chunk_sizes() "
+                         f"first): the global indices need them")
+    if np.prod([x.shape[a] for a in axes], dtype=np.int64) == 0:
+        raise ValueError(f"attempt to get {fname} of an empty sequence")
+    if ax is None and x.ndim == 0:
+        x, axes = x.reshape(1), (0,)
+    chunks = tuple((1,) * len(c) if a in axes else c for a, c in enumerate(x.chunks))
+    pairs = x.map_blocks(functools.partial(_arg_chunk, axis=ax, is_max=is_max), chunks=chunks,
+                         dtype=x.dtype, meta=x._meta, token=f"primitives-{fname}-chunk")
+    i64 = np.dtype(np.int64)
+    out = da.reduction(
+        pairs, _arg_pass, functools.partial(_arg_aggregate, is_max=is_max, func=fname),
+        combine=functools.partial(_arg_combine, is_max=is_max), axis=axes,
+        keepdims=keepdims, dtype=i64, split_every=_split_every(split_every),
+        concatenate=False, name=f"primitives-{fname}", meta=_meta(pairs, axes, keepdims, i64))
+    return out
+
+
+def argmin(x, axis=None, keepdims=False, split_every=None):
+    """Index of the first minimum of a Dask array, over the flattened array or along ``axis``,
+    as :func:`numpy.argmin`.
+
+    Every chunk gives its ``primitives.argmin`` and the value there, the index made global from
+    the chunk's offsets; the tree keeps the lowest value, NaN first, and among equal values the
+    lowest index (see :mod:`primitives.dask._reduce`).
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        Any shape, of bool, int8/16/32/64, uint8/16/32/64 or float16/32/64, NumPy or CuPy
+        chunks of known sizes along the reduced axes (empty chunks allowed).
+    axis : None or int, optional
+        None: the index into the flattened array; an int: the indices along that axis.
+    keepdims : bool, optional
+        Keep the reduced axis (every axis for None) as an axis of length 1.
+    split_every : int or dict, optional
+        As :func:`sum`.
+
+    Returns
+    -------
+    dask.array.Array
+        Lazy int64 indices: 0-d for ``axis=None`` (without ``keepdims``), else the other axes.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a Dask array or of an unsupported dtype (complex: no order here);
+        ``axis`` not None or an int (a tuple, as NumPy).
+    ValueError
+        No elements along the reduced axes ("attempt to get argmin of an empty sequence",
+        NumPy's error, when the call is made); unknown chunk sizes along the reduced axes;
+        ``axis`` out of range (``numpy.exceptions.AxisError``).
+
+    Examples
+    --------
+    >>> import dask.array as da, numpy as np
+    >>> import primitives.dask as pd
+    >>> x = da.from_array(np.array([3., 1., 4., 1., 5.]), chunks=2)
+    >>> int(pd.argmin(x).compute()), int(pd.argmax(x).compute())
+    (1, 4)
+    """
+    return _arg(x, axis, keepdims, split_every, False)
+
+
+def argmax(x, axis=None, keepdims=False, split_every=None):
+    """Index of the first maximum of a Dask array, as :func:`numpy.argmax` (NaN is the maximum:
+    the first NaN's index); see :func:`argmin`."""
+    return _arg(x, axis, keepdims, split_every, True)
