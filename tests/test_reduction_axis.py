@@ -480,3 +480,22 @@ def test_repeat_mean_takes_the_filed_call(dtype, rng):
                                np.mean(hs[1], keepdims=True), rtol=tol)
     assert first.dtype == np.mean(hs[0]).dtype
     np.testing.assert_allclose(prim.mean(hs[2]), np.mean(hs[2]), rtol=tol)  # NumPy in, out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.float16, np.float64, np.bool_])
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_long_rows_a_block_per_row(dtype, op, rng):
+    """slab_min_packets (the reductions' "axis" policy): rows at least that many 16-byte packets
+    long are reduced a block per row (axis_slab) however many rows there are; every layout and
+    length (whole packets or not, shorter rows still a warp each) gives NumPy's result."""
+    with prim.tuning.override("reduction", selector="axis", slab_min_packets=64):
+        for shape in [(40, 4096), (5, 4099), (9, 300), (3, 2, 2050)]:
+            x = _data(rng, shape, dtype)
+            for order in ("C", "F"):
+                a = np.asarray(x, order=order)
+                axis = -1 if order == "C" else 0
+                want = getattr(np, op)(a, axis=axis)
+                got = getattr(prim, op)(a, axis=axis)
+                tight = np.dtype(dtype).kind not in "f" or op == "max"
+                H.assert_same(got, want, rtol=0 if tight else 2e-3 if dtype == np.float16
+                              else 1e-5, atol=0 if tight else 1e-3 * a.shape[axis] ** 0.5)

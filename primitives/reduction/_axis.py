@@ -207,8 +207,9 @@ class AxisPlan(_plans.Plan):
         kind, splits, args = None, 1, None
         if inner == 1 and R * in_dt.itemsize < 16 and 16 % (R * in_dt.itemsize) == 0:
             kind = "axis_rows_packed"
-        elif inner == 1 and (not split_ok or outer * 32 >= threads or R < 2 * block * K):
-            kind = "axis_rows"
+        elif inner == 1 and (not split_ok or outer * 32 >= threads or R < 2 * block * K) and not (
+                pol.slab_min_packets and R >= max(pol.slab_min_packets, block) * K):
+            kind = "axis_rows"  # a warp (or fewer lanes) per row
         elif K % inner == 0 and (R * inner >= block * K or outer < blocks):
             kind = "axis_slab"
             if split_ok and outer < blocks:

@@ -49,6 +49,10 @@ class AxisPolicy:
     vectors: int  # 16-byte loads in flight per thread (rows, slabs) or rows in flight (columns)
     blocks_per_sm: int  # resident blocks per multiprocessor the grids aim at
     min_chunk: int  # split R across blocks only in chunks of at least this many 16-byte loads
+    # rows (a contiguous reduced axis) of at least this many 16-byte packets are reduced a block
+    # per row (axis_slab) however many rows there are, rather than a warp per row: the resident
+    # warps then read a few rows at a time, not one each (0: never)
+    slab_min_packets: int = 0
 
 
 TABLE = _policy.register("reduction", {

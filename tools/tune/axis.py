@@ -3,7 +3,8 @@
 Times the axis cases of the NumPy-API figures (:mod:`tools.figures.numpy_api`: sums over each
 axis of C- and F-ordered matrices, short and long rows; cumsum along both axes) under each policy
 of a small grid, through ``primitives.tuning.override``: the reductions' ``"axis"`` policy
-(block, 16-byte loads in flight, blocks per SM) and the scans' (column unroll, split threshold).
+(block, 16-byte loads in flight, blocks per SM, the row length from which a block reduces each
+row) and the scans' (column unroll, split threshold).
 Each case's data is made once and every policy times the same arrays (interleaved medians). The
 policy with the least geometric-mean time over its cases is reported, and with ``--best FILE``
 written as ``family:selector:field=value`` lines (the fields that differ from the policy in
@@ -25,9 +26,12 @@ from tools.figures.numpy_api import cases, same
 
 #: (family, selector) -> (the cases' name prefix, the policies tried: fields to replace)
 GRIDS = {
+    # (block, vectors and blocks_per_sm alone were swept at 2769b80: no gain; now whether long
+    # rows read a block per row do better than a warp per row)
     ("reduction", "axis"): ("sum(axis", [
-        {}, {"vectors": 8}, {"blocks_per_sm": 4}, {"vectors": 8, "blocks_per_sm": 4},
-        {"block": 512, "blocks_per_sm": 4},
+        {}, {"slab_min_packets": 256}, {"slab_min_packets": 1024},
+        {"slab_min_packets": 256, "blocks_per_sm": 4},
+        {"slab_min_packets": 256, "block": 512, "blocks_per_sm": 4},
     ]),
     ("scan", "axis"): ("cumsum(axis", [
         {}, {"unroll": 8}, {"split_per_sm": 1024}, {"unroll": 8, "split_per_sm": 1024},
