@@ -166,7 +166,7 @@ def histogram(x, bins=10, range=None, weights=None, density=False,  # noqa: A002
     >>> x = da.from_array(np.array([0.5, 1.5, 1.5, 2.5, 3.0], np.float32), chunks=2)
     >>> hist, edges = pd.histogram(x, bins=3)
     >>> hist.compute(), edges
-    (array([1, 2, 2]), array([0.5      , 1.3333334, 2.1666667, 3.       ], dtype=float32))
+    (array([1, 2, 2]), array([0.5      , 1.3333333, 2.1666665, 3.       ], dtype=float32))
     """
     import dask
 

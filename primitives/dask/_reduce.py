@@ -81,10 +81,13 @@ def _kept_shape(shape, axis):
 
 
 def _reduce_block(a, op, axis, keepdims, acc):
-    """``op`` over ``axis`` of a backend array, by the library's function."""
-    if op in ("sum", "prod"):
-        return _FUNCS[op](a, axis=axis, dtype=acc, keepdims=keepdims)
-    return _FUNCS[op](a, axis=axis, keepdims=keepdims)
+    """``op`` over ``axis`` of a backend array, by the library's function (over every axis: the
+    whole-array call, whose repeat calls take their plan at once, then shaped)."""
+    kw = {"dtype": acc} if op in ("sum", "prod") else {}
+    if len(axis) == a.ndim:
+        r = _FUNCS[op](a, **kw)
+        return xp_of(a).asarray(r).reshape((1,) * a.ndim) if keepdims else r
+    return _FUNCS[op](a, axis=axis, keepdims=keepdims, **kw)
 
 
 def _joined(parts, axis):
@@ -147,14 +150,14 @@ def _mean_chunk_task(block, axis, acc):
     count = int(np.prod([block.shape[a] for a in axis], dtype=np.int64))
     if count == 0 or block.size == 0:
         return xp.zeros(_kept_shape(block.shape, axis), dtype=acc), count
-    return _reduction.sum(block, axis=axis, dtype=acc, keepdims=True), count
+    return _reduce_block(block, "sum", axis, True, acc), count
 
 
 def _mean_parts(parts, axis, keepdims, acc):
     parts = _flat(parts)
     s = _joined([p[0] for p in parts], axis)
     if len(parts) > 1 or not keepdims:
-        s = _reduction.sum(s, axis=axis, dtype=acc, keepdims=keepdims)
+        s = _reduce_block(s, "sum", axis, keepdims, acc)
     return s, builtins.sum(p[1] for p in parts)
 
 
