@@ -1,7 +1,9 @@
-"""primitives.dask benchmarks, part sort/topk/spmv: a 1-D Dask array of CuPy chunks (8 chunks)
-on one GPU through Dask's threaded scheduler, each call timed until its chunks are computed in
-memory (``dask.persist``), against CuPy on the concatenated array (a benchmark of its own). GPU
-only (see ``_common``); GB/s counts the keys read once.
+"""primitives.dask benchmarks, part sort/topk/spmv and the reductions: a 1-D Dask array of CuPy
+chunks (8 chunks) on one GPU through Dask's threaded scheduler, each call timed until its chunks
+are computed in memory (``dask.persist``), against CuPy on the concatenated array or, for the
+sum and the histogram, against dask.array's own call on the same chunks and the library's call
+on the one array (benchmarks of their own). GPU only (see ``_common``); GB/s counts the keys
+read once.
 """
 
 from ._common import _Timed, device_data, require_cuda, require_cupy, size, xp
@@ -65,4 +67,45 @@ class DaskTopK(_Module):
         dask, da, pd = _dask()
         d = da.from_array(x, chunks=-(-x.size // CHUNKS), asarray=False)
         self.fn = lambda: dask.persist(*pd.topk(d, k), scheduler="threads")
+        self.fn()
+
+
+class DaskSum(_Module):
+    params = [["primitives.dask.sum", "dask.array.sum", "primitives.sum"]]
+    param_names = ["how"]
+
+    def prepare(self, how):
+        require_cuda()
+        x = device_data(size(2 * N), "float32")
+        self.bytes = x.nbytes
+        if how == "primitives.sum":
+            import primitives as prim
+
+            self.fn = lambda: prim.sum(x)
+            return
+        dask, da, pd = _dask()
+        d = da.from_array(x, chunks=-(-x.size // CHUNKS), asarray=False)
+        f = pd.sum if how.startswith("primitives") else da.sum
+        self.fn = lambda: dask.persist(f(d), scheduler="threads")
+        self.fn()
+
+
+class DaskHistogram(_Module):
+    params = [["primitives.dask.histogram", "dask.array.histogram", "primitives.histogram"]]
+    param_names = ["how"]
+
+    def prepare(self, how):
+        require_cuda()
+        x = device_data(size(2 * N), "float32")  # in [0.5, 1.5)
+        self.bytes = x.nbytes
+        bins, rng = 256, (0.5, 1.5)
+        if how == "primitives.histogram":
+            import primitives as prim
+
+            self.fn = lambda: prim.histogram(x, bins, rng)
+            return
+        dask, da, pd = _dask()
+        d = da.from_array(x, chunks=-(-x.size // CHUNKS), asarray=False)
+        f = pd.histogram if how.startswith("primitives") else da.histogram
+        self.fn = lambda: dask.persist(f(d, bins=bins, range=rng)[0], scheduler="threads")
         self.fn()
