@@ -173,3 +173,17 @@ def test_errors():
     unknown = x[x > 3]
     with pytest.raises(ValueError, match="cumprod: x has unknown chunk sizes"):
         pd.cumprod(unknown)
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_along_an_axis_with_empty_chunks(exclusive):
+    """Empty chunks along the scanned axis (Dask's cumreduction carries the last slice of the
+    chunk before, which an empty chunk lacks) and along the other axis."""
+    h = np.arange(1, 61, dtype=np.int32).reshape(12, 5)
+    x = chunked(h.reshape(-1), (60,)).reshape(12, 5).rechunk(((4, 0, 8), (2, 0, 3)))
+    f = pd.exclusive_scan if exclusive else pd.inclusive_scan
+    for axis in (0, 1):
+        out = f(x, "sum", axis=axis)
+        assert out.chunks == x.chunks
+        want = np.cumsum(h, axis=axis, dtype=np.int64)
+        check(out.compute(scheduler="threads"), want - h if exclusive else want)

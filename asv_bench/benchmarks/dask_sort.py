@@ -109,3 +109,23 @@ class DaskHistogram(_Module):
         f = pd.histogram if how.startswith("primitives") else da.histogram
         self.fn = lambda: dask.persist(f(d, bins=bins, range=rng)[0], scheduler="threads")
         self.fn()
+
+
+class DaskCumsum(_Module):
+    params = [["primitives.dask.cumsum", "dask.array.cumsum", "primitives.cumsum"]]
+    param_names = ["how"]
+
+    def prepare(self, how):
+        require_cuda()
+        x = device_data(size(2 * N), "float32")
+        self.bytes = 2 * x.nbytes  # read once, written once
+        if how == "primitives.cumsum":
+            import primitives as prim
+
+            self.fn = lambda: prim.cumsum(x)
+            return
+        dask, da, pd = _dask()
+        d = da.from_array(x, chunks=-(-x.size // CHUNKS), asarray=False)
+        f = pd.cumsum if how.startswith("primitives") else da.cumsum
+        self.fn = lambda: dask.persist(f(d), scheduler="threads")
+        self.fn()

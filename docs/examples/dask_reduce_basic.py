@@ -1,4 +1,4 @@
-"""primitives.dask reductions and histograms of a Dask array, checked against NumPy."""
+"""primitives.dask reductions, scans and histograms of a Dask array, checked against NumPy."""
 
 import numpy as np
 
@@ -25,6 +25,13 @@ with dask.config.set(scheduler="threads"):  # or a distributed / dask-cuda Clien
 
     labels = da.from_array(rng.integers(0, 10, 5000), chunks=1000)
     assert np.array_equal(pd.bincount(labels).compute(), np.bincount(labels.compute()))
+
+    running = pd.cumsum(labels)             # each chunk's scan continues from the ones before
+    assert np.array_equal(running.compute(), np.cumsum(labels.compute()))
+    assert running.chunks == labels.chunks
+    col_scan = pd.cumsum(x, axis=0)         # along an axis: a scan of every column
+    assert np.allclose(col_scan.compute(), np.cumsum(host, axis=0), rtol=1e-4, atol=1e-3)
 # end-example
 
-print("sum:", total, "| argmin:", where, "| fullest bin:", int(hist.compute().max()))
+print("sum:", total, "| argmin:", where, "| fullest bin:", int(hist.compute().max()),
+      "| labels' running total:", int(running[-1].compute()))

@@ -162,7 +162,13 @@ def _axis_scan(x, axis, op, exclusive, res_dt, func):
         return _axis_chunk(block, op, axis, res_dt)
 
     ident = _scan_api._identity(op, res_dt)
+    chunks = x.chunks
+    if 0 in chunks[axis] and x.shape[axis]:
+        # cumreduction carries the last slice of the chunk before: an empty chunk has none
+        x = x.rechunk({axis: tuple(c for c in chunks[axis] if c)})
     inc = cumreduction(chunk_scan, getattr(np, _UFUNC[op]), ident, x, axis=axis, dtype=res_dt)
+    if inc.chunks != chunks:
+        inc = inc.rechunk(chunks)
     if not exclusive:
         return inc
     if x.shape[axis] == 0:
@@ -170,7 +176,7 @@ def _axis_scan(x, axis, op, exclusive, res_dt, func):
     first = tuple(slice(0, 1) if a == axis else slice(None) for a in range(x.ndim))
     head = da.full_like(inc[first], ident, dtype=res_dt)  # the identity, of inc's array type
     body = inc[tuple(slice(None, -1) if a == axis else slice(None) for a in range(x.ndim))]
-    return da.concatenate([head, body], axis=axis).rechunk(x.chunks)
+    return da.concatenate([head, body], axis=axis).rechunk(chunks)
 
 
 def _entry(func, x, op, axis, dtype, exclusive, method):

@@ -9,8 +9,9 @@ concatenation), the eager splitter step included.
 
 The overhead of the graph, a second table: ``primitives.dask.sum`` of 2^30 float32 in 8 chunks at
 most 1.15x ``primitives.sum`` of the same data as one CuPy array, ``primitives.dask.histogram``
-(256 bins, range given) at most 1.2x ``primitives.histogram``, and each faster than the same
-``dask.array`` call with CuPy chunks (``x.sum()``, ``dask.array.histogram``).
+(256 bins, range given) at most 1.2x ``primitives.histogram``, ``primitives.dask.cumsum`` at
+most 1.3x ``primitives.cumsum``, and each faster than the same ``dask.array`` call with CuPy
+chunks (``x.sum()``, ``dask.array.histogram``, ``dask.array.cumsum``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ CASES = (("sort uint32", 2**29, 8, 1.0), ("argsort uint32", 2**28, 8, None),
          ("topk k=1000 float32", 2**29, 8, None))
 
 #: the graph's overhead: (work, n, chunks, target: the largest dask/one-array ratio)
-OVERHEAD = (("sum float32", 2**30, 8, 1.15), ("histogram float32, 256 bins, range", 2**30, 8, 1.2))
+OVERHEAD = (("sum float32", 2**30, 8, 1.15), ("histogram float32, 256 bins, range", 2**30, 8, 1.2),
+            ("cumsum float32", 2**30, 8, 1.3))
 
 
 def _persisted(dask, arrays):
@@ -120,6 +122,13 @@ def _overhead_row(ctx, cp, dask, da, pd, rng, work, n, parts, target):
         want = float(prim.sum(host))
         got = float(pd.sum(x).compute(scheduler="threads"))
         ok = abs(got - want) <= 1e-4 * abs(want)
+    elif work.startswith("cumsum"):  # the chain of seeded chunk scans (one GPU: "auto")
+        ours, one = (lambda: (pd.cumsum(x),)), (lambda: prim.cumsum(host))
+        theirs = lambda: (da.cumsum(x),)  # noqa: E731
+        want = prim.cumsum(host)
+        got = pd.cumsum(x).compute(scheduler="threads")
+        ok = bool(cp.allclose(got, want, rtol=1e-4))
+        del want, got
     else:
         bins, rng01 = 256, (0.0, 1.0)
         ours = lambda: (pd.histogram(x, bins, rng01)[0],)  # noqa: E731
