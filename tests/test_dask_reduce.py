@@ -84,12 +84,12 @@ def test_reductions_chunkings(client, chunks):
     h = rng.standard_normal(sum(chunks)).astype(np.float32)
     x = chunked(h, chunks)
     got = dask.compute(pd.sum(x), pd.min(x), pd.max(x), pd.mean(x), pd.argmin(x), pd.argmax(x))
-    H.assert_same(np.asarray(got[0]), np.asarray(h.sum()), rtol=1e-5, atol=1e-5)
-    H.assert_same(np.asarray(got[1]), np.asarray(h.min()))
-    H.assert_same(np.asarray(got[2]), np.asarray(h.max()))
-    H.assert_same(np.asarray(got[3]), np.asarray(h.mean()), rtol=1e-5, atol=1e-6)
-    H.assert_same(np.asarray(got[4]), np.asarray(h.argmin()))
-    H.assert_same(np.asarray(got[5]), np.asarray(h.argmax()))
+    H.assert_same(np.asarray(H.to_host(got[0])), np.asarray(h.sum()), rtol=1e-5, atol=1e-5)
+    H.assert_same(np.asarray(H.to_host(got[1])), np.asarray(h.min()))
+    H.assert_same(np.asarray(H.to_host(got[2])), np.asarray(h.max()))
+    H.assert_same(np.asarray(H.to_host(got[3])), np.asarray(h.mean()), rtol=1e-5, atol=1e-6)
+    H.assert_same(np.asarray(H.to_host(got[4])), np.asarray(h.argmin()))
+    H.assert_same(np.asarray(H.to_host(got[5])), np.asarray(h.argmax()))
 
 
 def test_reductions_threads_tree():
@@ -101,12 +101,12 @@ def test_reductions_threads_tree():
         x, y = chunked(h, 37), chunked(i, (0, 1000, 0, 1999, 1))
         got = dask.compute(pd.sum(x, split_every=4), pd.mean(x), pd.sum(y), pd.mean(y),
                            pd.mean(x, dtype=np.float64), pd.sum(x, dtype=np.float32))
-    H.assert_same(np.asarray(got[0]), np.asarray(h.sum()), rtol=5e-3)
-    H.assert_same(np.asarray(got[1]), np.asarray(h.mean()), rtol=5e-3)
-    H.assert_same(np.asarray(got[2]), np.asarray(i.sum()))
-    H.assert_same(np.asarray(got[3]), np.asarray(i.mean()), rtol=1e-12)
-    H.assert_same(np.asarray(got[4]), np.asarray(h.mean(dtype=np.float64)), rtol=1e-12)
-    H.assert_same(np.asarray(got[5]), np.asarray(h.sum(dtype=np.float32)), rtol=1e-5)
+    H.assert_same(np.asarray(H.to_host(got[0])), np.asarray(h.sum()), rtol=5e-3)
+    H.assert_same(np.asarray(H.to_host(got[1])), np.asarray(h.mean()), rtol=5e-3)
+    H.assert_same(np.asarray(H.to_host(got[2])), np.asarray(i.sum()))
+    H.assert_same(np.asarray(H.to_host(got[3])), np.asarray(i.mean()), rtol=1e-12)
+    H.assert_same(np.asarray(H.to_host(got[4])), np.asarray(h.mean(dtype=np.float64)), rtol=1e-12)
+    H.assert_same(np.asarray(H.to_host(got[5])), np.asarray(h.sum(dtype=np.float32)), rtol=1e-5)
 
 
 def test_argminmax_nan_ties():
@@ -181,9 +181,9 @@ def test_unknown_chunk_sizes_threads():
     h = np.arange(-20, 30, dtype=np.int32)
     with dask.config.set(scheduler="threads"):
         x = chunked(h, 7)
-        H.assert_same(pd.sum(x[x > 3]).compute(), np.asarray(h[h > 3].sum()))
-        H.assert_same(pd.min(x[x > 3]).compute(), np.asarray(h[h > 3].min()))
-        H.assert_same(pd.mean(x[x > 3]).compute(), np.asarray(h[h > 3].mean()))
+        H.assert_same(H.to_host(pd.sum(x[x > 3]).compute()), np.asarray(h[h > 3].sum()))
+        H.assert_same(H.to_host(pd.min(x[x > 3]).compute()), np.asarray(h[h > 3].min()))
+        H.assert_same(H.to_host(pd.mean(x[x > 3]).compute()), np.asarray(h[h > 3].mean()))
         with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
             pd.max(x[x > 100]).compute()
 
@@ -198,9 +198,9 @@ def test_reductions_property(chunks, split_every, seed):
         x = chunked(h, chunks)
         got = dask.compute(pd.sum(x, split_every=split_every), pd.argmax(x, split_every=split_every),
                            pd.min(x, split_every=split_every))
-    H.assert_same(np.asarray(got[0]), np.asarray(h.sum()))
-    H.assert_same(np.asarray(got[1]), np.asarray(h.argmax()))
-    H.assert_same(np.asarray(got[2]), np.asarray(h.min()))
+    H.assert_same(np.asarray(H.to_host(got[0])), np.asarray(h.sum()))
+    H.assert_same(np.asarray(H.to_host(got[1])), np.asarray(h.argmax()))
+    H.assert_same(np.asarray(H.to_host(got[2])), np.asarray(h.min()))
 
 
 # ---- histogram / bincount ---------------------------------------------------------------------

@@ -39,6 +39,11 @@ __all__ = ["histogram", "bincount"]
 SAMPLE_KINDS = "biuf"
 
 
+def _item(v):
+    """A computed scalar (a NumPy scalar, a 0-d NumPy or CuPy array) as a Python number."""
+    return v.item() if hasattr(v, "item") else v
+
+
 def _hist_chunk(block, *rest, bins=None, range=None, weighted=False):  # noqa: A002
     """A chunk's counts as a row: shape ``(1,) * block.ndim + (nbins,)``."""
     return _hist_task(block, rest[0] if weighted else None, bins, range)
@@ -192,7 +197,7 @@ def histogram(x, bins=10, range=None, weights=None, density=False,  # noqa: A002
             raise TypeError(f"{func}: `bins` must be an integer or an array") from exc
         if range is None and x.size:
             lo, hi = dask.compute(_dmin(x), _dmax(x))
-            lo, hi = np.asarray(lo).item(), np.asarray(hi).item()
+            lo, hi = _item(lo), _item(hi)  # NumPy or CuPy results
             proxy = np.array([lo, hi], dtype=dt)  # NumPy's edges depend on these alone
             call_range = (proxy[0], proxy[1])
         else:
@@ -287,7 +292,7 @@ def bincount(x, weights=None, minlength=0, split_every=None):
         length = minlength
     else:
         lo, hi = dask.compute(_dmin(x), _dmax(x))
-        lo, hi = int(np.asarray(lo).item()), int(np.asarray(hi).item())
+        lo, hi = int(_item(lo)), int(_item(hi))
         if lo < 0 or hi >= 2**63:
             raise ValueError(f"{func}: 'list' argument must have no negative elements")
         length = max(hi + 1, minlength)
