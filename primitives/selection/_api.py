@@ -289,9 +289,10 @@ class _TopkCall(_plans.Plan):
         return self.run(xp.ascontiguousarray(moved).reshape(self.rows, self.shape[-1]))
 
 
-def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False):
+def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, values=False):
     """(input, rows of indices (R, L), shape, axis, rows of the array); None after the checks
-    when ``check_only``."""
+    when ``check_only``. ``values``: where the array is sorted, its sorted values (R, L) in place
+    of the indices (a partition's values need no permutation then)."""
     variant = _variant(variant, func)
     if kind != "introselect":
         raise ValueError(f"{func}: select kind must be 'introselect' (got {kind!r})")
@@ -317,9 +318,15 @@ def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False):
     if variant == "auto" and rows == 1 and (length <= pol.sort_max_len
                                             or m * pol.sort_share > length):
         # a stable sort is a partition for every kth, and cheaper here (the policy's figures)
-        from ..sorting import argsort
+        from ..sorting import argsort, sort
 
-        return inp, argsort(_as_keys(rows2).reshape(-1)).reshape(1, length), shape, ax, rows2
+        keys = _as_keys(rows2).reshape(-1)
+        if values:
+            srt = sort(keys)
+            srt = srt.view(np.bool_) if rows2.dtype == np.bool_ else srt.astype(rows2.dtype,
+                                                                                copy=False)
+            return inp, None, shape, ax, srt.reshape(1, length)
+        return inp, argsort(keys).reshape(1, length), shape, ax, rows2
     sel = select(rows2, m, not small, True, variant, inp.backend, func)
     return inp, _sp.partition_indices(inp.backend, sel, length, small), shape, ax, rows2
 
@@ -376,6 +383,8 @@ def partition(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"
     See Also:
         :func:`numpy.partition`, :func:`cupy.partition`, :func:`argpartition`, :func:`topk`.
     """
-    inp, res, shape, ax, rows2 = _argpartition(a, kth, axis, kind, order, variant, "partition")
+    inp, res, shape, ax, rows2 = _argpartition(a, kth, axis, kind, order, variant, "partition",
+                                               values=True)
     xp = inp.backend.xp
-    return inp.kept(_back(_sp.gather_rows(inp.backend, rows2, res), shape, ax, xp))
+    vals = rows2 if res is None else _sp.gather_rows(inp.backend, rows2, res)  # sorted already
+    return inp.kept(_back(vals, shape, ax, xp))
