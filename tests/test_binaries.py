@@ -145,3 +145,26 @@ def test_command_line(tmp_path, capsys):
     assert "sort/split.cu sm_80:" in cap.out and "instantiations of 1 files" in cap.err
     with pytest.raises(SystemExit):
         binaries.main(["build", "--only", "no/such.cu", "--out", str(tmp_path)])
+
+
+def test_compile_alone_caches_an_ieee_cubin(tmp_path, monkeypatch):
+    """A kernel compiled on first use where nothing is shipped: one instantiation compiled by the
+    package's NVRTC call (no -ftz: CuPy's RawModule would append -ftz=true) into a cubin, kept
+    under the cache directory and found there by a later call without compiling again; a
+    compile error raises KernelCompileError with the compiler's first error first."""
+    monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
+    assert not any("ftz" in o for o in loader.nvrtc_options())
+    name = "mean_divide<double, double>"
+    path, lowered = loader.compile_alone("reduction/finish.cu", name, "sm_90")
+    assert path.parent == tmp_path / "cubin" and path.read_bytes()[:4] == b"\x7fELF"
+    assert lowered.startswith("_Z") and "mean_divide" in lowered
+
+    def no_compile(*a, **k):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(nvrtc, "compile_binary", no_compile)
+    assert loader.compile_alone("reduction/finish.cu", name, "sm_90") == (path, lowered)
+    monkeypatch.undo()
+    monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
+    with pytest.raises(loader.KernelCompileError, match=r"compiling reduction/finish.cu failed"):
+        loader.compile_alone("reduction/finish.cu", "mean_divide<no_such_type, double>", "sm_90")

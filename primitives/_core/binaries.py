@@ -1,11 +1,12 @@
 """Kernel binaries built ahead of time: no compile pause on the first call of a function.
 
-The CUDA backend compiles a kernel module with NVRTC the first time a call needs it (then CuPy's
-on-disk cache keeps it). A build of the package can instead carry every instantiation the
-library can launch already compiled: one cubin per kernel source file and real architecture
-(``sm_80``, which serves every 8.x GPU, and ``sm_90``) and PTX for a virtual one (``compute_90``,
-which the driver compiles once for GPUs newer than the cubins), in ``primitives/_bin/`` with an
-``index.json`` that maps each name expression to its lowered (mangled) name.
+The CUDA backend compiles a kernel with NVRTC the first time a call needs it (then an on-disk
+cache keeps it: :func:`primitives._core.loader.compile_alone`). A build of the package can
+instead carry every instantiation the library can launch already compiled: one cubin per kernel
+source file and real architecture (``sm_80``, which serves every 8.x GPU, and ``sm_90``) and PTX
+for a virtual one (``compute_90``, which the driver compiles once for GPUs newer than the
+cubins), in ``primitives/_bin/`` with an ``index.json`` that maps each name expression to its
+lowered (mangled) name.
 
 The loader (:func:`primitives._core.loader.load`) asks :func:`find` first; a module whose source
 file, instantiations and device have a binary is loaded from it, anything else is compiled as

@@ -3,11 +3,13 @@
 A *module* is a source file plus the template instantiations ("name expressions") a family asks
 for. On the CUDA backend it is a ``cupy.RawModule`` loaded from the binary shipped with the
 package where there is one (:mod:`primitives._core.binaries`), else each instantiation is compiled
-by NVRTC alone when a call first needs it (a first call waits for its own kernels, not for every
-instantiation of the file); on the emulator it is the same source compiled by the host C++
-compiler (:mod:`primitives._core.emulator`). Modules are memoized per (backend, device, file,
-names). CuPy's on-disk cache keys on the source text and the options only, so a hash of the
-whole ``kernels/`` tree is folded into the options: editing any header recompiles every module.
+by the package's NVRTC call alone when a call first needs it (a first call waits for its own
+kernels, not for every instantiation of the file), into a cubin kept on disk (:func:`compile_alone`:
+the same compiler and options as the shipped binaries, so the same results; CuPy's ``RawModule``
+would add ``-ftz=true``); on the emulator it is the same source compiled by the host C++ compiler
+(:mod:`primitives._core.emulator`). Modules are memoized per (backend, device, file, names). A
+hash of the whole ``kernels/`` tree is folded into the options and the cache keys: editing any
+header recompiles every module.
 
 Every family registers its modules with :func:`register` so that the NVRTC check in CI can compile
 every instantiation the library can launch (:func:`registered_modules`).
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import pathlib
 import warnings
 
@@ -272,23 +275,85 @@ def shipped(raw_module, relpath, names, cc):
 
 
 _alone = {}  # (device, relpath, name) -> the kernel of a module compiled for that name alone
+_alone_modules = {}  # the same keys -> their loaded modules, kept alive with their kernels
+
+
+def lazy_cache_dir():
+    """Where the images compiled on first use are kept for later processes:
+    ``$PRIMITIVES_CACHE_DIR/cubin`` (default ``~/.cache/primitives/cubin``)."""
+    base = os.environ.get("PRIMITIVES_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "primitives")
+    return pathlib.Path(base) / "cubin"
+
+
+def compile_alone(relpath, name, arch):
+    """``(path, lowered name)`` of a cubin of the one instantiation ``name`` of ``relpath`` for
+    ``arch`` (``"sm_90"``), compiled by the package's own NVRTC call as the shipped binaries are
+    (IEEE denormals: CuPy's ``RawModule`` appends ``-ftz=true`` to any options, so its kernels
+    compare and add denormals as zeros, and would disagree with the shipped ones) and kept in
+    :func:`lazy_cache_dir` under a hash of the kernels' tree, the name, the architecture and the
+    compiler. Raises :class:`KernelCompileError` with the compiler's log on a compile error."""
+    import json
+
+    from . import nvrtc
+
+    opts = [o for o in nvrtc_options() if o != "-std=c++17"]  # nvrtc adds its own
+    digest = hashlib.sha256(repr((tree_hash(), relpath, name, arch, nvrtc.version(),
+                                  opts)).encode()).hexdigest()[:40]
+    directory = lazy_cache_dir()
+    image, meta = directory / f"{digest}.cubin", directory / f"{digest}.json"
+    try:
+        return image, json.loads(meta.read_text())[name]
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        data, lowered = nvrtc.compile_binary(source(relpath), [name], arch=arch, options=opts,
+                                             filename=relpath)
+    except nvrtc.NVRTCError as exc:
+        raise KernelCompileError(_compile_message(relpath, [name], exc)) from exc
+    directory.mkdir(parents=True, exist_ok=True)
+    for path, blob in ((image, data), (meta, json.dumps(lowered).encode())):
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # whole files or none
+        tmp.write_bytes(blob)
+        os.replace(tmp, path)
+    return image, lowered[name]
+
+
+_cupy_compile_warned = []
 
 
 def _compiled_alone(relpath, name):
-    """The kernel ``name`` of ``relpath`` from an NVRTC module of that one instantiation
-    (compiled once per device; CuPy's on-disk cache keeps it for later processes)."""
+    """The kernel ``name`` of ``relpath`` from a module of that one instantiation, compiled
+    once per device by :func:`compile_alone` and loaded as a shipped binary is; where that
+    cannot run (no NVRTC library the package finds, an architecture it does not know), CuPy's
+    ``RawModule`` compiles it instead, with a warning (its kernels flush denormals to zero)."""
     import cupy
 
-    key = (_backend.get_backend().device_id(), relpath, name)
+    backend = _backend.get_backend()
+    key = (backend.device_id(), relpath, name)
     fn = _alone.get(key)
     if fn is None:
-        raw = cupy.RawModule(code=source(relpath), options=nvrtc_options(),
-                             name_expressions=[name])
         try:
-            raw.compile()
-        except cupy.cuda.compiler.CompileException as exc:
-            raise KernelCompileError(_compile_message(relpath, [name], exc)) from exc
-        fn = _alone[key] = raw.get_function(name)
+            path, lowered = compile_alone(relpath, name,
+                                          f"sm_{backend.device_info().compute_capability}")
+            raw = _alone_modules[key] = cupy.RawModule(path=str(path))
+            fn = raw.get_function(lowered)
+        except KernelCompileError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - CuPy's compiler is the fallback
+            if not _cupy_compile_warned:
+                _cupy_compile_warned.append(True)
+                warnings.warn(f"primitives: compiling {relpath} through CuPy instead "
+                              f"({type(exc).__name__}: {exc}); its kernels flush denormal "
+                              f"floats to zero", RuntimeWarning, stacklevel=2)
+            raw = cupy.RawModule(code=source(relpath), options=nvrtc_options(),
+                                 name_expressions=[name])
+            try:
+                raw.compile()
+            except cupy.cuda.compiler.CompileException as cexc:
+                raise KernelCompileError(_compile_message(relpath, [name], cexc)) from cexc
+            fn = raw.get_function(name)
+        _alone[key] = fn
     return fn
 
 

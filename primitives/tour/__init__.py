@@ -319,8 +319,8 @@ def plan(families, gpu, log2n=None, full=False):
 
 def _warm(job):
     """Worker process: run one family's checks at the check size for the kernels they compile,
-    which land in the on-disk caches (CuPy's, the emulator's) that the tour then reads. The
-    results are dropped; the tour checks everything itself."""
+    which land in the on-disk caches (the package's cubins, the emulator's) that the tour then
+    reads. The results are dropped; the tour checks everything itself."""
     family, gpu, log2n = job
     for section in _registry.family(family).tour_sections(gpu, log2n):
         try:
