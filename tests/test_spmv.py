@@ -1364,3 +1364,42 @@ def test_asv_benchmarks(asv_spmv, on_gpu):
     b.setup(cache, *args)
     assert b.track_time_ms(cache, *args) > 0
     assert b.track_footprint_mb(cache, *args) > 0
+
+
+@pytest.mark.parametrize("name", suite.WIDE)
+def test_widened_suite_matrices(name):
+    """The widened suite (where auto's rule is fitted): canonical CSR (columns sorted and unique
+    within each row, in range), the shapes and the row-length spreads each structure stands
+    for."""
+    indptr, indices, (m, n) = suite.generate_wide(name)
+    assert indptr.size == m + 1 and indptr[0] == 0 and indptr[-1] == indices.size
+    assert np.all(np.diff(indptr) >= 0) and indices.min() >= 0 and indices.max() < n
+    lengths = np.diff(indptr)
+    starts = np.repeat(indptr[:-1], lengths)
+    inner = np.arange(indices.size) > starts  # not the first entry of its row
+    assert np.all(np.diff(indices)[inner[1:]] > 0)
+    cv = lengths.std() / lengths.mean()
+    if name.startswith(("lognormal", "zipf")):
+        assert cv > 0.3 and lengths.max() > 4 * lengths.mean()
+    elif name.startswith(("block", "short", "long", "wide", "tall")):
+        assert cv == 0
+    if name == "wide":
+        assert n > 100 * m
+    if name == "tall":
+        assert m > 100 * n
+    with pytest.raises(ValueError, match="unknown widened-suite matrix"):
+        suite.generate_wide("nope")
+
+
+def test_auto_tuning_tool_runs(tmp_path):
+    """tools.tune.spmv_auto checks every contender against the oracle and writes its table and
+    CSV (a small matrix here; the emulator's times)."""
+    from tools.tune import spmv_auto
+
+    out, csv_path = tmp_path / "t.md", tmp_path / "t.csv"
+    assert spmv_auto.main(["--scale", "test", "--only", "short_2", "--dtype", "float32",
+                           "--out", str(out), "--csv", str(csv_path)]) == 0
+    text = out.read_text()
+    assert "| short_2 | float32 | 5000 x 5000 | 10000 |" in text and "worst auto / fastest" in text
+    rows = csv_path.read_text().splitlines()
+    assert rows[0].startswith("matrix,dtype,rows,cols") and len(rows) >= 1 + 1 + len(VARIANTS)

@@ -16,6 +16,11 @@ dense_rows     a few completely dense rows over a sparse uniform background
 empty_rows     most rows empty (7 in 8, chosen at random), the others long
 =============  ================================================================================
 
+The widened suite (:data:`WIDE`, :func:`generate_wide`), where SpMV's ``auto`` rule is fitted
+(``python -m tools.tune.spmv_auto``): log-normal row lengths (spread 0.5, 1, 2), power-law row
+lengths (exponent 2.5, 3), dense 4/8/16 blocks on the diagonal, a band of half-width 64, rows of
+1 and 2 entries, a few very long rows, and wide and tall rectangles.
+
 ``generate(name, scale)``: ``scale="test"`` gives a few thousand rows (the emulator's sizes);
 ``"full"`` gives at least 2^22 rows and, where the structure allows, at least 5e7 nonzeros; an
 integer gives about that many rows.
@@ -193,4 +198,123 @@ def values(nnz, dtype, *, xp=np, seed=1):
 def csr_arrays(name, dtype, scale="test", *, xp=np, seed=0):
     """``(data, indices, indptr, shape)`` with random values of ``dtype``."""
     indptr, indices, shape = generate(name, scale, xp=xp, seed=seed)
+    return values(indices.size, dtype, xp=xp, seed=seed + 1), indices, indptr, shape
+
+
+# ---- the widened suite: where SpMV's ``auto`` rule is fitted and checked ---------------------
+#
+# Structures beyond SUITE, each at several spreads (the Toward-the-bandwidth-limit issue): row
+# lengths drawn from log-normal and power-law laws, small dense blocks on the diagonal, a wide
+# band, very short and very long rows, and rectangular matrices (wide and tall). They are not in
+# SUITE (the tests' parametrizations), only in WIDE: the tuning tool and the figures read them.
+
+
+def _random_rows(xp, rs, lengths, n):
+    """CSR arrays of rows of the given lengths (capped at n) at uniformly random columns
+    (duplicates within a row dropped, so a row may come out a little shorter)."""
+    m = int(lengths.size)
+    lengths = xp.minimum(lengths.astype(np.int64), n)
+    rows = xp.repeat(xp.arange(m, dtype=np.int64), lengths)
+    cols = rs.randint(0, n, size=int(rows.size)).astype(np.int64)
+    return (*_from_keys(xp, rows * n + cols, m, n), (m, n))
+
+
+def lognormal(xp, m, mean, sigma, n=None, seed=0):
+    """Row lengths log-normal: median ``mean * exp(-sigma^2 / 2)``, so the mean is ``mean``;
+    ``sigma`` is the spread (0.5: even, 2: a long tail)."""
+    rs = _rng(xp, seed)
+    n = m if n is None else n
+    mu = np.log(mean) - sigma * sigma / 2
+    lengths = xp.floor(xp.exp(mu + sigma * rs.standard_normal(m)) + 0.5)
+    return _random_rows(xp, rs, xp.maximum(lengths, 1), n)
+
+
+def zipf_rows(xp, m, mean, alpha, n=None, seed=0):
+    """Row lengths from a power law of exponent ``alpha`` (> 2 keeps the mean finite; near 2 a
+    few rows hold much of the matrix): ``lmin * u^(-1 / (alpha - 1))``, ``lmin`` set for the
+    given mean."""
+    rs = _rng(xp, seed)
+    n = m if n is None else n
+    lmin = mean * (alpha - 2) / (alpha - 1)
+    u = 1.0 - rs.random_sample(m)  # in (0, 1]
+    lengths = xp.floor(lmin * u ** (-1.0 / (alpha - 1)) + 0.5)
+    return _random_rows(xp, rs, xp.maximum(lengths, 1), n)
+
+
+def block_diagonal(xp, m, block, seed=0):
+    """Dense ``block`` x ``block`` blocks along the diagonal (m rounded down to whole blocks)."""
+    m = max(block, m // block * block)
+    r = xp.arange(m, dtype=np.int64)
+    cols = (r // block * block)[:, None] + xp.arange(block, dtype=np.int64)[None, :]
+    return (*_from_rows_cols(xp, xp.ones(cols.shape, dtype=bool), cols, m), (m, m))
+
+
+def short_rows(xp, m, per_row, seed=0):
+    """Every row ``per_row`` (1 or 2) entries at random columns: SpMV bound by row overhead."""
+    rs = _rng(xp, seed)
+    cols = _stratified(xp, rs, m, per_row, m)
+    return (*_from_rows_cols(xp, xp.ones(cols.shape, dtype=bool), cols, m), (m, m))
+
+
+def long_rows(xp, m, per_row, n, seed=0):
+    """Few rows, each ``per_row`` long over ``n`` columns: the rows themselves must be split."""
+    rs = _rng(xp, seed)
+    cols = _stratified(xp, rs, m, per_row, n)
+    return (*_from_rows_cols(xp, xp.ones(cols.shape, dtype=bool), cols, m), (m, n))
+
+
+def rectangular(xp, m, n, per_row, seed=0):
+    """``m`` x ``n`` (wide: n >> m; tall: m >> n), ``per_row`` entries a row at random
+    columns."""
+    rs = _rng(xp, seed)
+    cols = _stratified(xp, rs, m, per_row, n)
+    return (*_from_rows_cols(xp, xp.ones(cols.shape, dtype=bool), cols, m), (m, n))
+
+
+def banded_wide(xp, m, h, seed=0):
+    """A band of half-width ``h`` (2h + 1 per row): :func:`banded` with a wide band."""
+    return banded(xp, m, h, seed)
+
+
+#: name -> (generator, parameters at test scale, parameters at full scale): about 2^22 rows and
+#: 5e7 nonzeros at full scale where the structure allows
+WIDE_PARAMS = {
+    "lognormal_0.5": (lognormal, {"m": 3000, "mean": 12, "sigma": 0.5},
+                      {"m": 1 << 22, "mean": 12, "sigma": 0.5}),
+    "lognormal_1": (lognormal, {"m": 3000, "mean": 12, "sigma": 1.0},
+                    {"m": 1 << 22, "mean": 12, "sigma": 1.0}),
+    "lognormal_2": (lognormal, {"m": 3000, "mean": 12, "sigma": 2.0},
+                    {"m": 1 << 22, "mean": 12, "sigma": 2.0}),
+    "zipf_2.5": (zipf_rows, {"m": 3000, "mean": 12, "alpha": 2.5},
+                 {"m": 1 << 22, "mean": 12, "alpha": 2.5}),
+    "zipf_3": (zipf_rows, {"m": 3000, "mean": 12, "alpha": 3.0},
+               {"m": 1 << 22, "mean": 12, "alpha": 3.0}),
+    "block_4": (block_diagonal, {"m": 3000, "block": 4}, {"m": 1 << 23, "block": 4}),
+    "block_8": (block_diagonal, {"m": 3000, "block": 8}, {"m": 1 << 22, "block": 8}),
+    "block_16": (block_diagonal, {"m": 3000, "block": 16}, {"m": 1 << 22, "block": 16}),
+    "banded_64": (banded_wide, {"m": 3000, "h": 64}, {"m": 1 << 19, "h": 64}),
+    "short_1": (short_rows, {"m": 5000, "per_row": 1}, {"m": 1 << 24, "per_row": 1}),
+    "short_2": (short_rows, {"m": 5000, "per_row": 2}, {"m": 1 << 24, "per_row": 2}),
+    "long_rows": (long_rows, {"m": 8, "per_row": 2000, "n": 1 << 14},
+                  {"m": 1 << 10, "per_row": 1 << 16, "n": 1 << 22}),
+    "wide": (rectangular, {"m": 300, "n": 1 << 16, "per_row": 64},
+             {"m": 1 << 16, "n": 1 << 24, "per_row": 1024}),
+    "tall": (rectangular, {"m": 20000, "n": 64, "per_row": 4},
+             {"m": 1 << 24, "n": 1 << 10, "per_row": 4}),
+}
+WIDE = tuple(WIDE_PARAMS)
+
+
+def generate_wide(name, scale="test", *, xp=np, seed=0):
+    """``(indptr, indices, shape)`` of widened-suite matrix ``name`` at ``"test"`` or ``"full"``
+    scale (int64 arrays of ``xp``)."""
+    if name not in WIDE_PARAMS:
+        raise ValueError(f"unknown widened-suite matrix {name!r}; choose from {WIDE}")
+    gen, test, full = WIDE_PARAMS[name]
+    return gen(xp, seed=seed, **(test if scale == "test" else full))
+
+
+def wide_csr_arrays(name, dtype, scale="test", *, xp=np, seed=0):
+    """``(data, indices, indptr, shape)`` of widened-suite matrix ``name`` with random values."""
+    indptr, indices, shape = generate_wide(name, scale, xp=xp, seed=seed)
     return values(indices.size, dtype, xp=xp, seed=seed + 1), indices, indptr, shape
