@@ -30,8 +30,8 @@ import numpy as np
 
 from .. import histograms as _histograms
 from ..histograms import _checks as _hc
-from ._reduce import _dask_array, _name, max as _dmax, min as _dmin, sum as _dsum
-from ._sort import own_stream, xp_of
+from ._reduce import _name, max as _dmax, min as _dmin, sum as _dsum
+from ._sort import dask_array, own_stream, xp_of
 
 __all__ = ["histogram", "bincount"]
 
@@ -176,7 +176,7 @@ def histogram(x, bins=10, range=None, weights=None, density=False,  # noqa: A002
     import dask
 
     func = _name("histogram")
-    x = _dask_array(x, func)
+    x = dask_array(x, func)
     dt = np.dtype(x.dtype)
     if dt.kind not in SAMPLE_KINDS or not _hc.is_histogram_sample(dt):
         raise TypeError(f"{func}: x has dtype {dt}; supported dtypes are bool, int8/16/32/64, "
@@ -276,7 +276,7 @@ def bincount(x, weights=None, minlength=0, split_every=None):
     import dask
 
     func = _name("bincount")
-    x = _dask_array(x, func)
+    x = dask_array(x, func)
     dt = np.dtype(x.dtype)
     if dt.kind not in "biu":
         raise TypeError(f"{func}: x has dtype {dt}; Cannot cast array data from {dt!r} to "

@@ -42,7 +42,7 @@ import numpy as np
 from .. import reduction as _reduction
 from .._core import checks as _checks, dtypes as _dtypes, policy as _policy
 from ..reduction import _arg as _rarg, _axis as _raxis
-from ._sort import own_stream, xp_of
+from ._sort import dask_array, own_stream, xp_of
 
 __all__ = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"]
 
@@ -270,15 +270,6 @@ def _name(func):
     return f"primitives.dask.{func}"
 
 
-def _dask_array(x, func):
-    import dask.array as da
-
-    if not isinstance(x, da.Array):
-        raise TypeError(f"{func}: x must be a dask.array.Array, got {type(x).__name__} (wrap an "
-                        f"array with dask.array.from_array)")
-    return x
-
-
 def _reduced(x, axis, func):
     """The normalized tuple of reduced axes, and the number of elements reduced into each result
     element (None when some of those chunk sizes are unknown)."""
@@ -332,7 +323,7 @@ def _real_input(x, res, func):
 
 def _sum_like(x, op, axis, dtype, keepdims, split_every):
     func = _name(op)
-    x = _dask_array(x, func)
+    x = dask_array(x, func)
     in_dt = np.dtype(x.dtype)
     _reduction._api._check_x(in_dt, op, func)
     if dtype is None:
@@ -402,7 +393,7 @@ def prod(x, axis=None, dtype=None, keepdims=False, split_every=None):
 
 def _min_max(x, op, axis, keepdims, split_every):
     func = _name(op)
-    x = _dask_array(x, func)
+    x = dask_array(x, func)
     in_dt = np.dtype(x.dtype)
     _reduction._api._check_x(in_dt, op, func)
     return _tree(x, op, axis, keepdims, split_every, in_dt, in_dt, func)
@@ -437,7 +428,7 @@ def max(x, axis=None, keepdims=False, split_every=None):  # noqa: A001 - NumPy's
 
 def _logical(x, op, axis, keepdims, split_every):
     func = _name(op)
-    x = _dask_array(x, func)
+    x = dask_array(x, func)
     in_dt = np.dtype(x.dtype)
     if in_dt not in _dtypes.REDUCE_DTYPES:
         raise TypeError(f"{func}: x has dtype {in_dt}; supported dtypes are "
@@ -471,7 +462,7 @@ def mean(x, axis=None, dtype=None, keepdims=False, split_every=None):
     import dask.array as da
 
     func = _name("mean")
-    x = _dask_array(x, func)
+    x = dask_array(x, func)
     in_dt = np.dtype(x.dtype)
     _reduction._api._check_x(in_dt, "sum", func)
     if dtype is None:
@@ -501,7 +492,7 @@ def _arg(x, axis, keepdims, split_every, is_max):
 
     fname = "argmax" if is_max else "argmin"
     func = _name(fname)
-    x = _dask_array(x, func)
+    x = dask_array(x, func)
     _rarg._check_dtype(np.dtype(x.dtype), func)
     ax = _rarg._check_axis(axis, x.ndim, func)
     axes = tuple(range(x.ndim)) if ax is None else (ax,)

@@ -28,16 +28,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import reduction as _reduction
-from .._core import checks as _checks, dtypes as _dtypes
-from ..scan import _api as _scan_api, _plans as _scan_plans
-from ._sort import from_pieces, own_stream, xp_of
+from .._core import checks as _checks
+from ..scan import _api as _scan_api
+from ._sort import dask_array, from_pieces, own_stream, xp_of
 
 __all__ = ["cumsum", "cumprod", "inclusive_scan", "exclusive_scan", "METHODS"]
 
 #: the graphs of a 1-D scan (module docstring)
 METHODS = ("auto", "chain", "totals")
-_OPS = ("sum", "prod", "min", "max")
-_UFUNC = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
+_OPS = _scan_api.OPS
+_UFUNC = _scan_api.UFUNC  # op -> the array module's ufunc of it
 
 
 def _combine(op, a, b):
@@ -180,29 +180,10 @@ def _axis_scan(x, axis, op, exclusive, res_dt, func):
 
 
 def _entry(func, x, op, axis, dtype, exclusive, method):
-    import dask.array as da
-
-    if not isinstance(x, da.Array):
-        raise TypeError(f"{func}: x must be a dask.array.Array, got {type(x).__name__} (wrap an "
-                        f"array with dask.array.from_array)")
+    dask_array(x, func)
     _checks.check_choice(op, _OPS, func=func, arg="op")
     _checks.check_choice(method, METHODS, func=func, arg="method")
-    in_dt = np.dtype(x.dtype)
-    if in_dt not in _scan_plans.DTYPES:
-        raise TypeError(f"{func}: x has dtype {in_dt.name}; supported dtypes are "
-                        f"{_dtypes.names(_scan_plans.DTYPES)}")
-    if dtype is None:
-        res_dt = _scan_plans.result_dtype(in_dt, op)
-    else:
-        res_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
-                                       allowed=_scan_plans.DTYPES)
-    if op in ("min", "max") and "c" in (in_dt.kind, res_dt.kind):
-        raise TypeError(f"{func}: op={op!r} is not defined for complex dtype "
-                        f"{(in_dt if in_dt.kind == 'c' else res_dt).name} (no ordering); use "
-                        f"'sum' or 'prod'")
-    if in_dt.kind == "c" and res_dt.kind != "c":
-        raise TypeError(f"{func}: dtype={res_dt.name} would discard the imaginary part of x "
-                        f"({in_dt.name}); use a complex dtype")
+    res_dt = _scan_api.checked_result_dtype(x.dtype, op, dtype, func)
     if axis is not None:
         axis = _checks.axis_index(axis, x.ndim, func)
     if axis is None and x.ndim != 1:

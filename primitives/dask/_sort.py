@@ -95,13 +95,19 @@ def to_host(a):
     return a if isinstance(a, np.ndarray) else a.get()
 
 
-def dask_input(x, func, arg="x"):
-    """``x`` as a checked 1-D Dask array with known chunk sizes."""
+def dask_array(x, func, arg="x"):
+    """``x``, after the check that it is a Dask array (``func``: the function the error names)."""
     import dask.array as da
 
     if not isinstance(x, da.Array):
         raise TypeError(f"{func}: {arg} must be a dask.array.Array, got {type(x).__name__} "
                         f"(wrap an array with dask.array.from_array)")
+    return x
+
+
+def dask_input(x, func, arg="x"):
+    """``x`` as a checked 1-D Dask array with known chunk sizes."""
+    dask_array(x, func, arg)
     if x.ndim != 1:
         raise ValueError(f"{func}: {arg} must be 1-D, got {x.ndim}-D of shape {x.shape}")
     if any(np.isnan(c) for c in x.chunks[0]):

@@ -26,6 +26,14 @@ def _validated(x, op, dtype, variant, func):
     inp = _checks.as_input(x, func=func, arg="x", flatten=True)
     arr = inp.array
     in_dt = arr.dtype
+    return variant, inp, arr, in_dt, checked_result_dtype(in_dt, op, dtype, func)
+
+
+def checked_result_dtype(in_dt, op, dtype, func):
+    """The result dtype of a scan of ``in_dt`` with ``op`` (NumPy's: ``sum``/``prod`` widen bool
+    and integers below 64 bits; ``dtype=`` overrides), after the checks of the input's and the
+    result's dtypes (``func``: the public function the errors name)."""
+    in_dt = np.dtype(in_dt)
     if in_dt not in _sp.DTYPES:
         raise TypeError(f"{func}: x has dtype {in_dt.name}; supported dtypes are "
                         f"{_dtypes.names(_sp.DTYPES)}")
@@ -41,7 +49,7 @@ def _validated(x, op, dtype, variant, func):
     if in_dt.kind == "c" and res_dt.kind != "c":
         raise TypeError(f"{func}: dtype={res_dt.name} would discard the imaginary part of x "
                         f"({in_dt.name}); use a complex dtype")
-    return variant, inp, arr, in_dt, res_dt
+    return res_dt
 
 
 def _identity(op, dt):
@@ -97,7 +105,8 @@ def _scan(x, op, dtype, variant, exclusive, func, key):
                            key if arr is x else None))
 
 
-_UFUNC = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
+#: op -> the name of its ufunc (NumPy's and CuPy's)
+UFUNC = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
 
 
 def continued(x, op, seed, *, exclusive=False, dtype=None, func="inclusive_scan"):
@@ -119,7 +128,7 @@ def continued(x, op, seed, *, exclusive=False, dtype=None, func="inclusive_scan"
         return inp.result(plan(arr, seed))
     out = _run(inp.backend, arr, in_dt, res_dt, op, exclusive, variant)
     with np.errstate(over="ignore"):
-        getattr(xp, _UFUNC[op])(xp.asarray(seed).reshape(1).astype(res_dt), out, out=out)
+        getattr(xp, UFUNC[op])(xp.asarray(seed).reshape(1).astype(res_dt), out, out=out)
     return inp.result(out)
 
 
