@@ -123,7 +123,7 @@ def _compile_one(job):
     relpath, names, arch = job
     from . import loader, nvrtc
 
-    opts = [o for o in loader.nvrtc_options() if o != "-std=c++17"]
+    opts = loader.binary_options()
     t = time.perf_counter()
     image, lowered = nvrtc.compile_binary(loader.source(relpath), names, arch=arch, options=opts,
                                           filename=relpath)

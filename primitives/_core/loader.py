@@ -67,6 +67,12 @@ def nvrtc_options():
     return ("-std=c++17", f"-I{kernels_root()}", f"-DPRIM_KERNELS_HASH=0x{tree_hash()[:16]}")
 
 
+def binary_options():
+    """:func:`nvrtc_options` as the package's own NVRTC call takes them (it sets the language
+    standard itself): the options of the shipped binaries and of :func:`compile_alone`."""
+    return [o for o in nvrtc_options() if o != "-std=c++17"]
+
+
 # ---------------------------------------------------------------------------------------------
 # Registry of every instantiation the library launches (for the NVRTC check in CI).
 
@@ -297,7 +303,7 @@ def compile_alone(relpath, name, arch):
 
     from . import nvrtc
 
-    opts = [o for o in nvrtc_options() if o != "-std=c++17"]  # nvrtc adds its own
+    opts = binary_options()
     digest = hashlib.sha256(repr((tree_hash(), relpath, name, arch, nvrtc.version(),
                                   opts)).encode()).hexdigest()[:40]
     directory = lazy_cache_dir()
