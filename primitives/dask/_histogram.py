@@ -31,17 +31,13 @@ import numpy as np
 from .. import histograms as _histograms
 from ..histograms import _checks as _hc
 from ._reduce import _name, max as _dmax, min as _dmin, sum as _dsum
-from ._sort import dask_array, own_stream, xp_of
+from ._sort import dask_array, own_stream, to_host, xp_of
 
 __all__ = ["histogram", "bincount"]
 
 #: the sample dtypes of :func:`histogram` (bool is counted as uint8, with NumPy's warning)
 SAMPLE_KINDS = "biuf"
 
-
-def _item(v):
-    """A computed scalar (a NumPy scalar, a 0-d NumPy or CuPy array) as a Python number."""
-    return v.item() if hasattr(v, "item") else v
 
 
 def _hist_chunk(block, *rest, bins=None, range=None, weighted=False):  # noqa: A002
@@ -197,7 +193,7 @@ def histogram(x, bins=10, range=None, weights=None, density=False,  # noqa: A002
             raise TypeError(f"{func}: `bins` must be an integer or an array") from exc
         if range is None and x.size:
             lo, hi = dask.compute(_dmin(x), _dmax(x))
-            lo, hi = _item(lo), _item(hi)  # NumPy or CuPy results
+            lo, hi = to_host(lo).item(), to_host(hi).item()  # NumPy or CuPy results
             proxy = np.array([lo, hi], dtype=dt)  # NumPy's edges depend on these alone
             call_range = (proxy[0], proxy[1])
         else:
@@ -292,7 +288,7 @@ def bincount(x, weights=None, minlength=0, split_every=None):
         length = minlength
     else:
         lo, hi = dask.compute(_dmin(x), _dmax(x))
-        lo, hi = int(_item(lo)), int(_item(hi))
+        lo, hi = int(to_host(lo).item()), int(to_host(hi).item())
         if lo < 0 or hi >= 2**63:
             raise ValueError(f"{func}: 'list' argument must have no negative elements")
         length = max(hi + 1, minlength)

@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import searching as _searching, sorting as _sorting
 from .._core import backend as _backend, policy as _policy
+from .._core.backend import to_host
 from ..sorting._keys import KEY_DTYPES, KEY_SET
 
 __all__ = ["sort", "argsort"]
@@ -89,10 +90,6 @@ def own_stream(task):
         stream.synchronize()
         return out
     return run
-
-
-def to_host(a):
-    return a if isinstance(a, np.ndarray) else a.get()
 
 
 def dask_array(x, func, arg="x"):
