@@ -547,6 +547,56 @@ def test_auto_rule():
     assert choose_variant(sps.csr_matrix((4, 4), dtype=np.float32)) == "csr_scalar"
 
 
+def test_auto_rule_ell():
+    """Rows many and nearly even (the longest at most ell_max_fill times the mean): ell, on a
+    conversion kept on the container; a wider spread, skewed rows or too few rows: not."""
+    pol = prim.tuning.policy("spmv", "auto")
+    assert pol.ell_max_fill == 1.5 and pol.ell_min_rows == 1 << 16
+    ip, ix, shape = suite.generate_wide("short_2")  # 5000 rows of 2: fewer than ell_min_rows
+    short = sps.csr_matrix((np.ones(ix.size, np.float32), ix, ip), shape=shape)
+    assert choose_variant(short) == "merge_path"
+    with prim.tuning.override("spmv", selector="auto", ell_min_rows=1000):
+        assert choose_variant(short) == "ell"
+        assert choose_variant(suite_matrix("poisson2d", np.float32)) == "ell"
+        assert choose_variant(suite_matrix("powerlaw", np.float32)) == "merge_path"
+        for name, want in (("spread_1.3", "ell"), ("spread_1.9", "merge_path")):
+            ip, ix, shape = suite.generate_wide(name)
+            A = sps.csr_matrix((np.ones(ix.size, np.float32), ix, ip), shape=shape)
+            s = sparse.CSR(A).row_stats()
+            assert (s.rows * s.max <= 1.5 * s.nnz) == (want == "ell"), name
+            assert choose_variant(A) == want, name
+    with prim.tuning.override("spmv", selector="auto", ell_min_rows=1000, ell_max_fill=0.0):
+        assert choose_variant(short) == "merge_path"  # 0: never ELL
+
+
+def test_conversions_are_kept_on_the_container(rng):
+    """A variant of another format (auto's ELL for a CSR container, or one named) runs on a
+    conversion made at the first product and kept on the container: later products convert
+    nothing, build no plan and take the repeat path; results match the oracle every time."""
+    A = suite_matrix("poisson2d", np.float32)
+    x1, x2 = vec(rng, A.shape[1], np.float32), vec(rng, A.shape[1], np.float32)
+    prim.clear_caches()
+    with prim.tuning.override("spmv", selector="auto", ell_min_rows=1000):
+        for v in ("auto", "ell", "coo", "hyb"):
+            M = sparse.CSR(A)
+            check(prim.spmv(M, x1, variant=v), A, x1, np.float32, what=f"{v} first")
+            kept = [k for k in M._cache if k[0] == "format"]
+            assert len(kept) == 1, v
+            E = M._cache[kept[0]]
+            assert E.format == ("ell" if v == "auto" else v)
+            assert M._as_format(E.format) is E
+            builds = prim.cache_info()["builds"]
+            check(prim.spmv(M, x2, variant=v), A, x2, np.float32, what=f"{v} repeat")
+            y = vec(rng, A.shape[0], np.float32)
+            want = 2.0 * (A @ x1.astype(np.float64)) - y
+            got = prim.spmv(M, x1, y=y, alpha=2.0, beta=-1.0, variant=v)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+            assert prim.cache_info()["builds"] == builds, v
+            assert [k for k in M._cache if k[0] == "format"] == kept and \
+                M._cache[kept[0]] is E, v
+    assert "ell" in _spmv_plan_kinds()
+
+
 def _spmv_plan_kinds():
     """The variants of the plans built so far, oldest first (their configuration keys)."""
     return [k[0][len("spmv/"):] for k in list(PLANS._plans)
@@ -1381,8 +1431,11 @@ def test_widened_suite_matrices(name):
     cv = lengths.std() / lengths.mean()
     if name.startswith(("lognormal", "zipf")):
         assert cv > 0.3 and lengths.max() > 4 * lengths.mean()
-    elif name.startswith(("block", "short", "long", "wide", "tall")):
+    elif name.startswith(("block", "short", "long", "wide", "tall", "rows")):
         assert cv == 0
+    elif name.startswith("spread"):
+        fill = float(name.split("_")[1])
+        assert 0.1 < cv < 0.6 and abs(lengths.max() / lengths.mean() - fill) < 0.08
     if name == "wide":
         assert n > 100 * m
     if name == "tall":

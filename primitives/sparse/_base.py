@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .._core import backend as _backend, dtypes as _dtypes
+from .._core import backend as _backend, dtypes as _dtypes, plans as _plans
 
 FORMATS = ("csr", "ell", "coo", "hyb")
 VALUE_DTYPES = tuple(np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128))
@@ -196,7 +196,8 @@ class Matrix:
         self.index_dtype = np.dtype(index_dtype)
         self.nnz = int(nnz)
         self._stats = None
-        self._cache = {}  # data derived from the arrays (the merge-path partition), per stream
+        self._cache = {}  # data derived from the arrays (the merge-path partition, conversions
+        # to other formats for products), per stream
         self._token = next(_tokens)  # names this matrix in the keys of spmv's repeat calls
 
     @property
@@ -217,6 +218,20 @@ class Matrix:
         return (f"<primitives.sparse.{type(self).__name__} {self.shape[0]}x{self.shape[1]}, "
                 f"{self.nnz} stored, {self.dtype.name}, {self.index_dtype.name} indices, "
                 f"{self.nbytes} bytes>")
+
+    def _as_format(self, fmt):
+        """This matrix in format ``fmt`` for a product: itself, or its conversion, made on the
+        device at the first product that needs it and kept on the matrix (per stream, as the
+        merge-path partition), so that repeated products convert once."""
+        if fmt == self.format:
+            return self
+        key = ("format", fmt, _plans.stream_key())
+        M = self._cache.get(key)
+        if M is None:
+            M = {"csr": self.to_csr, "ell": self.to_ell, "coo": self.to_coo,
+                 "hyb": self.to_hyb}[fmt]()
+            self._cache[key] = M
+        return M
 
     # conversions (on the device); each returns ``self`` when no conversion is needed
     def to_csr(self):

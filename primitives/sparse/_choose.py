@@ -41,8 +41,12 @@ def choose_variant(A):
     """The kernel ``variant="auto"`` runs for ``A`` (a container or a SciPy/CuPy matrix).
 
     A matrix already in ELL, COO or HYB runs that format's kernel. For CSR the row statistics
-    (:meth:`primitives.sparse.CSR.row_stats`, computed once per container) decide:
+    (:meth:`primitives.sparse.CSR.row_stats`, computed once per container) decide, in order:
 
+    * at least 2^16 rows, the longest at most 1.5 times the mean (ELL's padding at most half the
+      nonzeros): ``ell``, on a conversion made at the first product and kept on the container
+      (its arrays cost about as much memory as the CSR ones). One thread per row reads its
+      entries column-major, every load of a warp coalesced, with no row pointers;
     * rows *even* (coefficient of variation at most 0.5, longest row at most 4 times the mean)
       and *local* (a row's columns span at most a tenth of x on average): ``csr_vector``, with
       the group width of :func:`vector_lanes`;
@@ -50,6 +54,9 @@ def choose_variant(A):
       the same number of rows plus nonzeros whatever the lengths), and scattered columns, where
       the product is bound by the gathers from x and merge_path's streaming loads of the matrix
       leave L2 to x.
+
+    The measurements behind the thresholds are in the ``"auto"`` policy's comment and
+    docs/spmv.rst; pass a variant by name to keep a CSR container unconverted.
 
     (The thresholds are the ``"auto"`` policy of :mod:`primitives.tuning`'s ``"spmv"`` family.)
     """
@@ -60,6 +67,9 @@ def choose_variant(A):
     if s.rows == 0 or s.nnz == 0:
         return "csr_scalar"
     pol = _policy.auto()
+    if pol.ell_max_fill and s.rows >= pol.ell_min_rows and \
+            s.rows * s.max <= pol.ell_max_fill * s.nnz:
+        return "ell"
     even = s.cv <= pol.even_cv and s.max <= pol.even_max_over_mean * s.mean
     if even and s.span <= pol.local_span:
         return "csr_vector"

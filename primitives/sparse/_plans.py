@@ -312,6 +312,18 @@ class HybPlan(SpmvPlan):
         self.coo.run(A.coo, x, out, alpha, beta)
 
 
+class OnConversion(_plans.Plan):
+    """The repeat path of a matrix whose product runs on its conversion to another format
+    (``auto`` choosing ELL for a CSR container): calls give the container, the plan takes the
+    conversion kept on it (:meth:`Matrix._as_format`). Holds no reference to either matrix."""
+
+    def __init__(self, plan, fmt):
+        self.plan, self.fmt = plan, fmt
+
+    def __call__(self, A, x, y, alpha, beta):
+        return self.plan(A._as_format(self.fmt), x, y, alpha, beta)
+
+
 def plan_for(variant, A):
     """The plan of ``variant`` for container ``A`` (in the variant's format), on the current
     stream under the policies in force."""

@@ -50,6 +50,8 @@ class AutoPolicy:
     even_cv: float  # largest coefficient of variation of the row lengths of even rows
     even_max_over_mean: float  # largest longest-row / mean of even rows
     local_span: float  # largest mean column span (over n) of local rows
+    ell_max_fill: float = 0.0  # ELL when rows x longest row <= this x nonzeros (0: never)
+    ell_min_rows: int = 0  # ... and the matrix has at least this many rows
 
 
 TABLE = _policy.register("spmv", {
@@ -79,9 +81,15 @@ TABLE = _policy.register("spmv", {
     # the reductions by key: 256 x 8 as merge_path's tile (not tuned separately)
     ("default", "coo"): TilePolicy(block=256, items=8),
     ("default", "fixup"): TilePolicy(block=256, items=8),
-    # H100 suite at full size: csr_vector wins on the even, local matrices (poisson2d, banded,
-    # stencil27), merge_path on the rest (tools/figures/spmv.py)
-    ("default", "auto"): AutoPolicy(even_cv=0.5, even_max_over_mean=4.0, local_span=0.1),
+    # H200, tools.tune.spmv_auto over the suite and testing.matrices.WIDE, float32 and float64
+    # (the table in docs/spmv.rst): ELL (a conversion kept on the container) is fastest or
+    # within 3% on every matrix of at least 2^16 rows whose longest row is at most 1.5x the
+    # mean (poisson2d, stencil27, banded, banded_64, uniform, block_4/8/16, short_1/2, wide,
+    # tall), where csr_vector ran 1.1-2.6x slower and merge_path 1.05-2.8x; merge_path is
+    # fastest or within 5% on all the others (skewed, empty or few long rows); csr_vector is
+    # kept for even, local rows too few for ELL's row per thread (not in the suite)
+    ("default", "auto"): AutoPolicy(even_cv=0.5, even_max_over_mean=4.0, local_span=0.1,
+                                    ell_max_fill=1.5, ell_min_rows=1 << 16),
 }, doc="row-parallel and conversion blocks; merge_path and reduction-by-key tiles; csr_vector "
        "lanes; the auto rule's thresholds")
 

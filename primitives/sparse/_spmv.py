@@ -128,7 +128,11 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
         beta: scalar multiplying ``y``, as ``alpha``; must be 0 when ``y`` is omitted. With
             ``beta == 0`` ``y`` is not read (NaN in it is ignored), as in BLAS.
         variant: one of ``primitives.sparse.VARIANTS`` or ``"auto"`` (:func:`choose_variant`). A
-            variant whose format differs from ``A``'s converts ``A`` on the device first.
+            variant whose format differs from ``A``'s runs on a conversion of ``A``, made on the
+            device at the first such product and kept on the container ``A`` (per stream) for
+            the later ones: memory for that format's arrays, held as long as ``A`` is (a
+            SciPy/CuPy matrix is converted to a new CSR container at every call: pass a
+            container to keep its conversions).
 
     Returns:
         ``y`` when given; otherwise a new array of length ``A.shape[0]``, on the device for
@@ -174,19 +178,16 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
         variant = choose_variant(M)
     if M.dtype != out_dt:
         M = M.astype(out_dt)
-    fmt = FORMAT_OF[variant]
-    if M.format != fmt:
-        M = {"csr": M.to_csr, "ell": M.to_ell, "coo": M.to_coo, "hyb": M.to_hyb}[fmt]()
+    P = M._as_format(FORMAT_OF[variant])  # made once, kept on M
     xa = xp.ascontiguousarray(xin.array.astype(out_dt, copy=False))
-    plan = _sp.plan_for(variant, M)
-    plan.apply(M, xa, out, alpha, beta)
+    plan = _sp.plan_for(variant, P)
+    plan.apply(P, xa, out, alpha, beta)
+    if key is not None and M is A and xa is x and (y is None or out is y):
+        # used as they are: later like calls take the plan (on A's kept conversion)
+        _plans.PLANS.file(key, plan if P is A else _sp.OnConversion(plan, P.format))
     if y is not None:
         _write_back(y, out)
-        if key is not None and M is A and xa is x and out is y:
-            _plans.PLANS.file(key, plan)  # used as they are: later like calls take the plan
         return y
-    if key is not None and M is A and xa is x:
-        _plans.PLANS.file(key, plan)
     return xin.result(out)
 
 

@@ -18,8 +18,9 @@ empty_rows     most rows empty (7 in 8, chosen at random), the others long
 
 The widened suite (:data:`WIDE`, :func:`generate_wide`), where SpMV's ``auto`` rule is fitted
 (``python -m tools.tune.spmv_auto``): log-normal row lengths (spread 0.5, 1, 2), power-law row
-lengths (exponent 2.5, 3), dense 4/8/16 blocks on the diagonal, a band of half-width 64, rows of
-1 and 2 entries, a few very long rows, and wide and tall rectangles.
+lengths (exponent 2.5, 3), row lengths uniform over ranges whose longest row is 1.3, 1.7 and 1.9
+times the mean, dense 4/8/16 blocks on the diagonal, a band of half-width 64, rows of 1 and 2
+entries, a few very long rows, long rows over 2^15 rows, and wide and tall rectangles.
 
 ``generate(name, scale)``: ``scale="test"`` gives a few thousand rows (the emulator's sizes);
 ``"full"`` gives at least 2^22 rows and, where the structure allows, at least 5e7 nonzeros; an
@@ -241,6 +242,14 @@ def zipf_rows(xp, m, mean, alpha, n=None, seed=0):
     return _random_rows(xp, rs, xp.maximum(lengths, 1), n)
 
 
+def spread_rows(xp, m, lo, hi, n=None, seed=0):
+    """Row lengths uniform in ``[lo, hi]`` at random columns: rows a little uneven (the longest
+    ``2 * hi / (lo + hi)`` times the mean), where ELL's padding starts to cost."""
+    rs = _rng(xp, seed)
+    n = m if n is None else n
+    return _random_rows(xp, rs, rs.randint(lo, hi + 1, size=m), n)
+
+
 def block_diagonal(xp, m, block, seed=0):
     """Dense ``block`` x ``block`` blocks along the diagonal (m rounded down to whole blocks)."""
     m = max(block, m // block * block)
@@ -289,6 +298,12 @@ WIDE_PARAMS = {
                  {"m": 1 << 22, "mean": 12, "alpha": 2.5}),
     "zipf_3": (zipf_rows, {"m": 3000, "mean": 12, "alpha": 3.0},
                {"m": 1 << 22, "mean": 12, "alpha": 3.0}),
+    "spread_1.3": (spread_rows, {"m": 3000, "lo": 8, "hi": 16},
+                   {"m": 1 << 22, "lo": 8, "hi": 16}),
+    "spread_1.7": (spread_rows, {"m": 3000, "lo": 4, "hi": 20},
+                   {"m": 1 << 22, "lo": 4, "hi": 20}),
+    "spread_1.9": (spread_rows, {"m": 3000, "lo": 1, "hi": 23},
+                   {"m": 1 << 22, "lo": 1, "hi": 23}),
     "block_4": (block_diagonal, {"m": 3000, "block": 4}, {"m": 1 << 23, "block": 4}),
     "block_8": (block_diagonal, {"m": 3000, "block": 8}, {"m": 1 << 22, "block": 8}),
     "block_16": (block_diagonal, {"m": 3000, "block": 16}, {"m": 1 << 22, "block": 16}),
@@ -299,6 +314,8 @@ WIDE_PARAMS = {
                   {"m": 1 << 10, "per_row": 1 << 16, "n": 1 << 22}),
     "wide": (rectangular, {"m": 300, "n": 1 << 16, "per_row": 64},
              {"m": 1 << 16, "n": 1 << 24, "per_row": 1024}),
+    "rows_32k": (rectangular, {"m": 200, "n": 1 << 14, "per_row": 64},
+                 {"m": 1 << 15, "n": 1 << 22, "per_row": 1024}),
     "tall": (rectangular, {"m": 20000, "n": 64, "per_row": 4},
              {"m": 1 << 24, "n": 1 << 10, "per_row": 4}),
 }
