@@ -526,20 +526,28 @@ def test_host_x_non_contiguous_and_lists(rng):
 
 
 def test_auto_rule():
-    # even and local: csr_vector; skewed, long rows, empty rows or scattered columns: merge_path
-    want = {"poisson2d": "csr_vector", "banded": "csr_vector", "uniform": "merge_path",
-            "powerlaw": "merge_path", "dense_rows": "merge_path", "empty_rows": "merge_path",
-            "stencil27": "merge_path"}  # at test size the 27-point rows span 20% of x
-    for name, v in want.items():
-        A = suite_matrix(name, np.float32)
-        assert choose_variant(A) == v, name
-        assert choose_variant(sparse.CSR(A)) == v, name
-    local_span = prim.tuning.policy("spmv", "auto").local_span
-    assert sparse.CSR(suite_matrix("stencil27", np.float32)).row_stats().span > local_span
-    full = suite._params_for_rows("stencil27", 1 << 16)["k"]  # a larger grid is local
-    ip, ix, shape = suite.stencil27(np, full)
-    big = sps.csr_matrix((np.ones(ix.size, np.float32), ix, ip), shape=shape)
-    assert choose_variant(big) == "csr_vector"
+    # at test sizes no matrix has the rows that ELL or csr_vector need: merge_path everywhere
+    names = ("poisson2d", "banded", "uniform", "stencil27", "powerlaw", "dense_rows",
+             "empty_rows")
+    for name in names:
+        assert choose_variant(suite_matrix(name, np.float32)) == "merge_path", name
+    pol = prim.tuning.policy("spmv", "auto")
+    assert pol.vector_min_threads == 1 << 17
+    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+        # even rows: csr_vector; skewed rows, a few long rows or many empty rows: merge_path
+        want = dict.fromkeys(names[:4], "csr_vector") | dict.fromkeys(names[4:], "merge_path")
+        for name, v in want.items():
+            A = suite_matrix(name, np.float32)
+            assert choose_variant(A) == v, name
+            assert choose_variant(sparse.CSR(A)) == v, name
+    # the threads csr_vector would run: rows x lanes (2 lanes for rows of 5 entries)
+    A = sparse.CSR(suite_matrix("poisson2d", np.float32))
+    s = A.row_stats()
+    threads = s.rows * vector_lanes(s.mean, np.float32)
+    with prim.tuning.override("spmv", selector="auto", vector_min_threads=threads):
+        assert choose_variant(A) == "csr_vector"
+    with prim.tuning.override("spmv", selector="auto", vector_min_threads=threads + 1):
+        assert choose_variant(A) == "merge_path"
     A = suite_matrix("banded", np.float32)
     assert choose_variant(sparse.ELL(A)) == "ell"
     assert choose_variant(sparse.COO(A)) == "coo"
@@ -605,9 +613,10 @@ def _spmv_plan_kinds():
 
 def test_auto_runs_the_chosen_variant(rng):
     prim.clear_caches()
-    for name in ("poisson2d", "powerlaw"):
-        A = suite_matrix(name, np.float32)
-        prim.spmv(A, vec(rng, A.shape[1], np.float32))
+    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+        for name in ("poisson2d", "powerlaw"):
+            A = suite_matrix(name, np.float32)
+            prim.spmv(A, vec(rng, A.shape[1], np.float32))
     assert _spmv_plan_kinds() == ["csr_vector", "merge_path"]
 
 
@@ -683,11 +692,12 @@ def test_repeat_path_is_per_matrix(rng):
     assert even.nnz == hot.nnz == m * k
     x = vec(rng, n, np.float32)
     pair = [(A, sparse.CSR(A)) for A in (even, hot)]
-    assert choose_variant(pair[0][1]) != choose_variant(pair[1][1])
-    for _ in range(3):
-        for A, M in pair:
-            for v in ("auto", "merge_path", "csr_scalar"):
-                check(prim.spmv(M, x, variant=v), A, x, np.float32, what=v)
+    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+        assert choose_variant(pair[0][1]) != choose_variant(pair[1][1])
+        for _ in range(3):
+            for A, M in pair:
+                for v in ("auto", "merge_path", "csr_scalar"):
+                    check(prim.spmv(M, x, variant=v), A, x, np.float32, what=v)
 
 
 def test_explicit_plan(rng):
@@ -740,9 +750,9 @@ def test_tuning_overrides_make_their_own_plans(rng):
         assert vector_lanes(3.0, np.float32) == 16
         check(prim.spmv(M, x, variant="csr_vector"), A, x, np.float32, what="16 lanes")
     assert vector_lanes(3.0, np.float32) == 2
-    with prim.tuning.override("spmv", selector="auto", local_span=0.0):
-        assert choose_variant(suite_matrix("poisson2d", np.float32)) == "merge_path"
-    assert choose_variant(suite_matrix("poisson2d", np.float32)) == "csr_vector"
+    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+        assert choose_variant(suite_matrix("poisson2d", np.float32)) == "csr_vector"
+    assert choose_variant(suite_matrix("poisson2d", np.float32)) == "merge_path"
 
 
 def test_tokens_name_each_container():

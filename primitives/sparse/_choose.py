@@ -47,13 +47,11 @@ def choose_variant(A):
       nonzeros): ``ell``, on a conversion made at the first product and kept on the container
       (its arrays cost about as much memory as the CSR ones). One thread per row reads its
       entries column-major, every load of a warp coalesced, with no row pointers;
-    * rows *even* (coefficient of variation at most 0.5, longest row at most 4 times the mean)
-      and *local* (a row's columns span at most a tenth of x on average): ``csr_vector``, with
-      the group width of :func:`vector_lanes`;
+    * rows *even* (coefficient of variation at most 0.5, longest row at most 4 times the mean),
+      fewer, and enough of them to fill the GPU with groups of :func:`vector_lanes` lanes
+      (rows x lanes at least 2^17 threads): ``csr_vector``;
     * otherwise ``merge_path``: skewed rows, a few long rows or many empty rows (its tiles hold
-      the same number of rows plus nonzeros whatever the lengths), and scattered columns, where
-      the product is bound by the gathers from x and merge_path's streaming loads of the matrix
-      leave L2 to x.
+      the same number of rows plus nonzeros whatever the lengths, so every thread has work).
 
     The measurements behind the thresholds are in the ``"auto"`` policy's comment and
     docs/spmv.rst; pass a variant by name to keep a CSR container unconverted.
@@ -71,6 +69,6 @@ def choose_variant(A):
             s.rows * s.max <= pol.ell_max_fill * s.nnz:
         return "ell"
     even = s.cv <= pol.even_cv and s.max <= pol.even_max_over_mean * s.mean
-    if even and s.span <= pol.local_span:
+    if even and s.rows * vector_lanes(s.mean, M.dtype) >= pol.vector_min_threads:
         return "csr_vector"
     return "merge_path"

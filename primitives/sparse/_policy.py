@@ -44,14 +44,14 @@ class VectorPolicy:
 
 @dataclasses.dataclass(frozen=True)
 class AutoPolicy:
-    """``auto`` for CSR: rows are *even* when their lengths vary little and none is far above the
-    mean, and *local* when a row's columns span a small part of x (x's lines stay in cache)."""
+    """``auto`` for CSR: ELL for many rows of nearly one length; rows are *even* when their
+    lengths vary little and none is far above the mean."""
 
+    ell_max_fill: float  # ELL when rows x longest row <= this x nonzeros (0: never) ...
+    ell_min_rows: int  # ... and the matrix has at least this many rows
     even_cv: float  # largest coefficient of variation of the row lengths of even rows
     even_max_over_mean: float  # largest longest-row / mean of even rows
-    local_span: float  # largest mean column span (over n) of local rows
-    ell_max_fill: float = 0.0  # ELL when rows x longest row <= this x nonzeros (0: never)
-    ell_min_rows: int = 0  # ... and the matrix has at least this many rows
+    vector_min_threads: int  # csr_vector for even rows when rows x lanes is at least this
 
 
 TABLE = _policy.register("spmv", {
@@ -84,12 +84,13 @@ TABLE = _policy.register("spmv", {
     # H200, tools.tune.spmv_auto over the suite and testing.matrices.WIDE, float32 and float64
     # (the table in docs/spmv.rst): ELL (a conversion kept on the container) is fastest or
     # within 3% on every matrix of at least 2^16 rows whose longest row is at most 1.5x the
-    # mean (poisson2d, stencil27, banded, banded_64, uniform, block_4/8/16, short_1/2, wide,
-    # tall), where csr_vector ran 1.1-2.6x slower and merge_path 1.05-2.8x; merge_path is
-    # fastest or within 5% on all the others (skewed, empty or few long rows); csr_vector is
-    # kept for even, local rows too few for ELL's row per thread (not in the suite)
-    ("default", "auto"): AutoPolicy(even_cv=0.5, even_max_over_mean=4.0, local_span=0.1,
-                                    ell_max_fill=1.5, ell_min_rows=1 << 16),
+    # mean (spread_1.3: 1.3x, within 1%; spread_1.7: 1.7x, merge_path as fast) except the
+    # float32 2-D Poisson matrix (csr_scalar 8% faster), where csr_vector ran 1.1-2.6x slower and
+    # merge_path 1.05-2.8x; csr_vector fastest on the even rows of rows_32k (32768 rows of
+    # 1024, 32 lanes each: 5-8% ahead of merge_path), merge_path within 4% on long_rows (1024
+    # rows of 65536: 32768 threads leave most of the GPU idle), and on all the skewed ones
+    ("default", "auto"): AutoPolicy(ell_max_fill=1.5, ell_min_rows=1 << 16, even_cv=0.5,
+                                    even_max_over_mean=4.0, vector_min_threads=1 << 17),
 }, doc="row-parallel and conversion blocks; merge_path and reduction-by-key tiles; csr_vector "
        "lanes; the auto rule's thresholds")
 
