@@ -213,8 +213,11 @@ class AxisPlan(_plans.Plan):
         elif K % inner == 0 and (R * inner >= block * K or outer < blocks):
             kind = "axis_slab"
             if split_ok and outer < blocks:
+                # at most one wave of units: a second, partial wave (cdiv: 256 rows split 5 ways
+                # on 1056 resident blocks leave 224 units to run after the rest) has too few
+                # loads in flight to keep the memory busy
                 most = max(1, (R * inner) // (block * K * min_chunk))
-                splits = min(_launch.cdiv(blocks, outer), most)
+                splits = min(max(1, blocks // outer), most)
         else:
             kind = "axis_cols"
             units = outer * (inner // K if inner % K == 0 else inner)
