@@ -5,9 +5,10 @@
 
 For every worker count a fresh cluster: ``dask_cuda.LocalCUDACluster`` with one worker per GPU
 (``--devices`` lists the GPUs handed out, worker i gets the i-th; ``--protocol tcp|ucx``;
-NCCL's NVLink multicast off, ``NCCL_NVLS_ENABLE=0``), or with ``--cluster cpu`` a
-``distributed.LocalCluster`` of that many single-threaded workers with NumPy chunks (the
-kernels on the emulator: the test of these code paths where no GPU is lent).
+NCCL's NVLink multicast off, ``NCCL_NVLS_ENABLE=0``; without dask_cuda installed, a
+``distributed.SpecCluster`` of one nanny per GPU, its worker seeing that GPU first), or with
+``--cluster cpu`` a ``distributed.LocalCluster`` of that many single-threaded workers with NumPy
+chunks (the kernels on the emulator: the test of these code paths where no GPU is lent).
 
 The work, at ``--scale full`` (the issue's sizes): ``sum``, ``cumsum`` and ``histogram`` (256
 bins, range given) of float32, ``sort`` of uint32 keys, each with 2^30 elements per worker
