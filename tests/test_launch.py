@@ -168,6 +168,25 @@ def test_prepared_launch_passes_every_parameter(backend):
     assert first.get().tolist() == want + [1001032]
 
 
+def test_prepared_launch_integer_slots(backend):
+    """NumPy integer scalars in a prepared launch's slots arrive as the parameter's own width
+    (the per-launch epoch of a plan), signed ones too, next to array slots."""
+    if not backend.is_cuda:
+        pytest.skip("the prepared words are the CUDA backend's (the emulator launches as usual)")
+    import cupy
+
+    k = _loader.Kernel(cupy.RawKernel(_MIXED, "mixed"), "mixed", backend)
+    src = cupy.asarray([5], dtype=np.int64)
+    out = cupy.zeros(10, dtype=np.int64)
+    slot = Launch.SLOT
+    p = Launch(k, 1, 32, args=(slot, slot, slot, np.int64(1), np.uint64(2), np.float32(0),
+                               np.float64(0), np.bool_(False), np.int8(0), out))
+    assert p.direct is not None
+    for a, b in ((-7, 2**32 - 2), (3, 1)):
+        p(src, np.int32(a), np.uint32(b))
+        assert out.get().tolist()[:3] == [5, a, b]
+
+
 def test_prepared_launch_checks_once(kernel):
     with pytest.raises(ValueError, match="zero-sized"):
         Launch(kernel, 0, 256, args=())

@@ -122,6 +122,86 @@ def test_reduce_partial_coverage_and_empties(rng):
                   np.array([0, 0], np.int64))
 
 
+def split_offsets(n, chunk):
+    """Offsets around chunk boundaries: empty and tiny segments, a segment of exactly one chunk
+    and one of a chunk and one element, long segments starting on and off a chunk boundary (one
+    spanning several chunks), the last ending at n."""
+    c = chunk
+    return np.array([0, 3, 3, 5, c, 2 * c, 3 * c + 1, 3 * c + 1, 7 * c + 5, 7 * c + 6,
+                     9 * c, 9 * c + 33, n - 7, n], np.int64)
+
+
+def test_reduce_kind_follows_mean_length():
+    """A block per segment from the policy's mean segment length on; tiles below it."""
+    from primitives.segmented import _plans as gp
+
+    pol = prim.tuning.policy("segmented", "reduce")
+    m = pol.per_segment_from
+    assert gp.per_segment(m * 100, 100, pol) and not gp.per_segment(m * 100 - 1, 100, pol)
+    with prim.tuning.override("segmented", selector="reduce", per_segment_from=0):
+        assert not gp.per_segment(1 << 30, 1, prim.tuning.policy("segmented", "reduce"))
+    f32 = np.dtype(np.float32)
+    be = _backend.get_backend()
+    assert isinstance(gp.reduce_plan(be, f32, f32, "sum", m * 10, 10), gp.SegmentsPlan)
+    assert isinstance(gp.reduce_plan(be, f32, f32, "sum", m * 10, 11), gp.ReducePlan)
+
+
+@pytest.mark.parametrize("op", ["sum", "min", "max"])
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0].name}->{p[1].name}")
+def test_reduce_per_segment_split(pair, op, rng, schedule):
+    """A block per segment with segments longer than a chunk split among chunk blocks (the
+    policy's split into many chunks), whole and partly covered arrays, aligned and not."""
+    from primitives.segmented import _plans as gp
+
+    in_dt, acc = pair
+    if op != "sum":
+        acc = in_dt
+    n = 50001
+    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1,
+                              split_blocks=n):
+        pol = prim.tuning.policy("segmented", "reduce")
+        chunk = pol.segment_block * pol.segment_items(in_dt, acc)  # one tile per chunk
+        x = make(rng, n + 1, in_dt)
+        off = split_offsets(n, chunk)
+        assert gp.SegmentsPlan(_backend.get_backend(), in_dt, acc, op, n, off.size - 1,
+                               pol).chunk == chunk
+        for xv in (x[:n], x[1:]):  # 16-byte aligned, and one element past
+            for o in (off, off[1:-1], off[2:-3]):  # whole, and nothing before 3 or after n - 7
+                want = reduce_segments(xv, o, op, acc)
+                for _ in range(2):  # a second launch, a new epoch
+                    close(prim.segmented_reduce(xv, o, op, dtype=acc), want, acc, xv, o, False)
+
+
+@pytest.mark.parametrize("split_blocks", [1, 7, 1 << 20])
+def test_reduce_per_segment_ragged(split_blocks, rng, schedule):
+    """Every segment its own block (tiny, empty and a few long ones), chunks of every size."""
+    n = 30000
+    x = make(rng, n, np.float32)
+    off = np.unique(np.concatenate([ragged_offsets(rng, n, 40), [9000, 9000, 21000]]))
+    off = np.sort(np.concatenate([off, [9000, 9000, 15000, 15000]]))
+    acc = np.dtype(np.float32)
+    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1,
+                              split_blocks=split_blocks):
+        for op in ("sum", "max"):
+            close(prim.segmented_reduce(x, off, op), reduce_segments(x, off, op, acc), acc, x,
+                  off, False)
+
+
+def test_reduce_per_segment_invalid_then_valid(rng):
+    """Unchecked invalid offsets leave nothing behind: a later valid call on the same plan is
+    right (the arrival words of a launch are its own)."""
+    n = 40000
+    x = make(rng, n, np.int64)
+    good = np.array([0, 100, 30000, n], np.int64)
+    bad = np.array([0, 39000, 10, n], np.int64)
+    acc = np.dtype(np.int64)
+    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1,
+                              split_blocks=64):
+        assert prim.segmented_reduce(x, bad, check=False).shape == (3,)
+        H.assert_same(prim.segmented_reduce(x, good, check=False),
+                      reduce_segments(x, good, "sum", acc))
+
+
 @pytest.mark.parametrize("inclusive", [True, False], ids=["inclusive", "exclusive"])
 @pytest.mark.parametrize("by", ["flags", "offsets"])
 @pytest.mark.parametrize("max_len", [1, 40, 5000])

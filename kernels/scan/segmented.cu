@@ -1,5 +1,7 @@
 // segmented.cu -- segmented scans and segmented reductions in one pass, load-balanced over
-// elements (never a block per segment, so many tiny segments and a few huge ones cost the same).
+// elements (never a block per segment, so many tiny segments and a few huge ones cost the same);
+// for long segments on average, also a reduction with a block per segment and no pre-pass whose
+// longest segments are split among blocks (segmented_reduce_segments).
 //
 // segmented_lookback<InT, AccT, Op, BLOCK, ITEMS, MODE, SEGS, MIN_BLOCKS, OVERLAP>: the
 // decoupled look-back scan (common/lookback.cuh) run on (value, head) pairs under Segmented<Op>.
@@ -75,11 +77,32 @@
 // offset), U the number of offsets <= key. Scattered rather than searched: thread s (0 .. nseg +
 // 1) owns the keys in [offsets[s - 1], offsets[s]) and its warp writes them, 32 at a time.
 // Launch: 1-D, whole warps, at least nseg + 2 threads.
+//
+// segmented_reduce_segments<InT, AccT, Op, BLOCK, ITEMS, MIN_BLOCKS>: out[s] = op over segment s
+// of CSR-style offsets with a block per segment and no pre-pass (for long segments on average,
+// as CUB's segmented reduction): the block reads offsets[s] and offsets[s + 1] itself and reduces
+// the segment with 16-byte vector loads (a scalar head up to the first 16-byte boundary and a
+// scalar tail), ITEMS / N vectors in flight per thread and step, then one block_reduce. Blocks
+// 0 .. chunks - 1 come first and bound the work of any block: the array is cut into `chunk`-
+// element chunks, a segment's block takes at most its first `chunk` elements, and chunk block c
+// takes what lies in chunk c past the first chunk of the segment holding the chunk's start (a
+// warp search over the offsets; at most one segment has such a part in a chunk). A segment
+// longer than one chunk thus has parts in out[s] and partials[first .. last]; each part's
+// thread 0 writes it, fences and counts an arrival in arrivals[first] (tagged with the launch's
+// epoch: words of earlier launches count 0), and the last to arrive adds the parts up in order
+// (deterministic). Empty segments give the identity; elements outside [offsets[0],
+// offsets[nseg]) belong to no segment.
+// Launch: grid = chunks + nseg blocks of BLOCK threads (a multiple of 32, at most 1024); chunk a
+// multiple of BLOCK * ITEMS, chunks = ceil(n / chunk); partials holds chunks values, arrivals
+// chunks words (zeroed once; epoch > 0, a new one per launch). Static shared memory: BLOCK / 32
+// accumulators. Offsets: nseg + 1 non-decreasing values (validated by the host); the kernel stays
+// in bounds for any values (they are clamped to [0, n]), the results are then unspecified.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
 #include "common/lookback.cuh"
 #include "common/sparse.cuh"
+#include "common/block.cuh"
 
 namespace prim {
 
@@ -568,5 +591,126 @@ segmented_reduce_tiles(const InT* __restrict__ in, long long n,
             table_sink(q, value);
         else
             search_sink(q, value);
+    }
+}
+
+// ---- reduction, a block per segment ------------------------------------------------------------
+
+namespace prim {
+
+// This thread's op-sum of its share of p[0 .. len) for a block of BLOCK threads: a scalar head
+// up to the first 16-byte boundary, the 16-byte vectors (thread t takes vectors t, t + BLOCK,
+// ..., ITEMS / N of them in flight per step, summed as a tree), a scalar tail. A p not aligned to
+// its element type is read element by element.
+template <class InT, class AccT, class Op, int BLOCK, int ITEMS>
+__device__ __forceinline__ AccT thread_range(const InT* p, long long len) {
+    typedef Vec16<InT> V;
+    constexpr int VECS = ITEMS / V::N;
+    const Op op;
+    AccT acc = Op::identity();
+    const bool element_aligned = reinterpret_cast<uptr>(p) % sizeof(InT) == 0;
+    const long long head = element_aligned ? aligned_head(p, len) : len;
+    for (long long i = threadIdx.x; i < head; i += BLOCK) acc = op(acc, static_cast<AccT>(p[i]));
+    const InT* body = p + head;
+    const long long nvec = (len - head) / V::N;
+    long long i = threadIdx.x;
+    for (; i + (VECS - 1) * BLOCK < nvec; i += VECS * BLOCK) {
+        Packet<InT> raw[VECS];
+#pragma unroll
+        for (int u = 0; u < VECS; ++u) raw[u] = load16(body + (i + u * BLOCK) * V::N);
+        AccT v[ITEMS];
+#pragma unroll
+        for (int u = 0; u < VECS; ++u)
+#pragma unroll
+            for (int k = 0; k < V::N; ++k) v[u * V::N + k] = static_cast<AccT>(raw[u].v[k]);
+        acc = op(acc, tree_sum<AccT, Op, ITEMS>(v));
+    }
+    for (; i < nvec; i += BLOCK) {
+        const Packet<InT> raw = load16(body + i * V::N);
+#pragma unroll
+        for (int k = 0; k < V::N; ++k) acc = op(acc, static_cast<AccT>(raw.v[k]));
+    }
+    const long long tail = head + nvec * V::N;  // fewer than V::N elements remain
+    if (tail + threadIdx.x < len) acc = op(acc, static_cast<AccT>(p[tail + threadIdx.x]));
+    return acc;
+}
+
+// The arrivals at *word in launch `epoch` before this one: the word holds epoch << 32 | count,
+// and a word of an earlier epoch counts 0 (so a launch never needs the words cleared).
+__device__ __forceinline__ unsigned arrive(unsigned long long* word, unsigned epoch) {
+    typedef unsigned long long U64;
+    U64 seen = load_cg(word);
+    for (;;) {
+        const bool ours = static_cast<unsigned>(seen >> 32) == epoch;
+        const U64 next = ours ? seen + 1u : ((static_cast<U64>(epoch) << 32) | 1u);
+        const U64 prev = atomicCAS(word, seen, next);
+        if (prev == seen) return ours ? static_cast<unsigned>(seen) : 0u;
+        seen = prev;
+    }
+}
+
+}  // namespace prim
+
+template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MIN_BLOCKS = 1>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
+segmented_reduce_segments(const InT* __restrict__ in, long long n,
+                          const long long* __restrict__ offsets, long long nseg,
+                          long long chunk, long long chunks, AccT* __restrict__ out,
+                          AccT* partials, unsigned long long* arrivals, unsigned int epoch) {
+    static_assert(ITEMS == 8 || ITEMS == 16 || ITEMS == 32, "ITEMS: a tree of 8, 16 or 32");
+    static_assert(ITEMS % prim::Vec16<InT>::N == 0, "ITEMS must fill whole 16-byte vectors");
+    static_assert(BLOCK % prim::WARP == 0 && BLOCK <= 1024, "BLOCK: whole warps, at most 1024");
+    const Op op;
+    __shared__ AccT scratch[BLOCK / prim::WARP];
+    __shared__ long long found;
+    const long long b = blockIdx.x;
+    const bool chunk_block = b < chunks;
+    long long s, seg_lo, seg_hi, lo, hi;  // block-uniform
+    if (chunk_block) {  // the part of chunk b past the first chunk of the segment holding its start
+        const long long start = b * chunk;
+        if (threadIdx.x < prim::WARP) {
+            const long long u = prim::warp_lower_bound(offsets, nseg + 1, start + 1);
+            if (threadIdx.x == 0) found = u;  // the number of offsets <= start
+        }
+        __syncthreads();
+        s = found - 1;
+        if (s < 0 || s >= nseg) return;  // the start belongs to no segment
+        seg_lo = __ldg(offsets + s);
+        seg_hi = __ldg(offsets + s + 1);
+        seg_lo = seg_lo < 0 ? 0 : (seg_lo > n ? n : seg_lo);
+        seg_hi = seg_hi < seg_lo ? seg_lo : (seg_hi > n ? n : seg_hi);
+        if (seg_hi - seg_lo <= chunk) return;  // its segment's own block takes it whole
+        lo = start > seg_lo + chunk ? start : seg_lo + chunk;
+        hi = start + chunk < seg_hi ? start + chunk : seg_hi;
+        if (lo >= hi) return;  // the chunk starting at the segment's start
+    } else {  // segment b - chunks, up to its first chunk
+        s = b - chunks;
+        seg_lo = __ldg(offsets + s);
+        seg_hi = __ldg(offsets + s + 1);
+        seg_lo = seg_lo < 0 ? 0 : (seg_lo > n ? n : seg_lo);
+        seg_hi = seg_hi < seg_lo ? seg_lo : (seg_hi > n ? n : seg_hi);
+        lo = seg_lo;
+        hi = seg_hi - seg_lo > chunk ? seg_lo + chunk : seg_hi;
+    }
+    AccT v = prim::thread_range<InT, AccT, Op, BLOCK, ITEMS>(in + lo, hi - lo);
+    v = prim::block_reduce<BLOCK>(v, op, scratch);
+    if (threadIdx.x != 0) return;
+    if (seg_hi - seg_lo <= chunk) {
+        out[s] = v;
+        return;
+    }
+    // A split segment: its own block's part goes to out[s], chunk c's to partials[c]; the last of
+    // its 1 + (last - first + 1) parts to arrive adds them up in order.
+    const long long first = (seg_lo + chunk) / chunk, last = (seg_hi - 1) / chunk;
+    if (chunk_block)
+        partials[b] = v;
+    else
+        out[s] = v;
+    __threadfence();  // the part is visible device-wide before the arrival
+    if (prim::arrive(arrivals + first, epoch) == static_cast<unsigned>(last - first + 1)) {
+        __threadfence();
+        AccT total = prim::load_cg(out + s);
+        for (long long c = first; c <= last; ++c) total = op(total, prim::load_cg(partials + c));
+        out[s] = total;
     }
 }

@@ -110,12 +110,12 @@ def check(kernel, grid, block, shared_mem=0):
 
 class Direct:
     """The direct form of a prepared :class:`primitives._core.plans.Launch` on the GPU: its
-    parameter words built once, and per call the arrays' addresses stored in the words of its
-    slots and cuLaunchKernel called on the stream that was current when it was made (the fewest
-    host steps between a call and its launch, which the GPU waits for when it is idle at the
-    call). Calls from several threads are serialized."""
+    parameter words built once, and per call the arrays' addresses (or the integers) stored in
+    the words of its slots and cuLaunchKernel called on the stream that was current when it was
+    made (the fewest host steps between a call and its launch, which the GPU waits for when it
+    is idle at the call). Calls from several threads are serialized."""
 
-    __slots__ = ("words", "slots", "argv", "lock", "launch_kernel")
+    __slots__ = ("words", "slots", "argv", "lock", "launch_kernel", "array_type")
 
     @classmethod
     def make(cls, kernel, grid, block, shared_mem, args, slots):
@@ -143,12 +143,13 @@ class Direct:
         self.argv = (direct.ptr, *g, *b, shared_mem, direct.stream().ptr, base if k else 0, 0)
         self.lock = threading.Lock()
         self.launch_kernel = direct.launch_kernel
+        self.array_type = direct.array_type
 
     def __call__(self, arrays):
-        words = self.words
+        words, array_type = self.words, self.array_type
         with self.lock:
             for w, a in zip(self.slots, arrays):
-                words[w] = a.data.ptr
+                words[w] = a.data.ptr if type(a) is array_type else int(a) & _loader._MASK64
             self.launch_kernel(*self.argv)
 
 

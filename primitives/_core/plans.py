@@ -229,7 +229,8 @@ class Launch:
     that are :data:`Launch.SLOT`, given per call in order (``launch(x, out)``). On the GPU a
     prepared launch builds its parameter words once; a call stores the arrays' addresses in the
     slots and calls cuLaunchKernel itself, on the stream current when it was made (plans are
-    per stream). Slots take arrays of the backend's own type.
+    per stream). Slots take arrays of the backend's own type, or NumPy integer scalars of the
+    parameter's own width (a launch counter, an epoch).
     """
 
     SLOT = _Slot()

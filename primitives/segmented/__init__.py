@@ -6,7 +6,8 @@ the segment lengths, so many tiny segments and a few huge ones cost about the sa
 a small pre-pass first records where each tile's offsets begin; each tile then builds a bitmap of
 its segment heads (scans) or ends (reduction) in shared memory. The reduction keeps no scanned
 value per element: each thread sums its runs in registers, and only the run open at its start
-takes what came before it.
+takes what came before it. A reduction of segments long on average runs a block per segment
+instead, with no pre-pass (its longest segments split among blocks by chunks of the array).
 
 Each runs from a plan per configuration (tile counter, tile states and tile bounds made once);
 its tuning is the ``"segmented"`` family of :mod:`primitives.tuning`, one policy per mode.

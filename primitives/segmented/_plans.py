@@ -4,7 +4,9 @@
 A :class:`ScanPlan` per (dtypes, op, mode, flags or offsets, n, policy, stream) and a
 :class:`ReducePlan` per (dtypes, op, load kind, n, policy, stream) hold the tile counter, the
 tile states and the tile bounds of the pre-pass, made once, and their launches, checked once. A
-call is the pre-pass (offsets) and the tiles kernel.
+call is the pre-pass (offsets) and the tiles kernel. A reduction whose segments are long on
+average (the policy's ``per_segment_from``) runs a :class:`SegmentsPlan` instead, per (dtypes,
+op, n, nseg, policy, stream): one launch of a block per segment, no pre-pass.
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ def reduce_name(in_dt, acc_dt, op, exchange, pol):
             f"{'true' if exchange else 'false'}, {'true' if pol.drawn else 'false'}>")
 
 
+def segments_name(in_dt, acc_dt, op, pol):
+    in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
+    return (f"segmented_reduce_segments<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
+            f"{pol.segment_block}, {pol.segment_items(in_dt, acc_dt)}, {pol.segment_min_blocks}>")
+
+
 def upper_name(tile):
     return f"segmented_upper_bounds<{tile}>"
 
@@ -47,7 +55,9 @@ def names(mode, pol):
     """The instantiations of ``mode``'s module under ``pol`` (the pre-passes included)."""
     if mode == "reduce":
         return [reduce_name(i, a, op, e, pol) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
-                for e in (True, False)] + sorted(
+                for e in (True, False)] + [
+            segments_name(i, a, op, pol) for i, a in _dtypes.ACC_PAIRS
+            for op in _checks.OPS] + sorted(
             {upper_name(pol.block * pol.items(i, a)) for i, a in _dtypes.ACC_PAIRS})
     return [scan_name(i, a, op, mode, g, pol) for i, a in _dtypes.ACC_PAIRS
             for op in _checks.OPS for g in (SEG_FLAGS, SEG_OFFSETS)] + [BOUNDS_NAME]
@@ -142,13 +152,66 @@ class ReducePlan(_lookback.LookbackPlan):
         return out
 
 
+class SegmentsPlan(_plans.Plan):
+    """A reduction's one launch with a block per segment (``segmented_reduce_segments``), over n
+    elements in nseg segments: ``chunks`` blocks of ``chunk`` elements first, which take the
+    parts of segments longer than one chunk past their first chunk (their scratch: a partial and
+    an arrival word per chunk, made once), then a block per segment. Each launch has its own
+    epoch, so the arrival words are never cleared."""
+
+    def __init__(self, backend, in_dt, acc_dt, op, n, nseg, pol):
+        xp = backend.xp
+        tile = pol.segment_block * pol.segment_items(in_dt, acc_dt)
+        self.chunk = tile * _launch.cdiv(_launch.cdiv(n, pol.split_blocks), tile)
+        self.chunks = _launch.cdiv(n, self.chunk)
+        self.kernel = kernel("reduce", segments_name(in_dt, acc_dt, op, pol), pol)
+        self.smem = 0
+        self.partials = xp.empty(self.chunks, dtype=acc_dt)
+        self.arrivals = xp.zeros(self.chunks, dtype=np.uint64)
+        self.nbytes = _plans.scratch_bytes(self.partials, self.arrivals)
+        slot = _plans.Launch.SLOT  # x, offsets, out and the epoch per call
+        self.segments = _plans.Launch(
+            self.kernel, self.chunks + nseg, pol.segment_block,
+            args=(slot, _launch.i64(n), slot, _launch.i64(nseg), _launch.i64(self.chunk),
+                  _launch.i64(self.chunks), slot, self.partials, self.arrivals, slot))
+        self.nseg, self.epoch = nseg, 0
+        self.empty, self.acc_dt = xp.empty, acc_dt
+
+    def next_epoch(self):
+        self.epoch += 1
+        if self.epoch >= _lookback.EPOCH_LIMIT:  # wrap: clear the words so no stale epoch matches
+            self.arrivals.fill(0)
+            self.epoch = 1
+        return np.uint32(self.epoch)
+
+    def __call__(self, x, offsets, out=None):
+        """The launch over ``x`` with int64 ``offsets`` (nseg + 1 of them) into ``out``."""
+        if out is None:
+            out = self.empty(self.nseg, dtype=self.acc_dt)  # every segment written
+        self.segments(x, offsets, out, self.next_epoch())
+        return out
+
+
 def exchanges(n, nseg, pol):
     """Whether the reduction's loads go through shared memory (long segments on average)."""
     return n >= pol.per_thread_below * nseg
 
 
+def per_segment(n, nseg, pol):
+    """Whether the reduction runs a block per segment (long segments on average; a grid that
+    fits in one launch)."""
+    if pol.per_segment_from <= 0 or n < pol.per_segment_from * nseg:
+        return False
+    return nseg + pol.split_blocks < 2 ** 31  # chunk blocks: at most split_blocks
+
+
 def reduce_plan(backend, in_dt, acc_dt, op, n, nseg):
     pol = _policy.current("reduce")
+    if per_segment(n, nseg, pol):
+        key = ("segmented/reduce", in_dt, acc_dt, op, "segments", n, nseg, pol,
+               _plans.stream_key())
+        return _plans.PLANS.get(key, lambda: SegmentsPlan(backend, in_dt, acc_dt, op, n, nseg,
+                                                          pol))
     exchange = exchanges(n, nseg, pol)
     key = ("segmented/reduce", in_dt, acc_dt, op, exchange, n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: ReducePlan(backend, in_dt, acc_dt, op, exchange, n, pol))

@@ -31,9 +31,19 @@ class ReducePolicy:
     per_thread_below: int  # mean segment length under which loads are per thread, not exchanged
     drawn: bool  # tiles drawn from the counter (True) or taken in block order
     bounds_block: int  # threads per block of the segmented_upper_bounds pre-pass
+    # a block per segment (segmented_reduce_segments, no pre-pass) from this mean segment length
+    # n / nseg on (0: never), with these threads, bytes per thread and resident blocks
+    per_segment_from: int
+    segment_block: int
+    segment_bytes: int
+    segment_min_blocks: int
+    split_blocks: int  # a block per segment: the most chunks long segments are split into
 
     def items(self, in_dt, acc_dt):
         return self.bytes // max(in_dt.itemsize, acc_dt.itemsize)
+
+    def segment_items(self, in_dt, acc_dt):
+        return self.segment_bytes // max(in_dt.itemsize, acc_dt.itemsize)
 
 
 _SCAN = ScanPolicy(
@@ -55,9 +65,17 @@ TABLE = _policy.register("segmented", {
         per_thread_below=256,
         drawn=True,  # H100: drawn tiles 1-4% faster than block order (tools/tune/segmented.py)
         bounds_block=256,  # a thread per offset (not tuned)
+        # a guess between the measured means 64 (tiles) and 4096 (a block per segment, as CUB's
+        # segmented reduction); to be swept on a GPU (tools/tune/segmented.py)
+        per_segment_from=2048,
+        segment_block=256,  # as CUB's reduction policy: 256 threads, 16 four-byte items (not tuned)
+        segment_bytes=64,  # as segment_block
+        segment_min_blocks=1,  # not tuned
+        split_blocks=256,  # a guess: at most 256 chunk blocks searching their segment (not tuned)
     ),
 }, doc="per mode: block, bytes per thread and resident blocks of the segmented kernels; the "
-       "reduction's load threshold and tile order; the pre-passes' blocks")
+       "reduction's load threshold and tile order; the pre-passes' blocks; the reduction with a "
+       "block per segment: from which mean length, its shape and its split of long segments")
 
 
 def current(mode):

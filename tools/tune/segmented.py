@@ -6,7 +6,9 @@
    launches alone of each reduction candidate: segmented_reduce_tiles after the
    segmented_upper_bounds pre-pass for several (BLOCK, ITEMS, MIN_BLOCKS) policies, loads
    exchanged through shared memory or read per thread, tiles drawn from a counter or taken in
-   block order (each a policy of ``primitives.tuning.override("segmented", selector="reduce")``);
+   block order, and segmented_reduce_segments (a block per segment, no pre-pass) for several
+   (BLOCK, ITEMS, MIN_BLOCKS, split_blocks), whatever the mean segment length (each a policy of
+   ``primitives.tuning.override("segmented", selector="reduce")``);
 2. host time per call (small input, the launch queue never waits for the GPU);
 3. each candidate's results checked (also on 6 huge segments), the scan policies, with the tile
    prefix overlapped (1) or not (0), and each pre-pass alone.
@@ -38,6 +40,9 @@ SCAN_POLICIES = ((256, 16, 6), (128, 32, 6))
 # (BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE, DRAWN): segmented_reduce_tiles
 REDUCE_POLICIES = tuple((b, i, c, e, d) for b, i, c in ((256, 32, 4), (128, 32, 8))
                         for e in (1, 0) for d in (1, 0))
+# (BLOCK, ITEMS, MIN_BLOCKS, SPLIT_BLOCKS): segmented_reduce_segments, a block per segment
+SEGMENT_POLICIES = ((256, 16, 1, 256), (128, 32, 1, 256), (512, 16, 1, 256), (256, 16, 1, 64),
+                    (256, 16, 1, 1024))
 rng = np.random.default_rng(5)
 REPS = dict(warmup=3, repeat=15) if backend.is_cuda else dict(warmup=0, repeat=1)
 ROUNDS = dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda else dict(rounds=1, warmup=0,
@@ -50,6 +55,9 @@ def name(block, items, mode, segs, min_blocks, overlap):
 
 
 def tag_of(policy):
+    if len(policy) == 4:
+        block, items, min_blocks, split = policy
+        return f"[reduce_segments {block}x{items} min {min_blocks} split {split}]"
     block, items, min_blocks, exchange, drawn = policy
     return (f"[reduce_tiles {block}x{items} min {min_blocks} "
             f"{'exchange' if exchange else 'per-thread'} {'drawn' if drawn else 'block order'}]")
@@ -89,12 +97,18 @@ def scan_runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_
 
 
 def reduce_runner(policy, x, out, offsets):
-    """Launches of segmented_upper_bounds and segmented_reduce_tiles: the library's plan under
-    ``policy`` (a tuning override while the plan is made)."""
-    block, items, min_blocks, exchange, drawn = policy
-    with prim.tuning.override("segmented", selector="reduce", block=block, bytes=4 * items,
-                              min_blocks=min_blocks, drawn=bool(drawn),
-                              per_thread_below=0 if exchange else x.size + 1):
+    """The library's plan under ``policy`` (a tuning override while the plan is made): the
+    launches of segmented_upper_bounds and segmented_reduce_tiles (5 fields), or the one launch
+    of segmented_reduce_segments (4 fields), whatever the segments' mean length."""
+    if len(policy) == 4:
+        block, items, min_blocks, split = policy
+        fields = dict(per_segment_from=1, segment_block=block, segment_bytes=4 * items,
+                      segment_min_blocks=min_blocks, split_blocks=split)
+    else:
+        block, items, min_blocks, exchange, drawn = policy
+        fields = dict(block=block, bytes=4 * items, min_blocks=min_blocks, drawn=bool(drawn),
+                      per_thread_below=0 if exchange else x.size + 1, per_segment_from=0)
+    with prim.tuning.override("segmented", selector="reduce", **fields):
         plan = prim.plan(prim.segmented_reduce, x, offsets, check=False).core
     return (lambda: plan(x, offsets, out)), plan.kernel, plan.smem
 
@@ -214,13 +228,13 @@ def main(log2n=28):
             fn()
             print(f"{label} ragged: ok={rel(rag_out, rag_ref) < 1e-4}", flush=True)
             kernel_only[f"{label} ragged"] = fn
-    for policy in REDUCE_POLICIES:
+    for policy in REDUCE_POLICIES + SEGMENT_POLICIES:
         kernel_only[f"{tag_of(policy)} equal"] = reduce_runner(policy, x, rout2, off)[0]
         kernel_only[f"{tag_of(policy)} ragged"] = reduce_runner(policy, y, rag_out, roff)[0]
     t = _timing.bench_many({**fns, **kernel_only}, **ROUNDS)
     for what, ms in t.items():
         print(f"[{'public' if what in fns else 'launches'}] {what}: {ms:.4f} ms", flush=True)
-    ratios = [("segmented_reduce equal", "CUB segmented_reduce", 1.1),
+    ratios = [("segmented_reduce equal", "CUB segmented_reduce", 1.0),
               ("segmented_reduce equal", "cupy.sum(axis=1)", None),
               ("segmented_reduce ragged", "prim.sum (ragged n)", 1.5),
               ("segmented_scan equal", "prim.inclusive_scan (2^n)", None)]
@@ -271,7 +285,7 @@ def main(log2n=28):
         huge_out.fill(0)
         report(tag, "6 huge segments", fn, None, 0, lambda: rel(huge_out, huge_ref) < 1e-3)
 
-    for policy in REDUCE_POLICIES:
+    for policy in REDUCE_POLICIES + SEGMENT_POLICIES:
         k_block[0] = policy[0]
         reduce_cases(tag_of(policy),
                      lambda xx, oo, offs, p=policy: reduce_runner(p, xx, oo, offs))

@@ -1,0 +1,87 @@
+"""segmented_reduce against CUB's segmented reduction (cuda.compute), GPU only:
+
+    python -m tools.probes.segreduce_vs_cub [runs]
+
+float32 sums over 2^28 elements (checked once against float64 sums) in three layouts:
+
+- equal: 2^16 segments of 2^12, the figure of ``tools.figures`` (family scan);
+- ragged: 2^22 segments of 0..128 elements;
+- skewed: 2^16 segments, one of 2^27 elements and the others sharing the other 2^27.
+
+For each layout, interleaved (primitives._core.timing.bench_many, 5 rounds x (5 warm-ups + 20
+samples), as tools/figures), repeated ``runs`` times (1 by default): the public call
+(``check=False``), the library's plan called directly (its launches, the result allocated), the
+same launches of each kernel kind whatever the mean segment length (``tiles``: the
+segmented_upper_bounds pre-pass and segmented_reduce_tiles; ``segments``: a block per segment,
+segmented_reduce_segments), CUB's segmented_reduce. Prints the medians in ms, the public call's
+read rate as a share of the copy rate, and the public call over CUB (the issue's figure: <= 1.0
+for equal).
+"""
+import sys
+
+import cupy
+import numpy as np
+
+import primitives as prim
+from primitives._core import timing as _timing
+from primitives.testing import peers
+
+
+def layouts(n, rng):
+    rows, cols = 1 << 16, 1 << 12
+    equal = np.arange(0, n + 1, cols, dtype=np.int64)
+    lens = rng.integers(0, 129, 1 << 22)
+    ragged = np.minimum(np.concatenate([[0], np.cumsum(lens)]), n).astype(np.int64)
+    big = n >> 1
+    rest = np.linspace(big, n, rows, dtype=np.int64)  # 2^16 - 1 segments after the big one
+    skewed = np.concatenate([[0], rest]).astype(np.int64)
+    assert equal.size == skewed.size == rows + 1
+    return {"equal": equal, "ragged": ragged, "skewed": skewed}
+
+
+def kind_plan(x, off, kind):
+    """The library's plan for (x, off) made with one kernel kind forced."""
+    field = {"tiles": 0, "segments": 1}[kind]
+    with prim.tuning.override("segmented", selector="reduce", per_segment_from=field):
+        return prim.plan(prim.segmented_reduce, x, off, check=False).core
+
+
+def main(argv):
+    runs = int(argv[0]) if argv else 1
+    n = 1 << 28
+    rng = np.random.default_rng(11)
+    copy = _timing.copy_bandwidth(n * 4)
+    print(f"copy rate {copy:.0f} GB/s (read + write)", flush=True)
+    x = cupy.asarray(rng.random(n, dtype=np.float32) + np.float32(0.5))
+    csum = cupy.concatenate([cupy.zeros(1), cupy.cumsum(x, dtype=np.float64)])
+    for name, off_h in layouts(n, rng).items():
+        m = int(off_h[-1])
+        y = x[:m]
+        off = cupy.asarray(off_h)
+        want = csum[off[1:]] - csum[off[:-1]]
+        nseg = off.size - 1
+        plan = prim.plan(prim.segmented_reduce, y, off, check=False).core
+        fns = {"public": lambda: prim.segmented_reduce(y, off, check=False),
+               f"plan ({type(plan).__name__})": lambda: plan(y, off)}
+        for kind in ("tiles", "segments"):
+            p = kind_plan(y, off, kind)
+            fns[f"{kind} launches"] = lambda p=p: p(y, off)
+        if peers.cub() is not None:
+            fns["CUB"] = peers.cub_segmented_reduce(y, off, "sum", cupy.empty(nseg, np.float32))
+        else:
+            print(f"CUB peer unavailable: {peers.cub_error}", flush=True)
+        for what, fn in fns.items():
+            got = fn()
+            rel = float(cupy.max(cupy.abs(got - want) / cupy.maximum(cupy.abs(want), 1)))
+            assert rel < 1e-4, f"{name} {what}: relative error {rel}"
+        for run in range(runs):
+            t = _timing.bench_many(fns, rounds=5, warmup=5, repeat=20)
+            pct = 100 * (m * 4 / (t["public"] * 1e-3) / 1e9) / (copy / 2)
+            line = ", ".join(f"{k} {ms:.4f}" for k, ms in t.items())
+            ratio = f" | public / CUB {t['public'] / t['CUB']:.3f}" if "CUB" in t else ""
+            print(f"{name} ({nseg} segments, n={m}) run {run}: {line} ms | public reads at "
+                  f"{pct:.1f}% of copy{ratio}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
