@@ -69,6 +69,27 @@ def test_tree_hash_covers_headers(tmp_path, monkeypatch):
         _loader.tree_hash.cache_clear()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8])
+def test_copy_and_copy_into(dtype):
+    """The backend's memory copies (no CuPy kernel on the GPU): a new writable array equal to a
+    read-only source, and a copy into an existing array, in the source's shape and dtype."""
+    b = _backend.get_backend()
+    host = np.arange(24, dtype=dtype).reshape(4, 6)
+    host.flags.writeable = False
+    src = b.xp.asarray(host)
+    out = b.copy(src)
+    assert out is not src and out.shape == (4, 6) and out.dtype == dtype
+    np.testing.assert_array_equal(_backend.to_host(out), host)
+    out[0, 0] = 7  # its own memory
+    np.testing.assert_array_equal(_backend.to_host(src), host)
+    dst = b.xp.zeros((4, 6), dtype=dtype)
+    b.copy_into(dst, src)
+    b.synchronize()
+    np.testing.assert_array_equal(_backend.to_host(dst), host)
+    empty = b.copy(b.xp.zeros(0, dtype=dtype))
+    assert empty.shape == (0,) and empty.dtype == dtype
+
+
 def test_modules_memoized():
     names = ["reduce_gamma<float, float, prim::Sum<float>>"]
     a = _loader.load("reduction/reduce.cu", names)

@@ -18,8 +18,9 @@
 //     binner built from its record per sample; scalar loads.
 // Samples: sample i, dimension j at cols[j][i * strides[j]] (strides in elements, may be any
 // sign): an (N, D) array of any strides, or D separate 1-D arrays, read where they lie.
-// Accumulation: CountAcc (32-bit shared, 64-bit global counters) or WeightAcc (double; the
-// weights read with scalar loads, grid-stride).
+// Accumulation: CountF64Acc (32-bit shared counters, added into double global ones: the
+// float64 counts histogramdd returns, with no conversion after the kernel) or WeightAcc (double;
+// the weights read with scalar loads, grid-stride).
 // Launch: 1-D, blockDim.x == BLOCK, any grid (grid-stride; the host sizes it to the resident
 // blocks, and at least n / 2^31 blocks so that a block counts fewer than 2^32 samples).
 // Dynamic shared memory: shared_bins * sizeof(Acc::Shared).
@@ -41,6 +42,16 @@ struct DDSamples {
     long long strides[DD_MAX];  // elements between consecutive samples of dimension j
     int rows;                  // the C-ordered (N, D) array: cols[j] = cols[0] + j
     int vec;                   // the 16-byte packet walk may be used
+};
+
+// CountAcc's counting (one per sample, 32-bit shared counters) into double global counters.
+// Exact: a count and every sum of counts stays below 2^53, where a double holds an integer
+// exactly, so the atomic adds give the int64 counts' values in any order.
+struct CountF64Acc {
+    typedef u32 Shared;
+    typedef double Global;
+    static constexpr bool WEIGHTED = false;
+    static __device__ __forceinline__ Shared value(const double*, i64) { return 1u; }
 };
 
 // Binners of the dimensions J..D-1: bin(x) is the row-major linear bin of x[0..D) given the

@@ -110,6 +110,25 @@ class Backend:
         if self.is_cuda:
             self.xp.cuda.get_current_stream().synchronize()
 
+    def copy_into(self, dst, src):
+        """Copy the C-contiguous backend array ``src`` into ``dst`` (C-contiguous, of its dtype
+        and size) on the current stream: on the GPU a device-to-device memory copy, not CuPy's
+        ``copy``/``astype``/slice assignment, which launch an elementwise kernel that NVRTC
+        compiles the first time a process needs it (a first call's pause)."""
+        if self.is_cuda:
+            dst.data.copy_from_device_async(src.data, src.nbytes)
+        else:
+            np.copyto(dst, src, casting="no")
+
+    def copy(self, src):
+        """A new C-contiguous copy of the C-contiguous backend array ``src`` (see
+        :meth:`copy_into`)."""
+        if not self.is_cuda:
+            return src.copy()
+        out = self.xp.empty(src.shape, dtype=src.dtype)
+        self.copy_into(out, src)
+        return out
+
     def stream_key(self):
         """Identifies the current stream: (device, stream). Plans hold per-stream scratch under
         it. On the emulator kernels run on the calling thread, so each host thread is a stream."""

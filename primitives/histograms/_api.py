@@ -232,7 +232,7 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
     if w is not None:
         hist = _hc.weights_result(hist, w.dtype)
     if bplan is not None:
-        edges_out = bplan.edges.copy()
+        edges_out = backend.copy(bplan.edges)  # a memory copy: no CuPy kernel
     elif c.given is not None and (inp.host or c.dated):
         edges_out = np.array(c.given)  # NumPy's own: numpy.asarray(bins), on the host
     else:

@@ -29,7 +29,7 @@ from .._core import loader as _loader
 from .._core import plans as _plans
 from . import _checks as _hc
 from . import _policy
-from ._binning import (ACCS, CTYPES, F32, F64, OUT_DTYPE, SHARED_SIZE, SMALL, array_binning,
+from ._binning import (ACCS, CTYPES, F32, F64, SHARED_SIZE, SMALL, array_binning,
                        edges_binning, spec_words, uniform_binning)
 from ._kernels import binner_name
 from ._plans import _ptr, bin_keys, binning_plan
@@ -50,6 +50,9 @@ for _t in _WIDE_INTS:
     DD_BINNERS[_t] = (("shift", None), ("even", F64), ("edges", _t), ("edges", F64))
 DD_BINNERS[F32] = (("even", F32), ("even", F64), ("edges", F32), ("edges", F64))
 DD_BINNERS[F64] = (("even", F64), ("edges", F64))
+#: hist_dd's accumulations, both into the float64 result (kernels/histogram/dd.cu): counts in
+#: 32-bit shared counters added into float64 ones (exact), weights summed in float64
+DD_ACCS = {"count": "prim::CountF64Acc", "weight": ACCS["weight"]}
 
 
 # ---- kernels ---------------------------------------------------------------------------------
@@ -58,14 +61,14 @@ DD_BINNERS[F64] = (("even", F64), ("edges", F64))
 def kernel_name(dt, kind, extra, acc, d, pol):
     """hist_dd for samples of ``dt``, binner (``kind``, ``extra``), ``acc``, ``d`` dimensions
     (0: the generic loop) under the dd policy ``pol``."""
-    return (f"hist_dd<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {ACCS[acc]}, {d}, "
+    return (f"hist_dd<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {DD_ACCS[acc]}, {d}, "
             f"{pol.block}>")
 
 
 def _module_names(dt, pol):
     """One module per sample dtype: every binner, accumulation and dimension count."""
     return [kernel_name(dt, kind, extra, acc, d, pol) for kind, extra in DD_BINNERS[dt]
-            for acc in ACCS for d in (*UNROLLED, 0)]
+            for acc in DD_ACCS for d in (*UNROLLED, 0)]
 
 
 MODULES = _loader.PolicyModules(SOURCE, _module_names, _policy.TABLE, tuple(DD_BINNERS),
@@ -340,7 +343,7 @@ class DDPlan(_plans.Plan):
     """hist_dd's launch for ``n`` samples of ``dt`` in ``d`` dimensions of ``total`` bins
     together, binned by (``kind``, ``extra``) into ``acc``: kernel, grid, ``shared_bins`` (the
     linear bins counted in shared memory; the others with global atomics). ``plan(where, spec,
-    weights)`` counts into a new array of ``total`` values."""
+    weights)`` counts (or sums the weights) into a new float64 array of ``total`` values."""
 
     def __init__(self, dt, kind, extra, d, total, acc, n, backend):
         pol = _policy.dd()
@@ -355,7 +358,7 @@ class DDPlan(_plans.Plan):
                                   shared_mem=shared, per_sm=pol.blocks_per_sm)
         # 32-bit shared counters: a block counts fewer than 2^32 samples
         self.grid = max(grid, _launch.cdiv(n, 2**31))
-        self.block, self.total, self.out_dtype = pol.block, total, OUT_DTYPE[acc]
+        self.block, self.total = pol.block, total
         self.xp = backend.xp
         self.stand_in = _launch.stand_in(backend, np.float64)
         self.launch = _plans.Launch(
@@ -364,7 +367,7 @@ class DDPlan(_plans.Plan):
                   _SLOT))
 
     def __call__(self, where, spec, weights=None):
-        out = self.xp.zeros(self.total, dtype=self.out_dtype)
+        out = self.xp.zeros(self.total, dtype=F64)
         self.launch(where, self.stand_in if weights is None else weights, spec, out)
         return out
 
@@ -378,11 +381,11 @@ def dd_plan(dt, kind, extra, d, total, acc, n, backend):
 
 
 def _one_pass(s, per, cached, shape, w, backend):
-    """The linear-bin counts (int64) or weight sums (float64) of the samples, in one kernel."""
+    """The linear-bin counts or weight sums of the samples (float64), in one kernel."""
     total = int(np.prod(shape))
     acc = "count" if w is None else "weight"
     if any(b.empty for b in per):
-        return backend.xp.zeros(total, dtype=OUT_DTYPE[acc])
+        return backend.xp.zeros(total, dtype=F64)
     b0 = per[0]
     plan = dd_plan(b0.dtype, b0.kind, b0.extra, s.d, total, acc, s.n, backend)
     spec = specs_record(per, backend, cached)
@@ -473,13 +476,14 @@ class _DeviceEdges(_plans.Plan):
 
 def _device_edges(e, u, backend):
     """A new array of the edges ``e`` in the backend's memory; for int bins (``u``, their
-    linspace arguments) copied on the device from a cached copy, with no upload per call."""
+    linspace arguments) a device-to-device copy of a cached copy (no upload per call, no CuPy
+    kernel: :meth:`~primitives._core.backend.Backend.copy`)."""
     if u is None:
         return backend.xp.array(e)
     if not backend.is_cuda:
         return e.copy()  # the cached linspace is read-only
     key = ("histogram/dd-edges", u, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: _DeviceEdges(e, backend)).edges.copy()
+    return backend.copy(_plans.PLANS.get(key, lambda: _DeviceEdges(e, backend)).edges)
 
 
 def _weights(func, weights, n):
@@ -511,6 +515,7 @@ def _histogramdd(func, sample, bins, range, density, weights):  # noqa: A002
             flat = _per_dimension(s, edges, shape, w, backend)
         else:
             flat = _one_pass(s, found[0], found[1], shape, w, backend)
+        # float64 from the one pass; the per-dimension path's bincount counts in int64
         hist = flat.astype(np.float64, copy=False).reshape(shape)
     edges_dev = [_device_edges(e, u, backend) for e, u in zip(edges, uniform)]
     if density:

@@ -307,16 +307,16 @@ class CountRepeat(_plans.Plan):
     """A call of :func:`histogram_even` or :func:`histogram` repeated on like samples where the
     count is a :class:`CountPlan` without an accumulator (a result zeroed, then the kernel): the
     binning's spec prepared, no checks. ``plan(a)`` returns the counts, or (counts, a copy of the
-    edges) for :func:`histogram` (``with_edges``)."""
+    edges) for :func:`histogram` (``with_edges``; a memory copy, no CuPy kernel)."""
 
-    def __init__(self, count, bplan, with_edges):
-        self.count, self.spec = count, bplan.spec
+    def __init__(self, count, bplan, with_edges, backend):
+        self.count, self.spec, self.backend = count, bplan.spec, backend
         self.edges = bplan.edges if with_edges else None
         self.nbytes = 0  # the count plan and the binning plan hold the device memory
 
     def __call__(self, a):
         out = self.count(a, self.spec)
-        return out if self.edges is None else (out, self.edges.copy())
+        return out if self.edges is None else (out, self.backend.copy(self.edges))
 
 
 class HistogramPlan(RepeatPlan):
@@ -384,7 +384,7 @@ def repeat_plan(kind, variant, binning, n, backend, edges=None, minlength=0, ori
     def build():
         bplan = binning_plan(binning, backend, edges)
         if count.acc is None:  # another variant, or more bins than the last block moves
-            return CountRepeat(count, bplan, kind == "histogram")
+            return CountRepeat(count, bplan, kind == "histogram", backend)
         if kind == "histogram":
             return HistogramPlan(count, bplan, backend, edges=edges)
         if kind == "even":
