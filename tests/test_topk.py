@@ -420,6 +420,32 @@ def test_repeat_calls_take_the_filed_call(rng):
     assert prim.cache_info()["keys"] == before
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int16, np.float16, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+def test_repeat_partition_of_a_sorted_1d_array(dtype, rng):
+    """partition/argpartition of a 1-D array that 'auto' sorts: where the sort read it as it is,
+    the call files the sort's own plan under its key, which a like call runs directly (the
+    stable sort is the partition); dtypes converted to keys first and the selection's path file
+    nothing."""
+    from primitives._core import plans as P
+
+    filed = np.dtype(dtype).itemsize >= 4  # the sort files its plan for keys of 4 and 8 bytes
+    for func, oracle in ((prim.partition, np.sort), (prim.argpartition, np.argsort)):
+        for kth in (100, -7, (3, 2000)):
+            x = make(rng, 3000, dtype)
+            key = P.call_key(func.__name__, (x,), (kth, -1, "introselect", None, "auto"))
+            H.assert_same(func(x, kth), oracle(x, kind="stable"))
+            assert (P.PLANS.find(key) is not None) == filed
+            y = make(rng, 3000, dtype)  # a like array: the filed plan, its own result
+            H.assert_same(func(y, kth), oracle(y, kind="stable"))
+    x = make(rng, 3000, dtype)
+    with prim.tuning.override("selection", selector="partition", sort_max_len=0, sort_share=0):
+        for func in (prim.partition, prim.argpartition):
+            key = P.call_key(func.__name__, (x,), (100, -1, "introselect", None, "auto"))
+            func(x, 100)
+            assert P.PLANS.find(key) is None
+
+
 def test_explicit_plans(rng):
     x = make(rng, (4, 300), np.float32)
     p = prim.plan(prim.topk, x, 9, largest=False)

@@ -289,10 +289,13 @@ class _TopkCall(_plans.Plan):
         return self.run(xp.ascontiguousarray(moved).reshape(self.rows, self.shape[-1]))
 
 
-def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, values=False):
+def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, values=False,
+                  key=None):
     """(input, rows of indices (R, L), shape, axis, rows of the array); None after the checks
     when ``check_only``. ``values``: where the array is sorted, its sorted values (R, L) in place
-    of the indices (a partition's values need no permutation then)."""
+    of the indices (a partition's values need no permutation then). ``key``: the call's key
+    (:func:`~primitives._core.plans.call_key`), under which the sort's plan is filed where a
+    1-D ``a`` is sorted as it is (:func:`_file_sorted`)."""
     variant = _variant(variant, func)
     if kind != "introselect":
         raise ValueError(f"{func}: select kind must be 'introselect' (got {kind!r})")
@@ -323,12 +326,29 @@ def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, va
         keys = _as_keys(rows2).reshape(-1)
         if values:
             srt = sort(keys)
+            _file_sorted(key, "sort", a, inp, keys)
             srt = srt.view(np.bool_) if rows2.dtype == np.bool_ else srt.astype(rows2.dtype,
                                                                                 copy=False)
             return inp, None, shape, ax, srt.reshape(1, length)
-        return inp, argsort(keys).reshape(1, length), shape, ax, rows2
+        perm = argsort(keys)
+        _file_sorted(key, "argsort", a, inp, keys)
+        return inp, perm.reshape(1, length), shape, ax, rows2
     sel = select(rows2, m, not small, True, variant, inp.backend, func)
     return inp, _sp.partition_indices(inp.backend, sel, length, small), shape, ax, rows2
+
+
+def _file_sorted(key, sort_func, a, inp, keys):
+    """After ``sort_func`` ("sort" or "argsort", with its defaults) sorted ``keys``: where
+    those are the 1-D array ``a`` itself (of the backend's type, read as it is, in a key dtype
+    of the sort), file the sort's plan for like arrays under the partition's call ``key``. Its
+    result is the partition's (a stable sort is a partition for every kth), so a later like call
+    is the sort's repeat call, without the partition's checks and reshapes."""
+    if key is None or keys.dtype != inp.array.dtype or inp.array.ndim != 1 or \
+            not _checks.is_itself(inp.array, a):
+        return
+    plan = _plans.PLANS.find(_plans.call_key(sort_func, (keys,), (False, "auto")))
+    if plan is not None:  # the sort filed its plan: it read the keys as they are
+        _plans.PLANS.file(key, plan)
 
 
 @_plans.planned(lambda *a, **kw: _make_partition(argpartition)(*a, **kw))
@@ -367,7 +387,12 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, variant="au
     See Also:
         :func:`numpy.argpartition`, :func:`cupy.argpartition`, :func:`topk`, :func:`partition`.
     """
-    inp, res, shape, ax, _ = _argpartition(a, kth, axis, kind, order, variant, "argpartition")
+    key = _plans.call_key("argpartition", (a,), (kth, axis, kind, order, variant))
+    plan = _plans.PLANS.find(key)
+    if plan is not None:  # a like 1-D array was sorted as it is: the sort's plan
+        return plan(a)
+    inp, res, shape, ax, _ = _argpartition(a, kth, axis, kind, order, variant, "argpartition",
+                                           key=key)
     return inp.result(_back(res, shape, ax, inp.backend.xp))
 
 
@@ -383,8 +408,12 @@ def partition(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"
     See Also:
         :func:`numpy.partition`, :func:`cupy.partition`, :func:`argpartition`, :func:`topk`.
     """
+    key = _plans.call_key("partition", (a,), (kth, axis, kind, order, variant))
+    plan = _plans.PLANS.find(key)
+    if plan is not None:  # a like 1-D array was sorted as it is: the sort's plan
+        return plan(a)
     inp, res, shape, ax, rows2 = _argpartition(a, kth, axis, kind, order, variant, "partition",
-                                               values=True)
+                                               values=True, key=key)
     xp = inp.backend.xp
     vals = rows2 if res is None else _sp.gather_rows(inp.backend, rows2, res)  # sorted already
     return inp.kept(_back(vals, shape, ax, xp))

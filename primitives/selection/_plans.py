@@ -82,7 +82,8 @@ class RadixSelectPlan(_plans.Plan):
 
     def __init__(self, backend, ub, rows, length, k, kind, bits, desc, sort, pol):
         xp = backend.xp
-        self.xp, self.rows, self.length, self.k, self.ub = xp, rows, length, k, ub
+        self.backend, self.xp, self.rows, self.length, self.k, self.ub = (backend, xp, rows,
+                                                                          length, k, ub)
         self.udt = UBITS[ub]
         c = _c(ub)
         get = _loader.load(SOURCE, radix_names(pol))
@@ -119,7 +120,7 @@ class RadixSelectPlan(_plans.Plan):
         """(images, indices) of each row's k winners, ``(rows, k)`` arrays: ordered by (image,
         index) when the plan sorts, else in no particular order."""
         xp, rows, k, cap = self.xp, self.rows, self.k, self.cap
-        self.state[...] = self.init
+        self.backend.copy_into(self.state, self.init)  # a memory copy: no CuPy kernel
         bufs = (xp.empty(rows * cap, dtype=self.udt), xp.empty(rows * cap, dtype=np.int64),
                 xp.empty(rows * cap, dtype=self.udt), xp.empty(rows * cap, dtype=np.int64))
         out_img = xp.empty((rows, k), dtype=self.udt)
