@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
-from . import _plans as _rp
+from . import _axis, _plans as _rp
 from ._plans import COMPLEX_OPS, OPS, VARIANTS
 
 __all__ = ["reduce", "sum", "prod", "min", "max", "VARIANTS", "OPS"]
@@ -153,8 +153,6 @@ def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, vari
 def _general(x, op, axis, dtype, out, keepdims, variant, func):
     """A reduction with NumPy's ``axis``, ``out`` and ``keepdims``: over every axis the
     flattened reduction (then shaped), over some axes :func:`~._axis.reduce_axis`."""
-    from . import _axis
-
     key = None if out is not None else _plans.call_key(
         "reduce/axes", (x,), (op, axis, dtype, keepdims, variant, func))
     replay = _plans.PLANS.find(key) if key is not None else None
@@ -183,9 +181,10 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
     else:
         res, replay = _axis.reduce_axis_replay(arr, axes, op, acc_dt, inp.backend, func)
         if replay is not None and key is not None and _checks.is_itself(arr, x):  # as it is
-            shape = res.shape if not keepdims else tuple(
-                1 if a in axes else d for a, d in enumerate(arr.shape))
-            _plans.PLANS.file(key, _axis.Shaped(replay, shape))
+            # the replay's result has the kept axes' shape: reshaped only for keepdims (a CuPy
+            # view costs a repeat call about a microsecond of host time)
+            _plans.PLANS.file(key, replay if not keepdims else _axis.Shaped(replay, tuple(
+                1 if a in axes else d for a, d in enumerate(arr.shape))))
     return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
 
 
@@ -195,8 +194,6 @@ def _complex_axis(arr, axes, op, acc_dt, backend, func):
     :func:`~._axis.reduce_axis`. A product (whose parts do not reduce apart) moves the reduced
     axes last (one copy, none when they already are the last axes of a C-ordered array) and
     reduces each row in one block of ``reduce_rows``."""
-    from . import _axis
-
     xp = backend.xp
     if arr.dtype != acc_dt:
         arr = arr.astype(acc_dt)  # NumPy casts the elements to the result's dtype
