@@ -4,12 +4,14 @@ empty kernel caches (the zero-wait start figures).
     python -m tools.probes.first_call [--only NAME ...] [--binaries DIR|off] [--out FILE]
 
 For each function a new Python process imports primitives (or CuPy), makes its input (n = 2^20,
-random, on the device), synchronizes, then times its first call to the end of its work
-(wall-clock, synchronized): the compile, load and launch a new user waits for; the import is not
-counted. Every process gets an empty temporary ``HOME``, CuPy kernel cache and primitives cache,
-so nothing compiled by an earlier process is reused. ``--binaries`` chooses the kernel binaries
-the package loads (``PRIMITIVES_KERNEL_BINARIES``; default: the package's own, where built).
-Runs on the emulator too (then it times the host compiler).
+random, made on the host and copied to the device: no CuPy kernel is compiled before the call,
+which would leave CuPy's compiler warmed for it, or in it), synchronizes, then times its first
+call to the end of its work (wall-clock, synchronized): the compile, load and launch a new user
+waits for; the import is not counted. Every process gets an empty temporary ``HOME``, CuPy
+kernel cache and primitives cache, so nothing compiled by an earlier process is reused.
+``--binaries`` chooses the kernel binaries the package loads (``PRIMITIVES_KERNEL_BINARIES``;
+default: the package's own, where built). Runs on the emulator too (then it times the host
+compiler).
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ CALLS = {
     "cumsum": ("x = rnd(n, 'int32')", "prim.cumsum(x)"),
     "cumsum axis=0": ("x = rnd(n, 'int32').reshape(-1, 256)", "prim.cumsum(x, axis=0)"),
     "exclusive_scan": ("x = rnd(n, 'float32')", "prim.exclusive_scan(x)"),
-    "compact": ("x = rnd(n, 'float32'); m = x > 0.5", "prim.compact(x, m)"),
-    "segmented_reduce": ("x = rnd(n, 'float32'); o = xp.arange(0, n + 1, 1024)",
+    "compact": ("x = rnd(n, 'float32'); m = dev(host(n, 'float32') > 0.5)",
+                "prim.compact(x, m)"),
+    "segmented_reduce": ("x = rnd(n, 'float32'); o = dev(np.arange(0, n + 1, 1024))",
                          "prim.segmented_reduce(x, o)"),
     "sort": ("x = rnd(n, 'uint32')", "prim.sort(x)"),
     "argsort": ("x = rnd(n, 'uint32')", "prim.argsort(x)"),
     "histogram": ("x = rnd(n, 'float32')", "prim.histogram(x, 100, (0, 1))"),
-    "bincount": ("x = rnd(n, 'int32') % 1000", "prim.bincount(x)"),
+    "bincount": ("x = dev(host(n, 'int32') % 1000)", "prim.bincount(x)"),
     "histogram2d": ("x = rnd(n, 'float32'); y = rnd(n, 'float32')",
                     "prim.histogram2d(x, y, 64, [[0, 1], [0, 1]])"),
     "spmv": ("import scipy.sparse as sp; A = prim.sparse.CSR(sp.random(1 << 14, 1 << 14, "
@@ -46,29 +49,30 @@ CALLS = {
              "x = rnd(1 << 14, 'float32')", "prim.spmv(A, x)"),
     "reduce": ("x = rnd(n, 'float32')", "prim.reduce(x, 'max')"),
     "max": ("x = rnd(n, 'float32')", "prim.max(x)"),
-    "any": ("x = rnd(n, 'float32') > 0.5", "prim.any(x)"),
-    "all": ("x = rnd(n, 'float32') > 0.5", "prim.all(x)"),
+    "any": ("x = dev(host(n, 'float32') > 0.5)", "prim.any(x)"),
+    "all": ("x = dev(host(n, 'float32') > 0.5)", "prim.all(x)"),
     "argmin": ("x = rnd(n, 'float32')", "prim.argmin(x)"),
     "inclusive_scan": ("x = rnd(n, 'float32')", "prim.inclusive_scan(x)"),
     "cumprod": ("x = rnd(n, 'float64')", "prim.cumprod(x)"),
-    "compact_indices": ("m = rnd(n, 'float32') > 0.5", "prim.compact_indices(m)"),
-    "segmented_scan": ("x = rnd(n, 'float32'); o = xp.arange(0, n + 1, 1024)",
+    "compact_indices": ("m = dev(host(n, 'float32') > 0.5)", "prim.compact_indices(m)"),
+    "segmented_scan": ("x = rnd(n, 'float32'); o = dev(np.arange(0, n + 1, 1024))",
                        "prim.segmented_scan(x, offsets=o)"),
     "histogram_even": ("x = rnd(n, 'float32')", "prim.histogram_even(x, 100, 0.0, 1.0)"),
     "histogram_channels": ("x = rnd(n, 'uint8').reshape(-1, 4)", "prim.histogram_channels(x)"),
     "histogramdd": ("x = rnd(n, 'float32').reshape(-1, 4)",
                     "prim.histogramdd(x, 8, [(0, 1)] * 4)"),
     "radix_sort": ("x = rnd(n, 'uint32'); v = rnd(n, 'uint32')", "prim.radix_sort(x, v)"),
-    "segmented_sort": ("x = rnd(n, 'float32'); o = xp.arange(0, n + 1, 1024)",
+    "segmented_sort": ("x = rnd(n, 'float32'); o = dev(np.arange(0, n + 1, 1024))",
                        "prim.segmented_sort(x, o)"),
     "topk": ("x = rnd(n, 'float32')", "prim.topk(x, 16)"),
     "partition": ("x = rnd(n, 'float32')", "prim.partition(x, 1000)"),
     "argpartition": ("x = rnd(n, 'float32')", "prim.argpartition(x, 1000)"),
-    "unique": ("x = rnd(n, 'uint32') % 1000", "prim.unique(x, return_counts=True)"),
-    "run_length_encode": ("x = prim.sort(rnd(n, 'uint32') % 1000)", "prim.run_length_encode(x)"),
-    "reduce_by_key": ("k = rnd(n, 'int32') // 16; x = rnd(n, 'float32')",
-                      "prim.reduce_by_key(xp.sort(k), x)"),
-    "searchsorted": ("a = xp.sort(rnd(n, 'float32')); v = rnd(n, 'float32')",
+    "unique": ("x = dev(host(n, 'uint32') % 1000)", "prim.unique(x, return_counts=True)"),
+    "run_length_encode": ("x = dev(np.sort(host(n, 'uint32') % 1000))",
+                          "prim.run_length_encode(x)"),
+    "reduce_by_key": ("k = dev(np.sort(host(n, 'int32') // 16)); x = rnd(n, 'float32')",
+                      "prim.reduce_by_key(k, x)"),
+    "searchsorted": ("a = dev(np.sort(host(n, 'float32'))); v = rnd(n, 'float32')",
                      "prim.searchsorted(a, v)"),
     "cupy.sum": ("x = rnd(n, 'float32')", "xp.sum(x)"),
     "cupy.cumsum": ("x = rnd(n, 'int32')", "xp.cumsum(x)"),
@@ -86,10 +90,13 @@ xp = b.xp
 def sync():
     if b.is_cuda:
         xp.cuda.Device().synchronize()
-def rnd(n, dt):
+def host(n, dt):
     h = np.random.default_rng(1).random(n)
-    h = (h * 2**31).astype(dt) if np.dtype(dt).kind in 'iu' else h.astype(dt)
+    return (h * 2**31).astype(dt) if np.dtype(dt).kind in 'iu' else h.astype(dt)
+def dev(h):
     return xp.asarray(h)
+def rnd(n, dt):
+    return dev(host(n, dt))
 n = 1 << 20
 {setup}
 sync()
