@@ -123,3 +123,21 @@ def test_gpu_cluster_places_one_gpu_per_worker():
                                   os.environ["NCCL_NVLS_ENABLE"]))
     assert [env[a] for a in addrs] == [("3,5", "0"), ("5,3", "0")]
     assert "GPUs 3,5" in what
+
+
+def test_chunk_options(tmp_path):
+    """--chunk and --row-chunk change the chunking, not the inputs or the results (the inputs are
+    drawn per chunk, so the references are taken at the same chunking); bad values are refused."""
+    out = tmp_path / "chunks.md"
+    argv = ["--workers", *map(str, WORKERS), "--scale", "test", "--out", str(out), "--cluster",
+            "cuda" if ON_GPU else "cpu", "--ops", "sum", "spmv", "--chunk", "512",
+            "--row-chunk", str(2 * S.SCALES["test"].grid_width)]
+    records = S.main(argv)
+    assert {r["op"] for r in records} == {"sum", "spmv"}
+    assert "chunks of 2^9" in out.read_text()
+    assert all(r["same"] in ("reference", "exact") or r["same"].startswith("close")
+               for r in records)
+    for bad, match in ((["--chunk", "0"], "--chunk must be positive"),
+                       (["--row-chunk", "3"], "multiple of the grid width")):
+        with pytest.raises(SystemExit):
+            S.main(["--scale", "test", "--cluster", "cpu", *bad])

@@ -414,9 +414,19 @@ def plan(ops, workers, scale):
     return runs, extra
 
 
+def scale_of(args):
+    """The :class:`Scale` of ``--scale``, with ``--chunk`` and ``--row-chunk`` when given."""
+    sc = SCALES[args.scale]
+    if getattr(args, "chunk", None) is not None:
+        sc = dataclasses.replace(sc, chunk=args.chunk)
+    if getattr(args, "row_chunk", None) is not None:
+        sc = dataclasses.replace(sc, row_chunk=args.row_chunk)
+    return sc
+
+
 def run(args):
     """Every run of ``args``; returns (records, header lines)."""
-    scale = SCALES[args.scale]
+    scale = scale_of(args)
     gpu = args.cluster == "cuda"
     workers = sorted(set(args.workers))
     ops = list(args.ops)
@@ -507,10 +517,21 @@ def main(argv=None):
     ap.add_argument("--processes", action="store_true",
                     help="--cluster cpu: workers in processes (default: threads of this one)")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--chunk", type=int, default=None,
+                    help="elements per chunk (default: the scale's; a power of two dividing the "
+                         "per-worker size keeps every worker's share whole chunks)")
+    ap.add_argument("--row-chunk", type=int, default=None,
+                    help="SpMV rows per block (default: the scale's; a multiple of the grid "
+                         "width)")
     args = ap.parse_args(argv)
     if min(args.workers) < 1:
         ap.error("--workers must be positive")
-    sc = SCALES[args.scale]
+    sc = scale_of(args)
+    for name, v in (("--chunk", sc.chunk), ("--row-chunk", sc.row_chunk)):
+        if v < 1:
+            ap.error(f"{name} must be positive")
+    if sc.row_chunk % sc.grid_width:
+        ap.error(f"--row-chunk must be a multiple of the grid width ({sc.grid_width})")
     records, header = run(args)
     lines = [f"primitives.dask scaling, --scale {args.scale} ({_size(sc.per_worker)} per worker "
              f"weak, {_size(sc.total)} in all strong, chunks of {_size(sc.chunk)}; SpMV "
