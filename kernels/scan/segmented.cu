@@ -610,10 +610,12 @@ __device__ __forceinline__ AccT thread_range(const InT* p, long long len) {
     AccT acc = Op::identity();
     const bool element_aligned = reinterpret_cast<uptr>(p) % sizeof(InT) == 0;
     const long long head = element_aligned ? aligned_head(p, len) : len;
+#pragma unroll 1
     for (long long i = threadIdx.x; i < head; i += BLOCK) acc = op(acc, static_cast<AccT>(p[i]));
     const InT* body = p + head;
     const long long nvec = (len - head) / V::N;
     long long i = threadIdx.x;
+#pragma unroll 1
     for (; i + (VECS - 1) * BLOCK < nvec; i += VECS * BLOCK) {
         Packet<InT> raw[VECS];
 #pragma unroll
@@ -625,6 +627,7 @@ __device__ __forceinline__ AccT thread_range(const InT* p, long long len) {
             for (int k = 0; k < V::N; ++k) v[u * V::N + k] = static_cast<AccT>(raw[u].v[k]);
         acc = op(acc, tree_sum<AccT, Op, ITEMS>(v));
     }
+#pragma unroll 1
     for (; i < nvec; i += BLOCK) {
         const Packet<InT> raw = load16(body + i * V::N);
 #pragma unroll
@@ -710,6 +713,7 @@ segmented_reduce_segments(const InT* __restrict__ in, long long n,
     if (prim::arrive(arrivals + first, epoch) == static_cast<unsigned>(last - first + 1)) {
         __threadfence();
         AccT total = prim::load_cg(out + s);
+#pragma unroll 1
         for (long long c = first; c <= last; ++c) total = op(total, prim::load_cg(partials + c));
         out[s] = total;
     }

@@ -70,7 +70,9 @@ TABLE = _policy.register("segmented", {
         per_segment_from=2048,
         segment_block=256,  # as CUB's reduction policy: 256 threads, 16 four-byte items (not tuned)
         segment_bytes=64,  # as segment_block
-        segment_min_blocks=1,  # not tuned
+        # 8 x 256 threads: the whole multiprocessor; at most 32 registers, no spills (ptxas, sm_90;
+        # 94 registers without a bound: 2 blocks)
+        segment_min_blocks=8,
         split_blocks=256,  # a guess: at most 256 chunk blocks searching their segment (not tuned)
     ),
 }, doc="per mode: block, bytes per thread and resident blocks of the segmented kernels; the "

@@ -41,8 +41,8 @@ SCAN_POLICIES = ((256, 16, 6), (128, 32, 6))
 REDUCE_POLICIES = tuple((b, i, c, e, d) for b, i, c in ((256, 32, 4), (128, 32, 8))
                         for e in (1, 0) for d in (1, 0))
 # (BLOCK, ITEMS, MIN_BLOCKS, SPLIT_BLOCKS): segmented_reduce_segments, a block per segment
-SEGMENT_POLICIES = ((256, 16, 1, 256), (128, 32, 1, 256), (512, 16, 1, 256), (256, 16, 1, 64),
-                    (256, 16, 1, 1024))
+SEGMENT_POLICIES = ((256, 16, 8, 256), (256, 16, 6, 256), (128, 16, 16, 256), (512, 16, 4, 256),
+                    (256, 16, 8, 64), (256, 16, 8, 1024))
 rng = np.random.default_rng(5)
 REPS = dict(warmup=3, repeat=15) if backend.is_cuda else dict(warmup=0, repeat=1)
 ROUNDS = dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda else dict(rounds=1, warmup=0,
