@@ -149,7 +149,10 @@ class Direct:
         words, array_type = self.words, self.array_type
         with self.lock:
             for w, a in zip(self.slots, arrays):
-                words[w] = a.data.ptr if type(a) is array_type else int(a) & _loader._MASK64
+                if type(a) is array_type or not isinstance(a, np.integer):
+                    words[w] = a.data.ptr
+                else:
+                    words[w] = int(a) & _loader._MASK64
             self.launch_kernel(*self.argv)
 
 
