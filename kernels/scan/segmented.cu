@@ -658,7 +658,7 @@ template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MIN_BLOCKS 
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 segmented_reduce_segments(const InT* __restrict__ in, long long n,
                           const long long* __restrict__ offsets, long long nseg,
-                          long long chunk, long long chunks, AccT* __restrict__ out,
+                          long long chunk, long long chunks, AccT* out,  // read back: no restrict
                           AccT* partials, unsigned long long* arrivals, unsigned int epoch) {
     static_assert(ITEMS == 8 || ITEMS == 16 || ITEMS == 32, "ITEMS: a tree of 8, 16 or 32");
     static_assert(ITEMS % prim::Vec16<InT>::N == 0, "ITEMS must fill whole 16-byte vectors");
