@@ -548,6 +548,17 @@ def test_auto_rule():
         assert choose_variant(A) == "csr_vector"
     with prim.tuning.override("spmv", selector="auto", vector_min_threads=threads + 1):
         assert choose_variant(A) == "merge_path"
+    # even rows that are not nearly even (ELL's fill) but too many for csr_vector's branch:
+    # merge_path (spread_1.7 on an H200: csr_vector 1.25x merge_path's time in float64)
+    ip, ix, shape = suite.generate_wide("spread_1.7")
+    B = sps.csr_matrix((np.ones(ix.size, np.float32), ix, ip), shape=shape)
+    s = sparse.CSR(B).row_stats()
+    assert s.cv <= 0.5 and s.rows * s.max > 1.5 * s.nnz  # even, too uneven for ELL
+    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+        assert choose_variant(B) == "csr_vector"
+    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000,
+                              ell_min_rows=s.rows):
+        assert choose_variant(B) == "merge_path"
     A = suite_matrix("banded", np.float32)
     assert choose_variant(sparse.ELL(A)) == "ell"
     assert choose_variant(sparse.COO(A)) == "coo"

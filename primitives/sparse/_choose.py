@@ -48,8 +48,9 @@ def choose_variant(A):
       (its arrays cost about as much memory as the CSR ones). One thread per row reads its
       entries column-major, every load of a warp coalesced, with no row pointers;
     * rows *even* (coefficient of variation at most 0.5, longest row at most 4 times the mean),
-      fewer, and enough of them to fill the GPU with groups of :func:`vector_lanes` lanes
-      (rows x lanes at least 2^17 threads): ``csr_vector``;
+      fewer than 2^16 (too few for ELL's thread per row), and enough of them to fill the GPU
+      with groups of :func:`vector_lanes` lanes (rows x lanes at least 2^17 threads):
+      ``csr_vector``;
     * otherwise ``merge_path``: skewed rows, a few long rows or many empty rows (its tiles hold
       the same number of rows plus nonzeros whatever the lengths, so every thread has work).
 
@@ -69,6 +70,7 @@ def choose_variant(A):
             s.rows * s.max <= pol.ell_max_fill * s.nnz:
         return "ell"
     even = s.cv <= pol.even_cv and s.max <= pol.even_max_over_mean * s.mean
-    if even and s.rows * vector_lanes(s.mean, M.dtype) >= pol.vector_min_threads:
+    if even and s.rows < pol.ell_min_rows and \
+            s.rows * vector_lanes(s.mean, M.dtype) >= pol.vector_min_threads:
         return "csr_vector"
     return "merge_path"
