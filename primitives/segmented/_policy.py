@@ -65,8 +65,9 @@ TABLE = _policy.register("segmented", {
         per_thread_below=256,
         drawn=True,  # H100: drawn tiles 1-4% faster than block order (tools/tune/segmented.py)
         bounds_block=256,  # a thread per offset (not tuned)
-        # a guess between the measured means 64 (tiles) and 4096 (a block per segment, as CUB's
-        # segmented reduction); to be swept on a GPU (tools/tune/segmented.py)
+        # H200, float32 sums 2^28 (tools/probes/segreduce_vs_cub.py sweep, equal and ragged
+        # lengths): a block per segment wins from a mean of 2048 (0.3017 vs tiles 0.3096 ms
+        # equal, 0.3332 vs 0.4059 ragged), tiles below (mean 1024: 0.3171 vs 0.4454 equal)
         per_segment_from=2048,
         segment_block=256,  # as CUB's reduction policy: 256 threads, 16 four-byte items (not tuned)
         segment_bytes=64,  # as segment_block
