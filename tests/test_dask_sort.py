@@ -216,6 +216,71 @@ def test_spmv_parts_halo_threads():
     H.assert_same(y, M @ xv, rtol=1e-12)
 
 
+def _lazy_blocks(M, bounds):
+    """(delayed row blocks over their halos, halos, row counts) of SciPy matrix ``M``: the
+    blocks made by tasks, as a program that builds them where they are used would."""
+    blocks, halos = [], []
+    for lo, hi in bounds:
+        rows = M[lo:hi]
+        halo = np.unique(rows.indices).astype(np.int64)
+        local = sp.csr_matrix((rows.data, np.searchsorted(halo, rows.indices), rows.indptr),
+                              shape=(hi - lo, halo.size))
+        blocks.append(dask.delayed(prim.sparse.CSR)(local))
+        halos.append(halo)
+    return blocks, halos, [hi - lo for lo, hi in bounds]
+
+
+def test_spmv_from_delayed():
+    """CSR.from_delayed: blocks given lazily (with their halos and row counts) make the same
+    products as the matrix partitioned on the client; nothing is computed at construction."""
+    rng = np.random.default_rng(11)
+    M = matrix(rng, 200, 300, np.float32, density=0.02)
+    bounds = [(0, 64), (64, 64), (64, 200)]
+    blocks, halos, rows = _lazy_blocks(M, bounds)
+    A = pd.CSR.from_delayed(blocks, halos, 300, np.float32, row_chunks=rows, nnz=M.nnz)
+    assert A.shape == M.shape and A.row_chunks == (64, 0, 136) and A.nnz == M.nnz
+    assert all(part is None for part, _ in A.parts)
+    B = pd.CSR.from_delayed(tuple(blocks), halos, 300, "float32", row_chunks=tuple(rows))
+    assert B.nnz is None and "nnz=unknown" in repr(B)
+    xv = rng.standard_normal(300).astype(np.float32)
+    with dask.config.set(scheduler="threads"):
+        for mat in (A, B):
+            y = pd.spmv(mat, chunked(xv, 128))
+            assert y.chunks[0] == (64, 0, 136)
+            H.assert_same(y.compute(), M @ xv, rtol=1e-5, atol=1e-5)
+            H.assert_same(y.compute(), pd.spmv(pd.CSR(M, rows), chunked(xv, 128)).compute())
+
+
+def test_spmv_from_delayed_errors():
+    M = sp.random(10, 10, density=0.3, format="csr", random_state=0, dtype=np.float64)
+    blocks, halos, rows = _lazy_blocks(M, [(0, 4), (4, 10)])
+    name = "primitives.dask.CSR.from_delayed"
+    f = pd.CSR.from_delayed
+
+    def call(b=blocks, h=halos, n=10, dt=np.float64, r=rows, **kw):
+        return f(b, h, n, dt, row_chunks=r, **kw)
+
+    H.raises_like(TypeError, name, call, b=blocks[0], match="blocks must be a list or tuple")
+    H.raises_like(TypeError, name, call, h=np.arange(3), match="halos must be a list or tuple")
+    H.raises_like(TypeError, name, call, r=10, match="row_chunks must be a list or tuple")
+    H.raises_like(ValueError, name, call, b=[], h=[], r=[], match="empty")
+    H.raises_like(ValueError, name, call, h=halos[:1], match="differ in length")
+    H.raises_like(TypeError, name, call, b=[M, blocks[1]], match=r"blocks\[0\] must be")
+    H.raises_like(TypeError, name, call, h=[halos[0].astype(float), halos[1]],
+                  match=r"halos\[0\] must hold integers")
+    H.raises_like(ValueError, name, call, h=[halos[0][None], halos[1]], match="1-D")
+    assert halos[0].size >= 2  # reversed: decreasing
+    for bad in (halos[0][::-1], np.array([0, 0]), np.array([-1, 2]), np.array([3, 10])):
+        H.raises_like(ValueError, name, call, h=[bad, halos[1]],
+                      match="strictly increasing columns in")
+    H.raises_like(TypeError, name, call, dt=np.int32, match="int32")
+    H.raises_like(TypeError, name, call, n=10.0, match="ncols must be an integer")
+    H.raises_like(ValueError, name, call, n=-1, match="ncols must be non-negative")
+    H.raises_like(TypeError, name, call, r=[4, 6.0], match=r"row_chunks\[1\] must be")
+    H.raises_like(ValueError, name, call, r=[4, -6], match="non-negative")
+    H.raises_like(TypeError, name, call, nnz=True, match="nnz must be an integer")
+
+
 # ---- errors -----------------------------------------------------------------------------------
 
 

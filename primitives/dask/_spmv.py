@@ -14,6 +14,7 @@ import uuid
 import numpy as np
 
 from .. import sparse as _sparse
+from ..sparse import _base as _sparse_base
 from .._core import backend as _backend
 from ._sort import dask_input, from_pieces, own_stream, to_host, xp_of
 
@@ -58,7 +59,10 @@ class CSR:
     row_chunks : tuple of int
         The partitions' row counts: the chunks of :func:`spmv`'s result.
     parts : list of (primitives.sparse.CSR, numpy.ndarray)
-        Each partition's matrix over its halo and the halo's global column indices (sorted).
+        Each partition's matrix over its halo (None for a matrix made by :meth:`from_delayed`,
+        whose blocks are not on the client) and the halo's global column indices (sorted).
+    nnz : int or None
+        Stored entries (None when :meth:`from_delayed` was not told).
 
     Raises
     ------
@@ -125,6 +129,91 @@ class CSR:
         obj._init([_row_block(m, 0, m.shape[0]) for m in mats], ncols.pop(), dtypes.pop())
         return obj
 
+    @classmethod
+    def from_delayed(cls, blocks, halos, ncols, dtype, *, row_chunks, nnz=None):
+        """A partitioned matrix whose row blocks are made where they will be used: lazily, by
+        tasks (``dask.delayed``) or on the workers already (``distributed`` futures), as
+        :func:`dask.array.from_delayed` takes array chunks. Nothing is computed or moved.
+
+        Parameters
+        ----------
+        blocks : sequence of dask.delayed.Delayed or distributed.Future
+            One per partition, in row order, each giving the partition's rows as a
+            ``primitives.sparse.CSR`` (or a ``scipy.sparse`` / ``cupyx.scipy.sparse`` matrix)
+            with ``len(halos[i])`` columns: column ``j`` of block ``i`` is column
+            ``halos[i][j]`` of the matrix.
+        halos : sequence of 1-D integer arrays
+            Each block's global columns, strictly increasing, in ``[0, ncols)``.
+        ncols : int
+            The matrix's number of columns.
+        dtype : numpy dtype
+            The blocks' value dtype: float32, float64, complex64 or complex128.
+        row_chunks : sequence of int
+            Each block's number of rows (zeros allowed): the chunks of :func:`spmv`'s result.
+        nnz : int, optional
+            The matrix's stored entries, where known (``None``: unknown, not read from the
+            blocks).
+
+        Returns
+        -------
+        CSR
+            Its ``parts`` hold ``(None, halo)``: the blocks themselves are not on the client.
+
+        Raises
+        ------
+        TypeError
+            ``blocks`` holds something other than a delayed object or a future; a halo is not
+            an integer array; ``dtype`` is unsupported; ``row_chunks``, ``ncols`` or ``nnz`` is
+            not an integer.
+        ValueError
+            The sequences differ in length or are empty; a halo is not 1-D, not strictly
+            increasing, or outside ``[0, ncols)``; a row count, ``ncols`` or ``nnz`` is
+            negative.
+        """
+        func = "primitives.dask.CSR.from_delayed"
+        from dask import delayed
+        from dask.delayed import Delayed
+
+        seqs = {"blocks": blocks, "halos": halos, "row_chunks": row_chunks}
+        for arg, v in seqs.items():
+            if not isinstance(v, (list, tuple)):
+                raise TypeError(f"{func}: {arg} must be a list or tuple, got {type(v).__name__}")
+        if not blocks:
+            raise ValueError(f"{func}: blocks is empty (give at least one row block)")
+        if len({len(v) for v in seqs.values()}) > 1:
+            raise ValueError(f"{func}: blocks, halos and row_chunks differ in length "
+                             f"({len(blocks)}, {len(halos)}, {len(row_chunks)})")
+        ncols = _count(ncols, func, "ncols")
+        nnz = None if nnz is None else _count(nnz, func, "nnz")
+        rows = tuple(_count(r, func, f"row_chunks[{i}]") for i, r in enumerate(row_chunks))
+        dtype = _sparse_base.check_value_dtype(dtype, func=func, arg="dtype")
+        lazy = []
+        for i, b in enumerate(blocks):
+            if isinstance(b, Delayed):
+                lazy.append(b)
+            elif type(b).__name__ == "Future" and hasattr(b, "key"):
+                lazy.append(delayed(b))
+            else:
+                raise TypeError(f"{func}: blocks[{i}] must be a dask.delayed object or a "
+                                f"distributed future, got {type(b).__name__}")
+        parts = []
+        for i, h in enumerate(halos):
+            h = to_host(h) if hasattr(h, "__cuda_array_interface__") else np.asarray(h)
+            if h.dtype.kind not in "iu":
+                raise TypeError(f"{func}: halos[{i}] must hold integers, got dtype "
+                                f"{h.dtype.name}")
+            if h.ndim != 1:
+                raise ValueError(f"{func}: halos[{i}] must be 1-D, got shape {h.shape}")
+            if h.size and (h[0] < 0 or h[-1] >= ncols or np.any(np.diff(h) <= 0)):
+                raise ValueError(f"{func}: halos[{i}] must be strictly increasing columns in "
+                                 f"[0, {ncols})")
+            parts.append((None, h.astype(np.int64)))
+        obj = cls.__new__(cls)
+        obj.parts, obj.row_chunks = parts, rows
+        obj.shape, obj.dtype, obj.nnz = (int(sum(rows)), ncols), dtype, nnz
+        obj._blocks = lazy
+        return obj
+
     def _init(self, parts, ncols, dtype):
         self.parts = parts
         self.row_chunks = tuple(p.shape[0] for p, _ in parts)
@@ -139,8 +228,18 @@ class CSR:
                         for i, (p, _) in enumerate(parts)]
 
     def __repr__(self):
+        nnz = "unknown" if self.nnz is None else self.nnz
         return (f"primitives.dask.CSR(shape={self.shape}, dtype={self.dtype.name}, "
-                f"nnz={self.nnz}, row_chunks={self.row_chunks})")
+                f"nnz={nnz}, row_chunks={self.row_chunks})")
+
+
+def _count(v, func, arg):
+    """A non-negative Python int from an integer argument."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{func}: {arg} must be an integer, got {type(v).__name__}")
+    if v < 0:
+        raise ValueError(f"{func}: {arg} must be non-negative, got {v}")
+    return int(v)
 
 
 def _row_chunks(row_chunks, m, func):

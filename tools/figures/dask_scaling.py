@@ -254,8 +254,6 @@ class Inputs:
     def _poisson(self, m):
         """(futures, (A, x)): the Poisson matrix of ``m`` rows as a ``primitives.dask.CSR`` whose
         row blocks were built on their workers, and x, chunked as its rows."""
-        from dask import delayed
-
         import primitives.dask as pd
 
         sc = self.scale
@@ -267,15 +265,12 @@ class Inputs:
                                      workers=[self._owner(i, len(bounds))])
                   for i, (r0, r1) in enumerate(bounds)]
         xf, x = self._array("float32", m, r, self.seed + 1)
-        # a primitives.dask.CSR made of its blocks where they live: what its constructor sets
-        # from blocks built on the client (the row counts, the halos, the delayed blocks)
-        A = pd.CSR.__new__(pd.CSR)
-        A.parts = [(None, np.arange(*poisson_halo(r0, r1, m, width), dtype=np.int64))
-                   for r0, r1 in bounds]
-        A.row_chunks = tuple(r1 - r0 for r0, r1 in bounds)
-        A.shape, A.dtype = (m, m), np.dtype(np.float32)
-        A.nnz = 5 * m - 2 * width - 2 * (m // width)  # 5 per row less the grid's boundary
-        A._blocks = [delayed(b) for b in blocks]
+        # the matrix made of its blocks where they live (their halos known here)
+        A = pd.CSR.from_delayed(
+            blocks, [np.arange(*poisson_halo(r0, r1, m, width), dtype=np.int64)
+                     for r0, r1 in bounds], m, np.float32,
+            row_chunks=[r1 - r0 for r0, r1 in bounds],
+            nnz=5 * m - 2 * width - 2 * (m // width))  # 5 per row less the grid's boundary
         return blocks + xf, (A, x)
 
 
