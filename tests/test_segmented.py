@@ -202,6 +202,28 @@ def test_reduce_per_segment_invalid_then_valid(rng):
                       reduce_segments(x, good, "sum", acc))
 
 
+def test_reduce_per_segment_epoch_wrap(rng):
+    """The block-per-segment plan's epochs wrap as the look-back plans' do (its arrival words
+    cleared): split segments stay right across the wrap."""
+    from primitives._core import lookback as _lookback
+    from primitives.segmented import _plans as gp
+
+    n = 40000
+    x = _backend.get_backend().xp.asarray(make(rng, n, np.int64))
+    off = np.array([0, 100, 30000, n], np.int64)
+    want = reduce_segments(H.to_host(x), off, "sum", np.dtype(np.int64))
+    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1,
+                              split_blocks=64):
+        i64 = np.dtype(np.int64)
+        plan = gp.reduce_plan(_backend.get_backend(), i64, i64, "sum", n, off.size - 1)
+        assert isinstance(plan, gp.SegmentsPlan) and plan.chunks > 1
+        H.assert_same(H.to_host(prim.segmented_reduce(x, off)), want)
+        plan.epoch = _lookback.EPOCH_LIMIT - 2
+        for _ in range(4):  # crosses the wrap
+            H.assert_same(H.to_host(prim.segmented_reduce(x, off)), want)
+        assert 1 <= plan.epoch <= 3
+
+
 @pytest.mark.parametrize("inclusive", [True, False], ids=["inclusive", "exclusive"])
 @pytest.mark.parametrize("by", ["flags", "offsets"])
 @pytest.mark.parametrize("max_len", [1, 40, 5000])

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import launch as _launch, plans as _plans
 
-__all__ = ["EPOCH_LIMIT", "STATUS_SPACING", "state_bytes", "LookbackPlan"]
+__all__ = ["EPOCH_LIMIT", "STATUS_SPACING", "state_bytes", "advance_epoch", "LookbackPlan"]
 
 EPOCH_LIMIT = 1 << 30
 
@@ -34,6 +34,17 @@ def state_bytes(tiles, value_bytes):
     if value_bytes <= 12:
         return STATUS_SPACING * tiles
     return STATUS_SPACING * tiles + 2 * value_bytes * tiles
+
+
+def advance_epoch(epoch, words):
+    """The epoch after ``epoch`` for a launch whose kernel marks ``words`` (zeroed once) with
+    it: ``epoch + 1``, or 1 after clearing ``words`` when that reaches :data:`EPOCH_LIMIT`, so
+    that no stale mark can match."""
+    epoch += 1
+    if epoch >= EPOCH_LIMIT:
+        words.fill(0)
+        epoch = 1
+    return epoch
 
 
 class LookbackPlan(_plans.Plan):
@@ -52,10 +63,7 @@ class LookbackPlan(_plans.Plan):
         self.nbytes = _plans.scratch_bytes(self.counter, self.state)
 
     def next_epoch(self):
-        self.epoch += 1
-        if self.epoch >= EPOCH_LIMIT:  # wrap: clear the words so no stale epoch can match
-            self.state.fill(0)
-            self.epoch = 1
+        self.epoch = advance_epoch(self.epoch, self.state)
         return np.uint32(self.epoch)
 
     def launch(self, *args):

@@ -178,10 +178,7 @@ class SegmentsPlan(_plans.Plan):
         self.empty, self.acc_dt = xp.empty, acc_dt
 
     def next_epoch(self):
-        self.epoch += 1
-        if self.epoch >= _lookback.EPOCH_LIMIT:  # wrap: clear the words so no stale epoch matches
-            self.arrivals.fill(0)
-            self.epoch = 1
+        self.epoch = _lookback.advance_epoch(self.epoch, self.arrivals)
         return np.uint32(self.epoch)
 
     def __call__(self, x, offsets, out=None):
