@@ -60,18 +60,5 @@ def copy_bandwidth(nbytes, *, warmup=3, repeat=20):
     n = nbytes // 4
     src = xp.arange(n, dtype=np.float32)
     dst = xp.empty_like(src)
-    if backend.is_cuda:
-        import cupy
-
-        def copy():
-            cupy.cuda.runtime.memcpyAsync(
-                dst.data.ptr, src.data.ptr, n * 4, cupy.cuda.runtime.memcpyDeviceToDevice,
-                cupy.cuda.get_current_stream().ptr,
-            )
-    else:
-
-        def copy():
-            np.copyto(dst, src)
-
-    ms = bench(copy, warmup=warmup, repeat=repeat)
+    ms = bench(lambda: backend.copy_into(dst, src), warmup=warmup, repeat=repeat)
     return 2 * n * 4 / (ms * 1e-3) / 1e9
