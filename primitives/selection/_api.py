@@ -321,33 +321,30 @@ def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, va
     if variant == "auto" and rows == 1 and (length <= pol.sort_max_len
                                             or m * pol.sort_share > length):
         # a stable sort is a partition for every kth, and cheaper here (the policy's figures)
-        from ..sorting import argsort, sort
+        from ..sorting import _api as _sort_api
 
         keys = _as_keys(rows2).reshape(-1)
         if values:
-            srt = sort(keys)
-            _file_sorted(key, "sort", a, inp, keys)
+            srt, plan = _sort_api._radix_sort(keys, None, 0, None, False, "auto", func)
+            _file_sorted(key, plan, a, inp, keys)
             srt = srt.view(np.bool_) if rows2.dtype == np.bool_ else srt.astype(rows2.dtype,
                                                                                 copy=False)
             return inp, None, shape, ax, srt.reshape(1, length)
-        perm = argsort(keys)
-        _file_sorted(key, "argsort", a, inp, keys)
+        perm, plan = _sort_api._argsort(keys, False, "auto")
+        _file_sorted(key, plan, a, inp, keys)
         return inp, perm.reshape(1, length), shape, ax, rows2
     sel = select(rows2, m, not small, True, variant, inp.backend, func)
     return inp, _sp.partition_indices(inp.backend, sel, length, small), shape, ax, rows2
 
 
-def _file_sorted(key, sort_func, a, inp, keys):
-    """After ``sort_func`` ("sort" or "argsort", with its defaults) sorted ``keys``: where
-    those are the 1-D array ``a`` itself (of the backend's type, read as it is, in a key dtype
-    of the sort), file the sort's plan for like arrays under the partition's call ``key``. Its
-    result is the partition's (a stable sort is a partition for every kth), so a later like call
-    is the sort's repeat call, without the partition's checks and reshapes."""
-    if key is None or keys.dtype != inp.array.dtype or inp.array.ndim != 1 or \
-            not _checks.is_itself(inp.array, a):
-        return
-    plan = _plans.PLANS.find(_plans.call_key(sort_func, (keys,), (False, "auto")))
-    if plan is not None:  # the sort filed its plan: it read the keys as they are
+def _file_sorted(key, plan, a, inp, keys):
+    """After the sort's checked path sorted ``keys`` and gave ``plan`` (its plan for like keys
+    read as they are, or None): where those keys are the 1-D array ``a`` itself (of the
+    backend's type, in a key dtype of the sort), file that plan under the partition's call
+    ``key``. Its result is the partition's (a stable sort is a partition for every kth), so a
+    later like call is the sort's repeat call, without the partition's checks and reshapes."""
+    if plan is not None and key is not None and keys.dtype == inp.array.dtype and \
+            inp.array.ndim == 1 and _checks.is_itself(inp.array, a):
         _plans.PLANS.file(key, plan)
 
 
