@@ -30,6 +30,22 @@ with dask.config.set(scheduler="threads"):  # or a distributed / dask-cuda Clien
     y = pd.spmv(A, v)              # chunked like A's rows
     assert y.chunks[0] == A.row_chunks
     assert np.allclose(y.compute(), M @ v.compute())
+
+    # the same matrix from row blocks made by tasks (or already on the workers), with their
+    # halos: nothing of it passes through the client
+    def block(r0, r1):  # rows [r0, r1) over the columns they touch
+        rows = M[r0:r1]
+        halo = np.unique(rows.indices)
+        local = sp.csr_matrix((rows.data, np.searchsorted(halo, rows.indices), rows.indptr),
+                              shape=(r1 - r0, halo.size))
+        return local, halo
+
+    bounds = [(0, 500), (500, 1200), (1200, 2000)]
+    halos = [block(r0, r1)[1] for r0, r1 in bounds]  # known where the blocks are planned
+    lazy = [dask.delayed(lambda r0, r1: block(r0, r1)[0])(r0, r1) for r0, r1 in bounds]
+    B = pd.CSR.from_delayed(lazy, halos, M.shape[1], M.dtype,
+                            row_chunks=[r1 - r0 for r0, r1 in bounds])
+    assert np.allclose(pd.spmv(B, v).compute(), M @ v.compute())
 # end-example
 
 print("top 5:", values.compute(), "at", where.compute(), "| halo sizes:",
