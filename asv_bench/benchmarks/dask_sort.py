@@ -1,4 +1,4 @@
-"""primitives.dask benchmarks, part sort/topk/spmv and the reductions: a 1-D Dask array of CuPy
+"""primitives.dask benchmarks, part sort/topk and the reductions: a 1-D Dask array of CuPy
 chunks (8 chunks) on one GPU through Dask's threaded scheduler, each call timed until its chunks
 are computed in memory (``dask.persist``), against CuPy on the concatenated array or, for the
 sum and the histogram, against dask.array's own call on the same chunks and the library's call
