@@ -24,8 +24,8 @@ def test_every_family_registered():
     assert {"spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu", "spmv/convert.cu"} <= set(dict(MODULES))
     assert {"scan/scan.cu", "scan/compact.cu", "scan/segmented.cu"} <= set(dict(MODULES))
     assert {"histogram/histogram.cu", "histogram/channels.cu"} <= set(dict(MODULES))
-    assert {"sort/split.cu", "sort/classic.cu", "sort/onesweep.cu", "sort/segsort.cu"} <= set(
-        dict(MODULES))
+    assert {"sort/split.cu", "sort/classic.cu", "sort/onesweep.cu", "sort/segsort.cu",
+            "sort/block.cu"} <= set(dict(MODULES))
 
 
 @pytest.mark.parametrize("arch", ["compute_70", "sm_90"])

@@ -14,7 +14,8 @@ from hypothesis.extra import numpy as hnp
 import primitives as prim
 from primitives import sorting
 from primitives._core import checks as _checks, launch as _launch
-from primitives.sorting import _onesweep
+from primitives._core import plans as _plans
+from primitives.sorting import _block, _onesweep
 from primitives.testing import harness as H
 from primitives.testing import oracle as _oracle
 
@@ -31,9 +32,12 @@ def tile(selector):
     return pol.block * pol.items
 
 
-# tiles of onesweep (keys only, per key width) and classic
+# tiles of onesweep (keys only, per key width) and classic; the block sort's capacity and the
+# largest n auto gives it (per key width: 1- and 2-byte keys sort as 4-byte images)
 OS_TILE = {kb: tile((kb, 0)) for kb in (4, 8)}
 CL_TILE = tile("classic")
+BLOCK_CAP = {kb: prim.tuning.policy("sort", "block").capacity(max(kb, 4)) for kb in (1, 2, 4, 8)}
+BLOCK_AUTO = {kb: prim.tuning.policy("sort", "block").auto_max(max(kb, 4)) for kb in (1, 2, 4, 8)}
 
 
 def bits_of(x):
@@ -132,6 +136,9 @@ def test_matrix(variant, dtype, vkind, descending, rng, schedule):
 
 
 def _sizes(variant, itemsize):
+    if variant == "block":  # one block: up to its capacity
+        cap = BLOCK_CAP[itemsize]
+        return sorted({0, 1, 2, 31, 32, 33, 255, 257, cap - 1, cap})
     tile = {"onesweep": OS_TILE[itemsize], "classic": CL_TILE, "split": 4096}[variant]
     return sorted({0, 1, 2, 31, 32, 33, 255, 257, tile - 1, tile, tile + 1, 2 * tile + 77})
 
@@ -191,7 +198,7 @@ def test_argsort_variants(variant, rng, schedule):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_stability_with_duplicate_heavy_keys(variant, rng):
-    x = rng.integers(0, 3, 20000).astype(np.uint16)
+    x = rng.integers(0, 3, 20000 if variant != "block" else BLOCK_CAP[2]).astype(np.uint16)
     idx = np.arange(x.size, dtype=np.int64)
     k, v = prim.radix_sort(x, idx, variant=variant)
     for key in range(3):
@@ -387,7 +394,7 @@ def sort_plan_rows(backend, x):
     """Sort ``x`` through its plan; returns the pass plan the plan kernel wrote for that sort
     (a row per digit pass: active, first, last, src, dst, epoch, fold, -) and the result."""
     d = backend.xp.asarray(x)
-    p = prim.plan(prim.sort, d)
+    p = prim.plan(prim.sort, d, variant="onesweep")
     got = p(d)
     return to_host(p.core.scratch.plan).reshape(p.core.passes, -1), got
 
@@ -426,7 +433,7 @@ def test_onesweep_plan_folds_floats_only_when_needed(backend):
 def os_hist(backend, dt, n):
     """The histogram launch (kernel, grid, block, shared memory) of the onesweep plan of a sort
     of n keys of ``dt``."""
-    return prim.plan(prim.sort, backend.xp.zeros(n, dt)).core.hist
+    return prim.plan(prim.sort, backend.xp.zeros(n, dt), variant="onesweep").core.hist
 
 
 def run_os_hist(backend, x, offset, n, begin, end, descending, grid=None):
@@ -505,12 +512,131 @@ def test_onesweep_other_policies(policy, backend, rng, schedule):
     x = make_keys(rng, n, np.float32, dups=True)
     with prim.tuning.override("sort", selector=(4, 0), **policy), \
             prim.tuning.override("sort", selector=(4, 4), **policy):
-        check_sorted(x, stable_order(x, True), prim.sort(x, descending=True))
-        H.assert_same(prim.argsort(x), stable_order(x))
-        core = prim.plan(prim.sort, backend.xp.asarray(x)).core
+        check_sorted(x, stable_order(x, True), prim.sort(x, descending=True, variant="onesweep"))
+        H.assert_same(prim.argsort(x, variant="onesweep"), stable_order(x))
+        core = prim.plan(prim.sort, backend.xp.asarray(x), variant="onesweep").core
         assert core.policy == prim.tuning.policy("sort", (4, 0))
         assert (core.policy.block, core.policy.items) == (policy["block"], policy["items"])
-    assert prim.plan(prim.sort, backend.xp.asarray(x)).core.policy != core.policy
+    assert prim.plan(prim.sort, backend.xp.asarray(x), variant="onesweep").core.policy != \
+        core.policy
+
+
+# ---- the block sort ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: d.name)
+def test_block_sizes(dtype, rng):
+    """The one-block sort of every key dtype from one key to its capacity: keys (both orders),
+    argsort, and values of 4 and 8 bytes."""
+    dt = np.dtype(dtype)
+    cap = BLOCK_CAP[dt.itemsize]
+    for i, n in enumerate((1, 2, 31, 33, 1000, cap - 1, cap)):
+        x = make_keys(rng, n, dt, dups=i % 2 == 1)
+        desc = i % 2 == 0
+        check_sorted(x, stable_order(x, desc), prim.sort(x, descending=desc, variant="block"))
+        H.assert_same(prim.argsort(x, descending=not desc, variant="block"),
+                      stable_order(x, not desc))
+        v = make_values(rng, n, np.float32 if i % 2 else np.int64)
+        k, got_v = prim.radix_sort(x, v, variant="block")
+        check_sorted(x, stable_order(x), k, got_v, v)
+
+
+def test_block_bit_ranges_and_constant_digits(rng):
+    """Bit ranges that start and end inside a digit, and keys whose digits are constant in
+    some places (the passes the block skips)."""
+    n = 3001
+    x = rng.integers(0, 2**64, n, dtype=np.uint64)
+    for begin, end in ((0, 64), (5, 13), (13, 64), (60, 64), (0, 1), (31, 33)):
+        shift, mask = np.uint64(begin), np.uint64((1 << (end - begin)) - 1)
+        for desc in (False, True):
+            field = (x >> shift) & mask
+            got = prim.radix_sort(x, begin_bit=begin, end_bit=end, descending=desc,
+                                  variant="block")
+            H.assert_same(got, x[stable_order(field, desc)])
+    y = (x & np.uint64(0x00FF0000000000FF)) | np.uint64(0x1200340056007800)
+    v = rng.integers(0, 2**31, n).astype(np.int32)
+    k, got_v = prim.radix_sort(y, v, variant="block")
+    check_sorted(y, stable_order(y), k, got_v, v)
+    same = np.full(777, -3.25, np.float32)
+    H.assert_same(prim.argsort(same, descending=True, variant="block"), np.arange(777))
+
+
+def test_auto_takes_the_block_sort_up_to_its_limit(backend, rng):
+    """``auto`` sorts inputs of 1 to the policy's limit of keys in one block (the block sort's
+    plan is filed), larger ones with onesweep; 1- and 2-byte keys by their 4-byte limit (widened,
+    no plan filed)."""
+    xp = backend.xp
+    prim.clear_caches()
+    for dt in (np.float32, np.int64):
+        kb = np.dtype(dt).itemsize
+        for n, plan_type in ((BLOCK_AUTO[kb], _block.BlockSortPlan),
+                             (BLOCK_AUTO[kb] + 1, _onesweep.OnesweepPlan)):
+            x = make_keys(rng, n, dt)
+            d = xp.asarray(x)
+            check_sorted(x, stable_order(x), prim.sort(d))
+            assert type(_plans.PLANS.find(_plans.call_key("sort", (d,), (False, "auto")))) \
+                is plan_type
+            H.assert_same(prim.argsort(d, descending=True), stable_order(x, True))
+            assert type(_plans.PLANS.find(_plans.call_key("argsort", (d,), (True, "auto")))) \
+                is plan_type
+    x = make_keys(rng, BLOCK_AUTO[2], np.int16)
+    d = xp.asarray(x)
+    check_sorted(x, stable_order(x), prim.sort(d))
+    assert _plans.PLANS.find(_plans.call_key("sort", (d,), (False, "auto"))) is None
+
+
+def test_block_plan_repeat_call_is_one_launch(backend, rng, monkeypatch):
+    """The repeat call of sort, argsort and radix_sort on a small array goes through the filed
+    block plan: one launch, one output allocation (two with values)."""
+    xp = backend.xp
+    n = 2000
+    x = make_keys(rng, n, np.float64)
+    d, v = xp.asarray(x), xp.asarray(rng.random(n))
+    calls = {"sort": (lambda: prim.sort(d), 1), "argsort": (lambda: prim.argsort(d), 1),
+             "radix_sort": (lambda: prim.radix_sort(d, v), 2)}
+    for name, (call, allocations) in calls.items():
+        want = to_host(call())
+        launches, empties = [], []
+        plan = _plans.PLANS.find(_plans.call_key(name, (d,) if name != "radix_sort" else (d, v),
+                                                 (False, "auto") if name != "radix_sort" else
+                                                 (0, None, False, "auto")))
+        assert type(plan) is _block.BlockSortPlan
+        launch, empty = plan.launch.__call__, xp.empty
+        monkeypatch.setattr(plan, "launch", lambda *a: launches.append(1) or launch(*a))
+        monkeypatch.setattr(xp, "empty", lambda *a, **kw: empties.append(1) or empty(*a, **kw))
+        got = call()
+        monkeypatch.undo()
+        H.assert_same(got, want)
+        assert (len(launches), len(empties)) == (1, allocations), name
+
+
+def test_partition_of_a_small_array_files_the_block_plan(backend, rng):
+    """partition/argpartition sort a small 1-D array with auto's sort: the block sort, whose
+    plan they file under their own call key; a like call runs it and is still a partition."""
+    xp = backend.xp
+    for func, oracle in ((prim.partition, np.sort), (prim.argpartition, np.argsort)):
+        for dt in (np.float32, np.uint64):
+            hx = make_keys(rng, 3000, dt, dups=True)
+            x = xp.asarray(hx)
+            key = _plans.call_key(func.__name__, (x,), (5, -1, "introselect", None, "auto"))
+            H.assert_same(func(x, 5), oracle(hx, kind="stable"))
+            assert type(_plans.PLANS.find(key)) is _block.BlockSortPlan
+            hy = make_keys(rng, 3000, dt)
+            H.assert_same(func(xp.asarray(hy), 5), oracle(hy, kind="stable"))
+
+
+def test_error_block_above_its_capacity():
+    for dt in (np.uint8, np.float32, np.int64):
+        dt = np.dtype(dt)
+        cap = BLOCK_CAP[dt.itemsize]
+        x = np.zeros(cap + 1, dt)
+        H.raises_like(ValueError, "sort", prim.sort, x, variant="block",
+                      match=rf"variant 'block' sorts at most {cap} keys of {dt.itemsize} bytes.*"
+                            rf"got {cap + 1}")
+        H.raises_like(ValueError, "argsort", prim.argsort, x, variant="block", match=str(cap))
+        H.raises_like(ValueError, "radix_sort", prim.radix_sort.plan, x, x, variant="block",
+                      match="variant 'block'")
+        check_sorted(x, np.arange(cap + 1), prim.sort(x))  # auto: onesweep
 
 
 # ---- repeated calls: the filed plan -----------------------------------------------------------
@@ -518,14 +644,19 @@ def test_onesweep_other_policies(policy, backend, rng, schedule):
 DIRECT_DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
 
 
+@pytest.mark.parametrize("sorter", ["onesweep", "block"])
 @pytest.mark.parametrize("dtype", DIRECT_DTYPES, ids=lambda d: np.dtype(d).name)
-def test_repeated_calls_take_the_filed_plan(dtype, backend, rng):
+def test_repeated_calls_take_the_filed_plan(dtype, sorter, backend, rng):
     """sort, argsort and radix_sort (with values of 4 and 8 bytes, with a bit range) of arrays
-    of the backend's own type file their onesweep plan; a later call on arrays of the same
-    dtypes, shapes, strides, bit range and order launches it with no check and no new plan, and
-    sorts its own data as NumPy does."""
+    of the backend's own type file their plan (onesweep's, or the block sort's for a small
+    input: what auto picks); a later call on arrays of the same dtypes, shapes, strides, bit
+    range and order launches it with no check and no new plan, and sorts its own data as NumPy
+    does."""
     xp = backend.xp
-    n = 2 * OS_TILE[np.dtype(dtype).itemsize] + 77
+    kb = np.dtype(dtype).itemsize
+    n = 2 * OS_TILE[kb] + 77 if sorter == "onesweep" else BLOCK_AUTO[kb] - 5
+    assert (n > BLOCK_AUTO[kb]) == (sorter == "onesweep")
+    plan_type = {"onesweep": _onesweep.OnesweepPlan, "block": _block.BlockSortPlan}[sorter]
     calls = {
         "sort": lambda x, v, desc: prim.sort(x, descending=desc),
         "argsort": lambda x, v, desc: prim.argsort(x, descending=desc),
@@ -542,6 +673,12 @@ def test_repeated_calls_take_the_filed_plan(dtype, backend, rng):
             d1, d2 = xp.asarray(x1), xp.asarray(x2)
             first, ran = checks_ran(lambda: call(d1, v1, desc))
             assert ran, name
+            func = name.split()[0]
+            args = (d1,) if func != "radix_sort" else (d1, v1 if name.endswith("bits") else
+                                                      v1.astype(np.float32))
+            opts = (desc, "auto") if func != "radix_sort" else \
+                ((3, 20) if name.endswith("bits") else (0, None)) + (desc, "auto")
+            assert type(_plans.PLANS.find(_plans.call_key(func, args, opts))) is plan_type
             info = prim.cache_info()
             second, ran = checks_ran(lambda: call(d2, v2, desc))
             assert not ran and prim.cache_info() == info, name  # the filed plan, no new one
@@ -598,9 +735,10 @@ def test_filed_plans_keep_the_checks(backend, rng):
         check_sorted(small, stable_order(small), checked(lambda: prim.sort(xp.asarray(small))))
     for _ in range(2):  # empty: never filed
         assert to_host(checked(lambda: prim.sort(xp.asarray(x[:0])))).size == 0
-    # filed: onesweep only (also by its name), keys of 4 or 8 bytes
-    checked(lambda: prim.sort(d, variant="onesweep"))
-    assert not checks_ran(lambda: prim.sort(d, variant="onesweep"))[1]
+    # filed: onesweep and the block sort only (also by their names), keys of 4 or 8 bytes
+    for variant in ("onesweep", "block"):
+        checked(lambda: prim.sort(d, variant=variant))
+        assert not checks_ran(lambda: prim.sort(d, variant=variant))[1]
     # values that are not read as they are (1 byte, strided) are never filed
     v8 = xp.asarray(rng.integers(0, 100, n).astype(np.uint8))
     v4 = xp.asarray(rng.integers(0, 100, 2 * n).astype(np.uint32))[::2]
@@ -609,10 +747,10 @@ def test_filed_plans_keep_the_checks(backend, rng):
         check_sorted(x, stable_order(x), k2, got_v, to_host(v))
     H.raises_like(ValueError, "radix_sort", prim.radix_sort, d, v8[:-1], match="values has")
     # a tuning override makes its own plans, checked once; after it, the earlier plans serve
-    with prim.tuning.override("sort", selector=(4, 0), items=8):
+    with prim.tuning.override("sort", selector="block", items_4=8):
         check_sorted(x, stable_order(x, True), checked(lambda: prim.sort(d, descending=True)))
         assert not checks_ran(lambda: prim.sort(d, descending=True))[1]
-        assert prim.plan(prim.sort, d).core.policy.items == 8
+        assert prim.plan(prim.sort, d).core.policy.items_4 == 8
     builds = prim.cache_info()["builds"]
     check_sorted(x, stable_order(x, True), checked(lambda: prim.sort(d, descending=True)))
     assert prim.cache_info()["builds"] == builds
@@ -642,27 +780,35 @@ def test_filed_plans_are_per_stream(backend, rng):
 # ---- explicit plans (prim.plan) ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("variant", ["auto", "onesweep"])
 @pytest.mark.parametrize("func", ["sort", "argsort", "radix_sort"])
-def test_explicit_plan(func, backend, rng):
+def test_explicit_plan(func, variant, backend, rng):
     """``prim.plan(f, like, ...)`` (and ``f.plan``) equals ``f`` with the same options on like
-    arrays (its onesweep plan: launches only) and on others (the function's own path)."""
+    arrays (its plan: launches only; the block sort's for this size under auto) and on others
+    (the function's own path)."""
     xp = backend.xp
     n = 4001
     like = xp.asarray(make_keys(rng, n, np.float32))
     vals = xp.asarray(rng.integers(0, 2**40, n))
     if func == "radix_sort":
-        p = prim.radix_sort.plan(like, vals, begin_bit=3, end_bit=14, descending=True)
+        p = prim.radix_sort.plan(like, vals, begin_bit=3, end_bit=14, descending=True,
+                                 variant=variant)
 
         def want(k, v):
-            return prim.radix_sort(k, v, begin_bit=3, end_bit=14, descending=True)
+            return prim.radix_sort(k, v, begin_bit=3, end_bit=14, descending=True,
+                                   variant=variant)
     else:
         f = getattr(prim, func)
-        p = prim.plan(f, like, descending=True)
+        p = prim.plan(f, like, descending=True, variant=variant)
 
         def want(k, v):
-            return f(k, descending=True)
-    assert p.core.policy == prim.tuning.policy("sort", (4, 8 if func == "radix_sort" else
-                                                        4 if func == "argsort" else 0))
+            return f(k, descending=True, variant=variant)
+    if variant == "auto":
+        assert type(p.core) is _block.BlockSortPlan
+        assert p.core.policy == prim.tuning.policy("sort", "block")
+    else:
+        assert p.core.policy == prim.tuning.policy("sort", (4, 8 if func == "radix_sort" else
+                                                            4 if func == "argsort" else 0))
     others = [xp.asarray(make_keys(rng, n, np.float32, dups=True)),  # like
               xp.asarray(make_keys(rng, 777, np.float32)),  # another size
               xp.asarray(make_keys(rng, n, np.int16)),  # another dtype

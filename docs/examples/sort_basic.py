@@ -20,6 +20,8 @@ k, v = prim.radix_sort(keys, vals, descending=True)  # largest first, ties in in
 assert np.all(np.diff(k.astype(np.int64)) <= 0) and np.array_equal(keys[v], k)
 for variant in ("split", "classic", "onesweep"):
     assert np.array_equal(prim.sort(keys, variant=variant), np.sort(keys))
+small = keys[:5000]                                 # one block sorts up to 12288 4-byte keys
+assert np.array_equal(prim.sort(small, variant="block"), np.sort(small))
 
 offsets = np.array([0, 10, 10, 1000, 50_000])       # segment s is keys[o[s]:o[s+1]]
 seg = prim.segmented_sort(keys, offsets)

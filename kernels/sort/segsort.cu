@@ -14,11 +14,14 @@
 //   independent. Static shared memory per warp: 256 counters, 32 * ITEMS keys and positions.
 // segsort_block<U, V, VALUES, BLOCK, ITEMS>: a block per segment of more than `small` and at most
 //   BLOCK * ITEMS keys (grid = segments; other blocks exit at once), the same sort with
-//   block_count and block_rank. Dynamic shared memory: rank counters (rounded up to 16 bytes),
-//   TILE keys and TILE positions.
+//   block_count and block_rank: block_sort_tile (sort/block.cuh, shared with block_sort), then
+//   keys written in order and values gathered from their original positions. Dynamic shared
+//   memory: block_sort_smem<U, BLOCK, ITEMS>() bytes (rank counters rounded up to 16 bytes,
+//   TILE keys and TILE 16-bit positions).
 // Preconditions: offsets non-decreasing, offsets[0] = 0, offsets[segments] = n; out-of-place.
 #include "common/prim.cuh"
 #include "common/scan.cuh"
+#include "sort/block.cuh"
 #include "sort/radix.cuh"
 
 namespace seg {
@@ -120,60 +123,22 @@ segsort_block(const U* __restrict__ keys_in, U* __restrict__ keys_out,
               const long long* __restrict__ offsets, long long small, int kind, int descending,
               int begin_bit, int end_bit) {
     using namespace prim::radix;
-    constexpr int TILE = BLOCK * ITEMS;
-    constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr int COUNTERS = rank_counters<seg::BITS>(WARPS);
-    // dynamic shared memory: rank counters | keys | original positions
-    PRIM_DYNAMIC_SHARED(unsigned char, smem);
-    __shared__ unsigned scratch[WARPS];
-    unsigned* hist = reinterpret_cast<unsigned*>(smem);
-    U* kbuf = reinterpret_cast<U*>(smem + ((COUNTERS * 4 + 15) / 16) * 16);
-    unsigned* ibuf = reinterpret_cast<unsigned*>(kbuf + TILE);
+    PRIM_DYNAMIC_SHARED(unsigned char, smem);  // block_sort_tile's layout
+    __shared__ unsigned scratch[BLOCK / prim::WARP];
     const long long a = offsets[blockIdx.x];
     const long long len = offsets[blockIdx.x + 1] - a;
-    if (len <= small || len > TILE) return;  // block-uniform: another kernel's segment
+    if (len <= small || len > BLOCK * ITEMS) return;  // block-uniform: another kernel's segment
     const int n = static_cast<int>(len);
-    const int warp_first = (threadIdx.x / prim::WARP) * prim::WARP * ITEMS;
     U key[ITEMS];
-    unsigned idx[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        idx[k] = striped_index<ITEMS>(k);
-        key[k] = static_cast<int>(idx[k]) < n ? keys_in[a + idx[k]] : static_cast<U>(0);
-    }
-    for (int shift = begin_bit; shift < end_bit; shift += seg::BITS) {
-        const int width = end_bit - shift < seg::BITS ? end_bit - shift : seg::BITS;
-        const DigitOf<U> dig(kind, descending, shift, width);
-        const Digits<ITEMS> digits = digits_of<U, ITEMS>(key, n - warp_first, dig);
-        const unsigned first = dig(keys_in[a]);  // any real key of the segment will do
-        bool differs = false;
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k)
-            differs = differs || (striped_index<ITEMS>(k) < n && digits.get(k) != first);
-        if (__syncthreads_count(differs) == 0) continue;  // block-uniform: constant digit
-        unsigned rank[ITEMS], dcount, dstart;
-        block_count<BLOCK, seg::BITS, ITEMS>(digits, hist, scratch, dcount, dstart);
-        block_rank<BLOCK, seg::BITS, ITEMS, MATCH_BALLOT>(digits, rank, hist);
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            kbuf[rank[k]] = key[k];
-            ibuf[rank[k]] = idx[k];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            const int i = striped_index<ITEMS>(k);
-            key[k] = kbuf[i];
-            idx[k] = ibuf[i];
-        }
-        __syncthreads();
-    }
+    Positions<ITEMS> idx;
+    block_sort_tile<U, BLOCK, ITEMS>(keys_in + a, n, kind, descending, begin_bit, end_bit, smem,
+                                     scratch, key, idx);
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         const int i = striped_index<ITEMS>(k);
         if (i < n) {
             keys_out[a + i] = key[k];
-            if (VALUES) vals_out[a + i] = vals_in[a + idx[k]];
+            if (VALUES) vals_out[a + i] = vals_in[a + idx.get(k)];
         }
     }
 }

@@ -13,7 +13,10 @@ onesweep   8-bit digits: one histogram pass for all digit passes, then one kerne
            ranks a tile in shared memory and finds its output position by decoupled look-back
            over tiles; passes whose digit is constant are skipped, decided on the device
            (``onesweep.cu``)
-auto       ``onesweep``
+block      one block sorts the whole input in registers and shared memory (8-bit digits, constant
+           digits skipped): one launch, for inputs up to the block's capacity (``block.cu``; the
+           sort of segsort_block, ``block.cuh``)
+auto       ``block`` up to the ``"block"`` policy's limit, else ``onesweep``
 =========  ====================================================================================
 
 Keys are sorted as unsigned bit patterns (32 or 64 bits) under an order-preserving image computed

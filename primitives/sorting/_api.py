@@ -1,8 +1,9 @@
 """Sort family's public functions: argument checks, then the sorts of the variant modules.
 
 A call of :func:`sort`, :func:`argsort` or :func:`radix_sort` on arrays of the backend's own type
-that onesweep sorts as they are files its onesweep plan under the call's key; a later call on
-like arrays (same dtypes, shapes, strides, options and stream) finds it there and only launches.
+that the block sort or onesweep sorts as they are files that sort's plan under the call's key; a
+later call on like arrays (same dtypes, shapes, strides, options and stream) finds it there and
+only launches.
 """
 
 from __future__ import annotations
@@ -10,15 +11,17 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _checks, plans as _plans
-from . import _classic, _onesweep, _segmented, _split
+from . import _block, _classic, _onesweep, _policy, _segmented, _split
 from ._keys import (INDEX, KEY_DTYPES, KEY_SET, Job, index_dtype, key_back, key_bits,
                     native_values)
 
 __all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES"]
 
-VARIANTS = ("split", "classic", "onesweep")
+VARIANTS = ("split", "classic", "onesweep", "block")
 
-_RUN = {"split": _split.run, "classic": _classic.run, "onesweep": _onesweep.run}
+_RUN = {"split": _split.run, "classic": _classic.run, "onesweep": _onesweep.run,
+        "block": _block.run}
+_PLAN = {"onesweep": _onesweep.plan, "block": _block.plan}  # the sorts whose plans are filed
 
 
 # ---- argument checks --------------------------------------------------------------------------
@@ -47,6 +50,20 @@ def _bool(value, func, arg):
     return bool(value)
 
 
+def _variant_for(variant, n, itemsize, func):
+    """The variant that sorts ``n`` keys of ``itemsize`` bytes: ``auto`` is the block sort from
+    1 key up to the policy's limit, else onesweep; ``"block"`` only up to its capacity."""
+    kb = max(4, itemsize)  # 1- and 2-byte keys are sorted as 4-byte images
+    pol = _policy.block()
+    if variant == "auto":
+        return "block" if 1 <= n <= pol.auto_max(kb) else "onesweep"
+    if variant == "block" and n > pol.capacity(kb):
+        raise ValueError(f"{func}: variant 'block' sorts at most {pol.capacity(kb)} keys of "
+                         f"{itemsize} bytes (one block of {pol.block} threads), got {n}; use "
+                         f"'onesweep' or 'auto'")
+    return variant
+
+
 def _bit_range(begin_bit, end_bit, bits, func):
     for arg, v in (("begin_bit", begin_bit), ("end_bit", end_bit)):
         if v is not None and (isinstance(v, (bool, np.bool_)) or
@@ -66,20 +83,22 @@ class _Checked:
     __slots__ = ("variant", "k", "v", "begin", "end", "desc")
 
     def __init__(self, keys, values, begin_bit, end_bit, descending, variant, func):
-        self.variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
-                                            auto="onesweep")
+        variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
+                                       auto="auto")
         self.k = _keys_input(keys, func)
         self.v = _values_input(values, self.k.array.size, func)
         self.begin, self.end = _bit_range(begin_bit, end_bit, 8 * self.k.array.dtype.itemsize,
                                           func)
         self.desc = _bool(descending, func, "descending")
+        self.variant = _variant_for(variant, self.k.array.size, self.k.array.dtype.itemsize,
+                                    func)
 
     def as_is(self, keys, values):
-        """Whether onesweep reads ``keys`` and ``values`` as they are (no copy, conversion or
-        permutation of other widths) and sorts by some bits: its plan then serves calls on like
-        arrays directly."""
+        """Whether onesweep or the block sort reads ``keys`` and ``values`` as they are (no
+        copy, conversion or permutation of other widths) and sorts by some bits: its plan then
+        serves calls on like arrays directly."""
         karr = self.k.array
-        return (self.variant == "onesweep" and self.begin < self.end and karr is keys and
+        return (self.variant in _PLAN and self.begin < self.end and karr is keys and
                 karr.size > 0 and karr.dtype.itemsize >= 4 and
                 (values is None or (self.v.array is values and
                                     native_values(values) is not None)))
@@ -127,13 +146,14 @@ def _sort_core(karr, varr, begin, end, descending, variant, backend, *, argsort=
     return keys_out, varr[perm], None
 
 
-def _onesweep_plan(c, keys, values, argsort=False):
-    """The onesweep plan that sorts ``keys`` and ``values`` as they are, or None."""
+def _sort_plan(c, keys, values, argsort=False):
+    """The plan (onesweep's or the block sort's) that sorts ``keys`` and ``values`` as they
+    are, or None."""
     if not c.as_is(keys, values):
         return None
     karr = c.k.array
-    return _onesweep.plan(_job(karr, None if values is None else c.v.array, c.begin, c.end,
-                               c.desc, c.k.backend, argsort))
+    return _PLAN[c.variant](_job(karr, None if values is None else c.v.array, c.begin, c.end,
+                                 c.desc, c.k.backend, argsort))
 
 
 def _radix_sort(keys, values, begin_bit, end_bit, descending, variant, func):
@@ -147,7 +167,7 @@ def _radix_sort(keys, values, begin_bit, end_bit, descending, variant, func):
         return (out if v is None else (out, v.kept(xp.empty(0, dtype=v.array.dtype)))), None
     skeys, svals, _ = _sort_core(k.array, None if v is None else v.array, c.begin, c.end,
                                  c.desc, c.variant, k.backend)
-    plan = _onesweep_plan(c, keys, values)
+    plan = _sort_plan(c, keys, values)
     if v is None:
         return k.kept(skeys), plan
     return (k.kept(skeys), v.kept(svals)), plan
@@ -161,7 +181,7 @@ def _argsort(keys, descending, variant):
         return k.result(k.backend.xp.empty(0, dtype=INDEX)), None
     _, _, perm = _sort_core(k.array, None, c.begin, c.end, c.desc, c.variant, k.backend,
                             argsort=True)
-    return k.result(perm), _onesweep_plan(c, keys, None, argsort=True)
+    return k.result(perm), _sort_plan(c, keys, None, argsort=True)
 
 
 # ---- plans (prim.plan) ------------------------------------------------------------------------
@@ -171,7 +191,7 @@ def _make_radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending
                      variant="auto"):
     """What ``prim.plan(prim.radix_sort, keys[, values], ...)`` runs for arrays like these."""
     c = _Checked(keys, values, begin_bit, end_bit, descending, variant, "radix_sort")
-    plan = _onesweep_plan(c, keys, values)
+    plan = _sort_plan(c, keys, values)
     if plan is not None:
         return plan
     return lambda k, v=None: radix_sort(k, v, begin_bit=begin_bit, end_bit=end_bit,
@@ -180,7 +200,7 @@ def _make_radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending
 
 def _make_sort(keys, *, descending=False, variant="auto"):
     c = _Checked(keys, None, 0, None, descending, variant, "sort")
-    plan = _onesweep_plan(c, keys, None)
+    plan = _sort_plan(c, keys, None)
     if plan is not None:
         return plan
     return lambda k: sort(k, descending=descending, variant=variant)
@@ -188,7 +208,7 @@ def _make_sort(keys, *, descending=False, variant="auto"):
 
 def _make_argsort(keys, *, descending=False, variant="auto"):
     c = _Checked(keys, None, None, None, descending, variant, "argsort")
-    plan = _onesweep_plan(c, keys, None, argsort=True)
+    plan = _sort_plan(c, keys, None, argsort=True)
     if plan is not None:
         return plan
     return lambda k: argsort(k, descending=descending, variant=variant)
@@ -222,7 +242,10 @@ def radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending=False
             negated as two's complement integers and others get the sign bit set); default all
             bits. ``begin_bit == end_bit`` keeps the input order.
         descending: largest first. Equal keys stay in input order (stable); NaNs come first.
-        variant: ``"split"``, ``"classic"``, ``"onesweep"`` or ``"auto"`` (= ``"onesweep"``).
+        variant: ``"split"``, ``"classic"``, ``"onesweep"``, ``"block"`` (one block sorts
+            the whole input in shared memory: up to 12288 keys of 1 to 4 bytes, 10240 of 8
+            bytes, the ``"block"`` tuning policy's capacity) or ``"auto"`` (= ``"block"`` for
+            inputs up to the policy's limit, else ``"onesweep"``).
 
     Returns:
         The sorted keys, or ``(keys, values)`` when ``values`` is given: CuPy arrays for device
@@ -233,16 +256,19 @@ def radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending=False
         TypeError: ``keys``/``values`` not arrays; unsupported key dtype; non-integer bits;
             non-bool ``descending``.
         ValueError: ``keys``/``values`` not 1-D, or of different lengths; bit range outside
-            ``[0, key bits]`` or ``begin_bit > end_bit``; unknown ``variant``.
+            ``[0, key bits]`` or ``begin_bit > end_bit``; unknown ``variant``; ``"block"`` for
+            more keys than its capacity.
 
     Order of floats (NumPy's): -inf < negatives < -0.0 = 0.0 < positives < inf < NaN, where
     -0.0 and 0.0 compare equal (input order kept) and all NaNs compare equal and sort last. The
     output holds the input's bit patterns (NaN payloads, signs of zeros).
 
-    No host synchronization: onesweep decides on the device which digit passes to skip. A call
-    on arrays of the backend's own type (CuPy on the GPU) like an earlier call's (the same
-    dtypes, shapes, strides, bit range, order, variant and stream) reuses that call's launches,
-    prepared once, and skips the checks it passed: the histogram kernel starts sooner.
+    No host synchronization: onesweep and the block sort decide on the device which digit
+    passes to skip. A call on arrays of the backend's own type (CuPy on the GPU) like an earlier
+    call's (the same dtypes, shapes, strides, bit range, order, variant and stream) reuses that
+    call's launches, prepared once, and skips the checks it passed: the first kernel starts
+    sooner (a small input's block sort is then one output allocation, two with values, and one
+    launch).
 
     See Also:
         :func:`numpy.sort` (``kind="stable"``), :func:`cupy.sort`, :func:`sort`,
@@ -264,8 +290,9 @@ def sort(keys, *, descending=False, variant="auto"):
     """Stable sort of a 1-D array: ``numpy.sort(keys, kind="stable")`` (reversed into largest
     first, NaNs first, equal keys in input order, with ``descending=True``).
 
-    Keys as :func:`radix_sort`; floats in NumPy's order (NaNs last). Returns a CuPy array for
-    device input, NumPy for host input.
+    Keys and ``variant`` as :func:`radix_sort` (``"auto"``: the block sort for small inputs,
+    else onesweep); floats in NumPy's order (NaNs last). Returns a CuPy array for device input,
+    NumPy for host input.
 
     Raises:
         As :func:`radix_sort`.
@@ -288,10 +315,11 @@ def argsort(keys, *, descending=False, variant="auto"):
     """Indices (int64) that sort ``keys`` stably: ``numpy.argsort(keys, kind="stable")``.
 
     With ``descending=True``: largest first, NaNs first, and equal keys in input order (so not
-    ``argsort(keys)[::-1]``, which reverses ties).
+    ``argsort(keys)[::-1]``, which reverses ties). Keys and ``variant`` as :func:`radix_sort`.
 
     Onesweep generates the indices inside its first pass and writes them as int64 in its last,
-    and never writes the sorted keys.
+    and never writes the sorted keys; so does the block sort (small inputs, ``variant="auto"``),
+    in its one launch.
 
     Raises:
         As :func:`radix_sort`.

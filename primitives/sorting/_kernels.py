@@ -16,6 +16,7 @@ ONESWEEP = "sort/onesweep.cu"
 CLASSIC = "sort/classic.cu"
 SPLIT = "sort/split.cu"
 SEGMENTED = "sort/segsort.cu"
+BLOCK = "sort/block.cu"
 VCFGS = (0, 4, 8)
 
 
@@ -54,9 +55,18 @@ def segmented_names(kb, vb, pol):
             f"segsort_block<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}>")
 
 
+def block_name(kb, vb, pol):
+    """The one-block sort of keys of ``kb`` bytes (with ``vb``-byte values, or the index as
+    8-byte values: argsort)."""
+    vt, has = vc(vb)
+    return f"block_sort<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items(kb)}>"
+
+
 def tile_smem(block, items, kv, bits):
     """Dynamic shared memory of a ranked-tile kernel: rank counters (rounded up to 16 bytes),
-    then the tile's keys or values (prim::radix::rank_counters and the kernels' layout)."""
+    then the tile's keys or values, ``kv`` bytes an item (prim::radix::rank_counters and the
+    kernels' layout; the on-chip sorts: key bytes + 2 for the 16-bit positions,
+    block_sort_smem)."""
     warps = block // 32
     masks = min(1 << bits, 32)  # prim::radix::rank_masks
     counters = 4 * (warps * ((1 << bits) + 1) + warps * masks)
@@ -75,7 +85,9 @@ def _table_names():
     split += [split_names(k, v)[1] for k in (4, 8) for v in VCFGS]
     segmented = [name for p in seg for k in (4, 8) for v in VCFGS
                  for name in segmented_names(k, v, p)]
-    return {ONESWEEP: onesweep, CLASSIC: classic, SPLIT: split, SEGMENTED: segmented}
+    block = [block_name(k, v, p) for p in policies("block") for k in (4, 8) for v in VCFGS]
+    return {ONESWEEP: onesweep, CLASSIC: classic, SPLIT: split, SEGMENTED: segmented,
+            BLOCK: block}
 
 
 NAMES = {src: list(dict.fromkeys(names)) for src, names in _table_names().items()}

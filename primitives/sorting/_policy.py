@@ -1,8 +1,9 @@
 """Sort tuning, as data (see :mod:`primitives.tuning`).
 
 Selectors: ``(key bytes, value bytes)`` (4 or 8, and 0 for keys only, 4 or 8) for the onesweep
-pass kernel; ``"histogram"`` for onesweep's all-pass histogram; ``"classic"``, ``"split"`` and
-``"segmented"`` for the other variants. One provenance line per tuned value; the experiments
+pass kernel; ``"histogram"`` for onesweep's all-pass histogram; ``"classic"``, ``"split"``,
+``"segmented"`` and ``"block"`` for the other variants (``"block"`` also says up to which size
+``auto`` takes it). One provenance line per tuned value; the experiments
 behind them are in docs/perf-log/ (``python -m tools.tune.sort`` sweeps the onesweep tiles).
 """
 
@@ -54,6 +55,27 @@ class SegmentedPolicy:
     items: int  # keys per thread of segsort_block: segments of up to block * items keys
 
 
+@dataclasses.dataclass(frozen=True)
+class BlockPolicy:
+    block: int  # threads of block_sort's one block (at most 1024: 64 registers a thread)
+    items_4: int  # keys per thread for 4-byte keys: up to block * items_4 keys
+    items_8: int  # keys per thread for 8-byte keys
+    auto_4: int  # the largest n that variant="auto" sorts with "block", 4-byte keys
+    auto_8: int  # the same for 8-byte keys
+
+    def items(self, kb):
+        """Keys per thread for keys of ``kb`` bytes."""
+        return self.items_4 if kb == 4 else self.items_8
+
+    def capacity(self, kb):
+        """The most keys of ``kb`` bytes the block sorts."""
+        return self.block * self.items(kb)
+
+    def auto_max(self, kb):
+        """The largest n of keys of ``kb`` bytes that ``auto`` sends to the block sort."""
+        return min(self.auto_4 if kb == 4 else self.auto_8, self.capacity(kb))
+
+
 def _os(items):
     # every tile: two blocks of 256 per SM (the register file), look-back over 8 tiles at once,
     # lane masks (H100: eight ballots 12-18% slower)
@@ -84,8 +106,15 @@ TABLE = _policy.register("sort", {
     ("default", "split"): SplitPolicy(block=256, items=4),
     # segments of up to 128 keys per warp, 2048 per block of 256 (not tuned)
     ("default", "segmented"): SegmentedPolicy(warp_items=4, block=256, items=8),
+    # one block of 1024 sorts a whole small input: 12288 4-byte keys (108 KiB of shared memory),
+    # 10240 8-byte keys (136 KiB; both within sm_80's 163 KiB), no spills at 64 registers
+    # (nvcc --resource-usage, sm_90); the auto limits are the capacities: not tuned yet, to be
+    # measured (python -m tools.probes.block_sort_sweep, block vs onesweep over n)
+    ("default", "block"): BlockPolicy(block=1024, items_4=12, items_8=10, auto_4=12288,
+                                      auto_8=10240),
 }, doc="onesweep's pass tiles per (key bytes, value bytes) and its histogram; the classic, "
-       "split and segmented kernels' blocks and items")
+       "split, segmented and block kernels' blocks and items, and the largest input auto sorts "
+       "in one block")
 
 
 def onesweep(kb, vb):
@@ -106,3 +135,7 @@ def split():
 
 def segmented():
     return _policy.current("sort", "segmented")
+
+
+def block():
+    return _policy.current("sort", "block")

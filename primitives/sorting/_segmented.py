@@ -36,7 +36,7 @@ class SegmentedPlan(_plans.Plan):
         kw = _kernels.kernel(_kernels.SEGMENTED, warp)
         kblk = _kernels.kernel(_kernels.SEGMENTED, block)
         self.warp = _plans.Launch(kw, _launch.cdiv(nseg, self.WARPS), 32 * self.WARPS)
-        smem = _kernels.tile_smem(pol.block, pol.items, kb + 4, 8)  # keys and positions
+        smem = _kernels.tile_smem(pol.block, pol.items, kb + 2, 8)  # keys and positions
         self.block = _plans.Launch(kblk, nseg, pol.block, smem)
 
 

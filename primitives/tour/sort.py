@@ -1,5 +1,6 @@
-"""Tour of the sort family: every variant on uint32 keys (``cupy.sort`` as the peer on a GPU),
-uint32 pairs and argsort, and a segmented sort of 128-key segments."""
+"""Tour of the sort family: every variant on uint32 keys (``cupy.sort`` as the peer on a GPU; the
+block sort where the input fits its one block), a small call (block sort, onesweep and auto at
+n = 10^4 or less), uint32 pairs and argsort, and a segmented sort of 128-key segments."""
 
 from __future__ import annotations
 
@@ -16,10 +17,18 @@ def _uint32(rng, n):
     return rng.integers(0, 2**32, n, dtype=np.uint32)
 
 
+#: the small call's size at most: n = 10^4, where one launch is the whole cost
+SMALL_N = 10_000
+
+
 def sections(gpu, log2n=None):
-    """Tour workloads: uint32 keys (keys/s of every variant, with ``cupy.sort`` as the peer on a
-    GPU), uint32 pairs and argsort, and a segmented sort of 128-key segments."""
+    """Tour workloads: uint32 keys (keys/s of every variant that takes n keys, with
+    ``cupy.sort`` as the peer on a GPU), a small call, uint32 pairs and argsort, and a segmented
+    sort of 128-key segments."""
     n = 1 << (log2n or (27 if gpu else 13))
+    # the block sort takes inputs up to its one block's capacity only
+    variants = [v for v in reversed(VARIANTS)
+                if v != "block" or n <= prim.tuning.policy("sort", "block").capacity(4)]
     sections = []
 
     def keys_contenders():
@@ -32,7 +41,7 @@ def sections(gpu, log2n=None):
             return bool(np.array_equal(tour.to_host(got), want))
 
         out = [tour.Contender(v, (lambda v=v: prim.sort(x, variant=v)), same)
-               for v in reversed(VARIANTS)]
+               for v in variants]
         if gpu:
             out.append(tour.Contender("cupy.sort (peer)", lambda: xp.sort(x), same))
         return out
@@ -40,8 +49,30 @@ def sections(gpu, log2n=None):
     sections.append(tour.Section(
         title=f"sort: uint32 keys, n = 2^{n.bit_length() - 1} (GB/s: keys read + written once; "
               "speedup vs onesweep)",
-        nbytes=2 * 4 * n, contenders=keys_contenders, count=len(VARIANTS) + (1 if gpu else 0),
+        nbytes=2 * 4 * n, contenders=keys_contenders, count=len(variants) + (1 if gpu else 0),
         quick=True, quick_rows=("onesweep",)))
+
+    m = min(n, SMALL_N)
+
+    def small_contenders():
+        xp = _backend.get_backend().xp
+        host = _uint32(np.random.default_rng(m + 14), m)
+        x = xp.asarray(host)
+        want = np.sort(host)
+
+        def same(got):
+            return bool(np.array_equal(tour.to_host(got), want))
+
+        out = [tour.Contender(v, (lambda v=v: prim.sort(x, variant=v)), same)
+               for v in ("auto", "block", "onesweep")]
+        if gpu:
+            out.append(tour.Contender("cupy.sort (peer)", lambda: xp.sort(x), same))
+        return out
+
+    sections.append(tour.Section(
+        title=f"sort: a small call, uint32 keys, n = {m} (the block sort's one launch against "
+              "onesweep's histogram, plan and passes)", nbytes=2 * 4 * m,
+        contenders=small_contenders, count=3 + (1 if gpu else 0)))
 
     def pairs_contenders():
         xp = _backend.get_backend().xp
@@ -57,9 +88,10 @@ def sections(gpu, log2n=None):
         def perm_ok(got):
             return bool(np.array_equal(tour.to_host(got), order))
 
-        out = [tour.Contender("radix_sort pairs (onesweep)", lambda: prim.radix_sort(x, vals),
-                              pairs_ok),
-               tour.Contender("argsort (onesweep)", lambda: prim.argsort(x), perm_ok)]
+        out = [tour.Contender("radix_sort pairs (onesweep)",
+                              lambda: prim.radix_sort(x, vals, variant="onesweep"), pairs_ok),
+               tour.Contender("argsort (onesweep)", lambda: prim.argsort(x, variant="onesweep"),
+                              perm_ok)]
         if gpu:
             out.append(tour.Contender("cupy.argsort (peer)", lambda: xp.argsort(x), perm_ok))
         return out
