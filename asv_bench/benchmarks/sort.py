@@ -1,5 +1,6 @@
-"""Sort-family benchmarks: the three radix sorts against ``cupy.sort`` and CUB's radix sort,
-pairs and argsort against ``cupy.argsort``, and the segmented sort against
+"""Sort-family benchmarks: the radix sorts against ``cupy.sort`` and CUB's radix sort (the block
+sort where the input fits its one block), small calls (``auto``, the block sort and onesweep
+against ``cupy.sort``), pairs and argsort against ``cupy.argsort``, and the segmented sort against
 ``cupy.sort(axis=-1)``. GPU only (see ``_common``); times are medians of CUDA-event timings; GB/s
 counts the keys (and values) read and written once."""
 
@@ -32,6 +33,38 @@ class Sort(_Module):
             require_cupy()
             self.fn = _peers.cub_radix_sort(x)
         else:
+            _fits_one_block(variant, x)
+            sort = public("sort")
+            self.fn = lambda: sort(x, variant=variant)
+        self.bytes = 2 * x.nbytes
+        self.fn()
+
+
+def _fits_one_block(variant, x):
+    """The block sort takes inputs up to its one block's capacity: a larger one is skipped."""
+    if variant == "block":
+        cap = public("tuning.policy")("sort", "block").capacity(max(4, x.dtype.itemsize))
+        if x.size > cap:
+            raise NotImplementedError(f"variant 'block' sorts at most {cap} keys")
+
+
+class SmallSort(_Module):
+    """A small call, where the host and the launches are the cost: one launch of the block sort
+    against onesweep's histogram, plan and passes."""
+
+    params = [["auto", "block", "onesweep", "cupy.sort"], [2**10, 10**4]]
+    param_names = ["variant", "n"]
+
+    def prepare(self, variant, n):
+        require_cuda()
+        x = device_data(size(n), "uint32")
+        if variant == "cupy.sort":
+            cupy = require_cupy()
+            self.fn = lambda: cupy.sort(x)
+        else:
+            if variant not in ("auto", *variants("sorting")):
+                raise NotImplementedError(f"no variant {variant!r} at this commit")
+            _fits_one_block(variant, x)
             sort = public("sort")
             self.fn = lambda: sort(x, variant=variant)
         self.bytes = 2 * x.nbytes
