@@ -270,6 +270,96 @@ def test_short_rows(width, dtype, rng):
         _assert_matches(prim.sum(y, axis=1), _want("sum", y, 1), y, "sum", 1)
 
 
+# ---- short rows, several per 16-byte packet (axis_rows_packed) -------------------------------
+
+#: every input dtype that can reach axis_rows_packed (rows of 2, 4 or 8 bytes)
+PACKED_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32,
+                 np.uint32, np.float32]
+#: the layouts of the "axis" policy: packets per thread (0: the fewest making 16-byte stores),
+#: adjacent loads or a warp's coalesced loads with a shuffle exchange
+PACKED_POLICIES = [{}, {"packed_packets": 1}, {"packed_packets": 2}, {"packed_packets": 4},
+                   {"packed_packets": 2, "packed_exchange": 1},
+                   {"packed_packets": 4, "packed_exchange": 1}]
+
+
+def _packed_views(rng, dtype, op, R, rows):
+    """(rows, R) C-ordered backend views of one buffer, starting at each multiple of R below a
+    16-byte boundary (head rows before the first boundary: every alignment of the kernel's
+    packed output; ``rows`` not a multiple of any unit: tail rows) and one element past a
+    boundary (the boundary inside a row: every row alone); with their NumPy twins."""
+    xp = _backend.get_backend().xp
+    dt = np.dtype(dtype)
+    K = 16 // dt.itemsize
+    host = _op_data(rng, rows * R + 2 * K, dtype, op)
+    dev = xp.asarray(host)
+    addr = dev.data.ptr if hasattr(dev.data, "ptr") else dev.__array_interface__["data"][0]
+    first = (-addr % 16) // dt.itemsize  # the buffer's first 16-byte boundary
+    for off in list(range(0, K, R)) + [1]:
+        lo = first + off
+        yield dev[lo:lo + rows * R].reshape(rows, R), host[lo:lo + rows * R].reshape(rows, R)
+
+
+@pytest.mark.parametrize("dtype", PACKED_DTYPES, ids=_DT_IDS)
+def test_packed_rows_every_op_and_offset(dtype, rng):
+    """Rows of 2, 4 and 8 bytes (several per 16-byte packet) under the policy in force: every op,
+    mean, any and all, keepdims; views starting at every row offset below a 16-byte boundary
+    (non-empty head rows, so that the packed results start at every alignment: 16-, 8-, 4-byte
+    or element stores) and inside a row; row counts leaving tail rows; a small grid, so that
+    threads loop over several batches."""
+    _plans.clear_caches()
+    with tuning.override("reduction", selector="axis", block=32, blocks_per_sm=1):
+        for R in _axis.packed_rows(np.dtype(dtype)):
+            for rows in (3, 1029):
+                for op in OPS4:
+                    for x, h in _packed_views(rng, dtype, op, R, rows):
+                        _assert_matches(H.to_host(getattr(prim, op)(x, axis=1)), _want(op, h, 1),
+                                        h, op, 1)
+                x, h = next(_packed_views(rng, dtype, "sum", R, rows))
+                got = H.to_host(prim.max(x, axis=-1, keepdims=True))
+                _assert_matches(got, _want("max", h, -1, True), h, "max", -1)
+                for f in ("any", "all"):
+                    got = H.to_host(getattr(prim, f)(x, axis=1, keepdims=True))
+                    H.assert_same(got, getattr(np, f)(h, axis=1, keepdims=True))
+                H.assert_same(H.to_host(prim.mean(x, axis=1)), np.mean(h, axis=1),
+                              rtol=2e-3 if dtype == np.float16 else 1e-6, atol=1e-3)
+        assert "axis_rows_packed" in _kinds()
+
+
+@pytest.mark.parametrize("fields", PACKED_POLICIES, ids=str)
+def test_packed_rows_layouts(fields, rng, schedule):
+    """Each packed layout of the policy (1, 2 or 4 packets per thread, adjacent loads or a
+    warp's coalesced loads and a shuffle exchange) gives NumPy's result: rows of 2 and 4 of
+    1-, 2- and 4-byte elements into 1- to 8-byte results, every row offset, row counts that
+    leave partial units (a warp's 32 * packets packets) and tail rows."""
+    _plans.clear_caches()
+    cases = [(np.float32, 2, ("sum", "max")), (np.int8, 2, ("sum", "min")),
+             (np.int8, 4, ("max",)), (np.float16, 2, ("sum",)), (np.uint16, 4, ("prod",)),
+             (np.bool_, 2, ("max",))]
+    with tuning.override("reduction", selector="axis", block=32, blocks_per_sm=1, **fields):
+        for dtype, R, ops in cases:
+            for rows in (5, 2 * 32 * 4 * 8 + 37):
+                for op in ops:
+                    for x, h in _packed_views(rng, dtype, op, R, rows):
+                        _assert_matches(H.to_host(getattr(prim, op)(x, axis=1)), _want(op, h, 1),
+                                        h, op, 1)
+        assert "axis_rows_packed" in _kinds()
+
+
+def test_packed_rows_into_misaligned_out(rng):
+    """``out=`` a view at an odd element offset receives rows of 2 and 4 (cast to its dtype)."""
+    xp = _backend.get_backend().xp
+    for dtype, R in ((np.float32, 2), (np.int16, 4), (np.uint8, 2)):
+        for x, h in _packed_views(rng, dtype, "sum", R, 301):
+            buf = xp.zeros(303, np.float64)
+            out = buf[1:302]
+            assert prim.sum(x, axis=1, out=out) is out
+            H.assert_same(H.to_host(out), np.sum(h, axis=1).astype(np.float64), rtol=1e-6)
+            assert H.to_host(buf)[0] == 0 and H.to_host(buf)[302] == 0
+            kept = xp.zeros((302, 1), h.dtype)[1:]
+            assert prim.min(x, axis=1, keepdims=True, out=kept) is kept
+            H.assert_same(H.to_host(kept), np.min(h, axis=1, keepdims=True))
+
+
 def _kinds():
     """The axis kernels of the plans made since the last call (names and grids)."""
     out = []

@@ -3,19 +3,28 @@
 // The host (primitives/reduction/_axis.py) coalesces the array's axes so that one launch reduces
 // the middle axis of a (outer, R, inner) C-ordered view: out[o, i] = Op over r of in[o, r, i].
 // Reduced axes that are not one contiguous group take one launch per group, innermost first.
-// Every kernel is templated on <InT, AccT, Op, OutT, BLOCK, VECS>: elements of InT (bool read as
-// unsigned char, float16 as prim::f16) are converted to the accumulator AccT on load and combined
-// with Op (prim::Sum/Prod/Min/Max<AccT>); only the stored value is narrowed to OutT. Sizes and
+// Every kernel is templated on <InT, AccT, Op, OutT, BLOCK, VECS> (axis_rows_packed adds its
+// layout <PER, PKS, XCHG>, below): elements of InT (bool read as unsigned char, float16 as
+// prim::f16) are converted to the accumulator AccT on load and combined with Op
+// (prim::Sum/Prod/Min/Max<AccT>); only the stored value is narrowed to OutT. Sizes and
 // indices are 64-bit. 16-byte loads go through common/pack16.cuh (load_pack16, aligned_head);
 // an input not aligned to 16 bytes where a kernel needs it takes that kernel's scalar path.
 // Results are deterministic: no atomics, a fixed combination order for a given launch.
 //
-// axis_rows_packed (inner == 1, R * sizeof(InT) divides 16 and is below it: rows of 2 float,
-//   8 bytes, ...): each thread reads whole 16-byte packets (VECS in flight), each holding
-//   16 / sizeof(InT) / R complete rows, and stores one result per row. Rows before the first
-//   16-byte boundary and after the last packet are reduced one row per thread (all rows when the
-//   boundary falls inside a row). Launch: 1-D, any grid (grid-stride over packets), BLOCK
-//   threads; no shared memory, no barriers.
+// axis_rows_packed (inner == 1, R * sizeof(InT) of 2, 4 or 8 bytes: rows of 2 four-byte, 2 or 4
+//   two-byte, 2, 4 or 8 one-byte elements): a 16-byte packet holds PER = K / R whole rows (K =
+//   16 / sizeof(InT); PER and R are template constants). A unit is PKS consecutive packets
+//   (1, 2 or 4), whose PKS * PER results a thread folds in registers and stores with 16-, 8- or
+//   4-byte vector stores, the widest dividing their size and the alignment of the first packed
+//   result (out + head_rows: a grid-uniform choice), element stores when none does. XCHG == 0: a
+//   thread loads its unit's packets itself (adjacent 16-byte loads); XCHG == 1: a warp loads its
+//   32 * PKS packets coalesced (lane l: packets l, l + 32, ...) and the lanes exchange results by
+//   shuffles (PKS per 4-byte word of a packet's results), so that lane l stores the results of
+//   packets PKS * l .. PKS * l + PKS - 1. VECS / PKS units (at least 1) in flight per thread.
+//   The head rows (before the first 16-byte boundary; all rows when it falls inside a row) and
+//   the rows after the last whole unit are reduced one row per thread, iterated directly.
+//   Launch: 1-D, any grid (grid-stride over units), BLOCK threads, a multiple of 32; no shared
+//   memory, no barriers (with XCHG the unit loops are warp-uniform).
 // axis_rows (inner == 1, many rows): groups of G = 2^log_g lanes (1..32) per row, 32 / G rows
 //   per warp; the G lanes of a row stride over its 16-byte packets (VECS loads in flight), with a
 //   scalar head up to the row's first 16-byte boundary and a scalar tail, then combine with
@@ -54,54 +63,198 @@ __device__ __forceinline__ AccT to_acc(InT v) { return static_cast<AccT>(v); }
 // ---- rows of at most 8 bytes, several per 16-byte packet -------------------------------------
 namespace prim {
 
-// Stores the K / R row results of packet p (rows of R elements, R dividing K) at o.
-template <class InT, class AccT, class Op, class OutT>
-__device__ __forceinline__ void store_packed_rows(const prim::Pack16<InT>& p, long long R,
-                                                  OutT* o, Op op) {
-    AccT acc = Op::identity();
-    long long w = 0, q = 0;
+// The PER row results of packet p (rows of K / PER elements) into res[0, PER).
+template <int PER, class AccT, class InT, class OutT, class Op>
+__device__ __forceinline__ void fold_packed_rows(const Pack16<InT>& p, OutT* res, Op op) {
+    constexpr int R = Pack16<InT>::N / PER;
 #pragma unroll
-    for (int k = 0; k < prim::Pack16<InT>::N; ++k) {
-        acc = op(acc, prim::to_acc<AccT>(p.v[k]));
-        if (++w == R) {
-            o[q++] = static_cast<OutT>(acc);
-            acc = Op::identity();
-            w = 0;
+    for (int q = 0; q < PER; ++q) {
+        AccT acc = Op::identity();
+#pragma unroll
+        for (int k = 0; k < R; ++k) acc = op(acc, to_acc<AccT>(p.v[q * R + k]));
+        res[q] = static_cast<OutT>(acc);
+    }
+}
+
+// The width of the widest store (16, 8 or 4 bytes; 0: element stores) that divides both `bytes`
+// and `align`.
+__host__ __device__ constexpr int packed_store_width(int bytes, int align) {
+    return bytes % 16 == 0 && align % 16 == 0 ? 16
+         : bytes % 8 == 0 && align % 8 == 0   ? 8
+         : bytes % 4 == 0 && align % 4 == 0   ? 4 : 0;
+}
+
+// Stores res[0, M) at dst: W-byte stores (W of 4, 8 or 16 dividing M * sizeof(T), dst and res
+// aligned to W), or one store per element (W == 0). Each vector is assembled from 4-byte words
+// and stored by __stwb (an assignment of a uint4 may be split into word stores).
+template <int W, int M, class T>
+__device__ __forceinline__ void store_results(T* dst, const T (&res)[M]) {
+    constexpr int NW = M * static_cast<int>(sizeof(T)) / 4;  // 4-byte words (W > 0)
+    const unsigned int* w = reinterpret_cast<const unsigned int*>(res);
+    if constexpr (W == 0) {
+#pragma unroll
+        for (int q = 0; q < M; ++q) dst[q] = res[q];
+    } else if constexpr (W == 16) {
+        static_assert(NW % 4 == 0 && NW * 4 == M * static_cast<int>(sizeof(T)), "W | M*sizeof(T)");
+        uint4* d = reinterpret_cast<uint4*>(dst);
+#pragma unroll
+        for (int u = 0; u < NW / 4; ++u)
+            __stwb(d + u, make_uint4(w[4 * u], w[4 * u + 1], w[4 * u + 2], w[4 * u + 3]));
+    } else if constexpr (W == 8) {
+        static_assert(NW % 2 == 0 && NW * 4 == M * static_cast<int>(sizeof(T)), "W | M*sizeof(T)");
+        uint2* d = reinterpret_cast<uint2*>(dst);
+#pragma unroll
+        for (int u = 0; u < NW / 2; ++u) __stwb(d + u, make_uint2(w[2 * u], w[2 * u + 1]));
+    } else {
+        static_assert(W == 4 && NW * 4 == M * static_cast<int>(sizeof(T)), "W | M*sizeof(T)");
+        unsigned int* d = reinterpret_cast<unsigned int*>(dst);
+#pragma unroll
+        for (int u = 0; u < NW; ++u) d[u] = w[u];
+    }
+}
+
+// Warp exchange of packed-row results. Lane l holds in mine[s] the PER results of packet
+// 32 * s + l of the warp's span (s < PKS, a power of 2 up to 32); on return res holds those of
+// packets PKS * l .. PKS * l + PKS - 1, in order. Lane l's packets lie in slot u = PKS * l / 32
+// of lanes PKS * l + v (mod 32), v < PKS. PKS steps, each one shuffle of a slot per lane (its
+// bytes as 4-byte words): at step t lane s sends its slot (s - t) mod PKS and lane l reads lane
+// PKS * l + v (mod 32), v = (t + u) mod PKS, whose slot sent is u: the results of packet
+// PKS * l + v. All 32 lanes call together.
+template <int PKS, int PER, class T>
+__device__ __forceinline__ void exchange_packed_rows(const T (&mine)[PKS][PER],
+                                                     T (&res)[PKS * PER], int lane) {
+    constexpr int NW = (PER * static_cast<int>(sizeof(T)) + 3) / 4;
+    alignas(8) unsigned int slot[PKS][NW], got[PKS][NW];
+#pragma unroll
+    for (int s = 0; s < PKS; ++s) {
+#pragma unroll
+        for (int w = 0; w < NW; ++w) slot[s][w] = 0u;
+        T* e = reinterpret_cast<T*>(slot[s]);
+#pragma unroll
+        for (int q = 0; q < PER; ++q) e[q] = mine[s][q];
+    }
+    const int u = (PKS * lane) >> LOG_WARP;
+#pragma unroll
+    for (int t = 0; t < PKS; ++t) {
+        const int send = (lane - t) & (PKS - 1), v = (t + u) & (PKS - 1);
+        const int src = (PKS * lane + v) & (WARP - 1);
+        unsigned int x[NW];
+#pragma unroll
+        for (int w = 0; w < NW; ++w) {
+            x[w] = slot[0][w];
+#pragma unroll
+            for (int s = 1; s < PKS; ++s)
+                if (s == send) x[w] = slot[s][w];
+            x[w] = shfl_idx(x[w], src);
+#pragma unroll
+            for (int s = 0; s < PKS; ++s)
+                if (s == v) got[s][w] = x[w];
+        }
+    }
+#pragma unroll
+    for (int s = 0; s < PKS; ++s) {
+        const T* e = reinterpret_cast<const T*>(got[s]);
+#pragma unroll
+        for (int q = 0; q < PER; ++q) res[s * PER + q] = e[q];
+    }
+}
+
+// B batches of packed-row units, the first at unit j, the next `stride` units on. A unit is a
+// thread's PKS * PER results, stored at obody + unit * PKS * PER with W-byte stores. XCHG == 0:
+// the thread's unit is packets unit * PKS .. + PKS - 1 (adjacent 16-byte loads); XCHG == 1: `j`
+// counts warps, the warp's unit j holds the 32 * PKS packets from j * 32 * PKS on, lane l loading
+// packets l, l + 32, ... (coalesced) and exchange_packed_rows giving it the results of its own
+// PKS consecutive packets (unit j * 32 + l). Every load is issued before the first fold.
+template <int W, int PER, int PKS, int XCHG, int B, class AccT, class InT, class OutT, class Op>
+__device__ __forceinline__ void packed_units(const InT* __restrict__ body, long long j,
+                                             long long stride, OutT* __restrict__ obody, Op op) {
+    constexpr int K = Pack16<InT>::N, M = PKS * PER;
+    const int lane = threadIdx.x % WARP;
+    Pack16<InT> p[B][PKS];
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+        const long long unit = j + b * stride;
+#pragma unroll
+        for (int s = 0; s < PKS; ++s) {
+            const long long pk = XCHG ? (unit * PKS + s) * WARP + lane : unit * PKS + s;
+            p[b][s] = load_pack16(body + pk * K);
+        }
+    }
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+        const long long unit = j + b * stride;
+        alignas(16) OutT res[M];
+        if constexpr (XCHG) {
+            OutT mine[PKS][PER];
+#pragma unroll
+            for (int s = 0; s < PKS; ++s) fold_packed_rows<PER, AccT>(p[b][s], mine[s], op);
+            exchange_packed_rows<PKS, PER>(mine, res, lane);
+            store_results<W>(obody + (unit * WARP + lane) * M, res);
+        } else {
+#pragma unroll
+            for (int s = 0; s < PKS; ++s) fold_packed_rows<PER, AccT>(p[b][s], res + s * PER, op);
+            store_results<W>(obody + unit * M, res);
         }
     }
 }
 
+// Every unit of [0, units): batches of `VECS / PKS` units (at least 1) in flight, grid-stride
+// over threads (XCHG == 0) or warps (XCHG == 1: the loops are warp-uniform).
+template <int W, int PER, int PKS, int XCHG, int VECS, class AccT, class InT, class OutT, class Op>
+__device__ __forceinline__ void packed_walk(const InT* __restrict__ body, long long units,
+                                            OutT* __restrict__ obody, Op op) {
+    constexpr int B = VECS / PKS > 0 ? VECS / PKS : 1;
+    const long long first = XCHG ? global_thread() / WARP : global_thread();
+    const long long stride = XCHG ? global_threads() / WARP : global_threads();
+    long long j = first;
+    for (; j + (B - 1) * stride < units; j += B * stride)
+        packed_units<W, PER, PKS, XCHG, B, AccT>(body, j, stride, obody, op);
+    for (; j < units; j += stride)
+        packed_units<W, PER, PKS, XCHG, 1, AccT>(body, j, stride, obody, op);
+}
+
 }  // namespace prim
 
-template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS>
+template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS, int PER, int PKS,
+          int XCHG>
 __global__ void __launch_bounds__(BLOCK)
-axis_rows_packed(const InT* __restrict__ in, long long outer, long long R, OutT* __restrict__ out) {
-    constexpr int K = prim::Pack16<InT>::N;
+axis_rows_packed(const InT* __restrict__ in, long long outer, OutT* __restrict__ out) {
+    constexpr int K = prim::Pack16<InT>::N, R = K / PER, M = PKS * PER;
+    constexpr int TB = M * static_cast<int>(sizeof(OutT));  // bytes of a unit's results
+    static_assert(PER >= 2 && R >= 2 && R * PER == K, "axis_rows_packed: 2 <= R < K, R | K");
+    static_assert((PKS == 1 || PKS == 2 || PKS == 4) && (XCHG == 0 || XCHG == 1),
+                  "axis_rows_packed: 1, 2 or 4 packets per thread");
     const Op op;
-    const long long n = outer * R, per = K / R;  // rows per packet
-    const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    const long long n = outer * R;
     const long long head = prim::aligned_head(in, n);
     // rows wholly before the first boundary (all of them when the boundary splits a row)
     const long long head_rows = head % R == 0 ? head / R : outer;
     const long long npk = head % R == 0 ? (n - head) / K : 0;
+    const long long span = XCHG ? prim::WARP * PKS : PKS;  // packets per unit (thread or warp)
+    const long long units = npk / span;
     const InT* body = in + head;
     OutT* const obody = out + head_rows;
-    long long j = tid;
-    for (; j + (VECS - 1) * nthreads < npk; j += VECS * nthreads) {
-        prim::Pack16<InT> p[VECS];
-#pragma unroll
-        for (int u = 0; u < VECS; ++u) p[u] = prim::load_pack16(body + (j + u * nthreads) * K);
-#pragma unroll
-        for (int u = 0; u < VECS; ++u)
-            prim::store_packed_rows<InT, AccT>(p[u], R, obody + (j + u * nthreads) * per, op);
-    }
-    for (; j < npk; j += nthreads)
-        prim::store_packed_rows<InT, AccT>(prim::load_pack16(body + j * K), R, obody + j * per, op);
-    const long long first_tail = head_rows + npk * per;
-    for (long long r = tid; r < outer; r += nthreads) {
-        if (r >= head_rows && r < first_tail) continue;
+    const prim::uptr a = reinterpret_cast<prim::uptr>(obody);  // grid-uniform store width
+    if (a % 16 == 0)
+        prim::packed_walk<prim::packed_store_width(TB, 16), PER, PKS, XCHG, VECS, AccT>(
+            body, units, obody, op);
+    else if (a % 8 == 0)
+        prim::packed_walk<prim::packed_store_width(TB, 8), PER, PKS, XCHG, VECS, AccT>(
+            body, units, obody, op);
+    else if (a % 4 == 0)
+        prim::packed_walk<prim::packed_store_width(TB, 4), PER, PKS, XCHG, VECS, AccT>(
+            body, units, obody, op);
+    else
+        prim::packed_walk<0, PER, PKS, XCHG, VECS, AccT>(body, units, obody, op);
+    // the head rows and the rows after the last whole unit, one per thread
+    const long long first_tail = head_rows + units * span * PER;
+    const long long rest = head_rows + (outer - first_tail);
+    const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    for (long long i = tid; i < rest; i += nthreads) {
+        const long long r = i < head_rows ? i : first_tail + (i - head_rows);
         AccT acc = Op::identity();
-        for (long long k = 0; k < R; ++k) acc = op(acc, prim::to_acc<AccT>(in[r * R + k]));
+#pragma unroll
+        for (int k = 0; k < R; ++k) acc = op(acc, prim::to_acc<AccT>(in[r * R + k]));
         out[r] = static_cast<OutT>(acc);
     }
 }

@@ -118,23 +118,56 @@ def kernel_name(kind, kin, kacc, kout, op, pol):
     return f"{kind}<{i}, {a}, {_OP_TEMPLATE[op]}<{a}>, {o}, {pol.block}, {pol.vectors}>"
 
 
-_KINDS = ("axis_rows_packed", "axis_rows", "axis_slab", "axis_cols")
+def packed_rows(dt):
+    """The row lengths R that axis_rows_packed takes for elements of ``dt``: several whole rows
+    per 16-byte packet (R * itemsize of 2, 4 or 8 bytes, R >= 2)."""
+    return tuple(r for r in (2, 4, 8) if r * dt.itemsize < 16)
+
+
+def packed_layout(kin, kout, R, pol):
+    """``(per, packets, exchange)`` of axis_rows_packed over rows of ``R`` elements of ``kin``
+    into ``kout``: rows per 16-byte packet; consecutive packets per thread (the policy's
+    ``packed_packets``, or where 0 the fewest of 1, 2, 4 whose results fill a 16-byte store); and
+    whether a warp loads its packets coalesced and exchanges the results by shuffles (only with
+    several packets per thread)."""
+    per = 16 // kin.itemsize // R
+    if pol.packed_packets not in (0, 1, 2, 4):
+        raise ValueError(f"reduction 'axis' policy: packed_packets is 0, 1, 2 or 4, not "
+                         f"{pol.packed_packets}")
+    packets = pol.packed_packets or next(
+        (p for p in (1, 2, 4) if p * per * kout.itemsize >= 16), 4)
+    return per, packets, int(bool(pol.packed_exchange) and packets > 1)
+
+
+def packed_name(kin, kacc, kout, op, R, pol):
+    per, packets, exchange = packed_layout(kin, kout, R, pol)
+    return kernel_name("axis_rows_packed", kin, kacc, kout, op, pol)[:-1] + (
+        f", {per}, {packets}, {exchange}>")
+
+
+_KINDS = ("axis_rows", "axis_slab", "axis_cols")
 
 
 def names(key, pol):
     """The instantiations of the module ``key`` = (op, accumulator dtype): one module per
     accumulator keeps each small (a call compiles only its own)."""
     op, acc = key
-    return [kernel_name(kind, *t, op, pol) for t in _triples(op) if t[1] == acc
-            for kind in _KINDS]
+    out = []
+    for t in _triples(op):
+        if t[1] == acc:
+            out += [packed_name(*t, op, R, pol) for R in packed_rows(t[0])]
+            out += [kernel_name(kind, *t, op, pol) for kind in _KINDS]
+    return out
 
 
 MODULE_KEYS = tuple(dict.fromkeys((op, t[1]) for op in AXIS_OPS for t in _triples(op)))
 _MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODULE_KEYS, lambda key: "axis")
 
 
-def _kernel(kind, kin, kacc, kout, op, pol):
-    return _MODULES.kernel((op, kacc), kernel_name(kind, kin, kacc, kout, op, pol), pol)
+def _kernel(kind, kin, kacc, kout, op, pol, R=None):
+    name = (packed_name(kin, kacc, kout, op, R, pol) if kind == "axis_rows_packed" else
+            kernel_name(kind, kin, kacc, kout, op, pol))
+    return _MODULES.kernel((op, kacc), name, pol)
 
 
 def _coalesce(dims):
@@ -227,11 +260,13 @@ class AxisPlan(_plans.Plan):
         chunk = _launch.cdiv(R, splits)
         splits = _launch.cdiv(R, chunk)
         k_out = out_dt if splits == 1 else rt.kacc
-        k = _kernel(kind, in_dt, rt.kacc, k_out, op, pol)
+        k = _kernel(kind, in_dt, rt.kacc, k_out, op, pol, R)
         slot, i64 = _plans.Launch.SLOT, _launch.i64
         if kind == "axis_rows_packed":
-            grid = _launch.cover_grid(_launch.cdiv(outer * R, K), block, kernel=k, per_sm=per_sm)
-            args = (slot, i64(outer), i64(R), slot)
+            packets = packed_layout(in_dt, k_out, R, pol)[1]
+            grid = _launch.cover_grid(_launch.cdiv(outer * R, K), block, packets, kernel=k,
+                                      per_sm=per_sm)
+            args = (slot, i64(outer), slot)
         elif kind == "axis_rows":
             g = min(32, _pow2_at_least(_launch.cdiv(R, K)))
             grid = _launch.cover_grid(outer * g, block, kernel=k, per_sm=per_sm)

@@ -53,6 +53,14 @@ class AxisPolicy:
     # per row (axis_slab) however many rows there are, rather than a warp per row: the resident
     # warps then read a few rows at a time, not one each (0: never)
     slab_min_packets: int = 0
+    # short rows, several per 16-byte packet (axis_rows_packed): consecutive packets per thread,
+    # 1, 2 or 4 (0: the fewest whose results make a 16-byte store, at most 4: 2 for rows of 2
+    # float32)
+    packed_packets: int = 0
+    # with several packets per thread: 1 = a warp loads its packets coalesced (lane l: packets
+    # l, l + 32, ...) and the lanes exchange their results by shuffles; 0 = each thread loads
+    # its own packets, adjacent 16-byte loads
+    packed_exchange: int = 0
 
 
 TABLE = _policy.register("reduction", {
