@@ -27,11 +27,15 @@ from tools.figures.numpy_api import cases, same
 #: (family, selector) -> (the cases' name prefix, the policies tried: fields to replace)
 GRIDS = {
     # (block, vectors and blocks_per_sm alone were swept at 2769b80: no gain; now whether long
-    # rows read a block per row do better than a warp per row)
+    # rows read a block per row do better than a warp per row, and the layout of short rows
+    # packed several per 16-byte load: packets per thread, adjacent loads or a warp's coalesced
+    # loads with a shuffle exchange)
     ("reduction", "axis"): ("sum(axis", [
         {}, {"slab_min_packets": 256}, {"slab_min_packets": 1024},
         {"slab_min_packets": 256, "blocks_per_sm": 4},
         {"slab_min_packets": 256, "block": 512, "blocks_per_sm": 4},
+        {"packed_packets": 1}, {"packed_packets": 2}, {"packed_packets": 4},
+        {"packed_packets": 2, "packed_exchange": 1}, {"packed_packets": 4, "packed_exchange": 1},
     ]),
     ("scan", "axis"): ("cumsum(axis", [
         {}, {"unroll": 8}, {"split_per_sm": 1024}, {"unroll": 8, "split_per_sm": 1024},
