@@ -1,6 +1,7 @@
 """Scans along an axis of an N-D array (kernels/scan/axis.cu through primitives/scan/_axis.py):
 every axis of C-, F-ordered and strided arrays against NumPy's accumulate, inclusive and
-exclusive, the row and column kernels, their split paths, wraparound and NaN."""
+exclusive, the row and column kernels, their split paths (the rows' chunk totals, the columns'
+single-pass look-back and its protocol on hand-made states), wraparound and NaN."""
 
 import numpy as np
 import pytest
@@ -9,9 +10,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives._core import backend as _backend, plans as _plans
+from primitives._core import backend as _backend, loader as _loader, lookback as _lookback
+from primitives._core import plans as _plans
 from primitives.scan import _axis
 from primitives.testing import harness as H
+from primitives.testing.harness import to_host
 
 UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
 REAL = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
@@ -128,8 +131,9 @@ def plan_of(shape, axis, dtype, op="sum"):
                          ids=str)
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.uint64], ids=lambda d: np.dtype(d).name)
 def test_split_path(shape, axis, dtype, schedule, rng):
-    """Few long lines split into chunks (a chunk-total pass and the scan seeded by the earlier
-    chunks' totals): small chunks on the emulator through a tuning override."""
+    """Few long lines split into chunks (rows: a chunk-total pass and the scan seeded by the
+    earlier chunks' totals; columns: the single-pass look-back over tiles of rows): small chunks
+    on the emulator through a tuning override."""
     x = values(rng, shape, dtype)
     with prim.tuning.override("scan", selector="axis", split_per_sm=4096, min_chunk=64):
         assert plan_of(shape, axis, dtype).chunks > 1
@@ -138,6 +142,207 @@ def test_split_path(shape, axis, dtype, schedule, rng):
                 H.assert_same(scan(x, op, axis, exclusive), reference(x, op, axis, exclusive))
     with prim.tuning.override("scan", selector="axis", split_per_sm=0):
         assert plan_of(shape, axis, dtype).chunks == 1  # no thread target: no split
+
+
+# ---- the single-pass column scan (axis_cols_lookback) --------------------------------------------
+
+def column_plan(shape, axis, dtype, op="sum"):
+    p = plan_of(shape, axis, dtype, op)
+    assert p.state is not None and p.chunks > 1, "expected the single-pass column scan"
+    return p
+
+
+@pytest.mark.parametrize("shape,axis,tile_bytes", [
+    ((300, 8), 0, 64),  # 2 or 4 groups: many chunks of a group in one tile (strided scan)
+    ((257, 5), 0, 16),  # 5 scalar columns (G does not divide the tile), chunks across tiles
+    ((3, 41, 7), 1, 64),  # outer > 1, scalar columns, a short last chunk
+    ((45, 96), 0, 64),  # 24 groups of 4 int32 (G < BLOCK), 48 of 2 float64 (G > BLOCK)
+    ((70, 160), 0, 16),  # G = 40 or 80 > BLOCK: a unit per group per tile, tiles across chunks
+    ((33, 2, 64), 0, 64),  # G = 32 == BLOCK for int32; a last chunk of one row
+    ((19, 300), 0, 16),  # G = 75 or 150, one row per tile for int32
+    ((2, 37, 130), 1, 64),  # 130 % 4 != 0: scalar columns, G = 260, a short last chunk
+], ids=str)
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.uint64], ids=lambda d: np.dtype(d).name)
+def test_single_pass_columns(shape, axis, tile_bytes, dtype, schedule, rng):
+    """Many chunks per column (tiles of 32 threads of a few rows), groups fewer or more than a
+    tile's threads (the strided block scan, a unit per group per tile), columns that do not fill
+    16-byte vectors, short last chunks, every op, inclusive and exclusive; in index order and with
+    the threads permuted between barriers."""
+    x = values(rng, shape, dtype)
+    with prim.tuning.override("scan", selector="axis", block=32, tile_bytes=tile_bytes,
+                              split_per_sm=4096):
+        column_plan(shape, axis, dtype)
+        for op in ("sum", "min", "max", "prod"):
+            y = np.where(rng.random(shape) < 0.9, 1, x).astype(dtype) if op == "prod" else x
+            for exclusive in (False, True):
+                H.assert_same(scan(y, op, axis, exclusive), reference(y, op, axis, exclusive))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float16, np.int8, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+def test_single_pass_columns_other_dtypes(dtype, rng):
+    """Complex (scalar columns; sums as float pairs, products direct) and the converted narrow
+    dtypes through the single-pass column scan."""
+    shape = (150, 6)
+    x = values(rng, shape, np.int8)
+    if np.dtype(dtype).kind == "c":
+        x = (x + 1j * values(rng, shape, np.int8)).astype(dtype)
+    else:
+        x = (x % 2).astype(dtype) if dtype == np.bool_ else x.astype(dtype)
+    with prim.tuning.override("scan", selector="axis", block=32, tile_bytes=16, split_per_sm=4096):
+        for exclusive in (False, True):
+            H.assert_same(scan(x, "sum", 0, exclusive), reference(x, "sum", 0, exclusive))
+        units = [1, -1, 1j, -1j] if np.dtype(dtype).kind == "c" else [1, 1, 1, -1, 0]
+        small = rng.choice(units, shape)  # products of these are exact in every dtype
+        small = (small != 0) if dtype == np.bool_ else small.astype(dtype)
+        H.assert_same(prim.cumprod(small, axis=0), np.cumprod(small, axis=0))
+        if np.dtype(dtype).kind != "c":
+            for op in ("min", "max"):
+                H.assert_same(scan(x, op, 0, True), reference(x, op, 0, True))
+
+
+def test_single_pass_columns_by_default(rng):
+    """Few columns take the single-pass scan under the policy in force; many do not."""
+    pol = prim.tuning.policy("scan", "axis")
+    sms = _backend.get_backend().device_info().sm_count
+    few = max(1, pol.split_per_sm * sms // 4 - 1)  # groups of 4 int32 columns, under the target
+    x = values(rng, (3 * pol.tile_rows(np.dtype(np.int32), 4) + 1, 4 * few), np.int32)
+    assert column_plan(x.shape, 0, np.int32).chunks == 4
+    H.assert_same(prim.cumsum(x, axis=0), np.cumsum(x, axis=0))
+    assert plan_of((40, 4 * pol.split_per_sm * sms), 0, np.int32).state is None
+
+
+def test_single_pass_epochs(rng):
+    """Repeated calls take a new epoch each (the status words are never cleared); at the epoch
+    limit the words are cleared and the epochs start again."""
+    x = values(rng, (100, 12), np.int64)
+    want = np.cumsum(x, axis=0)
+    with prim.tuning.override("scan", selector="axis", block=32, tile_bytes=16, split_per_sm=4096):
+        plan = column_plan(x.shape, 0, np.int64)
+        for _ in range(3):
+            H.assert_same(prim.cumsum(x, axis=0), want)
+        assert plan.epoch >= 3
+        plan.epoch = _lookback.EPOCH_LIMIT - 2
+        for _ in range(3):
+            H.assert_same(prim.cumsum(x, axis=0), want)
+        assert 1 <= plan.epoch <= 3
+        assert int(to_host(plan.counter)[0]) == 0  # the last tile left the counter at 0
+
+
+# the look-back walk (cols_lookback) on hand-made column states: predecessors that published
+# only aggregates, a path that blocks running in index order (the emulator) never take
+PROBE = r"""
+#include "scan/axis.cu"
+// PEEK: the nearest status read first, as axis_cols_lookback does for G >= BLOCK
+template <int V, bool PEEK>
+__global__ void cols_lookback_probe(unsigned char* state, long long units, unsigned epoch,
+                                    long long u, long long G, long long tile_units,
+                                    long long* out) {
+    typedef prim::Sum<long long> Op;
+    const prim::axis::ColStatus<long long, V> st(state, units, epoch);
+    long long prefix[V];
+    for (int k = 0; k < V; ++k) prefix[k] = Op::identity();
+    const unsigned kind = PEEK ? st.load(u - G, prefix) : 0u;
+    prim::axis::cols_lookback<long long, Op, V>(st, u - G, G, tile_units, kind, prefix, Op());
+    for (int k = 0; k < V; ++k) out[k] = prefix[k];
+}
+"""
+
+
+def _probe_kernel(name):
+    backend = _backend.get_backend()
+    if backend.is_cuda:
+        import cupy
+
+        mod = cupy.RawModule(code=PROBE, options=_loader.nvrtc_options(), name_expressions=[name])
+        return mod.get_function(name)
+    from primitives._core import emulator as _emulator
+
+    mod = _emulator.compile_module(PROBE, [name], include_dirs=[str(_loader.kernels_root())],
+                                   cache_key=_loader.tree_hash())
+    return mod.get_function(name)
+
+
+def _column_state(agg, kinds, G, B, epoch):
+    """ColStatus<long long, V> state of units with aggregates ``agg`` ((units, V)) in tiles of
+    ``B`` units: each group's last unit in a tile has status ``kinds[u]`` (1: its op-sum over the
+    group's units of its tile up to it, 2: its inclusive prefix); every other word is of an older
+    epoch. Values never to be read are garbage."""
+    units, v = agg.shape
+    row = -(-v * 8 // 16) * 16 // 8  # int64s per 16-byte-aligned row
+    status = np.full(-(-units // 4) * 4, ((epoch - 1) << 2) | 2, np.uint32)
+    aggs = np.full((units, row), 0x5A5A5A5A, np.int64)
+    incs = np.full((units, row), 0x5A5A5A5A, np.int64)
+    for u in range(units):
+        if u % B + G < B or u + G >= units:
+            continue  # not a group's last unit in its tile, or the line's last chunk
+        tile_first = u - G * ((u % B) // G)
+        status[u] = (epoch << 2) | kinds[u]
+        aggs[u, :v] = agg[tile_first:u + 1:G].sum(axis=0)
+        incs[u, :v] = agg[u % G:u + 1:G].sum(axis=0)
+    state = np.concatenate([status.view(np.uint8), aggs.view(np.uint8).ravel(),
+                            incs.view(np.uint8).ravel()])
+    assert state.nbytes == _axis.state_bytes(units, v, np.dtype(np.int64))
+    return state
+
+
+@pytest.mark.parametrize("peek", [False, True], ids=["", "peek"])
+@pytest.mark.parametrize("v", [1, 2])
+@pytest.mark.parametrize("G,B", [(1, 8), (3, 8), (5, 8), (8, 8), (11, 8), (40, 8)], ids=str)
+@pytest.mark.parametrize("pattern", ["all_aggregate", "inclusive_first", "mixed"])
+def test_cols_lookback(G, B, pattern, v, peek, rng):
+    """A unit's exclusive prefix from the statuses of its group's earlier tiles: aggregates
+    only (back to the tile holding chunk 0, which publishes its inclusive prefix), an inclusive
+    prefix in the nearest tile, or a mix; groups fewer than, as many as and more than a tile's
+    units, 16-byte rows of one and two values; the walk from nothing read, or from the nearest
+    status already read and folded (the kernel's first read for G >= BLOCK)."""
+    xp = _backend.get_backend().xp
+    epoch, chunks = 7, 30
+    units = chunks * G
+    agg = rng.integers(-1000, 1000, (units, v)).astype(np.int64)
+    kinds = np.ones(units, np.uint32)
+    kinds[:G] = 2  # chunk 0 is always an inclusive prefix; a tile's group that starts there too
+    for u in range(units):
+        if u - G * ((u % B) // G) < G:
+            kinds[u] = 2
+    if pattern == "mixed":
+        kinds[rng.random(units) < 0.3] = 2
+    name = f"cols_lookback_probe<{v}, {'true' if peek else 'false'}>"
+    k = _probe_kernel(name)
+    lookers = [u for u in range(G, units) if u % B < G]  # a group's first unit in its tile
+    for u in sorted(set(lookers[:8] + lookers[-8:] + list(rng.choice(lookers, 8)))):
+        if pattern == "inclusive_first":
+            kinds = np.ones(units, np.uint32)
+            kinds[u - G] = 2
+            for w in range(units):
+                if w - G * ((w % B) // G) < G:
+                    kinds[w] = 2
+        state = xp.asarray(_column_state(agg, kinds, G, B, epoch))
+        out = xp.zeros(v, np.int64)
+        k((1,), (1,), (state, np.int64(units), np.uint32(epoch), np.int64(u), np.int64(G),
+                       np.int64(B), out))
+        want = agg[u % G:u:G].sum(axis=0)
+        np.testing.assert_array_equal(to_host(out), want, err_msg=f"unit {u}")
+
+
+@pytest.mark.gpu
+def test_device_columns_past_2_31(on_gpu):
+    """On the GPU: cumsum(axis=0) of a (2^15 + 3, 2^16) int32 array (more than 2^31 elements,
+    the single-pass column scan) against cupy.cumsum on slices of columns."""
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+
+    x = cupy.random.default_rng(1).integers(-100, 100, ((1 << 15) + 3, 1 << 16), dtype=np.int32)
+    assert x.size > 2 ** 31
+    assert column_plan(x.shape, 0, np.int32).chunks > 1
+    got = prim.cumsum(x, axis=0)
+    for lo in (0, 12345, (1 << 16) - 8):
+        assert cupy.array_equal(got[:, lo:lo + 8], cupy.cumsum(x[:, lo:lo + 8], axis=0))
+    del got
+    ex = prim.exclusive_scan(x, "max", axis=0)
+    want = cupy.maximum.accumulate(x[:, -8:], axis=0)
+    assert cupy.array_equal(ex[1:, -8:], want[:-1])
 
 
 @pytest.mark.parametrize("shape,axis", [((3, 40), 1), ((2, 5, 33), 2), ((4, 64), -1)], ids=str)

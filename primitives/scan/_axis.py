@@ -3,18 +3,23 @@
 The array is viewed as ``(outer, L, inner)`` (C order), the scanned axis of length ``L``:
 
 - ``inner == 1`` (the scanned axis is the contiguous one): a warp per row walks it in tiles with
-  16-byte vector loads, carrying the running total (several rows per block);
+  16-byte vector loads, carrying the running total (several rows per block); when the rows give
+  too few threads to fill the device (few, long rows), each row is split into chunks over more
+  warps: a pass writes every chunk's total and the scan pass seeds each chunk with the totals of
+  the chunks before it;
 - ``inner > 1``: a thread per ``V`` consecutive inner positions (16-byte vectors where ``inner``
-  allows) walks down the column carrying its running values.
+  allows) walks down the column carrying its running values; when those give too few threads,
+  the columns are cut into tiles of a few rows (the policy's ``tile_bytes`` per thread) scanned
+  in one pass with a decoupled look-back per column down the tiles (each element read once).
 
-When those lines give too few threads to fill the device (few, long lines), each line is split
-into chunks over more threads: a pass writes every chunk's total and the scan pass seeds each
-chunk with the totals of the chunks before it. Contiguous lines at least the policy's
-``segmented_min_len`` long (0, off, by default: see the policy) are instead the segments of one
-segmented look-back scan (``kernels/scan/segmented.cu``, offsets every ``L`` elements): one read
-and one write of the array, with no chunk-total pass. The kernels are ``kernels/scan/axis.cu``;
-their tuning is the ``"axis"`` selector of the ``"scan"`` family of :mod:`primitives.tuning`. One
-:class:`AxisPlan` per configuration lives in :data:`~primitives._core.plans.PLANS`.
+Contiguous lines at least the policy's ``segmented_min_len`` long (0, off, by default: see the
+policy) are instead the segments of one segmented look-back scan (``kernels/scan/segmented.cu``,
+offsets every ``L`` elements): one read and one write of the array, with no chunk-total pass.
+The kernels are ``kernels/scan/axis.cu``; their tuning is the ``"axis"`` selector of the
+``"scan"`` family of :mod:`primitives.tuning`. One :class:`AxisPlan` per configuration lives in
+:data:`~primitives._core.plans.PLANS` (with the single-pass scan's tile counter and look-back
+state, made once: each launch marks the state with a new epoch, see ``kernels/common/
+lookback.cuh``).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
-from .._core import plans as _plans
+from .._core import lookback as _lookback, plans as _plans
 from . import _policy
 
 __all__ = ["SOURCE", "combos", "AxisPlan", "axis_plan", "layout", "scan"]
@@ -83,20 +88,22 @@ def cols_scan_name(combo, v, exclusive, pol):
             f"{pol.unroll}, {ex}>")
 
 
-def cols_total_name(combo, v, pol):
-    i, a, _, op = combo
+def cols_lookback_name(combo, v, exclusive, pol):
+    i, a, o, op = combo
     a_c = _ctype(a)
-    return f"axis_cols_total<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {v}, {pol.unroll}>"
+    ex = "true" if exclusive else "false"
+    return (f"axis_cols_lookback<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, "
+            f"{v}, {pol.block}, {pol.tile_rows(i, v)}, {pol.tile_blocks_per_sm}, {ex}>")
 
 
 def names(combo, pol):
-    """The name expressions of one combination's module: rows and columns (vector and scalar
-    widths), totals and scans, inclusive and exclusive."""
+    """The name expressions of one combination's module: rows (totals, scans) and columns
+    (unsplit and single-pass scans, vector and scalar widths), inclusive and exclusive."""
     vs = tuple(dict.fromkeys((_vec(combo[0]), 1)))
     out = [rows_total_name(combo, pol)]
     out += [rows_scan_name(combo, ex, pol) for ex in (False, True)]
-    out += [cols_total_name(combo, v, pol) for v in vs]
     out += [cols_scan_name(combo, v, ex, pol) for v in vs for ex in (False, True)]
+    out += [cols_lookback_name(combo, v, ex, pol) for v in vs for ex in (False, True)]
     return out
 
 
@@ -128,6 +135,29 @@ def split(lines_threads, L, pol, sm_count, granule=1):
     return _launch.cdiv(L, chunk_len), chunk_len
 
 
+def split_columns(groups, L, pol, sm_count, rows):
+    """Whether ``groups`` column groups (threads when unsplit) of lines of length ``L`` take the
+    single-pass scan over tiles of ``rows`` rows: fewer than ``pol.split_per_sm`` threads per SM,
+    and lines longer than one tile."""
+    return groups < pol.split_per_sm * sm_count and L > rows
+
+
+def state_bytes(units, v, acc_dt):
+    """Bytes of ``ColStatus<AccT, V>`` state of ``units`` units (``kernels/scan/axis.cu``): a
+    status word per unit (rounded up to 16 bytes), then two 16-byte-aligned rows of ``v``
+    accumulators per unit (aggregates, inclusive prefixes)."""
+    row = _launch.cdiv(v * acc_dt.itemsize, 16) * 16
+    return _launch.cdiv(4 * units, 16) * 16 + 2 * units * row
+
+
+def _zeros16(xp, nbytes):
+    """``nbytes`` zero bytes of ``xp`` starting 16-byte aligned."""
+    buf = xp.zeros(nbytes + 16, dtype=np.uint8)
+    addr = buf.data.ptr if hasattr(buf.data, "ptr") else buf.ctypes.data
+    off = -addr % 16
+    return buf[off:off + nbytes]
+
+
 def by_segments(combo, L, inner, pol):
     """Whether lines of ``combo`` (contiguous when ``inner`` is 1) of length ``L`` are scanned as
     the segments of the segmented look-back scan (the ops and dtypes it has, rows at least
@@ -149,7 +179,7 @@ class AxisPlan(_plans.Plan):
         sms = backend.device_info().sm_count
         i64 = _launch.i64
         slot = _plans.Launch.SLOT
-        self.segments = None
+        self.segments = self.state = None
         if by_segments(combo, L, inner, pol):  # long rows: one pass over every row at once
             from ..segmented import _plans as _seg
 
@@ -178,26 +208,37 @@ class AxisPlan(_plans.Plan):
                                            pol.block, args=(slot, self.totals) + dims)
         else:
             v = _vec(in_dt) if inner % _vec(in_dt) == 0 else 1
-            self.chunks, self.chunk_len = split(outer * (inner // v), L, pol, sms)
-            threads = outer * self.chunks * (inner // v)
-            self.totals = xp.empty(outer * self.chunks * inner if self.chunks > 1 else 1,
-                                   dtype=acc_dt)
-            scan = kernel(combo, cols_scan_name(combo, v, exclusive, pol), pol)
-            dims = (i64(outer), i64(L), i64(inner), i64(self.chunks), i64(self.chunk_len))
-            grid = _launch.cover_grid(threads, pol.block, kernel=scan)
-            self.scan = _plans.Launch(scan, grid, pol.block,
-                                      args=(slot, slot) + dims + (self.totals,))
+            groups = outer * (inner // v)
+            rows = pol.tile_rows(in_dt, v)
+            dims = (i64(outer), i64(L), i64(inner))
             self.total = None
-            if self.chunks > 1:
-                tk = kernel(combo, cols_total_name(combo, v, pol), pol)
-                self.total = _plans.Launch(tk, _launch.cover_grid(threads, pol.block, kernel=tk),
-                                           pol.block, args=(slot, self.totals) + dims)
+            self.totals = None
+            if split_columns(groups, L, pol, sms, rows):  # one pass over tiles of rows
+                self.chunks, self.chunk_len = _launch.cdiv(L, rows), rows
+                units = self.chunks * groups
+                scan = kernel(combo, cols_lookback_name(combo, v, exclusive, pol), pol)
+                self.counter = xp.zeros(1, dtype=np.uint32)
+                self.state = _zeros16(xp, state_bytes(units, v, acc_dt))
+                self.epoch = 0
+                self.scan = _plans.Launch(scan, _launch.cdiv(units, pol.block), pol.block,
+                                          args=(slot, slot) + dims +
+                                          (self.counter, self.state, slot))
+                self.nbytes = _plans.scratch_bytes(self.counter, self.state)
+                return
+            self.chunks, self.chunk_len = 1, L
+            scan = kernel(combo, cols_scan_name(combo, v, exclusive, pol), pol)
+            grid = _launch.cover_grid(groups, pol.block, kernel=scan)
+            self.scan = _plans.Launch(scan, grid, pol.block, args=(slot, slot) + dims)
         self.nbytes = _plans.scratch_bytes(self.totals)
 
     def __call__(self, x):
         if self.segments is not None:
             return self.segments(x.reshape(-1), None, self.offsets)
         out = self.empty(self.size, dtype=self.out_dt)
+        if self.state is not None:  # the single-pass column scan: a new epoch per launch
+            self.epoch = _lookback.advance_epoch(self.epoch, self.state)
+            self.scan(x, out, np.uint32(self.epoch))
+            return out
         if self.total is not None:
             self.total(x)
         self.scan(x, out)

@@ -4,7 +4,8 @@ Times the axis cases of the NumPy-API figures (:mod:`tools.figures.numpy_api`: s
 axis of C- and F-ordered matrices, short and long rows; cumsum along both axes) under each policy
 of a small grid, through ``primitives.tuning.override``: the reductions' ``"axis"`` policy
 (block, 16-byte loads in flight, blocks per SM, the row length from which a block reduces each
-row) and the scans' (column unroll, split threshold).
+row) and the scans' (the single-pass column scan's bytes per thread per tile and the blocks per SM
+its registers are bounded for, the block size).
 Each case's data is made once and every policy times the same arrays (interleaved medians). The
 policy with the least geometric-mean time over its cases is reported, and with ``--best FILE``
 written as ``family:selector:field=value`` lines (the fields that differ from the policy in
@@ -37,9 +38,13 @@ GRIDS = {
         {"packed_packets": 1}, {"packed_packets": 2}, {"packed_packets": 4},
         {"packed_packets": 2, "packed_exchange": 1}, {"packed_packets": 4, "packed_exchange": 1},
     ]),
+    # (unroll and split_per_sm were swept at 2769b80: no gain; unroll is now only the unsplit
+    # columns'. Now the single-pass column scan's tile: bytes per thread (rows of 16-byte
+    # vectors: 128 = 8, 256 = 16, 512 = 32) and the resident blocks its registers are bounded for)
     ("scan", "axis"): ("cumsum(axis", [
-        {}, {"unroll": 8}, {"split_per_sm": 1024}, {"unroll": 8, "split_per_sm": 1024},
-        {"unroll": 16, "split_per_sm": 256},
+        {}, {"tile_bytes": 128}, {"tile_bytes": 128, "tile_blocks_per_sm": 3},
+        {"tile_blocks_per_sm": 1}, {"tile_bytes": 512, "tile_blocks_per_sm": 1},
+        {"block": 128, "tile_blocks_per_sm": 4},
     ]),
 }
 REPS = {"rounds": 3, "warmup": 3, "repeat": 10}
