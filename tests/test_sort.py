@@ -625,6 +625,25 @@ def test_partition_of_a_small_array_files_the_block_plan(backend, rng):
             H.assert_same(func(xp.asarray(hy), 5), oracle(hy, kind="stable"))
 
 
+def test_block_sort_takes_the_smallest_tile_that_holds_the_keys(backend, rng):
+    """Inputs up to the small block's capacity go to the small tile, longer ones to the large
+    one; both sort every key width, at and around the boundary."""
+    pol = prim.tuning.policy("sort", "block")
+    xp = backend.xp
+    for dt in (np.float32, np.uint64):
+        kb = np.dtype(dt).itemsize
+        tiles = pol.tiles(kb)
+        assert len(tiles) == 2 and tiles[0][0] * tiles[0][1] < tiles[1][0] * tiles[1][1]
+        small = tiles[0][0] * tiles[0][1]
+        for n, tile in ((1, tiles[0]), (small, tiles[0]), (small + 1, tiles[1])):
+            hx = make_keys(rng, n, dt, dups=True)
+            x = xp.asarray(hx)
+            H.assert_same(prim.sort(x, variant="block"), np.sort(hx, kind="stable"))
+            H.assert_same(prim.argsort(x, variant="block"), np.argsort(hx, kind="stable"))
+            plan = _plans.PLANS.find(_plans.call_key("sort", (x,), (False, "block")))
+            assert plan.tile == tile
+
+
 def test_error_block_above_its_capacity():
     for dt in (np.uint8, np.float32, np.int64):
         dt = np.dtype(dt)

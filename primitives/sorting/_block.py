@@ -41,11 +41,12 @@ class BlockSortPlan(_plans.Plan):
         self.stand_k = _launch.stand_in(be, self.kdt)
         self.stand_v = _launch.stand_in(be, U[vb] if vb else np.dtype(np.uint32))
         flags = (IOTA if job.iota else 0) | (0 if job.want_keys else KEYS_DISCARD)
-        kernel = _kernels.kernel(_kernels.BLOCK, _kernels.block_name(kb, vb, pol))
-        smem = _kernels.tile_smem(pol.block, pol.items(kb), kb + 2, 8)  # keys, 16-bit positions
+        tile = self.tile = pol.tile(kb, n)  # the smallest block that holds the n keys
+        kernel = _kernels.kernel(_kernels.BLOCK, _kernels.block_name(kb, vb, tile))
+        smem = _kernels.tile_smem(tile[0], tile[1], kb + 2, 8)  # keys, 16-bit positions
         slot = _plans.Launch.SLOT
         self.launch = _plans.Launch(
-            kernel, 1, pol.block, smem,
+            kernel, 1, tile[0], smem,
             args=(slot, slot, slot, slot, _launch.i64(n), *job.common(), i32(job.begin),
                   i32(job.end), i32(flags)))
 

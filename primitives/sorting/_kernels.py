@@ -55,11 +55,11 @@ def segmented_names(kb, vb, pol):
             f"segsort_block<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}>")
 
 
-def block_name(kb, vb, pol):
+def block_name(kb, vb, tile):
     """The one-block sort of keys of ``kb`` bytes (with ``vb``-byte values, or the index as
-    8-byte values: argsort)."""
+    8-byte values: argsort) in a ``tile`` of (block, items)."""
     vt, has = vc(vb)
-    return f"block_sort<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items(kb)}>"
+    return f"block_sort<{C[kb]}, {vt}, {has}, {tile[0]}, {tile[1]}>"
 
 
 def tile_smem(block, items, kv, bits):
@@ -85,7 +85,8 @@ def _table_names():
     split += [split_names(k, v)[1] for k in (4, 8) for v in VCFGS]
     segmented = [name for p in seg for k in (4, 8) for v in VCFGS
                  for name in segmented_names(k, v, p)]
-    block = [block_name(k, v, p) for p in policies("block") for k in (4, 8) for v in VCFGS]
+    block = [block_name(k, v, t) for p in policies("block") for k in (4, 8) for t in p.tiles(k)
+             for v in VCFGS]
     return {ONESWEEP: onesweep, CLASSIC: classic, SPLIT: split, SEGMENTED: segmented,
             BLOCK: block}
 

@@ -62,6 +62,10 @@ class BlockPolicy:
     items_8: int  # keys per thread for 8-byte keys
     auto_4: int  # the largest n that variant="auto" sorts with "block", 4-byte keys
     auto_8: int  # the same for 8-byte keys
+    # a smaller block for the smallest inputs (0: none): the kernel ranks every slot of its tile
+    # in every digit pass, padding included, so few keys sort sooner in a small tile
+    small_block: int = 0
+    small_items: int = 0  # keys per thread of the small block, for keys of either width
 
     def items(self, kb):
         """Keys per thread for keys of ``kb`` bytes."""
@@ -74,6 +78,19 @@ class BlockPolicy:
     def auto_max(self, kb):
         """The largest n of keys of ``kb`` bytes that ``auto`` sends to the block sort."""
         return min(self.auto_4 if kb == 4 else self.auto_8, self.capacity(kb))
+
+    def tiles(self, kb):
+        """The (block, items) tiles of keys of ``kb`` bytes, smallest first."""
+        big = (self.block, self.items(kb))
+        return ((self.small_block, self.small_items), big) if self.small_block else (big,)
+
+    def tile(self, kb, n):
+        """The (block, items) tile that sorts ``n`` keys of ``kb`` bytes: the smallest that
+        holds them."""
+        for block, items in self.tiles(kb):
+            if n <= block * items:
+                return block, items
+        return self.tiles(kb)[-1]
 
 
 def _os(items):
@@ -108,10 +125,14 @@ TABLE = _policy.register("sort", {
     ("default", "segmented"): SegmentedPolicy(warp_items=4, block=256, items=8),
     # one block of 1024 sorts a whole small input: 12288 4-byte keys (108 KiB of shared memory),
     # 10240 8-byte keys (136 KiB; both within sm_80's 163 KiB), no spills at 64 registers
-    # (nvcc --resource-usage, sm_90); the auto limits are the capacities: not tuned yet, to be
-    # measured (python -m tools.probes.block_sort_sweep, block vs onesweep over n)
+    # (nvcc --resource-usage, sm_90); the auto limits are the capacities
+    # H200 (tools.probes.block_sort_sweep at 733d9ce): the block of 1024 beats onesweep at every
+    # n up to its capacities, 0.65-0.71x of onesweep's time for 4-byte keys (sort, argsort,
+    # pairs), 0.70-0.86x for 8-byte keys; but at n <= 2048 it took 44-47 us (4-byte keys) and
+    # 68-74 us (8-byte) against cupy.sort's 31-38 us: its whole tile is ranked whatever n, so
+    # inputs of up to 2048 keys take a block of 256 x 8 (segsort_block's tile; not tuned yet)
     ("default", "block"): BlockPolicy(block=1024, items_4=12, items_8=10, auto_4=12288,
-                                      auto_8=10240),
+                                      auto_8=10240, small_block=256, small_items=8),
 }, doc="onesweep's pass tiles per (key bytes, value bytes) and its histogram; the classic, "
        "split, segmented and block kernels' blocks and items, and the largest input auto sorts "
        "in one block")
