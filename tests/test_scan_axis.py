@@ -341,8 +341,8 @@ def test_device_columns_past_2_31(on_gpu):
         assert cupy.array_equal(got[:, lo:lo + 8], cupy.cumsum(x[:, lo:lo + 8], axis=0))
     del got
     ex = prim.exclusive_scan(x, "max", axis=0)
-    want = cupy.maximum.accumulate(x[:, -8:], axis=0)
-    assert cupy.array_equal(ex[1:, -8:], want[:-1])
+    want = np.maximum.accumulate(x[:, -8:].get(), axis=0)  # CuPy has no ufunc accumulate
+    assert np.array_equal(ex[1:, -8:].get(), want[:-1])
 
 
 @pytest.mark.parametrize("shape,axis", [((3, 40), 1), ((2, 5, 33), 2), ((4, 64), -1)], ids=str)

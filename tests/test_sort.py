@@ -1095,7 +1095,8 @@ def test_large_on_gpu(backend, dtype, rng):
     got = prim.argsort(x)
     H.assert_same(got, order)
     for variant in VARIANTS[1:]:
-        check_sorted(hx, order, prim.sort(x, variant=variant))
+        if variant != "block":  # one block sorts only small inputs
+            check_sorted(hx, order, prim.sort(x, variant=variant))
     off = cupy.arange(0, n + 1, 1000, dtype=cupy.int64)
     off[-1] = n
     ho = off.get()
