@@ -591,3 +591,21 @@ def test_long_rows_a_block_per_row(dtype, op, rng):
                 tight = np.dtype(dtype).kind not in "f" or op == "max"
                 H.assert_same(got, want, rtol=0 if tight else 2e-3 if dtype == np.float16
                               else 1e-5, atol=0 if tight else 1e-3 * a.shape[axis] ** 0.5)
+
+
+@pytest.mark.parametrize("waves", [0, 1, 3], ids=lambda w: f"row_waves={w}")
+def test_row_grids_capped_or_not(waves, rng):
+    """The row kernels (a warp per row, a block per row) give NumPy's result whatever cap the
+    policy's ``row_waves`` puts on their grids: none (a unit of work a warp or block), one or
+    more waves of resident blocks (the kernels looping over the rest)."""
+    _plans.clear_caches()
+    xp = _backend.get_backend().xp
+    with tuning.override("reduction", selector="axis", row_waves=waves):
+        for slab in (0, 64):
+            with tuning.override("reduction", selector="axis", slab_min_packets=slab):
+                for shape in ((37, 5000), (3, 4099), (700, 64)):
+                    for op in ("sum", "max"):
+                        h = rng.standard_normal(shape).astype(np.float32)
+                        got = H.to_host(getattr(prim, op)(xp.asarray(h), axis=1))
+                        _assert_matches(got, _want(op, h, 1), h, op, 1)
+        assert {"axis_rows", "axis_slab"} <= set(_kinds())

@@ -269,10 +269,10 @@ class AxisPlan(_plans.Plan):
             args = (slot, i64(outer), slot)
         elif kind == "axis_rows":
             g = min(32, _pow2_at_least(_launch.cdiv(R, K)))
-            grid = _launch.cover_grid(outer * g, block, kernel=k, per_sm=per_sm)
+            grid = self._row_grid(_launch.cdiv(outer * g, block), k, block, per_sm)
             args = (slot, i64(outer), i64(R), np.int32(g.bit_length() - 1), slot)
         elif kind == "axis_slab":
-            grid = min(outer * splits, _launch.resident_grid(k, block, per_sm=per_sm))
+            grid = self._row_grid(outer * splits, k, block, per_sm)
             args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk), slot)
         else:
             units = outer * splits * (inner // K if inner % K == 0 else inner)
@@ -285,6 +285,14 @@ class AxisPlan(_plans.Plan):
         if splits > 1:  # the partials (outer, splits, inner), split again when still long
             return self._step(dst, rt.kacc, out_dt, outer, splits, inner, last, split_ok, False)
         return dst
+
+    def _row_grid(self, blocks, kernel, block, per_sm):
+        """Grid of the row kernels for ``blocks`` blocks of work: capped at the policy's
+        ``row_waves`` waves of resident blocks (none with 0)."""
+        waves = self.pol.row_waves
+        if waves <= 0:
+            return max(1, blocks)
+        return max(1, min(blocks, waves * _launch.resident_grid(kernel, block, per_sm=per_sm)))
 
     def run(self, x):
         """The flat result (of ``kout``) of the C-contiguous array ``x`` of ``kin``."""

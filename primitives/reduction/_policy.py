@@ -61,6 +61,10 @@ class AxisPolicy:
     # l, l + 32, ...) and the lanes exchange their results by shuffles; 0 = each thread loads
     # its own packets, adjacent 16-byte loads
     packed_exchange: int = 0
+    # a warp per row or a block per row (axis_rows, axis_slab): the grid is capped at this many
+    # waves of resident blocks, the kernels looping over the rest (0: no cap, one unit of work a
+    # warp or block, the hardware scheduling the blocks as earlier ones end)
+    row_waves: int = 1
 
 
 TABLE = _policy.register("reduction", {

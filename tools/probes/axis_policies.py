@@ -26,7 +26,10 @@ CASES = [("C axis 1 (65536, 4096)", (65536, 4096), "C", 1),
 GRID = [{}, {"vectors": 8}, {"vectors": 16}, {"blocks_per_sm": 4}, {"blocks_per_sm": 6},
         {"block": 128, "blocks_per_sm": 16}, {"block": 512, "blocks_per_sm": 4},
         {"vectors": 8, "blocks_per_sm": 4}, {"slab_min_packets": 256},
-        {"slab_min_packets": 256, "block": 128, "blocks_per_sm": 16}]
+        {"slab_min_packets": 256, "block": 128, "blocks_per_sm": 16},
+        {"row_waves": 0}, {"row_waves": 0, "slab_min_packets": 256},
+        {"row_waves": 0, "slab_min_packets": 256, "block": 128},
+        {"row_waves": 4}, {"row_waves": 0, "vectors": 8}]
 
 
 def _label(fields):
