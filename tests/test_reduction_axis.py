@@ -593,19 +593,27 @@ def test_long_rows_a_block_per_row(dtype, op, rng):
                               else 1e-5, atol=0 if tight else 1e-3 * a.shape[axis] ** 0.5)
 
 
-@pytest.mark.parametrize("waves", [0, 1, 3], ids=lambda w: f"row_waves={w}")
-def test_row_grids_capped_or_not(waves, rng):
-    """The row kernels (a warp per row, a block per row) give NumPy's result whatever cap the
-    policy's ``row_waves`` puts on their grids: none (a unit of work a warp or block), one or
-    more waves of resident blocks (the kernels looping over the rest)."""
+@pytest.mark.parametrize("slab_block", [0, 64], ids=lambda b: f"slab_block={b}")
+def test_medium_rows_a_block_each(slab_block, rng):
+    """Rows of slab_min_packets to slab_max_packets 16-byte packets, with rows enough for every
+    resident block, are reduced one block of slab_block threads (0: the policy's block) a row,
+    one block per row; shorter, longer or fewer rows take the other kernels; all as NumPy."""
     _plans.clear_caches()
     xp = _backend.get_backend().xp
-    with tuning.override("reduction", selector="axis", row_waves=waves):
-        for slab in (0, 64):
-            with tuning.override("reduction", selector="axis", slab_min_packets=slab):
-                for shape in ((37, 5000), (3, 4099), (700, 64)):
-                    for op in ("sum", "max"):
-                        h = rng.standard_normal(shape).astype(np.float32)
-                        got = H.to_host(getattr(prim, op)(xp.asarray(h), axis=1))
-                        _assert_matches(got, _want(op, h, 1), h, op, 1)
-        assert {"axis_rows", "axis_slab"} <= set(_kinds())
+    fields = dict(slab_min_packets=16, slab_max_packets=64, slab_block=slab_block, block=128,
+                  blocks_per_sm=1)
+    with tuning.override("reduction", selector="axis", **fields):
+        blocks = _backend.get_backend().device_info().sm_count
+        cases = [((blocks + 3, 256), True), ((2 * blocks, 250), True), ((blocks + 1, 63), False),
+                 ((blocks + 1, 600), False), ((2, 256), False)]
+        for shape, medium in cases:
+            for op, dtype in (("sum", np.float32), ("max", np.int16), ("sum", np.float16)):
+                _plans.clear_caches()
+                h = _data(rng, shape, dtype)
+                got = H.to_host(getattr(prim, op)(xp.asarray(h), axis=1))
+                _assert_matches(got, _want(op, h, 1), h, op, 1)
+                launches = [s[0] for plan in list(_plans.PLANS._plans.values())
+                            if isinstance(plan, _axis.AxisPlan) for s in plan.steps]
+                one_each = [la for la in launches if la.kernel.name.startswith("axis_slab<")
+                            and la.block[0] == (slab_block or 128) and la.grid[0] == shape[0]]
+                assert bool(one_each) == medium, (shape, op, [la.kernel.name for la in launches])

@@ -9,7 +9,9 @@ groups; each group is one launch over an ``(outer, R, inner)`` view, the innermo
 into an intermediate of the accumulator dtype (e.g. axes (0, 2) of a 3-D array: two launches, the
 second over the first's output, which is smaller than the input by the last axis's length).
 Per launch: ``inner == 1`` is a row reduction (several short rows per 16-byte packet, groups of
-lanes per row, or blocks per row split across blocks for few long rows); ``inner`` dividing
+lanes per row, one block a row for rows of medium length (the policy's ``slab_min_packets`` to
+``slab_max_packets``) when there are rows for every resident block, or blocks per row split
+across blocks for few long rows); ``inner`` dividing
 a 16-byte packet's element count is a slab reduction (blocks over the contiguous
 ``(R, inner)`` slabs: the float view of complex data); otherwise a column reduction (threads own
 consecutive inner positions, 16-byte packets of them where ``inner`` allows, and loop down R).
@@ -113,9 +115,10 @@ def _triples(op):
     return out
 
 
-def kernel_name(kind, kin, kacc, kout, op, pol):
+def kernel_name(kind, kin, kacc, kout, op, pol, block=None):
     i, a, o = _CNAMES[kin], _CNAMES[kacc], _CNAMES[kout]
-    return f"{kind}<{i}, {a}, {_OP_TEMPLATE[op]}<{a}>, {o}, {pol.block}, {pol.vectors}>"
+    block = pol.block if block is None else block
+    return f"{kind}<{i}, {a}, {_OP_TEMPLATE[op]}<{a}>, {o}, {block}, {pol.vectors}>"
 
 
 def packed_rows(dt):
@@ -157,6 +160,8 @@ def names(key, pol):
         if t[1] == acc:
             out += [packed_name(*t, op, R, pol) for R in packed_rows(t[0])]
             out += [kernel_name(kind, *t, op, pol) for kind in _KINDS]
+            if pol.slab_block and pol.slab_block != pol.block:  # medium rows, a block each
+                out.append(kernel_name("axis_slab", *t, op, pol, pol.slab_block))
     return out
 
 
@@ -164,9 +169,9 @@ MODULE_KEYS = tuple(dict.fromkeys((op, t[1]) for op in AXIS_OPS for t in _triple
 _MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODULE_KEYS, lambda key: "axis")
 
 
-def _kernel(kind, kin, kacc, kout, op, pol, R=None):
+def _kernel(kind, kin, kacc, kout, op, pol, R=None, block=None):
     name = (packed_name(kin, kacc, kout, op, R, pol) if kind == "axis_rows_packed" else
-            kernel_name(kind, kin, kacc, kout, op, pol))
+            kernel_name(kind, kin, kacc, kout, op, pol, block))
     return _MODULES.kernel((op, kacc), name, pol)
 
 
@@ -238,10 +243,14 @@ class AxisPlan(_plans.Plan):
         threads = self.sms * per_sm * block
         blocks = self.sms * per_sm
         kind, splits, args = None, 1, None
-        if inner == 1 and R * in_dt.itemsize < 16 and 16 % (R * in_dt.itemsize) == 0:
+        slab_rows = (inner == 1 and pol.slab_min_packets and R >= pol.slab_min_packets * K and
+                     (not pol.slab_max_packets or R <= pol.slab_max_packets * K))
+        if slab_rows and outer >= blocks:  # a block per row, one block a row
+            kind, block = "axis_slab_rows", pol.slab_block or block
+        elif inner == 1 and R * in_dt.itemsize < 16 and 16 % (R * in_dt.itemsize) == 0:
             kind = "axis_rows_packed"
         elif inner == 1 and (not split_ok or outer * 32 >= threads or R < 2 * block * K) and not (
-                pol.slab_min_packets and R >= max(pol.slab_min_packets, block) * K):
+                slab_rows and R >= block * K):
             kind = "axis_rows"  # a warp (or fewer lanes) per row
         elif K % inner == 0 and (R * inner >= block * K or outer < blocks):
             kind = "axis_slab"
@@ -260,19 +269,23 @@ class AxisPlan(_plans.Plan):
         chunk = _launch.cdiv(R, splits)
         splits = _launch.cdiv(R, chunk)
         k_out = out_dt if splits == 1 else rt.kacc
-        k = _kernel(kind, in_dt, rt.kacc, k_out, op, pol, R)
+        k = _kernel("axis_slab" if kind == "axis_slab_rows" else kind, in_dt, rt.kacc, k_out,
+                    op, pol, R, block)
         slot, i64 = _plans.Launch.SLOT, _launch.i64
         if kind == "axis_rows_packed":
             packets = packed_layout(in_dt, k_out, R, pol)[1]
             grid = _launch.cover_grid(_launch.cdiv(outer * R, K), block, packets, kernel=k,
                                       per_sm=per_sm)
             args = (slot, i64(outer), slot)
+        elif kind == "axis_slab_rows":  # the kernel loops over rows past the grid's
+            grid = min(outer, _launch.MAX_GRID_X)
+            args = (slot, i64(outer), i64(R), i64(1), i64(1), i64(R), slot)
         elif kind == "axis_rows":
             g = min(32, _pow2_at_least(_launch.cdiv(R, K)))
-            grid = self._row_grid(_launch.cdiv(outer * g, block), k, block, per_sm)
+            grid = _launch.cover_grid(outer * g, block, kernel=k, per_sm=per_sm)
             args = (slot, i64(outer), i64(R), np.int32(g.bit_length() - 1), slot)
         elif kind == "axis_slab":
-            grid = self._row_grid(outer * splits, k, block, per_sm)
+            grid = min(outer * splits, _launch.resident_grid(k, block, per_sm=per_sm))
             args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk), slot)
         else:
             units = outer * splits * (inner // K if inner % K == 0 else inner)
@@ -285,14 +298,6 @@ class AxisPlan(_plans.Plan):
         if splits > 1:  # the partials (outer, splits, inner), split again when still long
             return self._step(dst, rt.kacc, out_dt, outer, splits, inner, last, split_ok, False)
         return dst
-
-    def _row_grid(self, blocks, kernel, block, per_sm):
-        """Grid of the row kernels for ``blocks`` blocks of work: capped at the policy's
-        ``row_waves`` waves of resident blocks (none with 0)."""
-        waves = self.pol.row_waves
-        if waves <= 0:
-            return max(1, blocks)
-        return max(1, min(blocks, waves * _launch.resident_grid(kernel, block, per_sm=per_sm)))
 
     def run(self, x):
         """The flat result (of ``kout``) of the C-contiguous array ``x`` of ``kin``."""

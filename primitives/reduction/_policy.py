@@ -49,10 +49,16 @@ class AxisPolicy:
     vectors: int  # 16-byte loads in flight per thread (rows, slabs) or rows in flight (columns)
     blocks_per_sm: int  # resident blocks per multiprocessor the grids aim at
     min_chunk: int  # split R across blocks only in chunks of at least this many 16-byte loads
-    # rows (a contiguous reduced axis) of at least this many 16-byte packets are reduced a block
-    # per row (axis_slab) however many rows there are, rather than a warp per row: the resident
-    # warps then read a few rows at a time, not one each (0: never)
+    # rows (a contiguous reduced axis) of at least this many 16-byte packets (and at most
+    # slab_max_packets, 0: no bound) are reduced a block per row (axis_slab) rather than a warp
+    # per row: where there are rows enough for every resident block, one block of slab_block
+    # threads (0: block) a row and a grid of one block per row (no grid-stride loop: the
+    # hardware starts a block as another ends, and the resident blocks read a few consecutive
+    # rows at a time, not one row a warp each); otherwise a grid of resident blocks of `block`
+    # (0: never)
     slab_min_packets: int = 0
+    slab_max_packets: int = 0
+    slab_block: int = 0
     # short rows, several per 16-byte packet (axis_rows_packed): consecutive packets per thread,
     # 1, 2 or 4 (0: the fewest whose results make a 16-byte store, at most 4: 2 for rows of 2
     # float32)
@@ -61,10 +67,6 @@ class AxisPolicy:
     # l, l + 32, ...) and the lanes exchange their results by shuffles; 0 = each thread loads
     # its own packets, adjacent 16-byte loads
     packed_exchange: int = 0
-    # a warp per row or a block per row (axis_rows, axis_slab): the grid is capped at this many
-    # waves of resident blocks, the kernels looping over the rest (0: no cap, one unit of work a
-    # warp or block, the hardware scheduling the blocks as earlier ones end)
-    row_waves: int = 1
 
 
 TABLE = _policy.register("reduction", {
@@ -87,6 +89,14 @@ TABLE = _policy.register("reduction", {
         vectors=4,  # not tuned yet; to be measured on an H100
         blocks_per_sm=8,  # not tuned yet; to be measured on an H100 (2048 threads per SM)
         min_chunk=8,  # not tuned yet; to be measured on an H100
+        # H200, sum(axis=1) of C (65536, 4096) float32 (tools.probes.axis_policies, each policy
+        # beside cupy.sum): a warp per row 0.985x CuPy's time (0.975-0.98x in the figures), a
+        # block of 256 per row on resident blocks 0.907x, a block of 256 per row one block a
+        # row 0.963x, a block of 128 per row one block a row 1.016x (VECS 8: 1.015x); rows of
+        # 65536 (F axis 0) and 2^20 lost 1-4% that way, so from 256 to 4096 packets only
+        slab_min_packets=256,
+        slab_max_packets=4096,
+        slab_block=128,
     ),
 }, doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "
        "the axis kernels' block, loads, grid and split threshold")

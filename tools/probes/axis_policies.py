@@ -26,12 +26,9 @@ CASES = [("C axis 1 (65536, 4096)", (65536, 4096), "C", 1),
          ("C axis 1 (4194304, 32)", (1 << 22, 32), "C", 1),
          ("C axis 1 (16777216, 8)", (1 << 24, 8), "C", 1)]
 #: reduction "axis" policy fields tried (the first: the policy in force)
-GRID = [{}, {"vectors": 8}, {"blocks_per_sm": 4}, {"slab_min_packets": 256},
-        {"row_waves": 0}, {"row_waves": 0, "slab_min_packets": 256},
-        {"row_waves": 0, "slab_min_packets": 256, "block": 128},
-        {"row_waves": 0, "slab_min_packets": 512, "block": 128, "vectors": 8},
-        {"row_waves": 0, "slab_min_packets": 1024},
-        {"row_waves": 2, "slab_min_packets": 256}]
+GRID = [{}, {"slab_min_packets": 0}, {"slab_block": 0}, {"slab_block": 64},
+        {"slab_block": 256}, {"slab_max_packets": 0}, {"slab_min_packets": 512},
+        {"vectors": 8}, {"blocks_per_sm": 4}]
 
 
 def _label(fields):
