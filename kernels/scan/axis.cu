@@ -3,8 +3,9 @@
 //
 // The array is viewed as (outer, L, inner), C-ordered, the scanned axis of length L. A *line* is
 // one (o, i) pair: the L elements x[o, 0..L, i]. Kernels are templated on <InT, AccT, Op, OutT>:
-// elements convert to AccT on load, results to OutT on store. EXCLUSIVE selects out[l] = x[0] op
-// ... op x[l-1] (Op's identity at l = 0). Sizes and indices are 64-bit.
+// elements convert to AccT on load, results to OutT on store. EXCLUSIVE (a template parameter;
+// axis_cols_lookback's `exclusive` argument) selects out[l] = x[0] op ... op x[l-1] (Op's
+// identity at l = 0). Sizes and indices are 64-bit.
 //
 // inner == 1 (rows: the scanned axis is the contiguous one), one warp per (row, chunk) unit, the
 // block's BLOCK / 32 warps on BLOCK / 32 units (several short rows per block), grid-stride over
@@ -41,7 +42,7 @@
 //     thread per group walks down its whole line carrying V running values, U rows loaded before
 //     they are folded (U loads in flight). Any 1-D launch (grid-stride over the G groups); no
 //     shared memory.
-//   axis_cols_lookback<InT, AccT, Op, OutT, V, BLOCK, ROWS, MIN_BLOCKS, EXCLUSIVE>: few groups
+//   axis_cols_lookback<InT, AccT, Op, OutT, V, BLOCK, ROWS, MIN_BLOCKS>: few groups
 //     (the host's split rule): a single pass, each element read once. A line is cut into chunks
 //     of ROWS rows (the last one shorter); a *unit* is (chunk c, group g), numbered u = c * G + g
 //     (groups fastest), and a *tile* is BLOCK consecutive units, one per thread, drawn in order
@@ -439,12 +440,11 @@ __global__ void axis_cols_scan(const InT* __restrict__ in, OutT* __restrict__ ou
 }
 
 // ---- columns (inner > 1), split: single-pass look-back over tiles of ROWS rows ---------------
-template <class InT, class AccT, class Op, class OutT, int V, int BLOCK, int ROWS, int MIN_BLOCKS,
-          bool EXCLUSIVE>
+template <class InT, class AccT, class Op, class OutT, int V, int BLOCK, int ROWS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 axis_cols_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long outer,
                    long long L, long long inner, unsigned int* tile_counter,
-                   unsigned char* tile_state, unsigned int epoch) {
+                   unsigned char* tile_state, unsigned int epoch, int exclusive) {
     using namespace prim;
     typedef axis::Row<AccT, V> Vals;
     __shared__ unsigned int tile_slot;
@@ -525,14 +525,9 @@ axis_cols_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long
             axis::Row<OutT, V> res;
 #pragma unroll
             for (int k = 0; k < V; ++k) {
-                const AccT e = static_cast<AccT>(x[r][k]);
-                if (EXCLUSIVE) {
-                    res.v[k] = static_cast<OutT>(run[k]);
-                    run[k] = op(run[k], e);
-                } else {
-                    run[k] = op(run[k], e);
-                    res.v[k] = static_cast<OutT>(run[k]);
-                }
+                const AccT next = op(run[k], static_cast<AccT>(x[r][k]));
+                res.v[k] = static_cast<OutT>(exclusive ? run[k] : next);  // grid-uniform
+                run[k] = next;
             }
             axis::store_v<OutT, V>(out + base + r * inner, vec, res);
         }

@@ -106,8 +106,12 @@ class PolicyModules:
                 register(source, names(key, pol))
 
     def kernel(self, key, name, pol):
-        """Kernel ``name`` of ``key``'s module under the policy ``pol``."""
-        return load(self.source, self.names(key, pol))(name)
+        """Kernel ``name`` of ``key``'s module under the policy ``pol``; an instantiation the
+        module does not list, in a module of its own (compiled on demand)."""
+        names = self.names(key, pol)
+        if name not in names:
+            return load(self.source, [name])(name)
+        return load(self.source, names)(name)
 
 
 # ---------------------------------------------------------------------------------------------

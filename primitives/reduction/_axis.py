@@ -160,9 +160,16 @@ def names(key, pol):
         if t[1] == acc:
             out += [packed_name(*t, op, R, pol) for R in packed_rows(t[0])]
             out += [kernel_name(kind, *t, op, pol) for kind in _KINDS]
-            if pol.slab_block and pol.slab_block != pol.block:  # medium rows, a block each
-                out.append(kernel_name("axis_slab", *t, op, pol, pol.slab_block))
-    return out
+    if pol.slab_block and pol.slab_block != pol.block:
+        # medium rows, a block each: the first launch over an input (its own dtype into the
+        # result or the accumulator); launches over partials that take that path (rare) compile
+        # their instantiation on demand
+        for dt in AXIS_DTYPES:
+            kin, kacc, kout = _natural(dt, op)
+            if kacc == acc:
+                out += [kernel_name("axis_slab", kin, kacc, o, op, pol, pol.slab_block)
+                        for o in dict.fromkeys((kout, kacc))]
+    return list(dict.fromkeys(out))
 
 
 MODULE_KEYS = tuple(dict.fromkeys((op, t[1]) for op in AXIS_OPS for t in _triples(op)))

@@ -88,12 +88,13 @@ def cols_scan_name(combo, v, exclusive, pol):
             f"{pol.unroll}, {ex}>")
 
 
-def cols_lookback_name(combo, v, exclusive, pol):
+def cols_lookback_name(combo, v, pol):
+    """The single-pass column scan (inclusive or exclusive: a kernel argument, so that one
+    instantiation serves both)."""
     i, a, o, op = combo
     a_c = _ctype(a)
-    ex = "true" if exclusive else "false"
     return (f"axis_cols_lookback<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, "
-            f"{v}, {pol.block}, {pol.tile_rows(i, v)}, {pol.tile_blocks_per_sm}, {ex}>")
+            f"{v}, {pol.block}, {pol.tile_rows(i, v)}, {pol.tile_blocks_per_sm}>")
 
 
 def names(combo, pol):
@@ -103,7 +104,7 @@ def names(combo, pol):
     out = [rows_total_name(combo, pol)]
     out += [rows_scan_name(combo, ex, pol) for ex in (False, True)]
     out += [cols_scan_name(combo, v, ex, pol) for v in vs for ex in (False, True)]
-    out += [cols_lookback_name(combo, v, ex, pol) for v in vs for ex in (False, True)]
+    out += [cols_lookback_name(combo, v, pol) for v in vs]
     return out
 
 
@@ -216,13 +217,13 @@ class AxisPlan(_plans.Plan):
             if split_columns(groups, L, pol, sms, rows):  # one pass over tiles of rows
                 self.chunks, self.chunk_len = _launch.cdiv(L, rows), rows
                 units = self.chunks * groups
-                scan = kernel(combo, cols_lookback_name(combo, v, exclusive, pol), pol)
+                scan = kernel(combo, cols_lookback_name(combo, v, pol), pol)
                 self.counter = xp.zeros(1, dtype=np.uint32)
                 self.state = _zeros16(xp, state_bytes(units, v, acc_dt))
                 self.epoch = 0
                 self.scan = _plans.Launch(scan, _launch.cdiv(units, pol.block), pol.block,
                                           args=(slot, slot) + dims +
-                                          (self.counter, self.state, slot))
+                                          (self.counter, self.state, slot, np.int32(exclusive)))
                 self.nbytes = _plans.scratch_bytes(self.counter, self.state)
                 return
             self.chunks, self.chunk_len = 1, L
