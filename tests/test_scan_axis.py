@@ -250,12 +250,7 @@ __global__ void cols_lookback_probe(unsigned char* state, long long units, unsig
 
 
 def _probe_kernel(name):
-    backend = _backend.get_backend()
-    if backend.is_cuda:
-        import cupy
-
-        mod = cupy.RawModule(code=PROBE, options=_loader.nvrtc_options(), name_expressions=[name])
-        return mod.get_function(name)
+    return H.probe_kernel(PROBE, name)
     from primitives._core import emulator as _emulator
 
     mod = _emulator.compile_module(PROBE, [name], include_dirs=[str(_loader.kernels_root())],

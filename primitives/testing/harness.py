@@ -141,3 +141,24 @@ def raises_like(exc_type, func_name, call, *args, match=None, **kwargs):
             assert re.search(match, msg), f"{msg!r} does not match {match!r}"
         return exc
     raise AssertionError(f"{func_name}: expected {exc_type.__name__}")
+
+
+def probe_kernel(source, name):
+    """Kernel ``name`` of the test's own CUDA ``source`` (which may include the package's
+    kernels/ headers), compiled for the backend in use: through NVRTC with the package's
+    options on the GPU, by the emulator's compiler on the CPU. For tests that drive a device
+    function of the kernels directly, on states made by hand."""
+    from .._core import backend as _backend, loader as _loader
+
+    if _backend.get_backend().is_cuda:
+        import cupy
+
+        mod = cupy.RawModule(code=source, options=_loader.nvrtc_options(),
+                             name_expressions=[name])
+        return mod.get_function(name)
+    from .._core import emulator as _emulator
+
+    mod = _emulator.compile_module(source, [name], include_dirs=[str(_loader.kernels_root())],
+                                   cache_key=_loader.tree_hash())
+    return mod.get_function(name)
+
