@@ -20,30 +20,17 @@ from primitives._core import timing as _timing
 
 SOURCE = r"""
 __device__ __forceinline__ uint4 ld_nc(const uint4* p) { return __ldg(p); }
-__device__ __forceinline__ uint4 ld_plain(const uint4* p) {
-    uint4 v;
-    asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
+#define LOAD_ASM(NAME, OP)                                                                   \
+__device__ __forceinline__ uint4 NAME(const uint4* p) {                                      \
+    uint4 v;                                                                                 \
+    asm volatile(OP " {%0,%1,%2,%3}, [%4];"                                                  \
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));                     \
+    return v;                                                                                \
 }
-__device__ __forceinline__ uint4 ld_nc256(const uint4* p) {
-    uint4 v;
-    asm volatile("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
-}
-__device__ __forceinline__ uint4 ld_plain256(const uint4* p) {
-    uint4 v;
-    asm volatile("ld.global.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
-}
-__device__ __forceinline__ uint4 ld_nc_noalloc256(const uint4* p) {
-    uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
-}
+LOAD_ASM(ld_plain, "ld.global.v4.u32")
+LOAD_ASM(ld_nc256, "ld.global.nc.L2::256B.v4.u32")
+LOAD_ASM(ld_plain256, "ld.global.L2::256B.v4.u32")
+LOAD_ASM(ld_nc_noalloc256, "ld.global.nc.L1::no_allocate.L2::256B.v4.u32")
 __device__ __forceinline__ float add4(uint4 v) {
     return (__uint_as_float(v.x) + __uint_as_float(v.y)) +
            (__uint_as_float(v.z) + __uint_as_float(v.w));
