@@ -232,9 +232,12 @@ class Inputs:
                                       key=f"dask-scaling-{kind}-{seed}-{n}-{chunk}-{i}",
                                       workers=[self._owner(i, len(sizes))])
                    for i, size in enumerate(sizes)]
-        return futures, da.concatenate([
+        # persisted, as a user holds an array on a cluster: its chunks are the futures' data,
+        # and a call's graph starts from them (no aliasing tasks in front of the work)
+        x = self.client.persist(da.concatenate([
             da.from_delayed(f, (size,), dtype=kind, meta=self._meta(kind))
-            for f, size in zip(futures, sizes)])
+            for f, size in zip(futures, sizes)]))
+        return futures + [x], x
 
     def get(self, op, n):
         """The input of ``op`` at size ``n`` (rows for spmv), made once and waited for."""
@@ -313,6 +316,42 @@ def timed(client, op, data, warmup, repeat):
         if i >= warmup:
             times.append(time.perf_counter() - t0)
     return statistics.median(times), out
+
+
+def task_profile(client, op, data):
+    """One more call of ``op`` under Dask's task stream: (wall seconds, seconds from the first
+    task's start to the last one's end on the workers, {task group: [tasks, compute seconds,
+    transfer seconds, other seconds]}), the groups by key prefix, the eager steps' tasks
+    included."""
+    from dask.utils import key_split
+    from distributed import get_task_stream, wait
+
+    with get_task_stream(client) as ts:
+        t0 = time.perf_counter()
+        out = client.persist(_call(op, data))
+        wait(out)
+        wall = time.perf_counter() - t0
+    del out
+    groups, first, last = {}, float("inf"), float("-inf")
+    for rec in ts.data:
+        g = groups.setdefault(key_split(rec["key"]), [0, 0.0, 0.0, 0.0])
+        g[0] += 1
+        for ss in rec.get("startstops", ()):
+            g[{"compute": 1, "transfer": 2}.get(ss["action"], 3)] += ss["stop"] - ss["start"]
+            first, last = min(first, ss["start"]), max(last, ss["stop"])
+    return wall, max(0.0, last - first), groups
+
+
+def profile_lines(op, scaling, k, prof):
+    """Markdown lines of a :func:`task_profile`."""
+    wall, span, groups = prof
+    lines = [f"{op} {scaling}, {k} worker(s): wall {wall * 1e3:.2f} ms, tasks from first start "
+             f"to last end {span * 1e3:.2f} ms", "",
+             "| task group | tasks | compute ms | transfer ms | other ms |", "|---|---|---|---|---|"]
+    for name, (count, comp, tran, other) in sorted(groups.items(), key=lambda g: -g[1][1]):
+        lines.append(f"| {name} | {count} | {comp * 1e3:.2f} | {tran * 1e3:.2f} | "
+                     f"{other * 1e3:.2f} |")
+    return lines + [""]
 
 
 # ---- clusters -----------------------------------------------------------------------------------
@@ -427,6 +466,7 @@ def run(args):
     ops = list(args.ops)
     runs, extra = plan(ops, workers, scale)
     records, refs, header = [], {}, []
+    profiles = [] if getattr(args, "profile", None) else None
     for k in workers:
         with cluster(args.cluster, k, args.devices, args.protocol, args.processes) as \
                 (client, addrs, what):
@@ -439,6 +479,8 @@ def run(args):
                 sec, out = timed(client, op, data, scale.warmup, scale.repeat)
                 fp = fingerprint(client, out)
                 del out
+                if profiles is not None:
+                    profiles += profile_lines(op, scaling, k, task_profile(client, op, data))
                 ref = refs.setdefault((op, n), (k, fp))
                 rec = dict(op=op, scaling=scaling, workers=k, n=n, ms=sec * 1e3,
                            gbs=nbytes(op, n, data) / sec / 1e9 / k,
@@ -454,6 +496,9 @@ def run(args):
                     del out
             del inputs
     _efficiency(records)
+    if profiles is not None:
+        with open(args.profile, "w") as f:
+            f.write("\n".join(header + [""] + profiles))
     return records, header
 
 
@@ -518,6 +563,10 @@ def main(argv=None):
     ap.add_argument("--row-chunk", type=int, default=None,
                     help="SpMV rows per block (default: the scale's; a multiple of the grid "
                          "width)")
+    ap.add_argument("--profile", default=None,
+                    help="write here, for every run, one more call's tasks from Dask's task "
+                         "stream: per task group the count and the workers' compute and "
+                         "transfer time")
     args = ap.parse_args(argv)
     if min(args.workers) < 1:
         ap.error("--workers must be positive")
