@@ -141,3 +141,28 @@ def test_chunk_options(tmp_path):
                        (["--row-chunk", "3"], "multiple of the grid width")):
         with pytest.raises(SystemExit):
             S.main(["--scale", "test", "--cluster", "cpu", *bad])
+
+
+def test_profile_of_every_run(tmp_path):
+    """--profile writes one table of task groups per run: the work's tasks counted, with their
+    compute time and span; --rmm-pool is refused off the GPU cluster."""
+    out, prof = tmp_path / "sum.md", tmp_path / "profile.md"
+    argv = ["--workers", *map(str, WORKERS), "--scale", "test", "--out", str(out), "--cluster",
+            "cuda" if ON_GPU else "cpu", "--ops", "sum", "--profile", str(prof),
+            "--min-time", "0"]
+    S.main(argv)
+    text = prof.read_text()
+    sc = S.SCALES["test"]
+    for k in WORKERS:
+        for scaling, n in (("weak", sc.per_worker * k), ("strong", sc.total)):
+            head = f"sum {scaling}, {k} worker(s): wall "
+            assert head in text
+            block = text.split(head, 1)[1].split("\n\n", 2)[1]
+            rows = {r.split("|")[1].strip(): r.split("|")[2:-1] for r in block.splitlines()[2:]}
+            assert int(rows["primitives-sum"][0]) == n // sc.chunk  # one task per chunk
+            assert float(rows["primitives-sum"][1]) > 0
+            assert float(rows["primitives-sum-aggregate"][5]) <= float(text.split(
+                head, 1)[1].split("to last end ", 1)[1].split(" ms")[0]) + 1e-2
+    if not ON_GPU:
+        with pytest.raises(SystemExit):
+            S.main(["--scale", "test", "--cluster", "cpu", "--rmm-pool", "1GB"])

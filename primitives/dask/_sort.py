@@ -235,13 +235,33 @@ def _sample_sort(x, func, want_index):
     cuts = [delayed(_cuts, pure=True)(s[0], i, splitters) for i, s in enumerate(sorted_chunks)]
     cuts = np.stack(dask.compute(*cuts))  # (p, p + 1) cut points, host
 
-    sizes = (cuts[:, 1:] - cuts[:, :-1]).sum(axis=0)
-    outs = []
+    return _exchange(sorted_chunks, cuts, want_index, out_dtype, meta)
+
+
+def _exchange(sorted_chunks, cuts, want_index, out_dtype, meta):
+    """The lazy all-to-all: piece (i, j) of sorted chunk i is rows ``cuts[i, j]:cuts[i, j + 1]``,
+    sliced where the chunk lives; output chunk j merges pieces (0..p-1, j). The p^2 tasks are
+    written as one graph layer (no Delayed object per piece: the client's time grows with p^2)."""
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    p = len(sorted_chunks)
+    token = tokenize(*[s.key for s in sorted_chunks], cuts, want_index)
+    piece, name = "primitives-dask-piece-" + token, "primitives-dask-sorted-" + token
+    layer = {}
     for j in range(p):
-        pieces = [delayed(_piece, pure=True)(s, int(cuts[i, j]), int(cuts[i, j + 1]))
-                  for i, s in enumerate(sorted_chunks) if cuts[i, j + 1] > cuts[i, j]]
-        outs.append(delayed(_merge, pure=True)(want_index, meta, *pieces))
-    return from_pieces(outs, [int(s) for s in sizes], out_dtype, meta)
+        parts = []
+        for i, s in enumerate(sorted_chunks):
+            lo, hi = int(cuts[i, j]), int(cuts[i, j + 1])
+            if hi > lo:
+                layer[(piece, i, j)] = (_piece, s.key, lo, hi)
+                parts.append((piece, i, j))
+        layer[(name, j)] = (_merge, want_index, meta, *parts)
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=sorted_chunks)
+    sizes = (cuts[:, 1:] - cuts[:, :-1]).sum(axis=0)
+    return da.Array(graph, name, chunks=(tuple(int(n) for n in sizes),), dtype=out_dtype,
+                    meta=meta)
 
 
 def sort(x):

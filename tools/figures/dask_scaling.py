@@ -59,6 +59,7 @@ TARGETS = {"sum": 0.9, "histogram": 0.9, "cumsum": 0.9, "sort": 0.7}
 TARGET_WORKERS = 2
 RTOL = 1e-4  # floats computed by another graph (cumsum's "totals" against "chain")
 SAMPLES = 1024
+MAX_REPEAT = 51  # timed calls of one op at most
 
 
 @dataclasses.dataclass(frozen=True)
@@ -303,26 +304,29 @@ def nbytes(op, n, data):
     return 8 * A.nnz + 4 * (n + 1) + 8 * n
 
 
-def timed(client, op, data, warmup, repeat):
-    """(median wall seconds, the last result persisted): call to result on the workers."""
+def timed(client, op, data, warmup, repeat, min_time=0.0):
+    """(median wall seconds, the last result persisted): call to result on the workers;
+    ``repeat`` timed calls at least, more (up to ``MAX_REPEAT``) until they take ``min_time``
+    seconds in all (short calls vary by milliseconds with the scheduler's timing)."""
     from distributed import wait
 
-    times, out = [], None
-    for i in range(warmup + repeat):
+    times, out, i = [], None, 0
+    while len(times) < repeat or (sum(times) < min_time and len(times) < MAX_REPEAT):
         out = None  # the previous result released first
         t0 = time.perf_counter()
         out = client.persist(_call(op, data))
         wait(out)
         if i >= warmup:
             times.append(time.perf_counter() - t0)
+        i += 1
     return statistics.median(times), out
 
 
 def task_profile(client, op, data):
     """One more call of ``op`` under Dask's task stream: (wall seconds, seconds from the first
     task's start to the last one's end on the workers, {task group: [tasks, compute seconds,
-    transfer seconds, other seconds]}), the groups by key prefix, the eager steps' tasks
-    included."""
+    transfer seconds, other seconds, first start, last end]}), the groups by key prefix, the
+    eager steps' tasks included, the times from the first task's start."""
     from dask.utils import key_split
     from distributed import get_task_stream, wait
 
@@ -334,11 +338,15 @@ def task_profile(client, op, data):
     del out
     groups, first, last = {}, float("inf"), float("-inf")
     for rec in ts.data:
-        g = groups.setdefault(key_split(rec["key"]), [0, 0.0, 0.0, 0.0])
+        g = groups.setdefault(key_split(rec["key"]),
+                              [0, 0.0, 0.0, 0.0, float("inf"), float("-inf")])
         g[0] += 1
         for ss in rec.get("startstops", ()):
             g[{"compute": 1, "transfer": 2}.get(ss["action"], 3)] += ss["stop"] - ss["start"]
+            g[4], g[5] = min(g[4], ss["start"]), max(g[5], ss["stop"])
             first, last = min(first, ss["start"]), max(last, ss["stop"])
+    for g in groups.values():  # the group's first start and last end from the first task's start
+        g[4], g[5] = g[4] - first, g[5] - first
     return wall, max(0.0, last - first), groups
 
 
@@ -347,10 +355,12 @@ def profile_lines(op, scaling, k, prof):
     wall, span, groups = prof
     lines = [f"{op} {scaling}, {k} worker(s): wall {wall * 1e3:.2f} ms, tasks from first start "
              f"to last end {span * 1e3:.2f} ms", "",
-             "| task group | tasks | compute ms | transfer ms | other ms |", "|---|---|---|---|---|"]
-    for name, (count, comp, tran, other) in sorted(groups.items(), key=lambda g: -g[1][1]):
+             "| task group | tasks | compute ms | transfer ms | other ms | from ms | to ms |",
+             "|---|---|---|---|---|---|---|"]
+    for name, (count, comp, tran, other, t0, t1) in sorted(groups.items(),
+                                                           key=lambda g: g[1][4]):
         lines.append(f"| {name} | {count} | {comp * 1e3:.2f} | {tran * 1e3:.2f} | "
-                     f"{other * 1e3:.2f} |")
+                     f"{other * 1e3:.2f} | {t0 * 1e3:.2f} | {t1 * 1e3:.2f} |")
     return lines + [""]
 
 
@@ -358,7 +368,7 @@ def profile_lines(op, scaling, k, prof):
 
 
 @contextlib.contextmanager
-def cluster(kind, workers, devices=None, protocol="tcp", processes=False):
+def cluster(kind, workers, devices=None, protocol="tcp", processes=False, rmm_pool=None):
     """(client, worker addresses in worker order, description) on a fresh cluster."""
     import distributed
 
@@ -376,7 +386,7 @@ def cluster(kind, workers, devices=None, protocol="tcp", processes=False):
         devices = list(devices if devices is not None else range(workers))[:workers]
         if len(devices) < workers:
             raise ValueError(f"{workers} workers need {workers} GPUs, --devices gives {devices}")
-        cl, what = _gpu_cluster(workers, devices, protocol)
+        cl, what = _gpu_cluster(workers, devices, protocol, rmm_pool)
     with cl, distributed.Client(cl) as client:
         client.wait_for_workers(workers)
         info = client.scheduler_info()["workers"]
@@ -386,7 +396,7 @@ def cluster(kind, workers, devices=None, protocol="tcp", processes=False):
         yield client, addrs, what
 
 
-def _gpu_cluster(workers, devices, protocol):
+def _gpu_cluster(workers, devices, protocol, rmm_pool=None):
     """(cluster, description): one worker per GPU, worker i seeing ``devices[i]`` first."""
     try:
         from dask_cuda import LocalCUDACluster  # only here: the CPU path runs without it
@@ -394,12 +404,19 @@ def _gpu_cluster(workers, devices, protocol):
         LocalCUDACluster = None
     gpus = ",".join(map(str, devices))
     if LocalCUDACluster is not None:
+        # with an RMM pool, CuPy allocates from it too: buffers received over UCX and the
+        # chunks' own memory come from one region, whose IPC mappings UCX keeps
+        pool = {} if rmm_pool is None else {"rmm_pool_size": rmm_pool,
+                                            "rmm_allocator_external_lib_list": ["cupy"]}
         cl = LocalCUDACluster(n_workers=workers, CUDA_VISIBLE_DEVICES=devices, protocol=protocol,
-                              dashboard_address=None)
+                              dashboard_address=None, **pool)
         return cl, (f"dask_cuda.LocalCUDACluster, {workers} workers on GPUs {gpus}, protocol "
-                    f"{protocol}, NCCL_NVLS_ENABLE=0, CuPy chunks")
-    if protocol != "tcp":
-        raise ValueError(f"protocol {protocol} needs dask_cuda, which is not installed")
+                    f"{protocol}, NCCL_NVLS_ENABLE=0, "
+                    f"{'CuPy pool' if rmm_pool is None else f'RMM pool of {rmm_pool} (CuPy on it)'}"
+                    f", CuPy chunks")
+    if protocol != "tcp" or rmm_pool is not None:
+        raise ValueError(f"protocol {protocol} and --rmm-pool need dask_cuda, which is not "
+                         f"installed")
     # what LocalCUDACluster does for the placement: a nanny per GPU whose worker sees that GPU
     # first (CUDA_VISIBLE_DEVICES rotated), one thread each
     from distributed import Nanny, Scheduler, SpecCluster
@@ -468,7 +485,8 @@ def run(args):
     records, refs, header = [], {}, []
     profiles = [] if getattr(args, "profile", None) else None
     for k in workers:
-        with cluster(args.cluster, k, args.devices, args.protocol, args.processes) as \
+        with cluster(args.cluster, k, args.devices, args.protocol, args.processes,
+                     args.rmm_pool) as \
                 (client, addrs, what):
             device = client.run(_worker_device, workers=addrs[:1])[addrs[0]]
             header.append(f"{k} worker(s): {what}; device {device}")
@@ -476,7 +494,7 @@ def run(args):
             inputs = Inputs(client, addrs, scale, args.seed, gpu)
             for op, scaling, n in runs[k]:
                 data = inputs.get(op, n)
-                sec, out = timed(client, op, data, scale.warmup, scale.repeat)
+                sec, out = timed(client, op, data, scale.warmup, scale.repeat, args.min_time)
                 fp = fingerprint(client, out)
                 del out
                 if profiles is not None:
@@ -563,6 +581,12 @@ def main(argv=None):
     ap.add_argument("--row-chunk", type=int, default=None,
                     help="SpMV rows per block (default: the scale's; a multiple of the grid "
                          "width)")
+    ap.add_argument("--rmm-pool", default=None,
+                    help="each GPU worker's RMM pool size (e.g. 64GB), CuPy allocating from it "
+                         "(default: CuPy's own pool)")
+    ap.add_argument("--min-time", type=float, default=1.0,
+                    help="more timed calls of a short op, until they take this many seconds "
+                         f"(at most {MAX_REPEAT})")
     ap.add_argument("--profile", default=None,
                     help="write here, for every run, one more call's tasks from Dask's task "
                          "stream: per task group the count and the workers' compute and "
@@ -574,6 +598,8 @@ def main(argv=None):
     for name, v in (("--chunk", sc.chunk), ("--row-chunk", sc.row_chunk)):
         if v < 1:
             ap.error(f"{name} must be positive")
+    if args.rmm_pool is not None and args.cluster != "cuda":
+        ap.error("--rmm-pool needs --cluster cuda")
     if sc.row_chunk % sc.grid_width:
         ap.error(f"--row-chunk must be a multiple of the grid width ({sc.grid_width})")
     records, header = run(args)
