@@ -107,6 +107,25 @@ def test_sort_balance(client):
     H.assert_same(s.compute(), np.sort(host), what="sort")
 
 
+def test_sort_pieces_run_where_their_chunks_live(client):
+    """Every piece of the exchange is cut on the worker holding its sorted chunk (pinned: the
+    scheduler would take the group of pieces for root tasks and place them anywhere)."""
+    rng = np.random.default_rng(11)
+    host = rng.integers(0, 2**32, 4 * 2048, dtype=np.uint64).astype(np.uint32)
+    x = client.persist(chunked(host, 2048))
+    distributed.wait(x)
+    with distributed.get_task_stream(client) as ts:
+        s = client.persist(pd.sort(x))
+        distributed.wait(s)
+    ran = {rec["key"]: rec["worker"] for rec in ts.data}
+    holder = {k[1]: w[0] for k, w in client.who_has(x).items()}  # input chunk i -> its worker
+    pieces = [k for k in ran if isinstance(k, tuple) and k[0].startswith("primitives-dask-piece")]
+    assert len(pieces) >= 8
+    # piece (i, j) ran where input chunk i lives, where chunk i was sorted
+    assert {k: ran[k] for k in pieces} == {k: holder[k[1]] for k in pieces}
+    H.assert_same(s.compute(), np.sort(host), what="sort")
+
+
 def test_sort_threads():
     rng = np.random.default_rng(3)
     host = keys(rng, 3000, np.float32)

@@ -30,7 +30,7 @@ import numpy as np
 from .. import reduction as _reduction
 from .._core import checks as _checks
 from ..scan import _api as _scan_api
-from ._sort import dask_array, from_pieces, own_stream, xp_of
+from ._sort import dask_array, own_stream, task_array, xp_of
 
 __all__ = ["cumsum", "cumprod", "inclusive_scan", "exclusive_scan", "METHODS"]
 
@@ -139,16 +139,15 @@ def _scan_1d(x, op, exclusive, res_dt, method):
         method = _auto_method()
     delayed = dask.delayed
     if method == "chain":
-        parts, prev = [], None
+        tasks, prev = [], None
         for b in blocks:
             prev = delayed(_chain_task, pure=True)(b, prev, op, exclusive, res_dt)
-            parts.append(delayed(_first, pure=True)(prev))
+            tasks.append((_first, prev))
     else:
         totals = [delayed(_total, pure=True)(b, op, res_dt) for b in blocks]
         seeds = delayed(_seeds, pure=True)(op, *totals)
-        parts = [delayed(_seeded_task, pure=True)(b, seeds, i, op, exclusive, res_dt)
-                 for i, b in enumerate(blocks)]
-    return from_pieces(parts, lens, res_dt, meta)
+        tasks = [(_seeded_task, b, seeds, i, op, exclusive, res_dt) for i, b in enumerate(blocks)]
+    return task_array(tasks, lens, res_dt, meta)
 
 
 def _axis_scan(x, axis, op, exclusive, res_dt, func):

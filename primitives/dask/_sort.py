@@ -120,16 +120,30 @@ def blocks_of(x):
     return list(x.to_delayed().ravel()), lens, offsets
 
 
-def from_pieces(parts, lens, dtype, meta):
-    """A 1-D Dask array whose chunks are the delayed ``parts``, of lengths ``lens`` (empty
-    chunks kept)."""
+def task_array(tasks, lens, dtype, meta, prefix="primitives-dask"):
+    """A 1-D Dask array whose chunk i is computed by ``tasks[i]``, a ``(func, *args)`` whose
+    Delayed arguments stand for their results, of lengths ``lens`` (empty chunks kept).
+
+    The chunks are the tasks themselves, keyed as the array's chunks: no alias task between a
+    Delayed and the array (an alias runs where the scheduler puts it, which for a group of
+    them can be away from their data)."""
     import dask.array as da
+    from dask._task_spec import Task, TaskRef
     from dask.base import tokenize
+    from dask.delayed import Delayed
     from dask.highlevelgraph import HighLevelGraph
 
-    name = "primitives-dask-" + tokenize(*[d.key for d in parts], dtype)
-    layer = {(name, i): d.key for i, d in enumerate(parts)}
-    graph = HighLevelGraph.from_collections(name, layer, dependencies=parts)
+    deps, specs = {}, []
+    for func, *args in tasks:
+        for a in args:
+            if isinstance(a, Delayed):
+                deps[a.key] = a
+        # references by key: a chunk of a persisted array is a Delayed whose graph is empty
+        specs.append((func, *[TaskRef(a.key) if isinstance(a, Delayed) else a for a in args]))
+    name = f"{prefix}-" + tokenize([(f, *[a.key if isinstance(a, TaskRef) else a for a in args])
+                                    for f, *args in specs], dtype)
+    layer = {(name, i): Task((name, i), *t) for i, t in enumerate(specs)}
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=list(deps.values()))
     return da.Array(graph, name, chunks=(tuple(int(n) for n in lens),), dtype=dtype, meta=meta)
 
 
@@ -239,29 +253,59 @@ def _sample_sort(x, func, want_index):
 
 
 def _exchange(sorted_chunks, cuts, want_index, out_dtype, meta):
-    """The lazy all-to-all: piece (i, j) of sorted chunk i is rows ``cuts[i, j]:cuts[i, j + 1]``,
-    sliced where the chunk lives; output chunk j merges pieces (0..p-1, j). The p^2 tasks are
-    written as one graph layer (no Delayed object per piece: the client's time grows with p^2)."""
-    import dask.array as da
+    """The lazy all-to-all: piece (i, j) of sorted chunk i is its rows ``cuts[i, j]:cuts[i, j +
+    1]``, sliced where the chunk lives; output chunk j merges pieces (0..p-1, j).
+
+    The p^2 piece tasks are one graph layer (a Delayed object per piece would cost the client
+    time growing with p^2). On a ``distributed`` cluster the pieces, views of the sorted chunks,
+    are persisted at once on the workers holding their chunks: left to the scheduler, a group
+    of many tasks over few dependencies counts as root tasks, placed without regard to their
+    data, and whole sorted chunks would travel between workers to cut a piece of each."""
+    from dask._task_spec import Task, TaskRef
     from dask.base import tokenize
+    from dask.delayed import Delayed
     from dask.highlevelgraph import HighLevelGraph
 
     p = len(sorted_chunks)
     token = tokenize(*[s.key for s in sorted_chunks], cuts, want_index)
-    piece, name = "primitives-dask-piece-" + token, "primitives-dask-sorted-" + token
-    layer = {}
+    piece = "primitives-dask-piece-" + token
+    layer, merges = {}, []
     for j in range(p):
         parts = []
         for i, s in enumerate(sorted_chunks):
             lo, hi = int(cuts[i, j]), int(cuts[i, j + 1])
             if hi > lo:
-                layer[(piece, i, j)] = (_piece, s.key, lo, hi)
+                layer[(piece, i, j)] = Task((piece, i, j), _piece, TaskRef(s.key), lo, hi)
                 parts.append((piece, i, j))
-        layer[(name, j)] = (_merge, want_index, meta, *parts)
-    graph = HighLevelGraph.from_collections(name, layer, dependencies=sorted_chunks)
+        merges.append(parts)
+    graph = HighLevelGraph.from_collections(piece, layer, dependencies=sorted_chunks)
+    pieces = {k: Delayed(k, graph, layer=piece) for k in layer}
+    client, holders = _holders(sorted_chunks)
+    if client is not None and all(s.key in holders for s in sorted_chunks):
+        by_worker = {}
+        for k in layer:
+            by_worker.setdefault(holders[sorted_chunks[k[1]].key][0], []).append(k)
+        for worker, keys in by_worker.items():
+            done = client.persist([pieces[k] for k in keys], workers=[worker],
+                                  optimize_graph=False)
+            pieces.update(zip(keys, done))
+    tasks = [(_merge, want_index, meta, *[pieces[k] for k in parts]) for parts in merges]
     sizes = (cuts[:, 1:] - cuts[:, :-1]).sum(axis=0)
-    return da.Array(graph, name, chunks=(tuple(int(n) for n in sizes),), dtype=out_dtype,
-                    meta=meta)
+    return task_array(tasks, sizes, out_dtype, meta, prefix="primitives-dask-sorted")
+
+
+def _holders(collections):
+    """(client, {key: [worker addresses]}) of persisted collections' data on a ``distributed``
+    cluster, or (None, {}) (another scheduler)."""
+    try:
+        from distributed import futures_of
+    except ImportError:
+        return None, {}
+    futures = futures_of(collections)
+    if not futures:
+        return None, {}
+    client = futures[0].client
+    return client, {k: list(v) for k, v in client.who_has(futures).items() if v}
 
 
 def sort(x):

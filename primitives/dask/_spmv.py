@@ -16,7 +16,7 @@ import numpy as np
 from .. import sparse as _sparse
 from ..sparse import _base as _sparse_base
 from .._core import backend as _backend
-from ._sort import dask_input, from_pieces, own_stream, to_host, xp_of
+from ._sort import dask_input, own_stream, task_array, to_host, xp_of
 
 __all__ = ["CSR", "spmv"]
 
@@ -343,5 +343,5 @@ def spmv(A, x):
         cuts = np.searchsorted(halo, xoff)  # halo entries held by each chunk of x
         pieces = [delayed(_take, pure=True)(xb, halo[a:b] - xoff[c])
                   for c, (xb, a, b) in enumerate(zip(xblocks, cuts[:-1], cuts[1:])) if b > a]
-        outs.append(delayed(_block_spmv, pure=True)(blk, meta, *pieces))
-    return from_pieces(outs, list(A.row_chunks), out, meta)
+        outs.append((_block_spmv, blk, meta, *pieces))
+    return task_array(outs, list(A.row_chunks), out, meta)

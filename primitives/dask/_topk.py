@@ -14,13 +14,14 @@ lowest-index rule. The merges are therefore exact: the k first of (value, index)
 from __future__ import annotations
 
 import dataclasses
+import operator
 
 import numpy as np
 
 from .. import selection as _selection
 from .._core import policy as _policy
 from ..sorting._api import _bool
-from ._sort import blocks_of, dask_input, from_pieces, own_stream, xp_of
+from ._sort import blocks_of, dask_input, own_stream, task_array, xp_of
 
 __all__ = ["topk"]
 
@@ -134,5 +135,5 @@ def topk(x, k, *, largest=True, sorted=True):  # noqa: A002 - torch's name
         if last:
             break
     (top,) = lists
-    return (from_pieces([top[0]], [k], x.dtype, meta_v),
-            from_pieces([top[1]], [k], np.dtype(np.int64), meta_i))
+    return (task_array([(operator.getitem, top, 0)], [k], x.dtype, meta_v),
+            task_array([(operator.getitem, top, 1)], [k], np.dtype(np.int64), meta_i))
