@@ -126,6 +126,33 @@ def test_sort_pieces_run_where_their_chunks_live(client):
     H.assert_same(s.compute(), np.sort(host), what="sort")
 
 
+def test_spmv_gathers_run_where_x_lives(client):
+    """With x persisted on a cluster, each gather of x's entries runs on the worker holding its
+    chunk (no transfer in front of any gather), and consecutive halo columns are taken as views
+    (a slice: no index array through the scheduler)."""
+    from primitives.dask import _spmv
+
+    halo = np.array([3, 4, 5, 6, 9], np.int64)
+    assert _spmv._needed(halo, 0, 4, 2) == slice(1, 5)
+    H.assert_same(_spmv._needed(halo, 2, 5, 2), np.array([3, 4, 7], np.int64))
+    rng = np.random.default_rng(12)
+    n = 4096
+    m = sp.diags([np.ones(n - 1), 4 * np.ones(n), np.ones(n - 1)], [-1, 0, 1], format="csr",
+                 dtype=np.float32)  # banded: every block's halo is consecutive columns
+    A = pd.CSR(m, row_chunks=1024)
+    hx = rng.random(n, dtype=np.float32)
+    x = client.persist(chunked(hx, 1024))
+    distributed.wait(x)
+    with distributed.get_task_stream(client) as ts:
+        y = client.persist(pd.spmv(A, x))
+        distributed.wait(y)
+    takes = [rec for rec in ts.data if str(rec["key"]).startswith("_take")]
+    assert len(takes) >= 7  # the interior blocks read two or three chunks of x
+    assert not [rec["key"] for rec in takes
+                if any(ss["action"] == "transfer" for ss in rec["startstops"])]
+    H.assert_same(y.compute(), m @ hx, rtol=1e-5, check_dtype=False)
+
+
 def test_sort_threads():
     rng = np.random.default_rng(3)
     host = keys(rng, 3000, np.float32)

@@ -258,9 +258,7 @@ def _exchange(sorted_chunks, cuts, want_index, out_dtype, meta):
 
     The p^2 piece tasks are one graph layer (a Delayed object per piece would cost the client
     time growing with p^2). On a ``distributed`` cluster the pieces, views of the sorted chunks,
-    are persisted at once on the workers holding their chunks: left to the scheduler, a group
-    of many tasks over few dependencies counts as root tasks, placed without regard to their
-    data, and whole sorted chunks would travel between workers to cut a piece of each."""
+    are persisted at once on the workers holding their chunks (:func:`pinned`)."""
     from dask._task_spec import Task, TaskRef
     from dask.base import tokenize
     from dask.delayed import Delayed
@@ -279,33 +277,43 @@ def _exchange(sorted_chunks, cuts, want_index, out_dtype, meta):
                 parts.append((piece, i, j))
         merges.append(parts)
     graph = HighLevelGraph.from_collections(piece, layer, dependencies=sorted_chunks)
-    pieces = {k: Delayed(k, graph, layer=piece) for k in layer}
-    client, holders = _holders(sorted_chunks)
-    if client is not None and all(s.key in holders for s in sorted_chunks):
-        by_worker = {}
-        for k in layer:
-            by_worker.setdefault(holders[sorted_chunks[k[1]].key][0], []).append(k)
-        for worker, keys in by_worker.items():
-            done = client.persist([pieces[k] for k in keys], workers=[worker],
-                                  optimize_graph=False)
-            pieces.update(zip(keys, done))
+    keys = list(layer)
+    pieces = dict(zip(keys, pinned([Delayed(k, graph, layer=piece) for k in keys],
+                                   [sorted_chunks[k[1]].key for k in keys], sorted_chunks)))
     tasks = [(_merge, want_index, meta, *[pieces[k] for k in parts]) for parts in merges]
     sizes = (cuts[:, 1:] - cuts[:, :-1]).sum(axis=0)
     return task_array(tasks, sizes, out_dtype, meta, prefix="primitives-dask-sorted")
 
 
-def _holders(collections):
-    """(client, {key: [worker addresses]}) of persisted collections' data on a ``distributed``
-    cluster, or (None, {}) (another scheduler)."""
+def pinned(pieces, sources, held):
+    """``pieces`` (Delayed, each cut from the data of key ``sources[i]``, a key of the
+    collection(s) ``held``), persisted at once on the workers holding their sources where
+    ``held`` is persisted on a ``distributed`` cluster; else as they are (another scheduler,
+    or ``held`` lazy).
+
+    Left to the scheduler, a group of many tasks over few dependencies counts as root tasks,
+    placed without regard to their data: whole chunks would travel between workers to cut a
+    piece of each."""
     try:
         from distributed import futures_of
     except ImportError:
-        return None, {}
-    futures = futures_of(collections)
+        return pieces
+    futures = futures_of(held)
     if not futures:
-        return None, {}
+        return pieces
     client = futures[0].client
-    return client, {k: list(v) for k, v in client.who_has(futures).items() if v}
+    holders = {k: list(v) for k, v in client.who_has(futures).items() if v}
+    if not all(k in holders for k in sources):
+        return pieces
+    by_worker = {}
+    for i, k in enumerate(sources):
+        by_worker.setdefault(holders[k][0], []).append(i)
+    out = list(pieces)
+    for worker, idx in by_worker.items():
+        done = client.persist([pieces[i] for i in idx], workers=[worker], optimize_graph=False)
+        for i, d in zip(idx, done):
+            out[i] = d
+    return out
 
 
 def sort(x):

@@ -16,7 +16,7 @@ import numpy as np
 from .. import sparse as _sparse
 from ..sparse import _base as _sparse_base
 from .._core import backend as _backend
-from ._sort import dask_input, own_stream, task_array, to_host, xp_of
+from ._sort import dask_input, own_stream, pinned, task_array, to_host, xp_of
 
 __all__ = ["CSR", "spmv"]
 
@@ -262,7 +262,19 @@ def _row_chunks(row_chunks, m, func):
 
 @own_stream
 def _take(chunk, idx):
+    """The entries of a chunk of x a block needs: ``idx`` an index array, or a slice (a view)."""
+    if isinstance(idx, slice):
+        return chunk[idx]
     return chunk[xp_of(chunk).asarray(idx)]
+
+
+def _needed(halo, a, b, offset):
+    """Halo entries ``a:b``, held by the chunk of x starting at ``offset``, as that chunk's
+    indices: a slice where they are consecutive columns (the halo is strictly increasing, so
+    its ends tell), no index array through the scheduler; else the index array."""
+    if halo[b - 1] - halo[a] == b - 1 - a:
+        return slice(int(halo[a] - offset), int(halo[b - 1] + 1 - offset))
+    return halo[a:b] - offset
 
 
 @own_stream
@@ -279,7 +291,9 @@ def spmv(A, x):
     ``A``'s rows.
 
     Each partition's task receives, from every chunk of ``x``, only the entries its halo needs
-    (a gather run where the chunk lives), and runs ``primitives.spmv`` on its block.
+    (a gather run where the chunk lives; a view where they are consecutive columns), and runs
+    ``primitives.spmv`` on its block. With ``x`` persisted on a ``distributed`` cluster, the
+    gathers run when the function is called, each on the worker holding its chunk.
 
     Parameters
     ----------
@@ -338,10 +352,17 @@ def spmv(A, x):
     meta = x._meta.astype(out)
     xblocks = list(x.to_delayed().ravel())
     xoff = np.concatenate([[0], np.cumsum(x.chunks[0])]).astype(np.int64)
-    outs = []
-    for blk, (part, halo) in zip(A._blocks, A.parts):
+    takes, sources, counts = [], [], []
+    for part, halo in A.parts:
         cuts = np.searchsorted(halo, xoff)  # halo entries held by each chunk of x
-        pieces = [delayed(_take, pure=True)(xb, halo[a:b] - xoff[c])
-                  for c, (xb, a, b) in enumerate(zip(xblocks, cuts[:-1], cuts[1:])) if b > a]
-        outs.append((_block_spmv, blk, meta, *pieces))
+        held = [(c, a, b) for c, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a]
+        takes += [delayed(_take, pure=True)(xblocks[c], _needed(halo, a, b, xoff[c]))
+                  for c, a, b in held]
+        sources += [xblocks[c].key for c, _, _ in held]
+        counts.append(len(held))
+    takes = pinned(takes, sources, x)  # x persisted on a cluster: gathers where chunks are
+    outs, start = [], 0
+    for blk, m in zip(A._blocks, counts):
+        outs.append((_block_spmv, blk, meta, *takes[start:start + m]))
+        start += m
     return task_array(outs, list(A.row_chunks), out, meta)

@@ -44,6 +44,7 @@ import argparse
 import contextlib
 import dataclasses
 import datetime
+import gc
 import os
 import statistics
 import sys
@@ -73,12 +74,16 @@ class Scale:
     row_chunk: int  # SpMV rows per block (at least grid_width)
     warmup: int
     repeat: int
+    min_time: float  # seconds of timed calls at least (short calls repeated, MAX_REPEAT at most)
 
 
 SCALES = {
-    "full": Scale(2**30, 2**31, 2**27, 2**12, 2**24, 2**25, 2**21, warmup=2, repeat=5),
-    "gpu1": Scale(2**26, 2**27, 2**23, 2**10, 2**20, 2**21, 2**17, warmup=1, repeat=3),
-    "test": Scale(2**11, 2**12, 2**10, 2**4, 2**9, 2**10, 2**8, warmup=1, repeat=1),
+    "full": Scale(2**30, 2**31, 2**27, 2**12, 2**24, 2**25, 2**21, warmup=2, repeat=5,
+                  min_time=1.0),
+    "gpu1": Scale(2**26, 2**27, 2**23, 2**10, 2**20, 2**21, 2**17, warmup=1, repeat=3,
+                  min_time=1.0),
+    "test": Scale(2**11, 2**12, 2**10, 2**4, 2**9, 2**10, 2**8, warmup=1, repeat=1,
+                  min_time=0.0),
 }
 
 
@@ -304,15 +309,17 @@ def nbytes(op, n, data):
     return 8 * A.nnz + 4 * (n + 1) + 8 * n
 
 
-def timed(client, op, data, warmup, repeat, min_time=0.0):
+def timed(client, op, data, warmup, repeat, min_time=0.0, held=None):
     """(median wall seconds, the last result persisted): call to result on the workers;
     ``repeat`` timed calls at least, more (up to ``MAX_REPEAT``) until they take ``min_time``
     seconds in all (short calls vary by milliseconds with the scheduler's timing)."""
     from distributed import wait
 
     times, out, i = [], None, 0
+    held = _scheduler_tasks(client) if held is None else held  # the inputs' tasks
     while len(times) < repeat or (sum(times) < min_time and len(times) < MAX_REPEAT):
-        out = None  # the previous result released first
+        out = None  # the previous result released first ...
+        _settle(client, held)  # ... and gone: a call on keys still in memory would not compute
         t0 = time.perf_counter()
         out = client.persist(_call(op, data))
         wait(out)
@@ -322,14 +329,38 @@ def timed(client, op, data, warmup, repeat, min_time=0.0):
     return statistics.median(times), out
 
 
-def task_profile(client, op, data):
+def _task_count(dask_scheduler=None):
+    return len(dask_scheduler.tasks)
+
+
+def _scheduler_tasks(client):
+    return client.run_on_scheduler(_task_count)
+
+
+def _settle(client, count, timeout=30.0):
+    """Wait until the scheduler holds no more than ``count`` tasks: the results and
+    intermediates of the calls before released. The calls are pure (their keys are their
+    inputs' tokens), so a call made while the last one's results are still held would take
+    them without computing."""
+    gc.collect()  # the futures of dropped results
+    end = time.monotonic() + timeout
+    while _scheduler_tasks(client) > count:
+        if time.monotonic() > end:
+            raise RuntimeError(f"the scheduler still holds more than {count} tasks after "
+                               f"{timeout} s")
+        time.sleep(0.002)
+
+
+def task_profile(client, op, data, held):
     """One more call of ``op`` under Dask's task stream: (wall seconds, seconds from the first
     task's start to the last one's end on the workers, {task group: [tasks, compute seconds,
     transfer seconds, other seconds, first start, last end]}), the groups by key prefix, the
-    eager steps' tasks included, the times from the first task's start."""
+    eager steps' tasks included, the times from the first task's start; ``held``: the tasks
+    the scheduler holds for the inputs (the call starts once the others are released)."""
     from dask.utils import key_split
     from distributed import get_task_stream, wait
 
+    _settle(client, held)
     with get_task_stream(client) as ts:
         t0 = time.perf_counter()
         out = client.persist(_call(op, data))
@@ -472,6 +503,8 @@ def scale_of(args):
         sc = dataclasses.replace(sc, chunk=args.chunk)
     if getattr(args, "row_chunk", None) is not None:
         sc = dataclasses.replace(sc, row_chunk=args.row_chunk)
+    if getattr(args, "min_time", None) is not None:
+        sc = dataclasses.replace(sc, min_time=args.min_time)
     return sc
 
 
@@ -494,11 +527,14 @@ def run(args):
             inputs = Inputs(client, addrs, scale, args.seed, gpu)
             for op, scaling, n in runs[k]:
                 data = inputs.get(op, n)
-                sec, out = timed(client, op, data, scale.warmup, scale.repeat, args.min_time)
+                held = _scheduler_tasks(client)
+                sec, out = timed(client, op, data, scale.warmup, scale.repeat, scale.min_time,
+                                 held)
                 fp = fingerprint(client, out)
                 del out
                 if profiles is not None:
-                    profiles += profile_lines(op, scaling, k, task_profile(client, op, data))
+                    profiles += profile_lines(op, scaling, k, task_profile(client, op, data,
+                                                                           held))
                 ref = refs.setdefault((op, n), (k, fp))
                 rec = dict(op=op, scaling=scaling, workers=k, n=n, ms=sec * 1e3,
                            gbs=nbytes(op, n, data) / sec / 1e9 / k,
@@ -584,9 +620,9 @@ def main(argv=None):
     ap.add_argument("--rmm-pool", default=None,
                     help="each GPU worker's RMM pool size (e.g. 64GB), CuPy allocating from it "
                          "(default: CuPy's own pool)")
-    ap.add_argument("--min-time", type=float, default=1.0,
+    ap.add_argument("--min-time", type=float, default=None,
                     help="more timed calls of a short op, until they take this many seconds "
-                         f"(at most {MAX_REPEAT})")
+                         f"(at most {MAX_REPEAT}; default: the scale's)")
     ap.add_argument("--profile", default=None,
                     help="write here, for every run, one more call's tasks from Dask's task "
                          "stream: per task group the count and the workers' compute and "
@@ -606,8 +642,10 @@ def main(argv=None):
     lines = [f"primitives.dask scaling, --scale {args.scale} ({_size(sc.per_worker)} per worker "
              f"weak, {_size(sc.total)} in all strong, chunks of {_size(sc.chunk)}; SpMV "
              f"{_size(sc.rows_per_worker)} rows per worker weak, {_size(sc.total_rows)} strong), "
-             f"{datetime.date.today().isoformat()}; wall-clock medians of {sc.repeat} runs after "
-             f"{sc.warmup} warm-up(s)", *header, "", *table(records)]
+             f"{datetime.date.today().isoformat()}; wall-clock medians of at least {sc.repeat} "
+             f"runs (more, up to {MAX_REPEAT}, until {sc.min_time:g} s of them) after "
+             f"{sc.warmup} warm-up(s), each from its inputs alone on the cluster", *header, "",
+             *table(records)]
     text = "\n".join(lines)
     print("\n" + text)
     if args.out:
