@@ -399,7 +399,8 @@ def profile_lines(op, scaling, k, prof):
 
 
 @contextlib.contextmanager
-def cluster(kind, workers, devices=None, protocol="tcp", processes=False, rmm_pool=None):
+def cluster(kind, workers, devices=None, protocol="tcp", processes=False, rmm_pool=None,
+            nvlink=False):
     """(client, worker addresses in worker order, description) on a fresh cluster."""
     import distributed
 
@@ -417,7 +418,7 @@ def cluster(kind, workers, devices=None, protocol="tcp", processes=False, rmm_po
         devices = list(devices if devices is not None else range(workers))[:workers]
         if len(devices) < workers:
             raise ValueError(f"{workers} workers need {workers} GPUs, --devices gives {devices}")
-        cl, what = _gpu_cluster(workers, devices, protocol, rmm_pool)
+        cl, what = _gpu_cluster(workers, devices, protocol, rmm_pool, nvlink)
     with cl, distributed.Client(cl) as client:
         client.wait_for_workers(workers)
         info = client.scheduler_info()["workers"]
@@ -427,7 +428,7 @@ def cluster(kind, workers, devices=None, protocol="tcp", processes=False, rmm_po
         yield client, addrs, what
 
 
-def _gpu_cluster(workers, devices, protocol, rmm_pool=None):
+def _gpu_cluster(workers, devices, protocol, rmm_pool=None, nvlink=False):
     """(cluster, description): one worker per GPU, worker i seeing ``devices[i]`` first."""
     try:
         from dask_cuda import LocalCUDACluster  # only here: the CPU path runs without it
@@ -439,15 +440,17 @@ def _gpu_cluster(workers, devices, protocol, rmm_pool=None):
         # chunks' own memory come from one region, whose IPC mappings UCX keeps
         pool = {} if rmm_pool is None else {"rmm_pool_size": rmm_pool,
                                             "rmm_allocator_external_lib_list": ["cupy"]}
+        if nvlink:  # UCX's CUDA IPC transport named (else UCX picks its transports itself)
+            pool.update(enable_nvlink=True, enable_tcp_over_ucx=True)
         cl = LocalCUDACluster(n_workers=workers, CUDA_VISIBLE_DEVICES=devices, protocol=protocol,
                               dashboard_address=None, **pool)
         return cl, (f"dask_cuda.LocalCUDACluster, {workers} workers on GPUs {gpus}, protocol "
-                    f"{protocol}, NCCL_NVLS_ENABLE=0, "
+                    f"{protocol}{' (NVLink enabled)' if nvlink else ''}, NCCL_NVLS_ENABLE=0, "
                     f"{'CuPy pool' if rmm_pool is None else f'RMM pool of {rmm_pool} (CuPy on it)'}"
                     f", CuPy chunks")
-    if protocol != "tcp" or rmm_pool is not None:
-        raise ValueError(f"protocol {protocol} and --rmm-pool need dask_cuda, which is not "
-                         f"installed")
+    if protocol != "tcp" or rmm_pool is not None or nvlink:
+        raise ValueError(f"protocol {protocol}, --rmm-pool and --nvlink need dask_cuda, which "
+                         f"is not installed")
     # what LocalCUDACluster does for the placement: a nanny per GPU whose worker sees that GPU
     # first (CUDA_VISIBLE_DEVICES rotated), one thread each
     from distributed import Nanny, Scheduler, SpecCluster
@@ -519,7 +522,7 @@ def run(args):
     profiles = [] if getattr(args, "profile", None) else None
     for k in workers:
         with cluster(args.cluster, k, args.devices, args.protocol, args.processes,
-                     args.rmm_pool) as \
+                     args.rmm_pool, args.nvlink) as \
                 (client, addrs, what):
             device = client.run(_worker_device, workers=addrs[:1])[addrs[0]]
             header.append(f"{k} worker(s): {what}; device {device}")
@@ -620,6 +623,8 @@ def main(argv=None):
     ap.add_argument("--rmm-pool", default=None,
                     help="each GPU worker's RMM pool size (e.g. 64GB), CuPy allocating from it "
                          "(default: CuPy's own pool)")
+    ap.add_argument("--nvlink", action="store_true",
+                    help="--protocol ucx: enable dask_cuda's NVLink (UCX's CUDA IPC) transport")
     ap.add_argument("--min-time", type=float, default=None,
                     help="more timed calls of a short op, until they take this many seconds "
                          f"(at most {MAX_REPEAT}; default: the scale's)")
@@ -636,6 +641,8 @@ def main(argv=None):
             ap.error(f"{name} must be positive")
     if args.rmm_pool is not None and args.cluster != "cuda":
         ap.error("--rmm-pool needs --cluster cuda")
+    if args.nvlink and args.protocol != "ucx":
+        ap.error("--nvlink needs --protocol ucx")
     if sc.row_chunk % sc.grid_width:
         ap.error(f"--row-chunk must be a multiple of the grid width ({sc.grid_width})")
     records, header = run(args)
