@@ -70,6 +70,24 @@ def test_scan_1d_on_the_cluster(client, op, exclusive, chunks, method):
     check(out.compute(), oracle(h, op, exclusive))
 
 
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_totals_fold_in_the_scans_or_a_seeds_task(client, exclusive):
+    """"totals" over at most FOLD_MAX chunks: each scan task folds the totals before it (no seeds
+    task); over more, one task of seeds first. Both give the scan, empty chunks included."""
+    from primitives.dask import _scan
+
+    rng = np.random.default_rng(9)
+    for count in (_scan.FOLD_MAX, _scan.FOLD_MAX + 3):
+        chunks = [7 if i % 5 else 0 for i in range(count)]
+        h = data(rng, sum(chunks), np.int64, "sum")
+        out = (pd.exclusive_scan if exclusive else pd.inclusive_scan)(
+            chunked(h, chunks), "sum", method="totals")
+        names = {str(k[0] if isinstance(k, tuple) else k).rsplit("-", 1)[0]
+                 for k in dict(out.__dask_graph__())}
+        assert ("_seeds" in names) == (count > _scan.FOLD_MAX), names
+        check(out.compute(), oracle(h, "sum", exclusive))
+
+
 @pytest.mark.parametrize("dt", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
                                 np.uint32, np.int64, np.uint64, np.float16, np.float32,
                                 np.float64, np.complex64, np.complex128])

@@ -11,9 +11,11 @@ comes from is the ``method``:
   exclusive scan, its last output combined with its last input) as the seed. Every element is
   read once and written once, the least traffic a scan can have; the chunks run one after the
   other, which costs nothing on one GPU (each chunk's scan fills the device).
-* ``"totals"``: every chunk is first reduced (``primitives.reduce``, in parallel), a small task
-  folds the p totals into the p seeds, and every chunk is then scanned from its seed, in
-  parallel. One more read of the data, and no chunk waits for another: the choice where the
+* ``"totals"``: every chunk is first reduced (``primitives.reduce``, in parallel), and every
+  chunk is then scanned, in parallel, from the fold of the totals before it: each scan task
+  takes those totals and folds them itself where there are at most :data:`FOLD_MAX` chunks
+  (one scheduling step between the two passes), else a small task folds the p totals into the
+  p seeds first. One more read of the data, and no chunk waits for another: the choice where the
   chunks live on several GPUs.
 * ``"auto"`` (default): ``"totals"`` when a ``distributed`` client with more than one worker is
   the default scheduler, else ``"chain"`` (the threaded scheduler, or one worker: one GPU).
@@ -78,6 +80,14 @@ def _total(chunk, op, res_dt):
     return _reduction.reduce(chunk, op, **kw).reshape(1).astype(res_dt)
 
 
+def _fold(op, run, t):
+    """The running total ``run`` (None: nothing yet) combined with a chunk's total ``t`` (None
+    for an empty chunk)."""
+    if t is None:
+        return run
+    return t if run is None else _combine(op, run, t)
+
+
 @own_stream
 def _seeds(op, *totals):
     """The seed of every chunk: the totals of the chunks before it folded (None before the first
@@ -85,8 +95,7 @@ def _seeds(op, *totals):
     seeds, run = [], None
     for t in totals:
         seeds.append(run)
-        if t is not None:
-            run = t if run is None else _combine(op, run, t)
+        run = _fold(op, run, t)
     return seeds
 
 
@@ -96,7 +105,20 @@ def _seeded_task(chunk, seeds, i, op, exclusive, res_dt):
                                func=_FUNC_NAME[exclusive])
 
 
+@own_stream
+def _folded_task(chunk, op, exclusive, res_dt, *before):
+    """A chunk scanned from the totals of the chunks ``before`` it, folded here."""
+    seed = None
+    for t in before:
+        seed = _fold(op, seed, t)
+    return _scan_api.continued(chunk, op, seed, exclusive=exclusive, dtype=res_dt,
+                               func=_FUNC_NAME[exclusive])
+
+
 _FUNC_NAME = {False: "inclusive_scan", True: "exclusive_scan"}
+#: "totals" with at most this many chunks: each scan task folds the totals before it itself (one
+#: scheduling step less than a task of seeds, at p (p - 1) / 2 graph edges)
+FOLD_MAX = 32
 
 
 @own_stream
@@ -145,8 +167,13 @@ def _scan_1d(x, op, exclusive, res_dt, method):
             tasks.append((_first, prev))
     else:
         totals = [delayed(_total, pure=True)(b, op, res_dt) for b in blocks]
-        seeds = delayed(_seeds, pure=True)(op, *totals)
-        tasks = [(_seeded_task, b, seeds, i, op, exclusive, res_dt) for i, b in enumerate(blocks)]
+        if len(blocks) <= FOLD_MAX:
+            tasks = [(_folded_task, b, op, exclusive, res_dt, *totals[:i])
+                     for i, b in enumerate(blocks)]
+        else:
+            seeds = delayed(_seeds, pure=True)(op, *totals)
+            tasks = [(_seeded_task, b, seeds, i, op, exclusive, res_dt)
+                     for i, b in enumerate(blocks)]
     return task_array(tasks, lens, res_dt, meta)
 
 
