@@ -17,6 +17,10 @@ import primitives  # noqa: F401 - registers every family's instantiations
 from primitives._core import loader as _loader, nvrtc as _nvrtc
 
 MODULES = sorted(_loader.registered_modules().items())
+#: NVRTC's fastest optimization (12.8 on): the front end, code generation and, for sm_90, ptxas
+#: with its resource checks run as before, with 4-20x less optimizing (a check that code
+#: compiles, not of the code's speed; the binaries and runtime compiles keep the full -O3)
+FAST = ["--Ofast-compile=max"] if _nvrtc.version() >= (12, 8) else []
 
 
 def test_every_family_registered():
@@ -35,10 +39,26 @@ def test_compiles(relpath, names, arch):
         pytest.skip("NVRTC 13 dropped the 7.0 architecture; the test extra's NVRTC 12 checks it "
                     "in CI")
     code = _loader.source(relpath)
-    opts = [o for o in _loader.nvrtc_options() if o != "-std=c++17"]
+    opts = [o for o in _loader.nvrtc_options() if o != "-std=c++17"] + FAST
     lowered = _nvrtc.compile_check(code, names, arch=arch, options=opts, filename=relpath)
     assert set(lowered) == set(names)
     assert all(lowered.values())
+
+
+def test_fast_compile_still_fails_what_fails():
+    """The fast options keep the checks: an error in a template body, and static shared memory
+    over the architecture's limit (ptxas)."""
+    body = ("template <class T> struct S { static __device__ T f(T x) { return x.missing; } };\n"
+            "template <class T> __global__ void k(T* p) { p[0] = S<T>::f(p[1]); }")
+    for arch in ("compute_70", "sm_90"):
+        if arch == "compute_70" and _nvrtc.version() >= (13, 0):
+            continue
+        with pytest.raises(_nvrtc.NVRTCError, match="missing"):
+            _nvrtc.compile_check(body, ["k<float>"], arch=arch, options=FAST)
+    smem = ("__global__ void k(float* p) { __shared__ float s[60000]; s[threadIdx.x] = p[0];"
+            " __syncthreads(); p[threadIdx.x] = s[threadIdx.x ^ 1]; }")
+    with pytest.raises(_nvrtc.NVRTCError):
+        _nvrtc.compile_check(smem, ["k"], arch="sm_90", options=FAST)
 
 
 def test_compile_error_reports_log_and_names():
