@@ -306,7 +306,7 @@ def _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, c
         fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=str(cdir))
         os.close(fd)
         cmd = list(argv) + [
-            "-std=c++17", "-O2", "-fPIC", "-shared", "-pipe", "-DPRIM_EMULATOR=1",
+            "-std=c++17", "-O1", "-fPIC", "-shared", "-pipe", "-DPRIM_EMULATOR=1",
             "-include", str(header),
             "-Wno-unknown-pragmas", "-fvisibility=hidden", "-fno-strict-aliasing", "-fwrapv",
             "-fno-threadsafe-statics",
