@@ -672,3 +672,23 @@ def test_set_race_mode_api():
     assert emu.race_mode() is None
     with pytest.raises(TypeError):
         emu.set_race_mode(1.5)
+
+
+def test_build_lock_is_exclusive_across_processes(tmp_path):
+    """While one process builds a module, another asking for the same module waits for the lock
+    (and then finds the module built) rather than compiling it too."""
+    import subprocess
+    import sys
+
+    fcntl = pytest.importorskip("fcntl")
+    lock = tmp_path / "m.lock"
+    probe = ("import fcntl, sys\nf = open(sys.argv[1], 'a')\n"
+             "try:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n    print('free')\n"
+             "except BlockingIOError:\n    print('held')\n")
+    with emu._build_lock(lock):
+        held = subprocess.run([sys.executable, "-c", probe, str(lock)], capture_output=True,
+                              text=True).stdout.strip()
+    free = subprocess.run([sys.executable, "-c", probe, str(lock)], capture_output=True,
+                          text=True).stdout.strip()
+    assert (held, free) == ("held", "free")
+    assert fcntl is not None

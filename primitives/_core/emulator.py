@@ -11,6 +11,7 @@ Depends only on NumPy and the standard library.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -289,10 +290,30 @@ def compile_module(code, name_expressions, *, include_dirs=(), options=(), cache
         cdir = _cache_dir()
         so_path = cdir / f"{digest}.so"
         if not so_path.is_file():
-            _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, cdir)
+            with _build_lock(cdir / f"{digest}.lock"):  # one build of a module across processes
+                if not so_path.is_file():
+                    _build(argv, is_clang, header, code, names, incs, opts, filename, so_path,
+                           cdir)
         mod = EmuModule(so_path, names)
         _modules[digest] = mod
         return mod
+
+
+@contextlib.contextmanager
+def _build_lock(path):
+    """An exclusive lock on ``path`` across processes (test workers sharing one cache build a
+    module once, the others wait for it); no lock where ``fcntl`` is missing."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, cdir):
