@@ -680,7 +680,7 @@ def test_build_lock_is_exclusive_across_processes(tmp_path):
     import subprocess
     import sys
 
-    fcntl = pytest.importorskip("fcntl")
+    pytest.importorskip("fcntl")
     lock = tmp_path / "m.lock"
     probe = ("import fcntl, sys\nf = open(sys.argv[1], 'a')\n"
              "try:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n    print('free')\n"
@@ -691,4 +691,3 @@ def test_build_lock_is_exclusive_across_processes(tmp_path):
     free = subprocess.run([sys.executable, "-c", probe, str(lock)], capture_output=True,
                           text=True).stdout.strip()
     assert (held, free) == ("held", "free")
-    assert fcntl is not None
