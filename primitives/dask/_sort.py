@@ -13,7 +13,9 @@ The graph, for an input of p chunks (p output chunks):
 
 The output's chunk sizes are the sums of the pieces' lengths, so steps 1-3 run eagerly: the
 sorted chunks are persisted (on a cluster they stay on the workers) and the splitters and cut
-points, a few numbers per chunk, are computed; step 4 is built lazily on the persisted chunks.
+points, a few numbers per chunk, are computed; step 4 is built lazily on the persisted chunks
+(on a ``distributed`` cluster its pieces, views of the sorted chunks, are cut at once on the
+workers holding them: :func:`pinned`).
 
 Equal keys are ordered by (key, input chunk, position in the sorted chunk), a total order that
 is the order of global indices for a stable sort. Splitters carry that triple, so a run of
@@ -324,7 +326,8 @@ def sort(x):
     cut at the splitters (``primitives.searchsorted``) and piece j of every chunk sent to output
     chunk j, which sorts its pieces. The sorted chunks are persisted and the cut points computed
     when the function is called (they give the output's chunk sizes); the exchange and the
-    final sorts are lazy.
+    final sorts are lazy (on a ``distributed`` cluster the pieces are cut at once, each on the
+    worker holding its chunk).
 
     Parameters
     ----------
