@@ -135,17 +135,20 @@ def task_array(tasks, lens, dtype, meta, prefix="primitives-dask"):
     from dask.delayed import Delayed
     from dask.highlevelgraph import HighLevelGraph
 
-    deps, specs = {}, []
+    graphs, plain = {}, []
     for func, *args in tasks:
         for a in args:
-            if isinstance(a, Delayed):
-                deps[a.key] = a
-        # references by key: a chunk of a persisted array is a Delayed whose graph is empty
-        specs.append((func, *[TaskRef(a.key) if isinstance(a, Delayed) else a for a in args]))
-    name = f"{prefix}-" + tokenize([(f, *[a.key if isinstance(a, TaskRef) else a for a in args])
-                                    for f, *args in specs], dtype)
-    layer = {(name, i): Task((name, i), *t) for i, t in enumerate(specs)}
-    graph = HighLevelGraph.from_collections(name, layer, dependencies=list(deps.values()))
+            if isinstance(a, Delayed):  # one of each graph: Delayed objects may share one
+                g = a.__dask_graph__()
+                graphs.setdefault(id(g), (g, a))  # g held: its id is not reused meanwhile
+        plain.append((func, *[a.key if isinstance(a, Delayed) else a for a in args]))
+    name = f"{prefix}-" + tokenize(plain, dtype)
+    # references by key: a chunk of a persisted array is a Delayed whose graph is empty
+    layer = {(name, i): Task((name, i), func, *[TaskRef(a.key) if isinstance(a, Delayed) else a
+                                                for a in args])
+             for i, (func, *args) in enumerate(tasks)}
+    graph = HighLevelGraph.from_collections(name, layer,
+                                            dependencies=[a for _, a in graphs.values()])
     return da.Array(graph, name, chunks=(tuple(int(n) for n in lens),), dtype=dtype, meta=meta)
 
 
