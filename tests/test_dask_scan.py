@@ -72,19 +72,21 @@ def test_scan_1d_on_the_cluster(client, op, exclusive, chunks, method):
 
 @pytest.mark.parametrize("exclusive", [False, True])
 def test_totals_fold_in_the_scans_or_a_seeds_task(client, exclusive):
-    """"totals" over at most FOLD_MAX chunks: each scan task folds the totals before it (no seeds
-    task); over more, one task of seeds first. Both give the scan, empty chunks included."""
-    from primitives.dask import _scan
+    """"totals" over at most the dask_scan policy's fold_max chunks: each scan task folds the
+    totals before it (no seeds task); over more, one task of seeds first. Both give the scan,
+    empty chunks included."""
+    from primitives._core import policy as _policy
 
+    fold_max = _policy.current("dask_scan").fold_max
     rng = np.random.default_rng(9)
-    for count in (_scan.FOLD_MAX, _scan.FOLD_MAX + 3):
+    for count in (fold_max, fold_max + 3):
         chunks = [7 if i % 5 else 0 for i in range(count)]
         h = data(rng, sum(chunks), np.int64, "sum")
         out = (pd.exclusive_scan if exclusive else pd.inclusive_scan)(
             chunked(h, chunks), "sum", method="totals")
         names = {str(k[0] if isinstance(k, tuple) else k).rsplit("-", 1)[0]
                  for k in dict(out.__dask_graph__())}
-        assert ("_seeds" in names) == (count > _scan.FOLD_MAX), names
+        assert ("_seeds" in names) == (count > fold_max), names
         check(out.compute(), oracle(h, "sum", exclusive))
 
 

@@ -13,8 +13,8 @@ comes from is the ``method``:
   other, which costs nothing on one GPU (each chunk's scan fills the device).
 * ``"totals"``: every chunk is first reduced (``primitives.reduce``, in parallel), and every
   chunk is then scanned, in parallel, from the fold of the totals before it: each scan task
-  takes those totals and folds them itself where there are at most :data:`FOLD_MAX` chunks
-  (one scheduling step between the two passes), else a small task folds the p totals into the
+  takes those totals and folds them itself where there are at most ``fold_max`` chunks (the
+  ``dask_scan`` policy; one scheduling step between the two passes), else a small task folds the p totals into the
   p seeds first. One more read of the data, and no chunk waits for another: the choice where the
   chunks live on several GPUs.
 * ``"auto"`` (default): ``"totals"`` when a ``distributed`` client with more than one worker is
@@ -27,10 +27,12 @@ scans, then the carries of the chunks before each one added to it.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .. import reduction as _reduction
-from .._core import checks as _checks
+from .._core import checks as _checks, policy as _policy
 from ..scan import _api as _scan_api
 from ._sort import dask_array, own_stream, task_array, xp_of
 
@@ -116,9 +118,20 @@ def _folded_task(chunk, op, exclusive, res_dt, *before):
 
 
 _FUNC_NAME = {False: "inclusive_scan", True: "exclusive_scan"}
-#: "totals" with at most this many chunks: each scan task folds the totals before it itself (one
-#: scheduling step less than a task of seeds, at p (p - 1) / 2 graph edges)
-FOLD_MAX = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class TotalsPolicy:
+    fold_max: int  # "totals" over at most this many chunks: each scan task folds its seed itself
+
+
+TABLE = _policy.register("dask_scan", {
+    # 32 chunks: each scan task takes the totals before it (one scheduling step less than a
+    # task of seeds, at p (p - 1) / 2 graph edges: 496 at 32); beyond, a task of seeds (on two
+    # H200s the fold saved a step of about 3 ms; the bound not tuned)
+    ("default", None): TotalsPolicy(fold_max=32),
+}, doc="primitives.dask.cumsum/cumprod/...: chunks up to which the totals graph folds each "
+       "chunk's seed in its scan task")
 
 
 @own_stream
@@ -167,7 +180,7 @@ def _scan_1d(x, op, exclusive, res_dt, method):
             tasks.append((_first, prev))
     else:
         totals = [delayed(_total, pure=True)(b, op, res_dt) for b in blocks]
-        if len(blocks) <= FOLD_MAX:
+        if len(blocks) <= _policy.current("dask_scan").fold_max:
             tasks = [(_folded_task, b, op, exclusive, res_dt, *totals[:i])
                      for i, b in enumerate(blocks)]
         else:
