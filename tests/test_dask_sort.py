@@ -37,6 +37,9 @@ def client():
         cluster = distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
                                            dashboard_address=None)
     with cluster, distributed.Client(cluster) as c:
+        # every worker registered (and the client's view of the scheduler refreshed) before a
+        # test asks how many there are
+        c.wait_for_workers(len(cluster.workers))
         yield c
 
 
