@@ -86,7 +86,7 @@ def test_topk_1d_float32(variant, n, rng, schedule):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
-@pytest.mark.parametrize("variant", ["rows", "small_k", "radix_select"])
+@pytest.mark.parametrize("variant", ["rows", "filter", "small_k", "radix_select"])
 def test_topk_dtypes(dtype, variant, rng):
     n = 1000
     x = make(rng, n, dtype)
@@ -146,6 +146,77 @@ def test_radix_select_buffers_and_sort_paths(rng, schedule):
             check(x, k, True, variant="radix_select")
     with prim.tuning.override("selection", selector="rows", sort_max=8):
         check(x[:, :3000], 100, False, variant="rows")
+
+
+def _filter_state(x, k, largest=True):
+    """The filtered radix plan's state after its sample, filter and done launches on the rows
+    ``x`` (R, L) float32: (state rows, candidate indices of row 0)."""
+    from primitives.sorting import _keys
+
+    be = _backend.get_backend()
+    xp = be.xp
+    x = xp.asarray(x)
+    kbits, kind, bits = _keys.key_bits(x)
+    rows, n = x.shape
+    plan = _sp.radix_plan(be, 4, rows, n, k, kind, bits, largest, True, filtered=True)
+    be.copy_into(plan.state, plan.init)
+    img = xp.empty(rows * plan.cap, dtype=np.uint32)
+    idx = xp.empty(rows * plan.cap, dtype=np.int64)
+    sample, sargs, filt, fargs, done = plan.filt
+    sample(kbits, *sargs, plan.state, plan.kind, plan.desc)
+    filt(kbits, *fargs, img, idx, plan.cap64, plan.state, plan.kind, plan.desc)
+    count = int(H.to_host(plan.state)[0, _sp.FIELDS - 3])  # WRITE_COUNT before done resets it
+    done(plan.state, np.int64(rows), plan.k64, plan.cap64)
+    return H.to_host(plan.state), H.to_host(idx)[:min(count, plan.cap)]
+
+
+SRC_BUFFER = 7
+
+
+def test_filter_keeps_the_winners_or_reads_the_row(rng, schedule):
+    """The sample filter's three outcomes, one per row: random keys (the candidates hold the k
+    winners: the passes read buffer 0), one value (the candidates overflow the buffer: the row)
+    and the sample's positions holding the smallest keys (too few candidates: the row). Each
+    result is the oracle's."""
+    n, k = 6000, 40
+    x = make(rng, (3, n), np.float32)
+    x[0] = rng.random(n).astype(np.float32)
+    x[1] = 1.5
+    with prim.tuning.override("selection", selector="filter", sample=256, min_ratio=4):
+        step = [i * n // 256 for i in range(256)]
+        x[2] = rng.random(n).astype(np.float32) + 1
+        x[2, step] = -np.arange(256, dtype=np.float32)  # the sample: the 256 smallest
+        state, cand = _filter_state(x, k, largest=False)
+        assert state[:, SRC_BUFFER].tolist() == [1, 0, 0]
+        assert set(order(x[0], False)[:k].tolist()) <= set(cand.tolist())
+        for variant in ("filter", "auto"):
+            check(x, k, False, variant=variant)
+            check(x, 1, True, variant=variant)
+
+
+def test_filter_rank_and_auto_rule():
+    assert _sp.sample_rank(16, 1 << 28, 8192, 4.0) == 1
+    assert _sp.sample_rank(1024, 1 << 28, 8192, 4.0) == 2
+    assert _sp.sample_rank(1 << 20, 1 << 28, 8192, 4.0) == 56
+    assert _sp.sample_rank(10, 10, 8192, 4.0) == 8192  # within the sample
+    assert _sp.filters(16, 1 << 28) and _sp.filters(1 << 20, 1 << 28)
+    assert not _sp.filters(1 << 26, 1 << 28)  # a quarter of the buffer: the radix select
+    assert not _sp.filters(16, 20000)  # rows shorter than min_ratio samples
+
+
+def test_rows_sample_filter_paths(rng, schedule):
+    """select_rows' sample filter: taken on random rows, missed where the sample holds the
+    smallest keys (fewer candidates than k) and where a row is one value (more than the stage);
+    every row's result the oracle's, and the same with the filter off."""
+    n, k = 4096, 32
+    assert _sp.rows_filter(k, n, prim.tuning.policy("selection", "rows"))[0] == 7
+    x = make(rng, (3, n), np.float32)
+    x[1] = 7.0
+    x[2, ::16] = -np.arange(256, dtype=np.float32) - 10  # the 256 samples are the smallest
+    for sigmas in (3.0, 0.0):
+        with prim.tuning.override("selection", selector="rows", sigmas=sigmas):
+            check(x, k, False, variant="rows")
+            check(x, k, True, variant="rows")
 
 
 def test_digit_schedule():

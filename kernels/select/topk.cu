@@ -26,23 +26,41 @@
 //   select_rank_sort: orders each row's k winners by (image, index): thread i counts the winners
 //     below winner i (BLOCK at a time through shared memory) and writes it at that rank; O(k^2)
 //     work, used for k up to the policy's sort_small.
+//   Sample filter (k small against the row): select_sample, one block per row, takes `sample`
+//     keys at positions i * len / sample into shared memory and finds the image of rank `rank`
+//     among them (block_rank_image: an MSD select of 8-bit digits), the row's threshold T (state
+//     THRESH). select_filter reads every key once and writes those with image <= T to buffer 0
+//     (positions by a warp scan and one atomic per warp and tile on WRITE_COUNT; past `cap` it
+//     writes nothing and the warps stop). select_filter_done (a thread per row): when the
+//     candidates number k..cap they hold the k winners (every other key's image is above
+//     theirs), and the state names buffer 0 as the passes' source; otherwise the state is left as
+//     the host set it and the passes read the row. The host picks `rank` so that the k winners
+//     hold about rank * sample / len of the sample's keys with a margin (a miss costs time, not
+//     correctness). Launch: select_sample grid = rows, BLOCK threads, dynamic shared memory
+//     sample * sizeof(U); select_filter as select_pass (no shared memory); select_filter_done
+//     grid = ceil(rows / 256), 256 threads.
 // Launch: select_pass grid = blocks_per_row * rows (row = blockIdx.x / blocks_per_row; grid-stride
 //   over the row's keys in tiles of BLOCK * ITEMS), BLOCK threads, static shared memory
 //   8192 counters (digits of up to 13 bits) + BLOCK / 32 scan words; select_choose grid = rows, 1024 threads;
 //   select_rank_sort grid = ceil(k / BLOCK) * rows, BLOCK threads, BLOCK winners of shared memory.
-// Preconditions: 1 <= k <= len; hist zero on entry (left zero by select_choose); state initialised
+// Preconditions: 1 <= k <= len; 1 <= rank <= sample (select_sample); hist zero on entry (left zero by select_choose); state initialised
 //   by the host (init_state layout below); the output rows have room for k winners; cap >= 1.
 //
 // Short rows (select_rows<U, BLOCK>): one block per row, the row's images in dynamic shared
-//   memory (16-byte loads when the row is aligned). The bits above the highest bit where the
+//   memory (16-byte loads when the row is aligned). With sample_rank > 0 it first tries a sample
+//   filter: the BLOCK keys at positions t * len / BLOCK, ranked by counting; the one of rank
+//   sample_rank is the threshold T; when the keys with image <= T number k..cand_max they are
+//   staged (image, position) after the row, each ranked by counting among them, and the k first
+//   written in order; otherwise (or with sample_rank 0) the radix select below. The bits above the highest bit where the
 //   row's smallest and largest image differ are fixed at once (two block reductions); an MSD
 //   radix select of 8-bit digits below them over the shared copy (256 shared counters, a block
 //   scan per digit) stops as soon as every candidate left is a winner; ties at the threshold are then taken by position. Each thread owns a run of
 //   consecutive positions: one block scan of its (LT, EQ) counts gives every winner its place in
 //   index order. Unsorted: written so, straight to global memory. Sorted: staged in shared memory
 //   (after the row) and ranked by counting, as select_rank_sort. Launch: grid = rows, BLOCK
-//   threads, dynamic shared memory len * sizeof(U) rounded up to 16 bytes, plus k * (sizeof(U) +
-//   4) when sorted. Preconditions: 1 <= k <= len; len * sizeof(U) within the policy's row_bytes.
+//   threads, dynamic shared memory len * sizeof(U) rounded up to 16 bytes, plus max(k when sorted,
+//   cand_max when filtering) * (sizeof(U) + 4). Preconditions: 1 <= k <= len; len * sizeof(U)
+//   within the policy's row_bytes; 0 <= sample_rank <= BLOCK.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
@@ -67,6 +85,7 @@ enum SelectField {
     WILL_BUFFER,     // the next pass writes LT keys out and EQ keys to the other buffer
     WRITE_COUNT,     // entries written to the other buffer by the running pass
     OUT_COUNT,       // winners written
+    THRESH,          // the sample's threshold image (select_sample, read by select_filter)
     FIELDS
 };
 
@@ -363,11 +382,162 @@ select_rank_sort(const U* __restrict__ img, const long long* __restrict__ idx, l
     }
 }
 
+// ---- sample filter: one read of the row when k is small against it --------------------------------
+
+// The image of rank `rank` (1-based) among the m images in shared memory: an MSD radix select of
+// 8-bit digits (a 256-bin shared histogram and a block scan each). Whole block; the result in
+// every thread.
+template <class U, int BLOCK>
+__device__ __forceinline__ U block_rank_image(const U* img, int m, long long rank,
+                                              unsigned* counts, unsigned long long* scratch,
+                                              U* s_prefix, long long* s_rank) {
+    constexpr int RADIX = 256;
+    constexpr int UBITS = static_cast<int>(sizeof(U)) * 8;
+    static_assert(BLOCK >= RADIX, "block_rank_image: a thread per digit");
+    U prefix = 0, mask = 0;
+    long long k_rem = rank;
+    for (int shift = UBITS - 8; shift >= 0; shift -= 8) {
+        if (threadIdx.x < RADIX) counts[threadIdx.x] = 0u;
+        __syncthreads();
+        for (int i = threadIdx.x; i < m; i += BLOCK) {
+            const U im = img[i];
+            if ((im & mask) == prefix)
+                atomicAdd(&counts[static_cast<unsigned>(im >> shift) & (RADIX - 1)], 1u);
+        }
+        __syncthreads();
+        const unsigned long long c = threadIdx.x < RADIX ? counts[threadIdx.x] : 0u;
+        unsigned long long total;
+        const unsigned long long below = prim::block_exclusive_scan<BLOCK>(
+            c, prim::Sum<unsigned long long>(), scratch, total);
+        if (below < static_cast<unsigned long long>(k_rem) &&
+            static_cast<unsigned long long>(k_rem) <= below + c) {
+            *s_prefix = prefix | (static_cast<U>(threadIdx.x) << shift);
+            *s_rank = k_rem - static_cast<long long>(below);
+        }
+        __syncthreads();
+        prefix = *s_prefix;
+        mask |= static_cast<U>(RADIX - 1) << shift;
+        k_rem = *s_rank;
+    }
+    return prefix;
+}
+
+// One block per row: the threshold image of the row's strided sample (see the header).
+template <class U, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+select_sample(const U* __restrict__ keys, long long len, int sample, long long rank,
+              long long* __restrict__ state, int kind, int descending) {
+    using namespace prim::select;
+    PRIM_DYNAMIC_SHARED(U, smp);
+    __shared__ unsigned counts[256];
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
+    __shared__ U s_prefix;
+    __shared__ long long s_rank;
+    const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
+    const U* rk = keys + static_cast<long long>(blockIdx.x) * len;
+    for (int i = threadIdx.x; i < sample; i += BLOCK)
+        smp[i] = dig.image(rk[static_cast<long long>(i) * len / sample]);
+    __syncthreads();
+    const U t = block_rank_image<U, BLOCK>(smp, sample, rank, counts, scratch, &s_prefix, &s_rank);
+    if (threadIdx.x == 0)
+        state[static_cast<long long>(blockIdx.x) * FIELDS + THRESH] = static_cast<long long>(t);
+}
+
+// Every key of the row at or below the threshold image to buffer 0 (see the header).
+template <class U, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+select_filter(const U* __restrict__ keys, long long len, long long blocks_per_row,
+              U* __restrict__ buf_img, long long* __restrict__ buf_idx, long long cap,
+              long long* __restrict__ state, int kind, int descending) {
+    using namespace prim::select;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int VN = prim::Vec16<U>::N;
+    static_assert(ITEMS % VN == 0 && ITEMS <= 32, "select_filter: whole vectors, a bit per item");
+    const long long row = blockIdx.x / blocks_per_row;
+    const long long part = blockIdx.x % blocks_per_row;
+    long long* st = state + row * FIELDS;
+    const U thresh = static_cast<U>(st[THRESH]);
+    const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
+    const U* rk = keys + row * len;
+    const bool aligned = (reinterpret_cast<prim::uptr>(rk) & 15u) == 0;
+    U* bi = buf_img + row * cap;
+    long long* bx = buf_idx + row * cap;
+    const int lane = threadIdx.x % prim::WARP;
+    for (long long t0 = part * TILE; t0 < len; t0 += blocks_per_row * TILE) {
+        // the row's buffer overflowed: the radix select reads the row (warp-uniform exit)
+        long long seen = 0;
+        if (lane == 0) seen = *reinterpret_cast<volatile long long*>(&st[WRITE_COUNT]);
+        if (prim::shfl_idx(seen, 0) > cap) break;
+        const bool full = t0 + TILE <= len;
+        U img[ITEMS];
+        unsigned cand = 0;  // bit j: item j is a candidate
+#pragma unroll
+        for (int u = 0; u < ITEMS / VN; ++u) {
+            const long long i0 = t0 + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN;
+            if (full && aligned) {
+                const prim::Packet<U> p = prim::load16(rk + i0);
+#pragma unroll
+                for (int v = 0; v < VN; ++v) {
+                    img[u * VN + v] = dig.image(p.v[v]);
+                    cand |= static_cast<unsigned>(img[u * VN + v] <= thresh) << (u * VN + v);
+                }
+            } else {
+#pragma unroll
+                for (int v = 0; v < VN; ++v) {
+                    const bool ok = i0 + v < len;
+                    img[u * VN + v] = ok ? dig.image(rk[i0 + v]) : static_cast<U>(0);
+                    cand |= static_cast<unsigned>(ok && img[u * VN + v] <= thresh) << (u * VN + v);
+                }
+            }
+        }
+        const int n = __popc(cand);
+        if (__any_sync(prim::FULL_MASK, n)) {  // warp-aggregated: one atomic per warp and tile
+            const int incl = prim::warp_inclusive_scan(n, prim::Sum<int>());
+            unsigned long long base = 0;
+            if (lane == prim::WARP - 1)
+                base = atomicAdd(reinterpret_cast<unsigned long long*>(&st[WRITE_COUNT]),
+                                 static_cast<unsigned long long>(incl));
+            long long at = static_cast<long long>(prim::shfl_idx(base, prim::WARP - 1)) + incl - n;
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j) {
+                if ((cand >> j) & 1u) {
+                    if (at < cap) {
+                        bi[at] = img[j];
+                        bx[at] = t0 + (static_cast<long long>(j / VN) * BLOCK + threadIdx.x) * VN +
+                                 j % VN;
+                    }
+                    ++at;
+                }
+            }
+        }
+    }
+}
+
+// A thread per row: the radix select reads the filter's candidates when they hold the k winners
+// and fit the buffer, else the row (see the header).
+__global__ void select_filter_done(long long* __restrict__ state, long long rows, long long k,
+                                   long long cap) {
+    using namespace prim::select;
+    const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    long long* st = state + r * FIELDS;
+    const long long c = st[WRITE_COUNT];
+    st[WRITE_COUNT] = 0;
+    if (k <= c && c <= cap) {
+        st[SRC_BUFFER] = 1;
+        st[SRC_PARITY] = 0;
+        st[SRC_COUNT] = c;
+        st[COUNT] = c;
+        st[DONE] = c == k;
+    }
+}
+
 // A block per row of at most the policy's row_bytes: see the header.
 template <class U, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
 select_rows(const U* __restrict__ keys, long long len, long long k, int kind, int descending,
-            int sorted, U* __restrict__ out_img, long long* __restrict__ out_idx) {
+            int sorted, long long sample_rank, int cand_max, U* __restrict__ out_img,
+            long long* __restrict__ out_idx) {
     using namespace prim::select;
     constexpr int BITS = 8;
     constexpr int RADIX = 1 << BITS;
@@ -379,9 +549,13 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
     __shared__ U s_prefix, s_mask;
     __shared__ U s_lo[BLOCK / prim::WARP], s_hi[BLOCK / prim::WARP];
     __shared__ long long s_k_rem, s_count;
+    __shared__ U s_sample[BLOCK];
     const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
     const U* rk = keys + static_cast<long long>(blockIdx.x) * len;
     const int n = static_cast<int>(len);
+    U* stage_img = reinterpret_cast<U*>(row + ((len * sizeof(U) + 15) / 16) * (16 / sizeof(U)));
+    U* gi = out_img + static_cast<long long>(blockIdx.x) * k;
+    long long* gx = out_idx + static_cast<long long>(blockIdx.x) * k;
     if ((reinterpret_cast<prim::uptr>(rk) & 15u) == 0) {
         const int vecs = n / VN;
         for (int v = threadIdx.x; v < vecs; v += BLOCK) {
@@ -393,9 +567,56 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
     } else {
         for (int i = threadIdx.x; i < n; i += BLOCK) row[i] = dig.image(rk[i]);
     }
+    __syncthreads();  // the row is loaded
+    if (sample_rank > 0) {  // block-uniform: the sample filter (see the header)
+        s_sample[threadIdx.x] = row[static_cast<int>(static_cast<long long>(threadIdx.x) * n / BLOCK)];
+        __syncthreads();
+        const U mine = s_sample[threadIdx.x];
+        int r = 0;  // its rank in the sample, ties by thread
+        for (int t = 0; t < BLOCK; ++t) {
+            const U o = s_sample[t];
+            r += o < mine || (o == mine && t < static_cast<int>(threadIdx.x));
+        }
+        if (r == sample_rank - 1) s_prefix = mine;
+        __syncthreads();
+        const U thresh = s_prefix;
+        unsigned long long c = 0;
+        for (int i = threadIdx.x; i < n; i += BLOCK) c += row[i] <= thresh;
+        unsigned long long total;
+        unsigned long long at = prim::block_exclusive_scan<BLOCK>(
+            c, prim::Sum<unsigned long long>(), scratch, total);
+        if (static_cast<unsigned long long>(k) <= total &&
+            total <= static_cast<unsigned long long>(cand_max)) {  // block-uniform
+            int* cand_pos = reinterpret_cast<int*>(stage_img + cand_max);
+            for (int i = threadIdx.x; i < n; i += BLOCK) {
+                if (row[i] <= thresh) {
+                    stage_img[at] = row[i];
+                    cand_pos[at] = i;
+                    ++at;
+                }
+            }
+            __syncthreads();
+            // each candidate's rank by (image, index): the k first are the winners, in order
+            const int m = static_cast<int>(total);
+            for (int w = threadIdx.x; w < m; w += BLOCK) {
+                const U a = stage_img[w];
+                const int ai = cand_pos[w];
+                long long rank = 0;
+                for (int j = 0; j < m; ++j) {
+                    const U b = stage_img[j];
+                    rank += b < a || (b == a && cand_pos[j] < ai);
+                }
+                if (rank < k) {
+                    gi[rank] = a;
+                    gx[rank] = ai;
+                }
+            }
+            return;
+        }
+        __syncthreads();  // s_prefix and the scan words are reused below
+    }
     // the bits every key shares (above the highest bit where the smallest and the largest
     // image differ) are fixed at once: floats of one binade skip their exponent's digits
-    __syncthreads();  // the row is loaded
     U least = prim::Limits<U>::max(), most = 0;
     for (int i = threadIdx.x; i < n; i += BLOCK) {
         least = row[i] < least ? row[i] : least;
@@ -464,10 +685,7 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
     long long lt_before = static_cast<long long>(pos >> 32);
     long long eq_before = static_cast<long long>(pos & 0xffffffffull);
     long long o = lt_before + (eq_before < k_rem ? eq_before : k_rem);
-    U* stage_img = reinterpret_cast<U*>(row + ((len * sizeof(U) + 15) / 16) * (16 / sizeof(U)));
     int* stage_pos = reinterpret_cast<int*>(stage_img + k);
-    U* gi = out_img + static_cast<long long>(blockIdx.x) * k;
-    long long* gx = out_idx + static_cast<long long>(blockIdx.x) * k;
     for (int i = lo; i < hi; ++i) {
         const U full = row[i];
         const U im = full & mask;

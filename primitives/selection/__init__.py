@@ -5,9 +5,17 @@ order-preserving key images (``kernels/select/topk.cu``).
 Variants (``variant=``):
 
 ============  ==================================================================================
-rows          a block per row, the row in shared memory: an MSD radix select of 8-bit digits
-              over the shared copy, then one block scan that writes the winners in index order
-              (rows up to the policy's ``row_bytes``)
+rows          a block per row, the row in shared memory (rows up to the policy's
+              ``row_bytes``). First a sample filter: the key of a chosen rank among one key per
+              thread is a threshold; when the keys at or below it hold the k winners and few
+              others, they are ranked by counting and the first k written in order. Otherwise
+              an MSD radix select of 8-bit digits over the shared copy, then one block scan that
+              writes the winners in index order
+filter        ``radix_select`` with a sample filter in front: a threshold from a strided sample
+              of the row (the key of a rank a few standard deviations above the winners'
+              expected share of it), one read of every key that keeps those at or below it, and
+              the radix passes over those candidates only. When the candidates miss some winner
+              or overflow the buffer, the passes read the whole row as ``radix_select`` does
 small_k       k up to 256 (the policy's k_max), one row or many: each block keeps a candidate
               set of its part of the row in shared memory, admitting only keys below the running
               threshold (the largest of its k best so far) and cutting the set back to k by an
@@ -19,8 +27,9 @@ radix_select  device-wide, any row length, one row or many in one launch per pas
               left is a winner; ties resolved by index digits
 sort          the full-sort baseline: ``argsort`` (one row) or ``segmented_sort`` (many), then
               the first k
-auto          ``rows`` when a row fits the block's shared memory, else ``small_k`` for k up to
-              its k_max, else ``radix_select``
+auto          ``rows`` when a row fits the block's shared memory, else ``filter`` when k is
+              small against the row (the ``"filter"`` policy), else ``small_k`` for k up to its
+              k_max, else ``radix_select``
 ============  ==================================================================================
 
 Equal keys are taken from the lowest indices (a stable selection) and ``sorted=True`` orders

@@ -11,7 +11,7 @@ from . import _plans as _sp, _policy
 
 __all__ = ["topk", "argpartition", "partition", "VARIANTS", "DTYPES"]
 
-VARIANTS = ("rows", "small_k", "radix_select", "sort")
+VARIANTS = ("rows", "filter", "small_k", "radix_select", "sort")
 #: the key dtypes: the sort family's, and bool (as uint8) and float16 (as float32)
 DTYPES = (np.dtype(np.bool_),) + _sort_keys.KEY_DTYPES[:8] + (np.dtype(np.float16),) + \
     _sort_keys.KEY_DTYPES[8:]
@@ -152,6 +152,8 @@ def select(rows2, k, largest, ordered, variant, backend, func):
     if variant == "auto":
         if _sp.row_fits(ub, length):
             variant = "rows"
+        elif _sp.filters(k, length):
+            variant = "filter"
         else:
             variant = "small_k" if k <= _policy.small_k().k_max else "radix_select"
     if variant == "sort":
@@ -172,7 +174,8 @@ def select(rows2, k, largest, ordered, variant, backend, func):
             raise ValueError(f"{func}: variant 'small_k' takes k up to {k_max}, got k={k}; use "
                              f"'radix_select'")
         return _sp.small_k_plan(backend, ub, rows, length, k, kind, largest, ordered)(kbits)[1]
-    plan = _sp.radix_plan(backend, ub, rows, length, k, kind, bits, largest, ordered)
+    plan = _sp.radix_plan(backend, ub, rows, length, k, kind, bits, largest, ordered,
+                          filtered=variant == "filter")
     img, idx = plan(kbits)
     if ordered and not plan.sorts:  # by index, then stably by image
         idx, img = _segmented_sort(idx, img, backend)
@@ -226,8 +229,8 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
         largest: the k largest (default) or, when False, the k smallest.
         sorted: the results ordered (largest first when ``largest``, else smallest first); when
             False they come in no particular order (the same set).
-        variant: ``"rows"``, ``"small_k"``, ``"radix_select"``, ``"sort"`` or ``"auto"`` (see
-            :mod:`primitives.selection`).
+        variant: ``"rows"``, ``"filter"``, ``"small_k"``, ``"radix_select"``, ``"sort"`` or
+            ``"auto"`` (see :mod:`primitives.selection`).
 
     Returns:
         ``(values, indices)``: arrays of ``x``'s shape with the axis of length ``k`` (1-D for
@@ -246,8 +249,8 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
     lowest indices are taken, and ordered results list equal elements by increasing index: the
     first ``k`` of a stable sort (``numpy.argsort(-x, kind="stable")`` for ordinary numbers).
 
-    No host synchronization on the ``rows``, ``small_k`` and ``radix_select`` paths but where ``sorted``
-    needs a segmented sort (k above the policies' limits). Equivalent to
+    No host synchronization on the ``rows``, ``filter``, ``small_k`` and ``radix_select`` paths
+    but where ``sorted`` needs a segmented sort (k above the policies' limits). Equivalent to
     ``numpy.take_along_axis`` of a stable sort's first ``k``; faster when ``k`` is small.
 
     See Also:

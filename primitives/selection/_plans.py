@@ -11,6 +11,8 @@ block-per-row kernel.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
@@ -20,7 +22,7 @@ SOURCE = "select/topk.cu"
 #: the key bits kernels take, by width in bytes
 UBITS = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 #: fields of a row's state (prim::select::FIELDS) and the ones the host sets
-FIELDS = 13
+FIELDS = 14
 K_REM, COUNT, DONE = 4, 5, 6
 MAX_BINS = 1 << _policy.MAX_BITS
 CHOOSE_BLOCK = 1024
@@ -39,6 +41,14 @@ def radix_names(pol):
     return out
 
 
+def filter_names(pol):
+    out = ["select_filter_done"]
+    for ub in UBITS:
+        out += [f"select_sample<{_c(ub)}, {CHOOSE_BLOCK}>",
+                f"select_filter<{_c(ub)}, {pol.block}, {pol.items}>"]
+    return out
+
+
 def rows_names(pol):
     return [f"select_rows<{_c(ub)}, {pol.block}>" for ub in UBITS]
 
@@ -52,6 +62,8 @@ for _pol in _policy.TABLE.policies("small_k"):
     _loader.register(SOURCE, small_names(_pol))
 for _pol in _policy.TABLE.policies("radix_select"):  # every policy, for the NVRTC check
     _loader.register(SOURCE, radix_names(_pol))
+for _pol in _policy.TABLE.policies("filter"):
+    _loader.register(SOURCE, filter_names(_pol))
 for _pol in _policy.TABLE.policies("rows"):
     _loader.register(SOURCE, rows_names(_pol))
 
@@ -69,6 +81,25 @@ def digits(top, width_first, width):
     return out
 
 
+def sample_rank(k, length, sample, sigmas):
+    """The threshold's rank (1-based) in a strided sample of ``sample`` of a row's ``length``
+    keys for its ``k`` smallest: the winners' expected share of the sample, ``sigmas`` standard
+    deviations (Poisson) above it, plus one half; within [1, sample]."""
+    lam = k * sample / length
+    return max(1, min(sample, math.ceil(lam + sigmas * math.sqrt(lam) + 0.5)))
+
+
+def filters(k, length, pol=None):
+    """Whether auto puts the sample filter in front of the radix select: rows of at least
+    min_ratio samples, and candidates expected (rank * length / sample) within a quarter of the
+    buffer."""
+    pol = _policy.filter_() if pol is None else pol
+    if length < pol.min_ratio * pol.sample:
+        return False
+    rank = sample_rank(k, length, pol.sample, pol.sigmas)
+    return 4 * rank * length <= pol.sample * (length // _policy.radix_select().buffer_div)
+
+
 def row_fits(ub, length, pol=None):
     """Whether rows of ``length`` keys of ``ub`` bytes fit the block-per-row kernel."""
     pol = _policy.rows() if pol is None else pol
@@ -80,7 +111,7 @@ class RadixSelectPlan(_plans.Plan):
     ``ub`` bytes (``kind``: prim::radix::KeyKind; ``bits``: the image's meaningful low bits;
     ``desc``: largest first). ``sort``: order the winners (k up to the policy's sort_small)."""
 
-    def __init__(self, backend, ub, rows, length, k, kind, bits, desc, sort, pol):
+    def __init__(self, backend, ub, rows, length, k, kind, bits, desc, sort, pol, filt=None):
         xp = backend.xp
         self.backend, self.xp, self.rows, self.length, self.k, self.ub = (backend, xp, rows,
                                                                           length, k, ub)
@@ -115,6 +146,19 @@ class RadixSelectPlan(_plans.Plan):
         self.kind, self.desc = i32(kind), i32(desc)
         self.cap64, self.k64 = i64(self.cap), i64(k)
         self.nbytes = _plans.scratch_bytes(self.init, self.state, self.hist)
+        self.filt = None
+        if filt is not None:  # the sample filter first (filt: the "filter" policy)
+            fget = _loader.load(SOURCE, filter_names(filt))
+            kfilter = fget(f"select_filter<{c}, {filt.block}, {filt.items}>")
+            fbpr = max(1, min(_launch.cdiv(length, filt.block * filt.items),
+                              _launch.cdiv(_launch.resident_grid(kfilter, filt.block), rows)))
+            rank = sample_rank(k, length, filt.sample, filt.sigmas)
+            self.filt = (
+                _plans.Launch(fget(f"select_sample<{c}, {CHOOSE_BLOCK}>"), rows, CHOOSE_BLOCK,
+                              filt.sample * ub),
+                (i64(length), i32(filt.sample), i64(rank)),
+                _plans.Launch(kfilter, fbpr * rows, filt.block), (i64(length), i64(fbpr)),
+                _plans.Launch(fget("select_filter_done"), _launch.cdiv(rows, 256), 256))
 
     def __call__(self, kbits):
         """(images, indices) of each row's k winners, ``(rows, k)`` arrays: ordered by (image,
@@ -127,6 +171,11 @@ class RadixSelectPlan(_plans.Plan):
         out_idx = xp.empty((rows, k), dtype=np.int64)
         head = (kbits, *self.fixed, *bufs, self.cap64, out_img, out_idx, self.k64, self.state,
                 self.hist, self.kind, self.desc)
+        if self.filt is not None:
+            sample, sargs, filt, fargs, done = self.filt
+            sample(kbits, *sargs, self.state, self.kind, self.desc)
+            filt(kbits, *fargs, bufs[0], bufs[1], self.cap64, self.state, self.kind, self.desc)
+            done(self.state, _launch.i64(rows), self.k64, self.cap64)
         for shift, width, on_index in self.schedule:
             tail = (np.int32(shift), np.int32(width), np.int32(on_index))
             self.pass_(*head, *tail)
@@ -210,10 +259,12 @@ class RowsPlan(_plans.Plan):
         xp = backend.xp
         self.xp, self.rows, self.k, self.udt = xp, rows, k, UBITS[ub]
         kernel = _loader.load(SOURCE, rows_names(pol))(f"select_rows<{_c(ub)}, {pol.block}>")
-        smem = _launch.cdiv(length * ub, 16) * 16 + (k * (ub + 4) if sort else 0)
+        rank, cand = rows_filter(k, length, pol)
+        stage = max(k if sort else 0, cand)
+        smem = _launch.cdiv(length * ub, 16) * 16 + stage * (ub + 4)
         self.launch = _plans.Launch(kernel, rows, pol.block, smem)
         self.args = (_launch.i64(length), _launch.i64(k), np.int32(kind), np.int32(desc),
-                     np.int32(sort))
+                     np.int32(sort), _launch.i64(rank), np.int32(cand))
 
     def __call__(self, kbits):
         out_img = self.xp.empty((self.rows, self.k), dtype=self.udt)
@@ -222,12 +273,28 @@ class RowsPlan(_plans.Plan):
         return out_img, out_idx
 
 
-def radix_plan(backend, ub, rows, length, k, kind, bits, desc, sort):
+def rows_filter(k, length, pol):
+    """(sample rank, candidates staged) of select_rows' sample filter for rows of ``length``
+    keys, or (0, 0) where the policy has none or more candidates than its cand_max are expected.
+    The stage holds three times the expected candidates, and at least k and eight samples'
+    spacing (rank 1: the candidates' count is about exponential)."""
+    if pol.sigmas <= 0:
+        return 0, 0
+    rank = sample_rank(k, length, pol.block, pol.sigmas)
+    expected = rank * length / pol.block
+    if 2 * expected > pol.cand_max:
+        return 0, 0
+    spacing = length / pol.block
+    return rank, min(pol.cand_max, max(k, math.ceil(3 * expected), math.ceil(8 * spacing)))
+
+
+def radix_plan(backend, ub, rows, length, k, kind, bits, desc, sort, filtered=False):
     pol = _policy.radix_select()
-    key = ("selection", "radix", ub, rows, length, k, kind, bits, desc, sort, pol,
+    filt = _policy.filter_() if filtered else None
+    key = ("selection", "radix", ub, rows, length, k, kind, bits, desc, sort, pol, filt,
            _plans.stream_key())
     return _plans.PLANS.get(key, lambda: RadixSelectPlan(backend, ub, rows, length, k, kind,
-                                                         bits, desc, sort, pol))
+                                                         bits, desc, sort, pol, filt))
 
 
 def small_k_plan(backend, ub, rows, length, k, kind, desc, sort):

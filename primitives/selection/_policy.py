@@ -2,9 +2,10 @@
 
 Selectors: ``"radix_select"`` for the device-wide radix select (its pass kernel's tile, the digit
 widths, the candidate buffers and the largest ``k`` whose winners are ordered by counting),
-``"small_k"`` for the block-local candidate sets (tile, largest k), ``"rows"`` for the
-block-per-row kernel (its block, the longest row it holds in shared memory and the largest sorted
-``k`` it orders itself) and ``"partition"`` for when a 1-D partition sorts instead. One
+``"filter"`` for the sample filter in front of it (the filter's tile, the sample, the rank's
+margin, the shortest row auto filters), ``"small_k"`` for the block-local candidate sets (tile,
+largest k), ``"rows"`` for the block-per-row kernel (its block, the longest row it holds in shared
+memory, the largest sorted ``k`` it orders itself and its own sample filter) and ``"partition"`` for when a 1-D partition sorts instead. One
 provenance line per tuned value; the experiments behind them are in docs/perf-log/.
 """
 
@@ -32,6 +33,15 @@ class RadixSelectPolicy:
 
 
 @dataclasses.dataclass(frozen=True)
+class FilterPolicy:
+    block: int  # threads per block of select_filter (a template parameter)
+    items: int  # keys per thread and tile (a template parameter; a multiple of 4, at most 32)
+    sample: int  # keys of a row's strided sample (select_sample's shared memory)
+    sigmas: float  # the sample rank's margin over the winners' expected share of the sample
+    min_ratio: int  # auto filters rows of at least min_ratio * sample keys
+
+
+@dataclasses.dataclass(frozen=True)
 class SmallKPolicy:
     block: int  # threads per block of select_small_k (a template parameter, >= 256)
     items: int  # keys per thread and tile (a template parameter; a multiple of 4)
@@ -44,6 +54,11 @@ class RowsPolicy:
     block: int  # threads per block of select_rows (a template parameter, >= 256)
     row_bytes: int  # the longest row (in key bytes: 4 or 8 per key) held in shared memory
     sort_max: int  # the largest k select_rows orders by counting (larger: a segmented sort)
+    # the sample filter: the threshold's rank in a sample of one key per thread sits `sigmas`
+    # standard deviations above the winners' expected share of it (0: no filter); it runs when
+    # the candidates expected are at most cand_max
+    sigmas: float
+    cand_max: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,22 +77,33 @@ TABLE = _policy.register("selection", {
     # key: 3.2 ms for k = 16); the rest not tuned yet
     ("default", "radix_select"): RadixSelectPolicy(block=256, items=16, first_bits=13, bits=11,
                                                    buffer_div=8, sort_small=4096),
+    # tiles of 256 x 16 keys; a sample of 8192 keys (32 KiB of 32-bit images); the rank 4
+    # standard deviations above the winners' expected share (a miss, about 1 in 10^4 on random
+    # keys, reads the row again); not tuned yet
+    ("default", "filter"): FilterPolicy(block=256, items=16, sample=8192, sigmas=4.0,
+                                        min_ratio=4),
     # tiles of 256 x 8 keys, candidate sets of 2048 + k; a merging block reads 8 tiles of the
     # winners, so k = 256 over ~900 blocks merges in two levels (not tuned yet)
     ("default", "small_k"): SmallKPolicy(block=256, items=8, k_max=256, merge_tiles=8),
     # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
-    ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
+    ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256, sigmas=3.0,
+                                    cand_max=1024),
     # H100, 1-D float32 n = 10^4, kth = 1000 (tools/probes/small_calls, at 222a610): select and
     # compact 1152 us (partition) and 832 us (argpartition), prim.sort 78 us and prim.argsort
     # 96 us; sort_max_len 2^16 and sort_share 4 not measured further yet (at 2^28, k = 2^20,
     # topk took 2.85 ms, prim.sort 4.13 ms: selecting 1/256 of the keys beats sorting them)
     ("default", "partition"): PartitionPolicy(sort_max_len=1 << 16, sort_share=4),
-}, doc="the radix select's tile, digits and buffers; the block-per-row kernel's block and "
-       "longest row; when a 1-D partition sorts instead of selecting")
+}, doc="the radix select's tile, digits and buffers; its sample filter; the block-per-row "
+       "kernel's block, longest row and sample filter; when a 1-D partition sorts instead of "
+       "selecting")
 
 
 def radix_select():
     return _policy.current("selection", "radix_select")
+
+
+def filter_():
+    return _policy.current("selection", "filter")
 
 
 def small_k():
