@@ -70,10 +70,14 @@ def check(x, k, largest=True, axis=-1, variant="auto"):
     H.assert_same(vals, np.take_along_axis(x, H.to_host(idx), axis=axis))
 
 
+#: the largest k of the variants that have one (their default policies)
+K_MAX = {"small_k": 256, "warp_rows": 128}
+
+
 def ks(n, variant=None):
-    """Awkward k for a row of n (small_k: within its largest k, 256)."""
+    """Awkward k for a row of n (within the variant's largest k)."""
     out = {0, 1, min(n, 7), n // 2, n}
-    return sorted(min(k, 256) for k in out) if variant == "small_k" else sorted(out)
+    return sorted(min(k, K_MAX.get(variant, n)) for k in out)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -86,22 +90,22 @@ def test_topk_1d_float32(variant, n, rng, schedule):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
-@pytest.mark.parametrize("variant", ["rows", "filter", "small_k", "radix_select"])
+@pytest.mark.parametrize("variant", ["warp_rows", "rows", "filter", "small_k", "radix_select"])
 def test_topk_dtypes(dtype, variant, rng):
     n = 1000
     x = make(rng, n, dtype)
-    for k in (1, 100, n) if variant != "small_k" else (1, 100, 256):
+    for k in (1, 100, K_MAX.get(variant, n)):
         for largest in (True, False):
             check(x, k, largest, variant=variant)
 
 
-@pytest.mark.parametrize("variant", ["rows", "small_k", "radix_select"])
+@pytest.mark.parametrize("variant", ["warp_rows", "rows", "small_k", "radix_select"])
 @pytest.mark.parametrize("distinct", [1, 2, 50])
 def test_ties_take_the_lowest_indices(variant, distinct, rng, schedule):
     """Equal keys: the lowest indices win, and sorted results list them by index. One distinct
     value keeps every key a candidate through the image's digits (the index digits decide)."""
-    x = make(rng, 5000 if variant == "rows" else 9000, np.int32, distinct=distinct)
-    for k in (1, 33, 256) if variant == "small_k" else (1, 33, 2500):
+    x = make(rng, 5000 if variant.endswith("rows") else 9000, np.int32, distinct=distinct)
+    for k in (1, 33, K_MAX.get(variant, 2500)):
         for largest in (True, False):
             check(x, k, largest, variant=variant)
 
@@ -125,7 +129,7 @@ def test_nan_order_and_bit_patterns():
 def test_topk_rows(variant, shape, axis, rng):
     x = make(rng, shape, np.float32)
     n = shape[axis]
-    for k in (1, min(n, 5), min(n, 256) if variant == "small_k" else n):
+    for k in (1, min(n, 5), min(n, K_MAX.get(variant, n))):
         check(x, k, True, axis, variant)
         check(x, k, False, axis, variant)
 
@@ -144,6 +148,10 @@ def test_radix_select_buffers_and_sort_paths(rng, schedule):
     with prim.tuning.override("selection", selector="radix_select", sort_small=64):
         for k in (1, 65, 300):
             check(x, k, True, variant="radix_select")
+        # the winners ordered as packed 64-bit keys: one row (a sort), many (a segmented sort);
+        # 64-bit keys: two stable sorts
+        for row in (x[0], x[1], make(rng, 20000, np.float64), make(rng, (2, 9000), np.int64)):
+            check(row, 300, False, variant="radix_select")
     with prim.tuning.override("selection", selector="rows", sort_max=8):
         check(x[:, :3000], 100, False, variant="rows")
 
@@ -164,7 +172,8 @@ def _filter_state(x, k, largest=True):
     idx = xp.empty(rows * plan.cap, dtype=np.int64)
     sample, sargs, filt, fargs, done = plan.filt
     sample(kbits, *sargs, plan.state, plan.kind, plan.desc)
-    filt(kbits, *fargs, img, idx, plan.cap64, plan.state, plan.kind, plan.desc)
+    filt(kbits, *fargs, img, idx, xp.empty_like(img), xp.empty_like(idx), plan.cap64,
+         plan.state, plan.kind, plan.desc)
     count = int(H.to_host(plan.state)[0, _sp.FIELDS - 3])  # WRITE_COUNT before done resets it
     done(plan.state, np.int64(rows), plan.k64, plan.cap64)
     return H.to_host(plan.state), H.to_host(idx)[:min(count, plan.cap)]
@@ -204,19 +213,32 @@ def test_filter_rank_and_auto_rule():
     assert not _sp.filters(16, 20000)  # rows shorter than min_ratio samples
 
 
-def test_rows_sample_filter_paths(rng, schedule):
-    """select_rows' sample filter: taken on random rows, missed where the sample holds the
-    smallest keys (fewer candidates than k) and where a row is one value (more than the stage);
-    every row's result the oracle's, and the same with the filter off."""
-    n, k = 4096, 32
-    assert _sp.rows_filter(k, n, prim.tuning.policy("selection", "rows"))[0] == 7
-    x = make(rng, (3, n), np.float32)
+def test_warp_rows_leaves_tied_rows_to_the_block(rng, schedule):
+    """select_warp_rows finishes rows whose keys at or below its threshold fit its stage and
+    lists the others (here rows of one value: every key is at the threshold) for select_rows;
+    both write their rows in order, whatever M the k takes."""
+    n = 3000
+    x = make(rng, (4, n), np.float32)
     x[1] = 7.0
-    x[2, ::16] = -np.arange(256, dtype=np.float32) - 10  # the 256 samples are the smallest
-    for sigmas in (3.0, 0.0):
-        with prim.tuning.override("selection", selector="rows", sigmas=sigmas):
-            check(x, k, False, variant="rows")
-            check(x, k, True, variant="rows")
+    x[3, ::2] = 9.0  # half the row ties at the top
+    from primitives.sorting import _keys
+
+    be = _backend.get_backend()
+    kbits, kind, _ = _keys.key_bits(be.xp.asarray(x))
+    for k in (1, 33, 100):
+        plan, sorts = _sp.rows_plan(be, 4, 4, n, k, kind, True, True, warp=True)
+        assert sorts
+        plan(kbits)
+        assert int(H.to_host(plan.count)[0]) == 2  # rows 1 and 3
+        for largest in (True, False):
+            check(x, k, largest, variant="warp_rows")
+
+
+def test_warp_rows_stage_and_m():
+    assert [_sp.warp_m(k) for k in (1, 32, 33, 64, 65, 128, 129)] == [1, 1, 2, 2, 4, 4, None]
+    assert _sp.warp_k_max() == 128
+    with prim.tuning.override("selection", selector="warp_rows", m_max=3):
+        assert _sp.warp_k_max() == 64
 
 
 def test_digit_schedule():
@@ -275,7 +297,7 @@ def assert_partitioned(x, kth, got_idx, axis=-1):
 def test_argpartition(variant, n, rng):
     x = make(rng, n, np.float32)
     for kth in sorted({0, n // 3, n - 1, -1}) + [[0, n - 1], [n // 4, n // 2]]:
-        if variant == "small_k" and n > 256:
+        if variant in K_MAX and n > K_MAX[variant]:
             kth = [n - 3, n - 1] if isinstance(kth, list) else min(kth % n, 100)
         got = prim.argpartition(x, kth, variant=variant)
         assert_partitioned(x, kth, got)
@@ -340,9 +362,8 @@ def test_property_topk_and_partition(x, data):
     n = x.size
     k = data.draw(st.integers(0, n))
     largest = data.draw(st.booleans())
-    variant = data.draw(st.sampled_from(("rows", "small_k", "radix_select")))
-    if variant == "small_k":
-        k = min(k, 256)
+    variant = data.draw(st.sampled_from(("warp_rows", "rows", "small_k", "radix_select")))
+    k = min(k, K_MAX.get(variant, k))
     H.assert_same(prim.topk(x, k, largest=largest, variant=variant),
                   want_topk(x, k, largest))
     kth = data.draw(st.integers(-n, n - 1))
@@ -418,9 +439,21 @@ def test_small_k_merges_in_levels(rng, schedule):
             check(x, k, True, variant="small_k")
 
 
-def test_error_rows_variant_row_too_long():
+def test_error_warp_rows_k_too_large():
+    H.raises_like(ValueError, "topk", prim.topk, np.zeros(1000, np.float32), 129,
+                  variant="warp_rows", match="up to 128")
+
+
+def test_auto_picks_warp_rows_then_rows(rng):
+    x = make(rng, (3, 700), np.float32)
+    for k in (128, 129):
+        H.assert_same(prim.topk(x, k), want_topk(x, k, True))
+
+
+@pytest.mark.parametrize("variant", ["rows", "warp_rows"])
+def test_error_rows_variant_row_too_long(variant):
     H.raises_like(ValueError, "topk", prim.topk, np.zeros(10000, np.float32), 1,
-                  variant="rows", match="at most 8192")
+                  variant=variant, match="at most 8192")
 
 
 @H.twins(name="argpartition")

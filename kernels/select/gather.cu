@@ -11,6 +11,9 @@
 //   (sel in its order), then the L - m others (rest: their flat indices r * L + j' in increasing
 //   order, as the compaction of keep gives them); with small == 0 the others first, then the
 //   selected in reverse order (sel holds the m largest, largest first: reversed, ascending).
+// pack_winners: out[i] = img[i] << ib | idx[i] (32-bit images, indices below 2^ib, ib <= 32):
+//   one 64-bit key per winner whose order is the (image, index) order; unpack_index: the index
+//   back, out[i] = in[i] & mask.
 // Launch (all): 1-D grid-stride, any block and grid; no shared memory. Preconditions: indices in
 //   sel/idx are in [0, L) and distinct within a row; rest holds R * (L - m) entries (unread when
 //   m == L); the arrays do not overlap.
@@ -52,4 +55,17 @@ __global__ void assemble_partition(const long long* __restrict__ sel,
             v = j < others ? rest[r * others + j] - r * L : sel[r * m + (m - 1 - (j - others))];
         res[i] = v;
     }
+}
+
+__global__ void pack_winners(const unsigned* __restrict__ img, const long long* __restrict__ idx,
+                             long long n, int ib, unsigned long long* __restrict__ out) {
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads())
+        out[i] = (static_cast<unsigned long long>(img[i]) << ib) |
+                 static_cast<unsigned long long>(idx[i]);
+}
+
+__global__ void unpack_index(const unsigned long long* __restrict__ in, long long n,
+                             unsigned long long mask, long long* __restrict__ out) {
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads())
+        out[i] = static_cast<long long>(in[i] & mask);
 }

@@ -29,15 +29,17 @@
 //   Sample filter (k small against the row): select_sample, one block per row, takes `sample`
 //     keys at positions i * len / sample into shared memory and finds the image of rank `rank`
 //     among them (block_rank_image: an MSD select of 8-bit digits), the row's threshold T (state
-//     THRESH). select_filter reads every key once and writes those with image <= T to buffer 0
-//     (positions by a warp scan and one atomic per warp and tile on WRITE_COUNT; past `cap` it
-//     writes nothing and the warps stop). select_filter_done (a thread per row): when the
+//     THRESH). select_filter reads every key once and keeps those with image <= T: a block writes
+//     them to its own segment of buffer 1 (cap / blocks_per_row entries; positions by a warp scan
+//     and one shared atomic per warp and tile; a warp stops once the segment is full), then, by
+//     one global atomic on WRITE_COUNT, copies them to their place in buffer 0 (an overflowing
+//     block adds cap + 1 instead: the row reads its keys). select_filter_done (a thread per row): when the
 //     candidates number k..cap they hold the k winners (every other key's image is above
 //     theirs), and the state names buffer 0 as the passes' source; otherwise the state is left as
 //     the host set it and the passes read the row. The host picks `rank` so that the k winners
 //     hold about rank * sample / len of the sample's keys with a margin (a miss costs time, not
 //     correctness). Launch: select_sample grid = rows, BLOCK threads, dynamic shared memory
-//     sample * sizeof(U); select_filter as select_pass (no shared memory); select_filter_done
+//     sample * sizeof(U); select_filter as select_pass (two shared words); select_filter_done
 //     grid = ceil(rows / 256), 256 threads.
 // Launch: select_pass grid = blocks_per_row * rows (row = blockIdx.x / blocks_per_row; grid-stride
 //   over the row's keys in tiles of BLOCK * ITEMS), BLOCK threads, static shared memory
@@ -47,20 +49,30 @@
 //   by the host (init_state layout below); the output rows have room for k winners; cap >= 1.
 //
 // Short rows (select_rows<U, BLOCK>): one block per row, the row's images in dynamic shared
-//   memory (16-byte loads when the row is aligned). With sample_rank > 0 it first tries a sample
-//   filter: the BLOCK keys at positions t * len / BLOCK, ranked by counting; the one of rank
-//   sample_rank is the threshold T; when the keys with image <= T number k..cand_max they are
-//   staged (image, position) after the row, each ranked by counting among them, and the k first
-//   written in order; otherwise (or with sample_rank 0) the radix select below. The bits above the highest bit where the
+//   memory (16-byte loads when the row is aligned). The bits above the highest bit where the
 //   row's smallest and largest image differ are fixed at once (two block reductions); an MSD
 //   radix select of 8-bit digits below them over the shared copy (256 shared counters, a block
-//   scan per digit) stops as soon as every candidate left is a winner; ties at the threshold are then taken by position. Each thread owns a run of
-//   consecutive positions: one block scan of its (LT, EQ) counts gives every winner its place in
-//   index order. Unsorted: written so, straight to global memory. Sorted: staged in shared memory
-//   (after the row) and ranked by counting, as select_rank_sort. Launch: grid = rows, BLOCK
-//   threads, dynamic shared memory len * sizeof(U) rounded up to 16 bytes, plus max(k when sorted,
-//   cand_max when filtering) * (sizeof(U) + 4). Preconditions: 1 <= k <= len; len * sizeof(U)
-//   within the policy's row_bytes; 0 <= sample_rank <= BLOCK.
+//   scan per digit) stops as soon as every candidate left is a winner; ties at the threshold are
+//   then taken by position. Each thread owns a run of consecutive positions: one block scan of
+//   its (LT, EQ) counts gives every winner its place in index order. Unsorted: written so,
+//   straight to global memory. Sorted: staged in shared memory (after the row) and ranked by
+//   counting, as select_rank_sort. Launch: grid = rows, BLOCK threads, dynamic shared memory
+//   len * sizeof(U) rounded up to 16 bytes, plus k * (sizeof(U) + 4) when sorted; or, when
+//   `listed`, the rows of a row list (those select_warp_rows left) with any grid: block b takes
+//   entries b, b + grid, ... of its *list_count rows. Preconditions: 1 <= k <= len;
+//   len * sizeof(U) within the policy's row_bytes.
+//
+// Short rows, small k (select_warp_rows<U, WARPS, M>, k <= 32 * M): a warp per row, no block
+//   barrier. The warp streams its row in chunks of eight 16-byte loads per lane, each lane
+//   keeping its M smallest images in registers; the threshold T is the largest of the lanes' M-th
+//   smallest, so at least 32 * M >= k keys are at or below it (all of them when a lane met fewer
+//   than M keys). A second read of the row (from L2, just read) stages the keys at or below T,
+//   (image, position), in the warp's shared area (a warp scan per chunk); each is ranked by
+//   counting among them and the k first written in order. A row with more than cand_max such
+//   keys (ties at T) is appended to row_list (one atomic on list_count) for select_rows.
+//   Launch: grid = ceil(rows / WARPS), WARPS * 32 threads, dynamic shared memory
+//   WARPS * cand_max * (sizeof(U) + 4). Preconditions: 1 <= k <= 32 * M, k <= len <= 2^31 - 1;
+//   *list_count zero on entry; row_list holds `rows` entries.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
@@ -435,8 +447,20 @@ select_sample(const U* __restrict__ keys, long long len, int sample, long long r
     __shared__ long long s_rank;
     const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
     const U* rk = keys + static_cast<long long>(blockIdx.x) * len;
-    for (int i = threadIdx.x; i < sample; i += BLOCK)
-        smp[i] = dig.image(rk[static_cast<long long>(i) * len / sample]);
+    constexpr int PER = 8;  // loads in flight per thread
+    for (int i0 = 0; i0 < sample; i0 += BLOCK * PER) {
+        U v[PER];
+#pragma unroll
+        for (int j = 0; j < PER; ++j) {
+            const int i = i0 + j * BLOCK + static_cast<int>(threadIdx.x);
+            v[j] = i < sample ? rk[static_cast<long long>(i) * len / sample] : static_cast<U>(0);
+        }
+#pragma unroll
+        for (int j = 0; j < PER; ++j) {
+            const int i = i0 + j * BLOCK + static_cast<int>(threadIdx.x);
+            if (i < sample) smp[i] = dig.image(v[j]);
+        }
+    }
     __syncthreads();
     const U t = block_rank_image<U, BLOCK>(smp, sample, rank, counts, scratch, &s_prefix, &s_rank);
     if (threadIdx.x == 0)
@@ -447,12 +471,14 @@ select_sample(const U* __restrict__ keys, long long len, int sample, long long r
 template <class U, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
 select_filter(const U* __restrict__ keys, long long len, long long blocks_per_row,
-              U* __restrict__ buf_img, long long* __restrict__ buf_idx, long long cap,
+              U* __restrict__ buf_img0, long long* __restrict__ buf_idx0,
+              U* __restrict__ buf_img1, long long* __restrict__ buf_idx1, long long cap,
               long long* __restrict__ state, int kind, int descending) {
     using namespace prim::select;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int VN = prim::Vec16<U>::N;
     static_assert(ITEMS % VN == 0 && ITEMS <= 32, "select_filter: whole vectors, a bit per item");
+    __shared__ unsigned long long s_count, s_base;
     const long long row = blockIdx.x / blocks_per_row;
     const long long part = blockIdx.x % blocks_per_row;
     long long* st = state + row * FIELDS;
@@ -460,14 +486,14 @@ select_filter(const U* __restrict__ keys, long long len, long long blocks_per_ro
     const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
     const U* rk = keys + row * len;
     const bool aligned = (reinterpret_cast<prim::uptr>(rk) & 15u) == 0;
-    U* bi = buf_img + row * cap;
-    long long* bx = buf_idx + row * cap;
+    // the block's segment of buffer 1, then its place in buffer 0
+    const long long seg = cap / blocks_per_row;
+    U* si = buf_img1 + row * cap + part * seg;
+    long long* sx = buf_idx1 + row * cap + part * seg;
     const int lane = threadIdx.x % prim::WARP;
+    if (threadIdx.x == 0) s_count = 0ull;
+    __syncthreads();
     for (long long t0 = part * TILE; t0 < len; t0 += blocks_per_row * TILE) {
-        // the row's buffer overflowed: the radix select reads the row (warp-uniform exit)
-        long long seen = 0;
-        if (lane == 0) seen = *reinterpret_cast<volatile long long*>(&st[WRITE_COUNT]);
-        if (prim::shfl_idx(seen, 0) > cap) break;
         const bool full = t0 + TILE <= len;
         U img[ITEMS];
         unsigned cand = 0;  // bit j: item j is a candidate
@@ -491,25 +517,42 @@ select_filter(const U* __restrict__ keys, long long len, long long blocks_per_ro
             }
         }
         const int n = __popc(cand);
-        if (__any_sync(prim::FULL_MASK, n)) {  // warp-aggregated: one atomic per warp and tile
+        if (__any_sync(prim::FULL_MASK, n)) {  // warp-aggregated: one shared atomic per warp
             const int incl = prim::warp_inclusive_scan(n, prim::Sum<int>());
             unsigned long long base = 0;
-            if (lane == prim::WARP - 1)
-                base = atomicAdd(reinterpret_cast<unsigned long long*>(&st[WRITE_COUNT]),
-                                 static_cast<unsigned long long>(incl));
-            long long at = static_cast<long long>(prim::shfl_idx(base, prim::WARP - 1)) + incl - n;
+            if (lane == prim::WARP - 1) base = atomicAdd(&s_count, static_cast<unsigned long long>(incl));
+            base = prim::shfl_idx(base, prim::WARP - 1);
+            if (base > static_cast<unsigned long long>(seg)) break;  // warp-uniform: segment full
+            long long at = static_cast<long long>(base) + incl - n;
 #pragma unroll
             for (int j = 0; j < ITEMS; ++j) {
                 if ((cand >> j) & 1u) {
-                    if (at < cap) {
-                        bi[at] = img[j];
-                        bx[at] = t0 + (static_cast<long long>(j / VN) * BLOCK + threadIdx.x) * VN +
+                    if (at < seg) {
+                        si[at] = img[j];
+                        sx[at] = t0 + (static_cast<long long>(j / VN) * BLOCK + threadIdx.x) * VN +
                                  j % VN;
                     }
                     ++at;
                 }
             }
         }
+    }
+    __syncthreads();  // every warp's count and segment entries are in
+    const unsigned long long c = s_count;
+    const bool over = c > static_cast<unsigned long long>(seg);
+    if (threadIdx.x == 0) {  // an overflow pushes the row's count past cap: it reads the row
+        unsigned long long* wc = reinterpret_cast<unsigned long long*>(&st[WRITE_COUNT]);
+        s_base = over ? atomicAdd(wc, static_cast<unsigned long long>(cap) + 1ull)
+                      : (c ? atomicAdd(wc, c) : 0ull);
+    }
+    __syncthreads();
+    if (over) return;
+    const long long base = static_cast<long long>(s_base);
+    U* bi = buf_img0 + row * cap;
+    long long* bx = buf_idx0 + row * cap;
+    for (long long i = threadIdx.x; i < static_cast<long long>(c) && base + i < cap; i += BLOCK) {
+        bi[base + i] = si[i];
+        bx[base + i] = sx[i];
     }
 }
 
@@ -534,10 +577,10 @@ __global__ void select_filter_done(long long* __restrict__ state, long long rows
 
 // A block per row of at most the policy's row_bytes: see the header.
 template <class U, int BLOCK>
-__global__ void __launch_bounds__(BLOCK)
-select_rows(const U* __restrict__ keys, long long len, long long k, int kind, int descending,
-            int sorted, long long sample_rank, int cand_max, U* __restrict__ out_img,
-            long long* __restrict__ out_idx) {
+__device__ __forceinline__ void rows_select(const U* __restrict__ keys, long long row_index,
+                                            long long len, long long k, int kind,
+                                            int descending, int sorted, U* __restrict__ out_img,
+                                            long long* __restrict__ out_idx) {
     using namespace prim::select;
     constexpr int BITS = 8;
     constexpr int RADIX = 1 << BITS;
@@ -549,13 +592,9 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
     __shared__ U s_prefix, s_mask;
     __shared__ U s_lo[BLOCK / prim::WARP], s_hi[BLOCK / prim::WARP];
     __shared__ long long s_k_rem, s_count;
-    __shared__ U s_sample[BLOCK];
     const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
-    const U* rk = keys + static_cast<long long>(blockIdx.x) * len;
+    const U* rk = keys + row_index * len;
     const int n = static_cast<int>(len);
-    U* stage_img = reinterpret_cast<U*>(row + ((len * sizeof(U) + 15) / 16) * (16 / sizeof(U)));
-    U* gi = out_img + static_cast<long long>(blockIdx.x) * k;
-    long long* gx = out_idx + static_cast<long long>(blockIdx.x) * k;
     if ((reinterpret_cast<prim::uptr>(rk) & 15u) == 0) {
         const int vecs = n / VN;
         for (int v = threadIdx.x; v < vecs; v += BLOCK) {
@@ -567,56 +606,9 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
     } else {
         for (int i = threadIdx.x; i < n; i += BLOCK) row[i] = dig.image(rk[i]);
     }
-    __syncthreads();  // the row is loaded
-    if (sample_rank > 0) {  // block-uniform: the sample filter (see the header)
-        s_sample[threadIdx.x] = row[static_cast<int>(static_cast<long long>(threadIdx.x) * n / BLOCK)];
-        __syncthreads();
-        const U mine = s_sample[threadIdx.x];
-        int r = 0;  // its rank in the sample, ties by thread
-        for (int t = 0; t < BLOCK; ++t) {
-            const U o = s_sample[t];
-            r += o < mine || (o == mine && t < static_cast<int>(threadIdx.x));
-        }
-        if (r == sample_rank - 1) s_prefix = mine;
-        __syncthreads();
-        const U thresh = s_prefix;
-        unsigned long long c = 0;
-        for (int i = threadIdx.x; i < n; i += BLOCK) c += row[i] <= thresh;
-        unsigned long long total;
-        unsigned long long at = prim::block_exclusive_scan<BLOCK>(
-            c, prim::Sum<unsigned long long>(), scratch, total);
-        if (static_cast<unsigned long long>(k) <= total &&
-            total <= static_cast<unsigned long long>(cand_max)) {  // block-uniform
-            int* cand_pos = reinterpret_cast<int*>(stage_img + cand_max);
-            for (int i = threadIdx.x; i < n; i += BLOCK) {
-                if (row[i] <= thresh) {
-                    stage_img[at] = row[i];
-                    cand_pos[at] = i;
-                    ++at;
-                }
-            }
-            __syncthreads();
-            // each candidate's rank by (image, index): the k first are the winners, in order
-            const int m = static_cast<int>(total);
-            for (int w = threadIdx.x; w < m; w += BLOCK) {
-                const U a = stage_img[w];
-                const int ai = cand_pos[w];
-                long long rank = 0;
-                for (int j = 0; j < m; ++j) {
-                    const U b = stage_img[j];
-                    rank += b < a || (b == a && cand_pos[j] < ai);
-                }
-                if (rank < k) {
-                    gi[rank] = a;
-                    gx[rank] = ai;
-                }
-            }
-            return;
-        }
-        __syncthreads();  // s_prefix and the scan words are reused below
-    }
     // the bits every key shares (above the highest bit where the smallest and the largest
     // image differ) are fixed at once: floats of one binade skip their exponent's digits
+    __syncthreads();  // the row is loaded
     U least = prim::Limits<U>::max(), most = 0;
     for (int i = threadIdx.x; i < n; i += BLOCK) {
         least = row[i] < least ? row[i] : least;
@@ -685,7 +677,10 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
     long long lt_before = static_cast<long long>(pos >> 32);
     long long eq_before = static_cast<long long>(pos & 0xffffffffull);
     long long o = lt_before + (eq_before < k_rem ? eq_before : k_rem);
+    U* stage_img = reinterpret_cast<U*>(row + ((len * sizeof(U) + 15) / 16) * (16 / sizeof(U)));
     int* stage_pos = reinterpret_cast<int*>(stage_img + k);
+    U* gi = out_img + row_index * k;
+    long long* gx = out_idx + row_index * k;
     for (int i = lo; i < hi; ++i) {
         const U full = row[i];
         const U im = full & mask;
@@ -715,6 +710,141 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
             }
             gi[rank] = a;
             gx[rank] = stage_pos[w];
+        }
+    }
+}
+
+// The row-list form runs the rows the warp-per-row kernel left (see the header).
+template <class U, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+select_rows(const U* __restrict__ keys, long long len, long long k, int kind, int descending,
+            int sorted, int listed, const long long* __restrict__ row_list,
+            const unsigned long long* __restrict__ list_count, U* __restrict__ out_img,
+            long long* __restrict__ out_idx) {
+    if (!listed) {
+        rows_select<U, BLOCK>(keys, blockIdx.x, len, k, kind, descending, sorted, out_img,
+                              out_idx);
+        return;
+    }
+    const long long count = static_cast<long long>(*list_count);
+    for (long long e = blockIdx.x; e < count; e += gridDim.x) {  // block-uniform
+        rows_select<U, BLOCK>(keys, row_list[e], len, k, kind, descending, sorted, out_img,
+                              out_idx);
+        __syncthreads();  // the shared row is rewritten by the next one
+    }
+}
+
+// A warp per row, for k up to 32 * M (see the header).
+template <class U, int WARPS, int M>
+__global__ void __launch_bounds__(WARPS * prim::WARP)
+select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long long k,
+                 int kind, int descending, int cand_max, U* __restrict__ out_img,
+                 long long* __restrict__ out_idx, long long* __restrict__ row_list,
+                 unsigned long long* __restrict__ list_count) {
+    constexpr int VN = prim::Vec16<U>::N;
+    constexpr int VECS = 8;  // 16-byte loads in flight per lane
+    constexpr int CHUNK = prim::WARP * VECS * VN;
+    PRIM_DYNAMIC_SHARED(unsigned char, smem);
+    const int lane = threadIdx.x % prim::WARP;
+    const int warp = threadIdx.x / prim::WARP;
+    const long long row = static_cast<long long>(blockIdx.x) * WARPS + warp;
+    if (row >= rows) return;  // warp-uniform; the kernel has no block barrier
+    U* c_img = reinterpret_cast<U*>(smem) + static_cast<long long>(warp) * cand_max;
+    int* c_pos = reinterpret_cast<int*>(reinterpret_cast<U*>(smem) + WARPS * cand_max) +
+                 warp * cand_max;
+    const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
+    const U* rk = keys + row * len;
+    const bool aligned = (reinterpret_cast<prim::uptr>(rk) & 15u) == 0;
+    const int n = static_cast<int>(len);
+    // a chunk's images: lane's vector v at (v * 32 + lane) * VN
+    auto load = [&](int c0, U (&img)[VECS * VN], unsigned& valid) {
+        valid = 0;
+#pragma unroll
+        for (int v = 0; v < VECS; ++v) {
+            const int i0 = c0 + (v * prim::WARP + lane) * VN;
+            if (aligned && i0 + VN <= n) {
+                const prim::Packet<U> p = prim::load16(rk + i0);
+#pragma unroll
+                for (int e = 0; e < VN; ++e) img[v * VN + e] = dig.image(p.v[e]);
+                valid |= ((1u << VN) - 1u) << (v * VN);
+            } else {
+#pragma unroll
+                for (int e = 0; e < VN; ++e) {
+                    const bool ok = i0 + e < n;
+                    img[v * VN + e] = ok ? dig.image(rk[i0 + e]) : static_cast<U>(0);
+                    valid |= static_cast<unsigned>(ok) << (v * VN + e);
+                }
+            }
+        }
+    };
+    // each lane's M smallest images, ascending; the threshold is their largest over the warp
+    U best[M];
+#pragma unroll
+    for (int j = 0; j < M; ++j) best[j] = prim::Limits<U>::max();
+    for (int c0 = 0; c0 < n; c0 += CHUNK) {
+        U img[VECS * VN];
+        unsigned valid;
+        load(c0, img, valid);
+#pragma unroll
+        for (int j = 0; j < VECS * VN; ++j) {
+            if (((valid >> j) & 1u) && img[j] < best[M - 1]) {
+                best[M - 1] = img[j];
+#pragma unroll
+                for (int t = M - 1; t > 0; --t) {
+                    if (best[t] < best[t - 1]) {
+                        const U w = best[t];
+                        best[t] = best[t - 1];
+                        best[t - 1] = w;
+                    }
+                }
+            }
+        }
+    }
+    const U thresh = prim::warp_reduce(best[M - 1], prim::Max<U>());
+    // the candidates (image <= thresh: at least k of them) to the warp's shared area
+    int count = 0;
+    for (int c0 = 0; c0 < n && count <= cand_max; c0 += CHUNK) {
+        U img[VECS * VN];
+        unsigned valid;
+        load(c0, img, valid);
+        unsigned cand = 0;
+#pragma unroll
+        for (int j = 0; j < VECS * VN; ++j)
+            cand |= static_cast<unsigned>(((valid >> j) & 1u) && img[j] <= thresh) << j;
+        const int mine = __popc(cand);
+        const int incl = prim::warp_inclusive_scan(mine, prim::Sum<int>());
+        int at = count + incl - mine;
+#pragma unroll
+        for (int j = 0; j < VECS * VN; ++j) {
+            if ((cand >> j) & 1u) {
+                if (at < cand_max) {
+                    c_img[at] = img[j];
+                    c_pos[at] = c0 + ((j / VN) * prim::WARP + lane) * VN + j % VN;
+                }
+                ++at;
+            }
+        }
+        count += prim::shfl_idx(incl, prim::WARP - 1);
+    }
+    if (count > cand_max) {  // too many ties at the threshold: the block-per-row kernel
+        if (lane == 0) row_list[atomicAdd(list_count, 1ull)] = row;
+        return;
+    }
+    __syncwarp();
+    // each candidate's rank by (image, position): the k first are the winners, in order
+    U* gi = out_img + row * k;
+    long long* gx = out_idx + row * k;
+    for (int w = lane; w < count; w += prim::WARP) {
+        const U a = c_img[w];
+        const int ai = c_pos[w];
+        int rank = 0;
+        for (int j = 0; j < count; ++j) {
+            const U b = c_img[j];
+            rank += b < a || (b == a && c_pos[j] < ai);
+        }
+        if (rank < k) {
+            gi[rank] = a;
+            gx[rank] = ai;
         }
     }
 }

@@ -11,7 +11,7 @@ from . import _plans as _sp, _policy
 
 __all__ = ["topk", "argpartition", "partition", "VARIANTS", "DTYPES"]
 
-VARIANTS = ("rows", "filter", "small_k", "radix_select", "sort")
+VARIANTS = ("warp_rows", "rows", "filter", "small_k", "radix_select", "sort")
 #: the key dtypes: the sort family's, and bool (as uint8) and float16 (as float32)
 DTYPES = (np.dtype(np.bool_),) + _sort_keys.KEY_DTYPES[:8] + (np.dtype(np.float16),) + \
     _sort_keys.KEY_DTYPES[8:]
@@ -151,19 +151,24 @@ def select(rows2, k, largest, ordered, variant, backend, func):
     ub = kbits.dtype.itemsize
     if variant == "auto":
         if _sp.row_fits(ub, length):
-            variant = "rows"
+            variant = "warp_rows" if k <= _sp.warp_k_max() else "rows"
         elif _sp.filters(k, length):
             variant = "filter"
         else:
             variant = "small_k" if k <= _policy.small_k().k_max else "radix_select"
     if variant == "sort":
         return _by_sort(keys, k, largest, backend)
-    if variant == "rows":
+    if variant in ("rows", "warp_rows"):
         if not _sp.row_fits(ub, length):
             longest = _policy.rows().row_bytes // ub
-            raise ValueError(f"{func}: variant 'rows' holds rows of at most {longest} keys of "
-                             f"{ub} bytes in shared memory, got {length}; use 'radix_select'")
-        plan, sorts = _sp.rows_plan(backend, ub, rows, length, k, kind, largest, ordered)
+            raise ValueError(f"{func}: variant {variant!r} holds rows of at most {longest} keys "
+                             f"of {ub} bytes in shared memory, got {length}; use 'radix_select'")
+        warp = variant == "warp_rows"
+        if warp and k > _sp.warp_k_max():
+            raise ValueError(f"{func}: variant 'warp_rows' takes k up to {_sp.warp_k_max()} "
+                             f"(32 keys per lane kept, its policy's m_max), got k={k}; use "
+                             f"'rows'")
+        plan, sorts = _sp.rows_plan(backend, ub, rows, length, k, kind, largest, ordered, warp)
         img, idx = plan(kbits)
         if ordered and not sorts:  # in index order: a stable sort by image orders them
             img, idx = _segmented_sort(img, idx, backend)
@@ -177,9 +182,8 @@ def select(rows2, k, largest, ordered, variant, backend, func):
     plan = _sp.radix_plan(backend, ub, rows, length, k, kind, bits, largest, ordered,
                           filtered=variant == "filter")
     img, idx = plan(kbits)
-    if ordered and not plan.sorts:  # by index, then stably by image
-        idx, img = _segmented_sort(idx, img, backend)
-        img, idx = _segmented_sort(img, idx, backend)
+    if ordered and not plan.sorts:
+        idx = _sp.order_winners(backend, img, idx, ub, length)
     return idx
 
 
@@ -229,8 +233,8 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
         largest: the k largest (default) or, when False, the k smallest.
         sorted: the results ordered (largest first when ``largest``, else smallest first); when
             False they come in no particular order (the same set).
-        variant: ``"rows"``, ``"filter"``, ``"small_k"``, ``"radix_select"``, ``"sort"`` or
-            ``"auto"`` (see :mod:`primitives.selection`).
+        variant: ``"warp_rows"``, ``"rows"``, ``"filter"``, ``"small_k"``,
+            ``"radix_select"``, ``"sort"`` or ``"auto"`` (see :mod:`primitives.selection`).
 
     Returns:
         ``(values, indices)``: arrays of ``x``'s shape with the axis of length ``k`` (1-D for
@@ -240,8 +244,9 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
     Raises:
         TypeError: ``x`` not an array, or of an unsupported dtype (complex, string, object,
             datetime...); ``k`` not an integer; ``largest``/``sorted`` not bools.
-        ValueError: ``k < 0`` or ``k > x.shape[axis]``; unknown ``variant``; ``"rows"`` on rows
-            longer than its shared memory holds; ``"small_k"`` with k above its policy's k_max.
+        ValueError: ``k < 0`` or ``k > x.shape[axis]``; unknown ``variant``; ``"rows"`` or
+            ``"warp_rows"`` on rows longer than its shared memory holds; ``"warp_rows"`` with k
+            above 32 times the keys a lane keeps (its policy's m_max); ``"small_k"`` with k above its policy's k_max.
         numpy.exceptions.AxisError: ``axis`` out of range.
 
     Order (NumPy's sort): -inf < ... < -0.0 = 0.0 < ... < inf < NaN; NaN is the largest, so with
@@ -249,8 +254,8 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
     lowest indices are taken, and ordered results list equal elements by increasing index: the
     first ``k`` of a stable sort (``numpy.argsort(-x, kind="stable")`` for ordinary numbers).
 
-    No host synchronization on the ``rows``, ``filter``, ``small_k`` and ``radix_select`` paths
-    but where ``sorted`` needs a segmented sort (k above the policies' limits). Equivalent to
+    No host synchronization on the ``warp_rows``, ``rows``, ``filter``, ``small_k`` and
+    ``radix_select`` paths but where ``sorted`` needs a segmented sort (k above the policies' limits). Equivalent to
     ``numpy.take_along_axis`` of a stable sort's first ``k``; faster when ``k`` is small.
 
     See Also:

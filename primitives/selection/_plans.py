@@ -53,6 +53,26 @@ def rows_names(pol):
     return [f"select_rows<{_c(ub)}, {pol.block}>" for ub in UBITS]
 
 
+#: the keys a lane of select_warp_rows keeps (its template parameter M), by need
+WARP_MS = (1, 2, 4)
+
+
+def warp_m(k):
+    """The M of select_warp_rows for k (k <= 32 * M), or None past the largest."""
+    return next((m for m in WARP_MS if k <= 32 * m), None)
+
+
+def warp_k_max(pol=None):
+    """The largest k select_warp_rows takes under the policy (32 keys per M)."""
+    pol = _policy.warp_rows() if pol is None else pol
+    return 32 * max((m for m in WARP_MS if m <= pol.m_max), default=0)
+
+
+def warp_rows_names(pol):
+    return [f"select_warp_rows<{_c(ub)}, {pol.warps}, {m}>" for ub in UBITS for m in WARP_MS
+            if m <= pol.m_max]
+
+
 def small_names(pol):
     return [f"select_small_k<{_c(ub)}, {pol.block}, {pol.items}, {p}>" for ub in UBITS
             for p in ("false", "true")]
@@ -66,6 +86,8 @@ for _pol in _policy.TABLE.policies("filter"):
     _loader.register(SOURCE, filter_names(_pol))
 for _pol in _policy.TABLE.policies("rows"):
     _loader.register(SOURCE, rows_names(_pol))
+for _pol in _policy.TABLE.policies("warp_rows"):
+    _loader.register(SOURCE, warp_rows_names(_pol))
 
 
 def digits(top, width_first, width):
@@ -174,7 +196,7 @@ class RadixSelectPlan(_plans.Plan):
         if self.filt is not None:
             sample, sargs, filt, fargs, done = self.filt
             sample(kbits, *sargs, self.state, self.kind, self.desc)
-            filt(kbits, *fargs, bufs[0], bufs[1], self.cap64, self.state, self.kind, self.desc)
+            filt(kbits, *fargs, *bufs, self.cap64, self.state, self.kind, self.desc)
             done(self.state, _launch.i64(rows), self.k64, self.cap64)
         for shift, width, on_index in self.schedule:
             tail = (np.int32(shift), np.int32(width), np.int32(on_index))
@@ -253,39 +275,48 @@ class SmallKPlan(_plans.Plan):
 
 class RowsPlan(_plans.Plan):
     """A block per row: the k smallest (image, index) pairs of each row of ``length`` keys of
-    ``ub`` bytes, in index order, or ordered by (image, index) when ``sort``."""
+    ``ub`` bytes, in index order, or ordered by (image, index) when ``sort``. With ``warp`` (the
+    ``"warp_rows"`` policy; k within its 32 * m_max) a warp per row first, in order, and the
+    block per row only for the rows it leaves (a row list on the device: no synchronization)."""
 
-    def __init__(self, backend, ub, rows, length, k, kind, desc, sort, pol):
+    def __init__(self, backend, ub, rows, length, k, kind, desc, sort, pol, warp=None):
         xp = backend.xp
-        self.xp, self.rows, self.k, self.udt = xp, rows, k, UBITS[ub]
+        self.backend, self.xp, self.rows, self.k, self.udt = backend, xp, rows, k, UBITS[ub]
         kernel = _loader.load(SOURCE, rows_names(pol))(f"select_rows<{_c(ub)}, {pol.block}>")
-        rank, cand = rows_filter(k, length, pol)
-        stage = max(k if sort else 0, cand)
-        smem = _launch.cdiv(length * ub, 16) * 16 + stage * (ub + 4)
-        self.launch = _plans.Launch(kernel, rows, pol.block, smem)
-        self.args = (_launch.i64(length), _launch.i64(k), np.int32(kind), np.int32(desc),
-                     np.int32(sort), _launch.i64(rank), np.int32(cand))
+        smem = _launch.cdiv(length * ub, 16) * 16 + (k * (ub + 4) if sort else 0)
+        head = (_launch.i64(length), _launch.i64(k), np.int32(kind), np.int32(desc),
+                np.int32(sort))
+        self.warp = None
+        if warp is None:
+            self.launch = _plans.Launch(kernel, rows, pol.block, smem)
+            self.args = (*head, np.int32(0), _launch.stand_in(backend, np.int64),
+                         _launch.stand_in(backend, np.uint64))
+            return
+        m = warp_m(k)
+        wk = _loader.load(SOURCE, warp_rows_names(warp))(
+            f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>")
+        self.warp = _plans.Launch(wk, _launch.cdiv(rows, warp.warps), warp.warps * 32,
+                                  warp.warps * warp.cand_max * (ub + 4))
+        self.warp_args = (_launch.i64(length), _launch.i64(rows), _launch.i64(k), np.int32(kind),
+                          np.int32(desc), np.int32(warp.cand_max))
+        # the rows left, by a grid of resident blocks over the device's row list
+        self.launch = _plans.Launch(kernel, max(1, min(rows, _launch.resident_grid(
+            kernel, pol.block, smem))), pol.block, smem)
+        self.args = (*head, np.int32(1))
+        self.row_list = xp.empty(rows, dtype=np.int64)
+        self.count = xp.zeros(1, dtype=np.uint64)
+        self.zero = xp.zeros(1, dtype=np.uint64)
 
     def __call__(self, kbits):
         out_img = self.xp.empty((self.rows, self.k), dtype=self.udt)
         out_idx = self.xp.empty((self.rows, self.k), dtype=np.int64)
-        self.launch(kbits, *self.args, out_img, out_idx)
+        if self.warp is None:
+            self.launch(kbits, *self.args, out_img, out_idx)
+            return out_img, out_idx
+        self.backend.copy_into(self.count, self.zero)
+        self.warp(kbits, *self.warp_args, out_img, out_idx, self.row_list, self.count)
+        self.launch(kbits, *self.args, self.row_list, self.count, out_img, out_idx)
         return out_img, out_idx
-
-
-def rows_filter(k, length, pol):
-    """(sample rank, candidates staged) of select_rows' sample filter for rows of ``length``
-    keys, or (0, 0) where the policy has none or more candidates than its cand_max are expected.
-    The stage holds three times the expected candidates, and at least k and eight samples'
-    spacing (rank 1: the candidates' count is about exponential)."""
-    if pol.sigmas <= 0:
-        return 0, 0
-    rank = sample_rank(k, length, pol.block, pol.sigmas)
-    expected = rank * length / pol.block
-    if 2 * expected > pol.cand_max:
-        return 0, 0
-    spacing = length / pol.block
-    return rank, min(pol.cand_max, max(k, math.ceil(3 * expected), math.ceil(8 * spacing)))
 
 
 def radix_plan(backend, ub, rows, length, k, kind, bits, desc, sort, filtered=False):
@@ -305,12 +336,17 @@ def small_k_plan(backend, ub, rows, length, k, kind, desc, sort):
                                                     sort, pol))
 
 
-def rows_plan(backend, ub, rows, length, k, kind, desc, sort):
+def rows_plan(backend, ub, rows, length, k, kind, desc, sort, warp=False):
+    """(plan, whether it orders the winners itself); ``warp``: the warp-per-row kernel first
+    (the rows it orders; the rest through the block per row, which orders them when its policy's
+    sort_max allows)."""
     pol = _policy.rows()
-    sort = sort and k <= pol.sort_max
-    key = ("selection", "rows", ub, rows, length, k, kind, desc, sort, pol, _plans.stream_key())
+    wpol = _policy.warp_rows() if warp else None
+    sort = sort and (warp or k <= pol.sort_max)
+    key = ("selection", "rows", ub, rows, length, k, kind, desc, sort, pol, wpol,
+           _plans.stream_key())
     plan = _plans.PLANS.get(key, lambda: RowsPlan(backend, ub, rows, length, k, kind, desc, sort,
-                                                  pol))
+                                                  pol, wpol))
     return plan, sort
 
 
@@ -321,7 +357,8 @@ GATHER = "select/gather.cu"
 _MOVED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
           8: np.dtype(np.uint64)}
 GATHER_NAMES = ([f"gather_rows<{_dtypes.cname(d)}>" for d in _MOVED.values()]
-                + ["flag_rest", "unflag_selected", "assemble_partition"])
+                + ["flag_rest", "unflag_selected", "assemble_partition", "pack_winners",
+                   "unpack_index"])
 _loader.register(GATHER, GATHER_NAMES)
 _GATHER_BLOCK = 256
 
@@ -348,6 +385,33 @@ def gather_rows(backend, rows2, idx):
                      (rows2.view(u), xp.ascontiguousarray(idx), out.view(u),
                       _launch.i64(rows), _launch.i64(m), _launch.i64(length)))
     return out
+
+
+def order_winners(backend, img, idx, ub, length):
+    """The indices ``idx`` (R, k) of each row's winners ordered by (image, index), their images
+    ``img`` alongside. 32-bit images with indices below 2^32 go as one 64-bit key each (image
+    above index): one sort of the row, or one segmented sort of the rows; otherwise two stable
+    sorts, by index and then by image."""
+    from ..sorting import radix_sort, segmented_sort
+
+    xp = backend.xp
+    rows, k = idx.shape
+    ib = max(1, (length - 1).bit_length())
+    if ub == 4 and ib <= 32:
+        n = rows * k
+        packed = xp.empty(n, dtype=np.uint64)
+        _grid_stride("pack_winners", n, (xp.ascontiguousarray(img), xp.ascontiguousarray(idx),
+                                         _launch.i64(n), np.int32(ib), packed))
+        if rows == 1:
+            packed = radix_sort(packed, end_bit=32 + ib)
+        else:
+            packed = segmented_sort(packed, xp.arange(0, n + 1, k, dtype=np.int64))
+        out = xp.empty((rows, k), dtype=np.int64)
+        _grid_stride("unpack_index", n, (packed, _launch.i64(n), np.uint64((1 << ib) - 1), out))
+        return out
+    off = xp.arange(0, rows * k + 1, k, dtype=np.int64)
+    idx, img = (a.reshape(rows, k) for a in segmented_sort(idx.reshape(-1), off, img.reshape(-1)))
+    return segmented_sort(img.reshape(-1), off, idx.reshape(-1))[1].reshape(rows, k)
 
 
 def partition_indices(backend, sel, length, small):

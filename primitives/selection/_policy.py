@@ -5,8 +5,10 @@ widths, the candidate buffers and the largest ``k`` whose winners are ordered by
 ``"filter"`` for the sample filter in front of it (the filter's tile, the sample, the rank's
 margin, the shortest row auto filters), ``"small_k"`` for the block-local candidate sets (tile,
 largest k), ``"rows"`` for the block-per-row kernel (its block, the longest row it holds in shared
-memory, the largest sorted ``k`` it orders itself and its own sample filter) and ``"partition"`` for when a 1-D partition sorts instead. One
-provenance line per tuned value; the experiments behind them are in docs/perf-log/.
+memory and the largest sorted ``k`` it orders itself), ``"warp_rows"`` for the warp-per-row
+kernel (warps per block, keys per lane, candidates staged) and ``"partition"`` for when a 1-D
+partition sorts instead. One provenance line per tuned value; the experiments behind them are in
+docs/perf-log/.
 """
 
 from __future__ import annotations
@@ -54,11 +56,13 @@ class RowsPolicy:
     block: int  # threads per block of select_rows (a template parameter, >= 256)
     row_bytes: int  # the longest row (in key bytes: 4 or 8 per key) held in shared memory
     sort_max: int  # the largest k select_rows orders by counting (larger: a segmented sort)
-    # the sample filter: the threshold's rank in a sample of one key per thread sits `sigmas`
-    # standard deviations above the winners' expected share of it (0: no filter); it runs when
-    # the candidates expected are at most cand_max
-    sigmas: float
-    cand_max: int
+
+
+@dataclasses.dataclass(frozen=True)
+class WarpRowsPolicy:
+    warps: int  # warps (rows) per block of select_warp_rows (a template parameter)
+    m_max: int  # the most keys a lane keeps for the threshold (1, 2 or 4): k up to 32 * m_max
+    cand_max: int  # the candidates a warp stages in shared memory (more: select_rows)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,16 +90,18 @@ TABLE = _policy.register("selection", {
     # winners, so k = 256 over ~900 blocks merges in two levels (not tuned yet)
     ("default", "small_k"): SmallKPolicy(block=256, items=8, k_max=256, merge_tiles=8),
     # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
-    ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256, sigmas=3.0,
-                                    cand_max=1024),
+    ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
+    # 8 rows per block; rows of 4096 random float32 with k = 32 stage about 130 candidates
+    # (M = 1: the largest of 32 lanes' minimums of 128 keys); not tuned yet
+    ("default", "warp_rows"): WarpRowsPolicy(warps=8, m_max=4, cand_max=512),
     # H100, 1-D float32 n = 10^4, kth = 1000 (tools/probes/small_calls, at 222a610): select and
     # compact 1152 us (partition) and 832 us (argpartition), prim.sort 78 us and prim.argsort
     # 96 us; sort_max_len 2^16 and sort_share 4 not measured further yet (at 2^28, k = 2^20,
     # topk took 2.85 ms, prim.sort 4.13 ms: selecting 1/256 of the keys beats sorting them)
     ("default", "partition"): PartitionPolicy(sort_max_len=1 << 16, sort_share=4),
 }, doc="the radix select's tile, digits and buffers; its sample filter; the block-per-row "
-       "kernel's block, longest row and sample filter; when a 1-D partition sorts instead of "
-       "selecting")
+       "kernel's block and longest row; the warp-per-row kernel's rows per block and candidates; "
+       "when a 1-D partition sorts instead of selecting")
 
 
 def radix_select():
@@ -104,6 +110,10 @@ def radix_select():
 
 def filter_():
     return _policy.current("selection", "filter")
+
+
+def warp_rows():
+    return _policy.current("selection", "warp_rows")
 
 
 def small_k():

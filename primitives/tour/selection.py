@@ -48,7 +48,7 @@ def sections(gpu, log2n=None):
             return bool(np.array_equal(tour.to_host(got[1]), want))
 
         c = [tour.Contender(v, (lambda v=v: prim.topk(x, k, variant=v)), same)
-             for v in VARIANTS if v != "rows" or _plans.row_fits(4, n)]
+             for v in VARIANTS if not v.endswith("rows") or _plans.row_fits(4, n)]
         if gpu:
             top = np.sort(host[want])  # peers break ties their own way: compare values
 
@@ -67,9 +67,10 @@ def sections(gpu, log2n=None):
     out.append(tour.Section(
         title=f"topk: float32, k = {k}, n = 2^{n.bit_length() - 1} (GB/s: keys read once)",
         nbytes=4 * n, contenders=flat_contenders,
-        count=(sum(v != "rows" or _plans.row_fits(4, n) for v in VARIANTS) +
+        count=(sum(not v.endswith("rows") or _plans.row_fits(4, n) for v in VARIANTS) +
                (1 + (_torch() is not None) if gpu else 0)),
-        quick=True, quick_rows=("small_k",)))  # auto's choice for this k
+        # the quick tour times auto's choice for this k
+        quick=True, quick_rows=("filter" if _plans.filters(k, n) else "small_k",)))
 
     cols, kr = 4096, 32
     rows = max(1, n // cols)
