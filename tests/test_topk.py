@@ -225,6 +225,13 @@ def test_warp_rows_leaves_tied_rows_to_the_block(rng, schedule):
 
     be = _backend.get_backend()
     kbits, kind, _ = _keys.key_bits(be.xp.asarray(x))
+    for k, stage in ((1, 512), (33, 64), (100, 512)):  # a stage of 64: a sort of 64 entries
+        with prim.tuning.override("selection", selector="warp_rows", cand_max=stage):
+            plan, sorts = _sp.rows_plan(be, 4, 4, n, k, kind, True, True, warp=True)
+            plan(kbits)
+            assert int(H.to_host(plan.count)[0]) >= 2  # rows 1 and 3 at least
+            for largest in (True, False):
+                check(x, k, largest, variant="warp_rows")
     for k in (1, 33, 100):
         plan, sorts = _sp.rows_plan(be, 4, 4, n, k, kind, True, True, warp=True)
         assert sorts
@@ -239,6 +246,9 @@ def test_warp_rows_stage_and_m():
     assert _sp.warp_k_max() == 128
     with prim.tuning.override("selection", selector="warp_rows", m_max=3):
         assert _sp.warp_k_max() == 64
+    with prim.tuning.override("selection", selector="warp_rows", cand_max=300):
+        H.raises_like(ValueError, "topk", prim.topk, np.zeros((2, 100), np.float32), 3,
+                      match="power of two")
 
 
 def test_digit_schedule():

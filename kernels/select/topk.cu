@@ -67,11 +67,12 @@
 //   keeping its M smallest images in registers; the threshold T is the largest of the lanes' M-th
 //   smallest, so at least 32 * M >= k keys are at or below it (all of them when a lane met fewer
 //   than M keys). A second read of the row (from L2, just read) stages the keys at or below T,
-//   (image, position), in the warp's shared area (a warp scan per chunk); each is ranked by
-//   counting among them and the k first written in order. A row with more than cand_max such
-//   keys (ties at T) is appended to row_list (one atomic on list_count) for select_rows.
+//   (image, position), in the warp's shared area (a warp scan per chunk); a bitonic sort of them
+//   (padded to a power of two, __syncwarp between steps) puts the k winners first, in order. A
+//   row with more than cand_max such keys (ties at T) is appended to row_list (one atomic on
+//   list_count) for select_rows.
 //   Launch: grid = ceil(rows / WARPS), WARPS * 32 threads, dynamic shared memory
-//   WARPS * cand_max * (sizeof(U) + 4). Preconditions: 1 <= k <= 32 * M, k <= len <= 2^31 - 1;
+//   WARPS * cand_max * (sizeof(U) + 4); cand_max a power of two >= 32. Preconditions: 1 <= k <= 32 * M, k <= len <= 2^31 - 1;
 //   *list_count zero on entry; row_list holds `rows` entries.
 #include "common/prim.cuh"
 #include "common/load.cuh"
@@ -597,10 +598,20 @@ __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long lon
     const int n = static_cast<int>(len);
     if ((reinterpret_cast<prim::uptr>(rk) & 15u) == 0) {
         const int vecs = n / VN;
-        for (int v = threadIdx.x; v < vecs; v += BLOCK) {
-            const prim::Packet<U> p = prim::load16(rk + v * VN);
+        constexpr int IN_FLIGHT = 4;  // loads issued before any is stored
+        for (int v0 = threadIdx.x; v0 < vecs; v0 += BLOCK * IN_FLIGHT) {
+            prim::Packet<U> p[IN_FLIGHT];
 #pragma unroll
-            for (int e = 0; e < VN; ++e) row[v * VN + e] = dig.image(p.v[e]);
+            for (int u = 0; u < IN_FLIGHT; ++u)
+                if (v0 + u * BLOCK < vecs) p[u] = prim::load16(rk + (v0 + u * BLOCK) * VN);
+#pragma unroll
+            for (int u = 0; u < IN_FLIGHT; ++u) {
+                const int v = v0 + u * BLOCK;
+                if (v < vecs) {
+#pragma unroll
+                    for (int e = 0; e < VN; ++e) row[v * VN + e] = dig.image(p[u].v[e]);
+                }
+            }
         }
         for (int i = vecs * VN + threadIdx.x; i < n; i += BLOCK) row[i] = dig.image(rk[i]);
     } else {
@@ -736,7 +747,7 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
 
 // A warp per row, for k up to 32 * M (see the header).
 template <class U, int WARPS, int M>
-__global__ void __launch_bounds__(WARPS * prim::WARP)
+__global__ void __launch_bounds__(WARPS * prim::WARP, 1024 / (WARPS * prim::WARP))
 select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long long k,
                  int kind, int descending, int cand_max, U* __restrict__ out_img,
                  long long* __restrict__ out_idx, long long* __restrict__ row_list,
@@ -756,24 +767,26 @@ select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long
     const U* rk = keys + row * len;
     const bool aligned = (reinterpret_cast<prim::uptr>(rk) & 15u) == 0;
     const int n = static_cast<int>(len);
-    // a chunk's images: lane's vector v at (v * 32 + lane) * VN
+    // a chunk's images: lane's vector v at (v * 32 + lane) * VN; the whole chunk's loads are
+    // issued before any is used (one branch per chunk, not per vector)
     auto load = [&](int c0, U (&img)[VECS * VN], unsigned& valid) {
-        valid = 0;
+        if (aligned && c0 + CHUNK <= n) {
+            prim::Packet<U> p[VECS];
 #pragma unroll
-        for (int v = 0; v < VECS; ++v) {
-            const int i0 = c0 + (v * prim::WARP + lane) * VN;
-            if (aligned && i0 + VN <= n) {
-                const prim::Packet<U> p = prim::load16(rk + i0);
+            for (int v = 0; v < VECS; ++v) p[v] = prim::load16(rk + c0 + (v * prim::WARP + lane) * VN);
 #pragma unroll
-                for (int e = 0; e < VN; ++e) img[v * VN + e] = dig.image(p.v[e]);
-                valid |= ((1u << VN) - 1u) << (v * VN);
-            } else {
+            for (int v = 0; v < VECS; ++v)
 #pragma unroll
-                for (int e = 0; e < VN; ++e) {
-                    const bool ok = i0 + e < n;
-                    img[v * VN + e] = ok ? dig.image(rk[i0 + e]) : static_cast<U>(0);
-                    valid |= static_cast<unsigned>(ok) << (v * VN + e);
-                }
+                for (int e = 0; e < VN; ++e) img[v * VN + e] = dig.image(p[v].v[e]);
+            valid = ~0u >> (32 - VECS * VN);
+        } else {
+            valid = 0;
+#pragma unroll
+            for (int j = 0; j < VECS * VN; ++j) {
+                const int i = c0 + ((j / VN) * prim::WARP + lane) * VN + j % VN;
+                const bool ok = i < n;
+                img[j] = ok ? dig.image(rk[i]) : static_cast<U>(0);
+                valid |= static_cast<unsigned>(ok) << j;
             }
         }
     };
@@ -830,22 +843,38 @@ select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long
         if (lane == 0) row_list[atomicAdd(list_count, 1ull)] = row;
         return;
     }
+    // a bitonic sort of the candidates by (image, position), padded to a power of two with
+    // entries after every candidate; the k first are the winners, in order
+    int p2 = prim::WARP;
+    while (p2 < count) p2 <<= 1;
+    for (int i = count + lane; i < p2; i += prim::WARP) {
+        c_img[i] = prim::Limits<U>::max();
+        c_pos[i] = 0x7fffffff;
+    }
     __syncwarp();
-    // each candidate's rank by (image, position): the k first are the winners, in order
+    for (int size = 2; size <= p2; size <<= 1) {
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+            for (int i = lane; i < (p2 >> 1); i += prim::WARP) {
+                const int lo = 2 * stride * (i / stride) + i % stride;
+                const int hi = lo + stride;
+                const U a = c_img[lo], b = c_img[hi];
+                const int pa = c_pos[lo], pb = c_pos[hi];
+                const bool up = (lo & size) == 0;  // this pair's run ascends
+                if (prim::select::before(b, pb, a, pa) == up) {
+                    c_img[lo] = b;
+                    c_img[hi] = a;
+                    c_pos[lo] = pb;
+                    c_pos[hi] = pa;
+                }
+            }
+            __syncwarp();
+        }
+    }
     U* gi = out_img + row * k;
     long long* gx = out_idx + row * k;
-    for (int w = lane; w < count; w += prim::WARP) {
-        const U a = c_img[w];
-        const int ai = c_pos[w];
-        int rank = 0;
-        for (int j = 0; j < count; ++j) {
-            const U b = c_img[j];
-            rank += b < a || (b == a && c_pos[j] < ai);
-        }
-        if (rank < k) {
-            gi[rank] = a;
-            gx[rank] = ai;
-        }
+    for (int w = lane; w < k; w += prim::WARP) {
+        gi[w] = c_img[w];
+        gx[w] = c_pos[w];
     }
 }
 

@@ -292,6 +292,9 @@ class RowsPlan(_plans.Plan):
             self.args = (*head, np.int32(0), _launch.stand_in(backend, np.int64),
                          _launch.stand_in(backend, np.uint64))
             return
+        if warp.cand_max < 32 or warp.cand_max & (warp.cand_max - 1):
+            raise ValueError(f"topk: the warp_rows policy's cand_max must be a power of two of "
+                             f"at least 32 (its bitonic sort), got {warp.cand_max}")
         m = warp_m(k)
         wk = _loader.load(SOURCE, warp_rows_names(warp))(
             f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>")
