@@ -220,6 +220,12 @@ def test_warp_rows_leaves_tied_rows_to_the_block(rng, schedule):
     n = 3000
     x = make(rng, (4, n), np.float32)
     x[1] = 7.0
+    # row 2: the largest keys all in lane 0's vectors (positions 128 j .. 128 j + 3), so the
+    # lanes' kept keys miss most winners and the threshold is looser (not a miss: it is still
+    # at or above k keys)
+    x[2] = rng.standard_normal(n).astype(np.float32)
+    x[2, np.arange(n) % 128 < 4] += 100
+    x[3] = rng.standard_normal(n).astype(np.float32)  # no NaN or infinity above the ties
     x[3, ::2] = 9.0  # half the row ties at the top
     from primitives.sorting import _keys
 
@@ -242,7 +248,9 @@ def test_warp_rows_leaves_tied_rows_to_the_block(rng, schedule):
 
 
 def test_warp_rows_stage_and_m():
-    assert [_sp.warp_m(k) for k in (1, 32, 33, 64, 65, 128, 129)] == [1, 1, 2, 2, 4, 4, None]
+    assert [_sp.warp_m(k) for k in (1, 16, 17, 32, 33, 64, 65, 128, 129)] == \
+        [1, 1, 2, 2, 4, 4, 4, 4, None]
+    assert _sp.warp_m(20, m_max=1) == 1 and _sp.warp_m(40, m_max=2) == 2
     assert _sp.warp_k_max() == 128
     with prim.tuning.override("selection", selector="warp_rows", m_max=3):
         assert _sp.warp_k_max() == 64

@@ -64,9 +64,10 @@
 //
 // Short rows, small k (select_warp_rows<U, WARPS, M>, k <= 32 * M): a warp per row, no block
 //   barrier. The warp streams its row in chunks of eight 16-byte loads per lane, each lane
-//   keeping its M smallest images in registers; the threshold T is the largest of the lanes' M-th
-//   smallest, so at least 32 * M >= k keys are at or below it (all of them when a lane met fewer
-//   than M keys). A second read of the row (from L2, just read) stages the keys at or below T,
+//   keeping its M smallest images in registers; the threshold T is the k-th smallest of those
+//   32 * M images (a bitwise radix select by ballots), so at least k keys are at or below it
+//   (every key when a lane met fewer than M keys: its padding is the largest image). With M
+//   above k / 32 the kept images nearly always hold the k winners, and T is the k-th key. A second read of the row (from L2, just read) stages the keys at or below T,
 //   (image, position), in the warp's shared area (a warp scan per chunk); a bitonic sort of them
 //   (padded to a power of two, __syncwarp between steps) puts the k winners first, in order. A
 //   row with more than cand_max such keys (ties at T) is appended to row_list (one atomic on
@@ -813,7 +814,25 @@ select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long
             }
         }
     }
-    const U thresh = prim::warp_reduce(best[M - 1], prim::Max<U>());
+    // the threshold: the k-th smallest of the lanes' 32 * M kept images (a bitwise radix select
+    // by ballots). At least k keys are at or below it: those k kept ones (distinct keys; a
+    // padding image, the largest, makes every key a candidate)
+    constexpr int UBITS = static_cast<int>(sizeof(U)) * 8;
+    U thresh = 0;
+    int k_rem = static_cast<int>(k);
+    for (int b = UBITS - 1; b >= 0; --b) {
+        const U high = b + 1 < UBITS ? thresh >> (b + 1) : static_cast<U>(0);
+        int zeros = 0;  // kept images on the prefix with bit b clear
+#pragma unroll
+        for (int j = 0; j < M; ++j) {
+            const bool on = (b + 1 < UBITS ? best[j] >> (b + 1) : static_cast<U>(0)) == high;
+            zeros += __popc(__ballot_sync(prim::FULL_MASK, on && !((best[j] >> b) & 1u)));
+        }
+        if (k_rem > zeros) {
+            thresh |= static_cast<U>(1) << b;
+            k_rem -= zeros;
+        }
+    }
     // the candidates (image <= thresh: at least k of them) to the warp's shared area
     int count = 0;
     for (int c0 = 0; c0 < n && count <= cand_max; c0 += CHUNK) {
@@ -855,7 +874,7 @@ select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long
     for (int size = 2; size <= p2; size <<= 1) {
         for (int stride = size >> 1; stride > 0; stride >>= 1) {
             for (int i = lane; i < (p2 >> 1); i += prim::WARP) {
-                const int lo = 2 * stride * (i / stride) + i % stride;
+                const int lo = ((i & ~(stride - 1)) << 1) | (i & (stride - 1));
                 const int hi = lo + stride;
                 const U a = c_img[lo], b = c_img[hi];
                 const int pa = c_pos[lo], pb = c_pos[hi];

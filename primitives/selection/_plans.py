@@ -57,9 +57,13 @@ def rows_names(pol):
 WARP_MS = (1, 2, 4)
 
 
-def warp_m(k):
-    """The M of select_warp_rows for k (k <= 32 * M), or None past the largest."""
-    return next((m for m in WARP_MS if k <= 32 * m), None)
+def warp_m(k, m_max=WARP_MS[-1]):
+    """The M of select_warp_rows for k: the least with 32 * M >= 2k (the lanes' kept keys then
+    nearly always hold the k winners), else the largest within m_max that takes k (32 * M >= k),
+    or None."""
+    ms = [m for m in WARP_MS if m <= m_max]
+    return next((m for m in ms if 32 * m >= 2 * k), None) or next(
+        (m for m in ms if 32 * m >= k), None)
 
 
 def warp_k_max(pol=None):
@@ -295,7 +299,7 @@ class RowsPlan(_plans.Plan):
         if warp.cand_max < 32 or warp.cand_max & (warp.cand_max - 1):
             raise ValueError(f"topk: the warp_rows policy's cand_max must be a power of two of "
                              f"at least 32 (its bitonic sort), got {warp.cand_max}")
-        m = warp_m(k)
+        m = warp_m(k, warp.m_max)
         wk = _loader.load(SOURCE, warp_rows_names(warp))(
             f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>")
         self.warp = _plans.Launch(wk, _launch.cdiv(rows, warp.warps), warp.warps * 32,
