@@ -59,7 +59,8 @@
 //   counting, as select_rank_sort. Launch: grid = rows, BLOCK threads, dynamic shared memory
 //   len * sizeof(U) rounded up to 16 bytes, plus k * (sizeof(U) + 4) when sorted; or, when
 //   `listed`, the rows of a row list (those select_warp_rows left) with any grid: block b takes
-//   entries b, b + grid, ... of its *list_count rows. Preconditions: 1 <= k <= len;
+//   entries b, b + grid, ... of its *list_count rows, writing the winners' key bits in place of
+//   their images (as select_warp_rows). Preconditions: 1 <= k <= len;
 //   len * sizeof(U) within the policy's row_bytes.
 //
 // Short rows, small k (select_warp_rows<U, WARPS, M>, k <= 32 * M): a warp per row, no block
@@ -67,14 +68,19 @@
 //   keeping its M smallest images in registers; the threshold T is the k-th smallest of those
 //   32 * M images (a bitwise radix select by ballots), so at least k keys are at or below it
 //   (every key when a lane met fewer than M keys: its padding is the largest image). With M
-//   above k / 32 the kept images nearly always hold the k winners, and T is the k-th key. A second read of the row (from L2, just read) stages the keys at or below T,
-//   (image, position), in the warp's shared area (a warp scan per chunk); a bitonic sort of them
-//   (padded to a power of two, __syncwarp between steps) puts the k winners first, in order. A
-//   row with more than cand_max such keys (ties at T) is appended to row_list (one atomic on
-//   list_count) for select_rows.
+//   above k / 32 the kept images nearly always hold the k winners, and T is the k-th key.
+//   A second read of the row (from L2 if it is still there) stages the keys at or below T,
+//   (image, position), in the warp's shared area (a warp scan per chunk). one_pass: T from the
+//   row's first chunk only (at least k keys of the row are at or below it still; about k per
+//   chunk on random keys), that chunk kept in registers, so the candidates' pass is the only
+//   read of the rest of the row. A bitonic sort of the candidates (padded to a power of two,
+//   __syncwarp between steps) puts the k winners first, in order: their positions and their keys'
+//   own bits (read again, from L2) are written. A row with more than cand_max candidates (ties at
+//   T) is appended to row_list (one atomic on list_count) for select_rows.
 //   Launch: grid = ceil(rows / WARPS), WARPS * 32 threads, dynamic shared memory
-//   WARPS * cand_max * (sizeof(U) + 4); cand_max a power of two >= 32. Preconditions: 1 <= k <= 32 * M, k <= len <= 2^31 - 1;
-//   *list_count zero on entry; row_list holds `rows` entries.
+//   WARPS * cand_max * (sizeof(U) + 4); cand_max a power of two >= 32. Preconditions:
+//   1 <= k <= 32 * M, k <= len <= 2^31 - 1; *list_count zero on entry; row_list holds `rows`
+//   entries.
 #include "common/prim.cuh"
 #include "common/load.cuh"
 #include "common/scan.cuh"
@@ -582,7 +588,8 @@ template <class U, int BLOCK>
 __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long long row_index,
                                             long long len, long long k, int kind,
                                             int descending, int sorted, U* __restrict__ out_img,
-                                            long long* __restrict__ out_idx) {
+                                            long long* __restrict__ out_idx,
+                                            bool key_bits = false) {
     using namespace prim::select;
     constexpr int BITS = 8;
     constexpr int RADIX = 1 << BITS;
@@ -703,7 +710,7 @@ __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long lon
                 stage_img[o] = full;
                 stage_pos[o] = i;
             } else {
-                gi[o] = full;
+                gi[o] = key_bits ? rk[i] : full;
                 gx[o] = i;
             }
             ++o;
@@ -720,7 +727,7 @@ __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long lon
                 const U b = stage_img[j];
                 rank += b < a || (b == a && j < w);
             }
-            gi[rank] = a;
+            gi[rank] = key_bits ? rk[stage_pos[w]] : a;
             gx[rank] = stage_pos[w];
         }
     }
@@ -741,7 +748,7 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
     const long long count = static_cast<long long>(*list_count);
     for (long long e = blockIdx.x; e < count; e += gridDim.x) {  // block-uniform
         rows_select<U, BLOCK>(keys, row_list[e], len, k, kind, descending, sorted, out_img,
-                              out_idx);
+                              out_idx, true);
         __syncthreads();  // the shared row is rewritten by the next one
     }
 }
@@ -750,7 +757,7 @@ select_rows(const U* __restrict__ keys, long long len, long long k, int kind, in
 template <class U, int WARPS, int M>
 __global__ void __launch_bounds__(WARPS * prim::WARP, 1024 / (WARPS * prim::WARP))
 select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long long k,
-                 int kind, int descending, int cand_max, U* __restrict__ out_img,
+                 int kind, int descending, int cand_max, int one_pass, U* __restrict__ out_key,
                  long long* __restrict__ out_idx, long long* __restrict__ row_list,
                  unsigned long long* __restrict__ list_count) {
     constexpr int VN = prim::Vec16<U>::N;
@@ -791,13 +798,14 @@ select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long
             }
         }
     };
-    // each lane's M smallest images, ascending; the threshold is their largest over the warp
+    // each lane's M smallest images, ascending, over the row or (one_pass) its first chunk,
+    // which then stays in registers for the candidates' pass
     U best[M];
 #pragma unroll
     for (int j = 0; j < M; ++j) best[j] = prim::Limits<U>::max();
-    for (int c0 = 0; c0 < n; c0 += CHUNK) {
-        U img[VECS * VN];
-        unsigned valid;
+    U img[VECS * VN];
+    unsigned valid;
+    for (int c0 = 0; c0 < (one_pass ? CHUNK : n); c0 += CHUNK) {
         load(c0, img, valid);
 #pragma unroll
         for (int j = 0; j < VECS * VN; ++j) {
@@ -836,9 +844,7 @@ select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long
     // the candidates (image <= thresh: at least k of them) to the warp's shared area
     int count = 0;
     for (int c0 = 0; c0 < n && count <= cand_max; c0 += CHUNK) {
-        U img[VECS * VN];
-        unsigned valid;
-        load(c0, img, valid);
+        if (!one_pass || c0 > 0) load(c0, img, valid);
         unsigned cand = 0;
 #pragma unroll
         for (int j = 0; j < VECS * VN; ++j)
@@ -889,10 +895,10 @@ select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long
             __syncwarp();
         }
     }
-    U* gi = out_img + row * k;
+    U* gk = out_key + row * k;
     long long* gx = out_idx + row * k;
     for (int w = lane; w < k; w += prim::WARP) {
-        gi[w] = c_img[w];
+        gk[w] = rk[c_pos[w]];  // the key's own bits (from L2: the row was just read)
         gx[w] = c_pos[w];
     }
 }

@@ -140,12 +140,14 @@ def _variant(variant, func):
 
 
 def select(rows2, k, largest, ordered, variant, backend, func):
-    """The int64 indices (R, k) of each row's k largest (or smallest) keys, equal keys from the
-    lowest indices; ordered by key (then index) when ``ordered``, else in no particular order."""
+    """(indices, values): the int64 indices (R, k) of each row's k largest (or smallest) keys,
+    equal keys from the lowest indices; ordered by key (then index) when ``ordered``, else in no
+    particular order. ``values``: those keys (R, k) where the selection wrote them itself (the
+    warp-per-row path, keys of 4 or 8 bytes), else None."""
     xp = backend.xp
     rows, length = rows2.shape
     if k == 0 or rows == 0:
-        return xp.empty((rows, k), dtype=INDEX)
+        return xp.empty((rows, k), dtype=INDEX), None
     keys = _as_keys(rows2)
     kbits, kind, bits = _sort_keys.key_bits(keys)
     ub = kbits.dtype.itemsize
@@ -157,7 +159,7 @@ def select(rows2, k, largest, ordered, variant, backend, func):
         else:
             variant = "small_k" if k <= _policy.small_k().k_max else "radix_select"
     if variant == "sort":
-        return _by_sort(keys, k, largest, backend)
+        return _by_sort(keys, k, largest, backend), None
     if variant in ("rows", "warp_rows"):
         if not _sp.row_fits(ub, length):
             longest = _policy.rows().row_bytes // ub
@@ -170,21 +172,24 @@ def select(rows2, k, largest, ordered, variant, backend, func):
                              f"'rows'")
         plan, sorts = _sp.rows_plan(backend, ub, rows, length, k, kind, largest, ordered, warp)
         img, idx = plan(kbits)
+        if warp:  # the keys' own bits, in the winners' order
+            return idx, (img.view(rows2.dtype) if rows2.dtype.itemsize == ub else None)
         if ordered and not sorts:  # in index order: a stable sort by image orders them
             img, idx = _segmented_sort(img, idx, backend)
-        return idx
+        return idx, None
     if variant == "small_k":
         k_max = _policy.small_k().k_max
         if k > k_max:
             raise ValueError(f"{func}: variant 'small_k' takes k up to {k_max}, got k={k}; use "
                              f"'radix_select'")
-        return _sp.small_k_plan(backend, ub, rows, length, k, kind, largest, ordered)(kbits)[1]
+        return _sp.small_k_plan(backend, ub, rows, length, k, kind, largest,
+                                ordered)(kbits)[1], None
     plan = _sp.radix_plan(backend, ub, rows, length, k, kind, bits, largest, ordered,
                           filtered=variant == "filter")
     img, idx = plan(kbits)
     if ordered and not plan.sorts:
         idx = _sp.order_winners(backend, img, idx, ub, length)
-    return idx
+    return idx, None
 
 
 def _topk_checked(x, k, axis, largest, ordered, variant):
@@ -285,9 +290,10 @@ class _TopkCall(_plans.Plan):
 
     def run(self, rows2):
         xp = self.backend.xp
-        idx = select(rows2, self.k, self.largest, self.ordered, self.variant, self.backend,
-                     "topk")
-        vals = _sp.gather_rows(self.backend, rows2, idx)
+        idx, vals = select(rows2, self.k, self.largest, self.ordered, self.variant,
+                           self.backend, "topk")
+        if vals is None:
+            vals = _sp.gather_rows(self.backend, rows2, idx)
         return _back(vals, self.shape, self.axis, xp), _back(idx, self.shape, self.axis, xp)
 
     def __call__(self, x):
@@ -341,7 +347,7 @@ def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, va
         perm, plan = _sort_api._argsort(keys, False, "auto")
         _file_sorted(key, plan, a, inp, keys)
         return inp, perm.reshape(1, length), shape, ax, rows2
-    sel = select(rows2, m, not small, True, variant, inp.backend, func)
+    sel = select(rows2, m, not small, True, variant, inp.backend, func)[0]
     return inp, _sp.partition_indices(inp.backend, sel, length, small), shape, ax, rows2
 
 

@@ -53,6 +53,8 @@ def rows_names(pol):
     return [f"select_rows<{_c(ub)}, {pol.block}>" for ub in UBITS]
 
 
+#: a chunk of select_warp_rows: eight 16-byte loads per lane
+WARP_CHUNK_BYTES = 32 * 8 * 16
 #: the keys a lane of select_warp_rows keeps (its template parameter M), by need
 WARP_MS = (1, 2, 4)
 
@@ -304,8 +306,10 @@ class RowsPlan(_plans.Plan):
             f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>")
         self.warp = _plans.Launch(wk, _launch.cdiv(rows, warp.warps), warp.warps * 32,
                                   warp.warps * warp.cand_max * (ub + 4))
+        chunks = _launch.cdiv(length, WARP_CHUNK_BYTES // ub)
+        one_pass = chunks > 1 and 0 < k * chunks * warp.one_pass <= warp.cand_max
         self.warp_args = (_launch.i64(length), _launch.i64(rows), _launch.i64(k), np.int32(kind),
-                          np.int32(desc), np.int32(warp.cand_max))
+                          np.int32(desc), np.int32(warp.cand_max), np.int32(one_pass))
         # the rows left, by a grid of resident blocks over the device's row list
         self.launch = _plans.Launch(kernel, max(1, min(rows, _launch.resident_grid(
             kernel, pol.block, smem))), pol.block, smem)
@@ -315,6 +319,8 @@ class RowsPlan(_plans.Plan):
         self.zero = xp.zeros(1, dtype=np.uint64)
 
     def __call__(self, kbits):
+        """(images, indices) of each row's winners, ``(rows, k)``; with the warp kernel the
+        winners' key bits (``kbits``' own) in place of their images."""
         out_img = self.xp.empty((self.rows, self.k), dtype=self.udt)
         out_idx = self.xp.empty((self.rows, self.k), dtype=np.int64)
         if self.warp is None:
