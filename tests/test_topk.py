@@ -238,14 +238,14 @@ def test_warp_rows_leaves_tied_rows_to_the_block(rng, schedule):
             assert int(H.to_host(plan.count)[0]) >= 2  # rows 1 and 3 at least
             for largest in (True, False):
                 check(x, k, largest, variant="warp_rows")
-    # k = 1 and 33 take one pass (the threshold from the first chunk), k = 100 two; one_pass 0:
-    # two passes for every k
-    for one_pass in (2, 0):
-        with prim.tuning.override("selection", selector="warp_rows", one_pass=one_pass):
+    # rows of three chunks: one pass (the threshold from the first chunk) for k * 3 up to
+    # one_pass_max, else two
+    for one_pass_max in (32, 300, 0):
+        with prim.tuning.override("selection", selector="warp_rows", one_pass_max=one_pass_max):
             for k in (1, 33, 100):
                 plan, sorts = _sp.rows_plan(be, 4, 4, n, k, kind, True, True, warp=True)
                 assert sorts
-                assert int(plan.warp_args[-1]) == (one_pass and k < 100)
+                assert int(plan.warp_args[-1]) == (3 * k <= one_pass_max)
                 plan(kbits)
                 assert int(H.to_host(plan.count)[0]) == 2  # rows 1 and 3
                 for largest in (True, False):

@@ -307,7 +307,7 @@ class RowsPlan(_plans.Plan):
         self.warp = _plans.Launch(wk, _launch.cdiv(rows, warp.warps), warp.warps * 32,
                                   warp.warps * warp.cand_max * (ub + 4))
         chunks = _launch.cdiv(length, WARP_CHUNK_BYTES // ub)
-        one_pass = chunks > 1 and 0 < k * chunks * warp.one_pass <= warp.cand_max
+        one_pass = chunks > 1 and k * chunks <= warp.one_pass_max
         self.warp_args = (_launch.i64(length), _launch.i64(rows), _launch.i64(k), np.int32(kind),
                           np.int32(desc), np.int32(warp.cand_max), np.int32(one_pass))
         # the rows left, by a grid of resident blocks over the device's row list

@@ -63,9 +63,9 @@ class WarpRowsPolicy:
     warps: int  # warps (rows) per block of select_warp_rows (a template parameter)
     m_max: int  # the most keys a lane keeps for the threshold (1, 2 or 4): k up to 32 * m_max
     cand_max: int  # the candidates a warp stages in shared memory (more: select_rows)
-    # the threshold from the row's first chunk only (one read of the row; about k candidates
-    # per chunk) when k * chunks * one_pass <= cand_max (0: never; else two reads)
-    one_pass: int
+    # the threshold from the row's first chunk only (one read of the row, but about k
+    # candidates per chunk to sort) when k * chunks <= one_pass_max (0: never; else two reads)
+    one_pass_max: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,8 +95,10 @@ TABLE = _policy.register("selection", {
     # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
     ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
     # 8 rows per block, stages of 512 candidates (H200, topk of (2^16, 4096) float32, k = 32:
-    # 0.82 ms against 0.83 with 256 and 0.91 with 1024, at c0f3731); one_pass not measured yet
-    ("default", "warp_rows"): WarpRowsPolicy(warps=8, m_max=4, cand_max=512, one_pass=2),
+    # 0.82 ms against 0.83 with 256 and 0.91 with 1024, at c0f3731); one pass for k * chunks up
+    # to 32 (same rows, at 2dd7e7d: k = 1 0.45 ms in one pass against 0.68 in two; k = 32 0.81
+    # against 0.73, k = 64 1.27 against 0.93: past that the larger sort costs more than the read)
+    ("default", "warp_rows"): WarpRowsPolicy(warps=8, m_max=4, cand_max=512, one_pass_max=32),
     # H100, 1-D float32 n = 10^4, kth = 1000 (tools/probes/small_calls, at 222a610): select and
     # compact 1152 us (partition) and 832 us (argpartition), prim.sort 78 us and prim.argsort
     # 96 us; sort_max_len 2^16 and sort_share 4 not measured further yet (at 2^28, k = 2^20,
