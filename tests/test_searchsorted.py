@@ -78,20 +78,6 @@ def test_sizes(variant, n, m, rng):
                       what=f"n={n} m={m} {side}")
 
 
-@pytest.mark.parametrize("narrow_max", [1 << 32, 0])
-def test_sorted_answers_narrow_and_wide(narrow_max, rng, monkeypatch):
-    """The sorted variant scatters 32-bit answers and widens them below 2^32 elements, int64
-    answers at once past it (here forced for any length)."""
-    monkeypatch.setattr(_sp, "NARROW_MAX", narrow_max)
-    a = sorted_data(rng, 4000 + narrow_max % 7, np.float64)  # a plan of its own per case
-    v = queries(rng, a, 3 * TILE + 5)
-    for side in SIDES:
-        H.assert_same(prim.searchsorted(a, v, side, variant="sorted"), np.searchsorted(a, v, side))
-    plan = _sp.search_plan(_backend.get_backend(), np.dtype(np.float64), a.size, v.size,
-                           "sorted")
-    assert plan.narrow == bool(narrow_max)
-
-
 @pytest.mark.parametrize("variant", ["cached", "sorted", "bucketed"])
 def test_race_schedule(variant, rng, schedule):
     """The one barrier (after the tree's copy) under the race-exposing schedule."""

@@ -315,7 +315,7 @@ search_buckets(const T* __restrict__ a, long long n, int levels, long long cap,
 //   answers of the first and the last query of tile t (tiles of `tile` consecutive sorted
 //   queries), one binary search per thread, every tile's at once (their latencies overlap).
 //   Any 1-D grid.
-// search_sorted_tiles<T, P, O, BLOCK, ITEMS>: the sorted variant's search. The queries v are sorted
+// search_sorted_tiles<T, P, BLOCK, ITEMS>: the sorted variant's search. The queries v are sorted
 //   (NumPy's order, in which the answers do not decrease), so the answers of a tile of BLOCK *
 //   ITEMS consecutive queries lie in [r0, r1], the answers of its first and last query
 //   (search_tile_bounds). When that range of a holds at most cap elements it is copied into
@@ -323,9 +323,8 @@ search_buckets(const T* __restrict__ a, long long n, int levels, long long cap,
 //   queries search it there, else they search a's range in global memory. Each thread takes
 //   ITEMS consecutive queries: the first is a binary search of the range, each next one gallops
 //   from the previous answer (probes 1, 2, 4, ... past it) and then bisects the bracket.
-//   out[perm[j]] = the answer of v[j] (perm: each query's original position; O: unsigned int
-//   when n < 2^32, so that the scattered writes cover half the bytes, widened after by
-//   search_widen, else long long). Grid-stride over tiles; barriers at the top of every tile and after the copy, in code every thread of the
+//   out[perm[j]] = the answer of v[j] (perm: each query's original position). Grid-stride over
+//   tiles; barriers at the top of every tile and after the copy, in code every thread of the
 //   block runs. Precondition: v sorted.
 template <class T>
 __global__ void search_tile_bounds(const T* __restrict__ a, long long n, const T* __restrict__ v,
@@ -344,11 +343,11 @@ __global__ void search_tile_bounds(const T* __restrict__ a, long long n, const T
     }
 }
 
-template <class T, class P, class O, int BLOCK, int ITEMS>
+template <class T, class P, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
 search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __restrict__ bounds,
                     const T* __restrict__ v, long long m, int right, const P* __restrict__ perm,
-                    O* __restrict__ out) {
+                    long long* __restrict__ out) {
     PRIM_DYNAMIC_SHARED(T, part);
     const bool up = right != 0;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -404,17 +403,8 @@ search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __r
                     const T x = local ? part[lo - r0 + (len >> 1)] : a[lo + (len >> 1)];
                     prim::search::step(x, q[k], up, lo, len);
                 }
-                out[perm[j]] = static_cast<O>(lo);
+                out[perm[j]] = lo;
             }
         }
     }
-}
-
-// search_widen: out[i] = in[i] for i < m, 32-bit answers to int64 (a streaming pass).
-__global__ void search_widen(const unsigned* __restrict__ in, long long m,
-                             long long* __restrict__ out) {
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < m;
-         i += stride)
-        out[i] = static_cast<long long>(in[i]);
 }

@@ -52,15 +52,8 @@ def bucket_names(ctype, perm, pol):
             f"search_buckets<{ctype}, {pol.bucket_block}>", f"search_gather<{perm}>")
 
 
-#: the C++ types of the sorted variant's scattered answers: 32 bits below 2^32 elements, then
-#: widened to int64 in order
-ANSWER_CTYPES = ("unsigned int", "long long")
-#: arrays shorter than this take the 32-bit answers
-NARROW_MAX = 1 << 32
-
-
-def sorted_name(ctype, perm, pol, answer="long long"):
-    return f"search_sorted_tiles<{ctype}, {perm}, {answer}, {pol.block}, {pol.tile_items}>"
+def sorted_name(ctype, perm, pol):
+    return f"search_sorted_tiles<{ctype}, {perm}, {pol.block}, {pol.tile_items}>"
 
 
 def bounds_name(ctype):
@@ -69,9 +62,8 @@ def bounds_name(ctype):
 
 def names(ctype, pol):
     """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
-    out = ([binary_name(ctype), tree_name(ctype), cached_name(ctype, pol), bounds_name(ctype),
-            "search_widen"] +
-           [sorted_name(ctype, p, pol, o) for p in PERM_CTYPES for o in ANSWER_CTYPES])
+    out = ([binary_name(ctype), tree_name(ctype), cached_name(ctype, pol), bounds_name(ctype)] +
+           [sorted_name(ctype, p, pol) for p in PERM_CTYPES])
     bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))
     return out + list(dict.fromkeys(bucketed))
 
@@ -117,12 +109,7 @@ class SearchPlan(_plans.Plan):
         if variant == "sorted":
             self.perm = xp.arange(m, dtype=pdt)
             self.nbytes = self.perm.nbytes
-            self.narrow = n < NARROW_MAX
-            ks = MODULES.kernel(ctype, sorted_name(ctype, perm, pol, ANSWER_CTYPES[
-                0 if self.narrow else 1]), pol)
-            if self.narrow:
-                kw = MODULES.kernel(ctype, "search_widen", pol)
-                self.widen = _plans.Launch(kw, _launch.cover_grid(m, 256, kernel=kw), 256)
+            ks = MODULES.kernel(ctype, sorted_name(ctype, perm, pol), pol)
             cap = pol.tile_bytes // dt.itemsize
             self.cap = _launch.i64(cap)
             smem = cap * dt.itemsize
@@ -191,12 +178,7 @@ class SearchPlan(_plans.Plan):
 
             sv, perm = radix_sort(v, self.perm)
             self.tile_bounds(a, self.n64, sv, self.m64, self.tile, side, self.bounds)
-            if not self.narrow:
-                self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, out)
-                return out
-            narrow = self.xp.empty(self.m, dtype=np.uint32)
-            self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, narrow)
-            self.widen(narrow, self.m64, out)
+            self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, out)
             return out
         lv = np.int32(self.levels)
         self.build(a, self.n64, lv, self.tree)
