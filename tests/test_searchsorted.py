@@ -78,22 +78,6 @@ def test_sizes(variant, n, m, rng):
                       what=f"n={n} m={m} {side}")
 
 
-@pytest.mark.parametrize("put_back_bits", [0, 4, 16])
-def test_sorted_answers_put_back(put_back_bits, rng):
-    """The sorted variant's answers go back through a partition on their positions' bits from
-    put_back_bits up and a scatter within each window (here 4: windows of 16 queries), or by
-    one scatter (0, or windows past the queries' count)."""
-    a = sorted_data(rng, 4000, np.float64)
-    v = queries(rng, a, 3 * TILE + 5)
-    with prim.tuning.override("search", put_back_bits=put_back_bits):
-        for side in SIDES:
-            H.assert_same(prim.searchsorted(a, v, side, variant="sorted"),
-                          np.searchsorted(a, v, side))
-        plan = _sp.search_plan(_backend.get_backend(), np.dtype(np.float64), a.size, v.size,
-                               "sorted")
-        assert (plan.put_back is not None) == (put_back_bits == 4)
-
-
 @pytest.mark.parametrize("variant", ["cached", "sorted", "bucketed"])
 def test_race_schedule(variant, rng, schedule):
     """The one barrier (after the tree's copy) under the race-exposing schedule."""

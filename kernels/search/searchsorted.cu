@@ -200,9 +200,6 @@ search_cached(const T* __restrict__ a, long long n, const T* __restrict__ tree, 
 //   global memory; grouped[j] = the answer of qv[j] (coalesced). Barriers at the top and after
 //   the copy of every bucket, in code every thread of the block runs (the loop over buckets is
 //   uniform; an empty bucket is skipped by the whole block).
-// search_put_back<P>: out[pos[i]] = answers[i], the sorted variant's answers back at their
-//   queries' places; after a partition of (pos, answer) by pos's high bits, consecutive threads
-//   write within one window of out that the L2 holds. Any 1-D grid.
 // search_gather<P>: out[i] = grouped[pos[i]]: the answers back in the queries' order, a random
 //   read per query rather than a random write (no read-modify-write of partial sectors). Any
 //   1-D grid.
@@ -274,15 +271,6 @@ __global__ void search_scatter(const T* __restrict__ v, const unsigned* __restri
 }
 
 template <class P>
-__global__ void search_put_back(const long long* __restrict__ answers, const P* __restrict__ pos,
-                                long long m, long long* __restrict__ out) {
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < m;
-         i += stride)
-        out[pos[i]] = answers[i];
-}
-
-template <class P>
 __global__ void search_gather(const long long* __restrict__ grouped, const P* __restrict__ pos,
                               long long m, long long* __restrict__ out) {
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
@@ -335,9 +323,8 @@ search_buckets(const T* __restrict__ a, long long n, int levels, long long cap,
 //   queries search it there, else they search a's range in global memory. Each thread takes
 //   ITEMS consecutive queries: the first is a binary search of the range, each next one gallops
 //   from the previous answer (probes 1, 2, 4, ... past it) and then bisects the bracket.
-//   out[perm[j]] = the answer of v[j] (perm: each query's original position), or out[j] when
-//   in_order (the answers then go back through a partition by destination and
-//   search_put_back). Grid-stride over tiles; barriers at the top of every tile and after the copy, in code every thread of the
+//   out[perm[j]] = the answer of v[j] (perm: each query's original position). Grid-stride over
+//   tiles; barriers at the top of every tile and after the copy, in code every thread of the
 //   block runs. Precondition: v sorted.
 template <class T>
 __global__ void search_tile_bounds(const T* __restrict__ a, long long n, const T* __restrict__ v,
@@ -360,7 +347,7 @@ template <class T, class P, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
 search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __restrict__ bounds,
                     const T* __restrict__ v, long long m, int right, const P* __restrict__ perm,
-                    int in_order, long long* __restrict__ out) {
+                    long long* __restrict__ out) {
     PRIM_DYNAMIC_SHARED(T, part);
     const bool up = right != 0;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -416,7 +403,7 @@ search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __r
                     const T x = local ? part[lo - r0 + (len >> 1)] : a[lo + (len >> 1)];
                     prim::search::step(x, q[k], up, lo, len);
                 }
-                out[in_order ? j : static_cast<long long>(perm[j])] = lo;
+                out[perm[j]] = lo;
             }
         }
     }

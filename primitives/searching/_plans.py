@@ -60,15 +60,10 @@ def bounds_name(ctype):
     return f"search_tile_bounds<{ctype}>"
 
 
-def put_back_name(perm):
-    return f"search_put_back<{perm}>"
-
-
 def names(ctype, pol):
     """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
     out = ([binary_name(ctype), tree_name(ctype), cached_name(ctype, pol), bounds_name(ctype)] +
-           [sorted_name(ctype, p, pol) for p in PERM_CTYPES] +
-           [put_back_name(p) for p in PERM_CTYPES])
+           [sorted_name(ctype, p, pol) for p in PERM_CTYPES])
     bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))
     return out + list(dict.fromkeys(bucketed))
 
@@ -115,13 +110,6 @@ class SearchPlan(_plans.Plan):
             self.perm = xp.arange(m, dtype=pdt)
             self.nbytes = self.perm.nbytes
             ks = MODULES.kernel(ctype, sorted_name(ctype, perm, pol), pol)
-            # the answers back through a partition on their positions' high bits
-            self.pos_bits = max(1, (m - 1).bit_length())
-            self.put_back = None
-            if 0 < pol.put_back_bits < self.pos_bits:
-                kp = MODULES.kernel(ctype, put_back_name(perm), pol)
-                self.put_back = _plans.Launch(kp, _launch.cover_grid(m, 256, kernel=kp), 256)
-                self.window_bits = pol.put_back_bits
             cap = pol.tile_bytes // dt.itemsize
             self.cap = _launch.i64(cap)
             smem = cap * dt.itemsize
@@ -190,14 +178,7 @@ class SearchPlan(_plans.Plan):
 
             sv, perm = radix_sort(v, self.perm)
             self.tile_bounds(a, self.n64, sv, self.m64, self.tile, side, self.bounds)
-            if self.put_back is None:
-                self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, np.int32(0), out)
-                return out
-            answers = self.xp.empty(self.m, dtype=INDEX_DTYPE)
-            self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, np.int32(1), answers)
-            pos, answers = radix_sort(perm, answers, begin_bit=self.window_bits,
-                                      end_bit=self.pos_bits)
-            self.put_back(answers, pos, self.m64, out)
+            self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, out)
             return out
         lv = np.int32(self.levels)
         self.build(a, self.n64, lv, self.tree)

@@ -29,10 +29,6 @@ class SearchPolicy:
     sorted_min_queries: int  # "auto" sorts the queries first from this many queries...
     sorted_min_n: int  # ... into an array of at least this many elements
     binary_max_queries: int = 0  # "auto" takes "binary" (one launch, no tree) below this many
-    # the sorted variant's answers go back by a partition of (position, answer) on the
-    # position's bits from this one up (windows of 2^put_back_bits answers), then a scatter
-    # within each window; 0, or no more queries than one window: one scatter of them all
-    put_back_bits: int = 16
 
 
 TABLE = _policy.register("search", {
