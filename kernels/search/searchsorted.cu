@@ -319,13 +319,10 @@ search_buckets(const T* __restrict__ a, long long n, int levels, long long cap,
 //   (NumPy's order, in which the answers do not decrease), so the answers of a tile of BLOCK *
 //   ITEMS consecutive queries lie in [r0, r1], the answers of its first and last query
 //   (search_tile_bounds). When that range of a holds at most cap elements it is copied into
-//   dynamic shared memory (cap elements; eight loads in flight per thread) and the tile's
-//   queries search it there, else they search a's range in global memory. Each thread takes
-//   ITEMS consecutive queries: the first is a binary search of the range, each next one gallops
-//   from the previous answer (probes 1, 2, 4, ... past it) and then bisects the bracket.
-//   out[perm[j]] = the answer of v[j] (perm: each query's original position). Grid-stride over
-//   tiles; barriers at the top of every tile and after the copy, in code every thread of the
-//   block runs. Precondition: v sorted.
+//   dynamic shared memory (cap elements) and the tile's queries search it there, else they
+//   search a's range in global memory. out[perm[j]] = the answer of v[j] (perm: each query's
+//   original position). Grid-stride over tiles; barriers at the top of every tile and after the
+//   copy, in code every thread of the block runs. Precondition: v sorted.
 template <class T>
 __global__ void search_tile_bounds(const T* __restrict__ a, long long n, const T* __restrict__ v,
                                    long long m, long long tile, int right,
@@ -351,57 +348,27 @@ search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __r
     PRIM_DYNAMIC_SHARED(T, part);
     const bool up = right != 0;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
-    constexpr int IN_FLIGHT = 8;  // loads of the range issued before any is stored
     for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m;
          base += static_cast<long long>(gridDim.x) * TILE) {
         const long long t = base / TILE;
         const long long r0 = bounds[2 * t];
         const long long r1 = bounds[2 * t + 1] > r0 ? bounds[2 * t + 1] : r0;
-        const long long span = r1 - r0;
-        const bool local = span <= cap;
-        // this thread's ITEMS consecutive queries (loaded before the copy: in flight with it)
-        const long long j0 = base + static_cast<long long>(threadIdx.x) * ITEMS;
-        T q[ITEMS];
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) q[k] = j0 + k < m ? v[j0 + k] : T();
+        const bool local = r1 - r0 <= cap;
         __syncthreads();  // the previous tile is done with `part`
-        if (local) {
-            for (long long i0 = threadIdx.x; i0 < span; i0 += BLOCK * IN_FLIGHT) {
-                T x[IN_FLIGHT];
-#pragma unroll
-                for (int u = 0; u < IN_FLIGHT; ++u) {
-                    const long long i = i0 + static_cast<long long>(u) * BLOCK;
-                    x[u] = i < span ? a[r0 + i] : T();
-                }
-#pragma unroll
-                for (int u = 0; u < IN_FLIGHT; ++u) {
-                    const long long i = i0 + static_cast<long long>(u) * BLOCK;
-                    if (i < span) part[i] = x[u];
-                }
-            }
-        }
+        if (local)
+            for (long long j = threadIdx.x; j < r1 - r0; j += BLOCK) part[j] = a[r0 + j];
         __syncthreads();
-        // the queries ascend, so does their answer: each search starts at the previous answer,
-        // galloping (1, 2, 4, ... past it) to bracket the next before the binary steps
-        long long lo = r0;
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-            const long long j = j0 + k;
+            const long long j = base + threadIdx.x + static_cast<long long>(k) * BLOCK;
             if (j < m) {
-                long long len = r1 - lo, gap = 1;
-                if (k > 0) {  // gallop: the answer is in [lo, lo + gap] once a[lo + gap - 1] is not passed
-                    while (gap < len) {
-                        const T x = local ? part[lo + gap - 1 - r0] : a[lo + gap - 1];
-                        if (!prim::search::goes_up(x, q[k], up)) break;
-                        lo += gap;
-                        len -= gap;
-                        gap <<= 1;
-                    }
-                    len = gap < len ? gap - 1 : len;
-                }
-                while (len > 0) {
-                    const T x = local ? part[lo - r0 + (len >> 1)] : a[lo + (len >> 1)];
-                    prim::search::step(x, q[k], up, lo, len);
+                const T q = v[j];
+                long long lo = r0, len = r1 - r0;
+                if (local) {
+                    while (len > 0)
+                        prim::search::step(part[lo - r0 + (len >> 1)], q, up, lo, len);
+                } else {
+                    while (len > 0) prim::search::step(a[lo + (len >> 1)], q, up, lo, len);
                 }
                 out[perm[j]] = lo;
             }
