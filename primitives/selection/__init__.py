@@ -5,12 +5,13 @@ order-preserving key images (``kernels/select/topk.cu``).
 Variants (``variant=``):
 
 ============  ==================================================================================
+warp_rows     a warp per row, k up to 128, rows a block's shared memory holds: each lane keeps
+              its smallest keys; the k-th of those is a threshold at or above k keys; the keys
+              at or below it are staged and put in order by a warp bitonic sort (rows with
+              more, ties, go to ``rows`` through a device-side list). One or two reads of a row
 rows          a block per row, the row in shared memory (rows up to the policy's
-              ``row_bytes``). First a sample filter: the key of a chosen rank among one key per
-              thread is a threshold; when the keys at or below it hold the k winners and few
-              others, they are ranked by counting and the first k written in order. Otherwise
-              an MSD radix select of 8-bit digits over the shared copy, then one block scan that
-              writes the winners in index order
+              ``row_bytes``): an MSD radix select of 8-bit digits over the shared copy, then one
+              block scan that writes the winners in index order
 filter        ``radix_select`` with a sample filter in front: a threshold from a strided sample
               of the row (the key of a rank a few standard deviations above the winners'
               expected share of it), one read of every key that keeps those at or below it, and
@@ -27,9 +28,9 @@ radix_select  device-wide, any row length, one row or many in one launch per pas
               left is a winner; ties resolved by index digits
 sort          the full-sort baseline: ``argsort`` (one row) or ``segmented_sort`` (many), then
               the first k
-auto          ``rows`` when a row fits the block's shared memory, else ``filter`` when k is
-              small against the row (the ``"filter"`` policy), else ``small_k`` for k up to its
-              k_max, else ``radix_select``
+auto          ``warp_rows`` (k up to 128) or ``rows`` when a row fits the block's shared
+              memory, else ``filter`` when k is small against the row (the ``"filter"``
+              policy), else ``small_k`` for k up to its k_max, else ``radix_select``
 ============  ==================================================================================
 
 Equal keys are taken from the lowest indices (a stable selection) and ``sorted=True`` orders
