@@ -203,6 +203,33 @@ def test_reductions_property(chunks, split_every, seed):
     H.assert_same(np.asarray(H.to_host(got[2])), np.asarray(h.min()))
 
 
+def test_small_partials_leave_their_tasks_on_the_host(client, rng):
+    """A chunk's device partial of at most the policy's host_bytes leaves its task as a NumPy
+    array (it crosses workers as a host frame); a larger one stays on the device; the result of
+    the reduction is of the chunks' kind. Host chunks are left as they are."""
+    from primitives import tuning
+    from primitives.dask import _reduce as _dr
+
+    host = data(rng, (40, 30), np.float32)
+    x = chunked_nd(host, ((25, 15), (10, 20)))
+    device = _backend.get_backend().is_cuda
+    xp = _backend.get_backend().xp
+    limit = tuning.policy("dask_reduce").host_bytes
+    assert limit > 0 and _dr._host_bytes(x) == (limit if device else 0)
+    block = xp.asarray(host[:25, :10])
+    f32 = np.dtype(np.float32)
+    small = _dr._chunk(block, axis=(0,), op="sum", acc=f32, host=limit)  # 40 bytes
+    assert isinstance(small, np.ndarray) and small.shape == (1, 10)
+    kept = _dr._chunk(block, axis=(0,), op="sum", acc=f32, host=16)  # over 16 bytes: as it is
+    assert type(kept) is type(block)
+    mean = _dr._mean_chunk(block, axis=(0, 1), acc=np.dtype(np.float64), host=limit)
+    assert isinstance(mean[0], np.ndarray) and mean[1] == 250
+    for got, want in ((pd.sum(x, axis=0), host.sum(axis=0)), (pd.mean(x), host.mean())):
+        res = got.compute()
+        assert type(res) is type(block) or (not device and np.isscalar(res))
+        H.assert_same(np.asarray(H.to_host(res)), np.asarray(want), rtol=1e-6)
+
+
 # ---- histogram / bincount ---------------------------------------------------------------------
 
 

@@ -26,6 +26,10 @@ then at every level the extreme value of the pairs, NaN winning, and among equal
 lowest global index. The lowest index, not the first chunk: over several axes the chunks do not
 follow the flattened order.
 
+A device chunk's partial of at most the policy's ``host_bytes`` is copied to the host in its
+chunk task: it then crosses workers as a host frame, not a device buffer; the last task puts the
+result back on the device.
+
 Every task's device work runs on a CUDA stream of the Dask thread's own (``own_stream``: the
 tasks are called with keywords by Dask and pass positional arguments to the decorated bodies).
 """
@@ -50,14 +54,19 @@ __all__ = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"
 @dataclasses.dataclass(frozen=True)
 class ReducePolicy:
     split_every: int  # partial results reduced per task of the tree (>= 2)
+    # a chunk's partial of device memory of at most this many bytes leaves its task in host
+    # memory (one copy on the task's stream), so that it crosses workers as a host frame rather
+    # than a device buffer; the last task puts the result back on the device (0: never)
+    host_bytes: int = 0
 
 
 TABLE = _policy.register("dask_reduce", {
     # 8 partials per task: a reduction of up to 8 chunks is one chunk task each and one final
     # task (dask.array's default would add a level of combine tasks from 5 chunks on); the
-    # partials are a few bytes per kept element (not tuned)
-    ("default", None): ReducePolicy(split_every=8),
-}, doc="primitives.dask.sum/min/max/mean/argmin/...: partial results reduced per task")
+    # partials are a few bytes per kept element (not tuned); host_bytes not measured yet
+    ("default", None): ReducePolicy(split_every=8, host_bytes=1 << 16),
+}, doc="primitives.dask.sum/min/max/mean/argmin/...: partial results reduced per task, and "
+       "the largest device partial moved to the host")
 
 _INT64_MAX = np.iinfo(np.int64).max
 _FUNCS = {"sum": _reduction.sum, "prod": _reduction.prod, "min": _reduction.min,
@@ -96,21 +105,42 @@ def _joined(parts, axis):
     return xp_of(parts[0]).concatenate(parts, axis=axis[0])
 
 
-def _chunk(block, axis=None, keepdims=True, op=None, acc=None):
-    """A chunk reduced over ``axis`` (kept as axes of length 1)."""
-    return _chunk_task(block, axis, op, acc)
+def _small_to_host(part, limit):
+    """A device partial of at most ``limit`` bytes as a NumPy array (the copy synchronizes the
+    task's stream): it travels between workers as a host frame. Others as they are."""
+    if limit and part is not None and type(part).__module__.split(".")[0] == "cupy" and \
+            part.nbytes <= limit:
+        return part.get()
+    return part
+
+
+def _to_device(out, host):
+    """The last task's result back on the device where its partials were moved to the host
+    (``host`` nonzero: the array's chunks are on the device)."""
+    if host and isinstance(out, (np.ndarray, np.generic)):
+        import cupy
+
+        return cupy.asarray(out)
+    return out
+
+
+def _chunk(block, axis=None, keepdims=True, op=None, acc=None, host=0):
+    """A chunk reduced over ``axis`` (kept as axes of length 1); device partials of at most
+    ``host`` bytes moved to the host."""
+    return _chunk_task(block, axis, op, acc, host)
 
 
 @own_stream
-def _chunk_task(block, axis, op, acc):
+def _chunk_task(block, axis, op, acc, host):
     xp = xp_of(block)
     if builtins.any(block.shape[a] == 0 for a in axis):  # nothing reduced: the identity, or skipped
         if op in ("min", "max"):
             return None
-        return xp.full(_kept_shape(block.shape, axis), _IDENTITY[op], dtype=acc)
+        return _small_to_host(xp.full(_kept_shape(block.shape, axis), _IDENTITY[op], dtype=acc),
+                              host)
     if block.size == 0:  # nothing kept
-        return xp.empty(_kept_shape(block.shape, axis), dtype=acc)
-    return _reduce_block(block, op, axis, True, acc)
+        return _small_to_host(xp.empty(_kept_shape(block.shape, axis), dtype=acc), host)
+    return _small_to_host(_reduce_block(block, op, axis, True, acc), host)
 
 
 def _combine(parts, axis=None, keepdims=True, op=None, acc=None):
@@ -125,32 +155,33 @@ def _combine_task(parts, axis, op, acc):
     return _reduce_block(_joined(parts, axis), op, axis, True, acc)
 
 
-def _aggregate(parts, axis=None, keepdims=False, op=None, acc=None, res=None):
-    return _aggregate_task(parts, axis, keepdims, op, acc, res)
+def _aggregate(parts, axis=None, keepdims=False, op=None, acc=None, res=None, host=0):
+    return _aggregate_task(parts, axis, keepdims, op, acc, res, host)
 
 
 @own_stream
-def _aggregate_task(parts, axis, keepdims, op, acc, res):
+def _aggregate_task(parts, axis, keepdims, op, acc, res, host):
     parts = _flat(parts)
     if not parts:  # only when the chunk sizes were unknown: nothing was reduced
         name = "minimum" if op == "min" else "maximum"
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     out = _reduce_block(_joined(parts, axis), op, axis, keepdims, acc)
-    return out if out.dtype == res else out.astype(res)
+    return _to_device(out if out.dtype == res else out.astype(res), host)
 
 
-def _mean_chunk(block, axis=None, keepdims=True, acc=None):
-    """(sum over ``axis`` in ``acc``, the number of elements summed)."""
-    return _mean_chunk_task(block, axis, acc)
+def _mean_chunk(block, axis=None, keepdims=True, acc=None, host=0):
+    """(sum over ``axis`` in ``acc``, the number of elements summed); small device sums moved
+    to the host as :func:`_chunk`'s."""
+    return _mean_chunk_task(block, axis, acc, host)
 
 
 @own_stream
-def _mean_chunk_task(block, axis, acc):
+def _mean_chunk_task(block, axis, acc, host):
     xp = xp_of(block)
     count = int(np.prod([block.shape[a] for a in axis], dtype=np.int64))
     if count == 0 or block.size == 0:
-        return xp.zeros(_kept_shape(block.shape, axis), dtype=acc), count
-    return _reduce_block(block, "sum", axis, True, acc), count
+        return _small_to_host(xp.zeros(_kept_shape(block.shape, axis), dtype=acc), host), count
+    return _small_to_host(_reduce_block(block, "sum", axis, True, acc), host), count
 
 
 def _mean_parts(parts, axis, keepdims, acc):
@@ -170,17 +201,17 @@ def _mean_combine_task(parts, axis, acc):
     return _mean_parts(parts, axis, True, acc)
 
 
-def _mean_aggregate(parts, axis=None, keepdims=False, acc=None, res=None):
-    return _mean_aggregate_task(parts, axis, keepdims, acc, res)
+def _mean_aggregate(parts, axis=None, keepdims=False, acc=None, res=None, host=0):
+    return _mean_aggregate_task(parts, axis, keepdims, acc, res, host)
 
 
 @own_stream
-def _mean_aggregate_task(parts, axis, keepdims, acc, res):
+def _mean_aggregate_task(parts, axis, keepdims, acc, res, host):
     s, count = _mean_parts(parts, axis, keepdims, acc)
     xp = xp_of(s) if not isinstance(s, np.generic) else np
     with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0: NaN (warned when called)
         m = xp.true_divide(s, acc.type(count))
-    return m if m.dtype == res else m.astype(res)
+    return _to_device(m if m.dtype == res else m.astype(res), host)
 
 
 def _arg_chunk(block, block_info=None, axis=None, is_max=False):
@@ -280,6 +311,12 @@ def _reduced(x, axis, func):
     return axes, int(np.prod(sizes, dtype=np.int64))
 
 
+def _host_bytes(x):
+    """The policy's host_bytes for an array of device chunks (CuPy meta), else 0."""
+    on_device = type(getattr(x, "_meta", None)).__module__.split(".")[0] == "cupy"
+    return _policy.current("dask_reduce").host_bytes if on_device else 0
+
+
 def _split_every(split_every):
     return _policy.current("dask_reduce").split_every if split_every is None else split_every
 
@@ -298,8 +335,10 @@ def _tree(x, op, axis, keepdims, split_every, acc, res, func):
         name = "minimum" if op == "min" else "maximum"
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     kw = {"op": op, "acc": acc}
+    host = _host_bytes(x)
     return da.reduction(
-        x, functools.partial(_chunk, **kw), functools.partial(_aggregate, res=res, **kw),
+        x, functools.partial(_chunk, host=host, **kw),
+        functools.partial(_aggregate, res=res, host=host, **kw),
         combine=functools.partial(_combine, **kw), axis=axes, keepdims=keepdims, dtype=res,
         split_every=_split_every(split_every), concatenate=False, name=f"primitives-{op}",
         meta=_meta(x, axes, keepdims, res))
@@ -480,8 +519,8 @@ def mean(x, axis=None, dtype=None, keepdims=False, split_every=None):
     if count == 0:
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
     return da.reduction(
-        x, functools.partial(_mean_chunk, acc=acc),
-        functools.partial(_mean_aggregate, acc=acc, res=res),
+        x, functools.partial(_mean_chunk, acc=acc, host=_host_bytes(x)),
+        functools.partial(_mean_aggregate, acc=acc, res=res, host=_host_bytes(x)),
         combine=functools.partial(_mean_combine, acc=acc), axis=axes, keepdims=keepdims,
         dtype=res, split_every=_split_every(split_every), concatenate=False,
         name="primitives-mean", meta=_meta(x, axes, keepdims, res))
