@@ -85,8 +85,10 @@ TABLE = _policy.register("selection", {
     ("default", "radix_select"): RadixSelectPolicy(block=256, items=16, first_bits=13, bits=11,
                                                    buffer_div=8, sort_small=4096),
     # tiles of 256 x 16 keys; a sample of 8192 keys (32 KiB of 32-bit images); the rank 4
-    # standard deviations above the winners' expected share (a miss, about 1 in 10^4 on random
-    # keys, reads the row again); not tuned yet
+    # standard deviations above the winners' expected share: a miss (the row read again) has a
+    # Poisson tail of about 5e-4 for k = 16 and k = 1024 of 2^28 random keys (rank 1 and 2), 1e-5
+    # for k = 2^20 (rank 56). H200, float32 2^28 at 9607fb9: k = 16 0.41 ms, k = 1024 0.46,
+    # k = 2^20 0.80; the tile and sample not tuned yet
     ("default", "filter"): FilterPolicy(block=256, items=16, sample=8192, sigmas=4.0,
                                         min_ratio=4),
     # tiles of 256 x 8 keys, candidate sets of 2048 + k; a merging block reads 8 tiles of the
@@ -96,7 +98,7 @@ TABLE = _policy.register("selection", {
     ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
     # 8 rows per block, stages of 512 candidates (H200, topk of (2^16, 4096) float32, k = 32:
     # 0.82 ms against 0.83 with 256 and 0.91 with 1024, at c0f3731); one pass for k * chunks up
-    # to 32 (same rows, at 2dd7e7d: k = 1 0.45 ms in one pass against 0.68 in two; k = 32 0.81
+    # to 32 (same rows, at 1e47d71: k = 1 0.45 ms in one pass against 0.68 in two; k = 32 0.81
     # against 0.73, k = 64 1.27 against 0.93: past that the larger sort costs more than the read)
     ("default", "warp_rows"): WarpRowsPolicy(warps=8, m_max=4, cand_max=512, one_pass_max=32),
     # H100, 1-D float32 n = 10^4, kth = 1000 (tools/probes/small_calls, at 222a610): select and
