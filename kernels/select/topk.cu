@@ -33,20 +33,22 @@
 //     them to its own segment of buffer 1 (cap / blocks_per_row entries; positions by a warp scan
 //     and one shared atomic per warp and tile; a warp stops once the segment is full), then, by
 //     one global atomic on WRITE_COUNT, copies them to their place in buffer 0 (an overflowing
-//     block adds cap + 1 instead: the row reads its keys). select_filter_done (a thread per row): when the
-//     candidates number k..cap they hold the k winners (every other key's image is above
-//     theirs), and the state names buffer 0 as the passes' source; otherwise the state is left as
-//     the host set it and the passes read the row. The host picks `rank` so that the k winners
-//     hold about rank * sample / len of the sample's keys with a margin (a miss costs time, not
-//     correctness). Launch: select_sample grid = rows, BLOCK threads, dynamic shared memory
-//     sample * sizeof(U); select_filter as select_pass (two shared words); select_filter_done
-//     grid = ceil(rows / 256), 256 threads.
+//     block adds cap + 1 instead: the row reads its keys). select_filter_done (a thread per
+//     row): when the candidates number k..cap they hold the k winners (every other key's image
+//     is above theirs), and the state names buffer 0 as the passes' source; otherwise the state
+//     is left as the host set it and the passes read the row. The host picks `rank` so that the
+//     k winners hold about rank * sample / len of the sample's keys with a margin (a miss costs
+//     time, not correctness). Launch: select_sample grid = rows, BLOCK threads, dynamic shared
+//     memory sample * sizeof(U); select_filter as select_pass (two shared words);
+//     select_filter_done grid = ceil(rows / 256), 256 threads.
 // Launch: select_pass grid = blocks_per_row * rows (row = blockIdx.x / blocks_per_row; grid-stride
 //   over the row's keys in tiles of BLOCK * ITEMS), BLOCK threads, static shared memory
-//   8192 counters (digits of up to 13 bits) + BLOCK / 32 scan words; select_choose grid = rows, 1024 threads;
-//   select_rank_sort grid = ceil(k / BLOCK) * rows, BLOCK threads, BLOCK winners of shared memory.
-// Preconditions: 1 <= k <= len; 1 <= rank <= sample (select_sample); hist zero on entry (left zero by select_choose); state initialised
-//   by the host (init_state layout below); the output rows have room for k winners; cap >= 1.
+//   8192 counters (digits of up to 13 bits) + BLOCK / 32 scan words; select_choose grid = rows,
+//   1024 threads; select_rank_sort grid = ceil(k / BLOCK) * rows, BLOCK threads, BLOCK winners of
+//   shared memory.
+// Preconditions: 1 <= k <= len; 1 <= rank <= sample (select_sample); hist zero on entry (left
+//   zero by select_choose); state initialised by the host (init_state layout below); the output
+//   rows have room for k winners; cap >= 1.
 //
 // Short rows (select_rows<U, BLOCK>): one block per row, the row's images in dynamic shared
 //   memory (16-byte loads when the row is aligned). The bits above the highest bit where the
@@ -402,7 +404,7 @@ select_rank_sort(const U* __restrict__ img, const long long* __restrict__ idx, l
     }
 }
 
-// ---- sample filter: one read of the row when k is small against it --------------------------------
+// ---- sample filter: one read of the row when k is small against it ----------------------------
 
 // The image of rank `rank` (1-based) among the m images in shared memory: an MSD radix select of
 // 8-bit digits (a 256-bin shared histogram and a block scan each). Whole block; the result in
@@ -528,7 +530,8 @@ select_filter(const U* __restrict__ keys, long long len, long long blocks_per_ro
         if (__any_sync(prim::FULL_MASK, n)) {  // warp-aggregated: one shared atomic per warp
             const int incl = prim::warp_inclusive_scan(n, prim::Sum<int>());
             unsigned long long base = 0;
-            if (lane == prim::WARP - 1) base = atomicAdd(&s_count, static_cast<unsigned long long>(incl));
+            if (lane == prim::WARP - 1)
+                base = atomicAdd(&s_count, static_cast<unsigned long long>(incl));
             base = prim::shfl_idx(base, prim::WARP - 1);
             if (base > static_cast<unsigned long long>(seg)) break;  // warp-uniform: segment full
             long long at = static_cast<long long>(base) + incl - n;
@@ -781,7 +784,8 @@ select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long
         if (aligned && c0 + CHUNK <= n) {
             prim::Packet<U> p[VECS];
 #pragma unroll
-            for (int v = 0; v < VECS; ++v) p[v] = prim::load16(rk + c0 + (v * prim::WARP + lane) * VN);
+            for (int v = 0; v < VECS; ++v)
+                p[v] = prim::load16(rk + c0 + (v * prim::WARP + lane) * VN);
 #pragma unroll
             for (int v = 0; v < VECS; ++v)
 #pragma unroll

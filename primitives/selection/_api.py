@@ -251,7 +251,8 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
             datetime...); ``k`` not an integer; ``largest``/``sorted`` not bools.
         ValueError: ``k < 0`` or ``k > x.shape[axis]``; unknown ``variant``; ``"rows"`` or
             ``"warp_rows"`` on rows longer than its shared memory holds; ``"warp_rows"`` with k
-            above 32 times the keys a lane keeps (its policy's m_max); ``"small_k"`` with k above its policy's k_max.
+            above 32 times the keys a lane keeps (its policy's m_max); ``"small_k"`` with k
+            above its policy's k_max.
         numpy.exceptions.AxisError: ``axis`` out of range.
 
     Order (NumPy's sort): -inf < ... < -0.0 = 0.0 < ... < inf < NaN; NaN is the largest, so with
@@ -260,8 +261,9 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
     first ``k`` of a stable sort (``numpy.argsort(-x, kind="stable")`` for ordinary numbers).
 
     No host synchronization on the ``warp_rows``, ``rows``, ``filter``, ``small_k`` and
-    ``radix_select`` paths but where ``sorted`` needs a segmented sort (k above the policies' limits). Equivalent to
-    ``numpy.take_along_axis`` of a stable sort's first ``k``; faster when ``k`` is small.
+    ``radix_select`` paths but where ``sorted`` needs a segmented sort (k above the policies'
+    limits). Equivalent to ``numpy.take_along_axis`` of a stable sort's first ``k``; faster
+    when ``k`` is small.
 
     See Also:
         :func:`torch.topk`, :func:`numpy.argpartition`, :func:`argpartition`, :func:`sort`.

@@ -350,9 +350,9 @@ def small_k_plan(backend, ub, rows, length, k, kind, desc, sort):
 
 
 def rows_plan(backend, ub, rows, length, k, kind, desc, sort, warp=False):
-    """(plan, whether it orders the winners itself); ``warp``: the warp-per-row kernel first
-    (the rows it orders; the rest through the block per row, which orders them when its policy's
-    sort_max allows)."""
+    """(plan, whether it orders the winners itself); ``warp``: the warp-per-row kernel first,
+    which orders every row it finishes, and the block per row for the rest, ordered alike when
+    ``sort`` (else the block per row orders them for k up to its policy's sort_max)."""
     pol = _policy.rows()
     wpol = _policy.warp_rows() if warp else None
     sort = sort and (warp or k <= pol.sort_max)
