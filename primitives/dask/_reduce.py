@@ -111,8 +111,7 @@ def _joined(parts, axis):
 def _small_to_host(part, limit):
     """A device partial of at most ``limit`` bytes as a NumPy array (the copy synchronizes the
     task's stream): it travels between workers as a host frame. Others as they are."""
-    if limit and part is not None and type(part).__module__.split(".")[0] == "cupy" and \
-            part.nbytes <= limit:
+    if limit and _checks.is_cupy(part) and part.nbytes <= limit:
         return part.get()
     return part
 
@@ -316,8 +315,7 @@ def _reduced(x, axis, func):
 
 def _host_bytes(x):
     """The policy's host_bytes for an array of device chunks (CuPy meta), else 0."""
-    on_device = type(getattr(x, "_meta", None)).__module__.split(".")[0] == "cupy"
-    return _policy.current("dask_reduce").host_bytes if on_device else 0
+    return _policy.current("dask_reduce").host_bytes if _checks.is_cupy(x._meta) else 0
 
 
 def _split_every(split_every):
@@ -521,9 +519,10 @@ def mean(x, axis=None, dtype=None, keepdims=False, split_every=None):
     axes, count = _reduced(x, axis, func)
     if count == 0:
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+    host = _host_bytes(x)
     return da.reduction(
-        x, functools.partial(_mean_chunk, acc=acc, host=_host_bytes(x)),
-        functools.partial(_mean_aggregate, acc=acc, res=res, host=_host_bytes(x)),
+        x, functools.partial(_mean_chunk, acc=acc, host=host),
+        functools.partial(_mean_aggregate, acc=acc, res=res, host=host),
         combine=functools.partial(_mean_combine, acc=acc), axis=axes, keepdims=keepdims,
         dtype=res, split_every=_split_every(split_every), concatenate=False,
         name="primitives-mean", meta=_meta(x, axes, keepdims, res))
