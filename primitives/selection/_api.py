@@ -111,28 +111,16 @@ def _as_keys(rows2):
     return rows2
 
 
-def _segmented_sort(keys2, values2, backend):
-    """Each row of ``keys2`` sorted stably with ``values2`` alongside: (keys, values)."""
-    from ..sorting import segmented_sort
-
-    rows, m = keys2.shape
-    off = backend.xp.arange(0, rows * m + 1, m, dtype=np.int64)
-    k, v = segmented_sort(keys2.reshape(-1), off, values2.reshape(-1))
-    return k.reshape(rows, m), v.reshape(rows, m)
-
-
 def _by_sort(keys, k, largest, backend):
     """The ``sort`` variant: each row's stable order (descending for largest), first k."""
-    from ..sorting import argsort, segmented_sort
+    from ..sorting import argsort
 
     xp = backend.xp
     rows, length = keys.shape
     if rows == 1:
         return argsort(keys.reshape(-1), descending=largest)[:k].reshape(1, k)
-    off = xp.arange(0, rows * length + 1, length, dtype=np.int64)
-    iota = xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length)).reshape(-1)
-    _, perm = segmented_sort(keys.reshape(-1), off, iota, descending=largest)
-    return perm.reshape(rows, length)[:, :k]
+    iota = xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length))
+    return _sp.sort_rows(backend, keys, iota, descending=largest)[1][:, :k]
 
 
 def _variant(variant, func):
@@ -175,7 +163,7 @@ def select(rows2, k, largest, ordered, variant, backend, func):
         if warp:  # the keys' own bits, in the winners' order
             return idx, (img.view(rows2.dtype) if rows2.dtype.itemsize == ub else None)
         if ordered and not sorts:  # in index order: a stable sort by image orders them
-            img, idx = _segmented_sort(img, idx, backend)
+            img, idx = _sp.sort_rows(backend, img, idx)
         return idx, None
     if variant == "small_k":
         k_max = _policy.small_k().k_max

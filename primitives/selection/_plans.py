@@ -400,12 +400,25 @@ def gather_rows(backend, rows2, idx):
     return out
 
 
+def sort_rows(backend, keys2, values2=None, descending=False):
+    """Each row of ``keys2`` (R, m) sorted stably, ``values2`` (R, m) alongside: one segmented
+    sort of the rows; the keys, or (keys, values), as (R, m) arrays."""
+    from ..sorting import segmented_sort
+
+    rows, m = keys2.shape
+    off = backend.xp.arange(0, rows * m + 1, m, dtype=np.int64)
+    if values2 is None:
+        return segmented_sort(keys2.reshape(-1), off, descending=descending).reshape(rows, m)
+    k, v = segmented_sort(keys2.reshape(-1), off, values2.reshape(-1), descending=descending)
+    return k.reshape(rows, m), v.reshape(rows, m)
+
+
 def order_winners(backend, img, idx, ub, length):
     """The indices ``idx`` (R, k) of each row's winners ordered by (image, index), their images
     ``img`` alongside. 32-bit images with indices below 2^32 go as one 64-bit key each (image
     above index): one sort of the row, or one segmented sort of the rows; otherwise two stable
     sorts, by index and then by image."""
-    from ..sorting import radix_sort, segmented_sort
+    from ..sorting import radix_sort
 
     xp = backend.xp
     rows, k = idx.shape
@@ -418,13 +431,12 @@ def order_winners(backend, img, idx, ub, length):
         if rows == 1:
             packed = radix_sort(packed, end_bit=32 + ib)
         else:
-            packed = segmented_sort(packed, xp.arange(0, n + 1, k, dtype=np.int64))
+            packed = sort_rows(backend, packed.reshape(rows, k))
         out = xp.empty((rows, k), dtype=np.int64)
         _grid_stride("unpack_index", n, (packed, _launch.i64(n), np.uint64((1 << ib) - 1), out))
         return out
-    off = xp.arange(0, rows * k + 1, k, dtype=np.int64)
-    idx, img = (a.reshape(rows, k) for a in segmented_sort(idx.reshape(-1), off, img.reshape(-1)))
-    return segmented_sort(img.reshape(-1), off, idx.reshape(-1))[1].reshape(rows, k)
+    idx, img = sort_rows(backend, idx, img)
+    return sort_rows(backend, img, idx)[1]
 
 
 def partition_indices(backend, sel, length, small):
