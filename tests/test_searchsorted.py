@@ -115,6 +115,43 @@ def test_tree_levels(dtype, tree_bytes, rng):
                               np.searchsorted(a, v, side), what=f"{tree_bytes} {variant} {side}")
 
 
+@pytest.mark.parametrize("index_bytes", [16, 256, 1 << 16])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.int64, np.float64],
+                         ids=lambda d: d.__name__)
+def test_index_levels(dtype, index_bytes, rng):
+    """The indexed variant's levels: a top of 16 entries (up to four levels of groups below it),
+    a few hundred and all of a in shared memory; sizes that leave the last group of every level
+    part full, ties across groups, and a that starts off a 16-byte boundary (its groups read
+    element by element)."""
+    xp = _backend.get_backend().xp
+    with prim.tuning.override("search", index_bytes=index_bytes):
+        for n in (1, 17, 16 * 16 * 16 + 1, 6000):
+            base = sorted_data(rng, n + 1, dtype)
+            v = queries(rng, base, 1100)
+            for a in (base[:n], xp.asarray(base)[1:]):
+                ha = H.to_host(a)
+                for side in SIDES:
+                    H.assert_same(prim.searchsorted(a, xp.asarray(v), side, variant="indexed"),
+                                  np.searchsorted(ha, v, side), what=f"{n} {side}")
+    # runs of one value much longer than a group: every level's groups hold only ties
+    a = np.repeat(np.arange(5, dtype=dtype), 1000)
+    v = np.arange(-1, 7).astype(dtype)
+    with prim.tuning.override("search", index_bytes=64):
+        for side in SIDES:
+            H.assert_same(prim.searchsorted(a, v, side, variant="indexed"),
+                          np.searchsorted(a, v, side), what=f"ties {side}")
+
+
+def test_index_levels_policy():
+    pol = _sp._policy.current()
+    cap = pol.index_bytes // 4
+    assert _sp.index_levels(np.float32, cap, pol) == (0, [cap])
+    assert _sp.index_levels(np.float32, cap + 1, pol) == (1, [cap + 1, cap // 16 + 1])
+    depth, sizes = _sp.index_levels(np.float32, 1 << 26, pol)
+    assert sizes[-1] <= cap < sizes[-2] and sizes[1] == 1 << 22
+    assert _sp.index_levels(np.uint8, 1, pol) == (0, [1])
+
+
 def test_levels_policy():
     pol = _sp._policy.current()
     assert _sp.levels(np.float32, 1 << 26, pol) == (pol.tree_bytes // 4).bit_length() - 1

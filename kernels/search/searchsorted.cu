@@ -29,12 +29,14 @@
 //     out[i] = the answer of v[i]. (Measured on an H200 past the L2: the bottom levels' random
 //     reads are bound by DRAM sectors more than by latency, so this is not faster than binary
 //     there; the sorted and bucketed variants below read a in order instead.)
+//   search_index<T> / search_indexed<T, BLOCK, ITEMS>: the indexed variant, further below.
 // Launch: BLOCK threads; dynamic shared memory = tree_bytes (2^levels * sizeof(T) rounded up to
 // 16 bytes), at most the device's opt-in limit. The only barrier follows the tree copy, which
 // every thread of the block reaches. Preconditions: n >= 1, m >= 1, 1 <= levels <= 30, tree
 // 16-byte aligned with tree_bytes bytes (entries of absent nodes are never read), out has m
 // int64 entries, perm (when P is not void) a permutation of [0, m).
 #include "common/prim.cuh"
+#include "common/pack16.cuh"
 
 namespace prim {
 namespace search {
@@ -372,6 +374,159 @@ search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __r
                 }
                 out[perm[j]] = lo;
             }
+        }
+    }
+}
+
+// ---- indexed: a static index over a, a group of 16 entries read per level -----------------
+// The index is a B+-tree without pointers: level 0 is a itself, level k (k >= 1) holds every
+// 16^k-th element of a (level k-1's every 16th), ceil(n / 16^k) entries, the levels 1, 2, ...
+// one after the other in one buffer, each rounded up to a multiple of 16 entries (so that every
+// group of 16 starts 16-byte aligned). The top level `depth` (a itself when depth == 0) has at
+// most the shared memory's capacity of entries.
+// A query's count at level k is c_k = the number of level-k entries that send it up (for a
+// sorted a: that precede it, or for side "right" that do not follow it); c_depth comes from a
+// binary search of the top level in shared memory. Then, level by level down to a, the group
+// g = max(c_{k+1} - 1, 0) of 16 entries of level k is read (16 * sizeof(T) bytes: 16-byte
+// loads where aligned) and c_k = 16 g + the group's entries that send the query up; c_0 is the
+// answer. For a sorted a: entry 16 g of level k is entry g of level k + 1, which sends the query
+// up when c_{k+1} >= 1, and entry 16 (g + 1) is the first that does not; when c_{k+1} == 0 no
+// entry of group 0 does. For any a, 16 g < (level k's size) and a group is read only within its
+// level, so an unsorted a never reads out of bounds: c_k <= level k's size.
+// One query costs the top's binary search in shared memory and one 16-entry group per level:
+// for 2^26 float32 and 64 KiB of top, groups of levels 2 and 1 (1 MiB and 16 MiB: L2-resident)
+// and one group of a (64 bytes from DRAM), against a random sector per step of a plain binary
+// search past the top levels.
+// search_index<T>: one thread per level-1 entry i (grid-stride): index[i] = a[16 i], and the
+//   entries of the levels above that are the same element. Any 1-D grid.
+// search_indexed<T, BLOCK, ITEMS>: each block copies the top level into dynamic shared memory
+//   (one barrier, reached by every thread), then grid-stride over tiles of BLOCK * ITEMS queries
+//   (query q of thread t: element t + q * BLOCK of the tile, coalesced), the ITEMS queries of a
+//   thread searched together, their groups' loads of a level issued before any is compared.
+//   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
+// Preconditions: n >= 1; index holds the levels 1..depth as above (search_index), depth >= 0 with
+// level `depth` fitting the shared memory given; out has m int64 entries.
+namespace prim {
+namespace search {
+
+constexpr int FANOUT = 16;
+
+__device__ __forceinline__ long long fan_in(long long len) { return (len + FANOUT - 1) / FANOUT; }
+__device__ __forceinline__ long long padded(long long len) { return fan_in(len) * FANOUT; }
+
+// Entries of level k: ceil(n / 16^k).
+__device__ __forceinline__ long long level_size(long long n, int k) {
+    for (int j = 0; j < k; ++j) n = fan_in(n);
+    return n;
+}
+
+// Offset of level k >= 1 in the index buffer (the levels 1..k-1 before it, each padded).
+__device__ __forceinline__ long long level_offset(long long n, int k) {
+    long long off = 0;
+    for (int j = 1; j < k; ++j) {
+        n = fan_in(n);
+        off += padded(n);
+    }
+    return off;
+}
+
+// The group of 16 entries of L (len entries) from `base`; entries past len are left as T().
+template <class T>
+__device__ __forceinline__ void load_group(const T* L, long long len, long long base, bool vec,
+                                           T (&x)[FANOUT]) {
+    if (vec && base + FANOUT <= len) {
+        constexpr int N = Pack16<T>::N;
+#pragma unroll
+        for (int p = 0; p < FANOUT / N; ++p) {
+            const Pack16<T> pk = load_pack16(L + base + p * N);
+#pragma unroll
+            for (int e = 0; e < N; ++e) x[p * N + e] = pk.v[e];
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < FANOUT; ++e) x[e] = base + e < len ? __ldg(L + base + e) : T();
+    }
+}
+
+}  // namespace search
+}  // namespace prim
+
+template <class T>
+__global__ void search_index(const T* __restrict__ a, long long n, int depth,
+                             T* __restrict__ index) {
+    using prim::search::FANOUT;
+    const long long n1 = prim::search::fan_in(n);
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n1;
+         i += stride) {
+        const T x = a[i * FANOUT];
+        index[i] = x;
+        long long len = n1, off = prim::search::padded(n1), j = i;
+        for (int k = 2; k <= depth && j % FANOUT == 0; ++k) {
+            j /= FANOUT;
+            index[off + j] = x;
+            len = prim::search::fan_in(len);
+            off += prim::search::padded(len);
+        }
+    }
+}
+
+template <class T, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index, int depth,
+               const T* __restrict__ v, long long m, int right, long long* __restrict__ out) {
+    using prim::search::FANOUT;
+    PRIM_DYNAMIC_SHARED(T, top);
+    const long long ntop = prim::search::level_size(n, depth);
+    {
+        const T* src = depth == 0 ? a : index + prim::search::level_offset(n, depth);
+        for (long long j = threadIdx.x; j < ntop; j += BLOCK) top[j] = src[j];
+    }
+    __syncthreads();
+    const bool up = right != 0;
+    const bool a_vec = (reinterpret_cast<prim::uptr>(a) & 15u) == 0;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m;
+         base += static_cast<long long>(gridDim.x) * TILE) {
+        T q[ITEMS];
+        long long c[ITEMS];
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const long long i = base + threadIdx.x + k * BLOCK;
+            q[k] = i < m ? v[i] : T();
+        }
+        // the top level, in shared memory
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            long long lo = 0, len = ntop;
+            while (len > 0) prim::search::step(top[lo + (len >> 1)], q[k], up, lo, len);
+            c[k] = lo;
+        }
+        // a group per level down to a
+        for (int level = depth - 1; level >= 0; --level) {
+            const T* L = level == 0 ? a : index + prim::search::level_offset(n, level);
+            const long long len = prim::search::level_size(n, level);
+            const bool vec = level > 0 || a_vec;
+            T x[ITEMS][FANOUT];
+            long long g[ITEMS];
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                g[k] = (c[k] > 0 ? c[k] - 1 : 0) * FANOUT;
+                prim::search::load_group(L, len, g[k], vec, x[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                int cnt = 0;
+#pragma unroll
+                for (int e = 0; e < FANOUT; ++e)
+                    cnt += g[k] + e < len && prim::search::goes_up(x[k][e], q[k], up);
+                c[k] = g[k] + cnt;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const long long i = base + threadIdx.x + k * BLOCK;
+            if (i < m) out[i] = c[k];
         }
     }
 }

@@ -10,7 +10,7 @@ from . import _plans as _sp, _policy
 __all__ = ["searchsorted", "VARIANTS", "DTYPES"]
 
 FUNC = "searchsorted"
-VARIANTS = ("binary", "cached", "sorted", "bucketed")
+VARIANTS = ("binary", "cached", "indexed", "sorted", "bucketed")
 #: the dtypes of ``a`` and ``v`` (and of their common dtype) that searchsorted takes
 DTYPES = tuple(np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
                                      np.uint32, np.int64, np.uint64, np.float16, np.float32,
@@ -195,12 +195,14 @@ def searchsorted(a, v, side="left", sorter=None, *, variant="auto"):
             (``numpy.argsort(a)``); the result indexes the sorted order, as NumPy's.
         variant: ``"binary"`` (one thread per query, a plain binary search), ``"cached"`` (the
             top levels of the search tree in shared memory, several queries per thread searched
-            together), ``"sorted"`` (the queries radix-sorted first; each tile of them searches
-            the range of ``a`` its answers lie in from shared memory), ``"bucketed"`` (the
-            queries grouped by their node at a level of the tree, a block per node searching
-            its range of ``a`` in shared memory) or ``"auto"`` (``"sorted"`` for many queries
-            into a large array, ``"binary"`` for few queries, by the ``"search"`` tuning
-            policy's thresholds, else ``"cached"``).
+            together), ``"indexed"`` (an index of every 16th element of ``a``, of every 256th,
+            ..., built per call, its top level in shared memory: below the top a query reads
+            one contiguous group of 16 entries per level), ``"sorted"`` (the queries
+            radix-sorted first; each tile of them searches the range of ``a`` its answers lie in
+            from shared memory), ``"bucketed"`` (the queries grouped by their node at a level of
+            the tree, a block per node searching its range of ``a`` in shared memory) or
+            ``"auto"`` (``"sorted"`` for many queries into a large array, ``"binary"`` for few
+            queries, by the ``"search"`` tuning policy's thresholds, else ``"cached"``).
 
     Returns:
         int64 indices of ``v``'s shape (a NumPy int64 scalar for a scalar ``v`` and host inputs,

@@ -1,10 +1,11 @@
 """Search plans: kernel names and the plan of one searchsorted configuration.
 
 A :class:`SearchPlan` per (variant, dtype, n, m, policy, stream) holds the launches, checked once,
-and the scratch: the level-ordered copy of the search tree's top levels (every variant but
-``binary``), the queries' positions (``sorted``), and the buckets' counts and cursors and the
+and the scratch: the level-ordered copy of the search tree's top levels (``cached`` and
+``bucketed``), the index's levels above ``a`` (``indexed``), the queries' positions (``sorted``), and the buckets' counts and cursors and the
 queries grouped by bucket (``bucketed``). A call is one launch (``binary``), two (``cached``: the
-tree, then the search), a sort of the queries and two (``sorted``), or the tree, the buckets,
+tree, then the search), two (``indexed``: the index's levels, then the search; one when ``a``
+fits the shared memory), a sort of the queries and two (``sorted``), or the tree, the buckets,
 their offsets (the project's scan), the grouping and the search (``bucketed``).
 
 Kernels are instantiated per C++ type (:data:`CTYPES`); bool is searched as ``unsigned char``
@@ -60,9 +61,18 @@ def bounds_name(ctype):
     return f"search_tile_bounds<{ctype}>"
 
 
+def index_name(ctype):
+    return f"search_index<{ctype}>"
+
+
+def indexed_name(ctype, pol):
+    return f"search_indexed<{ctype}, {pol.index_block}, {pol.index_items}>"
+
+
 def names(ctype, pol):
     """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
-    out = ([binary_name(ctype), tree_name(ctype), cached_name(ctype, pol), bounds_name(ctype)] +
+    out = ([binary_name(ctype), tree_name(ctype), cached_name(ctype, pol), bounds_name(ctype),
+            index_name(ctype), indexed_name(ctype, pol)] +
            [sorted_name(ctype, p, pol) for p in PERM_CTYPES])
     bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))
     return out + list(dict.fromkeys(bucketed))
@@ -89,9 +99,24 @@ def bucket_levels(dt, n, m, pol):
     return max(1, min(pol.bucket_max_levels, int(n).bit_length(), max(fit, spread)))
 
 
+#: entries of a group of the indexed variant's levels (FANOUT in the kernel)
+FANOUT = 16
+
+
+def index_levels(dt, n, pol):
+    """The indexed variant's levels: ``(depth, sizes)``, ``sizes[k]`` the entries of level k
+    (level 0 is ``a``, level k every 16^k-th element), ``depth`` the first level that
+    ``pol.index_bytes`` of shared memory holds."""
+    cap = max(FANOUT, pol.index_bytes // np.dtype(dt).itemsize)
+    sizes = [int(n)]
+    while sizes[-1] > cap:
+        sizes.append(-(-sizes[-1] // FANOUT))
+    return len(sizes) - 1, sizes
+
+
 class SearchPlan(_plans.Plan):
     """``searchsorted`` of m queries into n elements of the kernel dtype ``dt`` with ``variant``
-    ("binary", "cached", "sorted" or "bucketed") under ``pol``."""
+    ("binary", "cached", "indexed", "sorted" or "bucketed") under ``pol``."""
 
     def __init__(self, backend, dt, n, m, variant, pol):
         ctype = CTYPES[dt]
@@ -106,6 +131,9 @@ class SearchPlan(_plans.Plan):
         # the queries' positions (sorted: the values sorted alongside them)
         pdt = np.dtype(np.uint32) if m < (1 << 32) else np.dtype(np.uint64)
         perm = _dtypes.CTYPES[pdt]
+        if variant == "indexed":
+            self._indexed(ctype, dt, n, m, pol)
+            return
         if variant == "sorted":
             self.perm = xp.arange(m, dtype=pdt)
             self.nbytes = self.perm.nbytes
@@ -138,6 +166,22 @@ class SearchPlan(_plans.Plan):
         kc = MODULES.kernel(ctype, cached_name(ctype, pol), pol)
         grid = _launch.cover_grid(m, pol.block, pol.items, kernel=kc, shared_mem=tree_bytes)
         self.search = _plans.Launch(kc, grid, pol.block, tree_bytes)
+
+    def _indexed(self, ctype, dt, n, m, pol):
+        """The index's levels above ``a`` (one buffer, each level padded to 16 entries), the
+        launch that builds them and the search's, with the top level in shared memory."""
+        self.depth, sizes = index_levels(dt, n, pol)
+        above = sum(-(-s // FANOUT) * FANOUT for s in sizes[1:])
+        self.index = self.xp.empty(max(above, 1), dtype=dt)
+        self.nbytes = self.index.nbytes
+        kb = MODULES.kernel(ctype, index_name(ctype), pol)
+        self.build = (_plans.Launch(kb, _launch.cover_grid(sizes[1], 256, kernel=kb), 256)
+                      if self.depth else None)
+        ks = MODULES.kernel(ctype, indexed_name(ctype, pol), pol)
+        smem = -(-(sizes[-1] * dt.itemsize) // 16) * 16
+        grid = _launch.cover_grid(m, pol.index_block, pol.index_items, kernel=ks,
+                                  shared_mem=smem)
+        self.search = _plans.Launch(ks, grid, pol.index_block, smem)
 
     def _bucketed(self, backend, ctype, dt, pdt, perm, n, m, pol, tree_bytes):
         """The launches and scratch of the bucketed variant: 2^levels buckets."""
@@ -172,6 +216,12 @@ class SearchPlan(_plans.Plan):
         side = np.int32(bool(right))
         if self.variant == "binary":
             self.search(a, self.n64, v, self.m64, side, out)
+            return out
+        if self.variant == "indexed":
+            depth = np.int32(self.depth)
+            if self.build is not None:
+                self.build(a, self.n64, depth, self.index)
+            self.search(a, self.n64, self.index, depth, v, self.m64, side, out)
             return out
         if self.variant == "sorted":
             from ..sorting import radix_sort

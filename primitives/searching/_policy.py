@@ -29,6 +29,9 @@ class SearchPolicy:
     sorted_min_queries: int  # "auto" sorts the queries first from this many queries...
     sorted_min_n: int  # ... into an array of at least this many elements
     binary_max_queries: int = 0  # "auto" takes "binary" (one launch, no tree) below this many
+    index_block: int = 256  # threads per block of search_indexed (a template parameter)
+    index_items: int = 2  # queries per thread of search_indexed, searched together (ITEMS)
+    index_bytes: int = 64 * 1024  # shared memory for the index's top level (its entries fit)
 
 
 TABLE = _policy.register("search", {
