@@ -276,18 +276,21 @@ def test_plans_reused(rng):
 
 
 def test_auto_policy(rng):
-    """auto sorts the queries first from the policy's thresholds on, takes the binary search
-    below binary_max_queries queries, else is cached."""
+    """auto takes the binary search below binary_max_queries queries, else indexed for an a of
+    indexed_min_bytes or more (a's bytes in the kernels' dtype: bool's 1, float16's 4), else
+    cached."""
     a = sorted_data(rng, 2000, np.float32)
     v = queries(rng, a, 1500)
-    for limit, binary, variant in ((1000, 0, "sorted"), (4000, 0, "cached"),
-                                   (4000, 1501, "binary"), (4000, 1500, "cached")):
+    cases = [(a, v, 8000, 0, "indexed"), (a, v, 8001, 0, "cached"), (a, v, 0, 1501, "binary"),
+             (a, v, 8001, 1500, "cached"), (a.astype(np.float16), v.astype(np.float16), 8000, 0,
+                                             "indexed"),
+             (a > 0, v > 0, 2000, 0, "indexed"), (a > 0, v > 0, 2001, 0, "cached")]
+    for a_, v_, limit, binary, variant in cases:
         prim.clear_caches()
-        with prim.tuning.override("search", sorted_min_queries=limit, sorted_min_n=limit,
-                                  binary_max_queries=binary):
-            H.assert_same(prim.searchsorted(a, v), np.searchsorted(a, v))
+        with prim.tuning.override("search", indexed_min_bytes=limit, binary_max_queries=binary):
+            H.assert_same(prim.searchsorted(a_, v_), np.searchsorted(a_, v_))
             assert {p.variant for p in prim._core.plans.PLANS._plans.values()
-                    if isinstance(p, _sp.SearchPlan)} == {variant}
+                    if isinstance(p, _sp.SearchPlan)} == {variant}, (a_.dtype, limit, binary)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -403,6 +403,8 @@ search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __r
 //   (one barrier, reached by every thread), then grid-stride over tiles of BLOCK * ITEMS queries
 //   (query q of thread t: element t + q * BLOCK of the tile, coalesced), the ITEMS queries of a
 //   thread searched together, their groups' loads of a level issued before any is compared.
+//   The queries, a's groups and the answers go through the L2 as streaming (evict-first)
+//   accesses, so that it keeps the levels above a.
 //   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
 // Preconditions: n >= 1; index holds the levels 1..depth as above (search_index), depth >= 0 with
 // level `depth` fitting the shared memory given; out has m int64 entries.
@@ -431,20 +433,24 @@ __device__ __forceinline__ long long level_offset(long long n, int k) {
 }
 
 // The group of 16 entries of L (len entries) from `base`; entries past len are left as T().
-template <class T>
+// STREAM: streaming (evict-first) loads, for a's groups, read once, so that the L2 keeps the
+// levels above; else through the read-only path.
+template <bool STREAM, class T>
 __device__ __forceinline__ void load_group(const T* L, long long len, long long base, bool vec,
                                            T (&x)[FANOUT]) {
     if (vec && base + FANOUT <= len) {
         constexpr int N = Pack16<T>::N;
 #pragma unroll
         for (int p = 0; p < FANOUT / N; ++p) {
-            const Pack16<T> pk = load_pack16(L + base + p * N);
+            const uint4* src = reinterpret_cast<const uint4*>(L + base + p * N);
+            const Pack16<T> pk = pack16_of<T>(STREAM ? __ldcs(src) : __ldg(src));
 #pragma unroll
             for (int e = 0; e < N; ++e) x[p * N + e] = pk.v[e];
         }
     } else {
 #pragma unroll
-        for (int e = 0; e < FANOUT; ++e) x[e] = base + e < len ? __ldg(L + base + e) : T();
+        for (int e = 0; e < FANOUT; ++e)
+            x[e] = base + e < len ? (STREAM ? __ldcs(L + base + e) : __ldg(L + base + e)) : T();
     }
 }
 
@@ -493,7 +499,7 @@ search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const long long i = base + threadIdx.x + k * BLOCK;
-            q[k] = i < m ? v[i] : T();
+            q[k] = i < m ? __ldcs(v + i) : T();
         }
         // the top level, in shared memory
 #pragma unroll
@@ -512,7 +518,10 @@ search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 g[k] = (c[k] > 0 ? c[k] - 1 : 0) * FANOUT;
-                prim::search::load_group(L, len, g[k], vec, x[k]);
+                if (level == 0)
+                    prim::search::load_group<true>(L, len, g[k], vec, x[k]);
+                else
+                    prim::search::load_group<false>(L, len, g[k], vec, x[k]);
             }
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
@@ -526,7 +535,7 @@ search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const long long i = base + threadIdx.x + k * BLOCK;
-            if (i < m) out[i] = c[k];
+            if (i < m) __stcs(out + i, c[k]);
         }
     }
 }

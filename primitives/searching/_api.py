@@ -99,10 +99,10 @@ class _Checked:
         if self.variant != "auto":
             return self.variant
         pol = _policy.current()
-        if m >= pol.sorted_min_queries and n >= pol.sorted_min_n:
-            return "sorted"
         if m < pol.binary_max_queries:
             return "binary"
+        if n * _sp.SEARCHED_AS.get(self.dt, self.dt).itemsize >= pol.indexed_min_bytes:
+            return "indexed"
         return "cached"
 
     def result(self, out, shape):
@@ -201,8 +201,8 @@ def searchsorted(a, v, side="left", sorter=None, *, variant="auto"):
             radix-sorted first; each tile of them searches the range of ``a`` its answers lie in
             from shared memory), ``"bucketed"`` (the queries grouped by their node at a level of
             the tree, a block per node searching its range of ``a`` in shared memory) or
-            ``"auto"`` (``"sorted"`` for many queries into a large array, ``"binary"`` for few
-            queries, by the ``"search"`` tuning policy's thresholds, else ``"cached"``).
+            ``"auto"`` (``"binary"`` for few queries, else ``"indexed"`` for a large ``a`` and
+            ``"cached"`` for a small one, by the ``"search"`` tuning policy's thresholds).
 
     Returns:
         int64 indices of ``v``'s shape (a NumPy int64 scalar for a scalar ``v`` and host inputs,

@@ -2,8 +2,8 @@
 
 One policy for every dtype (selector None): the cached kernel's block, queries per thread and the
 bytes of the search tree's top levels kept in shared memory, the binary kernel's block, the
-sorted variant's tiles, the bucketed variant's buckets, and the thresholds at which
-``variant="auto"`` sorts the queries first. One provenance line per tuned
+indexed kernel's block, queries per thread and top level, the sorted variant's tiles, the
+bucketed variant's buckets, and the thresholds by which ``variant="auto"`` chooses. One provenance line per tuned
 value; the experiments behind them go to docs/perf-log/.
 """
 
@@ -26,12 +26,11 @@ class SearchPolicy:
     bucket_bytes: int  # shared memory of search_buckets: a bucket's part of a, when it fits
     bucket_queries: int  # queries a bucket should average (more buckets for more queries)
     bucket_max_levels: int  # at most 2^this buckets (12 bytes of shared counters per bucket)
-    sorted_min_queries: int  # "auto" sorts the queries first from this many queries...
-    sorted_min_n: int  # ... into an array of at least this many elements
-    binary_max_queries: int = 0  # "auto" takes "binary" (one launch, no tree) below this many
-    index_block: int = 256  # threads per block of search_indexed (a template parameter)
-    index_items: int = 2  # queries per thread of search_indexed, searched together (ITEMS)
-    index_bytes: int = 64 * 1024  # shared memory for the index's top level (its entries fit)
+    index_block: int  # threads per block of search_indexed (a template parameter)
+    index_items: int  # queries per thread of search_indexed, searched together (ITEMS)
+    index_bytes: int  # shared memory for the index's top level (its entries fit)
+    indexed_min_bytes: int  # "auto" takes "indexed" for an a of at least this many bytes...
+    binary_max_queries: int  # ... and "binary" (one launch, no index) below this many queries
 
 
 TABLE = _policy.register("search", {
@@ -53,15 +52,16 @@ TABLE = _policy.register("search", {
                                     tile_items=4, tile_bytes=24 * 1024,
                                     bucket_block=256, bucket_bytes=48 * 1024,
                                     bucket_queries=1024, bucket_max_levels=13,
-                                    sorted_min_queries=1 << 22, sorted_min_n=1 << 24,
+                                    index_block=256, index_items=4, index_bytes=64 * 1024,
+                                    indexed_min_bytes=1 << 22,
                                     # H100, 10^4 float32 queries into 10^4 (tools/probes/
                                     # small_calls at 222a610): cached (tree built, then the
                                     # search) 42.9 us per call, cupy.searchsorted 29.8 us; binary
                                     # is its one launch. The bound 2^16 not measured yet
                                     binary_max_queries=1 << 16),
 }, doc="searchsorted's cached kernel (block, queries per thread, shared tree bytes), the binary "
-       "kernel's block, the sorted variant's tiles, the bucketed variant's buckets and auto's "
-       "thresholds")
+       "kernel's block, the indexed kernel (block, queries per thread, top-level bytes), the "
+       "sorted variant's tiles, the bucketed variant's buckets and auto's thresholds")
 
 
 def current():

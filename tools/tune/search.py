@@ -1,20 +1,19 @@
 """Tuning experiment for searchsorted (GPU only): the issue's case, 2^24 random float32 queries
-into a sorted random float32 array of 2^26, for the cached, sorted and bucketed variants under
-several policies (queries per thread, shared tree bytes; the sorted tiles' queries per thread
-and shared bytes; the bucket kernel's block and shared bytes) swept through
+into a sorted random float32 array of 2^26, for the cached, indexed, sorted and bucketed
+variants under several policies (queries per thread, shared tree bytes; the indexed kernel's
+queries per thread and top-level bytes; the sorted tiles' queries per thread and shared bytes;
+the bucket kernel's block and shared bytes) swept through
 ``primitives.tuning.override("search", ...)``, beside ``cupy.searchsorted`` and the binary
-variant timed in the same interleaved rounds; then the auto thresholds' question: cached against
-sorted and bucketed over the number of queries (2^10 to 2^24) and the array's size (2^16 to
-2^26).
+variant timed in the same interleaved rounds; then the auto thresholds' question: the variants
+over the number of queries (2^10 to 2^24) and the array's size (2^16 to 2^28).
 
-    python -m tools.tune.search [--quick]
+    python -m tools.tune.search [--quick] [--only VARIANT ...] [--no-crossover]
 
 Every result is checked against ``cupy.searchsorted`` before it is timed. The fastest policy is
 printed as ``--override`` lines for ``python -m tools.figures``.
 """
 
 import argparse
-import itertools
 
 import cupy
 
@@ -25,10 +24,15 @@ from tools.figures.search import data
 REPS = {"rounds": 3, "warmup": 3, "repeat": 10}
 
 
+CROSSOVER = ("binary", "cached", "indexed", "sorted", "bucketed")
+
+
 def candidates(quick):
     """(variant, policy fields) of the sweep."""
     out = [("cached", dict(items=it, tree_bytes=tb)) for it in (2, 4, 8)
            for tb in (16 << 10, 32 << 10)]
+    out += [("indexed", dict(index_items=it, index_bytes=ib)) for it in (1, 2, 4)
+            for ib in (16 << 10, 64 << 10, 128 << 10)]
     blocks = (256,) if quick else (128, 256, 512)
     shared = (24 << 10, 48 << 10) if quick else (12 << 10, 24 << 10, 48 << 10, 96 << 10)
     out += [("bucketed", dict(bucket_block=b, bucket_bytes=sb)) for b in blocks for sb in shared]
@@ -36,10 +40,12 @@ def candidates(quick):
     return out
 
 
-def sweep(a, v, want, quick):
+def sweep(a, v, want, quick, only):
     fns = {"cupy": lambda: cupy.searchsorted(a, v),
            "binary": lambda: prim.searchsorted(a, v, variant="binary")}
     for variant, fields in candidates(quick):
+        if only and variant not in only:
+            continue
         name = variant + " " + " ".join(f"{k}={x}" for k, x in fields.items())
 
         def fn(variant=variant, fields=fields):
@@ -57,30 +63,34 @@ def sweep(a, v, want, quick):
         print(f"--override search:None:{field}")
 
 
-def crossover():
-    print("\nms of cached / sorted / bucketed / cupy over (n, m):")
-    for logn in (16, 20, 23, 26):
+def crossover(variants):
+    print(f"\nms of {' / '.join(variants)} / cupy over (n, m), the fastest of ours marked:")
+    for logn in (16, 18, 20, 22, 24, 26, 28):
         for logm in (10, 14, 18, 20, 22, 24):
             a, v = data(1 << logn, 1 << logm, seed=logn * 100 + logm)
             fns = {var: (lambda var=var: prim.searchsorted(a, v, variant=var))
-                   for var in ("cached", "sorted", "bucketed")}
+                   for var in variants}
             fns["cupy"] = lambda: cupy.searchsorted(a, v)
             t = _timing.bench_many(fns, **REPS)
-            print(f"n=2^{logn} m=2^{logm}: cached {t['cached']:.4f} sorted {t['sorted']:.4f} "
-                  f"bucketed {t['bucketed']:.4f} cupy {t['cupy']:.4f}", flush=True)
+            best = min(variants, key=t.get)
+            print(f"n=2^{logn} m=2^{logm}: " + " ".join(
+                f"{var} {t[var]:.4f}{'*' if var == best else ''}" for var in variants) +
+                f" cupy {t['cupy']:.4f}", flush=True)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.tune.search")
     ap.add_argument("--quick", action="store_true", help="a smaller sweep")
+    ap.add_argument("--only", nargs="+", choices=CROSSOVER[1:], default=None,
+                    help="sweep these variants' policies only")
     ap.add_argument("--no-crossover", action="store_true")
     args = ap.parse_args(argv)
     a, v = data()
     want = cupy.searchsorted(a, v)
-    sweep(a, v, want, args.quick)
+    sweep(a, v, want, args.quick, args.only)
     del a, v, want
     if not args.no_crossover:
-        crossover()
+        crossover(CROSSOVER)
 
 
 if __name__ == "__main__":
