@@ -78,7 +78,7 @@ def test_sizes(variant, n, m, rng):
                       what=f"n={n} m={m} {side}")
 
 
-@pytest.mark.parametrize("variant", ["cached", "sorted", "bucketed"])
+@pytest.mark.parametrize("variant", ["cached", "indexed", "sorted", "bucketed"])
 def test_race_schedule(variant, rng, schedule):
     """The one barrier (after the tree's copy) under the race-exposing schedule."""
     a = sorted_data(rng, 5000, np.int32)
@@ -277,17 +277,21 @@ def test_plans_reused(rng):
 
 def test_auto_policy(rng):
     """auto takes the binary search below binary_max_queries queries, else indexed for an a of
-    indexed_min_bytes or more (a's bytes in the kernels' dtype: bool's 1, float16's 4), else
-    cached."""
+    indexed_min_bytes or more (a's bytes in the kernels' dtype: bool's 1, float16's 4) and at
+    most indexed_max_ratio elements per query, else cached."""
     a = sorted_data(rng, 2000, np.float32)
     v = queries(rng, a, 1500)
-    cases = [(a, v, 8000, 0, "indexed"), (a, v, 8001, 0, "cached"), (a, v, 0, 1501, "binary"),
-             (a, v, 8001, 1500, "cached"), (a.astype(np.float16), v.astype(np.float16), 8000, 0,
-                                             "indexed"),
-             (a > 0, v > 0, 2000, 0, "indexed"), (a > 0, v > 0, 2001, 0, "cached")]
-    for a_, v_, limit, binary, variant in cases:
+    h, b = a.astype(np.float16), a > 0
+    cases = [(a, v, 8000, 2, 0, "indexed"), (a, v, 8001, 2, 0, "cached"),
+             (a, v, 0, 2, 1501, "binary"), (a, v, 8001, 2, 1500, "cached"),
+             (a, v, 8000, 1, 0, "cached"), (a, v[:1000], 8000, 2, 0, "indexed"),
+             (a, v[:999], 8000, 2, 0, "cached"),
+             (h, v.astype(np.float16), 8000, 2, 0, "indexed"),
+             (b, v > 0, 2000, 2, 0, "indexed"), (b, v > 0, 2001, 2, 0, "cached")]
+    for a_, v_, limit, ratio, binary, variant in cases:
         prim.clear_caches()
-        with prim.tuning.override("search", indexed_min_bytes=limit, binary_max_queries=binary):
+        with prim.tuning.override("search", indexed_min_bytes=limit, indexed_max_ratio=ratio,
+                                  binary_max_queries=binary):
             H.assert_same(prim.searchsorted(a_, v_), np.searchsorted(a_, v_))
             assert {p.variant for p in prim._core.plans.PLANS._plans.values()
                     if isinstance(p, _sp.SearchPlan)} == {variant}, (a_.dtype, limit, binary)

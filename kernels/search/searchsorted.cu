@@ -37,6 +37,7 @@
 // int64 entries, perm (when P is not void) a permutation of [0, m).
 #include "common/prim.cuh"
 #include "common/pack16.cuh"
+#include "common/warp.cuh"
 
 namespace prim {
 namespace search {
@@ -387,24 +388,30 @@ search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __r
 // A query's count at level k is c_k = the number of level-k entries that send it up (for a
 // sorted a: that precede it, or for side "right" that do not follow it); c_depth comes from a
 // binary search of the top level in shared memory. Then, level by level down to a, the group
-// g = max(c_{k+1} - 1, 0) of 16 entries of level k is read (16 * sizeof(T) bytes: 16-byte
-// loads where aligned) and c_k = 16 g + the group's entries that send the query up; c_0 is the
-// answer. For a sorted a: entry 16 g of level k is entry g of level k + 1, which sends the query
-// up when c_{k+1} >= 1, and entry 16 (g + 1) is the first that does not; when c_{k+1} == 0 no
-// entry of group 0 does. For any a, 16 g < (level k's size) and a group is read only within its
-// level, so an unsorted a never reads out of bounds: c_k <= level k's size.
-// One query costs the top's binary search in shared memory and one 16-entry group per level:
-// for 2^26 float32 and 64 KiB of top, groups of levels 2 and 1 (1 MiB and 16 MiB: L2-resident)
-// and one group of a (64 bytes from DRAM), against a random sector per step of a plain binary
-// search past the top levels.
+// g = max(c_{k+1} - 1, 0) of 16 entries of level k is read and c_k = 16 g + the group's entries
+// that send the query up; c_0 is the answer. For a sorted a: entry 16 g of level k is entry g of
+// level k + 1, which sends the query up when c_{k+1} >= 1, and entry 16 (g + 1) is the first
+// that does not; when c_{k+1} == 0 no entry of group 0 does. For any a, 16 g < (level k's size)
+// and a group is read only within its level, so an unsorted a never reads out of bounds:
+// c_k <= level k's size.
+// A group is 16 * sizeof(T) bytes, read by a team of LG = sizeof(T) lanes, a 16-byte piece each
+// (one 64-byte line for float32 read by four lanes), their counts summed by xor shuffles within
+// the team: a warp's load instruction touches 32 / LG lines, not 32 (a thread reading its own
+// groups made the L1 handle a line per lane and load, and was bound by that).
+// One query costs the top's bisection in shared memory and one group per level: for 2^26
+// float32 and 64 KiB of top, groups of levels 2 and 1 (1 MiB and 16 MiB: L2-resident) and one
+// 64-byte group of a from DRAM, against a random sector per step of a plain binary search past
+// the top levels.
 // search_index<T>: one thread per level-1 entry i (grid-stride): index[i] = a[16 i], and the
 //   entries of the levels above that are the same element. Any 1-D grid.
 // search_indexed<T, BLOCK, ITEMS>: each block copies the top level into dynamic shared memory
-//   (one barrier, reached by every thread), then grid-stride over tiles of BLOCK * ITEMS queries
-//   (query q of thread t: element t + q * BLOCK of the tile, coalesced), the ITEMS queries of a
-//   thread searched together, their groups' loads of a level issued before any is compared.
-//   The queries, a's groups and the answers go through the L2 as streaming (evict-first)
-//   accesses, so that it keeps the levels above a.
+//   (one barrier, reached by every thread), then grid-stride over tiles of BLOCK * ITEMS queries.
+//   A warp takes ITEMS batches of 32 consecutive queries: lane l loads query l of each batch
+//   (coalesced) and bisects the top for it; then round r of a batch gives query r * (32 / LG) + t
+//   to team t (its value and count shuffled from the owner), every round's group loads of a
+//   level are issued before any is compared, and the team's first lane writes the answer.
+//   Warp-synchronous: every lane runs every shuffle (lanes past m carry a dummy query, whose
+//   groups are level 0's group 0, and write nothing). BLOCK a multiple of 32.
 //   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
 // Preconditions: n >= 1; index holds the levels 1..depth as above (search_index), depth >= 0 with
 // level `depth` fitting the shared memory given; out has m int64 entries.
@@ -432,26 +439,26 @@ __device__ __forceinline__ long long level_offset(long long n, int k) {
     return off;
 }
 
-// The group of 16 entries of L (len entries) from `base`; entries past len are left as T().
-// STREAM: streaming (evict-first) loads, for a's groups, read once, so that the L2 keeps the
-// levels above; else through the read-only path.
-template <bool STREAM, class T>
-__device__ __forceinline__ void load_group(const T* L, long long len, long long base, bool vec,
-                                           T (&x)[FANOUT]) {
-    if (vec && base + FANOUT <= len) {
-        constexpr int N = Pack16<T>::N;
+// shfl_idx for any search type (1- and 2-byte ones through an int).
+template <class T>
+__device__ __forceinline__ T shfl_key(T v, int src) {
+    if constexpr (sizeof(T) < 4)
+        return static_cast<T>(__shfl_sync(FULL_MASK, static_cast<int>(v), src));
+    else
+        return shfl_idx(v, src);
+}
+
+// A lane's piece of a group: the entries [start, start + N) of L (len entries). `full`: the
+// whole group lies in L and is 16-byte aligned (one 16-byte load); else entry by entry, entries
+// past len left as T().
+template <class T>
+__device__ __forceinline__ Pack16<T> load_piece(const T* L, long long len, long long start,
+                                                bool full) {
+    if (full) return load_pack16(L + start);
+    Pack16<T> p;
 #pragma unroll
-        for (int p = 0; p < FANOUT / N; ++p) {
-            const uint4* src = reinterpret_cast<const uint4*>(L + base + p * N);
-            const Pack16<T> pk = pack16_of<T>(STREAM ? __ldcs(src) : __ldg(src));
-#pragma unroll
-            for (int e = 0; e < N; ++e) x[p * N + e] = pk.v[e];
-        }
-    } else {
-#pragma unroll
-        for (int e = 0; e < FANOUT; ++e)
-            x[e] = base + e < len ? (STREAM ? __ldcs(L + base + e) : __ldg(L + base + e)) : T();
-    }
+    for (int e = 0; e < Pack16<T>::N; ++e) p.v[e] = start + e < len ? __ldg(L + start + e) : T();
+    return p;
 }
 
 }  // namespace search
@@ -482,6 +489,11 @@ __global__ void __launch_bounds__(BLOCK)
 search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index, int depth,
                const T* __restrict__ v, long long m, int right, long long* __restrict__ out) {
     using prim::search::FANOUT;
+    using prim::WARP;
+    static_assert(BLOCK % WARP == 0, "search_indexed: BLOCK must be a multiple of 32");
+    constexpr int N = prim::Pack16<T>::N;  // entries of a lane's 16-byte piece
+    constexpr int LG = FANOUT / N;         // lanes per group: sizeof(T)
+    constexpr int QPR = WARP / LG;         // groups a warp reads per round
     PRIM_DYNAMIC_SHARED(T, top);
     const long long ntop = prim::search::level_size(n, depth);
     {
@@ -491,51 +503,72 @@ search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index
     __syncthreads();
     const bool up = right != 0;
     const bool a_vec = (reinterpret_cast<prim::uptr>(a) & 15u) == 0;
+    const int lane = threadIdx.x % WARP;
+    const int team = lane / LG, piece = lane % LG;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m;
          base += static_cast<long long>(gridDim.x) * TILE) {
+        const long long wbase = base + static_cast<long long>(threadIdx.x / WARP) * WARP * ITEMS;
+        // the lane's own queries, and their counts at the top level (shared memory)
         T q[ITEMS];
         long long c[ITEMS];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-            const long long i = base + threadIdx.x + k * BLOCK;
-            q[k] = i < m ? __ldcs(v + i) : T();
-        }
-        // the top level, in shared memory
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
+            const long long i = wbase + k * WARP + lane;
+            q[k] = i < m ? v[i] : T();
             long long lo = 0, len = ntop;
             while (len > 0) prim::search::step(top[lo + (len >> 1)], q[k], up, lo, len);
             c[k] = lo;
+        }
+        // the teams' queries: round r of batch k gives team t query r * QPR + t
+        T tq[ITEMS][LG];
+        long long tc[ITEMS][LG];
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+#pragma unroll
+            for (int r = 0; r < LG; ++r) {
+                tq[k][r] = prim::search::shfl_key(q[k], r * QPR + team);
+                tc[k][r] = prim::shfl_idx(c[k], r * QPR + team);
+            }
         }
         // a group per level down to a
         for (int level = depth - 1; level >= 0; --level) {
             const T* L = level == 0 ? a : index + prim::search::level_offset(n, level);
             const long long len = prim::search::level_size(n, level);
             const bool vec = level > 0 || a_vec;
-            T x[ITEMS][FANOUT];
-            long long g[ITEMS];
+            prim::Pack16<T> x[ITEMS][LG];
+            long long g[ITEMS][LG];
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
-                g[k] = (c[k] > 0 ? c[k] - 1 : 0) * FANOUT;
-                if (level == 0)
-                    prim::search::load_group<true>(L, len, g[k], vec, x[k]);
-                else
-                    prim::search::load_group<false>(L, len, g[k], vec, x[k]);
+#pragma unroll
+                for (int r = 0; r < LG; ++r) {
+                    g[k][r] = (tc[k][r] > 0 ? tc[k][r] - 1 : 0) * FANOUT;
+                    x[k][r] = prim::search::load_piece(L, len, g[k][r] + piece * N,
+                                                       vec && g[k][r] + FANOUT <= len);
+                }
             }
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
-                int cnt = 0;
 #pragma unroll
-                for (int e = 0; e < FANOUT; ++e)
-                    cnt += g[k] + e < len && prim::search::goes_up(x[k][e], q[k], up);
-                c[k] = g[k] + cnt;
+                for (int r = 0; r < LG; ++r) {
+                    const long long start = g[k][r] + piece * N;
+                    int cnt = 0;
+#pragma unroll
+                    for (int e = 0; e < N; ++e)
+                        cnt += start + e < len && prim::search::goes_up(x[k][r].v[e], tq[k][r], up);
+#pragma unroll
+                    for (int s = 1; s < LG; s <<= 1) cnt += prim::shfl_xor(cnt, s);
+                    tc[k][r] = g[k][r] + cnt;
+                }
             }
         }
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-            const long long i = base + threadIdx.x + k * BLOCK;
-            if (i < m) __stcs(out + i, c[k]);
+#pragma unroll
+            for (int r = 0; r < LG; ++r) {
+                const long long i = wbase + k * WARP + r * QPR + team;
+                if (piece == 0 && i < m) out[i] = tc[k][r];
+            }
         }
     }
 }

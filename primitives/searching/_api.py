@@ -101,7 +101,8 @@ class _Checked:
         pol = _policy.current()
         if m < pol.binary_max_queries:
             return "binary"
-        if n * _sp.SEARCHED_AS.get(self.dt, self.dt).itemsize >= pol.indexed_min_bytes:
+        if n * _sp.SEARCHED_AS.get(self.dt, self.dt).itemsize >= pol.indexed_min_bytes and \
+                n <= pol.indexed_max_ratio * m:
             return "indexed"
         return "cached"
 
@@ -202,7 +203,8 @@ def searchsorted(a, v, side="left", sorter=None, *, variant="auto"):
             from shared memory), ``"bucketed"`` (the queries grouped by their node at a level of
             the tree, a block per node searching its range of ``a`` in shared memory) or
             ``"auto"`` (``"binary"`` for few queries, else ``"indexed"`` for a large ``a`` and
-            ``"cached"`` for a small one, by the ``"search"`` tuning policy's thresholds).
+            not too few queries for its size, else ``"cached"``, by the ``"search"`` tuning
+            policy's thresholds).
 
     Returns:
         int64 indices of ``v``'s shape (a NumPy int64 scalar for a scalar ``v`` and host inputs,

@@ -29,8 +29,10 @@ class SearchPolicy:
     index_block: int  # threads per block of search_indexed (a template parameter)
     index_items: int  # queries per thread of search_indexed, searched together (ITEMS)
     index_bytes: int  # shared memory for the index's top level (its entries fit)
-    indexed_min_bytes: int  # "auto" takes "indexed" for an a of at least this many bytes...
-    binary_max_queries: int  # ... and "binary" (one launch, no index) below this many queries
+    binary_max_queries: int  # "auto" takes "binary" (one launch, no tree) below this many queries,
+    indexed_min_bytes: int  # else "indexed" for an a of at least this many bytes...
+    indexed_max_ratio: int  # ... and at most this many elements per query (the index's build
+    #                         reads a's every 16th element), else "cached"
 
 
 TABLE = _policy.register("search", {
@@ -39,26 +41,22 @@ TABLE = _policy.register("search", {
     # cached 256 x 2 with 16 KiB of tree 2.98 ms (x 4 with 32 KiB: 5.1; random reads past the
     # L2 are bound by DRAM sectors, so more queries in flight do not help; binary 2.72);
     # sorted 256 x 4 with a 24 KiB tile range 1.63 ms (x 2: 1.62, x 8: 1.69; 48 KiB: 1.63),
-    # of which about 0.45 the radix sort of the queries (the tiles' ranges found by one kernel
-    # for all tiles first: 1.55 -> 2.74 ms at 48 KiB when each tile searched its own ends);
-    # the answers written in order and put back in passes over parts of out of 8 to 64 MB (for
-    # the L2 to gather the scattered writes): 1.70-1.86 ms, slower than the one scatter;
+    # of which about 0.45 the radix sort of the queries;
     # bucketed: 256 threads, 48 KiB of a bucket's range, buckets of 1024 queries, at most 2^13:
     # 1.88 ms (bucket 0.34, grouping 0.83, search 0.44, answers back 0.26; 24 KiB: 3.7);
-    # auto sorts from 2^22 queries into 2^24 elements (tools.tune.search's crossover, H200):
-    # n 2^26: m 2^22 sorted 0.58 ms, cached 0.77 (cupy 0.73); m 2^20 cached 0.22, sorted 0.30;
-    # n 2^23, m 2^24: cached 1.33, sorted 1.55 (cupy 1.51)
+    # indexed: see index_items below.
+    # auto (tools.tune.search's crossover, H200, n 2^16..2^28 x m 2^10..2^24): binary fastest
+    # for every n up to m = 2^18, cached or indexed from 2^20; indexed fastest from n = 2^22
+    # (16 MiB) with at most 64 elements per query (n 2^26 m 2^20: 0.19 ms, cached 0.22;
+    # n 2^28 m 2^20: 0.41, cached 0.39: the build reads a's every 16th element), cached below
+    # (n 2^20 m 2^24: 0.936 against 0.943; n 2^16: 0.45 against 0.63)
     ("default", None): SearchPolicy(block=256, items=2, tree_bytes=16 * 1024, binary_block=256,
                                     tile_items=4, tile_bytes=24 * 1024,
                                     bucket_block=256, bucket_bytes=48 * 1024,
                                     bucket_queries=1024, bucket_max_levels=13,
-                                    index_block=256, index_items=4, index_bytes=64 * 1024,
-                                    indexed_min_bytes=1 << 22,
-                                    # H100, 10^4 float32 queries into 10^4 (tools/probes/
-                                    # small_calls at 222a610): cached (tree built, then the
-                                    # search) 42.9 us per call, cupy.searchsorted 29.8 us; binary
-                                    # is its one launch. The bound 2^16 not measured yet
-                                    binary_max_queries=1 << 16),
+                                    index_block=256, index_items=2, index_bytes=64 * 1024,
+                                    binary_max_queries=1 << 19, indexed_min_bytes=1 << 24,
+                                    indexed_max_ratio=64),
 }, doc="searchsorted's cached kernel (block, queries per thread, shared tree bytes), the binary "
        "kernel's block, the indexed kernel (block, queries per thread, top-level bytes), the "
        "sorted variant's tiles, the bucketed variant's buckets and auto's thresholds")
