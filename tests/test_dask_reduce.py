@@ -203,12 +203,12 @@ def test_reductions_property(chunks, split_every, seed):
     H.assert_same(np.asarray(H.to_host(got[2])), np.asarray(h.min()))
 
 
-def test_small_partials_leave_their_tasks_on_the_host(client, rng):
+def test_small_partials_leave_their_tasks_on_the_host(client, rng, monkeypatch):
     """A chunk's device partial of at most the policy's host_bytes leaves its task as a NumPy
     array (it crosses workers as a host frame); a larger one stays on the device; the result of
     the reduction is of the chunks' kind. Host chunks are left as they are."""
     from primitives import tuning
-    from primitives.dask import _reduce as _dr
+    from primitives.dask import _histogram as _dh, _reduce as _dr
 
     host = data(rng, (40, 30), np.float32)
     x = chunked_nd(host, ((25, 15), (10, 20)))
@@ -228,6 +228,22 @@ def test_small_partials_leave_their_tasks_on_the_host(client, rng):
         res = got.compute()
         assert type(res) is type(block) or (not device and np.isscalar(res))
         H.assert_same(np.asarray(H.to_host(res)), np.asarray(want), rtol=1e-6)
+    # nothing to reduce over axes of length 1: the chunk is its own partial, no launch
+    row = xp.asarray(host[:1, :10])
+    assert _dr._chunk(row, axis=(0,), op="sum", acc=f32, host=16) is row
+    # host partials of device chunks are reduced by NumPy where they are, not by the library
+    monkeypatch.setitem(_dr._FUNCS, "sum", None)
+    parts = np.arange(30, dtype=np.float32).reshape(3, 10)
+    got = _dr._reduce_block(parts, "sum", (0,), True, f32, host=limit)
+    assert isinstance(got, np.ndarray) and got.shape == (1, 10)
+    H.assert_same(got, parts.sum(axis=0, keepdims=True))
+    monkeypatch.undo()
+    # a histogram's row of counts leaves its task on the host, and the sum is of the chunks' kind
+    row = _dh._hist_chunk(block, bins=8, range=(0.0, 1.0), host=limit)
+    assert (isinstance(row, np.ndarray) or not device) and row.shape == (1, 1, 8)
+    hist = pd.histogram(x, 8, (0.0, 1.0))[0].compute()
+    assert type(hist) is type(block)
+    H.assert_same(H.to_host(hist), np.histogram(host, 8, (0.0, 1.0))[0])
 
 
 # ---- histogram / bincount ---------------------------------------------------------------------

@@ -6,7 +6,9 @@ counts an array of one row, then the rows summed by the tree of :func:`primitive
 (``split_every`` per task). The result is one chunk of ``nbins`` counts.
 
 A sample's bin depends only on the edges, so the counts of the chunks add up to the counts of the
-whole array. What the edges depend on is found first, eagerly, as NumPy needs it:
+whole array. A device chunk's row of at most ``dask_reduce``'s ``host_bytes`` leaves its task on
+the host, and the rows are summed there (NumPy); the result goes back to the device (see
+:mod:`._reduce`). What the edges depend on is found first, eagerly, as NumPy needs it:
 
 * :func:`histogram` with int ``bins`` and no ``range``: the minimum and maximum of the samples,
   one extra reduction pass (:func:`primitives.dask.min` and :func:`~primitives.dask.max`,
@@ -30,7 +32,8 @@ import numpy as np
 
 from .. import histograms as _histograms
 from ..histograms import _checks as _hc
-from ._reduce import _name, max as _dmax, min as _dmin, sum as _dsum
+from ._reduce import _host_bytes, _name, _small_to_host
+from ._reduce import max as _dmax, min as _dmin, sum as _dsum
 from ._sort import dask_array, own_stream, to_host, xp_of
 
 __all__ = ["histogram", "bincount"]
@@ -40,27 +43,31 @@ SAMPLE_KINDS = "biuf"
 
 
 
-def _hist_chunk(block, *rest, bins=None, range=None, weighted=False):  # noqa: A002
-    """A chunk's counts as a row: shape ``(1,) * block.ndim + (nbins,)``."""
-    return _hist_task(block, rest[0] if weighted else None, bins, range)
+def _hist_chunk(block, *rest, bins=None, range=None, weighted=False, host=0):  # noqa: A002
+    """A chunk's counts as a row: shape ``(1,) * block.ndim + (nbins,)``; a device row of at
+    most ``host`` bytes moved to the host (see :mod:`._reduce`), where the sum of the rows adds
+    it with the others."""
+    return _hist_task(block, rest[0] if weighted else None, bins, range, host)
 
 
 @own_stream
-def _hist_task(block, w, bins, range):  # noqa: A002
+def _hist_task(block, w, bins, range, host):  # noqa: A002
     h, _ = _histograms.histogram(block, bins=bins, range=range, weights=w)
-    return h.reshape((1,) * block.ndim + (-1,))
+    return _small_to_host(h.reshape((1,) * block.ndim + (-1,)), host)
 
 
-def _bincount_chunk(block, *rest, length=0, weighted=False):
-    return _bincount_task(block, rest[0] if weighted else None, length)
+def _bincount_chunk(block, *rest, length=0, weighted=False, host=0):
+    return _bincount_task(block, rest[0] if weighted else None, length, host)
 
 
 @own_stream
-def _bincount_task(block, w, length):
+def _bincount_task(block, w, length, host):
     if block.shape[0] == 0:  # NumPy's int64 zeros, whatever the weights
         xp = xp_of(block)
-        return xp.zeros((1, length), dtype=np.float64 if w is not None else np.int64)
-    return _histograms.bincount(block, weights=w, minlength=length).reshape(1, -1)
+        row = xp.zeros((1, length), dtype=np.float64 if w is not None else np.int64)
+    else:
+        row = _histograms.bincount(block, weights=w, minlength=length).reshape(1, -1)
+    return _small_to_host(row, host)
 
 
 @own_stream
@@ -76,8 +83,10 @@ def _rows(func, x, w, nbins, out_dt, split_every, **kw):
 
     ind = tuple(range(x.ndim))
     args = (x, ind) if w is None else (x, ind, w, ind)
-    rows = da.blockwise(functools.partial(func, weighted=w is not None, **kw), ind + (x.ndim,),
-                        *args, new_axes={x.ndim: nbins}, adjust_chunks=dict.fromkeys(ind, 1),
+    host = _host_bytes(x)
+    rows = da.blockwise(functools.partial(func, weighted=w is not None, host=host, **kw),
+                        ind + (x.ndim,), *args, new_axes={x.ndim: nbins},
+                        adjust_chunks=dict.fromkeys(ind, 1),
                         dtype=out_dt, meta=meta_from_array(x, ndim=x.ndim + 1, dtype=out_dt),
                         concatenate=False)
     return _dsum(rows, axis=ind, dtype=out_dt, split_every=split_every)

@@ -27,8 +27,10 @@ lowest global index. The lowest index, not the first chunk: over several axes th
 follow the flattened order.
 
 A device chunk's partial of at most the policy's ``host_bytes`` is copied to the host in its
-chunk task: it then crosses workers as a host frame, not a device buffer; the last task puts the
-result back on the device.
+chunk task: it then crosses workers as a host frame, not a device buffer; the tasks above reduce
+such partials with NumPy where they are (a few bytes each: a trip to the device would cost more),
+and the last task puts the result back on the device. A chunk with nothing to reduce (every
+reduced axis of length 1, already in the accumulator's dtype) is its own partial.
 
 Every task's device work runs on a CUDA stream of the Dask thread's own (``own_stream``: the
 tasks are called with keywords by Dask and pass positional arguments to the decorated bodies).
@@ -75,6 +77,9 @@ _INT64_MAX = np.iinfo(np.int64).max
 _FUNCS = {"sum": _reduction.sum, "prod": _reduction.prod, "min": _reduction.min,
           "max": _reduction.max, "any": _reduction.any, "all": _reduction.all}
 _IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
+#: NumPy's twins, for the partials of device chunks that were moved to the host
+_HOST_FUNCS = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "any": np.any,
+               "all": np.all}
 
 
 # ---- the tasks ---------------------------------------------------------------------------------
@@ -92,10 +97,14 @@ def _kept_shape(shape, axis):
     return tuple(1 if a in axis else d for a, d in enumerate(shape))
 
 
-def _reduce_block(a, op, axis, keepdims, acc):
+def _reduce_block(a, op, axis, keepdims, acc, host=0):
     """``op`` over ``axis`` of a backend array, by the library's function (over every axis: the
-    whole-array call, whose repeat calls take their plan at once, then shaped)."""
+    whole-array call, whose repeat calls take their plan at once, then shaped). The partials of
+    device chunks moved to the host (``host`` nonzero, ``a`` a NumPy array of a few of them) are
+    reduced by NumPy where they are: a round trip to the device would cost more than the work."""
     kw = {"dtype": acc} if op in ("sum", "prod") else {}
+    if host and isinstance(a, np.ndarray):
+        return _HOST_FUNCS[op](a, axis=axis, keepdims=keepdims, **kw)
     if len(axis) == a.ndim:
         r = _FUNCS[op](a, **kw)
         return xp_of(a).asarray(r).reshape((1,) * a.ndim) if keepdims else r
@@ -142,19 +151,21 @@ def _chunk_task(block, axis, op, acc, host):
                               host)
     if block.size == 0:  # nothing kept
         return _small_to_host(xp.empty(_kept_shape(block.shape, axis), dtype=acc), host)
+    if block.dtype == acc and builtins.all(block.shape[a] == 1 for a in axis):
+        return _small_to_host(block, host)  # nothing to reduce (a histogram's row of counts)
     return _small_to_host(_reduce_block(block, op, axis, True, acc), host)
 
 
-def _combine(parts, axis=None, keepdims=True, op=None, acc=None):
-    return _combine_task(parts, axis, op, acc)
+def _combine(parts, axis=None, keepdims=True, op=None, acc=None, host=0):
+    return _combine_task(parts, axis, op, acc, host)
 
 
 @own_stream
-def _combine_task(parts, axis, op, acc):
+def _combine_task(parts, axis, op, acc, host):
     parts = _flat(parts)
     if len(parts) <= 1:
         return parts[0] if parts else None
-    return _reduce_block(_joined(parts, axis), op, axis, True, acc)
+    return _reduce_block(_joined(parts, axis), op, axis, True, acc, host)
 
 
 def _aggregate(parts, axis=None, keepdims=False, op=None, acc=None, res=None, host=0):
@@ -167,7 +178,7 @@ def _aggregate_task(parts, axis, keepdims, op, acc, res, host):
     if not parts:  # only when the chunk sizes were unknown: nothing was reduced
         name = "minimum" if op == "min" else "maximum"
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
-    out = _reduce_block(_joined(parts, axis), op, axis, keepdims, acc)
+    out = _reduce_block(_joined(parts, axis), op, axis, keepdims, acc, host)
     return _to_device(out if out.dtype == res else out.astype(res), host)
 
 
@@ -186,21 +197,21 @@ def _mean_chunk_task(block, axis, acc, host):
     return _small_to_host(_reduce_block(block, "sum", axis, True, acc), host), count
 
 
-def _mean_parts(parts, axis, keepdims, acc):
+def _mean_parts(parts, axis, keepdims, acc, host):
     parts = _flat(parts)
     s = _joined([p[0] for p in parts], axis)
     if len(parts) > 1 or not keepdims:
-        s = _reduce_block(s, "sum", axis, keepdims, acc)
+        s = _reduce_block(s, "sum", axis, keepdims, acc, host)
     return s, builtins.sum(p[1] for p in parts)
 
 
-def _mean_combine(parts, axis=None, keepdims=True, acc=None):
-    return _mean_combine_task(parts, axis, acc)
+def _mean_combine(parts, axis=None, keepdims=True, acc=None, host=0):
+    return _mean_combine_task(parts, axis, acc, host)
 
 
 @own_stream
-def _mean_combine_task(parts, axis, acc):
-    return _mean_parts(parts, axis, True, acc)
+def _mean_combine_task(parts, axis, acc, host):
+    return _mean_parts(parts, axis, True, acc, host)
 
 
 def _mean_aggregate(parts, axis=None, keepdims=False, acc=None, res=None, host=0):
@@ -209,7 +220,7 @@ def _mean_aggregate(parts, axis=None, keepdims=False, acc=None, res=None, host=0
 
 @own_stream
 def _mean_aggregate_task(parts, axis, keepdims, acc, res, host):
-    s, count = _mean_parts(parts, axis, keepdims, acc)
+    s, count = _mean_parts(parts, axis, keepdims, acc, host)
     xp = xp_of(s) if not isinstance(s, np.generic) else np
     with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0: NaN (warned when called)
         m = xp.true_divide(s, acc.type(count))
@@ -340,7 +351,8 @@ def _tree(x, op, axis, keepdims, split_every, acc, res, func):
     return da.reduction(
         x, functools.partial(_chunk, host=host, **kw),
         functools.partial(_aggregate, res=res, host=host, **kw),
-        combine=functools.partial(_combine, **kw), axis=axes, keepdims=keepdims, dtype=res,
+        combine=functools.partial(_combine, host=host, **kw), axis=axes, keepdims=keepdims,
+        dtype=res,
         split_every=_split_every(split_every), concatenate=False, name=f"primitives-{op}",
         meta=_meta(x, axes, keepdims, res))
 
@@ -523,8 +535,8 @@ def mean(x, axis=None, dtype=None, keepdims=False, split_every=None):
     return da.reduction(
         x, functools.partial(_mean_chunk, acc=acc, host=host),
         functools.partial(_mean_aggregate, acc=acc, res=res, host=host),
-        combine=functools.partial(_mean_combine, acc=acc), axis=axes, keepdims=keepdims,
-        dtype=res, split_every=_split_every(split_every), concatenate=False,
+        combine=functools.partial(_mean_combine, acc=acc, host=host), axis=axes,
+        keepdims=keepdims, dtype=res, split_every=_split_every(split_every), concatenate=False,
         name="primitives-mean", meta=_meta(x, axes, keepdims, res))
 
 
