@@ -5,7 +5,9 @@ data, so that e.g. Nsight Compute can pick one launch of the kernel of interest:
         python -m tools.probes.profile_workloads sort
 
 Workloads: sort (uint32 keys, 2^27), scan (inclusive sum int32, 2^28), histogram (float32, 256
-bins, 2^28), segreduce (segmented_reduce float32, 2^16 x 2^12), ragged (2^22 segments of 0-128).
+bins, 2^28), segreduce (segmented_reduce float32, 2^16 x 2^12), ragged (2^22 segments of 0-128),
+search (searchsorted of 2^24 float32 queries into 2^26, the indexed variant), search_small (the
+same queries into 2^16).
 """
 import sys
 
@@ -44,6 +46,20 @@ def ragged():
     x = cupy.asarray(rng.random(int(offsets[-1]), dtype=np.float32))
     off = cupy.asarray(offsets)
     return lambda: prim.segmented_reduce(x, off)
+
+
+def _search(n):
+    a = cupy.sort(cupy.asarray(rng.random(n, dtype=np.float32)))
+    v = cupy.asarray(rng.random(1 << 24, dtype=np.float32))
+    return lambda: prim.searchsorted(a, v, variant="indexed")
+
+
+def search():
+    return _search(1 << 26)
+
+
+def search_small():
+    return _search(1 << 16)
 
 
 if __name__ == "__main__":
