@@ -484,80 +484,96 @@ __global__ void search_index(const T* __restrict__ a, long long n, int depth,
     }
 }
 
-template <class T, int BLOCK, int ITEMS>
-__global__ void __launch_bounds__(BLOCK)
-search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index, int depth,
-               const T* __restrict__ v, long long m, int right, long long* __restrict__ out) {
-    using prim::search::FANOUT;
-    using prim::WARP;
-    static_assert(BLOCK % WARP == 0, "search_indexed: BLOCK must be a multiple of 32");
-    constexpr int N = prim::Pack16<T>::N;  // entries of a lane's 16-byte piece
-    constexpr int LG = FANOUT / N;         // lanes per group: sizeof(T)
-    constexpr int QPR = WARP / LG;         // groups a warp reads per round
-    PRIM_DYNAMIC_SHARED(T, top);
-    const long long ntop = prim::search::level_size(n, depth);
-    {
-        const T* src = depth == 0 ? a : index + prim::search::level_offset(n, depth);
-        for (long long j = threadIdx.x; j < ntop; j += BLOCK) top[j] = src[j];
-    }
-    __syncthreads();
-    const bool up = right != 0;
-    const bool a_vec = (reinterpret_cast<prim::uptr>(a) & 15u) == 0;
+namespace prim {
+namespace search {
+
+// Whether the entry x sends the query q up (side "right" when RIGHT), in NumPy's order, with
+// qnan = is_nan(q) found once per query: left, x < q (a NaN query: every number); right, not
+// q < x (x a NaN only for a NaN query). For integers x == x folds to true and qnan is false.
+template <bool RIGHT, class T>
+__device__ __forceinline__ bool sends_up(T x, T q, bool qnan) {
+    if constexpr (RIGHT)
+        return !(q < x) && (qnan || x == x);
+    else
+        return x < q || (qnan && x == x);
+}
+
+// search_indexed's body for one side (the kernel takes the side at run time, uniform).
+template <bool RIGHT, class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long n,
+                                              const T* __restrict__ index, int depth,
+                                              const T* __restrict__ v, long long m,
+                                              long long* __restrict__ out, const T* top,
+                                              int ntop) {
+    constexpr int N = Pack16<T>::N;  // entries of a lane's 16-byte piece
+    constexpr int LG = FANOUT / N;   // lanes per group: sizeof(T)
+    constexpr int QPR = WARP / LG;   // groups a warp reads per round
+    int top_step = 1;                // the largest power of two <= ntop
+    while (2 * top_step <= ntop) top_step *= 2;
+    const bool a_vec = (reinterpret_cast<uptr>(a) & 15u) == 0;
     const int lane = threadIdx.x % WARP;
     const int team = lane / LG, piece = lane % LG;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m;
          base += static_cast<long long>(gridDim.x) * TILE) {
         const long long wbase = base + static_cast<long long>(threadIdx.x / WARP) * WARP * ITEMS;
-        // the lane's own queries, and their counts at the top level (shared memory)
+        // the lane's own queries, and their counts at the top level: bisection by powers of two
+        // (the count is the length of the prefix of entries that send the query up)
         T q[ITEMS];
-        long long c[ITEMS];
+        int c[ITEMS];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const long long i = wbase + k * WARP + lane;
             q[k] = i < m ? v[i] : T();
-            long long lo = 0, len = ntop;
-            while (len > 0) prim::search::step(top[lo + (len >> 1)], q[k], up, lo, len);
+            const bool qnan = q[k] != q[k];
+            int lo = 0;
+            for (int step = top_step; step > 0; step >>= 1)
+                if (lo + step <= ntop && sends_up<RIGHT>(top[lo + step - 1], q[k], qnan))
+                    lo += step;
             c[k] = lo;
         }
         // the teams' queries: round r of batch k gives team t query r * QPR + t
         T tq[ITEMS][LG];
+        bool tnan[ITEMS][LG];
         long long tc[ITEMS][LG];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
 #pragma unroll
             for (int r = 0; r < LG; ++r) {
-                tq[k][r] = prim::search::shfl_key(q[k], r * QPR + team);
-                tc[k][r] = prim::shfl_idx(c[k], r * QPR + team);
+                tq[k][r] = shfl_key(q[k], r * QPR + team);
+                tnan[k][r] = tq[k][r] != tq[k][r];
+                tc[k][r] = __shfl_sync(FULL_MASK, c[k], r * QPR + team);
             }
         }
         // a group per level down to a
         for (int level = depth - 1; level >= 0; --level) {
-            const T* L = level == 0 ? a : index + prim::search::level_offset(n, level);
-            const long long len = prim::search::level_size(n, level);
+            const T* L = level == 0 ? a : index + level_offset(n, level);
+            const long long len = level_size(n, level);
             const bool vec = level > 0 || a_vec;
-            prim::Pack16<T> x[ITEMS][LG];
+            Pack16<T> x[ITEMS][LG];
             long long g[ITEMS][LG];
+            int avail[ITEMS][LG];
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
 #pragma unroll
                 for (int r = 0; r < LG; ++r) {
                     g[k][r] = (tc[k][r] > 0 ? tc[k][r] - 1 : 0) * FANOUT;
-                    x[k][r] = prim::search::load_piece(L, len, g[k][r] + piece * N,
-                                                       vec && g[k][r] + FANOUT <= len);
+                    const long long start = g[k][r] + piece * N;
+                    avail[k][r] = start + N <= len ? N : (start < len ? int(len - start) : 0);
+                    x[k][r] = load_piece(L, len, start, vec && g[k][r] + FANOUT <= len);
                 }
             }
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
 #pragma unroll
                 for (int r = 0; r < LG; ++r) {
-                    const long long start = g[k][r] + piece * N;
                     int cnt = 0;
 #pragma unroll
                     for (int e = 0; e < N; ++e)
-                        cnt += start + e < len && prim::search::goes_up(x[k][r].v[e], tq[k][r], up);
+                        cnt += (e < avail[k][r]) & sends_up<RIGHT>(x[k][r].v[e], tq[k][r],
+                                                                   tnan[k][r]);
 #pragma unroll
-                    for (int s = 1; s < LG; s <<= 1) cnt += prim::shfl_xor(cnt, s);
+                    for (int s = 1; s < LG; s <<= 1) cnt += __shfl_xor_sync(FULL_MASK, cnt, s);
                     tc[k][r] = g[k][r] + cnt;
                 }
             }
@@ -571,4 +587,27 @@ search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index
             }
         }
     }
+}
+
+}  // namespace search
+}  // namespace prim
+
+template <class T, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index, int depth,
+               const T* __restrict__ v, long long m, int right, long long* __restrict__ out) {
+    static_assert(BLOCK % prim::WARP == 0, "search_indexed: BLOCK must be a multiple of 32");
+    PRIM_DYNAMIC_SHARED(T, top);
+    const long long ntop = prim::search::level_size(n, depth);
+    {
+        const T* src = depth == 0 ? a : index + prim::search::level_offset(n, depth);
+        for (long long j = threadIdx.x; j < ntop; j += BLOCK) top[j] = src[j];
+    }
+    __syncthreads();
+    if (right)
+        prim::search::indexed_tiles<true, T, BLOCK, ITEMS>(a, n, index, depth, v, m, out, top,
+                                                           static_cast<int>(ntop));
+    else
+        prim::search::indexed_tiles<false, T, BLOCK, ITEMS>(a, n, index, depth, v, m, out, top,
+                                                            static_cast<int>(ntop));
 }
