@@ -2,8 +2,9 @@
 
 A :class:`SearchPlan` per (variant, dtype, n, m, policy, stream) holds the launches, checked once,
 and the scratch: the level-ordered copy of the search tree's top levels (``cached`` and
-``bucketed``), the index's levels above ``a`` (``indexed``), the queries' positions (``sorted``), and the buckets' counts and cursors and the
-queries grouped by bucket (``bucketed``). A call is one launch (``binary``), two (``cached``: the
+``bucketed``), the index's levels above ``a`` (``indexed``), the queries' positions
+(``sorted``), and the buckets' counts and cursors and the queries grouped by bucket
+(``bucketed``). A call is one launch (``binary``), two (``cached``: the
 tree, then the search), two (``indexed``: the index's levels, then the search; one when ``a``
 fits the shared memory), a sort of the queries and two (``sorted``), or the tree, the buckets,
 their offsets (the project's scan), the grouping and the search (``bucketed``).
@@ -170,13 +171,14 @@ class SearchPlan(_plans.Plan):
     def _indexed(self, ctype, dt, n, m, pol):
         """The index's levels above ``a`` (one buffer, each level padded to 16 entries), the
         launch that builds them and the search's, with the top level in shared memory."""
-        self.depth, sizes = index_levels(dt, n, pol)
+        depth, sizes = index_levels(dt, n, pol)
+        self.depth = np.int32(depth)
         above = sum(-(-s // FANOUT) * FANOUT for s in sizes[1:])
         self.index = self.xp.empty(max(above, 1), dtype=dt)
         self.nbytes = self.index.nbytes
         kb = MODULES.kernel(ctype, index_name(ctype), pol)
         self.build = (_plans.Launch(kb, _launch.cover_grid(sizes[1], 256, kernel=kb), 256)
-                      if self.depth else None)
+                      if depth else None)
         ks = MODULES.kernel(ctype, indexed_name(ctype, pol), pol)
         smem = -(-(sizes[-1] * dt.itemsize) // 16) * 16
         grid = _launch.cover_grid(m, pol.index_block, pol.index_items, kernel=ks,
@@ -218,10 +220,9 @@ class SearchPlan(_plans.Plan):
             self.search(a, self.n64, v, self.m64, side, out)
             return out
         if self.variant == "indexed":
-            depth = np.int32(self.depth)
             if self.build is not None:
-                self.build(a, self.n64, depth, self.index)
-            self.search(a, self.n64, self.index, depth, v, self.m64, side, out)
+                self.build(a, self.n64, self.depth, self.index)
+            self.search(a, self.n64, self.index, self.depth, v, self.m64, side, out)
             return out
         if self.variant == "sorted":
             from ..sorting import radix_sort

@@ -3,8 +3,8 @@
 One policy for every dtype (selector None): the cached kernel's block, queries per thread and the
 bytes of the search tree's top levels kept in shared memory, the binary kernel's block, the
 indexed kernel's block, queries per thread and top level, the sorted variant's tiles, the
-bucketed variant's buckets, and the thresholds by which ``variant="auto"`` chooses. One provenance line per tuned
-value; the experiments behind them go to docs/perf-log/.
+bucketed variant's buckets, and the thresholds by which ``variant="auto"`` chooses. One
+provenance line per tuned value; the experiments behind them go to docs/perf-log/.
 """
 
 from __future__ import annotations
