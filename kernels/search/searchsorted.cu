@@ -396,8 +396,8 @@ search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __r
 // c_k <= level k's size.
 // A group is 16 * sizeof(T) bytes, read by a team of LG = sizeof(T) lanes, a 16-byte piece each
 // (one 64-byte line for float32 read by four lanes), their counts summed by xor shuffles within
-// the team: a warp's load instruction touches 32 / LG lines, not 32 (a thread reading its own
-// groups made the L1 handle a line per lane and load, and was bound by that).
+// the team: a warp's load instruction touches 32 / LG lines, not 32 (measured faster than a
+// thread reading its own groups where the levels sit in the L2).
 // One query costs the top's bisection in shared memory and one group per level: for 2^26
 // float32 and 64 KiB of top, groups of levels 2 and 1 (1 MiB and 16 MiB: L2-resident) and one
 // 64-byte group of a from DRAM, against a random sector per step of a plain binary search past
@@ -407,11 +407,12 @@ search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __r
 // search_indexed<T, BLOCK, ITEMS>: each block copies the top level into dynamic shared memory
 //   (one barrier, reached by every thread), then grid-stride over tiles of BLOCK * ITEMS queries.
 //   A warp takes ITEMS batches of 32 consecutive queries: lane l loads query l of each batch
-//   (coalesced) and bisects the top for it; then round r of a batch gives query r * (32 / LG) + t
-//   to team t (its value and count shuffled from the owner), every round's group loads of a
-//   level are issued before any is compared, and the team's first lane writes the answer.
-//   Warp-synchronous: every lane runs every shuffle (lanes past m carry a dummy query, whose
-//   groups are level 0's group 0, and write nothing). BLOCK a multiple of 32.
+//   (coalesced) and bisects the top for it by powers of two; then round r of a batch gives query
+//   r * (32 / LG) + t to team t (its value and count shuffled from the owner), every round's
+//   group loads of a level are issued before any is compared, and the team's first lane writes
+//   the answer. The side is a template parameter of the body (indexed_tiles), chosen once per
+//   launch. Warp-synchronous: every lane runs every shuffle (lanes past m carry the query T(),
+//   read only groups within their levels, and write nothing). BLOCK a multiple of 32.
 //   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
 // Preconditions: n >= 1; index holds the levels 1..depth as above (search_index), depth >= 0 with
 // level `depth` fitting the shared memory given; out has m int64 entries.
