@@ -404,6 +404,38 @@ select_rank_sort(const U* __restrict__ img, const long long* __restrict__ idx, l
     }
 }
 
+// ---- one digit of a block's MSD radix select (the sample filter and the row kernel) ------------
+
+// The images of img[0, m) (shared memory) that match `prefix` under `mask` are counted by their
+// digit (im >> shift) & 255 in the 256 shared `counts`; the one thread whose digit's bucket holds
+// the k_rem-th of them (1-based) calls found(digit, below, count): the matching images of the
+// smaller digits, and of its own. Whole block: its barriers (before the count, after it, and the
+// block scan's) are reached by every thread; the caller's barrier must come before what found()
+// wrote is read.
+template <class U, int BLOCK, class Found>
+__device__ __forceinline__ void digit_bucket(const U* img, int m, U prefix, U mask, int shift,
+                                             long long k_rem, unsigned* counts,
+                                             unsigned long long* scratch, Found found) {
+    constexpr int RADIX = 256;
+    static_assert(BLOCK >= RADIX, "digit_bucket: a thread per digit");
+    if (threadIdx.x < RADIX) counts[threadIdx.x] = 0u;
+    __syncthreads();  // the counts are zero, and the caller's earlier reads of them are done
+    for (int i = threadIdx.x; i < m; i += BLOCK) {
+        const U im = img[i];
+        if ((im & mask) == prefix)
+            atomicAdd(&counts[static_cast<unsigned>(im >> shift) & (RADIX - 1)], 1u);
+    }
+    __syncthreads();
+    const unsigned long long c = threadIdx.x < RADIX ? counts[threadIdx.x] : 0u;
+    unsigned long long total;
+    const unsigned long long below = prim::block_exclusive_scan<BLOCK>(
+        c, prim::Sum<unsigned long long>(), scratch, total);
+    const unsigned long long want = static_cast<unsigned long long>(k_rem);
+    if (below < want && want <= below + c)
+        found(static_cast<U>(threadIdx.x), static_cast<long long>(below),
+              static_cast<long long>(c));
+}
+
 // ---- sample filter: one read of the row when k is small against it ----------------------------
 
 // The image of rank `rank` (1-based) among the m images in shared memory: an MSD radix select of
@@ -415,27 +447,14 @@ __device__ __forceinline__ U block_rank_image(const U* img, int m, long long ran
                                               U* s_prefix, long long* s_rank) {
     constexpr int RADIX = 256;
     constexpr int UBITS = static_cast<int>(sizeof(U)) * 8;
-    static_assert(BLOCK >= RADIX, "block_rank_image: a thread per digit");
     U prefix = 0, mask = 0;
     long long k_rem = rank;
     for (int shift = UBITS - 8; shift >= 0; shift -= 8) {
-        if (threadIdx.x < RADIX) counts[threadIdx.x] = 0u;
-        __syncthreads();
-        for (int i = threadIdx.x; i < m; i += BLOCK) {
-            const U im = img[i];
-            if ((im & mask) == prefix)
-                atomicAdd(&counts[static_cast<unsigned>(im >> shift) & (RADIX - 1)], 1u);
-        }
-        __syncthreads();
-        const unsigned long long c = threadIdx.x < RADIX ? counts[threadIdx.x] : 0u;
-        unsigned long long total;
-        const unsigned long long below = prim::block_exclusive_scan<BLOCK>(
-            c, prim::Sum<unsigned long long>(), scratch, total);
-        if (below < static_cast<unsigned long long>(k_rem) &&
-            static_cast<unsigned long long>(k_rem) <= below + c) {
-            *s_prefix = prefix | (static_cast<U>(threadIdx.x) << shift);
-            *s_rank = k_rem - static_cast<long long>(below);
-        }
+        digit_bucket<U, BLOCK>(img, m, prefix, mask, shift, k_rem, counts, scratch,
+                               [&](U digit, long long below, long long) {
+                                   *s_prefix = prefix | (digit << shift);
+                                   *s_rank = k_rem - below;
+                               });
         __syncthreads();
         prefix = *s_prefix;
         mask |= static_cast<U>(RADIX - 1) << shift;
@@ -656,27 +675,15 @@ __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long lon
     // above the previous digit's are fixed already)
     for (int shift = top + 1 - BITS; shift > -BITS && count != k_rem; shift -= BITS) {
         const int sh = shift < 0 ? 0 : shift;
-        if (threadIdx.x < RADIX) counts[threadIdx.x] = 0u;
-        __syncthreads();  // s_* read (later digits)
-        for (int i0 = 0; i0 < n; i0 += BLOCK) {  // the same trip count for every lane
-            const int i = i0 + static_cast<int>(threadIdx.x);
-            const U im = i < n ? row[i] : static_cast<U>(0);
-            if (i < n && (im & mask) == prefix)
-                atomicAdd(&counts[static_cast<unsigned>(im >> sh) & (RADIX - 1)], 1u);
-        }
-        __syncthreads();
-        const unsigned long long c = threadIdx.x < RADIX ? counts[threadIdx.x] : 0u;
-        unsigned long long total;
-        const unsigned long long below = prim::block_exclusive_scan<BLOCK>(
-            c, prim::Sum<unsigned long long>(), scratch, total);
-        if (below < static_cast<unsigned long long>(k_rem) &&
-            static_cast<unsigned long long>(k_rem) <= below + c) {
-            s_prefix = (prefix & ~(static_cast<U>(RADIX - 1) << sh)) |
-                       (static_cast<U>(threadIdx.x) << sh);
-            s_mask = mask | (static_cast<U>(RADIX - 1) << sh);
-            s_k_rem = k_rem - static_cast<long long>(below);
-            s_count = static_cast<long long>(c);
-        }
+        // (its first barrier also orders the s_* reads of the digit before)
+        digit_bucket<U, BLOCK>(row, n, prefix, mask, sh, k_rem, counts, scratch,
+                               [&](U digit, long long below, long long c) {
+                                   s_prefix = (prefix & ~(static_cast<U>(RADIX - 1) << sh)) |
+                                              (digit << sh);
+                                   s_mask = mask | (static_cast<U>(RADIX - 1) << sh);
+                                   s_k_rem = k_rem - below;
+                                   s_count = c;
+                               });
         __syncthreads();
         prefix = s_prefix;
         mask = s_mask;
