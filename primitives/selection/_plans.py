@@ -402,15 +402,20 @@ def gather_rows(backend, rows2, idx):
 
 def sort_rows(backend, keys2, values2=None, descending=False):
     """Each row of ``keys2`` (R, m) sorted stably, ``values2`` (R, m) alongside: one segmented
-    sort of the rows; the keys, or (keys, values), as (R, m) arrays."""
-    from ..sorting import segmented_sort
+    sort of the rows (the library's, on rows whose offsets are known: no read-back to validate
+    them); the keys, or (keys, values), as (R, m) arrays."""
+    from ..sorting import _keys, _segmented
 
     rows, m = keys2.shape
+    if keys2.size == 0:
+        return keys2 if values2 is None else (keys2, values2)
     off = backend.xp.arange(0, rows * m + 1, m, dtype=np.int64)
-    if values2 is None:
-        return segmented_sort(keys2.reshape(-1), off, descending=descending).reshape(rows, m)
-    k, v = segmented_sort(keys2.reshape(-1), off, values2.reshape(-1), descending=descending)
-    return k.reshape(rows, m), v.reshape(rows, m)
+    kbits, kind, bits = _keys.key_bits(keys2.reshape(-1))
+    vals = None if values2 is None else values2.reshape(-1)
+    skeys, svals = _segmented.sort_segments(kbits, kind, bits, bool(descending), vals, off, m,
+                                            backend)
+    out = _keys.key_back(skeys, keys2.dtype).reshape(rows, m)
+    return out if values2 is None else (out, svals.reshape(rows, m))
 
 
 def order_winners(backend, img, idx, ub, length):

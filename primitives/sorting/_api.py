@@ -382,10 +382,7 @@ def segmented_sort(keys, offsets, values=None, *, descending=False):
         return out if v is None else (out, v.kept(xp.empty(0, dtype=v.array.dtype)))
     varr = None if v is None else v.array
     kbits, kind, bits = key_bits(k.array)
-    if longest <= _segmented.block_max():
-        skeys, svals = _segmented.sort_small(kbits, kind, bits, desc, varr, off, longest,
-                                             k.backend)
-    else:
-        skeys, svals = _segmented.sort_large(kbits, kind, bits, desc, varr, off, k.backend)
+    skeys, svals = _segmented.sort_segments(kbits, kind, bits, desc, varr, off, longest,
+                                            k.backend)
     out = k.kept(key_back(skeys, dt))
     return out if v is None else (out, v.kept(svals))

@@ -40,6 +40,14 @@ class SegmentedPlan(_plans.Plan):
         self.block = _plans.Launch(kblk, nseg, pol.block, smem)
 
 
+def sort_segments(kbits, kind, bits, desc, varr, off, longest, backend):
+    """Every segment sorted, ``longest`` its longest: on chip when that fits
+    (:func:`sort_small`), else device-wide (:func:`sort_large`). (keys, values)."""
+    if longest <= block_max():
+        return sort_small(kbits, kind, bits, desc, varr, off, longest, backend)
+    return sort_large(kbits, kind, bits, desc, varr, off, backend)
+
+
 def sort_small(kbits, kind, bits, desc, varr, off, longest, backend):
     """Every segment of at most :func:`block_max` keys sorted on chip: (keys, values)."""
     xp = backend.xp
