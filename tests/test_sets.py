@@ -346,32 +346,9 @@ def test_policy_override(rng):
     x = keys_with_runs(rng, 3000, np.int32)
     with prim.tuning.override("sets", block=64, items=32):
         H.assert_same(prim.run_length_encode(x), rle_ref(x))
-    for stages in (0, 2):
-        with prim.tuning.override("sets", block=64, items=32, stages=stages):
-            H.assert_same(prim.run_length_encode(x), rle_ref(x))
-            v = (x % 7).astype(np.float32)
-            H.assert_same(prim.reduce_by_key(x, v), rbk_ref(x, v, "sum"), rtol=1e-5)
-    with prim.tuning.override("sets", block=512, items=16, stages=0):  # 64 KiB of exchanges
+    with prim.tuning.override("sets", block=512, items=16):  # 64 KiB of 8-byte exchanges
         H.raises_like(ValueError, "sets", prim.run_length_encode, x.astype(np.int64),
                       match="static shared memory")
-    with prim.tuning.override("sets", block=1024, items=32, stages=2):  # 1 MiB of buffers
-        H.raises_like(ValueError, "sets", prim.reduce_by_key, x.astype(np.int64),
-                      x.astype(np.float64), match="shared buffers")
-
-
-def test_staged_blocks_draw_many_tiles(rng):
-    """Staged tiles (policy stages=2): a resident grid of blocks each drawing several tiles, the
-    next one copied while the current one is worked on; the last tile partial; twice in a row
-    (the tile counter left at 0); a misaligned view takes the element-wise loads."""
-    n = (1 << 18) + 5  # 65 tiles of 256 x 16 for a grid of a few blocks per multiprocessor
-    for kdt, vdt in ((np.int32, np.float32), (np.int64, np.float64), (np.float32, np.int32)):
-        x = keys_with_runs(rng, n, kdt)
-        v = rng.integers(-50, 50, n).astype(vdt)
-        with prim.tuning.override("sets", block=256, items=16, stages=2):
-            for _ in range(2):
-                H.assert_same(prim.run_length_encode(x), rle_ref(x))
-                H.assert_same(prim.reduce_by_key(x, v), rbk_ref(x, v, "sum"), rtol=1e-5)
-            H.assert_same(prim.reduce_by_key(x[1:], v[1:], "max"), rbk_ref(x[1:], v[1:], "max"))
 
 
 # ---- the benchmarks and the tour --------------------------------------------------------------

@@ -140,22 +140,6 @@ struct Exchange16 {
     }
 };
 
-// The blocked side of the exchange: this lane's ITEMS consecutive elements from the warp's parked
-// vectors in `tmp` (in the slots of Exchange16<InT, ITEMS>, visible to the lane).
-template <class InT, class AccT, int ITEMS>
-__device__ __forceinline__ void read_blocked16(const InT* tmp, AccT (&items)[ITEMS]) {
-    typedef Exchange16<InT, ITEMS> X;
-    const int lane = threadIdx.x % WARP;
-    const typename X::VT* slots = reinterpret_cast<const typename X::VT*>(tmp);
-#pragma unroll
-    for (int m = 0; m < X::PER_LANE; ++m) {
-        const typename X::VT w = slots[X::blocked(m, lane)];
-        const InT* e = reinterpret_cast<const InT*>(&w);
-#pragma unroll
-        for (int k = 0; k < X::N; ++k) items[m * X::N + k] = static_cast<AccT>(e[k]);
-    }
-}
-
 // Vectors already in registers (`raw[u]`: vector u * 32 + lane of the warp's tile, e.g. loaded
 // early to hide their latency) to ITEMS consecutive elements per lane.
 template <class InT, class AccT, int ITEMS>
@@ -167,7 +151,13 @@ __device__ __forceinline__ void exchange16_to_blocked(
 #pragma unroll
     for (int u = 0; u < X::PER_LANE; ++u) slots[X::striped(u, lane)] = vec16_of(raw[u].v);
     __syncwarp();
-    read_blocked16<InT, AccT, ITEMS>(tmp, items);
+#pragma unroll
+    for (int m = 0; m < X::PER_LANE; ++m) {
+        const typename X::VT w = slots[X::blocked(m, lane)];
+        const InT* e = reinterpret_cast<const InT*>(&w);
+#pragma unroll
+        for (int k = 0; k < X::N; ++k) items[m * X::N + k] = static_cast<AccT>(e[k]);
+    }
     __syncwarp();
 }
 

@@ -98,8 +98,7 @@ struct TileStatus<T, true> {
     static __host__ __device__ constexpr long long bytes(long long tiles) {
         return tiles * STATUS_SPACING;
     }
-    __device__ __forceinline__ TileStatus(unsigned char* state, unsigned int epoch_,
-                                          long long = -1)  // (the tiles: not needed here)
+    __device__ __forceinline__ TileStatus(unsigned char* state, unsigned int epoch_)
         : words(reinterpret_cast<typename Raw::type*>(state)), epoch(epoch_) {}
 
     __device__ __forceinline__ void publish(long long tile, unsigned kind, T value) const {
@@ -147,12 +146,11 @@ struct TileStatus<T, false> {
     static __host__ __device__ constexpr long long bytes(long long tiles) {
         return status_bytes(tiles) + 2 * tiles * static_cast<long long>(sizeof(T));
     }
-    // The state of `tiles` tiles (bytes(tiles) bytes); by default one per block of the launch.
-    __device__ __forceinline__ TileStatus(unsigned char* state, unsigned int epoch_,
-                                          long long tiles = -1)
+    // The launch has one block per tile.
+    __device__ __forceinline__ TileStatus(unsigned char* state, unsigned int epoch_)
         : status(reinterpret_cast<unsigned int*>(state)),
-          aggregate(reinterpret_cast<T*>(state + status_bytes(tiles < 0 ? gridDim.x : tiles))),
-          inclusive(aggregate + (tiles < 0 ? gridDim.x : tiles)),
+          aggregate(reinterpret_cast<T*>(state + status_bytes(gridDim.x))),
+          inclusive(aggregate + gridDim.x),
           epoch(epoch_) {}
 
     __device__ __forceinline__ void publish(long long tile, unsigned kind, T value) const {

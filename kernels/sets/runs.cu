@@ -7,7 +7,7 @@
 //     takes the run lengths as differences of these, a pass over the runs only);
 //   VALS == RUN_VALUES: the op-sum of its values to values_out[r] (InT converted to AccT, folded
 //     in input order).
-// The block that runs the last tile writes the number of runs to *count.
+// The block that draws the last tile id writes the number of runs to *count.
 // It is the decoupled look-back scan (common/lookback.cuh) of (value, runs) pairs under RunOp<Op>
 // below: runs counts the run heads in a span, value is the op-sum since the span's last head (of
 // the whole span without one). Each block takes the next tile id (BLOCK * ITEMS elements, ITEMS
@@ -28,23 +28,15 @@
 // unequal to everything); RUN_FLOAT compares K (float, double) with ==. `equal_nan` (a runtime
 // flag, block-uniform) makes NaNs equal to each other, as numpy.unique's equal_nan=True.
 // MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
-// STAGES 0: one tile per block, its loads issued together into registers. STAGES 2 (4- and
-// 8-byte keys and values): each block draws tiles until they run out, and while it scans, looks
-// back and writes one tile, the next tile's keys and values travel into the other of two shared
-// buffers by asynchronous copies (common/pack16.cuh), in the slots of the 16-byte exchange; so a
-// block's loads stay in flight through its look-back instead of starting after it.
-// Launch: STAGES 0: grid = number of tiles; STAGES 2: any grid (the resident one), dynamic shared
-// memory 2 * BLOCK * ITEMS * (sizeof(K) + sizeof(InT) with values). BLOCK threads (a multiple of
-// 32, >= 64). Static shared memory: (STAGES 0) BLOCK * ITEMS elements of the wider of the
-// exchanged types (at most 8 bytes: 32 KiB for 256 x 16) for the exchanges, BLOCK/32 + 1 pairs,
-// tile ids: the policy keeps it under 48 KiB. Preconditions: n >= 1; tile_counter == 0 on entry
-// (left 0);
+// Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64). Static shared memory:
+// BLOCK * ITEMS elements of the wider of the exchanged types (at most 8 bytes: 32 KiB for the
+// default 256 x 16) for the exchanges, BLOCK/32 + 1 pairs, a tile id: the policy keeps it under
+// 48 KiB. Preconditions: n >= 1; tile_counter == 0 on entry (left 0);
 // tile_state holds TileStatus<RunPair<AccT>>::bytes(tiles) bytes, zeroed once (epochs); keys_out
 // and values_out have room for n elements; `values` unused (may be any valid pointer) unless
 // VALS == RUN_VALUES.
 #include "common/prim.cuh"
 #include "common/load.cuh"
-#include "common/pack16.cuh"
 #include "common/scan.cuh"
 #include "common/lookback.cuh"
 #include "common/complex.cuh"
@@ -181,39 +173,94 @@ struct TileItems<T, ITEMS, 2> {
     }
 };
 
-// One tile's runs from its items in registers (kk: keys, v: values, or zeros without them; prev
-// and next: the keys before item 0 and after item ITEMS - 1, read by lanes 0 and 31): heads and
-// ends, the block scan, warp 0's look-back, the writes. `first`: the element index of item 0;
-// full: the tile holds BLOCK * ITEMS elements; last_tile: it is the input's last (its block
-// writes *count). Whole block (barriers); scratch and tile_prefix are free on entry.
-template <class K, int KIND, class AccT, class Op, int VALS, int BLOCK, int ITEMS, class Out>
-__device__ __forceinline__ void runs_tile(const K (&kk)[ITEMS], const AccT (&v)[ITEMS], K prev,
-                                          K next, long long first, long long n, bool full,
-                                          long long tile, bool last_tile, bool equal_nan,
-                                          K* __restrict__ keys_out, Out* __restrict__ values_out,
-                                          long long* __restrict__ count,
-                                          const TileStatus<RunPair<AccT>>& ts,
-                                          RunPair<AccT>* scratch, RunPair<AccT>* tile_prefix) {
-    typedef RunOp<Op> ROp;
-    typedef RunPair<AccT> P;
+}  // namespace prim
+
+template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
+          int MIN_BLOCKS = 1>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
+runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
+              int equal_nan, K* __restrict__ keys_out,
+              typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type* __restrict__
+                  values_out,
+              long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
+              unsigned char* tile_state, unsigned int epoch) {
+    static_assert(ITEMS >= 16 && ITEMS <= 32 && ITEMS % 16 == 0, "runs: ITEMS is 16 or 32");
+    static_assert(BLOCK % prim::WARP == 0 && BLOCK >= 64, "runs: BLOCK whole warps, >= 64");
+    typedef prim::RunOp<Op> ROp;
+    typedef prim::RunPair<AccT> P;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int WARPS = BLOCK / prim::WARP;
+    // bytes per element of the exchange buffer: the wider of the exchanged types (4- and 8-byte
+    // keys and values; narrow keys and complex values are not exchanged), at least 1
+    constexpr int KX = prim::HasVec16<K>::value ? sizeof(K) : 1;
+    constexpr int VX = VALS == prim::RUN_VALUES && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
+    constexpr int WIDE = KX > VX ? KX : VX;
     const Op op;
     const ROp rop;
-    const int lane = threadIdx.x % WARP;
+    __shared__ P scratch[WARPS];
+    __shared__ P tile_prefix;
+    __shared__ unsigned int tile_id;
+    __shared__ __align__(16) unsigned char exchange[WARPS][WIDE * prim::WARP * ITEMS];
+
+    const long long tile = prim::next_tile(tile_counter, &tile_id);
+    const int lane = threadIdx.x % prim::WARP;
+    const int warp = threadIdx.x / prim::WARP;
+    const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
+    const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
     const long long avail = n - first;  // may be <= 0 in the last tile
+    const bool full = (tile + 1) * TILE <= n;
+    const bool vector = full && ((reinterpret_cast<prim::uptr>(keys) |
+                                  (VALS == prim::RUN_VALUES ? reinterpret_cast<prim::uptr>(values)
+                                                            : 0)) & 15u) == 0;
+
+    K kk[ITEMS];
+    AccT v[ITEMS];
+    K prev = K(), next = K();  // the key before item 0 and the one after item ITEMS - 1
+    if (vector) {  // every global load in flight before the first wait
+        prim::TileItems<K, ITEMS> kl;
+        kl.issue(keys + first, keys + warp_first);
+        if constexpr (VALS == prim::RUN_VALUES) {
+            prim::TileItems<InT, ITEMS> vl;
+            vl.issue(values + first, values + warp_first);
+            if (lane == 0 && first > 0) prev = keys[first - 1];
+            if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
+            kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
+            vl.finish(reinterpret_cast<InT*>(exchange[warp]), v);
+        } else {
+            if (lane == 0 && first > 0) prev = keys[first - 1];
+            if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
+            kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) kk[k] = k < avail ? keys[first + k] : K();
+        if constexpr (VALS == prim::RUN_VALUES) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k)
+                v[k] = k < avail ? static_cast<AccT>(values[first + k]) : Op::identity();
+        }
+        if (lane == 0 && first > 0 && first - 1 < n) prev = keys[first - 1];
+        if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
+    }
+    if constexpr (VALS != prim::RUN_VALUES) {  // no values: the scan only counts heads
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) v[k] = AccT(0);
+    }
     {  // the other lanes' neighbours are the next and previous lanes' edge keys
-        const K up = shfl_key_up(kk[ITEMS - 1]);
-        const K down = shfl_key_down(kk[0]);
+        const K up = prim::shfl_key_up(kk[ITEMS - 1]);
+        const K down = prim::shfl_key_down(kk[0]);
         if (lane != 0) prev = up;
-        if (lane != WARP - 1) next = down;
+        if (lane != prim::WARP - 1) next = down;
     }
     // heads, bit k: item k starts a run (a key unlike its predecessor, or element 0); ends, bit
     // k: item k ends one (the next item starts one, or it is element n - 1)
     unsigned heads = 0u;
 #pragma unroll
     for (int k = 1; k < ITEMS; ++k)
-        heads |= static_cast<unsigned>(!same_key<KIND>(kk[k], kk[k - 1], equal_nan)) << k;
-    heads |= static_cast<unsigned>(first == 0 || !same_key<KIND>(kk[0], prev, equal_nan));
-    const bool last_ends = first + ITEMS >= n || !same_key<KIND>(next, kk[ITEMS - 1], equal_nan);
+        heads |= static_cast<unsigned>(!prim::same_key<KIND>(kk[k], kk[k - 1], equal_nan)) << k;
+    heads |= static_cast<unsigned>(first == 0 || !prim::same_key<KIND>(kk[0], prev, equal_nan));
+    const bool last_ends = first + ITEMS >= n || !prim::same_key<KIND>(next, kk[ITEMS - 1],
+                                                                      equal_nan);
     unsigned ends = (heads >> 1) | (static_cast<unsigned>(last_ends) << (ITEMS - 1));
     if (!full) {  // the last tile: items from element n on are none, element n - 1 ends a run
         const unsigned live = avail >= ITEMS ? ~0u >> (32 - ITEMS)
@@ -230,13 +277,15 @@ __device__ __forceinline__ void runs_tile(const K (&kk)[ITEMS], const AccT (&v)[
     for (int k = 0; k < ITEMS; ++k) mine.value = ((heads >> k) & 1u) ? v[k] : op(mine.value, v[k]);
     mine.set_runs(__popc(heads));
     P aggregate;
-    const P before = block_exclusive_scan<BLOCK>(mine, rop, scratch, aggregate);
-    if (threadIdx.x < WARP) {
-        tile_lookback(ts, tile, aggregate, rop, tile_prefix);
-        if (threadIdx.x == 0 && last_tile) *count = tile_prefix->runs() + aggregate.runs();
+    const P before = prim::block_exclusive_scan<BLOCK>(mine, rop, scratch, aggregate);
+    const prim::TileStatus<P> ts(tile_state, epoch);
+    if (warp == 0) {
+        prim::tile_lookback(ts, tile, aggregate, rop, &tile_prefix);
+        if (threadIdx.x == 0 && tile == gridDim.x - 1)
+            *count = tile_prefix.runs() + aggregate.runs();
     }
     __syncthreads();
-    const P start = rop(*tile_prefix, before);
+    const P start = rop(tile_prefix, before);
 
     // Each head writes its key, and each end its run's op-sum (RUN_STARTS: each head its index),
     // at the run's index. (Packing a tile's results in shared memory first and copying them out
@@ -249,181 +298,9 @@ __device__ __forceinline__ void runs_tile(const K (&kk)[ITEMS], const AccT (&v)[
         run = h ? v[k] : op(run, v[k]);
         if (h) {
             keys_out[r] = kk[k];
-            if (VALS == RUN_STARTS) values_out[r] = first + k;
+            if (VALS == prim::RUN_STARTS) values_out[r] = first + k;
             ++r;
         }
-        if (VALS == RUN_VALUES && ((ends >> k) & 1u)) values_out[r - 1] = run;
-    }
-}
-
-// A thread's items of a tile element by element (keys past n: K(), values: the identity) and its
-// edge neighbours from global memory (lanes 0 and 31; the rest take theirs by shuffles).
-template <class K, class InT, class AccT, class Op, int VALS, int ITEMS>
-__device__ __forceinline__ void load_items(const K* __restrict__ keys,
-                                           const InT* __restrict__ values, long long first,
-                                           long long n, K (&kk)[ITEMS], AccT (&v)[ITEMS], K& prev,
-                                           K& next) {
-    const int lane = threadIdx.x % WARP;
-    const long long avail = n - first;
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) kk[k] = k < avail ? keys[first + k] : K();
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k)
-        v[k] = VALS != RUN_VALUES ? AccT(0)
-                                  : (k < avail ? static_cast<AccT>(values[first + k])
-                                               : Op::identity());
-    if (lane == 0 && first > 0 && first - 1 < n) prev = keys[first - 1];
-    if (lane == WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
-}
-
-}  // namespace prim
-
-// STAGES == 0: one tile per block (grid = tiles), its loads issued together into registers.
-// STAGES == 2 (4- and 8-byte keys and values only): a resident grid; each block draws tile ids
-// until they run out, and the next tile's keys and values are copied asynchronously into the
-// other of two shared buffers while the block scans, looks back and writes the current one.
-template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
-          int MIN_BLOCKS = 1, int STAGES = 0>
-__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
-              int equal_nan, K* __restrict__ keys_out,
-              typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type* __restrict__
-                  values_out,
-              long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
-              unsigned char* tile_state, unsigned int epoch) {
-    static_assert(ITEMS >= 16 && ITEMS <= 32 && ITEMS % 16 == 0, "runs: ITEMS is 16 or 32");
-    static_assert(BLOCK % prim::WARP == 0 && BLOCK >= 64, "runs: BLOCK whole warps, >= 64");
-    static_assert(STAGES == 0 || STAGES == 2, "runs: STAGES is 0 or 2");
-    typedef prim::RunPair<AccT> P;
-    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
-    constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr bool VALUED = VALS == prim::RUN_VALUES;
-    // bytes per element of the exchange buffer: the wider of the exchanged types (4- and 8-byte
-    // keys and values; narrow keys and complex values are not exchanged), at least 1
-    constexpr int KX = prim::HasVec16<K>::value ? sizeof(K) : 1;
-    constexpr int VX = VALUED && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
-    constexpr int WIDE = KX > VX ? KX : VX;
-    static_assert(STAGES == 0 || (prim::HasVec16<K>::value &&
-                                  (!VALUED || prim::HasVec16<InT>::value)),
-                  "runs: staged tiles need 4- or 8-byte keys and values");
-    __shared__ P scratch[WARPS];
-    __shared__ P tile_prefix;
-    __shared__ unsigned int tile_id;
-    __shared__ __align__(16) unsigned char exchange[STAGES ? 1 : WARPS]
-                                                   [STAGES ? 16 : WIDE * prim::WARP * ITEMS];
-    const long long tiles = (n + TILE - 1) / TILE;
-    const prim::TileStatus<P> ts(tile_state, epoch, tiles);
-    const int lane = threadIdx.x % prim::WARP;
-    const int warp = threadIdx.x / prim::WARP;
-    const bool aligned = ((reinterpret_cast<prim::uptr>(keys) |
-                           (VALUED ? reinterpret_cast<prim::uptr>(values) : 0)) & 15u) == 0;
-    K kk[ITEMS];
-    AccT v[ITEMS];
-    K prev = K(), next = K();  // the key before item 0 and the one after item ITEMS - 1
-
-    if constexpr (STAGES == 0) {
-        const long long tile = prim::next_tile(tile_counter, &tile_id);
-        const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
-        const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
-        const bool full = (tile + 1) * TILE <= n;
-        if (full && aligned) {  // every global load in flight before the first wait
-            prim::TileItems<K, ITEMS> kl;
-            kl.issue(keys + first, keys + warp_first);
-            if constexpr (VALUED) {
-                prim::TileItems<InT, ITEMS> vl;
-                vl.issue(values + first, values + warp_first);
-                if (lane == 0 && first > 0) prev = keys[first - 1];
-                if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
-                kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
-                vl.finish(reinterpret_cast<InT*>(exchange[warp]), v);
-            } else {
-                if (lane == 0 && first > 0) prev = keys[first - 1];
-                if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
-                kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
-#pragma unroll
-                for (int k = 0; k < ITEMS; ++k) v[k] = AccT(0);
-            }
-        } else {
-            prim::load_items<K, InT, AccT, Op, VALS, ITEMS>(keys, values, first, n, kk, v, prev,
-                                                            next);
-        }
-        prim::runs_tile<K, KIND, AccT, Op, VALS, BLOCK, ITEMS>(
-            kk, v, prev, next, first, n, full, tile, tile == gridDim.x - 1, equal_nan != 0,
-            keys_out, values_out, count, ts, scratch, &tile_prefix);
-    } else {
-        // dynamic shared memory: STAGES buffers, each a warp-major run of the warps' spans of
-        // keys (32 * ITEMS * sizeof(K) bytes) then of values (VALUED)
-        constexpr int KSPAN = prim::WARP * ITEMS * static_cast<int>(sizeof(K));
-        constexpr int VSPAN = VALUED ? prim::WARP * ITEMS * static_cast<int>(sizeof(InT)) : 0;
-        constexpr int BUFFER = WARPS * (KSPAN + VSPAN);
-        PRIM_DYNAMIC_SHARED(unsigned char, stage);
-        // every block draws until it gets an id past the tiles: tiles + gridDim.x draws in all,
-        // the last of which leaves the counter at 0 for the next launch. Lane 0 of warp 0 draws
-        // the tile after next while the block works on a tile (into ids[i & 1] in round i, read
-        // after round i's barriers, written again only after round i + 1's).
-        const unsigned draws = static_cast<unsigned>(tiles) + gridDim.x;
-        __shared__ unsigned int ids[4];
-        auto draw = [&]() {
-            const unsigned t = atomicAdd(tile_counter, 1u);
-            if (t == draws - 1) *tile_counter = 0u;
-            return t;
-        };
-        if (threadIdx.x == 0) {
-            ids[2] = draw();
-            if (ids[2] < tiles) ids[3] = draw();
-        }
-        __syncthreads();
-        long long tile = ids[2];
-        long long ahead = tile < tiles ? static_cast<long long>(ids[3]) : tiles;
-        prim::AsyncCopies cp;
-        // the copies of tile t into buffer b (full tiles of aligned input; the others are read
-        // element by element in their round); one commit group per tile, empty or not
-        auto copy_tile = [&](long long t, int b) {
-            if (aligned && t < tiles && (t + 1) * TILE <= n) {
-                const long long base = t * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
-                unsigned char* mine = stage + b * BUFFER + warp * (KSPAN + VSPAN);
-                prim::copy_striped16_async<K, ITEMS>(cp, keys + base, reinterpret_cast<K*>(mine));
-                if constexpr (VALUED)
-                    prim::copy_striped16_async<InT, ITEMS>(cp, values + base,
-                                                           reinterpret_cast<InT*>(mine + KSPAN));
-            }
-            cp.commit();
-        };
-        copy_tile(tile, 0);
-        for (int round = 0; tile < tiles; ++round) {
-            const int b = round & 1;
-            copy_tile(ahead, b ^ 1);  // the buffer this warp read in the round before
-            if (threadIdx.x == 0 && ahead < tiles) ids[b] = draw();
-            const long long warp_first =
-                tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
-            const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
-            const bool full = (tile + 1) * TILE <= n;
-            if (full && aligned) {
-                if (lane == 0 && first > 0) prev = keys[first - 1];
-                if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
-                cp.template wait<1>();  // this tile's group has landed (the next may be pending)
-                __syncwarp();
-                const unsigned char* mine = stage + b * BUFFER + warp * (KSPAN + VSPAN);
-                prim::read_blocked16<K, K, ITEMS>(reinterpret_cast<const K*>(mine), kk);
-                if constexpr (VALUED) {
-                    prim::read_blocked16<InT, AccT, ITEMS>(
-                        reinterpret_cast<const InT*>(mine + KSPAN), v);
-                } else {
-#pragma unroll
-                    for (int k = 0; k < ITEMS; ++k) v[k] = AccT(0);
-                }
-                __syncwarp();
-            } else {
-                prim::load_items<K, InT, AccT, Op, VALS, ITEMS>(keys, values, first, n, kk, v,
-                                                                prev, next);
-            }
-            prim::runs_tile<K, KIND, AccT, Op, VALS, BLOCK, ITEMS>(
-                kk, v, prev, next, first, n, full, tile, tile == tiles - 1, equal_nan != 0,
-                keys_out, values_out, count, ts, scratch, &tile_prefix);
-            const long long after = ahead < tiles ? static_cast<long long>(ids[b]) : tiles;
-            tile = ahead;
-            ahead = after;
-        }
-        cp.template wait<0>();  // only empty groups can be left
+        if (VALS == prim::RUN_VALUES && ((ends >> k) & 1u)) values_out[r - 1] = run;
     }
 }

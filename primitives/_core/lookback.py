@@ -48,13 +48,12 @@ def advance_epoch(epoch, words):
 
 
 class LookbackPlan(_plans.Plan):
-    """Scratch and launch of one look-back kernel configuration: ``tiles`` tiles of ``block``
+    """Scratch and launch of one look-back kernel configuration: ``tiles`` blocks of ``block``
     threads over ``n`` elements, tiles publishing ``value_bytes``-byte values, ``smem`` bytes of
-    dynamic shared memory per launch; ``grid`` blocks (default: one per tile; fewer for a kernel
-    whose blocks draw tiles until they run out). Families subclass it with their ``__call__``."""
+    dynamic shared memory per launch. Families subclass it with their ``__call__``."""
 
-    def __init__(self, kernel, tiles, block, n, xp, value_bytes, smem=0, grid=None):
-        self.lookback = _plans.Launch(kernel, grid or tiles, block, smem)  # checked here, once
+    def __init__(self, kernel, tiles, block, n, xp, value_bytes, smem=0):
+        self.lookback = _plans.Launch(kernel, tiles, block, smem)  # checked here, once
         self.kernel, self.grid, self.block = kernel, self.lookback.grid, self.lookback.block
         self.smem = int(smem)
         self.counter = xp.zeros(1, dtype=np.uint32)

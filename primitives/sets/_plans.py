@@ -54,17 +54,8 @@ def value_ops(in_dt):
     return tuple((op, _dtypes.reduce_result_dtype(in_dt, op)) for op in ops)
 
 
-def stages(key_dt, vals, in_dt, pol):
-    """The kernel's STAGES under ``pol``: the policy's, where the keys (and the values of
-    VALUES) are 4- or 8-byte reals, which the staged tiles copy; else 0."""
-    wide = [np.dtype(key_dt)] + ([np.dtype(in_dt)] if vals == VALUES else [])
-    ok = all(d.itemsize >= 4 and d.kind != "c" for d in wide)
-    return pol.stages if ok else 0
-
-
 def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
     kc, kind, _ = key_kind(key_dt)
-    st = stages(key_dt, vals, in_dt, pol)
     if vals != VALUES:  # the scan only counts heads: the smallest pair (one packed descriptor)
         in_c = acc_c = "int"
         op_t = "prim::Sum<int>"
@@ -72,7 +63,7 @@ def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
         in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
         op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
     return (f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
-            f"{pol.items}, {pol.min_blocks}, {st}>")
+            f"{pol.items}, {pol.min_blocks}>")
 
 
 def names(module, pol):
@@ -120,16 +111,12 @@ def pair_bytes(acc_dt):
 
 #: the kernel's static shared memory limit, which its exchange buffers must fit
 STATIC_SMEM = 48 * 1024
-#: bytes of shared memory the kernel's own static variables may take beside staged buffers
-STATIC_RESERVE = 1024
 
 
 def exchange_bytes(key_dt, vals, in_dt, pol):
-    """Bytes of the kernel's static exchange buffers: a tile of the widest 4- or 8-byte type it
-    exchanges (keys; values of VALUES); none for staged tiles."""
+    """Bytes of the kernel's exchange buffers: a tile of the widest 4- or 8-byte type it
+    exchanges (keys; values of VALUES)."""
     key_dt = np.dtype(key_dt)
-    if stages(key_dt, vals, in_dt, pol):
-        return 0
     widths = [key_dt.itemsize if key_dt.itemsize >= 4 else 1]
     if vals == VALUES and in_dt.kind != "c":
         widths.append(in_dt.itemsize)
@@ -154,21 +141,8 @@ class RunsPlan(_lookback.LookbackPlan):
         self.acc_dt = acc_dt if vals == VALUES else np.dtype(np.int32)  # the scanned value's
         self.out_dt = INDEX_DTYPE if vals == COUNTS else self.acc_dt  # values_out's
         xp = backend.xp
-        tiles = _launch.cdiv(n, pol.block * pol.items)
-        st = stages(key_dt, vals, in_dt, pol)
-        smem = grid = 0
-        if st:  # two shared buffers of a tile's keys (and values); a resident grid
-            tile_bytes = np.dtype(key_dt).itemsize + (in_dt.itemsize if vals == VALUES else 0)
-            smem = st * pol.block * pol.items * tile_bytes
-            limit = backend.device_info().shared_per_block_optin - STATIC_RESERVE
-            if smem > limit:
-                raise ValueError(f"sets: a tile of {pol.block} x {pol.items} in {st} stages needs "
-                                 f"{smem} bytes of shared buffers, over the {limit} bytes the "
-                                 f"device leaves a block; use a smaller block, fewer items or "
-                                 f"stages=0")
-            grid = min(tiles, _launch.resident_grid(k, pol.block, smem))
-        super().__init__(k, tiles, pol.block, n, xp, pair_bytes(self.acc_dt), smem=smem,
-                         grid=grid or None)
+        super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
+                         pair_bytes(self.acc_dt))
         self.count = xp.empty(1, dtype=INDEX_DTYPE)  # written by the block of the last tile
         # the values a launch without them reads: a one-element stand-in of InT
         self.stand_in = _launch.stand_in(backend, in_dt if vals == VALUES else self.acc_dt)

@@ -17,16 +17,12 @@ class RunsPolicy:
     block: int  # threads per block of runs_lookback (a template parameter, whole warps, >= 64)
     items: int  # keys per thread: 16 or 32 (a thread's 1-byte keys fill whole 16-byte vectors)
     min_blocks: int = 1  # resident blocks per multiprocessor the compiler leaves registers for
-    # 0: a block per tile, its loads into registers; 2: resident blocks drawing tiles, the next
-    # tile's keys and values copied into shared memory while the block works on the current one
-    # (4- and 8-byte keys and values; others run with 0)
-    stages: int = 0
 
 
 TABLE = _policy.register("sets", {
     # tiles of 4096 elements, as the compaction and scan look-backs (not tuned yet; to be swept
     # on an H100 with tools.figures --family sets)
-    ("default", None): RunsPolicy(block=256, items=16, stages=2),
+    ("default", None): RunsPolicy(block=256, items=16),
 }, doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)")
 
 
