@@ -54,8 +54,22 @@ def value_ops(in_dt):
     return tuple((op, _dtypes.reduce_result_dtype(in_dt, op)) for op in ops)
 
 
+#: the kernel's static shared memory limit, which its exchange buffers must fit
+STATIC_SMEM = 48 * 1024
+
+
+def parked(key_dt, vals, in_dt, pol):
+    """The kernel's PARKED under ``pol``: the policy's where the keys (and the values of VALUES)
+    are 4- or 8-byte reals and a tile of them fits the static shared memory; else 0."""
+    wide = [np.dtype(key_dt)] + ([np.dtype(in_dt)] if vals == VALUES else [])
+    if not pol.parked or any(d.itemsize < 4 or d.kind == "c" for d in wide):
+        return 0
+    return int(pol.block * pol.items * sum(d.itemsize for d in wide) <= STATIC_SMEM - 1024)
+
+
 def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
     kc, kind, _ = key_kind(key_dt)
+    pk = parked(key_dt, vals, in_dt, pol)
     if vals != VALUES:  # the scan only counts heads: the smallest pair (one packed descriptor)
         in_c = acc_c = "int"
         op_t = "prim::Sum<int>"
@@ -63,7 +77,7 @@ def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
         in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
         op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
     return (f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
-            f"{pol.items}, {pol.min_blocks}>")
+            f"{pol.items}, {pol.min_blocks}, {pk}>")
 
 
 def names(module, pol):
@@ -109,14 +123,14 @@ def pair_bytes(acc_dt):
     return -(-size // align) * align
 
 
-#: the kernel's static shared memory limit, which its exchange buffers must fit
-STATIC_SMEM = 48 * 1024
 
 
 def exchange_bytes(key_dt, vals, in_dt, pol):
     """Bytes of the kernel's exchange buffers: a tile of the widest 4- or 8-byte type it
-    exchanges (keys; values of VALUES)."""
+    exchanges (keys; values of VALUES); a parked tile's keys and values."""
     key_dt = np.dtype(key_dt)
+    if parked(key_dt, vals, in_dt, pol):
+        return pol.block * pol.items * (key_dt.itemsize + (in_dt.itemsize if vals == VALUES else 0))
     widths = [key_dt.itemsize if key_dt.itemsize >= 4 else 1]
     if vals == VALUES and in_dt.kind != "c":
         widths.append(in_dt.itemsize)
