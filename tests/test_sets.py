@@ -355,8 +355,8 @@ def test_policy_override(rng):
     with prim.tuning.override("sets", block=512, items=16, parked=0):  # 64 KiB of exchanges
         H.raises_like(ValueError, "sets", prim.run_length_encode, x.astype(np.int64),
                       match="static shared memory")
-    w = (x % 5).astype(np.float64)  # 48 KiB of int32 keys and float64 values: run unparked
-    with prim.tuning.override("sets", block=256, items=16, parked=1):
+    w = (x % 5).astype(np.float64)  # 96 KiB of int32 keys and float64 values parked: the
+    with prim.tuning.override("sets", block=512, items=16, parked=1):  # kernel opted in
         H.assert_same(prim.reduce_by_key(x, w), rbk_ref(x, w, "sum"))
 
 

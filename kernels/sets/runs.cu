@@ -28,10 +28,17 @@
 // unequal to everything); RUN_FLOAT compares K (float, double) with ==. `equal_nan` (a runtime
 // flag, block-uniform) makes NaNs equal to each other, as numpy.unique's equal_nan=True.
 // MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
+// PARKED (4- and 8-byte keys and values): the tile's keys and values are copied by asynchronous
+// 16-byte copies (common/pack16.cuh) into the exchange's slots in shared memory, and each thread
+// reads its items from there in chunks of four, once for the heads and its pair, once for the
+// writes (loops left rolled): no register holds the items through the scan and the look-back
+// (40 registers for float32 sums under int32 keys, against 63 unparked). Unparked, the loads go
+// into registers together and the items stay there.
 // Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64). Static shared memory:
-// BLOCK * ITEMS elements of the wider of the exchanged types (at most 8 bytes: 32 KiB for the
-// default 256 x 16) for the exchanges, BLOCK/32 + 1 pairs, a tile id: the policy keeps it under
-// 48 KiB. Preconditions: n >= 1; tile_counter == 0 on entry (left 0);
+// (unparked) BLOCK * ITEMS elements of the wider of the exchanged types (at most 8 bytes: 32 KiB
+// for 256 x 16) for the exchanges, BLOCK/32 + 1 pairs, a tile id: the policy keeps it under
+// 48 KiB. Dynamic shared memory (parked): BLOCK * ITEMS keys, then as many values (VALUES).
+// Preconditions: n >= 1; tile_counter == 0 on entry (left 0);
 // tile_state holds TileStatus<RunPair<AccT>>::bytes(tiles) bytes, zeroed once (epochs); keys_out
 // and values_out have room for n elements; `values` unused (may be any valid pointer) unless
 // VALS == RUN_VALUES.
@@ -202,7 +209,6 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     constexpr int VX = VALUED && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
     constexpr int WIDE = KX > VX ? KX : VX;
     constexpr int SPAN = prim::WARP * ITEMS;  // elements of a warp
-    // PARKED: each warp's keys and values in shared memory, in the 16-byte exchange's slots
     typedef typename prim::Select<(PARKED && VALUED), InT, char>::type VP;
     const Op op;
     const ROp rop;
@@ -211,9 +217,11 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     __shared__ unsigned int tile_id;
     __shared__ __align__(16) unsigned char exchange[PARKED ? 1 : WARPS]
                                                    [PARKED ? 16 : WIDE * SPAN];
-    __shared__ __align__(16) K parked_k[PARKED ? WARPS : 1][PARKED ? SPAN : 1];
-    __shared__ __align__(16) VP parked_v[PARKED && VALUED ? WARPS : 1]
-                                        [PARKED && VALUED ? SPAN : 1];
+    // parked: dynamic shared memory, the warps' spans of keys, then (VALUED) of values
+    PRIM_DYNAMIC_SHARED(unsigned char, parked);
+    K* const pk = reinterpret_cast<K*>(parked) + (threadIdx.x / prim::WARP) * SPAN;
+    VP* const pv = reinterpret_cast<VP*>(parked + (PARKED ? sizeof(K) * SPAN * WARPS : 0)) +
+                   (threadIdx.x / prim::WARP) * SPAN;
 
     const long long tile = prim::next_tile(tile_counter, &tile_id);
     const int lane = threadIdx.x % prim::WARP;
@@ -235,9 +243,9 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     if constexpr (PARKED) {
         if (vector) {  // asynchronous 16-byte copies, fully coalesced, into the exchange slots
             prim::AsyncCopies cp;
-            prim::copy_striped16_async<K, ITEMS>(cp, keys + warp_first, parked_k[warp]);
+            prim::copy_striped16_async<K, ITEMS>(cp, keys + warp_first, pk);
             if constexpr (VALUED)
-                prim::copy_striped16_async<InT, ITEMS>(cp, values + warp_first, parked_v[warp]);
+                prim::copy_striped16_async<InT, ITEMS>(cp, values + warp_first, pv);
             cp.commit();
             if (lane == 0 && first > 0) prev = keys[first - 1];
             if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
@@ -247,14 +255,14 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
 #pragma unroll 1
             for (int k = 0; k < ITEMS; ++k)
                 if (k < avail)
-                    parked_k[warp][XK::blocked(k / XK::N, lane) * XK::N + k % XK::N] =
+                    pk[XK::blocked(k / XK::N, lane) * XK::N + k % XK::N] =
                         keys[first + k];
             if constexpr (VALUED) {
                 typedef prim::Exchange16<InT, ITEMS> XV;
 #pragma unroll 1
                 for (int k = 0; k < ITEMS; ++k)
                     if (k < avail)
-                        parked_v[warp][XV::blocked(k / XV::N, lane) * XV::N + k % XV::N] =
+                        pv[XV::blocked(k / XV::N, lane) * XV::N + k % XV::N] =
                             values[first + k];
             }
             if (lane == 0 && first > 0 && first - 1 < n) prev = keys[first - 1];
@@ -295,9 +303,9 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     constexpr int CHUNKS = ITEMS / C;
     auto chunk = [&](int c, K (&kc)[C], AccT (&vc)[C]) {
         if constexpr (PARKED) {
-            prim::read_blocked16_part<K, K, ITEMS, C>(parked_k[warp], c, kc);
+            prim::read_blocked16_part<K, K, ITEMS, C>(pk, c, kc);
             if constexpr (VALUED) {
-                prim::read_blocked16_part<InT, AccT, ITEMS, C>(parked_v[warp], c, vc);
+                prim::read_blocked16_part<InT, AccT, ITEMS, C>(pv, c, vc);
                 if (!full) {
 #pragma unroll
                     for (int j = 0; j < C; ++j)
@@ -320,7 +328,7 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     auto key_at = [&](int k) -> K {
         if constexpr (PARKED) {
             typedef prim::Exchange16<K, ITEMS> XK;
-            return parked_k[warp][XK::blocked(k / XK::N, lane) * XK::N + k % XK::N];
+            return pk[XK::blocked(k / XK::N, lane) * XK::N + k % XK::N];
         } else {
             return kk[k];
         }

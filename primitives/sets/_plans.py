@@ -58,13 +58,24 @@ def value_ops(in_dt):
 STATIC_SMEM = 48 * 1024
 
 
-def parked(key_dt, vals, in_dt, pol):
-    """The kernel's PARKED under ``pol``: the policy's where the keys (and the values of VALUES)
-    are 4- or 8-byte reals and a tile of them fits the static shared memory; else 0."""
+#: the most dynamic shared memory a parked tile takes (every device from sm_80 on has it)
+PARKED_SMEM = 128 * 1024
+
+
+def parked_bytes(key_dt, vals, in_dt, pol):
+    """Bytes of a parked tile (its keys, and values of VALUES) under ``pol``, or 0 where the
+    kernel runs unparked: the policy says so, or the keys or values are not 4- or 8-byte reals,
+    or the tile would take more than :data:`PARKED_SMEM`."""
     wide = [np.dtype(key_dt)] + ([np.dtype(in_dt)] if vals == VALUES else [])
     if not pol.parked or any(d.itemsize < 4 or d.kind == "c" for d in wide):
         return 0
-    return int(pol.block * pol.items * sum(d.itemsize for d in wide) <= STATIC_SMEM - 1024)
+    nbytes = pol.block * pol.items * sum(d.itemsize for d in wide)
+    return nbytes if nbytes <= PARKED_SMEM else 0
+
+
+def parked(key_dt, vals, in_dt, pol):
+    """The kernel's PARKED under ``pol`` (see :func:`parked_bytes`)."""
+    return int(parked_bytes(key_dt, vals, in_dt, pol) > 0)
 
 
 def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
@@ -126,11 +137,11 @@ def pair_bytes(acc_dt):
 
 
 def exchange_bytes(key_dt, vals, in_dt, pol):
-    """Bytes of the kernel's exchange buffers: a tile of the widest 4- or 8-byte type it
-    exchanges (keys; values of VALUES); a parked tile's keys and values."""
+    """Bytes of the kernel's static exchange buffers: a tile of the widest 4- or 8-byte type it
+    exchanges (keys; values of VALUES); none when the tile is parked (dynamic shared memory)."""
     key_dt = np.dtype(key_dt)
     if parked(key_dt, vals, in_dt, pol):
-        return pol.block * pol.items * (key_dt.itemsize + (in_dt.itemsize if vals == VALUES else 0))
+        return 0
     widths = [key_dt.itemsize if key_dt.itemsize >= 4 else 1]
     if vals == VALUES and in_dt.kind != "c":
         widths.append(in_dt.itemsize)
@@ -156,7 +167,7 @@ class RunsPlan(_lookback.LookbackPlan):
         self.out_dt = INDEX_DTYPE if vals == COUNTS else self.acc_dt  # values_out's
         xp = backend.xp
         super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
-                         pair_bytes(self.acc_dt))
+                         pair_bytes(self.acc_dt), smem=parked_bytes(key_dt, vals, in_dt, pol))
         self.count = xp.empty(1, dtype=INDEX_DTYPE)  # written by the block of the last tile
         # the values a launch without them reads: a one-element stand-in of InT
         self.stand_in = _launch.stand_in(backend, in_dt if vals == VALUES else self.acc_dt)
