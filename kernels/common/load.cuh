@@ -140,24 +140,6 @@ struct Exchange16 {
     }
 };
 
-// Items [c * C, c * C + C) of this lane's ITEMS on the blocked side of the exchange, from the
-// warp's vectors parked in `tmp` (in the slots of Exchange16<InT, ITEMS>, visible to the lane):
-// C / N 16-byte shared loads (C a multiple of the vector's N elements).
-template <class InT, class AccT, int ITEMS, int C>
-__device__ __forceinline__ void read_blocked16_part(const InT* tmp, int c, AccT (&items)[C]) {
-    typedef Exchange16<InT, ITEMS> X;
-    static_assert(C % X::N == 0 && ITEMS % C == 0, "read_blocked16_part: whole vectors");
-    const int lane = threadIdx.x % WARP;
-    const typename X::VT* slots = reinterpret_cast<const typename X::VT*>(tmp);
-#pragma unroll
-    for (int q = 0; q < C / X::N; ++q) {
-        const typename X::VT w = slots[X::blocked(c * (C / X::N) + q, lane)];
-        const InT* e = reinterpret_cast<const InT*>(&w);
-#pragma unroll
-        for (int k = 0; k < X::N; ++k) items[q * X::N + k] = static_cast<AccT>(e[k]);
-    }
-}
-
 // Vectors already in registers (`raw[u]`: vector u * 32 + lane of the warp's tile, e.g. loaded
 // early to hide their latency) to ITEMS consecutive elements per lane.
 template <class InT, class AccT, int ITEMS>

@@ -84,6 +84,7 @@ __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n,
 #define PRIM_ASYNC_COPY 1
 #endif
 
+#ifdef PRIM_ASYNC_COPY
 // One thread's asynchronous copies. Shared memory is addressed by Addr, an integer that moves by
 // bytes (the shared-window address on the GPU, the pointer's value on the emulator); addr(p) is
 // that of the shared pointer p. copy16(dst, src) starts a copy of 16 bytes from global `src` to
@@ -93,9 +94,7 @@ __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n,
 // of shared memory. On the GPU: cp.async.cg (L1 bypassed) / cp.async.commit_group /
 // cp.async.wait_group / ld.shared, no state. On the emulator each copy is recorded with its group
 // and performed when a wait retires the group (up to MAX copies pending), so a read that comes
-// too early sees stale data, as it may on the GPU. Below sm_80 (no cp.async, PRIM_ASYNC_COPY
-// undefined) each copy is made at once, a 16-byte load and store, and commit and wait do nothing:
-// the same results without the overlap.
+// too early sees stale data, as it may on the GPU.
 struct AsyncCopies {
 #ifdef PRIM_EMULATOR
     typedef uptr Addr;
@@ -137,7 +136,6 @@ struct AsyncCopies {
                      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
         return v;
     }
-#ifdef PRIM_ASYNC_COPY
     __device__ __forceinline__ void copy16(Addr d, const void* s) {
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(s) : "memory");
     }
@@ -147,33 +145,9 @@ struct AsyncCopies {
     template <int N> __device__ __forceinline__ void wait() {
         asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
     }
-#else
-    __device__ __forceinline__ void copy16(Addr d, const void* s) {
-        const uint4 v = __ldg(static_cast<const uint4*>(s));
-        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n"
-                     ::"r"(d), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
-    }
-    __device__ __forceinline__ void commit() {}
-    template <int N> __device__ __forceinline__ void wait() {}
-#endif
 #endif
 };
-
-// Starts the asynchronous copies of a warp's 32 * ITEMS elements at warp_base into `tmp`, parked
-// in the slots of the 16-byte warp exchange (Exchange16<T, ITEMS>, common/load.cuh): lane l copies
-// vectors u * 32 + l, so each copy instruction of the warp reads 512 consecutive bytes. Once they
-// have landed (a wait that retires their group, then a __syncwarp) read_blocked16 hands each lane
-// its ITEMS consecutive elements. warp_base and tmp 16-byte aligned; the caller commits.
-template <class T, int ITEMS>
-__device__ __forceinline__ void copy_striped16_async(AsyncCopies& cp, const T* warp_base, T* tmp) {
-    typedef Exchange16<T, ITEMS> X;
-    const int lane = threadIdx.x % WARP;
-    const AsyncCopies::Addr base = AsyncCopies::addr(tmp);
-#pragma unroll
-    for (int u = 0; u < X::PER_LANE; ++u)
-        cp.copy16(base + static_cast<AsyncCopies::Addr>(X::striped(u, lane)) * 16u,
-                  warp_base + (u * WARP + lane) * X::N);
-}
+#endif  // PRIM_ASYNC_COPY
 
 template <int S, int VECS, class T, class Elem, class Pack>
 __device__ __forceinline__ void for_each_packet_staged(const T* __restrict__ in, i64 n, i64 tid,

@@ -28,23 +28,15 @@
 // unequal to everything); RUN_FLOAT compares K (float, double) with ==. `equal_nan` (a runtime
 // flag, block-uniform) makes NaNs equal to each other, as numpy.unique's equal_nan=True.
 // MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
-// PARKED (4- and 8-byte keys and values): the tile's keys and values are copied by asynchronous
-// 16-byte copies (common/pack16.cuh) into the exchange's slots in shared memory, and each thread
-// reads its items from there in chunks of four, once for the heads and its pair, once for the
-// writes (loops left rolled): no register holds the items through the scan and the look-back
-// (40 registers for float32 sums under int32 keys, against 63 unparked). Unparked, the loads go
-// into registers together and the items stay there.
 // Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64). Static shared memory:
-// (unparked) BLOCK * ITEMS elements of the wider of the exchanged types (at most 8 bytes: 32 KiB
-// for 256 x 16) for the exchanges, BLOCK/32 + 1 pairs, a tile id: the policy keeps it under
-// 48 KiB. Dynamic shared memory (parked): BLOCK * ITEMS keys, then as many values (VALUES).
-// Preconditions: n >= 1; tile_counter == 0 on entry (left 0);
+// BLOCK * ITEMS elements of the wider of the exchanged types (at most 8 bytes: 32 KiB for the
+// default 256 x 16) for the exchanges, BLOCK/32 + 1 pairs, a tile id: the policy keeps it under
+// 48 KiB. Preconditions: n >= 1; tile_counter == 0 on entry (left 0);
 // tile_state holds TileStatus<RunPair<AccT>>::bytes(tiles) bytes, zeroed once (epochs); keys_out
 // and values_out have room for n elements; `values` unused (may be any valid pointer) unless
 // VALS == RUN_VALUES.
 #include "common/prim.cuh"
 #include "common/load.cuh"
-#include "common/pack16.cuh"
 #include "common/scan.cuh"
 #include "common/lookback.cuh"
 #include "common/complex.cuh"
@@ -184,7 +176,7 @@ struct TileItems<T, ITEMS, 2> {
 }  // namespace prim
 
 template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
-          int MIN_BLOCKS = 1, int PARKED = 0>
+          int MIN_BLOCKS = 1>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
               int equal_nan, K* __restrict__ keys_out,
@@ -198,87 +190,42 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     typedef prim::RunPair<AccT> P;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr bool VALUED = VALS == prim::RUN_VALUES;
-    static_assert(!PARKED || (prim::HasVec16<K>::value &&
-                              (!VALUED || prim::HasVec16<InT>::value)),
-                  "runs: parked tiles take 4- or 8-byte keys and values");
     // bytes per element of the exchange buffer: the wider of the exchanged types (4- and 8-byte
-    // keys and values; narrow keys and complex values are not exchanged), at least 1; none when
-    // the tile is parked
+    // keys and values; narrow keys and complex values are not exchanged), at least 1
     constexpr int KX = prim::HasVec16<K>::value ? sizeof(K) : 1;
-    constexpr int VX = VALUED && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
+    constexpr int VX = VALS == prim::RUN_VALUES && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
     constexpr int WIDE = KX > VX ? KX : VX;
-    constexpr int SPAN = prim::WARP * ITEMS;  // elements of a warp
-    typedef typename prim::Select<(PARKED && VALUED), InT, char>::type VP;
     const Op op;
     const ROp rop;
     __shared__ P scratch[WARPS];
     __shared__ P tile_prefix;
     __shared__ unsigned int tile_id;
-    __shared__ __align__(16) unsigned char exchange[PARKED ? 1 : WARPS]
-                                                   [PARKED ? 16 : WIDE * SPAN];
-    // parked: dynamic shared memory, the warps' spans of keys, then (VALUED) of values
-    PRIM_DYNAMIC_SHARED(unsigned char, parked);
-    K* const pk = reinterpret_cast<K*>(parked) + (threadIdx.x / prim::WARP) * SPAN;
-    VP* const pv = reinterpret_cast<VP*>(parked + (PARKED ? sizeof(K) * SPAN * WARPS : 0)) +
-                   (threadIdx.x / prim::WARP) * SPAN;
+    __shared__ __align__(16) unsigned char exchange[WARPS][WIDE * prim::WARP * ITEMS];
 
     const long long tile = prim::next_tile(tile_counter, &tile_id);
     const int lane = threadIdx.x % prim::WARP;
     const int warp = threadIdx.x / prim::WARP;
-    const long long warp_first = tile * TILE + static_cast<long long>(warp) * SPAN;
+    const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
     const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
     const long long avail = n - first;  // may be <= 0 in the last tile
     const bool full = (tile + 1) * TILE <= n;
     const bool vector = full && ((reinterpret_cast<prim::uptr>(keys) |
-                                  (VALUED ? reinterpret_cast<prim::uptr>(values) : 0)) & 15u) == 0;
+                                  (VALS == prim::RUN_VALUES ? reinterpret_cast<prim::uptr>(values)
+                                                            : 0)) & 15u) == 0;
 
+    K kk[ITEMS];
+    AccT v[ITEMS];
     K prev = K(), next = K();  // the key before item 0 and the one after item ITEMS - 1
-    // This thread's items: kk its keys, v its values (zeros without values; the identity past n).
-    // Unparked they are loaded here and held in registers through the scan; parked, the tile is
-    // copied into shared memory here and `items` reads them from it, once for the heads and once
-    // for the writes, so that no register holds them through the scan and the look-back.
-    K kk[PARKED ? 1 : ITEMS];
-    AccT vv[PARKED ? 1 : ITEMS];
-    if constexpr (PARKED) {
-        if (vector) {  // asynchronous 16-byte copies, fully coalesced, into the exchange slots
-            prim::AsyncCopies cp;
-            prim::copy_striped16_async<K, ITEMS>(cp, keys + warp_first, pk);
-            if constexpr (VALUED)
-                prim::copy_striped16_async<InT, ITEMS>(cp, values + warp_first, pv);
-            cp.commit();
-            if (lane == 0 && first > 0) prev = keys[first - 1];
-            if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
-            cp.template wait<0>();
-        } else {  // element by element into the same slots (the items past n are not read)
-            typedef prim::Exchange16<K, ITEMS> XK;
-#pragma unroll 1
-            for (int k = 0; k < ITEMS; ++k)
-                if (k < avail)
-                    pk[XK::blocked(k / XK::N, lane) * XK::N + k % XK::N] =
-                        keys[first + k];
-            if constexpr (VALUED) {
-                typedef prim::Exchange16<InT, ITEMS> XV;
-#pragma unroll 1
-                for (int k = 0; k < ITEMS; ++k)
-                    if (k < avail)
-                        pv[XV::blocked(k / XV::N, lane) * XV::N + k % XV::N] =
-                            values[first + k];
-            }
-            if (lane == 0 && first > 0 && first - 1 < n) prev = keys[first - 1];
-            if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
-        }
-        __syncwarp();
-    } else if (vector) {  // every global load in flight before the first wait
+    if (vector) {  // every global load in flight before the first wait
         prim::TileItems<K, ITEMS> kl;
         kl.issue(keys + first, keys + warp_first);
-        if constexpr (VALUED) {
+        if constexpr (VALS == prim::RUN_VALUES) {
             prim::TileItems<InT, ITEMS> vl;
             vl.issue(values + first, values + warp_first);
             if (lane == 0 && first > 0) prev = keys[first - 1];
             if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
             kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
-            vl.finish(reinterpret_cast<InT*>(exchange[warp]), vv);
+            vl.finish(reinterpret_cast<InT*>(exchange[warp]), v);
         } else {
             if (lane == 0 && first > 0) prev = keys[first - 1];
             if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
@@ -287,78 +234,33 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     } else {
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) kk[k] = k < avail ? keys[first + k] : K();
-        if constexpr (VALUED) {
+        if constexpr (VALS == prim::RUN_VALUES) {
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k)
-                vv[k] = k < avail ? static_cast<AccT>(values[first + k]) : Op::identity();
+                v[k] = k < avail ? static_cast<AccT>(values[first + k]) : Op::identity();
         }
         if (lane == 0 && first > 0 && first - 1 < n) prev = keys[first - 1];
         if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
     }
-    // Chunk c of this thread's items, C at a time: keys kc and values vc (zeros without values;
-    // the identity past n). Parked, the loops over chunks stay rolled, so that only a chunk's
-    // items are live at once.
-    // items per chunk: parked, whole 16-byte vectors of 4- and 8-byte types; else all of them
-    constexpr int C = PARKED ? 4 : ITEMS;
-    constexpr int CHUNKS = ITEMS / C;
-    auto chunk = [&](int c, K (&kc)[C], AccT (&vc)[C]) {
-        if constexpr (PARKED) {
-            prim::read_blocked16_part<K, K, ITEMS, C>(pk, c, kc);
-            if constexpr (VALUED) {
-                prim::read_blocked16_part<InT, AccT, ITEMS, C>(pv, c, vc);
-                if (!full) {
+    if constexpr (VALS != prim::RUN_VALUES) {  // no values: the scan only counts heads
 #pragma unroll
-                    for (int j = 0; j < C; ++j)
-                        if (c * C + j >= avail) vc[j] = Op::identity();
-                }
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < C; ++j) {
-                kc[j] = kk[c * C + j];
-                if constexpr (VALUED) vc[j] = vv[c * C + j];
-            }
-        }
-        if constexpr (!VALUED) {  // no values: the scan only counts heads
-#pragma unroll
-            for (int j = 0; j < C; ++j) vc[j] = AccT(0);
-        }
-    };
-    // this thread's key k (its first and last are the neighbours of the lanes beside it)
-    auto key_at = [&](int k) -> K {
-        if constexpr (PARKED) {
-            typedef prim::Exchange16<K, ITEMS> XK;
-            return pk[XK::blocked(k / XK::N, lane) * XK::N + k % XK::N];
-        } else {
-            return kk[k];
-        }
-    };
+        for (int k = 0; k < ITEMS; ++k) v[k] = AccT(0);
+    }
     {  // the other lanes' neighbours are the next and previous lanes' edge keys
-        const K up = prim::shfl_key_up(key_at(ITEMS - 1));
-        const K down = prim::shfl_key_down(key_at(0));
+        const K up = prim::shfl_key_up(kk[ITEMS - 1]);
+        const K down = prim::shfl_key_down(kk[0]);
         if (lane != 0) prev = up;
         if (lane != prim::WARP - 1) next = down;
     }
     // heads, bit k: item k starts a run (a key unlike its predecessor, or element 0); ends, bit
     // k: item k ends one (the next item starts one, or it is element n - 1)
     unsigned heads = 0u;
-    {
-        K last = prev;  // the key before the chunk
-#pragma unroll(PARKED ? 1 : CHUNKS)
-        for (int c = 0; c < CHUNKS; ++c) {
-            K kc[C];
-            AccT vc[C];
-            chunk(c, kc, vc);
 #pragma unroll
-            for (int j = 0; j < C; ++j)
-                heads |= static_cast<unsigned>(!prim::same_key<KIND>(kc[j], j ? kc[j - 1] : last,
-                                                                     equal_nan)) << (c * C + j);
-            last = kc[C - 1];
-        }
-    }
-    heads |= static_cast<unsigned>(first == 0);
-    const bool last_ends = first + ITEMS >= n ||
-                           !prim::same_key<KIND>(next, key_at(ITEMS - 1), equal_nan);
+    for (int k = 1; k < ITEMS; ++k)
+        heads |= static_cast<unsigned>(!prim::same_key<KIND>(kk[k], kk[k - 1], equal_nan)) << k;
+    heads |= static_cast<unsigned>(first == 0 || !prim::same_key<KIND>(kk[0], prev, equal_nan));
+    const bool last_ends = first + ITEMS >= n || !prim::same_key<KIND>(next, kk[ITEMS - 1],
+                                                                      equal_nan);
     unsigned ends = (heads >> 1) | (static_cast<unsigned>(last_ends) << (ITEMS - 1));
     if (!full) {  // the last tile: items from element n on are none, element n - 1 ends a run
         const unsigned live = avail >= ITEMS ? ~0u >> (32 - ITEMS)
@@ -371,17 +273,8 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     // this thread's pair: the op-sum since its last head (of all its items without one)
     P mine;
     mine.value = Op::identity();
-    if constexpr (VALUED) {
-#pragma unroll(PARKED ? 1 : CHUNKS)
-        for (int c = 0; c < CHUNKS; ++c) {
-            K kc[C];
-            AccT vc[C];
-            chunk(c, kc, vc);
 #pragma unroll
-            for (int j = 0; j < C; ++j)
-                mine.value = ((heads >> (c * C + j)) & 1u) ? vc[j] : op(mine.value, vc[j]);
-        }
-    }
+    for (int k = 0; k < ITEMS; ++k) mine.value = ((heads >> k) & 1u) ? v[k] : op(mine.value, v[k]);
     mine.set_runs(__popc(heads));
     P aggregate;
     const P before = prim::block_exclusive_scan<BLOCK>(mine, rop, scratch, aggregate);
@@ -399,22 +292,15 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     // coalesced was measured slower on an H200: runs of 16 and of 128 alike.)
     long long r = start.runs();  // runs started before the current item
     AccT run = start.value;      // the op-sum of the current run so far
-#pragma unroll(PARKED ? 1 : CHUNKS)
-    for (int c = 0; c < CHUNKS; ++c) {
-        K kc[C];
-        AccT vc[C];
-        chunk(c, kc, vc);
 #pragma unroll
-        for (int j = 0; j < C; ++j) {
-            const int k = c * C + j;
-            const bool h = (heads >> k) & 1u;
-            run = h ? vc[j] : op(run, vc[j]);
-            if (h) {
-                keys_out[r] = kc[j];
-                if (VALS == prim::RUN_STARTS) values_out[r] = first + k;
-                ++r;
-            }
-            if (VALUED && ((ends >> k) & 1u)) values_out[r - 1] = run;
+    for (int k = 0; k < ITEMS; ++k) {
+        const bool h = (heads >> k) & 1u;
+        run = h ? v[k] : op(run, v[k]);
+        if (h) {
+            keys_out[r] = kk[k];
+            if (VALS == prim::RUN_STARTS) values_out[r] = first + k;
+            ++r;
         }
+        if (VALS == prim::RUN_VALUES && ((ends >> k) & 1u)) values_out[r - 1] = run;
     }
 }

@@ -54,33 +54,8 @@ def value_ops(in_dt):
     return tuple((op, _dtypes.reduce_result_dtype(in_dt, op)) for op in ops)
 
 
-#: the kernel's static shared memory limit, which its exchange buffers must fit
-STATIC_SMEM = 48 * 1024
-
-
-#: the most dynamic shared memory a parked tile takes (every device from sm_80 on has it)
-PARKED_SMEM = 128 * 1024
-
-
-def parked_bytes(key_dt, vals, in_dt, pol):
-    """Bytes of a parked tile (its keys, and values of VALUES) under ``pol``, or 0 where the
-    kernel runs unparked: the policy says so, or the keys or values are not 4- or 8-byte reals,
-    or the tile would take more than :data:`PARKED_SMEM`."""
-    wide = [np.dtype(key_dt)] + ([np.dtype(in_dt)] if vals == VALUES else [])
-    if not pol.parked or any(d.itemsize < 4 or d.kind == "c" for d in wide):
-        return 0
-    nbytes = pol.block * pol.items * sum(d.itemsize for d in wide)
-    return nbytes if nbytes <= PARKED_SMEM else 0
-
-
-def parked(key_dt, vals, in_dt, pol):
-    """The kernel's PARKED under ``pol`` (see :func:`parked_bytes`)."""
-    return int(parked_bytes(key_dt, vals, in_dt, pol) > 0)
-
-
 def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
     kc, kind, _ = key_kind(key_dt)
-    pk = parked(key_dt, vals, in_dt, pol)
     if vals != VALUES:  # the scan only counts heads: the smallest pair (one packed descriptor)
         in_c = acc_c = "int"
         op_t = "prim::Sum<int>"
@@ -88,7 +63,7 @@ def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
         in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
         op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
     return (f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
-            f"{pol.items}, {pol.min_blocks}, {pk}>")
+            f"{pol.items}, {pol.min_blocks}>")
 
 
 def names(module, pol):
@@ -134,14 +109,14 @@ def pair_bytes(acc_dt):
     return -(-size // align) * align
 
 
+#: the kernel's static shared memory limit, which its exchange buffers must fit
+STATIC_SMEM = 48 * 1024
 
 
 def exchange_bytes(key_dt, vals, in_dt, pol):
-    """Bytes of the kernel's static exchange buffers: a tile of the widest 4- or 8-byte type it
-    exchanges (keys; values of VALUES); none when the tile is parked (dynamic shared memory)."""
+    """Bytes of the kernel's exchange buffers: a tile of the widest 4- or 8-byte type it
+    exchanges (keys; values of VALUES)."""
     key_dt = np.dtype(key_dt)
-    if parked(key_dt, vals, in_dt, pol):
-        return 0
     widths = [key_dt.itemsize if key_dt.itemsize >= 4 else 1]
     if vals == VALUES and in_dt.kind != "c":
         widths.append(in_dt.itemsize)
@@ -167,7 +142,7 @@ class RunsPlan(_lookback.LookbackPlan):
         self.out_dt = INDEX_DTYPE if vals == COUNTS else self.acc_dt  # values_out's
         xp = backend.xp
         super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
-                         pair_bytes(self.acc_dt), smem=parked_bytes(key_dt, vals, in_dt, pol))
+                         pair_bytes(self.acc_dt))
         self.count = xp.empty(1, dtype=INDEX_DTYPE)  # written by the block of the last tile
         # the values a launch without them reads: a one-element stand-in of InT
         self.stand_in = _launch.stand_in(backend, in_dt if vals == VALUES else self.acc_dt)

@@ -17,16 +17,12 @@ class RunsPolicy:
     block: int  # threads per block of runs_lookback (a template parameter, whole warps, >= 64)
     items: int  # keys per thread: 16 or 32 (a thread's 1-byte keys fill whole 16-byte vectors)
     min_blocks: int = 1  # resident blocks per multiprocessor the compiler leaves registers for
-    # 1: a tile's keys and values parked in dynamic shared memory (asynchronous copies) and read
-    # from there twice, not held in registers through the scan and look-back (4- and 8-byte keys
-    # and values, a tile of at most 128 KiB; others run unparked)
-    parked: int = 0
 
 
 TABLE = _policy.register("sets", {
     # tiles of 4096 elements, as the compaction and scan look-backs (not tuned yet; to be swept
     # on an H100 with tools.figures --family sets)
-    ("default", None): RunsPolicy(block=256, items=16, parked=1),
+    ("default", None): RunsPolicy(block=256, items=16),
 }, doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)")
 
 
