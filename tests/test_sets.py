@@ -108,6 +108,9 @@ def test_rle_run_lengths_across_tiles(mean_run, rng):
     """Runs of one element, runs across threads and warps, runs across tiles; one run of all."""
     x = keys_with_runs(rng, 3 * TILE + 5, np.int64, mean_run)
     H.assert_same(prim.run_length_encode(x), rle_ref(x))
+    k32 = x.astype(np.int32)  # sums of runs that end in another warp or tile than they start
+    v = rng.integers(-9, 9, x.size).astype(np.float32)
+    H.assert_same(prim.reduce_by_key(k32, v), rbk_ref(k32, v, "sum"), rtol=1e-5)
     same = np.full(2 * TILE + 3, 7, np.uint16)
     H.assert_same(prim.run_length_encode(same), (same[:1], np.array([same.size], np.int64)))
 
@@ -346,6 +349,14 @@ def test_policy_override(rng):
     x = keys_with_runs(rng, 3000, np.int32)
     with prim.tuning.override("sets", block=64, items=32):
         H.assert_same(prim.run_length_encode(x), rle_ref(x))
+    for warp_out in (0, 1):  # results stored by each lane, or parked by the warp first
+        with prim.tuning.override("sets", block=64, items=32, warp_out=warp_out):
+            H.assert_same(prim.run_length_encode(x), rle_ref(x))
+            H.assert_same(prim.unique(x, return_counts=True),
+                          np.unique(x, return_counts=True))
+            v = (x % 7).astype(np.float32)
+            H.assert_same(prim.reduce_by_key(x, v, "max"), rbk_ref(x, v, "max"))
+            H.assert_same(prim.reduce_by_key(x[1:], v[1:]), rbk_ref(x[1:], v[1:], "sum"))
     with prim.tuning.override("sets", block=512, items=16):  # 64 KiB of 8-byte exchanges
         H.raises_like(ValueError, "sets", prim.run_length_encode, x.astype(np.int64),
                       match="static shared memory")

@@ -176,7 +176,7 @@ struct TileItems<T, ITEMS, 2> {
 }  // namespace prim
 
 template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
-          int MIN_BLOCKS = 1>
+          int MIN_BLOCKS = 1, int WARP_OUT = 1>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
               int equal_nan, K* __restrict__ keys_out,
@@ -194,7 +194,13 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     // keys and values; narrow keys and complex values are not exchanged), at least 1
     constexpr int KX = prim::HasVec16<K>::value ? sizeof(K) : 1;
     constexpr int VX = VALS == prim::RUN_VALUES && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
-    constexpr int WIDE = KX > VX ? KX : VX;
+    constexpr int WIDE0 = KX > VX ? KX : VX;
+    // WARP_OUT: the results are parked in the same buffer (keys, then values_out's type), when
+    // a warp's span of them fits the static shared memory
+    typedef typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type Out;
+    constexpr int OW = static_cast<int>(sizeof(K) > sizeof(Out) ? sizeof(K) : sizeof(Out));
+    constexpr bool STAGE_OUT = WARP_OUT && (OW > WIDE0 ? OW : WIDE0) * BLOCK * ITEMS <= 46 * 1024;
+    constexpr int WIDE = STAGE_OUT && OW > WIDE0 ? OW : WIDE0;
     const Op op;
     const ROp rop;
     __shared__ P scratch[WARPS];
@@ -288,19 +294,62 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     const P start = rop(tile_prefix, before);
 
     // Each head writes its key, and each end its run's op-sum (RUN_STARTS: each head its index),
-    // at the run's index. (Packing a tile's results in shared memory first and copying them out
+    // at the run's index. WARP_OUT: a warp's results are consecutive runs, so the warp parks
+    // them in its exchange buffer at their run's offset and writes them out in coalesced rows
+    // (a run of ~16 keys gives each store instruction one or two lanes otherwise); else each
+    // lane stores its own. (Packing a tile's results in shared memory first and copying them out
     // coalesced was measured slower on an H200: runs of 16 and of 128 alike.)
-    long long r = start.runs();  // runs started before the current item
-    AccT run = start.value;      // the op-sum of the current run so far
+    if constexpr (STAGE_OUT) {
+        const long long r0 = start.runs();  // runs before this thread's first item
+        const long long w0 = prim::shfl_idx(r0, 0);  // before the warp's first
+        const long long w1 = prim::shfl_idx(r0 + __popc(heads), prim::WARP - 1);  // after its last
+        const int count = static_cast<int>(w1 - w0);
+        K* const kp = reinterpret_cast<K*>(exchange[warp]);
+        Out* const op_ = reinterpret_cast<Out*>(exchange[warp]);
+        int o = static_cast<int>(r0 - w0);
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        const bool h = (heads >> k) & 1u;
-        run = h ? v[k] : op(run, v[k]);
-        if (h) {
-            keys_out[r] = kk[k];
-            if (VALS == prim::RUN_STARTS) values_out[r] = first + k;
-            ++r;
+        for (int k = 0; k < ITEMS; ++k)
+            if ((heads >> k) & 1u) kp[o++] = kk[k];
+        __syncwarp();
+        for (int i = lane; i < count; i += prim::WARP) keys_out[w0 + i] = kp[i];
+        __syncwarp();
+        if constexpr (VALS == prim::RUN_STARTS) {
+            o = static_cast<int>(r0 - w0);
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k)
+                if ((heads >> k) & 1u) op_[o++] = first + k;
+            __syncwarp();
+            for (int i = lane; i < count; i += prim::WARP) values_out[w0 + i] = op_[i];
+        } else if constexpr (VALS == prim::RUN_VALUES) {
+            // the runs that end in the warp: from the one its first item belongs to (w0 - 1
+            // unless that item is a head) on, one per end
+            const long long e0 = w0 - 1 + static_cast<long long>(prim::shfl_idx(heads, 0) & 1u);
+            const int ended = prim::warp_reduce(static_cast<int>(__popc(ends)), prim::Sum<int>());
+            AccT run = start.value;  // the op-sum of the current run so far
+            o = static_cast<int>(r0 - e0);  // after a head: the offset of the run it starts
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                const bool h = (heads >> k) & 1u;
+                run = h ? v[k] : op(run, v[k]);
+                o += h;
+                if ((ends >> k) & 1u) op_[o - 1] = run;
+            }
+            __syncwarp();
+            for (int i = lane; i < ended; i += prim::WARP) values_out[e0 + i] = op_[i];
         }
-        if (VALS == prim::RUN_VALUES && ((ends >> k) & 1u)) values_out[r - 1] = run;
+    } else {
+        long long r = start.runs();  // runs started before the current item
+        AccT run = start.value;      // the op-sum of the current run so far
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const bool h = (heads >> k) & 1u;
+            run = h ? v[k] : op(run, v[k]);
+            if (h) {
+                keys_out[r] = kk[k];
+                if (VALS == prim::RUN_STARTS) values_out[r] = first + k;
+                ++r;
+            }
+            if (VALS == prim::RUN_VALUES && ((ends >> k) & 1u)) values_out[r - 1] = run;
+        }
     }
 }

@@ -17,6 +17,10 @@ class RunsPolicy:
     block: int  # threads per block of runs_lookback (a template parameter, whole warps, >= 64)
     items: int  # keys per thread: 16 or 32 (a thread's 1-byte keys fill whole 16-byte vectors)
     min_blocks: int = 1  # resident blocks per multiprocessor the compiler leaves registers for
+    # 1: a warp parks its results (consecutive runs) in shared memory and writes them out in
+    # coalesced rows, where a warp's span of them fits the static shared memory; 0: each lane
+    # stores its own
+    warp_out: int = 1
 
 
 TABLE = _policy.register("sets", {
