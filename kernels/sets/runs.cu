@@ -176,7 +176,7 @@ struct TileItems<T, ITEMS, 2> {
 }  // namespace prim
 
 template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
-          int MIN_BLOCKS = 1, int WARP_OUT = 1, int GUESS = 0>
+          int MIN_BLOCKS = 1, int WARP_OUT = 1>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
               int equal_nan, K* __restrict__ keys_out,
@@ -208,45 +208,35 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     __shared__ unsigned int tile_id;
     __shared__ __align__(16) unsigned char exchange[WARPS][WIDE * prim::WARP * ITEMS];
 
+    const long long tile = prim::next_tile(tile_counter, &tile_id);
     const int lane = threadIdx.x % prim::WARP;
     const int warp = threadIdx.x / prim::WARP;
-    const bool aligned = ((reinterpret_cast<prim::uptr>(keys) |
-                           (VALS == prim::RUN_VALUES ? reinterpret_cast<prim::uptr>(values) : 0)) &
-                          15u) == 0;
-    // The first element of this thread's items in tile t, and of its warp's.
-    auto warp_first_of = [&](long long t) {
-        return t * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
-    };
-    // GUESS: the loads of tile blockIdx.x go out before the tile id is drawn (blocks start in
-    // index order, so that is nearly always the id drawn; when it is not, they go out again)
-    prim::TileItems<K, ITEMS> kl;
-    prim::TileItems<InT, ITEMS> vl;
-    const long long guess = blockIdx.x;
-    const bool guessed = GUESS && aligned && (guess + 1) * TILE <= n;
-    if (guessed) {
-        const long long wf = warp_first_of(guess);
-        kl.issue(keys + wf + lane * ITEMS, keys + wf);
-        if constexpr (VALS == prim::RUN_VALUES) vl.issue(values + wf + lane * ITEMS, values + wf);
-    }
-    const long long tile = prim::next_tile(tile_counter, &tile_id);
-    const long long warp_first = warp_first_of(tile);
+    const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
     const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
     const long long avail = n - first;  // may be <= 0 in the last tile
     const bool full = (tile + 1) * TILE <= n;
-    const bool vector = full && aligned;
+    const bool vector = full && ((reinterpret_cast<prim::uptr>(keys) |
+                                  (VALS == prim::RUN_VALUES ? reinterpret_cast<prim::uptr>(values)
+                                                            : 0)) & 15u) == 0;
 
     K kk[ITEMS];
     AccT v[ITEMS];
     K prev = K(), next = K();  // the key before item 0 and the one after item ITEMS - 1
     if (vector) {  // every global load in flight before the first wait
-        if (!guessed || tile != guess) {
-            kl.issue(keys + first, keys + warp_first);
-            if constexpr (VALS == prim::RUN_VALUES) vl.issue(values + first, values + warp_first);
+        prim::TileItems<K, ITEMS> kl;
+        kl.issue(keys + first, keys + warp_first);
+        if constexpr (VALS == prim::RUN_VALUES) {
+            prim::TileItems<InT, ITEMS> vl;
+            vl.issue(values + first, values + warp_first);
+            if (lane == 0 && first > 0) prev = keys[first - 1];
+            if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
+            kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
+            vl.finish(reinterpret_cast<InT*>(exchange[warp]), v);
+        } else {
+            if (lane == 0 && first > 0) prev = keys[first - 1];
+            if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
+            kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
         }
-        if (lane == 0 && first > 0) prev = keys[first - 1];
-        if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
-        kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
-        if constexpr (VALS == prim::RUN_VALUES) vl.finish(reinterpret_cast<InT*>(exchange[warp]), v);
     } else {
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) kk[k] = k < avail ? keys[first + k] : K();

@@ -21,15 +21,12 @@ class RunsPolicy:
     # coalesced rows, where a warp's span of them fits the static shared memory; 0: each lane
     # stores its own
     warp_out: int = 1
-    # 1: a block issues the loads of tile blockIdx.x before it draws its tile id (again after,
-    # in the rare case it drew another)
-    guess: int = 0
 
 
 TABLE = _policy.register("sets", {
     # tiles of 4096 elements, as the compaction and scan look-backs (not tuned yet; to be swept
     # on an H100 with tools.figures --family sets)
-    ("default", None): RunsPolicy(block=256, items=16, guess=1),
+    ("default", None): RunsPolicy(block=256, items=16),
 }, doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)")
 
 
