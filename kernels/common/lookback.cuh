@@ -172,11 +172,9 @@ struct TileStatus<T, false> {
 
 // Exclusive prefix of `tile` (> 0) over all earlier tiles. Call from the 32 lanes of one warp;
 // the result is valid in every lane. Each lane watches one predecessor of a window of 32 (lane 0
-// the nearest), waits until it has published something, and the window folds aggregates up to
-// the nearest inclusive prefix; without one it moves 32 tiles further back. A lane whose
-// predecessor has published nothing yet sleeps SLEEP ns before it reads again, the sleep doubling
-// up to SLEEP_MAX while the window waits (each read is an L2 request per waiting lane).
-template <class T, int SLEEP = 20, int SLEEP_MAX = SLEEP, class Op, class Status>
+// the nearest), waits (with __nanosleep) until it has published something, and the window folds
+// aggregates up to the nearest inclusive prefix; without one it moves 32 tiles further back.
+template <class T, class Op, class Status>
 __device__ __forceinline__ T lookback_prefix(const Status& ts, long long tile, Op op) {
     const int lane = threadIdx.x % WARP;
     T prefix = Op::identity();
@@ -185,13 +183,11 @@ __device__ __forceinline__ T lookback_prefix(const Status& ts, long long tile, O
         const long long pred = window_end - lane;
         T value = Op::identity();
         unsigned kind = pred >= 0 ? ts.load(pred, value) : TILE_INCLUSIVE;
-        unsigned sleep = SLEEP;
         while (__any_sync(FULL_MASK, kind == 0u)) {
             if (kind == 0u) {
-                __nanosleep(sleep);
+                __nanosleep(20);
                 kind = ts.load(pred, value);
             }
-            sleep = sleep * 2u < SLEEP_MAX ? sleep * 2u : SLEEP_MAX;
         }
         const unsigned inclusive_lanes = __ballot_sync(FULL_MASK, kind == TILE_INCLUSIVE);
         // lanes beyond the nearest inclusive prefix are already counted in it
@@ -221,7 +217,7 @@ __device__ __forceinline__ long long next_tile(unsigned int* counter, unsigned i
 // exclusive prefix, publish the inclusive prefix. Lane 0 stores the exclusive prefix in
 // *prefix_slot (shared memory); the caller __syncthreads() before reading it. With a seed (device
 // memory), tile 0's exclusive prefix is *seed instead of the identity, so every tile's is seeded.
-template <int SLEEP = 20, int SLEEP_MAX = SLEEP, class T, class Op>
+template <class T, class Op>
 __device__ __forceinline__ void tile_lookback(const TileStatus<T>& ts, long long tile,
                                               T aggregate, Op op, T* prefix_slot,
                                               const T* seed = nullptr) {
@@ -234,7 +230,7 @@ __device__ __forceinline__ void tile_lookback(const TileStatus<T>& ts, long long
         return;
     }
     if (threadIdx.x == 0) ts.publish(tile, TILE_AGGREGATE, aggregate);
-    const T before = lookback_prefix<T, SLEEP, SLEEP_MAX>(ts, tile, op);
+    const T before = lookback_prefix<T>(ts, tile, op);
     if (threadIdx.x == 0) {
         ts.publish(tile, TILE_INCLUSIVE, op(before, aggregate));
         *prefix_slot = before;

@@ -176,7 +176,7 @@ struct TileItems<T, ITEMS, 2> {
 }  // namespace prim
 
 template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
-          int MIN_BLOCKS = 1, int WARP_OUT = 1, int POLL_NS = 20, int POLL_MAX_NS = POLL_NS>
+          int MIN_BLOCKS = 1, int WARP_OUT = 1>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
               int equal_nan, K* __restrict__ keys_out,
@@ -286,7 +286,7 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     const P before = prim::block_exclusive_scan<BLOCK>(mine, rop, scratch, aggregate);
     const prim::TileStatus<P> ts(tile_state, epoch);
     if (warp == 0) {
-        prim::tile_lookback<POLL_NS, POLL_MAX_NS>(ts, tile, aggregate, rop, &tile_prefix);
+        prim::tile_lookback(ts, tile, aggregate, rop, &tile_prefix);
         if (threadIdx.x == 0 && tile == gridDim.x - 1)
             *count = tile_prefix.runs() + aggregate.runs();
     }

@@ -63,7 +63,7 @@ def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
         in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
         op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
     return (f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
-            f"{pol.items}, {pol.min_blocks}, {pol.warp_out}, {pol.poll_ns}, {pol.poll_max_ns}>")
+            f"{pol.items}, {pol.min_blocks}, {pol.warp_out}>")
 
 
 def names(module, pol):

@@ -21,10 +21,6 @@ class RunsPolicy:
     # coalesced rows, where a warp's span of them fits the static shared memory; 0: each lane
     # stores its own
     warp_out: int = 1
-    # the look-back's sleep before a predecessor's status is read again, ns, doubling up to
-    # poll_max_ns while its window waits
-    poll_ns: int = 20
-    poll_max_ns: int = 20
 
 
 TABLE = _policy.register("sets", {
