@@ -199,15 +199,10 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     constexpr int KX = prim::HasVec16<K>::value ? sizeof(K) : 1;
     constexpr int VX = VALS == prim::RUN_VALUES && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
     constexpr int WIDE0 = KX > VX ? KX : VX;
-    constexpr bool VALUED = VALS == prim::RUN_VALUES;
-    // WARP_OUT: the results are parked in the same buffer, when a warp's span of them fits the
-    // static shared memory: keys and op-sums side by side (VALUES), keys then the indices
-    // (STARTS), keys (KEYS)
+    // WARP_OUT: the results are parked in the same buffer (keys, then values_out's type), when
+    // a warp's span of them fits the static shared memory
     typedef typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type Out;
-    constexpr int KEY_BYTES = static_cast<int>(sizeof(K)) * prim::WARP * ITEMS;
-    constexpr int OW = static_cast<int>(VALUED ? sizeof(K) + sizeof(Out)
-                                               : (sizeof(K) > sizeof(Out) ? sizeof(K)
-                                                                          : sizeof(Out)));
+    constexpr int OW = static_cast<int>(sizeof(K) > sizeof(Out) ? sizeof(K) : sizeof(Out));
     constexpr bool STAGE_OUT = WARP_OUT && (OW > WIDE0 ? OW : WIDE0) * BLOCK * ITEMS <= 46 * 1024;
     constexpr int WIDE = STAGE_OUT && OW > WIDE0 ? OW : WIDE0;
     const Op op;
@@ -294,35 +289,48 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     P aggregate;
     const P before = prim::block_exclusive_scan<BLOCK>(mine, rop, scratch, aggregate);
     const prim::TileStatus<P> ts(tile_state, epoch);
+    if (warp == 0) {
+        prim::tile_lookback(ts, tile, aggregate, rop, &tile_prefix);
+        if (threadIdx.x == 0 && tile == gridDim.x - 1)
+            *count = tile_prefix.runs() + aggregate.runs();
+    }
+    __syncthreads();
+    const P start = rop(tile_prefix, before);
 
     // Each head writes its key, and each end its run's op-sum (RUN_STARTS: each head its index),
     // at the run's index. WARP_OUT: a warp's results are consecutive runs, so the warp parks
-    // them in its buffer at their run's offset and writes them out in coalesced rows (with runs
-    // of ~16 keys a lane's own stores give each store instruction one or two lanes); the keys
-    // and op-sums are parked at offsets within the tile before the look-back, while warp 0
-    // looks back, and only the tile's first run's op-sum (when it began in an earlier tile)
-    // waits for the prefix. Else each lane stores its own after the look-back. On an H200 the
-    // warp's rows took reduce_by_key of 2^28 from 0.872 to 0.849 ms; a whole tile's results
-    // packed behind a block barrier had been slower.
-    int w0 = 0, count_w = 0, e0 = 0, ended = 0;  // (WARP_OUT) the warp's runs, tile-relative
-    bool fix = false;  // (WARP_OUT) this lane holds the end of the tile's first run, begun before
-    K* const kp = reinterpret_cast<K*>(exchange[warp]);
-    Out* const outp = reinterpret_cast<Out*>(exchange[warp] + (VALUED ? KEY_BYTES : 0));
+    // them in its exchange buffer at their run's offset and writes them out in coalesced rows
+    // (with runs of ~16 keys a lane's own stores give each store instruction one or two lanes);
+    // else each lane stores its own. On an H200 the warp's rows took reduce_by_key of 2^28 from
+    // 0.872 to 0.849 ms; a whole tile's results packed behind a block barrier had been slower.
     if constexpr (STAGE_OUT) {
-        const int r0 = static_cast<int>(before.runs());  // heads in the tile before this thread
-        w0 = prim::shfl_idx(r0, 0);
-        count_w = prim::shfl_idx(r0 + __popc(heads), prim::WARP - 1) - w0;
-        int o = r0 - w0;
+        const long long r0 = start.runs();  // runs before this thread's first item
+        const long long w0 = prim::shfl_idx(r0, 0);  // before the warp's first
+        const long long w1 = prim::shfl_idx(r0 + __popc(heads), prim::WARP - 1);  // after its last
+        const int count = static_cast<int>(w1 - w0);
+        K* const kp = reinterpret_cast<K*>(exchange[warp]);
+        Out* const outp = reinterpret_cast<Out*>(exchange[warp]);
+        int o = static_cast<int>(r0 - w0);
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k)
             if ((heads >> k) & 1u) kp[o++] = kk[k];
-        if constexpr (VALUED) {
+        __syncwarp();
+        for (int i = lane; i < count; i += prim::WARP) keys_out[w0 + i] = kp[i];
+        __syncwarp();
+        if constexpr (VALS == prim::RUN_STARTS) {
+            o = static_cast<int>(r0 - w0);
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k)
+                if ((heads >> k) & 1u) outp[o++] = first + k;
+            __syncwarp();
+            for (int i = lane; i < count; i += prim::WARP) values_out[w0 + i] = outp[i];
+        } else if constexpr (VALS == prim::RUN_VALUES) {
             // the runs that end in the warp: from the one its first item belongs to (w0 - 1
             // unless that item is a head) on, one per end
-            e0 = w0 - 1 + static_cast<int>(prim::shfl_idx(heads, 0) & 1u);
-            ended = prim::warp_reduce(static_cast<int>(__popc(ends)), prim::Sum<int>());
-            AccT run = before.value;  // the op-sum since the last head (within the tile)
-            o = r0 - e0;              // after a head: the offset of the run it starts
+            const long long e0 = w0 - 1 + static_cast<long long>(prim::shfl_idx(heads, 0) & 1u);
+            const int ended = prim::warp_reduce(static_cast<int>(__popc(ends)), prim::Sum<int>());
+            AccT run = start.value;  // the op-sum of the current run so far
+            o = static_cast<int>(r0 - e0);  // after a head: the offset of the run it starts
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const bool h = (heads >> k) & 1u;
@@ -330,40 +338,10 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
                 o += h;
                 if ((ends >> k) & 1u) outp[o - 1] = run;
             }
-            // no head before this lane's first end in the tile: that end closes a run begun in
-            // an earlier tile, parked at offset 0 of this warp without the earlier part
-            fix = r0 == 0 && ends != 0u && (heads == 0u || __ffs(ends) < __ffs(heads));
-        }
-        __syncwarp();  // parked before the look-back (the items die here)
-    }
-
-    if (warp == 0) {
-        prim::tile_lookback(ts, tile, aggregate, rop, &tile_prefix);
-        if (threadIdx.x == 0 && tile == gridDim.x - 1)
-            *count = tile_prefix.runs() + aggregate.runs();
-    }
-    __syncthreads();
-
-    if constexpr (STAGE_OUT) {
-        const long long runs = tile_prefix.runs();  // runs before the tile
-        if constexpr (VALUED) {
-            if (fix) outp[0] = op(tile_prefix.value, outp[0]);
-        }
-        __syncwarp();
-        for (int i = lane; i < count_w; i += prim::WARP) keys_out[runs + w0 + i] = kp[i];
-        if constexpr (VALS == prim::RUN_STARTS) {  // the indices take the keys' place
             __syncwarp();
-            int o = static_cast<int>(before.runs()) - w0;
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k)
-                if ((heads >> k) & 1u) outp[o++] = first + k;
-            __syncwarp();
-            for (int i = lane; i < count_w; i += prim::WARP) values_out[runs + w0 + i] = outp[i];
-        } else if constexpr (VALUED) {
-            for (int i = lane; i < ended; i += prim::WARP) values_out[runs + e0 + i] = outp[i];
+            for (int i = lane; i < ended; i += prim::WARP) values_out[e0 + i] = outp[i];
         }
     } else {
-        const P start = rop(tile_prefix, before);
         long long r = start.runs();  // runs started before the current item
         AccT run = start.value;      // the op-sum of the current run so far
 #pragma unroll
@@ -375,7 +353,7 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
                 if (VALS == prim::RUN_STARTS) values_out[r] = first + k;
                 ++r;
             }
-            if (VALUED && ((ends >> k) & 1u)) values_out[r - 1] = run;
+            if (VALS == prim::RUN_VALUES && ((ends >> k) & 1u)) values_out[r - 1] = run;
         }
     }
 }
