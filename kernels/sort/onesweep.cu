@@ -57,9 +57,6 @@ namespace os {
 constexpr int BITS = 8;
 constexpr int RADIX = 256;
 constexpr int PLAN_WORDS = 8;  // active, first, last, src, dst, epoch, fold, -
-// MATCH of onesweep_pass beyond prim::radix::Match: lane masks, each warp ranking its keys before
-// the tile's counts are known (no counting atomics), the warps' starts added after the scan
-constexpr int RANK_FIRST = 2;
 constexpr unsigned FLAG_AGGREGATE = 1u << 30;
 constexpr unsigned FLAG_INCLUSIVE = 2u << 30;
 constexpr unsigned COUNT_MASK = (1u << 29) - 1u;
@@ -283,32 +280,14 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     const Digits<ITEMS> digits = load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig,
                                                                   keys);
     unsigned dcount = 0, dstart = 0;
-    unsigned rank[ITEMS];
+    block_count<BLOCK, os::BITS, ITEMS, true>(digits, t.hist, t.scratch, dcount, dstart);
+    // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
-    if constexpr (MATCH == os::RANK_FIRST) {
-        // each warp ranks its keys among its own (its counters left holding its digit counts),
-        // the counts are scanned into the warps' starts, which the ranks then take
-        // (a key's digit rides in the low byte of its rank until then: one register per key)
-        block_rank<BLOCK, os::BITS, ITEMS, MATCH_LANE_MASKS>(digits, rank, t.hist);
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) rank[k] = rank[k] << os::BITS | digits.get(k);
-        __syncthreads();
-        block_scan_counts<BLOCK, os::BITS>(t.hist, t.scratch, dcount, dstart);
-        if (threadIdx.x < os::RADIX)
-            os::publish(word, t.tile == t.first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE,
-                        t.epoch, dcount);
-        const unsigned* starts = t.hist + (threadIdx.x / prim::WARP) * (os::RADIX + 1);
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k)
-            rank[k] = (rank[k] >> os::BITS) + starts[rank[k] & (os::RADIX - 1)];
-    } else {
-        block_count<BLOCK, os::BITS, ITEMS, true>(digits, t.hist, t.scratch, dcount, dstart);
-        // the tile's digit counts are known before its keys are ranked: publish them at once
-        if (threadIdx.x < os::RADIX)
-            os::publish(word, t.tile == t.first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE,
-                        t.epoch, dcount);
-        block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, t.hist);
-    }
+    if (threadIdx.x < os::RADIX)
+        os::publish(word, t.tile == t.first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE,
+                    t.epoch, dcount);
+    unsigned rank[ITEMS];
+    block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, t.hist);
     V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
     if (VALUES)
         load_values<V, ITEMS>(t.vin, t.start, t.valid, t.first && (t.vflags & VALUES_IOTA), vals);

@@ -253,17 +253,25 @@ __device__ __forceinline__ void zero_rank_counters(unsigned* hist) {
     for (int i = threadIdx.x; i < rank_counters<BITS>(WARPS); i += BLOCK) hist[i] = 0u;
 }
 
-// The scan half of block_count: the warps' digit counts in their counters (visible to the block)
-// become the tile positions where each warp's keys of each digit start; thread d < RADIX gets
-// the tile's count and first position of digit d. Whole block; ends with a barrier.
-template <int BLOCK, int BITS>
-__device__ __forceinline__ void block_scan_counts(unsigned* hist, unsigned* scratch,
-                                                  unsigned& digit_count, unsigned& digit_start) {
+template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false>
+__device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigned* hist,
+                                            unsigned* scratch, unsigned& digit_count,
+                                            unsigned& digit_start) {
     constexpr int RADIX = 1 << BITS;
     constexpr int STRIDE = RADIX + 1;  // padded: a thread's scan entries spread over the banks
     constexpr int WARPS = BLOCK / WARP;
     constexpr int ENTRIES = WARPS * RADIX;
     constexpr int PER = (ENTRIES + BLOCK - 1) / BLOCK;
+    static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block_count: BLOCK must be 32k <= 1024");
+    const int warp = threadIdx.x / WARP;
+    if (!ZEROED) {
+        zero_rank_counters<BLOCK, BITS>(hist);
+        __syncthreads();
+    }
+    unsigned* mine_counts = hist + warp * STRIDE;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
+    __syncthreads();
     // digit-major scan: entry e = d * WARPS + w lives at hist[w * STRIDE + d]; a thread's PER
     // entries e0 .. e0 + PER - 1 share one digit (PER divides WARPS), a column of hist
     static_assert(WARPS % PER == 0, "block_count: a thread's scan entries must share a digit");
@@ -291,24 +299,6 @@ __device__ __forceinline__ void block_scan_counts(unsigned* hist, unsigned* scra
         digit_count = end - digit_start;
     }
     __syncthreads();  // warp 0's counters are read above before block_rank bumps them
-}
-
-template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false>
-__device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigned* hist,
-                                            unsigned* scratch, unsigned& digit_count,
-                                            unsigned& digit_start) {
-    constexpr int STRIDE = (1 << BITS) + 1;
-    static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block_count: BLOCK must be 32k <= 1024");
-    const int warp = threadIdx.x / WARP;
-    if (!ZEROED) {
-        zero_rank_counters<BLOCK, BITS>(hist);
-        __syncthreads();
-    }
-    unsigned* mine_counts = hist + warp * STRIDE;
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
-    __syncthreads();
-    block_scan_counts<BLOCK, BITS>(hist, scratch, digit_count, digit_start);
 }
 
 // After block_count: each key's position in the tile sorted stably by digit. Warp-level only.
