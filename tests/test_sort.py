@@ -229,6 +229,27 @@ def test_float_special_values(variant, dtype):
     assert desc[3] == np.inf and desc[-1] == -np.inf
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_nan_payloads_in_some_histogram_blocks(dtype, rng):
+    """NaNs of both signs and many payloads in the second half of the keys only: the onesweep
+    histogram's blocks that meet them mend their counts to the one folded NaN, the others do
+    not; every NaN sorts last (first descending) in input order, its bits kept."""
+    dt = np.dtype(dtype)
+    n = 200_003
+    x = (rng.standard_normal(n) * 1e3).astype(dt)
+    bits = bits_of(x)
+    nan = np.flatnonzero(rng.random(n) < 0.05)
+    nan = nan[nan >= n // 2]
+    exp = np.uint64(0x7ff0000000000000) if dt.itemsize == 8 else np.uint32(0x7f800000)
+    sign = np.uint64(1 << 63) if dt.itemsize == 8 else np.uint32(1 << 31)
+    payload = rng.integers(1, 1 << 20, nan.size).astype(bits.dtype)
+    bits[nan] = exp | payload | np.where(rng.random(nan.size) < 0.5, sign, 0).astype(bits.dtype)
+    assert np.isnan(x[nan]).all()
+    check_sorted(x, stable_order(x), prim.sort(x, variant="onesweep"))
+    check_sorted(x, stable_order(x, True), prim.sort(x, descending=True, variant="onesweep"))
+    H.assert_same(prim.argsort(x, variant="onesweep"), stable_order(x))
+
+
 def test_descending_is_not_a_reversed_ascending_sort():
     x = np.array([2, 1, 2, 1], dtype=np.int32)
     H.assert_same(prim.argsort(x, descending=True), np.array([0, 2, 1, 3]))

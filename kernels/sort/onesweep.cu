@@ -12,7 +12,9 @@
 //   16-byte loads in flight per round, a scalar tail), then the block sums the 32 lane columns
 //   of each (pass, digit) and adds the sums into hist (global atomics). It also sets
 //   hist[passes * 256] to 1 when a float key is a NaN (the passes then fold the NaNs' images;
-//   otherwise they need not).
+//   otherwise they need not). Float keys are counted by their images with NaNs unfolded (no fold
+//   per key); a block that met a NaN walks its share of the keys again and moves each NaN key's
+//   counts to the folded image (hist_mend), before it sums its columns.
 //   Launch: BLOCK threads (1024: one block per SM), any grid (blocks past the keys only zero
 //   their counters and sum them). Dynamic shared memory: 4 rows * 256 * 32 words = 128 KB for
 //   either key width (only the rows of the passes run are zeroed and read), opted in by the host.
@@ -110,55 +112,80 @@ struct OsHist {
     static constexpr int VECS = 8;  // 16-byte loads in flight per thread
 };
 
-// One key into the column of this lane (col = counters + lane). P: the number of passes when it
-// is all of them (known at compile time), 0: `passes` at run time. The last pass takes
-// `last_mask` of its digit. MODE: the image (IMAGE_INT, or IMAGE_FOLD for floats, which also
-// notes in `fold` a NaN key).
-template <int MODE, int P, class U>
-__device__ __forceinline__ void hist_key(U key, U flip, int shift, int passes, unsigned last_mask,
-                                         unsigned* col, bool& fold) {
+// Adds one to (up) or takes one from the counters of every pass's digit of the shifted image o,
+// in the column of this lane (col = counters + lane). P: the number of passes when it is all of
+// them (known at compile time), 0: `passes` at run time. The last pass takes `last_mask` of its
+// digit.
+template <int P, class U>
+__device__ __forceinline__ void hist_image(U o, int passes, unsigned last_mask, unsigned* col,
+                                           bool up) {
     typedef OsHist<U> H;
-    const U o = prim::radix::ordered_as<MODE>(key, flip) >> shift;
 #pragma unroll
     for (int p = 0; p < H::PASSES; ++p) {
         if (P ? p < P : p < passes) {
             const bool last = P ? p + 1 == P : p + 1 == passes;
             const unsigned d = static_cast<unsigned>(o >> (8 * p)) & (last ? last_mask : 255u);
             const unsigned one = H::PER_WORD == 2 && (p & 1) ? 0x10000u : 1u;
-            atomicAdd(col + ((p / H::PER_WORD) * os::RADIX + d) * prim::WARP, one);
+            atomicAdd(col + ((p / H::PER_WORD) * os::RADIX + d) * prim::WARP, up ? one : 0u - one);
         }
     }
-    if (MODE == prim::radix::IMAGE_FOLD) fold = fold || prim::radix::needs_fold(key);
 }
 
-// A thread's grid-stride share of keys[0, count): scalar head, VECS 16-byte packets per round,
-// scalar tail (prim::for_each_packet).
-template <int MODE, int P, class U, int BLOCK>
-__device__ __forceinline__ void hist_keys(const U* __restrict__ keys, long long count, U flip,
-                                          int shift, int passes, unsigned last_mask,
-                                          unsigned* col, bool& fold) {
+// One key into the counters. MODE: the image, IMAGE_INT or, for floats, IMAGE_FLOAT (NaNs
+// unfolded), which also notes in `fold` a NaN key (the block then mends its counts: hist_mend).
+template <int MODE, int P, class U>
+__device__ __forceinline__ void hist_key(U key, U flip, int shift, int passes, unsigned last_mask,
+                                         unsigned* col, bool& fold) {
+    hist_image<P>(prim::radix::ordered_as<MODE>(key, flip) >> shift, passes, last_mask, col, true);
+    if (MODE == prim::radix::IMAGE_FLOAT) fold = fold || prim::radix::needs_fold(key);
+}
+
+// Visits a thread's grid-stride share of keys[0, count): scalar head, VECS 16-byte packets per
+// round, scalar tail (prim::for_each_packet).
+template <class U, int BLOCK, class F>
+__device__ __forceinline__ void hist_walk(const U* __restrict__ keys, long long count, F f) {
     prim::for_each_packet<OsHist<U>::VECS>(
         keys, count, prim::global_thread(), static_cast<long long>(gridDim.x) * BLOCK,
-        [&](U key, long long) {
-            hist_key<MODE, P>(key, flip, shift, passes, last_mask, col, fold);
-        },
+        [&](U key, long long) { f(key); },
         [&](const prim::Pack16<U>& pk, long long) {
 #pragma unroll
-            for (int e = 0; e < prim::Pack16<U>::N; ++e)
-                hist_key<MODE, P>(pk.v[e], flip, shift, passes, last_mask, col, fold);
+            for (int e = 0; e < prim::Pack16<U>::N; ++e) f(pk.v[e]);
         });
 }
 
-// hist_keys with the passes known at compile time when they are all of them.
+// A thread's share of keys counted, with the passes known at compile time when they are all of
+// them.
 template <int MODE, class U, int BLOCK>
 __device__ __forceinline__ void hist_keys_of(const U* __restrict__ keys, long long count, U flip,
                                              int shift, int passes, unsigned last_mask,
                                              unsigned* col, bool& fold) {
     constexpr int ALL = OsHist<U>::PASSES;
     if (passes == ALL)
-        hist_keys<MODE, ALL, U, BLOCK>(keys, count, flip, shift, passes, last_mask, col, fold);
+        hist_walk<U, BLOCK>(keys, count, [&](U key) {
+            hist_key<MODE, ALL>(key, flip, shift, passes, last_mask, col, fold);
+        });
     else
-        hist_keys<MODE, 0, U, BLOCK>(keys, count, flip, shift, passes, last_mask, col, fold);
+        hist_walk<U, BLOCK>(keys, count, [&](U key) {
+            hist_key<MODE, 0>(key, flip, shift, passes, last_mask, col, fold);
+        });
+}
+
+// A block that counted NaN keys by their unfolded images moves each of its NaN keys' counts to
+// the folded image (the one quiet NaN's), walking its share of the keys again: the passes then
+// sort the folded images. Inputs without NaNs never come here.
+template <class U, int BLOCK>
+__device__ __forceinline__ void hist_mend(const U* __restrict__ keys, long long count, U flip,
+                                          int shift, int passes, unsigned last_mask,
+                                          unsigned* col) {
+    using namespace prim::radix;
+    hist_walk<U, BLOCK>(keys, count, [&](U key) {
+        if (needs_fold(key)) {
+            hist_image<0>(ordered_as<IMAGE_FLOAT>(key, flip) >> shift, passes, last_mask, col,
+                          false);
+            hist_image<0>(ordered_as<IMAGE_FOLD>(key, flip) >> shift, passes, last_mask, col,
+                          true);
+        }
+    });
 }
 
 template <class U, int BLOCK>
@@ -183,12 +210,16 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
     unsigned* col = counters + lane;
     bool fold = false;  // a float key the image folds (a NaN) seen
     if (dig.is_float)
-        hist_keys_of<IMAGE_FOLD, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
-                                           col, fold);
+        hist_keys_of<IMAGE_FLOAT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
+                                            col, fold);
     else
         hist_keys_of<IMAGE_INT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
                                           col, fold);
-    if (__syncthreads_or(fold) && threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
+    if (__syncthreads_or(fold)) {  // block-uniform: this block counted NaN keys
+        if (threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
+        hist_mend<U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask, col);
+        __syncthreads();
+    }
     // sum the 32 lane columns of each (row, digit); thread c reads lane (i + c) % 32 in step i,
     // so a warp's 32 reads fall in 32 banks
     for (int c = threadIdx.x; c < rows * os::RADIX; c += BLOCK) {
