@@ -199,10 +199,15 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     constexpr int KX = prim::HasVec16<K>::value ? sizeof(K) : 1;
     constexpr int VX = VALS == prim::RUN_VALUES && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
     constexpr int WIDE0 = KX > VX ? KX : VX;
-    // WARP_OUT: the results are parked in the same buffer (keys, then values_out's type), when
-    // a warp's span of them fits the static shared memory
+    // WARP_OUT: the results are parked in the exchange buffer when a warp's span of them fits
+    // the static shared memory
     typedef typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type Out;
-    constexpr int OW = static_cast<int>(sizeof(K) > sizeof(Out) ? sizeof(K) : sizeof(Out));
+    constexpr bool VALUED = VALS == prim::RUN_VALUES;
+    constexpr int KEY_BYTES = static_cast<int>(sizeof(K)) * prim::WARP * ITEMS;
+    // parked: keys and op-sums side by side (VALUES), or keys then indices in one place
+    constexpr int OW = static_cast<int>(VALUED ? sizeof(K) + sizeof(Out)
+                                               : (sizeof(K) > sizeof(Out) ? sizeof(K)
+                                                                          : sizeof(Out)));
     constexpr bool STAGE_OUT = WARP_OUT && (OW > WIDE0 ? OW : WIDE0) * BLOCK * ITEMS <= 46 * 1024;
     constexpr int WIDE = STAGE_OUT && OW > WIDE0 ? OW : WIDE0;
     const Op op;
@@ -309,37 +314,43 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
         const long long w1 = prim::shfl_idx(r0 + __popc(heads), prim::WARP - 1);  // after its last
         const int count = static_cast<int>(w1 - w0);
         K* const kp = reinterpret_cast<K*>(exchange[warp]);
-        Out* const outp = reinterpret_cast<Out*>(exchange[warp]);
-        int o = static_cast<int>(r0 - w0);
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k)
-            if ((heads >> k) & 1u) kp[o++] = kk[k];
-        __syncwarp();
-        for (int i = lane; i < count; i += prim::WARP) keys_out[w0 + i] = kp[i];
-        __syncwarp();
-        if constexpr (VALS == prim::RUN_STARTS) {
-            o = static_cast<int>(r0 - w0);
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k)
-                if ((heads >> k) & 1u) outp[o++] = first + k;
-            __syncwarp();
-            for (int i = lane; i < count; i += prim::WARP) values_out[w0 + i] = outp[i];
-        } else if constexpr (VALS == prim::RUN_VALUES) {
+        // VALUES: the op-sums beside the keys; STARTS: the indices in the keys' place, after them
+        Out* const outp = reinterpret_cast<Out*>(exchange[warp] + (VALUED ? KEY_BYTES : 0));
+        if constexpr (VALUED) {
             // the runs that end in the warp: from the one its first item belongs to (w0 - 1
-            // unless that item is a head) on, one per end
+            // unless that item is a head) on, one per end; keys and op-sums in one walk
             const long long e0 = w0 - 1 + static_cast<long long>(prim::shfl_idx(heads, 0) & 1u);
             const int ended = prim::warp_reduce(static_cast<int>(__popc(ends)), prim::Sum<int>());
-            AccT run = start.value;  // the op-sum of the current run so far
-            o = static_cast<int>(r0 - e0);  // after a head: the offset of the run it starts
+            AccT run = start.value;            // the op-sum of the current run so far
+            int ok = static_cast<int>(r0 - w0);  // the next head's key slot
+            int ov = static_cast<int>(r0 - e0);  // after a head: one past its run's sum slot
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const bool h = (heads >> k) & 1u;
                 run = h ? v[k] : op(run, v[k]);
-                o += h;
-                if ((ends >> k) & 1u) outp[o - 1] = run;
+                if (h) kp[ok++] = kk[k];
+                ov += h;
+                if ((ends >> k) & 1u) outp[ov - 1] = run;
             }
             __syncwarp();
+            for (int i = lane; i < count; i += prim::WARP) keys_out[w0 + i] = kp[i];
             for (int i = lane; i < ended; i += prim::WARP) values_out[e0 + i] = outp[i];
+        } else {
+            int o = static_cast<int>(r0 - w0);
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k)
+                if ((heads >> k) & 1u) kp[o++] = kk[k];
+            __syncwarp();
+            for (int i = lane; i < count; i += prim::WARP) keys_out[w0 + i] = kp[i];
+            if constexpr (VALS == prim::RUN_STARTS) {
+                __syncwarp();
+                o = static_cast<int>(r0 - w0);
+#pragma unroll
+                for (int k = 0; k < ITEMS; ++k)
+                    if ((heads >> k) & 1u) outp[o++] = first + k;
+                __syncwarp();
+                for (int i = lane; i < count; i += prim::WARP) values_out[w0 + i] = outp[i];
+            }
         }
     } else {
         long long r = start.runs();  // runs started before the current item
