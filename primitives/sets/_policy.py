@@ -26,8 +26,9 @@ class RunsPolicy:
 TABLE = _policy.register("sets", {
     # tiles of 4096 elements. H200, reduce_by_key of 2^28 float32 under int32 keys in runs of
     # ~16 (5fddea1, one run): 256 x 16 0.849 ms, 256 x 32 0.849, 512 x 16 0.849, 128 x 32 0.863,
-    # 128 x 16 0.910 with warp_out=1; 0.872 at 256 x 16 with warp_out=0. Earlier sweeps of block,
-    # items and min_blocks: docs/perf-log/.
+    # 128 x 16 0.910 with warp_out=1; 0.872 at 256 x 16 with warp_out=0. At 23e6fd4: 256 x 16
+    # 0.845 (warp_out=0: 0.874), 128 x 32 0.852. Earlier sweeps of block, items and min_blocks:
+    # docs/perf-log/.
     ("default", None): RunsPolicy(block=256, items=16, warp_out=1),
 }, doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)")
 
