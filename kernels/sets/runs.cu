@@ -209,6 +209,7 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
                                                : (sizeof(K) > sizeof(Out) ? sizeof(K)
                                                                           : sizeof(Out)));
     constexpr bool STAGE_OUT = WARP_OUT && (OW > WIDE0 ? OW : WIDE0) * BLOCK * ITEMS <= 46 * 1024;
+    constexpr bool EARLY = STAGE_OUT && VALUED;  // the results parked in the pair's walk
     constexpr int WIDE = STAGE_OUT && OW > WIDE0 ? OW : WIDE0;
     const Op op;
     const ROp rop;
@@ -288,8 +289,45 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     // this thread's pair: the op-sum since its last head (of all its items without one)
     P mine;
     mine.value = Op::identity();
+    // EARLY (WARP_OUT with values): the same walk parks the warp's results at offsets within
+    // the warp, known from a warp scan of the head counts: the key of the warp's j-th head at
+    // kp[j], the op-sum of the warp's j-th run to end at outp[j] (the first of them the run its
+    // first item belongs to). A sum lacks only what precedes its run in the thread before this
+    // one: the one at slot0 of a lane whose first end comes before its first head (`mend`),
+    // made whole once the prefix is known.
+    K* const kp = reinterpret_cast<K*>(exchange[warp]);
+    Out* const outp = reinterpret_cast<Out*>(exchange[warp] + (VALUED ? KEY_BYTES : 0));
+    int warp_heads = 0, ended = 0, slot0 = 0;
+    unsigned head0 = 0u;
+    bool mend = false;
+    if constexpr (EARLY) {
+        const int hc = __popc(heads);
+        int hb = hc;  // heads of the warp up to this lane's, then before it
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) mine.value = ((heads >> k) & 1u) ? v[k] : op(mine.value, v[k]);
+        for (int d = 1; d < prim::WARP; d <<= 1) {
+            const int t = __shfl_up_sync(prim::FULL_MASK, hb, d);
+            if (lane >= d) hb += t;
+        }
+        warp_heads = __shfl_sync(prim::FULL_MASK, hb, prim::WARP - 1);
+        hb -= hc;
+        head0 = __shfl_sync(prim::FULL_MASK, heads, 0) & 1u;  // the warp's first item a head
+        ended = prim::warp_reduce(static_cast<int>(__popc(ends)), prim::Sum<int>());
+        slot0 = hb - static_cast<int>(head0);
+        int ok = hb, slot = slot0;
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const bool h = (heads >> k) & 1u;
+            mine.value = h ? v[k] : op(mine.value, v[k]);
+            if (h) kp[ok++] = kk[k];
+            slot += h;
+            if ((ends >> k) & 1u) outp[slot] = mine.value;
+        }
+        mend = ends != 0u && (heads == 0u || __ffs(ends) < __ffs(heads));
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k)
+            mine.value = ((heads >> k) & 1u) ? v[k] : op(mine.value, v[k]);
+    }
     mine.set_runs(__popc(heads));
     P aggregate;
     const P before = prim::block_exclusive_scan<BLOCK>(mine, rop, scratch, aggregate);
@@ -308,49 +346,32 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     // (with runs of ~16 keys a lane's own stores give each store instruction one or two lanes);
     // else each lane stores its own. On an H200 the warp's rows took reduce_by_key of 2^28 from
     // 0.872 to 0.849 ms; a whole tile's results packed behind a block barrier had been slower.
-    if constexpr (STAGE_OUT) {
+    if constexpr (EARLY) {
+        if (mend) outp[slot0] = op(start.value, outp[slot0]);
+        __syncwarp();
+        const long long w0 = prim::shfl_idx(start.runs(), 0);  // runs before the warp's first item
+        const long long e0 = w0 - 1 + static_cast<long long>(head0);  // its first run to end
+        for (int i = lane; i < warp_heads; i += prim::WARP) keys_out[w0 + i] = kp[i];
+        for (int i = lane; i < ended; i += prim::WARP) values_out[e0 + i] = outp[i];
+    } else if constexpr (STAGE_OUT) {  // keys (and the runs' first indices): after the look-back
         const long long r0 = start.runs();  // runs before this thread's first item
         const long long w0 = prim::shfl_idx(r0, 0);  // before the warp's first
         const long long w1 = prim::shfl_idx(r0 + __popc(heads), prim::WARP - 1);  // after its last
         const int count = static_cast<int>(w1 - w0);
-        K* const kp = reinterpret_cast<K*>(exchange[warp]);
-        // VALUES: the op-sums beside the keys; STARTS: the indices in the keys' place, after them
-        Out* const outp = reinterpret_cast<Out*>(exchange[warp] + (VALUED ? KEY_BYTES : 0));
-        if constexpr (VALUED) {
-            // the runs that end in the warp: from the one its first item belongs to (w0 - 1
-            // unless that item is a head) on, one per end; keys and op-sums in one walk
-            const long long e0 = w0 - 1 + static_cast<long long>(prim::shfl_idx(heads, 0) & 1u);
-            const int ended = prim::warp_reduce(static_cast<int>(__popc(ends)), prim::Sum<int>());
-            AccT run = start.value;            // the op-sum of the current run so far
-            int ok = static_cast<int>(r0 - w0);  // the next head's key slot
-            int ov = static_cast<int>(r0 - e0);  // after a head: one past its run's sum slot
+        int o = static_cast<int>(r0 - w0);
 #pragma unroll
-            for (int k = 0; k < ITEMS; ++k) {
-                const bool h = (heads >> k) & 1u;
-                run = h ? v[k] : op(run, v[k]);
-                if (h) kp[ok++] = kk[k];
-                ov += h;
-                if ((ends >> k) & 1u) outp[ov - 1] = run;
-            }
+        for (int k = 0; k < ITEMS; ++k)
+            if ((heads >> k) & 1u) kp[o++] = kk[k];
+        __syncwarp();
+        for (int i = lane; i < count; i += prim::WARP) keys_out[w0 + i] = kp[i];
+        if constexpr (VALS == prim::RUN_STARTS) {  // the indices take the keys' place
             __syncwarp();
-            for (int i = lane; i < count; i += prim::WARP) keys_out[w0 + i] = kp[i];
-            for (int i = lane; i < ended; i += prim::WARP) values_out[e0 + i] = outp[i];
-        } else {
-            int o = static_cast<int>(r0 - w0);
+            o = static_cast<int>(r0 - w0);
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k)
-                if ((heads >> k) & 1u) kp[o++] = kk[k];
+                if ((heads >> k) & 1u) outp[o++] = first + k;
             __syncwarp();
-            for (int i = lane; i < count; i += prim::WARP) keys_out[w0 + i] = kp[i];
-            if constexpr (VALS == prim::RUN_STARTS) {
-                __syncwarp();
-                o = static_cast<int>(r0 - w0);
-#pragma unroll
-                for (int k = 0; k < ITEMS; ++k)
-                    if ((heads >> k) & 1u) outp[o++] = first + k;
-                __syncwarp();
-                for (int i = lane; i < count; i += prim::WARP) values_out[w0 + i] = outp[i];
-            }
+            for (int i = lane; i < count; i += prim::WARP) values_out[w0 + i] = outp[i];
         }
     } else {
         long long r = start.runs();  // runs started before the current item
