@@ -29,7 +29,7 @@ TABLE = _policy.register("sets", {
     # 128 x 16 0.910 with warp_out=1; 0.872 at 256 x 16 with warp_out=0. At 23e6fd4: 256 x 16
     # 0.845 (warp_out=0: 0.874), 128 x 32 0.852. Earlier sweeps of block, items and min_blocks:
     # docs/perf-log/.
-    ("default", None): RunsPolicy(block=256, items=16, warp_out=1),
+    ("default", None): RunsPolicy(block=256, items=16, min_blocks=5, warp_out=1),
 }, doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)")
 
 
