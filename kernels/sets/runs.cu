@@ -29,9 +29,12 @@
 // flag, block-uniform) makes NaNs equal to each other, as numpy.unique's equal_nan=True.
 // MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
 // WARP_OUT: each warp parks its results in its exchange buffer and writes them out in coalesced
-// rows (see the end of the kernel), where a warp's span of the widest result fits: the buffer is
-// then BLOCK * ITEMS elements of the widest of the exchanged types, K and the results' type, kept
-// under 46 KiB (else the lanes store their own).
+// rows, where a warp's span of them fits: with values, keys and op-sums side by side, parked in
+// the same walk over a thread's items that makes its pair (offsets from a warp scan of the head
+// counts; after the look-back only a lane's first run, begun before it, takes the prefix into
+// its sum); keys (then the runs' first indices) after the look-back otherwise. The buffer is then
+// BLOCK * ITEMS elements of the widest of the exchanged types and the parked ones, kept under
+// 46 KiB (else the lanes store their own results after the look-back).
 // Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64). Static shared memory:
 // BLOCK * ITEMS elements of the wider of the exchanged types (at most 8 bytes: 32 KiB for the
 // default 256 x 16) for the exchanges, or as above, BLOCK/32 + 1 pairs, a tile id: the policy
