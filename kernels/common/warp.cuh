@@ -8,7 +8,8 @@
 namespace prim {
 
 // Shuffles for any trivially copyable T: the hardware's own for 4- and 8-byte scalars, word by
-// word for other types (e.g. the (value, flag) pairs of segmented scans). T's alignment >= 4.
+// word for other types whose size is a multiple of 4 (e.g. the (value, flag) pairs of segmented
+// scans, alignment >= 4), and in one 32-bit word for 1- and 2-byte types.
 template <class T> struct NativeShfl { static constexpr bool value = false; };
 template <> struct NativeShfl<int> { static constexpr bool value = true; };
 template <> struct NativeShfl<unsigned int> { static constexpr bool value = true; };
@@ -17,60 +18,69 @@ template <> struct NativeShfl<unsigned long long> { static constexpr bool value 
 template <> struct NativeShfl<float> { static constexpr bool value = true; };
 template <> struct NativeShfl<double> { static constexpr bool value = true; };
 
-template <class T>
-__device__ __forceinline__ T shfl_xor(T v, int lane_mask) {
+// v moved by `shfl` (one of the __shfl_*_sync calls with its lane argument bound), as above.
+template <class T, class Shfl>
+__device__ __forceinline__ T shfl_any(T v, Shfl shfl) {
     if constexpr (NativeShfl<T>::value) {
-        return __shfl_xor_sync(FULL_MASK, v, lane_mask);
+        return shfl(v);
+    } else if constexpr (sizeof(T) < 4) {
+        unsigned int w = 0u;
+        *reinterpret_cast<T*>(&w) = v;
+        w = shfl(w);
+        return *reinterpret_cast<const T*>(&w);
     } else {
-        static_assert(sizeof(T) % 4 == 0, "shfl_xor: size must be a multiple of 4 bytes");
+        static_assert(sizeof(T) % 4 == 0, "shuffles: a size below 4 or a multiple of 4 bytes");
         unsigned int* w = reinterpret_cast<unsigned int*>(&v);
 #pragma unroll
-        for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k)
-            w[k] = __shfl_xor_sync(FULL_MASK, w[k], lane_mask);
+        for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k) w[k] = shfl(w[k]);
         return v;
     }
+}
+
+// The four shuffles, each with its lane argument, for shfl_any.
+struct ShflXor {
+    int arg;
+    template <class W> __device__ __forceinline__ W operator()(W x) const {
+        return __shfl_xor_sync(FULL_MASK, x, arg);
+    }
+};
+struct ShflUp {
+    int arg;
+    template <class W> __device__ __forceinline__ W operator()(W x) const {
+        return __shfl_up_sync(FULL_MASK, x, arg);
+    }
+};
+struct ShflDown {
+    int arg;
+    template <class W> __device__ __forceinline__ W operator()(W x) const {
+        return __shfl_down_sync(FULL_MASK, x, arg);
+    }
+};
+struct ShflIdx {
+    int arg;
+    template <class W> __device__ __forceinline__ W operator()(W x) const {
+        return __shfl_sync(FULL_MASK, x, arg);
+    }
+};
+
+template <class T>
+__device__ __forceinline__ T shfl_xor(T v, int lane_mask) {
+    return shfl_any(v, ShflXor{lane_mask});
 }
 
 template <class T>
 __device__ __forceinline__ T shfl_up(T v, int delta) {
-    if constexpr (NativeShfl<T>::value) {
-        return __shfl_up_sync(FULL_MASK, v, delta);
-    } else {
-        static_assert(sizeof(T) % 4 == 0, "shfl_up: size must be a multiple of 4 bytes");
-        unsigned int* w = reinterpret_cast<unsigned int*>(&v);
-#pragma unroll
-        for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k)
-            w[k] = __shfl_up_sync(FULL_MASK, w[k], delta);
-        return v;
-    }
+    return shfl_any(v, ShflUp{delta});
 }
 
 template <class T>
 __device__ __forceinline__ T shfl_down(T v, int delta) {
-    if constexpr (NativeShfl<T>::value) {
-        return __shfl_down_sync(FULL_MASK, v, delta);
-    } else {
-        static_assert(sizeof(T) % 4 == 0, "shfl_down: size must be a multiple of 4 bytes");
-        unsigned int* w = reinterpret_cast<unsigned int*>(&v);
-#pragma unroll
-        for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k)
-            w[k] = __shfl_down_sync(FULL_MASK, w[k], delta);
-        return v;
-    }
+    return shfl_any(v, ShflDown{delta});
 }
 
 template <class T>
 __device__ __forceinline__ T shfl_idx(T v, int src_lane) {
-    if constexpr (NativeShfl<T>::value) {
-        return __shfl_sync(FULL_MASK, v, src_lane);
-    } else {
-        static_assert(sizeof(T) % 4 == 0, "shfl_idx: size must be a multiple of 4 bytes");
-        unsigned int* w = reinterpret_cast<unsigned int*>(&v);
-#pragma unroll
-        for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k)
-            w[k] = __shfl_sync(FULL_MASK, w[k], src_lane);
-        return v;
-    }
+    return shfl_any(v, ShflIdx{src_lane});
 }
 
 // Butterfly reduction: every lane ends with the reduction of all 32 lanes' values. The lanes

@@ -440,15 +440,6 @@ __device__ __forceinline__ long long level_offset(long long n, int k) {
     return off;
 }
 
-// shfl_idx for any search type (1- and 2-byte ones through an int).
-template <class T>
-__device__ __forceinline__ T shfl_key(T v, int src) {
-    if constexpr (sizeof(T) < 4)
-        return static_cast<T>(__shfl_sync(FULL_MASK, static_cast<int>(v), src));
-    else
-        return shfl_idx(v, src);
-}
-
 // A lane's piece of a group: the entries [start, start + N) of L (len entries). `full`: the
 // whole group lies in L and is 16-byte aligned (one 16-byte load); else entry by entry, entries
 // past len left as T().
@@ -488,8 +479,9 @@ __global__ void search_index(const T* __restrict__ a, long long n, int depth,
 namespace prim {
 namespace search {
 
-// Whether the entry x sends the query q up (side "right" when RIGHT), in NumPy's order, with
-// qnan = is_nan(q) found once per query: left, x < q (a NaN query: every number); right, not
+// Whether the entry x sends the query q up (side "right" when RIGHT), in NumPy's order: goes_up
+// with the side a template parameter and qnan = is_nan(q) found once per query (measured faster
+// in the indexed kernel's inner loop): left, x < q (a NaN query: every number); right, not
 // q < x (x a NaN only for a NaN query). For integers x == x folds to true and qnan is false.
 template <bool RIGHT, class T>
 __device__ __forceinline__ bool sends_up(T x, T q, bool qnan) {
@@ -541,7 +533,7 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
         for (int k = 0; k < ITEMS; ++k) {
 #pragma unroll
             for (int r = 0; r < LG; ++r) {
-                tq[k][r] = shfl_key(q[k], r * QPR + team);
+                tq[k][r] = shfl_idx(q[k], r * QPR + team);
                 tnan[k][r] = tq[k][r] != tq[k][r];
                 tc[k][r] = __shfl_sync(FULL_MASK, c[k], r * QPR + team);
             }

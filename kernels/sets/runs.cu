@@ -72,18 +72,6 @@ __device__ __forceinline__ bool same_key(K a, K b, bool equal_nan) {
     }
 }
 
-// Shuffles of keys: 1- and 2-byte words travel as 32-bit words.
-template <class K>
-__device__ __forceinline__ K shfl_key_up(K v) {
-    typedef typename Select<(sizeof(K) < 4), unsigned int, K>::type W;
-    return static_cast<K>(shfl_up(static_cast<W>(v), 1));
-}
-template <class K>
-__device__ __forceinline__ K shfl_key_down(K v) {
-    typedef typename Select<(sizeof(K) < 4), unsigned int, K>::type W;
-    return static_cast<K>(shfl_down(static_cast<W>(v), 1));
-}
-
 // A span's (op-sum since its last run head, number of heads). The count is kept as two 32-bit
 // halves so that a pair of a 4-byte value is 12 bytes: one 16-byte look-back descriptor with its
 // status (common/lookback.cuh), no fences.
@@ -274,8 +262,8 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
         for (int k = 0; k < ITEMS; ++k) v[k] = AccT(0);
     }
     {  // the other lanes' neighbours are the next and previous lanes' edge keys
-        const K up = prim::shfl_key_up(kk[ITEMS - 1]);
-        const K down = prim::shfl_key_down(kk[0]);
+        const K up = prim::shfl_up(kk[ITEMS - 1], 1);
+        const K down = prim::shfl_down(kk[0], 1);
         if (lane != 0) prev = up;
         if (lane != prim::WARP - 1) next = down;
     }
@@ -313,15 +301,11 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     bool mend = false;
     if constexpr (EARLY) {
         const int hc = __popc(heads);
-        int hb = hc;  // heads of the warp up to this lane's, then before it
-#pragma unroll
-        for (int d = 1; d < prim::WARP; d <<= 1) {
-            const int t = __shfl_up_sync(prim::FULL_MASK, hb, d);
-            if (lane >= d) hb += t;
-        }
-        warp_heads = __shfl_sync(prim::FULL_MASK, hb, prim::WARP - 1);
+        // heads of the warp up to this lane's, then before it
+        int hb = prim::warp_inclusive_scan(hc, prim::Sum<int>());
+        warp_heads = prim::shfl_idx(hb, prim::WARP - 1);
         hb -= hc;
-        head0 = __shfl_sync(prim::FULL_MASK, heads, 0) & 1u;  // the warp's first item a head
+        head0 = prim::shfl_idx(heads, 0) & 1u;  // the warp's first item a head
         ended = prim::warp_reduce(static_cast<int>(__popc(ends)), prim::Sum<int>());
         slot0 = hb - static_cast<int>(head0);
         int ok = hb, slot = slot0;
