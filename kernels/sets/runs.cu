@@ -170,17 +170,9 @@ struct TileItems<T, ITEMS, 2> {
 
 }  // namespace prim
 
-// The resident blocks per multiprocessor the compiler leaves registers for: MIN_BLOCKS for keys
-// of at most 4 bytes with no values or 4-byte sums, 1 (the compiler's own budget) for wider
-// items, which would spill under the narrow ones' budget.
-template <class K, class AccT, int VALS, int MIN_BLOCKS>
-__host__ __device__ constexpr int runs_min_blocks() {
-    return sizeof(K) <= 4 && (VALS != prim::RUN_VALUES || sizeof(AccT) <= 4) ? MIN_BLOCKS : 1;
-}
-
 template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
           int MIN_BLOCKS = 1, int WARP_OUT = 1>
-__global__ void __launch_bounds__(BLOCK, (runs_min_blocks<K, AccT, VALS, MIN_BLOCKS>()))
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
               int equal_nan, K* __restrict__ keys_out,
               typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type* __restrict__

@@ -59,11 +59,14 @@ def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
     if vals != VALUES:  # the scan only counts heads: the smallest pair (one packed descriptor)
         in_c = acc_c = "int"
         op_t = "prim::Sum<int>"
+        acc_bytes = 0
     else:
         in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
         op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
+        acc_bytes = np.dtype(acc_dt).itemsize
+    mb = _policy.min_blocks_for(np.dtype(key_dt).itemsize, acc_bytes, pol)
     return (f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
-            f"{pol.items}, {pol.min_blocks}, {pol.warp_out}>")
+            f"{pol.items}, {mb}, {pol.warp_out}>")
 
 
 def names(module, pol):

@@ -16,10 +16,11 @@ from .._core import policy as _policy
 class RunsPolicy:
     block: int  # threads per block of runs_lookback (a template parameter, whole warps, >= 64)
     items: int  # keys per thread: 16 or 32 (a thread's 1-byte keys fill whole 16-byte vectors)
-    # resident blocks per multiprocessor the compiler leaves registers for, for keys of at most
-    # 4 bytes with no values or 4-byte sums; wider items keep the compiler's own budget (at five
-    # blocks of 256 they spilled: kernels/sets/runs.cu, runs_min_blocks)
+    # resident blocks per multiprocessor the compiler leaves registers for: min_blocks for keys
+    # of at most 4 bytes with no values or sums of at most 4 bytes, wide_min_blocks for wider
+    # items (8-byte keys or sums), which spill sooner (:func:`min_blocks_for`)
     min_blocks: int = 1
+    wide_min_blocks: int = 1
     # 1: a warp parks its results (consecutive runs) in shared memory and writes them out in
     # coalesced rows, where a warp's span of them fits the static shared memory; 0: each lane
     # stores its own
@@ -32,11 +33,20 @@ TABLE = _policy.register("sets", {
     # 128 x 16 0.910 with warp_out=1; 0.872 at 256 x 16 with warp_out=0. At 23e6fd4: 256 x 16
     # 0.845 (warp_out=0: 0.874), 128 x 32 0.852. At 9fd7b31 (the results parked in the pair's
     # walk, 56 registers): min_blocks=5 (48 registers, no spills) 0.820 ms, min_blocks=1 0.876,
-    # warp_out=0 0.867. Earlier sweeps of block, items and min_blocks: docs/perf-log/.
-    ("default", None): RunsPolicy(block=256, items=16, min_blocks=5, warp_out=1),
+    # warp_out=0 0.867. Earlier sweeps of block, items and min_blocks: docs/perf-log/. Wider
+    # items keep the compiler's own budget: at five blocks int32's int64 sums and 8-byte keys
+    # with float64 sums spilled 304-608 bytes (nvcc -Xptxas -v, sm_90); not timed.
+    ("default", None): RunsPolicy(block=256, items=16, min_blocks=5, wide_min_blocks=1,
+                                  warp_out=1),
 }, doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)")
 
 
 def current():
     """The policy in force."""
     return _policy.current("sets")
+
+
+def min_blocks_for(key_bytes, acc_bytes, pol):
+    """The run kernel's MIN_BLOCKS under ``pol`` for keys of ``key_bytes`` and sums of
+    ``acc_bytes`` (0: no values)."""
+    return pol.min_blocks if key_bytes <= 4 and acc_bytes <= 4 else pol.wide_min_blocks
