@@ -37,50 +37,38 @@ __device__ __forceinline__ T shfl_any(T v, Shfl shfl) {
     }
 }
 
-// The four shuffles, each with its lane argument, for shfl_any.
-struct ShflXor {
+// The four shuffles, each with its lane argument (a mask, a delta or a source lane), for
+// shfl_any.
+enum ShflKind { SHFL_XOR, SHFL_UP, SHFL_DOWN, SHFL_IDX };
+template <int KIND>
+struct Shfl {
     int arg;
     template <class W> __device__ __forceinline__ W operator()(W x) const {
-        return __shfl_xor_sync(FULL_MASK, x, arg);
-    }
-};
-struct ShflUp {
-    int arg;
-    template <class W> __device__ __forceinline__ W operator()(W x) const {
-        return __shfl_up_sync(FULL_MASK, x, arg);
-    }
-};
-struct ShflDown {
-    int arg;
-    template <class W> __device__ __forceinline__ W operator()(W x) const {
-        return __shfl_down_sync(FULL_MASK, x, arg);
-    }
-};
-struct ShflIdx {
-    int arg;
-    template <class W> __device__ __forceinline__ W operator()(W x) const {
-        return __shfl_sync(FULL_MASK, x, arg);
+        if constexpr (KIND == SHFL_XOR) return __shfl_xor_sync(FULL_MASK, x, arg);
+        else if constexpr (KIND == SHFL_UP) return __shfl_up_sync(FULL_MASK, x, arg);
+        else if constexpr (KIND == SHFL_DOWN) return __shfl_down_sync(FULL_MASK, x, arg);
+        else return __shfl_sync(FULL_MASK, x, arg);
     }
 };
 
 template <class T>
 __device__ __forceinline__ T shfl_xor(T v, int lane_mask) {
-    return shfl_any(v, ShflXor{lane_mask});
+    return shfl_any(v, Shfl<SHFL_XOR>{lane_mask});
 }
 
 template <class T>
 __device__ __forceinline__ T shfl_up(T v, int delta) {
-    return shfl_any(v, ShflUp{delta});
+    return shfl_any(v, Shfl<SHFL_UP>{delta});
 }
 
 template <class T>
 __device__ __forceinline__ T shfl_down(T v, int delta) {
-    return shfl_any(v, ShflDown{delta});
+    return shfl_any(v, Shfl<SHFL_DOWN>{delta});
 }
 
 template <class T>
 __device__ __forceinline__ T shfl_idx(T v, int src_lane) {
-    return shfl_any(v, ShflIdx{src_lane});
+    return shfl_any(v, Shfl<SHFL_IDX>{src_lane});
 }
 
 // Butterfly reduction: every lane ends with the reduction of all 32 lanes' values. The lanes
