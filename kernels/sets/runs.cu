@@ -199,7 +199,10 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     constexpr int OW = static_cast<int>(VALUED ? sizeof(K) + sizeof(Out)
                                                : (sizeof(K) > sizeof(Out) ? sizeof(K)
                                                                           : sizeof(Out)));
-    constexpr bool STAGE_OUT = WARP_OUT && (OW > WIDE0 ? OW : WIDE0) * BLOCK * ITEMS <= 46 * 1024;
+    // with values, one spare slot of a sum per warp (rounded to 16 bytes), see the walk below
+    constexpr int PAD = VALUED ? (static_cast<int>(sizeof(Out)) + 15) / 16 * 16 : 0;
+    constexpr bool STAGE_OUT =
+        WARP_OUT && (OW > WIDE0 ? OW : WIDE0) * BLOCK * ITEMS + WARPS * PAD <= 46 * 1024;
     constexpr bool EARLY = STAGE_OUT && VALUED;  // the results parked in the pair's walk
     constexpr int WIDE = STAGE_OUT && OW > WIDE0 ? OW : WIDE0;
     const Op op;
@@ -207,7 +210,8 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     __shared__ P scratch[WARPS];
     __shared__ P tile_prefix;
     __shared__ unsigned int tile_id;
-    __shared__ __align__(16) unsigned char exchange[WARPS][WIDE * prim::WARP * ITEMS];
+    __shared__ __align__(16) unsigned char exchange[WARPS][WIDE * prim::WARP * ITEMS +
+                                                          (EARLY ? PAD : 0)];
 
     const long long tile = prim::next_tile(tile_counter, &tile_id);
     const int lane = threadIdx.x % prim::WARP;
@@ -298,18 +302,39 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
         warp_heads = prim::shfl_idx(hb, prim::WARP - 1);
         hb -= hc;
         head0 = prim::shfl_idx(heads, 0) & 1u;  // the warp's first item a head
-        ended = prim::warp_reduce(static_cast<int>(__popc(ends)), prim::Sum<int>());
-        slot0 = hb - static_cast<int>(head0);
-        int ok = hb, slot = slot0;
+        // the lane's last (live) item ends a run: a sum parked after the walk
+        const bool tail = avail >= ITEMS ? last_ends : avail > 0;
+        ended = warp_heads - __popc(__ballot_sync(~0u, heads & 1u)) +
+                __popc(__ballot_sync(~0u, tail));
+        slot0 = hb;
+        // the run that head g of the warp starts is the warp's run g + 1 - head0 to end; its
+        // sum is parked at g + 1 (one slot past the run's index when head0 is 1: the buffer
+        // has a slot to spare), so that a key and the sum before it share an index
+        K* kq = kp + hb;
+        Out* oq = outp + hb;
+        // keys and sums of one size: the sum's slot at a constant distance from the key's
+        // (one address register in the walk)
+        constexpr bool ONE = sizeof(K) == sizeof(Out);
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const bool h = (heads >> k) & 1u;
+            if (h) {
+                if (k > 0) {  // the run before item k ended at item k - 1
+                    if constexpr (ONE)
+                        *reinterpret_cast<Out*>(reinterpret_cast<unsigned char*>(kq) +
+                                                KEY_BYTES) = mine.value;
+                    else
+                        *oq = mine.value;
+                }
+                *kq = kk[k];
+                ++kq;
+                if constexpr (!ONE) ++oq;
+            }
             mine.value = h ? v[k] : op(mine.value, v[k]);
-            if (h) kp[ok++] = kk[k];
-            slot += h;
-            if ((ends >> k) & 1u) outp[slot] = mine.value;
         }
-        mend = ends != 0u && (heads == 0u || __ffs(ends) < __ffs(heads));
+        if constexpr (ONE) oq = reinterpret_cast<Out*>(reinterpret_cast<unsigned char*>(kq) + KEY_BYTES);
+        if (tail) *oq = mine.value;
+        mend = !(heads & 1u) && (heads != 0u || tail);
     } else {
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k)
@@ -339,7 +364,7 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
         const long long w0 = prim::shfl_idx(start.runs(), 0);  // runs before the warp's first item
         const long long e0 = w0 - 1 + static_cast<long long>(head0);  // its first run to end
         for (int i = lane; i < warp_heads; i += prim::WARP) keys_out[w0 + i] = kp[i];
-        for (int i = lane; i < ended; i += prim::WARP) values_out[e0 + i] = outp[i];
+        for (int i = lane; i < ended; i += prim::WARP) values_out[e0 + i] = outp[i + head0];
     } else if constexpr (STAGE_OUT) {  // keys (and the runs' first indices): after the look-back
         const long long r0 = start.runs();  // runs before this thread's first item
         const long long w0 = prim::shfl_idx(r0, 0);  // before the warp's first
