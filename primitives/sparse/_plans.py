@@ -55,8 +55,18 @@ def merge_names(vt, pol):
             [merge_name(vt, i, pol) for i in INDEX_DTYPES])
 
 
+#: the ELL widths with a kernel of their own (all slots loaded at once); other widths run the
+#: kernel of any width (WIDTH 0), see kernels/spmv/ell.cu
+ELL_WIDTHS = tuple(range(1, 9))
+
+
+def ell_width_param(width):
+    """The WIDTH template parameter of spmv_ell for a matrix of ``width`` slots a row."""
+    return width if width in ELL_WIDTHS else 0
+
+
 def ell_names():
-    return [f"spmv_ell<{_ct(v)}, {_ct(i)}>" for v, i in _pairs()]
+    return [f"spmv_ell<{_ct(v)}, {_ct(i)}, {w}>" for v, i in _pairs() for w in (0,) + ELL_WIDTHS]
 
 
 def coo_name(vt, it, pol):
@@ -219,8 +229,12 @@ class CsrVectorPlan(SpmvPlan):
 class EllPlan(SpmvPlan):
     def __init__(self, vt, it, m, width, ld, pol):
         super().__init__(m, vt)
-        k = _loader.load(ELL_SOURCE, ell_names())(f"spmv_ell<{_ct(vt)}, {_ct(it)}>")
-        self.launch = _resident(k, m, pol.block)
+        k = _loader.load(ELL_SOURCE, ell_names())(
+            f"spmv_ell<{_ct(vt)}, {_ct(it)}, {ell_width_param(width)}>")
+        # a thread a row: on an H200 the whole grid ran the ELL matrices of the widened suite
+        # 1-4% faster than the resident grid striding over rows (tools/tune/spmv_auto's matrices)
+        self.launch = _plans.Launch(k, min(_launch.cover_grid(m, pol.block), 2**31 - 1),
+                                    pol.block)
         self.width64, self.ld64 = _launch.i64(width), _launch.i64(ld)
 
     def run(self, A, x, out, alpha, beta):
