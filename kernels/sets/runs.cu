@@ -286,10 +286,12 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     mine.value = Op::identity();
     // EARLY (WARP_OUT with values): the same walk parks the warp's results at offsets within
     // the warp, known from a warp scan of the head counts: the key of the warp's j-th head at
-    // kp[j], the op-sum of the warp's j-th run to end at outp[j] (the first of them the run its
-    // first item belongs to). A sum lacks only what precedes its run in the thread before this
-    // one: the one at slot0 of a lane whose first end comes before its first head (`mend`),
-    // made whole once the prefix is known.
+    // kp[j], the op-sum of the warp's j-th run to end at outp[j + head0] (the first of them the
+    // run its first item belongs to; head0: that item is a head), stored when the next head
+    // comes. A sum lacks only what precedes its run in the thread before this one: the one at
+    // slot0 of a lane whose first end comes before its first head (`mend`), made whole once the
+    // prefix is known. On an H200 the walk with one head test and one address register per item
+    // (6 instructions, sm_90) took reduce_by_key of 2^28 from 0.810-0.821 to 0.790-0.808 ms.
     K* const kp = reinterpret_cast<K*>(exchange[warp]);
     Out* const outp = reinterpret_cast<Out*>(exchange[warp] + (VALUED ? KEY_BYTES : 0));
     int warp_heads = 0, ended = 0, slot0 = 0;
