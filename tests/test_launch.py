@@ -192,3 +192,23 @@ def test_prepared_launch_checks_once(kernel):
         Launch(kernel, 0, 256, args=())
     with pytest.raises(ValueError, match="more than 1024 threads"):
         Launch(kernel, 1, (64, 32))
+
+
+def test_host_count_reads_what_the_kernel_wrote():
+    be = _backend.get_backend()
+    count = _launch.HostCount(be)
+    count.reset()
+    count.host[0] = 12345  # what a kernel writes through count.arg
+    assert count.wait("f") == 12345
+    count.reset()
+    count.host[0] = 0  # an empty result is a count too
+    assert count.wait("f") == 0
+
+
+def test_host_count_unwritten_raises(monkeypatch):
+    be = _backend.get_backend()
+    count = _launch.HostCount(be)
+    monkeypatch.setattr(_launch.HostCount, "SPINS", 3)
+    count.reset()  # no launch writes it
+    with pytest.raises(RuntimeError, match="^myfunc: the kernel did not report its count"):
+        count.wait("myfunc")

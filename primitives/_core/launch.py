@@ -17,7 +17,7 @@ import numpy as np
 from . import backend as _backend, loader as _loader
 
 __all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "check", "Direct",
-           "i64", "stand_in", "clear_stand_ins"]
+           "i64", "stand_in", "clear_stand_ins", "HostCount"]
 
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_YZ = 65535
@@ -173,3 +173,45 @@ def stand_in(backend, dtype, device=None):
 
 def clear_stand_ins():
     _stand_ins.clear()
+
+
+class HostCount:
+    """A count that a kernel writes once per launch straight into host memory (a result's
+    length, which the host needs before it can return): on the GPU a page-locked int64 that the
+    device writes through its mapping, so the host reads the count as soon as the kernel has
+    written it, with no copy and no wait for the end of the stream (the results are ordered
+    before any later work on the stream); on the emulator a one-element array, written before
+    the launch returns. ``arg`` is the kernel's ``long long*`` argument. Around each launch:
+    ``reset()`` before, ``wait(func)`` after (the count, which must be >= 0). The wait polls,
+    then after ``spins`` polls waits for the stream and reads again; a count still unwritten
+    (a failed launch) raises RuntimeError naming ``func``. One launch at a time: callers hold
+    ``lock`` around reset, launch and wait."""
+
+    __slots__ = ("host", "arg", "backend", "lock")
+
+    SPINS = 1 << 14  # polls before the stream is waited for (about a millisecond)
+
+    def __init__(self, backend):
+        if backend.is_cuda:
+            import cupyx
+
+            self.host = cupyx.empty_pinned(1, dtype=np.int64)
+            self.arg = np.uint64(self.host.ctypes.data)  # mapped: the device's address too
+        else:
+            self.host = np.empty(1, dtype=np.int64)
+            self.arg = self.host
+        self.backend = backend
+        self.lock = threading.Lock()
+
+    def reset(self):
+        self.host[0] = -1
+
+    def wait(self, func):
+        host = self.host
+        for _ in range(self.SPINS):
+            if host[0] >= 0:
+                return int(host[0])
+        self.backend.synchronize()  # raises for a failed launch
+        if host[0] < 0:
+            raise RuntimeError(f"{func}: the kernel did not report its count")
+        return int(host[0])

@@ -67,5 +67,18 @@ class LookbackPlan(_plans.Plan):
         return np.uint32(self.epoch)
 
     def launch(self, *args):
-        """One launch of the kernel with ``args`` and the look-back scratch appended."""
-        self.lookback(*args, self.counter, self.state, self.next_epoch())
+        """One launch of the kernel with ``args`` and the look-back scratch appended; after
+        :meth:`prepare`, ``args`` are the values of its slots only."""
+        if self.lookback.args is None:
+            self.lookback(*args, self.counter, self.state, self.next_epoch())
+        else:
+            self.lookback(*args, self.next_epoch())
+
+    def prepare(self, *args):
+        """Fix the launch's arguments once: ``args`` (:data:`~primitives._core.plans.Launch.SLOT`
+        where each call gives its own, in order) and the look-back scratch, the epoch a slot of
+        its own (on the GPU the call then stores the slots' words and launches the kernel
+        itself: :class:`~primitives._core.launch.Direct`)."""
+        S = _plans.Launch.SLOT
+        self.lookback = _plans.Launch(self.kernel, self.grid, self.block, self.smem,
+                                      args=tuple(args) + (self.counter, self.state, S))

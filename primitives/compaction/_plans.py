@@ -76,8 +76,11 @@ class CompactPlan(_lookback.LookbackPlan):
         xp = backend.xp
         super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
                          INDEX_DTYPE.itemsize)
-        self.count = xp.empty(1, dtype=INDEX_DTYPE)  # written by the block of the last tile
-        self.nbytes += self.count.nbytes
+        # the result's length, written by the block of the last tile: read back as soon as
+        # it is written; a launch whose caller knows the count writes it to the device instead
+        self.count = _launch.HostCount(backend)
+        self.unread = xp.empty(1, dtype=INDEX_DTYPE)
+        self.nbytes += self.unread.nbytes
         self.empty, self.n = xp.empty, n
         self.out_dt = INDEX_DTYPE if indices else np.dtype(dt)
         # the arguments a kind does not use: one-element stand-ins of the right type
@@ -87,20 +90,24 @@ class CompactPlan(_lookback.LookbackPlan):
         """The selected elements of ``x`` (or, for an indices plan called with ``x`` None, the
         indices of ``mask``'s true entries): arrays of the backend's own type, contiguous."""
         out = self.empty(self.n, dtype=self.out_dt)
-        if x is None:
-            self.launch(self.stand_in, mask, self.n64, self.stand_in, out, self.count)
-        elif self.word is None:
-            self.launch(x, mask, self.n64, out, self.stand_in, self.count)
-        else:
-            w = self.word
-            self.launch(x.view(w), mask, self.n64, out.view(w), self.stand_in, self.count)
-        return out[:int(self.count[0])]  # the one device-to-host read: the result's length
+        count = self.count
+        with count.lock:
+            count.reset()
+            if x is None:
+                self.launch(self.stand_in, mask, self.n64, self.stand_in, out, count.arg)
+            elif self.word is None:
+                self.launch(x, mask, self.n64, out, self.stand_in, count.arg)
+            else:
+                w = self.word
+                self.launch(x.view(w), mask, self.n64, out.view(w), self.stand_in, count.arg)
+            m = count.wait("compaction")  # the result's length
+        return out[:m]
 
     def indices_into(self, mask):
         """The indices of ``mask``'s true entries (an indices plan), in an array of n entries
         whose first ``count`` hold them: for a caller that knows the count (no host read)."""
         out = self.empty(self.n, dtype=self.out_dt)
-        self.launch(self.stand_in, mask, self.n64, self.stand_in, out, self.count)
+        self.launch(self.stand_in, mask, self.n64, self.stand_in, out, self.unread)
         return out
 
 

@@ -146,23 +146,33 @@ class RunsPlan(_lookback.LookbackPlan):
         xp = backend.xp
         super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
                          pair_bytes(self.acc_dt))
-        self.count = xp.empty(1, dtype=INDEX_DTYPE)  # written by the block of the last tile
+        # the number of runs, written by the block of the last tile: the one value the host
+        # reads back, as soon as that block has written it
+        self.count = _launch.HostCount(backend)
         # the values a launch without them reads: a one-element stand-in of InT
         self.stand_in = _launch.stand_in(backend, in_dt if vals == VALUES else self.acc_dt)
         self.stand_out = _launch.stand_in(backend, self.acc_dt)
-        self.nbytes += self.count.nbytes
         self.empty, self.n, self.vals, self.key_dt = xp.empty, n, vals, np.dtype(key_dt)
+        # the kernel reads and writes the keys' words; only float16 keys, read as their bit
+        # patterns, take a view (the others are passed as they are)
+        w = np.dtype(self.word)
+        self.words = w if (self.key_dt.kind == "f") != (w.kind == "f") else None
+        S = _plans.Launch.SLOT
+        self.prepare(S, S, self.n64, S, S, S, self.count.arg)
 
     def __call__(self, keys, values=None, equal_nan=False):
         """(first keys of the runs, their counts or op-sums or None) of the contiguous backend
         arrays ``keys`` (and ``values``, VALUES only)."""
-        w = self.word
-        kout = self.empty(self.n, dtype=w)
+        ws, count = self.words, self.count
+        kout = self.empty(self.n, dtype=self.key_dt if ws is None else ws)
         vout = self.stand_out if self.vals == KEYS else self.empty(self.n, dtype=self.out_dt)
-        self.launch(keys.view(w), self.stand_in if values is None else values, self.n64,
-                    np.int32(bool(equal_nan)), kout, vout, self.count)
-        m = int(self.count[0])  # the one device-to-host read: the results' length
-        keys_out = kout[:m].view(self.key_dt)
+        with count.lock:
+            count.reset()
+            self.launch(keys if ws is None else keys.view(ws),
+                        self.stand_in if values is None else values, np.int32(bool(equal_nan)),
+                        kout, vout)
+            m = count.wait("sets")  # the results' length
+        keys_out = kout[:m] if ws is None else kout[:m].view(self.key_dt)
         if self.vals == KEYS:
             return keys_out, None
         if self.vals == COUNTS:
