@@ -43,9 +43,9 @@ def choose_variant(A):
     A matrix already in ELL, COO or HYB runs that format's kernel. For CSR the row statistics
     (:meth:`primitives.sparse.CSR.row_stats`, computed once per container) decide, in order:
 
-    * at least 2^16 rows, the longest at most 1.5 times the mean (ELL's padding at most half the
+    * at least 2^16 rows, the longest at most 2 times the mean (ELL's padding at most the
       nonzeros): ``ell``, on a conversion made at the first product and kept on the container
-      (its arrays cost about as much memory as the CSR ones). One thread per row reads its
+      (its arrays cost up to twice the memory of the CSR ones). One thread per row reads its
       entries column-major, every load of a warp coalesced, with no row pointers;
     * rows *even* (coefficient of variation at most 0.5, longest row at most 4 times the mean),
       fewer than 2^16 (too few for ELL's thread per row), and enough of them to fill the GPU

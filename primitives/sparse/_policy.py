@@ -84,12 +84,14 @@ TABLE = _policy.register("spmv", {
     # H200, tools.tune.spmv_auto over the suite and testing.matrices.WIDE, float32 and float64
     # (the table in docs/spmv.rst): ELL (a conversion kept on the container) is fastest or
     # within 3% on every matrix of at least 2^16 rows whose longest row is at most 1.5x the
-    # mean (spread_1.3: 1.3x, within 1%; spread_1.7: 1.7x, merge_path as fast) except the
-    # float32 2-D Poisson matrix (csr_scalar 8% faster), where csr_vector ran 1.1-2.6x slower and
-    # merge_path 1.05-2.8x; csr_vector fastest on the even rows of rows_32k (32768 rows of
-    # 1024, 32 lanes each: 5-8% ahead of merge_path), merge_path within 4% on long_rows (1024
-    # rows of 65536: 32768 threads leave most of the GPU idle), and on all the skewed ones
-    ("default", "auto"): AutoPolicy(ell_max_fill=1.5, ell_min_rows=1 << 16, even_cv=0.5,
+    # mean, and since its kernels per width and whole grid (62337c7) fastest or within 1.3% on
+    # the rows spread to 1.7x and 1.9x the mean too, where merge_path ran up to 4.9% slower in
+    # float32 (the threshold was 1.5 before); csr_vector ran 1.1-2.6x slower and merge_path
+    # 1.05-2.8x on the even matrices; csr_vector fastest on the even rows of rows_32k (32768
+    # rows of 1024, 32 lanes each: 5-8% ahead of merge_path), merge_path within 4-6% on
+    # long_rows in float32 (1024 rows of 65536: 32768 threads leave most of the GPU idle; in
+    # float64 merge_path is the fastest), and on all the skewed ones
+    ("default", "auto"): AutoPolicy(ell_max_fill=2.0, ell_min_rows=1 << 16, even_cv=0.5,
                                     even_max_over_mean=4.0, vector_min_threads=1 << 17),
 }, doc="row-parallel and conversion blocks; merge_path and reduction-by-key tiles; csr_vector "
        "lanes; the auto rule's thresholds")

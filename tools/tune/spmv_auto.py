@@ -27,7 +27,7 @@ from primitives._core import backend as _backend, timing as _timing
 from primitives.sparse import FORMAT_OF, VARIANTS, choose_variant, matches, reference
 from primitives.testing import matrices as _matrices
 
-REPS = {"rounds": 3, "warmup": 3, "repeat": 10}
+REPS = {"rounds": 5, "warmup": 3, "repeat": 20}
 FIELDS = ["matrix", "dtype", "rows", "cols", "nnz", "mean", "max", "cv", "span", "empty",
           "contender", "ms"]
 
