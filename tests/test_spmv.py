@@ -525,6 +525,9 @@ def test_host_x_non_contiguous_and_lists(rng):
 # ---- auto -------------------------------------------------------------------------------------
 
 
+F32_VECTOR = ("csr_vector", "float32")  # the policy of float32's csr_vector and its threshold
+
+
 def rows_of_10_and_25(m=3000):
     """Rows of 10 entries, every 50th of 25: even (cv 0.2), the longest 2.4 times the mean."""
     lengths = np.where(np.arange(m) % 50 == 0, 25, 10)
@@ -540,9 +543,9 @@ def test_auto_rule():
              "empty_rows")
     for name in names:
         assert choose_variant(suite_matrix(name, np.float32)) == "merge_path", name
-    pol = prim.tuning.policy("spmv", "auto")
-    assert pol.vector_min_threads == 1 << 17
-    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+    assert prim.tuning.policy("spmv", ("csr_vector", "float32")).min_threads == 1 << 15
+    assert prim.tuning.policy("spmv", ("csr_vector", "float64")).min_threads == 1 << 17
+    with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=1000):
         # even rows: csr_vector; skewed rows, a few long rows or many empty rows: merge_path
         want = dict.fromkeys(names[:4], "csr_vector") | dict.fromkeys(names[4:], "merge_path")
         for name, v in want.items():
@@ -553,19 +556,19 @@ def test_auto_rule():
     A = sparse.CSR(suite_matrix("poisson2d", np.float32))
     s = A.row_stats()
     threads = s.rows * vector_lanes(s.mean, np.float32)
-    with prim.tuning.override("spmv", selector="auto", vector_min_threads=threads):
+    with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=threads):
         assert choose_variant(A) == "csr_vector"
-    with prim.tuning.override("spmv", selector="auto", vector_min_threads=threads + 1):
+    with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=threads + 1):
         assert choose_variant(A) == "merge_path"
     # even rows that are not nearly even (ELL's fill) but too many for csr_vector's branch:
     # merge_path (spread_1.7 on an H200: csr_vector 1.25x merge_path's time in float64)
     B = rows_of_10_and_25()
     s = sparse.CSR(B).row_stats()
     assert s.cv <= 0.5 and s.rows * s.max > 2.0 * s.nnz  # even, too uneven for ELL
-    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+    with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=1000):
         assert choose_variant(B) == "csr_vector"
-    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000,
-                              ell_min_rows=s.rows):
+    with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=1000), \
+            prim.tuning.override("spmv", selector="auto", ell_min_rows=s.rows):
         assert choose_variant(B) == "merge_path"
     A = suite_matrix("banded", np.float32)
     assert choose_variant(sparse.ELL(A)) == "ell"
@@ -636,7 +639,7 @@ def _spmv_plan_kinds():
 
 def test_auto_runs_the_chosen_variant(rng):
     prim.clear_caches()
-    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+    with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=1000):
         for name in ("poisson2d", "powerlaw"):
             A = suite_matrix(name, np.float32)
             prim.spmv(A, vec(rng, A.shape[1], np.float32))
@@ -715,7 +718,7 @@ def test_repeat_path_is_per_matrix(rng):
     assert even.nnz == hot.nnz == m * k
     x = vec(rng, n, np.float32)
     pair = [(A, sparse.CSR(A)) for A in (even, hot)]
-    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+    with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=1000):
         assert choose_variant(pair[0][1]) != choose_variant(pair[1][1])
         for _ in range(3):
             for A, M in pair:
@@ -773,7 +776,7 @@ def test_tuning_overrides_make_their_own_plans(rng):
         assert vector_lanes(3.0, np.float32) == 16
         check(prim.spmv(M, x, variant="csr_vector"), A, x, np.float32, what="16 lanes")
     assert vector_lanes(3.0, np.float32) == 2
-    with prim.tuning.override("spmv", selector="auto", vector_min_threads=1000):
+    with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=1000):
         assert choose_variant(suite_matrix("poisson2d", np.float32)) == "csr_vector"
     assert choose_variant(suite_matrix("poisson2d", np.float32)) == "merge_path"
 

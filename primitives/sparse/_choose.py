@@ -49,8 +49,9 @@ def choose_variant(A):
       entries column-major, every load of a warp coalesced, with no row pointers;
     * rows *even* (coefficient of variation at most 0.5, longest row at most 4 times the mean),
       fewer than 2^16 (too few for ELL's thread per row), and enough of them to fill the GPU
-      with groups of :func:`vector_lanes` lanes (rows x lanes at least 2^17 threads):
-      ``csr_vector``;
+      with groups of :func:`vector_lanes` lanes (rows x lanes at least 2^15 threads for
+      float32, 2^17 for the wider types: the ``("csr_vector", dtype)`` policy's
+      ``min_threads``): ``csr_vector``;
     * otherwise ``merge_path``: skewed rows, a few long rows or many empty rows (its tiles hold
       the same number of rows plus nonzeros whatever the lengths, so every thread has work).
 
@@ -71,6 +72,7 @@ def choose_variant(A):
         return "ell"
     even = s.cv <= pol.even_cv and s.max <= pol.even_max_over_mean * s.mean
     if even and s.rows < pol.ell_min_rows and \
-            s.rows * vector_lanes(s.mean, M.dtype) >= pol.vector_min_threads:
+            s.rows * vector_lanes(s.mean, M.dtype) >= _policy.csr_vector(
+                M.dtype if M.dtype in _base.VALUE_DTYPES else np.float32).min_threads:
         return "csr_vector"
     return "merge_path"

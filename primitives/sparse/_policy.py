@@ -40,6 +40,8 @@ class VectorPolicy:
     steps: tuple  # ((mean below, lanes), ...) in increasing order
     per_lane: float  # entries per lane past the steps
     lanes: int = 0  # a fixed width of LANES for every mean (sweeps); 0: the rule above
+    # auto: csr_vector for even rows too few for ELL when rows x lanes is at least this
+    min_threads: int = 1 << 17
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +53,6 @@ class AutoPolicy:
     ell_min_rows: int  # ... and the matrix has at least this many rows
     even_cv: float  # largest coefficient of variation of the row lengths of even rows
     even_max_over_mean: float  # largest longest-row / mean of even rows
-    vector_min_threads: int  # csr_vector for even rows when rows x lanes is at least this
 
 
 TABLE = _policy.register("spmv", {
@@ -70,14 +71,20 @@ TABLE = _policy.register("spmv", {
     ("default", ("merge_path", "complex128")): TilePolicy(block=128, items=8),
     # H100, suite's even matrices (tools/figures/spmv.py lanes sweep): the 27-point stencil ran
     # 7% faster on 8 lanes than on 4; long rows about one lane per 12 entries
+    # auto's threshold (min_threads), H200, tools.tune.spmv_auto: long_rows (1024 rows of 65536,
+    # 32 lanes each: 32768 threads) ran fastest on csr_vector in three runs, merge_path 1.039-1.061x
+    # its time; in float64 merge_path is the fastest there, csr_vector 1.061-1.063x
     ("default", ("csr_vector", "float32")): VectorPolicy(steps=((8, 2), (16, 4), (96, 8)),
-                                                         per_lane=12.0),
+                                                         per_lane=12.0, min_threads=1 << 15),
     # H100, suite's even matrices: float64 rows (12 bytes per entry) about one lane per 2 entries
-    ("default", ("csr_vector", "float64")): VectorPolicy(steps=(), per_lane=2.0),
+    ("default", ("csr_vector", "float64")): VectorPolicy(steps=(), per_lane=2.0,
+                                                         min_threads=1 << 17),
     # complex: not tuned yet; to be measured on an H100 (float64's rule: complex64 entries are
     # as wide, complex128 ones wider still)
-    ("default", ("csr_vector", "complex64")): VectorPolicy(steps=(), per_lane=2.0),
-    ("default", ("csr_vector", "complex128")): VectorPolicy(steps=(), per_lane=2.0),
+    ("default", ("csr_vector", "complex64")): VectorPolicy(steps=(), per_lane=2.0,
+                                                         min_threads=1 << 17),
+    ("default", ("csr_vector", "complex128")): VectorPolicy(steps=(), per_lane=2.0,
+                                                         min_threads=1 << 17),
     # the reductions by key: 256 x 8 as merge_path's tile (not tuned separately)
     ("default", "coo"): TilePolicy(block=256, items=8),
     ("default", "fixup"): TilePolicy(block=256, items=8),
@@ -92,7 +99,7 @@ TABLE = _policy.register("spmv", {
     # long_rows in float32 (1024 rows of 65536: 32768 threads leave most of the GPU idle; in
     # float64 merge_path is the fastest), and on all the skewed ones
     ("default", "auto"): AutoPolicy(ell_max_fill=2.0, ell_min_rows=1 << 16, even_cv=0.5,
-                                    even_max_over_mean=4.0, vector_min_threads=1 << 17),
+                                    even_max_over_mean=4.0),
 }, doc="row-parallel and conversion blocks; merge_path and reduction-by-key tiles; csr_vector "
        "lanes; the auto rule's thresholds")
 
