@@ -72,8 +72,8 @@ TABLE = _policy.register("spmv", {
     # H100, suite's even matrices (tools/figures/spmv.py lanes sweep): the 27-point stencil ran
     # 7% faster on 8 lanes than on 4; long rows about one lane per 12 entries
     # auto's threshold (min_threads), H200, tools.tune.spmv_auto: long_rows (1024 rows of 65536,
-    # 32 lanes each: 32768 threads) ran fastest on csr_vector in three runs, merge_path 1.039-1.061x
-    # its time; in float64 merge_path is the fastest there, csr_vector 1.061-1.063x
+    # 32 lanes each: 32768 threads) ran fastest on csr_vector in four runs, merge_path 1.039-1.061x
+    # its time; in float64 merge_path is the fastest there, csr_vector 1.050-1.063x
     ("default", ("csr_vector", "float32")): VectorPolicy(steps=((8, 2), (16, 4), (96, 8)),
                                                          per_lane=12.0, min_threads=1 << 15),
     # H100, suite's even matrices: float64 rows (12 bytes per entry) about one lane per 2 entries
