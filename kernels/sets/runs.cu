@@ -334,7 +334,8 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
             }
             mine.value = h ? v[k] : op(mine.value, v[k]);
         }
-        if constexpr (ONE) oq = reinterpret_cast<Out*>(reinterpret_cast<unsigned char*>(kq) + KEY_BYTES);
+        if constexpr (ONE)
+            oq = reinterpret_cast<Out*>(reinterpret_cast<unsigned char*>(kq) + KEY_BYTES);
         if (tail) *oq = mine.value;
         mend = !(heads & 1u) && (heads != 0u || tail);
     } else {

@@ -183,13 +183,13 @@ class HostCount:
     before any later work on the stream); on the emulator a one-element array, written before
     the launch returns. ``arg`` is the kernel's ``long long*`` argument. Around each launch:
     ``reset()`` before, ``wait(func)`` after (the count, which must be >= 0). The wait polls,
-    then after ``spins`` polls waits for the stream and reads again; a count still unwritten
+    then after ``SPINS`` polls waits for the stream and reads again; a count still unwritten
     (a failed launch) raises RuntimeError naming ``func``. One launch at a time: callers hold
     ``lock`` around reset, launch and wait."""
 
     __slots__ = ("host", "arg", "backend", "lock")
 
-    SPINS = 1 << 14  # polls before the stream is waited for (about a millisecond)
+    SPINS = 1 << 14  # polls before the stream is waited for
 
     def __init__(self, backend):
         if backend.is_cuda:
