@@ -7,6 +7,13 @@ import numpy as np
 from . import _base, _policy
 
 
+def _vector_policy(dtype):
+    """The ``("csr_vector", dtype name)`` policy in force; a dtype without its own takes
+    float32's."""
+    dt = np.dtype(dtype)
+    return _policy.current_vector(dt.name if dt in _base.VALUE_DTYPES else "float32")
+
+
 def vector_lanes(mean, dtype=np.float32):
     """``csr_vector``'s lanes per row, from the mean row length and the value type.
 
@@ -20,9 +27,7 @@ def vector_lanes(mean, dtype=np.float32):
     (The rule is the ``("csr_vector", dtype name)`` policy of :mod:`primitives.tuning`'s
     ``"spmv"`` family; a dtype without its own policy takes float32's.)
     """
-    dt = np.dtype(dtype)
-    name = dt.name if dt in _base.VALUE_DTYPES else "float32"
-    pol = _policy.current_vector(name)
+    pol = _vector_policy(dtype)
     if pol.lanes:
         return pol.lanes
     for below, lanes in pol.steps:
@@ -72,7 +77,6 @@ def choose_variant(A):
         return "ell"
     even = s.cv <= pol.even_cv and s.max <= pol.even_max_over_mean * s.mean
     if even and s.rows < pol.ell_min_rows and \
-            s.rows * vector_lanes(s.mean, M.dtype) >= _policy.csr_vector(
-                M.dtype if M.dtype in _base.VALUE_DTYPES else np.float32).min_threads:
+            s.rows * vector_lanes(s.mean, M.dtype) >= _vector_policy(M.dtype).min_threads:
         return "csr_vector"
     return "merge_path"

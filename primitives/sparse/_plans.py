@@ -233,7 +233,7 @@ class EllPlan(SpmvPlan):
             f"spmv_ell<{_ct(vt)}, {_ct(it)}, {ell_width_param(width)}>")
         # a thread a row: on an H200 the whole grid ran the ELL matrices of the widened suite
         # 1-4% faster than the resident grid striding over rows (tools/tune/spmv_auto's matrices)
-        self.launch = _plans.Launch(k, min(_launch.cover_grid(m, pol.block), 2**31 - 1),
+        self.launch = _plans.Launch(k, min(_launch.cover_grid(m, pol.block), _launch.MAX_GRID_X),
                                     pol.block)
         self.width64, self.ld64 = _launch.i64(width), _launch.i64(ld)
 
