@@ -522,6 +522,30 @@ def test_host_x_non_contiguous_and_lists(rng):
     H.assert_same(prim.spmv(small, [1, 1]), np.array([3.0, 3.0]))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64],
+                         ids=["float32", "float64", "complex64"])
+def test_ell_every_width(dtype, rng):
+    """ELL of every width with a kernel of its own (1..8) and past them (the kernel of any
+    width), rows as long as the width and shorter (padding), empty rows, and alpha/beta."""
+    n = 40
+    for width in range(1, 11):
+        m = 70
+        lengths = rng.integers(0, width + 1, m)
+        lengths[::7] = width
+        lengths[3] = 0
+        ip = np.concatenate([[0], np.cumsum(lengths)])
+        ix = np.concatenate([np.sort(rng.choice(n, k, replace=False)) for k in lengths])
+        data = vec(rng, ix.size, dtype)
+        A = sps.csr_matrix((data, ix, ip), shape=(m, n))
+        E = sparse.ELL(sparse.CSR(A))
+        assert E.width == width
+        x, y0 = vec(rng, n, dtype), vec(rng, m, dtype)
+        check(prim.spmv(E, x, variant="ell"), A, x, dtype, what=f"width {width}")
+        y = y0.copy()
+        prim.spmv(E, x, y=y, alpha=-1.5, beta=0.75, variant="ell")
+        check(y, A, x, dtype, y=y0, alpha=-1.5, beta=0.75, what=f"width {width}, alpha/beta")
+
+
 # ---- auto -------------------------------------------------------------------------------------
 
 
