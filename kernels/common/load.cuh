@@ -6,7 +6,8 @@
 // aligned_head) and the memory is not written during the kernel. Warp exchanges between the
 // coalesced (warp-striped) and the blocked layout, 16 bytes per shared access, swizzled so that
 // no access meets a bank conflict whatever ITEMS: load_striped_to_blocked16 /
-// store_blocked_to_striped16, and exchange16_to_blocked for vectors already loaded.
+// store_blocked_to_striped16, and exchange16_to_blocked for vectors already loaded. prefetch_l2:
+// a block's hint that fetches a span the grid reads soon into the L2 cache.
 #pragma once
 #include "common/prim.cuh"
 
@@ -93,6 +94,47 @@ __device__ __forceinline__ void store_items(AccT* p, long long avail, bool vecto
         for (int k = 0; k < ITEMS; ++k)
             if (k < avail) p[k] = items[k];
     }
+}
+
+// An L2 prefetch of elements [first, first + count) of each of `arrays`, clipped to [0, n): a
+// hint that fetches a tile the grid will read soon into the L2 cache, so that the block which
+// later loads it waits for the L2 rather than DRAM (look-back kernels keep too few loads in flight
+// per SM to cover DRAM's latency on their own). No result and no fault: only bytes inside the
+// clipped spans are named, from the 16-byte boundary at or below each span's start (allocations
+// are 256-byte aligned) to the one at or below its end. sm_90 and newer: one bulk prefetch per
+// array by thread 0 (cp.async.bulk.prefetch.L2); older GPUs: a 128-byte line prefetch per thread,
+// block-strided; the emulator: nothing. Called by every thread of a block of BLOCK threads (no
+// barrier).
+template <int BLOCK, class... T>
+__device__ __forceinline__ void prefetch_l2(long long first, long long count, long long n,
+                                            const T*... arrays) {
+#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
+    if (first >= n || first < 0 || count <= 0) return;
+    if (count > n - first) count = n - first;
+#if __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0) {
+        auto bulk = [](uptr lo, uptr bytes) {
+            const uptr b = lo & ~static_cast<uptr>(15u);
+            const uptr e = (lo + bytes) & ~static_cast<uptr>(15u);
+            if (e > b && e - b < (1u << 20))  // the instruction's size field: under 1 MiB
+                asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(b),
+                             "r"(static_cast<unsigned>(e - b))
+                             : "memory");
+        };
+        (bulk(reinterpret_cast<uptr>(arrays + first), static_cast<uptr>(count) * sizeof(T)),
+         ...);
+    }
+#else
+    auto lines = [](uptr lo, uptr bytes) {
+        for (uptr q = lo + static_cast<uptr>(threadIdx.x) * 128u; q < lo + bytes;
+             q += BLOCK * 128u)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(q));
+    };
+    (lines(reinterpret_cast<uptr>(arrays + first), static_cast<uptr>(count) * sizeof(T)), ...);
+#endif
+#else
+    (void)first, (void)count, (void)n, ((void)arrays, ...);
+#endif
 }
 
 // Warp-striped <-> blocked exchange through shared memory, for full tiles: a warp's 32 * ITEMS

@@ -1,7 +1,8 @@
 // runs.cu -- run-length encoding and reduce-by-key in one pass over keys (and values).
 //
-// runs_lookback<K, KIND, InT, AccT, Op, VALS, BLOCK, ITEMS, MIN_BLOCKS>: a run is a maximal
-// stretch of consecutive equal keys. The kernel writes, for run r, its first key to keys_out[r] and
+// runs_lookback<K, KIND, InT, AccT, Op, VALS, BLOCK, ITEMS, MIN_BLOCKS, WARP_OUT, PREFETCH>: a
+// run is a maximal stretch of consecutive equal keys. The kernel writes, for run r, its first key
+// to keys_out[r] and
 //   VALS == RUN_KEYS: nothing else;
 //   VALS == RUN_STARTS: the index of its first element to values_out[r] (long long; the host
 //     takes the run lengths as differences of these, a pass over the runs only);
@@ -28,6 +29,10 @@
 // unequal to everything); RUN_FLOAT compares K (float, double) with ==. `equal_nan` (a runtime
 // flag, block-uniform) makes NaNs equal to each other, as numpy.unique's equal_nan=True.
 // MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
+// PREFETCH > 0: a block first asks the L2 cache for the keys and values of the tile PREFETCH ids
+// after its own (common/load.cuh: prefetch_l2), which a block drawing that id a few microseconds
+// later then finds there: the loads a tile issues at its start alone do not keep enough bytes in
+// flight to cover DRAM's latency while other blocks scan and look back.
 // WARP_OUT: each warp parks its results in its exchange buffer and writes them out in coalesced
 // rows, where a warp's span of them fits: with values, keys and op-sums side by side, parked in
 // the same walk over a thread's items that makes its pair (offsets from a warp scan of the head
@@ -171,7 +176,7 @@ struct TileItems<T, ITEMS, 2> {
 }  // namespace prim
 
 template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
-          int MIN_BLOCKS = 1, int WARP_OUT = 1>
+          int MIN_BLOCKS = 1, int WARP_OUT = 1, int PREFETCH = 0>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
               int equal_nan, K* __restrict__ keys_out,
@@ -214,6 +219,12 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
                                                           (EARLY ? PAD : 0)];
 
     const long long tile = prim::next_tile(tile_counter, &tile_id);
+    if constexpr (PREFETCH > 0) {  // the tile drawn PREFETCH tiles later, into the L2 cache
+        if constexpr (VALS == prim::RUN_VALUES)
+            prim::prefetch_l2<BLOCK>((tile + PREFETCH) * TILE, TILE, n, keys, values);
+        else
+            prim::prefetch_l2<BLOCK>((tile + PREFETCH) * TILE, TILE, n, keys);
+    }
     const int lane = threadIdx.x % prim::WARP;
     const int warp = threadIdx.x / prim::WARP;
     const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;

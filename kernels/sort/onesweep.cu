@@ -30,19 +30,24 @@
 //   the caller's output, the others ping-pong between two scratch buffers), the 1-bit epoch of
 //   its look-back status words and whether float images need the fold; all of this is decided on
 //   the device, so the host never waits. If no pass is needed, the last one runs (a stable copy).
-// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH>: one digit pass over one
-//   portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys, so a
-//   digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29 keys
-//   run one launch per portion, in order: `offsets` holds the portion's first output position per
-//   digit, and the portion's last tile writes the next portion's, at offsets + 256, from its
-//   inclusive counts). Each block draws the next tile id from an atomic counter, loads BLOCK *
-//   ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and publishes
-//   the counts at once, ranks the keys by digit in shared memory (block_rank, MATCH: ballots or
-//   shared lane masks), and thread d looks back over the predecessors' status words of digit d
-//   (one 32-bit word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit count,
-//   so value and flag are published by one store and need no fence), WINDOW words per round, until
-//   an inclusive prefix, then publishes its own inclusive prefix. Keys (and then values) are
-//   exchanged in shared memory into digit order and written so that each digit's run is contiguous.
+// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH>: one digit pass
+//   over one portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys,
+//   so a digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29
+//   keys run one launch per portion, in order: `offsets` holds the portion's first output
+//   position per digit, and the portion's last tile writes the next portion's, at offsets + 256,
+//   from its inclusive counts). Each block draws the next tile id from an atomic counter, loads
+//   BLOCK * ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and
+//   publishes the counts at once, ranks the keys by digit in shared memory (block_rank, MATCH:
+//   ballots or shared lane masks), and thread d looks back over the predecessors' status words of
+//   digit d (one 32-bit word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit
+//   count, so value and flag are published by one store and need no fence), WINDOW words per
+//   round, until an inclusive prefix, then publishes its own inclusive prefix. Keys (and then
+//   values) are exchanged in shared memory into digit order and written so that each digit's run
+//   is contiguous.
+//   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
+//   the portion's tile PREFETCH ids after its own (common/load.cuh: prefetch_l2), so that the
+//   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
+//   flight to cover DRAM's latency while they rank and look back.
 //   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory:
 //   rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)).
 //   Static shared: 256 long longs and 256 pointers (each digit's output position and address).
@@ -344,7 +349,7 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
 }
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
-          int MATCH>
+          int MATCH, int PREFETCH = 0>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __restrict__ keys_tmp0,
               U* __restrict__ keys_tmp1, const V* __restrict__ vals_in, void* __restrict__ vals_out,
@@ -379,6 +384,15 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     const long long tile = first_tile + prim::next_tile(tile_counter, &tile_slot);
     const long long start = tile * TILE;
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);
+    if constexpr (PREFETCH > 0) {  // the portion's tile drawn PREFETCH ids later, into the L2
+        const long long ahead = start + static_cast<long long>(PREFETCH) * TILE;
+        const long long end = (first_tile + gridDim.x) * static_cast<long long>(TILE);
+        const long long m = n < end ? n : end;
+        if (VALUES && !(first && (vflags & VALUES_IOTA)))  // (iota values are made, not read)
+            prim::prefetch_l2<BLOCK>(ahead, TILE, m, kin, vin);
+        else
+            prim::prefetch_l2<BLOCK>(ahead, TILE, m, kin);
+    }
     DigitOf<U> dig(kind, descending, shift, width);
     dig.fold = row[6] != 0;
 

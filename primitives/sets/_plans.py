@@ -66,7 +66,7 @@ def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
         acc_bytes = np.dtype(acc_dt).itemsize
     mb = _policy.min_blocks_for(np.dtype(key_dt).itemsize, acc_bytes, pol)
     return (f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
-            f"{pol.items}, {mb}, {pol.warp_out}>")
+            f"{pol.items}, {mb}, {pol.warp_out}, {pol.prefetch}>")
 
 
 def names(module, pol):

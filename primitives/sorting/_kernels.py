@@ -32,7 +32,7 @@ def hist_name(kb, hpol):
 def pass_name(kb, vb, pol):
     vt, has = vc(vb)
     return (f"onesweep_pass<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
-            f"{pol.window}, {pol.match}>")
+            f"{pol.window}, {pol.match}, {pol.prefetch}>")
 
 
 def classic_names(kb, vb, pol):

@@ -26,6 +26,9 @@ class OnesweepPolicy:
     window: int  # predecessor tiles the look-back reads at once
     match: int  # 0: eight ballots per key; 1: shared lane masks (prim::radix::Match)
     portion: int = COUNT_LIMIT  # keys of one portion of the grid, at most COUNT_LIMIT
+    # tiles ahead: a block prefetches into the L2 cache the keys (and values) of the portion's
+    # tile that many ids after its own (0: none; kernels/common/load.cuh, prefetch_l2)
+    prefetch: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,10 +96,11 @@ class BlockPolicy:
         return self.tiles(kb)[-1]
 
 
-def _os(items):
+def _os(items, prefetch=33):
     # every tile: two blocks of 256 per SM (the register file), look-back over 8 tiles at once,
     # lane masks (H100: eight ballots 12-18% slower)
-    return OnesweepPolicy(block=256, items=items, min_blocks=2, window=8, match=1)
+    return OnesweepPolicy(block=256, items=items, min_blocks=2, window=8, match=1,
+                          prefetch=prefetch)
 
 
 TABLE = _policy.register("sort", {

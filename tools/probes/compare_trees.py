@@ -19,8 +19,8 @@ modulo 32 (the trees before the folded masks); ``--extra-smem NAME=BYTES``, its 
 more dynamic shared memory than the library's. ``--items NAME=KB:VB:ITEMS`` runs tree NAME's
 pass for KB-byte keys and VB-byte values (0: keys only) at tiles of ITEMS keys per thread instead
 of the library's (a tree may be named twice, under two names, to compare two tile sizes);
-``--policy NAME=KB:VB:BLOCK,ITEMS,MIN_BLOCKS,WINDOW,MATCH`` gives it a whole policy (through
-``primitives.tuning.override``).
+``--policy NAME=KB:VB:BLOCK,ITEMS,MIN_BLOCKS,WINDOW,MATCH[,PREFETCH]`` gives it a whole policy
+(through ``primitives.tuning.override``).
 ``--breakdown`` then times each kernel of every tree's sort (CUDA events just before and after
 each launch: the histogram, the plan and each pass; medians over 30 sorts), to see which of them
 a change moves, and the time the GPU waits for the host: from the call to the first launch, and
@@ -43,7 +43,7 @@ from primitives.testing import peers
 from tools import _patched
 
 SOURCE = _kernels.ONESWEEP
-FIELDS = ("block", "items", "min_blocks", "window", "match")
+FIELDS = ("block", "items", "min_blocks", "window", "match", "prefetch")
 
 
 def parse(argv):

@@ -38,7 +38,8 @@ from primitives.testing import oracle as _oracle
 from tools import _patched
 
 n = 1 << 27
-FIELDS = ("block", "items", "min_blocks", "window", "match")  # a candidate's tuple, in order
+# a candidate's tuple, in order (prefetch may be left out: the policy in force's)
+FIELDS = ("block", "items", "min_blocks", "window", "match", "prefetch")
 KIND = {"u": 0, "i": 1, "f": 2}  # prim::radix::KeyKind
 SOURCE = _kernels.ONESWEEP
 
