@@ -357,6 +357,12 @@ def test_policy_override(rng):
             v = (x % 7).astype(np.float32)
             H.assert_same(prim.reduce_by_key(x, v, "max"), rbk_ref(x, v, "max"))
             H.assert_same(prim.reduce_by_key(x[1:], v[1:]), rbk_ref(x[1:], v[1:], "sum"))
+    for prefetch in (0, 1, 3):  # L2 prefetches of the tile 1 or 3 ids ahead: past n, clipped
+        with prim.tuning.override("sets", block=64, items=32, prefetch=prefetch):
+            v = (x % 5).astype(np.float64)
+            for a, b in ((x, v), (x[1:], v[1:]), (x[3:-2], v[3:-2])):  # views of odd offsets
+                H.assert_same(prim.reduce_by_key(a, b), rbk_ref(a, b, "sum"))
+                H.assert_same(prim.run_length_encode(a), rle_ref(a))
     with prim.tuning.override("sets", block=512, items=16):  # 64 KiB of 8-byte exchanges
         H.raises_like(ValueError, "sets", prim.run_length_encode, x.astype(np.int64),
                       match="static shared memory")

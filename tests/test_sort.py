@@ -411,6 +411,20 @@ def test_onesweep_portions(backend, rng, schedule):
             assert core.portions >= 2 and len(core.pass_launches) == core.passes * core.portions
 
 
+def test_onesweep_prefetch_distances(rng):
+    # each block prefetches the keys (and values) of the portion's tile `prefetch` ids ahead into
+    # the L2 cache: clipped at the portion's end and at n, from views of any offset
+    n = 5 * OS_TILE[4] + 33
+    x = make_keys(rng, n + 3, np.uint32)
+    v = np.arange(n + 3, dtype=np.uint32)
+    for prefetch in (0, 1, 4):
+        with prim.tuning.override("sort", portion=2 * OS_TILE[4] + 100, prefetch=prefetch):
+            for a, b in ((x[:n], v[:n]), (x[3:], v[3:])):
+                k, got_v = prim.radix_sort(a, b)
+                check_sorted(a, stable_order(a), k, got_v, b)
+                H.assert_same(prim.argsort(a), stable_order(a))
+
+
 def sort_plan_rows(backend, x):
     """Sort ``x`` through its plan; returns the pass plan the plan kernel wrote for that sort
     (a row per digit pass: active, first, last, src, dst, epoch, fold, -) and the result."""

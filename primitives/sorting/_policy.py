@@ -103,6 +103,12 @@ def _os(items, prefetch=33):
                           prefetch=prefetch)
 
 
+# prefetch (H200, 2^27 random keys, prim.tuning.override, ms with 0 / 16 / 33 / 48 / 66 / 100
+# tiles ahead): uint32 keys 2.534 / 2.450 / 2.442 / 2.443 / 2.443 / 2.442; uint32 pairs 3.927 /
+# 3.683 / 3.690 / 3.690 / 3.702 / 3.728; uint64 keys 6.696 / 6.731 / 6.675 / 6.672 / 6.665 /
+# 6.678; and 0 / 33 in another run: argsort (the pairs' pass) 3.829 / 3.589, uint32 keys with
+# 8-byte values 5.227 / 4.942, uint64 keys with 4-byte values 9.547 / 9.594 and 8-byte values
+# 12.186 / 12.300 (those two keep 0)
 TABLE = _policy.register("sort", {
     # H100, uint32 keys 2^27 (tools.tune.sort): 256 x 41 1.3% faster than x 40; x 42 slower
     ("default", (4, 0)): _os(41),
@@ -113,9 +119,9 @@ TABLE = _policy.register("sort", {
     # H100, uint64 keys 2^27: 256 x 28 7.76 ms (x 24: 7.94)
     ("default", (8, 0)): _os(28),
     # H100, uint64 keys + 4-byte values 2^27: 256 x 24 13.41 ms (x 12: 16.08)
-    ("default", (8, 4)): _os(24),
+    ("default", (8, 4)): _os(24, prefetch=0),
     # H100, uint64 pairs 2^27: 256 x 20 16.71 ms (x 12: 18.53)
-    ("default", (8, 8)): _os(20),
+    ("default", (8, 8)): _os(20, prefetch=0),
     ("default", "histogram"): HistogramPolicy(
         block=1024,  # one block per SM: 128 KB of lane-private counters (not tuned)
         vectors=8,  # H100, uint32 keys 2^27: 0.186 ms (4: 0.194, 2: 0.204)
