@@ -205,10 +205,32 @@ def test_host_count_reads_what_the_kernel_wrote():
     assert count.wait("f") == 0
 
 
+def test_wait_written_outlasts_a_long_kernel(monkeypatch):
+    # the word comes after several queries of a stream that is not done: no time limit, no
+    # synchronization; a stream that is done with the word unset is a failed launch
+    words = np.full(1, -1, dtype=np.int64)
+    queries = []
+
+    class Stream:
+        def stream_done(self):
+            queries.append(1)
+            if len(queries) == 3:
+                words[0] = 7  # written late, as by a kernel queued behind a long one
+            return False
+
+    monkeypatch.setattr(_launch, "SPINS", 2)
+    _launch.wait_written(words, 0, -1, Stream(), "f: unwritten")
+    assert words[0] == 7 and len(queries) == 3
+    Stream.stream_done = lambda self: True
+    words[0] = -1
+    with pytest.raises(RuntimeError, match="^f: unwritten$"):
+        _launch.wait_written(words, 0, -1, Stream(), "f: unwritten")
+
+
 def test_host_count_unwritten_raises(monkeypatch):
     be = _backend.get_backend()
     count = _launch.HostCount(be)
-    monkeypatch.setattr(_launch.HostCount, "SPINS", 3)
+    monkeypatch.setattr(_launch, "SPINS", 3)
     count.reset()  # no launch writes it
     with pytest.raises(RuntimeError, match="^myfunc: the kernel did not report its count"):
         count.wait("myfunc")

@@ -110,6 +110,14 @@ class Backend:
         if self.is_cuda:
             self.xp.cuda.get_current_stream().synchronize()
 
+    def stream_done(self):
+        """Whether the current stream has finished its work (cudaStreamQuery: no wait; it
+        raises for a failed kernel). The emulator's kernels have run before their launch
+        returns: always True."""
+        if self.is_cuda:
+            return self.xp.cuda.get_current_stream().done
+        return True
+
     def copy_into(self, dst, src):
         """Copy the C-contiguous backend array ``src`` into ``dst`` (C-contiguous, of its dtype
         and size) on the current stream: on the GPU a device-to-device memory copy, not CuPy's

@@ -17,7 +17,7 @@ import numpy as np
 from . import backend as _backend, loader as _loader
 
 __all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "check", "Direct",
-           "i64", "stand_in", "clear_stand_ins", "HostCount"]
+           "i64", "stand_in", "clear_stand_ins", "wait_written", "HostCount"]
 
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_YZ = 65535
@@ -175,6 +175,28 @@ def clear_stand_ins():
     _stand_ins.clear()
 
 
+#: polls of a host word between two queries of the stream (:func:`wait_written`)
+SPINS = 1024
+
+
+def wait_written(words, index, unset, backend, message):
+    """Wait until a kernel has written ``words[index]`` (page-locked host memory the device
+    writes through its mapping, reset to ``unset`` before the launch): poll it, and after every
+    :data:`SPINS` polls ask whether the current stream has finished (no wait; a failed kernel
+    raises there). Once it has, a word still ``unset`` raises RuntimeError(``message``). The
+    host never sleeps in a stream synchronization, whose wake-up can take longer than a whole
+    kernel, and a kernel however long (or work queued before it) is waited for."""
+    spins = range(SPINS)
+    while True:
+        for _ in spins:
+            if words[index] != unset:
+                return
+        if backend.stream_done():
+            break
+    if words[index] == unset:
+        raise RuntimeError(message)
+
+
 class HostCount:
     """A count that a kernel writes once per launch straight into host memory (a result's
     length, which the host needs before it can return): on the GPU a page-locked int64 that the
@@ -182,14 +204,11 @@ class HostCount:
     written it, with no copy and no wait for the end of the stream (the results are ordered
     before any later work on the stream); on the emulator a one-element array, written before
     the launch returns. ``arg`` is the kernel's ``long long*`` argument. Around each launch:
-    ``reset()`` before, ``wait(func)`` after (the count, which must be >= 0). The wait polls,
-    then after ``SPINS`` polls waits for the stream and reads again; a count still unwritten
-    (a failed launch) raises RuntimeError naming ``func``. One launch at a time: callers hold
-    ``lock`` around reset, launch and wait."""
+    ``reset()`` before, ``wait(func)`` after (the count, >= 0; :func:`wait_written`: a launch
+    that never writes it raises RuntimeError naming ``func``). One launch at a time: callers
+    hold ``lock`` around reset, launch and wait."""
 
     __slots__ = ("host", "arg", "backend", "lock")
-
-    SPINS = 1 << 14  # polls before the stream is waited for
 
     def __init__(self, backend):
         if backend.is_cuda:
@@ -208,10 +227,7 @@ class HostCount:
 
     def wait(self, func):
         host = self.host
-        for _ in range(self.SPINS):
-            if host[0] >= 0:
-                return int(host[0])
-        self.backend.synchronize()  # raises for a failed launch
         if host[0] < 0:
-            raise RuntimeError(f"{func}: the kernel did not report its count")
+            wait_written(host, 0, -1, self.backend,
+                         f"{func}: the kernel did not report its count")
         return int(host[0])

@@ -336,10 +336,10 @@ class HistogramPlan(RepeatPlan):
 class BincountPlan(RepeatPlan):
     """:func:`bincount` of 8-bit samples repeated: the last block writes the first and last
     non-zero count to pinned host memory, then sets a flag, which the host polls (the counts
-    need no wait: later work on the stream runs after the kernel); a synchronization after
-    ``extent_spins`` polls (a long or failed launch) ends the wait."""
+    need no wait: later work on the stream runs after the kernel; the wait is
+    :func:`primitives._core.launch.wait_written`'s)."""
 
-    def __init__(self, count, bplan, backend, minlength, origin, spins):
+    def __init__(self, count, bplan, backend, minlength, origin):
         if backend.is_cuda:
             import cupyx
 
@@ -347,8 +347,8 @@ class BincountPlan(RepeatPlan):
         else:
             extent = np.empty(3, dtype=np.int64)
         super().__init__(count, bplan, backend, extent=extent)
-        self.backend, self.xp, self.minlength, self.origin, self.spins = \
-            backend, backend.xp, minlength, origin, spins
+        self.backend, self.xp, self.minlength, self.origin = \
+            backend, backend.xp, minlength, origin
         self.lock = threading.Lock()  # one call at a time uses the record's extent
 
     def __call__(self, x):
@@ -356,13 +356,8 @@ class BincountPlan(RepeatPlan):
             ext = self.extent
             ext[2] = 0
             out = RepeatPlan.__call__(self, x)
-            spins = 0
-            while not ext[2]:
-                spins += 1
-                if spins > self.spins:
-                    self.backend.synchronize()  # raises for a failed launch
-                    if not ext[2]:
-                        raise RuntimeError("bincount: the kernel did not report its extent")
+            _launch.wait_written(ext, 2, 0, self.backend,
+                                 "bincount: the kernel did not report its extent")
             first, last = int(ext[0]), int(ext[1])
         return byte_result("bincount", out, first, last, self.origin, self.minlength, self.xp)
 
@@ -389,7 +384,7 @@ def repeat_plan(kind, variant, binning, n, backend, edges=None, minlength=0, ori
             return HistogramPlan(count, bplan, backend, edges=edges)
         if kind == "even":
             return RepeatPlan(count, bplan, backend)
-        return BincountPlan(count, bplan, backend, minlength, origin, prod.extent_spins)
+        return BincountPlan(count, bplan, backend, minlength, origin)
 
     key = ("histogram/repeat", kind, minlength, binning, prod, *ckey[1:])
     return _plans.PLANS.get(key, build)

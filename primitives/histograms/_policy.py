@@ -31,7 +31,6 @@ class ProductionPolicy:
     replica_bytes: int  # ... taking at most this many bytes together (at least one copy)
     aggregate: bool  # packet aggregation: one atomic for a packet whose samples share a bin
     finish_max_bins: int  # the last block moves up to this many counters to the result
-    extent_spins: int  # polls of bincount's extent flag before the host synchronizes instead
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,7 +68,6 @@ _PRODUCTION = ProductionPolicy(
     replica_bytes=16 * 1024,  # H100, 4096 bins: one 16 KiB copy beat two
     aggregate=False,  # H100, uniform uint8/float32: up to 4% slower; all-equal data no faster
     finish_max_bins=4096,  # the last block's move of 4096 counters beat a memset (not swept)
-    extent_spins=20000,  # about 2 ms of polls (~0.1 us each) before a synchronization
 )
 
 #: the register walk: 2 loads in flight (H100, float32 2^28, 256 bins: 1, 2, 4 swept)
