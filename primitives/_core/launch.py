@@ -17,7 +17,7 @@ import numpy as np
 from . import backend as _backend, loader as _loader
 
 __all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "check", "Direct",
-           "i64", "stand_in", "clear_stand_ins", "wait_written", "HostCount"]
+           "i64", "stand_in", "clear_stand_ins", "host_words", "wait_written", "HostCount"]
 
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_YZ = 65535
@@ -175,6 +175,17 @@ def clear_stand_ins():
     _stand_ins.clear()
 
 
+def host_words(backend, size):
+    """``size`` int64 words a kernel writes straight into host memory: on the GPU page-locked
+    and mapped (the device writes them through their address, ``ctypes.data``), on the emulator
+    a plain array."""
+    if backend.is_cuda:
+        import cupyx
+
+        return cupyx.empty_pinned(size, dtype=np.int64)
+    return np.empty(size, dtype=np.int64)
+
+
 #: polls of a host word between two queries of the stream (:func:`wait_written`)
 SPINS = 1024
 
@@ -211,14 +222,9 @@ class HostCount:
     __slots__ = ("host", "arg", "backend", "lock")
 
     def __init__(self, backend):
-        if backend.is_cuda:
-            import cupyx
-
-            self.host = cupyx.empty_pinned(1, dtype=np.int64)
-            self.arg = np.uint64(self.host.ctypes.data)  # mapped: the device's address too
-        else:
-            self.host = np.empty(1, dtype=np.int64)
-            self.arg = self.host
+        self.host = host_words(backend, 1)
+        # on the GPU the kernel's argument is the mapped address; the emulator takes the array
+        self.arg = np.uint64(self.host.ctypes.data) if backend.is_cuda else self.host
         self.backend = backend
         self.lock = threading.Lock()
 

@@ -340,13 +340,7 @@ class BincountPlan(RepeatPlan):
     :func:`primitives._core.launch.wait_written`'s)."""
 
     def __init__(self, count, bplan, backend, minlength, origin):
-        if backend.is_cuda:
-            import cupyx
-
-            extent = cupyx.empty_pinned(3, dtype=np.int64)
-        else:
-            extent = np.empty(3, dtype=np.int64)
-        super().__init__(count, bplan, backend, extent=extent)
+        super().__init__(count, bplan, backend, extent=_launch.host_words(backend, 3))
         self.backend, self.xp, self.minlength, self.origin = \
             backend, backend.xp, minlength, origin
         self.lock = threading.Lock()  # one call at a time uses the record's extent
