@@ -197,12 +197,13 @@ def test_prepared_launch_checks_once(kernel):
 def test_host_count_reads_what_the_kernel_wrote():
     be = _backend.get_backend()
     count = _launch.HostCount(be)
-    count.reset()
-    count.host[0] = 12345  # what a kernel writes through count.arg
-    assert count.wait("f") == 12345
-    count.reset()
-    count.host[0] = 0  # an empty result is a count too
-    assert count.wait("f") == 0
+
+    def kernel(value):  # writes the count through count.arg, as a launch does
+        assert count.host[0] == -1  # reset before the launch
+        count.host[0] = value
+
+    assert count.read("f", kernel, 12345) == 12345
+    assert count.read("f", kernel, 0) == 0  # an empty result is a count too
 
 
 def test_wait_written_outlasts_a_long_kernel(monkeypatch):
@@ -231,6 +232,5 @@ def test_host_count_unwritten_raises(monkeypatch):
     be = _backend.get_backend()
     count = _launch.HostCount(be)
     monkeypatch.setattr(_launch, "SPINS", 3)
-    count.reset()  # no launch writes it
     with pytest.raises(RuntimeError, match="^myfunc: the kernel did not report its count"):
-        count.wait("myfunc")
+        count.read("myfunc", lambda: None)  # a launch that never writes it

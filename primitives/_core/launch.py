@@ -214,10 +214,10 @@ class HostCount:
     device writes through its mapping, so the host reads the count as soon as the kernel has
     written it, with no copy and no wait for the end of the stream (the results are ordered
     before any later work on the stream); on the emulator a one-element array, written before
-    the launch returns. ``arg`` is the kernel's ``long long*`` argument. Around each launch:
-    ``reset()`` before, ``wait(func)`` after (the count, >= 0; :func:`wait_written`: a launch
-    that never writes it raises RuntimeError naming ``func``). One launch at a time: callers
-    hold ``lock`` around reset, launch and wait."""
+    the launch returns. ``arg`` is the kernel's ``long long*`` argument. ``read(func, launch,
+    *args)`` resets the count, calls ``launch(*args)`` and returns the count (>= 0;
+    :func:`wait_written`: a launch that never writes it raises RuntimeError naming ``func``),
+    one launch at a time under ``lock``."""
 
     __slots__ = ("host", "arg", "backend", "lock")
 
@@ -228,12 +228,12 @@ class HostCount:
         self.backend = backend
         self.lock = threading.Lock()
 
-    def reset(self):
-        self.host[0] = -1
-
-    def wait(self, func):
+    def read(self, func, launch, *args):
         host = self.host
-        if host[0] < 0:
-            wait_written(host, 0, -1, self.backend,
-                         f"{func}: the kernel did not report its count")
-        return int(host[0])
+        with self.lock:
+            host[0] = -1
+            launch(*args)
+            if host[0] < 0:
+                wait_written(host, 0, -1, self.backend,
+                             f"{func}: the kernel did not report its count")
+            return int(host[0])

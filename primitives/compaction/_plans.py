@@ -91,17 +91,14 @@ class CompactPlan(_lookback.LookbackPlan):
         indices of ``mask``'s true entries): arrays of the backend's own type, contiguous."""
         out = self.empty(self.n, dtype=self.out_dt)
         count = self.count
-        with count.lock:
-            count.reset()
-            if x is None:
-                self.launch(self.stand_in, mask, self.n64, self.stand_in, out, count.arg)
-            elif self.word is None:
-                self.launch(x, mask, self.n64, out, self.stand_in, count.arg)
-            else:
-                w = self.word
-                self.launch(x.view(w), mask, self.n64, out.view(w), self.stand_in, count.arg)
-            m = count.wait("compaction")  # the result's length
-        return out[:m]
+        if x is None:
+            args = (self.stand_in, mask, self.n64, self.stand_in, out)
+        elif self.word is None:
+            args = (x, mask, self.n64, out, self.stand_in)
+        else:
+            w = self.word
+            args = (x.view(w), mask, self.n64, out.view(w), self.stand_in)
+        return out[:count.read("compaction", self.launch, *args, count.arg)]  # its length
 
     def indices_into(self, mask):
         """The indices of ``mask``'s true entries (an indices plan), in an array of n entries

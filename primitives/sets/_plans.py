@@ -166,12 +166,10 @@ class RunsPlan(_lookback.LookbackPlan):
         ws, count = self.words, self.count
         kout = self.empty(self.n, dtype=self.key_dt if ws is None else ws)
         vout = self.stand_out if self.vals == KEYS else self.empty(self.n, dtype=self.out_dt)
-        with count.lock:
-            count.reset()
-            self.launch(keys if ws is None else keys.view(ws),
-                        self.stand_in if values is None else values, np.int32(bool(equal_nan)),
-                        kout, vout)
-            m = count.wait("sets")  # the results' length
+        m = count.read("sets", self.launch,  # the results' length
+                       keys if ws is None else keys.view(ws),
+                       self.stand_in if values is None else values, np.int32(bool(equal_nan)),
+                       kout, vout)
         keys_out = kout[:m] if ws is None else kout[:m].view(self.key_dt)
         if self.vals == KEYS:
             return keys_out, None
