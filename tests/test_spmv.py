@@ -428,10 +428,14 @@ def test_nbytes():
     assert sparse.CSR(A).nbytes == (m + 1) * 4 + nnz * (4 + 8)
     assert sparse.COO(A).nbytes == nnz * (4 + 4 + 8)
     assert sparse.CSR(A, index_dtype=np.int64).nbytes == (m + 1) * 8 + nnz * (8 + 8)
-    E = sparse.ELL(A, max_fill=None)
+    E = sparse.ELL(A, max_fill=None, skip_empty=False)
     ld = -(-m // 32) * 32
     assert (E.width, E.ld) == (np.diff(A.indptr).max(), ld)
     assert E.nbytes == E.width * ld * (4 + 8)
+    S = sparse.ELL(A, max_fill=None)  # R-MAT's empty rows left out: their row list instead
+    stored = np.count_nonzero(np.diff(A.indptr))
+    assert S.stored_rows == stored < m and S.ld == -(-stored // 32) * 32
+    assert S.nbytes == S.width * S.ld * (4 + 8) + stored * 4
     H = sparse.HYB(A)
     assert H.nbytes == H.width * ld * 12 + H.coo.nnz * 16
     assert H.ell.nnz + H.coo.nnz == nnz
@@ -546,6 +550,96 @@ def test_ell_every_width(dtype, rng):
         check(y, A, x, dtype, y=y0, alpha=-1.5, beta=0.75, what=f"width {width}, alpha/beta")
 
 
+def _lengths_csr(rng, lengths, n=60, dtype=np.float32):
+    """A CSR matrix of the given row lengths, random sorted columns of n and values."""
+    lengths = np.asarray(lengths, np.int64)
+    ip = np.concatenate([[0], np.cumsum(lengths)])
+    ix = np.concatenate([np.sort(rng.choice(n, k, replace=False)) for k in lengths] +
+                        [np.zeros(0, np.int64)]).astype(np.int32)
+    return sps.csr_matrix((vec(rng, ix.size, dtype), ix, ip), shape=(lengths.size, n))
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.complex64, np.complex128],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("skip", [None, True, False])
+def test_ell_skip_empty(skip, dtype, rng):
+    """ELL of the rows that hold entries (``rows``), or of every row: the same products (new y,
+    y with alpha/beta, beta 0 with NaN in y, a non-finite alpha), conversions and statistics."""
+    A = csuite_matrix("empty_rows", dtype) if np.dtype(dtype).kind == "c" else \
+        suite_matrix("empty_rows", dtype)
+    lengths = np.diff(A.indptr)
+    E = sparse.ELL(A, skip_empty=skip, max_fill=None)
+    skipped = skip is not False  # None: 2175 empty rows x 40 slots > 2500 rows
+    assert (E.rows is not None) == skipped and E.width == lengths.max()
+    if skipped:
+        H.assert_same(to_host(E.rows), np.flatnonzero(lengths).astype(np.int32))
+        assert E.stored_rows == np.count_nonzero(lengths) and E.ld == 352
+        assert E.nbytes == E.width * E.ld * (4 + np.dtype(dtype).itemsize) + E.stored_rows * 4
+    else:
+        assert E.stored_rows == A.shape[0] and E.ld == 2528
+    m, n = A.shape
+    x, y0 = vec(rng, n, dtype), vec(rng, m, dtype)
+    check(prim.spmv(E, x), A, x, dtype, what="new y")
+    y = y0.copy()
+    assert prim.spmv(E, x, y=y, alpha=-1.5, beta=0.75) is y
+    check(y, A, x, dtype, y=y0, alpha=-1.5, beta=0.75, what="alpha/beta")
+    y = np.full(m, np.nan, dtype)
+    check(prim.spmv(E, x, y=y, beta=0.0), A, x, dtype, what="beta 0")
+    wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    with np.errstate(invalid="ignore"):
+        want = np.inf * (A.astype(wide) @ x.astype(wide))
+    H.assert_same(np.isnan(to_host(prim.spmv(E, x, alpha=np.inf))), np.isnan(want))
+    _same(E, A)
+    assert E.row_stats() == sparse.CSR(A).row_stats()
+    H.assert_same(to_host(E._row_lengths()), lengths.astype(np.int32))
+    F = E.astype(np.complex128)
+    assert (F.rows is None) == (E.rows is None)
+    check(prim.spmv(F, x), A, x, np.complex128, what="astype")
+    assert sparse.ELL(E) is not E and (sparse.ELL(E).rows is None) == (E.rows is None)
+    assert E.to_ell() is E and E.to_ell(skip_empty=skipped) is E
+    assert (E.to_ell(skip_empty=not skipped).rows is None) == skipped
+
+
+def test_ell_skip_empty_rule(rng):
+    """By default ELL leaves out the empty rows when their padding would take more slots than
+    the matrix has rows (empty * width > rows)."""
+    for empty, width, skips in ((10, 5, True), (6, 5, False), (4, 8, True), (1, 30, False),
+                                (0, 40, False)):
+        lengths = np.full(30, width)
+        lengths[rng.choice(30, empty, replace=False)] = 0
+        E = sparse.ELL(_lengths_csr(rng, lengths))
+        assert (E.rows is not None) == skips, (empty, width)
+        assert sparse.skips_empty(sparse.CSR(_lengths_csr(rng, lengths)).row_stats(),
+                                  width) == skips
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_ell_skip_empty_edges(index_dtype, rng):
+    """Empty rows first and last, a single stored row, no entry at all, no empty row: the rows
+    left out get beta * y, the stored ones their sums; every kernel width (1..8 and past)."""
+    cases = {
+        "head and tail": [0] * 40 + [3, 1, 3] + [0] * 41,
+        "one row": [0] * 50 + [9] + [0] * 13,
+        "no entry": [0] * 20,
+        "no empty row": [2, 1, 2, 2],
+        **{f"width {w}": ([0, w] * 40)[:-1] + [0] * 5 for w in range(1, 11)},
+    }
+    for what, lengths in cases.items():
+        A = _lengths_csr(rng, lengths)
+        E = sparse.ELL(sparse.CSR(A, index_dtype=index_dtype), skip_empty=True)
+        assert E.index_dtype == index_dtype
+        assert (E.rows is None) == (what == "no empty row"), what
+        if E.rows is not None:
+            assert E.rows.dtype == index_dtype and E.stored_rows == np.count_nonzero(lengths)
+        m, n = A.shape
+        x, y0 = vec(rng, n, np.float32), vec(rng, m, np.float32)
+        check(prim.spmv(E, x), A, x, np.float32, what=what)
+        y = y0.copy()
+        prim.spmv(E, x, y=y, alpha=2.0, beta=-0.5)
+        check(y, A, x, np.float32, y=y0, alpha=2.0, beta=-0.5, what=what)
+        _same(E, A)
+
+
 # ---- auto -------------------------------------------------------------------------------------
 
 
@@ -625,6 +719,39 @@ def test_auto_rule_ell():
             assert choose_variant(A) == want, name
     with prim.tuning.override("spmv", selector="auto", ell_min_rows=1000, ell_max_fill=0.0):
         assert choose_variant(short) == "merge_path"  # 0: never ELL
+
+
+def test_auto_rule_ell_over_the_rows_with_entries(rng):
+    """Many empty rows and even others: ell over the others, when they are enough rows and
+    their longest at most ell_max_fill times their mean; the conversion kept on the container
+    leaves the empty rows out."""
+    A = suite_matrix("empty_rows", np.float32)  # 325 rows of 40 and 2175 empty ones
+    s = sparse.CSR(A).row_stats()
+    assert (s.rows - s.empty, s.max) == (325, 40) and s.rows * s.max > 2.0 * s.nnz
+    assert choose_variant(A) == "merge_path"  # fewer than ell_min_rows
+    x, y0 = vec(rng, A.shape[1], np.float32), vec(rng, A.shape[0], np.float32)
+    for min_rows, want in ((325, "ell"), (326, "merge_path")):
+        with prim.tuning.override("spmv", selector="auto", ell_min_rows=min_rows):
+            assert choose_variant(A) == want
+            M = sparse.CSR(A)
+            for _ in range(2):  # the first call files the plan, the second repeats
+                y = y0.copy()
+                prim.spmv(M, x, y=y, alpha=0.5, beta=2.0)
+                check(y, A, x, np.float32, y=y0, alpha=0.5, beta=2.0, what=want)
+            kept = [v for k, v in M._cache.items() if k[0] == "format"]
+            assert [E.format for E in kept] == (["ell"] if want == "ell" else [])
+            if kept:
+                assert kept[0].stored_rows == 325
+    # the same rows with a few empty ones among them: every row stored, and their ELL fill
+    lengths = np.diff(A.indptr)[np.diff(A.indptr) > 0]
+    B = _lengths_csr(rng, np.concatenate([lengths, [0] * 8]), n=A.shape[1])
+    assert not sparse.skips_empty(sparse.CSR(B).row_stats(), 40)
+    with prim.tuning.override("spmv", selector="auto", ell_min_rows=325):
+        assert choose_variant(B) == "ell"
+    with prim.tuning.override("spmv", selector="auto", ell_min_rows=326):
+        assert choose_variant(B) == "ell"  # 333 rows, all stored
+    with prim.tuning.override("spmv", selector="auto", ell_min_rows=334):
+        assert choose_variant(B) == "merge_path"
 
 
 def test_conversions_are_kept_on_the_container(rng):
@@ -1369,6 +1496,12 @@ def test_ell_refuses_heavy_padding():
     H.raises_like(ValueError, "ELL", sparse.ELL, A, match="max_fill")
     H.raises_like(ValueError, "ELL", prim.spmv, A, np.ones(A.shape[1], np.float32),
                   variant="ell", match="max_fill")
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, 0.0])
+def test_ell_skip_empty_not_bool(bad):
+    H.raises_like(TypeError, "ELL", sparse.ELL, suite_matrix("empty_rows", np.float32),
+                  skip_empty=bad, match=f"skip_empty must be True, False or None, got {bad!r}")
 
 
 def test_ell_width_below_longest_row():

@@ -17,18 +17,49 @@
 //   WIDTH 0, any width: rounds of 4 column loads; a slot's value is loaded only for an entry,
 //     and the thread stops at the first padding slot, so a warp reads no further than its
 //     longest row (rounded up to the 4 column loads a thread issues at once).
+// spmv_ell_rows<T, I, WIDTH>: the same over an ELL that stores only some rows (those holding
+//   entries): stored row r is row rows[r] of y. The host first writes beta*y to every row
+//   (spmv_scale, coo.cu); the kernel then stores alpha*sum (beta was 0: y is not read) or adds
+//   it to y (`add`), as the COO kernel does (no multiplication by one, which is not the
+//   identity for complex values with an infinite part).
 //   Launch: 1-D, any block and grid (the host covers the rows, one thread each). No shared
 //   memory. Preconditions: cols/vals hold width*ld elements, 0 <= cols < len(x) or ELL_PAD, every
-//   padding slot of a row comes after its entries, and WIDTH is 0 or the width.
+//   padding slot of a row comes after its entries, and WIDTH is 0 or the width; m is the number
+//   of stored rows, and rows (spmv_ell_rows) holds m distinct rows of y.
 #include "common/prim.cuh"
 #include "common/sparse.cuh"
 
 using prim::i64;
 
-template <class T, class I, int WIDTH>
-__global__ void spmv_ell(const I* __restrict__ cols, const T* __restrict__ vals,
-                         const T* __restrict__ x, long long m, long long width, long long ld,
-                         T alpha, T beta, T* __restrict__ y) {
+namespace {
+template <class T>
+struct EveryRow {  // every row stored: y[r] = alpha*sum + beta*y[r]
+    T* y;
+    T alpha, beta;
+    __device__ __forceinline__ void operator()(i64 r, T sum) const {
+        prim::axpby_store(y, r, sum, alpha, beta);
+    }
+};
+template <class T, class I>
+struct StoredRow {  // stored row r is row rows[r]: y[row] = alpha*sum (+ y[row], holding beta*y)
+    const I* rows;
+    T* y;
+    T alpha;
+    int add;
+    __device__ __forceinline__ void operator()(i64 r, T sum) const {
+        const i64 row = static_cast<i64>(__ldcs(rows + r));
+        T out = alpha * sum;
+        if (add) out = out + prim::load_cs(y + row);
+        prim::store_cs(y + row, out);
+    }
+};
+}  // namespace
+
+// The rows [0, m) of the ELL, a thread each, grid-stride; row r's sum goes to store(r, sum).
+template <class T, class I, int WIDTH, class Store>
+__device__ __forceinline__ void ell_product(const I* __restrict__ cols, const T* __restrict__ vals,
+                                            const T* __restrict__ x, long long m, long long width,
+                                            long long ld, Store store) {
     static_assert(WIDTH >= 0 && WIDTH <= 8, "spmv_ell: WIDTH is 0 (any) or 1..8");
     constexpr int UNROLL = 4;  // column loads in flight per thread (WIDTH 0)
     const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
@@ -59,6 +90,21 @@ __global__ void spmv_ell(const I* __restrict__ cols, const T* __restrict__ vals,
                 if (c[UNROLL - 1] < 0) break;
             }
         }
-        prim::axpby_store(y, r, sum, alpha, beta);
+        store(r, sum);
     }
+}
+
+template <class T, class I, int WIDTH>
+__global__ void spmv_ell(const I* __restrict__ cols, const T* __restrict__ vals,
+                         const T* __restrict__ x, long long m, long long width, long long ld,
+                         T alpha, T beta, T* __restrict__ y) {
+    ell_product<T, I, WIDTH>(cols, vals, x, m, width, ld, EveryRow<T>{y, alpha, beta});
+}
+
+template <class T, class I, int WIDTH>
+__global__ void spmv_ell_rows(const I* __restrict__ cols, const T* __restrict__ vals,
+                              const I* __restrict__ rows, const T* __restrict__ x, long long m,
+                              long long width, long long ld, T alpha, int add,
+                              T* __restrict__ y) {
+    ell_product<T, I, WIDTH>(cols, vals, x, m, width, ld, StoredRow<T, I>{rows, y, alpha, add});
 }

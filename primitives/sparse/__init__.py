@@ -12,7 +12,8 @@ indices sorted on the way in) or from another container (converted on the device
 CSR           row pointers (m+1), column indices and values (nnz each), rows in order
 ELL           every row padded to ``width`` slots, stored column-major (slot k of row r at
               ``k*ld + r``, ``ld`` = m rounded up to 32) so that consecutive rows are adjacent;
-              padding: column -1, value 0
+              padding: column -1, value 0. Rows without entries may be left out: ``rows``
+              then lists the stored rows (``skip_empty``)
 COO           row index, column index and value per nonzero, sorted by row, then column
 HYB           an ELL part of a chosen ``width`` plus the entries past it in a COO part
 ============  ==================================================================================
@@ -54,7 +55,7 @@ from ._base import (DEFAULT_MAX_FILL, ELL_ALIGN, FORMATS, INDEX_DTYPES, VALUE_DT
 from ._choose import choose_variant, vector_lanes
 from ._coo import COO
 from ._csr import CSR
-from ._ell import ELL
+from ._ell import ELL, skips_empty
 from ._hyb import HYB, hyb_width
 from ..testing.oracle import spmv_matches as matches, spmv_reference as reference
 from ._plans import FORMAT_OF, LANES, VARIANTS

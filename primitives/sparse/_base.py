@@ -244,11 +244,11 @@ class Matrix:
 
         return COO(self)
 
-    def to_ell(self, width=None, *, max_fill=DEFAULT_MAX_FILL):
+    def to_ell(self, width=None, *, max_fill=DEFAULT_MAX_FILL, skip_empty=None):
         """This matrix as :class:`ELL` (see its arguments)."""
         from ._ell import ELL
 
-        return ELL(self, width=width, max_fill=max_fill)
+        return ELL(self, width=width, max_fill=max_fill, skip_empty=skip_empty)
 
     def to_hyb(self, width=None):
         """This matrix as :class:`HYB` (see its arguments)."""

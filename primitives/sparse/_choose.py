@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _base, _policy
+from ._ell import skips_empty
 
 
 def _vector_policy(dtype):
@@ -51,7 +52,10 @@ def choose_variant(A):
     * at least 2^16 rows, the longest at most 2 times the mean (ELL's padding at most the
       nonzeros): ``ell``, on a conversion made at the first product and kept on the container
       (its arrays cost up to twice the memory of the CSR ones). One thread per row reads its
-      entries column-major, every load of a warp coalesced, with no row pointers;
+      entries column-major, every load of a warp coalesced, with no row pointers. Rows and mean
+      count the rows the conversion stores: without the empty ones when their padding would
+      outweigh the matrix's rows (:func:`primitives.sparse.ELL`'s ``skip_empty``), so that a
+      matrix of many empty rows and even others runs ELL over the others;
     * rows *even* (coefficient of variation at most 0.5, longest row at most 4 times the mean),
       fewer than 2^16 (too few for ELL's thread per row), and enough of them to fill the GPU
       with groups of :func:`vector_lanes` lanes (rows x lanes at least 2^15 threads for
@@ -72,8 +76,9 @@ def choose_variant(A):
     if s.rows == 0 or s.nnz == 0:
         return "csr_scalar"
     pol = _policy.auto()
-    if pol.ell_max_fill and s.rows >= pol.ell_min_rows and \
-            s.rows * s.max <= pol.ell_max_fill * s.nnz:
+    stored = s.rows - s.empty if skips_empty(s, s.max) else s.rows  # the rows ELL would hold
+    if pol.ell_max_fill and stored >= pol.ell_min_rows and \
+            stored * s.max <= pol.ell_max_fill * s.nnz:
         return "ell"
     even = s.cv <= pol.even_cv and s.max <= pol.even_max_over_mean * s.mean
     if even and s.rows < pol.ell_min_rows and \

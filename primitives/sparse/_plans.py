@@ -66,7 +66,8 @@ def ell_width_param(width):
 
 
 def ell_names():
-    return [f"spmv_ell<{_ct(v)}, {_ct(i)}, {w}>" for v, i in _pairs() for w in (0,) + ELL_WIDTHS]
+    return [f"{k}<{_ct(v)}, {_ct(i)}, {w}>" for k in ("spmv_ell", "spmv_ell_rows")
+            for v, i in _pairs() for w in (0,) + ELL_WIDTHS]
 
 
 def coo_name(vt, it, pol):
@@ -227,18 +228,33 @@ class CsrVectorPlan(SpmvPlan):
 
 
 class EllPlan(SpmvPlan):
-    def __init__(self, vt, it, m, width, ld, pol):
+    """ell: a thread per stored row. An ELL that stores only some rows (``stored`` of the m,
+    ``A.rows``) first has beta*y written to every row (``spmv_scale``), then alpha times its
+    rows' sums stored there, or added when beta is not 0 (kernels/spmv/ell.cu, spmv_ell_rows)."""
+
+    def __init__(self, vt, it, m, stored, width, ld, pol):
         super().__init__(m, vt)
+        self.skips = stored != m
+        name = "spmv_ell_rows" if self.skips else "spmv_ell"
         k = _loader.load(ELL_SOURCE, ell_names())(
-            f"spmv_ell<{_ct(vt)}, {_ct(it)}, {ell_width_param(width)}>")
+            f"{name}<{_ct(vt)}, {_ct(it)}, {ell_width_param(width)}>")
         # a thread a row: on an H200 the whole grid ran the ELL matrices of the widened suite
         # 1-4% faster than the resident grid striding over rows (tools/tune/spmv_auto's matrices)
-        self.launch = _plans.Launch(k, min(_launch.cover_grid(m, pol.block), _launch.MAX_GRID_X),
-                                    pol.block)
+        self.launch = _plans.Launch(k, min(_launch.cover_grid(max(stored, 1), pol.block),
+                                           _launch.MAX_GRID_X), pol.block)
+        self.stored64 = _launch.i64(stored)
         self.width64, self.ld64 = _launch.i64(width), _launch.i64(ld)
+        if self.skips:
+            self.scale = _resident(_coo_module()(f"spmv_scale<{_ct(vt)}>"), m, pol.block)
 
     def run(self, A, x, out, alpha, beta):
-        self.launch(A.cols, A.data, x, self.m64, self.width64, self.ld64, alpha, beta, out)
+        if not self.skips:
+            self.launch(A.cols, A.data, x, self.m64, self.width64, self.ld64, alpha, beta, out)
+            return
+        self.scale(out, self.m64, beta)
+        b = np.asarray(beta).view(self.vt)[()] if isinstance(beta, np.void) else beta
+        self.launch(A.cols, A.data, A.rows, x, self.stored64, self.width64, self.ld64, alpha,
+                    np.int32(b != 0), out)
 
 
 class MergePathPlan(SpmvPlan):
@@ -354,8 +370,8 @@ def plan_for(variant, A):
         return get(("spmv/csr_vector", vt, it, m, lanes, rows, vpol, skey),
                    lambda: CsrVectorPlan(vt, it, m, lanes, rows))
     if variant == "ell":
-        return get(("spmv/ell", vt, it, m, A.width, A.ld, rows, skey),
-                   lambda: EllPlan(vt, it, m, A.width, A.ld, rows))
+        return get(("spmv/ell", vt, it, m, A.stored_rows, A.width, A.ld, rows, skey),
+                   lambda: EllPlan(vt, it, m, A.stored_rows, A.width, A.ld, rows))
     fix = _policy.fixup()
     if variant == "merge_path":
         pol = _policy.merge_path(vt)
@@ -367,5 +383,5 @@ def plan_for(variant, A):
                    lambda: CooPlan(vt, it, m, A.nnz, True, cpol, rows, fix))
     E, C = A.ell, A.coo  # hyb
     return get(("spmv/hyb", vt, it, m, E.width, E.ld, C.nnz, rows, cpol, fix, skey),
-               lambda: HybPlan(EllPlan(vt, it, m, E.width, E.ld, rows),
+               lambda: HybPlan(EllPlan(vt, it, m, m, E.width, E.ld, rows),
                                CooPlan(vt, it, m, C.nnz, False, cpol, rows, fix)))
