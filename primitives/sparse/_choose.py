@@ -54,7 +54,7 @@ def choose_variant(A):
       (its arrays cost up to twice the memory of the CSR ones). One thread per row reads its
       entries column-major, every load of a warp coalesced, with no row pointers. Rows and mean
       count the rows the conversion stores: without the empty ones when their padding would
-      outweigh the matrix's rows (:func:`primitives.sparse.ELL`'s ``skip_empty``), so that a
+      outweigh the matrix's rows (:class:`primitives.sparse.ELL`'s ``skip_empty``), so that a
       matrix of many empty rows and even others runs ELL over the others;
     * rows *even* (coefficient of variation at most 0.5, longest row at most 4 times the mean),
       fewer than 2^16 (too few for ELL's thread per row), and enough of them to fill the GPU

@@ -111,23 +111,16 @@ class ELL(_base.Matrix):
 
     def _to_csr(self):
         xp = _backend.get_backend().xp
-        m, ms = self.shape[0], self.stored_rows
-        # the stored rows' entries are the matrix's, in order: the rows skipped hold none
-        lengths = _convert.ell_lengths(self.cols, ms, self.width, self.ld)
-        starts = xp.zeros(ms + 1, dtype=self.index_dtype)
-        if ms:
-            xp.cumsum(lengths, out=starts[1:])
+        m = self.shape[0]
+        lengths = self._row_lengths()
+        indptr = xp.zeros(m + 1, dtype=self.index_dtype)
+        if m:
+            xp.cumsum(lengths, out=indptr[1:])
         cols = xp.empty(self.nnz, dtype=self.index_dtype)
         vals = xp.empty(self.nnz, dtype=self.dtype)
-        _convert.ell_to_csr(self.cols, self.data, ms, self.width, self.ld, starts, cols, vals)
-        if self.rows is None:
-            indptr = starts
-        else:
-            full = xp.zeros(m, dtype=self.index_dtype)
-            full[self.rows] = lengths
-            indptr = xp.zeros(m + 1, dtype=self.index_dtype)
-            if m:
-                xp.cumsum(full, out=indptr[1:])
+        starts = indptr if self.rows is None else indptr[self.rows]  # of the stored rows
+        _convert.ell_to_csr(self.cols, self.data, self.stored_rows, self.width, self.ld, starts,
+                            cols, vals)
         out = CSR._from_arrays(vals, cols, indptr, self.shape)
         out._stats = self._stats
         return out
