@@ -38,9 +38,11 @@
 //   from its inclusive counts). Each block draws the next tile id from an atomic counter, loads
 //   BLOCK * ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and
 //   publishes the counts at once, ranks the keys by digit in shared memory (block_rank, MATCH:
-//   ballots or shared lane masks), and thread d looks back over the predecessors' status words of
-//   digit d (one 32-bit word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit
-//   count, so value and flag are published by one store and need no fence), WINDOW words per
+//   ballots or shared lane masks; without values each key goes to its rank in the shared buffer
+//   as soon as it is ranked, block_rank_each, so no rank is kept), and thread d looks back over
+//   the predecessors' status words of digit d (one 32-bit word each: 2 flag bits, aggregate or
+//   inclusive prefix; 1 epoch bit; 29-bit count, so value and flag are published by one store
+//   and need no fence), WINDOW words per
 //   round, until an inclusive prefix, then publishes its own inclusive prefix. Keys (and then
 //   values) are exchanged in shared memory into digit order and written so that each digit's run
 //   is contiguous.
@@ -322,12 +324,17 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     if (threadIdx.x < os::RADIX)
         os::publish(word, t.tile == t.first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE,
                     t.epoch, dcount);
-    unsigned rank[ITEMS];
-    block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, t.hist);
+    unsigned rank[ITEMS];  // kept for the values only
     V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
-    if (VALUES)
+    if constexpr (VALUES) {
+        block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, t.hist);
         load_values<V, ITEMS>(t.vin, t.start, t.valid, t.first && (t.vflags & VALUES_IOTA), vals);
-    stage_keys<U, ITEMS>(keys, rank, reinterpret_cast<U*>(t.kvbuf));
+        stage_keys<U, ITEMS>(keys, rank, reinterpret_cast<U*>(t.kvbuf));
+    } else {  // each key staged as soon as it is ranked: no rank kept beside the keys
+        U* kbuf = reinterpret_cast<U*>(t.kvbuf);
+        block_rank_each<BLOCK, os::BITS, ITEMS, MATCH>(
+            digits, t.hist, [&](int k, unsigned r) { kbuf[r] = keys[k]; });
+    }
     if (threadIdx.x < os::RADIX) {
         unsigned before = 0;
         if (t.tile != t.first_tile) {

@@ -37,7 +37,9 @@
 //     ballots and saves bank conflicts: the 32 masks sit in 32 banks, so reading and clearing
 //     one takes a single shared-memory wavefront. The lowest lane of a digit bumps the counter
 //     by their number, each lane's rank is the old counter plus the number of peers below it.
-//     Only __syncwarp: warps rank independently.
+//     Only __syncwarp: warps rank independently. warp_rank_each / block_rank_each hand each rank
+//     to a callback as soon as its item is ranked (onesweep's keys-only pass stages the key
+//     there and keeps no ranks); warp_rank / block_rank keep them in rank[ITEMS].
 //   Shared memory: rank_counters<BITS>(WARPS) words (counters, padded by one per warp, and the
 //     masks) and BLOCK / 32 scan words.
 // Writing a ranked tile: stage_keys puts each key at its rank in a shared buffer; after a
@@ -202,9 +204,11 @@ __device__ __forceinline__ unsigned match_digit(unsigned d) {
     return peers;
 }
 
-template <int BITS, int ITEMS, int MATCH>
-__device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
-                                          unsigned* counts, unsigned* masks) {
+// warp_rank_each: calls ranked(k, rank) for each item k in turn, once the item is ranked (a
+// caller may stage the key at once and keep no rank); warp_rank keeps the ranks.
+template <int BITS, int ITEMS, int MATCH, class F>
+__device__ __forceinline__ void warp_rank_each(const Digits<ITEMS>& digits, unsigned* counts,
+                                               unsigned* masks, F ranked) {
     const int lane = threadIdx.x % WARP;
     const unsigned below = (1u << lane) - 1u;
 #pragma unroll
@@ -227,8 +231,15 @@ __device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned 
         if (before == 0) counts[d] = old + __popc(peers);
         if (clears) masks[d % WARP] = 0u;
         __syncwarp();
-        rank[k] = old + before;
+        ranked(k, old + before);
     }
+}
+
+template <int BITS, int ITEMS, int MATCH>
+__device__ __forceinline__ void warp_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
+                                          unsigned* counts, unsigned* masks) {
+    warp_rank_each<BITS, ITEMS, MATCH>(digits, counts, masks,
+                                       [&](int k, unsigned r) { rank[k] = r; });
 }
 
 // Lane masks of a warp for MATCH_LANE_MASKS: one per digit modulo 32.
@@ -301,15 +312,24 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
     __syncthreads();  // warp 0's counters are read above before block_rank bumps them
 }
 
-// After block_count: each key's position in the tile sorted stably by digit. Warp-level only.
-template <int BLOCK, int BITS, int ITEMS, int MATCH>
-__device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
-                                           unsigned* hist) {
+// After block_count: each key's position in the tile sorted stably by digit, handed to
+// ranked(k, rank) item by item (block_rank_each) or kept (block_rank). Warp-level only.
+template <int BLOCK, int BITS, int ITEMS, int MATCH, class F>
+__device__ __forceinline__ void block_rank_each(const Digits<ITEMS>& digits, unsigned* hist,
+                                                F ranked) {
     constexpr int RADIX = 1 << BITS;
     constexpr int WARPS = BLOCK / WARP;
     const int warp = threadIdx.x / WARP;
-    warp_rank<BITS, ITEMS, MATCH>(digits, rank, hist + warp * (RADIX + 1),
-                                  hist + WARPS * (RADIX + 1) + warp * rank_masks<BITS>());
+    warp_rank_each<BITS, ITEMS, MATCH>(digits, hist + warp * (RADIX + 1),
+                                       hist + WARPS * (RADIX + 1) + warp * rank_masks<BITS>(),
+                                       ranked);
+}
+
+template <int BLOCK, int BITS, int ITEMS, int MATCH>
+__device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
+                                           unsigned* hist) {
+    block_rank_each<BLOCK, BITS, ITEMS, MATCH>(digits, hist,
+                                               [&](int k, unsigned r) { rank[k] = r; });
 }
 
 // A tile's keys in tile order (zero past `valid`; FULL: valid is the whole tile, no test).
