@@ -42,10 +42,9 @@
 //   as soon as it is ranked, block_rank_each, so no rank is kept), and thread d looks back over
 //   the predecessors' status words of digit d (one 32-bit word each: 2 flag bits, aggregate or
 //   inclusive prefix; 1 epoch bit; 29-bit count, so value and flag are published by one store
-//   and need no fence), WINDOW words per
-//   round, until an inclusive prefix, then publishes its own inclusive prefix. Keys (and then
-//   values) are exchanged in shared memory into digit order and written so that each digit's run
-//   is contiguous.
+//   and need no fence), WINDOW words per round, until an inclusive prefix, then publishes its
+//   own inclusive prefix. Keys (and then values) are exchanged in shared memory into digit order
+//   and written so that each digit's run is contiguous.
 //   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
 //   the portion's tile PREFETCH ids after its own (common/load.cuh: prefetch_l2), so that the
 //   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
