@@ -18,10 +18,8 @@
 //     and the thread stops at the first padding slot, so a warp reads no further than its
 //     longest row (rounded up to the 4 column loads a thread issues at once).
 // spmv_ell_rows<T, I, WIDTH>: the same over an ELL that stores only some rows (those holding
-//   entries): stored row r is row rows[r] of y. The host first writes beta*y to every row
-//   (spmv_scale, coo.cu); the kernel then stores alpha*sum (beta was 0: y is not read) or adds
-//   it to y (`add`), as the COO kernel does (no multiplication by one, which is not the
-//   identity for complex values with an infinite part).
+//   entries): stored row r is row rows[r] of y. As the COO kernel, it adds alpha*sum to a y
+//   that holds beta*y already (spmv_scale, coo.cu, writes it to every row first).
 //   Launch: 1-D, any block and grid (the host covers the rows, one thread each). No shared
 //   memory. Preconditions: cols/vals hold width*ld elements, 0 <= cols < len(x) or ELL_PAD, every
 //   padding slot of a row comes after its entries, and WIDTH is 0 or the width; m is the number
@@ -41,16 +39,13 @@ struct EveryRow {  // every row stored: y[r] = alpha*sum + beta*y[r]
     }
 };
 template <class T, class I>
-struct StoredRow {  // stored row r is row rows[r]: y[row] = alpha*sum (+ y[row], holding beta*y)
+struct StoredRow {  // stored row r is row rows[r]: y[row] += alpha*sum (y holds beta*y)
     const I* rows;
     T* y;
     T alpha;
-    int add;
     __device__ __forceinline__ void operator()(i64 r, T sum) const {
         const i64 row = static_cast<i64>(__ldcs(rows + r));
-        T out = alpha * sum;
-        if (add) out = out + prim::load_cs(y + row);
-        prim::store_cs(y + row, out);
+        prim::store_cs(y + row, prim::load_cs(y + row) + alpha * sum);
     }
 };
 }  // namespace
@@ -104,7 +99,6 @@ __global__ void spmv_ell(const I* __restrict__ cols, const T* __restrict__ vals,
 template <class T, class I, int WIDTH>
 __global__ void spmv_ell_rows(const I* __restrict__ cols, const T* __restrict__ vals,
                               const I* __restrict__ rows, const T* __restrict__ x, long long m,
-                              long long width, long long ld, T alpha, int add,
-                              T* __restrict__ y) {
-    ell_product<T, I, WIDTH>(cols, vals, x, m, width, ld, StoredRow<T, I>{rows, y, alpha, add});
+                              long long width, long long ld, T alpha, T* __restrict__ y) {
+    ell_product<T, I, WIDTH>(cols, vals, x, m, width, ld, StoredRow<T, I>{rows, y, alpha});
 }

@@ -229,8 +229,8 @@ class CsrVectorPlan(SpmvPlan):
 
 class EllPlan(SpmvPlan):
     """ell: a thread per stored row. An ELL that stores only some rows (``stored`` of the m,
-    ``A.rows``) first has beta*y written to every row (``spmv_scale``), then alpha times its
-    rows' sums stored there, or added when beta is not 0 (kernels/spmv/ell.cu, spmv_ell_rows)."""
+    ``A.rows``) runs as COO does: beta*y written to every row (``spmv_scale``), then alpha times
+    each stored row's sum added to its row (kernels/spmv/ell.cu, spmv_ell_rows)."""
 
     def __init__(self, vt, it, m, stored, width, ld, pol):
         super().__init__(m, vt)
@@ -252,9 +252,8 @@ class EllPlan(SpmvPlan):
             self.launch(A.cols, A.data, x, self.m64, self.width64, self.ld64, alpha, beta, out)
             return
         self.scale(out, self.m64, beta)
-        b = np.asarray(beta).view(self.vt)[()] if isinstance(beta, np.void) else beta
         self.launch(A.cols, A.data, A.rows, x, self.stored64, self.width64, self.ld64, alpha,
-                    np.int32(b != 0), out)
+                    out)
 
 
 class MergePathPlan(SpmvPlan):
