@@ -46,6 +46,20 @@ for v in VARIANTS:
     y = y0.copy()
     prim.spmv(forms[FORMAT_OF[v]], x, y=y, alpha=2.0, beta=-1.0, variant=v)
     assert np.allclose(y, 2 * want - y0, rtol=1e-5, atol=1e-4), v
+
+# Empty rows: ELL leaves them out when their padding would outweigh the rows, and keeps the
+# stored rows' numbers in `rows` (skip_empty=True / False decides it for the caller).
+B = A.tolil()
+B[::2, :] = 0                      # every other row empty, the long row 7 kept
+B = B.tocsr()
+B.eliminate_zeros()
+ell = prim.sparse.ELL(B, max_fill=None)
+assert ell.rows is not None and ell.stored_rows == k * k // 2
+assert ell.nbytes < prim.sparse.ELL(B, max_fill=None, skip_empty=False).nbytes
+y = y0.copy()
+prim.spmv(ell, x, y=y, alpha=2.0, beta=-1.0)
+assert np.allclose(y, 2 * (B.astype(np.float64) @ x) - y0, rtol=1e-5, atol=1e-4)
+print(f"ELL of {ell.stored_rows} of {B.shape[0]} rows: {ell.nbytes} bytes")
 # end-example
 
 from primitives.sparse import choose_variant  # noqa: E402
