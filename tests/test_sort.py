@@ -273,6 +273,11 @@ def test_bit_range(variant, rng):
     field = _oracle.radix_image(f) & np.uint32(0xFFF)  # low bits: the negation's + 1 shows
     k = prim.radix_sort(f, begin_bit=0, end_bit=12, variant=variant)
     check_sorted(f, np.argsort(field, kind="stable"), k)
+    # the top bits in a narrower last pass (onesweep: NaNs found by that pass's edge digits)
+    field = _oracle.radix_image(f) >> np.uint32(20)
+    for desc in (False, True):
+        k = prim.radix_sort(f, begin_bit=20, end_bit=32, descending=desc, variant=variant)
+        check_sorted(f, stable_order(field, desc), k)
     # an empty range keeps the input order
     k, v = prim.radix_sort(x, np.arange(x.size), begin_bit=5, end_bit=5, variant=variant)
     H.assert_same((k, v), (x, np.arange(x.size)))
@@ -503,6 +508,13 @@ def test_onesweep_histogram_kernel(dtype, backend, rng, schedule):
              (dups, 1, 30001, 0, bits, False, None),
              (same, 0, 20005, 0, bits, False, None),
              (same, 3, 20001, 0, bits, True, 3)]
+    if dt.kind == "f":  # edge digits of the top bits without NaNs: looked at, nothing to mend
+        edges = x[:30011].copy()
+        edges[np.isnan(edges)] = 1.0
+        edges[::97] = np.inf
+        edges[5::89] = -np.finfo(dt).max
+        cases += [(edges, 0, 30011, 0, bits, False, None), (edges, 1, 30009, 3, bits, True, 5),
+                  (x, 1, 20001, 3, bits, False, None)]  # NaNs, the top bits in 5-bit digits
     for keys, offset, n, begin, end, desc, grid in cases:
         got = run_os_hist(backend, keys, offset, n, begin, end, desc, grid)
         want = _oracle.radix_histogram(keys[offset:offset + n], begin, end, desc)
