@@ -273,7 +273,7 @@ def test_bit_range(variant, rng):
     field = _oracle.radix_image(f) & np.uint32(0xFFF)  # low bits: the negation's + 1 shows
     k = prim.radix_sort(f, begin_bit=0, end_bit=12, variant=variant)
     check_sorted(f, np.argsort(field, kind="stable"), k)
-    # the top bits in a narrower last pass (onesweep: NaNs found by that pass's edge digits)
+    # the top bits in a narrower last pass
     field = _oracle.radix_image(f) >> np.uint32(20)
     for desc in (False, True):
         k = prim.radix_sort(f, begin_bit=20, end_bit=32, descending=desc, variant=variant)
@@ -508,7 +508,7 @@ def test_onesweep_histogram_kernel(dtype, backend, rng, schedule):
              (dups, 1, 30001, 0, bits, False, None),
              (same, 0, 20005, 0, bits, False, None),
              (same, 3, 20001, 0, bits, True, 3)]
-    if dt.kind == "f":  # edge digits of the top bits without NaNs: looked at, nothing to mend
+    if dt.kind == "f":  # infinities and the largest finite numbers without NaNs: nothing to mend
         edges = x[:30011].copy()
         edges[np.isnan(edges)] = 1.0
         edges[::97] = np.inf

@@ -13,12 +13,8 @@
 //   of each (pass, digit) and adds the sums into hist (global atomics). It also sets
 //   hist[passes * 256] to 1 when a float key is a NaN (the passes then fold the NaNs' images;
 //   otherwise they need not). Float keys are counted by their images with NaNs unfolded (no fold
-//   per key). A NaN's unfolded image has its top bits all ones (positive sign) or all zeros
-//   (negative), so when the last pass holds the image's top bits (end_bit at the key's width) a
-//   block looks for NaNs only when its counts of that pass's lowest or highest digit are not zero
-//   (infinities, the largest finite numbers and NaNs land there; no per-key test); with other bit
-//   ranges each key is tested. A block that may hold NaNs walks its share of the keys again and
-//   moves each NaN key's counts to the folded image (hist_mend), before it sums its columns.
+//   per key); a block that met a NaN walks its share of the keys again and moves each NaN key's
+//   counts to the folded image (hist_mend), before it sums its columns.
 //   Launch: BLOCK threads (1024: one block per SM), any grid (blocks past the keys only zero
 //   their counters and sum them). Dynamic shared memory: 4 rows * 256 * 32 words = 128 KB for
 //   either key width (only the rows of the passes run are zeroed and read), opted in by the host.
@@ -142,12 +138,12 @@ __device__ __forceinline__ void hist_image(U o, int passes, unsigned last_mask, 
 }
 
 // One key into the counters. MODE: the image, IMAGE_INT or, for floats, IMAGE_FLOAT (NaNs
-// unfolded). TEST: note in `fold` a NaN key (the block then mends its counts: hist_mend).
-template <int MODE, bool TEST, int P, class U>
+// unfolded), which also notes in `fold` a NaN key (the block then mends its counts: hist_mend).
+template <int MODE, int P, class U>
 __device__ __forceinline__ void hist_key(U key, U flip, int shift, int passes, unsigned last_mask,
                                          unsigned* col, bool& fold) {
     hist_image<P>(prim::radix::ordered_as<MODE>(key, flip) >> shift, passes, last_mask, col, true);
-    if (TEST) fold = fold || prim::radix::needs_fold(key);
+    if (MODE == prim::radix::IMAGE_FLOAT) fold = fold || prim::radix::needs_fold(key);
 }
 
 // Visits a thread's grid-stride share of keys[0, count): scalar head, VECS 16-byte packets per
@@ -164,70 +160,38 @@ __device__ __forceinline__ void hist_walk(const U* __restrict__ keys, long long 
 }
 
 // A thread's share of keys counted, with the passes known at compile time when they are all of
-// them. TEST: float keys each tested for a NaN (see hist_key).
-template <int MODE, bool TEST, class U, int BLOCK>
-__device__ __forceinline__ void hist_keys_as(const U* __restrict__ keys, long long count, U flip,
+// them.
+template <int MODE, class U, int BLOCK>
+__device__ __forceinline__ void hist_keys_of(const U* __restrict__ keys, long long count, U flip,
                                              int shift, int passes, unsigned last_mask,
                                              unsigned* col, bool& fold) {
     constexpr int ALL = OsHist<U>::PASSES;
     if (passes == ALL)
         hist_walk<U, BLOCK>(keys, count, [&](U key) {
-            hist_key<MODE, TEST, ALL>(key, flip, shift, passes, last_mask, col, fold);
+            hist_key<MODE, ALL>(key, flip, shift, passes, last_mask, col, fold);
         });
     else
         hist_walk<U, BLOCK>(keys, count, [&](U key) {
-            hist_key<MODE, TEST, 0>(key, flip, shift, passes, last_mask, col, fold);
+            hist_key<MODE, 0>(key, flip, shift, passes, last_mask, col, fold);
         });
 }
 
-template <int MODE, class U, int BLOCK>
-__device__ __forceinline__ void hist_keys_of(const U* __restrict__ keys, long long count, U flip,
-                                             int shift, int passes, unsigned last_mask,
-                                             unsigned* col, bool test, bool& fold) {
-    if (MODE == prim::radix::IMAGE_FLOAT && test)
-        hist_keys_as<MODE, true, U, BLOCK>(keys, count, flip, shift, passes, last_mask, col, fold);
-    else
-        hist_keys_as<MODE, false, U, BLOCK>(keys, count, flip, shift, passes, last_mask, col, fold);
-}
-
-// Whether this block's counters hold a key of the last pass's lowest or highest digit (where a
-// float NaN's unfolded image lands when the last pass holds the image's top bits). Whole block,
-// after its counting (the barrier here completes the counters).
+// A block that counted NaN keys by their unfolded images moves each of its NaN keys' counts to
+// the folded image (the one quiet NaN's), walking its share of the keys again: the passes then
+// sort the folded images. Inputs without NaNs never come here.
 template <class U, int BLOCK>
-__device__ __forceinline__ bool hist_edges(const unsigned* counters, int passes,
-                                           unsigned last_mask) {
-    typedef OsHist<U> H;
-    const int p = passes - 1;
-    bool seen = false;
-    __syncthreads();
-    if (threadIdx.x < 2 * prim::WARP) {
-        const unsigned d = threadIdx.x < prim::WARP ? 0u : last_mask;
-        const unsigned v =
-            counters[((p / H::PER_WORD) * os::RADIX + d) * prim::WARP + threadIdx.x % prim::WARP];
-        seen = (H::PER_WORD == 2 && (p & 1) ? v >> 16 : v & (H::PER_WORD == 2 ? 0xffffu : ~0u)) != 0u;
-    }
-    return __syncthreads_or(seen);
-}
-
-// A block that may have counted NaN keys by their unfolded images moves each of its NaN keys'
-// counts to the folded image (the one quiet NaN's), walking its share of the keys again: the
-// passes then sort the folded images. True when this thread met a NaN.
-template <class U, int BLOCK>
-__device__ __forceinline__ bool hist_mend(const U* __restrict__ keys, long long count, U flip,
+__device__ __forceinline__ void hist_mend(const U* __restrict__ keys, long long count, U flip,
                                           int shift, int passes, unsigned last_mask,
                                           unsigned* col) {
     using namespace prim::radix;
-    bool met = false;
     hist_walk<U, BLOCK>(keys, count, [&](U key) {
         if (needs_fold(key)) {
-            met = true;
             hist_image<0>(ordered_as<IMAGE_FLOAT>(key, flip) >> shift, passes, last_mask, col,
                           false);
             hist_image<0>(ordered_as<IMAGE_FOLD>(key, flip) >> shift, passes, last_mask, col,
                           true);
         }
     });
-    return met;
 }
 
 template <class U, int BLOCK>
@@ -243,7 +207,6 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
     const unsigned last_mask = (1u << last_width) - 1u;
     const int rows = (passes + H::PER_WORD - 1) / H::PER_WORD;  // rows in use
     const DigitOf<U> dig(kind, descending, begin_bit, os::BITS);
-    const bool top = end_bit == 8 * static_cast<int>(sizeof(U));  // the last pass: the top bits
     uint4* zero = reinterpret_cast<uint4*>(counters);
     for (int i = threadIdx.x; i < rows * os::RADIX * prim::WARP / 4; i += BLOCK)
         zero[i] = make_uint4(0u, 0u, 0u, 0u);
@@ -251,19 +214,16 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
 
     const int lane = threadIdx.x % prim::WARP;
     unsigned* col = counters + lane;
-    bool fold = false;  // a float key the image folds (a NaN) seen (tested unless `top`)
+    bool fold = false;  // a float key the image folds (a NaN) seen
     if (dig.is_float)
         hist_keys_of<IMAGE_FLOAT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
-                                            col, !top, fold);
+                                            col, fold);
     else
         hist_keys_of<IMAGE_INT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
-                                          col, false, fold);
-    // block-uniform, and a barrier either way: this block may have counted NaN keys
-    const bool maybe = dig.is_float && top ? hist_edges<U, BLOCK>(counters, passes, last_mask)
-                                           : __syncthreads_or(fold);
-    if (maybe) {
-        if (hist_mend<U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask, col))
-            atomicOr(&hist[passes * os::RADIX], 1u);
+                                          col, fold);
+    if (__syncthreads_or(fold)) {  // block-uniform: this block counted NaN keys
+        if (threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
+        hist_mend<U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask, col);
         __syncthreads();
     }
     // sum the 32 lane columns of each (row, digit); thread c reads lane (i + c) % 32 in step i,
