@@ -7,7 +7,8 @@
         after=/tmp/after/kernels --staged-digits before
 
 For uint32, int32, float32 (normal, and random bit patterns that are not NaN), uint32 keys with
-the bits of normal float32 (skewed top digits) and uint64 keys, and uint32 keys with uint32
+the bits of normal float32 (skewed top digits), uint32 keys of low entropy (each bit set with
+probability 1/8) and uint64 keys, and uint32 keys with uint32
 values (2^27 each), every tree's onesweep kernels (histogram, plan and pass) are compiled under
 the library's current policy, its sort is checked once against CuPy, and all trees are timed in
 interleaved rounds together with CUB (cuda.compute, when installed) and cupy.sort. Each tree's
@@ -21,6 +22,7 @@ pass for KB-byte keys and VB-byte values (0: keys only) at tiles of ITEMS keys p
 of the library's (a tree may be named twice, under two names, to compare two tile sizes);
 ``--policy NAME=KB:VB:BLOCK,ITEMS,MIN_BLOCKS,WINDOW,MATCH[,PREFETCH]`` gives it a whole policy
 (through ``primitives.tuning.override``).
+``--only TEXT`` (repeatable) runs only the workloads whose title holds TEXT.
 ``--breakdown`` then times each kernel of every tree's sort (CUDA events just before and after
 each launch: the histogram, the plan and each pass; medians over 30 sorts), to see which of them
 a change moves, and the time the GPU waits for the host: from the call to the first launch, and
@@ -62,6 +64,8 @@ def parse(argv):
             kb, vb, k = spec.split(":")
             k = tuple(int(x) for x in k.split(","))
             items.setdefault(name, {})[int(kb), int(vb)] = k[0] if a == "--items" else k
+        elif a == "--only":
+            next(it)
         elif a != "--breakdown":
             name, _, path = a.partition("=")
             trees[name] = pathlib.Path(path).resolve()
@@ -160,6 +164,9 @@ def main(argv):
     b32 = np.where((b32 & 0x7fffffff) > 0x7f800000, b32 & 0xbfffffff, b32)  # NaN -> finite
     b32 = cupy.asarray(b32.view(np.float32))
     u32f = f32.view(np.uint32)  # skewed top digits, as float keys have
+    # low entropy: each bit set with probability 1/8, a third of every digit's keys are zero
+    low = x32 & cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32)) & \
+        cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
     order = cupy.argsort(x32)  # stable
     sort, pairs = prim.sort, prim.radix_sort
     cases = [("uint32 keys", (4, 0), sort, (cupy.sort(x32),), x32, None),
@@ -168,8 +175,12 @@ def main(argv):
              ("float32 keys", (4, 0), sort, (cupy.sort(f32),), f32, None),
              ("float32 bits", (4, 0), sort, (cupy.sort(b32),), b32, None),
              ("uint32 normal-float bits", (4, 0), sort, (cupy.sort(u32f),), u32f, None),
+             ("uint32 low entropy", (4, 0), sort, (cupy.sort(low),), low, None),
              ("uint64 keys", (8, 0), sort, (cupy.sort(x64),), x64, None)]
+    only = [argv[i + 1] for i, a in enumerate(argv) if a == "--only"]
     for title, cfg, func, ref, keys, vals in cases:
+        if only and not any(o in title for o in only):
+            continue
         fns = {}
         for tree in trees:
             run = with_tree(tree, cfg, func, (keys,) if vals is None else (keys, vals))
