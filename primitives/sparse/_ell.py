@@ -47,9 +47,8 @@ class ELL(_base.Matrix):
                  skip_empty=None):
         if skip_empty is not None and not isinstance(skip_empty, (bool, np.bool_)):
             raise TypeError(f"ELL: skip_empty must be True, False or None, got {skip_empty!r}")
-        if isinstance(A, ELL) and width in (None, A.width) and index_dtype in (None,
-                                                                                A.index_dtype) \
-                and skip_empty in (None, A.rows is not None):
+        if isinstance(A, ELL) and A._keeps(width, skip_empty) and \
+                index_dtype in (None, A.index_dtype):
             self._init_from(A.data, A.cols, A.width, A.shape, A.nnz, A.rows)
             self._stats = A._stats
             return
@@ -132,8 +131,12 @@ class ELL(_base.Matrix):
         out._stats = self._stats
         return out
 
+    def _keeps(self, width, skip_empty):
+        # this ELL already has the layout asked for (None: any width, either row layout)
+        return width in (None, self.width) and skip_empty in (None, self.rows is not None)
+
     def to_ell(self, width=None, *, max_fill=_base.DEFAULT_MAX_FILL, skip_empty=None):
-        if width in (None, self.width) and skip_empty in (None, self.rows is not None):
+        if self._keeps(width, skip_empty):
             return self
         return ELL(self, width=width, max_fill=max_fill, skip_empty=skip_empty)
 
