@@ -277,6 +277,17 @@ def test_unique_rows_with_nan_and_signed_zeros(xp):
     return xp.unique(x, axis=0, return_inverse=True, return_counts=True)
 
 
+@pytest.mark.parametrize("equal_nan", [True, False])
+@pytest.mark.parametrize("axis", [0, -1])
+@H.twins()
+def test_unique_1d_with_an_axis_compares_elements(xp, axis, equal_nan):
+    """The axis of a 1-D array holds its elements: NumPy's path of elements, whose equal_nan
+    collapses the NaNs (not the rows' comparison, under which no NaN equals another)."""
+    x = np.array([1.0, np.nan, -0.0, np.nan, 0.0, 1.0, np.nan])
+    return (xp.unique(x[:3], axis=axis, equal_nan=equal_nan),
+            xp.unique(x, True, True, True, axis=axis, equal_nan=equal_nan))
+
+
 @pytest.mark.parametrize("axis", [1, -1, 2])
 @H.twins()
 def test_unique_other_axes(xp, axis):

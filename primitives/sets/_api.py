@@ -393,13 +393,15 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
         return_counts: also return how many times each unique element occurs (int64).
         axis: None, or the axis whose subarrays are compared whole (``axis=0`` of a 2-D array:
             its rows), each flattened as NumPy does; two subarrays holding a NaN never compare
-            equal there (NumPy's comparison of rows).
-        equal_nan: with ``axis=None``, collapse every NaN into one (NumPy's default).
+            equal there (NumPy's comparison of rows). The axis of a 1-D ``x`` holds its
+            elements, compared as with ``axis=None`` (NumPy's path for 1-D input).
+        equal_nan: with ``axis=None`` or a 1-D ``x``, collapse every NaN into one (NumPy's
+            default).
         sorted: accepted for NumPy's signature; the results are always sorted.
         variant: ``"rle"`` (sort, then one pass of the run kernel gives the unique elements
             and their counts at once), ``"compact"`` (sort, head flags, :func:`compact`) or
-            ``"auto"`` (``"rle"``). With ``axis`` given, the rows are sorted column by column
-            and compacted whatever the variant.
+            ``"auto"`` (``"rle"``). With ``axis`` given (``x`` of 2 or more dimensions), the
+            rows are sorted column by column and compacted whatever the variant.
 
     Returns:
         The unique elements, or a tuple of them and the arrays asked for, in NumPy's order
@@ -432,7 +434,12 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     arr = inp.array
     _key_dtype(arr.dtype, func, "x")
     xp = inp.backend.xp
-    if axis is None:
+    if axis is not None:
+        ax = _checks.axis_index(axis, arr.ndim, func)
+        if arr.ndim == 0:
+            raise np.exceptions.AxisError(f"{func}: axis {axis} is out of bounds for array of "
+                                          f"dimension 0")
+    if axis is None or arr.ndim == 1:  # NumPy's elements' path: a 1-D x with its axis too
         if arr.size == 0:
             u = xp.empty(0, dtype=arr.dtype)
             extra = [xp.empty(0, dtype=np.int64) for f in (ri, rc) if f]
@@ -443,10 +450,6 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
             if rv:
                 extra[int(ri)] = extra[int(ri)].reshape(_shape(x))
     else:
-        ax = _checks.axis_index(axis, arr.ndim, func)
-        if arr.ndim == 0:
-            raise np.exceptions.AxisError(f"{func}: axis {axis} is out of bounds for array of "
-                                          f"dimension 0")
         moved = xp.moveaxis(arr, ax, 0)
         shape = moved.shape
         rows = xp.ascontiguousarray(moved.reshape(shape[0], int(np.prod(shape[1:]))))
