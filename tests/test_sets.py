@@ -469,6 +469,14 @@ def test_error_unique_axis_out_of_bounds():
     H.run_twins(lambda xp: xp.unique(np.zeros((2, 2)), axis=2), name="unique")
 
 
+@pytest.mark.parametrize("axis", [0, -1, 1])
+def test_error_unique_axis_of_a_0d_array(axis):
+    """A 0-d array has no axis, as in NumPy (with axis=None it is one element)."""
+    H.run_twins(lambda xp: xp.unique(np.array(5.0), axis=axis), name="unique")
+    H.raises_like(np.exceptions.AxisError, "unique", prim.unique, np.array(5, np.int8),
+                  return_counts=True, axis=axis, match="dimension 0")
+
+
 def test_error_unique_axis_not_an_integer():
     H.run_twins(lambda xp: xp.unique(np.zeros((2, 2)), axis=1.0), name="unique")
 

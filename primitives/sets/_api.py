@@ -410,7 +410,7 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     Raises:
         TypeError: ``x`` not an array or of an unsupported dtype (complex, strings...); the
             ``return_*``, ``equal_nan`` or ``sorted`` flags not bools; ``axis`` not an integer.
-        numpy.exceptions.AxisError: ``axis`` out of range.
+        numpy.exceptions.AxisError: ``axis`` out of range (any axis of a 0-d ``x``).
         ValueError: unknown ``variant``.
 
     The sort is :func:`primitives.sort` (keys only) unless ``return_index``/``return_inverse``
@@ -435,11 +435,14 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     _key_dtype(arr.dtype, func, "x")
     xp = inp.backend.xp
     if axis is not None:
-        ax = _checks.axis_index(axis, arr.ndim, func)
-        if arr.ndim == 0:
+        # the caller's dimensions (a host backend's contiguous copy of a 0-d array may be 1-D):
+        # a 0-d array has no axis, as NumPy says
+        ndim = len(_shape(x))
+        ax = _checks.axis_index(axis, ndim, func)
+        if ndim == 0:
             raise np.exceptions.AxisError(f"{func}: axis {axis} is out of bounds for array of "
                                           f"dimension 0")
-    if axis is None or arr.ndim == 1:  # NumPy's elements' path: a 1-D x with its axis too
+    if axis is None or ndim == 1:  # NumPy's elements' path: a 1-D x with its axis too
         if arr.size == 0:
             u = xp.empty(0, dtype=arr.dtype)
             extra = [xp.empty(0, dtype=np.int64) for f in (ri, rc) if f]
