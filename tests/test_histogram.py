@@ -255,6 +255,33 @@ def test_bool_weights_with_an_edges_array():
                   weights=[True, False], match="Cannot cast ufunc 'add' output")
 
 
+@pytest.mark.parametrize("density", [False, True])
+def test_bool_weights_with_an_edges_array_and_no_samples(density):
+    """With no samples NumPy adds nothing into its bool cumulative counts: their diff, bool
+    zeros (NaN densities, 0 / 0), not its casting error."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the density's 0 / 0, in both
+        for a, edges in ((np.zeros(0), [0.0, 1.0, 2.0]), (np.zeros((2, 0), np.int32), [0, 1, 3]),
+                         (np.zeros(0, np.float16), np.array([0, 1], np.int8)),
+                         (np.array([], "m8[s]"), np.array([0, 5, 10], "m8[s]"))):
+            twin(a, edges, weights=np.zeros(a.shape, bool), density=density)
+
+
+def test_bool_weights_in_every_function():
+    """Bool weights: NumPy's histogram over int bins adds them into bool counts (any); its
+    histogram2d, histogramdd and bincount read them as float64."""
+    x = np.array([0.5, 1.5, 1.7, 0.2])
+    w = np.array([True, False, True, False])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the densities' 0 / 0, in both
+        for n in (4, 0):
+            for density in (False, True):
+                twin(x[:n], 3, (0, 2), weights=w[:n], density=density)
+                twin(x[:n], x[:n], 2, [[0, 2], [0, 2]], density, w[:n], func="histogram2d")
+                twin(x[:n, None], 2, [(0, 2)], density, w[:n], func="histogramdd")
+            twin(np.array([0, 2, 2, 1])[:n], w[:n], func="bincount")
+
+
 def test_object_weights():
     """NumPy sums object weights with Python's arithmetic and returns object counts."""
     from fractions import Fraction

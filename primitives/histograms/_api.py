@@ -189,9 +189,10 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
     Raises:
         TypeError: ``a`` or ``weights`` is not an array or has an unsupported dtype (named,
             before anything moves to the device); ``bins`` is neither an int, a string nor an
-            array; bool weights with an edges array (NumPy's casting error); datetime samples
-            with edges they do not compare with, or with int or estimated ``bins`` (NumPy's
-            ``DTypePromotionError``, a ``TypeError``).
+            array; bool weights of samples over an edges array (NumPy's casting error; with no
+            samples, bool zeros as NumPy's); datetime samples with edges they do not compare
+            with, or with int or estimated ``bins`` (NumPy's ``DTypePromotionError``, a
+            ``TypeError``).
         ValueError: NumPy's errors (``bins`` not positive, not 1-D, not increasing; ``range``
             reversed or not finite; autodetected range not finite (NaN or inf samples); too many
             bins for the range; ``weights`` of another shape), an unknown ``variant``, NaN in

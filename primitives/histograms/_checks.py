@@ -227,8 +227,9 @@ def as_weights(func, weights, a_shape):
 
 def no_bool_weights(func, w):
     """NumPy adds bool weights over an edges array as an int64 cumsum into bool counts, which its
-    casting rule refuses: the same ``TypeError``."""
-    if w is not None and w.dtype == np.bool_:
+    casting rule refuses: the same ``TypeError``. With no samples it adds nothing, and returns
+    its bool zeros (the ``numpy.diff`` of bool cumulative counts)."""
+    if w is not None and w.dtype == np.bool_ and w.size:
         raise TypeError(f"{func}: Cannot cast ufunc 'add' output from dtype('int64') to "
                         f"dtype('bool') with casting rule 'same_kind' (bool weights with an "
                         f"edges array, as in NumPy)")
