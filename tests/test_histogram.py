@@ -369,6 +369,10 @@ def test_weights_byte_order_in_the_result(rng):
     twin(x, 5, (0, 10), weights=np.arange(200, dtype=">f8"))
     twin(x, 5, (0, 10), weights=np.arange(200, dtype=">i2"))
     twin(x, [0, 2, 5.5, 10], weights=np.arange(200, dtype=">i2"))
+    half = x.astype(np.float16)  # int bins over float16 samples: NumPy's equal-width sums too
+    twin(half, 5, weights=np.arange(200, dtype=">f8"))
+    twin(half, 5, (0, 10), weights=np.arange(200, dtype=">i2"))
+    twin(half[:0], 5, weights=np.arange(0, dtype=">u4"))
 
 
 @pytest.mark.parametrize("weighted", [False, True])

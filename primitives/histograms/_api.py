@@ -89,7 +89,7 @@ def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
         _hc.no_bool_weights(func, w)
     else:
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
-    if bplan is None and out_dt is not None and out_dt != object:
+    if given is not None and out_dt is not None and out_dt != object:
         out_dt = out_dt.newbyteorder("=")  # NumPy's sums over edges come from a native diff
     repeat = None
     if bplan is not None and w is None and not density and range is not None and kdt == dt \
