@@ -292,6 +292,13 @@ def test_object_weights():
     twin(x, 3, (0, 3), weights=np.array([0.5, 2, 3.25, 4, 5], object))  # sums exact in float64
     twin(x, 3, (0, 3), weights=np.array([1, 2, 3, 4, 5], object), density=True)
     twin(x, 3, (0, 3), weights=[Fraction(1, 2), 2, 3, 4, 5])
+    # densities are Python's divisions: a zero total or a bin of zero width raises
+    twin(x, 3, (0, 3), weights=np.array([1, -1, 0, 2, -2], object), density=True)
+    twin(x, 3, (5, 6), weights=np.array([1, 2, 3, 4, 5], object), density=True)
+    twin(x[:0], [0, 1, 3], weights=np.array([], object), density=True)
+    twin(x, [0, 1, 1, 3], weights=np.array([1, 2, 3, 4, 5], object), density=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # float weights: inf and NaN
+        twin(x, [0, 1, 1, 3], weights=np.array([1, 2, 3, 4, 5.0]), density=True)
     twin_raises("histogram", TypeError, "", x, 3, weights=np.array([None, 2, 3, 4, 5], object),
                 numpy_match=False)
     twin_raises("histogram", TypeError, "", x, 3, weights=np.array(list("abcde"), object),

@@ -178,7 +178,8 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
             and returned in the weights' dtype, as NumPy does (narrow integers wrap; with int
             ``bins`` in the weights' byte order too; object weights give object sums, Python
             ints when every weight is an int, for host input).
-        density: return counts / bin width / total, as NumPy.
+        density: return counts / bin width / total, as NumPy (with object weights, a zero
+            total or a zero-width bin is NumPy's ``ZeroDivisionError`` of Python's division).
         variant: one of :data:`VARIANTS` or ``"auto"`` (see :func:`auto_variant`).
 
     Returns:
@@ -198,6 +199,8 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
             bins for the range; ``weights`` of another shape), an unknown ``variant``, NaN in
             ``bins`` (or NaT before a date), or a variant that keeps every bin in shared memory
             asked for more bins than fit.
+        ZeroDivisionError: ``density`` of object weights whose total is zero, or over a bin of
+            zero width (NumPy's Python division).
 
     Bins equal NumPy's exactly, including samples that land on an edge: kernels place a sample
     by its position and, near an edge, compare it with NumPy's edges (``numpy.linspace`` in
@@ -243,6 +246,8 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
             db = xp.asarray(np.array(np.diff(c.given), float))
         else:
             db = xp.diff(edges_out).astype(float)
+        if c.out_dt == object:
+            _hc.object_density(hist, db)
         hist = hist / db / hist.sum()
     res = inp.result(hist)
     if inp.host:

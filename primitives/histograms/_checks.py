@@ -235,6 +235,14 @@ def no_bool_weights(func, w):
                         f"edges array, as in NumPy)")
 
 
+def object_density(hist, db):
+    """NumPy's densities of object sums are Python's divisions (``n / db / n.sum()``), where a
+    zero-width bin or a zero total raises instead of giving inf or NaN: the same
+    ``ZeroDivisionError``."""
+    if not bool((db != 0).all()) or not bool(hist.sum() != 0):
+        raise ZeroDivisionError("histogram: float division by zero")
+
+
 def weights_result(hist, wdt):
     """float64 sums ``hist`` in the weights' dtype ``wdt`` (native) as NumPy casts them: narrow
     integers wrap (through int64), bool is "any"."""
