@@ -277,6 +277,17 @@ def test_unique_rows_with_nan_and_signed_zeros(xp):
     return xp.unique(x, axis=0, return_inverse=True, return_counts=True)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64], ids=lambda d: d.__name__)
+@H.twins()
+def test_unique_rows_sort_nan_as_numpy_compares_fields(xp, dtype):
+    """NumPy compares float16 fields with NaN first (before -inf), float32 and float64 fields
+    with NaN last (after inf)."""
+    x = np.array([[np.nan, np.nan], [np.nan, 1], [1, np.nan], [2, 1], [np.inf, 0], [np.nan, 0],
+                  [-np.inf, 2], [-0.0, 1], [0.0, 1], [-np.inf, np.nan]], dtype)
+    return (xp.unique(x, axis=0, return_index=True, return_inverse=True, return_counts=True),
+            xp.unique(x.T, axis=1))
+
+
 @pytest.mark.parametrize("equal_nan", [True, False])
 @pytest.mark.parametrize("axis", [0, -1])
 @H.twins()

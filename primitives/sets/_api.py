@@ -287,12 +287,19 @@ def _unique_flat(arr, ri, rv, rc, equal_nan, variant, backend):
     return u, extra
 
 
-def _row_key(col):
+def _row_key(col, xp):
     """A column of rows as sort keys in NumPy's order of the rows' fields: bool as uint8,
-    float16 as float32, floats with -0.0 as 0.0 (equal in NumPy's comparison)."""
+    floats with -0.0 as 0.0 (equal in NumPy's comparison), NaN last (after inf) but for
+    float16, whose fields NumPy compares with NaN first (before -inf): float16 as float64 with
+    NaN as -inf and -inf as the lowest float64."""
+    half = col.dtype == np.float16
     col = _sortable(col)
     if col.dtype.kind == "f":
         col = col + col.dtype.type(0)  # -0.0 + 0.0 is 0.0; NaN stays NaN
+    if half:
+        col = col.astype(np.float64)
+        col = xp.where(col == -np.inf, np.finfo(np.float64).min, col)
+        col = xp.where(xp.isnan(col), -np.inf, col)
     return col
 
 
@@ -323,8 +330,9 @@ def _unique_rows(rows, ri, rv, rc, backend):
     Integer and bool rows become 64-bit words (:func:`_row_words`): rows of at most 8 bytes are
     one word, sorted with an index (one radix sort) and run-length encoded (one pass); longer
     rows are sorted word by word, last word first (a stable argsort each). Float rows are
-    sorted column by column the same way (``-0.0`` as ``0.0``); a row holding a NaN equals no
-    row, as NumPy's."""
+    sorted column by column the same way (``-0.0`` as ``0.0``; NaN last, but first in float16
+    columns, as NumPy compares fields: :func:`_row_key`); a row holding a NaN equals no row,
+    as NumPy's."""
     from .. import compaction, sorting
 
     xp = backend.xp
@@ -336,7 +344,7 @@ def _unique_rows(rows, ri, rv, rc, backend):
         starts = _starts(plan(s)[1], xp)
     else:
         keys = words if words is not None else [
-            _row_key(xp.ascontiguousarray(rows[:, j])) for j in range(w)]
+            _row_key(xp.ascontiguousarray(rows[:, j]), xp) for j in range(w)]
         perm = xp.arange(n, dtype=np.int64)
         for key in reversed(keys):
             perm = perm[sorting.argsort(key[perm])]
