@@ -130,7 +130,7 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f
     order = None
     if host and not arr.dtype.isnative:  # device arrays (CuPy, DLPack) are always native
         order = arr.dtype  # one copy, contiguous, so that what follows copies no more
-        arr = np.ascontiguousarray(arr, dtype=order.newbyteorder("="))
+        arr = np.asarray(arr, dtype=order.newbyteorder("="), order="C")
     if flatten and arr.ndim != 1:
         arr = arr.reshape(-1)
 
@@ -138,15 +138,16 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f
         if host and not _device_holds(arr.dtype):
             # CuPy has no arrays of this dtype (strings, objects, datetimes, long double): the
             # array stays on the host, and the caller's dtype check names it as a TypeError
-            arr = np.ascontiguousarray(arr)
+            arr = np.asarray(arr, order="C")
         elif host or not arr.flags.c_contiguous:
             import cupy
 
-            arr = cupy.ascontiguousarray(cupy.asarray(arr))  # host -> device copy for NumPy input
+            arr = cupy.asarray(arr, order="C")  # host -> device copy for NumPy input
     else:
         if not host:
             arr = arr.get()
-        arr = np.ascontiguousarray(arr)
+        # order="C", not ascontiguousarray: a 0-d array stays 0-d (ascontiguousarray makes (1,))
+        arr = np.asarray(arr, order="C")
     return Input(arr.T if flip else arr, host, backend, order)
 
 
@@ -161,13 +162,14 @@ def integer(value, func, arg, what="an integer"):
         raise TypeError(f"{func}: {arg} must be {what}, got {value!r}") from exc
 
 
-def axis_index(axis, ndim, func, what="an integer or None"):
+def axis_index(axis, ndim, func, what="an integer or None", scalar=False):
     """One ``axis`` (an integer, negative counting from the end) as an index in
-    ``[0, max(ndim, 1))``, with NumPy's errors: ``TypeError`` for anything not an integer (bool
-    too, as NumPy refuses it), ``AxisError`` out of range. ``what``: the forms the function takes,
-    for the message."""
+    ``[0, max(ndim, 1))`` (a 0-d array read as one element; ``scalar=True``: in ``[0, ndim)``,
+    so a 0-d array has none), with NumPy's errors: ``TypeError`` for anything not an integer
+    (bool too, as NumPy refuses it), ``AxisError`` out of range. ``what``: the forms the function
+    takes, for the message."""
     a = integer(axis, func, "axis", what)
-    dims = max(ndim, 1)
+    dims = ndim if scalar else max(ndim, 1)
     if not -dims <= a < dims:
         raise np.exceptions.AxisError(f"{func}: axis {a} is out of bounds for array of "
                                       f"dimension {ndim}")

@@ -315,15 +315,23 @@ class AxisPlan(_plans.Plan):
         return out
 
 
-def normalize_axis(axis, ndim, func):
+def normalize_axis(axis, ndim, func, scalar_int=True):
     """``axis`` (None, an int or a tuple of ints, negative counting from the end) as a sorted
-    tuple of distinct axes in ``[0, ndim)``; NumPy's errors (AxisError, a repeated axis)."""
+    tuple of distinct axes in ``[0, ndim)``; NumPy's errors (AxisError, a repeated axis).
+
+    A 0-d array has no axes: a tuple naming any is an AxisError, as in NumPy. ``scalar_int``:
+    the integer 0 or -1 is taken as no axis there, as NumPy's ufunc reductions (``sum``, ``max``,
+    ``any``, ...) take it; ``numpy.mean`` does not (``scalar_int=False``)."""
     if axis is None:
         return tuple(range(ndim))
+    if ndim == 0 and scalar_int and not isinstance(axis, tuple):
+        _checks.axis_index(axis, ndim, func, "an integer, a tuple of integers or None")
+        return ()
     items = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in items:
-        a = _checks.axis_index(a, ndim, func, "an integer, a tuple of integers or None")
+        a = _checks.axis_index(a, ndim, func, "an integer, a tuple of integers or None",
+                               scalar=ndim == 0)
         if a in out:
             raise ValueError(f"{func}: duplicate value in 'axis'")
         out.append(a)
