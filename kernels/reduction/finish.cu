@@ -1,14 +1,16 @@
 // finish.cu -- the last step of mean: every sum divided by the count of its elements
-// (numpy.mean's true_divide by the count in the accumulator's dtype, then the cast to the result).
+// (numpy.mean's true_divide by the integer count, then the cast to the result).
 //
-// mean_divide<Acc, Res>: out[i] = Res(s[i] / Acc(count)) for i < m, where the quotient is taken
-//   as NumPy takes it: in float64 for the integer and bool accumulators (true_divide of two
-//   integers), in float32 for float16 (NumPy computes half arithmetic in float and rounds once),
-//   in the accumulator's own type otherwise; a complex sum is divided componentwise by the real
-//   count (what the complex quotient by count + 0j is). Res is Acc, or prim::f16 for a float32
-//   accumulator (the mean of float16 input). Integer results truncate toward zero as astype
+// mean_divide<Acc, Res>: out[i] = Res(s[i] / count) for i < m, where the quotient is taken as
+//   NumPy takes it: in float64 for every real accumulator (true_divide of an array by the
+//   integer count resolves to float64 for bool, the integers, float16, float32 and float64), the
+//   count never cast to Acc (a count of 300 is not an int8); a complex sum as NumPy's complex128
+//   quotient by count + 0j (below).
+//   Res is Acc, or prim::f16 for a float32 accumulator (the mean of float16 input: NumPy rounds
+//   the quotient to float32, then to float16). Integer results truncate toward zero as astype
 //   does; a bool result is the quotient != 0.
-//   Launch: 1-D, any block and grid (grid-stride); no shared memory. Preconditions: m >= 1.
+//   Launch: 1-D, any block and grid (grid-stride); no shared memory. Preconditions: m >= 1;
+//   s and out in the same memory order.
 #include "common/prim.cuh"
 #include "common/narrow.cuh"
 #include "common/complex.cuh"
@@ -17,19 +19,19 @@
 namespace prim {
 namespace finish {
 
-template <class T> struct Quotient { typedef double type; };  // bool and the integers
-template <> struct Quotient<f16> { typedef float type; };
-template <> struct Quotient<float> { typedef float type; };
-
 template <class T>
-__device__ __forceinline__ typename Quotient<T>::type divide(T s, long long count) {
-    typedef typename Quotient<T>::type Q;
-    return static_cast<Q>(s) / static_cast<Q>(static_cast<T>(count));
+__device__ __forceinline__ double divide(T s, long long count) {
+    return static_cast<double>(s) / static_cast<double>(count);
 }
+// NumPy's complex128 quotient by (count + 0j): Smith's form, which multiplies by the reciprocal
+// of the denominator (so -9 / 10 is -9 * 0.1, one rounding away from -0.9), and whose
+// 0 * imaginary part makes an infinite part NaN in the other.
 template <class R>
 __device__ __forceinline__ Complex<R> divide(Complex<R> s, long long count) {
-    const R c = static_cast<R>(count);
-    return Complex<R>(s.re / c, s.im / c);
+    const double re = static_cast<double>(s.re), im = static_cast<double>(s.im);
+    const double scale = 1.0 / static_cast<double>(count);
+    return Complex<R>(static_cast<R>(__dmul_rn(re + im * 0.0, scale)),
+                      static_cast<R>(__dmul_rn(im - re * 0.0, scale)));
 }
 
 template <class Res, class Q> struct Convert {

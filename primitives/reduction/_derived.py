@@ -47,9 +47,13 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
 
     The sum runs in NumPy's accumulator dtype: float64 for bool and integer input, float32 for
     float16 (the result float16), the input's own float or complex dtype otherwise (the mean of
-    complex64 is complex64), or ``dtype``. An empty reduction gives NaN with NumPy's
-    ``RuntimeWarning`` ("Mean of empty slice"). ``axis``, ``keepdims``, ``out`` and the errors
-    as :func:`~primitives.sum`.
+    complex64 is complex64), or ``dtype``; with ``out`` and no ``dtype``, float input sums in the
+    promotion of its dtype and ``out``'s, and the quotient is cast to ``out``'s dtype. The sums
+    are divided by the count in float64 (complex128 for complex sums), as NumPy's
+    ``true_divide`` by an integer count, then cast to the result dtype: ``dtype=numpy.int8``
+    sums in int8 (wrapping) and truncates the quotient. An empty reduction gives NaN with NumPy's
+    ``RuntimeWarning`` ("Mean of empty slice"). ``axis`` (a 0-d array has none),
+    ``keepdims``, ``out`` and the errors as :func:`~primitives.sum`.
     """
     func = "mean"
     key = None
@@ -60,7 +64,7 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
             return call(x)
     inp = _backend_input(x, func, _dtypes.REDUCE_COMPLEX_DTYPES)
     arr = inp.array
-    axes = _axis.normalize_axis(axis, arr.ndim, func)
+    axes = _axis.normalize_axis(axis, arr.ndim, func, scalar_int=False)
     if dtype is None:
         if arr.dtype.kind in "biu":
             acc = res = np.dtype(np.float64)
@@ -77,13 +81,21 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
             raise TypeError(f"{func}: dtype={acc} is not supported")
     if out is not None:
         _axis.check_out(out, _shape(arr.shape, axes, keepdims), res, func)
+        if np.dtype(out.dtype) in _dtypes.REDUCE_COMPLEX_DTYPES:
+            # NumPy sums into out (in dtype, or else in the promotion of out's and the input's)
+            # and divides there: the quotient of out's dtype
+            if dtype is None and arr.dtype.kind in "fc" and arr.dtype != np.float16:
+                acc = np.result_type(out.dtype, arr.dtype)
+            res = np.dtype(out.dtype)
     count = int(np.prod([arr.shape[a] for a in axes], dtype=np.int64))
     if count == 0:
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
     xp = inp.backend.xp
-    # a new (contiguous) backend array; axis None as given: the whole-array sum's fast path
+    # a new backend array (C- or F-contiguous); axis None as given: the whole-array fast path
     s = xp.asarray(_sum(arr, axis=None if axis is None else axes, dtype=acc))
-    # the division as NumPy's true_divide by the count in the accumulator's dtype, then the cast
+    if out is not None and res != acc:  # numpy.mean's sum lands in out, and is divided there
+        s, acc = s.astype(res), res
+    # the division as NumPy's true_divide by the count, then the cast
     r = xp.empty(s.shape, dtype=res) if s.size == 0 else _gp.mean_divide(inp.backend, s, count,
                                                                           res)
     if key is not None and arr is x and count:

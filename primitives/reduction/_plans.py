@@ -327,7 +327,10 @@ class MeanDividePlan(_plans.Plan):
                                     args=(slot, _launch.i64(m), _launch.i64(count), slot))
 
     def __call__(self, sums):
-        """The quotients, shaped as ``sums`` (contiguous, of the plan's accumulator dtype)."""
+        """The quotients, shaped and laid out as ``sums`` (C- or F-contiguous, of the plan's
+        accumulator dtype)."""
+        if sums.flags.f_contiguous and not sums.flags.c_contiguous:  # as its reversed view
+            return self(sums.T).T
         out = self.empty(sums.shape, dtype=self.res)
         self.launch(sums, out)
         return out
@@ -342,4 +345,6 @@ def mean_divide_plan(backend, acc, res, m, count):
 def mean_divide(backend, sums, count, res):
     """``sums / count`` as NumPy's mean finishes (true_divide in the accumulator's dtype, then the
     cast to ``res``), in one launch of the plan of this configuration."""
+    if not (sums.flags.c_contiguous or sums.flags.f_contiguous):
+        sums = backend.xp.ascontiguousarray(sums)
     return mean_divide_plan(backend, np.dtype(sums.dtype), res, sums.size, count)(sums)
