@@ -345,7 +345,8 @@ def _tree(x, op, axis, keepdims, split_every, acc, res, func):
     axes, count = _reduced(x, axis, func)
     if op in ("min", "max") and count == 0:
         name = "minimum" if op == "min" else "maximum"
-        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+        raise ValueError(f"{func}: zero-size array to reduction operation {name} which has no "
+                         f"identity")
     kw = {"op": op, "acc": acc}
     host = _host_bytes(x)
     return da.reduction(

@@ -105,8 +105,13 @@ def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, vari
         op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"``.
         axis: None (every element), an int or a tuple of ints (negative counting from the end):
             the axes reduced, as NumPy's ``axis``.
-        out: an array of the result's shape that receives the result (cast by NumPy's
-            ``same_kind`` rule) and is returned.
+        out: an array of the result's shape (``keepdims`` included) that receives the result
+            and is returned. As NumPy, without ``dtype`` the reduction runs in the promotion of
+            ``out``'s dtype and ``x``'s (uint64 summed into a float64 ``out`` adds in float64;
+            int32 into an int32 ``out`` wraps at 32 bits), and the result is cast to ``out``'s
+            dtype whatever it is (``casting="unsafe"``). ``min``/``max`` start, as NumPy's, from
+            the first element cast to ``out``'s dtype (``max`` of int8 [-1, 1] into uint8 is
+            255).
         keepdims: keep the reduced axes as axes of length 1.
         dtype: result dtype. Default as NumPy: ``sum`` and ``prod`` widen bool and signed
             integers below 64 bits to int64, unsigned ones to uint64 (float16 stays float16,
@@ -165,11 +170,11 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
     arr = inp.array
     _check_x(arr.dtype, op, func)
     axes = _axis.normalize_axis(axis, arr.ndim, func)
+    if out is not None:  # before any launch
+        _axis.check_out(out, tuple(1 if a in axes else d for a, d in enumerate(arr.shape)
+                                   if keepdims or a not in axes), None, func)
+        arr, dtype = _into_out(arr, op, dtype, out, axes)
     if len(axes) == arr.ndim:  # every axis: the flattened reduction
-        if out is not None:  # before any launch
-            res_dt = (_dtypes.reduce_result_dtype(arr.dtype, op) if dtype is None else
-                      np.dtype(_checks.native_dtype(dtype)))
-            _axis.check_out(out, (1,) * arr.ndim if keepdims else (), res_dt, func)
         # the backend array in, a backend 0-d value out: finish() returns it as the caller's
         flat = arr.T if not arr.flags.c_contiguous else arr  # F order: the same elements, C
         res = inp.backend.xp.asarray(_reduce(flat, op, dtype, variant, func)).reshape(())
@@ -186,6 +191,30 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
             _plans.PLANS.file(key, replay if not keepdims else _axis.Shaped(replay, tuple(
                 1 if a in axes else d for a, d in enumerate(arr.shape))))
     return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
+
+
+def _into_out(arr, op, dtype, out, axes):
+    """NumPy's reduction into an ``out`` of another dtype: ``(arr, dtype)``, what to reduce.
+
+    The reduction runs in ``dtype``, or without one in the promotion of ``out``'s dtype and the
+    input's (``numpy.sum`` of uint64 into a float64 ``out`` adds in float64, of int32 into an
+    int32 one wraps at 32 bits), and the result is cast to ``out``'s dtype. A ``sum``/``prod``
+    starts from its identity. A ``min``/``max`` starts from the element at index 0 of the reduced
+    axes cast to ``out``'s dtype, and combines the others with it: for an input that does not
+    cast safely to ``out``'s dtype that start may differ from the element (``numpy.min`` of int8
+    [-3, 0] into bool is False, of [0, -3] True), so those elements are replaced by their value
+    through ``out``'s dtype, in a copy of the input in the reduction's dtype."""
+    odt = np.dtype(out.dtype)
+    if odt not in _allowed(op):  # no kernel in out's dtype: the natural result, cast to it
+        return arr, dtype
+    loop = np.result_type(odt, arr.dtype) if dtype is None else np.dtype(
+        _checks.native_dtype(dtype))
+    if op in ("sum", "prod") or arr.size == 0 or np.can_cast(arr.dtype, odt, "safe"):
+        return arr, loop
+    first = tuple(0 if a in axes else slice(None) for a in range(arr.ndim))
+    arr = arr.astype(loop)  # a copy, in the input's layout
+    arr[first] = arr[first].astype(odt).astype(loop)
+    return arr, loop
 
 
 def _complex_axis(arr, axes, op, acc_dt, backend, func):
@@ -225,9 +254,8 @@ def _reduce(x, op, dtype, variant, func):
     if arr.size == 0:
         if op in ("min", "max"):
             name = "minimum" if op == "min" else "maximum"
-            raise ValueError(
-                f"zero-size array to reduction operation {name} which has no identity"
-            )
+            raise ValueError(f"{func}: zero-size array to reduction operation {name} which has "
+                             f"no identity")
         fill = inp.backend.xp.ones if op == "prod" else inp.backend.xp.zeros
         return inp.scalar(fill(1, dtype=rt.res))
     if variant == "production":
@@ -275,8 +303,9 @@ def prod(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
             and complex dtypes stay. Another ``dtype`` casts the elements to it first (one
             extra pass), as NumPy does; complex input into a real ``dtype`` keeps the real part
             with NumPy's ``ComplexWarning``.
-        out: an array of the result's shape that receives the result (cast by NumPy's rule)
-            and is returned.
+        out: an array of the result's shape that receives the result and is returned; the
+            product runs in ``dtype``, or without it in the promotion of ``out``'s dtype and
+            ``x``'s, and is cast to ``out``'s dtype, as NumPy's (see :func:`reduce`).
         keepdims: keep the reduced axes as axes of length 1.
         variant: one of ``primitives.reduction.VARIANTS`` or ``"auto"`` (= ``"production"``).
             Every variant multiplies real dtypes; complex products run on ``"production"`` only.

@@ -174,9 +174,14 @@ def _check_accumulation_out(func, x, axis, out):
 
 
 def _accumulate(func, x, op, axis, dtype, out, variant):
-    """cumsum or cumprod: the inclusive scan, cast into ``out`` when given (NumPy's rule)."""
+    """cumsum or cumprod: the inclusive scan, cast into ``out`` when given (NumPy's rule: without
+    ``dtype``, the scan runs in the promotion of ``out``'s dtype and the input's, so int64 sums
+    into a float64 ``out`` add in float64 and never wrap)."""
     if out is not None:
         _check_accumulation_out(func, x, axis, out)
+        in_dt = getattr(x, "dtype", None)
+        if dtype is None and in_dt is not None and np.dtype(out.dtype) in _sp.DTYPES:
+            dtype = np.result_type(np.dtype(out.dtype), np.dtype(in_dt).newbyteorder("="))
     res = _entry(func, x, op, axis, dtype, variant, False)
     return res if out is None else _checks.write_out(out, res, func)
 
@@ -309,8 +314,10 @@ def cumsum(x, axis=None, dtype=None, out=None, *, variant="auto"):
         axis: ``None`` (flatten) or an axis (negative counts from the end), as NumPy.
         dtype: result dtype; default as NumPy (bool, int8, int16, int32 -> int64; uint8, uint16,
             uint32 -> uint64; float16 accumulates in float32, see :func:`inclusive_scan`).
-        out: an array of the result's shape (NumPy's or the device's) that receives it, cast to
-            its dtype as NumPy casts; returned.
+        out: an array of the result's shape (NumPy's or the device's) that receives it and is
+            returned. As NumPy, without ``dtype`` the scan runs in the promotion of ``out``'s
+            dtype and ``x``'s (int64 sums into a float64 ``out`` add in float64, never
+            wrapping), and the result is cast to ``out``'s dtype whatever it is.
         variant: see :func:`inclusive_scan`.
 
     Returns:
