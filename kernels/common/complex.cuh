@@ -7,6 +7,10 @@
 // prim::Prod<c64>::identity() are 0 and 1 and `static_cast<c64>(x)` of a real element works as for
 // the real types. Arithmetic is NumPy's: + and - componentwise, * the textbook product
 // (re = a.re*b.re - a.im*b.im, im = a.re*b.im + a.im*b.re), no special handling of infinities.
+// Each product is rounded on its own (__fmul_rn/__dmul_rn, which the compiler never fuses into an
+// FMA), as NumPy's: a fused a.re*b.re - a.im*b.im keeps the first product exact, so where both
+// overflow it gives -inf where NumPy's inf - inf gives NaN (a complex product that overflows is
+// nan+nanj in NumPy, and must be here).
 // No ordering: Min/Max are not defined for them.
 #pragma once
 #include "common/prim.cuh"
@@ -29,9 +33,16 @@ template <class R>
 __device__ __forceinline__ Complex<R> operator-(Complex<R> a, Complex<R> b) {
     return Complex<R>(a.re - b.re, a.im - b.im);
 }
+namespace detail {
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+}  // namespace detail
+
 template <class R>
 __device__ __forceinline__ Complex<R> operator*(Complex<R> a, Complex<R> b) {
-    return Complex<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+    using detail::mul_rn;
+    return Complex<R>(mul_rn(a.re, b.re) - mul_rn(a.im, b.im),
+                      mul_rn(a.re, b.im) + mul_rn(a.im, b.re));
 }
 template <class R>
 __device__ __forceinline__ Complex<R>& operator+=(Complex<R>& a, Complex<R> b) {
