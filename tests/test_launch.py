@@ -1,5 +1,7 @@
 """Launch-configuration helpers: grids from the machine, shared-memory opt-in, refusals."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -234,3 +236,34 @@ def test_host_count_unwritten_raises(monkeypatch):
     monkeypatch.setattr(_launch, "SPINS", 3)
     with pytest.raises(RuntimeError, match="^myfunc: the kernel did not report its count"):
         count.read("myfunc", lambda: None)  # a launch that never writes it
+
+
+def test_arrays_that_are_not_c_contiguous_are_refused():
+    """A kernel gets an array's first address alone and reads its elements one after another:
+    a view with other strides (a broadcast's zero stride, a slice's step, a transpose) is
+    refused at the launch, naming the kernel and the argument, on either backend and in every
+    form of a launch (one-off, a plan's launch, its array given per call or fixed)."""
+    from primitives.selection import _plans as selection_plans
+
+    xp = _backend.get_backend().xp
+    name = "gather_rows<unsigned int>"
+    k = selection_plans._gather_kernel(name)
+    idx = xp.zeros((3, 2), dtype=np.int64)
+    dims = (np.int64(3), np.int64(2), np.int64(2))
+    refused = rf"{re.escape(name)}: argument 0.* not C-contiguous"
+    for bad in (xp.broadcast_to(xp.arange(2, dtype=np.uint32), (3, 2)),
+                xp.arange(12, dtype=np.uint32)[::2], xp.zeros((2, 3), dtype=np.uint32).T):
+        out = xp.zeros((3, 2), dtype=np.uint32)
+        with pytest.raises(ValueError, match=refused):
+            _launch.launch(k, 1, 32, (bad, idx, out, *dims))
+        with pytest.raises(ValueError, match=refused):
+            Launch(k, 1, 32)(bad, idx, out, *dims)
+        with pytest.raises(ValueError, match=refused):
+            Launch(k, 1, 32, args=(Launch.SLOT, idx, out, *dims))(bad)
+        with pytest.raises(ValueError, match=refused):  # on the GPU when its words are built
+            Launch(k, 1, 32, args=(bad, idx, out, *dims))()
+        assert not out.any()  # nothing ran
+    good = xp.arange(6, dtype=np.uint32).reshape(3, 2)
+    out = xp.zeros((3, 2), dtype=np.uint32)
+    Launch(k, 1, 32, args=(Launch.SLOT, idx, out, *dims))(good)
+    assert _backend.to_host(out).tolist() == [[0, 0], [2, 2], [4, 4]]

@@ -378,6 +378,40 @@ def test_partition_axis_none_and_empty(rng):
                                                                          0))
 
 
+def with_variant(xp, variant):
+    """The variant keyword of a twin body: primitives takes it, NumPy has none."""
+    return {} if xp is np else {"variant": variant}
+
+
+@pytest.mark.parametrize("func", ["argpartition", "partition"])
+def test_sort_variant_on_rows_of_one(func):
+    """Three or more rows of one element (regression): the sort variant's index rows, a
+    broadcast iota, reached the segmented sort with its rows' zero stride kept by the reshape
+    of rows of one, and the kernel read past its one element (garbage indices; an illegal
+    address on a GPU)."""
+    x = np.array([[5.0], [7.0], [6.0]])
+    H.run_twins(lambda xp: getattr(xp, func)(x, 0, **with_variant(xp, "sort")), name=func)
+    H.assert_same(prim.topk(x, 1, variant="sort"), want_topk(x, 1, True))
+
+
+def test_sort_rows_reads_views_as_their_values(rng):
+    """The selection's segmented sort of rows (the sort variant; winners ordered) given views
+    whose reshape keeps odd strides: a broadcast (rows of one key too), a strided slice and a
+    transpose, of the keys and of the values; each as NumPy's stable sort of the rows."""
+    be = _backend.get_backend()
+    xp = be.xp
+    for rows, length in ((3, 1), (7, 1), (5, 2), (4, 33)):
+        keys = xp.asarray(make(rng, (length, rows), np.float32)).T
+        wide = xp.arange(rows * 2 * length, dtype=np.int64).reshape(rows, 2 * length)
+        for vals in (xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length)),
+                     wide[:, ::2], wide[:, :length]):
+            got = _sp.sort_rows(be, keys, vals)
+            hk, hv = H.to_host(keys), H.to_host(vals)
+            order = np.argsort(hk, axis=-1, kind="stable")
+            H.assert_same(got, (np.take_along_axis(hk, order, axis=-1),
+                                np.take_along_axis(hv, order, axis=-1)))
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(x=hnp.arrays(st.sampled_from([np.int16, np.float32, np.uint64]),
                     st.integers(1, 300)), data=st.data())

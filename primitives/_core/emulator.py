@@ -4,7 +4,8 @@ The kernel text is compiled with ``-include kernels/emulator/emu.h`` (a header-o
 the CUDA device runtime: one fiber per CUDA thread, blocks one after another) into a shared object
 that exports, per name expression, a launcher and a description of the kernel's parameters.
 Arguments are checked against the kernel's C++ signature before every launch. NumPy arrays play
-the part of device memory. See ``docs/emulator.md``.
+the part of device memory; they must be C-contiguous (a kernel gets an array's first address
+alone). See ``docs/emulator.md``.
 
 Depends only on NumPy and the standard library.
 """
@@ -525,6 +526,12 @@ class EmuFunction:
                         raise self._bad_arg(
                             i, f"the kernel reads {psize}-byte {_KIND_WORD[pkind]} elements but the "
                                f"array has dtype {a.dtype}")
+                if not a.flags.c_contiguous:  # the kernel gets the first element's address alone
+                    p = self.params[i]
+                    raise ValueError(
+                        f"{self.name_expression}: argument {i} (parameter type '{p.ctype}'): the "
+                        f"array is not C-contiguous (shape {a.shape}, strides {a.strides}); a kernel "
+                        f"reads an array's elements one after another from its first address")
                 cell = ctypes.c_void_p(a.__array_interface__["data"][0])
                 keep.append(cell)
                 ptrs[i] = ctypes.addressof(cell)

@@ -115,7 +115,7 @@ class Direct:
     made (the fewest host steps between a call and its launch, which the GPU waits for when it
     is idle at the call). Calls from several threads are serialized."""
 
-    __slots__ = ("words", "slots", "argv", "lock", "launch_kernel", "array_type")
+    __slots__ = ("name", "words", "slots", "argv", "lock", "launch_kernel", "array_type")
 
     @classmethod
     def make(cls, kernel, grid, block, shared_mem, args, slots):
@@ -127,19 +127,20 @@ class Direct:
         if direct is None:
             return None
         fixed = tuple(0 if i in slots else a for i, a in enumerate(args))
+        _loader.check_dense(kernel.name, fixed, direct.array_type)
         words = _loader.param_words(fixed, direct.array_type)
         if words is None:
             return None
-        return cls(direct, grid, block, shared_mem, words, slots)
+        return cls(kernel.name, direct, grid, block, shared_mem, words, slots)
 
-    def __init__(self, direct, grid, block, shared_mem, words, slots):
+    def __init__(self, name, direct, grid, block, shared_mem, words, slots):
         k = len(words)
         buf = np.zeros(2 * k, dtype=np.uint64)
         base = buf.ctypes.data
         buf[:k] = base + 8 * (k + np.arange(k, dtype=np.uint64))
         buf[k:] = words
         g, b = grid + (1,) * (3 - len(grid)), block + (1,) * (3 - len(block))
-        self.words, self.slots = buf, tuple(k + i for i in slots)
+        self.name, self.words, self.slots = name, buf, tuple(k + i for i in slots)
         self.argv = (direct.ptr, *g, *b, shared_mem, direct.stream().ptr, base if k else 0, 0)
         self.lock = threading.Lock()
         self.launch_kernel = direct.launch_kernel
@@ -149,10 +150,14 @@ class Direct:
         words, array_type = self.words, self.array_type
         with self.lock:
             for w, a in zip(self.slots, arrays):
-                if type(a) is array_type or not isinstance(a, np.integer):
+                if type(a) is array_type:
+                    if not a._c_contiguous:  # its address alone goes to the kernel
+                        raise _loader.not_dense(self.name, w - len(words) // 2, a)
                     words[w] = a.data.ptr
-                else:
+                elif isinstance(a, np.integer):
                     words[w] = int(a) & _loader._MASK64
+                else:
+                    words[w] = a.data.ptr
             self.launch_kernel(*self.argv)
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from . import backend as _backend
 
 __all__ = ["KernelCompileError", "Kernel", "kernels_root", "tree_hash", "load", "register",
-           "param_words"]
+           "param_words", "check_dense"]
 
 
 class KernelCompileError(RuntimeError):
@@ -142,6 +142,24 @@ def param_words(args, array_type):
     return words
 
 
+def check_dense(name, args, array_type):
+    """Refuse an ``array_type`` argument of kernel ``name`` that is not C-contiguous: a kernel
+    gets an array as its first element's address alone (CuPy passes nothing else) and reads the
+    elements one after another from there, so a view with other strides (a broadcast's zero
+    stride, a slice's step, a transpose) would be read as memory it does not describe. The
+    emulator makes the same check of its own arguments."""
+    for i, a in enumerate(args):
+        if type(a) is array_type and not a._c_contiguous:
+            raise not_dense(name, i, a)
+
+
+def not_dense(name, index, a):
+    """The error of :func:`check_dense` for argument ``index``, the array ``a``."""
+    return ValueError(f"{name}: argument {index}: the array is not C-contiguous (shape "
+                      f"{a.shape}, strides {a.strides}); a kernel reads an array's elements one "
+                      f"after another from its first address")
+
+
 class _DirectLaunch:
     """What a prepared launch (:class:`primitives._core.launch.Direct`) of a kernel needs to call
     cuLaunchKernel itself: the function's handle, the driver's launch call, the current stream
@@ -168,6 +186,8 @@ class Kernel:
         self.direct = _DirectLaunch(fn) if backend.is_cuda else None
 
     def __call__(self, grid, block, args, shared_mem=0):
+        if self.direct is not None:  # CuPy's launch (the emulator checks its arguments itself)
+            check_dense(self.name, args, self.direct.array_type)
         self._fn(grid, block, args, shared_mem=shared_mem)
 
     @property
