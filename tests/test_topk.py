@@ -412,6 +412,22 @@ def test_sort_rows_reads_views_as_their_values(rng):
                                 np.take_along_axis(hv, order, axis=-1)))
 
 
+@pytest.mark.parametrize("axis", [-1, 0, 1, None])
+@pytest.mark.parametrize("x", [np.array(5.0), np.float32(2.5), 7, [[3.0]]],
+                         ids=["0d", "numpy-scalar", "int", "2d-list"])
+@pytest.mark.parametrize("func", ["argpartition", "partition"])
+def test_partition_of_0d_input_as_numpy(func, x, axis):
+    """numpy.partition of a 0-d array has no axis (AxisError but for axis=None), while
+    numpy.argpartition reads it as 1-D (regression: partition returned ``array([5.])``)."""
+    for kth in (0, -1, 1):
+        H.run_twins(lambda xp: getattr(xp, func)(x, kth, axis=axis), name=func)
+    if np.ndim(x) == 0 and axis is not None and func == "partition":
+        H.raises_like(np.exceptions.AxisError, func, getattr(prim, func), x, 0, axis=axis,
+                      match="dimension 0")
+        with pytest.raises(np.exceptions.AxisError, match=func):
+            prim.plan(getattr(prim, func), x, 0, axis=axis)
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(x=hnp.arrays(st.sampled_from([np.int16, np.float32, np.uint64]),
                     st.integers(1, 300)), data=st.data())

@@ -29,13 +29,17 @@ def _check_dtype(dt, func):
 
 
 def _input(x, func):
-    """x on the backend (any ndim), its dtype checked before the copy to the device."""
+    """(x on the backend (any ndim), its dtype checked before the copy to the device; x's own
+    ndim, which decides what a 0-d x means: the copy may have made it 1-D)."""
     xdt = getattr(x, "dtype", None)
     if isinstance(xdt, np.dtype):
         _check_dtype(xdt, func)
     inp = _checks.as_input(x, func=func, arg="x")
     _check_dtype(inp.array.dtype, func)
-    return inp
+    ndim = getattr(x, "ndim", None)
+    if ndim is None:  # a Python scalar or sequence (as_input read it as numpy.asarray does)
+        ndim = np.ndim(x) if isinstance(x, (int, float, bool, list, tuple)) else inp.array.ndim
+    return inp, ndim
 
 
 def _bool(value, func, arg):
@@ -72,13 +76,21 @@ def _kths(kth, length, func):
     return out
 
 
-def _rows(inp, axis, func):
-    """(array as rows (R, L) C-contiguous, shape of the array with the axis last, axis)."""
+def _rows(inp, ndim, axis, func, scalar_row=True):
+    """(array as rows (R, L) C-contiguous, shape of the array with the axis last, axis).
+    ``ndim``: the caller's array's (:func:`_input`). A 0-d array is one row of one element
+    (``torch.topk``'s and ``numpy.argpartition``'s reading: axis 0 or -1), or, without
+    ``scalar_row``, an array with no axis to select along (``numpy.partition``'s: AxisError but
+    for ``axis=None``)."""
     arr = inp.array
     if axis is None:
         arr, axis = arr.reshape(-1), 0
-    elif arr.ndim == 0:
-        arr, axis = arr.reshape(1), _checks.axis_index(axis, 0, func)
+    elif ndim == 0:
+        if not scalar_row:
+            axis = _checks.integer(axis, func, "axis", "an integer or None")
+            raise np.exceptions.AxisError(f"{func}: axis {axis} is out of bounds for array of "
+                                          f"dimension 0")
+        arr, axis = arr.reshape(1), _checks.axis_index(axis, 1, func)
     else:
         axis = _checks.axis_index(axis, arr.ndim, func)
     moved = arr if axis == arr.ndim - 1 else inp.backend.xp.moveaxis(arr, axis, -1)
@@ -185,8 +197,8 @@ def _topk_checked(x, k, axis, largest, ordered, variant):
     sorted)."""
     func = "topk"
     variant = _variant(variant, func)
-    inp = _input(x, func)
-    rows2, shape, ax = _rows(inp, axis, func)
+    inp, ndim = _input(x, func)
+    rows2, shape, ax = _rows(inp, ndim, axis, func)
     k = _k(k, shape[-1], func)
     return (variant, inp, rows2, shape, ax, k, _bool(largest, func, "largest"),
             _bool(ordered, func, "sorted"))
@@ -305,8 +317,8 @@ def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, va
         raise ValueError(f"{func}: select kind must be 'introselect' (got {kind!r})")
     if order is not None:
         raise ValueError(f"{func}: cannot specify order when the array has no fields")
-    inp = _input(a, func)
-    rows2, shape, ax = _rows(inp, axis, func)
+    inp, ndim = _input(a, func)
+    rows2, shape, ax = _rows(inp, ndim, axis, func, scalar_row=func == "argpartition")
     xp = inp.backend.xp
     rows, length = rows2.shape
     if rows2.size == 0:
@@ -404,7 +416,9 @@ def partition(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"
     The value at each ``kth`` position (along the axis) is the one a sort would put there; the
     values before it are no larger, those after it no smaller. Arguments, errors and order as
     :func:`argpartition`; the result has ``a``'s dtype (its bit patterns) and shape (1-D for
-    ``axis=None``).
+    ``axis=None``). As in NumPy, a 0-d ``a`` has no axis to partition along
+    (``numpy.exceptions.AxisError`` but for ``axis=None``), where :func:`argpartition` reads it
+    as a 1-D array of one element.
 
     See Also:
         :func:`numpy.partition`, :func:`cupy.partition`, :func:`argpartition`, :func:`topk`.
