@@ -967,6 +967,31 @@ def test_segmented_sort_edge_cases():
     H.assert_same(prim.segmented_sort(np.array([5.0]), [0, 1]), np.array([5.0]))
 
 
+_SEG = prim.tuning.policy("sort", "segmented")
+#: the segment lengths where the segmented sort's paths meet (its policy's): rows of 0, 1 and 2
+#: keys, a warp's 32 * warp_items keys, a block's block * items, and one past each
+SEG_EDGES = [0, 1, 2, 32 * _SEG.warp_items, 32 * _SEG.warp_items + 1, _SEG.block * _SEG.items,
+             _SEG.block * _SEG.items + 1]
+
+
+@pytest.mark.parametrize("length", SEG_EDGES)
+def test_segmented_sort_rows_at_the_edges(length, rng):
+    """Equal segments (rows) at each path's edge, on 1, 2, 3 and several rows of several key
+    dtypes, keys alone and with values of 8 bytes, 4 bytes and 1 byte (gathered through a
+    permutation), both orders: each row as NumPy's stable sort of it. One past a warp's
+    segment goes to the block kernel, one past a block's to the device-wide sort."""
+    for i, rows in enumerate((1, 2, 3, 7)):
+        dt = KEY_DTYPES[(3 * i + SEG_EDGES.index(length)) % len(KEY_DTYPES)]
+        x = make_keys(rng, rows * length, dt, dups=i % 2 == 1)
+        off = np.arange(rows + 1, dtype=np.int64) * length
+        v = make_values(rng, x.size, (np.float64, np.uint32, np.int8)[i % 3])
+        for desc in (False, True):
+            order = segment_order(x, off, desc)
+            check_sorted(x, order, prim.segmented_sort(x, off, descending=desc))
+            k, got_v = prim.segmented_sort(x, off, v, descending=desc)
+            check_sorted(x, order, k, got_v, v)
+
+
 # ---- hypothesis -------------------------------------------------------------------------------
 
 key_dtypes = st.sampled_from(KEY_DTYPES)

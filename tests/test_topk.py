@@ -445,6 +445,95 @@ def test_property_topk_and_partition(x, data):
     assert_partitioned(x, kth, prim.argpartition(x, kth, variant=variant))
 
 
+# ---- rows at the edges --------------------------------------------------------------------------
+
+#: one, two, three and several rows
+ROW_COUNTS = (1, 2, 3, 7)
+#: the key dtypes the edge tests cycle through: 1-, 2-, 4- and 8-byte keys, bool and float16
+EDGE_DTYPES = [np.dtype(d) for d in (np.float32, np.int64, np.uint8, np.float16, np.bool_,
+                                     np.float64, np.int16, np.uint32)]
+
+
+def distinct_rows(rng, rows, length, dt):
+    """(rows, length) keys of ``dt`` (length <= 2), distinct within each row: NumPy's
+    argpartition then has one answer."""
+    perm = np.argsort(rng.random((rows, length)), axis=-1)
+    return (perm.astype(np.bool_) if dt == np.bool_ else (perm * 3 - 2).astype(dt))
+
+
+@pytest.mark.parametrize("variant", VARIANTS + ("auto",))
+def test_rows_of_length_0_1_2(variant, rng):
+    """Every variant on 1, 2, 3 and several rows of 0, 1 and 2 keys, each k and kth, against
+    NumPy (argpartition's indices too: the rows' keys are distinct)."""
+    cases = [(r, n) for r in ROW_COUNTS for n in (0, 1, 2)]
+    for i, (rows, length) in enumerate(cases):
+        dt = EDGE_DTYPES[i % len(EDGE_DTYPES)]
+        x = distinct_rows(rng, rows, length, dt)
+        for k in range(length + 1):
+            check(x, k, True, variant=variant)
+            check(x, k, False, variant=variant)
+        for kth in sorted({0, length - 1}) if length else [0]:
+            for func in ("argpartition", "partition"):
+                H.run_twins(lambda xp: getattr(xp, func)(x, kth, **with_variant(xp, variant)),
+                            name=func)
+
+
+def capacity(variant, dt):
+    """((row length, k) at the variant's capacity for keys of ``dt`` under its policies, [(row
+    length, k) one past it]) and whether the variant refuses those (else it routes them). The
+    rows variants hold a row of row_bytes in shared memory (keys of 1 or 2 bytes as 4-byte
+    images); warp_rows and small_k take k up to 32 * m_max and k_max. filter, radix_select and
+    sort take any row and k: their edges are where the work changes hands (k above the radix
+    select's sort_small is ordered by segmented sorts; rows longer than a block of the segmented
+    sort holds are sorted device-wide)."""
+    from primitives.selection import _policy
+    from primitives.sorting import _segmented
+
+    longest = _policy.rows().row_bytes // max(4, np.dtype(dt).itemsize)
+    if variant == "warp_rows":
+        k_max = _sp.warp_k_max()
+        return (longest, k_max), [(longest + 1, 1), (longest, k_max + 1)], True
+    if variant == "rows":
+        return (longest, longest), [(longest + 1, 1)], True
+    if variant == "small_k":  # rows long enough that argpartition selects k from the small end
+        k_max = _policy.small_k().k_max
+        return (2 * k_max + 1, k_max), [(2 * k_max + 1, k_max + 1)], True
+    top = (_policy.radix_select().sort_small if variant in ("filter", "radix_select")
+           else _segmented.block_max())
+    return (top, top), [(top + 1, top + 1)], False
+
+
+def check_partitions(x, kth, variant):
+    """argpartition's guarantees and partition's values at kth, against NumPy's."""
+    assert_partitioned(x, kth, prim.argpartition(x, kth, variant=variant))
+    got, want = H.to_host(prim.partition(x, kth, variant=variant)), np.partition(x, kth)
+    H.assert_same(got[..., kth], want[..., kth])
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_rows_at_capacity(variant, rng):
+    """Every variant at its capacity (its policy's longest row and largest k) on 1, 2, 3 and
+    several rows of several dtypes, against NumPy; one past it refused with a ValueError naming
+    the function (then ``auto`` routes it), or routed by the variant itself."""
+    for i, rows in enumerate(ROW_COUNTS):
+        dt = EDGE_DTYPES[(i + VARIANTS.index(variant)) % len(EDGE_DTYPES)]
+        (length, k), past, refuses = capacity(variant, dt)
+        x = make(rng, (rows, length), dt)
+        check(x, k, True, variant=variant)
+        check(x, k, False, variant=variant)
+        for kth in ([k - 1], [0, k - 1], [length - k]):  # k selected, from either end
+            check_partitions(x, kth, variant)
+        for n, kp in past:
+            y = make(rng, (rows, n), dt)
+            if refuses:
+                for func, arg in (("topk", kp), ("argpartition", kp - 1)):
+                    H.raises_like(ValueError, func, getattr(prim, func), y, arg,
+                                  variant=variant, match=f"{variant}' (holds|takes)")
+            routed = "auto" if refuses else variant
+            check(y, kp, True, variant=routed)
+            check_partitions(y, [kp - 1], routed)
+
+
 # ---- errors ------------------------------------------------------------------------------------
 
 
