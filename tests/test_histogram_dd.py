@@ -262,6 +262,15 @@ def test_beyond_kernel_dimensions(backend, rng, monkeypatch):
     check(s[:, :3], [2, 3, 1], backend=backend)
 
 
+@pytest.mark.parametrize("args,kw", [
+    ((np.array(5.0), 2), {}), ((np.array(5, np.int16), 3), {"density": True}),
+    ((np.array(0.5, np.float32), [[0, 1, 2]]), {"weights": [2.0]}),
+])
+def test_0d_sample(args, kw):
+    """A 0-d sample array is one sample of one dimension (NumPy's ``atleast_2d(sample).T``)."""
+    H.run_twins(lambda xp: xp.histogramdd(*args, **kw), name="histogramdd")
+
+
 # ---- errors -----------------------------------------------------------------------------------
 
 

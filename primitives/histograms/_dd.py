@@ -138,7 +138,7 @@ class _Samples:
     def _rows(self, func, sample):
         inp = _checks.as_input(sample, func=func, arg="sample")
         arr = inp.array
-        if arr.ndim == 1:  # N samples of one dimension, as NumPy's atleast_2d(sample).T
+        if arr.ndim < 2:  # N samples (0-d: one) of one dimension, as NumPy's atleast_2d(sample).T
             arr = arr.reshape(-1, 1)
         if arr.ndim != 2:
             raise ValueError(f"{func}: sample must be an (N, D) array, got shape "
