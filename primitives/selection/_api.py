@@ -29,17 +29,14 @@ def _check_dtype(dt, func):
 
 
 def _input(x, func):
-    """(x on the backend (any ndim), its dtype checked before the copy to the device; x's own
-    ndim, which decides what a 0-d x means: the copy may have made it 1-D)."""
+    """x on the backend (any ndim, a 0-d x still 0-d), its dtype checked before the copy to the
+    device."""
     xdt = getattr(x, "dtype", None)
     if isinstance(xdt, np.dtype):
         _check_dtype(xdt, func)
     inp = _checks.as_input(x, func=func, arg="x")
     _check_dtype(inp.array.dtype, func)
-    ndim = getattr(x, "ndim", None)
-    if ndim is None:  # a Python scalar or sequence (as_input read it as numpy.asarray does)
-        ndim = np.ndim(x) if isinstance(x, (int, float, bool, list, tuple)) else inp.array.ndim
-    return inp, ndim
+    return inp
 
 
 def _bool(value, func, arg):
@@ -76,16 +73,15 @@ def _kths(kth, length, func):
     return out
 
 
-def _rows(inp, ndim, axis, func, scalar_row=True):
-    """(array as rows (R, L) C-contiguous, shape of the array with the axis last, axis).
-    ``ndim``: the caller's array's (:func:`_input`). A 0-d array is one row of one element
-    (``torch.topk``'s and ``numpy.argpartition``'s reading: axis 0 or -1), or, without
-    ``scalar_row``, an array with no axis to select along (``numpy.partition``'s: AxisError but
-    for ``axis=None``)."""
+def _rows(inp, axis, func, scalar_row=True):
+    """(array as rows (R, L) C-contiguous, shape of the array with the axis last, axis). A 0-d
+    array is one row of one element (``torch.topk``'s and ``numpy.argpartition``'s reading: axis
+    0 or -1), or, without ``scalar_row``, an array with no axis to select along
+    (``numpy.partition``'s: AxisError but for ``axis=None``)."""
     arr = inp.array
     if axis is None:
         arr, axis = arr.reshape(-1), 0
-    elif ndim == 0:
+    elif arr.ndim == 0:
         if not scalar_row:
             axis = _checks.integer(axis, func, "axis", "an integer or None")
             raise np.exceptions.AxisError(f"{func}: axis {axis} is out of bounds for array of "
@@ -197,8 +193,8 @@ def _topk_checked(x, k, axis, largest, ordered, variant):
     sorted)."""
     func = "topk"
     variant = _variant(variant, func)
-    inp, ndim = _input(x, func)
-    rows2, shape, ax = _rows(inp, ndim, axis, func)
+    inp = _input(x, func)
+    rows2, shape, ax = _rows(inp, axis, func)
     k = _k(k, shape[-1], func)
     return (variant, inp, rows2, shape, ax, k, _bool(largest, func, "largest"),
             _bool(ordered, func, "sorted"))
@@ -317,8 +313,8 @@ def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, va
         raise ValueError(f"{func}: select kind must be 'introselect' (got {kind!r})")
     if order is not None:
         raise ValueError(f"{func}: cannot specify order when the array has no fields")
-    inp, ndim = _input(a, func)
-    rows2, shape, ax = _rows(inp, ndim, axis, func, scalar_row=func == "argpartition")
+    inp = _input(a, func)
+    rows2, shape, ax = _rows(inp, axis, func, scalar_row=func == "argpartition")
     xp = inp.backend.xp
     rows, length = rows2.shape
     if rows2.size == 0:
