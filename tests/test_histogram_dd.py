@@ -271,6 +271,15 @@ def test_0d_sample(args, kw):
     H.run_twins(lambda xp: xp.histogramdd(*args, **kw), name="histogramdd")
 
 
+@pytest.mark.parametrize("weights", [np.ones(3), np.ones((2, 2)), np.array(1.0),
+                                     np.array([], complex)])
+def test_weights_of_an_empty_sample_are_not_read(weights):
+    """NumPy's bincount reads no weights when there are no samples: float64 zeros whatever
+    they are."""
+    H.run_twins(lambda xp: xp.histogramdd(np.zeros((0, 2)), 2, weights=weights))
+    H.run_twins(lambda xp: xp.histogram2d(np.zeros(0), np.zeros(0), [2, 3], weights=weights))
+
+
 # ---- errors -----------------------------------------------------------------------------------
 
 
@@ -285,6 +294,8 @@ def test_0d_sample(args, kw):
     ((np.ones((4, 2)), 3), {"range": [(0, np.inf), None]}, ValueError),  # range not finite
     ((np.ones((4, 2)), 3), {"weights": np.ones(3)}, ValueError),  # weights of another length
     ((np.ones((4, 2)), 3), {"weights": np.ones(4) * 1j}, TypeError),  # complex weights
+    ((np.ones((4, 2)), 3), {"weights": np.ones((2, 2))}, ValueError),  # 2-D weights
+    ((np.ones((1, 2)), 3), {"weights": np.array(1.0)}, ValueError),  # 0-d weights
     ((np.array([[np.nan, 1.0]]), 3), {}, ValueError),            # autodetected range not finite
     ((np.ones((2, 2, 2)), 3), {}, ValueError),                   # a 3-D sample array
     (([np.ones(3), np.ones(4)], 3), {}, ValueError),             # columns of two lengths

@@ -445,8 +445,8 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
         range: None or a sequence of D ``(first, last)`` pairs (None entries allowed) for the
             dimensions with int bins; default each dimension's min and max.
         density: divide the counts by their total and the bins' volumes.
-        weights: optional array of N real weights (each sample adds its weight instead of 1;
-            summed in float64).
+        weights: optional 1-D array of N real weights (each sample adds its weight instead of
+            1; summed in float64). Not read when the sample is empty, as in NumPy.
 
     Returns:
         ``(hist, edges)``: float64 counts (or sums of weights, or densities) of shape
@@ -487,12 +487,18 @@ def _device_edges(e, u, backend):
 
 
 def _weights(func, weights, n):
-    if weights is None:
+    """The weights of n samples as float64, read as NumPy's ``bincount`` reads them: 1-D, of
+    the sample's length; not at all (None) for an empty sample."""
+    if weights is None or n == 0:
         return None
-    w = _checks.as_input(weights, func=func, arg="weights").array.reshape(-1)
+    w = _checks.as_input(weights, func=func, arg="weights").array
     if w.dtype.kind not in "biuf":
         raise TypeError(f"{func}: weights has dtype {w.dtype.name}; real weights are supported "
                         f"(they are summed in float64)")
+    if w.ndim != 1:
+        raise ValueError(f"{func}: weights must be 1-D, got {w.ndim}-D (NumPy: object "
+                         f"{'too deep' if w.ndim > 1 else 'of too small depth'} for desired "
+                         f"array)")
     if w.size != n:
         raise ValueError(f"{func}: weights should have the same length as the sample "
                          f"({w.size} against {n})")
