@@ -59,10 +59,11 @@
 //   its (LT, EQ) counts gives every winner its place in index order. Unsorted: written so,
 //   straight to global memory. Sorted: staged in shared memory (after the row) and ranked by
 //   counting, as select_rank_sort. Launch: grid = rows, BLOCK threads, dynamic shared memory
-//   len * sizeof(U) rounded up to 16 bytes, plus k * (sizeof(U) + 4) when sorted; or, when
-//   `listed`, the rows of a row list (those select_warp_rows left) with any grid: block b takes
-//   entries b, b + grid, ... of its *list_count rows, writing the winners' key bits in place of
-//   their images (as select_warp_rows). Preconditions: 1 <= k <= len;
+//   len * sizeof(U) rounded up to 16 bytes, plus k * sizeof(U) and k * 4 bytes, each rounded up
+//   to 16, when sorted (16-byte loads read the staged arrays to the end of their last word); or,
+//   when `listed`, the rows of a row list (those select_warp_rows left) with any grid: block b
+//   takes entries b, b + grid, ... of its *list_count rows, writing the winners' key bits in
+//   place of their images (as select_warp_rows). Preconditions: 1 <= k <= len;
 //   len * sizeof(U) within the policy's row_bytes.
 //
 // Short rows, small k (select_warp_rows<U, WARPS, M>, k <= 32 * M): a warp per row, no block
@@ -707,7 +708,10 @@ __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long lon
     long long eq_before = static_cast<long long>(pos & 0xffffffffull);
     long long o = lt_before + (eq_before < k_rem ? eq_before : k_rem);
     U* stage_img = reinterpret_cast<U*>(row + ((len * sizeof(U) + 15) / 16) * (16 / sizeof(U)));
-    int* stage_pos = reinterpret_cast<int*>(stage_img + k);
+    // each staged array on 16-byte boundaries, whole 16-byte words: the ranking's loops are
+    // compiled to 16-byte shared loads, which read up to the end of the word holding the last one
+    int* stage_pos = reinterpret_cast<int*>(stage_img + ((k * sizeof(U) + 15) / 16) *
+                                                             (16 / sizeof(U)));
     U* gi = out_img + row_index * k;
     long long* gx = out_idx + row_index * k;
     for (int i = lo; i < hi; ++i) {

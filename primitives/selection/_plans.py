@@ -289,7 +289,9 @@ class RowsPlan(_plans.Plan):
         xp = backend.xp
         self.backend, self.xp, self.rows, self.k, self.udt = backend, xp, rows, k, UBITS[ub]
         kernel = _loader.load(SOURCE, rows_names(pol))(f"select_rows<{_c(ub)}, {pol.block}>")
-        smem = _launch.cdiv(length * ub, 16) * 16 + (k * (ub + 4) if sort else 0)
+        # the row, then (sorted) the winners' images and positions, each in whole 16-byte words
+        smem = 16 * (_launch.cdiv(length * ub, 16) + (
+            _launch.cdiv(k * ub, 16) + _launch.cdiv(k * 4, 16) if sort else 0))
         head = (_launch.i64(length), _launch.i64(k), np.int32(kind), np.int32(desc),
                 np.int32(sort))
         self.warp = None
