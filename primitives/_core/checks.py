@@ -41,8 +41,8 @@ class Input:
 
     def result(self, arr):
         """Return ``arr`` (backend memory) in the kind the caller passed: NumPy or CuPy."""
-        if self.backend.is_cuda:
-            return arr.get() if self.host else arr
+        if self.backend.is_cuda:  # order "A": an F-ordered result comes back F-ordered
+            return arr.get(order="A") if self.host else arr
         if self.host:
             return arr
         import cupy  # a device input forced through the emulator goes back to the device
