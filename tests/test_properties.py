@@ -124,12 +124,15 @@ def _defined(body):
 
 
 def _undefined_cast(name, x, kwargs, out_dt):
-    """Whether a result computed in floats may be cast into an unsigned ``out``: C leaves a
-    negative float into an unsigned integer undefined, and NumPy's own loops differ there (its
-    reduction loop gives 0 where its ``copyto`` gives 2**64 - 2 for -2.0 into uint64)."""
+    """Whether floats may be cast into an unsigned ``out`` or ``dtype``: C leaves a negative float
+    into an unsigned integer undefined, and NumPy's own loops differ there (its reduction loop
+    gives 0 where its ``copyto`` gives 2**64 - 2 for -2.0 into uint64)."""
+    dt = kwargs.get("dtype")
+    if dt is not None and np.dtype(dt).kind == "u" and x.dtype.kind in "fc":
+        return True  # the elements cast first (float16 -1.0 into uint8: 255 on the host, 0 on
+        # a GPU, which saturates)
     if out_dt is None or np.dtype(out_dt).kind != "u":
         return False
-    dt = kwargs.get("dtype")
     kinds = {np.result_type(out_dt, x.dtype).kind, x.dtype.kind,
              np.dtype(dt).kind if dt is not None else "u"}
     return bool(kinds & set("fc")) or name == "mean"
