@@ -442,15 +442,9 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     arr = inp.array
     _key_dtype(arr.dtype, func, "x")
     xp = inp.backend.xp
-    if axis is not None:
-        # the caller's dimensions (a host backend's contiguous copy of a 0-d array may be 1-D):
-        # a 0-d array has no axis, as NumPy says
-        ndim = len(_shape(x))
-        ax = _checks.axis_index(axis, ndim, func)
-        if ndim == 0:
-            raise np.exceptions.AxisError(f"{func}: axis {axis} is out of bounds for array of "
-                                          f"dimension 0")
-    if axis is None or ndim == 1:  # NumPy's elements' path: a 1-D x with its axis too
+    if axis is not None:  # a 0-d array has no axis, as NumPy says
+        ax = _checks.axis_index(axis, arr.ndim, func, scalar=True)
+    if axis is None or arr.ndim == 1:  # NumPy's elements' path: a 1-D x with its axis too
         if arr.size == 0:
             u = xp.empty(0, dtype=arr.dtype)
             extra = [xp.empty(0, dtype=np.int64) for f in (ri, rc) if f]
