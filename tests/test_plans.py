@@ -241,3 +241,31 @@ def test_user_plan_binds_positional_options(rng):
     y = rng.random(77).astype(np.float64)  # unlike arrays: the checked path, still right
     H.assert_same(p(y), np.histogram(y, [0.0, 0.25, 0.5, 1.0]))
     assert "max" in repr(q)
+
+
+PLANNED = sorted(n for n in prim.__all__ if hasattr(getattr(prim, n), "plan"))
+
+
+@pytest.mark.parametrize("name", PLANNED)
+def test_plan_errors_name_the_public_function(name):
+    """An argument the function does not take is its own TypeError through ``prim.plan`` too
+    (never one naming the plan's maker), and the maker takes every argument the function
+    takes."""
+    import inspect
+
+    func = getattr(prim, name)
+    with pytest.raises(TypeError, match=rf"^{name}\(\) (got an unexpected keyword argument "
+                                        r"'no_such_option'|too many positional|missing)"):
+        prim.plan(func, np.arange(4.0), np.arange(4.0), no_such_option=1)
+    public = inspect.signature(func).parameters
+    made = inspect.signature(func.plan.make).parameters
+    if not any(p.kind == p.VAR_KEYWORD for p in made.values()):
+        assert [p for p in public if p not in made] == []
+
+
+def test_plan_of_sort_with_an_axis_names_sort():
+    x = np.arange(8.0)
+    with pytest.raises(TypeError, match=r"^sort\(\) got an unexpected keyword argument 'axis'"):
+        prim.plan(prim.sort, x, axis=0)
+    with pytest.raises(TypeError, match=r"^topk\(\) missing a required argument: 'k'"):
+        prim.topk.plan(x)

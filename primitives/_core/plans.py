@@ -24,6 +24,7 @@ shared between streams.
 from __future__ import annotations
 
 import collections
+import inspect
 import threading
 
 import numpy as np
@@ -308,10 +309,18 @@ def planned(make):
     """Decorator of a public function: gives it ``.plan(*like, **options)`` (a
     :class:`BoundPlan`). ``make(*like, **options)`` returns the callable a plan runs for arrays
     like ``like``: typically the family's :class:`Plan`, checked and built once, so that a call
-    is one launch sequence. ``make`` may raise the function's own errors for bad options."""
+    is one launch sequence. ``make`` may raise the function's own errors for bad options; the
+    arguments are first bound to the public function's signature, so that an argument it does
+    not take is its TypeError (``sort() got an unexpected keyword argument 'axis'``)."""
 
     def wrap(func):
+        sig = inspect.signature(func)
+
         def plan(*like, **options):
+            try:  # the public function's own TypeError, never one naming ``make``
+                sig.bind(*like, **options)
+            except TypeError as exc:
+                raise TypeError(f"{func.__name__}() {exc}") from None
             k = min(1, len(like))  # the first argument is always an array (or array-like)
             while k < len(like) and _is_array(like[k]):
                 k += 1
@@ -319,6 +328,7 @@ def planned(make):
 
         plan.__doc__ = (f"A plan of :func:`{func.__name__}` for arrays like ``like``: "
                         f"see :func:`primitives.plan`.")
+        plan.make = make
         func.plan = plan
         return func
 
