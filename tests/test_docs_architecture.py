@@ -1,0 +1,48 @@
+"""The contributor docs describe the tree as it is: docs/architecture.rst has a line for every
+package and module it lists (and none for one that is gone). Reads files only; no Sphinx."""
+
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "primitives"
+ARCHITECTURE = ROOT / "docs" / "architecture.rst"
+
+
+def _section(text, title):
+    """The body of the reStructuredText section ``title`` (up to the next section's title)."""
+    lines = text.splitlines()
+    start = lines.index(title) + 2
+    for i in range(start, len(lines) - 1):
+        if lines[i + 1] and set(lines[i + 1]) == {"-"} and len(lines[i + 1]) == len(lines[i]):
+            return lines[start:i]
+    return lines[start:]
+
+
+def listed_modules():
+    """The paths the bullets of "Packages and modules" open with: ``* ``primitives/...``:``."""
+    body = _section(ARCHITECTURE.read_text(), "Packages and modules")
+    return {m.group(1) for line in body
+            if (m := re.match(r"\* ``(primitives/[^`]*)``", line))}
+
+
+def present_modules():
+    """The modules of primitives/, its packages (folders holding Python files) and the modules
+    of primitives/_core/, as the list names them."""
+    found = {f"primitives/{p.name}" for p in PACKAGE.glob("*.py")}
+    found |= {f"primitives/{d.name}/" for d in PACKAGE.iterdir()
+              if d.is_dir() and d.name != "_core" and any(d.glob("*.py"))}
+    found |= {f"primitives/_core/{p.name}" for p in (PACKAGE / "_core").glob("*.py")
+              if p.name != "__init__.py"}
+    return found
+
+
+def test_architecture_lists_every_package_and_core_module():
+    listed, present = listed_modules(), present_modules()
+    assert listed, "no module list found in docs/architecture.rst"
+    missing = sorted(present - listed)
+    assert not missing, (f"docs/architecture.rst, 'Packages and modules', has no line for "
+                         f"{missing}: add one")
+    gone = sorted(listed - present)
+    assert not gone, (f"docs/architecture.rst, 'Packages and modules', lists {gone}, which do "
+                      f"not exist")
