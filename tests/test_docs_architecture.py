@@ -46,3 +46,31 @@ def test_architecture_lists_every_package_and_core_module():
     gone = sorted(listed - present)
     assert not gone, (f"docs/architecture.rst, 'Packages and modules', lists {gone}, which do "
                       f"not exist")
+
+
+#: repository paths cited in prose: primitives/..., kernels/..., tools/... and the like. A path
+#: followed by ``<`` or ``*`` is a pattern (``kernels/<family>/``, ``kernels/sort/*.cu``): the
+#: part before it is checked.
+CITED = re.compile(r"(?<![\w./-])((?:primitives|kernels|tools|docs|tests|asv_bench)/[\w./-]*)"
+                   r"(?![\w<*])")
+#: made by a build, not in the tree: the kernel binaries, the docs' HTML
+BUILT = ("primitives/_bin", "docs/_build")
+
+
+def cited_paths():
+    """(file, line number, path) for every repository path cited by the docs' pages (the perf
+    log aside: it cites the paths of the commit of each run) and by the kernel sources."""
+    files = [*ROOT.glob("docs/*.rst"), *ROOT.glob("docs/*.md"),
+             *(p for p in ROOT.glob("kernels/**/*") if p.suffix in (".cu", ".cuh", ".h"))]
+    for f in sorted(files):
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            for m in CITED.finditer(line):
+                yield f.relative_to(ROOT), i, m.group(1).rstrip(".")
+
+
+def test_cited_paths_exist():
+    cited = list(cited_paths())
+    assert any(str(p).startswith("primitives/_core/") for _, _, p in cited)
+    stale = [f"{f}:{i}: {p}" for f, i, p in cited
+             if not (ROOT / p).exists() and not p.startswith(BUILT)]
+    assert not stale, "paths that do not exist:\n" + "\n".join(stale)

@@ -1,7 +1,7 @@
 // kernels/emulator/emu.h -- CPU emulation of the CUDA device runtime.
 //
 // Force-included (g++ -include) in front of a kernel source when the
-// primitives library runs kernels on the CPU (primitives/_emulator.py).
+// primitives library runs kernels on the CPU (primitives/_core/emulator.py).
 // Header-only; one translation unit per shared object.
 //
 // Model: blocks run one after another (linear index, x fastest).  Inside a
@@ -69,8 +69,9 @@
 #define __builtin_align__(n) __attribute__((aligned(n)))
 // Blocks run one at a time, so a block's static shared memory is a static
 // variable.  The section (together with the linker script written by
-// _emulator.py, which also collects the static locals of templates) lets the
-// runtime poison all of it at every block start in race mode.
+// primitives/_core/emulator.py, which also collects the static locals of
+// templates) lets the runtime poison all of it at every block start in race
+// mode.
 // Do not write "static __shared__" or "extern __shared__" (use
 // PRIM_DYNAMIC_SHARED for dynamic shared memory).
 #define __shared__ __attribute__((section(".bss.prim_emu_shared"), aligned(16))) static

@@ -33,10 +33,11 @@
 //     it). The bit is set by a shared atomicAdd: the bits of a mask are distinct, so the sum is
 //     the OR, and the hardware combines the lanes that add to one word in one step, where
 //     atomicOr takes them one by one (10 lanes on one word: 13.9x the time of distinct words,
-//     against 1.7x for atomicAdd; tools/smem_atomics.py). Folding the masks costs BITS - 5
-//     ballots and saves bank conflicts: the 32 masks sit in 32 banks, so reading and clearing
-//     one takes a single shared-memory wavefront. The lowest lane of a digit bumps the counter
-//     by their number, each lane's rank is the old counter plus the number of peers below it.
+//     against 1.7x for atomicAdd; tools/probes/smem_atomics.py). Folding the masks costs
+//     BITS - 5 ballots and saves bank conflicts: the 32 masks sit in 32 banks, so reading and
+//     clearing one takes a single shared-memory wavefront. The lowest lane of a digit bumps the
+//     counter by their number, each lane's rank is the old counter plus the number of peers
+//     below it.
 //     Only __syncwarp: warps rank independently. warp_rank_each / block_rank_each hand each rank
 //     to a callback as soon as its item is ranked (onesweep's keys-only pass stages the key
 //     there and keeps no ranks); warp_rank / block_rank keep them in rank[ITEMS].
