@@ -53,10 +53,14 @@ def test_every_family_has_a_policy_table(name):
     assert name in prim.tuning.families()
 
 
-def test_no_family_module_exceeds_600_lines():
+#: the most lines a module of primitives/ may have
+MAX_MODULE_LINES = 650
+
+
+def test_no_module_exceeds_650_lines():
     big = [str(p.relative_to(ROOT)) for p in (ROOT / "primitives").rglob("*.py")
-           if len(p.read_text().splitlines()) > 650]
-    assert not big, f"modules over ~600 lines: {big}"
+           if len(p.read_text().splitlines()) > MAX_MODULE_LINES]
+    assert not big, f"modules over {MAX_MODULE_LINES} lines: {big}"
 
 
 def test_every_package_is_installed():
