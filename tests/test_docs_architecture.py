@@ -1,5 +1,6 @@
-"""The contributor docs describe the tree as it is: docs/architecture.rst has a line for every
-package and module it lists (and none for one that is gone). Reads files only; no Sphinx."""
+"""The docs describe the tree as it is: docs/architecture.rst has a line for every package and
+module (and none for one that is gone), every repository path the pages cite exists, and the
+perf log's index lists every file of the log. Reads files only; no Sphinx."""
 
 import pathlib
 import re
@@ -74,3 +75,13 @@ def test_cited_paths_exist():
     stale = [f"{f}:{i}: {p}" for f, i, p in cited
              if not (ROOT / p).exists() and not p.startswith(BUILT)]
     assert not stale, "paths that do not exist:\n" + "\n".join(stale)
+
+
+def test_perf_log_index_lists_every_file():
+    log = ROOT / "docs" / "perf-log"
+    listed = set(re.findall(r"\]\(([\w./-]+\.md)\)", (log / "index.md").read_text()))
+    present = {p.relative_to(log).as_posix() for p in log.glob("*/*.md")}
+    assert present, "no month folder in docs/perf-log/"
+    assert not present - listed, f"docs/perf-log/index.md does not list {sorted(present - listed)}"
+    assert not listed - present, (f"docs/perf-log/index.md lists {sorted(listed - present)}, "
+                                  f"which do not exist")
