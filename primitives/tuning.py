@@ -16,6 +16,12 @@ ProductionPolicy(block=1024, vectors=4, blocks_per_sm=2)
 An override lasts for its ``with`` block and holds for the whole process (every thread). Plans
 are keyed by the policy they were built with, so calls inside the block build (and cache) plans
 of the overridden policy, and calls after it find their earlier plans again.
+
+Every policy field declares the values it may hold; an override is checked against them before
+its block starts (before any kernel compiles), and a value outside them is a one-line
+``ValueError``: ``override("reduction", selector="production", block=1000)`` raises "tuning:
+reduction policy field block=1000 is not allowed: a multiple of 32 from 32 to 1024".
+``prim.tuning.table(family)`` prints the family's table, one ``arch, selector -> policy`` a line.
 """
 
 from __future__ import annotations

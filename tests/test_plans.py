@@ -217,7 +217,7 @@ def test_override_errors():
 def test_architecture_chain():
     @dataclasses.dataclass(frozen=True)
     class Pol:
-        v: int
+        v: int = _policy.knob(_policy.Range(0, 100))
 
     t = _policy.Table("t", {("default", None): Pol(0), ("sm_80", None): Pol(80),
                             ("sm_90", "f"): Pol(90)})

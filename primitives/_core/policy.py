@@ -15,6 +15,16 @@ configuration key holds the policy it was built with. :func:`override` (public a
 experiments and tuning tools; it bumps :func:`generation`, which every call key holds, so no
 plan filed under another policy is taken. Overrides are process-wide (not per thread).
 
+Validation: every field of a policy dataclass declares the values it may hold, as data beside
+it (:func:`knob`: an integer range, optionally of multiples or powers of two; a set of values; a
+bool; a real range; or a rule), taken from the kernels' static_asserts and launch limits and from
+the code that reads the field. A :class:`Table` checks every entry when it is built (the shipped
+tables are validated data) and :func:`override` checks the fields it replaces, or the whole
+policy it is given, before any plan is made: a value out of range is a one-line ``ValueError``
+naming the family, the field, the value and what is allowed, never a compile error of the
+kernels it would have instantiated. What depends on several fields or on the dtype (a tile's
+shared memory) stays with the code that knows it.
+
 Provenance: each tuned value carries one comment line in its family's table (what it was
 measured against, on what device); the history of experiments is in docs/perf-log/.
 """
@@ -23,12 +33,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
+import numbers
 import threading
 
 from . import backend as _backend
 
 __all__ = ["Table", "register", "current", "table", "families", "override", "generation",
-           "device_arch"]
+           "device_arch", "knob", "Range", "Real", "OneOf", "Flag", "Rule", "check"]
 
 _TABLES = {}
 _overrides = []  # [(family, selector or _ANY, policy or None, fields)], last wins
@@ -37,20 +49,151 @@ _generation = 0
 _ANY = object()
 
 
+# ---------------------------------------------------------------------------------------------
+# The values a policy field may hold.
+
+def _integer(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+class Range:
+    """Integers from ``lo`` to ``hi`` (None: no upper bound), multiples of ``multiple`` or, with
+    ``pow2``, powers of two; with ``zero``, 0 too (a field where 0 means "off" or "the
+    default")."""
+
+    def __init__(self, lo, hi=None, *, multiple=1, pow2=False, zero=False):
+        self.lo, self.hi, self.multiple, self.pow2, self.zero = lo, hi, multiple, pow2, zero
+
+    def allows(self, v):
+        if not _integer(v):
+            return False
+        if v == 0 and self.zero:
+            return True
+        return (v >= self.lo and (self.hi is None or v <= self.hi) and v % self.multiple == 0
+                and (not self.pow2 or v & (v - 1) == 0))
+
+    def __str__(self):
+        what = ("a power of two" if self.pow2 else
+                f"a multiple of {self.multiple}" if self.multiple > 1 else "an integer")
+        span = f"from {self.lo} to {self.hi}" if self.hi is not None else f"of at least {self.lo}"
+        return f"{'0 or ' if self.zero else ''}{what} {span}"
+
+
+class Real:
+    """Finite numbers from ``lo`` to ``hi`` (None: no upper bound); integers count."""
+
+    def __init__(self, lo, hi=None):
+        self.lo, self.hi = lo, hi
+
+    def allows(self, v):
+        return (isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+                and self.lo <= v and (self.hi is None or v <= self.hi))
+
+    def __str__(self):
+        return (f"a number from {self.lo} to {self.hi}" if self.hi is not None
+                else f"a number of at least {self.lo}")
+
+
+class OneOf:
+    """One of the ``values`` (an integer value takes any integer type but bool)."""
+
+    def __init__(self, *values):
+        self.values = values
+
+    def allows(self, v):
+        return any(v == a and (type(v) is type(a) or _integer(v) and _integer(a))
+                   for a in self.values)
+
+    def __str__(self):
+        return "one of " + ", ".join(repr(a) for a in self.values)
+
+
+class Flag:
+    """True or False."""
+
+    def allows(self, v):
+        return isinstance(v, bool)
+
+    def __str__(self):
+        return "True or False"
+
+
+class Rule:
+    """Values for which ``test(value)`` holds, described by ``text`` (a field of structure, as
+    a tuple of steps, that the kinds above do not describe)."""
+
+    def __init__(self, test, text):
+        self.test, self.text = test, text
+
+    def allows(self, v):
+        try:
+            return bool(self.test(v))
+        except (TypeError, ValueError):
+            return False
+
+    def __str__(self):
+        return self.text
+
+
+def knob(allowed, default=dataclasses.MISSING):
+    """A policy dataclass field that may hold the values ``allowed`` (:class:`Range`,
+    :class:`Real`, :class:`OneOf`, :class:`Flag` or :class:`Rule`): ``field: int =
+    knob(Range(32, 1024, multiple=32))``."""
+    return dataclasses.field(default=default, metadata={"allowed": allowed})
+
+
+#: the most shared memory one block may take (sm_90's opt-in limit, and the emulator's)
+SHARED_MAX = 227 * 1024
+#: the most static shared memory (``__shared__`` arrays) one block may declare
+STATIC_SHARED_MAX = 48 * 1024
+#: a block of whole warps: the block reductions and scans (common/block.cuh, common/scan.cuh)
+#: assert a multiple of 32 threads, at most 1024
+BLOCK = Range(32, 1024, multiple=32)
+#: a cap on resident blocks per multiprocessor (or __launch_bounds__' minimum): at most 32
+#: blocks are resident on one multiprocessor (sm_50 to sm_90)
+PER_SM = Range(1, 32)
+#: 16-byte loads in flight per thread (the kernels' VECS, an array of that many packets): at
+#: least one; sixteen already hold 64 registers of data (a generous bound)
+LOADS = Range(1, 16)
+
+
+def check(family, pol, names=None, where=""):
+    """Refuse ``pol`` unless it is a frozen dataclass whose fields (those in ``names``, or all)
+    hold values their :func:`knob` allows: ``ValueError`` for a value, ``TypeError`` for a
+    policy that is not a frozen dataclass of declared fields. ``where`` ends the message."""
+    if not dataclasses.is_dataclass(pol) or isinstance(pol, type) or \
+            not pol.__dataclass_params__.frozen:
+        raise TypeError(f"{family} policy: {pol!r} is not a frozen dataclass")
+    for f in dataclasses.fields(pol):
+        if names is not None and f.name not in names:
+            continue
+        spec = f.metadata.get("allowed")
+        if spec is None:
+            raise TypeError(f"tuning: {family} policy {type(pol).__name__}: field {f.name} "
+                            f"declares no allowed values (declare it with policy.knob)")
+        value = getattr(pol, f.name)
+        if not spec.allows(value):
+            raise ValueError(f"tuning: {family} policy field {f.name}={value!r} is not allowed: "
+                             f"{spec}{where}")
+
+
 class Table:
     """One family's policies: ``{(arch, selector): policy}``."""
 
     def __init__(self, family, entries, doc=""):
         self.family, self.doc = family, doc
         self.entries = dict(entries)
-        for (arch, _), pol in self.entries.items():
+        for (arch, sel), pol in self.entries.items():
             if arch != "default" and not (arch.startswith("sm_") and arch[3:].isdigit()):
                 raise ValueError(f"{family} policy: architecture {arch!r} is not 'default' or "
                                  f"'sm_XY'")
-            if not dataclasses.is_dataclass(pol) or not pol.__dataclass_params__.frozen:
-                raise TypeError(f"{family} policy: {pol!r} is not a frozen dataclass")
+            check(family, pol, where=f" (table entry {arch}, {sel!r})")
         self.archs = sorted({a for a, _ in self.entries if a != "default"},
                             key=lambda a: int(a[3:]), reverse=True)
+
+    def __repr__(self):
+        lines = [f"{arch}, {sel!r} -> {pol!r}" for (arch, sel), pol in self.entries.items()]
+        return f"<tuning table {self.family!r}:\n  " + "\n  ".join(lines) + ">"
 
     def chain(self, arch):
         """The architectures tried for a device of ``arch``, most specific first."""
@@ -127,18 +270,28 @@ def generation():
 @contextlib.contextmanager
 def override(family, policy=None, *, selector=_ANY, **fields):
     """Within the ``with`` block, ``family``'s policy (for ``selector``, or every selector when
-    none is named) is ``policy``, or the policy in force with ``fields`` replaced."""
+    none is named) is ``policy``, or the policy in force with ``fields`` replaced. The values
+    are checked first (:func:`check`): one the field does not allow is a ``ValueError``, a field
+    no policy has a ``TypeError``, and the block does not start."""
     global _generation
     t = table(family)
     if policy is not None and fields:
         raise TypeError("override: give a policy or fields to replace, not both")
-    if fields:  # fail early on a misspelled field
-        pols = [p for (_, sel), p in t.entries.items() if selector is _ANY or sel == selector]
-        if not any(_has_fields(p, fields) for p in pols):
-            names = sorted({f.name for p in pols for f in dataclasses.fields(p)})
+    if policy is not None:
+        check(family, policy)
+    if fields:  # fail early on a misspelled field, and on a value its policies do not allow
+        pols = [(sel, p) for (_, sel), p in t.entries.items()
+                if selector is _ANY or sel == selector]
+        if not any(_has_fields(p, fields) for _, p in pols):
+            names = sorted({f.name for _, p in pols for f in dataclasses.fields(p)})
             raise TypeError(f"override: no {family} policy"
                             f"{'' if selector is _ANY else f' for {selector!r}'} has the "
                             f"field(s) {sorted(fields)}; fields: {names}")
+        several = len({sel for sel, _ in pols}) > 1  # then say which policy refuses the value
+        for sel, p in pols:
+            if _has_fields(p, fields):
+                check(family, dataclasses.replace(p, **fields), fields,
+                      f" (the {sel!r} policy)" if several else "")
     entry = (family, selector, policy, fields)
     with _lock:
         _overrides.append(entry)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from .._core import policy as _policy
+from .._core.policy import knob
 
 #: the selector of 16-byte elements (their size in bytes)
 WIDE = 16
@@ -21,8 +22,9 @@ WIDE_MAX_TILE = 2048
 
 @dataclasses.dataclass(frozen=True)
 class CompactPolicy:
-    block: int  # threads per block (a template parameter)
-    items: int  # mask bytes per thread: 16, one 16-byte load (the kernel requires 16)
+    block: int = knob(_policy.BLOCK)  # threads per block (a template parameter; the block scan)
+    # mask bytes per thread: 16, one 16-byte load (compact_lookback's static_assert)
+    items: int = knob(_policy.OneOf(16))
 
 
 TABLE = _policy.register("compaction", {

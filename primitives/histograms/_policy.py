@@ -14,49 +14,69 @@ from __future__ import annotations
 import dataclasses
 
 from .._core import policy as _policy
+from .._core.policy import knob
+
+#: bytes of shared memory a block may take (the counters' budgets below)
+_SHARED = _policy.Range(1, _policy.SHARED_MAX)
 
 
 @dataclasses.dataclass(frozen=True)
 class TextbookPolicy:
-    block: int  # threads per block of the textbook variants (dynamic shared memory: the bins)
+    # threads per block of the textbook variants (dynamic shared memory: the bins; any block
+    # of whole warps, histogram.cu's launch contract)
+    block: int = knob(_policy.BLOCK)
 
 
 @dataclasses.dataclass(frozen=True)
 class ProductionPolicy:
-    block: int  # threads per block (a template parameter)
-    blocks_per_sm: int  # cap on resident blocks per multiprocessor
-    lane_copies: int  # histogram copies per block while they take at most lane_copies_bytes
-    lane_copies_bytes: int  # bytes the lane copies may take together
-    max_replicas: int  # beyond them: copies per block (a power of two), at most this many...
-    replica_bytes: int  # ... taking at most this many bytes together (at least one copy)
-    aggregate: bool  # packet aggregation: one atomic for a packet whose samples share a bin
-    finish_max_bins: int  # the last block moves up to this many counters to the result
+    block: int = knob(_policy.BLOCK)  # threads per block (a template parameter)
+    blocks_per_sm: int = knob(_policy.PER_SM)  # cap on resident blocks per multiprocessor
+    # histogram copies per block while they take at most lane_copies_bytes (32: one per lane;
+    # fewer: warp w counts into copy w % copies)
+    lane_copies: int = knob(_policy.Range(1, 32))
+    lane_copies_bytes: int = knob(_SHARED)  # bytes the lane copies may take together
+    # beyond them: copies per block (a power of two), at most this many...
+    max_replicas: int = knob(_policy.Range(1, 32, pow2=True))
+    # ... taking at most this many bytes together (at least one copy)
+    replica_bytes: int = knob(_SHARED)
+    # packet aggregation: one atomic for a packet whose samples share a bin
+    aggregate: bool = knob(_policy.Flag())
+    # the last block moves up to this many counters to the result (0: never)
+    finish_max_bins: int = knob(_policy.Range(0))
+
+
+#: cp.async slots per thread: 0 to 32 (common/pack16.cuh: for_each_packet_staged's static_assert)
+_STAGES = _policy.Range(0, 32)
 
 
 @dataclasses.dataclass(frozen=True)
 class LoadPolicy:
-    vectors: int  # 16-byte loads in flight per thread (the register walk)
-    stages: int  # warp_replicated counts, one copy per lane: cp.async slots per thread (0: none)
-    stages_few_copies: int  # the same with fewer copies than lanes
+    vectors: int = knob(_policy.LOADS)  # 16-byte loads in flight per thread (the register walk)
+    # warp_replicated counts, one copy per lane: cp.async slots per thread (0: none)
+    stages: int = knob(_STAGES)
+    stages_few_copies: int = knob(_STAGES)  # the same with fewer copies than lanes
 
 
 @dataclasses.dataclass(frozen=True)
 class ChannelsPolicy:
-    block: int  # threads per block (a template parameter; loads: the dtype's LoadPolicy)
-    blocks_per_sm: int  # cap on resident blocks per multiprocessor
+    # threads per block (a template parameter; loads: the dtype's LoadPolicy)
+    block: int = knob(_policy.BLOCK)
+    blocks_per_sm: int = knob(_policy.PER_SM)  # cap on resident blocks per multiprocessor
 
 
 @dataclasses.dataclass(frozen=True)
 class DDPolicy:
-    block: int  # threads per block of histogramdd's kernel (a template parameter)
-    blocks_per_sm: int  # cap on resident blocks per multiprocessor
-    shared_bytes: int  # shared counters per block at most (capped by the device): the bins beyond
-    # them are counted with global atomics
+    # threads per block of histogramdd's kernel (a template parameter)
+    block: int = knob(_policy.BLOCK)
+    blocks_per_sm: int = knob(_policy.PER_SM)  # cap on resident blocks per multiprocessor
+    # shared counters per block at most (capped by the device): the bins beyond them are
+    # counted with global atomics (0: every bin)
+    shared_bytes: int = knob(_policy.Range(0))
 
 
 @dataclasses.dataclass(frozen=True)
 class MinmaxPolicy:
-    block: int  # threads per block (a template parameter)
+    block: int = knob(_policy.BLOCK)  # threads per block (a template parameter; block_reduce)
 
 
 _PRODUCTION = ProductionPolicy(

@@ -10,45 +10,55 @@ from __future__ import annotations
 import dataclasses
 
 from .._core import policy as _policy
+from .._core.policy import knob
+
+#: the ladder's and zeta's tree: a power of two from 64 to 1024 threads (kernels/reduction/
+#: reduce.cu: the ladder's launch contract, epsilon's unrolled last warp; reduce_zeta's
+#: static_assert)
+_TREE = _policy.Range(64, 1024, pow2=True)
 
 
 @dataclasses.dataclass(frozen=True)
 class LadderPolicy:
-    block: int  # threads per block (dynamic shared memory: one accumulator per thread)
+    block: int = knob(_TREE)  # threads per block (dynamic shared memory: one accumulator each)
 
 
 @dataclasses.dataclass(frozen=True)
 class ZetaPolicy:
-    block: int  # threads per block, a template parameter (the tree unrolled at compile time)
+    block: int = knob(_TREE)  # threads per block, a template parameter (the tree unrolled)
 
 
 @dataclasses.dataclass(frozen=True)
 class ProductionPolicy:
-    block: int  # threads per block
-    vectors: int  # 16-byte loads in flight per thread
-    blocks_per_sm: int  # cap on resident blocks per multiprocessor
+    block: int = knob(_policy.BLOCK)  # threads per block (block_reduce)
+    vectors: int = knob(_policy.LOADS)  # 16-byte loads in flight per thread
+    blocks_per_sm: int = knob(_policy.PER_SM)  # cap on resident blocks per multiprocessor
 
 
 @dataclasses.dataclass(frozen=True)
 class RowsPolicy:
-    block: int  # threads per block, one row per block (reduce_rows)
+    block: int = knob(_policy.BLOCK)  # threads per block, one row per block (reduce_rows)
 
 
 @dataclasses.dataclass(frozen=True)
 class ArgPolicy:
-    block: int  # threads per block of the whole-array kernel
-    vectors: int  # 16-byte loads in flight per thread (whole array and rows)
-    blocks_per_sm: int  # cap on resident blocks per multiprocessor (whole array)
-    rows_block: int  # threads per block of the rows and columns kernels
-    warp_row_max: int  # rows up to this length take one warp each, longer ones a block
+    block: int = knob(_policy.BLOCK)  # threads per block of the whole-array kernel
+    vectors: int = knob(_policy.LOADS)  # 16-byte loads in flight per thread (array and rows)
+    blocks_per_sm: int = knob(_policy.PER_SM)  # cap on resident blocks per SM (whole array)
+    # threads per block of the rows and columns kernels (whole warps: a warp per short row)
+    rows_block: int = knob(_policy.BLOCK)
+    # rows up to this length take one warp each, longer ones a block (0: a block each)
+    warp_row_max: int = knob(_policy.Range(0))
 
 
 @dataclasses.dataclass(frozen=True)
 class AxisPolicy:
-    block: int  # threads per block (a template parameter of every axis kernel)
-    vectors: int  # 16-byte loads in flight per thread (rows, slabs) or rows in flight (columns)
-    blocks_per_sm: int  # resident blocks per multiprocessor the grids aim at
-    min_chunk: int  # split R across blocks only in chunks of at least this many 16-byte loads
+    block: int = knob(_policy.BLOCK)  # threads per block (a template parameter of every kernel)
+    # 16-byte loads in flight per thread (rows, slabs) or rows in flight (columns)
+    vectors: int = knob(_policy.LOADS)
+    blocks_per_sm: int = knob(_policy.PER_SM)  # resident blocks per multiprocessor the grids aim at
+    # split R across blocks only in chunks of at least this many 16-byte loads
+    min_chunk: int = knob(_policy.Range(1))
     # rows (a contiguous reduced axis) of at least this many 16-byte packets (and at most
     # slab_max_packets, 0: no bound) are reduced a block per row (axis_slab) rather than a warp
     # per row: where there are rows enough for every resident block, one block of slab_block
@@ -56,17 +66,17 @@ class AxisPolicy:
     # hardware starts a block as another ends, and the resident blocks read a few consecutive
     # rows at a time, not one row a warp each); otherwise a grid of resident blocks of `block`
     # (0: never)
-    slab_min_packets: int = 0
-    slab_max_packets: int = 0
-    slab_block: int = 0
+    slab_min_packets: int = knob(_policy.Range(0), 0)
+    slab_max_packets: int = knob(_policy.Range(0), 0)
+    slab_block: int = knob(_policy.Range(32, 1024, multiple=32, zero=True), 0)
     # short rows, several per 16-byte packet (axis_rows_packed): consecutive packets per thread,
-    # 1, 2 or 4 (0: the fewest whose results make a 16-byte store, at most 4: 2 for rows of 2
-    # float32)
-    packed_packets: int = 0
+    # 1, 2 or 4 (axis.cu's static_assert; 0: the fewest whose results make a 16-byte store, at
+    # most 4: 2 for rows of 2 float32)
+    packed_packets: int = knob(_policy.OneOf(0, 1, 2, 4), 0)
     # with several packets per thread: 1 = a warp loads its packets coalesced (lane l: packets
     # l, l + 32, ...) and the lanes exchange their results by shuffles; 0 = each thread loads
     # its own packets, adjacent 16-byte loads
-    packed_exchange: int = 0
+    packed_exchange: int = knob(_policy.OneOf(0, 1), 0)
 
 
 TABLE = _policy.register("reduction", {

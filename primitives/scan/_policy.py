@@ -10,12 +10,16 @@ from __future__ import annotations
 import dataclasses
 
 from .._core import policy as _policy
+from .._core.policy import knob
 
 
 @dataclasses.dataclass(frozen=True)
 class LookbackPolicy:
-    block: int  # threads per block (a template parameter)
-    bytes: int  # bytes per thread of the wider of input and accumulator: ITEMS = bytes // width
+    block: int = knob(_policy.BLOCK)  # threads per block (a template parameter; the block scan)
+    # bytes per thread of the wider of input and accumulator: ITEMS = bytes // width (rounded
+    # down to whole 16-byte vectors, at least one); scan_lookback's exchange of block * bytes
+    # is static shared memory: 1536 at the smallest block of 32 fills its 48 KiB
+    bytes: int = knob(_policy.Range(16, _policy.STATIC_SHARED_MAX // 32))
 
     def items(self, in_dt, acc_dt):
         """Items per thread for input ``in_dt`` scanned in ``acc_dt``."""
@@ -24,9 +28,12 @@ class LookbackPolicy:
 
 @dataclasses.dataclass(frozen=True)
 class HierarchicalPolicy:
-    block: int  # threads per block of the block scan (dynamic: not a template parameter)
-    add_block: int  # threads per block of scan_add_prefix
-    add_items: int  # elements per thread of scan_add_prefix (its grid is capped at resident)
+    # threads per block of the block scan (dynamic: not a template parameter; scan.cu: a power
+    # of two, at most 1024; whole warps)
+    block: int = knob(_policy.Range(32, 1024, pow2=True))
+    add_block: int = knob(_policy.BLOCK)  # threads per block of scan_add_prefix (grid-stride)
+    # elements per thread of scan_add_prefix (its grid is capped at resident)
+    add_items: int = knob(_policy.Range(1))
 
 
 #: the most rows a thread of the single-pass column scan holds (AxisPolicy.tile_rows)
@@ -35,22 +42,31 @@ MAX_TILE_ROWS = 32
 
 @dataclasses.dataclass(frozen=True)
 class AxisPolicy:
-    block: int  # threads per block of the axis kernels (a template parameter of the row kernels)
-    row_bytes: int  # bytes per lane per row tile of the widest of input, accumulator and output
-    unroll: int  # rows of an unsplit column one thread loads before it folds them (in flight)
-    split_per_sm: int  # lines are split into chunks when fewer threads per SM would work
-    min_chunk: int  # elements along the axis of the shortest chunk a row is split into
+    # threads per block of the axis kernels (a template parameter of the row kernels, whole
+    # warps: axis_rows_scan's static_assert)
+    block: int = knob(_policy.BLOCK)
+    # bytes per lane per row tile of the widest of input, accumulator and output: the warp
+    # tiles of axis_rows_scan are static shared memory, 1536 bytes a lane at a block of 32
+    # fill its 48 KiB
+    row_bytes: int = knob(_policy.Range(1, _policy.STATIC_SHARED_MAX // 32))
+    # rows of an unsplit column one thread loads before it folds them (in flight, in registers)
+    unroll: int = knob(_policy.Range(1, 32))
+    # lines are split into chunks when fewer threads per SM would work (0: never split)
+    split_per_sm: int = knob(_policy.Range(0))
+    # elements along the axis of the shortest chunk a row is split into
+    min_chunk: int = knob(_policy.Range(1))
     # input bytes a thread holds per tile of the single-pass column scan (axis_cols_lookback):
     # ROWS = tile_bytes // (16-byte vector or element) rows loaded at once, ROWS rows per chunk,
-    # at most MAX_TILE_ROWS (scalar columns: 64 rows of 4-byte elements spilled on sm_90)
-    tile_bytes: int
+    # at most MAX_TILE_ROWS (scalar columns: 64 rows of 4-byte elements spilled on sm_90); more
+    # bytes than MAX_TILE_ROWS 16-byte vectors would hold no more rows
+    tile_bytes: int = knob(_policy.Range(1, MAX_TILE_ROWS * 16))
     # resident blocks per SM the single-pass column kernel's registers are bounded for
     # (__launch_bounds__: 2 of 256 threads allow 128 registers)
-    tile_blocks_per_sm: int
+    tile_blocks_per_sm: int = knob(_policy.PER_SM)
     # contiguous lines (rows) at least this long are scanned as the segments of one segmented
     # look-back scan (kernels/scan/segmented.cu: one read and one write, however few the rows)
     # instead of a warp per row (0: never)
-    segmented_min_len: int = 0
+    segmented_min_len: int = knob(_policy.Range(0), 0)
 
     def items(self, in_dt, acc_dt, out_dt):
         """Items per lane of the row kernels."""

@@ -12,27 +12,45 @@ from __future__ import annotations
 import dataclasses
 
 from .._core import policy as _policy
+from .._core.policy import knob
+
+#: bytes of a block's dynamic shared memory (the kernels stage their part of a in it)
+_SHARED = _policy.Range(1, _policy.SHARED_MAX)
+#: queries per thread searched together (ITEMS: arrays of that many in registers)
+_ITEMS = _policy.Range(1, 32)
 
 
 @dataclasses.dataclass(frozen=True)
 class SearchPolicy:
-    block: int  # threads per block of search_cached (a template parameter)
-    items: int  # queries per thread searched together (ITEMS, the loads in flight per thread)
-    tree_bytes: int  # shared memory for the top levels: 2^levels splitters fit in it
-    binary_block: int  # threads per block of search_binary
-    tile_items: int  # sorted queries per thread of search_sorted_tiles (tiles of block x this)
-    tile_bytes: int  # shared memory of search_sorted_tiles: a tile's range of a, when it fits
-    bucket_block: int  # threads per block of search_buckets (a template parameter)
-    bucket_bytes: int  # shared memory of search_buckets: a bucket's part of a, when it fits
-    bucket_queries: int  # queries a bucket should average (more buckets for more queries)
-    bucket_max_levels: int  # at most 2^this buckets (12 bytes of shared counters per bucket)
-    index_block: int  # threads per block of search_indexed (a template parameter)
-    index_items: int  # queries per thread of search_indexed, searched together (ITEMS)
-    index_bytes: int  # shared memory for the index's top level (its entries fit)
-    binary_max_queries: int  # "auto" takes "binary" (one launch, no tree) below this many queries,
-    indexed_min_bytes: int  # else "indexed" for an a of at least this many bytes...
-    indexed_max_ratio: int  # ... and at most this many elements per query (the index's build
-    #                         reads a's every 16th element), else "cached"
+    block: int = knob(_policy.BLOCK)  # threads per block of search_cached (a template parameter)
+    items: int = knob(_ITEMS)  # queries per thread searched together (the loads in flight)
+    tree_bytes: int = knob(_SHARED)  # shared memory for the top levels: 2^levels splitters fit
+    binary_block: int = knob(_policy.BLOCK)  # threads per block of search_binary
+    # sorted queries per thread of search_sorted_tiles (tiles of block x this)
+    tile_items: int = knob(_ITEMS)
+    # shared memory of search_sorted_tiles: a tile's range of a, when it fits
+    tile_bytes: int = knob(_SHARED)
+    # threads per block of search_buckets (a template parameter)
+    bucket_block: int = knob(_policy.BLOCK)
+    # shared memory of search_buckets: a bucket's part of a, when it fits
+    bucket_bytes: int = knob(_SHARED)
+    # queries a bucket should average (more buckets for more queries)
+    bucket_queries: int = knob(_policy.Range(1))
+    # at most 2^this buckets: search_scatter's 12 bytes of shared counters per bucket fit a
+    # block's shared memory up to 2^14 of them
+    bucket_max_levels: int = knob(_policy.Range(1, 14))
+    # threads per block of search_indexed (a template parameter; its static_assert: whole warps)
+    index_block: int = knob(_policy.BLOCK)
+    # queries per thread of search_indexed, searched together (ITEMS)
+    index_items: int = knob(_ITEMS)
+    index_bytes: int = knob(_SHARED)  # shared memory for the index's top level (its entries fit)
+    # "auto" takes "binary" (one launch, no tree) below this many queries,
+    binary_max_queries: int = knob(_policy.Range(0))
+    # else "indexed" for an a of at least this many bytes...
+    indexed_min_bytes: int = knob(_policy.Range(0))
+    # ... and at most this many elements per query (the index's build reads a's every 16th
+    # element), else "cached"
+    indexed_max_ratio: int = knob(_policy.Range(0))
 
 
 TABLE = _policy.register("search", {

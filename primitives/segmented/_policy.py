@@ -10,14 +10,24 @@ from __future__ import annotations
 import dataclasses
 
 from .._core import policy as _policy
+from .._core.policy import knob
+
+#: the look-back kernels' blocks: whole warps, at least two (segmented.cu's static_asserts)
+_TWO_WARPS = _policy.Range(64, 1024, multiple=32)
+#: bytes per thread: ITEMS = bytes // width must be 8, 16 or 32 (a thread's head or end bits in
+#: one word; segmented.cu's static_asserts) for the 4- and 8-byte types alike
+_BYTES = _policy.OneOf(64, 128)
 
 
 @dataclasses.dataclass(frozen=True)
 class ScanPolicy:
-    block: int  # threads per block of segmented_lookback (a template parameter)
-    bytes: int  # bytes per thread of the wider of input and accumulator: ITEMS = bytes // width
-    min_blocks: int  # resident blocks per multiprocessor the compiler leaves registers for
-    bounds_block: int  # threads per block of the segmented_bounds pre-pass (a warp per word)
+    block: int = knob(_TWO_WARPS)  # threads per block of segmented_lookback (a template parameter)
+    # bytes per thread of the wider of input and accumulator: ITEMS = bytes // width
+    bytes: int = knob(_BYTES)
+    # resident blocks per multiprocessor the compiler leaves registers for
+    min_blocks: int = knob(_policy.PER_SM)
+    # threads per block of the segmented_bounds pre-pass (a warp per word)
+    bounds_block: int = knob(_policy.BLOCK)
 
     def items(self, in_dt, acc_dt):
         return self.bytes // max(in_dt.itemsize, acc_dt.itemsize)
@@ -25,19 +35,25 @@ class ScanPolicy:
 
 @dataclasses.dataclass(frozen=True)
 class ReducePolicy:
-    block: int  # threads per block of segmented_reduce_tiles (a template parameter)
-    bytes: int  # bytes per thread of the wider of input and accumulator
-    min_blocks: int  # resident blocks per multiprocessor the compiler leaves registers for
-    per_thread_below: int  # mean segment length under which loads are per thread, not exchanged
-    drawn: bool  # tiles drawn from the counter (True) or taken in block order
-    bounds_block: int  # threads per block of the segmented_upper_bounds pre-pass
+    # threads per block of segmented_reduce_tiles (a template parameter)
+    block: int = knob(_TWO_WARPS)
+    bytes: int = knob(_BYTES)  # bytes per thread of the wider of input and accumulator
+    # resident blocks per multiprocessor the compiler leaves registers for
+    min_blocks: int = knob(_policy.PER_SM)
+    # mean segment length under which loads are per thread, not exchanged
+    per_thread_below: int = knob(_policy.Range(0))
+    drawn: bool = knob(_policy.Flag())  # tiles drawn from the counter (True) or in block order
+    # threads per block of the segmented_upper_bounds pre-pass (a thread per offset)
+    bounds_block: int = knob(_policy.BLOCK)
     # a block per segment (segmented_reduce_segments, no pre-pass) from this mean segment length
-    # n / nseg on (0: never), with these threads, bytes per thread and resident blocks
-    per_segment_from: int
-    segment_block: int
-    segment_bytes: int
-    segment_min_blocks: int
-    split_blocks: int  # a block per segment: the most chunks long segments are split into
+    # n / nseg on (0: never), with these threads (whole warps, at most 1024: its static_assert),
+    # bytes per thread and resident blocks
+    per_segment_from: int = knob(_policy.Range(0))
+    segment_block: int = knob(_policy.BLOCK)
+    segment_bytes: int = knob(_BYTES)
+    segment_min_blocks: int = knob(_policy.PER_SM)
+    # a block per segment: the most chunks long segments are split into
+    split_blocks: int = knob(_policy.Range(1))
 
     def items(self, in_dt, acc_dt):
         return self.bytes // max(in_dt.itemsize, acc_dt.itemsize)

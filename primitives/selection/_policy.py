@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 
 from .._core import policy as _policy
+from .._core.policy import knob
 
 #: the largest k of select_small_k: its per-thread runs hold the tile + 256 candidates
 #: (kernels/select/topk.cu: RUN)
@@ -24,48 +25,77 @@ SMALL_K_LIMIT = 256
 MAX_BITS = 13
 
 
+#: a block of select_rows, select_small_k and the sample's rank: at least a thread per 8-bit
+#: digit (topk.cu: digit_bucket's, select_rows' and block_select's static_asserts)
+_DIGIT_BLOCK = _policy.Range(256, 1024, multiple=32)
+
+
 @dataclasses.dataclass(frozen=True)
 class RadixSelectPolicy:
-    block: int  # threads per block of select_pass (a template parameter)
-    items: int  # keys per thread and tile (a template parameter; a multiple of 4)
-    first_bits: int  # the first digit's width (at most MAX_BITS): the read of every key
-    bits: int  # the later digits' width (at most MAX_BITS)
-    buffer_div: int  # candidate buffers hold len / buffer_div keys of a row (two of them)
-    sort_small: int  # the largest k whose winners select_rank_sort orders (O(k^2) work)
+    block: int = knob(_policy.BLOCK)  # threads per block of select_pass (a template parameter)
+    # keys per thread and tile (a template parameter): whole 16-byte vectors of 4-byte keys, at
+    # most 16 (select_pass's static_asserts: two order bits per key in one word)
+    items: int = knob(_policy.Range(4, 16, multiple=4))
+    # the first digit's width, and the later digits' (the pass kernel counts up to 2^MAX_BITS)
+    first_bits: int = knob(_policy.Range(1, MAX_BITS))
+    bits: int = knob(_policy.Range(1, MAX_BITS))
+    # candidate buffers hold len / buffer_div keys of a row (two of them)
+    buffer_div: int = knob(_policy.Range(1))
+    # the largest k whose winners select_rank_sort orders (O(k^2) work; 0: never)
+    sort_small: int = knob(_policy.Range(0))
 
 
 @dataclasses.dataclass(frozen=True)
 class FilterPolicy:
-    block: int  # threads per block of select_filter (a template parameter)
-    items: int  # keys per thread and tile (a template parameter; a multiple of 4, at most 32)
-    sample: int  # keys of a row's strided sample (select_sample's shared memory)
-    sigmas: float  # the sample rank's margin over the winners' expected share of the sample
-    min_ratio: int  # auto filters rows of at least min_ratio * sample keys
+    block: int = knob(_policy.BLOCK)  # threads per block of select_filter (a template parameter)
+    # keys per thread and tile (a template parameter): whole 16-byte vectors, at most 32
+    # (select_filter's static_assert: a bit per key)
+    items: int = knob(_policy.Range(4, 32, multiple=4))
+    # keys of a row's strided sample (select_sample's dynamic shared memory: 8-byte keys fill
+    # SHARED_MAX at 29056)
+    sample: int = knob(_policy.Range(1, _policy.SHARED_MAX // 8))
+    # the sample rank's margin, in standard deviations, over the winners' expected share
+    sigmas: float = knob(_policy.Real(0.0))
+    # auto filters rows of at least min_ratio * sample keys
+    min_ratio: int = knob(_policy.Range(0))
 
 
 @dataclasses.dataclass(frozen=True)
 class SmallKPolicy:
-    block: int  # threads per block of select_small_k (a template parameter, >= 256)
-    items: int  # keys per thread and tile (a template parameter; a multiple of 4)
-    k_max: int  # the largest k it takes (at most 256: its candidate sets hold tile + k keys)
-    merge_tiles: int  # tiles of the blocks' winners one merging block reads (a level per fold)
+    block: int = knob(_DIGIT_BLOCK)  # threads per block of select_small_k (a template parameter)
+    # keys per thread and tile (a template parameter; whole 16-byte vectors: its static_assert);
+    # the candidate set of a tile of 256 threads' 4-byte keys, 256 more and their 8-byte
+    # indices (dynamic shared memory) fills SHARED_MAX at 74 keys a thread
+    items: int = knob(_policy.Range(4, 72, multiple=4))
+    # the largest k it takes (at most SMALL_K_LIMIT: its candidate sets hold tile + 256 keys)
+    k_max: int = knob(_policy.Range(1, SMALL_K_LIMIT))
+    # tiles of the blocks' winners one merging block reads (a level per fold)
+    merge_tiles: int = knob(_policy.Range(1))
 
 
 @dataclasses.dataclass(frozen=True)
 class RowsPolicy:
-    block: int  # threads per block of select_rows (a template parameter, >= 256)
-    row_bytes: int  # the longest row (in key bytes: 4 or 8 per key) held in shared memory
-    sort_max: int  # the largest k select_rows orders by counting (larger: a segmented sort)
+    block: int = knob(_DIGIT_BLOCK)  # threads per block of select_rows (a template parameter)
+    # the longest row (in key bytes: 4 or 8 per key) held in (dynamic) shared memory
+    row_bytes: int = knob(_policy.Range(8, _policy.SHARED_MAX))
+    # the largest k select_rows orders by counting (larger: a segmented sort; 0: never)
+    sort_max: int = knob(_policy.Range(0))
 
 
 @dataclasses.dataclass(frozen=True)
 class WarpRowsPolicy:
-    warps: int  # warps (rows) per block of select_warp_rows (a template parameter)
-    m_max: int  # the most keys a lane keeps for the threshold (1, 2 or 4): k up to 32 * m_max
-    cand_max: int  # the candidates a warp stages in shared memory (more: select_rows)
+    # warps (rows) per block of select_warp_rows (a template parameter): at most 1024 threads
+    warps: int = knob(_policy.Range(1, 32))
+    # the most keys a lane keeps for the threshold: k up to 32 * m_max (the kernel is
+    # instantiated for M = 1, 2 and 4)
+    m_max: int = knob(_policy.OneOf(1, 2, 4))
+    # the candidates a warp stages in shared memory (more: select_rows): a power of two of at
+    # least 32 (its bitonic sort); one warp's stage of 12-byte candidates (8-byte keys) fills
+    # SHARED_MAX at 19370
+    cand_max: int = knob(_policy.Range(32, 16384, pow2=True))
     # the threshold from the row's first chunk only (one read of the row, but about k
     # candidates per chunk to sort) when k * chunks <= one_pass_max (0: never; else two reads)
-    one_pass_max: int
+    one_pass_max: int = knob(_policy.Range(0))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,8 +103,8 @@ class PartitionPolicy:
     # a 1-D argpartition/partition sorts the whole array (a sort is a partition for every kth)
     # when it has at most sort_max_len elements, or when the selection would take more than
     # len / sort_share of them (0: never); otherwise it selects (topk) and compacts the others
-    sort_max_len: int
-    sort_share: int
+    sort_max_len: int = knob(_policy.Range(0))
+    sort_share: int = knob(_policy.Range(0))
 
 
 TABLE = _policy.register("selection", {

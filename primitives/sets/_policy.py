@@ -10,24 +10,29 @@ from __future__ import annotations
 import dataclasses
 
 from .._core import policy as _policy
+from .._core.policy import knob
 
 
 @dataclasses.dataclass(frozen=True)
 class RunsPolicy:
-    block: int  # threads per block of runs_lookback (a template parameter, whole warps, >= 64)
-    items: int  # keys per thread: 16 or 32 (a thread's 1-byte keys fill whole 16-byte vectors)
+    # threads per block of runs_lookback (a template parameter, whole warps, >= 64: runs.cu's
+    # static_assert)
+    block: int = knob(_policy.Range(64, 1024, multiple=32))
+    # keys per thread: 16 or 32 (a thread's 1-byte keys fill whole 16-byte vectors; runs.cu's
+    # static_assert)
+    items: int = knob(_policy.OneOf(16, 32))
     # resident blocks per multiprocessor the compiler leaves registers for: min_blocks for keys
     # of at most 4 bytes with no values or sums of at most 4 bytes, wide_min_blocks for wider
     # items (8-byte keys or sums), which spill sooner (:func:`min_blocks_for`)
-    min_blocks: int = 1
-    wide_min_blocks: int = 1
+    min_blocks: int = knob(_policy.PER_SM, 1)
+    wide_min_blocks: int = knob(_policy.PER_SM, 1)
     # 1: a warp parks its results (consecutive runs) in shared memory and writes them out in
     # coalesced rows, where a warp's span of them fits the static shared memory; 0: each lane
     # stores its own
-    warp_out: int = 1
+    warp_out: int = knob(_policy.OneOf(0, 1), 1)
     # tiles ahead: a block prefetches into the L2 cache the keys and values of the tile that many
     # ids after its own (0: none; kernels/common/load.cuh, prefetch_l2)
-    prefetch: int = 0
+    prefetch: int = knob(_policy.Range(0), 0)
 
 
 TABLE = _policy.register("sets", {

@@ -12,63 +12,97 @@ from __future__ import annotations
 import dataclasses
 
 from .._core import policy as _policy
+from .._core.policy import knob
 
 #: keys one portion of onesweep's grid ranks at most: the 29-bit counts of a look-back status
 #: word (kernels/sort/onesweep.cu: COUNT_MASK)
 COUNT_LIMIT = (1 << 29) - 1
 
 
+#: the blocks of the 8-bit digit ranking (sort/radix.cuh: block_count's scan entries of a
+#: thread share a digit only when the warps are a multiple of 8) and of onesweep's look-back
+#: (a thread per digit): multiples of 256 threads
+_RANK_BLOCK = _policy.Range(256, 1024, multiple=256)
+#: keys per thread of the on-chip sorts (sort/block.cuh): a tile of 256 threads' 4-byte keys
+#: and 16-bit positions, after the rank counters, fills SHARED_MAX at 145 (and the positions
+#: are 16-bit: block * items <= 65536)
+_TILE_ITEMS = _policy.Range(1, 145)
+
+
 @dataclasses.dataclass(frozen=True)
 class OnesweepPolicy:
-    block: int  # threads per block of the pass kernel
-    items: int  # keys per thread: a tile is block * items keys
-    min_blocks: int  # __launch_bounds__ blocks per SM (the register budget of a thread)
-    window: int  # predecessor tiles the look-back reads at once
-    match: int  # 0: eight ballots per key; 1: shared lane masks (prim::radix::Match)
-    portion: int = COUNT_LIMIT  # keys of one portion of the grid, at most COUNT_LIMIT
+    block: int = knob(_RANK_BLOCK)  # threads per block of the pass kernel
+    # keys per thread: a tile is block * items keys, in dynamic shared memory after the rank
+    # counters: 256 threads' 4-byte keys fill SHARED_MAX at 217
+    items: int = knob(_policy.Range(1, 217))
+    # __launch_bounds__ blocks per SM (the register budget of a thread): 2048 threads a
+    # multiprocessor hold at most 8 blocks of 256
+    min_blocks: int = knob(_policy.Range(1, 8))
+    # predecessor tiles the look-back reads at once (a register each; a generous bound)
+    window: int = knob(_policy.Range(1, 32))
+    # 0: eight ballots per key; 1: shared lane masks (prim::radix::Match)
+    match: int = knob(_policy.OneOf(0, 1))
+    # keys of one portion of the grid, at most COUNT_LIMIT
+    portion: int = knob(_policy.Range(1, COUNT_LIMIT), COUNT_LIMIT)
     # tiles ahead: a block prefetches into the L2 cache the keys (and values) of the portion's
     # tile that many ids after its own (0: none; kernels/common/load.cuh, prefetch_l2)
-    prefetch: int = 0
+    prefetch: int = knob(_policy.Range(0), 0)
 
 
 @dataclasses.dataclass(frozen=True)
 class HistogramPolicy:
-    block: int  # threads per block of onesweep_histogram (a template parameter)
-    vectors: int  # 16-byte loads in flight per thread: the kernel's VECS, which sizes the grid
-    smem: int  # dynamic shared memory: the lane-private counters (OsHist::WORDS words)
+    # threads per block of onesweep_histogram (a template parameter; its static_assert: whole
+    # warps)
+    block: int = knob(_policy.BLOCK)
+    # 16-byte loads in flight per thread: the kernel's VECS, which sizes the grid
+    vectors: int = knob(_policy.LOADS)
+    # dynamic shared memory: the lane-private counters, the kernel's layout (OsHist::WORDS
+    # words: 4 rows of 256 digits x 32 lanes, 4 bytes each), not a choice
+    smem: int = knob(_policy.OneOf(4 * 256 * 32 * 4))
 
 
 @dataclasses.dataclass(frozen=True)
 class ClassicPolicy:
-    block: int  # threads per block of the histogram and scatter kernels
-    items: int  # keys per thread: a tile is block * items keys
-    bits: int  # digit width: 2^bits counters per tile
+    # threads per block of the histogram and scatter kernels (at least 2^bits: a thread per
+    # digit, checked by classic_scatter's static_assert)
+    block: int = knob(_policy.BLOCK)
+    # keys per thread: a tile is block * items keys (a thread's in registers; a generous bound)
+    items: int = knob(_policy.Range(1, 64))
+    # digit width: 2^bits counters per tile (radix.cuh packs a thread's digits four to a word)
+    bits: int = knob(_policy.Range(1, 8))
 
 
 @dataclasses.dataclass(frozen=True)
 class SplitPolicy:
-    block: int  # threads per block (grid-stride kernels)
-    items: int  # keys per thread before the grid is capped at the resident blocks
+    block: int = knob(_policy.BLOCK)  # threads per block (grid-stride kernels)
+    # keys per thread before the grid is capped at the resident blocks (grid size only)
+    items: int = knob(_policy.Range(1))
 
 
 @dataclasses.dataclass(frozen=True)
 class SegmentedPolicy:
-    warp_items: int  # keys per lane of segsort_warp: segments of up to 32 * warp_items keys
-    block: int  # threads per block of segsort_block
-    items: int  # keys per thread of segsort_block: segments of up to block * items keys
+    # keys per lane of segsort_warp: segments of up to 32 * warp_items keys; its static shared
+    # memory (4 warps' counters, 8-byte keys and positions) fills 48 KiB at 29
+    warp_items: int = knob(_policy.Range(1, 29))
+    block: int = knob(_RANK_BLOCK)  # threads per block of segsort_block
+    # keys per thread of segsort_block: segments of up to block * items keys
+    items: int = knob(_TILE_ITEMS)
 
 
 @dataclasses.dataclass(frozen=True)
 class BlockPolicy:
-    block: int  # threads of block_sort's one block (at most 1024: 64 registers a thread)
-    items_4: int  # keys per thread for 4-byte keys: up to block * items_4 keys
-    items_8: int  # keys per thread for 8-byte keys
-    auto_4: int  # the largest n that variant="auto" sorts with "block", 4-byte keys
-    auto_8: int  # the same for 8-byte keys
+    block: int = knob(_RANK_BLOCK)  # threads of block_sort's one block (64 registers a thread)
+    # keys per thread for 4-byte keys: up to block * items_4 keys
+    items_4: int = knob(_TILE_ITEMS)
+    # keys per thread for 8-byte keys (and 16-bit positions: 256 threads fill SHARED_MAX at 87)
+    items_8: int = knob(_policy.Range(1, 87))
+    auto_4: int = knob(_policy.Range(0))  # the largest n "auto" sorts with "block", 4-byte keys
+    auto_8: int = knob(_policy.Range(0))  # the same for 8-byte keys
     # a smaller block for the smallest inputs (0: none): the kernel ranks every slot of its tile
     # in every digit pass, padding included, so few keys sort sooner in a small tile
-    small_block: int = 0
-    small_items: int = 0  # keys per thread of the small block, for keys of either width
+    small_block: int = knob(_policy.Range(256, 1024, multiple=256, zero=True), 0)
+    # keys per thread of the small block, for keys of either width (0 without a small block)
+    small_items: int = knob(_policy.Range(1, 87, zero=True), 0)
 
     def items(self, kb):
         """Keys per thread for keys of ``kb`` bytes."""

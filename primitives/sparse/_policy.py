@@ -11,24 +11,42 @@ behind them are in docs/perf-log/.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 
 import numpy as np
 
 from .._core import policy as _policy
+from .._core.policy import knob
 
 #: csr_vector's instantiated group widths (lanes per row)
 LANES = (2, 4, 8, 16, 32)
 
 
+def _steps(steps):
+    """Whether ``steps`` is a tuple of (mean below, lanes) pairs, means and lanes increasing,
+    lanes from 1 to 32 (a warp)."""
+    if not isinstance(steps, tuple) or not all(isinstance(s, tuple) and len(s) == 2
+                                               for s in steps):
+        return False
+    means, lanes = [m for m, _ in steps], [n for _, n in steps]
+    return (all(isinstance(m, numbers.Real) and m > 0 for m in means)
+            and all(isinstance(n, numbers.Integral) and 1 <= n <= 32 for n in lanes)
+            and means == sorted(set(means)) and lanes == sorted(lanes))
+
+
 @dataclasses.dataclass(frozen=True)
 class BlockPolicy:
-    block: int  # threads per block of a grid-stride kernel
+    block: int = knob(_policy.BLOCK)  # threads per block of a grid-stride kernel (whole warps)
 
 
 @dataclasses.dataclass(frozen=True)
 class TilePolicy:
-    block: int  # threads per block, a template parameter
-    items: int  # items per thread: a tile is block * items items, a template parameter
+    # threads per block, a template parameter (by_key.cuh's static_assert: whole warps)
+    block: int = knob(_policy.BLOCK)
+    # items per thread: a tile is block * items items, a template parameter (at most 32:
+    # reduce_by_key_tile's static_assert, in the COO and carry kernels; merge_path's tile, one
+    # policy per value type, must also fit its 48 KiB of static shared memory)
+    items: int = knob(_policy.Range(1, 32))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,11 +55,14 @@ class VectorPolicy:
     first ``(below, lanes)`` step whose bound the mean is below, else ``mean / per_lane``; the
     width is the narrowest of :data:`LANES` at least the target."""
 
-    steps: tuple  # ((mean below, lanes), ...) in increasing order
-    per_lane: float  # entries per lane past the steps
-    lanes: int = 0  # a fixed width of LANES for every mean (sweeps); 0: the rule above
+    steps: tuple = knob(_policy.Rule(_steps, "a tuple of (mean below, lanes) pairs, both "
+                                     "increasing, lanes from 1 to 32"))
+    # entries per lane past the steps (at least one entry a lane)
+    per_lane: float = knob(_policy.Real(1.0))
+    # a fixed width of LANES for every mean (sweeps); 0: the rule above
+    lanes: int = knob(_policy.OneOf(0, *LANES), 0)
     # auto: csr_vector for even rows too few for ELL when rows x lanes is at least this
-    min_threads: int = 1 << 17
+    min_threads: int = knob(_policy.Range(0), 1 << 17)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,10 +70,13 @@ class AutoPolicy:
     """``auto`` for CSR: ELL for many rows of nearly one length; rows are *even* when their
     lengths vary little and none is far above the mean."""
 
-    ell_max_fill: float  # ELL when rows x longest row <= this x nonzeros (0: never) ...
-    ell_min_rows: int  # ... and the matrix has at least this many rows
-    even_cv: float  # largest coefficient of variation of the row lengths of even rows
-    even_max_over_mean: float  # largest longest-row / mean of even rows
+    # ELL when rows x longest row <= this x nonzeros (0: never) ...
+    ell_max_fill: float = knob(_policy.Real(0.0))
+    ell_min_rows: int = knob(_policy.Range(0))  # ... and the matrix has at least this many rows
+    # largest coefficient of variation of the row lengths of even rows
+    even_cv: float = knob(_policy.Real(0.0))
+    # largest longest-row / mean of even rows
+    even_max_over_mean: float = knob(_policy.Real(0.0))
 
 
 TABLE = _policy.register("spmv", {
