@@ -1,13 +1,15 @@
 """Tuning policies as validated data: every field's allowed values, the shipped tables checked
-entry by entry, overrides refused before anything compiles."""
+entry by entry, overrides refused before anything compiles, and one-line compile errors."""
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
 
 import primitives as prim
-from primitives._core import loader as _loader, policy as _policy
+from primitives._core import emulator as _emulator, loader as _loader, nvrtc as _nvrtc
+from primitives._core import policy as _policy
 from primitives.reduction import _policy as _reduction_policy
 
 #: a message of the validation: one line, about this long at most
@@ -179,3 +181,71 @@ def test_override_in_range_takes_effect():
         with prim.tuning.override("spmv", selector=("csr_vector", "float32"),
                                   steps=((64, 8), (4, 2))):
             pass
+
+
+# ---- compile errors ---------------------------------------------------------------------------
+
+
+def test_kernel_compile_error_is_one_line_naming_the_instantiation_and_first_error():
+    """A module of several instantiations, one of which fails a static_assert: the message is
+    the failing one and the compiler's first error; the whole log is kept on the exception and
+    in the file the message names."""
+    good = "reduce_production<float, float, prim::Sum<float>, 256, 4>"
+    bad = "reduce_production<float, float, prim::Sum<float>, 1000, 4>"
+    with pytest.raises(prim.KernelCompileError) as info:
+        _loader.load("reduction/reduce.cu", [good, bad])(bad)  # CUDA compiles when asked for it
+    exc = info.value
+    msg = str(exc)
+    assert "\n" not in msg and len(msg) < 600
+    assert msg.startswith(f"compiling reduction/reduce.cu failed in {bad}: ")
+    assert "BLOCK must be 32k <= 1024" in msg
+    assert exc.instantiation == bad and bad in exc.names
+    assert "BLOCK must be 32k <= 1024" in exc.log and len(exc.log) > len(msg)
+    assert exc.log_path is not None and f"(whole log: {exc.log_path})" in msg
+    assert exc.log in exc.log_path.read_text()
+    again = pickle.loads(pickle.dumps(exc))
+    assert str(again) == msg and again.log == exc.log and again.names == exc.names
+
+
+def test_a_compiler_that_does_not_run_is_named_alone(backend, monkeypatch):
+    if backend.is_cuda:
+        pytest.skip("the emulator's host compiler")
+    monkeypatch.setenv("CXX", "/nonexistent/c++")
+    names = ["mean_divide<float, float>", "mean_divide<double, double>"]  # not memoized elsewhere
+    with pytest.raises(prim.KernelCompileError, match=r"^compiling reduction/finish.cu failed: "
+                                                      r"emulator: \$CXX='/nonexistent/c\+\+' is "
+                                                      r"not an executable$") as info:
+        _loader.load("reduction/finish.cu", names)
+    assert info.value.log == "" and info.value.log_path is None and info.value.names == names
+
+
+def test_emulator_compile_error_names_the_failing_name_expression(backend, tmp_path, monkeypatch):
+    if backend.is_cuda:
+        pytest.skip("the emulator's host compiler")
+    monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
+    code = ('template <int N> __global__ void k(int* p) {\n'
+            '    static_assert(N > 0, "k: N must be positive");\n'
+            '    p[0] = N;\n'
+            '}\n')
+    with pytest.raises(_emulator.EmulatorCompileError) as info:
+        _emulator.compile_module(code, ["k<1>", "k<0>", "k<2>"], filename="bad.cu")
+    exc = info.value
+    msg = str(exc)
+    assert "\n" not in msg and msg.startswith("emulator: compiling bad.cu failed in k<0>: ")
+    assert "N must be positive" in msg and exc.instantiation == "k<0>"
+    assert exc.name_expressions == ["k<1>", "k<0>", "k<2>"] and exc.command
+    assert exc.log_path.parent == tmp_path / "compile-logs" and "k<0>" in exc.log_path.read_text()
+
+
+def test_nvrtc_compile_error_is_one_line():
+    try:
+        _nvrtc.load()
+    except _nvrtc.NVRTCNotFound:
+        pytest.skip("no NVRTC")
+    code = 'template <int N> __global__ void k(int* p) { static_assert(N > 0, "k: N > 0"); }'
+    with pytest.raises(_nvrtc.NVRTCError) as info:
+        _nvrtc.compile_check(code, ["k<1>", "k<0>"], arch="sm_80")
+    msg = str(info.value)
+    assert "\n" not in msg and msg.startswith("NVRTC compiling kernel.cu for sm_80 failed in ")
+    assert "N > 0" in msg and "N=0" in info.value.instantiation  # the compiler's own spelling
+    assert info.value.names == ["k<1>", "k<0>"] and "error" in info.value.log

@@ -7,7 +7,8 @@ Arguments are checked against the kernel's C++ signature before every launch. Nu
 the part of device memory; they must be C-contiguous (a kernel gets an array's first address
 alone). See ``docs/emulator.md``.
 
-Depends only on NumPy and the standard library.
+Depends only on NumPy, the standard library and :mod:`primitives._core.compile_errors` (itself
+the standard library only).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import ctypes
 import hashlib
 import os
 import pathlib
+import re
 import shlex
 import shutil
 import subprocess
@@ -25,6 +27,8 @@ import threading
 from collections import namedtuple
 
 import numpy as np
+
+from .compile_errors import CompileError, first_error_block
 
 __all__ = [
     "EmulatorError",
@@ -52,14 +56,19 @@ class EmulatorError(RuntimeError):
     illegal memory access or stack overflow, assertion or __trap() in a kernel."""
 
 
-class EmulatorCompileError(RuntimeError):
-    """The host compiler rejected a module; ``log``, ``name_expressions`` and ``command`` say why."""
+class EmulatorCompileError(CompileError):
+    """The host compiler rejected a module (one line: the name expression the first error came
+    from, the compiler's first error and the file of the whole log,
+    :mod:`primitives._core.compile_errors`), or could not be run (``what`` alone); ``log``,
+    ``name_expressions`` and ``command`` say why."""
 
-    def __init__(self, message, log="", name_expressions=(), command=()):
-        super().__init__(message)
-        self.log = log
-        self.name_expressions = list(name_expressions)
+    def __init__(self, what, log="", name_expressions=(), command=(), instantiation=None):
+        super().__init__(what, log, name_expressions, instantiation)
         self.command = list(command)
+
+    @property
+    def name_expressions(self):
+        return self.names
 
 
 #: One kernel parameter: ``kind`` is "pointer", "int", "uint", "float", "bool" or "struct";
@@ -230,8 +239,14 @@ def _cache_dir():
     return d
 
 
+_GLUE_FILE = "<primitives-emulator-glue>"
+_GLUE_LINE = re.compile(re.escape(_GLUE_FILE) + r":(\d+)")
+
+
 def _glue(name_expressions):
-    lines = ["", '#line 1 "<primitives-emulator-glue>"', "PRIM_EMU_MODULE_EXPORTS"]
+    # the layout _glue_expression reads back: line 1 the exports' macro, then three lines per
+    # name expression (a comment, its launcher, its parameter description)
+    lines = ["", f'#line 1 "{_GLUE_FILE}"', "PRIM_EMU_MODULE_EXPORTS"]
     for i, expr in enumerate(name_expressions):
         lines.append(f"// [{i}] {expr}")
         lines.append(
@@ -243,6 +258,19 @@ def _glue(name_expressions):
             f"{{ return ::prim_emu::param_info(&{expr}, out, cap); }}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _glue_expression(log, names):
+    """The name expression the compiler's first error came from: the first glue line (a
+    launcher or parameter description of one name expression) the first error's block of the
+    log names (its "required from here", or the error itself), or None."""
+    for line in first_error_block(log):
+        m = _GLUE_LINE.search(line)
+        if m:
+            i = (int(m.group(1)) - 2) // 3
+            if 0 <= i < len(names):
+                return names[i]
+    return None
 
 
 _modules = {}
@@ -349,11 +377,9 @@ def _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, c
             raise EmulatorCompileError(f"emulator: cannot run {cmd[0]}: {exc}", "", names, cmd) from exc
         if proc.returncode != 0:
             os.unlink(tmp_so)
-            log = (proc.stdout + proc.stderr).strip()
-            shown = "\n".join(log.splitlines()[:200])
-            raise EmulatorCompileError(
-                f"emulator: compiling {filename} for {names} failed:\n{shown}", log, names, cmd
-            )
+            log = (proc.stdout + proc.stderr).strip() or "error: the compiler failed silently"
+            raise EmulatorCompileError(f"emulator: compiling {filename}", log, names, cmd,
+                                       _glue_expression(log, names))
         os.replace(tmp_so, so_path)
 
 

@@ -26,13 +26,17 @@ import warnings
 import numpy as np
 
 from . import backend as _backend
+from .compile_errors import CompileError
 
 __all__ = ["KernelCompileError", "Kernel", "kernels_root", "tree_hash", "load", "register",
            "param_words", "check_dense"]
 
 
-class KernelCompileError(RuntimeError):
-    """A kernel module failed to compile; the message holds the instantiations and the log."""
+class KernelCompileError(CompileError):
+    """A kernel module failed to compile. The message is one line (the instantiation the first
+    error came from, the compiler's first error line and the file of the whole log,
+    :mod:`primitives._core.compile_errors`); ``log`` holds the whole log, ``names`` the
+    instantiations asked for, ``log_path`` the file."""
 
 
 @functools.lru_cache(maxsize=None)
@@ -265,14 +269,16 @@ def load(relpath, names):
     return mod
 
 
-def _compile_message(relpath, names, exc):
-    """The cause first (the compiler's first error line, or why the compiler did not run), then
-    the whole log, then the instantiations asked for."""
-    log = str(exc).strip()
-    lines = [ln.strip() for ln in log.splitlines() if ln.strip()]
-    first = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
-    return (f"compiling {relpath} failed: {first}\n\n{log}\n\n"
-            f"instantiations asked for: {list(names)}")
+def _compile_error(relpath, names, exc):
+    """The :class:`KernelCompileError` of ``exc``, a compiler's error (a
+    :class:`~primitives._core.compile_errors.CompileError` of NVRTC or the emulator, with its log
+    and the instantiation it names, or CuPy's, whose text is the log)."""
+    if not isinstance(exc, CompileError):
+        return KernelCompileError(f"compiling {relpath}", str(exc), names)
+    if not exc.log:  # the compiler did not run (or an NVRTC call failed): its reason alone
+        return KernelCompileError(f"compiling {relpath} failed: {exc}", names=names)
+    return KernelCompileError(f"compiling {relpath}", exc.log, names, exc.instantiation,
+                              exc.log_path)
 
 
 _shipped_modules = {}  # path of a shipped binary -> its loaded module (one per file and device)
@@ -340,7 +346,7 @@ def compile_alone(relpath, name, arch):
         data, lowered = nvrtc.compile_binary(source(relpath), [name], arch=arch, options=opts,
                                              filename=relpath)
     except nvrtc.NVRTCError as exc:
-        raise KernelCompileError(_compile_message(relpath, [name], exc)) from exc
+        raise _compile_error(relpath, [name], exc) from exc
     directory.mkdir(parents=True, exist_ok=True)
     for path, blob in ((image, data), (meta, json.dumps(lowered).encode())):
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # whole files or none
@@ -381,7 +387,7 @@ def _compiled_alone(relpath, name):
             try:
                 raw.compile()
             except cupy.cuda.compiler.CompileException as cexc:
-                raise KernelCompileError(_compile_message(relpath, [name], cexc)) from cexc
+                raise _compile_error(relpath, [name], cexc) from cexc
             fn = raw.get_function(name)
         _alone[key] = fn
     return fn
@@ -409,7 +415,7 @@ def _compile(backend, relpath, names):
                 filename=str(kernels_root() / relpath),
             )
         except _emulator.EmulatorCompileError as exc:
-            raise KernelCompileError(_compile_message(relpath, names, exc)) from exc
+            raise _compile_error(relpath, names, exc) from exc
         get_raw = emod.get_function
 
     cache = {}

@@ -17,11 +17,15 @@ import glob
 import os
 import sys
 
+from .compile_errors import CompileError
+
 __all__ = ["NVRTCError", "NVRTCNotFound", "load", "compile_check", "compile_binary", "version"]
 
 
-class NVRTCError(RuntimeError):
-    """Compilation failed; the message carries the instantiation names and the compiler log."""
+class NVRTCError(CompileError):
+    """Compilation failed (one line: the instantiation, the compiler's first error and the file
+    of the whole log, :mod:`primitives._core.compile_errors`; ``log`` holds the log), or an
+    NVRTC call did (its status alone)."""
 
 
 class NVRTCNotFound(RuntimeError):
@@ -116,11 +120,9 @@ def _compile(code, name_expressions, arch, options, filename, binary):
         log = ctypes.create_string_buffer(size.value)
         lib.nvrtcGetProgramLog(prog, log)
         if status != 0:
-            names = ", ".join(name_expressions[:8]) + (" ..." if len(name_expressions) > 8 else "")
-            raise NVRTCError(
-                f"NVRTC failed for {filename} ({arch}), instantiations [{names}]:\n"
-                f"{log.value.decode(errors='replace')}"
-            )
+            raise NVRTCError(f"NVRTC compiling {filename} for {arch}",
+                             log.value.decode(errors="replace") or "error: no log from NVRTC",
+                             name_expressions)
         lowered = {}
         for name in name_expressions:
             out = ctypes.c_char_p()
