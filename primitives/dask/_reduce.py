@@ -55,11 +55,12 @@ __all__ = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"
 
 @dataclasses.dataclass(frozen=True)
 class ReducePolicy:
-    split_every: int  # partial results reduced per task of the tree (>= 2)
+    # partial results reduced per task of the tree (>= 2)
+    split_every: int = _policy.knob(_policy.Range(2))
     # a chunk's partial of device memory of at most this many bytes leaves its task in host
     # memory (one copy on the task's stream), so that it crosses workers as a host frame rather
     # than a device buffer; the last task puts the result back on the device (0: never)
-    host_bytes: int = 0
+    host_bytes: int = _policy.knob(_policy.Range(0), 0)
 
 
 TABLE = _policy.register("dask_reduce", {

@@ -122,7 +122,8 @@ _FUNC_NAME = {False: "inclusive_scan", True: "exclusive_scan"}
 
 @dataclasses.dataclass(frozen=True)
 class TotalsPolicy:
-    fold_max: int  # "totals" over at most this many chunks: each scan task folds its seed itself
+    # "totals" over at most this many chunks: each scan task folds its seed itself (0: never)
+    fold_max: int = _policy.knob(_policy.Range(0))
 
 
 TABLE = _policy.register("dask_scan", {

@@ -41,7 +41,8 @@ __all__ = ["sort", "argsort"]
 
 @dataclasses.dataclass(frozen=True)
 class SampleSortPolicy:
-    oversample: int  # sample keys per output chunk (the splitters' rank error ~ n / (p * this))
+    # sample keys per output chunk (the splitters' rank error ~ n / (p * this)), at least one
+    oversample: int = _policy.knob(_policy.Range(1))
 
 
 TABLE = _policy.register("dask_sort", {

@@ -28,7 +28,7 @@ __all__ = ["topk"]
 
 @dataclasses.dataclass(frozen=True)
 class TreePolicy:
-    fan_in: int  # candidate lists merged per task (>= 2)
+    fan_in: int = _policy.knob(_policy.Range(2))  # candidate lists merged per task (>= 2)
 
 
 TABLE = _policy.register("dask_topk", {
