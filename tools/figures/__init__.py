@@ -2,6 +2,10 @@
 
     python -m tools.figures [--family NAME ...] [--out FILE]
 
+``--out`` writes the page of docs/performance.md (:mod:`tools.figures.page`): a section per
+family, each opening with the run's device, versions, commit and date; the sections of an
+existing page that this run did not measure are kept.
+
 Each family's measurements live in ``tools/figures/<family>.py`` (named in the family registry,
 :mod:`primitives._core.registry`) as ``run(ctx)``; ``ctx`` (a :class:`Context`) gives the
 measured copy bandwidth, interleaved timing, the CUB module (or None) and Markdown output. The
@@ -23,8 +27,17 @@ class Context:
         self.copy = copy_gbs
         self.cc = cc  # cuda.compute or None
         self.lines = []
-        self.family = None  # set by the runner for each family
+        self.family = None  # the page section being written (set by :meth:`section`)
+        self.measuring = None  # the --family being measured (set by the runner)
+        self.sections = []  # (section, the --family that measured it), in page order
         self.records = []  # one per peer row: the data of --csv
+
+    def section(self, name):
+        """Start the page's section ``name``: the runner starts one per ``--family``; a module
+        that measures other families too (scan: compaction, segmented) starts theirs."""
+        self.lines += ["", f"## {name}"]
+        self.family = name
+        self.sections.append((name, self.measuring))
 
     def bench(self, fns, **kw):
         """Interleaved medians (ms) of the callables in ``fns`` (name -> callable)."""

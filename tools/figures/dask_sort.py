@@ -29,6 +29,15 @@ OVERHEAD = (("sum float32", 2**30, 8, 1.15), ("histogram float32, 256 bins, rang
             ("cumsum float32", 2**30, 8, 1.3))
 
 
+#: the page section's first words under its header line
+CAPTION = ("`primitives.dask` on one GPU with the threaded scheduler and CuPy chunks: every Dask "
+           "call timed from the call to its chunks computed in memory (`dask.persist`), graph "
+           "building and the eager steps included. The first table against CuPy on the whole "
+           "array; the second, the graph's overhead: each Dask call against the same "
+           "`primitives` call on the one array, and against `dask.array`'s own call on the same "
+           "chunks.")
+
+
 def _persisted(dask, arrays):
     """A callable computing ``arrays()``'s chunks into memory (threaded scheduler)."""
     def fn():
@@ -45,6 +54,7 @@ def run(ctx):
     import primitives.dask as pd
 
     rng = cp.random.default_rng(2026)
+    ctx.lines += ["", CAPTION]
     ctx.table(["work", "n", "chunks", "dask ms", "cupy ms", "prim ms (one array)",
                "dask / cupy", "target", "met", "chunk sizes max/min", "same result"])
     for work, n, parts, target in CASES:

@@ -1,7 +1,7 @@
 """Scan figures: inclusive sums int32 -> int32 and float32 at 2^28 against CUB (cuda.compute
 inclusive_scan) and cupy.cumsum; the three variants side by side; compaction against boolean
-indexing and cupy.nonzero; segmented scan and reduce against CuPy's row-wise calls and CUB's
-segmented_reduce."""
+indexing and cupy.nonzero (the page's compaction section); segmented scan and reduce against
+CuPy's row-wise calls and CUB's segmented_reduce (its segmented section)."""
 
 import cupy
 import numpy as np
@@ -52,6 +52,7 @@ def run(ctx):
                     else "1.00x")
 
     # compaction: float32 2^28, half selected, against boolean indexing and cupy.nonzero
+    ctx.section("compaction")
     host = rng.random(n, dtype=np.float32) + np.float32(0.5)
     hmask = rng.random(n) < 0.5
     x, mask = cupy.asarray(host), cupy.asarray(hmask)
@@ -67,6 +68,7 @@ def run(ctx):
                  mask.nbytes + 8 * (n // 2), "cupy.nonzero", t["cupy.nonzero"])
 
     # segmented scan and reduce: 2^16 segments of 2^12 float32, and 2^22 ragged tiny segments
+    ctx.section("segmented")
     rows, cols = 1 << 16, 1 << 12
     host = rng.random(rows * cols, dtype=np.float32) + np.float32(0.5)
     x = cupy.asarray(host)

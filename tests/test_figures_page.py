@@ -1,0 +1,105 @@
+"""The page python -m tools.figures writes (tools/figures/page.py), without a GPU: a run replaces
+its families' sections and keeps the others, never mixes two kinds of device, and
+docs/performance.md is a page in that form."""
+
+import pathlib
+
+import pytest
+
+from tools.figures import Context, page
+from tools.figures.__main__ import page_sections, section_order
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PERFORMANCE = ROOT / "docs" / "performance.md"
+DEVICE = "NVIDIA H200 (132 SMs), driver 1, CuPy 2, commit abc1234, 2026-11-30"
+COPY = "measured copy bandwidth (read + write, 2 GiB): 4200 GB/s"
+
+
+def _run(*families):
+    """The sections a run of ``families`` writes: a Context filled as the runner and the
+    figures modules fill it (scan's module also writes compaction and segmented)."""
+    ctx = Context(4200.0, None)
+    ctx.lines += [f"device: {DEVICE}", COPY]
+    for family in families:
+        ctx.measuring = family
+        ctx.section(family)
+        ctx.rows(["work", "ms"], [(f"{family} work", "1.0000")])
+        if family == "scan":
+            for other in ("compaction", "segmented"):
+                ctx.section(other)
+                ctx.rows(["work", "ms"], [(f"{other} work", "2.0000")])
+    return ctx, page_sections(ctx.lines[2:], ctx.sections, DEVICE, COPY)
+
+
+def test_each_section_opens_with_the_run_and_the_command_that_measures_it():
+    ctx, sections = _run("sort", "scan")
+    assert [name for name, _ in sections] == ["sort", "scan", "compaction", "segmented"]
+    assert ctx.sections[-1] == ("segmented", "scan")
+    for name, lines in sections:
+        family = "sort" if name == "sort" else "scan"
+        assert lines[0] == (f"Measured on {DEVICE}; {COPY} "
+                            f"(`python -m tools.figures --family {family}`).")
+        assert f"| {name} work |" in "\n".join(lines)
+        assert page.device_of(lines) == "NVIDIA H200"
+
+
+def test_a_new_page_holds_the_sections_in_the_registry_order():
+    _, sections = _run("sort", "scan")
+    text = page.merge(None, sections, section_order(), "NVIDIA H200")
+    head, cut = page.split(text)
+    assert "\n".join(head).strip() == page.PAGE_HEAD
+    assert [name for name, _ in cut] == ["scan", "compaction", "segmented", "sort"]
+
+
+def test_a_run_replaces_its_sections_and_keeps_the_others():
+    _, sections = _run("sort", "scan")
+    old = page.merge(None, sections + [("start", ["Hand-written, no device named."])],
+                     section_order(), "NVIDIA H200")
+    ctx = Context(4200.0, None)
+    ctx.lines += [f"device: {DEVICE.replace('abc1234', 'def5678')}", COPY]
+    ctx.measuring = "sort"
+    ctx.section("sort")
+    ctx.rows(["work", "ms"], [("sort work", "0.5000")])
+    new = page_sections(ctx.lines[2:], ctx.sections, ctx.lines[0].removeprefix("device: "), COPY)
+    text = page.merge(old, new, section_order(), "NVIDIA H200")
+    cut = dict(page.split(text)[1])
+    assert list(cut) == ["scan", "compaction", "segmented", "sort", "start"]
+    assert "commit def5678" in cut["sort"][1] and "| sort work | 0.5000 |" in cut["sort"]
+    assert "commit abc1234" in cut["scan"][1]
+    assert cut["start"] == ["", "Hand-written, no device named."]
+    assert page.merge(text, [], section_order(), "NVIDIA H200") == text
+
+
+def test_a_run_on_another_kind_of_device_is_refused():
+    _, sections = _run("sort", "scan")
+    old = page.merge(None, sections, section_order(), "NVIDIA H200")
+    other = [("sort", [page.header("NVIDIA H100 80GB HBM3 (132 SMs), commit x, 2026-11-30", COPY,
+                                   "sort")])]
+    with pytest.raises(ValueError, match="'scan' was measured on NVIDIA H200, this run on "
+                                         "NVIDIA H100 80GB HBM3"):
+        page.merge(old, other, section_order(), "NVIDIA H100 80GB HBM3")
+    # every section measured again: nothing of the other device is kept
+    full = [(name, other[0][1]) for name, _ in sections]
+    assert page.merge(old, full, section_order(), "NVIDIA H100 80GB HBM3")
+
+
+def test_performance_md_is_a_page_of_one_kind_of_device():
+    """docs/performance.md is what the figures write: their head, the sections in their order,
+    each table after a line naming the device, commit and date, one kind of device throughout;
+    writing it back changes nothing."""
+    text = PERFORMANCE.read_text()
+    head, sections = page.split(text)
+    assert "\n".join(head).strip() == page.PAGE_HEAD
+    names = [name for name, _ in sections]
+    known = [n for n in names if n in section_order()]
+    assert known == [n for n in section_order() if n in names]
+    assert set(section_order()) <= set(names), "a family without a section"
+    devices = set()
+    for name, lines in sections:
+        tables = [i for i, line in enumerate(lines) if line.startswith("|")]
+        if tables:
+            measured = [i for i, line in enumerate(lines) if "Measured on " in line]
+            assert measured and measured[0] < tables[0], f"{name}: a table before its run's line"
+            devices.add(page.device_of(lines))
+    assert len(devices) == 1, f"docs/performance.md mixes devices: {devices}"
+    assert page.merge(text, [], section_order(), devices.pop()) == text
