@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from primitives._core import emulator as emu
+from primitives._core import emulator_build as emu_build
 from primitives._core.emulator import EmulatorCompileError, EmulatorError
 
 KDIR = pathlib.Path(__file__).resolve().parent / "emu_kernels"
@@ -685,7 +686,7 @@ def test_build_lock_is_exclusive_across_processes(tmp_path):
     probe = ("import fcntl, sys\nf = open(sys.argv[1], 'a')\n"
              "try:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n    print('free')\n"
              "except BlockingIOError:\n    print('held')\n")
-    with emu._build_lock(lock):
+    with emu_build._build_lock(lock):
         held = subprocess.run([sys.executable, "-c", probe, str(lock)], capture_output=True,
                               text=True).stdout.strip()
     free = subprocess.run([sys.executable, "-c", probe, str(lock)], capture_output=True,

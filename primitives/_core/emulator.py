@@ -13,22 +13,16 @@ the standard library only).
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import hashlib
 import os
-import pathlib
-import re
-import shlex
-import shutil
-import subprocess
-import tempfile
 import threading
 from collections import namedtuple
 
 import numpy as np
 
-from .compile_errors import CompileError, first_error_block
+from . import emulator_build as _build
+from .emulator_build import _ABI, EmulatorCompileError
 
 __all__ = [
     "EmulatorError",
@@ -47,28 +41,12 @@ __all__ = [
 MAX_THREADS_PER_BLOCK = 1024
 DEFAULT_MAX_DYNAMIC_SHARED = 48 * 1024
 MAX_DYNAMIC_SHARED = 227 * 1024
-_ABI = 1  # must match PRIM_EMU_ABI in emu.h
 _CFG_LEN = 11
 
 
 class EmulatorError(RuntimeError):
     """A launch was refused or failed: bad configuration, divergent barriers, deadlock, spin,
     illegal memory access or stack overflow, assertion or __trap() in a kernel."""
-
-
-class EmulatorCompileError(CompileError):
-    """The host compiler rejected a module (one line: the name expression the first error came
-    from, the compiler's first error and the file of the whole log,
-    :mod:`primitives._core.compile_errors`), or could not be run (``what`` alone); ``log``,
-    ``name_expressions`` and ``command`` say why."""
-
-    def __init__(self, what, log="", name_expressions=(), command=(), instantiation=None):
-        super().__init__(what, log, name_expressions, instantiation)
-        self.command = list(command)
-
-    @property
-    def name_expressions(self):
-        return self.names
 
 
 #: One kernel parameter: ``kind`` is "pointer", "int", "uint", "float", "bool" or "struct";
@@ -78,21 +56,6 @@ ParamInfo = namedtuple("ParamInfo", "index kind size align ctype pointee_kind po
 
 _KINDS = {0: "struct", 1: "pointer", 2: "int", 3: "uint", 4: "float", 5: "bool"}
 
-
-def _find_header():
-    env = os.environ.get("PRIMITIVES_EMU_HEADER")
-    if env:
-        return pathlib.Path(env).resolve()
-    package = pathlib.Path(__file__).resolve().parent.parent
-    for cand in (package / "kernels" / "emulator" / "emu.h",
-                 package.parent / "kernels" / "emulator" / "emu.h"):
-        if cand.is_file():
-            return cand
-    return package.parent / "kernels" / "emulator" / "emu.h"
-
-
-#: The emulation header force-included into every module (override: $PRIMITIVES_EMU_HEADER).
-EMU_HEADER = _find_header()
 
 # ---------------------------------------------------------------------------------------------
 # race-exposing mode
@@ -153,126 +116,6 @@ SPIN_LIMIT = _env_int("PRIMITIVES_EMU_SPIN_LIMIT", 1_000_000)
 #: stack of each emulated thread (KiB); fixed once the first launch of the process has run
 STACK_KB = _env_int("PRIMITIVES_EMU_STACK_KB", 256)
 
-# ---------------------------------------------------------------------------------------------
-# compiler
-# ---------------------------------------------------------------------------------------------
-_compiler_cache = {}
-
-
-def _compiler():
-    """(argv prefix, identity string) of the host C++ compiler ($CXX, else g++, else c++)."""
-    cxx_env = os.environ.get("CXX", "").strip()
-    key = cxx_env
-    hit = _compiler_cache.get(key)
-    if hit:
-        return hit
-    if cxx_env:
-        argv = shlex.split(cxx_env)
-        if not shutil.which(argv[0]):
-            raise EmulatorCompileError(f"emulator: $CXX={cxx_env!r} is not an executable")
-    else:
-        exe = shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
-        if not exe:
-            raise EmulatorCompileError(
-                "emulator: no C++ compiler found (install g++, or set $CXX) -- the CPU emulator "
-                "compiles the CUDA kernels with the host compiler"
-            )
-        argv = [exe]
-    try:
-        ident = subprocess.run(argv + ["--version"], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise EmulatorCompileError(f"emulator: cannot run the C++ compiler {argv}: {exc}") from exc
-    res = (argv, ident.strip(), "clang" in ident.lower())
-    _compiler_cache[key] = res
-    return res
-
-
-# NVRTC options that mean nothing to the host compiler are dropped; -D/-U/-I/-std and
-# host-meaningful -O/-W/-f/-g/-m flags pass through.
-_NVRTC_ONLY_PREFIXES = ("-fmad", "-ftz", "-prec-", "-arch", "-use_fast_math", "--", "-lineinfo",
-                        "-default-device", "-dopt", "-ewp", "-dw", "-rdc", "-dlto", "-G")
-
-
-def _translate_options(options):
-    out = []
-    for opt in options:
-        opt = str(opt)
-        if opt.startswith(("--std=", "-std=")):
-            out.append("-std=" + opt.split("=", 1)[1])
-        elif opt.startswith(("--define-macro=", "--undefine-macro=", "--include-path=")):
-            flag = {"--define-macro=": "-D", "--undefine-macro=": "-U", "--include-path=": "-I"}
-            for pre, short in flag.items():
-                if opt.startswith(pre):
-                    out.append(short + opt[len(pre):])
-        elif opt.startswith(("-D", "-U", "-I")):
-            out.append(opt)
-        elif opt.startswith(_NVRTC_ONLY_PREFIXES):
-            continue
-        elif opt.startswith(("-O", "-W", "-f", "-g", "-m")):
-            out.append(opt)
-    return out
-
-
-_LINKER_SCRIPT = """\
-SECTIONS {
-  prim_emu_tshared : ALIGN(64) {
-    PROVIDE_HIDDEN(prim_emu_tshared_begin = .);
-    KEEP(*(.bss.prim_emu_shared))
-    *(.bss._ZZ*)
-    PROVIDE_HIDDEN(prim_emu_tshared_end = .);
-  }
-} INSERT AFTER .bss;
-"""
-
-
-def _cache_dir():
-    base = os.environ.get("PRIMITIVES_CACHE_DIR")
-    d = pathlib.Path(base) / "emulator" if base else pathlib.Path.home() / ".cache" / "primitives" / "emulator"
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-        if os.access(d, os.W_OK):
-            return d
-    except OSError:
-        pass
-    d = pathlib.Path(tempfile.gettempdir()) / f"primitives-emulator-{os.getuid()}"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
-
-
-_GLUE_FILE = "<primitives-emulator-glue>"
-_GLUE_LINE = re.compile(re.escape(_GLUE_FILE) + r":(\d+)")
-
-
-def _glue(name_expressions):
-    # the layout _glue_expression reads back: line 1 the exports' macro, then three lines per
-    # name expression (a comment, its launcher, its parameter description)
-    lines = ["", f'#line 1 "{_GLUE_FILE}"', "PRIM_EMU_MODULE_EXPORTS"]
-    for i, expr in enumerate(name_expressions):
-        lines.append(f"// [{i}] {expr}")
-        lines.append(
-            f"PRIM_EMU_EXPORT int prim_emu_launch_{i}(const long long* cfg, void** args, char* err, "
-            f"long long errlen) {{ return ::prim_emu::launch(&{expr}, cfg, args, err, errlen); }}"
-        )
-        lines.append(
-            f"PRIM_EMU_EXPORT long long prim_emu_params_{i}(::prim_emu::ParamInfo* out, long long cap) "
-            f"{{ return ::prim_emu::param_info(&{expr}, out, cap); }}"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def _glue_expression(log, names):
-    """The name expression the compiler's first error came from: the first glue line (a
-    launcher or parameter description of one name expression) the first error's block of the
-    log names (its "required from here", or the error itself), or None."""
-    for line in first_error_block(log):
-        m = _GLUE_LINE.search(line)
-        if m:
-            i = (int(m.group(1)) - 2) // 3
-            if 0 <= i < len(names):
-                return names[i]
-    return None
-
-
 _modules = {}
 _compile_lock = threading.Lock()
 
@@ -296,91 +139,14 @@ def compile_module(code, name_expressions, *, include_dirs=(), options=(), cache
         raise ValueError("compile_module: name_expressions is empty")
     if len(set(names)) != len(names):
         raise ValueError(f"compile_module: duplicate name expressions in {names}")
-    argv, ident, is_clang = _compiler()
-    header = EMU_HEADER
-    try:
-        header_text = header.read_bytes()
-    except OSError as exc:
-        raise EmulatorCompileError(f"emulator: cannot read {header}: {exc}") from exc
-    incs = [str(pathlib.Path(d).resolve()) for d in include_dirs]
-    opts = _translate_options(options)
-    h = hashlib.sha256()
-    for part in (f"abi{_ABI}", code, "\0".join(names), "\0".join(opts), "\0".join(incs),
-                 str(cache_key), filename, ident, " ".join(argv)):
-        h.update(part.encode() if isinstance(part, str) else part)
-        h.update(b"\x00\x01")
-    h.update(header_text)
-    digest = h.hexdigest()[:40]
-
+    digest, build = _build.prepare(code, names, include_dirs, options, cache_key, filename)
     with _compile_lock:
         mod = _modules.get(digest)
         if mod is not None:
             return mod
-        cdir = _cache_dir()
-        so_path = cdir / f"{digest}.so"
-        if not so_path.is_file():
-            with _build_lock(cdir / f"{digest}.lock"):  # one build of a module across processes
-                if not so_path.is_file():
-                    _build(argv, is_clang, header, code, names, incs, opts, filename, so_path,
-                           cdir)
-        mod = EmuModule(so_path, names)
+        mod = EmuModule(build(), names)
         _modules[digest] = mod
         return mod
-
-
-@contextlib.contextmanager
-def _build_lock(path):
-    """An exclusive lock on ``path`` across processes (test workers sharing one cache build a
-    module once, the others wait for it); no lock where ``fcntl`` is missing."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, cdir):
-    with tempfile.TemporaryDirectory(prefix="prim-emu-") as tmp:
-        tmp = pathlib.Path(tmp)
-        src = tmp / "module.cpp"
-        fname = filename.replace("\\", "/").replace('"', "'")
-        src.write_text(f'#line 1 "{fname}"\n' + code + "\n" + _glue(names))
-        ld = tmp / "shared.ld"
-        ld.write_text(_LINKER_SCRIPT)
-        fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=str(cdir))
-        os.close(fd)
-        cmd = list(argv) + [
-            "-std=c++17", "-O1", "-fPIC", "-shared", "-pipe", "-DPRIM_EMULATOR=1",
-            "-include", str(header),
-            "-Wno-unknown-pragmas", "-fvisibility=hidden", "-fno-strict-aliasing", "-fwrapv",
-            "-fno-threadsafe-statics",
-        ]
-        if not is_clang:
-            cmd.append("-fno-gnu-unique")
-        cmd += [f"-I{d}" for d in incs] + opts
-        cmd += ["-x", "c++", str(src), "-x", "none", "-o", tmp_so]
-        # The linker script gathers static shared memory (including the static locals of
-        # templates) between two symbols, so that race mode can poison it; a linker that does not
-        # take it still gets a working module (static shared memory then is not poisoned).
-        try:
-            proc = subprocess.run(cmd + [f"-Wl,-T,{ld}"], capture_output=True, text=True, cwd=str(tmp))
-            if proc.returncode != 0 and str(ld) in proc.stdout + proc.stderr:
-                proc = subprocess.run(cmd, capture_output=True, text=True, cwd=str(tmp))
-        except OSError as exc:
-            os.unlink(tmp_so)
-            raise EmulatorCompileError(f"emulator: cannot run {cmd[0]}: {exc}", "", names, cmd) from exc
-        if proc.returncode != 0:
-            os.unlink(tmp_so)
-            log = (proc.stdout + proc.stderr).strip() or "error: the compiler failed silently"
-            raise EmulatorCompileError(f"emulator: compiling {filename}", log, names, cmd,
-                                       _glue_expression(log, names))
-        os.replace(tmp_so, so_path)
 
 
 # ---------------------------------------------------------------------------------------------
