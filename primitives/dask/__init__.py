@@ -15,7 +15,8 @@ docs/dask.rst.
 from __future__ import annotations
 
 from ._histogram import bincount, histogram
-from ._reduce import all, any, argmax, argmin, max, mean, min, prod, sum  # noqa: A004 - NumPy's
+from ._argreduce import argmax, argmin
+from ._reduce import all, any, max, mean, min, prod, sum  # noqa: A004 - NumPy's
 from ._scan import cumprod, cumsum, exclusive_scan, inclusive_scan
 from ._sort import argsort, sort
 from ._spmv import CSR, spmv
