@@ -17,8 +17,14 @@ from .compaction import compact, compact_indices
 from .segmented import segmented_reduce, segmented_scan
 from . import sparse
 from .sparse import spmv
-from .histograms import (bincount, histogram, histogram2d, histogram_channels, histogram_even,
-                         histogramdd)
+from .histograms import (
+    bincount,
+    histogram,
+    histogram2d,
+    histogram_channels,
+    histogram_even,
+    histogramdd,
+)
 from .sorting import argsort, radix_sort, segmented_sort, sort
 from .sets import reduce_by_key, run_length_encode, unique
 from .selection import argpartition, partition, topk
@@ -27,17 +33,48 @@ from .searching import searchsorted
 __version__ = "0.1.0"
 
 __all__ = [
-    "backend_info", "KernelCompileError", "__version__", "plan", "clear_caches", "cache_info",
+    "backend_info",
+    "KernelCompileError",
+    "__version__",
+    "plan",
+    "clear_caches",
+    "cache_info",
     "tuning",
-    "reduce", "sum", "min", "max", "mean", "any", "all", "prod",
-    "argmin", "argmax",
-    "inclusive_scan", "exclusive_scan", "cumsum", "compact", "compact_indices",
+    "reduce",
+    "sum",
+    "min",
+    "max",
+    "mean",
+    "any",
+    "all",
+    "prod",
+    "argmin",
+    "argmax",
+    "inclusive_scan",
+    "exclusive_scan",
+    "cumsum",
+    "compact",
+    "compact_indices",
     "cumprod",
-    "segmented_scan", "segmented_reduce",
-    "spmv", "sparse",
-    "histogram", "bincount", "histogram_even", "histogram_channels", "histogram2d", "histogramdd",
-    "sort", "argsort", "radix_sort", "segmented_sort",
-    "unique", "run_length_encode", "reduce_by_key",
-    "topk", "argpartition", "partition",
+    "segmented_scan",
+    "segmented_reduce",
+    "spmv",
+    "sparse",
+    "histogram",
+    "bincount",
+    "histogram_even",
+    "histogram_channels",
+    "histogram2d",
+    "histogramdd",
+    "sort",
+    "argsort",
+    "radix_sort",
+    "segmented_sort",
+    "unique",
+    "run_length_encode",
+    "reduce_by_key",
+    "topk",
+    "argpartition",
+    "partition",
     "searchsorted",
 ]

@@ -11,9 +11,23 @@ from primitives._core import plans as _plans
 from primitives.reduction import _arg
 from primitives.testing import harness as H
 
-DTYPES = [np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
-                                np.int64, np.uint32, np.uint64, np.float16, np.float32,
-                                np.float64)]
+DTYPES = [
+    np.dtype(d)
+    for d in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.int64,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+    )
+]
 FUNCS = ["argmin", "argmax"]
 
 #: small blocks so that a few thousand elements span several blocks on the emulator
@@ -47,6 +61,7 @@ def test_exported():
     assert prim.argmin is prim.reduction.argmin and prim.argmax is prim.reduction.argmax
     assert {"argmin", "argmax"} <= set(prim.__all__)
     from primitives._core import registry
+
     assert {"argmin", "argmax"} <= set(registry.family("reduction").functions)
 
 
@@ -91,8 +106,11 @@ def test_all_equal_gives_zero(func, dt, small):
 def test_ties_first_occurrence(func, dt, small):
     n = 3000
     x = np.zeros(n, dtype=dt)
-    ext = (np.ones(1, dtype=dt)[0] if func == "argmax" else
-           (np.zeros(1, dtype=dt)[0] if dt.kind in "bu" else -np.ones(1, dtype=dt)[0]))
+    ext = (
+        np.ones(1, dtype=dt)[0]
+        if func == "argmax"
+        else (np.zeros(1, dtype=dt)[0] if dt.kind in "bu" else -np.ones(1, dtype=dt)[0])
+    )
     if dt.kind in "bu" and func == "argmin":
         x[:] = 1
     for where in ([5, 6, 2999], [1500, 1501, 2900], [2999], [0, 2999], [31, 32, 33, 2000]):
@@ -119,9 +137,16 @@ def test_nan_first(func, dt, where, rng, small):
 @pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
 def test_infinities_and_signed_zero(func, dt, small):
     dt = np.dtype(dt)
-    cases = [[np.inf, -np.inf, 0.0, np.inf, -np.inf], [-np.inf] * 40, [np.inf] * 40,
-             [0.0, -0.0, 0.0], [-0.0, 0.0, -0.0], [np.inf, np.nan, -np.inf, np.nan],
-             [np.nan] * 3, [1.0] * 50 + [-np.inf] + [np.inf] + [1.0] * 60]
+    cases = [
+        [np.inf, -np.inf, 0.0, np.inf, -np.inf],
+        [-np.inf] * 40,
+        [np.inf] * 40,
+        [0.0, -0.0, 0.0],
+        [-0.0, 0.0, -0.0],
+        [np.inf, np.nan, -np.inf, np.nan],
+        [np.nan] * 3,
+        [1.0] * 50 + [-np.inf] + [np.inf] + [1.0] * 60,
+    ]
     for c in cases:
         x = np.array(c, dtype=dt)
         _check(x, func)
@@ -147,10 +172,11 @@ def test_integer_extremes(func, small):
 
 
 @pytest.mark.parametrize("func", FUNCS)
-@pytest.mark.parametrize("dt", ["bool", "int8", "uint16", "int32", "uint64", "float16",
-                                "float64"])
-@pytest.mark.parametrize("shape", [(1,), (5,), (3, 1), (1, 4), (4, 37), (37, 4), (3, 50, 7),
-                                   (2, 3, 4, 5), (6, 130), (130, 6)])
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint16", "int32", "uint64", "float16", "float64"])
+@pytest.mark.parametrize(
+    "shape",
+    [(1,), (5,), (3, 1), (1, 4), (4, 37), (37, 4), (3, 50, 7), (2, 3, 4, 5), (6, 130), (130, 6)],
+)
 def test_axes(func, dt, shape, rng, small):
     x = _random(rng, np.dtype(dt), shape)
     _check(x, func)
@@ -209,8 +235,13 @@ def test_empty_axis_other_than_reduced(func):
 def test_out(func, rng):
     x = _random(rng, np.dtype(np.float32), (6, 45))
     f, g = getattr(prim, func), getattr(np, func)
-    for axis, shape, kd in ((0, (45,), False), (1, (6,), False), (1, (6, 1), True),
-                            (None, (), False), (None, (1, 1), True)):
+    for axis, shape, kd in (
+        (0, (45,), False),
+        (1, (6,), False),
+        (1, (6, 1), True),
+        (None, (), False),
+        (None, (1, 1), True),
+    ):
         for dt in (np.int64, np.int32):
             out = np.full(shape, -7, dtype=dt)
             want = g(x, axis=axis, out=np.full(shape, -7, dtype=dt), keepdims=kd)
@@ -248,9 +279,13 @@ def _raises_like(func, x, **kw):
 
 @pytest.mark.parametrize("func", FUNCS)
 def test_empty_raises_numpys_message(func):
-    for x, kw in ((np.zeros(0, np.float32), {}), (np.zeros((3, 0)), {}),
-                  (np.zeros((0, 3)), {"axis": 0}), (np.zeros((2, 0, 1)), {"axis": 1}),
-                  (np.zeros(0, np.int8), {"keepdims": True})):
+    for x, kw in (
+        (np.zeros(0, np.float32), {}),
+        (np.zeros((3, 0)), {}),
+        (np.zeros((0, 3)), {"axis": 0}),
+        (np.zeros((2, 0, 1)), {"axis": 1}),
+        (np.zeros(0, np.int8), {"keepdims": True}),
+    ):
         info = _raises_like(func, x, **kw)
         assert str(info.value) == f"attempt to get {func} of an empty sequence"
 
@@ -269,22 +304,33 @@ def test_out_errors(func):
     x = np.arange(12.0).reshape(3, 4)
     ro = np.zeros(4, np.int64)
     ro.flags.writeable = False
-    for kw in ({"axis": 0, "out": np.zeros(3, np.int64)},
-               {"axis": 0, "out": np.zeros((1, 4), np.int64)},
-               {"axis": 0, "out": np.zeros(4, np.float64)},
-               {"axis": 0, "out": np.zeros(4, np.uint64)},
-               {"out": np.zeros(1, np.int64)},
-               {"out": np.zeros((), np.float32)},
-               {"axis": 0, "out": [0, 0, 0, 0]},
-               {"axis": 0, "out": ro}):
+    for kw in (
+        {"axis": 0, "out": np.zeros(3, np.int64)},
+        {"axis": 0, "out": np.zeros((1, 4), np.int64)},
+        {"axis": 0, "out": np.zeros(4, np.float64)},
+        {"axis": 0, "out": np.zeros(4, np.uint64)},
+        {"out": np.zeros(1, np.int64)},
+        {"out": np.zeros((), np.float32)},
+        {"axis": 0, "out": [0, 0, 0, 0]},
+        {"axis": 0, "out": ro},
+    ):
         info = _raises_like(func, x, **kw)
         assert func in str(info.value)
 
 
 @pytest.mark.parametrize("func", FUNCS)
-@pytest.mark.parametrize("bad", [np.array([1 + 2j, 3j]), np.array([1, 2], np.complex64),
-                                 np.array(["a", "b"]), np.array([1, "a"], dtype=object),
-                                 np.zeros(3, "M8[s]"), np.zeros(3, "m8[s]")], ids=str)
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.array([1 + 2j, 3j]),
+        np.array([1, 2], np.complex64),
+        np.array(["a", "b"]),
+        np.array([1, "a"], dtype=object),
+        np.zeros(3, "M8[s]"),
+        np.zeros(3, "m8[s]"),
+    ],
+    ids=str,
+)
 def test_unsupported_dtypes_are_type_errors(func, bad):
     with pytest.raises(TypeError, match=func):
         getattr(prim, func)(bad)
@@ -395,13 +441,13 @@ def test_device_input_stays_on_device(on_gpu, rng):
     got = prim.argmax(cupy.asarray(x))
     assert isinstance(got, cupy.ndarray) and got.shape == () and got.dtype == np.int64
     assert int(got) == np.argmax(x)
-    m = x[:1003 * 99].reshape(1003, 99)
+    m = x[: 1003 * 99].reshape(1003, 99)
     got = prim.argmin(cupy.asarray(m)[:, :50], axis=1)  # a strided device view
     assert isinstance(got, cupy.ndarray)
     H.assert_same(got, np.argmin(m[:, :50], axis=1))
     out = cupy.zeros(99, dtype=cupy.int64)
-    assert prim.argmax(cupy.asarray(x[:1003 * 99]).reshape(1003, 99), axis=0, out=out) is out
-    H.assert_same(out, np.argmax(x[:1003 * 99].reshape(1003, 99), axis=0))
+    assert prim.argmax(cupy.asarray(x[: 1003 * 99]).reshape(1003, 99), axis=0, out=out) is out
+    H.assert_same(out, np.argmax(x[: 1003 * 99].reshape(1003, 99), axis=0))
 
 
 @pytest.mark.gpu
@@ -419,10 +465,10 @@ def test_more_than_2_31_elements(on_gpu):
     x[12345] = -4
     assert int(prim.argmax(x)) == n - 3
     assert int(prim.argmin(x)) == 12345
-    rows = x[:2**31].reshape(2, 2**30)
+    rows = x[: 2**31].reshape(2, 2**30)
     H.assert_same(prim.argmax(rows, axis=1), np.array([0, 2**30 - 3]))
     H.assert_same(prim.argmin(rows, axis=1), np.array([12345, 0]))
-    cols = x[:2**31].reshape(2**21, 2**10)
+    cols = x[: 2**31].reshape(2**21, 2**10)
     got = prim.argmax(cols, axis=0)
     assert int(got[(2**31 - 3) % 2**10]) == (2**31 - 3) // 2**10
 
@@ -441,8 +487,9 @@ def test_few_long_rows_and_columns(func, dt, shape, rng, small):
     _check(x.reshape(shape[0], 1, -1), func, axis=2)
     _check(np.ascontiguousarray(np.moveaxis(x.reshape(shape[0], 1, -1), 2, 1)), func, axis=1)
     with prim.tuning.override("reduction", selector="arg", **SMALL):
-        plan = _arg._axis_plan(prim._core.backend.get_backend(), np.dtype(dt), True,
-                               shape[0], shape[1], 1)
+        plan = _arg._axis_plan(
+            prim._core.backend.get_backend(), np.dtype(dt), True, shape[0], shape[1], 1
+        )
     assert plan.launch.grid[1] == shape[0]
     if shape[0] <= 3:  # the emulator's 4 multiprocessors x 2 blocks: several blocks per row
         assert plan.launch.grid[0] > 1

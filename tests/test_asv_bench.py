@@ -16,8 +16,16 @@ from primitives._core import backend as _backend
 from conftest import load_benchmark
 
 ASV = pathlib.Path(__file__).resolve().parent.parent / "asv_bench"
-FAMILIES = {"Copy", "Reduction", "Scan", "Compaction", "SegmentedReduce", "Histogram", "Sort",
-            "Spmv"}
+FAMILIES = {
+    "Copy",
+    "Reduction",
+    "Scan",
+    "Compaction",
+    "SegmentedReduce",
+    "Histogram",
+    "Sort",
+    "Spmv",
+}
 
 asv = pytest.importorskip("asv", reason="asv is part of the test extra: pip install -e .[test]")
 
@@ -34,14 +42,21 @@ def _env():
     env = dict(os.environ, PRIMITIVES_BACKEND=os.environ.get("PRIMITIVES_BACKEND", "auto"))
     # the package under test, for asv's subprocesses (asv drops PYTHONPATH)
     env["ASV_PYTHONPATH"] = os.pathsep.join(
-        [str(ASV.parent)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+        [str(ASV.parent)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     return env
 
 
 @pytest.fixture(scope="module")
 def discovered():
-    out = subprocess.run([sys.executable, "-c", DISCOVER, str(ASV)], capture_output=True,
-                         text=True, env=_env(), cwd=ASV, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", DISCOVER, str(ASV)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=ASV,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -58,8 +73,14 @@ def test_config():
 
 
 def test_asv_check():
-    out = subprocess.run([sys.executable, "-m", "asv", "check", "--python=same"], cwd=ASV,
-                         capture_output=True, text=True, env=_env(), timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "asv", "check", "--python=same"],
+        cwd=ASV,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "No problems found" in out.stdout
 
@@ -90,8 +111,11 @@ def test_setup_skips_without_cuda(module):
     if _backend.get_backend().is_cuda:
         pytest.skip("CUDA backend present: test_track_on_gpu runs the benchmarks instead")
     mod = load_benchmark(module)
-    classes = [c for n, c in vars(mod).items() if isinstance(c, type) and not n.startswith("_")
-               and c.__module__ == mod.__name__]
+    classes = [
+        c
+        for n, c in vars(mod).items()
+        if isinstance(c, type) and not n.startswith("_") and c.__module__ == mod.__name__
+    ]
     assert classes
     cache = mod._Module().setup_cache()
     for cls in classes:
@@ -114,8 +138,10 @@ def test_track_on_gpu():
     if not _backend.get_backend().is_cuda:
         pytest.skip("needs the CUDA backend")
     mod = load_benchmark("reduction")
-    for cls, args in ((mod.Reduce, ("production", 2**20, "float32")),
-                      (mod.CupySum, (2**20, "float32"))):
+    for cls, args in (
+        (mod.Reduce, ("production", 2**20, "float32")),
+        (mod.CupySum, (2**20, "float32")),
+    ):
         cache = {(cls.__name__, args): cls()._measure_one(args)}
         b = cls()
         b.setup(cache, *args)
@@ -142,15 +168,20 @@ def test_history_script():
     assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
     out = subprocess.run(["bash", str(script), "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "--deadline" in out.stdout
-    listed = [ln.split("#")[0].strip() for ln in (ASV / "history_commits.txt").read_text()
-              .splitlines()]
+    listed = [
+        ln.split("#")[0].strip() for ln in (ASV / "history_commits.txt").read_text().splitlines()
+    ]
     listed = [c for c in listed if c]
     assert len(listed) >= 15
-    git = subprocess.run(["git", "-C", str(ASV.parent), "rev-parse", "--verify", "-q",
-                          f"{listed[0]}^{{commit}}"], capture_output=True)
+    git = subprocess.run(
+        ["git", "-C", str(ASV.parent), "rev-parse", "--verify", "-q", f"{listed[0]}^{{commit}}"],
+        capture_output=True,
+    )
     if git.returncode != 0:
         pytest.skip("no git history here (a copy of the tree)")
     for c in listed:
-        rc = subprocess.run(["git", "-C", str(ASV.parent), "rev-parse", "--verify", "-q",
-                             f"{c}^{{commit}}"], capture_output=True).returncode
+        rc = subprocess.run(
+            ["git", "-C", str(ASV.parent), "rev-parse", "--verify", "-q", f"{c}^{{commit}}"],
+            capture_output=True,
+        ).returncode
         assert rc == 0, c

@@ -109,8 +109,10 @@ def test_module_gives_only_its_own_instantiations():
 def test_cuda_compiles_only_the_instantiation_asked_for(monkeypatch):
     """With no shipped binary, a module's kernels are compiled one by one as calls ask."""
     monkeypatch.setenv("PRIMITIVES_KERNEL_BINARIES", "off")
-    names = ["reduce_gamma<float, float, prim::Max<float>>",
-             "reduce_gamma<double, double, prim::Max<double>>"]
+    names = [
+        "reduce_gamma<float, float, prim::Max<float>>",
+        "reduce_gamma<double, double, prim::Max<double>>",
+    ]
     b = _backend.get_backend()
     for name in names:
         _loader._alone.pop((b.device_id(), "reduction/reduce.cu", name), None)

@@ -19,8 +19,9 @@ def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("bin")
     names = loader.registered_modules()[SOURCE]
     lines = []
-    idx = binaries.build(out, archs=("sm_90", "compute_90"), jobs=1, modules={SOURCE: names},
-                         log=lines.append)
+    idx = binaries.build(
+        out, archs=("sm_90", "compute_90"), jobs=1, modules={SOURCE: names}, log=lines.append
+    )
     return out, names, idx, lines
 
 
@@ -29,13 +30,24 @@ def use(monkeypatch):
     def point(directory):
         monkeypatch.setenv("PRIMITIVES_KERNEL_BINARIES", str(directory))
         binaries._read_index.cache_clear()
+
     yield point
     binaries._read_index.cache_clear()
 
 
-@pytest.mark.parametrize("cc,want", [("90", "sm_90"), ("80", "sm_80"), ("86", "sm_80"),
-                                     ("89", "sm_80"), ("100", "compute_90"),
-                                     ("120", "compute_90"), ("75", None), ("emulated", None)])
+@pytest.mark.parametrize(
+    "cc,want",
+    [
+        ("90", "sm_90"),
+        ("80", "sm_80"),
+        ("86", "sm_80"),
+        ("89", "sm_80"),
+        ("100", "compute_90"),
+        ("120", "compute_90"),
+        ("75", None),
+        ("emulated", None),
+    ],
+)
 def test_pick_arch(cc, want):
     """The newest cubin of the device's major version not newer than it, else PTX it can JIT."""
     assert binaries.pick_arch(cc, ("sm_80", "sm_90", "compute_90")) == want
@@ -47,8 +59,9 @@ def test_build_writes_images_and_index(built):
     assert tuple(idx["nvrtc"]) == nvrtc.version()
     mod = idx["modules"][SOURCE]
     opts = [o for o in loader.nvrtc_options() if o != "-std=c++17"]
-    assert mod["lowered"] == nvrtc.compile_check(loader.source(SOURCE), names, arch="sm_90",
-                                                 options=opts, filename=SOURCE)
+    assert mod["lowered"] == nvrtc.compile_check(
+        loader.source(SOURCE), names, arch="sm_90", options=opts, filename=SOURCE
+    )
     cubin = (out / f"{mod['slug']}.sm_90.cubin").read_bytes()
     ptx = (out / f"{mod['slug']}.compute_90.ptx").read_bytes()
     assert cubin[:4] == b"\x7fELF"
@@ -124,8 +137,11 @@ def test_a_binary_that_does_not_load_falls_back(built, use):
     out, names, _, _ = built
     use(out)
     loader._shipped_modules.clear()
-    with pytest.warns(RuntimeWarning, match=r"did not load \(OSError: CUDA_ERROR_INVALID_IMAGE\)"
-                      r"; compiling spmv/ell.cu instead"):
+    with pytest.warns(
+        RuntimeWarning,
+        match=r"did not load \(OSError: CUDA_ERROR_INVALID_IMAGE\)"
+        r"; compiling spmv/ell.cu instead",
+    ):
         assert loader.shipped(BrokenModule, SOURCE, names, "90") is None
 
 
@@ -136,8 +152,22 @@ def test_build_refuses_unknown_architectures(tmp_path):
 
 def test_command_line(tmp_path, capsys):
     """``python -m primitives._core.binaries build --only FILE``: that file's images and index."""
-    assert binaries.main(["build", "--arch", "sm_80", "--jobs", "1", "--out", str(tmp_path),
-                          "--only", "sort/split.cu"]) == 0
+    assert (
+        binaries.main(
+            [
+                "build",
+                "--arch",
+                "sm_80",
+                "--jobs",
+                "1",
+                "--out",
+                str(tmp_path),
+                "--only",
+                "sort/split.cu",
+            ]
+        )
+        == 0
+    )
     idx = json.loads((tmp_path / "index.json").read_text())
     assert list(idx["modules"]) == ["sort/split.cu"] and idx["archs"] == ["sm_80"]
     assert (tmp_path / "sort__split.sm_80.cubin").read_bytes()[:4] == b"\x7fELF"

@@ -110,8 +110,16 @@ def test_moved_dtypes_plans(rng):
     mask = xp.asarray(rng.random(n) < 0.3)
     hmask = H.to_host(mask)
     prim.clear_caches()
-    for dt in (np.int16, np.uint16, np.float16, np.complex64, np.uint64, np.complex128,
-               np.bool_, np.int8):
+    for dt in (
+        np.int16,
+        np.uint16,
+        np.float16,
+        np.complex64,
+        np.uint64,
+        np.complex128,
+        np.bool_,
+        np.int8,
+    ):
         x = xp.asarray(bits(rng, n, dt))
         assert_same_bits(prim.compact(x, mask), H.to_host(x)[hmask])
         builds = prim.cache_info()["builds"]
@@ -137,8 +145,9 @@ def test_wide_elements_take_their_own_policy(rng):
         x8 = bits(rng, 5000, np.complex64)  # 8 bytes: the default policy, not the override
         assert_same_bits(prim.compact(x8, mask), x8[mask])
     with prim.tuning.override("compaction", selector=16, block=256):
-        H.raises_like(ValueError, "compact", prim.compact, x, mask,
-                      match="does not fit the kernel's 48 KiB")
+        H.raises_like(
+            ValueError, "compact", prim.compact, x, mask, match="does not fit the kernel's 48 KiB"
+        )
 
 
 def test_runs_and_alternation(rng):
@@ -186,8 +195,9 @@ def test_repeat_calls_take_the_filed_plan(rng):
         prim.compact(y, xp.ones(n, np.int8))
     with pytest.raises(ValueError, match="mask has"):
         prim.compact(y, m2[1:])
-    H.assert_same(prim.compact(y.astype(np.float16), m2),
-                  H.to_host(y).astype(np.float16)[H.to_host(m2)])
+    H.assert_same(
+        prim.compact(y.astype(np.float16), m2), H.to_host(y).astype(np.float16)[H.to_host(m2)]
+    )
     with pytest.raises(TypeError, match="x has dtype"):
         prim.compact(np.ones(n, np.longdouble), H.to_host(m2))
 
@@ -201,22 +211,41 @@ def test_explicit_plan(rng):
         y, m = make(rng, n, dt), rng.random(n) < 0.6
         H.assert_same(p(y, m), y[m])
         H.assert_same(q(m), np.flatnonzero(m))
-    H.assert_same(p(x[:4000].reshape(40, 100), mask[:4000].reshape(40, 100)),
-                  x[:4000][mask[:4000]])
+    H.assert_same(p(x[:4000].reshape(40, 100), mask[:4000].reshape(40, 100)), x[:4000][mask[:4000]])
 
 
 def test_bad_plan_arguments_raise_at_plan_time():
-    H.raises_like(TypeError, "compact", prim.plan, prim.compact, np.ones(4, np.float32),
-                  np.ones(4, np.int8), match="mask must be a boolean array")
-    H.raises_like(ValueError, "compact", prim.compact.plan, np.ones(4, np.float32),
-                  np.ones(3, bool), match="mask has 3 elements")
-    H.raises_like(TypeError, "compact_indices", prim.plan, prim.compact_indices,
-                  np.ones(4, np.float32), match="mask must be a boolean array")
+    H.raises_like(
+        TypeError,
+        "compact",
+        prim.plan,
+        prim.compact,
+        np.ones(4, np.float32),
+        np.ones(4, np.int8),
+        match="mask must be a boolean array",
+    )
+    H.raises_like(
+        ValueError,
+        "compact",
+        prim.compact.plan,
+        np.ones(4, np.float32),
+        np.ones(3, bool),
+        match="mask has 3 elements",
+    )
+    H.raises_like(
+        TypeError,
+        "compact_indices",
+        prim.plan,
+        prim.compact_indices,
+        np.ones(4, np.float32),
+        match="mask must be a boolean array",
+    )
 
 
 def test_empty():
-    H.assert_same(prim.compact(np.array([], np.float32), np.array([], bool)),
-                  np.array([], np.float32))
+    H.assert_same(
+        prim.compact(np.array([], np.float32), np.array([], bool)), np.array([], np.float32)
+    )
     H.assert_same(prim.compact_indices(np.array([], bool)), np.array([], np.int64))
 
 
@@ -254,26 +283,50 @@ def test_property(data, dtype):
 
 
 def test_mask_not_bool():
-    H.raises_like(TypeError, "compact", prim.compact, np.ones(4, np.float32), np.ones(4, np.int8),
-                  match="mask must be a boolean array")
-    H.raises_like(TypeError, "compact_indices", prim.compact_indices, np.ones(4, np.float32),
-                  match="mask must be a boolean array")
+    H.raises_like(
+        TypeError,
+        "compact",
+        prim.compact,
+        np.ones(4, np.float32),
+        np.ones(4, np.int8),
+        match="mask must be a boolean array",
+    )
+    H.raises_like(
+        TypeError,
+        "compact_indices",
+        prim.compact_indices,
+        np.ones(4, np.float32),
+        match="mask must be a boolean array",
+    )
 
 
 def test_mask_length_mismatch():
-    H.raises_like(ValueError, "compact", prim.compact, np.ones(4, np.float32), np.ones(3, bool),
-                  match="mask has 3 elements, x has 4")
+    H.raises_like(
+        ValueError,
+        "compact",
+        prim.compact,
+        np.ones(4, np.float32),
+        np.ones(3, bool),
+        match="mask has 3 elements, x has 4",
+    )
 
 
-@pytest.mark.parametrize("dt", [np.longdouble, np.clongdouble, "M8[s]", "m8[s]", "U1", object,
-                                [("a", np.int32)]])
+@pytest.mark.parametrize(
+    "dt", [np.longdouble, np.clongdouble, "M8[s]", "m8[s]", "U1", object, [("a", np.int32)]]
+)
 def test_bad_x_dtype(dt):
-    H.raises_like(TypeError, "compact", prim.compact, np.zeros(4, dt), np.ones(4, bool),
-                  match=re.escape(f"x has dtype {np.dtype(dt).name}; supported dtypes are bool, "
-                                  f"int8"))
+    H.raises_like(
+        TypeError,
+        "compact",
+        prim.compact,
+        np.zeros(4, dt),
+        np.ones(4, bool),
+        match=re.escape(f"x has dtype {np.dtype(dt).name}; supported dtypes are bool, int8"),
+    )
 
 
 def test_bad_x():
     H.raises_like(TypeError, "compact", prim.compact, "abc", np.ones(3, bool), match="x must be")
-    H.raises_like(TypeError, "compact", prim.compact, np.ones(3, np.float32), None,
-                  match="mask must be")
+    H.raises_like(
+        TypeError, "compact", prim.compact, np.ones(3, np.float32), None, match="mask must be"
+    )

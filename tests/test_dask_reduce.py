@@ -22,8 +22,17 @@ pd = pytest.importorskip("primitives.dask")
 
 from test_dask_sort import CHUNKINGS, chunked, client  # noqa: E402,F401,F811 - shared fixture
 
-DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.float16, np.float32, np.float64,
-          np.complex64]
+DTYPES = [
+    np.bool_,
+    np.int8,
+    np.uint8,
+    np.int32,
+    np.int64,
+    np.float16,
+    np.float32,
+    np.float64,
+    np.complex64,
+]
 
 
 def chunked_nd(host, chunks):
@@ -32,8 +41,9 @@ def chunked_nd(host, chunks):
     if _backend.get_backend().is_cuda:
         import cupy
 
-        x = x.map_blocks(cupy.asarray, dtype=host.dtype, meta=cupy.empty((0,) * host.ndim,
-                                                                          host.dtype))
+        x = x.map_blocks(
+            cupy.asarray, dtype=host.dtype, meta=cupy.empty((0,) * host.ndim, host.dtype)
+        )
     return x
 
 
@@ -56,8 +66,12 @@ def tol(dt):
 def check(results, oracles, what=""):
     for name, got in results.items():
         want = oracles[name]
-        H.assert_same(np.asarray(H.to_host(got)), np.asarray(want), what=f"{what} {name}",
-                      **tol(np.asarray(want).dtype))
+        H.assert_same(
+            np.asarray(H.to_host(got)),
+            np.asarray(want),
+            what=f"{what} {name}",
+            **tol(np.asarray(want).dtype),
+        )
 
 
 # ---- reductions of 1-D arrays -----------------------------------------------------------------
@@ -69,8 +83,9 @@ def test_reductions_dtypes(client, dt):
     chunks = (33, 0, 31, 1, 0, 2000)
     h = data(rng, sum(chunks), dt)
     x = chunked(h, chunks)
-    names = ["sum", "prod", "mean"] + ([] if np.dtype(dt).kind == "c" else
-                                       ["min", "max", "any", "all", "argmin", "argmax"])
+    names = ["sum", "prod", "mean"] + (
+        [] if np.dtype(dt).kind == "c" else ["min", "max", "any", "all", "argmin", "argmax"]
+    )
     lazy = {n: getattr(pd, n)(x if n != "prod" else x[:6], split_every=3) for n in names}
     for n, r in lazy.items():
         assert isinstance(r, da.Array) and r.dtype == getattr(np, n)(h[:1]).dtype, n
@@ -97,11 +112,17 @@ def test_reductions_threads_tree():
     """Many chunks (three levels of the tree), float16 and the mean of integers, on threads."""
     rng = np.random.default_rng(4)
     h = rng.standard_normal(3000).astype(np.float16)
-    i = rng.integers(-2**40, 2**40, 3000)
+    i = rng.integers(-(2**40), 2**40, 3000)
     with dask.config.set(scheduler="threads"):
         x, y = chunked(h, 37), chunked(i, (0, 1000, 0, 1999, 1))
-        got = dask.compute(pd.sum(x, split_every=4), pd.mean(x), pd.sum(y), pd.mean(y),
-                           pd.mean(x, dtype=np.float64), pd.sum(x, dtype=np.float32))
+        got = dask.compute(
+            pd.sum(x, split_every=4),
+            pd.mean(x),
+            pd.sum(y),
+            pd.mean(y),
+            pd.mean(x, dtype=np.float64),
+            pd.sum(x, dtype=np.float32),
+        )
     H.assert_same(np.asarray(H.to_host(got[0])), np.asarray(h.sum()), rtol=5e-3)
     H.assert_same(np.asarray(H.to_host(got[1])), np.asarray(h.mean()), rtol=5e-3)
     H.assert_same(np.asarray(H.to_host(got[2])), np.asarray(i.sum()))
@@ -189,16 +210,24 @@ def test_unknown_chunk_sizes_threads():
             pd.max(x[x > 100]).compute()
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.integers(0, 40), min_size=1, max_size=5).filter(lambda c: sum(c) > 0),
-       st.integers(2, 5), st.integers(0, 2**31))
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.integers(0, 40), min_size=1, max_size=5).filter(lambda c: sum(c) > 0),
+    st.integers(2, 5),
+    st.integers(0, 2**31),
+)
 def test_reductions_property(chunks, split_every, seed):
     rng = np.random.default_rng(seed)
     h = rng.integers(-3, 3, sum(chunks)).astype(np.int16)
     with dask.config.set(scheduler="threads"):
         x = chunked(h, chunks)
-        got = dask.compute(pd.sum(x, split_every=split_every), pd.argmax(x, split_every=split_every),
-                           pd.min(x, split_every=split_every))
+        got = dask.compute(
+            pd.sum(x, split_every=split_every),
+            pd.argmax(x, split_every=split_every),
+            pd.min(x, split_every=split_every),
+        )
     H.assert_same(np.asarray(H.to_host(got[0])), np.asarray(h.sum()))
     H.assert_same(np.asarray(H.to_host(got[1])), np.asarray(h.argmax()))
     H.assert_same(np.asarray(H.to_host(got[2])), np.asarray(h.min()))
@@ -309,8 +338,11 @@ def test_bincount(client, dt):
     h = rng.integers(0, top, 2500).astype(dt)
     x = chunked(h, (0, 1000, 1, 1499))
     wf = rng.standard_normal(2500)
-    got = dask.compute(pd.bincount(x), pd.bincount(x, minlength=400, split_every=2),
-                       pd.bincount(x, weights=chunked(wf, 100)))
+    got = dask.compute(
+        pd.bincount(x),
+        pd.bincount(x, minlength=400, split_every=2),
+        pd.bincount(x, weights=chunked(wf, 100)),
+    )
     H.assert_same(got[0], np.bincount(h))
     H.assert_same(got[1], np.bincount(h, minlength=400))
     H.assert_same(got[2], np.bincount(h, weights=wf), rtol=1e-12, atol=1e-12)
@@ -319,8 +351,9 @@ def test_bincount(client, dt):
 def test_bincount_empty_threads():
     with dask.config.set(scheduler="threads"):
         x = chunked(np.zeros(0, np.int32), (0, 0))
-        H.assert_same(pd.bincount(x, minlength=3).compute(), np.bincount(np.zeros(0, np.int32),
-                                                                          minlength=3))
+        H.assert_same(
+            pd.bincount(x, minlength=3).compute(), np.bincount(np.zeros(0, np.int32), minlength=3)
+        )
         H.assert_same(pd.bincount(x).compute(), np.zeros(0, np.int64))
 
 
@@ -333,20 +366,28 @@ def test_reduce_errors():
     for f in ("sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"):
         name = f"primitives.dask.{f}"
         H.raises_like(TypeError, name, getattr(pd, f), host, match="dask.array.Array")
-        H.raises_like(np.exceptions.AxisError, name, getattr(pd, f), x, axis=2,
-                      match="out of bounds")
+        H.raises_like(
+            np.exceptions.AxisError, name, getattr(pd, f), x, axis=2, match="out of bounds"
+        )
         H.raises_like(TypeError, name, getattr(pd, f), x.astype("U1"), match="dtype")
     for f in ("sum", "min", "mean", "any"):
-        H.raises_like(ValueError, f"primitives.dask.{f}", getattr(pd, f), x, axis=(0, 0),
-                      match="duplicate")
+        H.raises_like(
+            ValueError, f"primitives.dask.{f}", getattr(pd, f), x, axis=(0, 0), match="duplicate"
+        )
     for f in ("min", "max", "argmin", "argmax", "any"):
-        H.raises_like(TypeError, f"primitives.dask.{f}", getattr(pd, f), x.astype(np.complex64),
-                      match="complex64")
+        H.raises_like(
+            TypeError,
+            f"primitives.dask.{f}",
+            getattr(pd, f),
+            x.astype(np.complex64),
+            match="complex64",
+        )
     H.raises_like(TypeError, "primitives.dask.sum", pd.sum, x, dtype="U3")
     H.raises_like(TypeError, "primitives.dask.argmin", pd.argmin, x, axis=(0,))
     H.raises_like(TypeError, "primitives.dask.argmax", pd.argmax, x, axis=1.0)
-    H.raises_like(ValueError, "primitives.dask.argmin", pd.argmin, x[x > 3],
-                  match="unknown chunk sizes")
+    H.raises_like(
+        ValueError, "primitives.dask.argmin", pd.argmin, x[x > 3], match="unknown chunk sizes"
+    )
     with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
         pd.argmin(x[:, :0])
     with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
@@ -376,8 +417,9 @@ def test_histogram_errors():
     H.raises_like(ValueError, name, pd.histogram, x[x > 3], match="unknown chunk sizes")
     H.raises_like(TypeError, name, pd.histogram, x, weights=host, match="weights")
     H.raises_like(ValueError, name, pd.histogram, x, weights=x[:5], match="same shape")
-    H.raises_like(TypeError, name, pd.histogram, x, weights=x.astype(np.complex64),
-                  match="complex64")
+    H.raises_like(
+        TypeError, name, pd.histogram, x, weights=x.astype(np.complex64), match="complex64"
+    )
     name = "primitives.dask.bincount"
     i = x.astype(np.int32)
     H.raises_like(TypeError, name, pd.bincount, host.astype(np.int32), match="dask.array.Array")

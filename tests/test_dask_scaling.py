@@ -23,8 +23,16 @@ WORKERS = [1] if ON_GPU else [1, 2]
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("scaling") / "scaling.md"
-    argv = ["--workers", *map(str, WORKERS), "--scale", "test", "--out", str(out),
-            "--cluster", "cuda" if ON_GPU else "cpu"]
+    argv = [
+        "--workers",
+        *map(str, WORKERS),
+        "--scale",
+        "test",
+        "--out",
+        str(out),
+        "--cluster",
+        "cuda" if ON_GPU else "cpu",
+    ]
     return S.main(argv), out.read_text()
 
 
@@ -34,13 +42,17 @@ def test_every_run_in_the_table(run):
     assert {(r["op"], r["scaling"], r["workers"]) for r in records} == want
     lines = text.splitlines()
     head = lines.index("| " + " | ".join(S.COLUMNS) + " |")
-    rows = [line.strip("|").split("|") for line in lines[head + 2:] if line.startswith("|")]
+    rows = [line.strip("|").split("|") for line in lines[head + 2 :] if line.startswith("|")]
     assert len(rows) == len(want) and all(len(r) == len(S.COLUMNS) for r in rows)
     sc = S.SCALES["test"]
     for r in records:
-        n = {("spmv", "weak"): sc.rows_per_worker * r["workers"], ("spmv", "strong"): sc.total_rows
-             }.get((r["op"], r["scaling"]),
-                   sc.per_worker * r["workers"] if r["scaling"] == "weak" else sc.total)
+        n = {
+            ("spmv", "weak"): sc.rows_per_worker * r["workers"],
+            ("spmv", "strong"): sc.total_rows,
+        }.get(
+            (r["op"], r["scaling"]),
+            sc.per_worker * r["workers"] if r["scaling"] == "weak" else sc.total,
+        )
         assert r["n"] == n and r["ms"] > 0 and r["gbs"] > 0
         if r["workers"] == 1:
             assert r["efficiency"] == pytest.approx(1.0) and r["same"] == "reference"
@@ -78,7 +90,7 @@ def test_poisson_blocks_are_the_matrix():
     width, height = 8, 6
     m = width * height
     lap = lambda k: sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(k, k))  # noqa: E731
-    M = (sp.kron(sp.identity(height), lap(width)) + sp.kron(lap(height), sp.identity(width)))
+    M = sp.kron(sp.identity(height), lap(width)) + sp.kron(lap(height), sp.identity(width))
     M = M.tocsr().astype(np.float32)
     for r0, r1 in [(0, 8), (8, 24), (40, 48), (0, m)]:
         h0, h1 = S.poisson_halo(r0, r1, m, width)
@@ -95,8 +107,12 @@ def test_fingerprint_compare():
         v = np.asarray(values)
         bits = v.view(f"u{v.dtype.itemsize}").astype(np.uint64)
         pos = np.arange(1, v.size + 1, dtype=np.uint64)
-        return S.Fingerprint(v.dtype, (int(bits.sum()), int((bits * pos).sum())),
-                             float(v.sum(dtype=np.float64)), v[::2].copy())
+        return S.Fingerprint(
+            v.dtype,
+            (int(bits.sum()), int((bits * pos).sum())),
+            float(v.sum(dtype=np.float64)),
+            v[::2].copy(),
+        )
 
     keys = np.arange(10, dtype=np.uint32)
     assert fp(keys).compare(fp(keys.copy())) == "exact"
@@ -119,8 +135,9 @@ def test_gpu_cluster_places_one_gpu_per_worker():
         pytest.skip("dask_cuda's LocalCUDACluster checks the GPUs")
 
     with S.cluster("cuda", 2, [3, 5]) as (client, addrs, what):
-        env = client.run(lambda: (os.environ["CUDA_VISIBLE_DEVICES"],
-                                  os.environ["NCCL_NVLS_ENABLE"]))
+        env = client.run(
+            lambda: (os.environ["CUDA_VISIBLE_DEVICES"], os.environ["NCCL_NVLS_ENABLE"])
+        )
     assert [env[a] for a in addrs] == [("3,5", "0"), ("5,3", "0")]
     assert "GPUs 3,5" in what
 
@@ -129,16 +146,33 @@ def test_chunk_options(tmp_path):
     """--chunk and --row-chunk change the chunking, not the inputs or the results (the inputs are
     drawn per chunk, so the references are taken at the same chunking); bad values are refused."""
     out = tmp_path / "chunks.md"
-    argv = ["--workers", *map(str, WORKERS), "--scale", "test", "--out", str(out), "--cluster",
-            "cuda" if ON_GPU else "cpu", "--ops", "sum", "spmv", "--chunk", "512",
-            "--row-chunk", str(2 * S.SCALES["test"].grid_width)]
+    argv = [
+        "--workers",
+        *map(str, WORKERS),
+        "--scale",
+        "test",
+        "--out",
+        str(out),
+        "--cluster",
+        "cuda" if ON_GPU else "cpu",
+        "--ops",
+        "sum",
+        "spmv",
+        "--chunk",
+        "512",
+        "--row-chunk",
+        str(2 * S.SCALES["test"].grid_width),
+    ]
     records = S.main(argv)
     assert {r["op"] for r in records} == {"sum", "spmv"}
     assert "chunks of 2^9" in out.read_text()
-    assert all(r["same"] in ("reference", "exact") or r["same"].startswith("close")
-               for r in records)
-    for bad, match in ((["--chunk", "0"], "--chunk must be positive"),
-                       (["--row-chunk", "3"], "multiple of the grid width")):
+    assert all(
+        r["same"] in ("reference", "exact") or r["same"].startswith("close") for r in records
+    )
+    for bad, match in (
+        (["--chunk", "0"], "--chunk must be positive"),
+        (["--row-chunk", "3"], "multiple of the grid width"),
+    ):
         with pytest.raises(SystemExit):
             S.main(["--scale", "test", "--cluster", "cpu", *bad])
 
@@ -147,9 +181,22 @@ def test_profile_of_every_run(tmp_path):
     """--profile writes one table of task groups per run: the work's tasks counted, with their
     compute time and span; --rmm-pool is refused off the GPU cluster."""
     out, prof = tmp_path / "sum.md", tmp_path / "profile.md"
-    argv = ["--workers", *map(str, WORKERS), "--scale", "test", "--out", str(out), "--cluster",
-            "cuda" if ON_GPU else "cpu", "--ops", "sum", "--profile", str(prof),
-            "--min-time", "0"]
+    argv = [
+        "--workers",
+        *map(str, WORKERS),
+        "--scale",
+        "test",
+        "--out",
+        str(out),
+        "--cluster",
+        "cuda" if ON_GPU else "cpu",
+        "--ops",
+        "sum",
+        "--profile",
+        str(prof),
+        "--min-time",
+        "0",
+    ]
     S.main(argv)
     text = prof.read_text()
     sc = S.SCALES["test"]
@@ -161,8 +208,10 @@ def test_profile_of_every_run(tmp_path):
             rows = {r.split("|")[1].strip(): r.split("|")[2:-1] for r in block.splitlines()[2:]}
             assert int(rows["primitives-sum"][0]) == n // sc.chunk  # one task per chunk
             assert float(rows["primitives-sum"][1]) > 0
-            assert float(rows["primitives-sum-aggregate"][5]) <= float(text.split(
-                head, 1)[1].split("to last end ", 1)[1].split(" ms")[0]) + 1e-2
+            assert (
+                float(rows["primitives-sum-aggregate"][5])
+                <= float(text.split(head, 1)[1].split("to last end ", 1)[1].split(" ms")[0]) + 1e-2
+            )
     if not ON_GPU:
         with pytest.raises(SystemExit):
             S.main(["--scale", "test", "--cluster", "cpu", "--rmm-pool", "1GB"])

@@ -72,7 +72,7 @@ def test_scan_1d_on_the_cluster(client, op, exclusive, chunks, method):
 
 @pytest.mark.parametrize("exclusive", [False, True])
 def test_totals_fold_in_the_scans_or_a_seeds_task(client, exclusive):
-    """"totals" over at most the dask_scan policy's fold_max chunks: each scan task folds the
+    """ "totals" over at most the dask_scan policy's fold_max chunks: each scan task folds the
     totals before it (no seeds task); over more, one task of seeds first. Both give the scan,
     empty chunks included."""
     from primitives._core import policy as _policy
@@ -83,16 +83,35 @@ def test_totals_fold_in_the_scans_or_a_seeds_task(client, exclusive):
         chunks = [7 if i % 5 else 0 for i in range(count)]
         h = data(rng, sum(chunks), np.int64, "sum")
         out = (pd.exclusive_scan if exclusive else pd.inclusive_scan)(
-            chunked(h, chunks), "sum", method="totals")
-        names = {str(k[0] if isinstance(k, tuple) else k).rsplit("-", 1)[0]
-                 for k in dict(out.__dask_graph__())}
+            chunked(h, chunks), "sum", method="totals"
+        )
+        names = {
+            str(k[0] if isinstance(k, tuple) else k).rsplit("-", 1)[0]
+            for k in dict(out.__dask_graph__())
+        }
         assert ("_seeds" in names) == (count > fold_max), names
         check(out.compute(), oracle(h, "sum", exclusive))
 
 
-@pytest.mark.parametrize("dt", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
-                                np.uint32, np.int64, np.uint64, np.float16, np.float32,
-                                np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize(
+    "dt",
+    [
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    ],
+)
 @pytest.mark.parametrize("method", ["chain", "totals"])
 def test_cumsum_cumprod_dtypes_threaded(dt, method):
     rng = np.random.default_rng(3)
@@ -115,8 +134,10 @@ def test_min_max_and_dtype_argument(dt, exclusive):
     f = pd.exclusive_scan if exclusive else pd.inclusive_scan
     for op in ("min", "max"):
         check(f(x, op).compute(scheduler="threads"), oracle(h, op, exclusive))
-    check(f(x, "sum", dtype=np.float64).compute(scheduler="threads"),
-          oracle(h, "sum", exclusive, np.float64))
+    check(
+        f(x, "sum", dtype=np.float64).compute(scheduler="threads"),
+        oracle(h, "sum", exclusive, np.float64),
+    )
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1, None])

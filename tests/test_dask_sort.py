@@ -19,8 +19,18 @@ pd = pytest.importorskip("primitives.dask")
 
 #: chunkings of awkward sizes: tiles split unevenly, empty chunks, one-element chunks
 CHUNKINGS = [(1,), (31,), (33, 0, 31), (0, 32, 1, 0, 4095), (4097, 1, 2047)]
-SORT_DTYPES = [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64,
-               np.float32, np.float64]
+SORT_DTYPES = [
+    np.uint8,
+    np.int8,
+    np.uint16,
+    np.int16,
+    np.uint32,
+    np.int32,
+    np.uint64,
+    np.int64,
+    np.float32,
+    np.float64,
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +39,15 @@ def client():
         try:
             from dask_cuda import LocalCUDACluster
         except ImportError:
-            cluster = distributed.LocalCluster(n_workers=1, processes=False,
-                                               threads_per_worker=1, dashboard_address=None)
+            cluster = distributed.LocalCluster(
+                n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None
+            )
         else:
             cluster = LocalCUDACluster(n_workers=1, dashboard_address=None)
     else:
-        cluster = distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
-                                           dashboard_address=None)
+        cluster = distributed.LocalCluster(
+            n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None
+        )
     with cluster, distributed.Client(cluster) as c:
         # every worker registered (and the client's view of the scheduler refreshed) before a
         # test asks how many there are
@@ -71,9 +83,11 @@ def keys(rng, n, dt, distinct=None):
 
 
 #: every dtype on a small awkward chunking; every chunking on a 4-byte and an 8-byte dtype
-SORT_CASES = sorted({(dt, (33, 0, 31)) for dt in SORT_DTYPES} |
-                    {(dt, c) for dt in (np.float32, np.int64) for c in CHUNKINGS},
-                    key=lambda c: (np.dtype(c[0]).name, c[1]))
+SORT_CASES = sorted(
+    {(dt, (33, 0, 31)) for dt in SORT_DTYPES}
+    | {(dt, c) for dt in (np.float32, np.int64) for c in CHUNKINGS},
+    key=lambda c: (np.dtype(c[0]).name, c[1]),
+)
 
 
 @pytest.mark.parametrize("dt,chunks", SORT_CASES)
@@ -140,8 +154,9 @@ def test_spmv_gathers_run_where_x_lives(client):
     H.assert_same(_spmv._needed(halo, 2, 5, 2), np.array([3, 4, 7], np.int64))
     rng = np.random.default_rng(12)
     n = 4096
-    m = sp.diags([np.ones(n - 1), 4 * np.ones(n), np.ones(n - 1)], [-1, 0, 1], format="csr",
-                 dtype=np.float32)  # banded: every block's halo is consecutive columns
+    m = sp.diags(
+        [np.ones(n - 1), 4 * np.ones(n), np.ones(n - 1)], [-1, 0, 1], format="csr", dtype=np.float32
+    )  # banded: every block's halo is consecutive columns
     A = pd.CSR(m, row_chunks=1024)
     hx = rng.random(n, dtype=np.float32)
     x = client.persist(chunked(hx, 1024))
@@ -151,8 +166,9 @@ def test_spmv_gathers_run_where_x_lives(client):
         distributed.wait(y)
     takes = [rec for rec in ts.data if str(rec["key"]).startswith("_take")]
     assert len(takes) >= 7  # the interior blocks read two or three chunks of x
-    assert not [rec["key"] for rec in takes
-                if any(ss["action"] == "transfer" for ss in rec["startstops"])]
+    assert not [
+        rec["key"] for rec in takes if any(ss["action"] == "transfer" for ss in rec["startstops"])
+    ]
     H.assert_same(y.compute(), m @ hx, rtol=1e-5, check_dtype=False)
 
 
@@ -179,9 +195,12 @@ def test_sort_empty_and_lazy(client):
     H.assert_same(host, before, what="input unchanged")
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.integers(0, 60), min_size=1, max_size=5), st.integers(1, 20),
-       st.integers(0, 2**31))
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.integers(0, 60), min_size=1, max_size=5), st.integers(1, 20), st.integers(0, 2**31)
+)
 def test_sort_property(client, chunks, distinct, seed):
     rng = np.random.default_rng(seed)
     host = keys(rng, sum(chunks), np.int64, distinct)
@@ -192,8 +211,16 @@ def test_sort_property(client, chunks, distinct, seed):
 # ---- topk -------------------------------------------------------------------------------------
 
 
-TOPK_DTYPES = [np.bool_, np.uint8, np.int16, np.uint32, np.int64, np.float16, np.float32,
-               np.float64]
+TOPK_DTYPES = [
+    np.bool_,
+    np.uint8,
+    np.int16,
+    np.uint32,
+    np.int64,
+    np.float16,
+    np.float32,
+    np.float64,
+]
 
 
 @pytest.mark.parametrize("dt", TOPK_DTYPES)
@@ -237,8 +264,9 @@ def matrix(rng, m, n, dt, density=0.05):
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
-@pytest.mark.parametrize("row_chunks,x_chunks", [(64, 100), ((20, 40, 0, 1, 239), (1, 0, 33, 266)),
-                                                 ((300,), (300,))])
+@pytest.mark.parametrize(
+    "row_chunks,x_chunks", [(64, 100), ((20, 40, 0, 1, 239), (1, 0, 33, 266)), ((300,), (300,))]
+)
 def test_spmv(client, dt, row_chunks, x_chunks):
     rng = np.random.default_rng(5)
     M = matrix(rng, 300, 300, dt)
@@ -272,8 +300,10 @@ def _lazy_blocks(M, bounds):
     for lo, hi in bounds:
         rows = M[lo:hi]
         halo = np.unique(rows.indices).astype(np.int64)
-        local = sp.csr_matrix((rows.data, np.searchsorted(halo, rows.indices), rows.indptr),
-                              shape=(hi - lo, halo.size))
+        local = sp.csr_matrix(
+            (rows.data, np.searchsorted(halo, rows.indices), rows.indptr),
+            shape=(hi - lo, halo.size),
+        )
         blocks.append(dask.delayed(prim.sparse.CSR)(local))
         halos.append(halo)
     return blocks, halos, [hi - lo for lo, hi in bounds]
@@ -298,8 +328,10 @@ def test_spmv_from_delayed():
             assert y.chunks[0] == (64, 0, 136)
             H.assert_same(y.compute(), M @ xv, rtol=1e-5, atol=1e-5)
             # blocks made on the host stay NumPy; the client's partition goes to the device
-            H.assert_same(H.to_host(y.compute()),
-                          H.to_host(pd.spmv(pd.CSR(M, rows), chunked(xv, 128)).compute()))
+            H.assert_same(
+                H.to_host(y.compute()),
+                H.to_host(pd.spmv(pd.CSR(M, rows), chunked(xv, 128)).compute()),
+            )
 
 
 def test_spmv_from_delayed_errors():
@@ -317,13 +349,19 @@ def test_spmv_from_delayed_errors():
     H.raises_like(ValueError, name, call, b=[], h=[], r=[], match="empty")
     H.raises_like(ValueError, name, call, h=halos[:1], match="differ in length")
     H.raises_like(TypeError, name, call, b=[M, blocks[1]], match=r"blocks\[0\] must be")
-    H.raises_like(TypeError, name, call, h=[halos[0].astype(float), halos[1]],
-                  match=r"halos\[0\] must hold integers")
+    H.raises_like(
+        TypeError,
+        name,
+        call,
+        h=[halos[0].astype(float), halos[1]],
+        match=r"halos\[0\] must hold integers",
+    )
     H.raises_like(ValueError, name, call, h=[halos[0][None], halos[1]], match="1-D")
     assert halos[0].size >= 2  # reversed: decreasing
     for bad in (halos[0][::-1], np.array([0, 0]), np.array([-1, 2]), np.array([3, 10])):
-        H.raises_like(ValueError, name, call, h=[bad, halos[1]],
-                      match="strictly increasing columns in")
+        H.raises_like(
+            ValueError, name, call, h=[bad, halos[1]], match="strictly increasing columns in"
+        )
     H.raises_like(TypeError, name, call, dt=np.int32, match="int32")
     H.raises_like(TypeError, name, call, n=10.0, match="ncols must be an integer")
     H.raises_like(ValueError, name, call, n=-1, match="ncols must be non-negative")

@@ -62,9 +62,20 @@ def test_figures_from_csv(tmp_path):
         import perf_figures
     finally:
         sys.path.remove(str(DOCS / "_ext"))
-    rows = [dict(family="reduction", section="sum float32", contender=c, ok="1", ms="1",
-                 gbs=str(g), copy_gbs="3000", backend="cuda", device="GPU")
-            for c, g in (("alpha", 300), ("production", 2900), ("cupy.sum (peer)", 2850))]
+    rows = [
+        dict(
+            family="reduction",
+            section="sum float32",
+            contender=c,
+            ok="1",
+            ms="1",
+            gbs=str(g),
+            copy_gbs="3000",
+            backend="cuda",
+            device="GPU",
+        )
+        for c, g in (("alpha", 300), ("production", 2900), ("cupy.sum (peer)", 2850))
+    ]
     png = tmp_path / "f.png"
     assert perf_figures.draw_families(["reduction"], rows, png)
     assert png.read_bytes()[:4] == b"\x89PNG"

@@ -19,22 +19,60 @@ KDIR = pathlib.Path(__file__).resolve().parent / "emu_kernels"
 FULL = 0xFFFFFFFF
 
 SHFL_TYPES = {
-    "int": np.int32, "unsigned int": np.uint32, "long long": np.int64,
-    "unsigned long long": np.uint64, "float": np.float32, "double": np.float64,
+    "int": np.int32,
+    "unsigned int": np.uint32,
+    "long long": np.int64,
+    "unsigned long long": np.uint64,
+    "float": np.float32,
+    "double": np.float64,
 }
-INTRINSIC_NAMES = (
-    [f"shfl_kernel<{t}>" for t in SHFL_TYPES]
-    + ["vote_kernel", "block_vote", "bits_kernel", "atomics_kernel", "static_shared<1>", "static_shared<2>",
-       "shared_where<1>", "shared_where<2>", "shared_where_plain", "dynamic_shared", "poison_probe<0>",
-       "poison_probe<3>", "dims_kernel", "scalars", "misc_kernel", "flag_wait", "stack_heavy",
-       "stack_overflow", "do_assert", "do_trap", "do_segv", "do_div", "dyn_overflow"]
-)
-BROKEN_NAMES = [
-    "tree_ok", "tree_nosync", "neighbour_nosync", "warp_tail_ok", "warp_tail_nosync", "sync_in_if",
-    "sync_after_return", "two_barriers", "spin_later_block", "spin_at_barrier", "shfl_after_exit",
-    "warp_kind_mismatch", "warp_vs_block", "mask_without_self", "bad_width",
+INTRINSIC_NAMES = [f"shfl_kernel<{t}>" for t in SHFL_TYPES] + [
+    "vote_kernel",
+    "block_vote",
+    "bits_kernel",
+    "atomics_kernel",
+    "static_shared<1>",
+    "static_shared<2>",
+    "shared_where<1>",
+    "shared_where<2>",
+    "shared_where_plain",
+    "dynamic_shared",
+    "poison_probe<0>",
+    "poison_probe<3>",
+    "dims_kernel",
+    "scalars",
+    "misc_kernel",
+    "flag_wait",
+    "stack_heavy",
+    "stack_overflow",
+    "do_assert",
+    "do_trap",
+    "do_segv",
+    "do_div",
+    "dyn_overflow",
 ]
-REDUCE_NAMES = [f"{k}<{t}>" for k in ("tree_reduce", "shfl_reduce") for t in ("float", "double", "int", "long long")]
+BROKEN_NAMES = [
+    "tree_ok",
+    "tree_nosync",
+    "neighbour_nosync",
+    "warp_tail_ok",
+    "warp_tail_nosync",
+    "sync_in_if",
+    "sync_after_return",
+    "two_barriers",
+    "spin_later_block",
+    "spin_at_barrier",
+    "shfl_after_exit",
+    "warp_kind_mismatch",
+    "warp_vs_block",
+    "mask_without_self",
+    "bad_width",
+]
+REDUCE_NAMES = [
+    f"{k}<{t}>"
+    for k in ("tree_reduce", "shfl_reduce")
+    for t in ("float", "double", "int", "long long")
+]
 
 
 def _compile(fname, names, **kw):
@@ -113,8 +151,13 @@ def shfl_ref(vals, mode, arg, width, mask):
 def test_shuffles(K, ctype):
     dt = SHFL_TYPES[ctype]
     rng = np.random.default_rng(1)
-    vals = (rng.standard_normal(64) * 1e3).astype(dt) if dt in (np.float32, np.float64) else \
-        rng.integers(-(2**31) if np.issubdtype(dt, np.signedinteger) else 0, 2**31, 64).astype(dt)
+    vals = (
+        (rng.standard_normal(64) * 1e3).astype(dt)
+        if dt in (np.float32, np.float64)
+        else rng.integers(-(2**31) if np.issubdtype(dt, np.signedinteger) else 0, 2**31, 64).astype(
+            dt
+        )
+    )
     if dt in (np.int64, np.uint64):
         vals = vals * dt(2**31) + dt(12345)  # use the upper half
     f = K(f"shfl_kernel<{ctype}>")
@@ -124,10 +167,24 @@ def test_shuffles(K, ctype):
             for mask in (FULL, 0x0000FFFF, 0xF0F0F0F3):
                 for arg in args:
                     out = np.zeros_like(vals)
-                    f(1, 64, (vals, out, np.int32(mode), np.int32(arg), np.int32(width), np.uint32(mask)))
+                    f(
+                        1,
+                        64,
+                        (
+                            vals,
+                            out,
+                            np.int32(mode),
+                            np.int32(arg),
+                            np.int32(width),
+                            np.uint32(mask),
+                        ),
+                    )
                     exp = shfl_ref(vals, mode, arg, width, mask)
-                    np.testing.assert_array_equal(_bits(out), exp, err_msg=f"mode={mode} arg={arg} width={width} "
-                                                                           f"mask={mask:#x}")
+                    np.testing.assert_array_equal(
+                        _bits(out),
+                        exp,
+                        err_msg=f"mode={mode} arg={arg} width={width} mask={mask:#x}",
+                    )
                     cases += 1
     assert cases > 100
 
@@ -149,15 +206,15 @@ def test_shuffle_race_mode_same_result(K, race):
 def test_votes(K, user_mask, race):
     rng = np.random.default_rng(user_mask & 0xFFFF)
     val = rng.integers(0, 12, 64).astype(np.int32)
-    val[[3, 17, 40]] = -1   # exit early
-    val[32 + 5] = 150       # warp 1: __match_all_sync on v/100 fails
+    val[[3, 17, 40]] = -1  # exit early
+    val[32 + 5] = 150  # warp 1: __match_all_sync on v/100 fails
     for seed in (None, 11):
         race(seed)
         out = np.zeros(64 * 16, np.uint32)
         K("vote_kernel")(1, 64, (val, out, np.uint32(user_mask)))
         out = out.reshape(64, 16)
         for w in range(2):
-            v = val[w * 32:(w + 1) * 32].astype(np.int64)
+            v = val[w * 32 : (w + 1) * 32].astype(np.int64)
             active = sum(1 << l for l in range(32) if v[l] >= 0)
             part = [l for l in range(32) if (active & user_mask) >> l & 1]
             pm = sum(1 << l for l in part)
@@ -173,12 +230,20 @@ def test_votes(K, user_mask, race):
                 pv = v[part]
                 exp = [
                     sum(1 << j for j in part if v[j] & 1),
-                    int((pv == 5).any()), int((pv >= 1).all()),
+                    int((pv == 5).any()),
+                    int((pv >= 1).all()),
                     sum(1 << j for j in part if v[j] % 3 == v[l] % 3),
-                    pm if len(set(pv // 100)) == 1 else 0, int(len(set(pv // 100)) == 1),
-                    pv.sum() & FULL, (pv - 10).sum() & FULL,
-                    pv.min(), (7 - pv).min() & FULL, pv.max(), (7 - pv).max() & FULL,
-                    np.bitwise_and.reduce(pv | 0x100), np.bitwise_or.reduce(pv), np.bitwise_xor.reduce(pv),
+                    pm if len(set(pv // 100)) == 1 else 0,
+                    int(len(set(pv // 100)) == 1),
+                    pv.sum() & FULL,
+                    (pv - 10).sum() & FULL,
+                    pv.min(),
+                    (7 - pv).min() & FULL,
+                    pv.max(),
+                    (7 - pv).max() & FULL,
+                    np.bitwise_and.reduce(pv | 0x100),
+                    np.bitwise_or.reduce(pv),
+                    np.bitwise_xor.reduce(pv),
                 ]
                 assert [int(x) for x in o[1:]] == [int(x) for x in exp], (w, l)
 
@@ -213,7 +278,9 @@ def _ffs(x):
 
 def test_bits(K):
     u = np.array([0, 1, 2, 0x80000000, 0xFFFFFFFF, 0x12345678, 0x00F000A0, 7], np.uint32)
-    v = np.array([0, 1, 1 << 63, 0xFFFFFFFFFFFFFFFF, 0x0123456789ABCDEF, 1 << 40, 3 << 20, 5], np.uint64)
+    v = np.array(
+        [0, 1, 1 << 63, 0xFFFFFFFFFFFFFFFF, 0x0123456789ABCDEF, 1 << 40, 3 << 20, 5], np.uint64
+    )
     n = len(u)
     out = np.zeros(n * 12, np.int64)
     K("bits_kernel")(1, 32, (u, v, out, np.int32(n)))
@@ -223,8 +290,16 @@ def test_bits(K):
         by = a.to_bytes(4, "little") + (0x76543210).to_bytes(4, "little")
         sel = [0x0, 0x4, 0x1, 0x5]  # selector 0x5140, low nibble first
         exp = [
-            bin(a).count("1"), bin(b).count("1"), _clz(a, 32), _clz(b, 64), _ffs(a), _ffs(b),
-            _brev(a, 32), _brev(b, 64), (a * 0x9E3779B9) >> 32, (b * 0x9E3779B97F4A7C15) >> 64,
+            bin(a).count("1"),
+            bin(b).count("1"),
+            _clz(a, 32),
+            _clz(b, 64),
+            _ffs(a),
+            _ffs(b),
+            _brev(a, 32),
+            _brev(b, 64),
+            (a * 0x9E3779B9) >> 32,
+            (b * 0x9E3779B97F4A7C15) >> 64,
             ((((a ^ 0xFFFF) << 32 | a) << 7) >> 32) & FULL,
             sum(by[s] << (8 * k) for k, s in enumerate(sel)),
         ]
@@ -264,7 +339,7 @@ def test_atomics(K, race, seed):
         s = 9 if (s == 0 or s > 9) else s - 1
     assert sorted(olds[64:128]) == sorted(seq) and u32[5] == s
     for k, init, final in ((2, -7, i32[4]), (3, 77, u32[6]), (4, 99, u64[3]), (5, 1000, f32[1])):
-        vals = sorted([int(x) for x in olds[k * 64:(k + 1) * 64]] + [int(final)])
+        vals = sorted([int(x) for x in olds[k * 64 : (k + 1) * 64]] + [int(final)])
         off = 100 if k == 3 else 0
         assert vals == sorted([init & FULL if k == 2 else init] + [x + off for x in range(64)])
     assert f32[2] == 63 * 1.5
@@ -288,7 +363,7 @@ def test_static_shared_per_instantiation(K, race, seed):
         K(f"static_shared<{k}>")(3, 64, (out, totals))
         t = np.arange(64)
         for b in range(3):
-            np.testing.assert_array_equal(out[b * 64:(b + 1) * 64], (63 - t) * k + b)
+            np.testing.assert_array_equal(out[b * 64 : (b + 1) * 64], (63 - t) * k + b)
             assert totals[b] == (t * k + b).sum()
     a = np.zeros(2, np.uint64)
     b = np.zeros(2, np.uint64)
@@ -296,8 +371,8 @@ def test_static_shared_per_instantiation(K, race, seed):
     K("shared_where<1>")(1, 1, (a,))
     K("shared_where<2>")(1, 1, (b,))
     K("shared_where_plain")(1, 1, (c,))
-    assert len({int(a[0]), int(b[0]), int(c[0])}) == 3   # one variable per instantiation
-    assert a[1] == b[1] == c[1] == 1                      # all inside the poisoned region
+    assert len({int(a[0]), int(b[0]), int(c[0])}) == 3  # one variable per instantiation
+    assert a[1] == b[1] == c[1] == 1  # all inside the poisoned region
 
 
 def test_dynamic_shared(K, race):
@@ -317,7 +392,9 @@ def test_race_mode_poisons_shared_memory(K, race):
         out = np.zeros(4, np.uint32)
         race(1)
         K(f"poison_probe<{k}>")(2, 32, (out,), shared_mem=16)
-        assert out.tolist() == [FULL] * 4  # every block starts with poisoned static and dynamic shared
+        assert (
+            out.tolist() == [FULL] * 4
+        )  # every block starts with poisoned static and dynamic shared
         race(None)
         K(f"poison_probe<{k}>")(2, 32, (out,), shared_mem=16)
         assert out[2:].tolist() == [0x1234, 0x5678]  # without race mode, shared memory persists
@@ -345,7 +422,9 @@ def test_shared_mem_attribute(K):
 # ---------------------------------------------------------------------------------------------
 # launch geometry
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("grid,block", [(3, 40), ((2, 3), (8, 4)), ((2, 2, 3), (4, 3, 2)), ((1, 1, 2), (1, 1, 64))])
+@pytest.mark.parametrize(
+    "grid,block", [(3, 40), ((2, 3), (8, 4)), ((2, 2, 3), (4, 3, 2)), ((1, 1, 2), (1, 1, 64))]
+)
 def test_dims_and_order(K, grid, block):
     g = tuple(grid) if isinstance(grid, tuple) else (grid,)
     b = tuple(block) if isinstance(block, tuple) else (block,)
@@ -362,7 +441,9 @@ def test_dims_and_order(K, grid, block):
     for k, arr in enumerate((tx, ty, tz)):
         np.testing.assert_array_equal(out[:, :, k], np.broadcast_to(arr.ravel(), (nb, nt)))
     for k, arr in enumerate((bx, by, bz)):
-        np.testing.assert_array_equal(out[:, :, 3 + k], np.broadcast_to(arr.ravel()[:, None], (nb, nt)))
+        np.testing.assert_array_equal(
+            out[:, :, 3 + k], np.broadcast_to(arr.ravel()[:, None], (nb, nt))
+        )
     np.testing.assert_array_equal(out[:, :, 6:9], np.broadcast_to(np.array(b3), (nb, nt, 3)))
     np.testing.assert_array_equal(out[:, :, 9:12], np.broadcast_to(np.array(g3), (nb, nt, 3)))
     # blocks one after another in linear order, threads in index order (ordered mode)
@@ -382,12 +463,22 @@ def test_race_mode_permutes_threads(K, race):
     assert list(again) != list(order)  # the seed advances per launch
 
 
-@pytest.mark.parametrize("grid,block,match", [
-    (0, 32, ">= 1"), (1, 0, ">= 1"), ((1, 0), 32, ">= 1"), (1, 1025, "1024 threads per block"),
-    (1, (32, 33), "1024 threads per block"), (1, (1, 1, 65), "per-dimension"), (2**31, 32, "grid"),
-    ((1, 65536), 32, "grid"), (1, (1, 2, 3, 4), "tuple of 1 to 3"), (1.0, 32, "int or a tuple"),
-    (True, 32, "int or a tuple"),
-])
+@pytest.mark.parametrize(
+    "grid,block,match",
+    [
+        (0, 32, ">= 1"),
+        (1, 0, ">= 1"),
+        ((1, 0), 32, ">= 1"),
+        (1, 1025, "1024 threads per block"),
+        (1, (32, 33), "1024 threads per block"),
+        (1, (1, 1, 65), "per-dimension"),
+        (2**31, 32, "grid"),
+        ((1, 65536), 32, "grid"),
+        (1, (1, 2, 3, 4), "tuple of 1 to 3"),
+        (1.0, 32, "int or a tuple"),
+        (True, 32, "int or a tuple"),
+    ],
+)
 def test_launch_config_errors(K, grid, block, match):
     with pytest.raises(EmulatorError, match=match):
         K("block_vote")(grid, block, (np.zeros(4096, np.int32), np.zeros(4096, np.int32)))
@@ -406,10 +497,20 @@ F4 = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32), ("w", np
 
 
 def _scalar_args(**over):
-    args = dict(a=np.int64(-(2**62) + 3), b=np.uint64(2**64 - 5), c=np.float64(1.0 / 3.0),
-                d=np.float32(2.5), e=np.int32(-7), f=np.int16(-300), g=np.uint8(250), h=np.bool_(True),
-                p=np.array((11, 0.75), PAIR)[()], v=np.array((1, 2, 3, 4), F4)[()],
-                oi=np.zeros(7, np.int64), of=np.zeros(7, np.float64))
+    args = dict(
+        a=np.int64(-(2**62) + 3),
+        b=np.uint64(2**64 - 5),
+        c=np.float64(1.0 / 3.0),
+        d=np.float32(2.5),
+        e=np.int32(-7),
+        f=np.int16(-300),
+        g=np.uint8(250),
+        h=np.bool_(True),
+        p=np.array((11, 0.75), PAIR)[()],
+        v=np.array((1, 2, 3, 4), F4)[()],
+        oi=np.zeros(7, np.int64),
+        of=np.zeros(7, np.float64),
+    )
     args.update(over)
     return args
 
@@ -421,29 +522,44 @@ def test_scalar_args(K):
     assert args["oi"].tolist() == [-(2**62) + 3, -5, -7, -300, 250, 1, 11]
     assert args["of"].tolist() == [1.0 / 3.0, 2.5, 0.75, 1, 2, 3, 4]
     assert f.num_params == 12
-    assert [p.kind for p in f.params] == ["int", "uint", "float", "float", "int", "int", "uint", "bool",
-                                          "struct", "struct", "pointer", "pointer"]
+    assert [p.kind for p in f.params] == [
+        "int",
+        "uint",
+        "float",
+        "float",
+        "int",
+        "int",
+        "uint",
+        "bool",
+        "struct",
+        "struct",
+        "pointer",
+        "pointer",
+    ]
     assert f.params[0].ctype == "long long int" and f.params[10].pointee_kind == "int"
     assert f.max_threads_per_block == 1024
 
 
-@pytest.mark.parametrize("over,match", [
-    (dict(a=np.int32(1)), r"argument 0 .*'long long int'.*int32"),
-    (dict(a=3), r"argument 0 .*Python int"),
-    (dict(c=1.5), r"argument 2 .*Python float"),
-    (dict(e=np.int64(1)), r"argument 4 .*int32"),
-    (dict(e=np.float32(1)), r"argument 4 .*float32"),
-    (dict(d=np.float64(1)), r"argument 3 .*float32"),
-    (dict(d=np.int32(1)), r"argument 3 .*float32"),
-    (dict(h=True), r"argument 7 .*Python bool"),
-    (dict(h=np.int32(1)), r"argument 7"),
-    (dict(e=np.zeros(1, np.int32)), r"argument 4 .*ndarray"),
-    (dict(oi=np.int64(0)), r"argument 10 .*ndarray"),
-    (dict(oi=np.zeros(7, np.float64)), r"argument 10 .*8-byte signed integer.*float64"),
-    (dict(of=np.zeros(7, np.float32)), r"argument 11 .*8-byte floating-point.*float32"),
-    (dict(p=np.int64(0)), r"argument 8 .*numpy.void"),
-    (dict(v=np.array((1, 2), PAIR)[()]), r"argument 9 .*16 bytes"),
-])
+@pytest.mark.parametrize(
+    "over,match",
+    [
+        (dict(a=np.int32(1)), r"argument 0 .*'long long int'.*int32"),
+        (dict(a=3), r"argument 0 .*Python int"),
+        (dict(c=1.5), r"argument 2 .*Python float"),
+        (dict(e=np.int64(1)), r"argument 4 .*int32"),
+        (dict(e=np.float32(1)), r"argument 4 .*float32"),
+        (dict(d=np.float64(1)), r"argument 3 .*float32"),
+        (dict(d=np.int32(1)), r"argument 3 .*float32"),
+        (dict(h=True), r"argument 7 .*Python bool"),
+        (dict(h=np.int32(1)), r"argument 7"),
+        (dict(e=np.zeros(1, np.int32)), r"argument 4 .*ndarray"),
+        (dict(oi=np.int64(0)), r"argument 10 .*ndarray"),
+        (dict(oi=np.zeros(7, np.float64)), r"argument 10 .*8-byte signed integer.*float64"),
+        (dict(of=np.zeros(7, np.float32)), r"argument 11 .*8-byte floating-point.*float32"),
+        (dict(p=np.int64(0)), r"argument 8 .*numpy.void"),
+        (dict(v=np.array((1, 2), PAIR)[()]), r"argument 9 .*16 bytes"),
+    ],
+)
 def test_argument_errors(K, over, match):
     with pytest.raises(TypeError, match=match):
         K("scalars")(1, 32, tuple(_scalar_args(**over).values()))
@@ -465,9 +581,46 @@ def test_misc_math_and_printf(K, capfd):
     oi = np.zeros(15, np.int64)
     K("misc_kernel")(1, 32, (x, of, oi))
     below = float(np.nextafter(np.float32(-1.0), np.float32(-2.0)))
-    assert of.tolist() == [-2.0, 1.5, 0.25, 1.0, 0.0, 0.0, np.float32(3.14159274101257324), 2.0, 2.0, np.inf,
-                           2.0, 1.0, 0.5, -1.0, 6.0, 12.0, 0.0, 1.0, 1.0, below, 2.0]
-    assert oi.tolist() == [-4, 7, 5, 2, 2, 0x3F800000, 0x3FF0000000000000, 1, 1, 0x80000000, 15, 1, -18, 11, 13]
+    assert of.tolist() == [
+        -2.0,
+        1.5,
+        0.25,
+        1.0,
+        0.0,
+        0.0,
+        np.float32(3.14159274101257324),
+        2.0,
+        2.0,
+        np.inf,
+        2.0,
+        1.0,
+        0.5,
+        -1.0,
+        6.0,
+        12.0,
+        0.0,
+        1.0,
+        1.0,
+        below,
+        2.0,
+    ]
+    assert oi.tolist() == [
+        -4,
+        7,
+        5,
+        2,
+        2,
+        0x3F800000,
+        0x3FF0000000000000,
+        1,
+        1,
+        0x80000000,
+        15,
+        1,
+        -18,
+        11,
+        13,
+    ]
     assert "emu printf 42 0.5" in capfd.readouterr().out
 
 
@@ -496,13 +649,24 @@ def test_stack_overflow_is_an_error(K):
     assert (out == 21).all()
 
 
-@pytest.mark.parametrize("kernel,args,match", [
-    ("do_assert", (np.array([1] * 10 + [-1] + [1] * 21, np.int32),), r"thread \(10,0,0\).*assertion `x\[threadIdx.x\] >= 0'"),
-    ("do_trap", (np.arange(32, dtype=np.int32),), r"thread \(3,0,0\).*__trap"),
-    ("do_segv", (np.arange(32, dtype=np.int32),), r"thread \(5,0,0\).*illegal memory access"),
-    ("do_div", (np.zeros(32, np.int32), np.int32(0)), r"SIGFPE"),
-    ("dyn_overflow", (np.zeros(32, np.int32), np.int32(64)), r"past the end of dynamic shared memory"),
-])
+@pytest.mark.parametrize(
+    "kernel,args,match",
+    [
+        (
+            "do_assert",
+            (np.array([1] * 10 + [-1] + [1] * 21, np.int32),),
+            r"thread \(10,0,0\).*assertion `x\[threadIdx.x\] >= 0'",
+        ),
+        ("do_trap", (np.arange(32, dtype=np.int32),), r"thread \(3,0,0\).*__trap"),
+        ("do_segv", (np.arange(32, dtype=np.int32),), r"thread \(5,0,0\).*illegal memory access"),
+        ("do_div", (np.zeros(32, np.int32), np.int32(0)), r"SIGFPE"),
+        (
+            "dyn_overflow",
+            (np.zeros(32, np.int32), np.int32(64)),
+            r"past the end of dynamic shared memory",
+        ),
+    ],
+)
 def test_faults_are_errors(K, kernel, args, match):
     with pytest.raises(EmulatorError, match=match):
         K(kernel)(1, 32, args, shared_mem=256)
@@ -553,18 +717,49 @@ def test_missing_syncwarp_gives_wrong_answer_in_race_mode(B, race):
     assert not np.allclose(out, exp, rtol=1e-3)
 
 
-@pytest.mark.parametrize("kernel,grid,match", [
-    ("sync_in_if", 1, r"block \(0,0,0\): __syncthreads\(\) at .*broken.cu:\d+ is waited on by 16 thread.*threads 16-63 already exited"),
-    ("sync_after_return", 2, r"block \(0,0,0\).*threads 48-63 already exited"),
-    ("two_barriers", 1, r"divergent block barriers: threads 0, 2, 4.* wait at __syncthreads\(\) .*broken.cu:\d+; threads 1, 3, 5.*broken.cu:\d+"),
-    ("spin_later_block", 2, r"block \(0,0,0\): endless spin: thread 0 kept calling __nanosleep"),
-    ("spin_at_barrier", 2, r"block \(0,0,0\): endless spin: thread 0 "),
-    ("shfl_after_exit", 1, r"warp 0: .*__shfl_down_sync\(mask 0xffffffff\) name lane\(s\) 0xc0000000 that already exited"),
-    ("warp_kind_mismatch", 1, r"divergent warp synchronisation in warp 0: thread \(0,0,0\) waits in __ballot_sync.* lane 16 .*__shfl_sync"),
-    ("warp_vs_block", 1, r"deadlock in warp 0: thread \(0,0,0\) waits in __syncwarp.*lane 1 .*at __syncthreads\(\) .*broken.cu"),
-    ("mask_without_self", 1, r"thread \(0,0,0\): __syncwarp called with mask 0x00000002 that does not include the calling lane 0"),
-    ("bad_width", 1, r"width 3 is not a power of two"),
-])
+@pytest.mark.parametrize(
+    "kernel,grid,match",
+    [
+        (
+            "sync_in_if",
+            1,
+            r"block \(0,0,0\): __syncthreads\(\) at .*broken.cu:\d+ is waited on by 16 thread.*threads 16-63 already exited",
+        ),
+        ("sync_after_return", 2, r"block \(0,0,0\).*threads 48-63 already exited"),
+        (
+            "two_barriers",
+            1,
+            r"divergent block barriers: threads 0, 2, 4.* wait at __syncthreads\(\) .*broken.cu:\d+; threads 1, 3, 5.*broken.cu:\d+",
+        ),
+        (
+            "spin_later_block",
+            2,
+            r"block \(0,0,0\): endless spin: thread 0 kept calling __nanosleep",
+        ),
+        ("spin_at_barrier", 2, r"block \(0,0,0\): endless spin: thread 0 "),
+        (
+            "shfl_after_exit",
+            1,
+            r"warp 0: .*__shfl_down_sync\(mask 0xffffffff\) name lane\(s\) 0xc0000000 that already exited",
+        ),
+        (
+            "warp_kind_mismatch",
+            1,
+            r"divergent warp synchronisation in warp 0: thread \(0,0,0\) waits in __ballot_sync.* lane 16 .*__shfl_sync",
+        ),
+        (
+            "warp_vs_block",
+            1,
+            r"deadlock in warp 0: thread \(0,0,0\) waits in __syncwarp.*lane 1 .*at __syncthreads\(\) .*broken.cu",
+        ),
+        (
+            "mask_without_self",
+            1,
+            r"thread \(0,0,0\): __syncwarp called with mask 0x00000002 that does not include the calling lane 0",
+        ),
+        ("bad_width", 1, r"width 3 is not a power of two"),
+    ],
+)
 def test_broken_kernels_raise(B, kernel, grid, match):
     arg = np.zeros(64, np.int32) if kernel != "warp_kind_mismatch" else np.zeros(64, np.uint32)
     t0 = time.perf_counter()
@@ -582,14 +777,20 @@ def test_broken_kernels_raise(B, kernel, grid, match):
 # correct reductions against NumPy, speed
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kernel", ["tree_reduce", "shfl_reduce"])
-@pytest.mark.parametrize("ctype,dtype", [("float", np.float32), ("double", np.float64), ("int", np.int32),
-                                         ("long long", np.int64)])
+@pytest.mark.parametrize(
+    "ctype,dtype",
+    [("float", np.float32), ("double", np.float64), ("int", np.int32), ("long long", np.int64)],
+)
 @pytest.mark.parametrize("seed", [None, 2024])
 def test_reductions_match_numpy(R, race, kernel, ctype, dtype, seed):
     race(seed)
     rng = np.random.default_rng(5)
     n = 10_000
-    x = rng.random(n).astype(dtype) if dtype in (np.float32, np.float64) else rng.integers(-1000, 1000, n).astype(dtype)
+    x = (
+        rng.random(n).astype(dtype)
+        if dtype in (np.float32, np.float64)
+        else rng.integers(-1000, 1000, n).astype(dtype)
+    )
     block = 128
     grid = 13 if kernel == "shfl_reduce" else -(-n // block)
     out = np.zeros(grid, dtype)
@@ -617,7 +818,9 @@ def test_reduction_speed(R):
 
 def test_ucontext_fallback(race):
     """The portable ucontext context switch (used off x86-64) runs the same kernels."""
-    f = _compile("reduce.cu", ["tree_reduce<double>", "shfl_reduce<int>"], options=["-DPRIM_EMU_UCONTEXT"]).get_function
+    f = _compile(
+        "reduce.cu", ["tree_reduce<double>", "shfl_reduce<int>"], options=["-DPRIM_EMU_UCONTEXT"]
+    ).get_function
     x = np.random.default_rng(3).random(3000)
     out = np.zeros(24, np.float64)
     race(5)
@@ -650,7 +853,9 @@ def test_unknown_name_expression(K):
 
 def test_disk_cache_and_memo(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
-    code = "extern \"C\" __global__ void k(int* x, int v) { x[threadIdx.x] = v + (int)threadIdx.x; }\n"
+    code = (
+        'extern "C" __global__ void k(int* x, int v) { x[threadIdx.x] = v + (int)threadIdx.x; }\n'
+    )
     m1 = emu.compile_module(code, ["k"], cache_key="test-cache-1")
     assert emu.compile_module(code, ["k"], cache_key="test-cache-1") is m1
     files = list((tmp_path / "emulator").glob("*.so"))
@@ -683,12 +888,16 @@ def test_build_lock_is_exclusive_across_processes(tmp_path):
 
     pytest.importorskip("fcntl")
     lock = tmp_path / "m.lock"
-    probe = ("import fcntl, sys\nf = open(sys.argv[1], 'a')\n"
-             "try:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n    print('free')\n"
-             "except BlockingIOError:\n    print('held')\n")
+    probe = (
+        "import fcntl, sys\nf = open(sys.argv[1], 'a')\n"
+        "try:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n    print('free')\n"
+        "except BlockingIOError:\n    print('held')\n"
+    )
     with emu_build._build_lock(lock):
-        held = subprocess.run([sys.executable, "-c", probe, str(lock)], capture_output=True,
-                              text=True).stdout.strip()
-    free = subprocess.run([sys.executable, "-c", probe, str(lock)], capture_output=True,
-                          text=True).stdout.strip()
+        held = subprocess.run(
+            [sys.executable, "-c", probe, str(lock)], capture_output=True, text=True
+        ).stdout.strip()
+    free = subprocess.run(
+        [sys.executable, "-c", probe, str(lock)], capture_output=True, text=True
+    ).stdout.strip()
     assert (held, free) == ("held", "free")

@@ -37,8 +37,9 @@ def test_each_section_opens_with_the_run_and_the_command_that_measures_it():
     assert ctx.sections[-1] == ("segmented", "scan")
     for name, lines in sections:
         family = "sort" if name == "sort" else "scan"
-        assert lines[0] == (f"Measured on {DEVICE}; {COPY} "
-                            f"(`python -m tools.figures --family {family}`).")
+        assert lines[0] == (
+            f"Measured on {DEVICE}; {COPY} (`python -m tools.figures --family {family}`)."
+        )
         assert f"| {name} work |" in "\n".join(lines)
         assert page.device_of(lines) == "NVIDIA H200"
 
@@ -53,8 +54,12 @@ def test_a_new_page_holds_the_sections_in_the_registry_order():
 
 def test_a_run_replaces_its_sections_and_keeps_the_others():
     _, sections = _run("sort", "scan")
-    old = page.merge(None, sections + [("start", ["Hand-written, no device named."])],
-                     section_order(), "NVIDIA H200")
+    old = page.merge(
+        None,
+        sections + [("start", ["Hand-written, no device named."])],
+        section_order(),
+        "NVIDIA H200",
+    )
     ctx = Context(4200.0, None)
     ctx.lines += [f"device: {DEVICE.replace('abc1234', 'def5678')}", COPY]
     ctx.measuring = "sort"
@@ -73,10 +78,15 @@ def test_a_run_replaces_its_sections_and_keeps_the_others():
 def test_a_run_on_another_kind_of_device_is_refused():
     _, sections = _run("sort", "scan")
     old = page.merge(None, sections, section_order(), "NVIDIA H200")
-    other = [("sort", [page.header("NVIDIA H100 80GB HBM3 (132 SMs), commit x, 2026-11-30", COPY,
-                                   "sort")])]
-    with pytest.raises(ValueError, match="'scan' was measured on NVIDIA H200, this run on "
-                                         "NVIDIA H100 80GB HBM3"):
+    other = [
+        (
+            "sort",
+            [page.header("NVIDIA H100 80GB HBM3 (132 SMs), commit x, 2026-11-30", COPY, "sort")],
+        )
+    ]
+    with pytest.raises(
+        ValueError, match="'scan' was measured on NVIDIA H200, this run on NVIDIA H100 80GB HBM3"
+    ):
         page.merge(old, other, section_order(), "NVIDIA H100 80GB HBM3")
     # every section measured again: nothing of the other device is kept
     full = [(name, other[0][1]) for name, _ in sections]

@@ -12,12 +12,15 @@ def test_twins_pass_on_agreement():
     assert got == 45
 
 
-@pytest.mark.parametrize("body, what", [
-    (lambda xp: xp.sum(np.arange(10, dtype=np.int32)) + (xp is prim), "value"),
-    (lambda xp: np.float32(1) if xp is prim else np.float64(1), "dtype"),
-    (lambda xp: np.zeros(3) if xp is prim else np.zeros(4), "shape"),
-    (lambda xp: (1, 2) if xp is prim else (1, 2, 3), "items"),
-])
+@pytest.mark.parametrize(
+    "body, what",
+    [
+        (lambda xp: xp.sum(np.arange(10, dtype=np.int32)) + (xp is prim), "value"),
+        (lambda xp: np.float32(1) if xp is prim else np.float64(1), "dtype"),
+        (lambda xp: np.zeros(3) if xp is prim else np.zeros(4), "shape"),
+        (lambda xp: (1, 2) if xp is prim else (1, 2, 3), "items"),
+    ],
+)
 def test_twins_catch_disagreement(body, what):
     with pytest.raises(AssertionError):
         H.run_twins(body)
@@ -29,9 +32,12 @@ def test_twins_compare_errors():
 
     assert isinstance(H.run_twins(same, name="zero-size").exc, ValueError)
 
-    for raises, match in (({np: ValueError}, "primitives returned"),
-                          ({np: ValueError, prim: TypeError}, "primitives raised"),
-                          ({prim: ValueError}, "primitives raised")):
+    for raises, match in (
+        ({np: ValueError}, "primitives returned"),
+        ({np: ValueError, prim: TypeError}, "primitives raised"),
+        ({prim: ValueError}, "primitives raised"),
+    ):
+
         def body(xp, raises=raises):  # raises the error named for xp, else returns
             if xp in raises:
                 raise raises[xp]("x")
@@ -57,8 +63,9 @@ def test_assert_same_tolerances_and_nans():
 
 
 def test_raises_like():
-    H.raises_like(ValueError, "reduce", prim.reduce, np.ones(3, np.float32), "mean",
-                  match="op must be")
+    H.raises_like(
+        ValueError, "reduce", prim.reduce, np.ones(3, np.float32), "mean", match="op must be"
+    )
     with pytest.raises(AssertionError, match="does not start with"):
         H.raises_like(ValueError, "histogram", prim.reduce, np.ones(3), "mean")
     with pytest.raises(AssertionError, match="does not start with"):  # a name inside another

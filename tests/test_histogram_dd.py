@@ -90,14 +90,18 @@ def check(sample, *args, backend, expected=True, rtol=1e-12, **kw):
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8,
-                                   np.int16, np.uint64])
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8, np.int16, np.uint64]
+)
 def test_dims_and_dtypes(d, dtype, backend, rng):
     """(N, D) samples of every dtype, D = 1..5 (4 and 5: the generic loop), int bins with and
     without range: counts and edges exactly NumPy's."""
     n = 1203
-    s = (rng.random((n, d)) * 40 - 10).astype(dtype) if np.dtype(dtype).kind != "u" else \
-        (rng.random((n, d)) * 40).astype(dtype)
+    s = (
+        (rng.random((n, d)) * 40 - 10).astype(dtype)
+        if np.dtype(dtype).kind != "u"
+        else (rng.random((n, d)) * 40).astype(dtype)
+    )
     bins = [3, 5, 2, 4, 3][:d]
     check(s, bins, backend=backend)
     rng_ = [(0, 20), (-3.5, 17.25), None, (2, 2), (1, 9)][:d]
@@ -110,13 +114,17 @@ def test_dims_and_dtypes(d, dtype, backend, rng):
 def test_edges_on_boundaries_out_of_range_nan(d, backend, rng):
     """Samples on every inner edge (the bin on the right), on the last edge (the last bin),
     outside the edges, NaN and +-inf (dropped), with explicit and uniform edges mixed."""
-    edges = [np.array([0.0, 0.5, 1.25, 3.0]), np.linspace(-1, 1, 6), np.array([-2.0, 0, 2]),
-             np.array([0.0, 1, 2, 3, 4])][:d]
+    edges = [
+        np.array([0.0, 0.5, 1.25, 3.0]),
+        np.linspace(-1, 1, 6),
+        np.array([-2.0, 0, 2]),
+        np.array([0.0, 1, 2, 3, 4]),
+    ][:d]
     n = 997
     s = np.stack([e[0] + (e[-1] - e[0]) * (rng.random(n) * 1.4 - 0.2) for e in edges], axis=1)
     for j, e in enumerate(edges):
         s[j::7, j] = e[rng.integers(0, e.size, size=s[j::7, j].size)]  # exactly on an edge
-        s[j + 3::29, j] = e[-1]
+        s[j + 3 :: 29, j] = e[-1]
     s[::31, 0] = np.nan
     s[5::37, d - 1] = np.inf
     s[6::41, 0] = -np.inf
@@ -125,8 +133,12 @@ def test_edges_on_boundaries_out_of_range_nan(d, backend, rng):
         check(x, edges, backend=backend)  # explicit edges
         check(x, [e.size - 1 for e in edges], [(e[0], e[-1]) for e in edges], backend=backend)
         mixed = [e if j % 2 else e.size - 1 for j, e in enumerate(edges)]
-        check(x, mixed, [None if j % 2 else (e[0], e[-1]) for j, e in enumerate(edges)],
-              backend=backend)
+        check(
+            x,
+            mixed,
+            [None if j % 2 else (e[0], e[-1]) for j, e in enumerate(edges)],
+            backend=backend,
+        )
         with small_policy(shared_bytes=32):
             check(x, edges, backend=backend)
 
@@ -135,8 +147,12 @@ def test_weights_and_density(backend, rng, schedule):
     """Weights of any real dtype (summed in float64), density, both together, D = 2 and 4."""
     for d in (2, 4):
         s = rng.standard_normal((1500, d))
-        for w in (rng.random(1500), rng.integers(-3, 9, 1500).astype(np.int32),
-                  rng.random(1500).astype(np.float32), rng.random(1500) < 0.5):
+        for w in (
+            rng.random(1500),
+            rng.integers(-3, 9, 1500).astype(np.int32),
+            rng.random(1500).astype(np.float32),
+            rng.random(1500) < 0.5,
+        ):
             check(s, 4, [(-2, 2)] * d, weights=w, backend=backend)
             with small_policy(shared_bytes=64):
                 check(s, 4, [(-2, 2)] * d, weights=w, backend=backend)
@@ -152,7 +168,7 @@ def test_list_of_arrays(backend, rng):
     for d in (1, 2, 3, 4):
         c = [cols[j % 3][:n] for j in range(d)]
         check(c, 4, backend=backend)
-        check([x[1:] for x in cols[:min(d, 3)]], 5, backend=backend)  # unaligned columns
+        check([x[1:] for x in cols[: min(d, 3)]], 5, backend=backend)  # unaligned columns
     # the list equals its stack
     c = [cols[0][:n], cols[2][:n]]
     got = prim.histogramdd([native(x, backend) for x in c], 4)
@@ -197,9 +213,9 @@ def test_float16_bool_and_small_ints(backend, rng):
 def test_integer_edges_and_fallback(backend, rng):
     """int64 samples against int64 edges in one dimension and float64 ones in another: no one
     binner compares both exactly, so each dimension is binned in a pass of its own."""
-    s = rng.integers(-2**40, 2**40, (700, 2))
+    s = rng.integers(-(2**40), 2**40, (700, 2))
     s[::5, 0] = 2**53 + 1  # float64 would round it onto the edge 2**53
-    e0 = np.array([-2**40, 0, 2**53, 2**53 + 2], np.int64)
+    e0 = np.array([-(2**40), 0, 2**53, 2**53 + 2], np.int64)
     check(s, [e0, 4], backend=backend, expected=False)
     check(s, [e0, e0], backend=backend)
     check(s, [6, 4], backend=backend)
@@ -216,13 +232,18 @@ def test_histogram2d(backend, rng, schedule):
     y[::11] = 1.0
     for bins in (10, [5, 7], np.linspace(-2, 2, 9), [np.linspace(-1, 1, 5), 6], 256):
         with one_pass():
-            got = prim.histogram2d(native(x, backend), native(y, backend), bins,
-                                   [[-2, 2], [-3, 3]])
+            got = prim.histogram2d(native(x, backend), native(y, backend), bins, [[-2, 2], [-3, 3]])
         want = np.histogram2d(x, y, bins, [[-2, 2], [-3, 3]])
         same((got[0], got[1:]), (want[0], want[1:]), rtol=0)
     w = rng.random(3001)
-    got = prim.histogram2d(native(x, backend), native(y, backend), 8, [[-2, 2], [-3, 3]],
-                           density=True, weights=native(w, backend))
+    got = prim.histogram2d(
+        native(x, backend),
+        native(y, backend),
+        8,
+        [[-2, 2], [-3, 3]],
+        density=True,
+        weights=native(w, backend),
+    )
     want = np.histogram2d(x, y, 8, [[-2, 2], [-3, 3]], density=True, weights=w)
     same((got[0], got[1:]), (want[0], want[1:]))
     with small_policy(block=32, shared_bytes=1024):
@@ -262,17 +283,22 @@ def test_beyond_kernel_dimensions(backend, rng, monkeypatch):
     check(s[:, :3], [2, 3, 1], backend=backend)
 
 
-@pytest.mark.parametrize("args,kw", [
-    ((np.array(5.0), 2), {}), ((np.array(5, np.int16), 3), {"density": True}),
-    ((np.array(0.5, np.float32), [[0, 1, 2]]), {"weights": [2.0]}),
-])
+@pytest.mark.parametrize(
+    "args,kw",
+    [
+        ((np.array(5.0), 2), {}),
+        ((np.array(5, np.int16), 3), {"density": True}),
+        ((np.array(0.5, np.float32), [[0, 1, 2]]), {"weights": [2.0]}),
+    ],
+)
 def test_0d_sample(args, kw):
     """A 0-d sample array is one sample of one dimension (NumPy's ``atleast_2d(sample).T``)."""
     H.run_twins(lambda xp: xp.histogramdd(*args, **kw), name="histogramdd")
 
 
-@pytest.mark.parametrize("weights", [np.ones(3), np.ones((2, 2)), np.array(1.0),
-                                     np.array([], complex)])
+@pytest.mark.parametrize(
+    "weights", [np.ones(3), np.ones((2, 2)), np.array(1.0), np.array([], complex)]
+)
 def test_weights_of_an_empty_sample_are_not_read(weights):
     """NumPy's bincount reads no weights when there are no samples: float64 zeros whatever
     they are."""
@@ -283,24 +309,27 @@ def test_weights_of_an_empty_sample_are_not_read(weights):
 # ---- errors -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args,kw,exc", [
-    ((np.ones((4, 2)), [3, 3, 3]), {}, ValueError),              # bins of another dimension
-    ((np.ones((4, 2)), [3, 0]), {}, ValueError),                 # a bin count < 1
-    ((np.ones((4, 2)), [3.5, 2]), {}, TypeError),                # a float bin count
-    ((np.ones((4, 2)), [np.array([0, 2, 1]), 3]), {}, ValueError),  # edges not monotone
-    ((np.ones((4, 2)), [np.ones((2, 2)), 3]), {}, ValueError),   # edges of 2 dimensions
-    ((np.ones((4, 2)), 3), {"range": [(1, 0), None]}, ValueError),  # a reversed range
-    ((np.ones((4, 2)), 3), {"range": [(0, 1)]}, ValueError),     # range of another dimension
-    ((np.ones((4, 2)), 3), {"range": [(0, np.inf), None]}, ValueError),  # range not finite
-    ((np.ones((4, 2)), 3), {"weights": np.ones(3)}, ValueError),  # weights of another length
-    ((np.ones((4, 2)), 3), {"weights": np.ones(4) * 1j}, TypeError),  # complex weights
-    ((np.ones((4, 2)), 3), {"weights": np.ones((2, 2))}, ValueError),  # 2-D weights
-    ((np.ones((1, 2)), 3), {"weights": np.array(1.0)}, ValueError),  # 0-d weights
-    ((np.array([[np.nan, 1.0]]), 3), {}, ValueError),            # autodetected range not finite
-    ((np.ones((2, 2, 2)), 3), {}, ValueError),                   # a 3-D sample array
-    (([np.ones(3), np.ones(4)], 3), {}, ValueError),             # columns of two lengths
-    ((np.array([["a", "b"]]), 3), {}, TypeError),                # strings
-])
+@pytest.mark.parametrize(
+    "args,kw,exc",
+    [
+        ((np.ones((4, 2)), [3, 3, 3]), {}, ValueError),  # bins of another dimension
+        ((np.ones((4, 2)), [3, 0]), {}, ValueError),  # a bin count < 1
+        ((np.ones((4, 2)), [3.5, 2]), {}, TypeError),  # a float bin count
+        ((np.ones((4, 2)), [np.array([0, 2, 1]), 3]), {}, ValueError),  # edges not monotone
+        ((np.ones((4, 2)), [np.ones((2, 2)), 3]), {}, ValueError),  # edges of 2 dimensions
+        ((np.ones((4, 2)), 3), {"range": [(1, 0), None]}, ValueError),  # a reversed range
+        ((np.ones((4, 2)), 3), {"range": [(0, 1)]}, ValueError),  # range of another dimension
+        ((np.ones((4, 2)), 3), {"range": [(0, np.inf), None]}, ValueError),  # range not finite
+        ((np.ones((4, 2)), 3), {"weights": np.ones(3)}, ValueError),  # weights of another length
+        ((np.ones((4, 2)), 3), {"weights": np.ones(4) * 1j}, TypeError),  # complex weights
+        ((np.ones((4, 2)), 3), {"weights": np.ones((2, 2))}, ValueError),  # 2-D weights
+        ((np.ones((1, 2)), 3), {"weights": np.array(1.0)}, ValueError),  # 0-d weights
+        ((np.array([[np.nan, 1.0]]), 3), {}, ValueError),  # autodetected range not finite
+        ((np.ones((2, 2, 2)), 3), {}, ValueError),  # a 3-D sample array
+        (([np.ones(3), np.ones(4)], 3), {}, ValueError),  # columns of two lengths
+        ((np.array([["a", "b"]]), 3), {}, TypeError),  # strings
+    ],
+)
 def test_errors(args, kw, exc):
     """NumPy's error types, each message naming histogramdd."""
     with pytest.raises(Exception):
@@ -311,14 +340,21 @@ def test_errors(args, kw, exc):
 def test_errors_ours():
     """Where NumPy has no error of its own (or a different one): named for the function."""
     H.raises_like(ValueError, "histogramdd", prim.histogramdd, [], 3)  # no dimension
-    H.raises_like(ValueError, "histogramdd", prim.histogramdd, np.ones((4, 2)),
-                  [np.array([1.0]), 3])  # one edge
+    H.raises_like(
+        ValueError, "histogramdd", prim.histogramdd, np.ones((4, 2)), [np.array([1.0]), 3]
+    )  # one edge
     H.raises_like(TypeError, "histogramdd", prim.histogramdd, 5, 3)  # not a sample
-    H.raises_like(TypeError, "histogramdd", prim.histogramdd, np.ones((4, 1)),
-                  [np.array(["a", "b"])])  # string edges
+    H.raises_like(
+        TypeError, "histogramdd", prim.histogramdd, np.ones((4, 1)), [np.array(["a", "b"])]
+    )  # string edges
     H.raises_like(TypeError, "histogramdd", prim.histogramdd, np.ones((4, 2), complex), 3)
-    H.raises_like(TypeError, "histogramdd", prim.histogramdd,
-                  [np.ones(4), np.ones(4, np.float16), np.ones(4, complex)], 3)
+    H.raises_like(
+        TypeError,
+        "histogramdd",
+        prim.histogramdd,
+        [np.ones(4), np.ones(4, np.float16), np.ones(4, complex)],
+        3,
+    )
     H.raises_like(ValueError, "histogram2d", prim.histogram2d, np.ones(3), np.ones(4))
     H.raises_like(TypeError, "histogram2d", prim.histogram2d, np.array(["a"]), np.ones(1))
 
@@ -358,17 +394,23 @@ def test_property_equals_numpy(data):
     for _ in range(d):
         kind = data.draw(st.sampled_from(["int", "range", "edges"]))
         if kind == "edges":
-            e = np.sort(r.choice(np.arange(-8.0, 101.0, 0.5), data.draw(st.integers(2, 7)),
-                                 replace=False))
+            e = np.sort(
+                r.choice(np.arange(-8.0, 101.0, 0.5), data.draw(st.integers(2, 7)), replace=False)
+            )
             bins.append(e)
             ranges.append(None)
         else:
             bins.append(data.draw(st.integers(1, 9)))
             ranges.append((-3.0, 50.0) if kind == "range" else None)
-    if n and any(rr is None and not isinstance(b, np.ndarray) for rr, b in zip(ranges, bins)) \
-            and np.isnan(s.astype(np.float64)).any():
-        ranges = [(-3.0, 50.0) if rr is None and not isinstance(b, np.ndarray) else rr
-                  for rr, b in zip(ranges, bins)]
+    if (
+        n
+        and any(rr is None and not isinstance(b, np.ndarray) for rr, b in zip(ranges, bins))
+        and np.isnan(s.astype(np.float64)).any()
+    ):
+        ranges = [
+            (-3.0, 50.0) if rr is None and not isinstance(b, np.ndarray) else rr
+            for rr, b in zip(ranges, bins)
+        ]
     weights = r.random(n) if data.draw(st.booleans()) else None
     density = data.draw(st.sampled_from([None, True]))
     as_list = data.draw(st.booleans())

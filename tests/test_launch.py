@@ -117,10 +117,30 @@ class _Array:
 
 def test_param_words_as_cupy_passes_them():
     words = _loader.param_words(
-        (_Array(0x7F0000001000), np.int32(-1), np.uint32(2**32 - 1), np.int64(-2),
-         np.uint64(2**64 - 1), np.float32(1.5), np.float64(-2.0), np.bool_(True), 7), _Array)
-    assert words == [0x7F0000001000, 2**64 - 1, 2**32 - 1, 2**64 - 2, 2**64 - 1, 0x3FC00000,
-                     0xC000000000000000, 1, 7]
+        (
+            _Array(0x7F0000001000),
+            np.int32(-1),
+            np.uint32(2**32 - 1),
+            np.int64(-2),
+            np.uint64(2**64 - 1),
+            np.float32(1.5),
+            np.float64(-2.0),
+            np.bool_(True),
+            7,
+        ),
+        _Array,
+    )
+    assert words == [
+        0x7F0000001000,
+        2**64 - 1,
+        2**32 - 1,
+        2**64 - 2,
+        2**64 - 1,
+        0x3FC00000,
+        0xC000000000000000,
+        1,
+        7,
+    ]
     low = np.array(words, dtype=np.uint64).view(np.uint32)[::2]  # what a 4-byte parameter reads
     assert low[1].view(np.int32) == -1 and low[5].view(np.float32) == np.float32(1.5)
 
@@ -151,12 +171,28 @@ def test_prepared_launch_passes_every_parameter(backend):
 
     k = _loader.Kernel(cupy.RawKernel(_MIXED, "mixed"), "mixed", backend)
     src = cupy.asarray([-123456789012], dtype=np.int64)
-    args = (np.int32(-7), np.uint32(2**32 - 2), np.int64(-2**40), np.uint64(2**64 - 2),
-            np.float32(-0.1), np.float64(3.25), np.bool_(True), np.int8(-3))
-    want = [-123456789012, -7, 2**32 - 2, -2**40, (2**64 - 2) >> 1,
-            int(np.float32(-0.1).view(np.int32)), int(np.float64(3.25).view(np.int64)), 1, -3]
-    for grid, block, dims in (((3, 2), (32,), 3002032), (5, 64, 5001064),
-                              ((1, 1, 2), 32, 1001032)):
+    args = (
+        np.int32(-7),
+        np.uint32(2**32 - 2),
+        np.int64(-(2**40)),
+        np.uint64(2**64 - 2),
+        np.float32(-0.1),
+        np.float64(3.25),
+        np.bool_(True),
+        np.int8(-3),
+    )
+    want = [
+        -123456789012,
+        -7,
+        2**32 - 2,
+        -(2**40),
+        (2**64 - 2) >> 1,
+        int(np.float32(-0.1).view(np.int32)),
+        int(np.float64(3.25).view(np.int64)),
+        1,
+        -3,
+    ]
+    for grid, block, dims in (((3, 2), (32,), 3002032), (5, 64, 5001064), ((1, 1, 2), 32, 1001032)):
         out = cupy.zeros(10, dtype=np.int64)
         p = Launch(k, grid, block, args=(Launch.SLOT,) + args + (out,))
         assert p.direct is not None  # the words are built
@@ -181,8 +217,23 @@ def test_prepared_launch_integer_slots(backend):
     src = cupy.asarray([5], dtype=np.int64)
     out = cupy.zeros(10, dtype=np.int64)
     slot = Launch.SLOT
-    p = Launch(k, 1, 32, args=(slot, slot, slot, np.int64(1), np.uint64(2), np.float32(0),
-                               np.float64(0), np.bool_(False), np.int8(0), out))
+    p = Launch(
+        k,
+        1,
+        32,
+        args=(
+            slot,
+            slot,
+            slot,
+            np.int64(1),
+            np.uint64(2),
+            np.float32(0),
+            np.float64(0),
+            np.bool_(False),
+            np.int8(0),
+            out,
+        ),
+    )
     assert p.direct is not None
     for a, b in ((-7, 2**32 - 2), (3, 1)):
         p(src, np.int32(a), np.uint32(b))
@@ -251,8 +302,11 @@ def test_arrays_that_are_not_c_contiguous_are_refused():
     idx = xp.zeros((3, 2), dtype=np.int64)
     dims = (np.int64(3), np.int64(2), np.int64(2))
     refused = rf"{re.escape(name)}: argument 0.* not C-contiguous"
-    for bad in (xp.broadcast_to(xp.arange(2, dtype=np.uint32), (3, 2)),
-                xp.arange(12, dtype=np.uint32)[::2], xp.zeros((2, 3), dtype=np.uint32).T):
+    for bad in (
+        xp.broadcast_to(xp.arange(2, dtype=np.uint32), (3, 2)),
+        xp.arange(12, dtype=np.uint32)[::2],
+        xp.zeros((2, 3), dtype=np.uint32).T,
+    ):
         out = xp.zeros((3, 2), dtype=np.uint32)
         with pytest.raises(ValueError, match=refused):
             _launch.launch(k, 1, 32, (bad, idx, out, *dims))

@@ -43,17 +43,29 @@ __global__ void exchange16_slots(int* striped, int* blocked) {
 }
 """
 
-CT = {"int": np.int32, "unsigned int": np.uint32, "float": np.float32, "long long": np.int64,
-      "unsigned long long": np.uint64, "double": np.float64}
+CT = {
+    "int": np.int32,
+    "unsigned int": np.uint32,
+    "float": np.float32,
+    "long long": np.int64,
+    "unsigned long long": np.uint64,
+    "double": np.float64,
+}
 # ITEMS of the look-back scan's policies (primitives/scan/_policy.py, tools/tune/scan.py) and a
 # few more: vectors per lane 7 (int -> long long at 28), 10 ... 20 (4-byte) and 12, 14 (8-byte), odd and
 # even; 4 is a single vector per lane
 ROUNDTRIPS = [("int", "int", i) for i in (4, 28, 40, 48, 56, 64, 80)] + [
-    ("float", "float", 48), ("float", "float", 56), ("float", "float", 64),
+    ("float", "float", 48),
+    ("float", "float", 56),
+    ("float", "float", 64),
     ("unsigned int", "unsigned int", 56),
-    ("int", "long long", 28), ("float", "double", 28), ("unsigned int", "unsigned long long", 28),
-    ("double", "double", 24), ("double", "double", 28),
-    ("long long", "long long", 24), ("long long", "long long", 28),
+    ("int", "long long", 28),
+    ("float", "double", 28),
+    ("unsigned int", "unsigned long long", 28),
+    ("double", "double", 24),
+    ("double", "double", 28),
+    ("long long", "long long", 24),
+    ("long long", "long long", 28),
     ("unsigned long long", "unsigned long long", 28),
 ]
 PER_LANES = list(range(1, 65))
@@ -75,8 +87,13 @@ def _kernels():
         return mod.get_function
     from primitives._core import emulator as _emulator
 
-    mod = _emulator.compile_module(CODE, NAMES, include_dirs=[str(_loader.kernels_root())],
-                                   cache_key=_loader.tree_hash(), filename="test_load_exchange.cu")
+    mod = _emulator.compile_module(
+        CODE,
+        NAMES,
+        include_dirs=[str(_loader.kernels_root())],
+        cache_key=_loader.tree_hash(),
+        filename="test_load_exchange.cu",
+    )
     return mod.get_function
 
 
@@ -97,8 +114,9 @@ def _values(rng, n, dt):
     return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
 
 
-@pytest.mark.parametrize("in_c,acc_c,items", ROUNDTRIPS,
-                         ids=[f"{a}->{b}-{i}" for a, b, i in ROUNDTRIPS])
+@pytest.mark.parametrize(
+    "in_c,acc_c,items", ROUNDTRIPS, ids=[f"{a}->{b}-{i}" for a, b, i in ROUNDTRIPS]
+)
 def test_roundtrip(in_c, acc_c, items, schedule, rng):
     xp = _backend.get_backend().xp
     blocks = 3
@@ -107,8 +125,9 @@ def test_roundtrip(in_c, acc_c, items, schedule, rng):
     src = _values(rng, n, CT[acc_c])
     loaded = xp.zeros(n, CT[acc_c])
     stored = xp.zeros(n, CT[acc_c])
-    kernel(_rt_name(in_c, acc_c, items))((blocks,), (64,),
-                                         (xp.asarray(x), loaded, xp.asarray(src), stored))
+    kernel(_rt_name(in_c, acc_c, items))(
+        (blocks,), (64,), (xp.asarray(x), loaded, xp.asarray(src), stored)
+    )
     H.assert_same(loaded, x.astype(CT[acc_c]))
     H.assert_same(stored, src)
 
@@ -139,6 +158,7 @@ def test_nvrtc_sm90():
     except _nvrtc.NVRTCNotFound as exc:
         pytest.skip(str(exc))
     opts = [o for o in _loader.nvrtc_options() if o != "-std=c++17"]
-    lowered = _nvrtc.compile_check(CODE, NAMES, arch="sm_90", options=opts,
-                                   filename="test_load_exchange.cu")
+    lowered = _nvrtc.compile_check(
+        CODE, NAMES, arch="sm_90", options=opts, filename="test_load_exchange.cu"
+    )
     assert set(lowered) == set(NAMES)

@@ -28,16 +28,22 @@ def test_every_family_registered():
     assert {"spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu", "spmv/convert.cu"} <= set(dict(MODULES))
     assert {"scan/scan.cu", "scan/compact.cu", "scan/segmented.cu"} <= set(dict(MODULES))
     assert {"histogram/histogram.cu", "histogram/channels.cu"} <= set(dict(MODULES))
-    assert {"sort/split.cu", "sort/classic.cu", "sort/onesweep.cu", "sort/segsort.cu",
-            "sort/block.cu"} <= set(dict(MODULES))
+    assert {
+        "sort/split.cu",
+        "sort/classic.cu",
+        "sort/onesweep.cu",
+        "sort/segsort.cu",
+        "sort/block.cu",
+    } <= set(dict(MODULES))
 
 
 @pytest.mark.parametrize("arch", ["compute_70", "sm_90"])
 @pytest.mark.parametrize("relpath,names", MODULES, ids=[m[0] for m in MODULES])
 def test_compiles(relpath, names, arch):
     if arch == "compute_70" and _nvrtc.version() >= (13, 0):
-        pytest.skip("NVRTC 13 dropped the 7.0 architecture; the test extra's NVRTC 12 checks it "
-                    "in CI")
+        pytest.skip(
+            "NVRTC 13 dropped the 7.0 architecture; the test extra's NVRTC 12 checks it in CI"
+        )
     code = _loader.source(relpath)
     opts = [o for o in _loader.nvrtc_options() if o != "-std=c++17"] + FAST
     lowered = _nvrtc.compile_check(code, names, arch=arch, options=opts, filename=relpath)
@@ -48,16 +54,20 @@ def test_compiles(relpath, names, arch):
 def test_fast_compile_still_fails_what_fails():
     """The fast options keep the checks: an error in a template body, and static shared memory
     over the architecture's limit (ptxas)."""
-    body = ("template <class T> struct S { static __device__ T f(T x) { return x.missing; } };\n"
-            "template <class T> __global__ void k(T* p) { p[0] = S<T>::f(p[1]); }")
+    body = (
+        "template <class T> struct S { static __device__ T f(T x) { return x.missing; } };\n"
+        "template <class T> __global__ void k(T* p) { p[0] = S<T>::f(p[1]); }"
+    )
     for arch in ("compute_70", "sm_90"):
         if arch == "compute_70" and _nvrtc.version() >= (13, 0):
             continue
         with pytest.raises(_nvrtc.NVRTCError) as info:
             _nvrtc.compile_check(body, ["k<float>"], arch=arch, options=FAST)
         assert "missing" in info.value.log
-    smem = ("__global__ void k(float* p) { __shared__ float s[60000]; s[threadIdx.x] = p[0];"
-            " __syncthreads(); p[threadIdx.x] = s[threadIdx.x ^ 1]; }")
+    smem = (
+        "__global__ void k(float* p) { __shared__ float s[60000]; s[threadIdx.x] = p[0];"
+        " __syncthreads(); p[threadIdx.x] = s[threadIdx.x ^ 1]; }"
+    )
     with pytest.raises(_nvrtc.NVRTCError):
         _nvrtc.compile_check(smem, ["k"], arch="sm_90", options=FAST)
 

@@ -179,8 +179,9 @@ def test_plan_of_a_function_without_plans_is_refused():
 def test_tuning_reads_the_policy_in_force():
     pol = prim.tuning.policy("reduction", "production")
     assert dataclasses.is_dataclass(pol) and pol.block >= 32
-    assert prim.tuning.policy("reduction", "production", arch="sm_90") == \
-        prim.tuning.table("reduction").lookup("production", "sm_90")
+    assert prim.tuning.policy("reduction", "production", arch="sm_90") == prim.tuning.table(
+        "reduction"
+    ).lookup("production", "sm_90")
     assert "reduction" in prim.tuning.families()
     with pytest.raises(dataclasses.FrozenInstanceError):
         pol.block = 7
@@ -209,8 +210,7 @@ def test_override_errors():
         with prim.tuning.override("reduction", selector="production", blcok=1):
             pass
     with pytest.raises(TypeError, match="not both"):
-        with prim.tuning.override("reduction", prim.tuning.policy("reduction", "zeta"),
-                                  block=1):
+        with prim.tuning.override("reduction", prim.tuning.policy("reduction", "zeta"), block=1):
             pass
 
 
@@ -219,8 +219,9 @@ def test_architecture_chain():
     class Pol:
         v: int = _policy.knob(_policy.Range(0, 100))
 
-    t = _policy.Table("t", {("default", None): Pol(0), ("sm_80", None): Pol(80),
-                            ("sm_90", "f"): Pol(90)})
+    t = _policy.Table(
+        "t", {("default", None): Pol(0), ("sm_80", None): Pol(80), ("sm_90", "f"): Pol(90)}
+    )
     assert t.lookup(None, "sm_86") == Pol(80)
     assert t.lookup("f", "sm_90") == Pol(90) and t.lookup("g", "sm_90") == Pol(80)
     assert t.lookup("f", "sm_75") == Pol(0) and t.lookup(None, "default") == Pol(0)
@@ -254,8 +255,11 @@ def test_plan_errors_name_the_public_function(name):
     import inspect
 
     func = getattr(prim, name)
-    with pytest.raises(TypeError, match=rf"^{name}\(\) (got an unexpected keyword argument "
-                                        r"'no_such_option'|too many positional|missing)"):
+    with pytest.raises(
+        TypeError,
+        match=rf"^{name}\(\) (got an unexpected keyword argument "
+        r"'no_such_option'|too many positional|missing)",
+    ):
         prim.plan(func, np.arange(4.0), np.arange(4.0), no_such_option=1)
     public = inspect.signature(func).parameters
     made = inspect.signature(func.plan.make).parameters

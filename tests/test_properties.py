@@ -20,17 +20,35 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from primitives.testing import harness as H
 
-REAL = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
-                                   np.uint32, np.int64, np.uint64, np.float16, np.float32,
-                                   np.float64))
+REAL = tuple(
+    np.dtype(t)
+    for t in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+    )
+)
 COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 ALL = REAL + COMPLEX
 #: lengths of an axis: none, one, a few, across a warp and across a block of threads
 LENGTHS = (0, 1, 1, 2, 3, 5, 7, 33, 130)
 LAYOUTS = ("C", "F", "reversed", "sliced", "transposed")
 MAX_SIZE = 4096
-SETTINGS = settings(max_examples=int(os.environ.get("PRIM_PROPERTY_EXAMPLES", 60)), deadline=None, suppress_health_check=list(HealthCheck),
-                    print_blob=True)
+SETTINGS = settings(
+    max_examples=int(os.environ.get("PRIM_PROPERTY_EXAMPLES", 60)),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+)
 
 
 def _values(rng, shape, dt, small, nan):
@@ -133,8 +151,11 @@ def _undefined_cast(name, x, kwargs, out_dt):
         # a GPU, which saturates)
     if out_dt is None or np.dtype(out_dt).kind != "u":
         return False
-    kinds = {np.result_type(out_dt, x.dtype).kind, x.dtype.kind,
-             np.dtype(dt).kind if dt is not None else "u"}
+    kinds = {
+        np.result_type(out_dt, x.dtype).kind,
+        x.dtype.kind,
+        np.dtype(dt).kind if dt is not None else "u",
+    }
     return bool(kinds & set("fc")) or name == "mean"
 
 
@@ -203,8 +224,10 @@ def test_reduce(data, op):
 @given(data=st.data(), name=st.sampled_from(("argmin", "argmax")))
 def test_argmin_argmax(data, name):
     x = data.draw(arrays(dtypes=REAL), "x")
-    kwargs = {"axis": data.draw(axes(x.ndim, tuples=False), "axis"),
-              "keepdims": data.draw(st.booleans())}
+    kwargs = {
+        "axis": data.draw(axes(x.ndim, tuples=False), "axis"),
+        "keepdims": data.draw(st.booleans()),
+    }
     out_dt = data.draw(st.sampled_from((None, np.dtype(np.int64))), "out dtype")
     _twins(name, x, kwargs, out_dt)
 
@@ -217,8 +240,9 @@ def test_cumsum_cumprod(data, name):
     if data.draw(st.booleans(), "with dtype"):
         # complex input into a real dtype= is refused by the scans (a TypeError where NumPy
         # keeps the real part): not drawn
-        kwargs["dtype"] = data.draw(st.sampled_from(COMPLEX if x.dtype.kind == "c" else ALL),
-                                    "dtype")
+        kwargs["dtype"] = data.draw(
+            st.sampled_from(COMPLEX if x.dtype.kind == "c" else ALL), "dtype"
+        )
     out_dt = data.draw(st.sampled_from((None,) + ALL), "out dtype")
     _twins(name, x, kwargs, out_dt)
 

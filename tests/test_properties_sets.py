@@ -87,10 +87,10 @@ def laid_out(v, layout):
     n = v.shape[0]
     w = np.zeros((2 * n + 1,) + v.shape[1:], dtype=v.dtype)
     if layout == "strided":
-        w[:2 * n:2] = v
-        return w[:2 * n:2]
-    w[1:n + 1] = v
-    return w[1:n + 1]
+        w[: 2 * n : 2] = v
+        return w[: 2 * n : 2]
+    w[1 : n + 1] = v
+    return w[1 : n + 1]
 
 
 def length(rng, most=40):
@@ -120,7 +120,8 @@ def test_unique_as_numpy(ndim, dt, seed):
     flags = tuple(bool(f) for f in rng.integers(0, 2, 3))
     within = list(range(-ndim, ndim)) or [0, -1]  # (a 0-d array has none: out of range)
     axis = [None, int(rng.choice(within)), int(rng.choice([ndim, -ndim - 1]))][
-        rng.choice(3, p=[0.3, 0.5, 0.2])]
+        rng.choice(3, p=[0.3, 0.5, 0.2])
+    ]
     equal_nan = bool(rng.integers(2))
     variant = str(rng.choice(["auto", "compact"]))
 
@@ -161,8 +162,9 @@ def test_run_length_encode_as_the_oracle(dt, seed):
     rng = np.random.default_rng(seed)
     x = array(rng, dt, key_pool(dt), int(rng.choice([0, 1, 1, 1, 2])))
     if x.ndim != 1:
-        H.raises_like(ValueError, "run_length_encode", prim.run_length_encode, x,
-                      match="must be 1-D")
+        H.raises_like(
+            ValueError, "run_length_encode", prim.run_length_encode, x, match="must be 1-D"
+        )
         return
     H.assert_same(prim.run_length_encode(x), rle_oracle(x))
 
@@ -177,8 +179,11 @@ def rbk_oracle(keys, values, op, sort):
     if sort:
         order = np.argsort(keys, kind="stable")
         keys, values = keys[order], values[order]
-    res = values.dtype.newbyteorder("=") if op in ("min", "max") else \
-        _REDUCEAT[op].reduce(values[:0]).dtype
+    res = (
+        values.dtype.newbyteorder("=")
+        if op in ("min", "max")
+        else _REDUCEAT[op].reduce(values[:0]).dtype
+    )
     uk, counts = rle_oracle(keys)
     if not keys.size:
         return uk, np.zeros(0, res)
@@ -198,8 +203,16 @@ def test_reduce_by_key_as_the_oracle(kdt, vdt, seed):
     n = keys.shape[0] if keys.ndim else 1
     vals = laid_out(values(rng, value_pool(vdt), vdt, n), LAYOUTS[rng.integers(len(LAYOUTS))])
     if keys.ndim != 1:
-        H.raises_like(ValueError, "reduce_by_key", prim.reduce_by_key, keys, vals, op,
-                      sort=sort, match="keys must be 1-D")
+        H.raises_like(
+            ValueError,
+            "reduce_by_key",
+            prim.reduce_by_key,
+            keys,
+            vals,
+            op,
+            sort=sort,
+            match="keys must be 1-D",
+        )
         return
     with np.errstate(all="ignore"):  # float16 results beyond its range: inf, as NumPy's
         got = prim.reduce_by_key(keys, vals, op, sort=sort)

@@ -236,9 +236,9 @@ def check_narrow(got, x, op, variant="production"):
     assert np.asarray(H.to_host(got)).dtype == want.dtype, (op, x.dtype, got)
     if x.dtype == np.float16 and op == "sum":
         exact = np.sum(x, dtype=np.float64)
-        bound = 2.0 ** -11 * (abs(exact) + 1e-3) + 2.0 ** -24 * np.abs(x).astype(np.float64).sum()
+        bound = 2.0**-11 * (abs(exact) + 1e-3) + 2.0**-24 * np.abs(x).astype(np.float64).sum()
         assert abs(float(H.to_host(got)) - exact) <= bound, (variant, x.size, got, exact)
-        assert abs(float(want) - exact) <= 8 * bound + 2.0 ** -10 * np.abs(x).sum(dtype=float)
+        assert abs(float(want) - exact) <= 8 * bound + 2.0**-10 * np.abs(x).sum(dtype=float)
     else:
         H.assert_same(got, want, what=f"{variant} {op} {x.dtype} n={x.size}")
 
@@ -293,9 +293,15 @@ def test_narrow_empty_sum(xp, dtype):
     return xp.sum(np.array([], dtype))
 
 
-@pytest.mark.parametrize("dtype,value,want", [(np.int8, 100, 30000), (np.bool_, True, 300),
-                                              (np.uint8, 255, 76500), (np.int16, -30000,
-                                                                         -9000000)])
+@pytest.mark.parametrize(
+    "dtype,value,want",
+    [
+        (np.int8, 100, 30000),
+        (np.bool_, True, 300),
+        (np.uint8, 255, 76500),
+        (np.int16, -30000, -9000000),
+    ],
+)
 def test_narrow_sums_do_not_overflow(dtype, value, want):
     """300 values of a narrow type sum in 64 bits, as NumPy's: no wrap at the input's width."""
     x = np.full(300, value, dtype=dtype)
@@ -319,15 +325,26 @@ def test_narrow_extremes():
     for f in (prim.sum, prim.min, prim.max):
         assert np.isnan(f(h)) and f(h).dtype == np.float16
     assert prim.sum(np.full(100, 1000, np.float16)) == np.float16(np.inf)  # past 65504
-    tiny = np.full(64, 2.0 ** -20, np.float16)  # subnormal inputs, a normal sum
-    assert prim.sum(tiny) == np.float16(2.0 ** -14)
+    tiny = np.full(64, 2.0**-20, np.float16)  # subnormal inputs, a normal sum
+    assert prim.sum(tiny) == np.float16(2.0**-14)
     assert prim.min(np.array([True, False, True])) == np.False_
 
 
-@pytest.mark.parametrize("dtype,request_dt", [
-    (np.int8, np.int8), (np.int8, np.int32), (np.uint16, np.int16), (np.bool_, np.bool_),
-    (np.int32, np.bool_), (np.float32, np.int8), (np.float32, np.float16),
-    (np.float16, np.float32), (np.int16, np.uint8), (np.bool_, np.float64)])
+@pytest.mark.parametrize(
+    "dtype,request_dt",
+    [
+        (np.int8, np.int8),
+        (np.int8, np.int32),
+        (np.uint16, np.int16),
+        (np.bool_, np.bool_),
+        (np.int32, np.bool_),
+        (np.float32, np.int8),
+        (np.float32, np.float16),
+        (np.float16, np.float32),
+        (np.int16, np.uint8),
+        (np.bool_, np.float64),
+    ],
+)
 @pytest.mark.parametrize("variant", ["production", "gamma"])
 def test_narrow_dtype_requests(dtype, request_dt, variant):
     """``dtype=`` as NumPy's: the elements cast to it, narrow integer sums wrap in it, a bool
@@ -339,7 +356,7 @@ def test_narrow_dtype_requests(dtype, request_dt, variant):
     want = np.sum(x, dtype=request_dt)
     if np.dtype(request_dt) == np.float16:
         exact = np.sum(x.astype(np.float16), dtype=np.float64)
-        assert got.dtype == want.dtype and abs(float(got) - exact) <= 2.0 ** -10 * abs(exact)
+        assert got.dtype == want.dtype and abs(float(got) - exact) <= 2.0**-10 * abs(exact)
     else:
         H.assert_same(got, want)
 
@@ -362,8 +379,7 @@ BYTE_ORDER_CALLS = {
     "min": lambda xp, x: xp.min(x),
     "max": lambda xp, x: xp.max(x),
     "reduce gamma": lambda xp, x: xp.sum(x) if xp is np else xp.reduce(x, variant="gamma"),
-    "reduce zeta max": lambda xp, x: xp.max(x) if xp is np else xp.reduce(x, "max",
-                                                                          variant="zeta"),
+    "reduce zeta max": lambda xp, x: xp.max(x) if xp is np else xp.reduce(x, "max", variant="zeta"),
 }
 
 
@@ -398,21 +414,34 @@ def test_unsupported_dtype(func, bad):
 def test_str_input_is_a_type_error(func):
     """Strings: NumPy's sum raises a TypeError (its min/max compare strings; ours have no
     kernel): a TypeError naming the function, the argument and the dtype, before any launch."""
-    H.raises_like(TypeError, func, getattr(prim, func), np.array(["a", "bc"]),
-                  match=r"x has dtype <U2; supported dtypes are .*bool, int8.*float16")
+    H.raises_like(
+        TypeError,
+        func,
+        getattr(prim, func),
+        np.array(["a", "bc"]),
+        match=r"x has dtype <U2; supported dtypes are .*bool, int8.*float16",
+    )
 
 
 @pytest.mark.parametrize("func", ["sum", "min", "max"])
 def test_object_input_is_a_type_error(func):
     x = np.array([1, 2, 3], dtype=object)
-    H.raises_like(TypeError, func, getattr(prim, func), x, match=r"x has dtype object; supported dtypes are .*bool, int8.*float16")
+    H.raises_like(
+        TypeError,
+        func,
+        getattr(prim, func),
+        x,
+        match=r"x has dtype object; supported dtypes are .*bool, int8.*float16",
+    )
 
 
 def test_datetime64_sum_is_a_type_error():
     x = np.array(["2024-01-01", "2024-01-02"], dtype="datetime64[D]")
     with pytest.raises(TypeError):
         np.sum(x)  # NumPy's own refusal
-    H.raises_like(TypeError, "sum", prim.sum, x, match=r"x has dtype datetime64\[D\]; supported .*uint16")
+    H.raises_like(
+        TypeError, "sum", prim.sum, x, match=r"x has dtype datetime64\[D\]; supported .*uint16"
+    )
     H.raises_like(TypeError, "reduce", prim.reduce, x, "max", match=r"x has dtype datetime64")
 
 
@@ -423,13 +452,20 @@ def test_not_an_array(bad):
 
 
 def test_bad_op():
-    H.raises_like(ValueError, "reduce", prim.reduce, np.ones(4, np.float32), "mul",
-                  match="op must be one of")
+    H.raises_like(
+        ValueError, "reduce", prim.reduce, np.ones(4, np.float32), "mul", match="op must be one of"
+    )
 
 
 def test_bad_variant():
-    H.raises_like(ValueError, "sum", prim.sum, np.ones(4, np.float32), variant="omega",
-                  match="variant must be")
+    H.raises_like(
+        ValueError,
+        "sum",
+        prim.sum,
+        np.ones(4, np.float32),
+        variant="omega",
+        match="variant must be",
+    )
 
 
 @pytest.mark.parametrize("bad", ["U3", "datetime64[s]", object])
@@ -480,8 +516,20 @@ def test_more_than_2_31_elements(on_gpu):
 
 # ---- prod ---------------------------------------------------------------------------------------
 
-PROD_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
-               np.uint64, np.float16, np.float32, np.float64]
+PROD_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.uint16,
+    np.int32,
+    np.uint32,
+    np.int64,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+]
 PROD_SIZES = [1, 2, 15, 16, 17, 257, 1000, 4099]
 
 
@@ -512,7 +560,7 @@ def check_prod(got, x, what="", dtype=None):
         return
     exact = np.prod(x.astype(np.float64))
     acc = np.float32 if want.dtype == np.float16 else want.dtype
-    tol = 2 * (x.size + 16) * np.finfo(acc).eps + (2.0 ** -11 if want.dtype == np.float16 else 0)
+    tol = 2 * (x.size + 16) * np.finfo(acc).eps + (2.0**-11 if want.dtype == np.float16 else 0)
     assert abs(float(got) - exact) <= tol * abs(exact), (what, got, exact, tol)
 
 
@@ -539,8 +587,9 @@ def test_prod_variants(variant, dtype, rng):
         check_prod(prim.prod(x, variant=variant), x, f"{variant} n={n}")
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.float32, np.float64],
-                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint16, np.int32, np.float32, np.float64], ids=lambda d: np.dtype(d).name
+)
 def test_prod_many_blocks(dtype, rng):
     """64-thread blocks with one load in flight: thousands of elements span many blocks and the
     last block's pass over the partials."""
@@ -555,7 +604,7 @@ def test_prod_many_blocks(dtype, rng):
 def test_prod_overflow_wraps(rng):
     """Integer products wrap as NumPy's: 64-bit products modulo 2^64, narrow ones in 64 bits
     (no wrap at the input's width), and in the requested width with ``dtype=``."""
-    big = rng.integers(-2**63, 2**63 - 1, 3001, dtype=np.int64, endpoint=True) | 1  # odd: no 0
+    big = rng.integers(-(2**63), 2**63 - 1, 3001, dtype=np.int64, endpoint=True) | 1  # odd: no 0
     H.assert_same(prim.prod(big), np.prod(big))
     ubig = rng.integers(0, 2**64 - 1, 3001, dtype=np.uint64, endpoint=True) | 1
     H.assert_same(prim.prod(ubig), np.prod(ubig))
@@ -564,7 +613,7 @@ def test_prod_overflow_wraps(rng):
         H.assert_same(prim.prod(x), np.prod(x))
         H.assert_same(prim.prod(x, dtype=dt), np.prod(x, dtype=dt))  # wraps in the input width
     x = np.full(39, 3, np.int8)  # 3^39 < 2^63
-    assert prim.prod(x) == 3 ** 39 and prim.prod(x).dtype == np.int64
+    assert prim.prod(x) == 3**39 and prim.prod(x).dtype == np.int64
 
 
 @pytest.mark.parametrize("variant", ["production", "gamma", "zeta"])
@@ -606,7 +655,7 @@ def test_prod_axes(dtype, axis, rng):
     keep = x.copy()
     got, want = prim.prod(x, axis=axis), np.prod(x, axis=axis)
     if want.dtype.kind == "f":
-        tol = 2 ** -9 if want.dtype == np.float16 else 300 * np.finfo(want.dtype).eps
+        tol = 2**-9 if want.dtype == np.float16 else 300 * np.finfo(want.dtype).eps
         H.assert_same(got, want, rtol=tol)
     else:
         H.assert_same(got, want)
@@ -621,8 +670,9 @@ def test_prod_axes_out_dtype_and_empty(rng):
     assert prim.prod(x, axis=1, out=out) is out
     H.assert_same(out, np.prod(x, axis=1).astype(np.float64))
     H.assert_same(prim.prod(x, axis=0, dtype=np.int8), np.prod(x, axis=0, dtype=np.int8))
-    H.assert_same(prim.reduce(x, "prod", axis=1, dtype=np.uint16),
-                  np.prod(x, axis=1, dtype=np.uint16))
+    H.assert_same(
+        prim.reduce(x, "prod", axis=1, dtype=np.uint16), np.prod(x, axis=1, dtype=np.uint16)
+    )
     full = np.empty((1, 1), np.int64)
     assert prim.prod(x, axis=None, out=full, keepdims=True) is full
     assert full[0, 0] == np.prod(x)
@@ -632,10 +682,21 @@ def test_prod_axes_out_dtype_and_empty(rng):
     H.assert_same(prim.prod(e), np.prod(e))
 
 
-@pytest.mark.parametrize("dtype,request_dt", [
-    (np.int8, np.int8), (np.int16, np.int32), (np.uint8, np.int16), (np.bool_, np.bool_),
-    (np.int32, np.float64), (np.float32, np.float64), (np.float64, np.float32),
-    (np.float16, np.float32), (np.int64, np.uint64), (np.int32, np.bool_)])
+@pytest.mark.parametrize(
+    "dtype,request_dt",
+    [
+        (np.int8, np.int8),
+        (np.int16, np.int32),
+        (np.uint8, np.int16),
+        (np.bool_, np.bool_),
+        (np.int32, np.float64),
+        (np.float32, np.float64),
+        (np.float64, np.float32),
+        (np.float16, np.float32),
+        (np.int64, np.uint64),
+        (np.int32, np.bool_),
+    ],
+)
 @pytest.mark.parametrize("variant", ["production", "gamma"])
 def test_prod_dtype_requests(dtype, request_dt, variant):
     """``dtype=`` as NumPy's: the elements cast to it, integer products wrap in it, a bool
@@ -682,9 +743,7 @@ def test_prod_errors():
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    data=st.data(),
-    dtype=st.sampled_from(PROD_DTYPES),
-    variant=st.sampled_from(reduction.VARIANTS),
+    data=st.data(), dtype=st.sampled_from(PROD_DTYPES), variant=st.sampled_from(reduction.VARIANTS)
 )
 def test_prod_property_matches_numpy(data, dtype, variant):
     dt = np.dtype(dtype)

@@ -22,15 +22,18 @@ def _data(rng, shape, dtype, order="C"):
     return np.asarray(x, order=order)
 
 
-AXES = {2: [None, 0, 1, -1, (0, 1), (1, 0), (-2,)],
-        3: [None, 0, 1, 2, -1, (0, 2), (1, 2), (0, 1, 2), (2, 0)]}
+AXES = {
+    2: [None, 0, 1, -1, (0, 1), (1, 0), (-2,)],
+    3: [None, 0, 1, 2, -1, (0, 2), (1, 2), (0, 1, 2), (2, 0)],
+}
 
 
 @pytest.mark.parametrize("func", sorted(FUNCS))
 @pytest.mark.parametrize("shape", [(6, 5), (1, 7), (7, 1), (3, 4, 5), (2, 1, 3)])
 @pytest.mark.parametrize("order", ["C", "F"])
-@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.int8, np.bool_, np.float16],
-                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "dtype", [np.int32, np.float64, np.int8, np.bool_, np.float16], ids=lambda d: np.dtype(d).name
+)
 def test_axis_and_keepdims_equal_numpy(func, shape, order, dtype, rng):
     """Every axis form (None, int, negative, tuple in any order) with and without keepdims, on
     C- and F-ordered arrays and a strided view: values, dtype and shape as NumPy's."""
@@ -42,17 +45,20 @@ def test_axis_and_keepdims_equal_numpy(func, shape, order, dtype, rng):
                 want = FUNCS[func](y, axis=axis, keepdims=keepdims)
                 assert np.shape(got) == np.shape(want), (axis, keepdims)
                 assert np.asarray(got).dtype == np.asarray(want).dtype
-                np.testing.assert_allclose(np.asarray(got, np.float64),
-                                           np.asarray(want, np.float64),
-                                           rtol=1e-2 if x.dtype == np.float16 else 1e-12,
-                                           atol=2e-2 if x.dtype == np.float16 else 0)
+                np.testing.assert_allclose(
+                    np.asarray(got, np.float64),
+                    np.asarray(want, np.float64),
+                    rtol=1e-2 if x.dtype == np.float16 else 1e-12,
+                    atol=2e-2 if x.dtype == np.float16 else 0,
+                )
 
 
 def test_reduce_takes_axis(rng):
     x = _data(rng, (4, 6), np.float32)
     np.testing.assert_allclose(prim.reduce(x, "max", axis=1), x.max(axis=1))
-    np.testing.assert_allclose(prim.reduce(x, "sum", axis=0, keepdims=True),
-                               x.sum(axis=0, keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(
+        prim.reduce(x, "sum", axis=0, keepdims=True), x.sum(axis=0, keepdims=True), rtol=1e-6
+    )
 
 
 def test_out(rng):
@@ -83,16 +89,19 @@ def test_empty_axes():
     assert prim.max(x, axis=1).shape == (0,)
 
 
-@pytest.mark.parametrize("func,kw,exc", [
-    ("sum", {"axis": 2}, np.exceptions.AxisError),
-    ("min", {"axis": -3}, np.exceptions.AxisError),
-    ("max", {"axis": (0, 0)}, ValueError),
-    ("sum", {"axis": 0.5}, TypeError),
-    ("sum", {"axis": True}, TypeError),  # NumPy refuses a bool axis
-    ("min", {"axis": (0, np.True_)}, TypeError),
-    ("sum", {"axis": 0, "out": np.empty(4)}, ValueError),
-    ("sum", {"axis": 0, "out": np.empty((2, 3))}, ValueError),
-])
+@pytest.mark.parametrize(
+    "func,kw,exc",
+    [
+        ("sum", {"axis": 2}, np.exceptions.AxisError),
+        ("min", {"axis": -3}, np.exceptions.AxisError),
+        ("max", {"axis": (0, 0)}, ValueError),
+        ("sum", {"axis": 0.5}, TypeError),
+        ("sum", {"axis": True}, TypeError),  # NumPy refuses a bool axis
+        ("min", {"axis": (0, np.True_)}, TypeError),
+        ("sum", {"axis": 0, "out": np.empty(4)}, ValueError),
+        ("sum", {"axis": 0, "out": np.empty((2, 3))}, ValueError),
+    ],
+)
 def test_axis_errors(func, kw, exc):
     """NumPy's error types (a bad axis, a repeated axis, a non-integer axis, out of another
     shape), each message naming the function."""
@@ -113,25 +122,32 @@ def test_mean_with_dtype_divides_as_numpy(acc, rng):
     for axis in (None, 1):
         got, want = prim.mean(x, axis=axis, dtype=acc), np.mean(x, axis=axis, dtype=acc)
         assert np.asarray(got).dtype == np.asarray(want).dtype == acc
-        np.testing.assert_allclose(np.asarray(got).astype(np.complex128),
-                                   np.asarray(want).astype(np.complex128), rtol=1e-3)
+        np.testing.assert_allclose(
+            np.asarray(got).astype(np.complex128), np.asarray(want).astype(np.complex128), rtol=1e-3
+        )
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint64, np.float16, np.float32,
-                                   np.float64, np.bool_], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "dtype",
+    [np.int8, np.int32, np.uint64, np.float16, np.float32, np.float64, np.bool_],
+    ids=lambda d: np.dtype(d).name,
+)
 def test_mean_any_all_equal_numpy(dtype, rng):
     """mean (NumPy's accumulator and result dtypes), any and all over every axis form, with and
     without keepdims: values, dtypes and shapes (NumPy scalars for a full reduction)."""
     x = _data(rng, (4, 5, 3), dtype)
     for axis in (None, 0, (0, 2), -1):
         for keepdims in (False, True):
-            got, want = prim.mean(x, axis=axis, keepdims=keepdims), np.mean(x, axis=axis,
-                                                                             keepdims=keepdims)
+            got, want = (
+                prim.mean(x, axis=axis, keepdims=keepdims),
+                np.mean(x, axis=axis, keepdims=keepdims),
+            )
             assert np.asarray(got).dtype == np.asarray(want).dtype
             assert np.shape(got) == np.shape(want) and type(got) is type(want)
             tol = {np.float16: 1e-2, np.float32: 1e-5}.get(x.dtype.type, 1e-12)
-            np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
-                                       rtol=tol, atol=tol)  # float sums: another order
+            np.testing.assert_allclose(
+                np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=tol, atol=tol
+            )  # float sums: another order
             for f in ("any", "all"):
                 got = getattr(prim, f)(x, axis=axis, keepdims=keepdims)
                 want = getattr(np, f)(x, axis=axis, keepdims=keepdims)
@@ -166,8 +182,7 @@ def test_mean_any_all_errors(func):
     """A string array, a bad axis and out of another shape: NumPy's error types, named."""
     H.raises_like(TypeError, func, getattr(prim, func), np.array(["a", "b"]))
     H.raises_like(np.exceptions.AxisError, func, getattr(prim, func), np.ones((2, 3)), axis=2)
-    H.raises_like(ValueError, func, getattr(prim, func), np.ones((2, 3)), axis=0,
-                  out=np.empty(2))
+    H.raises_like(ValueError, func, getattr(prim, func), np.ones((2, 3)), axis=0, out=np.empty(2))
 
 
 # ---- the axis kernels (kernels/reduction/axis.cu): every op, dtype and layout ---------------
@@ -180,8 +195,20 @@ from primitives._core import plans as _plans  # noqa: E402
 from primitives.reduction import _axis  # noqa: E402
 
 OPS4 = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max}
-ALL_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.int64, np.uint32,
-              np.uint64, np.float16, np.float32, np.float64]
+ALL_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.uint16,
+    np.int32,
+    np.int64,
+    np.uint32,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+]
 _DT_IDS = lambda d: np.dtype(d).name  # noqa: E731
 
 
@@ -219,17 +246,19 @@ def _assert_matches(got, want, x, op, axis):
         return
     # float sums and products: another order of the same operations
     scale = np.abs(x.astype(np.float64))
-    mag = (np.sum(scale, axis=axis) if op == "sum" else
-           np.prod(np.maximum(scale, 1.0), axis=axis))
+    mag = np.sum(scale, axis=axis) if op == "sum" else np.prod(np.maximum(scale, 1.0), axis=axis)
     rel = {np.float16: 2e-3, np.float32: 1e-5, np.float64: 1e-13}[want_a.dtype.type]
     err = np.abs(got_a.astype(np.float64) - want_a.astype(np.float64))
     bound = rel * np.asarray(mag).reshape(err.shape) + rel * np.abs(want_a.astype(np.float64))
     assert np.all(err <= bound + 1e-30), (op, axis, float(np.max(err - bound)))
 
 
-_AXES_OF = {1: [None, 0, -1], 2: [0, 1, -1, (0, 1)],
-            3: [0, 1, 2, (0, 2), (1, 2), (0, 1), (-1, -3)],
-            4: [0, 3, (1, 2), (0, 2), (1, 3), (0, 1, 3), (-4, -2, -1)]}
+_AXES_OF = {
+    1: [None, 0, -1],
+    2: [0, 1, -1, (0, 1)],
+    3: [0, 1, 2, (0, 2), (1, 2), (0, 1), (-1, -3)],
+    4: [0, 3, (1, 2), (0, 2), (1, 3), (0, 1, 3), (-4, -2, -1)],
+}
 
 
 def _layouts(x):
@@ -257,8 +286,9 @@ def test_axis_kernels_every_op_dtype_layout(op, dtype, rng):
 
 
 @pytest.mark.parametrize("width", [2, 3, 4, 8, 16, 32])
-@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.float64, np.float16, np.bool_,
-                                   np.uint16], ids=_DT_IDS)
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.int8, np.float64, np.float16, np.bool_, np.uint16], ids=_DT_IDS
+)
 def test_short_rows(width, dtype, rng):
     """Rows of 2..32 elements (several rows per 16-byte load where they fit), from an aligned
     array and from a view starting one element in (the kernels' scalar head and fallback)."""
@@ -273,13 +303,27 @@ def test_short_rows(width, dtype, rng):
 # ---- short rows, several per 16-byte packet (axis_rows_packed) -------------------------------
 
 #: every input dtype that can reach axis_rows_packed (rows of 2, 4 or 8 bytes)
-PACKED_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32,
-                 np.uint32, np.float32]
+PACKED_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.uint16,
+    np.float16,
+    np.int32,
+    np.uint32,
+    np.float32,
+]
 #: the layouts of the "axis" policy: packets per thread (0: the fewest making 16-byte stores),
 #: adjacent loads or a warp's coalesced loads with a shuffle exchange
-PACKED_POLICIES = [{}, {"packed_packets": 1}, {"packed_packets": 2}, {"packed_packets": 4},
-                   {"packed_packets": 2, "packed_exchange": 1},
-                   {"packed_packets": 4, "packed_exchange": 1}]
+PACKED_POLICIES = [
+    {},
+    {"packed_packets": 1},
+    {"packed_packets": 2},
+    {"packed_packets": 4},
+    {"packed_packets": 2, "packed_exchange": 1},
+    {"packed_packets": 4, "packed_exchange": 1},
+]
 
 
 def _packed_views(rng, dtype, op, R, rows):
@@ -296,7 +340,7 @@ def _packed_views(rng, dtype, op, R, rows):
     first = (-addr % 16) // dt.itemsize  # the buffer's first 16-byte boundary
     for off in list(range(0, K, R)) + [1]:
         lo = first + off
-        yield dev[lo:lo + rows * R].reshape(rows, R), host[lo:lo + rows * R].reshape(rows, R)
+        yield dev[lo : lo + rows * R].reshape(rows, R), host[lo : lo + rows * R].reshape(rows, R)
 
 
 @pytest.mark.parametrize("dtype", PACKED_DTYPES, ids=_DT_IDS)
@@ -312,16 +356,21 @@ def test_packed_rows_every_op_and_offset(dtype, rng):
             for rows in (3, 1029):
                 for op in OPS4:
                     for x, h in _packed_views(rng, dtype, op, R, rows):
-                        _assert_matches(H.to_host(getattr(prim, op)(x, axis=1)), _want(op, h, 1),
-                                        h, op, 1)
+                        _assert_matches(
+                            H.to_host(getattr(prim, op)(x, axis=1)), _want(op, h, 1), h, op, 1
+                        )
                 x, h = next(_packed_views(rng, dtype, "sum", R, rows))
                 got = H.to_host(prim.max(x, axis=-1, keepdims=True))
                 _assert_matches(got, _want("max", h, -1, True), h, "max", -1)
                 for f in ("any", "all"):
                     got = H.to_host(getattr(prim, f)(x, axis=1, keepdims=True))
                     H.assert_same(got, getattr(np, f)(h, axis=1, keepdims=True))
-                H.assert_same(H.to_host(prim.mean(x, axis=1)), np.mean(h, axis=1),
-                              rtol=2e-3 if dtype == np.float16 else 1e-6, atol=1e-3)
+                H.assert_same(
+                    H.to_host(prim.mean(x, axis=1)),
+                    np.mean(h, axis=1),
+                    rtol=2e-3 if dtype == np.float16 else 1e-6,
+                    atol=1e-3,
+                )
         assert "axis_rows_packed" in _kinds()
 
 
@@ -332,9 +381,14 @@ def test_packed_rows_layouts(fields, rng, schedule):
     1-, 2- and 4-byte elements into 1- to 8-byte results, every row offset, row counts that
     leave partial units (a warp's 32 * packets packets) and tail rows."""
     _plans.clear_caches()
-    cases = [(np.float32, 2, ("sum", "max")), (np.int8, 2, ("sum", "min")),
-             (np.int8, 4, ("max",)), (np.float16, 2, ("sum",)), (np.uint16, 4, ("prod",)),
-             (np.bool_, 2, ("max",))]
+    cases = [
+        (np.float32, 2, ("sum", "max")),
+        (np.int8, 2, ("sum", "min")),
+        (np.int8, 4, ("max",)),
+        (np.float16, 2, ("sum",)),
+        (np.uint16, 4, ("prod",)),
+        (np.bool_, 2, ("max",)),
+    ]
     if fields:  # each override compiles its own modules on the emulator: one dtype per layout
         # beyond the default (the layouts' code does not depend on the dtype), every row length
         cases = [(np.float32, 2, ("sum",)), (np.int8, 4, ("sum",))]
@@ -343,8 +397,9 @@ def test_packed_rows_layouts(fields, rng, schedule):
             for rows in (5, 2 * 32 * 4 * 8 + 37):
                 for op in ops:
                     for x, h in _packed_views(rng, dtype, op, R, rows):
-                        _assert_matches(H.to_host(getattr(prim, op)(x, axis=1)), _want(op, h, 1),
-                                        h, op, 1)
+                        _assert_matches(
+                            H.to_host(getattr(prim, op)(x, axis=1)), _want(op, h, 1), h, op, 1
+                        )
         assert "axis_rows_packed" in _kinds()
 
 
@@ -372,8 +427,15 @@ def _kinds():
     return out
 
 
-SPLIT_CASES = [((3, 4000), 1), ((4000, 3), 0), ((2, 1500, 2), 1), ((600, 64), 0),
-               ((2, 500, 40), 1), ((1, 3001), 1), ((4, 777, 5), (0, 1))]
+SPLIT_CASES = [
+    ((3, 4000), 1),
+    ((4000, 3), 0),
+    ((2, 1500, 2), 1),
+    ((600, 64), 0),
+    ((2, 500, 40), 1),
+    ((1, 3001), 1),
+    ((4, 777, 5), (0, 1)),
+]
 
 
 @pytest.mark.parametrize("shape,axis", SPLIT_CASES, ids=str)
@@ -392,9 +454,18 @@ def test_long_rows_and_split_r(shape, axis, block, rng, schedule):
     assert len(kinds) >= 2  # the partials' pass
 
 
-@pytest.mark.parametrize("dtype,width", [(np.float32, 4), (np.float32, 8), (np.float32, 12),
-                                         (np.int8, 32), (np.float64, 64), (np.uint16, 24)],
-                         ids=str)
+@pytest.mark.parametrize(
+    "dtype,width",
+    [
+        (np.float32, 4),
+        (np.float32, 8),
+        (np.float32, 12),
+        (np.int8, 32),
+        (np.float64, 64),
+        (np.uint16, 24),
+    ],
+    ids=str,
+)
 def test_short_rows_in_batches(dtype, width, rng, schedule):
     """Rows of whole 16-byte packets, at most one per lane: axis_rows takes VECS batches of rows
     per iteration (a small grid here, so that the emulator's threads loop over several batches
@@ -510,12 +581,17 @@ def test_axis_plan_reused(rng):
 def _cases(draw):
     ndim = draw(st.integers(1, 4))
     shape = tuple(draw(st.lists(st.integers(1, 7), min_size=ndim, max_size=ndim)))
-    axes = draw(st.lists(st.integers(-ndim, ndim - 1), unique_by=lambda a: a % ndim,
-                         max_size=ndim))
+    axes = draw(st.lists(st.integers(-ndim, ndim - 1), unique_by=lambda a: a % ndim, max_size=ndim))
     axis = None if draw(st.booleans()) and not axes else tuple(axes)
-    return (shape, axis, draw(st.sampled_from(["C", "F", "strided"])),
-            draw(st.sampled_from(ALL_DTYPES)), draw(st.sampled_from(sorted(OPS4))),
-            draw(st.integers(0, 2**32 - 1)), draw(st.booleans()))
+    return (
+        shape,
+        axis,
+        draw(st.sampled_from(["C", "F", "strided"])),
+        draw(st.sampled_from(ALL_DTYPES)),
+        draw(st.sampled_from(sorted(OPS4))),
+        draw(st.integers(0, 2**32 - 1)),
+        draw(st.booleans()),
+    )
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
@@ -544,13 +620,19 @@ def test_repeat_axis_call_takes_the_filed_replay(order, keepdims, rng):
     lay = xp.asfortranarray if order == "F" else xp.ascontiguousarray
     a, b = lay(xp.asarray(ha)), lay(xp.asarray(hb))
     for axis in (0, 1):
-        H.assert_same(H.to_host(prim.sum(a, axis=axis, keepdims=keepdims)),
-                      np.sum(ha, axis=axis, keepdims=keepdims), rtol=1e-5)
+        H.assert_same(
+            H.to_host(prim.sum(a, axis=axis, keepdims=keepdims)),
+            np.sum(ha, axis=axis, keepdims=keepdims),
+            rtol=1e-5,
+        )
         key = _plans.call_key("reduce/axes", (a,), ("sum", axis, None, keepdims, "auto", "sum"))
         # the replay itself, wrapped to reshape its result only for keepdims
         assert isinstance(_plans.PLANS.find(key), _axis.Shaped if keepdims else _axis.AxisReplay)
-        H.assert_same(H.to_host(prim.sum(b, axis=axis, keepdims=keepdims)),
-                      np.sum(hb, axis=axis, keepdims=keepdims), rtol=1e-5)
+        H.assert_same(
+            H.to_host(prim.sum(b, axis=axis, keepdims=keepdims)),
+            np.sum(hb, axis=axis, keepdims=keepdims),
+            rtol=1e-5,
+        )
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.complex64, np.int32])
@@ -568,11 +650,13 @@ def test_repeat_mean_takes_the_filed_call(dtype, rng):
     tol = 2e-3 if dtype == np.float16 else 1e-5
     for x, h in zip(xs, hs):
         got, want = prim.mean(x), np.mean(h)
-        assert type(got) is type(want) if xp is np else (got.shape == () and
-                                                          got.dtype == want.dtype)
+        assert (
+            type(got) is type(want) if xp is np else (got.shape == () and got.dtype == want.dtype)
+        )
         np.testing.assert_allclose(H.to_host(got), want, rtol=tol)
-    np.testing.assert_allclose(H.to_host(prim.mean(xs[1], keepdims=True)),
-                               np.mean(hs[1], keepdims=True), rtol=tol)
+    np.testing.assert_allclose(
+        H.to_host(prim.mean(xs[1], keepdims=True)), np.mean(hs[1], keepdims=True), rtol=tol
+    )
     assert first.dtype == np.mean(hs[0]).dtype
     np.testing.assert_allclose(prim.mean(hs[2]), np.mean(hs[2]), rtol=tol)  # NumPy in, out
 
@@ -592,8 +676,12 @@ def test_long_rows_a_block_per_row(dtype, op, rng):
                 want = getattr(np, op)(a, axis=axis)
                 got = getattr(prim, op)(a, axis=axis)
                 tight = np.dtype(dtype).kind not in "f" or op == "max"
-                H.assert_same(got, want, rtol=0 if tight else 2e-3 if dtype == np.float16
-                              else 1e-5, atol=0 if tight else 1e-3 * a.shape[axis] ** 0.5)
+                H.assert_same(
+                    got,
+                    want,
+                    rtol=0 if tight else 2e-3 if dtype == np.float16 else 1e-5,
+                    atol=0 if tight else 1e-3 * a.shape[axis] ** 0.5,
+                )
 
 
 @pytest.mark.parametrize("slab_block", [0, 64], ids=lambda b: f"slab_block={b}")
@@ -603,22 +691,40 @@ def test_medium_rows_a_block_each(slab_block, rng):
     one block per row; shorter, longer or fewer rows take the other kernels; all as NumPy."""
     _plans.clear_caches()
     xp = _backend.get_backend().xp
-    fields = dict(slab_min_packets=16, slab_max_packets=64, slab_block=slab_block, block=128,
-                  blocks_per_sm=1)
+    fields = dict(
+        slab_min_packets=16, slab_max_packets=64, slab_block=slab_block, block=128, blocks_per_sm=1
+    )
     with tuning.override("reduction", selector="axis", **fields):
         blocks = _backend.get_backend().device_info().sm_count
-        cases = [((blocks + 3, 256), True), ((2 * blocks, 250), True), ((blocks + 1, 63), False),
-                 ((blocks + 1, 600), False), ((2, 256), False)]
+        cases = [
+            ((blocks + 3, 256), True),
+            ((2 * blocks, 250), True),
+            ((blocks + 1, 63), False),
+            ((blocks + 1, 600), False),
+            ((2, 256), False),
+        ]
         for shape, medium in cases:
             # (each override compiles its own modules on the emulator: fewer dtypes for slab 0)
-            for op, dtype in ((("sum", np.float32), ("max", np.int16), ("sum", np.float16))
-                              if slab_block else (("sum", np.float32),)):
+            for op, dtype in (
+                (("sum", np.float32), ("max", np.int16), ("sum", np.float16))
+                if slab_block
+                else (("sum", np.float32),)
+            ):
                 _plans.clear_caches()
                 h = _data(rng, shape, dtype)
                 got = H.to_host(getattr(prim, op)(xp.asarray(h), axis=1))
                 _assert_matches(got, _want(op, h, 1), h, op, 1)
-                launches = [s[0] for plan in list(_plans.PLANS._plans.values())
-                            if isinstance(plan, _axis.AxisPlan) for s in plan.steps]
-                one_each = [la for la in launches if la.kernel.name.startswith("axis_slab<")
-                            and la.block[0] == (slab_block or 128) and la.grid[0] == shape[0]]
+                launches = [
+                    s[0]
+                    for plan in list(_plans.PLANS._plans.values())
+                    if isinstance(plan, _axis.AxisPlan)
+                    for s in plan.steps
+                ]
+                one_each = [
+                    la
+                    for la in launches
+                    if la.kernel.name.startswith("axis_slab<")
+                    and la.block[0] == (slab_block or 128)
+                    and la.grid[0] == shape[0]
+                ]
                 assert bool(one_each) == medium, (shape, op, [la.kernel.name for la in launches])

@@ -38,8 +38,7 @@ def close(got, want, dtype, n, what=""):
     got = H.to_host(got)
     assert np.asarray(got).dtype == np.asarray(want).dtype, (what, np.asarray(got).dtype)
     tol = rtol(dtype, n)
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, np.sqrt(n)),
-                               err_msg=what)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, np.sqrt(n)), err_msg=what)
 
 
 @pytest.fixture
@@ -85,7 +84,7 @@ def test_misaligned_views(op, dtype, rng):
         close(getattr(prim, op)(v), getattr(np, op)(v), dtype, v.size, op)
     item = np.dtype(dtype).itemsize
     raw = np.zeros(x.nbytes + item, np.uint8)
-    odd = raw[item // 2:item // 2 + x.nbytes].view(dtype)  # half an element off
+    odd = raw[item // 2 : item // 2 + x.nbytes].view(dtype)  # half an element off
     odd[:] = x
     assert odd.ctypes.data % item
     close(getattr(prim, op)(odd), getattr(np, op)(x), dtype, x.size, f"{op} misaligned")
@@ -139,8 +138,7 @@ def test_dtype_requests(func, rng):
     NumPy's ComplexWarning."""
     c = make(rng, 500, np.complex64, unit=True)
     f = getattr(prim, func)
-    close(f(c, dtype=np.complex128), getattr(np, func)(c, dtype=np.complex128), np.complex128,
-          500)
+    close(f(c, dtype=np.complex128), getattr(np, func)(c, dtype=np.complex128), np.complex128, 500)
     r = rng.uniform(0.99, 1.01, 500).astype(np.float32)
     close(f(r, dtype=np.complex64), getattr(np, func)(r, dtype=np.complex64), np.complex64, 500)
     i = (np.arange(40) % 3 + 1).astype(np.int16)
@@ -159,8 +157,7 @@ def test_dtype_requests(func, rng):
 def test_mean_dtype(rng):
     c = make(rng, 300, np.complex64)
     close(prim.mean(c, dtype=np.complex128), np.mean(c, dtype=np.complex128), np.complex128, 300)
-    close(prim.mean(c.reshape(3, 100), axis=0), np.mean(c.reshape(3, 100), axis=0),
-          np.complex64, 3)
+    close(prim.mean(c.reshape(3, 100), axis=0), np.mean(c.reshape(3, 100), axis=0), np.complex64, 3)
 
 
 # ---- over axes ---------------------------------------------------------------------------------
@@ -206,11 +203,17 @@ def test_axes_views_out_and_reduce(op, dtype, rng):
 def test_axes_real_into_complex(op, rng):
     """A real input with a complex dtype over axes: the elements cast to complex."""
     x = rng.uniform(0.9, 1.1, (4, 50)).astype(np.float32)
-    close(getattr(prim, op)(x, axis=1, dtype=np.complex64),
-          getattr(np, op)(x, axis=1, dtype=np.complex64), np.complex64, 50)
+    close(
+        getattr(prim, op)(x, axis=1, dtype=np.complex64),
+        getattr(np, op)(x, axis=1, dtype=np.complex64),
+        np.complex64,
+        50,
+    )
     i = (np.arange(60).reshape(3, 20) % 3 + 1).astype(np.int8)
-    H.assert_same(getattr(prim, op)(i, axis=0, dtype=np.complex128),
-                  getattr(np, op)(i, axis=0, dtype=np.complex128))
+    H.assert_same(
+        getattr(prim, op)(i, axis=0, dtype=np.complex128),
+        getattr(np, op)(i, axis=0, dtype=np.complex128),
+    )
 
 
 # ---- plans -------------------------------------------------------------------------------------
@@ -236,13 +239,25 @@ def test_min_max_of_complex_is_a_type_error(func, dtype):
     """NumPy orders complex numbers lexicographically; this library does not order them: our
     TypeError names the function and the dtype, before any launch."""
     x = np.ones(10, dtype)
-    H.raises_like(TypeError, func, getattr(prim, func), x,
-                  match=rf"x has dtype {np.dtype(dtype).name}; complex numbers have no order")
-    H.raises_like(TypeError, func, getattr(prim, func), x.reshape(2, 5), axis=1,
-                  match="complex numbers have no order")
+    H.raises_like(
+        TypeError,
+        func,
+        getattr(prim, func),
+        x,
+        match=rf"x has dtype {np.dtype(dtype).name}; complex numbers have no order",
+    )
+    H.raises_like(
+        TypeError,
+        func,
+        getattr(prim, func),
+        x.reshape(2, 5),
+        axis=1,
+        match="complex numbers have no order",
+    )
     H.raises_like(TypeError, "reduce", prim.reduce, x, func, match="complex numbers have no order")
-    H.raises_like(TypeError, "reduce", prim.reduce, np.ones(3, np.float32), func,
-                  dtype=dtype, match="dtype=")
+    H.raises_like(
+        TypeError, "reduce", prim.reduce, np.ones(3, np.float32), func, dtype=dtype, match="dtype="
+    )
 
 
 @pytest.mark.parametrize("variant", ["alpha", "gamma", "epsilon", "zeta"])
@@ -250,12 +265,32 @@ def test_min_max_of_complex_is_a_type_error(func, dtype):
 def test_ladder_refuses_complex(func, variant):
     """The teaching variants have no complex kernels: a ValueError naming ``variant``."""
     x = np.ones(10, np.complex64)
-    H.raises_like(ValueError, func, getattr(prim, func), x, variant=variant,
-                  match=rf"variant='{variant}' has no complex kernels")
-    H.raises_like(ValueError, func, getattr(prim, func), np.ones(4, np.float32), variant=variant,
-                  dtype=np.complex128, match="no complex kernels")
-    H.raises_like(ValueError, func, getattr(prim, func), x.reshape(2, 5), axis=0,
-                  variant=variant, match="no complex kernels")
+    H.raises_like(
+        ValueError,
+        func,
+        getattr(prim, func),
+        x,
+        variant=variant,
+        match=rf"variant='{variant}' has no complex kernels",
+    )
+    H.raises_like(
+        ValueError,
+        func,
+        getattr(prim, func),
+        np.ones(4, np.float32),
+        variant=variant,
+        dtype=np.complex128,
+        match="no complex kernels",
+    )
+    H.raises_like(
+        ValueError,
+        func,
+        getattr(prim, func),
+        x.reshape(2, 5),
+        axis=0,
+        variant=variant,
+        match="no complex kernels",
+    )
 
 
 def test_unsupported_complex_dtype():
@@ -272,20 +307,20 @@ def test_unsupported_complex_dtype():
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    data=st.data(),
-    dtype=st.sampled_from(COMPLEX),
-    func=st.sampled_from(["sum", "prod", "mean"]),
+    data=st.data(), dtype=st.sampled_from(COMPLEX), func=st.sampled_from(["sum", "prod", "mean"])
 )
 def test_property_matches_numpy(data, dtype, func):
     width = 64 if dtype == np.complex64 else 128
     if func == "prod":  # modulus near 1: a product of thousands stays finite
         f = np.float32 if dtype == np.complex64 else np.float64
         parts = st.floats(float(f(0.9)), float(f(1.1)), width=width // 2)
-        elems = st.builds(complex, parts, st.floats(float(f(-0.1)), float(f(0.1)),
-                                                    width=width // 2))
+        elems = st.builds(
+            complex, parts, st.floats(float(f(-0.1)), float(f(0.1)), width=width // 2)
+        )
     else:
-        elems = st.complex_numbers(max_magnitude=1e3, allow_nan=False, allow_infinity=False,
-                                   width=width)
+        elems = st.complex_numbers(
+            max_magnitude=1e3, allow_nan=False, allow_infinity=False, width=width
+        )
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=12))
     x = data.draw(hnp.arrays(dtype, shape, elements=elems))
     axis = data.draw(st.sampled_from([None] + list(range(x.ndim))))

@@ -59,8 +59,12 @@ OUT_CASES = [
     ("min", np.array([-3, 0], np.int8), np.zeros((), np.bool_), {}),
     ("min", np.array([0, -3], np.int8), np.zeros((), np.bool_), {}),
     ("min", np.array([[-3, 0], [1, 2]], np.int8), np.zeros((), np.bool_), {}),
-    ("min", np.array([[[-3, 0], [1, 2]]], np.int8), np.zeros((1, 2, 1), np.bool_),
-     {"axis": (0, 2), "keepdims": True}),
+    (
+        "min",
+        np.array([[[-3, 0], [1, 2]]], np.int8),
+        np.zeros((1, 2, 1), np.bool_),
+        {"axis": (0, 2), "keepdims": True},
+    ),
     ("max", np.array([1.5, -0.5, 2.7]), np.zeros((), np.int64), {}),
     ("mean", np.array([1.7, 2.6]), np.zeros((), np.int64), {}),
     ("mean", np.arange(3000.0).reshape(3, 1000) / 7, np.zeros(3, np.float32), {"axis": 1}),
@@ -75,8 +79,9 @@ OUT_CASES = [
 ]
 
 
-@pytest.mark.parametrize("name, x, out, kwargs", OUT_CASES,
-                         ids=[f"{c[0]}-{c[1].dtype}-{c[2].dtype}" for c in OUT_CASES])
+@pytest.mark.parametrize(
+    "name, x, out, kwargs", OUT_CASES, ids=[f"{c[0]}-{c[1].dtype}-{c[2].dtype}" for c in OUT_CASES]
+)
 def test_out_of_another_dtype(name, x, out, kwargs):
     H.run_twins(_into(name, x, out, **kwargs), name=name)
 
@@ -98,24 +103,28 @@ def test_reduce_out_of_another_dtype(op):
 Z = np.array(5.0)
 
 
-@pytest.mark.parametrize("call", [
-    lambda xp: xp.sum(Z, keepdims=True),
-    lambda xp: xp.sum(Z, axis=(), keepdims=True),
-    lambda xp: xp.sum(Z, axis=0),  # NumPy's ufunc reductions take 0 and -1 on a 0-d array
-    lambda xp: xp.max(Z, axis=-1, keepdims=True),
-    lambda xp: xp.sum(Z, axis=(0,)),
-    lambda xp: xp.sum(Z, axis=1),
-    lambda xp: xp.prod(Z, axis=(0, 0)),
-    lambda xp: xp.min(Z, axis=(0,)),
-    lambda xp: xp.mean(Z, axis=0),
-    lambda xp: xp.mean(Z, axis=(0,)),
-    lambda xp: xp.mean(Z, keepdims=True),
-    lambda xp: xp.any(Z, axis=(0,)),
-    lambda xp: xp.all(Z, keepdims=True),
-    lambda xp: xp.argmax(Z, keepdims=True),
-    lambda xp: xp.cumsum(Z),
-    lambda xp: xp.cumsum(Z, axis=1),
-], ids=lambda c: None)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda xp: xp.sum(Z, keepdims=True),
+        lambda xp: xp.sum(Z, axis=(), keepdims=True),
+        lambda xp: xp.sum(Z, axis=0),  # NumPy's ufunc reductions take 0 and -1 on a 0-d array
+        lambda xp: xp.max(Z, axis=-1, keepdims=True),
+        lambda xp: xp.sum(Z, axis=(0,)),
+        lambda xp: xp.sum(Z, axis=1),
+        lambda xp: xp.prod(Z, axis=(0, 0)),
+        lambda xp: xp.min(Z, axis=(0,)),
+        lambda xp: xp.mean(Z, axis=0),
+        lambda xp: xp.mean(Z, axis=(0,)),
+        lambda xp: xp.mean(Z, keepdims=True),
+        lambda xp: xp.any(Z, axis=(0,)),
+        lambda xp: xp.all(Z, keepdims=True),
+        lambda xp: xp.argmax(Z, keepdims=True),
+        lambda xp: xp.cumsum(Z),
+        lambda xp: xp.cumsum(Z, axis=1),
+    ],
+    ids=lambda c: None,
+)
 def test_zero_d(call):
     H.run_twins(call)
 
@@ -152,8 +161,9 @@ def test_mean_complex_rounds_as_numpy(xp):
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_complex_prod_overflow(dtype):
     rng = np.random.default_rng(7)
-    x = (rng.standard_normal((128, 2, 2, 128)) * 30
-         + 1j * rng.standard_normal((128, 2, 2, 128)) * 30).astype(dtype)
+    x = (
+        rng.standard_normal((128, 2, 2, 128)) * 30 + 1j * rng.standard_normal((128, 2, 2, 128)) * 30
+    ).astype(dtype)
     with np.errstate(all="ignore"):
         want = np.prod(x, axis=(1, 2, 3))
         got = H.to_host(prim.prod(x, axis=(1, 2, 3)))
@@ -177,7 +187,12 @@ def test_complex_multiply_overflow_is_nan():
 
 @pytest.mark.parametrize("func", ["min", "max"])
 def test_empty_min_max_names_function(func):
-    H.raises_like(ValueError, func, getattr(prim, func), np.zeros(0),
-                  match="zero-size array to reduction operation")
+    H.raises_like(
+        ValueError,
+        func,
+        getattr(prim, func),
+        np.zeros(0),
+        match="zero-size array to reduction operation",
+    )
     H.run_twins(lambda xp: getattr(xp, func)(np.zeros(0)), name=func)
     H.raises_like(ValueError, "reduce", prim.reduce, np.zeros(0), func)

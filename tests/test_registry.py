@@ -35,8 +35,9 @@ def test_entry_points_at_what_exists(name):
 
 def test_every_public_function_is_registered():
     registered = {fn for f in registry.FAMILIES for fn in f.functions}
-    functions = {n for n in prim.__all__ if callable(getattr(prim, n)) and
-                 hasattr(getattr(prim, n), "plan")}
+    functions = {
+        n for n in prim.__all__ if callable(getattr(prim, n)) and hasattr(getattr(prim, n), "plan")
+    }
     assert functions == registered
 
 
@@ -58,8 +59,11 @@ MAX_MODULE_LINES = 650
 
 
 def test_no_module_exceeds_650_lines():
-    big = [str(p.relative_to(ROOT)) for p in (ROOT / "primitives").rglob("*.py")
-           if len(p.read_text().splitlines()) > MAX_MODULE_LINES]
+    big = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "primitives").rglob("*.py")
+        if len(p.read_text().splitlines()) > MAX_MODULE_LINES
+    ]
     assert not big, f"modules over {MAX_MODULE_LINES} lines: {big}"
 
 
@@ -68,10 +72,13 @@ def test_every_package_is_installed():
     that it does not name)."""
     tomllib = pytest.importorskip("tomllib")
 
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-                 ["packages"])
-    found = {"primitives." + ".".join(p.parent.relative_to(ROOT / "primitives").parts)
-             for p in (ROOT / "primitives").rglob("__init__.py")}
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        "primitives." + ".".join(p.parent.relative_to(ROOT / "primitives").parts)
+        for p in (ROOT / "primitives").rglob("__init__.py")
+    }
     found = {f.rstrip(".") for f in found} - {"primitives."} | {"primitives"}
     assert found <= listed, f"not in pyproject.toml: {sorted(found - listed)}"
 
@@ -104,5 +111,14 @@ def test_errors_name_the_function_called(fn, bad):
 
 #: the functions that take complex input (NumPy's complex sums, products, means and scans;
 #: compaction moves complex elements)
-_TAKES_COMPLEX = {"reduce", "sum", "prod", "mean", "inclusive_scan", "exclusive_scan", "cumsum",
-                  "cumprod", "compact"}
+_TAKES_COMPLEX = {
+    "reduce",
+    "sum",
+    "prod",
+    "mean",
+    "inclusive_scan",
+    "exclusive_scan",
+    "cumsum",
+    "cumprod",
+    "compact",
+}

@@ -173,9 +173,13 @@ def test_repeat_calls_take_the_filed_plan(rng):
         builds = prim.cache_info()["builds"]
         H.assert_same(prim.cumsum(e, dtype=dt), np.cumsum(y, dtype=dt))
         assert prim.cache_info()["builds"] == builds
-        assert _plans.PLANS.find(_plans.call_key("cumsum", (e,), ("sum", None, dt, "auto"))) is not None
+        assert (
+            _plans.PLANS.find(_plans.call_key("cumsum", (e,), ("sum", None, dt, "auto")))
+            is not None
+        )
     want = np.concatenate([[np.iinfo(np.int32).min], np.maximum.accumulate(y)[:-1]]).astype(
-        np.int32)
+        np.int32
+    )
     prim.exclusive_scan(d, "max")
     builds = prim.cache_info()["builds"]
     H.assert_same(prim.exclusive_scan(e, "max"), want)
@@ -202,8 +206,12 @@ def test_explicit_plan(rng, f, variant):
     """``prim.plan(f, like, ...)`` equals ``f`` on like arrays and on others."""
     x = make(rng, 5001, np.int32)
     p = prim.plan(f, x, "max", variant=variant)
-    for y in (make(rng, 5001, np.int32), make(rng, 17, np.int32), make(rng, 5001, np.float64),
-              make(rng, 10002, np.int32)[::2]):
+    for y in (
+        make(rng, 5001, np.int32),
+        make(rng, 17, np.int32),
+        make(rng, 5001, np.float64),
+        make(rng, 10002, np.int32)[::2],
+    ):
         H.assert_same(p(y), f(y, "max", variant=variant))
     q = f.plan(x, dtype=np.int64)
     H.assert_same(q(x), f(x, dtype=np.int64))
@@ -220,15 +228,28 @@ def test_explicit_plan_cumsum(rng, axis):
 
 def test_bad_plan_options_raise_at_plan_time():
     x = np.ones(10, np.float32)
-    H.raises_like(ValueError, "inclusive_scan", prim.plan, prim.inclusive_scan, x,
-                  variant="kogge_stone", match="variant must be")
-    H.raises_like(ValueError, "exclusive_scan", prim.exclusive_scan.plan, x, "mul",
-                  match="op must be one of")
-    H.raises_like(TypeError, "cumsum", prim.plan, prim.cumsum, x, dtype="U1",
-                  match="dtype=")
+    H.raises_like(
+        ValueError,
+        "inclusive_scan",
+        prim.plan,
+        prim.inclusive_scan,
+        x,
+        variant="kogge_stone",
+        match="variant must be",
+    )
+    H.raises_like(
+        ValueError, "exclusive_scan", prim.exclusive_scan.plan, x, "mul", match="op must be one of"
+    )
+    H.raises_like(TypeError, "cumsum", prim.plan, prim.cumsum, x, dtype="U1", match="dtype=")
     H.raises_like(ValueError, "cumsum", prim.plan, prim.cumsum, x, axis=1, match="axis")
-    H.raises_like(TypeError, "inclusive_scan", prim.plan, prim.inclusive_scan,
-                  np.ones(4, np.longdouble), match="x has dtype")
+    H.raises_like(
+        TypeError,
+        "inclusive_scan",
+        prim.plan,
+        prim.inclusive_scan,
+        np.ones(4, np.longdouble),
+        match="x has dtype",
+    )
 
 
 @pytest.mark.parametrize("f", [prim.inclusive_scan, prim.exclusive_scan])
@@ -240,16 +261,23 @@ def test_empty(f):
 @H.twins()
 def test_empty_and_shapes(xp, case):
     x = np.arange(1, 25, dtype=np.float64).reshape(2, 3, 4)
-    return {"empty": lambda: xp.cumsum(np.array([], np.int32)),
-            "3-D": lambda: xp.cumsum(x),  # flattened, as numpy without axis
-            "strided": lambda: xp.cumsum(x[:, ::2]),  # non-contiguous
-            "axis 0": lambda: xp.cumsum(np.arange(5), axis=0),
-            "list": lambda: xp.cumsum([1, 2, 3])}[case]()
+    return {
+        "empty": lambda: xp.cumsum(np.array([], np.int32)),
+        "3-D": lambda: xp.cumsum(x),  # flattened, as numpy without axis
+        "strided": lambda: xp.cumsum(x[:, ::2]),  # non-contiguous
+        "axis 0": lambda: xp.cumsum(np.arange(5), axis=0),
+        "list": lambda: xp.cumsum([1, 2, 3]),
+    }[case]()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), pair=st.sampled_from(PAIRS), op=st.sampled_from(["sum", "min", "max"]),
-       variant=st.sampled_from(scan.VARIANTS), exclusive=st.booleans())
+@given(
+    data=st.data(),
+    pair=st.sampled_from(PAIRS),
+    op=st.sampled_from(["sum", "min", "max"]),
+    variant=st.sampled_from(scan.VARIANTS),
+    exclusive=st.booleans(),
+)
 def test_property_matches_numpy(data, pair, op, variant, exclusive):
     in_dt, acc = pair
     if op != "sum":
@@ -294,8 +322,9 @@ def _probe_kernel(name):
     return H.probe_kernel(PROBE, name)
     from primitives._core import emulator as _emulator
 
-    mod = _emulator.compile_module(PROBE, [name], include_dirs=[str(_loader.kernels_root())],
-                                   cache_key=_loader.tree_hash())
+    mod = _emulator.compile_module(
+        PROBE, [name], include_dirs=[str(_loader.kernels_root())], cache_key=_loader.tree_hash()
+    )
     return mod.get_function(name)
 
 
@@ -310,9 +339,10 @@ def _packed_state(kind, value, epoch, dt):
     width = 8 if dt.itemsize == 4 else 16
     words = np.zeros((tiles, SLOT_WORDS), np.uint32)
     words[:, 0] = (np.uint32(epoch) << np.uint32(2)) | kind
-    words[:, width // 4 - dt.itemsize // 4:width // 4] = (
-        np.asarray(value, dt).view(np.uint32).reshape(tiles, -1))
-    words[:, width // 4:] = 0xDEADBEEF  # the rest of the slot is never read
+    words[:, width // 4 - dt.itemsize // 4 : width // 4] = (
+        np.asarray(value, dt).view(np.uint32).reshape(tiles, -1)
+    )
+    words[:, width // 4 :] = 0xDEADBEEF  # the rest of the slot is never read
     assert _lookback.state_bytes(tiles, dt.itemsize) == words.nbytes
     return words.view(np.uint8).reshape(-1)
 
@@ -427,10 +457,14 @@ BYTE_ORDER_CALLS = {
     "cumsum": lambda xp, x: xp.cumsum(x),
     "inclusive_scan": lambda xp, x: np.cumsum(x) if xp is np else xp.inclusive_scan(x),
     "exclusive_scan": lambda xp, x: _exclusive_sum(x) if xp is np else xp.exclusive_scan(x),
-    "inclusive_scan min hillis_steele": lambda xp, x: np.minimum.accumulate(x.ravel()) if xp is np
-    else xp.inclusive_scan(x, "min", variant="hillis_steele"),
-    "exclusive_scan blelloch": lambda xp, x: _exclusive_sum(x) if xp is np
-    else xp.exclusive_scan(x, variant="blelloch"),
+    "inclusive_scan min hillis_steele": lambda xp, x: (
+        np.minimum.accumulate(x.ravel())
+        if xp is np
+        else xp.inclusive_scan(x, "min", variant="hillis_steele")
+    ),
+    "exclusive_scan blelloch": lambda xp, x: (
+        _exclusive_sum(x) if xp is np else xp.exclusive_scan(x, variant="blelloch")
+    ),
 }
 
 
@@ -473,18 +507,31 @@ def test_not_an_array(bad):
 
 
 def test_bad_op():
-    H.raises_like(ValueError, "inclusive_scan", prim.inclusive_scan, np.ones(4, np.float32),
-                  "mul", match="op must be one of")
+    H.raises_like(
+        ValueError,
+        "inclusive_scan",
+        prim.inclusive_scan,
+        np.ones(4, np.float32),
+        "mul",
+        match="op must be one of",
+    )
 
 
 def test_bad_variant():
-    H.raises_like(ValueError, "exclusive_scan", prim.exclusive_scan, np.ones(4, np.float32),
-                  variant="kogge_stone", match="variant must be 'auto' or one of")
+    H.raises_like(
+        ValueError,
+        "exclusive_scan",
+        prim.exclusive_scan,
+        np.ones(4, np.float32),
+        variant="kogge_stone",
+        match="variant must be 'auto' or one of",
+    )
 
 
 def test_bad_result_dtype():
-    H.raises_like(TypeError, "cumsum", prim.cumsum, np.ones(4, np.float32), dtype="U1",
-                  match="dtype=")
+    H.raises_like(
+        TypeError, "cumsum", prim.cumsum, np.ones(4, np.float32), dtype="U1", match="dtype="
+    )
 
 
 @pytest.mark.parametrize("shape,axis", [((4,), 1), ((4,), -2), ((4, 4), 2), ((2, 3, 4), -4)])
@@ -492,15 +539,20 @@ def test_cumsum_axis_out_of_bounds(shape, axis):
     """NumPy's AxisError (a ValueError), named."""
     with pytest.raises(np.exceptions.AxisError):
         np.cumsum(np.ones(shape), axis=axis)
-    H.raises_like(np.exceptions.AxisError, "cumsum", prim.cumsum, np.ones(shape, np.float32),
-                  axis=axis, match="axis")
+    H.raises_like(
+        np.exceptions.AxisError,
+        "cumsum",
+        prim.cumsum,
+        np.ones(shape, np.float32),
+        axis=axis,
+        match="axis",
+    )
 
 
 def test_cumsum_axis_not_an_integer():
     with pytest.raises(TypeError):
         np.cumsum(np.ones(4), axis=0.5)
-    H.raises_like(TypeError, "cumsum", prim.cumsum, np.ones(4, np.float32), axis=0.5,
-                  match="axis")
+    H.raises_like(TypeError, "cumsum", prim.cumsum, np.ones(4, np.float32), axis=0.5, match="axis")
 
 
 @pytest.mark.parametrize("shape", [(3, 5, 7), (1, 4), (4, 1), (0, 3), (6, 2)])
@@ -564,10 +616,15 @@ def test_more_than_2_31_elements(on_gpu):
 
 
 @pytest.mark.parametrize("exclusive", [False, True])
-@pytest.mark.parametrize("dt,op", [(dt, op) for dt in (np.int32, np.float64, np.int8, np.float16,
-                                                     np.bool_)
-                                   for op in ("sum", "prod", "min", "max")]
-                         + [(np.complex64, "sum"), (np.complex64, "prod")])
+@pytest.mark.parametrize(
+    "dt,op",
+    [
+        (dt, op)
+        for dt in (np.int32, np.float64, np.int8, np.float16, np.bool_)
+        for op in ("sum", "prod", "min", "max")
+    ]
+    + [(np.complex64, "sum"), (np.complex64, "prod")],
+)
 def test_continued_scan_is_the_scan_of_the_whole(dt, op, exclusive):
     """primitives.scan._api.continued (the scan of a chunk after the chunks before it, the seed
     read by the look-back kernel's first tile): the scan of a then of b seeded with a's total is
@@ -589,10 +646,12 @@ def test_continued_scan_is_the_scan_of_the_whole(dt, op, exclusive):
     scan = prim.exclusive_scan if exclusive else prim.inclusive_scan
     want = to_host(scan(xp.asarray(whole), op))
     first = to_host(continued(xp.asarray(a), op, None, exclusive=exclusive))
-    total = prim.reduce(xp.asarray(a), op, dtype=want.dtype) if op in ("sum", "prod") else \
-        prim.reduce(xp.asarray(a), op)
-    rest = to_host(continued(xp.asarray(b), op, xp.asarray(total).reshape(1),
-                               exclusive=exclusive))
+    total = (
+        prim.reduce(xp.asarray(a), op, dtype=want.dtype)
+        if op in ("sum", "prod")
+        else prim.reduce(xp.asarray(a), op)
+    )
+    rest = to_host(continued(xp.asarray(b), op, xp.asarray(total).reshape(1), exclusive=exclusive))
     got = np.concatenate([first, rest])
     assert got.dtype == want.dtype
     if np.dtype(dt).kind in "fc" and op in ("sum", "prod"):

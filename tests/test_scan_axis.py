@@ -102,12 +102,28 @@ def test_cumsum_widens_and_keeps_32_bits(dtype, rng):
         H.assert_same(prim.cumsum(x, axis=axis, dtype=dtype), np.cumsum(x, axis=axis, dtype=dtype))
 
 
-@pytest.mark.parametrize("shape,axis", [
-    ((3, 1), 1), ((1, 1), 0), ((2, 1, 3), 1), ((5, 1), 0), ((1, 6), 1),  # lengths 1
-    ((3, 513), 1), ((2, 1031), 1), ((4, 2049), 1), ((3, 640), 1),  # rows over several tiles
-    ((7, 33), 1), ((2, 31), 1),  # odd rows: unaligned, scalar tiles
-    ((515, 3), 0), ((129, 7), 0), ((33, 8), 0), ((9, 2, 5), 0), ((300, 12), 0),  # columns
-], ids=str)
+@pytest.mark.parametrize(
+    "shape,axis",
+    [
+        ((3, 1), 1),
+        ((1, 1), 0),
+        ((2, 1, 3), 1),
+        ((5, 1), 0),
+        ((1, 6), 1),  # lengths 1
+        ((3, 513), 1),
+        ((2, 1031), 1),
+        ((4, 2049), 1),
+        ((3, 640), 1),  # rows over several tiles
+        ((7, 33), 1),
+        ((2, 31), 1),  # odd rows: unaligned, scalar tiles
+        ((515, 3), 0),
+        ((129, 7), 0),
+        ((33, 8), 0),
+        ((9, 2, 5), 0),
+        ((300, 12), 0),  # columns
+    ],
+    ids=str,
+)
 @pytest.mark.parametrize("dtype", [np.int32, np.float64, np.int64], ids=lambda d: np.dtype(d).name)
 def test_awkward_sizes(shape, axis, dtype, schedule, rng):
     """Lengths 1, rows over several warp tiles with a partial last one, unaligned rows,
@@ -126,9 +142,18 @@ def plan_of(shape, axis, dtype, op="sum"):
     return _axis.axis_plan(_backend.get_backend(), (dt, res, res, op), False, outer, L, inner)
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 2000), 1), ((2, 1, 1500), 2), ((1500, 4), 0),
-                                        ((2, 700, 6), 1), ((2100, 1), 0), ((1001, 5), 0)],
-                         ids=str)
+@pytest.mark.parametrize(
+    "shape,axis",
+    [
+        ((3, 2000), 1),
+        ((2, 1, 1500), 2),
+        ((1500, 4), 0),
+        ((2, 700, 6), 1),
+        ((2100, 1), 0),
+        ((1001, 5), 0),
+    ],
+    ids=str,
+)
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.uint64], ids=lambda d: np.dtype(d).name)
 def test_split_path(shape, axis, dtype, schedule, rng):
     """Few long lines split into chunks (rows: a chunk-total pass and the scan seeded by the
@@ -146,22 +171,27 @@ def test_split_path(shape, axis, dtype, schedule, rng):
 
 # ---- the single-pass column scan (axis_cols_lookback) --------------------------------------------
 
+
 def column_plan(shape, axis, dtype, op="sum"):
     p = plan_of(shape, axis, dtype, op)
     assert p.state is not None and p.chunks > 1, "expected the single-pass column scan"
     return p
 
 
-@pytest.mark.parametrize("shape,axis,tile_bytes", [
-    ((300, 8), 0, 64),  # 2 or 4 groups: many chunks of a group in one tile (strided scan)
-    ((257, 5), 0, 16),  # 5 scalar columns (G does not divide the tile), chunks across tiles
-    ((3, 41, 7), 1, 64),  # outer > 1, scalar columns, a short last chunk
-    ((45, 96), 0, 64),  # 24 groups of 4 int32 (G < BLOCK), 48 of 2 float64 (G > BLOCK)
-    ((70, 160), 0, 16),  # G = 40 or 80 > BLOCK: a unit per group per tile, tiles across chunks
-    ((33, 2, 64), 0, 64),  # G = 32 == BLOCK for int32; a last chunk of one row
-    ((19, 300), 0, 16),  # G = 75 or 150, one row per tile for int32
-    ((2, 37, 130), 1, 64),  # 130 % 4 != 0: scalar columns, G = 260, a short last chunk
-], ids=str)
+@pytest.mark.parametrize(
+    "shape,axis,tile_bytes",
+    [
+        ((300, 8), 0, 64),  # 2 or 4 groups: many chunks of a group in one tile (strided scan)
+        ((257, 5), 0, 16),  # 5 scalar columns (G does not divide the tile), chunks across tiles
+        ((3, 41, 7), 1, 64),  # outer > 1, scalar columns, a short last chunk
+        ((45, 96), 0, 64),  # 24 groups of 4 int32 (G < BLOCK), 48 of 2 float64 (G > BLOCK)
+        ((70, 160), 0, 16),  # G = 40 or 80 > BLOCK: a unit per group per tile, tiles across chunks
+        ((33, 2, 64), 0, 64),  # G = 32 == BLOCK for int32; a last chunk of one row
+        ((19, 300), 0, 16),  # G = 75 or 150, one row per tile for int32
+        ((2, 37, 130), 1, 64),  # 130 % 4 != 0: scalar columns, G = 260, a short last chunk
+    ],
+    ids=str,
+)
 @pytest.mark.parametrize("dtype", [np.int32, np.float64, np.uint64], ids=lambda d: np.dtype(d).name)
 def test_single_pass_columns(shape, axis, tile_bytes, dtype, schedule, rng):
     """Many chunks per column (tiles of 32 threads of a few rows), groups fewer or more than a
@@ -169,8 +199,9 @@ def test_single_pass_columns(shape, axis, tile_bytes, dtype, schedule, rng):
     16-byte vectors, short last chunks, every op, inclusive and exclusive; in index order and with
     the threads permuted between barriers."""
     x = values(rng, shape, dtype)
-    with prim.tuning.override("scan", selector="axis", block=32, tile_bytes=tile_bytes,
-                              split_per_sm=4096):
+    with prim.tuning.override(
+        "scan", selector="axis", block=32, tile_bytes=tile_bytes, split_per_sm=4096
+    ):
         column_plan(shape, axis, dtype)
         for op in ("sum", "min", "max", "prod"):
             y = np.where(rng.random(shape) < 0.9, 1, x).astype(dtype) if op == "prod" else x
@@ -178,8 +209,11 @@ def test_single_pass_columns(shape, axis, tile_bytes, dtype, schedule, rng):
                 H.assert_same(scan(y, op, axis, exclusive), reference(y, op, axis, exclusive))
 
 
-@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float16, np.int8, np.bool_],
-                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "dtype",
+    [np.complex64, np.complex128, np.float16, np.int8, np.bool_],
+    ids=lambda d: np.dtype(d).name,
+)
 def test_single_pass_columns_other_dtypes(dtype, rng):
     """Complex (scalar columns; sums as float pairs, products direct) and the converted narrow
     dtypes through the single-pass column scan."""
@@ -253,8 +287,9 @@ def _probe_kernel(name):
     return H.probe_kernel(PROBE, name)
     from primitives._core import emulator as _emulator
 
-    mod = _emulator.compile_module(PROBE, [name], include_dirs=[str(_loader.kernels_root())],
-                                   cache_key=_loader.tree_hash())
+    mod = _emulator.compile_module(
+        PROBE, [name], include_dirs=[str(_loader.kernels_root())], cache_key=_loader.tree_hash()
+    )
     return mod.get_function(name)
 
 
@@ -273,10 +308,11 @@ def _column_state(agg, kinds, G, B, epoch):
             continue  # not a group's last unit in its tile, or the line's last chunk
         tile_first = u - G * ((u % B) // G)
         status[u] = (epoch << 2) | kinds[u]
-        aggs[u, :v] = agg[tile_first:u + 1:G].sum(axis=0)
-        incs[u, :v] = agg[u % G:u + 1:G].sum(axis=0)
-    state = np.concatenate([status.view(np.uint8), aggs.view(np.uint8).ravel(),
-                            incs.view(np.uint8).ravel()])
+        aggs[u, :v] = agg[tile_first : u + 1 : G].sum(axis=0)
+        incs[u, :v] = agg[u % G : u + 1 : G].sum(axis=0)
+    state = np.concatenate(
+        [status.view(np.uint8), aggs.view(np.uint8).ravel(), incs.view(np.uint8).ravel()]
+    )
     assert state.nbytes == _axis.state_bytes(units, v, np.dtype(np.int64))
     return state
 
@@ -314,9 +350,12 @@ def test_cols_lookback(G, B, pattern, v, peek, rng):
                     kinds[w] = 2
         state = xp.asarray(_column_state(agg, kinds, G, B, epoch))
         out = xp.zeros(v, np.int64)
-        k((1,), (1,), (state, np.int64(units), np.uint32(epoch), np.int64(u), np.int64(G),
-                       np.int64(B), out))
-        want = agg[u % G:u:G].sum(axis=0)
+        k(
+            (1,),
+            (1,),
+            (state, np.int64(units), np.uint32(epoch), np.int64(u), np.int64(G), np.int64(B), out),
+        )
+        want = agg[u % G : u : G].sum(axis=0)
         np.testing.assert_array_equal(to_host(out), want, err_msg=f"unit {u}")
 
 
@@ -329,11 +368,11 @@ def test_device_columns_past_2_31(on_gpu):
     import cupy
 
     x = cupy.random.default_rng(1).integers(-100, 100, ((1 << 15) + 3, 1 << 16), dtype=np.int32)
-    assert x.size > 2 ** 31
+    assert x.size > 2**31
     assert column_plan(x.shape, 0, np.int32).chunks > 1
     got = prim.cumsum(x, axis=0)
     for lo in (0, 12345, (1 << 16) - 8):
-        assert cupy.array_equal(got[:, lo:lo + 8], cupy.cumsum(x[:, lo:lo + 8], axis=0))
+        assert cupy.array_equal(got[:, lo : lo + 8], cupy.cumsum(x[:, lo : lo + 8], axis=0))
     del got
     ex = prim.exclusive_scan(x, "max", axis=0)
     want = np.maximum.accumulate(x[:, -8:].get(), axis=0)  # CuPy has no ufunc accumulate
@@ -356,8 +395,9 @@ def test_long_rows_by_segments(shape, axis, dtype, rng):
 
 
 def test_split_row_chunks_are_whole_warp_tiles():
-    with prim.tuning.override("scan", selector="axis", split_per_sm=4096, min_chunk=10,
-                              segmented_min_len=0):
+    with prim.tuning.override(
+        "scan", selector="axis", split_per_sm=4096, min_chunk=10, segmented_min_len=0
+    ):
         p = plan_of((2, 5000), 1, np.int32)
         items = prim.tuning.policy("scan", "axis").items(*(np.dtype(np.int64),) * 3)
         assert p.chunks > 1 and p.chunk_len % (32 * items) == 0
@@ -371,16 +411,19 @@ def test_small_block_policy(rng):
             H.assert_same(prim.cumsum(x, axis=axis), np.cumsum(x, axis=axis))
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64],
-                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "dtype", [np.int32, np.uint32, np.int64, np.uint64], ids=lambda d: np.dtype(d).name
+)
 def test_integer_wraparound(dtype, rng):
     """Integer sums wrap modulo 2^bits as NumPy's (dtype=x.dtype keeps 32-bit sums in 32 bits)."""
     info = np.iinfo(dtype)
     x = rng.integers(info.max // 4, info.max // 2, (6, 40), dtype=dtype)
     for axis in (0, 1):
         for exclusive in (False, True):
-            H.assert_same(scan(x, "sum", axis, exclusive, dtype=dtype),
-                          reference(x, "sum", axis, exclusive, dtype=dtype))
+            H.assert_same(
+                scan(x, "sum", axis, exclusive, dtype=dtype),
+                reference(x, "sum", axis, exclusive, dtype=dtype),
+            )
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
@@ -400,9 +443,12 @@ def test_nan_propagates(dtype, op, rng):
 def test_float_sums_close(rng):
     x = rng.standard_normal((40, 600)).astype(np.float32)
     for axis in (0, 1):
-        np.testing.assert_allclose(prim.cumsum(x, axis=axis),
-                                   np.cumsum(x.astype(np.float64), axis=axis), rtol=1e-4,
-                                   atol=1e-4)
+        np.testing.assert_allclose(
+            prim.cumsum(x, axis=axis),
+            np.cumsum(x.astype(np.float64), axis=axis),
+            rtol=1e-4,
+            atol=1e-4,
+        )
 
 
 def test_f_ordered_in_place_and_result_order(rng):
@@ -450,19 +496,23 @@ def test_strided_views_copied_not_filed(rng):
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=lambda d: np.dtype(d).name)
 def test_complex_sum_and_prod(dtype, rng):
-    x = (values(rng, (5, 6, 3), np.float64) + 1j * values(rng, (5, 6, 3), np.float64))
+    x = values(rng, (5, 6, 3), np.float64) + 1j * values(rng, (5, 6, 3), np.float64)
     x = x.astype(dtype)
     for axis in range(3):
         H.assert_same(prim.cumsum(x, axis=axis), np.cumsum(x, axis=axis))
         small = (np.where(rng.random(x.shape) < 0.7, 1, x)).astype(dtype)
-        np.testing.assert_allclose(prim.inclusive_scan(small, "prod", axis=axis),
-                                   np.cumprod(small, axis=axis), rtol=1e-5)
+        np.testing.assert_allclose(
+            prim.inclusive_scan(small, "prod", axis=axis), np.cumprod(small, axis=axis), rtol=1e-5
+        )
         got = prim.exclusive_scan(x, "sum", axis=axis)
         H.assert_same(got, reference(x, "sum", axis, True))
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16],
-                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "dtype",
+    [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16],
+    ids=lambda d: np.dtype(d).name,
+)
 def test_narrow_dtypes(dtype, rng):
     x = values(rng, (4, 9, 3), np.int8 if dtype != np.bool_ else np.uint8)
     x = (x % 2).astype(dtype) if dtype == np.bool_ else x.astype(dtype)
@@ -475,11 +525,11 @@ def test_narrow_dtypes(dtype, rng):
 
 def test_bad_arguments_name_the_function():
     x = np.ones((3, 4), np.float32)
-    H.raises_like(ValueError, "inclusive_scan", prim.inclusive_scan, x, "mean", axis=0,
-                  match="op")
+    H.raises_like(ValueError, "inclusive_scan", prim.inclusive_scan, x, "mean", axis=0, match="op")
     H.raises_like(TypeError, "cumsum", prim.cumsum, x.astype(object), axis=0)
-    H.raises_like(np.exceptions.AxisError, "exclusive_scan", prim.exclusive_scan, x, axis=2,
-                  match="axis")
+    H.raises_like(
+        np.exceptions.AxisError, "exclusive_scan", prim.exclusive_scan, x, axis=2, match="axis"
+    )
 
 
 def test_empty_along_and_across():

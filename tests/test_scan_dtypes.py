@@ -31,9 +31,11 @@ def ops_of(dt):
 @pytest.fixture
 def small():
     """Small tiles for every variant (the policies' fields replaced; plans made anew)."""
-    with prim.tuning.override("scan", selector="decoupled_lookback", block=32, bytes=64), \
-            prim.tuning.override("scan", selector="hillis_steele", block=32, add_block=32), \
-            prim.tuning.override("scan", selector="blelloch", block=32, add_block=32):
+    with (
+        prim.tuning.override("scan", selector="decoupled_lookback", block=32, bytes=64),
+        prim.tuning.override("scan", selector="hillis_steele", block=32, add_block=32),
+        prim.tuning.override("scan", selector="blelloch", block=32, add_block=32),
+    ):
         yield
 
 
@@ -49,8 +51,11 @@ def make(rng, n, dt, op):
     if dt.kind == "f":
         if op == "prod":
             return rng.uniform(0.999, 1.001, n).astype(dt)
-        return rng.uniform(0.5, 1.0, n).astype(dt) if op == "sum" else rng.uniform(
-            -10, 10, n).astype(dt)
+        return (
+            rng.uniform(0.5, 1.0, n).astype(dt)
+            if op == "sum"
+            else rng.uniform(-10, 10, n).astype(dt)
+        )
     info = np.iinfo(dt)
     if op == "prod":  # small factors: 64-bit products wrap around as NumPy's do
         return rng.integers(0 if dt.kind == "u" else -3, 4, n).astype(dt)
@@ -104,8 +109,7 @@ def check(got, x, op, res, exclusive):
     assert bad.size == 0, f"first bad {bad[:5]}: got {got[bad[:5]]} want {want[bad[:5]]}"
 
 
-CASES = [(dt, op) for dt in NARROW + COMPLEX for op in ops_of(dt)] + [
-    (dt, "prod") for dt in WIDE]
+CASES = [(dt, op) for dt in NARROW + COMPLEX for op in ops_of(dt)] + [(dt, "prod") for dt in WIDE]
 
 
 @pytest.mark.parametrize("exclusive", [False, True], ids=["inclusive", "exclusive"])
@@ -120,9 +124,17 @@ def test_every_dtype_op_variant(variant, dt, op, n, exclusive, rng, small):
     H.assert_same(x, keep)  # inputs are never modified
 
 
-@pytest.mark.parametrize("dt,op,n", [("int8", "sum", 9000), ("uint8", "min", 17000),
-                                     ("float16", "sum", 19000), ("bool", "prod", 9000),
-                                     ("complex128", "prod", 5000), ("complex64", "sum", 10000)])
+@pytest.mark.parametrize(
+    "dt,op,n",
+    [
+        ("int8", "sum", 9000),
+        ("uint8", "min", 17000),
+        ("float16", "sum", 19000),
+        ("bool", "prod", 9000),
+        ("complex128", "prod", 5000),
+        ("complex64", "sum", 10000),
+    ],
+)
 def test_default_policy_full_tiles(dt, op, n, rng):
     """The table's policy (ITEMS rounded to whole 16-byte vectors of the narrow type): full
     tiles take the vector path."""
@@ -136,9 +148,16 @@ def test_default_policy_full_tiles(dt, op, n, rng):
     check(prim.exclusive_scan(x, op), x, op, res, True)
 
 
-@pytest.mark.parametrize("dt,op", [(np.dtype(np.int8), "sum"), (np.dtype(np.float16), "max"),
-                                   (np.dtype(np.complex128), "prod"),
-                                   (np.dtype(np.uint16), "min")], ids=str)
+@pytest.mark.parametrize(
+    "dt,op",
+    [
+        (np.dtype(np.int8), "sum"),
+        (np.dtype(np.float16), "max"),
+        (np.dtype(np.complex128), "prod"),
+        (np.dtype(np.uint16), "min"),
+    ],
+    ids=str,
+)
 def test_race_mode(dt, op, rng, small, schedule):
     """The narrow and complex look-back paths in race-exposing mode."""
     x = make(rng, 2049, dt, op)
@@ -154,8 +173,17 @@ def test_result_dtypes_follow_numpy(xp, variant, dt):
     return xp.cumsum(x, **kw), xp.cumprod(x, **kw)
 
 
-@pytest.mark.parametrize("dt,op", [("int8", "sum"), ("uint8", "sum"), ("int16", "prod"),
-                                   ("uint16", "prod"), ("int32", "prod"), ("uint64", "prod")])
+@pytest.mark.parametrize(
+    "dt,op",
+    [
+        ("int8", "sum"),
+        ("uint8", "sum"),
+        ("int16", "prod"),
+        ("uint16", "prod"),
+        ("int32", "prod"),
+        ("uint64", "prod"),
+    ],
+)
 @pytest.mark.parametrize("variant", scan.VARIANTS)
 @H.twins()
 def test_wraparound_like_numpy(xp, variant, dt, op):
@@ -167,9 +195,19 @@ def test_wraparound_like_numpy(xp, variant, dt, op):
         return f(x, dtype=x.dtype, **({} if xp is np else {"variant": variant}))
 
 
-CASTS = [("int32", "int8"), ("int8", "int32"), ("uint8", "int64"), ("float32", "int16"),
-         ("int64", "bool"), ("bool", "bool"), ("int16", "float32"), ("float64", "complex64"),
-         ("complex64", "complex128"), ("float16", "float64"), ("uint16", "uint8")]
+CASTS = [
+    ("int32", "int8"),
+    ("int8", "int32"),
+    ("uint8", "int64"),
+    ("float32", "int16"),
+    ("int64", "bool"),
+    ("bool", "bool"),
+    ("int16", "float32"),
+    ("float64", "complex64"),
+    ("complex64", "complex128"),
+    ("float16", "float64"),
+    ("uint16", "uint8"),
+]
 
 
 @pytest.mark.parametrize("src,dst", CASTS, ids=lambda c: str(c))
@@ -194,9 +232,15 @@ def test_float16_result_dtype(variant):
     check(got, x.astype(np.float16), "sum", np.dtype(np.float16), False)
 
 
-@pytest.mark.parametrize("src,dst,op", [("int64", "int8", "min"), ("int32", "uint8", "max"),
-                                        ("float32", "float16", "min"),
-                                        ("uint16", "int16", "max")])
+@pytest.mark.parametrize(
+    "src,dst,op",
+    [
+        ("int64", "int8", "min"),
+        ("int32", "uint8", "max"),
+        ("float32", "float16", "min"),
+        ("uint16", "int16", "max"),
+    ],
+)
 @pytest.mark.parametrize("variant", scan.VARIANTS)
 def test_min_max_with_dtype_cast_first(variant, src, dst, op):
     x = np.random.default_rng(2).integers(-40000, 40000, 1000).astype(src)
@@ -251,8 +295,12 @@ def test_cumprod(xp, dt):
     if np.dtype(dt).kind == "c":  # on the unit circle: products stay finite
         x = np.exp(1j * np.random.default_rng(5).uniform(-1, 1, 3000)).astype(dt)
     with np.errstate(over="ignore"):
-        return (xp.cumprod(x[:60]), xp.cumprod(x.reshape(30, 100)), xp.cumprod(x[:1]),
-                xp.cumprod(x, dtype=np.complex128 if x.dtype.kind == "c" else np.float64))
+        return (
+            xp.cumprod(x[:60]),
+            xp.cumprod(x.reshape(30, 100)),
+            xp.cumprod(x[:1]),
+            xp.cumprod(x, dtype=np.complex128 if x.dtype.kind == "c" else np.float64),
+        )
 
 
 @pytest.mark.parametrize("axis", [0, -1, 1])
@@ -282,9 +330,14 @@ def test_empty():
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), dt=st.sampled_from(NARROW + COMPLEX),
-       op=st.sampled_from(["sum", "prod", "min", "max"]), variant=st.sampled_from(scan.VARIANTS),
-       exclusive=st.booleans(), n=st.integers(1, 1200))
+@given(
+    data=st.data(),
+    dt=st.sampled_from(NARROW + COMPLEX),
+    op=st.sampled_from(["sum", "prod", "min", "max"]),
+    variant=st.sampled_from(scan.VARIANTS),
+    exclusive=st.booleans(),
+    n=st.integers(1, 1200),
+)
 def test_property_matches_numpy(data, dt, op, variant, exclusive, n):
     if dt.kind == "c" and op in ("min", "max"):
         op = "sum"
@@ -307,43 +360,100 @@ def test_unsupported_dtype(f, bad):
 
 @pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
 def test_unsupported_result_dtype(f):
-    H.raises_like(TypeError, f.__name__, f, np.ones(4, np.int8), dtype=np.longdouble,
-                  match="dtype=.* is not supported")
-    H.raises_like(TypeError, f.__name__, f, np.ones(4, np.int8), dtype="nonsense",
-                  match="is not a dtype")
+    H.raises_like(
+        TypeError,
+        f.__name__,
+        f,
+        np.ones(4, np.int8),
+        dtype=np.longdouble,
+        match="dtype=.* is not supported",
+    )
+    H.raises_like(
+        TypeError, f.__name__, f, np.ones(4, np.int8), dtype="nonsense", match="is not a dtype"
+    )
 
 
 @pytest.mark.parametrize("op", ["min", "max"])
 @pytest.mark.parametrize("f", [prim.inclusive_scan, prim.exclusive_scan], ids=lambda f: f.__name__)
 def test_complex_min_max(f, op):
-    H.raises_like(TypeError, f.__name__, f, np.ones(4, np.complex64), op,
-                  match="op='.*' is not defined for complex dtype complex64")
-    H.raises_like(TypeError, f.__name__, f, np.ones(4, np.float32), op, dtype=np.complex128,
-                  match="complex dtype complex128")
-    H.raises_like(TypeError, f.__name__, f.plan, np.ones(4, np.complex64), op,
-                  match="not defined for complex")
+    H.raises_like(
+        TypeError,
+        f.__name__,
+        f,
+        np.ones(4, np.complex64),
+        op,
+        match="op='.*' is not defined for complex dtype complex64",
+    )
+    H.raises_like(
+        TypeError,
+        f.__name__,
+        f,
+        np.ones(4, np.float32),
+        op,
+        dtype=np.complex128,
+        match="complex dtype complex128",
+    )
+    H.raises_like(
+        TypeError, f.__name__, f.plan, np.ones(4, np.complex64), op, match="not defined for complex"
+    )
 
 
 @pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
 def test_complex_into_real_dtype(f):
-    H.raises_like(TypeError, f.__name__, f, np.ones(4, np.complex128), dtype=np.float64,
-                  match="imaginary part")
+    H.raises_like(
+        TypeError,
+        f.__name__,
+        f,
+        np.ones(4, np.complex128),
+        dtype=np.float64,
+        match="imaginary part",
+    )
 
 
 def test_cumprod_bad_arguments():
     H.raises_like(TypeError, "cumprod", prim.cumprod, "abc", match="x must be")
-    H.raises_like(TypeError, "cumprod", prim.cumprod, np.ones((2, 2)), axis=1.5,
-                  match="axis must be an integer")
-    H.raises_like(np.exceptions.AxisError, "cumprod", prim.cumprod, np.ones((2, 2)), axis=2,
-                  match="out of bounds")
+    H.raises_like(
+        TypeError,
+        "cumprod",
+        prim.cumprod,
+        np.ones((2, 2)),
+        axis=1.5,
+        match="axis must be an integer",
+    )
+    H.raises_like(
+        np.exceptions.AxisError,
+        "cumprod",
+        prim.cumprod,
+        np.ones((2, 2)),
+        axis=2,
+        match="out of bounds",
+    )
     with pytest.raises(TypeError):  # NumPy refuses a bool axis; so do the scans
         np.cumprod(np.ones((2, 2)), axis=True)
-    H.raises_like(TypeError, "cumprod", prim.cumprod, np.ones((2, 2)), axis=True,
-                  match="axis must be an integer")
-    H.raises_like(ValueError, "cumprod", prim.cumprod, np.ones(4), variant="kogge_stone",
-                  match="variant must be")
-    H.raises_like(ValueError, "inclusive_scan", prim.inclusive_scan, np.ones(4), "mul",
-                  match=r"op must be one of \('sum', 'prod', 'min', 'max'\)")
+    H.raises_like(
+        TypeError,
+        "cumprod",
+        prim.cumprod,
+        np.ones((2, 2)),
+        axis=True,
+        match="axis must be an integer",
+    )
+    H.raises_like(
+        ValueError,
+        "cumprod",
+        prim.cumprod,
+        np.ones(4),
+        variant="kogge_stone",
+        match="variant must be",
+    )
+    H.raises_like(
+        ValueError,
+        "inclusive_scan",
+        prim.inclusive_scan,
+        np.ones(4),
+        "mul",
+        match=r"op must be one of \('sum', 'prod', 'min', 'max'\)",
+    )
 
 
 def test_registered_instantiations():
@@ -356,9 +466,15 @@ def test_registered_instantiations():
     for variant in scan.VARIANTS:
         for module, ts in _sp.triples(variant).items():
             for i, a, r, op in ts:
-                assert _sp.kernel_name(variant, i, a, op, True, pol if variant ==
-                                       "decoupled_lookback" else None, r) in names
+                assert (
+                    _sp.kernel_name(
+                        variant, i, a, op, True, pol if variant == "decoupled_lookback" else None, r
+                    )
+                    in names
+                )
     assert "scan_lookback<prim::f16, float, prim::Min<float>, 128, 72, true, prim::f16>" in names
-    assert ("scan_lookback<signed char, int, prim::MinOf<int, signed char>, 128, 64, false, "
-            "signed char>") in names
+    assert (
+        "scan_lookback<signed char, int, prim::MinOf<int, signed char>, 128, 64, false, "
+        "signed char>"
+    ) in names
     assert "scan_blelloch<prim::c128, prim::c128, prim::Prod<prim::c128>, false>" in names

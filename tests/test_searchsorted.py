@@ -74,8 +74,11 @@ def test_sizes(variant, n, m, rng):
     a = sorted_data(rng, n, np.float32)
     v = queries(rng, a, m)
     for side in SIDES:
-        H.assert_same(prim.searchsorted(a, v, side, variant=variant), np.searchsorted(a, v, side),
-                      what=f"n={n} m={m} {side}")
+        H.assert_same(
+            prim.searchsorted(a, v, side, variant=variant),
+            np.searchsorted(a, v, side),
+            what=f"n={n} m={m} {side}",
+        )
 
 
 @pytest.mark.parametrize("variant", ["cached", "indexed", "sorted", "bucketed"])
@@ -94,11 +97,15 @@ def test_buckets(n, bucket_bytes, bucket_queries, rng):
     buckets of paths that end above the bucket level (n below 2^levels), empty buckets."""
     a = sorted_data(rng, n, np.float32)
     v = queries(rng, a, 2500)
-    with prim.tuning.override("search", bucket_bytes=bucket_bytes, bucket_queries=bucket_queries,
-                              bucket_max_levels=10):
+    with prim.tuning.override(
+        "search", bucket_bytes=bucket_bytes, bucket_queries=bucket_queries, bucket_max_levels=10
+    ):
         for side in SIDES:
-            H.assert_same(prim.searchsorted(a, v, side, variant="bucketed"),
-                          np.searchsorted(a, v, side), what=f"{bucket_bytes} {side}")
+            H.assert_same(
+                prim.searchsorted(a, v, side, variant="bucketed"),
+                np.searchsorted(a, v, side),
+                what=f"{bucket_bytes} {side}",
+            )
 
 
 @pytest.mark.parametrize("tree_bytes", [16, 64, 1 << 16])
@@ -111,13 +118,17 @@ def test_tree_levels(dtype, tree_bytes, rng):
     with prim.tuning.override("search", tree_bytes=tree_bytes, bucket_bytes=64, tile_bytes=64):
         for variant in ("cached", "sorted", "bucketed"):
             for side in SIDES:
-                H.assert_same(prim.searchsorted(a, v, side, variant=variant),
-                              np.searchsorted(a, v, side), what=f"{tree_bytes} {variant} {side}")
+                H.assert_same(
+                    prim.searchsorted(a, v, side, variant=variant),
+                    np.searchsorted(a, v, side),
+                    what=f"{tree_bytes} {variant} {side}",
+                )
 
 
 @pytest.mark.parametrize("index_bytes", [16, 256, 1 << 16])
-@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.int64, np.float64],
-                         ids=lambda d: d.__name__)
+@pytest.mark.parametrize(
+    "dtype", [np.uint8, np.int16, np.float32, np.int64, np.float64], ids=lambda d: d.__name__
+)
 def test_index_levels(dtype, index_bytes, rng):
     """The indexed variant's levels: a top of 16 entries (up to four levels of groups below it),
     a few hundred and all of a in shared memory; sizes that leave the last group of every level
@@ -131,15 +142,21 @@ def test_index_levels(dtype, index_bytes, rng):
             for a in (base[:n], xp.asarray(base)[1:]):
                 ha = H.to_host(a)
                 for side in SIDES:
-                    H.assert_same(prim.searchsorted(a, xp.asarray(v), side, variant="indexed"),
-                                  np.searchsorted(ha, v, side), what=f"{n} {side}")
+                    H.assert_same(
+                        prim.searchsorted(a, xp.asarray(v), side, variant="indexed"),
+                        np.searchsorted(ha, v, side),
+                        what=f"{n} {side}",
+                    )
     # runs of one value much longer than a group: every level's groups hold only ties
     a = np.repeat(np.arange(5, dtype=dtype), 1000)
     v = np.arange(-1, 7).astype(dtype)
     with prim.tuning.override("search", index_bytes=64):
         for side in SIDES:
-            H.assert_same(prim.searchsorted(a, v, side, variant="indexed"),
-                          np.searchsorted(a, v, side), what=f"ties {side}")
+            H.assert_same(
+                prim.searchsorted(a, v, side, variant="indexed"),
+                np.searchsorted(a, v, side),
+                what=f"ties {side}",
+            )
 
 
 def test_index_levels_policy():
@@ -166,19 +183,40 @@ def test_levels_policy():
     assert _sp.bucket_levels(np.float32, 5, 1 << 30, pol) == 3  # no deeper than the search
 
 
-@pytest.mark.parametrize("a_dt,v", [
-    (np.int8, 1000), (np.uint8, -1), (np.uint8, [-1, 300, 7]), (np.float32, 0.1),
-    (np.int64, np.array([2**62 + 2, 3], np.uint64)), (np.float16, np.float32(0.1)),
-    (np.float16, 0.1), (np.bool_, 1), (np.bool_, 0.5), (np.int32, [np.nan, 2.5, -np.inf]),
-    (np.uint64, 2**63 + 2), (np.int16, np.array([3], np.uint32)), (np.float32, True),
-], ids=str)
+@pytest.mark.parametrize(
+    "a_dt,v",
+    [
+        (np.int8, 1000),
+        (np.uint8, -1),
+        (np.uint8, [-1, 300, 7]),
+        (np.float32, 0.1),
+        (np.int64, np.array([2**62 + 2, 3], np.uint64)),
+        (np.float16, np.float32(0.1)),
+        (np.float16, 0.1),
+        (np.bool_, 1),
+        (np.bool_, 0.5),
+        (np.int32, [np.nan, 2.5, -np.inf]),
+        (np.uint64, 2**63 + 2),
+        (np.int16, np.array([3], np.uint32)),
+        (np.float32, True),
+    ],
+    ids=str,
+)
 @pytest.mark.parametrize("side", SIDES)
 def test_mixed_dtypes(a_dt, v, side, rng):
     """a and v compared in NumPy's common dtype (Python scalars as their arrays' dtypes)."""
-    a = np.sort(np.concatenate([sorted_data(rng, 50, a_dt),
-                                np.asarray([0.1, 1, 2**62 + 1] if np.dtype(a_dt).kind in "fiu"
-                                           and np.dtype(a_dt).itemsize == 8 else [1])
-                                .astype(a_dt)]))
+    a = np.sort(
+        np.concatenate(
+            [
+                sorted_data(rng, 50, a_dt),
+                np.asarray(
+                    [0.1, 1, 2**62 + 1]
+                    if np.dtype(a_dt).kind in "fiu" and np.dtype(a_dt).itemsize == 8
+                    else [1]
+                ).astype(a_dt),
+            ]
+        )
+    )
     H.run_twins(lambda xp: xp.searchsorted(a, v, side), name="searchsorted")
 
 
@@ -220,8 +258,10 @@ def test_sorter(variant, sorter_dt, rng):
     order = np.argsort(a).astype(sorter_dt)
     v = queries(rng, np.sort(a), 500)
     for side in SIDES:
-        H.assert_same(prim.searchsorted(a, v, side, order, variant=variant),
-                      np.searchsorted(a, v, side, order))
+        H.assert_same(
+            prim.searchsorted(a, v, side, order, variant=variant),
+            np.searchsorted(a, v, side, order),
+        )
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -271,8 +311,10 @@ def test_plans_reused(rng):
     b = xp.asarray(np.sort(H.to_host(a)[::-1]) + 1)
     H.assert_same(prim.searchsorted(b, v), np.searchsorted(H.to_host(b), H.to_host(v)))
     pb = prim.plan(prim.searchsorted, a.astype(np.bool_), v.astype(np.bool_))
-    H.assert_same(pb(a.astype(np.bool_), v.astype(np.bool_)),
-                  np.searchsorted(H.to_host(a).astype(bool), H.to_host(v).astype(bool)))
+    H.assert_same(
+        pb(a.astype(np.bool_), v.astype(np.bool_)),
+        np.searchsorted(H.to_host(a).astype(bool), H.to_host(v).astype(bool)),
+    )
 
 
 def test_auto_policy(rng):
@@ -282,25 +324,38 @@ def test_auto_policy(rng):
     a = sorted_data(rng, 2000, np.float32)
     v = queries(rng, a, 1500)
     h, b = a.astype(np.float16), a > 0
-    cases = [(a, v, 8000, 2, 0, "indexed"), (a, v, 8001, 2, 0, "cached"),
-             (a, v, 0, 2, 1501, "binary"), (a, v, 8001, 2, 1500, "cached"),
-             (a, v, 8000, 1, 0, "cached"), (a, v[:1000], 8000, 2, 0, "indexed"),
-             (a, v[:999], 8000, 2, 0, "cached"),
-             (h, v.astype(np.float16), 8000, 2, 0, "indexed"),
-             (b, v > 0, 2000, 2, 0, "indexed"), (b, v > 0, 2001, 2, 0, "cached")]
+    cases = [
+        (a, v, 8000, 2, 0, "indexed"),
+        (a, v, 8001, 2, 0, "cached"),
+        (a, v, 0, 2, 1501, "binary"),
+        (a, v, 8001, 2, 1500, "cached"),
+        (a, v, 8000, 1, 0, "cached"),
+        (a, v[:1000], 8000, 2, 0, "indexed"),
+        (a, v[:999], 8000, 2, 0, "cached"),
+        (h, v.astype(np.float16), 8000, 2, 0, "indexed"),
+        (b, v > 0, 2000, 2, 0, "indexed"),
+        (b, v > 0, 2001, 2, 0, "cached"),
+    ]
     for a_, v_, limit, ratio, binary, variant in cases:
         prim.clear_caches()
-        with prim.tuning.override("search", indexed_min_bytes=limit, indexed_max_ratio=ratio,
-                                  binary_max_queries=binary):
+        with prim.tuning.override(
+            "search", indexed_min_bytes=limit, indexed_max_ratio=ratio, binary_max_queries=binary
+        ):
             H.assert_same(prim.searchsorted(a_, v_), np.searchsorted(a_, v_))
-            assert {p.variant for p in prim._core.plans.PLANS._plans.values()
-                    if isinstance(p, _sp.SearchPlan)} == {variant}, (a_.dtype, limit, binary)
+            assert {
+                p.variant
+                for p in prim._core.plans.PLANS._plans.values()
+                if isinstance(p, _sp.SearchPlan)
+            } == {variant}, (a_.dtype, limit, binary)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(a=st.lists(st.integers(-20, 20), max_size=60),
-       v=st.lists(st.integers(-25, 25), min_size=1, max_size=40),
-       side=st.sampled_from(SIDES), variant=st.sampled_from(VARIANTS))
+@given(
+    a=st.lists(st.integers(-20, 20), max_size=60),
+    v=st.lists(st.integers(-25, 25), min_size=1, max_size=40),
+    side=st.sampled_from(SIDES),
+    variant=st.sampled_from(VARIANTS),
+)
 def test_property(a, v, side, variant):
     a = np.sort(np.array(a, np.int16))
     v = np.array(v, np.int16)
@@ -333,34 +388,48 @@ def test_error_sorter_length():
 
 
 def test_error_sorter_dtype():
-    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[0.0, 1, 2]),
-                name="searchsorted")
-    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[True, False, True]),
-                name="searchsorted")
+    H.run_twins(
+        lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[0.0, 1, 2]), name="searchsorted"
+    )
+    H.run_twins(
+        lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[True, False, True]), name="searchsorted"
+    )
 
 
 def test_error_sorter_not_1d():
-    H.run_twins(lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[[0, 1, 2]]),
-                name="searchsorted")
+    H.run_twins(
+        lambda xp: xp.searchsorted(np.arange(3), 1, sorter=[[0, 1, 2]]), name="searchsorted"
+    )
 
 
 def test_error_sorter_out_of_range():
     a, v = np.arange(4.0), np.arange(-1.0, 5.0, 0.5)
     H.run_twins(lambda xp: xp.searchsorted(a, v, sorter=[0, 1, 2, 9]), name="searchsorted")
-    H.raises_like(ValueError, "searchsorted", prim.searchsorted, a, v, sorter=[-1, 1, 2, 3],
-                  match="out of range")
+    H.raises_like(
+        ValueError,
+        "searchsorted",
+        prim.searchsorted,
+        a,
+        v,
+        sorter=[-1, 1, 2, 3],
+        match="out of range",
+    )
 
 
-@pytest.mark.parametrize("bad", [np.array([1j, 2j]), np.array(["a", "b"]),
-                                 np.array(["2020-01-01"], "datetime64[D]")], ids=str)
+@pytest.mark.parametrize(
+    "bad",
+    [np.array([1j, 2j]), np.array(["a", "b"]), np.array(["2020-01-01"], "datetime64[D]")],
+    ids=str,
+)
 def test_error_unsupported_dtype_of_a(bad):
     H.raises_like(TypeError, "searchsorted", prim.searchsorted, bad, bad[:1], match="a has dtype")
 
 
 @pytest.mark.parametrize("bad", [np.array([1j]), np.array(["a"]), 1j], ids=str)
 def test_error_unsupported_dtype_of_v(bad):
-    H.raises_like(TypeError, "searchsorted", prim.searchsorted, np.arange(3.0), bad,
-                  match="v has dtype")
+    H.raises_like(
+        TypeError, "searchsorted", prim.searchsorted, np.arange(3.0), bad, match="v has dtype"
+    )
 
 
 def test_error_object_input():
@@ -370,8 +439,15 @@ def test_error_object_input():
 
 
 def test_error_bad_variant():
-    H.raises_like(ValueError, "searchsorted", prim.searchsorted, np.arange(3), 1,
-                  variant="eytzinger", match="variant")
+    H.raises_like(
+        ValueError,
+        "searchsorted",
+        prim.searchsorted,
+        np.arange(3),
+        1,
+        variant="eytzinger",
+        match="variant",
+    )
 
 
 @pytest.mark.skipif(not _backend.get_backend().is_cuda, reason="2^31 elements: GPU only")
@@ -381,7 +457,7 @@ def test_past_2_31(on_gpu):
 
     n = (1 << 31) + (1 << 20)
     a = cupy.zeros(n, cupy.int8)
-    a[(1 << 31) + 5:] = 1
+    a[(1 << 31) + 5 :] = 1
     v = cupy.asarray(np.array([0, 1, 2], np.int8))
     want = np.array([0, (1 << 31) + 5, n])
     wright = np.array([(1 << 31) + 5, n, n])

@@ -24,7 +24,6 @@ def make(rng, n, dt):
     return rng.integers(-1000 if dt.kind == "i" else 0, 1000, n).astype(dt)
 
 
-
 WIDE = np.longdouble  # float references in extended precision (x86-64: 64-bit mantissa)
 
 
@@ -38,15 +37,19 @@ def per_segment(x, offsets, op, acc, inclusive):
                 out[a:b] = inc
             else:
                 out[a] = _dtypes.identity(op, acc)
-                out[a + 1:b] = inc[:-1]
+                out[a + 1 : b] = inc[:-1]
     return out
 
 
 def reduce_segments(x, offsets, op, acc):
     work = WIDE if acc.kind == "f" else acc
-    return np.array([ACC[op].reduce(x[a:b].astype(work), dtype=work) if b > a
-                     else _dtypes.identity(op, acc) for a, b in zip(offsets[:-1], offsets[1:])],
-                    dtype=work)
+    return np.array(
+        [
+            ACC[op].reduce(x[a:b].astype(work), dtype=work) if b > a else _dtypes.identity(op, acc)
+            for a, b in zip(offsets[:-1], offsets[1:])
+        ],
+        dtype=work,
+    )
 
 
 def magnitude(x, offsets, per_element):
@@ -98,8 +101,14 @@ def test_reduce_sum(pair, n, max_len, rng, schedule):
 def test_reduce_min_max(dtype, n, op, rng, schedule):
     x = make(rng, n, dtype)
     off = ragged_offsets(rng, n, 60)
-    close(prim.segmented_reduce(x, off, op), reduce_segments(x, off, op, np.dtype(dtype)),
-          np.dtype(dtype), x, off, False)
+    close(
+        prim.segmented_reduce(x, off, op),
+        reduce_segments(x, off, op, np.dtype(dtype)),
+        np.dtype(dtype),
+        x,
+        off,
+        False,
+    )
 
 
 def test_reduce_matches_reduceat(rng):
@@ -118,8 +127,9 @@ def test_reduce_partial_coverage_and_empties(rng):
     H.assert_same(prim.segmented_reduce(x, off), np.array(want, np.int64))
     H.assert_same(prim.segmented_reduce(x, [0]), np.array([], np.int64))
     H.assert_same(prim.segmented_reduce(x, [3, 3]), np.array([0], np.int64))
-    H.assert_same(prim.segmented_reduce(np.array([], np.int32), [0, 0, 0]),
-                  np.array([0, 0], np.int64))
+    H.assert_same(
+        prim.segmented_reduce(np.array([], np.int32), [0, 0, 0]), np.array([0, 0], np.int64)
+    )
 
 
 def split_offsets(n, chunk):
@@ -127,8 +137,25 @@ def split_offsets(n, chunk):
     and one of a chunk and one element, long segments starting on and off a chunk boundary (one
     spanning several chunks), the last ending at n."""
     c = chunk
-    return np.array([0, 3, 3, 5, c, 2 * c, 3 * c + 1, 3 * c + 1, 7 * c + 5, 7 * c + 6,
-                     9 * c, 9 * c + 33, n - 7, n], np.int64)
+    return np.array(
+        [
+            0,
+            3,
+            3,
+            5,
+            c,
+            2 * c,
+            3 * c + 1,
+            3 * c + 1,
+            7 * c + 5,
+            7 * c + 6,
+            9 * c,
+            9 * c + 33,
+            n - 7,
+            n,
+        ],
+        np.int64,
+    )
 
 
 def test_reduce_kind_follows_mean_length():
@@ -157,14 +184,15 @@ def test_reduce_per_segment_split(pair, op, rng, schedule):
     if op != "sum":
         acc = in_dt
     n = 50001
-    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1,
-                              split_blocks=n):
+    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1, split_blocks=n):
         pol = prim.tuning.policy("segmented", "reduce")
         chunk = pol.segment_block * pol.segment_items(in_dt, acc)  # one tile per chunk
         x = make(rng, n + 1, in_dt)
         off = split_offsets(n, chunk)
-        assert gp.SegmentsPlan(_backend.get_backend(), in_dt, acc, op, n, off.size - 1,
-                               pol).chunk == chunk
+        assert (
+            gp.SegmentsPlan(_backend.get_backend(), in_dt, acc, op, n, off.size - 1, pol).chunk
+            == chunk
+        )
         for xv in (x[:n], x[1:]):  # 16-byte aligned, and one element past
             for o in (off, off[1:-1], off[2:-3]):  # whole, and nothing before 3 or after n - 7
                 want = reduce_segments(xv, o, op, acc)
@@ -180,11 +208,18 @@ def test_reduce_per_segment_ragged(split_blocks, rng, schedule):
     off = np.unique(np.concatenate([ragged_offsets(rng, n, 40), [9000, 9000, 21000]]))
     off = np.sort(np.concatenate([off, [9000, 9000, 15000, 15000]]))
     acc = np.dtype(np.float32)
-    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1,
-                              split_blocks=split_blocks):
+    with prim.tuning.override(
+        "segmented", selector="reduce", per_segment_from=1, split_blocks=split_blocks
+    ):
         for op in ("sum", "max"):
-            close(prim.segmented_reduce(x, off, op), reduce_segments(x, off, op, acc), acc, x,
-                  off, False)
+            close(
+                prim.segmented_reduce(x, off, op),
+                reduce_segments(x, off, op, acc),
+                acc,
+                x,
+                off,
+                False,
+            )
 
 
 def test_reduce_per_segment_invalid_then_valid(rng):
@@ -195,11 +230,11 @@ def test_reduce_per_segment_invalid_then_valid(rng):
     good = np.array([0, 100, 30000, n], np.int64)
     bad = np.array([0, 39000, 10, n], np.int64)
     acc = np.dtype(np.int64)
-    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1,
-                              split_blocks=64):
+    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1, split_blocks=64):
         assert prim.segmented_reduce(x, bad, check=False).shape == (3,)
-        H.assert_same(prim.segmented_reduce(x, good, check=False),
-                      reduce_segments(x, good, "sum", acc))
+        H.assert_same(
+            prim.segmented_reduce(x, good, check=False), reduce_segments(x, good, "sum", acc)
+        )
 
 
 def test_reduce_per_segment_epoch_wrap(rng):
@@ -212,8 +247,7 @@ def test_reduce_per_segment_epoch_wrap(rng):
     x = _backend.get_backend().xp.asarray(make(rng, n, np.int64))
     off = np.array([0, 100, 30000, n], np.int64)
     want = reduce_segments(H.to_host(x), off, "sum", np.dtype(np.int64))
-    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1,
-                              split_blocks=64):
+    with prim.tuning.override("segmented", selector="reduce", per_segment_from=1, split_blocks=64):
         i64 = np.dtype(np.int64)
         plan = gp.reduce_plan(_backend.get_backend(), i64, i64, "sum", n, off.size - 1)
         assert isinstance(plan, gp.SegmentsPlan) and plan.chunks > 1
@@ -255,8 +289,24 @@ def test_scan_min_max(dtype, op, inclusive, rng, schedule):
 
 # boundaries at and around every power-of-two tile size from 2048: segments that end or start
 # exactly at a tile's edge, empty segments there, tiles inside one segment, trailing empties
-EDGES = [0, 2047, 2048, 2048, 2049, 4095, 4096, 4096, 4097, 8191, 8192, 8192, 16384, 40961,
-         57344, 57345]
+EDGES = [
+    0,
+    2047,
+    2048,
+    2048,
+    2049,
+    4095,
+    4096,
+    4096,
+    4097,
+    8191,
+    8192,
+    8192,
+    16384,
+    40961,
+    57344,
+    57345,
+]
 
 
 @pytest.mark.parametrize("op", ["sum", "max"])
@@ -267,8 +317,10 @@ def test_tile_edges(op, rng, schedule):
     acc = np.dtype(np.int64)
     H.assert_same(prim.segmented_reduce(x, off, op), reduce_segments(x, off, op, acc))
     for inclusive in (True, False):
-        H.assert_same(prim.segmented_scan(x, offsets=off, op=op, inclusive=inclusive),
-                      per_segment(x, off, op, acc, inclusive))
+        H.assert_same(
+            prim.segmented_scan(x, offsets=off, op=op, inclusive=inclusive),
+            per_segment(x, off, op, acc, inclusive),
+        )
     # partial coverage: nothing before 2047 or from 40961 on counts
     part = np.array(EDGES[1:14], np.int64)
     H.assert_same(prim.segmented_reduce(x, part, op), reduce_segments(x, part, op, acc))
@@ -280,14 +332,28 @@ def test_reduce_crowded_tile(dtype, rng, schedule):
     reduction finds segment indices by searching instead of its per-tile table."""
     n = 20000
     x = make(rng, n, dtype)
-    off = np.concatenate([[0, 1, 100], np.full(70000, 5000), [5001, 6000],
-                          np.full(30000, 8191), [8192, 8193], np.full(3, n)]).astype(np.int64)
+    off = np.concatenate(
+        [
+            [0, 1, 100],
+            np.full(70000, 5000),
+            [5001, 6000],
+            np.full(30000, 8191),
+            [8192, 8193],
+            np.full(3, n),
+        ]
+    ).astype(np.int64)
     acc = np.dtype(np.float32 if np.dtype(dtype).kind == "f" else np.int64)
     got = prim.segmented_reduce(x, off)
     close(got, reduce_segments(x, off, "sum", acc), acc, x, off, False)
     part = off[1:-3]  # partial coverage: nothing before 1 or from 8193 on counts
-    close(prim.segmented_reduce(x, part, "max"), reduce_segments(x, part, "max", acc), acc, x,
-          part, False)
+    close(
+        prim.segmented_reduce(x, part, "max"),
+        reduce_segments(x, part, "max", acc),
+        acc,
+        x,
+        part,
+        False,
+    )
 
 
 def test_unaligned_views(rng, schedule):
@@ -299,8 +365,14 @@ def test_unaligned_views(rng, schedule):
     want = per_segment(x, off, "sum", np.dtype(np.float32), True)
     close(prim.segmented_scan(x, flags=flags), want, np.dtype(np.float32), x, off, True)
     close(prim.segmented_scan(x, offsets=off), want, np.dtype(np.float32), x, off, True)
-    close(prim.segmented_reduce(x, off), reduce_segments(x, off, "sum", np.dtype(np.float32)),
-          np.dtype(np.float32), x, off, False)
+    close(
+        prim.segmented_reduce(x, off),
+        reduce_segments(x, off, "sum", np.dtype(np.float32)),
+        np.dtype(np.float32),
+        x,
+        off,
+        False,
+    )
 
 
 @pytest.mark.parametrize("op", ["sum", "min"])
@@ -336,8 +408,10 @@ def test_flags_start_at_zero_implicitly(rng):
     x = np.arange(1, 11, dtype=np.int32)
     flags = np.zeros(10, bool)
     flags[4] = True
-    H.assert_same(prim.segmented_scan(x, flags=flags),
-                  np.array([1, 3, 6, 10, 5, 11, 18, 26, 35, 45], np.int64))
+    H.assert_same(
+        prim.segmented_scan(x, flags=flags),
+        np.array([1, 3, 6, 10, 5, 11, 18, 26, 35, 45], np.int64),
+    )
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -371,18 +445,48 @@ def test_repeat_calls_take_the_filed_plan(rng):
         prim.segmented_scan(d, offsets=o, check=check)
         prim.segmented_scan(d, flags=fl, inclusive=False)
         builds = prim.cache_info()["builds"]
-        close(prim.segmented_reduce(e, o, check=check), reduce_segments(y, off, "sum", f32), f32,
-              y, off, False)
-        close(prim.segmented_scan(e, offsets=o, check=check),
-              per_segment(y, off, "sum", f32, True), f32, y, off, True)
-        close(prim.segmented_scan(e, flags=fl, inclusive=False),
-              per_segment(y, off, "sum", f32, False), f32, y, off, True)
+        close(
+            prim.segmented_reduce(e, o, check=check),
+            reduce_segments(y, off, "sum", f32),
+            f32,
+            y,
+            off,
+            False,
+        )
+        close(
+            prim.segmented_scan(e, offsets=o, check=check),
+            per_segment(y, off, "sum", f32, True),
+            f32,
+            y,
+            off,
+            True,
+        )
+        close(
+            prim.segmented_scan(e, flags=fl, inclusive=False),
+            per_segment(y, off, "sum", f32, False),
+            f32,
+            y,
+            off,
+            True,
+        )
         assert prim.cache_info()["builds"] == builds
     # another number of segments (the pre-pass launch follows it), int32 offsets, a strided x
-    close(prim.segmented_reduce(e, o2, check=False), reduce_segments(y, off2, "sum", f32), f32,
-          y, off2, False)
-    close(prim.segmented_reduce(e, o.astype(np.int32)), reduce_segments(y, off, "sum", f32), f32,
-          y, off, False)
+    close(
+        prim.segmented_reduce(e, o2, check=False),
+        reduce_segments(y, off2, "sum", f32),
+        f32,
+        y,
+        off2,
+        False,
+    )
+    close(
+        prim.segmented_reduce(e, o.astype(np.int32)),
+        reduce_segments(y, off, "sum", f32),
+        f32,
+        y,
+        off,
+        False,
+    )
     z = xp.asarray(np.repeat(y, 2))[::2]
     close(prim.segmented_reduce(z, o), reduce_segments(y, off, "sum", f32), f32, y, off, False)
     bad = xp.asarray(np.array([0, 5, 3] + [n] * (off.size - 3), np.int64))
@@ -420,14 +524,35 @@ def test_explicit_plan(rng):
 
 def test_bad_plan_arguments_raise_at_plan_time():
     x = np.ones(10, np.float32)
-    H.raises_like(ValueError, "segmented_scan", prim.plan, prim.segmented_scan, x,
-                  match="exactly one of")
-    H.raises_like(ValueError, "segmented_scan", prim.segmented_scan.plan, x, offsets=[0, 5],
-                  match="start at 0 and end at x.size")
-    H.raises_like(ValueError, "segmented_reduce", prim.plan, prim.segmented_reduce, x,
-                  np.array([0, 5, 3, 10]), match="non-decreasing")
-    H.raises_like(ValueError, "segmented_reduce", prim.segmented_reduce.plan, x,
-                  np.array([0, 10]), "prod", match="op must be one of")
+    H.raises_like(
+        ValueError, "segmented_scan", prim.plan, prim.segmented_scan, x, match="exactly one of"
+    )
+    H.raises_like(
+        ValueError,
+        "segmented_scan",
+        prim.segmented_scan.plan,
+        x,
+        offsets=[0, 5],
+        match="start at 0 and end at x.size",
+    )
+    H.raises_like(
+        ValueError,
+        "segmented_reduce",
+        prim.plan,
+        prim.segmented_reduce,
+        x,
+        np.array([0, 5, 3, 10]),
+        match="non-decreasing",
+    )
+    H.raises_like(
+        ValueError,
+        "segmented_reduce",
+        prim.segmented_reduce.plan,
+        x,
+        np.array([0, 10]),
+        "prod",
+        match="op must be one of",
+    )
 
 
 # ---- byte order ---------------------------------------------------------------------------------
@@ -441,14 +566,20 @@ def _scan_segments(accumulate, x, offsets):
 
 # name -> body(xp, x, offsets): a segmented function and its NumPy twin
 BYTE_ORDER_CALLS = {
-    "segmented_reduce": lambda xp, x, o: np.add.reduceat(x, o[:-1]) if xp is np
-    else xp.segmented_reduce(x, o),
-    "segmented_reduce min": lambda xp, x, o: np.minimum.reduceat(x, o[:-1]) if xp is np
-    else xp.segmented_reduce(x, o, "min"),
-    "segmented_scan offsets": lambda xp, x, o: _scan_segments(np.cumsum, x, o) if xp is np
-    else xp.segmented_scan(x, offsets=o),
-    "segmented_scan flags max": lambda xp, x, o: _scan_segments(np.maximum.accumulate, x, o)
-    if xp is np else xp.segmented_scan(x, flags=np.isin(np.arange(x.size), o), op="max"),
+    "segmented_reduce": lambda xp, x, o: (
+        np.add.reduceat(x, o[:-1]) if xp is np else xp.segmented_reduce(x, o)
+    ),
+    "segmented_reduce min": lambda xp, x, o: (
+        np.minimum.reduceat(x, o[:-1]) if xp is np else xp.segmented_reduce(x, o, "min")
+    ),
+    "segmented_scan offsets": lambda xp, x, o: (
+        _scan_segments(np.cumsum, x, o) if xp is np else xp.segmented_scan(x, offsets=o)
+    ),
+    "segmented_scan flags max": lambda xp, x, o: (
+        _scan_segments(np.maximum.accumulate, x, o)
+        if xp is np
+        else xp.segmented_scan(x, flags=np.isin(np.arange(x.size), o), op="max")
+    ),
 }
 
 
@@ -475,29 +606,57 @@ def test_non_native_byte_order(name, dtype, offsets_dtype, rng):
 def test_flags_and_offsets_exclusive():
     x = np.ones(4, np.float32)
     H.raises_like(ValueError, "segmented_scan", prim.segmented_scan, x, match="exactly one of")
-    H.raises_like(ValueError, "segmented_scan", prim.segmented_scan, x, flags=np.ones(4, bool),
-                  offsets=[0, 4], match="exactly one of")
+    H.raises_like(
+        ValueError,
+        "segmented_scan",
+        prim.segmented_scan,
+        x,
+        flags=np.ones(4, bool),
+        offsets=[0, 4],
+        match="exactly one of",
+    )
 
 
 def test_flags_wrong():
     x = np.ones(4, np.float32)
-    H.raises_like(TypeError, "segmented_scan", prim.segmented_scan, x, flags=np.ones(4, np.int32),
-                  match="flags must be a boolean array")
-    H.raises_like(ValueError, "segmented_scan", prim.segmented_scan, x, flags=np.ones(3, bool),
-                  match="flags has 3 elements, x has 4")
+    H.raises_like(
+        TypeError,
+        "segmented_scan",
+        prim.segmented_scan,
+        x,
+        flags=np.ones(4, np.int32),
+        match="flags must be a boolean array",
+    )
+    H.raises_like(
+        ValueError,
+        "segmented_scan",
+        prim.segmented_scan,
+        x,
+        flags=np.ones(3, bool),
+        match="flags has 3 elements, x has 4",
+    )
 
 
-@pytest.mark.parametrize("exc,offsets,match", [
-    (ValueError, [0, 5, 3, 10], "non-decreasing"),
-    (ValueError, [0, 11], r"lie in \[0, 10\]"),
-    (ValueError, [-1, 4], r"lie in \[0, 10\]"),
-    (TypeError, np.array([0.0, 10.0]), "offsets must be an integer array"),
-    (ValueError, np.array([], np.int64), "at least one value"),
-    (ValueError, np.zeros((2, 2), np.int64), "must be 1-D"),
-])
+@pytest.mark.parametrize(
+    "exc,offsets,match",
+    [
+        (ValueError, [0, 5, 3, 10], "non-decreasing"),
+        (ValueError, [0, 11], r"lie in \[0, 10\]"),
+        (ValueError, [-1, 4], r"lie in \[0, 10\]"),
+        (TypeError, np.array([0.0, 10.0]), "offsets must be an integer array"),
+        (ValueError, np.array([], np.int64), "at least one value"),
+        (ValueError, np.zeros((2, 2), np.int64), "must be 1-D"),
+    ],
+)
 def test_offsets_wrong(exc, offsets, match):
-    H.raises_like(exc, "segmented_reduce", prim.segmented_reduce, np.ones(10, np.float32),
-                  offsets, match=match)
+    H.raises_like(
+        exc,
+        "segmented_reduce",
+        prim.segmented_reduce,
+        np.ones(10, np.float32),
+        offsets,
+        match=match,
+    )
 
 
 @pytest.mark.parametrize("offsets", [[], ()], ids=["list", "tuple"])
@@ -518,24 +677,51 @@ def test_empty_offsets_sequence(func, offsets):
 @pytest.mark.parametrize("flags", [[], ()], ids=["list", "tuple"])
 def test_empty_flags_sequence(flags):
     """An empty list or tuple of flags is an empty boolean array: the scan of an empty ``x``."""
-    H.assert_same(prim.segmented_scan(np.zeros(0, np.float32), flags=flags),
-                  np.zeros(0, np.float32))
-    H.assert_same(prim.segmented_scan(np.zeros(0, np.int32), flags=flags, op="max"),
-                  np.zeros(0, np.int32))
+    H.assert_same(
+        prim.segmented_scan(np.zeros(0, np.float32), flags=flags), np.zeros(0, np.float32)
+    )
+    H.assert_same(
+        prim.segmented_scan(np.zeros(0, np.int32), flags=flags, op="max"), np.zeros(0, np.int32)
+    )
 
 
 def test_offsets_not_covering():
-    H.raises_like(ValueError, "segmented_scan", prim.segmented_scan, np.ones(10, np.float32),
-                  offsets=[0, 5], match="start at 0 and end at x.size")
+    H.raises_like(
+        ValueError,
+        "segmented_scan",
+        prim.segmented_scan,
+        np.ones(10, np.float32),
+        offsets=[0, 5],
+        match="start at 0 and end at x.size",
+    )
 
 
 def test_x_wrong():
-    H.raises_like(ValueError, "segmented_reduce", prim.segmented_reduce,
-                  np.ones((2, 2), np.float32), [0, 4], match="x must be 1-D")
-    H.raises_like(TypeError, "segmented_reduce", prim.segmented_reduce, np.ones(4, np.float16),
-                  [0, 4], match="x has dtype")
-    H.raises_like(ValueError, "segmented_reduce", prim.segmented_reduce, np.ones(4, np.float32),
-                  [0, 4], op="prod", match="op must be one of")
+    H.raises_like(
+        ValueError,
+        "segmented_reduce",
+        prim.segmented_reduce,
+        np.ones((2, 2), np.float32),
+        [0, 4],
+        match="x must be 1-D",
+    )
+    H.raises_like(
+        TypeError,
+        "segmented_reduce",
+        prim.segmented_reduce,
+        np.ones(4, np.float16),
+        [0, 4],
+        match="x has dtype",
+    )
+    H.raises_like(
+        ValueError,
+        "segmented_reduce",
+        prim.segmented_reduce,
+        np.ones(4, np.float32),
+        [0, 4],
+        op="prod",
+        match="op must be one of",
+    )
 
 
 def test_tuning_variants_agree(capsys):

@@ -28,7 +28,7 @@ def keys_with_runs(rng, n, dt, mean_run=4):
     ids = np.cumsum(starts) - 1
     span = 2 if dt == np.bool_ else 100
     labels = rng.integers(0, span, ids[-1] + 1)
-    labels[1:] += (labels[1:] == labels[:-1])  # neighbouring runs differ
+    labels[1:] += labels[1:] == labels[:-1]  # neighbouring runs differ
     k = labels[ids]
     if dt == np.bool_:
         return (k % 2).astype(np.bool_)
@@ -54,8 +54,11 @@ def rbk_ref(keys, values, op, sort=False):
     if sort:
         order = np.argsort(keys, kind="stable")
         keys, values = keys[order], values[order]
-    res = np.add.reduce(values[:0]).dtype if op == "sum" else (
-        np.multiply.reduce(values[:0]).dtype if op == "prod" else values.dtype)
+    res = (
+        np.add.reduce(values[:0]).dtype
+        if op == "sum"
+        else (np.multiply.reduce(values[:0]).dtype if op == "prod" else values.dtype)
+    )
     uk, counts = rle_ref(keys)
     starts = np.r_[0, np.cumsum(counts)[:-1]].astype(np.intp)
     work = values.astype(np.float32) if values.dtype == np.float16 else values.astype(res)
@@ -134,8 +137,10 @@ def test_rle_misaligned_views_and_inputs_untouched(rng):
 
 
 def test_rle_empty():
-    H.assert_same(prim.run_length_encode(np.array([], np.float32)),
-                  (np.array([], np.float32), np.array([], np.int64)))
+    H.assert_same(
+        prim.run_length_encode(np.array([], np.float32)),
+        (np.array([], np.float32), np.array([], np.int64)),
+    )
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -184,8 +189,9 @@ def test_rbk_sort_groups_keys_stably(dtype, n, rng):
     stably sorted values)."""
     k = rng.integers(0, 30, n).astype(np.int32)
     v = values_of(rng, n, dtype, "sum")
-    H.assert_same(prim.reduce_by_key(k, v, "sum", sort=True), rbk_ref(k, v, "sum", sort=True),
-                  rtol=1e-12)
+    H.assert_same(
+        prim.reduce_by_key(k, v, "sum", sort=True), rbk_ref(k, v, "sum", sort=True), rtol=1e-12
+    )
     kf = rng.integers(0, 30, n).astype(np.float32)
     kf[::13] = np.nan  # NaNs sort last, each a group of its own
     got = prim.reduce_by_key(kf, v, "max", sort=True)
@@ -222,9 +228,13 @@ def test_rbk_matches_reduceat(n, seed, op):
 
 # ---- unique -----------------------------------------------------------------------------------
 
-FLAGS = [dict(), dict(return_counts=True), dict(return_index=True),
-         dict(return_inverse=True), dict(return_index=True, return_inverse=True,
-                                         return_counts=True)]
+FLAGS = [
+    dict(),
+    dict(return_counts=True),
+    dict(return_index=True),
+    dict(return_inverse=True),
+    dict(return_index=True, return_inverse=True, return_counts=True),
+]
 
 
 @pytest.mark.parametrize("variant", ["auto", "compact"])
@@ -250,8 +260,9 @@ def test_unique_dtypes(xp, dtype):
 @H.twins()
 def test_unique_nan(xp, dtype, equal_nan):
     x = np.array([2.0, np.nan, -1.0, np.nan, 2.0, np.inf, np.nan, -np.inf, 0.5], dtype)
-    return xp.unique(x, return_index=True, return_inverse=True, return_counts=True,
-                     equal_nan=equal_nan)
+    return xp.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, equal_nan=equal_nan
+    )
 
 
 @pytest.mark.parametrize("shape", [(3, 4), (2, 1, 5), (6,)])
@@ -261,8 +272,11 @@ def test_unique_inverse_has_the_input_shape(xp, shape):
     return xp.unique(x, return_inverse=True)
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint64, np.float32, np.float16, np.bool_],
-                         ids=lambda d: d.__name__)
+@pytest.mark.parametrize(
+    "dtype",
+    [np.int8, np.int32, np.uint64, np.float32, np.float16, np.bool_],
+    ids=lambda d: d.__name__,
+)
 @pytest.mark.parametrize("rows", [1, 40, 700])
 @H.twins()
 def test_unique_rows(xp, rows, dtype):
@@ -282,10 +296,25 @@ def test_unique_rows_with_nan_and_signed_zeros(xp):
 def test_unique_rows_sort_nan_as_numpy_compares_fields(xp, dtype):
     """NumPy compares float16 fields with NaN first (before -inf), float32 and float64 fields
     with NaN last (after inf)."""
-    x = np.array([[np.nan, np.nan], [np.nan, 1], [1, np.nan], [2, 1], [np.inf, 0], [np.nan, 0],
-                  [-np.inf, 2], [-0.0, 1], [0.0, 1], [-np.inf, np.nan]], dtype)
-    return (xp.unique(x, axis=0, return_index=True, return_inverse=True, return_counts=True),
-            xp.unique(x.T, axis=1))
+    x = np.array(
+        [
+            [np.nan, np.nan],
+            [np.nan, 1],
+            [1, np.nan],
+            [2, 1],
+            [np.inf, 0],
+            [np.nan, 0],
+            [-np.inf, 2],
+            [-0.0, 1],
+            [0.0, 1],
+            [-np.inf, np.nan],
+        ],
+        dtype,
+    )
+    return (
+        xp.unique(x, axis=0, return_index=True, return_inverse=True, return_counts=True),
+        xp.unique(x.T, axis=1),
+    )
 
 
 @pytest.mark.parametrize("equal_nan", [True, False])
@@ -295,8 +324,10 @@ def test_unique_1d_with_an_axis_compares_elements(xp, axis, equal_nan):
     """The axis of a 1-D array holds its elements: NumPy's path of elements, whose equal_nan
     collapses the NaNs (not the rows' comparison, under which no NaN equals another)."""
     x = np.array([1.0, np.nan, -0.0, np.nan, 0.0, 1.0, np.nan])
-    return (xp.unique(x[:3], axis=axis, equal_nan=equal_nan),
-            xp.unique(x, True, True, True, axis=axis, equal_nan=equal_nan))
+    return (
+        xp.unique(x[:3], axis=axis, equal_nan=equal_nan),
+        xp.unique(x, True, True, True, axis=axis, equal_nan=equal_nan),
+    )
 
 
 @pytest.mark.parametrize("axis", [1, -1, 2])
@@ -321,8 +352,13 @@ def test_unique_empty_and_0d(xp, case):
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(hnp.arrays(np.float32, st.integers(1, 200),
-                  elements=st.sampled_from([0.0, -0.0, 1.0, -2.5, np.nan, np.inf])))
+@given(
+    hnp.arrays(
+        np.float32,
+        st.integers(1, 200),
+        elements=st.sampled_from([0.0, -0.0, 1.0, -2.5, np.nan, np.inf]),
+    )
+)
 def test_unique_property(x):
     got = prim.unique(x, return_index=True, return_inverse=True, return_counts=True)
     H.assert_same(got, np.unique(x, return_index=True, return_inverse=True, return_counts=True))
@@ -351,8 +387,7 @@ def test_repeat_calls_take_the_plan(rng):
     builds = prim.cache_info()["builds"]
     k2 = xp.asarray(keys_with_runs(rng, 5000, np.int32))
     H.assert_same(prim.run_length_encode(k2), rle_ref(H.to_host(k2)))
-    H.assert_same(prim.reduce_by_key(k2, v), rbk_ref(H.to_host(k2), H.to_host(v), "sum"),
-                  rtol=1e-5)
+    H.assert_same(prim.reduce_by_key(k2, v), rbk_ref(H.to_host(k2), H.to_host(v), "sum"), rtol=1e-5)
     assert prim.cache_info()["builds"] == builds
 
 
@@ -374,8 +409,7 @@ def test_policy_override(rng):
     for warp_out in (0, 1):  # results stored by each lane, or parked by the warp first
         with prim.tuning.override("sets", block=64, items=32, warp_out=warp_out):
             H.assert_same(prim.run_length_encode(x), rle_ref(x))
-            H.assert_same(prim.unique(x, return_counts=True),
-                          np.unique(x, return_counts=True))
+            H.assert_same(prim.unique(x, return_counts=True), np.unique(x, return_counts=True))
             v = (x % 7).astype(np.float32)
             H.assert_same(prim.reduce_by_key(x, v, "max"), rbk_ref(x, v, "max"))
             H.assert_same(prim.reduce_by_key(x[1:], v[1:]), rbk_ref(x[1:], v[1:], "sum"))
@@ -386,8 +420,13 @@ def test_policy_override(rng):
                 H.assert_same(prim.reduce_by_key(a, b), rbk_ref(a, b, "sum"))
                 H.assert_same(prim.run_length_encode(a), rle_ref(a))
     with prim.tuning.override("sets", block=512, items=16):  # 64 KiB of 8-byte exchanges
-        H.raises_like(ValueError, "sets", prim.run_length_encode, x.astype(np.int64),
-                      match="static shared memory")
+        H.raises_like(
+            ValueError,
+            "sets",
+            prim.run_length_encode,
+            x.astype(np.int64),
+            match="static shared memory",
+        )
 
 
 # ---- the benchmarks and the tour --------------------------------------------------------------
@@ -423,8 +462,13 @@ def test_error_rle_not_1d():
 
 
 def test_error_rle_bad_dtype():
-    H.raises_like(TypeError, "run_length_encode", prim.run_length_encode,
-                  np.zeros(3, np.complex64), match="dtype complex64")
+    H.raises_like(
+        TypeError,
+        "run_length_encode",
+        prim.run_length_encode,
+        np.zeros(3, np.complex64),
+        match="dtype complex64",
+    )
 
 
 def test_error_rle_not_an_array():
@@ -432,48 +476,94 @@ def test_error_rle_not_an_array():
 
 
 def test_error_rbk_mismatched_lengths():
-    H.raises_like(ValueError, "reduce_by_key", prim.reduce_by_key, np.zeros(4, np.int32),
-                  np.zeros(5), match="values has 5 elements, keys has 4")
+    H.raises_like(
+        ValueError,
+        "reduce_by_key",
+        prim.reduce_by_key,
+        np.zeros(4, np.int32),
+        np.zeros(5),
+        match="values has 5 elements, keys has 4",
+    )
 
 
 def test_error_rbk_bad_op():
-    H.raises_like(ValueError, "reduce_by_key", prim.reduce_by_key, np.zeros(4, np.int32),
-                  np.zeros(4), "mean", match="op must be one of")
+    H.raises_like(
+        ValueError,
+        "reduce_by_key",
+        prim.reduce_by_key,
+        np.zeros(4, np.int32),
+        np.zeros(4),
+        "mean",
+        match="op must be one of",
+    )
 
 
 def test_error_rbk_keys_not_1d():
-    H.raises_like(ValueError, "reduce_by_key", prim.reduce_by_key, np.zeros((2, 2), np.int32),
-                  np.zeros(4), match="keys must be 1-D")
+    H.raises_like(
+        ValueError,
+        "reduce_by_key",
+        prim.reduce_by_key,
+        np.zeros((2, 2), np.int32),
+        np.zeros(4),
+        match="keys must be 1-D",
+    )
 
 
 def test_error_rbk_values_not_1d():
-    H.raises_like(ValueError, "reduce_by_key", prim.reduce_by_key, np.zeros(4, np.int32),
-                  np.zeros((2, 2)), match="values must be 1-D")
+    H.raises_like(
+        ValueError,
+        "reduce_by_key",
+        prim.reduce_by_key,
+        np.zeros(4, np.int32),
+        np.zeros((2, 2)),
+        match="values must be 1-D",
+    )
 
 
 def test_error_rbk_bad_key_dtype():
-    H.raises_like(TypeError, "reduce_by_key", prim.reduce_by_key, np.zeros(4, np.complex128),
-                  np.zeros(4), match="keys has dtype complex128")
+    H.raises_like(
+        TypeError,
+        "reduce_by_key",
+        prim.reduce_by_key,
+        np.zeros(4, np.complex128),
+        np.zeros(4),
+        match="keys has dtype complex128",
+    )
 
 
 def test_error_rbk_bad_value_dtype():
-    H.raises_like(TypeError, "reduce_by_key", prim.reduce_by_key, np.zeros(4, np.int32),
-                  np.array(["a", "b", "c", "d"]), match="values has dtype")
+    H.raises_like(
+        TypeError,
+        "reduce_by_key",
+        prim.reduce_by_key,
+        np.zeros(4, np.int32),
+        np.array(["a", "b", "c", "d"]),
+        match="values has dtype",
+    )
 
 
 def test_error_rbk_complex_min():
-    H.raises_like(TypeError, "reduce_by_key", prim.reduce_by_key, np.zeros(4, np.int32),
-                  np.zeros(4, np.complex64), "min", match="not defined for complex")
+    H.raises_like(
+        TypeError,
+        "reduce_by_key",
+        prim.reduce_by_key,
+        np.zeros(4, np.int32),
+        np.zeros(4, np.complex64),
+        "min",
+        match="not defined for complex",
+    )
 
 
 def test_error_rbk_sort_not_bool():
-    H.raises_like(TypeError, "reduce_by_key", prim.reduce_by_key, np.zeros(4, np.int32),
-                  np.zeros(4), sort=1)
+    H.raises_like(
+        TypeError, "reduce_by_key", prim.reduce_by_key, np.zeros(4, np.int32), np.zeros(4), sort=1
+    )
 
 
 def test_error_unique_bad_dtype():
-    H.raises_like(TypeError, "unique", prim.unique, np.zeros(3, np.complex64),
-                  match="dtype complex64")
+    H.raises_like(
+        TypeError, "unique", prim.unique, np.zeros(3, np.complex64), match="dtype complex64"
+    )
 
 
 def test_error_unique_axis_out_of_bounds():
@@ -484,8 +574,15 @@ def test_error_unique_axis_out_of_bounds():
 def test_error_unique_axis_of_a_0d_array(axis):
     """A 0-d array has no axis, as in NumPy (with axis=None it is one element)."""
     H.run_twins(lambda xp: xp.unique(np.array(5.0), axis=axis), name="unique")
-    H.raises_like(np.exceptions.AxisError, "unique", prim.unique, np.array(5, np.int8),
-                  return_counts=True, axis=axis, match="dimension 0")
+    H.raises_like(
+        np.exceptions.AxisError,
+        "unique",
+        prim.unique,
+        np.array(5, np.int8),
+        return_counts=True,
+        axis=axis,
+        match="dimension 0",
+    )
 
 
 def test_error_unique_axis_not_an_integer():

@@ -52,9 +52,21 @@ def make_keys(rng, n, dt, dups=False):
         x = (rng.standard_normal(n) * 1e3).astype(dt)
         if dups:
             x = rng.integers(-2, 3, n).astype(dt)
-        special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0,
-                            np.finfo(dt).smallest_subnormal, -np.finfo(dt).smallest_subnormal * 3],
-                           dtype=dt)
+        special = np.array(
+            [
+                np.nan,
+                -np.nan,
+                np.inf,
+                -np.inf,
+                0.0,
+                -0.0,
+                1.0,
+                -1.0,
+                np.finfo(dt).smallest_subnormal,
+                -np.finfo(dt).smallest_subnormal * 3,
+            ],
+            dtype=dt,
+        )
         where = rng.random(n) < 0.2
         x[where] = rng.choice(special, int(where.sum()))
         return x
@@ -170,8 +182,14 @@ def test_twin_of_numpy_stable_sort(xp, func, dtype):
 def test_twin_of_numpy_inputs(xp, func, case):
     """Empty and one-key arrays, Python lists, strided views and views off a 16-byte start."""
     x = make_keys(np.random.default_rng(3), 5001, np.float32)
-    arg = {"empty": x[:0], "one": x[:1], "list": [3, 1, 2, 1], "strided": x[1::2],
-           "offset": x[3:], "int8 ragged": (np.arange(300) % 256 - 128).astype(np.int8)[::-3]}[case]
+    arg = {
+        "empty": x[:0],
+        "one": x[:1],
+        "list": [3, 1, 2, 1],
+        "strided": x[1::2],
+        "offset": x[3:],
+        "int8 ragged": (np.arange(300) % 256 - 128).astype(np.int8)[::-3],
+    }[case]
     return stable(xp, func, arg)
 
 
@@ -189,8 +207,7 @@ def test_argsort_variants(variant, rng, schedule):
     for dt in (np.int32, np.float64):
         x = make_keys(rng, 5000, dt, dups=True)
         for desc in (False, True):
-            H.assert_same(prim.argsort(x, descending=desc, variant=variant),
-                          stable_order(x, desc))
+            H.assert_same(prim.argsort(x, descending=desc, variant=variant), stable_order(x, desc))
 
 
 # ---- stability, floats, order -----------------------------------------------------------------
@@ -213,8 +230,26 @@ def test_stability_with_duplicate_heavy_keys(variant, rng):
 def test_float_special_values(variant, dtype):
     dt = np.dtype(dtype)
     tiny = np.finfo(dt).smallest_subnormal
-    x = np.array([1.0, np.nan, -0.0, 0.0, -np.inf, np.inf, -np.nan, tiny, -tiny, -0.0, -1.0, 0.0,
-                  np.nan, -5.0, 3.0], dtype=dt)
+    x = np.array(
+        [
+            1.0,
+            np.nan,
+            -0.0,
+            0.0,
+            -np.inf,
+            np.inf,
+            -np.nan,
+            tiny,
+            -tiny,
+            -0.0,
+            -1.0,
+            0.0,
+            np.nan,
+            -5.0,
+            3.0,
+        ],
+        dtype=dt,
+    )
     payload = bits_of(x)
     payload[12] |= 1  # a NaN with another payload keeps it
     got = prim.sort(x, variant=variant)
@@ -240,7 +275,7 @@ def test_nan_payloads_in_some_histogram_blocks(dtype, rng):
     bits = bits_of(x)
     nan = np.flatnonzero(rng.random(n) < 0.05)
     nan = nan[nan >= n // 2]
-    exp = np.uint64(0x7ff0000000000000) if dt.itemsize == 8 else np.uint32(0x7f800000)
+    exp = np.uint64(0x7FF0000000000000) if dt.itemsize == 8 else np.uint32(0x7F800000)
     sign = np.uint64(1 << 63) if dt.itemsize == 8 else np.uint32(1 << 31)
     payload = rng.integers(1, 1 << 20, nan.size).astype(bits.dtype)
     bits[nan] = exp | payload | np.where(rng.random(nan.size) < 0.5, sign, 0).astype(bits.dtype)
@@ -263,7 +298,7 @@ def test_bit_range(variant, rng):
     field = (x >> np.uint32(8)) & np.uint32(0xFFF)
     H.assert_same(k, x[np.argsort(field, kind="stable")])
     # signed keys: the range is over the order-preserving image (sign bit flipped)
-    y = rng.integers(-2**31, 2**31, 6000).astype(np.int32)
+    y = rng.integers(-(2**31), 2**31, 6000).astype(np.int32)
     image = y.view(np.uint32) ^ np.uint32(1 << 31)
     k = prim.radix_sort(y, begin_bit=24, end_bit=32, variant=variant)
     H.assert_same(k, y[np.argsort(image >> np.uint32(24), kind="stable")])
@@ -283,8 +318,11 @@ def test_bit_range(variant, rng):
     H.assert_same((k, v), (x, np.arange(x.size)))
 
 
-@pytest.mark.parametrize("vdt", [np.bool_, np.int8, np.float16, np.complex128],
-                         ids=["bool", "int8", "float16", "complex128"])
+@pytest.mark.parametrize(
+    "vdt",
+    [np.bool_, np.int8, np.float16, np.complex128],
+    ids=["bool", "int8", "float16", "complex128"],
+)
 def test_values_of_other_widths_go_through_a_permutation(vdt, rng):
     x = make_keys(rng, 3000, np.int32, dups=True)
     v = make_values(rng, x.size, vdt)
@@ -293,8 +331,14 @@ def test_values_of_other_widths_go_through_a_permutation(vdt, rng):
         k, got = prim.radix_sort(x, v, variant=variant)
         check_sorted(x, order, k, got, v)
     k, got = prim.segmented_sort(x, np.array([0, 1000, x.size]), v)
-    H.assert_same(got, v[np.concatenate([np.argsort(x[:1000], kind="stable"),
-                                         1000 + np.argsort(x[1000:], kind="stable")])])
+    H.assert_same(
+        got,
+        v[
+            np.concatenate(
+                [np.argsort(x[:1000], kind="stable"), 1000 + np.argsort(x[1000:], kind="stable")]
+            )
+        ],
+    )
 
 
 def test_inputs_are_not_modified_and_views_work(rng):
@@ -328,8 +372,10 @@ def _offsets(x):
 def _by_segment(x):
     """The stable order of ``x`` within each segment of :func:`_offsets`."""
     o = _offsets(x)
-    return np.concatenate([a + np.argsort(x[a:b], kind="stable") for a, b in zip(o[:-1], o[1:])]
-                          + [np.zeros(0, np.int64)])
+    return np.concatenate(
+        [a + np.argsort(x[a:b], kind="stable") for a, b in zip(o[:-1], o[1:])]
+        + [np.zeros(0, np.int64)]
+    )
 
 
 # name -> body(xp, keys, values): a sort and its NumPy twin (NumPy keeps a non-native byte order
@@ -337,16 +383,25 @@ def _by_segment(x):
 BYTE_ORDER_CALLS = {
     "sort": lambda xp, k, v: stable(xp, "sort", k),
     "argsort": lambda xp, k, v: stable(xp, "argsort", k),
-    "sort descending": lambda xp, k, v: k[stable_order(k, True)] if xp is np
-    else xp.sort(k, descending=True),
-    "radix_sort": lambda xp, k, v: (np.sort(k, kind="stable"), v[stable_order(k)])
-    if xp is np else xp.radix_sort(k, v),
-    "radix_sort classic": lambda xp, k, v: (np.sort(k, kind="stable"), v[stable_order(k)])
-    if xp is np else xp.radix_sort(k, v, variant="classic"),
-    "radix_sort split": lambda xp, k, v: (np.sort(k, kind="stable"), v[stable_order(k)])
-    if xp is np else xp.radix_sort(k, v, variant="split"),
-    "segmented_sort": lambda xp, k, v: (k[_by_segment(k)], v[_by_segment(k)]) if xp is np
-    else xp.segmented_sort(k, _offsets(k), v),
+    "sort descending": lambda xp, k, v: (
+        k[stable_order(k, True)] if xp is np else xp.sort(k, descending=True)
+    ),
+    "radix_sort": lambda xp, k, v: (
+        (np.sort(k, kind="stable"), v[stable_order(k)]) if xp is np else xp.radix_sort(k, v)
+    ),
+    "radix_sort classic": lambda xp, k, v: (
+        (np.sort(k, kind="stable"), v[stable_order(k)])
+        if xp is np
+        else xp.radix_sort(k, v, variant="classic")
+    ),
+    "radix_sort split": lambda xp, k, v: (
+        (np.sort(k, kind="stable"), v[stable_order(k)])
+        if xp is np
+        else xp.radix_sort(k, v, variant="split")
+    ),
+    "segmented_sort": lambda xp, k, v: (
+        (k[_by_segment(k)], v[_by_segment(k)]) if xp is np else xp.segmented_sort(k, _offsets(k), v)
+    ),
 }
 
 
@@ -360,8 +415,9 @@ def test_non_native_byte_order(name, dtype, rng):
     k = make_keys(rng, 301, dtype, dups=True)
     v = np.arange(301, dtype=">f4")
     native = k.astype(k.dtype.newbyteorder("="))
-    H.assert_same(body(prim, native, v.astype(np.float32)),
-                  body(np, native, v.astype(np.float32)))  # files the plan of native arrays
+    H.assert_same(
+        body(prim, native, v.astype(np.float32)), body(np, native, v.astype(np.float32))
+    )  # files the plan of native arrays
     H.run_twins(body, (k, v))
     H.run_twins(body, (k[:0], v[:0]))
     if name in ("sort", "argsort"):
@@ -371,19 +427,22 @@ def test_non_native_byte_order(name, dtype, rng):
 # ---- onesweep specifics -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("pattern", ["all_equal", "low_byte", "middle_byte", "high_byte",
-                                     "two_bytes"])
+@pytest.mark.parametrize(
+    "pattern", ["all_equal", "low_byte", "middle_byte", "high_byte", "two_bytes"]
+)
 def test_onesweep_skips_constant_digits(pattern, rng, schedule):
     n = 2 * OS_TILE[4] + 5
     r = rng.integers(0, 256, n).astype(np.uint32)
     base = np.uint32(0x5A3C7E11)
-    x = {"all_equal": np.full(n, base, np.uint32),
-         "low_byte": (base & np.uint32(0xFFFFFF00)) | r,
-         "middle_byte": (base & np.uint32(0xFF00FFFF)) | (r << np.uint32(16)),
-         "high_byte": (base & np.uint32(0x00FFFFFF)) | (r << np.uint32(24)),
-         "two_bytes": ((base & np.uint32(0x00FF00FF)) | (r << np.uint32(24))
-                       | (r[::-1] << np.uint32(8))),
-         }[pattern]
+    x = {
+        "all_equal": np.full(n, base, np.uint32),
+        "low_byte": (base & np.uint32(0xFFFFFF00)) | r,
+        "middle_byte": (base & np.uint32(0xFF00FFFF)) | (r << np.uint32(16)),
+        "high_byte": (base & np.uint32(0x00FFFFFF)) | (r << np.uint32(24)),
+        "two_bytes": (
+            (base & np.uint32(0x00FF00FF)) | (r << np.uint32(24)) | (r[::-1] << np.uint32(8))
+        ),
+    }[pattern]
     order = stable_order(x)
     v = rng.random(n).astype(np.float64)
     k, got_v = prim.radix_sort(x, v, variant="onesweep")
@@ -480,17 +539,32 @@ def run_os_hist(backend, x, offset, n, begin, end, descending, grid=None):
     """onesweep_histogram over x[offset:offset + n] (a device view: offset 1-3 is not 16-byte
     aligned), with the library's grid or the given one."""
     h = os_hist(backend, x.dtype, n)
-    keys = backend.xp.asarray(bits_of(x))[offset:offset + n]
+    keys = backend.xp.asarray(bits_of(x))[offset : offset + n]
     passes = -(-(end - begin) // 8)
     hist = backend.xp.zeros(passes * 256 + 1, np.uint32)
-    _launch.launch(h.kernel, h.grid if grid is None else grid, h.block,
-                   (keys, np.int64(n), np.int32(KIND[x.dtype.kind]), np.int32(descending),
-                    np.int32(begin), np.int32(end), hist), shared_mem=h.shared_mem)
+    _launch.launch(
+        h.kernel,
+        h.grid if grid is None else grid,
+        h.block,
+        (
+            keys,
+            np.int64(n),
+            np.int32(KIND[x.dtype.kind]),
+            np.int32(descending),
+            np.int32(begin),
+            np.int32(end),
+            hist,
+        ),
+        shared_mem=h.shared_mem,
+    )
     return to_host(hist)
 
 
-@pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.float32, np.uint64, np.int64,
-                                   np.float64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "dtype",
+    [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64],
+    ids=lambda d: np.dtype(d).name,
+)
 def test_onesweep_histogram_kernel(dtype, backend, rng, schedule):
     # the all-pass histogram against NumPy: scalar heads of misaligned views, tails, grids with
     # idle blocks, partial bit ranges, descending images, repeated and all-equal keys
@@ -499,28 +573,35 @@ def test_onesweep_histogram_kernel(dtype, backend, rng, schedule):
     x = make_keys(rng, 70011, dt)
     dups = make_keys(rng, 30003, dt, dups=True)
     same = np.full(20005, make_keys(rng, 1, dt)[0], dt)
-    cases = [(x, 0, 70011, 0, bits, False, None),
-             (x, 1, 70007, 0, bits, True, None),
-             (x, 3, 5000, 3, bits - 5, False, 7),  # blocks 2.. have no packets
-             (x, 1, 3, 0, bits, False, 4),  # 4-byte keys: every key in the head
-             (x, 1, 41, 9, 10, True, None),  # one pass, one bit
-             (x, 0, 9001, 4, 4 + 8 * (bits // 8 - 1), True, 2),  # one pass fewer than all
-             (dups, 1, 30001, 0, bits, False, None),
-             (same, 0, 20005, 0, bits, False, None),
-             (same, 3, 20001, 0, bits, True, 3)]
+    cases = [
+        (x, 0, 70011, 0, bits, False, None),
+        (x, 1, 70007, 0, bits, True, None),
+        (x, 3, 5000, 3, bits - 5, False, 7),  # blocks 2.. have no packets
+        (x, 1, 3, 0, bits, False, 4),  # 4-byte keys: every key in the head
+        (x, 1, 41, 9, 10, True, None),  # one pass, one bit
+        (x, 0, 9001, 4, 4 + 8 * (bits // 8 - 1), True, 2),  # one pass fewer than all
+        (dups, 1, 30001, 0, bits, False, None),
+        (same, 0, 20005, 0, bits, False, None),
+        (same, 3, 20001, 0, bits, True, 3),
+    ]
     if dt.kind == "f":  # infinities and the largest finite numbers without NaNs: nothing to mend
         edges = x[:30011].copy()
         edges[np.isnan(edges)] = 1.0
         edges[::97] = np.inf
         edges[5::89] = -np.finfo(dt).max
-        cases += [(edges, 0, 30011, 0, bits, False, None), (edges, 1, 30009, 3, bits, True, 5),
-                  (x, 1, 20001, 3, bits, False, None)]  # NaNs, the top bits in 5-bit digits
+        cases += [
+            (edges, 0, 30011, 0, bits, False, None),
+            (edges, 1, 30009, 3, bits, True, 5),
+            (x, 1, 20001, 3, bits, False, None),
+        ]  # NaNs, the top bits in 5-bit digits
     for keys, offset, n, begin, end, desc, grid in cases:
         got = run_os_hist(backend, keys, offset, n, begin, end, desc, grid)
-        want = _oracle.radix_histogram(keys[offset:offset + n], begin, end, desc)
+        want = _oracle.radix_histogram(keys[offset : offset + n], begin, end, desc)
         bad = np.flatnonzero(got != want)
-        assert bad.size == 0, (f"offset {offset} n {n} bits [{begin}, {end}) desc {desc} grid "
-                               f"{grid}: words {bad[:5]} are {got[bad[:5]]}, not {want[bad[:5]]}")
+        assert bad.size == 0, (
+            f"offset {offset} n {n} bits [{begin}, {end}) desc {desc} grid "
+            f"{grid}: words {bad[:5]} are {got[bad[:5]]}, not {want[bad[:5]]}"
+        )
 
 
 def test_onesweep_histogram_16_bit_halves_at_the_limit(backend):
@@ -531,7 +612,7 @@ def test_onesweep_histogram_16_bit_halves_at_the_limit(backend):
     n = 1 + per_thread * block + 1  # a head key, whole packets, a tail key
     x = np.full(n + 1, 0x0123456789ABCDEF, np.uint64)
     got = run_os_hist(backend, x, 1, n, 0, 64, False, grid=1)
-    H.assert_same(got, _oracle.radix_histogram(x[1:n + 1], 0, 64, False))
+    H.assert_same(got, _oracle.radix_histogram(x[1 : n + 1], 0, 64, False))
 
 
 def test_onesweep_histogram_grid_bounds_the_counters(backend):
@@ -550,22 +631,30 @@ def test_onesweep_histogram_grid_bounds_the_counters(backend):
             assert grid <= resident or grid % resident == 0, (kb, n, grid)  # whole waves
 
 
-@pytest.mark.parametrize("policy", [dict(block=256, items=8, min_blocks=1, window=1, match=0),
-                                    dict(block=512, items=6, min_blocks=1, window=4, match=1)],
-                         ids=["ballot-window1", "lane_masks-block512"])
+@pytest.mark.parametrize(
+    "policy",
+    [
+        dict(block=256, items=8, min_blocks=1, window=1, match=0),
+        dict(block=512, items=6, min_blocks=1, window=4, match=1),
+    ],
+    ids=["ballot-window1", "lane_masks-block512"],
+)
 def test_onesweep_other_policies(policy, backend, rng, schedule):
     # the tuning tool sweeps these template parameters: every choice must sort correctly
     n = 4 * policy["block"] * policy["items"] + 17
     x = make_keys(rng, n, np.float32, dups=True)
-    with prim.tuning.override("sort", selector=(4, 0), **policy), \
-            prim.tuning.override("sort", selector=(4, 4), **policy):
+    with (
+        prim.tuning.override("sort", selector=(4, 0), **policy),
+        prim.tuning.override("sort", selector=(4, 4), **policy),
+    ):
         check_sorted(x, stable_order(x, True), prim.sort(x, descending=True, variant="onesweep"))
         H.assert_same(prim.argsort(x, variant="onesweep"), stable_order(x))
         core = prim.plan(prim.sort, backend.xp.asarray(x), variant="onesweep").core
         assert core.policy == prim.tuning.policy("sort", (4, 0))
         assert (core.policy.block, core.policy.items) == (policy["block"], policy["items"])
-    assert prim.plan(prim.sort, backend.xp.asarray(x), variant="onesweep").core.policy != \
-        core.policy
+    assert (
+        prim.plan(prim.sort, backend.xp.asarray(x), variant="onesweep").core.policy != core.policy
+    )
 
 
 # ---- the block sort ----------------------------------------------------------------------------
@@ -581,8 +670,9 @@ def test_block_sizes(dtype, rng):
         x = make_keys(rng, n, dt, dups=i % 2 == 1)
         desc = i % 2 == 0
         check_sorted(x, stable_order(x, desc), prim.sort(x, descending=desc, variant="block"))
-        H.assert_same(prim.argsort(x, descending=not desc, variant="block"),
-                      stable_order(x, not desc))
+        H.assert_same(
+            prim.argsort(x, descending=not desc, variant="block"), stable_order(x, not desc)
+        )
         v = make_values(rng, n, np.float32 if i % 2 else np.int64)
         k, got_v = prim.radix_sort(x, v, variant="block")
         check_sorted(x, stable_order(x), k, got_v, v)
@@ -597,8 +687,7 @@ def test_block_bit_ranges_and_constant_digits(rng):
         shift, mask = np.uint64(begin), np.uint64((1 << (end - begin)) - 1)
         for desc in (False, True):
             field = (x >> shift) & mask
-            got = prim.radix_sort(x, begin_bit=begin, end_bit=end, descending=desc,
-                                  variant="block")
+            got = prim.radix_sort(x, begin_bit=begin, end_bit=end, descending=desc, variant="block")
             H.assert_same(got, x[stable_order(field, desc)])
     y = (x & np.uint64(0x00FF0000000000FF)) | np.uint64(0x1200340056007800)
     v = rng.integers(0, 2**31, n).astype(np.int32)
@@ -616,16 +705,21 @@ def test_auto_takes_the_block_sort_up_to_its_limit(backend, rng):
     prim.clear_caches()
     for dt in (np.float32, np.int64):
         kb = np.dtype(dt).itemsize
-        for n, plan_type in ((BLOCK_AUTO[kb], _block.BlockSortPlan),
-                             (BLOCK_AUTO[kb] + 1, _onesweep.OnesweepPlan)):
+        for n, plan_type in (
+            (BLOCK_AUTO[kb], _block.BlockSortPlan),
+            (BLOCK_AUTO[kb] + 1, _onesweep.OnesweepPlan),
+        ):
             x = make_keys(rng, n, dt)
             d = xp.asarray(x)
             check_sorted(x, stable_order(x), prim.sort(d))
-            assert type(_plans.PLANS.find(_plans.call_key("sort", (d,), (False, "auto")))) \
-                is plan_type
+            assert (
+                type(_plans.PLANS.find(_plans.call_key("sort", (d,), (False, "auto")))) is plan_type
+            )
             H.assert_same(prim.argsort(d, descending=True), stable_order(x, True))
-            assert type(_plans.PLANS.find(_plans.call_key("argsort", (d,), (True, "auto")))) \
+            assert (
+                type(_plans.PLANS.find(_plans.call_key("argsort", (d,), (True, "auto"))))
                 is plan_type
+            )
     x = make_keys(rng, BLOCK_AUTO[2], np.int16)
     d = xp.asarray(x)
     check_sorted(x, stable_order(x), prim.sort(d))
@@ -639,14 +733,21 @@ def test_block_plan_repeat_call_is_one_launch(backend, rng, monkeypatch):
     n = 2000
     x = make_keys(rng, n, np.float64)
     d, v = xp.asarray(x), xp.asarray(rng.random(n))
-    calls = {"sort": (lambda: prim.sort(d), 1), "argsort": (lambda: prim.argsort(d), 1),
-             "radix_sort": (lambda: prim.radix_sort(d, v), 2)}
+    calls = {
+        "sort": (lambda: prim.sort(d), 1),
+        "argsort": (lambda: prim.argsort(d), 1),
+        "radix_sort": (lambda: prim.radix_sort(d, v), 2),
+    }
     for name, (call, allocations) in calls.items():
         want = to_host(call())
         launches, empties = [], []
-        plan = _plans.PLANS.find(_plans.call_key(name, (d,) if name != "radix_sort" else (d, v),
-                                                 (False, "auto") if name != "radix_sort" else
-                                                 (0, None, False, "auto")))
+        plan = _plans.PLANS.find(
+            _plans.call_key(
+                name,
+                (d,) if name != "radix_sort" else (d, v),
+                (False, "auto") if name != "radix_sort" else (0, None, False, "auto"),
+            )
+        )
         assert type(plan) is _block.BlockSortPlan
         launch, empty = plan.launch.__call__, xp.empty
         monkeypatch.setattr(plan, "launch", lambda *a: launches.append(1) or launch(*a))
@@ -696,12 +797,25 @@ def test_error_block_above_its_capacity():
         dt = np.dtype(dt)
         cap = BLOCK_CAP[dt.itemsize]
         x = np.zeros(cap + 1, dt)
-        H.raises_like(ValueError, "sort", prim.sort, x, variant="block",
-                      match=rf"variant 'block' sorts at most {cap} keys of {dt.itemsize} bytes.*"
-                            rf"got {cap + 1}")
+        H.raises_like(
+            ValueError,
+            "sort",
+            prim.sort,
+            x,
+            variant="block",
+            match=rf"variant 'block' sorts at most {cap} keys of {dt.itemsize} bytes.*"
+            rf"got {cap + 1}",
+        )
         H.raises_like(ValueError, "argsort", prim.argsort, x, variant="block", match=str(cap))
-        H.raises_like(ValueError, "radix_sort", prim.radix_sort.plan, x, x, variant="block",
-                      match="variant 'block'")
+        H.raises_like(
+            ValueError,
+            "radix_sort",
+            prim.radix_sort.plan,
+            x,
+            x,
+            variant="block",
+            match="variant 'block'",
+        )
         check_sorted(x, np.arange(cap + 1), prim.sort(x))  # auto: onesweep
 
 
@@ -726,10 +840,12 @@ def test_repeated_calls_take_the_filed_plan(dtype, sorter, backend, rng):
     calls = {
         "sort": lambda x, v, desc: prim.sort(x, descending=desc),
         "argsort": lambda x, v, desc: prim.argsort(x, descending=desc),
-        "radix_sort f32": lambda x, v, desc: prim.radix_sort(x, v.astype(np.float32),
-                                                             descending=desc),
-        "radix_sort i64 bits": lambda x, v, desc: prim.radix_sort(x, v, begin_bit=3, end_bit=20,
-                                                                  descending=desc),
+        "radix_sort f32": lambda x, v, desc: prim.radix_sort(
+            x, v.astype(np.float32), descending=desc
+        ),
+        "radix_sort i64 bits": lambda x, v, desc: prim.radix_sort(
+            x, v, begin_bit=3, end_bit=20, descending=desc
+        ),
     }
     prim.clear_caches()
     for desc in (False, True):
@@ -740,10 +856,16 @@ def test_repeated_calls_take_the_filed_plan(dtype, sorter, backend, rng):
             first, ran = checks_ran(lambda: call(d1, v1, desc))
             assert ran, name
             func = name.split()[0]
-            args = (d1,) if func != "radix_sort" else (d1, v1 if name.endswith("bits") else
-                                                      v1.astype(np.float32))
-            opts = (desc, "auto") if func != "radix_sort" else \
-                ((3, 20) if name.endswith("bits") else (0, None)) + (desc, "auto")
+            args = (
+                (d1,)
+                if func != "radix_sort"
+                else (d1, v1 if name.endswith("bits") else v1.astype(np.float32))
+            )
+            opts = (
+                (desc, "auto")
+                if func != "radix_sort"
+                else ((3, 20) if name.endswith("bits") else (0, None)) + (desc, "auto")
+            )
             assert type(_plans.PLANS.find(_plans.call_key(func, args, opts))) is plan_type
             info = prim.cache_info()
             second, ran = checks_ran(lambda: call(d2, v2, desc))
@@ -760,8 +882,10 @@ def test_repeated_calls_take_the_filed_plan(dtype, sorter, backend, rng):
                     check_sorted(x, order, got[0], got[1], v.astype(np.float32))
                 else:
                     image = _oracle.radix_image(x, desc)
-                    order = np.argsort((image >> image.dtype.type(3)) &
-                                       image.dtype.type((1 << 17) - 1), kind="stable")
+                    order = np.argsort(
+                        (image >> image.dtype.type(3)) & image.dtype.type((1 << 17) - 1),
+                        kind="stable",
+                    )
                     check_sorted(x, order, got[0], got[1], v)
 
 
@@ -782,18 +906,20 @@ def test_filed_plans_keep_the_checks(backend, rng):
     prim.clear_caches()
     prim.sort(d, descending=True)
     assert not checks_ran(lambda: prim.sort(d, descending=True))[1]
-    H.raises_like(TypeError, "sort", prim.sort, d, descending=1,
-                  match="descending must be a bool")
-    H.raises_like(TypeError, "argsort", prim.argsort, d, descending=1,
-                  match="descending must be a bool")
+    H.raises_like(TypeError, "sort", prim.sort, d, descending=1, match="descending must be a bool")
+    H.raises_like(
+        TypeError, "argsort", prim.argsort, d, descending=1, match="descending must be a bool"
+    )
     H.raises_like(ValueError, "sort", prim.sort, d, variant="bogus", match="variant")
     check_sorted(x, stable_order(x, True), checked(lambda: prim.sort(d, descending=np.True_)))
     wide = make_keys(rng, 2 * n, np.float32)
     for _ in range(2):  # same shape, strided: copied first, never filed
-        check_sorted(wide[::2], stable_order(wide[::2], True),
-                     checked(lambda: prim.sort(xp.asarray(wide)[::2], descending=True)))
-    H.raises_like(ValueError, "sort", prim.sort, d.reshape(2, n // 2), descending=True,
-                  match="1-D")
+        check_sorted(
+            wide[::2],
+            stable_order(wide[::2], True),
+            checked(lambda: prim.sort(xp.asarray(wide)[::2], descending=True)),
+        )
+    H.raises_like(ValueError, "sort", prim.sort, d.reshape(2, n // 2), descending=True, match="1-D")
     for variant in ("split", "classic", "split"):  # never filed
         check_sorted(x, stable_order(x), checked(lambda: prim.sort(d, variant=variant)))
     small = make_keys(rng, n, np.int16)
@@ -857,29 +983,33 @@ def test_explicit_plan(func, variant, backend, rng):
     like = xp.asarray(make_keys(rng, n, np.float32))
     vals = xp.asarray(rng.integers(0, 2**40, n))
     if func == "radix_sort":
-        p = prim.radix_sort.plan(like, vals, begin_bit=3, end_bit=14, descending=True,
-                                 variant=variant)
+        p = prim.radix_sort.plan(
+            like, vals, begin_bit=3, end_bit=14, descending=True, variant=variant
+        )
 
         def want(k, v):
-            return prim.radix_sort(k, v, begin_bit=3, end_bit=14, descending=True,
-                                   variant=variant)
+            return prim.radix_sort(k, v, begin_bit=3, end_bit=14, descending=True, variant=variant)
     else:
         f = getattr(prim, func)
         p = prim.plan(f, like, descending=True, variant=variant)
 
         def want(k, v):
             return f(k, descending=True, variant=variant)
+
     if variant == "auto":
         assert type(p.core) is _block.BlockSortPlan
         assert p.core.policy == prim.tuning.policy("sort", "block")
     else:
-        assert p.core.policy == prim.tuning.policy("sort", (4, 8 if func == "radix_sort" else
-                                                            4 if func == "argsort" else 0))
-    others = [xp.asarray(make_keys(rng, n, np.float32, dups=True)),  # like
-              xp.asarray(make_keys(rng, 777, np.float32)),  # another size
-              xp.asarray(make_keys(rng, n, np.int16)),  # another dtype
-              xp.asarray(make_keys(rng, 2 * n, np.float64))[::2],  # strided
-              make_keys(rng, n, np.uint64)]  # host memory
+        assert p.core.policy == prim.tuning.policy(
+            "sort", (4, 8 if func == "radix_sort" else 4 if func == "argsort" else 0)
+        )
+    others = [
+        xp.asarray(make_keys(rng, n, np.float32, dups=True)),  # like
+        xp.asarray(make_keys(rng, 777, np.float32)),  # another size
+        xp.asarray(make_keys(rng, n, np.int16)),  # another dtype
+        xp.asarray(make_keys(rng, 2 * n, np.float64))[::2],  # strided
+        make_keys(rng, n, np.uint64),
+    ]  # host memory
     for k in others:
         v = xp.asarray(rng.integers(0, 2**40, k.shape[0]))
         args = (k, v) if func == "radix_sort" else (k,)
@@ -910,20 +1040,28 @@ def test_explicit_plan_of_other_variants_and_segmented_sort(backend, rng):
 
 def test_explicit_plan_checks_its_options():
     x = np.zeros(10, np.uint32)
-    H.raises_like(ValueError, "sort", prim.plan, prim.sort, x, variant="bogus",
-                  match="variant must be")
+    H.raises_like(
+        ValueError, "sort", prim.plan, prim.sort, x, variant="bogus", match="variant must be"
+    )
     H.raises_like(TypeError, "sort", prim.sort.plan, x, descending=1, match="bool")
-    H.raises_like(TypeError, "argsort", prim.plan, prim.argsort, x, descending="yes",
-                  match="bool")
-    H.raises_like(ValueError, "radix_sort", prim.plan, prim.radix_sort, x, end_bit=33,
-                  match="end_bit=33")
+    H.raises_like(TypeError, "argsort", prim.plan, prim.argsort, x, descending="yes", match="bool")
+    H.raises_like(
+        ValueError, "radix_sort", prim.plan, prim.radix_sort, x, end_bit=33, match="end_bit=33"
+    )
     H.raises_like(ValueError, "radix_sort", prim.radix_sort.plan, x, np.zeros(3), match="values")
-    H.raises_like(TypeError, "sort", prim.plan, prim.sort, np.zeros(3, np.float16),
-                  match="float16")
-    H.raises_like(ValueError, "segmented_sort", prim.plan, prim.segmented_sort, x, [0, 3],
-                  match="start at 0")
-    H.raises_like(TypeError, "segmented_sort", prim.segmented_sort.plan, x, [0, 10],
-                  descending=None, match="bool")
+    H.raises_like(TypeError, "sort", prim.plan, prim.sort, np.zeros(3, np.float16), match="float16")
+    H.raises_like(
+        ValueError, "segmented_sort", prim.plan, prim.segmented_sort, x, [0, 3], match="start at 0"
+    )
+    H.raises_like(
+        TypeError,
+        "segmented_sort",
+        prim.segmented_sort.plan,
+        x,
+        [0, 10],
+        descending=None,
+        match="bool",
+    )
 
 
 # ---- segmented sort ---------------------------------------------------------------------------
@@ -935,8 +1073,11 @@ def segment_order(x, offsets, descending=False):
 
 
 @pytest.mark.parametrize("max_len", [1, 7, 128, 129, 700, 2048, 5000])
-@pytest.mark.parametrize("dtype", [np.uint32, np.int64, np.float32, np.int16],
-                         ids=["uint32", "int64", "float32", "int16"])
+@pytest.mark.parametrize(
+    "dtype",
+    [np.uint32, np.int64, np.float32, np.int16],
+    ids=["uint32", "int64", "float32", "int16"],
+)
 def test_segmented_sort(dtype, max_len, rng, schedule):
     n = 6000 if max_len < 2048 else 9000
     x = make_keys(rng, n, dtype, dups=max_len % 2 == 1)
@@ -970,8 +1111,15 @@ def test_segmented_sort_edge_cases():
 _SEG = prim.tuning.policy("sort", "segmented")
 #: the segment lengths where the segmented sort's paths meet (its policy's): rows of 0, 1 and 2
 #: keys, a warp's 32 * warp_items keys, a block's block * items, and one past each
-SEG_EDGES = [0, 1, 2, 32 * _SEG.warp_items, 32 * _SEG.warp_items + 1, _SEG.block * _SEG.items,
-             _SEG.block * _SEG.items + 1]
+SEG_EDGES = [
+    0,
+    1,
+    2,
+    32 * _SEG.warp_items,
+    32 * _SEG.warp_items + 1,
+    _SEG.block * _SEG.items,
+    _SEG.block * _SEG.items + 1,
+]
 
 
 @pytest.mark.parametrize("length", SEG_EDGES)
@@ -998,8 +1146,9 @@ key_dtypes = st.sampled_from(KEY_DTYPES)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), dtype=key_dtypes, variant=st.sampled_from(VARIANTS),
-       descending=st.booleans())
+@given(
+    data=st.data(), dtype=key_dtypes, variant=st.sampled_from(VARIANTS), descending=st.booleans()
+)
 def test_hypothesis_matches_numpy_stable_sort(data, dtype, variant, descending):
     x = data.draw(hnp.arrays(dtype, st.integers(0, 300)), label="keys")
     v = np.arange(x.size, dtype=np.int32)
@@ -1024,96 +1173,213 @@ def test_error_keys_not_an_array():
 
 
 def test_error_keys_not_1d():
-    H.raises_like(ValueError, "sort", prim.sort, np.zeros((2, 2), np.float32),
-                  match="keys must be 1-D")
+    H.raises_like(
+        ValueError, "sort", prim.sort, np.zeros((2, 2), np.float32), match="keys must be 1-D"
+    )
 
 
 def test_error_key_dtype():
-    H.raises_like(TypeError, "sort", prim.sort, np.zeros(3, np.float16),
-                  match="keys has dtype float16")
-    H.raises_like(TypeError, "argsort", prim.argsort, np.zeros(3, np.complex64),
-                  match="keys has dtype complex64")
+    H.raises_like(
+        TypeError, "sort", prim.sort, np.zeros(3, np.float16), match="keys has dtype float16"
+    )
+    H.raises_like(
+        TypeError,
+        "argsort",
+        prim.argsort,
+        np.zeros(3, np.complex64),
+        match="keys has dtype complex64",
+    )
 
 
 def test_error_values_not_1d():
-    H.raises_like(ValueError, "radix_sort", prim.radix_sort, np.zeros(4, np.uint32),
-                  np.zeros((2, 2), np.uint32), match="values must be 1-D")
+    H.raises_like(
+        ValueError,
+        "radix_sort",
+        prim.radix_sort,
+        np.zeros(4, np.uint32),
+        np.zeros((2, 2), np.uint32),
+        match="values must be 1-D",
+    )
 
 
 def test_error_values_length():
-    H.raises_like(ValueError, "radix_sort", prim.radix_sort, np.zeros(4, np.uint32),
-                  np.zeros(3, np.uint32), match="values has 3 elements, keys has 4")
+    H.raises_like(
+        ValueError,
+        "radix_sort",
+        prim.radix_sort,
+        np.zeros(4, np.uint32),
+        np.zeros(3, np.uint32),
+        match="values has 3 elements, keys has 4",
+    )
 
 
 def test_error_bit_range_outside_key():
-    H.raises_like(ValueError, "radix_sort", prim.radix_sort, np.zeros(4, np.uint32), end_bit=33,
-                  match=r"end_bit=33.*<= 32")
-    H.raises_like(ValueError, "radix_sort", prim.radix_sort, np.zeros(4, np.int8), end_bit=9,
-                  match=r"end_bit=9.*<= 8")
-    H.raises_like(ValueError, "radix_sort", prim.radix_sort, np.zeros(4, np.uint64),
-                  begin_bit=-1, match="begin_bit=-1")
+    H.raises_like(
+        ValueError,
+        "radix_sort",
+        prim.radix_sort,
+        np.zeros(4, np.uint32),
+        end_bit=33,
+        match=r"end_bit=33.*<= 32",
+    )
+    H.raises_like(
+        ValueError,
+        "radix_sort",
+        prim.radix_sort,
+        np.zeros(4, np.int8),
+        end_bit=9,
+        match=r"end_bit=9.*<= 8",
+    )
+    H.raises_like(
+        ValueError,
+        "radix_sort",
+        prim.radix_sort,
+        np.zeros(4, np.uint64),
+        begin_bit=-1,
+        match="begin_bit=-1",
+    )
 
 
 def test_error_bit_range_reversed():
-    H.raises_like(ValueError, "radix_sort", prim.radix_sort, np.zeros(4, np.uint32),
-                  begin_bit=10, end_bit=4, match="begin_bit=10, end_bit=4")
+    H.raises_like(
+        ValueError,
+        "radix_sort",
+        prim.radix_sort,
+        np.zeros(4, np.uint32),
+        begin_bit=10,
+        end_bit=4,
+        match="begin_bit=10, end_bit=4",
+    )
 
 
 def test_error_bit_not_int():
-    H.raises_like(TypeError, "radix_sort", prim.radix_sort, np.zeros(4, np.uint32),
-                  end_bit=8.0, match="end_bit must be an int, got float")
+    H.raises_like(
+        TypeError,
+        "radix_sort",
+        prim.radix_sort,
+        np.zeros(4, np.uint32),
+        end_bit=8.0,
+        match="end_bit must be an int, got float",
+    )
 
 
 def test_error_descending_not_bool():
-    H.raises_like(TypeError, "sort", prim.sort, np.zeros(4, np.uint32), descending="yes",
-                  match="descending must be a bool, got str")
+    H.raises_like(
+        TypeError,
+        "sort",
+        prim.sort,
+        np.zeros(4, np.uint32),
+        descending="yes",
+        match="descending must be a bool, got str",
+    )
 
 
 def test_error_variant():
-    H.raises_like(ValueError, "radix_sort", prim.radix_sort, np.zeros(4, np.uint32),
-                  variant="bitonic", match="variant must be 'auto' or one of")
+    H.raises_like(
+        ValueError,
+        "radix_sort",
+        prim.radix_sort,
+        np.zeros(4, np.uint32),
+        variant="bitonic",
+        match="variant must be 'auto' or one of",
+    )
 
 
 def test_error_offsets_dtype():
-    H.raises_like(TypeError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
-                  np.array([0.0, 4.0]), match="offsets must be an integer array, got dtype "
-                                              "float64")
+    H.raises_like(
+        TypeError,
+        "segmented_sort",
+        prim.segmented_sort,
+        np.zeros(4, np.uint32),
+        np.array([0.0, 4.0]),
+        match="offsets must be an integer array, got dtype float64",
+    )
 
 
 def test_error_offsets_empty():
-    H.raises_like(ValueError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
-                  np.zeros(0, np.int64), match="offsets must hold at least one value")
+    H.raises_like(
+        ValueError,
+        "segmented_sort",
+        prim.segmented_sort,
+        np.zeros(4, np.uint32),
+        np.zeros(0, np.int64),
+        match="offsets must hold at least one value",
+    )
 
 
 @pytest.mark.parametrize("offsets", [[], ()], ids=["list", "tuple"])
 def test_error_offsets_empty_sequence(offsets):
     """An empty list or tuple is an empty integer sequence (not NumPy's float64 array)."""
-    H.raises_like(ValueError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
-                  offsets, match="offsets must hold at least one value")
-    H.raises_like(ValueError, "segmented_sort", prim.segmented_sort.plan, np.zeros(4, np.uint32),
-                  offsets, match="offsets must hold at least one value")
+    H.raises_like(
+        ValueError,
+        "segmented_sort",
+        prim.segmented_sort,
+        np.zeros(4, np.uint32),
+        offsets,
+        match="offsets must hold at least one value",
+    )
+    H.raises_like(
+        ValueError,
+        "segmented_sort",
+        prim.segmented_sort.plan,
+        np.zeros(4, np.uint32),
+        offsets,
+        match="offsets must hold at least one value",
+    )
 
 
 def test_error_offsets_decreasing():
-    H.raises_like(ValueError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
-                  [0, 3, 2, 4], match=r"non-decreasing \(1 decreasing steps\)")
+    H.raises_like(
+        ValueError,
+        "segmented_sort",
+        prim.segmented_sort,
+        np.zeros(4, np.uint32),
+        [0, 3, 2, 4],
+        match=r"non-decreasing \(1 decreasing steps\)",
+    )
 
 
 def test_error_offsets_not_covering():
-    H.raises_like(ValueError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
-                  [0, 3], match="start at 0 and end at keys.size=4")
-    H.raises_like(ValueError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
-                  [1, 4], match="got 1 .. 4")
+    H.raises_like(
+        ValueError,
+        "segmented_sort",
+        prim.segmented_sort,
+        np.zeros(4, np.uint32),
+        [0, 3],
+        match="start at 0 and end at keys.size=4",
+    )
+    H.raises_like(
+        ValueError,
+        "segmented_sort",
+        prim.segmented_sort,
+        np.zeros(4, np.uint32),
+        [1, 4],
+        match="got 1 .. 4",
+    )
 
 
 def test_error_segmented_values_length():
-    H.raises_like(ValueError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
-                  [0, 4], np.zeros(2), match="values has 2 elements, keys has 4")
+    H.raises_like(
+        ValueError,
+        "segmented_sort",
+        prim.segmented_sort,
+        np.zeros(4, np.uint32),
+        [0, 4],
+        np.zeros(2),
+        match="values has 2 elements, keys has 4",
+    )
 
 
 def test_error_segmented_descending_not_bool():
-    H.raises_like(TypeError, "segmented_sort", prim.segmented_sort, np.zeros(4, np.uint32),
-                  [0, 4], descending=1, match="descending must be a bool")
+    H.raises_like(
+        TypeError,
+        "segmented_sort",
+        prim.segmented_sort,
+        np.zeros(4, np.uint32),
+        [0, 4],
+        descending=1,
+        match="descending must be a bool",
+    )
 
 
 def test_errors_come_before_empty_input_returns():
@@ -1124,14 +1390,16 @@ def test_errors_come_before_empty_input_returns():
 
 def test_empty_and_single_element():
     for variant in VARIANTS:
-        H.assert_same(prim.radix_sort(np.zeros(0, np.int16), variant=variant),
-                      np.zeros(0, np.int16))
+        H.assert_same(
+            prim.radix_sort(np.zeros(0, np.int16), variant=variant), np.zeros(0, np.int16)
+        )
         k, v = prim.radix_sort(np.zeros(0, np.float64), np.zeros(0, np.int32), variant=variant)
         H.assert_same((k, v), (np.zeros(0, np.float64), np.zeros(0, np.int32)))
         k, v = prim.radix_sort(np.array([-3.5]), np.array([9], np.int64), variant=variant)
         H.assert_same((k, v), (np.array([-3.5]), np.array([9], np.int64)))
-        H.assert_same(prim.argsort(np.array([4], np.uint8), variant=variant),
-                      np.array([0], np.int64))
+        H.assert_same(
+            prim.argsort(np.array([4], np.uint8), variant=variant), np.array([0], np.int64)
+        )
     H.assert_same(prim.argsort(np.zeros(0, np.uint32)), np.zeros(0, np.int64))
 
 

@@ -19,8 +19,7 @@ from hypothesis import strategies as st
 import primitives as prim
 from primitives import sparse
 from primitives._core.plans import PLANS
-from primitives.sparse import (FORMAT_OF, VARIANTS, choose_variant, matches, reference,
-                               vector_lanes)
+from primitives.sparse import FORMAT_OF, VARIANTS, choose_variant, matches, reference, vector_lanes
 from primitives.testing import harness as H
 from primitives.testing import matrices as suite
 
@@ -68,8 +67,9 @@ def check(got, A, x, dtype, *, y=None, alpha=1.0, beta=0.0, what=""):
     A64.sum_duplicates()
     want, bound = reference(A64, np.asarray(x), y=y, alpha=alpha, beta=beta, dtype=dtype)
     got = to_host(got)
-    assert got.dtype == np.dtype(dtype) and got.shape == want.shape, \
+    assert got.dtype == np.dtype(dtype) and got.shape == want.shape, (
         f"{what}: {got.dtype} {got.shape}, want {np.dtype(dtype)} {want.shape}"
+    )
     ok, i = matches(got, want, bound)
     assert ok, f"{what}: row {i}: got {got[i]!r}, want {want[i]!r} (bound {bound[i]:.3g})"
 
@@ -158,13 +158,27 @@ def test_non_finite_alpha_beta_follow_scipy(variant, dtype):
     beta == 0, y is not read. Checked on the first call and on the repeat path."""
     A = _split_sums(dtype)
     fmt = FORMAT_OF[variant]
-    M = {"csr": sparse.CSR, "coo": sparse.COO, "ell": lambda a: sparse.ELL(a, max_fill=None),
-         "hyb": lambda a: sparse.HYB(a, width=2)}[fmt](A)
+    M = {
+        "csr": sparse.CSR,
+        "coo": sparse.COO,
+        "ell": lambda a: sparse.ELL(a, max_fill=None),
+        "hyb": lambda a: sparse.HYB(a, width=2),
+    }[fmt](A)
     x = np.ones(A.shape[1], dtype)
     y0 = np.array([1.0, 0.0, -1.0, 2.0, 0.0, 1.0, np.nan], dtype)
     inf, nan = np.inf, np.nan
-    cases = [(inf, 0.0), (-inf, 0.0), (nan, 0.0), (inf, 1.5), (-inf, -2.0), (nan, 1.0),
-             (2.0, inf), (-1.0, -inf), (0.5, nan), (inf, inf)]
+    cases = [
+        (inf, 0.0),
+        (-inf, 0.0),
+        (nan, 0.0),
+        (inf, 1.5),
+        (-inf, -2.0),
+        (nan, 1.0),
+        (2.0, inf),
+        (-1.0, -inf),
+        (0.5, nan),
+        (inf, inf),
+    ]
     with np.errstate(invalid="ignore"):
         for _ in range(2):  # the first call checks and files the plan, the second repeats
             for alpha, beta in cases:
@@ -177,8 +191,11 @@ def test_non_finite_alpha_beta_follow_scipy(variant, dtype):
                 assert got is y
                 H.assert_same(got, want, what=f"{variant} alpha={alpha} beta={beta} with y")
                 if beta == 0:
-                    H.assert_same(prim.spmv(M, x, alpha=alpha, variant=variant), want,
-                                  what=f"{variant} alpha={alpha} without y")
+                    H.assert_same(
+                        prim.spmv(M, x, alpha=alpha, variant=variant),
+                        want,
+                        what=f"{variant} alpha={alpha} without y",
+                    )
 
 
 # ---- awkward shapes ----------------------------------------------------------------------------
@@ -195,8 +212,9 @@ def _random_csr(rng, m, n, per_row, dtype=np.float32):
 def _long_row(rng, length, m=5, n=None):
     """Row 2 of m holds ``length`` entries (spanning many tiles), the others a few."""
     n = n or length + 7
-    dense = sps.csr_matrix((vec(rng, length, np.float32), (np.full(length, 2), np.arange(length))),
-                           shape=(m, n))
+    dense = sps.csr_matrix(
+        (vec(rng, length, np.float32), (np.full(length, 2), np.arange(length))), shape=(m, n)
+    )
     return (dense + _random_csr(rng, m, n, 3)).tocsr()
 
 
@@ -208,8 +226,14 @@ def _path(rng, m, total):
     A = sps.csr_matrix((A.data, rng.integers(0, 3000, A.nnz), A.indptr), shape=(m, 3000))
     A.sum_duplicates()
     if A.nnz != nnz:  # columns collided: spread them out
-        A = sps.csr_matrix((vec(rng, nnz, np.float32), np.arange(nnz) % 3000,
-                            np.searchsorted(rows, np.arange(m + 1))), shape=(m, 3000))
+        A = sps.csr_matrix(
+            (
+                vec(rng, nnz, np.float32),
+                np.arange(nnz) % 3000,
+                np.searchsorted(rows, np.arange(m + 1)),
+            ),
+            shape=(m, 3000),
+        )
     return A
 
 
@@ -223,7 +247,8 @@ SHAPES = {
     "single column": lambda rng: _random_csr(rng, 300, 1, 1),
     "single row": lambda rng: _random_csr(rng, 1, 5000, 4000),
     "last row only": lambda rng: sps.csr_matrix(
-        (vec(rng, 3, np.float32), ([99, 99, 99], [0, 5, 9])), shape=(100, 10)),
+        (vec(rng, 3, np.float32), ([99, 99, 99], [0, 5, 9])), shape=(100, 10)
+    ),
     "31 rows": lambda rng: _random_csr(rng, 31, 40, 3),
     "33 rows": lambda rng: _random_csr(rng, 33, 40, 3),
     "257 rows": lambda rng: _random_csr(rng, 257, 300, 2),
@@ -288,16 +313,26 @@ def test_carry_fixup_levels(pattern, dtype, rng, schedule, backend):
     from primitives.sparse._plans import FixupChain
 
     xp = backend.xp
-    chain = FixupChain(n, np.dtype(dtype), np.dtype(np.int32), xp,
-                       prim.tuning.policy("spmv", "fixup"))
+    chain = FixupChain(
+        n, np.dtype(dtype), np.dtype(np.int32), xp, prim.tuning.policy("spmv", "fixup")
+    )
     assert len(chain.levels) == 2
     y = xp.asarray(y0)
     chain(xp.asarray(keys.astype(np.int32)), xp.asarray(vals), dtype(2.0), y)
     y = to_host(y)
     counts = np.bincount(keys[keys >= 0], minlength=m) + 1
     u = np.finfo(dtype).eps / 2
-    bound = counts * 2 * u * (np.abs(want) + 2 * np.bincount(
-        keys[keys >= 0], np.abs(vals[keys >= 0]).astype(np.float64), minlength=m)) + 1e-300
+    bound = (
+        counts
+        * 2
+        * u
+        * (
+            np.abs(want)
+            + 2
+            * np.bincount(keys[keys >= 0], np.abs(vals[keys >= 0]).astype(np.float64), minlength=m)
+        )
+        + 1e-300
+    )
     assert np.all(np.abs(y - want) <= bound)
 
 
@@ -315,11 +350,17 @@ def test_deterministic(rng):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), m=st.integers(0, 300), n=st.integers(0, 300),
-       density=st.floats(0, 0.3), dtype=st.sampled_from(DTYPES),
-       variant=st.sampled_from(VARIANTS + ("auto",)),
-       alpha=st.floats(-4, 4), beta=st.sampled_from([0.0, 1.0, -0.5]),
-       dup=st.booleans())
+@given(
+    data=st.data(),
+    m=st.integers(0, 300),
+    n=st.integers(0, 300),
+    density=st.floats(0, 0.3),
+    dtype=st.sampled_from(DTYPES),
+    variant=st.sampled_from(VARIANTS + ("auto",)),
+    alpha=st.floats(-4, 4),
+    beta=st.sampled_from([0.0, 1.0, -0.5]),
+    dup=st.booleans(),
+)
 def test_property_matches_scipy(data, m, n, density, dtype, variant, alpha, beta, dup):
     seed = data.draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
@@ -332,8 +373,9 @@ def test_property_matches_scipy(data, m, n, density, dtype, variant, alpha, beta
     y0 = vec(rng, m, dtype)
     y = y0.copy() if beta else None
     fmt = FORMAT_OF.get(variant, "csr")
-    got = prim.spmv(A if fmt == "csr" else to_format(A, fmt), x, y=y, alpha=alpha, beta=beta,
-                    variant=variant)
+    got = prim.spmv(
+        A if fmt == "csr" else to_format(A, fmt), x, y=y, alpha=alpha, beta=beta, variant=variant
+    )
     check(got, A.tocsr(), x, dtype, y=y0, alpha=alpha, beta=beta, what=variant)
 
 
@@ -364,9 +406,15 @@ def test_round_trip(fmt, name):
 def test_conversion_chain(name):
     A = suite_matrix(name, np.float32)
     M = sparse.CSR(A)
-    for step in (lambda M: M.to_ell(max_fill=None), lambda M: M.to_hyb(), lambda M: M.to_coo(),
-                 lambda M: M.to_hyb(width=1), lambda M: M.to_ell(max_fill=None),
-                 lambda M: M.to_coo(), lambda M: M.to_csr()):
+    for step in (
+        lambda M: M.to_ell(max_fill=None),
+        lambda M: M.to_hyb(),
+        lambda M: M.to_coo(),
+        lambda M: M.to_hyb(width=1),
+        lambda M: M.to_ell(max_fill=None),
+        lambda M: M.to_coo(),
+        lambda M: M.to_csr(),
+    ):
         M = step(M)
         _same(M, A)
     assert isinstance(M, sparse.CSR)
@@ -385,8 +433,18 @@ def test_duplicates_summed_and_sorted():
         _same(to_format(A, fmt), A)
 
 
-@pytest.mark.parametrize("make", [sps.csc_matrix, sps.lil_matrix, sps.dia_matrix, sps.bsr_matrix,
-                                  sps.csr_array, sps.coo_array, sps.dok_matrix])
+@pytest.mark.parametrize(
+    "make",
+    [
+        sps.csc_matrix,
+        sps.lil_matrix,
+        sps.dia_matrix,
+        sps.bsr_matrix,
+        sps.csr_array,
+        sps.coo_array,
+        sps.dok_matrix,
+    ],
+)
 def test_any_scipy_format(make, rng):
     A = suite_matrix("banded", np.float64)
     B = make(A)
@@ -526,8 +584,9 @@ def test_host_x_non_contiguous_and_lists(rng):
     H.assert_same(prim.spmv(small, [1, 1]), np.array([3.0, 3.0]))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64],
-                         ids=["float32", "float64", "complex64"])
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.float64, np.complex64], ids=["float32", "float64", "complex64"]
+)
 def test_ell_every_width(dtype, rng):
     """ELL of every width with a kernel of its own (1..8) and past them (the kernel of any
     width), rows as long as the width and shorter (padding), empty rows, and alpha/beta."""
@@ -554,19 +613,24 @@ def _lengths_csr(rng, lengths, n=60, dtype=np.float32):
     """A CSR matrix of the given row lengths, random sorted columns of n and values."""
     lengths = np.asarray(lengths, np.int64)
     ip = np.concatenate([[0], np.cumsum(lengths)])
-    ix = np.concatenate([np.sort(rng.choice(n, k, replace=False)) for k in lengths] +
-                        [np.zeros(0, np.int64)]).astype(np.int32)
+    ix = np.concatenate(
+        [np.sort(rng.choice(n, k, replace=False)) for k in lengths] + [np.zeros(0, np.int64)]
+    ).astype(np.int32)
     return sps.csr_matrix((vec(rng, ix.size, dtype), ix, ip), shape=(lengths.size, n))
 
 
-@pytest.mark.parametrize("dtype", DTYPES + [np.complex64, np.complex128],
-                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "dtype", DTYPES + [np.complex64, np.complex128], ids=lambda d: np.dtype(d).name
+)
 @pytest.mark.parametrize("skip", [None, True, False])
 def test_ell_skip_empty(skip, dtype, rng):
     """ELL of the rows that hold entries (``rows``), or of every row: the same products (new y,
     y with alpha/beta, beta 0 with NaN in y, a non-finite alpha), conversions and statistics."""
-    A = csuite_matrix("empty_rows", dtype) if np.dtype(dtype).kind == "c" else \
-        suite_matrix("empty_rows", dtype)
+    A = (
+        csuite_matrix("empty_rows", dtype)
+        if np.dtype(dtype).kind == "c"
+        else suite_matrix("empty_rows", dtype)
+    )
     lengths = np.diff(A.indptr)
     E = sparse.ELL(A, skip_empty=skip, max_fill=None)
     skipped = skip is not False  # None: 2175 empty rows x 40 slots > 2500 rows
@@ -603,14 +667,20 @@ def test_ell_skip_empty(skip, dtype, rng):
 def test_ell_skip_empty_rule(rng):
     """By default ELL leaves out the empty rows when their padding would take more slots than
     the matrix has rows (empty * width > rows)."""
-    for empty, width, skips in ((10, 5, True), (6, 5, False), (4, 8, True), (1, 30, False),
-                                (0, 40, False)):
+    for empty, width, skips in (
+        (10, 5, True),
+        (6, 5, False),
+        (4, 8, True),
+        (1, 30, False),
+        (0, 40, False),
+    ):
         lengths = np.full(30, width)
         lengths[rng.choice(30, empty, replace=False)] = 0
         E = sparse.ELL(_lengths_csr(rng, lengths))
         assert (E.rows is not None) == skips, (empty, width)
-        assert sparse.skips_empty(sparse.CSR(_lengths_csr(rng, lengths)).row_stats(),
-                                  width) == skips
+        assert (
+            sparse.skips_empty(sparse.CSR(_lengths_csr(rng, lengths)).row_stats(), width) == skips
+        )
 
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
@@ -657,8 +727,7 @@ def rows_of_10_and_25(m=3000):
 
 def test_auto_rule():
     # at test sizes no matrix has the rows that ELL or csr_vector need: merge_path everywhere
-    names = ("poisson2d", "banded", "uniform", "stencil27", "powerlaw", "dense_rows",
-             "empty_rows")
+    names = ("poisson2d", "banded", "uniform", "stencil27", "powerlaw", "dense_rows", "empty_rows")
     for name in names:
         assert choose_variant(suite_matrix(name, np.float32)) == "merge_path", name
     assert prim.tuning.policy("spmv", ("csr_vector", "float32")).min_threads == 1 << 15
@@ -685,8 +754,10 @@ def test_auto_rule():
     assert s.cv <= 0.5 and s.rows * s.max > 2.0 * s.nnz  # even, too uneven for ELL
     with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=1000):
         assert choose_variant(B) == "csr_vector"
-    with prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=1000), \
-            prim.tuning.override("spmv", selector="auto", ell_min_rows=s.rows):
+    with (
+        prim.tuning.override("spmv", selector=F32_VECTOR, min_threads=1000),
+        prim.tuning.override("spmv", selector="auto", ell_min_rows=s.rows),
+    ):
         assert choose_variant(B) == "merge_path"
     A = suite_matrix("banded", np.float32)
     assert choose_variant(sparse.ELL(A)) == "ell"
@@ -707,8 +778,11 @@ def test_auto_rule_ell():
         assert choose_variant(short) == "ell"
         assert choose_variant(suite_matrix("poisson2d", np.float32)) == "ell"
         assert choose_variant(suite_matrix("powerlaw", np.float32)) == "merge_path"
-        for name, want in (("spread_1.3", "ell"), ("spread_1.9", "ell"),
-                           ("10 and 25", "merge_path")):
+        for name, want in (
+            ("spread_1.3", "ell"),
+            ("spread_1.9", "ell"),
+            ("10 and 25", "merge_path"),
+        ):
             if name == "10 and 25":
                 A = rows_of_10_and_25()
             else:
@@ -777,15 +851,17 @@ def test_conversions_are_kept_on_the_container(rng):
             got = prim.spmv(M, x1, y=y, alpha=2.0, beta=-1.0, variant=v)
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
             assert prim.cache_info()["builds"] == builds, v
-            assert [k for k in M._cache if k[0] == "format"] == kept and \
-                M._cache[kept[0]] is E, v
+            assert [k for k in M._cache if k[0] == "format"] == kept and M._cache[kept[0]] is E, v
     assert "ell" in _spmv_plan_kinds()
 
 
 def _spmv_plan_kinds():
     """The variants of the plans built so far, oldest first (their configuration keys)."""
-    return [k[0][len("spmv/"):] for k in list(PLANS._plans)
-            if isinstance(k[0], str) and k[0].startswith("spmv/")]
+    return [
+        k[0][len("spmv/") :]
+        for k in list(PLANS._plans)
+        if isinstance(k[0], str) and k[0].startswith("spmv/")
+    ]
 
 
 def test_auto_runs_the_chosen_variant(rng):
@@ -798,8 +874,9 @@ def test_auto_runs_the_chosen_variant(rng):
 
 
 def test_vector_lanes():
-    f32 = [vector_lanes(m, np.float32)
-           for m in (0, 5, 7.9, 8, 15.9, 16, 27, 95, 96, 100, 200, 1000)]
+    f32 = [
+        vector_lanes(m, np.float32) for m in (0, 5, 7.9, 8, 15.9, 16, 27, 95, 96, 100, 200, 1000)
+    ]
     assert f32 == [2, 2, 2, 4, 4, 8, 8, 8, 8, 16, 32, 32]
     f64 = [vector_lanes(m, np.float64) for m in (0, 4, 5, 13, 27, 64, 1000)]
     assert f64 == [2, 2, 4, 8, 16, 32, 32]
@@ -844,14 +921,23 @@ def test_repeat_calls_take_the_filed_plan(rng):
     prim.spmv(M, x)
     H.raises_like(ValueError, "spmv", prim.spmv, M, x, beta=2.0, match="scales y")
     buf = np.ones(2 * A.shape[1], np.float32)
-    prim.spmv(M, buf[:A.shape[0]], y=buf[A.shape[0]:], beta=1.0)
-    H.raises_like(ValueError, "spmv", prim.spmv, M, buf[:A.shape[0]],
-                  y=buf[A.shape[0] - 1:-1], beta=1.0, match="overlaps")
+    prim.spmv(M, buf[: A.shape[0]], y=buf[A.shape[0] :], beta=1.0)
+    H.raises_like(
+        ValueError,
+        "spmv",
+        prim.spmv,
+        M,
+        buf[: A.shape[0]],
+        y=buf[A.shape[0] - 1 : -1],
+        beta=1.0,
+        match="overlaps",
+    )
     H.raises_like(ValueError, "spmv", prim.spmv, M, x[:-1], match="x has length")
     H.raises_like(TypeError, "spmv", prim.spmv, M, x, alpha="1", match="real or complex number")
     H.raises_like(TypeError, "spmv", prim.spmv, M, x, alpha=1j, match="alpha=1j is complex")
-    H.raises_like(ValueError, "spmv", prim.spmv, M, x, variant="csr_adaptive",
-                  match="variant must be")
+    H.raises_like(
+        ValueError, "spmv", prim.spmv, M, x, variant="csr_adaptive", match="variant must be"
+    )
 
 
 def test_repeat_path_is_per_matrix(rng):
@@ -859,8 +945,14 @@ def test_repeat_path_is_per_matrix(rng):
     even and one with a hot row: each keeps its own variant under auto and its own merge-path
     partition, whatever the order of the calls."""
     m, n, k = 2000, 8000, 4
-    even = sps.csr_matrix((vec(rng, m * k, np.float32), np.arange(m * k),  # a band: local
-                           np.arange(0, m * k + 1, k)), shape=(m, n))
+    even = sps.csr_matrix(
+        (
+            vec(rng, m * k, np.float32),
+            np.arange(m * k),  # a band: local
+            np.arange(0, m * k + 1, k),
+        ),
+        shape=(m, n),
+    )
     lengths = np.ones(m, np.int64)
     lengths[5] = m * k - (m - 1)
     ip = np.concatenate([[0], np.cumsum(lengths)])
@@ -902,13 +994,22 @@ def test_explicit_plan(rng):
 
 def test_explicit_plan_refuses_bad_options():
     A, x = _A(), np.ones(1500, np.float32)
-    H.raises_like(ValueError, "spmv", prim.plan, prim.spmv, A, x, variant="csr_adaptive",
-                  match="variant must be")
+    H.raises_like(
+        ValueError,
+        "spmv",
+        prim.plan,
+        prim.spmv,
+        A,
+        x,
+        variant="csr_adaptive",
+        match="variant must be",
+    )
     H.raises_like(ValueError, "spmv", prim.spmv.plan, A, x, beta=2.0, match="scales y")
     H.raises_like(TypeError, "spmv", prim.spmv.plan, A, x, alpha="1", match="complex number")
     H.raises_like(TypeError, "spmv", prim.spmv.plan, A, x, alpha=1j, match="is complex")
-    H.raises_like(ValueError, "spmv", prim.plan, prim.spmv, A, np.ones(3, np.float32),
-                  match="x has length")
+    H.raises_like(
+        ValueError, "spmv", prim.plan, prim.spmv, A, np.ones(3, np.float32), match="x has length"
+    )
     H.raises_like(TypeError, "spmv", prim.plan, prim.spmv, "A", x, match="A must be")
 
 
@@ -935,8 +1036,10 @@ def test_tuning_overrides_make_their_own_plans(rng):
 def test_tokens_name_each_container():
     A = suite_matrix("banded", np.float32)
     M = sparse.CSR(A)
-    assert len({M._token, sparse.CSR(A)._token, M.astype(np.float64)._token,
-                sparse.HYB(M)._token}) == 4
+    assert (
+        len({M._token, sparse.CSR(A)._token, M.astype(np.float64)._token, sparse.HYB(M)._token})
+        == 4
+    )
 
 
 # ---- complex values ----------------------------------------------------------------------------
@@ -981,8 +1084,7 @@ def test_complex_int64_indices(variant, name, rng):
     M = to_format(A, FORMAT_OF[variant], index_dtype=np.int64)
     assert M.index_dtype == np.int64
     x = vec(rng, A.shape[1], np.complex128)
-    check(prim.spmv(M, x, variant=variant), A, x, np.complex128,
-          what=f"{variant} {name} int64")
+    check(prim.spmv(M, x, variant=variant), A, x, np.complex128, what=f"{variant} {name} int64")
 
 
 @pytest.mark.parametrize("dtype", CDTYPES, ids=lambda d: np.dtype(d).name)
@@ -992,16 +1094,29 @@ def test_complex_alpha_beta_in_place(variant, dtype, rng):
     repeat path takes each kind of scalar."""
     A = csuite_matrix("powerlaw", dtype)
     M = to_format(A, FORMAT_OF.get(variant, "csr"))
-    for alpha, beta in ((-1.5 + 0.5j, 0.75 - 2j), (np.complex64(2j), np.complex128(-1)),
-                        (0.5, 1.0), (np.float32(2), 1j), (1j, 0)):
+    for alpha, beta in (
+        (-1.5 + 0.5j, 0.75 - 2j),
+        (np.complex64(2j), np.complex128(-1)),
+        (0.5, 1.0),
+        (np.float32(2), 1j),
+        (1j, 0),
+    ):
         for _ in range(2):  # checked, then the repeat path
             x = vec(rng, A.shape[1], dtype)
             y0 = vec(rng, A.shape[0], dtype)
             y = y0.copy()
             out = prim.spmv(M, x, y=y, alpha=alpha, beta=beta, variant=variant)
             assert out is y
-            check(y, A, x, dtype, y=y0, alpha=complex(alpha), beta=complex(beta),
-                  what=f"{variant} alpha={alpha!r} beta={beta!r}")
+            check(
+                y,
+                A,
+                x,
+                dtype,
+                y=y0,
+                alpha=complex(alpha),
+                beta=complex(beta),
+                what=f"{variant} alpha={alpha!r} beta={beta!r}",
+            )
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -1034,14 +1149,25 @@ def test_complex_non_finite_alpha_beta_follow_scipy(variant, dtype):
         A = _split_sums_tile(T)
     A = A.astype(dtype) * dtype(1 - 1j)  # every part still sums to 0 where it did
     fmt = FORMAT_OF[variant]
-    M = {"csr": sparse.CSR, "coo": sparse.COO, "ell": lambda a: sparse.ELL(a, max_fill=None),
-         "hyb": lambda a: sparse.HYB(a, width=2)}[fmt](A)
+    M = {
+        "csr": sparse.CSR,
+        "coo": sparse.COO,
+        "ell": lambda a: sparse.ELL(a, max_fill=None),
+        "hyb": lambda a: sparse.HYB(a, width=2),
+    }[fmt](A)
     x = np.full(A.shape[1], 1 + 1j, dtype)
     y0 = np.array([1 + 1j, 0, -1j, 2, 0, 1, complex(np.nan, 0)], dtype)
     inf, nan = np.inf, np.nan
-    cases = [(inf, 0), (complex(inf, 0), 0), (complex(0, -inf), 0), (complex(nan, 1), 0),
-             (complex(inf, inf), 1.5), (1 + 1j, complex(inf, 0)), (2, complex(0, nan)),
-             (-inf, -2j)]
+    cases = [
+        (inf, 0),
+        (complex(inf, 0), 0),
+        (complex(0, -inf), 0),
+        (complex(nan, 1), 0),
+        (complex(inf, inf), 1.5),
+        (1 + 1j, complex(inf, 0)),
+        (2, complex(0, nan)),
+        (-inf, -2j),
+    ]
     t = np.dtype(dtype).type
     with np.errstate(invalid="ignore", over="ignore"):
         for _ in range(2):  # the first call checks and files the plan, the second repeats
@@ -1054,8 +1180,11 @@ def test_complex_non_finite_alpha_beta_follow_scipy(variant, dtype):
                 assert got is y
                 _assert_same_parts(got, want, f"{variant} alpha={alpha} beta={beta}")
                 if beta == 0:
-                    _assert_same_parts(prim.spmv(M, x, alpha=alpha, variant=variant), want,
-                                       f"{variant} alpha={alpha} without y")
+                    _assert_same_parts(
+                        prim.spmv(M, x, alpha=alpha, variant=variant),
+                        want,
+                        f"{variant} alpha={alpha} without y",
+                    )
 
 
 def _split_sums_tile(T):
@@ -1070,8 +1199,17 @@ def _split_sums_tile(T):
     return sps.csr_matrix((vals, (rows, cols)), shape=(7, row2.size))
 
 
-C_SHAPES = ["0x5", "5x0", "1x1", "all empty", "single row", "31 rows", "33 rows", "long row",
-            "nnz = COO tile + 1"]
+C_SHAPES = [
+    "0x5",
+    "5x0",
+    "1x1",
+    "all empty",
+    "single row",
+    "31 rows",
+    "33 rows",
+    "long row",
+    "nnz = COO tile + 1",
+]
 C128_PATHS = {
     "path = c128 tile": lambda rng: _path(rng, 300, C128_TILE),
     "path = c128 tile + 1": lambda rng: _path(rng, 300, C128_TILE + 1),
@@ -1098,8 +1236,7 @@ def test_complex_awkward_shapes(variant, dtype, shape, rng):
 
 def test_complex128_paths_hit_the_tile_edges():
     rng = np.random.default_rng(0)
-    for name, total in (("path = c128 tile", C128_TILE), ("path = c128 tile + 1",
-                                                          C128_TILE + 1)):
+    for name, total in (("path = c128 tile", C128_TILE), ("path = c128 tile + 1", C128_TILE + 1)):
         A = C128_PATHS[name](rng)
         assert A.shape[0] + A.nnz == total
     assert C128_TILE < MERGE_TILE  # complex128's own tile: its paths are not float32's
@@ -1120,8 +1257,9 @@ def test_complex_carry_fixup_levels(dtype, rng, backend):
     ok = keys >= 0
     np.add.at(want, keys[ok], alpha * vals[ok].astype(np.complex128))
     xp = backend.xp
-    chain = FixupChain(n, np.dtype(dtype), np.dtype(np.int32), xp,
-                       prim.tuning.policy("spmv", "fixup"))
+    chain = FixupChain(
+        n, np.dtype(dtype), np.dtype(np.int32), xp, prim.tuning.policy("spmv", "fixup")
+    )
     assert len(chain.levels) == 2
     y = xp.asarray(y0)
     chain(xp.asarray(keys.astype(np.int32)), xp.asarray(vals), kernel_scalar(dtype(alpha)), y)
@@ -1151,8 +1289,13 @@ def test_complex_round_trip_and_conversions(dtype, fmt):
         M = to_format(A, fmt)
         assert M.format == fmt and M.dtype == dtype and M.nnz == A.nnz
         _same(M, A)
-        for step in (lambda M: M.to_ell(max_fill=None), lambda M: M.to_hyb(width=1),
-                     lambda M: M.to_coo(), lambda M: M.to_hyb(), lambda M: M.to_csr()):
+        for step in (
+            lambda M: M.to_ell(max_fill=None),
+            lambda M: M.to_hyb(width=1),
+            lambda M: M.to_coo(),
+            lambda M: M.to_hyb(),
+            lambda M: M.to_csr(),
+        ):
             M = step(M)
             assert M.dtype == dtype
             _same(M, A)
@@ -1161,16 +1304,19 @@ def test_complex_round_trip_and_conversions(dtype, fmt):
 
 
 def test_complex_ell_padding():
-    A = sps.csr_matrix(np.array([[0, 2 + 1j, 0, 3j], [0, 0, 0, 0], [5 - 5j, 0, 0, 0]],
-                                np.complex64))
+    A = sps.csr_matrix(
+        np.array([[0, 2 + 1j, 0, 3j], [0, 0, 0, 0], [5 - 5j, 0, 0, 0]], np.complex64)
+    )
     E = sparse.ELL(A)
     data = to_host(E.data)
     H.assert_same(data[:, :3], np.array([[2 + 1j, 0, 5 - 5j], [3j, 0, 0]], np.complex64))
     assert (data[:, 3:] == 0).all()
 
 
-@pytest.mark.parametrize("make", [sps.csc_matrix, sps.coo_matrix, sps.lil_matrix, sps.bsr_matrix,
-                                  sps.coo_array, sps.dok_matrix])
+@pytest.mark.parametrize(
+    "make",
+    [sps.csc_matrix, sps.coo_matrix, sps.lil_matrix, sps.bsr_matrix, sps.coo_array, sps.dok_matrix],
+)
 def test_complex_any_scipy_format(make, rng):
     A = csuite_matrix("banded", np.complex128)
     x = vec(rng, A.shape[1], np.complex128)
@@ -1196,9 +1342,20 @@ def test_mixed_real_and_complex_follow_numpy(variant, rng):
     R32, R64 = suite_matrix("banded", np.float32), suite_matrix("banded", np.float64)
     C64, C128 = csuite_matrix("banded", np.complex64), csuite_matrix("banded", np.complex128)
     n = R32.shape[1]
-    cases = [(R32, np.complex64), (R32, np.complex128), (R64, np.complex64), (C64, np.float32),
-             (C64, np.float64), (C64, np.int16), (C64, np.int32), (C128, np.float32),
-             (C64, np.complex128), (C128, np.complex64), (C64, np.float16), (R64, np.int64)]
+    cases = [
+        (R32, np.complex64),
+        (R32, np.complex128),
+        (R64, np.complex64),
+        (C64, np.float32),
+        (C64, np.float64),
+        (C64, np.int16),
+        (C64, np.int32),
+        (C128, np.float32),
+        (C64, np.complex128),
+        (C128, np.complex64),
+        (C64, np.float16),
+        (R64, np.int64),
+    ]
     for A, xdt in cases:
         x = (rng.integers(1, 5, n) if np.dtype(xdt).kind in "iu" else vec(rng, n, xdt)).astype(xdt)
         want_dt = (A @ x).dtype
@@ -1209,23 +1366,49 @@ def test_mixed_real_and_complex_follow_numpy(variant, rng):
         y0 = vec(rng, A.shape[0], want_dt)
         y = y0.copy()
         alpha, beta = (1 - 1j, 0.5j) if want_dt.kind == "c" else (-1.5, 0.5)
-        assert prim.spmv(to_format(A, fmt), x, y=y, alpha=alpha, beta=beta,
-                         variant=variant) is y
+        assert prim.spmv(to_format(A, fmt), x, y=y, alpha=alpha, beta=beta, variant=variant) is y
         check(y, A, x, want_dt.type, y=y0, alpha=alpha, beta=beta, what=f"{variant} y")
 
 
 def test_complex_y_dtype_and_inputs_untouched(rng):
     A = csuite_matrix("banded", np.complex64)
     x = vec(rng, A.shape[1], np.complex64)
-    H.raises_like(TypeError, "spmv", prim.spmv, A, x, y=np.ones(A.shape[0], np.float32),
-                  match="y has dtype float32, the result dtype is complex64")
-    H.raises_like(TypeError, "spmv", prim.spmv, A, x, y=np.ones(A.shape[0], np.complex128),
-                  match="y has dtype complex128, the result dtype is complex64")
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        A,
+        x,
+        y=np.ones(A.shape[0], np.float32),
+        match="y has dtype float32, the result dtype is complex64",
+    )
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        A,
+        x,
+        y=np.ones(A.shape[0], np.complex128),
+        match="y has dtype complex128, the result dtype is complex64",
+    )
     R = suite_matrix("banded", np.float32)
-    H.raises_like(TypeError, "spmv", prim.spmv, R, x, y=np.ones(R.shape[0], np.float32),
-                  match="y has dtype float32, the result dtype is complex64")
-    H.raises_like(TypeError, "spmv", prim.spmv, A, np.ones(A.shape[1], np.clongdouble),
-                  match="supported result dtypes are float32, float64, complex64, complex128")
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        R,
+        x,
+        y=np.ones(R.shape[0], np.float32),
+        match="y has dtype float32, the result dtype is complex64",
+    )
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        A,
+        np.ones(A.shape[1], np.clongdouble),
+        match="supported result dtypes are float32, float64, complex64, complex128",
+    )
     x0, data0 = x.copy(), A.data.copy()
     prim.spmv(A, x, alpha=1j)
     H.assert_same(x, x0)
@@ -1261,14 +1444,21 @@ def test_complex_vector_lanes():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), m=st.integers(0, 200), n=st.integers(0, 200),
-       density=st.floats(0, 0.3), dtype=st.sampled_from(CDTYPES),
-       xkind=st.sampled_from(["same", "real"]),
-       variant=st.sampled_from(VARIANTS + ("auto",)),
-       alpha=st.complex_numbers(max_magnitude=4, allow_nan=False, allow_infinity=False),
-       beta=st.sampled_from([0.0, 1.0, -0.5j]), dup=st.booleans())
-def test_property_complex_matches_scipy(data, m, n, density, dtype, xkind, variant, alpha, beta,
-                                        dup):
+@given(
+    data=st.data(),
+    m=st.integers(0, 200),
+    n=st.integers(0, 200),
+    density=st.floats(0, 0.3),
+    dtype=st.sampled_from(CDTYPES),
+    xkind=st.sampled_from(["same", "real"]),
+    variant=st.sampled_from(VARIANTS + ("auto",)),
+    alpha=st.complex_numbers(max_magnitude=4, allow_nan=False, allow_infinity=False),
+    beta=st.sampled_from([0.0, 1.0, -0.5j]),
+    dup=st.booleans(),
+)
+def test_property_complex_matches_scipy(
+    data, m, n, density, dtype, xkind, variant, alpha, beta, dup
+):
     seed = data.draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     nnz = int(density * m * n)
@@ -1281,8 +1471,9 @@ def test_property_complex_matches_scipy(data, m, n, density, dtype, xkind, varia
     y0 = vec(rng, m, out_dt)
     y = y0.copy() if beta else None
     fmt = FORMAT_OF.get(variant, "csr")
-    got = prim.spmv(A if fmt == "csr" else to_format(A, fmt), x, y=y, alpha=alpha, beta=beta,
-                    variant=variant)
+    got = prim.spmv(
+        A if fmt == "csr" else to_format(A, fmt), x, y=y, alpha=alpha, beta=beta, variant=variant
+    )
     assert got.dtype == out_dt
     check(got, A.tocsr(), x, out_dt.type, y=y0, alpha=alpha, beta=beta, what=variant)
 
@@ -1316,15 +1507,22 @@ def _A():
 
 @pytest.mark.parametrize("bad", [np.ones((3, 3), np.float32), "A", None, [[1.0]]])
 def test_A_not_sparse(bad):
-    H.raises_like(TypeError, "spmv", prim.spmv, bad, np.ones(3, np.float32),
-                  match="A must be a scipy.sparse")
+    H.raises_like(
+        TypeError, "spmv", prim.spmv, bad, np.ones(3, np.float32), match="A must be a scipy.sparse"
+    )
     H.raises_like(TypeError, "ELL", sparse.ELL, bad, match="A must be a scipy.sparse")
 
 
 @pytest.mark.parametrize("dt", [np.int32, np.clongdouble, np.float16, np.bool_])
 def test_A_dtype(dt):
-    H.raises_like(TypeError, "spmv", prim.spmv, sps.eye(3, dtype=dt, format="csr"),
-                  np.ones(3, np.float32), match="A has dtype")
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        sps.eye(3, dtype=dt, format="csr"),
+        np.ones(3, np.float32),
+        match="A has dtype",
+    )
 
 
 def test_A_not_2d():
@@ -1338,8 +1536,9 @@ def test_x_not_array(bad):
 
 
 def test_x_not_1d():
-    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones((1500, 1), np.float32),
-                  match="x must be 1-D")
+    H.raises_like(
+        ValueError, "spmv", prim.spmv, _A(), np.ones((1500, 1), np.float32), match="x must be 1-D"
+    )
 
 
 @pytest.mark.parametrize("dt", [np.bool_, object])
@@ -1348,41 +1547,93 @@ def test_x_dtype(dt):
 
 
 def test_result_dtype():
-    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, np.longdouble),
-                  match="supported result dtypes")
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1500, np.longdouble),
+        match="supported result dtypes",
+    )
 
 
 def test_x_length():
-    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1499, np.float32),
-                  match="x has length 1499, A has 1500 columns")
-    H.raises_like(ValueError, "spmv", prim.spmv, sps.csr_matrix((0, 3), dtype=np.float32),
-                  np.ones(0, np.float32), match="x has length 0")
+    H.raises_like(
+        ValueError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1499, np.float32),
+        match="x has length 1499, A has 1500 columns",
+    )
+    H.raises_like(
+        ValueError,
+        "spmv",
+        prim.spmv,
+        sps.csr_matrix((0, 3), dtype=np.float32),
+        np.ones(0, np.float32),
+        match="x has length 0",
+    )
 
 
 def test_y_not_array():
-    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
-                  y=[0.0] * 1500, match="y must be a NumPy or CuPy array")
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1500, np.float32),
+        y=[0.0] * 1500,
+        match="y must be a NumPy or CuPy array",
+    )
 
 
 def test_y_not_1d():
-    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
-                  y=np.ones((1500, 1), np.float32), match="y must be 1-D")
+    H.raises_like(
+        ValueError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1500, np.float32),
+        y=np.ones((1500, 1), np.float32),
+        match="y must be 1-D",
+    )
 
 
 def test_y_dtype():
-    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
-                  y=np.ones(1500, np.float64),
-                  match="y has dtype float64, the result dtype is float32")
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1500, np.float32),
+        y=np.ones(1500, np.float64),
+        match="y has dtype float64, the result dtype is float32",
+    )
 
 
 def test_y_length():
-    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
-                  y=np.ones(3, np.float32), match="y has length 3, A has 1500 rows")
+    H.raises_like(
+        ValueError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1500, np.float32),
+        y=np.ones(3, np.float32),
+        match="y has length 3, A has 1500 rows",
+    )
 
 
 def test_beta_without_y():
-    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32), beta=2.0,
-                  match="beta=2.0 scales y, but y was not given")
+    H.raises_like(
+        ValueError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1500, np.float32),
+        beta=2.0,
+        match="beta=2.0 scales y, but y was not given",
+    )
 
 
 def test_y_read_only():
@@ -1415,15 +1666,17 @@ def test_y_interleaved_with_x(rng):
         check(y, A, x, np.float32, y=y0, alpha=2.0, beta=-1.0, what="interleaved")
     M = sparse.CSR(A)
     big = np.zeros(2 * n + 2, np.float32)
-    H.raises_like(ValueError, "spmv", prim.spmv, M, big[:-2:2], y=big[2::2], beta=1.0,
-                  match="y overlaps x")
+    H.raises_like(
+        ValueError, "spmv", prim.spmv, M, big[:-2:2], y=big[2::2], beta=1.0, match="y overlaps x"
+    )
     M64 = sparse.CSR(A.astype(np.float64))
     wide = np.zeros(2 * n, np.float64)  # float64 y, float32 x in the other half of each pair
     x32 = wide.view(np.float32)
     x32[2::4] = vec(rng, n, np.float32)
     check(prim.spmv(M64, x32[2::4], y=wide[::2]), A, x32[2::4], np.float64, what="mixed dtypes")
-    H.raises_like(ValueError, "spmv", prim.spmv, M64, x32[1::4], y=wide[::2],
-                  match="y overlaps x")  # the second half of each float64 of y
+    H.raises_like(
+        ValueError, "spmv", prim.spmv, M64, x32[1::4], y=wide[::2], match="y overlaps x"
+    )  # the second half of each float64 of y
 
 
 def test_overlap_test_is_exact():
@@ -1440,8 +1693,7 @@ def test_overlap_test_is_exact():
         item = int(rng.choice([1, 2, 4, 8]))
         n = int(rng.integers(1, 12))
         step = int(rng.integers(-40, 41))
-        start = int(rng.integers(max(0, -step * (n - 1)),
-                                 512 - item - max(0, step * (n - 1)) + 1))
+        start = int(rng.integers(max(0, -step * (n - 1)), 512 - item - max(0, step * (n - 1)) + 1))
         rows = as_strided(buf[start:], shape=(n, item), strides=(step, 1))
         return rows.view(f"u{item}")[:, 0]
 
@@ -1454,24 +1706,39 @@ def test_overlap_test_is_exact():
 
 def test_y_overlaps_x(on_gpu):
     buf = np.ones(3000, np.float32)
-    H.raises_like(ValueError, "spmv", prim.spmv, _A(), buf[:1500], y=buf[1000:2500],
-                  match="y overlaps x")
+    H.raises_like(
+        ValueError, "spmv", prim.spmv, _A(), buf[:1500], y=buf[1000:2500], match="y overlaps x"
+    )
     prim.spmv(_A(), buf[:1500], y=buf[1500:])  # adjacent, not overlapping
     if on_gpu:
         import cupy
 
         dbuf = cupy.ones(3000, np.float32)
-        H.raises_like(ValueError, "spmv", prim.spmv, _A(), dbuf[:1500], y=dbuf[1499:2999],
-                      match="y overlaps x")
+        H.raises_like(
+            ValueError,
+            "spmv",
+            prim.spmv,
+            _A(),
+            dbuf[:1500],
+            y=dbuf[1499:2999],
+            match="y overlaps x",
+        )
         prim.spmv(_A(), dbuf[:1500], y=dbuf[1500:])
 
 
 @pytest.mark.parametrize("arg", ["alpha", "beta"])
 @pytest.mark.parametrize("bad", ["1", np.ones(1), np.array(1.0), None])
 def test_alpha_beta_not_a_number(arg, bad):
-    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
-                  y=np.ones(1500, np.float32), match=f"{arg} must be a real or complex number",
-                  **{arg: bad})
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1500, np.float32),
+        y=np.ones(1500, np.float32),
+        match=f"{arg} must be a real or complex number",
+        **{arg: bad},
+    )
 
 
 @pytest.mark.parametrize("arg", ["alpha", "beta"])
@@ -1481,62 +1748,118 @@ def test_complex_alpha_beta_need_a_complex_result(arg, v):
     float64 scalar does not promote a float32 product): complex ones need a complex A or x,
     whatever their value."""
     y = np.ones(1500, np.float32)
-    H.raises_like(TypeError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32), y=y,
-                  match=f"{arg}=.* is complex, the result dtype float32 .*is real", **{arg: v})
+    H.raises_like(
+        TypeError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1500, np.float32),
+        y=y,
+        match=f"{arg}=.* is complex, the result dtype float32 .*is real",
+        **{arg: v},
+    )
     H.assert_same(y, np.ones(1500, np.float32))
 
 
 def test_bad_variant():
-    H.raises_like(ValueError, "spmv", prim.spmv, _A(), np.ones(1500, np.float32),
-                  variant="csr_adaptive", match="variant must be 'auto' or one of")
+    H.raises_like(
+        ValueError,
+        "spmv",
+        prim.spmv,
+        _A(),
+        np.ones(1500, np.float32),
+        variant="csr_adaptive",
+        match="variant must be 'auto' or one of",
+    )
 
 
 def test_ell_refuses_heavy_padding():
     A = suite_matrix("dense_rows", np.float32)
     H.raises_like(ValueError, "ELL", sparse.ELL, A, match="max_fill")
-    H.raises_like(ValueError, "ELL", prim.spmv, A, np.ones(A.shape[1], np.float32),
-                  variant="ell", match="max_fill")
+    H.raises_like(
+        ValueError,
+        "ELL",
+        prim.spmv,
+        A,
+        np.ones(A.shape[1], np.float32),
+        variant="ell",
+        match="max_fill",
+    )
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, 0.0])
 def test_ell_skip_empty_not_bool(bad):
-    H.raises_like(TypeError, "ELL", sparse.ELL, suite_matrix("empty_rows", np.float32),
-                  skip_empty=bad, match=f"skip_empty must be True, False or None, got {bad!r}")
+    H.raises_like(
+        TypeError,
+        "ELL",
+        sparse.ELL,
+        suite_matrix("empty_rows", np.float32),
+        skip_empty=bad,
+        match=f"skip_empty must be True, False or None, got {bad!r}",
+    )
 
 
 def test_ell_width_below_longest_row():
-    H.raises_like(ValueError, "ELL", sparse.ELL, suite_matrix("banded", np.float32), width=3,
-                  match="width=3 is below the longest row")
+    H.raises_like(
+        ValueError,
+        "ELL",
+        sparse.ELL,
+        suite_matrix("banded", np.float32),
+        width=3,
+        match="width=3 is below the longest row",
+    )
 
 
 @pytest.mark.parametrize("cls", [sparse.ELL, sparse.HYB])
 @pytest.mark.parametrize("bad", [-1, 2.5, True])
 def test_width_not_a_count(cls, bad):
-    H.raises_like(ValueError, cls.__name__, cls, suite_matrix("banded", np.float32), width=bad,
-                  match="width must be a non-negative integer")
+    H.raises_like(
+        ValueError,
+        cls.__name__,
+        cls,
+        suite_matrix("banded", np.float32),
+        width=bad,
+        match="width must be a non-negative integer",
+    )
 
 
 def test_index_dtype_errors():
     from primitives.sparse._base import index_dtype_for
 
-    H.raises_like(TypeError, "CSR", sparse.CSR, _A(), index_dtype=np.int16,
-                  match="index_dtype=int16 is not supported")
-    H.raises_like(TypeError, "CSR", sparse.CSR, _A(), index_dtype="nonsense",
-                  match="is not a dtype")
-    H.raises_like(ValueError, "CSR", index_dtype_for, np.int32, 10, 10, 2**31, func="CSR",
-                  match="index_dtype=int32 cannot index")
+    H.raises_like(
+        TypeError,
+        "CSR",
+        sparse.CSR,
+        _A(),
+        index_dtype=np.int16,
+        match="index_dtype=int16 is not supported",
+    )
+    H.raises_like(
+        TypeError, "CSR", sparse.CSR, _A(), index_dtype="nonsense", match="is not a dtype"
+    )
+    H.raises_like(
+        ValueError,
+        "CSR",
+        index_dtype_for,
+        np.int32,
+        10,
+        10,
+        2**31,
+        func="CSR",
+        match="index_dtype=int32 cannot index",
+    )
 
 
 def test_astype_error():
-    H.raises_like(TypeError, "CSR.astype", sparse.CSR(_A()).astype, np.int32,
-                  match="dtype has dtype int32")
+    H.raises_like(
+        TypeError, "CSR.astype", sparse.CSR(_A()).astype, np.int32, match="dtype has dtype int32"
+    )
 
 
 def test_to_cupy_needs_cuda(on_gpu):
     if on_gpu:
         pytest.skip("the CUDA backend converts")
-    H.raises_like(RuntimeError, "to_cupy", sparse.CSR(_A()).to_cupy,
-                  match="needs the CUDA backend")
+    H.raises_like(RuntimeError, "to_cupy", sparse.CSR(_A()).to_cupy, match="needs the CUDA backend")
 
 
 # ---- GPU only --------------------------------------------------------------------------------
@@ -1643,8 +1966,23 @@ def test_auto_tuning_tool_runs(tmp_path):
     from tools.tune import spmv_auto
 
     out, csv_path = tmp_path / "t.md", tmp_path / "t.csv"
-    assert spmv_auto.main(["--scale", "test", "--only", "short_2", "--dtype", "float32",
-                           "--out", str(out), "--csv", str(csv_path)]) == 0
+    assert (
+        spmv_auto.main(
+            [
+                "--scale",
+                "test",
+                "--only",
+                "short_2",
+                "--dtype",
+                "float32",
+                "--out",
+                str(out),
+                "--csv",
+                str(csv_path),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
     assert "| short_2 | float32 | 5000 x 5000 | 10000 |" in text and "worst auto / fastest" in text
     rows = csv_path.read_text().splitlines()

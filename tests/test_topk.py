@@ -36,8 +36,7 @@ def make(rng, shape, dt, distinct=None):
     if dt.kind == "f" and x.size:
         flat = x.reshape(-1)
         pick = rng.integers(0, flat.size, max(1, flat.size // 16))
-        flat[pick] = rng.choice(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=dt),
-                                pick.size)
+        flat[pick] = rng.choice(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=dt), pick.size)
     return x
 
 
@@ -124,8 +123,9 @@ def test_nan_order_and_bit_patterns():
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("shape,axis", [((5, 33), -1), ((5, 33), 0), ((3, 4, 5), 1),
-                                        ((2, 1, 4097), 2), ((8, 32), 1)])
+@pytest.mark.parametrize(
+    "shape,axis", [((5, 33), -1), ((5, 33), 0), ((3, 4, 5), 1), ((2, 1, 4097), 2), ((8, 32), 1)]
+)
 def test_topk_rows(variant, shape, axis, rng):
     x = make(rng, shape, np.float32)
     n = shape[axis]
@@ -172,11 +172,21 @@ def _filter_state(x, k, largest=True):
     idx = xp.empty(rows * plan.cap, dtype=np.int64)
     sample, sargs, filt, fargs, done = plan.filt
     sample(kbits, *sargs, plan.state, plan.kind, plan.desc)
-    filt(kbits, *fargs, img, idx, xp.empty_like(img), xp.empty_like(idx), plan.cap64,
-         plan.state, plan.kind, plan.desc)
+    filt(
+        kbits,
+        *fargs,
+        img,
+        idx,
+        xp.empty_like(img),
+        xp.empty_like(idx),
+        plan.cap64,
+        plan.state,
+        plan.kind,
+        plan.desc,
+    )
     count = int(H.to_host(plan.state)[0, _sp.FIELDS - 3])  # WRITE_COUNT before done resets it
     done(plan.state, np.int64(rows), plan.k64, plan.cap64)
-    return H.to_host(plan.state), H.to_host(idx)[:min(count, plan.cap)]
+    return H.to_host(plan.state), H.to_host(idx)[: min(count, plan.cap)]
 
 
 SRC_BUFFER = 7
@@ -253,8 +263,17 @@ def test_warp_rows_leaves_tied_rows_to_the_block(rng, schedule):
 
 
 def test_warp_rows_stage_and_m():
-    assert [_sp.warp_m(k) for k in (1, 16, 17, 32, 33, 64, 65, 128, 129)] == \
-        [1, 1, 2, 2, 4, 4, 4, 4, None]
+    assert [_sp.warp_m(k) for k in (1, 16, 17, 32, 33, 64, 65, 128, 129)] == [
+        1,
+        1,
+        2,
+        2,
+        4,
+        4,
+        4,
+        4,
+        None,
+    ]
     assert _sp.warp_m(20, m_max=1) == 1 and _sp.warp_m(40, m_max=2) == 2
     assert _sp.warp_k_max() == 128
     with prim.tuning.override("selection", selector="warp_rows", m_max=2):
@@ -297,16 +316,15 @@ def assert_partitioned(x, kth, got_idx, axis=-1):
     x = np.moveaxis(np.asarray(x), axis, -1)
     idx = np.moveaxis(H.to_host(got_idx), axis, -1)
     assert idx.dtype == np.int64 and idx.shape == x.shape
-    assert np.array_equal(np.sort(idx, axis=-1), np.broadcast_to(np.arange(x.shape[-1]),
-                                                                   x.shape))
+    assert np.array_equal(np.sort(idx, axis=-1), np.broadcast_to(np.arange(x.shape[-1]), x.shape))
     vals = np.take_along_axis(x, idx, axis=-1)
     srt = np.sort(x, axis=-1)
     n = x.shape[-1]
     for k in np.atleast_1d(kth):
         k = int(k) % n
         np.testing.assert_array_equal(vals[..., k], srt[..., k])
-        pivot = srt[..., k:k + 1]
-        before, after = vals[..., :k], vals[..., k + 1:]
+        pivot = srt[..., k : k + 1]
+        before, after = vals[..., :k], vals[..., k + 1 :]
         if x.dtype.kind == "f":  # NaN is the largest
             assert not np.any(np.isnan(before) & ~np.isnan(pivot))
             assert np.all((before <= pivot) | np.isnan(pivot))
@@ -338,9 +356,11 @@ def test_argpartition_auto_1d_paths(path, n, rng):
     in index order after the m smallest (or before the m largest, reversed)."""
     x = make(rng, n, np.float32)
     kths = sorted({0, n // 3, n - 1}) + [[n // 4, n // 2]]
-    with prim.tuning.override("selection", selector="partition",
-                              **({"sort_max_len": 0, "sort_share": 0}
-                                 if path == "select" else {"sort_max_len": 1 << 40})):
+    with prim.tuning.override(
+        "selection",
+        selector="partition",
+        **({"sort_max_len": 0, "sort_share": 0} if path == "select" else {"sort_max_len": 1 << 40}),
+    ):
         for kth in kths:
             got = H.to_host(prim.argpartition(x, kth))
             assert_partitioned(x, kth, got)
@@ -351,7 +371,7 @@ def test_argpartition_auto_1d_paths(path, n, rng):
             if path == "sort":
                 H.assert_same(got, np.argsort(x, kind="stable"))
             elif hi + 1 <= n - lo:  # the m smallest first, then the others in index order
-                assert np.all(np.diff(got[hi + 1:]) > 0)
+                assert np.all(np.diff(got[hi + 1 :]) > 0)
             else:  # the others in index order, then the m largest ascending
                 assert np.all(np.diff(got[:lo]) > 0)
 
@@ -374,8 +394,7 @@ def test_partition_axis_none_and_empty(rng):
     assert got.shape == (35,)
     H.assert_same(got[17], np.partition(x, 17, axis=None)[17])
     H.assert_same(prim.argpartition(np.zeros((2, 0)), 5), np.argpartition(np.zeros((2, 0)), 5))
-    H.assert_same(prim.partition(np.zeros(0, np.int32), 0), np.partition(np.zeros(0, np.int32),
-                                                                         0))
+    H.assert_same(prim.partition(np.zeros(0, np.int32), 0), np.partition(np.zeros(0, np.int32), 0))
 
 
 def with_variant(xp, variant):
@@ -403,18 +422,24 @@ def test_sort_rows_reads_views_as_their_values(rng):
     for rows, length in ((3, 1), (7, 1), (5, 2), (4, 33)):
         keys = xp.asarray(make(rng, (length, rows), np.float32)).T
         wide = xp.arange(rows * 2 * length, dtype=np.int64).reshape(rows, 2 * length)
-        for vals in (xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length)),
-                     wide[:, ::2], wide[:, :length]):
+        for vals in (
+            xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length)),
+            wide[:, ::2],
+            wide[:, :length],
+        ):
             got = _sp.sort_rows(be, keys, vals)
             hk, hv = H.to_host(keys), H.to_host(vals)
             order = np.argsort(hk, axis=-1, kind="stable")
-            H.assert_same(got, (np.take_along_axis(hk, order, axis=-1),
-                                np.take_along_axis(hv, order, axis=-1)))
+            H.assert_same(
+                got,
+                (np.take_along_axis(hk, order, axis=-1), np.take_along_axis(hv, order, axis=-1)),
+            )
 
 
 @pytest.mark.parametrize("axis", [-1, 0, 1, None])
-@pytest.mark.parametrize("x", [np.array(5.0), np.float32(2.5), 7, [[3.0]]],
-                         ids=["0d", "numpy-scalar", "int", "2d-list"])
+@pytest.mark.parametrize(
+    "x", [np.array(5.0), np.float32(2.5), 7, [[3.0]]], ids=["0d", "numpy-scalar", "int", "2d-list"]
+)
 @pytest.mark.parametrize("func", ["argpartition", "partition"])
 def test_partition_of_0d_input_as_numpy(func, x, axis):
     """numpy.partition of a 0-d array has no axis (AxisError but for axis=None), while
@@ -422,26 +447,31 @@ def test_partition_of_0d_input_as_numpy(func, x, axis):
     for kth in (0, -1, 1):
         H.run_twins(lambda xp: getattr(xp, func)(x, kth, axis=axis), name=func)
     if np.ndim(x) == 0 and axis is not None and func == "partition":
-        H.raises_like(np.exceptions.AxisError, func, getattr(prim, func), x, 0, axis=axis,
-                      match="dimension 0")
+        H.raises_like(
+            np.exceptions.AxisError, func, getattr(prim, func), x, 0, axis=axis, match="dimension 0"
+        )
         with pytest.raises(np.exceptions.AxisError, match=func):
             prim.plan(getattr(prim, func), x, 0, axis=axis)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
-@given(x=hnp.arrays(st.sampled_from([np.int16, np.float32, np.uint64]),
-                    st.integers(1, 300)), data=st.data())
+@given(
+    x=hnp.arrays(st.sampled_from([np.int16, np.float32, np.uint64]), st.integers(1, 300)),
+    data=st.data(),
+)
 def test_property_topk_and_partition(x, data):
     n = x.size
     k = data.draw(st.integers(0, n))
     largest = data.draw(st.booleans())
     variant = data.draw(st.sampled_from(("warp_rows", "rows", "small_k", "radix_select")))
     k = min(k, K_MAX.get(variant, k))
-    H.assert_same(prim.topk(x, k, largest=largest, variant=variant),
-                  want_topk(x, k, largest))
+    H.assert_same(prim.topk(x, k, largest=largest, variant=variant), want_topk(x, k, largest))
     # variants with a largest k select at most that many: kth within it from the small end
-    kth = (data.draw(st.integers(0, min(n, K_MAX[variant]) - 1)) if variant in K_MAX
-           else data.draw(st.integers(-n, n - 1)))
+    kth = (
+        data.draw(st.integers(0, min(n, K_MAX[variant]) - 1))
+        if variant in K_MAX
+        else data.draw(st.integers(-n, n - 1))
+    )
     assert_partitioned(x, kth, prim.argpartition(x, kth, variant=variant))
 
 
@@ -450,15 +480,17 @@ def test_property_topk_and_partition(x, data):
 #: one, two, three and several rows
 ROW_COUNTS = (1, 2, 3, 7)
 #: the key dtypes the edge tests cycle through: 1-, 2-, 4- and 8-byte keys, bool and float16
-EDGE_DTYPES = [np.dtype(d) for d in (np.float32, np.int64, np.uint8, np.float16, np.bool_,
-                                     np.float64, np.int16, np.uint32)]
+EDGE_DTYPES = [
+    np.dtype(d)
+    for d in (np.float32, np.int64, np.uint8, np.float16, np.bool_, np.float64, np.int16, np.uint32)
+]
 
 
 def distinct_rows(rng, rows, length, dt):
     """(rows, length) keys of ``dt`` (length <= 2), distinct within each row: NumPy's
     argpartition then has one answer."""
     perm = np.argsort(rng.random((rows, length)), axis=-1)
-    return (perm.astype(np.bool_) if dt == np.bool_ else (perm * 3 - 2).astype(dt))
+    return perm.astype(np.bool_) if dt == np.bool_ else (perm * 3 - 2).astype(dt)
 
 
 @pytest.mark.parametrize("variant", VARIANTS + ("auto",))
@@ -474,8 +506,9 @@ def test_rows_of_length_0_1_2(variant, rng):
             check(x, k, False, variant=variant)
         for kth in sorted({0, length - 1}) if length else [0]:
             for func in ("argpartition", "partition"):
-                H.run_twins(lambda xp: getattr(xp, func)(x, kth, **with_variant(xp, variant)),
-                            name=func)
+                H.run_twins(
+                    lambda xp: getattr(xp, func)(x, kth, **with_variant(xp, variant)), name=func
+                )
 
 
 def capacity(variant, dt):
@@ -498,8 +531,11 @@ def capacity(variant, dt):
     if variant == "small_k":  # rows long enough that argpartition selects k from the small end
         k_max = _policy.small_k().k_max
         return (2 * k_max + 1, k_max), [(2 * k_max + 1, k_max + 1)], True
-    top = (_policy.radix_select().sort_small if variant in ("filter", "radix_select")
-           else _segmented.block_max())
+    top = (
+        _policy.radix_select().sort_small
+        if variant in ("filter", "radix_select")
+        else _segmented.block_max()
+    )
     return (top, top), [(top + 1, top + 1)], False
 
 
@@ -527,8 +563,15 @@ def test_rows_at_capacity(variant, rng):
             y = make(rng, (rows, n), dt)
             if refuses:
                 for func, arg in (("topk", kp), ("argpartition", kp - 1)):
-                    H.raises_like(ValueError, func, getattr(prim, func), y, arg,
-                                  variant=variant, match=f"{variant}' (holds|takes)")
+                    H.raises_like(
+                        ValueError,
+                        func,
+                        getattr(prim, func),
+                        y,
+                        arg,
+                        variant=variant,
+                        match=f"{variant}' (holds|takes)",
+                    )
             routed = "auto" if refuses else variant
             check(y, kp, True, variant=routed)
             check_partitions(y, [kp - 1], routed)
@@ -577,8 +620,15 @@ def test_error_variant(func):
 
 
 def test_error_small_k_variant_k_too_large():
-    H.raises_like(ValueError, "topk", prim.topk, np.zeros(10000, np.float32), 257,
-                  variant="small_k", match="up to 256")
+    H.raises_like(
+        ValueError,
+        "topk",
+        prim.topk,
+        np.zeros(10000, np.float32),
+        257,
+        variant="small_k",
+        match="up to 256",
+    )
 
 
 def test_small_k_guards_its_kernel_limit():
@@ -604,8 +654,15 @@ def test_small_k_merges_in_levels(rng, schedule):
 
 
 def test_error_warp_rows_k_too_large():
-    H.raises_like(ValueError, "topk", prim.topk, np.zeros(1000, np.float32), 129,
-                  variant="warp_rows", match="up to 128")
+    H.raises_like(
+        ValueError,
+        "topk",
+        prim.topk,
+        np.zeros(1000, np.float32),
+        129,
+        variant="warp_rows",
+        match="up to 128",
+    )
 
 
 def test_auto_picks_warp_rows_then_rows(rng):
@@ -616,8 +673,15 @@ def test_auto_picks_warp_rows_then_rows(rng):
 
 @pytest.mark.parametrize("variant", ["rows", "warp_rows"])
 def test_error_rows_variant_row_too_long(variant):
-    H.raises_like(ValueError, "topk", prim.topk, np.zeros(10000, np.float32), 1,
-                  variant=variant, match="at most 8192")
+    H.raises_like(
+        ValueError,
+        "topk",
+        prim.topk,
+        np.zeros(10000, np.float32),
+        1,
+        variant=variant,
+        match="at most 8192",
+    )
 
 
 @H.twins(name="argpartition")
@@ -679,8 +743,12 @@ def test_repeat_calls_take_the_filed_call(rng):
         for _ in range(2):
             x = make(rng, shape, np.float32)
             k = 3 if x.size >= 3 else x.size
-            want = want_topk(x.reshape(-1) if axis is None or x.ndim == 0 else x, k, True,
-                             -1 if axis is None else axis)
+            want = want_topk(
+                x.reshape(-1) if axis is None or x.ndim == 0 else x,
+                k,
+                True,
+                -1 if axis is None else axis,
+            )
             H.assert_same(prim.topk(x, k, axis=axis), want)
     x = make(rng, (6, 40), np.float32)
     prim.topk(x, 3)
@@ -689,8 +757,9 @@ def test_repeat_calls_take_the_filed_call(rng):
     assert prim.cache_info()["keys"] == before
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int16, np.float16, np.bool_],
-                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.int64, np.int16, np.float16, np.bool_], ids=lambda d: np.dtype(d).name
+)
 def test_repeat_partition_of_a_sorted_1d_array(dtype, rng):
     """partition/argpartition of a 1-D array that 'auto' sorts: where the sort read it as it is,
     the call files the sort's own plan under its key, which a like call runs directly (the

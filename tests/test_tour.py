@@ -74,8 +74,16 @@ def test_tour_reports_failure(monkeypatch, capsys):
 def test_quick_tour_checks_every_variant_and_times_one_workload_per_family(tmp_path, capsys):
     """The default checks the same contenders as --full (every section, every variant); it
     times one section per family, and --family (repeated) picks the families."""
-    args = ["--log2n", "8", "--family", "compaction", "--family", "reduction",
-            "--family", "histogram"]
+    args = [
+        "--log2n",
+        "8",
+        "--family",
+        "compaction",
+        "--family",
+        "reduction",
+        "--family",
+        "histogram",
+    ]
     assert _tour.main([*args, "--csv", str(tmp_path / "quick.csv")]) == 0
     out = capsys.readouterr().out
     assert _tour.main([*args, "--full", "--csv", str(tmp_path / "full.csv")]) == 0
@@ -83,16 +91,20 @@ def test_quick_tour_checks_every_variant_and_times_one_workload_per_family(tmp_p
     key = lambda r: (r["family"], r["section"], r["contender"])  # noqa: E731
     timed_sections = {(r["family"], r["section"]) for r in quick if r["ms"]}
     # every row of --full, the timed rows checked twice; peers only where a section is timed
-    assert set(map(key, quick)) == {key(r) for r in full if not _tour.is_peer(r["contender"])
-                                    or (r["family"], r["section"]) in timed_sections}
+    assert set(map(key, quick)) == {
+        key(r)
+        for r in full
+        if not _tour.is_peer(r["contender"]) or (r["family"], r["section"]) in timed_sections
+    }
     assert {r["family"] for r in quick} == {"compaction", "reduction", "histogram"}
     assert all(r["ok"] == "1" for r in quick)
     timed = {(r["family"], r["section"]) for r in quick if r["ms"]}
     assert sorted(f for f, _ in timed) == ["compaction", "histogram", "reduction"]
     # the representative section times its quick_rows (the auto path) and the peers alone
     hist = [r["contender"] for r in quick if r["family"] == "histogram" and r["ms"]]
-    assert [h for h in hist if not _tour.is_peer(h)] == [prim.histograms.auto_variant(256,
-                                                                                      np.uint8)]
+    assert [h for h in hist if not _tour.is_peer(h)] == [
+        prim.histograms.auto_variant(256, np.uint8)
+    ]
     assert {(r["family"], r["section"]) for r in quick} - timed  # the rest only checked
     assert all(r["gbs"] == r["copy_gbs"] == "" for r in quick if not r["ms"])
     assert "Checked against NumPy" in out and "Timed (one workload per family)" in out
@@ -100,11 +112,18 @@ def test_quick_tour_checks_every_variant_and_times_one_workload_per_family(tmp_p
 
 def test_full_is_the_whole_sweep(tmp_path, capsys):
     """--full times every contender of every section of the family's tour module."""
-    assert _tour.main(["--full", "--log2n", "8", "--family", "scan",
-                       "--csv", str(tmp_path / "full.csv")]) == 0
+    assert (
+        _tour.main(
+            ["--full", "--log2n", "8", "--family", "scan", "--csv", str(tmp_path / "full.csv")]
+        )
+        == 0
+    )
     rows = _csv_rows(tmp_path / "full.csv")
-    want = [(s.title, c.name) for s in _registry.family("scan").tour_sections(_gpu(), 8)
-            for c in s.contenders()]
+    want = [
+        (s.title, c.name)
+        for s in _registry.family("scan").tour_sections(_gpu(), 8)
+        for c in s.contenders()
+    ]
     assert [(r["section"], r["contender"]) for r in rows] == want
     assert all(math.isfinite(float(r["ms"])) and float(r["ms"]) > 0 for r in rows)
     assert all(r["backend"] and r["device"] for r in rows)
@@ -134,8 +153,13 @@ def test_emulator_output_has_no_copy_figures(capsys):
 def test_failed_check_of_an_untimed_section_exits_nonzero(monkeypatch, capsys):
     """A wrong answer in a section that the quick tour only checks makes the exit status 1."""
     real = _oracle.reduce_matches
-    monkeypatch.setattr(_oracle, "reduce_matches", lambda got, host, *a, **k: (
-        (False, "wrong") if host.dtype == np.int32 else real(got, host, *a, **k)))
+    monkeypatch.setattr(
+        _oracle,
+        "reduce_matches",
+        lambda got, host, *a, **k: (
+            (False, "wrong") if host.dtype == np.int32 else real(got, host, *a, **k)
+        ),
+    )
     assert _tour.main(["--log2n", "8", "--family", "reduction"]) == 1
     cap = capsys.readouterr()
     assert "FAIL  reduction: sum int32" in cap.out
@@ -149,8 +173,11 @@ def test_failed_check_of_an_untimed_section_exits_nonzero(monkeypatch, capsys):
 
 def test_progress_bar_off_when_not_a_tty():
     """Not on a terminal (a pipe, a file, CI's log): no progress output at all."""
-    r = subprocess.run([sys.executable, "-m", "primitives", "--log2n", "8", "--family",
-                        "segmented"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "primitives", "--log2n", "8", "--family", "segmented"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and r.stderr == ""
     assert "\r" not in r.stdout and "segmented_scan" in r.stdout
 
@@ -180,8 +207,9 @@ def test_jobs_compile_first_in_worker_processes(tmp_path):
     assert _tour.main(["--jobs", "2", *args, str(tmp_path / "a.csv")]) == 0
     assert _tour.main([*args, str(tmp_path / "b.csv")]) == 0
     key = lambda r: (r["family"], r["section"], r["contender"], r["ok"])  # noqa: E731
-    assert ([key(r) for r in _csv_rows(tmp_path / "a.csv")]
-            == [key(r) for r in _csv_rows(tmp_path / "b.csv")])
+    assert [key(r) for r in _csv_rows(tmp_path / "a.csv")] == [
+        key(r) for r in _csv_rows(tmp_path / "b.csv")
+    ]
 
 
 def test_plot_writes_the_figure(tmp_path, capsys, monkeypatch):
@@ -199,8 +227,12 @@ def test_plot_writes_the_figure(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(plot, "draw_families", spy)
     path = tmp_path / "tour.png"
-    assert _tour.main(["--log2n", "8", "--family", "scan", "--family", "compaction",
-                       "--plot", str(path)]) == 0
+    assert (
+        _tour.main(
+            ["--log2n", "8", "--family", "scan", "--family", "compaction", "--plot", str(path)]
+        )
+        == 0
+    )
     assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"figure: {path}" in capsys.readouterr().out
     timed = [r for r in drawn["rows"] if r["ms"] != ""]

@@ -19,6 +19,7 @@ SHORT = 200
 @pytest.fixture
 def no_compile(monkeypatch):
     """Fails the test if any kernel module is compiled (or loaded) while it runs."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("a kernel module was compiled")
 
@@ -88,9 +89,12 @@ def test_table_refuses_an_entry_out_of_range():
         block: int
 
     assert _policy.Table("t", {("default", None): Pol(256)}).lookup() == Pol(256)
-    with pytest.raises(ValueError, match=r"^tuning: t policy field block=1000 is not allowed: a "
-                                         r"multiple of 32 from 32 to 1024 \(table entry "
-                                         r"sm_90, 'x'\)$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^tuning: t policy field block=1000 is not allowed: a "
+        r"multiple of 32 from 32 to 1024 \(table entry "
+        r"sm_90, 'x'\)$",
+    ):
         _policy.Table("t", {("default", None): Pol(256), ("sm_90", "x"): Pol(1000)})
     with pytest.raises(TypeError, match="field block declares no allowed values"):
         _policy.Table("t", {("default", None): Bare(256)})
@@ -117,15 +121,19 @@ def test_override_out_of_range_is_one_line_before_any_compile(no_compile):
         with prim.tuning.override("reduction", selector="production", block=1000):
             prim.sum(x)
     msg = str(info.value)
-    assert msg == ("tuning: reduction policy field block=1000 is not allowed: a multiple of 32 "
-                   "from 32 to 1024")
+    assert msg == (
+        "tuning: reduction policy field block=1000 is not allowed: a multiple of 32 from 32 to 1024"
+    )
     assert "\n" not in msg and len(msg) < SHORT
     assert prim.tuning.policy("reduction", "production").block != 1000  # nothing in force
 
 
 def test_override_of_every_selector_names_the_policy_that_refuses(no_compile):
-    with pytest.raises(ValueError, match=r"block=96 is not allowed: a power of two from 64 to "
-                                         r"1024 \(the 'ladder' policy\)$"):
+    with pytest.raises(
+        ValueError,
+        match=r"block=96 is not allowed: a power of two from 64 to "
+        r"1024 \(the 'ladder' policy\)$",
+    ):
         with prim.tuning.override("reduction", block=96):
             pass
 
@@ -138,8 +146,11 @@ def test_override_of_the_wrong_type_is_refused(value, no_compile):
 
 
 def test_override_not_in_the_set_is_refused(no_compile):
-    with pytest.raises(ValueError, match=r"^tuning: reduction policy field packed_packets=3 is "
-                                         r"not allowed: one of 0, 1, 2, 4$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^tuning: reduction policy field packed_packets=3 is "
+        r"not allowed: one of 0, 1, 2, 4$",
+    ):
         with prim.tuning.override("reduction", selector="axis", packed_packets=3):
             pass
     with pytest.raises(ValueError, match=r"field aggregate=1 is not allowed: True or False"):
@@ -149,15 +160,23 @@ def test_override_not_in_the_set_is_refused(no_compile):
 
 def test_whole_policy_override_is_checked(no_compile):
     bad = _reduction_policy.ProductionPolicy(block=1000, vectors=4, blocks_per_sm=2)
-    with pytest.raises(ValueError, match=r"^tuning: reduction policy field block=1000 is not "
-                                         r"allowed"):
+    with pytest.raises(
+        ValueError,
+        match=r"^tuning: reduction policy field block=1000 is not "
+        r"allowed",
+    ):
         with prim.tuning.override("reduction", bad, selector="production"):
             pass
-    with pytest.raises(ValueError, match=r"field vectors=0 is not allowed: an integer from 1 "
-                                         r"to 16"):
-        with prim.tuning.override("reduction", dataclasses.replace(
-                prim.tuning.policy("reduction", "production"), vectors=0),
-                selector="production"):
+    with pytest.raises(
+        ValueError,
+        match=r"field vectors=0 is not allowed: an integer from 1 "
+        r"to 16",
+    ):
+        with prim.tuning.override(
+            "reduction",
+            dataclasses.replace(prim.tuning.policy("reduction", "production"), vectors=0),
+            selector="production",
+        ):
             pass
 
     @dataclasses.dataclass(frozen=True)
@@ -170,8 +189,11 @@ def test_whole_policy_override_is_checked(no_compile):
 
 
 def test_misspelt_field_is_still_a_type_error(no_compile):
-    with pytest.raises(TypeError, match=r"no reduction policy for 'production' has the "
-                                        r"field\(s\) \['blcok'\]"):
+    with pytest.raises(
+        TypeError,
+        match=r"no reduction policy for 'production' has the "
+        r"field\(s\) \['blcok'\]",
+    ):
         with prim.tuning.override("reduction", selector="production", blcok=256):
             pass
 
@@ -179,12 +201,14 @@ def test_misspelt_field_is_still_a_type_error(no_compile):
 def test_override_in_range_takes_effect():
     with prim.tuning.override("reduction", selector="production", block=64, vectors=1) as pol:
         assert (pol.block, pol.vectors) == (64, 1)
-    with prim.tuning.override("spmv", selector=("csr_vector", "float32"),
-                              steps=((4, 2), (64, 8))) as pol:
+    with prim.tuning.override(
+        "spmv", selector=("csr_vector", "float32"), steps=((4, 2), (64, 8))
+    ) as pol:
         assert pol.steps == ((4, 2), (64, 8))
     with pytest.raises(ValueError, match=r"steps=\(\(64, 8\), \(4, 2\)\) is not allowed: a tuple"):
-        with prim.tuning.override("spmv", selector=("csr_vector", "float32"),
-                                  steps=((64, 8), (4, 2))):
+        with prim.tuning.override(
+            "spmv", selector=("csr_vector", "float32"), steps=((64, 8), (4, 2))
+        ):
             pass
 
 
@@ -217,9 +241,12 @@ def test_a_compiler_that_does_not_run_is_named_alone(backend, monkeypatch):
         pytest.skip("the emulator's host compiler")
     monkeypatch.setenv("CXX", "/nonexistent/c++")
     names = ["mean_divide<float, float>", "mean_divide<double, double>"]  # not memoized elsewhere
-    with pytest.raises(prim.KernelCompileError, match=r"^compiling reduction/finish.cu failed: "
-                                                      r"emulator: \$CXX='/nonexistent/c\+\+' is "
-                                                      r"not an executable$") as info:
+    with pytest.raises(
+        prim.KernelCompileError,
+        match=r"^compiling reduction/finish.cu failed: "
+        r"emulator: \$CXX='/nonexistent/c\+\+' is "
+        r"not an executable$",
+    ) as info:
         _loader.load("reduction/finish.cu", names)
     assert info.value.log == "" and info.value.log_path is None and info.value.names == names
 
@@ -228,10 +255,12 @@ def test_emulator_compile_error_names_the_failing_name_expression(backend, tmp_p
     if backend.is_cuda:
         pytest.skip("the emulator's host compiler")
     monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
-    code = ('template <int N> __global__ void k(int* p) {\n'
-            '    static_assert(N > 0, "k: N must be positive");\n'
-            '    p[0] = N;\n'
-            '}\n')
+    code = (
+        "template <int N> __global__ void k(int* p) {\n"
+        '    static_assert(N > 0, "k: N must be positive");\n'
+        "    p[0] = N;\n"
+        "}\n"
+    )
     with pytest.raises(_emulator.EmulatorCompileError) as info:
         _emulator.compile_module(code, ["k<1>", "k<0>", "k<2>"], filename="bad.cu")
     exc = info.value

@@ -1,6 +1,7 @@
 """Experiments on kernel variants without touching the library: a kernel compiled from another
 kernel tree, or from a copy of the library's with some text replaced, and swapped in for the
 library's own for the length of a `with` block (GPU only; used by the tuning tools)."""
+
 import pathlib
 import shutil
 import tempfile
@@ -38,8 +39,9 @@ def tree_module(root, source, names):
     """The module of ``source`` (a path under the kernel tree ``root``) with instantiations
     ``names``, compiled with the library's NVRTC options but ``root`` to include from."""
     opts = tuple(f"-I{root}" if o.startswith("-I") else o for o in _loader.nvrtc_options())
-    mod = cupy.RawModule(code=(pathlib.Path(root) / source).read_text(), options=opts,
-                         name_expressions=list(names))
+    mod = cupy.RawModule(
+        code=(pathlib.Path(root) / source).read_text(), options=opts, name_expressions=list(names)
+    )
     mod.compile()
     return mod
 
@@ -70,8 +72,10 @@ class swapped_kernels:
     def __enter__(self):
         orig, source, kernels = self.lookup.kernel, self.source, self.kernels
         self.patch = mock.patch.object(
-            self.lookup, "kernel",
-            lambda src, nm: kernels[nm] if src == source and nm in kernels else orig(src, nm))
+            self.lookup,
+            "kernel",
+            lambda src, nm: kernels[nm] if src == source and nm in kernels else orig(src, nm),
+        )
         forget_plans()
         self.patch.start()
         return self

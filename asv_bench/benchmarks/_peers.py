@@ -53,8 +53,14 @@ def cub_segmented_sum(x, offsets):
 
     cc = _cc()
     nseg = offsets.size - 1
-    kw = dict(d_in=x, d_out=cupy.empty(nseg, x.dtype), start_offsets_in=offsets[:-1],
-              end_offsets_in=offsets[1:], op=cc.OpKind.PLUS, h_init=np.zeros(1, x.dtype))
+    kw = dict(
+        d_in=x,
+        d_out=cupy.empty(nseg, x.dtype),
+        start_offsets_in=offsets[:-1],
+        end_offsets_in=offsets[1:],
+        op=cc.OpKind.PLUS,
+        h_init=np.zeros(1, x.dtype),
+    )
     return _runner(cc.make_segmented_reduce(**kw), dict(kw, num_segments=nseg))
 
 
@@ -64,10 +70,14 @@ def cub_histogram_even(x, nbins, lo, hi):
 
     cc = _cc()
     level = np.float32 if x.dtype.kind == "f" else np.int32
-    kw = dict(d_samples=x, d_histogram=cupy.zeros(nbins, cupy.int32),
-              h_num_output_levels=np.array([nbins + 1], np.int32),
-              h_lower_level=np.array([lo], level), h_upper_level=np.array([hi], level),
-              num_samples=x.size)
+    kw = dict(
+        d_samples=x,
+        d_histogram=cupy.zeros(nbins, cupy.int32),
+        h_num_output_levels=np.array([nbins + 1], np.int32),
+        h_lower_level=np.array([lo], level),
+        h_upper_level=np.array([hi], level),
+        num_samples=x.size,
+    )
     return _runner(cc.make_histogram_even(**kw), kw)
 
 
@@ -75,7 +85,6 @@ def cub_radix_sort(keys):
     import cupy
 
     cc = _cc()
-    kw = dict(d_in_keys=keys, d_out_keys=cupy.empty_like(keys), d_in_values=None,
-              d_out_values=None)
+    kw = dict(d_in_keys=keys, d_out_keys=cupy.empty_like(keys), d_in_values=None, d_out_values=None)
     algo = cc.make_radix_sort(**kw, order=cc.SortOrder.ASCENDING)
     return _runner(algo, dict(kw, num_items=keys.size))

@@ -13,7 +13,6 @@ N = 2**26
 DATA = ["uint8-uniform", "uint8-equal", "float32-uniform"]
 
 
-
 class _Module(_Timed):
     """Every class of this module, measured once in one process (see ``_common._Timed``)."""
 
@@ -21,6 +20,7 @@ class _Module(_Timed):
         return _Timed.measure(_Module)
 
     setup_cache.timeout = 1800
+
 
 def _samples(kind, n):
     """Random samples: uint8 uniform, uint8 all equal, float32 uniform in [0, 1)."""
@@ -87,8 +87,14 @@ class Peers(_Samples):
     """The peers on the same data: ``cupy.histogram`` (float32, 256 bins), ``cupy.bincount``
     (uint8), CUB's ``histogram_even`` on both."""
 
-    params = [["cupy.histogram", "cupy.bincount", "cub.histogram_even(float32)",
-               "cub.histogram_even(uint8)"]]
+    params = [
+        [
+            "cupy.histogram",
+            "cupy.bincount",
+            "cub.histogram_even(float32)",
+            "cub.histogram_even(uint8)",
+        ]
+    ]
     param_names = ["peer"]
 
     def prepare(self, peer):

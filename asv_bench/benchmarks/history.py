@@ -18,8 +18,7 @@ every other rate here.
 import numpy as np
 
 from . import _peers
-from ._common import (SMOKE, bench, device_data, gbps, on_gpu, public, require_cupy, size, sync,
-                      xp)
+from ._common import SMOKE, bench, device_data, gbps, on_gpu, public, require_cupy, size, sync, xp
 
 ROUNDS, REPEAT = 3, 10
 
@@ -55,8 +54,12 @@ class _History:
             data = self.data(case)
             nbytes = self.nbytes(data)
         except Exception as exc:  # noqa: BLE001 - reported by this case's benchmarks
-            return {"result": {name: ("error", f"data: {type(exc).__name__}: {exc}")
-                               for name in self.params[0]}, "bytes": 0}
+            return {
+                "result": {
+                    name: ("error", f"data: {type(exc).__name__}: {exc}") for name in self.params[0]
+                },
+                "bytes": 0,
+            }
         for name in self.params[0]:
             try:
                 fns[name] = self.contender[name](self, data)
@@ -97,33 +100,40 @@ class _History:
 
     def track_gbps(self, cache, contender, case):
         """Bytes the operation must move at least once over that time, GB/s."""
-        return gbps(cache[type(self).__name__, case]["bytes"],
-                    self._entry(cache, contender, case)[1])
+        return gbps(
+            cache[type(self).__name__, case]["bytes"], self._entry(cache, contender, case)[1]
+        )
 
     track_gbps.unit = "GB/s"
 
 
 def _call(name, *args, **kwargs):
     """A builder for ``primitives.<name>(*data, ...)``."""
+
     def build(self, data):
         fn = public(name)
         return lambda: fn(*data, *args, **kwargs)
+
     return build
 
 
 def _cupy(expr):
     """A builder for a CuPy peer: ``expr(cupy, *data)``."""
+
     def build(self, data):
         cp = require_cupy()
         return lambda: expr(cp, *data)
+
     return build
 
 
 def _cub(make, *args):
     """A builder for a CUB peer: ``make(*data, *args)`` returns the runner."""
+
     def build(self, data):
         require_cupy()
         return make(*data, *args)
+
     return build
 
 
@@ -146,8 +156,11 @@ class Reduction(_History):
     """``prim.sum`` against ``cupy.sum`` and CUB's ``reduce_into`` (the input read once)."""
 
     params = [["primitives", "cupy", "cub"], ["float32 2^28"]]
-    contender = {"primitives": _call("sum"), "cupy": _cupy(lambda cp, x: cp.sum(x)),
-                 "cub": _cub(_peers.cub_sum)}
+    contender = {
+        "primitives": _call("sum"),
+        "cupy": _cupy(lambda cp, x: cp.sum(x)),
+        "cub": _cub(_peers.cub_sum),
+    }
 
     def data(self, case):
         return (device_data(size(2**28), "float32"),)
@@ -161,8 +174,11 @@ class Scan(_History):
     written once)."""
 
     params = [["primitives", "cupy", "cub"], ["float32 2^28"]]
-    contender = {"primitives": _call("inclusive_scan"),
-                 "cupy": _cupy(lambda cp, x: cp.cumsum(x)), "cub": _cub(_peers.cub_inclusive_sum)}
+    contender = {
+        "primitives": _call("inclusive_scan"),
+        "cupy": _cupy(lambda cp, x: cp.cumsum(x)),
+        "cub": _cub(_peers.cub_inclusive_sum),
+    }
 
     def data(self, case):
         return (device_data(size(2**28), "float32"),)
@@ -192,9 +208,11 @@ class SegmentedReduce(_History):
     data as a matrix and CUB's ``segmented_reduce`` (the input read once)."""
 
     params = [["primitives", "cupy", "cub"], ["float32 2^28, 2^16 segments"]]
-    contender = {"primitives": _call("segmented_reduce"),
-                 "cupy": _cupy(lambda cp, x, off: x.reshape(off.size - 1, -1).sum(axis=1)),
-                 "cub": _cub(_peers.cub_segmented_sum)}
+    contender = {
+        "primitives": _call("segmented_reduce"),
+        "cupy": _cupy(lambda cp, x, off: x.reshape(off.size - 1, -1).sum(axis=1)),
+        "cub": _cub(_peers.cub_segmented_sum),
+    }
 
     def data(self, case):
         n = size(2**28)
@@ -211,12 +229,21 @@ class Histogram(_History):
 
     params = [["primitives", "cupy", "cub"], ["uint8 2^28", "float32 2^27"]]
     contender = {
-        "primitives": lambda self, d: (_call("bincount", minlength=256) if d[0].dtype == np.uint8
-                                       else _call("histogram", 256, (0.0, 1.0)))(self, d),
-        "cupy": _cupy(lambda cp, x: cp.bincount(x, minlength=256) if x.dtype == np.uint8
-                      else cp.histogram(x, 256, (0.0, 1.0))),
-        "cub": lambda self, d: _cub(_peers.cub_histogram_even, 256, 0,
-                                    256 if d[0].dtype == np.uint8 else 1.0)(self, d),
+        "primitives": lambda self, d: (
+            _call("bincount", minlength=256)
+            if d[0].dtype == np.uint8
+            else _call("histogram", 256, (0.0, 1.0))
+        )(self, d),
+        "cupy": _cupy(
+            lambda cp, x: (
+                cp.bincount(x, minlength=256)
+                if x.dtype == np.uint8
+                else cp.histogram(x, 256, (0.0, 1.0))
+            )
+        ),
+        "cub": lambda self, d: _cub(
+            _peers.cub_histogram_even, 256, 0, 256 if d[0].dtype == np.uint8 else 1.0
+        )(self, d),
     }
 
     def data(self, case):
@@ -233,8 +260,11 @@ class Sort(_History):
     read and written once)."""
 
     params = [["primitives", "cupy", "cub"], ["uint32 2^27"]]
-    contender = {"primitives": _call("sort"), "cupy": _cupy(lambda cp, x: cp.sort(x)),
-                 "cub": _cub(_peers.cub_radix_sort)}
+    contender = {
+        "primitives": _call("sort"),
+        "cupy": _cupy(lambda cp, x: cp.sort(x)),
+        "cub": _cub(_peers.cub_radix_sort),
+    }
 
     def data(self, case):
         rng = xp().random.default_rng(2026)  # every bit random: no pass can be skipped

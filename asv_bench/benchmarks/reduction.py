@@ -6,12 +6,10 @@ calls; GB/s counts the bytes read.
 """
 
 from . import _peers
-from ._common import (_Timed, device_data, public, require_cuda, require_cupy, size, variants,
-                      xp)
+from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants, xp
 
 SIZES = [2**20, 2**24, 2**28]
 DTYPES = ["float32", "int32", "float64"]
-
 
 
 class _Module(_Timed):
@@ -21,6 +19,7 @@ class _Module(_Timed):
         return _Timed.measure(_Module)
 
     setup_cache.timeout = 1800
+
 
 class Reduce(_Module):
     """``prim.reduce(x, "sum", variant=v)`` on device arrays."""
@@ -76,7 +75,8 @@ def _api_data(case):
         return device_data(size(2**28), "float32").reshape(-1, min(size(2**12), 2**12))
     if case.startswith("sum(axis=0) F"):
         return mod.asfortranarray(
-            device_data(size(2**28), "float32").reshape(-1, min(size(2**12), 2**12)))
+            device_data(size(2**28), "float32").reshape(-1, min(size(2**12), 2**12))
+        )
     if case.startswith("sum(axis=1) rows of 2"):
         return device_data(size(2**27), "float32").reshape(-1, 2)
     return device_data(size(2**28), "float32")  # argmax, argmin, prod, mean
@@ -86,11 +86,20 @@ class Api(_Module):
     """NumPy's everyday reductions against CuPy's twins: narrow dtypes, axes (C and F order,
     short rows), argmax/argmin, prod and mean; GB/s counts the bytes read."""
 
-    params = [["primitives", "cupy"],
-              ["sum bool 2^30", "sum int8 2^30", "sum(axis=0) C (2^16, 2^12) float32",
-               "sum(axis=0) F (2^16, 2^12) float32", "sum(axis=1) rows of 2, 2^27 float32",
-               "argmax 2^28 float32", "argmin 2^28 float32", "prod 2^28 float32",
-               "mean 2^28 float32"]]
+    params = [
+        ["primitives", "cupy"],
+        [
+            "sum bool 2^30",
+            "sum int8 2^30",
+            "sum(axis=0) C (2^16, 2^12) float32",
+            "sum(axis=0) F (2^16, 2^12) float32",
+            "sum(axis=1) rows of 2, 2^27 float32",
+            "argmax 2^28 float32",
+            "argmin 2^28 float32",
+            "prod 2^28 float32",
+            "mean 2^28 float32",
+        ],
+    ]
     param_names = ["contender", "case"]
 
     def prepare(self, contender, case):

@@ -5,11 +5,9 @@ GPU only (see ``_common``); times are medians of CUDA-event timings; GB/s counts
 operation must read and write once."""
 
 from . import _peers
-from ._common import (_Timed, device_data, public, require_cuda, require_cupy, size, variants,
-                      xp)
+from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants, xp
 
 SIZES = [2**24, 2**28]
-
 
 
 class _Module(_Timed):
@@ -19,6 +17,7 @@ class _Module(_Timed):
         return _Timed.measure(_Module)
 
     setup_cache.timeout = 1800
+
 
 class InclusiveScan(_Module):
     params = [variants("scan") + ["cupy.cumsum", "cub"], SIZES, ["int32", "float32"]]
@@ -59,8 +58,16 @@ class Compact(_Module):
 
 
 class Segmented(_Module):
-    params = [["segmented_scan", "cupy.cumsum(axis=1)", "segmented_reduce", "sum(axis=1)",
-               "cub.segmented_reduce"], [2**10, 2**16]]
+    params = [
+        [
+            "segmented_scan",
+            "cupy.cumsum(axis=1)",
+            "segmented_reduce",
+            "sum(axis=1)",
+            "cub.segmented_reduce",
+        ],
+        [2**10, 2**16],
+    ]
     param_names = ["how", "segments"]
 
     def prepare(self, how, segments):
@@ -81,8 +88,11 @@ class Segmented(_Module):
         else:
             cupy = require_cupy()
             x2 = x.reshape(segments, n // segments)
-            self.fn = ((lambda: cupy.cumsum(x2, axis=1)) if how.startswith("cupy")
-                       else (lambda: x2.sum(axis=1)))
+            self.fn = (
+                (lambda: cupy.cumsum(x2, axis=1))
+                if how.startswith("cupy")
+                else (lambda: x2.sum(axis=1))
+            )
         self.bytes = (2 if "scan" in how or "cumsum" in how else 1) * x.nbytes
         self.fn()
 
@@ -115,9 +125,14 @@ class Api(_Module):
     (2^12, 2^16) int32 matrix (int64 result, as NumPy) and ``cumprod`` of 2^26 float64; GB/s
     counts the bytes read and written once."""
 
-    params = [["primitives", "cupy"],
-              ["cumsum(axis=0) (2^12, 2^16) int32", "cumsum(axis=1) (2^12, 2^16) int32",
-               "cumprod 2^26 float64"]]
+    params = [
+        ["primitives", "cupy"],
+        [
+            "cumsum(axis=0) (2^12, 2^16) int32",
+            "cumsum(axis=1) (2^12, 2^16) int32",
+            "cumprod 2^26 float64",
+        ],
+    ]
     param_names = ["contender", "case"]
 
     def prepare(self, contender, case):

@@ -16,8 +16,10 @@ class _Module(_Timed):
 
 
 class Searchsorted(_Module):
-    params = [["auto"] + variants("searching") + ["cupy.searchsorted", "torch.searchsorted"],
-              [2**24, 2**26]]
+    params = [
+        ["auto"] + variants("searching") + ["cupy.searchsorted", "torch.searchsorted"],
+        [2**24, 2**26],
+    ]
     param_names = ["variant", "n"]
 
     def prepare(self, variant, n):

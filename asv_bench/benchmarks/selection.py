@@ -44,8 +44,7 @@ class TopK(_Module):
         else:
             topk = public("topk")
             if variant in ("rows", "warp_rows") and x.size > 8192:
-                raise NotImplementedError(f"topk variant {variant!r}: rows of at most 8192 "
-                                          f"float32")
+                raise NotImplementedError(f"topk variant {variant!r}: rows of at most 8192 float32")
             if variant == "small_k" and k > 256:
                 raise NotImplementedError("topk variant 'small_k': k of at most 256")
             self.fn = lambda: topk(x, k, variant=variant)

@@ -9,7 +9,6 @@ from ._common import _Timed, device_data, public, require_cuda, require_cupy, si
 SIZES = [2**22, 2**27]
 
 
-
 class _Module(_Timed):
     """Every class of this module, measured once in one process (see ``_common._Timed``)."""
 

@@ -10,7 +10,6 @@ from ._common import _Timed, device_data, public, require_cuda, require_cupy, si
 SIZES = [2**22, 2**27]
 
 
-
 class _Module(_Timed):
     """Every class of this module, measured once in one process (see ``_common._Timed``)."""
 
@@ -18,6 +17,7 @@ class _Module(_Timed):
         return _Timed.measure(_Module)
 
     setup_cache.timeout = 1800
+
 
 class Sort(_Module):
     params = [variants("sorting") + ["cupy.sort", "cub"], SIZES, ["uint32", "float32", "uint64"]]

@@ -26,8 +26,15 @@ def _suite():
 try:
     MATRICES = list(_suite().SUITE)
 except NotImplementedError:
-    MATRICES = ["poisson2d", "stencil27", "banded", "uniform", "powerlaw", "dense_rows",
-                "empty_rows"]
+    MATRICES = [
+        "poisson2d",
+        "stencil27",
+        "banded",
+        "uniform",
+        "powerlaw",
+        "dense_rows",
+        "empty_rows",
+    ]
 
 
 def _device_matrix(name, dtype):
@@ -43,7 +50,6 @@ def _device_matrix(name, dtype):
     return A, x
 
 
-
 class _Module(_Timed):
     """Every class of this module, measured once in one process (see ``_common._Timed``)."""
 
@@ -51,6 +57,7 @@ class _Module(_Timed):
         return _Timed.measure(_Module)
 
     setup_cache.timeout = 1800
+
 
 class Spmv(_Module):
     """``prim.spmv(A, x, variant=v)`` with A in the variant's format."""
@@ -65,8 +72,12 @@ class Spmv(_Module):
         A, self.x = _device_matrix(matrix, dtype)
         csr = sparse.CSR(A)
         try:
-            self.A = {"csr": lambda: csr, "ell": lambda: sparse.ELL(csr),
-                      "coo": lambda: sparse.COO(csr), "hyb": lambda: sparse.HYB(csr)}[fmt]()
+            self.A = {
+                "csr": lambda: csr,
+                "ell": lambda: sparse.ELL(csr),
+                "coo": lambda: sparse.COO(csr),
+                "hyb": lambda: sparse.HYB(csr),
+            }[fmt]()
         except ValueError as exc:  # ELL refused: a few long rows
             raise NotImplementedError(str(exc)) from exc
         self.bytes = self.A.nbytes + sum(csr.shape) * np.dtype(dtype).itemsize
@@ -91,8 +102,12 @@ class CuSparse(_Module):
     def prepare(self, matrix, dtype):
         A, self.x = _device_matrix(matrix, dtype)
         self.A = A
-        self.bytes = (A.data.nbytes + A.indices.nbytes + A.indptr.nbytes
-                      + sum(A.shape) * np.dtype(dtype).itemsize)
+        self.bytes = (
+            A.data.nbytes
+            + A.indices.nbytes
+            + A.indptr.nbytes
+            + sum(A.shape) * np.dtype(dtype).itemsize
+        )
         self.fn = lambda: self.A @ self.x
         self.fn()
         require_cupy().cuda.get_current_stream().synchronize()

@@ -74,8 +74,7 @@ def draw_peers(rows, path):
     labels = [f"{r['family']}: {r['work']} vs {r['peer']}" for r in rows]
     ratio = [_float(r["ratio"]) for r in rows]
     fig, ax = plt.subplots(figsize=(9, 0.8 + 0.26 * len(rows)))
-    ax.barh(range(len(rows)), ratio,
-            color=["#1b9e77" if v <= 1 else "#d95f02" for v in ratio])
+    ax.barh(range(len(rows)), ratio, color=["#1b9e77" if v <= 1 else "#d95f02" for v in ratio])
     ax.axvline(1.0, color="k", linewidth=1)
     for i, v in enumerate(ratio):
         ax.text(v if v == v else 0, i, f" {v:.3f}", fontsize=7, va="center")
@@ -115,8 +114,10 @@ class PerfFigure(Directive):
         env.note_dependency(str(csv_path))
         rows = _read_csv(csv_path)
         if rows is None:
-            return _note("No measured data yet: the figure is drawn from docs/_data/tour.csv, "
-                         "written on a GPU by python -m primitives --csv docs/_data/tour.csv.")
+            return _note(
+                "No measured data yet: the figure is drawn from docs/_data/tour.csv, "
+                "written on a GPU by python -m primitives --csv docs/_data/tour.csv."
+            )
         path = OUT / f"tour-{'-'.join(families)}.png"
         if not draw_families(families, rows, path):
             return _note(f"docs/_data/tour.csv has no rows of {', '.join(families)}.")
@@ -131,9 +132,11 @@ class PeerFigure(Directive):
         env.note_dependency(str(csv_path))
         rows = _read_csv(csv_path)
         if rows is None:
-            return _note("No measured data yet: the figure is drawn from docs/_data/figures.csv, "
-                         "written on a GPU by python -m tools.figures --csv "
-                         "docs/_data/figures.csv.")
+            return _note(
+                "No measured data yet: the figure is drawn from docs/_data/figures.csv, "
+                "written on a GPU by python -m tools.figures --csv "
+                "docs/_data/figures.csv."
+            )
         path = OUT / "peers.png"
         if not draw_peers(rows, path):
             return _note("docs/_data/figures.csv has no rows.")
@@ -159,12 +162,16 @@ class AsvDashboard(Directive):
     def run(self):
         _, has = _results()
         if not has:
-            return _note("No asv results are recorded yet (asv_bench/results/ is empty): the "
-                         "dashboard appears here once tools/asv_history.sh has run on a GPU "
-                         "machine and its results are committed.")
+            return _note(
+                "No asv results are recorded yet (asv_bench/results/ is empty): the "
+                "dashboard appears here once tools/asv_history.sh has run on a GPU "
+                "machine and its results are committed."
+            )
         if not _asv_available():
-            return _note("asv is not installed where these pages were built (pip install asv), "
-                         "so the dashboard was not published.")
+            return _note(
+                "asv is not installed where these pages were built (pip install asv), "
+                "so the dashboard was not published."
+            )
         para = nodes.paragraph()
         para += nodes.reference("", "Open the asv dashboard", refuri=f"{ASV_DIR}/index.html")
         para += nodes.Text(" (benchmarks over commits: time and GB/s, ours and the peers').")
@@ -178,13 +185,28 @@ def publish_dashboard(app, exception):
     if not has or not _asv_available():
         return
     out = pathlib.Path(app.outdir) / ASV_DIR
-    cmd = [sys.executable, "-m", "asv", "publish", "--no-pull", "--config", str(conf),
-           "--html-dir", str(out)]
-    proc = subprocess.run(cmd, cwd=conf.parent, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    cmd = [
+        sys.executable,
+        "-m",
+        "asv",
+        "publish",
+        "--no-pull",
+        "--config",
+        str(conf),
+        "--html-dir",
+        str(out),
+    ]
+    proc = subprocess.run(
+        cmd,
+        cwd=conf.parent,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     if proc.returncode != 0:
-        logger.warning("asv publish failed (%s): %s", proc.returncode,
-                       (proc.stdout + proc.stderr)[-2000:])
+        logger.warning(
+            "asv publish failed (%s): %s", proc.returncode, (proc.stdout + proc.stderr)[-2000:]
+        )
         return
 
 

@@ -21,8 +21,9 @@ assert hist.dtype == np.int64 and edges.dtype == np.float32  # NumPy's dtypes
 
 # ... samples exactly on an edge go where NumPy puts them (the last bin is closed) ...
 on_edges = edges.copy()
-assert np.array_equal(prim.histogram(on_edges, 20, (-3, 3))[0],
-                      np.histogram(on_edges, 20, (-3, 3))[0])
+assert np.array_equal(
+    prim.histogram(on_edges, 20, (-3, 3))[0], np.histogram(on_edges, 20, (-3, 3))[0]
+)
 
 # ... any monotone edges, weights, density, and the autodetected range. (Weights are summed in
 # float64 and returned in their dtype; NumPy sums float32 weights over arbitrary edges in float32.)
@@ -43,8 +44,10 @@ codes = np.frombuffer(text.lower().encode("ascii"), dtype=np.uint8)
 letters = codes[(codes >= ord("a")) & (codes <= ord("z"))]
 counts = prim.histogram_even(letters, bins=7, lower=ord("a"), upper=ord("a") + 28)
 labels = ["a-d", "e-h", "i-l", "m-p", "q-t", "u-x", "y-z"]
-by_hand = [sum(c in "abcdefghijklmnopqrstuvwxyz"[4 * i:4 * i + 4] for c in text.lower())
-           for i in range(7)]
+by_hand = [
+    sum(c in "abcdefghijklmnopqrstuvwxyz"[4 * i : 4 * i + 4] for c in text.lower())
+    for i in range(7)
+]
 assert counts.tolist() == by_hand
 
 # An RGB image: one pass gives the histogram of each channel.

@@ -51,5 +51,7 @@ want = np.histogram2d(x, y, bins=(16, 8), range=[[-3, 3], [-2, 2]])
 assert np.array_equal(h, want[0]) and np.array_equal(ex, want[1]) and np.array_equal(ey, want[2])
 # end-example
 
-print(f"sum(mask)={prim.sum(mask)}, argmax={prim.argmax(v)}, "
-      f"histogram2d total={int(h.sum())} of {x.size}")
+print(
+    f"sum(mask)={prim.sum(mask)}, argmax={prim.argmax(v)}, "
+    f"histogram2d total={int(h.sum())} of {x.size}"
+)

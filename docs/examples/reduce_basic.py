@@ -51,5 +51,7 @@ for v in VARIANTS:
     bound = d * u / (1 - d * u) * np.sum(np.abs(x), dtype=np.float64)
     assert abs(float(prim.sum(x, variant=v)) - exact) <= bound, (v, d, bound)
 
-print(f"sum={s} (exact {exact:.3f}), min={prim.min(x)}, max={prim.max(x)}; "
-      f"{len(VARIANTS)} variants agree")
+print(
+    f"sum={s} (exact {exact:.3f}), min={prim.min(x)}, max={prim.max(x)}; "
+    f"{len(VARIANTS)} variants agree"
+)

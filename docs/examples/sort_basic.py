@@ -9,9 +9,9 @@ rng = np.random.default_rng(0)
 x = rng.standard_normal(50_000).astype(np.float32)
 x[:3] = [np.nan, -0.0, np.inf]
 
-s = prim.sort(x)                                    # NumPy's order: NaN last, -0.0 == 0.0
+s = prim.sort(x)  # NumPy's order: NaN last, -0.0 == 0.0
 assert np.array_equal(s, np.sort(x, kind="stable"), equal_nan=True)
-order = prim.argsort(x)                             # int64, stable
+order = prim.argsort(x)  # int64, stable
 assert np.array_equal(order, np.argsort(x, kind="stable"))
 
 keys = rng.integers(0, 100, 50_000, dtype=np.uint32)
@@ -20,13 +20,19 @@ k, v = prim.radix_sort(keys, vals, descending=True)  # largest first, ties in in
 assert np.all(np.diff(k.astype(np.int64)) <= 0) and np.array_equal(keys[v], k)
 for variant in ("split", "classic", "onesweep"):
     assert np.array_equal(prim.sort(keys, variant=variant), np.sort(keys))
-small = keys[:5000]                                 # one block sorts up to 12288 4-byte keys
+small = keys[:5000]  # one block sorts up to 12288 4-byte keys
 assert np.array_equal(prim.sort(small, variant="block"), np.sort(small))
 
-offsets = np.array([0, 10, 10, 1000, 50_000])       # segment s is keys[o[s]:o[s+1]]
+offsets = np.array([0, 10, 10, 1000, 50_000])  # segment s is keys[o[s]:o[s+1]]
 seg = prim.segmented_sort(keys, offsets)
 assert np.array_equal(seg[10:1000], np.sort(keys[10:1000]))
 # end-example
 
-print("smallest:", s[:3], "| NaNs at the end:", int(np.isnan(s[-3:]).sum()),
-      "| segment 2 starts with", seg[10])
+print(
+    "smallest:",
+    s[:3],
+    "| NaNs at the end:",
+    int(np.isnan(s[-3:]).sum()),
+    "| segment 2 starts with",
+    seg[10],
+)

@@ -27,16 +27,20 @@ assert y.dtype == np.float32 and np.allclose(y, want, rtol=1e-5, atol=1e-5)
 
 # Build a container once for repeated products; every format holds the same matrix.
 csr = prim.sparse.CSR(A)
-stats = csr.row_stats()            # mean, max, cv, empty rows: what "auto" looks at
+stats = csr.row_stats()  # mean, max, cv, empty rows: what "auto" looks at
 assert stats.max == k * k and stats.rows == k * k
-hyb = prim.sparse.HYB(csr)         # ELL part + COO overflow (the long row)
+hyb = prim.sparse.HYB(csr)  # ELL part + COO overflow (the long row)
 assert hyb.coo.nnz > 0 and (hyb.to_scipy() != A).nnz == 0
 try:
-    prim.sparse.ELL(csr)           # one long row: padding every row to it is refused...
+    prim.sparse.ELL(csr)  # one long row: padding every row to it is refused...
 except ValueError as exc:
     print("ELL refused:", str(exc).split(";")[0])
-forms = {"csr": csr, "hyb": hyb, "coo": prim.sparse.COO(csr),
-         "ell": prim.sparse.ELL(csr, max_fill=None)}  # ...unless asked for
+forms = {
+    "csr": csr,
+    "hyb": hyb,
+    "coo": prim.sparse.COO(csr),
+    "ell": prim.sparse.ELL(csr, max_fill=None),
+}  # ...unless asked for
 for name, M in forms.items():
     print(f"{name:>4}: {M.nbytes:9d} bytes ({M.nbytes / csr.nbytes:5.2f} x CSR)")
 
@@ -50,7 +54,7 @@ for v in VARIANTS:
 # Empty rows: ELL leaves them out when their padding would outweigh the rows, and keeps the
 # stored rows' numbers in `rows` (skip_empty=True / False decides it for the caller).
 B = A.tolil()
-B[::2, :] = 0                      # every other row empty, the long row 7 kept
+B[::2, :] = 0  # every other row empty, the long row 7 kept
 B = B.tocsr()
 B.eliminate_zeros()
 ell = prim.sparse.ELL(B, max_fill=None)
@@ -64,5 +68,7 @@ print(f"ELL of {ell.stored_rows} of {B.shape[0]} rows: {ell.nbytes} bytes")
 
 from primitives.sparse import choose_variant  # noqa: E402
 
-print(f"auto runs {choose_variant(csr)} for this matrix; {len(VARIANTS)} variants agree with "
-      f"SciPy; {stats}")
+print(
+    f"auto runs {choose_variant(csr)} for this matrix; {len(VARIANTS)} variants agree with "
+    f"SciPy; {stats}"
+)

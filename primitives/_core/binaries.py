@@ -91,12 +91,18 @@ def pick_arch(cc, archs):
         major, minor = int(cc[:-1]), int(cc[-1])
     except (TypeError, ValueError):
         return None
-    real = [a for a in archs if a.startswith("sm_") and a[3:].isdigit()
-            and int(a[3:-1]) == major and int(a[-1]) <= minor]
+    real = [
+        a
+        for a in archs
+        if a.startswith("sm_") and a[3:].isdigit() and int(a[3:-1]) == major and int(a[-1]) <= minor
+    ]
     if real:
         return max(real, key=lambda a: int(a[3:]))
-    virtual = [a for a in archs if a.startswith("compute_") and a[8:].isdigit()
-               and int(a[8:]) <= major * 10 + minor]
+    virtual = [
+        a
+        for a in archs
+        if a.startswith("compute_") and a[8:].isdigit() and int(a[8:]) <= major * 10 + minor
+    ]
     return max(virtual, key=lambda a: int(a[8:])) if virtual else None
 
 
@@ -125,8 +131,9 @@ def _compile_one(job):
 
     opts = loader.binary_options()
     t = time.perf_counter()
-    image, lowered = nvrtc.compile_binary(loader.source(relpath), names, arch=arch, options=opts,
-                                          filename=relpath)
+    image, lowered = nvrtc.compile_binary(
+        loader.source(relpath), names, arch=arch, options=opts, filename=relpath
+    )
     if not arch.startswith("sm_"):
         image = image.rstrip(b"\0")  # PTX text: no terminator in the file
     return relpath, arch, image, lowered, time.perf_counter() - t
@@ -140,8 +147,11 @@ def build(out=None, archs=ARCHS, jobs=None, modules=None, log=None):
 
     from . import loader, nvrtc
 
-    out = pathlib.Path(out) if out is not None else (
-        pathlib.Path(__file__).resolve().parent.parent / "_bin")
+    out = (
+        pathlib.Path(out)
+        if out is not None
+        else (pathlib.Path(__file__).resolve().parent.parent / "_bin")
+    )
     if modules is None:
         modules = loader.registered_modules()
     bad = [a for a in archs if a.split("_")[0] not in _EXT or not a.split("_")[-1].isdigit()]
@@ -153,17 +163,25 @@ def build(out=None, archs=ARCHS, jobs=None, modules=None, log=None):
     work = [(rel, list(names), arch) for rel, names in sorted(modules.items()) for arch in archs]
     # the largest files first, so that the last to finish are short
     work.sort(key=lambda j: -len(j[1]))
-    idx = {"format": FORMAT, "tree_hash": loader.tree_hash(), "nvrtc": list(nvrtc.version()),
-           "archs": list(archs), "modules": {}}
+    idx = {
+        "format": FORMAT,
+        "tree_hash": loader.tree_hash(),
+        "nvrtc": list(nvrtc.version()),
+        "archs": list(archs),
+        "modules": {},
+    }
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(work)))
     if jobs == 1:
         results = map(_compile_one, work)
         pool = None
     else:
         pool = concurrent.futures.ProcessPoolExecutor(
-            jobs, mp_context=multiprocessing.get_context("spawn"))
-        results = (f.result() for f in concurrent.futures.as_completed(
-            [pool.submit(_compile_one, j) for j in work]))
+            jobs, mp_context=multiprocessing.get_context("spawn")
+        )
+        results = (
+            f.result()
+            for f in concurrent.futures.as_completed([pool.submit(_compile_one, j) for j in work])
+        )
     try:
         for relpath, arch, image, lowered, seconds in results:
             (out / _image_name(_slug(relpath), arch)).write_bytes(image)
@@ -171,8 +189,10 @@ def build(out=None, archs=ARCHS, jobs=None, modules=None, log=None):
             if mod["lowered"] != lowered:
                 raise RuntimeError(f"build: {relpath} lowers its names differently for {arch}")
             if log is not None:
-                log(f"{relpath} {arch}: {len(lowered)} kernels, {len(image) // 1024} KiB, "
-                    f"{seconds:.1f} s")
+                log(
+                    f"{relpath} {arch}: {len(lowered)} kernels, {len(image) // 1024} KiB, "
+                    f"{seconds:.1f} s"
+                )
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -182,17 +202,27 @@ def build(out=None, archs=ARCHS, jobs=None, modules=None, log=None):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m primitives._core.binaries",
-                                 description="Build the kernel binaries shipped with the package")
+    ap = argparse.ArgumentParser(
+        prog="python -m primitives._core.binaries",
+        description="Build the kernel binaries shipped with the package",
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="compile every instantiation into primitives/_bin/")
-    b.add_argument("--arch", nargs="+", default=list(ARCHS),
-                   help=f"images to build (default: {' '.join(ARCHS)})")
+    b.add_argument(
+        "--arch",
+        nargs="+",
+        default=list(ARCHS),
+        help=f"images to build (default: {' '.join(ARCHS)})",
+    )
     b.add_argument("--jobs", type=int, default=None, help="compiler processes (default: CPUs)")
     b.add_argument("--out", default=None, help="directory (default: the package's _bin/)")
-    b.add_argument("--only", action="append", metavar="FILE",
-                   help="just this kernel source (e.g. reduction/reduce.cu; repeatable): the "
-                        "index then lists these alone")
+    b.add_argument(
+        "--only",
+        action="append",
+        metavar="FILE",
+        help="just this kernel source (e.g. reduction/reduce.cu; repeatable): the "
+        "index then lists these alone",
+    )
     args = ap.parse_args(argv)
     modules = None
     if args.only:
@@ -206,12 +236,13 @@ def main(argv=None):
             ap.error(f"--only: no registered kernel source {unknown}; sources: {sorted(known)}")
         modules = {f: known[f] for f in args.only}
     t = time.perf_counter()
-    idx = build(args.out, tuple(args.arch), args.jobs, modules,
-                log=lambda s: print(s, flush=True))
+    idx = build(args.out, tuple(args.arch), args.jobs, modules, log=lambda s: print(s, flush=True))
     n = sum(len(m["lowered"]) for m in idx["modules"].values())
-    print(f"{n} instantiations of {len(idx['modules'])} files for {', '.join(idx['archs'])} "
-          f"(NVRTC {'.'.join(map(str, idx['nvrtc']))}) in {time.perf_counter() - t:.0f} s",
-          file=sys.stderr)
+    print(
+        f"{n} instantiations of {len(idx['modules'])} files for {', '.join(idx['archs'])} "
+        f"(NVRTC {'.'.join(map(str, idx['nvrtc']))}) in {time.perf_counter() - t:.0f} s",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -73,8 +73,9 @@ def is_itself(arr, x):
     """Whether ``arr`` (what :func:`as_input` made of ``x``) is ``x`` read as it is: ``x`` itself
     or a view of it with its dtype, shape and strides (an F-ordered array comes back as such a
     view), so that a plan that read ``arr`` may read a like ``x`` directly."""
-    return arr is x or (arr.base is x and arr.dtype == x.dtype and arr.shape == x.shape
-                        and arr.strides == x.strides)
+    return arr is x or (
+        arr.base is x and arr.dtype == x.dtype and arr.shape == x.shape and arr.strides == x.strides
+    )
 
 
 def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f=False):
@@ -112,9 +113,7 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f
         try:
             arr = np.asarray(x)
         except Exception as exc:
-            raise TypeError(
-                f"{func}: {arg} must be an array, got {type(x).__name__}"
-            ) from exc
+            raise TypeError(f"{func}: {arg} must be an array, got {type(x).__name__}") from exc
         if arr.dtype == object:
             raise TypeError(f"{func}: {arg} must be a numeric array, got {type(x).__name__}")
         if empty_dtype is not None and arr.size == 0 and isinstance(x, (list, tuple)):
@@ -123,8 +122,13 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{func}: {arg} must be {ndim}-D, got shape {tuple(arr.shape)}")
     # an F-contiguous array is handled as its reversed view (C-contiguous) and turned back last
-    flip = (keep_f and not flatten and arr.ndim > 1 and arr.flags.f_contiguous
-            and not arr.flags.c_contiguous)
+    flip = (
+        keep_f
+        and not flatten
+        and arr.ndim > 1
+        and arr.flags.f_contiguous
+        and not arr.flags.c_contiguous
+    )
     if flip:
         arr = arr.T
     order = None
@@ -171,8 +175,9 @@ def axis_index(axis, ndim, func, what="an integer or None", scalar=False):
     a = integer(axis, func, "axis", what)
     dims = ndim if scalar else max(ndim, 1)
     if not -dims <= a < dims:
-        raise np.exceptions.AxisError(f"{func}: axis {a} is out of bounds for array of "
-                                      f"dimension {ndim}")
+        raise np.exceptions.AxisError(
+            f"{func}: axis {a} is out of bounds for array of dimension {ndim}"
+        )
     return a % dims
 
 
@@ -183,8 +188,7 @@ def check_out(out, shape, func):
     if not hasattr(out, "shape") or not hasattr(out, "dtype"):
         raise TypeError(f"{func}: out must be an array, got {type(out).__name__}")
     if tuple(out.shape) != tuple(shape):
-        raise ValueError(f"{func}: out has shape {tuple(out.shape)}, the result has "
-                         f"{tuple(shape)}")
+        raise ValueError(f"{func}: out has shape {tuple(out.shape)}, the result has {tuple(shape)}")
     if isinstance(out, np.ndarray) and not out.flags.writeable:
         raise ValueError(f"{func}: output array is read-only")
 

@@ -18,8 +18,7 @@ import os
 import pathlib
 import re
 
-__all__ = ["CompileError", "first_error", "first_error_block", "compiler_instantiation",
-           "log_dir"]
+__all__ = ["CompileError", "first_error", "first_error_block", "compiler_instantiation", "log_dir"]
 
 #: the most characters of the compiler's first error line a message quotes
 _FIRST_MAX = 400
@@ -72,15 +71,22 @@ def log_dir():
     """Where whole compile logs are written: ``$PRIMITIVES_CACHE_DIR/compile-logs`` (default
     ``~/.cache/primitives/compile-logs``)."""
     base = os.environ.get("PRIMITIVES_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "primitives")
+        os.path.expanduser("~"), ".cache", "primitives"
+    )
     return pathlib.Path(base) / "compile-logs"
 
 
 def _save(what, names, log):
     """The path of a file holding ``log`` (after what was compiled and the instantiations asked
     for), named by a hash of its text, or None where none could be written."""
-    text = (what + "\ninstantiations asked for:\n" + "".join(f"  {n}\n" for n in names)
-            + "\n" + log + "\n")
+    text = (
+        what
+        + "\ninstantiations asked for:\n"
+        + "".join(f"  {n}\n" for n in names)
+        + "\n"
+        + log
+        + "\n"
+    )
     path = log_dir() / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.log"
     try:
         if not path.is_file():

@@ -87,8 +87,9 @@ def identity(op, dt):
 
 #: the narrow dtypes that ``sum``/``min``/``max``/``reduce`` accept besides :data:`NUMERIC`, as
 #: NumPy's reductions do (the other families do not take them)
-REDUCE_NARROW = tuple(np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16,
-                                            np.float16))
+REDUCE_NARROW = tuple(
+    np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16)
+)
 REDUCE_DTYPES = NUMERIC + REDUCE_NARROW
 
 #: the production reduction's own instantiations for narrow inputs: (input, accumulator, result,
@@ -96,7 +97,8 @@ REDUCE_DTYPES = NUMERIC + REDUCE_NARROW
 #: CuPy's); min/max accumulate in a 32-bit type (the block's shuffles move 4 or 8 bytes) and
 #: store the input's dtype. bool is read as uint8 (its bytes are 0 and 1).
 REDUCE_NARROW_KERNELS = tuple(
-    (np.dtype(i), np.dtype(a), np.dtype(r), ops) for i, a, r, ops in (
+    (np.dtype(i), np.dtype(a), np.dtype(r), ops)
+    for i, a, r, ops in (
         (np.int8, np.int64, np.int64, ("sum",)),
         (np.uint8, np.uint64, np.uint64, ("sum",)),
         (np.int16, np.int64, np.int64, ("sum",)),
@@ -127,8 +129,13 @@ COMPLEX_CTYPES = {np.dtype(np.complex64): "prim::c64", np.dtype(np.complex128): 
 #: every dtype some kernel reads in place, and the C++ type it is read as in name expressions: the
 #: 4- and 8-byte types, the narrow integers, bool as its bytes (0 and 1), float16 as prim::f16
 #: (common/narrow.cuh) and complex as prim::c64/c128 (common/complex.cuh)
-KERNEL_CTYPES = {**CTYPES, **SMALL_CTYPES, np.dtype(np.bool_): "unsigned char",
-                 np.dtype(np.float16): "prim::f16", **COMPLEX_CTYPES}
+KERNEL_CTYPES = {
+    **CTYPES,
+    **SMALL_CTYPES,
+    np.dtype(np.bool_): "unsigned char",
+    np.dtype(np.float16): "prim::f16",
+    **COMPLEX_CTYPES,
+}
 #: every dtype the sums and products accept (min/max take :data:`REDUCE_DTYPES`: no complex)
 REDUCE_COMPLEX_DTYPES = REDUCE_DTYPES + COMPLEX
 
@@ -136,7 +143,8 @@ REDUCE_COMPLEX_DTYPES = REDUCE_DTYPES + COMPLEX
 #: :data:`REDUCE_NARROW_KERNELS`: (input, accumulator, result, ops). Products of narrow integers
 #: multiply in 64 bits (NumPy's result dtype, wrapping as it does); float16 in float32.
 REDUCE_NARROW_PROD_KERNELS = tuple(
-    (np.dtype(i), np.dtype(a), np.dtype(r), ("prod",)) for i, a, r in (
+    (np.dtype(i), np.dtype(a), np.dtype(r), ("prod",))
+    for i, a, r in (
         (np.int8, np.int64, np.int64),
         (np.uint8, np.uint64, np.uint64),
         (np.int16, np.int64, np.int64),

@@ -120,8 +120,9 @@ _modules = {}
 _compile_lock = threading.Lock()
 
 
-def compile_module(code, name_expressions, *, include_dirs=(), options=(), cache_key="",
-                   filename="kernel.cu"):
+def compile_module(
+    code, name_expressions, *, include_dirs=(), options=(), cache_key="", filename="kernel.cu"
+):
     """Compile ``code`` with the host compiler for the kernels named by ``name_expressions``.
 
     ``name_expressions`` are C++ expressions naming ``__global__`` functions (template arguments
@@ -168,7 +169,7 @@ def _type_from_pretty(pretty):
     i = pretty.find("T = ")
     if i < 0:
         return pretty
-    s = pretty[i + 4:]
+    s = pretty[i + 4 :]
     return s[:-1] if s.endswith("]") else s.split(";")[0]
 
 
@@ -222,8 +223,10 @@ class EmuModule:
 def _dims(v, what):
     if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         t = (int(v),)
-    elif isinstance(v, tuple) and 1 <= len(v) <= 3 and all(
-        isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in v
+    elif (
+        isinstance(v, tuple)
+        and 1 <= len(v) <= 3
+        and all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in v)
     ):
         t = tuple(int(x) for x in v)
     else:
@@ -240,11 +243,27 @@ def _describe_value(a):
 
 
 _DTYPE_KIND = {"f": 4, "i": 2, "u": 3, "b": 5}
-_KIND_WORD = {2: "signed integer", 3: "unsigned integer", 4: "floating-point", 5: "bool", 0: "struct",
-              1: "pointer"}
-_SUGGEST = {(2, 1): "int8", (2, 2): "int16", (2, 4): "int32", (2, 8): "int64", (3, 1): "uint8",
-            (3, 2): "uint16", (3, 4): "uint32", (3, 8): "uint64", (4, 4): "float32", (4, 8): "float64",
-            (5, 1): "bool_"}
+_KIND_WORD = {
+    2: "signed integer",
+    3: "unsigned integer",
+    4: "floating-point",
+    5: "bool",
+    0: "struct",
+    1: "pointer",
+}
+_SUGGEST = {
+    (2, 1): "int8",
+    (2, 2): "int16",
+    (2, 4): "int32",
+    (2, 8): "int64",
+    (3, 1): "uint8",
+    (3, 2): "uint16",
+    (3, 4): "uint32",
+    (3, 8): "uint64",
+    (4, 4): "float32",
+    (4, 8): "float64",
+    (5, 1): "bool_",
+}
 
 
 class EmuFunction:
@@ -258,7 +277,12 @@ class EmuFunction:
         lib = module._lib
         self._launch = getattr(lib, f"prim_emu_launch_{index}")
         self._launch.restype = ctypes.c_int
-        self._launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_longlong]
+        self._launch.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+            ctypes.c_char_p,
+            ctypes.c_longlong,
+        ]
         pfn = getattr(lib, f"prim_emu_params_{index}")
         pfn.restype = ctypes.c_longlong
         pfn.argtypes = [ctypes.c_void_p, ctypes.c_longlong]
@@ -267,9 +291,15 @@ class EmuFunction:
         pfn(buf, n)
         self._raw = [(p.size, p.align, p.kind, p.pointee_size, p.pointee_kind) for p in buf[:n]]
         self.params = tuple(
-            ParamInfo(i, _KINDS.get(p.kind, "struct"), p.size, p.align,
-                      _type_from_pretty(p.pretty.decode(errors="replace")),
-                      _KINDS.get(p.pointee_kind, "") if p.pointee_size else "", p.pointee_size)
+            ParamInfo(
+                i,
+                _KINDS.get(p.kind, "struct"),
+                p.size,
+                p.align,
+                _type_from_pretty(p.pretty.decode(errors="replace")),
+                _KINDS.get(p.pointee_kind, "") if p.pointee_size else "",
+                p.pointee_size,
+            )
             for i, p in enumerate(buf[:n])
         )
         self.num_params = n
@@ -293,11 +323,15 @@ class EmuFunction:
 
     def _bad_arg(self, i, msg):
         p = self.params[i]
-        return TypeError(f"{self.name_expression}: argument {i} (parameter type '{p.ctype}'): {msg}")
+        return TypeError(
+            f"{self.name_expression}: argument {i} (parameter type '{p.ctype}'): {msg}"
+        )
 
     def _marshal(self, args):
         if not isinstance(args, (tuple, list)):
-            raise TypeError(f"{self.name_expression}: args must be a tuple, not {type(args).__name__}")
+            raise TypeError(
+                f"{self.name_expression}: args must be a tuple, not {type(args).__name__}"
+            )
         if len(args) != self.num_params:
             sig = ", ".join(p.ctype for p in self.params)
             raise TypeError(
@@ -310,32 +344,42 @@ class EmuFunction:
             size, _align, kind, psize, pkind = self._raw[i]
             if kind == 1:  # pointer
                 if not isinstance(a, np.ndarray):
-                    raise self._bad_arg(i, f"expected a numpy.ndarray (device memory), got {_describe_value(a)}")
+                    raise self._bad_arg(
+                        i, f"expected a numpy.ndarray (device memory), got {_describe_value(a)}"
+                    )
                 if psize > 1:  # 1-byte pointees (char, bool) are used as raw bytes: not checked
                     dk = _DTYPE_KIND.get(a.dtype.kind)
                     same_class = dk == pkind or (dk in (2, 3) and pkind in (2, 3))
                     if not same_class or a.dtype.itemsize != psize:
                         raise self._bad_arg(
-                            i, f"the kernel reads {psize}-byte {_KIND_WORD[pkind]} elements but the "
-                               f"array has dtype {a.dtype}")
+                            i,
+                            f"the kernel reads {psize}-byte {_KIND_WORD[pkind]} elements but the "
+                            f"array has dtype {a.dtype}",
+                        )
                 if not a.flags.c_contiguous:  # the kernel gets the first element's address alone
                     p = self.params[i]
                     raise ValueError(
                         f"{self.name_expression}: argument {i} (parameter type '{p.ctype}'): the "
                         f"array is not C-contiguous (shape {a.shape}, strides {a.strides}); a kernel "
-                        f"reads an array's elements one after another from its first address")
+                        f"reads an array's elements one after another from its first address"
+                    )
                 cell = ctypes.c_void_p(a.__array_interface__["data"][0])
                 keep.append(cell)
                 ptrs[i] = ctypes.addressof(cell)
                 continue
             if isinstance(a, np.ndarray):
-                raise self._bad_arg(i, f"expected a {size}-byte {_KIND_WORD.get(kind, 'value')} scalar, "
-                                       f"got a numpy.ndarray (pass a numpy scalar such as "
-                                       f"numpy.{_SUGGEST.get((kind, size), 'int32')}(...))")
+                raise self._bad_arg(
+                    i,
+                    f"expected a {size}-byte {_KIND_WORD.get(kind, 'value')} scalar, "
+                    f"got a numpy.ndarray (pass a numpy scalar such as "
+                    f"numpy.{_SUGGEST.get((kind, size), 'int32')}(...))",
+                )
             if not isinstance(a, np.generic):
                 raise self._bad_arg(
-                    i, f"got {_describe_value(a)} {a!r}: pass a NumPy scalar of the exact width, e.g. "
-                       f"numpy.{_SUGGEST.get((kind, size), 'int32')}(...)")
+                    i,
+                    f"got {_describe_value(a)} {a!r}: pass a NumPy scalar of the exact width, e.g. "
+                    f"numpy.{_SUGGEST.get((kind, size), 'int32')}(...)",
+                )
             dk = _DTYPE_KIND.get(a.dtype.kind)
             if kind == 0:
                 ok = a.dtype.itemsize == size and a.dtype.kind == "V"
@@ -361,13 +405,19 @@ class EmuFunction:
             raise EmulatorError(f"{name}: shared_mem must be an int, got {shared_mem!r}")
         shared_mem = int(shared_mem)
         if min(g) < 1 or min(b) < 1:
-            raise EmulatorError(f"{name}: every grid and block dimension must be >= 1, got grid={g}, block={b}")
+            raise EmulatorError(
+                f"{name}: every grid and block dimension must be >= 1, got grid={g}, block={b}"
+            )
         threads = b[0] * b[1] * b[2]
         if threads > self.max_threads_per_block:
-            raise EmulatorError(f"{name}: block {b} has {threads} threads, more than the limit of "
-                                f"{self.max_threads_per_block} threads per block")
+            raise EmulatorError(
+                f"{name}: block {b} has {threads} threads, more than the limit of "
+                f"{self.max_threads_per_block} threads per block"
+            )
         if b[0] > 1024 or b[1] > 1024 or b[2] > 64:
-            raise EmulatorError(f"{name}: block {b} exceeds the per-dimension limits (1024, 1024, 64)")
+            raise EmulatorError(
+                f"{name}: block {b} exceeds the per-dimension limits (1024, 1024, 64)"
+            )
         if g[0] > 2**31 - 1 or g[1] > 65535 or g[2] > 65535:
             raise EmulatorError(f"{name}: grid {g} exceeds the limits (2^31-1, 65535, 65535)")
         if shared_mem < 0:
@@ -376,18 +426,22 @@ class EmuFunction:
             raise EmulatorError(
                 f"{name}: shared_mem={shared_mem} bytes exceeds this kernel's "
                 f"max_dynamic_shared_size_bytes={self._max_dyn} (raise the attribute, up to "
-                f"{MAX_DYNAMIC_SHARED}, as with CuPy's RawKernel)")
+                f"{MAX_DYNAMIC_SHARED}, as with CuPy's RawKernel)"
+            )
         ptrs, keep = self._marshal(args)
         with _launch_lock:
             pool = _get_pool(self.module._lib)
             race, seed = _next_launch_seed()
-            cfg = (ctypes.c_longlong * _CFG_LEN)(g[0], g[1], g[2], b[0], b[1], b[2], shared_mem, race, seed,
-                                                 SPIN_LIMIT, pool)
+            cfg = (ctypes.c_longlong * _CFG_LEN)(
+                g[0], g[1], g[2], b[0], b[1], b[2], shared_mem, race, seed, SPIN_LIMIT, pool
+            )
             err = ctypes.create_string_buffer(4096)
             rc = self._launch(cfg, ptrs, err, len(err))
         del keep
         if rc:
-            raise EmulatorError(f"{name} (grid={g}, block={b}): {err.value.decode(errors='replace')}")
+            raise EmulatorError(
+                f"{name} (grid={g}, block={b}): {err.value.decode(errors='replace')}"
+            )
 
     def __repr__(self):
         return f"<EmuFunction {self.name_expression}({', '.join(p.ctype for p in self.params)})>"

@@ -44,8 +44,10 @@ def _find_header():
     if env:
         return pathlib.Path(env).resolve()
     package = pathlib.Path(__file__).resolve().parent.parent
-    for cand in (package / "kernels" / "emulator" / "emu.h",
-                 package.parent / "kernels" / "emulator" / "emu.h"):
+    for cand in (
+        package / "kernels" / "emulator" / "emu.h",
+        package.parent / "kernels" / "emulator" / "emu.h",
+    ):
         if cand.is_file():
             return cand
     return package.parent / "kernels" / "emulator" / "emu.h"
@@ -80,7 +82,9 @@ def _compiler():
             )
         argv = [exe]
     try:
-        ident = subprocess.run(argv + ["--version"], capture_output=True, text=True, timeout=60).stdout
+        ident = subprocess.run(
+            argv + ["--version"], capture_output=True, text=True, timeout=60
+        ).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         raise EmulatorCompileError(f"emulator: cannot run the C++ compiler {argv}: {exc}") from exc
     res = (argv, ident.strip(), "clang" in ident.lower())
@@ -90,8 +94,22 @@ def _compiler():
 
 # NVRTC options that mean nothing to the host compiler are dropped; -D/-U/-I/-std and
 # host-meaningful -O/-W/-f/-g/-m flags pass through.
-_NVRTC_ONLY_PREFIXES = ("-fmad", "-ftz", "-prec-", "-arch", "-use_fast_math", "--", "-lineinfo",
-                        "-default-device", "-dopt", "-ewp", "-dw", "-rdc", "-dlto", "-G")
+_NVRTC_ONLY_PREFIXES = (
+    "-fmad",
+    "-ftz",
+    "-prec-",
+    "-arch",
+    "-use_fast_math",
+    "--",
+    "-lineinfo",
+    "-default-device",
+    "-dopt",
+    "-ewp",
+    "-dw",
+    "-rdc",
+    "-dlto",
+    "-G",
+)
 
 
 def _translate_options(options):
@@ -104,7 +122,7 @@ def _translate_options(options):
             flag = {"--define-macro=": "-D", "--undefine-macro=": "-U", "--include-path=": "-I"}
             for pre, short in flag.items():
                 if opt.startswith(pre):
-                    out.append(short + opt[len(pre):])
+                    out.append(short + opt[len(pre) :])
         elif opt.startswith(("-D", "-U", "-I")):
             out.append(opt)
         elif opt.startswith(_NVRTC_ONLY_PREFIXES):
@@ -128,7 +146,11 @@ SECTIONS {
 
 def _cache_dir():
     base = os.environ.get("PRIMITIVES_CACHE_DIR")
-    d = pathlib.Path(base) / "emulator" if base else pathlib.Path.home() / ".cache" / "primitives" / "emulator"
+    d = (
+        pathlib.Path(base) / "emulator"
+        if base
+        else pathlib.Path.home() / ".cache" / "primitives" / "emulator"
+    )
     try:
         d.mkdir(parents=True, exist_ok=True)
         if os.access(d, os.W_OK):
@@ -188,13 +210,21 @@ def prepare(code, names, include_dirs, options, cache_key, filename):
     incs = [str(pathlib.Path(d).resolve()) for d in include_dirs]
     opts = _translate_options(options)
     h = hashlib.sha256()
-    for part in (f"abi{_ABI}", code, "\0".join(names), "\0".join(opts), "\0".join(incs),
-                 str(cache_key), filename, ident, " ".join(argv)):
+    for part in (
+        f"abi{_ABI}",
+        code,
+        "\0".join(names),
+        "\0".join(opts),
+        "\0".join(incs),
+        str(cache_key),
+        filename,
+        ident,
+        " ".join(argv),
+    ):
         h.update(part.encode() if isinstance(part, str) else part)
         h.update(b"\x00\x01")
     h.update(header_text)
     digest = h.hexdigest()[:40]
-
 
     def build():
         cdir = _cache_dir()
@@ -202,8 +232,7 @@ def prepare(code, names, include_dirs, options, cache_key, filename):
         if not so_path.is_file():
             with _build_lock(cdir / f"{digest}.lock"):  # one build of a module across processes
                 if not so_path.is_file():
-                    _build(argv, is_clang, header, code, names, incs, opts, filename, so_path,
-                           cdir)
+                    _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, cdir)
         return so_path
 
     return digest, build
@@ -237,9 +266,18 @@ def _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, c
         fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=str(cdir))
         os.close(fd)
         cmd = list(argv) + [
-            "-std=c++17", "-O1", "-fPIC", "-shared", "-pipe", "-DPRIM_EMULATOR=1",
-            "-include", str(header),
-            "-Wno-unknown-pragmas", "-fvisibility=hidden", "-fno-strict-aliasing", "-fwrapv",
+            "-std=c++17",
+            "-O1",
+            "-fPIC",
+            "-shared",
+            "-pipe",
+            "-DPRIM_EMULATOR=1",
+            "-include",
+            str(header),
+            "-Wno-unknown-pragmas",
+            "-fvisibility=hidden",
+            "-fno-strict-aliasing",
+            "-fwrapv",
             "-fno-threadsafe-statics",
         ]
         if not is_clang:
@@ -250,15 +288,20 @@ def _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, c
         # templates) between two symbols, so that race mode can poison it; a linker that does not
         # take it still gets a working module (static shared memory then is not poisoned).
         try:
-            proc = subprocess.run(cmd + [f"-Wl,-T,{ld}"], capture_output=True, text=True, cwd=str(tmp))
+            proc = subprocess.run(
+                cmd + [f"-Wl,-T,{ld}"], capture_output=True, text=True, cwd=str(tmp)
+            )
             if proc.returncode != 0 and str(ld) in proc.stdout + proc.stderr:
                 proc = subprocess.run(cmd, capture_output=True, text=True, cwd=str(tmp))
         except OSError as exc:
             os.unlink(tmp_so)
-            raise EmulatorCompileError(f"emulator: cannot run {cmd[0]}: {exc}", "", names, cmd) from exc
+            raise EmulatorCompileError(
+                f"emulator: cannot run {cmd[0]}: {exc}", "", names, cmd
+            ) from exc
         if proc.returncode != 0:
             os.unlink(tmp_so)
             log = (proc.stdout + proc.stderr).strip() or "error: the compiler failed silently"
-            raise EmulatorCompileError(f"emulator: compiling {filename}", log, names, cmd,
-                                       _glue_expression(log, names))
+            raise EmulatorCompileError(
+                f"emulator: compiling {filename}", log, names, cmd, _glue_expression(log, names)
+            )
         os.replace(tmp_so, so_path)

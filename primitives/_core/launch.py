@@ -16,8 +16,21 @@ import numpy as np
 
 from . import backend as _backend, loader as _loader
 
-__all__ = ["cdiv", "resident_grid", "cover_grid", "set_dynamic_shared", "launch", "check", "Direct",
-           "i64", "stand_in", "clear_stand_ins", "host_words", "wait_written", "HostCount"]
+__all__ = [
+    "cdiv",
+    "resident_grid",
+    "cover_grid",
+    "set_dynamic_shared",
+    "launch",
+    "check",
+    "Direct",
+    "i64",
+    "stand_in",
+    "clear_stand_ins",
+    "host_words",
+    "wait_written",
+    "HostCount",
+]
 
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_YZ = 65535
@@ -239,6 +252,7 @@ class HostCount:
             host[0] = -1
             launch(*args)
             if host[0] < 0:
-                wait_written(host, 0, -1, self.backend,
-                             f"{func}: the kernel did not report its count")
+                wait_written(
+                    host, 0, -1, self.backend, f"{func}: the kernel did not report its count"
+                )
             return int(host[0])

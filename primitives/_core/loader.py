@@ -28,8 +28,16 @@ import numpy as np
 from . import backend as _backend
 from .compile_errors import CompileError
 
-__all__ = ["KernelCompileError", "Kernel", "kernels_root", "tree_hash", "load", "register",
-           "param_words", "check_dense"]
+__all__ = [
+    "KernelCompileError",
+    "Kernel",
+    "kernels_root",
+    "tree_hash",
+    "load",
+    "register",
+    "param_words",
+    "check_dense",
+]
 
 
 class KernelCompileError(CompileError):
@@ -159,9 +167,11 @@ def check_dense(name, args, array_type):
 
 def not_dense(name, index, a):
     """The error of :func:`check_dense` for argument ``index``, the array ``a``."""
-    return ValueError(f"{name}: argument {index}: the array is not C-contiguous (shape "
-                      f"{a.shape}, strides {a.strides}); a kernel reads an array's elements one "
-                      f"after another from its first address")
+    return ValueError(
+        f"{name}: argument {index}: the array is not C-contiguous (shape "
+        f"{a.shape}, strides {a.strides}); a kernel reads an array's elements one "
+        f"after another from its first address"
+    )
 
 
 class _DirectLaunch:
@@ -277,8 +287,9 @@ def _compile_error(relpath, names, exc):
         return KernelCompileError(f"compiling {relpath}", str(exc), names)
     if not exc.log:  # the compiler did not run (or an NVRTC call failed): its reason alone
         return KernelCompileError(f"compiling {relpath} failed: {exc}", names=names)
-    return KernelCompileError(f"compiling {relpath}", exc.log, names, exc.instantiation,
-                              exc.log_path)
+    return KernelCompileError(
+        f"compiling {relpath}", exc.log, names, exc.instantiation, exc.log_path
+    )
 
 
 _shipped_modules = {}  # path of a shipped binary -> its loaded module (one per file and device)
@@ -303,9 +314,12 @@ def shipped(raw_module, relpath, names, cc):
             raw.get_function(lowered[names[0]])  # loads the file now, so a failure falls back
             _shipped_modules[key] = raw
     except Exception as exc:  # a damaged or incompatible binary: compile as without one
-        warnings.warn(f"primitives: the shipped kernel binary {path.name} did not load "
-                      f"({type(exc).__name__}: {exc}); compiling {relpath} instead",
-                      RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"primitives: the shipped kernel binary {path.name} did not load "
+            f"({type(exc).__name__}: {exc}); compiling {relpath} instead",
+            RuntimeWarning,
+            stacklevel=2,
+        )
         return None
     return lambda name: raw.get_function(lowered[name])
 
@@ -318,7 +332,8 @@ def lazy_cache_dir():
     """Where the images compiled on first use are kept for later processes:
     ``$PRIMITIVES_CACHE_DIR/cubin`` (default ``~/.cache/primitives/cubin``)."""
     base = os.environ.get("PRIMITIVES_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "primitives")
+        os.path.expanduser("~"), ".cache", "primitives"
+    )
     return pathlib.Path(base) / "cubin"
 
 
@@ -334,8 +349,9 @@ def compile_alone(relpath, name, arch):
     from . import nvrtc
 
     opts = binary_options()
-    digest = hashlib.sha256(repr((tree_hash(), relpath, name, arch, nvrtc.version(),
-                                  opts)).encode()).hexdigest()[:40]
+    digest = hashlib.sha256(
+        repr((tree_hash(), relpath, name, arch, nvrtc.version(), opts)).encode()
+    ).hexdigest()[:40]
     directory = lazy_cache_dir()
     image, meta = directory / f"{digest}.cubin", directory / f"{digest}.json"
     try:
@@ -343,8 +359,9 @@ def compile_alone(relpath, name, arch):
     except (OSError, ValueError, KeyError):
         pass
     try:
-        data, lowered = nvrtc.compile_binary(source(relpath), [name], arch=arch, options=opts,
-                                             filename=relpath)
+        data, lowered = nvrtc.compile_binary(
+            source(relpath), [name], arch=arch, options=opts, filename=relpath
+        )
     except nvrtc.NVRTCError as exc:
         raise _compile_error(relpath, [name], exc) from exc
     directory.mkdir(parents=True, exist_ok=True)
@@ -370,8 +387,9 @@ def _compiled_alone(relpath, name):
     fn = _alone.get(key)
     if fn is None:
         try:
-            path, lowered = compile_alone(relpath, name,
-                                          f"sm_{backend.device_info().compute_capability}")
+            path, lowered = compile_alone(
+                relpath, name, f"sm_{backend.device_info().compute_capability}"
+            )
             raw = _alone_modules[key] = cupy.RawModule(path=str(path))
             fn = raw.get_function(lowered)
         except KernelCompileError:
@@ -379,11 +397,16 @@ def _compiled_alone(relpath, name):
         except Exception as exc:  # noqa: BLE001 - CuPy's compiler is the fallback
             if not _cupy_compile_warned:
                 _cupy_compile_warned.append(True)
-                warnings.warn(f"primitives: compiling {relpath} through CuPy instead "
-                              f"({type(exc).__name__}: {exc}); its kernels flush denormal "
-                              f"floats to zero", RuntimeWarning, stacklevel=2)
-            raw = cupy.RawModule(code=source(relpath), options=nvrtc_options(),
-                                 name_expressions=[name])
+                warnings.warn(
+                    f"primitives: compiling {relpath} through CuPy instead "
+                    f"({type(exc).__name__}: {exc}); its kernels flush denormal "
+                    f"floats to zero",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            raw = cupy.RawModule(
+                code=source(relpath), options=nvrtc_options(), name_expressions=[name]
+            )
             try:
                 raw.compile()
             except cupy.cuda.compiler.CompileException as cexc:
@@ -397,8 +420,7 @@ def _compile(backend, relpath, names):
     if backend.is_cuda:
         import cupy
 
-        get_raw = shipped(cupy.RawModule, relpath, names,
-                          backend.device_info().compute_capability)
+        get_raw = shipped(cupy.RawModule, relpath, names, backend.device_info().compute_capability)
         if get_raw is None:
             # nothing shipped: compile each instantiation when a call first asks for it, not
             # every name of the module (a first call waits for its own kernels alone)

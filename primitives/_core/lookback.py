@@ -80,5 +80,10 @@ class LookbackPlan(_plans.Plan):
         its own (on the GPU the call then stores the slots' words and launches the kernel
         itself: :class:`~primitives._core.launch.Direct`)."""
         S = _plans.Launch.SLOT
-        self.lookback = _plans.Launch(self.kernel, self.grid, self.block, self.smem,
-                                      args=tuple(args) + (self.counter, self.state, S))
+        self.lookback = _plans.Launch(
+            self.kernel,
+            self.grid,
+            self.block,
+            self.smem,
+            args=tuple(args) + (self.counter, self.state, S),
+        )

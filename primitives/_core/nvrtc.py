@@ -112,7 +112,11 @@ def _compile(code, name_expressions, arch, options, filename, binary):
     try:
         for name in name_expressions:
             _check(lib, lib.nvrtcAddNameExpression(prog, name.encode()), f"name {name!r}")
-        opts = [f"--gpu-architecture={arch}".encode(), b"-std=c++17", *(o.encode() for o in options)]
+        opts = [
+            f"--gpu-architecture={arch}".encode(),
+            b"-std=c++17",
+            *(o.encode() for o in options),
+        ]
         arr = (ctypes.c_char_p * len(opts))(*opts)
         status = lib.nvrtcCompileProgram(prog, len(opts), arr)
         size = ctypes.c_size_t()
@@ -120,9 +124,11 @@ def _compile(code, name_expressions, arch, options, filename, binary):
         log = ctypes.create_string_buffer(size.value)
         lib.nvrtcGetProgramLog(prog, log)
         if status != 0:
-            raise NVRTCError(f"NVRTC compiling {filename} for {arch}",
-                             log.value.decode(errors="replace") or "error: no log from NVRTC",
-                             name_expressions)
+            raise NVRTCError(
+                f"NVRTC compiling {filename} for {arch}",
+                log.value.decode(errors="replace") or "error: no log from NVRTC",
+                name_expressions,
+            )
         lowered = {}
         for name in name_expressions:
             out = ctypes.c_char_p()
@@ -136,8 +142,11 @@ def _compile(code, name_expressions, arch, options, filename, binary):
         if binary:
             kind = "CUBIN" if arch.startswith("sm_") else "PTX"
             size = ctypes.c_size_t()
-            _check(lib, getattr(lib, f"nvrtcGet{kind}Size")(prog, ctypes.byref(size)),
-                   f"nvrtcGet{kind}Size")
+            _check(
+                lib,
+                getattr(lib, f"nvrtcGet{kind}Size")(prog, ctypes.byref(size)),
+                f"nvrtcGet{kind}Size",
+            )
             buf = ctypes.create_string_buffer(size.value)
             _check(lib, getattr(lib, f"nvrtcGet{kind}")(prog, buf), f"nvrtcGet{kind}")
             image = buf.raw

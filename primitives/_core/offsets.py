@@ -51,8 +51,9 @@ def segment_offsets(offsets, n, *, func, arg="x", item="element", cover=True, ch
     if arr.size < 1:
         raise ValueError(f"{func}: offsets must hold at least one value (nseg + 1 boundaries)")
     arr = arr.astype(np.int64, copy=False)
-    return arr, (check_values(arr, n, func=func, arg=arg, item=item, cover=cover) if check
-                 else None)
+    return arr, (
+        check_values(arr, n, func=func, arg=arg, item=item, cover=cover) if check else None
+    )
 
 
 def check_values(arr, n, *, func, arg="x", item="element", cover=True):
@@ -68,5 +69,6 @@ def check_values(arr, n, *, func, arg="x", item="element", cover=True):
     if cover and (first != 0 or last != n):
         raise ValueError(
             f"{func}: offsets must start at 0 and end at {arg}.size={n} so that every {item} "
-            f"is in a segment, got {first} .. {last}")
+            f"is in a segment, got {first} .. {last}"
+        )
     return longest

@@ -31,8 +31,18 @@ import numpy as np
 
 from . import backend as _backend, launch as _launch, policy as _policy
 
-__all__ = ["Plan", "PlanCache", "PLANS", "Launch", "call_key", "stream_key", "clear_caches",
-           "cache_info", "planned", "BoundPlan"]
+__all__ = [
+    "Plan",
+    "PlanCache",
+    "PLANS",
+    "Launch",
+    "call_key",
+    "stream_key",
+    "clear_caches",
+    "cache_info",
+    "planned",
+    "BoundPlan",
+]
 
 #: default bounds of :data:`PLANS`
 MAX_PLANS = 512
@@ -117,8 +127,9 @@ class PlanCache:
             self._bytes += int(getattr(plan, "nbytes", 0))
         else:
             ref[1] += 1
-        while len(self._plans) > 1 and (len(self._plans) > self.max_plans or
-                                        self._bytes > self.max_bytes):
+        while len(self._plans) > 1 and (
+            len(self._plans) > self.max_plans or self._bytes > self.max_bytes
+        ):
             _, out = self._plans.popitem(last=False)
             self._unref(out)
 
@@ -138,9 +149,14 @@ class PlanCache:
     def info(self):
         """``{"keys", "plans", "bytes", "max_plans", "max_bytes", "builds"}``."""
         with self._lock:
-            return {"keys": len(self._plans), "plans": len(self._refs), "bytes": self._bytes,
-                    "max_plans": self.max_plans, "max_bytes": self.max_bytes,
-                    "builds": self.builds}
+            return {
+                "keys": len(self._plans),
+                "plans": len(self._refs),
+                "bytes": self._bytes,
+                "max_plans": self.max_plans,
+                "max_bytes": self.max_bytes,
+                "builds": self.builds,
+            }
 
     def resize(self, max_plans=None, max_bytes=None):
         """Change the bounds (evicting at the next filing)."""
@@ -203,9 +219,29 @@ def call_key(func, arrays, options=()):
     return (func, tuple(spec), tuple(opts), _policy._generation, b.stream_key())
 
 
-_HASHABLE = frozenset({bool, int, float, str, type(None), np.bool_, np.int8, np.int16, np.int32,
-                       np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16,
-                       np.float32, np.float64, np.dtype, type})
+_HASHABLE = frozenset(
+    {
+        bool,
+        int,
+        float,
+        str,
+        type(None),
+        np.bool_,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.dtype,
+        type,
+    }
+)
 _HASHABLE = _HASHABLE | frozenset(type(np.dtype(t)) for t in "?bhilqBHILQefdgFDG")
 
 
@@ -241,10 +277,16 @@ class Launch:
         self.grid, self.block = _launch.check(kernel, grid, block, shared_mem)
         self.kernel, self.shared_mem = kernel, int(shared_mem)
         self.args = None if args is None else tuple(args)
-        self.slots = () if args is None else tuple(
-            i for i, a in enumerate(self.args) if a is Launch.SLOT)
-        self.direct = None if args is None else _launch.Direct.make(
-            kernel, self.grid, self.block, self.shared_mem, self.args, self.slots)
+        self.slots = (
+            () if args is None else tuple(i for i, a in enumerate(self.args) if a is Launch.SLOT)
+        )
+        self.direct = (
+            None
+            if args is None
+            else _launch.Direct.make(
+                kernel, self.grid, self.block, self.shared_mem, self.args, self.slots
+            )
+        )
 
     def __call__(self, *args):
         if self.args is None:
@@ -326,8 +368,10 @@ def planned(make):
                 k += 1
             return BoundPlan(func, like[:k], like[k:], options, make(*like, **options))
 
-        plan.__doc__ = (f"A plan of :func:`{func.__name__}` for arrays like ``like``: "
-                        f"see :func:`primitives.plan`.")
+        plan.__doc__ = (
+            f"A plan of :func:`{func.__name__}` for arrays like ``like``: "
+            f"see :func:`primitives.plan`."
+        )
         plan.make = make
         func.plan = plan
         return func
@@ -345,6 +389,7 @@ def plan(func, *like, **options):
     """
     make = getattr(func, "plan", None)
     if make is None:
-        raise TypeError(f"plan: {getattr(func, '__name__', func)!r} is not a primitives "
-                        f"function with plans")
+        raise TypeError(
+            f"plan: {getattr(func, '__name__', func)!r} is not a primitives function with plans"
+        )
     return make(*like, **options)

@@ -39,8 +39,23 @@ import threading
 
 from . import backend as _backend
 
-__all__ = ["Table", "register", "current", "table", "families", "override", "generation",
-           "device_arch", "knob", "Range", "Real", "OneOf", "Flag", "Rule", "check"]
+__all__ = [
+    "Table",
+    "register",
+    "current",
+    "table",
+    "families",
+    "override",
+    "generation",
+    "device_arch",
+    "knob",
+    "Range",
+    "Real",
+    "OneOf",
+    "Flag",
+    "Rule",
+    "check",
+]
 
 _TABLES = {}
 _overrides = []  # [(family, selector or _ANY, policy or None, fields)], last wins
@@ -51,6 +66,7 @@ _ANY = object()
 
 # ---------------------------------------------------------------------------------------------
 # The values a policy field may hold.
+
 
 def _integer(v):
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
@@ -69,12 +85,21 @@ class Range:
             return False
         if v == 0 and self.zero:
             return True
-        return (v >= self.lo and (self.hi is None or v <= self.hi) and v % self.multiple == 0
-                and (not self.pow2 or v & (v - 1) == 0))
+        return (
+            v >= self.lo
+            and (self.hi is None or v <= self.hi)
+            and v % self.multiple == 0
+            and (not self.pow2 or v & (v - 1) == 0)
+        )
 
     def __str__(self):
-        what = ("a power of two" if self.pow2 else
-                f"a multiple of {self.multiple}" if self.multiple > 1 else "an integer")
+        what = (
+            "a power of two"
+            if self.pow2
+            else f"a multiple of {self.multiple}"
+            if self.multiple > 1
+            else "an integer"
+        )
         span = f"from {self.lo} to {self.hi}" if self.hi is not None else f"of at least {self.lo}"
         return f"{'0 or ' if self.zero else ''}{what} {span}"
 
@@ -86,12 +111,20 @@ class Real:
         self.lo, self.hi = lo, hi
 
     def allows(self, v):
-        return (isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
-                and self.lo <= v and (self.hi is None or v <= self.hi))
+        return (
+            isinstance(v, numbers.Real)
+            and not isinstance(v, bool)
+            and math.isfinite(v)
+            and self.lo <= v
+            and (self.hi is None or v <= self.hi)
+        )
 
     def __str__(self):
-        return (f"a number from {self.lo} to {self.hi}" if self.hi is not None
-                else f"a number of at least {self.lo}")
+        return (
+            f"a number from {self.lo} to {self.hi}"
+            if self.hi is not None
+            else f"a number of at least {self.lo}"
+        )
 
 
 class OneOf:
@@ -101,8 +134,9 @@ class OneOf:
         self.values = values
 
     def allows(self, v):
-        return any(v == a and (type(v) is type(a) or _integer(v) and _integer(a))
-                   for a in self.values)
+        return any(
+            v == a and (type(v) is type(a) or _integer(v) and _integer(a)) for a in self.values
+        )
 
     def __str__(self):
         return "one of " + ", ".join(repr(a) for a in self.values)
@@ -161,20 +195,26 @@ def check(family, pol, names=None, where=""):
     """Refuse ``pol`` unless it is a frozen dataclass whose fields (those in ``names``, or all)
     hold values their :func:`knob` allows: ``ValueError`` for a value, ``TypeError`` for a
     policy that is not a frozen dataclass of declared fields. ``where`` ends the message."""
-    if not dataclasses.is_dataclass(pol) or isinstance(pol, type) or \
-            not pol.__dataclass_params__.frozen:
+    if (
+        not dataclasses.is_dataclass(pol)
+        or isinstance(pol, type)
+        or not pol.__dataclass_params__.frozen
+    ):
         raise TypeError(f"{family} policy: {pol!r} is not a frozen dataclass")
     for f in dataclasses.fields(pol):
         if names is not None and f.name not in names:
             continue
         spec = f.metadata.get("allowed")
         if spec is None:
-            raise TypeError(f"tuning: {family} policy {type(pol).__name__}: field {f.name} "
-                            f"declares no allowed values (declare it with policy.knob)")
+            raise TypeError(
+                f"tuning: {family} policy {type(pol).__name__}: field {f.name} "
+                f"declares no allowed values (declare it with policy.knob)"
+            )
         value = getattr(pol, f.name)
         if not spec.allows(value):
-            raise ValueError(f"tuning: {family} policy field {f.name}={value!r} is not allowed: "
-                             f"{spec}{where}")
+            raise ValueError(
+                f"tuning: {family} policy field {f.name}={value!r} is not allowed: {spec}{where}"
+            )
 
 
 class Table:
@@ -185,11 +225,13 @@ class Table:
         self.entries = dict(entries)
         for (arch, sel), pol in self.entries.items():
             if arch != "default" and not (arch.startswith("sm_") and arch[3:].isdigit()):
-                raise ValueError(f"{family} policy: architecture {arch!r} is not 'default' or "
-                                 f"'sm_XY'")
+                raise ValueError(
+                    f"{family} policy: architecture {arch!r} is not 'default' or 'sm_XY'"
+                )
             check(family, pol, where=f" (table entry {arch}, {sel!r})")
-        self.archs = sorted({a for a, _ in self.entries if a != "default"},
-                            key=lambda a: int(a[3:]), reverse=True)
+        self.archs = sorted(
+            {a for a, _ in self.entries if a != "default"}, key=lambda a: int(a[3:]), reverse=True
+        )
 
     def __repr__(self):
         lines = [f"{arch}, {sel!r} -> {pol!r}" for (arch, sel), pol in self.entries.items()]
@@ -209,13 +251,15 @@ class Table:
 
     def lookup(self, selector=None, arch="default"):
         for a in self.chain(arch):
-            for sel in ((selector, None) if selector is not None else (None,)):
+            for sel in (selector, None) if selector is not None else (None,):
                 pol = self.entries.get((a, sel))
                 if pol is not None:
                     return pol
         selectors = sorted({repr(sel) for _, sel in self.entries})
-        raise ValueError(f"tuning: {self.family} has no policy for selector {selector!r} on "
-                         f"{arch}; its selectors: {', '.join(selectors)}")
+        raise ValueError(
+            f"tuning: {self.family} has no policy for selector {selector!r} on "
+            f"{arch}; its selectors: {', '.join(selectors)}"
+        )
 
 
 def register(family, entries, doc=""):
@@ -232,8 +276,9 @@ def table(family):
     try:
         return _TABLES[family]
     except KeyError:
-        raise ValueError(f"tuning: no family {family!r}; families with policies: "
-                         f"{', '.join(families())}") from None
+        raise ValueError(
+            f"tuning: no family {family!r}; families with policies: {', '.join(families())}"
+        ) from None
 
 
 def device_arch():
@@ -280,18 +325,25 @@ def override(family, policy=None, *, selector=_ANY, **fields):
     if policy is not None:
         check(family, policy)
     if fields:  # fail early on a misspelled field, and on a value its policies do not allow
-        pols = [(sel, p) for (_, sel), p in t.entries.items()
-                if selector is _ANY or sel == selector]
+        pols = [
+            (sel, p) for (_, sel), p in t.entries.items() if selector is _ANY or sel == selector
+        ]
         if not any(_has_fields(p, fields) for _, p in pols):
             names = sorted({f.name for _, p in pols for f in dataclasses.fields(p)})
-            raise TypeError(f"override: no {family} policy"
-                            f"{'' if selector is _ANY else f' for {selector!r}'} has the "
-                            f"field(s) {sorted(fields)}; fields: {names}")
+            raise TypeError(
+                f"override: no {family} policy"
+                f"{'' if selector is _ANY else f' for {selector!r}'} has the "
+                f"field(s) {sorted(fields)}; fields: {names}"
+            )
         several = len({sel for sel, _ in pols}) > 1  # then say which policy refuses the value
         for sel, p in pols:
             if _has_fields(p, fields):
-                check(family, dataclasses.replace(p, **fields), fields,
-                      f" (the {sel!r} policy)" if several else "")
+                check(
+                    family,
+                    dataclasses.replace(p, **fields),
+                    fields,
+                    f" (the {sel!r} policy)" if several else "",
+                )
     entry = (family, selector, policy, fields)
     with _lock:
         _overrides.append(entry)

@@ -21,8 +21,9 @@ def _mask(mask, n, func):
 
 def _check_dtype(dt):
     if _checks.native_dtype(dt) not in _cp.DTYPES:
-        raise TypeError(f"compact: x has dtype {dt.name}; supported dtypes are "
-                        f"{_dtypes.names(_cp.DTYPES)}")
+        raise TypeError(
+            f"compact: x has dtype {dt.name}; supported dtypes are {_dtypes.names(_cp.DTYPES)}"
+        )
 
 
 def _checked(x, mask):

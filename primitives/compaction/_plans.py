@@ -22,9 +22,25 @@ from . import _policy
 SOURCE = "scan/compact.cu"
 INDEX_DTYPE = np.dtype(np.int64)
 #: the dtypes of ``x`` that ``compact`` takes, in the documentation's order
-DTYPES = tuple(np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
-                                     np.uint32, np.int64, np.uint64, np.float16, np.float32,
-                                     np.float64, np.complex64, np.complex128))
+DTYPES = tuple(
+    np.dtype(d)
+    for d in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    )
+)
 WORD16 = "prim::CompactWord16"
 _WORDS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 8: np.dtype(np.uint64)}
 
@@ -42,8 +58,10 @@ def moved_as(dt):
 
 
 def kernel_name(ctype, indices, pol):
-    return (f"compact_lookback<{ctype if not indices else 'int'}, {pol.block}, {pol.items}, "
-            f"{'true' if indices else 'false'}>")
+    return (
+        f"compact_lookback<{ctype if not indices else 'int'}, {pol.block}, {pol.items}, "
+        f"{'true' if indices else 'false'}>"
+    )
 
 
 def names(pol, wide=False):
@@ -69,13 +87,16 @@ class CompactPlan(_lookback.LookbackPlan):
         ctype, self.word = (None, None) if indices else moved_as(dt)
         wide = ctype == WORD16
         if wide and not _policy.fits_wide(pol):
-            raise ValueError(f"compact: a tile of {pol.block} x {pol.items} 16-byte elements "
-                             f"does not fit the kernel's 48 KiB of static shared memory; use "
-                             f"a block of at most {_policy.WIDE_MAX_TILE // pol.items} threads")
+            raise ValueError(
+                f"compact: a tile of {pol.block} x {pol.items} 16-byte elements "
+                f"does not fit the kernel's 48 KiB of static shared memory; use "
+                f"a block of at most {_policy.WIDE_MAX_TILE // pol.items} threads"
+            )
         k = _loader.load(SOURCE, names(pol, wide))(kernel_name(ctype, indices, pol))
         xp = backend.xp
-        super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
-                         INDEX_DTYPE.itemsize)
+        super().__init__(
+            k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp, INDEX_DTYPE.itemsize
+        )
         # the result's length, written by the block of the last tile: read back as soon as
         # it is written; a launch whose caller knows the count writes it to the device instead
         self.count = _launch.HostCount(backend)
@@ -98,7 +119,7 @@ class CompactPlan(_lookback.LookbackPlan):
         else:
             w = self.word
             args = (x.view(w), mask, self.n64, out.view(w), self.stand_in)
-        return out[:count.read("compaction", self.launch, *args, count.arg)]  # its length
+        return out[: count.read("compaction", self.launch, *args, count.arg)]  # its length
 
     def indices_into(self, mask):
         """The indices of ``mask``'s true entries (an indices plan), in an array of n entries

@@ -27,13 +27,17 @@ class CompactPolicy:
     items: int = knob(_policy.OneOf(16))
 
 
-TABLE = _policy.register("compaction", {
-    # tiles of 4096 elements, 256 threads of one 16-byte mask load each (no recorded sweep)
-    ("default", None): CompactPolicy(block=256, items=16),
-    # 16-byte elements: not tuned yet; to be measured on an H100 (the largest block whose tile
-    # fits the static shared memory)
-    ("default", WIDE): CompactPolicy(block=128, items=16),
-}, doc="the compaction kernel's block and items per thread (16-byte elements: their own)")
+TABLE = _policy.register(
+    "compaction",
+    {
+        # tiles of 4096 elements, 256 threads of one 16-byte mask load each (no recorded sweep)
+        ("default", None): CompactPolicy(block=256, items=16),
+        # 16-byte elements: not tuned yet; to be measured on an H100 (the largest block whose tile
+        # fits the static shared memory)
+        ("default", WIDE): CompactPolicy(block=128, items=16),
+    },
+    doc="the compaction kernel's block and items per thread (16-byte elements: their own)",
+)
 
 
 def fits_wide(pol):

@@ -22,6 +22,25 @@ from ._sort import argsort, sort
 from ._spmv import CSR, spmv
 from ._topk import topk
 
-__all__ = ["sort", "argsort", "topk", "CSR", "spmv", "cumsum", "cumprod", "inclusive_scan",
-           "exclusive_scan", "sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax",
-           "histogram", "bincount"]
+__all__ = [
+    "sort",
+    "argsort",
+    "topk",
+    "CSR",
+    "spmv",
+    "cumsum",
+    "cumprod",
+    "inclusive_scan",
+    "exclusive_scan",
+    "sum",
+    "prod",
+    "min",
+    "max",
+    "mean",
+    "any",
+    "all",
+    "argmin",
+    "argmax",
+    "histogram",
+    "bincount",
+]

@@ -109,21 +109,36 @@ def _arg(x, axis, keepdims, split_every, is_max):
     ax = _rarg._check_axis(axis, x.ndim, func)
     axes = tuple(range(x.ndim)) if ax is None else (ax,)
     if builtins.any(np.isnan(c) for a in axes for c in x.chunks[a]):
-        raise ValueError(f"{func}: x has unknown chunk sizes (call x.compute_chunk_sizes() "
-                         f"first): the global indices need them")
+        raise ValueError(
+            f"{func}: x has unknown chunk sizes (call x.compute_chunk_sizes() "
+            f"first): the global indices need them"
+        )
     if np.prod([x.shape[a] for a in axes], dtype=np.int64) == 0:
         raise ValueError(f"attempt to get {fname} of an empty sequence")
     if ax is None and x.ndim == 0:
         x, axes = x.reshape(1), (0,)
     chunks = tuple((1,) * len(c) if a in axes else c for a, c in enumerate(x.chunks))
-    pairs = x.map_blocks(functools.partial(_arg_chunk, axis=ax, is_max=is_max), chunks=chunks,
-                         dtype=x.dtype, meta=x._meta, token=f"primitives-{fname}-chunk")
+    pairs = x.map_blocks(
+        functools.partial(_arg_chunk, axis=ax, is_max=is_max),
+        chunks=chunks,
+        dtype=x.dtype,
+        meta=x._meta,
+        token=f"primitives-{fname}-chunk",
+    )
     i64 = np.dtype(np.int64)
     out = da.reduction(
-        pairs, _arg_pass, functools.partial(_arg_aggregate, is_max=is_max, func=fname),
-        combine=functools.partial(_arg_combine, is_max=is_max), axis=axes,
-        keepdims=keepdims, dtype=i64, split_every=_split_every(split_every),
-        concatenate=False, name=f"primitives-{fname}", meta=_meta(pairs, axes, keepdims, i64))
+        pairs,
+        _arg_pass,
+        functools.partial(_arg_aggregate, is_max=is_max, func=fname),
+        combine=functools.partial(_arg_combine, is_max=is_max),
+        axis=axes,
+        keepdims=keepdims,
+        dtype=i64,
+        split_every=_split_every(split_every),
+        concatenate=False,
+        name=f"primitives-{fname}",
+        meta=_meta(pairs, axes, keepdims, i64),
+    )
     return out
 
 

@@ -42,7 +42,6 @@ __all__ = ["histogram", "bincount"]
 SAMPLE_KINDS = "biuf"
 
 
-
 def _hist_chunk(block, *rest, bins=None, range=None, weighted=False, host=0):  # noqa: A002
     """A chunk's counts as a row: shape ``(1,) * block.ndim + (nbins,)``; a device row of at
     most ``host`` bytes moved to the host (see :mod:`._reduce`), where the sum of the rows adds
@@ -84,11 +83,16 @@ def _rows(func, x, w, nbins, out_dt, split_every, **kw):
     ind = tuple(range(x.ndim))
     args = (x, ind) if w is None else (x, ind, w, ind)
     host = _host_bytes(x)
-    rows = da.blockwise(functools.partial(func, weighted=w is not None, host=host, **kw),
-                        ind + (x.ndim,), *args, new_axes={x.ndim: nbins},
-                        adjust_chunks=dict.fromkeys(ind, 1),
-                        dtype=out_dt, meta=meta_from_array(x, ndim=x.ndim + 1, dtype=out_dt),
-                        concatenate=False)
+    rows = da.blockwise(
+        functools.partial(func, weighted=w is not None, host=host, **kw),
+        ind + (x.ndim,),
+        *args,
+        new_axes={x.ndim: nbins},
+        adjust_chunks=dict.fromkeys(ind, 1),
+        dtype=out_dt,
+        meta=meta_from_array(x, ndim=x.ndim + 1, dtype=out_dt),
+        concatenate=False,
+    )
     return _dsum(rows, axis=ind, dtype=out_dt, split_every=split_every)
 
 
@@ -99,30 +103,37 @@ def _weights(w, x, func):
     if w is None:
         return None
     if not isinstance(w, da.Array):
-        raise TypeError(f"{func}: weights must be a dask.array.Array or None, got "
-                        f"{type(w).__name__}")
+        raise TypeError(
+            f"{func}: weights must be a dask.array.Array or None, got {type(w).__name__}"
+        )
     if w.shape != x.shape:
-        raise ValueError(f"{func}: weights should have the same shape as x ({x.shape}), got "
-                         f"{w.shape}")
+        raise ValueError(
+            f"{func}: weights should have the same shape as x ({x.shape}), got {w.shape}"
+        )
     if w.dtype.kind not in "biuf":
-        raise TypeError(f"{func}: weights has dtype {w.dtype}; supported are bool, integer "
-                        f"and float dtypes")
+        raise TypeError(
+            f"{func}: weights has dtype {w.dtype}; supported are bool, integer and float dtypes"
+        )
     return w if w.chunks == x.chunks else w.rechunk(x.chunks)
 
 
 def _known(x, func):
     if any(np.isnan(c) for cs in x.chunks for c in cs):
-        raise ValueError(f"{func}: x has unknown chunk sizes (call x.compute_chunk_sizes() "
-                         f"first)")
-
+        raise ValueError(f"{func}: x has unknown chunk sizes (call x.compute_chunk_sizes() first)")
 
 
 def _reraise(func, exc):
     raise type(exc)(f"{func}: {exc}") from exc
 
 
-def histogram(x, bins=10, range=None, weights=None, density=False,  # noqa: A002 - NumPy's
-              split_every=None):
+def histogram(
+    x,
+    bins=10,
+    range=None,
+    weights=None,
+    density=False,  # noqa: A002 - NumPy's
+    split_every=None,
+):
     """Histogram of a Dask array, as :func:`numpy.histogram`: every chunk's
     ``primitives.histogram`` into the same bins, summed.
 
@@ -184,17 +195,24 @@ def histogram(x, bins=10, range=None, weights=None, density=False,  # noqa: A002
     x = dask_array(x, func)
     dt = np.dtype(x.dtype)
     if dt.kind not in SAMPLE_KINDS or not _hc.is_histogram_sample(dt):
-        raise TypeError(f"{func}: x has dtype {dt}; supported dtypes are bool, int8/16/32/64, "
-                        f"uint8/16/32/64 and float16/32/64")
+        raise TypeError(
+            f"{func}: x has dtype {dt}; supported dtypes are bool, int8/16/32/64, "
+            f"uint8/16/32/64 and float16/32/64"
+        )
     _known(x, func)
     w = _weights(weights, x, func)
     if dt == np.bool_:
-        warnings.warn(f"Converting input from bool to {np.uint8} for compatibility.",
-                      RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"Converting input from bool to {np.uint8} for compatibility.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
         x, dt = x.astype(np.uint8), np.dtype(np.uint8)
     if isinstance(bins, str):
-        raise ValueError(f"{func}: bins={bins!r}: NumPy's bin estimators read the whole data "
-                         f"at once; give a number of bins (and a range) or the edges")
+        raise ValueError(
+            f"{func}: bins={bins!r}: NumPy's bin estimators read the whole data "
+            f"at once; give a number of bins (and a range) or the edges"
+        )
     if np.ndim(bins) == 0:
         try:
             n = operator.index(bins)
@@ -225,8 +243,7 @@ def histogram(x, bins=10, range=None, weights=None, density=False,  # noqa: A002
     hist = _rows(_hist_chunk, x, w, nbins, out_dt, split_every, **kw)
     if density:
         db = np.array(np.diff(edges), float)
-        hist = hist.map_blocks(_density, db, dtype=np.float64,
-                               meta=hist._meta.astype(np.float64))
+        hist = hist.map_blocks(_density, db, dtype=np.float64, meta=hist._meta.astype(np.float64))
     return hist, edges
 
 
@@ -284,8 +301,10 @@ def bincount(x, weights=None, minlength=0, split_every=None):
     x = dask_array(x, func)
     dt = np.dtype(x.dtype)
     if dt.kind not in "biu":
-        raise TypeError(f"{func}: x has dtype {dt}; Cannot cast array data from {dt!r} to "
-                        f"{np.dtype(np.intp)!r} according to the rule 'safe'")
+        raise TypeError(
+            f"{func}: x has dtype {dt}; Cannot cast array data from {dt!r} to "
+            f"{np.dtype(np.intp)!r} according to the rule 'safe'"
+        )
     if x.ndim != 1:
         raise ValueError(f"{func}: x must be 1-D, got {x.ndim}-D of shape {x.shape}")
     _known(x, func)
@@ -302,9 +321,11 @@ def bincount(x, weights=None, minlength=0, split_every=None):
             raise ValueError(f"{func}: 'list' argument must have no negative elements")
         length = max(hi + 1, minlength)
         if length > 2**31 - 1:
-            raise ValueError(f"{func}: x.max() + 1 = {hi + 1} bins are more than this library "
-                             f"supports (2**31 - 1)")
+            raise ValueError(
+                f"{func}: x.max() + 1 = {hi + 1} bins are more than this library "
+                f"supports (2**31 - 1)"
+            )
     out_dt = np.dtype(np.float64) if w is not None and x.size else np.dtype(np.int64)
-    return _rows(_bincount_chunk, x, w if x.size else None, length, out_dt, split_every,
-                 length=length)
-
+    return _rows(
+        _bincount_chunk, x, w if x.size else None, length, out_dt, split_every, length=length
+    )

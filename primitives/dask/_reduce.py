@@ -64,23 +64,39 @@ class ReducePolicy:
     host_bytes: int = _policy.knob(_policy.Range(0), 0)
 
 
-TABLE = _policy.register("dask_reduce", {
-    # 8 partials per task: a reduction of up to 8 chunks is one chunk task each and one final
-    # task (dask.array's default would add a level of combine tasks from 5 chunks on); the
-    # partials are a few bytes per kept element (not tuned). host_bytes: two H200s over UCX and
-    # NVLink, 2^30 float32 per GPU in chunks of 2^29, at 81a70ea: sum 20.81 ms with it against
-    # 22.06 without (one GPU: 18.85 / 19.02), histogram 22.98 against 23.60; one pair of runs;
-    # the bound (64 KiB: a row of 8192 int64 counts) not tuned
-    ("default", None): ReducePolicy(split_every=8, host_bytes=1 << 16),
-}, doc="primitives.dask.sum/min/max/mean/argmin/...: partial results reduced per task, and "
-       "the largest device partial moved to the host")
+TABLE = _policy.register(
+    "dask_reduce",
+    {
+        # 8 partials per task: a reduction of up to 8 chunks is one chunk task each and one final
+        # task (dask.array's default would add a level of combine tasks from 5 chunks on); the
+        # partials are a few bytes per kept element (not tuned). host_bytes: two H200s over UCX and
+        # NVLink, 2^30 float32 per GPU in chunks of 2^29, at 81a70ea: sum 20.81 ms with it against
+        # 22.06 without (one GPU: 18.85 / 19.02), histogram 22.98 against 23.60; one pair of runs;
+        # the bound (64 KiB: a row of 8192 int64 counts) not tuned
+        ("default", None): ReducePolicy(split_every=8, host_bytes=1 << 16)
+    },
+    doc="primitives.dask.sum/min/max/mean/argmin/...: partial results reduced per task, and "
+    "the largest device partial moved to the host",
+)
 
-_FUNCS = {"sum": _reduction.sum, "prod": _reduction.prod, "min": _reduction.min,
-          "max": _reduction.max, "any": _reduction.any, "all": _reduction.all}
+_FUNCS = {
+    "sum": _reduction.sum,
+    "prod": _reduction.prod,
+    "min": _reduction.min,
+    "max": _reduction.max,
+    "any": _reduction.any,
+    "all": _reduction.all,
+}
 _IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
 #: NumPy's twins, for the partials of device chunks that were moved to the host
-_HOST_FUNCS = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "any": np.any,
-               "all": np.all}
+_HOST_FUNCS = {
+    "sum": np.sum,
+    "prod": np.prod,
+    "min": np.min,
+    "max": np.max,
+    "any": np.any,
+    "all": np.all,
+}
 
 
 # ---- the tasks ---------------------------------------------------------------------------------
@@ -148,8 +164,9 @@ def _chunk_task(block, axis, op, acc, host):
     if builtins.any(block.shape[a] == 0 for a in axis):  # nothing reduced: the identity, or skipped
         if op in ("min", "max"):
             return None
-        return _small_to_host(xp.full(_kept_shape(block.shape, axis), _IDENTITY[op], dtype=acc),
-                              host)
+        return _small_to_host(
+            xp.full(_kept_shape(block.shape, axis), _IDENTITY[op], dtype=acc), host
+        )
     if block.size == 0:  # nothing kept
         return _small_to_host(xp.empty(_kept_shape(block.shape, axis), dtype=acc), host)
     if block.dtype == acc and builtins.all(block.shape[a] == 1 for a in axis):
@@ -266,17 +283,24 @@ def _tree(x, op, axis, keepdims, split_every, acc, res, func):
     axes, count = _reduced(x, axis, func)
     if op in ("min", "max") and count == 0:
         name = "minimum" if op == "min" else "maximum"
-        raise ValueError(f"{func}: zero-size array to reduction operation {name} which has no "
-                         f"identity")
+        raise ValueError(
+            f"{func}: zero-size array to reduction operation {name} which has no identity"
+        )
     kw = {"op": op, "acc": acc}
     host = _host_bytes(x)
     return da.reduction(
-        x, functools.partial(_chunk, host=host, **kw),
+        x,
+        functools.partial(_chunk, host=host, **kw),
         functools.partial(_aggregate, res=res, host=host, **kw),
-        combine=functools.partial(_combine, host=host, **kw), axis=axes, keepdims=keepdims,
+        combine=functools.partial(_combine, host=host, **kw),
+        axis=axes,
+        keepdims=keepdims,
         dtype=res,
-        split_every=_split_every(split_every), concatenate=False, name=f"primitives-{op}",
-        meta=_meta(x, axes, keepdims, res))
+        split_every=_split_every(split_every),
+        concatenate=False,
+        name=f"primitives-{op}",
+        meta=_meta(x, axes, keepdims, res),
+    )
 
 
 def _accumulator(res):
@@ -289,8 +313,11 @@ def _real_input(x, res, func):
     """``x``, or its real part for complex input into a real ``dtype`` (NumPy's cast, with its
     ComplexWarning)."""
     if x.dtype.kind == "c" and res.kind != "c":
-        warnings.warn("Casting complex values to real discards the imaginary part",
-                      np.exceptions.ComplexWarning, stacklevel=4)
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part",
+            np.exceptions.ComplexWarning,
+            stacklevel=4,
+        )
         return x.real
     return x
 
@@ -303,8 +330,9 @@ def _sum_like(x, op, axis, dtype, keepdims, split_every):
     if dtype is None:
         res = _dtypes.reduce_result_dtype(in_dt, op)
     else:
-        res = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
-                                    allowed=_dtypes.REDUCE_COMPLEX_DTYPES)
+        res = _dtypes.resolve_dtype(
+            _checks.native_dtype(dtype), func=func, allowed=_dtypes.REDUCE_COMPLEX_DTYPES
+        )
     x = _real_input(x, res, func)
     return _tree(x, op, axis, keepdims, split_every, _accumulator(res), res, func)
 
@@ -405,8 +433,10 @@ def _logical(x, op, axis, keepdims, split_every):
     x = dask_array(x, func)
     in_dt = np.dtype(x.dtype)
     if in_dt not in _dtypes.REDUCE_DTYPES:
-        raise TypeError(f"{func}: x has dtype {in_dt}; supported dtypes are "
-                        f"{_dtypes.names(_dtypes.REDUCE_DTYPES)}")
+        raise TypeError(
+            f"{func}: x has dtype {in_dt}; supported dtypes are "
+            f"{_dtypes.names(_dtypes.REDUCE_DTYPES)}"
+        )
     b = np.dtype(np.bool_)
     return _tree(x, op, axis, keepdims, split_every, b, b, func)
 
@@ -447,16 +477,24 @@ def mean(x, axis=None, dtype=None, keepdims=False, split_every=None):
         else:
             acc = res = in_dt
     else:
-        acc = res = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
-                                          allowed=_dtypes.REDUCE_COMPLEX_DTYPES)
+        acc = res = _dtypes.resolve_dtype(
+            _checks.native_dtype(dtype), func=func, allowed=_dtypes.REDUCE_COMPLEX_DTYPES
+        )
     x = _real_input(x, res, func)
     axes, count = _reduced(x, axis, func)
     if count == 0:
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
     host = _host_bytes(x)
     return da.reduction(
-        x, functools.partial(_mean_chunk, acc=acc, host=host),
+        x,
+        functools.partial(_mean_chunk, acc=acc, host=host),
         functools.partial(_mean_aggregate, acc=acc, res=res, host=host),
-        combine=functools.partial(_mean_combine, acc=acc, host=host), axis=axes,
-        keepdims=keepdims, dtype=res, split_every=_split_every(split_every), concatenate=False,
-        name="primitives-mean", meta=_meta(x, axes, keepdims, res))
+        combine=functools.partial(_mean_combine, acc=acc, host=host),
+        axis=axes,
+        keepdims=keepdims,
+        dtype=res,
+        split_every=_split_every(split_every),
+        concatenate=False,
+        name="primitives-mean",
+        meta=_meta(x, axes, keepdims, res),
+    )

@@ -59,8 +59,9 @@ def _chain_task(chunk, prev, op, exclusive, res_dt):
     """Chunk scanned from the running total ``prev`` (a ``(out, carry)`` pair of the chunk
     before, or None); returns ``(out, carry)``, the carry being the total through this chunk."""
     seed = None if prev is None else prev[1]
-    out = _scan_api.continued(chunk, op, seed, exclusive=exclusive, dtype=res_dt,
-                              func=_FUNC_NAME[exclusive])
+    out = _scan_api.continued(
+        chunk, op, seed, exclusive=exclusive, dtype=res_dt, func=_FUNC_NAME[exclusive]
+    )
     if chunk.shape[0] == 0:
         return out, seed
     last = out[-1:]
@@ -103,8 +104,9 @@ def _seeds(op, *totals):
 
 @own_stream
 def _seeded_task(chunk, seeds, i, op, exclusive, res_dt):
-    return _scan_api.continued(chunk, op, seeds[i], exclusive=exclusive, dtype=res_dt,
-                               func=_FUNC_NAME[exclusive])
+    return _scan_api.continued(
+        chunk, op, seeds[i], exclusive=exclusive, dtype=res_dt, func=_FUNC_NAME[exclusive]
+    )
 
 
 @own_stream
@@ -113,8 +115,9 @@ def _folded_task(chunk, op, exclusive, res_dt, *before):
     seed = None
     for t in before:
         seed = _fold(op, seed, t)
-    return _scan_api.continued(chunk, op, seed, exclusive=exclusive, dtype=res_dt,
-                               func=_FUNC_NAME[exclusive])
+    return _scan_api.continued(
+        chunk, op, seed, exclusive=exclusive, dtype=res_dt, func=_FUNC_NAME[exclusive]
+    )
 
 
 _FUNC_NAME = {False: "inclusive_scan", True: "exclusive_scan"}
@@ -126,13 +129,17 @@ class TotalsPolicy:
     fold_max: int = _policy.knob(_policy.Range(0))
 
 
-TABLE = _policy.register("dask_scan", {
-    # 32 chunks: each scan task takes the totals before it (one scheduling step less than a
-    # task of seeds, at p (p - 1) / 2 graph edges: 496 at 32); beyond, a task of seeds (on two
-    # H200s the fold saved a step of about 3 ms; the bound not tuned)
-    ("default", None): TotalsPolicy(fold_max=32),
-}, doc="primitives.dask.cumsum/cumprod/...: chunks up to which the totals graph folds each "
-       "chunk's seed in its scan task")
+TABLE = _policy.register(
+    "dask_scan",
+    {
+        # 32 chunks: each scan task takes the totals before it (one scheduling step less than a
+        # task of seeds, at p (p - 1) / 2 graph edges: 496 at 32); beyond, a task of seeds (on two
+        # H200s the fold saved a step of about 3 ms; the bound not tuned)
+        ("default", None): TotalsPolicy(fold_max=32)
+    },
+    doc="primitives.dask.cumsum/cumprod/...: chunks up to which the totals graph folds each "
+    "chunk's seed in its scan task",
+)
 
 
 @own_stream
@@ -144,7 +151,7 @@ def _axis_chunk(block, op, axis, res_dt):
 
 
 def _auto_method():
-    """"totals" when a distributed client with several workers is the default scheduler."""
+    """ "totals" when a distributed client with several workers is the default scheduler."""
     try:
         from distributed import default_client
     except ImportError:
@@ -182,12 +189,14 @@ def _scan_1d(x, op, exclusive, res_dt, method):
     else:
         totals = [delayed(_total, pure=True)(b, op, res_dt) for b in blocks]
         if len(blocks) <= _policy.current("dask_scan").fold_max:
-            tasks = [(_folded_task, b, op, exclusive, res_dt, *totals[:i])
-                     for i, b in enumerate(blocks)]
+            tasks = [
+                (_folded_task, b, op, exclusive, res_dt, *totals[:i]) for i, b in enumerate(blocks)
+            ]
         else:
             seeds = delayed(_seeds, pure=True)(op, *totals)
-            tasks = [(_seeded_task, b, seeds, i, op, exclusive, res_dt)
-                     for i, b in enumerate(blocks)]
+            tasks = [
+                (_seeded_task, b, seeds, i, op, exclusive, res_dt) for i, b in enumerate(blocks)
+            ]
     return task_array(tasks, lens, res_dt, meta)
 
 
@@ -230,8 +239,7 @@ def _entry(func, x, op, axis, dtype, exclusive, method):
         x = x.ravel()  # NumPy: the flattened array
         axis = 0
     if any(np.isnan(c) for cs in x.chunks for c in cs):
-        raise ValueError(f"{func}: x has unknown chunk sizes (call x.compute_chunk_sizes() "
-                         f"first)")
+        raise ValueError(f"{func}: x has unknown chunk sizes (call x.compute_chunk_sizes() first)")
     if x.ndim == 1:
         return _scan_1d(x, op, exclusive, res_dt, method)
     return _axis_scan(x, axis, op, exclusive, res_dt, func)

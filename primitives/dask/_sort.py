@@ -45,12 +45,16 @@ class SampleSortPolicy:
     oversample: int = _policy.knob(_policy.Range(1))
 
 
-TABLE = _policy.register("dask_sort", {
-    # 256 keys per output chunk: the splitters' ranks within ~1/16 of a chunk's share of uniform
-    # keys in the worst case of regular sampling, ~1% for random keys; the sample is a few KiB
-    # (not tuned: the sample's cost is negligible next to the sorts)
-    ("default", None): SampleSortPolicy(oversample=256),
-}, doc="primitives.dask.sort/argsort: sample keys per output chunk")
+TABLE = _policy.register(
+    "dask_sort",
+    {
+        # 256 keys per output chunk: the splitters' ranks within ~1/16 of a chunk's share of uniform
+        # keys in the worst case of regular sampling, ~1% for random keys; the sample is a few KiB
+        # (not tuned: the sample's cost is negligible next to the sorts)
+        ("default", None): SampleSortPolicy(oversample=256)
+    },
+    doc="primitives.dask.sort/argsort: sample keys per output chunk",
+)
 
 
 # ---- helpers shared with the other Dask modules of this part ------------------------------------
@@ -79,6 +83,7 @@ def own_stream(task):
     (chunks made there); the synchronization hands the chunk over complete to whichever thread
     or worker takes it next. On the emulator (no streams) the task runs as it is.
     """
+
     @functools.wraps(task)
     def run(*args):
         if not _backend.get_backend().is_cuda:
@@ -92,6 +97,7 @@ def own_stream(task):
             out = task(*args)
         stream.synchronize()
         return out
+
     return run
 
 
@@ -100,8 +106,10 @@ def dask_array(x, func, arg="x"):
     import dask.array as da
 
     if not isinstance(x, da.Array):
-        raise TypeError(f"{func}: {arg} must be a dask.array.Array, got {type(x).__name__} "
-                        f"(wrap an array with dask.array.from_array)")
+        raise TypeError(
+            f"{func}: {arg} must be a dask.array.Array, got {type(x).__name__} "
+            f"(wrap an array with dask.array.from_array)"
+        )
     return x
 
 
@@ -111,8 +119,9 @@ def dask_input(x, func, arg="x"):
     if x.ndim != 1:
         raise ValueError(f"{func}: {arg} must be 1-D, got {x.ndim}-D of shape {x.shape}")
     if any(np.isnan(c) for c in x.chunks[0]):
-        raise ValueError(f"{func}: {arg} has unknown chunk sizes (call "
-                         f"{arg}.compute_chunk_sizes() first)")
+        raise ValueError(
+            f"{func}: {arg} has unknown chunk sizes (call {arg}.compute_chunk_sizes() first)"
+        )
     return x
 
 
@@ -145,11 +154,15 @@ def task_array(tasks, lens, dtype, meta, prefix="primitives-dask"):
         plain.append((func, *[a.key if isinstance(a, Delayed) else a for a in args]))
     name = f"{prefix}-" + tokenize(plain, dtype)
     # references by key: a chunk of a persisted array is a Delayed whose graph is empty
-    layer = {(name, i): Task((name, i), func, *[TaskRef(a.key) if isinstance(a, Delayed) else a
-                                                for a in args])
-             for i, (func, *args) in enumerate(tasks)}
-    graph = HighLevelGraph.from_collections(name, layer,
-                                            dependencies=[a for _, a in graphs.values()])
+    layer = {
+        (name, i): Task(
+            (name, i), func, *[TaskRef(a.key) if isinstance(a, Delayed) else a for a in args]
+        )
+        for i, (func, *args) in enumerate(tasks)
+    }
+    graph = HighLevelGraph.from_collections(
+        name, layer, dependencies=[a for _, a in graphs.values()]
+    )
     return da.Array(graph, name, chunks=(tuple(int(n) for n in lens),), dtype=dtype, meta=meta)
 
 
@@ -228,8 +241,10 @@ def _sample_sort(x, func, want_index):
 
     x = dask_input(x, func)
     if x.dtype not in KEY_SET:
-        raise TypeError(f"{func}: x has dtype {x.dtype.name}; supported key dtypes are "
-                        f"{', '.join(d.name for d in KEY_DTYPES)}")
+        raise TypeError(
+            f"{func}: x has dtype {x.dtype.name}; supported key dtypes are "
+            f"{', '.join(d.name for d in KEY_DTYPES)}"
+        )
     out_dtype = np.dtype(np.int64) if want_index else x.dtype
     meta = x._meta.astype(out_dtype)
     n = x.shape[0]
@@ -244,8 +259,9 @@ def _sample_sort(x, func, want_index):
 
     pol = _policy.current("dask_sort")
     total = min(n, pol.oversample * p)
-    sorted_chunks = [delayed(_local_sort, pure=True)(b, int(o), want_index)
-                     for b, o in zip(blocks, offsets)]
+    sorted_chunks = [
+        delayed(_local_sort, pure=True)(b, int(o), want_index) for b, o in zip(blocks, offsets)
+    ]
     sorted_chunks = list(dask.persist(*sorted_chunks))
     # each chunk's share of the sample is proportional to its length (at least one key when
     # it has any), so every sample key stands for about n / total elements
@@ -284,8 +300,16 @@ def _exchange(sorted_chunks, cuts, want_index, out_dtype, meta):
         merges.append(parts)
     graph = HighLevelGraph.from_collections(piece, layer, dependencies=sorted_chunks)
     keys = list(layer)
-    pieces = dict(zip(keys, pinned([Delayed(k, graph, layer=piece) for k in keys],
-                                   [sorted_chunks[k[1]].key for k in keys], sorted_chunks)))
+    pieces = dict(
+        zip(
+            keys,
+            pinned(
+                [Delayed(k, graph, layer=piece) for k in keys],
+                [sorted_chunks[k[1]].key for k in keys],
+                sorted_chunks,
+            ),
+        )
+    )
     tasks = [(_merge, want_index, meta, *[pieces[k] for k in parts]) for parts in merges]
     sizes = (cuts[:, 1:] - cuts[:, :-1]).sum(axis=0)
     return task_array(tasks, sizes, out_dtype, meta, prefix="primitives-dask-sorted")

@@ -20,8 +20,9 @@ from ._sort import dask_input, own_stream, pinned, task_array, to_host, xp_of
 
 __all__ = ["CSR", "spmv"]
 
-_RESULT_DTYPES = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.complex64,
-                                                 np.complex128))
+_RESULT_DTYPES = frozenset(
+    np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128)
+)
 
 
 def _row_block(A, r0, r1):
@@ -32,7 +33,7 @@ def _row_block(A, r0, r1):
     cols = A.indices[s:e]
     halo = xp.unique(cols)
     local = xp.searchsorted(halo, cols).astype(A.index_dtype)
-    indptr = A.indptr[r0:r1 + 1] - A.indptr.dtype.type(s)
+    indptr = A.indptr[r0 : r1 + 1] - A.indptr.dtype.type(s)
     part = _sparse.CSR._from_arrays(A.data[s:e], local, indptr, (r1 - r0, int(halo.size)))
     return part, to_host(halo).astype(np.int64)
 
@@ -86,8 +87,11 @@ class CSR:
         whole = _sparse.CSR(matrix, _func=func, _arg="matrix")
         chunks = _row_chunks(row_chunks, whole.shape[0], func)
         bounds = np.concatenate([[0], np.cumsum(chunks)]).astype(np.int64)
-        self._init([_row_block(whole, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])],
-                   whole.shape[1], whole.dtype)
+        self._init(
+            [_row_block(whole, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])],
+            whole.shape[1],
+            whole.dtype,
+        )
 
     @classmethod
     def from_parts(cls, parts):
@@ -112,19 +116,23 @@ class CSR:
         """
         func = "primitives.dask.CSR.from_parts"
         if not isinstance(parts, (list, tuple)):
-            raise TypeError(f"{func}: parts must be a list or tuple of sparse matrices, got "
-                            f"{type(parts).__name__}")
+            raise TypeError(
+                f"{func}: parts must be a list or tuple of sparse matrices, got "
+                f"{type(parts).__name__}"
+            )
         if not parts:
             raise ValueError(f"{func}: parts is empty (give at least one row block)")
         mats = [_sparse.CSR(p, _func=func, _arg=f"parts[{i}]") for i, p in enumerate(parts)]
         ncols = {m.shape[1] for m in mats}
         if len(ncols) > 1:
-            raise ValueError(f"{func}: the parts have different column counts "
-                             f"{[m.shape[1] for m in mats]}")
+            raise ValueError(
+                f"{func}: the parts have different column counts {[m.shape[1] for m in mats]}"
+            )
         dtypes = {m.dtype for m in mats}
         if len(dtypes) > 1:
-            raise TypeError(f"{func}: the parts have different dtypes "
-                            f"{[m.dtype.name for m in mats]}")
+            raise TypeError(
+                f"{func}: the parts have different dtypes {[m.dtype.name for m in mats]}"
+            )
         obj = cls.__new__(cls)
         obj._init([_row_block(m, 0, m.shape[0]) for m in mats], ncols.pop(), dtypes.pop())
         return obj
@@ -181,8 +189,10 @@ class CSR:
         if not blocks:
             raise ValueError(f"{func}: blocks is empty (give at least one row block)")
         if len({len(v) for v in seqs.values()}) > 1:
-            raise ValueError(f"{func}: blocks, halos and row_chunks differ in length "
-                             f"({len(blocks)}, {len(halos)}, {len(row_chunks)})")
+            raise ValueError(
+                f"{func}: blocks, halos and row_chunks differ in length "
+                f"({len(blocks)}, {len(halos)}, {len(row_chunks)})"
+            )
         ncols = _count(ncols, func, "ncols")
         nnz = None if nnz is None else _count(nnz, func, "nnz")
         rows = tuple(_count(r, func, f"row_chunks[{i}]") for i, r in enumerate(row_chunks))
@@ -194,19 +204,21 @@ class CSR:
             elif type(b).__name__ == "Future" and hasattr(b, "key"):
                 lazy.append(delayed(b))
             else:
-                raise TypeError(f"{func}: blocks[{i}] must be a dask.delayed object or a "
-                                f"distributed future, got {type(b).__name__}")
+                raise TypeError(
+                    f"{func}: blocks[{i}] must be a dask.delayed object or a "
+                    f"distributed future, got {type(b).__name__}"
+                )
         parts = []
         for i, h in enumerate(halos):
             h = to_host(h) if hasattr(h, "__cuda_array_interface__") else np.asarray(h)
             if h.dtype.kind not in "iu":
-                raise TypeError(f"{func}: halos[{i}] must hold integers, got dtype "
-                                f"{h.dtype.name}")
+                raise TypeError(f"{func}: halos[{i}] must hold integers, got dtype {h.dtype.name}")
             if h.ndim != 1:
                 raise ValueError(f"{func}: halos[{i}] must be 1-D, got shape {h.shape}")
             if h.size and (h[0] < 0 or h[-1] >= ncols or np.any(np.diff(h) <= 0)):
-                raise ValueError(f"{func}: halos[{i}] must be strictly increasing columns in "
-                                 f"[0, {ncols})")
+                raise ValueError(
+                    f"{func}: halos[{i}] must be strictly increasing columns in [0, {ncols})"
+                )
             parts.append((None, h.astype(np.int64)))
         obj = cls.__new__(cls)
         obj.parts, obj.row_chunks = parts, rows
@@ -224,13 +236,16 @@ class CSR:
         from dask import delayed
 
         # each block once in the graph, under a name of its own: products reuse it
-        self._blocks = [delayed(p, name=f"primitives-dask-csr-{tag}-{i}")
-                        for i, (p, _) in enumerate(parts)]
+        self._blocks = [
+            delayed(p, name=f"primitives-dask-csr-{tag}-{i}") for i, (p, _) in enumerate(parts)
+        ]
 
     def __repr__(self):
         nnz = "unknown" if self.nnz is None else self.nnz
-        return (f"primitives.dask.CSR(shape={self.shape}, dtype={self.dtype.name}, "
-                f"nnz={nnz}, row_chunks={self.row_chunks})")
+        return (
+            f"primitives.dask.CSR(shape={self.shape}, dtype={self.dtype.name}, "
+            f"nnz={nnz}, row_chunks={self.row_chunks})"
+        )
 
 
 def _count(v, func, arg):
@@ -246,17 +261,22 @@ def _row_chunks(row_chunks, m, func):
     from dask.array.core import normalize_chunks
 
     if isinstance(row_chunks, (bool, np.bool_)) or not (
-            isinstance(row_chunks, (int, np.integer, tuple, list))):
-        raise TypeError(f"{func}: row_chunks must be an int or a tuple of ints, got "
-                        f"{type(row_chunks).__name__}")
+        isinstance(row_chunks, (int, np.integer, tuple, list))
+    ):
+        raise TypeError(
+            f"{func}: row_chunks must be an int or a tuple of ints, got {type(row_chunks).__name__}"
+        )
     if isinstance(row_chunks, (int, np.integer)) and row_chunks <= 0 and m > 0:
         raise ValueError(f"{func}: row_chunks must be positive, got {row_chunks}")
     try:
-        (chunks,) = normalize_chunks((row_chunks,) if isinstance(row_chunks, (int, np.integer))
-                                     else (tuple(row_chunks),), (m,))
+        (chunks,) = normalize_chunks(
+            (row_chunks,) if isinstance(row_chunks, (int, np.integer)) else (tuple(row_chunks),),
+            (m,),
+        )
     except (ValueError, TypeError) as e:
-        raise ValueError(f"{func}: row_chunks {row_chunks!r} do not cover the matrix's {m} "
-                         f"rows ({e})") from None
+        raise ValueError(
+            f"{func}: row_chunks {row_chunks!r} do not cover the matrix's {m} rows ({e})"
+        ) from None
     return tuple(int(c) for c in chunks)
 
 
@@ -334,21 +354,27 @@ def spmv(A, x):
 
     func = "primitives.dask.spmv"
     if not isinstance(A, CSR):
-        raise TypeError(f"{func}: A must be a primitives.dask.CSR, got {type(A).__name__} "
-                        f"(partition a sparse matrix with primitives.dask.CSR(matrix, "
-                        f"row_chunks))")
+        raise TypeError(
+            f"{func}: A must be a primitives.dask.CSR, got {type(A).__name__} "
+            f"(partition a sparse matrix with primitives.dask.CSR(matrix, "
+            f"row_chunks))"
+        )
     x = dask_input(x, func)
     if x.dtype.kind not in "uifc":
-        raise TypeError(f"{func}: x has dtype {x.dtype.name}; it must be an integer, float or "
-                        f"complex dtype")
+        raise TypeError(
+            f"{func}: x has dtype {x.dtype.name}; it must be an integer, float or complex dtype"
+        )
     out = np.result_type(A.dtype, x.dtype)
     if out not in _RESULT_DTYPES:
-        raise TypeError(f"{func}: A ({A.dtype.name}) times x ({x.dtype.name}) gives "
-                        f"{out.name}; the result must be float32, float64, complex64 or "
-                        f"complex128")
+        raise TypeError(
+            f"{func}: A ({A.dtype.name}) times x ({x.dtype.name}) gives "
+            f"{out.name}; the result must be float32, float64, complex64 or "
+            f"complex128"
+        )
     if x.shape[0] != A.shape[1]:
-        raise ValueError(f"{func}: x has {x.shape[0]} elements, A has {A.shape[1]} columns "
-                         f"(A.shape = {A.shape})")
+        raise ValueError(
+            f"{func}: x has {x.shape[0]} elements, A has {A.shape[1]} columns (A.shape = {A.shape})"
+        )
     meta = x._meta.astype(out)
     xblocks = list(x.to_delayed().ravel())
     xoff = np.concatenate([[0], np.cumsum(x.chunks[0])]).astype(np.int64)
@@ -356,13 +382,14 @@ def spmv(A, x):
     for part, halo in A.parts:
         cuts = np.searchsorted(halo, xoff)  # halo entries held by each chunk of x
         held = [(c, a, b) for c, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a]
-        takes += [delayed(_take, pure=True)(xblocks[c], _needed(halo, a, b, xoff[c]))
-                  for c, a, b in held]
+        takes += [
+            delayed(_take, pure=True)(xblocks[c], _needed(halo, a, b, xoff[c])) for c, a, b in held
+        ]
         sources += [xblocks[c].key for c, _, _ in held]
         counts.append(len(held))
     takes = pinned(takes, sources, x)  # x persisted on a cluster: gathers where chunks are
     outs, start = [], 0
     for blk, m in zip(A._blocks, counts):
-        outs.append((_block_spmv, blk, meta, *takes[start:start + m]))
+        outs.append((_block_spmv, blk, meta, *takes[start : start + m]))
         start += m
     return task_array(outs, list(A.row_chunks), out, meta)

@@ -31,10 +31,14 @@ class TreePolicy:
     fan_in: int = _policy.knob(_policy.Range(2))  # candidate lists merged per task (>= 2)
 
 
-TABLE = _policy.register("dask_topk", {
-    # 8 lists per merge: as dask.array's split_every for reductions (not tuned)
-    ("default", None): TreePolicy(fan_in=8),
-}, doc="primitives.dask.topk: candidate lists merged per task of the tree")
+TABLE = _policy.register(
+    "dask_topk",
+    {
+        # 8 lists per merge: as dask.array's split_every for reductions (not tuned)
+        ("default", None): TreePolicy(fan_in=8)
+    },
+    doc="primitives.dask.topk: candidate lists merged per task of the tree",
+)
 
 
 @own_stream
@@ -110,8 +114,10 @@ def topk(x, k, *, largest=True, sorted=True):  # noqa: A002 - torch's name
     func = "primitives.dask.topk"
     x = dask_input(x, func)
     if np.dtype(x.dtype) not in _selection.DTYPES:
-        raise TypeError(f"{func}: x has dtype {x.dtype.name}; supported dtypes are "
-                        f"{', '.join(d.name for d in _selection.DTYPES)}")
+        raise TypeError(
+            f"{func}: x has dtype {x.dtype.name}; supported dtypes are "
+            f"{', '.join(d.name for d in _selection.DTYPES)}"
+        )
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"{func}: k must be an int, got {type(k).__name__}")
     k = int(k)
@@ -121,19 +127,26 @@ def topk(x, k, *, largest=True, sorted=True):  # noqa: A002 - torch's name
     ordered = _bool(sorted, func, "sorted")
     meta_v, meta_i = x._meta, x._meta.astype(np.int64)
     if k == 0:
-        return x[:0], x[:0].map_blocks(lambda b: b.astype(np.int64), dtype=np.int64,
-                                       meta=meta_i)
+        return x[:0], x[:0].map_blocks(lambda b: b.astype(np.int64), dtype=np.int64, meta=meta_i)
     fan_in = _policy.current("dask_topk").fan_in
     blocks, lens, offsets = blocks_of(x)
-    lists = [delayed(_chunk_topk, pure=True)(b, int(o), k, largest)
-             for b, o, m in zip(blocks, offsets, lens) if m > 0]
+    lists = [
+        delayed(_chunk_topk, pure=True)(b, int(o), k, largest)
+        for b, o, m in zip(blocks, offsets, lens)
+        if m > 0
+    ]
     while True:
         last = len(lists) <= fan_in
-        lists = [delayed(_merge, pure=True)(k, largest, ordered if last else True,
-                                            *lists[g:g + fan_in])
-                 for g in range(0, len(lists), fan_in)]
+        lists = [
+            delayed(_merge, pure=True)(
+                k, largest, ordered if last else True, *lists[g : g + fan_in]
+            )
+            for g in range(0, len(lists), fan_in)
+        ]
         if last:
             break
     (top,) = lists
-    return (task_array([(operator.getitem, top, 0)], [k], x.dtype, meta_v),
-            task_array([(operator.getitem, top, 1)], [k], np.dtype(np.int64), meta_i))
+    return (
+        task_array([(operator.getitem, top, 0)], [k], x.dtype, meta_v),
+        task_array([(operator.getitem, top, 1)], [k], np.dtype(np.int64), meta_i),
+    )

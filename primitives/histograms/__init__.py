@@ -42,8 +42,22 @@ from __future__ import annotations
 from ._api import bincount, histogram, histogram_channels, histogram_even
 from ._dd import histogram2d, histogramdd
 from ._binning import SAMPLE_DTYPES
-from ._variants import (VARIANTS, auto_variant, replicas_for, shared_capacity, stage_offset,
-                        stages_for)
+from ._variants import (
+    VARIANTS,
+    auto_variant,
+    replicas_for,
+    shared_capacity,
+    stage_offset,
+    stages_for,
+)
 
-__all__ = ["histogram", "bincount", "histogram_even", "histogram_channels", "histogram2d",
-           "histogramdd", "auto_variant", "VARIANTS"]
+__all__ = [
+    "histogram",
+    "bincount",
+    "histogram_even",
+    "histogram_channels",
+    "histogram2d",
+    "histogramdd",
+    "auto_variant",
+    "VARIANTS",
+]

@@ -8,9 +8,15 @@ import numpy as np
 
 from .._core import backend as _backend, checks as _checks, dtypes as _dtypes, plans as _plans
 from . import _checks as _hc
-from ._binning import (OUT_DTYPE, array_binning, bincount_binning, byte_binning, even_binning,
-                       uniform)
-from ._plans import (binning_plan, byte_result, channels_plan, count, minmax, repeat_plan)
+from ._binning import (
+    OUT_DTYPE,
+    array_binning,
+    bincount_binning,
+    byte_binning,
+    even_binning,
+    uniform,
+)
+from ._plans import binning_plan, byte_result, channels_plan, count, minmax, repeat_plan
 
 __all__ = ["histogram", "bincount", "histogram_even", "histogram_channels"]
 
@@ -34,8 +40,19 @@ class _Checked:
     """What histogram's checks found: the input, the samples, the weights, the binning, the
     edges and their plans."""
 
-    __slots__ = ("inp", "arr", "w", "out_dt", "integral", "binning", "edges", "given", "dated",
-                 "bplan", "repeat")
+    __slots__ = (
+        "inp",
+        "arr",
+        "w",
+        "out_dt",
+        "integral",
+        "binning",
+        "edges",
+        "given",
+        "dated",
+        "bplan",
+        "repeat",
+    )
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -47,9 +64,16 @@ def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
     None)."""
     func = "histogram"
     _hc.check_variant(func, variant)
-    a_in = _hc.prepare(func, a, "a", _hc.is_histogram_sample, lambda dt: (
-        f"supported dtypes are bool, float16, {_dtypes.names(_hc.SAMPLE_DTYPES)}, datetime64 "
-        f"and timedelta64"))
+    a_in = _hc.prepare(
+        func,
+        a,
+        "a",
+        _hc.is_histogram_sample,
+        lambda dt: (
+            f"supported dtypes are bool, float16, {_dtypes.names(_hc.SAMPLE_DTYPES)}, datetime64 "
+            f"and timedelta64"
+        ),
+    )
     if isinstance(a_in, np.ndarray) and _hc.is_datetime(a_in.dtype):
         return _datetime_checked(func, a_in, bins, range, weights)
     inp = _checks.as_input(a_in, func=func, arg="a")
@@ -92,13 +116,30 @@ def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
     if given is not None and out_dt is not None and out_dt != object:
         out_dt = out_dt.newbyteorder("=")  # NumPy's sums over edges come from a native diff
     repeat = None
-    if bplan is not None and w is None and not density and range is not None and kdt == dt \
-            and _as_is(arr, a):
+    if (
+        bplan is not None
+        and w is None
+        and not density
+        and range is not None
+        and kdt == dt
+        and _as_is(arr, a)
+    ):
         repeat = repeat_plan("histogram", variant, binning, arr.size, backend, edges=edges)
     if kdt != dt:
         arr = arr.astype(kdt)
-    return _Checked(inp=inp, arr=arr, w=w, out_dt=out_dt, integral=integral, binning=binning,
-                    edges=edges, given=given, dated=False, bplan=bplan, repeat=repeat)
+    return _Checked(
+        inp=inp,
+        arr=arr,
+        w=w,
+        out_dt=out_dt,
+        integral=integral,
+        binning=binning,
+        edges=edges,
+        given=given,
+        dated=False,
+        bplan=bplan,
+        repeat=repeat,
+    )
 
 
 def _half_edges(func, arr, n, range, backend):  # noqa: A002
@@ -127,8 +168,9 @@ def _datetime_checked(func, a, bins, range, weights):  # noqa: A002
         w, out_dt, integral = _hc.as_weights(func, weights, a.shape)
     if isinstance(bins, str) or np.ndim(bins) == 0:
         try:
-            bins = np.histogram_bin_edges(a, bins, range,
-                                          None if weights is None else np.ones(a.shape))
+            bins = np.histogram_bin_edges(
+                a, bins, range, None if weights is None else np.ones(a.shape)
+            )
         except Exception as exc:  # noqa: BLE001 - NumPy's exception, under the function's name
             _hc.reraise(func, exc)
     elif np.ndim(bins) != 1:
@@ -139,12 +181,28 @@ def _datetime_checked(func, a, bins, range, weights):  # noqa: A002
         out_dt = out_dt.newbyteorder("=")
     inp = _checks.as_input(keys, func=func, arg="a")
     binning, kdt = array_binning(keys.dtype, edges)
-    return _Checked(inp=inp, arr=inp.array, w=w, out_dt=out_dt, integral=integral,
-                    binning=binning, edges=edges, given=given, dated=True)
+    return _Checked(
+        inp=inp,
+        arr=inp.array,
+        w=w,
+        out_dt=out_dt,
+        integral=integral,
+        binning=binning,
+        edges=edges,
+        given=given,
+        dated=True,
+    )
 
 
-def _make_histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A002
-                    variant="auto"):
+def _make_histogram(
+    a,
+    bins=10,
+    range=None,
+    weights=None,
+    density=False,
+    *,  # noqa: A002
+    variant="auto",
+):
     """What ``prim.plan(prim.histogram, a, ...)`` runs for samples like ``a``."""
     repeat = _histogram_checked(a, bins, range, weights, density, variant).repeat
     if repeat is not None:
@@ -153,8 +211,15 @@ def _make_histogram(a, bins=10, range=None, weights=None, density=False, *,  # n
 
 
 @_plans.planned(_make_histogram)
-def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A002 - NumPy's name
-              variant="auto"):
+def histogram(
+    a,
+    bins=10,
+    range=None,
+    weights=None,
+    density=False,
+    *,  # noqa: A002 - NumPy's name
+    variant="auto",
+):
     """Histogram of ``a``, as :func:`numpy.histogram`.
 
     Args:
@@ -213,8 +278,12 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *,  # noqa: A
         :func:`numpy.histogram`, :func:`cupy.histogram`, :func:`histogram_even`.
     """
     key = None
-    if weights is None and (density is False or density is None) and type(range) in (tuple, list) \
-            and len(range) == 2:
+    if (
+        weights is None
+        and (density is False or density is None)
+        and type(range) in (tuple, list)
+        and len(range) == 2
+    ):
         key = _plans.call_key("histogram", (a,), (variant, bins, range[0], range[1]))
         plan = _plans.PLANS.find(key)
         if plan is not None:  # an earlier call on like samples checked these arguments
@@ -272,11 +341,11 @@ def _even_checked(a, bins, lower, upper, variant):
     try:
         lo, hi = float(lower), float(upper)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{func}: lower and upper must be numbers, got {lower!r}, {upper!r}") \
-            from exc
+        raise TypeError(
+            f"{func}: lower and upper must be numbers, got {lower!r}, {upper!r}"
+        ) from exc
     if not (np.isfinite(lo) and np.isfinite(hi)) or not lo < hi:
-        raise ValueError(f"{func}: need finite lower < upper, got lower={lower!r}, "
-                         f"upper={upper!r}")
+        raise ValueError(f"{func}: need finite lower < upper, got lower={lower!r}, upper={upper!r}")
     binning, kdt = even_binning(func, arr.dtype, lo, hi, n)
     repeat = None
     if kdt == arr.dtype and _as_is(arr, a):
@@ -348,12 +417,16 @@ def _bincount_checked(x, weights, minlength, variant):
     arr = inp.array
     ndim = xh.ndim if hasattr(xh, "ndim") else arr.ndim  # (a 0-d input comes back 1-d)
     if ndim != 1:
-        raise ValueError(f"{func}: x must be 1-D, got {ndim}-D (NumPy: object "
-                         f"{'too deep' if ndim > 1 else 'of too small depth'} for desired "
-                         f"array)")
+        raise ValueError(
+            f"{func}: x must be 1-D, got {ndim}-D (NumPy: object "
+            f"{'too deep' if ndim > 1 else 'of too small depth'} for desired "
+            f"array)"
+        )
     if not (np.can_cast(arr.dtype, np.intp) or arr.dtype == np.uint64):  # NumPy takes uint64
-        raise TypeError(f"{func}: x has dtype {arr.dtype}; Cannot cast array data from "
-                        f"{arr.dtype!r} to {np.dtype(np.intp)!r} according to the rule 'safe'")
+        raise TypeError(
+            f"{func}: x has dtype {arr.dtype}; Cannot cast array data from "
+            f"{arr.dtype!r} to {np.dtype(np.intp)!r} according to the rule 'safe'"
+        )
     if arr.dtype == np.bool_:
         arr = arr.view(np.uint8)
     minlength = _hc.minlength(func, minlength)
@@ -367,8 +440,15 @@ def _bytes_repeat(x, arr, minlength, variant, backend):
     """The repeat-call plan of bincount of the 8-bit samples ``x`` read as they are, or None."""
     if arr.dtype.itemsize != 1 or not _as_is(arr, x):
         return None
-    return repeat_plan("bincount", variant, byte_binning(arr.dtype), arr.size, backend,
-                       minlength=minlength, origin=128 if arr.dtype == np.int8 else 0)
+    return repeat_plan(
+        "bincount",
+        variant,
+        byte_binning(arr.dtype),
+        arr.size,
+        backend,
+        minlength=minlength,
+        origin=128 if arr.dtype == np.int8 else 0,
+    )
 
 
 def _make_bincount(x, weights=None, minlength=0, *, variant="auto"):
@@ -441,16 +521,26 @@ def bincount(x, weights=None, minlength=0, *, variant="auto"):
         present = count(arr, binning, None, variant, backend) if wdev is not None else full
         host = present.get() if backend.is_cuda else present
         nz = np.flatnonzero(host)
-        return inp.result(byte_result(func, full, int(nz[0]) if nz.size else -1,
-                                      int(nz[-1]) if nz.size else -1,
-                                      128 if dt == np.int8 else 0, minlength, xp))
+        return inp.result(
+            byte_result(
+                func,
+                full,
+                int(nz[0]) if nz.size else -1,
+                int(nz[-1]) if nz.size else -1,
+                128 if dt == np.int8 else 0,
+                minlength,
+                xp,
+            )
+        )
     lo, hi = minmax(arr, backend)
     if lo < 0 or int(hi) >= 2**63:  # NumPy casts uint64 to int64: values >= 2^63 turn negative
         raise ValueError(f"{func}: 'list' argument must have no negative elements")
     length = max(int(hi) + 1, minlength)
     if length > 2**31 - 1:
-        raise ValueError(f"{func}: x.max() + 1 = {int(hi) + 1} bins are more than this "
-                         f"library supports (2**31 - 1)")
+        raise ValueError(
+            f"{func}: x.max() + 1 = {int(hi) + 1} bins are more than this "
+            f"library supports (2**31 - 1)"
+        )
     binning = bincount_binning(dt, 0, int(hi), length)
     return inp.result(count(arr, binning, wdev, variant, backend))
 
@@ -465,8 +555,9 @@ def _channels_checked(image, bins, range):  # noqa: A002
     inp = _checks.as_input(_hc.precheck(func, image, "image"), func=func, arg="image")
     arr = inp.array
     if arr.ndim < 2:
-        raise ValueError(f"{func}: image must have a channel axis (ndim >= 2), got shape "
-                         f"{tuple(arr.shape)}")
+        raise ValueError(
+            f"{func}: image must have a channel axis (ndim >= 2), got shape {tuple(arr.shape)}"
+        )
     channels = int(arr.shape[-1])
     if not 1 <= channels <= 64:
         raise ValueError(f"{func}: 1 to 64 channels are supported, got {channels}")
@@ -483,9 +574,11 @@ def _channels_checked(image, bins, range):  # noqa: A002
     info = backend.device_info()
     table = channels * n * 4
     if table > info.shared_per_block_optin:
-        raise ValueError(f"{func}: {channels} channels x {n} bins of 4-byte counters "
-                         f"({table} bytes) do not fit in a block's shared memory "
-                         f"({info.shared_per_block_optin} bytes)")
+        raise ValueError(
+            f"{func}: {channels} channels x {n} bins of 4-byte counters "
+            f"({table} bytes) do not fit in a block's shared memory "
+            f"({info.shared_per_block_optin} bytes)"
+        )
     return inp, arr, channels_plan(binning, edges, channels, arr.size, backend), as_is
 
 

@@ -30,8 +30,7 @@ _WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint6
 #: (kind, extra dtype) binners instantiated per sample dtype (kernels/histogram/bins.cuh)
 BINNERS = {}
 for _t in SMALL:
-    BINNERS[_t] = (("shift", None), ("lut", None)) + ((("byte", None),) if _t.itemsize == 1
-                                                        else ())
+    BINNERS[_t] = (("shift", None), ("lut", None)) + ((("byte", None),) if _t.itemsize == 1 else ())
 for _t in _WIDE_INTS:
     BINNERS[_t] = (("shift", None), ("even", F64), ("edges", _t), ("edges", F64))
 BINNERS[F32] = (("even", F32), ("even", F64), ("edges", F32), ("edges", F64))
@@ -136,11 +135,36 @@ class Binning:
     shift). ``empty``: no sample can be kept (the kernels are not launched). Host data only:
     plans put the record and the table in device memory (:func:`spec_words`)."""
 
-    __slots__ = ("kind", "dtype", "extra", "nbins", "table", "lo", "hi", "first", "scale",
-                 "guard", "shift", "empty")
+    __slots__ = (
+        "kind",
+        "dtype",
+        "extra",
+        "nbins",
+        "table",
+        "lo",
+        "hi",
+        "first",
+        "scale",
+        "guard",
+        "shift",
+        "empty",
+    )
 
-    def __init__(self, kind, dtype, extra, nbins, table=None, lo=0, hi=0, first=0.0, scale=0.0,
-                 guard=1.0, shift=0, empty=False):
+    def __init__(
+        self,
+        kind,
+        dtype,
+        extra,
+        nbins,
+        table=None,
+        lo=0,
+        hi=0,
+        first=0.0,
+        scale=0.0,
+        guard=1.0,
+        shift=0,
+        empty=False,
+    ):
         self.kind, self.dtype, self.extra, self.nbins = kind, dtype, extra, nbins
         self.table, self.lo, self.hi = table, lo, hi
         self.first, self.scale, self.guard, self.shift = first, scale, guard, shift
@@ -154,8 +178,7 @@ def spec_words(binning, table_ptr):
     words[0] = table_ptr
     words[1] = _bits(binning.dtype, binning.lo)
     words[2] = _bits(binning.dtype, binning.hi)
-    words[3:6] = np.array([binning.first, binning.scale, binning.guard],
-                          np.float64).view(np.uint64)
+    words[3:6] = np.array([binning.first, binning.scale, binning.guard], np.float64).view(np.uint64)
     words[6] = (binning.shift & 0xFFFFFFFF) | (binning.nbins << 32)
     return words
 
@@ -236,19 +259,25 @@ def uniform_binning(dt, edges, first, last, n, closed_top=True):
         def keep(v):
             ve = v.astype(e_dt)
             return (ve >= e0) & (ve < en)
+
     if th is None:
-        return Binning("shift", dt, None, n, empty=True) if dt not in (F32, F64) else \
-            Binning("even", dt, e_dt, n, empty=True)
+        return (
+            Binning("shift", dt, None, n, empty=True)
+            if dt not in (F32, F64)
+            else Binning("even", dt, e_dt, n, empty=True)
+        )
     t_lo, t_hi = th
     if dt.kind in "iu":
-        shift = _shift_of(edges, first if closed_top else edges[0],
-                          last if closed_top else edges[-1], n, dt)
+        shift = _shift_of(
+            edges, first if closed_top else edges[0], last if closed_top else edges[-1], n, dt
+        )
         if shift is not None and key_of(dt, t_lo) == int(float(edges[0])):
             info = np.iinfo(dt)
             if dt.itemsize == 1 and shift == 0 and n == 256 and int(t_lo) == info.min:
                 return Binning("byte", dt, None, n)
             return Binning("shift", dt, None, n, lo=t_lo, hi=t_hi, shift=shift)
         if dt in SMALL:
+
             def bins_of(v):
                 b = _edge_bins(edges, v.astype(e_dt))
                 return np.where(keep(v), b, -1).astype(np.int32)
@@ -259,8 +288,18 @@ def uniform_binning(dt, edges, first, last, n, closed_top=True):
         scale = e_dt.type(n / (e[-1] - e[0]))
     if not np.isfinite(scale):  # a range of subnormals: no position estimate, search the edges
         return Binning("edges", dt, e_dt, n, table=np.ascontiguousarray(edges))
-    return Binning("even", dt, e_dt, n, table=np.ascontiguousarray(edges), lo=t_lo, hi=t_hi,
-                    first=float(edges[0]), scale=float(scale), guard=_guard(edges, n, t_lo, t_hi))
+    return Binning(
+        "even",
+        dt,
+        e_dt,
+        n,
+        table=np.ascontiguousarray(edges),
+        lo=t_lo,
+        hi=t_hi,
+        first=float(edges[0]),
+        scale=float(scale),
+        guard=_guard(edges, n, t_lo, t_hi),
+    )
 
 
 def edges_binning(dt, edges):
@@ -283,12 +322,14 @@ def even_edges(func, first_type, first, last_type, last, n, dt):
     if np.issubdtype(bin_type, np.integer):
         bin_type = np.result_type(bin_type, float)
     if bin_type not in (F32, F64):
-        raise TypeError(f"{func}: bin edges of dtype {bin_type.name} are not supported "
-                        f"(float32 or float64)")
+        raise TypeError(
+            f"{func}: bin edges of dtype {bin_type.name} are not supported (float32 or float64)"
+        )
     edges = np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
     if np.any(edges[:-1] >= edges[1:]):
-        raise ValueError(f"{func}: Too many bins for data range. Cannot create {n} "
-                         f"finite-sized bins.")
+        raise ValueError(
+            f"{func}: Too many bins for data range. Cannot create {n} finite-sized bins."
+        )
     edges.flags.writeable = False
     return edges, uniform_binning(dt, edges, first, last, n), dt
 
@@ -305,8 +346,10 @@ def array_binning(dt, edges):
     if dt in SMALL or ("edges", c) in BINNERS.get(dt, ()):
         return edges_binning(dt, edges), dt
     if c not in BINNERS or ("edges", c) not in BINNERS[c]:
-        raise TypeError(f"histogram: samples of dtype {dt.name} against edges of dtype "
-                        f"{edges.dtype.name} compare as {c.name}, which is not supported")
+        raise TypeError(
+            f"histogram: samples of dtype {dt.name} against edges of dtype "
+            f"{edges.dtype.name} compare as {c.name}, which is not supported"
+        )
     return edges_binning(c, edges), c
 
 
@@ -317,8 +360,10 @@ def even_binning(func, dt, lo, hi, n):
     e_dt = F32 if dt == F32 else F64
     edges = np.linspace(lo, hi, n + 1, dtype=e_dt)
     if np.any(edges[:-1] >= edges[1:]):
-        raise ValueError(f"{func}: too many bins for the range: cannot create {n} bins of "
-                         f"positive width in {e_dt.name}")
+        raise ValueError(
+            f"{func}: too many bins for the range: cannot create {n} bins of "
+            f"positive width in {e_dt.name}"
+        )
     return uniform_binning(dt, edges, None, None, n, closed_top=False), dt
 
 

@@ -19,14 +19,12 @@ from ._variants import VARIANT_TABLE, VARIANTS
 
 def check_variant(func, variant):
     if variant != "auto" and variant not in VARIANT_TABLE:
-        raise ValueError(f"{func}: variant must be 'auto' or one of {VARIANTS}, got "
-                         f"{variant!r}")
+        raise ValueError(f"{func}: variant must be 'auto' or one of {VARIANTS}, got {variant!r}")
 
 
 def _device_like(x):
     """Whether ``x`` is a device array or a DLPack exporter (read by as_input, not NumPy)."""
-    return _checks.is_cupy(x) or hasattr(x, "__cuda_array_interface__") \
-        or hasattr(x, "__dlpack__")
+    return _checks.is_cupy(x) or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
 
 
 def prepare(func, x, arg, ok=None, explain=None):
@@ -54,8 +52,11 @@ def prepare(func, x, arg, ok=None, explain=None):
     if ok is None:
         ok = is_sample
     if not ok(dt):
-        tail = explain(dt) if explain is not None else \
-            f"supported dtypes are bool, {_dtypes.names(SAMPLE_DTYPES)}"
+        tail = (
+            explain(dt)
+            if explain is not None
+            else f"supported dtypes are bool, {_dtypes.names(SAMPLE_DTYPES)}"
+        )
         raise TypeError(f"{func}: {arg} has dtype {dt}; {tail}")
     return arr  # as_input converts non-native byte order, in its one copy
 
@@ -81,12 +82,17 @@ def precheck(func, x, arg):
 def samples(func, arr, arg="a"):
     """The sample dtype a kernel takes: bool becomes uint8 with NumPy's warning."""
     if arr.dtype == np.bool_:
-        warnings.warn(f"Converting input from {arr.dtype} to {np.uint8} for compatibility.",
-                      RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"Converting input from {arr.dtype} to {np.uint8} for compatibility.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         return arr.astype(np.uint8)
     if arr.dtype not in CTYPES:
-        raise TypeError(f"{func}: {arg} has dtype {arr.dtype.name}; supported dtypes are "
-                        f"bool, {_dtypes.names(SAMPLE_DTYPES)}")
+        raise TypeError(
+            f"{func}: {arg} has dtype {arr.dtype.name}; supported dtypes are "
+            f"bool, {_dtypes.names(SAMPLE_DTYPES)}"
+        )
     return arr
 
 
@@ -136,8 +142,9 @@ def array_edges(func, bins):
     if edges.ndim != 1:
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
     if edges.dtype.kind not in "iuf":
-        raise TypeError(f"{func}: `bins` has dtype {edges.dtype}; bin edges must be "
-                        f"integers or floats")
+        raise TypeError(
+            f"{func}: `bins` has dtype {edges.dtype}; bin edges must be integers or floats"
+        )
     if not edges.dtype.isnative:
         edges = edges.astype(edges.dtype.newbyteorder("="))
     if edges.size < 2:
@@ -163,10 +170,15 @@ def datetime_keys(func, a, bins):
         common = np.result_type(a.dtype, edt)
     except TypeError:
         common = None
-    if common is None or common.kind != a.dtype.kind or not np.can_cast(edt, common) \
-            or not np.can_cast(a.dtype, common):
-        raise TypeError(f"{func}: samples of dtype {a.dtype} cannot be compared with edges of "
-                        f"dtype {edt}")
+    if (
+        common is None
+        or common.kind != a.dtype.kind
+        or not np.can_cast(edt, common)
+        or not np.can_cast(a.dtype, common)
+    ):
+        raise TypeError(
+            f"{func}: samples of dtype {a.dtype} cannot be compared with edges of dtype {edt}"
+        )
     if given.size < 2:
         raise ValueError(f"{func}: `bins` must hold at least two edges, got {given.size}")
     if np.any(given[:-1] > given[1:]):
@@ -194,16 +206,22 @@ def reraise(func, exc):
 
 #: weights of these dtypes are summed in float64 and returned in their own dtype, as NumPy does
 WEIGHT_KINDS = "biuf"
-_WEIGHTS_SUPPORTED = ("supported dtypes are bool, the integers, float16, float32, float64 and "
-                      "object (real numbers)")
+_WEIGHTS_SUPPORTED = (
+    "supported dtypes are bool, the integers, float16, float32, float64 and object (real numbers)"
+)
 
 
 def as_weights(func, weights, a_shape):
     """histogram's weights in the backend's memory, with the dtype NumPy's result has
     (``weights.dtype`` itself: its byte order, or object) and, for object weights, whether every
     weight is an integer (NumPy's sums are then Python ints)."""
-    w = prepare(func, weights, "weights", lambda dt: dt.kind in WEIGHT_KINDS + "O",
-                lambda dt: _WEIGHTS_SUPPORTED)
+    w = prepare(
+        func,
+        weights,
+        "weights",
+        lambda dt: dt.kind in WEIGHT_KINDS + "O",
+        lambda dt: _WEIGHTS_SUPPORTED,
+    )
     out_dt = integral = None
     if isinstance(w, np.ndarray):
         out_dt = getattr(weights, "dtype", w.dtype)
@@ -212,8 +230,10 @@ def as_weights(func, weights, a_shape):
                 raise ValueError(f"{func}: weights should have the same shape as a.")
             bad = [v for v in w.flat if not isinstance(v, (numbers.Real, decimal.Decimal))]
             if bad:  # NumPy's Python sums fail on these (complex ones aside: see the docs)
-                raise TypeError(f"{func}: weights of dtype object must be real numbers, got "
-                                f"{type(bad[0]).__name__} {bad[0]!r}")
+                raise TypeError(
+                    f"{func}: weights of dtype object must be real numbers, got "
+                    f"{type(bad[0]).__name__} {bad[0]!r}"
+                )
             integral = all(isinstance(v, numbers.Integral) for v in w.flat)  # bool is one
             w = w.astype(np.float64)
     winp = _checks.as_input(w, func=func, arg="weights")
@@ -230,9 +250,11 @@ def no_bool_weights(func, w):
     casting rule refuses: the same ``TypeError``. With no samples it adds nothing, and returns
     its bool zeros (the ``numpy.diff`` of bool cumulative counts)."""
     if w is not None and w.dtype == np.bool_ and w.size:
-        raise TypeError(f"{func}: Cannot cast ufunc 'add' output from dtype('int64') to "
-                        f"dtype('bool') with casting rule 'same_kind' (bool weights with an "
-                        f"edges array, as in NumPy)")
+        raise TypeError(
+            f"{func}: Cannot cast ufunc 'add' output from dtype('int64') to "
+            f"dtype('bool') with casting rule 'same_kind' (bool weights with an "
+            f"edges array, as in NumPy)"
+        )
 
 
 def object_density(hist, db):
@@ -272,8 +294,9 @@ def host_weights_result(res, out_dt, integral, density):
 
 
 def _intp_cast(dt):
-    return f"Cannot cast array data from {dt!r} to {np.dtype(np.intp)!r} according to the " \
-           f"rule 'safe'"
+    return (
+        f"Cannot cast array data from {dt!r} to {np.dtype(np.intp)!r} according to the rule 'safe'"
+    )
 
 
 def bincount_x(func, x):
@@ -300,7 +323,7 @@ def minlength(func, m):
         n = operator.index(m)
     except TypeError as exc:
         raise TypeError(f"{func}: {exc} (minlength)") from exc
-    if not -2**63 <= n < 2**63:
+    if not -(2**63) <= n < 2**63:
         raise OverflowError(f"{func}: Python int too large to convert to C long (minlength)")
     if n < 0:
         raise ValueError(f"{func}: 'minlength' must not be negative")
@@ -321,20 +344,29 @@ def bincount_weights(func, weights, n, backend):
                 w = np.asarray(w, dtype=np.float64)
             except (TypeError, ValueError) as exc:
                 reraise(func, exc)
-    w = prepare(func, w, "weights", lambda dt: dt.kind in "biuf" and
-                np.can_cast(dt, np.float64),
-                lambda dt: f"Cannot cast array data from {dt!r} to dtype('float64') according "
-                           f"to the rule 'safe'")
+    w = prepare(
+        func,
+        w,
+        "weights",
+        lambda dt: dt.kind in "biuf" and np.can_cast(dt, np.float64),
+        lambda dt: (
+            f"Cannot cast array data from {dt!r} to dtype('float64') according to the rule 'safe'"
+        ),
+    )
     ndim = w.ndim if hasattr(w, "ndim") else None
     w = _checks.as_input(w, func=func, arg="weights").array
     ndim = w.ndim if ndim is None else ndim
     if not np.can_cast(w.dtype, np.float64):
-        raise TypeError(f"{func}: Cannot cast array data from {w.dtype!r} to "
-                        f"dtype('float64') according to the rule 'safe'")
+        raise TypeError(
+            f"{func}: Cannot cast array data from {w.dtype!r} to "
+            f"dtype('float64') according to the rule 'safe'"
+        )
     if ndim != 1:
-        raise ValueError(f"{func}: weights must be 1-D, got {ndim}-D (NumPy: object "
-                         f"{'too deep' if ndim > 1 else 'of too small depth'} for desired "
-                         f"array)")
+        raise ValueError(
+            f"{func}: weights must be 1-D, got {ndim}-D (NumPy: object "
+            f"{'too deep' if ndim > 1 else 'of too small depth'} for desired "
+            f"array)"
+        )
     if w.shape[0] != n:
         raise ValueError(f"{func}: The weights and list don't have the same length.")
     return backend.xp.ascontiguousarray(w.astype(np.float64, copy=False))

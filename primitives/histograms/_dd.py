@@ -29,8 +29,18 @@ from .._core import loader as _loader
 from .._core import plans as _plans
 from . import _checks as _hc
 from . import _policy
-from ._binning import (ACCS, CTYPES, F32, F64, SHARED_SIZE, SMALL, array_binning,
-                       edges_binning, spec_words, uniform_binning)
+from ._binning import (
+    ACCS,
+    CTYPES,
+    F32,
+    F64,
+    SHARED_SIZE,
+    SMALL,
+    array_binning,
+    edges_binning,
+    spec_words,
+    uniform_binning,
+)
 from ._kernels import binner_name
 from ._plans import _ptr, bin_keys, binning_plan
 
@@ -61,18 +71,24 @@ DD_ACCS = {"count": "prim::CountF64Acc", "weight": ACCS["weight"]}
 def kernel_name(dt, kind, extra, acc, d, pol):
     """hist_dd for samples of ``dt``, binner (``kind``, ``extra``), ``acc``, ``d`` dimensions
     (0: the generic loop) under the dd policy ``pol``."""
-    return (f"hist_dd<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {DD_ACCS[acc]}, {d}, "
-            f"{pol.block}>")
+    return (
+        f"hist_dd<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {DD_ACCS[acc]}, {d}, {pol.block}>"
+    )
 
 
 def _module_names(dt, pol):
     """One module per sample dtype: every binner, accumulation and dimension count."""
-    return [kernel_name(dt, kind, extra, acc, d, pol) for kind, extra in DD_BINNERS[dt]
-            for acc in DD_ACCS for d in (*UNROLLED, 0)]
+    return [
+        kernel_name(dt, kind, extra, acc, d, pol)
+        for kind, extra in DD_BINNERS[dt]
+        for acc in DD_ACCS
+        for d in (*UNROLLED, 0)
+    ]
 
 
-MODULES = _loader.PolicyModules(SOURCE, _module_names, _policy.TABLE, tuple(DD_BINNERS),
-                                selector=lambda dt: "dd")
+MODULES = _loader.PolicyModules(
+    SOURCE, _module_names, _policy.TABLE, tuple(DD_BINNERS), selector=lambda dt: "dd"
+)
 
 
 # ---- the samples -----------------------------------------------------------------------------
@@ -105,19 +121,24 @@ class _Samples:
         try:
             items = list(sample)
         except TypeError as exc:
-            raise TypeError(f"{func}: sample must be an (N, D) array or a sequence of D 1-D "
-                            f"arrays, got {type(sample).__name__}") from exc
+            raise TypeError(
+                f"{func}: sample must be an (N, D) array or a sequence of D 1-D "
+                f"arrays, got {type(sample).__name__}"
+            ) from exc
         try:
             cols = [_checks.as_input(c, func=func, arg="sample", ndim=1) for c in items]
         except ValueError as exc:
-            raise ValueError(f"{func}: sample must be an (N, D) array or a sequence of D "
-                             f"1-D arrays of one length") from exc
+            raise ValueError(
+                f"{func}: sample must be an (N, D) array or a sequence of D "
+                f"1-D arrays of one length"
+            ) from exc
         if not cols:
             raise ValueError(f"{func}: sample has no dimension")
         n = cols[0].array.size
         if any(c.array.size != n for c in cols):
-            raise ValueError(f"{func}: the sample's arrays have different lengths "
-                             f"{[c.array.size for c in cols]}")
+            raise ValueError(
+                f"{func}: the sample's arrays have different lengths {[c.array.size for c in cols]}"
+            )
         self.inp = cols[0]
         arrays = [c.array for c in cols]
         for a in arrays:
@@ -128,8 +149,9 @@ class _Samples:
         self.dtype = dt
         arrays = [a if a.dtype == dt else a.astype(dt) for a in arrays]
         if dt == np.bool_:
-            self.cols = [_hc.samples(func, arrays[0], "sample")] + \
-                [a.astype(np.uint8) for a in arrays[1:]]
+            self.cols = [_hc.samples(func, arrays[0], "sample")] + [
+                a.astype(np.uint8) for a in arrays[1:]
+            ]
         else:
             self.cols = [_kernel_dtype(func, a) for a in arrays]
         self.n, self.d, self.rows = n, len(arrays), False
@@ -141,8 +163,9 @@ class _Samples:
         if arr.ndim < 2:  # N samples (0-d: one) of one dimension, as NumPy's atleast_2d(sample).T
             arr = arr.reshape(-1, 1)
         if arr.ndim != 2:
-            raise ValueError(f"{func}: sample must be an (N, D) array, got shape "
-                             f"{tuple(arr.shape)}")
+            raise ValueError(
+                f"{func}: sample must be an (N, D) array, got shape {tuple(arr.shape)}"
+            )
         self.inp, self.dtype = inp, arr.dtype
         arr = _kernel_dtype(func, arr)
         if not arr.flags.c_contiguous:
@@ -173,8 +196,8 @@ class SamplesRecord(_plans.Plan):
 
     def __init__(self, ptrs, strides, rows, vec, backend):
         words = np.zeros(2 * _LAYOUT + 1, np.uint64)
-        words[:len(ptrs)] = ptrs
-        words[_LAYOUT:_LAYOUT + len(strides)] = np.array(strides, np.int64).view(np.uint64)
+        words[: len(ptrs)] = ptrs
+        words[_LAYOUT : _LAYOUT + len(strides)] = np.array(strides, np.int64).view(np.uint64)
         words[2 * _LAYOUT] = int(rows) | (int(vec) << 32)
         self.record = backend.xp.asarray(words)
         self.nbytes = self.record.nbytes
@@ -196,8 +219,9 @@ def _edges(func, s, bins, range, backend):  # noqa: A002 - NumPy's name
     try:
         m = len(bins)
         if m != d:
-            raise ValueError(f"{func}: The dimension of bins must be equal to the dimension of "
-                             f"the sample x.")
+            raise ValueError(
+                f"{func}: The dimension of bins must be equal to the dimension of the sample x."
+            )
     except TypeError:  # one int for every dimension
         bins = d * [bins]
     if range is None:
@@ -210,8 +234,7 @@ def _edges(func, s, bins, range, backend):  # noqa: A002 - NumPy's name
             try:
                 nb = operator.index(b)
             except TypeError as exc:
-                raise TypeError(f"{func}: `bins[{i}]` must be an integer, when a scalar") \
-                    from exc
+                raise TypeError(f"{func}: `bins[{i}]` must be an integer, when a scalar") from exc
             if nb < 1:
                 raise ValueError(f"{func}: `bins[{i}]` must be positive, when an integer")
             first, last = _outer_edges(func, s, i, r, backend)
@@ -223,11 +246,13 @@ def _edges(func, s, bins, range, backend):  # noqa: A002 - NumPy's name
             if e.size < 2:
                 raise ValueError(f"{func}: `bins[{i}]` must hold at least two edges")
             if e.dtype.kind not in "biuf":
-                raise TypeError(f"{func}: `bins[{i}]` has dtype {e.dtype.name}; edges must be "
-                                f"real numbers")
+                raise TypeError(
+                    f"{func}: `bins[{i}]` has dtype {e.dtype.name}; edges must be real numbers"
+                )
             if np.any(e[:-1] > e[1:]):
-                raise ValueError(f"{func}: `bins[{i}]` must be monotonically increasing, when "
-                                 f"an array")
+                raise ValueError(
+                    f"{func}: `bins[{i}]` must be monotonically increasing, when an array"
+                )
             edges.append(e)
             uniform.append(None)
         else:
@@ -310,9 +335,11 @@ def _binnings(func, dt, edges, uniform):
         return per, cached
     # one comparison type for every dimension: binary search over each dimension's edges
     c = np.result_type(dt, *[e.dtype for e in edges])
-    if ("edges", c) not in DD_BINNERS[dt] or \
-            not all(_exact_in(dt, c) or np.result_type(dt, e.dtype) == c for e in edges) or \
-            not all(_exact_in(e.dtype, c) or np.result_type(dt, e.dtype) == c for e in edges):
+    if (
+        ("edges", c) not in DD_BINNERS[dt]
+        or not all(_exact_in(dt, c) or np.result_type(dt, e.dtype) == c for e in edges)
+        or not all(_exact_in(e.dtype, c) or np.result_type(dt, e.dtype) == c for e in edges)
+    ):
         return None
     return [edges_binning(dt, np.asarray(e, dtype=c)) for e in edges], False
 
@@ -323,8 +350,12 @@ class SpecsRecord(_plans.Plan):
 
     def __init__(self, per, backend, cached):
         self.bplans = [binning_plan(b, backend, cached=cached) for b in per]
-        words = np.concatenate([spec_words(b, 0 if p.table is None else _ptr(p.table, backend))
-                                for b, p in zip(per, self.bplans)])
+        words = np.concatenate(
+            [
+                spec_words(b, 0 if p.table is None else _ptr(p.table, backend))
+                for b, p in zip(per, self.bplans)
+            ]
+        )
         self.spec = backend.xp.asarray(words)
         self.nbytes = self.spec.nbytes
 
@@ -354,17 +385,34 @@ class DDPlan(_plans.Plan):
         dk = d if d in UNROLLED else 0
         self.kernel = MODULES.kernel(dt, kernel_name(dt, kind, extra, acc, dk, pol), pol)
         per_thread = 16 // dt.itemsize
-        grid = _launch.cover_grid(n, pol.block, per_thread, kernel=self.kernel,
-                                  shared_mem=shared, per_sm=pol.blocks_per_sm)
+        grid = _launch.cover_grid(
+            n,
+            pol.block,
+            per_thread,
+            kernel=self.kernel,
+            shared_mem=shared,
+            per_sm=pol.blocks_per_sm,
+        )
         # 32-bit shared counters: a block counts fewer than 2^32 samples
         self.grid = max(grid, _launch.cdiv(n, 2**31))
         self.block, self.total = pol.block, total
         self.xp = backend.xp
         self.stand_in = _launch.stand_in(backend, np.float64)
         self.launch = _plans.Launch(
-            self.kernel, self.grid, pol.block, shared,
-            args=(_SLOT, _launch.i64(n), _SLOT, _SLOT, np.int32(d), np.int32(self.shared_bins),
-                  _SLOT))
+            self.kernel,
+            self.grid,
+            pol.block,
+            shared,
+            args=(
+                _SLOT,
+                _launch.i64(n),
+                _SLOT,
+                _SLOT,
+                np.int32(d),
+                np.int32(self.shared_bins),
+                _SLOT,
+            ),
+        )
 
     def __call__(self, where, spec, weights=None):
         out = self.xp.zeros(self.total, dtype=F64)
@@ -493,15 +541,20 @@ def _weights(func, weights, n):
         return None
     w = _checks.as_input(weights, func=func, arg="weights").array
     if w.dtype.kind not in "biuf":
-        raise TypeError(f"{func}: weights has dtype {w.dtype.name}; real weights are supported "
-                        f"(they are summed in float64)")
+        raise TypeError(
+            f"{func}: weights has dtype {w.dtype.name}; real weights are supported "
+            f"(they are summed in float64)"
+        )
     if w.ndim != 1:
-        raise ValueError(f"{func}: weights must be 1-D, got {w.ndim}-D (NumPy: object "
-                         f"{'too deep' if w.ndim > 1 else 'of too small depth'} for desired "
-                         f"array)")
+        raise ValueError(
+            f"{func}: weights must be 1-D, got {w.ndim}-D (NumPy: object "
+            f"{'too deep' if w.ndim > 1 else 'of too small depth'} for desired "
+            f"array)"
+        )
     if w.size != n:
-        raise ValueError(f"{func}: weights should have the same length as the sample "
-                         f"({w.size} against {n})")
+        raise ValueError(
+            f"{func}: weights should have the same length as the sample ({w.size} against {n})"
+        )
     return w.astype(np.float64, copy=False)
 
 

@@ -52,12 +52,18 @@ def kernel_name(variant, dt, kind, extra, acc, prod, loads, stages=0):
 def _dtype_names(variant, dt, prod, loads):
     """``variant``'s instantiations for samples of ``dt``: every binner and accumulation, and
     for warp_replicated also the staged count kernels of ``loads``."""
-    names = [kernel_name(variant, dt, kind, extra, acc, prod, loads)
-             for kind, extra in BINNERS[dt] for acc in ACCS]
+    names = [
+        kernel_name(variant, dt, kind, extra, acc, prod, loads)
+        for kind, extra in BINNERS[dt]
+        for acc in ACCS
+    ]
     if variant == "warp_replicated":
-        names += [kernel_name(variant, dt, kind, extra, "count", prod, loads, s)
-                  for s in sorted({loads.stages, loads.stages_few_copies}) if s
-                  for kind, extra in BINNERS[dt]]
+        names += [
+            kernel_name(variant, dt, kind, extra, "count", prod, loads, s)
+            for s in sorted({loads.stages, loads.stages_few_copies})
+            if s
+            for kind, extra in BINNERS[dt]
+        ]
     return names
 
 
@@ -65,8 +71,9 @@ def _dtype_names(variant, dt, prod, loads):
 def module_names(variant, prod, loads):
     """The instantiations of ``variant``'s module: every sample dtype under the production
     policy ``prod`` and ``loads`` (the loads policy of each of :data:`SAMPLE_DTYPES`)."""
-    return tuple(n for dt, pol in zip(SAMPLE_DTYPES, loads)
-                 for n in _dtype_names(variant, dt, prod, pol))
+    return tuple(
+        n for dt, pol in zip(SAMPLE_DTYPES, loads) for n in _dtype_names(variant, dt, prod, pol)
+    )
 
 
 def policies():
@@ -78,8 +85,9 @@ def kernel(variant, binning, acc, stages=0):
     """``variant``'s kernel for ``binning`` and ``acc`` under the policies in force."""
     prod, loads = policies()
     dt = binning.dtype
-    name = kernel_name(variant, dt, binning.kind, binning.extra, acc, prod,
-                       loads[SAMPLE_DTYPES.index(dt)], stages)
+    name = kernel_name(
+        variant, dt, binning.kind, binning.extra, acc, prod, loads[SAMPLE_DTYPES.index(dt)], stages
+    )
     return _loader.load(SOURCE, module_names(variant, prod, loads))(name)
 
 
@@ -97,14 +105,18 @@ def minmax_kernel(dt, pol):
 
 
 def channel_name(dt, kind, extra, pol, loads):
-    return (f"hist_channels<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {pol.block}, "
-            f"{loads.vectors}>")
+    return (
+        f"hist_channels<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {pol.block}, {loads.vectors}>"
+    )
 
 
 @functools.lru_cache(maxsize=16)
 def channel_names(pol, loads):
-    return tuple(channel_name(dt, k, e, pol, p) for (dt, bs), p in zip(CHANNEL_BINNERS.items(),
-                                                                       loads) for k, e in bs)
+    return tuple(
+        channel_name(dt, k, e, pol, p)
+        for (dt, bs), p in zip(CHANNEL_BINNERS.items(), loads)
+        for k, e in bs
+    )
 
 
 def channels_kernel(binning, pol):
@@ -120,19 +132,38 @@ def _register():
     loads = {dt: _policy.TABLE.policies(dt.name) for dt in SAMPLE_DTYPES}
     for variant in VARIANTS:
         for prod in of["production"]:
-            _loader.register(SOURCE, [n for dt in SAMPLE_DTYPES for pol in loads[dt]
-                                      for n in _dtype_names(variant, dt, prod, pol)])
+            _loader.register(
+                SOURCE,
+                [
+                    n
+                    for dt in SAMPLE_DTYPES
+                    for pol in loads[dt]
+                    for n in _dtype_names(variant, dt, prod, pol)
+                ],
+            )
     for prod in of["production"]:  # the staged walk compiled for every dtype
-        _loader.register(SOURCE, [
-            kernel_name("warp_replicated", dt, kind, extra, "count", prod, pol, STAGED_CHECK)
-            for dt in SAMPLE_DTYPES for pol in loads[dt] if not pol.stages
-            for kind, extra in BINNERS[dt]])
+        _loader.register(
+            SOURCE,
+            [
+                kernel_name("warp_replicated", dt, kind, extra, "count", prod, pol, STAGED_CHECK)
+                for dt in SAMPLE_DTYPES
+                for pol in loads[dt]
+                if not pol.stages
+                for kind, extra in BINNERS[dt]
+            ],
+        )
     for pol in of["minmax"]:
         _loader.register(SOURCE, minmax_names(pol))
     for pol in of["channels"]:
-        _loader.register(CHANNELS_SOURCE, [channel_name(dt, k, e, pol, p)
-                                           for dt, bs in CHANNEL_BINNERS.items()
-                                           for p in loads[dt] for k, e in bs])
+        _loader.register(
+            CHANNELS_SOURCE,
+            [
+                channel_name(dt, k, e, pol, p)
+                for dt, bs in CHANNEL_BINNERS.items()
+                for p in loads[dt]
+                for k, e in bs
+            ],
+        )
 
 
 _register()

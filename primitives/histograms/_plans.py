@@ -27,8 +27,15 @@ import numpy as np
 from .._core import launch as _launch, plans as _plans
 from . import _kernels, _policy
 from ._binning import F32, OUT_DTYPE, SHARED_SIZE, keys, key_of, spec_words
-from ._variants import (VARIANT_TABLE, auto_variant, fewer_copies, replicas_for, shared_capacity,
-                        stage_offset, stages_for)
+from ._variants import (
+    VARIANT_TABLE,
+    auto_variant,
+    fewer_copies,
+    replicas_for,
+    shared_capacity,
+    stage_offset,
+    stages_for,
+)
 
 _SLOT = _plans.Launch.SLOT
 
@@ -116,7 +123,8 @@ class CountPlan(_plans.Plan):
                     f"histogram: variant {variant!r} keeps all {nb} bins in shared memory "
                     f"({shared} bytes); the device allows {info.shared_per_block_optin} per "
                     f"block ({shared_capacity(acc, info)} bins): use 'partial_privatized' or "
-                    f"'auto'")
+                    f"'auto'"
+                )
         record = acc_arr = ticket = None
         replicas = stages = 0
         if spec.shape == "per_sample":
@@ -132,14 +140,16 @@ class CountPlan(_plans.Plan):
                     f"histogram: variant 'warp_replicated' keeps {nb} bins in shared memory "
                     f"({nb * size} bytes); the device allows {info.shared_per_block_optin} per "
                     f"block ({shared_capacity(acc, info)} bins): use 'partial_privatized' or "
-                    f"'auto'")
+                    f"'auto'"
+                )
             shared = r * (nb + 1) * size  # >= 16 bytes: the finish's scratch
             stages = stages_for(binning.dtype, shared, acc, info, r == prod.lane_copies)
             if stages:  # the staging slots after the counters
                 shared = stage_offset(shared) + stages * block * 16
             k = _kernels.kernel(variant, binning, acc, stages)
-            grid = _launch.cover_grid(n, block, per_thread, kernel=k, shared_mem=shared,
-                                      per_sm=prod.blocks_per_sm)
+            grid = _launch.cover_grid(
+                n, block, per_thread, kernel=k, shared_mem=shared, per_sm=prod.blocks_per_sm
+            )
             if nb <= prod.finish_max_bins:
                 acc_arr = xp.zeros(nb, dtype=OUT_DTYPE[acc])
                 ticket = xp.zeros(1, dtype=np.uint32)
@@ -149,14 +159,20 @@ class CountPlan(_plans.Plan):
             sb = min(nb, shared_capacity(acc, info))
             shared = sb * size
             extra = (np.int32(sb),)
-            grid = _launch.cover_grid(n, block, per_thread, kernel=k, shared_mem=shared,
-                                      per_sm=prod.blocks_per_sm)
+            grid = _launch.cover_grid(
+                n, block, per_thread, kernel=k, shared_mem=shared, per_sm=prod.blocks_per_sm
+            )
         else:  # vectorized
             grid = _launch.cover_grid(n, block, per_thread, kernel=k, per_sm=prod.blocks_per_sm)
         # 32-bit shared counters: a block counts fewer than 2^32 samples
         grid = max(grid, _launch.cdiv(n, 2**31))
-        self.variant, self.kernel, self.grid, self.block, self.shared = variant, k, grid, block, \
-            shared
+        self.variant, self.kernel, self.grid, self.block, self.shared = (
+            variant,
+            k,
+            grid,
+            block,
+            shared,
+        )
         self.n, self.nbins, self.out_dtype = n, nb, OUT_DTYPE[acc]
         self.replicas, self.stages, self.aggregate = replicas, stages, prod.aggregate
         self.acc, self.ticket, self.record = acc_arr, ticket, record
@@ -184,17 +200,30 @@ class CountPlan(_plans.Plan):
 
 
 def _count_key(variant, binning, acc, n):
-    pols = ((_policy.production(), _policy.loads(binning.dtype))
-            if variant == "auto" or VARIANT_TABLE[variant].production else
-            (_policy.textbook(),))
-    return ("histogram/count", variant, binning.dtype, binning.kind, binning.extra,
-            binning.nbins, acc, n, *pols, _plans.stream_key())
+    pols = (
+        (_policy.production(), _policy.loads(binning.dtype))
+        if variant == "auto" or VARIANT_TABLE[variant].production
+        else (_policy.textbook(),)
+    )
+    return (
+        "histogram/count",
+        variant,
+        binning.dtype,
+        binning.kind,
+        binning.extra,
+        binning.nbins,
+        acc,
+        n,
+        *pols,
+        _plans.stream_key(),
+    )
 
 
 def count_plan(variant, binning, acc, n, backend):
     """The :class:`CountPlan` of ``variant`` (or "auto") for ``n`` samples with ``binning``."""
-    return _plans.PLANS.get(_count_key(variant, binning, acc, n),
-                            lambda: CountPlan(variant, binning, acc, n, backend))
+    return _plans.PLANS.get(
+        _count_key(variant, binning, acc, n), lambda: CountPlan(variant, binning, acc, n, backend)
+    )
 
 
 def count(arr, binning, weights, variant, backend, bplan=None, cached=True):
@@ -244,8 +273,7 @@ def sort_reduce(arr, binning, spec, weights, backend):
     heads = xp.empty(n, dtype=np.bool_)
     heads[0] = True
     xp.not_equal(keys_[1:], keys_[:-1], out=heads[1:])
-    bounds = xp.concatenate([compaction.compact_indices(heads),
-                             xp.full(1, n, dtype=np.int64)])
+    bounds = xp.concatenate([compaction.compact_indices(heads), xp.full(1, n, dtype=np.int64)])
     run_keys = keys_[bounds[:-1]]
     if weights is None:
         per_run = xp.diff(bounds)
@@ -272,25 +300,36 @@ class RepeatPlan(_plans.Plan):
 
     def __init__(self, count, bplan, backend, edges=None, extent=None):
         self.count, self.binning = count, bplan
-        self.nbins, self.out_dtype, self.empty = (count.nbins,), count.out_dtype, \
-            backend.xp.ndarray
+        self.nbins, self.out_dtype, self.empty = (count.nbins,), count.out_dtype, backend.xp.ndarray
         self.edges_shape = None if edges is None else (edges.size,)
         self.edges_dtype = None if edges is None else edges.dtype
         self.extent = extent
-        self.record = launch_record(backend, count.n, count.replicas, count.aggregate,
-                                    count.acc, count.ticket, bplan.edges if edges is not None
-                                    else None, extent)
-        self.launch = _plans.Launch(count.kernel, count.grid, count.block, count.shared,
-                                    args=(_SLOT, count.stand_in, bplan.spec, self.record, _SLOT,
-                                          _SLOT))
+        self.record = launch_record(
+            backend,
+            count.n,
+            count.replicas,
+            count.aggregate,
+            count.acc,
+            count.ticket,
+            bplan.edges if edges is not None else None,
+            extent,
+        )
+        self.launch = _plans.Launch(
+            count.kernel,
+            count.grid,
+            count.block,
+            count.shared,
+            args=(_SLOT, count.stand_in, bplan.spec, self.record, _SLOT, _SLOT),
+        )
         self.spares = [self._new()]
         out, eo = self.spares[0]
         self.nbytes = _plans.scratch_bytes(self.record, out, None if eo is out else eo)
 
     def _new(self):
         out = self.empty(self.nbins, self.out_dtype)
-        return out, (out if self.edges_shape is None else
-                     self.empty(self.edges_shape, self.edges_dtype))
+        return out, (
+            out if self.edges_shape is None else self.empty(self.edges_shape, self.edges_dtype)
+        )
 
     def __call__(self, a):
         try:
@@ -341,8 +380,7 @@ class BincountPlan(RepeatPlan):
 
     def __init__(self, count, bplan, backend, minlength, origin):
         super().__init__(count, bplan, backend, extent=_launch.host_words(backend, 3))
-        self.backend, self.xp, self.minlength, self.origin = \
-            backend, backend.xp, minlength, origin
+        self.backend, self.xp, self.minlength, self.origin = backend, backend.xp, minlength, origin
         self.lock = threading.Lock()  # one call at a time uses the record's extent
 
     def __call__(self, x):
@@ -350,8 +388,9 @@ class BincountPlan(RepeatPlan):
             ext = self.extent
             ext[2] = 0
             out = RepeatPlan.__call__(self, x)
-            _launch.wait_written(ext, 2, 0, self.backend,
-                                 "bincount: the kernel did not report its extent")
+            _launch.wait_written(
+                ext, 2, 0, self.backend, "bincount: the kernel did not report its extent"
+            )
             first, last = int(ext[0]), int(ext[1])
         return byte_result("bincount", out, first, last, self.origin, self.minlength, self.xp)
 
@@ -392,9 +431,9 @@ def byte_result(func, full, first, last, origin, minlength, xp):
         raise ValueError(f"{func}: 'list' argument must have no negative elements")
     length = max(last - origin + 1 if last >= 0 else 0, minlength)
     if origin + length <= 256:  # the new counts or a view of them: no copy
-        return full if length == 256 else full[origin:origin + length]
+        return full if length == 256 else full[origin : origin + length]
     out = xp.zeros(length, dtype=full.dtype)
-    out[:256 - origin] = full[origin:]
+    out[: 256 - origin] = full[origin:]
     return out
 
 
@@ -413,12 +452,17 @@ class ChannelsPlan(_plans.Plan):
             table = channels * binning.nbins * 4
             r = fewer_copies(table, _policy.production())
             per_thread = 16 // binning.dtype.itemsize * _policy.loads(binning.dtype).vectors
-            grid = _launch.cover_grid(n, pol.block, per_thread, kernel=k, shared_mem=r * table,
-                                      per_sm=pol.blocks_per_sm)
+            grid = _launch.cover_grid(
+                n, pol.block, per_thread, kernel=k, shared_mem=r * table, per_sm=pol.blocks_per_sm
+            )
             grid = max(grid, _launch.cdiv(n, 2**31))
-            self.launch = _plans.Launch(k, grid, pol.block, r * table,
-                                        args=(_SLOT, _launch.i64(n), np.int32(channels),
-                                              bplan.spec, np.int32(r), _SLOT))
+            self.launch = _plans.Launch(
+                k,
+                grid,
+                pol.block,
+                r * table,
+                args=(_SLOT, _launch.i64(n), np.int32(channels), bplan.spec, np.int32(r), _SLOT),
+            )
         self.binning = bplan
 
     def __call__(self, samples):
@@ -430,8 +474,16 @@ class ChannelsPlan(_plans.Plan):
 
 def channels_plan(binning, edges, channels, n, backend):
     pol = _policy.channels()
-    key = ("histogram/channels", binning, channels, n, pol, _policy.production(),
-           _policy.loads(binning.dtype), _plans.stream_key())
+    key = (
+        "histogram/channels",
+        binning,
+        channels,
+        n,
+        pol,
+        _policy.production(),
+        _policy.loads(binning.dtype),
+        _plans.stream_key(),
+    )
 
     def build():
         bplan = None if not n or binning.empty else binning_plan(binning, backend, edges)

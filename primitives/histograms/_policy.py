@@ -93,38 +93,44 @@ _PRODUCTION = ProductionPolicy(
 #: the register walk: 2 loads in flight (H100, float32 2^28, 256 bins: 1, 2, 4 swept)
 _LOADS = LoadPolicy(vectors=2, stages=0, stages_few_copies=0)
 
-TABLE = _policy.register("histogram", {
-    ("default", "textbook"): TextbookPolicy(
-        block=256,  # the textbook's block size (not tuned)
-    ),
-    ("default", "production"): _PRODUCTION,
-    **{("default", t): _LOADS for t in ("int16", "uint16", "int32", "uint32", "int64", "uint64",
-                                        "float64")},
-    # bytes: 16 samples of cheap work per packet (H100, uint8 2^28: 4 loads best of 4 and 8)
-    ("default", "int8"): dataclasses.replace(_LOADS, vectors=4),
-    ("default", "uint8"): dataclasses.replace(_LOADS, vectors=4),
-    ("default", "float32"): dataclasses.replace(
-        _LOADS,
-        stages=5,  # H100, float32 2^28, 256 bins, kernel only: 0.416 ms (registers) -> 0.360
-        stages_few_copies=2,  # H100, float32 2^28, 4096 bins: 0.481 -> 0.472 (5: 0.566)
-    ),
-    ("default", "channels"): ChannelsPolicy(
-        block=1024,  # H100, RGB uint8 8192 x 8192: as the production kernel (not swept)
-        blocks_per_sm=2,  # as the production kernel (not swept)
-    ),
-    ("default", "dd"): DDPolicy(
-        block=1024,  # not tuned yet; to be measured on an H100
-        blocks_per_sm=2,  # not tuned yet (two while the counters allow); to be measured on an H100
-        # not tuned yet: all of a block's shared memory (256 x 256 bins: 89% of them in shared
-        # memory, one block per SM); to be measured on an H100 against half of it
-        shared_bytes=227 * 1024,
-    ),
-    ("default", "minmax"): MinmaxPolicy(
-        block=256,  # autodetected ranges: one pass, not timed against peers (not tuned)
-    ),
-}, doc="block sizes of the textbook variants, the production kernels' block, grid cap, histogram "
-       "copies and finish, loads and staging per sample dtype, histogram_channels, histogramdd, "
-       "minmax")
+TABLE = _policy.register(
+    "histogram",
+    {
+        ("default", "textbook"): TextbookPolicy(
+            block=256  # the textbook's block size (not tuned)
+        ),
+        ("default", "production"): _PRODUCTION,
+        **{
+            ("default", t): _LOADS
+            for t in ("int16", "uint16", "int32", "uint32", "int64", "uint64", "float64")
+        },
+        # bytes: 16 samples of cheap work per packet (H100, uint8 2^28: 4 loads best of 4 and 8)
+        ("default", "int8"): dataclasses.replace(_LOADS, vectors=4),
+        ("default", "uint8"): dataclasses.replace(_LOADS, vectors=4),
+        ("default", "float32"): dataclasses.replace(
+            _LOADS,
+            stages=5,  # H100, float32 2^28, 256 bins, kernel only: 0.416 ms (registers) -> 0.360
+            stages_few_copies=2,  # H100, float32 2^28, 4096 bins: 0.481 -> 0.472 (5: 0.566)
+        ),
+        ("default", "channels"): ChannelsPolicy(
+            block=1024,  # H100, RGB uint8 8192 x 8192: as the production kernel (not swept)
+            blocks_per_sm=2,  # as the production kernel (not swept)
+        ),
+        ("default", "dd"): DDPolicy(
+            block=1024,  # not tuned yet; to be measured on an H100
+            blocks_per_sm=2,  # not tuned yet (two while the counters allow); to be measured on an H100
+            # not tuned yet: all of a block's shared memory (256 x 256 bins: 89% of them in shared
+            # memory, one block per SM); to be measured on an H100 against half of it
+            shared_bytes=227 * 1024,
+        ),
+        ("default", "minmax"): MinmaxPolicy(
+            block=256  # autodetected ranges: one pass, not timed against peers (not tuned)
+        ),
+    },
+    doc="block sizes of the textbook variants, the production kernels' block, grid cap, histogram "
+    "copies and finish, loads and staging per sample dtype, histogram_channels, histogramdd, "
+    "minmax",
+)
 
 
 def textbook():

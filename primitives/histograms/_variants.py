@@ -11,9 +11,18 @@ from .._core import backend as _backend
 from . import _policy
 from ._binning import SHARED_SIZE
 
-VARIANTS = ("global_atomic_contiguous", "global_atomic_interleaved", "privatized",
-            "coarsened_contiguous", "coarsened_interleaved", "aggregated", "warp_replicated",
-            "partial_privatized", "global_vectorized", "sort_reduce_by_key")
+VARIANTS = (
+    "global_atomic_contiguous",
+    "global_atomic_interleaved",
+    "privatized",
+    "coarsened_contiguous",
+    "coarsened_interleaved",
+    "aggregated",
+    "warp_replicated",
+    "partial_privatized",
+    "global_vectorized",
+    "sort_reduce_by_key",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,8 +114,7 @@ def stages_for(dtype, counters, acc="count", info=None, lane_copies=True):
     cc = info.compute_capability
     if cc.isdigit() and int(cc) < 80:
         return 0
-    if stage_offset(counters) + s * _policy.production().block * 16 > \
-            info.shared_per_block_optin:
+    if stage_offset(counters) + s * _policy.production().block * 16 > info.shared_per_block_optin:
         return 0
     return s
 

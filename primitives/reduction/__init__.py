@@ -27,5 +27,18 @@ from ._derived import all, any, mean  # noqa: A004 - NumPy-style names
 from ._arg import argmax, argmin
 from ._plans import error_depth
 
-__all__ = ["reduce", "sum", "prod", "min", "max", "mean", "any", "all", "VARIANTS", "OPS",
-           "error_depth", "argmin", "argmax"]
+__all__ = [
+    "reduce",
+    "sum",
+    "prod",
+    "min",
+    "max",
+    "mean",
+    "any",
+    "all",
+    "VARIANTS",
+    "OPS",
+    "error_depth",
+    "argmin",
+    "argmax",
+]

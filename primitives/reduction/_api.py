@@ -17,15 +17,15 @@ __all__ = ["reduce", "sum", "prod", "min", "max", "VARIANTS", "OPS"]
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def _make_plan(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto",
-               func="reduce"):
+def _make_plan(
+    x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto", func="reduce"
+):
     """What ``prim.plan(prim.reduce, x, op, ...)`` runs for arrays like ``x``; ``func``: the
     public function the errors name."""
     if axis is not None or out is not None or keepdims:
         _general(x, op, axis, dtype, None, keepdims, variant, func)  # checks the arguments
         return lambda y: _general(y, op, axis, dtype, out, keepdims, variant, func)
-    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
-                                   auto="production")
+    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="production")
     inp, arr, rt = _input(x, op, dtype, variant, func)
     if variant == "production" and arr.size and arr is x:
         return _rp.production_plan(inp.backend, rt, op, arr.size)
@@ -56,9 +56,11 @@ def _check_x(dt, op, func):
     if dt in allowed:
         return
     if dt.kind == "c" and dt in _dtypes.REDUCE_COMPLEX_DTYPES:
-        raise TypeError(f"{func}: x has dtype {dt}; complex numbers have no order here (NumPy "
-                        f"orders them lexicographically), so {op} takes "
-                        f"{_dtypes.names(allowed)}")
+        raise TypeError(
+            f"{func}: x has dtype {dt}; complex numbers have no order here (NumPy "
+            f"orders them lexicographically), so {op} takes "
+            f"{_dtypes.names(allowed)}"
+        )
     raise TypeError(f"{func}: x has dtype {dt}; supported dtypes are {_dtypes.names(allowed)}")
 
 
@@ -70,11 +72,12 @@ def _result_dtype(in_dt, op, dtype, variant, func):
     if dtype is None:
         acc_dt = _dtypes.reduce_result_dtype(in_dt, op)
     else:
-        acc_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
-                                       allowed=_allowed(op))
+        acc_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func, allowed=_allowed(op))
     if acc_dt.kind == "c" and variant not in ("production", "auto"):
-        raise ValueError(f"{func}: variant={variant!r} has no complex kernels; a {acc_dt} "
-                         f"{op} runs on variant='production' (or 'auto')")
+        raise ValueError(
+            f"{func}: variant={variant!r} has no complex kernels; a {acc_dt} "
+            f"{op} runs on variant='production' (or 'auto')"
+        )
     return acc_dt
 
 
@@ -86,13 +89,15 @@ def _real_part(arr, acc_dt, backend):
     frame, level = sys._getframe(0), 1  # the warning points at the first caller outside
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):  # the package
         frame, level = frame.f_back, level + 1
-    warnings.warn("Casting complex values to real discards the imaginary part",
-                  np.exceptions.ComplexWarning, stacklevel=level)
+    warnings.warn(
+        "Casting complex values to real discards the imaginary part",
+        np.exceptions.ComplexWarning,
+        stacklevel=level,
+    )
     return backend.xp.ascontiguousarray(arr.real)
 
 
 @_plans.planned(_make_plan)
-
 def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto"):
     """Reduce all elements of ``x`` with ``op``.
 
@@ -158,21 +163,29 @@ def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, vari
 def _general(x, op, axis, dtype, out, keepdims, variant, func):
     """A reduction with NumPy's ``axis``, ``out`` and ``keepdims``: over every axis the
     flattened reduction (then shaped), over some axes :func:`~._axis.reduce_axis`."""
-    key = None if out is not None else _plans.call_key(
-        "reduce/axes", (x,), (op, axis, dtype, keepdims, variant, func))
+    key = (
+        None
+        if out is not None
+        else _plans.call_key("reduce/axes", (x,), (op, axis, dtype, keepdims, variant, func))
+    )
     replay = _plans.PLANS.find(key) if key is not None else None
     if replay is not None:  # an earlier call on a like array checked these arguments
         return replay(x)
-    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
-                                   auto="production")
+    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="production")
     _checks.check_choice(op, OPS, func=func, arg="op")
     inp = _checks.as_input(x, func=func, arg="x", keep_f=True)  # F order is read in place
     arr = inp.array
     _check_x(arr.dtype, op, func)
     axes = _axis.normalize_axis(axis, arr.ndim, func)
     if out is not None:  # before any launch
-        _axis.check_out(out, tuple(1 if a in axes else d for a, d in enumerate(arr.shape)
-                                   if keepdims or a not in axes), None, func)
+        _axis.check_out(
+            out,
+            tuple(
+                1 if a in axes else d for a, d in enumerate(arr.shape) if keepdims or a not in axes
+            ),
+            None,
+            func,
+        )
         arr, dtype = _into_out(arr, op, dtype, out, axes)
     if len(axes) == arr.ndim:  # every axis: the flattened reduction
         # the backend array in, a backend 0-d value out: finish() returns it as the caller's
@@ -188,8 +201,14 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
         if replay is not None and key is not None and _checks.is_itself(arr, x):  # as it is
             # the replay's result has the kept axes' shape: reshaped only for keepdims (a CuPy
             # view costs a repeat call about a microsecond of host time)
-            _plans.PLANS.file(key, replay if not keepdims else _axis.Shaped(replay, tuple(
-                1 if a in axes else d for a, d in enumerate(arr.shape))))
+            _plans.PLANS.file(
+                key,
+                replay
+                if not keepdims
+                else _axis.Shaped(
+                    replay, tuple(1 if a in axes else d for a, d in enumerate(arr.shape))
+                ),
+            )
     return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
 
 
@@ -207,8 +226,9 @@ def _into_out(arr, op, dtype, out, axes):
     odt = np.dtype(out.dtype)
     if odt not in _allowed(op):  # no kernel in out's dtype: the natural result, cast to it
         return arr, dtype
-    loop = np.result_type(odt, arr.dtype) if dtype is None else np.dtype(
-        _checks.native_dtype(dtype))
+    loop = (
+        np.result_type(odt, arr.dtype) if dtype is None else np.dtype(_checks.native_dtype(dtype))
+    )
     if op in ("sum", "prod") or arr.size == 0 or np.can_cast(arr.dtype, odt, "safe"):
         return arr, loop
     first = tuple(0 if a in axes else slice(None) for a in range(arr.ndim))
@@ -248,14 +268,14 @@ def _reduce(x, op, dtype, variant, func):
     plan = _plans.PLANS.find(key)
     if plan is not None:  # an earlier call on a like array checked these arguments
         return plan(x)
-    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
-                                   auto="production")
+    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="production")
     inp, arr, rt = _input(x, op, dtype, variant, func)
     if arr.size == 0:
         if op in ("min", "max"):
             name = "minimum" if op == "min" else "maximum"
-            raise ValueError(f"{func}: zero-size array to reduction operation {name} which has "
-                             f"no identity")
+            raise ValueError(
+                f"{func}: zero-size array to reduction operation {name} which has no identity"
+            )
         fill = inp.backend.xp.ones if op == "prod" else inp.backend.xp.zeros
         return inp.scalar(fill(1, dtype=rt.res))
     if variant == "production":
@@ -269,19 +289,31 @@ def _reduce(x, op, dtype, variant, func):
 def _bound(op):
     """The plan maker of ``sum``/``prod`` or ``min``/``max``, with their signatures."""
     if op in ("sum", "prod"):
+
         def make(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
-            return _make_plan(x, op, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
-                              variant=variant, func=op)
+            return _make_plan(
+                x, op, axis=axis, dtype=dtype, out=out, keepdims=keepdims, variant=variant, func=op
+            )
     else:
+
         def make(x, axis=None, out=None, keepdims=False, *, variant="auto"):
-            return _make_plan(x, op, axis=axis, out=out, keepdims=keepdims, variant=variant,
-                              func=op)
+            return _make_plan(
+                x, op, axis=axis, out=out, keepdims=keepdims, variant=variant, func=op
+            )
+
     return make
 
 
 @_plans.planned(_bound("sum"))
-def sum(x, axis=None, dtype=None, out=None, keepdims=False, *,  # noqa: A001 - numpy.sum
-        variant="auto"):
+def sum(
+    x,
+    axis=None,
+    dtype=None,
+    out=None,
+    keepdims=False,
+    *,  # noqa: A001 - numpy.sum
+    variant="auto",
+):
     """Sum of the elements over ``axis`` (all by default), as :func:`numpy.sum`; see
     :func:`reduce`. Complex input (complex64, complex128) sums to its own dtype."""
     if axis is not None or out is not None or keepdims:

@@ -14,8 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import (checks as _checks, dtypes as _dtypes, launch as _launch,
-                     loader as _loader, plans as _plans)
+from .._core import (
+    checks as _checks,
+    dtypes as _dtypes,
+    launch as _launch,
+    loader as _loader,
+    plans as _plans,
+)
 from . import _policy
 
 __all__ = ["argmin", "argmax", "DTYPES"]
@@ -24,16 +29,33 @@ SOURCE = "reduction/arg.cu"
 
 #: the dtypes argmin/argmax take, and the C++ type each is read as: the one table's
 #: (dtypes.KERNEL_CTYPES), but float16 as arg.cu's prim::half_bits (its bits, ordered there)
-DTYPES = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
-                                     np.int64, np.uint32, np.uint64, np.float16, np.float32,
-                                     np.float64))
-_CNAMES = {dt: "prim::half_bits" if dt == np.float16 else _dtypes.KERNEL_CTYPES[dt]
-           for dt in DTYPES}
+DTYPES = tuple(
+    np.dtype(t)
+    for t in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.int64,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+    )
+)
+_CNAMES = {
+    dt: "prim::half_bits" if dt == np.float16 else _dtypes.KERNEL_CTYPES[dt] for dt in DTYPES
+}
 
 
 def kernel_ctype(dt):
     """The C++ type arg.cu reads ``dt`` as."""
     return _CNAMES[np.dtype(dt)]
+
+
 _INTP = np.dtype(np.intp)
 
 #: module keys: (kind, C++ input type); "flat" holds arg_flat, "axis" arg_rows and arg_cols
@@ -49,8 +71,7 @@ def _flat_name(c, is_max, pol):
 
 
 def _rows_name(c, is_max, pol, per_warp):
-    return (f"arg_rows<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}, "
-            f"{_flag(per_warp)}>")
+    return f"arg_rows<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}, {_flag(per_warp)}>"
 
 
 def _cols_name(c, is_max, pol):
@@ -64,8 +85,11 @@ def _names(key, pol):
         if kind == "flat":
             out.append(_flat_name(c, is_max, pol))
         else:
-            out += [_rows_name(c, is_max, pol, True), _rows_name(c, is_max, pol, False),
-                    _cols_name(c, is_max, pol)]
+            out += [
+                _rows_name(c, is_max, pol, True),
+                _rows_name(c, is_max, pol, False),
+                _cols_name(c, is_max, pol),
+            ]
     return out
 
 
@@ -88,8 +112,9 @@ class FlatPlan(_plans.Plan):
         self.scratch = self.xp.empty(2 * grid, dtype=np.int64)
         self.ticket = self.xp.zeros(1, dtype=np.uint32)
         slot = _plans.Launch.SLOT
-        self.launch = _plans.Launch(k, grid, pol.block,
-                                    args=(slot, _launch.i64(n), self.scratch, self.ticket, slot))
+        self.launch = _plans.Launch(
+            k, grid, pol.block, args=(slot, _launch.i64(n), self.scratch, self.ticket, slot)
+        )
         self.host = not backend.is_cuda
         self.nbytes = _plans.scratch_bytes(self.scratch, self.ticket)
 
@@ -144,9 +169,12 @@ class AxisPlan(_plans.Plan):
                 self.scratch = self.xp.empty(2 * gx * lines, dtype=np.int64)
                 tickets = self.xp.zeros(lines, dtype=np.uint32)
                 self.nbytes = _plans.scratch_bytes(self.scratch, tickets)
-                self.launch = _plans.Launch(k, (gx, lines), pol.block,
-                                            args=(slot, _launch.i64(length), self.scratch,
-                                                  tickets, slot))
+                self.launch = _plans.Launch(
+                    k,
+                    (gx, lines),
+                    pol.block,
+                    args=(slot, _launch.i64(length), self.scratch, tickets, slot),
+                )
                 return
             k = _kernel("axis", dt, _rows_name(c, is_max, pol, False), pol)
             grid = _launch.cover_grid(lines, 1, kernel=k)
@@ -156,8 +184,7 @@ class AxisPlan(_plans.Plan):
     def run(self, x):
         if self.lines is not None:
             outer, length, inner = self.lines
-            x = self.xp.ascontiguousarray(
-                self.xp.swapaxes(x.reshape(outer, length, inner), 1, 2))
+            x = self.xp.ascontiguousarray(self.xp.swapaxes(x.reshape(outer, length, inner), 1, 2))
         out = self.xp.empty(self.size, dtype=np.int64)
         self.launch(x, out)
         return out
@@ -181,8 +208,10 @@ def _axis_plan(backend, dt, is_max, outer, length, inner):
 def _check_dtype(dt, func):
     if dt not in _CNAMES:
         extra = " (complex numbers have no order here)" if dt.kind == "c" else ""
-        raise TypeError(f"{func}: x has dtype {dt}{extra}; supported dtypes are "
-                        f"{', '.join(d.name for d in DTYPES)}")
+        raise TypeError(
+            f"{func}: x has dtype {dt}{extra}; supported dtypes are "
+            f"{', '.join(d.name for d in DTYPES)}"
+        )
 
 
 def _check_axis(axis, ndim, func):
@@ -196,8 +225,9 @@ def _check_out(out, shape, func):
     floats do not)."""
     _checks.check_out(out, shape, func)
     if not np.can_cast(out.dtype, _INTP, "safe"):
-        raise TypeError(f"{func}: cannot cast out's dtype {out.dtype} to int64 according to "
-                        f"the rule 'safe'")
+        raise TypeError(
+            f"{func}: cannot cast out's dtype {out.dtype} to int64 according to the rule 'safe'"
+        )
 
 
 def _empty(func):
@@ -243,8 +273,8 @@ def _setup(x, axis, out, keepdims, is_max, func, key=None):
         dims = arr.shape
         outer = int(np.prod(dims[:ax], dtype=np.int64))
         length = dims[ax]
-        inner = int(np.prod(dims[ax + 1:], dtype=np.int64))
-        shape = dims[:ax] + (1,) + dims[ax + 1:] if keepdims else dims[:ax] + dims[ax + 1:]
+        inner = int(np.prod(dims[ax + 1 :], dtype=np.int64))
+        shape = dims[:ax] + (1,) + dims[ax + 1 :] if keepdims else dims[:ax] + dims[ax + 1 :]
         if out is not None:
             _check_out(out, shape, func)
         if length == 0:
@@ -262,8 +292,7 @@ def _setup(x, axis, out, keepdims, is_max, func, key=None):
         res = compute()
         if out is not None:
             if isinstance(out, np.ndarray):
-                np.copyto(out, res if isinstance(res, np.ndarray) else res.get(),
-                          casting="unsafe")
+                np.copyto(out, res if isinstance(res, np.ndarray) else res.get(), casting="unsafe")
             else:
                 out[...] = backend.xp.asarray(res).astype(out.dtype, copy=False)
             return out

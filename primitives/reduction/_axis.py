@@ -41,9 +41,23 @@ _BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
 _I32, _U32, _I64, _U64 = (np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 #: every real dtype the axis reductions take
-AXIS_DTYPES = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16,
-                                          np.int32, np.int64, np.uint32, np.uint64, np.float16,
-                                          np.float32, np.float64))
+AXIS_DTYPES = tuple(
+    np.dtype(t)
+    for t in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.int64,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+    )
+)
 
 
 def _natural(dt, op):
@@ -97,8 +111,11 @@ def axis_route(in_dt, op, res_dt):
     in_dt, res_dt = np.dtype(in_dt), np.dtype(res_dt)
     nat = _natural(in_dt, op)
     natural_res = _BOOL if in_dt == _BOOL and op in ("min", "max") else nat[2]
-    if res_dt == natural_res or op in ("min", "max") or (
-            in_dt.kind in "biu" and res_dt.kind in "iu"):
+    if (
+        res_dt == natural_res
+        or op in ("min", "max")
+        or (in_dt.kind in "biu" and res_dt.kind in "iu")
+    ):
         return AxisRoute((None,) + nat + (res_dt,))
     return AxisRoute((res_dt,) + _natural(res_dt, op) + (res_dt,))
 
@@ -135,17 +152,18 @@ def packed_layout(kin, kout, R, pol):
     several packets per thread)."""
     per = 16 // kin.itemsize // R
     if pol.packed_packets not in (0, 1, 2, 4):
-        raise ValueError(f"reduction 'axis' policy: packed_packets is 0, 1, 2 or 4, not "
-                         f"{pol.packed_packets}")
-    packets = pol.packed_packets or next(
-        (p for p in (1, 2, 4) if p * per * kout.itemsize >= 16), 4)
+        raise ValueError(
+            f"reduction 'axis' policy: packed_packets is 0, 1, 2 or 4, not {pol.packed_packets}"
+        )
+    packets = pol.packed_packets or next((p for p in (1, 2, 4) if p * per * kout.itemsize >= 16), 4)
     return per, packets, int(bool(pol.packed_exchange) and packets > 1)
 
 
 def packed_name(kin, kacc, kout, op, R, pol):
     per, packets, exchange = packed_layout(kin, kout, R, pol)
     return kernel_name("axis_rows_packed", kin, kacc, kout, op, pol)[:-1] + (
-        f", {per}, {packets}, {exchange}>")
+        f", {per}, {packets}, {exchange}>"
+    )
 
 
 _KINDS = ("axis_rows", "axis_slab", "axis_cols")
@@ -167,8 +185,10 @@ def names(key, pol):
         for dt in AXIS_DTYPES:
             kin, kacc, kout = _natural(dt, op)
             if kacc == acc:
-                out += [kernel_name("axis_slab", kin, kacc, o, op, pol, pol.slab_block)
-                        for o in dict.fromkeys((kout, kacc))]
+                out += [
+                    kernel_name("axis_slab", kin, kacc, o, op, pol, pol.slab_block)
+                    for o in dict.fromkeys((kout, kacc))
+                ]
     return list(dict.fromkeys(out))
 
 
@@ -177,8 +197,11 @@ _MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODULE_KEYS, lamb
 
 
 def _kernel(kind, kin, kacc, kout, op, pol, R=None, block=None):
-    name = (packed_name(kin, kacc, kout, op, R, pol) if kind == "axis_rows_packed" else
-            kernel_name(kind, kin, kacc, kout, op, pol, block))
+    name = (
+        packed_name(kin, kacc, kout, op, R, pol)
+        if kind == "axis_rows_packed"
+        else kernel_name(kind, kin, kacc, kout, op, pol, block)
+    )
     return _MODULES.kernel((op, kacc), name, pol)
 
 
@@ -226,9 +249,9 @@ class AxisPlan(_plans.Plan):
         while any(red for _, red in dims):
             g = max(i for i, (_, red) in enumerate(dims) if red)
             outer = _prod(d for d, _ in dims[:g])
-            inner = _prod(d for d, _ in dims[g + 1:])
+            inner = _prod(d for d, _ in dims[g + 1 :])
             R = dims[g][0]
-            dims = _coalesce(dims[:g] + dims[g + 1:])
+            dims = _coalesce(dims[:g] + dims[g + 1 :])
             last = not any(red for _, red in dims)
             out_dt = rt.kout if last else rt.kacc
             src = self._step(src, cur_dt, out_dt, outer, R, inner, last, True)
@@ -250,14 +273,21 @@ class AxisPlan(_plans.Plan):
         threads = self.sms * per_sm * block
         blocks = self.sms * per_sm
         kind, splits, args = None, 1, None
-        slab_rows = (inner == 1 and pol.slab_min_packets and R >= pol.slab_min_packets * K and
-                     (not pol.slab_max_packets or R <= pol.slab_max_packets * K))
+        slab_rows = (
+            inner == 1
+            and pol.slab_min_packets
+            and R >= pol.slab_min_packets * K
+            and (not pol.slab_max_packets or R <= pol.slab_max_packets * K)
+        )
         if slab_rows and outer >= blocks:  # a block per row, one block a row
             kind, block = "axis_slab_rows", pol.slab_block or block
         elif inner == 1 and R * in_dt.itemsize < 16 and 16 % (R * in_dt.itemsize) == 0:
             kind = "axis_rows_packed"
-        elif inner == 1 and (not split_ok or outer * 32 >= threads or R < 2 * block * K) and not (
-                slab_rows and R >= block * K):
+        elif (
+            inner == 1
+            and (not split_ok or outer * 32 >= threads or R < 2 * block * K)
+            and not (slab_rows and R >= block * K)
+        ):
             kind = "axis_rows"  # a warp (or fewer lanes) per row
         elif K % inner == 0 and (R * inner >= block * K or outer < blocks):
             kind = "axis_slab"
@@ -276,13 +306,22 @@ class AxisPlan(_plans.Plan):
         chunk = _launch.cdiv(R, splits)
         splits = _launch.cdiv(R, chunk)
         k_out = out_dt if splits == 1 else rt.kacc
-        k = _kernel("axis_slab" if kind == "axis_slab_rows" else kind, in_dt, rt.kacc, k_out,
-                    op, pol, R, block)
+        k = _kernel(
+            "axis_slab" if kind == "axis_slab_rows" else kind,
+            in_dt,
+            rt.kacc,
+            k_out,
+            op,
+            pol,
+            R,
+            block,
+        )
         slot, i64 = _plans.Launch.SLOT, _launch.i64
         if kind == "axis_rows_packed":
             packets = packed_layout(in_dt, k_out, R, pol)[1]
-            grid = _launch.cover_grid(_launch.cdiv(outer * R, K), block, packets, kernel=k,
-                                      per_sm=per_sm)
+            grid = _launch.cover_grid(
+                _launch.cdiv(outer * R, K), block, packets, kernel=k, per_sm=per_sm
+            )
             args = (slot, i64(outer), slot)
         elif kind == "axis_slab_rows":  # the kernel loops over rows past the grid's
             grid = min(outer, _launch.MAX_GRID_X)
@@ -297,8 +336,16 @@ class AxisPlan(_plans.Plan):
         else:
             units = outer * splits * (inner // K if inner % K == 0 else inner)
             grid = _launch.cover_grid(units, block, kernel=k, per_sm=per_sm)
-            args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk),
-                    np.int32(inner % K == 0), slot)
+            args = (
+                slot,
+                i64(outer),
+                i64(R),
+                i64(inner),
+                i64(splits),
+                i64(chunk),
+                np.int32(inner % K == 0),
+                slot,
+            )
         final = last and splits == 1
         dst = None if final else self._buffer(outer * splits * inner, k_out)
         self.steps.append((_plans.Launch(k, grid, block, args=args), src, dst))
@@ -330,8 +377,9 @@ def normalize_axis(axis, ndim, func, scalar_int=True):
     items = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in items:
-        a = _checks.axis_index(a, ndim, func, "an integer, a tuple of integers or None",
-                               scalar=ndim == 0)
+        a = _checks.axis_index(
+            a, ndim, func, "an integer, a tuple of integers or None", scalar=ndim == 0
+        )
         if a in out:
             raise ValueError(f"{func}: duplicate value in 'axis'")
         out.append(a)
@@ -346,12 +394,17 @@ class AxisReplay:
     __slots__ = ("plan", "flipped", "kin", "out_shape", "rt", "plain")
 
     def __init__(self, plan, flipped, kin, out_shape, rt):
-        self.plan, self.flipped, self.kin, self.out_shape, self.rt = (plan, flipped, kin,
-                                                                      out_shape, rt)
+        self.plan, self.flipped, self.kin, self.out_shape, self.rt = (
+            plan,
+            flipped,
+            kin,
+            out_shape,
+            rt,
+        )
         # the common case, with nothing to do around the launch (each CuPy view costs a
         # microsecond or so of host time, which small calls feel): a C-ordered array read in its
         # own dtype, one kept axis, the result in the kernel's dtype
-        self.plain = (not flipped and len(out_shape) == 1 and rt.res == rt.kout)
+        self.plain = not flipped and len(out_shape) == 1 and rt.res == rt.kout
 
     def __call__(self, arr):
         if self.plain and arr.dtype == self.kin:
@@ -395,14 +448,17 @@ def reduce_axis_replay(arr, axes, op, acc_dt, backend, func):
     width = _prod(arr.shape[a] for a in axes)
     if width == 0:
         if op in ("min", "max"):
-            raise ValueError(f"{func}: zero-size array to reduction operation "
-                             f"{_NUMPY_NAME[op]} which has no identity")
+            raise ValueError(
+                f"{func}: zero-size array to reduction operation "
+                f"{_NUMPY_NAME[op]} which has no identity"
+            )
         return (xp.zeros if op == "sum" else xp.ones)(out_shape, dtype=acc_dt), None
     if _prod(out_shape) == 0:
         return xp.empty(out_shape, dtype=acc_dt), None
     if arr.dtype not in AXIS_DTYPES:
-        raise TypeError(f"{func}: x has dtype {arr.dtype}; supported dtypes are "
-                        f"{_dtypes.names(AXIS_DTYPES)}")
+        raise TypeError(
+            f"{func}: x has dtype {arr.dtype}; supported dtypes are {_dtypes.names(AXIS_DTYPES)}"
+        )
     rt = axis_route(arr.dtype, op, acc_dt)
     if width == 1:  # nothing to combine: the elements as the result dtype
         x = arr if rt.conv is None else arr.astype(rt.conv)

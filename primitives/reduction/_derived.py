@@ -27,8 +27,9 @@ __all__ = ["mean", "any", "all"]
 def _backend_input(x, func, allowed=_dtypes.REDUCE_DTYPES):
     inp = _checks.as_input(x, func=func, arg="x", keep_f=True)  # F order is read in place
     if inp.array.dtype not in allowed:
-        raise TypeError(f"{func}: x has dtype {inp.array.dtype}; supported dtypes are "
-                        f"{_dtypes.names(allowed)}")
+        raise TypeError(
+            f"{func}: x has dtype {inp.array.dtype}; supported dtypes are {_dtypes.names(allowed)}"
+        )
     return inp
 
 
@@ -96,14 +97,14 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
     if out is not None and res != acc:  # numpy.mean's sum lands in out, and is divided there
         s, acc = s.astype(res), res
     # the division as NumPy's true_divide by the count, then the cast
-    r = xp.empty(s.shape, dtype=res) if s.size == 0 else _gp.mean_divide(inp.backend, s, count,
-                                                                          res)
+    r = xp.empty(s.shape, dtype=res) if s.size == 0 else _gp.mean_divide(inp.backend, s, count, res)
     if key is not None and arr is x and count:
         # later calls on like arrays: the sum's plan (filed by that call) and the division's
         summed = _plans.PLANS.find(_plans.call_key("reduce", (x,), ("sum", acc, "auto")))
         if summed is not None:
-            _plans.PLANS.file(key, _MeanCall(summed, _gp.mean_divide_plan(inp.backend, acc, res,
-                                                                          1, count)))
+            _plans.PLANS.file(
+                key, _MeanCall(summed, _gp.mean_divide_plan(inp.backend, acc, res, 1, count))
+            )
     return _axis.finish(r, inp, arr.shape, axes, keepdims, out, func)
 
 

@@ -56,10 +56,12 @@ def names(variant, pol):
     out = [kernel_name(variant, i, a, op, pol) for i, a in _dtypes.ACC_PAIRS for op in OPS]
     if variant == "production":  # narrow and complex inputs: production only (the others
         # convert narrow input and refuse complex input)
-        out += [kernel_name(variant, i, a, op, pol, r)
-                for i, a, r, ops in _NARROW_KERNELS for op in ops]
-        out += [kernel_name(variant, i, a, op, pol) for i, a in _COMPLEX_PAIRS
-                for op in COMPLEX_OPS]
+        out += [
+            kernel_name(variant, i, a, op, pol, r) for i, a, r, ops in _NARROW_KERNELS for op in ops
+        ]
+        out += [
+            kernel_name(variant, i, a, op, pol) for i, a in _COMPLEX_PAIRS for op in COMPLEX_OPS
+        ]
     return out
 
 
@@ -102,8 +104,9 @@ class Route(tuple):
         """The kernel's output ``out`` (of ``kout``) as the result dtype."""
         if out.dtype == self.res:
             return out
-        return out.view(self.res) if out.dtype.itemsize == self.res.itemsize else \
-            out.astype(self.res)
+        return (
+            out.view(self.res) if out.dtype.itemsize == self.res.itemsize else out.astype(self.res)
+        )
 
 
 def _address(arr):
@@ -148,8 +151,9 @@ class ProductionPlan(_plans.Plan):
         self.partials = xp.empty(grid, dtype=rt.kacc)
         self.ticket = xp.zeros(1, dtype=np.uint32)
         slot = _plans.Launch.SLOT
-        self.launch = _plans.Launch(k, grid, pol.block,
-                                    args=(slot, _launch.i64(n), self.partials, self.ticket, slot))
+        self.launch = _plans.Launch(
+            k, grid, pol.block, args=(slot, _launch.i64(n), self.partials, self.ticket, slot)
+        )
         self.route, self.host = rt, not backend.is_cuda
         self.nbytes = _plans.scratch_bytes(self.partials, self.ticket)
 
@@ -186,9 +190,12 @@ def _rows_name(dt, op, pol):
     return f"reduce_rows<{c}, {c}, {_OP_TEMPLATE[op]}<{c}>, {pol.block}>"
 
 
-_ROWS = _loader.PolicyModules(SOURCE, lambda key, pol: [_rows_name(d, op, pol)
-                                                        for d, op in ROWS_CASES],
-                              _policy.TABLE, ("rows",))
+_ROWS = _loader.PolicyModules(
+    SOURCE,
+    lambda key, pol: [_rows_name(d, op, pol) for d, op in ROWS_CASES],
+    _policy.TABLE,
+    ("rows",),
+)
 
 
 class RowsPlan(_plans.Plan):
@@ -201,8 +208,9 @@ class RowsPlan(_plans.Plan):
         grid = min(rows, _launch.resident_grid(k, pol.block))
         slot = _plans.Launch.SLOT
         self.xp, self.dt, self.rows = backend.xp, dt, rows
-        self.launch = _plans.Launch(k, grid, pol.block,
-                                    args=(slot, _launch.i64(rows), _launch.i64(width), slot))
+        self.launch = _plans.Launch(
+            k, grid, pol.block, args=(slot, _launch.i64(rows), _launch.i64(width), slot)
+        )
 
     def run(self, lines):
         """The 1-D array of the rows' results; ``lines``: the rows one after another, of the
@@ -285,8 +293,11 @@ def error_depth(variant, n, in_dt=np.dtype(np.float32)):
         second = 2 * _launch.cdiv(grid, 2 * pol.block) + log_block(pol.block)
         return first + (second if grid > 1 else 0)
     pol = _policy.production()
-    k = (kernel("production", in_dt, np.dtype(np.float32), "sum", pol, in_dt) if half else
-         kernel("production", in_dt, in_dt, "sum", pol))
+    k = (
+        kernel("production", in_dt, np.dtype(np.float32), "sum", pol, in_dt)
+        if half
+        else kernel("production", in_dt, in_dt, "sum", pol)
+    )
     grid = production_grid(k, n, in_dt, pol)
     threads = grid * pol.block
     per_thread = (_launch.cdiv(n, threads) + 16) + 3  # vector body + head/tail + 4-way regroup
@@ -298,7 +309,8 @@ def error_depth(variant, n, in_dt=np.dtype(np.float32)):
 FINISH = "reduction/finish.cu"
 #: (accumulator, result) dtypes of mean: the accumulator's own, and float16 from float32 sums
 MEAN_PAIRS = tuple((d, d) for d in _dtypes.REDUCE_COMPLEX_DTYPES) + (
-    (np.dtype(np.float32), np.dtype(np.float16)),)
+    (np.dtype(np.float32), np.dtype(np.float16)),
+)
 _FINISH_BLOCK = 256
 
 
@@ -323,8 +335,9 @@ class MeanDividePlan(_plans.Plan):
         grid = _launch.cover_grid(m, _FINISH_BLOCK, kernel=k)
         slot = _plans.Launch.SLOT
         self.empty, self.res = backend.xp.empty, res
-        self.launch = _plans.Launch(k, grid, _FINISH_BLOCK,
-                                    args=(slot, _launch.i64(m), _launch.i64(count), slot))
+        self.launch = _plans.Launch(
+            k, grid, _FINISH_BLOCK, args=(slot, _launch.i64(m), _launch.i64(count), slot)
+        )
 
     def __call__(self, sums):
         """The quotients, shaped and laid out as ``sums`` (C- or F-contiguous, of the plan's

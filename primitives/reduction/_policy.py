@@ -79,37 +79,42 @@ class AxisPolicy:
     packed_exchange: int = knob(_policy.OneOf(0, 1), 0)
 
 
-TABLE = _policy.register("reduction", {
-    # the classic ladder's textbook block size (not tuned)
-    ("default", "ladder"): LadderPolicy(block=256),
-    # zeta: 256 threads, as in the textbook (not tuned)
-    ("default", "zeta"): ZetaPolicy(block=256),
-    ("default", "production"): ProductionPolicy(
-        block=1024,  # H100, sum float32 2^28: 256/512/1024 swept with 2/4/8 loads (tune_reduce --sweep)
-        vectors=4,  # H100, sum float32 2^28: 3.1 TB/s at 4 loads, 2 and 8 slower
-        blocks_per_sm=2,  # H100, sum float32/int32 2^28: 2 per SM best of 1, 2, 4, occupancy
-    ),
-    # reduce_rows (complex products over axes): not tuned yet; to be measured on an H100
-    ("default", "rows"): RowsPolicy(block=256),
-    # argmin/argmax (kernels/reduction/arg.cu): not tuned yet; to be measured on an H100
-    ("default", "arg"): ArgPolicy(block=512, vectors=4, blocks_per_sm=2, rows_block=256,
-                                  warp_row_max=1024),
-    ("default", "axis"): AxisPolicy(
-        block=256,  # not tuned yet; to be measured on an H100
-        vectors=4,  # not tuned yet; to be measured on an H100
-        blocks_per_sm=8,  # not tuned yet; to be measured on an H100 (2048 threads per SM)
-        min_chunk=8,  # not tuned yet; to be measured on an H100
-        # H200, sum(axis=1) of C (65536, 4096) float32 (tools.probes.axis_policies, each policy
-        # beside cupy.sum): a warp per row 0.985x CuPy's time (0.975-0.98x in the figures), a
-        # block of 256 per row on resident blocks 0.907x, a block of 256 per row one block a
-        # row 0.963x, a block of 128 per row one block a row 1.016x (VECS 8: 1.015x); rows of
-        # 65536 (F axis 0) and 2^20 lost 1-4% that way, so from 256 to 4096 packets only
-        slab_min_packets=256,
-        slab_max_packets=4096,
-        slab_block=128,
-    ),
-}, doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "
-       "the axis kernels' block, loads, grid and split threshold")
+TABLE = _policy.register(
+    "reduction",
+    {
+        # the classic ladder's textbook block size (not tuned)
+        ("default", "ladder"): LadderPolicy(block=256),
+        # zeta: 256 threads, as in the textbook (not tuned)
+        ("default", "zeta"): ZetaPolicy(block=256),
+        ("default", "production"): ProductionPolicy(
+            block=1024,  # H100, sum float32 2^28: 256/512/1024 swept with 2/4/8 loads (tune_reduce --sweep)
+            vectors=4,  # H100, sum float32 2^28: 3.1 TB/s at 4 loads, 2 and 8 slower
+            blocks_per_sm=2,  # H100, sum float32/int32 2^28: 2 per SM best of 1, 2, 4, occupancy
+        ),
+        # reduce_rows (complex products over axes): not tuned yet; to be measured on an H100
+        ("default", "rows"): RowsPolicy(block=256),
+        # argmin/argmax (kernels/reduction/arg.cu): not tuned yet; to be measured on an H100
+        ("default", "arg"): ArgPolicy(
+            block=512, vectors=4, blocks_per_sm=2, rows_block=256, warp_row_max=1024
+        ),
+        ("default", "axis"): AxisPolicy(
+            block=256,  # not tuned yet; to be measured on an H100
+            vectors=4,  # not tuned yet; to be measured on an H100
+            blocks_per_sm=8,  # not tuned yet; to be measured on an H100 (2048 threads per SM)
+            min_chunk=8,  # not tuned yet; to be measured on an H100
+            # H200, sum(axis=1) of C (65536, 4096) float32 (tools.probes.axis_policies, each policy
+            # beside cupy.sum): a warp per row 0.985x CuPy's time (0.975-0.98x in the figures), a
+            # block of 256 per row on resident blocks 0.907x, a block of 256 per row one block a
+            # row 0.963x, a block of 128 per row one block a row 1.016x (VECS 8: 1.015x); rows of
+            # 65536 (F axis 0) and 2^20 lost 1-4% that way, so from 256 to 4096 packets only
+            slab_min_packets=256,
+            slab_max_packets=4096,
+            slab_block=128,
+        ),
+    },
+    doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "
+    "the axis kernels' block, loads, grid and split threshold",
+)
 
 
 def ladder():

@@ -21,5 +21,12 @@ from __future__ import annotations
 from ._api import OPS, VARIANTS, cumprod, cumsum, exclusive_scan, inclusive_scan
 from ._plans import error_depth
 
-__all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "cumprod", "VARIANTS", "OPS",
-           "error_depth"]
+__all__ = [
+    "inclusive_scan",
+    "exclusive_scan",
+    "cumsum",
+    "cumprod",
+    "VARIANTS",
+    "OPS",
+    "error_depth",
+]

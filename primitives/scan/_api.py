@@ -11,17 +11,26 @@ from ._plans import OPS, VARIANTS
 __all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "cumprod", "VARIANTS", "OPS"]
 
 #: the accumulator dtype of a classic scan of a narrow input (converted to it first)
-_WIDE = {np.dtype(k): np.dtype(v) for k, v in (
-    (np.bool_, np.int64), (np.int8, np.int64), (np.int16, np.int64), (np.uint8, np.uint64),
-    (np.uint16, np.uint64), (np.float16, np.float32))}
+_WIDE = {
+    np.dtype(k): np.dtype(v)
+    for k, v in (
+        (np.bool_, np.int64),
+        (np.int8, np.int64),
+        (np.int16, np.int64),
+        (np.uint8, np.uint64),
+        (np.uint16, np.uint64),
+        (np.float16, np.float32),
+    )
+}
 
 
 def _validated(x, op, dtype, variant, func):
     """The checks of every scan: ``(variant, inp, arr, in_dt, res_dt)``, the flattened contiguous
     input as it is and the result dtype (NumPy's: ``sum``/``prod`` widen bool and integers below
     64 bits; ``dtype=`` overrides)."""
-    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
-                                   auto="decoupled_lookback")
+    variant = _checks.check_choice(
+        variant, VARIANTS, func=func, arg="variant", auto="decoupled_lookback"
+    )
     _checks.check_choice(op, OPS, func=func, arg="op")
     inp = _checks.as_input(x, func=func, arg="x", flatten=True)
     arr = inp.array
@@ -35,20 +44,24 @@ def checked_result_dtype(in_dt, op, dtype, func):
     result's dtypes (``func``: the public function the errors name)."""
     in_dt = np.dtype(in_dt)
     if in_dt not in _sp.DTYPES:
-        raise TypeError(f"{func}: x has dtype {in_dt.name}; supported dtypes are "
-                        f"{_dtypes.names(_sp.DTYPES)}")
+        raise TypeError(
+            f"{func}: x has dtype {in_dt.name}; supported dtypes are {_dtypes.names(_sp.DTYPES)}"
+        )
     if dtype is None:
         res_dt = _sp.result_dtype(in_dt, op)
     else:
-        res_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func,
-                                       allowed=_sp.DTYPES)
+        res_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func, allowed=_sp.DTYPES)
     if op in ("min", "max") and "c" in (in_dt.kind, res_dt.kind):
         cplx = in_dt if in_dt.kind == "c" else res_dt
-        raise TypeError(f"{func}: op={op!r} is not defined for complex dtype {cplx.name} (no "
-                        f"ordering); use 'sum' or 'prod'")
+        raise TypeError(
+            f"{func}: op={op!r} is not defined for complex dtype {cplx.name} (no "
+            f"ordering); use 'sum' or 'prod'"
+        )
     if in_dt.kind == "c" and res_dt.kind != "c":
-        raise TypeError(f"{func}: dtype={res_dt.name} would discard the imaginary part of x "
-                        f"({in_dt.name}); use a complex dtype")
+        raise TypeError(
+            f"{func}: dtype={res_dt.name} would discard the imaginary part of x "
+            f"({in_dt.name}); use a complex dtype"
+        )
     return res_dt
 
 
@@ -101,8 +114,9 @@ def _scan(x, op, dtype, variant, exclusive, func, key):
     variant, inp, arr, in_dt, res_dt = _validated(x, op, dtype, variant, func)
     if arr.size == 0:
         return inp.result(inp.backend.xp.empty(0, dtype=res_dt))
-    return inp.result(_run(inp.backend, arr, in_dt, res_dt, op, exclusive, variant,
-                           key if arr is x else None))
+    return inp.result(
+        _run(inp.backend, arr, in_dt, res_dt, op, exclusive, variant, key if arr is x else None)
+    )
 
 
 #: op -> the name of its ufunc (NumPy's and CuPy's)
@@ -140,8 +154,12 @@ def _make_plan(func, exclusive):
             _validated(x, op, dtype, variant, func)
             return lambda y: _entry(func, y, op, axis, dtype, variant, exclusive)
         variant, inp, arr, in_dt, res_dt = _validated(x, op, dtype, variant, func)
-        if (variant == "decoupled_lookback" and arr.size and arr is x
-                and _sp.direct(variant, in_dt, res_dt, op)):
+        if (
+            variant == "decoupled_lookback"
+            and arr.size
+            and arr is x
+            and _sp.direct(variant, in_dt, res_dt, op)
+        ):
             return _sp.lookback_plan(inp.backend, in_dt, res_dt, op, exclusive, arr.size)
         return lambda y: _scan(y, op, dtype, variant, exclusive, func, None)
 
@@ -221,8 +239,11 @@ def _scan_axis(x, axis, op, dtype, variant, exclusive, func, key=None):
     ndim = x.ndim if getattr(x, "ndim", None) is not None else np.ndim(x)
     axis = _checks.axis_index(axis, ndim, func)
     flags = getattr(x, "flags", None)
-    flipped = bool(flags is not None and getattr(flags, "f_contiguous", False)
-                   and not getattr(flags, "c_contiguous", True))
+    flipped = bool(
+        flags is not None
+        and getattr(flags, "f_contiguous", False)
+        and not getattr(flags, "c_contiguous", True)
+    )
     src = x.T if flipped else x
     if flipped:
         axis = ndim - 1 - axis
@@ -232,8 +253,13 @@ def _scan_axis(x, axis, op, dtype, variant, exclusive, func, key=None):
         out = inp.backend.xp.empty(shape, dtype=res_dt)
     else:
         out, plan = _sa.scan(inp.backend, arr, in_dt, res_dt, op, exclusive, shape, axis)
-        if (plan is not None and key is not None and type(x) is inp.backend.xp.ndarray
-                and src.flags.c_contiguous and x.dtype == in_dt):
+        if (
+            plan is not None
+            and key is not None
+            and type(x) is inp.backend.xp.ndarray
+            and src.flags.c_contiguous
+            and x.dtype == in_dt
+        ):
             _plans.PLANS.file(key, _sa.AxisCall(plan, shape, flipped))
     out = inp.result(out)  # then transposed: a host copy of an F-ordered result stays F-ordered
     return out.T if flipped else out

@@ -42,9 +42,17 @@ _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 _CTYPES = _dtypes.KERNEL_CTYPES
 #: the dtype a result of a dtype without kernels is computed in (then cast to the result's):
 #: integers modulo 2^8/2^16 and bool (0 or 1) are exact in 32 bits, float16 as CuPy's in float32
-_WORK = {np.dtype(k): np.dtype(v) for k, v in (
-    (np.bool_, np.int32), (np.int8, np.int32), (np.int16, np.int32), (np.uint8, np.uint32),
-    (np.uint16, np.uint32), (np.float16, np.float32))}
+_WORK = {
+    np.dtype(k): np.dtype(v)
+    for k, v in (
+        (np.bool_, np.int32),
+        (np.int8, np.int32),
+        (np.int16, np.int32),
+        (np.uint8, np.uint32),
+        (np.uint16, np.uint32),
+        (np.float16, np.float32),
+    )
+}
 
 
 def combos():
@@ -70,8 +78,10 @@ def rows_scan_name(combo, exclusive, pol):
     a_c = _ctype(a)
     items = pol.items(i, a, o)
     ex = "true" if exclusive else "false"
-    return (f"axis_rows_scan<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, "
-            f"{pol.block}, {items}, {ex}>")
+    return (
+        f"axis_rows_scan<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, "
+        f"{pol.block}, {items}, {ex}>"
+    )
 
 
 def rows_total_name(combo, pol):
@@ -84,8 +94,10 @@ def cols_scan_name(combo, v, exclusive, pol):
     i, a, o, op = combo
     a_c = _ctype(a)
     ex = "true" if exclusive else "false"
-    return (f"axis_cols_scan<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, {v}, "
-            f"{pol.unroll}, {ex}>")
+    return (
+        f"axis_cols_scan<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, {v}, "
+        f"{pol.unroll}, {ex}>"
+    )
 
 
 def cols_lookback_name(combo, v, pol):
@@ -93,8 +105,10 @@ def cols_lookback_name(combo, v, pol):
     instantiation serves both)."""
     i, a, o, op = combo
     a_c = _ctype(a)
-    return (f"axis_cols_lookback<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, "
-            f"{v}, {pol.block}, {pol.tile_rows(i, v)}, {pol.tile_blocks_per_sm}>")
+    return (
+        f"axis_cols_lookback<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, "
+        f"{v}, {pol.block}, {pol.tile_rows(i, v)}, {pol.tile_blocks_per_sm}>"
+    )
 
 
 def names(combo, pol):
@@ -111,14 +125,15 @@ def names(combo, pol):
 _COMBOS = frozenset(combos())
 
 #: kernel(combo, name, pol): one module per (input, accumulator, output, op) and policy
-kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, combos(),
-                               selector=lambda _: SELECTOR).kernel
+kernel = _loader.PolicyModules(
+    SOURCE, names, _policy.TABLE, combos(), selector=lambda _: SELECTOR
+).kernel
 
 
 def layout(shape, axis):
     """``(outer, L, inner)`` of a C-ordered array of ``shape`` scanned along ``axis``."""
     outer = int(np.prod(shape[:axis], dtype=np.int64))
-    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    inner = int(np.prod(shape[axis + 1 :], dtype=np.int64))
     return outer, int(shape[axis]), inner
 
 
@@ -156,7 +171,7 @@ def _zeros16(xp, nbytes):
     buf = xp.zeros(nbytes + 16, dtype=np.uint8)
     addr = buf.data.ptr if hasattr(buf.data, "ptr") else buf.ctypes.data
     off = -addr % 16
-    return buf[off:off + nbytes]
+    return buf[off : off + nbytes]
 
 
 def by_segments(combo, L, inner, pol):
@@ -164,8 +179,13 @@ def by_segments(combo, L, inner, pol):
     the segments of the segmented look-back scan (the ops and dtypes it has, rows at least
     ``pol.segmented_min_len`` long)."""
     in_dt, acc_dt, out_dt, op = combo
-    return (inner == 1 and 0 < pol.segmented_min_len <= L and op in _checks.OPS
-            and (in_dt, acc_dt) in _dtypes.ACC_PAIRS_SET and out_dt == acc_dt)
+    return (
+        inner == 1
+        and 0 < pol.segmented_min_len <= L
+        and op in _checks.OPS
+        and (in_dt, acc_dt) in _dtypes.ACC_PAIRS_SET
+        and out_dt == acc_dt
+    )
 
 
 class AxisPlan(_plans.Plan):
@@ -184,9 +204,15 @@ class AxisPlan(_plans.Plan):
         if by_segments(combo, L, inner, pol):  # long rows: one pass over every row at once
             from ..segmented import _plans as _seg
 
-            self.segments = _seg.scan_plan(backend, in_dt, acc_dt, op,
-                                           "exclusive" if exclusive else "inclusive", True,
-                                           self.size)
+            self.segments = _seg.scan_plan(
+                backend,
+                in_dt,
+                acc_dt,
+                op,
+                "exclusive" if exclusive else "inclusive",
+                True,
+                self.size,
+            )
             # the rows' offsets, made on the host (no device kernel to compile) and copied once
             self.offsets = xp.asarray(np.arange(0, self.size + 1, L, dtype=np.int64))
             self.nbytes = _plans.scratch_bytes(self.offsets)
@@ -200,13 +226,18 @@ class AxisPlan(_plans.Plan):
             scan = kernel(combo, rows_scan_name(combo, exclusive, pol), pol)
             grid = _launch.cover_grid(units, warps, kernel=scan)
             dims = (i64(units), i64(L), i64(self.chunks), i64(self.chunk_len))
-            self.scan = _plans.Launch(scan, grid, pol.block, args=(slot, slot) + dims +
-                                      (self.totals,))
+            self.scan = _plans.Launch(
+                scan, grid, pol.block, args=(slot, slot) + dims + (self.totals,)
+            )
             self.total = None
             if self.chunks > 1:
                 tk = kernel(combo, rows_total_name(combo, pol), pol)
-                self.total = _plans.Launch(tk, _launch.cover_grid(units, warps, kernel=tk),
-                                           pol.block, args=(slot, self.totals) + dims)
+                self.total = _plans.Launch(
+                    tk,
+                    _launch.cover_grid(units, warps, kernel=tk),
+                    pol.block,
+                    args=(slot, self.totals) + dims,
+                )
         else:
             v = _vec(in_dt) if inner % _vec(in_dt) == 0 else 1
             groups = outer * (inner // v)
@@ -221,9 +252,14 @@ class AxisPlan(_plans.Plan):
                 self.counter = xp.zeros(1, dtype=np.uint32)
                 self.state = _zeros16(xp, state_bytes(units, v, acc_dt))
                 self.epoch = 0
-                self.scan = _plans.Launch(scan, _launch.cdiv(units, pol.block), pol.block,
-                                          args=(slot, slot) + dims +
-                                          (self.counter, self.state, slot, np.int32(exclusive)))
+                self.scan = _plans.Launch(
+                    scan,
+                    _launch.cdiv(units, pol.block),
+                    pol.block,
+                    args=(slot, slot)
+                    + dims
+                    + (self.counter, self.state, slot, np.int32(exclusive)),
+                )
                 self.nbytes = _plans.scratch_bytes(self.counter, self.state)
                 return
             self.chunks, self.chunk_len = 1, L
@@ -250,8 +286,7 @@ def axis_plan(backend, combo, exclusive, outer, L, inner):
     """The plan of one configuration (made once, then found in the plan cache)."""
     pol = _policy.current(SELECTOR)
     key = ("scan/axis", combo, exclusive, outer, L, inner, pol, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: AxisPlan(backend, combo, exclusive, outer, L, inner,
-                                                  pol))
+    return _plans.PLANS.get(key, lambda: AxisPlan(backend, combo, exclusive, outer, L, inner, pol))
 
 
 def _identity(op, dt):

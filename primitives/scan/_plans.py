@@ -24,9 +24,22 @@ OPS = ("sum", "prod", "min", "max")
 _OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
 _TILE_PER_BLOCK = {"hillis_steele": 1, "blelloch": 2}  # elements per thread of the block scans
 
-_B, _I8, _U8, _I16, _U16, _F16, _I32, _U32, _I64, _U64, _F32 = (np.dtype(d) for d in (
-    np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.uint32, np.int64,
-    np.uint64, np.float32))
+_B, _I8, _U8, _I16, _U16, _F16, _I32, _U32, _I64, _U64, _F32 = (
+    np.dtype(d)
+    for d in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.float16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float32,
+    )
+)
 
 #: the narrow dtypes the scans accept (as NumPy's cumsum): bool, 8/16-bit integers, float16
 NARROW = _dtypes.REDUCE_NARROW
@@ -43,24 +56,28 @@ CTYPES = _dtypes.KERNEL_CTYPES
 #: does) or, for float16, in float32 (as CuPy's cumsum) and store float16; min/max accumulate in a
 #: 32-bit type (the block's shuffles move 4 or 8 bytes) and store the input's dtype. bool min/max
 #: run as uint8 (its bytes are 0 and 1).
-NARROW_KERNELS = tuple((i, a, r, ops) for i, a, r, ops in (
-    (_B, _I64, _I64, ("sum", "prod")),
-    (_I8, _I64, _I64, ("sum", "prod")),
-    (_U8, _U64, _U64, ("sum", "prod")),
-    (_I16, _I64, _I64, ("sum", "prod")),
-    (_U16, _U64, _U64, ("sum", "prod")),
-    (_F16, _F32, _F16, ("sum", "prod", "min", "max")),
-    (_I8, _I32, _I8, ("min", "max")),
-    (_U8, _U32, _U8, ("min", "max")),
-    (_I16, _I32, _I16, ("min", "max")),
-    (_U16, _U32, _U16, ("min", "max")),
-))
+NARROW_KERNELS = tuple(
+    (i, a, r, ops)
+    for i, a, r, ops in (
+        (_B, _I64, _I64, ("sum", "prod")),
+        (_I8, _I64, _I64, ("sum", "prod")),
+        (_U8, _U64, _U64, ("sum", "prod")),
+        (_I16, _I64, _I64, ("sum", "prod")),
+        (_U16, _U64, _U64, ("sum", "prod")),
+        (_F16, _F32, _F16, ("sum", "prod", "min", "max")),
+        (_I8, _I32, _I8, ("min", "max")),
+        (_U8, _U32, _U8, ("min", "max")),
+        (_I16, _I32, _I16, ("min", "max")),
+        (_U16, _U32, _U16, ("min", "max")),
+    )
+)
 
 #: module groups of each variant: the 4/8-byte real types, narrow inputs (look-back only: the
 #: classic scans take them converted), complex types (sum and prod)
 _GROUPS = ("", "/narrow", "/complex")
-MODULES = tuple(v + g for v in VARIANTS for g in _GROUPS if g != "/narrow" or
-                v == "decoupled_lookback")
+MODULES = tuple(
+    v + g for v in VARIANTS for g in _GROUPS if g != "/narrow" or v == "decoupled_lookback"
+)
 
 
 def triples(variant):
@@ -69,14 +86,14 @@ def triples(variant):
     cplx = [(c, c, c, op) for c in COMPLEX for op in ("sum", "prod")]
     out = {variant: real, variant + "/complex": cplx}
     if variant == "decoupled_lookback":
-        out[variant + "/narrow"] = [(i, a, r, op) for i, a, r, ops in NARROW_KERNELS
-                                    for op in ops]
+        out[variant + "/narrow"] = [(i, a, r, op) for i, a, r, ops in NARROW_KERNELS for op in ops]
     return out
 
 
 #: (variant, input, result, op) -> (module, accumulator): what runs without a conversion
-_DIRECT = {(v, i, r, op): (m, a) for v in VARIANTS for m, ts in triples(v).items()
-           for i, a, r, op in ts}
+_DIRECT = {
+    (v, i, r, op): (m, a) for v in VARIANTS for m, ts in triples(v).items() for i, a, r, op in ts
+}
 
 
 def direct(variant, in_dt, res_dt, op):
@@ -120,8 +137,9 @@ def kernel_name(variant, in_dt, acc_dt, op, exclusive, pol, res_dt=None):
     if variant == "decoupled_lookback":
         n = items(pol, in_dt, acc_dt, res_dt)
         out = "" if res_dt == acc_dt else f", {CTYPES[res_dt]}"
-        return (f"scan_lookback<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {pol.block}, {n}, "
-                f"{ex}{out}>")
+        return (
+            f"scan_lookback<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {pol.block}, {n}, {ex}{out}>"
+        )
     return f"scan_{variant}<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {ex}>"
 
 
@@ -133,16 +151,16 @@ def add_name(acc_dt, op):
 def names(module, pol):
     variant = module.split("/")[0]
     ts = triples(variant)[module]
-    out = [kernel_name(variant, i, a, op, ex, pol, r) for i, a, r, op in ts
-           for ex in (False, True)]
+    out = [kernel_name(variant, i, a, op, ex, pol, r) for i, a, r, op in ts for ex in (False, True)]
     if variant != "decoupled_lookback":
         out += sorted({add_name(a, op) for _, a, _, op in ts})
     return out
 
 
 #: kernel(module, name, pol): every variant's modules under every policy of the table
-kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODULES,
-                               selector=lambda m: m.split("/")[0]).kernel
+kernel = _loader.PolicyModules(
+    SOURCE, names, _policy.TABLE, MODULES, selector=lambda m: m.split("/")[0]
+).kernel
 
 
 # ---- single-pass decoupled look-back ---------------------------------------------------------
@@ -184,7 +202,8 @@ def lookback_plan(backend, in_dt, res_dt, op, exclusive, n):
     acc_dt = direct("decoupled_lookback", in_dt, res_dt, op)[1]
     key = ("scan/lookback", in_dt, res_dt, op, exclusive, n, pol, _plans.stream_key())
     return _plans.PLANS.get(
-        key, lambda: ScanPlan(backend, in_dt, acc_dt, op, exclusive, n, pol, res_dt))
+        key, lambda: ScanPlan(backend, in_dt, acc_dt, op, exclusive, n, pol, res_dt)
+    )
 
 
 # ---- hierarchical (classic) scans ------------------------------------------------------------
@@ -200,8 +219,11 @@ def hierarchical(x, n, in_dt, acc_dt, op, exclusive, variant, backend):
     nblocks = _launch.cdiv(n, tile)
     out = xp.empty(n, dtype=acc_dt)
     sums = xp.empty(nblocks, dtype=acc_dt)
-    k = kernel(direct(variant, in_dt, acc_dt, op)[0],
-               kernel_name(variant, in_dt, acc_dt, op, exclusive, pol), pol)
+    k = kernel(
+        direct(variant, in_dt, acc_dt, op)[0],
+        kernel_name(variant, in_dt, acc_dt, op, exclusive, pol),
+        pol,
+    )
     if variant == "hillis_steele":
         smem = 2 * block * acc_dt.itemsize
     else:

@@ -77,28 +77,39 @@ class AxisPolicy:
         return max(1, min(MAX_TILE_ROWS, self.tile_bytes // (v * in_dt.itemsize)))
 
 
-TABLE = _policy.register("scan", {
-    ("default", "decoupled_lookback"): LookbackPolicy(
-        block=128,  # H100, int32/float32 2^28: 128 x 72 at 94% of copy, 256 x 40 slower (tune/scan)
-        bytes=288,  # H100, as block: 72 four-byte items; 64 at 93% of copy, 56 at 92%, 32 slower
-        # narrow and complex dtypes use the same block and bytes (ITEMS rounded down to whole
-        # 16-byte vectors of the narrowest type): not tuned yet; to be measured on an H100
-    ),
-    # the classic block scans' textbook block size (not tuned)
-    ("default", "hillis_steele"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
-    ("default", "blelloch"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
-    # scans along an axis: not tuned yet; to be measured on an H100
-    # segmented_min_len 0 (never): H100, cumsum(axis=1) of (4096, 65536) int32 (int64 result)
-    # took 1.94 ms through the segmented look-back scan (segmented_min_len=4096, at 222a610)
-    # against 1.22 ms with a warp per row (chunked, at 94b411d)
-    # tile_bytes 256 (16 rows of 16-byte vectors per thread; 124 registers, no spills on sm_90
-    # for int32 in, int64 out, with tile_blocks_per_sm 2), tile_blocks_per_sm 2: not tuned yet;
-    # to be measured on an H200 (python -m tools.tune.axis)
-    ("default", "axis"): AxisPolicy(block=256, row_bytes=128, unroll=4, split_per_sm=512,
-                                    min_chunk=256, tile_bytes=256, tile_blocks_per_sm=2,
-                                    segmented_min_len=0),
-}, doc="the look-back scan's block and bytes per thread; the classic scans' block sizes; the "
-       "axis scans' block, row tile, column unroll, split threshold and column tile")
+TABLE = _policy.register(
+    "scan",
+    {
+        ("default", "decoupled_lookback"): LookbackPolicy(
+            block=128,  # H100, int32/float32 2^28: 128 x 72 at 94% of copy, 256 x 40 slower (tune/scan)
+            bytes=288,  # H100, as block: 72 four-byte items; 64 at 93% of copy, 56 at 92%, 32 slower
+            # narrow and complex dtypes use the same block and bytes (ITEMS rounded down to whole
+            # 16-byte vectors of the narrowest type): not tuned yet; to be measured on an H100
+        ),
+        # the classic block scans' textbook block size (not tuned)
+        ("default", "hillis_steele"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
+        ("default", "blelloch"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
+        # scans along an axis: not tuned yet; to be measured on an H100
+        # segmented_min_len 0 (never): H100, cumsum(axis=1) of (4096, 65536) int32 (int64 result)
+        # took 1.94 ms through the segmented look-back scan (segmented_min_len=4096, at 222a610)
+        # against 1.22 ms with a warp per row (chunked, at 94b411d)
+        # tile_bytes 256 (16 rows of 16-byte vectors per thread; 124 registers, no spills on sm_90
+        # for int32 in, int64 out, with tile_blocks_per_sm 2), tile_blocks_per_sm 2: not tuned yet;
+        # to be measured on an H200 (python -m tools.tune.axis)
+        ("default", "axis"): AxisPolicy(
+            block=256,
+            row_bytes=128,
+            unroll=4,
+            split_per_sm=512,
+            min_chunk=256,
+            tile_bytes=256,
+            tile_blocks_per_sm=2,
+            segmented_min_len=0,
+        ),
+    },
+    doc="the look-back scan's block and bytes per thread; the classic scans' block sizes; the "
+    "axis scans' block, row tile, column unroll, split threshold and column tile",
+)
 
 
 def current(variant):

@@ -12,17 +12,33 @@ __all__ = ["searchsorted", "VARIANTS", "DTYPES"]
 FUNC = "searchsorted"
 VARIANTS = ("binary", "cached", "indexed", "sorted", "bucketed")
 #: the dtypes of ``a`` and ``v`` (and of their common dtype) that searchsorted takes
-DTYPES = tuple(np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
-                                     np.uint32, np.int64, np.uint64, np.float16, np.float32,
-                                     np.float64))
+DTYPES = tuple(
+    np.dtype(d)
+    for d in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+    )
+)
 _DTYPE_SET = frozenset(DTYPES)
 SIDES = ("left", "right")
 
 
 def _check_dtype(dt, arg):
     if dt not in _DTYPE_SET:
-        raise TypeError(f"{FUNC}: {arg} has dtype {dt}; supported dtypes are "
-                        f"{', '.join(d.name for d in DTYPES)}")
+        raise TypeError(
+            f"{FUNC}: {arg} has dtype {dt}; supported dtypes are "
+            f"{', '.join(d.name for d in DTYPES)}"
+        )
 
 
 def _side(side):
@@ -37,13 +53,13 @@ def _sorter(sorter, n):
     s = _checks.as_input(sorter, func=FUNC, arg="sorter", empty_dtype=np.int64)
     arr = s.array
     if arr.ndim != 1:  # NumPy: "could not parse sorter argument"
-        raise TypeError(f"{FUNC}: sorter must be a 1-D integer array, got shape "
-                        f"{tuple(arr.shape)}")
+        raise TypeError(f"{FUNC}: sorter must be a 1-D integer array, got shape {tuple(arr.shape)}")
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{FUNC}: sorter must only contain integers, got dtype {arr.dtype}")
     if arr.size != n:
-        raise ValueError(f"{FUNC}: sorter has {arr.size} elements, a has {n} (sorter.size must "
-                         f"equal a.size)")
+        raise ValueError(
+            f"{FUNC}: sorter has {arr.size} elements, a has {n} (sorter.size must equal a.size)"
+        )
     return arr
 
 
@@ -52,8 +68,10 @@ def _in_range(sorter, n, xp):
     ends = xp.stack([sorter.min().astype(np.int64), sorter.max().astype(np.int64)])
     lo, hi = (int(x) for x in ends.tolist())
     if lo < 0 or hi >= n:
-        raise ValueError(f"{FUNC}: sorter index out of range: sorter holds {lo if lo < 0 else hi}"
-                         f", a has {n} elements")
+        raise ValueError(
+            f"{FUNC}: sorter index out of range: sorter holds {lo if lo < 0 else hi}"
+            f", a has {n} elements"
+        )
 
 
 def _zero_d(v, arr):
@@ -74,8 +92,9 @@ class _Checked:
     __slots__ = ("variant", "right", "a", "v", "shape", "dt", "sorter")
 
     def __init__(self, a, v, side, sorter, variant):
-        self.variant = _checks.check_choice(variant, VARIANTS, func=FUNC, arg="variant",
-                                            auto="auto")
+        self.variant = _checks.check_choice(
+            variant, VARIANTS, func=FUNC, arg="variant", auto="auto"
+        )
         self.right = _side(side)
         adt = getattr(a, "dtype", None)
         if isinstance(adt, np.dtype):  # before the copy to the device, which may refuse it
@@ -101,8 +120,10 @@ class _Checked:
         pol = _policy.current()
         if m < pol.binary_max_queries:
             return "binary"
-        if n * _sp.SEARCHED_AS.get(self.dt, self.dt).itemsize >= pol.indexed_min_bytes and \
-                n <= pol.indexed_max_ratio * m:
+        if (
+            n * _sp.SEARCHED_AS.get(self.dt, self.dt).itemsize >= pol.indexed_min_bytes
+            and n <= pol.indexed_max_ratio * m
+        ):
             return "indexed"
         return "cached"
 
@@ -129,8 +150,16 @@ def _searched(arr, dt):
 def _as_is(c, a, v):
     """Whether a later call on arrays like ``a`` and ``v`` can go straight to the plan: both of
     the backend's own type, read as they are, of one dtype with kernels of its own (or bool)."""
-    return (c.sorter is None and c.a.array is a and c.v.array is v and v.ndim >= 1 and
-            a.dtype == v.dtype == c.dt and c.dt != np.float16 and a.size and v.size)
+    return (
+        c.sorter is None
+        and c.a.array is a
+        and c.v.array is v
+        and v.ndim >= 1
+        and a.dtype == v.dtype == c.dt
+        and c.dt != np.float16
+        and a.size
+        and v.size
+    )
 
 
 class _Direct:

@@ -23,9 +23,21 @@ from . import _policy
 SOURCE = "search/searchsorted.cu"
 INDEX_DTYPE = np.dtype(np.int64)  # numpy.searchsorted's intp
 #: the dtypes the kernels search, each with its own instantiations
-KERNEL_DTYPES = tuple(np.dtype(d) for d in (np.int8, np.uint8, np.int16, np.uint16, np.int32,
-                                            np.uint32, np.int64, np.uint64, np.float32,
-                                            np.float64))
+KERNEL_DTYPES = tuple(
+    np.dtype(d)
+    for d in (
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float32,
+        np.float64,
+    )
+)
 CTYPES = {d: _dtypes.KERNEL_CTYPES[d] for d in KERNEL_DTYPES}
 #: what the kernels search a common dtype without kernels of its own as (bool: a view of its
 #: bytes; float16: converted to float32, exactly)
@@ -50,8 +62,12 @@ def cached_name(ctype, pol):
 
 def bucket_names(ctype, perm, pol):
     """(bucket, scatter, buckets, gather) kernels of the bucketed variant."""
-    return (f"search_bucket<{ctype}>", f"search_scatter<{ctype}, {perm}>",
-            f"search_buckets<{ctype}, {pol.bucket_block}>", f"search_gather<{perm}>")
+    return (
+        f"search_bucket<{ctype}>",
+        f"search_scatter<{ctype}, {perm}>",
+        f"search_buckets<{ctype}, {pol.bucket_block}>",
+        f"search_gather<{perm}>",
+    )
 
 
 def sorted_name(ctype, perm, pol):
@@ -72,15 +88,21 @@ def indexed_name(ctype, pol):
 
 def names(ctype, pol):
     """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
-    out = ([binary_name(ctype), tree_name(ctype), cached_name(ctype, pol), bounds_name(ctype),
-            index_name(ctype), indexed_name(ctype, pol)] +
-           [sorted_name(ctype, p, pol) for p in PERM_CTYPES])
+    out = [
+        binary_name(ctype),
+        tree_name(ctype),
+        cached_name(ctype, pol),
+        bounds_name(ctype),
+        index_name(ctype),
+        indexed_name(ctype, pol),
+    ] + [sorted_name(ctype, p, pol) for p in PERM_CTYPES]
     bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))
     return out + list(dict.fromkeys(bucketed))
 
 
-MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, tuple(CTYPES.values()),
-                                selector=lambda ctype: None)
+MODULES = _loader.PolicyModules(
+    SOURCE, names, _policy.TABLE, tuple(CTYPES.values()), selector=lambda ctype: None
+)
 
 
 def levels(dt, n, pol):
@@ -126,8 +148,9 @@ class SearchPlan(_plans.Plan):
         self.n64, self.m64 = _launch.i64(n), _launch.i64(m)
         if variant == "binary":
             k = MODULES.kernel(ctype, binary_name(ctype), pol)
-            self.search = _plans.Launch(k, _launch.cover_grid(m, pol.binary_block, kernel=k),
-                                        pol.binary_block)
+            self.search = _plans.Launch(
+                k, _launch.cover_grid(m, pol.binary_block, kernel=k), pol.binary_block
+            )
             return
         # the queries' positions (sorted: the values sorted alongside them)
         pdt = np.dtype(np.uint32) if m < (1 << 32) else np.dtype(np.uint64)
@@ -150,7 +173,8 @@ class SearchPlan(_plans.Plan):
             self.nbytes += self.bounds.nbytes
             kb = MODULES.kernel(ctype, bounds_name(ctype), pol)
             self.tile_bounds = _plans.Launch(
-                kb, _launch.cover_grid(self.bounds.size, 128, kernel=kb), 128)
+                kb, _launch.cover_grid(self.bounds.size, 128, kernel=kb), 128
+            )
             return
         bucketed = variant == "bucketed"
         self.levels = bucket_levels(dt, n, m, pol) if bucketed else levels(dt, n, pol)
@@ -177,12 +201,12 @@ class SearchPlan(_plans.Plan):
         self.index = self.xp.empty(max(above, 1), dtype=dt)
         self.nbytes = self.index.nbytes
         kb = MODULES.kernel(ctype, index_name(ctype), pol)
-        self.build = (_plans.Launch(kb, _launch.cover_grid(sizes[1], 256, kernel=kb), 256)
-                      if depth else None)
+        self.build = (
+            _plans.Launch(kb, _launch.cover_grid(sizes[1], 256, kernel=kb), 256) if depth else None
+        )
         ks = MODULES.kernel(ctype, indexed_name(ctype, pol), pol)
         smem = -(-(sizes[-1] * dt.itemsize) // 16) * 16
-        grid = _launch.cover_grid(m, pol.index_block, pol.index_items, kernel=ks,
-                                  shared_mem=smem)
+        grid = _launch.cover_grid(m, pol.index_block, pol.index_items, kernel=ks, shared_mem=smem)
         self.search = _plans.Launch(ks, grid, pol.index_block, smem)
 
     def _bucketed(self, backend, ctype, dt, pdt, perm, n, m, pol, tree_bytes):
@@ -195,15 +219,15 @@ class SearchPlan(_plans.Plan):
         self.bucket = xp.empty(m, dtype=np.uint32)
         self.qv, self.pos = xp.empty(m, dtype=dt), xp.empty(m, dtype=pdt)
         self.grouped = xp.empty(m, dtype=INDEX_DTYPE)
-        self.nbytes += _plans.scratch_bytes(self.count, self.cursor, self.bucket, self.qv,
-                                            self.pos, self.grouped)
+        self.nbytes += _plans.scratch_bytes(
+            self.count, self.cursor, self.bucket, self.qv, self.pos, self.grouped
+        )
         # the grouping kernels: a chunk of queries per block, counted in shared memory
         smem = tree_bytes + 4 * buckets
         grid = _launch.cover_grid(m, pol.block, kernel=kb, shared_mem=smem)
         self.chunk = _launch.i64(_launch.cdiv(m, grid))
         self.bucket_of = _plans.Launch(kb, _launch.cdiv(m, int(self.chunk)), pol.block, smem)
-        self.scatter = _plans.Launch(ks, _launch.cdiv(m, int(self.chunk)), pol.block,
-                                     12 * buckets)
+        self.scatter = _plans.Launch(ks, _launch.cdiv(m, int(self.chunk)), pol.block, 12 * buckets)
         cap = pol.bucket_bytes // dt.itemsize
         self.cap = _launch.i64(cap)
         smem = cap * dt.itemsize
@@ -244,8 +268,18 @@ class SearchPlan(_plans.Plan):
         from ..scan import exclusive_scan
 
         self.count.fill(0)
-        self.bucket_of(self.tree, lv, self.tree_vectors, self.n64, v, self.m64, self.chunk, side,
-                       self.bucket, self.count)
+        self.bucket_of(
+            self.tree,
+            lv,
+            self.tree_vectors,
+            self.n64,
+            v,
+            self.m64,
+            self.chunk,
+            side,
+            self.bucket,
+            self.count,
+        )
         offsets = exclusive_scan(self.count)
         self.cursor[...] = offsets[:-1]
         self.scatter(v, self.bucket, self.m64, self.chunk, lv, self.cursor, self.qv, self.pos)

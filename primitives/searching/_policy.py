@@ -53,34 +53,49 @@ class SearchPolicy:
     indexed_max_ratio: int = knob(_policy.Range(0))
 
 
-TABLE = _policy.register("search", {
-    # H200, 2^24 random float32 queries into a sorted random float32 array of 2^26
-    # (tools.tune.search; cupy.searchsorted 2.49-2.67 ms in the same runs):
-    # cached 256 x 2 with 16 KiB of tree 2.98 ms (x 4 with 32 KiB: 5.1; random reads past the
-    # L2 are bound by DRAM sectors, so more queries in flight do not help; binary 2.72);
-    # sorted 256 x 4 with a 24 KiB tile range 1.63 ms (x 2: 1.62, x 8: 1.69; 48 KiB: 1.63),
-    # of which about 0.45 the radix sort of the queries;
-    # bucketed: 256 threads, 48 KiB of a bucket's range, buckets of 1024 queries, at most 2^13:
-    # 1.88 ms (bucket 0.34, grouping 0.83, search 0.44, answers back 0.26; 24 KiB: 3.7);
-    # indexed (d282b40): 256 x 2 with 64 KiB of top 1.41-1.45 ms in the sweep's rounds, 1.29 in
-    # tools.figures' (x 1: 1.62, x 4: 1.65; 16 KiB of top, one level more: 1.67-1.86);
-    # auto (tools.tune.search's crossover at d282b40, H200, n 2^16..2^28 x m 2^10..2^24):
-    # binary fastest for every n up to m = 2^18 (n 2^26 m 2^18: 0.064 ms, cached 0.072, indexed
-    # 0.117: the index's build); from m = 2^20 indexed fastest for n >= 2^20 with at most 64
-    # elements per query (n 2^20 m 2^24: 0.867 ms, cached 0.914; n 2^26 m 2^20: 0.173, binary
-    # 0.200; n 2^28 m 2^22: 0.672, bucketed 0.734) and for n = 2^18 (1 MiB) from m = 2^22
-    # (0.198, cached 0.201; m 2^20: 0.080 against binary's 0.076), cached below (n 2^16 m 2^24:
-    # 0.451 against 0.588) and for fewer queries (n 2^28 m 2^20: cached 0.365, indexed 0.392)
-    ("default", None): SearchPolicy(block=256, items=2, tree_bytes=16 * 1024, binary_block=256,
-                                    tile_items=4, tile_bytes=24 * 1024,
-                                    bucket_block=256, bucket_bytes=48 * 1024,
-                                    bucket_queries=1024, bucket_max_levels=13,
-                                    index_block=256, index_items=2, index_bytes=64 * 1024,
-                                    binary_max_queries=1 << 19, indexed_min_bytes=1 << 20,
-                                    indexed_max_ratio=64),
-}, doc="searchsorted's cached kernel (block, queries per thread, shared tree bytes), the binary "
-       "kernel's block, the indexed kernel (block, queries per thread, top-level bytes), the "
-       "sorted variant's tiles, the bucketed variant's buckets and auto's thresholds")
+TABLE = _policy.register(
+    "search",
+    {
+        # H200, 2^24 random float32 queries into a sorted random float32 array of 2^26
+        # (tools.tune.search; cupy.searchsorted 2.49-2.67 ms in the same runs):
+        # cached 256 x 2 with 16 KiB of tree 2.98 ms (x 4 with 32 KiB: 5.1; random reads past the
+        # L2 are bound by DRAM sectors, so more queries in flight do not help; binary 2.72);
+        # sorted 256 x 4 with a 24 KiB tile range 1.63 ms (x 2: 1.62, x 8: 1.69; 48 KiB: 1.63),
+        # of which about 0.45 the radix sort of the queries;
+        # bucketed: 256 threads, 48 KiB of a bucket's range, buckets of 1024 queries, at most 2^13:
+        # 1.88 ms (bucket 0.34, grouping 0.83, search 0.44, answers back 0.26; 24 KiB: 3.7);
+        # indexed (d282b40): 256 x 2 with 64 KiB of top 1.41-1.45 ms in the sweep's rounds, 1.29 in
+        # tools.figures' (x 1: 1.62, x 4: 1.65; 16 KiB of top, one level more: 1.67-1.86);
+        # auto (tools.tune.search's crossover at d282b40, H200, n 2^16..2^28 x m 2^10..2^24):
+        # binary fastest for every n up to m = 2^18 (n 2^26 m 2^18: 0.064 ms, cached 0.072, indexed
+        # 0.117: the index's build); from m = 2^20 indexed fastest for n >= 2^20 with at most 64
+        # elements per query (n 2^20 m 2^24: 0.867 ms, cached 0.914; n 2^26 m 2^20: 0.173, binary
+        # 0.200; n 2^28 m 2^22: 0.672, bucketed 0.734) and for n = 2^18 (1 MiB) from m = 2^22
+        # (0.198, cached 0.201; m 2^20: 0.080 against binary's 0.076), cached below (n 2^16 m 2^24:
+        # 0.451 against 0.588) and for fewer queries (n 2^28 m 2^20: cached 0.365, indexed 0.392)
+        ("default", None): SearchPolicy(
+            block=256,
+            items=2,
+            tree_bytes=16 * 1024,
+            binary_block=256,
+            tile_items=4,
+            tile_bytes=24 * 1024,
+            bucket_block=256,
+            bucket_bytes=48 * 1024,
+            bucket_queries=1024,
+            bucket_max_levels=13,
+            index_block=256,
+            index_items=2,
+            index_bytes=64 * 1024,
+            binary_max_queries=1 << 19,
+            indexed_min_bytes=1 << 20,
+            indexed_max_ratio=64,
+        )
+    },
+    doc="searchsorted's cached kernel (block, queries per thread, shared tree bytes), the binary "
+    "kernel's block, the indexed kernel (block, queries per thread, top-level bytes), the "
+    "sorted variant's tiles, the bucketed variant's buckets and auto's thresholds",
+)
 
 
 def current():

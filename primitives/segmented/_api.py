@@ -25,8 +25,9 @@ def _scan_checked(x, flags, offsets, op, dtype, check):
     if flags is not None:
         fi = _checks.as_input(flags, func=func, arg="flags", ndim=1, empty_dtype=np.bool_)
         if fi.array.dtype != np.bool_:
-            raise TypeError(f"{func}: flags must be a boolean array, got dtype "
-                            f"{fi.array.dtype.name}")
+            raise TypeError(
+                f"{func}: flags must be a boolean array, got dtype {fi.array.dtype.name}"
+            )
         if fi.array.size != n:
             raise ValueError(f"{func}: flags has {fi.array.size} elements, x has {n}")
         f = fi.array
@@ -37,17 +38,26 @@ def _scan_checked(x, flags, offsets, op, dtype, check):
     return inp, arr, in_dt, acc_dt, f, o, direct
 
 
-def _make_scan_plan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None,
-                    check=True):
+def _make_scan_plan(
+    x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None, check=True
+):
     """What ``prim.plan(prim.segmented_scan, x, flags=... or offsets=..., ...)`` runs for
     arrays like ``x``: the flags or offsets are bound (and checked here, once)."""
     inp, arr, in_dt, acc_dt, f, o, direct = _scan_checked(x, flags, offsets, op, dtype, check)
     if direct and arr.size:
-        plan = _gp.scan_plan(inp.backend, in_dt, acc_dt, op,
-                             "inclusive" if inclusive else "exclusive", o is not None, arr.size)
+        plan = _gp.scan_plan(
+            inp.backend,
+            in_dt,
+            acc_dt,
+            op,
+            "inclusive" if inclusive else "exclusive",
+            o is not None,
+            arr.size,
+        )
         return lambda y: plan(y, f, o)
-    return lambda y: segmented_scan(y, flags=flags, offsets=offsets, op=op, inclusive=inclusive,
-                                    dtype=dtype, check=False)
+    return lambda y: segmented_scan(
+        y, flags=flags, offsets=offsets, op=op, inclusive=inclusive, dtype=dtype, check=False
+    )
 
 
 def _make_reduce_plan(x, offsets, op="sum", *, dtype=None, check=True):
@@ -69,8 +79,9 @@ def _make_reduce_plan(x, offsets, op="sum", *, dtype=None, check=True):
 
 
 @_plans.planned(_make_scan_plan)
-def segmented_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None,
-                   check=True):
+def segmented_scan(
+    x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None, check=True
+):
     """Scan each segment of ``x`` independently.
 
     Segments are given either by head ``flags`` (``flags[i]`` true starts a segment at ``i``;

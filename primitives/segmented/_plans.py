@@ -29,22 +29,28 @@ BOUNDS_NAME = "segmented_bounds"
 
 def scan_name(in_dt, acc_dt, op, mode, segs, pol):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
-    return (f"segmented_lookback<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
-            f"{pol.block}, {pol.items(in_dt, acc_dt)}, {MODES[mode]}, {segs}, "
-            f"{pol.min_blocks}>")
+    return (
+        f"segmented_lookback<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
+        f"{pol.block}, {pol.items(in_dt, acc_dt)}, {MODES[mode]}, {segs}, "
+        f"{pol.min_blocks}>"
+    )
 
 
 def reduce_name(in_dt, acc_dt, op, exchange, pol):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
-    return (f"segmented_reduce_tiles<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {pol.block}, "
-            f"{pol.items(in_dt, acc_dt)}, {pol.min_blocks}, "
-            f"{'true' if exchange else 'false'}, {'true' if pol.drawn else 'false'}>")
+    return (
+        f"segmented_reduce_tiles<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {pol.block}, "
+        f"{pol.items(in_dt, acc_dt)}, {pol.min_blocks}, "
+        f"{'true' if exchange else 'false'}, {'true' if pol.drawn else 'false'}>"
+    )
 
 
 def segments_name(in_dt, acc_dt, op, pol):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
-    return (f"segmented_reduce_segments<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
-            f"{pol.segment_block}, {pol.segment_items(in_dt, acc_dt)}, {pol.segment_min_blocks}>")
+    return (
+        f"segmented_reduce_segments<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
+        f"{pol.segment_block}, {pol.segment_items(in_dt, acc_dt)}, {pol.segment_min_blocks}>"
+    )
 
 
 def upper_name(tile):
@@ -54,13 +60,22 @@ def upper_name(tile):
 def names(mode, pol):
     """The instantiations of ``mode``'s module under ``pol`` (the pre-passes included)."""
     if mode == "reduce":
-        return [reduce_name(i, a, op, e, pol) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS
-                for e in (True, False)] + [
-            segments_name(i, a, op, pol) for i, a in _dtypes.ACC_PAIRS
-            for op in _checks.OPS] + sorted(
-            {upper_name(pol.block * pol.items(i, a)) for i, a in _dtypes.ACC_PAIRS})
-    return [scan_name(i, a, op, mode, g, pol) for i, a in _dtypes.ACC_PAIRS
-            for op in _checks.OPS for g in (SEG_FLAGS, SEG_OFFSETS)] + [BOUNDS_NAME]
+        return (
+            [
+                reduce_name(i, a, op, e, pol)
+                for i, a in _dtypes.ACC_PAIRS
+                for op in _checks.OPS
+                for e in (True, False)
+            ]
+            + [segments_name(i, a, op, pol) for i, a in _dtypes.ACC_PAIRS for op in _checks.OPS]
+            + sorted({upper_name(pol.block * pol.items(i, a)) for i, a in _dtypes.ACC_PAIRS})
+        )
+    return [
+        scan_name(i, a, op, mode, g, pol)
+        for i, a in _dtypes.ACC_PAIRS
+        for op in _checks.OPS
+        for g in (SEG_FLAGS, SEG_OFFSETS)
+    ] + [BOUNDS_NAME]
 
 
 #: kernel(mode, name, pol): every mode's modules under every policy of the table
@@ -95,8 +110,15 @@ class ScanPlan(_lookback.LookbackPlan):
         nseg = _launch.i64(0 if offsets is None else offsets.size - 1)
         if self.pre is not None:  # the pre-pass: each tile's boundary words
             self.pre(offsets, nseg, self.tile64, self.words64, self.bounds)
-        self.launch(x, self.n64, self.stand_flags if flags is None else flags,
-                    self.stand_offsets if offsets is None else offsets, nseg, self.bounds, out)
+        self.launch(
+            x,
+            self.n64,
+            self.stand_flags if flags is None else flags,
+            self.stand_offsets if offsets is None else offsets,
+            nseg,
+            self.bounds,
+            out,
+        )
         return out
 
 
@@ -104,8 +126,7 @@ def scan_plan(backend, in_dt, acc_dt, op, mode, by_offsets, n):
     pol = _policy.current(mode)
     segs = SEG_OFFSETS if by_offsets else SEG_FLAGS
     key = ("segmented/scan", in_dt, acc_dt, op, mode, segs, n, pol, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: ScanPlan(backend, in_dt, acc_dt, op, mode, segs, n,
-                                                  pol))
+    return _plans.PLANS.get(key, lambda: ScanPlan(backend, in_dt, acc_dt, op, mode, segs, n, pol))
 
 
 class ReducePlan(_lookback.LookbackPlan):
@@ -121,8 +142,15 @@ class ReducePlan(_lookback.LookbackPlan):
         tiles = _launch.cdiv(n, tile)
         k = tiles_kernel or kernel("reduce", reduce_name(in_dt, acc_dt, op, exchange, pol), pol)
         # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
-        super().__init__(k, tiles, pol.block, n, xp, 2 * acc_dt.itemsize,
-                         smem=tile * in_dt.itemsize if exchange else 0)
+        super().__init__(
+            k,
+            tiles,
+            pol.block,
+            n,
+            xp,
+            2 * acc_dt.itemsize,
+            smem=tile * in_dt.itemsize if exchange else 0,
+        )
         self.upper_kernel = kernel("reduce", upper_name(tile), pol)
         self.words64 = _launch.i64(tiles + 1)
         self.bounds = xp.empty(tiles + 1, dtype=np.int64)  # every word written by the pre-pass
@@ -135,8 +163,12 @@ class ReducePlan(_lookback.LookbackPlan):
         grid = _launch.cdiv(nseg + 2, self.bounds_block)  # a thread per index 0 .. nseg + 1
         slot = _plans.Launch.SLOT
         self.nseg64 = _launch.i64(nseg)
-        self.upper = _plans.Launch(self.upper_kernel, grid, self.bounds_block,
-                                   args=(slot, self.nseg64, self.words64, self.bounds))
+        self.upper = _plans.Launch(
+            self.upper_kernel,
+            grid,
+            self.bounds_block,
+            args=(slot, self.nseg64, self.words64, self.bounds),
+        )
         self.nseg = nseg
 
     def __call__(self, x, offsets, out=None):
@@ -171,9 +203,22 @@ class SegmentsPlan(_plans.Plan):
         self.nbytes = _plans.scratch_bytes(self.partials, self.arrivals)
         slot = _plans.Launch.SLOT  # x, offsets, out and the epoch per call
         self.segments = _plans.Launch(
-            self.kernel, self.chunks + nseg, pol.segment_block,
-            args=(slot, _launch.i64(n), slot, _launch.i64(nseg), _launch.i64(self.chunk),
-                  _launch.i64(self.chunks), slot, self.partials, self.arrivals, slot))
+            self.kernel,
+            self.chunks + nseg,
+            pol.segment_block,
+            args=(
+                slot,
+                _launch.i64(n),
+                slot,
+                _launch.i64(nseg),
+                _launch.i64(self.chunk),
+                _launch.i64(self.chunks),
+                slot,
+                self.partials,
+                self.arrivals,
+                slot,
+            ),
+        )
         self.nseg, self.epoch = nseg, 0
         self.empty, self.acc_dt = xp.empty, acc_dt
 
@@ -199,16 +244,14 @@ def per_segment(n, nseg, pol):
     fits in one launch)."""
     if pol.per_segment_from <= 0 or n < pol.per_segment_from * nseg:
         return False
-    return nseg + pol.split_blocks < 2 ** 31  # chunk blocks: at most split_blocks
+    return nseg + pol.split_blocks < 2**31  # chunk blocks: at most split_blocks
 
 
 def reduce_plan(backend, in_dt, acc_dt, op, n, nseg):
     pol = _policy.current("reduce")
     if per_segment(n, nseg, pol):
-        key = ("segmented/reduce", in_dt, acc_dt, op, "segments", n, nseg, pol,
-               _plans.stream_key())
-        return _plans.PLANS.get(key, lambda: SegmentsPlan(backend, in_dt, acc_dt, op, n, nseg,
-                                                          pol))
+        key = ("segmented/reduce", in_dt, acc_dt, op, "segments", n, nseg, pol, _plans.stream_key())
+        return _plans.PLANS.get(key, lambda: SegmentsPlan(backend, in_dt, acc_dt, op, n, nseg, pol))
     exchange = exchanges(n, nseg, pol)
     key = ("segmented/reduce", in_dt, acc_dt, op, exchange, n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: ReducePlan(backend, in_dt, acc_dt, op, exchange, n, pol))

@@ -69,32 +69,36 @@ _SCAN = ScanPolicy(
     bounds_block=256,  # a warp per boundary word, 8 per block (not tuned)
 )
 
-TABLE = _policy.register("segmented", {
-    ("default", "inclusive"): _SCAN,
-    ("default", "exclusive"): _SCAN,
-    ("default", "reduce"): ReducePolicy(
-        block=128,  # H100, float32 sums 2^28, equal and ragged: tools/tune/segmented.py policies
-        bytes=128,  # H100, as block: 32 four-byte items per thread
-        min_blocks=8,  # H100, as block
-        # H100 float32 2^28: 2^16 segments of 4096 exchanged 0.3762 ms vs per thread 0.4022; 2^22
-        # of 0..128 0.5393 vs 0.5209; the threshold between the measured means (64, 4096) a guess
-        per_thread_below=256,
-        drawn=True,  # H100: drawn tiles 1-4% faster than block order (tools/tune/segmented.py)
-        bounds_block=256,  # a thread per offset (not tuned)
-        # H200, float32 sums 2^28 (tools/probes/segreduce_vs_cub.py sweep, equal and ragged
-        # lengths): a block per segment wins from a mean of 2048 (0.3017 vs tiles 0.3096 ms
-        # equal, 0.3332 vs 0.4059 ragged), tiles below (mean 1024: 0.3171 vs 0.4454 equal)
-        per_segment_from=2048,
-        segment_block=256,  # as CUB's reduction policy: 256 threads, 16 four-byte items (not tuned)
-        segment_bytes=64,  # as segment_block
-        # 8 x 256 threads: the whole multiprocessor; at most 32 registers, no spills (ptxas, sm_90;
-        # 94 registers without a bound: 2 blocks)
-        segment_min_blocks=8,
-        split_blocks=256,  # a guess: at most 256 chunk blocks searching their segment (not tuned)
-    ),
-}, doc="per mode: block, bytes per thread and resident blocks of the segmented kernels; the "
-       "reduction's load threshold and tile order; the pre-passes' blocks; the reduction with a "
-       "block per segment: from which mean length, its shape and its split of long segments")
+TABLE = _policy.register(
+    "segmented",
+    {
+        ("default", "inclusive"): _SCAN,
+        ("default", "exclusive"): _SCAN,
+        ("default", "reduce"): ReducePolicy(
+            block=128,  # H100, float32 sums 2^28, equal and ragged: tools/tune/segmented.py policies
+            bytes=128,  # H100, as block: 32 four-byte items per thread
+            min_blocks=8,  # H100, as block
+            # H100 float32 2^28: 2^16 segments of 4096 exchanged 0.3762 ms vs per thread 0.4022; 2^22
+            # of 0..128 0.5393 vs 0.5209; the threshold between the measured means (64, 4096) a guess
+            per_thread_below=256,
+            drawn=True,  # H100: drawn tiles 1-4% faster than block order (tools/tune/segmented.py)
+            bounds_block=256,  # a thread per offset (not tuned)
+            # H200, float32 sums 2^28 (tools/probes/segreduce_vs_cub.py sweep, equal and ragged
+            # lengths): a block per segment wins from a mean of 2048 (0.3017 vs tiles 0.3096 ms
+            # equal, 0.3332 vs 0.4059 ragged), tiles below (mean 1024: 0.3171 vs 0.4454 equal)
+            per_segment_from=2048,
+            segment_block=256,  # as CUB's reduction policy: 256 threads, 16 four-byte items (not tuned)
+            segment_bytes=64,  # as segment_block
+            # 8 x 256 threads: the whole multiprocessor; at most 32 registers, no spills (ptxas, sm_90;
+            # 94 registers without a bound: 2 blocks)
+            segment_min_blocks=8,
+            split_blocks=256,  # a guess: at most 256 chunk blocks searching their segment (not tuned)
+        ),
+    },
+    doc="per mode: block, bytes per thread and resident blocks of the segmented kernels; the "
+    "reduction's load threshold and tile order; the pre-passes' blocks; the reduction with a "
+    "block per segment: from which mean length, its shape and its split of long segments",
+)
 
 
 def current(mode):

@@ -13,8 +13,12 @@ __all__ = ["topk", "argpartition", "partition", "VARIANTS", "DTYPES"]
 
 VARIANTS = ("warp_rows", "rows", "filter", "small_k", "radix_select", "sort")
 #: the key dtypes: the sort family's, and bool (as uint8) and float16 (as float32)
-DTYPES = (np.dtype(np.bool_),) + _sort_keys.KEY_DTYPES[:8] + (np.dtype(np.float16),) + \
-    _sort_keys.KEY_DTYPES[8:]
+DTYPES = (
+    (np.dtype(np.bool_),)
+    + _sort_keys.KEY_DTYPES[:8]
+    + (np.dtype(np.float16),)
+    + _sort_keys.KEY_DTYPES[8:]
+)
 _DTYPE_SET = frozenset(DTYPES)
 INDEX = np.dtype(np.int64)
 
@@ -24,8 +28,9 @@ INDEX = np.dtype(np.int64)
 
 def _check_dtype(dt, func):
     if _checks.native_dtype(dt) not in _DTYPE_SET:
-        raise TypeError(f"{func}: x has dtype {dt.name}; supported dtypes are "
-                        f"{_dtypes.names(DTYPES)}")
+        raise TypeError(
+            f"{func}: x has dtype {dt.name}; supported dtypes are {_dtypes.names(DTYPES)}"
+        )
 
 
 def _input(x, func):
@@ -48,8 +53,10 @@ def _bool(value, func, arg):
 def _k(k, length, func):
     k = _checks.integer(k, func, "k")
     if not 0 <= k <= length:
-        raise ValueError(f"{func}: k={k} is out of range for {length} elements along the axis "
-                         f"(0 <= k <= {length})")
+        raise ValueError(
+            f"{func}: k={k} is out of range for {length} elements along the axis "
+            f"(0 <= k <= {length})"
+        )
     return k
 
 
@@ -59,11 +66,11 @@ def _kths(kth, length, func):
         raise ValueError(f"{func}: booleans are not accepted as a partition index, got {kth!r}")
     arr = np.asarray(kth)
     if arr.ndim > 1:
-        raise ValueError(f"{func}: kth must be an integer or a 1-D sequence of integers, got "
-                         f"{arr.ndim}-D")
+        raise ValueError(
+            f"{func}: kth must be an integer or a 1-D sequence of integers, got {arr.ndim}-D"
+        )
     if arr.dtype.kind not in "iu":
-        raise TypeError(f"{func}: kth must be an integer or a sequence of integers, got "
-                        f"{kth!r}")
+        raise TypeError(f"{func}: kth must be an integer or a sequence of integers, got {kth!r}")
     out = []
     for v in arr.reshape(-1).tolist():
         w = v + length if v < 0 else v
@@ -84,15 +91,15 @@ def _rows(inp, axis, func, scalar_row=True):
     elif arr.ndim == 0:
         if not scalar_row:
             axis = _checks.integer(axis, func, "axis", "an integer or None")
-            raise np.exceptions.AxisError(f"{func}: axis {axis} is out of bounds for array of "
-                                          f"dimension 0")
+            raise np.exceptions.AxisError(
+                f"{func}: axis {axis} is out of bounds for array of dimension 0"
+            )
         arr, axis = arr.reshape(1), _checks.axis_index(axis, 1, func)
     else:
         axis = _checks.axis_index(axis, arr.ndim, func)
     moved = arr if axis == arr.ndim - 1 else inp.backend.xp.moveaxis(arr, axis, -1)
     shape = moved.shape
-    return (inp.backend.xp.ascontiguousarray(moved).reshape(rows_of(shape), shape[-1]), shape,
-            axis)
+    return (inp.backend.xp.ascontiguousarray(moved).reshape(rows_of(shape), shape[-1]), shape, axis)
 
 
 def rows_of(shape):
@@ -159,13 +166,17 @@ def select(rows2, k, largest, ordered, variant, backend, func):
     if variant in ("rows", "warp_rows"):
         if not _sp.row_fits(ub, length):
             longest = _policy.rows().row_bytes // ub
-            raise ValueError(f"{func}: variant {variant!r} holds rows of at most {longest} keys "
-                             f"of {ub} bytes in shared memory, got {length}; use 'radix_select'")
+            raise ValueError(
+                f"{func}: variant {variant!r} holds rows of at most {longest} keys "
+                f"of {ub} bytes in shared memory, got {length}; use 'radix_select'"
+            )
         warp = variant == "warp_rows"
         if warp and k > _sp.warp_k_max():
-            raise ValueError(f"{func}: variant 'warp_rows' takes k up to {_sp.warp_k_max()} "
-                             f"(32 keys per lane kept, its policy's m_max), got k={k}; use "
-                             f"'rows'")
+            raise ValueError(
+                f"{func}: variant 'warp_rows' takes k up to {_sp.warp_k_max()} "
+                f"(32 keys per lane kept, its policy's m_max), got k={k}; use "
+                f"'rows'"
+            )
         plan, sorts = _sp.rows_plan(backend, ub, rows, length, k, kind, largest, ordered, warp)
         img, idx = plan(kbits)
         if warp:  # the keys' own bits, in the winners' order
@@ -176,12 +187,15 @@ def select(rows2, k, largest, ordered, variant, backend, func):
     if variant == "small_k":
         k_max = _policy.small_k().k_max
         if k > k_max:
-            raise ValueError(f"{func}: variant 'small_k' takes k up to {k_max}, got k={k}; use "
-                             f"'radix_select'")
-        return _sp.small_k_plan(backend, ub, rows, length, k, kind, largest,
-                                ordered)(kbits)[1], None
-    plan = _sp.radix_plan(backend, ub, rows, length, k, kind, bits, largest, ordered,
-                          filtered=variant == "filter")
+            raise ValueError(
+                f"{func}: variant 'small_k' takes k up to {k_max}, got k={k}; use 'radix_select'"
+            )
+        return _sp.small_k_plan(backend, ub, rows, length, k, kind, largest, ordered)(kbits)[
+            1
+        ], None
+    plan = _sp.radix_plan(
+        backend, ub, rows, length, k, kind, bits, largest, ordered, filtered=variant == "filter"
+    )
     img, idx = plan(kbits)
     if ordered and not plan.sorts:
         idx = _sp.order_winners(backend, img, idx, ub, length)
@@ -196,8 +210,16 @@ def _topk_checked(x, k, axis, largest, ordered, variant):
     inp = _input(x, func)
     rows2, shape, ax = _rows(inp, axis, func)
     k = _k(k, shape[-1], func)
-    return (variant, inp, rows2, shape, ax, k, _bool(largest, func, "largest"),
-            _bool(ordered, func, "sorted"))
+    return (
+        variant,
+        inp,
+        rows2,
+        shape,
+        ax,
+        k,
+        _bool(largest, func, "largest"),
+        _bool(ordered, func, "sorted"),
+    )
 
 
 # ---- plans (prim.plan) ------------------------------------------------------------------------
@@ -269,7 +291,8 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
     if call is not None:  # an earlier call on a like array passed every check
         return call(x)
     variant, inp, rows2, shape, ax, k, largest, ordered = _topk_checked(
-        x, k, axis, largest, sorted, variant)
+        x, k, axis, largest, sorted, variant
+    )
     call = _TopkCall(inp.backend, shape, ax, axis is None, k, largest, ordered, variant)
     if inp.array is x:  # read as it is: later calls on like arrays skip the checks
         _plans.PLANS.file(key, call)
@@ -288,8 +311,9 @@ class _TopkCall(_plans.Plan):
 
     def run(self, rows2):
         xp = self.backend.xp
-        idx, vals = select(rows2, self.k, self.largest, self.ordered, self.variant,
-                           self.backend, "topk")
+        idx, vals = select(
+            rows2, self.k, self.largest, self.ordered, self.variant, self.backend, "topk"
+        )
         if vals is None:
             vals = _sp.gather_rows(self.backend, rows2, idx)
         return _back(vals, self.shape, self.axis, xp), _back(idx, self.shape, self.axis, xp)
@@ -301,8 +325,9 @@ class _TopkCall(_plans.Plan):
         return self.run(xp.ascontiguousarray(moved).reshape(self.rows, self.shape[-1]))
 
 
-def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, values=False,
-                  key=None):
+def _argpartition(
+    a, kth, axis, kind, order, variant, func, check_only=False, values=False, key=None
+):
     """(input, rows of indices (R, L), shape, axis, rows of the array); None after the checks
     when ``check_only``. ``values``: where the array is sorted, its sorted values (R, L) in place
     of the indices (a partition's values need no permutation then). ``key``: the call's key
@@ -330,8 +355,11 @@ def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, va
     small = hi + 1 <= length - lo  # fewer keys to order from the small end
     m = hi + 1 if small else length - lo
     pol = _policy.partition()
-    if variant == "auto" and rows == 1 and (length <= pol.sort_max_len
-                                            or m * pol.sort_share > length):
+    if (
+        variant == "auto"
+        and rows == 1
+        and (length <= pol.sort_max_len or m * pol.sort_share > length)
+    ):
         # a stable sort is a partition for every kth, and cheaper here (the policy's figures)
         from ..sorting import _api as _sort_api
 
@@ -339,8 +367,11 @@ def _argpartition(a, kth, axis, kind, order, variant, func, check_only=False, va
         if values:
             srt, plan = _sort_api._radix_sort(keys, None, 0, None, False, "auto", func)
             _file_sorted(key, plan, a, inp, keys)
-            srt = srt.view(np.bool_) if rows2.dtype == np.bool_ else srt.astype(rows2.dtype,
-                                                                                copy=False)
+            srt = (
+                srt.view(np.bool_)
+                if rows2.dtype == np.bool_
+                else srt.astype(rows2.dtype, copy=False)
+            )
             return inp, None, shape, ax, srt.reshape(1, length)
         perm, plan = _sort_api._argsort(keys, False, "auto")
         _file_sorted(key, plan, a, inp, keys)
@@ -355,8 +386,13 @@ def _file_sorted(key, plan, a, inp, keys):
     backend's type, in a key dtype of the sort), file that plan under the partition's call
     ``key``. Its result is the partition's (a stable sort is a partition for every kth), so a
     later like call is the sort's repeat call, without the partition's checks and reshapes."""
-    if plan is not None and key is not None and keys.dtype == inp.array.dtype and \
-            inp.array.ndim == 1 and _checks.is_itself(inp.array, a):
+    if (
+        plan is not None
+        and key is not None
+        and keys.dtype == inp.array.dtype
+        and inp.array.ndim == 1
+        and _checks.is_itself(inp.array, a)
+    ):
         _plans.PLANS.file(key, plan)
 
 
@@ -400,8 +436,9 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, variant="au
     plan = _plans.PLANS.find(key)
     if plan is not None:  # a like 1-D array was sorted as it is: the sort's plan
         return plan(a)
-    inp, res, shape, ax, _ = _argpartition(a, kth, axis, kind, order, variant, "argpartition",
-                                           key=key)
+    inp, res, shape, ax, _ = _argpartition(
+        a, kth, axis, kind, order, variant, "argpartition", key=key
+    )
     return inp.result(_back(res, shape, ax, inp.backend.xp))
 
 
@@ -423,8 +460,9 @@ def partition(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"
     plan = _plans.PLANS.find(key)
     if plan is not None:  # a like 1-D array was sorted as it is: the sort's plan
         return plan(a)
-    inp, res, shape, ax, rows2 = _argpartition(a, kth, axis, kind, order, variant, "partition",
-                                               values=True, key=key)
+    inp, res, shape, ax, rows2 = _argpartition(
+        a, kth, axis, kind, order, variant, "partition", values=True, key=key
+    )
     xp = inp.backend.xp
     vals = rows2 if res is None else _sp.gather_rows(inp.backend, rows2, res)  # sorted already
     return inp.kept(_back(vals, shape, ax, xp))

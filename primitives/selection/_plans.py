@@ -35,17 +35,21 @@ def _c(ub):
 def radix_names(pol):
     out = ["select_choose"]
     for ub in UBITS:
-        out += [f"select_pass<{_c(ub)}, {pol.block}, {pol.items}, false>",
-                f"select_pass<{_c(ub)}, {pol.block}, {pol.items}, true>",
-                f"select_rank_sort<{_c(ub)}, {pol.block}>"]
+        out += [
+            f"select_pass<{_c(ub)}, {pol.block}, {pol.items}, false>",
+            f"select_pass<{_c(ub)}, {pol.block}, {pol.items}, true>",
+            f"select_rank_sort<{_c(ub)}, {pol.block}>",
+        ]
     return out
 
 
 def filter_names(pol):
     out = ["select_filter_done"]
     for ub in UBITS:
-        out += [f"select_sample<{_c(ub)}, {CHOOSE_BLOCK}>",
-                f"select_filter<{_c(ub)}, {pol.block}, {pol.items}>"]
+        out += [
+            f"select_sample<{_c(ub)}, {CHOOSE_BLOCK}>",
+            f"select_filter<{_c(ub)}, {pol.block}, {pol.items}>",
+        ]
     return out
 
 
@@ -65,7 +69,8 @@ def warp_m(k, m_max=WARP_MS[-1]):
     or None."""
     ms = [m for m in WARP_MS if m <= m_max]
     return next((m for m in ms if 32 * m >= 2 * k), None) or next(
-        (m for m in ms if 32 * m >= k), None)
+        (m for m in ms if 32 * m >= k), None
+    )
 
 
 def warp_k_max(pol=None):
@@ -75,13 +80,20 @@ def warp_k_max(pol=None):
 
 
 def warp_rows_names(pol):
-    return [f"select_warp_rows<{_c(ub)}, {pol.warps}, {m}>" for ub in UBITS for m in WARP_MS
-            if m <= pol.m_max]
+    return [
+        f"select_warp_rows<{_c(ub)}, {pol.warps}, {m}>"
+        for ub in UBITS
+        for m in WARP_MS
+        if m <= pol.m_max
+    ]
 
 
 def small_names(pol):
-    return [f"select_small_k<{_c(ub)}, {pol.block}, {pol.items}, {p}>" for ub in UBITS
-            for p in ("false", "true")]
+    return [
+        f"select_small_k<{_c(ub)}, {pol.block}, {pol.items}, {p}>"
+        for ub in UBITS
+        for p in ("false", "true")
+    ]
 
 
 for _pol in _policy.TABLE.policies("small_k"):
@@ -141,8 +153,14 @@ class RadixSelectPlan(_plans.Plan):
 
     def __init__(self, backend, ub, rows, length, k, kind, bits, desc, sort, pol, filt=None):
         xp = backend.xp
-        self.backend, self.xp, self.rows, self.length, self.k, self.ub = (backend, xp, rows,
-                                                                          length, k, ub)
+        self.backend, self.xp, self.rows, self.length, self.k, self.ub = (
+            backend,
+            xp,
+            rows,
+            length,
+            k,
+            ub,
+        )
         self.udt = UBITS[ub]
         c = _c(ub)
         get = _loader.load(SOURCE, radix_names(pol))
@@ -156,14 +174,21 @@ class RadixSelectPlan(_plans.Plan):
         self.collect = _plans.Launch(kcollect, grid, pol.block)
         self.choose = _plans.Launch(get("select_choose"), rows, CHOOSE_BLOCK)
         self.sorts = sort and k <= pol.sort_small
-        self.rank = (_plans.Launch(get(f"select_rank_sort<{c}, {pol.block}>"),
-                                   _launch.cdiv(k, pol.block) * rows, pol.block)
-                     if self.sorts else None)
+        self.rank = (
+            _plans.Launch(
+                get(f"select_rank_sort<{c}, {pol.block}>"),
+                _launch.cdiv(k, pol.block) * rows,
+                pol.block,
+            )
+            if self.sorts
+            else None
+        )
         self.rank_bpr = _launch.cdiv(k, pol.block)
         self.cap = max(1, _launch.cdiv(length, pol.buffer_div))
         index_bits = max(1, (length - 1).bit_length())
-        self.schedule = ([(s, w, 0) for s, w in digits(bits, pol.first_bits, pol.bits)] +
-                         [(s, w, 1) for s, w in digits(index_bits, pol.bits, pol.bits)])
+        self.schedule = [(s, w, 0) for s, w in digits(bits, pol.first_bits, pol.bits)] + [
+            (s, w, 1) for s, w in digits(index_bits, pol.bits, pol.bits)
+        ]
         init = np.zeros((rows, FIELDS), dtype=np.int64)
         init[:, K_REM], init[:, COUNT], init[:, DONE] = k, length, int(k == length)
         self.init = xp.asarray(init)
@@ -178,27 +203,53 @@ class RadixSelectPlan(_plans.Plan):
         if filt is not None:  # the sample filter first (filt: the "filter" policy)
             fget = _loader.load(SOURCE, filter_names(filt))
             kfilter = fget(f"select_filter<{c}, {filt.block}, {filt.items}>")
-            fbpr = max(1, min(_launch.cdiv(length, filt.block * filt.items),
-                              _launch.cdiv(_launch.resident_grid(kfilter, filt.block), rows)))
+            fbpr = max(
+                1,
+                min(
+                    _launch.cdiv(length, filt.block * filt.items),
+                    _launch.cdiv(_launch.resident_grid(kfilter, filt.block), rows),
+                ),
+            )
             rank = sample_rank(k, length, filt.sample, filt.sigmas)
             self.filt = (
-                _plans.Launch(fget(f"select_sample<{c}, {CHOOSE_BLOCK}>"), rows, CHOOSE_BLOCK,
-                              filt.sample * ub),
+                _plans.Launch(
+                    fget(f"select_sample<{c}, {CHOOSE_BLOCK}>"),
+                    rows,
+                    CHOOSE_BLOCK,
+                    filt.sample * ub,
+                ),
                 (i64(length), i32(filt.sample), i64(rank)),
-                _plans.Launch(kfilter, fbpr * rows, filt.block), (i64(length), i64(fbpr)),
-                _plans.Launch(fget("select_filter_done"), _launch.cdiv(rows, 256), 256))
+                _plans.Launch(kfilter, fbpr * rows, filt.block),
+                (i64(length), i64(fbpr)),
+                _plans.Launch(fget("select_filter_done"), _launch.cdiv(rows, 256), 256),
+            )
 
     def __call__(self, kbits):
         """(images, indices) of each row's k winners, ``(rows, k)`` arrays: ordered by (image,
         index) when the plan sorts, else in no particular order."""
         xp, rows, k, cap = self.xp, self.rows, self.k, self.cap
         self.backend.copy_into(self.state, self.init)  # a memory copy: no CuPy kernel
-        bufs = (xp.empty(rows * cap, dtype=self.udt), xp.empty(rows * cap, dtype=np.int64),
-                xp.empty(rows * cap, dtype=self.udt), xp.empty(rows * cap, dtype=np.int64))
+        bufs = (
+            xp.empty(rows * cap, dtype=self.udt),
+            xp.empty(rows * cap, dtype=np.int64),
+            xp.empty(rows * cap, dtype=self.udt),
+            xp.empty(rows * cap, dtype=np.int64),
+        )
         out_img = xp.empty((rows, k), dtype=self.udt)
         out_idx = xp.empty((rows, k), dtype=np.int64)
-        head = (kbits, *self.fixed, *bufs, self.cap64, out_img, out_idx, self.k64, self.state,
-                self.hist, self.kind, self.desc)
+        head = (
+            kbits,
+            *self.fixed,
+            *bufs,
+            self.cap64,
+            out_img,
+            out_idx,
+            self.k64,
+            self.state,
+            self.hist,
+            self.kind,
+            self.desc,
+        )
         if self.filt is not None:
             sample, sargs, filt, fargs, done = self.filt
             sample(kbits, *sargs, self.state, self.kind, self.desc)
@@ -224,9 +275,11 @@ class SmallKPlan(_plans.Plan):
 
     def __init__(self, backend, ub, rows, length, k, kind, desc, sort, pol):
         if k > _policy.SMALL_K_LIMIT:
-            raise ValueError(f"topk: the small_k kernel holds at most {_policy.SMALL_K_LIMIT} "
-                             f"winners per block, got k={k} (its policy's k_max must stay within "
-                             f"it)")
+            raise ValueError(
+                f"topk: the small_k kernel holds at most {_policy.SMALL_K_LIMIT} "
+                f"winners per block, got k={k} (its policy's k_max must stay within "
+                f"it)"
+            )
         xp = backend.xp
         self.xp, self.rows, self.k, self.udt = xp, rows, k, UBITS[ub]
         c = _c(ub)
@@ -240,23 +293,36 @@ class SmallKPlan(_plans.Plan):
         self.bpr = max(1, min(_launch.cdiv(length, tile), per_row))
         i64, i32 = _launch.i64, np.int32
         self.first = _plans.Launch(kkeys, self.bpr * rows, pol.block, smem)
-        self.first_args = (i64(length), i64(self.bpr), i64(k), i32(kind), i32(desc),
-                           i32(max(1, (length - 1).bit_length())), i64(cap))
+        self.first_args = (
+            i64(length),
+            i64(self.bpr),
+            i64(k),
+            i32(kind),
+            i32(desc),
+            i32(max(1, (length - 1).bit_length())),
+            i64(cap),
+        )
         # the merges: blocks of merge_tiles tiles of the candidates each, until one per row
         self.merges = []
         blocks = self.bpr
         while blocks > 1:
             length2 = blocks * k
             blocks = max(1, min(_launch.cdiv(length2, tile * pol.merge_tiles), blocks - 1))
-            self.merges.append((_plans.Launch(kpairs, blocks * rows, pol.block, smem),
-                                (i64(length2), i64(blocks), i64(k), i32(kind), i32(desc),
-                                 i32(63), i64(cap)), rows * blocks * k))
+            self.merges.append(
+                (
+                    _plans.Launch(kpairs, blocks * rows, pol.block, smem),
+                    (i64(length2), i64(blocks), i64(k), i32(kind), i32(desc), i32(63), i64(cap)),
+                    rows * blocks * k,
+                )
+            )
         self.rank = None
         if sort:
             rpol = _policy.radix_select()
             self.rank = _plans.Launch(
                 _loader.load(SOURCE, radix_names(rpol))(f"select_rank_sort<{c}, {rpol.block}>"),
-                _launch.cdiv(k, rpol.block) * rows, rpol.block)
+                _launch.cdiv(k, rpol.block) * rows,
+                rpol.block,
+            )
             self.rank_bpr = _launch.i64(_launch.cdiv(k, rpol.block))
         self.stand_in = _launch.stand_in(backend, np.int64)
         self.k64 = i64(k)
@@ -290,31 +356,54 @@ class RowsPlan(_plans.Plan):
         self.backend, self.xp, self.rows, self.k, self.udt = backend, xp, rows, k, UBITS[ub]
         kernel = _loader.load(SOURCE, rows_names(pol))(f"select_rows<{_c(ub)}, {pol.block}>")
         # the row, then (sorted) the winners' images and positions, each in whole 16-byte words
-        smem = 16 * (_launch.cdiv(length * ub, 16) + (
-            _launch.cdiv(k * ub, 16) + _launch.cdiv(k * 4, 16) if sort else 0))
-        head = (_launch.i64(length), _launch.i64(k), np.int32(kind), np.int32(desc),
-                np.int32(sort))
+        smem = 16 * (
+            _launch.cdiv(length * ub, 16)
+            + (_launch.cdiv(k * ub, 16) + _launch.cdiv(k * 4, 16) if sort else 0)
+        )
+        head = (_launch.i64(length), _launch.i64(k), np.int32(kind), np.int32(desc), np.int32(sort))
         self.warp = None
         if warp is None:
             self.launch = _plans.Launch(kernel, rows, pol.block, smem)
-            self.args = (*head, np.int32(0), _launch.stand_in(backend, np.int64),
-                         _launch.stand_in(backend, np.uint64))
+            self.args = (
+                *head,
+                np.int32(0),
+                _launch.stand_in(backend, np.int64),
+                _launch.stand_in(backend, np.uint64),
+            )
             return
         if warp.cand_max < 32 or warp.cand_max & (warp.cand_max - 1):
-            raise ValueError(f"topk: the warp_rows policy's cand_max must be a power of two of "
-                             f"at least 32 (its bitonic sort), got {warp.cand_max}")
+            raise ValueError(
+                f"topk: the warp_rows policy's cand_max must be a power of two of "
+                f"at least 32 (its bitonic sort), got {warp.cand_max}"
+            )
         m = warp_m(k, warp.m_max)
         wk = _loader.load(SOURCE, warp_rows_names(warp))(
-            f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>")
-        self.warp = _plans.Launch(wk, _launch.cdiv(rows, warp.warps), warp.warps * 32,
-                                  warp.warps * warp.cand_max * (ub + 4))
+            f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>"
+        )
+        self.warp = _plans.Launch(
+            wk,
+            _launch.cdiv(rows, warp.warps),
+            warp.warps * 32,
+            warp.warps * warp.cand_max * (ub + 4),
+        )
         chunks = _launch.cdiv(length, WARP_CHUNK_BYTES // ub)
         one_pass = chunks > 1 and k * chunks <= warp.one_pass_max
-        self.warp_args = (_launch.i64(length), _launch.i64(rows), _launch.i64(k), np.int32(kind),
-                          np.int32(desc), np.int32(warp.cand_max), np.int32(one_pass))
+        self.warp_args = (
+            _launch.i64(length),
+            _launch.i64(rows),
+            _launch.i64(k),
+            np.int32(kind),
+            np.int32(desc),
+            np.int32(warp.cand_max),
+            np.int32(one_pass),
+        )
         # the rows left, by a grid of resident blocks over the device's row list
-        self.launch = _plans.Launch(kernel, max(1, min(rows, _launch.resident_grid(
-            kernel, pol.block, smem))), pol.block, smem)
+        self.launch = _plans.Launch(
+            kernel,
+            max(1, min(rows, _launch.resident_grid(kernel, pol.block, smem))),
+            pol.block,
+            smem,
+        )
         self.args = (*head, np.int32(1))
         self.row_list = xp.empty(rows, dtype=np.int64)
         self.count = xp.zeros(1, dtype=np.uint64)
@@ -337,18 +426,33 @@ class RowsPlan(_plans.Plan):
 def radix_plan(backend, ub, rows, length, k, kind, bits, desc, sort, filtered=False):
     pol = _policy.radix_select()
     filt = _policy.filter_() if filtered else None
-    key = ("selection", "radix", ub, rows, length, k, kind, bits, desc, sort, pol, filt,
-           _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: RadixSelectPlan(backend, ub, rows, length, k, kind,
-                                                         bits, desc, sort, pol, filt))
+    key = (
+        "selection",
+        "radix",
+        ub,
+        rows,
+        length,
+        k,
+        kind,
+        bits,
+        desc,
+        sort,
+        pol,
+        filt,
+        _plans.stream_key(),
+    )
+    return _plans.PLANS.get(
+        key,
+        lambda: RadixSelectPlan(backend, ub, rows, length, k, kind, bits, desc, sort, pol, filt),
+    )
 
 
 def small_k_plan(backend, ub, rows, length, k, kind, desc, sort):
     pol = _policy.small_k()
-    key = ("selection", "small_k", ub, rows, length, k, kind, desc, sort, pol,
-           _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: SmallKPlan(backend, ub, rows, length, k, kind, desc,
-                                                    sort, pol))
+    key = ("selection", "small_k", ub, rows, length, k, kind, desc, sort, pol, _plans.stream_key())
+    return _plans.PLANS.get(
+        key, lambda: SmallKPlan(backend, ub, rows, length, k, kind, desc, sort, pol)
+    )
 
 
 def rows_plan(backend, ub, rows, length, k, kind, desc, sort, warp=False):
@@ -358,10 +462,23 @@ def rows_plan(backend, ub, rows, length, k, kind, desc, sort, warp=False):
     pol = _policy.rows()
     wpol = _policy.warp_rows() if warp else None
     sort = sort and (warp or k <= pol.sort_max)
-    key = ("selection", "rows", ub, rows, length, k, kind, desc, sort, pol, wpol,
-           _plans.stream_key())
-    plan = _plans.PLANS.get(key, lambda: RowsPlan(backend, ub, rows, length, k, kind, desc, sort,
-                                                  pol, wpol))
+    key = (
+        "selection",
+        "rows",
+        ub,
+        rows,
+        length,
+        k,
+        kind,
+        desc,
+        sort,
+        pol,
+        wpol,
+        _plans.stream_key(),
+    )
+    plan = _plans.PLANS.get(
+        key, lambda: RowsPlan(backend, ub, rows, length, k, kind, desc, sort, pol, wpol)
+    )
     return plan, sort
 
 
@@ -369,11 +486,19 @@ def rows_plan(backend, ub, rows, length, k, kind, desc, sort, warp=False):
 
 GATHER = "select/gather.cu"
 #: the element type of gather_rows by size (every dtype of a size moves as its unsigned twin)
-_MOVED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-          8: np.dtype(np.uint64)}
-GATHER_NAMES = ([f"gather_rows<{_dtypes.cname(d)}>" for d in _MOVED.values()]
-                + ["flag_rest", "unflag_selected", "assemble_partition", "pack_winners",
-                   "unpack_index"])
+_MOVED = {
+    1: np.dtype(np.uint8),
+    2: np.dtype(np.uint16),
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+}
+GATHER_NAMES = [f"gather_rows<{_dtypes.cname(d)}>" for d in _MOVED.values()] + [
+    "flag_rest",
+    "unflag_selected",
+    "assemble_partition",
+    "pack_winners",
+    "unpack_index",
+]
 _loader.register(GATHER, GATHER_NAMES)
 _GATHER_BLOCK = 256
 
@@ -396,9 +521,18 @@ def gather_rows(backend, rows2, idx):
     out = xp.empty((rows, m), dtype=rows2.dtype)
     if out.size:
         u = _MOVED[rows2.dtype.itemsize]
-        _grid_stride(f"gather_rows<{_dtypes.cname(u)}>", rows * m,
-                     (rows2.view(u), xp.ascontiguousarray(idx), out.view(u),
-                      _launch.i64(rows), _launch.i64(m), _launch.i64(length)))
+        _grid_stride(
+            f"gather_rows<{_dtypes.cname(u)}>",
+            rows * m,
+            (
+                rows2.view(u),
+                xp.ascontiguousarray(idx),
+                out.view(u),
+                _launch.i64(rows),
+                _launch.i64(m),
+                _launch.i64(length),
+            ),
+        )
     return out
 
 
@@ -417,8 +551,9 @@ def sort_rows(backend, keys2, values2=None, descending=False):
     # reshape(-1) of a view can be a view with the same odd strides (a broadcast's rows of one)
     kbits, kind, bits = _keys.key_bits(xp.ascontiguousarray(keys2).reshape(-1))
     vals = None if values2 is None else xp.ascontiguousarray(values2).reshape(-1)
-    skeys, svals = _segmented.sort_segments(kbits, kind, bits, bool(descending), vals, off, m,
-                                            backend)
+    skeys, svals = _segmented.sort_segments(
+        kbits, kind, bits, bool(descending), vals, off, m, backend
+    )
     out = _keys.key_back(skeys, keys2.dtype).reshape(rows, m)
     return out if values2 is None else (out, svals.reshape(rows, m))
 
@@ -436,8 +571,17 @@ def order_winners(backend, img, idx, ub, length):
     if ub == 4 and ib <= 32:
         n = rows * k
         packed = xp.empty(n, dtype=np.uint64)
-        _grid_stride("pack_winners", n, (xp.ascontiguousarray(img), xp.ascontiguousarray(idx),
-                                         _launch.i64(n), np.int32(ib), packed))
+        _grid_stride(
+            "pack_winners",
+            n,
+            (
+                xp.ascontiguousarray(img),
+                xp.ascontiguousarray(idx),
+                _launch.i64(n),
+                np.int32(ib),
+                packed,
+            ),
+        )
         if rows == 1:
             packed = radix_sort(packed, end_bit=32 + ib)
         else:
@@ -465,11 +609,25 @@ def partition_indices(backend, sel, length, small):
     if m < length:
         keep = xp.empty(n, dtype=np.bool_)
         _grid_stride("flag_rest", n, (keep.view(np.uint8), _launch.i64(n)))
-        _grid_stride("unflag_selected", rows * m, (sel, _launch.i64(rows), _launch.i64(m),
-                                                   _launch.i64(length), keep.view(np.uint8)))
+        _grid_stride(
+            "unflag_selected",
+            rows * m,
+            (sel, _launch.i64(rows), _launch.i64(m), _launch.i64(length), keep.view(np.uint8)),
+        )
         rest = _cplans.compact_plan(backend, None, n).indices_into(keep)
     else:
         rest = _launch.stand_in(backend, np.int64)
-    _grid_stride("assemble_partition", n, (sel, rest, _launch.i64(rows), _launch.i64(m),
-                                           _launch.i64(length), np.int32(bool(small)), res))
+    _grid_stride(
+        "assemble_partition",
+        n,
+        (
+            sel,
+            rest,
+            _launch.i64(rows),
+            _launch.i64(m),
+            _launch.i64(length),
+            np.int32(bool(small)),
+            res,
+        ),
+    )
     return res

@@ -107,38 +107,44 @@ class PartitionPolicy:
     sort_share: int = knob(_policy.Range(0))
 
 
-TABLE = _policy.register("selection", {
-    # tiles of 256 x 16 keys (one 16-byte load per 4 keys); a 13-bit first digit splits floats
-    # of one binade into 16 bins, so the candidates of random floats in [0.5, 1.5) fit buffers of
-    # len / 8 keys after it (H200, 2^28: with 12 bits they did not, and a third pass read every
-    # key: 3.2 ms for k = 16); the rest not tuned yet
-    ("default", "radix_select"): RadixSelectPolicy(block=256, items=16, first_bits=13, bits=11,
-                                                   buffer_div=8, sort_small=4096),
-    # tiles of 256 x 16 keys; a sample of 8192 keys (32 KiB of 32-bit images); the rank 4
-    # standard deviations above the winners' expected share: a miss (the row read again) has a
-    # Poisson tail of about 5e-4 for k = 16 and k = 1024 of 2^28 random keys (rank 1 and 2), 1e-5
-    # for k = 2^20 (rank 56). H200, float32 2^28 at 9607fb9: k = 16 0.41 ms, k = 1024 0.46,
-    # k = 2^20 0.80; the tile and sample not tuned yet
-    ("default", "filter"): FilterPolicy(block=256, items=16, sample=8192, sigmas=4.0,
-                                        min_ratio=4),
-    # tiles of 256 x 8 keys, candidate sets of 2048 + k; a merging block reads 8 tiles of the
-    # winners, so k = 256 over ~900 blocks merges in two levels (not tuned yet)
-    ("default", "small_k"): SmallKPolicy(block=256, items=8, k_max=256, merge_tiles=8),
-    # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
-    ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
-    # 8 rows per block, stages of 512 candidates (H200, topk of (2^16, 4096) float32, k = 32:
-    # 0.82 ms against 0.83 with 256 and 0.91 with 1024, at c0f3731); one pass for k * chunks up
-    # to 32 (same rows, at 1e47d71: k = 1 0.45 ms in one pass against 0.68 in two; k = 32 0.81
-    # against 0.73, k = 64 1.27 against 0.93: past that the larger sort costs more than the read)
-    ("default", "warp_rows"): WarpRowsPolicy(warps=8, m_max=4, cand_max=512, one_pass_max=32),
-    # H100, 1-D float32 n = 10^4, kth = 1000 (tools/probes/small_calls, at 222a610): select and
-    # compact 1152 us (partition) and 832 us (argpartition), prim.sort 78 us and prim.argsort
-    # 96 us; sort_max_len 2^16 and sort_share 4 not measured further yet (at 2^28, k = 2^20,
-    # topk took 2.85 ms, prim.sort 4.13 ms: selecting 1/256 of the keys beats sorting them)
-    ("default", "partition"): PartitionPolicy(sort_max_len=1 << 16, sort_share=4),
-}, doc="the radix select's tile, digits and buffers; its sample filter; the block-per-row "
-       "kernel's block and longest row; the warp-per-row kernel's rows per block and candidates; "
-       "when a 1-D partition sorts instead of selecting")
+TABLE = _policy.register(
+    "selection",
+    {
+        # tiles of 256 x 16 keys (one 16-byte load per 4 keys); a 13-bit first digit splits floats
+        # of one binade into 16 bins, so the candidates of random floats in [0.5, 1.5) fit buffers of
+        # len / 8 keys after it (H200, 2^28: with 12 bits they did not, and a third pass read every
+        # key: 3.2 ms for k = 16); the rest not tuned yet
+        ("default", "radix_select"): RadixSelectPolicy(
+            block=256, items=16, first_bits=13, bits=11, buffer_div=8, sort_small=4096
+        ),
+        # tiles of 256 x 16 keys; a sample of 8192 keys (32 KiB of 32-bit images); the rank 4
+        # standard deviations above the winners' expected share: a miss (the row read again) has a
+        # Poisson tail of about 5e-4 for k = 16 and k = 1024 of 2^28 random keys (rank 1 and 2), 1e-5
+        # for k = 2^20 (rank 56). H200, float32 2^28 at 9607fb9: k = 16 0.41 ms, k = 1024 0.46,
+        # k = 2^20 0.80; the tile and sample not tuned yet
+        ("default", "filter"): FilterPolicy(
+            block=256, items=16, sample=8192, sigmas=4.0, min_ratio=4
+        ),
+        # tiles of 256 x 8 keys, candidate sets of 2048 + k; a merging block reads 8 tiles of the
+        # winners, so k = 256 over ~900 blocks merges in two levels (not tuned yet)
+        ("default", "small_k"): SmallKPolicy(block=256, items=8, k_max=256, merge_tiles=8),
+        # rows of up to 8192 float32 (32 KiB of shared memory), 256 threads (not tuned yet)
+        ("default", "rows"): RowsPolicy(block=256, row_bytes=32768, sort_max=256),
+        # 8 rows per block, stages of 512 candidates (H200, topk of (2^16, 4096) float32, k = 32:
+        # 0.82 ms against 0.83 with 256 and 0.91 with 1024, at c0f3731); one pass for k * chunks up
+        # to 32 (same rows, at 1e47d71: k = 1 0.45 ms in one pass against 0.68 in two; k = 32 0.81
+        # against 0.73, k = 64 1.27 against 0.93: past that the larger sort costs more than the read)
+        ("default", "warp_rows"): WarpRowsPolicy(warps=8, m_max=4, cand_max=512, one_pass_max=32),
+        # H100, 1-D float32 n = 10^4, kth = 1000 (tools/probes/small_calls, at 222a610): select and
+        # compact 1152 us (partition) and 832 us (argpartition), prim.sort 78 us and prim.argsort
+        # 96 us; sort_max_len 2^16 and sort_share 4 not measured further yet (at 2^28, k = 2^20,
+        # topk took 2.85 ms, prim.sort 4.13 ms: selecting 1/256 of the keys beats sorting them)
+        ("default", "partition"): PartitionPolicy(sort_max_len=1 << 16, sort_share=4),
+    },
+    doc="the radix select's tile, digits and buffers; its sample filter; the block-per-row "
+    "kernel's block and longest row; the warp-per-row kernel's rows per block and candidates; "
+    "when a 1-D partition sorts instead of selecting",
+)
 
 
 def radix_select():

@@ -24,8 +24,10 @@ OPS = _rp.OPS
 
 def _key_dtype(dt, func, arg):
     if dt not in _rp.KEY_SET:
-        raise TypeError(f"{func}: {arg} has dtype {dt.name}; supported dtypes are "
-                        f"{_dtypes.names(_rp.KEY_DTYPES)}")
+        raise TypeError(
+            f"{func}: {arg} has dtype {dt.name}; supported dtypes are "
+            f"{_dtypes.names(_rp.KEY_DTYPES)}"
+        )
 
 
 def _keys(x, func, arg="keys"):
@@ -39,11 +41,15 @@ def _values(values, op, n, func):
     v = _checks.as_input(values, func=func, arg="values", ndim=1)
     dt = v.array.dtype
     if dt not in VALUE_DTYPES:
-        raise TypeError(f"{func}: values has dtype {dt.name}; supported dtypes are "
-                        f"{_dtypes.names(VALUE_DTYPES)}")
+        raise TypeError(
+            f"{func}: values has dtype {dt.name}; supported dtypes are "
+            f"{_dtypes.names(VALUE_DTYPES)}"
+        )
     if dt.kind == "c" and op in ("min", "max"):
-        raise TypeError(f"{func}: op={op!r} is not defined for complex dtype {dt.name} (no "
-                        f"ordering); use 'sum' or 'prod'")
+        raise TypeError(
+            f"{func}: op={op!r} is not defined for complex dtype {dt.name} (no "
+            f"ordering); use 'sum' or 'prod'"
+        )
     if v.array.size != n:
         raise ValueError(f"{func}: values has {v.array.size} elements, keys has {n}")
     res = _dtypes.reduce_result_dtype(dt, op)
@@ -146,8 +152,15 @@ def _rbk_checked(keys, values, op, sort):
 def _make_rbk_plan(keys, values, op="sum", *, sort=False):
     """What ``prim.plan(prim.reduce_by_key, keys, values, ...)`` runs for arrays like these."""
     k, v, work, acc, res, sort = _rbk_checked(keys, values, op, sort)
-    if (k.array.size and not sort and k.array is keys and v.array is values and
-            work == v.array.dtype and acc == res and keys.dtype.itemsize >= 4):
+    if (
+        k.array.size
+        and not sort
+        and k.array is keys
+        and v.array is values
+        and work == v.array.dtype
+        and acc == res
+        and keys.dtype.itemsize >= 4
+    ):
         plan = _rp.runs_plan(k.backend, keys.dtype, _rp.VALUES, work, acc, op, keys.size)
         return lambda ks, vs: plan(ks, vs)
     return lambda ks, vs: reduce_by_key(ks, vs, op, sort=sort)
@@ -226,8 +239,9 @@ def reduce_by_key(keys, values, op="sum", *, sort=False):
 def _runs_of_sorted(s, equal_nan, counts, variant, backend):
     """(first element of each run, run lengths or None) of the sorted backend array ``s``."""
     if variant == "rle":
-        plan = _rp.runs_plan(backend, s.dtype, _rp.COUNTS if counts else _rp.KEYS, None, None,
-                             None, s.size)
+        plan = _rp.runs_plan(
+            backend, s.dtype, _rp.COUNTS if counts else _rp.KEYS, None, None, None, s.size
+        )
         return plan(s, equal_nan=equal_nan)
     from .. import compaction
 
@@ -343,8 +357,11 @@ def _unique_rows(rows, ri, rv, rc, backend):
         plan = _rp.runs_plan(backend, s.dtype, _rp.COUNTS, None, None, None, n)
         starts = _starts(plan(s)[1], xp)
     else:
-        keys = words if words is not None else [
-            _row_key(xp.ascontiguousarray(rows[:, j]), xp) for j in range(w)]
+        keys = (
+            words
+            if words is not None
+            else [_row_key(xp.ascontiguousarray(rows[:, j]), xp) for j in range(w)]
+        )
         perm = xp.arange(n, dtype=np.int64)
         for key in reversed(keys):
             perm = perm[sorting.argsort(key[perm])]
@@ -378,8 +395,9 @@ def _shape(x):
     return tuple(shape) if shape is not None else np.shape(x)
 
 
-def _make_unique_plan(x, return_index=False, return_inverse=False, return_counts=False,
-                      axis=None, **options):
+def _make_unique_plan(
+    x, return_index=False, return_inverse=False, return_counts=False, axis=None, **options
+):
     """What ``prim.plan(prim.unique, x, ...)`` runs: unique with the options bound (checked
     here, on ``x``)."""
     flags = (return_index, return_inverse, return_counts, axis)
@@ -388,8 +406,17 @@ def _make_unique_plan(x, return_index=False, return_inverse=False, return_counts
 
 
 @_plans.planned(_make_unique_plan)
-def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
-           equal_nan=True, sorted=True, variant="auto"):  # noqa: A002 - NumPy's keyword
+def unique(
+    x,
+    return_index=False,
+    return_inverse=False,
+    return_counts=False,
+    axis=None,
+    *,
+    equal_nan=True,
+    sorted=True,
+    variant="auto",
+):  # noqa: A002 - NumPy's keyword
     """The sorted unique elements of ``x``, as :func:`numpy.unique`.
 
     Args:
@@ -430,10 +457,16 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     """
     func = "unique"
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="rle")
-    flags = [_bool(f, func, a) for f, a in ((return_index, "return_index"),
-                                            (return_inverse, "return_inverse"),
-                                            (return_counts, "return_counts"),
-                                            (equal_nan, "equal_nan"), (sorted, "sorted"))]
+    flags = [
+        _bool(f, func, a)
+        for f, a in (
+            (return_index, "return_index"),
+            (return_inverse, "return_inverse"),
+            (return_counts, "return_counts"),
+            (equal_nan, "equal_nan"),
+            (sorted, "sorted"),
+        )
+    ]
     ri, rv, rc, equal_nan, _ = flags
     xdt = getattr(x, "dtype", None)
     if isinstance(xdt, np.dtype):  # before the copy to the device, which may refuse it

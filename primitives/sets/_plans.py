@@ -19,17 +19,35 @@ from . import _policy
 
 SOURCE = "sets/runs.cu"
 #: the key dtypes, in the documentation's order
-KEY_DTYPES = tuple(np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16,
-                                         np.int32, np.uint32, np.int64, np.uint64, np.float16,
-                                         np.float32, np.float64))
+KEY_DTYPES = tuple(
+    np.dtype(d)
+    for d in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+    )
+)
 KEY_SET = frozenset(KEY_DTYPES)
 INDEX_DTYPE = np.dtype(np.int64)
 #: what a launch writes (the kernel's VALS): keys; keys and counts (from the runs' first
 #: indices); keys and reductions
 KEYS, COUNTS, VALUES = 0, 1, 2
 RUN_INT, RUN_F16, RUN_FLOAT = 0, 1, 2
-_WORDS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-          8: np.dtype(np.uint64)}
+_WORDS = {
+    1: np.dtype(np.uint8),
+    2: np.dtype(np.uint16),
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+}
 OPS = ("sum", "prod", "min", "max")
 _OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
 _CTYPES = _dtypes.KERNEL_CTYPES
@@ -65,8 +83,10 @@ def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
         op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
         acc_bytes = np.dtype(acc_dt).itemsize
     mb = _policy.min_blocks_for(np.dtype(key_dt).itemsize, acc_bytes, pol)
-    return (f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
-            f"{pol.items}, {mb}, {pol.warp_out}, {pol.prefetch}>")
+    return (
+        f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
+        f"{pol.items}, {mb}, {pol.warp_out}, {pol.prefetch}>"
+    )
 
 
 def names(module, pol):
@@ -86,7 +106,8 @@ _MODULE_KEY = {key_kind(d)[:2]: d for d in reversed(KEY_DTYPES)}
 #: instantiations are made for four key types only
 VALUE_KEY_DTYPES = tuple(np.dtype(d) for d in (np.uint32, np.uint64, np.float32, np.float64))
 MODULES = tuple((kc, kind, None) for (kc, kind) in _MODULE_KEY) + tuple(
-    (*key_kind(d)[:2], v) for d in VALUE_KEY_DTYPES for v in VALUE_KERNEL_DTYPES)
+    (*key_kind(d)[:2], v) for d in VALUE_KEY_DTYPES for v in VALUE_KERNEL_DTYPES
+)
 
 
 def value_keys(karr):
@@ -99,6 +120,7 @@ def value_keys(karr):
     if dt == np.float16:
         return karr.astype(np.float32)
     return karr.astype(np.int32 if dt.kind == "i" else np.uint32)
+
 
 for _pol in _policy.TABLE.policies():  # every policy of the table, for the NVRTC check
     for _m in MODULES:
@@ -134,18 +156,22 @@ class RunsPlan(_lookback.LookbackPlan):
     def __init__(self, backend, key_dt, vals, in_dt, acc_dt, op, n, pol):
         nbytes = exchange_bytes(key_dt, vals, in_dt, pol)
         if nbytes > STATIC_SMEM - 1024:
-            raise ValueError(f"sets: a tile of {pol.block} x {pol.items} needs {nbytes} bytes of "
-                             f"exchange buffers, over the kernel's {STATIC_SMEM} bytes of static "
-                             f"shared memory; use a smaller block or fewer items")
+            raise ValueError(
+                f"sets: a tile of {pol.block} x {pol.items} needs {nbytes} bytes of "
+                f"exchange buffers, over the kernel's {STATIC_SMEM} bytes of static "
+                f"shared memory; use a smaller block or fewer items"
+            )
         kc, kind, self.word = key_kind(key_dt)
         module = (kc, kind, in_dt if vals == VALUES else None)
         k = _loader.load(SOURCE, names(module, pol))(
-            kernel_name(key_dt, vals, in_dt, acc_dt, op, pol))
+            kernel_name(key_dt, vals, in_dt, acc_dt, op, pol)
+        )
         self.acc_dt = acc_dt if vals == VALUES else np.dtype(np.int32)  # the scanned value's
         self.out_dt = INDEX_DTYPE if vals == COUNTS else self.acc_dt  # values_out's
         xp = backend.xp
-        super().__init__(k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp,
-                         pair_bytes(self.acc_dt))
+        super().__init__(
+            k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp, pair_bytes(self.acc_dt)
+        )
         # the number of runs, written by the block of the last tile: the one value the host
         # reads back, as soon as that block has written it
         self.count = _launch.HostCount(backend)
@@ -166,10 +192,15 @@ class RunsPlan(_lookback.LookbackPlan):
         ws, count = self.words, self.count
         kout = self.empty(self.n, dtype=self.key_dt if ws is None else ws)
         vout = self.stand_out if self.vals == KEYS else self.empty(self.n, dtype=self.out_dt)
-        m = count.read("sets", self.launch,  # the results' length
-                       keys if ws is None else keys.view(ws),
-                       self.stand_in if values is None else values, np.int32(bool(equal_nan)),
-                       kout, vout)
+        m = count.read(
+            "sets",
+            self.launch,  # the results' length
+            keys if ws is None else keys.view(ws),
+            self.stand_in if values is None else values,
+            np.int32(bool(equal_nan)),
+            kout,
+            vout,
+        )
         keys_out = kout[:m] if ws is None else kout[:m].view(self.key_dt)
         if self.vals == KEYS:
             return keys_out, None
@@ -189,8 +220,12 @@ def lengths(starts, n, empty):
     out = empty(starts.size, dtype=INDEX_DTYPE)
     if out.size:
         k = _loader.load(LENGTHS, ["run_lengths"])("run_lengths")
-        _launch.launch(k, _launch.cover_grid(out.size, _LENGTHS_BLOCK, kernel=k), _LENGTHS_BLOCK,
-                       (starts, _launch.i64(out.size), _launch.i64(n), out))
+        _launch.launch(
+            k,
+            _launch.cover_grid(out.size, _LENGTHS_BLOCK, kernel=k),
+            _LENGTHS_BLOCK,
+            (starts, _launch.i64(out.size), _launch.i64(n), out),
+        )
     return out
 
 
@@ -198,5 +233,4 @@ def runs_plan(backend, key_dt, vals, in_dt, acc_dt, op, n):
     """The plan under the policy in force."""
     pol = _policy.current()
     key = ("sets", np.dtype(key_dt), vals, in_dt, acc_dt, op, n, pol, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: RunsPlan(backend, key_dt, vals, in_dt, acc_dt, op, n,
-                                                  pol))
+    return _plans.PLANS.get(key, lambda: RunsPlan(backend, key_dt, vals, in_dt, acc_dt, op, n, pol))

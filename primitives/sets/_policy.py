@@ -35,21 +35,26 @@ class RunsPolicy:
     prefetch: int = knob(_policy.Range(0), 0)
 
 
-TABLE = _policy.register("sets", {
-    # tiles of 4096 elements. H200, reduce_by_key of 2^28 float32 under int32 keys in runs of
-    # ~16 (5fddea1, one run): 256 x 16 0.849 ms, 256 x 32 0.849, 512 x 16 0.849, 128 x 32 0.863,
-    # 128 x 16 0.910 with warp_out=1; 0.872 at 256 x 16 with warp_out=0. At 23e6fd4: 256 x 16
-    # 0.845 (warp_out=0: 0.874), 128 x 32 0.852. At 9fd7b31 (the results parked in the pair's
-    # walk, 56 registers): min_blocks=5 (48 registers, no spills) 0.820 ms, min_blocks=1 0.876,
-    # warp_out=0 0.867. Earlier sweeps of block, items and min_blocks: docs/perf-log/. Wider
-    # items keep the compiler's own budget: at five blocks int32's int64 sums and 8-byte keys
-    # with float64 sums spilled 304-608 bytes (nvcc -Xptxas -v, sm_90); not timed.
-    # prefetch: H200, the same case with the tile 264 ids ahead prefetched (bulk, sm_90) 0.7467
-    # ms against 0.7756 without (132: 0.7478; 660: 0.8425, the L2 overrun; 128-byte line
-    # prefetches, 66 to 330 ahead: 0.752-0.755).
-    ("default", None): RunsPolicy(block=256, items=16, min_blocks=5, wide_min_blocks=1,
-                                  warp_out=1, prefetch=264),
-}, doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)")
+TABLE = _policy.register(
+    "sets",
+    {
+        # tiles of 4096 elements. H200, reduce_by_key of 2^28 float32 under int32 keys in runs of
+        # ~16 (5fddea1, one run): 256 x 16 0.849 ms, 256 x 32 0.849, 512 x 16 0.849, 128 x 32 0.863,
+        # 128 x 16 0.910 with warp_out=1; 0.872 at 256 x 16 with warp_out=0. At 23e6fd4: 256 x 16
+        # 0.845 (warp_out=0: 0.874), 128 x 32 0.852. At 9fd7b31 (the results parked in the pair's
+        # walk, 56 registers): min_blocks=5 (48 registers, no spills) 0.820 ms, min_blocks=1 0.876,
+        # warp_out=0 0.867. Earlier sweeps of block, items and min_blocks: docs/perf-log/. Wider
+        # items keep the compiler's own budget: at five blocks int32's int64 sums and 8-byte keys
+        # with float64 sums spilled 304-608 bytes (nvcc -Xptxas -v, sm_90); not timed.
+        # prefetch: H200, the same case with the tile 264 ids ahead prefetched (bulk, sm_90) 0.7467
+        # ms against 0.7756 without (132: 0.7478; 660: 0.8425, the L2 overrun; 128-byte line
+        # prefetches, 66 to 330 ahead: 0.752-0.755).
+        ("default", None): RunsPolicy(
+            block=256, items=16, min_blocks=5, wide_min_blocks=1, warp_out=1, prefetch=264
+        )
+    },
+    doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)",
+)
 
 
 def current():

@@ -12,15 +12,18 @@ import numpy as np
 
 from .._core import checks as _checks, plans as _plans
 from . import _block, _classic, _onesweep, _policy, _segmented, _split
-from ._keys import (INDEX, KEY_DTYPES, KEY_SET, Job, index_dtype, key_back, key_bits,
-                    native_values)
+from ._keys import INDEX, KEY_DTYPES, KEY_SET, Job, index_dtype, key_back, key_bits, native_values
 
 __all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES"]
 
 VARIANTS = ("split", "classic", "onesweep", "block")
 
-_RUN = {"split": _split.run, "classic": _classic.run, "onesweep": _onesweep.run,
-        "block": _block.run}
+_RUN = {
+    "split": _split.run,
+    "classic": _classic.run,
+    "onesweep": _onesweep.run,
+    "block": _block.run,
+}
 _PLAN = {"onesweep": _onesweep.plan, "block": _block.plan}  # the sorts whose plans are filed
 
 
@@ -30,8 +33,10 @@ _PLAN = {"onesweep": _onesweep.plan, "block": _block.plan}  # the sorts whose pl
 def _keys_input(keys, func):
     k = _checks.as_input(keys, func=func, arg="keys", ndim=1)
     if k.array.dtype not in KEY_SET:
-        raise TypeError(f"{func}: keys has dtype {k.array.dtype.name}; supported key dtypes are "
-                        f"{', '.join(d.name for d in KEY_DTYPES)}")
+        raise TypeError(
+            f"{func}: keys has dtype {k.array.dtype.name}; supported key dtypes are "
+            f"{', '.join(d.name for d in KEY_DTYPES)}"
+        )
     return k
 
 
@@ -58,22 +63,27 @@ def _variant_for(variant, n, itemsize, func):
     if variant == "auto":
         return "block" if 1 <= n <= pol.auto_max(kb) else "onesweep"
     if variant == "block" and n > pol.capacity(kb):
-        raise ValueError(f"{func}: variant 'block' sorts at most {pol.capacity(kb)} keys of "
-                         f"{itemsize} bytes (one block of {pol.block} threads), got {n}; use "
-                         f"'onesweep' or 'auto'")
+        raise ValueError(
+            f"{func}: variant 'block' sorts at most {pol.capacity(kb)} keys of "
+            f"{itemsize} bytes (one block of {pol.block} threads), got {n}; use "
+            f"'onesweep' or 'auto'"
+        )
     return variant
 
 
 def _bit_range(begin_bit, end_bit, bits, func):
     for arg, v in (("begin_bit", begin_bit), ("end_bit", end_bit)):
-        if v is not None and (isinstance(v, (bool, np.bool_)) or
-                              not isinstance(v, (int, np.integer))):
+        if v is not None and (
+            isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
+        ):
             raise TypeError(f"{func}: {arg} must be an int, got {type(v).__name__}")
     begin = 0 if begin_bit is None else int(begin_bit)
     end = bits if end_bit is None else int(end_bit)
     if not 0 <= begin <= end <= bits:
-        raise ValueError(f"{func}: bit range [begin_bit={begin}, end_bit={end}) must satisfy "
-                         f"0 <= begin_bit <= end_bit <= {bits} (the key width in bits)")
+        raise ValueError(
+            f"{func}: bit range [begin_bit={begin}, end_bit={end}) must satisfy "
+            f"0 <= begin_bit <= end_bit <= {bits} (the key width in bits)"
+        )
     return begin, end
 
 
@@ -83,25 +93,26 @@ class _Checked:
     __slots__ = ("variant", "k", "v", "begin", "end", "desc")
 
     def __init__(self, keys, values, begin_bit, end_bit, descending, variant, func):
-        variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant",
-                                       auto="auto")
+        variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="auto")
         self.k = _keys_input(keys, func)
         self.v = _values_input(values, self.k.array.size, func)
-        self.begin, self.end = _bit_range(begin_bit, end_bit, 8 * self.k.array.dtype.itemsize,
-                                          func)
+        self.begin, self.end = _bit_range(begin_bit, end_bit, 8 * self.k.array.dtype.itemsize, func)
         self.desc = _bool(descending, func, "descending")
-        self.variant = _variant_for(variant, self.k.array.size, self.k.array.dtype.itemsize,
-                                    func)
+        self.variant = _variant_for(variant, self.k.array.size, self.k.array.dtype.itemsize, func)
 
     def as_is(self, keys, values):
         """Whether onesweep or the block sort reads ``keys`` and ``values`` as they are (no
         copy, conversion or permutation of other widths) and sorts by some bits: its plan then
         serves calls on like arrays directly."""
         karr = self.k.array
-        return (self.variant in _PLAN and self.begin < self.end and karr is keys and
-                karr.size > 0 and karr.dtype.itemsize >= 4 and
-                (values is None or (self.v.array is values and
-                                    native_values(values) is not None)))
+        return (
+            self.variant in _PLAN
+            and self.begin < self.end
+            and karr is keys
+            and karr.size > 0
+            and karr.dtype.itemsize >= 4
+            and (values is None or (self.v.array is values and native_values(values) is not None))
+        )
 
 
 # ---- the sorts --------------------------------------------------------------------------------
@@ -152,8 +163,17 @@ def _sort_plan(c, keys, values, argsort=False):
     if not c.as_is(keys, values):
         return None
     karr = c.k.array
-    return _PLAN[c.variant](_job(karr, None if values is None else c.v.array, c.begin, c.end,
-                                 c.desc, c.k.backend, argsort))
+    return _PLAN[c.variant](
+        _job(
+            karr,
+            None if values is None else c.v.array,
+            c.begin,
+            c.end,
+            c.desc,
+            c.k.backend,
+            argsort,
+        )
+    )
 
 
 def _radix_sort(keys, values, begin_bit, end_bit, descending, variant, func):
@@ -165,8 +185,9 @@ def _radix_sort(keys, values, begin_bit, end_bit, descending, variant, func):
         xp = k.backend.xp
         out = k.kept(xp.empty(0, dtype=k.array.dtype))
         return (out if v is None else (out, v.kept(xp.empty(0, dtype=v.array.dtype)))), None
-    skeys, svals, _ = _sort_core(k.array, None if v is None else v.array, c.begin, c.end,
-                                 c.desc, c.variant, k.backend)
+    skeys, svals, _ = _sort_core(
+        k.array, None if v is None else v.array, c.begin, c.end, c.desc, c.variant, k.backend
+    )
     plan = _sort_plan(c, keys, values)
     if v is None:
         return k.kept(skeys), plan
@@ -179,23 +200,26 @@ def _argsort(keys, descending, variant):
     k = c.k
     if k.array.size == 0:
         return k.result(k.backend.xp.empty(0, dtype=INDEX)), None
-    _, _, perm = _sort_core(k.array, None, c.begin, c.end, c.desc, c.variant, k.backend,
-                            argsort=True)
+    _, _, perm = _sort_core(
+        k.array, None, c.begin, c.end, c.desc, c.variant, k.backend, argsort=True
+    )
     return k.result(perm), _sort_plan(c, keys, None, argsort=True)
 
 
 # ---- plans (prim.plan) ------------------------------------------------------------------------
 
 
-def _make_radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending=False,
-                     variant="auto"):
+def _make_radix_sort(
+    keys, values=None, *, begin_bit=0, end_bit=None, descending=False, variant="auto"
+):
     """What ``prim.plan(prim.radix_sort, keys[, values], ...)`` runs for arrays like these."""
     c = _Checked(keys, values, begin_bit, end_bit, descending, variant, "radix_sort")
     plan = _sort_plan(c, keys, values)
     if plan is not None:
         return plan
-    return lambda k, v=None: radix_sort(k, v, begin_bit=begin_bit, end_bit=end_bit,
-                                        descending=descending, variant=variant)
+    return lambda k, v=None: radix_sort(
+        k, v, begin_bit=begin_bit, end_bit=end_bit, descending=descending, variant=variant
+    )
 
 
 def _make_sort(keys, *, descending=False, variant="auto"):
@@ -227,8 +251,7 @@ def _make_segmented_sort(keys, offsets, values=None, *, descending=False):
 
 
 @_plans.planned(_make_radix_sort)
-def radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending=False,
-               variant="auto"):
+def radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending=False, variant="auto"):
     """Stable LSD radix sort of ``keys``, with ``values`` permuted alongside.
 
     Args:
@@ -382,7 +405,6 @@ def segmented_sort(keys, offsets, values=None, *, descending=False):
         return out if v is None else (out, v.kept(xp.empty(0, dtype=v.array.dtype)))
     varr = None if v is None else v.array
     kbits, kind, bits = key_bits(k.array)
-    skeys, svals = _segmented.sort_segments(kbits, kind, bits, desc, varr, off, longest,
-                                            k.backend)
+    skeys, svals = _segmented.sort_segments(kbits, kind, bits, desc, varr, off, longest, k.backend)
     out = k.kept(key_back(skeys, dt))
     return out if v is None else (out, v.kept(svals))

@@ -29,8 +29,9 @@ class BlockSortPlan(_plans.Plan):
     def __init__(self, job, pol):
         be, kb, n = job.backend, job.kb, job.n
         if not 1 <= n <= pol.capacity(kb):
-            raise ValueError(f"block sort: {n} keys of {kb} bytes; it takes 1 to "
-                             f"{pol.capacity(kb)}")
+            raise ValueError(
+                f"block sort: {n} keys of {kb} bytes; it takes 1 to {pol.capacity(kb)}"
+            )
         self.policy = pol
         self.xp, self.n, self.want_keys = be.xp, n, job.want_keys
         self.kdt = U[kb]
@@ -46,9 +47,22 @@ class BlockSortPlan(_plans.Plan):
         smem = _kernels.tile_smem(tile[0], tile[1], kb + 2, 8)  # keys, 16-bit positions
         slot = _plans.Launch.SLOT
         self.launch = _plans.Launch(
-            kernel, 1, tile[0], smem,
-            args=(slot, slot, slot, slot, _launch.i64(n), *job.common(), i32(job.begin),
-                  i32(job.end), i32(flags)))
+            kernel,
+            1,
+            tile[0],
+            smem,
+            args=(
+                slot,
+                slot,
+                slot,
+                slot,
+                _launch.i64(n),
+                *job.common(),
+                i32(job.begin),
+                i32(job.end),
+                i32(flags),
+            ),
+        )
 
     def run(self, keys, values):
         """Sort ``keys`` (n keys of the plan's width and key kind, as their bits or as they are)
@@ -88,8 +102,19 @@ def plan(job):
     """The plan of ``job``'s configuration on the current stream (made once)."""
     pol = _policy.block()
     vkey = "iota" if job.iota else job.vb
-    key = ("sort/block", job.kb, vkey, job.n, job.begin, job.end, job.kind, job.desc,
-           job.want_keys, pol, _plans.stream_key())
+    key = (
+        "sort/block",
+        job.kb,
+        vkey,
+        job.n,
+        job.begin,
+        job.end,
+        job.kind,
+        job.desc,
+        job.want_keys,
+        pol,
+        _plans.stream_key(),
+    )
     return _plans.PLANS.get(key, lambda: BlockSortPlan(job, pol))
 
 

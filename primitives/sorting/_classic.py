@@ -43,8 +43,17 @@ class ClassicPlan(_plans.Plan):
             dst_k, dst_v = bufs[p % 2]
             self.hist(src_k, _launch.i64(n), *job.common(), i32(shift), i32(width), counts)
             offsets = exclusive_scan(counts, dtype=np.uint64)
-            self.scatter(src_k, dst_k, src_v if vb else vdummy, dst_v if vb else vdummy,
-                         _launch.i64(n), *job.common(), i32(shift), i32(width), offsets)
+            self.scatter(
+                src_k,
+                dst_k,
+                src_v if vb else vdummy,
+                dst_v if vb else vdummy,
+                _launch.i64(n),
+                *job.common(),
+                i32(shift),
+                i32(width),
+                offsets,
+            )
             src_k, src_v = dst_k, dst_v
         return job.finish(src_k, src_v)
 

@@ -31,15 +31,19 @@ def hist_name(kb, hpol):
 
 def pass_name(kb, vb, pol):
     vt, has = vc(vb)
-    return (f"onesweep_pass<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
-            f"{pol.window}, {pol.match}, {pol.prefetch}>")
+    return (
+        f"onesweep_pass<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
+        f"{pol.window}, {pol.match}, {pol.prefetch}>"
+    )
 
 
 def classic_names(kb, vb, pol):
     """(histogram, scatter) of the classic sort."""
     vt, has = vc(vb)
-    return (f"classic_histogram<{C[kb]}, {pol.block}, {pol.items}, {pol.bits}>",
-            f"classic_scatter<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.bits}>")
+    return (
+        f"classic_histogram<{C[kb]}, {pol.block}, {pol.items}, {pol.bits}>",
+        f"classic_scatter<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.bits}>",
+    )
 
 
 def split_names(kb, vb):
@@ -51,8 +55,10 @@ def split_names(kb, vb):
 def segmented_names(kb, vb, pol):
     """(warp, block) kernels of the segmented sort."""
     vt, has = vc(vb)
-    return (f"segsort_warp<{C[kb]}, {vt}, {has}, {pol.warp_items}>",
-            f"segsort_block<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}>")
+    return (
+        f"segsort_warp<{C[kb]}, {vt}, {has}, {pol.warp_items}>",
+        f"segsort_block<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}>",
+    )
 
 
 def block_name(kb, vb, tile):
@@ -83,12 +89,17 @@ def _table_names():
     classic += [classic_names(k, v, p)[1] for p in cl for k in (4, 8) for v in VCFGS]
     split = [split_names(k, 0)[0] for k in (4, 8)]
     split += [split_names(k, v)[1] for k in (4, 8) for v in VCFGS]
-    segmented = [name for p in seg for k in (4, 8) for v in VCFGS
-                 for name in segmented_names(k, v, p)]
-    block = [block_name(k, v, t) for p in policies("block") for k in (4, 8) for t in p.tiles(k)
-             for v in VCFGS]
-    return {ONESWEEP: onesweep, CLASSIC: classic, SPLIT: split, SEGMENTED: segmented,
-            BLOCK: block}
+    segmented = [
+        name for p in seg for k in (4, 8) for v in VCFGS for name in segmented_names(k, v, p)
+    ]
+    block = [
+        block_name(k, v, t)
+        for p in policies("block")
+        for k in (4, 8)
+        for t in p.tiles(k)
+        for v in VCFGS
+    ]
+    return {ONESWEEP: onesweep, CLASSIC: classic, SPLIT: split, SEGMENTED: segmented, BLOCK: block}
 
 
 NAMES = {src: list(dict.fromkeys(names)) for src, names in _table_names().items()}

@@ -7,8 +7,21 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 
-KEY_DTYPES = tuple(np.dtype(d) for d in (np.uint8, np.uint16, np.uint32, np.uint64, np.int8,
-                                         np.int16, np.int32, np.int64, np.float32, np.float64))
+KEY_DTYPES = tuple(
+    np.dtype(d)
+    for d in (
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.float32,
+        np.float64,
+    )
+)
 KEY_SET = frozenset(KEY_DTYPES)
 KIND = {"u": 0, "i": 1, "f": 2}  # prim::radix::KeyKind
 U = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}  # the key bits, by width
@@ -87,8 +100,10 @@ class Job:
 
     def buffers(self):
         """One (keys, values) ping-pong buffer pair of the multi-launch sorts."""
-        return (self.xp.empty(self.n, dtype=self.kbits.dtype),
-                self.xp.empty(self.n, dtype=self.vdt) if self.vb else None)
+        return (
+            self.xp.empty(self.n, dtype=self.kbits.dtype),
+            self.xp.empty(self.n, dtype=self.vdt) if self.vb else None,
+        )
 
     def finish(self, keys, vals):
         if vals is not None and self.wide and vals.dtype != INDEX:

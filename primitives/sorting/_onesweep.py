@@ -53,8 +53,9 @@ class OnesweepScratch(_plans.Plan):
         self.launches = xp.zeros(1, dtype=np.uint32)
         self.counter = xp.zeros(1, dtype=np.uint32)
         self.status = xp.zeros(tiles * RADIX, dtype=np.uint32)
-        self.nbytes = _plans.scratch_bytes(self.hist, self.offsets, self.plan, self.launches,
-                                           self.counter, self.status)
+        self.nbytes = _plans.scratch_bytes(
+            self.hist, self.offsets, self.plan, self.launches, self.counter, self.status
+        )
 
 
 class OnesweepPlan(_plans.Plan):
@@ -79,23 +80,36 @@ class OnesweepPlan(_plans.Plan):
         passes = _launch.cdiv(job.end - job.begin, 8)
         kh = _kernels.kernel(_kernels.ONESWEEP, _kernels.hist_name(kb, hpol))
         scratch = self.scratch = _plans.PLANS.get(
-            ("sort/onesweep-scratch", kb, vb, n, tile, passes, portions, hpol,
-             _plans.stream_key()),
-            lambda: OnesweepScratch(be.xp, portions, passes, tiles, hist_grid(kh, n, kb, hpol)))
+            ("sort/onesweep-scratch", kb, vb, n, tile, passes, portions, hpol, _plans.stream_key()),
+            lambda: OnesweepScratch(be.xp, portions, passes, tiles, hist_grid(kh, n, kb, hpol)),
+        )
         kdt = self.kdt = U[kb]
         self.xp, self.n, self.passes, self.want_keys = be.xp, n, passes, job.want_keys
         self.portions = portions
         self.stand_k = _launch.stand_in(be, kdt)
         slot = _plans.Launch.SLOT
         self.hist = _plans.Launch(
-            kh, scratch.hist_grid, hpol.block, hpol.smem,
-            args=(slot, _launch.i64(n), *job.common(), i32(job.begin), i32(job.end),
-                  scratch.hist))
+            kh,
+            scratch.hist_grid,
+            hpol.block,
+            hpol.smem,
+            args=(slot, _launch.i64(n), *job.common(), i32(job.begin), i32(job.end), scratch.hist),
+        )
         pass_stride = (portions + 1) * RADIX
         self.plan = _plans.Launch(
-            _kernels.kernel(_kernels.ONESWEEP, "onesweep_plan"), 1, 256,
-            args=(scratch.hist, i32(passes), _launch.i64(n), scratch.offsets,
-                  i32(pass_stride), scratch.plan, scratch.launches))
+            _kernels.kernel(_kernels.ONESWEEP, "onesweep_plan"),
+            1,
+            256,
+            args=(
+                scratch.hist,
+                i32(passes),
+                _launch.i64(n),
+                scratch.offsets,
+                i32(pass_stride),
+                scratch.plan,
+                scratch.launches,
+            ),
+        )
         flags = 0
         self.vdt = None
         self.iota = self.wide = False
@@ -116,15 +130,30 @@ class OnesweepPlan(_plans.Plan):
         for p in range(passes):
             shift = job.begin + 8 * p
             width = min(8, job.end - shift)
-            row = scratch.plan[p * PLAN_WORDS:]
+            row = scratch.plan[p * PLAN_WORDS :]
             for q in range(portions):
                 first_tile = q * per_portion
-                self.pass_launches.append(_plans.Launch(
-                    kp, min(per_portion, tiles - first_tile), block, smem,
-                    args=arrays + (_launch.i64(n), *job.common(), i32(shift), i32(width),
-                                   i32(flags), row,
-                                   scratch.offsets[p * pass_stride + q * RADIX:],
-                                   scratch.status, scratch.counter, _launch.i64(first_tile))))
+                self.pass_launches.append(
+                    _plans.Launch(
+                        kp,
+                        min(per_portion, tiles - first_tile),
+                        block,
+                        smem,
+                        args=arrays
+                        + (
+                            _launch.i64(n),
+                            *job.common(),
+                            i32(shift),
+                            i32(width),
+                            i32(flags),
+                            row,
+                            scratch.offsets[p * pass_stride + q * RADIX :],
+                            scratch.status,
+                            scratch.counter,
+                            _launch.i64(first_tile),
+                        ),
+                    )
+                )
 
     def run(self, keys, values):
         """Sort ``keys`` (n keys of the plan's width and key kind, as their bits or as they are)
@@ -135,15 +164,16 @@ class OnesweepPlan(_plans.Plan):
         self.hist(bits)  # first: the GPU starts on it while the host prepares the rest
         self.plan()
         xp, n = self.xp, self.n
-        tmp_k = [xp.empty(n, dtype=kdt) if self.passes > i + 1 else self.stand_k
-                 for i in range(2)]
+        tmp_k = [xp.empty(n, dtype=kdt) if self.passes > i + 1 else self.stand_k for i in range(2)]
         keys_out = xp.empty(n, dtype=kdt) if self.want_keys else self.stand_k
         vdt = self.vdt
         if vdt is not None:
-            vin = self.stand_v if self.iota else (values if values.dtype == vdt else
-                                                  values.view(vdt))
-            tmp_v = [xp.empty(n, dtype=vdt) if self.passes > i + 1 else self.stand_v
-                     for i in range(2)]
+            vin = (
+                self.stand_v if self.iota else (values if values.dtype == vdt else values.view(vdt))
+            )
+            tmp_v = [
+                xp.empty(n, dtype=vdt) if self.passes > i + 1 else self.stand_v for i in range(2)
+            ]
             vals_out = xp.empty(n, dtype=INDEX if self.wide else vdt)
         else:
             vin = vals_out = self.stand_v
@@ -154,8 +184,7 @@ class OnesweepPlan(_plans.Plan):
         if self.want_keys:
             out_keys = keys_out if dt == kdt else keys_out.view(dt)
         if vdt is not None:
-            out_vals = vals_out if self.iota or values.dtype == vdt else \
-                vals_out.view(values.dtype)
+            out_vals = vals_out if self.iota or values.dtype == vdt else vals_out.view(values.dtype)
         return out_keys, out_vals
 
     def __call__(self, keys, values=None):
@@ -172,8 +201,22 @@ class OnesweepPlan(_plans.Plan):
 def plan(job):
     """The plan of ``job``'s configuration on the current stream (made once)."""
     pol, hpol = _policy.onesweep(job.kb, job.vb), _policy.histogram()
-    key = ("sort/onesweep", job.kb, job.vb, job.n, job.begin, job.end, job.kind, job.desc,
-           job.iota, job.wide, job.want_keys, pol, hpol, _plans.stream_key())
+    key = (
+        "sort/onesweep",
+        job.kb,
+        job.vb,
+        job.n,
+        job.begin,
+        job.end,
+        job.kind,
+        job.desc,
+        job.iota,
+        job.wide,
+        job.want_keys,
+        pol,
+        hpol,
+        _plans.stream_key(),
+    )
     return _plans.PLANS.get(key, lambda: OnesweepPlan(job, pol, hpol))
 
 

@@ -133,8 +133,9 @@ class BlockPolicy:
 def _os(items, prefetch=33):
     # every tile: two blocks of 256 per SM (the register file), look-back over 8 tiles at once,
     # lane masks (H100: eight ballots 12-18% slower)
-    return OnesweepPolicy(block=256, items=items, min_blocks=2, window=8, match=1,
-                          prefetch=prefetch)
+    return OnesweepPolicy(
+        block=256, items=items, min_blocks=2, window=8, match=1, prefetch=prefetch
+    )
 
 
 # prefetch (H200, 2^27 random keys, prim.tuning.override, ms with 0 / 16 / 33 / 48 / 66 / 100
@@ -143,48 +144,59 @@ def _os(items, prefetch=33):
 # 6.678; and 0 / 33 in another run: argsort (the pairs' pass) 3.829 / 3.589, uint32 keys with
 # 8-byte values 5.227 / 4.942, uint64 keys with 4-byte values 9.547 / 9.594 and 8-byte values
 # 12.186 / 12.300 (those two keep 0)
-TABLE = _policy.register("sort", {
-    # H200, uint32 keys 2^27 (tools.probes.compare_trees, the keys staged as they are ranked):
-    # 256 x 44 2.3637 ms, x 46 2.3611, x 41 2.4004, x 48 2.4263 (8 bytes of spills); 256 x 24
-    # and x 28 at three blocks 2.4626 and 2.4740 (spills). H100 before: 256 x 41 1.3% faster
-    # than x 40, x 42 slower
-    ("default", (4, 0)): _os(44),
-    # H100, uint32 pairs 2^27: 256 x 32 4.99 ms (x 28: 5.09; 256 x 16: 6.03)
-    ("default", (4, 4)): _os(32),
-    # H100, uint32 keys + 8-byte values 2^27: 256 x 24 6.81 ms (x 12: 8.17)
-    ("default", (4, 8)): _os(24),
-    # H200, uint64 keys 2^27, the keys staged as they are ranked: 256 x 26 6.5093 ms (no
-    # spills), x 28 6.5799 (16 bytes of spills), x 24 6.6425. H100 before: 256 x 28 7.76 ms
-    # (x 24: 7.94)
-    ("default", (8, 0)): _os(26),
-    # H100, uint64 keys + 4-byte values 2^27: 256 x 24 13.41 ms (x 12: 16.08)
-    ("default", (8, 4)): _os(24, prefetch=0),
-    # H100, uint64 pairs 2^27: 256 x 20 16.71 ms (x 12: 18.53)
-    ("default", (8, 8)): _os(20, prefetch=0),
-    ("default", "histogram"): HistogramPolicy(
-        block=1024,  # one block per SM: 128 KB of lane-private counters (not tuned)
-        vectors=8,  # H100, uint32 keys 2^27: 0.186 ms (4: 0.194, 2: 0.204)
-        smem=4 * 256 * 32 * 4,  # the kernel's layout: 4 rows of 256 digits x 32 lanes, 4 bytes
-    ),
-    # the classic three-kernel sort's textbook tile: 256 x 16 keys, 4-bit digits (not tuned)
-    ("default", "classic"): ClassicPolicy(block=256, items=16, bits=4),
-    # the one-bit split sort: 256 threads, 4 keys each (not tuned)
-    ("default", "split"): SplitPolicy(block=256, items=4),
-    # segments of up to 128 keys per warp, 2048 per block of 256 (not tuned)
-    ("default", "segmented"): SegmentedPolicy(warp_items=4, block=256, items=8),
-    # one block of 1024 sorts a whole small input: 12288 4-byte keys (108 KiB of shared memory),
-    # 10240 8-byte keys (136 KiB; both within sm_80's 163 KiB), no spills at 64 registers
-    # (nvcc --resource-usage, sm_90); the auto limits are the capacities
-    # H200 (tools.probes.block_sort_sweep at 733d9ce): the block of 1024 beats onesweep at every
-    # n up to its capacities, 0.65-0.71x of onesweep's time for 4-byte keys (sort, argsort,
-    # pairs), 0.70-0.86x for 8-byte keys; but at n <= 2048 it took 44-47 us (4-byte keys) and
-    # 68-74 us (8-byte) against cupy.sort's 31-38 us: its whole tile is ranked whatever n, so
-    # inputs of up to 2048 keys take a block of 256 x 8 (segsort_block's tile; not tuned yet)
-    ("default", "block"): BlockPolicy(block=1024, items_4=12, items_8=10, auto_4=12288,
-                                      auto_8=10240, small_block=256, small_items=8),
-}, doc="onesweep's pass tiles per (key bytes, value bytes) and its histogram; the classic, "
-       "split, segmented and block kernels' blocks and items, and the largest input auto sorts "
-       "in one block")
+TABLE = _policy.register(
+    "sort",
+    {
+        # H200, uint32 keys 2^27 (tools.probes.compare_trees, the keys staged as they are ranked):
+        # 256 x 44 2.3637 ms, x 46 2.3611, x 41 2.4004, x 48 2.4263 (8 bytes of spills); 256 x 24
+        # and x 28 at three blocks 2.4626 and 2.4740 (spills). H100 before: 256 x 41 1.3% faster
+        # than x 40, x 42 slower
+        ("default", (4, 0)): _os(44),
+        # H100, uint32 pairs 2^27: 256 x 32 4.99 ms (x 28: 5.09; 256 x 16: 6.03)
+        ("default", (4, 4)): _os(32),
+        # H100, uint32 keys + 8-byte values 2^27: 256 x 24 6.81 ms (x 12: 8.17)
+        ("default", (4, 8)): _os(24),
+        # H200, uint64 keys 2^27, the keys staged as they are ranked: 256 x 26 6.5093 ms (no
+        # spills), x 28 6.5799 (16 bytes of spills), x 24 6.6425. H100 before: 256 x 28 7.76 ms
+        # (x 24: 7.94)
+        ("default", (8, 0)): _os(26),
+        # H100, uint64 keys + 4-byte values 2^27: 256 x 24 13.41 ms (x 12: 16.08)
+        ("default", (8, 4)): _os(24, prefetch=0),
+        # H100, uint64 pairs 2^27: 256 x 20 16.71 ms (x 12: 18.53)
+        ("default", (8, 8)): _os(20, prefetch=0),
+        ("default", "histogram"): HistogramPolicy(
+            block=1024,  # one block per SM: 128 KB of lane-private counters (not tuned)
+            vectors=8,  # H100, uint32 keys 2^27: 0.186 ms (4: 0.194, 2: 0.204)
+            smem=4 * 256 * 32 * 4,  # the kernel's layout: 4 rows of 256 digits x 32 lanes, 4 bytes
+        ),
+        # the classic three-kernel sort's textbook tile: 256 x 16 keys, 4-bit digits (not tuned)
+        ("default", "classic"): ClassicPolicy(block=256, items=16, bits=4),
+        # the one-bit split sort: 256 threads, 4 keys each (not tuned)
+        ("default", "split"): SplitPolicy(block=256, items=4),
+        # segments of up to 128 keys per warp, 2048 per block of 256 (not tuned)
+        ("default", "segmented"): SegmentedPolicy(warp_items=4, block=256, items=8),
+        # one block of 1024 sorts a whole small input: 12288 4-byte keys (108 KiB of shared memory),
+        # 10240 8-byte keys (136 KiB; both within sm_80's 163 KiB), no spills at 64 registers
+        # (nvcc --resource-usage, sm_90); the auto limits are the capacities
+        # H200 (tools.probes.block_sort_sweep at 733d9ce): the block of 1024 beats onesweep at every
+        # n up to its capacities, 0.65-0.71x of onesweep's time for 4-byte keys (sort, argsort,
+        # pairs), 0.70-0.86x for 8-byte keys; but at n <= 2048 it took 44-47 us (4-byte keys) and
+        # 68-74 us (8-byte) against cupy.sort's 31-38 us: its whole tile is ranked whatever n, so
+        # inputs of up to 2048 keys take a block of 256 x 8 (segsort_block's tile; not tuned yet)
+        ("default", "block"): BlockPolicy(
+            block=1024,
+            items_4=12,
+            items_8=10,
+            auto_4=12288,
+            auto_8=10240,
+            small_block=256,
+            small_items=8,
+        ),
+    },
+    doc="onesweep's pass tiles per (key bytes, value bytes) and its histogram; the classic, "
+    "split, segmented and block kernels' blocks and items, and the largest input auto sorts "
+    "in one block",
+)
 
 
 def onesweep(kb, vb):

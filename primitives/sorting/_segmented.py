@@ -58,8 +58,10 @@ def sort_small(kbits, kind, bits, desc, varr, off, longest, backend):
         vbits = xp.arange(n, dtype=index_dtype(n))  # gather the values through a permutation
     vb = 0 if vbits is None else vbits.dtype.itemsize
     pol = _policy.segmented()
-    plan = _plans.PLANS.get(("sort/segmented", kb, vb, nseg, pol, _plans.stream_key()),
-                            lambda: SegmentedPlan(kb, vb, nseg, pol))
+    plan = _plans.PLANS.get(
+        ("sort/segmented", kb, vb, nseg, pol, _plans.stream_key()),
+        lambda: SegmentedPlan(kb, vb, nseg, pol),
+    )
     keys_out = xp.empty(n, dtype=kbits.dtype)
     vdummy = _launch.stand_in(backend, U[vb] if vb else np.dtype(np.uint32))
     vin = vbits if vb else vdummy

@@ -38,8 +38,16 @@ class SplitPlan(_plans.Plan):
             dst_k, dst_v = bufs[i % 2]
             self.flags(src_k, _launch.i64(n), *job.common(), i32(bit), flags)
             zeros_before = exclusive_scan(flags, dtype=np.uint64)
-            self.scatter(src_k, dst_k, src_v if vb else vdummy, dst_v if vb else vdummy,
-                         _launch.i64(n), *job.common(), i32(bit), zeros_before)
+            self.scatter(
+                src_k,
+                dst_k,
+                src_v if vb else vdummy,
+                dst_v if vb else vdummy,
+                _launch.i64(n),
+                *job.common(),
+                i32(bit),
+                zeros_before,
+            )
             src_k, src_v = dst_k, dst_v
         return job.finish(src_k, src_v)
 

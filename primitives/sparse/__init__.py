@@ -50,8 +50,15 @@ check against, come from :mod:`primitives.testing.oracle`.
 
 from __future__ import annotations
 
-from ._base import (DEFAULT_MAX_FILL, ELL_ALIGN, FORMATS, INDEX_DTYPES, VALUE_DTYPES, RowStats,
-                    as_matrix)
+from ._base import (
+    DEFAULT_MAX_FILL,
+    ELL_ALIGN,
+    FORMATS,
+    INDEX_DTYPES,
+    VALUE_DTYPES,
+    RowStats,
+    as_matrix,
+)
 from ._choose import choose_variant, vector_lanes
 from ._coo import COO
 from ._csr import CSR
@@ -61,6 +68,20 @@ from ..testing.oracle import spmv_matches as matches, spmv_reference as referenc
 from ._plans import FORMAT_OF, LANES, VARIANTS
 from ._spmv import spmv
 
-__all__ = ["CSR", "ELL", "COO", "HYB", "RowStats", "FORMATS", "VALUE_DTYPES", "INDEX_DTYPES",
-           "spmv", "choose_variant", "vector_lanes", "VARIANTS", "FORMAT_OF", "matches",
-           "reference"]
+__all__ = [
+    "CSR",
+    "ELL",
+    "COO",
+    "HYB",
+    "RowStats",
+    "FORMATS",
+    "VALUE_DTYPES",
+    "INDEX_DTYPES",
+    "spmv",
+    "choose_variant",
+    "vector_lanes",
+    "VARIANTS",
+    "FORMAT_OF",
+    "matches",
+    "reference",
+]

@@ -92,9 +92,15 @@ def row_stats(indptr, indices, shape, xp):
         first = indices[indptr[:-1][full]].astype(np.float64)
         last = indices[indptr[1:][full] - 1].astype(np.float64)
         span = float(xp.mean(last - first + 1)) / n
-    return RowStats(rows=int(m), nnz=nnz, mean=float(mean), max=scalar(lengths.max()),
-                    cv=math.sqrt(var) / mean if mean > 0 else 0.0, empty=int(m - n_full),
-                    span=span)
+    return RowStats(
+        rows=int(m),
+        nnz=nnz,
+        mean=float(mean),
+        max=scalar(lengths.max()),
+        cv=math.sqrt(var) / mean if mean > 0 else 0.0,
+        empty=int(m - n_full),
+        span=span,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,8 +136,7 @@ def index_dtype_for(requested, m, n, nnz, *, func):
     dt = _dtypes.resolve_dtype(requested, func=func, arg="index_dtype", allowed=INDEX_DTYPES)
     if dt == np.int32 and need64:
         raise ValueError(
-            f"{func}: index_dtype=int32 cannot index shape {(m, n)} with {nnz} nonzeros; "
-            f"use int64"
+            f"{func}: index_dtype=int32 cannot index shape {(m, n)} with {nnz} nonzeros; use int64"
         )
     return dt
 
@@ -163,7 +168,8 @@ def foreign_csr(A, *, func, arg, index_dtype):
 def _not_a_matrix(func, arg, A):
     return TypeError(
         f"{func}: {arg} must be a scipy.sparse or cupyx.scipy.sparse matrix or a "
-        f"primitives.sparse container (CSR, ELL, COO, HYB), got {type(A).__name__}")
+        f"primitives.sparse container (CSR, ELL, COO, HYB), got {type(A).__name__}"
+    )
 
 
 def as_matrix(A, *, func, arg="A"):
@@ -215,9 +221,11 @@ class Matrix:
     def __repr__(self):
         if not hasattr(self, "_cache"):  # not built (an error in the constructor)
             return f"<primitives.sparse.{type(self).__name__}, uninitialized>"
-        return (f"<primitives.sparse.{type(self).__name__} {self.shape[0]}x{self.shape[1]}, "
-                f"{self.nnz} stored, {self.dtype.name}, {self.index_dtype.name} indices, "
-                f"{self.nbytes} bytes>")
+        return (
+            f"<primitives.sparse.{type(self).__name__} {self.shape[0]}x{self.shape[1]}, "
+            f"{self.nnz} stored, {self.dtype.name}, {self.index_dtype.name} indices, "
+            f"{self.nbytes} bytes>"
+        )
 
     def _as_format(self, fmt):
         """This matrix in format ``fmt`` for a product: itself, or its conversion, made on the
@@ -228,8 +236,9 @@ class Matrix:
         key = ("format", fmt, _plans.stream_key())
         M = self._cache.get(key)
         if M is None:
-            M = {"csr": self.to_csr, "ell": self.to_ell, "coo": self.to_coo,
-                 "hyb": self.to_hyb}[fmt]()
+            M = {"csr": self.to_csr, "ell": self.to_ell, "coo": self.to_coo, "hyb": self.to_hyb}[
+                fmt
+            ]()
             self._cache[key] = M
         return M
 
@@ -282,8 +291,9 @@ class Matrix:
         if not _backend.get_backend().is_cuda:
             raise RuntimeError("to_cupy: needs the CUDA backend (the arrays are in host memory)")
         if max(self.shape[0], self.shape[1], self.nnz) > INT32_MAX:
-            raise ValueError("to_cupy: cupyx.scipy.sparse takes int32 indices; this matrix "
-                             "needs int64")
+            raise ValueError(
+                "to_cupy: cupyx.scipy.sparse takes int32 indices; this matrix needs int64"
+            )
 
 
 def source_csr(A, *, func, index_dtype):

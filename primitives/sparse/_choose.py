@@ -77,11 +77,17 @@ def choose_variant(A):
         return "csr_scalar"
     pol = _policy.auto()
     stored = s.rows - s.empty if skips_empty(s, s.max) else s.rows  # the rows ELL would hold
-    if pol.ell_max_fill and stored >= pol.ell_min_rows and \
-            stored * s.max <= pol.ell_max_fill * s.nnz:
+    if (
+        pol.ell_max_fill
+        and stored >= pol.ell_min_rows
+        and stored * s.max <= pol.ell_max_fill * s.nnz
+    ):
         return "ell"
     even = s.cv <= pol.even_cv and s.max <= pol.even_max_over_mean * s.mean
-    if even and s.rows < pol.ell_min_rows and \
-            s.rows * vector_lanes(s.mean, M.dtype) >= _vector_policy(M.dtype).min_threads:
+    if (
+        even
+        and s.rows < pol.ell_min_rows
+        and s.rows * vector_lanes(s.mean, M.dtype) >= _vector_policy(M.dtype).min_threads
+    ):
         return "csr_vector"
     return "merge_path"

@@ -17,12 +17,19 @@ def names():
     out = []
     for i in INDEX_DTYPES:
         ic = _ct(i)
-        out += [f"sparse_expand_rows<{ic}>", f"sparse_rowptr_from_rows<{ic}>",
-                f"sparse_ell_lengths<{ic}>"]
+        out += [
+            f"sparse_expand_rows<{ic}>",
+            f"sparse_rowptr_from_rows<{ic}>",
+            f"sparse_ell_lengths<{ic}>",
+        ]
         for v in VALUE_DTYPES:
             vc = _ct(v)
-            out += [f"sparse_csr_to_ell<{vc}, {ic}>", f"sparse_ell_to_csr<{vc}, {ic}>",
-                    f"sparse_hyb_overflow<{vc}, {ic}>", f"sparse_coo_to_csr_part<{vc}, {ic}>"]
+            out += [
+                f"sparse_csr_to_ell<{vc}, {ic}>",
+                f"sparse_ell_to_csr<{vc}, {ic}>",
+                f"sparse_hyb_overflow<{vc}, {ic}>",
+                f"sparse_coo_to_csr_part<{vc}, {ic}>",
+            ]
     return out
 
 
@@ -44,16 +51,22 @@ def expand_rows(indptr, m, nnz):
     """The row of each of the ``nnz`` entries of a CSR's row pointers (CSR -> COO)."""
     rows = _xp().empty(nnz, dtype=indptr.dtype)
     if nnz:
-        _launch_over(f"sparse_expand_rows<{_ct(indptr.dtype)}>", nnz,
-                     (indptr, _launch.i64(m), _launch.i64(nnz), rows))
+        _launch_over(
+            f"sparse_expand_rows<{_ct(indptr.dtype)}>",
+            nnz,
+            (indptr, _launch.i64(m), _launch.i64(nnz), rows),
+        )
     return rows
 
 
 def rowptr_from_rows(row, nnz, m):
     """Row pointers (m + 1) of the sorted row indices ``row`` (COO -> CSR)."""
     rowptr = _xp().empty(m + 1, dtype=row.dtype)
-    _launch_over(f"sparse_rowptr_from_rows<{_ct(row.dtype)}>", m + 1,
-                 (row, _launch.i64(nnz), _launch.i64(m), rowptr))
+    _launch_over(
+        f"sparse_rowptr_from_rows<{_ct(row.dtype)}>",
+        m + 1,
+        (row, _launch.i64(nnz), _launch.i64(m), rowptr),
+    )
     return rowptr
 
 
@@ -63,9 +76,20 @@ def ell_from_csr(csr, width, ld):
     cols = xp.empty((width, ld), dtype=csr.index_dtype)
     vals = xp.empty((width, ld), dtype=csr.dtype)
     if width and ld:
-        _launch_over(f"sparse_csr_to_ell<{_ct(csr.dtype)}, {_ct(csr.index_dtype)}>", ld,
-                     (csr.indptr, csr.indices, csr.data, _launch.i64(csr.shape[0]),
-                      _launch.i64(width), _launch.i64(ld), cols, vals))
+        _launch_over(
+            f"sparse_csr_to_ell<{_ct(csr.dtype)}, {_ct(csr.index_dtype)}>",
+            ld,
+            (
+                csr.indptr,
+                csr.indices,
+                csr.data,
+                _launch.i64(csr.shape[0]),
+                _launch.i64(width),
+                _launch.i64(ld),
+                cols,
+                vals,
+            ),
+        )
     return cols, vals
 
 
@@ -73,17 +97,31 @@ def ell_lengths(cols, m, width, ld):
     """Entries per row of an ELL's ``cols`` (slots before the first padding)."""
     lengths = _xp().zeros(m, dtype=cols.dtype)
     if m and width:
-        _launch_over(f"sparse_ell_lengths<{_ct(cols.dtype)}>", m,
-                     (cols, _launch.i64(m), _launch.i64(width), _launch.i64(ld), lengths))
+        _launch_over(
+            f"sparse_ell_lengths<{_ct(cols.dtype)}>",
+            m,
+            (cols, _launch.i64(m), _launch.i64(width), _launch.i64(ld), lengths),
+        )
     return lengths
 
 
 def ell_to_csr(ell_cols, ell_vals, m, width, ld, indptr, cols, vals):
     """Copy row r's ELL entries to ``cols``/``vals`` from ``indptr[r]`` on."""
     if m and width:
-        _launch_over(f"sparse_ell_to_csr<{_ct(ell_vals.dtype)}, {_ct(ell_cols.dtype)}>", m,
-                     (ell_cols, ell_vals, _launch.i64(m), _launch.i64(width), _launch.i64(ld),
-                      indptr, cols, vals))
+        _launch_over(
+            f"sparse_ell_to_csr<{_ct(ell_vals.dtype)}, {_ct(ell_cols.dtype)}>",
+            m,
+            (
+                ell_cols,
+                ell_vals,
+                _launch.i64(m),
+                _launch.i64(width),
+                _launch.i64(ld),
+                indptr,
+                cols,
+                vals,
+            ),
+        )
 
 
 def hyb_overflow(csr, width, ovf, total):
@@ -95,15 +133,40 @@ def hyb_overflow(csr, width, ovf, total):
     cols = xp.empty(total, dtype=idt)
     vals = xp.empty(total, dtype=csr.dtype)
     if total:
-        _launch_over(f"sparse_hyb_overflow<{_ct(csr.dtype)}, {_ct(idt)}>", total,
-                     (csr.indptr, csr.indices, csr.data, _launch.i64(csr.shape[0]),
-                      _launch.i64(width), ovf.astype(idt), _launch.i64(total), rows, cols, vals))
+        _launch_over(
+            f"sparse_hyb_overflow<{_ct(csr.dtype)}, {_ct(idt)}>",
+            total,
+            (
+                csr.indptr,
+                csr.indices,
+                csr.data,
+                _launch.i64(csr.shape[0]),
+                _launch.i64(width),
+                ovf.astype(idt),
+                _launch.i64(total),
+                rows,
+                cols,
+                vals,
+            ),
+        )
     return rows, cols, vals
 
 
 def coo_to_csr_part(coo, coo_rowptr, indptr, skip, cols, vals):
     """Place a COO part's entries in a CSR after the first ``skip[r]`` entries of each row."""
     if coo.nnz:
-        _launch_over(f"sparse_coo_to_csr_part<{_ct(coo.dtype)}, {_ct(coo.index_dtype)}>",
-                     coo.nnz, (coo.row, coo.col, coo.data, _launch.i64(coo.nnz), coo_rowptr,
-                               indptr, skip, cols, vals))
+        _launch_over(
+            f"sparse_coo_to_csr_part<{_ct(coo.dtype)}, {_ct(coo.index_dtype)}>",
+            coo.nnz,
+            (
+                coo.row,
+                coo.col,
+                coo.data,
+                _launch.i64(coo.nnz),
+                coo_rowptr,
+                indptr,
+                skip,
+                cols,
+                vals,
+            ),
+        )

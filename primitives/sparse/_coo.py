@@ -54,8 +54,9 @@ class COO(_base.Matrix):
         import scipy.sparse
 
         h = _backend.to_host
-        return scipy.sparse.coo_matrix((h(self.data), (h(self.row), h(self.col))),
-                                       shape=self.shape, copy=True)
+        return scipy.sparse.coo_matrix(
+            (h(self.data), (h(self.row), h(self.col))), shape=self.shape, copy=True
+        )
 
     def to_cupy(self):
         self._cupy_index_check()
@@ -64,4 +65,5 @@ class COO(_base.Matrix):
         i32 = np.int32
         return cupyx.scipy.sparse.coo_matrix(
             (self.data, (self.row.astype(i32, copy=False), self.col.astype(i32, copy=False))),
-            shape=self.shape)
+            shape=self.shape,
+        )

@@ -33,8 +33,9 @@ class CSR(_base.Matrix):
             return
         if not (_base.is_scipy_sparse(A) or _base.is_cupyx_sparse(A)):
             _base.as_matrix(A, func=_func, arg=_arg)  # raises the TypeError
-        data, indices, indptr, shape, _, stats = _base.foreign_csr(A, func=_func, arg=_arg,
-                                                                   index_dtype=index_dtype)
+        data, indices, indptr, shape, _, stats = _base.foreign_csr(
+            A, func=_func, arg=_arg, index_dtype=index_dtype
+        )
         self._init_from(data, indices, indptr, shape)
         self._stats = stats
 
@@ -54,8 +55,9 @@ class CSR(_base.Matrix):
     def _with_index_dtype(self, idt):
         if idt == self.index_dtype:
             return self
-        return CSR._from_arrays(self.data, self.indices.astype(idt), self.indptr.astype(idt),
-                                self.shape)
+        return CSR._from_arrays(
+            self.data, self.indices.astype(idt), self.indptr.astype(idt), self.shape
+        )
 
     def _astype(self, dt):
         return CSR._from_arrays(self.data.astype(dt), self.indices, self.indptr, self.shape)
@@ -64,8 +66,9 @@ class CSR(_base.Matrix):
         import scipy.sparse
 
         h = _backend.to_host
-        return scipy.sparse.csr_matrix((h(self.data), h(self.indices), h(self.indptr)),
-                                       shape=self.shape, copy=True)
+        return scipy.sparse.csr_matrix(
+            (h(self.data), h(self.indices), h(self.indptr)), shape=self.shape, copy=True
+        )
 
     def to_cupy(self):
         self._cupy_index_check()
@@ -74,4 +77,5 @@ class CSR(_base.Matrix):
         i32 = np.int32
         return cupyx.scipy.sparse.csr_matrix(
             (self.data, self.indices.astype(i32, copy=False), self.indptr.astype(i32, copy=False)),
-            shape=self.shape)
+            shape=self.shape,
+        )

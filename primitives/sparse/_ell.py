@@ -43,12 +43,16 @@ class ELL(_base.Matrix):
     format = "ell"
     __slots__ = ("cols", "data", "width", "ld", "rows")
 
-    def __init__(self, A, width=None, *, max_fill=_base.DEFAULT_MAX_FILL, index_dtype=None,
-                 skip_empty=None):
+    def __init__(
+        self, A, width=None, *, max_fill=_base.DEFAULT_MAX_FILL, index_dtype=None, skip_empty=None
+    ):
         if skip_empty is not None and not isinstance(skip_empty, (bool, np.bool_)):
             raise TypeError(f"ELL: skip_empty must be True, False or None, got {skip_empty!r}")
-        if isinstance(A, ELL) and A._keeps(width, skip_empty) and \
-                index_dtype in (None, A.index_dtype):
+        if (
+            isinstance(A, ELL)
+            and A._keeps(width, skip_empty)
+            and index_dtype in (None, A.index_dtype)
+        ):
             self._init_from(A.data, A.cols, A.width, A.shape, A.nnz, A.rows)
             self._stats = A._stats
             return
@@ -118,16 +122,16 @@ class ELL(_base.Matrix):
         cols = xp.empty(self.nnz, dtype=self.index_dtype)
         vals = xp.empty(self.nnz, dtype=self.dtype)
         starts = indptr if self.rows is None else indptr[self.rows]  # of the stored rows
-        _convert.ell_to_csr(self.cols, self.data, self.stored_rows, self.width, self.ld, starts,
-                            cols, vals)
+        _convert.ell_to_csr(
+            self.cols, self.data, self.stored_rows, self.width, self.ld, starts, cols, vals
+        )
         out = CSR._from_arrays(vals, cols, indptr, self.shape)
         out._stats = self._stats
         return out
 
     def _astype(self, dt):
         out = ELL.__new__(ELL)
-        out._init_from(self.data.astype(dt), self.cols, self.width, self.shape, self.nnz,
-                       self.rows)
+        out._init_from(self.data.astype(dt), self.cols, self.width, self.shape, self.nnz, self.rows)
         out._stats = self._stats
         return out
 

@@ -35,12 +35,12 @@ class HYB(_base.Matrix):
     __slots__ = ("ell", "coo", "width")
 
     def __init__(self, A, width=None, *, index_dtype=None):
-        if isinstance(A, HYB) and width in (None, A.width) and index_dtype in (None,
-                                                                                A.index_dtype):
+        if isinstance(A, HYB) and width in (None, A.width) and index_dtype in (None, A.index_dtype):
             self._init_from(A.ell, A.coo)
             return
-        if width is not None and (not isinstance(width, (int, np.integer))
-                                  or isinstance(width, bool) or width < 0):
+        if width is not None and (
+            not isinstance(width, (int, np.integer)) or isinstance(width, bool) or width < 0
+        ):
             raise ValueError(f"HYB: width must be a non-negative integer, got {width!r}")
         csr = _base.source_csr(A, func="HYB", index_dtype=index_dtype)
         xp = _backend.get_backend().xp
@@ -79,8 +79,9 @@ class HYB(_base.Matrix):
             xp.cumsum(ell_len + xp.diff(coo_rowptr), out=indptr[1:])
         cols = xp.empty(self.nnz, dtype=self.index_dtype)
         vals = xp.empty(self.nnz, dtype=self.dtype)
-        _convert.ell_to_csr(self.ell.cols, self.ell.data, m, self.width, self.ell.ld, indptr,
-                            cols, vals)
+        _convert.ell_to_csr(
+            self.ell.cols, self.ell.data, m, self.width, self.ell.ld, indptr, cols, vals
+        )
         _convert.coo_to_csr_part(self.coo, coo_rowptr, indptr, ell_len, cols, vals)
         out = CSR._from_arrays(vals, cols, indptr, self.shape)
         out._stats = self._stats

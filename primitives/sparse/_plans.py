@@ -14,16 +14,21 @@ import math
 
 import numpy as np
 
-from .._core import (backend as _backend, launch as _launch, loader as _loader,
-                     plans as _plans)
+from .._core import backend as _backend, launch as _launch, loader as _loader, plans as _plans
 from . import _policy
 from ._base import INDEX_DTYPES, VALUE_DTYPES, cname as _ct
 from ._choose import vector_lanes
 
 VARIANTS = ("csr_scalar", "csr_vector", "ell", "coo", "hyb", "merge_path")
 #: the format each variant runs on
-FORMAT_OF = {"csr_scalar": "csr", "csr_vector": "csr", "merge_path": "csr", "ell": "ell",
-             "coo": "coo", "hyb": "hyb"}
+FORMAT_OF = {
+    "csr_scalar": "csr",
+    "csr_vector": "csr",
+    "merge_path": "csr",
+    "ell": "ell",
+    "coo": "coo",
+    "hyb": "hyb",
+}
 
 CSR_SOURCE, ELL_SOURCE, COO_SOURCE = "spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu"
 LANES = _policy.LANES
@@ -51,8 +56,9 @@ def merge_name(vt, it, pol):
 def merge_names(vt, pol):
     """The partition and the tile kernel of value type ``vt`` under its policy (a tile shape a
     tool tries for float32 need not fit float64's shared memory)."""
-    return ([f"spmv_merge_partition<{_ct(i)}>" for i in INDEX_DTYPES] +
-            [merge_name(vt, i, pol) for i in INDEX_DTYPES])
+    return [f"spmv_merge_partition<{_ct(i)}>" for i in INDEX_DTYPES] + [
+        merge_name(vt, i, pol) for i in INDEX_DTYPES
+    ]
 
 
 #: the ELL widths with a kernel of their own (all slots loaded at once); other widths run the
@@ -66,8 +72,12 @@ def ell_width_param(width):
 
 
 def ell_names():
-    return [f"{k}<{_ct(v)}, {_ct(i)}, {w}>" for k in ("spmv_ell", "spmv_ell_rows")
-            for v, i in _pairs() for w in (0,) + ELL_WIDTHS]
+    return [
+        f"{k}<{_ct(v)}, {_ct(i)}, {w}>"
+        for k in ("spmv_ell", "spmv_ell_rows")
+        for v, i in _pairs()
+        for w in (0,) + ELL_WIDTHS
+    ]
 
 
 def coo_name(vt, it, pol):
@@ -80,9 +90,11 @@ def fixup_name(vt, it, pol):
 
 def coo_names(coo_pol, fix_pol):
     """The reduction by key, its fix-up and the beta scaling."""
-    return ([coo_name(v, i, coo_pol) for v, i in _pairs()] +
-            [fixup_name(v, i, fix_pol) for v, i in _pairs()] +
-            [f"spmv_scale<{_ct(v)}>" for v in VALUE_DTYPES])
+    return (
+        [coo_name(v, i, coo_pol) for v, i in _pairs()]
+        + [fixup_name(v, i, fix_pol) for v, i in _pairs()]
+        + [f"spmv_scale<{_ct(v)}>" for v in VALUE_DTYPES]
+    )
 
 
 # every policy of the table, for the NVRTC check
@@ -128,8 +140,14 @@ class FixupChain:
         self.levels = []
         while n > 1:
             grid = _launch.cdiv(n, tile)
-            self.levels.append((_plans.Launch(k, grid, pol.block), _launch.i64(n),
-                                xp.empty(grid, dtype=it), xp.empty(grid, dtype=vt)))
+            self.levels.append(
+                (
+                    _plans.Launch(k, grid, pol.block),
+                    _launch.i64(n),
+                    xp.empty(grid, dtype=it),
+                    xp.empty(grid, dtype=vt),
+                )
+            )
             n = grid
         self.nbytes = _plans.scratch_bytes(*(a for lv in self.levels for a in lv[2:]))
 
@@ -161,8 +179,9 @@ class SpmvPlan(_plans.Plan):
         cplx = self.vt.kind == "c"
         self.finite = cmath.isfinite if cplx else math.isfinite
         self.scalar = complex if cplx else float  # Python scalars first: NumPy's ones convert
-        self.karg = (lambda v: kernel_scalar(v, backend)) if cplx and not backend.is_cuda \
-            else (lambda v: v)
+        self.karg = (
+            (lambda v: kernel_scalar(v, backend)) if cplx and not backend.is_cuda else (lambda v: v)
+        )
 
     def __call__(self, A, x, y, alpha, beta):
         out = self.xp.empty(self.m, dtype=self.vt) if y is None else y
@@ -220,8 +239,9 @@ class CsrVectorPlan(SpmvPlan):
         super().__init__(m, vt)
         self.lanes = lanes
         name = f"spmv_csr_vector<{_ct(vt)}, {_ct(it)}, {lanes}>"
-        self.launch = _resident(_loader.load(CSR_SOURCE, vector_names())(name), m * lanes,
-                                pol.block)
+        self.launch = _resident(
+            _loader.load(CSR_SOURCE, vector_names())(name), m * lanes, pol.block
+        )
 
     def run(self, A, x, out, alpha, beta):
         self.launch(A.indptr, A.indices, A.data, x, self.m64, alpha, beta, out)
@@ -237,11 +257,13 @@ class EllPlan(SpmvPlan):
         self.skips = stored != m
         name = "spmv_ell_rows" if self.skips else "spmv_ell"
         k = _loader.load(ELL_SOURCE, ell_names())(
-            f"{name}<{_ct(vt)}, {_ct(it)}, {ell_width_param(width)}>")
+            f"{name}<{_ct(vt)}, {_ct(it)}, {ell_width_param(width)}>"
+        )
         # a thread a row: on an H200 the whole grid ran the ELL matrices of the widened suite
         # 1-4% faster than the resident grid striding over rows (tools/tune/spmv_auto's matrices)
-        self.launch = _plans.Launch(k, min(_launch.cover_grid(max(stored, 1), pol.block),
-                                           _launch.MAX_GRID_X), pol.block)
+        self.launch = _plans.Launch(
+            k, min(_launch.cover_grid(max(stored, 1), pol.block), _launch.MAX_GRID_X), pol.block
+        )
         self.stored64 = _launch.i64(stored)
         self.width64, self.ld64 = _launch.i64(width), _launch.i64(ld)
         if self.skips:
@@ -252,8 +274,7 @@ class EllPlan(SpmvPlan):
             self.launch(A.cols, A.data, x, self.m64, self.width64, self.ld64, alpha, beta, out)
             return
         self.scale(out, self.m64, beta)
-        self.launch(A.cols, A.data, A.rows, x, self.stored64, self.width64, self.ld64, alpha,
-                    out)
+        self.launch(A.cols, A.data, A.rows, x, self.stored64, self.width64, self.ld64, alpha, out)
 
 
 class MergePathPlan(SpmvPlan):
@@ -275,8 +296,11 @@ class MergePathPlan(SpmvPlan):
         part = mod(f"spmv_merge_partition<{_ct(it)}>")
         self.partition = _resident(part, ntiles + 1, rows_pol.block)
         self.it, self.nnz64 = np.dtype(it), _launch.i64(nnz)
-        self.ntiles, self.ntiles64, self.tile64 = ntiles, _launch.i64(ntiles), _launch.i64(
-            self.tile)
+        self.ntiles, self.ntiles64, self.tile64 = (
+            ntiles,
+            _launch.i64(ntiles),
+            _launch.i64(self.tile),
+        )
         self.carry_rows = xp.empty(ntiles, dtype=it)
         self.carry_vals = xp.empty(ntiles, dtype=vt)
         self.fixup = FixupChain(ntiles, vt, it, xp, fix_pol)
@@ -293,8 +317,20 @@ class MergePathPlan(SpmvPlan):
         return part
 
     def run(self, A, x, out, alpha, beta):
-        self.launch(A.indptr, A.indices, A.data, x, self.m64, self.nnz64, alpha, beta, out,
-                    self.partition_of(A), self.carry_rows, self.carry_vals)
+        self.launch(
+            A.indptr,
+            A.indices,
+            A.data,
+            x,
+            self.m64,
+            self.nnz64,
+            alpha,
+            beta,
+            out,
+            self.partition_of(A),
+            self.carry_rows,
+            self.carry_vals,
+        )
         self.fixup(self.carry_rows, self.carry_vals, alpha, out)
 
 
@@ -316,15 +352,15 @@ class CooPlan(SpmvPlan):
             self.carry_rows = xp.empty(grid, dtype=it)
             self.carry_vals = xp.empty(grid, dtype=vt)
             self.fixup = FixupChain(grid, vt, it, xp, fix_pol)
-            self.nbytes = (_plans.scratch_bytes(self.carry_rows, self.carry_vals) +
-                           self.fixup.nbytes)
+            self.nbytes = _plans.scratch_bytes(self.carry_rows, self.carry_vals) + self.fixup.nbytes
 
     def run(self, A, x, out, alpha, beta):
         if self.scale is not None:
             self.scale(out, self.m64, beta)
         if self.launch is not None:
-            self.launch(A.row, A.col, A.data, x, self.nnz64, alpha, out, self.carry_rows,
-                        self.carry_vals)
+            self.launch(
+                A.row, A.col, A.data, x, self.nnz64, alpha, out, self.carry_rows, self.carry_vals
+            )
             self.fixup(self.carry_rows, self.carry_vals, alpha, out)
 
 
@@ -361,26 +397,39 @@ def plan_for(variant, A):
     get = _plans.PLANS.get
     rows = _policy.rows()
     if variant == "csr_scalar":
-        return get(("spmv/csr_scalar", vt, it, m, rows, skey),
-                   lambda: CsrScalarPlan(vt, it, m, rows))
+        return get(
+            ("spmv/csr_scalar", vt, it, m, rows, skey), lambda: CsrScalarPlan(vt, it, m, rows)
+        )
     if variant == "csr_vector":
         vpol = _policy.csr_vector(vt)
         lanes = vector_lanes(A.row_stats().mean, vt)
-        return get(("spmv/csr_vector", vt, it, m, lanes, rows, vpol, skey),
-                   lambda: CsrVectorPlan(vt, it, m, lanes, rows))
+        return get(
+            ("spmv/csr_vector", vt, it, m, lanes, rows, vpol, skey),
+            lambda: CsrVectorPlan(vt, it, m, lanes, rows),
+        )
     if variant == "ell":
-        return get(("spmv/ell", vt, it, m, A.stored_rows, A.width, A.ld, rows, skey),
-                   lambda: EllPlan(vt, it, m, A.stored_rows, A.width, A.ld, rows))
+        return get(
+            ("spmv/ell", vt, it, m, A.stored_rows, A.width, A.ld, rows, skey),
+            lambda: EllPlan(vt, it, m, A.stored_rows, A.width, A.ld, rows),
+        )
     fix = _policy.fixup()
     if variant == "merge_path":
         pol = _policy.merge_path(vt)
-        return get(("spmv/merge_path", vt, it, m, A.nnz, pol, rows, fix, skey),
-                   lambda: MergePathPlan(vt, it, m, A.nnz, pol, rows, fix, skey))
+        return get(
+            ("spmv/merge_path", vt, it, m, A.nnz, pol, rows, fix, skey),
+            lambda: MergePathPlan(vt, it, m, A.nnz, pol, rows, fix, skey),
+        )
     cpol = _policy.coo()
     if variant == "coo":
-        return get(("spmv/coo", vt, it, m, A.nnz, cpol, rows, fix, skey),
-                   lambda: CooPlan(vt, it, m, A.nnz, True, cpol, rows, fix))
+        return get(
+            ("spmv/coo", vt, it, m, A.nnz, cpol, rows, fix, skey),
+            lambda: CooPlan(vt, it, m, A.nnz, True, cpol, rows, fix),
+        )
     E, C = A.ell, A.coo  # hyb
-    return get(("spmv/hyb", vt, it, m, E.width, E.ld, C.nnz, rows, cpol, fix, skey),
-               lambda: HybPlan(EllPlan(vt, it, m, m, E.width, E.ld, rows),
-                               CooPlan(vt, it, m, C.nnz, False, cpol, rows, fix)))
+    return get(
+        ("spmv/hyb", vt, it, m, E.width, E.ld, C.nnz, rows, cpol, fix, skey),
+        lambda: HybPlan(
+            EllPlan(vt, it, m, m, E.width, E.ld, rows),
+            CooPlan(vt, it, m, C.nnz, False, cpol, rows, fix),
+        ),
+    )

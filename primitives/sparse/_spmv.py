@@ -71,22 +71,27 @@ def _check(A, x, y, alpha, beta, variant, func="spmv"):
     if out_dt.kind != "c":
         for arg, v in (("alpha", alpha), ("beta", beta)):
             if isinstance(v, complex):
-                raise TypeError(f"{func}: {arg}={v!r} is complex, the result dtype "
-                                f"{out_dt.name} (A {M.dtype.name}, x {xin.array.dtype.name}) is "
-                                f"real; make A or x complex")
+                raise TypeError(
+                    f"{func}: {arg}={v!r} is complex, the result dtype "
+                    f"{out_dt.name} (A {M.dtype.name}, x {xin.array.dtype.name}) is "
+                    f"real; make A or x complex"
+                )
     if yin is not None and yin.array.dtype != out_dt:
-        raise TypeError(f"{func}: y has dtype {yin.array.dtype.name}, the result dtype is "
-                        f"{out_dt.name}")
+        raise TypeError(
+            f"{func}: y has dtype {yin.array.dtype.name}, the result dtype is {out_dt.name}"
+        )
     m, n = M.shape
     if xin.array.size != n:
-        raise ValueError(f"{func}: x has length {xin.array.size}, A has {n} columns "
-                         f"(shape {M.shape})")
+        raise ValueError(
+            f"{func}: x has length {xin.array.size}, A has {n} columns (shape {M.shape})"
+        )
     if yin is not None and yin.array.size != m:
-        raise ValueError(f"{func}: y has length {yin.array.size}, A has {m} rows "
-                         f"(shape {M.shape})")
+        raise ValueError(f"{func}: y has length {yin.array.size}, A has {m} rows (shape {M.shape})")
     if yin is not None and _read_only(y):
-        raise ValueError(f"{func}: y is read-only (the output array must be writeable); "
-                         f"pass a writeable y, or no y for a new result")
+        raise ValueError(
+            f"{func}: y is read-only (the output array must be writeable); "
+            f"pass a writeable y, or no y for a new result"
+        )
     if yin is None and beta != 0:
         raise ValueError(f"{func}: beta={beta} scales y, but y was not given")
     if yin is not None and _overlap(x, y):
@@ -165,8 +170,7 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
     if type(A) in _CONTAINERS:  # a matrix this process made: its token names it for good
         key = _plans.call_key("spmv", (x, y), (A._token, variant, type(alpha), type(beta)))
         plan = _plans.PLANS.find(key)
-        if plan is not None and (beta == 0 if y is None else
-                                 not (_read_only(y) or _overlap(x, y))):
+        if plan is not None and (beta == 0 if y is None else not (_read_only(y) or _overlap(x, y))):
             return plan(A, x, y, alpha, beta)  # an earlier call on like arguments checked them
     M, xin, yin, out_dt, alpha, beta = _check(A, x, y, alpha, beta, variant)
     xp = xin.backend.xp
@@ -193,13 +197,16 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
 
 def _result_dtype(M, xdt, *, func):
     if xdt.kind not in "iufc":
-        raise TypeError(f"{func}: x has dtype {xdt.name}; x must be numeric (int, float or "
-                        f"complex)")
+        raise TypeError(
+            f"{func}: x has dtype {xdt.name}; x must be numeric (int, float or complex)"
+        )
     out_dt = np.result_type(M.dtype, xdt)
     if out_dt not in _base.VALUE_DTYPES:
-        raise TypeError(f"{func}: A ({M.dtype.name}) times x ({xdt.name}) gives "
-                        f"{out_dt.name}; supported result dtypes are "
-                        f"{', '.join(d.name for d in _base.VALUE_DTYPES)}")
+        raise TypeError(
+            f"{func}: A ({M.dtype.name}) times x ({xdt.name}) gives "
+            f"{out_dt.name}; supported result dtypes are "
+            f"{', '.join(d.name for d in _base.VALUE_DTYPES)}"
+        )
     return out_dt
 
 

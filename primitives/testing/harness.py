@@ -39,20 +39,30 @@ def _dtype_of(a):
     return np.asarray(a).dtype
 
 
-def assert_same(got, want, *, rtol=0.0, atol=0.0, check_dtype=True, shape=True, equal_nan=True,
-                what=""):
+def assert_same(
+    got, want, *, rtol=0.0, atol=0.0, check_dtype=True, shape=True, equal_nan=True, what=""
+):
     """``got`` (a result of ``primitives``, host or device) equals ``want`` (NumPy): same
     structure (tuples and lists elementwise), dtypes (``dtype=False`` skips), shapes and values
     (exactly, or within ``rtol``/``atol``; NaNs equal unless ``equal_nan=False``).
     ``check_dtype=False`` skips the dtypes."""
     got = to_host(got)
     if isinstance(want, (tuple, list)):
-        assert isinstance(got, (tuple, list)) and len(got) == len(want), \
-            f"{what}: got {type(got).__name__} of {len(got) if hasattr(got, '__len__') else '?'}" \
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), (
+            f"{what}: got {type(got).__name__} of {len(got) if hasattr(got, '__len__') else '?'}"
             f" items, want {len(want)}"
+        )
         for i, (g, w) in enumerate(zip(got, want)):
-            assert_same(g, w, rtol=rtol, atol=atol, check_dtype=check_dtype, shape=shape,
-                        equal_nan=equal_nan, what=f"{what}[{i}]")
+            assert_same(
+                g,
+                w,
+                rtol=rtol,
+                atol=atol,
+                check_dtype=check_dtype,
+                shape=shape,
+                equal_nan=equal_nan,
+                what=f"{what}[{i}]",
+            )
         return
     g, w = np.asarray(got), np.asarray(want)
     if check_dtype:
@@ -60,8 +70,7 @@ def assert_same(got, want, *, rtol=0.0, atol=0.0, check_dtype=True, shape=True, 
     if shape:
         assert g.shape == w.shape, f"{what}: shape {g.shape}, want {w.shape}"
     if rtol or atol:
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=equal_nan,
-                                   err_msg=what)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=equal_nan, err_msg=what)
     else:
         np.testing.assert_array_equal(g, w, err_msg=what, strict=False)
 
@@ -96,15 +105,22 @@ def run_twins(body, args=(), kwargs=None, *, rtol=0.0, atol=0.0, check_dtype=Tru
     got = _run(body, primitives, args, kwargs)
     if isinstance(want, Raised):
         assert isinstance(got, Raised), f"NumPy raised {want!r}; primitives returned {got!r}"
-        assert isinstance(got.exc, type(want.exc)), \
+        assert isinstance(got.exc, type(want.exc)), (
             f"NumPy raised {want!r}; primitives raised {got!r}"
+        )
         if name is not None:
             assert name in str(got.exc), f"{got!r} does not name {name!r}"
         return got
     if isinstance(got, Raised):
         raise AssertionError(f"primitives raised {got!r}; NumPy returned {want!r}") from got.exc
-    assert_same(got, want, rtol=rtol, atol=atol, check_dtype=check_dtype,
-                what=getattr(body, "__name__", "body"))
+    assert_same(
+        got,
+        want,
+        rtol=rtol,
+        atol=atol,
+        check_dtype=check_dtype,
+        what=getattr(body, "__name__", "body"),
+    )
     return got
 
 
@@ -118,8 +134,7 @@ def twins(rtol=0.0, atol=0.0, check_dtype=True, name=None):
 
         @functools.wraps(body)
         def test(*args, **kwargs):
-            run_twins(body, args, kwargs, rtol=rtol, atol=atol, check_dtype=check_dtype,
-                      name=name)
+            run_twins(body, args, kwargs, rtol=rtol, atol=atol, check_dtype=check_dtype, name=name)
 
         test.__signature__ = sig.replace(parameters=params)
         return test
@@ -135,8 +150,9 @@ def raises_like(exc_type, func_name, call, *args, match=None, **kwargs):
         call(*args, **kwargs)
     except exc_type as exc:
         msg = str(exc)
-        assert msg.startswith(f"{func_name}:"), \
+        assert msg.startswith(f"{func_name}:"), (
             f"{type(exc).__name__}({msg!r}) does not start with {func_name + ':'!r}"
+        )
         if match is not None:
             assert re.search(match, msg), f"{msg!r} does not match {match!r}"
         return exc
@@ -153,12 +169,11 @@ def probe_kernel(source, name):
     if _backend.get_backend().is_cuda:
         import cupy
 
-        mod = cupy.RawModule(code=source, options=_loader.nvrtc_options(),
-                             name_expressions=[name])
+        mod = cupy.RawModule(code=source, options=_loader.nvrtc_options(), name_expressions=[name])
         return mod.get_function(name)
     from .._core import emulator as _emulator
 
-    mod = _emulator.compile_module(source, [name], include_dirs=[str(_loader.kernels_root())],
-                                   cache_key=_loader.tree_hash())
+    mod = _emulator.compile_module(
+        source, [name], include_dirs=[str(_loader.kernels_root())], cache_key=_loader.tree_hash()
+    )
     return mod.get_function(name)
-

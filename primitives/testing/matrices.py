@@ -35,13 +35,15 @@ SUITE = ("poisson2d", "stencil27", "banded", "uniform", "powerlaw", "dense_rows"
 
 # per structure: parameters at test scale and at full scale
 _PARAMS = {
-    "poisson2d": {"test": {"k": 37}, "full": {"k": 3200}},           # 10.2M rows, 51M nnz
-    "stencil27": {"test": {"k": 11}, "full": {"k": 162}},            # 4.25M rows, 113M nnz
+    "poisson2d": {"test": {"k": 37}, "full": {"k": 3200}},  # 10.2M rows, 51M nnz
+    "stencil27": {"test": {"k": 11}, "full": {"k": 162}},  # 4.25M rows, 113M nnz
     "banded": {"test": {"m": 1500, "h": 6}, "full": {"m": 1 << 22, "h": 6}},  # 54.5M nnz
     "uniform": {"test": {"m": 1200, "per_row": 12}, "full": {"m": 1 << 22, "per_row": 12}},
     "powerlaw": {"test": {"scale": 11, "edge_factor": 8}, "full": {"scale": 22, "edge_factor": 16}},
-    "dense_rows": {"test": {"m": 1500, "per_row": 4, "dense": 3},
-                   "full": {"m": 1 << 22, "per_row": 4, "dense": 8}},
+    "dense_rows": {
+        "test": {"m": 1500, "per_row": 4, "dense": 3},
+        "full": {"m": 1 << 22, "per_row": 4, "dense": 8},
+    },
     "empty_rows": {"test": {"m": 2500, "per_row": 40}, "full": {"m": 1 << 22, "per_row": 96}},
 }
 
@@ -80,7 +82,7 @@ def poisson2d(xp, k, seed=0):
 
 
 def stencil27(xp, k, seed=0):
-    m = k ** 3
+    m = k**3
     r = xp.arange(m, dtype=np.int64)
     z, y, x = r // (k * k), (r // k) % k, r % k
     cols, valid = [], []
@@ -88,8 +90,14 @@ def stencil27(xp, k, seed=0):
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
                 cols.append(r + dz * k * k + dy * k + dx)
-                valid.append((z + dz >= 0) & (z + dz < k) & (y + dy >= 0) & (y + dy < k)
-                             & (x + dx >= 0) & (x + dx < k))
+                valid.append(
+                    (z + dz >= 0)
+                    & (z + dz < k)
+                    & (y + dy >= 0)
+                    & (y + dy < k)
+                    & (x + dx >= 0)
+                    & (x + dx < k)
+                )
     return (*_from_rows_cols(xp, xp.stack(valid, axis=1), xp.stack(cols, axis=1), m), (m, m))
 
 
@@ -124,7 +132,7 @@ def powerlaw(xp, scale, edge_factor, seed=0):
     cols = xp.zeros(edges, dtype=np.int64)
     for _ in range(scale):
         u = rs.random_sample(edges)
-        down = u >= a + b                          # quadrants c, d: lower half
+        down = u >= a + b  # quadrants c, d: lower half
         right = ((u >= a) & (u < a + b)) | (u >= a + b + c)  # quadrants b, d: right half
         rows = 2 * rows + down
         cols = 2 * cols + right
@@ -141,8 +149,9 @@ def dense_rows(xp, m, per_row, dense, seed=0):
     cols = _stratified(xp, rs, m, per_row, n)
     valid = xp.ascontiguousarray(xp.broadcast_to(~is_dense[:, None], cols.shape))
     base_indptr, base_idx = _from_rows_cols(xp, valid, cols, m)
-    base_rows = xp.searchsorted(base_indptr, xp.arange(base_idx.size, dtype=np.int64),
-                                side="right") - 1
+    base_rows = (
+        xp.searchsorted(base_indptr, xp.arange(base_idx.size, dtype=np.int64), side="right") - 1
+    )
     d_rows = xp.repeat(xp.asarray(dense_at), n)
     d_cols = xp.tile(xp.arange(n, dtype=np.int64), dense)
     keys = xp.concatenate([base_rows * n + base_idx, d_rows * n + d_cols])
@@ -160,7 +169,7 @@ def empty_rows(xp, m, per_row, seed=0):
 def _params_for_rows(name, rows):
     rows = max(int(rows), 16)
     if name == "poisson2d":
-        return {"k": max(2, int(round(rows ** 0.5)))}
+        return {"k": max(2, int(round(rows**0.5)))}
     if name == "stencil27":
         return {"k": max(2, int(round(rows ** (1 / 3))))}
     if name == "banded":
@@ -175,8 +184,13 @@ def _params_for_rows(name, rows):
 
 
 _GENERATORS = {
-    "poisson2d": poisson2d, "stencil27": stencil27, "banded": banded, "uniform": uniform,
-    "powerlaw": powerlaw, "dense_rows": dense_rows, "empty_rows": empty_rows,
+    "poisson2d": poisson2d,
+    "stencil27": stencil27,
+    "banded": banded,
+    "uniform": uniform,
+    "powerlaw": powerlaw,
+    "dense_rows": dense_rows,
+    "empty_rows": empty_rows,
 }
 
 
@@ -288,36 +302,60 @@ def banded_wide(xp, m, h, seed=0):
 #: name -> (generator, parameters at test scale, parameters at full scale): about 2^22 rows and
 #: 5e7 nonzeros at full scale where the structure allows
 WIDE_PARAMS = {
-    "lognormal_0.5": (lognormal, {"m": 3000, "mean": 12, "sigma": 0.5},
-                      {"m": 1 << 22, "mean": 12, "sigma": 0.5}),
-    "lognormal_1": (lognormal, {"m": 3000, "mean": 12, "sigma": 1.0},
-                    {"m": 1 << 22, "mean": 12, "sigma": 1.0}),
-    "lognormal_2": (lognormal, {"m": 3000, "mean": 12, "sigma": 2.0},
-                    {"m": 1 << 22, "mean": 12, "sigma": 2.0}),
-    "zipf_2.5": (zipf_rows, {"m": 3000, "mean": 12, "alpha": 2.5},
-                 {"m": 1 << 22, "mean": 12, "alpha": 2.5}),
-    "zipf_3": (zipf_rows, {"m": 3000, "mean": 12, "alpha": 3.0},
-               {"m": 1 << 22, "mean": 12, "alpha": 3.0}),
-    "spread_1.3": (spread_rows, {"m": 3000, "lo": 8, "hi": 16},
-                   {"m": 1 << 22, "lo": 8, "hi": 16}),
-    "spread_1.7": (spread_rows, {"m": 3000, "lo": 4, "hi": 20},
-                   {"m": 1 << 22, "lo": 4, "hi": 20}),
-    "spread_1.9": (spread_rows, {"m": 3000, "lo": 1, "hi": 23},
-                   {"m": 1 << 22, "lo": 1, "hi": 23}),
+    "lognormal_0.5": (
+        lognormal,
+        {"m": 3000, "mean": 12, "sigma": 0.5},
+        {"m": 1 << 22, "mean": 12, "sigma": 0.5},
+    ),
+    "lognormal_1": (
+        lognormal,
+        {"m": 3000, "mean": 12, "sigma": 1.0},
+        {"m": 1 << 22, "mean": 12, "sigma": 1.0},
+    ),
+    "lognormal_2": (
+        lognormal,
+        {"m": 3000, "mean": 12, "sigma": 2.0},
+        {"m": 1 << 22, "mean": 12, "sigma": 2.0},
+    ),
+    "zipf_2.5": (
+        zipf_rows,
+        {"m": 3000, "mean": 12, "alpha": 2.5},
+        {"m": 1 << 22, "mean": 12, "alpha": 2.5},
+    ),
+    "zipf_3": (
+        zipf_rows,
+        {"m": 3000, "mean": 12, "alpha": 3.0},
+        {"m": 1 << 22, "mean": 12, "alpha": 3.0},
+    ),
+    "spread_1.3": (spread_rows, {"m": 3000, "lo": 8, "hi": 16}, {"m": 1 << 22, "lo": 8, "hi": 16}),
+    "spread_1.7": (spread_rows, {"m": 3000, "lo": 4, "hi": 20}, {"m": 1 << 22, "lo": 4, "hi": 20}),
+    "spread_1.9": (spread_rows, {"m": 3000, "lo": 1, "hi": 23}, {"m": 1 << 22, "lo": 1, "hi": 23}),
     "block_4": (block_diagonal, {"m": 3000, "block": 4}, {"m": 1 << 23, "block": 4}),
     "block_8": (block_diagonal, {"m": 3000, "block": 8}, {"m": 1 << 22, "block": 8}),
     "block_16": (block_diagonal, {"m": 3000, "block": 16}, {"m": 1 << 22, "block": 16}),
     "banded_64": (banded_wide, {"m": 3000, "h": 64}, {"m": 1 << 19, "h": 64}),
     "short_1": (short_rows, {"m": 5000, "per_row": 1}, {"m": 1 << 24, "per_row": 1}),
     "short_2": (short_rows, {"m": 5000, "per_row": 2}, {"m": 1 << 24, "per_row": 2}),
-    "long_rows": (long_rows, {"m": 8, "per_row": 2000, "n": 1 << 14},
-                  {"m": 1 << 10, "per_row": 1 << 16, "n": 1 << 22}),
-    "wide": (rectangular, {"m": 300, "n": 1 << 16, "per_row": 64},
-             {"m": 1 << 16, "n": 1 << 24, "per_row": 1024}),
-    "rows_32k": (rectangular, {"m": 200, "n": 1 << 14, "per_row": 64},
-                 {"m": 1 << 15, "n": 1 << 22, "per_row": 1024}),
-    "tall": (rectangular, {"m": 20000, "n": 64, "per_row": 4},
-             {"m": 1 << 24, "n": 1 << 10, "per_row": 4}),
+    "long_rows": (
+        long_rows,
+        {"m": 8, "per_row": 2000, "n": 1 << 14},
+        {"m": 1 << 10, "per_row": 1 << 16, "n": 1 << 22},
+    ),
+    "wide": (
+        rectangular,
+        {"m": 300, "n": 1 << 16, "per_row": 64},
+        {"m": 1 << 16, "n": 1 << 24, "per_row": 1024},
+    ),
+    "rows_32k": (
+        rectangular,
+        {"m": 200, "n": 1 << 14, "per_row": 64},
+        {"m": 1 << 15, "n": 1 << 22, "per_row": 1024},
+    ),
+    "tall": (
+        rectangular,
+        {"m": 20000, "n": 64, "per_row": 4},
+        {"m": 1 << 24, "n": 1 << 10, "per_row": 4},
+    ),
 }
 WIDE = tuple(WIDE_PARAMS)
 

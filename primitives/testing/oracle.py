@@ -6,8 +6,16 @@ import math
 
 import numpy as np
 
-__all__ = ["gamma", "reduce_ref", "reduce_matches", "float_sum_bound", "radix_image",
-           "radix_histogram", "spmv_reference", "spmv_matches"]
+__all__ = [
+    "gamma",
+    "reduce_ref",
+    "reduce_matches",
+    "float_sum_bound",
+    "radix_image",
+    "radix_histogram",
+    "spmv_reference",
+    "spmv_matches",
+]
 
 
 def reduce_ref(x, op, acc_dtype):
@@ -111,7 +119,7 @@ def radix_histogram(x, begin, end, descending=False):
     for p in range(passes):
         shift = begin + 8 * p
         digits = (img >> ut(shift)) & ut((1 << min(8, end - shift)) - 1)
-        out[p * 256:(p + 1) * 256] = xp.bincount(digits.astype(np.int64), minlength=256)
+        out[p * 256 : (p + 1) * 256] = xp.bincount(digits.astype(np.int64), minlength=256)
     if x.dtype.kind == "f":
         out[-1] = int(bool(xp.any(_is_nan(*_bits_and_top(x)))))
     return out

@@ -11,8 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cub", "cub_reduce", "cub_inclusive_scan", "cub_segmented_reduce",
-           "cub_histogram_even", "cub_radix_sort", "cub_segmented_sort", "cupy_peer"]
+__all__ = [
+    "cub",
+    "cub_reduce",
+    "cub_inclusive_scan",
+    "cub_segmented_reduce",
+    "cub_histogram_even",
+    "cub_radix_sort",
+    "cub_segmented_sort",
+    "cupy_peer",
+]
 
 _cc = None
 
@@ -96,10 +104,18 @@ def cub_segmented_reduce(x, offsets, op="sum", out=None):
     starts, ends = offsets[:-1], offsets[1:]
     init = np.zeros(1, out.dtype)
     kind = _op(cc, op)
-    sr = cc.make_segmented_reduce(d_in=x, d_out=out, start_offsets_in=starts,
-                                  end_offsets_in=ends, op=kind, h_init=init)
-    kw = dict(d_in=x, d_out=out, num_segments=nseg, start_offsets_in=starts,
-              end_offsets_in=ends, op=kind, h_init=init)
+    sr = cc.make_segmented_reduce(
+        d_in=x, d_out=out, start_offsets_in=starts, end_offsets_in=ends, op=kind, h_init=init
+    )
+    kw = dict(
+        d_in=x,
+        d_out=out,
+        num_segments=nseg,
+        start_offsets_in=starts,
+        end_offsets_in=ends,
+        op=kind,
+        h_init=init,
+    )
     tmp = _tmp(sr(temp_storage=None, **kw))
 
     def run():
@@ -120,10 +136,22 @@ def cub_histogram_even(x, nbins, lo, hi, level_dtype=None):
     out = cupy.zeros(nbins, dtype=cupy.int32)
     lv = np.array([nbins + 1], np.int32)
     lo_a, hi_a = np.array([lo], level_dtype), np.array([hi], level_dtype)
-    h = cc.make_histogram_even(d_samples=x, d_histogram=out, h_num_output_levels=lv,
-                               h_lower_level=lo_a, h_upper_level=hi_a, num_samples=x.size)
-    kw = dict(d_samples=x, d_histogram=out, h_num_output_levels=lv, h_lower_level=lo_a,
-              h_upper_level=hi_a, num_samples=x.size)
+    h = cc.make_histogram_even(
+        d_samples=x,
+        d_histogram=out,
+        h_num_output_levels=lv,
+        h_lower_level=lo_a,
+        h_upper_level=hi_a,
+        num_samples=x.size,
+    )
+    kw = dict(
+        d_samples=x,
+        d_histogram=out,
+        h_num_output_levels=lv,
+        h_lower_level=lo_a,
+        h_upper_level=hi_a,
+        num_samples=x.size,
+    )
     tmp = _tmp(h(temp_storage=None, **kw))
 
     def run():
@@ -141,10 +169,16 @@ def cub_radix_sort(keys, values=None, descending=False):
     out_k = cupy.empty_like(keys)
     out_v = None if values is None else cupy.empty_like(values)
     order = cc.SortOrder.DESCENDING if descending else cc.SortOrder.ASCENDING
-    s = cc.make_radix_sort(d_in_keys=keys, d_out_keys=out_k, d_in_values=values,
-                           d_out_values=out_v, order=order)
-    kw = dict(d_in_keys=keys, d_out_keys=out_k, d_in_values=values, d_out_values=out_v,
-              num_items=keys.size)
+    s = cc.make_radix_sort(
+        d_in_keys=keys, d_out_keys=out_k, d_in_values=values, d_out_values=out_v, order=order
+    )
+    kw = dict(
+        d_in_keys=keys,
+        d_out_keys=out_k,
+        d_in_values=values,
+        d_out_values=out_v,
+        num_items=keys.size,
+    )
     tmp = _tmp(s(temp_storage=None, **kw))
 
     def run():
@@ -161,12 +195,25 @@ def cub_segmented_sort(keys, offsets):
     cc = cub()
     out_k = cupy.empty_like(keys)
     starts, ends = offsets[:-1], offsets[1:]
-    s = cc.make_segmented_sort(d_in_keys=keys, d_out_keys=out_k, d_in_values=None,
-                               d_out_values=None, start_offsets_in=starts, end_offsets_in=ends,
-                               order=cc.SortOrder.ASCENDING)
-    kw = dict(d_in_keys=keys, d_out_keys=out_k, d_in_values=None, d_out_values=None,
-              num_items=keys.size, num_segments=starts.size, start_offsets_in=starts,
-              end_offsets_in=ends)
+    s = cc.make_segmented_sort(
+        d_in_keys=keys,
+        d_out_keys=out_k,
+        d_in_values=None,
+        d_out_values=None,
+        start_offsets_in=starts,
+        end_offsets_in=ends,
+        order=cc.SortOrder.ASCENDING,
+    )
+    kw = dict(
+        d_in_keys=keys,
+        d_out_keys=out_k,
+        d_in_values=None,
+        d_out_values=None,
+        num_items=keys.size,
+        num_segments=starts.size,
+        start_offsets_in=starts,
+        end_offsets_in=ends,
+    )
     tmp = _tmp(s(temp_storage=None, **kw))
 
     def run():

@@ -100,10 +100,16 @@ class Progress:
                 tqdm = None
             if tqdm is not None:
                 # every step redrawn (a step is a check or a timing: never too many to draw)
-                self.bar = tqdm(total=total, file=sys.stderr, leave=False, dynamic_ncols=True,
-                                mininterval=0, miniters=1,
-                                unit="step", bar_format="{l_bar}{bar}| {n}/{total} "
-                                "[{elapsed}<{remaining}]{postfix}")
+                self.bar = tqdm(
+                    total=total,
+                    file=sys.stderr,
+                    leave=False,
+                    dynamic_ncols=True,
+                    mininterval=0,
+                    miniters=1,
+                    unit="step",
+                    bar_format="{l_bar}{bar}| {n}/{total} [{elapsed}<{remaining}]{postfix}",
+                )
 
     def start(self, what):
         """Say what the next step is."""
@@ -203,8 +209,16 @@ def run_section(backend, section, progress, timed=True, rows=()):
         progress.start(f"timing {section.title}")
         times = _timing.bench_many(fns, **_reps(backend)) if fns else {}
         progress.step()
-    return [Row(c.name, checks[c.name], times.get(c.name, float("nan")), section.nbytes,
-                notes.get(c.name, "")) for c in contenders]
+    return [
+        Row(
+            c.name,
+            checks[c.name],
+            times.get(c.name, float("nan")),
+            section.nbytes,
+            notes.get(c.name, ""),
+        )
+        for c in contenders
+    ]
 
 
 def _gbs(row):
@@ -223,12 +237,16 @@ def _table(title, rows, copy_gbs):
     if copy_gbs is None:
         lines = [_no_rates(title), f"  {'variant':<{w}} {'check':>5} {'time ms':>10}  note"]
         for r in rows:
-            lines.append(f"  {r.name:<{w}} {'ok' if r.ok else 'FAIL':>5} {r.ms:>10.4f}  "
-                         f"{r.note}".rstrip())
+            lines.append(
+                f"  {r.name:<{w}} {'ok' if r.ok else 'FAIL':>5} {r.ms:>10.4f}  {r.note}".rstrip()
+            )
         return "\n".join(lines)
     base = rows[0].ms
-    lines = [title, f"  {'variant':<{w}} {'check':>5} {'time ms':>10} {'GB/s':>8} "
-             f"{'% copy':>7} {'speedup':>8}  note"]
+    lines = [
+        title,
+        f"  {'variant':<{w}} {'check':>5} {'time ms':>10} {'GB/s':>8} "
+        f"{'% copy':>7} {'speedup':>8}  note",
+    ]
     for r in rows:
         gbs = _gbs(r)
         lines.append(
@@ -245,14 +263,18 @@ def _check_lines(title, rows, gpu):
     head = f"  {'FAIL' if bad else 'ok':<4}  {title if gpu else _no_rates(title)}"
     if bad:
         head += f" ({bad} of {len(rows)} wrong)"
-    names = ", ".join(r.name if r.ok else f"{r.name} FAIL" + (f" ({r.note})" if r.note else "")
-                      for r in rows)
-    return "\n".join([head] + textwrap.wrap(names, 96, initial_indent=" " * 8,
-                                             subsequent_indent=" " * 8, break_on_hyphens=False))
+    names = ", ".join(
+        r.name if r.ok else f"{r.name} FAIL" + (f" ({r.note})" if r.note else "") for r in rows
+    )
+    return "\n".join(
+        [head]
+        + textwrap.wrap(
+            names, 96, initial_indent=" " * 8, subsequent_indent=" " * 8, break_on_hyphens=False
+        )
+    )
 
 
-CSV_COLUMNS = ("family", "section", "contender", "ok", "ms", "gbs", "copy_gbs", "backend",
-               "device")
+CSV_COLUMNS = ("family", "section", "contender", "ok", "ms", "gbs", "copy_gbs", "backend", "device")
 
 
 def _write_csv(f, records, info):
@@ -264,24 +286,46 @@ def _write_csv(f, records, info):
     w.writerow(CSV_COLUMNS)
     for family, section, name, ok, ms, gbs, copy, timed in records:
         if not timed:
-            w.writerow([family, section, name, int(ok), "", "", "", info["backend"],
-                        info["device"]])
+            w.writerow(
+                [family, section, name, int(ok), "", "", "", info["backend"], info["device"]]
+            )
         else:
-            w.writerow([family, section, name, int(ok), f"{ms:.6f}", f"{gbs:.3f}",
-                        f"{copy:.3f}", info["backend"], info["device"]])
+            w.writerow(
+                [
+                    family,
+                    section,
+                    name,
+                    int(ok),
+                    f"{ms:.6f}",
+                    f"{gbs:.3f}",
+                    f"{copy:.3f}",
+                    info["backend"],
+                    info["device"],
+                ]
+            )
 
 
 def _plot(path, families, records, info, gpu, mode):
     """The timed rows of this run as the bandwidth figure (:mod:`.plot`)."""
     from . import plot
 
-    rows = [{"family": family, "section": section if gpu else _no_rates(section),
-             "contender": name, "ok": int(ok), "ms": ms if timed else "",
-             "gbs": gbs if timed and gpu else "", "copy_gbs": copy if gpu else "",
-             "device": info["device"]}
-            for family, section, name, ok, ms, gbs, copy, timed in records]
-    title = (f"python -m primitives ({mode}) on {info['device']}: variants (green), peers "
-             f"(orange)" + ("" if gpu else "; CPU emulator: times, not GPU rates"))
+    rows = [
+        {
+            "family": family,
+            "section": section if gpu else _no_rates(section),
+            "contender": name,
+            "ok": int(ok),
+            "ms": ms if timed else "",
+            "gbs": gbs if timed and gpu else "",
+            "copy_gbs": copy if gpu else "",
+            "device": info["device"],
+        }
+        for family, section, name, ok, ms, gbs, copy, timed in records
+    ]
+    title = (
+        f"python -m primitives ({mode}) on {info['device']}: variants (green), peers "
+        f"(orange)" + ("" if gpu else "; CPU emulator: times, not GPU rates")
+    )
     if not plot.draw_families(families, rows, path, title=title):
         print(f"--plot: no timed row to draw; {path} not written", file=sys.stderr)
 
@@ -300,8 +344,9 @@ def plan(families, gpu, log2n=None, full=False):
     tour size, timed (its ``quick_rows`` and the peers; the representative section is checked
     on the small input too unless it times every row)."""
     if full:
-        return [(f, s, True) for f in families
-                for s in _registry.family(f).tour_sections(gpu, log2n)]
+        return [
+            (f, s, True) for f in families for s in _registry.family(f).tour_sections(gpu, log2n)
+        ]
     small = _check_log2n(gpu, log2n)
     checks, timed = [], []
     for f in families:
@@ -311,8 +356,11 @@ def plan(families, gpu, log2n=None, full=False):
         little = fam.tour_sections(gpu, small)
         if len(little) != len(big):  # not the same workloads: check the tour-size ones
             little = big
-        checks += [(f, s, False) for i, s in enumerate(little)
-                   if i != pick or (little is not big and big[pick].quick_rows)]
+        checks += [
+            (f, s, False)
+            for i, s in enumerate(little)
+            if i != pick or (little is not big and big[pick].quick_rows)
+        ]
         timed.append((f, big[pick], True))
     return checks + timed
 
@@ -356,7 +404,8 @@ def warm_caches(families, gpu, log2n, jobs, progress):
     progress.start(f"compiling kernels in {jobs} processes")
     try:
         with concurrent.futures.ProcessPoolExecutor(
-                jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            jobs, mp_context=multiprocessing.get_context("spawn")
+        ) as pool:
             for _ in pool.map(_warm, work):
                 progress.step()
     except Exception:  # no worker processes here: the tour compiles as it goes
@@ -367,39 +416,68 @@ def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m primitives",
         description="Verify every variant of every family against NumPy and time it. By "
-                    "default a quick tour: every variant is checked on a small input and one "
-                    "representative workload per family is timed; --full times every workload.",
+        "default a quick tour: every variant is checked on a small input and one "
+        "representative workload per family is timed; --full times every workload.",
     )
-    parser.add_argument("--full", action="store_true",
-                        help="the whole sweep: time every workload of every family at the tour "
-                             "size (several minutes on a GPU, most of it compiling)")
-    parser.add_argument("--log2n", type=int, default=None,
-                        help="problem size of the timed workloads as a power of two (default: "
-                             "per family, large on a GPU, small on the emulator); the quick "
-                             "tour's checks use at most this size")
-    parser.add_argument("--family", choices=sorted(_registry.names()), action="append",
-                        help="run only these families (repeatable)")
-    parser.add_argument("--csv", default=None, metavar="FILE",
-                        help="also write every row as CSV (family, section, contender, ok, ms, "
-                             "gbs, copy_gbs, backend, device): the data of the docs' bandwidth "
-                             "figures (use --full for them); '-' writes it to stdout and the "
-                             "tables to stderr")
-    parser.add_argument("--jobs", type=int, default=None, metavar="N",
-                        help="first compile the kernels in N worker processes at once, one "
-                             "family each (1: the tour compiles as it goes; default: one per "
-                             "CPU where kernels must be compiled, on the emulator or a GPU "
-                             "without shipped kernel binaries, else 1)")
-    parser.add_argument("--plot", default=None, metavar="PATH",
-                        help="also draw the timed rows as a figure (PNG, SVG or PDF by the "
-                             "name): achieved GB/s of every variant and peer against the copy "
-                             "rate on a GPU, times on the emulator; needs matplotlib (the "
-                             "'plot' extra)")
-    parser.add_argument("--times", action="store_true",
-                        help="also print the wall time of every section (data, checks and "
-                             "timing together) and of the whole tour")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar (it is shown only when stdout and stderr are "
-                             "terminals)")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="the whole sweep: time every workload of every family at the tour "
+        "size (several minutes on a GPU, most of it compiling)",
+    )
+    parser.add_argument(
+        "--log2n",
+        type=int,
+        default=None,
+        help="problem size of the timed workloads as a power of two (default: "
+        "per family, large on a GPU, small on the emulator); the quick "
+        "tour's checks use at most this size",
+    )
+    parser.add_argument(
+        "--family",
+        choices=sorted(_registry.names()),
+        action="append",
+        help="run only these families (repeatable)",
+    )
+    parser.add_argument(
+        "--csv",
+        default=None,
+        metavar="FILE",
+        help="also write every row as CSV (family, section, contender, ok, ms, "
+        "gbs, copy_gbs, backend, device): the data of the docs' bandwidth "
+        "figures (use --full for them); '-' writes it to stdout and the "
+        "tables to stderr",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="first compile the kernels in N worker processes at once, one "
+        "family each (1: the tour compiles as it goes; default: one per "
+        "CPU where kernels must be compiled, on the emulator or a GPU "
+        "without shipped kernel binaries, else 1)",
+    )
+    parser.add_argument(
+        "--plot",
+        default=None,
+        metavar="PATH",
+        help="also draw the timed rows as a figure (PNG, SVG or PDF by the "
+        "name): achieved GB/s of every variant and peer against the copy "
+        "rate on a GPU, times on the emulator; needs matplotlib (the "
+        "'plot' extra)",
+    )
+    parser.add_argument(
+        "--times",
+        action="store_true",
+        help="also print the wall time of every section (data, checks and "
+        "timing together) and of the whole tour",
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (it is shown only when stdout and stderr are terminals)",
+    )
     return parser
 
 
@@ -424,21 +502,26 @@ def main(argv=None):
     say(f"primitives tour ({mode}): backend {info['backend']} ({info['reason']})")
     say(f"device: {info['device']}, {info['sm_count']} SMs")
     if not gpu:
-        say("NOTE: on the CPU emulator times are CPU wall-clock of an emulation, not GPU "
-            "timings, and sizes are small: the tables give times and checks only.")
+        say(
+            "NOTE: on the CPU emulator times are CPU wall-clock of an emulation, not GPU "
+            "timings, and sizes are small: the tables give times and checks only."
+        )
     copy_gbs = _timing.copy_bandwidth((1 << 30) if gpu else (1 << 22))
     if gpu:
         say(f"measured copy bandwidth (read + write): {copy_gbs:.0f} GB/s")
     if not args.full:
-        say("Quick tour: every variant is checked against NumPy on a small input; one workload "
-            "per family is timed (--full times them all).")
+        say(
+            "Quick tour: every variant is checked against NumPy on a small input; one workload "
+            "per family is timed (--full times them all)."
+        )
     say()
 
     families = list(dict.fromkeys(args.family or _registry.names()))
     work = plan(families, gpu, args.log2n, args.full)
     total = sum(s.count + (1 if timed else 0) for _, s, timed in work)
-    show_bar = (not args.no_progress and not to_stdout and sys.stdout.isatty()
-                and sys.stderr.isatty())
+    show_bar = (
+        not args.no_progress and not to_stdout and sys.stdout.isatty() and sys.stderr.isatty()
+    )
     progress = Progress(total, show_bar)
     jobs = default_jobs(gpu) if args.jobs is None else args.jobs
     warm_caches(families, gpu, _check_log2n(gpu, args.log2n), jobs, progress)
@@ -448,27 +531,38 @@ def main(argv=None):
     try:
         for family, section, timed in work:
             t0 = time.perf_counter()
-            rows = run_section(backend, section, progress, timed,
-                               section.quick_rows if timed and not args.full else ())
+            rows = run_section(
+                backend,
+                section,
+                progress,
+                timed,
+                section.quick_rows if timed and not args.full else (),
+            )
             seconds = time.perf_counter() - t0
             checked += len(rows)
             failures += [(family, section.title, r) for r in rows if not r.ok]
             if not args.full:
                 part = "timed" if timed else "checks"
                 if part != heading:
-                    progress.write(("\n" if heading else "") + (
-                        "Timed (one workload per family):" if timed else
-                        "Checked against NumPy (small inputs, untimed):"), out)
+                    progress.write(
+                        ("\n" if heading else "")
+                        + (
+                            "Timed (one workload per family):"
+                            if timed
+                            else "Checked against NumPy (small inputs, untimed):"
+                        ),
+                        out,
+                    )
                     heading = part
             if timed:
-                progress.write(_table(section.title, rows, copy_gbs if gpu else None) + "\n",
-                               out)
+                progress.write(_table(section.title, rows, copy_gbs if gpu else None) + "\n", out)
             else:
                 progress.write(_check_lines(section.title, rows, gpu), out)
             if args.times:
                 progress.write(f"        ({seconds:.1f} s)", out)
-            records += [(family, section.title, r.name, r.ok, r.ms, _gbs(r), copy_gbs, timed)
-                        for r in rows]
+            records += [
+                (family, section.title, r.name, r.ok, r.ms, _gbs(r), copy_gbs, timed) for r in rows
+            ]
     finally:
         progress.close()
     if args.csv:
@@ -482,20 +576,26 @@ def main(argv=None):
         _plot(args.plot, families, records, info, gpu, mode)
         say(f"figure: {args.plot}")
     if gpu:
-        say("speedup: relative to the first row of each table; % copy: GB/s counting the bytes "
-            "the operation must move, over the measured copy rate.")
+        say(
+            "speedup: relative to the first row of each table; % copy: GB/s counting the bytes "
+            "the operation must move, over the measured copy rate."
+        )
     else:
-        say("times: CPU wall-clock of the emulated kernels (medians); bandwidth figures need a "
-            "GPU.")
-    say(f"checked {checked} contenders against NumPy: "
-        f"{checked - len(failures)} ok, {len(failures)} failed.")
+        say(
+            "times: CPU wall-clock of the emulated kernels (medians); bandwidth figures need a GPU."
+        )
+    say(
+        f"checked {checked} contenders against NumPy: "
+        f"{checked - len(failures)} ok, {len(failures)} failed."
+    )
     if args.times:
         say(f"sections took {time.perf_counter() - started:.1f} s in all")
     if failures:
-        print(f"\nFAILED: {len(failures)} of {checked} checks disagree with the NumPy oracle:",
-              file=sys.stderr)
+        print(
+            f"\nFAILED: {len(failures)} of {checked} checks disagree with the NumPy oracle:",
+            file=sys.stderr,
+        )
         for family, title, r in failures:
-            print(f"  {title}: {r.name}{'  (' + r.note + ')' if r.note else ''}",
-                  file=sys.stderr)
+            print(f"  {title}: {r.name}{'  (' + r.note + ')' if r.note else ''}", file=sys.stderr)
         return 1
     return 0

@@ -27,15 +27,22 @@ def sections(gpu, log2n=None):
         def same(ref):
             return lambda got: bool(np.array_equal(tour.to_host(got), ref))
 
-        out = [tour.Contender("compact", lambda: prim.compact(x, mask), same(want)),
-               tour.Contender("compact_indices", lambda: prim.compact_indices(mask),
-                              same(want_idx))]
+        out = [
+            tour.Contender("compact", lambda: prim.compact(x, mask), same(want)),
+            tour.Contender("compact_indices", lambda: prim.compact_indices(mask), same(want_idx)),
+        ]
         if gpu:
-            out += [tour.Contender("x[mask] (peer)", lambda: x[mask], same(want)),
-                    tour.Contender("cupy.nonzero (peer)", lambda: xp.nonzero(mask)[0],
-                                   same(want_idx))]
+            out += [
+                tour.Contender("x[mask] (peer)", lambda: x[mask], same(want)),
+                tour.Contender("cupy.nonzero (peer)", lambda: xp.nonzero(mask)[0], same(want_idx)),
+            ]
         return out
 
-    return [tour.Section(title=f"compaction: float32, 50% selected, n = 2^{n.bit_length() - 1}",
-                         nbytes=n * 4 + n + n * 2, contenders=contenders,
-                         count=4 if gpu else 2)]
+    return [
+        tour.Section(
+            title=f"compaction: float32, 50% selected, n = 2^{n.bit_length() - 1}",
+            nbytes=n * 4 + n + n * 2,
+            contenders=contenders,
+            count=4 if gpu else 2,
+        )
+    ]

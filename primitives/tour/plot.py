@@ -45,15 +45,23 @@ def draw_families(families, rows, path, title=None):
     left."""
     sections = {}
     for r in rows:
-        if (r["family"] in families and str(r.get("ok", "1")) not in ("0", "False")
-                and _float(r.get("ms")) == _float(r.get("ms"))):
+        if (
+            r["family"] in families
+            and str(r.get("ok", "1")) not in ("0", "False")
+            and _float(r.get("ms")) == _float(r.get("ms"))
+        ):
             sections.setdefault(r["section"], []).append(r)
     if not sections:
         return False
     plt = _plt()
     heights = [0.9 + 0.28 * len(v) for v in sections.values()]
-    fig, axes = plt.subplots(len(sections), 1, figsize=(9, sum(heights) + 0.6),
-                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    fig, axes = plt.subplots(
+        len(sections),
+        1,
+        figsize=(9, sum(heights) + 0.6),
+        gridspec_kw={"height_ratios": heights},
+        squeeze=False,
+    )
     rates = True
     for ax, (name, rs) in zip(axes[:, 0], sections.items()):
         names = [r["contender"] for r in rs]
@@ -64,21 +72,27 @@ def draw_families(families, rows, path, title=None):
         ax.set_yticks(range(len(rs)), names, fontsize=8)
         ax.invert_yaxis()
         if rates:
-            ax.axvline(copy, color="k", linestyle="--", linewidth=1,
-                       label=f"device copy rate, {_num(copy)} GB/s")
+            ax.axvline(
+                copy,
+                color="k",
+                linestyle="--",
+                linewidth=1,
+                label=f"device copy rate, {_num(copy)} GB/s",
+            )
             ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
         top = max([copy if rates else 0] + [v for v in vals if v == v] + [1e-9])
         ax.set_xlim(0, top * 1.3)
         for i, v in enumerate(vals):
-            label = (f" {_num(v)} GB/s ({100 * v / copy:.0f}% of copy)" if rates
-                     else f" {v:.3g} ms")
+            label = f" {_num(v)} GB/s ({100 * v / copy:.0f}% of copy)" if rates else f" {v:.3g} ms"
             ax.text(v if v == v else 0, i, label, fontsize=7, va="center")
         ax.set_title(name, fontsize=9, loc="left")
         ax.tick_params(axis="x", labelsize=8)
     axes[-1, 0].set_xlabel(
         "achieved GB/s (bytes the operation must move; dashed: measured device copy rate)"
-        if rates else "time in ms (CPU wall-clock of the emulated kernels: no GPU rates)",
-        fontsize=8)
+        if rates
+        else "time in ms (CPU wall-clock of the emulated kernels: no GPU rates)",
+        fontsize=8,
+    )
     devices = ", ".join(sorted({r.get("device", "") for r in rows if r.get("device")}))
     title = title or f"{', '.join(families)}: variants (green) and peers (orange) — {devices}"
     fig.suptitle(textwrap.fill(title, 110), fontsize=9)

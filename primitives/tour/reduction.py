@@ -20,8 +20,10 @@ def sections(gpu, log2n=None):
     specs = [("sum", np.float32, ladder_n, VARIANTS)]
     if gpu:
         specs.append(("sum", np.float32, peer_n, ("production",)))
-    specs += [("sum", np.int32, peer_n, ("production",)), ("max", np.float32, peer_n,
-                                                           ("production",))]
+    specs += [
+        ("sum", np.int32, peer_n, ("production",)),
+        ("max", np.float32, peer_n, ("production",)),
+    ]
     sections = []
     for op, dtype, n, variants in specs:
         dt = np.dtype(dtype)
@@ -34,24 +36,34 @@ def sections(gpu, log2n=None):
 
             def check(variant):
                 depth = n if variant is None else error_depth(variant, n, dt)
-                return lambda got: _oracle.reduce_matches(tour.to_host(got), host, op, acc,
-                                                          depth)[0]
+                return lambda got: _oracle.reduce_matches(tour.to_host(got), host, op, acc, depth)[
+                    0
+                ]
 
-            out = [tour.Contender(v, (lambda v=v: prim.reduce(x, op, variant=v)), check(v))
-                   for v in variants]
+            out = [
+                tour.Contender(v, (lambda v=v: prim.reduce(x, op, variant=v)), check(v))
+                for v in variants
+            ]
             if gpu:
                 peer = getattr(xp, op)
                 out.append(tour.Contender(f"cupy.{op} (peer)", lambda: peer(x), check(None)))
             return out
 
-        sections.append(tour.Section(
-            title=f"reduction: {op} {dt.name}, n = 2^{n.bit_length() - 1}",
-            nbytes=n * dt.itemsize, contenders=contenders,
-            count=len(variants) + (1 if gpu else 0),
-            # the quick tour times the production kernel against cupy.sum on a GPU, the ladder on
-            # the emulator (no peer there)
-            quick=(op == "sum" and dt == np.float32
-                   and (variants == ("production",) if gpu else len(variants) > 1))))
+        sections.append(
+            tour.Section(
+                title=f"reduction: {op} {dt.name}, n = 2^{n.bit_length() - 1}",
+                nbytes=n * dt.itemsize,
+                contenders=contenders,
+                count=len(variants) + (1 if gpu else 0),
+                # the quick tour times the production kernel against cupy.sum on a GPU, the ladder on
+                # the emulator (no peer there)
+                quick=(
+                    op == "sum"
+                    and dt == np.float32
+                    and (variants == ("production",) if gpu else len(variants) > 1)
+                ),
+            )
+        )
     return sections + api_sections(gpu, log2n)
 
 
@@ -64,26 +76,67 @@ def api_sections(gpu, log2n=None):
     f32 = lambda shape: rng.random(shape, dtype=np.float32) + np.float32(0.5)  # noqa: E731
     mib = f"2^{n.bit_length() - 1}"
     out = [
-        tour.numpy_twin(f"reduction: sum of bool, n = {mib}", n,
-                        lambda: (rng.random(n) < 0.5,), prim.sum, lambda cp, x: cp.sum(x),
-                        np.sum, gpu),
-        tour.numpy_twin(f"reduction: argmax float32, n = {mib}", 4 * n, lambda: (f32(n),),
-                        prim.argmax, lambda cp, x: cp.argmax(x), np.argmax, gpu),
-        tour.numpy_twin(f"reduction: mean float32 (float32 accumulation), n = {mib}", 4 * n,
-                        lambda: (f32(n),), prim.mean, lambda cp, x: cp.mean(x), np.mean, gpu,
-                        rtol=1e-4),
-        tour.numpy_twin(f"reduction: prod float64 near 1, n = {mib}", 8 * n,
-                        lambda: (1 + (rng.random(n) - 0.5) * 1e-9,), prim.prod,
-                        lambda cp, x: cp.prod(x), np.prod, gpu, rtol=1e-9),
+        tour.numpy_twin(
+            f"reduction: sum of bool, n = {mib}",
+            n,
+            lambda: (rng.random(n) < 0.5,),
+            prim.sum,
+            lambda cp, x: cp.sum(x),
+            np.sum,
+            gpu,
+        ),
+        tour.numpy_twin(
+            f"reduction: argmax float32, n = {mib}",
+            4 * n,
+            lambda: (f32(n),),
+            prim.argmax,
+            lambda cp, x: cp.argmax(x),
+            np.argmax,
+            gpu,
+        ),
+        tour.numpy_twin(
+            f"reduction: mean float32 (float32 accumulation), n = {mib}",
+            4 * n,
+            lambda: (f32(n),),
+            prim.mean,
+            lambda cp, x: cp.mean(x),
+            np.mean,
+            gpu,
+            rtol=1e-4,
+        ),
+        tour.numpy_twin(
+            f"reduction: prod float64 near 1, n = {mib}",
+            8 * n,
+            lambda: (1 + (rng.random(n) - 0.5) * 1e-9,),
+            prim.prod,
+            lambda cp, x: cp.prod(x),
+            np.prod,
+            gpu,
+            rtol=1e-9,
+        ),
     ]
     for axis in (0, 1):
-        out.append(tour.numpy_twin(
-            f"reduction: sum(axis={axis}) of a C-ordered float32 ({n // cols}, {cols})", 4 * n,
-            lambda: (f32((n // cols, cols)),), lambda x, a=axis: prim.sum(x, axis=a),
-            lambda cp, x, a=axis: cp.sum(x, axis=a), lambda x, a=axis: np.sum(x, axis=a), gpu,
-            rtol=1e-4))
-    out.append(tour.numpy_twin(
-        f"reduction: sum(axis=1) of rows of 2 float32 ({n // 4}, 2)", 2 * n,
-        lambda: (f32((n // 4, 2)),), lambda x: prim.sum(x, axis=1),
-        lambda cp, x: cp.sum(x, axis=1), lambda x: np.sum(x, axis=1), gpu))
+        out.append(
+            tour.numpy_twin(
+                f"reduction: sum(axis={axis}) of a C-ordered float32 ({n // cols}, {cols})",
+                4 * n,
+                lambda: (f32((n // cols, cols)),),
+                lambda x, a=axis: prim.sum(x, axis=a),
+                lambda cp, x, a=axis: cp.sum(x, axis=a),
+                lambda x, a=axis: np.sum(x, axis=a),
+                gpu,
+                rtol=1e-4,
+            )
+        )
+    out.append(
+        tour.numpy_twin(
+            f"reduction: sum(axis=1) of rows of 2 float32 ({n // 4}, 2)",
+            2 * n,
+            lambda: (f32((n // 4, 2)),),
+            lambda x: prim.sum(x, axis=1),
+            lambda cp, x: cp.sum(x, axis=1),
+            lambda x: np.sum(x, axis=1),
+            gpu,
+        )
+    )
     return out

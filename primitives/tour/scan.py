@@ -29,24 +29,36 @@ def sections(gpu, log2n=None):
                     got = tour.to_host(got)
                     if dt.kind != "f":
                         return bool(np.array_equal(got, want))
-                    depth = (error_depth(variant, n, dt, dt) if variant else
-                             np.full(n, float(n)))
+                    depth = error_depth(variant, n, dt, dt) if variant else np.full(n, float(n))
                     bound = depth * np.finfo(dt).eps * np.cumsum(np.abs(host), dtype=np.float64)
                     return bool(np.all(np.abs(got - want) <= bound))
+
                 return ok
 
-            out = [tour.Contender(v, (lambda v=v: prim.inclusive_scan(x, dtype=dt, variant=v)),
-                                  check(v)) for v in VARIANTS]
+            out = [
+                tour.Contender(
+                    v, (lambda v=v: prim.inclusive_scan(x, dtype=dt, variant=v)), check(v)
+                )
+                for v in VARIANTS
+            ]
             if gpu:
-                out.append(tour.Contender("cupy.cumsum (peer)",
-                                          lambda: xp.cumsum(x, dtype=dt), check(None)))
+                out.append(
+                    tour.Contender(
+                        "cupy.cumsum (peer)", lambda: xp.cumsum(x, dtype=dt), check(None)
+                    )
+                )
             return out
 
-        sections.append(tour.Section(
-            title=f"scan: inclusive sum {dt.name} -> {dt.name}, n = 2^{n.bit_length() - 1}",
-            nbytes=2 * n * dt.itemsize, contenders=contenders,
-            count=len(VARIANTS) + (1 if gpu else 0), quick=dt == np.int32,
-            quick_rows=("decoupled_lookback",)))
+        sections.append(
+            tour.Section(
+                title=f"scan: inclusive sum {dt.name} -> {dt.name}, n = 2^{n.bit_length() - 1}",
+                nbytes=2 * n * dt.itemsize,
+                contenders=contenders,
+                count=len(VARIANTS) + (1 if gpu else 0),
+                quick=dt == np.int32,
+                quick_rows=("decoupled_lookback",),
+            )
+        )
     return sections + api_sections(gpu, log2n)
 
 
@@ -58,15 +70,29 @@ def api_sections(gpu, log2n=None):
     rng = np.random.default_rng(12)
     out = []
     for axis in (0, 1):
-        out.append(tour.numpy_twin(
-            f"scan: cumsum(axis={axis}) of an int32 ({n // cols}, {cols})", 12 * n,
-            lambda: (rng.integers(0, 100, (n // cols, cols), dtype=np.int32),),
-            lambda x, a=axis: prim.cumsum(x, axis=a), lambda cp, x, a=axis: cp.cumsum(x, axis=a),
-            lambda x, a=axis: np.cumsum(x, axis=a), gpu, rtol=0))
+        out.append(
+            tour.numpy_twin(
+                f"scan: cumsum(axis={axis}) of an int32 ({n // cols}, {cols})",
+                12 * n,
+                lambda: (rng.integers(0, 100, (n // cols, cols), dtype=np.int32),),
+                lambda x, a=axis: prim.cumsum(x, axis=a),
+                lambda cp, x, a=axis: cp.cumsum(x, axis=a),
+                lambda x, a=axis: np.cumsum(x, axis=a),
+                gpu,
+                rtol=0,
+            )
+        )
     m = n // 4
-    out.append(tour.numpy_twin(
-        f"scan: cumprod float64 near 1, n = 2^{m.bit_length() - 1}", 16 * m,
-        lambda: (1 + (rng.random(m) - 0.5) * 1e-9,), prim.cumprod,
-        lambda cp, x: cp.cumprod(x), np.cumprod, gpu, rtol=1e-9))
+    out.append(
+        tour.numpy_twin(
+            f"scan: cumprod float64 near 1, n = 2^{m.bit_length() - 1}",
+            16 * m,
+            lambda: (1 + (rng.random(m) - 0.5) * 1e-9,),
+            prim.cumprod,
+            lambda cp, x: cp.cumprod(x),
+            np.cumprod,
+            gpu,
+            rtol=1e-9,
+        )
+    )
     return out
-

@@ -29,15 +29,24 @@ def sections(gpu, log2n=None):
             return bool(np.array_equal(tour.to_host(got), want))
 
         out = [tour.Contender("auto", lambda: prim.searchsorted(a, v), same)]
-        out += [tour.Contender(var, (lambda var=var: prim.searchsorted(a, v, variant=var)), same)
-                for var in VARIANTS]
+        out += [
+            tour.Contender(var, (lambda var=var: prim.searchsorted(a, v, variant=var)), same)
+            for var in VARIANTS
+        ]
         if gpu:
-            out.append(tour.Contender("cupy.searchsorted (peer)",
-                                      lambda: xp.searchsorted(a, v), same))
+            out.append(
+                tour.Contender("cupy.searchsorted (peer)", lambda: xp.searchsorted(a, v), same)
+            )
         return out
 
-    return [tour.Section(
-        title=f"searchsorted: 2^{m.bit_length() - 1} float32 queries into a sorted float32 "
-              f"array of 2^{n.bit_length() - 1} (GB/s: queries read + int64 results written)",
-        nbytes=m * (4 + 8), contenders=contenders, count=len(VARIANTS) + 1 + (1 if gpu else 0),
-        quick=True, quick_rows=("auto",))]
+    return [
+        tour.Section(
+            title=f"searchsorted: 2^{m.bit_length() - 1} float32 queries into a sorted float32 "
+            f"array of 2^{n.bit_length() - 1} (GB/s: queries read + int64 results written)",
+            nbytes=m * (4 + 8),
+            contenders=contenders,
+            count=len(VARIANTS) + 1 + (1 if gpu else 0),
+            quick=True,
+            quick_rows=("auto",),
+        )
+    ]

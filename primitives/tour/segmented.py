@@ -32,19 +32,33 @@ def sections(gpu, log2n=None):
         def near(ref):
             return lambda got: bool(np.allclose(tour.to_host(got).reshape(-1), ref, rtol=1e-4))
 
-        out = [tour.Contender("segmented_scan",
-                              lambda: prim.segmented_scan(x, offsets=off, check=False),
-                              near(want_scan)),
-               tour.Contender("segmented_reduce",
-                              lambda: prim.segmented_reduce(x, off, check=False), near(want_red))]
+        out = [
+            tour.Contender(
+                "segmented_scan",
+                lambda: prim.segmented_scan(x, offsets=off, check=False),
+                near(want_scan),
+            ),
+            tour.Contender(
+                "segmented_reduce",
+                lambda: prim.segmented_reduce(x, off, check=False),
+                near(want_red),
+            ),
+        ]
         if gpu:
-            out += [tour.Contender("cupy.cumsum(axis=1) (peer)",
-                                   lambda: xp.cumsum(x2, axis=1), near(want_scan)),
-                    tour.Contender("sum(axis=1) (peer)", lambda: x2.sum(axis=1),
-                                   near(want_red))]
+            out += [
+                tour.Contender(
+                    "cupy.cumsum(axis=1) (peer)", lambda: xp.cumsum(x2, axis=1), near(want_scan)
+                ),
+                tour.Contender("sum(axis=1) (peer)", lambda: x2.sum(axis=1), near(want_red)),
+            ]
         return out
 
-    return [tour.Section(
-        title=f"segmented: float32, {rows} segments x {cols}, n = 2^{n.bit_length() - 1} "
-              "(GB/s: one read + one write)",
-        nbytes=2 * n * 4, contenders=contenders, count=4 if gpu else 2)]
+    return [
+        tour.Section(
+            title=f"segmented: float32, {rows} segments x {cols}, n = 2^{n.bit_length() - 1} "
+            "(GB/s: one read + one write)",
+            nbytes=2 * n * 4,
+            contenders=contenders,
+            count=4 if gpu else 2,
+        )
+    ]

@@ -47,59 +47,85 @@ def sections(gpu, log2n=None):
         def same(got):
             return bool(np.array_equal(tour.to_host(got[1]), want))
 
-        c = [tour.Contender(v, (lambda v=v: prim.topk(x, k, variant=v)), same)
-             for v in VARIANTS if not v.endswith("rows") or _plans.row_fits(4, n)]
+        c = [
+            tour.Contender(v, (lambda v=v: prim.topk(x, k, variant=v)), same)
+            for v in VARIANTS
+            if not v.endswith("rows") or _plans.row_fits(4, n)
+        ]
         if gpu:
             top = np.sort(host[want])  # peers break ties their own way: compare values
 
             torch = _torch()
             if torch is not None:
                 t = torch.from_dlpack(x)
-                c.append(tour.Contender("torch.topk (peer)", lambda: torch.topk(t, k),
-                                        lambda got: bool(np.array_equal(
-                                            np.sort(got[0].cpu().numpy()), top))))
-            c.append(tour.Contender("cupy.argpartition (peer)",
-                                    lambda: xp.argpartition(x, n - k)[n - k:],
-                                    lambda got: bool(np.array_equal(
-                                        np.sort(host[tour.to_host(got)]), top))))
+                c.append(
+                    tour.Contender(
+                        "torch.topk (peer)",
+                        lambda: torch.topk(t, k),
+                        lambda got: bool(np.array_equal(np.sort(got[0].cpu().numpy()), top)),
+                    )
+                )
+            c.append(
+                tour.Contender(
+                    "cupy.argpartition (peer)",
+                    lambda: xp.argpartition(x, n - k)[n - k :],
+                    lambda got: bool(np.array_equal(np.sort(host[tour.to_host(got)]), top)),
+                )
+            )
         return c
 
-    out.append(tour.Section(
-        title=f"topk: float32, k = {k}, n = 2^{n.bit_length() - 1} (GB/s: keys read once)",
-        nbytes=4 * n, contenders=flat_contenders,
-        count=(sum(not v.endswith("rows") or _plans.row_fits(4, n) for v in VARIANTS) +
-               (1 + (_torch() is not None) if gpu else 0)),
-        # the quick tour times auto's choice for this k
-        quick=True, quick_rows=("filter" if _plans.filters(k, n) else "small_k",)))
+    out.append(
+        tour.Section(
+            title=f"topk: float32, k = {k}, n = 2^{n.bit_length() - 1} (GB/s: keys read once)",
+            nbytes=4 * n,
+            contenders=flat_contenders,
+            count=(
+                sum(not v.endswith("rows") or _plans.row_fits(4, n) for v in VARIANTS)
+                + (1 + (_torch() is not None) if gpu else 0)
+            ),
+            # the quick tour times auto's choice for this k
+            quick=True,
+            quick_rows=("filter" if _plans.filters(k, n) else "small_k",),
+        )
+    )
 
     cols, kr = 4096, 32
     rows = max(1, n // cols)
 
     def rows_contenders():
         xp = _backend.get_backend().xp
-        host = tour.random_data(np.random.default_rng(n + 22), rows * cols,
-                                np.float32).reshape(rows, cols)
+        host = tour.random_data(np.random.default_rng(n + 22), rows * cols, np.float32).reshape(
+            rows, cols
+        )
         x = xp.asarray(host)
         want = _want(host, kr)
 
         def same(got):
             return bool(np.array_equal(tour.to_host(got[1]), want))
 
-        c = [tour.Contender(v, (lambda v=v: prim.topk(x, kr, variant=v)), same)
-             for v in VARIANTS]
+        c = [tour.Contender(v, (lambda v=v: prim.topk(x, kr, variant=v)), same) for v in VARIANTS]
         if gpu:
             torch = _torch()
             if torch is not None:
                 t = torch.from_dlpack(x)
                 top = np.sort(np.take_along_axis(host, want, axis=-1), axis=-1)
-                c.append(tour.Contender("torch.topk(dim=-1) (peer)",
-                                        lambda: torch.topk(t, kr, dim=-1),
-                                        lambda got: bool(np.array_equal(
-                                            np.sort(got[0].cpu().numpy(), axis=-1), top))))
+                c.append(
+                    tour.Contender(
+                        "torch.topk(dim=-1) (peer)",
+                        lambda: torch.topk(t, kr, dim=-1),
+                        lambda got: bool(
+                            np.array_equal(np.sort(got[0].cpu().numpy(), axis=-1), top)
+                        ),
+                    )
+                )
         return c
 
-    out.append(tour.Section(
-        title=f"topk per row: float32 ({rows}, {cols}), k = {kr} (GB/s: keys read once)",
-        nbytes=4 * rows * cols, contenders=rows_contenders,
-        count=len(VARIANTS) + (1 if gpu and _torch() is not None else 0)))
+    out.append(
+        tour.Section(
+            title=f"topk per row: float32 ({rows}, {cols}), k = {kr} (GB/s: keys read once)",
+            nbytes=4 * rows * cols,
+            contenders=rows_contenders,
+            count=len(VARIANTS) + (1 if gpu and _torch() is not None else 0),
+        )
+    )
     return out

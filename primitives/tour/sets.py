@@ -35,12 +35,18 @@ def sections(gpu, log2n=None):
         def check(got):
             return all(np.array_equal(tour.to_host(g), w) for g, w in zip(got, want))
 
-        out = [tour.Contender(f"unique ({v})",
-                              lambda v=v: prim.unique(x, return_counts=True, variant=v), check)
-               for v in prim.sets.VARIANTS]
+        out = [
+            tour.Contender(
+                f"unique ({v})", lambda v=v: prim.unique(x, return_counts=True, variant=v), check
+            )
+            for v in prim.sets.VARIANTS
+        ]
         if gpu:
-            out.append(tour.Contender("cupy.unique (peer)",
-                                      lambda: xp.unique(x, return_counts=True), check))
+            out.append(
+                tour.Contender(
+                    "cupy.unique (peer)", lambda: xp.unique(x, return_counts=True), check
+                )
+            )
         return out
 
     def runs_contenders():
@@ -54,28 +60,44 @@ def sections(gpu, log2n=None):
         want_sums = np.add.reduceat(hvals.astype(np.float64), starts)
 
         def check_rle(got):
-            return (np.array_equal(tour.to_host(got[0]), hkeys[starts]) and
-                    np.array_equal(tour.to_host(got[1]), want_counts))
+            return np.array_equal(tour.to_host(got[0]), hkeys[starts]) and np.array_equal(
+                tour.to_host(got[1]), want_counts
+            )
 
         def check_rbk(got):
-            return (np.array_equal(tour.to_host(got[0]), hkeys[starts]) and
-                    np.allclose(tour.to_host(got[1]), want_sums, rtol=1e-4))
+            return np.array_equal(tour.to_host(got[0]), hkeys[starts]) and np.allclose(
+                tour.to_host(got[1]), want_sums, rtol=1e-4
+            )
 
-        out = [tour.Contender("run_length_encode", lambda: prim.run_length_encode(keys),
-                              check_rle),
-               tour.Contender("reduce_by_key", lambda: prim.reduce_by_key(keys, vals),
-                              check_rbk)]
+        out = [
+            tour.Contender("run_length_encode", lambda: prim.run_length_encode(keys), check_rle),
+            tour.Contender("reduce_by_key", lambda: prim.reduce_by_key(keys, vals), check_rbk),
+        ]
         if gpu:
             from primitives.testing import peers
 
-            out.append(tour.Contender("cupy flags + reduceat (peer)",
-                                      lambda: peers.cupy_reduce_by_key(keys, vals), check_rbk))
+            out.append(
+                tour.Contender(
+                    "cupy flags + reduceat (peer)",
+                    lambda: peers.cupy_reduce_by_key(keys, vals),
+                    check_rbk,
+                )
+            )
         return out
 
-    return [tour.Section(title=f"unique(return_counts=True): uint32, n/128 distinct, n = 2^{p}",
-                         nbytes=n * 4, contenders=unique_contenders,
-                         count=len(prim.sets.VARIANTS) + (1 if gpu else 0), quick=True,
-                         quick_rows=("unique (rle)",)),
-            tour.Section(title=f"runs: int32 keys in runs of ~16, float32 values, n = 2^{p}",
-                         nbytes=n * 8 + (n // 16) * 8, contenders=runs_contenders,
-                         count=3 if gpu else 2)]
+    return [
+        tour.Section(
+            title=f"unique(return_counts=True): uint32, n/128 distinct, n = 2^{p}",
+            nbytes=n * 4,
+            contenders=unique_contenders,
+            count=len(prim.sets.VARIANTS) + (1 if gpu else 0),
+            quick=True,
+            quick_rows=("unique (rle)",),
+        ),
+        tour.Section(
+            title=f"runs: int32 keys in runs of ~16, float32 values, n = 2^{p}",
+            nbytes=n * 8 + (n // 16) * 8,
+            contenders=runs_contenders,
+            count=3 if gpu else 2,
+        ),
+    ]

@@ -27,8 +27,11 @@ def sections(gpu, log2n=None):
     sort of 128-key segments."""
     n = 1 << (log2n or (27 if gpu else 13))
     # the block sort takes inputs up to its one block's capacity only
-    variants = [v for v in reversed(VARIANTS)
-                if v != "block" or n <= prim.tuning.policy("sort", "block").capacity(4)]
+    variants = [
+        v
+        for v in reversed(VARIANTS)
+        if v != "block" or n <= prim.tuning.policy("sort", "block").capacity(4)
+    ]
     sections = []
 
     def keys_contenders():
@@ -40,17 +43,22 @@ def sections(gpu, log2n=None):
         def same(got):
             return bool(np.array_equal(tour.to_host(got), want))
 
-        out = [tour.Contender(v, (lambda v=v: prim.sort(x, variant=v)), same)
-               for v in variants]
+        out = [tour.Contender(v, (lambda v=v: prim.sort(x, variant=v)), same) for v in variants]
         if gpu:
             out.append(tour.Contender("cupy.sort (peer)", lambda: xp.sort(x), same))
         return out
 
-    sections.append(tour.Section(
-        title=f"sort: uint32 keys, n = 2^{n.bit_length() - 1} (GB/s: keys read + written once; "
-              "speedup vs onesweep)",
-        nbytes=2 * 4 * n, contenders=keys_contenders, count=len(variants) + (1 if gpu else 0),
-        quick=True, quick_rows=("onesweep",)))
+    sections.append(
+        tour.Section(
+            title=f"sort: uint32 keys, n = 2^{n.bit_length() - 1} (GB/s: keys read + written once; "
+            "speedup vs onesweep)",
+            nbytes=2 * 4 * n,
+            contenders=keys_contenders,
+            count=len(variants) + (1 if gpu else 0),
+            quick=True,
+            quick_rows=("onesweep",),
+        )
+    )
 
     m = min(n, SMALL_N)
 
@@ -63,16 +71,23 @@ def sections(gpu, log2n=None):
         def same(got):
             return bool(np.array_equal(tour.to_host(got), want))
 
-        out = [tour.Contender(v, (lambda v=v: prim.sort(x, variant=v)), same)
-               for v in ("auto", "block", "onesweep")]
+        out = [
+            tour.Contender(v, (lambda v=v: prim.sort(x, variant=v)), same)
+            for v in ("auto", "block", "onesweep")
+        ]
         if gpu:
             out.append(tour.Contender("cupy.sort (peer)", lambda: xp.sort(x), same))
         return out
 
-    sections.append(tour.Section(
-        title=f"sort: a small call, uint32 keys, n = {m} (the block sort's one launch against "
-              "onesweep's histogram, plan and passes)", nbytes=2 * 4 * m,
-        contenders=small_contenders, count=3 + (1 if gpu else 0)))
+    sections.append(
+        tour.Section(
+            title=f"sort: a small call, uint32 keys, n = {m} (the block sort's one launch against "
+            "onesweep's histogram, plan and passes)",
+            nbytes=2 * 4 * m,
+            contenders=small_contenders,
+            count=3 + (1 if gpu else 0),
+        )
+    )
 
     def pairs_contenders():
         xp = _backend.get_backend().xp
@@ -82,24 +97,36 @@ def sections(gpu, log2n=None):
         order = np.argsort(host, kind="stable")
 
         def pairs_ok(got):
-            return (bool(np.array_equal(tour.to_host(got[0]), host[order]))
-                    and bool(np.array_equal(tour.to_host(got[1]), hv[order])))
+            return bool(np.array_equal(tour.to_host(got[0]), host[order])) and bool(
+                np.array_equal(tour.to_host(got[1]), hv[order])
+            )
 
         def perm_ok(got):
             return bool(np.array_equal(tour.to_host(got), order))
 
-        out = [tour.Contender("radix_sort pairs (onesweep)",
-                              lambda: prim.radix_sort(x, vals, variant="onesweep"), pairs_ok),
-               tour.Contender("argsort (onesweep)", lambda: prim.argsort(x, variant="onesweep"),
-                              perm_ok)]
+        out = [
+            tour.Contender(
+                "radix_sort pairs (onesweep)",
+                lambda: prim.radix_sort(x, vals, variant="onesweep"),
+                pairs_ok,
+            ),
+            tour.Contender(
+                "argsort (onesweep)", lambda: prim.argsort(x, variant="onesweep"), perm_ok
+            ),
+        ]
         if gpu:
             out.append(tour.Contender("cupy.argsort (peer)", lambda: xp.argsort(x), perm_ok))
         return out
 
-    sections.append(tour.Section(
-        title=f"sort: uint32 keys + uint32 values, n = 2^{n.bit_length() - 1} "
-              "(GB/s: keys and values read + written once)",
-        nbytes=2 * 8 * n, contenders=pairs_contenders, count=3 if gpu else 2))
+    sections.append(
+        tour.Section(
+            title=f"sort: uint32 keys + uint32 values, n = 2^{n.bit_length() - 1} "
+            "(GB/s: keys and values read + written once)",
+            nbytes=2 * 8 * n,
+            contenders=pairs_contenders,
+            count=3 if gpu else 2,
+        )
+    )
 
     seg_len = 128
 
@@ -116,12 +143,18 @@ def sections(gpu, log2n=None):
         out = [tour.Contender("segmented_sort", lambda: prim.segmented_sort(x, off), same)]
         if gpu:
             x2 = x.reshape(-1, seg_len)
-            out.append(tour.Contender("cupy.sort(axis=-1) (peer)", lambda: xp.sort(x2, axis=-1),
-                                      same))
+            out.append(
+                tour.Contender("cupy.sort(axis=-1) (peer)", lambda: xp.sort(x2, axis=-1), same)
+            )
         return out
 
-    sections.append(tour.Section(
-        title=f"sort: segmented, uint32, {n // seg_len} segments x {seg_len}, n = "
-              f"2^{n.bit_length() - 1}", nbytes=2 * 4 * n, contenders=seg_contenders,
-        count=2 if gpu else 1))
+    sections.append(
+        tour.Section(
+            title=f"sort: segmented, uint32, {n // seg_len} segments x {seg_len}, n = "
+            f"2^{n.bit_length() - 1}",
+            nbytes=2 * 4 * n,
+            contenders=seg_contenders,
+            count=2 if gpu else 1,
+        )
+    )
     return sections

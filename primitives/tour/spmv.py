@@ -27,10 +27,14 @@ def sections(gpu, log2n=None):
     dt = np.dtype(np.float32)
     sections = []
     for name in TOUR_MATRICES:
-        sec = tour.Section(title=f"spmv: {name}, float32", nbytes=0, contenders=None,
-                           count=len(VARIANTS) + 1 + (1 if gpu else 0),
-                           quick=name == "powerlaw",  # the quick tour: the skewed matrix
-                           quick_rows=("auto",))
+        sec = tour.Section(
+            title=f"spmv: {name}, float32",
+            nbytes=0,
+            contenders=None,
+            count=len(VARIANTS) + 1 + (1 if gpu else 0),
+            quick=name == "powerlaw",  # the quick tour: the skewed matrix
+            quick_rows=("auto",),
+        )
 
         def contenders(name=name, sec=sec):
             xp = _backend.get_backend().xp
@@ -44,10 +48,17 @@ def sections(gpu, log2n=None):
                 import scipy.sparse as sps
             else:
                 import cupyx.scipy.sparse as sps
-            want, bound = reference(sps.csr_matrix((data.astype(np.float64), indices, indptr),
-                                                   shape=shape), xg, dtype=dt)
-            csr = sparse.CSR._from_arrays(xp.asarray(data), xp.asarray(indices.astype(np.int32)),
-                                          xp.asarray(indptr.astype(np.int32)), shape)
+            want, bound = reference(
+                sps.csr_matrix((data.astype(np.float64), indices, indptr), shape=shape),
+                xg,
+                dtype=dt,
+            )
+            csr = sparse.CSR._from_arrays(
+                xp.asarray(data),
+                xp.asarray(indices.astype(np.int32)),
+                xp.asarray(indptr.astype(np.int32)),
+                shape,
+            )
             x = xp.asarray(xg)
             if host:
                 check = lambda got: matches(tour.to_host(got), want, bound)[0]  # noqa: E731
@@ -55,8 +66,10 @@ def sections(gpu, log2n=None):
                 check = lambda got: matches(got, want, bound)[0]  # noqa: E731
             st = csr.row_stats()
             sec.nbytes = csr.nbytes + (shape[0] + shape[1]) * dt.itemsize
-            sec.title = (f"spmv: {name} {shape[0]}x{shape[1]}, {csr.nnz} nonzeros (row length "
-                         f"mean {st.mean:.1f}, max {st.max}, cv {st.cv:.2f}), float32")
+            sec.title = (
+                f"spmv: {name} {shape[0]}x{shape[1]}, {csr.nnz} nonzeros (row length "
+                f"mean {st.mean:.1f}, max {st.max}, cv {st.cv:.2f}), float32"
+            )
             forms = {"csr": csr, "coo": sparse.COO(csr), "hyb": sparse.HYB(csr)}
             try:
                 forms["ell"] = sparse.ELL(csr)
@@ -69,12 +82,21 @@ def sections(gpu, log2n=None):
                     continue
                 label = v if v != "auto" else f"auto ({choose_variant(csr)})"
                 note = f"{M.format} {M.nbytes / 1e6:.1f} MB ({M.nbytes / csr.nbytes:.2f}x CSR)"
-                out.append(tour.Contender(label, (lambda M=M, v=v: prim.spmv(M, x, variant=v)),
-                                          check, note=note))
+                out.append(
+                    tour.Contender(
+                        label, (lambda M=M, v=v: prim.spmv(M, x, variant=v)), check, note=note
+                    )
+                )
             if gpu:
                 peer = csr.to_cupy()
-                out.append(tour.Contender("cuSPARSE (peer)", lambda: peer @ x, check,
-                                          note=f"csr {csr.nbytes / 1e6:.1f} MB"))
+                out.append(
+                    tour.Contender(
+                        "cuSPARSE (peer)",
+                        lambda: peer @ x,
+                        check,
+                        note=f"csr {csr.nbytes / 1e6:.1f} MB",
+                    )
+                )
             return out
 
         sec.contenders = contenders

@@ -60,23 +60,42 @@ class Context:
         print(self.lines[-1], flush=True)
 
     def peer_table(self):
-        self.table(["work", "n", "primitives ms", "peer", "peer ms", "ratio (ours/peer)",
-                    "GB/s", "% copy"])
+        self.table(
+            ["work", "n", "primitives ms", "peer", "peer ms", "ratio (ours/peer)", "GB/s", "% copy"]
+        )
 
     def peer_record(self, work, n, ours_ms, nbytes, peer, peer_ms):
         """A row of the CSV of peer ratios (the docs' peer figure) without a Markdown row, for a
         family whose tables show its peers otherwise; returns the achieved GB/s."""
         gbs = nbytes / (ours_ms * 1e-3) / 1e9
-        self.records.append((self.family, work, n, ours_ms, peer, peer_ms, ours_ms / peer_ms, gbs,
-                             100 * gbs / self.copy))
+        self.records.append(
+            (
+                self.family,
+                work,
+                n,
+                ours_ms,
+                peer,
+                peer_ms,
+                ours_ms / peer_ms,
+                gbs,
+                100 * gbs / self.copy,
+            )
+        )
         return gbs
 
     def peer_row(self, work, n, ours_ms, nbytes, peer, peer_ms):
         """A row of the peer table: ``nbytes`` is what the operation must move at least once."""
         gbs = self.peer_record(work, n, ours_ms, nbytes, peer, peer_ms)
-        self.add(work, f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else n, f"{ours_ms:.4f}",
-                 peer, f"{peer_ms:.4f}", f"{ours_ms / peer_ms:.3f}", f"{gbs:.0f}",
-                 f"{100 * gbs / self.copy:.1f}%")
+        self.add(
+            work,
+            f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else n,
+            f"{ours_ms:.4f}",
+            peer,
+            f"{peer_ms:.4f}",
+            f"{ours_ms / peer_ms:.3f}",
+            f"{gbs:.0f}",
+            f"{100 * gbs / self.copy:.1f}%",
+        )
 
 
 CSV_COLUMNS = ("family", "work", "n", "ms", "peer", "peer_ms", "ratio", "gbs", "pct_copy")
@@ -92,5 +111,16 @@ def write_csv(path, records, header):
         w = csv.writer(f)
         w.writerow(CSV_COLUMNS)
         for fam, work, n, ms, peer, peer_ms, ratio, gbs, pct in records:
-            w.writerow([fam, work, n, f"{ms:.4f}", peer, f"{peer_ms:.4f}", f"{ratio:.4f}",
-                        f"{gbs:.1f}", f"{pct:.2f}"])
+            w.writerow(
+                [
+                    fam,
+                    work,
+                    n,
+                    f"{ms:.4f}",
+                    peer,
+                    f"{peer_ms:.4f}",
+                    f"{ratio:.4f}",
+                    f"{gbs:.1f}",
+                    f"{pct:.2f}",
+                ]
+            )

@@ -22,11 +22,13 @@ def _commit():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
     def git(*args):
-        return subprocess.run(["git", "-C", root, *args], capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", root, *args], capture_output=True, text=True
+        ).stdout.strip()
 
-    if os.path.realpath(git("rev-parse", "--show-toplevel") or "/nonexistent") != \
-            os.path.realpath(root):
+    if os.path.realpath(git("rev-parse", "--show-toplevel") or "/nonexistent") != os.path.realpath(
+        root
+    ):
         return "(tree without git metadata)"
     return git("rev-parse", "--short", "HEAD")
 
@@ -42,8 +44,12 @@ def _version(dist):
 
 def _driver():
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=20).stdout.split()
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        ).stdout.split()
         return out[0] if out else "?"
     except Exception:  # no nvidia-smi
         return "?"
@@ -70,8 +76,10 @@ def page_sections(lines, sections, device, copy):
     ``sections``: the Context's ``(name, --family)`` pairs, in the same order."""
     _, cut = _page.split("\n".join(lines))
     assert [name for name, _ in cut] == [name for name, _ in sections], (cut, sections)
-    return [(name, [_page.header(device, copy, family), *body])
-            for (name, body), (_, family) in zip(cut, sections)]
+    return [
+        (name, [_page.header(device, copy, family), *body])
+        for (name, body), (_, family) in zip(cut, sections)
+    ]
 
 
 def _module(section):
@@ -87,21 +95,31 @@ def _override(spec):
         return family, None if selector == "None" else selector, {field: int(value)}
     except ValueError as exc:
         raise argparse.ArgumentTypeError(
-            f"--override takes family:selector:field=value (an integer), got {spec!r}") from exc
+            f"--override takes family:selector:field=value (an integer), got {spec!r}"
+        ) from exc
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.figures")
     ap.add_argument("--family", action="append", choices=families() + list(EXTRA_SECTIONS))
-    ap.add_argument("--override", action="append", type=_override, default=[],
-                    help="family:selector:field=value, a tuning override for the whole run "
-                         "(repeatable; tools.tune's --best files hold such lines)")
-    ap.add_argument("--out", default=None,
-                    help="the Markdown page (docs/performance.md): the sections of the families "
-                         "measured are replaced, the others kept")
+    ap.add_argument(
+        "--override",
+        action="append",
+        type=_override,
+        default=[],
+        help="family:selector:field=value, a tuning override for the whole run "
+        "(repeatable; tools.tune's --best files hold such lines)",
+    )
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="the Markdown page (docs/performance.md): the sections of the families "
+        "measured are replaced, the others kept",
+    )
     ap.add_argument("--csv", default=None, help="every peer row as CSV (docs' figures)")
-    ap.add_argument("--commit", default=None,
-                    help="the commit measured, for a tree without git metadata")
+    ap.add_argument(
+        "--commit", default=None, help="the commit measured, for a tree without git metadata"
+    )
     args = ap.parse_args(argv)
     import cupy
 
@@ -113,10 +131,12 @@ def main(argv=None):
         print(f"cuda.compute unavailable: {peers.cub_error}", file=sys.stderr)
     ctx = Context(_timing.copy_bandwidth(1 << 31), cc)
     cub = "" if cc is None else f", cuda-cccl {_version('cuda-cccl')} (CUB)"
-    ctx.lines += [f"device: {info['device']} ({info['sm_count']} SMs), driver {_driver()}, "
-                  f"CuPy {cupy.__version__}{cub}, commit {commit}, "
-                  f"{datetime.date.today().isoformat()}",
-                  f"measured copy bandwidth (read + write, 2 GiB): {ctx.copy:.0f} GB/s"]
+    ctx.lines += [
+        f"device: {info['device']} ({info['sm_count']} SMs), driver {_driver()}, "
+        f"CuPy {cupy.__version__}{cub}, commit {commit}, "
+        f"{datetime.date.today().isoformat()}",
+        f"measured copy bandwidth (read + write, 2 GiB): {ctx.copy:.0f} GB/s",
+    ]
     with contextlib.ExitStack() as stack:
         for family, selector, fields in args.override:
             stack.enter_context(prim.tuning.override(family, selector=selector, **fields))
@@ -130,8 +150,9 @@ def main(argv=None):
     if args.csv:
         write_csv(args.csv, ctx.records, ctx.lines[:2])
     if args.out:
-        sections = page_sections(ctx.lines[2:], ctx.sections,
-                                 ctx.lines[0].removeprefix("device: "), ctx.lines[1])
+        sections = page_sections(
+            ctx.lines[2:], ctx.sections, ctx.lines[0].removeprefix("device: "), ctx.lines[1]
+        )
         old = None
         if os.path.exists(args.out):
             with open(args.out) as f:

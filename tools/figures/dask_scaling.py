@@ -78,12 +78,13 @@ class Scale:
 
 
 SCALES = {
-    "full": Scale(2**30, 2**31, 2**27, 2**12, 2**24, 2**25, 2**21, warmup=2, repeat=5,
-                  min_time=1.0),
-    "gpu1": Scale(2**26, 2**27, 2**23, 2**10, 2**20, 2**21, 2**17, warmup=1, repeat=3,
-                  min_time=1.0),
-    "test": Scale(2**11, 2**12, 2**10, 2**4, 2**9, 2**10, 2**8, warmup=1, repeat=1,
-                  min_time=0.0),
+    "full": Scale(
+        2**30, 2**31, 2**27, 2**12, 2**24, 2**25, 2**21, warmup=2, repeat=5, min_time=1.0
+    ),
+    "gpu1": Scale(
+        2**26, 2**27, 2**23, 2**10, 2**20, 2**21, 2**17, warmup=1, repeat=3, min_time=1.0
+    ),
+    "test": Scale(2**11, 2**12, 2**10, 2**4, 2**9, 2**10, 2**8, warmup=1, repeat=1, min_time=0.0),
 }
 
 
@@ -146,8 +147,10 @@ def poisson_block(r0, r1, m, width, gpu):
     rows = xp.arange(r0, r1, dtype=xp.int64)
     gi, gj = rows // width, rows % width
     offsets = xp.asarray([-width, -1, 0, 1, width], dtype=xp.int64)
-    valid = xp.stack([gi > 0, gj > 0, xp.ones(rows.shape, dtype=bool), gj < width - 1,
-                      gi < m // width - 1], axis=1)
+    valid = xp.stack(
+        [gi > 0, gj > 0, xp.ones(rows.shape, dtype=bool), gj < width - 1, gi < m // width - 1],
+        axis=1,
+    )
     row, k = xp.nonzero(valid)  # row-major: each row's columns ascending
     indices = (rows[row] + offsets[k] - h0).astype(xp.int32)
     data = xp.where(offsets == 0, 4.0, -1.0).astype(xp.float32)[k]
@@ -183,15 +186,20 @@ class Fingerprint:
     values: np.ndarray  # at the sampled positions
 
     def compare(self, ref):
-        """"exact", "close (...)" or "**differs** (...)" against the reference ``ref``."""
+        """ "exact", "close (...)" or "**differs** (...)" against the reference ``ref``."""
         if self.checksums == ref.checksums and self.dtype == ref.dtype:
             return "exact"
         if self.dtype.kind not in "fc" or self.values.shape != ref.values.shape:
             return "**differs**"
-        scale = max(float(np.max(np.abs(ref.values), initial=0.0)), abs(ref.total) / max(
-            ref.values.size, 1), np.finfo(np.float32).tiny)
-        err = max(float(np.max(np.abs(self.values.astype(np.float64) - ref.values), initial=0.0))
-                  / scale, abs(self.total - ref.total) / max(abs(ref.total), scale))
+        scale = max(
+            float(np.max(np.abs(ref.values), initial=0.0)),
+            abs(ref.total) / max(ref.values.size, 1),
+            np.finfo(np.float32).tiny,
+        )
+        err = max(
+            float(np.max(np.abs(self.values.astype(np.float64) - ref.values), initial=0.0)) / scale,
+            abs(self.total - ref.total) / max(abs(ref.total), scale),
+        )
         return f"close ({err:.1e})" if err <= RTOL else f"**differs** ({err:.1e})"
 
 
@@ -206,21 +214,31 @@ def fingerprint(client, result):
     lens = [int(c) for c in result.chunks[0]]
     offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     cuts = np.searchsorted(positions, offsets)
-    parts = [dask.delayed(digest, pure=True)(b, int(o), positions[a:e])
-             for b, o, a, e in zip(result.to_delayed().ravel(), offsets, cuts[:-1], cuts[1:])]
+    parts = [
+        dask.delayed(digest, pure=True)(b, int(o), positions[a:e])
+        for b, o, a, e in zip(result.to_delayed().ravel(), offsets, cuts[:-1], cuts[1:])
+    ]
     parts = client.gather(client.compute(parts))
     mask = (1 << 64) - 1
-    return Fingerprint(np.dtype(result.dtype),
-                       (sum(p[0] for p in parts) & mask, sum(p[1] for p in parts) & mask),
-                       sum(p[2] for p in parts), np.concatenate([p[3] for p in parts]))
+    return Fingerprint(
+        np.dtype(result.dtype),
+        (sum(p[0] for p in parts) & mask, sum(p[1] for p in parts) & mask),
+        sum(p[2] for p in parts),
+        np.concatenate([p[3] for p in parts]),
+    )
 
 
 class Inputs:
     """The inputs of a run, made on the workers of ``client`` and kept while they are in use."""
 
     def __init__(self, client, workers, scale, seed, gpu):
-        self.client, self.workers, self.scale, self.seed, self.gpu = (client, workers, scale,
-                                                                      seed, gpu)
+        self.client, self.workers, self.scale, self.seed, self.gpu = (
+            client,
+            workers,
+            scale,
+            seed,
+            gpu,
+        )
         self._key, self._value = None, None
 
     def _owner(self, i, count):
@@ -234,15 +252,29 @@ class Inputs:
         import dask.array as da
 
         sizes = [min(chunk, n - s) for s in range(0, n, chunk)]
-        futures = [self.client.submit(make_chunk, kind, seed, i, size, self.gpu,
-                                      key=f"dask-scaling-{kind}-{seed}-{n}-{chunk}-{i}",
-                                      workers=[self._owner(i, len(sizes))])
-                   for i, size in enumerate(sizes)]
+        futures = [
+            self.client.submit(
+                make_chunk,
+                kind,
+                seed,
+                i,
+                size,
+                self.gpu,
+                key=f"dask-scaling-{kind}-{seed}-{n}-{chunk}-{i}",
+                workers=[self._owner(i, len(sizes))],
+            )
+            for i, size in enumerate(sizes)
+        ]
         # persisted, as a user holds an array on a cluster: its chunks are the futures' data,
         # and a call's graph starts from them (no aliasing tasks in front of the work)
-        x = self.client.persist(da.concatenate([
-            da.from_delayed(f, (size,), dtype=kind, meta=self._meta(kind))
-            for f, size in zip(futures, sizes)]))
+        x = self.client.persist(
+            da.concatenate(
+                [
+                    da.from_delayed(f, (size,), dtype=kind, meta=self._meta(kind))
+                    for f, size in zip(futures, sizes)
+                ]
+            )
+        )
         return futures + [x], x
 
     def get(self, op, n):
@@ -269,17 +301,29 @@ class Inputs:
         width, r = sc.grid_width, sc.row_chunk
         assert m % width == 0 and r >= width, (m, width, r)
         bounds = [(s, min(s + r, m)) for s in range(0, m, r)]
-        blocks = [self.client.submit(poisson_block, r0, r1, m, width, self.gpu,
-                                     key=f"dask-scaling-poisson-{m}-{width}-{r0}-{r1}",
-                                     workers=[self._owner(i, len(bounds))])
-                  for i, (r0, r1) in enumerate(bounds)]
+        blocks = [
+            self.client.submit(
+                poisson_block,
+                r0,
+                r1,
+                m,
+                width,
+                self.gpu,
+                key=f"dask-scaling-poisson-{m}-{width}-{r0}-{r1}",
+                workers=[self._owner(i, len(bounds))],
+            )
+            for i, (r0, r1) in enumerate(bounds)
+        ]
         xf, x = self._array("float32", m, r, self.seed + 1)
         # the matrix made of its blocks where they live (their halos known here)
         A = pd.CSR.from_delayed(
-            blocks, [np.arange(*poisson_halo(r0, r1, m, width), dtype=np.int64)
-                     for r0, r1 in bounds], m, np.float32,
+            blocks,
+            [np.arange(*poisson_halo(r0, r1, m, width), dtype=np.int64) for r0, r1 in bounds],
+            m,
+            np.float32,
             row_chunks=[r1 - r0 for r0, r1 in bounds],
-            nnz=5 * m - 2 * width - 2 * (m // width))  # 5 per row less the grid's boundary
+            nnz=5 * m - 2 * width - 2 * (m // width),
+        )  # 5 per row less the grid's boundary
         return blocks + xf, (A, x)
 
 
@@ -346,8 +390,9 @@ def _settle(client, count, timeout=30.0):
     end = time.monotonic() + timeout
     while _scheduler_tasks(client) > count:
         if time.monotonic() > end:
-            raise RuntimeError(f"the scheduler still holds more than {count} tasks after "
-                               f"{timeout} s")
+            raise RuntimeError(
+                f"the scheduler still holds more than {count} tasks after {timeout} s"
+            )
         time.sleep(0.002)
 
 
@@ -369,8 +414,9 @@ def task_profile(client, op, data, held):
     del out
     groups, first, last = {}, float("inf"), float("-inf")
     for rec in ts.data:
-        g = groups.setdefault(key_split(rec["key"]),
-                              [0, 0.0, 0.0, 0.0, float("inf"), float("-inf")])
+        g = groups.setdefault(
+            key_split(rec["key"]), [0, 0.0, 0.0, 0.0, float("inf"), float("-inf")]
+        )
         g[0] += 1
         for ss in rec.get("startstops", ()):
             g[{"compute": 1, "transfer": 2}.get(ss["action"], 3)] += ss["stop"] - ss["start"]
@@ -384,14 +430,18 @@ def task_profile(client, op, data, held):
 def profile_lines(op, scaling, k, prof):
     """Markdown lines of a :func:`task_profile`."""
     wall, span, groups = prof
-    lines = [f"{op} {scaling}, {k} worker(s): wall {wall * 1e3:.2f} ms, tasks from first start "
-             f"to last end {span * 1e3:.2f} ms", "",
-             "| task group | tasks | compute ms | transfer ms | other ms | from ms | to ms |",
-             "|---|---|---|---|---|---|---|"]
-    for name, (count, comp, tran, other, t0, t1) in sorted(groups.items(),
-                                                           key=lambda g: g[1][4]):
-        lines.append(f"| {name} | {count} | {comp * 1e3:.2f} | {tran * 1e3:.2f} | "
-                     f"{other * 1e3:.2f} | {t0 * 1e3:.2f} | {t1 * 1e3:.2f} |")
+    lines = [
+        f"{op} {scaling}, {k} worker(s): wall {wall * 1e3:.2f} ms, tasks from first start "
+        f"to last end {span * 1e3:.2f} ms",
+        "",
+        "| task group | tasks | compute ms | transfer ms | other ms | from ms | to ms |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, (count, comp, tran, other, t0, t1) in sorted(groups.items(), key=lambda g: g[1][4]):
+        lines.append(
+            f"| {name} | {count} | {comp * 1e3:.2f} | {tran * 1e3:.2f} | "
+            f"{other * 1e3:.2f} | {t0 * 1e3:.2f} | {t1 * 1e3:.2f} |"
+        )
     return lines + [""]
 
 
@@ -399,20 +449,25 @@ def profile_lines(op, scaling, k, prof):
 
 
 @contextlib.contextmanager
-def cluster(kind, workers, devices=None, protocol="tcp", processes=False, rmm_pool=None,
-            nvlink=False):
+def cluster(
+    kind, workers, devices=None, protocol="tcp", processes=False, rmm_pool=None, nvlink=False
+):
     """(client, worker addresses in worker order, description) on a fresh cluster."""
     import distributed
 
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     # worker processes import this module's tasks from the checkout
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+        [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     if kind == "cpu":
-        cl = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                      processes=processes, dashboard_address=None)
-        what = (f"distributed.LocalCluster, {workers} single-threaded workers"
-                f"{' (processes)' if processes else ' in one process'}, NumPy chunks")
+        cl = distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=processes, dashboard_address=None
+        )
+        what = (
+            f"distributed.LocalCluster, {workers} single-threaded workers"
+            f"{' (processes)' if processes else ' in one process'}, NumPy chunks"
+        )
     else:
         os.environ["NCCL_NVLS_ENABLE"] = "0"  # NVLink multicast off, before any worker starts
         devices = list(devices if devices is not None else range(workers))[:workers]
@@ -423,8 +478,9 @@ def cluster(kind, workers, devices=None, protocol="tcp", processes=False, rmm_po
         client.wait_for_workers(workers)
         info = client.scheduler_info()["workers"]
         # in the order of the workers' names (0, 1, ...: worker i on the i-th GPU)
-        addrs = sorted(info, key=lambda a: (len(str(info[a].get("name"))),
-                                            str(info[a].get("name")), a))
+        addrs = sorted(
+            info, key=lambda a: (len(str(info[a].get("name"))), str(info[a].get("name")), a)
+        )
         yield client, addrs, what
 
 
@@ -438,35 +494,50 @@ def _gpu_cluster(workers, devices, protocol, rmm_pool=None, nvlink=False):
     if LocalCUDACluster is not None:
         # with an RMM pool, CuPy allocates from it too: buffers received over UCX and the
         # chunks' own memory come from one region, whose IPC mappings UCX keeps
-        pool = {} if rmm_pool is None else {"rmm_pool_size": rmm_pool,
-                                            "rmm_allocator_external_lib_list": ["cupy"]}
+        pool = (
+            {}
+            if rmm_pool is None
+            else {"rmm_pool_size": rmm_pool, "rmm_allocator_external_lib_list": ["cupy"]}
+        )
         if nvlink:  # UCX's CUDA IPC transport named (else UCX picks its transports itself)
             pool.update(enable_nvlink=True, enable_tcp_over_ucx=True)
-        cl = LocalCUDACluster(n_workers=workers, CUDA_VISIBLE_DEVICES=devices, protocol=protocol,
-                              dashboard_address=None, **pool)
-        return cl, (f"dask_cuda.LocalCUDACluster, {workers} workers on GPUs {gpus}, protocol "
-                    f"{protocol}{' (NVLink enabled)' if nvlink else ''}, NCCL_NVLS_ENABLE=0, "
-                    f"{'CuPy pool' if rmm_pool is None else f'RMM pool of {rmm_pool} (CuPy on it)'}"
-                    f", CuPy chunks")
+        cl = LocalCUDACluster(
+            n_workers=workers,
+            CUDA_VISIBLE_DEVICES=devices,
+            protocol=protocol,
+            dashboard_address=None,
+            **pool,
+        )
+        return cl, (
+            f"dask_cuda.LocalCUDACluster, {workers} workers on GPUs {gpus}, protocol "
+            f"{protocol}{' (NVLink enabled)' if nvlink else ''}, NCCL_NVLS_ENABLE=0, "
+            f"{'CuPy pool' if rmm_pool is None else f'RMM pool of {rmm_pool} (CuPy on it)'}"
+            f", CuPy chunks"
+        )
     if protocol != "tcp" or rmm_pool is not None or nvlink:
-        raise ValueError(f"protocol {protocol}, --rmm-pool and --nvlink need dask_cuda, which "
-                         f"is not installed")
+        raise ValueError(
+            f"protocol {protocol}, --rmm-pool and --nvlink need dask_cuda, which is not installed"
+        )
     # what LocalCUDACluster does for the placement: a nanny per GPU whose worker sees that GPU
     # first (CUDA_VISIBLE_DEVICES rotated), one thread each
     from distributed import Nanny, Scheduler, SpecCluster
 
-    print("dask_cuda is not installed: a SpecCluster of one nanny per GPU instead",
-          file=sys.stderr)
+    print("dask_cuda is not installed: a SpecCluster of one nanny per GPU instead", file=sys.stderr)
     spec = {}
     for i in range(workers):
         order = devices[i:] + devices[:i]
-        spec[i] = {"cls": Nanny, "options": {
-            "nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": ",".join(map(str, order)),
-                                   "NCCL_NVLS_ENABLE": "0"}}}
-    cl = SpecCluster(workers=spec, scheduler={"cls": Scheduler,
-                                              "options": {"dashboard": False}})
-    return cl, (f"distributed.SpecCluster (dask_cuda not installed), {workers} nanny workers "
-                f"on GPUs {gpus}, protocol tcp, NCCL_NVLS_ENABLE=0, CuPy chunks")
+        spec[i] = {
+            "cls": Nanny,
+            "options": {
+                "nthreads": 1,
+                "env": {"CUDA_VISIBLE_DEVICES": ",".join(map(str, order)), "NCCL_NVLS_ENABLE": "0"},
+            },
+        }
+    cl = SpecCluster(workers=spec, scheduler={"cls": Scheduler, "options": {"dashboard": False}})
+    return cl, (
+        f"distributed.SpecCluster (dask_cuda not installed), {workers} nanny workers "
+        f"on GPUs {gpus}, protocol tcp, NCCL_NVLS_ENABLE=0, CuPy chunks"
+    )
 
 
 def _worker_device():
@@ -486,6 +557,7 @@ def _size(n):
 def plan(ops, workers, scale):
     """The runs per worker count: (op, scaling, n), n in rows for spmv; and the untimed
     reference runs of the smallest worker count (the weak-scaling inputs of the others)."""
+
     def size(op, scaling, k):
         if op == "spmv":
             return scale.rows_per_worker * k if scaling == "weak" else scale.total_rows
@@ -494,8 +566,10 @@ def plan(ops, workers, scale):
     runs = {k: [(op, s, size(op, s, k)) for s in SCALINGS for op in ops] for k in workers}
     first = min(workers)
     have = {(op, n) for op, _, n in runs[first]}
-    extra = sorted({(op, n) for k in workers for op, _, n in runs[k] if (op, n) not in have},
-                   key=lambda c: (ops.index(c[0]), c[1]))
+    extra = sorted(
+        {(op, n) for k in workers for op, _, n in runs[k] if (op, n) not in have},
+        key=lambda c: (ops.index(c[0]), c[1]),
+    )
     return runs, extra
 
 
@@ -521,9 +595,9 @@ def run(args):
     records, refs, header = [], {}, []
     profiles = [] if getattr(args, "profile", None) else None
     for k in workers:
-        with cluster(args.cluster, k, args.devices, args.protocol, args.processes,
-                     args.rmm_pool, args.nvlink) as \
-                (client, addrs, what):
+        with cluster(
+            args.cluster, k, args.devices, args.protocol, args.processes, args.rmm_pool, args.nvlink
+        ) as (client, addrs, what):
             device = client.run(_worker_device, workers=addrs[:1])[addrs[0]]
             header.append(f"{k} worker(s): {what}; device {device}")
             print(header[-1], flush=True)
@@ -531,20 +605,27 @@ def run(args):
             for op, scaling, n in runs[k]:
                 data = inputs.get(op, n)
                 held = _scheduler_tasks(client)
-                sec, out = timed(client, op, data, scale.warmup, scale.repeat, scale.min_time,
-                                 held)
+                sec, out = timed(client, op, data, scale.warmup, scale.repeat, scale.min_time, held)
                 fp = fingerprint(client, out)
                 del out
                 if profiles is not None:
-                    profiles += profile_lines(op, scaling, k, task_profile(client, op, data,
-                                                                           held))
+                    profiles += profile_lines(op, scaling, k, task_profile(client, op, data, held))
                 ref = refs.setdefault((op, n), (k, fp))
-                rec = dict(op=op, scaling=scaling, workers=k, n=n, ms=sec * 1e3,
-                           gbs=nbytes(op, n, data) / sec / 1e9 / k,
-                           same="reference" if ref[0] == k else fp.compare(ref[1]))
+                rec = dict(
+                    op=op,
+                    scaling=scaling,
+                    workers=k,
+                    n=n,
+                    ms=sec * 1e3,
+                    gbs=nbytes(op, n, data) / sec / 1e9 / k,
+                    same="reference" if ref[0] == k else fp.compare(ref[1]),
+                )
                 records.append(rec)
-                print(f"{op} {scaling} workers={k} n={_size(n)}: {rec['ms']:.2f} ms, "
-                      f"{_gbs(rec['gbs'])} GB/s per worker, {rec['same']}", flush=True)
+                print(
+                    f"{op} {scaling} workers={k} n={_size(n)}: {rec['ms']:.2f} ms, "
+                    f"{_gbs(rec['gbs'])} GB/s per worker, {rec['same']}",
+                    flush=True,
+                )
                 data = None  # the input is released when the next one replaces it
             if k == workers[0]:
                 for op, n in extra:  # references for the other worker counts' inputs
@@ -567,15 +648,29 @@ def _efficiency(records):
         r["efficiency"] = None
         if base is not None:
             k = r["workers"]
-            r["efficiency"] = (base["ms"] / r["ms"] if r["scaling"] == "weak"
-                               else base["ms"] / (k * r["ms"]))
+            r["efficiency"] = (
+                base["ms"] / r["ms"] if r["scaling"] == "weak" else base["ms"] / (k * r["ms"])
+            )
         target = TARGETS.get(r["op"])
-        r["target"] = target if (r["scaling"] == "weak" and r["workers"] == TARGET_WORKERS
-                                 and target is not None) else None
+        r["target"] = (
+            target
+            if (r["scaling"] == "weak" and r["workers"] == TARGET_WORKERS and target is not None)
+            else None
+        )
 
 
-COLUMNS = ["op", "scaling", "workers", "n", "time ms", "GB/s per GPU", "efficiency", "target",
-           "met", "same result as the fewest workers"]
+COLUMNS = [
+    "op",
+    "scaling",
+    "workers",
+    "n",
+    "time ms",
+    "GB/s per GPU",
+    "efficiency",
+    "target",
+    "met",
+    "same result as the fewest workers",
+]
 
 
 def _gbs(v):
@@ -586,52 +681,105 @@ def table(records):
     """The Markdown table of ``records``."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     order = {op: i for i, op in enumerate(OPS)}
-    for r in sorted(records, key=lambda r: (order[r["op"]], SCALINGS.index(r["scaling"]),
-                                            r["workers"])):
+    for r in sorted(
+        records, key=lambda r: (order[r["op"]], SCALINGS.index(r["scaling"]), r["workers"])
+    ):
         eff, target = r["efficiency"], r["target"]
         met = "" if target is None or eff is None else ("yes" if eff >= target else "**no**")
         n = _size(r["n"]) + (" rows" if r["op"] == "spmv" else "")
-        lines.append("| " + " | ".join([
-            r["op"], r["scaling"], str(r["workers"]), n, f"{r['ms']:.2f}", _gbs(r["gbs"]),
-            "" if eff is None else f"{100 * eff:.0f}%",
-            "" if target is None else f">= {100 * target:.0f}%", met, r["same"]]) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    r["op"],
+                    r["scaling"],
+                    str(r["workers"]),
+                    n,
+                    f"{r['ms']:.2f}",
+                    _gbs(r["gbs"]),
+                    "" if eff is None else f"{100 * eff:.0f}%",
+                    "" if target is None else f">= {100 * target:.0f}%",
+                    met,
+                    r["same"],
+                ]
+            )
+            + " |"
+        )
     return lines
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m tools.figures.dask_scaling",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2],
-                    help="worker counts, one cluster each (one GPU per worker)")
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.figures.dask_scaling", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        help="worker counts, one cluster each (one GPU per worker)",
+    )
     ap.add_argument("--out", default=None, help="the Markdown table")
     ap.add_argument("--scale", choices=sorted(SCALES), default="full")
     ap.add_argument("--cluster", choices=["cuda", "cpu"], default="cuda")
     ap.add_argument("--ops", nargs="+", choices=OPS, default=list(OPS))
-    ap.add_argument("--devices", type=int, nargs="+", default=None,
-                    help="GPUs handed to the workers, worker i the i-th (default 0, 1, ...)")
-    ap.add_argument("--protocol", choices=["tcp", "ucx"], default="tcp",
-                    help="dask_cuda's transport between workers")
-    ap.add_argument("--processes", action="store_true",
-                    help="--cluster cpu: workers in processes (default: threads of this one)")
+    ap.add_argument(
+        "--devices",
+        type=int,
+        nargs="+",
+        default=None,
+        help="GPUs handed to the workers, worker i the i-th (default 0, 1, ...)",
+    )
+    ap.add_argument(
+        "--protocol",
+        choices=["tcp", "ucx"],
+        default="tcp",
+        help="dask_cuda's transport between workers",
+    )
+    ap.add_argument(
+        "--processes",
+        action="store_true",
+        help="--cluster cpu: workers in processes (default: threads of this one)",
+    )
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--chunk", type=int, default=None,
-                    help="elements per chunk (default: the scale's; a power of two dividing the "
-                         "per-worker size keeps every worker's share whole chunks)")
-    ap.add_argument("--row-chunk", type=int, default=None,
-                    help="SpMV rows per block (default: the scale's; a multiple of the grid "
-                         "width)")
-    ap.add_argument("--rmm-pool", default=None,
-                    help="each GPU worker's RMM pool size (e.g. 64GB), CuPy allocating from it "
-                         "(default: CuPy's own pool)")
-    ap.add_argument("--nvlink", action="store_true",
-                    help="--protocol ucx: enable dask_cuda's NVLink (UCX's CUDA IPC) transport")
-    ap.add_argument("--min-time", type=float, default=None,
-                    help="more timed calls of a short op, until they take this many seconds "
-                         f"(at most {MAX_REPEAT}; default: the scale's)")
-    ap.add_argument("--profile", default=None,
-                    help="write here, for every run, one more call's tasks from Dask's task "
-                         "stream: per task group the count and the workers' compute and "
-                         "transfer time")
+    ap.add_argument(
+        "--chunk",
+        type=int,
+        default=None,
+        help="elements per chunk (default: the scale's; a power of two dividing the "
+        "per-worker size keeps every worker's share whole chunks)",
+    )
+    ap.add_argument(
+        "--row-chunk",
+        type=int,
+        default=None,
+        help="SpMV rows per block (default: the scale's; a multiple of the grid width)",
+    )
+    ap.add_argument(
+        "--rmm-pool",
+        default=None,
+        help="each GPU worker's RMM pool size (e.g. 64GB), CuPy allocating from it "
+        "(default: CuPy's own pool)",
+    )
+    ap.add_argument(
+        "--nvlink",
+        action="store_true",
+        help="--protocol ucx: enable dask_cuda's NVLink (UCX's CUDA IPC) transport",
+    )
+    ap.add_argument(
+        "--min-time",
+        type=float,
+        default=None,
+        help="more timed calls of a short op, until they take this many seconds "
+        f"(at most {MAX_REPEAT}; default: the scale's)",
+    )
+    ap.add_argument(
+        "--profile",
+        default=None,
+        help="write here, for every run, one more call's tasks from Dask's task "
+        "stream: per task group the count and the workers' compute and "
+        "transfer time",
+    )
     args = ap.parse_args(argv)
     if min(args.workers) < 1:
         ap.error("--workers must be positive")
@@ -646,13 +794,17 @@ def main(argv=None):
     if sc.row_chunk % sc.grid_width:
         ap.error(f"--row-chunk must be a multiple of the grid width ({sc.grid_width})")
     records, header = run(args)
-    lines = [f"primitives.dask scaling, --scale {args.scale} ({_size(sc.per_worker)} per worker "
-             f"weak, {_size(sc.total)} in all strong, chunks of {_size(sc.chunk)}; SpMV "
-             f"{_size(sc.rows_per_worker)} rows per worker weak, {_size(sc.total_rows)} strong), "
-             f"{datetime.date.today().isoformat()}; wall-clock medians of at least {sc.repeat} "
-             f"runs (more, up to {MAX_REPEAT}, until {sc.min_time:g} s of them) after "
-             f"{sc.warmup} warm-up(s), each from its inputs alone on the cluster", *header, "",
-             *table(records)]
+    lines = [
+        f"primitives.dask scaling, --scale {args.scale} ({_size(sc.per_worker)} per worker "
+        f"weak, {_size(sc.total)} in all strong, chunks of {_size(sc.chunk)}; SpMV "
+        f"{_size(sc.rows_per_worker)} rows per worker weak, {_size(sc.total_rows)} strong), "
+        f"{datetime.date.today().isoformat()}; wall-clock medians of at least {sc.repeat} "
+        f"runs (more, up to {MAX_REPEAT}, until {sc.min_time:g} s of them) after "
+        f"{sc.warmup} warm-up(s), each from its inputs alone on the cluster",
+        *header,
+        "",
+        *table(records),
+    ]
     text = "\n".join(lines)
     print("\n" + text)
     if args.out:

@@ -21,27 +21,37 @@ import numpy as np
 import primitives as prim
 
 #: (work, n, chunks, target: the largest ours/cupy ratio the issue asks, or None)
-CASES = (("sort uint32", 2**29, 8, 1.0), ("argsort uint32", 2**28, 8, None),
-         ("topk k=1000 float32", 2**29, 8, None))
+CASES = (
+    ("sort uint32", 2**29, 8, 1.0),
+    ("argsort uint32", 2**28, 8, None),
+    ("topk k=1000 float32", 2**29, 8, None),
+)
 
 #: the graph's overhead: (work, n, chunks, target: the largest dask/one-array ratio)
-OVERHEAD = (("sum float32", 2**30, 8, 1.15), ("histogram float32, 256 bins, range", 2**30, 8, 1.2),
-            ("cumsum float32", 2**30, 8, 1.3))
+OVERHEAD = (
+    ("sum float32", 2**30, 8, 1.15),
+    ("histogram float32, 256 bins, range", 2**30, 8, 1.2),
+    ("cumsum float32", 2**30, 8, 1.3),
+)
 
 
 #: the page section's first words under its header line
-CAPTION = ("`primitives.dask` on one GPU with the threaded scheduler and CuPy chunks: every Dask "
-           "call timed from the call to its chunks computed in memory (`dask.persist`), graph "
-           "building and the eager steps included. The first table against CuPy on the whole "
-           "array; the second, the graph's overhead: each Dask call against the same "
-           "`primitives` call on the one array, and against `dask.array`'s own call on the same "
-           "chunks.")
+CAPTION = (
+    "`primitives.dask` on one GPU with the threaded scheduler and CuPy chunks: every Dask "
+    "call timed from the call to its chunks computed in memory (`dask.persist`), graph "
+    "building and the eager steps included. The first table against CuPy on the whole "
+    "array; the second, the graph's overhead: each Dask call against the same "
+    "`primitives` call on the one array, and against `dask.array`'s own call on the same "
+    "chunks."
+)
 
 
 def _persisted(dask, arrays):
     """A callable computing ``arrays()``'s chunks into memory (threaded scheduler)."""
+
     def fn():
         dask.persist(*arrays(), scheduler="threads")
+
     return fn
 
 
@@ -55,8 +65,21 @@ def run(ctx):
 
     rng = cp.random.default_rng(2026)
     ctx.lines += ["", CAPTION]
-    ctx.table(["work", "n", "chunks", "dask ms", "cupy ms", "prim ms (one array)",
-               "dask / cupy", "target", "met", "chunk sizes max/min", "same result"])
+    ctx.table(
+        [
+            "work",
+            "n",
+            "chunks",
+            "dask ms",
+            "cupy ms",
+            "prim ms (one array)",
+            "dask / cupy",
+            "target",
+            "met",
+            "chunk sizes max/min",
+            "same result",
+        ]
+    )
     for work, n, parts, target in CASES:
         if work.endswith("uint32"):
             host = (rng.random(n, dtype=cp.float64) * 2**32).astype(cp.uint32)
@@ -64,13 +87,19 @@ def run(ctx):
             host = rng.random(n, dtype=cp.float32)
         x = da.from_array(host, chunks=n // parts, asarray=False)
         if work.startswith("sort"):
-            ours, peer, one = (lambda: (pd.sort(x),)), (lambda: cp.sort(host)), \
-                (lambda: prim.sort(host))
+            ours, peer, one = (
+                (lambda: (pd.sort(x),)),
+                (lambda: cp.sort(host)),
+                (lambda: prim.sort(host)),
+            )
             out = pd.sort(x)
             ok = bool(cp.array_equal(out.compute(scheduler="threads"), cp.sort(host)))
         elif work.startswith("argsort"):
-            ours, peer, one = (lambda: (pd.argsort(x),)), (lambda: cp.argsort(host)), \
-                (lambda: prim.argsort(host))
+            ours, peer, one = (
+                (lambda: (pd.argsort(x),)),
+                (lambda: cp.argsort(host)),
+                (lambda: prim.argsort(host)),
+            )
             out = pd.argsort(x)
             ok = bool(cp.array_equal(host[out.compute(scheduler="threads")], cp.sort(host)))
         else:
@@ -81,22 +110,38 @@ def run(ctx):
             ok = bool(cp.array_equal(out.compute(scheduler="threads"), cp.sort(host)[::-1][:1000]))
         sizes = np.array(out.chunks[0])
         balance = sizes.max() / max(sizes.min(), 1)
-        t = ctx.bench({"dask": _persisted(dask, ours), "cupy": peer, "prim": one},
-                      rounds=2, warmup=2, repeat=5)
+        t = ctx.bench(
+            {"dask": _persisted(dask, ours), "cupy": peer, "prim": one},
+            rounds=2,
+            warmup=2,
+            repeat=5,
+        )
         ratio = t["dask"] / t["cupy"]
-        met = "" if target is None else (
-            "yes" if ratio <= target and (balance <= 1.1 or sizes.size == 1) else "**no**")
-        ctx.add(work, f"2^{n.bit_length() - 1}", parts, f"{t['dask']:.2f}", f"{t['cupy']:.2f}",
-                f"{t['prim']:.2f}", f"{ratio:.2f}",
-                "" if target is None else f"<= {target:g}, sizes within 10%", met,
-                f"{balance:.3f}", "yes" if ok else "**NO**")
+        met = (
+            ""
+            if target is None
+            else ("yes" if ratio <= target and (balance <= 1.1 or sizes.size == 1) else "**no**")
+        )
+        ctx.add(
+            work,
+            f"2^{n.bit_length() - 1}",
+            parts,
+            f"{t['dask']:.2f}",
+            f"{t['cupy']:.2f}",
+            f"{t['prim']:.2f}",
+            f"{ratio:.2f}",
+            "" if target is None else f"<= {target:g}, sizes within 10%",
+            met,
+            f"{balance:.3f}",
+            "yes" if ok else "**NO**",
+        )
         del x, host, out
         cp.get_default_memory_pool().free_all_blocks()
 
     # spmv: a random 2^22-row matrix, 16 nonzeros per row, rows in 8 partitions
     m, nnz_row = 2**22, 16
     rows = np.repeat(np.arange(m, dtype=np.int64), nnz_row)
-    cols = (rows + np.random.default_rng(1).integers(-2**16, 2**16, rows.size)) % m
+    cols = (rows + np.random.default_rng(1).integers(-(2**16), 2**16, rows.size)) % m
     M = sp.csr_matrix((np.ones(rows.size, np.float32), (rows, cols)), shape=(m, m))
     A = pd.CSR(M, m // 8)
     xv = rng.random(m, dtype=cp.float32)
@@ -104,10 +149,25 @@ def run(ctx):
     one = prim.sparse.CSR(M)
     y = pd.spmv(A, x).compute(scheduler="threads")
     ok = bool(cp.allclose(y, prim.spmv(one, xv), rtol=1e-5))
-    t = ctx.bench({"dask": _persisted(dask, lambda: (pd.spmv(A, x),)),
-                   "prim": lambda: prim.spmv(one, xv)}, rounds=2, warmup=2, repeat=5)
-    ctx.add("spmv float32, 16 nnz/row, halo +-2^16", "2^22 rows", 8, f"{t['dask']:.2f}", "",
-            f"{t['prim']:.2f}", "", "", "", "", "yes" if ok else "**NO**")
+    t = ctx.bench(
+        {"dask": _persisted(dask, lambda: (pd.spmv(A, x),)), "prim": lambda: prim.spmv(one, xv)},
+        rounds=2,
+        warmup=2,
+        repeat=5,
+    )
+    ctx.add(
+        "spmv float32, 16 nnz/row, halo +-2^16",
+        "2^22 rows",
+        8,
+        f"{t['dask']:.2f}",
+        "",
+        f"{t['prim']:.2f}",
+        "",
+        "",
+        "",
+        "",
+        "yes" if ok else "**NO**",
+    )
 
     _overhead(ctx, cp, dask, da, pd)
 
@@ -115,8 +175,21 @@ def run(ctx):
 def _overhead(ctx, cp, dask, da, pd):
     """The second table: each Dask call against the library's call on the one array, and
     against dask.array's own call on the same CuPy chunks."""
-    ctx.table(["work", "n", "chunks", "dask ms", "prim ms (one array)", "dask.array ms",
-               "dask / prim", "target", "met", "faster than dask.array", "same result"])
+    ctx.table(
+        [
+            "work",
+            "n",
+            "chunks",
+            "dask ms",
+            "prim ms (one array)",
+            "dask.array ms",
+            "dask / prim",
+            "target",
+            "met",
+            "faster than dask.array",
+            "same result",
+        ]
+    )
     rng = cp.random.default_rng(2027)
     for work, n, parts, target in OVERHEAD:
         _overhead_row(ctx, cp, dask, da, pd, rng, work, n, parts, target)
@@ -158,6 +231,16 @@ def _overhead_row(ctx, cp, dask, da, pd, rng, work, n, parts, target):
     ratio = t["dask"] / t["prim"]
     faster = failed or ("yes" if t["dask"] < t["dask.array"] else "**no**")
     met = "yes" if ratio <= target and faster != "**no**" else "**no**"
-    ctx.add(work, f"2^{n.bit_length() - 1}", parts, f"{t['dask']:.2f}", f"{t['prim']:.2f}",
-            failed or f"{t['dask.array']:.2f}", f"{ratio:.2f}", f"<= {target:g}", met, faster,
-            "yes" if ok else "**NO**")
+    ctx.add(
+        work,
+        f"2^{n.bit_length() - 1}",
+        parts,
+        f"{t['dask']:.2f}",
+        f"{t['prim']:.2f}",
+        failed or f"{t['dask.array']:.2f}",
+        f"{ratio:.2f}",
+        f"<= {target:g}",
+        met,
+        faster,
+        "yes" if ok else "**NO**",
+    )

@@ -48,9 +48,11 @@ def run(ctx):
 
     ctx.peer_table()
     # -- float32, 256 bins: ours equal NumPy's bins; the peers are checked by their total ---------
-    fns = {"histogram": lambda: prim.histogram(xf, 256, (0.0, 1.0)),
-           "histogram_even": lambda: prim.histogram_even(xf, 256, 0.0, 1.0),
-           "cupy.histogram": lambda: cupy.histogram(xf, 256, (0.0, 1.0))}
+    fns = {
+        "histogram": lambda: prim.histogram(xf, 256, (0.0, 1.0)),
+        "histogram_even": lambda: prim.histogram_even(xf, 256, 0.0, 1.0),
+        "cupy.histogram": lambda: cupy.histogram(xf, 256, (0.0, 1.0)),
+    }
     if ctx.cc is not None:
         fns["CUB histogram_even"] = cub_histogram_even(xf, 256, 0.0, 1.0, np.float32)
     want_f = np.histogram(cupy.asnumpy(xf), 256, (0.0, 1.0))[0]
@@ -70,11 +72,13 @@ def run(ctx):
         if want is None:
             want = np.zeros(256, np.int64)
             want[77] = N
-        fns = {"histogram": lambda x=x: prim.histogram(x, 256, (0, 256)),
-               "histogram_even": lambda x=x: prim.histogram_even(x, 256, 0, 256),
-               "bincount": lambda x=x: prim.bincount(x, minlength=256),
-               "cupy.bincount": lambda x=x: cupy.bincount(x, minlength=256),
-               "cupy.histogram": lambda x=x: cupy.histogram(x, 256, (0, 256))}
+        fns = {
+            "histogram": lambda x=x: prim.histogram(x, 256, (0, 256)),
+            "histogram_even": lambda x=x: prim.histogram_even(x, 256, 0, 256),
+            "bincount": lambda x=x: prim.bincount(x, minlength=256),
+            "cupy.bincount": lambda x=x: cupy.bincount(x, minlength=256),
+            "cupy.histogram": lambda x=x: cupy.histogram(x, 256, (0, 256)),
+        }
         if ctx.cc is not None:
             fns["CUB histogram_even"] = cub_histogram_even(x, 256, 0, 256, np.int32)
         for name, f in fns.items():
@@ -83,8 +87,7 @@ def run(ctx):
         times[label] = t
         for ours in ("histogram", "histogram_even", "bincount"):
             for peer in [p for p in fns if p.startswith(("cupy", "CUB"))]:
-                ctx.peer_row(f"{ours} uint8 256 bins, {label}", N, t[ours], x.nbytes, peer,
-                             t[peer])
+                ctx.peer_row(f"{ours} uint8 256 bins, {label}", N, t[ours], x.nbytes, peer, t[peer])
     ctx.table(["uint8 2^28, 256 bins", "all equal / uniform time"])
     for name in times["uniform"]:
         ctx.add(name, f"{times['all equal'][name] / times['uniform'][name]:.3f}")
@@ -95,36 +98,61 @@ def run(ctx):
         ours = cupy.asnumpy(prim.histogram(xf, nb, (0.0, 1.0))[0])
         if nb < (1 << 20):
             sub = cupy.asnumpy(xf[: 1 << 24])
-            assert np.array_equal(cupy.asnumpy(prim.histogram(xf[: 1 << 24], nb, (0.0, 1.0))[0]),
-                                  np.histogram(sub, nb, (0.0, 1.0))[0]), f"{nb} bins"
+            assert np.array_equal(
+                cupy.asnumpy(prim.histogram(xf[: 1 << 24], nb, (0.0, 1.0))[0]),
+                np.histogram(sub, nb, (0.0, 1.0))[0],
+            ), f"{nb} bins"
         assert ours.sum() == N
-        fns = {"histogram": lambda nb=nb: prim.histogram(xf, nb, (0.0, 1.0)),
-               "cupy.histogram": lambda nb=nb: cupy.histogram(xf, nb, (0.0, 1.0))}
+        fns = {
+            "histogram": lambda nb=nb: prim.histogram(xf, nb, (0.0, 1.0)),
+            "cupy.histogram": lambda nb=nb: cupy.histogram(xf, nb, (0.0, 1.0)),
+        }
         if ctx.cc is not None:
             fns["CUB histogram_even"] = cub_histogram_even(xf, nb, 0.0, 1.0, np.float32)
         t = ctx.bench(fns)
         for peer in list(fns)[1:]:
-            ctx.peer_row(f"histogram float32 {nb} bins ({histograms.auto_variant(nb)})", N,
-                         t["histogram"], xf.nbytes, peer, t[peer])
+            ctx.peer_row(
+                f"histogram float32 {nb} bins ({histograms.auto_variant(nb)})",
+                N,
+                t["histogram"],
+                xf.nbytes,
+                peer,
+                t[peer],
+            )
 
     # -- RGB image --------------------------------------------------------------------------------
     img = rng.integers(0, 256, (8192, 8192, 3), dtype=cupy.int32).astype(cupy.uint8)
-    want = np.stack([cupy.asnumpy(cupy.bincount(img[..., c].ravel(), minlength=256))
-                     for c in range(3)])
+    want = np.stack(
+        [cupy.asnumpy(cupy.bincount(img[..., c].ravel(), minlength=256)) for c in range(3)]
+    )
     check_eq("histogram_channels", prim.histogram_channels(img), want)
-    t = ctx.bench({"ours": lambda: prim.histogram_channels(img),
-                   "3 x cupy.bincount": lambda: [cupy.bincount(img[..., c].ravel(), minlength=256)
-                                                 for c in range(3)]})
-    ctx.peer_row("histogram_channels RGB 8192x8192 uint8", img.size, t["ours"], img.nbytes,
-                 "3 x cupy.bincount", t["3 x cupy.bincount"])
+    t = ctx.bench(
+        {
+            "ours": lambda: prim.histogram_channels(img),
+            "3 x cupy.bincount": lambda: [
+                cupy.bincount(img[..., c].ravel(), minlength=256) for c in range(3)
+            ],
+        }
+    )
+    ctx.peer_row(
+        "histogram_channels RGB 8192x8192 uint8",
+        img.size,
+        t["ours"],
+        img.nbytes,
+        "3 x cupy.bincount",
+        t["3 x cupy.bincount"],
+    )
     img = None  # frees the image (the timed lambdas are done with it)
 
     # -- every variant on uniform / contended data ------------------------------------------------
     sky_image = cupy.asarray(sky(NV, np.random.default_rng(0)))
-    data = {"uint8 uniform": u8[:NV], "uint8 all equal": eq8[:NV], "uint8 sky image": sky_image,
-            "float32 uniform": xf[:NV]}
-    ctx.table(["variant (2^26 samples, 256 bins)"] + [f"{k} ms" for k in data]
-              + ["sky vs uniform"])
+    data = {
+        "uint8 uniform": u8[:NV],
+        "uint8 all equal": eq8[:NV],
+        "uint8 sky image": sky_image,
+        "float32 uniform": xf[:NV],
+    }
+    ctx.table(["variant (2^26 samples, 256 bins)"] + [f"{k} ms" for k in data] + ["sky vs uniform"])
     rows = {}
     for label, x in data.items():
         rng_ = (0.0, 1.0) if x.dtype == cupy.float32 else (0, 256)
@@ -136,15 +164,20 @@ def run(ctx):
             fns[v] = lambda v=v, x=x: prim.histogram_even(x, 256, *rng_, variant=v)
         rows[label] = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
     for v in histograms.VARIANTS:
-        ctx.add(v, *[f"{rows[k][v]:.4f}" for k in data],
-                f"{rows['uint8 sky image'][v] / rows['uint8 uniform'][v]:.2f}x")
+        ctx.add(
+            v,
+            *[f"{rows[k][v]:.4f}" for k in data],
+            f"{rows['uint8 sky image'][v] / rows['uint8 uniform'][v]:.2f}x",
+        )
 
     # -- sweeps for the plot ----------------------------------------------------------------------
     sweeps = {"bins": {}, "contention": {}}
     x = xf
     for nb in (2, 16, 64, 256, 1024, 4096, 16384, 65536, 1 << 18, 1 << 20):
-        fns = {"primitives": lambda nb=nb: prim.histogram(x, nb, (0.0, 1.0)),
-               "cupy.histogram": lambda nb=nb: cupy.histogram(x, nb, (0.0, 1.0))}
+        fns = {
+            "primitives": lambda nb=nb: prim.histogram(x, nb, (0.0, 1.0)),
+            "cupy.histogram": lambda nb=nb: cupy.histogram(x, nb, (0.0, 1.0)),
+        }
         if ctx.cc is not None:
             fns["CUB histogram_even"] = cub_histogram_even(x, nb, 0.0, 1.0, np.float32)
         t = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
@@ -153,13 +186,15 @@ def run(ctx):
     for p in (0.0, 0.5, 0.9, 0.99, 1.0):
         mask = rng.random(N, dtype=cupy.float32) < p
         y = cupy.where(mask, cupy.uint8(77), base)
-        fns = {"primitives": lambda y=y: prim.histogram(y, 256, (0, 256)),
-               "privatized": lambda y=y: prim.histogram_even(y, 256, 0, 256, variant="privatized"),
-               "coarsened_interleaved": lambda y=y: prim.histogram_even(
-                   y, 256, 0, 256, variant="coarsened_interleaved"),
-               "aggregated": lambda y=y: prim.histogram_even(y, 256, 0, 256,
-                                                             variant="aggregated"),
-               "cupy.bincount": lambda y=y: cupy.bincount(y, minlength=256)}
+        fns = {
+            "primitives": lambda y=y: prim.histogram(y, 256, (0, 256)),
+            "privatized": lambda y=y: prim.histogram_even(y, 256, 0, 256, variant="privatized"),
+            "coarsened_interleaved": lambda y=y: prim.histogram_even(
+                y, 256, 0, 256, variant="coarsened_interleaved"
+            ),
+            "aggregated": lambda y=y: prim.histogram_even(y, 256, 0, 256, variant="aggregated"),
+            "cupy.bincount": lambda y=y: cupy.bincount(y, minlength=256),
+        }
         if ctx.cc is not None:
             fns["CUB histogram_even"] = cub_histogram_even(y, 256, 0, 256, np.int32)
         t = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
@@ -167,8 +202,13 @@ def run(ctx):
     path = os.path.join(out_dir, "histogram_sweeps.json")
     with open(path, "w") as f:
         json.dump(sweeps, f, indent=1)
-    ctx.lines += ["", f"sweeps (GB/s) written to {os.path.basename(path)}",
-                  "```", json.dumps(sweeps), "```"]
+    ctx.lines += [
+        "",
+        f"sweeps (GB/s) written to {os.path.basename(path)}",
+        "```",
+        json.dumps(sweeps),
+        "```",
+    ]
 
 
 def plot(json_path, png_path):
@@ -205,5 +245,7 @@ if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--plot":
         plot(sys.argv[2], sys.argv[3])
     else:
-        print("usage: python -m tools.figures.histogram --plot SWEEPS.json OUT.png "
-              "(the measurements run through python -m tools.figures --family histogram)")
+        print(
+            "usage: python -m tools.figures.histogram --plot SWEEPS.json OUT.png "
+            "(the measurements run through python -m tools.figures --family histogram)"
+        )

@@ -17,10 +17,12 @@ import numpy as np
 import primitives as prim
 
 #: the page section's first words under its header line
-CAPTION = ("NumPy's everyday calls against CuPy's twins. \"bytes\": the least the call must move "
-           "(inputs read once, outputs written once; cumsum of int32 writes int64); \"% limit\": "
-           "the time those bytes take at the copy rate over ours; \"target\": what the NumPy-API "
-           "issue asks (its figures were set on an H100).")
+CAPTION = (
+    "NumPy's everyday calls against CuPy's twins. \"bytes\": the least the call must move "
+    '(inputs read once, outputs written once; cumsum of int32 writes int64); "% limit": '
+    'the time those bytes take at the copy rate over ours; "target": what the NumPy-API '
+    "issue asks (its figures were set on an H100)."
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +55,7 @@ def _narrow(dtype):
         else:
             x = rng.integers(-100, 100, 2**30, dtype=np.int32).astype(np.int8)
         return (lambda: prim.sum(x)), (lambda: cp.sum(x)), x.nbytes
+
     return make
 
 
@@ -62,8 +65,12 @@ def _axis_sum(shape, order, axis):
         if order == "F":
             x = cp.asfortranarray(x)
         out_bytes = x.nbytes // shape[axis]
-        return ((lambda: prim.sum(x, axis=axis)), (lambda: cp.sum(x, axis=axis)),
-                x.nbytes + out_bytes)
+        return (
+            (lambda: prim.sum(x, axis=axis)),
+            (lambda: cp.sum(x, axis=axis)),
+            x.nbytes + out_bytes,
+        )
+
     return make
 
 
@@ -71,8 +78,12 @@ def _axis_cumsum(axis):
     def make(cp, rng):
         x = rng.integers(0, 100, (2**12, 2**16), dtype=np.int32)
         out_bytes = x.size * 8  # NumPy's cumsum of int32 is int64
-        return ((lambda: prim.cumsum(x, axis=axis)), (lambda: cp.cumsum(x, axis=axis)),
-                x.nbytes + out_bytes)
+        return (
+            (lambda: prim.cumsum(x, axis=axis)),
+            (lambda: cp.cumsum(x, axis=axis)),
+            x.nbytes + out_bytes,
+        )
+
     return make
 
 
@@ -80,39 +91,55 @@ def _arg(name):
     def make(cp, rng):
         x = _f32(cp, rng, 2**28)
         return (lambda: getattr(prim, name)(x)), (lambda: getattr(cp, name)(x)), x.nbytes
+
     return make
 
 
 def _hist2d(cp, rng):
     x, y = _f32(cp, rng, 2**26) - 0.5, _f32(cp, rng, 2**26) - 0.5
     rng2 = [[0, 1], [0, 1]]
-    return ((lambda: prim.histogram2d(x, y, 256, rng2)[0]),
-            (lambda: cp.histogram2d(x, y, 256, rng2)[0]), x.nbytes + y.nbytes + 256 * 256 * 8)
+    return (
+        (lambda: prim.histogram2d(x, y, 256, rng2)[0]),
+        (lambda: cp.histogram2d(x, y, 256, rng2)[0]),
+        x.nbytes + y.nbytes + 256 * 256 * 8,
+    )
 
 
 def cases():
     """The figures' cases, with the targets of the NumPy-complete API issue."""
-    out = [Case("sum 2^30 bool", _narrow(np.bool_), 90), Case("sum 2^30 int8", _narrow(np.int8), 90)]
+    out = [
+        Case("sum 2^30 bool", _narrow(np.bool_), 90),
+        Case("sum 2^30 int8", _narrow(np.int8), 90),
+    ]
     for order in ("C", "F"):
         for axis in (0, 1):
             c_rows = order == "C" and axis == 0  # CuPy's slow case: 3.5x asked
-            out.append(Case(f"sum(axis={axis}) {order} (65536, 4096) float32",
-                            _axis_sum((2**16, 2**12), order, axis), 85, 3.5 if c_rows else 0.98))
+            out.append(
+                Case(
+                    f"sum(axis={axis}) {order} (65536, 4096) float32",
+                    _axis_sum((2**16, 2**12), order, axis),
+                    85,
+                    3.5 if c_rows else 0.98,
+                )
+            )
     for shape in ((2**26, 2), (2**24, 8), (2**22, 32), (2**8, 2**20)):
         out.append(Case(f"sum(axis=1) C {shape} float32", _axis_sum(shape, "C", 1), 80, 1.0))
-    out += [Case("cumsum(axis=0) (4096, 65536) int32", _axis_cumsum(0), 0, 10),
-            Case("cumsum(axis=1) (4096, 65536) int32", _axis_cumsum(1), 0, 6),
-            Case("argmax 2^28 float32", _arg("argmax"), 90, 1.0),
-            Case("argmin 2^28 float32", _arg("argmin"), 90, 1.0),
-            Case("histogram2d 2^26 float32 pairs, 256 x 256", _hist2d, 0, 10)]
+    out += [
+        Case("cumsum(axis=0) (4096, 65536) int32", _axis_cumsum(0), 0, 10),
+        Case("cumsum(axis=1) (4096, 65536) int32", _axis_cumsum(1), 0, 6),
+        Case("argmax 2^28 float32", _arg("argmax"), 90, 1.0),
+        Case("argmin 2^28 float32", _arg("argmin"), 90, 1.0),
+        Case("histogram2d 2^26 float32 pairs, 256 x 256", _hist2d, 0, 10),
+    ]
     return out
 
 
 def same(cp, a, b):
     """Whether ours and CuPy's results agree (float sums within rounding)."""
     a, b = cp.asnumpy(cp.asarray(a)), cp.asnumpy(cp.asarray(b))
-    return a.shape == b.shape and np.allclose(a.astype(np.float64), b.astype(np.float64),
-                                              rtol=1e-3, atol=1e-3)
+    return a.shape == b.shape and np.allclose(
+        a.astype(np.float64), b.astype(np.float64), rtol=1e-3, atol=1e-3
+    )
 
 
 def measure(ctx, case, cp, rng, peer=True):
@@ -129,14 +156,33 @@ def run(ctx, only=""):
 
     rng = cp.random.default_rng(2026)
     ctx.lines += ["", CAPTION]
-    ctx.table(["case", "ours ms", "cupy ms", "speed-up", "bytes", "% limit", "target", "met",
-               "same result"])
+    ctx.table(
+        [
+            "case",
+            "ours ms",
+            "cupy ms",
+            "speed-up",
+            "bytes",
+            "% limit",
+            "target",
+            "met",
+            "same result",
+        ]
+    )
     for case in cases():
         if only not in case.name:
             continue
         ours, peer_ms, nbytes, ok = measure(ctx, case, cp, rng)
         limit_ms = nbytes / (ctx.copy * 1e9) * 1e3
         pct, speedup = 100 * limit_ms / ours, peer_ms / ours
-        ctx.add(case.name, f"{ours:.4f}", f"{peer_ms:.4f}", f"{speedup:.2f}x",
-                f"{nbytes / 2**20:.0f} MiB", f"{pct:.0f}%", case.target(),
-                "yes" if case.met(pct, speedup) else "**no**", "yes" if ok else "**NO**")
+        ctx.add(
+            case.name,
+            f"{ours:.4f}",
+            f"{peer_ms:.4f}",
+            f"{speedup:.2f}x",
+            f"{nbytes / 2**20:.0f} MiB",
+            f"{pct:.0f}%",
+            case.target(),
+            "yes" if case.met(pct, speedup) else "**no**",
+            "yes" if ok else "**NO**",
+        )

@@ -85,10 +85,12 @@ def merge(old, new, order, device):
             continue
         other = device_of(lines)
         if other is not None and other != device:
-            raise ValueError(f"section {name!r} was measured on {other}, this run on {device}: "
-                             f"a page holds the figures of one kind of device. Move the other "
-                             f"device's sections to docs/perf-log/ (the month's file of the "
-                             f"family), or write this run to another file")
+            raise ValueError(
+                f"section {name!r} was measured on {other}, this run on {device}: "
+                f"a page holds the figures of one kind of device. Move the other "
+                f"device's sections to docs/perf-log/ (the month's file of the "
+                f"family), or write this run to another file"
+            )
         kept[name] = _trim(lines)
     sections = {**kept, **fresh}
     names = [n for n in order if n in sections] + [n for n in sections if n not in order]

@@ -24,11 +24,16 @@ def run(ctx):
     xi_h = rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int32)
     xi = cupy.asarray(xi_h)
     ctx.peer_table()
-    for op, x, host, acc in (("sum", xf, xf_h, np.float32), ("max", xf, xf_h, np.float32),
-                             ("sum", xi, xi_h, np.int64)):
+    for op, x, host, acc in (
+        ("sum", xf, xf_h, np.float32),
+        ("max", xf, xf_h, np.float32),
+        ("sum", xi, xi_h, np.int64),
+    ):
         checked(lambda: prim.reduce(x, op), host, op, acc, "production")
-        fns = {"ours": lambda: prim.reduce(x, op),
-               f"cupy.{op}": {"sum": lambda: cupy.sum(x), "max": lambda: cupy.max(x)}[op]}
+        fns = {
+            "ours": lambda: prim.reduce(x, op),
+            f"cupy.{op}": {"sum": lambda: cupy.sum(x), "max": lambda: cupy.max(x)}[op],
+        }
         if ctx.cc is not None:
             fns["CUB reduce_into"] = peers.cub_reduce(x, op, cupy.empty(1, dtype=acc))
         t = ctx.bench(fns)
@@ -43,5 +48,10 @@ def run(ctx):
     ctx.table(["ladder variant (sum float32, 2^26)", "ms", "GB/s read", "% copy", "vs alpha"])
     for v, ms in times.items():
         gbs = xl.nbytes / (ms * 1e-3) / 1e9
-        ctx.add(v, f"{ms:.4f}", f"{gbs:.0f}", f"{100 * gbs / ctx.copy:.1f}%",
-                f"{times['alpha'] / ms:.2f}x")
+        ctx.add(
+            v,
+            f"{ms:.4f}",
+            f"{gbs:.0f}",
+            f"{100 * gbs / ctx.copy:.1f}%",
+            f"{times['alpha'] / ms:.2f}x",
+        )

@@ -17,8 +17,11 @@ def run(ctx):
     ctx.peer_table()
     variants = {}
     for dt in (np.dtype(np.int32), np.dtype(np.float32)):
-        host = (rng.integers(-1000, 1000, n, dtype=dt) if dt.kind == "i"
-                else rng.random(n, dtype=dt) + dt.type(0.5))
+        host = (
+            rng.integers(-1000, 1000, n, dtype=dt)
+            if dt.kind == "i"
+            else rng.random(n, dtype=dt) + dt.type(0.5)
+        )
         x = cupy.asarray(host)
         got = prim.inclusive_scan(x, dtype=dt)
         ref = cupy.cumsum(x, dtype=np.float64 if dt.kind == "f" else dt)
@@ -27,8 +30,10 @@ def run(ctx):
         else:
             rel = float(cupy.max(cupy.abs(got - ref) / ref))
             assert rel < 1e-3, f"float32 scan relative error {rel}"
-        fns = {"ours": lambda: prim.inclusive_scan(x, dtype=dt),
-               "cupy.cumsum": lambda: cupy.cumsum(x, dtype=dt)}
+        fns = {
+            "ours": lambda: prim.inclusive_scan(x, dtype=dt),
+            "cupy.cumsum": lambda: cupy.cumsum(x, dtype=dt),
+        }
         if ctx.cc is not None:
             run_cub = peers.cub_inclusive_scan(x)
             cub_out = run_cub()
@@ -37,19 +42,41 @@ def run(ctx):
             fns["CUB inclusive_scan"] = run_cub
         t = ctx.bench(fns)
         for peer in list(fns)[1:]:
-            ctx.peer_row(f"inclusive sum {dt.name}->{dt.name} decoupled_lookback", n, t["ours"],
-                         2 * x.nbytes, peer, t[peer])
+            ctx.peer_row(
+                f"inclusive sum {dt.name}->{dt.name} decoupled_lookback",
+                n,
+                t["ours"],
+                2 * x.nbytes,
+                peer,
+                t[peer],
+            )
         variants[dt.name] = ctx.bench(
-            {v: (lambda v=v: prim.inclusive_scan(x, dtype=dt, variant=v)) for v in scan.VARIANTS})
+            {v: (lambda v=v: prim.inclusive_scan(x, dtype=dt, variant=v)) for v in scan.VARIANTS}
+        )
         del x, got, ref
-    ctx.table(["scan variant (inclusive sum, 2^28)", "dtype", "ms", "GB/s (read+write)",
-               "% copy", "vs decoupled_lookback"])
+    ctx.table(
+        [
+            "scan variant (inclusive sum, 2^28)",
+            "dtype",
+            "ms",
+            "GB/s (read+write)",
+            "% copy",
+            "vs decoupled_lookback",
+        ]
+    )
     for dname, times in variants.items():
         for v, ms in times.items():
             gbs = 2 * n * 4 / (ms * 1e-3) / 1e9
-            ctx.add(v, dname, f"{ms:.4f}", f"{gbs:.0f}", f"{100 * gbs / ctx.copy:.1f}%",
-                    f"{ms / times['decoupled_lookback']:.2f}x slower" if v != "decoupled_lookback"
-                    else "1.00x")
+            ctx.add(
+                v,
+                dname,
+                f"{ms:.4f}",
+                f"{gbs:.0f}",
+                f"{100 * gbs / ctx.copy:.1f}%",
+                f"{ms / times['decoupled_lookback']:.2f}x slower"
+                if v != "decoupled_lookback"
+                else "1.00x",
+            )
 
     # compaction: float32 2^28, half selected, against boolean indexing and cupy.nonzero
     ctx.section("compaction")
@@ -58,14 +85,25 @@ def run(ctx):
     x, mask = cupy.asarray(host), cupy.asarray(hmask)
     assert bool(cupy.array_equal(prim.compact(x, mask), x[mask]))
     assert bool(cupy.array_equal(prim.compact_indices(mask), cupy.nonzero(mask)[0]))
-    t = ctx.bench({"compact": lambda: prim.compact(x, mask), "x[mask]": lambda: x[mask],
-                   "compact_indices": lambda: prim.compact_indices(mask),
-                   "cupy.nonzero": lambda: cupy.nonzero(mask)[0]})
+    t = ctx.bench(
+        {
+            "compact": lambda: prim.compact(x, mask),
+            "x[mask]": lambda: x[mask],
+            "compact_indices": lambda: prim.compact_indices(mask),
+            "cupy.nonzero": lambda: cupy.nonzero(mask)[0],
+        }
+    )
     moved = x.nbytes + mask.nbytes + x.nbytes // 2
     ctx.peer_table()
     ctx.peer_row("compact float32, 50% selected", n, t["compact"], moved, "x[mask]", t["x[mask]"])
-    ctx.peer_row("compact_indices, 50% selected", n, t["compact_indices"],
-                 mask.nbytes + 8 * (n // 2), "cupy.nonzero", t["cupy.nonzero"])
+    ctx.peer_row(
+        "compact_indices, 50% selected",
+        n,
+        t["compact_indices"],
+        mask.nbytes + 8 * (n // 2),
+        "cupy.nonzero",
+        t["cupy.nonzero"],
+    )
 
     # segmented scan and reduce: 2^16 segments of 2^12 float32, and 2^22 ragged tiny segments
     ctx.section("segmented")
@@ -79,10 +117,12 @@ def run(ctx):
     assert float(cupy.max(cupy.abs(got - ref) / ref)) < 1e-4
     red_ref = x2.sum(axis=1)
     assert float(cupy.max(cupy.abs(prim.segmented_reduce(x, off) - red_ref) / red_ref)) < 1e-4
-    fns = {"segmented_scan": lambda: prim.segmented_scan(x, offsets=off, check=False),
-           "cupy.cumsum(axis=1)": lambda: cupy.cumsum(x2, axis=1),
-           "segmented_reduce": lambda: prim.segmented_reduce(x, off, check=False),
-           "cupy.sum(axis=1)": lambda: x2.sum(axis=1)}
+    fns = {
+        "segmented_scan": lambda: prim.segmented_scan(x, offsets=off, check=False),
+        "cupy.cumsum(axis=1)": lambda: cupy.cumsum(x2, axis=1),
+        "segmented_reduce": lambda: prim.segmented_reduce(x, off, check=False),
+        "cupy.sum(axis=1)": lambda: x2.sum(axis=1),
+    }
     if ctx.cc is not None:
         fns["CUB segmented_reduce"] = peers.cub_segmented_reduce(x, off)
         out = fns["CUB segmented_reduce"]()
@@ -90,12 +130,24 @@ def run(ctx):
     t = ctx.bench(fns)
     n = rows * cols
     ctx.peer_table()
-    ctx.peer_row("segmented_scan float32 (2^16 x 2^12)", n, t["segmented_scan"], 2 * x.nbytes,
-                 "cupy.cumsum(axis=1)", t["cupy.cumsum(axis=1)"])
+    ctx.peer_row(
+        "segmented_scan float32 (2^16 x 2^12)",
+        n,
+        t["segmented_scan"],
+        2 * x.nbytes,
+        "cupy.cumsum(axis=1)",
+        t["cupy.cumsum(axis=1)"],
+    )
     for peer in ("cupy.sum(axis=1)", "CUB segmented_reduce"):
         if peer in t:
-            ctx.peer_row("segmented_reduce float32 (2^16 x 2^12)", n, t["segmented_reduce"],
-                         x.nbytes, peer, t[peer])
+            ctx.peer_row(
+                "segmented_reduce float32 (2^16 x 2^12)",
+                n,
+                t["segmented_reduce"],
+                x.nbytes,
+                peer,
+                t[peer],
+            )
     # 2^22 ragged segments of 0..128 elements against a plain reduce of the same data
     lens = rng.integers(0, 129, 1 << 22)
     offs = np.concatenate([[0], np.cumsum(lens)])
@@ -105,7 +157,17 @@ def run(ctx):
     want = np.add.reduceat(cupy.asnumpy(y).astype(np.float64), offs[:-1][lens > 0])
     got = cupy.asnumpy(prim.segmented_reduce(y, offs_d))[lens > 0]
     assert np.allclose(got, want, rtol=1e-4)
-    t = ctx.bench({"ragged": lambda: prim.segmented_reduce(y, offs_d, check=False),
-                   "plain": lambda: prim.sum(y)})
-    ctx.peer_row(f"segmented_reduce, 2^22 ragged segments (0-128), n={m}", m, t["ragged"],
-                 y.nbytes, "prim.sum (same n)", t["plain"])
+    t = ctx.bench(
+        {
+            "ragged": lambda: prim.segmented_reduce(y, offs_d, check=False),
+            "plain": lambda: prim.sum(y),
+        }
+    )
+    ctx.peer_row(
+        f"segmented_reduce, 2^22 ragged segments (0-128), n={m}",
+        m,
+        t["ragged"],
+        y.nbytes,
+        "prim.sum (same n)",
+        t["plain"],
+    )

@@ -53,13 +53,35 @@ def run(ctx):
     ctx.peer_table()
     for var in ("auto",) + VARIANTS:
         for peer in peers:
-            ctx.peer_row(f"searchsorted 2^24 float32 into 2^26 float32 ({var})", M, t[var],
-                         nbytes, peer, t[peer])
-    ctx.table(["case", "ours (auto) ms", *[f"{p} ms" for p in peers], "speed-up (slowest "
-               "margin)", "target", "met"])
+            ctx.peer_row(
+                f"searchsorted 2^24 float32 into 2^26 float32 ({var})",
+                M,
+                t[var],
+                nbytes,
+                peer,
+                t[peer],
+            )
+    ctx.table(
+        [
+            "case",
+            "ours (auto) ms",
+            *[f"{p} ms" for p in peers],
+            "speed-up (slowest margin)",
+            "target",
+            "met",
+        ]
+    )
     speedup = min(t[p] for p in peers) / t["auto"]
-    ctx.add("searchsorted 2^24 float32 queries into sorted 2^26 float32", f"{t['auto']:.4f}",
-            *[f"{t[p]:.4f}" for p in peers], f"{speedup:.2f}x", f">= {TARGET:g}x both peers",
-            "yes" if speedup >= TARGET else "**no**")
-    ctx.rows(["variant", "ms"], [(name, f"{ms:.4f}") for name, ms in t.items()],
-             caption="Every contender of the row (ms, medians of the same interleaved rounds):")
+    ctx.add(
+        "searchsorted 2^24 float32 queries into sorted 2^26 float32",
+        f"{t['auto']:.4f}",
+        *[f"{t[p]:.4f}" for p in peers],
+        f"{speedup:.2f}x",
+        f">= {TARGET:g}x both peers",
+        "yes" if speedup >= TARGET else "**no**",
+    )
+    ctx.rows(
+        ["variant", "ms"],
+        [(name, f"{ms:.4f}") for name, ms in t.items()],
+        caption="Every contender of the row (ms, medians of the same interleaved rounds):",
+    )

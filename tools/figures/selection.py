@@ -40,11 +40,17 @@ def _row(ctx, name, t, nbytes, peers):
         if peer not in t:
             continue
         speedup = t[peer] / ours
-        ctx.peer_record(name, N if "row" not in name else ROWS * COLS, ours, nbytes, peer,
-                        t[peer])
-        ctx.add(name, f"{ours:.4f}", peer, f"{t[peer]:.4f}", f"{speedup:.2f}x",
-                f"{100 * limit_ms / ours:.0f}%", f">= {target:g}x",
-                "yes" if speedup >= target else "**no**")
+        ctx.peer_record(name, N if "row" not in name else ROWS * COLS, ours, nbytes, peer, t[peer])
+        ctx.add(
+            name,
+            f"{ours:.4f}",
+            peer,
+            f"{t[peer]:.4f}",
+            f"{speedup:.2f}x",
+            f"{100 * limit_ms / ours:.0f}%",
+            f">= {target:g}x",
+            "yes" if speedup >= target else "**no**",
+        )
 
 
 def run(ctx):
@@ -54,19 +60,23 @@ def run(ctx):
 
     x = rng.random(N, dtype=cupy.float32) + cupy.float32(0.5)
     tx = torch.from_dlpack(x) if torch is not None else None
-    for k, targets in ((16, (("torch.topk", 8), ("cupy.argpartition", 30))),
-                       (1024, (("torch.topk", 8), ("cupy.argpartition", 30))),
-                       (1 << 20, (("torch.topk", 2), ("prim.sort", 2)))):
+    for k, targets in (
+        (16, (("torch.topk", 8), ("cupy.argpartition", 30))),
+        (1024, (("torch.topk", 8), ("cupy.argpartition", 30))),
+        (1 << 20, (("torch.topk", 2), ("prim.sort", 2))),
+    ):
         fns = {"ours": lambda k=k: prim.topk(x, k)}
         vals, _ = fns["ours"]()
         if tx is not None:
             fns["torch.topk"] = lambda k=k: torch.topk(tx, k)
-            assert _values_agree(vals, cupy.from_dlpack(fns["torch.topk"]()[0])), \
+            assert _values_agree(vals, cupy.from_dlpack(fns["torch.topk"]()[0])), (
                 f"k={k}: values differ from torch.topk"
+            )
         if k < (1 << 20):
             fns["cupy.argpartition"] = lambda k=k: cupy.argpartition(x, N - k)
-            assert _values_agree(vals, x[fns["cupy.argpartition"]()[N - k:]]), \
+            assert _values_agree(vals, x[fns["cupy.argpartition"]()[N - k :]]), (
                 f"k={k}: values differ from cupy.argpartition"
+            )
         else:
             fns["prim.sort"] = lambda: prim.sort(x)
         del vals
@@ -75,24 +85,32 @@ def run(ctx):
         cupy.get_default_memory_pool().free_all_blocks()
     del x, tx
 
-    x2 = (rng.random((ROWS, COLS), dtype=cupy.float32) + cupy.float32(0.5))
+    x2 = rng.random((ROWS, COLS), dtype=cupy.float32) + cupy.float32(0.5)
     fns = {"ours": lambda: prim.topk(x2, 32)}
     if torch is not None:
         t2 = torch.from_dlpack(x2)
         fns["torch.topk(dim=-1)"] = lambda: torch.topk(t2, 32, dim=-1)
-        assert _values_agree(fns["ours"]()[0], cupy.from_dlpack(fns["torch.topk(dim=-1)"]()[0])), \
+        assert _values_agree(fns["ours"]()[0], cupy.from_dlpack(fns["torch.topk(dim=-1)"]()[0])), (
             "rows: values differ from torch.topk"
+        )
     t = ctx.bench(fns)
-    _row(ctx, "topk per row float32 (2^16, 4096), k = 32", t, x2.nbytes,
-         (("torch.topk(dim=-1)", 5),))
+    _row(
+        ctx, "topk per row float32 (2^16, 4096), k = 32", t, x2.nbytes, (("torch.topk(dim=-1)", 5),)
+    )
 
     # the variants side by side on the 1-D case, k = 16
     del x2, fns
     cupy.get_default_memory_pool().free_all_blocks()
     x = rng.random(N, dtype=cupy.float32) + cupy.float32(0.5)
-    times = ctx.bench({v: (lambda v=v: prim.topk(x, 16, variant=v))
-                       for v in ("filter", "small_k", "radix_select", "sort")},
-                      rounds=2, warmup=2, repeat=5)
+    times = ctx.bench(
+        {
+            v: (lambda v=v: prim.topk(x, 16, variant=v))
+            for v in ("filter", "small_k", "radix_select", "sort")
+        },
+        rounds=2,
+        warmup=2,
+        repeat=5,
+    )
     ctx.table(["topk variant (float32 2^28, k = 16)", "ms", "GB/s (keys read once)"])
     for v, ms in times.items():
         ctx.add(v, f"{ms:.4f}", f"{x.nbytes / (ms * 1e-3) / 1e9:.0f}")

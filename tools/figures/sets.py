@@ -35,8 +35,12 @@ def _unique(cp, rng):
         u = np.flatnonzero(counts)
         return u.astype(np.uint32), counts[u].astype(np.int64)
 
-    return ({"rle": ours("rle"), "compact": ours("compact")},
-            lambda: cp.unique(x, return_counts=True), nbytes, oracle)
+    return (
+        {"rle": ours("rle"), "compact": ours("compact")},
+        lambda: cp.unique(x, return_counts=True),
+        nbytes,
+        oracle,
+    )
 
 
 def _reduce_by_key(cp, rng):
@@ -53,14 +57,19 @@ def _reduce_by_key(cp, rng):
         starts = np.flatnonzero(np.r_[True, hk[1:] != hk[:-1]])
         return hk[starts], np.add.reduceat(hv.astype(np.float64), starts)
 
-    return ({"reduce_by_key": lambda: prim.reduce_by_key(keys, values)},
-            lambda: peers.cupy_reduce_by_key(keys, values), nbytes, oracle)
+    return (
+        {"reduce_by_key": lambda: prim.reduce_by_key(keys, values)},
+        lambda: peers.cupy_reduce_by_key(keys, values),
+        nbytes,
+        oracle,
+    )
 
 
 def cases():
-    return [Case("unique(return_counts=True) 2^27 uint32, ~2^20 distinct", _unique, 0, 2.5),
-            Case("reduce_by_key sum 2^28 float32, int32 keys in runs of ~16", _reduce_by_key,
-                 70, 0)]
+    return [
+        Case("unique(return_counts=True) 2^27 uint32, ~2^20 distinct", _unique, 0, 2.5),
+        Case("reduce_by_key sum 2^28 float32, int32 keys in runs of ~16", _reduce_by_key, 70, 0),
+    ]
 
 
 def same(cp, got, want):
@@ -84,8 +93,21 @@ def run(ctx, only=""):
     import cupy as cp
 
     rng = cp.random.default_rng(2026)
-    ctx.table(["case", "contender", "ours ms", "cupy ms", "speed-up", "bytes", "% limit",
-               "target", "met", "same as NumPy", "peer same as NumPy"])
+    ctx.table(
+        [
+            "case",
+            "contender",
+            "ours ms",
+            "cupy ms",
+            "speed-up",
+            "bytes",
+            "% limit",
+            "target",
+            "met",
+            "same as NumPy",
+            "peer same as NumPy",
+        ]
+    )
     for case in cases():
         if only not in case.name:
             continue
@@ -97,11 +119,26 @@ def run(ctx, only=""):
         limit_ms = nbytes / (ctx.copy * 1e9) * 1e3
         for name in ours:
             pct, speedup = 100 * limit_ms / t[name], t["cupy"] / t[name]
-            ctx.add(case.name, name, f"{t[name]:.4f}", f"{t['cupy']:.4f}", f"{speedup:.2f}x",
-                    f"{nbytes / 2**20:.0f} MiB", f"{pct:.0f}%", case.target(),
-                    "yes" if case.met(pct, speedup) else "**no**",
-                    "yes" if ok[name] else "**NO**", "yes" if peer_ok else "no")
-            ctx.peer_record(f"{case.name} [{name}]", 2**27 if "unique" in case.name else 2**28,
-                            t[name], nbytes, "cupy", t["cupy"])
+            ctx.add(
+                case.name,
+                name,
+                f"{t[name]:.4f}",
+                f"{t['cupy']:.4f}",
+                f"{speedup:.2f}x",
+                f"{nbytes / 2**20:.0f} MiB",
+                f"{pct:.0f}%",
+                case.target(),
+                "yes" if case.met(pct, speedup) else "**no**",
+                "yes" if ok[name] else "**NO**",
+                "yes" if peer_ok else "no",
+            )
+            ctx.peer_record(
+                f"{case.name} [{name}]",
+                2**27 if "unique" in case.name else 2**28,
+                t[name],
+                nbytes,
+                "cupy",
+                t["cupy"],
+            )
         del ours, peer, want
         cp.get_default_memory_pool().free_all_blocks()

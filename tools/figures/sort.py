@@ -38,14 +38,27 @@ def run(ctx):
     ctx.peer_table()
     for peer in ("CUB uint32", "cupy.sort uint32"):
         if peer in t:
-            ctx.peer_row("sort uint32 keys (onesweep)", n, t["ours uint32"], 2 * 4 * n, peer,
-                         t[peer])
+            ctx.peer_row(
+                "sort uint32 keys (onesweep)", n, t["ours uint32"], 2 * 4 * n, peer, t[peer]
+            )
     if "CUB uint64" in t:
-        ctx.peer_row("sort uint64 keys (onesweep)", n, t["ours uint64"], 2 * 8 * n,
-                     "CUB uint64", t["CUB uint64"])
+        ctx.peer_row(
+            "sort uint64 keys (onesweep)",
+            n,
+            t["ours uint64"],
+            2 * 8 * n,
+            "CUB uint64",
+            t["CUB uint64"],
+        )
     for dt in ("int32", "float32"):
-        ctx.peer_row(f"sort {dt} keys (onesweep)", n, t[f"ours {dt}"], 2 * 4 * n,
-                     "ours uint32", t["ours uint32"])
+        ctx.peer_row(
+            f"sort {dt} keys (onesweep)",
+            n,
+            t[f"ours {dt}"],
+            2 * 4 * n,
+            "ours uint32",
+            t["ours uint32"],
+        )
     del fns
 
     # ---- pairs and argsort ----
@@ -56,18 +69,33 @@ def run(ctx):
     assert bool(cupy.array_equal(k2, x[order])) and bool(cupy.array_equal(v2, v[order]))
     assert bool(cupy.array_equal(prim.argsort(x), order))
     del k2, v2
-    fns = {"pairs": lambda: prim.radix_sort(x, v), "argsort": lambda: prim.argsort(x),
-           "cupy.argsort": lambda: cupy.argsort(x)}
+    fns = {
+        "pairs": lambda: prim.radix_sort(x, v),
+        "argsort": lambda: prim.argsort(x),
+        "cupy.argsort": lambda: cupy.argsort(x),
+    }
     if ctx.cc is not None:
         fns["CUB pairs"] = peers.cub_radix_sort(x, v)
         assert bool(cupy.array_equal(fns["CUB pairs"]()[1], v[order]))
     t = ctx.bench(fns)
     ctx.peer_table()
     if "CUB pairs" in t:
-        ctx.peer_row("radix_sort uint32 keys + uint32 values", n, t["pairs"], 2 * 8 * n,
-                     "CUB pairs", t["CUB pairs"])
-    ctx.peer_row("argsort uint32 (int64 result)", n, t["argsort"], 4 * n + 8 * n,
-                 "cupy.argsort", t["cupy.argsort"])
+        ctx.peer_row(
+            "radix_sort uint32 keys + uint32 values",
+            n,
+            t["pairs"],
+            2 * 8 * n,
+            "CUB pairs",
+            t["CUB pairs"],
+        )
+    ctx.peer_row(
+        "argsort uint32 (int64 result)",
+        n,
+        t["argsort"],
+        4 * n + 8 * n,
+        "cupy.argsort",
+        t["cupy.argsort"],
+    )
     del fns, order
     keys.pop("int32"), keys.pop("float32"), keys.pop("uint64")
 
@@ -75,10 +103,13 @@ def run(ctx):
     rows, cols = 1 << 20, 128
     x2 = x.reshape(rows, cols)
     off = cupy.arange(0, n + 1, cols, dtype=cupy.int64)
-    assert bool(cupy.array_equal(prim.segmented_sort(x, off).reshape(rows, cols),
-                                 cupy.sort(x2, axis=-1)))
-    fns = {"segmented_sort": lambda: prim.segmented_sort(x, off),
-           "cupy.sort(axis=-1)": lambda: cupy.sort(x2, axis=-1)}
+    assert bool(
+        cupy.array_equal(prim.segmented_sort(x, off).reshape(rows, cols), cupy.sort(x2, axis=-1))
+    )
+    fns = {
+        "segmented_sort": lambda: prim.segmented_sort(x, off),
+        "cupy.sort(axis=-1)": lambda: cupy.sort(x2, axis=-1),
+    }
     if ctx.cc is not None:
         try:
             fns["CUB segmented_sort"] = peers.cub_segmented_sort(x, off)
@@ -89,17 +120,42 @@ def run(ctx):
     t = ctx.bench(fns)
     ctx.peer_table()
     for peer in list(fns)[1:]:
-        ctx.peer_row(f"segmented_sort uint32, {rows} x {cols}", n, t["segmented_sort"],
-                     2 * 4 * n, peer, t[peer])
+        ctx.peer_row(
+            f"segmented_sort uint32, {rows} x {cols}",
+            n,
+            t["segmented_sort"],
+            2 * 4 * n,
+            peer,
+            t[peer],
+        )
     del fns
 
     # ---- the variants ----
     cap = prim.tuning.policy("sort", "block").capacity(4)  # the block sort: small inputs only
-    times = ctx.bench({vr: (lambda vr=vr: prim.sort(x, variant=vr)) for vr in VARIANTS
-                       if vr != "block" or n <= cap}, rounds=2, warmup=2, repeat=5)
-    ctx.table(["sort variant (uint32 keys, 2^27)", "ms", "keys/s (G)", "GB/s (keys r+w once)",
-               "vs onesweep"])
+    times = ctx.bench(
+        {
+            vr: (lambda vr=vr: prim.sort(x, variant=vr))
+            for vr in VARIANTS
+            if vr != "block" or n <= cap
+        },
+        rounds=2,
+        warmup=2,
+        repeat=5,
+    )
+    ctx.table(
+        [
+            "sort variant (uint32 keys, 2^27)",
+            "ms",
+            "keys/s (G)",
+            "GB/s (keys r+w once)",
+            "vs onesweep",
+        ]
+    )
     for vr, ms in times.items():
-        ctx.add(vr, f"{ms:.3f}", f"{n / (ms * 1e-3) / 1e9:.2f}",
-                f"{2 * 4 * n / (ms * 1e-3) / 1e9:.0f}",
-                f"{ms / times['onesweep']:.2f}x slower" if vr != "onesweep" else "1.00x")
+        ctx.add(
+            vr,
+            f"{ms:.3f}",
+            f"{n / (ms * 1e-3) / 1e9:.2f}",
+            f"{2 * 4 * n / (ms * 1e-3) / 1e9:.0f}",
+            f"{ms / times['onesweep']:.2f}x slower" if vr != "onesweep" else "1.00x",
+        )

@@ -21,8 +21,18 @@ from primitives import sparse
 from primitives.sparse import FORMAT_OF, LANES, VARIANTS, choose_variant, matches, reference
 from primitives.testing import matrices as _matrices
 
-FIELDS = ["matrix", "dtype", "rows", "nnz", "variant", "format", "footprint", "ms", "csr_bytes",
-          "xy_bytes"]
+FIELDS = [
+    "matrix",
+    "dtype",
+    "rows",
+    "nnz",
+    "variant",
+    "format",
+    "footprint",
+    "ms",
+    "csr_bytes",
+    "xy_bytes",
+]
 
 
 def run(ctx):
@@ -41,22 +51,42 @@ def run(ctx):
             headline.append((name, "FAILED (see the log)") + ("",) * 9)
         pool.free_all_blocks()
         _write_csv(rows_out)
-    ctx.rows(["matrix", "rows", "nonzeros", "row length mean / max / cv, span", "dtype",
-              "auto runs", "auto ms", "cuSPARSE ms", "ratio auto/cuSPARSE", "GB/s", "% copy"],
-             headline, "auto against cuSPARSE (cupyx.scipy.sparse CSR @ x), same run; GB/s: CSR "
-             "arrays + x + y over auto's time")
-    ctx.rows(["dtype", "csr_vector / merge_path", "csr_scalar / merge_path"], targets,
-             "merge_path speedup on the power-law matrix")
-    ctx.rows(["matrix", "variant", "format", "MB", "x CSR", "ms", "GB/s", "eff. GB/s",
-              "vs cuSPARSE"], per_variant,
-             "every variant: footprint (MB and x CSR), time, GB/s of its own footprint + x + y, "
-             "effective GB/s (CSR bytes), time over cuSPARSE's")
-    ctx.rows(["matrix", "setting", "ms"], sweeps,
-             "tuning sweeps (ms): merge_path tile (threads x items), csr_vector lanes")
+    ctx.rows(
+        [
+            "matrix",
+            "rows",
+            "nonzeros",
+            "row length mean / max / cv, span",
+            "dtype",
+            "auto runs",
+            "auto ms",
+            "cuSPARSE ms",
+            "ratio auto/cuSPARSE",
+            "GB/s",
+            "% copy",
+        ],
+        headline,
+        "auto against cuSPARSE (cupyx.scipy.sparse CSR @ x), same run; GB/s: CSR "
+        "arrays + x + y over auto's time",
+    )
+    ctx.rows(
+        ["dtype", "csr_vector / merge_path", "csr_scalar / merge_path"],
+        targets,
+        "merge_path speedup on the power-law matrix",
+    )
+    ctx.rows(
+        ["matrix", "variant", "format", "MB", "x CSR", "ms", "GB/s", "eff. GB/s", "vs cuSPARSE"],
+        per_variant,
+        "every variant: footprint (MB and x CSR), time, GB/s of its own footprint + x + y, "
+        "effective GB/s (CSR bytes), time over cuSPARSE's",
+    )
+    ctx.rows(
+        ["matrix", "setting", "ms"],
+        sweeps,
+        "tuning sweeps (ms): merge_path tile (threads x items), csr_vector lanes",
+    )
     path = _write_csv(rows_out)
     ctx.lines += ["", f"(raw numbers: {os.path.basename(path)})"]
-
-
 
 
 def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
@@ -91,35 +121,78 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
         for v, fn in fns.items():
             ok, i = matches(fn(), want, bound)
             assert ok, f"{name} {dt.name} {v}: wrong at row {i}"
-        slow = {v for v in fns if v in ("csr_scalar", "csr_vector")
-                and st.max > 64 * max(st.mean, 1)}
+        slow = {
+            v for v in fns if v in ("csr_scalar", "csr_vector") and st.max > 64 * max(st.mean, 1)
+        }
         t = ctx.bench({v: f for v, f in fns.items() if v not in slow})
         if slow:  # a few hot rows make these take milliseconds: fewer repetitions
             t.update(ctx.bench({v: fns[v] for v in slow}, rounds=2, warmup=2, repeat=5))
         xy = (shape[0] + shape[1]) * dt.itemsize
         label = f"{name} {dt.name}"
-        gbs = ctx.peer_record(f"spmv auto ({auto}), {name} {dt.name}", csr.nnz, t["auto"],
-                              csr.nbytes + xy, "cuSPARSE", t["cuSPARSE"])
-        headline.append((name, f"{shape[0]}", f"{csr.nnz / 1e6:.1f}M",
-                         f"{st.mean:.1f} / {st.max} / {st.cv:.2f} / {st.span:.3f}", dt.name, auto,
-                         f"{t['auto']:.4f}", f"{t['cuSPARSE']:.4f}",
-                         f"{t['auto'] / t['cuSPARSE']:.3f}", f"{gbs:.0f}",
-                         f"{100 * gbs / ctx.copy:.1f}%"))
+        gbs = ctx.peer_record(
+            f"spmv auto ({auto}), {name} {dt.name}",
+            csr.nnz,
+            t["auto"],
+            csr.nbytes + xy,
+            "cuSPARSE",
+            t["cuSPARSE"],
+        )
+        headline.append(
+            (
+                name,
+                f"{shape[0]}",
+                f"{csr.nnz / 1e6:.1f}M",
+                f"{st.mean:.1f} / {st.max} / {st.cv:.2f} / {st.span:.3f}",
+                dt.name,
+                auto,
+                f"{t['auto']:.4f}",
+                f"{t['cuSPARSE']:.4f}",
+                f"{t['auto'] / t['cuSPARSE']:.3f}",
+                f"{gbs:.0f}",
+                f"{100 * gbs / ctx.copy:.1f}%",
+            )
+        )
         print("spmv:", " | ".join(headline[-1]), flush=True)
         for v in fns:
             fmt = "csr" if v in ("auto", "cuSPARSE") else FORMAT_OF[v]
             M = forms[fmt]
             own = (M.nbytes + xy) / (t[v] * 1e-3) / 1e9
             eff = (csr.nbytes + xy) / (t[v] * 1e-3) / 1e9
-            per_variant.append((label, v, fmt, f"{M.nbytes / 1e6:.0f}",
-                                f"{M.nbytes / csr.nbytes:.2f}", f"{t[v]:.4f}", f"{own:.0f}",
-                                f"{eff:.0f}", f"{t[v] / t['cuSPARSE']:.3f}"))
-            rows_out.append(dict(matrix=name, dtype=dt.name, rows=shape[0], nnz=csr.nnz,
-                                 variant=v, format=fmt, footprint=M.nbytes, ms=t[v],
-                                 csr_bytes=csr.nbytes, xy_bytes=xy))
+            per_variant.append(
+                (
+                    label,
+                    v,
+                    fmt,
+                    f"{M.nbytes / 1e6:.0f}",
+                    f"{M.nbytes / csr.nbytes:.2f}",
+                    f"{t[v]:.4f}",
+                    f"{own:.0f}",
+                    f"{eff:.0f}",
+                    f"{t[v] / t['cuSPARSE']:.3f}",
+                )
+            )
+            rows_out.append(
+                dict(
+                    matrix=name,
+                    dtype=dt.name,
+                    rows=shape[0],
+                    nnz=csr.nnz,
+                    variant=v,
+                    format=fmt,
+                    footprint=M.nbytes,
+                    ms=t[v],
+                    csr_bytes=csr.nbytes,
+                    xy_bytes=xy,
+                )
+            )
         if name == "powerlaw":
-            targets.append((dt.name, f"{t['csr_vector'] / t['merge_path']:.2f}x",
-                            f"{t['csr_scalar'] / t['merge_path']:.2f}x"))
+            targets.append(
+                (
+                    dt.name,
+                    f"{t['csr_vector'] / t['merge_path']:.2f}x",
+                    f"{t['csr_scalar'] / t['merge_path']:.2f}x",
+                )
+            )
         sweeps += _sweep(ctx, csr, x, want, bound, label, st)
         del forms, fns, csr, peer, data, x, want, bound
         pool.free_all_blocks()
@@ -154,15 +227,17 @@ def _sweep(ctx, csr, x, want, bound, label, st):
     merge = ("merge_path", csr.dtype.name)
     for block, items in ((128, 8), (256, 4), (256, 6), (256, 8), (256, 10), (256, 12)):
         try:
-            fns[f"merge_path {block}x{items}"] = _planned(csr, x, "merge_path", merge,
-                                                          block=block, items=items)
+            fns[f"merge_path {block}x{items}"] = _planned(
+                csr, x, "merge_path", merge, block=block, items=items
+            )
         except (prim.KernelCompileError, ValueError) as exc:  # e.g. a tile past shared memory
             print(f"{label} merge_path {block}x{items}: not run ({str(exc)[:80]})", flush=True)
     if st.max <= 64 * max(st.mean, 1):
         fns["csr_scalar"] = _planned(csr, x, "csr_scalar")
         for lanes in LANES:
             fns[f"csr_vector lanes={lanes}"] = _planned(
-                csr, x, "csr_vector", ("csr_vector", csr.dtype.name), lanes=lanes)
+                csr, x, "csr_vector", ("csr_vector", csr.dtype.name), lanes=lanes
+            )
     for k, fn in fns.items():
         ok, i = matches(fn(), want, bound)
         assert ok, f"{label} {k}: wrong at row {i}"
@@ -172,8 +247,15 @@ def _sweep(ctx, csr, x, want, bound, label, st):
 
 # ---- the docs plot: footprint against throughput, as a dependency-free SVG ----------------------
 
-_COLORS = {"csr_scalar": "#9e9e9e", "csr_vector": "#1f77b4", "merge_path": "#d62728",
-           "ell": "#2ca02c", "coo": "#ff7f0e", "hyb": "#9467bd", "cuSPARSE": "#000000"}
+_COLORS = {
+    "csr_scalar": "#9e9e9e",
+    "csr_vector": "#1f77b4",
+    "merge_path": "#d62728",
+    "ell": "#2ca02c",
+    "coo": "#ff7f0e",
+    "hyb": "#9467bd",
+    "cuSPARSE": "#000000",
+}
 
 
 def plot(csv_path, svg_path, dtype="float32"):
@@ -183,24 +265,29 @@ def plot(csv_path, svg_path, dtype="float32"):
         rows = [r for r in csv.DictReader(f) if r["dtype"] == dtype and r["variant"] != "auto"]
     mats = list(dict.fromkeys(r["matrix"] for r in rows))
     variants = [v for v in _COLORS if any(r["variant"] == v for r in rows)]
-    gflops = {(r["matrix"], r["variant"]): 2 * int(r["nnz"]) / (float(r["ms"]) * 1e-3) / 1e9
-              for r in rows}
+    gflops = {
+        (r["matrix"], r["variant"]): 2 * int(r["nnz"]) / (float(r["ms"]) * 1e-3) / 1e9 for r in rows
+    }
     bpn = {(r["matrix"], r["variant"]): int(r["footprint"]) / int(r["nnz"]) for r in rows}
     top = max(gflops.values()) * 1.1
     W, H, left, bottom, topm = 980, 420, 60, 70, 40
     gw = (W - left - 20) / len(mats)
     bw = gw * 0.8 / len(variants)
     ph = H - bottom - topm
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-           f'font-family="sans-serif" font-size="11">',
-           f'<text x="{W / 2}" y="18" text-anchor="middle" font-size="13">SpMV on an H100, '
-           f'{dtype}: GFLOP/s per variant (label: bytes of the format per nonzero)</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
+        f'font-family="sans-serif" font-size="11">',
+        f'<text x="{W / 2}" y="18" text-anchor="middle" font-size="13">SpMV on an H100, '
+        f"{dtype}: GFLOP/s per variant (label: bytes of the format per nonzero)</text>",
+    ]
     for k in range(6):
         v = top * k / 5
         yy = topm + ph - ph * k / 5
-        out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{W - 20}" y2="{yy:.1f}" '
-                   f'stroke="#ddd"/><text x="{left - 5}" y="{yy + 4:.1f}" '
-                   f'text-anchor="end">{v:.0f}</text>')
+        out.append(
+            f'<line x1="{left}" y1="{yy:.1f}" x2="{W - 20}" y2="{yy:.1f}" '
+            f'stroke="#ddd"/><text x="{left - 5}" y="{yy + 4:.1f}" '
+            f'text-anchor="end">{v:.0f}</text>'
+        )
     for i, mname in enumerate(mats):
         x0 = left + i * gw + gw * 0.1
         for j, v in enumerate(variants):
@@ -209,17 +296,25 @@ def plot(csv_path, svg_path, dtype="float32"):
                 continue
             h = ph * g / top
             xx = x0 + j * bw
-            out.append(f'<rect x="{xx:.1f}" y="{topm + ph - h:.1f}" width="{bw * 0.9:.1f}" '
-                       f'height="{h:.1f}" fill="{_COLORS[v]}"><title>{mname} {v}: {g:.0f} '
-                       f'GFLOP/s, {bpn[(mname, v)]:.1f} B/nnz</title></rect>')
-            out.append(f'<text x="{xx + bw * 0.45:.1f}" y="{topm + ph - h - 3:.1f}" '
-                       f'text-anchor="middle" font-size="8">{bpn[(mname, v)]:.0f}</text>')
-        out.append(f'<text x="{x0 + gw * 0.4:.1f}" y="{topm + ph + 15}" '
-                   f'text-anchor="middle">{mname}</text>')
+            out.append(
+                f'<rect x="{xx:.1f}" y="{topm + ph - h:.1f}" width="{bw * 0.9:.1f}" '
+                f'height="{h:.1f}" fill="{_COLORS[v]}"><title>{mname} {v}: {g:.0f} '
+                f"GFLOP/s, {bpn[(mname, v)]:.1f} B/nnz</title></rect>"
+            )
+            out.append(
+                f'<text x="{xx + bw * 0.45:.1f}" y="{topm + ph - h - 3:.1f}" '
+                f'text-anchor="middle" font-size="8">{bpn[(mname, v)]:.0f}</text>'
+            )
+        out.append(
+            f'<text x="{x0 + gw * 0.4:.1f}" y="{topm + ph + 15}" '
+            f'text-anchor="middle">{mname}</text>'
+        )
     for j, v in enumerate(variants):
         xx = left + j * 125
-        out.append(f'<rect x="{xx}" y="{H - 28}" width="12" height="12" fill="{_COLORS[v]}"/>'
-                   f'<text x="{xx + 16}" y="{H - 18}">{v}</text>')
+        out.append(
+            f'<rect x="{xx}" y="{H - 28}" width="12" height="12" fill="{_COLORS[v]}"/>'
+            f'<text x="{xx + 16}" y="{H - 18}">{v}</text>'
+        )
     out.append("</svg>")
     with open(svg_path, "w") as f:
         f.write("\n".join(out) + "\n")

@@ -25,8 +25,14 @@ import primitives as prim
 from primitives._core import backend as _backend, timing as _timing
 from primitives._core.backend import to_host
 
-WORKS = ("sort uint32", "argsort uint32", "pairs uint32", "sort uint64", "argsort uint64",
-         "pairs uint64")
+WORKS = (
+    "sort uint32",
+    "argsort uint32",
+    "pairs uint32",
+    "sort uint64",
+    "argsort uint64",
+    "pairs uint64",
+)
 
 
 def sizes(kb):
@@ -47,8 +53,11 @@ def calls(work, x, v, xp, gpu):
         else:
             out[variant] = lambda variant=variant: prim.radix_sort(x, v, variant=variant)
     if gpu:
-        out["cupy"] = {"sort": lambda: xp.sort(x), "argsort": lambda: xp.argsort(x),
-                       "pairs": lambda: (lambda o: (x[o], v[o]))(xp.argsort(x))}[func]
+        out["cupy"] = {
+            "sort": lambda: xp.sort(x),
+            "argsort": lambda: xp.argsort(x),
+            "pairs": lambda: (lambda o: (x[o], v[o]))(xp.argsort(x)),
+        }[func]
     return out
 
 
@@ -71,9 +80,13 @@ def sweep(work, rounds, repeat):
             got = fn()
             got = got[1] if isinstance(got, tuple) else got
             host = to_host(got)
-            ok = (np.array_equal(host, want) if work.startswith("argsort") else
-                  np.array_equal(host, to_host(v)[want]) if work.startswith("pairs")
-                  else np.array_equal(host, to_host(x)[want]))
+            ok = (
+                np.array_equal(host, want)
+                if work.startswith("argsort")
+                else np.array_equal(host, to_host(v)[want])
+                if work.startswith("pairs")
+                else np.array_equal(host, to_host(x)[want])
+            )
             if not ok:
                 raise AssertionError(f"{work} n={n}: {name} differs from NumPy")
         t = _timing.bench_many(fns, rounds=rounds, warmup=5, repeat=repeat)
@@ -82,13 +95,19 @@ def sweep(work, rounds, repeat):
 
 
 def table(work, rows):
-    out = [f"{work}: microseconds a call (repeat calls)", "",
-           "| n | block | onesweep | cupy | block / onesweep |", "|---:|---:|---:|---:|---:|"]
+    out = [
+        f"{work}: microseconds a call (repeat calls)",
+        "",
+        "| n | block | onesweep | cupy | block / onesweep |",
+        "|---:|---:|---:|---:|---:|",
+    ]
     for n, t in rows:
         b, o, c = t.get("block"), t["onesweep"], t.get("cupy")
-        out.append(f"| {n} | {'' if b is None else f'{b:.1f}'} | {o:.1f} | "
-                   f"{'' if c is None else f'{c:.1f}'} | "
-                   f"{'' if b is None else f'{b / o:.2f}'} |")
+        out.append(
+            f"| {n} | {'' if b is None else f'{b:.1f}'} | {o:.1f} | "
+            f"{'' if c is None else f'{c:.1f}'} | "
+            f"{'' if b is None else f'{b / o:.2f}'} |"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -107,25 +126,28 @@ def limit(results, kb):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m tools.probes.block_sort_sweep",
-                                 description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.probes.block_sort_sweep",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=40)
     ap.add_argument("--only", nargs="+", choices=WORKS, metavar="WORK")
     args = ap.parse_args(argv)
     backend = _backend.get_backend()
     device = backend.device_info().name if backend.is_cuda else "the emulator (host timings)"
-    print(f"block sort vs onesweep on {device}; policy "
-          f"{prim.tuning.policy('sort', 'block')}\n")
+    print(f"block sort vs onesweep on {device}; policy {prim.tuning.policy('sort', 'block')}\n")
     results = {}
     for work in args.only or WORKS:
         results[work] = sweep(work, args.rounds, args.repeat)
         print(table(work, results[work]), flush=True)
     for kb in (4, 8):
         if any(w.endswith(f"uint{8 * kb}") for w in results):
-            print(f"{kb}-byte keys: block never slower than onesweep up to n = "
-                  f"{limit(results, kb)} (auto_{kb})")
+            print(
+                f"{kb}-byte keys: block never slower than onesweep up to n = "
+                f"{limit(results, kb)} (auto_{kb})"
+            )
     return 0
 
 

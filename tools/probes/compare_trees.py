@@ -28,6 +28,7 @@ each launch: the histogram, the plan and each pass; medians over 30 sorts), to s
 a change moves, and the time the GPU waits for the host: from the call to the first launch, and
 between launches.
 """
+
 import contextlib
 import pathlib
 import statistics
@@ -94,6 +95,7 @@ def breakdown(fns, samples=30):
             orig(*args, **kwargs)
             after.record()
             events.append((before, after))
+
         per = []
         with mock.patch.object(_plans.Launch, "__call__", go):
             for _ in range(3 + samples):
@@ -104,8 +106,9 @@ def breakdown(fns, samples=30):
                 events[-1][1].synchronize()
                 ms = [cupy.cuda.get_elapsed_time(a, b) for a, b in events]
                 lead = cupy.cuda.get_elapsed_time(start, events[0][0])
-                gaps = sum(cupy.cuda.get_elapsed_time(a[1], b[0])
-                           for a, b in zip(events, events[1:]))
+                gaps = sum(
+                    cupy.cuda.get_elapsed_time(a[1], b[0]) for a, b in zip(events, events[1:])
+                )
                 per.append([lead, gaps] + ms)
         per = per[3:]
         out[label] = [statistics.median(p[i] for p in per) for i in range(len(per[0]))]
@@ -122,6 +125,7 @@ def smem_of(staged, masks, more=0):
         if masks:
             extra += 4 * (block // 32) * ((1 << bits) - min(1 << bits, 32))
         return orig(block, items, kv, bits) + -(-(extra + more) // 16) * 16
+
     return smem
 
 
@@ -139,14 +143,21 @@ def main(argv):
     def with_tree(tree, cfg, func, args):
         """A call of tree's plan of ``func(*args)``: its kernels, policy and shared memory."""
         fields = policy_fields(items.get(tree, {}).get(cfg))
-        with (prim.tuning.override("sort", selector=cfg, **fields) if fields else
-              contextlib.nullcontext()):
+        with (
+            prim.tuning.override("sort", selector=cfg, **fields)
+            if fields
+            else contextlib.nullcontext()
+        ):
             pol = prim.tuning.policy("sort", cfg)
             hpol = prim.tuning.policy("sort", "histogram")
-            names = [_kernels.pass_name(*cfg, pol), "onesweep_plan",
-                     _kernels.hist_name(cfg[0], hpol)]
-            swap = _patched.swapped_kernels(_kernels, SOURCE,
-                                            {name: kernel(tree, name) for name in names})
+            names = [
+                _kernels.pass_name(*cfg, pol),
+                "onesweep_plan",
+                _kernels.hist_name(cfg[0], hpol),
+            ]
+            swap = _patched.swapped_kernels(
+                _kernels, SOURCE, {name: kernel(tree, name) for name in names}
+            )
             smem = smem_of(tree in staged, tree in masks, extra.get(tree, 0))
             with mock.patch.object(_kernels, "tile_smem", smem), swap:
                 p = prim.plan(func, *args)
@@ -158,25 +169,30 @@ def main(argv):
     x32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
     v32 = cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
     x64 = cupy.asarray(rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True))
-    i32 = cupy.asarray(rng.integers(-2**31, 2**31, n, dtype=np.int32))
+    i32 = cupy.asarray(rng.integers(-(2**31), 2**31, n, dtype=np.int32))
     f32 = cupy.asarray(rng.standard_normal(n, dtype=np.float32))
     b32 = rng.integers(0, 2**32, n, dtype=np.uint32)
-    b32 = np.where((b32 & 0x7fffffff) > 0x7f800000, b32 & 0xbfffffff, b32)  # NaN -> finite
+    b32 = np.where((b32 & 0x7FFFFFFF) > 0x7F800000, b32 & 0xBFFFFFFF, b32)  # NaN -> finite
     b32 = cupy.asarray(b32.view(np.float32))
     u32f = f32.view(np.uint32)  # skewed top digits, as float keys have
     # low entropy: each bit set with probability 1/8, a third of every digit's keys are zero
-    low = x32 & cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32)) & \
-        cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
+    low = (
+        x32
+        & cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
+        & cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
+    )
     order = cupy.argsort(x32)  # stable
     sort, pairs = prim.sort, prim.radix_sort
-    cases = [("uint32 keys", (4, 0), sort, (cupy.sort(x32),), x32, None),
-             ("uint32 pairs", (4, 4), pairs, (x32[order], v32[order]), x32, v32),
-             ("int32 keys", (4, 0), sort, (cupy.sort(i32),), i32, None),
-             ("float32 keys", (4, 0), sort, (cupy.sort(f32),), f32, None),
-             ("float32 bits", (4, 0), sort, (cupy.sort(b32),), b32, None),
-             ("uint32 normal-float bits", (4, 0), sort, (cupy.sort(u32f),), u32f, None),
-             ("uint32 low entropy", (4, 0), sort, (cupy.sort(low),), low, None),
-             ("uint64 keys", (8, 0), sort, (cupy.sort(x64),), x64, None)]
+    cases = [
+        ("uint32 keys", (4, 0), sort, (cupy.sort(x32),), x32, None),
+        ("uint32 pairs", (4, 4), pairs, (x32[order], v32[order]), x32, v32),
+        ("int32 keys", (4, 0), sort, (cupy.sort(i32),), i32, None),
+        ("float32 keys", (4, 0), sort, (cupy.sort(f32),), f32, None),
+        ("float32 bits", (4, 0), sort, (cupy.sort(b32),), b32, None),
+        ("uint32 normal-float bits", (4, 0), sort, (cupy.sort(u32f),), u32f, None),
+        ("uint32 low entropy", (4, 0), sort, (cupy.sort(low),), low, None),
+        ("uint64 keys", (8, 0), sort, (cupy.sort(x64),), x64, None),
+    ]
     for title, cfg, func, ref, keys, vals in cases:
         if only and not any(o in title for o in only):
             continue
@@ -185,8 +201,9 @@ def main(argv):
             run = with_tree(tree, cfg, func, (keys,) if vals is None else (keys, vals))
             got = run()
             got = got if isinstance(got, tuple) else (got,)
-            assert all(bool(cupy.array_equal(g, r)) for g, r in zip(got, ref)), \
+            assert all(bool(cupy.array_equal(g, r)) for g, r in zip(got, ref)), (
                 f"{title}: tree {tree} sorts wrongly"
+            )
             fns[tree] = run
         if cc is not None and keys.dtype.kind == "u":
             fns["CUB"] = peers.cub_radix_sort(keys, vals)
@@ -195,13 +212,19 @@ def main(argv):
         t = _timing.bench_many(fns, rounds=3, warmup=3, repeat=10)
         first = t[next(iter(trees))]
         for label, ms in t.items():
-            print(f"{title} (policy {prim.tuning.policy('sort', cfg)}) | {label} | {ms:.4f} ms | "
-                  f"{ms / first:.3f} of {next(iter(trees))}", flush=True)
+            print(
+                f"{title} (policy {prim.tuning.policy('sort', cfg)}) | {label} | {ms:.4f} ms | "
+                f"{ms / first:.3f} of {next(iter(trees))}",
+                flush=True,
+            )
         if "--breakdown" in argv:
             for label, ms in breakdown({tree: fns[tree] for tree in trees}).items():
-                print(f"{title} | {label} | before the first launch {ms[0]:.4f} ms, between "
-                      f"launches {ms[1]:.4f} ms, per launch ms: "
-                      + " ".join(f"{m:.4f}" for m in ms[2:]), flush=True)
+                print(
+                    f"{title} | {label} | before the first launch {ms[0]:.4f} ms, between "
+                    f"launches {ms[1]:.4f} ms, per launch ms: "
+                    + " ".join(f"{m:.4f}" for m in ms[2:]),
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

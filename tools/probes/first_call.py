@@ -34,19 +34,25 @@ CALLS = {
     "cumsum": ("x = rnd(n, 'int32')", "prim.cumsum(x)"),
     "cumsum axis=0": ("x = rnd(n, 'int32').reshape(-1, 256)", "prim.cumsum(x, axis=0)"),
     "exclusive_scan": ("x = rnd(n, 'float32')", "prim.exclusive_scan(x)"),
-    "compact": ("x = rnd(n, 'float32'); m = dev(host(n, 'float32') > 0.5)",
-                "prim.compact(x, m)"),
-    "segmented_reduce": ("x = rnd(n, 'float32'); o = dev(np.arange(0, n + 1, 1024))",
-                         "prim.segmented_reduce(x, o)"),
+    "compact": ("x = rnd(n, 'float32'); m = dev(host(n, 'float32') > 0.5)", "prim.compact(x, m)"),
+    "segmented_reduce": (
+        "x = rnd(n, 'float32'); o = dev(np.arange(0, n + 1, 1024))",
+        "prim.segmented_reduce(x, o)",
+    ),
     "sort": ("x = rnd(n, 'uint32')", "prim.sort(x)"),
     "argsort": ("x = rnd(n, 'uint32')", "prim.argsort(x)"),
     "histogram": ("x = rnd(n, 'float32')", "prim.histogram(x, 100, (0, 1))"),
     "bincount": ("x = dev(host(n, 'int32') % 1000)", "prim.bincount(x)"),
-    "histogram2d": ("x = rnd(n, 'float32'); y = rnd(n, 'float32')",
-                    "prim.histogram2d(x, y, 64, [[0, 1], [0, 1]])"),
-    "spmv": ("import scipy.sparse as sp; A = prim.sparse.CSR(sp.random(1 << 14, 1 << 14, "
-             "density=1e-3, format='csr', dtype='float32', random_state=1)); "
-             "x = rnd(1 << 14, 'float32')", "prim.spmv(A, x)"),
+    "histogram2d": (
+        "x = rnd(n, 'float32'); y = rnd(n, 'float32')",
+        "prim.histogram2d(x, y, 64, [[0, 1], [0, 1]])",
+    ),
+    "spmv": (
+        "import scipy.sparse as sp; A = prim.sparse.CSR(sp.random(1 << 14, 1 << 14, "
+        "density=1e-3, format='csr', dtype='float32', random_state=1)); "
+        "x = rnd(1 << 14, 'float32')",
+        "prim.spmv(A, x)",
+    ),
     "reduce": ("x = rnd(n, 'float32')", "prim.reduce(x, 'max')"),
     "max": ("x = rnd(n, 'float32')", "prim.max(x)"),
     "any": ("x = dev(host(n, 'float32') > 0.5)", "prim.any(x)"),
@@ -55,25 +61,34 @@ CALLS = {
     "inclusive_scan": ("x = rnd(n, 'float32')", "prim.inclusive_scan(x)"),
     "cumprod": ("x = rnd(n, 'float64')", "prim.cumprod(x)"),
     "compact_indices": ("m = dev(host(n, 'float32') > 0.5)", "prim.compact_indices(m)"),
-    "segmented_scan": ("x = rnd(n, 'float32'); o = dev(np.arange(0, n + 1, 1024))",
-                       "prim.segmented_scan(x, offsets=o)"),
+    "segmented_scan": (
+        "x = rnd(n, 'float32'); o = dev(np.arange(0, n + 1, 1024))",
+        "prim.segmented_scan(x, offsets=o)",
+    ),
     "histogram_even": ("x = rnd(n, 'float32')", "prim.histogram_even(x, 100, 0.0, 1.0)"),
     "histogram_channels": ("x = rnd(n, 'uint8').reshape(-1, 4)", "prim.histogram_channels(x)"),
-    "histogramdd": ("x = rnd(n, 'float32').reshape(-1, 4)",
-                    "prim.histogramdd(x, 8, [(0, 1)] * 4)"),
+    "histogramdd": ("x = rnd(n, 'float32').reshape(-1, 4)", "prim.histogramdd(x, 8, [(0, 1)] * 4)"),
     "radix_sort": ("x = rnd(n, 'uint32'); v = rnd(n, 'uint32')", "prim.radix_sort(x, v)"),
-    "segmented_sort": ("x = rnd(n, 'float32'); o = dev(np.arange(0, n + 1, 1024))",
-                       "prim.segmented_sort(x, o)"),
+    "segmented_sort": (
+        "x = rnd(n, 'float32'); o = dev(np.arange(0, n + 1, 1024))",
+        "prim.segmented_sort(x, o)",
+    ),
     "topk": ("x = rnd(n, 'float32')", "prim.topk(x, 16)"),
     "partition": ("x = rnd(n, 'float32')", "prim.partition(x, 1000)"),
     "argpartition": ("x = rnd(n, 'float32')", "prim.argpartition(x, 1000)"),
     "unique": ("x = dev(host(n, 'uint32') % 1000)", "prim.unique(x, return_counts=True)"),
-    "run_length_encode": ("x = dev(np.sort(host(n, 'uint32') % 1000))",
-                          "prim.run_length_encode(x)"),
-    "reduce_by_key": ("k = dev(np.sort(host(n, 'int32') // 16)); x = rnd(n, 'float32')",
-                      "prim.reduce_by_key(k, x)"),
-    "searchsorted": ("a = dev(np.sort(host(n, 'float32'))); v = rnd(n, 'float32')",
-                     "prim.searchsorted(a, v)"),
+    "run_length_encode": (
+        "x = dev(np.sort(host(n, 'uint32') % 1000))",
+        "prim.run_length_encode(x)",
+    ),
+    "reduce_by_key": (
+        "k = dev(np.sort(host(n, 'int32') // 16)); x = rnd(n, 'float32')",
+        "prim.reduce_by_key(k, x)",
+    ),
+    "searchsorted": (
+        "a = dev(np.sort(host(n, 'float32'))); v = rnd(n, 'float32')",
+        "prim.searchsorted(a, v)",
+    ),
     "cupy.sum": ("x = rnd(n, 'float32')", "xp.sum(x)"),
     "cupy.cumsum": ("x = rnd(n, 'int32')", "xp.cumsum(x)"),
     "cupy.sort": ("x = rnd(n, 'uint32')", "xp.sort(x)"),
@@ -112,13 +127,18 @@ def first_call(name, binaries=None):
     """Seconds of ``name``'s first call in a fresh process with empty caches."""
     setup, call = CALLS[name]
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "HOME": home, "CUPY_CACHE_DIR": os.path.join(home, "cupy"),
-               "PRIMITIVES_CACHE_DIR": os.path.join(home, "prim")}
+        env = {
+            **os.environ,
+            "HOME": home,
+            "CUPY_CACHE_DIR": os.path.join(home, "cupy"),
+            "PRIMITIVES_CACHE_DIR": os.path.join(home, "prim"),
+        }
         if binaries is not None:
             env["PRIMITIVES_KERNEL_BINARIES"] = binaries
         code = CHILD.format(setup=setup, call=call)
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env=env, timeout=900)
+        r = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900
+        )
         if r.returncode != 0:
             return None, r.stderr.strip().splitlines()[-1:]
         return json.loads(r.stdout.strip().splitlines()[-1]), None
@@ -127,8 +147,11 @@ def first_call(name, binaries=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.probes.first_call")
     ap.add_argument("--only", action="append", choices=sorted(CALLS))
-    ap.add_argument("--binaries", default=None,
-                    help="PRIMITIVES_KERNEL_BINARIES for the children (a directory, or off)")
+    ap.add_argument(
+        "--binaries",
+        default=None,
+        help="PRIMITIVES_KERNEL_BINARIES for the children (a directory, or off)",
+    )
     ap.add_argument("--out", default=None, help="the table as Markdown")
     args = ap.parse_args(argv)
     lines = ["| first call (fresh process, empty caches) | seconds |", "|---|---|"]

@@ -16,6 +16,7 @@ times pieces of the path to the first launch, each alone right after a synchroni
 milliseconds of GPU work (code and data are then cold, as in a timed call). ``--profile`` then
 prints the functions that take the most host time over 200 calls (cProfile, by own time).
 """
+
 import cProfile
 import pstats
 import statistics
@@ -46,6 +47,7 @@ def host_times(fn, calls=50, busy=None):
         if not first:
             first.append(time.perf_counter())
         return out
+
     lead, whole = [], []
     with mock.patch.object(_plans.Launch, "__call__", go):
         for _ in range(5 + calls):
@@ -78,10 +80,14 @@ def histogram_launches(x):
     h = prim.plan(prim.sort, x).core.hist  # the library's launch: kernel, grid, block, smem
     hist = cupy.zeros(4 * 256 + 1, dtype=np.uint32)
     args = (x, _launch.i64(x.size), np.int32(0), np.int32(0), np.int32(0), np.int32(32), hist)
-    prepared = _plans.Launch(h.kernel, h.grid, h.block, h.shared_mem,
-                             args=(_plans.Launch.SLOT,) + args[1:])
-    return (lambda: h.kernel(h.grid, h.block, args, shared_mem=h.shared_mem)), \
-        (lambda: prepared(x)), prepared
+    prepared = _plans.Launch(
+        h.kernel, h.grid, h.block, h.shared_mem, args=(_plans.Launch.SLOT,) + args[1:]
+    )
+    return (
+        (lambda: h.kernel(h.grid, h.block, args, shared_mem=h.shared_mem)),
+        (lambda: prepared(x)),
+        prepared,
+    )
 
 
 def pieces(x):
@@ -92,11 +98,13 @@ def pieces(x):
 
     def busy():
         cupy.sort(big)  # a few ms of GPU work, not through this library's code
+
     through_cupy, prepared, p = histogram_launches(x)
     rows = {
         "nothing (the timer)": lambda: None,
         "finding the filed plan": lambda: _plans.PLANS.find(
-            _plans.call_key("sort", (x,), (False, "auto"))),
+            _plans.call_key("sort", (x,), (False, "auto"))
+        ),
         "histogram launch through CuPy's call": through_cupy,
         "histogram launch prepared": prepared,
         "cuLaunchKernel alone": lambda: driver.launchKernel(*p.direct.argv),
@@ -106,11 +114,17 @@ def pieces(x):
     for name, fn in rows.items():
         print(f"cold host time: {name}: {cold(fn, busy):.2f} us", flush=True)
     plan = prim.plan(prim.sort, x)
-    for name, fn in (("sort", lambda: prim.sort(x)), ("checked", lambda: checked(x)),
-                     ("plan", lambda: plan(x))):
+    for name, fn in (
+        ("sort", lambda: prim.sort(x)),
+        ("checked", lambda: checked(x)),
+        ("plan", lambda: plan(x)),
+    ):
         lead, whole = host_times(fn, busy=busy)
-        print(f"cold {name} 2^{x.size.bit_length() - 1}: to the first launch {lead:.1f} us, "
-              f"whole call {whole:.1f} us", flush=True)
+        print(
+            f"cold {name} 2^{x.size.bit_length() - 1}: to the first launch {lead:.1f} us, "
+            f"whole call {whole:.1f} us",
+            flush=True,
+        )
 
 
 def main(argv):
@@ -119,11 +133,17 @@ def main(argv):
         x = cupy.asarray(rng.integers(0, 2**32, 1 << log2n, dtype=np.uint32))
         prim.sort(x)  # files the plan
         plan = prim.plan(prim.sort, x)
-        for name, fn in (("sort", lambda: prim.sort(x)), ("checked", lambda: checked(x)),
-                         ("plan", lambda: plan(x))):
+        for name, fn in (
+            ("sort", lambda: prim.sort(x)),
+            ("checked", lambda: checked(x)),
+            ("plan", lambda: plan(x)),
+        ):
             lead, whole = host_times(fn)
-            print(f"{name} uint32 2^{log2n}: to the first launch {lead:.1f} us, whole call "
-                  f"{whole:.1f} us", flush=True)
+            print(
+                f"{name} uint32 2^{log2n}: to the first launch {lead:.1f} us, whole call "
+                f"{whole:.1f} us",
+                flush=True,
+            )
     for how, fn in zip(("through CuPy's call", "prepared"), histogram_launches(x)[:2]):
         per = []
         for _ in range(10):

@@ -31,8 +31,7 @@ def _rate(src, dst, nbytes, repeat=7):
         for i in range(repeat + 1):
             start, stop = cupy.cuda.Event(), cupy.cuda.Event()
             start.record(stream)
-            cupy.cuda.runtime.memcpyPeerAsync(b.data.ptr, dst, a.data.ptr, src, nbytes,
-                                              stream.ptr)
+            cupy.cuda.runtime.memcpyPeerAsync(b.data.ptr, dst, a.data.ptr, src, nbytes, stream.ptr)
             stop.record(stream)
             stop.synchronize()
             if i:
@@ -41,8 +40,9 @@ def _rate(src, dst, nbytes, repeat=7):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m tools.probes.peer_copy",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.probes.peer_copy", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--mib", type=int, default=1024, help="MiB per copy")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
@@ -59,10 +59,13 @@ def main(argv=None):
                     except cupy.cuda.runtime.CUDARuntimeError:
                         pass  # already enabled
     nbytes = args.mib << 20
-    lines = [f"device to device copies of {args.mib} MiB, GB/s (median of 7 after a warm-up); "
-             f"'peer' where cudaDeviceCanAccessPeer, 'host' where the copy is staged", "",
-             "| src \\ dst | " + " | ".join(str(d) for d in range(n)) + " |",
-             "|---|" + "---|" * n]
+    lines = [
+        f"device to device copies of {args.mib} MiB, GB/s (median of 7 after a warm-up); "
+        f"'peer' where cudaDeviceCanAccessPeer, 'host' where the copy is staged",
+        "",
+        "| src \\ dst | " + " | ".join(str(d) for d in range(n)) + " |",
+        "|---|" + "---|" * n,
+    ]
     for src in range(n):
         cells = []
         for dst in range(n):

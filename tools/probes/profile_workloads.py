@@ -9,6 +9,7 @@ bins, 2^28), segreduce (segmented_reduce float32, 2^16 x 2^12), ragged (2^22 seg
 search (searchsorted of 2^24 float32 queries into 2^26, the indexed variant), search_small (the
 same queries into 2^16).
 """
+
 import sys
 
 import cupy

@@ -94,21 +94,25 @@ def main():
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     pk = cols // 4
     want = cp.sum(x, axis=1)
-    fns = {"cupy.sum(axis=1)": lambda: cp.sum(x, axis=1),
-           "prim.sum(axis=1)": lambda: prim.sum(x, axis=1),
-           "prim.sum (flat)": lambda: prim.sum(x)}
+    fns = {
+        "cupy.sum(axis=1)": lambda: cp.sum(x, axis=1),
+        "prim.sum(axis=1)": lambda: prim.sum(x, axis=1),
+        "prim.sum (flat)": lambda: prim.sum(x),
+    }
     for name in WARP + BLOCK:
         k = mod.get_function(name)
         grid = sms * 8 if name.startswith("warp") else rows
         args = (x, np.int64(rows), np.int64(pk), out)
-        fns[name] = (lambda k=k, grid=grid, args=args: k((grid,), (256,), args))
+        fns[name] = lambda k=k, grid=grid, args=args: k((grid,), (256,), args)
         fns[name]()
         assert bool(cp.allclose(out, want, rtol=1e-4)), name
     times = _timing.bench_many(fns, rounds=7, warmup=3, repeat=20)
     base = times["cupy.sum(axis=1)"]
-    print(f"device: {prim.backend_info()['device']}; (65536, 4096) float32, 1024 MiB; ms, "
-          "medians of interleaved CUDA-event timings\n\n| contender | ms | cupy / this | GB/s |"
-          "\n|---|---|---|---|")
+    print(
+        f"device: {prim.backend_info()['device']}; (65536, 4096) float32, 1024 MiB; ms, "
+        "medians of interleaved CUDA-event timings\n\n| contender | ms | cupy / this | GB/s |"
+        "\n|---|---|---|---|"
+    )
     for name, ms in times.items():
         print(f"| {name} | {ms:.4f} | {base / ms:.3f} | {x.nbytes / ms / 1e6:.0f} |")
 

@@ -23,6 +23,7 @@ mean length L = 2^7 .. 2^14, equal and ragged (uniform in 0 .. 2L), each kind's 
 interleaved; the kind with the lower time per L (the threshold is the L from which ``segments``
 wins).
 """
+
 import sys
 
 import numpy as np
@@ -33,8 +34,9 @@ from primitives.testing import peers
 
 backend = _backend.get_backend()
 cupy = backend.xp  # CuPy on a GPU, NumPy on the emulator (a check of the probe at small n)
-ROUNDS = (dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda
-          else dict(rounds=1, warmup=0, repeat=1))
+ROUNDS = (
+    dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda else dict(rounds=1, warmup=0, repeat=1)
+)
 
 
 def layouts(n, rng):
@@ -73,8 +75,10 @@ def main(argv):
         want = csum[off[1:]] - csum[off[:-1]]
         nseg = off.size - 1
         plan = prim.plan(prim.segmented_reduce, y, off, check=False).core
-        fns = {"public": lambda: prim.segmented_reduce(y, off, check=False),
-               f"plan ({type(plan).__name__})": lambda: plan(y, off)}
+        fns = {
+            "public": lambda: prim.segmented_reduce(y, off, check=False),
+            f"plan ({type(plan).__name__})": lambda: plan(y, off),
+        }
         for kind in ("tiles", "segments"):
             p = kind_plan(y, off, kind)
             fns[f"{kind} launches"] = lambda p=p: p(y, off)
@@ -91,8 +95,11 @@ def main(argv):
             pct = 100 * (m * 4 / (t["public"] * 1e-3) / 1e9) / (copy / 2)
             line = ", ".join(f"{k} {ms:.4f}" for k, ms in t.items())
             ratio = f" | public / CUB {t['public'] / t['CUB']:.3f}" if "CUB" in t else ""
-            print(f"{name} ({nseg} segments, n={m}) run {run}: {line} ms | public reads at "
-                  f"{pct:.1f}% of copy{ratio}", flush=True)
+            print(
+                f"{name} ({nseg} segments, n={m}) run {run}: {line} ms | public reads at "
+                f"{pct:.1f}% of copy{ratio}",
+                flush=True,
+            )
     if "--no-sweep" not in argv:
         sweep(x, rng)
 
@@ -109,20 +116,26 @@ def sweep(x, rng):
                 off_h = np.minimum(np.concatenate([[0], np.cumsum(lens)]), n).astype(np.int64)
                 off_h[-1] = n
             off = cupy.asarray(off_h)
-            fns = {kind: (lambda p=kind_plan(x, off, kind): p(x, off))
-                   for kind in ("tiles", "segments")}
+            fns = {
+                kind: (lambda p=kind_plan(x, off, kind): p(x, off))
+                for kind in ("tiles", "segments")
+            }
             if backend.is_cuda and peers.cub() is not None:
-                fns["CUB"] = peers.cub_segmented_reduce(x, off, "sum",
-                                                        cupy.empty(off.size - 1, np.float32))
+                fns["CUB"] = peers.cub_segmented_reduce(
+                    x, off, "sum", cupy.empty(off.size - 1, np.float32)
+                )
             ref = fns["tiles"]()
             got = fns["segments"]()
             rel = float(cupy.max(cupy.abs(got - ref) / cupy.maximum(cupy.abs(ref), 1)))
             assert rel < 1e-4, f"sweep {shape} {mean}: tiles and segments differ by {rel}"
             t = _timing.bench_many(fns, **ROUNDS)
             best = min(("tiles", "segments"), key=t.get)
-            print(f"sweep {shape} mean {mean}: " + ", ".join(f"{k} {ms:.4f}" for k, ms in
-                                                             t.items())
-                  + f" ms | {best} wins", flush=True)
+            print(
+                f"sweep {shape} mean {mean}: "
+                + ", ".join(f"{k} {ms:.4f}" for k, ms in t.items())
+                + f" ms | {best} wins",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,7 @@ def _csr(xp, n):
     import scipy.sparse as sp
 
     m = max(1, n // 8)  # a square matrix with about n nonzeros, eight a row
-    host = sp.random(m, m, density=min(1.0, 8 / m), format="csr", dtype=np.float32,
-                     random_state=1)
+    host = sp.random(m, m, density=min(1.0, 8 / m), format="csr", dtype=np.float32, random_state=1)
     return prim.sparse.CSR(host), host
 
 
@@ -43,13 +42,16 @@ def inputs(xp, n):
     """The arrays every row draws from (random, on the backend's device)."""
     rng = np.random.default_rng(n)
     f = rng.random(n, dtype=np.float32)
-    d = {"f": xp.asarray(f), "d": xp.asarray(f.astype(np.float64) + 0.5),
-         "i": xp.asarray(rng.integers(0, 1000, n, dtype=np.int32)),
-         "u": xp.asarray(rng.integers(0, 1 << 32, n, dtype=np.uint32)),
-         "b": xp.asarray(f > 0.5),
-         "img": xp.asarray(rng.integers(0, 256, (n // 4, 4), dtype=np.uint8)),
-         "off": xp.asarray(np.arange(0, n + 1, 100, dtype=np.int64)),
-         "flags": xp.asarray(np.arange(n) % 100 == 0)}
+    d = {
+        "f": xp.asarray(f),
+        "d": xp.asarray(f.astype(np.float64) + 0.5),
+        "i": xp.asarray(rng.integers(0, 1000, n, dtype=np.int32)),
+        "u": xp.asarray(rng.integers(0, 1 << 32, n, dtype=np.uint32)),
+        "b": xp.asarray(f > 0.5),
+        "img": xp.asarray(rng.integers(0, 256, (n // 4, 4), dtype=np.uint8)),
+        "off": xp.asarray(np.arange(0, n + 1, 100, dtype=np.int64)),
+        "flags": xp.asarray(np.arange(n) % 100 == 0),
+    }
     d["m"] = d["f"].reshape(-1, 100) if n % 100 == 0 else d["f"][:, None]
     d["kth"] = n // 10
     d["runs"] = xp.asarray(np.arange(n, dtype=np.int32) // 16)  # runs of 16 equal keys
@@ -77,7 +79,7 @@ def _segmented_sort_cupy(xp, x, off):
 
 def _topk_cupy(xp, x, k):
     """CuPy's top-k: argpartition, then the k winners sorted, largest first."""
-    idx = xp.argpartition(x, x.size - k)[x.size - k:]
+    idx = xp.argpartition(x, x.size - k)[x.size - k :]
     order = xp.argsort(x[idx])[::-1]
     return x[idx[order]], idx[order]
 
@@ -113,51 +115,82 @@ CALLS = {
     "argmax": (lambda xp, a: prim.argmax(a["f"]), lambda xp, a: xp.argmax(a["f"])),
     "sum axis=1": (lambda xp, a: prim.sum(a["m"], axis=1), lambda xp, a: xp.sum(a["m"], axis=1)),
     "spmv": (lambda xp, a: prim.spmv(a["A"], a["x"]), lambda xp, a: a["cuA"] @ a["x"]),
-    "inclusive_scan": (lambda xp, a: prim.inclusive_scan(a["i"]),
-                       lambda xp, a: xp.cumsum(a["i"])),
-    "exclusive_scan": (lambda xp, a: prim.exclusive_scan(a["i"]),
-                       lambda xp, a: xp.cumsum(a["i"]) - a["i"]),
+    "inclusive_scan": (lambda xp, a: prim.inclusive_scan(a["i"]), lambda xp, a: xp.cumsum(a["i"])),
+    "exclusive_scan": (
+        lambda xp, a: prim.exclusive_scan(a["i"]),
+        lambda xp, a: xp.cumsum(a["i"]) - a["i"],
+    ),
     "cumsum": (lambda xp, a: prim.cumsum(a["i"]), lambda xp, a: xp.cumsum(a["i"])),
     "cumprod": (lambda xp, a: prim.cumprod(a["d"]), lambda xp, a: xp.cumprod(a["d"])),
     "compact": (lambda xp, a: prim.compact(a["f"], a["b"]), lambda xp, a: a["f"][a["b"]]),
-    "compact_indices": (lambda xp, a: prim.compact_indices(a["b"]),
-                        lambda xp, a: xp.flatnonzero(a["b"])),
-    "segmented_scan": (lambda xp, a: prim.segmented_scan(a["f"], offsets=a["off"]),
-                       lambda xp, a: _segmented_scan_cupy(xp, a["f"], a["off"])),
-    "segmented_reduce": (lambda xp, a: prim.segmented_reduce(a["f"], a["off"]),
-                         lambda xp, a: _segments_cupy(xp, a["f"], a["off"])),
-    "histogram": (lambda xp, a: prim.histogram(a["f"], 100, (0, 1)),
-                  lambda xp, a: xp.histogram(a["f"], 100, (0, 1))),
-    "bincount": (lambda xp, a: prim.bincount(a["i"], minlength=1000),
-                 lambda xp, a: xp.bincount(a["i"], minlength=1000)),
-    "histogram_even": (lambda xp, a: prim.histogram_even(a["f"], 100, 0.0, 1.0),
-                       lambda xp, a: xp.histogram(a["f"], 100, (0, 1))[0]),
-    "histogram_channels": (lambda xp, a: prim.histogram_channels(a["img"]),
-                           lambda xp, a: xp.stack([xp.bincount(a["img"][:, c], minlength=256)
-                                                   for c in range(4)])),
-    "histogram2d": (lambda xp, a: prim.histogram2d(a["f"], a["f"][::-1], 16, [[0, 1], [0, 1]]),
-                    lambda xp, a: xp.histogram2d(a["f"], a["f"][::-1], 16, [[0, 1], [0, 1]])),
-    "histogramdd": (lambda xp, a: prim.histogramdd(a["m3"], 8, [(0, 1)] * 3),
-                    lambda xp, a: xp.histogramdd(a["m3"], 8, [(0, 1)] * 3)),
+    "compact_indices": (
+        lambda xp, a: prim.compact_indices(a["b"]),
+        lambda xp, a: xp.flatnonzero(a["b"]),
+    ),
+    "segmented_scan": (
+        lambda xp, a: prim.segmented_scan(a["f"], offsets=a["off"]),
+        lambda xp, a: _segmented_scan_cupy(xp, a["f"], a["off"]),
+    ),
+    "segmented_reduce": (
+        lambda xp, a: prim.segmented_reduce(a["f"], a["off"]),
+        lambda xp, a: _segments_cupy(xp, a["f"], a["off"]),
+    ),
+    "histogram": (
+        lambda xp, a: prim.histogram(a["f"], 100, (0, 1)),
+        lambda xp, a: xp.histogram(a["f"], 100, (0, 1)),
+    ),
+    "bincount": (
+        lambda xp, a: prim.bincount(a["i"], minlength=1000),
+        lambda xp, a: xp.bincount(a["i"], minlength=1000),
+    ),
+    "histogram_even": (
+        lambda xp, a: prim.histogram_even(a["f"], 100, 0.0, 1.0),
+        lambda xp, a: xp.histogram(a["f"], 100, (0, 1))[0],
+    ),
+    "histogram_channels": (
+        lambda xp, a: prim.histogram_channels(a["img"]),
+        lambda xp, a: xp.stack([xp.bincount(a["img"][:, c], minlength=256) for c in range(4)]),
+    ),
+    "histogram2d": (
+        lambda xp, a: prim.histogram2d(a["f"], a["f"][::-1], 16, [[0, 1], [0, 1]]),
+        lambda xp, a: xp.histogram2d(a["f"], a["f"][::-1], 16, [[0, 1], [0, 1]]),
+    ),
+    "histogramdd": (
+        lambda xp, a: prim.histogramdd(a["m3"], 8, [(0, 1)] * 3),
+        lambda xp, a: xp.histogramdd(a["m3"], 8, [(0, 1)] * 3),
+    ),
     "sort": (lambda xp, a: prim.sort(a["u"]), lambda xp, a: xp.sort(a["u"])),
     "argsort": (lambda xp, a: prim.argsort(a["u"]), lambda xp, a: xp.argsort(a["u"])),
     "radix_sort": (lambda xp, a: prim.radix_sort(a["u"]), lambda xp, a: xp.sort(a["u"])),
-    "segmented_sort": (lambda xp, a: prim.segmented_sort(a["f"], a["off"]),
-                       lambda xp, a: _segmented_sort_cupy(xp, a["f"], a["off"])),
-    "topk": (lambda xp, a: prim.topk(a["f"], 16),
-             lambda xp, a: _topk_cupy(xp, a["f"], 16)),
-    "partition": (lambda xp, a: prim.partition(a["f"], a["kth"]),
-                  lambda xp, a: xp.partition(a["f"], a["kth"])),
-    "argpartition": (lambda xp, a: prim.argpartition(a["f"], a["kth"]),
-                     lambda xp, a: xp.argpartition(a["f"], a["kth"])),
-    "unique": (lambda xp, a: prim.unique(a["i"], return_counts=True),
-               lambda xp, a: xp.unique(a["i"], return_counts=True)),
-    "run_length_encode": (lambda xp, a: prim.run_length_encode(a["runs"]),
-                          lambda xp, a: _runs_cupy(xp, a["runs"])),
-    "reduce_by_key": (lambda xp, a: prim.reduce_by_key(a["runs"], a["f"]),
-                      lambda xp, a: _reduce_by_key_cupy(xp, a["runs"], a["f"])),
-    "searchsorted": (lambda xp, a: prim.searchsorted(a["sorted"], a["f"]),
-                     lambda xp, a: xp.searchsorted(a["sorted"], a["f"])),
+    "segmented_sort": (
+        lambda xp, a: prim.segmented_sort(a["f"], a["off"]),
+        lambda xp, a: _segmented_sort_cupy(xp, a["f"], a["off"]),
+    ),
+    "topk": (lambda xp, a: prim.topk(a["f"], 16), lambda xp, a: _topk_cupy(xp, a["f"], 16)),
+    "partition": (
+        lambda xp, a: prim.partition(a["f"], a["kth"]),
+        lambda xp, a: xp.partition(a["f"], a["kth"]),
+    ),
+    "argpartition": (
+        lambda xp, a: prim.argpartition(a["f"], a["kth"]),
+        lambda xp, a: xp.argpartition(a["f"], a["kth"]),
+    ),
+    "unique": (
+        lambda xp, a: prim.unique(a["i"], return_counts=True),
+        lambda xp, a: xp.unique(a["i"], return_counts=True),
+    ),
+    "run_length_encode": (
+        lambda xp, a: prim.run_length_encode(a["runs"]),
+        lambda xp, a: _runs_cupy(xp, a["runs"]),
+    ),
+    "reduce_by_key": (
+        lambda xp, a: prim.reduce_by_key(a["runs"], a["f"]),
+        lambda xp, a: _reduce_by_key_cupy(xp, a["runs"], a["f"]),
+    ),
+    "searchsorted": (
+        lambda xp, a: prim.searchsorted(a["sorted"], a["f"]),
+        lambda xp, a: xp.searchsorted(a["sorted"], a["f"]),
+    ),
 }
 
 
@@ -190,9 +223,12 @@ def run(n=10_000, only=None, rounds=5, repeat=40):
 
 
 def table(rows, n, device):
-    out = [f"Per call at n = {n} on {device} (CUDA events, median of 200, after warm-up):", "",
-           "| function | primitives (us) | CuPy, same work (us) | CuPy / primitives |",
-           "|---|---:|---:|---:|"]
+    out = [
+        f"Per call at n = {n} on {device} (CUDA events, median of 200, after warm-up):",
+        "",
+        "| function | primitives (us) | CuPy, same work (us) | CuPy / primitives |",
+        "|---|---:|---:|---:|",
+    ]
     for name, ours, cupy in rows:
         if cupy is None:
             out.append(f"| `{name}` | {ours:.1f} | | |")

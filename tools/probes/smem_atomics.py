@@ -9,6 +9,7 @@ Each block of 256 threads runs ITERS rounds; the times are medians of CUDA event
 one warp-wide instruction on every warp of the GPU (ns). Every pattern runs the random
 generator of the random one (a multiply-add per round), so only the addresses differ.
 """
+
 import cupy
 import numpy as np
 
@@ -48,8 +49,7 @@ extern "C" __global__ void contend(int iters, int pattern, int op, unsigned* out
 }
 """
 
-PATTERNS = {"distinct words": 0, "random (256 words)": 1, "10 lanes one word": 2,
-            "all one word": 3}
+PATTERNS = {"distinct words": 0, "random (256 words)": 1, "10 lanes one word": 2, "all one word": 3}
 OPS = {"atomicAdd": 0, "atomicOr": 1, "load+store": 2}
 
 
@@ -65,8 +65,10 @@ def main():
     for pname, p in PATTERNS.items():
         cells = []
         for oname, o in OPS.items():
+
             def run():
                 kernel((grid,), (block,), (np.int32(iters), np.int32(p), np.int32(o), out))
+
             ms = _timing.bench(run, warmup=3, repeat=10)
             cells.append(f"{ms * 1e6 / iters:.2f}")
         print(f"| {pname} | " + " | ".join(cells) + " |", flush=True)

@@ -11,6 +11,7 @@ of each and ``cupy.sort`` of the uint32 keys are timed in interleaved rounds
 the second argument repeats that. Prints the medians, cupy.sort's time over ours and the int32
 and float32 times over the uint32 time.
 """
+
 import sys
 
 import cupy
@@ -25,9 +26,11 @@ def main(argv):
     reps = int(argv[1]) if len(argv) > 1 else 1
     n = 1 << 27
     rng = np.random.default_rng(7)
-    keys = {"uint32": cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32)),
-            "int32": cupy.asarray(rng.integers(-2**31, 2**31, n, dtype=np.int32)),
-            "float32": cupy.asarray(rng.standard_normal(n, dtype=np.float32))}
+    keys = {
+        "uint32": cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32)),
+        "int32": cupy.asarray(rng.integers(-(2**31), 2**31, n, dtype=np.int32)),
+        "float32": cupy.asarray(rng.standard_normal(n, dtype=np.float32)),
+    }
     for dt, x in keys.items():
         assert bool(cupy.array_equal(prim.sort(x), cupy.sort(x))), dt
     fns = {f"ours {dt}": (lambda x=x: prim.sort(x)) for dt, x in keys.items()}
@@ -35,10 +38,13 @@ def main(argv):
     for rep in range(reps):
         t = _timing.bench_many(fns, rounds=5, warmup=5, repeat=20)
         u = t["ours uint32"]
-        print(f"{label} {rep}: " + ", ".join(f"{k} {ms:.4f} ms" for k, ms in t.items())
-              + f" | cupy.sort / ours {t['cupy.sort uint32'] / u:.4f}, int32 / uint32 "
-              f"{t['ours int32'] / u:.4f}, float32 / uint32 {t['ours float32'] / u:.4f}",
-              flush=True)
+        print(
+            f"{label} {rep}: "
+            + ", ".join(f"{k} {ms:.4f} ms" for k, ms in t.items())
+            + f" | cupy.sort / ours {t['cupy.sort uint32'] / u:.4f}, int32 / uint32 "
+            f"{t['ours int32'] / u:.4f}, float32 / uint32 {t['ours float32'] / u:.4f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ and at the end (tail: the last blocks' ends before the last, likewise). Medians 
 The stamps' barrier makes each block a little longer, and the global timer ticks coarsely
 (about 1 us on an H100): the figures are good to a microsecond.
 """
+
 import statistics
 import sys
 
@@ -45,30 +46,44 @@ __device__ __forceinline__ void tl_note(unsigned long long tag, unsigned long lo
     }
 }
 """
-EDITS = {"sort/onesweep.cu": [
-    ('#include "sort/radix.cuh"\n', '#include "sort/radix.cuh"\n' + STAMPS),
-    # histogram: tag 0
-    ("    PRIM_DYNAMIC_SHARED(unsigned, counters);  // H::WORDS words (see OsHist)\n",
-     "    PRIM_DYNAMIC_SHARED(unsigned, counters);  // H::WORDS words (see OsHist)\n"
-     "    const unsigned long long tl_t0 = tl_now();\n"),
-    ("        if (H::PER_WORD == 2 && hi) atomicAdd(&hist[(p + 1) * os::RADIX + d], hi);\n"
-     "    }\n}\n",
-     "        if (H::PER_WORD == 2 && hi) atomicAdd(&hist[(p + 1) * os::RADIX + d], hi);\n"
-     "    }\n    __syncthreads();\n    tl_note(0, tl_t0);\n}\n"),
-    # plan: tag 1
-    ("    const int d = threadIdx.x;\n    for (int p = 0; p < passes; ++p) {\n",
-     "    const int d = threadIdx.x;\n    const unsigned long long tl_t0 = tl_now();\n"
-     "    for (int p = 0; p < passes; ++p) {\n"),
-    ("        *launches = epoch0 + runs;\n    }\n}\n",
-     "        *launches = epoch0 + runs;\n    }\n    __syncthreads();\n    tl_note(1, tl_t0);\n}\n"),
-    # pass: tag 2 + the digit's position
-    ("    if (row[0] == 0) return;",
-     "    const unsigned long long tl_t0 = tl_now();\n"
-     "    if (row[0] == 0) { tl_note(2 + shift / 8, tl_t0); return; }"),
-    ("        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);\n}\n",
-     "        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);\n"
-     "    __syncthreads();\n    tl_note(2 + shift / 8, tl_t0);\n}\n"),
-]}
+EDITS = {
+    "sort/onesweep.cu": [
+        ('#include "sort/radix.cuh"\n', '#include "sort/radix.cuh"\n' + STAMPS),
+        # histogram: tag 0
+        (
+            "    PRIM_DYNAMIC_SHARED(unsigned, counters);  // H::WORDS words (see OsHist)\n",
+            "    PRIM_DYNAMIC_SHARED(unsigned, counters);  // H::WORDS words (see OsHist)\n"
+            "    const unsigned long long tl_t0 = tl_now();\n",
+        ),
+        (
+            "        if (H::PER_WORD == 2 && hi) atomicAdd(&hist[(p + 1) * os::RADIX + d], hi);\n"
+            "    }\n}\n",
+            "        if (H::PER_WORD == 2 && hi) atomicAdd(&hist[(p + 1) * os::RADIX + d], hi);\n"
+            "    }\n    __syncthreads();\n    tl_note(0, tl_t0);\n}\n",
+        ),
+        # plan: tag 1
+        (
+            "    const int d = threadIdx.x;\n    for (int p = 0; p < passes; ++p) {\n",
+            "    const int d = threadIdx.x;\n    const unsigned long long tl_t0 = tl_now();\n"
+            "    for (int p = 0; p < passes; ++p) {\n",
+        ),
+        (
+            "        *launches = epoch0 + runs;\n    }\n}\n",
+            "        *launches = epoch0 + runs;\n    }\n    __syncthreads();\n    tl_note(1, tl_t0);\n}\n",
+        ),
+        # pass: tag 2 + the digit's position
+        (
+            "    if (row[0] == 0) return;",
+            "    const unsigned long long tl_t0 = tl_now();\n"
+            "    if (row[0] == 0) { tl_note(2 + shift / 8, tl_t0); return; }",
+        ),
+        (
+            "        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);\n}\n",
+            "        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);\n"
+            "    __syncthreads();\n    tl_note(2 + shift / 8, tl_t0);\n}\n",
+        ),
+    ]
+}
 NAMES = {0: "histogram", 1: "plan"}
 
 
@@ -87,7 +102,7 @@ def one_sort(fn, buf, count):
     fn()
     cupy.cuda.Device().synchronize()
     k = min(int(count.get()[0]), SLOTS)
-    rows = buf[:3 * k].get().reshape(-1, 3).astype(np.int64)
+    rows = buf[: 3 * k].get().reshape(-1, 3).astype(np.int64)
     t0 = rows[:, 1].min()
     out = []
     prev_end = None
@@ -100,9 +115,20 @@ def one_sort(fn, buf, count):
         k = min(conc, len(r))
         ramp = float(np.sort(s)[:k].sum() - k * s.min()) / conc  # slots idle at the start
         tail = float(k * e.max() - np.sort(e)[-k:].sum()) / conc  # slots idle at the end
-        out.append((tag, len(r), span, float(np.median(e - s)), conc, fill,
-                    e.max() - s.max(), None if prev_end is None else s.min() - prev_end,
-                    ramp, tail))
+        out.append(
+            (
+                tag,
+                len(r),
+                span,
+                float(np.median(e - s)),
+                conc,
+                fill,
+                e.max() - s.max(),
+                None if prev_end is None else s.min() - prev_end,
+                ramp,
+                tail,
+            )
+        )
         prev_end = e.max()
     return out, prev_end
 
@@ -111,8 +137,11 @@ def main(argv):
     sorts = int(argv[argv.index("--sorts") + 1]) if "--sorts" in argv else 10
     be = _backend.get_backend()
     cfg = (4, 0)
-    names = [_kernels.pass_name(*cfg, prim.tuning.policy("sort", cfg)), "onesweep_plan",
-             _kernels.hist_name(4, prim.tuning.policy("sort", "histogram"))]
+    names = [
+        _kernels.pass_name(*cfg, prim.tuning.policy("sort", cfg)),
+        "onesweep_plan",
+        _kernels.hist_name(4, prim.tuning.policy("sort", "histogram")),
+    ]
     mod = _patched.patched_module(_kernels.ONESWEEP, names, EDITS)
     ks = {nm: _loader.Kernel(mod.get_function(nm), nm, be) for nm in names}
     buf = cupy.ndarray((3 * SLOTS,), np.uint64, mod.get_global("tl_buf"))
@@ -124,10 +153,14 @@ def main(argv):
         for _ in range(3):
             one_sort(lambda: prim.sort(x), buf, count)
         runs = [one_sort(lambda: prim.sort(x), buf, count) for _ in range(sorts)]
-    print(f"uint32 keys, 2^27, {sorts} sorts (medians): first block start to last block end "
-          f"{statistics.median(r[1] for r in runs):.1f} us")
-    print("| kernel | blocks | span us | median block us | in flight | filled | last block us | "
-          "gap before us | ramp us | tail us |")
+    print(
+        f"uint32 keys, 2^27, {sorts} sorts (medians): first block start to last block end "
+        f"{statistics.median(r[1] for r in runs):.1f} us"
+    )
+    print(
+        "| kernel | blocks | span us | median block us | in flight | filled | last block us | "
+        "gap before us | ramp us | tail us |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for i, row in enumerate(runs[0][0]):
         tag = row[0]
@@ -135,8 +168,11 @@ def main(argv):
         med = [statistics.median(c) if c[0] is not None else None for c in col]
         name = NAMES.get(tag, f"pass {tag - 2}")
         gap = "-" if med[7] is None else f"{med[7]:.1f}"
-        print(f"| {name} | {row[1]} | {med[2]:.1f} | {med[3]:.2f} | {med[4]:.0f} | "
-              f"{med[5]:.3f} | {med[6]:.1f} | {gap} | {med[8]:.1f} | {med[9]:.1f} |", flush=True)
+        print(
+            f"| {name} | {row[1]} | {med[2]:.1f} | {med[3]:.2f} | {med[4]:.0f} | "
+            f"{med[5]:.3f} | {med[6]:.1f} | {gap} | {med[8]:.1f} | {med[9]:.1f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -31,21 +31,35 @@ GRIDS = {
     # rows read a block per row do better than a warp per row, and the layout of short rows
     # packed several per 16-byte load: packets per thread, adjacent loads or a warp's coalesced
     # loads with a shuffle exchange)
-    ("reduction", "axis"): ("sum(axis", [
-        {}, {"slab_min_packets": 256}, {"slab_min_packets": 1024},
-        {"slab_min_packets": 256, "blocks_per_sm": 4},
-        {"slab_min_packets": 256, "block": 512, "blocks_per_sm": 4},
-        {"packed_packets": 1}, {"packed_packets": 2}, {"packed_packets": 4},
-        {"packed_packets": 2, "packed_exchange": 1}, {"packed_packets": 4, "packed_exchange": 1},
-    ]),
+    ("reduction", "axis"): (
+        "sum(axis",
+        [
+            {},
+            {"slab_min_packets": 256},
+            {"slab_min_packets": 1024},
+            {"slab_min_packets": 256, "blocks_per_sm": 4},
+            {"slab_min_packets": 256, "block": 512, "blocks_per_sm": 4},
+            {"packed_packets": 1},
+            {"packed_packets": 2},
+            {"packed_packets": 4},
+            {"packed_packets": 2, "packed_exchange": 1},
+            {"packed_packets": 4, "packed_exchange": 1},
+        ],
+    ),
     # (unroll and split_per_sm were swept at 2769b80: no gain; unroll is now only the unsplit
     # columns'. Now the single-pass column scan's tile: bytes per thread (rows of 16-byte
     # vectors: 128 = 8, 256 = 16, 512 = 32) and the resident blocks its registers are bounded for)
-    ("scan", "axis"): ("cumsum(axis", [
-        {}, {"tile_bytes": 128}, {"tile_bytes": 128, "tile_blocks_per_sm": 3},
-        {"tile_blocks_per_sm": 1}, {"tile_bytes": 512, "tile_blocks_per_sm": 1},
-        {"block": 128, "tile_blocks_per_sm": 4},
-    ]),
+    ("scan", "axis"): (
+        "cumsum(axis",
+        [
+            {},
+            {"tile_bytes": 128},
+            {"tile_bytes": 128, "tile_blocks_per_sm": 3},
+            {"tile_blocks_per_sm": 1},
+            {"tile_bytes": 512, "tile_blocks_per_sm": 1},
+            {"block": 128, "tile_blocks_per_sm": 4},
+        ],
+    ),
 }
 REPS = {"rounds": 3, "warmup": 3, "repeat": 10}
 
@@ -64,9 +78,11 @@ def sweep(family, selector, prefix, grid, lines):
         want = theirs()
         fns = {}
         for i, fields in enumerate(grid):
+
             def run(fields=fields):
                 with prim.tuning.override(family, selector=selector, **fields):
                     return ours()
+
             if not same(cp, run(), want):
                 print(f"WRONG: {case.name} under {_label(fields)} differs from CuPy", flush=True)
                 wrong.add(i)
@@ -76,15 +92,23 @@ def sweep(family, selector, prefix, grid, lines):
         del ours, theirs, want, fns
         cp.get_default_memory_pool().free_all_blocks()
     base = prim.tuning.policy(family, selector)
-    lines += ["", f"{family} {selector!r} policy in force: {base}", "",
-              "| policy | " + " | ".join(c.name for c in chosen) + " | geomean vs in force |",
-              "|---|" + "---|" * (len(chosen) + 1)]
-    gm = {i: math.exp(sum(math.log(t[c.name] / times[0][c.name]) for c in chosen) / len(chosen))
-          for i, t in times.items()}
+    lines += [
+        "",
+        f"{family} {selector!r} policy in force: {base}",
+        "",
+        "| policy | " + " | ".join(c.name for c in chosen) + " | geomean vs in force |",
+        "|---|" + "---|" * (len(chosen) + 1),
+    ]
+    gm = {
+        i: math.exp(sum(math.log(t[c.name] / times[0][c.name]) for c in chosen) / len(chosen))
+        for i, t in times.items()
+    }
     for i, fields in enumerate(grid):
-        lines.append(f"| {_label(fields)}{' (WRONG results)' if i in wrong else ''} | "
-                     + " | ".join(f"{times[i][c.name]:.4f}" for c in chosen)
-                     + f" | {gm[i]:.3f} |")
+        lines.append(
+            f"| {_label(fields)}{' (WRONG results)' if i in wrong else ''} | "
+            + " | ".join(f"{times[i][c.name]:.4f}" for c in chosen)
+            + f" | {gm[i]:.3f} |"
+        )
         print(lines[-1], flush=True)
     best = min((i for i in gm if i not in wrong), key=gm.get, default=0)
     lines.append(f"\nbest: {_label(grid[best])} ({gm[best]:.3f} of the policy in force)")

@@ -60,6 +60,7 @@ Without options, sections 1-3:
 ``--compile-only``: compile every kernel of sections 4 and 5 with NVRTC (sm_90) (section 4's from
 the patched copies) and print its lowered name; needs no GPU.
 """
+
 import cProfile
 import pstats
 import sys
@@ -71,8 +72,13 @@ import numpy as np
 
 import primitives as prim
 from primitives import histograms
-from primitives._core import (backend as _backend, launch as _launch, loader as _loader,
-                              nvrtc as _nvrtc, timing as _timing)
+from primitives._core import (
+    backend as _backend,
+    launch as _launch,
+    loader as _loader,
+    nvrtc as _nvrtc,
+    timing as _timing,
+)
 from primitives.histograms import _binning, _kernels, _plans as _hplans
 from primitives.testing.peers import cub_histogram_even
 from tools import _patched as patched
@@ -104,17 +110,23 @@ def cub_runs(f32_bins=(256,)):
 
 # ---- the production kernel's launch, as the library makes it ------------------------------------
 
+
 def binning_of(dt, nb):
     """uint8: one bin per value; float32: ``nb`` even bins over [0, 1)."""
-    return (_binning.byte_binning(np.dtype(np.uint8)) if dt == np.uint8
-            else _binning.even_binning("tune", np.dtype(np.float32), 0.0, 1.0, nb)[0])
+    return (
+        _binning.byte_binning(np.dtype(np.uint8))
+        if dt == np.uint8
+        else _binning.even_binning("tune", np.dtype(np.float32), 0.0, 1.0, nb)[0]
+    )
 
 
 def kernel_name(dt, nb, vecs, stages=0):
     b = binning_of(dt, nb)
-    return (f"hist_warp_replicated<{_binning.CTYPES[np.dtype(dt)]}, "
-            f"{_kernels.binner_name(b.dtype, b.kind, b.extra)}, prim::CountAcc, {BLOCK}, "
-            f"{vecs}, {stages}>")
+    return (
+        f"hist_warp_replicated<{_binning.CTYPES[np.dtype(dt)]}, "
+        f"{_kernels.binner_name(b.dtype, b.kind, b.extra)}, prim::CountAcc, {BLOCK}, "
+        f"{vecs}, {stages}>"
+    )
 
 
 def vecs_of(dt):
@@ -153,33 +165,47 @@ def resident_grid(k, smem):
 
 # ---- 1. per call against back to back ------------------------------------------------------------
 
+
 def per_call():
-    calls = {"histogram f32 256": lambda: prim.histogram(xf, 256, (0.0, 1.0)),
-             "histogram_even f32 256": lambda: prim.histogram_even(xf, 256, 0.0, 1.0)}
+    calls = {
+        "histogram f32 256": lambda: prim.histogram(xf, 256, (0.0, 1.0)),
+        "histogram_even f32 256": lambda: prim.histogram_even(xf, 256, 0.0, 1.0),
+    }
     calls["bare plan f32 256"] = (lambda f: lambda: f(xf))(
-        prim.histogram.plan(xf, 256, (0.0, 1.0)).core)  # the repeat-call plan the calls take
-    calls.update({"histogram u8 256": lambda: prim.histogram(u8, 256, (0, 256)),
-                  "histogram_even u8 256": lambda: prim.histogram_even(u8, 256, 0, 256),
-                  "bincount u8": lambda: prim.bincount(u8),
-                  "bincount u8 all equal": lambda: prim.bincount(eq8)})
+        prim.histogram.plan(xf, 256, (0.0, 1.0)).core
+    )  # the repeat-call plan the calls take
+    calls.update(
+        {
+            "histogram u8 256": lambda: prim.histogram(u8, 256, (0, 256)),
+            "histogram_even u8 256": lambda: prim.histogram_even(u8, 256, 0, 256),
+            "bincount u8": lambda: prim.bincount(u8),
+            "bincount u8 all equal": lambda: prim.bincount(eq8),
+        }
+    )
     calls["bare plan u8"] = (lambda f: lambda: f(u8))(
-        prim.histogram_even.plan(u8, 256, 0, 256).core)
+        prim.histogram_even.plan(u8, 256, 0, 256).core
+    )
     calls.update({f"CUB histogram_even {k}": f for k, f in cub_runs().items()})
 
     print("per call vs batched (ms)")
     for label, fn in calls.items():
         fn()
-        print(f"  {label:28s} per-call {_timing.bench(fn, repeat=30):.4f}  "
-              f"batched {batched(fn):.4f}", flush=True)
+        print(
+            f"  {label:28s} per-call {_timing.bench(fn, repeat=30):.4f}  batched {batched(fn):.4f}",
+            flush=True,
+        )
 
 
 # ---- 2. host time --------------------------------------------------------------------------------
 
+
 def host_time():
     print("\nhost time per call, 4096 samples (us), then a profile of 300 calls")
-    small = {"histogram f32 256": lambda: prim.histogram(xf[:4096], 256, (0.0, 1.0)),
-             "histogram_even u8": lambda: prim.histogram_even(u8[:4096], 256, 0, 256),
-             "bincount u8": lambda: prim.bincount(u8[:4096])}
+    small = {
+        "histogram f32 256": lambda: prim.histogram(xf[:4096], 256, (0.0, 1.0)),
+        "histogram_even u8": lambda: prim.histogram_even(u8[:4096], 256, 0, 256),
+        "bincount u8": lambda: prim.bincount(u8[:4096]),
+    }
     for label, fn in small.items():
         fn()
         fn()
@@ -200,6 +226,7 @@ def host_time():
 
 # ---- 3. policy sweep -----------------------------------------------------------------------------
 
+
 def bounds_edit(min_blocks):
     """The edit that compiles hist_warp_replicated with __launch_bounds__(BLOCK, min_blocks)."""
     old = "__global__ void __launch_bounds__(BLOCK)\nhist_warp_replicated("
@@ -214,14 +241,19 @@ def bounded_kernel(name, min_blocks):
 
 def policy_sweep():
     print("\nwarp_replicated policy sweep (kernel only, batched; B=1024)")
-    for label, x, nb in (("u8 uniform", u8, 256), ("u8 all-equal", eq8, 256),
-                         ("f32 256", xf, 256), ("f32 4096", xf, 4096)):
+    for label, x, nb in (
+        ("u8 uniform", u8, 256),
+        ("u8 all-equal", eq8, 256),
+        ("f32 256", xf, 256),
+        ("f32 4096", xf, 4096),
+    ):
         run = Launch(x, nb)
         best = None
         # (VECS, MIN_BLOCKS): MIN_BLOCKS 2 compiles the kernel with __launch_bounds__(1024, 2)
         # (registers capped at 32, so two blocks fit whatever VECS)
-        for vecs, min_blocks in ([(4, 0), (8, 0), (8, 2)] if x.dtype == np.uint8 else
-                                 [(1, 0), (2, 0), (4, 0), (4, 2)]):
+        for vecs, min_blocks in (
+            [(4, 0), (8, 0), (8, 2)] if x.dtype == np.uint8 else [(1, 0), (2, 0), (4, 0), (4, 2)]
+        ):
             name = kernel_name(x.dtype, nb, vecs)
             k = _loader.load(src, [name])(name)
             if min_blocks:
@@ -229,9 +261,12 @@ def policy_sweep():
             grid, occ = resident_grid(k, run.smem)
             ms = batched(lambda: run.launch(k, grid))
             ok = int(run.out.sum()) == x.size
-            print(f"  {label} V={vecs} min_blocks={min_blocks} "
-                  f"regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
-                  f"{x.nbytes / ms / 1e6:.0f} GB/s{'' if ok else ' WRONG TOTAL'}", flush=True)
+            print(
+                f"  {label} V={vecs} min_blocks={min_blocks} "
+                f"regs={k.resources()[0]} occ={occ} -> {ms:.4f} ms "
+                f"{x.nbytes / ms / 1e6:.0f} GB/s{'' if ok else ' WRONG TOTAL'}",
+                flush=True,
+            )
             if best is None or ms < best[0]:
                 best = (ms, vecs, min_blocks)
         print(f"  BEST {label}: {best}", flush=True)
@@ -308,10 +343,12 @@ def pattern_edits(chunked, loads_only):
 def pattern_variants(dt):
     """(label, VECS, edits, grid multiples, counts kept) of section 4 for samples of ``dt``."""
     v = vecs_of(dt)
-    return [("production", v, {}, (1,), True),
-            *(("chunked", w, pattern_edits(True, False), (1, 4, 16), True) for w in (2, 4)),
-            ("loads only (diag)", v, pattern_edits(False, True), (1,), False),
-            ("chunked loads only (diag)", v, pattern_edits(True, True), (1, 4), False)]
+    return [
+        ("production", v, {}, (1,), True),
+        *(("chunked", w, pattern_edits(True, False), (1, 4, 16), True) for w in (2, 4)),
+        ("loads only (diag)", v, pattern_edits(False, True), (1,), False),
+        ("chunked loads only (diag)", v, pattern_edits(True, True), (1, 4), False),
+    ]
 
 
 def capped(edits):
@@ -328,20 +365,30 @@ def pattern_kernel(name, edits):
 def pattern():
     nb, m = 256, (1 << 22) + 37
     cub = cub_runs()
-    print("access pattern of hist_warp_replicated, kernel only, batched (ms per call); "
-          f"{SMS} SMs, block {BLOCK}")
-    print(f"  {'samples':8s} {'kernel':30s} {'VECS':>4s} {'grid':>6s} {'regs':>4s} {'occ':>3s} "
-          f"{'ms':>8s} {'GB/s':>6s}  check")
+    print(
+        "access pattern of hist_warp_replicated, kernel only, batched (ms per call); "
+        f"{SMS} SMs, block {BLOCK}"
+    )
+    print(
+        f"  {'samples':8s} {'kernel':30s} {'VECS':>4s} {'grid':>6s} {'regs':>4s} {'occ':>3s} "
+        f"{'ms':>8s} {'GB/s':>6s}  check"
+    )
 
     def row(what, kernel, vecs, grid, regs, occ, ms, nbytes, check):
-        print(f"  {what:8s} {kernel:30s} {vecs:>4} {grid:>6} {regs:>4} {occ:>3} {ms:8.4f} "
-              f"{nbytes / ms / 1e6:6.0f}  {check}", flush=True)
+        print(
+            f"  {what:8s} {kernel:30s} {vecs:>4} {grid:>6} {regs:>4} {occ:>3} {ms:8.4f} "
+            f"{nbytes / ms / 1e6:6.0f}  {check}",
+            flush=True,
+        )
 
     for what, x in (("f32", xf), ("u8", u8)):
-        xs = x[3:3 + m]  # 12 or 3 bytes past a 16-byte boundary: a scalar head, and a tail
+        xs = x[3 : 3 + m]  # 12 or 3 bytes past a 16-byte boundary: a scalar head, and a tail
         hs = xs.get()
-        want = (np.histogram(hs, nb, (0.0, 1.0))[0] if x.dtype == np.float32
-                else np.bincount(hs, minlength=nb))
+        want = (
+            np.histogram(hs, nb, (0.0, 1.0))[0]
+            if x.dtype == np.float32
+            else np.bincount(hs, minlength=nb)
+        )
         for label, vecs, edits, mults, counted in pattern_variants(x.dtype):
             name = kernel_name(x.dtype, nb, vecs)
             k = pattern_kernel(name, edits)
@@ -360,9 +407,12 @@ def pattern():
                     check = "diagnostic: counts not kept"
                     if counted:
                         total = int(big.out.sum())
-                        check = ("ok" if total == x.size and same else
-                                 f"WRONG: total {total} of {x.size}, smaller input "
-                                 f"{'ok' if same else 'differs from NumPy'}")
+                        check = (
+                            "ok"
+                            if total == x.size and same
+                            else f"WRONG: total {total} of {x.size}, smaller input "
+                            f"{'ok' if same else 'differs from NumPy'}"
+                        )
                     row(what, label_k, vecs, grid, k.resources()[0], occ, ms, x.nbytes, check)
         ref = x if x.dtype == np.float32 else x.view(cupy.uint32)
         ms = batched(lambda: prim.sum(ref))
@@ -381,8 +431,11 @@ STAGED_CASES = (("f32", np.float32, 256), ("f32", np.float32, 4096), ("u8", np.u
 
 def staged_names():
     """{(dtype, bins, STAGES): kernel name} of section 5."""
-    return {(dt, nb, s): kernel_name(dt, nb, vecs_of(dt), s)
-            for _, dt, nb in STAGED_CASES for s in STAGES_SWEEP}
+    return {
+        (dt, nb, s): kernel_name(dt, nb, vecs_of(dt), s)
+        for _, dt, nb in STAGED_CASES
+        for s in STAGES_SWEEP
+    }
 
 
 def staged():
@@ -391,26 +444,37 @@ def staged():
     get = _loader.load(src, sorted(set(names.values())))  # one module: one compile
     info = be.device_info()
     cub = cub_runs(f32_bins=(256, 4096))
-    print(f"staged loads of hist_warp_replicated, kernel only, batched (ms per call, the rows of "
-          f"a case in interleaved rounds); {SMS} SMs, "
-          f"block {BLOCK}, {info.shared_per_sm // 1024} KiB shared per SM")
-    print(f"  {'samples':8s} {'bins':>5s} {'kernel':22s} {'STAGES':>6s} {'VECS':>4s} {'regs':>4s} "
-          f"{'KiB':>6s} {'occ':>3s} {'grid':>5s} {'ms':>8s} {'GB/s':>6s}  check")
+    print(
+        f"staged loads of hist_warp_replicated, kernel only, batched (ms per call, the rows of "
+        f"a case in interleaved rounds); {SMS} SMs, "
+        f"block {BLOCK}, {info.shared_per_sm // 1024} KiB shared per SM"
+    )
+    print(
+        f"  {'samples':8s} {'bins':>5s} {'kernel':22s} {'STAGES':>6s} {'VECS':>4s} {'regs':>4s} "
+        f"{'KiB':>6s} {'occ':>3s} {'grid':>5s} {'ms':>8s} {'GB/s':>6s}  check"
+    )
 
     def row(what, nb, kernel, stages, vecs, regs, smem, occ, grid, ms, nbytes, check):
         kib = f"{smem / 1024:.1f}" if isinstance(smem, int) else smem
-        print(f"  {what:8s} {nb:>5} {kernel:22s} {stages:>6} {vecs:>4} {regs:>4} {kib:>6} "
-              f"{occ:>3} {grid:>5} {ms:8.4f} {nbytes / ms / 1e6:6.0f}  {check}", flush=True)
+        print(
+            f"  {what:8s} {nb:>5} {kernel:22s} {stages:>6} {vecs:>4} {regs:>4} {kib:>6} "
+            f"{occ:>3} {grid:>5} {ms:8.4f} {nbytes / ms / 1e6:6.0f}  {check}",
+            flush=True,
+        )
 
     for what, dt, nb in STAGED_CASES:
         x = xf if dt == np.float32 else u8
-        xs = x[3:3 + m]  # 12 or 3 bytes past a 16-byte boundary: a scalar head, and a tail
+        xs = x[3 : 3 + m]  # 12 or 3 bytes past a 16-byte boundary: a scalar head, and a tail
         hs = xs.get()
-        want = (np.histogram(hs, nb, (0.0, 1.0))[0] if dt == np.float32
-                else np.bincount(hs, minlength=nb))
+        want = (
+            np.histogram(hs, nb, (0.0, 1.0))[0]
+            if dt == np.float32
+            else np.bincount(hs, minlength=nb)
+        )
         # the big input's counts by the library's call (its own staging policy)
-        big_want = cupy.asnumpy(prim.histogram_even(x, nb, *((0.0, 1.0) if dt == np.float32
-                                                             else (0, 256))))
+        big_want = cupy.asnumpy(
+            prim.histogram_even(x, nb, *((0.0, 1.0) if dt == np.float32 else (0, 256)))
+        )
         assert int(big_want.sum()) == x.size
         vecs = vecs_of(dt)
         # float32 256 bins: also 4 copies (warp w counts into copy w % 4) in place of one per
@@ -426,8 +490,11 @@ def staged():
             if reps:
                 label += f", {reps} copies"
             if big.smem > info.shared_per_block_optin:
-                print(f"  {what:8s} {nb:>5} {label:22s} {stages:>6}  does not fit: "
-                      f"{big.smem} bytes of shared memory per block", flush=True)
+                print(
+                    f"  {what:8s} {nb:>5} {label:22s} {stages:>6}  does not fit: "
+                    f"{big.smem} bytes of shared memory per block",
+                    flush=True,
+                )
                 continue
             k = get(name)
             runs = [(label, k, *resident_grid(k, big.smem))]
@@ -440,28 +507,50 @@ def staged():
                 same = np.array_equal(small.out.get(), want)
                 big.launch(kk, grid)
                 got = cupy.asnumpy(big.out)
-                check = ("ok" if np.array_equal(got, big_want) and same else
-                         f"WRONG: total {int(got.sum())} of {x.size}, counts "
-                         f"{'equal' if np.array_equal(got, big_want) else 'differ from'} "
-                         f"histogram_even's, smaller input "
-                         f"{'ok' if same else 'differs from NumPy'}")
-                fns[len(fns)] = (lambda big=big, kk=kk, grid=grid: big.launch(kk, grid))
-                rows.append((what, nb, label_k, stages, vecs, kk.resources()[0], big.smem, occ,
-                             grid, x.nbytes, check))
+                check = (
+                    "ok"
+                    if np.array_equal(got, big_want) and same
+                    else f"WRONG: total {int(got.sum())} of {x.size}, counts "
+                    f"{'equal' if np.array_equal(got, big_want) else 'differ from'} "
+                    f"histogram_even's, smaller input "
+                    f"{'ok' if same else 'differs from NumPy'}"
+                )
+                fns[len(fns)] = lambda big=big, kk=kk, grid=grid: big.launch(kk, grid)
+                rows.append(
+                    (
+                        what,
+                        nb,
+                        label_k,
+                        stages,
+                        vecs,
+                        kk.resources()[0],
+                        big.smem,
+                        occ,
+                        grid,
+                        x.nbytes,
+                        check,
+                    )
+                )
         ref = x if dt == np.float32 else x.view(cupy.uint32)
         fns[len(fns)] = lambda ref=ref: prim.sum(ref)
-        rows.append((what, nb, f"prim.sum ({ref.dtype})", "-", "-", "-", "-", "-", "-", x.nbytes,
-                     "-"))
+        rows.append(
+            (what, nb, f"prim.sum ({ref.dtype})", "-", "-", "-", "-", "-", "-", x.nbytes, "-")
+        )
         if f"{what} {nb}" in cub:
             fn = cub[f"{what} {nb}"]
             fn()
             fns[len(fns)] = fn
-            rows.append((what, nb, "CUB histogram_even", "-", "-", "-", "-", "-", "-", x.nbytes,
-                         "-"))
+            rows.append(
+                (what, nb, "CUB histogram_even", "-", "-", "-", "-", "-", "-", x.nbytes, "-")
+            )
         # every contender of the case in interleaved rounds (drift affects them alike), each
         # sample 10 launches back to back
-        times = _timing.bench_many({i: (lambda f=f: [f() for _ in range(10)])
-                                    for i, f in fns.items()}, rounds=5, warmup=2, repeat=5)
+        times = _timing.bench_many(
+            {i: (lambda f=f: [f() for _ in range(10)]) for i, f in fns.items()},
+            rounds=5,
+            warmup=2,
+            repeat=5,
+        )
         for i, r in enumerate(rows):
             row(*r[:9], times[i] / 10, *r[9:])
 
@@ -483,13 +572,18 @@ def compile_only():
         for label, vecs, edits, _, _ in pattern_variants(dt):
             name = kernel_name(dt, 256, vecs)
             for label_k, e in ((label, edits), (label + " +lb2", capped(edits))):
-                print(f"{label_k} VECS={vecs}: {name}\n  -> {patched_kernel(src, name, e)}",
-                      flush=True)
+                print(
+                    f"{label_k} VECS={vecs}: {name}\n  -> {patched_kernel(src, name, e)}",
+                    flush=True,
+                )
     names = sorted(set(staged_names().values()))
     lowered = _nvrtc.compile_check(_loader.source(src), names, options=_loader.nvrtc_options())
     for name in names:  # section 5: the library's source, and the +lb2 copies
-        print(f"staged: {name}\n  -> {lowered[name]}\n  +lb2 -> "
-              f"{patched_kernel(src, name, capped({}))}", flush=True)
+        print(
+            f"staged: {name}\n  -> {lowered[name]}\n  +lb2 -> "
+            f"{patched_kernel(src, name, capped({}))}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ GPU). With ``--sweep``, sweeps the production policy (block, vectors, blocks per
 
     python -m tools.tune.reduction [--sweep]
 """
+
 import sys
 
 import cupy
@@ -33,8 +34,11 @@ for label, ours, peer in (
     ("max f32 2^28", lambda: prim.max(xf), lambda: cupy.max(xf)),
     ("sum f32 2^10", lambda: prim.sum(small), lambda: cupy.sum(small)),
 ):
-    print(f"  {label}: ours per-call {_timing.bench(ours):.4f} batched {batched(ours):.4f} | "
-          f"cupy per-call {_timing.bench(peer):.4f} batched {batched(peer):.4f}", flush=True)
+    print(
+        f"  {label}: ours per-call {_timing.bench(ours):.4f} batched {batched(ours):.4f} | "
+        f"cupy per-call {_timing.bench(peer):.4f} batched {batched(peer):.4f}",
+        flush=True,
+    )
 
 if "--sweep" not in sys.argv:
     sys.exit(0)
@@ -47,12 +51,20 @@ for x in (xf, xi):
         for block in (256, 512, 1024):
             for vectors in (2, 4, 8):
                 for per_sm in (1, 2, 4):
-                    with prim.tuning.override("reduction", selector="production", block=block,
-                                              vectors=vectors, blocks_per_sm=per_sm):
+                    with prim.tuning.override(
+                        "reduction",
+                        selector="production",
+                        block=block,
+                        vectors=vectors,
+                        blocks_per_sm=per_sm,
+                    ):
                         ms = batched(lambda: prim.reduce(x, op))
                     gbs = x.nbytes / ms / 1e6
-                    print(f"  {x.dtype.name} {op} {block:5d} {vectors} {per_sm:2d} -> "
-                          f"{ms:.4f} {gbs:.0f}", flush=True)
+                    print(
+                        f"  {x.dtype.name} {op} {block:5d} {vectors} {per_sm:2d} -> "
+                        f"{ms:.4f} {gbs:.0f}",
+                        flush=True,
+                    )
                     if best is None or ms < best[0]:
                         best = (ms, block, vectors, per_sm)
         print(f"  BEST {x.dtype.name} {op}: {best}", flush=True)

@@ -22,6 +22,7 @@ look-back.
 The 16-byte warp exchange of the look-back kernel was compared with the padded one it replaced
 by ``--exchange16`` at commit c045694 (docs/perf-log/).
 """
+
 import cProfile
 import pstats
 import sys
@@ -31,8 +32,12 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives._core import (backend as _backend, lookback as _lookback, plans as _plans,
-                              timing as _timing)
+from primitives._core import (
+    backend as _backend,
+    lookback as _lookback,
+    plans as _plans,
+    timing as _timing,
+)
 from primitives.testing import peers
 from tools._patched import patched_kernel, patched_module
 
@@ -43,16 +48,32 @@ HOST = "--host" in sys.argv
 BOUNDS = "--bounds" in sys.argv
 PROBE = "--probe" in sys.argv
 HINT_EDITS = {
-    "stores": [("out[u * WARP + lane] = slots[X::striped(u, lane)];",
-                "__stcs(out + u * WARP + lane, slots[X::striped(u, lane)]);")],
+    "stores": [
+        (
+            "out[u * WARP + lane] = slots[X::striped(u, lane)];",
+            "__stcs(out + u * WARP + lane, slots[X::striped(u, lane)]);",
+        )
+    ],
     "loads": [("__ldg(reinterpret_cast<const V*>(p))", "__ldcs(reinterpret_cast<const V*>(p))")],
 }
 HINT_EDITS["both"] = HINT_EDITS["stores"] + HINT_EDITS["loads"]
 
 
 rng = np.random.default_rng(3)
-POLICIES = ((64, 64), (64, 80), (96, 48), (128, 32), (128, 40), (128, 48), (128, 56),
-            (128, 64), (128, 72), (128, 80), (192, 40), (256, 40))
+POLICIES = (
+    (64, 64),
+    (64, 80),
+    (96, 48),
+    (128, 32),
+    (128, 40),
+    (128, 48),
+    (128, 56),
+    (128, 64),
+    (128, 72),
+    (128, 80),
+    (192, 40),
+    (256, 40),
+)
 if HINTS:  # the two best policies of the sweep only
     POLICIES = ((128, 64), (128, 72))
 
@@ -60,8 +81,7 @@ if HINTS:  # the two best policies of the sweep only
 def policy_plan(block, items, x, dt):
     """The library's look-back plan of an inclusive ``dt`` sum of ``x`` under the policy
     (``block`` threads, ``items`` four-byte items each), made within a tuning override."""
-    with prim.tuning.override("scan", selector="decoupled_lookback", block=block,
-                              bytes=4 * items):
+    with prim.tuning.override("scan", selector="decoupled_lookback", block=block, bytes=4 * items):
         return prim.plan(prim.inclusive_scan, x, dtype=dt).core
 
 
@@ -75,8 +95,11 @@ def lookback_launch(k, block, items, x, out):
 
     def launch():
         ep[0] += 1
-        k((tiles,), (block,), (x, out, np.int64(n), out, np.int32(0), counter, state,
-                                 np.uint32(ep[0])))
+        k(
+            (tiles,),
+            (block,),
+            (x, out, np.int64(n), out, np.int32(0), counter, state, np.uint32(ep[0])),
+        )
 
     return launch
 
@@ -107,8 +130,11 @@ def sweep():
         public = lambda: prim.inclusive_scan(x, dtype=dt)  # noqa: E731
         ms = _timing.bench(public, warmup=3, repeat=20)
         ms10 = _timing.bench(lambda: [public() for _ in range(10)], warmup=1, repeat=5) / 10
-        print(f"{c} prim.inclusive_scan: {ms:.4f} ms per call, {ms10:.4f} ms back to back "
-              f"({ms / copy_ms:.3f}x copy)", flush=True)
+        print(
+            f"{c} prim.inclusive_scan: {ms:.4f} ms per call, {ms10:.4f} ms back to back "
+            f"({ms / copy_ms:.3f}x copy)",
+            flush=True,
+        )
         runs = [(b, i, None) for b, i in POLICIES]
         if HINTS:
             runs += [(b, i, h) for b, i in ((128, 72), (128, 64)) for h in HINT_EDITS]
@@ -119,30 +145,40 @@ def sweep():
                     k = patched_kernel("scan/scan.cu", name, {"common/load.cuh": HINT_EDITS[hint]})
                 # experiment: tile id = blockIdx.x (no atomic; relies on in-order dispatch)
                 if STATIC_IDS:
-                    k = patched_kernel("scan/scan.cu", name, {"scan/scan.cu": [
-                        ("prim::next_tile(tile_counter, &tile_id)", "blockIdx.x")]})
+                    k = patched_kernel(
+                        "scan/scan.cu",
+                        name,
+                        {
+                            "scan/scan.cu": [
+                                ("prim::next_tile(tile_counter, &tile_id)", "blockIdx.x")
+                            ]
+                        },
+                    )
                 launch = lookback_launch(k, block, items, x, out)
             else:  # the library's plan under this policy, launched into `out`
                 plan = policy_plan(block, items, x, dt)
-                launch = (lambda plan=plan: plan.launch(x, out, plan.n64, plan.stand_in,
-                                                        np.int32(0)))
+                launch = lambda plan=plan: plan.launch(x, out, plan.n64, plan.stand_in, np.int32(0))
             ok = checked(launch, out, ref, exact=c == "int")
             ms = _timing.bench(launch, warmup=3, repeat=20)
-            print(f"{c} block {block:4d} items {items:2d}{' ' + hint if hint else ''}: {ms:.4f} ms "
-                  f"{2 * x.nbytes / ms / 1e6:.0f} GB/s ({ms / copy_ms:.3f}x copy) ok={ok}",
-                  flush=True)
+            print(
+                f"{c} block {block:4d} items {items:2d}{' ' + hint if hint else ''}: {ms:.4f} ms "
+                f"{2 * x.nbytes / ms / 1e6:.0f} GB/s ({ms / copy_ms:.3f}x copy) ok={ok}",
+                flush=True,
+            )
 
 
 # The look-back waiting only for the predecessors nearer than the window's nearest inclusive
 # prefix (the library waits for the whole window of 32).
-NEARER_ONLY = [("""        while (__any_sync(FULL_MASK, kind == 0u)) {
+NEARER_ONLY = [
+    (
+        """        while (__any_sync(FULL_MASK, kind == 0u)) {
             if (kind == 0u) {
                 __nanosleep(20);
                 kind = ts.load(pred, value);
             }
         }
         const unsigned inclusive_lanes = __ballot_sync(FULL_MASK, kind == TILE_INCLUSIVE);""",
-                 """        unsigned inclusive_lanes;
+        """        unsigned inclusive_lanes;
         while (true) {
             inclusive_lanes = __ballot_sync(FULL_MASK, kind == TILE_INCLUSIVE);
             const unsigned needed =
@@ -153,44 +189,63 @@ NEARER_ONLY = [("""        while (__any_sync(FULL_MASK, kind == 0u)) {
                 __nanosleep(20);
                 kind = ts.load(pred, value);
             }
-        }""")]
+        }""",
+    )
+]
+
 
 def bounds():
     gbs = _timing.copy_bandwidth(1 << 31)
-    print(f"memcpy 2 GiB: {gbs:.0f} GB/s (a 2^28 four-byte scan at this rate: "
-          f"{2 * n * 4 / gbs / 1e6:.4f} ms; 85%: {2 * n * 4 / (0.85 * gbs) / 1e6:.4f} ms)",
-          flush=True)
+    print(
+        f"memcpy 2 GiB: {gbs:.0f} GB/s (a 2^28 four-byte scan at this rate: "
+        f"{2 * n * 4 / gbs / 1e6:.4f} ms; 85%: {2 * n * 4 / (0.85 * gbs) / 1e6:.4f} ms)",
+        flush=True,
+    )
     for c, dt in (("int", np.int32), ("float", np.float32)):
         x = cupy.asarray(rng.integers(-1000, 1000, n, dtype=np.int32).astype(dt))
         out = cupy.empty_like(x)
         ref = cupy.cumsum(x, dtype=dt)
         fns = {}
         # a bound, not a scan: without the look-back (each tile's prefix taken as the identity)
-        no_lookback = [("const T before = lookback_prefix<T>(ts, tile, op);",
-                        "const T before = Op::identity();")]
+        no_lookback = [
+            (
+                "const T before = lookback_prefix<T>(ts, tile, op);",
+                "const T before = Op::identity();",
+            )
+        ]
         # (label, items, edits of common/lookback.cuh)
         variants = [("no look-back", 72, no_lookback)]
-        variants += [(label, items, edits) for items in (56, 64, 72)
-                     for label, edits in (("policy", []), ("nearer-only wait", NEARER_ONLY))]
+        variants += [
+            (label, items, edits)
+            for items in (56, 64, 72)
+            for label, edits in (("policy", []), ("nearer-only wait", NEARER_ONLY))
+        ]
         # the tiles' descriptors packed (8 bytes apart, 4 per 32-byte sector, the earlier layout),
         # against the library's one per 32-byte sector
-        variants += [("status spacing 8 B", 72,
-                      [("constexpr int STATUS_SPACING = 32;", "constexpr int STATUS_SPACING = 8;")])]
+        variants += [
+            (
+                "status spacing 8 B",
+                72,
+                [("constexpr int STATUS_SPACING = 32;", "constexpr int STATUS_SPACING = 8;")],
+            )
+        ]
         for label, items, scan_edits in variants:
             block = 128
             name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
             k = patched_kernel("scan/scan.cu", name, {"common/lookback.cuh": scan_edits})
             launch = lookback_launch(k, block, items, x, out)
-            ok = (checked(launch, out, ref, exact=c == "int") if "look-back" not in label
-                  else "n/a")
+            ok = checked(launch, out, ref, exact=c == "int") if "look-back" not in label else "n/a"
             key = f"{label} {block}x{items} regs {k.num_regs}"
             fns[key] = launch
             print(f"{c} {key}: ok={ok}", flush=True)
         fns["public call"] = lambda: prim.inclusive_scan(x, dtype=dt)
         t = _timing.bench_many(fns)
         for key, ms in t.items():
-            print(f"{c} {key}: {ms:.4f} ms {2 * x.nbytes / ms / 1e6:.0f} GB/s "
-                  f"({100 * 2 * x.nbytes / ms / 1e6 / gbs:.1f}% of memcpy)", flush=True)
+            print(
+                f"{c} {key}: {ms:.4f} ms {2 * x.nbytes / ms / 1e6:.0f} GB/s "
+                f"({100 * 2 * x.nbytes / ms / 1e6 / gbs:.1f}% of memcpy)",
+                flush=True,
+            )
 
 
 def pieces_of_a_call(small):
@@ -214,40 +269,89 @@ def pieces_of_a_call(small):
     pieces = {
         "public call": lambda: prim.inclusive_scan(small, dtype=np.int32),
         "cupy.empty": lambda: cupy.empty(small.size, np.int32),
-        "cupy.ndarray over cupy.cuda.alloc": lambda: cupy.ndarray((small.size,), np.int32,
-                                                                  cupy.cuda.alloc(small.nbytes)),
+        "cupy.ndarray over cupy.cuda.alloc": lambda: cupy.ndarray(
+            (small.size,), np.int32, cupy.cuda.alloc(small.nbytes)
+        ),
         "backend.stream_key": backend.stream_key,
         "get_current_stream().ptr": lambda: cupy.cuda.get_current_stream().ptr,
         "call_key": lambda: _plans.call_key("inclusive_scan", (small,), ("sum", np.int32, "auto")),
         "plan.launch": lambda: plan.launch(small, out, plan.n64, plan.stand_in, np.int32(0)),
         "plan (new output)": lambda: plan(small),
-        "RawKernel call": lambda: raw(plan.grid, plan.block,
-                                      (small, out, plan.n64, plan.stand_in, np.int32(0),
-                                       plan.counter, plan.state, plan.next_epoch())),
-        "Function call": lambda: raw.kernel(plan.grid, plan.block,
-                                            (small, out, plan.n64, plan.stand_in, np.int32(0),
-                                             plan.counter, plan.state, plan.next_epoch())),
+        "RawKernel call": lambda: raw(
+            plan.grid,
+            plan.block,
+            (
+                small,
+                out,
+                plan.n64,
+                plan.stand_in,
+                np.int32(0),
+                plan.counter,
+                plan.state,
+                plan.next_epoch(),
+            ),
+        ),
+        "Function call": lambda: raw.kernel(
+            plan.grid,
+            plan.block,
+            (
+                small,
+                out,
+                plan.n64,
+                plan.stand_in,
+                np.int32(0),
+                plan.counter,
+                plan.state,
+                plan.next_epoch(),
+            ),
+        ),
     }
     try:
         from cupy_backends.cuda.api import driver
 
         class Params(ctypes.Structure):
-            _fields_ = [("x", ctypes.c_void_p), ("out", ctypes.c_void_p), ("n", ctypes.c_int64),
-                        ("seed", ctypes.c_void_p), ("seeded", ctypes.c_int32),
-                        ("counter", ctypes.c_void_p), ("state", ctypes.c_void_p),
-                        ("epoch", ctypes.c_uint32)]
+            _fields_ = [
+                ("x", ctypes.c_void_p),
+                ("out", ctypes.c_void_p),
+                ("n", ctypes.c_int64),
+                ("seed", ctypes.c_void_p),
+                ("seeded", ctypes.c_int32),
+                ("counter", ctypes.c_void_p),
+                ("state", ctypes.c_void_p),
+                ("epoch", ctypes.c_uint32),
+            ]
 
-        prm = Params(small.data.ptr, out.data.ptr, small.size, out.data.ptr, 0,
-                     plan.counter.data.ptr, plan.state.data.ptr, 0)
-        ptrs = (ctypes.c_void_p * 8)(*[ctypes.addressof(prm) + getattr(Params, f).offset
-                                       for f, _ in Params._fields_])
+        prm = Params(
+            small.data.ptr,
+            out.data.ptr,
+            small.size,
+            out.data.ptr,
+            0,
+            plan.counter.data.ptr,
+            plan.state.data.ptr,
+            0,
+        )
+        ptrs = (ctypes.c_void_p * 8)(
+            *[ctypes.addressof(prm) + getattr(Params, f).offset for f, _ in Params._fields_]
+        )
         fptr, addr = raw.kernel.ptr, ctypes.addressof(ptrs)
 
         def driver_launch():
             prm.x, prm.out, prm.seed = small.data.ptr, out.data.ptr, out.data.ptr
             prm.epoch = int(plan.next_epoch())
-            driver.launchKernel(fptr, plan.grid[0], 1, 1, plan.block[0], 1, 1, 0,
-                                cupy.cuda.get_current_stream().ptr, addr, 0)
+            driver.launchKernel(
+                fptr,
+                plan.grid[0],
+                1,
+                1,
+                plan.block[0],
+                1,
+                1,
+                0,
+                cupy.cuda.get_current_stream().ptr,
+                addr,
+                0,
+            )
 
         pieces["driver.launchKernel, prebuilt parameters"] = driver_launch
     except Exception as exc:  # noqa: BLE001
@@ -255,37 +359,54 @@ def pieces_of_a_call(small):
     for name, fn in pieces.items():
         print(f"host per call: {name}: {per_call(fn):.2f} us", flush=True)
     got = prim.inclusive_scan(small, dtype=np.int32)
-    print("public call still right:", bool(cupy.array_equal(got, cupy.cumsum(small, dtype=np.int32))))
+    print(
+        "public call still right:", bool(cupy.array_equal(got, cupy.cumsum(small, dtype=np.int32)))
+    )
 
 
 PROBE_EDITS = {
     "common/lookback.cuh": [
-        ("namespace prim {", 'extern "C" { __device__ unsigned long long prim_dbg[8]; }\nnamespace prim {'),
-        ("    long long window_end = tile - 1;  // nearest predecessor not yet folded\n    while (true) {\n",
-         "    long long window_end = tile - 1;  // nearest predecessor not yet folded\n"
-         "    const long long dbg_t0 = clock64();\n"
-         "    unsigned long long dbg_windows = 0, dbg_spins = 0;\n"
-         "    while (true) {\n        ++dbg_windows;\n"),
-        ("            if (kind == 0u) {\n                __nanosleep(20);",
-         "            ++dbg_spins;\n            if (kind == 0u) {\n                __nanosleep(20);"),
-        ("        if (inclusive_lanes) return prefix;",
-         "        if (inclusive_lanes) { if (lane == 0) { atomicAdd(&prim_dbg[0], dbg_windows); "
-         "atomicAdd(&prim_dbg[1], dbg_spins); "
-         "atomicAdd(&prim_dbg[2], (unsigned long long)(clock64() - dbg_t0)); "
-         "atomicAdd(&prim_dbg[3], 1ull); } return prefix; }"),
+        (
+            "namespace prim {",
+            'extern "C" { __device__ unsigned long long prim_dbg[8]; }\nnamespace prim {',
+        ),
+        (
+            "    long long window_end = tile - 1;  // nearest predecessor not yet folded\n    while (true) {\n",
+            "    long long window_end = tile - 1;  // nearest predecessor not yet folded\n"
+            "    const long long dbg_t0 = clock64();\n"
+            "    unsigned long long dbg_windows = 0, dbg_spins = 0;\n"
+            "    while (true) {\n        ++dbg_windows;\n",
+        ),
+        (
+            "            if (kind == 0u) {\n                __nanosleep(20);",
+            "            ++dbg_spins;\n            if (kind == 0u) {\n                __nanosleep(20);",
+        ),
+        (
+            "        if (inclusive_lanes) return prefix;",
+            "        if (inclusive_lanes) { if (lane == 0) { atomicAdd(&prim_dbg[0], dbg_windows); "
+            "atomicAdd(&prim_dbg[1], dbg_spins); "
+            "atomicAdd(&prim_dbg[2], (unsigned long long)(clock64() - dbg_t0)); "
+            "atomicAdd(&prim_dbg[3], 1ull); } return prefix; }",
+        ),
     ],
     "scan/scan.cu": [
-        ("    const long long tile = prim::next_tile(tile_counter, &tile_id);\n",
-         "    const long long dbg_start = clock64();\n"
-         "    const long long tile = prim::next_tile(tile_counter, &tile_id);\n"
-         "    if (threadIdx.x == 0) atomicAdd(&prim_dbg[7], (unsigned long long)(clock64() - dbg_start));\n"),
-        ("    const prim::TileStatus<AccT> ts(tile_state, epoch);\n",
-         "    if (threadIdx.x == 0) atomicAdd(&prim_dbg[4], (unsigned long long)(clock64() - dbg_start));\n"
-         "    const prim::TileStatus<AccT> ts(tile_state, epoch);\n"),
-        ("        prim::store_items<AccT, ITEMS>(out + first, avail, false, items);\n}",
-         "        prim::store_items<AccT, ITEMS>(out + first, avail, false, items);\n"
-         "    if (threadIdx.x == 0) { atomicAdd(&prim_dbg[5], (unsigned long long)(clock64() - dbg_start)); "
-         "atomicAdd(&prim_dbg[6], 1ull); }\n}"),
+        (
+            "    const long long tile = prim::next_tile(tile_counter, &tile_id);\n",
+            "    const long long dbg_start = clock64();\n"
+            "    const long long tile = prim::next_tile(tile_counter, &tile_id);\n"
+            "    if (threadIdx.x == 0) atomicAdd(&prim_dbg[7], (unsigned long long)(clock64() - dbg_start));\n",
+        ),
+        (
+            "    const prim::TileStatus<AccT> ts(tile_state, epoch);\n",
+            "    if (threadIdx.x == 0) atomicAdd(&prim_dbg[4], (unsigned long long)(clock64() - dbg_start));\n"
+            "    const prim::TileStatus<AccT> ts(tile_state, epoch);\n",
+        ),
+        (
+            "        prim::store_items<AccT, ITEMS>(out + first, avail, false, items);\n}",
+            "        prim::store_items<AccT, ITEMS>(out + first, avail, false, items);\n"
+            "    if (threadIdx.x == 0) { atomicAdd(&prim_dbg[5], (unsigned long long)(clock64() - dbg_start)); "
+            "atomicAdd(&prim_dbg[6], 1ull); }\n}",
+        ),
     ],
 }
 
@@ -308,10 +429,13 @@ def probe():
             launch()
         v = cupy.asnumpy(dbg).astype(np.float64)
         lb, blocks = max(v[3], 1), max(v[6], 1)
-        print(f"probe {block} x {items}: {ms:.4f} ms ok={ok}; per tile: {v[0] / lb:.2f} windows, "
-              f"{v[1] / lb:.2f} waiting rounds, look-back {v[2] / lb:.0f} cycles; per block: "
-              f"draw {v[7] / blocks:.0f}, draw + load + reduce + scan {v[4] / blocks:.0f}, "
-              f"lifetime {v[5] / blocks:.0f} cycles", flush=True)
+        print(
+            f"probe {block} x {items}: {ms:.4f} ms ok={ok}; per tile: {v[0] / lb:.2f} windows, "
+            f"{v[1] / lb:.2f} waiting rounds, look-back {v[2] / lb:.0f} cycles; per block: "
+            f"draw {v[7] / blocks:.0f}, draw + load + reduce + scan {v[4] / blocks:.0f}, "
+            f"lifetime {v[5] / blocks:.0f} cycles",
+            flush=True,
+        )
 
 
 def host():
@@ -329,8 +453,11 @@ def host():
         cupy.cumsum(small, dtype=np.int32)
     cupy.cuda.get_current_stream().synchronize()
     t2 = time.perf_counter()
-    print(f"host per call, n = 2^10: prim.inclusive_scan {(t1 - t0) / reps * 1e6:.1f} us, "
-          f"cupy.cumsum {(t2 - t1) / reps * 1e6:.1f} us", flush=True)
+    print(
+        f"host per call, n = 2^10: prim.inclusive_scan {(t1 - t0) / reps * 1e6:.1f} us, "
+        f"cupy.cumsum {(t2 - t1) / reps * 1e6:.1f} us",
+        flush=True,
+    )
     pieces_of_a_call(small)
     prof = cProfile.Profile()
     prof.enable()

@@ -29,10 +29,14 @@ CROSSOVER = ("binary", "cached", "indexed", "sorted", "bucketed")
 
 def candidates(quick):
     """(variant, policy fields) of the sweep."""
-    out = [("cached", dict(items=it, tree_bytes=tb)) for it in (2, 4, 8)
-           for tb in (16 << 10, 32 << 10)]
-    out += [("indexed", dict(index_items=it, index_bytes=ib)) for it in (1, 2, 4)
-            for ib in (16 << 10, 64 << 10, 128 << 10)]
+    out = [
+        ("cached", dict(items=it, tree_bytes=tb)) for it in (2, 4, 8) for tb in (16 << 10, 32 << 10)
+    ]
+    out += [
+        ("indexed", dict(index_items=it, index_bytes=ib))
+        for it in (1, 2, 4)
+        for ib in (16 << 10, 64 << 10, 128 << 10)
+    ]
     blocks = (256,) if quick else (128, 256, 512)
     shared = (24 << 10, 48 << 10) if quick else (12 << 10, 24 << 10, 48 << 10, 96 << 10)
     out += [("bucketed", dict(bucket_block=b, bucket_bytes=sb)) for b in blocks for sb in shared]
@@ -41,8 +45,10 @@ def candidates(quick):
 
 
 def sweep(a, v, want, quick, only):
-    fns = {"cupy": lambda: cupy.searchsorted(a, v),
-           "binary": lambda: prim.searchsorted(a, v, variant="binary")}
+    fns = {
+        "cupy": lambda: cupy.searchsorted(a, v),
+        "binary": lambda: prim.searchsorted(a, v, variant="binary"),
+    }
     for variant, fields in candidates(quick):
         if only and variant not in only:
             continue
@@ -68,21 +74,28 @@ def crossover(variants):
     for logn in (16, 18, 20, 22, 24, 26, 28):
         for logm in (10, 14, 18, 20, 22, 24):
             a, v = data(1 << logn, 1 << logm, seed=logn * 100 + logm)
-            fns = {var: (lambda var=var: prim.searchsorted(a, v, variant=var))
-                   for var in variants}
+            fns = {var: (lambda var=var: prim.searchsorted(a, v, variant=var)) for var in variants}
             fns["cupy"] = lambda: cupy.searchsorted(a, v)
             t = _timing.bench_many(fns, **REPS)
             best = min(variants, key=t.get)
-            print(f"n=2^{logn} m=2^{logm}: " + " ".join(
-                f"{var} {t[var]:.4f}{'*' if var == best else ''}" for var in variants) +
-                f" cupy {t['cupy']:.4f}", flush=True)
+            print(
+                f"n=2^{logn} m=2^{logm}: "
+                + " ".join(f"{var} {t[var]:.4f}{'*' if var == best else ''}" for var in variants)
+                + f" cupy {t['cupy']:.4f}",
+                flush=True,
+            )
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.tune.search")
     ap.add_argument("--quick", action="store_true", help="a smaller sweep")
-    ap.add_argument("--only", nargs="+", choices=CROSSOVER[1:], default=None,
-                    help="sweep these variants' policies only")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        choices=CROSSOVER[1:],
+        default=None,
+        help="sweep these variants' policies only",
+    )
     ap.add_argument("--no-crossover", action="store_true")
     args = ap.parse_args(argv)
     a, v = data()

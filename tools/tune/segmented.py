@@ -20,6 +20,7 @@
 bounds of the pre-pass) against SEARCHED_EDIT (each tile searching its own bounds), and stops
 there.
 """
+
 import sys
 import time
 
@@ -38,20 +39,30 @@ SOURCE = "scan/segmented.cu"
 # (BLOCK, ITEMS, MIN_BLOCKS): scans with the tile prefix overlapped or not
 SCAN_POLICIES = ((256, 16, 6), (128, 32, 6))
 # (BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE, DRAWN): segmented_reduce_tiles
-REDUCE_POLICIES = tuple((b, i, c, e, d) for b, i, c in ((256, 32, 4), (128, 32, 8))
-                        for e in (1, 0) for d in (1, 0))
+REDUCE_POLICIES = tuple(
+    (b, i, c, e, d) for b, i, c in ((256, 32, 4), (128, 32, 8)) for e in (1, 0) for d in (1, 0)
+)
 # (BLOCK, ITEMS, MIN_BLOCKS, SPLIT_BLOCKS): segmented_reduce_segments, a block per segment
-SEGMENT_POLICIES = ((256, 16, 8, 256), (256, 16, 6, 256), (128, 16, 16, 256), (512, 16, 4, 256),
-                    (256, 16, 8, 64), (256, 16, 8, 1024))
+SEGMENT_POLICIES = (
+    (256, 16, 8, 256),
+    (256, 16, 6, 256),
+    (128, 16, 16, 256),
+    (512, 16, 4, 256),
+    (256, 16, 8, 64),
+    (256, 16, 8, 1024),
+)
 rng = np.random.default_rng(5)
 REPS = dict(warmup=3, repeat=15) if backend.is_cuda else dict(warmup=0, repeat=1)
-ROUNDS = dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda else dict(rounds=1, warmup=0,
-                                                                           repeat=1)
+ROUNDS = (
+    dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda else dict(rounds=1, warmup=0, repeat=1)
+)
 
 
 def name(block, items, mode, segs, min_blocks, overlap):
-    return (f"segmented_lookback<float, float, prim::Sum<float>, {block}, {items}, {mode}, "
-            f"{segs}, {min_blocks}, {'true' if overlap else 'false'}>")
+    return (
+        f"segmented_lookback<float, float, prim::Sum<float>, {block}, {items}, {mode}, "
+        f"{segs}, {min_blocks}, {'true' if overlap else 'false'}>"
+    )
 
 
 def tag_of(policy):
@@ -59,13 +70,22 @@ def tag_of(policy):
         block, items, min_blocks, split = policy
         return f"[reduce_segments {block}x{items} min {min_blocks} split {split}]"
     block, items, min_blocks, exchange, drawn = policy
-    return (f"[reduce_tiles {block}x{items} min {min_blocks} "
-            f"{'exchange' if exchange else 'per-thread'} {'drawn' if drawn else 'block order'}]")
+    return (
+        f"[reduce_tiles {block}x{items} min {min_blocks} "
+        f"{'exchange' if exchange else 'per-thread'} {'drawn' if drawn else 'block order'}]"
+    )
 
 
-NAMES = ["segmented_bounds"] + [f"segmented_upper_bounds<{t}>" for t in (4096, 8192)] + [
-    name(b, i, m, g, c, o) for b, i, c in SCAN_POLICIES for o in (1, 0)
-    for m, g in ((0, 0), (0, 2))]
+NAMES = (
+    ["segmented_bounds"]
+    + [f"segmented_upper_bounds<{t}>" for t in (4096, 8192)]
+    + [
+        name(b, i, m, g, c, o)
+        for b, i, c in SCAN_POLICIES
+        for o in (1, 0)
+        for m, g in ((0, 0), (0, 2))
+    ]
+)
 kernels = _loader.load(SOURCE, NAMES)
 
 
@@ -73,8 +93,9 @@ def bench(fn):
     return _timing.bench(fn, **REPS)
 
 
-def scan_runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_blocks=1,
-                overlap=1):
+def scan_runner(
+    block, items, mode, segs, x, out, offsets=None, flags=None, min_blocks=1, overlap=1
+):
     """Launches of segmented_lookback (with the search pre-pass for offsets)."""
     n = x.size
     tile = block * items
@@ -85,14 +106,25 @@ def scan_runner(block, items, mode, segs, x, out, offsets=None, flags=None, min_
     stand_f, stand_o = cupy.zeros(1, np.uint8), cupy.zeros(1, np.int64)
     bk = kernels("segmented_bounds")
     nseg = 0 if offsets is None else offsets.size - 1
-    args = (x, plan.n64, stand_f if flags is None else flags,
-            stand_o if offsets is None else offsets, np.int64(nseg), bounds, out)
+    args = (
+        x,
+        plan.n64,
+        stand_f if flags is None else flags,
+        stand_o if offsets is None else offsets,
+        np.int64(nseg),
+        bounds,
+        out,
+    )
 
     def run():
         if segs == 2:
-            bk((-(-(tiles + 1) * 32 // 256),), (256,),
-               (offsets, np.int64(nseg), np.int64(tile), np.int64(tiles + 1), bounds))
+            bk(
+                (-(-(tiles + 1) * 32 // 256),),
+                (256,),
+                (offsets, np.int64(nseg), np.int64(tile), np.int64(tiles + 1), bounds),
+            )
         plan.launch(*args)
+
     return run, k, 0
 
 
@@ -102,12 +134,23 @@ def reduce_runner(policy, x, out, offsets):
     of segmented_reduce_segments (4 fields), whatever the segments' mean length."""
     if len(policy) == 4:
         block, items, min_blocks, split = policy
-        fields = dict(per_segment_from=1, segment_block=block, segment_bytes=4 * items,
-                      segment_min_blocks=min_blocks, split_blocks=split)
+        fields = dict(
+            per_segment_from=1,
+            segment_block=block,
+            segment_bytes=4 * items,
+            segment_min_blocks=min_blocks,
+            split_blocks=split,
+        )
     else:
         block, items, min_blocks, exchange, drawn = policy
-        fields = dict(block=block, bytes=4 * items, min_blocks=min_blocks, drawn=bool(drawn),
-                      per_thread_below=0 if exchange else x.size + 1, per_segment_from=0)
+        fields = dict(
+            block=block,
+            bytes=4 * items,
+            min_blocks=min_blocks,
+            drawn=bool(drawn),
+            per_thread_below=0 if exchange else x.size + 1,
+            per_segment_from=0,
+        )
     with prim.tuning.override("segmented", selector="reduce", **fields):
         plan = prim.plan(prim.segmented_reduce, x, offsets, check=False).core
     return (lambda: plan(x, offsets, out)), plan.kernel, plan.smem
@@ -116,17 +159,22 @@ def reduce_runner(policy, x, out, offsets):
 # A variant of segmented_reduce_tiles that finds its tile's two boundary words itself (warps 0
 # and 1, prim::warp_lower_bound, while the loads fly) instead of reading the pre-pass's: timed
 # without the pre-pass, against the library's kernel with and without it (--searched).
-SEARCHED_EDIT = {SOURCE: [(
-    "    const long long w0 = __ldg(bounds + tile), w1 = __ldg(bounds + tile + 1);\n",
-    "    __shared__ long long searched[2];\n"
-    "    if (warp < 2) {  // warp 0: the tile's start, warp 1: its end\n"
-    "        const long long key = t0 + static_cast<long long>(warp) * TILE;\n"
-    "        const long long u = prim::warp_lower_bound(offsets, nseg + 1, key + 1);\n"
-    "        if (lane == 0)\n"
-    "            searched[warp] = 2 * u + ((u > 0 && __ldg(offsets + u - 1) == key) ? 1 : 0);\n"
-    "    }\n"
-    "    __syncthreads();\n"
-    "    const long long w0 = searched[0], w1 = searched[1];\n")]}
+SEARCHED_EDIT = {
+    SOURCE: [
+        (
+            "    const long long w0 = __ldg(bounds + tile), w1 = __ldg(bounds + tile + 1);\n",
+            "    __shared__ long long searched[2];\n"
+            "    if (warp < 2) {  // warp 0: the tile's start, warp 1: its end\n"
+            "        const long long key = t0 + static_cast<long long>(warp) * TILE;\n"
+            "        const long long u = prim::warp_lower_bound(offsets, nseg + 1, key + 1);\n"
+            "        if (lane == 0)\n"
+            "            searched[warp] = 2 * u + ((u > 0 && __ldg(offsets + u - 1) == key) ? 1 : 0);\n"
+            "    }\n"
+            "    __syncthreads();\n"
+            "    const long long w0 = searched[0], w1 = searched[1];\n",
+        )
+    ]
+}
 
 
 def tiles_only(x, out, offsets, searched):
@@ -166,15 +214,16 @@ def main(log2n=28):
     nrag = max(1, n >> 6)
     x = cupy.asarray(rng.random(n, dtype=np.float32) + np.float32(0.5))
     out = cupy.empty_like(x)
-    print(f"copy 2^{log2n} float32: {bench(lambda: out.__setitem__(Ellipsis, x)):.4f} ms",
-          flush=True)
+    print(
+        f"copy 2^{log2n} float32: {bench(lambda: out.__setitem__(Ellipsis, x)):.4f} ms", flush=True
+    )
     x2 = x.reshape(rows, cols)
     off = cupy.arange(0, n + 1, cols, dtype=cupy.int64)
     flags = cupy.zeros(n, cupy.bool_)
     flags[::cols] = True
     lens = rng.integers(0, 129, nrag)
     roff_h = np.concatenate([[0], np.cumsum(lens)])
-    y = x[:min(int(roff_h[-1]), n)]
+    y = x[: min(int(roff_h[-1]), n)]
     roff = cupy.minimum(cupy.asarray(roff_h), y.size)
     huge = cupy.asarray(np.array([0, 1, n >> 4, 3 * (n >> 4), 3 * (n >> 4), n - 7, n], np.int64))
 
@@ -197,7 +246,8 @@ def main(log2n=28):
     fns = {
         "segmented_reduce equal": lambda: prim.segmented_reduce(x, off, check=False),
         "segmented_reduce equal, general input path": lambda: prim.segmented_reduce(
-            x, off, check=False, dtype=np.float32),
+            x, off, check=False, dtype=np.float32
+        ),
         "cupy.sum(axis=1)": lambda: x2.sum(axis=1),
         "segmented_reduce ragged": lambda: prim.segmented_reduce(y, roff, check=False),
         "prim.sum (ragged n)": lambda: prim.sum(y),
@@ -205,19 +255,25 @@ def main(log2n=28):
         "segmented_scan equal": lambda: prim.segmented_scan(x, offsets=off, check=False),
         "prim.inclusive_scan (2^n)": lambda: prim.inclusive_scan(x),
     }
-    checks = {"segmented_reduce equal": lambda: rel(fns["segmented_reduce equal"](), red_ref),
-              "segmented_reduce ragged": lambda: rel(fns["segmented_reduce ragged"](), rag_ref),
-              "segmented_scan equal": lambda: rel(fns["segmented_scan equal"](), scan_ref)}
+    checks = {
+        "segmented_reduce equal": lambda: rel(fns["segmented_reduce equal"](), red_ref),
+        "segmented_reduce ragged": lambda: rel(fns["segmented_reduce ragged"](), rag_ref),
+        "segmented_scan equal": lambda: rel(fns["segmented_scan equal"](), scan_ref),
+    }
     if backend.is_cuda and peers.cub() is not None:
-        fns["CUB segmented_reduce"] = peers.cub_segmented_reduce(x, off, "sum",
-                                                                 cupy.empty(rows, np.float32))
+        fns["CUB segmented_reduce"] = peers.cub_segmented_reduce(
+            x, off, "sum", cupy.empty(rows, np.float32)
+        )
     else:
         print(f"CUB peer unavailable: {peers.cub_error or 'no GPU'}", flush=True)
     for what, check in checks.items():
         print(f"[public] {what}: ok={check() < 1e-4}", flush=True)
     kernel_only = {}
     if SEARCHED:  # the tiles kernel alone, reading the pre-pass's bounds or searching them
-        for label, srch in (("[tiles alone, bounds read]", False), ("[tiles alone, searched]", True)):
+        for label, srch in (
+            ("[tiles alone, bounds read]", False),
+            ("[tiles alone, searched]", True),
+        ):
             fn = tiles_only(x, rout2, off, srch)
             rout2.fill(0)
             fn()
@@ -234,10 +290,12 @@ def main(log2n=28):
     t = _timing.bench_many({**fns, **kernel_only}, **ROUNDS)
     for what, ms in t.items():
         print(f"[{'public' if what in fns else 'launches'}] {what}: {ms:.4f} ms", flush=True)
-    ratios = [("segmented_reduce equal", "CUB segmented_reduce", 1.0),
-              ("segmented_reduce equal", "cupy.sum(axis=1)", None),
-              ("segmented_reduce ragged", "prim.sum (ragged n)", 1.5),
-              ("segmented_scan equal", "prim.inclusive_scan (2^n)", None)]
+    ratios = [
+        ("segmented_reduce equal", "CUB segmented_reduce", 1.0),
+        ("segmented_reduce equal", "cupy.sum(axis=1)", None),
+        ("segmented_reduce ragged", "prim.sum (ragged n)", 1.5),
+        ("segmented_scan equal", "prim.inclusive_scan (2^n)", None),
+    ]
     for ours, peer, target in ratios:
         if peer in t:
             goal = "" if target is None else f" (target <= {target})"
@@ -252,23 +310,31 @@ def main(log2n=28):
     bound = prim.plan(prim.segmented_reduce, xs, offs_s, check=False)
     plan_s = bound.core  # the library's plan (policy in force)
     outs = cupy.empty(nseg_s, np.float32)
-    host = {"public": lambda: prim.segmented_reduce(xs, offs_s, check=False),
-            "general input path": lambda: prim.segmented_reduce(xs, offs_s, check=False,
-                                                                dtype=np.float32),
-            "prim.plan": lambda: bound(xs, offs_s),
-            "launches alone": lambda: plan_s(xs, offs_s, outs),
-            "launches, result allocated": lambda: plan_s(xs, offs_s)}
+    host = {
+        "public": lambda: prim.segmented_reduce(xs, offs_s, check=False),
+        "general input path": lambda: prim.segmented_reduce(
+            xs, offs_s, check=False, dtype=np.float32
+        ),
+        "prim.plan": lambda: bound(xs, offs_s),
+        "launches alone": lambda: plan_s(xs, offs_s, outs),
+        "launches, result allocated": lambda: plan_s(xs, offs_s),
+    }
     calls = 2000 if backend.is_cuda else 2
-    print("[host] us per call, 2^16 elements: " + ", ".join(
-        f"{what} {host_us(fn, calls):.1f}" for what, fn in host.items()), flush=True)
+    print(
+        "[host] us per call, 2^16 elements: "
+        + ", ".join(f"{what} {host_us(fn, calls):.1f}" for what, fn in host.items()),
+        flush=True,
+    )
 
     def report(tag, what, fn, k=None, smem=0, check=None):
         fn()
         ok = "" if check is None else f" ok={check()}"
         res = ""
         if k is not None:
-            res = (f" (regs {k.resources()[0]}, static smem {k.resources()[1]}, dynamic {smem},"
-                   f" blocks/SM {k.occupancy(k_block[0], smem)})")
+            res = (
+                f" (regs {k.resources()[0]}, static smem {k.resources()[1]}, dynamic {smem},"
+                f" blocks/SM {k.occupancy(k_block[0], smem)})"
+            )
         print(f"{tag} {what}: {bench(fn):.4f} ms{ok}{res}", flush=True)
 
     # 3. results of each candidate; scans; pre-passes
@@ -287,25 +353,28 @@ def main(log2n=28):
 
     for policy in REDUCE_POLICIES + SEGMENT_POLICIES:
         k_block[0] = policy[0]
-        reduce_cases(tag_of(policy),
-                     lambda xx, oo, offs, p=policy: reduce_runner(p, xx, oo, offs))
+        reduce_cases(tag_of(policy), lambda xx, oo, offs, p=policy: reduce_runner(p, xx, oo, offs))
     for block, items, cap in SCAN_POLICIES:
         k_block[0] = block
         for ovl in (1, 0):
             tag = f"[scan {block}x{items} min {cap} overlap {ovl}]"
-            fn, k, _ = scan_runner(block, items, 0, 0, x, out, flags=flags, min_blocks=cap,
-                                   overlap=ovl)
+            fn, k, _ = scan_runner(
+                block, items, 0, 0, x, out, flags=flags, min_blocks=cap, overlap=ovl
+            )
             out.fill(0)
             report(tag, "flags equal", fn, k, 0, lambda: rel(out, scan_ref) < 1e-4)
-            fn, _, _ = scan_runner(block, items, 0, 2, x, out, offsets=off, min_blocks=cap,
-                                   overlap=ovl)
+            fn, _, _ = scan_runner(
+                block, items, 0, 2, x, out, offsets=off, min_blocks=cap, overlap=ovl
+            )
             out.fill(0)
             report(tag, "offsets equal", fn, None, 0, lambda: rel(out, scan_ref) < 1e-4)
-            fn, _, _ = scan_runner(block, items, 0, 2, y, out[:y.size], offsets=roff,
-                                   min_blocks=cap, overlap=ovl)
+            fn, _, _ = scan_runner(
+                block, items, 0, 2, y, out[: y.size], offsets=roff, min_blocks=cap, overlap=ovl
+            )
             out.fill(0)
-            report(tag, "offsets ragged", fn, None, 0,
-                   lambda: rel(out[:y.size], rag_scan_ref) < 1e-4)
+            report(
+                tag, "offsets ragged", fn, None, 0, lambda: rel(out[: y.size], rag_scan_ref) < 1e-4
+            )
 
     tile = 8192
     for what, offs, m in (("equal", off, n), ("ragged", roff, y.size)):
@@ -313,13 +382,23 @@ def main(log2n=28):
         words = cupy.zeros(tiles + 1, np.int64)
         nseg = np.int64(offs.size - 1)
         bk, uk = kernels("segmented_bounds"), kernels(f"segmented_upper_bounds<{tile}>")
-        search = bench(lambda: bk((-(-(tiles + 1) * 32 // 256),), (256,),
-                                  (offs, nseg, np.int64(tile), np.int64(tiles + 1), words)))
-        scatter = bench(lambda: uk((-(-(offs.size + 1) // 256),), (256,),
-                                   (offs, nseg, np.int64(tiles + 1), words)))
-        print(f"[pre-pass {what}, {offs.size - 1} segments, tile {tile}] segmented_bounds "
-              f"(search) {search:.4f} ms, segmented_upper_bounds (scatter) {scatter:.4f} ms",
-              flush=True)
+        search = bench(
+            lambda: bk(
+                (-(-(tiles + 1) * 32 // 256),),
+                (256,),
+                (offs, nseg, np.int64(tile), np.int64(tiles + 1), words),
+            )
+        )
+        scatter = bench(
+            lambda: uk(
+                (-(-(offs.size + 1) // 256),), (256,), (offs, nseg, np.int64(tiles + 1), words)
+            )
+        )
+        print(
+            f"[pre-pass {what}, {offs.size - 1} segments, tile {tile}] segmented_bounds "
+            f"(search) {search:.4f} ms, segmented_upper_bounds (scatter) {scatter:.4f} ms",
+            flush=True,
+        )
 
 
 SEARCHED = "--searched" in sys.argv

@@ -23,6 +23,7 @@ bound, not a sort) and cupy.sort.
 ``python -m tools.figures --family sort`` in the same process with those policies (to compare
 before committing a policy).
 """
+
 import contextlib
 import json
 import sys
@@ -124,35 +125,52 @@ def hist_kernels(kb):
     prev = f"onesweep_histogram_copies4<{_kernels.C[kb]}, 256>"
     edit = {SOURCE: [(PLAN_MARK, PREVIOUS_HIST + PLAN_MARK)]}
     k = _loader.Kernel(_patched.patched_kernel(SOURCE, prev, edit), prev, be)
-    out["previous: 4 copies, 256 threads"] = (k, _launch.cover_grid(n, 256, 16, kernel=k, per_sm=8),
-                                              256, 0)
+    out["previous: 4 copies, 256 threads"] = (
+        k,
+        _launch.cover_grid(n, 256, 16, kernel=k, per_sm=8),
+        256,
+        0,
+    )
     return out
 
 
 def hist_section(data):
     kernels = {kb: hist_kernels(kb) for kb in (4, 8)}
-    for name, x in (("uint32", data["x32"]), ("float32 normal", data["f32"]),
-                    ("uint64", data["x64"]), ("uint32 all equal", cupy.full(n, 7, cupy.uint32))):
+    for name, x in (
+        ("uint32", data["x32"]),
+        ("float32 normal", data["f32"]),
+        ("uint64", data["x64"]),
+        ("uint32 all equal", cupy.full(n, 7, cupy.uint32)),
+    ):
         kb = x.dtype.itemsize
         want = _oracle.radix_histogram(x, 0, 8 * kb)
         hist = cupy.zeros(kb * 256 + 1, cupy.uint32)  # + the fold word
-        args = (x.view(f"u{kb}"), np.int64(n), np.int32(KIND[x.dtype.kind]),
-                np.int32(0), np.int32(0), np.int32(8 * kb), hist)
+        args = (
+            x.view(f"u{kb}"),
+            np.int64(n),
+            np.int32(KIND[x.dtype.kind]),
+            np.int32(0),
+            np.int32(0),
+            np.int32(8 * kb),
+            hist,
+        )
         runs, checks = {}, {}
         for label, (k, grid, block, smem) in kernels[kb].items():
             hist.fill(0)
             k((grid,), (block,), args, shared_mem=smem)
             checks[label] = "ok" if bool(cupy.array_equal(hist, want)) else "WRONG"
-            runs[label] = (lambda k=k, g=grid, b=block, s=smem: k((g,), (b,), args, shared_mem=s))
+            runs[label] = lambda k=k, g=grid, b=block, s=smem: k((g,), (b,), args, shared_mem=s)
         ms = _timing.bench_many(runs, rounds=3, warmup=3, repeat=10)
         prev = ms["previous: 4 copies, 256 threads"]
         for label, (k, grid, block, smem) in kernels[kb].items():
             regs = k.resources()[0]
             local = getattr(k.function, "local_size_bytes", "?")
-            print(f"histogram {name + ':':17s} {label:34s} {ms[label]:.4f} ms "
-                  f"({x.nbytes / ms[label] / 1e6:.0f} GB/s, {prev / ms[label]:.2f}x the previous)"
-                  f" grid {grid} x {block}, {regs} regs, {local} B local, {checks[label]}",
-                  flush=True)
+            print(
+                f"histogram {name + ':':17s} {label:34s} {ms[label]:.4f} ms "
+                f"({x.nbytes / ms[label] / 1e6:.0f} GB/s, {prev / ms[label]:.2f}x the previous)"
+                f" grid {grid} x {block}, {regs} regs, {local} B local, {checks[label]}",
+                flush=True,
+            )
 
 
 def bounds_section(x32):
@@ -161,13 +179,21 @@ def bounds_section(x32):
     sort is a plan made with its kernels (``prim.plan``), called in interleaved rounds."""
     name = _kernels.pass_name(4, 0, prim.tuning.policy("sort", (4, 0)))
     be = _backend.get_backend()
-    skip = {SOURCE: [(
-        "before = os::look_back<WINDOW>(t.status + threadIdx.x, t.tile, t.first_tile, t.epoch);",
-        "before = 0;")]}
+    skip = {
+        SOURCE: [
+            (
+                "before = os::look_back<WINDOW>(t.status + threadIdx.x, t.tile, t.first_tile, t.epoch);",
+                "before = 0;",
+            )
+        ]
+    }
     fns = {}
     for label, edits in (("as is", None), ("no look-back", skip)):
-        k = (_kernels.kernel(SOURCE, name) if edits is None else
-             _loader.Kernel(_patched.patched_kernel(SOURCE, name, edits), name, be))
+        k = (
+            _kernels.kernel(SOURCE, name)
+            if edits is None
+            else _loader.Kernel(_patched.patched_kernel(SOURCE, name, edits), name, be)
+        )
         with _patched.swapped_kernels(_kernels, SOURCE, {name: k}):
             p = prim.plan(prim.sort, x32)
         fns[label] = lambda p=p: p(x32)
@@ -175,19 +201,47 @@ def bounds_section(x32):
     ok = bool(cupy.array_equal(fns["as is"](), cupy.sort(x32)))
     t = _timing.bench_many(fns, rounds=3, warmup=3, repeat=10)
     for label, ms in t.items():
-        print(f"sort uint32 2^27 {label}: {ms:.4f} ms ({t['cupy.sort'] / ms:.2f}x cupy.sort)"
-              + (f" ok={ok}" if label == "as is" else ""), flush=True)
+        print(
+            f"sort uint32 2^27 {label}: {ms:.4f} ms ({t['cupy.sort'] / ms:.2f}x cupy.sort)"
+            + (f" ok={ok}" if label == "as is" else ""),
+            flush=True,
+        )
 
 
 CANDIDATES = {
-    (4, 0): [(256, 36, 2, 8, 1), (256, 24, 3, 8, 1), (256, 20, 3, 8, 1), (512, 16, 2, 8, 1),
-             (512, 18, 2, 8, 1), (256, 32, 2, 8, 1), (256, 28, 2, 8, 1), (256, 16, 4, 8, 1),
-             (256, 40, 2, 8, 1), (256, 44, 2, 8, 1), (256, 48, 2, 8, 1), (256, 56, 1, 8, 1),
-             (512, 14, 2, 8, 1), (256, 36, 2, 8, 0), (256, 36, 2, 1, 1)],
-    (4, 4): [(256, 32, 2, 8, 1), (256, 28, 2, 8, 1), (256, 36, 2, 8, 1), (256, 16, 3, 8, 1),
-             (256, 40, 2, 8, 1), (512, 14, 2, 8, 1), (256, 32, 2, 8, 0)],
-    (8, 0): [(256, 24, 2, 8, 1), (256, 28, 2, 8, 1), (256, 32, 2, 8, 1), (256, 12, 3, 8, 1),
-             (512, 14, 2, 8, 1)],
+    (4, 0): [
+        (256, 36, 2, 8, 1),
+        (256, 24, 3, 8, 1),
+        (256, 20, 3, 8, 1),
+        (512, 16, 2, 8, 1),
+        (512, 18, 2, 8, 1),
+        (256, 32, 2, 8, 1),
+        (256, 28, 2, 8, 1),
+        (256, 16, 4, 8, 1),
+        (256, 40, 2, 8, 1),
+        (256, 44, 2, 8, 1),
+        (256, 48, 2, 8, 1),
+        (256, 56, 1, 8, 1),
+        (512, 14, 2, 8, 1),
+        (256, 36, 2, 8, 0),
+        (256, 36, 2, 1, 1),
+    ],
+    (4, 4): [
+        (256, 32, 2, 8, 1),
+        (256, 28, 2, 8, 1),
+        (256, 36, 2, 8, 1),
+        (256, 16, 3, 8, 1),
+        (256, 40, 2, 8, 1),
+        (512, 14, 2, 8, 1),
+        (256, 32, 2, 8, 0),
+    ],
+    (8, 0): [
+        (256, 24, 2, 8, 1),
+        (256, 28, 2, 8, 1),
+        (256, 32, 2, 8, 1),
+        (256, 12, 3, 8, 1),
+        (512, 14, 2, 8, 1),
+    ],
     (4, 8): [(256, 12, 3, 8, 1), (256, 16, 2, 8, 1), (256, 20, 2, 8, 1), (256, 24, 2, 8, 1)],
     (8, 4): [(256, 12, 3, 8, 1), (256, 16, 2, 8, 1), (256, 20, 2, 8, 1), (256, 24, 2, 8, 1)],
     (8, 8): [(256, 12, 2, 8, 1), (256, 16, 2, 8, 1), (256, 20, 2, 8, 1), (256, 24, 2, 8, 1)],
@@ -215,15 +269,19 @@ def sweep(candidates, work):
                     continue
                 ok = bool(cupy.array_equal(got[0] if isinstance(got, tuple) else got, ref))
                 ms = _timing.bench(fn, warmup=3, repeat=15)
-                one = _timing.bench(lambda: prim.radix_sort(keys, vals, end_bit=8), warmup=3,
-                                    repeat=15)
+                one = _timing.bench(
+                    lambda: prim.radix_sort(keys, vals, end_bit=8), warmup=3, repeat=15
+                )
                 k = _kernels.kernel(SOURCE, _kernels.pass_name(*cfg, pol))
                 regs, _ = k.resources()
                 occ = k.occupancy(pol.block, _kernels.tile_smem(pol.block, pol.items, max(cfg), 8))
             _patched.forget_plans()  # the scratch of this policy's plans back to the pool
-            print(f"keys {cfg[0]}B values {cfg[1]}B policy {policy}: {ms:.4f} ms "
-                  f"({nbytes / ms / 1e6:.0f} GB/s), end_bit=8 {one:.4f} ms, regs {regs}, "
-                  f"{occ} blocks/SM ok={ok}", flush=True)
+            print(
+                f"keys {cfg[0]}B values {cfg[1]}B policy {policy}: {ms:.4f} ms "
+                f"({nbytes / ms / 1e6:.0f} GB/s), end_bit=8 {one:.4f} ms, regs {regs}, "
+                f"{occ} blocks/SM ok={ok}",
+                flush=True,
+            )
             if ok and (cfg not in best or ms < best[cfg][1]):
                 best[cfg] = (policy, ms)
     return best
@@ -231,10 +289,12 @@ def sweep(candidates, work):
 
 def main(argv):
     rng = np.random.default_rng(5)
-    data = {"x32": cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32)),
-            "x64": cupy.asarray(rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)),
-            "v32": cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32)),
-            "f32": cupy.asarray(rng.standard_normal(n, dtype=np.float32))}
+    data = {
+        "x32": cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32)),
+        "x64": cupy.asarray(rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)),
+        "v32": cupy.asarray(rng.integers(0, 2**32, n, dtype=np.uint32)),
+        "f32": cupy.asarray(rng.standard_normal(n, dtype=np.float32)),
+    }
     x32, x64, v32 = data["x32"], data["x64"], data["v32"]
     if "--bounds" in argv:
         bounds_section(x32)
@@ -249,16 +309,20 @@ def main(argv):
         top = int(argv[argv.index("--top") + 1])
         candidates = {k: v[:top] for k, v in candidates.items()}
     if "--configs" in argv:  # e.g. --configs 8:0,4:4 (key bytes:value bytes)
-        wanted = [tuple(int(v) for v in c.split(":"))
-                  for c in argv[argv.index("--configs") + 1].split(",")]
+        wanted = [
+            tuple(int(v) for v in c.split(":"))
+            for c in argv[argv.index("--configs") + 1].split(",")
+        ]
         candidates = {k: v for k, v in candidates.items() if k in wanted}
     v64 = cupy.asarray(rng.integers(0, 2**63, n, dtype=np.int64)).view(np.uint64)
-    work = {(4, 0): (lambda: prim.sort(x32), 2 * 4 * n, x32, None),
-            (4, 4): (lambda: prim.radix_sort(x32, v32), 2 * 8 * n, x32, v32),
-            (8, 0): (lambda: prim.sort(x64), 2 * 8 * n, x64, None),
-            (4, 8): (lambda: prim.radix_sort(x32, v64), 2 * 12 * n, x32, v64),
-            (8, 4): (lambda: prim.radix_sort(x64, v32), 2 * 12 * n, x64, v32),
-            (8, 8): (lambda: prim.radix_sort(x64, v64), 2 * 16 * n, x64, v64)}
+    work = {
+        (4, 0): (lambda: prim.sort(x32), 2 * 4 * n, x32, None),
+        (4, 4): (lambda: prim.radix_sort(x32, v32), 2 * 8 * n, x32, v32),
+        (8, 0): (lambda: prim.sort(x64), 2 * 8 * n, x64, None),
+        (4, 8): (lambda: prim.radix_sort(x32, v64), 2 * 12 * n, x32, v64),
+        (8, 4): (lambda: prim.radix_sort(x64, v32), 2 * 12 * n, x64, v32),
+        (8, 8): (lambda: prim.radix_sort(x64, v64), 2 * 16 * n, x64, v64),
+    }
     best = sweep(candidates, work)
     print("fastest:", {k: v[0] for k, v in best.items()}, flush=True)
     if "--json" in argv:

@@ -28,8 +28,20 @@ from primitives.sparse import FORMAT_OF, VARIANTS, choose_variant, matches, refe
 from primitives.testing import matrices as _matrices
 
 REPS = {"rounds": 5, "warmup": 3, "repeat": 20}
-FIELDS = ["matrix", "dtype", "rows", "cols", "nnz", "mean", "max", "cv", "span", "empty",
-          "contender", "ms"]
+FIELDS = [
+    "matrix",
+    "dtype",
+    "rows",
+    "cols",
+    "nnz",
+    "mean",
+    "max",
+    "cv",
+    "span",
+    "empty",
+    "contender",
+    "ms",
+]
 
 
 def _arrays(name, scale, xp):
@@ -50,8 +62,9 @@ def measure(name, dt, scale, gpu):
         import cupyx.scipy.sparse as sps
     else:
         import scipy.sparse as sps
-    want, bound = reference(sps.csr_matrix((data.astype(np.float64), ix32, ip32), shape=shape),
-                            x, dtype=dt)
+    want, bound = reference(
+        sps.csr_matrix((data.astype(np.float64), ix32, ip32), shape=shape), x, dtype=dt
+    )
     forms = {"csr": csr, "coo": sparse.COO(csr), "hyb": sparse.HYB(csr)}
     try:
         forms["ell"] = sparse.ELL(csr)
@@ -74,8 +87,12 @@ def measure(name, dt, scale, gpu):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.tune.spmv_auto")
-    ap.add_argument("--scale", choices=("full", "test"), default=None,
-                    help="matrix sizes (default: full on a GPU, test on the emulator)")
+    ap.add_argument(
+        "--scale",
+        choices=("full", "test"),
+        default=None,
+        help="matrix sizes (default: full on a GPU, test on the emulator)",
+    )
     ap.add_argument("--only", nargs="+", default=None, help="these matrices only")
     ap.add_argument("--dtype", nargs="+", default=["float32", "float64"])
     ap.add_argument("--out", help="the table as Markdown")
@@ -84,8 +101,19 @@ def main(argv=None):
     gpu = _backend.get_backend().is_cuda
     scale = args.scale or ("full" if gpu else "test")
     names = args.only or (list(_matrices.SUITE) + list(_matrices.WIDE))
-    head = ["matrix", "dtype", "rows x cols", "nnz", "mean / max / cv / span / empty",
-            "fastest", "ms", "auto", "auto ms", "auto / fastest", "auto / cuSPARSE"]
+    head = [
+        "matrix",
+        "dtype",
+        "rows x cols",
+        "nnz",
+        "mean / max / cv / span / empty",
+        "fastest",
+        "ms",
+        "auto",
+        "auto ms",
+        "auto / fastest",
+        "auto / cuSPARSE",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     records = []
     worst = 0.0
@@ -97,16 +125,30 @@ def main(argv=None):
             ratio = t["auto"] / t[best]
             worst = max(worst, ratio)
             peer = f"{t['auto'] / t['cuSPARSE']:.3f}" if "cuSPARSE" in t else ""
-            lines.append(f"| {name} | {dt.name} | {shape[0]} x {shape[1]} | {st.nnz} | "
-                         f"{st.mean:.1f} / {st.max} / {st.cv:.2f} / {st.span:.3f} / "
-                         f"{st.empty} | {best} | {t[best]:.4f} | {auto} | {t['auto']:.4f} | "
-                         f"{ratio:.3f} | {peer} |")
+            lines.append(
+                f"| {name} | {dt.name} | {shape[0]} x {shape[1]} | {st.nnz} | "
+                f"{st.mean:.1f} / {st.max} / {st.cv:.2f} / {st.span:.3f} / "
+                f"{st.empty} | {best} | {t[best]:.4f} | {auto} | {t['auto']:.4f} | "
+                f"{ratio:.3f} | {peer} |"
+            )
             print(lines[-1], flush=True)
             for v, ms in t.items():
-                records.append(dict(matrix=name, dtype=dt.name, rows=shape[0],
-                                    cols=shape[1], nnz=st.nnz, mean=st.mean,
-                                    max=st.max, cv=st.cv, span=st.span, empty=st.empty,
-                                    contender=v, ms=ms))
+                records.append(
+                    dict(
+                        matrix=name,
+                        dtype=dt.name,
+                        rows=shape[0],
+                        cols=shape[1],
+                        nnz=st.nnz,
+                        mean=st.mean,
+                        max=st.max,
+                        cv=st.cv,
+                        span=st.span,
+                        empty=st.empty,
+                        contender=v,
+                        ms=ms,
+                    )
+                )
     lines.append(f"\nworst auto / fastest: {worst:.3f} (1.05 asked)")
     text = "\n".join(lines) + "\n"
     print(text)
