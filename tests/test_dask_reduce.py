@@ -20,7 +20,7 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("primitives.dask")
 
-from test_dask_sort import CHUNKINGS, chunked, client  # noqa: E402,F401,F811 - shared fixture
+from test_dask_sort import CHUNKINGS, chunked, client  # noqa: E402, F401 - shared fixture
 
 DTYPES = [
     np.bool_,

@@ -13,7 +13,7 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("primitives.dask")
 
-from test_dask_sort import CHUNKINGS, chunked, client  # noqa: E402,F401,F811 - shared fixture
+from test_dask_sort import CHUNKINGS, chunked, client  # noqa: E402, F401 - shared fixture
 
 OPS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
 

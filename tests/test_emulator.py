@@ -215,16 +215,16 @@ def test_votes(K, user_mask, race):
         out = out.reshape(64, 16)
         for w in range(2):
             v = val[w * 32 : (w + 1) * 32].astype(np.int64)
-            active = sum(1 << l for l in range(32) if v[l] >= 0)
-            part = [l for l in range(32) if (active & user_mask) >> l & 1]
-            pm = sum(1 << l for l in part)
-            for l in range(32):
-                o = out[w * 32 + l]
-                if v[l] < 0:
+            active = sum(1 << lane for lane in range(32) if v[lane] >= 0)
+            part = [lane for lane in range(32) if (active & user_mask) >> lane & 1]
+            pm = sum(1 << lane for lane in part)
+            for lane in range(32):
+                o = out[w * 32 + lane]
+                if v[lane] < 0:
                     assert not o.any()
                     continue
                 assert o[0] == active
-                if l not in part:
+                if lane not in part:
                     assert not o[1:].any()
                     continue
                 pv = v[part]
@@ -232,7 +232,7 @@ def test_votes(K, user_mask, race):
                     sum(1 << j for j in part if v[j] & 1),
                     int((pv == 5).any()),
                     int((pv >= 1).all()),
-                    sum(1 << j for j in part if v[j] % 3 == v[l] % 3),
+                    sum(1 << j for j in part if v[j] % 3 == v[lane] % 3),
                     pm if len(set(pv // 100)) == 1 else 0,
                     int(len(set(pv // 100)) == 1),
                     pv.sum() & FULL,
@@ -245,7 +245,7 @@ def test_votes(K, user_mask, race):
                     np.bitwise_or.reduce(pv),
                     np.bitwise_xor.reduce(pv),
                 ]
-                assert [int(x) for x in o[1:]] == [int(x) for x in exp], (w, l)
+                assert [int(x) for x in o[1:]] == [int(x) for x in exp], (w, lane)
 
 
 def test_block_votes(K, race):

@@ -1492,12 +1492,12 @@ def test_repeated_calls_on_two_streams(on_gpu, rng):
     streams = [cupy.cuda.Stream(non_blocking=True) for _ in range(2)]
     outs = []
     for _ in range(3):
-        for x, st in zip(xs, streams):
-            with st:
+        for x, stream in zip(xs, streams):
+            with stream:
                 xd, bd = cupy.asarray(x), cupy.asarray((x * 200).astype(np.uint8))
                 outs.append((x, prim.histogram(xd, 256, (0, 1)), prim.bincount(bd), xd, bd))
-    for st in streams:
-        st.synchronize()
+    for stream in streams:
+        stream.synchronize()
     for x, got, counts, _, _ in outs:
         H.assert_same(got, np.histogram(x, 256, (0, 1)))
         assert np.array_equal(cupy.asnumpy(counts), np.bincount((x * 200).astype(np.uint8)))

@@ -114,7 +114,7 @@ def test_threads_on_their_own_streams_get_their_own_scratch(rng):
                 results[i].append(int(prim.sum(x)))
             if stream is not None:
                 stream.synchronize()
-        except Exception as exc:  # reported below
+        except Exception as exc:  # reported below  # noqa: BLE001
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(xs))]

@@ -117,7 +117,7 @@ def _call(xp, name, x, kwargs, out_dt, args=()):
     the result's shape (NumPy's), which must be what the call returns."""
     try:
         shape = np.shape(getattr(np, name)(x, *args, **kwargs))
-    except Exception:  # the call's own error, without out
+    except Exception:  # the call's own error, without out  # noqa: BLE001
         out_dt = None
     if out_dt is None:
         return getattr(xp, name)(x, *args, **kwargs)
@@ -137,7 +137,7 @@ def _defined(body):
             body(np)
         except RuntimeWarning as w:
             assume("encountered in cast" not in str(w))
-        except Exception:  # compared by the harness
+        except Exception:  # compared by the harness  # noqa: BLE001
             pass
 
 
@@ -206,7 +206,7 @@ def test_reduce(data, op):
             return _call(np, op, x, kwargs, out_dt)
         try:
             out = np.full(np.shape(getattr(np, op)(x, **kwargs)), 7, dtype=out_dt)
-        except Exception:  # reduce's own error, without out
+        except Exception:  # reduce's own error, without out  # noqa: BLE001
             out = None
         if out_dt is None or out is None:
             return prim.reduce(x, op, **kwargs)
@@ -270,7 +270,7 @@ def test_partition(data, name):
     body.__name__ = f"{name}({x.dtype}{x.shape}, {kth}, axis={axis})"
     try:
         want = body(np)
-    except Exception as exc:  # prim raises the same type, naming the function
+    except Exception as exc:  # prim raises the same type, naming the function  # noqa: BLE001
         H.raises_like(type(exc), name, body, prim)
         return
     got = H.to_host(body(prim))

@@ -149,11 +149,11 @@ def _cupy_device_reason():
     """(usable, reason) for the CUDA backend."""
     try:
         import cupy
-    except Exception as exc:  # ImportError, or a broken CUDA install raising at import
+    except Exception as exc:  # ImportError, or a broken CUDA install raising at import  # noqa: BLE001
         return False, f"CuPy is not importable ({type(exc).__name__}: {exc})"
     try:
         count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001
         return False, f"CuPy {cupy.__version__} sees no CUDA device ({type(exc).__name__})"
     if count < 1:
         return False, f"CuPy {cupy.__version__} sees no CUDA device"

@@ -264,6 +264,6 @@ def native_dtype(dtype):
     :func:`~primitives._core.dtypes.resolve_dtype` to judge."""
     try:
         dt = np.dtype(dtype)
-    except Exception:  # not a dtype: resolve_dtype reports it
+    except Exception:  # not a dtype: resolve_dtype reports it  # noqa: BLE001
         return dtype
     return dt if dt.isnative else dt.newbyteorder("=")

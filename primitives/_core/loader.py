@@ -242,7 +242,7 @@ class Kernel:
                         self._fn.kernel.ptr, block, shared_mem
                     ),
                 )
-            except Exception:  # fall back to the calculation below
+            except Exception:  # fall back to the calculation below  # noqa: BLE001
                 pass
         info = self.backend.device_info()
         regs, static_smem = self.resources()
@@ -313,7 +313,7 @@ def shipped(raw_module, relpath, names, cc):
             raw = raw_module(path=str(path))
             raw.get_function(lowered[names[0]])  # loads the file now, so a failure falls back
             _shipped_modules[key] = raw
-    except Exception as exc:  # a damaged or incompatible binary: compile as without one
+    except Exception as exc:  # a damaged or incompatible binary: compile as without one  # noqa: BLE001
         warnings.warn(
             f"primitives: the shipped kernel binary {path.name} did not load "
             f"({type(exc).__name__}: {exc}); compiling {relpath} instead",

@@ -129,9 +129,9 @@ def _reraise(func, exc):
 def histogram(
     x,
     bins=10,
-    range=None,
+    range=None,  # noqa: A002 - NumPy's keyword
     weights=None,
-    density=False,  # noqa: A002 - NumPy's
+    density=False,
     split_every=None,
 ):
     """Histogram of a Dask array, as :func:`numpy.histogram`: every chunk's

@@ -41,14 +41,14 @@ from __future__ import annotations
 
 from ._api import bincount, histogram, histogram_channels, histogram_even
 from ._dd import histogram2d, histogramdd
-from ._binning import SAMPLE_DTYPES
+from ._binning import SAMPLE_DTYPES  # noqa: F401 - re-exported
 from ._variants import (
     VARIANTS,
     auto_variant,
-    replicas_for,
-    shared_capacity,
-    stage_offset,
-    stages_for,
+    replicas_for,  # noqa: F401 - re-exported
+    shared_capacity,  # noqa: F401 - re-exported
+    stage_offset,  # noqa: F401 - re-exported
+    stages_for,  # noqa: F401 - re-exported
 )
 
 __all__ = [

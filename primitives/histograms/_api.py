@@ -113,7 +113,7 @@ def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
         _hc.no_bool_weights(func, w)
     else:
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
-    if given is not None and out_dt is not None and out_dt != object:
+    if given is not None and out_dt is not None and out_dt != object:  # noqa: E721 - a dtype compared with the object dtype
         out_dt = out_dt.newbyteorder("=")  # NumPy's sums over edges come from a native diff
     repeat = None
     if (
@@ -177,7 +177,7 @@ def _datetime_checked(func, a, bins, range, weights):  # noqa: A002
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
     keys, edges, given = _hc.datetime_keys(func, a.reshape(-1), bins)
     _hc.no_bool_weights(func, w)
-    if out_dt is not None and out_dt != object:
+    if out_dt is not None and out_dt != object:  # noqa: E721 - a dtype compared with the object dtype
         out_dt = out_dt.newbyteorder("=")
     inp = _checks.as_input(keys, func=func, arg="a")
     binning, kdt = array_binning(keys.dtype, edges)
@@ -197,10 +197,10 @@ def _datetime_checked(func, a, bins, range, weights):  # noqa: A002
 def _make_histogram(
     a,
     bins=10,
-    range=None,
+    range=None,  # noqa: A002 - NumPy's keyword
     weights=None,
     density=False,
-    *,  # noqa: A002
+    *,
     variant="auto",
 ):
     """What ``prim.plan(prim.histogram, a, ...)`` runs for samples like ``a``."""
@@ -214,10 +214,10 @@ def _make_histogram(
 def histogram(
     a,
     bins=10,
-    range=None,
+    range=None,  # noqa: A002 - NumPy's keyword
     weights=None,
     density=False,
-    *,  # noqa: A002 - NumPy's name
+    *,
     variant="auto",
 ):
     """Histogram of ``a``, as :func:`numpy.histogram`.
@@ -315,7 +315,7 @@ def histogram(
             db = xp.asarray(np.array(np.diff(c.given), float))
         else:
             db = xp.diff(edges_out).astype(float)
-        if c.out_dt == object:
+        if c.out_dt == object:  # noqa: E721 - a dtype compared with the object dtype
             _hc.object_density(hist, db)
         hist = hist / db / hist.sum()
     res = inp.result(hist)

@@ -44,7 +44,7 @@ def prepare(func, x, arg, ok=None, explain=None):
     else:
         try:
             arr = np.asarray(x)
-        except Exception:  # ragged or odd: as_input reports it
+        except Exception:  # ragged or odd: as_input reports it  # noqa: BLE001
             return x
         if arr.dtype == object and not isinstance(x, (list, tuple)):
             return x  # not an array at all: as_input says so
@@ -96,7 +96,7 @@ def samples(func, arr, arg="a"):
     return arr
 
 
-def outer_edges(func, arr, range, backend):
+def outer_edges(func, arr, range, backend):  # noqa: A002 - NumPy's keyword
     """numpy.histogram's first and last edge, with its errors (range checks, autodetection)."""
     if range is not None:
         first, last = range
@@ -199,7 +199,7 @@ def reraise(func, exc):
     msg = f"{func}: {exc}"
     try:
         new = type(exc)(msg)
-    except Exception:
+    except Exception:  # noqa: BLE001
         new = TypeError(msg) if isinstance(exc, TypeError) else ValueError(msg)
     raise new from exc
 
@@ -281,7 +281,7 @@ def host_weights_result(res, out_dt, integral, density):
     an int)."""
     if out_dt is None:
         return res
-    if out_dt == object:
+    if out_dt == object:  # noqa: E721 - a dtype compared with the object dtype
         if integral and not density:
             res = np.rint(res).astype(np.int64)
         return res.astype(object)
@@ -305,7 +305,7 @@ def bincount_x(func, x):
     if isinstance(x, (list, tuple)):
         try:
             arr = np.asarray(x)
-        except Exception:  # ragged: as_input reports it
+        except Exception:  # ragged: as_input reports it  # noqa: BLE001
             return x
         if arr.size == 0:
             return arr.astype(np.intp)
@@ -337,7 +337,7 @@ def bincount_weights(func, weights, n, backend):
     if isinstance(w, (list, tuple)):
         try:
             arr = np.asarray(w)
-        except Exception:
+        except Exception:  # noqa: BLE001
             arr = None
         if arr is not None and arr.dtype == object:
             try:

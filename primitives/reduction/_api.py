@@ -305,14 +305,8 @@ def _bound(op):
 
 
 @_plans.planned(_bound("sum"))
-def sum(
-    x,
-    axis=None,
-    dtype=None,
-    out=None,
-    keepdims=False,
-    *,  # noqa: A001 - numpy.sum
-    variant="auto",
+def sum(  # noqa: A001 - NumPy's name
+    x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"
 ):
     """Sum of the elements over ``axis`` (all by default), as :func:`numpy.sum`; see
     :func:`reduce`. Complex input (complex64, complex128) sums to its own dtype."""

@@ -414,9 +414,9 @@ def unique(
     axis=None,
     *,
     equal_nan=True,
-    sorted=True,
+    sorted=True,  # noqa: A002 - NumPy's keyword
     variant="auto",
-):  # noqa: A002 - NumPy's keyword
+):
     """The sorted unique elements of ``x``, as :func:`numpy.unique`.
 
     Args:

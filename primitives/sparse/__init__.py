@@ -51,21 +51,21 @@ check against, come from :mod:`primitives.testing.oracle`.
 from __future__ import annotations
 
 from ._base import (
-    DEFAULT_MAX_FILL,
-    ELL_ALIGN,
+    DEFAULT_MAX_FILL,  # noqa: F401 - re-exported
+    ELL_ALIGN,  # noqa: F401 - re-exported
     FORMATS,
     INDEX_DTYPES,
     VALUE_DTYPES,
     RowStats,
-    as_matrix,
+    as_matrix,  # noqa: F401 - re-exported
 )
 from ._choose import choose_variant, vector_lanes
 from ._coo import COO
 from ._csr import CSR
-from ._ell import ELL, skips_empty
-from ._hyb import HYB, hyb_width
+from ._ell import ELL, skips_empty  # noqa: F401 - re-exported
+from ._hyb import HYB, hyb_width  # noqa: F401 - re-exported
 from ..testing.oracle import spmv_matches as matches, spmv_reference as reference
-from ._plans import FORMAT_OF, LANES, VARIANTS
+from ._plans import FORMAT_OF, LANES, VARIANTS  # noqa: F401 - re-exported
 from ._spmv import spmv
 
 __all__ = [

@@ -88,7 +88,7 @@ class Raised:
 def _run(body, xp, args, kwargs):
     try:
         return body(xp, *args, **kwargs)
-    except Exception as exc:  # compared below
+    except Exception as exc:  # compared below  # noqa: BLE001
         return Raised(exc)
 
 

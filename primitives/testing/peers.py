@@ -31,7 +31,7 @@ def cub():
     if _cc is None:
         try:
             import cuda.compute as cc
-        except Exception as exc:  # not installed, or no usable CUDA
+        except Exception as exc:  # not installed, or no usable CUDA  # noqa: BLE001
             cub_error = exc
             return None
         _cc = cc

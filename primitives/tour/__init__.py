@@ -197,7 +197,7 @@ def run_section(backend, section, progress, timed=True, rows=()):
         progress.start(f"{c.name} | {section.title}")
         try:
             checks[c.name] = bool(c.check(c.run()))
-        except Exception as exc:  # a crash is a failed check, reported in the table
+        except Exception as exc:  # a crash is a failed check, reported in the table  # noqa: BLE001
             checks[c.name], notes[c.name] = False, f"{type(exc).__name__}: {exc}"[:60]
             continue
         finally:
@@ -373,7 +373,7 @@ def _warm(job):
     for section in _registry.family(family).tour_sections(gpu, log2n):
         try:
             run_section(_backend.get_backend(), section, Progress(0, False), timed=False)
-        except Exception:  # the tour's own run reports it
+        except Exception:  # the tour's own run reports it  # noqa: BLE001
             pass
     return job
 
@@ -408,7 +408,7 @@ def warm_caches(families, gpu, log2n, jobs, progress):
         ) as pool:
             for _ in pool.map(_warm, work):
                 progress.step()
-    except Exception:  # no worker processes here: the tour compiles as it goes
+    except Exception:  # no worker processes here: the tour compiles as it goes  # noqa: BLE001
         pass
 
 

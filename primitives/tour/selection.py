@@ -14,7 +14,7 @@ from primitives.selection import VARIANTS, _plans
 def _torch():
     try:
         import torch
-    except Exception:  # no PyTorch: no torch peer
+    except Exception:  # no PyTorch: no torch peer  # noqa: BLE001
         return None
     return torch
 

@@ -89,23 +89,23 @@ def run(ctx):
         if work.startswith("sort"):
             ours, peer, one = (
                 (lambda: (pd.sort(x),)),
-                (lambda: cp.sort(host)),
-                (lambda: prim.sort(host)),
+                (lambda: cp.sort(host)),  # noqa: F821 - bound when the lambda runs (deleted after)
+                (lambda: prim.sort(host)),  # noqa: F821 - bound when the lambda runs (deleted after)
             )
             out = pd.sort(x)
             ok = bool(cp.array_equal(out.compute(scheduler="threads"), cp.sort(host)))
         elif work.startswith("argsort"):
             ours, peer, one = (
                 (lambda: (pd.argsort(x),)),
-                (lambda: cp.argsort(host)),
-                (lambda: prim.argsort(host)),
+                (lambda: cp.argsort(host)),  # noqa: F821 - bound when the lambda runs (deleted after)
+                (lambda: prim.argsort(host)),  # noqa: F821 - bound when the lambda runs (deleted after)
             )
             out = pd.argsort(x)
             ok = bool(cp.array_equal(host[out.compute(scheduler="threads")], cp.sort(host)))
         else:
             ours = lambda: pd.topk(x, 1000)  # noqa: E731
-            peer = lambda: cp.sort(host)[-1000:]  # noqa: E731
-            one = lambda: prim.topk(host, 1000)  # noqa: E731
+            peer = lambda: cp.sort(host)[-1000:]  # noqa: F821, E731
+            one = lambda: prim.topk(host, 1000)  # noqa: F821, E731
             out = pd.topk(x, 1000)[0]
             ok = bool(cp.array_equal(out.compute(scheduler="threads"), cp.sort(host)[::-1][:1000]))
         sizes = np.array(out.chunks[0])

@@ -4,7 +4,6 @@
 rounds. The issue's target: ``searchsorted`` at least 2x faster than both peers."""
 
 import cupy
-import numpy as np
 
 import primitives as prim
 from primitives.searching import VARIANTS

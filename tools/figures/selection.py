@@ -9,7 +9,6 @@ at the measured copy rate over ours."""
 from __future__ import annotations
 
 import cupy
-import numpy as np
 
 import primitives as prim
 
@@ -20,7 +19,7 @@ ROWS, COLS = 1 << 16, 4096
 def _torch():
     try:
         import torch
-    except Exception as exc:  # report, go on without the torch rows
+    except Exception as exc:  # report, go on without the torch rows  # noqa: BLE001
         print(f"torch unavailable: {exc}")
         return None
     return torch
@@ -68,7 +67,7 @@ def run(ctx):
         fns = {"ours": lambda k=k: prim.topk(x, k)}
         vals, _ = fns["ours"]()
         if tx is not None:
-            fns["torch.topk"] = lambda k=k: torch.topk(tx, k)
+            fns["torch.topk"] = lambda k=k: torch.topk(tx, k)  # noqa: F821 - bound when the lambda runs (deleted after)
             assert _values_agree(vals, cupy.from_dlpack(fns["torch.topk"]()[0])), (
                 f"k={k}: values differ from torch.topk"
             )
@@ -86,7 +85,7 @@ def run(ctx):
     del x, tx
 
     x2 = rng.random((ROWS, COLS), dtype=cupy.float32) + cupy.float32(0.5)
-    fns = {"ours": lambda: prim.topk(x2, 32)}
+    fns = {"ours": lambda: prim.topk(x2, 32)}  # noqa: F821 - bound when the lambda runs (deleted after)
     if torch is not None:
         t2 = torch.from_dlpack(x2)
         fns["torch.topk(dim=-1)"] = lambda: torch.topk(t2, 32, dim=-1)

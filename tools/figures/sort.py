@@ -114,7 +114,7 @@ def run(ctx):
         try:
             fns["CUB segmented_sort"] = peers.cub_segmented_sort(x, off)
             fns["CUB segmented_sort"]()
-        except Exception as exc:  # report and go on without it
+        except Exception as exc:  # report and go on without it  # noqa: BLE001
             fns.pop("CUB segmented_sort", None)
             print(f"CUB segmented sort unavailable: {exc}")
     t = ctx.bench(fns)

@@ -44,7 +44,7 @@ def run(ctx):
     for name in _matrices.SUITE:
         try:
             _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps)
-        except Exception:  # report and go on with the next matrix
+        except Exception:  # report and go on with the next matrix  # noqa: BLE001
             import traceback
 
             traceback.print_exc()
@@ -112,12 +112,12 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
         except ValueError:
             forms["ell"] = None
         auto = choose_variant(csr)
-        fns = {"auto": lambda: prim.spmv(csr, x)}
+        fns = {"auto": lambda: prim.spmv(csr, x)}  # noqa: F821 - bound when the lambda runs (deleted after)
         for v in VARIANTS:
             M = forms[FORMAT_OF[v]]
             if M is not None:
-                fns[v] = lambda M=M, v=v: prim.spmv(M, x, variant=v)
-        fns["cuSPARSE"] = lambda: peer @ x
+                fns[v] = lambda M=M, v=v: prim.spmv(M, x, variant=v)  # noqa: F821 - bound when the lambda runs (deleted after)
+        fns["cuSPARSE"] = lambda: peer @ x  # noqa: F821 - bound when the lambda runs (deleted after)
         for v, fn in fns.items():
             ok, i = matches(fn(), want, bound)
             assert ok, f"{name} {dt.name} {v}: wrong at row {i}"

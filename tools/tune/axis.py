@@ -81,7 +81,7 @@ def sweep(family, selector, prefix, grid, lines):
 
             def run(fields=fields):
                 with prim.tuning.override(family, selector=selector, **fields):
-                    return ours()
+                    return ours()  # noqa: F821 - bound when the lambda runs (deleted after)
 
             if not same(cp, run(), want):
                 print(f"WRONG: {case.name} under {_label(fields)} differs from CuPy", flush=True)

@@ -157,7 +157,7 @@ def sweep():
                 launch = lookback_launch(k, block, items, x, out)
             else:  # the library's plan under this policy, launched into `out`
                 plan = policy_plan(block, items, x, dt)
-                launch = lambda plan=plan: plan.launch(x, out, plan.n64, plan.stand_in, np.int32(0))
+                launch = lambda plan=plan: plan.launch(x, out, plan.n64, plan.stand_in, np.int32(0))  # noqa: E731
             ok = checked(launch, out, ref, exact=c == "int")
             ms = _timing.bench(launch, warmup=3, repeat=20)
             print(

@@ -264,7 +264,7 @@ def sweep(candidates, work):
             with prim.tuning.override("sort", selector=cfg, **fields(policy)) as pol:
                 try:
                     got = fn()
-                except Exception as exc:  # e.g. too much shared memory: report, go on
+                except Exception as exc:  # e.g. too much shared memory: report, go on  # noqa: BLE001
                     print(f"{cfg} {policy}: {type(exc).__name__}: {exc}"[:200])
                     continue
                 ok = bool(cupy.array_equal(got[0] if isinstance(got, tuple) else got, ref))
