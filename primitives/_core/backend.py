@@ -10,10 +10,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+from types import ModuleType
+from typing import Any, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["Backend", "DeviceInfo", "backend_info", "get_backend", "to_host"]
+__all__ = ["Array", "Backend", "DeviceInfo", "backend_info", "get_backend", "to_host"]
+
+#: An array of either backend: a NumPy array (host memory, or the emulator's device memory) or
+#: a CuPy one. CuPy ships no type stubs, so no annotation can tell its arrays from anything
+#: else: ``Array`` names the arrays that may be either, ``NDArray`` those that are NumPy's.
+Array: TypeAlias = Any
 
 _ENV = "PRIMITIVES_BACKEND"
 
@@ -55,34 +63,35 @@ EMULATED_DEVICE = DeviceInfo(
 class Backend:
     """Array module, device memory transfers, device info and kernel launch for one backend."""
 
-    def __init__(self, name, reason):
+    def __init__(self, name: str, reason: str) -> None:
         self.name = name
         self.reason = reason
+        self.xp: ModuleType  # the array module: cupy or numpy
         if name == "cuda":
             import cupy
 
             self.xp = cupy
         else:
             self.xp = np
-        self._info = {}
+        self._info: dict[int, DeviceInfo] = {}
 
     @property
-    def is_cuda(self):
+    def is_cuda(self) -> bool:
         return self.name == "cuda"
 
-    def device_id(self):
+    def device_id(self) -> int:
         if self.is_cuda:
             return self.xp.cuda.runtime.getDevice()
         return 0
 
-    def device_info(self):
+    def device_info(self) -> DeviceInfo:
         dev = self.device_id()
         info = self._info.get(dev)
         if info is None:
             info = self._info[dev] = self._query(dev)
         return info
 
-    def _query(self, dev):
+    def _query(self, dev: int) -> DeviceInfo:
         if not self.is_cuda:
             return EMULATED_DEVICE
         import cupy
@@ -106,11 +115,11 @@ class Backend:
             compute_capability=f"{props['major']}{props['minor']}",
         )
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         if self.is_cuda:
             self.xp.cuda.get_current_stream().synchronize()
 
-    def stream_done(self):
+    def stream_done(self) -> bool:
         """Whether the current stream has finished its work (cudaStreamQuery: no wait; it
         raises for a failed kernel). The emulator's kernels have run before their launch
         returns: always True."""
@@ -118,7 +127,7 @@ class Backend:
             return self.xp.cuda.get_current_stream().done
         return True
 
-    def copy_into(self, dst, src):
+    def copy_into(self, dst: Array, src: Array) -> None:
         """Copy the C-contiguous backend array ``src`` into ``dst`` (C-contiguous, of its dtype
         and size) on the current stream: on the GPU a device-to-device memory copy, not CuPy's
         ``copy``/``astype``/slice assignment, which launch an elementwise kernel that NVRTC
@@ -128,7 +137,7 @@ class Backend:
         else:
             np.copyto(dst, src, casting="no")
 
-    def copy(self, src):
+    def copy(self, src: Array) -> Array:
         """A new C-contiguous copy of the C-contiguous backend array ``src`` (see
         :meth:`copy_into`)."""
         if not self.is_cuda:
@@ -137,7 +146,7 @@ class Backend:
         self.copy_into(out, src)
         return out
 
-    def stream_key(self):
+    def stream_key(self) -> tuple[int, int]:
         """Identifies the current stream: (device, stream). Plans hold per-stream scratch under
         it. On the emulator kernels run on the calling thread, so each host thread is a stream."""
         if self.is_cuda:
@@ -145,7 +154,7 @@ class Backend:
         return (0, threading.get_ident())
 
 
-def _cupy_device_reason():
+def _cupy_device_reason() -> tuple[bool, str]:
     """(usable, reason) for the CUDA backend."""
     try:
         import cupy
@@ -160,10 +169,10 @@ def _cupy_device_reason():
     return True, f"CuPy {cupy.__version__} sees {count} CUDA device(s)"
 
 
-_backend = None
+_backend: Backend | None = None
 
 
-def get_backend():
+def get_backend() -> Backend:
     """The process-wide backend, chosen on first use."""
     global _backend
     if _backend is None:
@@ -171,13 +180,13 @@ def get_backend():
     return _backend
 
 
-def _reset():
+def _reset() -> None:
     """Forget the chosen backend (tests)."""
     global _backend
     _backend = None
 
 
-def _choose():
+def _choose() -> Backend:
     want = os.environ.get(_ENV, "auto").strip().lower() or "auto"
     if want not in ("auto", "cuda", "emulator"):
         raise ValueError(f"{_ENV}={want!r}: expected 'cuda', 'emulator' or 'auto'")
@@ -193,7 +202,7 @@ def _choose():
     return Backend("emulator", f"auto: {why}; kernels run on the CPU emulator")
 
 
-def backend_info():
+def backend_info() -> dict[str, Any]:
     """Which backend runs the kernels, why, and on what device.
 
     The backend is chosen once per process from ``PRIMITIVES_BACKEND`` (``cuda``, ``emulator`` or
@@ -219,7 +228,7 @@ def backend_info():
     }
 
 
-def to_host(a):
+def to_host(a: Any) -> NDArray[Any]:
     """``a`` as a NumPy array: a device array is copied back, anything else goes through
     ``numpy.asarray`` (host arrays are returned as they are)."""
     return a.get() if hasattr(a, "get") else np.asarray(a)

@@ -15,10 +15,15 @@ go back to the caller's byte order through :meth:`Input.kept`, as NumPy keeps it
 from __future__ import annotations
 
 import operator
+from collections.abc import Collection, Sequence
+from types import ModuleType
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from . import backend as _backend
+from .backend import Array
 
 __all__ = ["Input", "as_input", "op_input", "check_choice"]
 
@@ -26,20 +31,28 @@ OPS = ("sum", "min", "max")
 
 _DLPACK_CPU = 1
 
+_T = TypeVar("_T")
+
 
 class Input:
     """An argument moved to the backend's memory, with how to return results to the caller."""
 
     __slots__ = ("array", "host", "backend", "order")
 
-    def __init__(self, array, host, backend, order=None):
+    def __init__(
+        self,
+        array: Array,
+        host: bool,
+        backend: _backend.Backend,
+        order: np.dtype[Any] | None = None,
+    ) -> None:
         self.array = array
         self.host = host
         self.backend = backend
         #: the caller's dtype when it was of non-native byte order (``array`` holds it native)
         self.order = order
 
-    def result(self, arr):
+    def result(self, arr: Array) -> Array:
         """Return ``arr`` (backend memory) in the kind the caller passed: NumPy or CuPy."""
         if self.backend.is_cuda:  # order "A": an F-ordered result comes back F-ordered
             return arr.get(order="A") if self.host else arr
@@ -49,27 +62,27 @@ class Input:
 
         return cupy.asarray(arr)
 
-    def kept(self, arr):
+    def kept(self, arr: Array) -> Array:
         """Like :meth:`result` for a result in the input's own dtype (sorted keys, selected
         elements): in the caller's byte order, which NumPy keeps there (``numpy.sort`` of a
         ``'>f8'`` array is ``'>f8'``)."""
         out = self.result(arr)
         return out if self.order is None else out.astype(self.order)
 
-    def scalar(self, arr):
+    def scalar(self, arr: Array) -> Any:
         """Like :meth:`result` for a one-element result: a NumPy scalar for host callers (as
         ``numpy.sum`` returns), a 0-d device array for device callers (as ``cupy.sum`` does)."""
         out = self.result(arr.reshape(()) if arr.ndim else arr)
         return out[()] if self.host else out
 
 
-def is_cupy(x):
+def is_cupy(x: object) -> bool:
     """Whether ``x`` is an object of CuPy's (asked of its type's module: no import of CuPy)."""
     mod = type(x).__module__
     return mod.startswith("cupy")
 
 
-def is_itself(arr, x):
+def is_itself(arr: Array, x: Any) -> bool:
     """Whether ``arr`` (what :func:`as_input` made of ``x``) is ``x`` read as it is: ``x`` itself
     or a view of it with its dtype, shape and strides (an F-ordered array comes back as such a
     view), so that a plan that read ``arr`` may read a like ``x`` directly."""
@@ -78,7 +91,16 @@ def is_itself(arr, x):
     )
 
 
-def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f=False):
+def as_input(
+    x: Any,
+    *,
+    func: str,
+    arg: str,
+    ndim: int | None = None,
+    flatten: bool = False,
+    empty_dtype: DTypeLike | None = None,
+    keep_f: bool = False,
+) -> Input:
     """Move ``x`` to the backend, check its dimensions, make it C-contiguous and of native byte
     order.
 
@@ -91,6 +113,7 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f
     """
     backend = _backend.get_backend()
     host = True
+    arr: Array  # NumPy's, or the device's while ``host`` is False
     if isinstance(x, np.ndarray):
         arr = x
     elif is_cupy(x) and hasattr(type(x), "__cuda_array_interface__"):
@@ -155,7 +178,7 @@ def as_input(x, *, func, arg, ndim=None, flatten=False, empty_dtype=None, keep_f
     return Input(arr.T if flip else arr, host, backend, order)
 
 
-def integer(value, func, arg, what="an integer"):
+def integer(value: Any, func: str, arg: str, what: str = "an integer") -> int:
     """``value`` as a Python int, with NumPy's ``TypeError`` for anything not an integer (a bool
     too): ``{func}: {arg} must be {what}, got ...``."""
     if isinstance(value, (bool, np.bool_)):
@@ -166,7 +189,9 @@ def integer(value, func, arg, what="an integer"):
         raise TypeError(f"{func}: {arg} must be {what}, got {value!r}") from exc
 
 
-def axis_index(axis, ndim, func, what="an integer or None", scalar=False):
+def axis_index(
+    axis: Any, ndim: int, func: str, what: str = "an integer or None", scalar: bool = False
+) -> int:
     """One ``axis`` (an integer, negative counting from the end) as an index in
     ``[0, max(ndim, 1))`` (a 0-d array read as one element; ``scalar=True``: in ``[0, ndim)``,
     so a 0-d array has none), with NumPy's errors: ``TypeError`` for anything not an integer
@@ -181,7 +206,7 @@ def axis_index(axis, ndim, func, what="an integer or None", scalar=False):
     return a % dims
 
 
-def check_out(out, shape, func):
+def check_out(out: Any, shape: Sequence[int], func: str) -> None:
     """NumPy's checks of an ``out`` argument for a result of ``shape``, before any launch: an
     array (NumPy's or the device's) of that shape, writeable. Its dtype may be any: the result
     is cast to it (NumPy's ``casting="unsafe"`` of reductions and accumulations)."""
@@ -193,7 +218,7 @@ def check_out(out, shape, func):
         raise ValueError(f"{func}: output array is read-only")
 
 
-def write_out(out, res, func):
+def write_out(out: Array, res: Array, func: str) -> Array:
     """``res`` (a host or backend array of ``out``'s shape) cast into ``out`` (checked by
     :func:`check_out`), which is returned."""
     check_out(out, res.shape, func)
@@ -206,13 +231,13 @@ def write_out(out, res, func):
     return out
 
 
-def _device_holds(dt):
+def _device_holds(dt: np.dtype[Any]) -> bool:
     """Whether CuPy has arrays of dtype ``dt``: bool, the integers, float16/32/64 and
     complex64/128 (no strings, objects, datetimes or long doubles)."""
     return dt.kind in "biu" or (dt.kind in "fc" and dt.itemsize <= (8 if dt.kind == "f" else 16))
 
 
-def _device_module(func, arg):
+def _device_module(func: str, arg: str) -> ModuleType:
     try:
         import cupy
     except ImportError as exc:
@@ -222,7 +247,9 @@ def _device_module(func, arg):
     return cupy
 
 
-def check_choice(value, choices, *, func, arg, auto=None):
+def check_choice(
+    value: _T, choices: Collection[_T], *, func: str, arg: str, auto: _T | None = None
+) -> _T:
     """``value`` if it is one of ``choices`` (or ``auto`` when it is ``"auto"``), else a
     ``ValueError`` naming the argument and the choices."""
     if value == "auto" and auto is not None:
@@ -233,7 +260,9 @@ def check_choice(value, choices, *, func, arg, auto=None):
     return value
 
 
-def op_input(x, op, dtype, *, func, ndim=None):
+def op_input(
+    x: Any, op: str, dtype: DTypeLike | None, *, func: str, ndim: int | None = None
+) -> tuple[Input, Array, np.dtype[Any], np.dtype[Any]]:
     """Checks shared by reductions and scans with an ``op`` in :data:`OPS`.
 
     Returns ``(inp, arr, in_dt, acc_dt)``: the contiguous backend array (flattened unless ``ndim``
@@ -258,7 +287,7 @@ def op_input(x, op, dtype, *, func, ndim=None):
     return inp, arr, in_dt, acc_dt
 
 
-def native_dtype(dtype):
+def native_dtype(dtype: Any) -> Any:
     """A ``dtype=`` request in native byte order (results are native, as ``numpy.cumsum``'s:
     ``dtype=x.dtype`` of a ``'>i4'`` array asks for int32); anything else as it is, for
     :func:`~primitives._core.dtypes.resolve_dtype` to judge."""

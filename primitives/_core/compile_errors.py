@@ -17,6 +17,8 @@ import hashlib
 import os
 import pathlib
 import re
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 __all__ = ["CompileError", "first_error", "first_error_block", "compiler_instantiation", "log_dir"]
 
@@ -29,8 +31,10 @@ _ERROR_WORD = re.compile(r"\berror\b", re.IGNORECASE)
 #: the host compiler's 'In instantiation of '...''
 _CONTEXT = re.compile(r"instantiation of [\"\u2018'](.+?)[\"\u2019']")
 
+_E = TypeVar("_E", bound="CompileError")
 
-def first_error(log):
+
+def first_error(log: str) -> tuple[int | None, str]:
     """``(index, line)``: the first line of ``log`` that is a compiler diagnostic of kind
     error (else the first line that says "error", else the first non-empty line), with its
     index in ``log.splitlines()``; ``(None, "")`` for an empty log."""
@@ -45,7 +49,7 @@ def first_error(log):
     return None, ""
 
 
-def first_error_block(log):
+def first_error_block(log: str) -> list[str]:
     """The lines of ``log`` up to the second error: the first error with its context (the
     "In instantiation of ... required from here" lines a compiler prints before it, or the notes
     after it)."""
@@ -59,7 +63,7 @@ def first_error_block(log):
     return lines
 
 
-def compiler_instantiation(log):
+def compiler_instantiation(log: str) -> str | None:
     """The instantiation the compiler says its first error came from (the outermost of the
     "instantiation of" lines of the first error's block, for the kernel rather than a helper it
     calls), or None."""
@@ -67,7 +71,7 @@ def compiler_instantiation(log):
     return found[-1] if found else None
 
 
-def log_dir():
+def log_dir() -> pathlib.Path:
     """Where whole compile logs are written: ``$PRIMITIVES_CACHE_DIR/compile-logs`` (default
     ``~/.cache/primitives/compile-logs``)."""
     base = os.environ.get("PRIMITIVES_CACHE_DIR") or os.path.join(
@@ -76,7 +80,7 @@ def log_dir():
     return pathlib.Path(base) / "compile-logs"
 
 
-def _save(what, names, log):
+def _save(what: str, names: Iterable[str], log: str) -> pathlib.Path | None:
     """The path of a file holding ``log`` (after what was compiled and the instantiations asked
     for), named by a hash of its text, or None where none could be written."""
     text = (
@@ -99,7 +103,7 @@ def _save(what, names, log):
         return None
 
 
-def _rebuild(cls, message, state):
+def _rebuild(cls: type[_E], message: str, state: dict[str, Any]) -> _E:
     exc = cls.__new__(cls)
     RuntimeError.__init__(exc, message)
     exc.__dict__.update(state)
@@ -118,7 +122,14 @@ class CompileError(RuntimeError):
     the whole log (None for a log of one line, or where none could be written); a caller that
     wraps another :class:`CompileError` passes its file on."""
 
-    def __init__(self, what, log="", names=(), instantiation=None, log_path=None):
+    def __init__(
+        self,
+        what: str,
+        log: str = "",
+        names: Iterable[str] = (),
+        instantiation: str | None = None,
+        log_path: pathlib.Path | None = None,
+    ) -> None:
         self.what, self.log, self.names = what, log, list(names)
         if instantiation is None and len(self.names) == 1:
             instantiation = self.names[0]
@@ -144,5 +155,6 @@ class CompileError(RuntimeError):
         tail = f" (whole log: {self.log_path})" if self.log_path else ""
         super().__init__(f"{what} failed{where}: {first}{tail}")
 
-    def __reduce__(self):  # pickled with its log, not rebuilt (and saved again) from arguments
+    # pickled with its log, not rebuilt (and saved again) from arguments
+    def __reduce__(self) -> tuple[Any, ...]:
         return _rebuild, (type(self), str(self), dict(self.__dict__))

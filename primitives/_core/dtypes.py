@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
+from typing import Any
+
 import numpy as np
+from numpy.typing import DTypeLike
 
 #: NumPy dtype -> C++ type name used in name expressions. Order is the documentation order.
-CTYPES = {
+CTYPES: dict[np.dtype[Any], str] = {
     np.dtype(np.int32): "int",
     np.dtype(np.int64): "long long",
     np.dtype(np.uint32): "unsigned int",
@@ -17,7 +21,7 @@ CTYPES = {
 NUMERIC = tuple(CTYPES)
 
 #: the 8- and 16-bit integers, which only some families instantiate (histograms: samples)
-SMALL_CTYPES = {
+SMALL_CTYPES: dict[np.dtype[Any], str] = {
     np.dtype(np.int8): "signed char",
     np.dtype(np.uint8): "unsigned char",
     np.dtype(np.int16): "short",
@@ -33,17 +37,19 @@ ACC_PAIRS = tuple((d, d) for d in NUMERIC) + (
 ACC_PAIRS_SET = frozenset(ACC_PAIRS)
 
 
-def cname(dtype):
+def cname(dtype: DTypeLike) -> str:
     """The C++ type name of ``dtype`` in name expressions (the dtype known to have kernels)."""
     dt = np.dtype(dtype)
     return CTYPES[dt] if dt in CTYPES else SMALL_CTYPES[dt]
 
 
-def names(dtypes=NUMERIC):
+def names(dtypes: Iterable[np.dtype[Any]] = NUMERIC) -> str:
     return ", ".join(d.name for d in dtypes)
 
 
-def ctype(dtype, *, func, arg, allowed=NUMERIC):
+def ctype(
+    dtype: DTypeLike, *, func: str, arg: str, allowed: Collection[np.dtype[Any]] = NUMERIC
+) -> str:
     """C++ type for ``dtype``; ``TypeError`` naming the function and argument otherwise."""
     dt = np.dtype(dtype)
     if dt not in allowed:
@@ -51,7 +57,9 @@ def ctype(dtype, *, func, arg, allowed=NUMERIC):
     return CTYPES[dt]
 
 
-def resolve_dtype(dtype, *, func, arg="dtype", allowed=NUMERIC):
+def resolve_dtype(
+    dtype: DTypeLike, *, func: str, arg: str = "dtype", allowed: Collection[np.dtype[Any]] = NUMERIC
+) -> np.dtype[Any]:
     """Parse a user-supplied ``dtype=`` argument into a supported ``numpy.dtype``."""
     try:
         dt = np.dtype(dtype)
@@ -62,7 +70,7 @@ def resolve_dtype(dtype, *, func, arg="dtype", allowed=NUMERIC):
     return dt
 
 
-def sum_dtype(dt):
+def sum_dtype(dt: DTypeLike) -> np.dtype[Any]:
     """NumPy's accumulator/result dtype for ``sum``: small integers widen to 64 bits."""
     dt = np.dtype(dt)
     if dt.kind == "i":
@@ -72,17 +80,18 @@ def sum_dtype(dt):
     return dt
 
 
-def identity(op, dt):
+def identity(op: str, dt: DTypeLike) -> np.generic:
     """The identity of ``op`` ("sum", "prod", "min", "max") in dtype ``dt``, as a NumPy scalar."""
-    dt = np.dtype(dt)
+    # declared: NumPy's stubs type np.dtype() of a DTypeLike as maybe a void dtype (no float)
+    d: np.dtype[Any] = np.dtype(dt)
     if op == "sum":
-        return dt.type(0)
+        return d.type(0)
     if op == "prod":
-        return dt.type(1)
-    if dt.kind == "f":
-        return dt.type(np.inf if op == "min" else -np.inf)
-    info = np.iinfo(dt)
-    return dt.type(info.max if op == "min" else info.min)
+        return d.type(1)
+    if d.kind == "f":
+        return d.type(np.inf if op == "min" else -np.inf)
+    info = np.iinfo(d)
+    return d.type(info.max if op == "min" else info.min)
 
 
 #: the narrow dtypes that ``sum``/``min``/``max``/``reduce`` accept besides :data:`NUMERIC`, as
@@ -112,7 +121,7 @@ REDUCE_NARROW_KERNELS = tuple(
 )
 
 
-def reduce_result_dtype(dt, op):
+def reduce_result_dtype(dt: DTypeLike, op: str) -> np.dtype[Any]:
     """NumPy's result dtype of ``op`` ("sum", "prod", "min", "max") over an array of ``dt``: sums
     and products widen bool and integers below 64 bits to int64/uint64 (float16 and complex stay);
     min/max keep ``dt``."""
@@ -125,7 +134,10 @@ def reduce_result_dtype(dt, op):
 #: the complex dtypes that ``sum``, ``prod``, ``mean`` and ``reduce`` ("sum"/"prod") accept, and
 #: the C++ types of kernels/common/complex.cuh they are read as (NumPy's layout)
 COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
-COMPLEX_CTYPES = {np.dtype(np.complex64): "prim::c64", np.dtype(np.complex128): "prim::c128"}
+COMPLEX_CTYPES: dict[np.dtype[Any], str] = {
+    np.dtype(np.complex64): "prim::c64",
+    np.dtype(np.complex128): "prim::c128",
+}
 #: every dtype some kernel reads in place, and the C++ type it is read as in name expressions: the
 #: 4- and 8-byte types, the narrow integers, bool as its bytes (0 and 1), float16 as prim::f16
 #: (common/narrow.cuh) and complex as prim::c64/c128 (common/complex.cuh)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from types import ModuleType
+from typing import Any
 
 __all__ = ["Family", "FAMILIES", "family", "names"]
 
@@ -14,19 +16,19 @@ __all__ = ["Family", "FAMILIES", "family", "names"]
 class Family:
     name: str  # the family's name (tour ``--family``, tools/figures ``--family``)
     package: str  # the package holding its public API and ``VARIANTS``
-    functions: tuple  # its public functions (names in ``primitives``)
+    functions: tuple[str, ...]  # its public functions (names in ``primitives``)
     tour: str  # the module of its tour sections: ``sections(gpu, log2n)``
     figures: str | None  # its module under tools/figures/, or None
     benchmarks: str | None  # its module under asv_bench/benchmarks/, or None
     doc: str | None  # its docs page (docs/<doc>.rst), or None
 
-    def api(self):
+    def api(self) -> ModuleType:
         return importlib.import_module(self.package)
 
-    def variants(self):
+    def variants(self) -> tuple[str, ...]:
         return getattr(self.api(), "VARIANTS", ())
 
-    def tour_sections(self, gpu, log2n=None):
+    def tour_sections(self, gpu: bool, log2n: int | None = None) -> list[Any]:
         return importlib.import_module(self.tour).sections(gpu, log2n)
 
 
@@ -123,11 +125,11 @@ FAMILIES = (
 )
 
 
-def names():
+def names() -> tuple[str, ...]:
     return tuple(f.name for f in FAMILIES)
 
 
-def family(name):
+def family(name: str) -> Family:
     for f in FAMILIES:
         if f.name == name:
             return f

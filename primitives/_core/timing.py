@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable, Hashable, Mapping
+from typing import TypeVar
 
 import numpy as np
 
@@ -11,29 +13,33 @@ from . import backend as _backend
 
 __all__ = ["bench", "bench_many", "copy_bandwidth"]
 
+_K = TypeVar("_K", bound=Hashable)
 
-def bench(fn, *, warmup=5, repeat=30):
+
+def bench(fn: Callable[[], object], *, warmup: int = 5, repeat: int = 30) -> float:
     """Median milliseconds of ``fn()``, timed with events on the current stream (GPU) or
     ``time.perf_counter`` (emulator). ``fn`` is called ``warmup`` times first."""
     return statistics.median(_samples(fn, warmup, repeat))
 
 
-def bench_many(fns, *, rounds=5, warmup=5, repeat=20):
+def bench_many(
+    fns: Mapping[_K, Callable[[], object]], *, rounds: int = 5, warmup: int = 5, repeat: int = 20
+) -> dict[_K, float]:
     """Median milliseconds of each of ``fns`` (a dict name -> callable), measured in interleaved
     rounds (a, b, c, a, b, c, ...) so that clock or thermal drift during the run affects every
     contender alike. Each round warms up and takes ``repeat`` samples; the median is over all."""
-    samples = {name: [] for name in fns}
+    samples: dict[_K, list[float]] = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
             samples[name] += _samples(fn, warmup, repeat)
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
-def _samples(fn, warmup, repeat):
+def _samples(fn: Callable[[], object], warmup: int, repeat: int) -> list[float]:
     backend = _backend.get_backend()
     for _ in range(warmup):
         fn()
-    times = []
+    times: list[float] = []
     if backend.is_cuda:
         import cupy
 
@@ -53,7 +59,7 @@ def _samples(fn, warmup, repeat):
     return times
 
 
-def copy_bandwidth(nbytes, *, warmup=3, repeat=20):
+def copy_bandwidth(nbytes: int, *, warmup: int = 3, repeat: int = 20) -> float:
     """Measured device-to-device copy rate in GB/s, counting bytes read plus bytes written."""
     backend = _backend.get_backend()
     xp = backend.xp
