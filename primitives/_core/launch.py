@@ -11,10 +11,14 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any, SupportsIndex, TypeAlias
 
 import numpy as np
+from numpy.typing import DTypeLike, NDArray
 
 from . import backend as _backend, loader as _loader
+from .backend import Array
 
 __all__ = [
     "cdiv",
@@ -35,17 +39,22 @@ __all__ = [
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_YZ = 65535
 
+#: a grid or a block as a launch takes it: one extent, or one to three (ints or NumPy integers)
+Dims: TypeAlias = "SupportsIndex | Sequence[SupportsIndex]"
 
-def cdiv(a, b):
+
+def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def i64(n):
+def i64(n: int) -> np.int64:
     """A size or offset as the kernels take it: a 64-bit signed integer."""
     return np.int64(n)
 
 
-def resident_grid(kernel, block, shared_mem=0, *, per_sm=None):
+def resident_grid(
+    kernel: _loader.Kernel, block: int, shared_mem: int = 0, *, per_sm: int | None = None
+) -> int:
     """Blocks that fit on the whole device at once (SM count x resident blocks per SM).
 
     ``per_sm`` caps the blocks per multiprocessor (more is rarely useful for streaming kernels).
@@ -62,7 +71,15 @@ def resident_grid(kernel, block, shared_mem=0, *, per_sm=None):
     return info.sm_count * max(1, occ)
 
 
-def cover_grid(n_items, block, items_per_thread=1, *, kernel=None, shared_mem=0, per_sm=None):
+def cover_grid(
+    n_items: int,
+    block: int,
+    items_per_thread: int = 1,
+    *,
+    kernel: _loader.Kernel | None = None,
+    shared_mem: int = 0,
+    per_sm: int | None = None,
+) -> int:
     """Grid for ``n_items``: one block per ``block*items_per_thread`` items, capped at the resident
     grid when ``kernel`` is given (the kernel must then loop grid-stride)."""
     if n_items <= 0:
@@ -73,7 +90,7 @@ def cover_grid(n_items, block, items_per_thread=1, *, kernel=None, shared_mem=0,
     return max(1, grid)
 
 
-def set_dynamic_shared(kernel, nbytes):
+def set_dynamic_shared(kernel: _loader.Kernel, nbytes: int) -> None:
     """Make ``kernel`` accept ``nbytes`` of dynamic shared memory (opt-in above the default).
     The device's per-block limit holds for static and dynamic shared memory together."""
     info = _backend.get_backend().device_info()
@@ -88,14 +105,16 @@ def set_dynamic_shared(kernel, nbytes):
         kernel.max_dynamic_shared_size_bytes = nbytes
 
 
-def _dims(v, what):
+def _dims(v: Any, what: str) -> tuple[int, ...]:  # a Dims, which np.isscalar does not narrow
     t = (v,) if np.isscalar(v) else tuple(v)
     if not 1 <= len(t) <= 3:
         raise ValueError(f"launch: {what} must have 1 to 3 dimensions, got {v!r}")
     return tuple(int(d) for d in t)
 
 
-def launch(kernel, grid, block, args, shared_mem=0):
+def launch(
+    kernel: _loader.Kernel, grid: Dims, block: Dims, args: Iterable[Any], shared_mem: int = 0
+) -> None:
     """Validate the configuration (:func:`check`), then launch ``kernel`` on the current
     stream: for one-off launches (a grid that changes from call to call). Launches made once
     and repeated are a plan's :class:`primitives._core.plans.Launch`."""
@@ -103,7 +122,9 @@ def launch(kernel, grid, block, args, shared_mem=0):
     kernel(g, b, tuple(args), shared_mem=int(shared_mem))
 
 
-def check(kernel, grid, block, shared_mem=0):
+def check(
+    kernel: _loader.Kernel, grid: Dims, block: Dims, shared_mem: int = 0
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Refuse a zero-sized or oversized configuration, opt ``kernel`` into ``shared_mem`` bytes
     of dynamic shared memory when that is above the default; returns (grid, block) as tuples."""
     g, b = _dims(grid, "grid"), _dims(block, "block")
@@ -131,7 +152,15 @@ class Direct:
     __slots__ = ("name", "words", "slots", "argv", "lock", "launch_kernel", "array_type")
 
     @classmethod
-    def make(cls, kernel, grid, block, shared_mem, args, slots):
+    def make(
+        cls,
+        kernel: _loader.Kernel,
+        grid: tuple[int, ...],
+        block: tuple[int, ...],
+        shared_mem: int,
+        args: Sequence[Any],
+        slots: Sequence[int],
+    ) -> Direct | None:
         """A Direct for ``kernel`` with these arguments (``slots``: the positions given per call,
         whose entries in ``args`` are ignored), or None where CuPy's own launch must take them
         (the emulator; arguments :func:`primitives._core.loader.param_words` does not
@@ -146,7 +175,16 @@ class Direct:
             return None
         return cls(kernel.name, direct, grid, block, shared_mem, words, slots)
 
-    def __init__(self, name, direct, grid, block, shared_mem, words, slots):
+    def __init__(
+        self,
+        name: str,
+        direct: _loader._DirectLaunch,
+        grid: tuple[int, ...],
+        block: tuple[int, ...],
+        shared_mem: int,
+        words: Sequence[int],
+        slots: Sequence[int],
+    ) -> None:
         k = len(words)
         buf = np.zeros(2 * k, dtype=np.uint64)
         base = buf.ctypes.data
@@ -159,7 +197,7 @@ class Direct:
         self.launch_kernel = direct.launch_kernel
         self.array_type = direct.array_type
 
-    def __call__(self, arrays):
+    def __call__(self, arrays: Iterable[Any]) -> None:
         words, array_type = self.words, self.array_type
         with self.lock:
             for w, a in zip(self.slots, arrays):
@@ -174,10 +212,10 @@ class Direct:
             self.launch_kernel(*self.argv)
 
 
-_stand_ins = {}
+_stand_ins: dict[Hashable, Array] = {}
 
 
-def stand_in(backend, dtype, device=None):
+def stand_in(backend: _backend.Backend, dtype: DTypeLike, device: int | None = None) -> Array:
     """A one-element array of ``dtype`` to pass for a kernel parameter the launch does not read
     (made once per backend, dtype and device; ``device`` defaults to the current one)."""
     if device is None:
@@ -189,11 +227,11 @@ def stand_in(backend, dtype, device=None):
     return arr
 
 
-def clear_stand_ins():
+def clear_stand_ins() -> None:
     _stand_ins.clear()
 
 
-def host_words(backend, size):
+def host_words(backend: _backend.Backend, size: int) -> NDArray[np.int64]:
     """``size`` int64 words a kernel writes straight into host memory: on the GPU page-locked
     and mapped (the device writes them through their address, ``ctypes.data``), on the emulator
     a plain array."""
@@ -208,7 +246,9 @@ def host_words(backend, size):
 SPINS = 1024
 
 
-def wait_written(words, index, unset, backend, message):
+def wait_written(
+    words: NDArray[np.int64], index: int, unset: int, backend: _backend.Backend, message: str
+) -> None:
     """Wait until a kernel has written ``words[index]`` (page-locked host memory the device
     writes through its mapping, reset to ``unset`` before the launch): poll it, and after every
     :data:`SPINS` polls ask whether the current stream has finished (no wait; a failed kernel
@@ -239,14 +279,14 @@ class HostCount:
 
     __slots__ = ("host", "arg", "backend", "lock")
 
-    def __init__(self, backend):
+    def __init__(self, backend: _backend.Backend) -> None:
         self.host = host_words(backend, 1)
         # on the GPU the kernel's argument is the mapped address; the emulator takes the array
         self.arg = np.uint64(self.host.ctypes.data) if backend.is_cuda else self.host
         self.backend = backend
         self.lock = threading.Lock()
 
-    def read(self, func, launch, *args):
+    def read(self, func: str, launch: Callable[..., object], *args: Any) -> int:
         host = self.host
         with self.lock:
             host[0] = -1

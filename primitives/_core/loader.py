@@ -22,11 +22,16 @@ import hashlib
 import os
 import pathlib
 import warnings
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
 from . import backend as _backend
 from .compile_errors import CompileError
+
+if TYPE_CHECKING:
+    from .policy import Table
 
 __all__ = [
     "KernelCompileError",
@@ -40,6 +45,10 @@ __all__ = [
 ]
 
 
+#: a module's getter: the kernel of one of its name expressions (:func:`load`)
+Getter: TypeAlias = "Callable[[str], Kernel]"
+
+
 class KernelCompileError(CompileError):
     """A kernel module failed to compile. The message is one line (the instantiation the first
     error came from, the compiler's first error line and the file of the whole log,
@@ -48,7 +57,7 @@ class KernelCompileError(CompileError):
 
 
 @functools.lru_cache(maxsize=None)
-def kernels_root():
+def kernels_root() -> pathlib.Path:
     """Directory holding the CUDA sources (inside the installed package, or the source tree)."""
     package = pathlib.Path(__file__).resolve().parent.parent
     for cand in (package / "kernels", package.parent / "kernels"):
@@ -58,7 +67,7 @@ def kernels_root():
 
 
 @functools.lru_cache(maxsize=None)
-def tree_hash():
+def tree_hash() -> str:
     """sha256 over every source file under ``kernels/`` (names and contents)."""
     root = kernels_root()
     h = hashlib.sha256()
@@ -70,16 +79,16 @@ def tree_hash():
     return h.hexdigest()
 
 
-def source(relpath):
+def source(relpath: str) -> str:
     return (kernels_root() / relpath).read_text()
 
 
-def nvrtc_options():
+def nvrtc_options() -> tuple[str, ...]:
     """Options shared by the CUDA backend and the CI compile check."""
     return ("-std=c++17", f"-I{kernels_root()}", f"-DPRIM_KERNELS_HASH=0x{tree_hash()[:16]}")
 
 
-def binary_options():
+def binary_options() -> list[str]:
     """:func:`nvrtc_options` as the package's own NVRTC call takes them (it sets the language
     standard itself): the options of the shipped binaries and of :func:`compile_alone`."""
     return [o for o in nvrtc_options() if o != "-std=c++17"]
@@ -88,10 +97,10 @@ def binary_options():
 # ---------------------------------------------------------------------------------------------
 # Registry of every instantiation the library launches (for the NVRTC check in CI).
 
-_REGISTRY = {}
+_REGISTRY: dict[str, list[str]] = {}
 
 
-def register(relpath, names):
+def register(relpath: str, names: Iterable[str]) -> None:
     """Declare the name expressions a family may instantiate from ``relpath``."""
     _REGISTRY.setdefault(relpath, [])
     for n in names:
@@ -99,7 +108,7 @@ def register(relpath, names):
             _REGISTRY[relpath].append(n)
 
 
-def registered_modules():
+def registered_modules() -> dict[str, list[str]]:
     """``{relpath: [name expressions]}`` for every family imported so far."""
     return {k: list(v) for k, v in _REGISTRY.items()}
 
@@ -111,13 +120,20 @@ class PolicyModules:
     policies, under the selector ``selector(key)``) for the NVRTC check; :meth:`kernel` loads
     one kernel of one module."""
 
-    def __init__(self, source, names, table, keys, selector=None):
+    def __init__(
+        self,
+        source: str,
+        names: Callable[[Any, Any], Sequence[str]],
+        table: Table,
+        keys: Iterable[Any],
+        selector: Callable[[Any], Any] | None = None,
+    ) -> None:
         self.source, self.names = source, names
         for key in keys:
             for pol in table.policies(key if selector is None else selector(key)):
                 register(source, names(key, pol))
 
-    def kernel(self, key, name, pol):
+    def kernel(self, key: Any, name: str, pol: Any) -> Kernel:
         """Kernel ``name`` of ``key``'s module under the policy ``pol``; an instantiation the
         module does not list, in a module of its own (compiled on demand)."""
         names = self.names(key, pol)
@@ -133,14 +149,14 @@ _MASK64 = (1 << 64) - 1
 _BITS_OF = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
 
 
-def param_words(args, array_type):
+def param_words(args: Iterable[Any], array_type: type[Any]) -> list[int] | None:
     """The kernel arguments ``args`` as 64-bit words, each the bytes of one parameter from its
     first byte on (little-endian: an int32 parameter reads the low 4 bytes of its word), as
     CuPy passes them: an ``array_type`` array as its device address, a NumPy integer, bool or
     float scalar as its own bytes, a Python int as a 64-bit integer. None when some argument is
     anything else (CuPy's own launch takes those: Python floats, which CuPy passes as doubles,
     structures, other array types)."""
-    words = []
+    words: list[int] = []
     for a in args:
         t = type(a)
         if t is array_type:
@@ -154,7 +170,7 @@ def param_words(args, array_type):
     return words
 
 
-def check_dense(name, args, array_type):
+def check_dense(name: str, args: Iterable[Any], array_type: type[Any]) -> None:
     """Refuse an ``array_type`` argument of kernel ``name`` that is not C-contiguous: a kernel
     gets an array as its first element's address alone (CuPy passes nothing else) and reads the
     elements one after another from there, so a view with other strides (a broadcast's zero
@@ -165,7 +181,7 @@ def check_dense(name, args, array_type):
             raise not_dense(name, i, a)
 
 
-def not_dense(name, index, a):
+def not_dense(name: str, index: int, a: Any) -> ValueError:
     """The error of :func:`check_dense` for argument ``index``, the array ``a``."""
     return ValueError(
         f"{name}: argument {index}: the array is not C-contiguous (shape "
@@ -179,7 +195,7 @@ class _DirectLaunch:
     cuLaunchKernel itself: the function's handle, the driver's launch call, the current stream
     and the array type whose addresses it passes."""
 
-    def __init__(self, fn):
+    def __init__(self, fn: Any) -> None:
         import cupy
         from cupy_backends.cuda.api import driver
 
@@ -192,46 +208,52 @@ class _DirectLaunch:
 class Kernel:
     """One instantiated kernel with CuPy's ``RawKernel`` call shape on both backends."""
 
-    def __init__(self, fn, name, backend):
-        self._fn = fn
+    def __init__(self, fn: Any, name: str, backend: _backend.Backend) -> None:
+        self._fn = fn  # CuPy's RawKernel function, or the emulator's EmuFunction
         self.name = name
         self.backend = backend
-        self._occupancy = {}
+        self._occupancy: dict[tuple[int, int], int] = {}
         self.direct = _DirectLaunch(fn) if backend.is_cuda else None
 
-    def __call__(self, grid, block, args, shared_mem=0):
+    def __call__(
+        self,
+        grid: tuple[int, ...],
+        block: tuple[int, ...],
+        args: Sequence[Any],
+        shared_mem: int = 0,
+    ) -> None:
         if self.direct is not None:  # CuPy's launch (the emulator checks its arguments itself)
             check_dense(self.name, args, self.direct.array_type)
         self._fn(grid, block, args, shared_mem=shared_mem)
 
     @property
-    def function(self):
+    def function(self) -> Any:
         """The backend's own function object (CuPy's ``RawKernel`` function on the GPU), for
         tools that measure or inspect it (registers, local memory, a launch through it)."""
         return self._fn
 
     @property
-    def max_dynamic_shared_size_bytes(self):
+    def max_dynamic_shared_size_bytes(self) -> int:
         return self._fn.max_dynamic_shared_size_bytes
 
     @max_dynamic_shared_size_bytes.setter
-    def max_dynamic_shared_size_bytes(self, nbytes):
+    def max_dynamic_shared_size_bytes(self, nbytes: int) -> None:
         self._fn.max_dynamic_shared_size_bytes = int(nbytes)
 
-    def resources(self):
+    def resources(self) -> tuple[int, int]:
         """(registers per thread, static shared bytes); the emulator reports a nominal 32 / 0."""
         if self.backend.is_cuda:
             return self._fn.num_regs, self._fn.shared_size_bytes
         return 32, 0
 
-    def occupancy(self, block, shared_mem=0):
+    def occupancy(self, block: int, shared_mem: int = 0) -> int:
         """Resident blocks per multiprocessor for this kernel at this block size."""
         key = (block, shared_mem)
         if key not in self._occupancy:
             self._occupancy[key] = self._compute_occupancy(block, shared_mem)
         return self._occupancy[key]
 
-    def _compute_occupancy(self, block, shared_mem):
+    def _compute_occupancy(self, block: int, shared_mem: int) -> int:
         if self.backend.is_cuda:
             try:
                 from cupy_backends.cuda.api import driver
@@ -259,10 +281,10 @@ class Kernel:
         return max(1, min(limits))
 
 
-_modules = {}
+_modules: dict[Hashable, Getter] = {}
 
 
-def load(relpath, names):
+def load(relpath: str, names: Iterable[str]) -> Getter:
     """The module ``relpath`` with the instantiations ``names`` (once per device): a getter
     ``get(name) -> Kernel``.
 
@@ -279,7 +301,7 @@ def load(relpath, names):
     return mod
 
 
-def _compile_error(relpath, names, exc):
+def _compile_error(relpath: str, names: Sequence[str], exc: Exception) -> KernelCompileError:
     """The :class:`KernelCompileError` of ``exc``, a compiler's error (a
     :class:`~primitives._core.compile_errors.CompileError` of NVRTC or the emulator, with its log
     and the instantiation it names, or CuPy's, whose text is the log)."""
@@ -292,10 +314,13 @@ def _compile_error(relpath, names, exc):
     )
 
 
-_shipped_modules = {}  # path of a shipped binary -> its loaded module (one per file and device)
+# path of a shipped binary -> its loaded module (one per file and device)
+_shipped_modules: dict[tuple[str, int], Any] = {}
 
 
-def shipped(raw_module, relpath, names, cc):
+def shipped(
+    raw_module: Callable[..., Any], relpath: str, names: Sequence[str], cc: str
+) -> Callable[[str], Any] | None:
     """A getter ``get(name)`` of the kernels ``names`` of ``relpath`` from the binary shipped for
     a device of compute capability ``cc`` (:mod:`primitives._core.binaries`), or None where there
     is none or it does not load (a warning then: the caller compiles instead). ``raw_module``:
@@ -324,11 +349,13 @@ def shipped(raw_module, relpath, names, cc):
     return lambda name: raw.get_function(lowered[name])
 
 
-_alone = {}  # (device, relpath, name) -> the kernel of a module compiled for that name alone
-_alone_modules = {}  # the same keys -> their loaded modules, kept alive with their kernels
+# (device, relpath, name) -> the kernel of a module compiled for that name alone
+_alone: dict[tuple[int, str, str], Any] = {}
+# the same keys -> their loaded modules, kept alive with their kernels
+_alone_modules: dict[tuple[int, str, str], Any] = {}
 
 
-def lazy_cache_dir():
+def lazy_cache_dir() -> pathlib.Path:
     """Where the images compiled on first use are kept for later processes:
     ``$PRIMITIVES_CACHE_DIR/cubin`` (default ``~/.cache/primitives/cubin``)."""
     base = os.environ.get("PRIMITIVES_CACHE_DIR") or os.path.join(
@@ -337,7 +364,7 @@ def lazy_cache_dir():
     return pathlib.Path(base) / "cubin"
 
 
-def compile_alone(relpath, name, arch):
+def compile_alone(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str]:
     """``(path, lowered name)`` of a cubin of the one instantiation ``name`` of ``relpath`` for
     ``arch`` (``"sm_90"``), compiled by the package's own NVRTC call as the shipped binaries are
     (IEEE denormals: CuPy's ``RawModule`` appends ``-ftz=true`` to any options, so its kernels
@@ -372,10 +399,10 @@ def compile_alone(relpath, name, arch):
     return image, lowered[name]
 
 
-_cupy_compile_warned = []
+_cupy_compile_warned: list[bool] = []
 
 
-def _compiled_alone(relpath, name):
+def _compiled_alone(relpath: str, name: str) -> Any:
     """The kernel ``name`` of ``relpath`` from a module of that one instantiation, compiled
     once per device by :func:`compile_alone` and loaded as a shipped binary is; where that
     cannot run (no NVRTC library the package finds, an architecture it does not know), CuPy's
@@ -416,7 +443,7 @@ def _compiled_alone(relpath, name):
     return fn
 
 
-def _compile(backend, relpath, names):
+def _compile(backend: _backend.Backend, relpath: str, names: tuple[str, ...]) -> Getter:
     if backend.is_cuda:
         import cupy
 
@@ -440,9 +467,9 @@ def _compile(backend, relpath, names):
             raise _compile_error(relpath, names, exc) from exc
         get_raw = emod.get_function
 
-    cache = {}
+    cache: dict[str, Kernel] = {}
 
-    def get(name):
+    def get(name: str) -> Kernel:
         k = cache.get(name)
         if k is None:
             if name not in names:

@@ -15,9 +15,13 @@ takes its whole argument tuple per call (a prepared launch's slots carry arrays)
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import Any
+
 import numpy as np
 
-from . import launch as _launch, plans as _plans
+from . import launch as _launch, loader as _loader, plans as _plans
+from .backend import Array
 
 __all__ = ["EPOCH_LIMIT", "STATUS_SPACING", "state_bytes", "advance_epoch", "LookbackPlan"]
 
@@ -26,7 +30,7 @@ EPOCH_LIMIT = 1 << 30
 STATUS_SPACING = 32  # bytes between two tiles' polled words (kernels/common/lookback.cuh)
 
 
-def state_bytes(tiles, value_bytes):
+def state_bytes(tiles: int, value_bytes: int) -> int:
     """Bytes of ``TileStatus<T>`` state for ``tiles`` tiles of a ``value_bytes``-byte value
     (``kernels/common/lookback.cuh``): one 8- or 16-byte descriptor per tile for values of at
     most 12 bytes, otherwise a status word, each in its own ``STATUS_SPACING``-byte slot; wider
@@ -36,7 +40,7 @@ def state_bytes(tiles, value_bytes):
     return STATUS_SPACING * tiles + 2 * value_bytes * tiles
 
 
-def advance_epoch(epoch, words):
+def advance_epoch(epoch: int, words: Array) -> int:
     """The epoch after ``epoch`` for a launch whose kernel marks ``words`` (zeroed once) with
     it: ``epoch + 1``, or 1 after clearing ``words`` when that reaches :data:`EPOCH_LIMIT`, so
     that no stale mark can match."""
@@ -52,7 +56,16 @@ class LookbackPlan(_plans.Plan):
     threads over ``n`` elements, tiles publishing ``value_bytes``-byte values, ``smem`` bytes of
     dynamic shared memory per launch. Families subclass it with their ``__call__``."""
 
-    def __init__(self, kernel, tiles, block, n, xp, value_bytes, smem=0):
+    def __init__(
+        self,
+        kernel: _loader.Kernel,
+        tiles: int,
+        block: int,
+        n: int,
+        xp: ModuleType,
+        value_bytes: int,
+        smem: int = 0,
+    ) -> None:
         self.lookback = _plans.Launch(kernel, tiles, block, smem)  # checked here, once
         self.kernel, self.grid, self.block = kernel, self.lookback.grid, self.lookback.block
         self.smem = int(smem)
@@ -62,11 +75,11 @@ class LookbackPlan(_plans.Plan):
         self.n64 = _launch.i64(n)
         self.nbytes = _plans.scratch_bytes(self.counter, self.state)
 
-    def next_epoch(self):
+    def next_epoch(self) -> np.uint32:
         self.epoch = advance_epoch(self.epoch, self.state)
         return np.uint32(self.epoch)
 
-    def launch(self, *args):
+    def launch(self, *args: Any) -> None:
         """One launch of the kernel with ``args`` and the look-back scratch appended; after
         :meth:`prepare`, ``args`` are the values of its slots only."""
         if self.lookback.args is None:
@@ -74,7 +87,7 @@ class LookbackPlan(_plans.Plan):
         else:
             self.lookback(*args, self.next_epoch())
 
-    def prepare(self, *args):
+    def prepare(self, *args: Any) -> None:
         """Fix the launch's arguments once: ``args`` (:data:`~primitives._core.plans.Launch.SLOT`
         where each call gives its own, in order) and the look-back scratch, the epoch a slot of
         its own (on the GPU the call then stores the slots' words and launches the kernel

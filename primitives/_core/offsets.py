@@ -8,10 +8,13 @@ four scalars, so that a first call compiles nothing it does not ship.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import backend as _backend, checks as _checks, launch as _launch, loader as _loader
 from . import plans as _plans
+from .backend import Array
 
 __all__ = ["segment_offsets", "check_values"]
 
@@ -24,14 +27,14 @@ _loader.register(SOURCE, [NAME])
 class StatsPlan(_plans.Plan):
     """The statistics of ``k`` int64 offsets: one grid-stride launch over the k - 1 steps."""
 
-    def __init__(self, backend, k):
+    def __init__(self, backend: _backend.Backend, k: int) -> None:
         kern = _loader.load(SOURCE, [NAME])(NAME)
         grid = _launch.cover_grid(max(1, k - 1), BLOCK, kernel=kern)
         slot = _plans.Launch.SLOT
         self.zeros = backend.xp.zeros
         self.launch = _plans.Launch(kern, grid, BLOCK, args=(slot, _launch.i64(k), slot))
 
-    def __call__(self, offsets):
+    def __call__(self, offsets: Array) -> tuple[int, int, int, int]:
         """(decreasing steps, longest step, first, last) as Python ints."""
         stats = self.zeros(4, dtype=np.int64)
         self.launch(offsets, stats)
@@ -39,7 +42,16 @@ class StatsPlan(_plans.Plan):
         return bad, longest, first, last
 
 
-def segment_offsets(offsets, n, *, func, arg="x", item="element", cover=True, check=True):
+def segment_offsets(
+    offsets: Any,
+    n: int,
+    *,
+    func: str,
+    arg: str = "x",
+    item: str = "element",
+    cover: bool = True,
+    check: bool = True,
+) -> tuple[Array, int | None]:
     """``offsets`` as a device int64 array (``offsets`` itself when it is one) of nseg + 1 values and the longest segment
     (None when ``check`` is false: the values are not read). Checked: an integer 1-D array of
     at least one value, non-decreasing, within ``[0, n]``, and with ``cover`` from 0 to ``n``
@@ -56,7 +68,9 @@ def segment_offsets(offsets, n, *, func, arg="x", item="element", cover=True, ch
     )
 
 
-def check_values(arr, n, *, func, arg="x", item="element", cover=True):
+def check_values(
+    arr: Array, n: int, *, func: str, arg: str = "x", item: str = "element", cover: bool = True
+) -> int:
     """Check the values of the int64 device offsets ``arr`` as :func:`segment_offsets` does
     (one launch, one read of four scalars); returns the longest segment."""
     key = ("offsets/stats", arr.size, _plans.stream_key())

@@ -26,10 +26,13 @@ from __future__ import annotations
 import collections
 import inspect
 import threading
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any, TypeVar
 
 import numpy as np
 
-from . import backend as _backend, launch as _launch, policy as _policy
+from . import backend as _backend, launch as _launch, loader as _loader, policy as _policy
+from .backend import Array
 
 __all__ = [
     "Plan",
@@ -48,8 +51,11 @@ __all__ = [
 MAX_PLANS = 512
 MAX_BYTES = 1 << 30
 
+_P = TypeVar("_P")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-def stream_key():
+
+def stream_key() -> tuple[int, int]:
     """The current (device, stream): per-stream scratch lives in plans keyed by it. On the
     emulator every host thread is its own stream (kernels run on the calling thread)."""
     return _backend.get_backend().stream_key()
@@ -64,11 +70,11 @@ class Plan:
 
     nbytes = 0
 
-    def __call__(self, *args):  # pragma: no cover - every plan defines it
+    def __call__(self, *args: Any) -> Any:  # pragma: no cover - every plan defines it
         raise NotImplementedError
 
 
-def scratch_bytes(*arrays):
+def scratch_bytes(*arrays: Array | None) -> int:
     """Device bytes of ``arrays`` (None entries count 0): a plan's :attr:`Plan.nbytes`."""
     return sum(a.nbytes for a in arrays if a is not None)
 
@@ -83,19 +89,19 @@ class PlanCache:
     the cache's lock, so one key's plan is built once whatever the threads.
     """
 
-    def __init__(self, max_plans=MAX_PLANS, max_bytes=MAX_BYTES):
+    def __init__(self, max_plans: int = MAX_PLANS, max_bytes: int = MAX_BYTES) -> None:
         self.max_plans, self.max_bytes = int(max_plans), int(max_bytes)
-        self._plans = collections.OrderedDict()
-        self._refs = {}  # id(plan) -> [plan, number of keys]
+        self._plans: collections.OrderedDict[Hashable, Any] = collections.OrderedDict()
+        self._refs: dict[int, list[Any]] = {}  # id(plan) -> [plan, number of keys]
         self._bytes = 0
         self._lock = threading.RLock()  # a build may build other plans (scratch shared by plans)
         self.builds = 0
 
-    def find(self, key):
+    def find(self, key: Hashable) -> Any:
         """The plan filed under ``key``, or None."""
         return self._plans.get(key)
 
-    def get(self, key, build):
+    def get(self, key: Hashable, build: Callable[[], _P]) -> _P:
         """The plan of ``key``, built by ``build()`` (once) when missing."""
         plan = self._plans.get(key)
         if plan is not None:
@@ -108,7 +114,7 @@ class PlanCache:
                 self._put(key, plan)
         return plan
 
-    def file(self, key, plan):
+    def file(self, key: Hashable | None, plan: object) -> None:
         """File ``plan`` under ``key`` too (a call key: see :func:`call_key`)."""
         if key is None:
             return
@@ -116,7 +122,7 @@ class PlanCache:
             if self._plans.get(key) is not plan:
                 self._put(key, plan)
 
-    def _put(self, key, plan):
+    def _put(self, key: Hashable, plan: object) -> None:
         old = self._plans.pop(key, None)
         if old is not None:
             self._unref(old)
@@ -133,20 +139,20 @@ class PlanCache:
             _, out = self._plans.popitem(last=False)
             self._unref(out)
 
-    def _unref(self, plan):
+    def _unref(self, plan: object) -> None:
         ref = self._refs[id(plan)]
         ref[1] -= 1
         if ref[1] == 0:
             del self._refs[id(plan)]
             self._bytes -= int(getattr(plan, "nbytes", 0))
 
-    def clear(self):
+    def clear(self) -> None:
         with self._lock:
             self._plans.clear()
             self._refs.clear()
             self._bytes = 0
 
-    def info(self):
+    def info(self) -> dict[str, int]:
         """``{"keys", "plans", "bytes", "max_plans", "max_bytes", "builds"}``."""
         with self._lock:
             return {
@@ -158,7 +164,7 @@ class PlanCache:
                 "builds": self.builds,
             }
 
-    def resize(self, max_plans=None, max_bytes=None):
+    def resize(self, max_plans: int | None = None, max_bytes: int | None = None) -> None:
         """Change the bounds (evicting at the next filing)."""
         with self._lock:
             if max_plans is not None:
@@ -171,14 +177,14 @@ class PlanCache:
 PLANS = PlanCache()
 
 
-def clear_caches():
+def clear_caches() -> None:
     """Forget every plan (their scratch goes back to CuPy's pool) and every stand-in array.
     Compiled kernel modules stay: they cost a compile to remake and hold no data."""
     PLANS.clear()
     _launch.clear_stand_ins()
 
 
-def cache_info():
+def cache_info() -> dict[str, int]:
     """The plan cache's size and bounds (see :meth:`PlanCache.info`)."""
     return PLANS.info()
 
@@ -186,7 +192,9 @@ def cache_info():
 # ---- call keys --------------------------------------------------------------------------------
 
 
-def call_key(func, arrays, options=()):
+def call_key(
+    func: Hashable, arrays: Iterable[Array | None], options: Iterable[Any] = ()
+) -> tuple[Any, ...] | None:
     """The key under which a call of ``func`` finds the plan of an earlier call on arguments like
     these, or None when the call cannot take that path.
 
@@ -199,7 +207,7 @@ def call_key(func, arrays, options=()):
     """
     b = _backend.get_backend()
     array_type = b.xp.ndarray
-    spec = []
+    spec: list[tuple[Any, ...] | None] = []
     for a in arrays:
         if a is None:
             spec.append(None)
@@ -207,7 +215,7 @@ def call_key(func, arrays, options=()):
             spec.append((a.dtype, a.shape, a.strides))
         else:
             return None
-    opts = []
+    opts: list[tuple[type, Any]] = []
     for o in options:
         t = type(o)
         if t not in _HASHABLE:
@@ -219,7 +227,7 @@ def call_key(func, arrays, options=()):
     return (func, tuple(spec), tuple(opts), _policy._generation, b.stream_key())
 
 
-_HASHABLE = frozenset(
+_HASHABLE: frozenset[type] = frozenset(
     {
         bool,
         int,
@@ -251,7 +259,7 @@ _HASHABLE = _HASHABLE | frozenset(type(np.dtype(t)) for t in "?bhilqBHILQefdgFDG
 class _Slot:
     __slots__ = ()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Launch.SLOT"
 
 
@@ -273,22 +281,32 @@ class Launch:
     SLOT = _Slot()
     __slots__ = ("kernel", "grid", "block", "shared_mem", "args", "slots", "direct")
 
-    def __init__(self, kernel, grid, block, shared_mem=0, *, args=None):
+    def __init__(
+        self,
+        kernel: _loader.Kernel,
+        grid: _launch.Dims,
+        block: _launch.Dims,
+        shared_mem: int = 0,
+        *,
+        args: Iterable[Any] | None = None,
+    ) -> None:
         self.grid, self.block = _launch.check(kernel, grid, block, shared_mem)
         self.kernel, self.shared_mem = kernel, int(shared_mem)
         self.args = None if args is None else tuple(args)
         self.slots = (
-            () if args is None else tuple(i for i, a in enumerate(self.args) if a is Launch.SLOT)
+            ()
+            if self.args is None
+            else tuple(i for i, a in enumerate(self.args) if a is Launch.SLOT)
         )
         self.direct = (
             None
-            if args is None
+            if self.args is None
             else _launch.Direct.make(
                 kernel, self.grid, self.block, self.shared_mem, self.args, self.slots
             )
         )
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> None:
         if self.args is None:
             self.kernel(self.grid, self.block, args, shared_mem=self.shared_mem)
         elif self.direct is not None:
@@ -318,26 +336,33 @@ class BoundPlan:
 
     __slots__ = ("func", "bound", "options", "key", "core", "__weakref__")
 
-    def __init__(self, func, like, bound, options, core):
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        like: Iterable[Any],
+        bound: Iterable[Any],
+        options: dict[str, Any],
+        core: Callable[..., Any],
+    ) -> None:
         self.func, self.bound, self.options, self.core = func, tuple(bound), dict(options), core
         self.key = _like_key(like)
 
-    def __call__(self, *arrays):
+    def __call__(self, *arrays: Any) -> Any:
         if self.key is not None and _like_key(arrays) == self.key:
             return self.core(*arrays)
         return self.func(*arrays, *self.bound, **self.options)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         args = [repr(a) for a in self.bound] + [f"{k}={v!r}" for k, v in self.options.items()]
         name = getattr(self.func, "__name__", repr(self.func))
         return f"<primitives plan of {name}(..., {', '.join(args)})>"
 
 
-def _is_array(a):
+def _is_array(a: object) -> bool:
     return hasattr(a, "shape") and hasattr(a, "dtype")
 
 
-def _like_key(arrays):
+def _like_key(arrays: Iterable[Any]) -> tuple[tuple[Any, ...], tuple[int, int]] | None:
     array_type = _backend.get_backend().xp.ndarray
     spec = []
     for a in arrays:
@@ -347,7 +372,7 @@ def _like_key(arrays):
     return tuple(spec), stream_key()
 
 
-def planned(make):
+def planned(make: Callable[..., Callable[..., Any]]) -> Callable[[_F], _F]:
     """Decorator of a public function: gives it ``.plan(*like, **options)`` (a
     :class:`BoundPlan`). ``make(*like, **options)`` returns the callable a plan runs for arrays
     like ``like``: typically the family's :class:`Plan`, checked and built once, so that a call
@@ -355,10 +380,10 @@ def planned(make):
     arguments are first bound to the public function's signature, so that an argument it does
     not take is its TypeError (``sort() got an unexpected keyword argument 'axis'``)."""
 
-    def wrap(func):
+    def wrap(func: _F) -> _F:
         sig = inspect.signature(func)
 
-        def plan(*like, **options):
+        def plan(*like: Any, **options: Any) -> BoundPlan:
             try:  # the public function's own TypeError, never one naming ``make``
                 sig.bind(*like, **options)
             except TypeError as exc:
@@ -372,14 +397,14 @@ def planned(make):
             f"A plan of :func:`{func.__name__}` for arrays like ``like``: "
             f"see :func:`primitives.plan`."
         )
-        plan.make = make
-        func.plan = plan
+        plan.make = make  # type: ignore[attr-defined]  # an attribute of the function
+        func.plan = plan  # type: ignore[attr-defined]  # an attribute of the public function
         return func
 
     return wrap
 
 
-def plan(func, *like, **options):
+def plan(func: Callable[..., Any], *like: Any, **options: Any) -> BoundPlan:
     """A plan of ``func`` for calls on arrays like ``like`` with ``options`` bound.
 
     ``p = prim.plan(prim.sort, keys, descending=True)`` then ``p(keys)`` in a loop: equal to

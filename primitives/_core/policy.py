@@ -36,6 +36,8 @@ import dataclasses
 import math
 import numbers
 import threading
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
+from typing import Any
 
 from . import backend as _backend
 
@@ -57,8 +59,9 @@ __all__ = [
     "check",
 ]
 
-_TABLES = {}
-_overrides = []  # [(family, selector or _ANY, policy or None, fields)], last wins
+_TABLES: dict[str, Table] = {}
+# [(family, selector or _ANY, policy or None, fields)], last wins
+_overrides: list[tuple[str, Any, Any, dict[str, Any]]] = []
 _lock = threading.Lock()
 _generation = 0
 _ANY = object()
@@ -68,7 +71,7 @@ _ANY = object()
 # The values a policy field may hold.
 
 
-def _integer(v):
+def _integer(v: object) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
@@ -77,10 +80,18 @@ class Range:
     ``pow2``, powers of two; with ``zero``, 0 too (a field where 0 means "off" or "the
     default")."""
 
-    def __init__(self, lo, hi=None, *, multiple=1, pow2=False, zero=False):
+    def __init__(
+        self,
+        lo: int,
+        hi: int | None = None,
+        *,
+        multiple: int = 1,
+        pow2: bool = False,
+        zero: bool = False,
+    ) -> None:
         self.lo, self.hi, self.multiple, self.pow2, self.zero = lo, hi, multiple, pow2, zero
 
-    def allows(self, v):
+    def allows(self, v: Any) -> bool:
         if not _integer(v):
             return False
         if v == 0 and self.zero:
@@ -92,7 +103,7 @@ class Range:
             and (not self.pow2 or v & (v - 1) == 0)
         )
 
-    def __str__(self):
+    def __str__(self) -> str:
         what = (
             "a power of two"
             if self.pow2
@@ -107,19 +118,19 @@ class Range:
 class Real:
     """Finite numbers from ``lo`` to ``hi`` (None: no upper bound); integers count."""
 
-    def __init__(self, lo, hi=None):
+    def __init__(self, lo: float, hi: float | None = None) -> None:
         self.lo, self.hi = lo, hi
 
-    def allows(self, v):
+    def allows(self, v: Any) -> bool:
         return (
             isinstance(v, numbers.Real)
             and not isinstance(v, bool)
             and math.isfinite(v)
-            and self.lo <= v
+            and self.lo <= v  # type: ignore[operator]  # numbers.Real declares no __ge__
             and (self.hi is None or v <= self.hi)
         )
 
-    def __str__(self):
+    def __str__(self) -> str:
         return (
             f"a number from {self.lo} to {self.hi}"
             if self.hi is not None
@@ -130,25 +141,25 @@ class Real:
 class OneOf:
     """One of the ``values`` (an integer value takes any integer type but bool)."""
 
-    def __init__(self, *values):
+    def __init__(self, *values: Any) -> None:
         self.values = values
 
-    def allows(self, v):
+    def allows(self, v: Any) -> bool:
         return any(
             v == a and (type(v) is type(a) or _integer(v) and _integer(a)) for a in self.values
         )
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "one of " + ", ".join(repr(a) for a in self.values)
 
 
 class Flag:
     """True or False."""
 
-    def allows(self, v):
+    def allows(self, v: Any) -> bool:
         return isinstance(v, bool)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "True or False"
 
 
@@ -156,20 +167,20 @@ class Rule:
     """Values for which ``test(value)`` holds, described by ``text`` (a field of structure, as
     a tuple of steps, that the kinds above do not describe)."""
 
-    def __init__(self, test, text):
+    def __init__(self, test: Callable[[Any], object], text: str) -> None:
         self.test, self.text = test, text
 
-    def allows(self, v):
+    def allows(self, v: Any) -> bool:
         try:
             return bool(self.test(v))
         except (TypeError, ValueError):
             return False
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.text
 
 
-def knob(allowed, default=dataclasses.MISSING):
+def knob(allowed: Range | Real | OneOf | Flag | Rule, default: Any = dataclasses.MISSING) -> Any:
     """A policy dataclass field that may hold the values ``allowed`` (:class:`Range`,
     :class:`Real`, :class:`OneOf`, :class:`Flag` or :class:`Rule`): ``field: int =
     knob(Range(32, 1024, multiple=32))``."""
@@ -191,14 +202,14 @@ PER_SM = Range(1, 32)
 LOADS = Range(1, 16)
 
 
-def check(family, pol, names=None, where=""):
+def check(family: str, pol: Any, names: Collection[str] | None = None, where: str = "") -> None:
     """Refuse ``pol`` unless it is a frozen dataclass whose fields (those in ``names``, or all)
     hold values their :func:`knob` allows: ``ValueError`` for a value, ``TypeError`` for a
     policy that is not a frozen dataclass of declared fields. ``where`` ends the message."""
     if (
         not dataclasses.is_dataclass(pol)
         or isinstance(pol, type)
-        or not pol.__dataclass_params__.frozen
+        or not pol.__dataclass_params__.frozen  # type: ignore[attr-defined]  # not in the stubs
     ):
         raise TypeError(f"{family} policy: {pol!r} is not a frozen dataclass")
     for f in dataclasses.fields(pol):
@@ -220,7 +231,9 @@ def check(family, pol, names=None, where=""):
 class Table:
     """One family's policies: ``{(arch, selector): policy}``."""
 
-    def __init__(self, family, entries, doc=""):
+    def __init__(
+        self, family: str, entries: Mapping[tuple[str, Hashable], Any], doc: str = ""
+    ) -> None:
         self.family, self.doc = family, doc
         self.entries = dict(entries)
         for (arch, sel), pol in self.entries.items():
@@ -233,23 +246,23 @@ class Table:
             {a for a, _ in self.entries if a != "default"}, key=lambda a: int(a[3:]), reverse=True
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lines = [f"{arch}, {sel!r} -> {pol!r}" for (arch, sel), pol in self.entries.items()]
         return f"<tuning table {self.family!r}:\n  " + "\n  ".join(lines) + ">"
 
-    def chain(self, arch):
+    def chain(self, arch: str) -> tuple[str, ...]:
         """The architectures tried for a device of ``arch``, most specific first."""
         if arch == "default":
             return ("default",)
         cc = int(arch[3:])
         return tuple(a for a in self.archs if int(a[3:]) <= cc) + ("default",)
 
-    def policies(self, selector=None):
+    def policies(self, selector: Hashable = None) -> tuple[Any, ...]:
         """Every policy the table holds for ``selector``, on any architecture (each once, in
         table order): the instantiations a family registers for the NVRTC check."""
         return tuple(dict.fromkeys(p for (_, sel), p in self.entries.items() if sel == selector))
 
-    def lookup(self, selector=None, arch="default"):
+    def lookup(self, selector: Hashable = None, arch: str = "default") -> Any:
         for a in self.chain(arch):
             for sel in (selector, None) if selector is not None else (None,):
                 pol = self.entries.get((a, sel))
@@ -262,17 +275,17 @@ class Table:
         )
 
 
-def register(family, entries, doc=""):
+def register(family: str, entries: Mapping[tuple[str, Hashable], Any], doc: str = "") -> Table:
     """Declare ``family``'s table (see :class:`Table`); returns it."""
     t = _TABLES[family] = Table(family, entries, doc)
     return t
 
 
-def families():
+def families() -> tuple[str, ...]:
     return tuple(sorted(_TABLES))
 
 
-def table(family):
+def table(family: str) -> Table:
     try:
         return _TABLES[family]
     except KeyError:
@@ -281,13 +294,13 @@ def table(family):
         ) from None
 
 
-def device_arch():
+def device_arch() -> str:
     """``"sm_XY"`` of the current device, ``"default"`` on the emulator."""
     cc = _backend.get_backend().device_info().compute_capability
     return f"sm_{cc}" if cc.isdigit() else "default"
 
 
-def current(family, selector=None, arch=None):
+def current(family: str, selector: Hashable = None, arch: str | None = None) -> Any:
     """The policy in force for ``family`` and ``selector`` on the current device (or ``arch``),
     overrides included."""
     pol = table(family).lookup(selector, device_arch() if arch is None else arch)
@@ -302,18 +315,20 @@ def current(family, selector=None, arch=None):
     return pol
 
 
-def _has_fields(pol, fields):
+def _has_fields(pol: Any, fields: Iterable[str]) -> bool:
     names = {f.name for f in dataclasses.fields(pol)}
     return all(f in names for f in fields)
 
 
-def generation():
+def generation() -> int:
     """A number that changes whenever an override starts or ends."""
     return _generation
 
 
 @contextlib.contextmanager
-def override(family, policy=None, *, selector=_ANY, **fields):
+def override(
+    family: str, policy: Any = None, *, selector: Hashable = _ANY, **fields: Any
+) -> Iterator[Any]:
     """Within the ``with`` block, ``family``'s policy (for ``selector``, or every selector when
     none is named) is ``policy``, or the policy in force with ``fields`` replaced. The values
     are checked first (:func:`check`): one the field does not allow is a ``ValueError``, a field
