@@ -32,6 +32,8 @@ import os
 import pathlib
 import sys
 import time
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeAlias
 
 __all__ = ["ARCHS", "binaries_dir", "index", "find", "pick_arch", "build", "main"]
 
@@ -40,8 +42,11 @@ ARCHS = ("sm_80", "sm_90", "compute_90")
 FORMAT = 1
 _EXT = {"sm": "cubin", "compute": "ptx"}
 
+#: one compiled image: (source, architecture, image, {name: lowered name}, seconds)
+_Compiled: TypeAlias = "tuple[str, str, bytes, dict[str, str], float]"
 
-def binaries_dir():
+
+def binaries_dir() -> pathlib.Path | None:
     """Where the binaries are read from: ``$PRIMITIVES_KERNEL_BINARIES`` or the package's
     ``_bin/``; None when that variable is ``off``."""
     env = os.environ.get("PRIMITIVES_KERNEL_BINARIES", "")
@@ -52,16 +57,16 @@ def binaries_dir():
     return pathlib.Path(__file__).resolve().parent.parent / "_bin"
 
 
-def _image_name(slug, arch):
+def _image_name(slug: str, arch: str) -> str:
     return f"{slug}.{arch}.{_EXT[arch.split('_')[0]]}"
 
 
-def _slug(relpath):
+def _slug(relpath: str) -> str:
     return relpath.removesuffix(".cu").replace("/", "__")
 
 
 @functools.lru_cache(maxsize=None)
-def _read_index(directory, tree):
+def _read_index(directory: str, tree: str) -> dict[str, Any] | None:
     path = pathlib.Path(directory) / "index.json"
     try:
         idx = json.loads(path.read_text())
@@ -72,7 +77,7 @@ def _read_index(directory, tree):
     return idx
 
 
-def index():
+def index() -> dict[str, Any] | None:
     """The index of the binaries in :func:`binaries_dir`, or None when there are none, they are
     switched off, or they were built from another ``kernels/`` tree."""
     from . import loader
@@ -83,7 +88,7 @@ def index():
     return _read_index(str(directory), loader.tree_hash())
 
 
-def pick_arch(cc, archs):
+def pick_arch(cc: str, archs: Iterable[str]) -> str | None:
     """The image of ``archs`` a device of compute capability ``cc`` (``"90"``, ``"86"``) runs:
     the newest cubin of its major version not newer than it, else the newest PTX not newer than
     it (the driver compiles it), else None."""
@@ -106,7 +111,9 @@ def pick_arch(cc, archs):
     return max(virtual, key=lambda a: int(a[8:])) if virtual else None
 
 
-def find(relpath, names, cc):
+def find(
+    relpath: str, names: Collection[str], cc: str
+) -> tuple[pathlib.Path, dict[str, str]] | None:
     """``(path, {name: lowered})`` of the binary that holds every instantiation in ``names`` of
     the kernel source ``relpath`` for a device of compute capability ``cc``, or None."""
     idx = index()
@@ -118,13 +125,15 @@ def find(relpath, names, cc):
     arch = pick_arch(cc, idx["archs"])
     if arch is None:
         return None
-    path = binaries_dir() / _image_name(mod["slug"], arch)
+    directory = binaries_dir()
+    assert directory is not None  # index() found the binaries there
+    path = directory / _image_name(mod["slug"], arch)
     if not path.is_file():
         return None
     return path, {n: mod["lowered"][n] for n in names}
 
 
-def _compile_one(job):
+def _compile_one(job: tuple[str, list[str], str]) -> _Compiled:
     """Worker: one source file for one architecture (NVRTC, in its own process)."""
     relpath, names, arch = job
     from . import loader, nvrtc
@@ -139,7 +148,13 @@ def _compile_one(job):
     return relpath, arch, image, lowered, time.perf_counter() - t
 
 
-def build(out=None, archs=ARCHS, jobs=None, modules=None, log=None):
+def build(
+    out: str | os.PathLike[str] | None = None,
+    archs: Sequence[str] = ARCHS,
+    jobs: int | None = None,
+    modules: Mapping[str, Iterable[str]] | None = None,
+    log: Callable[[str], object] | None = None,
+) -> dict[str, Any]:
     """Compile every registered instantiation (or ``modules``: ``{relpath: names}``) for each of
     ``archs`` into ``out`` (default: the package's ``_bin/``), in ``jobs`` processes, and write
     its ``index.json``. Old images in ``out`` are removed first. Returns the index."""
@@ -163,7 +178,7 @@ def build(out=None, archs=ARCHS, jobs=None, modules=None, log=None):
     work = [(rel, list(names), arch) for rel, names in sorted(modules.items()) for arch in archs]
     # the largest files first, so that the last to finish are short
     work.sort(key=lambda j: -len(j[1]))
-    idx = {
+    idx: dict[str, Any] = {
         "format": FORMAT,
         "tree_hash": loader.tree_hash(),
         "nvrtc": list(nvrtc.version()),
@@ -171,6 +186,7 @@ def build(out=None, archs=ARCHS, jobs=None, modules=None, log=None):
         "modules": {},
     }
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(work)))
+    results: Iterator[_Compiled]
     if jobs == 1:
         results = map(_compile_one, work)
         pool = None
@@ -201,7 +217,7 @@ def build(out=None, archs=ARCHS, jobs=None, modules=None, log=None):
     return idx
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m primitives._core.binaries",
         description="Build the kernel binaries shipped with the package",

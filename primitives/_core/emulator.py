@@ -18,6 +18,8 @@ import hashlib
 import os
 import threading
 from collections import namedtuple
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -61,11 +63,11 @@ _KINDS = {0: "struct", 1: "pointer", 2: "int", 3: "uint", 4: "float", 5: "bool"}
 # race-exposing mode
 # ---------------------------------------------------------------------------------------------
 _state_lock = threading.Lock()
-_race_seed = None
+_race_seed: int | None = None
 _race_launches = 0
 
 
-def _env_int(name, default):
+def _env_int(name: str, default: int) -> int:
     v = os.environ.get(name, "").strip()
     if not v:
         return default
@@ -75,7 +77,7 @@ def _env_int(name, default):
         raise ValueError(f"{name}={v!r} is not an integer") from exc
 
 
-def set_race_mode(seed):
+def set_race_mode(seed: int | np.integer[Any] | None) -> None:
     """Enable the race-exposing scheduler with ``seed`` (an int), or disable it with ``None``.
 
     In race mode the fibers released by a barrier resume in a random order (a fresh permutation
@@ -92,12 +94,12 @@ def set_race_mode(seed):
         _race_launches = 0
 
 
-def race_mode():
+def race_mode() -> int | None:
     """The seed given to :func:`set_race_mode` (or ``$PRIMITIVES_EMU_RACE``), or ``None``."""
     return _race_seed
 
 
-def _next_launch_seed():
+def _next_launch_seed() -> tuple[int, int]:
     global _race_launches
     with _state_lock:
         if _race_seed is None:
@@ -116,13 +118,19 @@ SPIN_LIMIT = _env_int("PRIMITIVES_EMU_SPIN_LIMIT", 1_000_000)
 #: stack of each emulated thread (KiB); fixed once the first launch of the process has run
 STACK_KB = _env_int("PRIMITIVES_EMU_STACK_KB", 256)
 
-_modules = {}
+_modules: dict[str, EmuModule] = {}
 _compile_lock = threading.Lock()
 
 
 def compile_module(
-    code, name_expressions, *, include_dirs=(), options=(), cache_key="", filename="kernel.cu"
-):
+    code: str,
+    name_expressions: Iterable[object],
+    *,
+    include_dirs: Iterable[str | os.PathLike[str]] = (),
+    options: Iterable[object] = (),
+    cache_key: object = "",
+    filename: str = "kernel.cu",
+) -> EmuModule:
     """Compile ``code`` with the host compiler for the kernels named by ``name_expressions``.
 
     ``name_expressions`` are C++ expressions naming ``__global__`` functions (template arguments
@@ -164,7 +172,7 @@ class _CParam(ctypes.Structure):
     ]
 
 
-def _type_from_pretty(pretty):
+def _type_from_pretty(pretty: str) -> str:
     # "... prim_emu::pretty_name() [with T = const float*]"
     i = pretty.find("T = ")
     if i < 0:
@@ -173,11 +181,11 @@ def _type_from_pretty(pretty):
     return s[:-1] if s.endswith("]") else s.split(";")[0]
 
 
-_pool = None  # shared by all modules: fiber stacks, dynamic shared window, signal stack
+_pool: int | None = None  # shared by all modules: fiber stacks, dynamic shared window, signal stack
 _launch_lock = threading.RLock()
 
 
-def _get_pool(lib):
+def _get_pool(lib: ctypes.CDLL) -> int:
     global _pool
     if _pool is None:
         fn = lib.prim_emu_pool_create
@@ -193,7 +201,7 @@ def _get_pool(lib):
 class EmuModule:
     """A compiled module; :meth:`get_function` returns its kernels."""
 
-    def __init__(self, path, name_expressions):
+    def __init__(self, path: str | os.PathLike[str], name_expressions: Iterable[str]) -> None:
         self.path = str(path)
         self.name_expressions = list(name_expressions)
         self._lib = ctypes.CDLL(self.path)
@@ -201,9 +209,9 @@ class EmuModule:
         abi.restype = ctypes.c_longlong
         if abi() != _ABI:
             raise EmulatorError(f"emulator: {self.path} was built for another emulator version")
-        self._functions = {}
+        self._functions: dict[str, EmuFunction] = {}
 
-    def get_function(self, name_expression):
+    def get_function(self, name_expression: str) -> EmuFunction:
         fn = self._functions.get(name_expression)
         if fn is None:
             try:
@@ -216,11 +224,12 @@ class EmuModule:
             fn = self._functions[name_expression] = EmuFunction(self, i, name_expression)
         return fn
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<EmuModule {self.name_expressions} at {self.path}>"
 
 
-def _dims(v, what):
+def _dims(v: object, what: str) -> tuple[int, ...]:
+    t: tuple[int, ...]
     if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         t = (int(v),)
     elif (
@@ -234,7 +243,7 @@ def _dims(v, what):
     return t + (1,) * (3 - len(t))
 
 
-def _describe_value(a):
+def _describe_value(a: object) -> str:
     if isinstance(a, np.ndarray):
         return f"numpy.ndarray of dtype {a.dtype}"
     if isinstance(a, np.generic):
@@ -271,7 +280,7 @@ class EmuFunction:
 
     max_threads_per_block = MAX_THREADS_PER_BLOCK
 
-    def __init__(self, module, index, name_expression):
+    def __init__(self, module: EmuModule, index: int, name_expression: str) -> None:
         self.module = module
         self.name_expression = name_expression
         lib = module._lib
@@ -306,11 +315,11 @@ class EmuFunction:
         self._max_dyn = DEFAULT_MAX_DYNAMIC_SHARED
 
     @property
-    def max_dynamic_shared_size_bytes(self):
+    def max_dynamic_shared_size_bytes(self) -> int:
         return self._max_dyn
 
     @max_dynamic_shared_size_bytes.setter
-    def max_dynamic_shared_size_bytes(self, nbytes):
+    def max_dynamic_shared_size_bytes(self, nbytes: int | np.integer[Any]) -> None:
         if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):
             raise TypeError("max_dynamic_shared_size_bytes must be an int")
         nbytes = int(nbytes)
@@ -321,13 +330,13 @@ class EmuFunction:
             )
         self._max_dyn = nbytes
 
-    def _bad_arg(self, i, msg):
+    def _bad_arg(self, i: int, msg: str) -> TypeError:
         p = self.params[i]
         return TypeError(
             f"{self.name_expression}: argument {i} (parameter type '{p.ctype}'): {msg}"
         )
 
-    def _marshal(self, args):
+    def _marshal(self, args: Sequence[Any]) -> tuple[ctypes.Array[ctypes.c_void_p], list[object]]:
         if not isinstance(args, (tuple, list)):
             raise TypeError(
                 f"{self.name_expression}: args must be a tuple, not {type(args).__name__}"
@@ -339,7 +348,8 @@ class EmuFunction:
             )
         n = len(args)
         ptrs = (ctypes.c_void_p * max(1, n))()
-        keep = []
+        keep: list[object] = []  # the cells ``ptrs`` points into, alive until the launch
+        cell: ctypes.c_void_p | ctypes.Array[ctypes.c_char]
         for i, a in enumerate(args):
             size, _align, kind, psize, pkind = self._raw[i]
             if kind == 1:  # pointer
@@ -397,7 +407,13 @@ class EmuFunction:
             ptrs[i] = ctypes.addressof(cell)
         return ptrs, keep
 
-    def __call__(self, grid, block, args, shared_mem=0):
+    def __call__(
+        self,
+        grid: int | tuple[int, ...],
+        block: int | tuple[int, ...],
+        args: Sequence[Any],
+        shared_mem: int = 0,
+    ) -> None:
         g = _dims(grid, "grid")
         b = _dims(block, "block")
         name = self.name_expression
@@ -443,5 +459,5 @@ class EmuFunction:
                 f"{name} (grid={g}, block={b}): {err.value.decode(errors='replace')}"
             )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<EmuFunction {self.name_expression}({', '.join(p.ctype for p in self.params)})>"

@@ -16,6 +16,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .compile_errors import CompileError, first_error_block
 
@@ -30,16 +31,23 @@ class EmulatorCompileError(CompileError):
     :mod:`primitives._core.compile_errors`), or could not be run (``what`` alone); ``log``,
     ``name_expressions`` and ``command`` say why."""
 
-    def __init__(self, what, log="", name_expressions=(), command=(), instantiation=None):
+    def __init__(
+        self,
+        what: str,
+        log: str = "",
+        name_expressions: Iterable[str] = (),
+        command: Iterable[str] = (),
+        instantiation: str | None = None,
+    ) -> None:
         super().__init__(what, log, name_expressions, instantiation)
         self.command = list(command)
 
     @property
-    def name_expressions(self):
+    def name_expressions(self) -> list[str]:
         return self.names
 
 
-def _find_header():
+def _find_header() -> pathlib.Path:
     env = os.environ.get("PRIMITIVES_EMU_HEADER")
     if env:
         return pathlib.Path(env).resolve()
@@ -59,10 +67,10 @@ EMU_HEADER = _find_header()
 # ---------------------------------------------------------------------------------------------
 # compiler
 # ---------------------------------------------------------------------------------------------
-_compiler_cache = {}
+_compiler_cache: dict[str, tuple[list[str], str, bool]] = {}
 
 
-def _compiler():
+def _compiler() -> tuple[list[str], str, bool]:
     """(argv prefix, identity string) of the host C++ compiler ($CXX, else g++, else c++)."""
     cxx_env = os.environ.get("CXX", "").strip()
     key = cxx_env
@@ -112,7 +120,7 @@ _NVRTC_ONLY_PREFIXES = (
 )
 
 
-def _translate_options(options):
+def _translate_options(options: Iterable[object]) -> list[str]:
     out = []
     for opt in options:
         opt = str(opt)
@@ -144,7 +152,7 @@ SECTIONS {
 """
 
 
-def _cache_dir():
+def _cache_dir() -> pathlib.Path:
     base = os.environ.get("PRIMITIVES_CACHE_DIR")
     d = (
         pathlib.Path(base) / "emulator"
@@ -166,7 +174,7 @@ _GLUE_FILE = "<primitives-emulator-glue>"
 _GLUE_LINE = re.compile(re.escape(_GLUE_FILE) + r":(\d+)")
 
 
-def _glue(name_expressions):
+def _glue(name_expressions: Iterable[str]) -> str:
     # the layout _glue_expression reads back: line 1 the exports' macro, then three lines per
     # name expression (a comment, its launcher, its parameter description)
     lines = ["", f'#line 1 "{_GLUE_FILE}"', "PRIM_EMU_MODULE_EXPORTS"]
@@ -183,7 +191,7 @@ def _glue(name_expressions):
     return "\n".join(lines) + "\n"
 
 
-def _glue_expression(log, names):
+def _glue_expression(log: str, names: Sequence[str]) -> str | None:
     """The name expression the compiler's first error came from: the first glue line (a
     launcher or parameter description of one name expression) the first error's block of the
     log names (its "required from here", or the error itself), or None."""
@@ -196,7 +204,14 @@ def _glue_expression(log, names):
     return None
 
 
-def prepare(code, names, include_dirs, options, cache_key, filename):
+def prepare(
+    code: str,
+    names: Sequence[str],
+    include_dirs: Iterable[str | os.PathLike[str]],
+    options: Iterable[object],
+    cache_key: object,
+    filename: str,
+) -> tuple[str, Callable[[], pathlib.Path]]:
     """``(digest, build)`` of a module: the hash of everything that makes its shared object (the
     source, the name expressions, the options, the include tree's ``cache_key``, emu.h and the
     compiler), and a function that returns the shared object's path, building it first (once
@@ -226,7 +241,7 @@ def prepare(code, names, include_dirs, options, cache_key, filename):
     h.update(header_text)
     digest = h.hexdigest()[:40]
 
-    def build():
+    def build() -> pathlib.Path:
         cdir = _cache_dir()
         so_path = cdir / f"{digest}.so"
         if not so_path.is_file():
@@ -239,7 +254,7 @@ def prepare(code, names, include_dirs, options, cache_key, filename):
 
 
 @contextlib.contextmanager
-def _build_lock(path):
+def _build_lock(path: pathlib.Path) -> Iterator[None]:
     """An exclusive lock on ``path`` across processes (test workers sharing one cache build a
     module once, the others wait for it); no lock where ``fcntl`` is missing."""
     try:
@@ -255,9 +270,20 @@ def _build_lock(path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, cdir):
-    with tempfile.TemporaryDirectory(prefix="prim-emu-") as tmp:
-        tmp = pathlib.Path(tmp)
+def _build(
+    argv: list[str],
+    is_clang: bool,
+    header: pathlib.Path,
+    code: str,
+    names: Sequence[str],
+    incs: Iterable[str],
+    opts: list[str],
+    filename: str,
+    so_path: pathlib.Path,
+    cdir: pathlib.Path,
+) -> None:
+    with tempfile.TemporaryDirectory(prefix="prim-emu-") as tmp_dir:
+        tmp = pathlib.Path(tmp_dir)
         src = tmp / "module.cpp"
         fname = filename.replace("\\", "/").replace('"', "'")
         src.write_text(f'#line 1 "{fname}"\n' + code + "\n" + _glue(names))

@@ -16,6 +16,8 @@ import ctypes
 import glob
 import os
 import sys
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Literal, overload
 
 from .compile_errors import CompileError
 
@@ -32,10 +34,10 @@ class NVRTCNotFound(RuntimeError):
     """No libnvrtc could be located."""
 
 
-_lib = None
+_lib: ctypes.CDLL | None = None
 
 
-def _candidates():
+def _candidates() -> Iterator[str]:
     env = os.environ.get("PRIMITIVES_NVRTC")
     if env:
         yield env
@@ -47,7 +49,7 @@ def _candidates():
             yield from sorted(glob.glob(os.path.join(root, "lib64", "libnvrtc.so*")))
 
 
-def load():
+def load() -> ctypes.CDLL:
     """Load libnvrtc once and return the ctypes handle."""
     global _lib
     if _lib is not None:
@@ -70,19 +72,26 @@ def load():
     )
 
 
-def version():
+def version() -> tuple[int, int]:
     lib = load()
     major, minor = ctypes.c_int(), ctypes.c_int()
     lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
     return major.value, minor.value
 
 
-def _check(lib, status, what):
+def _check(lib: ctypes.CDLL, status: int, what: str) -> None:
     if status != 0:
         raise NVRTCError(f"{what}: {lib.nvrtcGetErrorString(status).decode()}")
 
 
-def compile_check(code, name_expressions, *, arch="sm_90", options=(), filename="kernel.cu"):
+def compile_check(
+    code: str,
+    name_expressions: Sequence[str],
+    *,
+    arch: str = "sm_90",
+    options: Iterable[str] = (),
+    filename: str = "kernel.cu",
+) -> dict[str, str]:
     """Compile ``code`` for ``arch`` with every name expression instantiated.
 
     Returns ``{name_expression: lowered_name}``; raises :class:`NVRTCError` with the log on failure.
@@ -90,7 +99,14 @@ def compile_check(code, name_expressions, *, arch="sm_90", options=(), filename=
     return _compile(code, name_expressions, arch, options, filename, binary=False)[1]
 
 
-def compile_binary(code, name_expressions, *, arch, options=(), filename="kernel.cu"):
+def compile_binary(
+    code: str,
+    name_expressions: Sequence[str],
+    *,
+    arch: str,
+    options: Iterable[str] = (),
+    filename: str = "kernel.cu",
+) -> tuple[bytes, dict[str, str]]:
     """Compile ``code`` with every name expression instantiated into loadable code: a cubin for a
     real architecture (``arch="sm_90"``), PTX for a virtual one (``arch="compute_90"``).
 
@@ -101,7 +117,36 @@ def compile_binary(code, name_expressions, *, arch, options=(), filename="kernel
     return _compile(code, name_expressions, arch, options, filename, binary=True)
 
 
-def _compile(code, name_expressions, arch, options, filename, binary):
+@overload
+def _compile(
+    code: str,
+    name_expressions: Sequence[str],
+    arch: str,
+    options: Iterable[str],
+    filename: str,
+    binary: Literal[True],
+) -> tuple[bytes, dict[str, str]]: ...
+
+
+@overload
+def _compile(
+    code: str,
+    name_expressions: Sequence[str],
+    arch: str,
+    options: Iterable[str],
+    filename: str,
+    binary: Literal[False],
+) -> tuple[None, dict[str, str]]: ...
+
+
+def _compile(
+    code: str,
+    name_expressions: Sequence[str],
+    arch: str,
+    options: Iterable[str],
+    filename: str,
+    binary: bool,
+) -> tuple[bytes | None, dict[str, str]]:
     lib = load()
     prog = ctypes.c_void_p()
     _check(
@@ -137,6 +182,7 @@ def _compile(code, name_expressions, arch, options, filename, binary):
                 lib.nvrtcGetLoweredName(prog, name.encode(), ctypes.byref(out)),
                 f"lowered name of {name!r}",
             )
+            assert out.value is not None  # set by the call that succeeded
             lowered[name] = out.value.decode()
         image = None
         if binary:
