@@ -14,12 +14,30 @@
 namespace prim {
 
 template <class T> struct Vec16;
-template <> struct Vec16<float> { typedef float4 type; static constexpr int N = 4; };
-template <> struct Vec16<int> { typedef int4 type; static constexpr int N = 4; };
-template <> struct Vec16<unsigned int> { typedef uint4 type; static constexpr int N = 4; };
-template <> struct Vec16<double> { typedef double2 type; static constexpr int N = 2; };
-template <> struct Vec16<long long> { typedef longlong2 type; static constexpr int N = 2; };
-template <> struct Vec16<unsigned long long> { typedef ulonglong2 type; static constexpr int N = 2; };
+template <> struct Vec16<float> {
+    typedef float4 type;
+    static constexpr int N = 4;
+};
+template <> struct Vec16<int> {
+    typedef int4 type;
+    static constexpr int N = 4;
+};
+template <> struct Vec16<unsigned int> {
+    typedef uint4 type;
+    static constexpr int N = 4;
+};
+template <> struct Vec16<double> {
+    typedef double2 type;
+    static constexpr int N = 2;
+};
+template <> struct Vec16<long long> {
+    typedef longlong2 type;
+    static constexpr int N = 2;
+};
+template <> struct Vec16<unsigned long long> {
+    typedef ulonglong2 type;
+    static constexpr int N = 2;
+};
 
 // Whether T has a Vec16 above (the 4- and 8-byte real types).
 template <class T> struct HasVec16 { static constexpr bool value = false; };
@@ -31,9 +49,7 @@ template <> struct HasVec16<float> { static constexpr bool value = true; };
 template <> struct HasVec16<double> { static constexpr bool value = true; };
 
 // A 16-byte vector as an array of its N elements.
-template <class T> struct Packet {
-    T v[Vec16<T>::N];
-};
+template <class T> struct Packet { T v[Vec16<T>::N]; };
 
 template <class T>
 __device__ __forceinline__ Packet<T> load16(const T* p) {
@@ -121,13 +137,11 @@ __device__ __forceinline__ void prefetch_l2(long long first, long long count, lo
                              "r"(static_cast<unsigned>(e - b))
                              : "memory");
         };
-        (bulk(reinterpret_cast<uptr>(arrays + first), static_cast<uptr>(count) * sizeof(T)),
-         ...);
+        (bulk(reinterpret_cast<uptr>(arrays + first), static_cast<uptr>(count) * sizeof(T)), ...);
     }
 #else
     auto lines = [](uptr lo, uptr bytes) {
-        for (uptr q = lo + static_cast<uptr>(threadIdx.x) * 128u; q < lo + bytes;
-             q += BLOCK * 128u)
+        for (uptr q = lo + static_cast<uptr>(threadIdx.x) * 128u; q < lo + bytes; q += BLOCK * 128u)
             asm volatile("prefetch.global.L2 [%0];" ::"l"(q));
     };
     (lines(reinterpret_cast<uptr>(arrays + first), static_cast<uptr>(count) * sizeof(T)), ...);

@@ -39,20 +39,29 @@ template <> struct RawWord<16> {
         type v;
 #ifdef PRIM_EMULATOR
         const volatile unsigned int* w = reinterpret_cast<const volatile unsigned int*>(p);
-        v.x = w[0]; v.y = w[1]; v.z = w[2]; v.w = w[3];
+        v.x = w[0];
+        v.y = w[1];
+        v.z = w[2];
+        v.w = w[3];
 #else
         asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(p)
+                     : "memory");
 #endif
         return v;
     }
     static __device__ __forceinline__ void store(type* p, type v) {
 #ifdef PRIM_EMULATOR
         volatile unsigned int* w = reinterpret_cast<volatile unsigned int*>(p);
-        w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+        w[0] = v.x;
+        w[1] = v.y;
+        w[2] = v.z;
+        w[3] = v.w;
 #else
-        asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};"
-                     :: "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+        asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x),
+                     "r"(v.y), "r"(v.z), "r"(v.w)
+                     : "memory");
 #endif
     }
 };
@@ -99,7 +108,8 @@ struct TileStatus<T, true> {
         return tiles * STATUS_SPACING;
     }
     __device__ __forceinline__ TileStatus(unsigned char* state, unsigned int epoch_)
-        : words(reinterpret_cast<typename Raw::type*>(state)), epoch(epoch_) {}
+        : words(reinterpret_cast<typename Raw::type*>(state)),
+          epoch(epoch_) {}
 
     __device__ __forceinline__ void publish(long long tile, unsigned kind, T value) const {
         Bits b;
@@ -154,8 +164,10 @@ struct TileStatus<T, false> {
           epoch(epoch_) {}
 
     __device__ __forceinline__ void publish(long long tile, unsigned kind, T value) const {
-        if (kind == TILE_AGGREGATE) aggregate[tile] = value;
-        else inclusive[tile] = value;
+        if (kind == TILE_AGGREGATE)
+            aggregate[tile] = value;
+        else
+            inclusive[tile] = value;
         __threadfence();
         *reinterpret_cast<volatile unsigned int*>(status + tile * STRIDE) = (epoch << 2) | kind;
     }
@@ -218,9 +230,8 @@ __device__ __forceinline__ long long next_tile(unsigned int* counter, unsigned i
 // *prefix_slot (shared memory); the caller __syncthreads() before reading it. With a seed (device
 // memory), tile 0's exclusive prefix is *seed instead of the identity, so every tile's is seeded.
 template <class T, class Op>
-__device__ __forceinline__ void tile_lookback(const TileStatus<T>& ts, long long tile,
-                                              T aggregate, Op op, T* prefix_slot,
-                                              const T* seed = nullptr) {
+__device__ __forceinline__ void tile_lookback(const TileStatus<T>& ts, long long tile, T aggregate,
+                                              Op op, T* prefix_slot, const T* seed = nullptr) {
     if (tile == 0) {
         if (threadIdx.x == 0) {
             const T s = seed != nullptr ? *seed : Op::identity();

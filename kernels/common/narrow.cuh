@@ -62,7 +62,10 @@ struct f16 {
 };
 
 // ---- 16-byte vectors of narrow and complex elements -------------------------------------------
-template <class T> struct Vec16Raw { typedef uint4 type; static constexpr int N = 16 / sizeof(T); };
+template <class T> struct Vec16Raw {
+    typedef uint4 type;
+    static constexpr int N = 16 / sizeof(T);
+};
 template <> struct Vec16<signed char> : Vec16Raw<signed char> {};
 template <> struct Vec16<unsigned char> : Vec16Raw<unsigned char> {};
 template <> struct Vec16<short> : Vec16Raw<short> {};

@@ -34,9 +34,7 @@ namespace prim {
 __device__ __forceinline__ i64 global_thread() {
     return static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
 }
-__device__ __forceinline__ i64 global_threads() {
-    return static_cast<i64>(gridDim.x) * blockDim.x;
-}
+__device__ __forceinline__ i64 global_threads() { return static_cast<i64>(gridDim.x) * blockDim.x; }
 
 template <class T> struct Pack16 {
     static constexpr int N = 16 / static_cast<int>(sizeof(T));
@@ -133,7 +131,9 @@ struct AsyncCopies {
     static __device__ __forceinline__ uint4 read16(Addr a) {
         uint4 v;
         asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "r"(a)
+                     : "memory");
         return v;
     }
     __device__ __forceinline__ void copy16(Addr d, const void* s) {
@@ -150,9 +150,9 @@ struct AsyncCopies {
 #endif  // PRIM_ASYNC_COPY
 
 template <int S, int VECS, class T, class Elem, class Pack>
-__device__ __forceinline__ void for_each_packet_staged(const T* __restrict__ in, i64 n, i64 tid,
-                                                       i64 nthreads, uint4* stage, Elem elem,
-                                                       Pack pack) {
+__device__
+__forceinline__ void for_each_packet_staged(const T* __restrict__ in, i64 n, i64 tid, i64 nthreads,
+                                            uint4* stage, Elem elem, Pack pack) {
     static_assert(S >= 0 && S <= 32, "for_each_packet_staged: 0 to 32 stages");
 #ifdef PRIM_ASYNC_COPY
     if constexpr (S > 0) {

@@ -9,7 +9,7 @@
 #pragma once
 
 #ifndef PRIM_EMULATOR
-#define PRIM_DYNAMIC_SHARED(T, name)                                   \
+#define PRIM_DYNAMIC_SHARED(T, name)                                    \
     extern __shared__ __align__(16) unsigned char prim_dynamic_smem_[]; \
     T* name = reinterpret_cast<T*>(prim_dynamic_smem_)
 #endif
@@ -81,16 +81,12 @@ template <class T> struct Prod {
 template <class T> struct Min {
     typedef T value_type;
     static __device__ __forceinline__ T identity() { return Limits<T>::max(); }
-    __device__ __forceinline__ T operator()(T a, T b) const {
-        return (a < b || is_nan(a)) ? a : b;
-    }
+    __device__ __forceinline__ T operator()(T a, T b) const { return (a < b || is_nan(a)) ? a : b; }
 };
 template <class T> struct Max {
     typedef T value_type;
     static __device__ __forceinline__ T identity() { return Limits<T>::lowest(); }
-    __device__ __forceinline__ T operator()(T a, T b) const {
-        return (a > b || is_nan(a)) ? a : b;
-    }
+    __device__ __forceinline__ T operator()(T a, T b) const { return (a > b || is_nan(a)) ? a : b; }
 };
 
 }  // namespace prim

@@ -83,8 +83,10 @@ __device__ __forceinline__ i64 upper_bound(const K* a, i64 n, i64 key) {
     i64 lo = 0, hi = n;
     while (lo < hi) {
         const i64 mid = lo + (hi - lo) / 2;
-        if (static_cast<i64>(a[mid]) <= key) lo = mid + 1;
-        else hi = mid;
+        if (static_cast<i64>(a[mid]) <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -94,8 +96,10 @@ __device__ __forceinline__ i64 lower_bound(const K* a, i64 n, i64 key) {
     i64 lo = 0, hi = n;
     while (lo < hi) {
         const i64 mid = lo + (hi - lo) / 2;
-        if (static_cast<i64>(a[mid]) < key) lo = mid + 1;
-        else hi = mid;
+        if (static_cast<i64>(a[mid]) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -107,8 +111,10 @@ __device__ __forceinline__ i64 merge_path_search(const K* ends, i64 n_ends, i64 
     i64 hi = diag < n_ends ? diag : n_ends;
     while (lo < hi) {
         const i64 mid = lo + (hi - lo) / 2;
-        if (static_cast<i64>(ends[mid]) <= j0 + diag - mid - 1) lo = mid + 1;
-        else hi = mid;
+        if (static_cast<i64>(ends[mid]) <= j0 + diag - mid - 1)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }

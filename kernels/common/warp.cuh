@@ -44,10 +44,14 @@ template <int KIND>
 struct Shfl {
     int arg;
     template <class W> __device__ __forceinline__ W operator()(W x) const {
-        if constexpr (KIND == SHFL_XOR) return __shfl_xor_sync(FULL_MASK, x, arg);
-        else if constexpr (KIND == SHFL_UP) return __shfl_up_sync(FULL_MASK, x, arg);
-        else if constexpr (KIND == SHFL_DOWN) return __shfl_down_sync(FULL_MASK, x, arg);
-        else return __shfl_sync(FULL_MASK, x, arg);
+        if constexpr (KIND == SHFL_XOR)
+            return __shfl_xor_sync(FULL_MASK, x, arg);
+        else if constexpr (KIND == SHFL_UP)
+            return __shfl_up_sync(FULL_MASK, x, arg);
+        else if constexpr (KIND == SHFL_DOWN)
+            return __shfl_down_sync(FULL_MASK, x, arg);
+        else
+            return __shfl_sync(FULL_MASK, x, arg);
     }
 };
 

@@ -43,7 +43,7 @@ struct BinSpec {
     const void* table;    // BinLut: int[2^bits]; BinEven, BinEdges: the edges
     u64 lo, hi;           // keep-thresholds, bits of Order<T>::type
     double first, scale;  // BinEven: edges[0] and nbins / (edges[nbins] - edges[0])
-    double guard;         // BinEven: half-width of the band checked against the edges (bin units)
+    double guard;  // BinEven: half-width of the band checked against the edges (bin units)
     int shift, nbins;
 };
 
@@ -107,7 +107,10 @@ template <class T> struct BinShift {
     T lo, hi;
     int shift, last;
     __device__ __forceinline__ explicit BinShift(const BinSpec& s)
-        : lo(from_bits<T>(s.lo)), hi(from_bits<T>(s.hi)), shift(s.shift), last(s.nbins - 1) {}
+        : lo(from_bits<T>(s.lo)),
+          hi(from_bits<T>(s.hi)),
+          shift(s.shift),
+          last(s.nbins - 1) {}
     __device__ __forceinline__ int operator()(T x) const {
         if (x < lo || x > hi) return -1;
         const W d = static_cast<W>(static_cast<W>(x) - static_cast<W>(lo)) >> shift;
@@ -131,9 +134,13 @@ template <class T, class E> struct BinEven {
     const E* edges;
     int last;
     __device__ __forceinline__ explicit BinEven(const BinSpec& s)
-        : lo(from_bits<K>(s.lo)), hi(from_bits<K>(s.hi)), first(static_cast<E>(s.first)),
-          scale(static_cast<E>(s.scale)), guard(static_cast<E>(s.guard)),
-          edges(static_cast<const E*>(s.table)), last(s.nbins - 1) {}
+        : lo(from_bits<K>(s.lo)),
+          hi(from_bits<K>(s.hi)),
+          first(static_cast<E>(s.first)),
+          scale(static_cast<E>(s.scale)),
+          guard(static_cast<E>(s.guard)),
+          edges(static_cast<const E*>(s.table)),
+          last(s.nbins - 1) {}
     __device__ __forceinline__ int operator()(T x) const {
         const K k = Order<T>::key(x);
         if (!(k >= lo && k <= hi)) return -1;  // NaN: fails a comparison, or its key is outside
@@ -171,11 +178,14 @@ template <> struct BinEven<float, float> {
     const float* edges;
     unsigned last;
     __device__ __forceinline__ explicit BinEven(const BinSpec& s)
-        : lo(from_bits<int>(s.lo)), hi(from_bits<int>(s.hi)),
+        : lo(from_bits<int>(s.lo)),
+          hi(from_bits<int>(s.hi)),
           scale(static_cast<float>(s.scale)),
           offset(-static_cast<float>(s.first) * static_cast<float>(s.scale)),
-          inner(0.5f - static_cast<float>(s.guard)), first(static_cast<float>(s.first)),
-          edges(static_cast<const float*>(s.table)), last(static_cast<unsigned>(s.nbins - 1)) {}
+          inner(0.5f - static_cast<float>(s.guard)),
+          first(static_cast<float>(s.first)),
+          edges(static_cast<const float*>(s.table)),
+          last(static_cast<unsigned>(s.nbins - 1)) {}
     __device__ __forceinline__ int operator()(float x) const {
         const float f = fmaf(x, scale, offset);
         const float t = __fadd_rd(f, 8388608.0f);  // floor(f) + 2^23 for 0 <= f < 2^23
@@ -190,8 +200,9 @@ template <> struct BinEven<float, float> {
     __device__ __noinline__ int exact(float x) const {
         const int kx = Order<float>::key(x);
         const float f = (x - first) * scale;
-        int i = f > 0.0f ? (f < static_cast<float>(last) ? static_cast<int>(f)
-                                                          : static_cast<int>(last)) : 0;
+        int i = f > 0.0f
+            ? (f < static_cast<float>(last) ? static_cast<int>(f) : static_cast<int>(last))
+            : 0;
         while (i > 0 && kx < Order<float>::key(__ldg(edges + i))) --i;
         while (i < static_cast<int>(last) && kx >= Order<float>::key(__ldg(edges + i + 1))) ++i;
         return i;
@@ -203,7 +214,8 @@ template <class T, class C> struct BinEdges {
     const C* edges;
     int nb;
     __device__ __forceinline__ explicit BinEdges(const BinSpec& s)
-        : edges(static_cast<const C*>(s.table)), nb(s.nbins) {}
+        : edges(static_cast<const C*>(s.table)),
+          nb(s.nbins) {}
     __device__ __forceinline__ K at(int i) const { return Order<C>::key(__ldg(edges + i)); }
     __device__ __forceinline__ int operator()(T x) const {
         const K v = Order<C>::key(widen<C>(x));
@@ -213,7 +225,10 @@ template <class T, class C> struct BinEdges {
         int lo = 0, hi = nb;  // edges[lo] <= v < edges[hi]
         while (hi - lo > 1) {
             const int mid = (lo + hi) >> 1;
-            if (at(mid) <= v) lo = mid; else hi = mid;
+            if (at(mid) <= v)
+                lo = mid;
+            else
+                hi = mid;
         }
         return lo;
     }

@@ -17,9 +17,9 @@
 
 template <class T, class Binner, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
-hist_channels(const T* __restrict__ in, long long n, int channels,
-              const prim::BinSpec* __restrict__ spec, int replicas,
-              unsigned long long* __restrict__ out) {
+    hist_channels(const T* __restrict__ in, long long n, int channels,
+                  const prim::BinSpec* __restrict__ spec, int replicas,
+                  unsigned long long* __restrict__ out) {
     PRIM_DYNAMIC_SHARED(unsigned int, smem);
     const prim::HistStart<Binner> start(*spec);  // histogram/bins.cuh
     const Binner bin = start.bin;

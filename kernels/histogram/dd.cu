@@ -61,7 +61,9 @@ template <class Binner, int J, int D> struct DDChain {
     long long nb;
     DDChain<Binner, J + 1, D> rest;
     __device__ __forceinline__ explicit DDChain(const BinSpec* s)
-        : bin(s[J]), nb(s[J].nbins), rest(s) {}
+        : bin(s[J]),
+          nb(s[J].nbins),
+          rest(s) {}
     template <class T>
     __device__ __forceinline__ long long operator()(const T (&x)[D], long long lin) const {
         const int b = bin(x[J]);
@@ -81,9 +83,9 @@ template <class Binner, int D> struct DDChain<Binner, D, D> {
 
 template <class T, class Binner, class Acc, int D, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-hist_dd(const prim::DDSamples* __restrict__ where, long long n, const double* __restrict__ weights,
-        const prim::BinSpec* __restrict__ specs, int dims, int shared_bins,
-        typename Acc::Global* __restrict__ out) {
+    hist_dd(const prim::DDSamples* __restrict__ where, long long n,
+            const double* __restrict__ weights, const prim::BinSpec* __restrict__ specs, int dims,
+            int shared_bins, typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     typedef typename Acc::Global G;
     PRIM_DYNAMIC_SHARED(S, h);
@@ -92,8 +94,10 @@ hist_dd(const prim::DDSamples* __restrict__ where, long long n, const double* __
     auto add = [&](long long lin, long long i) {
         if (lin < 0) return;
         const S w = Acc::value(weights, i);
-        if (lin < shared_bins) atomicAdd(h + lin, w);
-        else atomicAdd(out + lin, static_cast<G>(w));
+        if (lin < shared_bins)
+            atomicAdd(h + lin, w);
+        else
+            atomicAdd(out + lin, static_cast<G>(w));
     };
     if (D > 0) {
         constexpr int DIM = D > 0 ? D : 1;  // the arrays below for D == 0 (not taken)

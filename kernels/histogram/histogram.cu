@@ -91,15 +91,15 @@ __device__ __forceinline__ void merge_shared(const S* h, int count, G* out) {
 // copies to the caller's edges array, and where the first and last non-zero bin go (host-visible
 // memory that the host polls: bincount's result length).
 struct HistLaunch {
-    void* acc;                  // Global[nbins]; null: the blocks add into `out` directly
-    unsigned int* ticket;       // blocks done
+    void* acc;  // Global[nbins]; null: the blocks add into `out` directly
+    unsigned int* ticket;  // blocks done
     const unsigned int* edges;  // edge_words 4-byte words
-    long long edge_words;       // 0: no edges to copy
-    long long* extent;          // null, or {first, last} non-zero bin ({-1, -1}: every bin
-                                // zero), then extent[2] = 1 once those two are visible
-    long long n;                // samples
-    int replicas;               // histogram copies per block
-    int aggregate;              // != 0: add_packet
+    long long edge_words;  // 0: no edges to copy
+    long long* extent;  // null, or {first, last} non-zero bin ({-1, -1}: every bin
+    // zero), then extent[2] = 1 once those two are visible
+    long long n;  // samples
+    int replicas;  // histogram copies per block
+    int aggregate;  // != 0: add_packet
 };
 
 // Called by every thread after its block's merge into f.acc. The block that takes the last
@@ -272,10 +272,11 @@ __global__ void hist_aggregated(const T* __restrict__ in, long long n,
 // ---- 6. production: replicated shared histograms, 16-byte loads, packet aggregation -------------
 template <class T, class Binner, class Acc, int BLOCK, int VECS, int STAGES>
 __global__ void __launch_bounds__(BLOCK)
-hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weights,
-                     const prim::BinSpec* __restrict__ spec,
-                     const prim::HistLaunch* __restrict__ launch,
-                     typename Acc::Global* __restrict__ out, unsigned char* __restrict__ edges_out) {
+    hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weights,
+                         const prim::BinSpec* __restrict__ spec,
+                         const prim::HistLaunch* __restrict__ launch,
+                         typename Acc::Global* __restrict__ out,
+                         unsigned char* __restrict__ edges_out) {
     typedef typename Acc::Shared S;
     typedef typename Acc::Global G;
     PRIM_DYNAMIC_SHARED(S, smem);
@@ -302,10 +303,9 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
     if (Acc::WEIGHTED) {  // weights: scalar grid-stride loads of both arrays
         for (long long i = tid; i < n; i += nthreads) one(in[i], i);
     } else if (f.aggregate) {
-        prim::for_each_packet_staged<STAGES, VECS>(in, n, tid, nthreads, stage, one,
-                                                   [&](const prim::Pack16<T>& p, long long) {
-                                                       prim::add_packet(h, p.v, bin, replicas);
-                                                   });
+        prim::for_each_packet_staged<STAGES, VECS>(
+            in, n, tid, nthreads, stage, one,
+            [&](const prim::Pack16<T>& p, long long) { prim::add_packet(h, p.v, bin, replicas); });
     } else {
         auto each = [&](const prim::Pack16<T>& p, long long) {
 #pragma unroll
@@ -321,15 +321,17 @@ hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weight
         for (int r = 0; r < replicas; ++r) v += smem[(b + 1) * replicas + r];
         if (v != S(0)) atomicAdd(dst + b, static_cast<G>(v));
     }
-    if (f.acc) prim::finish_histogram<BLOCK>(f, nbins, out, edges_out, reinterpret_cast<int*>(smem));
+    if (f.acc)
+        prim::finish_histogram<BLOCK>(f, nbins, out, edges_out, reinterpret_cast<int*>(smem));
 }
 
 // ---- 8. partial privatization: the bins that fit in shared memory, the rest global -------------
 template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
-hist_partial_privatized(const T* __restrict__ in, long long n, const double* __restrict__ weights,
-                        const prim::BinSpec* __restrict__ spec, int shared_bins,
-                        typename Acc::Global* __restrict__ out) {
+    hist_partial_privatized(const T* __restrict__ in, long long n,
+                            const double* __restrict__ weights,
+                            const prim::BinSpec* __restrict__ spec, int shared_bins,
+                            typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     typedef typename Acc::Global G;
     PRIM_DYNAMIC_SHARED(S, h);
@@ -342,8 +344,10 @@ hist_partial_privatized(const T* __restrict__ in, long long n, const double* __r
         const int b = bin(x);
         if (b < 0) return;
         const S w = Acc::value(weights, i);
-        if (b < shared_bins) atomicAdd(h + b, w);
-        else atomicAdd(out + b, static_cast<G>(w));
+        if (b < shared_bins)
+            atomicAdd(h + b, w);
+        else
+            atomicAdd(out + b, static_cast<G>(w));
     };
     if (Acc::WEIGHTED) {
         for (long long i = tid; i < n; i += nthreads) one(in[i], i);
@@ -362,9 +366,10 @@ hist_partial_privatized(const T* __restrict__ in, long long n, const double* __r
 // ---- 8'. the fully global fallback: 16-byte loads, a global atomic per sample ------------------
 template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
-hist_global_vectorized(const T* __restrict__ in, long long n, const double* __restrict__ weights,
-                       const prim::BinSpec* __restrict__ spec,
-                       typename Acc::Global* __restrict__ out) {
+    hist_global_vectorized(const T* __restrict__ in, long long n,
+                           const double* __restrict__ weights,
+                           const prim::BinSpec* __restrict__ spec,
+                           typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;
     const prim::HistStart<Binner> start(*spec);
     const Binner bin = start.bin;
@@ -412,10 +417,10 @@ template <> struct MinMaxOf<float> {
     typedef int type;
     static __device__ __forceinline__ int of(float x) { return Order<float>::key(x); }
 };
-#define PRIM_MINMAX_AS_INT(T)                                                                   \
-    template <> struct MinMaxOf<T> {                                                            \
-        typedef int type;                                                                       \
-        static __device__ __forceinline__ int of(T x) { return static_cast<int>(x); }           \
+#define PRIM_MINMAX_AS_INT(T)                                                         \
+    template <> struct MinMaxOf<T> {                                                  \
+        typedef int type;                                                             \
+        static __device__ __forceinline__ int of(T x) { return static_cast<int>(x); } \
     };
 PRIM_MINMAX_AS_INT(signed char)
 PRIM_MINMAX_AS_INT(unsigned char)
@@ -426,8 +431,8 @@ PRIM_MINMAX_AS_INT(unsigned short)
 
 template <class T, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-hist_minmax(const T* __restrict__ in, long long n,
-            typename prim::MinMaxOf<T>::type* __restrict__ partials) {
+    hist_minmax(const T* __restrict__ in, long long n,
+                typename prim::MinMaxOf<T>::type* __restrict__ partials) {
     typedef typename prim::MinMaxOf<T>::type A;
     __shared__ A scratch[BLOCK / prim::WARP];
     const prim::Min<A> mn;

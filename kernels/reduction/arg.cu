@@ -44,9 +44,7 @@
 namespace prim {
 
 // float16 as its 16 bits (read in place, 16-byte packets of 8).
-struct half_bits {
-    unsigned short bits;
-};
+struct half_bits { unsigned short bits; };
 
 // The comparison key of an element, and whether it is NaN.
 template <class T> struct ArgKey {
@@ -131,14 +129,13 @@ struct ArgOp {
 
 // The (key, index) pair of this thread's elements of in[0, n), threads [tid, nthreads).
 template <class InT, bool MAX, int VECS>
-__device__ __forceinline__ typename ArgOp<InT, MAX>::P arg_walk(const InT* __restrict__ in,
-                                                                  i64 n, i64 tid, i64 nthreads) {
+__device__ __forceinline__ typename ArgOp<InT, MAX>::P arg_walk(const InT* __restrict__ in, i64 n,
+                                                                i64 tid, i64 nthreads) {
     typedef ArgOp<InT, MAX> Op;
     const Op op;
     typename Op::P acc = Op::identity();
     for_each_packet<VECS>(
-        in, n, tid, nthreads,
-        [&](InT x, i64 i) { acc = op(acc, Op::pair(Op::Key::key(x), i)); },
+        in, n, tid, nthreads, [&](InT x, i64 i) { acc = op(acc, Op::pair(Op::Key::key(x), i)); },
         [&](const Pack16<InT>& p, i64 i0) { acc = op.fold(acc, p, i0); });
     return acc;
 }
@@ -148,8 +145,8 @@ __device__ __forceinline__ typename ArgOp<InT, MAX>::P arg_walk(const InT* __res
 // ---- the whole array: one launch ------------------------------------------------------------
 template <class InT, bool MAX, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
-arg_flat(const InT* __restrict__ in, long long n, long long* __restrict__ scratch,
-         unsigned int* __restrict__ tickets, long long* __restrict__ out) {
+    arg_flat(const InT* __restrict__ in, long long n, long long* __restrict__ scratch,
+             unsigned int* __restrict__ tickets, long long* __restrict__ out) {
     typedef prim::ArgOp<InT, MAX> Op;
     typedef typename Op::K K;
     typedef typename Op::P P;
@@ -188,8 +185,8 @@ arg_flat(const InT* __restrict__ in, long long n, long long* __restrict__ scratc
 
 // ---- contiguous rows: a warp or a block per row -----------------------------------------------
 template <class InT, bool MAX, int BLOCK, int VECS, bool PER_WARP>
-__global__ void __launch_bounds__(BLOCK)
-arg_rows(const InT* __restrict__ in, long long rows, long long len, long long* __restrict__ out) {
+__global__ void __launch_bounds__(BLOCK) arg_rows(const InT* __restrict__ in, long long rows,
+                                                  long long len, long long* __restrict__ out) {
     typedef prim::ArgOp<InT, MAX> Op;
     typedef typename Op::P P;
     const Op op;
@@ -217,8 +214,8 @@ arg_rows(const InT* __restrict__ in, long long rows, long long len, long long* _
 // ---- a middle axis: a thread per column, coalesced across the inner positions -----------------
 template <class InT, bool MAX, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-arg_cols(const InT* __restrict__ in, long long outer, long long len, long long inner,
-         long long* __restrict__ out) {
+    arg_cols(const InT* __restrict__ in, long long outer, long long len, long long inner,
+             long long* __restrict__ out) {
     typedef prim::ArgOp<InT, MAX> Op;
     typedef typename Op::K K;
     const long long total = outer * inner;

@@ -56,7 +56,9 @@
 namespace prim {
 
 template <class AccT, class InT>
-__device__ __forceinline__ AccT to_acc(InT v) { return static_cast<AccT>(v); }
+__device__ __forceinline__ AccT to_acc(InT v) {
+    return static_cast<AccT>(v);
+}
 
 }  // namespace prim
 
@@ -80,8 +82,9 @@ __device__ __forceinline__ void fold_packed_rows(const Pack16<InT>& p, OutT* res
 // and `align`.
 __host__ __device__ constexpr int packed_store_width(int bytes, int align) {
     return bytes % 16 == 0 && align % 16 == 0 ? 16
-         : bytes % 8 == 0 && align % 8 == 0   ? 8
-         : bytes % 4 == 0 && align % 4 == 0   ? 4 : 0;
+        : bytes % 8 == 0 && align % 8 == 0    ? 8
+        : bytes % 4 == 0 && align % 4 == 0    ? 4
+                                              : 0;
 }
 
 // Stores res[0, M) at dst: W-byte stores (W of 4, 8 or 16 dividing M * sizeof(T), dst and res
@@ -121,8 +124,8 @@ __device__ __forceinline__ void store_results(T* dst, const T (&res)[M]) {
 // PKS * l + v (mod 32), v = (t + u) mod PKS, whose slot sent is u: the results of packet
 // PKS * l + v. All 32 lanes call together.
 template <int PKS, int PER, class T>
-__device__ __forceinline__ void exchange_packed_rows(const T (&mine)[PKS][PER],
-                                                     T (&res)[PKS * PER], int lane) {
+__device__ __forceinline__ void exchange_packed_rows(const T (&mine)[PKS][PER], T (&res)[PKS * PER],
+                                                     int lane) {
     constexpr int NW = (PER * static_cast<int>(sizeof(T)) + 3) / 4;
     alignas(8) unsigned int slot[PKS][NW], got[PKS][NW];
 #pragma unroll
@@ -218,7 +221,7 @@ __device__ __forceinline__ void packed_walk(const InT* __restrict__ body, long l
 template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS, int PER, int PKS,
           int XCHG>
 __global__ void __launch_bounds__(BLOCK)
-axis_rows_packed(const InT* __restrict__ in, long long outer, OutT* __restrict__ out) {
+    axis_rows_packed(const InT* __restrict__ in, long long outer, OutT* __restrict__ out) {
     constexpr int K = prim::Pack16<InT>::N, R = K / PER, M = PKS * PER;
     constexpr int TB = M * static_cast<int>(sizeof(OutT));  // bytes of a unit's results
     static_assert(PER >= 2 && R >= 2 && R * PER == K, "axis_rows_packed: 2 <= R < K, R | K");
@@ -236,14 +239,14 @@ axis_rows_packed(const InT* __restrict__ in, long long outer, OutT* __restrict__
     OutT* const obody = out + head_rows;
     const prim::uptr a = reinterpret_cast<prim::uptr>(obody);  // grid-uniform store width
     if (a % 16 == 0)
-        prim::packed_walk<prim::packed_store_width(TB, 16), PER, PKS, XCHG, VECS, AccT>(
-            body, units, obody, op);
+        prim::packed_walk<prim::packed_store_width(TB, 16), PER, PKS, XCHG, VECS, AccT>(body, units,
+                                                                                        obody, op);
     else if (a % 8 == 0)
-        prim::packed_walk<prim::packed_store_width(TB, 8), PER, PKS, XCHG, VECS, AccT>(
-            body, units, obody, op);
+        prim::packed_walk<prim::packed_store_width(TB, 8), PER, PKS, XCHG, VECS, AccT>(body, units,
+                                                                                       obody, op);
     else if (a % 4 == 0)
-        prim::packed_walk<prim::packed_store_width(TB, 4), PER, PKS, XCHG, VECS, AccT>(
-            body, units, obody, op);
+        prim::packed_walk<prim::packed_store_width(TB, 4), PER, PKS, XCHG, VECS, AccT>(body, units,
+                                                                                       obody, op);
     else
         prim::packed_walk<0, PER, PKS, XCHG, VECS, AccT>(body, units, obody, op);
     // the head rows and the rows after the last whole unit, one per thread
@@ -261,9 +264,8 @@ axis_rows_packed(const InT* __restrict__ in, long long outer, OutT* __restrict__
 
 // ---- rows, G lanes per row --------------------------------------------------------------------
 template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS>
-__global__ void __launch_bounds__(BLOCK)
-axis_rows(const InT* __restrict__ in, long long outer, long long R, int log_g,
-          OutT* __restrict__ out) {
+__global__ void __launch_bounds__(BLOCK) axis_rows(const InT* __restrict__ in, long long outer,
+                                                   long long R, int log_g, OutT* __restrict__ out) {
     constexpr int K = prim::Pack16<InT>::N;
     const Op op;
     const int lane = threadIdx.x % prim::WARP;
@@ -333,8 +335,8 @@ axis_rows(const InT* __restrict__ in, long long outer, long long R, int log_g,
 // ---- slabs: a block per chunk of a contiguous (R, inner) slab, inner | 16 / sizeof(InT) -------
 template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
-axis_slab(const InT* __restrict__ in, long long outer, long long R, long long inner,
-          long long splits, long long chunk, OutT* __restrict__ out) {
+    axis_slab(const InT* __restrict__ in, long long outer, long long R, long long inner,
+              long long splits, long long chunk, OutT* __restrict__ out) {
     constexpr int K = prim::Pack16<InT>::N;
     const Op op;
     __shared__ AccT scratch[BLOCK / prim::WARP];
@@ -397,8 +399,8 @@ axis_slab(const InT* __restrict__ in, long long outer, long long R, long long in
 // ---- columns: a thread per inner position (or packet of them), down its part of R -------------
 template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
-axis_cols(const InT* __restrict__ in, long long outer, long long R, long long inner,
-          long long splits, long long chunk, int vec, OutT* __restrict__ out) {
+    axis_cols(const InT* __restrict__ in, long long outer, long long R, long long inner,
+              long long splits, long long chunk, int vec, OutT* __restrict__ out) {
     constexpr int K = prim::Pack16<InT>::N;
     const Op op;
     const bool packets = vec && inner % K == 0 && (reinterpret_cast<prim::uptr>(in) & 15u) == 0;

@@ -79,12 +79,29 @@ __device__ __forceinline__ void tree_sequential(AccT* s, unsigned half, unsigned
 template <class AccT, class Op>
 __device__ __forceinline__ void warp_tree_unrolled(volatile AccT* s, unsigned tid, Op op) {
     AccT v = s[tid];
-    v = op(v, s[tid + 32]); __syncwarp(); s[tid] = v; __syncwarp();
-    v = op(v, s[tid + 16]); __syncwarp(); s[tid] = v; __syncwarp();
-    v = op(v, s[tid + 8]);  __syncwarp(); s[tid] = v; __syncwarp();
-    v = op(v, s[tid + 4]);  __syncwarp(); s[tid] = v; __syncwarp();
-    v = op(v, s[tid + 2]);  __syncwarp(); s[tid] = v; __syncwarp();
-    v = op(v, s[tid + 1]);  __syncwarp(); s[tid] = v;
+    v = op(v, s[tid + 32]);
+    __syncwarp();
+    s[tid] = v;
+    __syncwarp();
+    v = op(v, s[tid + 16]);
+    __syncwarp();
+    s[tid] = v;
+    __syncwarp();
+    v = op(v, s[tid + 8]);
+    __syncwarp();
+    s[tid] = v;
+    __syncwarp();
+    v = op(v, s[tid + 4]);
+    __syncwarp();
+    s[tid] = v;
+    __syncwarp();
+    v = op(v, s[tid + 2]);
+    __syncwarp();
+    s[tid] = v;
+    __syncwarp();
+    v = op(v, s[tid + 1]);
+    __syncwarp();
+    s[tid] = v;
 }
 
 // prim::f16 (float16 as its 16 bits) is common/narrow.cuh's.
@@ -108,15 +125,17 @@ struct Load16<T, false> {
 // Complex elements: Pack16's split of one 16-byte load (2 c64, 1 c128).
 template <class R>
 struct Load16<Complex<R>, true> {
-    static constexpr int N = Pack16<Complex<R> >::N;
-    typedef Pack16<Complex<R> > P;
+    static constexpr int N = Pack16<Complex<R>>::N;
+    typedef Pack16<Complex<R>> P;
     static __device__ __forceinline__ P load(const Complex<R>* p) { return load_pack16(p); }
 };
 
 // A load of a value another block stored (L2, not the incoherent L1): __ldcg, which takes the
 // built-in types; complex values are read as the float2/double2 of their two parts.
 template <class T>
-__device__ __forceinline__ T load_cg(const T* p) { return __ldcg(p); }
+__device__ __forceinline__ T load_cg(const T* p) {
+    return __ldcg(p);
+}
 template <class R>
 __device__ __forceinline__ Complex<R> load_cg(const Complex<R>* p) {
     typedef typename Select<sizeof(R) == 4, float2, double2>::type V;
@@ -156,8 +175,8 @@ struct NarrowSum {
 };
 template <> struct FoldPacket<signed char, long long, Sum<long long>>
     : NarrowSum<signed char, int, long long> {};
-template <> struct FoldPacket<short, long long, Sum<long long>>
-    : NarrowSum<short, int, long long> {};
+template <> struct FoldPacket<short, long long, Sum<long long>> : NarrowSum<short, int, long long> {
+};
 template <> struct FoldPacket<unsigned char, unsigned long long, Sum<unsigned long long>>
     : NarrowSum<unsigned char, unsigned int, unsigned long long> {};
 template <> struct FoldPacket<unsigned short, unsigned long long, Sum<unsigned long long>>
@@ -183,8 +202,7 @@ struct NarrowProd {
 };
 template <> struct FoldPacket<signed char, long long, Prod<long long>>
     : NarrowProd<signed char, long long> {};
-template <> struct FoldPacket<short, long long, Prod<long long>>
-    : NarrowProd<short, long long> {};
+template <> struct FoldPacket<short, long long, Prod<long long>> : NarrowProd<short, long long> {};
 template <> struct FoldPacket<unsigned char, unsigned long long, Prod<unsigned long long>>
     : NarrowProd<unsigned char, unsigned long long> {};
 template <> struct FoldPacket<unsigned short, unsigned long long, Prod<unsigned long long>>
@@ -267,7 +285,7 @@ __global__ void reduce_epsilon(const InT* __restrict__ in, AccT* __restrict__ ou
 // ---- zeta: completely unrolled (template block size), many elements per thread -----------------
 template <class InT, class AccT, class Op, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-reduce_zeta(const InT* __restrict__ in, AccT* __restrict__ out, long long n) {
+    reduce_zeta(const InT* __restrict__ in, AccT* __restrict__ out, long long n) {
     static_assert(BLOCK >= 64 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0,
                   "reduce_zeta: BLOCK must be a power of two in [64, 1024]");
     __shared__ AccT s[BLOCK];
@@ -282,10 +300,22 @@ reduce_zeta(const InT* __restrict__ in, AccT* __restrict__ out, long long n) {
     }
     s[tid] = v;
     __syncthreads();
-    if (BLOCK >= 1024) { if (tid < 512) s[tid] = v = op(v, s[tid + 512]); __syncthreads(); }
-    if (BLOCK >= 512) { if (tid < 256) s[tid] = v = op(v, s[tid + 256]); __syncthreads(); }
-    if (BLOCK >= 256) { if (tid < 128) s[tid] = v = op(v, s[tid + 128]); __syncthreads(); }
-    if (BLOCK >= 128) { if (tid < 64) s[tid] = v = op(v, s[tid + 64]); __syncthreads(); }
+    if (BLOCK >= 1024) {
+        if (tid < 512) s[tid] = v = op(v, s[tid + 512]);
+        __syncthreads();
+    }
+    if (BLOCK >= 512) {
+        if (tid < 256) s[tid] = v = op(v, s[tid + 256]);
+        __syncthreads();
+    }
+    if (BLOCK >= 256) {
+        if (tid < 128) s[tid] = v = op(v, s[tid + 128]);
+        __syncthreads();
+    }
+    if (BLOCK >= 128) {
+        if (tid < 64) s[tid] = v = op(v, s[tid + 64]);
+        __syncthreads();
+    }
     if (tid < 32) prim::warp_tree_unrolled(s, tid, op);
     if (tid == 0) out[blockIdx.x] = s[0];
 }
@@ -294,8 +324,8 @@ reduce_zeta(const InT* __restrict__ in, AccT* __restrict__ out, long long n) {
 // Policy: BLOCK threads; VECS 16-byte loads issued back to back per thread per iteration.
 template <class InT, class AccT, class Op, int BLOCK, int VECS, class OutT = AccT>
 __global__ void __launch_bounds__(BLOCK)
-reduce_production(const InT* __restrict__ in, long long n, AccT* __restrict__ partials,
-                  unsigned int* __restrict__ tickets, OutT* __restrict__ out) {
+    reduce_production(const InT* __restrict__ in, long long n, AccT* __restrict__ partials,
+                      unsigned int* __restrict__ tickets, OutT* __restrict__ out) {
     typedef prim::Load16<InT> V;
     typedef prim::FoldPacket<InT, AccT, Op> Fold;
     const Op op;
@@ -347,8 +377,8 @@ reduce_production(const InT* __restrict__ in, long long n, AccT* __restrict__ pa
 
 // ---- rows: one block per row of contiguous elements --------------------------------------------
 template <class InT, class AccT, class Op, int BLOCK, class OutT = AccT>
-__global__ void __launch_bounds__(BLOCK)
-reduce_rows(const InT* __restrict__ in, long long rows, long long width, OutT* __restrict__ out) {
+__global__ void __launch_bounds__(BLOCK) reduce_rows(const InT* __restrict__ in, long long rows,
+                                                     long long width, OutT* __restrict__ out) {
     const Op op;
     __shared__ AccT scratch[BLOCK / prim::WARP];
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {  // block-uniform

@@ -81,9 +81,13 @@ namespace prim {
 namespace axis {
 
 template <class T, int ITEMS, bool OK = HasVec16<T>::value>
-struct VecItems { static constexpr bool value = false; };
+struct VecItems {
+    static constexpr bool value = false;
+};
 template <class T, int ITEMS>
-struct VecItems<T, ITEMS, true> { static constexpr bool value = ITEMS % Vec16<T>::N == 0; };
+struct VecItems<T, ITEMS, true> {
+    static constexpr bool value = ITEMS % Vec16<T>::N == 0;
+};
 
 __device__ __forceinline__ i64 min64(i64 a, i64 b) { return a < b ? a : b; }
 
@@ -149,7 +153,9 @@ __device__ __forceinline__ void load_v(const InT* p, bool vec, AccT (&v)[V]) {
 }
 
 template <class T, int V>
-struct __align__(16) Row { T v[V]; };
+struct __align__(16) Row {
+    T v[V];
+};
 
 // V consecutive results to p; 16-byte stores when `vec` and they fill whole vectors.
 template <class OutT, int V>
@@ -166,7 +172,6 @@ __device__ __forceinline__ void store_v(OutT* p, bool vec, const Row<OutT, V>& r
 #pragma unroll
     for (int k = 0; k < V; ++k) p[k] = r.v[k];
 }
-
 
 // Look-back state of the column tiles, in one buffer (ColStatus::bytes(units) bytes, 16-byte
 // aligned, zeroed once): a status word per unit ((epoch << 2) | kind, as common/lookback.cuh's
@@ -198,8 +203,7 @@ struct ColStatus {
           inclusive(aggregate + units),
           epoch(epoch_) {}
 
-    __device__ __forceinline__ void publish(long long u, unsigned kind,
-                                            const AccT (&v)[V]) const {
+    __device__ __forceinline__ void publish(long long u, unsigned kind, const AccT (&v)[V]) const {
         Vals r;
 #pragma unroll
         for (int k = 0; k < V; ++k) r.v[k] = v[k];
@@ -288,8 +292,8 @@ __device__ __forceinline__ void strided_block_scan(Row<AccT, V>* part, i64 G, Ac
 // ---- rows (inner == 1): one warp per (row, chunk) --------------------------------------------
 template <class InT, class AccT, class Op, class OutT, int BLOCK, int ITEMS, bool EXCLUSIVE>
 __global__ void __launch_bounds__(BLOCK)
-axis_rows_scan(const InT* __restrict__ in, OutT* __restrict__ out, long long units, long long L,
-               long long chunks, long long chunk_len, const AccT* __restrict__ totals) {
+    axis_rows_scan(const InT* __restrict__ in, OutT* __restrict__ out, long long units, long long L,
+                   long long chunks, long long chunk_len, const AccT* __restrict__ totals) {
     using namespace prim;
     static_assert(BLOCK % WARP == 0, "axis_rows_scan: BLOCK must be a multiple of 32");
     constexpr int WARPS = BLOCK / WARP;
@@ -312,8 +316,8 @@ axis_rows_scan(const InT* __restrict__ in, OutT* __restrict__ out, long long uni
         for (i64 k = 0; k < c; ++k) carry = op(carry, totals[row * chunks + k]);
         const InT* p = in + row * L;
         OutT* q = out + row * L;
-        const bool aligned = ((reinterpret_cast<uptr>(p + begin) |
-                               reinterpret_cast<uptr>(q + begin)) & 15u) == 0;
+        const bool aligned =
+            ((reinterpret_cast<uptr>(p + begin) | reinterpret_cast<uptr>(q + begin)) & 15u) == 0;
         for (i64 t = begin; t < end; t += WTILE) {
             const i64 avail = end - t;  // elements of this warp tile, > 0
             const bool vector = aligned && avail >= WTILE;
@@ -362,8 +366,8 @@ axis_rows_scan(const InT* __restrict__ in, OutT* __restrict__ out, long long uni
 
 template <class InT, class AccT, class Op, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-axis_rows_total(const InT* __restrict__ in, AccT* __restrict__ totals, long long units,
-                long long L, long long chunks, long long chunk_len) {
+    axis_rows_total(const InT* __restrict__ in, AccT* __restrict__ totals, long long units,
+                    long long L, long long chunks, long long chunk_len) {
     using namespace prim;
     constexpr int WARPS = BLOCK / WARP;
     const Op op;
@@ -384,8 +388,8 @@ axis_rows_total(const InT* __restrict__ in, AccT* __restrict__ totals, long long
 
 // ---- columns (inner > 1), unsplit: one thread per (o, V inner positions) ---------------------
 template <class InT, class AccT, class Op, class OutT, int V, int U, bool EXCLUSIVE>
-__global__ void axis_cols_scan(const InT* __restrict__ in, OutT* __restrict__ out,
-                               long long outer, long long L, long long inner) {
+__global__ void axis_cols_scan(const InT* __restrict__ in, OutT* __restrict__ out, long long outer,
+                               long long L, long long inner) {
     using namespace prim;
     const Op op;
     const i64 nv = inner / V;
@@ -442,13 +446,13 @@ __global__ void axis_cols_scan(const InT* __restrict__ in, OutT* __restrict__ ou
 // ---- columns (inner > 1), split: single-pass look-back over tiles of ROWS rows ---------------
 template <class InT, class AccT, class Op, class OutT, int V, int BLOCK, int ROWS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-axis_cols_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long outer,
-                   long long L, long long inner, unsigned int* tile_counter,
-                   unsigned char* tile_state, unsigned int epoch, int exclusive) {
+    axis_cols_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long outer,
+                       long long L, long long inner, unsigned int* tile_counter,
+                       unsigned char* tile_state, unsigned int epoch, int exclusive) {
     using namespace prim;
     typedef axis::Row<AccT, V> Vals;
     __shared__ unsigned int tile_slot;
-    __shared__ Vals part[BLOCK];   // G < BLOCK: the strided block scan
+    __shared__ Vals part[BLOCK];  // G < BLOCK: the strided block scan
     __shared__ Vals share[BLOCK];  // G < BLOCK: the groups' prefixes from their first units
     const Op op;
     const i64 nv = inner / V, G = outer * nv;
@@ -491,8 +495,10 @@ axis_cols_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long
     unsigned kind = 0u;
     if (looker && !strided) kind = st.load(u - G, prefix);  // often done long ago: no aggregate
     if (publisher) {
-        if (first < G) st.publish(u, TILE_INCLUSIVE, incl);  // nothing before chunk 0
-        else if (strided || kind != TILE_INCLUSIVE) st.publish(u, TILE_AGGREGATE, incl);
+        if (first < G)
+            st.publish(u, TILE_INCLUSIVE, incl);  // nothing before chunk 0
+        else if (strided || kind != TILE_INCLUSIVE)
+            st.publish(u, TILE_AGGREGATE, incl);
     }
     if (looker) axis::cols_lookback<AccT, Op, V>(st, u - G, G, BLOCK, kind, prefix, op);
     if (strided) {  // the lookers' prefixes to the other units of their groups

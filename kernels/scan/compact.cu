@@ -29,9 +29,7 @@
 namespace prim {
 
 // A 16-byte element (complex128) as compaction moves it: one 16-byte vector.
-struct alignas(16) CompactWord16 {
-    unsigned long long lo, hi;
-};
+struct alignas(16) CompactWord16 { unsigned long long lo, hi; };
 template <> struct Vec16<CompactWord16> {
     typedef uint4 type;
     static constexpr int N = 1;
@@ -41,10 +39,10 @@ template <> struct Vec16<CompactWord16> {
 
 template <class T, int BLOCK, int ITEMS, bool INDICES>
 __global__ void __launch_bounds__(BLOCK)
-compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mask, long long n,
-                 T* __restrict__ out, long long* __restrict__ out_index,
-                 long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
-                 unsigned char* tile_state, unsigned int epoch) {
+    compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mask, long long n,
+                     T* __restrict__ out, long long* __restrict__ out_index,
+                     long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
+                     unsigned char* tile_state, unsigned int epoch) {
     static_assert(ITEMS == 16, "compact_lookback: one 16-byte mask load per thread");
     typedef typename prim::Select<INDICES, long long, T>::type OutT;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -66,8 +64,9 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
     const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
     const long long avail = n - first;
     const bool full = (tile + 1) * TILE <= n;
-    const bool aligned = ((reinterpret_cast<prim::uptr>(mask) |
-                           (INDICES ? 0 : reinterpret_cast<prim::uptr>(in))) & 15u) == 0;
+    const bool aligned =
+        ((reinterpret_cast<prim::uptr>(mask) | (INDICES ? 0 : reinterpret_cast<prim::uptr>(in))) &
+         15u) == 0;
 
     unsigned char sel[ITEMS];
     if (full && aligned) {
@@ -119,8 +118,10 @@ compact_lookback(const T* __restrict__ in, const unsigned char* __restrict__ mas
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         if (sel[k]) {
-            if constexpr (INDICES) packed[rank] = static_cast<OutT>(first + k);
-            else packed[rank] = vals[k];
+            if constexpr (INDICES)
+                packed[rank] = static_cast<OutT>(first + k);
+            else
+                packed[rank] = vals[k];
             ++rank;
         }
     }

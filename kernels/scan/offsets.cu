@@ -20,8 +20,8 @@ __global__ void offsets_stats(const T* __restrict__ offsets, long long k,
     unsigned long long bad = 0;
     long long longest = 0;
     for (long long i = first; i + 1 < k; i += stride) {
-        const long long step = static_cast<long long>(offsets[i + 1]) -
-                               static_cast<long long>(offsets[i]);
+        const long long step =
+            static_cast<long long>(offsets[i + 1]) - static_cast<long long>(offsets[i]);
         bad += step < 0;
         longest = step > longest ? step : longest;
     }

@@ -53,8 +53,8 @@
 
 // ---- Hillis-Steele: step-efficient block scan, double-buffered -------------------------------
 template <class InT, class AccT, class Op, bool EXCLUSIVE>
-__global__ void scan_hillis_steele(const InT* __restrict__ in, AccT* __restrict__ out,
-                                   long long n, AccT* __restrict__ block_sums) {
+__global__ void scan_hillis_steele(const InT* __restrict__ in, AccT* __restrict__ out, long long n,
+                                   AccT* __restrict__ block_sums) {
     PRIM_DYNAMIC_SHARED(AccT, buf);
     const Op op;
     const unsigned tid = threadIdx.x, B = blockDim.x;
@@ -130,25 +130,25 @@ __global__ void scan_add_prefix(AccT* __restrict__ out, long long n,
                                 const AccT* __restrict__ prefix, long long tile) {
     const Op op;
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x + tile;
-         i < n; i += stride)
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x + tile; i < n;
+         i += stride)
         out[i] = op(prefix[i / tile], out[i]);
 }
 
 // ---- single-pass decoupled look-back ----------------------------------------------------------
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE, class OutT = AccT>
 __global__ void __launch_bounds__(BLOCK)
-scan_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long n,
-              const AccT* __restrict__ seed, int seeded,
-              unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
-              unsigned int epoch) {
+    scan_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long n,
+                  const AccT* __restrict__ seed, int seeded,
+                  unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
+                  unsigned int epoch) {
     static_assert(ITEMS % prim::Vec16<InT>::N == 0 && ITEMS % prim::Vec16<AccT>::N == 0 &&
-                  ITEMS % prim::Vec16<OutT>::N == 0,
+                      ITEMS % prim::Vec16<OutT>::N == 0,
                   "scan_lookback: ITEMS must fill whole 16-byte vectors");
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
-                           prim::WARP * ITEMS;  // OutT is never wider than AccT
+    constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) * prim::WARP *
+        ITEMS;  // OutT is never wider than AccT
     const Op op;
     __shared__ AccT scratch[WARPS];
     __shared__ AccT tile_prefix;
@@ -161,8 +161,8 @@ scan_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long n,
     const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
     const long long avail = n - first;  // may be <= 0 in the last tile
     const bool full = (tile + 1) * TILE <= n;
-    const bool aligned = ((reinterpret_cast<prim::uptr>(in) | reinterpret_cast<prim::uptr>(out))
-                          & 15u) == 0;
+    const bool aligned =
+        ((reinterpret_cast<prim::uptr>(in) | reinterpret_cast<prim::uptr>(out)) & 15u) == 0;
     const bool vector = full && aligned;  // block-uniform
 
     AccT items[ITEMS];
@@ -198,8 +198,8 @@ scan_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long n,
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) res[k] = static_cast<OutT>(items[k]);
     if (vector)
-        prim::store_blocked_to_striped16<OutT, ITEMS>(
-            out + warp_first, reinterpret_cast<OutT*>(exchange[warp]), res);
+        prim::store_blocked_to_striped16<OutT, ITEMS>(out + warp_first,
+                                                      reinterpret_cast<OutT*>(exchange[warp]), res);
     else
         prim::store_items<OutT, ITEMS>(out + first, avail, false, res);
 }

@@ -184,7 +184,7 @@ __device__ __forceinline__ unsigned flag_bits(const unsigned char* p, long long 
 __global__ void segmented_bounds(const long long* __restrict__ offsets, long long nseg,
                                  long long tile, long long count, long long* __restrict__ bounds) {
     const long long t = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) /
-                        prim::WARP;  // one warp per boundary: warp-uniform
+        prim::WARP;  // one warp per boundary: warp-uniform
     if (t < count) {
         const long long key = t * tile;
         const long long L = prim::warp_lower_bound(offsets, nseg + 1, key);
@@ -196,11 +196,12 @@ __global__ void segmented_bounds(const long long* __restrict__ offsets, long lon
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MODE, int SEGS,
           int MIN_BLOCKS = 1, bool OVERLAP = true>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char* __restrict__ flags,
-                   const long long* __restrict__ offsets, long long nseg,
-                   const long long* __restrict__ bounds, AccT* __restrict__ out,
-                   unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
-                   unsigned int epoch) {
+    segmented_lookback(const InT* __restrict__ in, long long n,
+                       const unsigned char* __restrict__ flags,
+                       const long long* __restrict__ offsets, long long nseg,
+                       const long long* __restrict__ bounds, AccT* __restrict__ out,
+                       unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
+                       unsigned int epoch) {
     constexpr bool OFFSETS = SEGS != prim::SEG_FLAGS;
     static_assert(MODE == 0 || MODE == 1, "MODE: 0 inclusive, 1 exclusive");
     static_assert(ITEMS == 8 || ITEMS == 16 || ITEMS == 32, "a thread's head bits fill one word");
@@ -213,8 +214,8 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
     constexpr int WORDS = OFFSETS ? TILE / 32 : 1;  // head bitmap
-    constexpr int XBYTES = (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) *
-                           prim::WARP * ITEMS;
+    constexpr int XBYTES =
+        (sizeof(InT) > sizeof(AccT) ? sizeof(InT) : sizeof(AccT)) * prim::WARP * ITEMS;
     const Op op;
     const SOp sop;
     __shared__ P scratch[WARPS];
@@ -234,8 +235,8 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
     const long long avail = n - first;  // may be <= 0 in the last tile
     const bool full = t0 + TILE <= n;
-    const bool vector = full && ((reinterpret_cast<prim::uptr>(in) |
-                                  reinterpret_cast<prim::uptr>(out)) & 15u) == 0;
+    const bool vector =
+        full && ((reinterpret_cast<prim::uptr>(in) | reinterpret_cast<prim::uptr>(out)) & 15u) == 0;
 
     // Issue the loads first: they fly while the segment bounds are found.
     prim::Packet<InT> raw[ITEMS / V::N];
@@ -292,8 +293,9 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     const bool first_head = __shfl_sync(prim::FULL_MASK, mask & 1u, 0) != 0u;  // in warp 0
     // Warp 0 publishes at once: a tile holding a head knows its inclusive prefix, the aggregate.
     if (threadIdx.x == 0)
-        ts.publish(tile, (tile == 0 || aggregate.head) ? prim::TILE_INCLUSIVE
-                                                       : prim::TILE_AGGREGATE, aggregate);
+        ts.publish(tile,
+                   (tile == 0 || aggregate.head) ? prim::TILE_INCLUSIVE : prim::TILE_AGGREGATE,
+                   aggregate);
     P prefix = SOp::identity();  // the tile's exclusive prefix (warp 0, or all after a barrier)
 
     if (warp == 0 && tile > 0 && !first_head) {
@@ -328,8 +330,8 @@ segmented_lookback(const InT* __restrict__ in, long long n, const unsigned char*
     }
 
     if (vector)
-        prim::store_blocked_to_striped16<AccT, ITEMS>(
-            out + warp_first, reinterpret_cast<AccT*>(exchange[warp]), v);
+        prim::store_blocked_to_striped16<AccT, ITEMS>(out + warp_first,
+                                                      reinterpret_cast<AccT*>(exchange[warp]), v);
     else
         prim::store_items<AccT, ITEMS>(out + first, avail, false, v);
 }
@@ -442,11 +444,11 @@ __device__ __forceinline__ AccT tree_sum(AccT (&v)[ITEMS]) {
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MIN_BLOCKS = 1,
           bool EXCHANGE = true, bool DRAWN = true>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-segmented_reduce_tiles(const InT* __restrict__ in, long long n,
-                       const long long* __restrict__ offsets, long long nseg,
-                       const long long* __restrict__ bounds, AccT* __restrict__ out,
-                       unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
-                       unsigned int epoch) {
+    segmented_reduce_tiles(const InT* __restrict__ in, long long n,
+                           const long long* __restrict__ offsets, long long nseg,
+                           const long long* __restrict__ bounds, AccT* __restrict__ out,
+                           unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
+                           unsigned int epoch) {
     static_assert(ITEMS == 8 || ITEMS == 16 || ITEMS == 32, "a thread's end bits fill one word");
     static_assert(ITEMS % prim::Vec16<InT>::N == 0, "ITEMS must fill whole 16-byte vectors");
     static_assert(BLOCK % prim::WARP == 0 && BLOCK >= 64, "BLOCK: whole warps, at least two");
@@ -459,7 +461,7 @@ segmented_reduce_tiles(const InT* __restrict__ in, long long n,
     constexpr unsigned ITEM_BITS = ITEMS == 32 ? 0xffffffffu : (1u << ITEMS) - 1u;
     const Op op;
     const SOp sop;
-    __shared__ unsigned int ends[WORDS];          // bit q: an offset equals t0 + q + 1
+    __shared__ unsigned int ends[WORDS];  // bit q: an offset equals t0 + q + 1
     __shared__ unsigned short first_index[TILE];  // at such q: the first such offset's index - lo
     __shared__ P warp_total[WARPS];
     __shared__ unsigned int tile_id;
@@ -478,8 +480,7 @@ segmented_reduce_tiles(const InT* __restrict__ in, long long n,
     // Issue the loads first: they fly while the tile's offsets are read.
     prim::Packet<InT> raw[ITEMS / V::N];
     if (vector) {
-        const InT* base = EXCHANGE ? in + t0 + warp * prim::WARP * ITEMS + lane * V::N
-                                   : in + first;
+        const InT* base = EXCHANGE ? in + t0 + warp * prim::WARP * ITEMS + lane * V::N : in + first;
 #pragma unroll
         for (int u = 0; u < ITEMS / V::N; ++u)
             raw[u] = prim::load16(base + u * (EXCHANGE ? prim::WARP : 1) * V::N);
@@ -507,9 +508,8 @@ segmented_reduce_tiles(const InT* __restrict__ in, long long n,
     }
     __syncthreads();
     const unsigned mask = (ends[local >> 5] >> (local & 31)) & ITEM_BITS;  // bit k: f + k ends
-    const bool start_head = threadIdx.x == 0
-                                ? tile_head
-                                : ((ends[(local - 1) >> 5] >> ((local - 1) & 31)) & 1u) != 0u;
+    const bool start_head =
+        threadIdx.x == 0 ? tile_head : ((ends[(local - 1) >> 5] >> ((local - 1) & 31)) & 1u) != 0u;
 
     AccT v[ITEMS];
     if (vector) {
@@ -562,8 +562,9 @@ segmented_reduce_tiles(const InT* __restrict__ in, long long n,
         if (lane == 0) {
             for (int w = 0; w < WARPS; ++w) aggregate = sop(aggregate, warp_total[w]);
             // with a head the aggregate is the inclusive prefix: nothing before it counts
-            ts.publish(tile, (!need_prefix || any_head) ? prim::TILE_INCLUSIVE
-                                                        : prim::TILE_AGGREGATE, aggregate);
+            ts.publish(tile,
+                       (!need_prefix || any_head) ? prim::TILE_INCLUSIVE : prim::TILE_AGGREGATE,
+                       aggregate);
         }
         if (need_prefix && !any_head) {  // a tile inside one segment: complete its prefix
             const P prefix = prim::lookback_prefix<P>(ts, tile, sop);
@@ -656,10 +657,11 @@ __device__ __forceinline__ unsigned arrive(unsigned long long* word, unsigned ep
 
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, int MIN_BLOCKS = 1>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-segmented_reduce_segments(const InT* __restrict__ in, long long n,
-                          const long long* __restrict__ offsets, long long nseg,
-                          long long chunk, long long chunks, AccT* out,  // read back: no restrict
-                          AccT* partials, unsigned long long* arrivals, unsigned int epoch) {
+    segmented_reduce_segments(const InT* __restrict__ in, long long n,
+                              const long long* __restrict__ offsets, long long nseg,
+                              long long chunk, long long chunks,
+                              AccT* out,  // read back: no restrict
+                              AccT* partials, unsigned long long* arrivals, unsigned int epoch) {
     static_assert(ITEMS == 8 || ITEMS == 16 || ITEMS == 32, "ITEMS: a tree of 8, 16 or 32");
     static_assert(ITEMS % prim::Vec16<InT>::N == 0, "ITEMS must fill whole 16-byte vectors");
     static_assert(BLOCK % prim::WARP == 0 && BLOCK <= 1024, "BLOCK: whole warps, at most 1024");

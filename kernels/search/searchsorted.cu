@@ -111,8 +111,8 @@ __global__ void search_tree(const T* __restrict__ a, long long n, int levels,
                             T* __restrict__ tree) {
     const long long nodes = 1ll << levels;
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x + 1;
-         k < nodes; k += stride) {
+    for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x + 1; k < nodes;
+         k += stride) {
         int depth = 0;
         while ((k >> (depth + 1)) != 0) ++depth;  // the level of node k: its bits after the 1
         long long lo, len;
@@ -123,9 +123,9 @@ __global__ void search_tree(const T* __restrict__ a, long long n, int levels,
 
 template <class T, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-search_cached(const T* __restrict__ a, long long n, const T* __restrict__ tree, int levels,
-              int tree_vectors, const T* __restrict__ v, long long m, int right,
-              long long* __restrict__ out) {
+    search_cached(const T* __restrict__ a, long long n, const T* __restrict__ tree, int levels,
+                  int tree_vectors, const T* __restrict__ v, long long m, int right,
+                  long long* __restrict__ out) {
     PRIM_DYNAMIC_SHARED(T, top);
     prim::search::copy_tree(tree, top, tree_vectors);
     __syncthreads();
@@ -208,11 +208,10 @@ search_cached(const T* __restrict__ a, long long n, const T* __restrict__ tree, 
 //   1-D grid.
 // Preconditions: count zeroed; offsets[b] the exclusive scan of count, offsets[buckets] = m.
 
-
 template <class T>
-__global__ void search_bucket(const T* __restrict__ tree, int levels, int tree_vectors,
-                              long long n, const T* __restrict__ v, long long m, long long chunk,
-                              int right, unsigned* __restrict__ bucket,
+__global__ void search_bucket(const T* __restrict__ tree, int levels, int tree_vectors, long long n,
+                              const T* __restrict__ v, long long m, long long chunk, int right,
+                              unsigned* __restrict__ bucket,
                               unsigned long long* __restrict__ count) {
     PRIM_DYNAMIC_SHARED(unsigned char, smem);
     T* top = reinterpret_cast<T*>(smem);
@@ -284,9 +283,9 @@ __global__ void search_gather(const long long* __restrict__ grouped, const P* __
 
 template <class T, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-search_buckets(const T* __restrict__ a, long long n, int levels, long long cap,
-               const unsigned long long* __restrict__ offsets, const T* __restrict__ qv,
-               int right, long long* __restrict__ grouped) {
+    search_buckets(const T* __restrict__ a, long long n, int levels, long long cap,
+                   const unsigned long long* __restrict__ offsets, const T* __restrict__ qv,
+                   int right, long long* __restrict__ grouped) {
     PRIM_DYNAMIC_SHARED(T, part);
     const bool up = right != 0;
     const long long buckets = 1ll << levels;
@@ -345,9 +344,9 @@ __global__ void search_tile_bounds(const T* __restrict__ a, long long n, const T
 
 template <class T, class P, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __restrict__ bounds,
-                    const T* __restrict__ v, long long m, int right, const P* __restrict__ perm,
-                    long long* __restrict__ out) {
+    search_sorted_tiles(const T* __restrict__ a, long long cap,
+                        const long long* __restrict__ bounds, const T* __restrict__ v, long long m,
+                        int right, const P* __restrict__ perm, long long* __restrict__ out) {
     PRIM_DYNAMIC_SHARED(T, part);
     const bool up = right != 0;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -368,8 +367,7 @@ search_sorted_tiles(const T* __restrict__ a, long long cap, const long long* __r
                 const T q = v[j];
                 long long lo = r0, len = r1 - r0;
                 if (local) {
-                    while (len > 0)
-                        prim::search::step(part[lo - r0 + (len >> 1)], q, up, lo, len);
+                    while (len > 0) prim::search::step(part[lo - r0 + (len >> 1)], q, up, lo, len);
                 } else {
                     while (len > 0) prim::search::step(a[lo + (len >> 1)], q, up, lo, len);
                 }
@@ -496,8 +494,7 @@ template <bool RIGHT, class T, int BLOCK, int ITEMS>
 __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long n,
                                               const T* __restrict__ index, int depth,
                                               const T* __restrict__ v, long long m,
-                                              long long* __restrict__ out, const T* top,
-                                              int ntop) {
+                                              long long* __restrict__ out, const T* top, int ntop) {
     constexpr int N = Pack16<T>::N;  // entries of a lane's 16-byte piece
     constexpr int LG = FANOUT / N;   // lanes per group: sizeof(T)
     constexpr int QPR = WARP / LG;   // groups a warp reads per round
@@ -563,8 +560,8 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
                     int cnt = 0;
 #pragma unroll
                     for (int e = 0; e < N; ++e)
-                        cnt += (e < avail[k][r]) & sends_up<RIGHT>(x[k][r].v[e], tq[k][r],
-                                                                   tnan[k][r]);
+                        cnt +=
+                            (e < avail[k][r]) & sends_up<RIGHT>(x[k][r].v[e], tq[k][r], tnan[k][r]);
 #pragma unroll
                     for (int s = 1; s < LG; s <<= 1) cnt += __shfl_xor_sync(FULL_MASK, cnt, s);
                     tc[k][r] = g[k][r] + cnt;
@@ -587,8 +584,8 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
 
 template <class T, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index, int depth,
-               const T* __restrict__ v, long long m, int right, long long* __restrict__ out) {
+    search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index, int depth,
+                   const T* __restrict__ v, long long m, int right, long long* __restrict__ out) {
     static_assert(BLOCK % prim::WARP == 0, "search_indexed: BLOCK must be a multiple of 32");
     PRIM_DYNAMIC_SHARED(T, top);
     const long long ntop = prim::search::level_size(n, depth);

@@ -42,9 +42,8 @@ __global__ void unflag_selected(const long long* __restrict__ sel, long long row
 }
 
 __global__ void assemble_partition(const long long* __restrict__ sel,
-                                   const long long* __restrict__ rest, long long rows,
-                                   long long m, long long L, int small,
-                                   long long* __restrict__ res) {
+                                   const long long* __restrict__ rest, long long rows, long long m,
+                                   long long L, int small, long long* __restrict__ res) {
     const long long n = rows * L, others = L - m;
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
         const long long r = i / L, j = i - r * L;
@@ -61,7 +60,7 @@ __global__ void pack_winners(const unsigned* __restrict__ img, const long long* 
                              long long n, int ib, unsigned long long* __restrict__ out) {
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads())
         out[i] = (static_cast<unsigned long long>(img[i]) << ib) |
-                 static_cast<unsigned long long>(idx[i]);
+            static_cast<unsigned long long>(idx[i]);
 }
 
 __global__ void unpack_index(const unsigned long long* __restrict__ in, long long n,

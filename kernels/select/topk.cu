@@ -120,8 +120,10 @@ struct Prefix {
     U img, img_mask;
     long long idx, idx_mask;
     __device__ __forceinline__ explicit Prefix(const long long* st)
-        : img(static_cast<U>(st[IMG_PREFIX])), img_mask(static_cast<U>(st[IMG_MASK])),
-          idx(st[IDX_PREFIX]), idx_mask(st[IDX_MASK]) {}
+        : img(static_cast<U>(st[IMG_PREFIX])),
+          img_mask(static_cast<U>(st[IMG_MASK])),
+          idx(st[IDX_PREFIX]),
+          idx_mask(st[IDX_MASK]) {}
     // LT, GT, or EQ in every image bit fixed (the index decides, order_index)
     __device__ __forceinline__ int order_image(U image) const {
         const U ih = image & img_mask;
@@ -142,9 +144,9 @@ struct TilePos {
     bool from_buffer;
     const long long* src_idx;
     __device__ __forceinline__ long long at(int j) const {
-        return from_buffer ? t0 + static_cast<long long>(j) * BLOCK + threadIdx.x
-                           : t0 + (static_cast<long long>(j / VN) * BLOCK + threadIdx.x) * VN +
-                                 j % VN;
+        return from_buffer
+            ? t0 + static_cast<long long>(j) * BLOCK + threadIdx.x
+            : t0 + (static_cast<long long>(j / VN) * BLOCK + threadIdx.x) * VN + j % VN;
     }
     __device__ __forceinline__ long long index(int j) const {
         const long long i = at(j);
@@ -178,11 +180,11 @@ __device__ __forceinline__ bool before(U ia, long long xa, U ib, long long xb) {
 
 template <class U, int BLOCK, int ITEMS, bool COLLECT>
 __global__ void __launch_bounds__(BLOCK)
-select_pass(const U* __restrict__ keys, long long len, long long blocks_per_row,
-            U* buf_img0, long long* buf_idx0, U* buf_img1, long long* buf_idx1, long long cap,
-            U* __restrict__ out_img, long long* __restrict__ out_idx, long long k,
-            long long* __restrict__ state, unsigned long long* __restrict__ hist, int kind,
-            int descending, int shift, int width, int on_index) {
+    select_pass(const U* __restrict__ keys, long long len, long long blocks_per_row, U* buf_img0,
+                long long* buf_idx0, U* buf_img1, long long* buf_idx1, long long cap,
+                U* __restrict__ out_img, long long* __restrict__ out_idx, long long k,
+                long long* __restrict__ state, unsigned long long* __restrict__ hist, int kind,
+                int descending, int shift, int width, int on_index) {
     using namespace prim::select;
     constexpr int MAX_BINS = 8192;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -275,19 +277,22 @@ select_pass(const U* __restrict__ keys, long long len, long long blocks_per_row,
         if (writes) {  // block-uniform: the state is the row's
             // positions of this thread's LT (high half) and EQ (low half) keys within the tile
             unsigned total;
-            unsigned pos = prim::block_exclusive_scan<BLOCK>((lt << 16) | eq,
-                                                             prim::Sum<unsigned>(), scratch,
-                                                             total);
+            unsigned pos = prim::block_exclusive_scan<BLOCK>((lt << 16) | eq, prim::Sum<unsigned>(),
+                                                             scratch, total);
             if (threadIdx.x == 0) {
                 const unsigned long long n_lt = total >> 16, n_eq = total & 0xffffu;
                 if (COLLECT) {
                     base_out = static_cast<long long>(atomicAdd(
                         reinterpret_cast<unsigned long long*>(&st[OUT_COUNT]), n_lt + n_eq));
                 } else {
-                    base_out = n_lt ? static_cast<long long>(atomicAdd(
-                        reinterpret_cast<unsigned long long*>(&st[OUT_COUNT]), n_lt)) : 0;
-                    base_buf = n_eq ? static_cast<long long>(atomicAdd(
-                        reinterpret_cast<unsigned long long*>(&st[WRITE_COUNT]), n_eq)) : 0;
+                    base_out = n_lt
+                        ? static_cast<long long>(atomicAdd(
+                              reinterpret_cast<unsigned long long*>(&st[OUT_COUNT]), n_lt))
+                        : 0;
+                    base_buf = n_eq
+                        ? static_cast<long long>(atomicAdd(
+                              reinterpret_cast<unsigned long long*>(&st[WRITE_COUNT]), n_eq))
+                        : 0;
                 }
             }
             __syncthreads();
@@ -312,8 +317,8 @@ select_pass(const U* __restrict__ keys, long long len, long long blocks_per_row,
 
 // One block of 1024 threads per row: fix the next digit of the row's prefix (see the header).
 __global__ void __launch_bounds__(1024)
-select_choose(unsigned long long* __restrict__ hist, long long* __restrict__ state, long long cap,
-              int shift, int width, int on_index) {
+    select_choose(unsigned long long* __restrict__ hist, long long* __restrict__ state,
+                  long long cap, int shift, int width, int on_index) {
     using namespace prim::select;
     constexpr int BLOCK = 1024;
     constexpr int MAX_BINS = 8192;
@@ -335,8 +340,8 @@ select_choose(unsigned long long* __restrict__ hist, long long* __restrict__ sta
         sum += mine[j];
     }
     unsigned long long total;
-    unsigned long long below = prim::block_exclusive_scan<BLOCK>(sum, prim::Sum<unsigned long long>(),
-                                                                 scratch, total);
+    unsigned long long below =
+        prim::block_exclusive_scan<BLOCK>(sum, prim::Sum<unsigned long long>(), scratch, total);
     if (below < k_rem && k_rem <= below + sum) {  // exactly one thread
 #pragma unroll
         for (int j = 0; j < PER; ++j) {
@@ -346,9 +351,9 @@ select_choose(unsigned long long* __restrict__ hist, long long* __restrict__ sta
                     st[IDX_PREFIX] |= digit << shift;
                     st[IDX_MASK] |= static_cast<long long>(bins - 1) << shift;
                 } else {
-                    st[IMG_PREFIX] = static_cast<long long>(
-                        static_cast<unsigned long long>(st[IMG_PREFIX]) |
-                        (static_cast<unsigned long long>(digit) << shift));
+                    st[IMG_PREFIX] =
+                        static_cast<long long>(static_cast<unsigned long long>(st[IMG_PREFIX]) |
+                                               (static_cast<unsigned long long>(digit) << shift));
                     st[IMG_MASK] = static_cast<long long>(
                         static_cast<unsigned long long>(st[IMG_MASK]) |
                         (static_cast<unsigned long long>(bins - 1) << shift));
@@ -376,9 +381,9 @@ select_choose(unsigned long long* __restrict__ hist, long long* __restrict__ sta
 // Winners of each row ordered by (image, index): see the header.
 template <class U, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-select_rank_sort(const U* __restrict__ img, const long long* __restrict__ idx, long long k,
-                 long long blocks_per_row, U* __restrict__ sorted_img,
-                 long long* __restrict__ sorted_idx) {
+    select_rank_sort(const U* __restrict__ img, const long long* __restrict__ idx, long long k,
+                     long long blocks_per_row, U* __restrict__ sorted_img,
+                     long long* __restrict__ sorted_idx) {
     __shared__ U s_img[BLOCK];
     __shared__ long long s_idx[BLOCK];
     const long long row = blockIdx.x / blocks_per_row;
@@ -429,8 +434,8 @@ __device__ __forceinline__ void digit_bucket(const U* img, int m, U prefix, U ma
     __syncthreads();
     const unsigned long long c = threadIdx.x < RADIX ? counts[threadIdx.x] : 0u;
     unsigned long long total;
-    const unsigned long long below = prim::block_exclusive_scan<BLOCK>(
-        c, prim::Sum<unsigned long long>(), scratch, total);
+    const unsigned long long below =
+        prim::block_exclusive_scan<BLOCK>(c, prim::Sum<unsigned long long>(), scratch, total);
     const unsigned long long want = static_cast<unsigned long long>(k_rem);
     if (below < want && want <= below + c)
         found(static_cast<U>(threadIdx.x), static_cast<long long>(below),
@@ -443,9 +448,9 @@ __device__ __forceinline__ void digit_bucket(const U* img, int m, U prefix, U ma
 // 8-bit digits (a 256-bin shared histogram and a block scan each). Whole block; the result in
 // every thread.
 template <class U, int BLOCK>
-__device__ __forceinline__ U block_rank_image(const U* img, int m, long long rank,
-                                              unsigned* counts, unsigned long long* scratch,
-                                              U* s_prefix, long long* s_rank) {
+__device__ __forceinline__ U block_rank_image(const U* img, int m, long long rank, unsigned* counts,
+                                              unsigned long long* scratch, U* s_prefix,
+                                              long long* s_rank) {
     constexpr int RADIX = 256;
     constexpr int UBITS = static_cast<int>(sizeof(U)) * 8;
     U prefix = 0, mask = 0;
@@ -467,8 +472,8 @@ __device__ __forceinline__ U block_rank_image(const U* img, int m, long long ran
 // One block per row: the threshold image of the row's strided sample (see the header).
 template <class U, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-select_sample(const U* __restrict__ keys, long long len, int sample, long long rank,
-              long long* __restrict__ state, int kind, int descending) {
+    select_sample(const U* __restrict__ keys, long long len, int sample, long long rank,
+                  long long* __restrict__ state, int kind, int descending) {
     using namespace prim::select;
     PRIM_DYNAMIC_SHARED(U, smp);
     __shared__ unsigned counts[256];
@@ -500,10 +505,10 @@ select_sample(const U* __restrict__ keys, long long len, int sample, long long r
 // Every key of the row at or below the threshold image to buffer 0 (see the header).
 template <class U, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-select_filter(const U* __restrict__ keys, long long len, long long blocks_per_row,
-              U* __restrict__ buf_img0, long long* __restrict__ buf_idx0,
-              U* __restrict__ buf_img1, long long* __restrict__ buf_idx1, long long cap,
-              long long* __restrict__ state, int kind, int descending) {
+    select_filter(const U* __restrict__ keys, long long len, long long blocks_per_row,
+                  U* __restrict__ buf_img0, long long* __restrict__ buf_idx0,
+                  U* __restrict__ buf_img1, long long* __restrict__ buf_idx1, long long cap,
+                  long long* __restrict__ state, int kind, int descending) {
     using namespace prim::select;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int VN = prim::Vec16<U>::N;
@@ -561,7 +566,7 @@ select_filter(const U* __restrict__ keys, long long len, long long blocks_per_ro
                     if (at < seg) {
                         si[at] = img[j];
                         sx[at] = t0 + (static_cast<long long>(j / VN) * BLOCK + threadIdx.x) * VN +
-                                 j % VN;
+                            j % VN;
                     }
                     ++at;
                 }
@@ -609,8 +614,8 @@ __global__ void select_filter_done(long long* __restrict__ state, long long rows
 // A block per row of at most the policy's row_bytes: see the header.
 template <class U, int BLOCK>
 __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long long row_index,
-                                            long long len, long long k, int kind,
-                                            int descending, int sorted, U* __restrict__ out_img,
+                                            long long len, long long k, int kind, int descending,
+                                            int sorted, U* __restrict__ out_img,
                                             long long* __restrict__ out_idx,
                                             bool key_bits = false) {
     using namespace prim::select;
@@ -667,8 +672,10 @@ __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long lon
     least = s_lo[0];
     const U diff = least ^ s_hi[0];
     constexpr int UBITS = static_cast<int>(sizeof(U)) * 8;
-    const int top = diff == 0 ? -1 : UBITS - 1 - (sizeof(U) == 4 ? __clz(static_cast<int>(diff))
-                                                                 : __clzll(static_cast<long long>(diff)));
+    const int top = diff == 0 ? -1
+                              : UBITS - 1 -
+            (sizeof(U) == 4 ? __clz(static_cast<int>(diff))
+                            : __clzll(static_cast<long long>(diff)));
     U mask = top == UBITS - 1 ? static_cast<U>(0) : ~((static_cast<U>(1) << (top + 1)) - 1);
     U prefix = least & mask;
     long long k_rem = k, count = len;
@@ -680,7 +687,7 @@ __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long lon
         digit_bucket<U, BLOCK>(row, n, prefix, mask, sh, k_rem, counts, scratch,
                                [&](U digit, long long below, long long c) {
                                    s_prefix = (prefix & ~(static_cast<U>(RADIX - 1) << sh)) |
-                                              (digit << sh);
+                                       (digit << sh);
                                    s_mask = mask | (static_cast<U>(RADIX - 1) << sh);
                                    s_k_rem = k_rem - below;
                                    s_count = c;
@@ -710,8 +717,8 @@ __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long lon
     U* stage_img = reinterpret_cast<U*>(row + ((len * sizeof(U) + 15) / 16) * (16 / sizeof(U)));
     // each staged array on 16-byte boundaries, whole 16-byte words: the ranking's loops are
     // compiled to 16-byte shared loads, which read up to the end of the word holding the last one
-    int* stage_pos = reinterpret_cast<int*>(stage_img + ((k * sizeof(U) + 15) / 16) *
-                                                             (16 / sizeof(U)));
+    int* stage_pos =
+        reinterpret_cast<int*>(stage_img + ((k * sizeof(U) + 15) / 16) * (16 / sizeof(U)));
     U* gi = out_img + row_index * k;
     long long* gx = out_idx + row_index * k;
     for (int i = lo; i < hi; ++i) {
@@ -750,30 +757,29 @@ __device__ __forceinline__ void rows_select(const U* __restrict__ keys, long lon
 // The row-list form runs the rows the warp-per-row kernel left (see the header).
 template <class U, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-select_rows(const U* __restrict__ keys, long long len, long long k, int kind, int descending,
-            int sorted, int listed, const long long* __restrict__ row_list,
-            const unsigned long long* __restrict__ list_count, U* __restrict__ out_img,
-            long long* __restrict__ out_idx) {
+    select_rows(const U* __restrict__ keys, long long len, long long k, int kind, int descending,
+                int sorted, int listed, const long long* __restrict__ row_list,
+                const unsigned long long* __restrict__ list_count, U* __restrict__ out_img,
+                long long* __restrict__ out_idx) {
     if (!listed) {
-        rows_select<U, BLOCK>(keys, blockIdx.x, len, k, kind, descending, sorted, out_img,
-                              out_idx);
+        rows_select<U, BLOCK>(keys, blockIdx.x, len, k, kind, descending, sorted, out_img, out_idx);
         return;
     }
     const long long count = static_cast<long long>(*list_count);
     for (long long e = blockIdx.x; e < count; e += gridDim.x) {  // block-uniform
-        rows_select<U, BLOCK>(keys, row_list[e], len, k, kind, descending, sorted, out_img,
-                              out_idx, true);
+        rows_select<U, BLOCK>(keys, row_list[e], len, k, kind, descending, sorted, out_img, out_idx,
+                              true);
         __syncthreads();  // the shared row is rewritten by the next one
     }
 }
 
 // A warp per row, for k up to 32 * M (see the header).
 template <class U, int WARPS, int M>
-__global__ void __launch_bounds__(WARPS * prim::WARP, 1024 / (WARPS * prim::WARP))
-select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long long k,
-                 int kind, int descending, int cand_max, int one_pass, U* __restrict__ out_key,
-                 long long* __restrict__ out_idx, long long* __restrict__ row_list,
-                 unsigned long long* __restrict__ list_count) {
+__global__ void __launch_bounds__(WARPS* prim::WARP, 1024 / (WARPS * prim::WARP))
+    select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long long k,
+                     int kind, int descending, int cand_max, int one_pass, U* __restrict__ out_key,
+                     long long* __restrict__ out_idx, long long* __restrict__ row_list,
+                     unsigned long long* __restrict__ list_count) {
     constexpr int VN = prim::Vec16<U>::N;
     constexpr int VECS = 8;  // 16-byte loads in flight per lane
     constexpr int CHUNK = prim::WARP * VECS * VN;
@@ -783,15 +789,15 @@ select_warp_rows(const U* __restrict__ keys, long long len, long long rows, long
     const long long row = static_cast<long long>(blockIdx.x) * WARPS + warp;
     if (row >= rows) return;  // warp-uniform; the kernel has no block barrier
     U* c_img = reinterpret_cast<U*>(smem) + static_cast<long long>(warp) * cand_max;
-    int* c_pos = reinterpret_cast<int*>(reinterpret_cast<U*>(smem) + WARPS * cand_max) +
-                 warp * cand_max;
+    int* c_pos =
+        reinterpret_cast<int*>(reinterpret_cast<U*>(smem) + WARPS * cand_max) + warp * cand_max;
     const prim::radix::DigitOf<U> dig(kind, descending, 0, 1);
     const U* rk = keys + row * len;
     const bool aligned = (reinterpret_cast<prim::uptr>(rk) & 15u) == 0;
     const int n = static_cast<int>(len);
     // a chunk's images: lane's vector v at (v * 32 + lane) * VN; the whole chunk's loads are
     // issued before any is used (one branch per chunk, not per vector)
-    auto load = [&](int c0, U (&img)[VECS * VN], unsigned& valid) {
+    auto load = [&](int c0, U(&img)[VECS* VN], unsigned& valid) {
         if (aligned && c0 + CHUNK <= n) {
             prim::Packet<U> p[VECS];
 #pragma unroll
@@ -964,8 +970,8 @@ __device__ __forceinline__ void block_select(U* img, long long* idx, unsigned m,
     const int idx_digits = (idx_bits + BITS - 1) / BITS;
     for (int d = 0; d < UBITS / BITS + idx_digits && count != k_rem; ++d) {
         const bool on_image = d < UBITS / BITS;
-        const int shift = on_image ? UBITS - BITS * (d + 1)
-                                   : idx_digits * BITS - BITS * (d - UBITS / BITS + 1);
+        const int shift =
+            on_image ? UBITS - BITS * (d + 1) : idx_digits * BITS - BITS * (d - UBITS / BITS + 1);
         for (int i = threadIdx.x; i < RADIX; i += BLOCK) sh.counts[i] = 0u;
         __syncthreads();
         for (unsigned i = threadIdx.x; i < m; i += BLOCK) {
@@ -980,8 +986,8 @@ __device__ __forceinline__ void block_select(U* img, long long* idx, unsigned m,
         __syncthreads();
         const unsigned long long c = threadIdx.x < RADIX ? sh.counts[threadIdx.x] : 0u;
         unsigned long long total;
-        const unsigned long long below = block_exclusive_scan<BLOCK>(
-            c, Sum<unsigned long long>(), sh.scratch, total);
+        const unsigned long long below =
+            block_exclusive_scan<BLOCK>(c, Sum<unsigned long long>(), sh.scratch, total);
         if (below < static_cast<unsigned long long>(k_rem) &&
             static_cast<unsigned long long>(k_rem) <= below + c) {
             if (on_image) {
@@ -1043,10 +1049,10 @@ __device__ __forceinline__ void block_select(U* img, long long* idx, unsigned m,
 
 template <class U, int BLOCK, int ITEMS, bool PAIRS>
 __global__ void __launch_bounds__(BLOCK)
-select_small_k(const U* __restrict__ keys, const U* __restrict__ in_img,
-               const long long* __restrict__ in_idx, long long len, long long blocks_per_row,
-               long long k, int kind, int descending, int idx_bits, long long cap,
-               U* __restrict__ out_img, long long* __restrict__ out_idx) {
+    select_small_k(const U* __restrict__ keys, const U* __restrict__ in_img,
+                   const long long* __restrict__ in_idx, long long len, long long blocks_per_row,
+                   long long k, int kind, int descending, int idx_bits, long long cap,
+                   U* __restrict__ out_img, long long* __restrict__ out_idx) {
     using namespace prim::select;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int VN = prim::Vec16<U>::N;

@@ -120,8 +120,7 @@ struct RunOp {
 // 16-byte vectors and exchanged through the warp's buffer `tmp` (common/load.cuh); 1- and 2-byte
 // types as the thread's own 16-byte vectors (ITEMS * sizeof(T) is a multiple of 16); other
 // types (complex) element by element.
-template <class T, int ITEMS,
-          int HOW = HasVec16<T>::value ? 0 : (sizeof(T) < 4 ? 1 : 2)>
+template <class T, int ITEMS, int HOW = HasVec16<T>::value ? 0 : (sizeof(T) < 4 ? 1 : 2)>
 struct TileItems;
 
 template <class T, int ITEMS>
@@ -177,13 +176,12 @@ struct TileItems<T, ITEMS, 2> {
 
 template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
           int MIN_BLOCKS = 1, int WARP_OUT = 1, int PREFETCH = 0>
-__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
-              int equal_nan, K* __restrict__ keys_out,
-              typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type* __restrict__
-                  values_out,
-              long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
-              unsigned char* tile_state, unsigned int epoch) {
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) runs_lookback(
+    const K* __restrict__ keys, const InT* __restrict__ values, long long n, int equal_nan,
+    K* __restrict__ keys_out,
+    typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type* __restrict__ values_out,
+    long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
+    unsigned char* tile_state, unsigned int epoch) {
     static_assert(ITEMS >= 16 && ITEMS <= 32 && ITEMS % 16 == 0, "runs: ITEMS is 16 or 32");
     static_assert(BLOCK % prim::WARP == 0 && BLOCK >= 64, "runs: BLOCK whole warps, >= 64");
     typedef prim::RunOp<Op> ROp;
@@ -201,9 +199,8 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     constexpr bool VALUED = VALS == prim::RUN_VALUES;
     constexpr int KEY_BYTES = static_cast<int>(sizeof(K)) * prim::WARP * ITEMS;
     // parked: keys and op-sums side by side (VALUES), or keys then indices in one place
-    constexpr int OW = static_cast<int>(VALUED ? sizeof(K) + sizeof(Out)
-                                               : (sizeof(K) > sizeof(Out) ? sizeof(K)
-                                                                          : sizeof(Out)));
+    constexpr int OW = static_cast<int>(
+        VALUED ? sizeof(K) + sizeof(Out) : (sizeof(K) > sizeof(Out) ? sizeof(K) : sizeof(Out)));
     // with values, one spare slot of a sum per warp (rounded to 16 bytes), see the walk below
     constexpr int PAD = VALUED ? (static_cast<int>(sizeof(Out)) + 15) / 16 * 16 : 0;
     constexpr bool STAGE_OUT =
@@ -215,8 +212,8 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     __shared__ P scratch[WARPS];
     __shared__ P tile_prefix;
     __shared__ unsigned int tile_id;
-    __shared__ __align__(16) unsigned char exchange[WARPS][WIDE * prim::WARP * ITEMS +
-                                                          (EARLY ? PAD : 0)];
+    __shared__ __align__(
+        16) unsigned char exchange[WARPS][WIDE * prim::WARP * ITEMS + (EARLY ? PAD : 0)];
 
     const long long tile = prim::next_tile(tile_counter, &tile_id);
     if constexpr (PREFETCH > 0) {  // the tile drawn PREFETCH tiles later, into the L2 cache
@@ -231,9 +228,10 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     const long long first = warp_first + static_cast<long long>(lane) * ITEMS;
     const long long avail = n - first;  // may be <= 0 in the last tile
     const bool full = (tile + 1) * TILE <= n;
-    const bool vector = full && ((reinterpret_cast<prim::uptr>(keys) |
-                                  (VALS == prim::RUN_VALUES ? reinterpret_cast<prim::uptr>(values)
-                                                            : 0)) & 15u) == 0;
+    const bool vector = full &&
+        ((reinterpret_cast<prim::uptr>(keys) |
+          (VALS == prim::RUN_VALUES ? reinterpret_cast<prim::uptr>(values) : 0)) &
+         15u) == 0;
 
     K kk[ITEMS];
     AccT v[ITEMS];
@@ -281,12 +279,12 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
     for (int k = 1; k < ITEMS; ++k)
         heads |= static_cast<unsigned>(!prim::same_key<KIND>(kk[k], kk[k - 1], equal_nan)) << k;
     heads |= static_cast<unsigned>(first == 0 || !prim::same_key<KIND>(kk[0], prev, equal_nan));
-    const bool last_ends = first + ITEMS >= n || !prim::same_key<KIND>(next, kk[ITEMS - 1],
-                                                                      equal_nan);
+    const bool last_ends =
+        first + ITEMS >= n || !prim::same_key<KIND>(next, kk[ITEMS - 1], equal_nan);
     unsigned ends = (heads >> 1) | (static_cast<unsigned>(last_ends) << (ITEMS - 1));
     if (!full) {  // the last tile: items from element n on are none, element n - 1 ends a run
-        const unsigned live = avail >= ITEMS ? ~0u >> (32 - ITEMS)
-                                             : (avail > 0 ? (1u << avail) - 1u : 0u);
+        const unsigned live =
+            avail >= ITEMS ? ~0u >> (32 - ITEMS) : (avail > 0 ? (1u << avail) - 1u : 0u);
         if (avail > 0 && avail < ITEMS) ends |= 1u << (avail - 1);
         heads &= live;
         ends &= live;
@@ -317,8 +315,8 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
         head0 = prim::shfl_idx(heads, 0) & 1u;  // the warp's first item a head
         // the lane's last (live) item ends a run: a sum parked after the walk
         const bool tail = avail >= ITEMS ? last_ends : avail > 0;
-        ended = warp_heads - __popc(__ballot_sync(~0u, heads & 1u)) +
-                __popc(__ballot_sync(~0u, tail));
+        ended =
+            warp_heads - __popc(__ballot_sync(~0u, heads & 1u)) + __popc(__ballot_sync(~0u, tail));
         slot0 = hb;
         // the run that head g of the warp starts is the warp's run g + 1 - head0 to end; its
         // sum is parked at g + 1 (one slot past the run's index when head0 is 1: the buffer
@@ -334,8 +332,8 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
             if (h) {
                 if (k > 0) {  // the run before item k ended at item k - 1
                     if constexpr (ONE)
-                        *reinterpret_cast<Out*>(reinterpret_cast<unsigned char*>(kq) +
-                                                KEY_BYTES) = mine.value;
+                        *reinterpret_cast<Out*>(reinterpret_cast<unsigned char*>(kq) + KEY_BYTES) =
+                            mine.value;
                     else
                         *oq = mine.value;
                 }
@@ -401,7 +399,7 @@ runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long l
         }
     } else {
         long long r = start.runs();  // runs started before the current item
-        AccT run = start.value;      // the op-sum of the current run so far
+        AccT run = start.value;  // the op-sum of the current run so far
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const bool h = (heads >> k) & 1u;

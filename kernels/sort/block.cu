@@ -20,9 +20,9 @@
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-block_sort(const U* __restrict__ keys_in, U* __restrict__ keys_out,
-           const V* __restrict__ vals_in, V* __restrict__ vals_out, long long n_keys, int kind,
-           int descending, int begin_bit, int end_bit, int flags) {
+    block_sort(const U* __restrict__ keys_in, U* __restrict__ keys_out,
+               const V* __restrict__ vals_in, V* __restrict__ vals_out, long long n_keys, int kind,
+               int descending, int begin_bit, int end_bit, int flags) {
     using namespace prim::radix;
     PRIM_DYNAMIC_SHARED(unsigned char, smem);  // block_sort_tile's layout
     __shared__ unsigned scratch[BLOCK / prim::WARP];

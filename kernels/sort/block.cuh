@@ -29,7 +29,7 @@ constexpr int TILE_BITS = 8;  // digit width of the on-chip sorts
 template <class U, int BLOCK, int ITEMS>
 __host__ __device__ constexpr int block_sort_smem() {
     return (rank_counters<TILE_BITS>(BLOCK / WARP) * 4 + 15) / 16 * 16 +
-           BLOCK * ITEMS * static_cast<int>(sizeof(U) + sizeof(unsigned short));
+        BLOCK * ITEMS * static_cast<int>(sizeof(U) + sizeof(unsigned short));
 }
 
 // ITEMS positions of a tile of at most 2^16 keys, two to a register (a thread's positions

@@ -21,8 +21,8 @@
 
 template <class U, int BLOCK, int ITEMS, int BITS>
 __global__ void __launch_bounds__(BLOCK)
-classic_histogram(const U* __restrict__ keys, long long n, int kind, int descending, int shift,
-                  int width, unsigned* __restrict__ counts) {
+    classic_histogram(const U* __restrict__ keys, long long n, int kind, int descending, int shift,
+                      int width, unsigned* __restrict__ counts) {
     constexpr int RADIX = 1 << BITS;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     __shared__ unsigned c[RADIX];
@@ -42,10 +42,10 @@ classic_histogram(const U* __restrict__ keys, long long n, int kind, int descend
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int BITS>
 __global__ void __launch_bounds__(BLOCK)
-classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
-                const V* __restrict__ vals_in, V* __restrict__ vals_out, long long n, int kind,
-                int descending, int shift, int width,
-                const unsigned long long* __restrict__ offsets) {
+    classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
+                    const V* __restrict__ vals_in, V* __restrict__ vals_out, long long n, int kind,
+                    int descending, int shift, int width,
+                    const unsigned long long* __restrict__ offsets) {
     using namespace prim::radix;
     constexpr int RADIX = 1 << BITS;
     static_assert(BLOCK >= RADIX, "classic_scatter: one thread per digit");
@@ -70,7 +70,7 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     if (threadIdx.x < RADIX) {
         const long long d = threadIdx.x;
         gbase[d] = static_cast<long long>(offsets[d * gridDim.x + blockIdx.x]) -
-                   static_cast<long long>(dstart);
+            static_cast<long long>(dstart);
         kdst[d] = keys_out + gbase[d];
     }
     V vals[ITEMS];
@@ -78,6 +78,6 @@ classic_scatter(const U* __restrict__ keys_in, U* __restrict__ keys_out,
     stage_keys<U, ITEMS>(keys, rank, reinterpret_cast<U*>(kvbuf));
     __syncthreads();
     scatter_tile<U, V, VALUES, BLOCK, ITEMS>(rank, valid, gbase, kdst, reinterpret_cast<U*>(kvbuf),
-                                             reinterpret_cast<V*>(kvbuf), dig, true, vals,
-                                             vals_out, false);
+                                             reinterpret_cast<V*>(kvbuf), dig, true, vals, vals_out,
+                                             false);
 }

@@ -87,8 +87,8 @@ __device__ __forceinline__ unsigned look_back(const unsigned* column, long long 
 #pragma unroll
         for (int w = 0; w < WINDOW; ++w)  // past the portion's first tile: an inclusive 0
             s[w] = t - w >= first_tile
-                       ? *reinterpret_cast<const volatile unsigned*>(column + (t - w) * RADIX)
-                       : (FLAG_INCLUSIVE | (epoch << 29));
+                ? *reinterpret_cast<const volatile unsigned*>(column + (t - w) * RADIX)
+                : (FLAG_INCLUSIVE | (epoch << 29));
 #pragma unroll
         for (int w = 0; w < WINDOW; ++w) {
             while ((s[w] >> 30) == 0u || ((s[w] >> 29) & 1u) != epoch) {
@@ -188,16 +188,15 @@ __device__ __forceinline__ void hist_mend(const U* __restrict__ keys, long long 
         if (needs_fold(key)) {
             hist_image<0>(ordered_as<IMAGE_FLOAT>(key, flip) >> shift, passes, last_mask, col,
                           false);
-            hist_image<0>(ordered_as<IMAGE_FOLD>(key, flip) >> shift, passes, last_mask, col,
-                          true);
+            hist_image<0>(ordered_as<IMAGE_FOLD>(key, flip) >> shift, passes, last_mask, col, true);
         }
     });
 }
 
 template <class U, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int descending,
-                   int begin_bit, int end_bit, unsigned* __restrict__ hist) {
+    onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int descending,
+                       int begin_bit, int end_bit, unsigned* __restrict__ hist) {
     using namespace prim::radix;
     typedef OsHist<U> H;
     static_assert(BLOCK % prim::WARP == 0, "onesweep_histogram: whole warps");
@@ -219,8 +218,8 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
         hist_keys_of<IMAGE_FLOAT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
                                             col, fold);
     else
-        hist_keys_of<IMAGE_INT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
-                                          col, fold);
+        hist_keys_of<IMAGE_INT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask, col,
+                                          fold);
     if (__syncthreads_or(fold)) {  // block-uniform: this block counted NaN keys
         if (threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
         hist_mend<U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask, col);
@@ -248,8 +247,9 @@ onesweep_histogram(const U* __restrict__ keys, long long count, int kind, int de
 }
 
 __global__ void __launch_bounds__(256)
-onesweep_plan(unsigned* __restrict__ hist, int passes, long long n, long long* __restrict__ offsets,
-              int pass_stride, int* __restrict__ plan, unsigned* __restrict__ launches) {
+    onesweep_plan(unsigned* __restrict__ hist, int passes, long long n,
+                  long long* __restrict__ offsets, int pass_stride, int* __restrict__ plan,
+                  unsigned* __restrict__ launches) {
     __shared__ long long scratch[256 / prim::WARP];
     __shared__ int constant[8];
     const int d = threadIdx.x;
@@ -314,15 +314,15 @@ template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WI
 __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     using namespace prim::radix;
     U keys[ITEMS];
-    const Digits<ITEMS> digits = load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig,
-                                                                  keys);
+    const Digits<ITEMS> digits =
+        load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig, keys);
     unsigned dcount = 0, dstart = 0;
     block_count<BLOCK, os::BITS, ITEMS, true>(digits, t.hist, t.scratch, dcount, dstart);
     // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
     if (threadIdx.x < os::RADIX)
-        os::publish(word, t.tile == t.first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE,
-                    t.epoch, dcount);
+        os::publish(word, t.tile == t.first_tile ? os::FLAG_INCLUSIVE : os::FLAG_AGGREGATE, t.epoch,
+                    dcount);
     unsigned rank[ITEMS];  // kept for the values only
     V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
     if constexpr (VALUES) {
@@ -350,19 +350,20 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     __syncthreads();
     scatter_tile<U, V, VALUES, BLOCK, ITEMS, FULL>(
         rank, t.valid, t.gbase, t.kdst, reinterpret_cast<U*>(t.kvbuf),
-        reinterpret_cast<V*>(t.kvbuf), t.dig, !(t.last && (t.vflags & KEYS_DISCARD)), vals,
-        t.vout, t.last && (t.vflags & VALUES_WIDE));
+        reinterpret_cast<V*>(t.kvbuf), t.dig, !(t.last && (t.vflags & KEYS_DISCARD)), vals, t.vout,
+        t.last && (t.vflags & VALUES_WIDE));
 }
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
           int MATCH, int PREFETCH = 0>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __restrict__ keys_tmp0,
-              U* __restrict__ keys_tmp1, const V* __restrict__ vals_in, void* __restrict__ vals_out,
-              V* __restrict__ vals_tmp0, V* __restrict__ vals_tmp1, long long n, int kind,
-              int descending, int shift, int width, int vflags, const int* __restrict__ plan,
-              long long* __restrict__ offsets, unsigned* __restrict__ status,
-              unsigned* __restrict__ tile_counter, long long first_tile) {
+    onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out,
+                  U* __restrict__ keys_tmp0, U* __restrict__ keys_tmp1,
+                  const V* __restrict__ vals_in, void* __restrict__ vals_out,
+                  V* __restrict__ vals_tmp0, V* __restrict__ vals_tmp1, long long n, int kind,
+                  int descending, int shift, int width, int vflags, const int* __restrict__ plan,
+                  long long* __restrict__ offsets, unsigned* __restrict__ status,
+                  unsigned* __restrict__ tile_counter, long long first_tile) {
     using namespace prim::radix;
     static_assert(BLOCK >= os::RADIX, "onesweep_pass: one thread per digit for the look-back");
     constexpr int TILE = BLOCK * ITEMS;
@@ -402,9 +403,9 @@ onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out, U* __rest
     DigitOf<U> dig(kind, descending, shift, width);
     dig.fold = row[6] != 0;
 
-    const PassTile<U, V> t{kin, kout, vin, vout, tile, first_tile, start, valid, vflags, epoch,
-                           first, last, offsets, status, dig, hist, scratch, kvbuf, gbase,
-                           kdst};
+    const PassTile<U, V> t{kin,   kout,   vin,     vout,  tile,  first_tile, start,
+                           valid, vflags, epoch,   first, last,  offsets,    status,
+                           dig,   hist,   scratch, kvbuf, gbase, kdst};
     // block-uniform; with values the full-tile code's longer live ranges would spill registers
     if (!VALUES && valid == TILE)
         onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);

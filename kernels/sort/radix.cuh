@@ -135,17 +135,20 @@ struct DigitOf {
     unsigned flip_digit;  // the digit's bits of flip: ((x ^ flip) >> s) = (x >> s) ^ (flip >> s)
 
     __device__ __forceinline__ DigitOf(int kind, int descending, int shift_, int width)
-        : is_float(kind == FLOAT), fold(true),
+        : is_float(kind == FLOAT),
+          fold(true),
           flip(static_cast<U>((descending ? ~static_cast<U>(0) : static_cast<U>(0)) ^
                               (kind == SIGNED ? Bits<U>::TOP : static_cast<U>(0)))),
-          shift(shift_), mask((1u << width) - 1u),
+          shift(shift_),
+          mask((1u << width) - 1u),
           flip_digit(static_cast<unsigned>(flip >> shift_) & mask) {}
 
     __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip); }
     template <int MODE>
     __device__ __forceinline__ unsigned of(U key) const {
         return (static_cast<unsigned>(ordered_as<MODE>(key, static_cast<U>(0)) >> shift) ^
-                flip_digit) & mask;
+                flip_digit) &
+            mask;
     }
     __device__ __forceinline__ unsigned operator()(U key) const {
         return is_float ? of<IMAGE_FOLD>(key) : of<IMAGE_INT>(key);
@@ -370,8 +373,8 @@ __device__ __forceinline__ void load_values(const V* vals_in, long long start, i
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         const int i = striped_index<ITEMS>(k);
-        vals[k] = i < valid ? (iota ? static_cast<V>(start + i) : vals_in[start + i])
-                            : static_cast<V>(0);
+        vals[k] =
+            i < valid ? (iota ? static_cast<V>(start + i) : vals_in[start + i]) : static_cast<V>(0);
     }
 }
 
@@ -426,10 +429,9 @@ __device__ __forceinline__ void scatter_tile_as(const unsigned (&rank)[ITEMS], i
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, bool FULL = false>
 __device__ __forceinline__ void scatter_tile(const unsigned (&rank)[ITEMS], int valid,
-                                             const long long* gbase, U* const* kdst,
-                                             const U* kbuf, V* vbuf, const DigitOf<U>& dig,
-                                             bool write_keys, const V (&vals)[ITEMS],
-                                             void* vals_out, bool wide) {
+                                             const long long* gbase, U* const* kdst, const U* kbuf,
+                                             V* vbuf, const DigitOf<U>& dig, bool write_keys,
+                                             const V (&vals)[ITEMS], void* vals_out, bool wide) {
     if (!dig.is_float)
         scatter_tile_as<IMAGE_INT, U, V, VALUES, BLOCK, ITEMS, FULL>(
             rank, valid, gbase, kdst, kbuf, vbuf, dig, write_keys, vals, vals_out, wide);

@@ -31,11 +31,11 @@ constexpr int WARPS = 4;  // segsort_warp: warps (segments) per block
 }  // namespace seg
 
 template <class U, class V, bool VALUES, int ITEMS>
-__global__ void __launch_bounds__(seg::WARPS * prim::WARP)
-segsort_warp(const U* __restrict__ keys_in, U* __restrict__ keys_out,
-             const V* __restrict__ vals_in, V* __restrict__ vals_out,
-             const long long* __restrict__ offsets, long long segments, int kind, int descending,
-             int begin_bit, int end_bit) {
+__global__ void __launch_bounds__(seg::WARPS* prim::WARP)
+    segsort_warp(const U* __restrict__ keys_in, U* __restrict__ keys_out,
+                 const V* __restrict__ vals_in, V* __restrict__ vals_out,
+                 const long long* __restrict__ offsets, long long segments, int kind,
+                 int descending, int begin_bit, int end_bit) {
     using namespace prim::radix;
     constexpr int CAP = prim::WARP * ITEMS;
     __shared__ unsigned counts[seg::WARPS][seg::RADIX];
@@ -118,10 +118,10 @@ segsort_warp(const U* __restrict__ keys_in, U* __restrict__ keys_out,
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-segsort_block(const U* __restrict__ keys_in, U* __restrict__ keys_out,
-              const V* __restrict__ vals_in, V* __restrict__ vals_out,
-              const long long* __restrict__ offsets, long long small, int kind, int descending,
-              int begin_bit, int end_bit) {
+    segsort_block(const U* __restrict__ keys_in, U* __restrict__ keys_out,
+                  const V* __restrict__ vals_in, V* __restrict__ vals_out,
+                  const long long* __restrict__ offsets, long long small, int kind, int descending,
+                  int begin_bit, int end_bit) {
     using namespace prim::radix;
     PRIM_DYNAMIC_SHARED(unsigned char, smem);  // block_sort_tile's layout
     __shared__ unsigned scratch[BLOCK / prim::WARP];

@@ -28,8 +28,8 @@
 
 using prim::i64;
 
-#define PRIM_GRID_STRIDE(i, n)                                                                  \
-    for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);             \
+#define PRIM_GRID_STRIDE(i, n)                                                     \
+    for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
          i += static_cast<i64>(gridDim.x) * blockDim.x)
 
 template <class I>
@@ -43,9 +43,7 @@ __global__ void sparse_expand_rows(const I* __restrict__ offsets, long long m, l
 template <class I>
 __global__ void sparse_rowptr_from_rows(const I* __restrict__ rows, long long nnz, long long m,
                                         I* __restrict__ rowptr) {
-    PRIM_GRID_STRIDE(i, m + 1) {
-        rowptr[i] = static_cast<I>(prim::lower_bound(rows, nnz, i));
-    }
+    PRIM_GRID_STRIDE(i, m + 1) { rowptr[i] = static_cast<I>(prim::lower_bound(rows, nnz, i)); }
 }
 
 template <class T, class I>

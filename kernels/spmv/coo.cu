@@ -108,9 +108,9 @@ __device__ __forceinline__ void reduce_by_key_tile(const I* __restrict__ keys, i
 
 template <class T, class I, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-spmv_coo(const I* __restrict__ rows, const I* __restrict__ cols, const T* __restrict__ vals,
-         const T* __restrict__ x, long long nnz, T alpha, T* __restrict__ y,
-         I* __restrict__ carry_keys, T* __restrict__ carry_vals) {
+    spmv_coo(const I* __restrict__ rows, const I* __restrict__ cols, const T* __restrict__ vals,
+             const T* __restrict__ x, long long nnz, T alpha, T* __restrict__ y,
+             I* __restrict__ carry_keys, T* __restrict__ carry_vals) {
     __shared__ prim::RowPair<T> s_warp[BLOCK / prim::WARP];
     const prim::CooProducts<T, I> load{vals, cols, x};
     prim::reduce_by_key_tile<BLOCK, ITEMS>(rows, nnz, load, alpha, y, carry_keys, carry_vals,
@@ -119,12 +119,11 @@ spmv_coo(const I* __restrict__ rows, const I* __restrict__ cols, const T* __rest
 
 template <class T, class I, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-spmv_carry_fixup(const I* __restrict__ keys, const T* __restrict__ vals, long long n, T alpha,
-                 T* __restrict__ y, I* __restrict__ carry_keys, T* __restrict__ carry_vals) {
+    spmv_carry_fixup(const I* __restrict__ keys, const T* __restrict__ vals, long long n, T alpha,
+                     T* __restrict__ y, I* __restrict__ carry_keys, T* __restrict__ carry_vals) {
     __shared__ prim::RowPair<T> s_warp[BLOCK / prim::WARP];
     const prim::CarryValues<T> load{vals};
-    prim::reduce_by_key_tile<BLOCK, ITEMS>(keys, n, load, alpha, y, carry_keys, carry_vals,
-                                           s_warp);
+    prim::reduce_by_key_tile<BLOCK, ITEMS>(keys, n, load, alpha, y, carry_keys, carry_vals, s_warp);
 }
 
 template <class T>

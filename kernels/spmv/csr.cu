@@ -70,11 +70,11 @@ __global__ void spmv_csr_vector(const I* __restrict__ rowptr, const I* __restric
                   "spmv_csr_vector: LANES must be a power of two in [1, 32]");
     constexpr int ROWS_PER_WARP = prim::WARP / LANES;
     const int lane = threadIdx.x % prim::WARP;
-    const int sub = lane % LANES;    // lane within the row's group
-    const int slot = lane / LANES;   // the group's row within the warp's rows
+    const int sub = lane % LANES;  // lane within the row's group
+    const int slot = lane / LANES;  // the group's row within the warp's rows
     const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / prim::WARP);
-    const i64 warp = static_cast<i64>(blockIdx.x) * (blockDim.x / prim::WARP) +
-                     threadIdx.x / prim::WARP;
+    const i64 warp =
+        static_cast<i64>(blockIdx.x) * (blockDim.x / prim::WARP) + threadIdx.x / prim::WARP;
     for (i64 first = warp * ROWS_PER_WARP; first < m; first += warps * ROWS_PER_WARP) {
         const i64 r = first + slot;
         T sum = T(0);
@@ -85,8 +85,7 @@ __global__ void spmv_csr_vector(const I* __restrict__ rowptr, const I* __restric
                 sum += prim::product(vals, cols, x, j);
         }
 #pragma unroll
-        for (int offset = LANES / 2; offset > 0; offset >>= 1)
-            sum += prim::shfl_xor(sum, offset);
+        for (int offset = LANES / 2; offset > 0; offset >>= 1) sum += prim::shfl_xor(sum, offset);
         if (r < m && sub == 0) prim::axpby_store(y, r, sum, alpha, beta);
     }
 }
@@ -105,10 +104,10 @@ __global__ void spmv_merge_partition(const I* __restrict__ rowptr, long long m, 
 
 template <class T, class I, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
-spmv_merge_path(const I* __restrict__ rowptr, const I* __restrict__ cols,
-                const T* __restrict__ vals, const T* __restrict__ x, long long m, long long nnz,
-                T alpha, T beta, T* __restrict__ y, const I* __restrict__ part,
-                I* __restrict__ carry_rows, T* __restrict__ carry_vals) {
+    spmv_merge_path(const I* __restrict__ rowptr, const I* __restrict__ cols,
+                    const T* __restrict__ vals, const T* __restrict__ x, long long m, long long nnz,
+                    T alpha, T beta, T* __restrict__ y, const I* __restrict__ part,
+                    I* __restrict__ carry_rows, T* __restrict__ carry_vals) {
     constexpr int TILE = BLOCK * ITEMS;
     __shared__ I s_ends[TILE];
     __shared__ T s_prod[TILE];
@@ -155,7 +154,7 @@ spmv_merge_path(const I* __restrict__ rowptr, const I* __restrict__ cols,
     // the thread's first row end started within this thread and is final at once; the first
     // one may have started in an earlier thread (or tile), so it waits for the scan.
     T running = T(0);
-    T first = T(0);      // the thread's part of the row its first row end closes
+    T first = T(0);  // the thread's part of the row its first row end closes
     int first_end = -1;  // that row, tile-local; -1: no row ends here
     {
         int a = a0, b = b0;

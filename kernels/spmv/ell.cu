@@ -81,7 +81,7 @@ __device__ __forceinline__ void ell_product(const I* __restrict__ cols, const T*
                 for (int u = 0; u < UNROLL; ++u)
                     if (c[u] >= 0)
                         sum += prim::load_cs(vals + (k0 + u) * ld + r) *
-                               prim::load_ro(x + static_cast<i64>(c[u]));
+                            prim::load_ro(x + static_cast<i64>(c[u]));
                 if (c[UNROLL - 1] < 0) break;
             }
         }
