@@ -22,25 +22,7 @@ from . import _policy
 SOURCE = "scan/compact.cu"
 INDEX_DTYPE = np.dtype(np.int64)
 #: the dtypes of ``x`` that ``compact`` takes, in the documentation's order
-DTYPES = tuple(
-    np.dtype(d)
-    for d in (
-        np.bool_,
-        np.int8,
-        np.uint8,
-        np.int16,
-        np.uint16,
-        np.int32,
-        np.uint32,
-        np.int64,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-        np.complex64,
-        np.complex128,
-    )
-)
+DTYPES = _dtypes.REAL + _dtypes.COMPLEX
 WORD16 = "prim::CompactWord16"
 _WORDS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 8: np.dtype(np.uint64)}
 

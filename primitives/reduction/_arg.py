@@ -29,23 +29,7 @@ SOURCE = "reduction/arg.cu"
 
 #: the dtypes argmin/argmax take, and the C++ type each is read as: the one table's
 #: (dtypes.KERNEL_CTYPES), but float16 as arg.cu's prim::half_bits (its bits, ordered there)
-DTYPES = tuple(
-    np.dtype(t)
-    for t in (
-        np.bool_,
-        np.int8,
-        np.uint8,
-        np.int16,
-        np.uint16,
-        np.int32,
-        np.int64,
-        np.uint32,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-    )
-)
+DTYPES = _dtypes.REAL
 _CNAMES = {
     dt: "prim::half_bits" if dt == np.float16 else _dtypes.KERNEL_CTYPES[dt] for dt in DTYPES
 }

@@ -41,23 +41,7 @@ _BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
 _I32, _U32, _I64, _U64 = (np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 #: every real dtype the axis reductions take
-AXIS_DTYPES = tuple(
-    np.dtype(t)
-    for t in (
-        np.bool_,
-        np.int8,
-        np.uint8,
-        np.int16,
-        np.uint16,
-        np.int32,
-        np.int64,
-        np.uint32,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-    )
-)
+AXIS_DTYPES = _dtypes.REAL
 
 
 def _natural(dt, op):

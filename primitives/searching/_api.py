@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import checks as _checks, plans as _plans
+from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
 from . import _plans as _sp, _policy
 
 __all__ = ["searchsorted", "VARIANTS", "DTYPES"]
@@ -12,23 +12,7 @@ __all__ = ["searchsorted", "VARIANTS", "DTYPES"]
 FUNC = "searchsorted"
 VARIANTS = ("binary", "cached", "indexed", "sorted", "bucketed")
 #: the dtypes of ``a`` and ``v`` (and of their common dtype) that searchsorted takes
-DTYPES = tuple(
-    np.dtype(d)
-    for d in (
-        np.bool_,
-        np.int8,
-        np.uint8,
-        np.int16,
-        np.uint16,
-        np.int32,
-        np.uint32,
-        np.int64,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-    )
-)
+DTYPES = _dtypes.REAL
 _DTYPE_SET = frozenset(DTYPES)
 SIDES = ("left", "right")
 

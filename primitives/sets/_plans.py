@@ -19,23 +19,7 @@ from . import _policy
 
 SOURCE = "sets/runs.cu"
 #: the key dtypes, in the documentation's order
-KEY_DTYPES = tuple(
-    np.dtype(d)
-    for d in (
-        np.bool_,
-        np.int8,
-        np.uint8,
-        np.int16,
-        np.uint16,
-        np.int32,
-        np.uint32,
-        np.int64,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-    )
-)
+KEY_DTYPES = _dtypes.REAL
 KEY_SET = frozenset(KEY_DTYPES)
 INDEX_DTYPE = np.dtype(np.int64)
 #: what a launch writes (the kernel's VALS): keys; keys and counts (from the runs' first
