@@ -103,23 +103,7 @@ REDUCE_DTYPES = NUMERIC + REDUCE_NARROW
 
 #: every real dtype, in the order the errors list them: the keys the sorts, sets and searches
 #: take, the elements compaction moves, the inputs of the axis and arg reductions
-REAL = tuple(
-    np.dtype(d)
-    for d in (
-        np.bool_,
-        np.int8,
-        np.uint8,
-        np.int16,
-        np.uint16,
-        np.int32,
-        np.uint32,
-        np.int64,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-    )
-)
+REAL = tuple(np.dtype(c) for c in "?bBhHiIqQefd")  # bool, int8 ... uint64, float16/32/64
 
 #: the production reduction's own instantiations for narrow inputs: (input, accumulator, result,
 #: ops). Sums accumulate as NumPy's result (64-bit integers) or, for float16, in float32 (as

@@ -17,7 +17,6 @@ import glob
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Literal, overload
 
 from .compile_errors import CompileError
 
@@ -114,29 +113,9 @@ def compile_binary(
     and the mangled names a module loaded from the image is asked for; raises
     :class:`NVRTCError` with the log on failure.
     """
-    return _compile(code, name_expressions, arch, options, filename, binary=True)
-
-
-@overload
-def _compile(
-    code: str,
-    name_expressions: Sequence[str],
-    arch: str,
-    options: Iterable[str],
-    filename: str,
-    binary: Literal[True],
-) -> tuple[bytes, dict[str, str]]: ...
-
-
-@overload
-def _compile(
-    code: str,
-    name_expressions: Sequence[str],
-    arch: str,
-    options: Iterable[str],
-    filename: str,
-    binary: Literal[False],
-) -> tuple[None, dict[str, str]]: ...
+    image, names = _compile(code, name_expressions, arch, options, filename, binary=True)
+    assert image is not None  # a binary build returns its image
+    return image, names
 
 
 def _compile(
