@@ -8,7 +8,7 @@ instantiation the first error came from, the compiler's first error line, and th
 holds the whole log. The whole log stays on the exception (``log``), with the instantiations
 asked for (``names``).
 
-Depends only on the standard library (the emulator imports it).
+Depends only on the standard library and :mod:`.cache` (the emulator imports it).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import pathlib
 import re
 from collections.abc import Iterable
 from typing import Any, TypeVar
+
+from .cache import cache_dir
 
 __all__ = ["CompileError", "first_error", "first_error_block", "compiler_instantiation", "log_dir"]
 
@@ -74,10 +76,7 @@ def compiler_instantiation(log: str) -> str | None:
 def log_dir() -> pathlib.Path:
     """Where whole compile logs are written: ``$PRIMITIVES_CACHE_DIR/compile-logs`` (default
     ``~/.cache/primitives/compile-logs``)."""
-    base = os.environ.get("PRIMITIVES_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "primitives"
-    )
-    return pathlib.Path(base) / "compile-logs"
+    return cache_dir("compile-logs")
 
 
 def _save(what: str, names: Iterable[str], log: str) -> pathlib.Path | None:

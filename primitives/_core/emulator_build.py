@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from .cache import cache_dir
 from .compile_errors import CompileError, first_error_block
 
 __all__ = ["EmulatorCompileError", "EMU_HEADER", "prepare"]
@@ -153,12 +154,7 @@ SECTIONS {
 
 
 def _cache_dir() -> pathlib.Path:
-    base = os.environ.get("PRIMITIVES_CACHE_DIR")
-    d = (
-        pathlib.Path(base) / "emulator"
-        if base
-        else pathlib.Path.home() / ".cache" / "primitives" / "emulator"
-    )
+    d = cache_dir("emulator")
     try:
         d.mkdir(parents=True, exist_ok=True)
         if os.access(d, os.W_OK):

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
-from . import backend as _backend
+from . import backend as _backend, cache as _cache
 from .compile_errors import CompileError
 
 if TYPE_CHECKING:
@@ -358,10 +358,7 @@ _alone_modules: dict[tuple[int, str, str], Any] = {}
 def lazy_cache_dir() -> pathlib.Path:
     """Where the images compiled on first use are kept for later processes:
     ``$PRIMITIVES_CACHE_DIR/cubin`` (default ``~/.cache/primitives/cubin``)."""
-    base = os.environ.get("PRIMITIVES_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "primitives"
-    )
-    return pathlib.Path(base) / "cubin"
+    return _cache.cache_dir("cubin")
 
 
 def compile_alone(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str]:
