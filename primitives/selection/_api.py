@@ -89,12 +89,9 @@ def _rows(inp, axis, func, scalar_row=True):
     if axis is None:
         arr, axis = arr.reshape(-1), 0
     elif arr.ndim == 0:
-        if not scalar_row:
-            axis = _checks.integer(axis, func, "axis", "an integer or None")
-            raise np.exceptions.AxisError(
-                f"{func}: axis {axis} is out of bounds for array of dimension 0"
-            )
-        arr, axis = arr.reshape(1), _checks.axis_index(axis, 1, func)
+        # no axis (the shared check's AxisError), or one row of one element
+        axis = _checks.axis_index(axis, int(scalar_row), func, "an integer or None", scalar=True)
+        arr = arr.reshape(1)
     else:
         axis = _checks.axis_index(axis, arr.ndim, func)
     moved = arr if axis == arr.ndim - 1 else inp.backend.xp.moveaxis(arr, axis, -1)
