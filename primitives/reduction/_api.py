@@ -178,14 +178,7 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
     _check_x(arr.dtype, op, func)
     axes = _axis.normalize_axis(axis, arr.ndim, func)
     if out is not None:  # before any launch
-        _axis.check_out(
-            out,
-            tuple(
-                1 if a in axes else d for a, d in enumerate(arr.shape) if keepdims or a not in axes
-            ),
-            None,
-            func,
-        )
+        _axis.check_out(out, _axis.result_shape(arr.shape, axes, keepdims), None, func)
         arr, dtype = _into_out(arr, op, dtype, out, axes)
     if len(axes) == arr.ndim:  # every axis: the flattened reduction
         # the backend array in, a backend 0-d value out: finish() returns it as the caller's
@@ -205,9 +198,7 @@ def _general(x, op, axis, dtype, out, keepdims, variant, func):
                 key,
                 replay
                 if not keepdims
-                else _axis.Shaped(
-                    replay, tuple(1 if a in axes else d for a, d in enumerate(arr.shape))
-                ),
+                else _axis.Shaped(replay, _axis.result_shape(arr.shape, axes, True)),
             )
     return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
 

@@ -30,7 +30,7 @@ from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loa
 from .._core import plans as _plans
 from . import _policy
 
-__all__ = ["normalize_axis", "reduce_axis", "check_out", "finish", "axis_route"]
+__all__ = ["normalize_axis", "reduce_axis", "check_out", "result_shape", "finish", "axis_route"]
 
 SOURCE = "reduction/axis.cu"
 AXIS_OPS = ("sum", "prod", "min", "max")
@@ -470,6 +470,12 @@ def check_out(out, shape, dtype, func):
     _checks.check_out(out, shape, func)
 
 
+def result_shape(shape, axes, keepdims):
+    """The shape of a reduction of an array of ``shape`` over ``axes``: the kept axes, and with
+    ``keepdims`` the reduced ones as 1s."""
+    return tuple(1 if a in axes else d for a, d in enumerate(shape) if keepdims or a not in axes)
+
+
 def finish(res, inp, shape, axes, keepdims, out, func):
     """The result as NumPy returns it: ``keepdims`` restores the reduced ``axes`` of the input's
     ``shape`` as 1s; ``out`` (an array of the result's shape) receives it, cast to its dtype,
@@ -477,7 +483,7 @@ def finish(res, inp, shape, axes, keepdims, out, func):
     scalar for a host array, a 0-d device array for a device one), an array of the caller's
     kind otherwise."""
     if keepdims:
-        res = res.reshape(tuple(1 if a in axes else d for a, d in enumerate(shape)))
+        res = res.reshape(result_shape(shape, axes, True))
     if out is not None:
         return _checks.write_out(out, res, func)
     if res.ndim == 0:

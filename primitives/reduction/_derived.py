@@ -33,10 +33,6 @@ def _backend_input(x, func, allowed=_dtypes.REDUCE_DTYPES):
     return inp
 
 
-def _shape(shape, axes, keepdims):
-    return tuple(1 if a in axes else d for a, d in enumerate(shape) if keepdims or a not in axes)
-
-
 def _make_mean(x, axis=None, dtype=None, out=None, keepdims=False):
     _backend_input(x, "mean", _dtypes.REDUCE_COMPLEX_DTYPES)
     return lambda y: mean(y, axis, dtype, out, keepdims)
@@ -81,7 +77,7 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
         if acc.kind not in "fc" and acc.kind not in "biu":
             raise TypeError(f"{func}: dtype={acc} is not supported")
     if out is not None:
-        _axis.check_out(out, _shape(arr.shape, axes, keepdims), res, func)
+        _axis.check_out(out, _axis.result_shape(arr.shape, axes, keepdims), res, func)
         if np.dtype(out.dtype) in _dtypes.REDUCE_COMPLEX_DTYPES:
             # NumPy sums into out (in dtype, or else in the promotion of out's and the input's)
             # and divides there: the quotient of out's dtype
@@ -126,12 +122,12 @@ def _logical(x, axis, out, keepdims, func, reduce_, empty):
     inp = _backend_input(x, func)
     arr = inp.array
     axes = _axis.normalize_axis(axis, arr.ndim, func)
-    shape = _shape(arr.shape, axes, keepdims)
+    shape = _axis.result_shape(arr.shape, axes, keepdims)
     if out is not None:
         _axis.check_out(out, shape, np.dtype(np.bool_), func)
     xp = inp.backend.xp
     if 0 in [arr.shape[a] for a in axes]:  # nothing reduced: False for any, True for all
-        r = xp.full(_shape(arr.shape, axes, False), empty, dtype=np.bool_)
+        r = xp.full(_axis.result_shape(arr.shape, axes, False), empty, dtype=np.bool_)
     else:
         b = arr if arr.dtype == np.bool_ else arr.astype(np.bool_)  # x != 0 (NaN is True)
         # the backend array in, a backend one out; axis None as given (the whole-array fast path)
