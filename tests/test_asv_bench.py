@@ -13,7 +13,7 @@ import pytest
 
 from primitives._core import backend as _backend
 
-from conftest import load_benchmark
+from tests.conftest import load_benchmark
 
 ASV = pathlib.Path(__file__).resolve().parent.parent / "asv_bench"
 FAMILIES = {

@@ -57,7 +57,7 @@ def test_architecture_lists_every_package_and_core_module():
 
 
 #: repository paths cited in prose: primitives/..., kernels/..., tools/... and the like. A path
-#: followed by ``<`` or ``*`` is a pattern (``kernels/<family>/``, ``kernels/sort/*.cu``): the
+#: followed by ``<`` or ``*`` is a pattern (``kernels/<family>/``, ``kernels/sorting/*.cu``): the
 #: part before it is checked.
 CITED = re.compile(
     r"(?<![\w./-])((?:primitives|kernels|tools|docs|tests|asv_bench)/[\w./-]*)"

@@ -27,7 +27,7 @@ if [ "$first_calls" = 1 ]; then
 fi
 echo "== tests"
 python3 -m pytest -q -n auto -p no:cacheprovider --ignore=tests/test_docs.py \
-  --ignore=tests/test_nvrtc.py --ignore=tests/test_emulator.py "$@" 2>&1 \
+  --ignore=tests/core/test_nvrtc.py --ignore=tests/core/test_emulator.py "$@" 2>&1 \
   | tee "$OUT/pytest.log" | tail -n 25
 echo "== tour"
 python3 -m primitives --no-progress 2>/dev/null | tee "$OUT/tour.txt" | tail -n 30

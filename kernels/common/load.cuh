@@ -162,7 +162,7 @@ __device__ __forceinline__ void prefetch_l2(long long first, long long count, lo
 // k - 1 to k, flipping the bits below 2 * lowbit(k), of which k * PER_LANE is a multiple), and
 // either puts the 8 vectors of a quarter-warp in 8 distinct bank groups (slot % 8) on both sides,
 // the striped one (consecutive vectors) and the blocked one (vectors PER_LANE apart): checked for
-// every PER_LANE up to 64 (tests/test_load_exchange.py). `owner` is c / PER_LANE.
+// every PER_LANE up to 64 (tests/core/test_load_exchange.py). `owner` is c / PER_LANE.
 template <int PER_LANE>
 __device__ __forceinline__ int exchange16_slot(int c, int owner) {
     return (PER_LANE & 1) ? c : c ^ (owner & 7);

@@ -1,4 +1,4 @@
-// sparse.cuh -- per-thread helpers shared by the sparse kernels (kernels/spmv/*.cu).
+// sparse.cuh -- per-thread helpers shared by the sparse kernels (kernels/sparse/*.cu).
 //
 // Value types T: float, double, prim::c64, prim::c128 (common/complex.cuh, NumPy's complex64 and
 // complex128 layout). Loads and stores of values go through the helpers below, which are the

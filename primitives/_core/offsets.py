@@ -1,7 +1,7 @@
 """Segment offsets: the one check of CSR-style offsets (segment s is ``[offsets[s],
 offsets[s + 1])``) for the segmented scans and reductions and the segmented sort.
 
-The values are checked on the device by one kernel of the package (``kernels/scan/offsets.cu``:
+The values are checked on the device by one kernel of the package (``kernels/core/offsets.cu``:
 decreasing steps, the longest step, the first and last value) and read back in one transfer of
 four scalars, so that a first call compiles nothing it does not ship.
 """
@@ -18,7 +18,7 @@ from .backend import Array
 
 __all__ = ["segment_offsets", "check_values"]
 
-SOURCE = "scan/offsets.cu"
+SOURCE = "core/offsets.cu"
 NAME = "offsets_stats<long long>"
 BLOCK = 256
 _loader.register(SOURCE, [NAME])

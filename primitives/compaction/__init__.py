@@ -1,6 +1,6 @@
 """Stream compaction: ``compact(x, mask)`` (as ``x[mask]``) and ``compact_indices(mask)`` (as
 ``numpy.flatnonzero(mask)``), each one pass of the decoupled look-back scan fused with the scatter
-(``kernels/scan/compact.cu``).
+(``kernels/compaction/compact.cu``).
 
 Each runs from a plan per configuration (tile counter, tile states and the count made once); its
 tuning is the ``"compaction"`` family of :mod:`primitives.tuning`.

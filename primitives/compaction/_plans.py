@@ -7,7 +7,7 @@ one launch and one read of the count (the result's length).
 Compaction moves elements without combining them, so a dtype without a kernel of its own is
 moved as the unsigned word of its size (:func:`moved_as`): bool, int8 and uint8 as
 ``unsigned char``, int16, uint16 and float16 as ``unsigned short``, complex64 as ``unsigned long
-long`` and complex128 as ``prim::CompactWord16`` (kernels/scan/compact.cu); the 4- and 8-byte
+long`` and complex128 as ``prim::CompactWord16`` (kernels/compaction/compact.cu); the 4- and 8-byte
 dtypes of :data:`primitives._core.dtypes.NUMERIC` have their own instantiations.
 """
 
@@ -19,7 +19,7 @@ from .._core import dtypes as _dtypes, launch as _launch, loader as _loader
 from .._core import lookback as _lookback, plans as _plans
 from . import _policy
 
-SOURCE = "scan/compact.cu"
+SOURCE = "compaction/compact.cu"
 INDEX_DTYPE = np.dtype(np.int64)
 #: the dtypes of ``x`` that ``compact`` takes, in the documentation's order
 DTYPES = _dtypes.REAL + _dtypes.COMPLEX

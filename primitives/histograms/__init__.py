@@ -1,7 +1,7 @@
 """Histogram family: ``histogram``, ``bincount``, ``histogram_even``, ``histogram_channels`` and the
 textbook sequence of variants.
 
-Variants (``variant=``), each a named kernel in ``kernels/histogram/histogram.cu``:
+Variants (``variant=``), each a named kernel in ``kernels/histograms/histogram.cu``:
 
 ==========================  ======================================================================
 global_atomic_contiguous    each thread a contiguous section, a global atomic per sample
@@ -25,7 +25,7 @@ sort_reduce_by_key          the bin of every sample as a key, radix-sorted, then
 auto                        see :func:`auto_variant`
 ==========================  ======================================================================
 
-How a sample finds its bin is separate from how it is counted: ``kernels/histogram/bins.cuh`` holds
+How a sample finds its bin is separate from how it is counted: ``kernels/histograms/bins.cuh`` holds
 the *binners* (the byte itself, a shift for power-of-two integer widths, a table for 8- and
 16-bit integers, even bins with an edge check, binary search over arbitrary edges); every variant
 is instantiated with each binner, so every variant computes exactly NumPy's bins.

@@ -1,4 +1,4 @@
-"""Binnings: how samples find their bins, on the host side of ``kernels/histogram/bins.cuh``.
+"""Binnings: how samples find their bins, on the host side of ``kernels/histograms/bins.cuh``.
 
 A :class:`Binning` names a binner (the byte itself, a shift for power-of-two integer widths, a
 table for 8- and 16-bit integers, even bins with an edge check, binary search over arbitrary
@@ -27,7 +27,7 @@ SAMPLE_DTYPES = tuple(CTYPES)
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 _WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
 
-#: (kind, extra dtype) binners instantiated per sample dtype (kernels/histogram/bins.cuh)
+#: (kind, extra dtype) binners instantiated per sample dtype (kernels/histograms/bins.cuh)
 BINNERS = {}
 for _t in SMALL:
     BINNERS[_t] = (("shift", None), ("lut", None)) + ((("byte", None),) if _t.itemsize == 1 else ())
@@ -172,7 +172,7 @@ class Binning:
 
 
 def spec_words(binning, table_ptr):
-    """The BinSpec record (kernels/histogram/bins.cuh) of ``binning`` as seven 64-bit words, its
+    """The BinSpec record (kernels/histograms/bins.cuh) of ``binning`` as seven 64-bit words, its
     table at device address ``table_ptr`` (0: none)."""
     words = np.zeros(7, np.uint64)
     words[0] = table_ptr

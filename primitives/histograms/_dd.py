@@ -1,10 +1,10 @@
 """histogramdd and histogram2d: NumPy's multi-dimensional histograms in one pass over the samples.
 
 Every dimension gets NumPy's edges (``linspace`` of the range for int bins, the given array
-otherwise) and a binner of the 1-D family (kernels/histogram/bins.cuh) that computes NumPy's bin
+otherwise) and a binner of the 1-D family (kernels/histograms/bins.cuh) that computes NumPy's bin
 exactly: a sample counts in bin i when ``edges[i] <= x < edges[i+1]`` (compared in NumPy's
 type), the last bin closed, anything else (outside, NaN) dropped. One kernel
-(kernels/histogram/dd.cu) reads each sample's D coordinates where they lie (the (N, D) array, or
+(kernels/histograms/dd.cu) reads each sample's D coordinates where they lie (the (N, D) array, or
 the D arrays of a sequence), bins them in every dimension, and counts the row-major linear bin
 (as ``numpy.ravel_multi_index``) in a block-private shared-memory histogram, the bins beyond
 shared memory with global atomics. All dimensions share one binner type: equal-width bins
@@ -46,8 +46,8 @@ from ._plans import _ptr, bin_keys, binning_plan
 
 __all__ = ["histogramdd", "histogram2d"]
 
-SOURCE = "histogram/dd.cu"
-#: dimensions the one-pass kernel takes (kernels/histogram/dd.cu: DD_MAX, the DDSamples layout)
+SOURCE = "histograms/dd.cu"
+#: dimensions the one-pass kernel takes (kernels/histograms/dd.cu: DD_MAX, the DDSamples layout)
 DD_MAX = _LAYOUT = 32
 #: dimensions with a kernel of their own (the others: the generic loop, D = 0)
 UNROLLED = (1, 2, 3)
@@ -60,7 +60,7 @@ for _t in _WIDE_INTS:
     DD_BINNERS[_t] = (("shift", None), ("even", F64), ("edges", _t), ("edges", F64))
 DD_BINNERS[F32] = (("even", F32), ("even", F64), ("edges", F32), ("edges", F64))
 DD_BINNERS[F64] = (("even", F64), ("edges", F64))
-#: hist_dd's accumulations, both into the float64 result (kernels/histogram/dd.cu): counts in
+#: hist_dd's accumulations, both into the float64 result (kernels/histograms/dd.cu): counts in
 #: 32-bit shared counters added into float64 ones (exact), weights summed in float64
 DD_ACCS = {"count": "prim::CountF64Acc", "weight": ACCS["weight"]}
 
@@ -190,7 +190,7 @@ class _Samples:
 
 
 class SamplesRecord(_plans.Plan):
-    """The DDSamples record (kernels/histogram/dd.cu) of one placement of the samples in device
+    """The DDSamples record (kernels/histograms/dd.cu) of one placement of the samples in device
     memory: made once per (addresses, strides) and stream, so a repeated call on the same arrays
     uploads nothing."""
 

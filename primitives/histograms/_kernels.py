@@ -1,4 +1,4 @@
-"""Kernel names: every instantiation of ``kernels/histogram/histogram.cu`` and ``channels.cu``.
+"""Kernel names: every instantiation of ``kernels/histograms/histogram.cu`` and ``channels.cu``.
 
 A kernel is templated on the sample type, the binner and the accumulation (count or weight);
 the production kernels also on the production policy's block and the dtype's loads in flight
@@ -19,8 +19,8 @@ from . import _policy
 from ._binning import ACCS, BINNERS, CHANNEL_BINNERS, CTYPES, F32, SAMPLE_DTYPES, SMALL
 from ._variants import VARIANT_TABLE, VARIANTS
 
-SOURCE = "histogram/histogram.cu"
-CHANNELS_SOURCE = "histogram/channels.cu"
+SOURCE = "histograms/histogram.cu"
+CHANNELS_SOURCE = "histograms/channels.cu"
 #: the stage count the NVRTC check compiles warp_replicated's staged count kernels with for the
 #: dtypes whose loads policy keeps the register walk (the library launches none of them)
 STAGED_CHECK = 4

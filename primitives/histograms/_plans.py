@@ -77,7 +77,7 @@ def binning_plan(binning, backend, edges=None, cached=True):
 
 
 def launch_record(backend, n, replicas, aggregate, acc, ticket, edges=None, extent=None):
-    """The HistLaunch record (kernels/histogram/histogram.cu) in device memory: the number of
+    """The HistLaunch record (kernels/histograms/histogram.cu) in device memory: the number of
     samples, histogram copies per block, packet aggregation, the accumulator and ticket of a
     plan (or None: the blocks add into a zeroed result), the device edges the last block copies
     (or None), and the host-visible int64 pair the first and last non-zero bin go to (or

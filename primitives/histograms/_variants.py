@@ -92,7 +92,7 @@ def shared_capacity(acc="count", info=None):
 
 def stage_offset(counters):
     """Byte offset of warp_replicated's staging slots: after ``counters`` bytes of counters,
-    rounded up to 16 (kernels/histogram/histogram.cu)."""
+    rounded up to 16 (kernels/histograms/histogram.cu)."""
     return -(-counters // 16) * 16
 
 
@@ -130,7 +130,7 @@ def auto_variant(nbins, dtype=np.float32, weighted=False):
     decision and no look at the data (which would cost a synchronization): measured on an H100,
     the production kernel runs all-equal and sky-image data faster than uniform data, because the
     hardware merges same-address shared-memory atomics of a warp; per-warp copies and a
-    packet-level aggregation (``kernels/histogram/bins.cuh``: ``add_packet``, off by default)
+    packet-level aggregation (``kernels/histograms/bins.cuh``: ``add_packet``, off by default)
     bring nothing more there.
     """
     del dtype  # same rule for every sample dtype

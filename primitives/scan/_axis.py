@@ -13,7 +13,7 @@ The array is viewed as ``(outer, L, inner)`` (C order), the scanned axis of leng
   in one pass with a decoupled look-back per column down the tiles (each element read once).
 
 Contiguous lines at least the policy's ``segmented_min_len`` long (0, off, by default: see the
-policy) are instead the segments of one segmented look-back scan (``kernels/scan/segmented.cu``,
+policy) are instead the segments of one segmented look-back scan (``kernels/segmented/segmented.cu``,
 offsets every ``L`` elements): one read and one write of the array, with no chunk-total pass.
 The kernels are ``kernels/scan/axis.cu``; their tuning is the ``"axis"`` selector of the
 ``"scan"`` family of :mod:`primitives.tuning`. One :class:`AxisPlan` per configuration lives in

@@ -64,7 +64,7 @@ class AxisPolicy:
     # (__launch_bounds__: 2 of 256 threads allow 128 registers)
     tile_blocks_per_sm: int = knob(_policy.PER_SM)
     # contiguous lines (rows) at least this long are scanned as the segments of one segmented
-    # look-back scan (kernels/scan/segmented.cu: one read and one write, however few the rows)
+    # look-back scan (kernels/segmented/segmented.cu: one read and one write, however few the rows)
     # instead of a warp per row (0: never)
     segmented_min_len: int = knob(_policy.Range(0), 0)
 

@@ -1,5 +1,5 @@
 """Binary search: ``searchsorted(a, v, side, sorter)`` as NumPy's, for a sorted 1-D ``a`` on the
-device and many queries ``v`` (``kernels/search/searchsorted.cu``).
+device and many queries ``v`` (``kernels/searching/searchsorted.cu``).
 
 ``side="left"`` is the lower bound of each query (the first index whose element is not less than
 it), ``side="right"`` the upper bound (the first index whose element is greater).

@@ -20,7 +20,7 @@ import numpy as np
 from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
 from . import _policy
 
-SOURCE = "search/searchsorted.cu"
+SOURCE = "searching/searchsorted.cu"
 INDEX_DTYPE = np.dtype(np.int64)  # numpy.searchsorted's intp
 #: the dtypes the kernels search, each with its own instantiations
 KERNEL_DTYPES = tuple(

@@ -1,4 +1,4 @@
-"""Segmented scan and segmented reduction (``kernels/scan/segmented.cu``).
+"""Segmented scan and segmented reduction (``kernels/segmented/segmented.cu``).
 
 Both are one pass of the decoupled look-back scan over (value, head) pairs, balanced over
 elements rather than segments: each thread block takes a fixed-size tile of elements whatever

@@ -17,10 +17,10 @@ from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loa
 from .._core import lookback as _lookback, plans as _plans
 from . import _policy
 
-SOURCE = "scan/segmented.cu"
+SOURCE = "segmented/segmented.cu"
 _OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
 MODES = {"inclusive": 0, "exclusive": 1, "reduce": 2}
-# how a tile finds its head flags (kernels/scan/segmented.cu): flags, or offsets whose per-tile
+# how a tile finds its head flags (kernels/segmented/segmented.cu): flags, or offsets whose per-tile
 # bounds come from the segmented_bounds pre-pass
 SEG_FLAGS, SEG_SEARCH, SEG_BOUNDS = 0, 1, 2
 SEG_OFFSETS = SEG_BOUNDS

@@ -1,6 +1,6 @@
 """Selection: ``topk`` (the k largest or smallest along an axis, as ``torch.topk``),
 ``argpartition`` and ``partition`` (NumPy's), all built on one selection of the k smallest
-order-preserving key images (``kernels/select/topk.cu``).
+order-preserving key images (``kernels/selection/topk.cu``).
 
 Variants (``variant=``):
 

@@ -1,4 +1,4 @@
-"""Selection plans: the kernels of ``kernels/select/topk.cu`` and their launches, made once per
+"""Selection plans: the kernels of ``kernels/selection/topk.cu`` and their launches, made once per
 configuration (key width, rows, row length, k, order, policy, stream).
 
 A :class:`RadixSelectPlan` holds the per-row state and histograms of the device-wide radix
@@ -18,7 +18,7 @@ import numpy as np
 from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
 from . import _policy
 
-SOURCE = "select/topk.cu"
+SOURCE = "selection/topk.cu"
 #: the key bits kernels take, by width in bytes
 UBITS = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 #: fields of a row's state (prim::select::FIELDS) and the ones the host sets
@@ -482,9 +482,9 @@ def rows_plan(backend, ub, rows, length, k, kind, desc, sort, warp=False):
     return plan, sort
 
 
-# ---- around the selection: values gathered, argpartition's index rows (select/gather.cu) ------
+# ---- around the selection: values gathered, argpartition's index rows (selection/gather.cu) ------
 
-GATHER = "select/gather.cu"
+GATHER = "selection/gather.cu"
 #: the element type of gather_rows by size (every dtype of a size moves as its unsigned twin)
 _MOVED = {
     1: np.dtype(np.uint8),

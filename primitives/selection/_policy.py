@@ -19,9 +19,9 @@ from .._core import policy as _policy
 from .._core.policy import knob
 
 #: the largest k of select_small_k: its per-thread runs hold the tile + 256 candidates
-#: (kernels/select/topk.cu: RUN)
+#: (kernels/selection/topk.cu: RUN)
 SMALL_K_LIMIT = 256
-#: the widest digit the pass kernel counts (its 8192 shared counters, kernels/select/topk.cu)
+#: the widest digit the pass kernel counts (its 8192 shared counters, kernels/selection/topk.cu)
 MAX_BITS = 13
 
 

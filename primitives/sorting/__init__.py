@@ -1,7 +1,7 @@
 """Radix sort family: ``sort``, ``argsort``, ``radix_sort`` and ``segmented_sort``.
 
-Variants (``variant=``), each named kernels in ``kernels/sort/`` built from the helpers of
-``kernels/sort/radix.cuh``:
+Variants (``variant=``), each named kernels in ``kernels/sorting/`` built from the helpers of
+``kernels/sorting/radix.cuh``:
 
 =========  ====================================================================================
 split      one bit per pass: flag the keys whose bit is 0, scan the flags (the project's scan),

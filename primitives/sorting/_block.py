@@ -1,6 +1,6 @@
 """The block sort: a whole small input sorted by one block in registers and shared memory (LSD
 8-bit digits, constant digits skipped), one launch and no scratch: the sort of small calls,
-whose cost is the host's (``kernels/sort/block.cu``)."""
+whose cost is the host's (``kernels/sorting/block.cu``)."""
 
 from __future__ import annotations
 

@@ -12,11 +12,11 @@ from .._core import loader as _loader
 from . import _policy
 from ._keys import C
 
-ONESWEEP = "sort/onesweep.cu"
-CLASSIC = "sort/classic.cu"
-SPLIT = "sort/split.cu"
-SEGMENTED = "sort/segsort.cu"
-BLOCK = "sort/block.cu"
+ONESWEEP = "sorting/onesweep.cu"
+CLASSIC = "sorting/classic.cu"
+SPLIT = "sorting/split.cu"
+SEGMENTED = "sorting/segsort.cu"
+BLOCK = "sorting/block.cu"
 VCFGS = (0, 4, 8)
 
 

@@ -15,15 +15,15 @@ from .._core import policy as _policy
 from .._core.policy import knob
 
 #: keys one portion of onesweep's grid ranks at most: the 29-bit counts of a look-back status
-#: word (kernels/sort/onesweep.cu: COUNT_MASK)
+#: word (kernels/sorting/onesweep.cu: COUNT_MASK)
 COUNT_LIMIT = (1 << 29) - 1
 
 
-#: the blocks of the 8-bit digit ranking (sort/radix.cuh: block_count's scan entries of a
+#: the blocks of the 8-bit digit ranking (sorting/radix.cuh: block_count's scan entries of a
 #: thread share a digit only when the warps are a multiple of 8) and of onesweep's look-back
 #: (a thread per digit): multiples of 256 threads
 _RANK_BLOCK = _policy.Range(256, 1024, multiple=256)
-#: keys per thread of the on-chip sorts (sort/block.cuh): a tile of 256 threads' 4-byte keys
+#: keys per thread of the on-chip sorts (sorting/block.cuh): a tile of 256 threads' 4-byte keys
 #: and 16-bit positions, after the rank counters, fills SHARED_MAX at 145 (and the positions
 #: are 16-bit: block * items <= 65536)
 _TILE_ITEMS = _policy.Range(1, 145)

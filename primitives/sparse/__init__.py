@@ -25,7 +25,7 @@ Containers are immutable views of their arrays: a conversion may share arrays wi
 :func:`primitives.spmv` with ``variant="auto"`` chooses its kernel from it. ``nbytes`` is the
 format's footprint: what a product must read of the matrix.
 
-SpMV variants (``variant=``), each a named kernel in ``kernels/spmv/``:
+SpMV variants (``variant=``), each a named kernel in ``kernels/sparse/``:
 
 ============  ==================================================================================
 csr_scalar    CSR, one thread per row

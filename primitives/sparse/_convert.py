@@ -1,4 +1,4 @@
-"""Conversions between the formats on the device: the wrappers of ``kernels/spmv/convert.cu``.
+"""Conversions between the formats on the device: the wrappers of ``kernels/sparse/convert.cu``.
 
 Each is a one-off grid-stride launch over its items (checked per call: its grid follows the
 matrix); the prefix sums that turn row lengths into row offsets run on the array library.
@@ -10,7 +10,7 @@ from .._core import backend as _backend, launch as _launch, loader as _loader
 from . import _policy
 from ._base import INDEX_DTYPES, VALUE_DTYPES, cname as _ct
 
-SOURCE = "spmv/convert.cu"
+SOURCE = "sparse/convert.cu"
 
 
 def names():

@@ -30,7 +30,7 @@ FORMAT_OF = {
     "hyb": "hyb",
 }
 
-CSR_SOURCE, ELL_SOURCE, COO_SOURCE = "spmv/csr.cu", "spmv/ell.cu", "spmv/coo.cu"
+CSR_SOURCE, ELL_SOURCE, COO_SOURCE = "sparse/csr.cu", "sparse/ell.cu", "sparse/coo.cu"
 LANES = _policy.LANES
 
 
@@ -62,7 +62,7 @@ def merge_names(vt, pol):
 
 
 #: the ELL widths with a kernel of their own (all slots loaded at once); other widths run the
-#: kernel of any width (WIDTH 0), see kernels/spmv/ell.cu
+#: kernel of any width (WIDTH 0), see kernels/sparse/ell.cu
 ELL_WIDTHS = tuple(range(1, 9))
 
 
@@ -250,7 +250,7 @@ class CsrVectorPlan(SpmvPlan):
 class EllPlan(SpmvPlan):
     """ell: a thread per stored row. An ELL that stores only some rows (``stored`` of the m,
     ``A.rows``) runs as COO does: beta*y written to every row (``spmv_scale``), then alpha times
-    each stored row's sum added to its row (kernels/spmv/ell.cu, spmv_ell_rows)."""
+    each stored row's sum added to its row (kernels/sparse/ell.cu, spmv_ell_rows)."""
 
     def __init__(self, vt, it, m, stored, width, ld, pol):
         super().__init__(m, vt)

@@ -79,7 +79,7 @@ _FLOAT_BITS = {4: (0x7F800000, 0x7FC00000), 8: (0x7FF0000000000000, 0x7FF8000000
 
 def radix_image(x, descending=False):
     """The order-preserving unsigned image the radix sorts order 4- and 8-byte keys by
-    (kernels/sort/radix.cuh: ``ordered``, with the fold): unsigned keys as they are, signed keys
+    (kernels/sorting/radix.cuh: ``ordered``, with the fold): unsigned keys as they are, signed keys
     with the sign bit flipped; floats with every NaN made the positive quiet NaN, then negative
     numbers negated as two's complement integers (which puts -0.0 on 0.0's image) and others
     with the sign bit set; all complemented for descending order. NumPy or CuPy in, the same

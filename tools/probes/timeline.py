@@ -47,8 +47,8 @@ __device__ __forceinline__ void tl_note(unsigned long long tag, unsigned long lo
 }
 """
 EDITS = {
-    "sort/onesweep.cu": [
-        ('#include "sort/radix.cuh"\n', '#include "sort/radix.cuh"\n' + STAMPS),
+    "sorting/onesweep.cu": [
+        ('#include "sorting/radix.cuh"\n', '#include "sorting/radix.cuh"\n' + STAMPS),
         # histogram: tag 0
         (
             "    PRIM_DYNAMIC_SHARED(unsigned, counters);  // H::WORDS words (see OsHist)\n",

@@ -88,7 +88,7 @@ n = 1 << 28
 PATTERN = "--pattern" in sys.argv
 STAGED = "--staged" in sys.argv
 COMPILE_ONLY = "--compile-only" in sys.argv
-src = "histogram/histogram.cu"
+src = "histograms/histogram.cu"
 BLOCK = 1024
 
 

@@ -35,7 +35,7 @@ from primitives.testing import peers
 backend = _backend.get_backend()
 cupy = backend.xp  # CuPy on a GPU, NumPy on the emulator
 
-SOURCE = "scan/segmented.cu"
+SOURCE = "segmented/segmented.cu"
 # (BLOCK, ITEMS, MIN_BLOCKS): scans with the tile prefix overlapped or not
 SCAN_POLICIES = ((256, 16, 6), (128, 32, 6))
 # (BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE, DRAWN): segmented_reduce_tiles

@@ -1,0 +1,177 @@
+// dd.cu -- multi-dimensional histograms (histogramdd, histogram2d) in one pass over the samples.
+//
+// hist_dd<T, Binner, Acc, D, BLOCK>: every sample of D coordinates (T each) is binned in each
+// dimension by that dimension's binner (histograms/bins.cuh: Binner built from its own BinSpec
+// record, specs[j] for dimension j; one binner type for all dimensions, each with its own edges)
+// and its D bins make one linear bin, row-major over the per-dimension bin counts
+// (((b0 * n1 + b1) * n2 + b2) ..., as numpy.ravel_multi_index); a sample dropped in any dimension
+// (out of range, NaN) is dropped. The linear bins [0, shared_bins) are counted in a block-private
+// histogram in shared memory, merged into `out` with one global atomic per non-zero counter at
+// the end; bins from shared_bins on (histograms larger than shared memory, e.g. 256 x 256 int32
+// counters = 256 KiB) go to `out` with global atomics directly (the 1-D family's partial
+// privatization).
+//   D = 1, 2, 3: the dimensions unrolled (DDChain: each binner in registers, the later dimensions
+//     not binned once one drops the sample). With `vec` set (counts only), a packet of
+//     P = 16 / sizeof(T) samples is read with D 16-byte loads: D consecutive packets of the
+//     C-ordered (N, D) array (`rows`), or one packet of each column; the tail sample by sample.
+//   D = 0: any number of dimensions `dims` (1 to DD_MAX): a loop over the dimensions, each
+//     binner built from its record per sample; scalar loads.
+// Samples: sample i, dimension j at cols[j][i * strides[j]] (strides in elements, may be any
+// sign): an (N, D) array of any strides, or D separate 1-D arrays, read where they lie.
+// Accumulation: CountF64Acc (32-bit shared counters, added into double global ones: the
+// float64 counts histogramdd returns, with no conversion after the kernel) or WeightAcc (double;
+// the weights read with scalar loads, grid-stride).
+// Launch: 1-D, blockDim.x == BLOCK, any grid (grid-stride; the host sizes it to the resident
+// blocks, and at least n / 2^31 blocks so that a block counts fewer than 2^32 samples).
+// Dynamic shared memory: shared_bins * sizeof(Acc::Shared).
+// Preconditions: `out` holds the product of the bin counts, zeroed; 0 <= shared_bins <= that
+// product; the product fits in 63 bits; with `vec`: every column (rows: cols[0]) 16-byte
+// aligned, strides 1 (rows: cols[j] = cols[0] + j, strides D); `weights` holds n values when
+// Acc is WeightAcc.
+#include "common/prim.cuh"
+#include "histograms/bins.cuh"
+#include "common/pack16.cuh"
+
+namespace prim {
+
+constexpr int DD_MAX = 32;
+
+// Where the samples lie (device memory, written by the host; 2 * DD_MAX + 1 64-bit words).
+struct DDSamples {
+    const void* cols[DD_MAX];  // dimension j's first coordinate
+    long long strides[DD_MAX];  // elements between consecutive samples of dimension j
+    int rows;                  // the C-ordered (N, D) array: cols[j] = cols[0] + j
+    int vec;                   // the 16-byte packet walk may be used
+};
+
+// CountAcc's counting (one per sample, 32-bit shared counters) into double global counters.
+// Exact: a count and every sum of counts stays below 2^53, where a double holds an integer
+// exactly, so the atomic adds give the int64 counts' values in any order.
+struct CountF64Acc {
+    typedef u32 Shared;
+    typedef double Global;
+    static constexpr bool WEIGHTED = false;
+    static __device__ __forceinline__ Shared value(const double*, i64) { return 1u; }
+};
+
+// Binners of the dimensions J..D-1: bin(x) is the row-major linear bin of x[0..D) given the
+// linear bin `lin` of the dimensions before J, or -1 when a dimension drops the sample.
+template <class Binner, int J, int D> struct DDChain {
+    Binner bin;
+    long long nb;
+    DDChain<Binner, J + 1, D> rest;
+    __device__ __forceinline__ explicit DDChain(const BinSpec* s)
+        : bin(s[J]),
+          nb(s[J].nbins),
+          rest(s) {}
+    template <class T>
+    __device__ __forceinline__ long long operator()(const T (&x)[D], long long lin) const {
+        const int b = bin(x[J]);
+        if (b < 0) return -1;
+        return rest(x, lin * nb + b);
+    }
+};
+template <class Binner, int D> struct DDChain<Binner, D, D> {
+    __device__ __forceinline__ explicit DDChain(const BinSpec*) {}
+    template <class T>
+    __device__ __forceinline__ long long operator()(const T (&)[D], long long lin) const {
+        return lin;
+    }
+};
+
+}  // namespace prim
+
+template <class T, class Binner, class Acc, int D, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    hist_dd(const prim::DDSamples* __restrict__ where, long long n,
+            const double* __restrict__ weights, const prim::BinSpec* __restrict__ specs, int dims,
+            int shared_bins, typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    typedef typename Acc::Global G;
+    PRIM_DYNAMIC_SHARED(S, h);
+    prim::HistStart<Binner>::template zero<BLOCK>(h, shared_bins);
+    const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    auto add = [&](long long lin, long long i) {
+        if (lin < 0) return;
+        const S w = Acc::value(weights, i);
+        if (lin < shared_bins)
+            atomicAdd(h + lin, w);
+        else
+            atomicAdd(out + lin, static_cast<G>(w));
+    };
+    if (D > 0) {
+        constexpr int DIM = D > 0 ? D : 1;  // the arrays below for D == 0 (not taken)
+        const prim::DDChain<Binner, 0, DIM> chain(specs);
+        const T* col[DIM];
+        long long stride[DIM];
+#pragma unroll
+        for (int j = 0; j < DIM; ++j) {
+            col[j] = static_cast<const T*>(where->cols[j]);
+            stride[j] = where->strides[j];
+        }
+        long long first_scalar = 0;  // the samples before it went by packets
+        if (!Acc::WEIGHTED && where->vec) {
+            constexpr int P = prim::Pack16<T>::N;
+            const long long npk = n / P;
+            const bool rows = where->rows != 0;
+            for (long long p = tid; p < npk; p += nthreads) {
+                T v[DIM][P];
+                if (rows) {  // D consecutive packets hold samples p*P .. p*P + P - 1
+                    T flat[DIM * P];
+#pragma unroll
+                    for (int k = 0; k < DIM; ++k) {
+                        const prim::Pack16<T> q = prim::load_pack16(col[0] + (p * DIM + k) * P);
+#pragma unroll
+                        for (int m = 0; m < P; ++m) flat[k * P + m] = q.v[m];
+                    }
+#pragma unroll
+                    for (int s = 0; s < P; ++s)
+#pragma unroll
+                        for (int j = 0; j < DIM; ++j) v[j][s] = flat[s * DIM + j];
+                } else {
+#pragma unroll
+                    for (int j = 0; j < DIM; ++j) {
+                        const prim::Pack16<T> q = prim::load_pack16(col[j] + p * P);
+#pragma unroll
+                        for (int s = 0; s < P; ++s) v[j][s] = q.v[s];
+                    }
+                }
+#pragma unroll
+                for (int s = 0; s < P; ++s) {
+                    T x[DIM];
+#pragma unroll
+                    for (int j = 0; j < DIM; ++j) x[j] = v[j][s];
+                    add(chain(x, 0), 0);
+                }
+            }
+            first_scalar = npk * P;
+        }
+        for (long long i = first_scalar + tid; i < n; i += nthreads) {
+            T x[DIM];
+#pragma unroll
+            for (int j = 0; j < DIM; ++j) x[j] = col[j][i * stride[j]];
+            add(chain(x, 0), i);
+        }
+    } else {
+        for (long long i = tid; i < n; i += nthreads) {
+            long long lin = 0;
+            for (int j = 0; j < dims; ++j) {
+                const prim::BinSpec& s = specs[j];
+                const Binner bin(s);
+                const T x = static_cast<const T*>(where->cols[j])[i * where->strides[j]];
+                const int b = bin(x);
+                if (b < 0) {
+                    lin = -1;
+                    break;
+                }
+                lin = lin * s.nbins + b;
+            }
+            add(lin, i);
+        }
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < shared_bins; b += BLOCK) {  // merge: non-zero counters only
+        const S v = h[b];
+        if (v != S(0)) atomicAdd(out + b, static_cast<G>(v));
+    }
+}

@@ -1,0 +1,459 @@
+// histogram.cu -- device-wide histograms: the textbook sequence of variants (after Kirk and Hwu,
+// "Programming Massively Parallel Processors", the histogram chapter) and the production kernels.
+//
+// Every kernel is templated on <T, Binner, Acc> (histograms/bins.cuh): Binner maps a sample of T to
+// its bin or -1 (dropped), Acc says what a sample adds (1, or its weight) and in which types it
+// is accumulated (CountAcc: 32-bit shared, 64-bit global counters; WeightAcc: double). `spec`
+// points to the binner's record (BinSpec, device memory). Sizes and indices are 64-bit. `out`
+// holds nbins values, zeroed by the caller; every kernel adds into it with global atomics, so the
+// order of the additions (and for weights the last bits of a sum) is not fixed. Every kernel
+// starts alike (histograms/bins.cuh: HistStart): the record read once, the binner built from it,
+// and the kernels with shared counters zero them and wait for the block before counting.
+//
+//   hist_global_contiguous    each thread a contiguous section of ceil(n / threads) samples, a
+//                             global atomic per sample. Neighbouring threads read addresses a
+//                             section apart: every load is a separate memory transaction.
+//   hist_global_interleaved   grid-stride (coalesced) loads, a global atomic per sample.
+//   hist_privatized           one sample per thread; each block counts into its own copy of the
+//                             histogram in shared memory, then adds the non-zero bins to `out`.
+//   hist_coarsened_contiguous privatized, with a grid sized to the machine: each thread a
+//   hist_coarsened_interleaved contiguous section, or a grid-stride sequence of samples, so the
+//                             per-block set-up and merge are paid once per many samples.
+//   hist_aggregated           coarsened (interleaved) + run aggregation: a thread adds up
+//                             consecutive samples of one bin in a register (RunLength) and
+//                             reaches shared memory once per run.
+//   hist_warp_replicated      production for bins that fit in shared memory: `replicas` copies of
+//                             the histogram per block, interleaved bin by bin (32 copies: lane l
+//                             counts into copy l, one bank per lane, no conflicts whatever the
+//                             data; fewer: warp w into copy w % replicas), after a row of slots
+//                             for dropped samples (bin -1), so that every sample costs one
+//                             unconditional atomic; 16-byte loads with VECS in flight per thread, machine-sized grid;
+//                             when `aggregate` != 0 a packet whose samples share one bin costs
+//                             one atomic (histograms/bins.cuh: add_packet). Its launch record
+//                             (HistLaunch) holds those two settings and the finish: with an
+//                             accumulator (acc != null) the blocks add into it (it is zero
+//                             between launches) and the block that takes the last ticket moves
+//                             it to `out` (uninitialized), zeroes it, copies the bin edges to
+//                             `edges_out` and writes the first and last non-zero bin (bincount's
+//                             length): one launch per call, no memset. STAGES > 0 (counts, with
+//                             or without aggregation; sm_80+): the packets are staged in shared
+//                             memory by asynchronous copies instead of loaded into registers,
+//                             STAGES in flight per thread (common/pack16.cuh:
+//                             for_each_packet_staged: a ring of STAGES 16-byte slots per thread,
+//                             after the counters); STAGES == 0, weights or below sm_80: the
+//                             register walk.
+//   hist_partial_privatized   bins beyond shared memory: bins [0, shared_bins) are counted in
+//                             shared memory, the others with global atomics (a range test per
+//                             sample); 16-byte loads, machine-sized grid.
+//   hist_global_vectorized    the fully global fallback: 16-byte loads, machine-sized grid, a
+//                             global atomic per sample, no shared memory.
+//   hist_bin_keys             sort then reduce by key, step one: keys[i] = the bin of sample i,
+//                             or nbins when it is dropped (so dropped samples sort last). The
+//                             host sorts the keys (radix sort over the bits of nbins) and reduces
+//                             the runs of equal keys: no atomics at all. Grid-stride, any grid.
+//
+// Launch: 1-D. Textbook kernels: any blockDim.x (multiple of 32); hist_global_contiguous and the
+// coarsened/aggregated kernels expect a resident grid (they loop). hist_warp_replicated,
+// hist_partial_privatized and hist_global_vectorized: blockDim.x == BLOCK, a resident grid.
+// Dynamic shared memory: nbins * sizeof(Shared) (privatized, coarsened, aggregated),
+// replicas * (nbins + 1) * sizeof(Shared) (warp_replicated with STAGES == 0 or weights; with
+// STAGES > 0 and counts: that size rounded up to 16 bytes, then STAGES * BLOCK * 16 bytes of
+// staging slots; on an architecture below sm_80 the slots go unused), shared_bins *
+// sizeof(Shared) (partial).
+// Preconditions: `in` aligned to sizeof(T); `weights` holds n values when Acc is WeightAcc (any
+// pointer otherwise); a block counts fewer than 2^32 samples (the host sizes the grid so).
+// hist_warp_replicated with an accumulator: *ticket == 0 and acc[0, nbins) == 0 on entry (the
+// kernel leaves them so), dynamic shared memory >= 16 bytes, one launch at a time per record.
+//
+// hist_minmax: per-block minimum and maximum of MinMaxOf<T> (float32 as order keys, small
+// integers as int), partials[2*block], [2*block+1]; the host reduces the partials and decodes
+// them (float32 NaN: a key beyond the infinities'). Launch: blockDim.x == BLOCK, any grid.
+#include "common/prim.cuh"
+#include "common/block.cuh"
+#include "common/warp.cuh"
+#include "histograms/bins.cuh"
+#include "common/pack16.cuh"
+
+namespace prim {
+
+// Adds the block's non-zero shared counters to the global histogram. Called by every thread.
+template <class S, class G>
+__device__ __forceinline__ void merge_shared(const S* h, int count, G* out) {
+    for (int b = threadIdx.x; b < count; b += blockDim.x) {
+        const S v = h[b];
+        if (v != S(0)) atomicAdd(out + b, static_cast<G>(v));
+    }
+}
+
+// The production kernel's launch record (device memory, written once per launch plan): the
+// number of samples, its histogram copies per block and packet aggregation, and its finish: the accumulator the blocks
+// add into and the last-block ticket, both zero between launches, the bin edges the last block
+// copies to the caller's edges array, and where the first and last non-zero bin go (host-visible
+// memory that the host polls: bincount's result length).
+struct HistLaunch {
+    void* acc;  // Global[nbins]; null: the blocks add into `out` directly
+    unsigned int* ticket;  // blocks done
+    const unsigned int* edges;  // edge_words 4-byte words
+    long long edge_words;  // 0: no edges to copy
+    long long* extent;  // null, or {first, last} non-zero bin ({-1, -1}: every bin
+    // zero), then extent[2] = 1 once those two are visible
+    long long n;  // samples
+    int replicas;  // histogram copies per block
+    int aggregate;  // != 0: add_packet
+};
+
+// Called by every thread after its block's merge into f.acc. The block that takes the last
+// ticket moves the accumulator to `out`, zeroes it, copies the edges, writes the extent and
+// resets the ticket. `scratch`: 4 ints of shared memory the caller no longer uses.
+template <int BLOCK, class G>
+__device__ __forceinline__ void finish_histogram(const HistLaunch& f, int nbins, G* out,
+                                                 unsigned char* edges_out, int* scratch) {
+    __threadfence();  // this thread's additions are visible device-wide before the ticket
+    __syncthreads();  // ... and every thread's; the shared histograms are no longer read
+    if (threadIdx.x == 0) {
+        scratch[0] = atomicAdd(f.ticket, 1u) == gridDim.x - 1;
+        __threadfence();
+        scratch[1] = Limits<int>::max();
+        scratch[2] = -1;
+    }
+    __syncthreads();
+    if (!scratch[0]) return;  // block-uniform: only the last block goes on
+    G* acc = static_cast<G*>(f.acc);
+    int lo = Limits<int>::max(), hi = -1;
+    for (int b = threadIdx.x; b < nbins; b += BLOCK) {
+        const G v = __ldcg(acc + b);
+        out[b] = v;
+        acc[b] = G(0);
+        if (v != G(0)) {
+            lo = lo < b ? lo : b;
+            hi = b;  // b increases along a thread's loop
+        }
+    }
+    unsigned int* words = reinterpret_cast<unsigned int*>(edges_out);
+    for (long long w = threadIdx.x; w < f.edge_words; w += BLOCK) words[w] = __ldg(f.edges + w);
+    if (f.extent) {  // uniform across the block
+        lo = warp_reduce(lo, Min<int>());
+        hi = warp_reduce(hi, Max<int>());
+        if (threadIdx.x % WARP == 0) {
+            atomicMin(scratch + 1, lo);
+            atomicMax(scratch + 2, hi);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            f.extent[0] = scratch[2] < 0 ? -1 : scratch[1];
+            f.extent[1] = scratch[2];
+            __threadfence_system();  // the host sees the pair before the flag
+            f.extent[2] = 1;
+        }
+    }
+    if (threadIdx.x == 0) *f.ticket = 0u;
+}
+
+}  // namespace prim
+
+// ---- 1. global atomics, contiguous sections (uncoalesced) ---------------------------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_global_contiguous(const T* __restrict__ in, long long n,
+                                       const double* __restrict__ weights,
+                                       const prim::BinSpec* __restrict__ spec,
+                                       typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Global G;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const int nbins = start.nbins;
+    const long long section = (n + prim::global_threads() - 1) / prim::global_threads();
+    const long long begin = prim::global_thread() * section;
+    const long long end = begin + section < n ? begin + section : n;
+    for (long long i = begin; i < end; ++i) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(out + b, static_cast<G>(Acc::value(weights, i)));
+    }
+}
+
+// ---- 2. global atomics, interleaved (grid-stride, coalesced) -----------------------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_global_interleaved(const T* __restrict__ in, long long n,
+                                        const double* __restrict__ weights,
+                                        const prim::BinSpec* __restrict__ spec,
+                                        typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Global G;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const int nbins = start.nbins;
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(out + b, static_cast<G>(Acc::value(weights, i)));
+    }
+}
+
+// ---- 3. privatized: a shared-memory histogram per block, one sample per thread -----------------
+template <class T, class Binner, class Acc>
+__global__ void hist_privatized(const T* __restrict__ in, long long n,
+                                const double* __restrict__ weights,
+                                const prim::BinSpec* __restrict__ spec,
+                                typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, nbins);
+    const long long i = prim::global_thread();
+    if (i < n) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(h + b, Acc::value(weights, i));
+    }
+    __syncthreads();
+    prim::merge_shared(h, nbins, out);
+}
+
+// ---- 4. coarsened: privatized, machine-sized grid, many samples per thread ---------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_coarsened_contiguous(const T* __restrict__ in, long long n,
+                                          const double* __restrict__ weights,
+                                          const prim::BinSpec* __restrict__ spec,
+                                          typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, nbins);
+    const long long section = (n + prim::global_threads() - 1) / prim::global_threads();
+    const long long begin = prim::global_thread() * section;
+    const long long end = begin + section < n ? begin + section : n;
+    for (long long i = begin; i < end; ++i) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(h + b, Acc::value(weights, i));
+    }
+    __syncthreads();
+    prim::merge_shared(h, nbins, out);
+}
+
+template <class T, class Binner, class Acc>
+__global__ void hist_coarsened_interleaved(const T* __restrict__ in, long long n,
+                                           const double* __restrict__ weights,
+                                           const prim::BinSpec* __restrict__ spec,
+                                           typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, nbins);
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
+        const int b = bin(in[i]);
+        if (b >= 0) atomicAdd(h + b, Acc::value(weights, i));
+    }
+    __syncthreads();
+    prim::merge_shared(h, nbins, out);
+}
+
+// ---- 5. aggregated: coarsened interleaved + run aggregation -------------------------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_aggregated(const T* __restrict__ in, long long n,
+                                const double* __restrict__ weights,
+                                const prim::BinSpec* __restrict__ spec,
+                                typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, nbins);
+    prim::RunLength<S> run;
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads())
+        run.add(h, bin(in[i]), Acc::value(weights, i));
+    run.flush(h);
+    __syncthreads();
+    prim::merge_shared(h, nbins, out);
+}
+
+// ---- 6. production: replicated shared histograms, 16-byte loads, packet aggregation -------------
+template <class T, class Binner, class Acc, int BLOCK, int VECS, int STAGES>
+__global__ void __launch_bounds__(BLOCK)
+    hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weights,
+                         const prim::BinSpec* __restrict__ spec,
+                         const prim::HistLaunch* __restrict__ launch,
+                         typename Acc::Global* __restrict__ out,
+                         unsigned char* __restrict__ edges_out) {
+    typedef typename Acc::Shared S;
+    typedef typename Acc::Global G;
+    PRIM_DYNAMIC_SHARED(S, smem);
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const int nbins = start.nbins;
+    const prim::HistLaunch f = *launch;
+    const long long n = f.n;
+    const int replicas = f.replicas;
+    // copies interleaved bin by bin: counter (b, copy) at (b + 1) * replicas + copy, row 0 the
+    // dropped samples' slots; 32 copies: lane l counts into copy l (bank l, no conflicts)
+    start.zero(smem, replicas * (nbins + 1));
+    const int copy = replicas == prim::WARP ? static_cast<int>(threadIdx.x % prim::WARP)
+                                            : static_cast<int>(threadIdx.x / prim::WARP) % replicas;
+    S* h = smem + replicas + copy;
+    const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    // the staging slots of the async walk (STAGES > 0): after the counters, 16-byte aligned
+    uint4* const stage = reinterpret_cast<uint4*>(
+        reinterpret_cast<unsigned char*>(smem) +
+        ((static_cast<long long>(replicas) * (nbins + 1) * sizeof(S) + 15) & ~15ll));
+    auto one = [&](T x, long long i) {
+        atomicAdd(h + bin(x) * replicas, Acc::value(weights, i));  // bin -1: row 0
+    };
+    if (Acc::WEIGHTED) {  // weights: scalar grid-stride loads of both arrays
+        for (long long i = tid; i < n; i += nthreads) one(in[i], i);
+    } else if (f.aggregate) {
+        prim::for_each_packet_staged<STAGES, VECS>(
+            in, n, tid, nthreads, stage, one,
+            [&](const prim::Pack16<T>& p, long long) { prim::add_packet(h, p.v, bin, replicas); });
+    } else {
+        auto each = [&](const prim::Pack16<T>& p, long long) {
+#pragma unroll
+            for (int k = 0; k < prim::Pack16<T>::N; ++k) one(p.v[k], 0);
+        };
+        prim::for_each_packet_staged<STAGES, VECS>(in, n, tid, nthreads, stage, one, each);
+    }
+    __syncthreads();
+    // fold the replicas and merge: one global atomic per non-zero bin per block
+    G* const dst = f.acc ? static_cast<G*>(f.acc) : out;
+    for (int b = threadIdx.x; b < nbins; b += BLOCK) {
+        S v = S(0);
+        for (int r = 0; r < replicas; ++r) v += smem[(b + 1) * replicas + r];
+        if (v != S(0)) atomicAdd(dst + b, static_cast<G>(v));
+    }
+    if (f.acc)
+        prim::finish_histogram<BLOCK>(f, nbins, out, edges_out, reinterpret_cast<int*>(smem));
+}
+
+// ---- 8. partial privatization: the bins that fit in shared memory, the rest global -------------
+template <class T, class Binner, class Acc, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+    hist_partial_privatized(const T* __restrict__ in, long long n,
+                            const double* __restrict__ weights,
+                            const prim::BinSpec* __restrict__ spec, int shared_bins,
+                            typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Shared S;
+    typedef typename Acc::Global G;
+    PRIM_DYNAMIC_SHARED(S, h);
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const int nbins = start.nbins;
+    start.zero(h, shared_bins);
+    const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    auto one = [&](T x, long long i) {
+        const int b = bin(x);
+        if (b < 0) return;
+        const S w = Acc::value(weights, i);
+        if (b < shared_bins)
+            atomicAdd(h + b, w);
+        else
+            atomicAdd(out + b, static_cast<G>(w));
+    };
+    if (Acc::WEIGHTED) {
+        for (long long i = tid; i < n; i += nthreads) one(in[i], i);
+    } else {
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
+                                    [&](const prim::Pack16<T>& p, long long i0) {
+#pragma unroll
+                                        for (int k = 0; k < prim::Pack16<T>::N; ++k)
+                                            one(p.v[k], i0 + k);
+                                    });
+    }
+    __syncthreads();
+    prim::merge_shared(h, shared_bins, out);
+}
+
+// ---- 8'. the fully global fallback: 16-byte loads, a global atomic per sample ------------------
+template <class T, class Binner, class Acc, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+    hist_global_vectorized(const T* __restrict__ in, long long n,
+                           const double* __restrict__ weights,
+                           const prim::BinSpec* __restrict__ spec,
+                           typename Acc::Global* __restrict__ out) {
+    typedef typename Acc::Global G;
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const int nbins = start.nbins;
+    const long long tid = prim::global_thread(), nthreads = prim::global_threads();
+    auto one = [&](T x, long long i) {
+        const int b = bin(x);
+        if (b >= 0) atomicAdd(out + b, static_cast<G>(Acc::value(weights, i)));
+    };
+    if (Acc::WEIGHTED) {
+        for (long long i = tid; i < n; i += nthreads) one(in[i], i);
+    } else {
+        prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
+                                    [&](const prim::Pack16<T>& p, long long i0) {
+#pragma unroll
+                                        for (int k = 0; k < prim::Pack16<T>::N; ++k)
+                                            one(p.v[k], i0 + k);
+                                    });
+    }
+}
+
+// ---- 7. sort then reduce by key: every sample's bin as a sort key -------------------------------
+template <class T, class Binner, class Acc>
+__global__ void hist_bin_keys(const T* __restrict__ in, long long n,
+                              const prim::BinSpec* __restrict__ spec,
+                              unsigned int* __restrict__ keys) {
+    const prim::HistStart<Binner> start(*spec);
+    const Binner bin = start.bin;
+    const unsigned dropped = static_cast<unsigned>(start.nbins);
+    for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
+        const int b = bin(in[i]);
+        keys[i] = b >= 0 ? static_cast<unsigned>(b) : dropped;
+    }
+}
+
+// ---- minimum and maximum (autodetected ranges, bincount's length and sign check) ----------------
+namespace prim {
+// What hist_minmax reduces: small integers widened to int, float32 as order keys (exact under
+// flush-to-zero; a NaN shows as a key beyond the infinities' keys), other types themselves.
+template <class T> struct MinMaxOf {
+    typedef T type;
+    static __device__ __forceinline__ T of(T x) { return x; }
+};
+template <> struct MinMaxOf<float> {
+    typedef int type;
+    static __device__ __forceinline__ int of(float x) { return Order<float>::key(x); }
+};
+#define PRIM_MINMAX_AS_INT(T)                                                         \
+    template <> struct MinMaxOf<T> {                                                  \
+        typedef int type;                                                             \
+        static __device__ __forceinline__ int of(T x) { return static_cast<int>(x); } \
+    };
+PRIM_MINMAX_AS_INT(signed char)
+PRIM_MINMAX_AS_INT(unsigned char)
+PRIM_MINMAX_AS_INT(short)
+PRIM_MINMAX_AS_INT(unsigned short)
+#undef PRIM_MINMAX_AS_INT
+}  // namespace prim
+
+template <class T, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    hist_minmax(const T* __restrict__ in, long long n,
+                typename prim::MinMaxOf<T>::type* __restrict__ partials) {
+    typedef typename prim::MinMaxOf<T>::type A;
+    __shared__ A scratch[BLOCK / prim::WARP];
+    const prim::Min<A> mn;
+    const prim::Max<A> mx;
+    A lo = prim::Min<A>::identity(), hi = prim::Max<A>::identity();
+    auto add = [&](T x) {
+        const A a = prim::MinMaxOf<T>::of(x);
+        lo = mn(lo, a);
+        hi = mx(hi, a);
+    };
+    prim::for_each_packet<2>(
+        in, n, prim::global_thread(), prim::global_threads(), [&](T x, long long) { add(x); },
+        [&](const prim::Pack16<T>& p, long long) {
+#pragma unroll
+            for (int k = 0; k < prim::Pack16<T>::N; ++k) add(p.v[k]);
+        });
+    lo = prim::block_reduce<BLOCK>(lo, mn, scratch);
+    __syncthreads();  // scratch is reused
+    hi = prim::block_reduce<BLOCK>(hi, mx, scratch);
+    if (threadIdx.x == 0) {
+        partials[2 * blockIdx.x] = lo;
+        partials[2 * blockIdx.x + 1] = hi;
+    }
+}
