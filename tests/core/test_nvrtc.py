@@ -25,7 +25,9 @@ FAST = ["--Ofast-compile=max"] if _nvrtc.version() >= (12, 8) else []
 
 def test_every_family_registered():
     assert "reduction/reduce.cu" in dict(MODULES)
-    assert {"sparse/csr.cu", "sparse/ell.cu", "sparse/coo.cu", "sparse/convert.cu"} <= set(dict(MODULES))
+    assert {"sparse/csr.cu", "sparse/ell.cu", "sparse/coo.cu", "sparse/convert.cu"} <= set(
+        dict(MODULES)
+    )
     assert {"scan/scan.cu", "compaction/compact.cu", "segmented/segmented.cu"} <= set(dict(MODULES))
     assert {"histograms/histogram.cu", "histograms/channels.cu"} <= set(dict(MODULES))
     assert {
