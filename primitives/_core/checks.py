@@ -25,7 +25,7 @@ from numpy.typing import DTypeLike
 from . import backend as _backend
 from .backend import Array
 
-__all__ = ["Input", "as_input", "op_input", "check_choice"]
+__all__ = ["Input", "as_input", "op_input", "check_choice", "boolean", "integer"]
 
 OPS = ("sum", "min", "max")
 
@@ -176,6 +176,14 @@ def as_input(
         # order="C", not ascontiguousarray: a 0-d array stays 0-d (ascontiguousarray makes (1,))
         arr = np.asarray(arr, order="C")
     return Input(arr.T if flip else arr, host, backend, order)
+
+
+def boolean(value: Any, func: str, arg: str) -> bool:
+    """``value`` as a bool; a TypeError naming ``func`` and ``arg`` for anything but a Python or
+    NumPy bool (``descending=1`` is refused, as an option of another meaning would be)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{func}: {arg} must be a bool, got {type(value).__name__}")
+    return bool(value)
 
 
 def integer(value: Any, func: str, arg: str, what: str = "an integer") -> int:

@@ -342,14 +342,14 @@ class BoundPlan:
         like: Iterable[Any],
         bound: Iterable[Any],
         options: dict[str, Any],
-        core: Callable[..., Any],
+        core: Callable[..., Any] | None,
     ) -> None:
         self.func, self.bound, self.options, self.core = func, tuple(bound), dict(options), core
-        self.key = _like_key(like)
+        self.key = _like_key(like) if core is not None else None  # None: always func's path
 
     def __call__(self, *arrays: Any) -> Any:
         if self.key is not None and _like_key(arrays) == self.key:
-            return self.core(*arrays)
+            return self.core(*arrays)  # type: ignore[misc]  # set with the key
         return self.func(*arrays, *self.bound, **self.options)
 
     def __repr__(self) -> str:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
+from .._core import checks as _checks, dtypes as _dtypes, entry as _entry
 from . import _plans as _cp
 
 __all__ = ["compact", "compact_indices"]
@@ -36,24 +38,30 @@ def _checked(x, mask):
     return inp, dt, _mask(mask, inp.array.size, "compact")
 
 
-def _make_compact_plan(x, mask):
-    """What ``prim.plan(prim.compact, x, mask)`` runs for arrays like these."""
+def _prepare_compact(x, mask):
     inp, dt, m = _checked(x, mask)
-    if inp.array.size and inp.array is x and m.array is mask:
-        return _cp.compact_plan(inp.backend, dt, x.size)
-    return compact
+    n = inp.array.size
+    if n == 0:
+        return _entry.Prepared.done(inp.kept(inp.backend.xp.empty(0, dtype=dt)))
+    plan = _cp.compact_plan(inp.backend, dt, n)
+    if inp.array is x and m.array is mask:  # read as they are: later like calls take the plan
+        return _entry.Prepared(plan, (x, mask), reusable=True)
+    return _entry.Prepared(lambda a, b: inp.kept(plan(a, b)), (inp.array, m.array))
 
 
-def _make_indices_plan(mask):
-    """What ``prim.plan(prim.compact_indices, mask)`` runs for arrays like ``mask``."""
+def _prepare_indices(mask):
     m = _mask(mask, None, "compact_indices")
-    if m.array.size and m.array is mask:
-        plan = _cp.compact_plan(m.backend, None, mask.size)
-        return lambda y: plan(None, y)
-    return compact_indices
+    n = m.array.size
+    if n == 0:
+        return _entry.Prepared.done(m.result(m.backend.xp.empty(0, dtype=_cp.INDEX_DTYPE)))
+    plan = _cp.compact_plan(m.backend, None, n)
+    run = functools.partial(plan, None)
+    if m.array is mask:  # read as it is: later calls on like arrays take the plan
+        return _entry.Prepared(run, (mask,), reusable=True)
+    return _entry.Prepared(lambda a: m.result(run(a)), (m.array,))
 
 
-@_plans.planned(_make_compact_plan)
+@_entry.function(_prepare_compact, arrays=("x", "mask"))
 def compact(x, mask):
     """The elements of ``x`` where ``mask`` is true, in order: ``x[mask]`` for 1-D arrays.
 
@@ -81,21 +89,9 @@ def compact(x, mask):
     See Also:
         :func:`numpy.compress`, :func:`numpy.extract`, boolean indexing ``x[mask]``.
     """
-    key = _plans.call_key("compact", (x, mask))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:  # an earlier call on like arrays checked them
-        return plan(x, mask)
-    inp, dt, m = _checked(x, mask)
-    n = inp.array.size
-    if n == 0:
-        return inp.kept(inp.backend.xp.empty(0, dtype=dt))
-    plan = _cp.compact_plan(inp.backend, dt, n)
-    if inp.array is x and m.array is mask:  # read as they are: later like calls take the plan
-        _plans.PLANS.file(key, plan)
-    return inp.kept(plan(inp.array, m.array))
 
 
-@_plans.planned(_make_indices_plan)
+@_entry.function(_prepare_indices, arrays=("mask",))
 def compact_indices(mask):
     """Indices (int64) of the true entries of the flattened ``mask``: ``numpy.flatnonzero(mask)``.
 
@@ -111,15 +107,3 @@ def compact_indices(mask):
     See Also:
         :func:`numpy.flatnonzero`, :func:`numpy.nonzero`, :func:`cupy.nonzero`.
     """
-    key = _plans.call_key("compact_indices", (mask,))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:  # an earlier call on a like array checked it
-        return plan(None, mask)
-    m = _mask(mask, None, "compact_indices")
-    n = m.array.size
-    if n == 0:
-        return m.result(m.backend.xp.empty(0, dtype=_cp.INDEX_DTYPE))
-    plan = _cp.compact_plan(m.backend, None, n)
-    if m.array is mask:  # read as it is: later calls on like arrays take the plan
-        _plans.PLANS.file(key, plan)
-    return m.result(plan(None, m.array))

@@ -34,7 +34,7 @@ import numpy as np
 from .. import searching as _searching, sorting as _sorting
 from .._core import backend as _backend, policy as _policy
 from .._core.backend import to_host
-from ..sorting._keys import KEY_DTYPES, KEY_SET
+from .._core.keys import KEY_DTYPES, KEY_SET
 
 __all__ = ["sort", "argsort"]
 

@@ -19,8 +19,8 @@ import operator
 import numpy as np
 
 from .. import selection as _selection
-from .._core import policy as _policy
-from ..sorting._api import _bool
+from .._core import checks as _checks, policy as _policy
+
 from ._sort import blocks_of, dask_input, own_stream, task_array, xp_of
 
 __all__ = ["topk"]
@@ -123,8 +123,8 @@ def topk(x, k, *, largest=True, sorted=True):  # noqa: A002 - torch's name
     k = int(k)
     if not 0 <= k <= x.shape[0]:
         raise ValueError(f"{func}: k must satisfy 0 <= k <= x.size ({x.shape[0]}), got {k}")
-    largest = _bool(largest, func, "largest")
-    ordered = _bool(sorted, func, "sorted")
+    largest = _checks.boolean(largest, func, "largest")
+    ordered = _checks.boolean(sorted, func, "sorted")
     meta_v, meta_i = x._meta, x._meta.astype(np.int64)
     if k == 0:
         return x[:0], x[:0].map_blocks(lambda b: b.astype(np.int64), dtype=np.int64, meta=meta_i)

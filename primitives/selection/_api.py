@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
-from ..sorting import _keys as _sort_keys
+from .._core import keys as _sort_keys
 from . import _plans as _sp, _policy
 
 __all__ = ["topk", "argpartition", "partition", "VARIANTS", "DTYPES"]
@@ -42,12 +42,6 @@ def _input(x, func):
     inp = _checks.as_input(x, func=func, arg="x")
     _check_dtype(inp.array.dtype, func)
     return inp
-
-
-def _bool(value, func, arg):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{func}: {arg} must be a bool, got {type(value).__name__}")
-    return bool(value)
 
 
 def _k(k, length, func):
@@ -214,8 +208,8 @@ def _topk_checked(x, k, axis, largest, ordered, variant):
         shape,
         ax,
         k,
-        _bool(largest, func, "largest"),
-        _bool(ordered, func, "sorted"),
+        _checks.boolean(largest, func, "largest"),
+        _checks.boolean(ordered, func, "sorted"),
     )
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
 from ..scan._plans import DTYPES as VALUE_DTYPES
-from ..sorting._api import _bool
+
 from . import _plans as _rp
 
 __all__ = ["unique", "run_length_encode", "reduce_by_key", "VARIANTS", "OPS"]
@@ -146,7 +146,7 @@ def _rbk_checked(keys, values, op, sort):
     _checks.check_choice(op, OPS, func=func, arg="op")
     k = _keys(keys, func)
     v, work, acc, res = _values(values, op, k.array.size, func)
-    return k, v, work, acc, res, _bool(sort, func, "sort")
+    return k, v, work, acc, res, _checks.boolean(sort, func, "sort")
 
 
 def _make_rbk_plan(keys, values, op="sum", *, sort=False):
@@ -458,7 +458,7 @@ def unique(
     func = "unique"
     variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="rle")
     flags = [
-        _bool(f, func, a)
+        _checks.boolean(f, func, a)
         for f, a in (
             (return_index, "return_index"),
             (return_inverse, "return_inverse"),

@@ -49,12 +49,6 @@ def _values_input(values, n, func):
     return v
 
 
-def _bool(value, func, arg):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{func}: {arg} must be a bool, got {type(value).__name__}")
-    return bool(value)
-
-
 def _variant_for(variant, n, itemsize, func):
     """The variant that sorts ``n`` keys of ``itemsize`` bytes: ``auto`` is the block sort from
     1 key up to the policy's limit, else onesweep; ``"block"`` only up to its capacity."""
@@ -97,7 +91,7 @@ class _Checked:
         self.k = _keys_input(keys, func)
         self.v = _values_input(values, self.k.array.size, func)
         self.begin, self.end = _bit_range(begin_bit, end_bit, 8 * self.k.array.dtype.itemsize, func)
-        self.desc = _bool(descending, func, "descending")
+        self.desc = _checks.boolean(descending, func, "descending")
         self.variant = _variant_for(variant, self.k.array.size, self.k.array.dtype.itemsize, func)
 
     def as_is(self, keys, values):
@@ -243,7 +237,7 @@ def _make_segmented_sort(keys, offsets, values=None, *, descending=False):
     k = _keys_input(keys, func)
     _segmented.segment_offsets(offsets, k.array.size, func)
     _values_input(values, k.array.size, func)
-    _bool(descending, func, "descending")
+    _checks.boolean(descending, func, "descending")
     return lambda k, o, v=None: segmented_sort(k, o, v, descending=descending)
 
 
@@ -397,7 +391,7 @@ def segmented_sort(keys, offsets, values=None, *, descending=False):
     n = k.array.size
     off, longest = _segmented.segment_offsets(offsets, n, func)
     v = _values_input(values, n, func)
-    desc = _bool(descending, func, "descending")
+    desc = _checks.boolean(descending, func, "descending")
     xp = k.backend.xp
     dt = k.array.dtype
     if n == 0:

@@ -1,65 +1,22 @@
-"""Keys as bit patterns: the key dtypes, their order-preserving unsigned images and back, values
-as bits, and one sort of bit patterns (:class:`Job`) as the device-wide sorts take it."""
+"""One sort of bit patterns (:class:`Job`) as the device-wide sorts take it; the key-bit transforms
+are the core's (:mod:`primitives._core.keys`, re-exported here for the sorts' modules)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtypes as _dtypes
-
-KEY_DTYPES = tuple(
-    np.dtype(d)
-    for d in (
-        np.uint8,
-        np.uint16,
-        np.uint32,
-        np.uint64,
-        np.int8,
-        np.int16,
-        np.int32,
-        np.int64,
-        np.float32,
-        np.float64,
-    )
+from .._core.keys import (  # noqa: F401 - the sorts' modules read them from here
+    INDEX,
+    KEY_DTYPES,
+    KEY_SET,
+    KIND,
+    C,
+    U,
+    index_dtype,
+    key_back,
+    key_bits,
+    native_values,
 )
-KEY_SET = frozenset(KEY_DTYPES)
-KIND = {"u": 0, "i": 1, "f": 2}  # prim::radix::KeyKind
-U = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}  # the key bits, by width
-C = {b: _dtypes.CTYPES[d] for b, d in U.items()}  # C++ type of the key bits
-INDEX = np.dtype(np.int64)  # argsort's result, as numpy.argsort
-
-
-def key_bits(arr):
-    """(unsigned bit array of 4 or 8 bytes, kind, key bits): a view for 32/64-bit keys; 8- and
-    16-bit keys are widened to their order-preserving uint32 image."""
-    dt = arr.dtype
-    if dt.itemsize >= 4:
-        return arr.view(U[dt.itemsize]), KIND[dt.kind], 8 * dt.itemsize
-    u = arr.view(np.dtype(f"u{dt.itemsize}"))
-    if dt.kind == "i":
-        u = u ^ u.dtype.type(1 << (8 * dt.itemsize - 1))
-    return u.astype(np.uint32), 0, 8 * dt.itemsize
-
-
-def key_back(bits, dt):
-    """Inverse of :func:`key_bits`."""
-    if dt.itemsize >= 4:
-        return bits.view(dt)
-    u = bits.astype(np.dtype(f"u{dt.itemsize}"))
-    if dt.kind == "i":
-        u ^= u.dtype.type(1 << (8 * dt.itemsize - 1))
-    return u.view(dt)
-
-
-def native_values(arr):
-    """The values as uint32/uint64 bits when they are 4 or 8 bytes wide (any dtype), else None."""
-    if arr.dtype.itemsize in U and arr.dtype.hasobject is False and arr.dtype.fields is None:
-        return arr.view(U[arr.dtype.itemsize])
-    return None
-
-
-def index_dtype(n):
-    return np.dtype(np.uint32) if n < (1 << 32) else np.dtype(np.uint64)
 
 
 def i32(v):

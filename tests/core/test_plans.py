@@ -262,7 +262,8 @@ def test_plan_errors_name_the_public_function(name):
     ):
         prim.plan(func, np.arange(4.0), np.arange(4.0), no_such_option=1)
     public = inspect.signature(func).parameters
-    made = inspect.signature(func.plan.make).parameters
+    maker = func.entry.prepare if hasattr(func, "entry") else func.plan.make
+    made = inspect.signature(maker).parameters
     if not any(p.kind == p.VAR_KEYWORD for p in made.values()):
         assert [p for p in public if p not in made] == []
 

@@ -1,0 +1,306 @@
+"""One entry protocol for every public function: a family states a function's steps once, the
+core derives the call path, the repeat-call fast path and its plans from them.
+
+A public function is declared as its signature and docstring, with the family's *prepare* step::
+
+    @entry.function(_prepare_compact, arrays=("x", "mask"))
+    def compact(x, mask):
+        \"\"\"The docstring users read.\"\"\"
+
+``prepare`` takes the public function's arguments as they were given and does everything that
+a call on such arguments does once: normalizes and checks them (its errors name the public
+function), chooses the variant (the family's ``_choose.py``), finds or builds the plan
+(:data:`~primitives._core.plans.PLANS` under the plan's configuration key). It returns a
+:class:`Prepared`: the callable that runs the call on its arrays, and whether a later call on
+like arrays may run that callable unchecked. From that the core derives, for every function
+alike:
+
+- the call path: ``prepare``, then the run, on the arrays that ``prepare`` read;
+- the *call key* (:meth:`Entry.key`): the function, the declared arrays' dtypes, shapes and
+  strides (arrays of the backend's own type only: CuPy on the GPU), every other argument's type
+  and value, the tuning generation and the stream. A call whose key was filed by an earlier
+  call runs that call's runner at once, without ``prepare``: the repeat-call fast path, so the
+  checks and the variant choice run once per plan, never per repeat call;
+- ``prim.plan(fn, *like, **options)`` and ``fn.plan(...)`` (:class:`~primitives._core.plans.
+  BoundPlan`): the arguments bound to the public signature (a ``TypeError`` naming the public
+  function), ``prepare`` once, its runner for arrays like ``like``;
+- the public function's name, signature and docstring (``inspect.signature`` and the docs read
+  the declared function).
+
+Arguments that are not declared arrays must be hashable scalars, strings, dtypes or tuples of
+them to have a call key; anything else (a list of bin edges, ``out=``, a sorter array, a
+matrix object) takes the checked path on every call, unless ``key_extra`` names a hashable
+token for it (a sparse matrix's identity).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from . import backend as _backend, plans as _plans, policy as _policy
+
+__all__ = ["Prepared", "Entry", "function"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_MISSING = object()
+
+
+class Prepared:
+    """What ``prepare`` returns: ``run(*arrays)`` computes the call's result.
+
+    ``arrays``: the arrays ``run`` takes for this call, in the order of the entry's declared
+    arrays (as read: converted, copied or made contiguous as the checks required).
+    ``reusable``: ``run`` may serve later calls on arrays like the given ones without checks:
+    true only when ``arrays`` are the given arrays themselves (read as they are), so that a
+    later call's arrays of the same dtypes, shapes and strides are valid input of ``run``.
+    ``Prepared.done(result)``: ``prepare`` computed the result itself (an empty input, a path
+    with no plan); nothing is filed.
+    """
+
+    __slots__ = ("run", "arrays", "reusable", "result")
+
+    def __init__(
+        self, run: Callable[..., Any], arrays: Sequence[Any], reusable: bool = False
+    ) -> None:
+        self.run: Callable[..., Any] | None = run
+        self.arrays = tuple(arrays)
+        self.reusable = bool(reusable)
+        self.result: Any = None
+
+    @classmethod
+    def done(cls, result: Any) -> Prepared:
+        p = cls.__new__(cls)
+        p.run, p.arrays, p.reusable, p.result = None, (), False, result
+        return p
+
+    def __call__(self) -> Any:
+        """This call's result."""
+        return self.result if self.run is None else self.run(*self.arrays)
+
+
+class Entry:
+    """A public function's protocol: its name, signature, declared arrays and ``prepare``."""
+
+    __slots__ = (
+        "name",
+        "func",
+        "prepare",
+        "signature",
+        "arrays",
+        "key_extra",
+        "_pos",
+        "_names",
+        "_order",
+        "_array_at",
+    )
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        prepare: Callable[..., Prepared],
+        arrays: Sequence[str],
+        key_extra: Callable[..., Any] | None = None,
+    ) -> None:
+        self.name = func.__name__
+        self.func, self.prepare, self.key_extra = func, prepare, key_extra
+        self.signature = inspect.signature(func)
+        params = list(self.signature.parameters.values())
+        names = [p.name for p in params]
+        for a in arrays:
+            if a not in names:
+                raise TypeError(f"{self.name}: declared array {a!r} is not a parameter")
+        self.arrays = tuple(arrays)
+        taken = inspect.signature(prepare).parameters
+        if not any(p.kind == p.VAR_KEYWORD for p in taken.values()):
+            missing = [n for n in names if n not in taken]
+            if missing:
+                raise TypeError(f"{self.name}: prepare does not take {', '.join(missing)}")
+        # (position or None for keyword-only, name, default) of each declared array
+        self._pos = tuple(
+            (
+                names.index(a) if params[names.index(a)].kind != params[0].KEYWORD_ONLY else None,
+                a,
+                None
+                if params[names.index(a)].default is inspect.Parameter.empty
+                else params[names.index(a)].default,
+            )
+            for a in self.arrays
+        )
+        self._names = frozenset(self.arrays)
+        # the parameters by position, and whether each is a declared array
+        self._order = tuple(p.name for p in params if p.kind != p.KEYWORD_ONLY)
+        self._array_at = tuple(n in self._names for n in self._order)
+
+    # ---- the call key ----------------------------------------------------------------------
+
+    def key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+        """The call key of ``args``/``kwargs``, or None when the call cannot take the fast path
+        (an array not of the backend's own type, an unhashable option)."""
+        b = _backend.get_backend()
+        array_type = b.xp.ndarray
+        names, array_at = self._names, self._array_at
+        parts: list[Any] = [self]
+        for i, a in enumerate(args):
+            if i < len(array_at) and array_at[i]:
+                if a is None:
+                    parts.append(None)
+                elif type(a) is array_type:
+                    parts.append((a.dtype, a.shape, a.strides))
+                else:
+                    return None
+            else:
+                k = _option(a)
+                if k is _MISSING:
+                    return None
+                parts.append(k)
+        for n, a in kwargs.items():
+            if n in names:
+                if a is None:
+                    parts.append((n, None))
+                elif type(a) is array_type:
+                    parts.append((n, a.dtype, a.shape, a.strides))
+                else:
+                    return None
+            else:
+                k = _option(a)
+                if k is _MISSING:
+                    return None
+                parts.append((n, k))
+        if self.key_extra is not None:
+            extra = self.key_extra(*args, **kwargs)
+            if extra is None:
+                return None
+            parts.append(extra)
+        parts.append(_policy._generation)
+        parts.append(b.stream_key())
+        return tuple(parts)
+
+    def arrays_of(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """The declared arrays of a call, in declared order (defaults for absent ones)."""
+        out = []
+        for pos, name, default in self._pos:
+            if pos is not None and pos < len(args):
+                out.append(args[pos])
+            else:
+                out.append(kwargs.get(name, default))
+        return tuple(out)
+
+    # ---- the paths -------------------------------------------------------------------------
+
+    def call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        key = self.key(args, kwargs)
+        if key is not None:
+            run = _plans.PLANS.find(key)
+            if run is not None:  # an earlier call on like arguments passed every check
+                return run(*self.arrays_of(args, kwargs))
+        p = self.prepare(*args, **kwargs)
+        result = p()
+        if key is not None and p.reusable and p.run is not None:
+            _plans.PLANS.file(key, p.run)
+        return result
+
+    def plan(self, like: tuple[Any, ...], options: dict[str, Any]) -> _plans.BoundPlan:
+        try:  # the public function's own TypeError
+            self.signature.bind(*like, **options)
+        except TypeError as exc:
+            raise TypeError(f"{self.name}() {exc}") from None
+        k = 0  # the leading positional arguments that are declared arrays: a plan's call takes them
+        while k < len(like) and k < len(self._array_at) and self._array_at[k]:
+            k += 1
+        p = self.prepare(*like, **options)
+        core = None
+        if p.reusable and p.run is not None:
+            core = _padded(p.run, len(self.arrays), k)
+        return _plans.BoundPlan(self.public, like[:k], like[k:], options, core)
+
+    @property
+    def public(self) -> Callable[..., Any]:
+        return self.func.__primitives_public__  # type: ignore[attr-defined]
+
+
+def _padded(run: Callable[..., Any], total: int, given: int) -> Callable[..., Any]:
+    """``run`` called with the ``given`` leading arrays of a plan's call, the others None."""
+    if given >= total:
+        return run
+    pad = (None,) * (total - given)
+    return lambda *arrays: run(*arrays, *pad)
+
+
+_SCALARS: frozenset[Any] = frozenset(
+    {
+        bool,
+        int,
+        float,
+        complex,
+        str,
+        type(None),
+        np.bool_,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+        np.dtype,
+        type,
+    }
+) | frozenset(type(np.dtype(t)) for t in "?bhilqBHILQefdgFDG")
+
+
+def _option(a: Any) -> Any:
+    """An option's part of a call key: its type and value, so that ``1`` and ``1.0`` or ``True``
+    and ``1`` differ (an earlier call checked the one it was given); _MISSING if unhashable."""
+    t = type(a)
+    if t in _SCALARS:
+        if t is float and a != a:  # NaN: never equal to itself, never found
+            return _MISSING
+        return (t, a)
+    if t is tuple and all(type(x) in _SCALARS for x in a):
+        return (t, tuple((type(x), x) for x in a))
+    return _MISSING
+
+
+def function(
+    prepare: Callable[..., Prepared],
+    *,
+    arrays: Sequence[str],
+    key_extra: Callable[..., Any] | None = None,
+) -> Callable[[_F], _F]:
+    """Declare a public function (see the module's docstring): the decorated function gives the
+    name, signature and docstring; its body is never run. ``arrays``: the parameters that are
+    arrays keyed by dtype, shape and strides (the first is always one). ``key_extra``: called with
+    the call's arguments, a hashable token added to the call key (None: no fast path)."""
+
+    def wrap(func: _F) -> _F:
+        e = Entry(func, prepare, arrays, key_extra)
+        call = e.call
+
+        @functools.wraps(func)
+        def public(*args: Any, **kwargs: Any) -> Any:
+            return call(args, kwargs)
+
+        def plan(*like: Any, **options: Any) -> _plans.BoundPlan:
+            return e.plan(like, options)
+
+        plan.__doc__ = (
+            f"A plan of :func:`{e.name}` for arrays like ``like``: see :func:`primitives.plan`."
+        )
+        func.__primitives_public__ = public  # type: ignore[attr-defined]
+        public.plan = plan  # type: ignore[attr-defined]
+        public.entry = e  # type: ignore[attr-defined]
+        return public  # type: ignore[return-value]
+
+    return wrap
