@@ -21,9 +21,9 @@ def _toy():
         calls.append(variant)
         if type(scale) is not int:
             raise TypeError(f"toy: scale must be an int, got {type(scale).__name__}")
-        if x.size == 0:
-            return entry.Prepared.done("empty")
         arr = np.ascontiguousarray(x)
+        if arr.size == 0:
+            return entry.Prepared.done("empty")
 
         def run(a, b=None):
             return a * scale if b is None else a * scale + b
