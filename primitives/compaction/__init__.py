@@ -9,5 +9,6 @@ tuning is the ``"compaction"`` family of :mod:`primitives.tuning`.
 from __future__ import annotations
 
 from ._api import compact, compact_indices
+from ._plans import compact_plan  # a building block of the other families (selection)
 
-__all__ = ["compact", "compact_indices"]
+__all__ = ["compact", "compact_indices", "compact_plan"]

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
 from .._core import keys as _sort_keys
+from ..sorting import sort_rows
 from . import _plans as _sp, _policy
 
 __all__ = ["topk", "argpartition", "partition", "VARIANTS", "DTYPES"]
@@ -126,7 +127,7 @@ def _by_sort(keys, k, largest, backend):
     if rows == 1:
         return argsort(keys.reshape(-1), descending=largest)[:k].reshape(1, k)
     iota = xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length))
-    return _sp.sort_rows(backend, keys, iota, descending=largest)[1][:, :k]
+    return sort_rows(backend, keys, iota, descending=largest)[1][:, :k]
 
 
 def _variant(variant, func):
@@ -173,7 +174,7 @@ def select(rows2, k, largest, ordered, variant, backend, func):
         if warp:  # the keys' own bits, in the winners' order
             return idx, (img.view(rows2.dtype) if rows2.dtype.itemsize == ub else None)
         if ordered and not sorts:  # in index order: a stable sort by image orders them
-            img, idx = _sp.sort_rows(backend, img, idx)
+            img, idx = sort_rows(backend, img, idx)
         return idx, None
     if variant == "small_k":
         k_max = _policy.small_k().k_max

@@ -1,4 +1,4 @@
-"""Selection plans: the kernels of ``kernels/selection/topk.cu`` and their launches, made once per
+"""Selection plans: the kernels of ``kernels/selection/*.cu`` and their launches, made once per
 configuration (key width, rows, row length, k, order, policy, stream).
 
 A :class:`RadixSelectPlan` holds the per-row state and histograms of the device-wide radix
@@ -16,9 +16,8 @@ import math
 import numpy as np
 
 from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
-from . import _policy
+from . import _kernels, _policy
 
-SOURCE = "selection/topk.cu"
 #: the key bits kernels take, by width in bytes
 UBITS = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 #: fields of a row's state (prim::select::FIELDS) and the ones the host sets
@@ -97,15 +96,15 @@ def small_names(pol):
 
 
 for _pol in _policy.TABLE.policies("small_k"):
-    _loader.register(SOURCE, small_names(_pol))
+    _loader.register(_kernels.SMALL_K, small_names(_pol))
 for _pol in _policy.TABLE.policies("radix_select"):  # every policy, for the NVRTC check
-    _loader.register(SOURCE, radix_names(_pol))
+    _loader.register(_kernels.RADIX_SELECT, radix_names(_pol))
 for _pol in _policy.TABLE.policies("filter"):
-    _loader.register(SOURCE, filter_names(_pol))
+    _loader.register(_kernels.FILTER, filter_names(_pol))
 for _pol in _policy.TABLE.policies("rows"):
-    _loader.register(SOURCE, rows_names(_pol))
+    _loader.register(_kernels.ROWS, rows_names(_pol))
 for _pol in _policy.TABLE.policies("warp_rows"):
-    _loader.register(SOURCE, warp_rows_names(_pol))
+    _loader.register(_kernels.WARP_ROWS, warp_rows_names(_pol))
 
 
 def digits(top, width_first, width):
@@ -163,7 +162,7 @@ class RadixSelectPlan(_plans.Plan):
         )
         self.udt = UBITS[ub]
         c = _c(ub)
-        get = _loader.load(SOURCE, radix_names(pol))
+        get = _loader.load(_kernels.RADIX_SELECT, radix_names(pol))
         kpass = get(f"select_pass<{c}, {pol.block}, {pol.items}, false>")
         kcollect = get(f"select_pass<{c}, {pol.block}, {pol.items}, true>")
         tile = pol.block * pol.items
@@ -201,7 +200,7 @@ class RadixSelectPlan(_plans.Plan):
         self.nbytes = _plans.scratch_bytes(self.init, self.state, self.hist)
         self.filt = None
         if filt is not None:  # the sample filter first (filt: the "filter" policy)
-            fget = _loader.load(SOURCE, filter_names(filt))
+            fget = _loader.load(_kernels.FILTER, filter_names(filt))
             kfilter = fget(f"select_filter<{c}, {filt.block}, {filt.items}>")
             fbpr = max(
                 1,
@@ -283,7 +282,7 @@ class SmallKPlan(_plans.Plan):
         xp = backend.xp
         self.xp, self.rows, self.k, self.udt = xp, rows, k, UBITS[ub]
         c = _c(ub)
-        get = _loader.load(SOURCE, small_names(pol))
+        get = _loader.load(_kernels.SMALL_K, small_names(pol))
         kkeys = get(f"select_small_k<{c}, {pol.block}, {pol.items}, false>")
         kpairs = get(f"select_small_k<{c}, {pol.block}, {pol.items}, true>")
         tile = pol.block * pol.items
@@ -319,7 +318,9 @@ class SmallKPlan(_plans.Plan):
         if sort:
             rpol = _policy.radix_select()
             self.rank = _plans.Launch(
-                _loader.load(SOURCE, radix_names(rpol))(f"select_rank_sort<{c}, {rpol.block}>"),
+                _loader.load(_kernels.RADIX_SELECT, radix_names(rpol))(
+                    f"select_rank_sort<{c}, {rpol.block}>"
+                ),
                 _launch.cdiv(k, rpol.block) * rows,
                 rpol.block,
             )
@@ -354,7 +355,7 @@ class RowsPlan(_plans.Plan):
     def __init__(self, backend, ub, rows, length, k, kind, desc, sort, pol, warp=None):
         xp = backend.xp
         self.backend, self.xp, self.rows, self.k, self.udt = backend, xp, rows, k, UBITS[ub]
-        kernel = _loader.load(SOURCE, rows_names(pol))(f"select_rows<{_c(ub)}, {pol.block}>")
+        kernel = _loader.load(_kernels.ROWS, rows_names(pol))(f"select_rows<{_c(ub)}, {pol.block}>")
         # the row, then (sorted) the winners' images and positions, each in whole 16-byte words
         smem = 16 * (
             _launch.cdiv(length * ub, 16)
@@ -377,7 +378,7 @@ class RowsPlan(_plans.Plan):
                 f"at least 32 (its bitonic sort), got {warp.cand_max}"
             )
         m = warp_m(k, warp.m_max)
-        wk = _loader.load(SOURCE, warp_rows_names(warp))(
+        wk = _loader.load(_kernels.WARP_ROWS, warp_rows_names(warp))(
             f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>"
         )
         self.warp = _plans.Launch(
@@ -536,34 +537,12 @@ def gather_rows(backend, rows2, idx):
     return out
 
 
-def sort_rows(backend, keys2, values2=None, descending=False):
-    """Each row of ``keys2`` (R, m) sorted stably, ``values2`` (R, m) alongside: one segmented
-    sort of the rows (the library's, on rows whose offsets are known: no read-back to validate
-    them); the keys, or (keys, values), as (R, m) arrays. Either may be any view (a slice, a
-    broadcast): the kernels read C-contiguous copies of those that are not C-contiguous."""
-    from ..sorting import _keys, _segmented
-
-    rows, m = keys2.shape
-    if keys2.size == 0:
-        return keys2 if values2 is None else (keys2, values2)
-    xp = backend.xp
-    off = xp.arange(0, rows * m + 1, m, dtype=np.int64)
-    # reshape(-1) of a view can be a view with the same odd strides (a broadcast's rows of one)
-    kbits, kind, bits = _keys.key_bits(xp.ascontiguousarray(keys2).reshape(-1))
-    vals = None if values2 is None else xp.ascontiguousarray(values2).reshape(-1)
-    skeys, svals = _segmented.sort_segments(
-        kbits, kind, bits, bool(descending), vals, off, m, backend
-    )
-    out = _keys.key_back(skeys, keys2.dtype).reshape(rows, m)
-    return out if values2 is None else (out, svals.reshape(rows, m))
-
-
 def order_winners(backend, img, idx, ub, length):
     """The indices ``idx`` (R, k) of each row's winners ordered by (image, index), their images
     ``img`` alongside. 32-bit images with indices below 2^32 go as one 64-bit key each (image
     above index): one sort of the row, or one segmented sort of the rows; otherwise two stable
     sorts, by index and then by image."""
-    from ..sorting import radix_sort
+    from ..sorting import radix_sort, sort_rows
 
     xp = backend.xp
     rows, k = idx.shape
@@ -599,7 +578,7 @@ def partition_indices(backend, sel, length, small):
     order; else the others first, then the selected reversed (``sel`` the m largest, largest
     first). The others come from one compaction of the not-selected flags, whose count is known
     (R * (L - m)): no host synchronization."""
-    from ..compaction import _plans as _cplans
+    from ..compaction import compact_plan
 
     xp = backend.xp
     rows, m = sel.shape
@@ -614,7 +593,7 @@ def partition_indices(backend, sel, length, small):
             rows * m,
             (sel, _launch.i64(rows), _launch.i64(m), _launch.i64(length), keep.view(np.uint8)),
         )
-        rest = _cplans.compact_plan(backend, None, n).indices_into(keep)
+        rest = compact_plan(backend, None, n).indices_into(keep)
     else:
         rest = _launch.stand_in(backend, np.int64)
     _grid_stride(

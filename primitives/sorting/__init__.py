@@ -27,5 +27,6 @@ on the fly (sign flip for signed integers; for floats NumPy's order: -inf < ... 
 from __future__ import annotations
 
 from ._api import KEY_DTYPES, VARIANTS, argsort, radix_sort, segmented_sort, sort
+from ._rows import sort_rows  # a building block of the other families (selection)
 
-__all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES"]
+__all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES", "sort_rows"]
