@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import functools
+import importlib
 import json
 import multiprocessing
 import os
@@ -148,6 +149,15 @@ def _compile_one(job: tuple[str, list[str], str]) -> _Compiled:
     return relpath, arch, image, lowered, time.perf_counter() - t
 
 
+def _register_all() -> None:
+    """Import every registered family's package (by name, from the registry: the core imports no
+    family itself), which registers its kernel instantiations with the loader."""
+    from . import registry
+
+    for f in registry.FAMILIES:
+        importlib.import_module(f.package)
+
+
 def build(
     out: str | os.PathLike[str] | None = None,
     archs: Sequence[str] = ARCHS,
@@ -158,9 +168,9 @@ def build(
     """Compile every registered instantiation (or ``modules``: ``{relpath: names}``) for each of
     ``archs`` into ``out`` (default: the package's ``_bin/``), in ``jobs`` processes, and write
     its ``index.json``. Old images in ``out`` are removed first. Returns the index."""
-    import primitives  # noqa: F401 - every family registers its instantiations on import
-
     from . import loader, nvrtc
+
+    _register_all()
 
     out = (
         pathlib.Path(out)
@@ -242,9 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     modules = None
     if args.only:
-        import primitives  # noqa: F401 - registers every family's instantiations
-
         from . import loader
+
+        _register_all()
 
         known = loader.registered_modules()
         unknown = [f for f in args.only if f not in known]
