@@ -281,13 +281,22 @@ def register(family: str, entries: Mapping[tuple[str, Hashable], Any], doc: str 
     return t
 
 
+#: the names the tables had before every layer took the family's package name: still accepted
+ALIASES: dict[str, str] = {
+    "sort": "sorting",
+    "histogram": "histograms",
+    "spmv": "sparse",
+    "search": "searching",
+}
+
+
 def families() -> tuple[str, ...]:
     return tuple(sorted(_TABLES))
 
 
 def table(family: str) -> Table:
     try:
-        return _TABLES[family]
+        return _TABLES[ALIASES.get(family, family)]
     except KeyError:
         raise ValueError(
             f"tuning: no family {family!r}; families with policies: {', '.join(families())}"
@@ -335,6 +344,7 @@ def override(
     no policy has a ``TypeError``, and the block does not start."""
     global _generation
     t = table(family)
+    family = t.family  # an alias's table is filed under its family's name
     if policy is not None and fields:
         raise TypeError("override: give a policy or fields to replace, not both")
     if policy is not None:

@@ -94,7 +94,7 @@ _PRODUCTION = ProductionPolicy(
 _LOADS = LoadPolicy(vectors=2, stages=0, stages_few_copies=0)
 
 TABLE = _policy.register(
-    "histogram",
+    "histograms",
     {
         ("default", "textbook"): TextbookPolicy(
             block=256  # the textbook's block size (not tuned)
@@ -134,25 +134,25 @@ TABLE = _policy.register(
 
 
 def textbook():
-    return _policy.current("histogram", "textbook")
+    return _policy.current("histograms", "textbook")
 
 
 def production():
-    return _policy.current("histogram", "production")
+    return _policy.current("histograms", "production")
 
 
 def loads(dt):
     """The loads policy of samples of dtype ``dt``."""
-    return _policy.current("histogram", dt.name)
+    return _policy.current("histograms", dt.name)
 
 
 def channels():
-    return _policy.current("histogram", "channels")
+    return _policy.current("histograms", "channels")
 
 
 def dd():
-    return _policy.current("histogram", "dd")
+    return _policy.current("histograms", "dd")
 
 
 def minmax():
-    return _policy.current("histogram", "minmax")
+    return _policy.current("histograms", "minmax")

@@ -54,7 +54,7 @@ class SearchPolicy:
 
 
 TABLE = _policy.register(
-    "search",
+    "searching",
     {
         # H200, 2^24 random float32 queries into a sorted random float32 array of 2^26
         # (tools.tune.search; cupy.searchsorted 2.49-2.67 ms in the same runs):
@@ -100,4 +100,4 @@ TABLE = _policy.register(
 
 def current():
     """The policy in force."""
-    return _policy.current("search")
+    return _policy.current("searching")

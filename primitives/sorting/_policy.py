@@ -145,7 +145,7 @@ def _os(items, prefetch=33):
 # 8-byte values 5.227 / 4.942, uint64 keys with 4-byte values 9.547 / 9.594 and 8-byte values
 # 12.186 / 12.300 (those two keep 0)
 TABLE = _policy.register(
-    "sort",
+    "sorting",
     {
         # H200, uint32 keys 2^27 (tools.probes.compare_trees, the keys staged as they are ranked):
         # 256 x 44 2.3637 ms, x 46 2.3611, x 41 2.4004, x 48 2.4263 (8 bytes of spills); 256 x 24
@@ -200,24 +200,24 @@ TABLE = _policy.register(
 
 
 def onesweep(kb, vb):
-    return _policy.current("sort", (kb, vb))
+    return _policy.current("sorting", (kb, vb))
 
 
 def histogram():
-    return _policy.current("sort", "histogram")
+    return _policy.current("sorting", "histogram")
 
 
 def classic():
-    return _policy.current("sort", "classic")
+    return _policy.current("sorting", "classic")
 
 
 def split():
-    return _policy.current("sort", "split")
+    return _policy.current("sorting", "split")
 
 
 def segmented():
-    return _policy.current("sort", "segmented")
+    return _policy.current("sorting", "segmented")
 
 
 def block():
-    return _policy.current("sort", "block")
+    return _policy.current("sorting", "block")

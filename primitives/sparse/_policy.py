@@ -1,4 +1,4 @@
-"""SpMV tuning, as data (see :mod:`primitives.tuning`); family ``"spmv"``.
+"""SpMV tuning, as data (see :mod:`primitives.tuning`); family ``"sparse"``.
 
 Selectors: ``"rows"`` (the row-parallel kernels: csr_scalar, csr_vector, ell, the scaling of y
 and the merge-path partition), ``"convert"`` (the format conversions), ``("merge_path", value
@@ -85,7 +85,7 @@ class AutoPolicy:
 
 
 TABLE = _policy.register(
-    "spmv",
+    "sparse",
     {
         # the row-parallel kernels' block (not tuned: any block of whole warps works)
         ("default", "rows"): BlockPolicy(block=256),
@@ -146,15 +146,15 @@ TABLE = _policy.register(
 
 
 def rows():
-    return _policy.current("spmv", "rows")
+    return _policy.current("sparse", "rows")
 
 
 def convert():
-    return _policy.current("spmv", "convert")
+    return _policy.current("sparse", "convert")
 
 
 def merge_path(vt):
-    return _policy.current("spmv", ("merge_path", np.dtype(vt).name))
+    return _policy.current("sparse", ("merge_path", np.dtype(vt).name))
 
 
 def csr_vector(vt):
@@ -162,19 +162,19 @@ def csr_vector(vt):
 
 
 def current_vector(name):
-    return _policy.current("spmv", ("csr_vector", name))
+    return _policy.current("sparse", ("csr_vector", name))
 
 
 def coo():
-    return _policy.current("spmv", "coo")
+    return _policy.current("sparse", "coo")
 
 
 def fixup():
-    return _policy.current("spmv", "fixup")
+    return _policy.current("sparse", "fixup")
 
 
 def auto():
-    return _policy.current("spmv", "auto")
+    return _policy.current("sparse", "auto")
 
 
 policies = TABLE.policies

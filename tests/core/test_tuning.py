@@ -283,3 +283,17 @@ def test_nvrtc_compile_error_is_one_line():
     assert "\n" not in msg and msg.startswith("NVRTC compiling kernel.cu for sm_80 failed in ")
     assert "N > 0" in msg and "N=0" in info.value.instantiation  # the compiler's own spelling
     assert info.value.names == ["k<1>", "k<0>"] and "error" in info.value.log
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [("sort", "sorting"), ("histogram", "histograms"), ("spmv", "sparse"), ("search", "searching")],
+)
+def test_old_family_names_are_aliases(old, new):
+    """The tables carry their family's package name; the names they had before still work."""
+    assert prim.tuning.table(old) is prim.tuning.table(new)
+    assert old not in prim.tuning.families() and new in prim.tuning.families()
+    t = prim.tuning.table(new)
+    sel, pol = next(iter((s, p) for (_, s), p in t.entries.items()))
+    with prim.tuning.override(old, pol, selector=sel):
+        assert _policy.current(new, sel) is pol
