@@ -94,7 +94,7 @@ def test_discovery(discovered):
     for cls in FAMILIES:
         for track in ("track_time_ms", "track_gbps"):
             assert f"history.{cls}.{track}" in names
-    for mod in ("reduction", "scan", "sort", "histogram", "spmv"):
+    for mod in ("reduction", "scan", "sorting", "histograms", "sparse"):
         assert any(n.startswith(f"{mod}.") for n in names), mod
     # the peers are benchmarks of their own
     assert "'cub'" in discovered["history.Reduction.track_gbps"][0]
@@ -106,7 +106,10 @@ def _smallest(cls):
     return [p[0] for p in cls.params]
 
 
-@pytest.mark.parametrize("module", ["reduction", "scan", "sort", "histogram", "spmv"])
+@pytest.mark.parametrize(
+    "module",
+    ["reduction", "scan", "sorting", "histograms", "sparse", "sets", "selection", "searching"],
+)
 def test_setup_skips_without_cuda(module):
     if _backend.get_backend().is_cuda:
         pytest.skip("CUDA backend present: test_track_on_gpu runs the benchmarks instead")
@@ -155,7 +158,7 @@ def test_api_benchmarks_run_on_gpu():
     their full sizes on the GPU: every combination measured, none skipped or failed."""
     if not _backend.get_backend().is_cuda:
         pytest.skip("needs the CUDA backend")
-    for module, name in (("reduction", "Api"), ("scan", "Api"), ("histogram", "Histogram2d")):
+    for module, name in (("reduction", "Api"), ("scan", "Api"), ("histograms", "Histogram2d")):
         cls = getattr(load_benchmark(module), name)
         for params in itertools.product(*cls.params):
             entry = cls()._measure_one(params)

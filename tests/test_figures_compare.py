@@ -36,3 +36,10 @@ def test_slower_rows_and_missing_rows_are_reported(tmp_path, capsys):
     assert "only in one run: sorting / ladder variant / alpha" in out
     (tmp_path / "a.md").write_text(BEFORE)
     assert compare.main([str(tmp_path / "b.md"), str(tmp_path / "a.md")]) == 0
+
+
+def test_a_section_of_a_family_s_earlier_name_is_the_family_s():
+    """A run of a tree before the families took their packages' names (``## sort``) is matched
+    row by row with one after (``## sorting``)."""
+    lines, slower, missing = compare.compare(BEFORE.replace("## sorting", "## sort"), AFTER)
+    assert missing == [] and [k[0] for k in slower] == ["sorting"]

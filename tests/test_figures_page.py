@@ -6,6 +6,7 @@ import pathlib
 
 import pytest
 
+from primitives._core import registry
 from tools.figures import Context, page
 from tools.figures.__main__ import page_sections, section_order
 
@@ -32,11 +33,11 @@ def _run(*families):
 
 
 def test_each_section_opens_with_the_run_and_the_command_that_measures_it():
-    ctx, sections = _run("sort", "scan")
-    assert [name for name, _ in sections] == ["sort", "scan", "compaction", "segmented"]
+    ctx, sections = _run("sorting", "scan")
+    assert [name for name, _ in sections] == ["sorting", "scan", "compaction", "segmented"]
     assert ctx.sections[-1] == ("segmented", "scan")
     for name, lines in sections:
-        family = "sort" if name == "sort" else "scan"
+        family = "sorting" if name == "sorting" else "scan"
         assert lines[0] == (
             f"Measured on {DEVICE}; {COPY} (`python -m tools.figures --family {family}`)."
         )
@@ -45,15 +46,15 @@ def test_each_section_opens_with_the_run_and_the_command_that_measures_it():
 
 
 def test_a_new_page_holds_the_sections_in_the_registry_order():
-    _, sections = _run("sort", "scan")
+    _, sections = _run("sorting", "scan")
     text = page.merge(None, sections, section_order(), "NVIDIA H200")
     head, cut = page.split(text)
     assert "\n".join(head).strip() == page.PAGE_HEAD
-    assert [name for name, _ in cut] == ["scan", "compaction", "segmented", "sort"]
+    assert [name for name, _ in cut] == ["scan", "compaction", "segmented", "sorting"]
 
 
 def test_a_run_replaces_its_sections_and_keeps_the_others():
-    _, sections = _run("sort", "scan")
+    _, sections = _run("sorting", "scan")
     old = page.merge(
         None,
         sections + [("start", ["Hand-written, no device named."])],
@@ -62,26 +63,26 @@ def test_a_run_replaces_its_sections_and_keeps_the_others():
     )
     ctx = Context(4200.0, None)
     ctx.lines += [f"device: {DEVICE.replace('abc1234', 'def5678')}", COPY]
-    ctx.measuring = "sort"
-    ctx.section("sort")
-    ctx.rows(["work", "ms"], [("sort work", "0.5000")])
+    ctx.measuring = "sorting"
+    ctx.section("sorting")
+    ctx.rows(["work", "ms"], [("sorting work", "0.5000")])
     new = page_sections(ctx.lines[2:], ctx.sections, ctx.lines[0].removeprefix("device: "), COPY)
     text = page.merge(old, new, section_order(), "NVIDIA H200")
     cut = dict(page.split(text)[1])
-    assert list(cut) == ["scan", "compaction", "segmented", "sort", "start"]
-    assert "commit def5678" in cut["sort"][1] and "| sort work | 0.5000 |" in cut["sort"]
+    assert list(cut) == ["scan", "compaction", "segmented", "sorting", "start"]
+    assert "commit def5678" in cut["sorting"][1] and "| sorting work | 0.5000 |" in cut["sorting"]
     assert "commit abc1234" in cut["scan"][1]
     assert cut["start"] == ["", "Hand-written, no device named."]
     assert page.merge(text, [], section_order(), "NVIDIA H200") == text
 
 
 def test_a_run_on_another_kind_of_device_is_refused():
-    _, sections = _run("sort", "scan")
+    _, sections = _run("sorting", "scan")
     old = page.merge(None, sections, section_order(), "NVIDIA H200")
     other = [
         (
-            "sort",
-            [page.header("NVIDIA H100 80GB HBM3 (132 SMs), commit x, 2026-11-30", COPY, "sort")],
+            "sorting",
+            [page.header("NVIDIA H100 80GB HBM3 (132 SMs), commit x, 2026-11-30", COPY, "sorting")],
         )
     ]
     with pytest.raises(
@@ -91,6 +92,28 @@ def test_a_run_on_another_kind_of_device_is_refused():
     # every section measured again: nothing of the other device is kept
     full = [(name, other[0][1]) for name, _ in sections]
     assert page.merge(old, full, section_order(), "NVIDIA H100 80GB HBM3")
+
+
+def test_sections_of_an_earlier_name_take_the_family_s_name():
+    """A page written before the families took their packages' names (``## sort``,
+    ``## spmv``...): a run names its sections by the families' names, replacing those it measured
+    and renaming the others; the page has no section of an earlier name left."""
+    assert section_order()[:2] == ["reduction", "sparse"]
+    old = "\n".join(
+        [page.PAGE_HEAD]
+        + [f"\n## {name}\n\n{name} work" for name in ("reduction", "spmv", "sort", "search")]
+    )
+    ctx = Context(4200.0, None)
+    ctx.lines += [f"device: {DEVICE}", COPY]
+    ctx.measuring = "sorting"
+    ctx.section("sorting")
+    ctx.rows(["work", "ms"], [("sorting work", "0.5000")])
+    new = page_sections(ctx.lines[2:], ctx.sections, DEVICE, COPY)
+    text = page.merge(old, new, section_order(), "NVIDIA H200", renamed=registry.aliases())
+    cut = dict(page.split(text)[1])
+    assert list(cut) == ["reduction", "sparse", "sorting", "searching"]
+    assert cut["sparse"][:2] == ["", "spmv work"] and cut["searching"] == ["", "search work"]
+    assert "| sorting work | 0.5000 |" in cut["sorting"]
 
 
 def test_performance_md_is_a_page_of_one_kind_of_device():

@@ -9,18 +9,24 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-__all__ = ["Family", "FAMILIES", "family", "names"]
+__all__ = ["Family", "FAMILIES", "aliases", "family", "names"]
 
 
 @dataclasses.dataclass(frozen=True)
 class Family:
+    """One family. Its name is its package's last component, and the name of its module in every
+    layer: ``primitives/tour/<name>.py``, ``tools/figures/<name>.py``,
+    ``asv_bench/benchmarks/<name>.py``, ``docs/<name>.rst`` (a family measured by another's
+    module names that one: compaction and segmented are measured and documented with scan)."""
+
     name: str  # the family's name (tour ``--family``, tools/figures ``--family``)
-    package: str  # the package holding its public API and ``VARIANTS``
+    package: str  # the package holding its public API and ``VARIANTS``: primitives.<name>
     functions: tuple[str, ...]  # its public functions (names in ``primitives``)
     tour: str  # the module of its tour sections: ``sections(gpu, log2n)``
     figures: str | None  # its module under tools/figures/, or None
     benchmarks: str | None  # its module under asv_bench/benchmarks/, or None
     doc: str | None  # its docs page (docs/<doc>.rst), or None
+    aliases: tuple[str, ...] = ()  # the names it had before, which ``family`` still takes
 
     def api(self) -> ModuleType:
         return importlib.import_module(self.package)
@@ -42,7 +48,16 @@ FAMILIES = (
         "reduction",
         "reduction",
     ),
-    Family("spmv", "primitives.sparse", ("spmv",), "primitives.tour.spmv", "spmv", "spmv", "spmv"),
+    Family(
+        "sparse",
+        "primitives.sparse",
+        ("spmv",),
+        "primitives.tour.sparse",
+        "sparse",
+        "sparse",
+        "sparse",
+        aliases=("spmv",),
+    ),
     Family(
         "scan",
         "primitives.scan",
@@ -71,7 +86,7 @@ FAMILIES = (
         "scan",
     ),
     Family(
-        "histogram",
+        "histograms",
         "primitives.histograms",
         (
             "histogram",
@@ -81,19 +96,21 @@ FAMILIES = (
             "histogram2d",
             "histogramdd",
         ),
-        "primitives.tour.histogram",
-        "histogram",
-        "histogram",
-        "histogram",
+        "primitives.tour.histograms",
+        "histograms",
+        "histograms",
+        "histograms",
+        aliases=("histogram",),
     ),
     Family(
-        "sort",
+        "sorting",
         "primitives.sorting",
         ("sort", "argsort", "radix_sort", "segmented_sort"),
-        "primitives.tour.sort",
-        "sort",
-        "sort",
-        "sort",
+        "primitives.tour.sorting",
+        "sorting",
+        "sorting",
+        "sorting",
+        aliases=("sort",),
     ),
     Family(
         "sets",
@@ -114,13 +131,14 @@ FAMILIES = (
         "selection",
     ),
     Family(
-        "search",
+        "searching",
         "primitives.searching",
         ("searchsorted",),
-        "primitives.tour.search",
-        "search",
-        "search",
-        "search",
+        "primitives.tour.searching",
+        "searching",
+        "searching",
+        "searching",
+        aliases=("search",),
     ),
 )
 
@@ -129,7 +147,14 @@ def names() -> tuple[str, ...]:
     return tuple(f.name for f in FAMILIES)
 
 
+def aliases() -> dict[str, str]:
+    """The families' earlier names: ``{alias: name}``."""
+    return {a: f.name for f in FAMILIES for a in f.aliases}
+
+
 def family(name: str) -> Family:
+    """The family ``name``, or the one that had that name before (``"sort"``: sorting)."""
+    name = aliases().get(name, name)
     for f in FAMILIES:
         if f.name == name:
             return f

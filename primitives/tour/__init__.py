@@ -435,9 +435,9 @@ def _parser():
     )
     parser.add_argument(
         "--family",
-        choices=sorted(_registry.names()),
+        choices=sorted(_registry.names()) + sorted(_registry.aliases()),
         action="append",
-        help="run only these families (repeatable)",
+        help="run only these families (repeatable; a family's earlier name is taken too)",
     )
     parser.add_argument(
         "--csv",
@@ -516,7 +516,9 @@ def main(argv=None):
         )
     say()
 
-    families = list(dict.fromkeys(args.family or _registry.names()))
+    families = list(
+        dict.fromkeys(_registry.family(f).name for f in args.family or _registry.names())
+    )
     work = plan(families, gpu, args.log2n, args.full)
     total = sum(s.count + (1 if timed else 0) for _, s, timed in work)
     show_bar = (

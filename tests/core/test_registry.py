@@ -25,6 +25,10 @@ def test_entry_points_at_what_exists(name):
         assert fn in prim.__all__
         assert callable(getattr(prim, fn).plan), f"prim.{fn} has no .plan"
     assert callable(importlib.import_module(fam.tour).sections)
+    # one name in every layer: the package's last component
+    assert fam.package == f"primitives.{name}" and fam.tour == f"primitives.tour.{name}"
+    for module in (fam.figures, fam.benchmarks, fam.doc):
+        assert module in (name, "scan", None), module  # compaction and segmented: scan's
     if fam.figures:
         assert (ROOT / "tools" / "figures" / f"{fam.figures}.py").is_file()
     if fam.benchmarks:
@@ -44,6 +48,19 @@ def test_every_public_function_is_registered():
 def test_unknown_family():
     with pytest.raises(ValueError, match="no family 'nope'"):
         registry.family("nope")
+
+
+def test_earlier_names():
+    """The names the families had before they took their packages' still find them."""
+    assert registry.aliases() == {
+        "spmv": "sparse",
+        "histogram": "histograms",
+        "sort": "sorting",
+        "search": "searching",
+    }
+    for alias, name in registry.aliases().items():
+        assert registry.family(alias) is registry.family(name)
+        assert alias not in registry.names()
 
 
 @pytest.mark.parametrize("name", FAMILIES)

@@ -1420,7 +1420,7 @@ def test_asv_benchmarks_skip_without_cuda(backend):
 
     from tests.conftest import load_benchmark
 
-    mod = load_benchmark("histogram")
+    mod = load_benchmark("histograms")
     classes = [
         c
         for _, c in inspect.getmembers(mod, inspect.isclass)

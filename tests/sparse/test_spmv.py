@@ -1910,7 +1910,7 @@ def test_matches_cusparse(on_gpu, rng):
 def asv_spmv():
     from tests.conftest import load_benchmark
 
-    return load_benchmark("spmv")
+    return load_benchmark("sparse")
 
 
 def test_asv_benchmarks(asv_spmv, on_gpu):

@@ -86,6 +86,17 @@ def _module(section):
     return EXTRA_SECTIONS.get(section) or _registry.family(section).figures
 
 
+def _choices():
+    """``--family``: the families with figures, their earlier names, the extra sections."""
+    names = families()
+    return names + [a for a, f in _registry.aliases().items() if f in names] + list(EXTRA_SECTIONS)
+
+
+def _section(name):
+    """The page section ``--family name`` measures: a family's name for an earlier one."""
+    return name if name in EXTRA_SECTIONS else _registry.family(name).name
+
+
 def _override(spec):
     """``family:selector:field=value`` (as tools.tune writes them) as an override's arguments."""
     try:
@@ -101,7 +112,7 @@ def _override(spec):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.figures")
-    ap.add_argument("--family", action="append", choices=families() + list(EXTRA_SECTIONS))
+    ap.add_argument("--family", action="append", choices=_choices())
     ap.add_argument(
         "--override",
         action="append",
@@ -141,7 +152,9 @@ def main(argv=None):
         for family, selector, fields in args.override:
             stack.enter_context(prim.tuning.override(family, selector=selector, **fields))
             ctx.lines[-1] += f"; tuning override {family} {selector!r} {fields}"
-        for family in args.family or families() + list(EXTRA_SECTIONS):
+        for family in dict.fromkeys(
+            map(_section, args.family or families() + list(EXTRA_SECTIONS))
+        ):
             ctx.measuring = family
             ctx.section(family)
             importlib.import_module(f"tools.figures.{_module(family)}").run(ctx)
@@ -158,7 +171,9 @@ def main(argv=None):
             with open(args.out) as f:
                 old = f.read()
         try:
-            page = _page.merge(old, sections, section_order(), info["device"])
+            page = _page.merge(
+                old, sections, section_order(), info["device"], renamed=_registry.aliases()
+            )
         except ValueError as exc:
             sys.exit(f"python -m tools.figures: {args.out}: {exc} (the run's tables are above)")
         with open(args.out, "w") as f:

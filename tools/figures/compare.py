@@ -26,12 +26,17 @@ def _cells(line):
 
 
 def rows(text):
-    """``{(section, table header, identity...): our ms}`` of a figures page or run."""
+    """``{(section, table header, identity...): our ms}`` of a figures page or run; a section
+    under a family's earlier name (``## sort``, a run before the rename) is the family's."""
+    from primitives._core import registry
+
+    renamed = registry.aliases()
     out = {}
     section, header = "", None
     for line in text.splitlines():
         if line.startswith("## "):
             section, header = line[3:].strip(), None
+            section = renamed.get(section, section)
             continue
         if not line.startswith("|"):
             header = None

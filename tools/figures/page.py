@@ -72,15 +72,18 @@ def _trim(lines):
     return lines
 
 
-def merge(old, new, order, device):
+def merge(old, new, order, device, renamed=None):
     """The page's text: the sections ``new`` (``[(name, lines)]``, each opening with its
     :func:`header`) in place of the sections of the same names in ``old`` (a page's text, or
     None), the others of ``old`` kept. Sections named in ``order`` come first, in that order;
-    the rest follow in the order they had. Raises ValueError when a kept section was measured
-    on another kind of device than ``device`` (the run's, e.g. "NVIDIA H200")."""
+    the rest follow in the order they had. ``renamed`` (``{earlier name: name}``, the
+    registry's aliases) names the sections of an ``old`` page written before a family was
+    renamed by the family's name. Raises ValueError when a kept section was measured on
+    another kind of device than ``device`` (the run's, e.g. "NVIDIA H200")."""
     fresh = {name: _trim(lines) for name, lines in new}
     kept = {}
     for name, lines in split(old)[1] if old else ():
+        name = (renamed or {}).get(name, name)
         if name in fresh:
             continue
         other = device_of(lines)

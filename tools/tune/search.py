@@ -19,7 +19,7 @@ import cupy
 
 import primitives as prim
 from primitives._core import timing as _timing
-from tools.figures.search import data
+from tools.figures.searching import data
 
 REPS = {"rounds": 3, "warmup": 3, "repeat": 10}
 

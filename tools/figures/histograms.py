@@ -6,7 +6,7 @@
 * an 8192 x 8192 RGB uint8 image: one ``histogram_channels`` call vs three ``cupy.bincount``;
 * every variant on uniform, all-equal and sky-image uint8 data (2^26) and uniform float32;
 * sweeps of throughput against the bin count and against contention (2^28 samples), written as
-  JSON to ``$OUT/histogram_sweeps.json`` (or ./) for ``python -m tools.figures.histogram --plot``.
+  JSON to ``$OUT/histogram_sweeps.json`` (or ./) for ``python -m tools.figures.histograms --plot``.
 
 Every result is checked (against NumPy's ``bincount`` of the same data, or by its total) before it
 is timed; peers are timed in the same interleaved rounds.
@@ -33,7 +33,7 @@ def run(ctx):
     import primitives as prim
     from primitives import histograms
     from primitives.testing.peers import cub_histogram_even
-    from primitives.tour.histogram import sky
+    from primitives.tour.histograms import sky
 
     out_dir = os.environ.get("OUT", ".")
     rng = cupy.random.default_rng(11)
@@ -246,6 +246,6 @@ if __name__ == "__main__":
         plot(sys.argv[2], sys.argv[3])
     else:
         print(
-            "usage: python -m tools.figures.histogram --plot SWEEPS.json OUT.png "
-            "(the measurements run through python -m tools.figures --family histogram)"
+            "usage: python -m tools.figures.histograms --plot SWEEPS.json OUT.png "
+            "(the measurements run through python -m tools.figures --family histograms)"
         )

@@ -7,7 +7,7 @@ bound before it is timed. GB/s counts the bytes of the format's arrays plus x an
 footprint); "eff. GB/s" counts the CSR bytes for every format, so rows compare the same work.
 The sweeps set the policy under test with ``prim.tuning.override`` and time the plan it makes.
 Besides the Markdown tables, ``run`` writes ``spmv_figures.csv`` (to $OUT when set) for
-``plot``: ``python -m tools.figures.spmv plot spmv_figures.csv docs/spmv_formats.svg``.
+``plot``: ``python -m tools.figures.sparse plot spmv_figures.csv docs/spmv_formats.svg``.
 """
 
 import csv
