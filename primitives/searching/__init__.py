@@ -28,6 +28,7 @@ Each runs from a plan per configuration; its tuning is the ``"search"`` family o
 
 from __future__ import annotations
 
-from ._api import DTYPES, VARIANTS, searchsorted
+from ._api import searchsorted
+from ._checks import DTYPES, VARIANTS
 
 __all__ = ["searchsorted", "VARIANTS", "DTYPES"]

@@ -1,196 +1,39 @@
-"""searchsorted's public function: checks in CuPy's order, then the plans of :mod:`._plans`."""
+"""searchsorted's public function: its checks (:mod:`._checks`), the variant (:mod:`._choose`),
+then the plans of :mod:`._plans`."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
-from . import _plans as _sp, _policy
+from .._core import entry as _entry
+from . import _checks, _choose, _plans as _sp
+from ._checks import DTYPES, VARIANTS
+from ._kernels import SEARCHED_AS
 
 __all__ = ["searchsorted", "VARIANTS", "DTYPES"]
 
-FUNC = "searchsorted"
-VARIANTS = ("binary", "cached", "indexed", "sorted", "bucketed")
-#: the dtypes of ``a`` and ``v`` (and of their common dtype) that searchsorted takes
-DTYPES = _dtypes.REAL
-_DTYPE_SET = frozenset(DTYPES)
-SIDES = ("left", "right")
 
-
-def _check_dtype(dt, arg):
-    if dt not in _DTYPE_SET:
-        raise TypeError(
-            f"{FUNC}: {arg} has dtype {dt}; supported dtypes are "
-            f"{', '.join(d.name for d in DTYPES)}"
-        )
-
-
-def _side(side):
-    if not isinstance(side, str):
-        raise TypeError(f"{FUNC}: side must be 'left' or 'right', got {type(side).__name__}")
-    if side not in SIDES:
-        raise ValueError(f"{FUNC}: side must be 'left' or 'right', got {side!r}")
-    return side == "right"
-
-
-def _sorter(sorter, n):
-    s = _checks.as_input(sorter, func=FUNC, arg="sorter", empty_dtype=np.int64)
-    arr = s.array
-    if arr.ndim != 1:  # NumPy: "could not parse sorter argument"
-        raise TypeError(f"{FUNC}: sorter must be a 1-D integer array, got shape {tuple(arr.shape)}")
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{FUNC}: sorter must only contain integers, got dtype {arr.dtype}")
-    if arr.size != n:
-        raise ValueError(
-            f"{FUNC}: sorter has {arr.size} elements, a has {n} (sorter.size must equal a.size)"
-        )
-    return arr
-
-
-def _in_range(sorter, n, xp):
-    """Refuse a sorter entry outside [0, n): two reductions and one read back (a sync)."""
-    ends = xp.stack([sorter.min().astype(np.int64), sorter.max().astype(np.int64)])
-    lo, hi = (int(x) for x in ends.tolist())
-    if lo < 0 or hi >= n:
-        raise ValueError(
-            f"{FUNC}: sorter index out of range: sorter holds {lo if lo < 0 else hi}"
-            f", a has {n} elements"
-        )
-
-
-def _zero_d(v, arr):
-    """Whether the query argument ``v`` is a scalar or 0-d array (which the contiguous copy
-    ``arr`` holds as one element of shape (1,))."""
-    if arr.shape != (1,):
-        return arr.ndim == 0
-    shape = getattr(v, "shape", None)
-    if shape is None:
-        shape = getattr(v, "__cuda_array_interface__", {}).get("shape")
-    return tuple(shape) == () if shape is not None else np.ndim(v) == 0
-
-
-class _Checked:
-    """The arguments of a call, checked in CuPy's order: variant, side, a, v, their common dtype,
-    sorter."""
-
-    __slots__ = ("variant", "right", "a", "v", "shape", "dt", "sorter")
-
-    def __init__(self, a, v, side, sorter, variant):
-        self.variant = _checks.check_choice(
-            variant, VARIANTS, func=FUNC, arg="variant", auto="auto"
-        )
-        self.right = _side(side)
-        adt = getattr(a, "dtype", None)
-        if isinstance(adt, np.dtype):  # before the copy to the device, which may refuse it
-            _check_dtype(_checks.native_dtype(adt), "a")
-        self.a = _checks.as_input(a, func=FUNC, arg="a", ndim=1)
-        _check_dtype(self.a.array.dtype, "a")
-        vdt = getattr(v, "dtype", None)
-        if isinstance(vdt, np.dtype):
-            _check_dtype(_checks.native_dtype(vdt), "v")
-        self.v = _checks.as_input(v, func=FUNC, arg="v")
-        _check_dtype(self.v.array.dtype, "v")
-        self.shape = () if _zero_d(v, self.v.array) else self.v.array.shape
-        # NumPy's: a and v converted to the type of both (a Python scalar as its array's dtype)
-        self.dt = np.result_type(self.a.array.dtype, self.v.array.dtype)
-        _check_dtype(self.dt, "the common dtype of a and v")
-        n = self.a.array.size
-        self.sorter = None if sorter is None else _sorter(sorter, n)
-
-    def pick(self, n, m):
-        """The variant that runs: ``auto`` by the policy's thresholds."""
-        if self.variant != "auto":
-            return self.variant
-        pol = _policy.current()
-        if m < pol.binary_max_queries:
-            return "binary"
-        if (
-            n * _sp.SEARCHED_AS.get(self.dt, self.dt).itemsize >= pol.indexed_min_bytes
-            and n <= pol.indexed_max_ratio * m
-        ):
-            return "indexed"
-        return "cached"
-
-    def result(self, out, shape):
-        """``out`` (int64, m) in v's shape, where the caller's arrays live (on the device when a
-        or v is a device array), a scalar for a scalar v as NumPy returns."""
-        inp = self.v if not self.v.host or self.a.host else self.a
-        if len(shape) == 0:
-            return inp.scalar(out.reshape(()))
-        return inp.result(out.reshape(shape))
-
-
-def _searched(arr, dt):
-    """``arr`` in the kernels' dtype for the common dtype ``dt`` (no copy where it already is:
-    bool is viewed as its bytes)."""
-    kdt = _sp.SEARCHED_AS.get(dt, dt)
-    if arr.dtype == kdt:
-        return arr
-    if arr.dtype == np.bool_ and kdt == np.uint8:
-        return arr.view(kdt)
-    return arr.astype(kdt)
-
-
-def _as_is(c, a, v):
-    """Whether a later call on arrays like ``a`` and ``v`` can go straight to the plan: both of
-    the backend's own type, read as they are, of one dtype with kernels of its own (or bool)."""
-    return (
-        c.sorter is None
-        and c.a.array is a
-        and c.v.array is v
-        and v.ndim >= 1
-        and a.dtype == v.dtype == c.dt
-        and c.dt != np.float16
-        and a.size
-        and v.size
-    )
-
-
-class _Direct:
-    """A plan's call on arrays as they are: what the repeat-call path and ``prim.plan`` run."""
-
-    __slots__ = ("plan", "right", "bool")
-
-    def __init__(self, plan, right, dt):
-        self.plan, self.right, self.bool = plan, right, dt == np.bool_
-
-    def __call__(self, a, v):
-        if self.bool:
-            a, v = a.view(np.uint8), v.view(np.uint8)
-        return self.plan(a, v.reshape(-1), self.right).reshape(v.shape)
-
-
-def _run(c):
-    """The checked call's result."""
-    xp = c.a.backend.xp
-    a, v = c.a.array, c.v.array
-    n, m, shape = a.size, v.size, c.shape
+def _prepare(a, v, side="left", sorter=None, *, variant="auto"):
+    c = _checks.Checked(a, v, side, sorter, variant)
+    backend = c.a.backend
+    xp = backend.xp
+    n, m, shape = c.a.array.size, c.v.array.size, c.shape
     if m == 0 or n == 0:
-        return c.result(xp.zeros(m, dtype=_sp.INDEX_DTYPE), shape)
-    if c.sorter is not None:
-        _in_range(c.sorter, n, xp)
-        a = a[c.sorter]
-    ka, kv = _searched(a, c.dt), _searched(v.reshape(-1), c.dt)
-    plan = _sp.search_plan(c.a.backend, ka.dtype, n, m, c.pick(n, m))
-    return c.result(plan(ka, kv, c.right), shape)
+        return _entry.Prepared.done(c.result(xp.zeros(m, dtype=_sp.INDEX_DTYPE), shape))
+    kdt = SEARCHED_AS.get(c.dt, c.dt)
+    plan = _sp.search_plan(backend, kdt, n, m, _choose.choose(c.variant, c.dt, n, m))
+    if _checks.as_is(c, a, v):  # later calls on like arrays take the plan as they are
+        return _entry.Prepared(_sp.Direct(plan, c.right, c.dt), (a, v), reusable=True)
+
+    def run(a_, v_):
+        if c.sorter is not None:
+            _checks.in_range(c.sorter, n, xp)
+            a_ = a_[c.sorter]
+        ka, kv = _sp.searched(a_, c.dt), _sp.searched(v_.reshape(-1), c.dt)
+        return c.result(plan(ka, kv, c.right), shape)
+
+    return _entry.Prepared(run, (c.a.array, c.v.array))
 
 
-def _direct(c, a, v):
-    """The plan of ``c``'s call on ``a`` and ``v`` as they are (see :func:`_as_is`)."""
-    kdt = _sp.SEARCHED_AS.get(c.dt, c.dt)
-    plan = _sp.search_plan(c.a.backend, kdt, a.size, v.size, c.pick(a.size, v.size))
-    return _Direct(plan, c.right, c.dt)
-
-
-def _make_plan(a, v, side="left", sorter=None, *, variant="auto"):
-    """What ``prim.plan(prim.searchsorted, a, v, ...)`` runs for arrays like these."""
-    c = _Checked(a, v, side, sorter, variant)
-    if _as_is(c, a, v):
-        return _direct(c, a, v)
-    return lambda a_, v_: searchsorted(a_, v_, side, sorter, variant=variant)
-
-
-@_plans.planned(_make_plan)
+@_entry.function(_prepare, arrays=("a", "v"))
 def searchsorted(a, v, side="left", sorter=None, *, variant="auto"):
     """Indices where the elements of ``v`` would be inserted into the sorted 1-D array ``a`` to
     keep it sorted: ``numpy.searchsorted(a, v, side, sorter)``.
@@ -239,12 +82,3 @@ def searchsorted(a, v, side="left", sorter=None, *, variant="auto"):
     See Also:
         :func:`numpy.searchsorted`, :func:`cupy.searchsorted`, ``torch.searchsorted``.
     """
-    key = _plans.call_key(FUNC, (a, v), (side, variant)) if sorter is None else None
-    plan = _plans.PLANS.find(key) if key is not None else None
-    if plan is not None:  # an earlier call on like arrays passed every check
-        return plan(a, v)
-    c = _Checked(a, v, side, sorter, variant)
-    out = _run(c)
-    if key is not None and _as_is(c, a, v):
-        _plans.PLANS.file(key, _direct(c, a, v))
-    return out

@@ -1,4 +1,4 @@
-"""Search plans: kernel names and the plan of one searchsorted configuration.
+"""Search plans: the plan of one searchsorted configuration, and its call on arrays as they are.
 
 A :class:`SearchPlan` per (variant, dtype, n, m, policy, stream) holds the launches, checked once,
 and the scratch: the level-ordered copy of the search tree's top levels (``cached`` and
@@ -9,100 +9,32 @@ tree, then the search), two (``indexed``: the index's levels, then the search; o
 fits the shared memory), a sort of the queries and two (``sorted``), or the tree, the buckets,
 their offsets (the project's scan), the grouping and the search (``bucketed``).
 
-Kernels are instantiated per C++ type (:data:`CTYPES`); bool is searched as ``unsigned char``
-and float16 as float32 (the caller converts: exact, and order-preserving).
+The kernels (:mod:`._kernels`) search their own dtypes; :func:`searched` gives an array in the
+kernels' dtype for a common dtype.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
+from .._core import dtypes as _dtypes, launch as _launch, plans as _plans
 from . import _policy
+from ._kernels import (
+    CTYPES,
+    MODULES,
+    SEARCHED_AS,
+    binary_name,
+    bounds_name,
+    bucket_names,
+    cached_name,
+    index_name,
+    indexed_name,
+    sorted_name,
+    tree_name,
+)
 
-SOURCE = "searching/searchsorted.cu"
 INDEX_DTYPE = np.dtype(np.int64)  # numpy.searchsorted's intp
-#: the dtypes the kernels search, each with its own instantiations
-KERNEL_DTYPES = tuple(
-    np.dtype(d)
-    for d in (
-        np.int8,
-        np.uint8,
-        np.int16,
-        np.uint16,
-        np.int32,
-        np.uint32,
-        np.int64,
-        np.uint64,
-        np.float32,
-        np.float64,
-    )
-)
-CTYPES = {d: _dtypes.KERNEL_CTYPES[d] for d in KERNEL_DTYPES}
-#: what the kernels search a common dtype without kernels of its own as (bool: a view of its
-#: bytes; float16: converted to float32, exactly)
-SEARCHED_AS = {np.dtype(np.bool_): np.dtype(np.uint8), np.dtype(np.float16): np.dtype(np.float32)}
-#: the C++ types of the queries' positions (sorted and bucketed variants): 32 bits below 2^32
-#: queries
-PERM_CTYPES = ("unsigned int", "unsigned long long")
 MAX_LEVELS = 30
-
-
-def binary_name(ctype):
-    return f"search_binary<{ctype}>"
-
-
-def tree_name(ctype):
-    return f"search_tree<{ctype}>"
-
-
-def cached_name(ctype, pol):
-    return f"search_cached<{ctype}, {pol.block}, {pol.items}>"
-
-
-def bucket_names(ctype, perm, pol):
-    """(bucket, scatter, buckets, gather) kernels of the bucketed variant."""
-    return (
-        f"search_bucket<{ctype}>",
-        f"search_scatter<{ctype}, {perm}>",
-        f"search_buckets<{ctype}, {pol.bucket_block}>",
-        f"search_gather<{perm}>",
-    )
-
-
-def sorted_name(ctype, perm, pol):
-    return f"search_sorted_tiles<{ctype}, {perm}, {pol.block}, {pol.tile_items}>"
-
-
-def bounds_name(ctype):
-    return f"search_tile_bounds<{ctype}>"
-
-
-def index_name(ctype):
-    return f"search_index<{ctype}>"
-
-
-def indexed_name(ctype, pol):
-    return f"search_indexed<{ctype}, {pol.index_block}, {pol.index_items}>"
-
-
-def names(ctype, pol):
-    """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
-    out = [
-        binary_name(ctype),
-        tree_name(ctype),
-        cached_name(ctype, pol),
-        bounds_name(ctype),
-        index_name(ctype),
-        indexed_name(ctype, pol),
-    ] + [sorted_name(ctype, p, pol) for p in PERM_CTYPES]
-    bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))
-    return out + list(dict.fromkeys(bucketed))
-
-
-MODULES = _loader.PolicyModules(
-    SOURCE, names, _policy.TABLE, tuple(CTYPES.values()), selector=lambda ctype: None
-)
 
 
 def levels(dt, n, pol):
@@ -294,3 +226,29 @@ def search_plan(backend, dt, n, m, variant):
     pol = _policy.current()
     key = ("search", variant, dt, n, m, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: SearchPlan(backend, dt, n, m, variant, pol))
+
+
+def searched(arr, dt):
+    """``arr`` in the kernels' dtype for the common dtype ``dt`` (no copy where it already is:
+    bool is viewed as its bytes)."""
+    kdt = SEARCHED_AS.get(dt, dt)
+    if arr.dtype == kdt:
+        return arr
+    if arr.dtype == np.bool_ and kdt == np.uint8:
+        return arr.view(kdt)
+    return arr.astype(kdt)
+
+
+class Direct:
+    """A plan's call on arrays as they are (of the backend's own type, of one dtype ``dt``, as
+    :func:`._checks.as_is` accepts): what a repeat call and ``prim.plan`` run."""
+
+    __slots__ = ("plan", "right", "bool")
+
+    def __init__(self, plan, right, dt):
+        self.plan, self.right, self.bool = plan, right, dt == np.bool_
+
+    def __call__(self, a, v):
+        if self.bool:
+            a, v = a.view(np.uint8), v.view(np.uint8)
+        return self.plan(a, v.reshape(-1), self.right).reshape(v.shape)

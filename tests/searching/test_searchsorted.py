@@ -317,6 +317,26 @@ def test_plans_reused(rng):
     )
 
 
+def test_repeat_calls_choose_the_variant_once(rng, monkeypatch):
+    """The variant is chosen where a call is prepared (``_choose.choose``), once per plan: a
+    repeat call on like arrays runs the filed plan without choosing again."""
+    from primitives.searching import _choose
+
+    chosen = []
+    choose = _choose.choose
+    monkeypatch.setattr(_choose, "choose", lambda *args: chosen.append(args[0]) or choose(*args))
+    xp = _backend.get_backend().xp
+    a = xp.asarray(sorted_data(rng, 3000, np.int32))
+    v = xp.asarray(queries(rng, H.to_host(a), 1000))
+    want = np.searchsorted(H.to_host(a), H.to_host(v))
+    prim.clear_caches()
+    for _ in range(3):
+        H.assert_same(prim.searchsorted(a, v), want)
+    assert chosen == ["auto"]
+    prim.searchsorted(a, v, "right")  # another side: another call key, prepared again
+    assert chosen == ["auto", "auto"]
+
+
 def test_auto_policy(rng):
     """auto takes the binary search below binary_max_queries queries, else indexed for an a of
     indexed_min_bytes or more (a's bytes in the kernels' dtype: bool's 1, float16's 4) and at

@@ -1,0 +1,96 @@
+"""Kernel names: every instantiation of ``kernels/searching/searchsorted.cu``.
+
+Kernels are instantiated per C++ type (:data:`CTYPES`); bool is searched as ``unsigned char``
+and float16 as float32 (:data:`SEARCHED_AS`: the caller converts, exactly and
+order-preserving). One module per C++ type holds every kernel the variants launch for it under
+the policy in force; every policy of the table is registered for the NVRTC check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import dtypes as _dtypes, loader as _loader
+from . import _policy
+
+SOURCE = "searching/searchsorted.cu"
+#: the dtypes the kernels search, each with its own instantiations
+KERNEL_DTYPES = tuple(
+    np.dtype(d)
+    for d in (
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float32,
+        np.float64,
+    )
+)
+CTYPES = {d: _dtypes.KERNEL_CTYPES[d] for d in KERNEL_DTYPES}
+#: what the kernels search a common dtype without kernels of its own as (bool: a view of its
+#: bytes; float16: converted to float32, exactly)
+SEARCHED_AS = {np.dtype(np.bool_): np.dtype(np.uint8), np.dtype(np.float16): np.dtype(np.float32)}
+#: the C++ types of the queries' positions (sorted and bucketed variants): 32 bits below 2^32
+#: queries
+PERM_CTYPES = ("unsigned int", "unsigned long long")
+
+
+def binary_name(ctype):
+    return f"search_binary<{ctype}>"
+
+
+def tree_name(ctype):
+    return f"search_tree<{ctype}>"
+
+
+def cached_name(ctype, pol):
+    return f"search_cached<{ctype}, {pol.block}, {pol.items}>"
+
+
+def bucket_names(ctype, perm, pol):
+    """(bucket, scatter, buckets, gather) kernels of the bucketed variant."""
+    return (
+        f"search_bucket<{ctype}>",
+        f"search_scatter<{ctype}, {perm}>",
+        f"search_buckets<{ctype}, {pol.bucket_block}>",
+        f"search_gather<{perm}>",
+    )
+
+
+def sorted_name(ctype, perm, pol):
+    return f"search_sorted_tiles<{ctype}, {perm}, {pol.block}, {pol.tile_items}>"
+
+
+def bounds_name(ctype):
+    return f"search_tile_bounds<{ctype}>"
+
+
+def index_name(ctype):
+    return f"search_index<{ctype}>"
+
+
+def indexed_name(ctype, pol):
+    return f"search_indexed<{ctype}, {pol.index_block}, {pol.index_items}>"
+
+
+def names(ctype, pol):
+    """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
+    out = [
+        binary_name(ctype),
+        tree_name(ctype),
+        cached_name(ctype, pol),
+        bounds_name(ctype),
+        index_name(ctype),
+        indexed_name(ctype, pol),
+    ] + [sorted_name(ctype, p, pol) for p in PERM_CTYPES]
+    bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))
+    return out + list(dict.fromkeys(bucketed))
+
+
+MODULES = _loader.PolicyModules(
+    SOURCE, names, _policy.TABLE, tuple(CTYPES.values()), selector=lambda ctype: None
+)
