@@ -14,7 +14,6 @@ import uuid
 import numpy as np
 
 from .. import sparse as _sparse
-from ..sparse import _base as _sparse_base
 from .._core import backend as _backend
 from ._sort import dask_input, own_stream, pinned, task_array, to_host, xp_of
 
@@ -196,7 +195,7 @@ class CSR:
         ncols = _count(ncols, func, "ncols")
         nnz = None if nnz is None else _count(nnz, func, "nnz")
         rows = tuple(_count(r, func, f"row_chunks[{i}]") for i, r in enumerate(row_chunks))
-        dtype = _sparse_base.check_value_dtype(dtype, func=func, arg="dtype")
+        dtype = _sparse.check_value_dtype(dtype, func=func, arg="dtype")
         lazy = []
         for i, b in enumerate(blocks):
             if isinstance(b, Delayed):

@@ -41,11 +41,12 @@ A variant runs on its format: a matrix in another format is converted on the dev
 repeated products, convert once). ``primitives.spmv`` is the function; this package holds it
 with the containers (``from primitives.sparse import VARIANTS, choose_variant``).
 
-Modules: ``_base`` (dtypes, row statistics, input checks, the containers' base), ``_csr``,
-``_coo``, ``_ell``, ``_hyb`` (one container each), ``_convert`` (the conversion kernels),
-``_choose`` (variant choice), ``_plans`` (kernel names and plans), ``_spmv`` (the function),
-``_policy`` (tuning); ``matches`` and ``reference``, the SciPy reference the tests and the tour
-check against, come from :mod:`primitives.testing.oracle`.
+Modules: ``_base`` (dtypes, row statistics, the containers' base), ``_csr``, ``_coo``,
+``_ell``, ``_hyb`` (one container each), ``_convert`` (the conversions between formats),
+``_checks`` (foreign matrices and spmv's arguments), ``_choose`` (variant choice), ``_kernels``
+(kernel names), ``_plans`` (plans), ``_api`` (the function), ``_policy`` (tuning);
+``matches`` and ``reference``, the SciPy reference the tests and the tour check against, come
+from :mod:`primitives.testing.oracle`.
 """
 
 from __future__ import annotations
@@ -57,7 +58,11 @@ from ._base import (
     INDEX_DTYPES,
     VALUE_DTYPES,
     RowStats,
+)
+from ._checks import (
+    VARIANTS,
     as_matrix,  # noqa: F401 - re-exported
+    check_value_dtype,  # noqa: F401 - re-exported: primitives.dask's CSR checks its dtype
 )
 from ._choose import choose_variant, vector_lanes
 from ._coo import COO
@@ -65,8 +70,8 @@ from ._csr import CSR
 from ._ell import ELL, skips_empty  # noqa: F401 - re-exported
 from ._hyb import HYB, hyb_width  # noqa: F401 - re-exported
 from ..testing.oracle import spmv_matches as matches, spmv_reference as reference
-from ._plans import FORMAT_OF, LANES, VARIANTS  # noqa: F401 - re-exported
-from ._spmv import spmv
+from ._plans import FORMAT_OF, LANES  # noqa: F401 - re-exported
+from ._api import spmv
 
 __all__ = [
     "CSR",

@@ -1,5 +1,5 @@
-"""What every sparse format shares: dtypes, the row statistics, the checks of foreign input, the
-base of the containers (:class:`Matrix`) and :func:`as_matrix`."""
+"""What every sparse format shares: dtypes, the row statistics and the base of the containers
+(:class:`Matrix`); the checks of foreign input are in :mod:`._checks`."""
 
 from __future__ import annotations
 
@@ -9,13 +9,11 @@ import math
 
 import numpy as np
 
-from .._core import backend as _backend, dtypes as _dtypes, plans as _plans
+from .._core import backend as _backend, plans as _plans
 
 FORMATS = ("csr", "ell", "coo", "hyb")
 VALUE_DTYPES = tuple(np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128))
 INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
-#: the C++ value types of the kernels (common/complex.cuh's prim::c64/c128 for the complex ones)
-_COMPLEX_CTYPES = {np.dtype(np.complex64): "prim::c64", np.dtype(np.complex128): "prim::c128"}
 INT32_MAX = 2**31 - 1
 #: ELL rows are padded to a multiple of this many rows (a warp's 32 rows share 128-byte lines).
 ELL_ALIGN = 32
@@ -32,12 +30,6 @@ def scalar(v):
 
 def round_up(n, k):
     return -(-n // k) * k
-
-
-def cname(dt):
-    """The C++ type of a value or index dtype in the kernels' name expressions."""
-    dt = np.dtype(dt)
-    return _COMPLEX_CTYPES.get(dt) or _dtypes.cname(dt)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -104,83 +96,7 @@ def row_stats(indptr, indices, shape, xp):
 
 
 # ---------------------------------------------------------------------------------------------
-# Input: foreign sparse matrices, checked and canonicalized
-
-
-def is_scipy_sparse(A):
-    try:
-        import scipy.sparse
-    except ImportError:  # pragma: no cover - scipy is a dependency
-        return False
-    return scipy.sparse.issparse(A)
-
-
-def is_cupyx_sparse(A):
-    return type(A).__module__.startswith("cupyx.scipy.sparse") and hasattr(A, "tocsr")
-
-
-def check_value_dtype(dt, *, func, arg):
-    dt = np.dtype(dt)
-    if dt not in VALUE_DTYPES:
-        raise TypeError(
-            f"{func}: {arg} has dtype {dt.name}; supported dtypes are "
-            f"{_dtypes.names(VALUE_DTYPES)} (convert first, e.g. {arg}.astype(numpy.float64))"
-        )
-    return dt
-
-
-def index_dtype_for(requested, m, n, nnz, *, func):
-    need64 = max(m, n, nnz) > INT32_MAX
-    if requested is None:
-        return np.dtype(np.int64) if need64 else np.dtype(np.int32)
-    dt = _dtypes.resolve_dtype(requested, func=func, arg="index_dtype", allowed=INDEX_DTYPES)
-    if dt == np.int32 and need64:
-        raise ValueError(
-            f"{func}: index_dtype=int32 cannot index shape {(m, n)} with {nnz} nonzeros; use int64"
-        )
-    return dt
-
-
-def foreign_csr(A, *, func, arg, index_dtype):
-    """(data, indices, indptr, shape, index dtype, row stats) on the backend from a SciPy or
-    CuPy sparse matrix, duplicates summed and indices sorted; the :class:`RowStats` are computed
-    on the host for a matrix from the host (None for one already on the device: computed there
-    when first asked for)."""
-    backend = _backend.get_backend()
-    if len(A.shape) != 2:
-        raise ValueError(f"{func}: {arg} must be 2-D, got shape {tuple(A.shape)}")
-    dt = check_value_dtype(A.dtype, func=func, arg=arg)
-    device = is_cupyx_sparse(A)
-    if device and not backend.is_cuda:
-        A, device = A.get(), False
-    B = A.tocsr(copy=True)
-    B.sum_duplicates()  # sorts the indices of every row and sums repeated (row, column) pairs
-    m, n = (int(s) for s in B.shape)
-    idt = index_dtype_for(index_dtype, m, n, int(B.nnz), func=func)
-    xp = backend.xp
-    data = xp.ascontiguousarray(xp.asarray(B.data, dtype=dt))
-    indices = xp.ascontiguousarray(xp.asarray(B.indices).astype(idt, copy=False))
-    indptr = xp.ascontiguousarray(xp.asarray(B.indptr).astype(idt, copy=False))
-    stats = None if device else row_stats(B.indptr, B.indices, (m, n), np)
-    return data, indices, indptr, (m, n), idt, stats
-
-
-def _not_a_matrix(func, arg, A):
-    return TypeError(
-        f"{func}: {arg} must be a scipy.sparse or cupyx.scipy.sparse matrix or a "
-        f"primitives.sparse container (CSR, ELL, COO, HYB), got {type(A).__name__}"
-    )
-
-
-def as_matrix(A, *, func, arg="A"):
-    """A container for ``A``: containers pass through, SciPy/CuPy sparse matrices become CSR."""
-    if isinstance(A, Matrix):
-        return A
-    if is_scipy_sparse(A) or is_cupyx_sparse(A):
-        from ._csr import CSR
-
-        return CSR(A, _func=func, _arg=arg)
-    raise _not_a_matrix(func, arg, A)
+# The containers' base
 
 
 class Matrix:
@@ -282,6 +198,8 @@ class Matrix:
         """The same matrix with values converted to ``dtype`` (float32, float64, complex64 or
         complex128; a complex matrix converted to a real dtype loses its imaginary parts, as
         NumPy's ``astype`` does, with its ``ComplexWarning``)."""
+        from ._checks import check_value_dtype
+
         dt = check_value_dtype(dtype, func=f"{type(self).__name__}.astype", arg="dtype")
         if dt == self.dtype:
             return self
@@ -294,18 +212,3 @@ class Matrix:
             raise ValueError(
                 "to_cupy: cupyx.scipy.sparse takes int32 indices; this matrix needs int64"
             )
-
-
-def source_csr(A, *, func, index_dtype):
-    """A CSR for container or foreign input ``A`` (used by every constructor)."""
-    from ._csr import CSR
-
-    if isinstance(A, Matrix):
-        csr = A._to_csr()
-        if index_dtype is not None:
-            idt = index_dtype_for(index_dtype, *csr.shape, csr.nnz, func=func)
-            csr = csr._with_index_dtype(idt)
-        return csr
-    if is_scipy_sparse(A) or is_cupyx_sparse(A):
-        return CSR(A, index_dtype=index_dtype, _func=func)
-    raise _not_a_matrix(func, "A", A)

@@ -1,10 +1,11 @@
-"""Variant choice: the kernel ``variant="auto"`` runs, and csr_vector's group width."""
+"""Variant choice: the kernel ``variant="auto"`` runs (:func:`choose`, called where a product is
+prepared), and csr_vector's group width."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _base, _policy
+from . import _base, _checks, _policy
 from ._ell import skips_empty
 
 
@@ -69,7 +70,7 @@ def choose_variant(A):
 
     (The thresholds are the ``"auto"`` policy of :mod:`primitives.tuning`'s ``"spmv"`` family.)
     """
-    M = _base.as_matrix(A, func="choose_variant")
+    M = _checks.as_matrix(A, func="choose_variant")
     if M.format != "csr":
         return M.format
     s = M.row_stats()
@@ -91,3 +92,9 @@ def choose_variant(A):
     ):
         return "csr_vector"
     return "merge_path"
+
+
+def choose(M, variant):
+    """The variant a product of container ``M`` runs: ``variant`` itself, or for ``"auto"``
+    :func:`choose_variant`'s (its row statistics: computed once per container)."""
+    return choose_variant(M) if variant == "auto" else variant

@@ -1,4 +1,5 @@
-"""Conversions between the formats on the device: the wrappers of ``kernels/sparse/convert.cu``.
+"""Conversions between the formats on the device: the wrappers of ``kernels/sparse/convert.cu``
+(its names: :func:`._kernels.convert_names`).
 
 Each is a one-off grid-stride launch over its items (checked per call: its grid follows the
 matrix); the prefix sums that turn row lengths into row offsets run on the array library.
@@ -6,39 +7,14 @@ matrix); the prefix sums that turn row lengths into row offsets run on the array
 
 from __future__ import annotations
 
-from .._core import backend as _backend, launch as _launch, loader as _loader
-from . import _policy
-from ._base import INDEX_DTYPES, VALUE_DTYPES, cname as _ct
-
-SOURCE = "sparse/convert.cu"
-
-
-def names():
-    out = []
-    for i in INDEX_DTYPES:
-        ic = _ct(i)
-        out += [
-            f"sparse_expand_rows<{ic}>",
-            f"sparse_rowptr_from_rows<{ic}>",
-            f"sparse_ell_lengths<{ic}>",
-        ]
-        for v in VALUE_DTYPES:
-            vc = _ct(v)
-            out += [
-                f"sparse_csr_to_ell<{vc}, {ic}>",
-                f"sparse_ell_to_csr<{vc}, {ic}>",
-                f"sparse_hyb_overflow<{vc}, {ic}>",
-                f"sparse_coo_to_csr_part<{vc}, {ic}>",
-            ]
-    return out
-
-
-_loader.register(SOURCE, names())
+from .._core import backend as _backend, launch as _launch
+from . import _kernels, _policy
+from ._kernels import cname as _ct
 
 
 def _launch_over(name, n, args):
     """Launch conversion kernel ``name`` (a grid-stride loop) over ``n`` > 0 items."""
-    k = _loader.load(SOURCE, names())(name)
+    k = _kernels.convert_module()(name)
     block = _policy.convert().block
     _launch.launch(k, _launch.cover_grid(n, block, kernel=k), block, args)
 

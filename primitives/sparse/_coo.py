@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import backend as _backend
-from . import _base, _convert
+from . import _base, _checks, _convert
 from ._csr import CSR
 
 
@@ -27,7 +27,7 @@ class COO(_base.Matrix):
         if isinstance(A, COO) and index_dtype in (None, A.index_dtype):
             self._init_from(A.data, A.row, A.col, A.shape)
             return
-        csr = _base.source_csr(A, func="COO", index_dtype=index_dtype)
+        csr = _checks.source_csr(A, func="COO", index_dtype=index_dtype)
         rows = _convert.expand_rows(csr.indptr, csr.shape[0], csr.nnz)
         self._init_from(csr.data, rows, csr.indices, csr.shape)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import backend as _backend
-from . import _base
+from . import _base, _checks
 
 
 class CSR(_base.Matrix):
@@ -28,12 +28,12 @@ class CSR(_base.Matrix):
 
     def __init__(self, A, *, index_dtype=None, _func="CSR", _arg="A"):
         if isinstance(A, _base.Matrix):
-            src = _base.source_csr(A, func=_func, index_dtype=index_dtype)
+            src = _checks.source_csr(A, func=_func, index_dtype=index_dtype)
             self._init_from(src.data, src.indices, src.indptr, src.shape)
             return
-        if not (_base.is_scipy_sparse(A) or _base.is_cupyx_sparse(A)):
-            _base.as_matrix(A, func=_func, arg=_arg)  # raises the TypeError
-        data, indices, indptr, shape, _, stats = _base.foreign_csr(
+        if not (_checks.is_scipy_sparse(A) or _checks.is_cupyx_sparse(A)):
+            _checks.as_matrix(A, func=_func, arg=_arg)  # raises the TypeError
+        data, indices, indptr, shape, _, stats = _checks.foreign_csr(
             A, func=_func, arg=_arg, index_dtype=index_dtype
         )
         self._init_from(data, indices, indptr, shape)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import backend as _backend
-from . import _base, _convert
+from . import _base, _checks, _convert
 from ._csr import CSR
 
 
@@ -56,7 +56,7 @@ class ELL(_base.Matrix):
             self._init_from(A.data, A.cols, A.width, A.shape, A.nnz, A.rows)
             self._stats = A._stats
             return
-        csr = _base.source_csr(A, func="ELL", index_dtype=index_dtype)
+        csr = _checks.source_csr(A, func="ELL", index_dtype=index_dtype)
         m = csr.shape[0]
         stats = csr.row_stats()
         longest = stats.max

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import backend as _backend
-from . import _base, _convert
+from . import _base, _checks, _convert
 from ._coo import COO
 from ._csr import CSR
 from ._ell import ELL
@@ -42,7 +42,7 @@ class HYB(_base.Matrix):
             not isinstance(width, (int, np.integer)) or isinstance(width, bool) or width < 0
         ):
             raise ValueError(f"HYB: width must be a non-negative integer, got {width!r}")
-        csr = _base.source_csr(A, func="HYB", index_dtype=index_dtype)
+        csr = _checks.source_csr(A, func="HYB", index_dtype=index_dtype)
         xp = _backend.get_backend().xp
         m, n = csr.shape
         lengths = csr._row_lengths()

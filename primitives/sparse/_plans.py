@@ -1,4 +1,5 @@
-"""SpMV plans: kernel names, and one plan per (variant, dtypes, sizes, policies, stream).
+"""SpMV plans: one plan per (variant, dtypes, sizes, policies, stream), over the kernels of
+:mod:`._kernels`.
 
 A plan holds its variant's launches, checked once when it is made (:class:`Launch`), and the
 scratch of the reductions by key (the carries of merge_path and COO tiles and the levels of
@@ -14,12 +15,10 @@ import math
 
 import numpy as np
 
-from .._core import backend as _backend, launch as _launch, loader as _loader, plans as _plans
-from . import _policy
-from ._base import INDEX_DTYPES, VALUE_DTYPES, cname as _ct
+from .._core import backend as _backend, launch as _launch, plans as _plans
+from . import _kernels as _k, _policy
 from ._choose import vector_lanes
 
-VARIANTS = ("csr_scalar", "csr_vector", "ell", "coo", "hyb", "merge_path")
 #: the format each variant runs on
 FORMAT_OF = {
     "csr_scalar": "csr",
@@ -29,87 +28,7 @@ FORMAT_OF = {
     "coo": "coo",
     "hyb": "hyb",
 }
-
-CSR_SOURCE, ELL_SOURCE, COO_SOURCE = "sparse/csr.cu", "sparse/ell.cu", "sparse/coo.cu"
 LANES = _policy.LANES
-
-
-def _pairs():
-    return [(v, i) for v in VALUE_DTYPES for i in INDEX_DTYPES]
-
-
-# ---- kernel names: one module per variant and policy --------------------------------------------
-
-
-def scalar_names():
-    return [f"spmv_csr_scalar<{_ct(v)}, {_ct(i)}>" for v, i in _pairs()]
-
-
-def vector_names():
-    return [f"spmv_csr_vector<{_ct(v)}, {_ct(i)}, {L}>" for v, i in _pairs() for L in LANES]
-
-
-def merge_name(vt, it, pol):
-    return f"spmv_merge_path<{_ct(vt)}, {_ct(it)}, {pol.block}, {pol.items}>"
-
-
-def merge_names(vt, pol):
-    """The partition and the tile kernel of value type ``vt`` under its policy (a tile shape a
-    tool tries for float32 need not fit float64's shared memory)."""
-    return [f"spmv_merge_partition<{_ct(i)}>" for i in INDEX_DTYPES] + [
-        merge_name(vt, i, pol) for i in INDEX_DTYPES
-    ]
-
-
-#: the ELL widths with a kernel of their own (all slots loaded at once); other widths run the
-#: kernel of any width (WIDTH 0), see kernels/sparse/ell.cu
-ELL_WIDTHS = tuple(range(1, 9))
-
-
-def ell_width_param(width):
-    """The WIDTH template parameter of spmv_ell for a matrix of ``width`` slots a row."""
-    return width if width in ELL_WIDTHS else 0
-
-
-def ell_names():
-    return [
-        f"{k}<{_ct(v)}, {_ct(i)}, {w}>"
-        for k in ("spmv_ell", "spmv_ell_rows")
-        for v, i in _pairs()
-        for w in (0,) + ELL_WIDTHS
-    ]
-
-
-def coo_name(vt, it, pol):
-    return f"spmv_coo<{_ct(vt)}, {_ct(it)}, {pol.block}, {pol.items}>"
-
-
-def fixup_name(vt, it, pol):
-    return f"spmv_carry_fixup<{_ct(vt)}, {_ct(it)}, {pol.block}, {pol.items}>"
-
-
-def coo_names(coo_pol, fix_pol):
-    """The reduction by key, its fix-up and the beta scaling."""
-    return (
-        [coo_name(v, i, coo_pol) for v, i in _pairs()]
-        + [fixup_name(v, i, fix_pol) for v, i in _pairs()]
-        + [f"spmv_scale<{_ct(v)}>" for v in VALUE_DTYPES]
-    )
-
-
-# every policy of the table, for the NVRTC check
-_loader.register(CSR_SOURCE, scalar_names() + vector_names())
-for _vt in VALUE_DTYPES:
-    for _pol in _policy.policies(("merge_path", _vt.name)):
-        _loader.register(CSR_SOURCE, merge_names(_vt, _pol))
-_loader.register(ELL_SOURCE, ell_names())
-for _cp in _policy.policies("coo"):
-    for _fp in _policy.policies("fixup"):
-        _loader.register(COO_SOURCE, coo_names(_cp, _fp))
-
-
-def _coo_module():
-    return _loader.load(COO_SOURCE, coo_names(_policy.coo(), _policy.fixup()))
 
 
 def _resident(kernel, n_items, block):
@@ -135,7 +54,7 @@ class FixupChain:
     leaves one carry per tile of its own, until a single tile is left."""
 
     def __init__(self, n, vt, it, xp, pol):
-        k = _coo_module()(fixup_name(vt, it, pol))
+        k = _k.coo_module()(_k.fixup_name(vt, it, pol))
         tile = pol.block * pol.items
         self.levels = []
         while n > 1:
@@ -227,7 +146,7 @@ class SpmvPlan(_plans.Plan):
 class CsrScalarPlan(SpmvPlan):
     def __init__(self, vt, it, m, pol):
         super().__init__(m, vt)
-        k = _loader.load(CSR_SOURCE, scalar_names())(f"spmv_csr_scalar<{_ct(vt)}, {_ct(it)}>")
+        k = _k.scalar_module()(_k.scalar_name(vt, it))
         self.launch = _resident(k, m, pol.block)
 
     def run(self, A, x, out, alpha, beta):
@@ -238,10 +157,8 @@ class CsrVectorPlan(SpmvPlan):
     def __init__(self, vt, it, m, lanes, pol):
         super().__init__(m, vt)
         self.lanes = lanes
-        name = f"spmv_csr_vector<{_ct(vt)}, {_ct(it)}, {lanes}>"
-        self.launch = _resident(
-            _loader.load(CSR_SOURCE, vector_names())(name), m * lanes, pol.block
-        )
+        k = _k.vector_module()(_k.vector_name(vt, it, lanes))
+        self.launch = _resident(k, m * lanes, pol.block)
 
     def run(self, A, x, out, alpha, beta):
         self.launch(A.indptr, A.indices, A.data, x, self.m64, alpha, beta, out)
@@ -255,10 +172,7 @@ class EllPlan(SpmvPlan):
     def __init__(self, vt, it, m, stored, width, ld, pol):
         super().__init__(m, vt)
         self.skips = stored != m
-        name = "spmv_ell_rows" if self.skips else "spmv_ell"
-        k = _loader.load(ELL_SOURCE, ell_names())(
-            f"{name}<{_ct(vt)}, {_ct(it)}, {ell_width_param(width)}>"
-        )
+        k = _k.ell_module()(_k.ell_name(vt, it, width, rows=self.skips))
         # a thread a row: on an H200 the whole grid ran the ELL matrices of the widened suite
         # 1-4% faster than the resident grid striding over rows (tools/tune/spmv_auto's matrices)
         self.launch = _plans.Launch(
@@ -267,7 +181,7 @@ class EllPlan(SpmvPlan):
         self.stored64 = _launch.i64(stored)
         self.width64, self.ld64 = _launch.i64(width), _launch.i64(ld)
         if self.skips:
-            self.scale = _resident(_coo_module()(f"spmv_scale<{_ct(vt)}>"), m, pol.block)
+            self.scale = _resident(_k.coo_module()(_k.scale_name(vt)), m, pol.block)
 
     def run(self, A, x, out, alpha, beta):
         if not self.skips:
@@ -287,13 +201,13 @@ class MergePathPlan(SpmvPlan):
         self.tile = pol.block * pol.items
         ntiles = _launch.cdiv(m + nnz, self.tile)
         if pol in _policy.policies(("merge_path", np.dtype(vt).name)):
-            names = merge_names(vt, pol)
+            names = _k.merge_names(vt, pol)
         else:  # a tile a tool tries: only this index type (a 256x12 float64 tile fits the
             # static shared memory with int32 indices, not with int64)
-            names = [f"spmv_merge_partition<{_ct(it)}>", merge_name(vt, it, pol)]
-        mod = _loader.load(CSR_SOURCE, names)
-        self.launch = _plans.Launch(mod(merge_name(vt, it, pol)), ntiles, pol.block)
-        part = mod(f"spmv_merge_partition<{_ct(it)}>")
+            names = [_k.partition_name(it), _k.merge_name(vt, it, pol)]
+        mod = _k.csr_module(names)
+        self.launch = _plans.Launch(mod(_k.merge_name(vt, it, pol)), ntiles, pol.block)
+        part = mod(_k.partition_name(it))
         self.partition = _resident(part, ntiles + 1, rows_pol.block)
         self.it, self.nnz64 = np.dtype(it), _launch.i64(nnz)
         self.ntiles, self.ntiles64, self.tile64 = (
@@ -341,14 +255,14 @@ class CooPlan(SpmvPlan):
     def __init__(self, vt, it, m, nnz, scale, pol, rows_pol, fix_pol):
         super().__init__(m, vt)
         xp = self.xp
-        mod = _coo_module()
-        self.scale = _resident(mod(f"spmv_scale<{_ct(vt)}>"), m, rows_pol.block) if scale else None
+        mod = _k.coo_module()
+        self.scale = _resident(mod(_k.scale_name(vt)), m, rows_pol.block) if scale else None
         self.launch = None
         self.nnz64 = _launch.i64(nnz)
         self.nbytes = 0
         if nnz:
             grid = _launch.cdiv(nnz, pol.block * pol.items)
-            self.launch = _plans.Launch(mod(coo_name(vt, it, pol)), grid, pol.block)
+            self.launch = _plans.Launch(mod(_k.coo_name(vt, it, pol)), grid, pol.block)
             self.carry_rows = xp.empty(grid, dtype=it)
             self.carry_vals = xp.empty(grid, dtype=vt)
             self.fixup = FixupChain(grid, vt, it, xp, fix_pol)

@@ -536,7 +536,7 @@ def test_index_dtypes():
     A = suite_matrix("banded", np.float32)
     assert sparse.CSR(A).index_dtype == np.int32
     assert sparse.CSR(A, index_dtype=np.int64).indices.dtype == np.int64
-    from primitives.sparse._base import index_dtype_for
+    from primitives.sparse._checks import index_dtype_for
 
     big = 2**31
     assert index_dtype_for(None, 10, 10, big, func="t") == np.int64
@@ -938,6 +938,25 @@ def test_repeat_calls_take_the_filed_plan(rng):
     H.raises_like(
         ValueError, "spmv", prim.spmv, M, x, variant="csr_adaptive", match="variant must be"
     )
+
+
+def test_repeat_calls_choose_the_variant_once(rng, monkeypatch):
+    """The variant is chosen where a product is prepared (``_choose.choose``): a repeat call on
+    like arguments runs the filed plan without choosing again; another matrix chooses its own."""
+    from primitives.sparse import _choose
+
+    chosen = []
+    choose = _choose.choose
+    monkeypatch.setattr(_choose, "choose", lambda M, v: chosen.append(v) or choose(M, v))
+    A = suite_matrix("powerlaw", np.float32)
+    x = vec(rng, A.shape[1], np.float32)
+    prim.clear_caches()
+    M = sparse.CSR(A)
+    for _ in range(3):
+        check(prim.spmv(M, x), A, x, np.float32, what="auto")
+    assert chosen == ["auto"]
+    prim.spmv(sparse.CSR(A), x)
+    assert chosen == ["auto", "auto"]
 
 
 def test_repeat_path_is_per_matrix(rng):
@@ -1684,7 +1703,7 @@ def test_overlap_test_is_exact():
     bounds filter it) answers as numpy.shares_memory on 1-D views of one buffer: mixed
     itemsizes, negative, zero and unaligned steps."""
     from numpy.lib.stride_tricks import as_strided
-    from primitives.sparse._spmv import _progression, _strided_meet
+    from primitives.sparse._checks import _progression, _strided_meet
 
     rng = np.random.default_rng(7)
     buf = np.zeros(512, np.uint8)
@@ -1824,7 +1843,7 @@ def test_width_not_a_count(cls, bad):
 
 
 def test_index_dtype_errors():
-    from primitives.sparse._base import index_dtype_for
+    from primitives.sparse._checks import index_dtype_for
 
     H.raises_like(
         TypeError,
