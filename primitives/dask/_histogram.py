@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 
 from .. import histograms as _histograms
-from ..histograms import _checks as _hc
+from ..histograms import check_minlength, is_histogram_sample
 from ._reduce import _host_bytes, _name, _small_to_host
 from ._reduce import max as _dmax, min as _dmin, sum as _dsum
 from ._sort import dask_array, own_stream, to_host, xp_of
@@ -194,7 +194,7 @@ def histogram(
     func = _name("histogram")
     x = dask_array(x, func)
     dt = np.dtype(x.dtype)
-    if dt.kind not in SAMPLE_KINDS or not _hc.is_histogram_sample(dt):
+    if dt.kind not in SAMPLE_KINDS or not is_histogram_sample(dt):
         raise TypeError(
             f"{func}: x has dtype {dt}; supported dtypes are bool, int8/16/32/64, "
             f"uint8/16/32/64 and float16/32/64"
@@ -308,7 +308,7 @@ def bincount(x, weights=None, minlength=0, split_every=None):
     if x.ndim != 1:
         raise ValueError(f"{func}: x must be 1-D, got {x.ndim}-D of shape {x.shape}")
     _known(x, func)
-    minlength = _hc.minlength(func, minlength)
+    minlength = check_minlength(func, minlength)
     w = _weights(weights, x, func)
     if dt == np.bool_:
         x, dt = x.astype(np.uint8), np.dtype(np.uint8)

@@ -30,19 +30,24 @@ the *binners* (the byte itself, a shift for power-of-two integer widths, a table
 16-bit integers, even bins with an edge check, binary search over arbitrary edges); every variant
 is instantiated with each binner, so every variant computes exactly NumPy's bins.
 
-The package: :mod:`._api` (the public functions: the repeat-call path, checks), :mod:`._checks`
-(argument checks), :mod:`._binning` (binnings and exact thresholds), :mod:`._variants` (the
-variant table and the rules that choose copies, staging and ``"auto"``), :mod:`._plans` (the
-plans: binnings in device memory, count launches, repeat calls, channels), :mod:`._kernels`
+The package: :mod:`._api` (the public functions, each declared with its prepare step through
+:mod:`primitives._core.entry`), :mod:`._checks` and :mod:`._checks_dd` (argument checks of the
+1-D functions and of histogramdd), :mod:`._choose` (the variant table and the rules that choose
+``"auto"``, copies and staging, and refuse a variant the bins do not fit), :mod:`._binning`
+(binnings and exact thresholds), :mod:`._plans` (the plans: binnings in device memory, count
+launches, repeat calls, channels) and :mod:`._plans_dd` (histogramdd's), :mod:`._kernels`
 (kernel names) and :mod:`._policy` (the tuning, see :mod:`primitives.tuning`).
 """
 
 from __future__ import annotations
 
-from ._api import bincount, histogram, histogram_channels, histogram_even
-from ._dd import histogram2d, histogramdd
+from ._api import bincount, histogram, histogram2d, histogram_channels, histogram_even, histogramdd
 from ._binning import SAMPLE_DTYPES  # noqa: F401 - re-exported
-from ._variants import (
+from ._checks import (  # building blocks of primitives.dask's histogram and bincount
+    check_minlength,
+    is_histogram_sample,
+)
+from ._choose import (
     VARIANTS,
     auto_variant,
     replicas_for,  # noqa: F401 - re-exported
@@ -60,4 +65,6 @@ __all__ = [
     "histogramdd",
     "auto_variant",
     "VARIANTS",
+    "is_histogram_sample",
+    "check_minlength",
 ]

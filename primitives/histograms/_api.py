@@ -1,200 +1,33 @@
-"""The histogram family's public functions: the repeat-call path (a call on samples like an
-earlier call's, with the same other arguments, takes that call's plan), the checks, then the
-plans of :mod:`._plans`."""
+"""The histogram family's public functions, each declared with its prepare step
+(:mod:`primitives._core.entry`): the checks (:mod:`._checks`, :mod:`._checks_dd`), the variant
+choice (:mod:`._choose`), then the plans (:mod:`._plans`, :mod:`._plans_dd`). A call on samples
+like an earlier call's, with the same other arguments, takes the plan that call filed."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .._core import backend as _backend, checks as _checks, dtypes as _dtypes, plans as _plans
-from . import _checks as _hc
-from ._binning import (
-    OUT_DTYPE,
-    array_binning,
-    bincount_binning,
-    byte_binning,
-    even_binning,
-    uniform,
-)
-from ._plans import binning_plan, byte_result, channels_plan, count, minmax, repeat_plan
+from .._core import entry as _entry
+from . import _checks as _hc, _checks_dd as _hd, _choose, _kernels, _plans_dd as _pd
+from ._binning import OUT_DTYPE, byte_binning, dd_binnings
+from ._plans import byte_result, count, repeat_plan
 
-__all__ = ["histogram", "bincount", "histogram_even", "histogram_channels"]
-
-
-def _as_is(arr, a):
-    """Whether the device array ``arr`` is the caller's ``a`` (of the backend's own type) read as
-    it is: no conversion or copy, so that a plan may take ``a`` itself."""
-    if type(a) is not _backend.get_backend().xp.ndarray:
-        return False
-    if arr.size != a.size or arr.itemsize != a.itemsize:
-        return False
-    if hasattr(a.data, "ptr"):  # CuPy
-        return arr.data.ptr == a.data.ptr
-    return arr.__array_interface__["data"][0] == a.__array_interface__["data"][0]
+__all__ = [
+    "histogram",
+    "bincount",
+    "histogram_even",
+    "histogram_channels",
+    "histogramdd",
+    "histogram2d",
+]
 
 
 # ---- histogram -------------------------------------------------------------------------------
 
 
-class _Checked:
-    """What histogram's checks found: the input, the samples, the weights, the binning, the
-    edges and their plans."""
-
-    __slots__ = (
-        "inp",
-        "arr",
-        "w",
-        "out_dt",
-        "integral",
-        "binning",
-        "edges",
-        "given",
-        "dated",
-        "bplan",
-        "repeat",
-    )
-
-    def __init__(self, **kw):
-        for k in self.__slots__:
-            setattr(self, k, kw.get(k))
-
-
-def _histogram_checked(a, bins, range, weights, density, variant):  # noqa: A002
-    """histogram's checks and binning (a :class:`_Checked`; ``repeat`` is the repeat-call plan or
-    None)."""
-    func = "histogram"
-    _hc.check_variant(func, variant)
-    a_in = _hc.prepare(
-        func,
-        a,
-        "a",
-        _hc.is_histogram_sample,
-        lambda dt: (
-            f"supported dtypes are bool, float16, {_dtypes.names(_hc.SAMPLE_DTYPES)}, datetime64 "
-            f"and timedelta64"
-        ),
-    )
-    if isinstance(a_in, np.ndarray) and _hc.is_datetime(a_in.dtype):
-        return _datetime_checked(func, a_in, bins, range, weights)
-    inp = _checks.as_input(a_in, func=func, arg="a")
-    backend = inp.backend
-    w = out_dt = integral = None
-    if weights is not None:
-        w, out_dt, integral = _hc.as_weights(func, weights, inp.array.shape)
-    arr = inp.array
-    arr = arr if arr.ndim == 1 else arr.reshape(-1)
-    half = arr.dtype == np.float16
-    if half:  # float16: binned as float32 (exact) against NumPy's float16 edges
-        arr = arr.astype(np.float32)
-    arr = _hc.samples(func, arr)
-    dt = arr.dtype
-    bplan = given = None
-    if half and not isinstance(bins, str) and (isinstance(bins, int) or np.ndim(bins) == 0):
-        edges = _half_edges(func, arr, _hc.nbins(func, bins), range, backend)
-        binning, kdt = array_binning(dt, edges.astype(np.float32))
-    elif isinstance(bins, str):
-        host = _backend.to_host(arr)
-        if half:  # NumPy estimates the edges of the float16 samples in float16
-            host = host.astype(np.float16)
-        hw = None if w is None else _backend.to_host(w).reshape(-1)
-        try:
-            est = np.histogram_bin_edges(host, bins, range, hw)
-        except (TypeError, ValueError) as exc:
-            _hc.reraise(func, exc)
-        edges, (binning, kdt) = est, array_binning(dt, est)
-    elif isinstance(bins, int) or np.ndim(bins) == 0:
-        n = _hc.nbins(func, bins)
-        first, last = _hc.outer_edges(func, arr, range, backend)
-        edges, binning, kdt = uniform(func, dt, first, last, n)
-        bplan = binning_plan(binning, backend, edges)  # edges fixed by the arguments
-    elif np.ndim(bins) == 1:
-        edges, given = _hc.array_edges(func, bins)
-        binning, kdt = array_binning(dt, edges)
-        _hc.no_bool_weights(func, w)
-    else:
-        raise ValueError(f"{func}: `bins` must be 1d, when an array")
-    if given is not None and out_dt is not None and out_dt != object:  # noqa: E721 - a dtype compared with the object dtype
-        out_dt = out_dt.newbyteorder("=")  # NumPy's sums over edges come from a native diff
-    repeat = None
-    if (
-        bplan is not None
-        and w is None
-        and not density
-        and range is not None
-        and kdt == dt
-        and _as_is(arr, a)
-    ):
-        repeat = repeat_plan("histogram", variant, binning, arr.size, backend, edges=edges)
-    if kdt != dt:
-        arr = arr.astype(kdt)
-    return _Checked(
-        inp=inp,
-        arr=arr,
-        w=w,
-        out_dt=out_dt,
-        integral=integral,
-        binning=binning,
-        edges=edges,
-        given=given,
-        dated=False,
-        bplan=bplan,
-        repeat=repeat,
-    )
-
-
-def _half_edges(func, arr, n, range, backend):  # noqa: A002
-    """numpy.histogram's ``n`` equal-width edges for float16 samples (float16 edges, its
-    arithmetic), ``arr`` being the samples as float32 (the same values): NumPy's own
-    ``histogram_bin_edges`` of a float16 array holding only the extremes, which are all that
-    int ``bins`` depend on; its range checks and errors first."""
-    _hc.outer_edges(func, arr, range, backend)
-    if range is None and arr.size:
-        proxy = np.array([float(arr.min()), float(arr.max())], dtype=np.float16)
-    else:
-        proxy = np.empty(0, dtype=np.float16)
-    try:
-        return np.histogram_bin_edges(proxy, n, range)
-    except (TypeError, ValueError) as exc:
-        _hc.reraise(func, exc)
-
-
-def _datetime_checked(func, a, bins, range, weights):  # noqa: A002
-    """histogram's checks for datetime64/timedelta64 samples ``a`` (a host array): counted as
-    int64 keys against an edges array, as NumPy compares them. NumPy makes equal-width or
-    estimated edges with ``numpy.linspace``, which takes no datetimes: those ``bins`` go to
-    NumPy itself, for its own error."""
-    w = out_dt = integral = None
-    if weights is not None:
-        w, out_dt, integral = _hc.as_weights(func, weights, a.shape)
-    if isinstance(bins, str) or np.ndim(bins) == 0:
-        try:
-            bins = np.histogram_bin_edges(
-                a, bins, range, None if weights is None else np.ones(a.shape)
-            )
-        except Exception as exc:  # noqa: BLE001 - NumPy's exception, under the function's name
-            _hc.reraise(func, exc)
-    elif np.ndim(bins) != 1:
-        raise ValueError(f"{func}: `bins` must be 1d, when an array")
-    keys, edges, given = _hc.datetime_keys(func, a.reshape(-1), bins)
-    _hc.no_bool_weights(func, w)
-    if out_dt is not None and out_dt != object:  # noqa: E721 - a dtype compared with the object dtype
-        out_dt = out_dt.newbyteorder("=")
-    inp = _checks.as_input(keys, func=func, arg="a")
-    binning, kdt = array_binning(keys.dtype, edges)
-    return _Checked(
-        inp=inp,
-        arr=inp.array,
-        w=w,
-        out_dt=out_dt,
-        integral=integral,
-        binning=binning,
-        edges=edges,
-        given=given,
-        dated=True,
-    )
-
-
-def _make_histogram(
+def _prepare_histogram(
     a,
     bins=10,
     range=None,  # noqa: A002 - NumPy's keyword
@@ -203,14 +36,88 @@ def _make_histogram(
     *,
     variant="auto",
 ):
-    """What ``prim.plan(prim.histogram, a, ...)`` runs for samples like ``a``."""
-    repeat = _histogram_checked(a, bins, range, weights, density, variant).repeat
-    if repeat is not None:
-        return repeat
-    return lambda x: histogram(x, bins, range, weights, density, variant=variant)
+    func = "histogram"
+    _choose.check(func, variant)
+    c = _hc.histogram_args(func, a, bins, range, weights)
+    n = c.arr.size
+    variant = _choose.choose(variant, c.binning, "count" if c.w is None else "weight", n)
+    if c.bplan is not None and c.w is None and not density and range is not None and c.as_is:
+        repeat = repeat_plan("histogram", variant, c.binning, n, c.inp.backend, edges=c.edges)
+        if repeat is not None:  # the samples as they are: later like calls take the plan
+            return _entry.Prepared(repeat, (a,), reusable=True)
+    return _entry.Prepared(functools.partial(_histogram, c, variant, density), (c.arr,))
 
 
-@_plans.planned(_make_histogram)
+def _histogram(c, variant, density, arr):
+    """histogram of the checked arguments ``c`` (:class:`._checks.Checked`), samples ``arr``."""
+    inp, w, bplan = c.inp, c.w, c.bplan
+    backend = inp.backend
+    xp = backend.xp
+    wdev = None
+    if w is not None:
+        wdev = w.reshape(-1)
+        if wdev.dtype != np.float64:
+            wdev = wdev.astype(np.float64)
+        wdev = xp.ascontiguousarray(wdev)
+    hist = count(arr, c.binning, wdev, variant, backend, bplan, cached=False)
+    if w is not None:
+        hist = _weights_result(hist, w.dtype)
+    if bplan is not None:
+        edges_out = backend.copy(bplan.edges)  # a memory copy: no CuPy kernel
+    elif c.given is not None and (inp.host or c.dated):
+        edges_out = np.array(c.given)  # NumPy's own: numpy.asarray(bins), on the host
+    else:
+        edges_out = xp.array(c.edges)
+    if density:
+        if c.given is not None:
+            db = xp.asarray(np.array(np.diff(c.given), float))
+        else:
+            db = xp.diff(edges_out).astype(float)
+        if c.out_dt == object:  # noqa: E721 - a dtype compared with the object dtype
+            _object_density(hist, db)
+        hist = hist / db / hist.sum()
+    res = inp.result(hist)
+    if inp.host:
+        res = _host_weights_result(res, c.out_dt, c.integral, density)
+    if isinstance(edges_out, np.ndarray) and (inp.host or c.dated):
+        return res, edges_out
+    return res, inp.result(edges_out)
+
+
+def _object_density(hist, db):
+    """NumPy's densities of object sums are Python's divisions (``n / db / n.sum()``), where a
+    zero-width bin or a zero total raises instead of giving inf or NaN: the same
+    ``ZeroDivisionError``."""
+    if not bool((db != 0).all()) or not bool(hist.sum() != 0):
+        raise ZeroDivisionError("histogram: float division by zero")
+
+
+def _weights_result(hist, wdt):
+    """float64 sums ``hist`` in the weights' dtype ``wdt`` (native) as NumPy casts them: narrow
+    integers wrap (through int64), bool is "any"."""
+    if wdt == np.float64:
+        return hist
+    if wdt.kind in "iu" and wdt.itemsize < 8:
+        return hist.astype(np.int64).astype(wdt)
+    return hist.astype(wdt)
+
+
+def _host_weights_result(res, out_dt, integral, density):
+    """A host result in the dtype NumPy gives it: the weights' own dtype for the sums (its byte
+    order too, with ``out_dt`` so), object for object weights (Python ints when every weight is
+    an int)."""
+    if out_dt is None:
+        return res
+    if out_dt == object:  # noqa: E721 - a dtype compared with the object dtype
+        if integral and not density:
+            res = np.rint(res).astype(np.int64)
+        return res.astype(object)
+    if not density and res.dtype != out_dt:
+        return res.astype(out_dt)
+    return res
+
+
+@_entry.function(_prepare_histogram, arrays=("a",))
 def histogram(
     a,
     bins=10,
@@ -277,93 +184,26 @@ def histogram(
     See Also:
         :func:`numpy.histogram`, :func:`cupy.histogram`, :func:`histogram_even`.
     """
-    key = None
-    if (
-        weights is None
-        and (density is False or density is None)
-        and type(range) in (tuple, list)
-        and len(range) == 2
-    ):
-        key = _plans.call_key("histogram", (a,), (variant, bins, range[0], range[1]))
-        plan = _plans.PLANS.find(key)
-        if plan is not None:  # an earlier call on like samples checked these arguments
-            return plan(a)
-    c = _histogram_checked(a, bins, range, weights, density, variant)
-    if c.repeat is not None:  # the samples as they are: later like calls take the plan directly
-        _plans.PLANS.file(key, c.repeat)
-        return c.repeat(a)
-    inp, w, bplan = c.inp, c.w, c.bplan
-    backend = inp.backend
-    xp = backend.xp
-    wdev = None
-    if w is not None:
-        wdev = w.reshape(-1)
-        if wdev.dtype != np.float64:
-            wdev = wdev.astype(np.float64)
-        wdev = xp.ascontiguousarray(wdev)
-    hist = count(c.arr, c.binning, wdev, variant, backend, bplan, cached=False)
-    if w is not None:
-        hist = _hc.weights_result(hist, w.dtype)
-    if bplan is not None:
-        edges_out = backend.copy(bplan.edges)  # a memory copy: no CuPy kernel
-    elif c.given is not None and (inp.host or c.dated):
-        edges_out = np.array(c.given)  # NumPy's own: numpy.asarray(bins), on the host
-    else:
-        edges_out = xp.array(c.edges)
-    if density:
-        if c.given is not None:
-            db = xp.asarray(np.array(np.diff(c.given), float))
-        else:
-            db = xp.diff(edges_out).astype(float)
-        if c.out_dt == object:  # noqa: E721 - a dtype compared with the object dtype
-            _hc.object_density(hist, db)
-        hist = hist / db / hist.sum()
-    res = inp.result(hist)
-    if inp.host:
-        res = _hc.host_weights_result(res, c.out_dt, c.integral, density)
-    if isinstance(edges_out, np.ndarray) and (inp.host or c.dated):
-        return res, edges_out
-    return res, inp.result(edges_out)
 
 
 # ---- histogram_even --------------------------------------------------------------------------
 
 
-def _even_checked(a, bins, lower, upper, variant):
-    """histogram_even's checks and binning: (input, samples, binning, repeat-call plan or
-    None)."""
+def _prepare_even(a, bins, lower, upper, *, variant="auto"):
     func = "histogram_even"
-    _hc.check_variant(func, variant)
-    inp = _checks.as_input(_hc.precheck(func, a, "a"), func=func, arg="a")
-    arr = inp.array
-    arr = _hc.samples(func, arr if arr.ndim == 1 else arr.reshape(-1))
-    n = _hc.nbins(func, bins)
-    try:
-        lo, hi = float(lower), float(upper)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"{func}: lower and upper must be numbers, got {lower!r}, {upper!r}"
-        ) from exc
-    if not (np.isfinite(lo) and np.isfinite(hi)) or not lo < hi:
-        raise ValueError(f"{func}: need finite lower < upper, got lower={lower!r}, upper={upper!r}")
-    binning, kdt = even_binning(func, arr.dtype, lo, hi, n)
-    repeat = None
-    if kdt == arr.dtype and _as_is(arr, a):
+    _choose.check(func, variant)
+    inp, arr, binning, as_is = _hc.even_args(func, a, bins, lower, upper)
+    variant = _choose.choose(variant, binning, "count", arr.size)
+    if as_is:
         repeat = repeat_plan("even", variant, binning, arr.size, inp.backend)
-    if kdt != arr.dtype:
-        arr = arr.astype(kdt)
-    return inp, arr, binning, repeat
+        if repeat is not None:  # the samples as they are: later like calls take the plan
+            return _entry.Prepared(repeat, (a,), reusable=True)
+    return _entry.Prepared(
+        lambda x: inp.result(count(x, binning, None, variant, inp.backend)), (arr,)
+    )
 
 
-def _make_even(a, bins, lower, upper, *, variant="auto"):
-    """What ``prim.plan(prim.histogram_even, a, ...)`` runs for samples like ``a``."""
-    repeat = _even_checked(a, bins, lower, upper, variant)[-1]
-    if repeat is not None:
-        return repeat
-    return lambda x: histogram_even(x, bins, lower, upper, variant=variant)
-
-
-@_plans.planned(_make_even)
+@_entry.function(_prepare_even, arrays=("a",))
 def histogram_even(a, bins, lower, upper, *, variant="auto"):
     """Counts of ``a`` in ``bins`` equal-width bins over ``[lower, upper)``: the raw fast path.
 
@@ -392,77 +232,64 @@ def histogram_even(a, bins, lower, upper, *, variant="auto"):
     See Also:
         :func:`histogram`, :func:`numpy.histogram`.
     """
-    key = _plans.call_key("histogram_even", (a,), (variant, bins, lower, upper))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:  # an earlier call on like samples checked these arguments
-        return plan(a)
-    inp, arr, binning, repeat = _even_checked(a, bins, lower, upper, variant)
-    if repeat is not None:  # the samples as they are: later like calls take the plan directly
-        _plans.PLANS.file(key, repeat)
-        return repeat(a)
-    return inp.result(count(arr, binning, None, variant, inp.backend))
 
 
 # ---- bincount --------------------------------------------------------------------------------
 
 
-def _bincount_checked(x, weights, minlength, variant):
-    """bincount's checks, in NumPy's order (``x``, ``minlength``, then the weights, which NumPy
-    reads only when ``x`` is not empty): (input, samples, float64 device weights or None,
-    minlength)."""
+def _prepare_bincount(x, weights=None, minlength=0, *, variant="auto"):
     func = "bincount"
-    _hc.check_variant(func, variant)
-    xh = _hc.bincount_x(func, x)
-    inp = _checks.as_input(xh, func=func, arg="x")
-    arr = inp.array
-    ndim = xh.ndim if hasattr(xh, "ndim") else arr.ndim  # (a 0-d input comes back 1-d)
-    if ndim != 1:
-        raise ValueError(
-            f"{func}: x must be 1-D, got {ndim}-D (NumPy: object "
-            f"{'too deep' if ndim > 1 else 'of too small depth'} for desired "
-            f"array)"
+    _choose.check(func, variant)
+    inp, arr, wdev, minlength = _hc.bincount_args(func, x, weights, minlength)
+    backend = inp.backend
+    n = arr.size
+    if n == 0:  # NumPy's intp zeros, whatever the weights
+        return _entry.Prepared.done(
+            inp.result(backend.xp.zeros(minlength, dtype=OUT_DTYPE["count"]))
         )
-    if not (np.can_cast(arr.dtype, np.intp) or arr.dtype == np.uint64):  # NumPy takes uint64
-        raise TypeError(
-            f"{func}: x has dtype {arr.dtype}; Cannot cast array data from "
-            f"{arr.dtype!r} to {np.dtype(np.intp)!r} according to the rule 'safe'"
-        )
-    if arr.dtype == np.bool_:
-        arr = arr.view(np.uint8)
-    minlength = _hc.minlength(func, minlength)
-    wdev = None
-    if weights is not None and arr.size:
-        wdev = _hc.bincount_weights(func, weights, arr.shape[0], inp.backend)
-    return inp, arr, wdev, minlength
+    dt = arr.dtype
+    if dt.itemsize == 1:  # every value counted in one pass; the counts say the length
+        binning, origin = byte_binning(dt), 128 if dt == np.int8 else 0
+        if wdev is None:
+            summed = counted = _choose.choose(variant, binning, "count", n)
+            if _hc.as_is(arr, x):
+                repeat = repeat_plan(
+                    "bincount", counted, binning, n, backend, minlength=minlength, origin=origin
+                )
+                if repeat is not None:  # the samples as they are: later like calls take it
+                    return _entry.Prepared(repeat, (x,), reusable=True)
+        else:
+            summed = _choose.choose(variant, binning, "weight", n)
+            counted = _choose.choose(variant, binning, "count", n)
+        run = functools.partial(_bytes, inp, binning, wdev, summed, counted, origin, minlength)
+        return _entry.Prepared(run, (arr,))
+    binning = _hc.bincount_length(func, arr, minlength, backend)
+    variant = _choose.choose(variant, binning, "count" if wdev is None else "weight", n)
+    return _entry.Prepared(lambda a: inp.result(count(a, binning, wdev, variant, backend)), (arr,))
 
 
-def _bytes_repeat(x, arr, minlength, variant, backend):
-    """The repeat-call plan of bincount of the 8-bit samples ``x`` read as they are, or None."""
-    if arr.dtype.itemsize != 1 or not _as_is(arr, x):
-        return None
-    return repeat_plan(
-        "bincount",
-        variant,
-        byte_binning(arr.dtype),
-        arr.size,
-        backend,
-        minlength=minlength,
-        origin=128 if arr.dtype == np.int8 else 0,
+def _bytes(inp, binning, wdev, summed, counted, origin, minlength, arr):
+    """bincount of the 8-bit samples ``arr``: all 256 values counted (their weights summed, by
+    the variant ``summed``), the length from the first and last value present."""
+    backend = inp.backend
+    full = count(arr, binning, wdev, summed, backend)
+    present = count(arr, binning, None, counted, backend) if wdev is not None else full
+    host = present.get() if backend.is_cuda else present
+    nz = np.flatnonzero(host)
+    return inp.result(
+        byte_result(
+            "bincount",
+            full,
+            int(nz[0]) if nz.size else -1,
+            int(nz[-1]) if nz.size else -1,
+            origin,
+            minlength,
+            backend.xp,
+        )
     )
 
 
-def _make_bincount(x, weights=None, minlength=0, *, variant="auto"):
-    """What ``prim.plan(prim.bincount, x, ...)`` runs for samples like ``x``."""
-    inp, arr, wdev, minlength_ = _bincount_checked(x, weights, minlength, variant)
-    repeat = None
-    if wdev is None and arr.size:
-        repeat = _bytes_repeat(x, arr, minlength_, variant, inp.backend)
-    if repeat is not None:
-        return repeat
-    return lambda y: bincount(y, weights, minlength, variant=variant)
-
-
-@_plans.planned(_make_bincount)
+@_entry.function(_prepare_bincount, arrays=("x",))
 def bincount(x, weights=None, minlength=0, *, variant="auto"):
     """Number of occurrences of each value in ``x``, as :func:`numpy.bincount`.
 
@@ -499,98 +326,19 @@ def bincount(x, weights=None, minlength=0, *, variant="auto"):
     See Also:
         :func:`numpy.bincount`, :func:`cupy.bincount`.
     """
-    func = "bincount"
-    key = None
-    if weights is None:
-        key = _plans.call_key(func, (x,), (variant, minlength))
-        plan = _plans.PLANS.find(key)
-        if plan is not None:  # an earlier call on like samples checked these arguments
-            return plan(x)
-    inp, arr, wdev, minlength = _bincount_checked(x, weights, minlength, variant)
-    backend, xp = inp.backend, inp.backend.xp
-    if arr.size == 0:  # NumPy's intp zeros, whatever the weights
-        return inp.result(xp.zeros(minlength, dtype=OUT_DTYPE["count"]))
-    dt = arr.dtype
-    if dt.itemsize == 1:  # every value counted in one pass; the counts say the length
-        repeat = None if wdev is not None else _bytes_repeat(x, arr, minlength, variant, backend)
-        if repeat is not None:  # the samples as they are: later like calls take the plan
-            _plans.PLANS.file(key, repeat)
-            return inp.result(repeat(x))
-        binning = byte_binning(dt)
-        full = count(arr, binning, wdev, variant, backend)
-        present = count(arr, binning, None, variant, backend) if wdev is not None else full
-        host = present.get() if backend.is_cuda else present
-        nz = np.flatnonzero(host)
-        return inp.result(
-            byte_result(
-                func,
-                full,
-                int(nz[0]) if nz.size else -1,
-                int(nz[-1]) if nz.size else -1,
-                128 if dt == np.int8 else 0,
-                minlength,
-                xp,
-            )
-        )
-    lo, hi = minmax(arr, backend)
-    if lo < 0 or int(hi) >= 2**63:  # NumPy casts uint64 to int64: values >= 2^63 turn negative
-        raise ValueError(f"{func}: 'list' argument must have no negative elements")
-    length = max(int(hi) + 1, minlength)
-    if length > 2**31 - 1:
-        raise ValueError(
-            f"{func}: x.max() + 1 = {int(hi) + 1} bins are more than this "
-            f"library supports (2**31 - 1)"
-        )
-    binning = bincount_binning(dt, 0, int(hi), length)
-    return inp.result(count(arr, binning, wdev, variant, backend))
 
 
 # ---- histogram_channels ----------------------------------------------------------------------
 
 
-def _channels_checked(image, bins, range):  # noqa: A002
-    """histogram_channels' checks and binning: (input, samples, its plan, whether the plan takes
-    ``image`` itself)."""
-    func = "histogram_channels"
-    inp = _checks.as_input(_hc.precheck(func, image, "image"), func=func, arg="image")
-    arr = inp.array
-    if arr.ndim < 2:
-        raise ValueError(
-            f"{func}: image must have a channel axis (ndim >= 2), got shape {tuple(arr.shape)}"
-        )
-    channels = int(arr.shape[-1])
-    if not 1 <= channels <= 64:
-        raise ValueError(f"{func}: 1 to 64 channels are supported, got {channels}")
-    arr = _hc.samples(func, arr.reshape(-1), arg="image")
-    n = _hc.nbins(func, bins)
-    if range is None:
-        raise ValueError(f"{func}: range must be given (first, last)")
-    first, last = _hc.outer_edges(func, arr, range, inp.backend)
-    edges, binning, kdt = uniform(func, arr.dtype, first, last, n)
-    as_is = kdt == arr.dtype and _as_is(arr, image)
-    if kdt != arr.dtype:
-        arr = arr.astype(kdt)
-    backend = inp.backend
-    info = backend.device_info()
-    table = channels * n * 4
-    if table > info.shared_per_block_optin:
-        raise ValueError(
-            f"{func}: {channels} channels x {n} bins of 4-byte counters "
-            f"({table} bytes) do not fit in a block's shared memory "
-            f"({info.shared_per_block_optin} bytes)"
-        )
-    return inp, arr, channels_plan(binning, edges, channels, arr.size, backend), as_is
+def _prepare_channels(image, bins=256, range=(0, 256)):  # noqa: A002
+    inp, arr, plan, as_is = _hc.channels_args("histogram_channels", image, bins, range)
+    if as_is:  # the image as it is: later like calls take the plan
+        return _entry.Prepared(plan, (image,), reusable=True)
+    return _entry.Prepared(lambda x: inp.result(plan(x)), (arr,))
 
 
-def _make_channels(image, bins=256, range=(0, 256)):  # noqa: A002
-    """What ``prim.plan(prim.histogram_channels, image, ...)`` runs for images like ``image``."""
-    _, _, plan, as_is = _channels_checked(image, bins, range)
-    if as_is:
-        return plan
-    return lambda x: histogram_channels(x, bins, range)
-
-
-@_plans.planned(_make_channels)
+@_entry.function(_prepare_channels, arrays=("image",))
 def histogram_channels(image, bins=256, range=(0, 256)):  # noqa: A002 - NumPy's name
     """Histogram of every channel of interleaved data in one pass: an (H, W, C) image (RGB, RGBA,
     ...), or any array whose last axis holds the channels.
@@ -619,13 +367,105 @@ def histogram_channels(image, bins=256, range=(0, 256)):  # noqa: A002 - NumPy's
     See Also:
         :func:`numpy.histogram` (per channel), :func:`histogram`.
     """
-    key = None
-    if type(range) in (tuple, list) and len(range) == 2:
-        key = _plans.call_key("histogram_channels", (image,), (bins, range[0], range[1]))
-        plan = _plans.PLANS.find(key)
-        if plan is not None:  # an earlier call on like images checked these arguments
-            return plan(image)
-    inp, arr, plan, as_is = _channels_checked(image, bins, range)
-    if as_is:  # the image as it is: later like calls take the plan directly
-        _plans.PLANS.file(key, plan)
-    return inp.result(plan(arr))
+
+
+# ---- histogramdd and histogram2d -------------------------------------------------------------
+
+
+def _dd(func, sample, bins, range, density, weights):  # noqa: A002
+    """histogramdd's checks, edges and binnings (:mod:`._checks_dd`): the run that counts."""
+    s = _hd.Samples(func, sample)
+    w = _hd.weights(func, weights, s.n)
+    edges, uniform = _hd.edges(func, s, bins, range, s.inp.backend)
+    found = None
+    if s.n and s.d <= _kernels.DD_MAX:
+        found = dd_binnings(func, s.cols[0].dtype, edges, uniform)
+    return functools.partial(_histogramdd, s, w, edges, uniform, found, density)
+
+
+def _histogramdd(s, w, edges, uniform, found, density):
+    """The counts in one pass (``found``: the binnings of every dimension) or one pass per
+    dimension (None), the edges in the backend's memory, the densities."""
+    backend = s.inp.backend
+    xp = backend.xp
+    shape = tuple(len(e) - 1 for e in edges)
+    if s.n == 0:
+        hist = xp.zeros(shape, dtype=np.float64)
+    else:
+        if found is None:
+            flat = _pd.per_dimension(s, edges, shape, w, backend)
+        else:
+            flat = _pd.one_pass(s, found[0], found[1], shape, w, backend)
+        # float64 from the one pass; the per-dimension path's bincount counts in int64
+        hist = flat.astype(np.float64, copy=False).reshape(shape)
+    edges_dev = [_pd.device_edges(e, u, backend) for e, u in zip(edges, uniform)]
+    if density:
+        total_w = hist.sum()
+        for i, e in enumerate(edges_dev):
+            view = [1] * len(shape)
+            view[i] = shape[i]
+            hist = hist / xp.diff(e).reshape(view)
+        hist = hist / total_w
+    return s.inp.result(hist), [s.inp.result(e) for e in edges_dev]
+
+
+def _prepare_dd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    return _entry.Prepared(_dd("histogramdd", sample, bins, range, density, weights), ())
+
+
+@_entry.function(_prepare_dd, arrays=("sample",))
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """The multi-dimensional histogram of ``sample``, as :func:`numpy.histogramdd`.
+
+    Args:
+        sample: an (N, D) array (one sample per row) or a sequence of D 1-D arrays of length N
+            (read where they lie; arrays of different dtypes promote as NumPy's stack does), of
+            the dtypes :func:`~primitives.histogram` takes, or float16 (read as float32).
+        bins: an int (that many bins in every dimension), a sequence of D ints, or a sequence of
+            D monotone edge arrays (ints and arrays may mix).
+        range: None or a sequence of D ``(first, last)`` pairs (None entries allowed) for the
+            dimensions with int bins; default each dimension's min and max.
+        density: divide the counts by their total and the bins' volumes.
+        weights: optional 1-D array of N real weights (each sample adds its weight instead of
+            1; summed in float64). Not read when the sample is empty, as in NumPy.
+
+    Returns:
+        ``(hist, edges)``: float64 counts (or sums of weights, or densities) of shape
+        ``(nbins_0, ..., nbins_{D-1})``, and the list of the D edge arrays; device arrays for
+        device input, NumPy arrays for host input.
+
+    Raises:
+        TypeError, ValueError: NumPy's errors (bins not positive, not monotone, of the wrong
+            dimension; range reversed or not finite), and :func:`~primitives.histogram`'s dtype
+            errors, each naming ``histogramdd``.
+
+    Every sample is binned exactly as NumPy bins it: a sample on an inner edge goes to the bin
+    on its right, one on the last edge to the last bin, NaN and samples outside the edges are
+    dropped in every dimension. One kernel reads the samples once and counts them in
+    block-private shared-memory histograms (the bins beyond shared memory with global atomics).
+    """
+
+
+def _prepare_2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    try:
+        nbins = len(bins)
+    except TypeError:
+        nbins = 1
+    if nbins != 1 and nbins != 2:  # one edges array for both dimensions
+        bins = [bins, bins]
+    run = _dd("histogram2d", [x, y], bins, range, density, weights)
+    return _entry.Prepared(lambda: _split_edges(*run()), ())
+
+
+def _split_edges(hist, edges):
+    return hist, edges[0], edges[1]
+
+
+@_entry.function(_prepare_2d, arrays=("x", "y"))
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """The 2-D histogram of the points ``(x[i], y[i])``, as :func:`numpy.histogram2d`.
+
+    ``bins``: an int, ``[int, int]``, one edges array for both dimensions, ``[array, array]`` or
+    a mix; ``range``: ``[[xmin, xmax], [ymin, ymax]]``. Returns ``(hist, xedges, yedges)``, the
+    counts float64 of shape ``(nx, ny)``. See :func:`histogramdd` for the rest.
+    """

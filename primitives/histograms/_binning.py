@@ -38,7 +38,18 @@ BINNERS[F64] = (("even", F64), ("edges", F64))
 #: binners of the multi-channel kernel (equal-width bins only)
 CHANNEL_BINNERS = {t: tuple(b for b in bs if b[0] != "edges") for t, bs in BINNERS.items()}
 
+#: binners hist_dd (histogramdd) is instantiated with, per sample dtype (small integers: a lookup
+#: table always)
+DD_BINNERS = {t: (("lut", None),) for t in SMALL}
+for _t in _WIDE_INTS:
+    DD_BINNERS[_t] = (("shift", None), ("even", F64), ("edges", _t), ("edges", F64))
+DD_BINNERS[F32] = (("even", F32), ("even", F64), ("edges", F32), ("edges", F64))
+DD_BINNERS[F64] = (("even", F64), ("edges", F64))
+
 ACCS = {"count": "prim::CountAcc", "weight": "prim::WeightAcc"}
+#: hist_dd's accumulations, both into the float64 result (kernels/histograms/dd.cu): counts in
+#: 32-bit shared counters added into float64 ones (exact), weights summed in float64
+DD_ACCS = {"count": "prim::CountF64Acc", "weight": ACCS["weight"]}
 SHARED_SIZE = {"count": 4, "weight": 8}  # bytes of one shared-memory counter
 OUT_DTYPE = {"count": np.dtype(np.int64), "weight": np.dtype(np.float64)}
 
@@ -377,3 +388,78 @@ def byte_binning(dt):
 def bincount_binning(dt, lo, hi, nbins):
     """bin = x - lo for lo <= x <= hi (a shift of 0), over ``nbins`` bins."""
     return Binning("shift", dt, None, nbins, lo=lo, hi=hi, shift=0)
+
+
+# ---- histogramdd's binnings: one binner type for every dimension -----------------------------
+
+_F16 = np.dtype(np.float16)
+
+
+@functools.lru_cache(maxsize=256)
+def dd_linspace(first_type, first, last_type, last, nb):
+    """NumPy's edges of ``nb`` int bins over [first, last] (read-only, cached per scalars)."""
+    e = np.linspace(first, last, nb + 1)
+    e.flags.writeable = False
+    return e
+
+
+@functools.lru_cache(maxsize=256)
+def _dd_uniform(dt, *desc):
+    """The binning of ``dt`` samples over the edges ``dd_linspace(*desc)`` (cached: one device
+    record per range and bin count), or None when they are not strictly increasing."""
+    edges = dd_linspace(*desc)
+    if np.any(edges[:-1] >= edges[1:]):
+        return None
+    if dt in SMALL:
+        return edges_binning(dt, edges)
+    if edges.dtype == _F16:  # rounded far from equal widths: searched (as float32, exactly)
+        return edges_binning(dt, edges.astype(F32))
+    e = edges
+    return uniform_binning(dt, e, e.dtype.type(e[0]), e.dtype.type(e[-1]), e.size - 1)
+
+
+def _exact_in(src, c):
+    """Every value of ``src`` converts to ``c`` exactly (so comparisons keep their outcome)."""
+    if src == c:
+        return True
+    if c == F64:
+        return src.kind == "f" or (src.kind in "biu" and src.itemsize <= 4)
+    if c == F32:
+        return (src.kind == "f" and src.itemsize <= 4) or (src.kind in "biu" and src.itemsize <= 2)
+    return False
+
+
+def dd_binnings(func, dt, edges, uniform):
+    """(binnings of every dimension of one kind and type, cached) for the kernel's sample dtype
+    ``dt``, or None when no binner type bins every dimension exactly. ``uniform``: per dimension
+    the arguments of :func:`dd_linspace` that made its edges (int bins), or None (an edges
+    array)."""
+    per, cached = [], True
+    for e, u in zip(edges, uniform):
+        b = None if u is None else _dd_uniform(dt, *u)
+        if b is None:
+            cached = False
+            if dt in SMALL:
+                b = edges_binning(dt, e)
+            else:
+                try:
+                    b, kdt = array_binning(dt, e)
+                except TypeError as exc:  # named for the public function
+                    raise TypeError(str(exc).replace("histogram:", f"{func}:", 1)) from exc
+                if kdt != dt:
+                    return None
+        per.append(b)
+    if any(b.empty for b in per):
+        return per, cached
+    kinds = {(b.kind, b.extra) for b in per}
+    if len(kinds) == 1 and kinds <= set(DD_BINNERS[dt]):
+        return per, cached
+    # one comparison type for every dimension: binary search over each dimension's edges
+    c = np.result_type(dt, *[e.dtype for e in edges])
+    if (
+        ("edges", c) not in DD_BINNERS[dt]
+        or not all(_exact_in(dt, c) or np.result_type(dt, e.dtype) == c for e in edges)
+        or not all(_exact_in(e.dtype, c) or np.result_type(dt, e.dtype) == c for e in edges)
+    ):
+        return None
+    return [edges_binning(dt, np.asarray(e, dtype=c)) for e in edges], False

@@ -12,14 +12,20 @@ import warnings
 import numpy as np
 
 from .._core import backend as _backend, checks as _checks, dtypes as _dtypes
-from ._binning import CTYPES, SAMPLE_DTYPES
-from ._plans import minmax
-from ._variants import VARIANT_TABLE, VARIANTS
+from ._binning import CTYPES, SAMPLE_DTYPES, array_binning, bincount_binning, even_binning, uniform
+from ._plans import binning_plan, channels_plan, minmax
 
 
-def check_variant(func, variant):
-    if variant != "auto" and variant not in VARIANT_TABLE:
-        raise ValueError(f"{func}: variant must be 'auto' or one of {VARIANTS}, got {variant!r}")
+def as_is(arr, a):
+    """Whether the device array ``arr`` is the caller's ``a`` (of the backend's own type) read as
+    it is: no conversion or copy, so that a plan may take ``a`` itself."""
+    if type(a) is not _backend.get_backend().xp.ndarray:
+        return False
+    if arr.size != a.size or arr.itemsize != a.itemsize:
+        return False
+    if hasattr(a.data, "ptr"):  # CuPy
+        return arr.data.ptr == a.data.ptr
+    return arr.__array_interface__["data"][0] == a.__array_interface__["data"][0]
 
 
 def _device_like(x):
@@ -257,39 +263,6 @@ def no_bool_weights(func, w):
         )
 
 
-def object_density(hist, db):
-    """NumPy's densities of object sums are Python's divisions (``n / db / n.sum()``), where a
-    zero-width bin or a zero total raises instead of giving inf or NaN: the same
-    ``ZeroDivisionError``."""
-    if not bool((db != 0).all()) or not bool(hist.sum() != 0):
-        raise ZeroDivisionError("histogram: float division by zero")
-
-
-def weights_result(hist, wdt):
-    """float64 sums ``hist`` in the weights' dtype ``wdt`` (native) as NumPy casts them: narrow
-    integers wrap (through int64), bool is "any"."""
-    if wdt == np.float64:
-        return hist
-    if wdt.kind in "iu" and wdt.itemsize < 8:
-        return hist.astype(np.int64).astype(wdt)
-    return hist.astype(wdt)
-
-
-def host_weights_result(res, out_dt, integral, density):
-    """A host result in the dtype NumPy gives it: the weights' own dtype for the sums (its byte
-    order too, with ``out_dt`` so), object for object weights (Python ints when every weight is
-    an int)."""
-    if out_dt is None:
-        return res
-    if out_dt == object:  # noqa: E721 - a dtype compared with the object dtype
-        if integral and not density:
-            res = np.rint(res).astype(np.int64)
-        return res.astype(object)
-    if not density and res.dtype != out_dt:
-        return res.astype(out_dt)
-    return res
-
-
 # ---- bincount ------------------------------------------------------------------------------
 
 
@@ -313,7 +286,7 @@ def bincount_x(func, x):
     return prepare(func, x, "x", lambda dt: dt.kind in "biu", _intp_cast)
 
 
-def minlength(func, m):
+def check_minlength(func, m):
     """``minlength`` as NumPy reads it (``PyArray_PyIntAsIntp``): an int, not a bool."""
     if m is None:
         raise TypeError(f"{func}: use 0 instead of None for minlength")
@@ -370,3 +343,253 @@ def bincount_weights(func, weights, n, backend):
     if w.shape[0] != n:
         raise ValueError(f"{func}: The weights and list don't have the same length.")
     return backend.xp.ascontiguousarray(w.astype(np.float64, copy=False))
+
+
+# ---- the arguments of each public function, checked and binned -------------------------------
+
+
+class Checked:
+    """What histogram's checks found: the input, the samples (``arr``, in the kernel's dtype),
+    the weights and the dtype of NumPy's result, the binning, the edges and, for int ``bins``,
+    their plan (``bplan``); ``given``: an edges array as NumPy returns it; ``dated``: datetime
+    samples; ``as_is``: ``arr`` is the caller's ``a`` read as it is."""
+
+    __slots__ = (
+        "inp",
+        "arr",
+        "w",
+        "out_dt",
+        "integral",
+        "binning",
+        "edges",
+        "given",
+        "dated",
+        "bplan",
+        "as_is",
+    )
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw.get(k))
+
+
+def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keyword
+    """histogram's checks and binning, in NumPy's order (a :class:`Checked`)."""
+    a_in = prepare(
+        func,
+        a,
+        "a",
+        is_histogram_sample,
+        lambda dt: (
+            f"supported dtypes are bool, float16, {_dtypes.names(SAMPLE_DTYPES)}, datetime64 "
+            f"and timedelta64"
+        ),
+    )
+    if isinstance(a_in, np.ndarray) and is_datetime(a_in.dtype):
+        return _datetime_args(func, a_in, bins, range, weights)
+    inp = _checks.as_input(a_in, func=func, arg="a")
+    backend = inp.backend
+    w = out_dt = integral = None
+    if weights is not None:
+        w, out_dt, integral = as_weights(func, weights, inp.array.shape)
+    arr = inp.array
+    arr = arr if arr.ndim == 1 else arr.reshape(-1)
+    half = arr.dtype == np.float16
+    if half:  # float16: binned as float32 (exact) against NumPy's float16 edges
+        arr = arr.astype(np.float32)
+    arr = samples(func, arr)
+    dt = arr.dtype
+    bplan = given = None
+    if half and not isinstance(bins, str) and (isinstance(bins, int) or np.ndim(bins) == 0):
+        edges = _half_edges(func, arr, nbins(func, bins), range, backend)
+        binning, kdt = array_binning(dt, edges.astype(np.float32))
+    elif isinstance(bins, str):
+        host = _backend.to_host(arr)
+        if half:  # NumPy estimates the edges of the float16 samples in float16
+            host = host.astype(np.float16)
+        hw = None if w is None else _backend.to_host(w).reshape(-1)
+        try:
+            est = np.histogram_bin_edges(host, bins, range, hw)
+        except (TypeError, ValueError) as exc:
+            reraise(func, exc)
+        edges, (binning, kdt) = est, array_binning(dt, est)
+    elif isinstance(bins, int) or np.ndim(bins) == 0:
+        n = nbins(func, bins)
+        first, last = outer_edges(func, arr, range, backend)
+        edges, binning, kdt = uniform(func, dt, first, last, n)
+        bplan = binning_plan(binning, backend, edges)  # edges fixed by the arguments
+    elif np.ndim(bins) == 1:
+        edges, given = array_edges(func, bins)
+        binning, kdt = array_binning(dt, edges)
+        no_bool_weights(func, w)
+    else:
+        raise ValueError(f"{func}: `bins` must be 1d, when an array")
+    if given is not None and out_dt is not None and out_dt != object:  # noqa: E721 - a dtype compared with the object dtype
+        out_dt = out_dt.newbyteorder("=")  # NumPy's sums over edges come from a native diff
+    same = kdt == dt and as_is(arr, a)
+    if kdt != dt:
+        arr = arr.astype(kdt)
+    return Checked(
+        inp=inp,
+        arr=arr,
+        w=w,
+        out_dt=out_dt,
+        integral=integral,
+        binning=binning,
+        edges=edges,
+        given=given,
+        dated=False,
+        bplan=bplan,
+        as_is=same,
+    )
+
+
+def _half_edges(func, arr, n, range, backend):  # noqa: A002
+    """numpy.histogram's ``n`` equal-width edges for float16 samples (float16 edges, its
+    arithmetic), ``arr`` being the samples as float32 (the same values): NumPy's own
+    ``histogram_bin_edges`` of a float16 array holding only the extremes, which are all that
+    int ``bins`` depend on; its range checks and errors first."""
+    outer_edges(func, arr, range, backend)
+    if range is None and arr.size:
+        proxy = np.array([float(arr.min()), float(arr.max())], dtype=np.float16)
+    else:
+        proxy = np.empty(0, dtype=np.float16)
+    try:
+        return np.histogram_bin_edges(proxy, n, range)
+    except (TypeError, ValueError) as exc:
+        reraise(func, exc)
+
+
+def _datetime_args(func, a, bins, range, weights):  # noqa: A002
+    """histogram's checks for datetime64/timedelta64 samples ``a`` (a host array): counted as
+    int64 keys against an edges array, as NumPy compares them. NumPy makes equal-width or
+    estimated edges with ``numpy.linspace``, which takes no datetimes: those ``bins`` go to
+    NumPy itself, for its own error."""
+    w = out_dt = integral = None
+    if weights is not None:
+        w, out_dt, integral = as_weights(func, weights, a.shape)
+    if isinstance(bins, str) or np.ndim(bins) == 0:
+        try:
+            bins = np.histogram_bin_edges(
+                a, bins, range, None if weights is None else np.ones(a.shape)
+            )
+        except Exception as exc:  # noqa: BLE001 - NumPy's exception, under the function's name
+            reraise(func, exc)
+    elif np.ndim(bins) != 1:
+        raise ValueError(f"{func}: `bins` must be 1d, when an array")
+    keys, edges, given = datetime_keys(func, a.reshape(-1), bins)
+    no_bool_weights(func, w)
+    if out_dt is not None and out_dt != object:  # noqa: E721 - a dtype compared with the object dtype
+        out_dt = out_dt.newbyteorder("=")
+    inp = _checks.as_input(keys, func=func, arg="a")
+    binning, kdt = array_binning(keys.dtype, edges)
+    return Checked(
+        inp=inp,
+        arr=inp.array,
+        w=w,
+        out_dt=out_dt,
+        integral=integral,
+        binning=binning,
+        edges=edges,
+        given=given,
+        dated=True,
+        as_is=False,
+    )
+
+
+def even_args(func, a, bins, lower, upper):
+    """histogram_even's checks and binning: (input, samples in the kernel's dtype, binning,
+    whether the samples are the caller's ``a`` read as it is)."""
+    inp = _checks.as_input(precheck(func, a, "a"), func=func, arg="a")
+    arr = inp.array
+    arr = samples(func, arr if arr.ndim == 1 else arr.reshape(-1))
+    n = nbins(func, bins)
+    try:
+        lo, hi = float(lower), float(upper)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{func}: lower and upper must be numbers, got {lower!r}, {upper!r}"
+        ) from exc
+    if not (np.isfinite(lo) and np.isfinite(hi)) or not lo < hi:
+        raise ValueError(f"{func}: need finite lower < upper, got lower={lower!r}, upper={upper!r}")
+    binning, kdt = even_binning(func, arr.dtype, lo, hi, n)
+    same = kdt == arr.dtype and as_is(arr, a)
+    if kdt != arr.dtype:
+        arr = arr.astype(kdt)
+    return inp, arr, binning, same
+
+
+def bincount_args(func, x, weights, minlength):
+    """bincount's checks, in NumPy's order (``x``, ``minlength``, then the weights, which NumPy
+    reads only when ``x`` is not empty): (input, samples, float64 device weights or None,
+    minlength)."""
+    xh = bincount_x(func, x)
+    inp = _checks.as_input(xh, func=func, arg="x")
+    arr = inp.array
+    ndim = xh.ndim if hasattr(xh, "ndim") else arr.ndim  # (a 0-d input comes back 1-d)
+    if ndim != 1:
+        raise ValueError(
+            f"{func}: x must be 1-D, got {ndim}-D (NumPy: object "
+            f"{'too deep' if ndim > 1 else 'of too small depth'} for desired "
+            f"array)"
+        )
+    if not (np.can_cast(arr.dtype, np.intp) or arr.dtype == np.uint64):  # NumPy takes uint64
+        raise TypeError(
+            f"{func}: x has dtype {arr.dtype}; Cannot cast array data from "
+            f"{arr.dtype!r} to {np.dtype(np.intp)!r} according to the rule 'safe'"
+        )
+    if arr.dtype == np.bool_:
+        arr = arr.view(np.uint8)
+    minlength = check_minlength(func, minlength)
+    wdev = None
+    if weights is not None and arr.size:
+        wdev = bincount_weights(func, weights, arr.shape[0], inp.backend)
+    return inp, arr, wdev, minlength
+
+
+def bincount_length(func, arr, minlength, backend):
+    """The binning of bincount's samples wider than 8 bits, from their minimum and maximum
+    (found on the device: a synchronization), with NumPy's error for negative values."""
+    lo, hi = minmax(arr, backend)
+    if lo < 0 or int(hi) >= 2**63:  # NumPy casts uint64 to int64: values >= 2^63 turn negative
+        raise ValueError(f"{func}: 'list' argument must have no negative elements")
+    length = max(int(hi) + 1, minlength)
+    if length > 2**31 - 1:
+        raise ValueError(
+            f"{func}: x.max() + 1 = {int(hi) + 1} bins are more than this "
+            f"library supports (2**31 - 1)"
+        )
+    return bincount_binning(arr.dtype, 0, int(hi), length)
+
+
+def channels_args(func, image, bins, range):  # noqa: A002
+    """histogram_channels' checks and binning: (input, samples, its plan, whether the plan takes
+    ``image`` itself)."""
+    inp = _checks.as_input(precheck(func, image, "image"), func=func, arg="image")
+    arr = inp.array
+    if arr.ndim < 2:
+        raise ValueError(
+            f"{func}: image must have a channel axis (ndim >= 2), got shape {tuple(arr.shape)}"
+        )
+    channels = int(arr.shape[-1])
+    if not 1 <= channels <= 64:
+        raise ValueError(f"{func}: 1 to 64 channels are supported, got {channels}")
+    arr = samples(func, arr.reshape(-1), arg="image")
+    n = nbins(func, bins)
+    if range is None:
+        raise ValueError(f"{func}: range must be given (first, last)")
+    first, last = outer_edges(func, arr, range, inp.backend)
+    edges, binning, kdt = uniform(func, arr.dtype, first, last, n)
+    same = kdt == arr.dtype and as_is(arr, image)
+    if kdt != arr.dtype:
+        arr = arr.astype(kdt)
+    backend = inp.backend
+    info = backend.device_info()
+    table = channels * n * 4
+    if table > info.shared_per_block_optin:
+        raise ValueError(
+            f"{func}: {channels} channels x {n} bins of 4-byte counters "
+            f"({table} bytes) do not fit in a block's shared memory "
+            f"({info.shared_per_block_optin} bytes)"
+        )
+    return inp, arr, channels_plan(binning, edges, channels, arr.size, backend), same

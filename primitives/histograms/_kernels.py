@@ -1,11 +1,13 @@
-"""Kernel names: every instantiation of ``kernels/histograms/histogram.cu`` and ``channels.cu``.
+"""Kernel names: every instantiation of ``kernels/histograms/histogram.cu``, ``channels.cu`` and
+``dd.cu``.
 
 A kernel is templated on the sample type, the binner and the accumulation (count or weight);
 the production kernels also on the production policy's block and the dtype's loads in flight
 (warp_replicated on its staging slots after them). One module per variant (a test or tour
 touching one variant compiles only that one) holds every dtype, binner and accumulation under
 the policies in force; an overridden policy compiles its own module on demand. Every policy of
-the table is registered for the NVRTC check.
+the table is registered for the NVRTC check. ``dd.cu`` (histogramdd): one module per sample
+dtype, every binner, accumulation and dimension count (:data:`DD_MODULES`).
 """
 
 from __future__ import annotations
@@ -16,11 +18,26 @@ import numpy as np
 
 from .._core import loader as _loader
 from . import _policy
-from ._binning import ACCS, BINNERS, CHANNEL_BINNERS, CTYPES, F32, SAMPLE_DTYPES, SMALL
-from ._variants import VARIANT_TABLE, VARIANTS
+from ._binning import (
+    ACCS,
+    BINNERS,
+    CHANNEL_BINNERS,
+    CTYPES,
+    DD_ACCS,
+    DD_BINNERS,
+    F32,
+    SAMPLE_DTYPES,
+    SMALL,
+)
+from ._choose import VARIANT_TABLE, VARIANTS
 
 SOURCE = "histograms/histogram.cu"
 CHANNELS_SOURCE = "histograms/channels.cu"
+DD_SOURCE = "histograms/dd.cu"
+#: dimensions the one-pass kernel takes (kernels/histograms/dd.cu: DD_MAX, the DDSamples layout)
+DD_MAX = 32
+#: dimensions with a kernel of their own (the others: the generic loop, D = 0)
+UNROLLED = (1, 2, 3)
 #: the stage count the NVRTC check compiles warp_replicated's staged count kernels with for the
 #: dtypes whose loads policy keeps the register walk (the library launches none of them)
 STAGED_CHECK = 4
@@ -126,6 +143,24 @@ def channels_kernel(binning, pol):
     return _loader.load(CHANNELS_SOURCE, channel_names(pol, loads))(name)
 
 
+def dd_kernel_name(dt, kind, extra, acc, d, pol):
+    """hist_dd for samples of ``dt``, binner (``kind``, ``extra``), ``acc``, ``d`` dimensions
+    (0: the generic loop) under the dd policy ``pol``."""
+    return (
+        f"hist_dd<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {DD_ACCS[acc]}, {d}, {pol.block}>"
+    )
+
+
+def _dd_module_names(dt, pol):
+    """One module per sample dtype: every binner, accumulation and dimension count."""
+    return [
+        dd_kernel_name(dt, kind, extra, acc, d, pol)
+        for kind, extra in DD_BINNERS[dt]
+        for acc in DD_ACCS
+        for d in (*UNROLLED, 0)
+    ]
+
+
 def _register():
     """Every instantiation of every policy in the table, for the NVRTC check."""
     of = {kind: _policy.TABLE.policies(kind) for kind in ("production", "channels", "minmax")}
@@ -167,3 +202,7 @@ def _register():
 
 
 _register()
+#: hist_dd's modules (registered for the NVRTC check); ``DD_MODULES.kernel(dt, name, pol)``
+DD_MODULES = _loader.PolicyModules(
+    DD_SOURCE, _dd_module_names, _policy.TABLE, tuple(DD_BINNERS), selector=lambda dt: "dd"
+)

@@ -14,8 +14,12 @@ stream) and kept in :data:`primitives._core.plans.PLANS`:
 - :class:`RepeatPlan` per (count plan, binning, function): the launch of a call whose
   arguments were checked once, every argument but the samples and the results prepared, its
   launch record copying the edges (:func:`histogram`) or reporting the extent
-  (:class:`BincountPlan`). The public functions file it under the call's key: a later call on
-  like arrays takes it directly.
+  (:class:`BincountPlan`). A public function's prepare step returns it as the call's run, which
+  :mod:`primitives._core.entry` files under the call's key: a later call on like arrays takes it
+  directly.
+
+The variant of every count plan is a chosen one (:func:`._choose.choose`: ``"auto"`` resolved,
+refusals raised, by the prepare step).
 """
 
 from __future__ import annotations
@@ -27,9 +31,8 @@ import numpy as np
 from .._core import launch as _launch, plans as _plans
 from . import _kernels, _policy
 from ._binning import F32, OUT_DTYPE, SHARED_SIZE, keys, key_of, spec_words
-from ._variants import (
+from ._choose import (
     VARIANT_TABLE,
-    auto_variant,
     fewer_copies,
     replicas_for,
     shared_capacity,
@@ -95,8 +98,8 @@ def launch_record(backend, n, replicas, aggregate, acc, ticket, edges=None, exte
 
 
 class CountPlan(_plans.Plan):
-    """The launch of ``variant`` ("auto" resolved: :attr:`variant`) for ``n`` samples binned like
-    ``binning`` into ``acc`` ("count" or "weight"). Public attributes: ``kernel``, ``grid``,
+    """The launch of ``variant`` (a chosen one: :func:`._choose.choose`) for ``n`` samples binned
+    like ``binning`` into ``acc`` ("count" or "weight"). Public attributes: ``kernel``, ``grid``,
     ``block``, ``shared`` (dynamic shared bytes), ``replicas`` and ``stages``
     (warp_replicated's histogram copies per block and staging slots per thread), ``acc`` and
     ``ticket`` (warp_replicated's accumulator and last-block ticket, zero between launches; None
@@ -104,8 +107,6 @@ class CountPlan(_plans.Plan):
     counts the contiguous device array ``arr`` into a new array."""
 
     def __init__(self, variant, binning, acc, n, backend):
-        if variant == "auto":
-            variant = auto_variant(binning.nbins, binning.dtype, acc == "weight")
         spec = VARIANT_TABLE[variant]
         prod, loads = _policy.production(), _policy.loads(binning.dtype)
         info = backend.device_info()
@@ -118,13 +119,6 @@ class CountPlan(_plans.Plan):
         per_thread = 16 // binning.dtype.itemsize * loads.vectors  # samples per iteration
         if spec.shape in ("per_sample", "resident_shared"):
             shared = nb * size
-            if nb > shared_capacity(acc, info):
-                raise ValueError(
-                    f"histogram: variant {variant!r} keeps all {nb} bins in shared memory "
-                    f"({shared} bytes); the device allows {info.shared_per_block_optin} per "
-                    f"block ({shared_capacity(acc, info)} bins): use 'partial_privatized' or "
-                    f"'auto'"
-                )
         record = acc_arr = ticket = None
         replicas = stages = 0
         if spec.shape == "per_sample":
@@ -134,14 +128,7 @@ class CountPlan(_plans.Plan):
         elif spec.shape == "resident_shared":
             grid = _launch.cover_grid(n, block, 1, kernel=k, shared_mem=shared)
         elif spec.shape == "replicated":
-            r = replicas_for(nb, acc, info)
-            if not r:
-                raise ValueError(
-                    f"histogram: variant 'warp_replicated' keeps {nb} bins in shared memory "
-                    f"({nb * size} bytes); the device allows {info.shared_per_block_optin} per "
-                    f"block ({shared_capacity(acc, info)} bins): use 'partial_privatized' or "
-                    f"'auto'"
-                )
+            r = replicas_for(nb, acc, info)  # not 0: choose refused the variant otherwise
             shared = r * (nb + 1) * size  # >= 16 bytes: the finish's scratch
             stages = stages_for(binning.dtype, shared, acc, info, r == prod.lane_copies)
             if stages:  # the staging slots after the counters
@@ -202,7 +189,7 @@ class CountPlan(_plans.Plan):
 def _count_key(variant, binning, acc, n):
     pols = (
         (_policy.production(), _policy.loads(binning.dtype))
-        if variant == "auto" or VARIANT_TABLE[variant].production
+        if VARIANT_TABLE[variant].production
         else (_policy.textbook(),)
     )
     return (
@@ -220,7 +207,7 @@ def _count_key(variant, binning, acc, n):
 
 
 def count_plan(variant, binning, acc, n, backend):
-    """The :class:`CountPlan` of ``variant`` (or "auto") for ``n`` samples with ``binning``."""
+    """The :class:`CountPlan` of ``variant`` (a chosen one) for ``n`` samples with ``binning``."""
     return _plans.PLANS.get(
         _count_key(variant, binning, acc, n), lambda: CountPlan(variant, binning, acc, n, backend)
     )
@@ -228,7 +215,8 @@ def count_plan(variant, binning, acc, n, backend):
 
 def count(arr, binning, weights, variant, backend, bplan=None, cached=True):
     """Histogram of the contiguous 1-D device array ``arr`` (dtype ``binning.dtype``) into a new
-    array: int64 counts, or float64 sums of ``weights`` (float64, same length). ``bplan``: the
+    array: int64 counts, or float64 sums of ``weights`` (float64, same length), by the chosen
+    ``variant`` (:func:`._choose.choose`). ``bplan``: the
     binning's plan when the caller has it (else :func:`binning_plan` with ``cached``)."""
     acc = "count" if weights is None else "weight"
     n = arr.size

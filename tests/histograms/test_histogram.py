@@ -791,11 +791,9 @@ def test_repeat_calls_of_every_variant_take_the_filed_plan(variant, backend, rng
     prim.histogram_even(native(xs[0], backend), 37, 0, 256, variant=variant)
     builds = prim.cache_info()["builds"]
     like = native(xs[0], backend)
-    for func, options in (
-        ("histogram", (variant, 37, 0, 256)),
-        ("histogram_even", (variant, 37, 0, 256)),
-    ):
-        assert P.PLANS.find(P.call_key(func, (like,), options)) is not None, func
+    for func, args in (("histogram", (like, 37, (0, 256))), ("histogram_even", (like, 37, 0, 256))):
+        key = getattr(prim, func).entry.key(args, {"variant": variant})
+        assert P.PLANS.find(key) is not None, func
     for x in xs[1:]:
         want = np.histogram(x, 37, (0, 256))
         got = prim.histogram(native(x, backend), 37, (0, 256), variant=variant)
@@ -806,6 +804,35 @@ def test_repeat_calls_of_every_variant_take_the_filed_plan(variant, backend, rng
         got[1][...] = -1
         even[...] = -1
     assert prim.cache_info()["builds"] == builds
+
+
+@pytest.mark.parametrize(
+    "func,args,want",
+    [
+        ("histogram", (16, (0, 256)), lambda h: np.histogram(h, 16, (0, 256))),
+        ("histogram_even", (16, 0, 256), lambda h: np.histogram(h, 16, (0, 256))[0]),
+        ("bincount", (), np.bincount),
+    ],
+)
+def test_repeat_calls_choose_the_variant_once(func, args, want, backend, rng, monkeypatch):
+    """The variant choice runs in the prepare step of a call: a repeat call on like samples
+    takes the filed plan without choosing again."""
+    from primitives.histograms import _choose
+
+    chosen = []
+    choose = _choose.choose
+
+    def counted(*a, **k):
+        chosen.append(a[0])
+        return choose(*a, **k)
+
+    monkeypatch.setattr(_choose, "choose", counted)
+    prim.clear_caches()
+    f = getattr(prim, func)
+    for _ in range(3):
+        x = samples(rng, 2999, np.uint8, 0, 255)  # below 256: histogram_even's open bin alike
+        H.assert_same(f(native(x, backend), *args), want(x))
+    assert chosen == ["auto"]
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import primitives as prim
 from primitives import tuning
 from primitives._core import plans as P
-from primitives.histograms import _dd
+from primitives.histograms import _kernels, _plans_dd
 from primitives.testing import harness as H
 from primitives.testing.harness import to_host
 
@@ -36,7 +36,7 @@ def small_policy(block=64, shared_bytes=64):
 def one_pass(expected=True):
     """Asserts that the call(s) inside took the one-pass kernel (or the per-dimension path)."""
     calls = {"one": 0, "per": 0}
-    one, per = _dd._one_pass, _dd._per_dimension
+    one, per = _plans_dd.one_pass, _plans_dd.per_dimension
 
     def one_(*a, **k):
         calls["one"] += 1
@@ -46,11 +46,11 @@ def one_pass(expected=True):
         calls["per"] += 1
         return per(*a, **k)
 
-    _dd._one_pass, _dd._per_dimension = one_, per_
+    _plans_dd.one_pass, _plans_dd.per_dimension = one_, per_
     try:
         yield
     finally:
-        _dd._one_pass, _dd._per_dimension = one, per
+        _plans_dd.one_pass, _plans_dd.per_dimension = one, per
     assert calls["one" if expected else "per"] >= 1
     assert calls["per" if expected else "one"] == 0
 
@@ -278,7 +278,7 @@ def test_beyond_kernel_dimensions(backend, rng, monkeypatch):
     """More dimensions than the kernel takes (DD_MAX, lowered here): the per-dimension path,
     still NumPy's counts."""
     s = rng.random((60, 4))
-    monkeypatch.setattr(_dd, "DD_MAX", 3)
+    monkeypatch.setattr(_kernels, "DD_MAX", 3)
     check(s, [2, 3, 1, 2], backend=backend, expected=False)
     check(s[:, :3], [2, 3, 1], backend=backend)
 

@@ -1,5 +1,7 @@
-"""The variant policy: each variant's launch shape, and the rules that choose the production
-kernel's histogram copies, its staging and ``variant="auto"`` on the device in use."""
+"""The variant choice: each variant's launch shape, the rules that choose ``variant="auto"``, the
+production kernel's histogram copies and its staging on the device in use, and the refusals of a
+variant the bins do not fit. :func:`check` and :func:`choose` are called from the public
+functions' prepare steps only: once per plan, never per repeat call."""
 
 from __future__ import annotations
 
@@ -117,6 +119,40 @@ def stages_for(dtype, counters, acc="count", info=None, lane_copies=True):
     if stage_offset(counters) + s * _policy.production().block * 16 > info.shared_per_block_optin:
         return 0
     return s
+
+
+def check(func, variant):
+    """``variant`` is ``"auto"`` or one of :data:`VARIANTS` (a ``ValueError`` naming ``func``)."""
+    if variant != "auto" and variant not in VARIANT_TABLE:
+        raise ValueError(f"{func}: variant must be 'auto' or one of {VARIANTS}, got {variant!r}")
+
+
+def choose(variant, binning, acc, n, info=None):
+    """The variant that counts ``n`` samples binned like ``binning`` into ``acc`` ("count" or
+    "weight"): ``variant`` itself, or :func:`auto_variant`'s for ``"auto"``. A variant that keeps
+    every bin in shared memory is refused (``ValueError``) when they do not fit. Where nothing
+    is launched (no samples, no sample kept, ``sort_reduce_by_key``) ``variant`` as it is."""
+    if n == 0 or binning.empty or variant == "sort_reduce_by_key":
+        return variant
+    nb = binning.nbins
+    if variant == "auto":
+        return auto_variant(nb, binning.dtype, acc == "weight")
+    shape = VARIANT_TABLE[variant].shape
+    info = info or _backend.get_backend().device_info()
+    if shape in ("per_sample", "resident_shared") and nb > shared_capacity(acc, info):
+        raise ValueError(
+            f"histogram: variant {variant!r} keeps all {nb} bins in shared memory "
+            f"({nb * SHARED_SIZE[acc]} bytes); the device allows "
+            f"{info.shared_per_block_optin} per block ({shared_capacity(acc, info)} bins): use "
+            f"'partial_privatized' or 'auto'"
+        )
+    if shape == "replicated" and not replicas_for(nb, acc, info):
+        raise ValueError(
+            f"histogram: variant 'warp_replicated' keeps {nb} bins in shared memory "
+            f"({nb * SHARED_SIZE[acc]} bytes); the device allows {info.shared_per_block_optin} "
+            f"per block ({shared_capacity(acc, info)} bins): use 'partial_privatized' or 'auto'"
+        )
+    return variant
 
 
 def auto_variant(nbins, dtype=np.float32, weighted=False):
