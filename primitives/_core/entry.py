@@ -268,7 +268,7 @@ def _option(a: Any) -> Any:
         if t is float and a != a:  # NaN: never equal to itself, never found
             return _MISSING
         return (t, a)
-    if t is tuple and all(type(x) in _SCALARS for x in a):
+    if (t is tuple or t is list) and all(type(x) in _SCALARS for x in a):  # a range, a shape
         return (t, tuple((type(x), x) for x in a))
     return _MISSING
 

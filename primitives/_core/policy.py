@@ -312,8 +312,10 @@ def device_arch() -> str:
 def current(family: str, selector: Hashable = None, arch: str | None = None) -> Any:
     """The policy in force for ``family`` and ``selector`` on the current device (or ``arch``),
     overrides included."""
-    pol = table(family).lookup(selector, device_arch() if arch is None else arch)
+    t = table(family)
+    pol = t.lookup(selector, device_arch() if arch is None else arch)
     if _overrides:
+        family = t.family  # an alias reads its family's overrides
         for fam, sel, new, fields in _overrides:
             if fam != family or (sel is not _ANY and sel != selector):
                 continue

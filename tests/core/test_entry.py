@@ -81,9 +81,14 @@ def test_no_fast_path_for_other_arrays_or_unhashable_options():
     toy([1, 2])  # not an array of the backend's type
     toy([1, 2])
     assert calls == ["auto"] * 4
-    toy(x, variant=["a"])  # unhashable option: checked every call
-    toy(x, variant=["a"])
+    toy(x, variant={"a": 1})  # unhashable option: checked every call
+    toy(x, variant={"a": 1})
     assert len(calls) == 6
+    toy(x, variant=["a", 1])  # a list of scalars (a range) is keyed by its values
+    toy(x, variant=["a", 1])
+    assert len(calls) == 7
+    toy(x, variant=("a", 1))  # a tuple is not the list
+    assert len(calls) == 8
 
 
 def test_done_results_are_not_filed():
