@@ -29,8 +29,10 @@ alike:
 
 Arguments that are not declared arrays must be hashable scalars, strings, dtypes or tuples of
 them to have a call key; anything else (a list of bin edges, ``out=``, a sorter array, a
-matrix object) takes the checked path on every call, unless ``key_extra`` names a hashable
-token for it (a sparse matrix's identity).
+matrix object) takes the checked path on every call, unless it is a declared array with a
+``tokens`` entry: a function of the argument giving a hashable token (a sparse matrix's
+identity). ``scalars`` are keyed by their type alone and given to the run with the arrays (the
+run then checks what depends on their values: spmv's ``alpha`` and ``beta``).
 """
 
 from __future__ import annotations
@@ -93,11 +95,13 @@ class Entry:
         "prepare",
         "signature",
         "arrays",
-        "key_extra",
+        "tokens",
+        "scalars",
         "_pos",
         "_names",
         "_order",
         "_array_at",
+        "_scalar_names",
     )
 
     def __init__(
@@ -105,10 +109,13 @@ class Entry:
         func: Callable[..., Any],
         prepare: Callable[..., Prepared],
         arrays: Sequence[str],
-        key_extra: Callable[..., Any] | None = None,
+        tokens: dict[str, Callable[[Any], Any]] | None = None,
+        scalars: Sequence[str] = (),
     ) -> None:
         self.name = func.__name__
-        self.func, self.prepare, self.key_extra = func, prepare, key_extra
+        self.func, self.prepare = func, prepare
+        self.tokens = dict(tokens or {})
+        self.scalars = tuple(scalars)
         self.signature = inspect.signature(func)
         params = list(self.signature.parameters.values())
         names = [p.name for p in params]
@@ -116,12 +123,18 @@ class Entry:
             if a not in names:
                 raise TypeError(f"{self.name}: declared array {a!r} is not a parameter")
         self.arrays = tuple(arrays)
+        for a in self.tokens:
+            if a not in self.arrays:
+                raise TypeError(f"{self.name}: token of {a!r}, which is not a declared array")
+        for a in self.scalars:
+            if a not in names or a in self.arrays:
+                raise TypeError(f"{self.name}: declared scalar {a!r} is not a parameter")
         taken = inspect.signature(prepare).parameters
         if not any(p.kind == p.VAR_KEYWORD for p in taken.values()):
             missing = [n for n in names if n not in taken]
             if missing:
                 raise TypeError(f"{self.name}: prepare does not take {', '.join(missing)}")
-        # (position or None for keyword-only, name, default) of each declared array
+        # (position or None for keyword-only, name, default) of each declared array, then scalar
         self._pos = tuple(
             (
                 names.index(a) if params[names.index(a)].kind != params[0].KEYWORD_ONLY else None,
@@ -130,30 +143,41 @@ class Entry:
                 if params[names.index(a)].default is inspect.Parameter.empty
                 else params[names.index(a)].default,
             )
-            for a in self.arrays
+            for a in self.arrays + self.scalars
         )
         self._names = frozenset(self.arrays)
-        # the parameters by position, and whether each is a declared array
+        self._scalar_names = frozenset(self.scalars)
+        # the parameters by position: 1 a declared array, 2 a declared scalar, 0 an option
         self._order = tuple(p.name for p in params if p.kind != p.KEYWORD_ONLY)
-        self._array_at = tuple(n in self._names for n in self._order)
+        self._array_at = tuple(
+            1 if n in self._names else 2 if n in self._scalar_names else 0 for n in self._order
+        )
 
     # ---- the call key ----------------------------------------------------------------------
 
     def key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
         """The call key of ``args``/``kwargs``, or None when the call cannot take the fast path
-        (an array not of the backend's own type, an unhashable option)."""
+        (an array not of the backend's own type and without a token, an unhashable option)."""
         b = _backend.get_backend()
         array_type = b.xp.ndarray
-        names, array_at = self._names, self._array_at
+        names, array_at, tokens = self._names, self._array_at, self.tokens
         parts: list[Any] = [self]
         for i, a in enumerate(args):
-            if i < len(array_at) and array_at[i]:
+            kind = array_at[i] if i < len(array_at) else 0
+            if kind == 1:
                 if a is None:
                     parts.append(None)
                 elif type(a) is array_type:
                     parts.append((a.dtype, a.shape, a.strides))
+                elif self._order[i] in tokens:
+                    t = tokens[self._order[i]](a)
+                    if t is None:
+                        return None
+                    parts.append(t)
                 else:
                     return None
+            elif kind == 2:
+                parts.append(type(a))
             else:
                 k = _option(a)
                 if k is _MISSING:
@@ -165,24 +189,27 @@ class Entry:
                     parts.append((n, None))
                 elif type(a) is array_type:
                     parts.append((n, a.dtype, a.shape, a.strides))
+                elif n in tokens:
+                    t = tokens[n](a)
+                    if t is None:
+                        return None
+                    parts.append((n, t))
                 else:
                     return None
+            elif n in self._scalar_names:
+                parts.append((n, type(a)))
             else:
                 k = _option(a)
                 if k is _MISSING:
                     return None
                 parts.append((n, k))
-        if self.key_extra is not None:
-            extra = self.key_extra(*args, **kwargs)
-            if extra is None:
-                return None
-            parts.append(extra)
         parts.append(_policy._generation)
         parts.append(b.stream_key())
         return tuple(parts)
 
     def arrays_of(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-        """The declared arrays of a call, in declared order (defaults for absent ones)."""
+        """The declared arrays of a call, then its declared scalars, in declared order (defaults
+        for absent ones)."""
         out = []
         for pos, name, default in self._pos:
             if pos is not None and pos < len(args):
@@ -199,24 +226,40 @@ class Entry:
             run = _plans.PLANS.find(key)
             if run is not None:  # an earlier call on like arguments passed every check
                 return run(*self.arrays_of(args, kwargs))
-        p = self.prepare(*args, **kwargs)
+        try:
+            p = self.prepare(*args, **kwargs)
+        except TypeError:
+            self.bind(args, kwargs)  # arguments the function does not take: its own TypeError
+            raise
         result = p()
         if key is not None and p.reusable and p.run is not None:
             _plans.PLANS.file(key, p.run)
         return result
 
-    def plan(self, like: tuple[Any, ...], options: dict[str, Any]) -> _plans.BoundPlan:
-        try:  # the public function's own TypeError
-            self.signature.bind(*like, **options)
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> inspect.BoundArguments:
+        """``args``/``kwargs`` bound to the public signature; the public function's TypeError
+        (``sort() got an unexpected keyword argument 'axis'``) for arguments it does not take."""
+        try:
+            return self.signature.bind(*args, **kwargs)
         except TypeError as exc:
             raise TypeError(f"{self.name}() {exc}") from None
+
+    def plan(self, like: tuple[Any, ...], options: dict[str, Any]) -> _plans.BoundPlan:
+        bound = self.bind(like, options)
         k = 0  # the leading positional arguments that are declared arrays: a plan's call takes them
-        while k < len(like) and k < len(self._array_at) and self._array_at[k]:
+        while (
+            k < len(like)
+            and k < len(self._array_at)
+            and self._array_at[k] == 1
+            and (_is_array(like[k]) or self._order[k] in self.tokens)
+        ):  # a scalar given for a declared array (searchsorted's ``v``) is bound, as an option
             k += 1
         p = self.prepare(*like, **options)
         core = None
         if p.reusable and p.run is not None:
-            core = _padded(p.run, len(self.arrays), k)
+            bound.apply_defaults()  # the arrays a plan's call does not take, and the scalars
+            rest = tuple(bound.arguments[n] for n in self.arrays[k:] + self.scalars)
+            core = _padded(p.run, rest)
         return _plans.BoundPlan(self.public, like[:k], like[k:], options, core)
 
     @property
@@ -224,12 +267,16 @@ class Entry:
         return self.func.__primitives_public__  # type: ignore[attr-defined]
 
 
-def _padded(run: Callable[..., Any], total: int, given: int) -> Callable[..., Any]:
-    """``run`` called with the ``given`` leading arrays of a plan's call, the others None."""
-    if given >= total:
+def _is_array(a: object) -> bool:
+    return hasattr(a, "shape") and hasattr(a, "dtype")
+
+
+def _padded(run: Callable[..., Any], rest: tuple[Any, ...]) -> Callable[..., Any]:
+    """``run`` called with the leading arrays of a plan's call, then ``rest``: the plan's
+    other declared arrays and its scalars, as bound."""
+    if not rest:
         return run
-    pad = (None,) * (total - given)
-    return lambda *arrays: run(*arrays, *pad)
+    return lambda *arrays: run(*arrays, *rest)
 
 
 _SCALARS: frozenset[Any] = frozenset(
@@ -277,15 +324,19 @@ def function(
     prepare: Callable[..., Prepared],
     *,
     arrays: Sequence[str],
-    key_extra: Callable[..., Any] | None = None,
+    tokens: dict[str, Callable[[Any], Any]] | None = None,
+    scalars: Sequence[str] = (),
 ) -> Callable[[_F], _F]:
     """Declare a public function (see the module's docstring): the decorated function gives the
     name, signature and docstring; its body is never run. ``arrays``: the parameters that are
-    arrays keyed by dtype, shape and strides (the first is always one). ``key_extra``: called with
-    the call's arguments, a hashable token added to the call key (None: no fast path)."""
+    arrays keyed by dtype, shape and strides (the first is always one).
+    ``tokens``: ``{declared array: token(argument)}``, for an argument that is not an array of
+    the backend's type (a matrix object): keyed by its token (None: no fast path), and given to
+    the run as the arrays are. ``scalars``: parameters keyed by their type only, given to the
+    run after the arrays on every call (so the run must check what depends on their values)."""
 
     def wrap(func: _F) -> _F:
-        e = Entry(func, prepare, arrays, key_extra)
+        e = Entry(func, prepare, arrays, tokens, scalars)
         call = e.call
 
         @functools.wraps(func)

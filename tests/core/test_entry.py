@@ -130,3 +130,63 @@ def test_declared_arrays_must_be_parameters():
         @entry.function(lambda x: None, arrays=("x", "y"))
         def f(x):
             """f."""
+
+
+def test_tokens_and_scalars():
+    """A declared array keyed by its token (an object that is not an array), and scalars keyed
+    by their type only and given to the run on every call."""
+    plans.clear_caches()
+    calls = []
+
+    class Box:
+        def __init__(self, token, value=0):
+            self.token, self.value = token, value
+
+    def prepare(m, x, *, alpha=1.0):
+        calls.append(alpha)
+        return entry.Prepared(lambda m_, x_, a: x_ * a + m_.value, (m, x, alpha), reusable=True)
+
+    @entry.function(prepare, arrays=("m", "x"), tokens={"m": lambda m: m.token}, scalars=("alpha",))
+    def f(m, x, *, alpha=1.0):
+        """f."""
+
+    x, b = np.arange(3.0), Box(1, 10)
+    np.testing.assert_array_equal(f(b, x, alpha=2.0), 2 * x + 10)
+    np.testing.assert_array_equal(f(b, x, alpha=3.0), 3 * x + 10)  # the filed run, alpha given
+    assert calls == [2.0]
+    np.testing.assert_array_equal(f(b, x, alpha=3), 3 * x + 10)  # another type: prepared
+    np.testing.assert_array_equal(f(Box(2, 20), x, alpha=3.0), 3 * x + 20)  # another token
+    assert calls == [2.0, 3, 3.0]
+    f(Box(None), x)  # no token: no fast path
+    f(Box(None), x)
+    assert len(calls) == 5
+    p = f.plan(b, x, alpha=4.0)
+    np.testing.assert_array_equal(p(b, x), 4 * x + 10)
+
+
+def test_a_plan_keeps_the_arrays_it_was_given_as_options():
+    plans.clear_caches()
+    toy, calls = _toy()
+    x = np.arange(4)
+    p = prim.plan(toy, x, y=x)
+    np.testing.assert_array_equal(p(x), 3 * x)
+    assert calls == ["auto"]
+
+
+def test_arguments_the_function_does_not_take_name_it():
+    toy, _ = _toy()
+    with pytest.raises(TypeError, match=r"^toy\(\) got an unexpected keyword argument 'axis'"):
+        toy(np.arange(3), axis=0)
+    with pytest.raises(TypeError, match=r"^toy\(\) missing a required argument: 'x'"):
+        toy()
+    with pytest.raises(TypeError, match="^toy: scale must be an int"):  # prepare's own
+        toy(np.arange(3), 1.5)
+
+
+def test_a_scalar_for_a_declared_array_is_bound_by_a_plan():
+    """``prim.plan(prim.searchsorted, a, 3)``: a plan called with ``a`` alone."""
+    plans.clear_caches()
+    toy, calls = _toy()
+    x = np.arange(4)
+    p = prim.plan(toy, x, 2, 5)  # y=5, not an array: bound
+    np.testing.assert_array_equal(p(x), 2 * x + 5)
