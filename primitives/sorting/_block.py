@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import launch as _launch, plans as _plans
+from .._core.keys import INDEX, U
 from . import _kernels, _policy
-from ._keys import INDEX, U, i32
 
 IOTA, KEYS_DISCARD = 1, 4  # prim::radix::ValueFlags
 
@@ -58,9 +58,9 @@ class BlockSortPlan(_plans.Plan):
                 slot,
                 _launch.i64(n),
                 *job.common(),
-                i32(job.begin),
-                i32(job.end),
-                i32(flags),
+                np.int32(job.begin),
+                np.int32(job.end),
+                np.int32(flags),
             ),
         )
 
@@ -120,5 +120,5 @@ def plan(job):
 
 def run(job):
     """Sort ``job`` with the block sort; returns (keys or None, values or None) as
-    :meth:`~._keys.Job.finish` (the index of ``"iota"`` values as int64)."""
+    :meth:`~._plans.Job.finish` (the index of ``"iota"`` values as int64)."""
     return plan(job).run(job.kbits, job.values)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import launch as _launch, plans as _plans
+from .._core.keys import U
 from . import _kernels, _policy
-from ._keys import U, i32
 
 
 class ClassicPlan(_plans.Plan):
@@ -25,7 +25,7 @@ class ClassicPlan(_plans.Plan):
         self.scatter = _plans.Launch(ks, self.tiles, pol.block, smem)
 
     def __call__(self, job):
-        """Sort ``job`` (see :class:`~._keys.Job`, of this plan's widths and size); returns
+        """Sort ``job`` (see :class:`~._plans.Job`, of this plan's widths and size); returns
         (keys or None, values or None)."""
         from ..scan import exclusive_scan
 
@@ -41,7 +41,9 @@ class ClassicPlan(_plans.Plan):
             shift = job.begin + p * pol.bits
             width = min(pol.bits, job.end - shift)
             dst_k, dst_v = bufs[p % 2]
-            self.hist(src_k, _launch.i64(n), *job.common(), i32(shift), i32(width), counts)
+            self.hist(
+                src_k, _launch.i64(n), *job.common(), np.int32(shift), np.int32(width), counts
+            )
             offsets = exclusive_scan(counts, dtype=np.uint64)
             self.scatter(
                 src_k,
@@ -50,8 +52,8 @@ class ClassicPlan(_plans.Plan):
                 dst_v if vb else vdummy,
                 _launch.i64(n),
                 *job.common(),
-                i32(shift),
-                i32(width),
+                np.int32(shift),
+                np.int32(width),
                 offsets,
             )
             src_k, src_v = dst_k, dst_v

@@ -9,8 +9,8 @@ module of its own on demand. Value configurations: the value width in bytes, 0 f
 from __future__ import annotations
 
 from .._core import loader as _loader
+from .._core.keys import C
 from . import _policy
-from ._keys import C
 
 ONESWEEP = "sorting/onesweep.cu"
 CLASSIC = "sorting/classic.cu"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import launch as _launch, plans as _plans
+from .._core.keys import INDEX, U
 from . import _kernels, _policy
-from ._keys import INDEX, U, i32
 
 RADIX = 256
 PLAN_WORDS = 8  # words of a pass's row of the pass plan (os::PLAN_WORDS)
@@ -59,7 +59,7 @@ class OnesweepScratch(_plans.Plan):
 
 
 class OnesweepPlan(_plans.Plan):
-    """The launches of one onesweep configuration (:class:`~._keys.Job` without its arrays) on
+    """The launches of one onesweep configuration (:class:`~._plans.Job` without its arrays) on
     one stream: the histogram, the plan kernel and each pass's launches (one per portion of at
     most ``policy.portion`` keys), prepared with every argument but the arrays of the call.
     :meth:`run` only allocates the outputs and launches.
@@ -93,7 +93,14 @@ class OnesweepPlan(_plans.Plan):
             scratch.hist_grid,
             hpol.block,
             hpol.smem,
-            args=(slot, _launch.i64(n), *job.common(), i32(job.begin), i32(job.end), scratch.hist),
+            args=(
+                slot,
+                _launch.i64(n),
+                *job.common(),
+                np.int32(job.begin),
+                np.int32(job.end),
+                scratch.hist,
+            ),
         )
         pass_stride = (portions + 1) * RADIX
         self.plan = _plans.Launch(
@@ -102,10 +109,10 @@ class OnesweepPlan(_plans.Plan):
             256,
             args=(
                 scratch.hist,
-                i32(passes),
+                np.int32(passes),
                 _launch.i64(n),
                 scratch.offsets,
-                i32(pass_stride),
+                np.int32(pass_stride),
                 scratch.plan,
                 scratch.launches,
             ),
@@ -143,9 +150,9 @@ class OnesweepPlan(_plans.Plan):
                         + (
                             _launch.i64(n),
                             *job.common(),
-                            i32(shift),
-                            i32(width),
-                            i32(flags),
+                            np.int32(shift),
+                            np.int32(width),
+                            np.int32(flags),
                             row,
                             scratch.offsets[p * pass_stride + q * RADIX :],
                             scratch.status,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import keys as _keys
-from . import _segmented
+from . import _choose, _segmented
 
 __all__ = ["sort_rows"]
 
@@ -25,7 +25,7 @@ def sort_rows(backend, keys2, values2=None, descending=False):
     kbits, kind, bits = _keys.key_bits(xp.ascontiguousarray(keys2).reshape(-1))
     vals = None if values2 is None else xp.ascontiguousarray(values2).reshape(-1)
     skeys, svals = _segmented.sort_segments(
-        kbits, kind, bits, bool(descending), vals, off, m, backend
+        kbits, kind, bits, bool(descending), vals, off, m, _choose.on_chip(m), backend
     )
     out = _keys.key_back(skeys, keys2.dtype).reshape(rows, m)
     return out if values2 is None else (out, svals.reshape(rows, m))

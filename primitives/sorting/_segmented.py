@@ -6,20 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import launch as _launch, offsets as _offsets, plans as _plans
+from .._core import launch as _launch, plans as _plans
+from .._core.keys import U, index_dtype, native_values
 from . import _kernels, _onesweep, _policy
-from ._keys import U, Job, i32, index_dtype, native_values
-
-
-def segment_offsets(offsets, n, func):
-    """Offsets as a device int64 array, validated; returns (offsets, longest segment)."""
-    return _offsets.segment_offsets(offsets, n, func=func, arg="keys", item="key")
-
-
-def block_max(pol=None):
-    """The longest segment the on-chip kernels sort."""
-    pol = _policy.segmented() if pol is None else pol
-    return pol.block * pol.items
+from ._plans import Job
 
 
 class SegmentedPlan(_plans.Plan):
@@ -40,16 +30,17 @@ class SegmentedPlan(_plans.Plan):
         self.block = _plans.Launch(kblk, nseg, pol.block, smem)
 
 
-def sort_segments(kbits, kind, bits, desc, varr, off, longest, backend):
-    """Every segment sorted, ``longest`` its longest: on chip when that fits
-    (:func:`sort_small`), else device-wide (:func:`sort_large`). (keys, values)."""
-    if longest <= block_max():
+def sort_segments(kbits, kind, bits, desc, varr, off, longest, on_chip, backend):
+    """Every segment sorted, ``longest`` its longest: on chip (:func:`sort_small`) or
+    device-wide (:func:`sort_large`), as ``on_chip`` says (:func:`._choose.on_chip`). (keys,
+    values)."""
+    if on_chip:
         return sort_small(kbits, kind, bits, desc, varr, off, longest, backend)
     return sort_large(kbits, kind, bits, desc, varr, off, backend)
 
 
 def sort_small(kbits, kind, bits, desc, varr, off, longest, backend):
-    """Every segment of at most :func:`block_max` keys sorted on chip: (keys, values)."""
+    """Every segment of at most :func:`._choose.block_max` keys sorted on chip: (keys, values)."""
     xp = backend.xp
     n, kb = kbits.size, kbits.dtype.itemsize
     nseg = off.size - 1
@@ -66,7 +57,7 @@ def sort_small(kbits, kind, bits, desc, varr, off, longest, backend):
     vdummy = _launch.stand_in(backend, U[vb] if vb else np.dtype(np.uint32))
     vin = vbits if vb else vdummy
     vout = xp.empty(n, dtype=vbits.dtype) if vb else vdummy
-    tail = (i32(kind), i32(desc), i32(0), i32(bits))
+    tail = (np.int32(kind), np.int32(desc), np.int32(0), np.int32(bits))
     plan.warp(kbits, keys_out, vin, vout, off, _launch.i64(nseg), *tail)
     if longest > plan.warp_max:
         plan.block(kbits, keys_out, vin, vout, off, _launch.i64(plan.warp_max), *tail)

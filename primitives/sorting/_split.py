@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import launch as _launch, plans as _plans
+from .._core.keys import U
 from . import _kernels, _policy
-from ._keys import U, i32
 
 
 class SplitPlan(_plans.Plan):
@@ -24,7 +24,7 @@ class SplitPlan(_plans.Plan):
         self.scatter = _plans.Launch(ks, grid, pol.block)
 
     def __call__(self, job):
-        """Sort ``job`` (see :class:`~._keys.Job`, of this plan's widths and size); returns
+        """Sort ``job`` (see :class:`~._plans.Job`, of this plan's widths and size); returns
         (keys or None, values or None)."""
         from ..scan import exclusive_scan
 
@@ -36,7 +36,7 @@ class SplitPlan(_plans.Plan):
         vdummy = _launch.stand_in(job.backend, U[vb] if vb else np.dtype(np.uint32))
         for i, bit in enumerate(range(job.begin, job.end)):
             dst_k, dst_v = bufs[i % 2]
-            self.flags(src_k, _launch.i64(n), *job.common(), i32(bit), flags)
+            self.flags(src_k, _launch.i64(n), *job.common(), np.int32(bit), flags)
             zeros_before = exclusive_scan(flags, dtype=np.uint64)
             self.scatter(
                 src_k,
@@ -45,7 +45,7 @@ class SplitPlan(_plans.Plan):
                 dst_v if vb else vdummy,
                 _launch.i64(n),
                 *job.common(),
-                i32(bit),
+                np.int32(bit),
                 zeros_before,
             )
             src_k, src_v = dst_k, dst_v

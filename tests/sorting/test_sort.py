@@ -15,7 +15,7 @@ import primitives as prim
 from primitives import sorting
 from primitives._core import checks as _checks, launch as _launch
 from primitives._core import plans as _plans
-from primitives.sorting import _block, _onesweep
+from primitives.sorting import _block, _choose, _onesweep
 from primitives.testing import harness as H
 from primitives.testing import oracle as _oracle
 
@@ -107,6 +107,11 @@ def check_sorted(x, order, got_keys, got_values=None, values=None):
     H.assert_same(bits_of(got_keys), bits_of(x[order]), what="keys")
     if values is not None:
         H.assert_same(got_values, values[order], what="values")
+
+
+def filed(func, *args, **kwargs):
+    """The run that the call ``func(*args, **kwargs)`` filed under its call key, or None."""
+    return _plans.PLANS.find(func.entry.key(args, kwargs))
 
 
 def checks_ran(call):
@@ -712,18 +717,13 @@ def test_auto_takes_the_block_sort_up_to_its_limit(backend, rng):
             x = make_keys(rng, n, dt)
             d = xp.asarray(x)
             check_sorted(x, stable_order(x), prim.sort(d))
-            assert (
-                type(_plans.PLANS.find(_plans.call_key("sort", (d,), (False, "auto")))) is plan_type
-            )
+            assert type(filed(prim.sort, d)) is plan_type
             H.assert_same(prim.argsort(d, descending=True), stable_order(x, True))
-            assert (
-                type(_plans.PLANS.find(_plans.call_key("argsort", (d,), (True, "auto"))))
-                is plan_type
-            )
+            assert type(filed(prim.argsort, d, descending=True)) is plan_type
     x = make_keys(rng, BLOCK_AUTO[2], np.int16)
     d = xp.asarray(x)
     check_sorted(x, stable_order(x), prim.sort(d))
-    assert _plans.PLANS.find(_plans.call_key("sort", (d,), (False, "auto"))) is None
+    assert filed(prim.sort, d) is None
 
 
 def test_block_plan_repeat_call_is_one_launch(backend, rng, monkeypatch):
@@ -734,20 +734,18 @@ def test_block_plan_repeat_call_is_one_launch(backend, rng, monkeypatch):
     x = make_keys(rng, n, np.float64)
     d, v = xp.asarray(x), xp.asarray(rng.random(n))
     calls = {
-        "sort": (lambda: prim.sort(d), 1),
-        "argsort": (lambda: prim.argsort(d), 1),
-        "radix_sort": (lambda: prim.radix_sort(d, v), 2),
+        "sort": (prim.sort, (d,), 1),
+        "argsort": (prim.argsort, (d,), 1),
+        "radix_sort": (prim.radix_sort, (d, v), 2),
     }
-    for name, (call, allocations) in calls.items():
+    for name, (func, args, allocations) in calls.items():
+
+        def call():
+            return func(*args)
+
         want = to_host(call())
         launches, empties = [], []
-        plan = _plans.PLANS.find(
-            _plans.call_key(
-                name,
-                (d,) if name != "radix_sort" else (d, v),
-                (False, "auto") if name != "radix_sort" else (0, None, False, "auto"),
-            )
-        )
+        plan = filed(func, *args)
         assert type(plan) is _block.BlockSortPlan
         launch, empty = plan.launch.__call__, xp.empty
         monkeypatch.setattr(plan, "launch", lambda *a: launches.append(1) or launch(*a))
@@ -758,19 +756,29 @@ def test_block_plan_repeat_call_is_one_launch(backend, rng, monkeypatch):
         assert (len(launches), len(empties)) == (1, allocations), name
 
 
-def test_partition_of_a_small_array_files_the_block_plan(backend, rng):
+def test_partition_of_a_small_array_files_the_block_plan(backend, rng, monkeypatch):
     """partition/argpartition sort a small 1-D array with auto's sort: the block sort, whose
-    plan they file under their own call key; a like call runs it and is still a partition."""
+    plan they file under their own call key; a like call runs it (one launch, no checks) and is
+    still a partition."""
     xp = backend.xp
-    for func, oracle in ((prim.partition, np.sort), (prim.argpartition, np.argsort)):
+    for func, oracle, sorter in (
+        (prim.partition, np.sort, prim.sort),
+        (prim.argpartition, np.argsort, prim.argsort),
+    ):
         for dt in (np.float32, np.uint64):
             hx = make_keys(rng, 3000, dt, dups=True)
             x = xp.asarray(hx)
-            key = _plans.call_key(func.__name__, (x,), (5, -1, "introselect", None, "auto"))
             H.assert_same(func(x, 5), oracle(hx, kind="stable"))
-            assert type(_plans.PLANS.find(key)) is _block.BlockSortPlan
+            assert filed(func, x, 5) is not None
+            plan = prim.plan(sorter, x).core
+            assert type(plan) is _block.BlockSortPlan
+            launches, launch = [], plan.launch.__call__
+            monkeypatch.setattr(plan, "launch", lambda *a: launches.append(1) or launch(*a))
             hy = make_keys(rng, 3000, dt)
-            H.assert_same(func(xp.asarray(hy), 5), oracle(hy, kind="stable"))
+            got, ran = checks_ran(lambda: func(xp.asarray(hy), 5))
+            monkeypatch.undo()
+            assert not ran and launches == [1]
+            H.assert_same(got, oracle(hy, kind="stable"))
 
 
 def test_block_sort_takes_the_smallest_tile_that_holds_the_keys(backend, rng):
@@ -788,7 +796,7 @@ def test_block_sort_takes_the_smallest_tile_that_holds_the_keys(backend, rng):
             x = xp.asarray(hx)
             H.assert_same(prim.sort(x, variant="block"), np.sort(hx, kind="stable"))
             H.assert_same(prim.argsort(x, variant="block"), np.argsort(hx, kind="stable"))
-            plan = _plans.PLANS.find(_plans.call_key("sort", (x,), (False, "block")))
+            plan = filed(prim.sort, x, variant="block")
             assert plan.tile == tile
 
 
@@ -855,18 +863,14 @@ def test_repeated_calls_take_the_filed_plan(dtype, sorter, backend, rng):
             d1, d2 = xp.asarray(x1), xp.asarray(x2)
             first, ran = checks_ran(lambda: call(d1, v1, desc))
             assert ran, name
-            func = name.split()[0]
-            args = (
-                (d1,)
-                if func != "radix_sort"
-                else (d1, v1 if name.endswith("bits") else v1.astype(np.float32))
-            )
-            opts = (
-                (desc, "auto")
-                if func != "radix_sort"
-                else ((3, 20) if name.endswith("bits") else (0, None)) + (desc, "auto")
-            )
-            assert type(_plans.PLANS.find(_plans.call_key(func, args, opts))) is plan_type
+            func = getattr(prim, name.split()[0])
+            if func is not prim.radix_sort:
+                assert type(filed(func, d1, descending=desc)) is plan_type
+            elif name.endswith("bits"):
+                plan = filed(func, d1, v1, begin_bit=3, end_bit=20, descending=desc)
+                assert type(plan) is plan_type
+            else:
+                assert type(filed(func, d1, v1.astype(np.float32), descending=desc)) is plan_type
             info = prim.cache_info()
             second, ran = checks_ran(lambda: call(d2, v2, desc))
             assert not ran and prim.cache_info() == info, name  # the filed plan, no new one
@@ -887,6 +891,26 @@ def test_repeated_calls_take_the_filed_plan(dtype, sorter, backend, rng):
                         kind="stable",
                     )
                     check_sorted(x, order, got[0], got[1], v)
+
+
+def test_a_repeat_call_chooses_the_variant_once(backend, rng, monkeypatch):
+    """The variant is chosen by a call's prepare step, once per plan: the repeat calls that its
+    filed plan serves, and the calls of an explicit plan, choose none."""
+    chosen = []
+    choose = _choose.variant
+    monkeypatch.setattr(_choose, "variant", lambda *a: chosen.append(a[0]) or choose(*a))
+    xp = backend.xp
+    prim.clear_caches()
+    x = make_keys(rng, 3000, np.float32)
+    d = xp.asarray(x)
+    for _ in range(3):
+        check_sorted(x, stable_order(x), prim.sort(d))
+        H.assert_same(prim.argsort(d, descending=True), stable_order(x, True))
+    assert chosen == ["auto", "auto"]
+    p = prim.plan(prim.sort, d, variant="onesweep")
+    for _ in range(2):
+        check_sorted(x, stable_order(x), p(d))
+    assert chosen == ["auto", "auto", "onesweep"]
 
 
 def test_filed_plans_keep_the_checks(backend, rng):
