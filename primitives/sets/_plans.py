@@ -94,16 +94,21 @@ MODULES = tuple((kc, kind, None) for (kc, kind) in _MODULE_KEY) + tuple(
 )
 
 
-def value_keys(karr):
-    """``karr`` as reduce_by_key's kernels read it: 4- and 8-byte keys as they are; the others
-    widened, each to a dtype whose equality is theirs (float16 to float32, integers and bool
-    to 32-bit integers of their signedness)."""
-    dt = karr.dtype
+def value_key_dtype(dt):
+    """The dtype reduce_by_key's kernels read keys of ``dt`` as: 4- and 8-byte keys as they are;
+    the others widened, each to a dtype whose equality is theirs (float16 to float32, integers
+    and bool to 32-bit integers of their signedness)."""
     if dt.itemsize >= 4:
-        return karr
+        return dt
     if dt == np.float16:
-        return karr.astype(np.float32)
-    return karr.astype(np.int32 if dt.kind == "i" else np.uint32)
+        return np.dtype(np.float32)
+    return np.dtype(np.int32 if dt.kind == "i" else np.uint32)
+
+
+def value_keys(karr):
+    """``karr`` as reduce_by_key's kernels read it (:func:`value_key_dtype`)."""
+    dt = value_key_dtype(karr.dtype)
+    return karr if dt == karr.dtype else karr.astype(dt)
 
 
 for _pol in _policy.TABLE.policies():  # every policy of the table, for the NVRTC check

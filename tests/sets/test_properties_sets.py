@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import primitives as prim
 from primitives.sets import OPS
 from primitives.sets import _plans as _rp
-from primitives.sets._api import VALUE_DTYPES
+from primitives.sets._checks import VALUE_DTYPES
 from primitives.testing import harness as H
 
 KEY_DTYPES = _rp.KEY_DTYPES

@@ -10,7 +10,7 @@ from hypothesis.extra import numpy as hnp
 import primitives as prim
 from primitives._core import backend as _backend
 from primitives.sets import _plans as _rp
-from primitives.sets._api import VALUE_DTYPES
+from primitives.sets._checks import VALUE_DTYPES
 from primitives.testing import harness as H
 
 TILE = 4096  # the default policy's tile: 256 threads x 16 keys
@@ -389,6 +389,27 @@ def test_repeat_calls_take_the_plan(rng):
     H.assert_same(prim.run_length_encode(k2), rle_ref(H.to_host(k2)))
     H.assert_same(prim.reduce_by_key(k2, v), rbk_ref(H.to_host(k2), H.to_host(v), "sum"), rtol=1e-5)
     assert prim.cache_info()["builds"] == builds
+
+
+def test_unique_chooses_its_variant_once_per_plan(rng, monkeypatch):
+    """unique's variant is chosen by the first call's prepare step: a repeat call on a like array
+    of the backend's own type runs the same steps without the checks and the choice."""
+    from primitives.sets import _choose
+
+    chosen = []
+    choose = _choose.variant
+    monkeypatch.setattr(_choose, "variant", lambda name: chosen.append(name) or choose(name))
+    xp = _backend.get_backend().xp
+    prim.clear_caches()
+    for _ in range(3):
+        x = keys_with_runs(rng, 3000, np.int32)
+        got = prim.unique(xp.asarray(x), return_inverse=True, variant="compact")
+        H.assert_same(got, np.unique(x, return_inverse=True))
+    assert chosen == ["compact"]
+    x = keys_with_runs(rng, 3000, np.int32)
+    H.assert_same(prim.unique(x.reshape(60, 50), axis=1), np.unique(x.reshape(60, 50), axis=1))
+    H.assert_same(prim.unique(x.reshape(60, 50)), np.unique(x))  # flattened: checked again
+    assert chosen == ["compact", "auto", "auto"]
 
 
 def test_explicit_plans(rng):

@@ -1,0 +1,15 @@
+"""The sets' choice, made once per plan (in ``unique``'s prepare step): its variant."""
+
+from __future__ import annotations
+
+from .._core import checks as _checks
+
+#: unique's variants: "rle", sort then one pass of the run kernel (values and counts at once);
+#: "compact", sort then head flags and the compaction of :func:`primitives.compact` (several
+#: passes, the way NumPy and CuPy write it). "auto" is "rle".
+VARIANTS = ("rle", "compact")
+
+
+def variant(name):
+    """The variant of ``unique`` that ``name`` (one of :data:`VARIANTS` or ``"auto"``) says."""
+    return _checks.check_choice(name, VARIANTS, func="unique", arg="variant", auto="rle")
