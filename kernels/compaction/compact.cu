@@ -1,6 +1,6 @@
 // compact.cu -- stream compaction (x[mask] and the indices of the true entries) in one pass.
 //
-// compact_lookback<T, BLOCK, ITEMS, INDICES>: the decoupled look-back scan (common/lookback.cuh)
+// compact_lookback<T, BLOCK, ITEMS, INDICES>: the decoupled look-back scan (device/lookback.cuh)
 // of the per-tile counts of selected elements, fused with the scatter. Each block takes the next
 // tile id, loads ITEMS mask bytes per thread (one 16-byte load on full, aligned tiles) and, unless
 // INDICES, the ITEMS values (each warp reads its 32 * ITEMS values with coalesced 16-byte loads
@@ -21,10 +21,10 @@
 // 16-byte values take a block of at most 128 threads (the policy table's choice). Preconditions:
 // tile_counter == 0 on entry (left 0); tile_state needs no clearing (epochs); outputs have room for
 // n elements; the mask holds 0 or 1 per byte (numpy/cupy bool).
-#include "common/prim.cuh"
-#include "common/load.cuh"
-#include "common/scan.cuh"
-#include "common/lookback.cuh"
+#include "util/prim.cuh"
+#include "util/load.cuh"
+#include "block/scan.cuh"
+#include "device/lookback.cuh"
 
 namespace prim {
 

@@ -5,13 +5,13 @@
 //   (offsets[i + 1] < offsets[i]), stats[1] = max(stats[1], the largest step offsets[i + 1] -
 //   offsets[i]: the longest segment when none decreases), and thread 0 of block 0 writes
 //   stats[2] = offsets[0] and stats[3] = offsets[k - 1]. Each thread walks its steps
-//   grid-stride, a warp combines its counts and maxima with shuffles (common/warp.cuh) and its
+//   grid-stride, a warp combines its counts and maxima with shuffles (warp/reduce.cuh) and its
 //   lane 0 adds them with one atomic each.
 //   Launch: 1-D, blockDim.x a multiple of 32, any grid; no shared memory. Preconditions: k >= 1;
 //   stats[0] == 0 and stats[1] <= 0 on entry (the caller zeroes them).
-#include "common/prim.cuh"
-#include "common/warp.cuh"
-#include "common/pack16.cuh"  // prim::global_thread, prim::global_threads
+#include "util/prim.cuh"
+#include "util/thread.cuh"
+#include "warp/reduce.cuh"
 
 template <class T>
 __global__ void offsets_stats(const T* __restrict__ offsets, long long k,

@@ -34,7 +34,7 @@
 // built from it, and (kernels with shared counters) the block's counters zeroed before any
 // thread counts.
 #pragma once
-#include "common/prim.cuh"
+#include "util/prim.cuh"
 
 namespace prim {
 

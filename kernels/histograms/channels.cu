@@ -3,7 +3,7 @@
 //
 // Algorithm: sample i belongs to channel i % channels. Each block keeps `replicas` copies of a
 // (channels x nbins) table of 32-bit counters in shared memory (warp w counts into copy
-// w % replicas); threads walk the data in 16-byte packets (common/pack16.cuh, VECS loads in
+// w % replicas); threads walk the data in 16-byte packets (util/pack16.cuh, VECS loads in
 // flight), find the channel of a packet's first sample once and step it along the packet; at the
 // end the block folds its copies and adds the non-zero counters to out[channel * nbins + bin]
 // (64-bit, zeroed by the caller) with global atomics. The start (the record, the binner, the
@@ -11,9 +11,10 @@
 // Launch: 1-D, blockDim.x == BLOCK, a resident grid (the kernel loops). Dynamic shared memory:
 // replicas * channels * nbins * 4 bytes. Preconditions: channels >= 1; `in` aligned to sizeof(T);
 // a block counts fewer than 2^32 samples.
-#include "common/prim.cuh"
+#include "util/prim.cuh"
+#include "util/thread.cuh"
+#include "util/pack16.cuh"
 #include "histograms/bins.cuh"
-#include "common/pack16.cuh"
 
 template <class T, class Binner, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)

@@ -28,9 +28,10 @@
 // product; the product fits in 63 bits; with `vec`: every column (rows: cols[0]) 16-byte
 // aligned, strides 1 (rows: cols[j] = cols[0] + j, strides D); `weights` holds n values when
 // Acc is WeightAcc.
-#include "common/prim.cuh"
+#include "util/prim.cuh"
+#include "util/thread.cuh"
+#include "util/pack16.cuh"
 #include "histograms/bins.cuh"
-#include "common/pack16.cuh"
 
 namespace prim {
 

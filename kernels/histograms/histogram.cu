@@ -38,7 +38,7 @@
 //                             length): one launch per call, no memset. STAGES > 0 (counts, with
 //                             or without aggregation; sm_80+): the packets are staged in shared
 //                             memory by asynchronous copies instead of loaded into registers,
-//                             STAGES in flight per thread (common/pack16.cuh:
+//                             STAGES in flight per thread (util/pack16.cuh:
 //                             for_each_packet_staged: a ring of STAGES 16-byte slots per thread,
 //                             after the counters); STAGES == 0, weights or below sm_80: the
 //                             register walk.
@@ -68,11 +68,12 @@
 // hist_minmax: per-block minimum and maximum of MinMaxOf<T> (float32 as order keys, small
 // integers as int), partials[2*block], [2*block+1]; the host reduces the partials and decodes
 // them (float32 NaN: a key beyond the infinities'). Launch: blockDim.x == BLOCK, any grid.
-#include "common/prim.cuh"
-#include "common/block.cuh"
-#include "common/warp.cuh"
+#include "util/prim.cuh"
+#include "util/thread.cuh"
+#include "util/pack16.cuh"
+#include "warp/reduce.cuh"
+#include "block/reduce.cuh"
 #include "histograms/bins.cuh"
-#include "common/pack16.cuh"
 
 namespace prim {
 

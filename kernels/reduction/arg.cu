@@ -15,11 +15,11 @@
 //
 // arg_flat<InT, MAX, BLOCK, VECS>: the whole array, or gridDim.y contiguous lines of n elements
 //   (few long rows: blockIdx.y picks the line, with its own partials, ticket and output; the
-//   text below is per line). BLOCK threads, grid-stride over 16-byte packets (common/pack16.cuh
+//   text below is per line). BLOCK threads, grid-stride over 16-byte packets (util/pack16.cuh
 //   for_each_packet: scalar head to the first 16-byte boundary, VECS independent 16-byte loads
 //   in flight per thread, scalar tail); each packet is folded to its
 //   first extreme in registers, then combined with the thread's pair. Block reduction of the pairs
-//   with shuffles (common/block.cuh: warp shuffles move the 16-byte pair word by word); each block
+//   with shuffles (block/reduce.cuh: warp shuffles move the 16-byte pair word by word); each block
 //   stores its pair in the partials, takes a ticket, and the block that takes the last ticket
 //   reduces the partials and resets the ticket to 0. Launch: blockDim.x == BLOCK, any gridDim.x,
 //   gridDim.y lines. Shared memory: static, BLOCK/32 pairs. Preconditions: n >= 1; the
@@ -37,9 +37,11 @@
 //   consecutive inner positions (coalesced), each walking its column down the axis in order.
 //   Launch: 1-D, blockDim.x == BLOCK, any grid; no shared memory. Preconditions: len >= 1.
 //   (Too few long columns to fill the device are copied to rows by the host first.)
-#include "common/prim.cuh"
-#include "common/block.cuh"
-#include "common/pack16.cuh"
+#include "util/prim.cuh"
+#include "util/thread.cuh"
+#include "util/pack16.cuh"
+#include "warp/reduce.cuh"
+#include "block/reduce.cuh"
 
 namespace prim {
 

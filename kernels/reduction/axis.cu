@@ -7,7 +7,7 @@
 // layout <PER, PKS, XCHG>, below): elements of InT (bool read as unsigned char, float16 as
 // prim::f16) are converted to the accumulator AccT on load and combined with Op
 // (prim::Sum/Prod/Min/Max<AccT>); only the stored value is narrowed to OutT. Sizes and
-// indices are 64-bit. 16-byte loads go through common/pack16.cuh (load_pack16, aligned_head);
+// indices are 64-bit. 16-byte loads go through util/pack16.cuh (load_pack16, aligned_head);
 // an input not aligned to 16 bytes where a kernel needs it takes that kernel's scalar path.
 // Results are deterministic: no atomics, a fixed combination order for a given launch.
 //
@@ -47,11 +47,14 @@
 // With splits > 1 the host reduces the AccT partials (outer, splits, inner) in a further launch
 // (the same kernels, InT = AccT).
 // Preconditions: outer, R, inner >= 1; `in` aligned to sizeof(InT); `out` holds the results.
-#include "common/prim.cuh"
-#include "common/warp.cuh"
-#include "common/block.cuh"
-#include "common/pack16.cuh"
-#include "reduction/reduce.cu"  // prim::f16 (float16 as its bits); its kernels stay templates
+#include "util/prim.cuh"
+#include "util/thread.cuh"
+#include "util/load.cuh"
+#include "util/pack16.cuh"
+#include "util/narrow.cuh"  // prim::f16 (float16 as its bits)
+#include "util/complex.cuh"
+#include "warp/shfl.cuh"
+#include "block/reduce.cuh"
 
 namespace prim {
 

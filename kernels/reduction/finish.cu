@@ -11,10 +11,10 @@
 //   does; a bool result is the quotient != 0.
 //   Launch: 1-D, any block and grid (grid-stride); no shared memory. Preconditions: m >= 1;
 //   s and out in the same memory order.
-#include "common/prim.cuh"
-#include "common/narrow.cuh"
-#include "common/complex.cuh"
-#include "common/pack16.cuh"  // prim::global_thread, prim::global_threads
+#include "util/prim.cuh"
+#include "util/thread.cuh"
+#include "util/narrow.cuh"
+#include "util/complex.cuh"
 
 namespace prim {
 namespace finish {

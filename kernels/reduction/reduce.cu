@@ -21,14 +21,14 @@
 //   blocks), then once more with one block over the partials.
 // production: BLOCK threads, grid-stride over 16-byte vectors (VECS independent loads in flight
 //   per iteration), a scalar head up to the first 16-byte boundary and a scalar tail, a shuffle-based
-//   block reduction (common/block.cuh), and a single launch: each block stores its partial, takes
+//   block reduction (block/reduce.cuh), and a single launch: each block stores its partial, takes
 //   a ticket with an atomic, and the block that takes the last ticket reduces the partials in block
 //   order (deterministic) and resets the ticket to 0 for the next launch. Shared memory: static,
 //   BLOCK/32 accumulators. Preconditions: *tickets == 0 on entry; partials holds gridDim.x values;
 //   the input is aligned to sizeof(InT).
 //   Narrow inputs (1- and 2-byte: signed/unsigned char, short, unsigned short, prim::f16) are read
 //   16 bytes per load like the others (16 / sizeof(InT) elements: 16 chars, 8 shorts), through
-//   Load16 below; the 4- and 8-byte types take common/load.cuh's load16 unchanged. Sums of narrow
+//   Load16 below; the 4- and 8-byte types take util/load.cuh's load16 unchanged. Sums of narrow
 //   integers add each 16-byte packet in 32 bits (__dp4a for bytes on the GPU) and the packet's
 //   total into the 64-bit accumulator. OutT (default AccT) is the result's type: the accumulator
 //   (and the partials, and the shuffles) stay 4 or 8 bytes wide, and only the final value is
@@ -36,10 +36,10 @@
 //   float and stores prim::f16, rounded to nearest even). Products of narrow integers multiply
 //   each packet's elements in 64 bits as a tree (log2 N dependent multiplies) and the packet's
 //   product into the 64-bit accumulator; integer products wrap modulo 2^64 as NumPy's.
-//   Complex inputs (prim::c64, prim::c128 of common/complex.cuh; Sum and Prod only) are read 16
-//   bytes per load as well (2 c64 or 1 c128 per packet, through pack16.cuh's Pack16); the block's
-//   shuffles move them word by word (common/warp.cuh) and the last block reads the partials as
-//   float2/double2. Preconditions as above: the input aligned to sizeof(InT) (16 bytes for c128).
+//   Complex inputs (prim::c64, prim::c128 of util/complex.cuh; Sum and Prod only) are read 16
+//   bytes per load as well (2 c64 or 1 c128 per packet, through util/pack16.cuh's Pack16); the
+//   block's shuffles move them word by word (warp/shfl.cuh) and the last block reads the partials
+//   as float2/double2. Preconditions as above: the input aligned to sizeof(InT) (16 bytes for c128).
 // reduce_rows: one row of `width` contiguous elements per block (rows `blockIdx.x`,
 //   `blockIdx.x + gridDim.x`, ...): the block's threads stride over the row, block_reduce, thread
 //   0 stores out[row] as OutT. Launch: blockDim.x == BLOCK (a multiple of 32, at most 1024), any
@@ -47,12 +47,12 @@
 //   one after another (row r at in + r * width). The loop bound and the barrier are block-uniform.
 //   It serves reductions over axes the segmented kernels have no instantiation for (complex
 //   products): one pass, reading each element once.
-#include "common/prim.cuh"
-#include "common/complex.cuh"
-#include "common/block.cuh"
-#include "common/load.cuh"
-#include "common/pack16.cuh"
-#include "common/narrow.cuh"  // prim::f16
+#include "util/prim.cuh"
+#include "util/load.cuh"
+#include "util/pack16.cuh"
+#include "util/narrow.cuh"  // prim::f16
+#include "util/complex.cuh"
+#include "block/reduce.cuh"
 
 namespace prim {
 
@@ -104,10 +104,10 @@ __device__ __forceinline__ void warp_tree_unrolled(volatile AccT* s, unsigned ti
     s[tid] = v;
 }
 
-// prim::f16 (float16 as its 16 bits) is common/narrow.cuh's.
+// prim::f16 (float16 as its 16 bits) is util/narrow.cuh's.
 
-// 16-byte loads of any element type: load16 of common/load.cuh for the 4- and 8-byte types (their
-// code unchanged), common/pack16.cuh's load_pack16 (one uint4 split into 16 / sizeof(T)
+// 16-byte loads of any element type: load16 of util/load.cuh for the 4- and 8-byte types (their
+// code unchanged), util/pack16.cuh's load_pack16 (one uint4 split into 16 / sizeof(T)
 // elements) for the narrow ones.
 template <class T, bool WIDE = (sizeof(T) >= 4)>
 struct Load16 {

@@ -18,10 +18,10 @@
 //   axis_rows_scan<InT, AccT, Op, OutT, BLOCK, ITEMS, EXCLUSIVE>: the warp walks its chunk in
 //     warp tiles of 32 * ITEMS elements, each lane ITEMS consecutive ones. Full tiles of 16-byte
 //     aligned rows: lane-consecutive 16-byte vector loads exchanged to the blocked layout through
-//     shared memory (common/load.cuh), and back for the stores; other tiles (the row's tail,
+//     shared memory (util/load.cuh), and back for the stores; other tiles (the row's tail,
 //     unaligned rows, element types without 16-byte vectors): lane-consecutive scalar loads and
 //     stores through the same buffer (still coalesced). Per tile: each lane folds its items, a warp
-//     scan of the lane totals (common/scan.cuh), the lane's outputs, and the running total
+//     scan of the lane totals (warp/scan.cuh), the lane's outputs, and the running total
 //     carried to the next tile by a shuffle from lane 31.
 //   axis_rows_total<InT, AccT, Op, BLOCK>: the split path's chunk totals (every chunk but a
 //     line's last, whose total no chunk reads), one warp per unit
@@ -46,7 +46,7 @@
 //     (the host's split rule): a single pass, each element read once. A line is cut into chunks
 //     of ROWS rows (the last one shorter); a *unit* is (chunk c, group g), numbered u = c * G + g
 //     (groups fastest), and a *tile* is BLOCK consecutive units, one per thread, drawn in order
-//     from tile_counter (common/lookback.cuh's next_tile), so the units before a unit's in its
+//     from tile_counter (device/lookback.cuh's next_tile), so the units before a unit's in its
 //     group (u - G, u - 2G, ...) lie in tiles drawn earlier or in its own. A thread loads its
 //     unit's ROWS rows into registers (kept as InT; ROWS loads in flight) and folds them to the
 //     unit's aggregate.
@@ -70,12 +70,13 @@
 //     id. tile_state: ColStatus<AccT, V>::bytes(units) bytes, 16-byte aligned, zeroed once; a new
 //     epoch per launch (< 2^30); the counter is 0 before a launch and left at 0.
 // Preconditions: in/out aligned to their element sizes; in not written during the kernels.
-#include "common/prim.cuh"
-#include "common/warp.cuh"
-#include "common/load.cuh"
-#include "common/scan.cuh"
-#include "common/complex.cuh"
-#include "common/lookback.cuh"
+#include "util/prim.cuh"
+#include "util/load.cuh"
+#include "util/complex.cuh"
+#include "warp/shfl.cuh"
+#include "warp/reduce.cuh"
+#include "warp/scan.cuh"
+#include "device/lookback.cuh"
 
 namespace prim {
 namespace axis {
@@ -174,7 +175,7 @@ __device__ __forceinline__ void store_v(OutT* p, bool vec, const Row<OutT, V>& r
 }
 
 // Look-back state of the column tiles, in one buffer (ColStatus::bytes(units) bytes, 16-byte
-// aligned, zeroed once): a status word per unit ((epoch << 2) | kind, as common/lookback.cuh's
+// aligned, zeroed once): a status word per unit ((epoch << 2) | kind, as device/lookback.cuh's
 // TileStatus: a word of an older epoch reads as "nothing published", so the buffer is never
 // cleared between launches), then the units' aggregates, then their inclusive prefixes (V AccT
 // values each, in 16-byte words). A warp's units are consecutive: its polls and its values are

@@ -3,7 +3,7 @@
 // All kernels are templated on <InT, AccT, Op, ...>: elements convert to AccT on load. Sizes are
 // 64-bit. EXCLUSIVE selects out[i] = x[0] op ... op x[i-1] (identity at 0) over the inclusive form.
 // Element types: the 4- and 8-byte integers and floats, prim::c64/c128 (Sum and Prod only), and,
-// for scan_lookback, the narrow inputs of common/narrow.cuh read in place (see there). The classic
+// for scan_lookback, the narrow inputs of util/narrow.cuh read in place (see there). The classic
 // scans take narrow inputs converted to the accumulator's type by the host first.
 //
 // Multi-block scheme of the two classic block scans (hillis_steele, blelloch): each block scans
@@ -25,14 +25,14 @@
 //   id from an atomic counter (tiles are processed in the order blocks start, so a tile's
 //   predecessors are always running or done), loads BLOCK * ITEMS elements (ITEMS consecutive per
 //   thread; on full tiles each warp reads its 32 * ITEMS elements with coalesced 16-byte loads and
-//   exchanges them through shared memory with 16-byte accesses, common/load.cuh), reduces them,
-//   scans the per-thread totals across the block with shuffles (common/scan.cuh), publishes its
+//   exchanges them through shared memory with 16-byte accesses, util/load.cuh), reduces them,
+//   scans the per-thread totals across the block with shuffles (block/scan.cuh), publishes its
 //   aggregate, lets warp 0 look back over the predecessors' published aggregates/prefixes
-//   (common/lookback.cuh), publishes its inclusive prefix, and writes its outputs (the same
+//   (device/lookback.cuh), publishes its inclusive prefix, and writes its outputs (the same
 //   exchange in reverse, coalesced 16-byte stores). Grid = number of tiles; tile_counter must be
 //   0 on entry and is left 0 (the block drawing the last tile id resets it); tile_state
 //   (TileStatus<AccT>::bytes(tiles) bytes) is zeroed once and needs no clearing between launches
-//   (epochs, see common/lookback.cuh). With seeded != 0 the scan continues from *seed (one AccT in
+//   (epochs, see device/lookback.cuh). With seeded != 0 the scan continues from *seed (one AccT in
 //   device memory, read by tile 0 alone): out[i] = seed op x[0] op ... (exclusive: out[0] = seed),
 //   as a chunk of a longer array scanned after the chunks before it; seeded == 0 leaves seed
 //   unread.
@@ -44,12 +44,12 @@
 //   bytes) are read in place with the same 16-byte loads (16 chars or 8 shorts per vector); ITEMS
 //   is a multiple of every type's elements per 16-byte vector (the host rounds it down). Complex
 //   values (c64: packed with the status in 16 bytes; c128: value-fence-status) publish through
-//   common/lookback.cuh's TileStatus unchanged.
-#include "common/prim.cuh"
-#include "common/load.cuh"
-#include "common/narrow.cuh"
-#include "common/scan.cuh"
-#include "common/lookback.cuh"
+//   device/lookback.cuh's TileStatus unchanged.
+#include "util/prim.cuh"
+#include "util/load.cuh"
+#include "util/narrow.cuh"
+#include "block/scan.cuh"
+#include "device/lookback.cuh"
 
 // ---- Hillis-Steele: step-efficient block scan, double-buffered -------------------------------
 template <class InT, class AccT, class Op, bool EXCLUSIVE>

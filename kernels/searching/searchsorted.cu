@@ -35,9 +35,9 @@
 // every thread of the block reaches. Preconditions: n >= 1, m >= 1, 1 <= levels <= 30, tree
 // 16-byte aligned with tree_bytes bytes (entries of absent nodes are never read), out has m
 // int64 entries, perm (when P is not void) a permutation of [0, m).
-#include "common/prim.cuh"
-#include "common/pack16.cuh"
-#include "common/warp.cuh"
+#include "util/prim.cuh"
+#include "util/pack16.cuh"
+#include "warp/shfl.cuh"
 
 namespace prim {
 namespace search {

@@ -4,10 +4,10 @@
 // longest segments are split among blocks (segmented_reduce_segments).
 //
 // segmented_lookback<InT, AccT, Op, BLOCK, ITEMS, MODE, SEGS, MIN_BLOCKS, OVERLAP>: the
-// decoupled look-back scan (common/lookback.cuh) run on (value, head) pairs under Segmented<Op>.
+// decoupled look-back scan (device/lookback.cuh) run on (value, head) pairs under Segmented<Op>.
 // Each block takes the next tile id (BLOCK * ITEMS elements, ITEMS consecutive per thread) and
 // issues its loads at once (on full, aligned tiles each warp reads lane-consecutive 16-byte
-// vectors and exchanges them through shared memory, common/load.cuh layout). A thread's ITEMS
+// vectors and exchanges them through shared memory, util/load.cuh layout). A thread's ITEMS
 // head flags are one ITEMS-bit mask (ITEMS = 8, 16 or 32: one 32-bit word holds a thread's bits):
 //   SEGS = SEG_FLAGS: head flags, flags[i] != 0 starts a segment, element 0 always does; a
 //     thread reads its ITEMS flag bytes with 16-byte (8-byte) loads on full aligned tiles.
@@ -31,7 +31,7 @@
 // MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
 // Launch: grid = number of tiles, BLOCK threads (a multiple of 32, >= 64); tile_counter == 0 on
 // entry (left 0); tile_state holds TileStatus<Flagged<AccT>>::bytes(tiles) bytes, zeroed once
-// (epochs, see common/lookback.cuh); SEG_BOUNDS: bounds holds the words of keys t * TILE for
+// (epochs, see device/lookback.cuh); SEG_BOUNDS: bounds holds the words of keys t * TILE for
 // t = 0 .. tiles (segmented_bounds run just before, same stream). Static shared memory: BLOCK/32
 // + 1 pairs, TILE/32 bitmap words, the exchange buffers ((BLOCK/32) * 32 * ITEMS elements of the
 // wider type). Offsets: nseg + 1 non-decreasing values (validated by the host); the kernel stays
@@ -97,12 +97,15 @@
 // chunks words (zeroed once; epoch > 0, a new one per launch). Static shared memory: BLOCK / 32
 // accumulators. Offsets: nseg + 1 non-decreasing values (validated by the host); the kernel stays
 // in bounds for any values (they are clamped to [0, n]), the results are then unspecified.
-#include "common/prim.cuh"
-#include "common/load.cuh"
-#include "common/scan.cuh"
-#include "common/lookback.cuh"
-#include "common/sparse.cuh"
-#include "common/block.cuh"
+#include "util/prim.cuh"
+#include "util/load.cuh"
+#include "util/search.cuh"
+#include "util/segmented.cuh"
+#include "warp/shfl.cuh"
+#include "warp/scan.cuh"
+#include "block/reduce.cuh"
+#include "block/scan.cuh"
+#include "device/lookback.cuh"
 
 namespace prim {
 
@@ -272,7 +275,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     }
 
     AccT v[ITEMS];
-    if (vector) {  // the exchange of common/load.cuh for the vectors loaded early
+    if (vector) {  // the exchange of util/load.cuh for the vectors loaded early
         InT* tmp = reinterpret_cast<InT*>(exchange[warp]);
         prim::exchange16_to_blocked<InT, AccT, ITEMS>(raw, tmp, v);
     } else {
@@ -397,7 +400,7 @@ struct SearchSink {
     const long long* offsets;
     long long nseg, lo, hi, t0;
     __device__ __forceinline__ void operator()(int q, AccT value) const {
-        const long long j = lo + lower_bound(offsets + lo, hi - lo, t0 + q + 1);  // sparse.cuh
+        const long long j = lo + lower_bound(offsets + lo, hi - lo, t0 + q + 1);  // util/search.cuh
         if (j >= 1 && j <= nseg) out[j - 1] = value;
     }
 };

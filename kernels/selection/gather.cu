@@ -17,8 +17,8 @@
 // Launch (all): 1-D grid-stride, any block and grid; no shared memory. Preconditions: indices in
 //   sel/idx are in [0, L) and distinct within a row; rest holds R * (L - m) entries (unread when
 //   m == L); the arrays do not overlap.
-#include "common/prim.cuh"
-#include "common/pack16.cuh"  // prim::global_thread, prim::global_threads
+#include "util/prim.cuh"
+#include "util/thread.cuh"
 
 template <class T>
 __global__ void gather_rows(const T* __restrict__ in, const long long* __restrict__ idx,

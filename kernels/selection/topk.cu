@@ -1,9 +1,10 @@
 // topk.cu -- top-k selection (prim.topk, prim.argpartition, prim.partition).
 //
-// Selection works on the order-preserving unsigned image of each key (sorting/radix.cuh: `ordered`,
-// with the descending flip for largest = true, so NaNs come first there and last otherwise): the
-// k winners of a row are the k smallest (image, index) pairs, so equal keys are taken from the
-// lowest indices (a stable selection). Rows are contiguous, `len` keys each, row r at r * len.
+// Selection works on the order-preserving unsigned image of each key (util/key_image.cuh:
+// `ordered`, with the descending flip for largest = true, so NaNs come first there and last
+// otherwise): the k winners of a row are the k smallest (image, index) pairs, so equal keys are
+// taken from the lowest indices (a stable selection). Rows are contiguous, `len` keys each, row r
+// at r * len.
 //
 // Device-wide radix select (any row length; one row or many):
 //   select_pass<U, BLOCK, ITEMS, COLLECT>: one pass over each row's live keys. A row's state
@@ -84,11 +85,13 @@
 //   WARPS * cand_max * (sizeof(U) + 4); cand_max a power of two >= 32. Preconditions:
 //   1 <= k <= 32 * M, k <= len <= 2^31 - 1; *list_count zero on entry; row_list holds `rows`
 //   entries.
-#include "common/prim.cuh"
-#include "common/load.cuh"
-#include "common/scan.cuh"
-#include "common/block.cuh"
-#include "sorting/radix.cuh"
+#include "util/prim.cuh"
+#include "util/load.cuh"
+#include "util/key_image.cuh"
+#include "warp/shfl.cuh"
+#include "warp/scan.cuh"
+#include "block/reduce.cuh"
+#include "block/scan.cuh"
 
 namespace prim {
 namespace select {

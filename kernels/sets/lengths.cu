@@ -4,8 +4,8 @@
 //   the runs of n elements whose r-th run begins at starts[r] (increasing, starts[0] == 0).
 // Launch: 1-D grid-stride, any block and grid; no shared memory. Preconditions: m >= 1; starts
 //   and out do not overlap.
-#include "common/prim.cuh"
-#include "common/pack16.cuh"  // prim::global_thread, prim::global_threads
+#include "util/prim.cuh"
+#include "util/thread.cuh"
 
 __global__ void run_lengths(const long long* __restrict__ starts, long long m, long long n,
                             long long* __restrict__ out) {

@@ -9,17 +9,17 @@
 //   VALS == RUN_VALUES: the op-sum of its values to values_out[r] (InT converted to AccT, folded
 //     in input order).
 // The block that draws the last tile id writes the number of runs to *count.
-// It is the decoupled look-back scan (common/lookback.cuh) of (value, runs) pairs under RunOp<Op>
+// It is the decoupled look-back scan (device/lookback.cuh) of (value, runs) pairs under RunOp<Op>
 // below: runs counts the run heads in a span, value is the op-sum since the span's last head (of
 // the whole span without one). Each block takes the next tile id (BLOCK * ITEMS elements, ITEMS
 // consecutive per thread) and loads its keys and values: on full, aligned tiles 4- and 8-byte
-// elements as lane-consecutive 16-byte vectors exchanged through shared memory (common/load.cuh),
+// elements as lane-consecutive 16-byte vectors exchanged through shared memory (util/load.cuh),
 // 1- and 2-byte keys as the thread's own 16-byte vectors (ITEMS * sizeof(K) is a multiple of 16);
 // complex values, and partial or misaligned tiles, element by element. A thread's neighbours (the
 // key before its first item and the one after its last) come from the next and previous lanes by
 // shuffles, or from global memory at a warp's edges. Heads (a key unlike its predecessor, or the
 // first element) and ends (unlike its successor, or the last element) are ITEMS-bit masks. The
-// thread pairs are scanned across the block (common/scan.cuh), warp 0 looks back for the tile's
+// thread pairs are scanned across the block (block/scan.cuh), warp 0 looks back for the tile's
 // prefix (every tile needs the number of runs before it), and each thread then walks its items:
 // a head writes its key at index (runs so far), an end its run's op-sum (RUN_STARTS: a head its
 // index). The writes go straight to their final place: with runs of a few elements, a warp's
@@ -30,7 +30,7 @@
 // flag, block-uniform) makes NaNs equal to each other, as numpy.unique's equal_nan=True.
 // MIN_BLOCKS: the resident blocks per multiprocessor the compiler must leave registers for.
 // PREFETCH > 0: a block first asks the L2 cache for the keys and values of the tile PREFETCH ids
-// after its own (common/load.cuh: prefetch_l2), which a block drawing that id a few microseconds
+// after its own (util/load.cuh: prefetch_l2), which a block drawing that id a few microseconds
 // later then finds there: the loads a tile issues at its start alone do not keep enough bytes in
 // flight to cover DRAM's latency while other blocks scan and look back.
 // WARP_OUT: each warp parks its results in its exchange buffer and writes them out in coalesced
@@ -47,11 +47,13 @@
 // tile_state holds TileStatus<RunPair<AccT>>::bytes(tiles) bytes, zeroed once (epochs); keys_out
 // and values_out have room for n elements; `values` unused (may be any valid pointer) unless
 // VALS == RUN_VALUES.
-#include "common/prim.cuh"
-#include "common/load.cuh"
-#include "common/scan.cuh"
-#include "common/lookback.cuh"
-#include "common/complex.cuh"
+#include "util/prim.cuh"
+#include "util/load.cuh"
+#include "util/complex.cuh"
+#include "warp/shfl.cuh"
+#include "warp/scan.cuh"
+#include "block/scan.cuh"
+#include "device/lookback.cuh"
 
 namespace prim {
 
@@ -79,7 +81,7 @@ __device__ __forceinline__ bool same_key(K a, K b, bool equal_nan) {
 
 // A span's (op-sum since its last run head, number of heads). The count is kept as two 32-bit
 // halves so that a pair of a 4-byte value is 12 bytes: one 16-byte look-back descriptor with its
-// status (common/lookback.cuh), no fences.
+// status (device/lookback.cuh), no fences.
 template <class T>
 struct RunPair {
     T value;
@@ -117,7 +119,7 @@ struct RunOp {
 // A thread's ITEMS consecutive elements of a full, aligned tile, in two steps so that a kernel
 // issues all its global loads (keys and values) before it waits for any: issue() starts the
 // loads, finish() hands the thread its items. 4- and 8-byte types are read as lane-consecutive
-// 16-byte vectors and exchanged through the warp's buffer `tmp` (common/load.cuh); 1- and 2-byte
+// 16-byte vectors and exchanged through the warp's buffer `tmp` (util/load.cuh); 1- and 2-byte
 // types as the thread's own 16-byte vectors (ITEMS * sizeof(T) is a multiple of 16); other
 // types (complex) element by element.
 template <class T, int ITEMS, int HOW = HasVec16<T>::value ? 0 : (sizeof(T) < 4 ? 1 : 2)>

@@ -14,7 +14,7 @@
 // Preconditions: 1 <= n <= BLOCK * ITEMS (else the block exits and writes nothing);
 //   0 <= begin_bit <= end_bit <= bits of U; out-of-place (keys_out, vals_out apart from the
 //   inputs).
-#include "common/prim.cuh"
+#include "util/prim.cuh"
 #include "sorting/block.cuh"
 #include "sorting/radix.cuh"
 

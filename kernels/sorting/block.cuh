@@ -18,7 +18,8 @@
 //   in the caller).
 // Preconditions: 1 <= n <= BLOCK * ITEMS <= 2^16; 0 <= begin_bit <= end_bit <= bits of U.
 #pragma once
-#include "common/prim.cuh"
+#include "util/prim.cuh"
+#include "util/key_image.cuh"
 #include "sorting/radix.cuh"
 
 namespace prim {

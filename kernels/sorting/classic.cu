@@ -15,8 +15,8 @@
 //   static: RADIX long longs and RADIX pointers.
 // Preconditions: keys_in != keys_out (the passes ping-pong); offsets is the exclusive scan of the
 // counts of the same pass.
-#include "common/prim.cuh"
-#include "common/scan.cuh"
+#include "util/prim.cuh"
+#include "util/key_image.cuh"
 #include "sorting/radix.cuh"
 
 template <class U, int BLOCK, int ITEMS, int BITS>

@@ -46,7 +46,7 @@
 //   own inclusive prefix. Keys (and then values) are exchanged in shared memory into digit order
 //   and written so that each digit's run is contiguous.
 //   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
-//   the portion's tile PREFETCH ids after its own (common/load.cuh: prefetch_l2), so that the
+//   the portion's tile PREFETCH ids after its own (util/load.cuh: prefetch_l2), so that the
 //   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
 //   flight to cover DRAM's latency while they rank and look back.
 //   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory:
@@ -54,11 +54,13 @@
 //   Static shared: 256 long longs and 256 pointers (each digit's output position and address).
 //   Preconditions: tile_counter 0 (left 0); status holds one word per (tile, digit) of the whole
 //   input, written by the previous pass (or zero): the epoch bit tells this pass's words apart.
-#include "common/prim.cuh"
-#include "common/load.cuh"
-#include "common/pack16.cuh"
-#include "common/scan.cuh"
-#include "common/lookback.cuh"
+#include "util/prim.cuh"
+#include "util/thread.cuh"
+#include "util/load.cuh"
+#include "util/pack16.cuh"
+#include "util/key_image.cuh"
+#include "block/scan.cuh"
+#include "device/lookback.cuh"
 #include "sorting/radix.cuh"
 
 namespace os {

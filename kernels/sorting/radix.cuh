@@ -1,15 +1,9 @@
 // radix.cuh -- device helpers shared by the radix sorts (kernels/sorting/*.cu).
 //
 // Keys are sorted as unsigned bit patterns U (u32 or u64). Memory always holds the caller's bits:
-// the order-preserving image of a key (`ordered`) is computed whenever a digit is needed, so no
+// the order-preserving image of a key (`ordered`, util/key_image.cuh, with the key kinds, the
+// descending flip and DigitOf, the digit reader) is computed whenever a digit is needed, so no
 // pass has to transform keys in place and NaN payloads and the sign of -0.0 survive the sort.
-//   kind UNSIGNED: the bits themselves; SIGNED: the sign bit flipped (two's complement order);
-//   FLOAT: every NaN becomes the positive quiet NaN (NumPy's order: NaNs last), then negative
-//   numbers map to their two's complement negation, others get the sign bit set. The negation
-//   is the bitwise complement plus one, so it keeps the order of negative numbers and lands
-//   -0.0 (the sign bit alone) on the image of +0.0, as NumPy has them equal.
-//   Descending order complements the image (`flip` = all ones), which keeps equal keys in input
-//   order and puts NaNs first.
 // Digits: `width` bits (<= BITS <= 8) of the image from bit `shift`, computed once per key and
 // kernel and kept packed four to a register (Digits<ITEMS>).
 //
@@ -52,108 +46,14 @@
 // keys pay one xor for their image, floats two more (an abs and a logic operation), and the NaN
 // folding only when the input holds NaNs (DigitOf::fold).
 #pragma once
-#include "common/prim.cuh"
-#include "common/warp.cuh"
-#include "common/scan.cuh"
+#include "util/prim.cuh"
+#include "util/key_image.cuh"
+#include "block/scan.cuh"
 
 namespace prim {
 namespace radix {
 
-enum KeyKind { UNSIGNED = 0, SIGNED = 1, FLOAT = 2 };
 enum Match { MATCH_BALLOT = 0, MATCH_LANE_MASKS = 1 };
-
-template <class U> struct Bits;
-template <> struct Bits<u32> {
-    static constexpr int N = 32;
-    static constexpr u32 TOP = 0x80000000u;
-    static constexpr u32 INF = 0x7f800000u;
-    static constexpr u32 QNAN = 0x7fc00000u;
-};
-template <> struct Bits<u64> {
-    static constexpr int N = 64;
-    static constexpr u64 TOP = 0x8000000000000000ull;
-    static constexpr u64 INF = 0x7ff0000000000000ull;
-    static constexpr u64 QNAN = 0x7ff8000000000000ull;
-};
-
-// The order-preserving unsigned image of a key (see the header comment). Integers: one xor
-// (`flip` already holds the sign bit for signed keys and the complement for descending order).
-// Floats: two more operations (-0.0 needs none of its own); IMAGE_FOLD folds every NaN into
-// one first, IMAGE_FLOAT does not (the same image for inputs without NaNs, which the onesweep
-// histogram pass finds out).
-enum ImageMode { IMAGE_INT = 0, IMAGE_FLOAT = 1, IMAGE_FOLD = 2 };
-
-// k as a two's complement integer, its absolute value as an unsigned number: -k for a negative
-// k (the most negative maps to itself). One instruction on the GPU (PTX abs wraps there).
-template <class U>
-__device__ __forceinline__ U magnitude(U k) {
-#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
-    U m;
-    if constexpr (sizeof(U) == 4)
-        asm("abs.s32 %0, %1;" : "=r"(m) : "r"(k));
-    else
-        asm("abs.s64 %0, %1;" : "=l"(m) : "l"(k));
-    return m;
-#else
-    return (k >> (Bits<U>::N - 1)) ? static_cast<U>(0) - k : k;
-#endif
-}
-
-template <int MODE, class U>
-__device__ __forceinline__ U ordered_as(U k, U flip) {
-    if (MODE == IMAGE_FOLD) k = (k & ~Bits<U>::TOP) > Bits<U>::INF ? Bits<U>::QNAN : k;
-    // negative: -k (its magnitude, sign bit clear but for -0.0, whose -k is +0.0's image);
-    // otherwise k | TOP: one abs and one three-input logic operation
-    if (MODE != IMAGE_INT) k = magnitude(k) ^ (~k & Bits<U>::TOP);
-    return k ^ flip;
-}
-
-template <class U>
-__device__ __forceinline__ U ordered(U k, bool is_float, U flip) {
-    return is_float ? ordered_as<IMAGE_FOLD>(k, flip) : ordered_as<IMAGE_INT>(k, flip);
-}
-
-// A float key that the fold changes: a NaN.
-template <class U>
-__device__ __forceinline__ bool needs_fold(U k) {
-    return (k & ~Bits<U>::TOP) > Bits<U>::INF;
-}
-
-// How a kernel reads digits: the key kind, the descending flip and the digit's bit field.
-// of<MODE>(key) is the digit with the image mode known at compile time (loops over many keys
-// branch once, see digits_of); operator() tests is_float per call. The flip is applied to the
-// shifted image, where the xor and the mask make one three-input logic operation. `fold` (true
-// unless the caller knows the input holds no NaN) picks IMAGE_FOLD or IMAGE_FLOAT for floats in
-// digits_of.
-template <class U>
-struct DigitOf {
-    bool is_float;
-    bool fold;
-    U flip;
-    int shift;
-    unsigned mask;
-    unsigned flip_digit;  // the digit's bits of flip: ((x ^ flip) >> s) = (x >> s) ^ (flip >> s)
-
-    __device__ __forceinline__ DigitOf(int kind, int descending, int shift_, int width)
-        : is_float(kind == FLOAT),
-          fold(true),
-          flip(static_cast<U>((descending ? ~static_cast<U>(0) : static_cast<U>(0)) ^
-                              (kind == SIGNED ? Bits<U>::TOP : static_cast<U>(0)))),
-          shift(shift_),
-          mask((1u << width) - 1u),
-          flip_digit(static_cast<unsigned>(flip >> shift_) & mask) {}
-
-    __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip); }
-    template <int MODE>
-    __device__ __forceinline__ unsigned of(U key) const {
-        return (static_cast<unsigned>(ordered_as<MODE>(key, static_cast<U>(0)) >> shift) ^
-                flip_digit) &
-            mask;
-    }
-    __device__ __forceinline__ unsigned operator()(U key) const {
-        return is_float ? of<IMAGE_FOLD>(key) : of<IMAGE_INT>(key);
-    }
-};
 
 template <int ITEMS>
 __device__ __forceinline__ int striped_index(int k) {

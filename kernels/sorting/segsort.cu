@@ -19,8 +19,9 @@
 //   memory: block_sort_smem<U, BLOCK, ITEMS>() bytes (rank counters rounded up to 16 bytes,
 //   TILE keys and TILE 16-bit positions).
 // Preconditions: offsets non-decreasing, offsets[0] = 0, offsets[segments] = n; out-of-place.
-#include "common/prim.cuh"
-#include "common/scan.cuh"
+#include "util/prim.cuh"
+#include "util/key_image.cuh"
+#include "warp/scan.cuh"
 #include "sorting/block.cuh"
 #include "sorting/radix.cuh"
 

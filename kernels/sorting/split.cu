@@ -7,7 +7,8 @@
 //     1 to zeros + (i - zeros_before[i]), where zeros = zeros_before[n-1] + flag[n-1] (grid-stride,
 //     any 1-D launch). Stable: both groups keep their order, the 0s first.
 // No shared memory. Preconditions: n >= 1; keys_in != keys_out (the passes ping-pong).
-#include "common/prim.cuh"
+#include "util/prim.cuh"
+#include "util/key_image.cuh"
 #include "sorting/radix.cuh"
 
 template <class U>

@@ -23,8 +23,9 @@
 //   offsets `ovf` (exclusive prefix sum of max(len - width, 0)).
 // sparse_coo_to_csr_part: COO entry q of row r goes to rowptr[r] + skip[r] + (q - coo_rowptr[r])
 //   (HYB -> CSR: the ELL part fills the first skip[r] places of the row).
-#include "common/prim.cuh"
-#include "common/sparse.cuh"
+#include "util/prim.cuh"
+#include "util/search.cuh"
+#include "sparse/sparse.cuh"
 
 using prim::i64;
 

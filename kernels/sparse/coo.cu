@@ -26,8 +26,8 @@
 // Launch of the tile kernels: blockDim.x == BLOCK, gridDim.x == ceil(n / TILE) >= 1. Shared
 // memory: static, BLOCK/32 scan pairs (prim::RowPair<T>). Preconditions: keys as above,
 // -1 <= key < len(y).
-#include "common/prim.cuh"
-#include "common/sparse.cuh"
+#include "util/prim.cuh"
+#include "sparse/sparse.cuh"
 #include "sparse/by_key.cuh"
 
 using prim::i64;

@@ -1,8 +1,8 @@
 // csr.cu -- y = alpha*A*x + beta*y for A in CSR (row pointers, column indices, values).
 //
 // Templated on the value type T (float, double, prim::c64, prim::c128: NumPy's complex64 and
-// complex128, common/complex.cuh) and the index type I (int, long long) of rowptr and cols. Values
-// are loaded and stored through common/sparse.cuh's load_ro/load_cs/store_cs. Sizes and offsets are
+// complex128, util/complex.cuh) and the index type I (int, long long) of rowptr and cols. Values
+// are loaded and stored through sparse/sparse.cuh's load_ro/load_cs/store_cs. Sizes and offsets are
 // 64-bit. y is written with streaming stores, and merge_path, which reads each line of the matrix
 // once in a coalesced access, reads it with streaming (evict-first) loads: L2 then keeps x, whose
 // gathers are what the caches are for. The row-parallel kernels read the matrix through the
@@ -42,8 +42,10 @@
 //   BLOCK/32 scan pairs (prim::RowPair<T>), at most 48 KiB: the tile policy of each value type
 //   must fit it (256x8 holds float32 to complex64 with long long indices, complex128 needs a
 //   tile of 1024 items).
-#include "common/prim.cuh"
-#include "common/sparse.cuh"
+#include "util/prim.cuh"
+#include "util/search.cuh"
+#include "warp/shfl.cuh"
+#include "sparse/sparse.cuh"
 #include "sparse/by_key.cuh"
 
 using prim::i64;

@@ -24,8 +24,8 @@
 //   memory. Preconditions: cols/vals hold width*ld elements, 0 <= cols < len(x) or ELL_PAD, every
 //   padding slot of a row comes after its entries, and WIDTH is 0 or the width; m is the number
 //   of stored rows, and rows (spmv_ell_rows) holds m distinct rows of y.
-#include "common/prim.cuh"
-#include "common/sparse.cuh"
+#include "util/prim.cuh"
+#include "sparse/sparse.cuh"
 
 using prim::i64;
 

@@ -61,7 +61,7 @@ def kernels_root() -> pathlib.Path:
     """Directory holding the CUDA sources (inside the installed package, or the source tree)."""
     package = pathlib.Path(__file__).resolve().parent.parent
     for cand in (package / "kernels", package.parent / "kernels"):
-        if (cand / "common" / "prim.cuh").is_file():
+        if (cand / "util" / "prim.cuh").is_file():
             return cand
     raise RuntimeError(f"primitives: kernel sources not found next to {package}")
 

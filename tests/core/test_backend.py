@@ -62,7 +62,7 @@ def test_tree_hash_covers_headers(tmp_path, monkeypatch):
     try:
         before = _loader.tree_hash()
         _loader.tree_hash.cache_clear()
-        with open(root / "common" / "warp.cuh", "a") as f:
+        with open(root / "warp" / "shfl.cuh", "a") as f:
             f.write("\n// edited\n")
         assert _loader.tree_hash() != before
     finally:

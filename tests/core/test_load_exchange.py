@@ -1,4 +1,4 @@
-"""The 16-byte warp exchanges of common/load.cuh (load_striped_to_blocked16,
+"""The 16-byte warp exchanges of util/load.cuh (load_striped_to_blocked16,
 store_blocked_to_striped16) against NumPy, in index order and with the race-exposing scheduler on
 the emulator; their slot swizzle checked for bank conflicts; the instantiations compiled by NVRTC
 for sm_90."""
@@ -10,8 +10,8 @@ from primitives._core import backend as _backend, loader as _loader, nvrtc as _n
 from primitives.testing import harness as H
 
 CODE = r"""
-#include "common/prim.cuh"
-#include "common/load.cuh"
+#include "util/prim.cuh"
+#include "util/load.cuh"
 // Two warps per block, one tile of 32 * ITEMS elements each. `loaded`: the blocked items of
 // load_striped_to_blocked16, written element by element; `stored`: blocked items read element by
 // element from `src` and written by store_blocked_to_striped16. The two calls share `tmp`.

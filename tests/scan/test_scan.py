@@ -295,9 +295,9 @@ def test_property_matches_numpy(data, pair, op, variant, exclusive):
 # ---- the look-back protocol on hand-made tile states -------------------------------------------
 
 PROBE = r"""
-#include "common/prim.cuh"
-#include "common/scan.cuh"
-#include "common/lookback.cuh"
+#include "util/prim.cuh"
+#include "util/segmented.cuh"
+#include "device/lookback.cuh"
 // One warp per launch computes the exclusive prefix of tile `tile` from prepared tile states.
 template <class T>
 __global__ void lookback_probe(unsigned char* state, unsigned epoch, long long tile, T* out) {

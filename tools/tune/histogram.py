@@ -24,7 +24,7 @@ Without options, sections 1-3:
                        (span = ceil(packets / grid) rounded up to a multiple of 1024 * VECS), its
                        threads read them with stride 1024, VECS loads back to back; scalar head
                        and tail grid-stride as in for_each_packet (``for_each_packet_chunked``,
-                       added to common/pack16.cuh in the copy); VECS 2 and 4, grid 1x, 4x, 16x;
+                       added to util/pack16.cuh in the copy); VECS 2 and 4, grid 1x, 4x, 16x;
    loads only          diagnostic, counts not kept: the production walk with the per-sample
                        shared atomic replaced by a register sum of the bins (one shared atomic
                        per thread at the end, into the dropped samples' row);
@@ -44,7 +44,7 @@ Without options, sections 1-3:
 
 5. Staged loads of hist_warp_replicated (STAGES, the dtype's loads policy): the packets copied to
    shared memory by cp.async, STAGES 16-byte slots per thread after the counters
-   (common/pack16.cuh: for_each_packet_staged), against the register walk (STAGES 0, VECS
+   (util/pack16.cuh: for_each_packet_staged), against the register walk (STAGES 0, VECS
    of the loads policy), kernel only, batched, on float32 2^28 uniform [0, 1) with 256 and 4096
    even bins and uint8 2^28 uniform (one bin per value); STAGES 0, 2, 3, 4, 5, 6, each launched
    as the library would (grid SMS x min(2, occupancy), dynamic shared memory counters rounded up
@@ -274,7 +274,7 @@ def policy_sweep():
 
 # ---- 4. access pattern (--pattern) ---------------------------------------------------------------
 
-PACK16 = "common/pack16.cuh"
+PACK16 = "util/pack16.cuh"
 NAMESPACE_END = "}  // namespace prim"
 # for_each_packet with each block on its own contiguous range of packets
 CHUNKED = """\

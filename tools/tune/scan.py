@@ -10,7 +10,7 @@ come from plans made under ``primitives.tuning.override("scan", selector="decoup
 stores (``__stcs``), loads (``__ldcs``) or both (a patched copy of the headers).
 ``--bounds``: the kernel as it is, without look-back (a bound, not a scan), and with its tiles'
 status descriptors 8 bytes apart (packed; the library: 32, STATUS_SPACING in
-common/lookback.cuh),
+device/lookback.cuh),
 128 x 56, 64 and 72 with and without a look-back that waits only for the predecessors nearer
 than the nearest inclusive prefix (NEARER_ONLY), timed interleaved with the public call. (Two
 kernels measured against it and dropped, a look-back warp started at the draw and a resident
@@ -142,7 +142,7 @@ def sweep():
             name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
             if hint or STATIC_IDS:
                 if hint:
-                    k = patched_kernel("scan/scan.cu", name, {"common/load.cuh": HINT_EDITS[hint]})
+                    k = patched_kernel("scan/scan.cu", name, {"util/load.cuh": HINT_EDITS[hint]})
                 # experiment: tile id = blockIdx.x (no atomic; relies on in-order dispatch)
                 if STATIC_IDS:
                     k = patched_kernel(
@@ -213,7 +213,7 @@ def bounds():
                 "const T before = Op::identity();",
             )
         ]
-        # (label, items, edits of common/lookback.cuh)
+        # (label, items, edits of device/lookback.cuh)
         variants = [("no look-back", 72, no_lookback)]
         variants += [
             (label, items, edits)
@@ -232,7 +232,7 @@ def bounds():
         for label, items, scan_edits in variants:
             block = 128
             name = f"scan_lookback<{c}, {c}, prim::Sum<{c}>, {block}, {items}, false>"
-            k = patched_kernel("scan/scan.cu", name, {"common/lookback.cuh": scan_edits})
+            k = patched_kernel("scan/scan.cu", name, {"device/lookback.cuh": scan_edits})
             launch = lookback_launch(k, block, items, x, out)
             ok = checked(launch, out, ref, exact=c == "int") if "look-back" not in label else "n/a"
             key = f"{label} {block}x{items} regs {k.num_regs}"
@@ -365,7 +365,7 @@ def pieces_of_a_call(small):
 
 
 PROBE_EDITS = {
-    "common/lookback.cuh": [
+    "device/lookback.cuh": [
         (
             "namespace prim {",
             'extern "C" { __device__ unsigned long long prim_dbg[8]; }\nnamespace prim {',

@@ -6,15 +6,15 @@
 //   to float exactly and from float rounding to nearest even (PTX cvt on the GPU, the same rounding
 //   in integer arithmetic on the emulator). Same layout as NumPy's float16.
 // Vec16<T> for T of 1 and 2 bytes (signed/unsigned char, short, unsigned short, f16) and for
-//   prim::c64/c128: a uint4 holding 16 / sizeof(T) elements, so common/load.cuh's load16,
+//   prim::c64/c128: a uint4 holding 16 / sizeof(T) elements, so util/load.cuh's load16,
 //   load_items/store_items and the 16-byte warp exchanges take them unchanged.
 // MinOf<AccT, T>/MaxOf<AccT, T>: prim::Min/Max<AccT> (a narrow T accumulated in a 32-bit AccT,
 //   which the block's shuffles move) whose identity is T's maximum/minimum, so an exclusive scan's
 //   first output converts back to T unchanged.
 #pragma once
-#include "common/prim.cuh"
-#include "common/load.cuh"
-#include "common/complex.cuh"
+#include "util/prim.cuh"
+#include "util/load.cuh"
+#include "util/complex.cuh"
 
 namespace prim {
 

@@ -1,6 +1,6 @@
 // lookback.cuh -- the tile-status protocol of the single-pass decoupled look-back scan (Merrill &
-// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016), beside the block
-// scans of common/scan.cuh that the device-wide scans combine it with.
+// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016) between the blocks
+// of one launch; the device-wide scans combine it with the block scan of block/scan.cuh.
 //
 // TileStatus: per-tile look-back state (status word with the launch's epoch, and the tile's
 //   aggregate or inclusive prefix); values of at most 12 bytes share one 8/16-byte descriptor
@@ -12,8 +12,9 @@
 //   tile_lookback: one tile's publish / look back / publish; tile 0 starts from *seed when given
 //   (a scan that continues another: every prefix then includes it).
 #pragma once
-#include "common/prim.cuh"
-#include "common/warp.cuh"
+#include "util/prim.cuh"
+#include "warp/shfl.cuh"
+#include "warp/reduce.cuh"
 
 namespace prim {
 

@@ -9,7 +9,7 @@
 // store_blocked_to_striped16, and exchange16_to_blocked for vectors already loaded. prefetch_l2:
 // a block's hint that fetches a span the grid reads soon into the L2 cache.
 #pragma once
-#include "common/prim.cuh"
+#include "util/prim.cuh"
 
 namespace prim {
 

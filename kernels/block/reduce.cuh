@@ -1,4 +1,4 @@
-// block.cuh -- block-wide collectives built from warp collectives (warp.cuh).
+// reduce.cuh -- the block-wide reduction built from warp reductions (warp/reduce.cuh).
 //
 // block_reduce<BLOCK>: each warp reduces with shuffles, warp leaders park their partial in
 // `scratch` (BLOCK/32 values of shared memory supplied by the caller), one barrier, warp 0 reduces
@@ -6,8 +6,8 @@
 // BLOCK threads (it contains __syncthreads), BLOCK a multiple of 32 and at most 1024; a caller that
 // reuses `scratch` for a second call must __syncthreads() in between.
 #pragma once
-#include "common/prim.cuh"
-#include "common/warp.cuh"
+#include "util/prim.cuh"
+#include "warp/reduce.cuh"
 
 namespace prim {
 

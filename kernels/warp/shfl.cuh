@@ -1,9 +1,14 @@
-// warp.cuh -- warp-wide collectives built on register shuffles (Volta+ safe: every shuffle names
-// its full mask, so no lane relies on implicit warp-synchronous execution).
-// Precondition: all 32 lanes of the warp call together (converged), blockDim.x a multiple of 32
-// or the missing lanes padded by the caller with the operator's identity.
+// shfl.cuh -- register shuffles of any trivially copyable type across a warp (Volta+ safe: every
+// shuffle names its full mask, so no lane relies on implicit warp-synchronous execution).
+//
+// shfl_xor / shfl_up / shfl_down / shfl_idx: the hardware's own shuffle for 4- and 8-byte
+// scalars, word by word for other types whose size is a multiple of 4 (e.g. the (value, head)
+// pairs of segmented scans), in one 32-bit word for 1- and 2-byte types. Flagged<T, HeadFirst>
+// pairs (util/segmented.cuh) have their own shfl_up, field by field (below).
+// Precondition: all 32 lanes of the warp call together (converged).
 #pragma once
-#include "common/prim.cuh"
+#include "util/prim.cuh"
+#include "util/segmented.cuh"
 
 namespace prim {
 
@@ -75,27 +80,19 @@ __device__ __forceinline__ T shfl_idx(T v, int src_lane) {
     return shfl_any(v, Shfl<SHFL_IDX>{src_lane});
 }
 
-// Butterfly reduction: every lane ends with the reduction of all 32 lanes' values. The lanes
-// combine in no fixed order: Op must be commutative (Sum, Min, Max).
-template <class T, class Op>
-__device__ __forceinline__ T warp_reduce(T v, Op op) {
-#pragma unroll
-    for (int offset = WARP / 2; offset > 0; offset >>= 1) v = op(v, shfl_xor(v, offset));
-    return v;
-}
-
-// Ordered reduction from the highest lane down: every lane gets
-// op(v[31], op(v[30], ... op(v[1], v[0]))), for operators that are associative but not
-// commutative (e.g. Segmented<Op>, where lane 0 must come last).
-template <class T, class Op>
-__device__ __forceinline__ T warp_reduce_high_to_low(T v, Op op) {
-    const int lane = threadIdx.x % WARP;
-#pragma unroll
-    for (int offset = 1; offset < WARP; offset <<= 1) {
-        const T higher = shfl_down(v, offset);
-        if ((lane & (2 * offset - 1)) == 0) v = op(higher, v);
-    }
-    return shfl_idx(v, 0);
+// The shuffle up of a HeadFirst pair (util/segmented.cuh): the two fields one by one (a double
+// value and its head: three 32-bit shuffles, where the generic shfl_up above moves the whole
+// 16-byte struct, padding word included: four; found by argument-dependent lookup from the
+// scans), the pair taken by reference (passed by value, the pair changed NVVM's code for the
+// whole of the SpMV kernels that scan such pairs: sm_90 float32 merge_path 256x8 in 32
+// registers, not 40, and other instructions).
+template <class T>
+__device__ __forceinline__ Flagged<T, HeadFirst> shfl_up(const Flagged<T, HeadFirst>& v,
+                                                         int delta) {
+    Flagged<T, HeadFirst> r;
+    r.head = shfl_up(v.head, delta);
+    r.value = shfl_up(v.value, delta);
+    return r;
 }
 
 }  // namespace prim

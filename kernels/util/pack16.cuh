@@ -1,6 +1,5 @@
 // pack16.cuh -- 16-byte packets of any element type and grid-stride walks over them.
 //
-// global_thread()/global_threads(): 1-D grid-stride indices.
 // Pack16<T> holds the 16 / sizeof(T) elements of one 16-byte load (16 uint8, 8 uint16, 4 float,
 // 2 double, ...); load_pack16() reads one through the read-only path. for_each_packet() visits
 // every element of in[0, n) exactly once with a grid-stride loop over threads [tid, nthreads):
@@ -25,16 +24,10 @@
 // Emulator: the copies are deferred until a wait retires their group (AsyncCopies), so a slot read
 // before its wait sees stale data there as it may on the GPU.
 #pragma once
-#include "common/prim.cuh"
-#include "common/load.cuh"
+#include "util/prim.cuh"
+#include "util/load.cuh"
 
 namespace prim {
-
-// This thread's index in the grid, and the number of threads of the grid (1-D launches).
-__device__ __forceinline__ i64 global_thread() {
-    return static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ i64 global_threads() { return static_cast<i64>(gridDim.x) * blockDim.x; }
 
 template <class T> struct Pack16 {
     static constexpr int N = 16 / static_cast<int>(sizeof(T));

@@ -2,7 +2,7 @@
 // complex64/complex128 (real part, then imaginary part), so a device array of either dtype is read
 // as an array of these.
 //
-// They are trivially copyable (shared memory and the word-by-word shuffles of common/warp.cuh take
+// They are trivially copyable (shared memory and the word-by-word shuffles of warp/shfl.cuh take
 // them) and convert from a real value (imaginary part 0), so prim::Sum<c64>::identity() and
 // prim::Prod<c64>::identity() are 0 and 1 and `static_cast<c64>(x)` of a real element works as for
 // the real types. Arithmetic is NumPy's: + and - componentwise, * the textbook product
@@ -13,7 +13,7 @@
 // nan+nanj in NumPy, and must be here).
 // No ordering: Min/Max are not defined for them.
 #pragma once
-#include "common/prim.cuh"
+#include "util/prim.cuh"
 
 namespace prim {
 

@@ -1,6 +1,6 @@
 // sparse.cuh -- per-thread helpers shared by the sparse kernels (kernels/sparse/*.cu).
 //
-// Value types T: float, double, prim::c64, prim::c128 (common/complex.cuh, NumPy's complex64 and
+// Value types T: float, double, prim::c64, prim::c128 (util/complex.cuh, NumPy's complex64 and
 // complex128 layout). Loads and stores of values go through the helpers below, which are the
 // intrinsics for the real types and one float2/double2 access of the same 8/16 bytes for complex.
 //
@@ -14,20 +14,13 @@
 //                                     whose threads walk along a row: later iterations find the
 //                                     row's lines in L1. (Kernels that read each line once, in
 //                                     one coalesced access, use streaming loads instead.)
-// upper_bound / lower_bound           binary searches over a sorted array in global or shared
-//                                     memory: first index in [0, n) whose element is > (>=) key.
-// merge_path_search(ends, n_ends, j0, diag, n_nz)
-//                                     the merge-path coordinate of diagonal `diag` in the merge of
-//                                     the row ends `ends[0..n_ends)` with the nonzero indices
-//                                     j0, j0+1, ..., j0+n_nz-1 (Merrill & Garland, "Merge-based
-//                                     parallel sparse matrix-vector multiplication", SC16): the
-//                                     number of row ends consumed; diag minus it nonzeros are
-//                                     consumed. A row end is consumed before a nonzero of the same
-//                                     index (row i ends before nonzero rowptr[i+1]).
 // ELL_PAD                             the column index of an ELL padding slot (never read as x).
+// The binary searches the kernels use over row pointers (upper_bound, lower_bound,
+// merge_path_search) are util/search.cuh's, included here.
 #pragma once
-#include "common/prim.cuh"
-#include "common/complex.cuh"
+#include "util/prim.cuh"
+#include "util/complex.cuh"
+#include "util/search.cuh"
 
 namespace prim {
 
@@ -76,47 +69,6 @@ __device__ __forceinline__ void axpby_store(T* y, i64 r, T s, T alpha, T beta) {
 template <class T, class I>
 __device__ __forceinline__ T product(const T* vals, const I* cols, const T* x, i64 j) {
     return load_ro(vals + j) * load_ro(x + static_cast<i64>(__ldg(cols + j)));
-}
-
-template <class K>
-__device__ __forceinline__ i64 upper_bound(const K* a, i64 n, i64 key) {
-    i64 lo = 0, hi = n;
-    while (lo < hi) {
-        const i64 mid = lo + (hi - lo) / 2;
-        if (static_cast<i64>(a[mid]) <= key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-template <class K>
-__device__ __forceinline__ i64 lower_bound(const K* a, i64 n, i64 key) {
-    i64 lo = 0, hi = n;
-    while (lo < hi) {
-        const i64 mid = lo + (hi - lo) / 2;
-        if (static_cast<i64>(a[mid]) < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-template <class K>
-__device__ __forceinline__ i64 merge_path_search(const K* ends, i64 n_ends, i64 j0, i64 diag,
-                                                 i64 n_nz) {
-    i64 lo = diag > n_nz ? diag - n_nz : 0;
-    i64 hi = diag < n_ends ? diag : n_ends;
-    while (lo < hi) {
-        const i64 mid = lo + (hi - lo) / 2;
-        if (static_cast<i64>(ends[mid]) <= j0 + diag - mid - 1)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 }  // namespace prim
