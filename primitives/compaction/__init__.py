@@ -4,6 +4,9 @@
 
 Each runs from a plan per configuration (tile counter, tile states and the count made once); its
 tuning is the ``"compaction"`` family of :mod:`primitives.tuning`.
+
+Files: :mod:`._api` (the public functions on the entry protocol, :mod:`primitives._core.entry`),
+:mod:`._checks` (argument checks), :mod:`._plans` (kernel names and plans), :mod:`._policy`.
 """
 
 from __future__ import annotations

@@ -1,45 +1,18 @@
-"""Compaction's public functions: checks, then the plans of :mod:`._plans`."""
+"""Compaction's public functions, declared on the entry protocol (:mod:`primitives._core.entry`):
+the checks of :mod:`._checks`, then the plans of :mod:`._plans`."""
 
 from __future__ import annotations
 
 import functools
 
-import numpy as np
-
-from .._core import checks as _checks, dtypes as _dtypes, entry as _entry
-from . import _plans as _cp
+from .._core import entry as _entry
+from . import _checks, _plans as _cp
 
 __all__ = ["compact", "compact_indices"]
 
 
-def _mask(mask, n, func):
-    m = _checks.as_input(mask, func=func, arg="mask", flatten=True, empty_dtype=np.bool_)
-    if m.array.dtype != np.bool_:
-        raise TypeError(f"{func}: mask must be a boolean array, got dtype {m.array.dtype.name}")
-    if n is not None and m.array.size != n:
-        raise ValueError(f"{func}: mask has {m.array.size} elements, x has {n}")
-    return m
-
-
-def _check_dtype(dt):
-    if _checks.native_dtype(dt) not in _cp.DTYPES:
-        raise TypeError(
-            f"compact: x has dtype {dt.name}; supported dtypes are {_dtypes.names(_cp.DTYPES)}"
-        )
-
-
-def _checked(x, mask):
-    xdt = getattr(x, "dtype", None)
-    if isinstance(xdt, np.dtype):  # before the copy to the device, which may refuse it
-        _check_dtype(xdt)
-    inp = _checks.as_input(x, func="compact", arg="x", flatten=True)
-    dt = inp.array.dtype
-    _check_dtype(dt)
-    return inp, dt, _mask(mask, inp.array.size, "compact")
-
-
 def _prepare_compact(x, mask):
-    inp, dt, m = _checked(x, mask)
+    inp, dt, m = _checks.checked(x, mask)
     n = inp.array.size
     if n == 0:
         return _entry.Prepared.done(inp.kept(inp.backend.xp.empty(0, dtype=dt)))
@@ -50,7 +23,7 @@ def _prepare_compact(x, mask):
 
 
 def _prepare_indices(mask):
-    m = _mask(mask, None, "compact_indices")
+    m = _checks.mask(mask, None, "compact_indices")
     n = m.array.size
     if n == 0:
         return _entry.Prepared.done(m.result(m.backend.xp.empty(0, dtype=_cp.INDEX_DTYPE)))
