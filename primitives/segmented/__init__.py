@@ -11,10 +11,16 @@ instead, with no pre-pass (its longest segments split among blocks by chunks of 
 
 Each runs from a plan per configuration (tile counter, tile states and tile bounds made once);
 its tuning is the ``"segmented"`` family of :mod:`primitives.tuning`, one policy per mode.
+
+Files: :mod:`._api` (the public functions on the entry protocol, :mod:`primitives._core.entry`),
+:mod:`._checks` (argument checks), :mod:`._choose` (the reduction's variant), :mod:`._plans`
+(kernel names, plans and the runs of later calls), :mod:`._policy`. :func:`scan_plan` (the
+look-back plan of a segmented scan) is a building block of the scans along an axis.
 """
 
 from __future__ import annotations
 
 from ._api import segmented_reduce, segmented_scan
+from ._plans import scan_plan  # a building block of the other families (scan, along an axis)
 
-__all__ = ["segmented_scan", "segmented_reduce"]
+__all__ = ["segmented_scan", "segmented_reduce", "scan_plan"]

@@ -1,84 +1,76 @@
-"""Segmented family's public functions: checks, then the plans of :mod:`._plans`."""
+"""The segmented functions, declared on the entry protocol (:mod:`primitives._core.entry`): the
+checks (:mod:`._checks`), the reduction's variant (:mod:`._choose`), then the plans of
+:mod:`._plans`."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from .._core import checks as _checks, dtypes as _dtypes, offsets as _offs, plans as _plans
-from . import _plans as _gp
+from .._core import dtypes as _dtypes, entry as _entry
+from . import _checks, _choose, _plans as _gp
 
 __all__ = ["segmented_scan", "segmented_reduce"]
 
 
-def _offsets(offsets, n, *, func, cover, check):
-    """Offsets as a device int64 array of nseg + 1 values, validated unless ``check=False``."""
-    return _offs.segment_offsets(offsets, n, func=func, cover=cover, check=check)[0]
+class _Checked(_entry.Prepared):
+    """A call whose flags or offsets ``prepare`` checked (their values, with ``check=True``). This
+    call runs ``first`` (no second check) and then leaves ``later`` as its run: what later calls
+    on like arrays run, checking their own offsets (None: nothing filed). A plan, made without a
+    call, keeps ``run`` as given: it runs on the arrays bound to the plan, which ``prepare``
+    checked."""
+
+    __slots__ = ("first", "later")
+
+    def __init__(self, run, arrays, first, later):
+        super().__init__(run, arrays, reusable=True)
+        self.first, self.later = first, later
+
+    def __call__(self):
+        self.run = self.later
+        return self.first(*self.arrays)
 
 
-def _scan_checked(x, flags, offsets, op, dtype, check):
-    func = "segmented_scan"
-    if (flags is None) == (offsets is None):
-        raise ValueError(f"{func}: give exactly one of flags= and offsets=")
-    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func, ndim=1)
+def _prepare_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None, check=True):
+    inp, arr, in_dt, acc_dt, f, o = _checks.scan_checked(x, flags, offsets, op, dtype, check)
     n = arr.size
-    f = o = None
-    if flags is not None:
-        fi = _checks.as_input(flags, func=func, arg="flags", ndim=1, empty_dtype=np.bool_)
-        if fi.array.dtype != np.bool_:
-            raise TypeError(
-                f"{func}: flags must be a boolean array, got dtype {fi.array.dtype.name}"
-            )
-        if fi.array.size != n:
-            raise ValueError(f"{func}: flags has {fi.array.size} elements, x has {n}")
-        f = fi.array
-    else:
-        o = _offsets(offsets, n, func=func, cover=True, check=check)
-    # read as they are: arguments a plan may take directly on later calls
-    direct = arr is x and (f is flags if o is None else o is offsets)
-    return inp, arr, in_dt, acc_dt, f, o, direct
+    if n == 0:
+        return _entry.Prepared.done(inp.result(inp.backend.xp.empty(0, dtype=acc_dt)))
+    mode = "inclusive" if inclusive else "exclusive"
+    plan = _gp.scan_plan(inp.backend, in_dt, acc_dt, op, mode, o is not None, n)
+    if arr is x and (f is flags if o is None else o is offsets):  # read as they are
+        if o is None or not check:
+            return _entry.Prepared(plan, (x, f, o), reusable=True)
+        # a plan's offsets are bound to it: checked here, once
+        return _Checked(plan, (x, f, o), plan, _gp.CheckedScan(plan))
 
+    def run(a, f_, o_):
+        return inp.result(plan(a, f_, o_))
 
-def _make_scan_plan(
-    x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None, check=True
-):
-    """What ``prim.plan(prim.segmented_scan, x, flags=... or offsets=..., ...)`` runs for
-    arrays like ``x``: the flags or offsets are bound (and checked here, once)."""
-    inp, arr, in_dt, acc_dt, f, o, direct = _scan_checked(x, flags, offsets, op, dtype, check)
-    if direct and arr.size:
-        plan = _gp.scan_plan(
-            inp.backend,
-            in_dt,
-            acc_dt,
-            op,
-            "inclusive" if inclusive else "exclusive",
-            o is not None,
-            arr.size,
+    def bound(y, flags, offsets):  # a plan's call: its flags or offsets, checked here, once
+        return segmented_scan(
+            y, flags=flags, offsets=offsets, op=op, inclusive=inclusive, dtype=dtype, check=False
         )
-        return lambda y: plan(y, f, o)
-    return lambda y: segmented_scan(
-        y, flags=flags, offsets=offsets, op=op, inclusive=inclusive, dtype=dtype, check=False
-    )
+
+    return _Checked(bound, (arr, f, o), run, None)  # converted arrays: nothing to file
 
 
-def _make_reduce_plan(x, offsets, op="sum", *, dtype=None, check=True):
-    """What ``prim.plan(prim.segmented_reduce, x, offsets, ...)`` runs for arrays like these."""
-    func = "segmented_reduce"
-    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func, ndim=1)
-    o = _offsets(offsets, arr.size, func=func, cover=False, check=check)
-    if arr.size and o.size > 1 and arr is x and o is offsets:
-        plan = _gp.reduce_plan(inp.backend, in_dt, acc_dt, op, arr.size, o.size - 1)
+def _prepare_reduce(x, offsets, op="sum", *, dtype=None, check=True):
+    inp, arr, in_dt, acc_dt, o = _checks.reduce_checked(x, offsets, op, dtype, check)
+    n, nseg = arr.size, o.size - 1
+    if n == 0 or nseg == 0:
+        xp = inp.backend.xp
+        return _entry.Prepared.done(
+            inp.result(xp.full(nseg, _dtypes.identity(op, acc_dt), dtype=acc_dt))
+        )
+    variant = _choose.reduction(n, nseg)
+    plan = _gp.reduce_plan(inp.backend, in_dt, acc_dt, op, n, nseg, variant)
+    if arr is x and o is offsets:  # read as they are: later like calls take the plan directly
         if not check:
-            return plan
-
-        def checked(y, offs):
-            _offs.check_values(offs, y.size, func=func, cover=False)
-            return plan(y, offs)
-
-        return checked
-    return lambda y, offs: segmented_reduce(y, offs, op, dtype=dtype, check=check)
+            return _entry.Prepared(plan, (x, offsets), reusable=True)
+        checked = _gp.CheckedReduce(plan)  # a plan's call gives its offsets: checked too
+        return _Checked(checked, (x, offsets), plan, checked)
+    return _entry.Prepared(lambda a, b: inp.result(plan(a, b)), (arr, o))
 
 
-@_plans.planned(_make_scan_plan)
+@_entry.function(_prepare_scan, arrays=("x", "flags", "offsets"))
 def segmented_scan(
     x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None, check=True
 ):
@@ -112,24 +104,9 @@ def segmented_scan(
     See Also:
         :func:`numpy.cumsum` per segment; :func:`segmented_reduce`.
     """
-    key = _plans.call_key("segmented_scan", (x, flags, offsets), (op, inclusive, dtype, check))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:  # an earlier call on like arrays passed every check but the values'
-        if check and offsets is not None:
-            _offs.check_values(offsets, x.size, func="segmented_scan", cover=True)
-        return plan(x, flags, offsets)
-    inp, arr, in_dt, acc_dt, f, o, direct = _scan_checked(x, flags, offsets, op, dtype, check)
-    n = arr.size
-    if n == 0:
-        return inp.result(inp.backend.xp.empty(0, dtype=acc_dt))
-    mode = "inclusive" if inclusive else "exclusive"
-    plan = _gp.scan_plan(inp.backend, in_dt, acc_dt, op, mode, o is not None, n)
-    if direct:
-        _plans.PLANS.file(key, plan)
-    return inp.result(plan(arr, f, o))
 
 
-@_plans.planned(_make_reduce_plan)
+@_entry.function(_prepare_reduce, arrays=("x", "offsets"))
 def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
     """Reduce each segment ``x[offsets[s]:offsets[s+1]]``; empty segments give the identity
     (0 for ``sum``; for ``min``/``max`` the dtype's extreme, infinities for floats).
@@ -154,21 +131,3 @@ def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
         :func:`numpy.ufunc.reduceat` (``numpy.add.reduceat(x, offsets[:-1])`` for non-empty
         segments), :func:`segmented_scan`.
     """
-    key = _plans.call_key("segmented_reduce", (x, offsets), (op, dtype, check))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:  # an earlier call on like arrays passed every check but the values'
-        if check:
-            _offs.check_values(offsets, x.size, func="segmented_reduce", cover=False)
-        return plan(x, offsets)
-    func = "segmented_reduce"
-    inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func, ndim=1)
-    n = arr.size
-    o = _offsets(offsets, n, func=func, cover=False, check=check)
-    nseg = o.size - 1
-    xp = inp.backend.xp
-    if n == 0 or nseg == 0:
-        return inp.result(xp.full(nseg, _dtypes.identity(op, acc_dt), dtype=acc_dt))
-    plan = _gp.reduce_plan(inp.backend, in_dt, acc_dt, op, n, nseg)
-    if arr is x and o is offsets:  # read as they are: later like calls take the plan directly
-        _plans.PLANS.file(key, plan)
-    return inp.result(plan(arr, o))

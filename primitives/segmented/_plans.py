@@ -5,8 +5,10 @@ A :class:`ScanPlan` per (dtypes, op, mode, flags or offsets, n, policy, stream) 
 :class:`ReducePlan` per (dtypes, op, load kind, n, policy, stream) hold the tile counter, the
 tile states and the tile bounds of the pre-pass, made once, and their launches, checked once. A
 call is the pre-pass (offsets) and the tiles kernel. A reduction whose segments are long on
-average (the policy's ``per_segment_from``) runs a :class:`SegmentsPlan` instead, per (dtypes,
-op, n, nseg, policy, stream): one launch of a block per segment, no pre-pass.
+average (the policy's ``per_segment_from``: :mod:`._choose`) runs a :class:`SegmentsPlan`
+instead, per (dtypes, op, n, nseg, policy, stream): one launch of a block per segment, no
+pre-pass. :class:`CheckedScan` and :class:`CheckedReduce` are what later calls on like arrays run
+when their offsets' values are checked (per call).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
-from .._core import lookback as _lookback, plans as _plans
+from .._core import lookback as _lookback, offsets as _offs, plans as _plans
 from . import _policy
 
 SOURCE = "segmented/segmented.cu"
@@ -234,24 +236,44 @@ class SegmentsPlan(_plans.Plan):
         return out
 
 
-def exchanges(n, nseg, pol):
-    """Whether the reduction's loads go through shared memory (long segments on average)."""
-    return n >= pol.per_thread_below * nseg
-
-
-def per_segment(n, nseg, pol):
-    """Whether the reduction runs a block per segment (long segments on average; a grid that
-    fits in one launch)."""
-    if pol.per_segment_from <= 0 or n < pol.per_segment_from * nseg:
-        return False
-    return nseg + pol.split_blocks < 2**31  # chunk blocks: at most split_blocks
-
-
-def reduce_plan(backend, in_dt, acc_dt, op, n, nseg):
+def reduce_plan(backend, in_dt, acc_dt, op, n, nseg, variant):
+    """The plan of a reduction of n elements in nseg segments by ``variant`` (one of
+    :data:`._choose.REDUCTIONS`) under the ``"reduce"`` policy in force."""
     pol = _policy.current("reduce")
-    if per_segment(n, nseg, pol):
+    if variant == "segments":
         key = ("segmented/reduce", in_dt, acc_dt, op, "segments", n, nseg, pol, _plans.stream_key())
         return _plans.PLANS.get(key, lambda: SegmentsPlan(backend, in_dt, acc_dt, op, n, nseg, pol))
-    exchange = exchanges(n, nseg, pol)
+    exchange = variant == "exchange"
     key = ("segmented/reduce", in_dt, acc_dt, op, exchange, n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: ReducePlan(backend, in_dt, acc_dt, op, exchange, n, pol))
+
+
+# ---- the runs of later calls ------------------------------------------------------------------
+
+
+class CheckedScan:
+    """What a segmented scan by offsets on arrays like a first call's runs when ``check``: each
+    call's offsets' values checked (one small read), then the plan."""
+
+    __slots__ = ("plan",)
+
+    def __init__(self, plan):
+        self.plan = plan
+
+    def __call__(self, x, flags, offsets):
+        _offs.check_values(offsets, x.size, func="segmented_scan", cover=True)
+        return self.plan(x, flags, offsets)
+
+
+class CheckedReduce:
+    """What a segmented reduction on arrays like a first call's runs when ``check``: each call's
+    offsets' values checked (one small read), then the plan."""
+
+    __slots__ = ("plan",)
+
+    def __init__(self, plan):
+        self.plan = plan
+
+    def __call__(self, x, offsets):
+        _offs.check_values(offsets, x.size, func="segmented_reduce", cover=False)
+        return self.plan(x, offsets)

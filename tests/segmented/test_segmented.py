@@ -160,17 +160,22 @@ def split_offsets(n, chunk):
 
 def test_reduce_kind_follows_mean_length():
     """A block per segment from the policy's mean segment length on; tiles below it."""
-    from primitives.segmented import _plans as gp
+    from primitives.segmented import _choose, _plans as gp
 
     pol = prim.tuning.policy("segmented", "reduce")
     m = pol.per_segment_from
-    assert gp.per_segment(m * 100, 100, pol) and not gp.per_segment(m * 100 - 1, 100, pol)
+    assert _choose.per_segment(m * 100, 100, pol)
+    assert not _choose.per_segment(m * 100 - 1, 100, pol)
     with prim.tuning.override("segmented", selector="reduce", per_segment_from=0):
-        assert not gp.per_segment(1 << 30, 1, prim.tuning.policy("segmented", "reduce"))
+        assert not _choose.per_segment(1 << 30, 1, prim.tuning.policy("segmented", "reduce"))
+        assert _choose.reduction(1 << 30, 1) != "segments"
     f32 = np.dtype(np.float32)
     be = _backend.get_backend()
-    assert isinstance(gp.reduce_plan(be, f32, f32, "sum", m * 10, 10), gp.SegmentsPlan)
-    assert isinstance(gp.reduce_plan(be, f32, f32, "sum", m * 10, 11), gp.ReducePlan)
+    assert _choose.reduction(m * 10, 10) == "segments"
+    assert _choose.reduction(m * 10, 11) in ("exchange", "tiles")
+    for nseg, kind in ((10, gp.SegmentsPlan), (11, gp.ReducePlan)):
+        variant = _choose.reduction(m * 10, nseg)
+        assert isinstance(gp.reduce_plan(be, f32, f32, "sum", m * 10, nseg, variant), kind)
 
 
 @pytest.mark.parametrize("op", ["sum", "min", "max"])
@@ -241,7 +246,7 @@ def test_reduce_per_segment_epoch_wrap(rng):
     """The block-per-segment plan's epochs wrap as the look-back plans' do (its arrival words
     cleared): split segments stay right across the wrap."""
     from primitives._core import lookback as _lookback
-    from primitives.segmented import _plans as gp
+    from primitives.segmented import _choose, _plans as gp
 
     n = 40000
     x = _backend.get_backend().xp.asarray(make(rng, n, np.int64))
@@ -249,7 +254,10 @@ def test_reduce_per_segment_epoch_wrap(rng):
     want = reduce_segments(H.to_host(x), off, "sum", np.dtype(np.int64))
     with prim.tuning.override("segmented", selector="reduce", per_segment_from=1, split_blocks=64):
         i64 = np.dtype(np.int64)
-        plan = gp.reduce_plan(_backend.get_backend(), i64, i64, "sum", n, off.size - 1)
+        nseg = off.size - 1
+        plan = gp.reduce_plan(
+            _backend.get_backend(), i64, i64, "sum", n, nseg, _choose.reduction(n, nseg)
+        )
         assert isinstance(plan, gp.SegmentsPlan) and plan.chunks > 1
         H.assert_same(H.to_host(prim.segmented_reduce(x, off)), want)
         plan.epoch = _lookback.EPOCH_LIMIT - 2
@@ -520,6 +528,46 @@ def test_explicit_plan(rng):
             H.assert_same(q(y), per_segment(y, off, "sum", acc, False))
     with pytest.raises(ValueError, match="non-decreasing"):
         p(x, off[::-1].copy())
+
+
+def test_offsets_read_once_per_call_and_the_variant_chosen_once(rng, monkeypatch):
+    """With ``check=True`` the offsets' values are read once per call (a first call's by its
+    prepare step, a repeat call's by its run), a plan of segmented_scan reads its bound offsets
+    once, when it is made, a plan of segmented_reduce each call's; ``check=False`` reads none.
+    The reduction's variant is chosen once per plan, never by a repeat call."""
+    from primitives._core import offsets as _offs
+    from primitives.segmented import _choose
+
+    reads, chosen = [], []
+    check, choose = _offs.check_values, _choose.reduction
+    monkeypatch.setattr(_offs, "check_values", lambda *a, **k: reads.append(1) or check(*a, **k))
+    monkeypatch.setattr(_choose, "reduction", lambda *a: chosen.append(a) or choose(*a))
+    xp = _backend.get_backend().xp
+    prim.clear_caches()
+    n = 6000
+    h, off = make(rng, n, np.int64), ragged_offsets(rng, n, 60)
+    x, o = xp.asarray(h), xp.asarray(off)
+    acc = np.dtype(np.int64)
+    for k in range(3):
+        H.assert_same(prim.segmented_reduce(x, o), reduce_segments(h, off, "sum", acc))
+        H.assert_same(prim.segmented_scan(x, offsets=o), per_segment(h, off, "sum", acc, True))
+        assert len(reads) == 2 * (k + 1)
+    assert len(chosen) == 1
+    for _ in range(2):
+        prim.segmented_reduce(x, o, check=False)
+        prim.segmented_scan(x, offsets=o, check=False)
+    assert len(reads) == 6 and len(chosen) == 2  # another key: prepared once
+    q = prim.segmented_scan.plan(x, offsets=o, inclusive=False)
+    p = prim.plan(prim.segmented_reduce, x, o, "max")
+    assert len(reads) == 8 and len(chosen) == 3
+    for k in range(3):
+        H.assert_same(q(x), per_segment(h, off, "sum", acc, False))
+        H.assert_same(p(x, o), reduce_segments(h, off, "max", acc))
+        assert len(reads) == 8 + k + 1
+    assert len(chosen) == 3
+    bad = xp.asarray(off[::-1].copy())
+    with pytest.raises(ValueError, match="non-decreasing"):  # a repeat call checks its own
+        prim.segmented_scan(x, offsets=bad)
 
 
 def test_bad_plan_arguments_raise_at_plan_time():
