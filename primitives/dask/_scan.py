@@ -33,15 +33,15 @@ import numpy as np
 
 from .. import reduction as _reduction
 from .._core import checks as _checks, policy as _policy
-from ..scan import _api as _scan_api
+from .. import scan as _scans
 from ._sort import dask_array, own_stream, task_array, xp_of
 
 __all__ = ["cumsum", "cumprod", "inclusive_scan", "exclusive_scan", "METHODS"]
 
 #: the graphs of a 1-D scan (module docstring)
 METHODS = ("auto", "chain", "totals")
-_OPS = _scan_api.OPS
-_UFUNC = _scan_api.UFUNC  # op -> the array module's ufunc of it
+_OPS = _scans.OPS
+_UFUNC = _scans.UFUNC  # op -> the array module's ufunc of it
 
 
 def _combine(op, a, b):
@@ -59,7 +59,7 @@ def _chain_task(chunk, prev, op, exclusive, res_dt):
     """Chunk scanned from the running total ``prev`` (a ``(out, carry)`` pair of the chunk
     before, or None); returns ``(out, carry)``, the carry being the total through this chunk."""
     seed = None if prev is None else prev[1]
-    out = _scan_api.continued(
+    out = _scans.continued(
         chunk, op, seed, exclusive=exclusive, dtype=res_dt, func=_FUNC_NAME[exclusive]
     )
     if chunk.shape[0] == 0:
@@ -104,7 +104,7 @@ def _seeds(op, *totals):
 
 @own_stream
 def _seeded_task(chunk, seeds, i, op, exclusive, res_dt):
-    return _scan_api.continued(
+    return _scans.continued(
         chunk, op, seeds[i], exclusive=exclusive, dtype=res_dt, func=_FUNC_NAME[exclusive]
     )
 
@@ -115,7 +115,7 @@ def _folded_task(chunk, op, exclusive, res_dt, *before):
     seed = None
     for t in before:
         seed = _fold(op, seed, t)
-    return _scan_api.continued(
+    return _scans.continued(
         chunk, op, seed, exclusive=exclusive, dtype=res_dt, func=_FUNC_NAME[exclusive]
     )
 
@@ -144,7 +144,7 @@ TABLE = _policy.register(
 
 @own_stream
 def _axis_chunk(block, op, axis, res_dt):
-    return _scan_api.inclusive_scan(block, op, axis=axis, dtype=res_dt)
+    return _scans.inclusive_scan(block, op, axis=axis, dtype=res_dt)
 
 
 # ---- the graphs --------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ def _axis_scan(x, axis, op, exclusive, res_dt, func):
     def chunk_scan(block, axis, dtype=None):
         return _axis_chunk(block, op, axis, res_dt)
 
-    ident = _scan_api._identity(op, res_dt)
+    ident = _scans.identity(op, res_dt)
     chunks = x.chunks
     if 0 in chunks[axis] and x.shape[axis]:
         # cumreduction carries the last slice of the chunk before: an empty chunk has none
@@ -232,7 +232,7 @@ def _entry(func, x, op, axis, dtype, exclusive, method):
     dask_array(x, func)
     _checks.check_choice(op, _OPS, func=func, arg="op")
     _checks.check_choice(method, METHODS, func=func, arg="method")
-    res_dt = _scan_api.checked_result_dtype(x.dtype, op, dtype, func)
+    res_dt = _scans.checked_result_dtype(x.dtype, op, dtype, func)
     if axis is not None:
         axis = _checks.axis_index(axis, x.ndim, func)
     if axis is None and x.ndim != 1:

@@ -1,243 +1,48 @@
-"""Scan family's public functions: checks, then the plans of :mod:`._plans`."""
+"""The scans' public functions, declared on the entry protocol (:mod:`primitives._core.entry`):
+the checks (:mod:`._checks`), the variant choice (:mod:`._choose`), then the plans of
+:mod:`._plans` (a flat array) and :mod:`._axis` (along an axis of an N-D array)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
-from . import _axis as _sa, _plans as _sp
+from .._core import checks as _core_checks, entry as _entry
+from . import _axis as _sa, _checks, _choose, _plans as _sp
 from ._plans import OPS, VARIANTS
 
-__all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "cumprod", "VARIANTS", "OPS"]
-
-#: the accumulator dtype of a classic scan of a narrow input (converted to it first)
-_WIDE = {
-    np.dtype(k): np.dtype(v)
-    for k, v in (
-        (np.bool_, np.int64),
-        (np.int8, np.int64),
-        (np.int16, np.int64),
-        (np.uint8, np.uint64),
-        (np.uint16, np.uint64),
-        (np.float16, np.float32),
-    )
-}
+__all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "cumprod", "continued", "VARIANTS", "OPS"]
 
 
-def _validated(x, op, dtype, variant, func):
-    """The checks of every scan: ``(variant, inp, arr, in_dt, res_dt)``, the flattened contiguous
-    input as it is and the result dtype (NumPy's: ``sum``/``prod`` widen bool and integers below
-    64 bits; ``dtype=`` overrides)."""
-    variant = _checks.check_choice(
-        variant, VARIANTS, func=func, arg="variant", auto="decoupled_lookback"
-    )
-    _checks.check_choice(op, OPS, func=func, arg="op")
-    inp = _checks.as_input(x, func=func, arg="x", flatten=True)
-    arr = inp.array
-    in_dt = arr.dtype
-    return variant, inp, arr, in_dt, checked_result_dtype(in_dt, op, dtype, func)
-
-
-def checked_result_dtype(in_dt, op, dtype, func):
-    """The result dtype of a scan of ``in_dt`` with ``op`` (NumPy's: ``sum``/``prod`` widen bool
-    and integers below 64 bits; ``dtype=`` overrides), after the checks of the input's and the
-    result's dtypes (``func``: the public function the errors name)."""
-    in_dt = np.dtype(in_dt)
-    if in_dt not in _sp.DTYPES:
-        raise TypeError(
-            f"{func}: x has dtype {in_dt.name}; supported dtypes are {_dtypes.names(_sp.DTYPES)}"
-        )
-    if dtype is None:
-        res_dt = _sp.result_dtype(in_dt, op)
-    else:
-        res_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func, allowed=_sp.DTYPES)
-    if op in ("min", "max") and "c" in (in_dt.kind, res_dt.kind):
-        cplx = in_dt if in_dt.kind == "c" else res_dt
-        raise TypeError(
-            f"{func}: op={op!r} is not defined for complex dtype {cplx.name} (no "
-            f"ordering); use 'sum' or 'prod'"
-        )
-    if in_dt.kind == "c" and res_dt.kind != "c":
-        raise TypeError(
-            f"{func}: dtype={res_dt.name} would discard the imaginary part of x "
-            f"({in_dt.name}); use a complex dtype"
-        )
-    return res_dt
-
-
-def _identity(op, dt):
-    """The identity of ``op`` in ``dt`` (bool: False for sum and max, True for prod and min)."""
-    if dt.kind == "b":
-        return op in ("prod", "min")
-    if dt.kind == "c":
-        return dt.type(1 if op == "prod" else 0)
-    if op == "prod":
-        return dt.type(1)
-    return _dtypes.identity(op, dt)
-
-
-def _run(backend, arr, in_dt, res_dt, op, exclusive, variant, key=None):
-    """The scan of the flat contiguous backend array ``arr`` (n > 0 elements of ``in_dt``) into
-    a new array of ``res_dt``. A kernel that takes (``in_dt``, ``res_dt``) as they are runs alone
-    (the look-back plan is filed under ``key`` when given); otherwise the elements are cast to
-    ``res_dt`` first (as NumPy's ``dtype=``), scanned by the kernel that takes that dtype (the
-    classic scans: narrow dtypes converted to a 32/64-bit accumulator type first; bool min/max:
-    the uint8 view) and the result cast back to ``res_dt``."""
-    n = arr.size
-    if _sp.direct(variant, in_dt, res_dt, op):
-        if variant == "decoupled_lookback":
-            plan = _sp.lookback_plan(backend, in_dt, res_dt, op, exclusive, n)
-            if key is not None:  # read as it is: later calls on like arrays take the plan
-                _plans.PLANS.file(key, plan)
-            return plan(arr)
-        return _sp.hierarchical(arr, n, in_dt, res_dt, op, exclusive, variant, backend)
-    src = res_dt
-    if in_dt != src:
-        arr = arr.astype(src)
-    if src.kind == "b" and op in ("min", "max"):
-        arr, src = arr.view(np.uint8), np.dtype(np.uint8)
-    work = _sp.natural(variant, src, op)
-    if work is None:  # a classic scan of a narrow dtype
-        work = _WIDE[src]
-        arr, src = arr.astype(work), work
-    out = _run(backend, arr, src, work, op, exclusive, variant)
-    if work == res_dt:
-        return out
-    with np.errstate(over="ignore"):  # float16 results overflow to inf, as NumPy's do
-        out = out.astype(res_dt)
-    if exclusive and op in ("min", "max"):  # the identity of the narrower dtype
-        out[:1] = _identity(op, res_dt)
-    return out
-
-
-def _scan(x, op, dtype, variant, exclusive, func, key):
-    variant, inp, arr, in_dt, res_dt = _validated(x, op, dtype, variant, func)
+def _prepared(func, x, op, axis, dtype, variant, exclusive):
+    """The prepare step of every scan (``func``: the public function called): the scan along
+    ``axis`` of an N-D array, or of the flattened array."""
+    if _checks.along_axis(x, axis, func):
+        return _prepared_axis(func, x, op, axis, dtype, variant, exclusive)
+    variant = _choose.variant(variant, func)
+    inp, arr, in_dt, res_dt = _checks.checked(x, op, dtype, func)
+    backend = inp.backend
     if arr.size == 0:
-        return inp.result(inp.backend.xp.empty(0, dtype=res_dt))
-    return inp.result(
-        _run(inp.backend, arr, in_dt, res_dt, op, exclusive, variant, key if arr is x else None)
-    )
+        return _entry.Prepared.done(inp.result(backend.xp.empty(0, dtype=res_dt)))
+    if variant == "decoupled_lookback" and _sp.direct(variant, in_dt, res_dt, op):
+        plan = _sp.lookback_plan(backend, in_dt, res_dt, op, exclusive, arr.size)
+        if arr is x:  # read as it is: later calls on like arrays take the plan
+            return _entry.Prepared(plan, (x,), reusable=True)
+        return _entry.Prepared(lambda a: inp.result(plan(a)), (arr,))
+
+    def run(a):
+        return inp.result(_sp.flat_scan(backend, a, in_dt, res_dt, op, exclusive, variant))
+
+    return _entry.Prepared(run, (arr,))
 
 
-#: op -> the name of its ufunc (NumPy's and CuPy's)
-UFUNC = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
-
-
-def continued(x, op, seed, *, exclusive=False, dtype=None, func="inclusive_scan"):
-    """The scan of the 1-D array ``x`` continued from ``seed``: ``seed op x[0] op ... op x[i]``
-    (the exclusive scan: ``seed`` at 0), a chunk of a longer array scanned after the chunks
-    before it whose total is ``seed``, a one-element array of the backend (None: not seeded).
-    The result dtype is the scan's (``dtype=`` as the public functions). Where the look-back
-    kernel takes the dtypes as they are, the seed is read by the kernel (tile 0 starts from it:
-    one read and one write of ``x``); otherwise the seed is combined with the scan's result."""
-    variant, inp, arr, in_dt, res_dt = _validated(x, op, dtype, "auto", func)
-    xp = inp.backend.xp
-    if arr.size == 0:
-        return inp.result(xp.empty(0, dtype=res_dt))
-    if seed is None:
-        return inp.result(_run(inp.backend, arr, in_dt, res_dt, op, exclusive, variant))
-    if _sp.direct(variant, in_dt, res_dt, op):
-        plan = _sp.lookback_plan(inp.backend, in_dt, res_dt, op, exclusive, arr.size)
-        seed = xp.asarray(seed).reshape(1).astype(plan.acc_dt)  # a new array: never the caller's
-        return inp.result(plan(arr, seed))
-    out = _run(inp.backend, arr, in_dt, res_dt, op, exclusive, variant)
-    with np.errstate(over="ignore"):
-        getattr(xp, UFUNC[op])(xp.asarray(seed).reshape(1).astype(res_dt), out, out=out)
-    return inp.result(out)
-
-
-def _make_plan(func, exclusive):
-    """What ``prim.plan(prim.<func>, x, ...)`` runs for arrays like ``x``."""
-
-    def make(x, op="sum", *, axis=None, dtype=None, variant="auto"):
-        if _along_axis(x, axis, func):
-            _validated(x, op, dtype, variant, func)
-            return lambda y: _entry(func, y, op, axis, dtype, variant, exclusive)
-        variant, inp, arr, in_dt, res_dt = _validated(x, op, dtype, variant, func)
-        if (
-            variant == "decoupled_lookback"
-            and arr.size
-            and arr is x
-            and _sp.direct(variant, in_dt, res_dt, op)
-        ):
-            return _sp.lookback_plan(inp.backend, in_dt, res_dt, op, exclusive, arr.size)
-        return lambda y: _scan(y, op, dtype, variant, exclusive, func, None)
-
-    return make
-
-
-def _make_cumsum_plan(x, axis=None, dtype=None, out=None, *, variant="auto"):
-    return _accumulation_plan("cumsum", "sum", x, axis, dtype, out, variant)
-
-
-def _make_cumprod_plan(x, axis=None, dtype=None, out=None, *, variant="auto"):
-    return _accumulation_plan("cumprod", "prod", x, axis, dtype, out, variant)
-
-
-def _accumulation_plan(func, op, x, axis, dtype, out, variant):
-    """cumsum's and cumprod's plans: the inclusive scan's, writing into ``out`` when given."""
-    if out is None:
-        return _make_plan(func, False)(x, op, axis=axis, dtype=dtype, variant=variant)
-    _check_accumulation_out(func, x, axis, out)
-    return lambda y: _accumulate(func, y, op, axis, dtype, out, variant)
-
-
-def _check_accumulation_out(func, x, axis, out):
-    """NumPy's checks of cumsum's/cumprod's ``out`` (the result's shape: ``x``'s along an axis,
-    1-D of its size with ``axis=None``), before any launch."""
-    shape = tuple(np.shape(x))
-    if axis is None or len(shape) <= 1:
-        shape = (int(np.prod(shape, dtype=np.int64)),)
-    _checks.check_out(out, shape, func)
-
-
-def _accumulate(func, x, op, axis, dtype, out, variant):
-    """cumsum or cumprod: the inclusive scan, cast into ``out`` when given (NumPy's rule: without
-    ``dtype``, the scan runs in the promotion of ``out``'s dtype and the input's, so int64 sums
-    into a float64 ``out`` add in float64 and never wrap)."""
-    if out is not None:
-        _check_accumulation_out(func, x, axis, out)
-        in_dt = getattr(x, "dtype", None)
-        if dtype is None and in_dt is not None and np.dtype(out.dtype) in _sp.DTYPES:
-            dtype = np.result_type(np.dtype(out.dtype), np.dtype(in_dt).newbyteorder("="))
-    res = _entry(func, x, op, axis, dtype, variant, False)
-    return res if out is None else _checks.write_out(out, res, func)
-
-
-def _entry(func, x, op, axis, dtype, variant, exclusive):
-    """A call of the public scan ``func``: the plan an earlier call on a like array filed (it
-    checked these arguments), else the checks, then the scan along ``axis`` or of the flattened
-    array."""
-    key = _plans.call_key(func, (x,), (op, axis, dtype, variant))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:
-        return plan(x)
-    if _along_axis(x, axis, func):
-        return _scan_axis(x, axis, op, dtype, variant, exclusive, func, key)
-    return _scan(x, op, dtype, variant, exclusive, func, key)
-
-
-def _along_axis(x, axis, func):
-    """Whether a scan of ``x`` runs along ``axis`` of an N-D array (True) or over the flattened
-    array (False: ``axis`` None, or the only axis of a 1-D array); NumPy's errors for a bad
-    ``axis``."""
-    if axis is None:
-        return False
-    ndim = getattr(x, "ndim", None)
-    if ndim is None:
-        ndim = np.ndim(x)
-    _checks.axis_index(axis, ndim, func)
-    return ndim > 1
-
-
-def _scan_axis(x, axis, op, dtype, variant, exclusive, func, key=None):
+def _prepared_axis(func, x, op, axis, dtype, variant, exclusive):
     """The scan of every line of ``x`` along ``axis`` by the axis kernels (:mod:`._axis`), read
     where it lies: a C-ordered array as it is, an F-ordered one as its transpose (C-ordered, the
     axis counted from the other end; the result is then F-ordered, as NumPy's), any other
-    strided view copied to C order first. The result has ``x``'s shape. A call on an array of
-    the backend's type read as it is files its plan under the call key ``key``."""
-    ndim = x.ndim if getattr(x, "ndim", None) is not None else np.ndim(x)
-    axis = _checks.axis_index(axis, ndim, func)
+    strided view copied to C order first. The result has ``x``'s shape. An array of the
+    backend's type read as it is gives a reusable run (:class:`._axis.AxisCall`)."""
+    ndim = _checks.ndim(x)
+    axis = _core_checks.axis_index(axis, ndim, func)
     flags = getattr(x, "flags", None)
     flipped = bool(
         flags is not None
@@ -247,25 +52,80 @@ def _scan_axis(x, axis, op, dtype, variant, exclusive, func, key=None):
     src = x.T if flipped else x
     if flipped:
         axis = ndim - 1 - axis
-    variant, inp, arr, in_dt, res_dt = _validated(src, op, dtype, variant, func)
+    _choose.variant(variant, func)  # checked; the axis kernels are the scan along an axis
+    inp, arr, in_dt, res_dt = _checks.checked(src, op, dtype, func)
     shape = tuple(np.shape(src))
     if arr.size == 0:
-        out = inp.backend.xp.empty(shape, dtype=res_dt)
-    else:
-        out, plan = _sa.scan(inp.backend, arr, in_dt, res_dt, op, exclusive, shape, axis)
-        if (
-            plan is not None
-            and key is not None
-            and type(x) is inp.backend.xp.ndarray
-            and src.flags.c_contiguous
-            and x.dtype == in_dt
-        ):
-            _plans.PLANS.file(key, _sa.AxisCall(plan, shape, flipped))
-    out = inp.result(out)  # then transposed: a host copy of an F-ordered result stays F-ordered
-    return out.T if flipped else out
+        out = inp.result(inp.backend.xp.empty(shape, dtype=res_dt))
+        return _entry.Prepared.done(out.T if flipped else out)
+    run, plan = _sa.scan_call(inp.backend, in_dt, res_dt, op, exclusive, shape, axis)
+    if (
+        plan is not None
+        and type(x) is inp.backend.xp.ndarray
+        and src.flags.c_contiguous
+        and x.dtype == in_dt
+    ):
+        return _entry.Prepared(_sa.AxisCall(plan, shape, flipped), (x,), reusable=True)
+
+    def finish(a):
+        out = inp.result(run(a))  # then transposed: a host copy of an F-ordered result stays F
+        return out.T if flipped else out
+
+    return _entry.Prepared(finish, (arr,))
 
 
-@_plans.planned(_make_plan("inclusive_scan", False))
+def _prepare_scan(func, exclusive):
+    def prepare(x, op="sum", *, axis=None, dtype=None, variant="auto"):
+        return _prepared(func, x, op, axis, dtype, variant, exclusive)
+
+    return prepare
+
+
+def _prepare_accumulation(func, op):
+    """cumsum's or cumprod's prepare step: the inclusive scan's; with ``out``, NumPy's checks of
+    it first, then the scan (in the promotion of ``out``'s dtype and the input's, NumPy's rule
+    without ``dtype``) cast into ``out`` on each call."""
+
+    def prepare(x, axis=None, dtype=None, out=None, *, variant="auto"):
+        if out is None:
+            return _prepared(func, x, op, axis, dtype, variant, False)
+        _checks.accumulation_out(func, x, axis, out)
+        dtype = _checks.accumulation_dtype(x, dtype, out)
+        scan = cumsum if op == "sum" else cumprod
+
+        def run(a):
+            return _core_checks.write_out(out, scan(a, axis, dtype, variant=variant), func)
+
+        return _entry.Prepared(run, (x,))
+
+    return prepare
+
+
+def continued(x, op, seed, *, exclusive=False, dtype=None, func="inclusive_scan"):
+    """The scan of the 1-D array ``x`` continued from ``seed``: ``seed op x[0] op ... op x[i]``
+    (the exclusive scan: ``seed`` at 0), a chunk of a longer array scanned after the chunks
+    before it whose total is ``seed``, a one-element array of the backend (None: not seeded).
+    The result dtype is the scan's (``dtype=`` as the public functions). Where the look-back
+    kernel takes the dtypes as they are, the seed is read by the kernel (tile 0 starts from it:
+    one read and one write of ``x``); otherwise the seed is combined with the scan's result."""
+    variant = _choose.variant("auto", func)
+    inp, arr, in_dt, res_dt = _checks.checked(x, op, dtype, func)
+    xp = inp.backend.xp
+    if arr.size == 0:
+        return inp.result(xp.empty(0, dtype=res_dt))
+    if seed is None:
+        return inp.result(_sp.flat_scan(inp.backend, arr, in_dt, res_dt, op, exclusive, variant))
+    if _sp.direct(variant, in_dt, res_dt, op):
+        plan = _sp.lookback_plan(inp.backend, in_dt, res_dt, op, exclusive, arr.size)
+        seed = xp.asarray(seed).reshape(1).astype(plan.acc_dt)  # a new array: never the caller's
+        return inp.result(plan(arr, seed))
+    out = _sp.flat_scan(inp.backend, arr, in_dt, res_dt, op, exclusive, variant)
+    with np.errstate(over="ignore"):
+        getattr(xp, _sp.UFUNC[op])(xp.asarray(seed).reshape(1).astype(res_dt), out, out=out)
+    return inp.result(out)
+
+
+@_entry.function(_prepare_scan("inclusive_scan", False), arrays=("x",))
 def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
     """Inclusive prefix scan: ``out[i] = x[0] op x[1] op ... op x[i]``.
 
@@ -316,10 +176,9 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
         :func:`numpy.cumsum`, :func:`numpy.minimum.accumulate <numpy.ufunc.accumulate>`,
         :func:`cupy.cumsum`.
     """
-    return _entry("inclusive_scan", x, op, axis, dtype, variant, False)
 
 
-@_plans.planned(_make_plan("exclusive_scan", True))
+@_entry.function(_prepare_scan("exclusive_scan", True), arrays=("x",))
 def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
     """Exclusive prefix scan: ``out[0]`` is the identity of ``op`` (0; 1 for ``prod``; the
     dtype's maximum for ``min``, its minimum for ``max``: infinities for floats, True and False
@@ -328,10 +187,9 @@ def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
 
     Arguments, result and errors as :func:`inclusive_scan`.
     """
-    return _entry("exclusive_scan", x, op, axis, dtype, variant, True)
 
 
-@_plans.planned(_make_cumsum_plan)
+@_entry.function(_prepare_accumulation("cumsum", "sum"), arrays=("x",))
 def cumsum(x, axis=None, dtype=None, out=None, *, variant="auto"):
     """Cumulative sum, as :func:`numpy.cumsum`.
 
@@ -358,10 +216,9 @@ def cumsum(x, axis=None, dtype=None, out=None, *, variant="auto"):
     See Also:
         :func:`numpy.cumsum`, :func:`cupy.cumsum`.
     """
-    return _accumulate("cumsum", x, "sum", axis, dtype, out, variant)
 
 
-@_plans.planned(_make_cumprod_plan)
+@_entry.function(_prepare_accumulation("cumprod", "prod"), arrays=("x",))
 def cumprod(x, axis=None, dtype=None, out=None, *, variant="auto"):
     """Cumulative product, as :func:`numpy.cumprod`.
 
@@ -388,4 +245,3 @@ def cumprod(x, axis=None, dtype=None, out=None, *, variant="auto"):
     See Also:
         :func:`numpy.cumprod`, :func:`cupy.cumprod`.
     """
-    return _accumulate("cumprod", x, "prod", axis, dtype, out, variant)

@@ -30,7 +30,7 @@ from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loa
 from .._core import lookback as _lookback, plans as _plans
 from . import _policy
 
-__all__ = ["SOURCE", "combos", "AxisPlan", "axis_plan", "layout", "scan"]
+__all__ = ["SOURCE", "combos", "AxisPlan", "axis_plan", "layout", "scan_call", "AxisCall"]
 
 SOURCE = "scan/axis.cu"
 SELECTOR = "axis"
@@ -202,9 +202,9 @@ class AxisPlan(_plans.Plan):
         slot = _plans.Launch.SLOT
         self.segments = self.state = None
         if by_segments(combo, L, inner, pol):  # long rows: one pass over every row at once
-            from ..segmented import _plans as _seg
+            from ..segmented import scan_plan
 
-            self.segments = _seg.scan_plan(
+            self.segments = scan_plan(
                 backend,
                 in_dt,
                 acc_dt,
@@ -296,37 +296,48 @@ def _identity(op, dt):
     return _dtypes.identity(op, dt)
 
 
-def scan(backend, arr, in_dt, res_dt, op, exclusive, shape, axis):
-    """The scan along ``axis`` of the C-contiguous backend array ``arr`` (``in_dt``, of
-    ``shape``, at least one element) into a new C-ordered array of ``res_dt`` and ``shape``.
+def scan_call(backend, in_dt, res_dt, op, exclusive, shape, axis):
+    """The scan along ``axis`` of C-contiguous backend arrays of ``in_dt`` and ``shape`` (at least
+    one element) into a new C-ordered array of ``res_dt`` and ``shape``, its plans made here.
 
-    Returns ``(out, plan)``: ``plan`` is the :class:`AxisPlan` that read ``arr`` as it is (no
-    conversion; a later call on a like array may run it directly), or None."""
+    Returns ``(run, plan)``: ``run(arr)`` computes the scan of ``arr``; ``plan`` is the
+    :class:`AxisPlan` that reads ``arr`` as it is (no conversion: a later call on a like array
+    may run it directly), or None."""
     outer, length, inner = layout(shape, axis)
     combo = (in_dt, res_dt, res_dt, op)
     if combo in _COMBOS:
         plan = axis_plan(backend, combo, exclusive, outer, length, inner)
-        return plan(arr).reshape(shape), plan
-    if in_dt != res_dt:  # NumPy's dtype=: the elements are cast first
-        arr = arr.astype(res_dt)
+        return (lambda arr: plan(arr).reshape(shape)), plan
+    cast = in_dt != res_dt  # NumPy's dtype=: the elements are cast first
     if res_dt.kind == "c" and op == "sum":  # the float sums of the real and imaginary parts
         real = np.dtype(res_dt.char.lower())
         plan = axis_plan(backend, (real, real, real, op), exclusive, outer, length, 2 * inner)
-        return plan(arr.reshape(-1).view(real)).view(res_dt).reshape(shape), None
+
+        def run(arr):
+            arr = arr.astype(res_dt) if cast else arr
+            return plan(arr.reshape(-1).view(real)).view(res_dt).reshape(shape)
+
+        return run, None
     if (res_dt, res_dt, res_dt, op) in _COMBOS:
         plan = axis_plan(backend, (res_dt, res_dt, res_dt, op), exclusive, outer, length, inner)
-        return plan(arr).reshape(shape), None
+        return (lambda arr: plan(arr.astype(res_dt) if cast else arr).reshape(shape)), None
     work = _WORK[res_dt]
     plan = axis_plan(backend, (work, work, work, op), exclusive, outer, length, inner)
-    out = plan(arr.astype(work)).astype(res_dt).reshape(shape)
-    if exclusive and op in ("min", "max"):  # the identity of the narrower dtype
-        out.reshape(outer, length, inner)[:, 0, :] = _identity(op, res_dt)
-    return out, None
+
+    def converted(arr):
+        arr = arr.astype(res_dt) if cast else arr
+        out = plan(arr.astype(work)).astype(res_dt).reshape(shape)
+        if exclusive and op in ("min", "max"):  # the identity of the narrower dtype
+            out.reshape(outer, length, inner)[:, 0, :] = _identity(op, res_dt)
+        return out
+
+    return converted, None
 
 
 class AxisCall:
-    """What a repeated call on an array like the first one runs: the plan, with the view that
-    makes the array C-ordered (its transpose for an F-ordered one) and the result's shape."""
+    """The run of a scan along an axis of an array read where it lies (filed for later calls on
+    like arrays): the plan, with the view that makes the array C-ordered (its transpose for an
+    F-ordered one) and the result's shape."""
 
     __slots__ = ("plan", "shape", "flipped")
 

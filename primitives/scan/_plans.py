@@ -206,6 +206,68 @@ def lookback_plan(backend, in_dt, res_dt, op, exclusive, n):
     )
 
 
+# ---- a scan of a flat array -------------------------------------------------------------------
+
+#: op -> the name of its ufunc (NumPy's and CuPy's)
+UFUNC = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
+
+#: the accumulator dtype of a classic scan of a narrow input (converted to it first)
+_WIDE = {
+    np.dtype(k): np.dtype(v)
+    for k, v in (
+        (np.bool_, np.int64),
+        (np.int8, np.int64),
+        (np.int16, np.int64),
+        (np.uint8, np.uint64),
+        (np.uint16, np.uint64),
+        (np.float16, np.float32),
+    )
+}
+
+
+def identity(op, dt):
+    """The identity of ``op`` in ``dt`` (bool: False for sum and max, True for prod and min)."""
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return op in ("prod", "min")
+    if dt.kind == "c":
+        return dt.type(1 if op == "prod" else 0)
+    if op == "prod":
+        return dt.type(1)
+    return _dtypes.identity(op, dt)
+
+
+def flat_scan(backend, arr, in_dt, res_dt, op, exclusive, variant):
+    """The scan of the flat contiguous backend array ``arr`` (n > 0 elements of ``in_dt``) into
+    a new array of ``res_dt``. A kernel that takes (``in_dt``, ``res_dt``) as they are runs alone;
+    otherwise the elements are cast to ``res_dt`` first (as NumPy's ``dtype=``), scanned by the
+    kernel that takes that dtype (the classic scans: narrow dtypes converted to a 32/64-bit
+    accumulator type first; bool min/max: the uint8 view) and the result cast back to
+    ``res_dt``."""
+    n = arr.size
+    if direct(variant, in_dt, res_dt, op):
+        if variant == "decoupled_lookback":
+            return lookback_plan(backend, in_dt, res_dt, op, exclusive, n)(arr)
+        return hierarchical(arr, n, in_dt, res_dt, op, exclusive, variant, backend)
+    src = res_dt
+    if in_dt != src:
+        arr = arr.astype(src)
+    if src.kind == "b" and op in ("min", "max"):
+        arr, src = arr.view(np.uint8), np.dtype(np.uint8)
+    work = natural(variant, src, op)
+    if work is None:  # a classic scan of a narrow dtype
+        work = _WIDE[src]
+        arr, src = arr.astype(work), work
+    out = flat_scan(backend, arr, src, work, op, exclusive, variant)
+    if work == res_dt:
+        return out
+    with np.errstate(over="ignore"):  # float16 results overflow to inf, as NumPy's do
+        out = out.astype(res_dt)
+    if exclusive and op in ("min", "max"):  # the identity of the narrower dtype
+        out[:1] = identity(op, res_dt)
+    return out
+
+
 # ---- hierarchical (classic) scans ------------------------------------------------------------
 
 

@@ -173,10 +173,7 @@ def test_repeat_calls_take_the_filed_plan(rng):
         builds = prim.cache_info()["builds"]
         H.assert_same(prim.cumsum(e, dtype=dt), np.cumsum(y, dtype=dt))
         assert prim.cache_info()["builds"] == builds
-        assert (
-            _plans.PLANS.find(_plans.call_key("cumsum", (e,), ("sum", None, dt, "auto")))
-            is not None
-        )
+        assert _plans.PLANS.find(prim.cumsum.entry.key((e,), {"dtype": dt})) is not None
     want = np.concatenate([[np.iinfo(np.int32).min], np.maximum.accumulate(y)[:-1]]).astype(
         np.int32
     )
@@ -224,6 +221,40 @@ def test_explicit_plan_cumsum(rng, axis):
     for y in (make(rng, 4000, np.uint32), make(rng, 3, np.uint32), make(rng, 4000, np.int64)):
         H.assert_same(p(y), np.cumsum(y, axis))
     H.assert_same(prim.cumsum.plan(x, dtype=np.float64)(x), np.cumsum(x, dtype=np.float64))
+
+
+def test_repeat_calls_do_not_choose_again(rng, monkeypatch):
+    """The variant is chosen by the first call on like arrays (its prepare step), never by a
+    repeat call nor by a plan's calls: flat, along an axis, and into ``out``."""
+    from primitives.scan import _choose
+
+    chosen = []
+    real = _choose.variant
+    monkeypatch.setattr(_choose, "variant", lambda *a: chosen.append(a) or real(*a))
+    xp = _backend.get_backend().xp
+    prim.clear_caches()
+    x = make(rng, 3000, np.int32)
+    d, m = xp.asarray(x), xp.asarray(x.reshape(60, 50))
+    for call, want in (
+        (lambda: prim.cumsum(d), np.cumsum(x)),
+        (lambda: prim.inclusive_scan(d, "max", variant="auto"), np.maximum.accumulate(x)),
+        (lambda: prim.cumsum(m, axis=1), np.cumsum(x.reshape(60, 50), axis=1)),
+        (lambda: prim.cumprod(m.T, axis=0), np.cumprod(x.reshape(60, 50).T, axis=0)),
+    ):
+        before = len(chosen)
+        for _ in range(3):
+            H.assert_same(call(), want)
+        assert len(chosen) == before + 1
+    p = prim.plan(prim.exclusive_scan, d, "min")
+    assert len(chosen) == 5
+    for _ in range(3):
+        p(d)
+    assert len(chosen) == 5
+    out = xp.empty(3000, np.int64)
+    prim.cumsum(d, out=out)  # out=: no call key of its own; the scan into it takes one
+    prim.cumsum(d, out=out)
+    assert len(chosen) == 6
+    H.assert_same(out, np.cumsum(x))
 
 
 def test_bad_plan_options_raise_at_plan_time():
