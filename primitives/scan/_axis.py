@@ -18,8 +18,8 @@ offsets every ``L`` elements): one read and one write of the array, with no chun
 The kernels are ``kernels/scan/axis.cu``; their tuning is the ``"axis"`` selector of the
 ``"scan"`` family of :mod:`primitives.tuning`. One :class:`AxisPlan` per configuration lives in
 :data:`~primitives._core.plans.PLANS` (with the single-pass scan's tile counter and look-back
-state, made once: each launch marks the state with a new epoch, see ``kernels/common/
-lookback.cuh``).
+state, made once: each launch marks the state with a new epoch, see
+``kernels/device/lookback.cuh``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ SOURCE = "scan/axis.cu"
 SELECTOR = "axis"
 OPS = ("sum", "prod", "min", "max")
 _OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
-#: the element types of kernels/common/load.cuh's 16-byte vectors (Vec16)
+#: the element types of kernels/util/load.cuh's 16-byte vectors (Vec16)
 _VEC16 = frozenset(_dtypes.NUMERIC)
 _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 _CTYPES = _dtypes.KERNEL_CTYPES
@@ -69,7 +69,7 @@ def _ctype(dt):
 
 
 def _vec(dt):
-    """Elements of one 16-byte vector of ``dt`` (1 when kernels/common/load.cuh has none)."""
+    """Elements of one 16-byte vector of ``dt`` (1 when kernels/util/load.cuh has none)."""
     return 16 // dt.itemsize if dt in _VEC16 else 1
 
 

@@ -43,7 +43,7 @@ _B, _I8, _U8, _I16, _U16, _F16, _I32, _U32, _I64, _U64, _F32 = (
 
 #: the narrow dtypes the scans accept (as NumPy's cumsum): bool, 8/16-bit integers, float16
 NARROW = _dtypes.REDUCE_NARROW
-#: complex64/complex128 (sum and prod only), read as kernels/common/complex.cuh's c64/c128
+#: complex64/complex128 (sum and prod only), read as kernels/util/complex.cuh's c64/c128
 COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 #: every dtype the scans accept, as input and as ``dtype=``
 DTYPES = _dtypes.NUMERIC + NARROW + COMPLEX
