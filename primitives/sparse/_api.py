@@ -1,11 +1,11 @@
-"""The SpMV function: its checks (:mod:`._checks`), the repeat-call path, the variant
-(:mod:`._choose`) and the plans of :mod:`._plans`."""
+"""The SpMV function: its checks (:mod:`._checks`), the variant (:mod:`._choose`), then the
+plans of :mod:`._plans`; a container is keyed by its token, alpha and beta by their types."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._core import backend as _backend, plans as _plans
+from .._core import backend as _backend, entry as _entry
 from . import _checks, _choose, _plans as _sp
 from ._coo import COO
 from ._csr import CSR
@@ -29,19 +29,58 @@ def _write_back(y, out):
         y[...] = cupy.asarray(out)
 
 
-def _make_plan(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
-    """What ``prim.plan(prim.spmv, A, x, ...)`` runs: the arguments checked once here (bad
-    ones raise as :func:`spmv` would); calls go through :func:`spmv`, whose repeat path finds
-    the plan of a matrix it has run before."""
-    _checks.spmv_args(A, x, y, alpha, beta, variant)
-
-    def run(A, x):
-        return spmv(A, x, y=y, alpha=alpha, beta=beta, variant=variant)
-
-    return run
+def _token(A):
+    """A container's token (its identity for good) in the call key; None for a SciPy/CuPy
+    matrix, converted anew at every call."""
+    return A._token if type(A) in _CONTAINERS else None
 
 
-@_plans.planned(_make_plan)
+class _Repeat:
+    """A repeat product of like arguments: the checks that depend on values the call key does
+    not hold (beta is keyed by its type; y's flags and its memory), then the plan, else the
+    checked path (which raises)."""
+
+    __slots__ = ("plan", "variant")
+
+    def __init__(self, plan, variant):
+        self.plan, self.variant = plan, variant
+
+    def __call__(self, A, x, y, alpha, beta):
+        if beta == 0 if y is None else not (_checks.read_only(y) or _checks.overlap(x, y)):
+            return self.plan(A, x, y, alpha, beta)
+        return _prepare(A, x, y=y, alpha=alpha, beta=beta, variant=self.variant)()
+
+
+def _prepare(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
+    M, xin, yin, out_dt, a, b = _checks.spmv_args(A, x, y, alpha, beta, variant)
+    xp = xin.backend.xp
+    m = M.shape[0]
+    if m == 0:
+        out = yin.array if yin is not None else xp.empty(0, dtype=out_dt)
+        return _entry.Prepared.done(y if y is not None else xin.result(out))
+    chosen = _choose.choose(M, variant)
+    if M.dtype != out_dt:
+        M = M.astype(out_dt)
+    P = M._as_format(FORMAT_OF[chosen])  # made once, kept on M
+    xa = xp.ascontiguousarray(xin.array.astype(out_dt, copy=False))
+    plan = _sp.plan_for(chosen, P)
+    if M is A and xa is x and (y is None or yin.array is y):
+        # used as they are: later like calls take the plan (on A's kept conversion)
+        run = plan if P is A else _sp.OnConversion(plan, P.format)
+        return _entry.Prepared(_Repeat(run, variant), (A, x, y, alpha, beta), reusable=True)
+
+    def run(*_):
+        out = yin.array if yin is not None else xp.empty(m, dtype=out_dt)
+        plan.apply(P, xa, out, a, b)
+        if y is not None:
+            _write_back(y, out)
+            return y
+        return xin.result(out)
+
+    return _entry.Prepared(run, (A, x, y, alpha, beta))
+
+
+@_entry.function(_prepare, arrays=("A", "x", "y"), tokens={"A": _token}, scalars=("alpha", "beta"))
 def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
     """Sparse matrix-vector product ``y <- alpha * A @ x + beta * y``.
 
@@ -96,31 +135,3 @@ def spmv(A, x, *, y=None, alpha=1.0, beta=0.0, variant="auto"):
     See Also:
         :meth:`scipy.sparse.csr_matrix.dot`, ``cupyx.scipy.sparse.csr_matrix @ x`` (cuSPARSE).
     """
-    key = None
-    if type(A) in _CONTAINERS:  # a matrix this process made: its token names it for good
-        key = _plans.call_key("spmv", (x, y), (A._token, variant, type(alpha), type(beta)))
-        plan = _plans.PLANS.find(key)
-        if plan is not None and (
-            beta == 0 if y is None else not (_checks.read_only(y) or _checks.overlap(x, y))
-        ):
-            return plan(A, x, y, alpha, beta)  # an earlier call on like arguments checked them
-    M, xin, yin, out_dt, alpha, beta = _checks.spmv_args(A, x, y, alpha, beta, variant)
-    xp = xin.backend.xp
-    out = yin.array if yin is not None else xp.empty(M.shape[0], dtype=out_dt)
-    if M.shape[0] == 0:
-        return y if y is not None else xin.result(out)
-
-    variant = _choose.choose(M, variant)
-    if M.dtype != out_dt:
-        M = M.astype(out_dt)
-    P = M._as_format(FORMAT_OF[variant])  # made once, kept on M
-    xa = xp.ascontiguousarray(xin.array.astype(out_dt, copy=False))
-    plan = _sp.plan_for(variant, P)
-    plan.apply(P, xa, out, alpha, beta)
-    if key is not None and M is A and xa is x and (y is None or out is y):
-        # used as they are: later like calls take the plan (on A's kept conversion)
-        _plans.PLANS.file(key, plan if P is A else _sp.OnConversion(plan, P.format))
-    if y is not None:
-        _write_back(y, out)
-        return y
-    return xin.result(out)
