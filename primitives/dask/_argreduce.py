@@ -10,7 +10,7 @@ import functools
 import numpy as np
 
 from .. import reduction as _reduction
-from ..reduction import _arg as _rarg
+from .._core import checks as _checks
 from ._reduce import _flat, _kept_shape, _meta, _name, _split_every
 from ._sort import dask_array, own_stream, xp_of
 
@@ -105,8 +105,8 @@ def _arg(x, axis, keepdims, split_every, is_max):
     fname = "argmax" if is_max else "argmin"
     func = _name(fname)
     x = dask_array(x, func)
-    _rarg._check_dtype(np.dtype(x.dtype), func)
-    ax = _rarg._check_axis(axis, x.ndim, func)
+    _reduction.check_arg_dtype(np.dtype(x.dtype), func)
+    ax = None if axis is None else _checks.axis_index(axis, x.ndim, func)
     axes = tuple(range(x.ndim)) if ax is None else (ax,)
     if builtins.any(np.isnan(c) for a in axes for c in x.chunks[a]):
         raise ValueError(

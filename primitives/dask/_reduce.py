@@ -48,7 +48,6 @@ import numpy as np
 
 from .. import reduction as _reduction
 from .._core import checks as _checks, dtypes as _dtypes, policy as _policy
-from ..reduction import _axis as _raxis
 from ._sort import dask_array, own_stream, xp_of
 
 __all__ = ["sum", "prod", "min", "max", "mean", "any", "all"]
@@ -255,7 +254,7 @@ def _name(func):
 def _reduced(x, axis, func):
     """The normalized tuple of reduced axes, and the number of elements reduced into each result
     element (None when some of those chunk sizes are unknown)."""
-    axes = _raxis.normalize_axis(axis, x.ndim, func)
+    axes = _reduction.normalize_axis(axis, x.ndim, func)
     sizes = [x.shape[a] for a in axes]
     if builtins.any(np.isnan(s) for s in sizes):
         return axes, None
@@ -326,7 +325,7 @@ def _sum_like(x, op, axis, dtype, keepdims, split_every):
     func = _name(op)
     x = dask_array(x, func)
     in_dt = np.dtype(x.dtype)
-    _reduction._api._check_x(in_dt, op, func)
+    _reduction.check_dtype(in_dt, op, func)
     if dtype is None:
         res = _dtypes.reduce_result_dtype(in_dt, op)
     else:
@@ -397,7 +396,7 @@ def _min_max(x, op, axis, keepdims, split_every):
     func = _name(op)
     x = dask_array(x, func)
     in_dt = np.dtype(x.dtype)
-    _reduction._api._check_x(in_dt, op, func)
+    _reduction.check_dtype(in_dt, op, func)
     return _tree(x, op, axis, keepdims, split_every, in_dt, in_dt, func)
 
 
@@ -468,7 +467,7 @@ def mean(x, axis=None, dtype=None, keepdims=False, split_every=None):
     func = _name("mean")
     x = dask_array(x, func)
     in_dt = np.dtype(x.dtype)
-    _reduction._api._check_x(in_dt, "sum", func)
+    _reduction.check_dtype(in_dt, "sum", func)
     if dtype is None:
         if in_dt.kind in "biu":
             acc = res = np.dtype(np.float64)

@@ -17,15 +17,23 @@ auto          ``production``
 
 The ladder variants launch once per level on the block partials until one value is left; zeta
 launches twice; production launches once.
+
+Modules: ``_api`` (the public functions and their prepare steps), ``_checks`` (argument checks),
+``_choose`` (the variant choice), ``_plans`` (the whole-array plans and mean's division),
+``_axis`` (reductions over axes), ``_arg`` (argmin and argmax), ``_kernels`` (the kernels'
+instantiations), ``_policy`` (tuning).
 """
 
 from __future__ import annotations
 
 from ._api import OPS, VARIANTS, max, min, reduce, sum  # noqa: A004 - NumPy-style names
 from ._api import prod
-from ._derived import all, any, mean  # noqa: A004 - NumPy-style names
-from ._arg import argmax, argmin
+from ._api import all, any, mean  # noqa: A004 - NumPy-style names
+from ._api import argmax, argmin
 from ._plans import error_depth
+
+# building blocks of the Dask layer (primitives.dask): its checks, with the same errors
+from ._checks import check_arg_dtype, check_dtype, normalize_axis
 
 __all__ = [
     "reduce",
@@ -41,4 +49,7 @@ __all__ = [
     "error_depth",
     "argmin",
     "argmax",
+    "check_dtype",
+    "check_arg_dtype",
+    "normalize_axis",
 ]

@@ -1,103 +1,148 @@
-"""Reduction family's public functions: checks, then the plans of :mod:`._plans`."""
+"""The reductions' public functions, declared on the entry protocol (:mod:`primitives._core.entry`):
+their signatures and docstrings, and their prepare steps: the checks of :mod:`._checks`, the
+variant of :mod:`._choose`, then the plans of :mod:`._plans` (every element), :mod:`._axis` (over
+axes) and :mod:`._arg` (argmin, argmax).
+
+``mean`` is the sum in NumPy's accumulator dtype (float64 for bool and integers, float32 for
+float16, the input's otherwise) divided by the count; ``any`` and ``all`` are the ``max`` and
+``min`` of the elements as booleans (``x != 0``; a bool array is read as it is). They take
+``axis``, ``keepdims`` and ``out`` as the reductions do.
+"""
 
 from __future__ import annotations
 
-import os
-import sys
-import warnings
-
 import numpy as np
 
-from .._core import checks as _checks, dtypes as _dtypes, plans as _plans
-from . import _axis, _plans as _rp
-from ._plans import COMPLEX_OPS, OPS, VARIANTS
+from .._core import checks as _core_checks, dtypes as _dtypes, entry as _entry
+from . import _arg, _axis, _checks, _choose, _plans as _rp
+from ._choose import VARIANTS
+from ._kernels import OPS
 
-__all__ = ["reduce", "sum", "prod", "min", "max", "VARIANTS", "OPS"]
+__all__ = [
+    "reduce",
+    "sum",
+    "prod",
+    "min",
+    "max",
+    "mean",
+    "any",
+    "all",
+    "argmin",
+    "argmax",
+    "VARIANTS",
+    "OPS",
+]
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _make_plan(
-    x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto", func="reduce"
-):
-    """What ``prim.plan(prim.reduce, x, op, ...)`` runs for arrays like ``x``; ``func``: the
-    public function the errors name."""
-    if axis is not None or out is not None or keepdims:
-        _general(x, op, axis, dtype, None, keepdims, variant, func)  # checks the arguments
-        return lambda y: _general(y, op, axis, dtype, out, keepdims, variant, func)
-    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="production")
-    inp, arr, rt = _input(x, op, dtype, variant, func)
-    if variant == "production" and arr.size and arr is x:
-        return _rp.production_plan(inp.backend, rt, op, arr.size)
-    return lambda y: _reduce(y, op, dtype, variant, func)
-
-
-def _input(x, op, dtype, variant, func):
-    """Checks in CuPy's order (op, array, dtype, ``dtype=``), before anything is launched.
-
-    Returns ``(inp, arr, route)``: the contiguous flattened backend array and the
-    :class:`~._plans.Route` from its dtype to the result's (NumPy's: ``sum`` widens bool and
-    integers below 64 bits; ``dtype=`` overrides)."""
-    _checks.check_choice(op, OPS, func=func, arg="op")
-    inp = _checks.as_input(x, func=func, arg="x", flatten=True)
-    arr = inp.array
-    acc_dt = _result_dtype(arr.dtype, op, dtype, variant, func)
-    arr = _real_part(arr, acc_dt, inp.backend)
-    return inp, arr, _rp.route(arr.dtype, acc_dt, op, variant)
+_Prepared = _entry.Prepared
 
 
-def _allowed(op):
-    return _dtypes.REDUCE_COMPLEX_DTYPES if op in COMPLEX_OPS else _dtypes.REDUCE_DTYPES
+def _then(p, after):
+    """``p``'s computation, then ``after`` of its result (not reusable: a first call's path)."""
+    if p.run is None:
+        result = p.result
+        return _Prepared(lambda: after(result), ())
+    run = p.run
+    return _Prepared(lambda *arrays: after(run(*arrays)), p.arrays)
 
 
-def _check_x(dt, op, func):
-    """TypeError naming ``func`` for an input dtype ``op`` has no kernel for."""
-    allowed = _allowed(op)
-    if dt in allowed:
-        return
-    if dt.kind == "c" and dt in _dtypes.REDUCE_COMPLEX_DTYPES:
-        raise TypeError(
-            f"{func}: x has dtype {dt}; complex numbers have no order here (NumPy "
-            f"orders them lexicographically), so {op} takes "
-            f"{_dtypes.names(allowed)}"
-        )
-    raise TypeError(f"{func}: x has dtype {dt}; supported dtypes are {_dtypes.names(allowed)}")
+# ---- reduce, sum, prod, min, max ----------------------------------------------------------------
 
 
-def _result_dtype(in_dt, op, dtype, variant, func):
-    """The checked result dtype of ``op`` over ``in_dt`` (NumPy's, or ``dtype=``): TypeError
-    for an unsupported input or ``dtype``, ValueError for a complex reduction on a ``variant``
-    without complex kernels (the ladder and zeta)."""
-    _check_x(in_dt, op, func)
-    if dtype is None:
-        acc_dt = _dtypes.reduce_result_dtype(in_dt, op)
-    else:
-        acc_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func, allowed=_allowed(op))
-    if acc_dt.kind == "c" and variant not in ("production", "auto"):
-        raise ValueError(
-            f"{func}: variant={variant!r} has no complex kernels; a {acc_dt} "
-            f"{op} runs on variant='production' (or 'auto')"
-        )
-    return acc_dt
-
-
-def _real_part(arr, acc_dt, backend):
-    """``arr`` itself, or its real part for complex input into a real ``acc_dt`` (NumPy's cast,
-    with its ComplexWarning)."""
-    if arr.dtype.kind != "c" or acc_dt.kind == "c":
-        return arr
-    frame, level = sys._getframe(0), 1  # the warning points at the first caller outside
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):  # the package
-        frame, level = frame.f_back, level + 1
-    warnings.warn(
-        "Casting complex values to real discards the imaginary part",
-        np.exceptions.ComplexWarning,
-        stacklevel=level,
+def _whole(x, op, dtype, variant, func):
+    """Every element of ``x`` (flattened) reduced on ``variant`` (chosen); ``func``: the public
+    function the errors name."""
+    inp, arr, acc_dt = _checks.flat_input(x, op, dtype, variant, func)
+    rt = _rp.route(arr.dtype, acc_dt, op, variant)
+    xp = inp.backend.xp
+    if arr.size == 0:
+        if op in ("min", "max"):
+            raise _checks.empty_error(op, func)
+        return _Prepared.done(inp.scalar((xp.ones if op == "prod" else xp.zeros)(1, dtype=rt.res)))
+    if variant == "production":
+        plan = _rp.production_plan(inp.backend, rt, op, arr.size)
+        if arr is x:  # read as it is: later calls on like arrays take the plan directly
+            return _Prepared(plan, (x,), reusable=True)
+        return _Prepared(lambda a: inp.scalar(plan.run(a)), (arr,))
+    backend = inp.backend
+    return _Prepared(
+        lambda a: inp.scalar(_rp.run(a, rt, op, variant, backend)), (arr,), reusable=arr is x
     )
-    return backend.xp.ascontiguousarray(arr.real)
 
 
-@_plans.planned(_make_plan)
+def _prepare(x, op, axis, dtype, out, keepdims, variant, func):
+    """The prepare step of :func:`reduce` and of ``sum``, ``prod``, ``min``, ``max`` (``func``:
+    the public function the errors name). Without ``axis``, ``out`` and ``keepdims``: every
+    element, flattened. Otherwise NumPy's ``axis``, ``out`` and ``keepdims``: over every axis the
+    flattened reduction (then shaped), over some axes :func:`~._axis.prepare`, whose replay (the
+    plan, and the view that makes the array C-ordered) later calls on like arrays run."""
+    variant = _choose.variant(variant, func)
+    if axis is None and out is None and not keepdims:
+        return _whole(x, op, dtype, variant, func)
+    _checks.check_op(op, func)
+    inp = _core_checks.as_input(x, func=func, arg="x", keep_f=True)  # F order is read in place
+    arr = inp.array
+    _checks.check_dtype(arr.dtype, op, func)
+    axes = _checks.normalize_axis(axis, arr.ndim, func)
+    if out is not None:  # before any launch
+        _core_checks.check_out(out, _checks.result_shape(arr.shape, axes, keepdims), func)
+        arr, dtype = _checks.into_out(arr, op, dtype, out, axes)
+    shape, xp = arr.shape, inp.backend.xp
+
+    def finish(res):
+        return _checks.finish(res, inp, shape, axes, keepdims, out, func)
+
+    if len(axes) == arr.ndim:  # every axis: the flattened reduction
+        flat = arr.T if not arr.flags.c_contiguous else arr  # F order: the same elements, C
+        p = _rp.inner(_whole, flat, op, dtype, variant, func)  # the backend array in, a scalar out
+
+        def shaped(value):
+            return finish(xp.asarray(value).reshape(()))
+
+        if p.reusable and out is None and _core_checks.is_itself(arr, x):  # 1-D, as it is
+            whole = p.run
+            return _Prepared(lambda a: shaped(whole(a)), (x,), reusable=True)
+        return _then(p, shaped)
+    acc_dt = _checks.result_dtype(arr.dtype, op, dtype, variant, func)
+    arr = _checks.real_part(arr, acc_dt, inp.backend)
+    backend = inp.backend
+    if acc_dt.kind == "c":
+        return _Prepared(
+            lambda a: finish(_axis.complex_axis(a, axes, op, acc_dt, backend, func)), (arr,)
+        )
+    p = _axis.prepare(arr, axes, op, acc_dt, backend, func)
+    if p.reusable and out is None and _core_checks.is_itself(arr, x):  # read as it is
+        # the replay's result has the kept axes' shape: reshaped only for keepdims (a CuPy view
+        # costs a repeat call about a microsecond of host time)
+        run = (
+            p.run if not keepdims else _axis.Shaped(p.run, _checks.result_shape(shape, axes, True))
+        )
+        return _Prepared(run, (x,), reusable=True)
+    return _then(p, finish)
+
+
+def _prepare_reduce(
+    x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto"
+):
+    return _prepare(x, op, axis, dtype, out, keepdims, variant, "reduce")
+
+
+def _prepare_of(op):
+    """The prepare step of ``sum``/``prod`` or ``min``/``max``, with their signatures (NumPy's),
+    their errors naming them."""
+    if op in ("sum", "prod"):
+
+        def prepare(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
+            return _prepare(x, op, axis, dtype, out, keepdims, variant, op)
+
+    else:
+
+        def prepare(x, axis=None, out=None, keepdims=False, *, variant="auto"):
+            return _prepare(x, op, axis, None, out, keepdims, variant, op)
+
+    return prepare
+
+
+@_entry.function(_prepare_reduce, arrays=("x",))
 def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto"):
     """Reduce all elements of ``x`` with ``op``.
 
@@ -155,158 +200,17 @@ def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, vari
         :func:`numpy.sum`, :func:`numpy.prod`, :func:`numpy.min`, :func:`numpy.max`,
         :func:`cupy.sum`.
     """
-    if axis is not None or out is not None or keepdims:
-        return _general(x, op, axis, dtype, out, keepdims, variant, "reduce")
-    return _reduce(x, op, dtype, variant, "reduce")
 
 
-def _general(x, op, axis, dtype, out, keepdims, variant, func):
-    """A reduction with NumPy's ``axis``, ``out`` and ``keepdims``: over every axis the
-    flattened reduction (then shaped), over some axes :func:`~._axis.reduce_axis`."""
-    key = (
-        None
-        if out is not None
-        else _plans.call_key("reduce/axes", (x,), (op, axis, dtype, keepdims, variant, func))
-    )
-    replay = _plans.PLANS.find(key) if key is not None else None
-    if replay is not None:  # an earlier call on a like array checked these arguments
-        return replay(x)
-    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="production")
-    _checks.check_choice(op, OPS, func=func, arg="op")
-    inp = _checks.as_input(x, func=func, arg="x", keep_f=True)  # F order is read in place
-    arr = inp.array
-    _check_x(arr.dtype, op, func)
-    axes = _axis.normalize_axis(axis, arr.ndim, func)
-    if out is not None:  # before any launch
-        _axis.check_out(out, _axis.result_shape(arr.shape, axes, keepdims), None, func)
-        arr, dtype = _into_out(arr, op, dtype, out, axes)
-    if len(axes) == arr.ndim:  # every axis: the flattened reduction
-        # the backend array in, a backend 0-d value out: finish() returns it as the caller's
-        flat = arr.T if not arr.flags.c_contiguous else arr  # F order: the same elements, C
-        res = inp.backend.xp.asarray(_reduce(flat, op, dtype, variant, func)).reshape(())
-        return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
-    acc_dt = _result_dtype(arr.dtype, op, dtype, variant, func)
-    arr = _real_part(arr, acc_dt, inp.backend)
-    if acc_dt.kind == "c":
-        res = _complex_axis(arr, axes, op, acc_dt, inp.backend, func)
-    else:
-        res, replay = _axis.reduce_axis_replay(arr, axes, op, acc_dt, inp.backend, func)
-        if replay is not None and key is not None and _checks.is_itself(arr, x):  # as it is
-            # the replay's result has the kept axes' shape: reshaped only for keepdims (a CuPy
-            # view costs a repeat call about a microsecond of host time)
-            _plans.PLANS.file(
-                key,
-                replay
-                if not keepdims
-                else _axis.Shaped(replay, _axis.result_shape(arr.shape, axes, True)),
-            )
-    return _axis.finish(res, inp, arr.shape, axes, keepdims, out, func)
-
-
-def _into_out(arr, op, dtype, out, axes):
-    """NumPy's reduction into an ``out`` of another dtype: ``(arr, dtype)``, what to reduce.
-
-    The reduction runs in ``dtype``, or without one in the promotion of ``out``'s dtype and the
-    input's (``numpy.sum`` of uint64 into a float64 ``out`` adds in float64, of int32 into an
-    int32 one wraps at 32 bits), and the result is cast to ``out``'s dtype. A ``sum``/``prod``
-    starts from its identity. A ``min``/``max`` starts from the element at index 0 of the reduced
-    axes cast to ``out``'s dtype, and combines the others with it: for an input that does not
-    cast safely to ``out``'s dtype that start may differ from the element (``numpy.min`` of int8
-    [-3, 0] into bool is False, of [0, -3] True), so those elements are replaced by their value
-    through ``out``'s dtype, in a copy of the input in the reduction's dtype."""
-    odt = np.dtype(out.dtype)
-    if odt not in _allowed(op):  # no kernel in out's dtype: the natural result, cast to it
-        return arr, dtype
-    loop = (
-        np.result_type(odt, arr.dtype) if dtype is None else np.dtype(_checks.native_dtype(dtype))
-    )
-    if op in ("sum", "prod") or arr.size == 0 or np.can_cast(arr.dtype, odt, "safe"):
-        return arr, loop
-    first = tuple(0 if a in axes else slice(None) for a in range(arr.ndim))
-    arr = arr.astype(loop)  # a copy, in the input's layout
-    arr[first] = arr[first].astype(odt).astype(loop)
-    return arr, loop
-
-
-def _complex_axis(arr, axes, op, acc_dt, backend, func):
-    """A complex sum or product over ``axes``, shaped as the kept axes. A sum is the float sum
-    of the parts: the array viewed as floats with a last axis of 2, kept, through
-    :func:`~._axis.reduce_axis`. A product (whose parts do not reduce apart) moves the reduced
-    axes last (one copy, none when they already are the last axes of a C-ordered array) and
-    reduces each row in one block of ``reduce_rows``."""
-    xp = backend.xp
-    if arr.dtype != acc_dt:
-        arr = arr.astype(acc_dt)  # NumPy casts the elements to the result's dtype
-    if op == "sum":
-        part = np.dtype(acc_dt.char.lower())  # complex64 -> float32, complex128 -> float64
-        parts = xp.ascontiguousarray(arr).view(part).reshape(arr.shape + (2,))
-        res = _axis.reduce_axis(parts, axes, "sum", part, backend, func)
-        return xp.ascontiguousarray(res).view(acc_dt).reshape(res.shape[:-1])
-    kept = [a for a in range(arr.ndim) if a not in axes]
-    out_shape = tuple(arr.shape[a] for a in kept)
-    width = int(np.prod([arr.shape[a] for a in axes], dtype=np.int64))
-    rows = int(np.prod(out_shape, dtype=np.int64))
-    if width == 0 or rows == 0:
-        return xp.ones(out_shape, dtype=acc_dt)
-    lines = xp.ascontiguousarray(xp.transpose(arr, kept + list(axes))).reshape(-1)
-    lines = _rp.Route(((), acc_dt, acc_dt, acc_dt, acc_dt)).prepare(lines)  # aligned
-    return _rp.rows_plan(backend, acc_dt, op, rows, width).run(lines).reshape(out_shape)
-
-
-def _reduce(x, op, dtype, variant, func):
-    """:func:`reduce`, its errors naming ``func`` (the public function the user called)."""
-    key = _plans.call_key("reduce", (x,), (op, dtype, variant))
-    plan = _plans.PLANS.find(key)
-    if plan is not None:  # an earlier call on a like array checked these arguments
-        return plan(x)
-    variant = _checks.check_choice(variant, VARIANTS, func=func, arg="variant", auto="production")
-    inp, arr, rt = _input(x, op, dtype, variant, func)
-    if arr.size == 0:
-        if op in ("min", "max"):
-            name = "minimum" if op == "min" else "maximum"
-            raise ValueError(
-                f"{func}: zero-size array to reduction operation {name} which has no identity"
-            )
-        fill = inp.backend.xp.ones if op == "prod" else inp.backend.xp.zeros
-        return inp.scalar(fill(1, dtype=rt.res))
-    if variant == "production":
-        plan = _rp.production_plan(inp.backend, rt, op, arr.size)
-        if arr is x:  # read as it is: later calls on like arrays take the plan directly
-            _plans.PLANS.file(key, plan)
-        return inp.scalar(plan.run(arr))
-    return inp.scalar(_rp.run(arr, rt, op, variant, inp.backend))
-
-
-def _bound(op):
-    """The plan maker of ``sum``/``prod`` or ``min``/``max``, with their signatures."""
-    if op in ("sum", "prod"):
-
-        def make(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
-            return _make_plan(
-                x, op, axis=axis, dtype=dtype, out=out, keepdims=keepdims, variant=variant, func=op
-            )
-    else:
-
-        def make(x, axis=None, out=None, keepdims=False, *, variant="auto"):
-            return _make_plan(
-                x, op, axis=axis, out=out, keepdims=keepdims, variant=variant, func=op
-            )
-
-    return make
-
-
-@_plans.planned(_bound("sum"))
+@_entry.function(_prepare_of("sum"), arrays=("x",))
 def sum(  # noqa: A001 - NumPy's name
     x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"
 ):
     """Sum of the elements over ``axis`` (all by default), as :func:`numpy.sum`; see
     :func:`reduce`. Complex input (complex64, complex128) sums to its own dtype."""
-    if axis is not None or out is not None or keepdims:
-        return _general(x, "sum", axis, dtype, out, keepdims, variant, "sum")
-    return _reduce(x, "sum", dtype, variant, "sum")
 
 
-@_plans.planned(_bound("prod"))
+@_entry.function(_prepare_of("prod"), arrays=("x",))
 def prod(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
     """Product of the elements over ``axis`` (all by default), as :func:`numpy.prod`.
 
@@ -349,24 +253,265 @@ def prod(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
     See Also:
         :func:`numpy.prod`, :func:`cupy.prod`.
     """
-    if axis is not None or out is not None or keepdims:
-        return _general(x, "prod", axis, dtype, out, keepdims, variant, "prod")
-    return _reduce(x, "prod", dtype, variant, "prod")
 
 
-@_plans.planned(_bound("min"))
+@_entry.function(_prepare_of("min"), arrays=("x",))
 def min(x, axis=None, out=None, keepdims=False, *, variant="auto"):  # noqa: A001 - numpy.min
     """Minimum over ``axis`` (all by default; NaN propagates), as :func:`numpy.min`; see
     :func:`reduce`."""
-    if axis is not None or out is not None or keepdims:
-        return _general(x, "min", axis, None, out, keepdims, variant, "min")
-    return _reduce(x, "min", None, variant, "min")
 
 
-@_plans.planned(_bound("max"))
+@_entry.function(_prepare_of("max"), arrays=("x",))
 def max(x, axis=None, out=None, keepdims=False, *, variant="auto"):  # noqa: A001 - numpy.max
     """Maximum over ``axis`` (all by default; NaN propagates), as :func:`numpy.max`; see
     :func:`reduce`."""
-    if axis is not None or out is not None or keepdims:
-        return _general(x, "max", axis, None, out, keepdims, variant, "max")
-    return _reduce(x, "max", None, variant, "max")
+
+
+# ---- mean, any, all -----------------------------------------------------------------------------
+
+
+def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False):
+    func = "mean"
+    inp = _checks.backend_input(x, func, _dtypes.REDUCE_COMPLEX_DTYPES)
+    arr = inp.array
+    axes = _checks.normalize_axis(axis, arr.ndim, func, scalar_int=False)
+    acc, res = _checks.mean_dtypes(arr.dtype, dtype, func)
+    if out is not None:
+        _core_checks.check_out(out, _checks.result_shape(arr.shape, axes, keepdims), func)
+        if np.dtype(out.dtype) in _dtypes.REDUCE_COMPLEX_DTYPES:
+            # NumPy sums into out (in dtype, or else in the promotion of out's and the input's)
+            # and divides there: the quotient of out's dtype
+            if dtype is None and arr.dtype.kind in "fc" and arr.dtype != np.float16:
+                acc = np.result_type(out.dtype, arr.dtype)
+            res = np.dtype(out.dtype)
+    count = int(np.prod([arr.shape[a] for a in axes], dtype=np.int64))
+    if count == 0:
+        _checks.warn_caller("Mean of empty slice.", RuntimeWarning)
+    backend = inp.backend
+    xp = backend.xp
+    # the sum of a backend array (C- or F-contiguous); axis None as given: every element
+    summed = _rp.inner(
+        _prepare, arr, "sum", None if axis is None else axes, acc, None, False, "auto", "sum"
+    )
+    if axis is None and out is None and not keepdims and arr is x and count and summed.reusable:
+        # later calls on like arrays: the sum's plan and the division's
+        divide = _rp.mean_divide_plan(backend, acc, res, 1, count)
+        return _Prepared(_rp.MeanCall(summed.run, divide), (x,), reusable=True)
+
+    def divided(s):
+        s = xp.asarray(s)
+        if out is not None and res != acc:  # numpy.mean's sum lands in out, and is divided there
+            s = s.astype(res)
+        # the division as NumPy's true_divide by the count, then the cast
+        r = xp.empty(s.shape, dtype=res) if s.size == 0 else _rp.mean_divide(backend, s, count, res)
+        return _checks.finish(r, inp, arr.shape, axes, keepdims, out, func)
+
+    if out is None and count and summed.reusable and _core_checks.is_itself(arr, x):
+        sums = summed.run  # over axes: the sum's replay, then the division
+        return _Prepared(lambda a: divided(sums(a)), (x,), reusable=True)
+    return _then(summed, divided)
+
+
+@_entry.function(_prepare_mean, arrays=("x",))
+def mean(x, axis=None, dtype=None, out=None, keepdims=False):
+    """Arithmetic mean over ``axis`` (all elements by default), as :func:`numpy.mean`.
+
+    The sum runs in NumPy's accumulator dtype: float64 for bool and integer input, float32 for
+    float16 (the result float16), the input's own float or complex dtype otherwise (the mean of
+    complex64 is complex64), or ``dtype``; with ``out`` and no ``dtype``, float input sums in the
+    promotion of its dtype and ``out``'s, and the quotient is cast to ``out``'s dtype. The sums
+    are divided by the count in float64 (complex128 for complex sums), as NumPy's
+    ``true_divide`` by an integer count, then cast to the result dtype: ``dtype=numpy.int8``
+    sums in int8 (wrapping) and truncates the quotient. An empty reduction gives NaN with NumPy's
+    ``RuntimeWarning`` ("Mean of empty slice"). ``axis`` (a 0-d array has none),
+    ``keepdims``, ``out`` and the errors as :func:`~primitives.sum`.
+    """
+
+
+def _logical(x, axis, out, keepdims, func, op, empty):
+    """The prepare step of ``any`` (``op`` "max", over nothing ``empty`` False) and ``all``
+    ("min", True)."""
+    inp = _checks.backend_input(x, func)
+    arr = inp.array
+    axes = _checks.normalize_axis(axis, arr.ndim, func)
+    if out is not None:
+        _core_checks.check_out(out, _checks.result_shape(arr.shape, axes, keepdims), func)
+    xp = inp.backend.xp
+
+    def finish(r):  # a backend array, or a scalar of the whole-array path
+        return _checks.finish(xp.asarray(r), inp, arr.shape, axes, keepdims, out, func)
+
+    if 0 in [arr.shape[a] for a in axes]:  # nothing reduced: False for any, True for all
+        r = xp.full(_checks.result_shape(arr.shape, axes, False), empty, dtype=np.bool_)
+        return _Prepared(lambda: finish(r), ())
+    cast = arr.dtype != np.bool_
+    b = arr.astype(np.bool_) if cast else arr  # x != 0 (NaN is True)
+    # axis None as given: every element
+    p = _rp.inner(_prepare, b, op, None if axis is None else axes, None, None, False, "auto", op)
+    if p.reusable and out is None and _core_checks.is_itself(arr, x):  # read as it is
+        inner = p.run
+        if cast:
+            return _Prepared(lambda a: finish(inner(a.astype(np.bool_))), (x,), reusable=True)
+        return _Prepared(lambda a: finish(inner(a)), (x,), reusable=True)
+    return _then(p, finish)
+
+
+def _prepare_any(x, axis=None, out=None, keepdims=False):
+    return _logical(x, axis, out, keepdims, "any", "max", False)
+
+
+def _prepare_all(x, axis=None, out=None, keepdims=False):
+    return _logical(x, axis, out, keepdims, "all", "min", True)
+
+
+@_entry.function(_prepare_any, arrays=("x",))
+def any(x, axis=None, out=None, keepdims=False):  # noqa: A001 - numpy.any
+    """Whether any element over ``axis`` is true (non-zero; NaN counts), as :func:`numpy.any`:
+    the ``max`` of the elements as booleans; False over nothing."""
+
+
+@_entry.function(_prepare_all, arrays=("x",))
+def all(x, axis=None, out=None, keepdims=False):  # noqa: A001 - numpy.all
+    """Whether every element over ``axis`` is true (non-zero; NaN counts), as
+    :func:`numpy.all`: the ``min`` of the elements as booleans; True over nothing."""
+
+
+# ---- argmin, argmax -----------------------------------------------------------------------------
+
+
+def _prepare_arg(x, axis, out, keepdims, is_max):
+    """Every check of a call of argmin/argmax, in NumPy's order and before any launch, and its
+    plan: the whole-array plan itself for a backend array read as it is."""
+    func = "argmax" if is_max else "argmin"
+    inp = _core_checks.as_input(x, func=func, arg="x")
+    arr = inp.array
+    if arr.ndim == 1 and np.ndim(x) == 0:  # made 1-D on the way to contiguous memory
+        arr = arr.reshape(())
+    _checks.check_arg_dtype(arr.dtype, func)
+    keepdims = _checks.arg_keepdims(keepdims, func)
+    ax = _checks.arg_axis(axis, arr.ndim, func)
+    backend = inp.backend
+    if ax is None or arr.ndim == 0:
+        shape = (1,) * arr.ndim if keepdims else ()
+        if out is not None:
+            _checks.arg_out(out, shape, func)
+        if arr.size == 0:
+            raise _checks.arg_empty(func)
+        plan = _arg.flat_plan(backend, arr.dtype, is_max, arr.size)
+        if arr is x and out is None and not keepdims:  # read as it is: the plan itself
+            return _Prepared(plan, (x,), reusable=True)
+        compute = lambda a: plan.run(a.reshape(-1)).reshape(shape)  # noqa: E731
+    else:
+        dims = arr.shape
+        outer = int(np.prod(dims[:ax], dtype=np.int64))
+        length = dims[ax]
+        inner = int(np.prod(dims[ax + 1 :], dtype=np.int64))
+        shape = dims[:ax] + (1,) + dims[ax + 1 :] if keepdims else dims[:ax] + dims[ax + 1 :]
+        if out is not None:
+            _checks.arg_out(out, shape, func)
+        if length == 0:
+            raise _checks.arg_empty(func)
+        if outer * inner == 0:
+            compute = lambda a: backend.xp.empty(shape, dtype=np.int64)  # noqa: E731
+        elif outer * inner == 1:  # one line: the whole-array kernel, every multiprocessor
+            plan = _arg.flat_plan(backend, arr.dtype, is_max, length)
+            compute = lambda a: plan.run(a.reshape(-1)).reshape(shape)  # noqa: E731
+        else:
+            plan = _arg.axis_plan(backend, arr.dtype, is_max, outer, length, inner)
+            compute = lambda a: plan.run(a).reshape(shape)  # noqa: E731
+
+    def run(a):
+        res = compute(a)
+        if out is not None:
+            if isinstance(out, np.ndarray):
+                np.copyto(out, res if isinstance(res, np.ndarray) else res.get(), casting="unsafe")
+            else:
+                out[...] = backend.xp.asarray(res).astype(out.dtype, copy=False)
+            return out
+        if res.ndim == 0:
+            return inp.scalar(res.reshape(1))
+        return inp.result(res)
+
+    return _Prepared(run, (arr,), reusable=arr is x and out is None)
+
+
+def _prepare_argmin(x, axis=None, out=None, *, keepdims=False):
+    return _prepare_arg(x, axis, out, keepdims, False)
+
+
+def _prepare_argmax(x, axis=None, out=None, *, keepdims=False):
+    return _prepare_arg(x, axis, out, keepdims, True)
+
+
+@_entry.function(_prepare_argmin, arrays=("x",))
+def argmin(x, axis=None, out=None, *, keepdims=False):
+    """Index of the first minimum of ``x`` (over the flattened array, or along ``axis``), as
+    :func:`numpy.argmin`.
+
+    Args:
+        x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
+            float32 or float64 (CuPy, NumPy, or anything with ``__cuda_array_interface__`` /
+            DLPack), any ndim. Host arrays of non-native byte order are converted to native
+            order on the host.
+        axis: None (the index into the flattened array) or an int (negative counting from the
+            end): the axis along which the indices are taken. NumPy takes one axis only: a
+            tuple is a ``TypeError``.
+        out: an array of the result's shape (``keepdims`` included) and of a dtype int64 casts
+            to safely the other way round (int64, or int32 as NumPy allows), which receives
+            the result and is returned.
+        keepdims: keep the reduced axis (every axis for ``axis=None``) as an axis of length 1.
+
+    Returns:
+        int64 (``numpy.intp``) indices: a 0-d device array for device input with ``axis=None``
+        (like ``cupy.argmin``), a NumPy scalar for host input (like ``numpy.argmin``); with
+        ``axis`` an array of the other axes (``keepdims``: all axes); with ``out`` that array.
+
+    Raises:
+        TypeError: ``x`` is not an array, or its dtype is unsupported (complex: no order is
+            defined here, unlike NumPy's lexicographic one; str, object, datetime64, ...);
+            ``axis`` is not an integer (a tuple, a float, a bool); ``out`` is not an array or
+            of a dtype that cannot hold int64 safely.
+        ValueError: ``x`` is empty, or the axis has length 0 ("attempt to get argmin of an
+            empty sequence", NumPy's message); ``axis`` out of range
+            (``numpy.exceptions.AxisError``); ``out`` of another shape or read-only.
+
+    NaN is the minimum: the index of the first NaN when there is one, as NumPy. Among equal
+    minima (-0.0 and 0.0 are equal) the first index. Device input: no host synchronization.
+    Host input: one copy in and one out. The whole-array kernel reads every dtype in place,
+    16 bytes per load.
+
+    See Also:
+        :func:`numpy.argmin`, :func:`cupy.argmin`, :func:`argmax`.
+    """
+
+
+@_entry.function(_prepare_argmax, arrays=("x",))
+def argmax(x, axis=None, out=None, *, keepdims=False):
+    """Index of the first maximum of ``x`` (over the flattened array, or along ``axis``), as
+    :func:`numpy.argmax`.
+
+    Args:
+        x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
+            float32 or float64 (CuPy, NumPy, or anything with ``__cuda_array_interface__`` /
+            DLPack), any ndim.
+        axis: None (the index into the flattened array) or an int (negative counting from the
+            end); a tuple is a ``TypeError`` as in NumPy.
+        out: an array of the result's shape and of a dtype int64 casts to safely the other way
+            round, which receives the result and is returned.
+        keepdims: keep the reduced axis (every axis for ``axis=None``) as an axis of length 1.
+
+    Returns:
+        int64 (``numpy.intp``) indices, as :func:`argmin` returns them.
+
+    Raises:
+        TypeError: as :func:`argmin` (complex input included).
+        ValueError: ``x`` empty or the axis of length 0 ("attempt to get argmax of an empty
+            sequence"); ``axis`` out of range (``numpy.exceptions.AxisError``); ``out`` of
+            another shape or read-only.
+
+    NaN is the maximum: the index of the first NaN when there is one, as NumPy. Among equal
+    maxima the first index.
+
+    See Also:
+        :func:`numpy.argmax`, :func:`cupy.argmax`, :func:`argmin`.
+    """

@@ -1,5 +1,5 @@
-"""Reductions over axes: NumPy's ``axis``, ``keepdims`` and ``out`` for ``sum``/``prod``/``min``/
-``max``.
+"""Reductions over axes: the plans behind NumPy's ``axis`` for ``sum``/``prod``/``min``/``max``
+(the arguments are checked by :mod:`._checks`, the kernels named by :mod:`._kernels`).
 
 The array is read in place, each element once, by the kernels of kernels/reduction/axis.cu. A
 C-contiguous array is taken as it is, an F-contiguous one as its reversed view (C-contiguous, the
@@ -26,43 +26,22 @@ import functools
 
 import numpy as np
 
-from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
-from .._core import plans as _plans
-from . import _policy
+from .._core import dtypes as _dtypes, entry as _entry, launch as _launch, plans as _plans
+from . import _plans as _rp, _policy
+from ._kernels import AXIS_DTYPES, axis_kernel, natural, packed_layout
 
-__all__ = ["normalize_axis", "reduce_axis", "check_out", "result_shape", "finish", "axis_route"]
+__all__ = [
+    "axis_route",
+    "AxisPlan",
+    "AxisReplay",
+    "Shaped",
+    "prepare",
+    "reduce_axis",
+    "complex_axis",
+]
 
-SOURCE = "reduction/axis.cu"
-AXIS_OPS = ("sum", "prod", "min", "max")
 _NUMPY_NAME = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
-_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
-_CNAMES = _dtypes.KERNEL_CTYPES
 _BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
-_I32, _U32, _I64, _U64 = (np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
-#: every real dtype the axis reductions take
-AXIS_DTYPES = _dtypes.REAL
-
-
-def _natural(dt, op):
-    """(kernel input, accumulator, kernel output) dtypes of ``op`` over ``dt`` with NumPy's
-    result dtype: sums and products of bool and integers below 64 bits in int64/uint64, of
-    float16 in float32 (stored float16); min/max of 1- and 2-byte integers in 32 bits, of
-    float16 in float32, stored as the input's dtype. bool is read (and stored) as uint8."""
-    kin = _U8 if dt == _BOOL else dt
-    if op in ("sum", "prod"):
-        if dt == _F16:
-            return kin, _F32, _F16
-        if dt.kind in "bi" and dt.itemsize < 8:
-            return kin, _I64, _I64
-        if dt.kind == "u" and dt.itemsize < 8:
-            return kin, _U64, _U64
-        return kin, dt, dt
-    if dt == _F16:
-        return kin, _F32, kin
-    if dt.itemsize < 4:
-        return kin, (_I32 if kin.kind == "i" else _U32), kin
-    return kin, dt, kin
 
 
 class AxisRoute(tuple):
@@ -93,7 +72,7 @@ def axis_route(in_dt, op, res_dt):
     modulo the same power of two, or converts monotonically); other requests convert the input
     to ``res_dt`` first, as NumPy casts the elements."""
     in_dt, res_dt = np.dtype(in_dt), np.dtype(res_dt)
-    nat = _natural(in_dt, op)
+    nat = natural(in_dt, op)
     natural_res = _BOOL if in_dt == _BOOL and op in ("min", "max") else nat[2]
     if (
         res_dt == natural_res
@@ -101,92 +80,7 @@ def axis_route(in_dt, op, res_dt):
         or (in_dt.kind in "biu" and res_dt.kind in "iu")
     ):
         return AxisRoute((None,) + nat + (res_dt,))
-    return AxisRoute((res_dt,) + _natural(res_dt, op) + (res_dt,))
-
-
-def _triples(op):
-    """(input, accumulator, output) of every launch ``op`` can make: first, middle and last
-    passes of every route."""
-    out = []
-    for dt in AXIS_DTYPES:
-        kin, kacc, kout = _natural(dt, op)
-        for t in ((kin, kacc, kout), (kin, kacc, kacc), (kacc, kacc, kacc), (kacc, kacc, kout)):
-            if t not in out:
-                out.append(t)
-    return out
-
-
-def kernel_name(kind, kin, kacc, kout, op, pol, block=None):
-    i, a, o = _CNAMES[kin], _CNAMES[kacc], _CNAMES[kout]
-    block = pol.block if block is None else block
-    return f"{kind}<{i}, {a}, {_OP_TEMPLATE[op]}<{a}>, {o}, {block}, {pol.vectors}>"
-
-
-def packed_rows(dt):
-    """The row lengths R that axis_rows_packed takes for elements of ``dt``: several whole rows
-    per 16-byte packet (R * itemsize of 2, 4 or 8 bytes, R >= 2)."""
-    return tuple(r for r in (2, 4, 8) if r * dt.itemsize < 16)
-
-
-def packed_layout(kin, kout, R, pol):
-    """``(per, packets, exchange)`` of axis_rows_packed over rows of ``R`` elements of ``kin``
-    into ``kout``: rows per 16-byte packet; consecutive packets per thread (the policy's
-    ``packed_packets``, or where 0 the fewest of 1, 2, 4 whose results fill a 16-byte store); and
-    whether a warp loads its packets coalesced and exchanges the results by shuffles (only with
-    several packets per thread)."""
-    per = 16 // kin.itemsize // R
-    if pol.packed_packets not in (0, 1, 2, 4):
-        raise ValueError(
-            f"reduction 'axis' policy: packed_packets is 0, 1, 2 or 4, not {pol.packed_packets}"
-        )
-    packets = pol.packed_packets or next((p for p in (1, 2, 4) if p * per * kout.itemsize >= 16), 4)
-    return per, packets, int(bool(pol.packed_exchange) and packets > 1)
-
-
-def packed_name(kin, kacc, kout, op, R, pol):
-    per, packets, exchange = packed_layout(kin, kout, R, pol)
-    return kernel_name("axis_rows_packed", kin, kacc, kout, op, pol)[:-1] + (
-        f", {per}, {packets}, {exchange}>"
-    )
-
-
-_KINDS = ("axis_rows", "axis_slab", "axis_cols")
-
-
-def names(key, pol):
-    """The instantiations of the module ``key`` = (op, accumulator dtype): one module per
-    accumulator keeps each small (a call compiles only its own)."""
-    op, acc = key
-    out = []
-    for t in _triples(op):
-        if t[1] == acc:
-            out += [packed_name(*t, op, R, pol) for R in packed_rows(t[0])]
-            out += [kernel_name(kind, *t, op, pol) for kind in _KINDS]
-    if pol.slab_block and pol.slab_block != pol.block:
-        # medium rows, a block each: the first launch over an input (its own dtype into the
-        # result or the accumulator); launches over partials that take that path (rare) compile
-        # their instantiation on demand
-        for dt in AXIS_DTYPES:
-            kin, kacc, kout = _natural(dt, op)
-            if kacc == acc:
-                out += [
-                    kernel_name("axis_slab", kin, kacc, o, op, pol, pol.slab_block)
-                    for o in dict.fromkeys((kout, kacc))
-                ]
-    return list(dict.fromkeys(out))
-
-
-MODULE_KEYS = tuple(dict.fromkeys((op, t[1]) for op in AXIS_OPS for t in _triples(op)))
-_MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODULE_KEYS, lambda key: "axis")
-
-
-def _kernel(kind, kin, kacc, kout, op, pol, R=None, block=None):
-    name = (
-        packed_name(kin, kacc, kout, op, R, pol)
-        if kind == "axis_rows_packed"
-        else kernel_name(kind, kin, kacc, kout, op, pol, block)
-    )
-    return _MODULES.kernel((op, kacc), name, pol)
+    return AxisRoute((res_dt,) + natural(res_dt, op) + (res_dt,))
 
 
 def _coalesce(dims):
@@ -290,7 +184,7 @@ class AxisPlan(_plans.Plan):
         chunk = _launch.cdiv(R, splits)
         splits = _launch.cdiv(R, chunk)
         k_out = out_dt if splits == 1 else rt.kacc
-        k = _kernel(
+        k = axis_kernel(
             "axis_slab" if kind == "axis_slab_rows" else kind,
             in_dt,
             rt.kacc,
@@ -346,30 +240,6 @@ class AxisPlan(_plans.Plan):
         return out
 
 
-def normalize_axis(axis, ndim, func, scalar_int=True):
-    """``axis`` (None, an int or a tuple of ints, negative counting from the end) as a sorted
-    tuple of distinct axes in ``[0, ndim)``; NumPy's errors (AxisError, a repeated axis).
-
-    A 0-d array has no axes: a tuple naming any is an AxisError, as in NumPy. ``scalar_int``:
-    the integer 0 or -1 is taken as no axis there, as NumPy's ufunc reductions (``sum``, ``max``,
-    ``any``, ...) take it; ``numpy.mean`` does not (``scalar_int=False``)."""
-    if axis is None:
-        return tuple(range(ndim))
-    if ndim == 0 and scalar_int and not isinstance(axis, tuple):
-        _checks.axis_index(axis, ndim, func, "an integer, a tuple of integers or None")
-        return ()
-    items = axis if isinstance(axis, tuple) else (axis,)
-    out = []
-    for a in items:
-        a = _checks.axis_index(
-            a, ndim, func, "an integer, a tuple of integers or None", scalar=ndim == 0
-        )
-        if a in out:
-            raise ValueError(f"{func}: duplicate value in 'axis'")
-        out.append(a)
-    return tuple(sorted(out))
-
-
 class AxisReplay:
     """What a later call on an array like the first one (same dtype, shape and strides: C- or
     F-contiguous, read as it is) runs: the plan, the view that makes the array C-ordered (its
@@ -415,16 +285,14 @@ class Shaped:
         return self.replay(arr).reshape(self.shape)
 
 
-def reduce_axis(arr, axes, op, acc_dt, backend, func):
-    """``op`` ("sum", "prod", "min", "max") of the backend array ``arr`` over ``axes`` (from
-    :func:`normalize_axis`), with the result dtype ``acc_dt``, shaped as the kept axes (no
-    keepdims). ``func``: the public function the errors name."""
-    return reduce_axis_replay(arr, axes, op, acc_dt, backend, func)[0]
-
-
-def reduce_axis_replay(arr, axes, op, acc_dt, backend, func):
-    """:func:`reduce_axis`, and the :class:`AxisReplay` that computes it again for an array like
-    ``arr`` (None where the call converted or copied ``arr`` first, or had nothing to launch)."""
+def prepare(arr, axes, op, acc_dt, backend, func):
+    """How to reduce the backend array ``arr`` with ``op`` ("sum", "prod", "min", "max") over
+    ``axes`` (from :func:`~._checks.normalize_axis`) into the result dtype ``acc_dt``, shaped as
+    the kept axes (no keepdims): a :class:`~primitives._core.entry.Prepared` whose run is the
+    :class:`AxisReplay` of the plan of this configuration, reusable (for arrays like ``arr``)
+    where it reads ``arr`` as it is; else a run over a conversion or copy of ``arr``, or a result
+    with nothing to launch. Raises the errors of an empty ``min``/``max`` and an unsupported
+    dtype (``func``: the public function they name)."""
     xp = backend.xp
     acc_dt = np.dtype(acc_dt)
     kept = [a for a in range(arr.ndim) if a not in axes]
@@ -436,17 +304,21 @@ def reduce_axis_replay(arr, axes, op, acc_dt, backend, func):
                 f"{func}: zero-size array to reduction operation "
                 f"{_NUMPY_NAME[op]} which has no identity"
             )
-        return (xp.zeros if op == "sum" else xp.ones)(out_shape, dtype=acc_dt), None
+        return _entry.Prepared.done((xp.zeros if op == "sum" else xp.ones)(out_shape, dtype=acc_dt))
     if _prod(out_shape) == 0:
-        return xp.empty(out_shape, dtype=acc_dt), None
+        return _entry.Prepared.done(xp.empty(out_shape, dtype=acc_dt))
     if arr.dtype not in AXIS_DTYPES:
         raise TypeError(
             f"{func}: x has dtype {arr.dtype}; supported dtypes are {_dtypes.names(AXIS_DTYPES)}"
         )
     rt = axis_route(arr.dtype, op, acc_dt)
     if width == 1:  # nothing to combine: the elements as the result dtype
-        x = arr if rt.conv is None else arr.astype(rt.conv)
-        return xp.asarray(x.reshape(out_shape)).astype(acc_dt), None
+
+        def elements(a):
+            x = a if rt.conv is None else a.astype(rt.conv)
+            return xp.asarray(x.reshape(out_shape)).astype(acc_dt)
+
+        return _entry.Prepared(elements, (arr,))
     if arr.flags.c_contiguous:
         layout, x, shape, red = "C", arr, arr.shape, axes
     elif arr.flags.f_contiguous:  # the reversed view is C-contiguous
@@ -461,31 +333,35 @@ def reduce_axis_replay(arr, axes, op, acc_dt, backend, func):
     src = arr if layout == "F" else x  # what the plan reads: the array, or its C-ordered copy
     if rt.conv is not None:
         src = src.astype(rt.conv)  # the layout kept (order "K")
-    return replay(src), (replay if src is arr else None)
+    return _entry.Prepared(replay, (src,), reusable=src is arr)
 
 
-def check_out(out, shape, dtype, func):
-    """:func:`~primitives._core.checks.check_out` (``dtype``, the result's, is unused: the result
-    is cast to ``out``'s dtype whatever it is; kept for the callers' symmetry)."""
-    _checks.check_out(out, shape, func)
+def reduce_axis(arr, axes, op, acc_dt, backend, func):
+    """``op`` of the backend array ``arr`` over ``axes``, with the result dtype ``acc_dt``,
+    shaped as the kept axes (no keepdims): :func:`prepare`, run."""
+    return prepare(arr, axes, op, acc_dt, backend, func)()
 
 
-def result_shape(shape, axes, keepdims):
-    """The shape of a reduction of an array of ``shape`` over ``axes``: the kept axes, and with
-    ``keepdims`` the reduced ones as 1s."""
-    return tuple(1 if a in axes else d for a, d in enumerate(shape) if keepdims or a not in axes)
-
-
-def finish(res, inp, shape, axes, keepdims, out, func):
-    """The result as NumPy returns it: ``keepdims`` restores the reduced ``axes`` of the input's
-    ``shape`` as 1s; ``out`` (an array of the result's shape) receives it, cast to its dtype,
-    and is returned; otherwise a scalar for a full reduction (a NumPy
-    scalar for a host array, a 0-d device array for a device one), an array of the caller's
-    kind otherwise."""
-    if keepdims:
-        res = res.reshape(result_shape(shape, axes, True))
-    if out is not None:
-        return _checks.write_out(out, res, func)
-    if res.ndim == 0:
-        return inp.scalar(res.reshape(1))
-    return inp.result(res)
+def complex_axis(arr, axes, op, acc_dt, backend, func):
+    """A complex sum or product over ``axes``, shaped as the kept axes. A sum is the float sum
+    of the parts: the array viewed as floats with a last axis of 2, kept, through
+    :func:`reduce_axis`. A product (whose parts do not reduce apart) moves the reduced axes last
+    (one copy, none when they already are the last axes of a C-ordered array) and reduces each
+    row in one block of ``reduce_rows``."""
+    xp = backend.xp
+    if arr.dtype != acc_dt:
+        arr = arr.astype(acc_dt)  # NumPy casts the elements to the result's dtype
+    if op == "sum":
+        part = np.dtype(acc_dt.char.lower())  # complex64 -> float32, complex128 -> float64
+        parts = xp.ascontiguousarray(arr).view(part).reshape(arr.shape + (2,))
+        res = reduce_axis(parts, axes, "sum", part, backend, func)
+        return xp.ascontiguousarray(res).view(acc_dt).reshape(res.shape[:-1])
+    kept = [a for a in range(arr.ndim) if a not in axes]
+    out_shape = tuple(arr.shape[a] for a in kept)
+    width = int(np.prod([arr.shape[a] for a in axes], dtype=np.int64))
+    rows = int(np.prod(out_shape, dtype=np.int64))
+    if width == 0 or rows == 0:
+        return xp.ones(out_shape, dtype=acc_dt)
+    lines = xp.ascontiguousarray(xp.transpose(arr, kept + list(axes))).reshape(-1)
+    lines = _rp.Route(((), acc_dt, acc_dt, acc_dt, acc_dt)).prepare(lines)  # aligned
+    return _rp.rows_plan(backend, acc_dt, op, rows, width).run(lines).reshape(out_shape)

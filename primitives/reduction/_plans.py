@@ -1,7 +1,8 @@
-"""Reduction plans: kernel names, grids and the production kernel's plan.
+"""Reduction plans: the routes from an input's dtype to the result's, grids and the production
+kernel's plan (the kernels' names: :mod:`._kernels`; the reductions over axes: :mod:`._axis`;
+argmin/argmax: :mod:`._arg`).
 
-One module per variant (a test or tour touching one variant compiles only that one). The
-production kernel runs from a :class:`ProductionPlan` per (dtypes, op, n, policy, stream): its
+The production kernel runs from a :class:`ProductionPlan` per (dtypes, op, n, policy, stream): its
 block partials and last-block ticket (left at 0 by the kernel) are made once, and its launch
 checked once. The ladder and zeta launch per call (their grids shrink level by level). Complex
 products over axes run from a :class:`RowsPlan` per (dtype, op, rows, width, policy, stream): one
@@ -14,66 +15,34 @@ import math
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
+from .._core import dtypes as _dtypes, entry as _entry, launch as _launch, plans as _plans
+from .._core import policy as _core_policy
 from . import _policy
+from ._kernels import NARROW_KERNELS, kernel, mean_divide_kernel, rows_kernel
 
-SOURCE = "reduction/reduce.cu"
-VARIANTS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "production")
-OPS = ("sum", "prod", "min", "max")
-LADDER = ("alpha", "beta", "gamma", "delta", "epsilon")
-_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
-#: the ops that take complex input (complex numbers have no order here: no min/max)
-COMPLEX_OPS = ("sum", "prod")
+__all__ = [
+    "kernel",
+    "Route",
+    "route",
+    "ProductionPlan",
+    "production_plan",
+    "RowsPlan",
+    "rows_plan",
+    "run",
+    "error_depth",
+    "MeanDividePlan",
+    "mean_divide_plan",
+    "mean_divide",
+    "MeanCall",
+    "InnerRun",
+    "inner",
+]
+
 _ITEMS = {"alpha": 1, "beta": 1, "gamma": 1, "delta": 2, "epsilon": 2}  # elements per thread
-
-
-#: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, kernels/reduction/reduce.cu)
-_CNAMES = _dtypes.KERNEL_CTYPES
-#: the production kernel's narrow-input instantiations: sums, min/max, then products
-_NARROW_KERNELS = _dtypes.REDUCE_NARROW_KERNELS + _dtypes.REDUCE_NARROW_PROD_KERNELS
 #: the complex (input, accumulator) pairs, production kernel only (sum and prod)
 _COMPLEX_PAIRS = tuple((d, d) for d in _dtypes.COMPLEX)
 _PAIRS = _dtypes.ACC_PAIRS_SET | frozenset(_COMPLEX_PAIRS)
-
-
-def kernel_name(variant, in_dt, acc_dt, op, pol, out_dt=None):
-    in_c, acc_c = _CNAMES[in_dt], _CNAMES[acc_dt]
-    tail = ""
-    if variant == "zeta":
-        tail = f", {pol.block}"
-    elif variant == "production":
-        tail = f", {pol.block}, {pol.vectors}"
-        if out_dt is not None and out_dt != acc_dt:
-            tail += f", {_CNAMES[out_dt]}"
-    return f"reduce_{variant}<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>{tail}>"
-
-
-def _selector(variant):
-    return "ladder" if variant in LADDER else variant
-
-
-def names(variant, pol):
-    out = [kernel_name(variant, i, a, op, pol) for i, a in _dtypes.ACC_PAIRS for op in OPS]
-    if variant == "production":  # narrow and complex inputs: production only (the others
-        # convert narrow input and refuse complex input)
-        out += [
-            kernel_name(variant, i, a, op, pol, r) for i, a, r, ops in _NARROW_KERNELS for op in ops
-        ]
-        out += [
-            kernel_name(variant, i, a, op, pol) for i, a in _COMPLEX_PAIRS for op in COMPLEX_OPS
-        ]
-    return out
-
-
-_MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, VARIANTS, _selector)
-
-
-def kernel(variant, in_dt, acc_dt, op, pol, out_dt=None):
-    """The kernel of ``variant`` under policy ``pol`` (one module per variant and policy)."""
-    return _MODULES.kernel(variant, kernel_name(variant, in_dt, acc_dt, op, pol, out_dt), pol)
-
-
-_NARROW = {(i, op): (a, r) for i, a, r, ops in _NARROW_KERNELS for op in ops}
+_NARROW = {(i, op): (a, r) for i, a, r, ops in NARROW_KERNELS for op in ops}
 _BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
 
 
@@ -180,31 +149,14 @@ def production_plan(backend, rt, op, n):
 
 # ---- rows: one block per contiguous row (complex products over axes) --------------------------
 
-#: the (dtype, op) pairs reduce_rows is instantiated for: complex products (the axis kernels
-#: have no complex instantiation; complex sums over axes are float sums of the parts)
-ROWS_CASES = tuple((d, "prod") for d in _dtypes.COMPLEX)
-
-
-def _rows_name(dt, op, pol):
-    c = _CNAMES[dt]
-    return f"reduce_rows<{c}, {c}, {_OP_TEMPLATE[op]}<{c}>, {pol.block}>"
-
-
-_ROWS = _loader.PolicyModules(
-    SOURCE,
-    lambda key, pol: [_rows_name(d, op, pol) for d, op in ROWS_CASES],
-    _policy.TABLE,
-    ("rows",),
-)
-
 
 class RowsPlan(_plans.Plan):
     """``op`` over each of ``rows`` contiguous rows of ``width`` elements of ``dt`` (a case of
-    :data:`ROWS_CASES`): one launch of reduce_rows, a grid of one block per row capped at the
-    resident grid."""
+    :data:`~._kernels.ROWS_CASES`): one launch of reduce_rows, a grid of one block per row
+    capped at the resident grid."""
 
     def __init__(self, backend, dt, op, rows, width, pol):
-        k = _ROWS.kernel("rows", _rows_name(dt, op, pol), pol)
+        k = rows_kernel(dt, op, pol)
         grid = min(rows, _launch.resident_grid(k, pol.block))
         slot = _plans.Launch.SLOT
         self.xp, self.dt, self.rows = backend.xp, dt, rows
@@ -306,32 +258,15 @@ def error_depth(variant, n, in_dt=np.dtype(np.float32)):
 
 # ---- mean's last step: the sums divided by the count (kernels/reduction/finish.cu) -----------
 
-FINISH = "reduction/finish.cu"
-#: (accumulator, result) dtypes of mean: the accumulator's own, and float16 from float32 sums
-MEAN_PAIRS = tuple((d, d) for d in _dtypes.REDUCE_COMPLEX_DTYPES) + (
-    (np.dtype(np.float32), np.dtype(np.float16)),
-)
 _FINISH_BLOCK = 256
-
-
-def _finish_cname(dt):
-    return "bool" if dt == np.bool_ else _CNAMES[dt]  # C++ bool: a count casts to it as NumPy's
-
-
-def mean_divide_name(acc, res):
-    return f"mean_divide<{_finish_cname(acc)}, {_finish_cname(res)}>"
-
-
-_FINISH_NAMES = [mean_divide_name(a, r) for a, r in MEAN_PAIRS]
-_loader.register(FINISH, _FINISH_NAMES)
 
 
 class MeanDividePlan(_plans.Plan):
     """``m`` sums of dtype ``acc`` divided by ``count`` into ``res`` (a pair of
-    :data:`MEAN_PAIRS`): one grid-stride launch."""
+    :data:`~._kernels.MEAN_PAIRS`): one grid-stride launch."""
 
     def __init__(self, backend, acc, res, m, count):
-        k = _loader.load(FINISH, _FINISH_NAMES)(mean_divide_name(acc, res))
+        k = mean_divide_kernel(acc, res)
         grid = _launch.cover_grid(m, _FINISH_BLOCK, kernel=k)
         slot = _plans.Launch.SLOT
         self.empty, self.res = backend.xp.empty, res
@@ -361,3 +296,66 @@ def mean_divide(backend, sums, count, res):
     if not (sums.flags.c_contiguous or sums.flags.f_contiguous):
         sums = backend.xp.ascontiguousarray(sums)
     return mean_divide_plan(backend, np.dtype(sums.dtype), res, sums.size, count)(sums)
+
+
+class MeanCall(_plans.Plan):
+    """mean over every element of arrays like the first one's (the repeat-call path): the
+    whole-array sum's plan, then the division's, as the public function returns it."""
+
+    def __init__(self, summed, divide):
+        self.summed, self.divide = summed, divide
+
+    def __call__(self, x):
+        s = self.summed(x)  # a 0-d device array, or a NumPy scalar on the emulator
+        if isinstance(s, np.generic):
+            return self.divide(np.asarray(s).reshape(1))[0]
+        return self.divide(s)
+
+
+# ---- a reduction inside another function's call ---------------------------------------------
+
+
+class InnerRun(_plans.Plan):
+    """A reduction inside another function's call (mean's sum, any's max, the flattened
+    reduction of a call over every axis) for one configuration: its run where that reads arrays
+    like the first one's as they are, else None (each call prepares its own)."""
+
+    __slots__ = ("run",)
+
+    def __init__(self, run):
+        self.run = run
+
+
+def inner(prepare, arr, *options):
+    """``prepare(arr, *options)`` for the backend array ``arr`` of an enclosing call, whose own
+    checks passed: prepared once per configuration (``arr``'s dtype, shape and strides, the
+    options, the tuning generation and the stream), a plan under that key, so that later calls
+    of the enclosing function on like arrays run the run of the first."""
+    key = (
+        "reduce/inner",
+        prepare,
+        arr.dtype,
+        arr.shape,
+        arr.strides,
+        options,
+        tuple(map(type, options)),  # 1 and True are different options
+        _core_policy.generation(),
+        _plans.stream_key(),
+    )
+    try:
+        hash(key)
+    except TypeError:  # an unhashable option (a dtype given as a list): prepared per call
+        return prepare(arr, *options)
+    first = []
+
+    def build():
+        p = prepare(arr, *options)
+        first.append(p)
+        return InnerRun(p.run if p.reusable else None)
+
+    found = _plans.PLANS.get(key, build)
+    if first:  # this call made it
+        return first[0]
+    if found.run is not None:
+        return _entry.Prepared(found.run, (arr,), reusable=True)
+    return prepare(arr, *options)

@@ -7,8 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives._core import plans as _plans
-from primitives.reduction import _arg
+from primitives.reduction import _arg, _kernels
 from primitives.testing import harness as H
 
 DTYPES = [
@@ -367,7 +366,7 @@ def test_plans_reused_and_filed(rng):
     # (a NumPy array on the GPU is copied first: nothing to file)
     d = prim._core.backend.get_backend().xp.asarray(x)
     assert int(prim.argmax(d)) == np.argmax(x) and PLANS.info()["builds"] == n + 1
-    assert PLANS.find(_plans.call_key("argmax", (d,))) is not None
+    assert PLANS.find(prim.argmax.entry.key((d,), {})) is not None
 
 
 @pytest.mark.parametrize("func", FUNCS)
@@ -390,9 +389,9 @@ def test_explicit_plan(func, rng):
 def test_kernel_instantiations_registered():
     from primitives._core import loader
 
-    names = loader.registered_modules()[_arg.SOURCE]
+    names = loader.registered_modules()[_kernels.ARG_SOURCE]
     for dt in DTYPES:
-        c = _arg.kernel_ctype(dt)
+        c = _kernels.arg_ctype(dt)
         for kind in ("arg_flat", "arg_rows", "arg_cols"):
             assert any(n.startswith(f"{kind}<{c}, true") for n in names)
             assert any(n.startswith(f"{kind}<{c}, false") for n in names)
@@ -487,7 +486,7 @@ def test_few_long_rows_and_columns(func, dt, shape, rng, small):
     _check(x.reshape(shape[0], 1, -1), func, axis=2)
     _check(np.ascontiguousarray(np.moveaxis(x.reshape(shape[0], 1, -1), 2, 1)), func, axis=1)
     with prim.tuning.override("reduction", selector="arg", **SMALL):
-        plan = _arg._axis_plan(
+        plan = _arg.axis_plan(
             prim._core.backend.get_backend(), np.dtype(dt), True, shape[0], shape[1], 1
         )
     assert plan.launch.grid[1] == shape[0]

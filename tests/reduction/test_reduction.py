@@ -179,6 +179,31 @@ def test_repeat_calls_take_the_filed_plan(rng):
         prim.sum(y, dtype="U3")
 
 
+def test_repeat_calls_choose_the_variant_once(rng, monkeypatch):
+    """The variant choice runs in the prepare step: once for the first call on an array of the
+    backend's own type, never for repeat calls on like arrays (whole-array and over an axis)."""
+    from primitives._core import backend as _backend
+    from primitives.reduction import _choose
+
+    calls = []
+    choose = _choose.variant
+    monkeypatch.setattr(
+        _choose, "variant", lambda name, func: calls.append(name) or choose(name, func)
+    )
+    prim.clear_caches()
+    xp = _backend.get_backend().xp
+    xs = [xp.asarray(make(rng, 3000, np.float32)) for _ in range(3)]
+    for x in xs:
+        check(prim.sum(x), H.to_host(x), "sum", np.float32, "production")
+    assert calls == ["auto"]
+    for x in xs:
+        H.assert_same(prim.max(x.reshape(30, 100), axis=1), H.to_host(x).reshape(30, 100).max(1))
+    assert calls == ["auto", "auto"]
+    prim.sum(xs[0], variant="zeta")  # another option: its own prepare, then its own plan
+    prim.sum(xs[1], variant="zeta")
+    assert calls == ["auto", "auto", "zeta"]
+
+
 @pytest.mark.parametrize("op", ["sum", "min", "max"])
 def test_explicit_plan(rng, op):
     """``prim.plan(prim.<op>, like)`` equals the function on like arrays and on others."""
