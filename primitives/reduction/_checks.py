@@ -1,0 +1,242 @@
+"""The reductions' argument checks and normalizations, in NumPy's (and CuPy's) order and before
+anything is launched, their errors naming the public function; and the result returned as NumPy
+returns it (:func:`finish`).
+
+:func:`check_dtype`, :func:`check_arg_dtype` and :func:`normalize_axis` are building blocks of
+the Dask layer too (exported by the package).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import numpy as np
+
+from .._core import checks as _checks, dtypes as _dtypes
+from . import _choose
+from ._kernels import ARG_DTYPES, COMPLEX_OPS, OPS
+
+__all__ = ["check_dtype", "check_arg_dtype", "normalize_axis", "result_shape", "finish"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_INTP = np.dtype(np.intp)
+
+
+def warn_caller(message, category):
+    """``warnings.warn`` pointing at the first caller outside the package."""
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+# ---- reduce, sum, prod, min, max ----------------------------------------------------------------
+
+
+def allowed(op):
+    """The input (and ``dtype=``) dtypes of ``op``."""
+    return _dtypes.REDUCE_COMPLEX_DTYPES if op in COMPLEX_OPS else _dtypes.REDUCE_DTYPES
+
+
+def check_dtype(dt, op, func):
+    """TypeError naming ``func`` for an input dtype ``op`` has no kernel for."""
+    ok = allowed(op)
+    if dt in ok:
+        return
+    if dt.kind == "c" and dt in _dtypes.REDUCE_COMPLEX_DTYPES:
+        raise TypeError(
+            f"{func}: x has dtype {dt}; complex numbers have no order here (NumPy "
+            f"orders them lexicographically), so {op} takes "
+            f"{_dtypes.names(ok)}"
+        )
+    raise TypeError(f"{func}: x has dtype {dt}; supported dtypes are {_dtypes.names(ok)}")
+
+
+def check_op(op, func):
+    _checks.check_choice(op, OPS, func=func, arg="op")
+
+
+def result_dtype(in_dt, op, dtype, variant, func):
+    """The checked result dtype of ``op`` over ``in_dt`` (NumPy's, or ``dtype=``): TypeError
+    for an unsupported input or ``dtype``, ValueError for a complex reduction on a ``variant``
+    without complex kernels (the ladder and zeta)."""
+    check_dtype(in_dt, op, func)
+    if dtype is None:
+        acc_dt = _dtypes.reduce_result_dtype(in_dt, op)
+    else:
+        acc_dt = _dtypes.resolve_dtype(_checks.native_dtype(dtype), func=func, allowed=allowed(op))
+    _choose.refuse_complex(acc_dt, op, variant, func)
+    return acc_dt
+
+
+def real_part(arr, acc_dt, backend):
+    """``arr`` itself, or its real part for complex input into a real ``acc_dt`` (NumPy's cast,
+    with its ComplexWarning)."""
+    if arr.dtype.kind != "c" or acc_dt.kind == "c":
+        return arr
+    warn_caller(
+        "Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning
+    )
+    return backend.xp.ascontiguousarray(arr.real)
+
+
+def flat_input(x, op, dtype, variant, func):
+    """Checks in CuPy's order (op, array, dtype, ``dtype=``), before anything is launched.
+
+    Returns ``(inp, arr, acc_dt)``: the contiguous flattened backend array (its real part for
+    complex input into a real dtype) and the result's dtype (NumPy's: ``sum`` widens bool and
+    integers below 64 bits; ``dtype=`` overrides)."""
+    check_op(op, func)
+    inp = _checks.as_input(x, func=func, arg="x", flatten=True)
+    acc_dt = result_dtype(inp.array.dtype, op, dtype, variant, func)
+    return inp, real_part(inp.array, acc_dt, inp.backend), acc_dt
+
+
+def empty_error(op, func):
+    """NumPy's error for a ``min``/``max`` over nothing (no identity)."""
+    name = "minimum" if op == "min" else "maximum"
+    return ValueError(
+        f"{func}: zero-size array to reduction operation {name} which has no identity"
+    )
+
+
+def into_out(arr, op, dtype, out, axes):
+    """NumPy's reduction into an ``out`` of another dtype: ``(arr, dtype)``, what to reduce.
+
+    The reduction runs in ``dtype``, or without one in the promotion of ``out``'s dtype and the
+    input's (``numpy.sum`` of uint64 into a float64 ``out`` adds in float64, of int32 into an
+    int32 one wraps at 32 bits), and the result is cast to ``out``'s dtype. A ``sum``/``prod``
+    starts from its identity. A ``min``/``max`` starts from the element at index 0 of the reduced
+    axes cast to ``out``'s dtype, and combines the others with it: for an input that does not
+    cast safely to ``out``'s dtype that start may differ from the element (``numpy.min`` of int8
+    [-3, 0] into bool is False, of [0, -3] True), so those elements are replaced by their value
+    through ``out``'s dtype, in a copy of the input in the reduction's dtype."""
+    odt = np.dtype(out.dtype)
+    if odt not in allowed(op):  # no kernel in out's dtype: the natural result, cast to it
+        return arr, dtype
+    loop = (
+        np.result_type(odt, arr.dtype) if dtype is None else np.dtype(_checks.native_dtype(dtype))
+    )
+    if op in ("sum", "prod") or arr.size == 0 or np.can_cast(arr.dtype, odt, "safe"):
+        return arr, loop
+    first = tuple(0 if a in axes else slice(None) for a in range(arr.ndim))
+    arr = arr.astype(loop)  # a copy, in the input's layout
+    arr[first] = arr[first].astype(odt).astype(loop)
+    return arr, loop
+
+
+def normalize_axis(axis, ndim, func, scalar_int=True):
+    """``axis`` (None, an int or a tuple of ints, negative counting from the end) as a sorted
+    tuple of distinct axes in ``[0, ndim)``; NumPy's errors (AxisError, a repeated axis).
+
+    A 0-d array has no axes: a tuple naming any is an AxisError, as in NumPy. ``scalar_int``:
+    the integer 0 or -1 is taken as no axis there, as NumPy's ufunc reductions (``sum``, ``max``,
+    ``any``, ...) take it; ``numpy.mean`` does not (``scalar_int=False``)."""
+    if axis is None:
+        return tuple(range(ndim))
+    if ndim == 0 and scalar_int and not isinstance(axis, tuple):
+        _checks.axis_index(axis, ndim, func, "an integer, a tuple of integers or None")
+        return ()
+    items = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in items:
+        a = _checks.axis_index(
+            a, ndim, func, "an integer, a tuple of integers or None", scalar=ndim == 0
+        )
+        if a in out:
+            raise ValueError(f"{func}: duplicate value in 'axis'")
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def result_shape(shape, axes, keepdims):
+    """The shape of a reduction of an array of ``shape`` over ``axes``: the kept axes, and with
+    ``keepdims`` the reduced ones as 1s."""
+    return tuple(1 if a in axes else d for a, d in enumerate(shape) if keepdims or a not in axes)
+
+
+def finish(res, inp, shape, axes, keepdims, out, func):
+    """The result as NumPy returns it: ``keepdims`` restores the reduced ``axes`` of the input's
+    ``shape`` as 1s; ``out`` (an array of the result's shape) receives it, cast to its dtype,
+    and is returned; otherwise a scalar for a full reduction (a NumPy
+    scalar for a host array, a 0-d device array for a device one), an array of the caller's
+    kind otherwise."""
+    if keepdims:
+        res = res.reshape(result_shape(shape, axes, True))
+    if out is not None:
+        return _checks.write_out(out, res, func)
+    if res.ndim == 0:
+        return inp.scalar(res.reshape(1))
+    return inp.result(res)
+
+
+# ---- mean, any, all -----------------------------------------------------------------------------
+
+
+def backend_input(x, func, ok=_dtypes.REDUCE_DTYPES):
+    """``x`` on the backend, F order kept (read in place), of one of the dtypes ``ok``."""
+    inp = _checks.as_input(x, func=func, arg="x", keep_f=True)
+    if inp.array.dtype not in ok:
+        raise TypeError(
+            f"{func}: x has dtype {inp.array.dtype}; supported dtypes are {_dtypes.names(ok)}"
+        )
+    return inp
+
+
+def mean_dtypes(in_dt, dtype, func):
+    """``(acc, res)``: the dtype mean sums in (NumPy's: float64 for bool and integers, float32
+    for float16, the input's float or complex dtype otherwise, or ``dtype``) and its result's."""
+    if dtype is None:
+        if in_dt.kind in "biu":
+            return np.dtype(np.float64), np.dtype(np.float64)
+        if in_dt == np.float16:
+            return np.dtype(np.float32), np.dtype(np.float16)
+        return in_dt, in_dt
+    try:
+        acc = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"{func}: dtype={dtype!r} is not a dtype") from exc
+    if acc.kind not in "fc" and acc.kind not in "biu":
+        raise TypeError(f"{func}: dtype={acc} is not supported")
+    return acc, acc
+
+
+# ---- argmin, argmax -----------------------------------------------------------------------------
+
+
+def check_arg_dtype(dt, func):
+    """TypeError naming ``func`` for an input dtype argmin/argmax have no kernel for."""
+    if dt not in ARG_DTYPES:
+        extra = " (complex numbers have no order here)" if dt.kind == "c" else ""
+        raise TypeError(
+            f"{func}: x has dtype {dt}{extra}; supported dtypes are "
+            f"{', '.join(d.name for d in ARG_DTYPES)}"
+        )
+
+
+def arg_keepdims(keepdims, func):
+    if not isinstance(keepdims, (bool, np.bool_, int, np.integer)):
+        raise TypeError(f"{func}: keepdims must be a bool, got {type(keepdims).__name__}")
+    return bool(keepdims)
+
+
+def arg_axis(axis, ndim, func):
+    """``axis`` (None or one int: NumPy takes no tuple here) as an index, or None."""
+    return None if axis is None else _checks.axis_index(axis, ndim, func)
+
+
+def arg_out(out, shape, func):
+    """NumPy's checks of ``out`` (:func:`~primitives._core.checks.check_out`), and its dtype:
+    one int64 casts to safely the other way round (NumPy's rule: int32 passes, uint64 and
+    floats do not)."""
+    _checks.check_out(out, shape, func)
+    if not np.can_cast(out.dtype, _INTP, "safe"):
+        raise TypeError(
+            f"{func}: cannot cast out's dtype {out.dtype} to int64 according to the rule 'safe'"
+        )
+
+
+def arg_empty(func):
+    return ValueError(f"attempt to get {func} of an empty sequence")

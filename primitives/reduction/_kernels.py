@@ -1,0 +1,307 @@
+"""The reductions' kernel instantiations: the name of every template instance the plans launch,
+per source, and the modules they are compiled in.
+
+- ``kernels/reduction/axis.cu``: the reductions over axes (:mod:`._axis`), one module per op and
+  accumulator dtype;
+- ``kernels/reduction/reduce.cu``: the whole-array variants (one module per variant: a test or
+  tour touching one variant compiles only that one) and ``reduce_rows`` (complex products over
+  axes);
+- ``kernels/reduction/finish.cu``: mean's division by the count;
+- ``kernels/reduction/arg.cu``: argmin and argmax (:mod:`._arg`), a module of the whole-array
+  kernel and one of the rows and columns kernels per input type.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import dtypes as _dtypes, loader as _loader
+from . import _policy
+from ._choose import LADDER, VARIANTS
+
+#: the ops of the reductions
+OPS = ("sum", "prod", "min", "max")
+#: the ops that take complex input (complex numbers have no order here: no min/max)
+COMPLEX_OPS = ("sum", "prod")
+_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
+#: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, kernels/reduction/reduce.cu)
+_CNAMES = _dtypes.KERNEL_CTYPES
+_BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
+_I32, _U32, _I64, _U64 = (np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+# ---- axis.cu: reductions over axes ------------------------------------------------------------
+
+AXIS_SOURCE = "reduction/axis.cu"
+AXIS_OPS = ("sum", "prod", "min", "max")
+#: every real dtype the axis reductions take
+AXIS_DTYPES = _dtypes.REAL
+
+
+def natural(dt, op):
+    """(kernel input, accumulator, kernel output) dtypes of ``op`` over ``dt`` with NumPy's
+    result dtype: sums and products of bool and integers below 64 bits in int64/uint64, of
+    float16 in float32 (stored float16); min/max of 1- and 2-byte integers in 32 bits, of
+    float16 in float32, stored as the input's dtype. bool is read (and stored) as uint8."""
+    kin = _U8 if dt == _BOOL else dt
+    if op in ("sum", "prod"):
+        if dt == _F16:
+            return kin, _F32, _F16
+        if dt.kind in "bi" and dt.itemsize < 8:
+            return kin, _I64, _I64
+        if dt.kind == "u" and dt.itemsize < 8:
+            return kin, _U64, _U64
+        return kin, dt, dt
+    if dt == _F16:
+        return kin, _F32, kin
+    if dt.itemsize < 4:
+        return kin, (_I32 if kin.kind == "i" else _U32), kin
+    return kin, dt, kin
+
+
+def _triples(op):
+    """(input, accumulator, output) of every launch ``op`` can make: first, middle and last
+    passes of every route."""
+    out = []
+    for dt in AXIS_DTYPES:
+        kin, kacc, kout = natural(dt, op)
+        for t in ((kin, kacc, kout), (kin, kacc, kacc), (kacc, kacc, kacc), (kacc, kacc, kout)):
+            if t not in out:
+                out.append(t)
+    return out
+
+
+def axis_kernel_name(kind, kin, kacc, kout, op, pol, block=None):
+    i, a, o = _CNAMES[kin], _CNAMES[kacc], _CNAMES[kout]
+    block = pol.block if block is None else block
+    return f"{kind}<{i}, {a}, {_OP_TEMPLATE[op]}<{a}>, {o}, {block}, {pol.vectors}>"
+
+
+def packed_rows(dt):
+    """The row lengths R that axis_rows_packed takes for elements of ``dt``: several whole rows
+    per 16-byte packet (R * itemsize of 2, 4 or 8 bytes, R >= 2)."""
+    return tuple(r for r in (2, 4, 8) if r * dt.itemsize < 16)
+
+
+def packed_layout(kin, kout, R, pol):
+    """``(per, packets, exchange)`` of axis_rows_packed over rows of ``R`` elements of ``kin``
+    into ``kout``: rows per 16-byte packet; consecutive packets per thread (the policy's
+    ``packed_packets``, or where 0 the fewest of 1, 2, 4 whose results fill a 16-byte store); and
+    whether a warp loads its packets coalesced and exchanges the results by shuffles (only with
+    several packets per thread)."""
+    per = 16 // kin.itemsize // R
+    if pol.packed_packets not in (0, 1, 2, 4):
+        raise ValueError(
+            f"reduction 'axis' policy: packed_packets is 0, 1, 2 or 4, not {pol.packed_packets}"
+        )
+    packets = pol.packed_packets or next((p for p in (1, 2, 4) if p * per * kout.itemsize >= 16), 4)
+    return per, packets, int(bool(pol.packed_exchange) and packets > 1)
+
+
+def packed_name(kin, kacc, kout, op, R, pol):
+    per, packets, exchange = packed_layout(kin, kout, R, pol)
+    return axis_kernel_name("axis_rows_packed", kin, kacc, kout, op, pol)[:-1] + (
+        f", {per}, {packets}, {exchange}>"
+    )
+
+
+_KINDS = ("axis_rows", "axis_slab", "axis_cols")
+
+
+def axis_names(key, pol):
+    """The instantiations of the module ``key`` = (op, accumulator dtype): one module per
+    accumulator keeps each small (a call compiles only its own)."""
+    op, acc = key
+    out = []
+    for t in _triples(op):
+        if t[1] == acc:
+            out += [packed_name(*t, op, R, pol) for R in packed_rows(t[0])]
+            out += [axis_kernel_name(kind, *t, op, pol) for kind in _KINDS]
+    if pol.slab_block and pol.slab_block != pol.block:
+        # medium rows, a block each: the first launch over an input (its own dtype into the
+        # result or the accumulator); launches over partials that take that path (rare) compile
+        # their instantiation on demand
+        for dt in AXIS_DTYPES:
+            kin, kacc, kout = natural(dt, op)
+            if kacc == acc:
+                out += [
+                    axis_kernel_name("axis_slab", kin, kacc, o, op, pol, pol.slab_block)
+                    for o in dict.fromkeys((kout, kacc))
+                ]
+    return list(dict.fromkeys(out))
+
+
+AXIS_MODULE_KEYS = tuple(dict.fromkeys((op, t[1]) for op in AXIS_OPS for t in _triples(op)))
+_AXIS_MODULES = _loader.PolicyModules(
+    AXIS_SOURCE, axis_names, _policy.TABLE, AXIS_MODULE_KEYS, lambda key: "axis"
+)
+
+
+def axis_kernel(kind, kin, kacc, kout, op, pol, R=None, block=None):
+    """The axis kernel ``kind`` (``axis_rows_packed`` takes ``R``) under the policy ``pol``."""
+    name = (
+        packed_name(kin, kacc, kout, op, R, pol)
+        if kind == "axis_rows_packed"
+        else axis_kernel_name(kind, kin, kacc, kout, op, pol, block)
+    )
+    return _AXIS_MODULES.kernel((op, kacc), name, pol)
+
+
+# ---- reduce.cu: the whole-array variants ------------------------------------------------------
+
+SOURCE = "reduction/reduce.cu"
+#: the production kernel's narrow-input instantiations: sums, min/max, then products
+NARROW_KERNELS = _dtypes.REDUCE_NARROW_KERNELS + _dtypes.REDUCE_NARROW_PROD_KERNELS
+#: the complex (input, accumulator) pairs, production kernel only (sum and prod)
+_COMPLEX_PAIRS = tuple((d, d) for d in _dtypes.COMPLEX)
+
+
+def kernel_name(variant, in_dt, acc_dt, op, pol, out_dt=None):
+    in_c, acc_c = _CNAMES[in_dt], _CNAMES[acc_dt]
+    tail = ""
+    if variant == "zeta":
+        tail = f", {pol.block}"
+    elif variant == "production":
+        tail = f", {pol.block}, {pol.vectors}"
+        if out_dt is not None and out_dt != acc_dt:
+            tail += f", {_CNAMES[out_dt]}"
+    return f"reduce_{variant}<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>{tail}>"
+
+
+def _selector(variant):
+    return "ladder" if variant in LADDER else variant
+
+
+def names(variant, pol):
+    out = [kernel_name(variant, i, a, op, pol) for i, a in _dtypes.ACC_PAIRS for op in OPS]
+    if variant == "production":  # narrow and complex inputs: production only (the others
+        # convert narrow input and refuse complex input)
+        out += [
+            kernel_name(variant, i, a, op, pol, r) for i, a, r, ops in NARROW_KERNELS for op in ops
+        ]
+        out += [
+            kernel_name(variant, i, a, op, pol) for i, a in _COMPLEX_PAIRS for op in COMPLEX_OPS
+        ]
+    return out
+
+
+_MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, VARIANTS, _selector)
+
+
+def kernel(variant, in_dt, acc_dt, op, pol, out_dt=None):
+    """The kernel of ``variant`` under policy ``pol`` (one module per variant and policy)."""
+    return _MODULES.kernel(variant, kernel_name(variant, in_dt, acc_dt, op, pol, out_dt), pol)
+
+
+#: the (dtype, op) pairs reduce_rows is instantiated for: complex products (the axis kernels
+#: have no complex instantiation; complex sums over axes are float sums of the parts)
+ROWS_CASES = tuple((d, "prod") for d in _dtypes.COMPLEX)
+
+
+def rows_name(dt, op, pol):
+    c = _CNAMES[dt]
+    return f"reduce_rows<{c}, {c}, {_OP_TEMPLATE[op]}<{c}>, {pol.block}>"
+
+
+_ROWS = _loader.PolicyModules(
+    SOURCE,
+    lambda key, pol: [rows_name(d, op, pol) for d, op in ROWS_CASES],
+    _policy.TABLE,
+    ("rows",),
+)
+
+
+def rows_kernel(dt, op, pol):
+    """reduce_rows of ``dt`` and ``op`` (a case of :data:`ROWS_CASES`) under ``pol``."""
+    return _ROWS.kernel("rows", rows_name(dt, op, pol), pol)
+
+
+# ---- finish.cu: mean's last step, the sums divided by the count -------------------------------
+
+FINISH = "reduction/finish.cu"
+#: (accumulator, result) dtypes of mean: the accumulator's own, and float16 from float32 sums
+MEAN_PAIRS = tuple((d, d) for d in _dtypes.REDUCE_COMPLEX_DTYPES) + (
+    (np.dtype(np.float32), np.dtype(np.float16)),
+)
+
+
+def _finish_cname(dt):
+    return "bool" if dt == np.bool_ else _CNAMES[dt]  # C++ bool: a count casts to it as NumPy's
+
+
+def mean_divide_name(acc, res):
+    return f"mean_divide<{_finish_cname(acc)}, {_finish_cname(res)}>"
+
+
+_FINISH_NAMES = [mean_divide_name(a, r) for a, r in MEAN_PAIRS]
+_loader.register(FINISH, _FINISH_NAMES)
+
+
+def mean_divide_kernel(acc, res):
+    """mean_divide from sums of ``acc`` into ``res`` (a pair of :data:`MEAN_PAIRS`)."""
+    return _loader.load(FINISH, _FINISH_NAMES)(mean_divide_name(acc, res))
+
+
+# ---- arg.cu: argmin and argmax ----------------------------------------------------------------
+
+ARG_SOURCE = "reduction/arg.cu"
+#: the dtypes argmin/argmax take, and the C++ type each is read as: the one table's
+#: (dtypes.KERNEL_CTYPES), but float16 as arg.cu's prim::half_bits (its bits, ordered there)
+ARG_DTYPES = _dtypes.REAL
+_ARG_CNAMES = {
+    dt: "prim::half_bits" if dt == np.float16 else _dtypes.KERNEL_CTYPES[dt] for dt in ARG_DTYPES
+}
+
+
+def arg_ctype(dt):
+    """The C++ type arg.cu reads ``dt`` as."""
+    return _ARG_CNAMES[np.dtype(dt)]
+
+
+#: module keys: (kind, C++ input type); "flat" holds arg_flat, "axis" arg_rows and arg_cols
+_ARG_KEYS = tuple(
+    (kind, c) for kind in ("flat", "axis") for c in dict.fromkeys(_ARG_CNAMES.values())
+)
+
+
+def _flag(is_max):
+    return "true" if is_max else "false"
+
+
+def arg_flat_name(c, is_max, pol):
+    """arg_flat of the C++ type ``c`` (:func:`arg_ctype`)."""
+    return f"arg_flat<{c}, {_flag(is_max)}, {pol.block}, {pol.vectors}>"
+
+
+def arg_rows_name(c, is_max, pol, per_warp):
+    return f"arg_rows<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}, {_flag(per_warp)}>"
+
+
+def arg_cols_name(c, is_max, pol):
+    return f"arg_cols<{c}, {_flag(is_max)}, {pol.rows_block}>"
+
+
+def _arg_names(key, pol):
+    kind, c = key
+    out = []
+    for is_max in (False, True):
+        if kind == "flat":
+            out.append(arg_flat_name(c, is_max, pol))
+        else:
+            out += [
+                arg_rows_name(c, is_max, pol, True),
+                arg_rows_name(c, is_max, pol, False),
+                arg_cols_name(c, is_max, pol),
+            ]
+    return out
+
+
+_ARG_MODULES = _loader.PolicyModules(
+    ARG_SOURCE, _arg_names, _policy.TABLE, _ARG_KEYS, lambda key: "arg"
+)
+
+
+def arg_kernel(kind, dt, name, pol):
+    """The kernel ``name`` of the ``kind`` ("flat" or "axis") module of ``dt``'s C++ type."""
+    return _ARG_MODULES.kernel((kind, _ARG_CNAMES[dt]), name, pol)
