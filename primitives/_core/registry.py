@@ -17,7 +17,8 @@ class Family:
     """One family. Its name is its package's last component, and the name of its module in every
     layer: ``primitives/tour/<name>.py``, ``tools/figures/<name>.py``,
     ``asv_bench/benchmarks/<name>.py``, ``docs/<name>.rst`` (a family measured by another's
-    module names that one: compaction and segmented are measured and documented with scan)."""
+    module names that one: compaction and segmented are measured and documented with scan), and
+    its workloads, ``primitives/testing/workloads/<name>.py``."""
 
     name: str  # the family's name (tour ``--family``, tools/figures ``--family``)
     package: str  # the package holding its public API and ``VARIANTS``: primitives.<name>
@@ -30,6 +31,11 @@ class Family:
 
     def api(self) -> ModuleType:
         return importlib.import_module(self.package)
+
+    def workloads(self) -> ModuleType:
+        """Its workloads, which the tour, the figures and the asv suite read:
+        ``primitives/testing/workloads/<name>.py``."""
+        return importlib.import_module(f"primitives.testing.workloads.{self.name}")
 
     def variants(self) -> tuple[str, ...]:
         return getattr(self.api(), "VARIANTS", ())

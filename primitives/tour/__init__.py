@@ -3,6 +3,8 @@
 Each family's tour module (``primitives/tour/<family>.py``, named in the family registry,
 :mod:`primitives._core.registry`) defines ``sections(gpu, log2n) -> list[Section]``. A section is one
 workload (operation, dtype, size) with its contenders: every variant and, on the GPU, the peer.
+The workloads themselves (sizes, dtypes, data, peers) are the family's in
+:mod:`primitives.testing.workloads`, which the figures and the asv suite read too.
 Each contender's result is checked against the NumPy oracle before it is timed; a wrong answer
 marks the row ``FAIL`` and the tour exits non-zero. Contenders of a section are timed in
 interleaved rounds (:func:`primitives._core.timing.bench_many`).
@@ -35,7 +37,7 @@ import numpy as np
 from .._core import backend as _backend, registry as _registry, timing as _timing
 from .._core.backend import to_host
 
-__all__ = ["main", "Section", "Contender", "is_peer", "random_data", "to_host", "CHECK_LOG2N"]
+__all__ = ["main", "Section", "Contender", "is_peer", "to_host", "CHECK_LOG2N"]
 
 #: size (power of two) of the quick tour's correctness checks, per backend; ``--log2n`` lowers it
 CHECK_LOG2N = {"cuda": 16, "emulator": 12}
@@ -138,14 +140,6 @@ class Progress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-
-
-def random_data(rng, n, dtype):
-    """Random host data that is never zero: floats in [0.5, 1.5), integers in [1, 1000)."""
-    dt = np.dtype(dtype)
-    if dt.kind == "f":
-        return rng.random(n, dtype=dt) + dt.type(0.5)
-    return rng.integers(1, 1000, n, dtype=dt)
 
 
 def numpy_twin(title, nbytes, make, ours, peer, oracle, gpu, *, rtol=1e-5):

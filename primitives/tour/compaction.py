@@ -1,5 +1,5 @@
 """Tour of compaction: float32 with half the elements selected, against ``x[mask]`` and
-``cupy.nonzero`` on a GPU."""
+``cupy.nonzero`` on a GPU (the workload of :mod:`primitives.testing.workloads.compaction`)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ import numpy as np
 import primitives as prim
 from primitives import tour
 from primitives._core import backend as _backend
+from primitives.testing.workloads import compaction as spec, make, pow2
 
 
 def sections(gpu, log2n=None):
     """Tour workload: compaction of float32 with half the elements selected, against ``x[mask]``
     on a GPU."""
-    n = 1 << (log2n or (28 if gpu else 14))
+    n = spec.COMPACT.size(gpu, log2n)
 
     def contenders():
         xp = _backend.get_backend().xp
-        rng = np.random.default_rng(n + 7)
-        host = tour.random_data(rng, n, np.float32)
-        hmask = rng.random(n) < 0.5
+        host = make(spec.COMPACT.data, n, "float32")
+        hmask = make("half", n, "bool")
         x, mask = xp.asarray(host), xp.asarray(hmask)
         want = host[hmask]
         want_idx = np.flatnonzero(hmask)
@@ -40,7 +40,7 @@ def sections(gpu, log2n=None):
 
     return [
         tour.Section(
-            title=f"compaction: float32, 50% selected, n = 2^{n.bit_length() - 1}",
+            title=f"compaction: float32, 50% selected, n = {pow2(n)}",
             nbytes=n * 4 + n + n * 2,
             contenders=contenders,
             count=4 if gpu else 2,

@@ -1,5 +1,6 @@
-"""Tour of the histogram family: every variant on uint8 samples (uniform, all equal, a sky image)
-and float32 samples, against NumPy; on the GPU also against CuPy."""
+"""Tour of the histograms family: every variant on uint8 samples (uniform, all equal, a sky
+image) and float32 samples, against NumPy; on the GPU also against CuPy (the workloads of
+:mod:`primitives.testing.workloads.histograms`)."""
 
 from __future__ import annotations
 
@@ -8,32 +9,20 @@ import numpy as np
 from primitives import tour
 from primitives._core import backend as _backend
 from primitives.histograms import VARIANTS, auto_variant, histogram2d, histogram_even
-
-
-def sky(n, rng):
-    """A real sky image (scikit-image's Hubble deep field, grey levels) tiled to ``n`` uint8
-    samples; None when scikit-image is not installed."""
-    try:
-        from skimage import data
-    except ImportError:
-        return None
-    img = data.hubble_deep_field()
-    grey = (img.astype(np.uint16).sum(axis=2) // 3).astype(np.uint8).reshape(-1)
-    reps = -(-n // grey.size)
-    return np.tile(grey, reps)[:n]
+from primitives.testing.workloads import histograms as spec, make, pow2, sky
 
 
 def sections(gpu, log2n=None):
     """Tour workloads: every variant on uint8 samples (256 bins) that are uniform, all equal, and a
     real sky image; float32 in [0, 1) with 256 and 4096 bins; and the peers on the GPU."""
-    n8 = 1 << (log2n or (28 if gpu else 14))
-    nc = 1 << (log2n or (26 if gpu else 13))  # contended data: global atomics serialize
     sections = []
 
-    def section(title, nbytes, make, bins, rng_, variants, peers, quick_rows=()):
+    def section(title, w, dtype, bins, rng_, variants, peers, quick_rows=()):
+        n = w.size(gpu, log2n)
+
         def contenders():
             xp = _backend.get_backend().xp
-            host = make()
+            host = make(w.data, n, dtype)
             x = xp.asarray(host)
             want = np.histogram(host, bins, rng_)[0]
 
@@ -50,8 +39,8 @@ def sections(gpu, log2n=None):
 
         sections.append(
             tour.Section(
-                title=title,
-                nbytes=nbytes,
+                title=f"histogram: {title}, {bins} bins, n = {pow2(n)}",
+                nbytes=n * np.dtype(dtype).itemsize,
                 contenders=contenders,
                 count=len(variants) + (len(peers) if gpu else 0),
                 quick=bool(quick_rows),
@@ -67,43 +56,18 @@ def sections(gpu, log2n=None):
             ("cupy.histogram (peer)", lambda x: cupy.histogram(x, nbins, (0, nbins))[0]),
         ]
 
-    rng = np.random.default_rng(5)
-    u8 = lambda n: lambda: rng.integers(0, 256, n, dtype=np.uint8)  # noqa: E731
+    b = spec.BINS
+    u8 = u8_peers(b) if gpu else []
+    # the quick tour: auto's kernel
     section(
-        f"histogram: uint8 uniform, 256 bins, n = 2^{n8.bit_length() - 1}",
-        n8,
-        u8(n8),
-        256,
-        (0, 256),
-        VARIANTS,
-        u8_peers(256) if gpu else [],
-        quick_rows=(auto_variant(256, np.uint8),),
-    )  # the quick tour: auto's kernel
-    section(
-        f"histogram: uint8 all equal (contended), 256 bins, n = 2^{nc.bit_length() - 1}",
-        nc,
-        lambda: np.full(nc, 77, np.uint8),
-        256,
-        (0, 256),
-        VARIANTS,
-        u8_peers(256) if gpu else [],
+        "uint8 uniform", spec.UINT8, "uint8", b, (0, b), VARIANTS, u8, (auto_variant(b, np.uint8),)
     )
-    if sky(1, rng) is not None:
-        section(
-            f"histogram: uint8 sky image (Hubble deep field, grey), 256 bins, "
-            f"n = 2^{nc.bit_length() - 1}",
-            nc,
-            lambda: sky(nc, rng),
-            256,
-            (0, 256),
-            VARIANTS,
-            u8_peers(256) if gpu else [],
-        )
-    for nbins in (256, 4096):
-
-        def f32(n=n8):
-            return rng.random(n, dtype=np.float32)
-
+    section("uint8 all equal (contended)", spec.EQUAL, "uint8", b, (0, b), VARIANTS, u8)
+    if sky(1) is not None:
+        title = "uint8 sky image (Hubble deep field, grey)"
+        section(title, spec.SKY, "uint8", b, (0, b), VARIANTS, u8)
+    w = spec.FLOAT32
+    for nbins in w.params["bins"][:2]:
         peers = []
         if gpu:
             import cupy
@@ -111,31 +75,20 @@ def sections(gpu, log2n=None):
             peers = [
                 ("cupy.histogram (peer)", lambda x, nb=nbins: cupy.histogram(x, nb, (0.0, 1.0))[0])
             ]
-        section(
-            f"histogram: float32 uniform in [0, 1), {nbins} bins, n = 2^{n8.bit_length() - 1}",
-            4 * n8,
-            f32,
-            nbins,
-            (0.0, 1.0),
-            (
-                "global_atomic_interleaved",
-                "coarsened_interleaved",
-                "aggregated",
-                "warp_replicated",
-                "partial_privatized",
-                "global_vectorized",
-            ),
-            peers,
-        )
-    n2 = 1 << (log2n or (26 if gpu else 12))
+        section("float32 uniform in [0, 1)", w, "float32", nbins, (0.0, 1.0), w.variants, peers)
+    n2, b2 = spec.HISTOGRAM2D.size(gpu, log2n), spec.HISTOGRAM2D.params["bins"]
+    edges = [[0, 1], [0, 1]]
     sections.append(
         tour.numpy_twin(
-            f"histogram2d: float32 pairs, 256 x 256 bins, n = 2^{n2.bit_length() - 1}",
+            f"histogram2d: float32 pairs, {b2} x {b2} bins, n = {pow2(n2)}",
             8 * n2,
-            lambda: (rng.random(n2, dtype=np.float32), rng.random(n2, dtype=np.float32)),
-            lambda x, y: histogram2d(x, y, 256, [[0, 1], [0, 1]])[0],
-            lambda cp, x, y: cp.histogram2d(x, y, 256, [[0, 1], [0, 1]])[0],
-            lambda x, y: np.histogram2d(x, y, 256, [[0, 1], [0, 1]])[0],
+            lambda: (
+                make(spec.HISTOGRAM2D.data, n2, "float32"),
+                make("unit", n2, "float32", seed=1),
+            ),
+            lambda x, y: histogram2d(x, y, b2, edges)[0],
+            lambda cp, x, y: cp.histogram2d(x, y, b2, edges)[0],
+            lambda x, y: np.histogram2d(x, y, b2, edges)[0],
             gpu,
             rtol=0,
         )

@@ -1,5 +1,6 @@
 """Tour of the reduction family: the whole ladder on float32 sums, and the production kernel
-against CuPy at the sizes of the performance figures."""
+against CuPy at the sizes of the performance figures (the workloads of
+:mod:`primitives.testing.workloads.reduction`)."""
 
 from __future__ import annotations
 
@@ -10,27 +11,23 @@ from primitives import tour
 from primitives._core import backend as _backend, dtypes as _dtypes
 from primitives.reduction import VARIANTS, error_depth
 from primitives.testing import oracle as _oracle
+from primitives.testing.workloads import make, pow2, reduction as spec
 
 
 def sections(gpu, log2n=None):
     """Tour workloads: the whole ladder on float32 sums, and the production kernel against CuPy
-    on float32 sum/max and int32 sum at the sizes of the performance figures."""
-    ladder_n = 1 << (log2n or (26 if gpu else 14))
-    peer_n = 1 << (log2n or (28 if gpu else 14))
-    specs = [("sum", np.float32, ladder_n, VARIANTS)]
-    if gpu:
-        specs.append(("sum", np.float32, peer_n, ("production",)))
-    specs += [
-        ("sum", np.int32, peer_n, ("production",)),
-        ("max", np.float32, peer_n, ("production",)),
-    ]
+    on its cases (the float32 sum on a GPU only: the ladder has it on the emulator)."""
+    work = [(spec.LADDER, "sum", "float32", VARIANTS)]
+    for op, dtype in sorted(spec.PRODUCTION.params["cases"], key=lambda c: c[0] != "sum"):
+        if gpu or (op, dtype) != ("sum", "float32"):
+            work.append((spec.PRODUCTION, op, dtype, spec.PRODUCTION.variants))
     sections = []
-    for op, dtype, n, variants in specs:
-        dt = np.dtype(dtype)
+    for w, op, dtype, variants in work:
+        dt, n = np.dtype(dtype), w.size(gpu, log2n)
 
-        def contenders(op=op, dt=dt, n=n, variants=variants):
+        def contenders(w=w, op=op, dt=dt, n=n, variants=variants):
             xp = _backend.get_backend().xp
-            host = tour.random_data(np.random.default_rng(n), n, dt)
+            host = make(w.data, n, dt)
             x = xp.asarray(host)
             acc = _dtypes.sum_dtype(dt) if op == "sum" else dt
 
@@ -51,7 +48,7 @@ def sections(gpu, log2n=None):
 
         sections.append(
             tour.Section(
-                title=f"reduction: {op} {dt.name}, n = 2^{n.bit_length() - 1}",
+                title=f"reduction: {op} {dt.name}, n = {pow2(n)}",
                 nbytes=n * dt.itemsize,
                 contenders=contenders,
                 count=len(variants) + (1 if gpu else 0),
@@ -70,16 +67,15 @@ def sections(gpu, log2n=None):
 def api_sections(gpu, log2n=None):
     """NumPy's everyday reductions against CuPy's: a bool sum, sums over each axis of a
     matrix and over short rows, argmax, prod and mean."""
-    n = 1 << (log2n or (28 if gpu else 14))
-    cols = 1 << 12 if gpu else 1 << 6
-    rng = np.random.default_rng(11)
-    f32 = lambda shape: rng.random(shape, dtype=np.float32) + np.float32(0.5)  # noqa: E731
-    mib = f"2^{n.bit_length() - 1}"
+    n = spec.API.size(gpu, log2n)
+    cols = spec.API.params["cols" if gpu else "small_cols"]
+    f32 = lambda shape: make("positive", shape, "float32")  # noqa: E731
+    mib = pow2(n)
     out = [
         tour.numpy_twin(
             f"reduction: sum of bool, n = {mib}",
             n,
-            lambda: (rng.random(n) < 0.5,),
+            lambda: (make("half", n, "bool"),),
             prim.sum,
             lambda cp, x: cp.sum(x),
             np.sum,
@@ -107,7 +103,7 @@ def api_sections(gpu, log2n=None):
         tour.numpy_twin(
             f"reduction: prod float64 near 1, n = {mib}",
             8 * n,
-            lambda: (1 + (rng.random(n) - 0.5) * 1e-9,),
+            lambda: (make("near1", n, "float64"),),
             prim.prod,
             lambda cp, x: cp.prod(x),
             np.prod,

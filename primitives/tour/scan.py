@@ -1,5 +1,5 @@
 """Tour of the scan family: the three variants on int32 and float32 inclusive sums, against
-``cupy.cumsum`` on a GPU."""
+``cupy.cumsum`` on a GPU (the workloads of :mod:`primitives.testing.workloads.scan`)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,19 @@ import primitives as prim
 from primitives import tour
 from primitives._core import backend as _backend
 from primitives.scan import VARIANTS, error_depth
+from primitives.testing.workloads import make, pow2, scan as spec
 
 
 def sections(gpu, log2n=None):
     """Tour workloads: the three variants on an int32 -> int32 and a float32 inclusive sum, with
     ``cupy.cumsum`` as the peer on a GPU."""
-    n = 1 << (log2n or (28 if gpu else 14))
+    n = spec.INCLUSIVE.size(gpu, log2n)
     sections = []
-    for dt in (np.dtype(np.int32), np.dtype(np.float32)):
+    for dt in map(np.dtype, spec.INCLUSIVE.dtypes):
 
         def contenders(dt=dt):
             xp = _backend.get_backend().xp
-            host = tour.random_data(np.random.default_rng(n + 1), n, dt)
+            host = make(spec.INCLUSIVE.data, n, dt)
             x = xp.asarray(host)
             want = np.cumsum(host, dtype=np.float64 if dt.kind == "f" else dt)
 
@@ -51,7 +52,7 @@ def sections(gpu, log2n=None):
 
         sections.append(
             tour.Section(
-                title=f"scan: inclusive sum {dt.name} -> {dt.name}, n = 2^{n.bit_length() - 1}",
+                title=f"scan: inclusive sum {dt.name} -> {dt.name}, n = {pow2(n)}",
                 nbytes=2 * n * dt.itemsize,
                 contenders=contenders,
                 count=len(VARIANTS) + (1 if gpu else 0),
@@ -65,16 +66,15 @@ def sections(gpu, log2n=None):
 def api_sections(gpu, log2n=None):
     """NumPy's scans along each axis of an int32 matrix (int64 results, as NumPy) and cumprod,
     against CuPy's."""
-    n = 1 << (log2n or (28 if gpu else 14))
-    cols = 1 << 16 if gpu else 1 << 7
-    rng = np.random.default_rng(12)
+    n = spec.API.size(gpu, log2n)
+    cols = spec.API.params["cols" if gpu else "small_cols"]
     out = []
     for axis in (0, 1):
         out.append(
             tour.numpy_twin(
                 f"scan: cumsum(axis={axis}) of an int32 ({n // cols}, {cols})",
                 12 * n,
-                lambda: (rng.integers(0, 100, (n // cols, cols), dtype=np.int32),),
+                lambda: (make(spec.API.data, (n // cols, cols), "int32"),),
                 lambda x, a=axis: prim.cumsum(x, axis=a),
                 lambda cp, x, a=axis: cp.cumsum(x, axis=a),
                 lambda x, a=axis: np.cumsum(x, axis=a),
@@ -85,9 +85,9 @@ def api_sections(gpu, log2n=None):
     m = n // 4
     out.append(
         tour.numpy_twin(
-            f"scan: cumprod float64 near 1, n = 2^{m.bit_length() - 1}",
+            f"scan: cumprod float64 near 1, n = {pow2(m)}",
             16 * m,
-            lambda: (1 + (rng.random(m) - 0.5) * 1e-9,),
+            lambda: (make("near1", m, "float64"),),
             prim.cumprod,
             lambda cp, x: cp.cumprod(x),
             np.cumprod,

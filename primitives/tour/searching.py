@@ -1,5 +1,6 @@
 """Tour of searchsorted: float32 queries into a sorted float32 array four times as long, every
-variant (``cupy.searchsorted`` as the peer on a GPU)."""
+variant (``cupy.searchsorted`` as the peer on a GPU; the workload of
+:mod:`primitives.testing.workloads.searching`)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,20 @@ import primitives as prim
 from primitives import tour
 from primitives._core import backend as _backend
 from primitives.searching import VARIANTS
+from primitives.testing.workloads import make, pow2, searching as spec
 
 
 def sections(gpu, log2n=None):
     """Tour workload: m = n / 4 random float32 queries into a sorted random float32 array of n
     (the issue's figure at n = 2^26 on a GPU): each variant and ``auto``, the peer on a GPU."""
-    n = 1 << (log2n or (26 if gpu else 12))
-    m = max(1, n // 4)
+    w = spec.QUERIES
+    n = w.size(gpu, log2n)
+    m = max(1, n // w.params["per_query"])
 
     def contenders():
         xp = _backend.get_backend().xp
-        rng = np.random.default_rng(n + 21)
-        ha = np.sort(tour.random_data(rng, n, np.float32))
-        hv = tour.random_data(rng, m, np.float32)
+        ha = np.sort(make(w.data, n, "float32"))
+        hv = make(w.data, m, "float32", seed=1)
         a, v = xp.asarray(ha), xp.asarray(hv)
         want = np.searchsorted(ha, hv)
 
@@ -41,8 +43,8 @@ def sections(gpu, log2n=None):
 
     return [
         tour.Section(
-            title=f"searchsorted: 2^{m.bit_length() - 1} float32 queries into a sorted float32 "
-            f"array of 2^{n.bit_length() - 1} (GB/s: queries read + int64 results written)",
+            title=f"searchsorted: {pow2(m)} float32 queries into a sorted float32 "
+            f"array of {pow2(n)} (GB/s: queries read + int64 results written)",
             nbytes=m * (4 + 8),
             contenders=contenders,
             count=len(VARIANTS) + 1 + (1 if gpu else 0),

@@ -1,5 +1,6 @@
 """Tour of the segmented family: equal float32 segments scanned and reduced, against
-``cupy.cumsum(axis=1)`` and ``sum(axis=1)`` on a GPU."""
+``cupy.cumsum(axis=1)`` and ``sum(axis=1)`` on a GPU (the workload of
+:mod:`primitives.testing.workloads.segmented`)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,20 @@ import numpy as np
 import primitives as prim
 from primitives import tour
 from primitives._core import backend as _backend
+from primitives.testing.workloads import make, pow2, segmented as spec
 
 
 def sections(gpu, log2n=None):
     """Tour workload: equal float32 segments (2^14 x 2^12 on a GPU), scanned and reduced, against
     ``cupy.cumsum(axis=1)`` and ``sum(axis=1)`` on a GPU."""
-    # 2^26 elements on a GPU (a read and a write of 256 MiB each, ten times the L2): the
-    # float64 oracles of 2^28 took the host longer than everything else of the section
-    n = 1 << (log2n or (26 if gpu else 14))
-    rows = max(1, n >> 12) if gpu else min(1 << 16, n >> 6)  # segments of 4096 on a GPU
+    w = spec.EQUAL
+    n = w.size(gpu, log2n)
+    rows = max(1, n // w.params["segment" if gpu else "small_segment"])
     cols = n // rows
 
     def contenders():
         xp = _backend.get_backend().xp
-        host = tour.random_data(np.random.default_rng(n + 3), n, np.float32)
+        host = make(w.data, n, "float32")
         x = xp.asarray(host)
         x2 = x.reshape(rows, cols)
         off = xp.arange(0, n + 1, cols, dtype=np.int64)
@@ -55,7 +56,7 @@ def sections(gpu, log2n=None):
 
     return [
         tour.Section(
-            title=f"segmented: float32, {rows} segments x {cols}, n = 2^{n.bit_length() - 1} "
+            title=f"segmented: float32, {rows} segments x {cols}, n = {pow2(n)} "
             "(GB/s: one read + one write)",
             nbytes=2 * n * 4,
             contenders=contenders,

@@ -1,5 +1,6 @@
 """Tour of selection: ``topk`` of float32 with k = 16 (every variant; ``torch.topk`` and
-``cupy.argpartition`` as peers on a GPU) and per row, (rows, 4096) with k = 32."""
+``cupy.argpartition`` as peers on a GPU) and per row, (rows, 4096) with k = 32 (the workloads of
+:mod:`primitives.testing.workloads.selection`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import primitives as prim
 from primitives import tour
 from primitives._core import backend as _backend
 from primitives.selection import VARIANTS, _plans
+from primitives.testing.workloads import make, pow2, selection as spec
 
 
 def _torch():
@@ -34,13 +36,12 @@ def _want(host, k):
 def sections(gpu, log2n=None):
     """Tour workloads: a 1-D top-16 of float32 (every variant that takes its length) and a top-32
     of each row of 4096 float32."""
-    n = 1 << (log2n or (28 if gpu else 14))
-    k = 16
+    n, k = spec.TOPK.size(gpu, log2n), spec.TOPK.params["k"][0]
     out = []
 
     def flat_contenders():
         xp = _backend.get_backend().xp
-        host = tour.random_data(np.random.default_rng(n + 21), n, np.float32)
+        host = make(spec.TOPK.data, n, "float32")
         x = xp.asarray(host)
         want = _want(host, k)
 
@@ -76,7 +77,7 @@ def sections(gpu, log2n=None):
 
     out.append(
         tour.Section(
-            title=f"topk: float32, k = {k}, n = 2^{n.bit_length() - 1} (GB/s: keys read once)",
+            title=f"topk: float32, k = {k}, n = {pow2(n)} (GB/s: keys read once)",
             nbytes=4 * n,
             contenders=flat_contenders,
             count=(
@@ -89,14 +90,13 @@ def sections(gpu, log2n=None):
         )
     )
 
-    cols, kr = 4096, 32
-    rows = max(1, n // cols)
+    w = spec.ROWS
+    cols, kr = w.params["cols"], w.params["k"]
+    rows = max(1, w.size(gpu, log2n) // cols)
 
     def rows_contenders():
         xp = _backend.get_backend().xp
-        host = tour.random_data(np.random.default_rng(n + 22), rows * cols, np.float32).reshape(
-            rows, cols
-        )
+        host = make(w.data, (rows, cols), "float32")
         x = xp.asarray(host)
         want = _want(host, kr)
 

@@ -1,5 +1,6 @@
 """Tour of the sets family: unique with counts (both variants), run-length encoding and
-reduce-by-key, against ``cupy.unique`` and a CuPy formulation of reduce-by-key on a GPU."""
+reduce-by-key, against ``cupy.unique`` and a CuPy formulation of reduce-by-key on a GPU (the
+workloads of :mod:`primitives.testing.workloads.sets`)."""
 
 from __future__ import annotations
 
@@ -8,25 +9,19 @@ import numpy as np
 import primitives as prim
 from primitives import tour
 from primitives._core import backend as _backend
-
-
-def _runs(rng, n, mean=16):
-    """n int32 keys in runs of about ``mean``, neighbouring runs different, never zero."""
-    heads = rng.random(n) < 1.0 / mean
-    heads[:1] = True
-    return (np.cumsum(heads) % 1000 + 1).astype(np.int32)
+from primitives.testing.workloads import make, pow2, sets as spec
 
 
 def sections(gpu, log2n=None):
     """Tour workloads: unique of uint32 with about n/128 distinct values and their counts;
     run-length encoding and reduce-by-key (sum) of float32 under int32 keys in runs of ~16."""
-    n = 1 << (log2n or (27 if gpu else 14))
-    p = n.bit_length() - 1
+    w, r = spec.UNIQUE, spec.RUNS
+    n, nr = w.size(gpu, log2n), r.size(gpu, log2n)
+    per_value = w.n // w.params["distinct"]  # n / 128 distinct values
 
     def unique_contenders():
         xp = _backend.get_backend().xp
-        rng = np.random.default_rng(n + 11)
-        host = rng.integers(1, max(2, n // 128) + 1, n).astype(np.uint32)
+        host = make(w.data, n, w.dtypes[0], distinct=max(2, n // per_value))
         x = xp.asarray(host)
         counts = np.bincount(host)  # small integers: NumPy's unique without its sort
         values = np.flatnonzero(counts).astype(np.uint32)
@@ -51,12 +46,11 @@ def sections(gpu, log2n=None):
 
     def runs_contenders():
         xp = _backend.get_backend().xp
-        rng = np.random.default_rng(n + 12)
-        hkeys = _runs(rng, n)
-        hvals = tour.random_data(rng, n, np.float32)
+        hkeys = make(r.data, nr, r.dtypes[0], mean=r.params["mean"])
+        hvals = make("positive", nr, r.dtypes[1])
         keys, vals = xp.asarray(hkeys), xp.asarray(hvals)
         starts = np.flatnonzero(np.r_[True, hkeys[1:] != hkeys[:-1]])
-        want_counts = np.diff(np.r_[starts, n])
+        want_counts = np.diff(np.r_[starts, nr])
         want_sums = np.add.reduceat(hvals.astype(np.float64), starts)
 
         def check_rle(got):
@@ -87,7 +81,7 @@ def sections(gpu, log2n=None):
 
     return [
         tour.Section(
-            title=f"unique(return_counts=True): uint32, n/128 distinct, n = 2^{p}",
+            title=f"unique(return_counts=True): uint32, n/{per_value} distinct, n = {pow2(n)}",
             nbytes=n * 4,
             contenders=unique_contenders,
             count=len(prim.sets.VARIANTS) + (1 if gpu else 0),
@@ -95,8 +89,8 @@ def sections(gpu, log2n=None):
             quick_rows=("unique (rle)",),
         ),
         tour.Section(
-            title=f"runs: int32 keys in runs of ~16, float32 values, n = 2^{p}",
-            nbytes=n * 8 + (n // 16) * 8,
+            title=f"runs: int32 keys in runs of ~{r.params['mean']}, float32 values, n = {pow2(nr)}",
+            nbytes=nr * 8 + (nr // r.params["mean"]) * 8,
             contenders=runs_contenders,
             count=3 if gpu else 2,
         ),

@@ -1,6 +1,7 @@
-"""Tour of the sort family: every variant on uint32 keys (``cupy.sort`` as the peer on a GPU; the
-block sort where the input fits its one block), a small call (block sort, onesweep and auto at
-n = 10^4 or less), uint32 pairs and argsort, and a segmented sort of 128-key segments."""
+"""Tour of the sorting family: every variant on uint32 keys (``cupy.sort`` as the peer on a GPU;
+the block sort where the input fits its one block), a small call (block sort, onesweep and auto at
+n = 10^4 or less), uint32 pairs and argsort, and a segmented sort of 128-key segments (the
+workloads of :mod:`primitives.testing.workloads.sorting`)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,15 @@ import primitives as prim
 from primitives import tour
 from primitives._core import backend as _backend
 from primitives.sorting import VARIANTS
-
-
-def _uint32(rng, n):
-    """``n`` random uint32 keys (every bit pattern)."""
-    return rng.integers(0, 2**32, n, dtype=np.uint32)
-
-
-#: the small call's size at most: n = 10^4, where one launch is the whole cost
-SMALL_N = 10_000
+from primitives.testing.workloads import make, pow2, sorting as spec
 
 
 def sections(gpu, log2n=None):
     """Tour workloads: uint32 keys (keys/s of every variant that takes n keys, with
     ``cupy.sort`` as the peer on a GPU), a small call, uint32 pairs and argsort, and a segmented
     sort of 128-key segments."""
-    n = 1 << (log2n or (27 if gpu else 13))
+    n = spec.KEYS.size(gpu, log2n)
+    dtype = spec.KEYS.dtypes[0]
     # the block sort takes inputs up to its one block's capacity only
     variants = [
         v
@@ -36,7 +30,7 @@ def sections(gpu, log2n=None):
 
     def keys_contenders():
         xp = _backend.get_backend().xp
-        host = _uint32(np.random.default_rng(n + 11), n)
+        host = make(spec.KEYS.data, n, dtype)
         x = xp.asarray(host)
         want = np.sort(host)  # keys alone: any order of equal keys is the same array
 
@@ -50,9 +44,9 @@ def sections(gpu, log2n=None):
 
     sections.append(
         tour.Section(
-            title=f"sort: uint32 keys, n = 2^{n.bit_length() - 1} (GB/s: keys read + written once; "
+            title=f"sort: {dtype} keys, n = {pow2(n)} (GB/s: keys read + written once; "
             "speedup vs onesweep)",
-            nbytes=2 * 4 * n,
+            nbytes=2 * np.dtype(dtype).itemsize * n,
             contenders=keys_contenders,
             count=len(variants) + (1 if gpu else 0),
             quick=True,
@@ -60,11 +54,11 @@ def sections(gpu, log2n=None):
         )
     )
 
-    m = min(n, SMALL_N)
+    m = min(n, spec.SMALL.n)
 
     def small_contenders():
         xp = _backend.get_backend().xp
-        host = _uint32(np.random.default_rng(m + 14), m)
+        host = make(spec.SMALL.data, m, spec.SMALL.dtypes[0])
         x = xp.asarray(host)
         want = np.sort(host)
 
@@ -73,7 +67,7 @@ def sections(gpu, log2n=None):
 
         out = [
             tour.Contender(v, (lambda v=v: prim.sort(x, variant=v)), same)
-            for v in ("auto", "block", "onesweep")
+            for v in spec.SMALL.variants
         ]
         if gpu:
             out.append(tour.Contender("cupy.sort (peer)", lambda: xp.sort(x), same))
@@ -85,14 +79,15 @@ def sections(gpu, log2n=None):
             "onesweep's histogram, plan and passes)",
             nbytes=2 * 4 * m,
             contenders=small_contenders,
-            count=3 + (1 if gpu else 0),
+            count=len(spec.SMALL.variants) + (1 if gpu else 0),
         )
     )
 
+    n2 = spec.PAIRS.size(gpu, log2n)
+
     def pairs_contenders():
         xp = _backend.get_backend().xp
-        rng = np.random.default_rng(n + 12)
-        host, hv = _uint32(rng, n), _uint32(rng, n)
+        host, hv = make(spec.PAIRS.data, n2, "uint32"), make(spec.PAIRS.data, n2, "uint32", seed=1)
         x, vals = xp.asarray(host), xp.asarray(hv)
         order = np.argsort(host, kind="stable")
 
@@ -120,21 +115,21 @@ def sections(gpu, log2n=None):
 
     sections.append(
         tour.Section(
-            title=f"sort: uint32 keys + uint32 values, n = 2^{n.bit_length() - 1} "
+            title=f"sort: uint32 keys + uint32 values, n = {pow2(n2)} "
             "(GB/s: keys and values read + written once)",
-            nbytes=2 * 8 * n,
+            nbytes=2 * 8 * n2,
             contenders=pairs_contenders,
             count=3 if gpu else 2,
         )
     )
 
-    seg_len = 128
+    ns, seg_len = spec.SEGMENTED.size(gpu, log2n), spec.SEGMENTED.params["segment"]
 
     def seg_contenders():
         xp = _backend.get_backend().xp
-        host = _uint32(np.random.default_rng(n + 13), n)
+        host = make(spec.SEGMENTED.data, ns, "uint32")
         x = xp.asarray(host)
-        off = xp.arange(0, n + 1, seg_len, dtype=np.int64)
+        off = xp.arange(0, ns + 1, seg_len, dtype=np.int64)
         want = np.sort(host.reshape(-1, seg_len), axis=-1).reshape(-1)
 
         def same(got):
@@ -150,9 +145,8 @@ def sections(gpu, log2n=None):
 
     sections.append(
         tour.Section(
-            title=f"sort: segmented, uint32, {n // seg_len} segments x {seg_len}, n = "
-            f"2^{n.bit_length() - 1}",
-            nbytes=2 * 4 * n,
+            title=f"sort: segmented, uint32, {ns // seg_len} segments x {seg_len}, n = {pow2(ns)}",
+            nbytes=2 * 4 * ns,
             contenders=seg_contenders,
             count=2 if gpu else 1,
         )

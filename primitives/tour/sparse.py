@@ -1,5 +1,6 @@
-"""Tour of the spmv family: every variant on two even matrices and the skewed one (float32), and
-``auto``, with cuSPARSE as the peer on the GPU."""
+"""Tour of the sparse family: every variant on two even matrices and the skewed one (float32),
+and ``auto``, with cuSPARSE as the peer on the GPU (the workloads of
+:mod:`primitives.testing.workloads.sparse`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from primitives import sparse, tour
 from primitives._core import backend as _backend
 from primitives.sparse import FORMAT_OF, VARIANTS, choose_variant, matches, reference
 from primitives.testing import matrices as _matrices
+from primitives.testing.workloads import sparse as spec
 
-#: the tour's matrices: two even structures and the skewed one
-TOUR_MATRICES = ("poisson2d", "uniform", "powerlaw")
 #: matrices of at most this scale are made on the host (the checks' sizes)
 _HOST_MAX = 1 << 16
 
@@ -23,10 +23,11 @@ def sections(gpu, log2n=None):
     must move (the CSR arrays, x and y once), so rows of different formats compare the same work;
     each row's note gives its format's footprint. ELL is left out where its padding is refused
     (a few long rows)."""
-    scale = (1 << log2n) if log2n else ("full" if gpu else 1 << 12)
-    dt = np.dtype(np.float32)
+    w = spec.TOUR
+    scale = (1 << log2n) if log2n else (w.params["scale"] if gpu else w.small)
+    dt = np.dtype(w.dtypes[0])
     sections = []
-    for name in TOUR_MATRICES:
+    for name in w.params["matrices"]:
         sec = tour.Section(
             title=f"spmv: {name}, float32",
             nbytes=0,

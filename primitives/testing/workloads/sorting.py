@@ -1,0 +1,43 @@
+"""The sorting family's workloads: keys of every bit pattern (``bits`` data)."""
+
+from . import Workload
+
+#: keys of each dtype: every variant (on the first dtype; the block sort where they fit its one
+#: block), cupy.sort and CUB; the asv suite times ``asv_dtypes`` over ``sizes``
+KEYS = Workload(
+    n=2**27,
+    small=2**13,
+    dtypes=("uint32", "int32", "float32", "uint64"),
+    data="bits",
+    sizes=(2**22, 2**27),
+    peers=("cupy", "cub"),
+    params={"asv_dtypes": ("uint32", "float32", "uint64")},
+)
+#: a small call, where one launch is the whole cost: the block sort's one launch against
+#: onesweep's histogram, plan and passes (at most n keys in the tour, each of ``sizes`` in asv)
+SMALL = Workload(
+    n=10_000,
+    dtypes=("uint32",),
+    data="bits",
+    sizes=(2**10, 10**4),
+    variants=("auto", "block", "onesweep"),
+    peers=("cupy",),
+)
+#: uint32 keys with uint32 values (radix_sort) and argsort (int64 result)
+PAIRS = Workload(
+    n=2**27,
+    small=2**13,
+    dtypes=("uint32",),
+    data="bits",
+    sizes=(2**22, 2**27),
+    peers=("cupy", "cub"),
+)
+#: equal segments of ``segment`` keys (each of ``lengths`` in the asv suite)
+SEGMENTED = Workload(
+    n=2**27,
+    small=2**13,
+    dtypes=("uint32",),
+    data="bits",
+    peers=("cupy", "cub"),
+    params={"segment": 128, "lengths": (128, 2048)},
+)
