@@ -7,7 +7,9 @@ family, each opening with the run's device, versions, commit and date; the secti
 existing page that this run did not measure are kept.
 
 Each family's measurements live in ``tools/figures/<family>.py`` (named in the family registry,
-:mod:`primitives._core.registry`) as ``run(ctx)``; ``ctx`` (a :class:`Context`) gives the
+:mod:`primitives._core.registry`) as ``run(ctx)``, on the family's workloads
+(:mod:`primitives.testing.workloads`, which the tour and the asv suite read too; the tables are
+the module's own); ``ctx`` (a :class:`Context`) gives the
 measured copy bandwidth, interleaved timing, the CUB module (or None) and Markdown output. The
 peers are wrapped once, in :mod:`primitives.testing.peers`. Needs a GPU, CuPy, and for the CUB columns ``cuda-cccl``'s ``cuda.compute``.
 Every timing is the median of per-call CUDA-event times after warm-up, the contenders of one row

@@ -1,4 +1,5 @@
-"""Histogram figures against cupy and CUB (``cuda.compute`` histogram_even), one run:
+"""Histogram figures (:mod:`primitives.testing.workloads.histograms`) against cupy and CUB
+(``cuda.compute`` histogram_even), one run:
 
 * float32 2^28 in [0, 1), 256 bins: ``histogram`` (NumPy's bins) and ``histogram_even``;
 * uint8 2^28, 256 bins, uniform and all equal: ``histogram``, ``histogram_even``, ``bincount``;
@@ -6,7 +7,8 @@
 * an 8192 x 8192 RGB uint8 image: one ``histogram_channels`` call vs three ``cupy.bincount``;
 * every variant on uniform, all-equal and sky-image uint8 data (2^26) and uniform float32;
 * sweeps of throughput against the bin count and against contention (2^28 samples), written as
-  JSON to ``$OUT/histogram_sweeps.json`` (or ./) for ``python -m tools.figures.histograms --plot``.
+  JSON to ``$OUT/histogram_sweeps.json`` (or ./) for
+  ``python -m tools.figures.histograms --plot``.
 
 Every result is checked (against NumPy's ``bincount`` of the same data, or by its total) before it
 is timed; peers are timed in the same interleaved rounds.
@@ -18,8 +20,11 @@ import sys
 
 import numpy as np
 
-N = 1 << 28
-NV = 1 << 26  # variant tables and sweeps
+from primitives.testing.workloads import histograms as spec, make, pow2
+
+#: the sweeps behind the plot: bin counts (float32), shares of samples equal to one value (uint8)
+SWEEP_BINS = (2, 16, 64, 256, 1024, 4096, 16384, 65536, 1 << 18, 1 << 20)
+SWEEP_EQUAL = (0.0, 0.5, 0.9, 0.99, 1.0)
 
 
 def _check_total(name, got, n):
@@ -33,14 +38,14 @@ def run(ctx):
     import primitives as prim
     from primitives import histograms
     from primitives.testing.peers import cub_histogram_even
-    from primitives.tour.histograms import sky
 
     out_dir = os.environ.get("OUT", ".")
-    rng = cupy.random.default_rng(11)
-    xf = rng.random(N, dtype=cupy.float32)
-    u8 = rng.integers(0, 256, N, dtype=cupy.int32).astype(cupy.uint8)
-    eq8 = cupy.full(N, 77, dtype=cupy.uint8)
-    want_u8 = cupy.asnumpy(cupy.bincount(u8, minlength=256))
+    b = spec.BINS
+    N = spec.FLOAT32.n
+    xf = make(spec.FLOAT32.data, N, "float32", xp=cupy)
+    u8 = make(spec.UINT8.data, spec.UINT8.n, "uint8", xp=cupy)
+    eq8 = make(spec.EQUAL.data, spec.EQUAL.n, "uint8", xp=cupy)
+    want_u8 = cupy.asnumpy(cupy.bincount(u8, minlength=b))
 
     def check_eq(name, got, want):
         got = cupy.asnumpy(got[0] if isinstance(got, tuple) else got)
@@ -49,13 +54,13 @@ def run(ctx):
     ctx.peer_table()
     # -- float32, 256 bins: ours equal NumPy's bins; the peers are checked by their total ---------
     fns = {
-        "histogram": lambda: prim.histogram(xf, 256, (0.0, 1.0)),
-        "histogram_even": lambda: prim.histogram_even(xf, 256, 0.0, 1.0),
-        "cupy.histogram": lambda: cupy.histogram(xf, 256, (0.0, 1.0)),
+        "histogram": lambda: prim.histogram(xf, b, (0.0, 1.0)),
+        "histogram_even": lambda: prim.histogram_even(xf, b, 0.0, 1.0),
+        "cupy.histogram": lambda: cupy.histogram(xf, b, (0.0, 1.0)),
     }
     if ctx.cc is not None:
-        fns["CUB histogram_even"] = cub_histogram_even(xf, 256, 0.0, 1.0, np.float32)
-    want_f = np.histogram(cupy.asnumpy(xf), 256, (0.0, 1.0))[0]
+        fns["CUB histogram_even"] = cub_histogram_even(xf, b, 0.0, 1.0, np.float32)
+    want_f = np.histogram(cupy.asnumpy(xf), b, (0.0, 1.0))[0]
     check_eq("histogram float32", fns["histogram"](), want_f)
     check_eq("histogram_even float32", fns["histogram_even"](), want_f)  # no sample equals 1.0
     for name in list(fns)[2:]:
@@ -64,43 +69,46 @@ def run(ctx):
     t = ctx.bench(fns)
     for ours in ("histogram", "histogram_even"):
         for peer in [p for p in fns if not p.startswith("histogram")]:
-            ctx.peer_row(f"{ours} float32 256 bins", N, t[ours], xf.nbytes, peer, t[peer])
+            ctx.peer_row(f"{ours} float32 {b} bins", N, t[ours], xf.nbytes, peer, t[peer])
 
     # -- uint8, 256 bins, uniform and all equal ---------------------------------------------------
     times = {}
     for label, x, want in (("uniform", u8, want_u8), ("all equal", eq8, None)):
         if want is None:
-            want = np.zeros(256, np.int64)
-            want[77] = N
+            want = np.zeros(b, np.int64)
+            want[spec.EQUAL.params.get("value", 77)] = x.size
         fns = {
-            "histogram": lambda x=x: prim.histogram(x, 256, (0, 256)),
-            "histogram_even": lambda x=x: prim.histogram_even(x, 256, 0, 256),
-            "bincount": lambda x=x: prim.bincount(x, minlength=256),
-            "cupy.bincount": lambda x=x: cupy.bincount(x, minlength=256),
-            "cupy.histogram": lambda x=x: cupy.histogram(x, 256, (0, 256)),
+            "histogram": lambda x=x: prim.histogram(x, b, (0, b)),
+            "histogram_even": lambda x=x: prim.histogram_even(x, b, 0, b),
+            "bincount": lambda x=x: prim.bincount(x, minlength=b),
+            "cupy.bincount": lambda x=x: cupy.bincount(x, minlength=b),
+            "cupy.histogram": lambda x=x: cupy.histogram(x, b, (0, b)),
         }
         if ctx.cc is not None:
-            fns["CUB histogram_even"] = cub_histogram_even(x, 256, 0, 256, np.int32)
+            fns["CUB histogram_even"] = cub_histogram_even(x, b, 0, b, np.int32)
         for name, f in fns.items():
             check_eq(f"uint8 {label} {name}", f(), want)
         t = ctx.bench(fns)
         times[label] = t
         for ours in ("histogram", "histogram_even", "bincount"):
             for peer in [p for p in fns if p.startswith(("cupy", "CUB"))]:
-                ctx.peer_row(f"{ours} uint8 256 bins, {label}", N, t[ours], x.nbytes, peer, t[peer])
-    ctx.table(["uint8 2^28, 256 bins", "all equal / uniform time"])
+                ctx.peer_row(
+                    f"{ours} uint8 {b} bins, {label}", x.size, t[ours], x.nbytes, peer, t[peer]
+                )
+    ctx.table([f"uint8 {pow2(u8.size)}, {b} bins", "all equal / uniform time"])
     for name in times["uniform"]:
         ctx.add(name, f"{times['all equal'][name] / times['uniform'][name]:.3f}")
 
     # -- float32 with many bins -------------------------------------------------------------------
     ctx.peer_table()
-    for nb in (4096, 65536, 1 << 20):
+    many = spec.FLOAT32.params["bins"][1:]
+    for nb in many:
         ours = cupy.asnumpy(prim.histogram(xf, nb, (0.0, 1.0))[0])
-        if nb < (1 << 20):
-            sub = cupy.asnumpy(xf[: 1 << 24])
+        if nb < max(many):  # exact on a sixteenth of the samples (NumPy's is slow at many bins)
+            sub = xf[: N // 16]
             assert np.array_equal(
-                cupy.asnumpy(prim.histogram(xf[: 1 << 24], nb, (0.0, 1.0))[0]),
-                np.histogram(sub, nb, (0.0, 1.0))[0],
+                cupy.asnumpy(prim.histogram(sub, nb, (0.0, 1.0))[0]),
+                np.histogram(cupy.asnumpy(sub), nb, (0.0, 1.0))[0],
             ), f"{nb} bins"
         assert ours.sum() == N
         fns = {
@@ -121,21 +129,22 @@ def run(ctx):
             )
 
     # -- RGB image --------------------------------------------------------------------------------
-    img = rng.integers(0, 256, (8192, 8192, 3), dtype=cupy.int32).astype(cupy.uint8)
+    shape = spec.CHANNELS.params["shape"]
+    img = make(spec.CHANNELS.data, shape, "uint8", xp=cupy)
     want = np.stack(
-        [cupy.asnumpy(cupy.bincount(img[..., c].ravel(), minlength=256)) for c in range(3)]
+        [cupy.asnumpy(cupy.bincount(img[..., c].ravel(), minlength=b)) for c in range(shape[2])]
     )
     check_eq("histogram_channels", prim.histogram_channels(img), want)
     t = ctx.bench(
         {
             "ours": lambda: prim.histogram_channels(img),
             "3 x cupy.bincount": lambda: [
-                cupy.bincount(img[..., c].ravel(), minlength=256) for c in range(3)
+                cupy.bincount(img[..., c].ravel(), minlength=b) for c in range(shape[2])
             ],
         }
     )
     ctx.peer_row(
-        "histogram_channels RGB 8192x8192 uint8",
+        f"histogram_channels RGB {shape[0]}x{shape[1]} uint8",
         img.size,
         t["ours"],
         img.nbytes,
@@ -145,23 +154,23 @@ def run(ctx):
     img = None  # frees the image (the timed lambdas are done with it)
 
     # -- every variant on uniform / contended data ------------------------------------------------
-    sky_image = cupy.asarray(sky(NV, np.random.default_rng(0)))
+    nv = spec.VARIANTS.n
     data = {
-        "uint8 uniform": u8[:NV],
-        "uint8 all equal": eq8[:NV],
-        "uint8 sky image": sky_image,
-        "float32 uniform": xf[:NV],
+        label: make(w.data, nv, w.dtypes[0], xp=cupy)
+        for label, w in spec.VARIANTS.params["samples"].items()
     }
-    ctx.table(["variant (2^26 samples, 256 bins)"] + [f"{k} ms" for k in data] + ["sky vs uniform"])
+    ctx.table(
+        [f"variant ({pow2(nv)} samples, {b} bins)"] + [f"{k} ms" for k in data] + ["sky vs uniform"]
+    )
     rows = {}
     for label, x in data.items():
-        rng_ = (0.0, 1.0) if x.dtype == cupy.float32 else (0, 256)
-        want = np.histogram(cupy.asnumpy(x), 256, rng_)[0]
+        rng_ = (0.0, 1.0) if x.dtype == cupy.float32 else (0, b)
+        want = np.histogram(cupy.asnumpy(x), b, rng_)[0]
         fns = {}
         for v in histograms.VARIANTS:
-            got = cupy.asnumpy(prim.histogram_even(x, 256, *rng_, variant=v))
+            got = cupy.asnumpy(prim.histogram_even(x, b, *rng_, variant=v))
             assert np.array_equal(got, want), f"{v} {label}"
-            fns[v] = lambda v=v, x=x: prim.histogram_even(x, 256, *rng_, variant=v)
+            fns[v] = lambda v=v, x=x: prim.histogram_even(x, b, *rng_, variant=v)
         rows[label] = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
     for v in histograms.VARIANTS:
         ctx.add(
@@ -173,7 +182,7 @@ def run(ctx):
     # -- sweeps for the plot ----------------------------------------------------------------------
     sweeps = {"bins": {}, "contention": {}}
     x = xf
-    for nb in (2, 16, 64, 256, 1024, 4096, 16384, 65536, 1 << 18, 1 << 20):
+    for nb in SWEEP_BINS:
         fns = {
             "primitives": lambda nb=nb: prim.histogram(x, nb, (0.0, 1.0)),
             "cupy.histogram": lambda nb=nb: cupy.histogram(x, nb, (0.0, 1.0)),
@@ -183,20 +192,20 @@ def run(ctx):
         t = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
         sweeps["bins"][nb] = {k: x.nbytes / (ms * 1e-3) / 1e9 for k, ms in t.items()}
     base = u8
-    for p in (0.0, 0.5, 0.9, 0.99, 1.0):
-        mask = rng.random(N, dtype=cupy.float32) < p
+    for i, p in enumerate(SWEEP_EQUAL):
+        mask = make("unit", base.size, "float32", seed=i + 1, xp=cupy) < p
         y = cupy.where(mask, cupy.uint8(77), base)
         fns = {
-            "primitives": lambda y=y: prim.histogram(y, 256, (0, 256)),
-            "privatized": lambda y=y: prim.histogram_even(y, 256, 0, 256, variant="privatized"),
+            "primitives": lambda y=y: prim.histogram(y, b, (0, b)),
+            "privatized": lambda y=y: prim.histogram_even(y, b, 0, b, variant="privatized"),
             "coarsened_interleaved": lambda y=y: prim.histogram_even(
-                y, 256, 0, 256, variant="coarsened_interleaved"
+                y, b, 0, b, variant="coarsened_interleaved"
             ),
-            "aggregated": lambda y=y: prim.histogram_even(y, 256, 0, 256, variant="aggregated"),
-            "cupy.bincount": lambda y=y: cupy.bincount(y, minlength=256),
+            "aggregated": lambda y=y: prim.histogram_even(y, b, 0, b, variant="aggregated"),
+            "cupy.bincount": lambda y=y: cupy.bincount(y, minlength=b),
         }
         if ctx.cc is not None:
-            fns["CUB histogram_even"] = cub_histogram_even(y, 256, 0, 256, np.int32)
+            fns["CUB histogram_even"] = cub_histogram_even(y, b, 0, b, np.int32)
         t = ctx.bench(fns, rounds=2, warmup=2, repeat=5)
         sweeps["contention"][p] = {k: y.nbytes / (ms * 1e-3) / 1e9 for k, ms in t.items()}
     path = os.path.join(out_dir, "histogram_sweeps.json")

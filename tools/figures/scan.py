@@ -1,7 +1,8 @@
-"""Scan figures: inclusive sums int32 -> int32 and float32 at 2^28 against CUB (cuda.compute
-inclusive_scan) and cupy.cumsum; the three variants side by side; compaction against boolean
-indexing and cupy.nonzero (the page's compaction section); segmented scan and reduce against
-CuPy's row-wise calls and CUB's segmented_reduce (its segmented section)."""
+"""Scan figures (:mod:`primitives.testing.workloads.scan`, ``compaction``, ``segmented``):
+inclusive sums int32 -> int32 and float32 at 2^28 against CUB (cuda.compute inclusive_scan) and
+cupy.cumsum; the three variants side by side; compaction against boolean indexing and
+cupy.nonzero (the page's compaction section); segmented scan and reduce against CuPy's row-wise
+calls and CUB's segmented_reduce (its segmented section)."""
 
 import cupy
 import numpy as np
@@ -9,20 +10,16 @@ import numpy as np
 import primitives as prim
 from primitives import scan
 from primitives.testing import peers
+from primitives.testing.workloads import compaction, make, pow2, scan as spec, segmented
 
 
 def run(ctx):
-    n = 1 << 28
-    rng = np.random.default_rng(11)
+    w = spec.INCLUSIVE
+    n = w.n
     ctx.peer_table()
     variants = {}
-    for dt in (np.dtype(np.int32), np.dtype(np.float32)):
-        host = (
-            rng.integers(-1000, 1000, n, dtype=dt)
-            if dt.kind == "i"
-            else rng.random(n, dtype=dt) + dt.type(0.5)
-        )
-        x = cupy.asarray(host)
+    for dt in map(np.dtype, w.dtypes):
+        x = make(w.data, n, dt, xp=cupy)
         got = prim.inclusive_scan(x, dtype=dt)
         ref = cupy.cumsum(x, dtype=np.float64 if dt.kind == "f" else dt)
         if dt.kind == "i":
@@ -56,7 +53,7 @@ def run(ctx):
         del x, got, ref
     ctx.table(
         [
-            "scan variant (inclusive sum, 2^28)",
+            f"scan variant (inclusive sum, {pow2(n)})",
             "dtype",
             "ms",
             "GB/s (read+write)",
@@ -78,11 +75,11 @@ def run(ctx):
                 else "1.00x",
             )
 
-    # compaction: float32 2^28, half selected, against boolean indexing and cupy.nonzero
+    # compaction: float32, half selected, against boolean indexing and cupy.nonzero
     ctx.section("compaction")
-    host = rng.random(n, dtype=np.float32) + np.float32(0.5)
-    hmask = rng.random(n) < 0.5
-    x, mask = cupy.asarray(host), cupy.asarray(hmask)
+    w = compaction.COMPACT
+    n = w.n
+    x, mask = make(w.data, n, "float32", xp=cupy), make("half", n, "bool", xp=cupy)
     assert bool(cupy.array_equal(prim.compact(x, mask), x[mask]))
     assert bool(cupy.array_equal(prim.compact_indices(mask), cupy.nonzero(mask)[0]))
     t = ctx.bench(
@@ -105,13 +102,14 @@ def run(ctx):
         t["cupy.nonzero"],
     )
 
-    # segmented scan and reduce: 2^16 segments of 2^12 float32, and 2^22 ragged tiny segments
+    # segmented scan and reduce: equal segments, and ragged tiny segments
     ctx.section("segmented")
-    rows, cols = 1 << 16, 1 << 12
-    host = rng.random(rows * cols, dtype=np.float32) + np.float32(0.5)
-    x = cupy.asarray(host)
+    w = segmented.EQUAL
+    n, cols = w.n, w.params["segment"]
+    rows = n // cols
+    x = make(w.data, n, "float32", xp=cupy)
     x2 = x.reshape(rows, cols)
-    off = cupy.arange(0, rows * cols + 1, cols, dtype=cupy.int64)
+    off = cupy.arange(0, n + 1, cols, dtype=cupy.int64)
     ref = cupy.cumsum(x2, axis=1).reshape(-1)
     got = prim.segmented_scan(x, offsets=off)
     assert float(cupy.max(cupy.abs(got - ref) / ref)) < 1e-4
@@ -128,10 +126,10 @@ def run(ctx):
         out = fns["CUB segmented_reduce"]()
         assert float(cupy.max(cupy.abs(out - red_ref) / red_ref)) < 1e-4
     t = ctx.bench(fns)
-    n = rows * cols
+    shape = f"{pow2(rows)} x {pow2(cols)}"
     ctx.peer_table()
     ctx.peer_row(
-        "segmented_scan float32 (2^16 x 2^12)",
+        f"segmented_scan float32 ({shape})",
         n,
         t["segmented_scan"],
         2 * x.nbytes,
@@ -141,18 +139,19 @@ def run(ctx):
     for peer in ("cupy.sum(axis=1)", "CUB segmented_reduce"):
         if peer in t:
             ctx.peer_row(
-                "segmented_reduce float32 (2^16 x 2^12)",
+                f"segmented_reduce float32 ({shape})",
                 n,
                 t["segmented_reduce"],
                 x.nbytes,
                 peer,
                 t[peer],
             )
-    # 2^22 ragged segments of 0..128 elements against a plain reduce of the same data
-    lens = rng.integers(0, 129, 1 << 22)
+    # ragged segments of 0..max_len elements against a plain reduce of the same data
+    w = segmented.RAGGED
+    lens = make("lengths", w.n, "int64", max_len=w.params["max_len"])
     offs = np.concatenate([[0], np.cumsum(lens)])
     m = int(offs[-1])
-    y = x[:m] if m <= n else cupy.asarray(rng.random(m, dtype=np.float32) + np.float32(0.5))
+    y = x[:m] if m <= n else make(segmented.EQUAL.data, m, "float32", xp=cupy)
     offs_d = cupy.asarray(offs)
     want = np.add.reduceat(cupy.asnumpy(y).astype(np.float64), offs[:-1][lens > 0])
     got = cupy.asnumpy(prim.segmented_reduce(y, offs_d))[lens > 0]
@@ -164,7 +163,7 @@ def run(ctx):
         }
     )
     ctx.peer_row(
-        f"segmented_reduce, 2^22 ragged segments (0-128), n={m}",
+        f"segmented_reduce, {pow2(w.n)} ragged segments (0-{w.params['max_len']}), n={m}",
         m,
         t["ragged"],
         y.nbytes,

@@ -1,4 +1,4 @@
-"""Selection figures: ``topk`` of float32 2^28 with k = 16, 1024 and 2^20 against ``torch.topk``,
+"""Selection figures (:mod:`primitives.testing.workloads.selection`): ``topk`` of float32 2^28 with k = 16, 1024 and 2^20 against ``torch.topk``,
 ``cupy.argpartition`` and ``prim.sort`` of the whole array, and per row, (2^16, 4096) with k = 32,
 against ``torch.topk(dim=-1)``: the rows and targets of the top-k issue, the peers timed in the
 same interleaved rounds. Inputs are random floats in [0.5, 1.5) (never zeros). Each of our
@@ -11,9 +11,7 @@ from __future__ import annotations
 import cupy
 
 import primitives as prim
-
-N = 1 << 28
-ROWS, COLS = 1 << 16, 4096
+from primitives.testing.workloads import make, pow2, selection as spec
 
 
 def _torch():
@@ -31,7 +29,7 @@ def _values_agree(ours, theirs):
     return bool(cupy.array_equal(a, b))
 
 
-def _row(ctx, name, t, nbytes, peers):
+def _row(ctx, name, n, t, nbytes, peers):
     """One Markdown row per peer, and its CSV record: ``peers`` is (peer, target speed-up)."""
     ours = t["ours"]
     limit_ms = nbytes / (ctx.copy * 1e9) * 1e3
@@ -39,7 +37,7 @@ def _row(ctx, name, t, nbytes, peers):
         if peer not in t:
             continue
         speedup = t[peer] / ours
-        ctx.peer_record(name, N if "row" not in name else ROWS * COLS, ours, nbytes, peer, t[peer])
+        ctx.peer_record(name, n, ours, nbytes, peer, t[peer])
         ctx.add(
             name,
             f"{ours:.4f}",
@@ -54,16 +52,14 @@ def _row(ctx, name, t, nbytes, peers):
 
 def run(ctx):
     torch = _torch()
-    rng = cupy.random.default_rng(2026)
     ctx.table(["case", "ours ms", "peer", "peer ms", "speed-up", "% limit", "target", "met"])
 
-    x = rng.random(N, dtype=cupy.float32) + cupy.float32(0.5)
+    w = spec.TOPK
+    N = w.n
+    x = make(w.data, N, "float32", xp=cupy)
     tx = torch.from_dlpack(x) if torch is not None else None
-    for k, targets in (
-        (16, (("torch.topk", 8), ("cupy.argpartition", 30))),
-        (1024, (("torch.topk", 8), ("cupy.argpartition", 30))),
-        (1 << 20, (("torch.topk", 2), ("prim.sort", 2))),
-    ):
+    for k in w.params["k"]:
+        targets = w.params["targets"][k]
         fns = {"ours": lambda k=k: prim.topk(x, k)}
         vals, _ = fns["ours"]()
         if tx is not None:
@@ -71,7 +67,7 @@ def run(ctx):
             assert _values_agree(vals, cupy.from_dlpack(fns["torch.topk"]()[0])), (
                 f"k={k}: values differ from torch.topk"
             )
-        if k < (1 << 20):
+        if "cupy.argpartition" in dict(targets):
             fns["cupy.argpartition"] = lambda k=k: cupy.argpartition(x, N - k)
             assert _values_agree(vals, x[fns["cupy.argpartition"]()[N - k :]]), (
                 f"k={k}: values differ from cupy.argpartition"
@@ -80,36 +76,36 @@ def run(ctx):
             fns["prim.sort"] = lambda: prim.sort(x)
         del vals
         t = ctx.bench(fns)
-        _row(ctx, f"topk float32 2^28, k = {k}", t, x.nbytes, targets)
+        _row(ctx, f"topk float32 {pow2(N)}, k = {k}", N, t, x.nbytes, targets)
         cupy.get_default_memory_pool().free_all_blocks()
     del x, tx
 
-    x2 = rng.random((ROWS, COLS), dtype=cupy.float32) + cupy.float32(0.5)
-    fns = {"ours": lambda: prim.topk(x2, 32)}  # noqa: F821 - bound when the lambda runs (deleted after)
+    w = spec.ROWS
+    cols, kr = w.params["cols"], w.params["k"]
+    rows = w.n // cols
+    x2 = make(w.data, (rows, cols), "float32", xp=cupy)
+    fns = {"ours": lambda: prim.topk(x2, kr)}  # noqa: F821 - bound when the lambda runs (deleted after)
     if torch is not None:
         t2 = torch.from_dlpack(x2)
-        fns["torch.topk(dim=-1)"] = lambda: torch.topk(t2, 32, dim=-1)
+        fns["torch.topk(dim=-1)"] = lambda: torch.topk(t2, kr, dim=-1)
         assert _values_agree(fns["ours"]()[0], cupy.from_dlpack(fns["torch.topk(dim=-1)"]()[0])), (
             "rows: values differ from torch.topk"
         )
     t = ctx.bench(fns)
-    _row(
-        ctx, "topk per row float32 (2^16, 4096), k = 32", t, x2.nbytes, (("torch.topk(dim=-1)", 5),)
-    )
+    label = f"topk per row float32 ({pow2(rows)}, {cols}), k = {kr}"
+    _row(ctx, label, rows * cols, t, x2.nbytes, w.params["targets"])
 
     # the variants side by side on the 1-D case, k = 16
     del x2, fns
     cupy.get_default_memory_pool().free_all_blocks()
-    x = rng.random(N, dtype=cupy.float32) + cupy.float32(0.5)
+    w, k = spec.TOPK, spec.TOPK.params["k"][0]
+    x = make(w.data, N, "float32", seed=1, xp=cupy)
     times = ctx.bench(
-        {
-            v: (lambda v=v: prim.topk(x, 16, variant=v))
-            for v in ("filter", "small_k", "radix_select", "sort")
-        },
+        {v: (lambda v=v: prim.topk(x, k, variant=v)) for v in w.params["table"]},
         rounds=2,
         warmup=2,
         repeat=5,
     )
-    ctx.table(["topk variant (float32 2^28, k = 16)", "ms", "GB/s (keys read once)"])
+    ctx.table([f"topk variant (float32 {pow2(N)}, k = {k})", "ms", "GB/s (keys read once)"])
     for v, ms in times.items():
         ctx.add(v, f"{ms:.4f}", f"{x.nbytes / (ms * 1e-3) / 1e9:.0f}")

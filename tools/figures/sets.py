@@ -1,4 +1,5 @@
-"""Sets figures: the issue's two cases, each against its CuPy peer timed in the same run.
+"""Sets figures (:mod:`primitives.testing.workloads.sets`): the issue's two cases, each against
+its CuPy peer timed in the same run.
 
 * ``unique(x, return_counts=True)`` of 2^27 uint32 keys with about 2^20 distinct values (never
   zero) against ``cupy.unique(x, return_counts=True)``: ours must be at least 2.5 times faster
@@ -20,17 +21,20 @@ import numpy as np
 
 import primitives as prim
 from primitives.testing import peers
+from primitives.testing.workloads import make, pow2, sets as spec
 from tools.figures.numpy_api import Case
 
 
 def _unique(cp, rng):
-    x = rng.integers(1, 2**20 + 1, 2**27, dtype=np.int64).astype(cp.uint32)
-    nbytes = x.nbytes + 2**20 * (4 + 8)  # keys read once, unique keys and counts written
+    w = spec.UNIQUE
+    distinct = w.params["distinct"]
+    x = make(w.data, w.n, w.dtypes[0], distinct=distinct, xp=cp)
+    nbytes = x.nbytes + distinct * (4 + 8)  # keys read once, unique keys and counts written
 
     def ours(variant="rle"):
         return lambda: prim.unique(x, return_counts=True, variant=variant)
 
-    def oracle():  # NumPy: the keys lie in [1, 2^20], so a bincount holds the answer
+    def oracle():  # NumPy: the keys lie in [1, distinct], so a bincount holds the answer
         counts = np.bincount(cp.asnumpy(x))
         u = np.flatnonzero(counts)
         return u.astype(np.uint32), counts[u].astype(np.int64)
@@ -44,11 +48,9 @@ def _unique(cp, rng):
 
 
 def _reduce_by_key(cp, rng):
-    n = 2**28
-    heads = rng.random(n, dtype=np.float32) < np.float32(1 / 16)
-    keys = (cp.cumsum(heads, dtype=cp.int32) + 1).astype(cp.int32)  # runs of about 16, never 0
-    del heads
-    values = rng.random(n, dtype=np.float32) + np.float32(0.5)
+    w = spec.RUNS
+    keys = make(w.data, w.n, w.dtypes[0], mean=w.params["mean"], xp=cp)  # never 0
+    values = make("positive", w.n, w.dtypes[1], xp=cp)
     runs = int(keys[-1])
     nbytes = keys.nbytes + values.nbytes + runs * (4 + 4)
 
@@ -66,9 +68,19 @@ def _reduce_by_key(cp, rng):
 
 
 def cases():
+    """The two cases, with the n of each."""
+    u, r = spec.UNIQUE, spec.RUNS
+    unique = (
+        f"unique(return_counts=True) {pow2(u.n)} {u.dtypes[0]}, ~{pow2(u.params['distinct'])} "
+        "distinct"
+    )
+    rbk = (
+        f"reduce_by_key sum {pow2(r.n)} {r.dtypes[1]}, {r.dtypes[0]} keys in runs of "
+        f"~{r.params['mean']}"
+    )
     return [
-        Case("unique(return_counts=True) 2^27 uint32, ~2^20 distinct", _unique, 0, 2.5),
-        Case("reduce_by_key sum 2^28 float32, int32 keys in runs of ~16", _reduce_by_key, 70, 0),
+        (Case(unique, _unique, 0, u.params["speedup"]), u.n),
+        (Case(rbk, _reduce_by_key, r.params["pct"], 0), r.n),
     ]
 
 
@@ -92,7 +104,6 @@ def same(cp, got, want):
 def run(ctx, only=""):
     import cupy as cp
 
-    rng = cp.random.default_rng(2026)
     ctx.table(
         [
             "case",
@@ -108,10 +119,10 @@ def run(ctx, only=""):
             "peer same as NumPy",
         ]
     )
-    for case in cases():
+    for case, n in cases():
         if only not in case.name:
             continue
-        ours, peer, nbytes, oracle = case.make(cp, rng)
+        ours, peer, nbytes, oracle = case.make(cp, None)
         want = oracle()
         peer_ok = same(cp, peer(), want)
         ok = {name: same(cp, fn(), want) for name, fn in ours.items()}
@@ -132,13 +143,6 @@ def run(ctx, only=""):
                 "yes" if ok[name] else "**NO**",
                 "yes" if peer_ok else "no",
             )
-            ctx.peer_record(
-                f"{case.name} [{name}]",
-                2**27 if "unique" in case.name else 2**28,
-                t[name],
-                nbytes,
-                "cupy",
-                t["cupy"],
-            )
+            ctx.peer_record(f"{case.name} [{name}]", n, t[name], nbytes, "cupy", t["cupy"])
         del ours, peer, want
         cp.get_default_memory_pool().free_all_blocks()

@@ -1,31 +1,22 @@
-"""Sort figures at 2^27: uint32 keys and pairs against CUB (cuda.compute radix_sort),
-cupy.sort and cupy.argsort; float32/int32/uint64 keys; the segmented sort of 2^20 segments of 128
-keys against cupy.sort(axis=-1) (and CUB's segmented sort); the variants side by side (but the
-block sort, which takes small inputs only)."""
+"""Sort figures at 2^27 (:mod:`primitives.testing.workloads.sorting`): uint32 keys and pairs
+against CUB (cuda.compute radix_sort), cupy.sort and cupy.argsort; float32/int32/uint64 keys; the
+segmented sort of 2^20 segments of 128 keys against cupy.sort(axis=-1) (and CUB's segmented
+sort); the variants side by side (but the block sort, which takes small inputs only)."""
 
 import cupy
-import numpy as np
 
 import primitives as prim
 from primitives.sorting import VARIANTS
 from primitives.testing import peers
-
-
-def random_keys(rng, n, dt):
-    """Random keys over the dtype's whole range (normal floats), made on the host."""
-    dt = np.dtype(dt)
-    if dt.kind == "f":
-        return cupy.asarray(rng.standard_normal(n, dtype=dt))
-    info = np.iinfo(dt)
-    return cupy.asarray(rng.integers(info.min, info.max, n, dtype=dt, endpoint=True))
+from primitives.testing.workloads import make, pow2, sorting as spec
 
 
 def run(ctx):
-    n = 1 << 27
-    rng = np.random.default_rng(7)
+    w = spec.KEYS
+    n = w.n
 
     # ---- keys ----
-    keys = {dt: random_keys(rng, n, dt) for dt in ("uint32", "int32", "float32", "uint64")}
+    keys = {dt: make(w.data, n, dt, seed=i, xp=cupy) for i, dt in enumerate(w.dtypes)}
     for dt, x in keys.items():
         assert bool(cupy.array_equal(prim.sort(x), cupy.sort(x))), f"{dt} sort differs"
     fns = {f"ours {dt}": (lambda x=x: prim.sort(x)) for dt, x in keys.items()}
@@ -62,8 +53,8 @@ def run(ctx):
     del fns
 
     # ---- pairs and argsort ----
-    x = keys["uint32"]
-    v = random_keys(rng, n, "uint32")
+    x = keys["uint32"]  # the pairs' keys: spec.PAIRS's, at the same n
+    v = make(spec.PAIRS.data, spec.PAIRS.n, "uint32", seed=len(keys), xp=cupy)
     order = cupy.argsort(x)
     k2, v2 = prim.radix_sort(x, v)
     assert bool(cupy.array_equal(k2, x[order])) and bool(cupy.array_equal(v2, v[order]))
@@ -100,7 +91,8 @@ def run(ctx):
     keys.pop("int32"), keys.pop("float32"), keys.pop("uint64")
 
     # ---- segmented: 2^20 segments of 128 keys ----
-    rows, cols = 1 << 20, 128
+    cols = spec.SEGMENTED.params["segment"]
+    rows = spec.SEGMENTED.n // cols
     x2 = x.reshape(rows, cols)
     off = cupy.arange(0, n + 1, cols, dtype=cupy.int64)
     assert bool(
@@ -144,7 +136,7 @@ def run(ctx):
     )
     ctx.table(
         [
-            "sort variant (uint32 keys, 2^27)",
+            f"sort variant (uint32 keys, {pow2(n)})",
             "ms",
             "keys/s (G)",
             "GB/s (keys r+w once)",

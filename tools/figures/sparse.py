@@ -1,6 +1,7 @@
-"""SpMV figures: every suite matrix at full size (>= 2^22 rows), float32 and float64, every
-variant and ``auto`` against cuSPARSE (``cupyx.scipy.sparse`` CSR @ x), with each format's
-footprint; the merge-path tile and csr_vector width sweeps behind the defaults.
+"""SpMV figures (:mod:`primitives.testing.workloads.sparse`): every suite matrix at full size
+(>= 2^22 rows), float32 and float64, every variant and ``auto`` against cuSPARSE
+(``cupyx.scipy.sparse`` CSR @ x), with each format's footprint; the merge-path tile and
+csr_vector width sweeps behind the defaults.
 
 Every result is checked against the float64 cupyx product with ``primitives.sparse.reference``'s
 bound before it is timed. GB/s counts the bytes of the format's arrays plus x and y once (its
@@ -20,6 +21,7 @@ import primitives as prim
 from primitives import sparse
 from primitives.sparse import FORMAT_OF, LANES, VARIANTS, choose_variant, matches, reference
 from primitives.testing import matrices as _matrices
+from primitives.testing.workloads import sparse as spec
 
 FIELDS = [
     "matrix",
@@ -41,7 +43,7 @@ def run(ctx):
     pool = cupy.get_default_memory_pool()
     rows_out = []
     headline, per_variant, targets, sweeps = [], [], [], []
-    for name in _matrices.SUITE:
+    for name in spec.SUITE.params["matrices"]:
         try:
             _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps)
         except Exception:  # report and go on with the next matrix  # noqa: BLE001
@@ -94,10 +96,10 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
     import cupyx.scipy.sparse as cxs
 
     pool = cupy.get_default_memory_pool()
-    ip, ix, shape = _matrices.generate(name, "full", xp=cupy)
+    ip, ix, shape = _matrices.generate(name, spec.SUITE.params["scale"], xp=cupy)
     ip32, ix32 = ip.astype(np.int32), ix.astype(np.int32)
     del ip, ix
-    for dt in (np.dtype(np.float32), np.dtype(np.float64)):
+    for dt in map(np.dtype, spec.SUITE.dtypes):
         data = _matrices.values(ix32.size, dt, xp=cupy, seed=3)
         csr = sparse.CSR._from_arrays(data, ix32, ip32, shape)
         peer = cxs.csr_matrix((data, ix32, ip32), shape=shape)
