@@ -16,8 +16,11 @@ module, imported ones included, and skips names that start with an underscore.
 """
 
 import importlib
+import importlib.util
 import itertools
 import os
+import pathlib
+import sys
 import time
 
 import numpy as np
@@ -97,6 +100,40 @@ def xp():
 
         return cupy
     return np
+
+
+#: the workloads of every family (primitives/testing/workloads/ of this tree)
+WORKLOADS = pathlib.Path(__file__).resolve().parents[2] / "primitives" / "testing" / "workloads"
+
+
+def workloads(family=None):
+    """The workloads of ``family`` (``primitives/testing/workloads/<family>.py``; None: the
+    package), loaded from this tree by their path, not from the ``primitives`` under test:
+    every commit is measured on the same workloads, and older commits have none."""
+    package = "_asv_workloads"
+    if package not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            package, WORKLOADS / "__init__.py", submodule_search_locations=[str(WORKLOADS)]
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[package] = module
+        spec.loader.exec_module(module)
+    return importlib.import_module(package if family is None else f"{package}.{family}")
+
+
+def shaped(shape):
+    """``shape`` (an int or a tuple) shrunk as :func:`size` shrinks sizes: its elements, and a
+    matrix's columns."""
+    if isinstance(shape, int) or len(shape) == 1:
+        return size(int(np.prod(shape)))
+    cols = min(size(shape[-1]), shape[-1])
+    return (size(int(np.prod(shape))) // cols, cols)
+
+
+def make(data, shape, dtype="float32", seed=0, **params):
+    """A workload's inputs (``workloads.make``) on the backend's device, shrunk by
+    :func:`shaped`."""
+    return workloads().make(data, shaped(shape), dtype, seed, xp(), **params)
 
 
 def device_data(n, dtype, seed=2026):

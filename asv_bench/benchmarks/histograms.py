@@ -1,16 +1,23 @@
-"""Histogram benchmarks: every variant of ``primitives.histogram_even`` on uniform and contended
-data, the public functions at 256 to 2^20 bins, and ``cupy.histogram`` / ``cupy.bincount`` and
-CUB's ``histogram_even`` as peers.
+"""Histogram benchmarks (the workloads of ``primitives/testing/workloads/histograms.py``): every
+variant of ``primitives.histogram_even`` on uniform and contended data, the public functions at
+256 to 2^20 bins, and ``cupy.histogram`` / ``cupy.bincount`` and CUB's ``histogram_even`` as
+peers.
 
 GPU only (see ``_common``). Times are medians of CUDA-event timings of 30 calls after 5 warm-up
 calls; GB/s counts the samples read.
 """
 
 from . import _peers
-from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, sync, variants
+from ._common import _Timed, make, public, require_cuda, require_cupy, sync, variants, workloads
 
-N = 2**26
-DATA = ["uint8-uniform", "uint8-equal", "float32-uniform"]
+spec = workloads("histograms")
+#: the samples by name: their workload and dtype
+SAMPLES = {
+    "uint8-uniform": (spec.UINT8, "uint8"),
+    "uint8-equal": (spec.EQUAL, "uint8"),
+    "float32-uniform": (spec.FLOAT32, "float32"),
+}
+DATA = list(SAMPLES)
 
 
 class _Module(_Timed):
@@ -22,16 +29,10 @@ class _Module(_Timed):
     setup_cache.timeout = 1800
 
 
-def _samples(kind, n):
-    """Random samples: uint8 uniform, uint8 all equal, float32 uniform in [0, 1)."""
-    n = size(n)
-    if kind == "uint8-uniform":
-        return device_data(n, "uint8")
-    if kind == "uint8-equal":
-        x = device_data(n, "uint8")
-        x[:] = 77
-        return x
-    return device_data(n, "float32") - 0.5
+def _samples(kind):
+    """The samples ``kind`` (of :data:`SAMPLES`) at the suite's size."""
+    w, dtype = SAMPLES[kind]
+    return make(w.data, w.sweep()[0], dtype)
 
 
 class _Samples(_Module):
@@ -52,21 +53,21 @@ class Variants(_Samples):
     def prepare(self, variant, data):
         require_cuda()
         hist = public("histogram_even")
-        x = _samples(data, N)
-        hi = 1.0 if data.startswith("float32") else 256
-        self.finish(x, lambda: hist(x, 256, 0, hi, variant=variant))
+        x = _samples(data)
+        hi = 1.0 if data.startswith("float32") else spec.BINS
+        self.finish(x, lambda: hist(x, spec.BINS, 0, hi, variant=variant))
 
 
 class Bins(_Samples):
     """``histogram(x, bins, (0, 1))`` on 2^26 float32 samples (the auto variant)."""
 
-    params = [[256, 4096, 65536, 2**20]]
+    params = [list(spec.FLOAT32.params["bins"])]
     param_names = ["bins"]
 
     def prepare(self, bins):
         require_cuda()
         hist = public("histogram")
-        x = _samples("float32-uniform", N)
+        x = _samples("float32-uniform")
         self.finish(x, lambda: hist(x, bins, (0.0, 1.0)))
 
 
@@ -79,7 +80,7 @@ class Bincount(_Samples):
     def prepare(self, data):
         require_cuda()
         bincount = public("bincount")
-        x = _samples(data, N)
+        x = _samples(data)
         self.finish(x, lambda: bincount(x))
 
 
@@ -98,19 +99,19 @@ class Peers(_Samples):
     param_names = ["peer"]
 
     def prepare(self, peer):
-        cupy = require_cupy()
+        cupy, b = require_cupy(), spec.BINS
         if peer == "cupy.histogram":
-            x = _samples("float32-uniform", N)
-            self.finish(x, lambda: cupy.histogram(x, 256, (0.0, 1.0)))
+            x = _samples("float32-uniform")
+            self.finish(x, lambda: cupy.histogram(x, b, (0.0, 1.0)))
         elif peer == "cupy.bincount":
-            x = _samples("uint8-uniform", N)
-            self.finish(x, lambda: cupy.bincount(x, minlength=256))
+            x = _samples("uint8-uniform")
+            self.finish(x, lambda: cupy.bincount(x, minlength=b))
         elif peer.endswith("(float32)"):
-            x = _samples("float32-uniform", N)
-            self.finish(x, _peers.cub_histogram_even(x, 256, 0.0, 1.0))
+            x = _samples("float32-uniform")
+            self.finish(x, _peers.cub_histogram_even(x, b, 0.0, 1.0))
         else:
-            x = _samples("uint8-uniform", N)
-            self.finish(x, _peers.cub_histogram_even(x, 256, 0, 256))
+            x = _samples("uint8-uniform")
+            self.finish(x, _peers.cub_histogram_even(x, b, 0, b))
 
 
 class Histogram2d(_Samples):
@@ -123,8 +124,8 @@ class Histogram2d(_Samples):
     def prepare(self, contender):
         fn = require_cupy().histogram2d if contender == "cupy" else public("histogram2d")
         require_cuda()
-        x = _samples("float32-uniform", N) + 0.5
-        y = _samples("float32-uniform", N) * 0.5 + 0.5
+        w, bins = spec.HISTOGRAM2D, spec.HISTOGRAM2D.params["bins"]
+        x, y = make(w.data, w.n, "float32"), make(w.data, w.n, "float32", seed=1)
         self.y = y
-        self.finish(x, lambda: fn(x, y, 256, [[0, 1], [0, 1]]))
+        self.finish(x, lambda: fn(x, y, bins, [[0, 1], [0, 1]]))
         self.bytes = x.nbytes + y.nbytes

@@ -1,13 +1,15 @@
-"""Scan-family benchmarks: the three scans against ``cupy.cumsum`` and CUB's inclusive scan,
-compaction against boolean indexing, segmented scan/reduce against ``cupy.cumsum(axis=1)``,
-``sum(axis=1)`` and CUB's segmented reduce and, for 2^22 ragged segments, a plain ``prim.sum``.
+"""Scan-family benchmarks (the workloads of ``primitives/testing/workloads/scan.py``,
+``compaction.py`` and ``segmented.py``): the three scans against ``cupy.cumsum`` and CUB's
+inclusive scan, compaction against boolean indexing, segmented scan/reduce against
+``cupy.cumsum(axis=1)``, ``sum(axis=1)`` and CUB's segmented reduce and, for 2^22 ragged
+segments, a plain ``prim.sum``.
 GPU only (see ``_common``); times are medians of CUDA-event timings; GB/s counts the bytes each
 operation must read and write once."""
 
 from . import _peers
-from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants, xp
+from ._common import _Timed, make, public, require_cuda, require_cupy, size, variants, workloads, xp
 
-SIZES = [2**24, 2**28]
+spec, compaction, segmented = workloads("scan"), workloads("compaction"), workloads("segmented")
 
 
 class _Module(_Timed):
@@ -20,12 +22,16 @@ class _Module(_Timed):
 
 
 class InclusiveScan(_Module):
-    params = [variants("scan") + ["cupy.cumsum", "cub"], SIZES, ["int32", "float32"]]
+    params = [
+        variants("scan") + ["cupy.cumsum", "cub"],
+        list(spec.INCLUSIVE.sweep()),
+        list(spec.INCLUSIVE.dtypes),
+    ]
     param_names = ["variant", "n", "dtype"]
 
     def prepare(self, variant, n, dtype):
         require_cuda()
-        x = device_data(size(n), dtype)
+        x = make(spec.INCLUSIVE.data, n, dtype)
         if variant == "cupy.cumsum":
             cupy = require_cupy()
             self.fn = lambda: cupy.cumsum(x, dtype=dtype)
@@ -40,13 +46,13 @@ class InclusiveScan(_Module):
 
 
 class Compact(_Module):
-    params = [["compact", "x[mask]"], SIZES]
+    params = [["compact", "x[mask]"], list(compaction.COMPACT.sweep())]
     param_names = ["how", "n"]
 
     def prepare(self, how, n):
         require_cuda()
-        x = device_data(size(n), "float32")
-        mask = device_data(size(n), "float32", seed=7) < 1.0  # about half
+        x = make(compaction.COMPACT.data, n, "float32")
+        mask = make("half", n, "bool")
         if how == "compact":
             compact = public("compact")
             self.fn = lambda: compact(x, mask)
@@ -66,15 +72,15 @@ class Segmented(_Module):
             "sum(axis=1)",
             "cub.segmented_reduce",
         ],
-        [2**10, 2**16],
+        list(segmented.EQUAL.params["segments"]),
     ]
     param_names = ["how", "segments"]
 
     def prepare(self, how, segments):
         require_cuda()
-        n = size(2**28)
+        n = size(segmented.EQUAL.n)
         segments = min(segments, n)
-        x = device_data(n, "float32")
+        x = make(segmented.EQUAL.data, n, "float32")
         off = xp().arange(0, n + 1, n // segments, dtype="int64")
         if how == "segmented_scan":
             seg_scan = public("segmented_scan")
@@ -106,10 +112,10 @@ class SegmentedRagged(_Module):
 
     def prepare(self, how):
         require_cuda()
-        mod = xp()
-        lens = mod.random.default_rng(7).integers(0, 129, size(2**22))
+        mod, w = xp(), segmented.RAGGED
+        lens = make("lengths", w.n, "int64", max_len=w.params["max_len"])
         off = mod.concatenate([mod.zeros(1, "int64"), mod.cumsum(lens, dtype="int64")])
-        x = device_data(int(off[-1]), "float32")
+        x = workloads().make(segmented.EQUAL.data, int(off[-1]), "float32", xp=mod)
         if how == "segmented_reduce":
             seg_reduce = public("segmented_reduce")
             self.fn = lambda: seg_reduce(x, off, check=False)
@@ -125,26 +131,16 @@ class Api(_Module):
     (2^12, 2^16) int32 matrix (int64 result, as NumPy) and ``cumprod`` of 2^26 float64; GB/s
     counts the bytes read and written once."""
 
-    params = [
-        ["primitives", "cupy"],
-        [
-            "cumsum(axis=0) (2^12, 2^16) int32",
-            "cumsum(axis=1) (2^12, 2^16) int32",
-            "cumprod 2^26 float64",
-        ],
-    ]
+    params = [["primitives", "cupy"], list(spec.API_CASES)]
     param_names = ["contender", "case"]
 
     def prepare(self, contender, case):
         require_cuda()
-        name = case.split("(")[0].split()[0]
+        name, dtype, data, shape, axis = spec.API_CASES[case]
         fn = getattr(require_cupy(), name) if contender == "cupy" else public(name)
-        if name == "cumprod":
-            x = 1 + (device_data(size(2**26), "float64") - 1) * 1e-9
-            kw, out_bytes = {}, x.nbytes
-        else:
-            x = device_data(size(2**28), "int32").reshape(-1, min(size(2**16), 2**16))
-            kw, out_bytes = {"axis": int(case.split("axis=")[1][0])}, 2 * x.nbytes
+        x = make(data, shape, dtype)
+        kw = {} if axis is None else {"axis": axis}
+        out_bytes = x.nbytes if name == "cumprod" else 2 * x.nbytes  # int32's cumsum is int64
         self.x = x
         self.fn = lambda: fn(x, **kw)
         self.bytes = x.nbytes + out_bytes

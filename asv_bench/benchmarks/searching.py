@@ -1,9 +1,12 @@
-"""searchsorted benchmarks: float32 queries into a sorted float32 array four times as long, each
-variant against ``cupy.searchsorted`` and ``torch.searchsorted`` (each peer its own benchmark).
-GPU only (see ``_common``); times are medians of CUDA-event timings; GB/s counts the queries read
-and the int64 results written once."""
+"""searchsorted benchmarks (the workload of ``primitives/testing/workloads/searching.py``):
+float32 queries into a sorted float32 array four times as long, each variant against
+``cupy.searchsorted`` and ``torch.searchsorted`` (each peer its own benchmark). GPU only (see
+``_common``); times are medians of CUDA-event timings; GB/s counts the queries read and the int64
+results written once."""
 
-from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants, xp
+from ._common import _Timed, make, public, require_cuda, require_cupy, size, variants, workloads, xp
+
+spec = workloads("searching")
 
 
 class _Module(_Timed):
@@ -18,16 +21,17 @@ class _Module(_Timed):
 class Searchsorted(_Module):
     params = [
         ["auto"] + variants("searching") + ["cupy.searchsorted", "torch.searchsorted"],
-        [2**24, 2**26],
+        list(spec.QUERIES.sweep()),
     ]
     param_names = ["variant", "n"]
 
     def prepare(self, variant, n):
         require_cuda()
+        w = spec.QUERIES
         n = size(n)
-        m = max(1, n // 4)
-        a = xp().sort(device_data(n, "float32"))
-        v = device_data(m, "float32", seed=7)
+        m = max(1, n // w.params["per_query"])
+        a = xp().sort(make(w.data, n, "float32"))
+        v = make(w.data, m, "float32", seed=1)
         if variant == "cupy.searchsorted":
             cupy = require_cupy()
             self.fn = lambda: cupy.searchsorted(a, v)

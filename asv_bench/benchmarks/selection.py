@@ -1,12 +1,12 @@
-"""Selection benchmarks: ``topk`` of float32 (1-D, small and large k) and per row, against
-``torch.topk`` and ``cupy.argpartition`` (each a benchmark of its own), and every variant. GPU
-only (see ``_common``); times are medians of CUDA-event timings; GB/s counts the keys read once.
+"""Selection benchmarks (the workloads of ``primitives/testing/workloads/selection.py``): ``topk``
+of float32 (1-D, small and large k) and per row, against ``torch.topk`` and ``cupy.argpartition``
+(each a benchmark of its own), and every variant. GPU only (see ``_common``); times are medians of
+CUDA-event timings; GB/s counts the keys read once.
 """
 
-from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants
+from ._common import _Timed, make, public, require_cuda, require_cupy, variants, workloads
 
-N = 2**28
-ROWS = (2**16, 4096)
+spec = workloads("selection")
 
 
 def _torch():
@@ -27,12 +27,15 @@ class _Module(_Timed):
 
 
 class TopK(_Module):
-    params = [variants("selection") + ["torch.topk", "cupy.argpartition"], [16, 1024, 2**20]]
+    params = [
+        variants("selection") + ["torch.topk", "cupy.argpartition"],
+        list(spec.TOPK.params["k"]),
+    ]
     param_names = ["variant", "k"]
 
     def prepare(self, variant, k):
         require_cuda()
-        x = device_data(size(N), "float32")
+        x = make(spec.TOPK.data, spec.TOPK.n, "float32")
         k = min(k, x.size)
         if variant == "torch.topk":
             torch = _torch()
@@ -53,13 +56,13 @@ class TopK(_Module):
 
 
 class TopKRows(_Module):
-    params = [variants("selection") + ["torch.topk"], [32]]
+    params = [variants("selection") + ["torch.topk"], [spec.ROWS.params["k"]]]
     param_names = ["variant", "k"]
 
     def prepare(self, variant, k):
         require_cuda()
-        rows, cols = ROWS
-        x = device_data(size(rows * cols), "float32").reshape(-1, cols)
+        w = spec.ROWS
+        x = make(w.data, (w.n // w.params["cols"], w.params["cols"]), "float32")
         if variant == "torch.topk":
             torch = _torch()
             t = torch.from_dlpack(x)
@@ -72,12 +75,12 @@ class TopKRows(_Module):
 
 
 class Partition(_Module):
-    params = [["argpartition", "cupy.argpartition"], [16, 2**20]]
+    params = [["argpartition", "cupy.argpartition"], list(spec.PARTITION.params["kth"])]
     param_names = ["how", "kth"]
 
     def prepare(self, how, kth):
         require_cuda()
-        x = device_data(size(N), "float32")
+        x = make(spec.PARTITION.data, spec.PARTITION.n, "float32")
         kth = min(kth, x.size - 1)
         if how == "cupy.argpartition":
             cupy = require_cupy()

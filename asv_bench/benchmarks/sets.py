@@ -1,12 +1,13 @@
-"""Sets-family benchmarks: ``unique(return_counts=True)`` (both variants) against
+"""Sets-family benchmarks (the workloads of ``primitives/testing/workloads/sets.py``):
+``unique(return_counts=True)`` (both variants) against
 ``cupy.unique``, and ``run_length_encode`` / ``reduce_by_key`` against a CuPy formulation (head
 flags, ``cupy.flatnonzero``, ``cupy.add.reduceat``: CuPy has no reduce-by-key). GPU only (see
 ``_common``); times are medians of CUDA-event timings; GB/s counts the keys (and values) read
 once and the runs' keys and counts (or sums) written once."""
 
-from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants, xp
+from ._common import _Timed, make, public, require_cuda, require_cupy, size, variants, workloads
 
-SIZES = [2**22, 2**27]
+spec = workloads("sets")
 
 
 class _Module(_Timed):
@@ -16,13 +17,6 @@ class _Module(_Timed):
         return _Timed.measure(_Module)
 
     setup_cache.timeout = 1800
-
-
-def _runs(n, mean=16):
-    """n int32 keys in runs of about ``mean`` (never zero) and the number of runs."""
-    heads = device_data(n, "float32", seed=11) < 0.5 + 1.0 / mean
-    keys = (xp().cumsum(heads, dtype="int32") + 1).astype("int32")
-    return keys, int(keys[-1])
 
 
 def _cupy_reduce_by_key(cupy, keys, values):
@@ -35,33 +29,34 @@ def _cupy_reduce_by_key(cupy, keys, values):
 
 
 class Unique(_Module):
-    params = [variants("sets") + ["cupy.unique"], SIZES]
+    params = [variants("sets") + ["cupy.unique"], list(spec.UNIQUE.sweep())]
     param_names = ["variant", "n"]
 
     def prepare(self, variant, n):
         require_cuda()
-        n = size(n)
-        rng = xp().random.default_rng(7)
-        x = rng.integers(1, 2**20 + 1, n, dtype="int64").astype("uint32")  # ~2^20 distinct
+        w = spec.UNIQUE
+        n, distinct = size(n), w.params["distinct"]
+        x = make(w.data, n, w.dtypes[0], distinct=distinct)
         if variant == "cupy.unique":
             cupy = require_cupy()
             self.fn = lambda: cupy.unique(x, return_counts=True)
         else:
             unique = public("unique")
             self.fn = lambda: unique(x, return_counts=True, variant=variant)
-        self.bytes = x.nbytes + min(n, 2**20) * 12
+        self.bytes = x.nbytes + min(n, distinct) * 12
         self.fn()
 
 
 class ReduceByKey(_Module):
-    params = [["reduce_by_key", "run_length_encode", "cupy"], [2**24, 2**28]]
+    params = [["reduce_by_key", "run_length_encode", "cupy"], list(spec.RUNS.sweep())]
     param_names = ["how", "n"]
 
     def prepare(self, how, n):
         require_cuda()
-        n = size(n)
-        keys, runs = _runs(n)
-        values = device_data(n, "float32")
+        w = spec.RUNS
+        keys = make(w.data, n, w.dtypes[0], mean=w.params["mean"])  # never 0
+        values = make("positive", n, w.dtypes[1])
+        runs = int(keys[-1])
         if how == "cupy":
             cupy = require_cupy()
             self.fn = lambda: _cupy_reduce_by_key(cupy, keys, values)

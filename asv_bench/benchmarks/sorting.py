@@ -1,13 +1,14 @@
-"""Sort-family benchmarks: the radix sorts against ``cupy.sort`` and CUB's radix sort (the block
-sort where the input fits its one block), small calls (``auto``, the block sort and onesweep
-against ``cupy.sort``), pairs and argsort against ``cupy.argsort``, and the segmented sort against
-``cupy.sort(axis=-1)``. GPU only (see ``_common``); times are medians of CUDA-event timings; GB/s
-counts the keys (and values) read and written once."""
+"""Sort-family benchmarks (the workloads of ``primitives/testing/workloads/sorting.py``): the
+radix sorts against ``cupy.sort`` and CUB's radix sort (the block sort where the input fits its
+one block), small calls (``auto``, the block sort and onesweep against ``cupy.sort``), pairs and
+argsort against ``cupy.argsort``, and the segmented sort against ``cupy.sort(axis=-1)``. GPU only
+(see ``_common``); times are medians of CUDA-event timings; GB/s counts the keys (and values)
+read and written once."""
 
 from . import _peers
-from ._common import _Timed, device_data, public, require_cuda, require_cupy, size, variants, xp
+from ._common import _Timed, make, public, require_cuda, require_cupy, size, variants, workloads, xp
 
-SIZES = [2**22, 2**27]
+spec = workloads("sorting")
 
 
 class _Module(_Timed):
@@ -20,12 +21,16 @@ class _Module(_Timed):
 
 
 class Sort(_Module):
-    params = [variants("sorting") + ["cupy.sort", "cub"], SIZES, ["uint32", "float32", "uint64"]]
+    params = [
+        variants("sorting") + ["cupy.sort", "cub"],
+        list(spec.KEYS.sweep()),
+        list(spec.KEYS.params["asv_dtypes"]),
+    ]
     param_names = ["variant", "n", "dtype"]
 
     def prepare(self, variant, n, dtype):
         require_cuda()
-        x = device_data(size(n), dtype)
+        x = make(spec.KEYS.data, n, dtype)
         if variant == "cupy.sort":
             cupy = require_cupy()
             self.fn = lambda: cupy.sort(x)
@@ -52,12 +57,12 @@ class SmallSort(_Module):
     """A small call, where the host and the launches are the cost: one launch of the block sort
     against onesweep's histogram, plan and passes."""
 
-    params = [["auto", "block", "onesweep", "cupy.sort"], [2**10, 10**4]]
+    params = [list(spec.SMALL.variants) + ["cupy.sort"], list(spec.SMALL.sweep())]
     param_names = ["variant", "n"]
 
     def prepare(self, variant, n):
         require_cuda()
-        x = device_data(size(n), "uint32")
+        x = make(spec.SMALL.data, n, spec.SMALL.dtypes[0])
         if variant == "cupy.sort":
             cupy = require_cupy()
             self.fn = lambda: cupy.sort(x)
@@ -72,13 +77,13 @@ class SmallSort(_Module):
 
 
 class Pairs(_Module):
-    params = [["radix_sort", "argsort", "cupy.argsort"], SIZES]
+    params = [["radix_sort", "argsort", "cupy.argsort"], list(spec.PAIRS.sweep())]
     param_names = ["how", "n"]
 
     def prepare(self, how, n):
         require_cuda()
-        x = device_data(size(n), "uint32")
-        v = device_data(size(n), "uint32", seed=5)
+        x = make(spec.PAIRS.data, n, "uint32")
+        v = make(spec.PAIRS.data, n, "uint32", seed=1)
         if how == "cupy.argsort":
             cupy = require_cupy()
             self.fn = lambda: cupy.argsort(x)
@@ -90,13 +95,13 @@ class Pairs(_Module):
 
 
 class SegmentedSort(_Module):
-    params = [["segmented_sort", "cupy.sort(axis=-1)"], [128, 2048]]
+    params = [["segmented_sort", "cupy.sort(axis=-1)"], list(spec.SEGMENTED.params["lengths"])]
     param_names = ["how", "segment"]
 
     def prepare(self, how, segment):
         require_cuda()
-        n = size(2**27)
-        x = device_data(n, "uint32")
+        n = size(spec.SEGMENTED.n)
+        x = make(spec.SEGMENTED.data, n, "uint32")
         if how == "segmented_sort":
             seg_sort = public("segmented_sort")
             off = xp().arange(0, n + 1, segment, dtype="int64")

@@ -1,5 +1,6 @@
-"""SpMV benchmarks: every variant of ``primitives.spmv`` on the suite matrices at full size
-(>= 2^22 rows), and cuSPARSE (``cupyx.scipy.sparse`` CSR @ x) as the peer.
+"""SpMV benchmarks (the workloads of ``primitives/testing/workloads/sparse.py``): every variant of
+``primitives.spmv`` on the suite matrices at full size (>= 2^22 rows), and cuSPARSE
+(``cupyx.scipy.sparse`` CSR @ x) as the peer.
 
 GPU only (see ``_common``). Times are medians of CUDA-event timings of 30 calls after 5 warm-up
 calls; GB/s counts the format's arrays (its footprint) plus x and y once, and
@@ -11,9 +12,10 @@ import importlib
 
 import numpy as np
 
-from ._common import _Timed, module_attr, public, require_cuda, require_cupy, variants
+from ._common import _Timed, module_attr, public, require_cuda, require_cupy, variants, workloads
 
-DTYPES = ["float32", "float64"]
+spec = workloads("sparse")
+MATRICES, DTYPES = list(spec.SUITE.params["matrices"]), list(spec.SUITE.dtypes)
 
 
 def _suite():
@@ -23,20 +25,6 @@ def _suite():
         raise NotImplementedError("this tree has no primitives.testing.matrices") from exc
 
 
-try:
-    MATRICES = list(_suite().SUITE)
-except NotImplementedError:
-    MATRICES = [
-        "poisson2d",
-        "stencil27",
-        "banded",
-        "uniform",
-        "powerlaw",
-        "dense_rows",
-        "empty_rows",
-    ]
-
-
 def _device_matrix(name, dtype):
     cupy = require_cupy()
     import cupyx.scipy.sparse as cusparse
@@ -44,7 +32,8 @@ def _device_matrix(name, dtype):
     suite = _suite()
     if name not in suite.SUITE:
         raise NotImplementedError(f"no suite matrix {name!r} in this tree")
-    data, indices, indptr, shape = suite.csr_arrays(name, np.dtype(dtype), "full", xp=cupy)
+    scale = spec.SUITE.params["scale"]
+    data, indices, indptr, shape = suite.csr_arrays(name, np.dtype(dtype), scale, xp=cupy)
     A = cusparse.csr_matrix((data, indices.astype(np.int32), indptr.astype(np.int32)), shape=shape)
     x = suite.values(shape[1], np.dtype(dtype), xp=cupy, seed=5)
     return A, x
