@@ -309,8 +309,10 @@ def _accumulator(res):
 
 
 def _real_input(x, res, func):
-    """``x``, or its real part for complex input into a real ``dtype`` (NumPy's cast, with its
-    ComplexWarning)."""
+    """``x``, or for complex input into a real ``dtype`` its elements as NumPy casts them: into
+    bool whether each is nonzero, into another dtype the real part with NumPy's ComplexWarning."""
+    if x.dtype.kind == "c" and res == np.bool_:
+        return x != 0
     if x.dtype.kind == "c" and res.kind != "c":
         warnings.warn(
             "Casting complex values to real discards the imaginary part",

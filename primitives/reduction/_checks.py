@@ -72,10 +72,13 @@ def result_dtype(in_dt, op, dtype, variant, func):
 
 
 def real_part(arr, acc_dt, backend):
-    """``arr`` itself, or its real part for complex input into a real ``acc_dt`` (NumPy's cast,
-    with its ComplexWarning)."""
+    """``arr`` itself, or for complex input into a real ``acc_dt`` its elements as NumPy casts
+    them: into bool whether each is nonzero (either part), into another dtype the real part with
+    NumPy's ComplexWarning."""
     if arr.dtype.kind != "c" or acc_dt.kind == "c":
         return arr
+    if acc_dt == np.bool_:
+        return backend.xp.ascontiguousarray(arr != 0)
     warn_caller(
         "Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning
     )
@@ -85,8 +88,8 @@ def real_part(arr, acc_dt, backend):
 def flat_input(x, op, dtype, variant, func):
     """Checks in CuPy's order (op, array, dtype, ``dtype=``), before anything is launched.
 
-    Returns ``(inp, arr, acc_dt)``: the contiguous flattened backend array (its real part for
-    complex input into a real dtype) and the result's dtype (NumPy's: ``sum`` widens bool and
+    Returns ``(inp, arr, acc_dt)``: the contiguous flattened backend array (complex input into a
+    real dtype as :func:`real_part` casts it) and the result's dtype (NumPy's: ``sum`` widens bool and
     integers below 64 bits; ``dtype=`` overrides)."""
     check_op(op, func)
     inp = _checks.as_input(x, func=func, arg="x", flatten=True)

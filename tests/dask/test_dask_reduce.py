@@ -399,6 +399,12 @@ def test_reduce_errors():
     with pytest.warns(np.exceptions.ComplexWarning):
         s = pd.sum(x.astype(np.complex64) + 1j, dtype=np.float64)
     H.assert_same(s.compute(), np.asarray(host.sum(dtype=np.float64)))
+    # into bool: whether each element is nonzero (here the imaginary part), NumPy's cast, unwarned
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        b = pd.sum((x % 2).astype(np.complex64) * 1j, axis=0, dtype=np.bool_)
+    want = np.sum((host % 2).astype(np.complex64) * 1j, axis=0, dtype=np.bool_)
+    H.assert_same(b.compute(), want)
 
 
 def test_histogram_errors():

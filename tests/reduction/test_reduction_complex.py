@@ -154,6 +154,20 @@ def test_dtype_requests(func, rng):
     assert got.dtype == np.float32 and got.shape == (20,)
 
 
+@pytest.mark.parametrize("func", ["sum", "prod", "mean"])
+def test_dtype_bool(func):
+    """Complex input into dtype=bool is NumPy's cast: whether each element is nonzero (either
+    part), without a ComplexWarning; whole and over an axis."""
+    c = np.array([[0 - 3j, 0j, 2 + 0j], [0j, 0j, 1j]], dtype=np.complex64)
+    f, g = getattr(prim, func), getattr(np, func)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        H.assert_same(f(c[0, :1], dtype=np.bool_), g(c[0, :1], dtype=np.bool_))
+        H.assert_same(f(c, dtype=np.bool_), g(c, dtype=np.bool_))
+        H.assert_same(f(c, axis=1, dtype=np.bool_), g(c, axis=1, dtype=np.bool_))
+        H.assert_same(f(c, axis=0, dtype=np.bool_), g(c, axis=0, dtype=np.bool_))
+
+
 def test_mean_dtype(rng):
     c = make(rng, 300, np.complex64)
     close(prim.mean(c, dtype=np.complex128), np.mean(c, dtype=np.complex128), np.complex128, 300)
