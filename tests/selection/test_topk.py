@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives._core import backend as _backend
+from primitives._core import backend as _backend, keys as _core_keys
 from primitives.selection import DTYPES, VARIANTS
 from primitives.sorting import sort_rows
 from primitives.selection import _plans as _sp
@@ -160,12 +160,10 @@ def test_radix_select_buffers_and_sort_paths(rng, schedule):
 def _filter_state(x, k, largest=True):
     """The filtered radix plan's state after its sample, filter and done launches on the rows
     ``x`` (R, L) float32: (state rows, candidate indices of row 0)."""
-    from primitives.sorting import _keys
-
     be = _backend.get_backend()
     xp = be.xp
     x = xp.asarray(x)
-    kbits, kind, bits = _keys.key_bits(x)
+    kbits, kind, bits = _core_keys.key_bits(x)
     rows, n = x.shape
     plan = _sp.radix_plan(be, 4, rows, n, k, kind, bits, largest, True, filtered=True)
     be.copy_into(plan.state, plan.init)
@@ -238,10 +236,8 @@ def test_warp_rows_leaves_tied_rows_to_the_block(rng, schedule):
     x[2, np.arange(n) % 128 < 4] += 100
     x[3] = rng.standard_normal(n).astype(np.float32)  # no NaN or infinity above the ties
     x[3, ::2] = 9.0  # half the row ties at the top
-    from primitives.sorting import _keys
-
     be = _backend.get_backend()
-    kbits, kind, _ = _keys.key_bits(be.xp.asarray(x))
+    kbits, kind, _ = _core_keys.key_bits(be.xp.asarray(x))
     for k, stage in ((1, 512), (33, 64), (100, 512)):  # a stage of 64: a sort of 64 entries
         with prim.tuning.override("selection", selector="warp_rows", cand_max=stage):
             plan, sorts = _sp.rows_plan(be, 4, 4, n, k, kind, True, True, warp=True)
@@ -521,7 +517,6 @@ def capacity(variant, dt):
     select's sort_small is ordered by segmented sorts; rows longer than a block of the segmented
     sort holds are sorted device-wide)."""
     from primitives.selection import _policy
-    from primitives.sorting import _segmented
 
     longest = _policy.rows().row_bytes // max(4, np.dtype(dt).itemsize)
     if variant == "warp_rows":
@@ -535,9 +530,15 @@ def capacity(variant, dt):
     top = (
         _policy.radix_select().sort_small
         if variant in ("filter", "radix_select")
-        else _segmented.block_max()
+        else _segmented_block_max()
     )
     return (top, top), [(top + 1, top + 1)], False
+
+
+def _segmented_block_max():
+    """The longest row the segmented sort of rows sorts on chip (its policy's block * items)."""
+    pol = prim.tuning.policy("sorting", "segmented")
+    return pol.block * pol.items
 
 
 def check_partitions(x, kth, variant):
