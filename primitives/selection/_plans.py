@@ -72,12 +72,6 @@ def warp_m(k, m_max=WARP_MS[-1]):
     )
 
 
-def warp_k_max(pol=None):
-    """The largest k select_warp_rows takes under the policy (32 keys per M)."""
-    pol = _policy.warp_rows() if pol is None else pol
-    return 32 * max((m for m in WARP_MS if m <= pol.m_max), default=0)
-
-
 def warp_rows_names(pol):
     return [
         f"select_warp_rows<{_c(ub)}, {pol.warps}, {m}>"
@@ -126,23 +120,6 @@ def sample_rank(k, length, sample, sigmas):
     deviations (Poisson) above it, plus one half; within [1, sample]."""
     lam = k * sample / length
     return max(1, min(sample, math.ceil(lam + sigmas * math.sqrt(lam) + 0.5)))
-
-
-def filters(k, length, pol=None):
-    """Whether auto puts the sample filter in front of the radix select: rows of at least
-    min_ratio samples, and candidates expected (rank * length / sample) within a quarter of the
-    buffer."""
-    pol = _policy.filter_() if pol is None else pol
-    if length < pol.min_ratio * pol.sample:
-        return False
-    rank = sample_rank(k, length, pol.sample, pol.sigmas)
-    return 4 * rank * length <= pol.sample * (length // _policy.radix_select().buffer_div)
-
-
-def row_fits(ub, length, pol=None):
-    """Whether rows of ``length`` keys of ``ub`` bytes fit the block-per-row kernel."""
-    pol = _policy.rows() if pol is None else pol
-    return length * ub <= pol.row_bytes
 
 
 class RadixSelectPlan(_plans.Plan):

@@ -13,6 +13,7 @@ import primitives as prim
 from primitives._core import backend as _backend, keys as _core_keys
 from primitives.selection import DTYPES, VARIANTS
 from primitives.sorting import sort_rows
+from primitives.selection import _choose, _select
 from primitives.selection import _plans as _sp
 from primitives.testing import harness as H
 
@@ -217,9 +218,9 @@ def test_filter_rank_and_auto_rule():
     assert _sp.sample_rank(1024, 1 << 28, 8192, 4.0) == 2
     assert _sp.sample_rank(1 << 20, 1 << 28, 8192, 4.0) == 56
     assert _sp.sample_rank(10, 10, 8192, 4.0) == 8192  # within the sample
-    assert _sp.filters(16, 1 << 28) and _sp.filters(1 << 20, 1 << 28)
-    assert not _sp.filters(1 << 26, 1 << 28)  # a quarter of the buffer: the radix select
-    assert not _sp.filters(16, 20000)  # rows shorter than min_ratio samples
+    assert _choose.filters(16, 1 << 28) and _choose.filters(1 << 20, 1 << 28)
+    assert not _choose.filters(1 << 26, 1 << 28)  # a quarter of the buffer: the radix select
+    assert not _choose.filters(16, 20000)  # rows shorter than min_ratio samples
 
 
 def test_warp_rows_leaves_tied_rows_to_the_block(rng, schedule):
@@ -272,9 +273,9 @@ def test_warp_rows_stage_and_m():
         None,
     ]
     assert _sp.warp_m(20, m_max=1) == 1 and _sp.warp_m(40, m_max=2) == 2
-    assert _sp.warp_k_max() == 128
+    assert _choose.warp_k_max() == 128
     with prim.tuning.override("selection", selector="warp_rows", m_max=2):
-        assert _sp.warp_k_max() == 64
+        assert _choose.warp_k_max() == 64
     with pytest.raises(ValueError, match="cand_max=300 is not allowed: a power of two"):
         with prim.tuning.override("selection", selector="warp_rows", cand_max=300):
             pass
@@ -520,7 +521,7 @@ def capacity(variant, dt):
 
     longest = _policy.rows().row_bytes // max(4, np.dtype(dt).itemsize)
     if variant == "warp_rows":
-        k_max = _sp.warp_k_max()
+        k_max = _choose.warp_k_max()
         return (longest, k_max), [(longest + 1, 1), (longest, k_max + 1)], True
     if variant == "rows":
         return (longest, longest), [(longest + 1, 1)], True
@@ -763,29 +764,73 @@ def test_repeat_calls_take_the_filed_call(rng):
     "dtype", [np.float32, np.int64, np.int16, np.float16, np.bool_], ids=lambda d: np.dtype(d).name
 )
 def test_repeat_partition_of_a_sorted_1d_array(dtype, rng):
-    """partition/argpartition of a 1-D array that 'auto' sorts: where the sort read it as it is,
-    the call files the sort's own plan under its key, which a like call runs directly (the
-    stable sort is the partition); dtypes converted to keys first and the selection's path file
-    nothing."""
+    """partition/argpartition of a 1-D array that 'auto' sorts, read as it is: the call files a
+    runner under its key, which a like call runs directly. Where the sort reads the keys as they
+    are (a key dtype of 4 or 8 bytes) that runner is the sort's own (the stable sort is the
+    partition), without the partition's reshapes; dtypes converted to keys first file the
+    partition's replay of the sort, and the selection's path its replay of the selection."""
     from primitives._core import plans as P
 
-    filed = np.dtype(dtype).itemsize >= 4  # the sort files its plan for keys of 4 and 8 bytes
+    own = np.dtype(dtype).itemsize >= 4  # the sort's plan reads keys of 4 and 8 bytes as they are
     xp = _backend.get_backend().xp  # arrays of the backend's own type take the repeat path
+    replays = (_select.SortedRun, _select.PartitionRun)
     for func, oracle in ((prim.partition, np.sort), (prim.argpartition, np.argsort)):
         for kth in (100, -7, (3, 2000)):
             hx = make(rng, 3000, dtype)
             x = xp.asarray(hx)
-            key = P.call_key(func.__name__, (x,), (kth, -1, "introselect", None, "auto"))
+            key = func.entry.key((x, kth), {})
             H.assert_same(H.to_host(func(x, kth)), oracle(hx, kind="stable"))
-            assert (P.PLANS.find(key) is not None) == filed
-            hy = make(rng, 3000, dtype)  # a like array: the filed plan, its own result
+            run = P.PLANS.find(key)
+            assert run is not None
+            if own:
+                assert not isinstance(run, replays)
+            elif np.dtype(dtype) in (np.float16, np.bool_):
+                assert isinstance(run, _select.SortedRun)
+            hy = make(rng, 3000, dtype)  # a like array: the filed runner, its own result
             H.assert_same(H.to_host(func(xp.asarray(hy), kth)), oracle(hy, kind="stable"))
     x = xp.asarray(make(rng, 3000, dtype))
     with prim.tuning.override("selection", selector="partition", sort_max_len=0, sort_share=0):
         for func in (prim.partition, prim.argpartition):
-            key = P.call_key(func.__name__, (x,), (100, -1, "introselect", None, "auto"))
+            key = func.entry.key((x, 100), {})
             func(x, 100)
-            assert P.PLANS.find(key) is None
+            assert isinstance(P.PLANS.find(key), _select.PartitionRun)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: prim.topk(x, 5),
+        lambda x: prim.topk(x, 5, axis=0, sorted=False),
+        lambda x: prim.argpartition(x, 3),
+        lambda x: prim.partition(x, (2, 30), axis=0, variant="radix_select"),
+    ],
+)
+def test_a_repeat_call_does_not_choose_again(call, rng, monkeypatch):
+    """The variant is chosen once per plan, by the first call on arrays of a layout; a repeat
+    call on like arrays runs what that call prepared, without the checks or the choice."""
+    xp = _backend.get_backend().xp
+    chosen = []
+    choose = _choose.variant
+    monkeypatch.setattr(_choose, "variant", lambda *args: chosen.append(args[0]) or choose(*args))
+    prim.clear_caches()
+    for _ in range(3):
+        x = xp.asarray(make(rng, (40, 300), np.float32))
+        call(x)
+    assert len(chosen) == 1
+    call(xp.asarray(make(rng, (40, 301), np.float32)))  # another layout: its own choice
+    assert len(chosen) == 2
+    p = prim.plan(prim.topk, x, 7)
+    assert len(chosen) == 3
+    p(xp.asarray(make(rng, (40, 300), np.float32)))
+    assert len(chosen) == 3
+
+
+def test_refusals_are_not_filed():
+    """A variant that refuses a configuration refuses it on every call (nothing is filed)."""
+    x = _backend.get_backend().xp.zeros(10000, np.float32)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="topk: variant 'rows' holds rows of at most 8192"):
+            prim.topk(x, 1, variant="rows")
 
 
 def test_explicit_plans(rng):

@@ -1,0 +1,136 @@
+"""Selection's argument checks, in NumPy's order: the variant's name, the input and its dtype, the
+axis and the rows along it, ``k`` or ``kth``, the flags. Each error names the public function."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import checks as _checks, dtypes as _dtypes, keys as _keys
+from . import _choose
+
+__all__ = ["DTYPES", "INDEX", "Layout", "topk_args", "partition_args"]
+
+#: the key dtypes: the sort family's, and bool (as uint8) and float16 (as float32)
+DTYPES = (
+    (np.dtype(np.bool_),) + _keys.KEY_DTYPES[:8] + (np.dtype(np.float16),) + _keys.KEY_DTYPES[8:]
+)
+_DTYPE_SET = frozenset(DTYPES)
+#: the indices' dtype
+INDEX = np.dtype(np.int64)
+
+
+def _check_dtype(dt, func):
+    if _checks.native_dtype(dt) not in _DTYPE_SET:
+        raise TypeError(
+            f"{func}: x has dtype {dt.name}; supported dtypes are {_dtypes.names(DTYPES)}"
+        )
+
+
+def _input(x, func):
+    """x on the backend (any ndim, a 0-d x still 0-d), its dtype checked before the copy to the
+    device."""
+    xdt = getattr(x, "dtype", None)
+    if isinstance(xdt, np.dtype):
+        _check_dtype(xdt, func)
+    inp = _checks.as_input(x, func=func, arg="x")
+    _check_dtype(inp.array.dtype, func)
+    return inp
+
+
+def _variant(variant, func):
+    return _checks.check_choice(variant, _choose.VARIANTS + ("auto",), func=func, arg="variant")
+
+
+def _k(k, length, func):
+    k = _checks.integer(k, func, "k")
+    if not 0 <= k <= length:
+        raise ValueError(
+            f"{func}: k={k} is out of range for {length} elements along the axis "
+            f"(0 <= k <= {length})"
+        )
+    return k
+
+
+def _kths(kth, length, func):
+    """NumPy's kth: an integer or a 1-D sequence of integers, negative counting from the end."""
+    if isinstance(kth, (bool, np.bool_)):
+        raise ValueError(f"{func}: booleans are not accepted as a partition index, got {kth!r}")
+    arr = np.asarray(kth)
+    if arr.ndim > 1:
+        raise ValueError(
+            f"{func}: kth must be an integer or a 1-D sequence of integers, got {arr.ndim}-D"
+        )
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{func}: kth must be an integer or a sequence of integers, got {kth!r}")
+    out = []
+    for v in arr.reshape(-1).tolist():
+        w = v + length if v < 0 else v
+        if not 0 <= w < length:
+            raise ValueError(f"{func}: kth(={v}) out of bounds ({length})")
+        out.append(w)
+    return out
+
+
+class Layout:
+    """How an array is read as rows (R, L) along its axis: ``shape`` the array's shape with the
+    axis last, ``axis`` where the axis is (normalized), ``flat`` whether the array is read
+    flattened first (``axis=None``, or a 0-d array as one row of one element)."""
+
+    __slots__ = ("shape", "axis", "flat", "rows", "length")
+
+    def __init__(self, shape, axis, flat):
+        self.shape, self.axis, self.flat = shape, axis, flat
+        self.rows = int(np.prod(shape[:-1], dtype=np.int64))
+        self.length = shape[-1]
+
+
+def _layout(arr, axis, func, scalar_row=True):
+    """The :class:`Layout` of ``arr`` along ``axis``. A 0-d array is one row of one element
+    (``torch.topk``'s and ``numpy.argpartition``'s reading: axis 0 or -1), or, without
+    ``scalar_row``, an array with no axis to select along (``numpy.partition``'s: AxisError but
+    for ``axis=None``)."""
+    if axis is None:
+        return Layout((arr.size,), 0, True)
+    if arr.ndim == 0:
+        # no axis (the shared check's AxisError), or one row of one element
+        axis = _checks.axis_index(axis, int(scalar_row), func, "an integer or None", scalar=True)
+        return Layout((1,), axis, True)
+    axis = _checks.axis_index(axis, arr.ndim, func)
+    shape = arr.shape[:axis] + arr.shape[axis + 1 :] + (arr.shape[axis],)
+    return Layout(shape, axis, False)
+
+
+def topk_args(x, k, axis, largest, ordered, variant):
+    """topk's arguments checked in NumPy's order: (variant, input, layout, k, largest,
+    sorted)."""
+    func = "topk"
+    variant = _variant(variant, func)
+    inp = _input(x, func)
+    lay = _layout(inp.array, axis, func)
+    k = _k(k, lay.length, func)
+    return (
+        variant,
+        inp,
+        lay,
+        k,
+        _checks.boolean(largest, func, "largest"),
+        _checks.boolean(ordered, func, "sorted"),
+    )
+
+
+def partition_args(a, kth, axis, kind, order, variant, func):
+    """argpartition's and partition's arguments checked in NumPy's order: (variant, input,
+    layout, kth positions), the positions None for an empty array (whose kth is not read)."""
+    variant = _variant(variant, func)
+    if kind != "introselect":
+        raise ValueError(f"{func}: select kind must be 'introselect' (got {kind!r})")
+    if order is not None:
+        raise ValueError(f"{func}: cannot specify order when the array has no fields")
+    inp = _input(a, func)
+    lay = _layout(inp.array, axis, func, scalar_row=func == "argpartition")
+    if lay.rows * lay.length == 0:
+        return variant, inp, lay, None
+    kths = _kths(kth, lay.length, func)
+    if not kths:
+        raise TypeError(f"{func}: kth must hold at least one integer")
+    return variant, inp, lay, kths
