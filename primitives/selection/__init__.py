@@ -40,5 +40,14 @@ them by index; floats in NumPy's order, NaN the largest.
 from __future__ import annotations
 
 from ._api import DTYPES, VARIANTS, argpartition, partition, topk
+from ._choose import auto_variant, variant_takes  # the choice, for the tour and other readers
 
-__all__ = ["topk", "argpartition", "partition", "VARIANTS", "DTYPES"]
+__all__ = [
+    "topk",
+    "argpartition",
+    "partition",
+    "VARIANTS",
+    "DTYPES",
+    "auto_variant",
+    "variant_takes",
+]

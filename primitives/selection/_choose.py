@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core import checks as _checks
 from . import _plans, _policy
 
 __all__ = [
@@ -17,6 +18,8 @@ __all__ = [
     "warp_k_max",
     "variant",
     "partition_sorts",
+    "auto_variant",
+    "variant_takes",
 ]
 
 VARIANTS = ("warp_rows", "rows", "filter", "small_k", "radix_select", "sort")
@@ -94,3 +97,24 @@ def partition_sorts(name, rows, length, m):
     return (
         name == "auto" and rows == 1 and (length <= pol.sort_max_len or m * pol.sort_share > length)
     )
+
+
+# ---- the choice, for the tour and other readers ----------------------------------------------
+
+
+def auto_variant(dtype, length, k):
+    """The variant ``topk(..., variant="auto")`` takes for rows of ``length`` keys of
+    ``dtype`` and ``1 <= k <= length`` (under the current tuning policies)."""
+    return variant("auto", key_width(dtype), length, k, "auto_variant")
+
+
+def variant_takes(name, dtype, length, k):
+    """Whether the variant ``name`` selects ``k`` of rows of ``length`` keys of ``dtype`` (under
+    the current tuning policies): ``"rows"`` and ``"warp_rows"`` hold a row in shared memory,
+    ``"warp_rows"`` and ``"small_k"`` take k up to their limits; the others take any."""
+    _checks.check_choice(name, VARIANTS + ("auto",), func="variant_takes", arg="name")
+    try:
+        variant(name, key_width(dtype), length, k, "variant_takes")
+    except ValueError:
+        return False
+    return True

@@ -833,6 +833,24 @@ def test_refusals_are_not_filed():
             prim.topk(x, 1, variant="rows")
 
 
+def test_the_choice_for_readers():
+    """auto_variant and variant_takes: auto's choice and the refusals, as topk makes them."""
+    from primitives import selection
+
+    assert selection.auto_variant(np.float32, 700, 128) == "warp_rows"
+    assert selection.auto_variant(np.float32, 700, 129) == "rows"
+    assert selection.auto_variant(np.float32, 9000, 256) == "small_k"
+    assert selection.auto_variant(np.float32, 9000, 257) == "radix_select"
+    assert selection.auto_variant(np.float32, 1 << 28, 16) == "filter"
+    assert selection.variant_takes("rows", np.float32, 8192, 1)
+    assert not selection.variant_takes("rows", np.float64, 8192, 1)
+    assert not selection.variant_takes("warp_rows", np.float32, 1000, 129)
+    assert not selection.variant_takes("small_k", np.float32, 10000, 257)
+    assert selection.variant_takes("radix_select", np.float32, 1 << 28, 1 << 20)
+    with pytest.raises(ValueError, match="variant_takes: name must be one of"):
+        selection.variant_takes("heap", np.float32, 10, 1)
+
+
 def test_explicit_plans(rng):
     x = make(rng, (4, 300), np.float32)
     p = prim.plan(prim.topk, x, 9, largest=False)
