@@ -9,7 +9,8 @@ import numpy as np
 import primitives as prim
 from primitives import tour
 from primitives._core import backend as _backend
-from primitives.selection import VARIANTS, _plans
+from primitives import selection
+from primitives.selection import VARIANTS
 from primitives.testing.workloads import make, pow2, selection as spec
 
 
@@ -51,7 +52,7 @@ def sections(gpu, log2n=None):
         c = [
             tour.Contender(v, (lambda v=v: prim.topk(x, k, variant=v)), same)
             for v in VARIANTS
-            if not v.endswith("rows") or _plans.row_fits(4, n)
+            if selection.variant_takes(v, np.float32, n, k)
         ]
         if gpu:
             top = np.sort(host[want])  # peers break ties their own way: compare values
@@ -81,12 +82,12 @@ def sections(gpu, log2n=None):
             nbytes=4 * n,
             contenders=flat_contenders,
             count=(
-                sum(not v.endswith("rows") or _plans.row_fits(4, n) for v in VARIANTS)
+                sum(selection.variant_takes(v, np.float32, n, k) for v in VARIANTS)
                 + (1 + (_torch() is not None) if gpu else 0)
             ),
             # the quick tour times auto's choice for this k
             quick=True,
-            quick_rows=("filter" if _plans.filters(k, n) else "small_k",),
+            quick_rows=(selection.auto_variant(np.float32, n, k),),
         )
     )
 
