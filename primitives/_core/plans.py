@@ -6,15 +6,16 @@ kernels, their launch configurations checked once (:class:`Launch`), the scratch
 look-back state, partials) and anything else worth making once. Calling it runs the primitive.
 
 There is one cache of plans in the process, :data:`PLANS`, bounded in entries and in the device
-bytes the plans hold, safe under threads, and emptied by :func:`primitives.clear_caches`. A
-family files a plan under two kinds of key:
+bytes the plans hold, safe under threads, and emptied by :func:`primitives.clear_caches`. It
+holds two kinds of key:
 
-- its *configuration key* (what the plan is made from), through :meth:`PlanCache.get`, which
-  builds a key's plan once even when several threads ask for it together;
-- the *call key* of the arguments of a call that was checked and ran through the plan as it is
-  (:func:`call_key`), through :meth:`PlanCache.file`. A later call with a like call key then
-  finds the plan with :meth:`PlanCache.find` and skips the checks that the first call passed:
-  the repeat-call fast path, the same for every family.
+- a family's *configuration keys* (what a plan is made from), through :meth:`PlanCache.get`,
+  which builds a key's plan once even when several threads ask for it together;
+- the *call keys* of the entry protocol (:mod:`primitives._core.entry`, the one place that
+  files and finds them): the arguments of a call that was checked and ran as it is, under which
+  :meth:`PlanCache.file` files its run; a later call with a like call key finds it with
+  :meth:`PlanCache.find` and skips the checks that the first call passed: the repeat-call fast
+  path, the same for every public function.
 
 Launches on one stream are ordered, so a plan's scratch serves every call on its stream; every
 key holds the stream (:func:`stream_key`: on the emulator, the calling thread), so no scratch is
@@ -24,14 +25,12 @@ shared between streams.
 from __future__ import annotations
 
 import collections
-import inspect
 import threading
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any, TypeVar
 
-import numpy as np
 
-from . import backend as _backend, launch as _launch, loader as _loader, policy as _policy
+from . import backend as _backend, launch as _launch, loader as _loader
 from .backend import Array
 
 __all__ = [
@@ -39,11 +38,9 @@ __all__ = [
     "PlanCache",
     "PLANS",
     "Launch",
-    "call_key",
     "stream_key",
     "clear_caches",
     "cache_info",
-    "planned",
     "BoundPlan",
 ]
 
@@ -52,7 +49,6 @@ MAX_PLANS = 512
 MAX_BYTES = 1 << 30
 
 _P = TypeVar("_P")
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def stream_key() -> tuple[int, int]:
@@ -115,7 +111,7 @@ class PlanCache:
         return plan
 
     def file(self, key: Hashable | None, plan: object) -> None:
-        """File ``plan`` under ``key`` too (a call key: see :func:`call_key`)."""
+        """File ``plan`` under ``key`` too (a call key: see :mod:`primitives._core.entry`)."""
         if key is None:
             return
         with self._lock:
@@ -187,70 +183,6 @@ def clear_caches() -> None:
 def cache_info() -> dict[str, int]:
     """The plan cache's size and bounds (see :meth:`PlanCache.info`)."""
     return PLANS.info()
-
-
-# ---- call keys --------------------------------------------------------------------------------
-
-
-def call_key(
-    func: Hashable, arrays: Iterable[Array | None], options: Iterable[Any] = ()
-) -> tuple[Any, ...] | None:
-    """The key under which a call of ``func`` finds the plan of an earlier call on arguments like
-    these, or None when the call cannot take that path.
-
-    ``arrays``: the call's array arguments (None allowed, for an absent optional array); each
-    must be of the backend's own array type (CuPy on the GPU, NumPy on the emulator) and is
-    keyed by its dtype, shape and strides. ``options``: the other arguments, each keyed by its
-    type and value, so that ``1`` and ``1.0`` or ``True`` and ``1`` are different keys (an
-    earlier call checked the one it was given); unhashable options give None. The key holds the
-    stream and the tuning policies' generation (an override makes new plans).
-    """
-    b = _backend.get_backend()
-    array_type = b.xp.ndarray
-    spec: list[tuple[Any, ...] | None] = []
-    for a in arrays:
-        if a is None:
-            spec.append(None)
-        elif type(a) is array_type:
-            spec.append((a.dtype, a.shape, a.strides))
-        else:
-            return None
-    opts: list[tuple[type, Any]] = []
-    for o in options:
-        t = type(o)
-        if t not in _HASHABLE:
-            if t is tuple and all(type(x) in _HASHABLE for x in o):
-                o = tuple((type(x), x) for x in o)
-            else:
-                return None
-        opts.append((t, o))
-    return (func, tuple(spec), tuple(opts), _policy._generation, b.stream_key())
-
-
-_HASHABLE: frozenset[type] = frozenset(
-    {
-        bool,
-        int,
-        float,
-        str,
-        type(None),
-        np.bool_,
-        np.int8,
-        np.int16,
-        np.int32,
-        np.int64,
-        np.uint8,
-        np.uint16,
-        np.uint32,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-        np.dtype,
-        type,
-    }
-)
-_HASHABLE = _HASHABLE | frozenset(type(np.dtype(t)) for t in "?bhilqBHILQefdgFDG")
 
 
 # ---- checked launches -------------------------------------------------------------------------
@@ -358,10 +290,6 @@ class BoundPlan:
         return f"<primitives plan of {name}(..., {', '.join(args)})>"
 
 
-def _is_array(a: object) -> bool:
-    return hasattr(a, "shape") and hasattr(a, "dtype")
-
-
 def _like_key(arrays: Iterable[Any]) -> tuple[tuple[Any, ...], tuple[int, int]] | None:
     array_type = _backend.get_backend().xp.ndarray
     spec = []
@@ -370,38 +298,6 @@ def _like_key(arrays: Iterable[Any]) -> tuple[tuple[Any, ...], tuple[int, int]] 
             return None
         spec.append((a.dtype, a.shape, a.strides))
     return tuple(spec), stream_key()
-
-
-def planned(make: Callable[..., Callable[..., Any]]) -> Callable[[_F], _F]:
-    """Decorator of a public function: gives it ``.plan(*like, **options)`` (a
-    :class:`BoundPlan`). ``make(*like, **options)`` returns the callable a plan runs for arrays
-    like ``like``: typically the family's :class:`Plan`, checked and built once, so that a call
-    is one launch sequence. ``make`` may raise the function's own errors for bad options; the
-    arguments are first bound to the public function's signature, so that an argument it does
-    not take is its TypeError (``sort() got an unexpected keyword argument 'axis'``)."""
-
-    def wrap(func: _F) -> _F:
-        sig = inspect.signature(func)
-
-        def plan(*like: Any, **options: Any) -> BoundPlan:
-            try:  # the public function's own TypeError, never one naming ``make``
-                sig.bind(*like, **options)
-            except TypeError as exc:
-                raise TypeError(f"{func.__name__}() {exc}") from None
-            k = min(1, len(like))  # the first argument is always an array (or array-like)
-            while k < len(like) and _is_array(like[k]):
-                k += 1
-            return BoundPlan(func, like[:k], like[k:], options, make(*like, **options))
-
-        plan.__doc__ = (
-            f"A plan of :func:`{func.__name__}` for arrays like ``like``: "
-            f"see :func:`primitives.plan`."
-        )
-        plan.make = make  # type: ignore[attr-defined]  # an attribute of the function
-        func.plan = plan  # type: ignore[attr-defined]  # an attribute of the public function
-        return func
-
-    return wrap
 
 
 def plan(func: Callable[..., Any], *like: Any, **options: Any) -> BoundPlan:

@@ -140,16 +140,18 @@ def test_clear_caches_forgets_every_plan(rng):
 
 
 def test_call_key_keys_option_types(backend):
-    """``1`` and ``1.0`` (or ``True``) are different keys: the checked path decides each once."""
+    """``1`` and ``1.0`` (or ``True``) are different keys: the checked path decides each once
+    (the entry protocol's key, on every backend)."""
     x = backend.xp.zeros(4, np.float32)
-    k = [P.call_key("f", (x,), (o,)) for o in (1, 1.0, True, np.int64(1))]
+    key = prim.searchsorted.entry.key
+    k = [key((x, x), {"side": o}) for o in (1, 1.0, True, np.int64(1))]
     assert len(set(k)) == 4
-    assert P.call_key("f", (x,), ([1, 2],)) is None  # unhashable: no fast path
-    assert P.call_key("f", ([1.0],), ()) is None  # not the backend's array type
+    assert key((x, x), {"sorter": {1: 2}}) is None  # unhashable: no fast path
+    assert key(([1.0], x), {}) is None  # not the backend's array type
     if backend.is_cuda:
-        assert P.call_key("f", (np.zeros(4, np.float32),), ()) is None  # host arrays neither
-    assert P.call_key("f", (x, None), ()) != P.call_key("f", (x,), ())
-    assert P.call_key("f", (x[::2],), ()) != P.call_key("f", (x[:2],), ())  # strides
+        assert key((np.zeros(4, np.float32), x), {}) is None  # host arrays neither
+    assert key((x, x, "left"), {}) != key((x, x), {})
+    assert key((x[::2], x), {}) != key((x[:2], x), {})  # strides
 
 
 def test_launch_checks_its_configuration_once(backend):
