@@ -136,7 +136,7 @@ def reduce_result_dtype(dt: DTypeLike, op: str) -> np.dtype[Any]:
 
 
 #: the complex dtypes that ``sum``, ``prod``, ``mean`` and ``reduce`` ("sum"/"prod") accept, and
-#: the C++ types of kernels/common/complex.cuh they are read as (NumPy's layout)
+#: the C++ types of kernels/util/complex.cuh they are read as (NumPy's layout)
 COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 COMPLEX_CTYPES: dict[np.dtype[Any], str] = {
     np.dtype(np.complex64): "prim::c64",
@@ -144,7 +144,7 @@ COMPLEX_CTYPES: dict[np.dtype[Any], str] = {
 }
 #: every dtype some kernel reads in place, and the C++ type it is read as in name expressions: the
 #: 4- and 8-byte types, the narrow integers, bool as its bytes (0 and 1), float16 as prim::f16
-#: (common/narrow.cuh) and complex as prim::c64/c128 (common/complex.cuh)
+#: (util/narrow.cuh) and complex as prim::c64/c128 (util/complex.cuh)
 KERNEL_CTYPES = {
     **CTYPES,
     **SMALL_CTYPES,

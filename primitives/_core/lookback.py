@@ -3,7 +3,7 @@
 A :class:`LookbackPlan` is the :class:`~primitives._core.plans.Plan` base of one look-back
 kernel configuration: the tile counter (left at 0 by the kernel) and the per-tile look-back
 state (status words and published values, zeroed once and never cleared: each launch has its own
-epoch, see ``kernels/common/lookback.cuh``), and the kernel's :class:`~primitives._core.plans.
+epoch, see ``kernels/device/lookback.cuh``), and the kernel's :class:`~primitives._core.plans.
 Launch`, checked once when the plan is made. Plans live in :data:`~primitives._core.plans.PLANS`
 under keys that hold the stream: launches on one stream are ordered, so the scratch serves every
 call on it, and another stream gets its own.
@@ -27,12 +27,12 @@ __all__ = ["EPOCH_LIMIT", "STATUS_SPACING", "state_bytes", "advance_epoch", "Loo
 
 EPOCH_LIMIT = 1 << 30
 
-STATUS_SPACING = 32  # bytes between two tiles' polled words (kernels/common/lookback.cuh)
+STATUS_SPACING = 32  # bytes between two tiles' polled words (kernels/device/lookback.cuh)
 
 
 def state_bytes(tiles: int, value_bytes: int) -> int:
     """Bytes of ``TileStatus<T>`` state for ``tiles`` tiles of a ``value_bytes``-byte value
-    (``kernels/common/lookback.cuh``): one 8- or 16-byte descriptor per tile for values of at
+    (``kernels/device/lookback.cuh``): one 8- or 16-byte descriptor per tile for values of at
     most 12 bytes, otherwise a status word, each in its own ``STATUS_SPACING``-byte slot; wider
     values then take the aggregates and the inclusive prefixes after the slots."""
     if value_bytes <= 12:

@@ -191,7 +191,7 @@ def knob(allowed: Range | Real | OneOf | Flag | Rule, default: Any = dataclasses
 SHARED_MAX = 227 * 1024
 #: the most static shared memory (``__shared__`` arrays) one block may declare
 STATIC_SHARED_MAX = 48 * 1024
-#: a block of whole warps: the block reductions and scans (common/block.cuh, common/scan.cuh)
+#: a block of whole warps: the block reductions and scans (block/reduce.cuh, block/scan.cuh)
 #: assert a multiple of 32 threads, at most 1024
 BLOCK = Range(32, 1024, multiple=32)
 #: a cap on resident blocks per multiprocessor (or __launch_bounds__' minimum): at most 32

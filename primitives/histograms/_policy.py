@@ -45,7 +45,7 @@ class ProductionPolicy:
     finish_max_bins: int = knob(_policy.Range(0))
 
 
-#: cp.async slots per thread: 0 to 32 (common/pack16.cuh: for_each_packet_staged's static_assert)
+#: cp.async slots per thread: 0 to 32 (util/pack16.cuh: for_each_packet_staged's static_assert)
 _STAGES = _policy.Range(0, 32)
 
 

@@ -31,7 +31,7 @@ class RunsPolicy:
     # stores its own
     warp_out: int = knob(_policy.OneOf(0, 1), 1)
     # tiles ahead: a block prefetches into the L2 cache the keys and values of the tile that many
-    # ids after its own (0: none; kernels/common/load.cuh, prefetch_l2)
+    # ids after its own (0: none; kernels/util/load.cuh, prefetch_l2)
     prefetch: int = knob(_policy.Range(0), 0)
 
 

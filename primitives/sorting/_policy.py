@@ -45,7 +45,7 @@ class OnesweepPolicy:
     # keys of one portion of the grid, at most COUNT_LIMIT
     portion: int = knob(_policy.Range(1, COUNT_LIMIT), COUNT_LIMIT)
     # tiles ahead: a block prefetches into the L2 cache the keys (and values) of the portion's
-    # tile that many ids after its own (0: none; kernels/common/load.cuh, prefetch_l2)
+    # tile that many ids after its own (0: none; kernels/util/load.cuh, prefetch_l2)
     prefetch: int = knob(_policy.Range(0), 0)
 
 
