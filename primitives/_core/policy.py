@@ -39,7 +39,7 @@ import threading
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
-from . import backend as _backend
+from . import backend as _backend, registry as _registry
 
 __all__ = [
     "Table",
@@ -281,22 +281,16 @@ def register(family: str, entries: Mapping[tuple[str, Hashable], Any], doc: str 
     return t
 
 
-#: the names the tables had before every layer took the family's package name: still accepted
-ALIASES: dict[str, str] = {
-    "sort": "sorting",
-    "histogram": "histograms",
-    "spmv": "sparse",
-    "search": "searching",
-}
-
-
 def families() -> tuple[str, ...]:
     return tuple(sorted(_TABLES))
 
 
 def table(family: str) -> Table:
-    try:
-        return _TABLES[ALIASES.get(family, family)]
+    t = _TABLES.get(family)
+    if t is not None:
+        return t
+    try:  # a family's earlier name (the registry's aliases: "sort" for "sorting")
+        return _TABLES[_registry.aliases()[family]]
     except KeyError:
         raise ValueError(
             f"tuning: no family {family!r}; families with policies: {', '.join(families())}"
