@@ -29,12 +29,11 @@ import numpy as np
 
 import primitives as prim
 from primitives._core import launch as _launch, plans as _plans
-from primitives.sorting import _api
 
 
 def checked(x):
     """``prim.sort(x)`` through its checks (the path of a first call), then its plan."""
-    return _api._radix_sort(x, None, 0, None, False, "auto", "radix_sort")[0]
+    return prim.radix_sort.entry.prepare(x)()
 
 
 def host_times(fn, calls=50, busy=None):
@@ -102,9 +101,7 @@ def pieces(x):
     through_cupy, prepared, p = histogram_launches(x)
     rows = {
         "nothing (the timer)": lambda: None,
-        "finding the filed plan": lambda: _plans.PLANS.find(
-            _plans.call_key("sort", (x,), (False, "auto"))
-        ),
+        "finding the filed plan": lambda: _plans.PLANS.find(prim.sort.entry.key((x,), {})),
         "histogram launch through CuPy's call": through_cupy,
         "histogram launch prepared": prepared,
         "cuLaunchKernel alone": lambda: driver.launchKernel(*p.direct.argv),

@@ -274,7 +274,7 @@ def pieces_of_a_call(small):
         ),
         "backend.stream_key": backend.stream_key,
         "get_current_stream().ptr": lambda: cupy.cuda.get_current_stream().ptr,
-        "call_key": lambda: _plans.call_key("inclusive_scan", (small,), ("sum", np.int32, "auto")),
+        "call key": lambda: prim.inclusive_scan.entry.key((small,), {"dtype": np.int32}),
         "plan.launch": lambda: plan.launch(small, out, plan.n64, plan.stand_in, np.int32(0)),
         "plan (new output)": lambda: plan(small),
         "RawKernel call": lambda: raw(

@@ -29,7 +29,7 @@ import numpy as np
 import primitives as prim
 from primitives._core import backend as _backend, loader as _loader, lookback as _lookback
 from primitives._core import timing as _timing
-from primitives.segmented import _plans as _gp
+from primitives.segmented import _choose as _gc, _plans as _gp
 from primitives.testing import peers
 
 backend = _backend.get_backend()
@@ -185,7 +185,7 @@ def tiles_only(x, out, offsets, searched):
     f32 = np.dtype(np.float32)
     nseg = offsets.size - 1
     pol = prim.tuning.policy("segmented", "reduce")
-    exchange = _gp.exchanges(x.size, nseg, pol)
+    exchange = _gc.exchanges(x.size, nseg, pol)
     nm = _gp.reduce_name(f32, f32, "sum", exchange, pol)
     k = _loader.Kernel(patched_kernel(SOURCE, nm, SEARCHED_EDIT), nm, backend) if searched else None
     plan = _gp.ReducePlan(backend, f32, f32, "sum", exchange, x.size, pol, tiles_kernel=k)
