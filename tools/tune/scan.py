@@ -32,12 +32,7 @@ import cupy
 import numpy as np
 
 import primitives as prim
-from primitives._core import (
-    backend as _backend,
-    lookback as _lookback,
-    plans as _plans,
-    timing as _timing,
-)
+from primitives._core import backend as _backend, lookback as _lookback, timing as _timing
 from primitives.testing import peers
 from tools._patched import patched_kernel, patched_module
 
