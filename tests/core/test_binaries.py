@@ -170,7 +170,7 @@ def test_command_line(tmp_path, capsys):
     )
     idx = json.loads((tmp_path / "index.json").read_text())
     assert list(idx["modules"]) == ["sorting/split.cu"] and idx["archs"] == ["sm_80"]
-    assert (tmp_path / "sort__split.sm_80.cubin").read_bytes()[:4] == b"\x7fELF"
+    assert (tmp_path / "sorting__split.sm_80.cubin").read_bytes()[:4] == b"\x7fELF"
     cap = capsys.readouterr()
     assert "sorting/split.cu sm_80:" in cap.out and "instantiations of 1 files" in cap.err
     with pytest.raises(SystemExit):
