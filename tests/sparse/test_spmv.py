@@ -948,8 +948,11 @@ def test_repeat_calls_choose_the_variant_once(rng, monkeypatch):
     chosen = []
     choose = _choose.choose
     monkeypatch.setattr(_choose, "choose", lambda M, v: chosen.append(v) or choose(M, v))
+    from primitives._core import backend as _backend
+
     A = suite_matrix("powerlaw", np.float32)
-    x = vec(rng, A.shape[1], np.float32)
+    # an array of the backend's own type (CuPy on the GPU): the one a call key is made of
+    x = _backend.get_backend().xp.asarray(vec(rng, A.shape[1], np.float32))
     prim.clear_caches()
     M = sparse.CSR(A)
     for _ in range(3):
