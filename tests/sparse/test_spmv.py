@@ -952,11 +952,12 @@ def test_repeat_calls_choose_the_variant_once(rng, monkeypatch):
 
     A = suite_matrix("powerlaw", np.float32)
     # an array of the backend's own type (CuPy on the GPU): the one a call key is made of
-    x = _backend.get_backend().xp.asarray(vec(rng, A.shape[1], np.float32))
+    xh = vec(rng, A.shape[1], np.float32)
+    x = _backend.get_backend().xp.asarray(xh)
     prim.clear_caches()
     M = sparse.CSR(A)
     for _ in range(3):
-        check(prim.spmv(M, x), A, x, np.float32, what="auto")
+        check(prim.spmv(M, x), A, xh, np.float32, what="auto")
     assert chosen == ["auto"]
     prim.spmv(sparse.CSR(A), x)
     assert chosen == ["auto", "auto"]
