@@ -279,13 +279,32 @@ def _padded(run: Callable[..., Any], rest: tuple[Any, ...]) -> Callable[..., Any
     return lambda *arrays: run(*arrays, *rest)
 
 
-#: the option types a call key holds by value: Python's scalars, strings, NumPy's scalars (by
-#: their character codes), dtypes and types
-_SCALARS: frozenset[Any] = (
-    frozenset({bool, int, float, complex, str, type(None), np.dtype, type})
-    | frozenset(np.dtype(c).type for c in "?bhilqBHILQefdFD")
-    | frozenset(type(np.dtype(c)) for c in "?bhilqBHILQefdgFDG")
-)
+_SCALARS: frozenset[Any] = frozenset(
+    {
+        bool,
+        int,
+        float,
+        complex,
+        str,
+        type(None),
+        np.bool_,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+        np.dtype,
+        type,
+    }
+) | frozenset(type(np.dtype(t)) for t in "?bhilqBHILQefdgFDG")
 
 
 def _option(a: Any) -> Any:
