@@ -61,24 +61,33 @@ class Prepared:
     ``reusable``: ``run`` may serve later calls on arrays like the given ones without checks:
     true only when ``arrays`` are the given arrays themselves (read as they are), so that a
     later call's arrays of the same dtypes, shapes and strides are valid input of ``run``.
+    ``later``: what later calls on like arrays run in place of ``run``, when ``prepare`` checked
+    the values of this call's arrays (segment offsets: a read from the device) and a later call
+    must check its own; it is filed instead of ``run``, and a plan whose calls give every
+    declared array runs it too (a plan's bound arrays were checked once, by ``prepare``).
     ``Prepared.done(result)``: ``prepare`` computed the result itself (an empty input, a path
     with no plan); nothing is filed.
     """
 
-    __slots__ = ("run", "arrays", "reusable", "result")
+    __slots__ = ("run", "arrays", "reusable", "later", "result")
 
     def __init__(
-        self, run: Callable[..., Any], arrays: Sequence[Any], reusable: bool = False
+        self,
+        run: Callable[..., Any],
+        arrays: Sequence[Any],
+        reusable: bool = False,
+        later: Callable[..., Any] | None = None,
     ) -> None:
         self.run: Callable[..., Any] | None = run
         self.arrays = tuple(arrays)
         self.reusable = bool(reusable)
+        self.later = later
         self.result: Any = None
 
     @classmethod
     def done(cls, result: Any) -> Prepared:
         p = cls.__new__(cls)
-        p.run, p.arrays, p.reusable, p.result = None, (), False, result
+        p.run, p.arrays, p.reusable, p.later, p.result = None, (), False, None, result
         return p
 
     def __call__(self) -> Any:
@@ -233,7 +242,7 @@ class Entry:
             raise
         result = p()
         if key is not None and p.reusable and p.run is not None:
-            _plans.PLANS.file(key, p.run)
+            _plans.PLANS.file(key, p.run if p.later is None else p.later)
         return result
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> inspect.BoundArguments:
@@ -259,7 +268,8 @@ class Entry:
         if p.reusable and p.run is not None:
             bound.apply_defaults()  # the arrays a plan's call does not take, and the scalars
             rest = tuple(bound.arguments[n] for n in self.arrays[k:] + self.scalars)
-            core = _padded(p.run, rest)
+            run = p.later if p.later is not None and k == len(self.arrays) else p.run
+            core = _padded(run, rest)
         return _plans.BoundPlan(self.public, like[:k], like[k:], options, core)
 
     @property

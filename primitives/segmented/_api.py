@@ -10,24 +10,6 @@ from . import _checks, _choose, _plans as _gp
 __all__ = ["segmented_scan", "segmented_reduce"]
 
 
-class _Checked(_entry.Prepared):
-    """A call whose flags or offsets ``prepare`` checked (their values, with ``check=True``). This
-    call runs ``first`` (no second check) and then leaves ``later`` as its run: what later calls
-    on like arrays run, checking their own offsets (None: nothing filed). A plan, made without a
-    call, keeps ``run`` as given: it runs on the arrays bound to the plan, which ``prepare``
-    checked."""
-
-    __slots__ = ("first", "later")
-
-    def __init__(self, run, arrays, first, later):
-        super().__init__(run, arrays, reusable=True)
-        self.first, self.later = first, later
-
-    def __call__(self):
-        self.run = self.later
-        return self.first(*self.arrays)
-
-
 def _prepare_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None, check=True):
     inp, arr, in_dt, acc_dt, f, o = _checks.scan_checked(x, flags, offsets, op, dtype, check)
     n = arr.size
@@ -36,20 +18,11 @@ def _prepare_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dtyp
     mode = "inclusive" if inclusive else "exclusive"
     plan = _gp.scan_plan(inp.backend, in_dt, acc_dt, op, mode, o is not None, n)
     if arr is x and (f is flags if o is None else o is offsets):  # read as they are
-        if o is None or not check:
-            return _entry.Prepared(plan, (x, f, o), reusable=True)
-        # a plan's offsets are bound to it: checked here, once
-        return _Checked(plan, (x, f, o), plan, _gp.CheckedScan(plan))
-
-    def run(a, f_, o_):
-        return inp.result(plan(a, f_, o_))
-
-    def bound(y, flags, offsets):  # a plan's call: its flags or offsets, checked here, once
-        return segmented_scan(
-            y, flags=flags, offsets=offsets, op=op, inclusive=inclusive, dtype=dtype, check=False
-        )
-
-    return _Checked(bound, (arr, f, o), run, None)  # converted arrays: nothing to file
+        # this call's offsets were checked here; a later call checks its own (a plan's are
+        # bound to it: checked here, once)
+        later = _gp.CheckedScan(plan) if o is not None and check else None
+        return _entry.Prepared(plan, (x, f, o), reusable=True, later=later)
+    return _entry.Prepared(lambda a, f_, o_: inp.result(plan(a, f_, o_)), (arr, f, o))
 
 
 def _prepare_reduce(x, offsets, op="sum", *, dtype=None, check=True):
@@ -63,10 +36,9 @@ def _prepare_reduce(x, offsets, op="sum", *, dtype=None, check=True):
     variant = _choose.reduction(n, nseg)
     plan = _gp.reduce_plan(inp.backend, in_dt, acc_dt, op, n, nseg, variant)
     if arr is x and o is offsets:  # read as they are: later like calls take the plan directly
-        if not check:
-            return _entry.Prepared(plan, (x, offsets), reusable=True)
-        checked = _gp.CheckedReduce(plan)  # a plan's call gives its offsets: checked too
-        return _Checked(checked, (x, offsets), plan, checked)
+        # this call's offsets were checked here; a later call (a plan's too) checks its own
+        later = _gp.CheckedReduce(plan) if check else None
+        return _entry.Prepared(plan, (x, offsets), reusable=True, later=later)
     return _entry.Prepared(lambda a, b: inp.result(plan(a, b)), (arr, o))
 
 

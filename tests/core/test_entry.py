@@ -190,3 +190,33 @@ def test_a_scalar_for_a_declared_array_is_bound_by_a_plan():
     x = np.arange(4)
     p = prim.plan(toy, x, 2, 5)  # y=5, not an array: bound
     np.testing.assert_array_equal(p(x), 2 * x + 5)
+
+
+def test_later_is_what_repeat_calls_and_whole_plans_run():
+    """``Prepared(later=...)``: this call runs ``run`` (its values checked by prepare), later
+    calls on like arrays run ``later`` (checking their own); a plan runs ``later`` when its calls
+    give every declared array, else ``run`` (its bound arrays were checked once)."""
+    plans.clear_caches()
+    ran = []
+
+    def prepare(x, y=None):
+        return entry.Prepared(
+            lambda a, b=None: ran.append("run") or a,
+            (x, y),
+            reusable=True,
+            later=lambda a, b=None: ran.append("later") or a,
+        )
+
+    @entry.function(prepare, arrays=("x", "y"))
+    def f(x, y=None):
+        """f."""
+
+    x = np.arange(3)
+    f(x)
+    f(x)
+    f(x)
+    assert ran == ["run", "later", "later"]
+    ran.clear()
+    f.plan(x, x)(x, x)  # every declared array given per call: later
+    f.plan(x)(x)  # y bound: run
+    assert ran == ["later", "run"]
