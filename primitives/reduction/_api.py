@@ -93,7 +93,7 @@ def _prepare(x, op, axis, dtype, out, keepdims, variant, func):
 
     if len(axes) == arr.ndim:  # every axis: the flattened reduction
         flat = arr.T if not arr.flags.c_contiguous else arr  # F order: the same elements, C
-        p = _rp.inner(_whole, flat, op, dtype, variant, func)  # the backend array in, a scalar out
+        p = _whole(flat, op, dtype, variant, func)  # the backend array in, a scalar out
 
         def shaped(value):
             return finish(xp.asarray(value).reshape(()))
@@ -290,9 +290,7 @@ def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False):
     backend = inp.backend
     xp = backend.xp
     # the sum of a backend array (C- or F-contiguous); axis None as given: every element
-    summed = _rp.inner(
-        _prepare, arr, "sum", None if axis is None else axes, acc, None, False, "auto", "sum"
-    )
+    summed = _prepare(arr, "sum", None if axis is None else axes, acc, None, False, "auto", "sum")
     if axis is None and out is None and not keepdims and arr is x and count and summed.reusable:
         # later calls on like arrays: the sum's plan and the division's
         divide = _rp.mean_divide_plan(backend, acc, res, 1, count)
@@ -347,7 +345,7 @@ def _logical(x, axis, out, keepdims, func, op, empty):
     cast = arr.dtype != np.bool_
     b = arr.astype(np.bool_) if cast else arr  # x != 0 (NaN is True)
     # axis None as given: every element
-    p = _rp.inner(_prepare, b, op, None if axis is None else axes, None, None, False, "auto", op)
+    p = _prepare(b, op, None if axis is None else axes, None, None, False, "auto", op)
     if p.reusable and out is None and _core_checks.is_itself(arr, x):  # read as it is
         inner = p.run
         if cast:

@@ -15,8 +15,7 @@ import math
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, entry as _entry, launch as _launch, plans as _plans
-from .._core import policy as _core_policy
+from .._core import dtypes as _dtypes, launch as _launch, plans as _plans
 from . import _policy
 from ._kernels import NARROW_KERNELS, kernel, mean_divide_kernel, rows_kernel
 
@@ -34,8 +33,6 @@ __all__ = [
     "mean_divide_plan",
     "mean_divide",
     "MeanCall",
-    "InnerRun",
-    "inner",
 ]
 
 _ITEMS = {"alpha": 1, "beta": 1, "gamma": 1, "delta": 2, "epsilon": 2}  # elements per thread
@@ -310,52 +307,3 @@ class MeanCall(_plans.Plan):
         if isinstance(s, np.generic):
             return self.divide(np.asarray(s).reshape(1))[0]
         return self.divide(s)
-
-
-# ---- a reduction inside another function's call ---------------------------------------------
-
-
-class InnerRun(_plans.Plan):
-    """A reduction inside another function's call (mean's sum, any's max, the flattened
-    reduction of a call over every axis) for one configuration: its run where that reads arrays
-    like the first one's as they are, else None (each call prepares its own)."""
-
-    __slots__ = ("run",)
-
-    def __init__(self, run):
-        self.run = run
-
-
-def inner(prepare, arr, *options):
-    """``prepare(arr, *options)`` for the backend array ``arr`` of an enclosing call, whose own
-    checks passed: prepared once per configuration (``arr``'s dtype, shape and strides, the
-    options, the tuning generation and the stream), a plan under that key, so that later calls
-    of the enclosing function on like arrays run the run of the first."""
-    key = (
-        "reduce/inner",
-        prepare,
-        arr.dtype,
-        arr.shape,
-        arr.strides,
-        options,
-        tuple(map(type, options)),  # 1 and True are different options
-        _core_policy.generation(),
-        _plans.stream_key(),
-    )
-    try:
-        hash(key)
-    except TypeError:  # an unhashable option (a dtype given as a list): prepared per call
-        return prepare(arr, *options)
-    first = []
-
-    def build():
-        p = prepare(arr, *options)
-        first.append(p)
-        return InnerRun(p.run if p.reusable else None)
-
-    found = _plans.PLANS.get(key, build)
-    if first:  # this call made it
-        return first[0]
-    if found.run is not None:
-        return _entry.Prepared(found.run, (arr,), reusable=True)
-    return prepare(arr, *options)
