@@ -57,7 +57,8 @@ def _prepare_partition(func, a, kth, axis, kind, order, variant):
         if dt in _keys.KEY_SET and inp.array.ndim == 1:
             # the sort reads the array as it is: its plan is the partition's (a like call runs
             # it directly, without the partition's checks and reshapes)
-            core = sorter.plan(inp.array).core
+            sorted_ = sorter.entry.prepare(inp.array)  # the sort's own prepare step
+            core = sorted_.run if sorted_.reusable else None
             if core is not None:
                 if inp.array is a:
                     return _entry.Prepared(core, (a,), reusable=True)
