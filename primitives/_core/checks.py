@@ -15,8 +15,11 @@ go back to the caller's byte order through :meth:`Input.kept`, as NumPy keeps it
 from __future__ import annotations
 
 import operator
+import os
+import sys
+import warnings
 from collections.abc import Collection, Sequence
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import Any, TypeVar
 
 import numpy as np
@@ -176,6 +179,20 @@ def as_input(
         # order="C", not ascontiguousarray: a 0-d array stays 0-d (ascontiguousarray makes (1,))
         arr = np.asarray(arr, order="C")
     return Input(arr.T if flip else arr, host, backend, order)
+
+
+#: the package's folder: frames in files under it are the library's own
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def warn_caller(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` pointing at the first caller outside the package (the user's line, as
+    NumPy's warnings point), however deep in the library it is raised."""
+    frame: FrameType | None = sys._getframe(0)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def boolean(value: Any, func: str, arg: str) -> bool:

@@ -7,7 +7,6 @@ import decimal
 import math
 import numbers
 import operator
-import warnings
 
 import numpy as np
 
@@ -88,10 +87,8 @@ def precheck(func, x, arg):
 def samples(func, arr, arg="a"):
     """The sample dtype a kernel takes: bool becomes uint8 with NumPy's warning."""
     if arr.dtype == np.bool_:
-        warnings.warn(
-            f"Converting input from {arr.dtype} to {np.uint8} for compatibility.",
-            RuntimeWarning,
-            stacklevel=3,
+        _checks.warn_caller(
+            f"Converting input from {arr.dtype} to {np.uint8} for compatibility.", RuntimeWarning
         )
         return arr.astype(np.uint8)
     if arr.dtype not in CTYPES:

@@ -286,7 +286,7 @@ def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False):
             res = np.dtype(out.dtype)
     count = int(np.prod([arr.shape[a] for a in axes], dtype=np.int64))
     if count == 0:
-        _checks.warn_caller("Mean of empty slice.", RuntimeWarning)
+        _core_checks.warn_caller("Mean of empty slice.", RuntimeWarning)
     backend = inp.backend
     xp = backend.xp
     # the sum of a backend array (C- or F-contiguous); axis None as given: every element

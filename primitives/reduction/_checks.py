@@ -8,9 +8,6 @@ the Dask layer too (exported by the package).
 
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 
 import numpy as np
 
@@ -20,16 +17,7 @@ from ._kernels import ARG_DTYPES, COMPLEX_OPS, OPS
 
 __all__ = ["check_dtype", "check_arg_dtype", "normalize_axis", "result_shape", "finish"]
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _INTP = np.dtype(np.intp)
-
-
-def warn_caller(message, category):
-    """``warnings.warn`` pointing at the first caller outside the package."""
-    frame, level = sys._getframe(0), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, category, stacklevel=level)
 
 
 # ---- reduce, sum, prod, min, max ----------------------------------------------------------------
@@ -79,7 +67,7 @@ def real_part(arr, acc_dt, backend):
         return arr
     if acc_dt == np.bool_:
         return backend.xp.ascontiguousarray(arr != 0)
-    warn_caller(
+    _checks.warn_caller(
         "Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning
     )
     return backend.xp.ascontiguousarray(arr.real)

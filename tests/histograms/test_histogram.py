@@ -1616,3 +1616,15 @@ def test_histogram2d_errors():
     """x and y of different lengths and a string sample, named histogram2d."""
     H.raises_like(ValueError, "histogram2d", prim.histogram2d, np.ones(3), np.ones(4))
     H.raises_like(TypeError, "histogram2d", prim.histogram2d, np.array(["a"]), np.ones(1))
+
+
+@pytest.mark.parametrize("func", ["histogram", "histogram_even"])
+def test_the_bool_warning_points_at_the_caller(func):
+    """NumPy's warning for bool samples names the line that called, not a line of the library."""
+    x = np.array([True, False, True])
+    args = {"histogram": (x,), "histogram_even": (x, 2, 0, 2)}[func]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        getattr(prim, func)(*args)
+    mine = [w for w in seen if "Converting input from bool" in str(w.message)]
+    assert mine and all(w.filename == __file__ for w in mine)
