@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import functools
 import operator
-import warnings
 
 import numpy as np
 
 from .. import histograms as _histograms
+from .._core import checks as _checks
 from ..histograms import check_minlength, is_histogram_sample
 from ._reduce import _host_bytes, _name, _small_to_host
 from ._reduce import max as _dmax, min as _dmin, sum as _dsum
@@ -202,10 +202,8 @@ def histogram(
     _known(x, func)
     w = _weights(weights, x, func)
     if dt == np.bool_:
-        warnings.warn(
-            f"Converting input from bool to {np.uint8} for compatibility.",
-            RuntimeWarning,
-            stacklevel=2,
+        _checks.warn_caller(
+            f"Converting input from bool to {np.uint8} for compatibility.", RuntimeWarning
         )
         x, dt = x.astype(np.uint8), np.dtype(np.uint8)
     if isinstance(bins, str):

@@ -42,7 +42,6 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import functools
-import warnings
 
 import numpy as np
 
@@ -314,10 +313,9 @@ def _real_input(x, res, func):
     if x.dtype.kind == "c" and res == np.bool_:
         return x != 0
     if x.dtype.kind == "c" and res.kind != "c":
-        warnings.warn(
+        _checks.warn_caller(
             "Casting complex values to real discards the imaginary part",
             np.exceptions.ComplexWarning,
-            stacklevel=4,
         )
         return x.real
     return x
@@ -484,7 +482,7 @@ def mean(x, axis=None, dtype=None, keepdims=False, split_every=None):
     x = _real_input(x, res, func)
     axes, count = _reduced(x, axis, func)
     if count == 0:
-        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+        _checks.warn_caller("Mean of empty slice.", RuntimeWarning)
     host = _host_bytes(x)
     return da.reduction(
         x,
