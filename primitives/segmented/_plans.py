@@ -125,6 +125,10 @@ class ScanPlan(_lookback.LookbackPlan):
 
 
 def scan_plan(backend, in_dt, acc_dt, op, mode, by_offsets, n):
+    """The plan of a segmented scan (``mode`` "inclusive" or "exclusive") of ``n`` elements of
+    ``in_dt`` in ``acc_dt`` under ``op``, its segments by offsets (``by_offsets``) or by head
+    flags, under the policy in force: made once per configuration and stream. A building block
+    of the scans along an axis (:mod:`primitives.scan`)."""
     pol = _policy.current(mode)
     segs = SEG_OFFSETS if by_offsets else SEG_FLAGS
     key = ("segmented/scan", in_dt, acc_dt, op, mode, segs, n, pol, _plans.stream_key())

@@ -31,6 +31,8 @@ def is_cupyx_sparse(A):
 
 
 def check_value_dtype(dt, *, func, arg):
+    """``dt`` as a NumPy dtype when it is a value dtype of the sparse kernels, else a TypeError
+    naming ``func`` and ``arg`` and the dtypes allowed (the Dask CSR checks its blocks with it)."""
     dt = np.dtype(dt)
     if dt not in VALUE_DTYPES:
         raise TypeError(
