@@ -1,0 +1,67 @@
+"""The calls of a rewritten test file (see :mod:`tools.parity.rewrite`) land here: a call of
+``cupy.NAME`` or of an array method ``a.NAME`` on a CuPy array goes to ``primitives.NAME``
+when this library has that function, anything else to the original.
+
+The module counts the calls that reached the library (:data:`HITS`), so that a test runner can
+tell the tests that exercised it (the *routed* tests) from those that did not.
+"""
+
+from __future__ import annotations
+
+import primitives as prim
+
+#: CuPy (NumPy) names of this library's functions under another name
+ALIASES = {"amin": "min", "amax": "max"}
+#: array methods that sort or partition in place (NumPy's ``a.sort()``, ``a.partition(kth)``)
+IN_PLACE = {"sort", "partition"}
+#: calls that reached the library since the last :func:`reset`
+HITS = [0]
+
+
+def reset() -> None:
+    HITS[0] = 0
+
+
+def target(name: str):
+    """The library's function for CuPy's ``name``, or None."""
+    name = ALIASES.get(name, name)
+    if name.startswith("_") or name not in getattr(prim, "__all__", ()):
+        return None
+    fn = getattr(prim, name, None)
+    return fn if callable(fn) and not isinstance(fn, type) else None
+
+
+def _cupy():
+    import cupy
+
+    return cupy
+
+
+def func(mod, name, *args, **kwargs):
+    """``mod.name(*args, **kwargs)``, through the library when ``mod`` is the cupy module."""
+    fn = target(name) if mod is _cupy() else None
+    if fn is None:
+        return getattr(mod, name)(*args, **kwargs)
+    HITS[0] += 1
+    return fn(*args, **kwargs)
+
+
+def method(obj, name, *args, **kwargs):
+    """``obj.name(*args, **kwargs)``, through the library when ``obj`` is a CuPy array: in-place
+    methods write the library's result into ``obj`` and return None, as CuPy's do."""
+    cp = _cupy()
+    fn = target(name) if isinstance(obj, cp.ndarray) else None
+    if fn is None:
+        return getattr(obj, name)(*args, **kwargs)
+    HITS[0] += 1
+    if name in IN_PLACE:
+        obj[...] = fn(obj, *args, **kwargs)
+        return None
+    return fn(obj, *args, **kwargs)
+
+
+def dynamic(obj, name, *args, **kwargs):
+    """``getattr(obj, name)(*args, **kwargs)`` for a module or an array."""
+    if obj is _cupy():
+        return func(obj, name, *args, **kwargs)
+    return method(obj, name, *args, **kwargs)
