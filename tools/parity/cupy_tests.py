@@ -112,7 +112,7 @@ def main(argv=None) -> int:
         "-p",
         "no:cacheprovider",
     ]
-    cmd += ["--rootdir", str(out), "-o", "addopts=", "--tb=line"]
+    cmd += ["--rootdir", str(out), "-o", "addopts=", "--tb=short"]
     if a.n != "0":
         cmd += ["-n", a.n]
     subprocess.run(cmd + [str(x) for x in paths], cwd=out, env=env, check=False)

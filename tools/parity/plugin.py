@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -25,10 +26,21 @@ def pytest_runtest_makereport(item, call):
     report.user_properties.append(("routed", route.HITS[0] > 0))
 
 
+#: a line naming an exception (``E   TypeError: ...`` of pytest's traceback, or of the one that
+#: CuPy's comparison decorators quote when only one side raised)
+_RAISED = re.compile(r"^(?:E\s+)?((?:\w+\.)*\w*(?:Error|Exception|Warning)\b.*)$")
+
+
 def _first_line(report) -> str:
+    """What failed: the first exception line that is not the comparison's own AssertionError
+    (so ``Only cupy raises error`` reports the library's exception), else the crash message."""
     crash = getattr(report.longrepr, "reprcrash", None)
-    text = crash.message if crash is not None else str(report.longrepr or "")
-    return text.strip().splitlines()[0][:200] if text.strip() else ""
+    head = crash.message if crash is not None else str(report.longrepr or "")
+    for line in str(report.longrepr or "").splitlines():
+        m = _RAISED.match(line.strip())
+        if m and not m.group(1).startswith("AssertionError"):
+            return m.group(1)[:200]
+    return head.strip().splitlines()[0][:200] if head.strip() else ""
 
 
 def pytest_runtest_logreport(report):
