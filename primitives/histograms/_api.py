@@ -53,13 +53,16 @@ def _histogram(c, variant, density, arr):
     inp, w, bplan = c.inp, c.w, c.bplan
     backend = inp.backend
     xp = backend.xp
-    wdev = None
-    if w is not None:
-        wdev = w.reshape(-1)
-        if wdev.dtype != np.float64:
-            wdev = wdev.astype(np.float64)
-        wdev = xp.ascontiguousarray(wdev)
-    hist = count(arr, c.binning, wdev, variant, backend, bplan, cached=False)
+    if w is not None and w.dtype.kind == "c":  # NumPy's complex sums: each part on its own
+        w = w.reshape(-1)
+        re, im = (
+            count(arr, c.binning, _float64(xp, part), variant, backend, bplan, cached=False)
+            for part in (w.real, w.imag)
+        )
+        hist = re + 1j * im
+    else:
+        wdev = None if w is None else _float64(xp, w.reshape(-1))
+        hist = count(arr, c.binning, wdev, variant, backend, bplan, cached=False)
     if w is not None:
         hist = _weights_result(hist, w.dtype)
     if bplan is not None:
@@ -82,6 +85,11 @@ def _histogram(c, variant, density, arr):
     if isinstance(edges_out, np.ndarray) and (inp.host or c.dated):
         return res, edges_out
     return res, inp.result(edges_out)
+
+
+def _float64(xp, w):
+    """Weights as the kernels sum them: a contiguous float64 array."""
+    return xp.ascontiguousarray(w if w.dtype == np.float64 else w.astype(np.float64))
 
 
 def _object_density(hist, db):
@@ -145,9 +153,10 @@ def histogram(
             the device, then read back: a synchronization). Samples outside are dropped; ignored
             when ``bins`` is an array, as in NumPy.
         weights: optional array of ``a``'s shape (bool, any integer, float16, float32, float64,
-            or object holding real numbers): each sample adds its weight instead of 1. The sums
-            are accumulated in float64 with atomics (their last bits can vary from call to call)
-            and returned in the weights' dtype, as NumPy does (narrow integers wrap; with int
+            complex64, complex128, or object holding real numbers): each sample adds its weight
+            instead of 1. The sums are accumulated in float64 with atomics (complex weights: each
+            part on its own; the last bits can vary from call to call) and returned in the
+            weights' dtype, as NumPy does (narrow integers wrap; with int
             ``bins`` in the weights' byte order too; object weights give object sums, Python
             ints when every weight is an int, for host input).
         density: return counts / bin width / total, as NumPy (with object weights, a zero

@@ -207,10 +207,12 @@ def reraise(func, exc):
     raise new from exc
 
 
-#: weights of these dtypes are summed in float64 and returned in their own dtype, as NumPy does
-WEIGHT_KINDS = "biuf"
+#: weights of these dtypes are summed in float64 (complex ones: their real and imaginary parts,
+#: each in float64) and returned in their own dtype, as NumPy does
+WEIGHT_KINDS = "biufc"
 _WEIGHTS_SUPPORTED = (
-    "supported dtypes are bool, the integers, float16, float32, float64 and object (real numbers)"
+    "supported dtypes are bool, the integers, float16, float32, float64, complex64, complex128 "
+    "and object (real numbers)"
 )
 
 

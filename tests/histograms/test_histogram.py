@@ -1387,15 +1387,25 @@ def test_string_input_is_named_before_it_moves(func, arg, call, monkeypatch):
 
 
 def test_unsupported_weight_dtype():
-    # NumPy takes complex and timedelta64 weights; the float64 sums here cannot hold them
+    # NumPy takes timedelta64 weights; the float64 sums here cannot hold them
     H.raises_like(
         TypeError,
         "histogram",
         prim.histogram,
         np.ones(4),
-        weights=np.ones(4, np.complex64),
-        match="weights has dtype complex64",
+        weights=np.ones(4, "m8[s]"),
+        match="weights has dtype timedelta64",
     )
+
+
+@pytest.mark.parametrize("wdtype", [np.complex64, np.complex128, ">c16"], ids=str)
+def test_complex_weights(wdtype, rng):
+    """NumPy sums complex weights as complex: each part summed on its own here."""
+    x = samples(rng, 300, np.float64, 0, 10)
+    w = (rng.integers(-3, 4, 300) + 1j * rng.integers(-3, 4, 300)).astype(wdtype)
+    twin(x, 7, (0, 10), weights=w)
+    twin(x, 7, (0, 10), weights=w, density=True, rtol=1e-12)
+    twin(x, [0, 1, 2.5, 10], weights=w)
 
 
 def test_unsupported_edge_dtype():
