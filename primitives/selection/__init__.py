@@ -33,19 +33,41 @@ auto          ``warp_rows`` (k up to 128) or ``rows`` when a row fits the block'
               policy), else ``small_k`` for k up to its k_max, else ``radix_select``
 ============  ==================================================================================
 
+``quantile``, ``percentile``, ``median`` and their nan-twins (NumPy's) select the order
+statistics they need by a multi-rank radix select (``kernels/selection/quantile.cu``), rows
+shorter than the ``"quantile"`` policy's min_len by a segmented sort.
+
 Equal keys are taken from the lowest indices (a stable selection) and ``sorted=True`` orders
 them by index; floats in NumPy's order, NaN the largest.
 """
 
 from __future__ import annotations
 
-from ._api import DTYPES, VARIANTS, argpartition, partition, topk
+from ._api import (
+    DTYPES,
+    VARIANTS,
+    argpartition,
+    median,
+    nanmedian,
+    nanpercentile,
+    nanquantile,
+    partition,
+    percentile,
+    quantile,
+    topk,
+)
 from ._choose import auto_variant, variant_takes  # the choice, for the tour and other readers
 
 __all__ = [
     "topk",
     "argpartition",
     "partition",
+    "quantile",
+    "nanquantile",
+    "percentile",
+    "nanpercentile",
+    "median",
+    "nanmedian",
     "VARIANTS",
     "DTYPES",
     "auto_variant",

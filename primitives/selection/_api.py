@@ -7,11 +7,24 @@ from __future__ import annotations
 
 from .._core import entry as _entry, keys as _keys
 from ..sorting import argsort, sort
-from . import _checks, _choose, _select
+from .._core import checks as _core_checks
+from . import _checks, _choose, _quantile, _select
 from ._checks import DTYPES, INDEX
 from ._choose import VARIANTS
 
-__all__ = ["topk", "argpartition", "partition", "VARIANTS", "DTYPES"]
+__all__ = [
+    "topk",
+    "argpartition",
+    "partition",
+    "quantile",
+    "nanquantile",
+    "percentile",
+    "nanpercentile",
+    "median",
+    "nanmedian",
+    "VARIANTS",
+    "DTYPES",
+]
 
 
 # ---- prepare steps ----------------------------------------------------------------------------
@@ -79,6 +92,139 @@ def _prepare_argpartition(a, kth, axis=-1, kind="introselect", order=None, *, va
 
 def _prepare_values(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"):
     return _prepare_partition("partition", a, kth, axis, kind, order, variant)
+
+
+def _finish(inp, shape, out, func):
+    """A result (backend array) in the caller's kind and ``shape``: written to ``out``, or a
+    scalar for a 0-d result (NumPy's scalar for host input)."""
+
+    def finish(res):
+        res = res.reshape(shape)
+        if out is not None:
+            return _core_checks.write_out(out, inp.result(res), func)
+        return inp.scalar(res) if res.ndim == 0 else inp.result(res)
+
+    return finish
+
+
+def _numpy_empty(func, inp, *args, **kwargs):
+    """NumPy's answer for an empty ``a`` (its errors, warnings, shape and dtype: no value to
+    compute), in the caller's kind."""
+    import numpy as np
+
+    try:
+        res = getattr(np, func)(np.empty(inp.array.shape, inp.array.dtype), *args, **kwargs)
+    except IndexError as exc:
+        raise IndexError(f"{func}: {exc}") from None
+    arr = inp.backend.xp.asarray(np.asarray(res))
+    return inp.scalar(arr) if arr.ndim == 0 else inp.result(arr)
+
+
+def _prepare_quantile(func, a, q, axis, out, method, keepdims, weights, percent, nan):
+    inp, qa, weak, axes, method = _checks.quantile_args(a, q, axis, method, weights, func, percent)
+    arr = inp.array
+    keepdims = _core_checks.boolean(keepdims, func, "keepdims")
+    shape = qa.shape + _checks.reduced_shape(arr.shape, axes, keepdims)
+    if out is not None:
+        _core_checks.check_out(out, shape, func)
+    if arr.dtype == bool and _quantile.interpolates(
+        method, _quantile.np.asarray(_quantile.virtual_index(_quantile.np, 1, qa, method))
+    ):
+        raise TypeError(f"{func}: method {method!r} interpolates, which bool values cannot")
+    if arr.size == 0:
+        q_given = q if weak else qa * (100 if percent else 1)
+        res = _numpy_empty(func, inp, q_given, axis=axis, method=method, keepdims=keepdims)
+        return _entry.Prepared.done(res if out is None else _core_checks.write_out(out, res, func))
+    kept = tuple(s for i, s in enumerate(arr.shape) if i not in axes)
+    run = _quantile.QuantileRun(
+        inp.backend, arr.dtype, arr.shape, axes, kept, method, qa, weak, nan
+    )
+    finish = _finish(inp, shape, out, func)
+    reusable = out is None and _core_checks.is_itself(arr, a)
+    return _entry.Prepared(lambda x: finish(run(x)), (arr,), reusable=reusable)
+
+
+def _prepare_median(func, a, axis, out, keepdims, nan):
+    inp, axes = _checks.median_args(a, axis, func)
+    arr = inp.array
+    keepdims = _core_checks.boolean(keepdims, func, "keepdims")
+    shape = _checks.reduced_shape(arr.shape, axes, keepdims)
+    if out is not None:
+        _core_checks.check_out(out, shape, func)
+    if arr.size == 0:
+        res = _numpy_empty(func, inp, axis=axis, keepdims=keepdims)
+        return _entry.Prepared.done(res if out is None else _core_checks.write_out(out, res, func))
+    kept = tuple(s for i, s in enumerate(arr.shape) if i not in axes)
+    run = _quantile.MedianRun(inp.backend, arr.dtype, arr.shape, axes, kept, nan)
+    finish = _finish(inp, shape, out, func)
+    reusable = out is None and _core_checks.is_itself(arr, a)
+    return _entry.Prepared(lambda x: finish(run(x)), (arr,), reusable=reusable)
+
+
+def _prepare_q(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
+    return _prepare_quantile("quantile", a, q, axis, out, method, keepdims, weights, False, False)
+
+
+def _prepare_nanq(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
+    return _prepare_quantile("nanquantile", a, q, axis, out, method, keepdims, weights, False, True)
+
+
+def _prepare_p(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
+    return _prepare_quantile("percentile", a, q, axis, out, method, keepdims, weights, True, False)
+
+
+def _prepare_nanp(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
+    return _prepare_quantile(
+        "nanpercentile", a, q, axis, out, method, keepdims, weights, True, True
+    )
+
+
+def _prepare_m(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return _prepare_median("median", a, axis, out, keepdims, False)
+
+
+def _prepare_nanm(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return _prepare_median("nanmedian", a, axis, out, keepdims, True)
 
 
 # ---- public functions -------------------------------------------------------------------------
@@ -181,3 +327,203 @@ def partition(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"
     See Also:
         :func:`numpy.partition`, :func:`cupy.partition`, :func:`argpartition`, :func:`topk`.
     """
+
+
+_QUANTILE_DOC = """{title}
+
+    Args:
+        a: real array of a dtype of :func:`topk` (bool only for the methods that take values:
+            ``inverted_cdf``, ``closest_observation``, ``lower``, ``higher``, ``nearest``); any
+            ndim.
+        q: {q}
+        axis: an integer, a tuple of integers or None (every axis: the flattened array).
+        out: an array of the result's shape, the result cast into it (NumPy's unsafe casting).
+        overwrite_input: accepted for NumPy's signature; ``a`` is never modified.
+        method: one of NumPy's thirteen: ``inverted_cdf``, ``averaged_inverted_cdf``,
+            ``closest_observation``, ``interpolated_inverted_cdf``, ``hazen``, ``weibull``,
+            ``linear`` (default), ``median_unbiased``, ``normal_unbiased``, ``lower``,
+            ``higher``, ``midpoint``, ``nearest``.
+        keepdims: keep the reduced axes as axes of length one.
+        weights: not supported yet (NotImplementedError); a method other than ``inverted_cdf``
+            with weights is NumPy's ValueError.
+
+    Returns:
+        shape ``q.shape`` + the shape left after the reduction; NumPy's dtype: the input's for
+        the methods that take values, else the promotion of the input's and the quantiles'
+        (float64 for integers with an array q; a Python-number q keeps a float input's
+        dtype). A NumPy scalar for a 0-d result of host input. CuPy for device input.
+
+    Raises:
+        TypeError: ``a`` complex, or of an unsupported dtype; bool with an interpolating
+            method; ``q`` not numbers.
+        ValueError: {range}; an unknown ``method``; ``q`` of more than 2 dimensions; ``out``
+            of the wrong shape; a repeated axis.
+        IndexError: nothing to reduce (NumPy's).
+        numpy.exceptions.AxisError: ``axis`` out of range.
+
+    {nan}The order statistics are selected, not sorted: a multi-rank radix select over the
+    rows (``kernels/selection/quantile.cu``: one pass counts the top digit of every key and the
+    NaNs, the later passes read only the candidates of each needed rank, every quantile of one
+    call served by the same passes); rows shorter than the ``"quantile"`` policy's min_len are
+    sorted instead (a segmented sort). Reduced axes that are not the last ones are read through
+    a transposing copy. No host synchronization{sync}.
+
+    See Also:
+        :func:`numpy.{name}`, :func:`cupy.{name}`, :func:`median`, :func:`topk`.
+    """
+
+
+def _qdoc(name, title, percent, nan):
+    return _QUANTILE_DOC.format(
+        name=name,
+        title=title,
+        q=(
+            "a number or an array of numbers in [0, 100]"
+            if percent
+            else "a number or an array of numbers in [0, 1]"
+        ),
+        range=(
+            '"Percentiles must be in the range [0, 100]"'
+            if percent
+            else '"Quantiles must be in the range [0, 1]"'
+        ),
+        nan=(
+            "NaNs are ignored; an all-NaN slice gives NaN with a RuntimeWarning "
+            '("All-NaN slice encountered"). '
+            if nan
+            else "A slice holding a NaN gives NaN (as NumPy). "
+        ),
+        sync=" but for the warning of an all-NaN slice (a read of one flag)" if nan else "",
+    )
+
+
+@_entry.function(_prepare_q, arrays=("a",))
+def quantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
+    pass
+
+
+@_entry.function(_prepare_nanq, arrays=("a",))
+def nanquantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
+    pass
+
+
+@_entry.function(_prepare_p, arrays=("a",))
+def percentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
+    pass
+
+
+@_entry.function(_prepare_nanp, arrays=("a",))
+def nanpercentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
+    pass
+
+
+_MEDIAN_DOC = """{title}
+
+    Args:
+        a: real array of a dtype of :func:`topk`; any ndim.
+        axis: an integer, a tuple of integers or None (every axis: the flattened array).
+        out: an array of the result's shape, the result cast into it.
+        overwrite_input: accepted for NumPy's signature; ``a`` is never modified.
+        keepdims: keep the reduced axes as axes of length one.
+
+    Returns:
+        the mean of the middle value or two, as NumPy's: float64 for integers and bool, the
+        float's own dtype (float16 through a float32 sum). A NumPy scalar for a 0-d result of
+        host input. CuPy for device input.
+
+    Raises:
+        TypeError: ``a`` complex (NumPy orders complex values; these functions do not yet) or
+            of an unsupported dtype.
+        ValueError: a repeated axis; ``out`` of the wrong shape.
+        numpy.exceptions.AxisError: ``axis`` out of range.
+
+    {nan}An empty slice gives NaN with NumPy's warning ("Mean of empty slice"). The two
+    middle ranks are selected as :func:`quantile`'s are, not sorted. No host
+    synchronization{sync}.
+
+    See Also:
+        :func:`numpy.{name}`, :func:`cupy.{name}`, :func:`quantile`.
+    """
+
+
+@_entry.function(_prepare_m, arrays=("a",))
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    pass
+
+
+@_entry.function(_prepare_nanm, arrays=("a",))
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    pass
+
+
+quantile.__doc__ = _qdoc(
+    "quantile", "The ``q``-th quantiles of ``a`` along axes: ``numpy.quantile``.", False, False
+)
+nanquantile.__doc__ = _qdoc(
+    "nanquantile",
+    "The ``q``-th quantiles of ``a`` along axes, NaNs ignored: ``numpy.nanquantile``.",
+    False,
+    True,
+)
+percentile.__doc__ = _qdoc(
+    "percentile", "The ``q``-th percentiles of ``a`` along axes: ``numpy.percentile``.", True, False
+)
+nanpercentile.__doc__ = _qdoc(
+    "nanpercentile",
+    "The ``q``-th percentiles of ``a`` along axes, NaNs ignored: ``numpy.nanpercentile``.",
+    True,
+    True,
+)
+median.__doc__ = _MEDIAN_DOC.format(
+    name="median",
+    title="The median of ``a`` along axes: ``numpy.median``.",
+    nan="A slice holding a NaN gives NaN (as NumPy). ",
+    sync="",
+)
+nanmedian.__doc__ = _MEDIAN_DOC.format(
+    name="nanmedian",
+    title="The median of ``a`` along axes, NaNs ignored: ``numpy.nanmedian``.",
+    nan="NaNs are ignored; an all-NaN slice gives NaN with a RuntimeWarning "
+    '("All-NaN slice encountered"). ',
+    sync=" but for the warning of an all-NaN slice (a read of one flag)",
+)

@@ -134,3 +134,78 @@ def partition_args(a, kth, axis, kind, order, variant, func):
     if not kths:
         raise TypeError(f"{func}: kth must hold at least one integer")
     return variant, inp, lay, kths
+
+
+# ---- quantile, percentile, median and their nan-twins -----------------------------------------
+
+
+def _axes(axis, ndim, func):
+    """NumPy's normalize_axis_tuple of ``axis`` (None: every axis), in increasing order."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    out = [
+        _checks.axis_index(a, ndim, func, "an integer, a tuple of integers or None", True)
+        for a in items
+    ]
+    if len(set(out)) != len(out):
+        raise ValueError(f"{func}: repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def _real_input(a, func):
+    """``a`` on the backend: a real array (complex: NumPy's TypeError), of a key dtype."""
+    xdt = getattr(a, "dtype", None)
+    if isinstance(xdt, np.dtype) and xdt.kind == "c":
+        raise TypeError(f"{func}: a must be an array of real numbers, got dtype {xdt.name}")
+    inp = _checks.as_input(a, func=func, arg="a")
+    if inp.array.dtype.kind == "c":
+        raise TypeError(
+            f"{func}: a must be an array of real numbers, got dtype {inp.array.dtype.name}"
+        )
+    _check_dtype(inp.array.dtype, func)
+    return inp
+
+
+def reduced_shape(shape, axes, keepdims):
+    """The shape left after reducing ``axes`` (kept as 1s with ``keepdims``)."""
+    if keepdims:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def quantile_args(a, q, axis, method, weights, func, percent):
+    """quantile's (percentile's with ``percent``) arguments in NumPy's order: (input, q as a
+    host array, weak (a Python-number q), axes, method)."""
+    from ._quantile import METHODS
+
+    inp = _real_input(a, func)
+    weak = type(q) in (int, float)
+    try:
+        qa = np.true_divide(q, 100) if percent else np.asarray(q)
+        qa = np.asarray(qa)
+    except TypeError as exc:
+        raise TypeError(f"{func}: q must be a number or an array of numbers, got {q!r}") from exc
+    if qa.dtype.kind not in "biuf":
+        raise TypeError(f"{func}: q must be a number or an array of numbers, got {q!r}")
+    if qa.size == 0 or not (np.all(qa >= 0) and np.all(qa <= 1)):
+        if qa.size:
+            span = "[0, 100]" if percent else "[0, 1]"
+            what = "Percentiles" if percent else "Quantiles"
+            raise ValueError(f"{func}: {what} must be in the range {span}")
+    if weights is not None:
+        if method != "inverted_cdf":
+            raise ValueError(f"{func}: Only method 'inverted_cdf' supports weights. Got: {method}.")
+        raise NotImplementedError(f"{func}: weights are not supported yet")
+    if method not in METHODS:
+        raise ValueError(f"{func}: {method!r} is not a valid method. Use one of: {METHODS}")
+    if qa.ndim > 2:
+        raise ValueError(f"{func}: q must be a scalar or 1d")
+    axes = _axes(axis, inp.array.ndim, func)
+    return inp, qa, weak, axes, method
+
+
+def median_args(a, axis, func):
+    """median's arguments: (input, axes)."""
+    inp = _real_input(a, func)
+    return inp, _axes(axis, inp.array.ndim, func)

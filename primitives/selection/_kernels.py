@@ -16,3 +16,6 @@ ROWS = "selection/rows.cu"
 WARP_ROWS = "selection/warp_rows.cu"
 #: block-local candidate sets, small k: select_small_k (``_plans.small_names``)
 SMALL_K = "selection/small_k.cu"
+#: the order statistics of quantile and median: quantile_first, quantile_start, quantile_pass,
+#: quantile_choose, quantile_bits (``_quantile.names``)
+QUANTILE = "selection/quantile.cu"

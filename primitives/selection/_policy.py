@@ -6,8 +6,9 @@ widths, the candidate buffers and the largest ``k`` whose winners are ordered by
 margin, the shortest row auto filters), ``"small_k"`` for the block-local candidate sets (tile,
 largest k), ``"rows"`` for the block-per-row kernel (its block, the longest row it holds in shared
 memory and the largest sorted ``k`` it orders itself), ``"warp_rows"`` for the warp-per-row
-kernel (warps per block, keys per lane, candidates staged) and ``"partition"`` for when a 1-D
-partition sorts instead. One provenance line per tuned value; the experiments behind them are in
+kernel (warps per block, keys per lane, candidates staged), ``"quantile"`` for the order
+statistics' radix select (tile, digits, slots a block, buffers, when rows are sorted instead)
+and ``"partition"`` for when a 1-D partition sorts instead. One provenance line per tuned value; the experiments behind them are in
 docs/perf-log/.
 """
 
@@ -99,6 +100,28 @@ class WarpRowsPolicy:
 
 
 @dataclasses.dataclass(frozen=True)
+class QuantilePolicy:
+    block: int = knob(_policy.BLOCK)  # threads per block of the passes (a template parameter)
+    # keys per thread and tile (a template parameter): whole 16-byte vectors, at most 16 (a
+    # tile's counts are packed in 16 bits: quantile_pass's static_assert)
+    items: int = knob(_policy.Range(4, 16, multiple=4))
+    # the first digit's width (one histogram of 2^first_bits counters a row: at most 8192)
+    first_bits: int = knob(_policy.Range(1, MAX_BITS))
+    # the later digits' width: group * 2^bits counters in a block's shared memory (8192)
+    bits: int = knob(_policy.Range(1, MAX_BITS))
+    # slots (ranks) a block of quantile_pass serves, sharing its reads of the row (a template
+    # parameter, at most 8: two 64-bit scan words of 16-bit counts)
+    group: int = knob(_policy.OneOf(1, 2, 4, 8))
+    # a slot's candidate buffer holds len / buffer_div keys
+    buffer_div: int = knob(_policy.Range(1))
+    # rows shorter than min_len are sorted (a segmented sort) instead of selected
+    min_len: int = knob(_policy.Range(1))
+    # the selection's histograms (8 bytes a counter, 2^first_bits a row) at most hist_bytes,
+    # else the rows are sorted
+    hist_bytes: int = knob(_policy.Range(1))
+
+
+@dataclasses.dataclass(frozen=True)
 class PartitionPolicy:
     # a 1-D argpartition/partition sorts the whole array (a sort is a partition for every kth)
     # when it has at most sort_max_len elements, or when the selection would take more than
@@ -139,11 +162,25 @@ TABLE = _policy.register(
         # compact 1152 us (partition) and 832 us (argpartition), prim.sort 78 us and prim.argsort
         # 96 us; sort_max_len 2^16 and sort_share 4 not measured further yet (at 2^28, k = 2^20,
         # topk took 2.85 ms, prim.sort 4.13 ms: selecting 1/256 of the keys beats sorting them)
+        # tiles of 256 x 16 keys as the radix select's; a 13-bit first digit (its argument there),
+        # 10-bit later digits for 8 slots a block (three quantiles and their neighbours share one
+        # read of the row); buffers of len / 16 keys a slot; rows under 2^14 keys sorted, and
+        # histograms up to 64 MiB (none of it measured yet)
+        ("default", "quantile"): QuantilePolicy(
+            block=256,
+            items=16,
+            first_bits=13,
+            bits=10,
+            group=8,
+            buffer_div=16,
+            min_len=1 << 14,
+            hist_bytes=1 << 26,
+        ),
         ("default", "partition"): PartitionPolicy(sort_max_len=1 << 16, sort_share=4),
     },
     doc="the radix select's tile, digits and buffers; its sample filter; the block-per-row "
     "kernel's block and longest row; the warp-per-row kernel's rows per block and candidates; "
-    "when a 1-D partition sorts instead of selecting",
+    "the order statistics' radix select; when a 1-D partition sorts instead of selecting",
 )
 
 
@@ -165,6 +202,10 @@ def small_k():
 
 def rows():
     return _policy.current("selection", "rows")
+
+
+def quantile():
+    return _policy.current("selection", "quantile")
 
 
 def partition():

@@ -1,0 +1,386 @@
+// quantile.cu -- order statistics of rows by a multi-rank radix select (prim.quantile,
+// prim.median and their nan- and percentile twins): the values of given ranks of each row,
+// found without sorting the row.
+//
+// Selection works on the order-preserving unsigned image of each key (util/key_image.cuh:
+// `ordered`, ascending, so NaNs are the largest). Rows are contiguous, `len` keys each, row r at
+// r * len. Each row asks for S ranks (0-based, `ranks` (rows, S)), its *slots*; a slot whose rank
+// equals the slot before it is an alias of it and is not selected again (a median's two middle
+// ranks of an odd count, the two neighbours of an exact quantile). A slot's state (QField,
+// 64-bit fields) holds the image prefix fixed so far (bits under MASK), the rank left among the
+// keys matching it (K_REM, 1-based) and their count; once the matching keys fit `cap` entries,
+// the next pass over the row writes them to the slot's candidate buffer and every later pass
+// reads that buffer only.
+//
+//   quantile_first<U, BLOCK, ITEMS>: the first digit, over every key: one histogram of the top
+//     `width` image bits per row (every slot starts with the empty prefix, so one histogram
+//     serves them all) and the row's NaN count. grid = blocks_per_row * rows, BLOCK threads,
+//     static shared memory 8192 counters + BLOCK / 32 words.
+//   quantile_start: one block of 1024 threads per row: a block scan of the row's histogram; for
+//     each live slot the one thread whose bins hold its rank fixes the first digit and sets the
+//     slot's state; the histogram is left zero. grid = rows, 1024 threads.
+//   quantile_pass<U, BLOCK, ITEMS, G>: a later digit: each block serves G slots of a row (a
+//     group): the slots still reading the row share one read of it (each key tested against
+//     each slot's prefix, counted in the slot's shared histogram of 2^width <= 8192 / G bins,
+//     and written to the slot's buffer when the slot buffers this pass: positions from block
+//     scans of the per-slot counts, 16 bits each, four slots in a 64-bit word, and one atomic per
+//     slot and tile), the buffered slots read their buffers. grid = blocks_per_row * groups *
+//     rows, BLOCK threads, static shared memory 8192 counters + G slot words + scan words.
+//   quantile_choose: one block of 1024 threads per (row, slot): fixes the slot's digit from its
+//     histogram (zeroed for the next pass), moves it to its buffer when the pass just wrote it,
+//     decides whether the next pass writes it. grid = rows * S, 1024 threads.
+//   quantile_bits<U>: one thread per row: each slot's key bits (the inverse image of its prefix,
+//     every bit fixed by then; an alias takes its slot's). grid covers rows, 256 threads.
+// Preconditions: 0 <= ranks < len; len >= 1; hist zero on entry (left zero by quantile_start and
+//   quantile_choose); cap >= 1; buffers of rows * S * cap keys; the passes' digits cover the
+//   image from its top bit down, the first one quantile_first's.
+#include "util/prim.cuh"
+#include "util/load.cuh"
+#include "util/key_image.cuh"
+#include "block/scan.cuh"
+#include "block/reduce.cuh"
+
+namespace prim {
+namespace quantile {
+
+// A slot's state: 64-bit fields, FIELDS per (row, slot).
+enum QField {
+    PREFIX = 0,  // image bits fixed so far (under MASK)
+    MASK,
+    K_REM,       // the slot's rank among the keys matching the prefix (1-based)
+    COUNT,       // keys matching the prefix
+    LIVE,        // selected (not an alias of the slot before it)
+    SRC_BUFFER,  // the matching keys are all in the slot's buffer (else: read the row)
+    WILL_BUFFER, // the next pass writes the matching keys to the buffer
+    WRITTEN,     // keys written to the buffer by the running pass
+    SRC_COUNT,   // keys in the buffer
+    FIELDS
+};
+
+constexpr int MAX_BINS = 8192;
+
+// The key bits of an image (the inverse of prim::radix::ordered, ascending): floats' NaNs come
+// back as the positive quiet NaN and -0.0 as +0.0.
+template <class U>
+__device__ __forceinline__ U key_of(U img, int kind) {
+    using B = prim::radix::Bits<U>;
+    if (kind == prim::radix::FLOAT)
+        return (img & B::TOP) ? (img ^ B::TOP) : static_cast<U>(0) - img;
+    if (kind == prim::radix::SIGNED) return img ^ B::TOP;
+    return img;
+}
+
+// The bin of `hist` (bins counters, one per thread and PER consecutive bins) holding the
+// k-th key (1-based): found(bin, keys below it, keys in it) by the one thread that holds it.
+// Whole block of 1024 threads (the scan's barriers).
+template <class Found>
+__device__ __forceinline__ void find_bin(const unsigned long long* h, int bins,
+                                         unsigned long long k, unsigned long long* scratch,
+                                         Found found) {
+    constexpr int BLOCK = 1024;
+    constexpr int PER = MAX_BINS / BLOCK;
+    unsigned long long mine[PER];
+    unsigned long long sum = 0;
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+        const int b = threadIdx.x * PER + j;
+        mine[j] = b < bins ? h[b] : 0ull;
+        sum += mine[j];
+    }
+    unsigned long long total;
+    unsigned long long below =
+        prim::block_exclusive_scan<BLOCK>(sum, prim::Sum<unsigned long long>(), scratch, total);
+    if (below < k && k <= below + sum) {
+#pragma unroll
+        for (int j = 0; j < PER; ++j) {
+            if (below < k && k <= below + mine[j]) {
+                found(threadIdx.x * PER + j, below, mine[j]);
+                break;
+            }
+            below += mine[j];
+        }
+    }
+}
+
+}  // namespace quantile
+}  // namespace prim
+
+template <class U, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    quantile_first(const U* __restrict__ keys, long long len, long long blocks_per_row,
+                   unsigned long long* __restrict__ hist, unsigned long long* __restrict__ nans,
+                   int kind, int shift, int width) {
+    using namespace prim::quantile;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int VN = prim::Vec16<U>::N;
+    static_assert(ITEMS % VN == 0, "quantile_first: whole 16-byte vectors per thread");
+    __shared__ unsigned counts[MAX_BINS];
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
+    const long long row = blockIdx.x / blocks_per_row;
+    const long long part = blockIdx.x % blocks_per_row;
+    const int bins = 1 << width;
+    for (int i = threadIdx.x; i < bins; i += BLOCK) counts[i] = 0u;
+    __syncthreads();
+    const prim::radix::DigitOf<U> dig(kind, 0, 0, 1);
+    const bool is_float = kind == prim::radix::FLOAT;
+    const U* row_keys = keys + row * len;
+    const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
+    unsigned long long nan = 0;
+    for (long long t0 = part * TILE; t0 < len; t0 += blocks_per_row * TILE) {
+        const bool full = aligned && t0 + TILE <= len;
+#pragma unroll
+        for (int u = 0; u < ITEMS / VN; ++u) {
+            const long long i0 = t0 + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN;
+            U k[VN];
+            if (full) {
+                const prim::Packet<U> p = prim::load16(row_keys + i0);
+#pragma unroll
+                for (int v = 0; v < VN; ++v) k[v] = p.v[v];
+            }
+#pragma unroll
+            for (int v = 0; v < VN; ++v) {
+                if (!full && i0 + v >= len) continue;
+                const U key = full ? k[v] : row_keys[i0 + v];
+                nan += is_float && prim::radix::needs_fold(key);
+                atomicAdd(&counts[static_cast<unsigned>(dig.image(key) >> shift) & (bins - 1)], 1u);
+            }
+        }
+    }
+    const unsigned long long n =
+        prim::block_reduce<BLOCK>(nan, prim::Sum<unsigned long long>(), scratch);
+    __syncthreads();
+    unsigned long long* row_hist = hist + row * MAX_BINS;
+    for (int i = threadIdx.x; i < bins; i += BLOCK)
+        if (counts[i]) atomicAdd(&row_hist[i], static_cast<unsigned long long>(counts[i]));
+    if (threadIdx.x == 0 && n) atomicAdd(&nans[row], n);
+}
+
+// One block per row: every live slot's first digit (see the header).
+__global__ void __launch_bounds__(1024)
+    quantile_start(unsigned long long* __restrict__ hist, const long long* __restrict__ ranks,
+                   long long* __restrict__ state, long long slots, long long cap, int shift,
+                   int width) {
+    using namespace prim::quantile;
+    constexpr int PER = MAX_BINS / 1024;
+    __shared__ unsigned long long scratch[1024 / prim::WARP];
+    const long long row = blockIdx.x;
+    unsigned long long* h = hist + row * MAX_BINS;
+    const long long* rk = ranks + row * slots;
+    const int bins = 1 << width;
+    for (long long s = 0; s < slots; ++s) {
+        long long* st = state + (row * slots + s) * FIELDS;
+        const bool live = s == 0 || rk[s] != rk[s - 1];  // block-uniform
+        if (!live) {
+            if (threadIdx.x == 0) st[LIVE] = 0;
+            continue;
+        }
+        find_bin(h, bins, static_cast<unsigned long long>(rk[s] + 1), scratch,
+                 [&](int bin, unsigned long long below, unsigned long long c) {
+                     const unsigned long long m = static_cast<unsigned long long>(bins - 1);
+                     st[PREFIX] =
+                         static_cast<long long>(static_cast<unsigned long long>(bin) << shift);
+                     st[MASK] = static_cast<long long>(m << shift);
+                     st[K_REM] = static_cast<long long>(rk[s] + 1 - below);
+                     st[COUNT] = static_cast<long long>(c);
+                     st[LIVE] = 1;
+                     st[SRC_BUFFER] = 0;
+                     st[WILL_BUFFER] = static_cast<long long>(c) <= cap;
+                     st[WRITTEN] = 0;
+                     st[SRC_COUNT] = 0;
+                 });
+        __syncthreads();  // the scan's words are reused by the next slot
+    }
+    for (int j = 0; j < PER; ++j) {  // zero for the next use (each thread its own bins)
+        const int b = threadIdx.x * PER + j;
+        if (b < bins) h[b] = 0ull;
+    }
+}
+
+template <class U, int BLOCK, int ITEMS, int G>
+__global__ void __launch_bounds__(BLOCK)
+    quantile_pass(const U* __restrict__ keys, long long len, long long blocks_per_row,
+                  long long groups, long long slots, U* __restrict__ buf, long long cap,
+                  long long* __restrict__ state, unsigned long long* __restrict__ hist, int kind,
+                  int shift, int width) {
+    using namespace prim::quantile;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int VN = prim::Vec16<U>::N;
+    static_assert(ITEMS % VN == 0, "quantile_pass: whole 16-byte vectors per thread");
+    static_assert(TILE < 65536, "quantile_pass: a tile's counts are packed in 16 bits");
+    static_assert(G >= 1 && G <= 8, "quantile_pass: at most 8 slots a group (two scan words)");
+    __shared__ unsigned counts[MAX_BINS];
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
+    __shared__ U s_prefix[G], s_mask[G];
+    __shared__ int s_mode[G];  // 0 idle, 1 reads the row, 2 reads and writes the row, 3 buffer
+    __shared__ long long s_base[G];
+    const long long part = blockIdx.x % blocks_per_row;
+    const long long g = (blockIdx.x / blocks_per_row) % groups;
+    const long long row = blockIdx.x / (blocks_per_row * groups);
+    const int bins = 1 << width;
+    for (int i = threadIdx.x; i < G * bins; i += BLOCK) counts[i] = 0u;
+    if (threadIdx.x < G) {
+        const long long s = g * G + threadIdx.x;
+        int mode = 0;
+        if (s < slots) {
+            const long long* st = state + (row * slots + s) * FIELDS;
+            if (st[LIVE]) mode = st[SRC_BUFFER] ? 3 : (st[WILL_BUFFER] ? 2 : 1);
+            s_prefix[threadIdx.x] = static_cast<U>(st[PREFIX]);
+            s_mask[threadIdx.x] = static_cast<U>(st[MASK]);
+        }
+        s_mode[threadIdx.x] = mode;
+    }
+    __syncthreads();
+    bool reads = false, writes = false;  // block-uniform: the slots' modes
+#pragma unroll
+    for (int j = 0; j < G; ++j) {
+        reads |= s_mode[j] == 1 || s_mode[j] == 2;
+        writes |= s_mode[j] == 2;
+    }
+    const prim::radix::DigitOf<U> dig(kind, 0, 0, 1);
+    const U* row_keys = keys + row * len;
+    const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
+    for (long long t0 = part * TILE; reads && t0 < len; t0 += blocks_per_row * TILE) {
+        U img[ITEMS];
+        unsigned valid = 0;
+        const bool full = aligned && t0 + TILE <= len;
+#pragma unroll
+        for (int u = 0; u < ITEMS / VN; ++u) {
+            const long long i0 = t0 + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN;
+            if (full) {
+                const prim::Packet<U> p = prim::load16(row_keys + i0);
+#pragma unroll
+                for (int v = 0; v < VN; ++v) img[u * VN + v] = dig.image(p.v[v]);
+                valid |= ((1u << VN) - 1u) << (u * VN);
+            } else {
+#pragma unroll
+                for (int v = 0; v < VN; ++v) {
+                    const bool in = i0 + v < len;
+                    valid |= static_cast<unsigned>(in) << (u * VN + v);
+                    img[u * VN + v] = in ? dig.image(row_keys[i0 + v]) : static_cast<U>(0);
+                }
+            }
+        }
+        unsigned long long packed[2] = {0ull, 0ull};  // this thread's matches of each slot
+#pragma unroll
+        for (int j = 0; j < G; ++j) {
+            const int mode = s_mode[j];
+            if (mode != 1 && mode != 2) continue;
+            const U pre = s_prefix[j], mask = s_mask[j];
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                if (((valid >> i) & 1u) && (img[i] & mask) == pre) {
+                    atomicAdd(&counts[j * bins +
+                                      (static_cast<unsigned>(img[i] >> shift) &
+                                       static_cast<unsigned>(bins - 1))],
+                              1u);
+                    if (mode == 2) packed[j / 4] += 1ull << (16 * (j % 4));
+                }
+            }
+        }
+        if (writes) {  // block-uniform
+            unsigned long long pos[2], total[2];
+            pos[0] = prim::block_exclusive_scan<BLOCK>(packed[0], prim::Sum<unsigned long long>(),
+                                                       scratch, total[0]);
+            __syncthreads();
+            pos[1] = G > 4 ? prim::block_exclusive_scan<BLOCK>(
+                                 packed[1], prim::Sum<unsigned long long>(), scratch, total[1])
+                           : 0ull;
+            if (threadIdx.x < G) {
+                const int j = threadIdx.x;
+                const unsigned long long n = (total[j / 4] >> (16 * (j % 4))) & 0xffffull;
+                if (s_mode[j] == 2 && n) {
+                    long long* st = state + (row * slots + g * G + j) * FIELDS;
+                    s_base[j] = static_cast<long long>(
+                        atomicAdd(reinterpret_cast<unsigned long long*>(&st[WRITTEN]), n));
+                }
+            }
+            __syncthreads();
+#pragma unroll
+            for (int j = 0; j < G; ++j) {
+                if (s_mode[j] != 2) continue;
+                const U pre = s_prefix[j], mask = s_mask[j];
+                long long at =
+                    s_base[j] + static_cast<long long>((pos[j / 4] >> (16 * (j % 4))) & 0xffffull);
+                U* out = buf + (row * slots + g * G + j) * cap;
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i)
+                    if (((valid >> i) & 1u) && (img[i] & mask) == pre) out[at++] = img[i];
+            }
+            __syncthreads();  // s_base and the scan words are reused next tile
+        }
+    }
+    // the buffered slots: their candidates only
+    for (int j = 0; j < G; ++j) {
+        if (s_mode[j] != 3) continue;
+        const long long* st = state + (row * slots + g * G + j) * FIELDS;
+        const long long count = st[SRC_COUNT];
+        const U* in = buf + (row * slots + g * G + j) * cap;
+        const U pre = s_prefix[j], mask = s_mask[j];
+        for (long long i = part * BLOCK + threadIdx.x; i < count; i += blocks_per_row * BLOCK) {
+            const U im = in[i];
+            if ((im & mask) == pre)
+                atomicAdd(
+                    &counts[j * bins +
+                            (static_cast<unsigned>(im >> shift) & static_cast<unsigned>(bins - 1))],
+                    1u);
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < G * bins; i += BLOCK) {
+        const int j = i / bins;
+        if (counts[i] && g * G + j < slots)
+            atomicAdd(&hist[(row * slots + g * G + j) * MAX_BINS / G + (i % bins)],
+                      static_cast<unsigned long long>(counts[i]));
+    }
+}
+
+// One block per (row, slot): the slot's next digit (see the header).
+__global__ void __launch_bounds__(1024)
+    quantile_choose(unsigned long long* __restrict__ hist, long long* __restrict__ state,
+                    long long cap, int group, int shift, int width) {
+    using namespace prim::quantile;
+    constexpr int PER = MAX_BINS / 1024;
+    __shared__ unsigned long long scratch[1024 / prim::WARP];
+    long long* st = state + static_cast<long long>(blockIdx.x) * FIELDS;
+    if (!st[LIVE]) return;  // block-uniform
+    unsigned long long* h = hist + static_cast<long long>(blockIdx.x) * (MAX_BINS / group);
+    const int bins = 1 << width;
+    // read before the scan's barriers: the thread that finds the bin rewrites it after them
+    const unsigned long long k = static_cast<unsigned long long>(st[K_REM]);
+    const bool wrote = st[WILL_BUFFER] != 0;
+    const long long written = st[WRITTEN];
+    find_bin(h, bins, k, scratch, [&](int bin, unsigned long long below, unsigned long long c) {
+        const unsigned long long m = static_cast<unsigned long long>(bins - 1);
+        st[PREFIX] = static_cast<long long>(static_cast<unsigned long long>(st[PREFIX]) |
+                                            (static_cast<unsigned long long>(bin) << shift));
+        st[MASK] = static_cast<long long>(static_cast<unsigned long long>(st[MASK]) | (m << shift));
+        st[K_REM] = static_cast<long long>(k - below);
+        st[COUNT] = static_cast<long long>(c);
+        if (wrote) {  // the pass just run wrote the slot's candidates
+            st[SRC_BUFFER] = 1;
+            st[SRC_COUNT] = written;
+        }
+        st[WRITTEN] = 0;
+        st[WILL_BUFFER] = !st[SRC_BUFFER] && static_cast<long long>(c) <= cap;
+    });
+    for (int j = 0; j < PER; ++j) {  // zero for the next pass (each thread its own bins)
+        const int b = threadIdx.x * PER + j;
+        if (b < bins) h[b] = 0ull;
+    }
+}
+
+// One thread per row: each slot's key bits (see the header).
+template <class U>
+__global__ void __launch_bounds__(256)
+    quantile_bits(const long long* __restrict__ state, long long rows, long long slots, int kind,
+                  U* __restrict__ out) {
+    using namespace prim::quantile;
+    const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (row >= rows) return;
+    U last = 0;
+    for (long long s = 0; s < slots; ++s) {
+        const long long* st = state + (row * slots + s) * FIELDS;
+        if (st[LIVE]) last = key_of(static_cast<U>(st[PREFIX]), kind);
+        out[row * slots + s] = last;
+    }
+}
