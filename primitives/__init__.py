@@ -28,6 +28,7 @@ from .histograms import (
 from .sorting import argsort, radix_sort, segmented_sort, sort
 from .sets import reduce_by_key, run_length_encode, unique
 from .selection import argpartition, partition, topk
+from .selection import median, nanmedian, nanpercentile, nanquantile, percentile, quantile
 from .searching import searchsorted
 
 __version__ = "0.1.0"
@@ -76,5 +77,11 @@ __all__ = [
     "topk",
     "argpartition",
     "partition",
+    "quantile",
+    "nanquantile",
+    "percentile",
+    "nanpercentile",
+    "median",
+    "nanmedian",
     "searchsorted",
 ]
