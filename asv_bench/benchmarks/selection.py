@@ -90,3 +90,42 @@ class Partition(_Module):
             self.fn = lambda: fn(x, kth)
         self.bytes = x.nbytes + 8 * x.size
         self.fn()
+
+
+#: median and quantile of 2^28 float32 (the targets' size), the quantiles of the figures
+QUANTILE_N = 1 << 28
+QUANTILE_Q = (0.01, 0.5, 0.99)
+
+
+class Quantile(_Module):
+    """median and quantile(q=[0.01, 0.5, 0.99]) of 2^28 random float32: prim's radix selection
+    against cupy.median / cupy.quantile and torch.median / torch.quantile (torch.quantile
+    refuses inputs past 2^24 elements: torch.median only there), each a benchmark of its own."""
+
+    params = [["median", "quantile"], ["prim", "cupy", "torch"]]
+    param_names = ["function", "peer"]
+
+    def prepare(self, function, peer):
+        require_cuda()
+        x = make("unit", QUANTILE_N, "float32")
+        if peer == "cupy":
+            cupy = require_cupy()
+            q = cupy.asarray(QUANTILE_Q)
+            self.fn = (
+                (lambda: cupy.median(x)) if function == "median" else (lambda: cupy.quantile(x, q))
+            )
+        elif peer == "torch":
+            torch = _torch()
+            t = torch.from_dlpack(x)
+            if function == "median":
+                self.fn = lambda: torch.median(t)
+            else:
+                if t.numel() > (1 << 24):
+                    raise NotImplementedError("torch.quantile: inputs of at most 2^24 elements")
+                q = torch.tensor(QUANTILE_Q, device=t.device, dtype=t.dtype)
+                self.fn = lambda: torch.quantile(t, q)
+        else:
+            fn = public(function)
+            self.fn = (lambda: fn(x)) if function == "median" else (lambda: fn(x, QUANTILE_Q))
+        self.bytes = x.nbytes
+        self.fn()
