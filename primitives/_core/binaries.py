@@ -2,21 +2,29 @@
 
 The CUDA backend compiles a kernel with NVRTC the first time a call needs it (then an on-disk
 cache keeps it: :func:`primitives._core.loader.compile_alone`). A build of the package can
-instead carry every instantiation the library can launch already compiled: one cubin per kernel
-source file and real architecture (``sm_80``, which serves every 8.x GPU, and ``sm_90``) and PTX
-for a virtual one (``compute_90``, which the driver compiles once for GPUs newer than the
-cubins), in ``primitives/_bin/`` with an ``index.json`` that maps each name expression to its
-lowered (mangled) name.
+instead carry every instantiation the library can launch already compiled, in ``primitives/_bin/``: the
+instantiations of a kernel source file in images of at most :data:`CHUNK` each (a small image
+loads fast, and the driver's compile of a PTX image on a GPU newer than the cubins stays short),
+each image a cubin per real architecture (``sm_80``, which serves every 8.x GPU, and ``sm_90``)
+and PTX for a virtual one (``compute_90``, which the driver compiles for GPUs newer than the
+cubins), with an ``index.json`` that maps each name expression to its image and its lowered
+(mangled) name.
 
-The loader (:func:`primitives._core.loader.load`) asks :func:`find` first; a module whose source
-file, instantiations and device have a binary is loaded from it, anything else is compiled as
-before. The index holds the hash of the ``kernels/`` tree the binaries were built from: after any
-edit of a kernel source they are stale and never loaded. A binary that fails to load falls back to
-compiling, with a warning.
+The loader (:func:`primitives._core.loader.load`) asks :func:`find` first; a module whose
+instantiations and device have binaries is loaded from them, anything else is compiled as
+before. The index records what the binaries were built from, :func:`build_key` (the ``kernels/``
+tree, the compile options and the package's version): binaries built from anything else (a kernel
+source edited since, another version of the package) are stale and never loaded. A binary that
+fails to load falls back to compiling, with a warning.
 
-Build them (on any machine with NVRTC, no GPU needed) before building the wheel::
+A wheel that carries them, in one command (any machine with NVRTC, no GPU needed)::
 
-    python -m primitives._core.binaries build [--arch sm_80 sm_90 compute_90] [--jobs N]
+    python tools/build_wheel.py
+
+which builds them with this module's command into a folder of its own, then the wheel (the
+setuptools build of ``setup.py`` packs the folder ``$PRIMITIVES_WHEEL_BINARIES``)::
+
+    python -m primitives._core.binaries build [--arch sm_80 sm_90 compute_90] [--jobs N] [--out DIR]
 
 ``PRIMITIVES_KERNEL_BINARIES``: another directory to read them from, or ``off`` to ignore them.
 """
@@ -26,6 +34,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import functools
+import hashlib
 import importlib
 import json
 import multiprocessing
@@ -36,14 +45,26 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
-__all__ = ["ARCHS", "binaries_dir", "index", "find", "pick_arch", "build", "main"]
+__all__ = [
+    "ARCHS",
+    "CHUNK",
+    "binaries_dir",
+    "build_key",
+    "index",
+    "find",
+    "pick_arch",
+    "build",
+    "main",
+]
 
 #: the images a build makes by default: cubins for the real architectures, PTX for the virtual one
 ARCHS = ("sm_80", "sm_90", "compute_90")
-FORMAT = 1
+#: instantiations per image at most (consecutive names of one source file, as registered)
+CHUNK = 16
+FORMAT = 2
 _EXT = {"sm": "cubin", "compute": "ptx"}
 
-#: one compiled image: (source, architecture, image, {name: lowered name}, seconds)
+#: one compiled image: (image stem, architecture, image, {name: lowered name}, seconds)
 _Compiled: TypeAlias = "tuple[str, str, bytes, dict[str, str], float]"
 
 
@@ -58,35 +79,54 @@ def binaries_dir() -> pathlib.Path | None:
     return pathlib.Path(__file__).resolve().parent.parent / "_bin"
 
 
-def _image_name(slug: str, arch: str) -> str:
-    return f"{slug}.{arch}.{_EXT[arch.split('_')[0]]}"
+def _image_name(stem: str, arch: str) -> str:
+    return f"{stem}.{arch}.{_EXT[arch.split('_')[0]]}"
 
 
-def _slug(relpath: str) -> str:
-    return relpath.removesuffix(".cu").replace("/", "__")
+def _stem(relpath: str, chunk: int) -> str:
+    return f"{relpath.removesuffix('.cu').replace('/', '__')}.{chunk}"
+
+
+def _built_from() -> dict[str, Any]:
+    """What the binaries are made from besides the compiler: the ``kernels/`` tree's hash, the
+    compile options (the include folder aside: where the tree lies differs between the build and
+    an install, and the tree's hash covers its contents) and the package's version."""
+    from . import loader
+
+    package = importlib.import_module("primitives")
+    return {
+        "format": FORMAT,
+        "tree_hash": loader.tree_hash(),
+        "options": [o for o in loader.binary_options() if not o.startswith("-I")],
+        "version": str(getattr(package, "__version__", "")),
+    }
+
+
+def build_key() -> str:
+    """sha256 of :func:`_built_from`: binaries whose index records another key were built from
+    other kernel sources, options or package version, and are never loaded."""
+    return hashlib.sha256(json.dumps(_built_from(), sort_keys=True).encode()).hexdigest()
 
 
 @functools.lru_cache(maxsize=None)
-def _read_index(directory: str, tree: str) -> dict[str, Any] | None:
+def _read_index(directory: str, key: str) -> dict[str, Any] | None:
     path = pathlib.Path(directory) / "index.json"
     try:
         idx = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    if idx.get("format") != FORMAT or idx.get("tree_hash") != tree:
-        return None  # built from other kernel sources: stale, never loaded
+    if not isinstance(idx, dict) or idx.get("format") != FORMAT or idx.get("build_key") != key:
+        return None  # built from other sources, options or version: stale, never loaded
     return idx
 
 
 def index() -> dict[str, Any] | None:
     """The index of the binaries in :func:`binaries_dir`, or None when there are none, they are
-    switched off, or they were built from another ``kernels/`` tree."""
-    from . import loader
-
+    switched off, or they were built from anything else than this package (:func:`build_key`)."""
     directory = binaries_dir()
     if directory is None:
         return None
-    return _read_index(str(directory), loader.tree_hash())
+    return _read_index(str(directory), build_key())
 
 
 def pick_arch(cc: str, archs: Iterable[str]) -> str | None:
@@ -114,9 +154,10 @@ def pick_arch(cc: str, archs: Iterable[str]) -> str | None:
 
 def find(
     relpath: str, names: Collection[str], cc: str
-) -> tuple[pathlib.Path, dict[str, str]] | None:
-    """``(path, {name: lowered})`` of the binary that holds every instantiation in ``names`` of
-    the kernel source ``relpath`` for a device of compute capability ``cc``, or None."""
+) -> dict[str, tuple[pathlib.Path, str]] | None:
+    """``{name: (image path, lowered name)}`` of the binaries that hold every instantiation in
+    ``names`` of the kernel source ``relpath`` for a device of compute capability ``cc``, or
+    None."""
     idx = index()
     if idx is None:
         return None
@@ -128,15 +169,26 @@ def find(
         return None
     directory = binaries_dir()
     assert directory is not None  # index() found the binaries there
-    path = directory / _image_name(mod["slug"], arch)
-    if not path.is_file():
+    found = {n: (directory / _image_name(mod["image"][n], arch), mod["lowered"][n]) for n in names}
+    if not all(path.is_file() for path, _ in found.values()):
         return None
-    return path, {n: mod["lowered"][n] for n in names}
+    return found
 
 
-def _compile_one(job: tuple[str, list[str], str]) -> _Compiled:
-    """Worker: one source file for one architecture (NVRTC, in its own process)."""
-    relpath, names, arch = job
+def _chunks(modules: Mapping[str, Iterable[str]]) -> list[tuple[str, str, list[str]]]:
+    """``(relpath, image stem, names)`` of every image: each file's names in runs of
+    :data:`CHUNK`."""
+    out = []
+    for relpath, names in sorted(modules.items()):
+        names = list(dict.fromkeys(names))
+        for i in range(0, len(names), CHUNK):
+            out.append((relpath, _stem(relpath, i // CHUNK), names[i : i + CHUNK]))
+    return out
+
+
+def _compile_one(job: tuple[str, str, list[str], str]) -> _Compiled:
+    """Worker: one image of one source file for one architecture (NVRTC, in its own process)."""
+    relpath, stem, names, arch = job
     from . import loader, nvrtc
 
     opts = loader.binary_options()
@@ -146,7 +198,7 @@ def _compile_one(job: tuple[str, list[str], str]) -> _Compiled:
     )
     if not arch.startswith("sm_"):
         image = image.rstrip(b"\0")  # PTX text: no terminator in the file
-    return relpath, arch, image, lowered, time.perf_counter() - t
+    return stem, arch, image, lowered, time.perf_counter() - t
 
 
 def _register_all() -> None:
@@ -166,8 +218,9 @@ def build(
     log: Callable[[str], object] | None = None,
 ) -> dict[str, Any]:
     """Compile every registered instantiation (or ``modules``: ``{relpath: names}``) for each of
-    ``archs`` into ``out`` (default: the package's ``_bin/``), in ``jobs`` processes, and write
-    its ``index.json``. Old images in ``out`` are removed first. Returns the index."""
+    ``archs`` into ``out`` (default: the package's ``_bin/``), in ``jobs`` processes (default:
+    one per CPU), and write its ``index.json``. Old images in ``out`` are removed first. Returns
+    the index."""
     from . import loader, nvrtc
 
     _register_all()
@@ -185,16 +238,20 @@ def build(
     out.mkdir(parents=True, exist_ok=True)
     for old in list(out.glob("*.cubin")) + list(out.glob("*.ptx")) + [out / "index.json"]:
         old.unlink(missing_ok=True)
-    work = [(rel, list(names), arch) for rel, names in sorted(modules.items()) for arch in archs]
-    # the largest files first, so that the last to finish are short
-    work.sort(key=lambda j: -len(j[1]))
+    chunks = _chunks(modules)
+    work = [(rel, stem, names, arch) for rel, stem, names in chunks for arch in archs]
+    # the largest images first, so that the last to finish are short
+    work.sort(key=lambda j: -len(j[2]))
     idx: dict[str, Any] = {
-        "format": FORMAT,
-        "tree_hash": loader.tree_hash(),
+        **_built_from(),
+        "build_key": build_key(),
         "nvrtc": list(nvrtc.version()),
         "archs": list(archs),
         "modules": {},
     }
+    for rel, stem, names in chunks:
+        mod = idx["modules"].setdefault(rel, {"image": {}, "lowered": {}})
+        mod["image"].update(dict.fromkeys(names, stem))
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(work)))
     results: Iterator[_Compiled]
     if jobs == 1:
@@ -208,16 +265,18 @@ def build(
             f.result()
             for f in concurrent.futures.as_completed([pool.submit(_compile_one, j) for j in work])
         )
+    rel_of = {stem: rel for rel, stem, _ in chunks}
     try:
-        for relpath, arch, image, lowered, seconds in results:
-            (out / _image_name(_slug(relpath), arch)).write_bytes(image)
-            mod = idx["modules"].setdefault(relpath, {"slug": _slug(relpath), "lowered": lowered})
-            if mod["lowered"] != lowered:
-                raise RuntimeError(f"build: {relpath} lowers its names differently for {arch}")
+        for stem, arch, image, lowered, seconds in results:
+            (out / _image_name(stem, arch)).write_bytes(image)
+            mod = idx["modules"][rel_of[stem]]
+            for name, low in lowered.items():
+                if mod["lowered"].setdefault(name, low) != low:
+                    raise RuntimeError(f"build: {stem} lowers {name} differently for {arch}")
             if log is not None:
                 log(
-                    f"{relpath} {arch}: {len(lowered)} kernels, {len(image) // 1024} KiB, "
-                    f"{seconds:.1f} s"
+                    f"{rel_of[stem]} [{stem}] {arch}: {len(lowered)} kernels, "
+                    f"{len(image) // 1024} KiB, {seconds:.1f} s"
                 )
     finally:
         if pool is not None:

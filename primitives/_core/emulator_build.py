@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from .cache import cache_dir
 from .compile_errors import CompileError, first_error_block
 
-__all__ = ["EmulatorCompileError", "EMU_HEADER", "prepare"]
+__all__ = ["EmulatorCompileError", "EMU_HEADER", "prepare", "builds"]
 
 _ABI = 1  # must match PRIM_EMU_ABI in emu.h
 
@@ -244,9 +244,18 @@ def prepare(
             with _build_lock(cdir / f"{digest}.lock"):  # one build of a module across processes
                 if not so_path.is_file():
                     _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, cdir)
+                    _builds.append(digest)
         return so_path
 
     return digest, build
+
+
+_builds: list[str] = []  # the modules this process compiled
+
+
+def builds() -> int:
+    """How many modules this process compiled (the others came from the cache)."""
+    return len(_builds)
 
 
 @contextlib.contextmanager

@@ -17,10 +17,12 @@ every instantiation the library can launch (:func:`registered_modules`).
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import hashlib
 import os
 import pathlib
+import threading
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -42,6 +44,8 @@ __all__ = [
     "register",
     "param_words",
     "check_dense",
+    "kernel_origins",
+    "prefetch",
 ]
 
 
@@ -314,39 +318,63 @@ def _compile_error(relpath: str, names: Sequence[str], exc: Exception) -> Kernel
     )
 
 
-# path of a shipped binary -> its loaded module (one per file and device)
+# (path of a shipped binary, device) -> its loaded module
 _shipped_modules: dict[tuple[str, int], Any] = {}
 
 
 def shipped(
     raw_module: Callable[..., Any], relpath: str, names: Sequence[str], cc: str
 ) -> Callable[[str], Any] | None:
-    """A getter ``get(name)`` of the kernels ``names`` of ``relpath`` from the binary shipped for
-    a device of compute capability ``cc`` (:mod:`primitives._core.binaries`), or None where there
-    is none or it does not load (a warning then: the caller compiles instead). ``raw_module``:
-    the class that loads a cubin or PTX file (``cupy.RawModule``)."""
+    """A getter ``get(name)`` of the kernels ``names`` of ``relpath`` from the binaries shipped
+    for a device of compute capability ``cc`` (:mod:`primitives._core.binaries`), or None where
+    there are none or one does not load (a warning then: the caller compiles instead).
+    ``raw_module``: the class that loads a cubin or PTX file (``cupy.RawModule``)."""
     from . import binaries
 
     found = binaries.find(relpath, names, cc)
     if found is None:
         return None
-    path, lowered = found
-    key = (str(path), _backend.get_backend().device_id())
-    try:
-        raw = _shipped_modules.get(key)
-        if raw is None:
-            raw = raw_module(path=str(path))
-            raw.get_function(lowered[names[0]])  # loads the file now, so a failure falls back
-            _shipped_modules[key] = raw
-    except Exception as exc:  # a damaged or incompatible binary: compile as without one  # noqa: BLE001
-        warnings.warn(
-            f"primitives: the shipped kernel binary {path.name} did not load "
-            f"({type(exc).__name__}: {exc}); compiling {relpath} instead",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return None
-    return lambda name: raw.get_function(lowered[name])
+    device = _backend.get_backend().device_id()
+    raws: dict[str, Any] = {}
+    for name, (path, lowered) in found.items():
+        key = (str(path), device)
+        try:
+            raw = _shipped_modules.get(key)
+            if raw is None:
+                raw = raw_module(path=str(path))
+                raw.get_function(lowered)  # loads the file now, so a failure falls back
+                _shipped_modules[key] = raw
+        except Exception as exc:  # a damaged or incompatible binary: compile as without one  # noqa: BLE001
+            warnings.warn(
+                f"primitives: the shipped kernel binary {path.name} did not load "
+                f"({type(exc).__name__}: {exc}); compiling {relpath} instead",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return None
+        raws[name] = raw
+    _count("shipped", len(found))
+    return lambda name: raws[name].get_function(found[name][1])
+
+
+#: how the kernels of this process were had, by origin: ``shipped`` (a binary of the package),
+#: ``compiled`` (NVRTC or the emulator's compiler ran), ``cached`` (an image or shared object
+#: compiled by an earlier process), ``cupy`` (CuPy's compiler, the fallback)
+_origins: dict[str, int] = {}
+
+
+_origins_lock = threading.Lock()
+
+
+def _count(origin: str, n: int = 1) -> None:
+    with _origins_lock:  # compiles run in threads (:func:`prefetch`)
+        _origins[origin] = _origins.get(origin, 0) + n
+
+
+def kernel_origins() -> dict[str, int]:
+    """``{origin: kernels}`` of the modules this process loaded so far (see ``_origins``): a
+    first call's kernels came from the shipped binaries, or were compiled."""
+    return dict(_origins)
 
 
 # (device, relpath, name) -> the kernel of a module compiled for that name alone
@@ -379,9 +407,12 @@ def compile_alone(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str
     directory = lazy_cache_dir()
     image, meta = directory / f"{digest}.cubin", directory / f"{digest}.json"
     try:
-        return image, json.loads(meta.read_text())[name]
+        found = image, json.loads(meta.read_text())[name]
     except (OSError, ValueError, KeyError):
         pass
+    else:
+        _count("cached")
+        return found
     try:
         data, lowered = nvrtc.compile_binary(
             source(relpath), [name], arch=arch, options=opts, filename=relpath
@@ -393,7 +424,48 @@ def compile_alone(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # whole files or none
         tmp.write_bytes(blob)
         os.replace(tmp, path)
+    _count("compiled")
     return image, lowered[name]
+
+
+# (relpath, name, arch) -> the compile started by prefetch, until the kernel is asked for
+_prefetched: dict[tuple[str, str, str], concurrent.futures.Future[tuple[pathlib.Path, str]]] = {}
+_pool: list[concurrent.futures.ThreadPoolExecutor] = []
+
+
+def prefetch(relpath: str, names: Iterable[str]) -> None:
+    """Start compiling the instantiations ``names`` of ``relpath`` that a call is about to ask
+    for (:func:`load`), each in a thread of its own, where they are compiled on first use (the
+    CUDA backend with no shipped binary for them): a call that needs several kernels waits for
+    the longest compile, not for their sum (NVRTC compiles in several threads at once; the
+    compiler releases the interpreter). Nothing happens on the emulator, for kernels loaded
+    already, shipped or being compiled; a compile error is raised when the kernel is asked
+    for."""
+    from . import binaries
+
+    backend = _backend.get_backend()
+    if not backend.is_cuda:
+        return
+    names = [n for n in names if (backend.device_id(), relpath, n) not in _alone]
+    cc = backend.device_info().compute_capability
+    if not names or binaries.find(relpath, names, cc) is not None:
+        return
+    if not _pool:
+        workers = max(2, min(8, os.cpu_count() or 1))
+        _pool.append(concurrent.futures.ThreadPoolExecutor(workers, "primitives-compile"))
+    for name in names:
+        key = (relpath, name, f"sm_{cc}")
+        if key not in _prefetched:
+            _prefetched[key] = _pool[0].submit(compile_alone, *key)
+
+
+def _compile_alone_now(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str]:
+    """:func:`compile_alone`, through the compile :func:`prefetch` started (waiting for it, or
+    running it here where no thread has started it yet)."""
+    future = _prefetched.pop((relpath, name, arch), None)
+    if future is None or future.cancel():
+        return compile_alone(relpath, name, arch)
+    return future.result()
 
 
 _cupy_compile_warned: list[bool] = []
@@ -411,7 +483,7 @@ def _compiled_alone(relpath: str, name: str) -> Any:
     fn = _alone.get(key)
     if fn is None:
         try:
-            path, lowered = compile_alone(
+            path, lowered = _compile_alone_now(
                 relpath, name, f"sm_{backend.device_info().compute_capability}"
             )
             raw = _alone_modules[key] = cupy.RawModule(path=str(path))
@@ -436,6 +508,7 @@ def _compiled_alone(relpath: str, name: str) -> Any:
             except cupy.cuda.compiler.CompileException as cexc:
                 raise _compile_error(relpath, [name], cexc) from cexc
             fn = raw.get_function(name)
+            _count("cupy")
         _alone[key] = fn
     return fn
 
@@ -450,8 +523,9 @@ def _compile(backend: _backend.Backend, relpath: str, names: tuple[str, ...]) ->
             # every name of the module (a first call waits for its own kernels alone)
             get_raw = functools.partial(_compiled_alone, relpath)
     else:
-        from . import emulator as _emulator
+        from . import emulator as _emulator, emulator_build as _emulator_build
 
+        before = _emulator_build.builds()
         try:
             emod = _emulator.compile_module(
                 source(relpath),
@@ -462,6 +536,7 @@ def _compile(backend: _backend.Backend, relpath: str, names: tuple[str, ...]) ->
             )
         except _emulator.EmulatorCompileError as exc:
             raise _compile_error(relpath, names, exc) from exc
+        _count("compiled" if _emulator_build.builds() > before else "cached", len(names))
         get_raw = emod.get_function
 
     cache: dict[str, Kernel] = {}

@@ -1,28 +1,40 @@
 """Kernel binaries built ahead of time (primitives._core.binaries) and the loader's use of them:
-built by NVRTC without a GPU, found only for the kernel tree they were built from, for the
-instantiations they hold and an architecture the device runs, and a load that fails falls back to
-compiling."""
+built by NVRTC without a GPU, found only for the package they were built from (its kernel
+sources, compile options and version, wherever it is installed), for the instantiations they hold
+and an architecture the device runs, and a load that fails falls back to compiling."""
 
 import json
+import shutil
 
 import pytest
 
 import primitives  # noqa: F401 - registers every family's instantiations
 from primitives._core import binaries, loader, nvrtc
 
-SOURCE = "sparse/ell.cu"
+SOURCE = "selection/gather.cu"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """A build of one source file for a cubin and a PTX architecture, in a directory of its own."""
+    """A build of one source file (9 instantiations, images of 4) for a cubin and a PTX
+    architecture, in a directory of its own."""
     out = tmp_path_factory.mktemp("bin")
     names = loader.registered_modules()[SOURCE]
     lines = []
-    idx = binaries.build(
-        out, archs=("sm_90", "compute_90"), jobs=1, modules={SOURCE: names}, log=lines.append
-    )
+    mp = pytest.MonkeyPatch()
+    mp.setattr(binaries, "CHUNK", 4)
+    try:
+        idx = binaries.build(
+            out, archs=("sm_90", "compute_90"), jobs=1, modules={SOURCE: names}, log=lines.append
+        )
+    finally:
+        mp.undo()
     return out, names, idx, lines
+
+
+def image(out, idx, name, arch):
+    ext = "cubin" if arch.startswith("sm") else "ptx"
+    return out / f"{idx['modules'][SOURCE]['image'][name]}.{arch}.{ext}"
 
 
 @pytest.fixture
@@ -55,29 +67,34 @@ def test_pick_arch(cc, want):
 
 def test_build_writes_images_and_index(built):
     out, names, idx, lines = built
-    assert idx["tree_hash"] == loader.tree_hash() and idx["archs"] == ["sm_90", "compute_90"]
+    assert idx["build_key"] == binaries.build_key() and idx["archs"] == ["sm_90", "compute_90"]
+    assert idx["tree_hash"] == loader.tree_hash() and idx["version"] == primitives.__version__
     assert tuple(idx["nvrtc"]) == nvrtc.version()
     mod = idx["modules"][SOURCE]
     opts = [o for o in loader.nvrtc_options() if o != "-std=c++17"]
     assert mod["lowered"] == nvrtc.compile_check(
         loader.source(SOURCE), names, arch="sm_90", options=opts, filename=SOURCE
     )
-    cubin = (out / f"{mod['slug']}.sm_90.cubin").read_bytes()
-    ptx = (out / f"{mod['slug']}.compute_90.ptx").read_bytes()
-    assert cubin[:4] == b"\x7fELF"
-    assert ptx.startswith(b"//") and b"\0" not in ptx
-    assert all(low.encode() in ptx for low in mod["lowered"].values())
+    # consecutive names in images of 4: 4 + 4 + 1
+    stems = list(dict.fromkeys(mod["image"][n] for n in names))
+    assert [sum(mod["image"][n] == s for n in names) for s in stems] == [4, 4, 1]
+    for stem in stems:
+        cubin = (out / f"{stem}.sm_90.cubin").read_bytes()
+        ptx = (out / f"{stem}.compute_90.ptx").read_bytes()
+        assert cubin[:4] == b"\x7fELF"
+        assert ptx.startswith(b"//") and b"\0" not in ptx
+        assert all(mod["lowered"][n].encode() in ptx for n in names if mod["image"][n] == stem)
     assert json.loads((out / "index.json").read_text()) == idx
-    assert len(lines) == 2 and all(SOURCE in ln for ln in lines)
+    assert len(lines) == 6 and all(SOURCE in ln for ln in lines)
 
 
 def test_find(built, use):
     out, names, idx, _ = built
     use(out)
-    path, lowered = binaries.find(SOURCE, names[:2], "90")
-    assert path == out / f"{idx['modules'][SOURCE]['slug']}.sm_90.cubin"
-    assert lowered == {n: idx["modules"][SOURCE]["lowered"][n] for n in names[:2]}
-    assert binaries.find(SOURCE, names, "120")[0].suffix == ".ptx"  # newer GPUs: the PTX
+    low = idx["modules"][SOURCE]["lowered"]
+    found = binaries.find(SOURCE, names[3:5], "90")  # across two images
+    assert found == {n: (image(out, idx, n, "sm_90"), low[n]) for n in names[3:5]}
+    assert {p.suffix for p, _ in binaries.find(SOURCE, names, "120").values()} == {".ptx"}
     assert binaries.find(SOURCE, names, "80") is None  # no sm_80 image in this build
     assert binaries.find(SOURCE, names + ["not_built<int>"], "90") is None
     assert binaries.find("reduction/reduce.cu", ["x"], "90") is None
@@ -85,7 +102,7 @@ def test_find(built, use):
 
 def test_stale_or_switched_off_binaries_are_never_found(built, use, tmp_path, monkeypatch):
     out, names, idx, _ = built
-    stale = dict(idx, tree_hash="0" * 64)  # built from other kernel sources
+    stale = dict(idx, build_key="0" * 64)  # built from another package
     for f in out.iterdir():
         (tmp_path / f.name).write_bytes(f.read_bytes())
     (tmp_path / "index.json").write_text(json.dumps(stale))
@@ -97,6 +114,49 @@ def test_stale_or_switched_off_binaries_are_never_found(built, use, tmp_path, mo
     assert binaries.find(SOURCE, names, "90") is not None
     monkeypatch.setenv("PRIMITIVES_KERNEL_BINARIES", "off")
     assert binaries.binaries_dir() is None and binaries.find(SOURCE, names, "90") is None
+
+
+@pytest.fixture
+def kernel_tree(tmp_path, monkeypatch):
+    """A copy of the kernel sources in another folder, taken as the package's (as an installed
+    package's are), restored afterwards."""
+    tree = tmp_path / "kernels"
+    shutil.copytree(loader.kernels_root(), tree)
+    monkeypatch.setattr(loader, "kernels_root", lambda: tree)
+    loader.tree_hash.cache_clear()
+    yield tree
+    monkeypatch.undo()
+    loader.tree_hash.cache_clear()
+    binaries._read_index.cache_clear()
+
+
+def test_an_index_of_other_sources_options_or_version_is_never_loaded(
+    built, use, kernel_tree, monkeypatch
+):
+    """The key is of the sources' contents, not of their folder: the same sources elsewhere (an
+    install) load; an edited header, another option or another version of the package make the
+    binaries stale, and the loader compiles instead."""
+    out, names, idx, _ = built
+    use(out)
+    assert binaries.index() == idx  # the same contents in another folder
+    monkeypatch.setattr(primitives, "__version__", "0.0.0-other")
+    use(out)
+    assert binaries.index() is None
+    monkeypatch.setattr(primitives, "__version__", idx["version"])
+    options = loader.binary_options
+    monkeypatch.setattr(loader, "binary_options", lambda: [*options(), "-DPRIM_OTHER=1"])
+    use(out)
+    assert binaries.index() is None
+    monkeypatch.setattr(loader, "binary_options", options)
+    use(out)
+    assert binaries.find(SOURCE, names, "90") is not None
+    with open(kernel_tree / "util" / "prim.cuh", "a") as f:
+        f.write("// edited\n")
+    loader.tree_hash.cache_clear()
+    use(out)
+    assert binaries.index() is None and binaries.find(SOURCE, names, "90") is None
+    loader._shipped_modules.clear()
+    assert loader.shipped(FakeModule, SOURCE, names, "90") is None
 
 
 class FakeModule:
@@ -122,12 +182,15 @@ def test_loader_takes_the_shipped_binary(built, use):
     use(out)
     loader._shipped_modules.clear()
     FakeModule.loads = []
+    before = loader.kernel_origins().get("shipped", 0)
     get = loader.shipped(FakeModule, SOURCE, names[:3], "90")
     low = idx["modules"][SOURCE]["lowered"]
-    assert get(names[1]) == ("function", FakeModule.loads[0], low[names[1]])
-    again = loader.shipped(FakeModule, SOURCE, names[3:], "90")  # another module of the file
+    assert get(names[1]) == ("function", str(image(out, idx, names[1], "sm_90")), low[names[1]])
+    assert FakeModule.loads == [str(image(out, idx, names[0], "sm_90"))]
+    again = loader.shipped(FakeModule, SOURCE, names[2:], "90")  # another module of the file
     assert again(names[-1])[2] == low[names[-1]]
-    assert len(FakeModule.loads) == 1  # the file's binary is loaded once
+    assert len(FakeModule.loads) == 3  # each image is loaded once
+    assert loader.kernel_origins()["shipped"] == before + 3 + len(names) - 2
     assert loader.shipped(FakeModule, SOURCE, ["not_built<int>"], "90") is None
     assert loader.shipped(FakeModule, SOURCE, names, "75") is None
     loader._shipped_modules.clear()
@@ -140,7 +203,7 @@ def test_a_binary_that_does_not_load_falls_back(built, use):
     with pytest.warns(
         RuntimeWarning,
         match=r"did not load \(OSError: CUDA_ERROR_INVALID_IMAGE\)"
-        r"; compiling sparse/ell.cu instead",
+        r"; compiling selection/gather.cu instead",
     ):
         assert loader.shipped(BrokenModule, SOURCE, names, "90") is None
 
@@ -170,9 +233,12 @@ def test_command_line(tmp_path, capsys):
     )
     idx = json.loads((tmp_path / "index.json").read_text())
     assert list(idx["modules"]) == ["sorting/split.cu"] and idx["archs"] == ["sm_80"]
-    assert (tmp_path / "sorting__split.sm_80.cubin").read_bytes()[:4] == b"\x7fELF"
+    assert (tmp_path / "sorting__split.0.sm_80.cubin").read_bytes()[:4] == b"\x7fELF"
     cap = capsys.readouterr()
-    assert "sorting/split.cu sm_80:" in cap.out and "instantiations of 1 files" in cap.err
+    assert (
+        "sorting/split.cu [sorting__split.0] sm_80:" in cap.out
+        and "instantiations of 1 files" in cap.err
+    )
     with pytest.raises(SystemExit):
         binaries.main(["build", "--only", "no/such.cu", "--out", str(tmp_path)])
 
@@ -198,3 +264,27 @@ def test_compile_alone_caches_an_ieee_cubin(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
     with pytest.raises(loader.KernelCompileError, match=r"compiling reduction/finish.cu failed"):
         loader.compile_alone("reduction/finish.cu", "mean_divide<no_such_type, double>", "sm_90")
+
+
+def test_compiles_started_ahead_are_taken(tmp_path, monkeypatch):
+    """A compile that prefetch started is waited for, not run again; one no thread has started
+    yet runs in the caller's thread (the kernel asked for goes first)."""
+    import concurrent.futures
+
+    monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
+    key = ("reduction/finish.cu", "mean_divide<float, float>", "sm_90")
+    done = concurrent.futures.Future()
+    done.set_result(("path", "lowered"))
+    monkeypatch.setitem(loader._prefetched, key, done)
+    assert loader._compile_alone_now(*key) == ("path", "lowered") and key not in loader._prefetched
+    pending = concurrent.futures.Future()  # queued, not running: cancelled, compiled here
+    monkeypatch.setitem(loader._prefetched, key, pending)
+    compiled = loader.kernel_origins().get("compiled", 0)
+    path, lowered = loader._compile_alone_now(*key)
+    assert pending.cancelled() and path.read_bytes()[:4] == b"\x7fELF" and "mean_divide" in lowered
+    assert loader.kernel_origins()["compiled"] == compiled + 1
+
+
+def test_prefetch_does_nothing_on_the_emulator():
+    loader.prefetch("reduction/finish.cu", ["mean_divide<float, float>"])
+    assert not loader._prefetched
