@@ -1,9 +1,23 @@
 """Input checks and conversion, in CuPy's order: type -> ndim/contiguity -> dtype -> shape -> empty.
 
 Accepted array inputs: CuPy arrays, objects exposing ``__cuda_array_interface__`` or DLPack
-(device or host), NumPy arrays and anything ``numpy.asarray`` accepts. Host inputs give host
-results: :class:`Input` remembers where the caller's data lived so :meth:`Input.result` can hand
-the answer back in the same kind.
+(device or host), NumPy arrays and anything ``numpy.asarray`` accepts. :class:`Input` remembers
+what the caller passed so that :meth:`Input.result` (and ``kept``, ``scalar``) hands the answer
+back in the same kind, for every family alike:
+
+- NumPy in, NumPy out (a NumPy scalar for a one-element result); CuPy in, CuPy out (a 0-d
+  array);
+- a DLPack producer whose library reads DLPack back (its top-level module has ``from_dlpack``:
+  a ``torch.Tensor``, say) gets that library's type, through DLPack (no copy, on the device the
+  result lives on: a host tensor gets a host tensor, a CUDA one a CUDA one; a 0-d tensor for a
+  one-element result);
+- any other ``__cuda_array_interface__`` or device DLPack object gets a CuPy array, any other
+  host DLPack object a NumPy one.
+
+Sequences go through ``numpy.asarray``: a ragged one (``[[1, 2], [3]]``) is NumPy's
+``ValueError`` ("setting an array element with a sequence ..."), naming the function.
+:attr:`Input.strides` keeps the caller's strides, so that a reduction can lay its result out as
+NumPy does (the axes in the input's memory order, NumPy's order ``"K"``).
 
 Host arrays of non-native byte order (``'>f8'`` on a little-endian machine) are converted to native
 order on the host, in the one copy that makes them contiguous, before anything else sees them:
@@ -18,12 +32,12 @@ import operator
 import os
 import sys
 import warnings
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from types import FrameType, ModuleType
 from typing import Any, TypeVar
 
 import numpy as np
-from numpy.typing import DTypeLike
+from numpy.typing import DTypeLike, NDArray
 
 from . import backend as _backend
 from .backend import Array
@@ -40,7 +54,7 @@ _T = TypeVar("_T")
 class Input:
     """An argument moved to the backend's memory, with how to return results to the caller."""
 
-    __slots__ = ("array", "host", "backend", "order")
+    __slots__ = ("array", "host", "backend", "order", "strides", "wrap")
 
     def __init__(
         self,
@@ -48,22 +62,31 @@ class Input:
         host: bool,
         backend: _backend.Backend,
         order: np.dtype[Any] | None = None,
+        strides: tuple[int, ...] | None = None,
+        wrap: Callable[[Any], Any] | None = None,
     ) -> None:
         self.array = array
         self.host = host
         self.backend = backend
         #: the caller's dtype when it was of non-native byte order (``array`` holds it native)
         self.order = order
+        #: the caller's array's strides in bytes (None: a sequence, read in C order)
+        self.strides = strides
+        #: the caller's library's ``from_dlpack`` (a torch tensor's), or None (NumPy, CuPy)
+        self.wrap = wrap
 
     def result(self, arr: Array) -> Array:
-        """Return ``arr`` (backend memory) in the kind the caller passed: NumPy or CuPy."""
-        if self.backend.is_cuda:  # order "A": an F-ordered result comes back F-ordered
-            return arr.get(order="A") if self.host else arr
-        if self.host:
-            return arr
-        import cupy  # a device input forced through the emulator goes back to the device
+        """Return ``arr`` (backend memory) in the kind the caller passed: NumPy, CuPy, or the
+        DLPack producer's own type (see the module's docstring)."""
+        if self.backend.is_cuda:
+            out = _host_copy(arr) if self.host else arr
+        elif self.host:
+            out = arr
+        else:
+            import cupy  # a device input forced through the emulator goes back to the device
 
-        return cupy.asarray(arr)
+            out = cupy.asarray(arr)
+        return out if self.wrap is None else self.wrap(out)
 
     def kept(self, arr: Array) -> Array:
         """Like :meth:`result` for a result in the input's own dtype (sorted keys, selected
@@ -76,7 +99,41 @@ class Input:
         """Like :meth:`result` for a one-element result: a NumPy scalar for host callers (as
         ``numpy.sum`` returns), a 0-d device array for device callers (as ``cupy.sum`` does)."""
         out = self.result(arr.reshape(()) if arr.ndim else arr)
-        return out[()] if self.host else out
+        return out[()] if self.host and self.wrap is None else out
+
+    def axis_order(self, ndim: int) -> tuple[int, ...]:
+        """The caller's axes from the slowest-varying in memory to the fastest (by decreasing
+        absolute stride, ties in C order): NumPy's order ``"K"``, in which its reductions lay
+        out their results. C order for a sequence."""
+        st = self.strides
+        if st is None or len(st) != ndim:
+            return tuple(range(ndim))
+        return tuple(sorted(range(ndim), key=lambda a: -abs(st[a])))
+
+
+def _host_copy(arr: Array) -> NDArray[Any]:
+    """A device array's host copy in its own layout: C, F, or any order of the axes of a dense
+    array (a reduction's result laid out as its input)."""
+    if arr.flags.c_contiguous or arr.flags.f_contiguous:
+        return arr.get(order="A")
+    perm = sorted(range(arr.ndim), key=lambda a: -abs(arr.strides[a]))
+    dense = arr.transpose(perm)
+    if not dense.flags.c_contiguous:  # not a permutation of a dense array
+        return arr.get()
+    return dense.get().transpose(np.argsort(perm))
+
+
+def _returner(x: Any) -> Callable[[Any], Any] | None:
+    """The ``from_dlpack`` of the library a DLPack producer ``x`` comes from (its type's
+    top-level module: ``torch.from_dlpack``), which makes its results of the caller's type; None
+    when there is none (the result is then NumPy's or CuPy's)."""
+    if not (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")):
+        return None
+    top = type(x).__module__.partition(".")[0]
+    if top in ("numpy", "cupy", "builtins"):
+        return None
+    f = getattr(sys.modules.get(top), "from_dlpack", None)
+    return f if callable(f) else None
 
 
 def is_cupy(x: object) -> bool:
@@ -116,6 +173,7 @@ def as_input(
     """
     backend = _backend.get_backend()
     host = True
+    wrap = None
     arr: Array  # NumPy's, or the device's while ``host`` is False
     if isinstance(x, np.ndarray):
         arr = x
@@ -123,10 +181,11 @@ def as_input(
         # a CuPy array: asked of its type, which does not build the interface's dict
         host = False
         arr = x
-    elif hasattr(x, "__cuda_array_interface__"):
+    elif hasattr(x, "__cuda_array_interface__") and (wrap := _returner(x)) is None:
         host = False
         arr = _device_module(func, arg).asarray(x)
     elif hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        wrap = _returner(x)
         dev_type = x.__dlpack_device__()[0]
         if dev_type == _DLPACK_CPU:
             arr = np.from_dlpack(x)
@@ -138,6 +197,8 @@ def as_input(
             raise TypeError(f"{func}: {arg} must be an array, got {type(x).__name__}")
         try:
             arr = np.asarray(x)
+        except ValueError as exc:  # a ragged sequence: NumPy's error
+            raise ValueError(f"{func}: {arg}: {exc}") from exc
         except Exception as exc:
             raise TypeError(f"{func}: {arg} must be an array, got {type(x).__name__}") from exc
         if arr.dtype == object:
@@ -147,6 +208,7 @@ def as_input(
 
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{func}: {arg} must be {ndim}-D, got shape {tuple(arr.shape)}")
+    strides = tuple(arr.strides)  # the caller's layout, before any copy below
     # an F-contiguous array is handled as its reversed view (C-contiguous) and turned back last
     flip = (
         keep_f
@@ -178,7 +240,7 @@ def as_input(
             arr = arr.get()
         # order="C", not ascontiguousarray: a 0-d array stays 0-d (ascontiguousarray makes (1,))
         arr = np.asarray(arr, order="C")
-    return Input(arr.T if flip else arr, host, backend, order)
+    return Input(arr.T if flip else arr, host, backend, order, strides, wrap)
 
 
 #: the package's folder: frames in files under it are the library's own

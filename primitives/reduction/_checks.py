@@ -160,7 +160,30 @@ def finish(res, inp, shape, axes, keepdims, out, func):
         return _checks.write_out(out, res, func)
     if res.ndim == 0:
         return inp.scalar(res.reshape(1))
-    return inp.result(res)
+    return inp.result(
+        laid_out(res, inp.axis_order(len(shape)), shape, axes, keepdims, inp.backend.xp)
+    )
+
+
+def laid_out(res, order, shape, axes, keepdims, xp):
+    """``res`` (the result of a reduction of an array of ``shape`` over ``axes``) in NumPy's
+    layout: allocated with the kept axes (``keepdims``: every axis) in the input's memory order
+    ``order`` (slowest first; NumPy's order ``"K"``), so that a reduction of an F-ordered array
+    is F-ordered. ``res`` itself when its strides already are those (on its axes longer than 1),
+    else a copy."""
+    full = result_shape(shape, axes, True)
+    want, step = [0] * len(full), res.dtype.itemsize
+    for a in reversed(order):
+        want[a], step = step, step * full[a]
+    if not keepdims:
+        want = [w for a, w in enumerate(want) if a not in axes]
+    if all(d == 1 or s == w for d, s, w in zip(res.shape, res.strides, want)):
+        return res
+    t = xp.empty(tuple(full[a] for a in order), dtype=res.dtype).transpose(np.argsort(order))
+    if not keepdims:
+        t = t[tuple(0 if a in axes else slice(None) for a in range(len(full)))]
+    t[...] = res
+    return t
 
 
 # ---- mean, any, all -----------------------------------------------------------------------------

@@ -1,0 +1,130 @@
+"""The core's input checks and the kind of the results (primitives._core.checks): a ragged
+sequence and string arrays refused as NumPy refuses them, by every family; a DLPack producer's
+results in its own library's type (a fake producer here, torch where installed); the caller's
+strides kept for the result's layout."""
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import primitives as prim
+from primitives._core import checks
+from primitives.testing import harness as H
+
+RAGGED = [[1, 2], [3]]
+
+
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("sum", lambda xp: xp.sum(RAGGED)),
+        ("mean", lambda xp: xp.mean(RAGGED)),
+        ("max", lambda xp: xp.max(RAGGED, axis=0)),
+        ("argmax", lambda xp: xp.argmax(RAGGED)),
+        ("cumsum", lambda xp: xp.cumsum(RAGGED)),
+    ],
+)
+def test_ragged_is_numpys_value_error(name, call):
+    got = H.run_twins(call, name=name)
+    assert "inhomogeneous shape" in str(got.exc)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "mean", "any", "all", "argmax"])
+@pytest.mark.parametrize(
+    "x",
+    [np.array(["a", "b"]), np.array([b"a", b"b"]), ["a", "b"]],
+    ids=["unicode", "bytes", "list"],
+)
+def test_strings_are_type_errors(name, x):
+    """NumPy's TypeError (UFuncTypeError) for the arithmetic; any, all and argmax, which NumPy
+    computes on strings, have no kernels for them here: a TypeError too."""
+    with pytest.raises(TypeError, match=name):
+        getattr(prim, name)(x)
+    if name not in ("any", "all", "argmax"):
+        with pytest.raises(TypeError):
+            getattr(np, name)(x)
+
+
+def test_object_strings_are_type_errors():
+    with pytest.raises(TypeError, match="sum"):
+        prim.sum(np.array(["a", "b"], dtype=object))
+
+
+def test_not_an_array():
+    with pytest.raises(TypeError, match="sum: x must be an array"):
+        prim.sum("ab")
+
+
+# ---- the caller's kind: a DLPack producer whose library reads DLPack back --------------------
+
+
+class FakeArray:
+    """A host DLPack producer of a library ``fakearrays`` that has ``from_dlpack``."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kwargs):
+        return self.a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+FakeArray.__module__ = "fakearrays.core"
+
+
+class Opaque(FakeArray):
+    """A DLPack producer whose library has no ``from_dlpack``: its results are NumPy's."""
+
+
+Opaque.__module__ = "opaquearrays"
+
+
+@pytest.fixture
+def fake_library(monkeypatch):
+    mod = types.ModuleType("fakearrays")
+    mod.from_dlpack = lambda obj: FakeArray(np.from_dlpack(obj))
+    monkeypatch.setitem(sys.modules, "fakearrays", mod)
+    monkeypatch.setitem(sys.modules, "opaquearrays", types.ModuleType("opaquearrays"))
+
+
+def test_dlpack_producer_gets_its_own_type(fake_library):
+    x = np.arange(12.0).reshape(3, 4)
+    whole = prim.sum(FakeArray(x))
+    assert isinstance(whole, FakeArray) and whole.a.shape == ()
+    assert whole.a[()] == x.sum()
+    along = prim.max(FakeArray(x), axis=0)
+    assert isinstance(along, FakeArray)
+    H.assert_same(along.a, x.max(axis=0))
+    idx = prim.argmax(FakeArray(x), axis=1)
+    assert isinstance(idx, FakeArray)
+    H.assert_same(idx.a, x.argmax(axis=1))
+
+
+def test_dlpack_producer_without_from_dlpack_gets_numpy(fake_library):
+    x = np.arange(6.0)
+    got = prim.sum(Opaque(x))
+    assert isinstance(got, np.float64) and got == 15.0
+
+
+def test_input_keeps_strides():
+    x = np.asfortranarray(np.ones((2, 3)))
+    inp = checks.as_input(x, func="f", arg="x", keep_f=True)
+    assert inp.axis_order(2) == (1, 0)
+    assert checks.as_input([[1, 2]], func="f", arg="x").axis_order(2) == (0, 1)
+
+
+def test_torch_cpu_tensors():
+    torch = pytest.importorskip("torch")
+    t = torch.arange(24, dtype=torch.float64).reshape(2, 3, 4)
+    whole = prim.sum(t)
+    assert isinstance(whole, torch.Tensor) and whole.ndim == 0 and whole.device.type == "cpu"
+    assert whole.item() == 276.0
+    along = prim.mean(t, axis=(0, 2))
+    assert isinstance(along, torch.Tensor)
+    np.testing.assert_array_equal(along.numpy(), t.numpy().mean(axis=(0, 2)))
+    assert isinstance(prim.argmin(t), torch.Tensor)
+    assert prim.any(t > 30).item() is False
