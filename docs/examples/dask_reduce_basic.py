@@ -30,7 +30,9 @@ with dask.config.set(scheduler="threads"):  # or a distributed / dask-cuda Clien
     assert np.array_equal(running.compute(), np.cumsum(labels.compute()))
     assert running.chunks == labels.chunks
     col_scan = pd.cumsum(x, axis=0)  # along an axis: a scan of every column
-    assert np.allclose(col_scan.compute(), np.cumsum(host, axis=0), rtol=1e-4, atol=1e-3)
+    assert np.allclose(
+        col_scan.compute(), np.cumsum(host, axis=0), rtol=1e-4, atol=1e-3
+    )
 # end-example
 
 print(

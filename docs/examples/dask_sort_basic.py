@@ -31,8 +31,8 @@ with dask.config.set(scheduler="threads"):  # or a distributed / dask-cuda Clien
     assert y.chunks[0] == A.row_chunks
     assert np.allclose(y.compute(), M @ v.compute())
 
-    # the same matrix from row blocks made by tasks (or already on the workers), with their
-    # halos: nothing of it passes through the client
+    # the same matrix from row blocks made by tasks (or already on the workers), with
+    # their halos: nothing of it passes through the client
     def block(r0, r1):  # rows [r0, r1) over the columns they touch
         rows = M[r0:r1]
         halo = np.unique(rows.indices)
@@ -43,7 +43,8 @@ with dask.config.set(scheduler="threads"):  # or a distributed / dask-cuda Clien
         return local, halo
 
     bounds = [(0, 500), (500, 1200), (1200, 2000)]
-    halos = [block(r0, r1)[1] for r0, r1 in bounds]  # known where the blocks are planned
+    # known where the blocks are planned
+    halos = [block(r0, r1)[1] for r0, r1 in bounds]
     lazy = [dask.delayed(lambda r0, r1: block(r0, r1)[0])(r0, r1) for r0, r1 in bounds]
     B = pd.CSR.from_delayed(
         lazy, halos, M.shape[1], M.dtype, row_chunks=[r1 - r0 for r0, r1 in bounds]
@@ -52,5 +53,10 @@ with dask.config.set(scheduler="threads"):  # or a distributed / dask-cuda Clien
 # end-example
 
 print(
-    "top 5:", values.compute(), "at", where.compute(), "| halo sizes:", [h.size for _, h in A.parts]
+    "top 5:",
+    values.compute(),
+    "at",
+    where.compute(),
+    "| halo sizes:",
+    [h.size for _, h in A.parts],
 )

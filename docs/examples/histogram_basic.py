@@ -25,8 +25,9 @@ assert np.array_equal(
     prim.histogram(on_edges, 20, (-3, 3))[0], np.histogram(on_edges, 20, (-3, 3))[0]
 )
 
-# ... any monotone edges, weights, density, and the autodetected range. (Weights are summed in
-# float64 and returned in their dtype; NumPy sums float32 weights over arbitrary edges in float32.)
+# ... any monotone edges, weights, density, and the autodetected range. (Weights are
+# summed in float64 and returned in their dtype; NumPy sums float32 weights over
+# arbitrary edges in float32.)
 w = np.abs(x).astype(np.float64)
 h, _ = prim.histogram(x, bins=[-3, -1, 0, 0.5, 3], weights=w, density=True)
 assert np.allclose(h, np.histogram(x, [-3, -1, 0, 0.5, 3], weights=w, density=True)[0])
@@ -36,10 +37,12 @@ assert np.array_equal(prim.histogram(x)[0], np.histogram(x)[0])
 k = rng.integers(0, 50, 10_000)
 assert np.array_equal(prim.bincount(k, minlength=64), np.bincount(k, minlength=64))
 
-# The textbook example: the letters of a text in bins of four (a-d, e-h, ..., y-z). Upper case is
-# folded to lower case first; other characters are dropped. histogram_even counts the byte codes
-# in [97, 125): seven bins of width four, starting at 'a' (97).
-text = "Programming Massively Parallel Processors: histograms count how often values occur"
+# The textbook example: the letters of a text in bins of four (a-d, e-h, ..., y-z).
+# Upper case is folded to lower case first; other characters are dropped. histogram_even
+# counts the byte codes in [97, 125): seven bins of width four, starting at 'a' (97).
+text = (
+    "Programming Massively Parallel Processors: histograms count how often values occur"
+)
 codes = np.frombuffer(text.lower().encode("ascii"), dtype=np.uint8)
 letters = codes[(codes >= ord("a")) & (codes <= ord("z"))]
 counts = prim.histogram_even(letters, bins=7, lower=ord("a"), upper=ord("a") + 28)

@@ -16,7 +16,8 @@ h = prim.histogram.plan(batches[0], bins=64, range=(0, 1 << 20))
 counts, edges = h(batches[1])
 assert np.array_equal(counts, np.histogram(batches[1], bins=64, range=(0, 1 << 20))[0])
 
-pol = prim.tuning.policy("reduction", "production")  # the policy in force on this device
+# the policy in force on this device
+pol = prim.tuning.policy("reduction", "production")
 with prim.tuning.override("reduction", selector="production", blocks_per_sm=1):
     total = prim.sum(batches[2])  # built (and cached) for the override
 assert total == batches[2].sum()

@@ -15,7 +15,8 @@ from primitives.reduction import VARIANTS
 rng = np.random.default_rng(2026)
 x = rng.random(100_000, dtype=np.float32) + np.float32(0.5)  # float32 in [0.5, 1.5)
 
-# Sum: float32 in, float32 out (accumulated in float32 along a tree), close to the exact sum.
+# Sum: float32 in, float32 out (accumulated in float32 along a tree), close to the exact
+# sum.
 s = prim.sum(x)
 exact = np.sum(x, dtype=np.float64)
 assert s.dtype == np.float32
@@ -34,7 +35,8 @@ assert prim.reduce(k, "max").dtype == np.int32
 
 # Integer sums wrap around on overflow, as NumPy's do.
 big = np.full(4, 2**30, dtype=np.int32)
-assert prim.sum(big, dtype=np.int32) == np.sum(big, dtype=np.int32) == 0  # 2**32 wraps to 0
+# 2**32 wraps to 0
+assert prim.sum(big, dtype=np.int32) == np.sum(big, dtype=np.int32) == 0
 assert prim.sum(big) == 2**32  # the default int64 accumulator does not overflow
 
 # Every rung of the ladder computes the same reduction.

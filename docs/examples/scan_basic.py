@@ -11,7 +11,9 @@ x = rng.integers(-100, 100, 100_000, dtype=np.int32)
 c = prim.cumsum(x)  # like numpy.cumsum: int32 -> int64
 assert c.dtype == np.int64 and np.array_equal(c, np.cumsum(x))
 e = prim.exclusive_scan(x, "max")  # identity first, then running maxima
-assert e[0] == np.iinfo(np.int32).min and np.array_equal(e[1:], np.maximum.accumulate(x)[:-1])
+assert e[0] == np.iinfo(np.int32).min and np.array_equal(
+    e[1:], np.maximum.accumulate(x)[:-1]
+)
 for variant in ("hillis_steele", "blelloch", "decoupled_lookback"):
     assert np.array_equal(prim.inclusive_scan(x, variant=variant), c)
 

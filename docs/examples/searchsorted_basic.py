@@ -20,7 +20,8 @@ for variant in prim.searching.VARIANTS:  # every variant, the same answer
 
 keys = rng.integers(0, 1000, 5000)  # unsorted keys and the order that sorts them
 order = np.argsort(keys)
-at = prim.searchsorted(keys, [10, 500.5, 2000], sorter=order)  # int64 keys, float queries
+# int64 keys, float queries
+at = prim.searchsorted(keys, [10, 500.5, 2000], sorter=order)
 assert np.array_equal(at, np.searchsorted(keys, [10, 500.5, 2000], sorter=order))
 assert prim.searchsorted(a, 0.0) == np.searchsorted(a, 0.0)  # a scalar query: a scalar
 # end-example

@@ -29,7 +29,8 @@ starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
 assert np.array_equal(k, keys[starts])
 assert np.allclose(sums, np.add.reduceat(vals, starts), rtol=1e-5)
 
-g, maxima = prim.reduce_by_key(keys, vals, "max", sort=True)  # group equal keys anywhere
+# group equal keys anywhere
+g, maxima = prim.reduce_by_key(keys, vals, "max", sort=True)
 assert np.array_equal(g, np.unique(keys))
 # end-example
 

@@ -16,7 +16,8 @@ assert np.array_equal(order, np.argsort(x, kind="stable"))
 
 keys = rng.integers(0, 100, 50_000, dtype=np.uint32)
 vals = np.arange(keys.size, dtype=np.int64)
-k, v = prim.radix_sort(keys, vals, descending=True)  # largest first, ties in input order
+# largest first, ties in input order
+k, v = prim.radix_sort(keys, vals, descending=True)
 assert np.all(np.diff(k.astype(np.int64)) <= 0) and np.array_equal(keys[v], k)
 for variant in ("split", "classic", "onesweep"):
     assert np.array_equal(prim.sort(keys, variant=variant), np.sort(keys))

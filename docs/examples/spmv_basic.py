@@ -51,8 +51,9 @@ for v in VARIANTS:
     prim.spmv(forms[FORMAT_OF[v]], x, y=y, alpha=2.0, beta=-1.0, variant=v)
     assert np.allclose(y, 2 * want - y0, rtol=1e-5, atol=1e-4), v
 
-# Empty rows: ELL leaves them out when their padding would outweigh the rows, and keeps the
-# stored rows' numbers in `rows` (skip_empty=True / False decides it for the caller).
+# Empty rows: ELL leaves them out when their padding would outweigh the rows, and keeps
+# the stored rows' numbers in `rows` (skip_empty=True / False decides it for the
+# caller).
 B = A.tolil()
 B[::2, :] = 0  # every other row empty, the long row 7 kept
 B = B.tocsr()

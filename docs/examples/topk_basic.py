@@ -18,7 +18,8 @@ small, where = prim.topk(x, 3, largest=False)  # the 3 smallest, smallest first
 assert np.array_equal(where, np.argsort(x, kind="stable")[:3])
 
 ties = np.array([3, 1, 3, 2, 3], dtype=np.int32)
-assert prim.topk(ties, 2)[1].tolist() == [0, 2]  # equal keys: the lowest indices, in order
+# equal keys: the lowest indices, in order
+assert prim.topk(ties, 2)[1].tolist() == [0, 2]
 
 rows = rng.random((100, 4096), dtype=np.float32)
 v, i = prim.topk(rows, 32, axis=-1)  # per row (one block per row)

@@ -20,10 +20,13 @@ u = 2.0**-24  # float32's unit roundoff
 errors, bounds = [], []
 for v in VARIANTS:
     s = prim.reduce(x, "sum", variant=v)
-    errors.append(max(abs(float(s) - exact) / exact, 1e-12))  # an exact sum drawn at 1e-12
+    # an exact sum drawn at 1e-12
+    errors.append(max(abs(float(s) - exact) / exact, 1e-12))
     d = error_depth(v, x.size)
     bounds.append(d * u / (1 - d * u))
-    print(f"{v:>10}: {s:.3f}  (relative error {errors[-1]:.1e}, bound {bounds[-1]:.1e})")
+    print(
+        f"{v:>10}: {s:.3f}  (relative error {errors[-1]:.1e}, bound {bounds[-1]:.1e})"
+    )
 
 fig, ax = plt.subplots(figsize=(6, 3))
 ax.bar(VARIANTS, errors, label="relative error")
