@@ -1,4 +1,5 @@
-"""Radix sort family: ``sort``, ``argsort``, ``radix_sort`` and ``segmented_sort``.
+"""Radix sort family: ``sort``, ``argsort``, ``lexsort``, ``radix_sort`` and
+``segmented_sort``.
 
 Variants (``variant=``), each named kernels in ``kernels/sorting/`` built from the helpers of
 ``kernels/sorting/radix.cuh``:
@@ -21,12 +22,35 @@ auto       ``block`` up to the ``"block"`` policy's limit, else ``onesweep``
 
 Keys are sorted as unsigned bit patterns (32 or 64 bits) under an order-preserving image computed
 on the fly (sign flip for signed integers; for floats NumPy's order: -inf < ... < -0.0 = 0.0 < ...
-< inf < NaN); 8- and 16-bit keys are widened to 32 bits first. Every sort is stable.
+< inf < NaN); 8- and 16-bit keys (bool too) are widened to 32 bits first, float16 keys to float32
+bits of the same order. Complex keys, and the keys of ``lexsort``, sort by order-preserving
+images packed into 64-bit words (``primitives._core.keys``), one stable sort of (word, index)
+pairs per word. ``sort`` and ``argsort`` along an axis of an N-D array sort the rows of a 2-D view
+(``sort_rows``). Every sort is stable.
 """
 
 from __future__ import annotations
 
-from ._api import KEY_DTYPES, VARIANTS, argsort, radix_sort, segmented_sort, sort
+from ._api import (
+    KEY_DTYPES,
+    SORT_DTYPES,
+    VARIANTS,
+    argsort,
+    lexsort,
+    radix_sort,
+    segmented_sort,
+    sort,
+)
 from ._rows import sort_rows  # a building block of the other families (selection)
 
-__all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES", "sort_rows"]
+__all__ = [
+    "sort",
+    "argsort",
+    "lexsort",
+    "radix_sort",
+    "segmented_sort",
+    "VARIANTS",
+    "KEY_DTYPES",
+    "SORT_DTYPES",
+    "sort_rows",
+]

@@ -10,12 +10,24 @@ only launches.
 
 from __future__ import annotations
 
-from .._core import entry as _entry
-from .._core.keys import INDEX, KEY_DTYPES, key_back, key_bits
-from . import _checks, _choose, _plans, _segmented
+import numpy as np
+
+from .._core import checks as _checks_core, entry as _entry
+from .._core.keys import INDEX, KEY_DTYPES, SORT_DTYPES, image_fields, key_back, key_bits
+from .._core.keys import key_width, pack_words
+from . import _checks, _choose, _plans, _rows, _segmented
 from ._choose import VARIANTS
 
-__all__ = ["sort", "argsort", "radix_sort", "segmented_sort", "VARIANTS", "KEY_DTYPES"]
+__all__ = [
+    "sort",
+    "argsort",
+    "lexsort",
+    "radix_sort",
+    "segmented_sort",
+    "VARIANTS",
+    "KEY_DTYPES",
+    "SORT_DTYPES",
+]
 
 
 # ---- prepare steps ----------------------------------------------------------------------------
@@ -72,12 +84,151 @@ def _prepare_radix_sort(
     return _prepared(keys, values, begin_bit, end_bit, descending, variant, "radix_sort")
 
 
-def _prepare_sort(keys, *, descending=False, variant="auto"):
-    return _prepared(keys, None, 0, None, descending, variant, "sort")
+def _prepare_sort(
+    a, axis=-1, kind=None, order=None, *, stable=None, descending=False, variant="auto"
+):
+    return _prepare_along(a, axis, kind, order, stable, descending, variant, "sort")
 
 
-def _prepare_argsort(keys, *, descending=False, variant="auto"):
-    return _prepared(keys, None, None, None, descending, variant, "argsort", argsort=True)
+def _prepare_argsort(
+    a, axis=-1, kind=None, order=None, *, stable=None, descending=False, variant="auto"
+):
+    return _prepare_along(a, axis, kind, order, stable, descending, variant, "argsort")
+
+
+def _prepare_along(a, axis, kind, order, stable, descending, variant, func):
+    """The prepare step of :func:`sort` and :func:`argsort`: checks, then the sort of one line
+    (a 1-D array, or any array flattened: :func:`_flat`) or of the lines along an axis of an
+    N-D array (the rows of a 2-D view: :func:`_along`)."""
+    c = _checks.Along(a, axis, kind, order, stable, descending, variant, func)
+    arr = c.k.array
+    argsort = func == "argsort"
+    if arr.ndim == 1:
+        return _flat(c, arr, _checks_core.is_itself(arr, a), func, argsort)
+    if c.axis is None or arr.ndim == 0:  # flattened in C order (a copy unless C-contiguous)
+        return _flat(c, arr.reshape(-1), False, func, argsort)
+    return _along(c, arr, _checks_core.is_itself(arr, a), argsort)
+
+
+def _returned(k):
+    """How results go back to the caller of the Input ``k``, without its array (a filed run
+    must not hold the first call's array)."""
+    return _checks_core.Input(None, k.host, k.backend, k.order)
+
+
+def _flat(c, karr, given, func, argsort):
+    """The Prepared of the sort of the 1-D backend array ``karr``: the block sort's or
+    onesweep's plan, filed, when ``karr`` is the caller's array read as it is (``given``) and of
+    4 or 8 bytes, else the run of the sort of ``karr`` (filed too when ``given``); complex keys
+    by the permutation of their images' words (:func:`._plans.order_words`), then a gather."""
+    k, desc, backend = c.k, c.desc, c.k.backend
+    dt = karr.dtype
+    back = _returned(k)
+    if karr.size == 0:
+        xp = backend.xp
+        if argsort:
+            return _entry.Prepared.done(k.result(xp.empty(0, dtype=INDEX)))
+        return _entry.Prepared.done(k.kept(xp.empty(0, dtype=dt)))
+    if dt.kind == "c":
+        variant = c.variant
+
+        def by_image(ka):
+            perm = _plans.order_words(pack_words(image_fields(ka)), desc, backend, variant, func)
+            return back.result(perm) if argsort else back.kept(ka[perm])
+
+        return _entry.Prepared(by_image, (karr,), reusable=given)
+    name = _choose.variant(c.variant, karr.size, dt.itemsize, func)
+    end = key_width(dt)
+    if given and _plans.filed(name, karr, None, 0, end):
+        plan = _plans.sort_plan(name, karr, None, 0, end, desc, backend, argsort)
+        return _entry.Prepared(plan, (karr,), reusable=True)
+    if argsort:
+
+        def run(ka):
+            return back.result(_plans.sort(ka, None, 0, end, desc, name, backend, argsort=True)[2])
+
+    else:
+
+        def run(ka):
+            return back.kept(_plans.sort(ka, None, 0, end, desc, name, backend)[0])
+
+    return _entry.Prepared(run, (karr,), reusable=given)
+
+
+def _along(c, arr, given, argsort):
+    """The Prepared of the sort of every line along ``c.axis`` of the N-D backend array
+    ``arr``: each line a row of a C-contiguous 2-D view (:class:`_plans.Lines`: no copy when
+    the axis is the contiguous one), the rows sorted by :func:`._rows.sort_rows` (complex keys:
+    their images' permutations, :func:`._plans.order_rows`)."""
+    desc, axis, backend = c.desc, c.axis, c.k.backend
+    back = _returned(c.k)
+    xp = backend.xp
+
+    def run(ka):
+        lines = _plans.Lines(xp, ka, axis)
+        rows = lines.rows
+        if rows.size == 0:
+            perm = xp.zeros(rows.shape, dtype=INDEX)
+            out = rows
+        elif ka.dtype.kind == "c":
+            perm = _plans.order_rows(pack_words(image_fields(rows)), desc, backend)
+            out = None if argsort else xp.take_along_axis(rows, perm, axis=1)
+        elif argsort:
+            iota = xp.broadcast_to(xp.arange(rows.shape[1], dtype=INDEX), rows.shape)
+            perm = _rows.sort_rows(backend, _row_keys(rows), iota, desc)[1]
+        elif rows.dtype == np.float16:
+            out = _rows.sort_rows(backend, _row_keys(rows), None, desc)
+            out = key_back(out.view(np.uint32), rows.dtype)
+        else:
+            out = _rows.sort_rows(backend, rows, None, desc)
+        if argsort:
+            return back.result(lines.back(perm, keep_layout=False))
+        return back.kept(lines.back(out, keep_layout=True))
+
+    return _entry.Prepared(run, (arr,), reusable=given)
+
+
+def _row_keys(rows):
+    """``rows`` as keys of :func:`._rows.sort_rows`: float16 rows as the float32 of
+    :func:`~primitives._core.keys.key_bits` (bits of the same order, undone by ``key_back``),
+    others as they are."""
+    if rows.dtype != np.float16:
+        return rows
+    return key_bits(rows.reshape(-1))[0].view(np.float32).reshape(rows.shape)
+
+
+def _prepare_lexsort(keys, axis=-1):
+    """Checks, then the permutation of a multi-key LSD radix sort: the keys' order-preserving
+    images (the last key most significant) packed into as few 64-bit words as hold them, one
+    stable sort of (word, index) pairs per word. Never filed (the keys are a sequence)."""
+    ks, ax = _checks.lexsort_keys(keys, axis)
+    k0 = ks[0]
+    backend = k0.backend
+    xp = backend.xp
+    shape = k0.array.shape
+    if len(shape) == 0:
+        return _entry.Prepared.done(k0.result(xp.zeros((), dtype=INDEX)))
+    if k0.array.size == 0:
+        return _entry.Prepared.done(k0.result(xp.empty(shape, dtype=INDEX)))
+    arrays = [k.array for k in reversed(ks)]  # the primary key first
+    if len(shape) == 1:
+
+        def run():
+            fields = [f for a in arrays for f in image_fields(a)]
+            perm = _plans.order_words(pack_words(fields), False, backend, "auto", "lexsort")
+            return k0.result(perm)
+
+        return _entry.Prepared(run, ())
+    # one layout for all keys: the reversed axes of F-ordered keys only when every key is one
+    flip = all(_plans.Lines.flipped(a) for a in arrays)
+
+    def run_rows():
+        lines = [_plans.Lines(xp, a, ax, flip) for a in arrays]
+        fields = [f for ln in lines for f in image_fields(ln.rows)]
+        perm = _plans.order_rows(pack_words(fields), False, backend)
+        return k0.result(lines[0].back(perm, keep_layout=False))
+
+    return _entry.Prepared(run_rows, ())
 
 
 def _prepare_segmented_sort(keys, offsets, values=None, *, descending=False):
@@ -158,39 +309,113 @@ def radix_sort(keys, values=None, *, begin_bit=0, end_bit=None, descending=False
     """
 
 
-@_entry.function(_prepare_sort, arrays=("keys",))
-def sort(keys, *, descending=False, variant="auto"):
-    """Stable sort of a 1-D array: ``numpy.sort(keys, kind="stable")`` (reversed into largest
-    first, NaNs first, equal keys in input order, with ``descending=True``).
+@_entry.function(_prepare_sort, arrays=("a",))
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, variant="auto"):
+    """A sorted copy of an array: ``numpy.sort(a, axis, kind="stable")``.
 
-    Keys and ``variant`` as :func:`radix_sort` (``"auto"``: the block sort for small inputs,
-    else onesweep); floats in NumPy's order (NaNs last). Returns a CuPy array for device input,
-    NumPy for host input.
+    Args:
+        a: array of any shape of bool, uint8/16/32/64, int8/16/32/64, float16/32/64 or
+            complex64/128 (CuPy, NumPy, or anything with ``__cuda_array_interface__`` /
+            DLPack).
+        axis: the axis to sort along (negative counts from the end), or None: the array
+            flattened (in C order).
+        kind: ``'quicksort'``, ``'mergesort'``, ``'heapsort'`` or ``'stable'`` (NumPy's names,
+            read by their first letter as NumPy reads them) or None: every kind is the one
+            stable radix sort here.
+        order: None (the keys have no fields).
+        stable: True, False or None, as NumPy takes it: the sort is stable whatever it says.
+        descending: largest first, NaNs first, equal keys in input order.
+        variant: the sort of a 1-D array (or a flattened one), as :func:`radix_sort`'s
+            (``"auto"``: the block sort for small inputs, else onesweep); the lines along an axis
+            of an N-D array are the rows of a segmented sort whatever it says.
+
+    Returns:
+        The sorted array, of ``a``'s dtype and shape (1-D for ``axis=None``): a CuPy array for
+        device input, NumPy for host input; C-contiguous, F-contiguous for an F-ordered ``a``
+        (``numpy.sort``'s layout). ``a`` is not modified.
 
     Raises:
-        As :func:`radix_sort`.
+        TypeError: ``a`` not an array or of another dtype; ``axis`` not an integer or None;
+            ``kind`` not a string; non-bool ``descending``.
+        ValueError: ``kind`` not one of NumPy's, or given with ``stable``; ``order`` not None;
+            unknown ``variant``; ``"block"`` for more keys than its capacity.
+        numpy.exceptions.AxisError: ``axis`` out of range (any integer for a 0-d ``a``).
+
+    NumPy's order: floats -inf < ... < -0.0 = 0.0 < ... < inf < NaN (equal keys in input
+    order); complex numbers by (real, imag), then those with a NaN imaginary part by real, those
+    with a NaN real part by imag, then NaN + NaN j. The result holds the input's bit patterns
+    (NaN payloads, signs of zeros).
+
+    Along the contiguous axis (the last of a C-ordered array, the first of an F-ordered one) the
+    lines are read in place; along another, one copy makes the axis contiguous. Keys of 1 to 8
+    bytes sort in one radix sort (bool, 8- and 16-bit keys as 32-bit images; float16 as float32
+    bits of the same order); complex keys by their order-preserving images of 64 and 128 bits
+    (:func:`lexsort`'s words), the values gathered through the permutation.
+
+    A call on a 1-D array of the backend's own type (CuPy on the GPU) like an earlier call's
+    (the same dtype, shape, strides, options and stream) reuses that call's launches, prepared
+    once (the block sort's or onesweep's plan for keys of 4 or 8 bytes), without the checks.
 
     See Also:
-        :func:`numpy.sort`, :func:`cupy.sort`, :func:`radix_sort`.
+        :func:`numpy.sort`, :func:`cupy.sort`, :func:`argsort`, :func:`lexsort`,
+        :func:`radix_sort`.
     """
 
 
-@_entry.function(_prepare_argsort, arrays=("keys",))
-def argsort(keys, *, descending=False, variant="auto"):
-    """Indices (int64) that sort ``keys`` stably: ``numpy.argsort(keys, kind="stable")``.
+@_entry.function(_prepare_argsort, arrays=("a",))
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, variant="auto"):
+    """Indices (int64) that sort ``a`` stably along ``axis``:
+    ``numpy.argsort(a, axis, kind="stable")``.
 
-    With ``descending=True``: largest first, NaNs first, and equal keys in input order (so not
-    ``argsort(keys)[::-1]``, which reverses ties). Keys and ``variant`` as :func:`radix_sort`.
+    Arguments as :func:`sort` (a 0-d ``a`` is read as one element, as NumPy reads it). With
+    ``descending=True``: largest first, NaNs first, and equal keys in input order (so not
+    ``argsort(a)[::-1]``, which reverses ties).
 
-    Onesweep generates the indices inside its first pass and writes them as int64 in its last,
-    and never writes the sorted keys; so does the block sort (small inputs, ``variant="auto"``),
-    in its one launch.
+    Returns:
+        int64 indices of ``a``'s shape (1-D for ``axis=None`` or a 0-d ``a``), C-contiguous, a
+        CuPy array for device input, NumPy for host input.
 
     Raises:
-        As :func:`radix_sort`.
+        As :func:`sort`.
+
+    On a 1-D array onesweep generates the indices inside its first pass and writes them as
+    int64 in its last, and never writes the sorted keys; so does the block sort (small inputs,
+    ``variant="auto"``), in its one launch.
 
     See Also:
-        :func:`numpy.argsort`, :func:`cupy.argsort`.
+        :func:`numpy.argsort`, :func:`cupy.argsort`, :func:`lexsort`.
+    """
+
+
+@_entry.function(_prepare_lexsort, arrays=("keys",))
+def lexsort(keys, axis=-1):
+    """Indices (int64) that sort by several keys, the last key the primary one:
+    ``numpy.lexsort(keys, axis)``.
+
+    Args:
+        keys: a non-empty sequence of arrays of one shape, or an array whose rows (along its
+            first axis) are the keys; each of a dtype of :func:`sort` (the keys' dtypes may
+            differ).
+        axis: the axis to sort along (negative counts from the end).
+
+    Returns:
+        int64 indices of the keys' shape (0 for 0-d keys), C-contiguous: a CuPy array for
+        device input, NumPy for host input.
+
+    Raises:
+        TypeError: no keys; a key not an array or of another dtype; ``axis`` not an integer.
+        ValueError: keys of different shapes.
+        numpy.exceptions.AxisError: ``axis`` out of range.
+
+    A stable multi-key LSD radix sort: the keys' order-preserving images (each key's order as
+    :func:`sort`'s, a bool 1 bit, complex keys 2 words of their parts' width) concatenated, the
+    last key most significant, and cut into as few 64-bit words as hold them (two uint32 keys
+    are one uint64 word); then one stable sort of (word, index) pairs per word, least
+    significant first, each word gathered through the indices of the sort before. Along an
+    axis of N-D keys, the lines are rows of segmented sorts.
+
+    See Also:
+        :func:`numpy.lexsort`, :func:`cupy.lexsort`, :func:`argsort`.
     """
 
 

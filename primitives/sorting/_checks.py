@@ -79,3 +79,83 @@ def segmented(keys, offsets, values, descending):
     off, longest = segment_offsets(offsets, n, func)
     v = values_input(values, n, func)
     return k, off, longest, v, _checks.boolean(descending, func, "descending")
+
+
+# ---- sorts along an axis (sort, argsort, lexsort) ----------------------------------------------
+
+
+def sort_kind(kind, stable, order, func):
+    """NumPy's checks of ``kind``, ``stable`` and ``order``, in its order: ``kind`` a string
+    naming one of its sorts by its first letter (``'quicksort'``, ``'mergesort'``,
+    ``'heapsort'``, ``'stable'``: all one stable radix sort here), not given with ``stable``;
+    ``order`` None (the keys have no fields). ``stable`` is any value, as NumPy reads it."""
+    if kind is not None:
+        if not isinstance(kind, str):
+            raise TypeError(f"{func}: sort kind must be str, not {type(kind).__name__}")
+        if not kind or kind[0].lower() not in "qhms":
+            raise ValueError(
+                f"{func}: sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})"
+            )
+        if stable is not None:
+            raise ValueError(
+                f"{func}: `kind` and keyword parameters can't be provided at the same time. "
+                "Use only one of them."
+            )
+    if order is not None:
+        raise ValueError(f"{func}: Cannot specify order when the array has no fields.")
+
+
+def sort_dtype(arr, func, arg):
+    """A TypeError naming ``func`` unless ``arr`` has a dtype the sorts order."""
+    if arr.dtype not in _keys.SORT_SET:
+        raise TypeError(
+            f"{func}: {arg} has dtype {arr.dtype.name}; supported dtypes are "
+            f"{', '.join(d.name for d in _keys.SORT_DTYPES)}"
+        )
+
+
+class Along:
+    """The arguments of :func:`~primitives.sort` or :func:`~primitives.argsort`, checked in
+    NumPy's order after ``variant``: ``k`` (the Input of ``a``, any ndim, an F-ordered array
+    kept so), ``axis`` (an index in ``[0, ndim)``, or None: the flattened array), ``desc``,
+    ``variant`` (not yet chosen)."""
+
+    __slots__ = ("variant", "k", "axis", "desc")
+
+    def __init__(self, a, axis, kind, order, stable, descending, variant, func):
+        self.variant = _checks.check_choice(
+            variant, _choose.VARIANTS, func=func, arg="variant", auto="auto"
+        )
+        self.k = _checks.as_input(a, func=func, arg="a", keep_f=True)
+        arr = self.k.array
+        sort_dtype(arr, func, "a")
+        sort_kind(kind, stable, order, func)
+        if axis is None:
+            self.axis = None
+        else:  # argsort reads a 0-d array as one element; sort refuses an axis of it
+            self.axis = _checks.axis_index(axis, arr.ndim, func, scalar=func == "sort")
+        self.desc = _checks.boolean(descending, func, "descending")
+
+
+def lexsort_keys(keys, axis, func="lexsort"):
+    """The keys of :func:`~primitives.lexsort` as Inputs (a sequence of arrays, or the rows of
+    an array), each of a sort dtype and all of one shape, and ``axis`` as an index (0 for 0-d
+    keys). NumPy's errors: a TypeError for no keys, a ValueError for keys of different shapes."""
+    if isinstance(keys, (list, tuple)):
+        if not keys:
+            raise TypeError(f"{func}: need sequence of keys with len > 0 in lexsort")
+        ks = [_checks.as_input(k, func=func, arg="keys", keep_f=True) for k in keys]
+    else:
+        whole = _checks.as_input(keys, func=func, arg="keys")
+        if whole.array.ndim == 0 or whole.array.shape[0] == 0:
+            raise TypeError(f"{func}: need sequence of keys with len > 0 in lexsort")
+        ks = [
+            _checks.Input(whole.array[i], whole.host, whole.backend, whole.order)
+            for i in range(whole.array.shape[0])
+        ]
+    shape = ks[0].array.shape
+    for k in ks:
+        sort_dtype(k.array, func, "keys")
+        if k.array.shape != shape:
+            raise ValueError(f"{func}: all keys need to be the same shape")
+    return ks, _checks.axis_index(axis, len(shape), func)

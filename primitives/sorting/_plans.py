@@ -8,11 +8,13 @@ their own modules' (:mod:`._split`, :mod:`._classic`, :mod:`._onesweep`, :mod:`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._core import plans as _plans
 from .._core.keys import INDEX, index_dtype, key_back, key_bits, native_values
-from . import _block, _classic, _onesweep, _split
+from . import _block, _choose, _classic, _onesweep, _split
 
 
 class Job:
@@ -129,3 +131,76 @@ def sort(karr, varr, begin, end, descending, variant, backend, *, argsort=False)
     if native_values(varr) is not None:
         return keys_out, perm.view(varr.dtype), None
     return keys_out, varr[perm], None
+
+
+# ---- lines along an axis ------------------------------------------------------------------------
+
+
+class Lines:
+    """The lines along ``axis`` of the N-D array ``arr`` as the rows of a C-contiguous 2-D
+    array ``rows``: a view when the axis is the contiguous one (the last of a C-ordered array,
+    the first of an F-ordered one, read through its reversed axes when ``flip``), else one
+    copy that makes it so. :meth:`back` puts an array of rows back in ``arr``'s shape."""
+
+    __slots__ = ("xp", "flip", "ax", "shape", "rows")
+
+    def __init__(self, xp, arr, axis, flip=None):
+        self.xp = xp
+        self.flip = self.flipped(arr) if flip is None else flip
+        w = arr.T if self.flip else arr
+        self.ax = arr.ndim - 1 - axis if self.flip else axis
+        moved = xp.moveaxis(w, self.ax, -1)
+        self.shape = moved.shape
+        self.rows = xp.ascontiguousarray(moved).reshape(
+            math.prod(moved.shape[:-1]), moved.shape[-1]
+        )
+
+    @staticmethod
+    def flipped(arr):
+        """Whether ``arr`` is read through its reversed axes: F-ordered, not C-ordered."""
+        return arr.ndim > 1 and arr.flags.f_contiguous and not arr.flags.c_contiguous
+
+    def back(self, rows, keep_layout):
+        """``rows`` (the shape of :attr:`rows`) in the array's shape: C-contiguous, or with
+        ``keep_layout`` in the array's own layout (F-contiguous for an F-ordered array), as
+        ``numpy.argsort`` and ``numpy.sort`` return theirs."""
+        xp = self.xp
+        res = xp.moveaxis(rows.reshape(self.shape), -1, self.ax)
+        if keep_layout:
+            res = xp.ascontiguousarray(res)
+            return res.T if self.flip else res
+        return xp.ascontiguousarray(res.T if self.flip else res)
+
+
+# ---- sorts by images of several words (complex keys, lexsort) -------------------------------
+
+
+def order_words(words, descending, backend, variant="auto", func="sort"):
+    """The int64 permutation that sorts stably by ``words`` (1-D ``(unsigned array, bits)``
+    pairs of n >= 1 elements, least significant first, as
+    :func:`~primitives._core.keys.pack_words` cuts them): an LSD radix sort over the words, one
+    device-wide sort of (word, index) pairs each, the indices of the previous word's sort
+    gathering the next word (uint32 indices below 2^32 keys, int64 written by the last sort).
+    ``variant`` sorts each word (``"auto"``: as :func:`._choose.variant` picks for its size)."""
+    perm = "iota"
+    for i, (w, bits) in enumerate(words):
+        keys = w if i == 0 else w[perm]
+        name = _choose.variant(variant, keys.size, keys.dtype.itemsize, func)
+        last = i == len(words) - 1
+        perm = RUN[name](Job(keys, 0, 0, bits, descending, perm, last, False, backend))[1]
+    return perm
+
+
+def order_rows(words, descending, backend):
+    """The int64 permutations (R, m) that sort each row stably by ``words`` ((R, m) unsigned
+    arrays, least significant first, as :func:`order_words`): an LSD sort over the words, each a
+    sort of the rows with the previous permutation as values (:func:`._rows.sort_rows`)."""
+    from . import _rows  # which reaches this module's Job through the segmented sort
+
+    xp = backend.xp
+    rows, m = words[0][0].shape
+    perm = xp.broadcast_to(xp.arange(m, dtype=INDEX), (rows, m))
+    for i, (w, _) in enumerate(words):
+        keys = w if i == 0 else xp.take_along_axis(w, perm, axis=1)
+        perm = _rows.sort_rows(backend, keys, perm, descending)[1]
+    return perm

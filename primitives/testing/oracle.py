@@ -12,6 +12,7 @@ __all__ = [
     "reduce_matches",
     "float_sum_bound",
     "radix_image",
+    "sort_order",
     "radix_histogram",
     "spmv_reference",
     "spmv_matches",
@@ -123,6 +124,21 @@ def radix_histogram(x, begin, end, descending=False):
     if x.dtype.kind == "f":
         out[-1] = int(bool(xp.any(_is_nan(*_bits_and_top(x)))))
     return out
+
+
+def sort_order(x, axis=-1, descending=False):
+    """NumPy's stable sort order of host array ``x`` along ``axis`` (None: flattened), as
+    ``numpy.argsort(x, axis, kind="stable")``; ``descending``: largest first with equal keys
+    (NaNs too, first) in input order, the order of the library's ``descending=True`` (the stable
+    ascending order of the reversed line, mapped back and reversed)."""
+    x = np.asarray(x)
+    if axis is None:
+        x, axis = x.reshape(-1), -1
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    n = x.shape[axis]
+    rev = np.flip(x, axis=axis)
+    return np.flip(n - 1 - np.argsort(rev, axis=axis, kind="stable"), axis=axis)
 
 
 # ---- sparse matrix-vector products -------------------------------------------------------------
