@@ -1,7 +1,9 @@
 """Sort-family benchmarks (the workloads of ``primitives/testing/workloads/sorting.py``): the
 radix sorts against ``cupy.sort`` and CUB's radix sort (the block sort where the input fits its
 one block), small calls (``auto``, the block sort and onesweep against ``cupy.sort``), pairs and
-argsort against ``cupy.argsort``, and the segmented sort against ``cupy.sort(axis=-1)``. GPU only
+argsort against ``cupy.argsort``, the segmented sort against ``cupy.sort(axis=-1)``, the sort of
+a matrix's rows (``sort(x, axis=-1)``) against ``cupy.sort(axis=-1)`` and ``torch.sort(dim=-1)``,
+and ``lexsort`` against ``cupy.lexsort`` (each peer a benchmark of its own). GPU only
 (see ``_common``); times are medians of CUDA-event timings; GB/s counts the keys (and values)
 read and written once."""
 
@@ -111,4 +113,65 @@ class SegmentedSort(_Module):
             x2 = x.reshape(-1, segment)
             self.fn = lambda: cupy.sort(x2, axis=-1)
         self.bytes = 2 * x.nbytes
+        self.fn()
+
+
+def _torch():
+    try:
+        import torch
+    except Exception as exc:  # not installed
+        raise NotImplementedError(f"torch peer: PyTorch is not available ({exc})") from exc
+    return torch
+
+
+class RowSort(_Module):
+    """``sort(x, axis=-1)`` of a (rows, cols) float32 array against cupy.sort(axis=-1) and
+    torch.sort(dim=-1), each a benchmark of its own."""
+
+    params = [["sort", "argsort", "cupy.sort", "cupy.argsort", "torch.sort"]]
+    param_names = ["how"]
+
+    def prepare(self, how):
+        require_cuda()
+        w = getattr(spec, "ROWS", None)
+        if w is None:
+            raise NotImplementedError("no row-sort workload at this commit")
+        x = make(w.data, (w.n // w.params["cols"], w.params["cols"]), w.dtypes[0])
+        if how.startswith("cupy."):
+            cupy = require_cupy()
+            fn = getattr(cupy, how.split(".")[1])
+            self.fn = lambda: fn(x, axis=-1)
+        elif how == "torch.sort":
+            t = _torch().from_dlpack(x)
+            self.fn = lambda: t.sort(dim=-1, stable=True)
+        else:
+            fn = public(how)
+            self.fn = lambda: fn(x, axis=-1)
+        self.bytes = 2 * x.nbytes
+        try:
+            self.fn()
+        except TypeError as exc:  # a commit whose sort takes 1-D keys only
+            raise NotImplementedError(f"{how} along an axis: not at this commit ({exc})") from exc
+
+
+class Lexsort(_Module):
+    """``lexsort`` of uint32 keys against cupy.lexsort (a benchmark of its own)."""
+
+    params = [["lexsort", "cupy.lexsort"]]
+    param_names = ["how"]
+
+    def prepare(self, how):
+        require_cuda()
+        w = getattr(spec, "LEXSORT", None)
+        if w is None:
+            raise NotImplementedError("no lexsort workload at this commit")
+        keys = [make(w.data, w.n, w.dtypes[0], seed=i) for i in range(w.params["keys"])]
+        if how == "cupy.lexsort":
+            cupy = require_cupy()
+            stacked = cupy.stack(keys)
+            self.fn = lambda: cupy.lexsort(stacked)
+        else:
+            fn = public("lexsort")
+            self.fn = lambda: fn(keys)
+        self.bytes = sum(k.nbytes for k in keys) + 8 * keys[0].size
         self.fn()

@@ -1,7 +1,9 @@
 """Sort figures at 2^27 (:mod:`primitives.testing.workloads.sorting`): uint32 keys and pairs
 against CUB (cuda.compute radix_sort), cupy.sort and cupy.argsort; float32/int32/uint64 keys; the
 segmented sort of 2^20 segments of 128 keys against cupy.sort(axis=-1) (and CUB's segmented
-sort); the variants side by side (but the block sort, which takes small inputs only)."""
+sort); the rows of a float32 matrix (``sort(x, axis=-1)``) against cupy.sort(axis=-1) and
+torch.sort(dim=-1); lexsort of uint32 keys against cupy.lexsort; the variants side by side (but the
+block sort, which takes small inputs only)."""
 
 import cupy
 
@@ -121,6 +123,57 @@ def run(ctx):
             t[peer],
         )
     del fns
+
+    # ---- the rows of a matrix: sort(x, axis=-1) ----
+    w = spec.ROWS
+    cols = w.params["cols"]
+    xr = make(w.data, (w.n // cols, cols), w.dtypes[0], xp=cupy)
+    assert bool(cupy.array_equal(prim.sort(xr, axis=-1), cupy.sort(xr, axis=-1)))
+    fns = {
+        "sort(axis=-1)": lambda xr=xr: prim.sort(xr, axis=-1),
+        "cupy.sort(axis=-1)": lambda xr=xr: cupy.sort(xr, axis=-1),
+    }
+    try:
+        import torch
+
+        tr = torch.from_dlpack(xr)
+        fns["torch.sort(dim=-1)"] = lambda: tr.sort(dim=-1, stable=True)
+    except ImportError:
+        print("torch.sort unavailable: PyTorch is not installed")
+    t = ctx.bench(fns)
+    ctx.peer_table()
+    for peer in list(fns)[1:]:
+        ctx.peer_row(
+            f"sort {w.dtypes[0]} rows, {w.n // cols} x {cols}",
+            w.n,
+            t["sort(axis=-1)"],
+            2 * xr.nbytes,
+            peer,
+            t[peer],
+        )
+    del fns, xr
+
+    # ---- lexsort ----
+    w = spec.LEXSORT
+    lk = [make(w.data, w.n, w.dtypes[0], seed=i, xp=cupy) for i in range(w.params["keys"])]
+    stacked = cupy.stack(lk)
+    assert bool(cupy.array_equal(prim.lexsort(lk), cupy.lexsort(stacked)))
+    t = ctx.bench(
+        {
+            "lexsort": lambda lk=lk: prim.lexsort(lk),
+            "cupy.lexsort": lambda s=stacked: cupy.lexsort(s),
+        }
+    )
+    ctx.peer_table()
+    ctx.peer_row(
+        f"lexsort of {len(lk)} {w.dtypes[0]} keys",
+        w.n,
+        t["lexsort"],
+        sum(k.nbytes for k in lk) + 8 * w.n,
+        "cupy.lexsort",
+        t["cupy.lexsort"],
+    )
+    del lk, stacked
 
     # ---- the variants ----
     cap = prim.tuning.policy("sort", "block").capacity(4)  # the block sort: small inputs only

@@ -41,3 +41,23 @@ SEGMENTED = Workload(
     peers=("cupy", "cub"),
     params={"segment": 128, "lengths": (128, 2048)},
 )
+#: ``sort(x, axis=-1)`` of a (rows, cols) float32 array: every row sorted on its own, against
+#: cupy.sort(axis=-1) and torch.sort(dim=-1)
+ROWS = Workload(
+    n=2**27,
+    small=2**14,
+    dtypes=("float32",),
+    data="bits",
+    peers=("cupy", "torch"),
+    params={"cols": 4096},
+)
+#: ``lexsort`` of ``keys`` uint32 keys of n each (the last primary), against cupy.lexsort (torch
+#: has none); ``target``: at least that many times faster than the peer
+LEXSORT = Workload(
+    n=2**27,
+    small=2**13,
+    dtypes=("uint32",),
+    data="bits",
+    peers=("cupy",),
+    params={"keys": 2, "target": ("cupy.lexsort", 2)},
+)
