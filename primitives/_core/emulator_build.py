@@ -275,6 +275,60 @@ def _build_lock(path: pathlib.Path) -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def _flags(is_clang: bool, incs: Iterable[str], opts: list[str]) -> list[str]:
+    """The compiler's options of a module, the precompiled header's too (GCC takes a precompiled
+    header only where the code generation options are the ones it was made with)."""
+    flags = [
+        "-std=c++17",
+        "-O1",
+        "-fPIC",
+        "-pipe",
+        "-DPRIM_EMULATOR=1",
+        "-Wno-unknown-pragmas",
+        "-fvisibility=hidden",
+        "-fno-strict-aliasing",
+        "-fwrapv",
+        "-fno-threadsafe-statics",
+    ]
+    if not is_clang:
+        flags.append("-fno-gnu-unique")
+    return flags + [f"-I{d}" for d in incs] + opts
+
+
+def _precompiled_header(
+    argv: list[str], header: pathlib.Path, flags: list[str], cdir: pathlib.Path
+) -> pathlib.Path | None:
+    """A copy of emu.h with GCC's precompiled form of it beside it (``emu.h.gch``, which GCC
+    reads instead of parsing emu.h and the standard headers it includes: most of a small
+    module's compile), made once per header text, compiler and options under the cache; None
+    (the module includes emu.h itself) where GCC cannot make one."""
+    text = header.read_bytes()
+    digest = hashlib.sha256(b"\0".join([text, *(a.encode() for a in argv + flags)])).hexdigest()
+    folder = cdir / "pch" / digest[:40]
+    copy, gch = folder / "emu.h", folder / "emu.h.gch"
+    if gch.is_file():
+        return copy
+    folder.mkdir(parents=True, exist_ok=True)
+    with _build_lock(folder / "lock"):
+        if gch.is_file():
+            return copy
+        copy.write_bytes(text)
+        tmp = folder / f".tmp-{os.getpid()}.gch"
+        try:
+            proc = subprocess.run(
+                argv + flags + ["-x", "c++-header", str(copy), "-o", str(tmp)],
+                capture_output=True,
+                text=True,
+            )
+        except OSError:
+            return None
+        if proc.returncode != 0:
+            tmp.unlink(missing_ok=True)
+            return None
+        os.replace(tmp, gch)
+    return copy
+
+
 def _build(
     argv: list[str],
     is_clang: bool,
@@ -296,24 +350,9 @@ def _build(
         ld.write_text(_LINKER_SCRIPT)
         fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=str(cdir))
         os.close(fd)
-        cmd = list(argv) + [
-            "-std=c++17",
-            "-O1",
-            "-fPIC",
-            "-shared",
-            "-pipe",
-            "-DPRIM_EMULATOR=1",
-            "-include",
-            str(header),
-            "-Wno-unknown-pragmas",
-            "-fvisibility=hidden",
-            "-fno-strict-aliasing",
-            "-fwrapv",
-            "-fno-threadsafe-statics",
-        ]
-        if not is_clang:
-            cmd.append("-fno-gnu-unique")
-        cmd += [f"-I{d}" for d in incs] + opts
+        flags = _flags(is_clang, incs, opts)
+        pch = None if is_clang else _precompiled_header(argv, header, flags, cdir)
+        cmd = list(argv) + flags[:2] + ["-shared", "-include", str(pch or header)] + flags[2:]
         cmd += ["-x", "c++", str(src), "-x", "none", "-o", tmp_so]
         # The linker script gathers static shared memory (including the static locals of
         # templates) between two symbols, so that race mode can poison it; a linker that does not
