@@ -73,9 +73,25 @@ def sort_large(kbits, kind, bits, desc, varr, off, backend):
     xp = backend.xp
     n = kbits.size
     nseg = off.size - 1
-    _, perm = _onesweep.run(Job(kbits, kind, 0, bits, desc, "iota", False, False, backend))
-    seg_of = xp.searchsorted(off[1:], xp.arange(n, dtype=np.int64), side="right")
-    seg_bits = max(1, int(nseg - 1).bit_length())
-    seg_sorted = seg_of[perm].astype(np.uint32 if seg_bits <= 32 else np.uint64)
-    _, perm = _onesweep.run(Job(seg_sorted, 0, 0, seg_bits, False, perm, False, False, backend))
+
+    def segment_of(perm):
+        return xp.searchsorted(off[1:], xp.arange(n, dtype=np.int64), side="right")[perm]
+
+    perm = _by_key_then_segment(kbits, kind, bits, desc, nseg, segment_of, backend)
     return kbits[perm], (None if varr is None else varr[perm])
+
+
+def sorted_by_segment(kbits, kind, bits, desc, rows, m, backend):
+    """The permutation that sorts each of ``rows`` rows of ``m`` keys (segments of one length:
+    a position's row is its index over m, no offsets searched)."""
+    return _by_key_then_segment(kbits, kind, bits, desc, rows, lambda perm: perm // m, backend)
+
+
+def _by_key_then_segment(kbits, kind, bits, desc, nseg, segment_of, backend):
+    """The permutation of a stable sort by key (onesweep, the index alongside), then a stable
+    sort by segment number, ``segment_of(perm)`` giving the segment of each sorted key."""
+    _, perm = _onesweep.run(Job(kbits, kind, 0, bits, desc, "iota", False, False, backend))
+    seg_bits = max(1, int(nseg - 1).bit_length())
+    seg_sorted = segment_of(perm).astype(np.uint32 if seg_bits <= 32 else np.uint64)
+    _, perm = _onesweep.run(Job(seg_sorted, 0, 0, seg_bits, False, perm, False, False, backend))
+    return perm
