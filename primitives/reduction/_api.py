@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _core_checks, dtypes as _dtypes, entry as _entry
-from . import _arg, _axis, _checks, _choose, _plans as _rp
+from . import _arg, _axis, _checks, _choose, _complex, _plans as _rp
 from ._choose import VARIANTS
 from ._kernels import OPS
 
@@ -36,6 +36,19 @@ __all__ = [
 _Prepared = _entry.Prepared
 
 
+class _NoValueType:
+    """The default of ``initial``: no value given (NumPy's ``<no value>``; ``None`` reads the
+    same, as in NumPy)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<no value>"
+
+
+_NoValue = _NoValueType()
+
+
 def _then(p, after):
     """``p``'s computation, then ``after`` of its result (not reusable: a first call's path)."""
     if p.run is None:
@@ -52,8 +65,14 @@ def _whole(x, op, dtype, variant, func):
     """Every element of ``x`` (flattened) reduced on ``variant`` (chosen); ``func``: the public
     function the errors name."""
     inp, arr, acc_dt = _checks.flat_input(x, op, dtype, variant, func)
-    rt = _rp.route(arr.dtype, acc_dt, op, variant)
     xp = inp.backend.xp
+    if arr.size and acc_dt.kind == "c" and op in ("min", "max"):  # no kernel orders them
+        backend = inp.backend
+        return _Prepared(
+            lambda a: inp.scalar(_complex.extreme(a.astype(acc_dt), (0,), op == "max", backend)),
+            (arr,),
+        )
+    rt = _rp.route(arr.dtype, acc_dt, op, variant)
     if arr.size == 0:
         if op in ("min", "max"):
             raise _checks.empty_error(op, func)
@@ -69,19 +88,22 @@ def _whole(x, op, dtype, variant, func):
     )
 
 
-def _prepare(x, op, axis, dtype, out, keepdims, variant, func):
+def _prepare(x, op, axis, dtype, out, keepdims, variant, func, initial=_NoValue, where=True):
     """The prepare step of :func:`reduce` and of ``sum``, ``prod``, ``min``, ``max`` (``func``:
     the public function the errors name). Without ``axis``, ``out`` and ``keepdims``: every
     element, flattened. Otherwise NumPy's ``axis``, ``out`` and ``keepdims``: over every axis the
     flattened reduction (then shaped), over some axes :func:`~._axis.prepare`, whose replay (the
-    plan, and the view that makes the array C-ordered) later calls on like arrays run."""
+    plan, and the view that makes the array C-ordered) later calls on like arrays run. With
+    ``initial`` or a ``where`` mask: :func:`_masked`."""
     variant = _choose.variant(variant, func)
+    if not (initial is _NoValue or initial is None) or not _checks.every(where):
+        return _masked(x, op, axis, dtype, out, keepdims, variant, func, initial, where)
     if axis is None and out is None and not keepdims:
         return _whole(x, op, dtype, variant, func)
     _checks.check_op(op, func)
     inp = _core_checks.as_input(x, func=func, arg="x", keep_f=True)  # F order is read in place
     arr = inp.array
-    _checks.check_dtype(arr.dtype, op, func)
+    _checks.check_dtype(arr.dtype, op, func, ordered_complex=True)
     axes = _checks.normalize_axis(axis, arr.ndim, func)
     if out is not None:  # before any launch
         _core_checks.check_out(out, _checks.result_shape(arr.shape, axes, keepdims), func)
@@ -105,6 +127,12 @@ def _prepare(x, op, axis, dtype, out, keepdims, variant, func):
     acc_dt = _checks.result_dtype(arr.dtype, op, dtype, variant, func)
     arr = _checks.real_part(arr, acc_dt, inp.backend)
     backend = inp.backend
+    if acc_dt.kind == "c" and op in ("min", "max"):
+        if 0 in [arr.shape[a] for a in axes]:
+            raise _checks.empty_error(op, func)
+        return _Prepared(
+            lambda a: finish(_complex.extreme(a.astype(acc_dt), axes, op == "max", backend)), (arr,)
+        )
     if acc_dt.kind == "c":
         return _Prepared(
             lambda a: finish(_axis.complex_axis(a, axes, op, acc_dt, backend, func)), (arr,)
@@ -120,10 +148,66 @@ def _prepare(x, op, axis, dtype, out, keepdims, variant, func):
     return _then(p, finish)
 
 
+_COMBINE = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
+
+
+def _masked(x, op, axis, dtype, out, keepdims, variant, func, initial, where):
+    """``op`` with NumPy's ``initial`` and ``where``: the elements where ``where`` (broadcast
+    against ``x``) is False replaced by ``op``'s neutral value (0, 1, or the extreme of the dtype
+    for min/max) in a temporary, reduced as without a mask, then combined with ``initial``
+    (NumPy's start value, in the reduction's dtype). min/max take a mask only with ``initial``
+    (no identity), and give ``initial`` over nothing."""
+    _checks.check_op(op, func)
+    inp = _core_checks.as_input(x, func=func, arg="x", keep_f=True)
+    arr = inp.array
+    _checks.check_dtype(arr.dtype, op, func, ordered_complex=True)
+    axes = _checks.normalize_axis(axis, arr.ndim, func)
+    backend, xp = inp.backend, inp.backend.xp
+    mask = _checks.where_mask(where, arr.shape, backend, func)
+    init = None if initial is _NoValue or initial is None else initial
+    if mask is not None and init is None and op in ("min", "max"):
+        raise ValueError(
+            f"{func}: reduction operation '{_COMBINE[op]}' does not have an identity, so to use "
+            "a where mask one has to specify 'initial'"
+        )
+    shape = arr.shape
+    if out is not None:
+        _core_checks.check_out(out, _checks.result_shape(shape, axes, keepdims), func)
+        arr, dtype = _checks.into_out(arr, op, dtype, out, axes)
+    acc_dt = _checks.result_dtype(arr.dtype, op, dtype, variant, func)
+    start = None if init is None else _checks.initial_value(init, acc_dt, func)
+    kept = _checks.result_shape(shape, axes, False)
+    empty = 0 in [shape[a] for a in axes]
+
+    def run(a, m):
+        if empty and op in ("min", "max"):
+            return finish(xp.full(kept, start, dtype=acc_dt))
+        if m is not None:
+            a = xp.where(m, a, _checks.neutral(op, a.dtype))
+        r = xp.asarray(_prepare(a, op, axes, dtype, None, False, variant, func)())
+        if start is not None:
+            r = xp.asarray(getattr(xp, _COMBINE[op])(r, xp.asarray(start))).astype(acc_dt)
+        return finish(r)
+
+    def finish(r):
+        return _checks.finish(r, inp, shape, axes, keepdims, out, func)
+
+    return _Prepared(run, (arr, mask))
+
+
 def _prepare_reduce(
-    x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto"
+    x,
+    op="sum",
+    *,
+    axis=None,
+    dtype=None,
+    out=None,
+    keepdims=False,
+    initial=_NoValue,
+    where=True,
+    variant="auto",
 ):
-    return _prepare(x, op, axis, dtype, out, keepdims, variant, "reduce")
+    return _prepare(x, op, axis, dtype, out, keepdims, variant, "reduce", initial, where)
 
 
 def _prepare_of(op):
@@ -131,19 +215,42 @@ def _prepare_of(op):
     their errors naming them."""
     if op in ("sum", "prod"):
 
-        def prepare(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
-            return _prepare(x, op, axis, dtype, out, keepdims, variant, op)
+        def prepare(
+            x,
+            axis=None,
+            dtype=None,
+            out=None,
+            keepdims=False,
+            initial=_NoValue,
+            where=True,
+            *,
+            variant="auto",
+        ):
+            return _prepare(x, op, axis, dtype, out, keepdims, variant, op, initial, where)
 
     else:
 
-        def prepare(x, axis=None, out=None, keepdims=False, *, variant="auto"):
-            return _prepare(x, op, axis, None, out, keepdims, variant, op)
+        def prepare(
+            x, axis=None, out=None, keepdims=False, initial=_NoValue, where=True, *, variant="auto"
+        ):
+            return _prepare(x, op, axis, None, out, keepdims, variant, op, initial, where)
 
     return prepare
 
 
 @_entry.function(_prepare_reduce, arrays=("x",))
-def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, variant="auto"):
+def reduce(
+    x,
+    op="sum",
+    *,
+    axis=None,
+    dtype=None,
+    out=None,
+    keepdims=False,
+    initial=_NoValue,
+    where=True,
+    variant="auto",
+):
     """Reduce all elements of ``x`` with ``op``.
 
     Args:
@@ -204,14 +311,32 @@ def reduce(x, op="sum", *, axis=None, dtype=None, out=None, keepdims=False, vari
 
 @_entry.function(_prepare_of("sum"), arrays=("x",))
 def sum(  # noqa: A001 - NumPy's name
-    x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"
+    x,
+    axis=None,
+    dtype=None,
+    out=None,
+    keepdims=False,
+    initial=_NoValue,
+    where=True,
+    *,
+    variant="auto",
 ):
     """Sum of the elements over ``axis`` (all by default), as :func:`numpy.sum`; see
     :func:`reduce`. Complex input (complex64, complex128) sums to its own dtype."""
 
 
 @_entry.function(_prepare_of("prod"), arrays=("x",))
-def prod(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
+def prod(
+    x,
+    axis=None,
+    dtype=None,
+    out=None,
+    keepdims=False,
+    initial=_NoValue,
+    where=True,
+    *,
+    variant="auto",
+):
     """Product of the elements over ``axis`` (all by default), as :func:`numpy.prod`.
 
     Args:
@@ -256,13 +381,17 @@ def prod(x, axis=None, dtype=None, out=None, keepdims=False, *, variant="auto"):
 
 
 @_entry.function(_prepare_of("min"), arrays=("x",))
-def min(x, axis=None, out=None, keepdims=False, *, variant="auto"):  # noqa: A001 - numpy.min
+def min(  # noqa: A001 - numpy.min
+    x, axis=None, out=None, keepdims=False, initial=_NoValue, where=True, *, variant="auto"
+):
     """Minimum over ``axis`` (all by default; NaN propagates), as :func:`numpy.min`; see
     :func:`reduce`."""
 
 
 @_entry.function(_prepare_of("max"), arrays=("x",))
-def max(x, axis=None, out=None, keepdims=False, *, variant="auto"):  # noqa: A001 - numpy.max
+def max(  # noqa: A001 - numpy.max
+    x, axis=None, out=None, keepdims=False, initial=_NoValue, where=True, *, variant="auto"
+):
     """Maximum over ``axis`` (all by default; NaN propagates), as :func:`numpy.max`; see
     :func:`reduce`."""
 
@@ -270,11 +399,13 @@ def max(x, axis=None, out=None, keepdims=False, *, variant="auto"):  # noqa: A00
 # ---- mean, any, all -----------------------------------------------------------------------------
 
 
-def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False):
+def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     func = "mean"
     inp = _checks.backend_input(x, func, _dtypes.REDUCE_COMPLEX_DTYPES)
     arr = inp.array
-    axes = _checks.normalize_axis(axis, arr.ndim, func, scalar_int=False)
+    # with a mask NumPy counts by a ufunc's reduction, which takes axis 0 or -1 of a 0-d array
+    masked = not _checks.every(where)
+    axes = _checks.normalize_axis(axis, arr.ndim, func, scalar_int=masked)
     acc, res = _checks.mean_dtypes(arr.dtype, dtype, func)
     if out is not None:
         _core_checks.check_out(out, _checks.result_shape(arr.shape, axes, keepdims), func)
@@ -284,6 +415,9 @@ def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False):
             if dtype is None and arr.dtype.kind in "fc" and arr.dtype != np.float16:
                 acc = np.result_type(out.dtype, arr.dtype)
             res = np.dtype(out.dtype)
+    mask = _checks.where_mask(where, arr.shape, inp.backend, func) if masked else None
+    if mask is not None:
+        return _masked_mean(inp, arr, mask, axes, acc, res, keepdims, out)
     count = int(np.prod([arr.shape[a] for a in axes], dtype=np.int64))
     if count == 0:
         _core_checks.warn_caller("Mean of empty slice.", RuntimeWarning)
@@ -310,8 +444,31 @@ def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False):
     return _then(summed, divided)
 
 
+def _masked_mean(inp, arr, mask, axes, acc, res, keepdims, out):
+    """mean with a ``where`` mask (broadcast to ``arr``'s shape), as NumPy's: the sum of the
+    elements where the mask is True (the others read as 0, in a temporary) divided by the count
+    of True per result element (a sum of the mask); NumPy's "Mean of empty slice"
+    RuntimeWarning when a count is 0 (its quotient NaN; the counts are read on the host for it).
+    """
+    func, xp = "mean", inp.backend.xp
+
+    def run(a, m):
+        values = xp.where(m, a, a.dtype.type(0))
+        s = xp.asarray(_prepare(values, "sum", axes, acc, None, False, "auto", func)())
+        count = xp.asarray(_prepare(m, "sum", axes, None, None, False, "auto", func)())
+        if bool((count == 0).any()):
+            _core_checks.warn_caller("Mean of empty slice.", RuntimeWarning)
+        if out is not None and res != acc:  # numpy.mean's sum lands in out, divided there
+            s = s.astype(res)
+        with np.errstate(invalid="ignore", divide="ignore"):  # 0/0: NaN, warned above
+            q = xp.asarray(xp.true_divide(s, count)).astype(res)
+        return _checks.finish(q, inp, arr.shape, axes, keepdims, out, func)
+
+    return _Prepared(run, (arr, mask))
+
+
 @_entry.function(_prepare_mean, arrays=("x",))
-def mean(x, axis=None, dtype=None, out=None, keepdims=False):
+def mean(x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """Arithmetic mean over ``axis`` (all elements by default), as :func:`numpy.mean`.
 
     The sum runs in NumPy's accumulator dtype: float64 for bool and integer input, float32 for
@@ -326,15 +483,19 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False):
     """
 
 
-def _logical(x, axis, out, keepdims, func, op, empty):
+def _logical(x, axis, out, keepdims, func, op, empty, where=True):
     """The prepare step of ``any`` (``op`` "max", over nothing ``empty`` False) and ``all``
-    ("min", True)."""
-    inp = _checks.backend_input(x, func)
+    ("min", True). Complex elements are true where either part is nonzero. With a ``where``
+    mask, the elements where it is False read as ``empty`` (a temporary)."""
+    inp = _checks.backend_input(x, func, _dtypes.REDUCE_COMPLEX_DTYPES)
     arr = inp.array
     axes = _checks.normalize_axis(axis, arr.ndim, func)
     if out is not None:
         _core_checks.check_out(out, _checks.result_shape(arr.shape, axes, keepdims), func)
     xp = inp.backend.xp
+    mask = _checks.where_mask(where, arr.shape, inp.backend, func)
+    if mask is not None:
+        arr = xp.where(mask, arr.astype(np.bool_), empty)
 
     def finish(r):  # a backend array, or a scalar of the whole-array path
         return _checks.finish(xp.asarray(r), inp, arr.shape, axes, keepdims, out, func)
@@ -354,22 +515,22 @@ def _logical(x, axis, out, keepdims, func, op, empty):
     return _then(p, finish)
 
 
-def _prepare_any(x, axis=None, out=None, keepdims=False):
-    return _logical(x, axis, out, keepdims, "any", "max", False)
+def _prepare_any(x, axis=None, out=None, keepdims=False, *, where=True):
+    return _logical(x, axis, out, keepdims, "any", "max", False, where)
 
 
-def _prepare_all(x, axis=None, out=None, keepdims=False):
-    return _logical(x, axis, out, keepdims, "all", "min", True)
+def _prepare_all(x, axis=None, out=None, keepdims=False, *, where=True):
+    return _logical(x, axis, out, keepdims, "all", "min", True, where)
 
 
 @_entry.function(_prepare_any, arrays=("x",))
-def any(x, axis=None, out=None, keepdims=False):  # noqa: A001 - numpy.any
+def any(x, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001 - numpy.any
     """Whether any element over ``axis`` is true (non-zero; NaN counts), as :func:`numpy.any`:
     the ``max`` of the elements as booleans; False over nothing."""
 
 
 @_entry.function(_prepare_all, arrays=("x",))
-def all(x, axis=None, out=None, keepdims=False):  # noqa: A001 - numpy.all
+def all(x, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001 - numpy.all
     """Whether every element over ``axis`` is true (non-zero; NaN counts), as
     :func:`numpy.all`: the ``min`` of the elements as booleans; True over nothing."""
 
@@ -385,7 +546,9 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
     arr = inp.array
     if arr.ndim == 1 and np.ndim(x) == 0:  # made 1-D on the way to contiguous memory
         arr = arr.reshape(())
-    _checks.check_arg_dtype(arr.dtype, func)
+    cplx = arr.dtype in _dtypes.COMPLEX  # ordered as NumPy's, by _complex
+    if not cplx:
+        _checks.check_arg_dtype(arr.dtype, func)
     keepdims = _checks.arg_keepdims(keepdims, func)
     ax = _checks.arg_axis(axis, arr.ndim, func)
     backend = inp.backend
@@ -395,6 +558,11 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
             _checks.arg_out(out, shape, func)
         if arr.size == 0:
             raise _checks.arg_empty(func)
+        if cplx:
+            compute = lambda a: _complex.arg_last(a.reshape(1, -1), is_max, backend).reshape(  # noqa: E731
+                shape
+            )
+            return _Prepared(_arg_run(compute, out, inp, backend), (arr,))
         plan = _arg.flat_plan(backend, arr.dtype, is_max, arr.size)
         if arr is x and out is None and not keepdims:  # read as it is: the plan itself
             return _Prepared(plan, (x,), reusable=True)
@@ -411,12 +579,25 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
             raise _checks.arg_empty(func)
         if outer * inner == 0:
             compute = lambda a: backend.xp.empty(shape, dtype=np.int64)  # noqa: E731
+        elif cplx:  # the axis moved last
+            compute = lambda a: _complex.arg_last(  # noqa: E731
+                backend.xp.moveaxis(a, ax, -1), is_max, backend
+            ).reshape(shape)
         elif outer * inner == 1:  # one line: the whole-array kernel, every multiprocessor
             plan = _arg.flat_plan(backend, arr.dtype, is_max, length)
             compute = lambda a: plan.run(a.reshape(-1)).reshape(shape)  # noqa: E731
         else:
             plan = _arg.axis_plan(backend, arr.dtype, is_max, outer, length, inner)
             compute = lambda a: plan.run(a).reshape(shape)  # noqa: E731
+
+    return _Prepared(
+        _arg_run(compute, out, inp, backend), (arr,), reusable=arr is x and out is None
+    )
+
+
+def _arg_run(compute, out, inp, backend):
+    """The run of argmin/argmax: the indices of ``compute``, into ``out`` or returned as the
+    caller's kind."""
 
     def run(a):
         res = compute(a)
@@ -430,7 +611,7 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
             return inp.scalar(res.reshape(1))
         return inp.result(res)
 
-    return _Prepared(run, (arr,), reusable=arr is x and out is None)
+    return run
 
 
 def _prepare_argmin(x, axis=None, out=None, *, keepdims=False):

@@ -23,14 +23,19 @@ _INTP = np.dtype(np.intp)
 # ---- reduce, sum, prod, min, max ----------------------------------------------------------------
 
 
-def allowed(op):
-    """The input (and ``dtype=``) dtypes of ``op``."""
-    return _dtypes.REDUCE_COMPLEX_DTYPES if op in COMPLEX_OPS else _dtypes.REDUCE_DTYPES
+def allowed(op, ordered_complex=True):
+    """The input (and ``dtype=``) dtypes of ``op``: complex for every op (min/max order complex
+    numbers as NumPy, through :mod:`._complex`) unless ``ordered_complex`` is False (the Dask
+    layer, whose min/max combine their chunks' results apart)."""
+    if op in COMPLEX_OPS or ordered_complex:
+        return _dtypes.REDUCE_COMPLEX_DTYPES
+    return _dtypes.REDUCE_DTYPES
 
 
-def check_dtype(dt, op, func):
-    """TypeError naming ``func`` for an input dtype ``op`` has no kernel for."""
-    ok = allowed(op)
+def check_dtype(dt, op, func, ordered_complex=False):
+    """TypeError naming ``func`` for an input dtype ``op`` does not take (``ordered_complex``:
+    complex min/max taken, as the reductions here take them)."""
+    ok = allowed(op, ordered_complex)
     if dt in ok:
         return
     if dt.kind == "c" and dt in _dtypes.REDUCE_COMPLEX_DTYPES:
@@ -50,7 +55,7 @@ def result_dtype(in_dt, op, dtype, variant, func):
     """The checked result dtype of ``op`` over ``in_dt`` (NumPy's, or ``dtype=``): TypeError
     for an unsupported input or ``dtype``, ValueError for a complex reduction on a ``variant``
     without complex kernels (the ladder and zeta)."""
-    check_dtype(in_dt, op, func)
+    check_dtype(in_dt, op, func, ordered_complex=True)
     if dtype is None:
         acc_dt = _dtypes.reduce_result_dtype(in_dt, op)
     else:
@@ -83,6 +88,73 @@ def flat_input(x, op, dtype, variant, func):
     inp = _checks.as_input(x, func=func, arg="x", flatten=True)
     acc_dt = result_dtype(inp.array.dtype, op, dtype, variant, func)
     return inp, real_part(inp.array, acc_dt, inp.backend), acc_dt
+
+
+def every(where):
+    """Whether ``where`` is NumPy's default (True: every element), with no mask to read."""
+    return where is True or (isinstance(where, np.bool_) and bool(where))
+
+
+def where_mask(where, shape, backend, func):
+    """``where`` (a bool array or anything ``numpy.asarray`` makes one of) as a bool backend
+    array broadcast to ``shape``, or None for True. NumPy's errors: a ``TypeError`` for an array
+    of another dtype (no 'safe' cast to bool), a ``ValueError`` for a shape that does not
+    broadcast to ``shape`` (the mask broadcasts against ``x``, never ``x`` against it)."""
+    if every(where):
+        return None
+    if not hasattr(where, "dtype") and not hasattr(where, "__dlpack__"):
+        try:
+            where = np.asarray(where, dtype=np.bool_)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{func}: where: {exc}") from exc
+    w = _checks.as_input(where, func=func, arg="where", keep_f=True).array
+    if w.dtype != np.bool_:
+        raise TypeError(
+            f"{func}: where must be a bool array; cannot cast {w.dtype} to bool according to "
+            "the rule 'safe'"
+        )
+    try:
+        return backend.xp.broadcast_to(w, shape)
+    except ValueError as exc:
+        raise ValueError(
+            f"{func}: where of shape {tuple(w.shape)} does not broadcast to x's shape "
+            f"{tuple(shape)}"
+        ) from exc
+
+
+def neutral(op, dt):
+    """What a masked-out element of dtype ``dt`` reads as for ``op``: the identity of sum and
+    prod, and for min/max the extreme of ``dt`` that loses every comparison (inf, the integer
+    limits, True/False; complex: both parts infinite), ``initial`` then giving the result over
+    nothing."""
+    if op == "sum":
+        return dt.type(0)
+    if op == "prod":
+        return dt.type(1)
+    low = op == "max"
+    if dt.kind == "b":
+        return dt.type(not low)
+    if dt.kind == "c":
+        inf = -np.inf if low else np.inf
+        return dt.type(complex(inf, inf))
+    if dt.kind == "f":
+        return dt.type(-np.inf if low else np.inf)
+    info = np.iinfo(dt)
+    return dt.type(info.min if low else info.max)
+
+
+def initial_value(initial, dt, func):
+    """``initial`` as a 0-d array of the reduction's dtype ``dt``, with NumPy's conversion and
+    its errors (an integer out of range: OverflowError; a complex into a real dtype: TypeError;
+    a sequence: ValueError), naming ``func``."""
+    if np.ndim(initial):
+        raise ValueError(
+            f"{func}: initial must be a scalar: setting an array element with a sequence."
+        )
+    try:
+        return np.asarray(initial, dtype=dt).reshape(())
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise type(exc)(f"{func}: initial={initial!r}: {exc}") from exc
 
 
 def empty_error(op, func):
