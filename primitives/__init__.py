@@ -30,6 +30,24 @@ from .sets import reduce_by_key, run_length_encode, unique
 from .selection import argpartition, partition, topk
 from .selection import median, nanmedian, nanpercentile, nanquantile, percentile, quantile
 from .searching import searchsorted
+from .statistics import (
+    average,
+    count_nonzero,
+    nanargmax,
+    nanargmin,
+    nancumprod,
+    nancumsum,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nanstd,
+    nansum,
+    nanvar,
+    ptp,
+    std,
+    var,
+)
 
 __version__ = "0.1.0"
 
@@ -85,4 +103,20 @@ __all__ = [
     "median",
     "nanmedian",
     "searchsorted",
+    "nansum",
+    "nanprod",
+    "nanmin",
+    "nanmax",
+    "nanargmin",
+    "nanargmax",
+    "nanmean",
+    "nancumsum",
+    "nancumprod",
+    "var",
+    "std",
+    "nanvar",
+    "nanstd",
+    "ptp",
+    "count_nonzero",
+    "average",
 ]

@@ -146,6 +146,32 @@ FAMILIES = (
         "searching",
         aliases=("search",),
     ),
+    Family(
+        "statistics",
+        "primitives.statistics",
+        (
+            "nansum",
+            "nanprod",
+            "nanmin",
+            "nanmax",
+            "nanargmin",
+            "nanargmax",
+            "nanmean",
+            "nancumsum",
+            "nancumprod",
+            "var",
+            "std",
+            "nanvar",
+            "nanstd",
+            "ptp",
+            "count_nonzero",
+            "average",
+        ),
+        "primitives.tour.statistics",
+        "statistics",
+        "statistics",
+        "statistics",
+    ),
 )
 
 

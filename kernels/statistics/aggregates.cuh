@@ -1,0 +1,438 @@
+// aggregates.cuh -- the statistics family's aggregates: what one pass over the elements keeps,
+// how an element is folded in (the NaN -> identity transform on load of the nan-reductions), how
+// two partial results combine, and the result a finished aggregate gives.
+//
+// An aggregate Agg is a type with
+//   Local            what one thread accumulates over its elements (registers only);
+//   State            what threads, warps, blocks and the grid combine (shuffled word by word by
+//                    warp/shfl.cuh, kept in shared memory and in the grid's partials: trivially
+//                    copyable, its size a multiple of 4 bytes);
+//   Out              the result's element type;
+//   local()          the empty Local; fold(l, x, i) the Local with element x (at index i along the
+//                    reduced extent) folded in; state(l) the State of a Local;
+//   identity()       the empty State; operator()(a, b) the combination of two States
+//                    (associative and commutative: every combination order gives the result
+//                    within rounding, so block_reduce's butterfly takes it);
+//   finish(s, p, f)  the result of a State, with the call's parameter p (ddof) and flag f.
+//
+// The aggregates, each templated on the element type InT as kernels read it (bool as unsigned
+// char, float16 as prim::f16, complex as prim::c64/c128):
+//   NanSum/NanProd<InT, AccT, OutT>   the sum/product of the non-NaN elements (a complex element
+//                                     is NaN when either part is, as numpy.isnan);
+//   NanExtreme<InT, AccT, OutT, MAX>  the minimum/maximum of the non-NaN elements, NaN when there
+//                                     is none (the identity is NaN and a NaN operand loses);
+//   NanArg<InT, AccT, MAX>            the first index of the minimum/maximum, NaN read as +inf
+//                                     (-inf for the maximum) as numpy.nanargmin reads it; -1 when
+//                                     every element is NaN (the host raises NumPy's error);
+//   NanMean<InT, AccT, OutT>          (sum, count) of the non-NaN elements; the quotient in
+//                                     float64 (complex128), NaN over nothing;
+//   Moments<InT, SKIP>                (count, mean, M2) of real elements in float64: per thread
+//                                     the sums s and q of d = x - k and d^2, k the thread's first
+//                                     element (shifted data: no cancellation for data far from 0
+//                                     with a small spread), then mean = k + s/n, M2 = q - s^2/n;
+//                                     across threads Chan's combination (n = na + nb, delta =
+//                                     mb - ma, mean = ma + delta nb/n, M2 = M2a + M2b + delta^2
+//                                     na nb/n). finish: M2 / (n - ddof), its square root for
+//                                     std (flag 1). SKIP: NaN elements skipped and a slice with
+//                                     n - ddof <= 0 NaN (numpy.nanvar); otherwise NaN propagates
+//                                     and M2 / max(n - ddof, 0) follows IEEE division (numpy.var);
+//   MomentsC<InT, SKIP>               the same of complex elements: the mean's two parts, M2 the
+//                                     sum of |x - mean|^2 (var(real) + var(imag));
+//   Ptp<InT, AccT, OutT>              (min, max) in one pass, NaN propagating; max - min in the
+//                                     accumulator, wrapping for integers as NumPy's subtraction;
+//   CountNonzero<InT>                 the count of elements != 0 (a complex one when either part
+//                                     is), int64.
+#pragma once
+#include "util/prim.cuh"
+#include "util/narrow.cuh"
+#include "util/complex.cuh"
+
+namespace prim {
+namespace stats {
+
+template <class T> __device__ __forceinline__ T quiet_nan();
+template <> __device__ __forceinline__ float quiet_nan<float>() {
+    return __int_as_float(0x7fc00000);
+}
+template <> __device__ __forceinline__ double quiet_nan<double>() {
+    return __longlong_as_double(0x7ff8000000000000ll);
+}
+
+// An element (or an accumulator) converted to A: float16 through float, complex part by part.
+template <class A, class T> struct To {
+    static __device__ __forceinline__ A of(T v) { return static_cast<A>(v); }
+};
+template <class A> struct To<A, f16> {
+    static __device__ __forceinline__ A of(f16 v) { return static_cast<A>(static_cast<float>(v)); }
+};
+template <> struct To<f16, float> {
+    static __device__ __forceinline__ f16 of(float v) { return f16(v); }
+};
+template <> struct To<f16, double> {
+    static __device__ __forceinline__ f16 of(double v) { return f16(static_cast<float>(v)); }
+};
+template <class R, class S> struct To<Complex<R>, Complex<S>> {
+    static __device__ __forceinline__ Complex<R> of(Complex<S> v) {
+        return Complex<R>(static_cast<R>(v.re), static_cast<R>(v.im));
+    }
+};
+template <class A, class T>
+__device__ __forceinline__ A to(T v) {
+    return To<A, T>::of(v);
+}
+
+template <class T>
+__device__ __forceinline__ bool nan_of(T v) {
+    return is_nan(v);
+}
+template <class R>
+__device__ __forceinline__ bool nan_of(Complex<R> v) {
+    return v.re != v.re || v.im != v.im;
+}
+
+template <class T>
+__device__ __forceinline__ bool nonzero(T v) {
+    return v != T(0);
+}
+__device__ __forceinline__ bool nonzero(f16 v) { return static_cast<float>(v) != 0.0f; }
+template <class R>
+__device__ __forceinline__ bool nonzero(Complex<R> v) {
+    return v.re != R(0) || v.im != R(0);
+}
+
+// a - b as NumPy subtracts in the dtype: integers wrap (computed unsigned: no overflow in C++).
+template <class T>
+__device__ __forceinline__ T wrap_sub(T a, T b) {
+    return a - b;
+}
+__device__ __forceinline__ int wrap_sub(int a, int b) {
+    return static_cast<int>(static_cast<unsigned int>(a) - static_cast<unsigned int>(b));
+}
+__device__ __forceinline__ long long wrap_sub(long long a, long long b) {
+    return static_cast<long long>(static_cast<unsigned long long>(a) -
+                                  static_cast<unsigned long long>(b));
+}
+
+// ---- sums, products ---------------------------------------------------------------------------
+template <class InT, class AccT, class OutT> struct NanSum {
+    typedef AccT Local;
+    typedef AccT State;
+    typedef OutT Out;
+    static __device__ __forceinline__ Local local() { return AccT(0); }
+    static __device__ __forceinline__ State identity() { return AccT(0); }
+    static __device__ __forceinline__ Local fold(Local s, InT x, i64) {
+        const AccT v = to<AccT>(x);
+        return nan_of(v) ? s : s + v;
+    }
+    static __device__ __forceinline__ State state(Local s) { return s; }
+    __device__ __forceinline__ State operator()(State a, State b) const { return a + b; }
+    static __device__ __forceinline__ Out finish(State s, double, int) { return to<OutT>(s); }
+};
+
+template <class InT, class AccT, class OutT> struct NanProd {
+    typedef AccT Local;
+    typedef AccT State;
+    typedef OutT Out;
+    static __device__ __forceinline__ Local local() { return AccT(1); }
+    static __device__ __forceinline__ State identity() { return AccT(1); }
+    static __device__ __forceinline__ Local fold(Local s, InT x, i64) {
+        const AccT v = to<AccT>(x);
+        return nan_of(v) ? s : s * v;
+    }
+    static __device__ __forceinline__ State state(Local s) { return s; }
+    __device__ __forceinline__ State operator()(State a, State b) const { return a * b; }
+    static __device__ __forceinline__ Out finish(State s, double, int) { return to<OutT>(s); }
+};
+
+// ---- nanmin, nanmax ---------------------------------------------------------------------------
+template <class InT, class AccT, class OutT, bool MAX> struct NanExtreme {
+    typedef AccT Local;
+    typedef AccT State;
+    typedef OutT Out;
+    static __device__ __forceinline__ State identity() { return quiet_nan<AccT>(); }
+    static __device__ __forceinline__ Local local() { return identity(); }
+    static __device__ __forceinline__ State pick(State a, State b) {
+        if (a != a) return b;
+        if (b != b) return a;
+        return (MAX ? b > a : b < a) ? b : a;
+    }
+    static __device__ __forceinline__ Local fold(Local s, InT x, i64) {
+        return pick(s, to<AccT>(x));
+    }
+    static __device__ __forceinline__ State state(Local s) { return s; }
+    __device__ __forceinline__ State operator()(State a, State b) const { return pick(a, b); }
+    static __device__ __forceinline__ Out finish(State s, double, int) { return to<OutT>(s); }
+};
+
+// ---- nanargmin, nanargmax ---------------------------------------------------------------------
+template <class AccT> struct ArgState {
+    i64 i;      // the index (the largest i64 while none)
+    AccT v;     // its value, NaN read as the far end
+    int valid;  // whether a non-NaN element was seen
+};
+
+template <class InT, class AccT, bool MAX> struct NanArg {
+    typedef ArgState<AccT> State;
+    typedef State Local;
+    typedef long long Out;
+    static __device__ __forceinline__ AccT far() {
+        return MAX ? Limits<AccT>::lowest() : Limits<AccT>::max();
+    }
+    static __device__ __forceinline__ State identity() {
+        State s;
+        s.i = Limits<long long>::max();
+        s.v = far();
+        s.valid = 0;
+        return s;
+    }
+    static __device__ __forceinline__ Local local() { return identity(); }
+    static __device__ __forceinline__ State pick(State a, State b) {
+        const bool take = (MAX ? b.v > a.v : b.v < a.v) || (b.v == a.v && b.i < a.i);
+        State r = take ? b : a;
+        r.valid = a.valid | b.valid;
+        return r;
+    }
+    static __device__ __forceinline__ Local fold(Local s, InT x, i64 i) {
+        const AccT v = to<AccT>(x);
+        State c;
+        c.i = i;
+        c.valid = v == v;
+        c.v = c.valid ? v : far();
+        return pick(s, c);
+    }
+    static __device__ __forceinline__ State state(Local s) { return s; }
+    __device__ __forceinline__ State operator()(State a, State b) const { return pick(a, b); }
+    static __device__ __forceinline__ Out finish(State s, double, int) {
+        return s.valid ? s.i : -1;
+    }
+};
+
+// ---- nanmean ----------------------------------------------------------------------------------
+template <class AccT> struct SumCount {
+    AccT s;
+    i64 c;
+};
+
+// s / c in float64 (complex128 for complex sums), converted to the result
+template <class OutT, class AccT> struct Quotient {
+    static __device__ __forceinline__ OutT of(AccT s, i64 c) {
+        return to<OutT>(static_cast<double>(s) / static_cast<double>(c));
+    }
+};
+template <class OutT, class R> struct Quotient<OutT, Complex<R>> {
+    static __device__ __forceinline__ OutT of(Complex<R> s, i64 c) {
+        const double k = static_cast<double>(c);
+        return to<OutT>(
+            Complex<double>(static_cast<double>(s.re) / k, static_cast<double>(s.im) / k));
+    }
+};
+template <class InT, class AccT, class OutT> struct NanMean {
+    typedef SumCount<AccT> State;
+    typedef State Local;
+    typedef OutT Out;
+    static __device__ __forceinline__ State identity() {
+        State s;
+        s.s = AccT(0);
+        s.c = 0;
+        return s;
+    }
+    static __device__ __forceinline__ Local local() { return identity(); }
+    static __device__ __forceinline__ Local fold(Local l, InT x, i64) {
+        const AccT v = to<AccT>(x);
+        if (!nan_of(v)) {
+            l.s = l.s + v;
+            ++l.c;
+        }
+        return l;
+    }
+    static __device__ __forceinline__ State state(Local l) { return l; }
+    __device__ __forceinline__ State operator()(State a, State b) const {
+        State r;
+        r.s = a.s + b.s;
+        r.c = a.c + b.c;
+        return r;
+    }
+    static __device__ __forceinline__ Out finish(State s, double, int) {
+        return Quotient<OutT, AccT>::of(s.s, s.c);  // over nothing 0 / 0: NaN (both parts)
+    }
+};
+
+// ---- var, std, nanvar, nanstd -----------------------------------------------------------------
+struct MomentLocal {
+    double k, s, q;  // shift, sum of (x - k), sum of (x - k)^2
+    i64 n;
+};
+struct MomentState { double n, mean, m2; };
+
+__device__ __forceinline__ MomentState chan(MomentState a, MomentState b) {
+    if (a.n == 0.0) return b;
+    if (b.n == 0.0) return a;
+    MomentState r;
+    r.n = a.n + b.n;
+    const double delta = b.mean - a.mean;
+    const double wb = b.n / r.n;
+    r.mean = a.mean + delta * wb;
+    r.m2 = a.m2 + b.m2 + delta * delta * (a.n * wb);
+    return r;
+}
+
+// M2 / (n - ddof) as numpy.var (SKIP false) or numpy.nanvar (true) gives it; its root for std.
+template <class OutT, bool SKIP>
+__device__ __forceinline__ OutT moment_result(double n, double m2, double ddof, int root) {
+    const double dof = n - ddof;
+    double v;
+    if (n == 0.0 || (SKIP && dof <= 0.0))
+        v = quiet_nan<double>();
+    else
+        v = m2 / (dof > 0.0 ? dof : 0.0);
+    if (root) v = sqrt(v);
+    return to<OutT>(v);
+}
+
+template <class InT, class OutT, bool SKIP> struct Moments {
+    typedef MomentLocal Local;
+    typedef MomentState State;
+    typedef OutT Out;
+    static __device__ __forceinline__ Local local() {
+        Local l;
+        l.k = l.s = l.q = 0.0;
+        l.n = 0;
+        return l;
+    }
+    static __device__ __forceinline__ State identity() {
+        State s;
+        s.n = s.mean = s.m2 = 0.0;
+        return s;
+    }
+    static __device__ __forceinline__ Local fold(Local l, InT x, i64) {
+        double d = to<double>(x);
+        if (SKIP && d != d) return l;
+        l.k = l.n == 0 ? d : l.k;
+        d -= l.k;
+        l.s += d;
+        l.q = __fma_rn(d, d, l.q);
+        ++l.n;
+        return l;
+    }
+    static __device__ __forceinline__ State state(Local l) {
+        State s = identity();
+        if (l.n == 0) return s;
+        s.n = static_cast<double>(l.n);
+        s.mean = l.k + l.s / s.n;
+        const double m2 = l.q - l.s * (l.s / s.n);
+        s.m2 = m2 < 0.0 ? 0.0 : m2;  // rounding only; a NaN stays NaN
+        return s;
+    }
+    __device__ __forceinline__ State operator()(State a, State b) const { return chan(a, b); }
+    static __device__ __forceinline__ Out finish(State s, double ddof, int root) {
+        return moment_result<OutT, SKIP>(s.n, s.m2, ddof, root);
+    }
+};
+
+struct MomentLocalC {
+    double kr, ki, sr, si, q;
+    i64 n;
+};
+struct MomentStateC { double n, mr, mi, m2; };
+
+template <class InT, class OutT, bool SKIP> struct MomentsC {
+    typedef MomentLocalC Local;
+    typedef MomentStateC State;
+    typedef OutT Out;
+    static __device__ __forceinline__ Local local() {
+        Local l;
+        l.kr = l.ki = l.sr = l.si = l.q = 0.0;
+        l.n = 0;
+        return l;
+    }
+    static __device__ __forceinline__ State identity() {
+        State s;
+        s.n = s.mr = s.mi = s.m2 = 0.0;
+        return s;
+    }
+    static __device__ __forceinline__ Local fold(Local l, InT x, i64) {
+        double dr = static_cast<double>(x.re), di = static_cast<double>(x.im);
+        if (SKIP && (dr != dr || di != di)) return l;
+        l.kr = l.n == 0 ? dr : l.kr;
+        l.ki = l.n == 0 ? di : l.ki;
+        dr -= l.kr;
+        di -= l.ki;
+        l.sr += dr;
+        l.si += di;
+        l.q = __fma_rn(dr, dr, __fma_rn(di, di, l.q));
+        ++l.n;
+        return l;
+    }
+    static __device__ __forceinline__ State state(Local l) {
+        State s = identity();
+        if (l.n == 0) return s;
+        s.n = static_cast<double>(l.n);
+        s.mr = l.kr + l.sr / s.n;
+        s.mi = l.ki + l.si / s.n;
+        const double m2 = l.q - (l.sr * (l.sr / s.n) + l.si * (l.si / s.n));
+        s.m2 = m2 < 0.0 ? 0.0 : m2;
+        return s;
+    }
+    __device__ __forceinline__ State operator()(State a, State b) const {
+        if (a.n == 0.0) return b;
+        if (b.n == 0.0) return a;
+        State r;
+        r.n = a.n + b.n;
+        const double dr = b.mr - a.mr, di = b.mi - a.mi, wb = b.n / r.n;
+        r.mr = a.mr + dr * wb;
+        r.mi = a.mi + di * wb;
+        r.m2 = a.m2 + b.m2 + (dr * dr + di * di) * (a.n * wb);
+        return r;
+    }
+    static __device__ __forceinline__ Out finish(State s, double ddof, int root) {
+        return moment_result<OutT, SKIP>(s.n, s.m2, ddof, root);
+    }
+};
+
+// ---- ptp ----------------------------------------------------------------------------------------
+template <class AccT> struct LoHi { AccT lo, hi; };
+
+template <class InT, class AccT, class OutT> struct Ptp {
+    typedef LoHi<AccT> State;
+    typedef State Local;
+    typedef OutT Out;
+    static __device__ __forceinline__ State identity() {
+        State s;
+        s.lo = Limits<AccT>::max();
+        s.hi = Limits<AccT>::lowest();
+        return s;
+    }
+    static __device__ __forceinline__ Local local() { return identity(); }
+    static __device__ __forceinline__ Local fold(Local l, InT x, i64) {
+        const AccT v = to<AccT>(x);
+        l.lo = Min<AccT>()(l.lo, v);
+        l.hi = Max<AccT>()(l.hi, v);
+        return l;
+    }
+    static __device__ __forceinline__ State state(Local l) { return l; }
+    __device__ __forceinline__ State operator()(State a, State b) const {
+        State r;
+        r.lo = Min<AccT>()(a.lo, b.lo);
+        r.hi = Max<AccT>()(a.hi, b.hi);
+        return r;
+    }
+    static __device__ __forceinline__ Out finish(State s, double, int) {
+        return to<OutT>(wrap_sub(s.hi, s.lo));
+    }
+};
+
+// ---- count_nonzero ------------------------------------------------------------------------------
+template <class InT> struct CountNonzero {
+    typedef long long Local;
+    typedef long long State;
+    typedef long long Out;
+    static __device__ __forceinline__ Local local() { return 0; }
+    static __device__ __forceinline__ State identity() { return 0; }
+    static __device__ __forceinline__ Local fold(Local c, InT x, i64) { return c + nonzero(x); }
+    static __device__ __forceinline__ State state(Local c) { return c; }
+    __device__ __forceinline__ State operator()(State a, State b) const { return a + b; }
+    static __device__ __forceinline__ Out finish(State c, double, int) { return c; }
+};
+
+}  // namespace stats
+}  // namespace prim

@@ -1,0 +1,336 @@
+"""The NaN-ignoring reductions and scans, declared on the entry protocol
+(:mod:`primitives._core.entry`): ``nansum``, ``nanprod``, ``nanmin``, ``nanmax``, ``nanargmin``,
+``nanargmax``, ``nanmean``, ``nancumsum``, ``nancumprod``.
+
+Float and complex input runs the family's one-pass kernels (:func:`~._plans.reduce`: NaN read as
+the identity on load). Bool and integer input holds no NaN: NumPy's nan-functions are then the
+plain ones, and so are these (the reduction and scan families' ``sum``, ``prod``, ``min``,
+``max``, ``argmin``, ``argmax``, ``mean``, ``cumsum``, ``cumprod``), as are requests the kernels
+have no instantiation for (a ``dtype=`` of another kind): the NaNs replaced by the identity
+first, one pass more.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import reduction as _reduction, scan as _scan
+from .._core import checks as _core_checks, entry as _entry
+from . import _checks, _plans
+from ._kernels import KINDS
+
+__all__ = [
+    "nansum",
+    "nanprod",
+    "nanmin",
+    "nanmax",
+    "nanargmin",
+    "nanargmax",
+    "nanmean",
+    "nancumsum",
+    "nancumprod",
+]
+
+_Prepared = _entry.Prepared
+#: every dtype the nan-functions take: bool, the integers, float16/32/64, complex64/128
+NUMERIC = KINDS["var"]
+_REAL = KINDS["ptp"] + (np.dtype(np.bool_),)
+_PLAIN = {"nansum": "sum", "nanprod": "prod", "nanmin": "min", "nanmax": "max"}
+_FILL = {"nansum": 0, "nanprod": 1, "nanmin": np.nan, "nanmax": np.nan, "nanmean": np.nan}
+
+
+def _warn(message):
+    _core_checks.warn_caller(message, RuntimeWarning)
+
+
+def _masked(c, a, where, fill):
+    """``a`` (the call's array or a conversion of it) with the elements ``where`` leaves out
+    replaced by ``fill`` (NaN for the kernels: skipped as a NaN is), or ``a`` itself without
+    ``where``."""
+    if where is None:
+        return a
+    xp = c.xp
+    w = xp.asarray(where, dtype=np.bool_)
+    try:
+        w = xp.broadcast_to(w, a.shape)
+    except ValueError as exc:
+        raise ValueError(
+            f"{c.func}: where of shape {tuple(w.shape)} does not broadcast to {a.shape}"
+        ) from exc
+    return xp.ascontiguousarray(xp.where(w, a, a.dtype.type(fill)))
+
+
+def _nan_to(arr, value, xp):
+    return xp.where(xp.isnan(arr), arr.dtype.type(value), arr)
+
+
+def _axis_arg(c, axis):
+    return None if axis is None else c.axes
+
+
+# ---- nansum, nanprod, nanmin, nanmax, nanmean ---------------------------------------------------
+
+
+def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
+    """The prepare step of nansum, nanprod, nanmin, nanmax (``dtype`` None) and nanmean."""
+    ok = _REAL if func in ("nanmin", "nanmax") else NUMERIC
+    c = _checks.Call(x, func, ok, axis, keepdims, out, scalar_int=func != "nanmean")
+    xp, arr = c.xp, c.arr
+    dt = arr.dtype
+    want = None if dtype is None else _checks.float_dtype(dtype, func)
+    if func == "nanmean" and want is not None and dt.kind in "fc" and want.kind not in "fc":
+        raise TypeError(f"{func}: If a is inexact, then dtype must be inexact")
+    if func == "nanmean" and dt.kind not in "fc" and where is not None:
+        arr, dt = arr.astype(np.float64), np.dtype(np.float64)  # the mean's dtype: no NaN in it
+    if dt not in KINDS[func] or (want is not None and want.kind not in "fc"):
+        # no NaN to skip (bool, integers), or a dtype of another kind: the plain reduction of
+        # the elements, NaNs replaced by the identity
+        if where is not None and func in ("nanmin", "nanmax"):
+            raise TypeError(f"{func}: where= takes float input")
+        a = _masked(
+            c, _nan_to(arr, _FILL[func], xp) if dt.kind in "fc" else arr, where, _FILL[func]
+        )
+        plain = getattr(_reduction, _PLAIN.get(func, "mean"))
+        kw = {} if func in ("nanmin", "nanmax") else {"dtype": dtype}
+
+        def run_plain():
+            r = plain(a, axis=_axis_arg(c, axis), keepdims=c.keepdims, **kw)
+            return c.finish(_initial(func, c.xp.asarray(r), initial))
+
+        return _Prepared(run_plain, ())
+    if want is not None and want != dt:
+        arr = arr.astype(want)  # NumPy casts the elements to dtype (NaN stays NaN)
+    a = _masked(c, arr, where, np.nan)
+    backend = c.inp.backend
+    kind = func
+    if c.count == 0:
+        if func in ("nanmin", "nanmax") and initial is None:
+            op = "fmin" if func == "nanmin" else "fmax"
+            raise ValueError(
+                f"{func}: zero-size array to reduction operation {op} which has no identity"
+            )
+        if func == "nanmean":
+            _warn("Mean of empty slice")
+        r = xp.full(c.kept, _FILL[func], dtype=a.dtype)
+        return _Prepared(lambda: c.finish(_initial(func, r, initial)), ())
+
+    def run(arr_):
+        r = _plans.reduce(arr_, kind, c.axes, backend)
+        r = _initial(func, r, initial)
+        if func in ("nanmin", "nanmax", "nanmean") and r.size and bool(xp.isnan(r).any()):
+            if func == "nanmean":
+                if _empty_slice(arr_, c.axes, xp):
+                    _warn("Mean of empty slice")
+            else:
+                _warn("All-NaN slice encountered")
+        return c.finish(r)
+
+    return _Prepared(run, (a,), reusable=a is x and out is None)
+
+
+def _empty_slice(arr, axes, xp):
+    """Whether a slice over ``axes`` holds NaNs alone."""
+    return bool(xp.all(xp.isnan(arr), axis=axes).any())
+
+
+def _initial(func, r, initial):
+    """NumPy's ``initial``: one more operand of the reduction."""
+    if initial is None:
+        return r
+    xp = np if isinstance(r, np.ndarray) else __import__("cupy")
+    v = r.dtype.type(initial)
+    if func == "nansum":
+        return r + v
+    if func == "nanprod":
+        return r * v
+    if func == "nanmin":
+        return xp.fmin(r, v)
+    if func == "nanmax":
+        return xp.fmax(r, v)
+    return r
+
+
+def _prepare_nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    return _prepare_nan("nansum", a, axis, dtype, out, keepdims, initial, where)
+
+
+def _prepare_nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    return _prepare_nan("nanprod", a, axis, dtype, out, keepdims, initial, where)
+
+
+def _prepare_nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _prepare_nan("nanmin", a, axis, None, out, keepdims, initial, where)
+
+
+def _prepare_nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _prepare_nan("nanmax", a, axis, None, out, keepdims, initial, where)
+
+
+def _prepare_nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    return _prepare_nan("nanmean", a, axis, dtype, out, keepdims, None, where)
+
+
+_ARGS = """
+    Args:
+        a: array (CuPy, NumPy, or anything with ``__cuda_array_interface__`` / DLPack) of bool,
+            an integer dtype, float16/32/64{complex}, any ndim.
+        axis: None (every element), an int or a tuple of ints, as NumPy's ``axis``.{dtype}
+        out: an array of the result's shape that receives the result (cast to its dtype) and
+            is returned.
+        keepdims: keep the reduced axes as axes of length 1.{extra}
+
+    Returns:
+        A 0-d device array for device input over every axis (a NumPy scalar for host input),
+        an array of the kept axes otherwise; ``out`` when given.
+
+    Raises:
+        TypeError: ``a`` is not an array or of another dtype; ``dtype`` not a dtype.
+        ValueError: an axis out of range (``numpy.exceptions.AxisError``) or repeated; ``out``
+            of another shape; ``where`` that does not broadcast to ``a``.{raises}
+"""
+
+
+@_entry.function(_prepare_nansum, arrays=("a",))
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum of the elements over ``axis``, NaNs counted as zero, as :func:`numpy.nansum`.
+
+    One pass over the elements (float and complex input): each element read once, 16 bytes per
+    load, a NaN (a complex one with either part NaN) read as 0. float16 sums in float32.
+    Bool and integers sum as :func:`primitives.sum` (NumPy's result dtypes). No host
+    synchronization.
+    """
+
+
+@_entry.function(_prepare_nanprod, arrays=("a",))
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product of the elements over ``axis``, NaNs counted as one, as :func:`numpy.nanprod`;
+    see :func:`nansum`."""
+
+
+@_entry.function(_prepare_nanmin, arrays=("a",))
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Minimum over ``axis`` ignoring NaNs, as :func:`numpy.nanmin`: NaN for a slice of NaNs
+    alone, with NumPy's ``RuntimeWarning`` ("All-NaN slice encountered"; the check reads the
+    result back: one synchronization). Complex input is refused (NumPy orders complex numbers
+    lexicographically; this library does not order them). An empty reduction without
+    ``initial`` is NumPy's ``ValueError``."""
+
+
+@_entry.function(_prepare_nanmax, arrays=("a",))
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Maximum over ``axis`` ignoring NaNs, as :func:`numpy.nanmax`; see :func:`nanmin`."""
+
+
+@_entry.function(_prepare_nanmean, arrays=("a",))
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Mean over ``axis`` of the non-NaN elements, as :func:`numpy.nanmean`.
+
+    One pass: (sum, count) of the non-NaN elements per result, the quotient taken in float64
+    (complex128) and cast to the result dtype (float16 sums in float32). Bool and integer input
+    is :func:`primitives.mean` (float64). A slice of NaNs alone gives NaN with NumPy's
+    ``RuntimeWarning`` ("Mean of empty slice"; checked when a NaN result is read back).
+    """
+
+
+# ---- nanargmin, nanargmax -----------------------------------------------------------------------
+
+
+def _prepare_arg(a, axis, out, keepdims, func):
+    kind = func
+    plain = _reduction.argmax if func == "nanargmax" else _reduction.argmin
+    inp = _core_checks.as_input(a, func=func, arg="a", keep_f=True)
+    arr = inp.array
+    _checks.check_dtype(arr.dtype, _REAL, func)
+    keepdims = _core_checks.boolean(keepdims, func, "keepdims")
+    if arr.dtype not in KINDS[kind]:  # no NaN: argmin/argmax themselves
+        return _Prepared(lambda: plain(arr, axis=axis, out=out, keepdims=keepdims), ())
+    if axis is None:
+        axes = tuple(range(arr.ndim))
+    else:
+        axes = (_core_checks.axis_index(axis, arr.ndim, func),)
+    shape = _checks.result_shape(arr.shape, axes, keepdims)
+    if out is not None:
+        _core_checks.check_out(out, shape, func)
+    count = int(np.prod([arr.shape[i] for i in axes], dtype=np.int64))
+    if count == 0 or arr.size == 0:
+        if count == 0:
+            raise ValueError(f"attempt to get {func[3:]} of an empty sequence")
+        return _Prepared.done(inp.result(inp.backend.xp.empty(shape, dtype=np.int64)))
+    backend = inp.backend
+    xp = backend.xp
+
+    def run(arr_):
+        r = _plans.reduce(arr_, kind, axes, backend)
+        if bool((r < 0).any()):
+            raise ValueError("All-NaN slice encountered")
+        return _checks.finish(r, inp, shape, out, func)
+
+    return _Prepared(run, (arr,), reusable=arr is a and out is None and xp is not None)
+
+
+def _prepare_nanargmin(a, axis=None, out=None, *, keepdims=False):
+    return _prepare_arg(a, axis, out, keepdims, "nanargmin")
+
+
+def _prepare_nanargmax(a, axis=None, out=None, *, keepdims=False):
+    return _prepare_arg(a, axis, out, keepdims, "nanargmax")
+
+
+@_entry.function(_prepare_nanargmin, arrays=("a",))
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """Index of the first minimum ignoring NaNs (over the flattened array, or along one
+    ``axis``), as :func:`numpy.nanargmin`: NaN read as +inf, and NumPy's ``ValueError``
+    ("All-NaN slice encountered") when a slice holds NaNs alone (the check reads the result
+    back: one synchronization). int64 indices. Bool and integer input is
+    :func:`primitives.argmin`; complex input is refused (no order here)."""
+
+
+@_entry.function(_prepare_nanargmax, arrays=("a",))
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """Index of the first maximum ignoring NaNs, as :func:`numpy.nanargmax` (NaN read as -inf);
+    see :func:`nanargmin`."""
+
+
+# ---- nancumsum, nancumprod ----------------------------------------------------------------------
+
+
+def _prepare_cum(a, axis, dtype, out, func):
+    identity = 0 if func == "nancumsum" else 1
+    plain = _scan.cumsum if func == "nancumsum" else _scan.cumprod
+    inp = _core_checks.as_input(a, func=func, arg="a")
+    arr = inp.array
+    _checks.check_dtype(arr.dtype, NUMERIC, func)
+    xp = inp.backend.xp
+    if arr.dtype.kind in "fc":
+        arr = _nan_to(arr, identity, xp)  # NaN -> identity, then the scan
+    if inp.host:
+        arr = xp.asarray(arr)
+
+    def run():
+        res = plain(arr, axis=axis, dtype=dtype)
+        if out is not None:
+            return _core_checks.write_out(out, res, func)
+        return inp.result(res) if not isinstance(res, np.ndarray) or not inp.host else res
+
+    return _Prepared(run, ())
+
+
+def _prepare_nancumsum(a, axis=None, dtype=None, out=None):
+    return _prepare_cum(a, axis, dtype, out, "nancumsum")
+
+
+def _prepare_nancumprod(a, axis=None, dtype=None, out=None):
+    return _prepare_cum(a, axis, dtype, out, "nancumprod")
+
+
+@_entry.function(_prepare_nancumsum, arrays=("a",))
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum with NaNs counted as zero, as :func:`numpy.nancumsum`: the NaNs of float
+    and complex input replaced by 0 (one pass), then :func:`primitives.cumsum` (the flattened
+    array for ``axis=None``)."""
+
+
+@_entry.function(_prepare_nancumprod, arrays=("a",))
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product with NaNs counted as one, as :func:`numpy.nancumprod`; see
+    :func:`nancumsum`."""

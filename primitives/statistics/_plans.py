@@ -1,0 +1,230 @@
+"""Statistics plans: one launch over every element (:class:`FlatPlan`), and the launches over
+axes (:class:`AxisPlan`), per configuration in the one plan cache.
+
+Over axes the array is read in place as an ``(outer, R, inner)`` C-ordered view whose middle
+extent is the reduced one (:func:`layout`): axes of length 1 dropped, adjacent axes of one kind
+merged. ``inner == 1`` is a row reduction (stat_rows: groups of lanes per row), otherwise a
+column reduction (stat_cols: a thread per kept position, consecutive threads on consecutive
+elements). When the kept positions are too few to fill the device, the reduced extent is split
+into chunks and stat_combine finishes the chunks' States in a second launch. Reduced axes that
+are not one group once merged (axes 0 and 2 of a 3-D array) are moved last in one transposed
+copy: the only case with a copy of a contiguous input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import launch as _launch, plans as _plans
+from . import _policy
+from ._kernels import aggregate, kernel
+
+__all__ = ["FlatPlan", "flat_plan", "AxisPlan", "axis_plan", "layout"]
+
+_STATE_MAX = 32  # the largest State: partials are sized by it (a few KiB a plan at most)
+
+
+def _f64(v):
+    return np.float64(v)
+
+
+class FlatPlan(_plans.Plan):
+    """``kind`` over the n elements of a contiguous array of ``dt``: one launch of stat_flat
+    into a new 0-d result (its partials and last-block ticket made once)."""
+
+    def __init__(self, backend, kind, dt, n, param, flag, pol):
+        k = kernel("flat", kind, dt, pol)
+        vec = 16 // dt.itemsize
+        grid = _launch.cover_grid(
+            n, pol.block, vec * pol.vectors, kernel=k, per_sm=pol.blocks_per_sm
+        )
+        xp = self.xp = backend.xp
+        self.res = aggregate(kind, dt)[1]
+        self.partials = xp.empty(grid * _STATE_MAX, dtype=np.uint8)
+        self.ticket = xp.zeros(1, dtype=np.uint32)
+        slot = _plans.Launch.SLOT
+        self.launch = _plans.Launch(
+            k,
+            grid,
+            pol.block,
+            args=(
+                slot,
+                _launch.i64(n),
+                self.partials,
+                self.ticket,
+                slot,
+                _f64(param),
+                np.int32(flag),
+            ),
+        )
+        self.nbytes = _plans.scratch_bytes(self.partials, self.ticket)
+
+    def run(self, x):
+        """The 0-d result of the contiguous device array ``x`` (any shape, of the plan's dtype)."""
+        out = self.xp.empty((), dtype=self.res)
+        self.launch(x, out)
+        return out
+
+    __call__ = run
+
+
+def flat_plan(backend, kind, dt, n, param=0.0, flag=0):
+    pol = _policy.current()
+    dt = np.dtype(dt)
+    key = ("statistics/flat", kind, dt, n, float(param), flag, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: FlatPlan(backend, kind, dt, n, param, flag, pol))
+
+
+def _coalesce(dims):
+    """``dims`` [(size, reduced)] without axes of length 1, adjacent axes of one kind merged."""
+    out = []
+    for size, red in dims:
+        if size == 1:
+            continue
+        if out and out[-1][1] == red:
+            out[-1] = (out[-1][0] * size, red)
+        else:
+            out.append((size, red))
+    return out
+
+
+def layout(shape, axes):
+    """``(outer, R, inner)`` of reducing a C-ordered array of ``shape`` over ``axes`` in place,
+    or None when the reduced axes are not one group once merged (then moved last, one copy)."""
+    dims = _coalesce([(d, a in axes) for a, d in enumerate(shape)])
+    groups = [i for i, (_, red) in enumerate(dims) if red]
+    if len(groups) > 1:
+        return None
+    if not groups:
+        return int(np.prod(shape, dtype=np.int64)), 1, 1
+    g = groups[0]
+    outer = int(np.prod([d for d, _ in dims[:g]], dtype=np.int64))
+    inner = int(np.prod([d for d, _ in dims[g + 1 :]], dtype=np.int64))
+    return outer, dims[g][0], inner
+
+
+class AxisPlan(_plans.Plan):
+    """``kind`` over the middle extent of an ``(outer, R, inner)`` C-ordered array of ``dt``:
+    stat_rows (``inner == 1``) or stat_cols, R split in chunks (then stat_combine) when the kept
+    positions are too few to fill the device."""
+
+    def __init__(self, backend, kind, dt, outer, R, inner, param, flag, pol):
+        xp = self.xp = backend.xp
+        self.res, self.m = aggregate(kind, dt)[1], outer * inner
+        sms = backend.device_info().sm_count
+        threads = sms * pol.axis_per_sm * pol.axis_block
+        slot, i64 = _plans.Launch.SLOT, _launch.i64
+        p, f = _f64(param), np.int32(flag)
+        if inner == 1:
+            g = 1
+            while g < 32 and g < R:
+                g *= 2
+            units = outer
+            splits = 1
+            if units * g < threads and R > g * pol.min_chunk:
+                splits = min(_launch.cdiv(threads, units * 32), _launch.cdiv(R, 32 * pol.min_chunk))
+                g = 32
+            chunk = _launch.cdiv(R, splits)
+            splits = _launch.cdiv(R, chunk)
+            k = kernel("rows", kind, dt, pol)
+            grid = _launch.cover_grid(
+                outer * splits * g, pol.axis_block, kernel=k, per_sm=pol.axis_per_sm
+            )
+            args = (slot, i64(outer), i64(R), i64(splits), i64(chunk), np.int32(g.bit_length() - 1))
+        else:
+            units = outer * inner
+            splits = 1
+            if units < threads and R > pol.min_chunk:
+                splits = min(_launch.cdiv(threads, units), _launch.cdiv(R, pol.min_chunk))
+            chunk = _launch.cdiv(R, splits)
+            splits = _launch.cdiv(R, chunk)
+            k = kernel("cols", kind, dt, pol)
+            grid = _launch.cover_grid(
+                outer * splits * inner, pol.axis_block, kernel=k, per_sm=pol.axis_per_sm
+            )
+            args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk))
+        self.states = xp.empty(max(1, outer * splits * inner) * _STATE_MAX, dtype=np.uint8)
+        self.first = _plans.Launch(k, grid, pol.axis_block, args=args + (self.states, slot, p, f))
+        self.second = None
+        if splits > 1:
+            kc = kernel("combine", kind, dt, pol)
+            cgrid = _launch.cover_grid(self.m, 256, kernel=kc)
+            self.second = _plans.Launch(
+                kc, cgrid, 256, args=(self.states, i64(self.m), i64(splits), i64(inner), slot, p, f)
+            )
+        self.nbytes = _plans.scratch_bytes(self.states)
+
+    def run(self, x):
+        """The flat results (``outer * inner``) of the C-contiguous array ``x``."""
+        out = self.xp.empty(self.m, dtype=self.res)
+        self.first(x, out)
+        if self.second is not None:
+            self.second(out)
+        return out
+
+    __call__ = run
+
+
+def axis_plan(backend, kind, dt, outer, R, inner, param=0.0, flag=0):
+    pol = _policy.current()
+    dt = np.dtype(dt)
+    key = (
+        "statistics/axis",
+        kind,
+        dt,
+        outer,
+        R,
+        inner,
+        float(param),
+        flag,
+        pol,
+        _plans.stream_key(),
+    )
+    return _plans.PLANS.get(
+        key, lambda: AxisPlan(backend, kind, dt, outer, R, inner, param, flag, pol)
+    )
+
+
+def _prod(sizes):
+    p = 1
+    for s in sizes:
+        p *= int(s)
+    return p
+
+
+def reduce(arr, kind, axes, backend, param=0.0, flag=0):
+    """``kind`` of the backend array ``arr`` (C- or F-contiguous, of a dtype ``kind`` takes) over
+    ``axes`` (sorted, distinct), every result reducing at least one element: an array of the kept
+    axes' shape (0-d over every axis) of the aggregate's result dtype. An F-ordered array is read
+    as its reversed view; ``nanargmin``/``nanargmax`` over several axes of one (the flattened
+    array's index in C order) read a C-ordered copy."""
+    xp = backend.xp
+    dt = np.dtype(arr.dtype)
+    kept = tuple(d for a, d in enumerate(arr.shape) if a not in axes)
+    if _prod(kept) == 0:
+        return xp.empty(kept, dtype=aggregate(kind, dt)[1])
+    x, red, flipped = arr, tuple(axes), False
+    if not arr.flags.c_contiguous:  # F-ordered: its reversed view is C-ordered
+        x, red, flipped = arr.T, tuple(arr.ndim - 1 - a for a in axes), True
+    if flipped and kind in ("nanargmin", "nanargmax") and len(axes) > 1:
+        x, red, flipped = xp.ascontiguousarray(arr), tuple(axes), False
+    if dt.kind == "c" and _address(x) % dt.itemsize:
+        x = x.copy()  # NumPy aligns complex arrays to their parts only; the kernels read whole ones
+    x_kept = tuple(d for a, d in enumerate(x.shape) if a not in red)  # the result, x's order
+    lay = layout(x.shape, red)
+    if lay is None:  # the reduced axes are not one group: moved last, one copy
+        keep = [a for a in range(x.ndim) if a not in red]
+        x = xp.ascontiguousarray(xp.transpose(x, keep + list(red)))
+        lay = (_prod(kept), _prod(arr.shape[a] for a in axes), 1)
+    if dt == np.bool_:
+        x = x.view(np.uint8)  # the kernels read bool as its bytes
+    outer, R, inner = lay
+    if outer * inner == 1:
+        res = flat_plan(backend, kind, dt, x.size, param, flag).run(x)
+        return res.reshape(kept)
+    res = axis_plan(backend, kind, dt, outer, R, inner, param, flag).run(x).reshape(x_kept)
+    return res.T if flipped else res
+
+
+def _address(arr):
+    return arr.ctypes.data if isinstance(arr, np.ndarray) else arr.data.ptr

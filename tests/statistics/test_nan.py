@@ -1,0 +1,192 @@
+"""nansum, nanprod, nanmin, nanmax, nanmean, nanargmin, nanargmax, nancumsum, nancumprod against
+NumPy: every dtype, NaNs, axes, layouts, keepdims, out, initial, where, warnings."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import primitives as prim
+from primitives.testing import harness as H
+
+FLOATS = [np.float16, np.float32, np.float64]
+COMPLEX = [np.complex64, np.complex128]
+INTS = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.uint64]
+REDUCTIONS = ["nansum", "nanprod", "nanmin", "nanmax", "nanmean"]
+ARGS = ["nanargmin", "nanargmax"]
+
+
+def data(rng, dt, shape, nan=0.2):
+    """Values of ``dt`` (small, with ties), a fraction ``nan`` of them NaN for float/complex."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        lo = 0 if dt.kind == "u" else -9
+        return rng.integers(lo, 9, shape).astype(dt)
+    x = (rng.integers(-8, 9, shape) / 4 + 1).astype(dt)
+    if dt.kind == "c":
+        x = x + 1j * (rng.integers(-8, 9, shape) / 4).astype(dt)
+    x[rng.random(shape) < nan] = np.nan
+    return x
+
+
+def rtol(dt, func=""):
+    dt = np.dtype(dt)
+    if func.endswith("prod"):
+        return 2e-2 if dt in (np.float16,) else 1e-4 if dt in (np.float32, np.complex64) else 1e-12
+    return {"e": 5e-3, "f": 2e-6, "F": 2e-6}.get(dt.char, 1e-12)
+
+
+def quiet(fn, *a, **k):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return fn(*a, **k)
+
+
+@pytest.mark.parametrize("func", REDUCTIONS)
+@pytest.mark.parametrize("dt", FLOATS + COMPLEX + INTS)
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), -1])
+def test_reductions(rng, func, dt, axis):
+    if func in ("nanmin", "nanmax") and np.dtype(dt).kind == "c":
+        pytest.skip("complex: no order here (the error test covers it)")
+    x = data(rng, dt, (5, 7, 9))
+    if func == "nanprod" and np.dtype(dt).kind in "iu":
+        x = x % 3  # no wrap-around beyond NumPy's own
+    got = quiet(getattr(prim, func), x, axis=axis)
+    want = quiet(getattr(np, func), x, axis=axis)
+    H.assert_same(got, want, rtol=rtol(dt, func), what=f"{func} {np.dtype(dt)} {axis}")
+
+
+@pytest.mark.parametrize("func", ARGS)
+@pytest.mark.parametrize("dt", FLOATS + [np.int32, np.bool_])
+@pytest.mark.parametrize("axis", [None, 0, 1, 2])
+def test_args(rng, func, dt, axis):
+    x = data(rng, dt, (6, 5, 40), nan=0.1)
+    if np.dtype(dt).kind == "f":
+        x[..., 0] = 1  # no slice of NaNs alone
+        x[0, 0, 3] = np.inf
+    H.assert_same(getattr(prim, func)(x, axis=axis), getattr(np, func)(x, axis=axis))
+
+
+@pytest.mark.parametrize("func", REDUCTIONS + ARGS)
+def test_long_flat(rng, func):
+    """Several blocks of the whole-array kernel, an unaligned start (a view from element 1)."""
+    x = data(rng, np.float32, 3001, nan=0.05)[1:]
+    if func == "nanprod":
+        x = np.where(np.isnan(x), x, 1 + (x - 1) / 1000).astype(np.float32)
+    H.assert_same(getattr(prim, func)(x), getattr(np, func)(x), rtol=1e-4)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "strided"])
+@pytest.mark.parametrize("axis", [0, 1, (0, 1), None])
+def test_layouts(rng, order, axis):
+    x = data(rng, np.float64, (33, 70))
+    x = np.asfortranarray(x) if order == "F" else x[:, ::2] if order == "strided" else x
+    for func in ("nansum", "nanmax", "nanmean"):
+        H.assert_same(
+            getattr(prim, func)(x, axis=axis), getattr(np, func)(x, axis=axis), rtol=1e-12
+        )
+    if not isinstance(axis, tuple):
+        H.assert_same(prim.nanargmax(x, axis=axis), np.nanargmax(x, axis=axis))
+
+
+def test_long_rows_and_columns_split(rng):
+    """Few long rows (split into chunks, then combined) and few long columns."""
+    x = data(rng, np.float32, (3, 2000), nan=0.1)
+    for func in ("nansum", "nanmin", "nanmean", "nanargmin"):
+        H.assert_same(getattr(prim, func)(x, axis=1), getattr(np, func)(x, axis=1), rtol=1e-5)
+        H.assert_same(getattr(prim, func)(x.T, axis=0), getattr(np, func)(x.T, axis=0), rtol=1e-5)
+        y = np.ascontiguousarray(x.T)
+        H.assert_same(getattr(prim, func)(y, axis=0), getattr(np, func)(y, axis=0), rtol=1e-5)
+
+
+@H.twins()
+def test_keepdims_out(xp):
+    x = data(np.random.default_rng(1), np.float64, (4, 6))
+    out = np.empty((1, 6), np.float32)
+    r = xp.nansum(x, axis=0, keepdims=True, out=out)
+    return r, xp.nanmax(x, axis=1, keepdims=True)
+
+
+@H.twins(rtol=1e-12)
+def test_initial_where(xp):
+    x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, np.nan]])
+    w = np.array([True, False, True])
+    return (
+        xp.nansum(x, axis=1, initial=10.0),
+        xp.nanprod(x, initial=2.0),
+        xp.nanmin(x, axis=0, initial=0.5),
+        xp.nansum(x, axis=1, where=w),
+        xp.nanmean(x, axis=0, where=w),
+        xp.nanmax(x, where=w, initial=-1.0),
+    )
+
+
+@H.twins(rtol=1e-12)
+def test_dtype(xp):
+    x = np.array([1.5, np.nan, 2.25], np.float32)
+    return (
+        xp.nansum(x, dtype=np.float64),
+        xp.nanmean(x, dtype=np.float64),
+        xp.nansum(x, dtype=np.int64),
+    )
+
+
+@H.twins()
+def test_all_nan_slices(xp):
+    x = np.array([[np.nan, np.nan], [1.0, np.nan]])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = (xp.nanmin(x, axis=1), xp.nanmax(x, axis=1), xp.nanmean(x, axis=1))
+    return r, sorted({str(m.message) for m in w})
+
+
+@pytest.mark.parametrize("func", ARGS)
+def test_all_nan_arg_raises(func):
+    x = np.array([[np.nan, 1.0], [np.nan, np.nan]])
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        getattr(prim, func)(x, axis=1)
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        getattr(prim, func)(np.full(5, np.nan, np.float32))
+
+
+@H.twins()
+def test_empty(xp):
+    e = np.empty((0, 3), np.float32)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = (xp.nansum(e, axis=0), xp.nanprod(e), xp.nanmean(e, axis=0), xp.nansum(e, axis=1))
+    return r, sorted({str(m.message) for m in w})
+
+
+@pytest.mark.parametrize("func", ["nanmin", "nanmax"])
+def test_empty_min_max_raise(func):
+    H.run_twins(lambda xp: getattr(xp, func)(np.empty((0, 3))), name=func)
+
+
+@pytest.mark.parametrize("func", ARGS)
+def test_empty_arg_raises(func):
+    H.run_twins(lambda xp: getattr(xp, func)(np.empty(0)))
+
+
+@pytest.mark.parametrize("func", ["nancumsum", "nancumprod"])
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.int32, np.bool_])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_cumulative(rng, func, dt, axis):
+    x = data(rng, dt, (4, 9))
+    if func == "nancumprod" and np.dtype(dt).kind in "fc":
+        x = np.where(np.isnan(x), x, 1 + (x - 1) / 8).astype(dt)
+    H.assert_same(
+        getattr(prim, func)(x, axis=axis), getattr(np, func)(x, axis=axis), rtol=rtol(dt, func)
+    )
+
+
+def test_device_results_stay_on_device(backend):
+    if not backend.is_cuda:
+        pytest.skip("GPU only")
+    import cupy
+
+    x = cupy.asarray(np.array([1.0, np.nan, 2.0], np.float32))
+    r = prim.nansum(x)
+    assert isinstance(r, cupy.ndarray) and r.shape == () and float(r) == 3.0
