@@ -3,9 +3,10 @@
 // "right": the first j with v < a[j], the upper bound).
 //
 // Order: NumPy's, where NaNs sort last and compare equal to each other (search_less below); for
-// integers the plain <. T is the common dtype of a and v (the host converts both to it): signed
-// and unsigned char, short, int, long long, their unsigned twins, float and double (bool is
-// searched as unsigned char, float16 as float, both exact).
+// integers the plain <; for complex numbers NumPy's lexicographic order with NaNs last (the
+// complex search_less). T is the common dtype of a and v (the host converts both to it): signed
+// and unsigned char, short, int, long long, their unsigned twins, float, double, prim::c64 and
+// prim::c128 (bool is searched as unsigned char, float16 as float, both exact).
 //
 // The search: one implicit binary tree over [0, n). A node covers the candidate answers
 // [lo, lo + len]; it probes a[lo + len / 2] (its splitter) and moves to the upper part
@@ -36,6 +37,7 @@
 // 16-byte aligned with tree_bytes bytes (entries of absent nodes are never read), out has m
 // int64 entries, perm (when P is not void) a permutation of [0, m).
 #include "util/prim.cuh"
+#include "util/complex.cuh"
 #include "util/pack16.cuh"
 #include "warp/shfl.cuh"
 
@@ -46,6 +48,17 @@ namespace search {
 template <class T>
 __device__ __forceinline__ bool search_less(T x, T y) {
     return x < y || (is_nan(y) && !is_nan(x));
+}
+
+// NumPy's complex order (its CFLOAT_LT): numbers with no NaN part by (real, imag), then R + nan j by
+// the real part, then nan + R j by the imaginary part, then nan + nan j, all equal.
+template <class R>
+__device__ __forceinline__ bool search_less(Complex<R> a, Complex<R> b) {
+    const bool an = a.re != a.re, bn = b.re != b.re, ain = a.im != a.im, bin = b.im != b.im;
+    if (a.re < b.re) return !ain || bin;
+    if (a.re > b.re) return bin && !ain;
+    if (a.re == b.re || (an && bn)) return a.im < b.im || (bin && !ain);
+    return bn;
 }
 
 // Whether the search goes to the upper part at a splitter x for the query q.
@@ -438,6 +451,14 @@ __device__ __forceinline__ long long level_offset(long long n, int k) {
     return off;
 }
 
+// One entry through the read-only cache (__ldg takes the built-in types; a complex entry is its
+// two parts).
+template <class T> __device__ __forceinline__ T load_entry(const T* p) { return __ldg(p); }
+template <class R> __device__ __forceinline__ Complex<R> load_entry(const Complex<R>* p) {
+    const R* r = reinterpret_cast<const R*>(p);
+    return Complex<R>(__ldg(r), __ldg(r + 1));
+}
+
 // A lane's piece of a group: the entries [start, start + N) of L (len entries). `full`: the
 // whole group lies in L and is 16-byte aligned (one 16-byte load); else entry by entry, entries
 // past len left as T().
@@ -447,7 +468,8 @@ __device__ __forceinline__ Pack16<T> load_piece(const T* L, long long len, long 
     if (full) return load_pack16(L + start);
     Pack16<T> p;
 #pragma unroll
-    for (int e = 0; e < Pack16<T>::N; ++e) p.v[e] = start + e < len ? __ldg(L + start + e) : T();
+    for (int e = 0; e < Pack16<T>::N; ++e)
+        p.v[e] = start + e < len ? load_entry(L + start + e) : T();
     return p;
 }
 
@@ -487,6 +509,12 @@ __device__ __forceinline__ bool sends_up(T x, T q, bool qnan) {
         return !(q < x) && (qnan || x == x);
     else
         return x < q || (qnan && x == x);
+}
+
+// sends_up of complex entries: NumPy's complex order (search_less), NaNs included.
+template <bool RIGHT, class R>
+__device__ __forceinline__ bool sends_up(Complex<R> x, Complex<R> q, bool) {
+    return RIGHT ? !search_less(q, x) : search_less(x, q);
 }
 
 // search_indexed's body for one side (the kernel takes the side at run time, uniform).

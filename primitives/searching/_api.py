@@ -40,8 +40,9 @@ def searchsorted(a, v, side="left", sorter=None, *, variant="auto"):
 
     Args:
         a: 1-D array sorted in ascending order (unless ``sorter`` is given), of bool, int8,
-            uint8, int16, uint16, int32, uint32, int64, uint64, float16, float32 or float64, in
-            NumPy's order (NaNs last). An unsorted ``a`` gives undefined indices (each in
+            uint8, int16, uint16, int32, uint32, int64, uint64, float16, float32, float64,
+            complex64 or complex128, in NumPy's order (NaNs last; complex numbers by real part,
+            then imaginary part, those with a NaN part after all others, as ``numpy.sort``). An unsorted ``a`` gives undefined indices (each in
             ``[0, a.size]``), never an error, a hang or a read out of bounds.
         v: the queries: an array of any shape or a scalar, of those dtypes. ``a`` and ``v`` are
             compared in their common dtype (``numpy.result_type``, a Python scalar taken as its
@@ -69,7 +70,7 @@ def searchsorted(a, v, side="left", sorter=None, *, variant="auto"):
 
     Raises:
         TypeError: ``a``, ``v`` or ``sorter`` not an array; a dtype of ``a`` or ``v`` (or their
-            common dtype) outside the list above (complex, strings, objects, datetimes...);
+            common dtype) outside the list above (strings, objects, datetimes...);
             ``side`` not a string; ``sorter`` not a 1-D integer array.
         ValueError: ``a`` not 1-D; ``side`` not ``"left"``/``"right"``; ``sorter`` of another
             length than ``a`` or holding an index outside ``[0, a.size)`` (NumPy raises the

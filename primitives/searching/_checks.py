@@ -9,8 +9,9 @@ from .._core import checks as _checks, dtypes as _dtypes
 
 FUNC = "searchsorted"
 VARIANTS = ("binary", "cached", "indexed", "sorted", "bucketed")
-#: the dtypes of ``a`` and ``v`` (and of their common dtype) that searchsorted takes
-DTYPES = _dtypes.REAL
+#: the dtypes of ``a`` and ``v`` (and of their common dtype) that searchsorted takes: complex in
+#: NumPy's order (lexicographic, NaNs last: kernels/searching/searchsorted.cu)
+DTYPES = _dtypes.REAL + _dtypes.COMPLEX
 _DTYPE_SET = frozenset(DTYPES)
 SIDES = ("left", "right")
 

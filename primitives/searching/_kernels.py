@@ -28,6 +28,8 @@ KERNEL_DTYPES = tuple(
         np.uint64,
         np.float32,
         np.float64,
+        np.complex64,
+        np.complex128,
     )
 )
 CTYPES = {d: _dtypes.KERNEL_CTYPES[d] for d in KERNEL_DTYPES}

@@ -181,9 +181,13 @@ class SearchPlan(_plans.Plan):
             self.search(a, self.n64, self.index, self.depth, v, self.m64, side, out)
             return out
         if self.variant == "sorted":
-            from ..sorting import radix_sort
+            from ..sorting import argsort, radix_sort
 
-            sv, perm = radix_sort(v, self.perm)
+            if v.dtype.kind == "c":  # complex: sorted in NumPy's order through their images
+                order = argsort(v)
+                sv, perm = v[order], order.astype(self.perm.dtype)
+            else:
+                sv, perm = radix_sort(v, self.perm)
             self.tile_bounds(a, self.n64, sv, self.m64, self.tile, side, self.bounds)
             self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, out)
             return out

@@ -222,7 +222,8 @@ def unique(
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,
-            float32 or float64; flattened when ``axis`` is None.
+            float32, float64, complex64 or complex128 (in NumPy's order: by real part, then
+            imaginary part, numbers with a NaN part last); flattened when ``axis`` is None.
         return_index: also return the index of the first occurrence of each unique element.
         return_inverse: also return the indices that rebuild ``x`` from the unique elements
             (of ``x``'s shape with ``axis=None``, else of its length along ``axis``).
@@ -232,11 +233,11 @@ def unique(
             equal there (NumPy's comparison of rows). The axis of a 1-D ``x`` holds its
             elements, compared as with ``axis=None`` (NumPy's path for 1-D input).
         equal_nan: with ``axis=None`` or a 1-D ``x``, collapse every NaN into one (NumPy's
-            default).
+            default; complex: every number with a NaN part).
         sorted: accepted for NumPy's signature; the results are always sorted.
         variant: ``"rle"`` (sort, then one pass of the run kernel gives the unique elements
             and their counts at once), ``"compact"`` (sort, head flags, :func:`compact`) or
-            ``"auto"`` (``"rle"``). With ``axis`` given (``x`` of 2 or more dimensions), the
+            ``"auto"`` (``"rle"``; complex: ``"compact"``). With ``axis`` given (``x`` of 2 or more dimensions), the
             rows are sorted column by column and compacted whatever the variant.
 
     Returns:
@@ -244,7 +245,7 @@ def unique(
         (index, inverse, counts; int64). CuPy arrays for device input, NumPy for host input.
 
     Raises:
-        TypeError: ``x`` not an array or of an unsupported dtype (complex, strings...); the
+        TypeError: ``x`` not an array or of an unsupported dtype (strings, datetimes...); the
             ``return_*``, ``equal_nan`` or ``sorted`` flags not bools; ``axis`` not an integer.
         numpy.exceptions.AxisError: ``axis`` out of range (any axis of a 0-d ``x``).
         ValueError: unknown ``variant``.

@@ -20,6 +20,20 @@ def key_dtype(dt, func, arg):
         )
 
 
+#: the dtypes of ``unique``: the key dtypes and complex (in NumPy's order)
+UNIQUE_DTYPES = _rp.KEY_DTYPES + _dtypes.COMPLEX
+_UNIQUE_SET = frozenset(UNIQUE_DTYPES)
+
+
+def unique_dtype(dt, func, arg):
+    """A ``TypeError`` naming ``func`` and ``arg`` unless ``dt`` is one of :data:`UNIQUE_DTYPES`."""
+    if dt not in _UNIQUE_SET:
+        raise TypeError(
+            f"{func}: {arg} has dtype {dt.name}; supported dtypes are "
+            f"{_dtypes.names(UNIQUE_DTYPES)}"
+        )
+
+
 def keys(x, func, arg="keys"):
     """``x`` as a 1-D backend array (an Input) of a key dtype."""
     k = _checks.as_input(x, func=func, arg=arg, ndim=1)
@@ -84,8 +98,8 @@ def unique_input(x, axis):
     func = "unique"
     xdt = getattr(x, "dtype", None)
     if isinstance(xdt, np.dtype):  # before the copy to the device, which may refuse it
-        key_dtype(_checks.native_dtype(xdt), func, "x")
+        unique_dtype(_checks.native_dtype(xdt), func, "x")
     inp = _checks.as_input(x, func=func, arg="x", flatten=axis is None)
-    key_dtype(inp.array.dtype, func, "x")
+    unique_dtype(inp.array.dtype, func, "x")
     ax = None if axis is None else _checks.axis_index(axis, inp.array.ndim, func, scalar=True)
     return inp, ax
