@@ -2,38 +2,48 @@
 // prim.median and their nan- and percentile twins): the values of given ranks of each row,
 // found without sorting the row.
 //
-// Selection works on the order-preserving unsigned image of each key (util/key_image.cuh:
-// `ordered`, ascending, so NaNs are the largest). Rows are contiguous, `len` keys each, row r at
+// Selection works on an order-preserving unsigned image of each key that loses no bits but a
+// NaN's (`image` below: integers as util/key_image.cuh's `ordered`; floats with every NaN folded
+// into one, the largest, and -0.0 just below +0.0, a refinement of NumPy's order in which the two
+// are equal), so a selected key comes back bit for bit (`key_of`); a row's NaNs are counted and
+// the largest of their bit patterns kept. Rows are contiguous, `len` keys each, row r at
 // r * len. Each row asks for S ranks (0-based, `ranks` (rows, S)), its *slots*; a slot whose rank
 // equals the slot before it is an alias of it and is not selected again (a median's two middle
 // ranks of an odd count, the two neighbours of an exact quantile). A slot's state (QField,
 // 64-bit fields) holds the image prefix fixed so far (bits under MASK), the rank left among the
-// keys matching it (K_REM, 1-based) and their count; once the matching keys fit `cap` entries,
-// the next pass over the row writes them to the slot's candidate buffer and every later pass
-// reads that buffer only.
+// keys matching it (K_REM, 1-based) and their count. A row has one candidate buffer of `cap`
+// keys, shared by its slots: once a slot's matching keys fit what is left of it, the slot takes
+// that many (OFFSET), the next pass over the row writes them there and every later pass reads
+// them only; a slot whose prefix is that of an earlier slot taking its keys in the same pass
+// follows it (FOLLOW: reads the same keys afterwards, written once). The space taken is decided
+// on the device, slot after slot (`plan_buffer`), from the counts of the histograms.
 //
 //   quantile_first<U, BLOCK, ITEMS>: the first digit, over every key: one histogram of the top
 //     `width` image bits per row (every slot starts with the empty prefix, so one histogram
-//     serves them all) and the row's NaN count. grid = blocks_per_row * rows, BLOCK threads,
-//     static shared memory 8192 counters + BLOCK / 32 words.
-//   quantile_start: one block of 1024 threads per row: a block scan of the row's histogram; for
-//     each live slot the one thread whose bins hold its rank fixes the first digit and sets the
-//     slot's state; the histogram is left zero. grid = rows, 1024 threads.
+//     serves them all), the row's NaN count and the largest bits of its NaNs. grid =
+//     blocks_per_row * rows, BLOCK threads, static shared memory 8192 counters + BLOCK / 32
+//     words.
+//   quantile_start: one block of 1024 threads per row: for each live slot in turn a block scan
+//     of the row's histogram, the one thread whose bins hold its rank fixing the first digit,
+//     setting the slot's state and its share of the buffer; the histogram is left zero.
+//     grid = rows, 1024 threads.
 //   quantile_pass<U, BLOCK, ITEMS, G>: a later digit: each block serves G slots of a row (a
 //     group): the slots still reading the row share one read of it (each key tested against
 //     each slot's prefix, counted in the slot's shared histogram of 2^width <= 8192 / G bins,
 //     and written to the slot's buffer when the slot buffers this pass: positions from block
 //     scans of the per-slot counts, 16 bits each, four slots in a 64-bit word, and one atomic per
-//     slot and tile), the buffered slots read their buffers. grid = blocks_per_row * groups *
-//     rows, BLOCK threads, static shared memory 8192 counters + G slot words + scan words.
-//   quantile_choose: one block of 1024 threads per (row, slot): fixes the slot's digit from its
-//     histogram (zeroed for the next pass), moves it to its buffer when the pass just wrote it,
-//     decides whether the next pass writes it. grid = rows * S, 1024 threads.
+//     slot and tile), the buffered slots read their keys of the buffer. grid = blocks_per_row *
+//     groups * rows, BLOCK threads, static shared memory 8192 counters + G slot words + scan
+//     words.
+//   quantile_choose: one block of 1024 threads per row, its slots in turn: fixes the slot's
+//     digit from its histogram (zeroed for the next pass), moves it to the buffer when the pass
+//     just wrote its keys (or those of the slot it follows), decides whether the next pass
+//     writes them. grid = rows, 1024 threads.
 //   quantile_bits<U>: one thread per row: each slot's key bits (the inverse image of its prefix,
 //     every bit fixed by then; an alias takes its slot's). grid covers rows, 256 threads.
 // Preconditions: 0 <= ranks < len; len >= 1; hist zero on entry (left zero by quantile_start and
-//   quantile_choose); cap >= 1; buffers of rows * S * cap keys; the passes' digits cover the
-//   image from its top bit down, the first one quantile_first's.
+//   quantile_choose); nanbits zero on entry; cap >= 1; a buffer of rows * cap keys; the passes'
+//   digits cover the image from its top bit down, the first one quantile_first's.
 #include "util/prim.cuh"
 #include "util/load.cuh"
 #include "util/key_image.cuh"
@@ -47,27 +57,67 @@ namespace quantile {
 enum QField {
     PREFIX = 0,  // image bits fixed so far (under MASK)
     MASK,
-    K_REM,       // the slot's rank among the keys matching the prefix (1-based)
-    COUNT,       // keys matching the prefix
-    LIVE,        // selected (not an alias of the slot before it)
+    K_REM,  // the slot's rank among the keys matching the prefix (1-based)
+    COUNT,  // keys matching the prefix
+    LIVE,  // selected (not an alias of the slot before it)
     SRC_BUFFER,  // the matching keys are all in the slot's buffer (else: read the row)
-    WILL_BUFFER, // the next pass writes the matching keys to the buffer
-    WRITTEN,     // keys written to the buffer by the running pass
-    SRC_COUNT,   // keys in the buffer
+    WILL_BUFFER,  // the next pass writes the matching keys to the buffer
+    WRITTEN,  // keys written to the buffer by the running pass
+    SRC_COUNT,  // keys in the buffer
+    OFFSET,  // where the slot's keys start in its row's buffer
+    FOLLOW,  // the earlier slot whose keys the running pass writes for this one too (or -1)
     FIELDS
 };
 
 constexpr int MAX_BINS = 8192;
 
-// The key bits of an image (the inverse of prim::radix::ordered, ascending): floats' NaNs come
-// back as the positive quiet NaN and -0.0 as +0.0.
+// The selection's image of a key (ascending): integers as prim::radix::ordered; floats with
+// every NaN folded into the positive quiet NaN (above +inf), the negative ones complemented
+// (-0.0 lands just below +0.0), the others with the sign bit set.
+template <class U>
+__device__ __forceinline__ U image(U key, int kind) {
+    using B = prim::radix::Bits<U>;
+    if (kind == prim::radix::FLOAT) {
+        if ((key & ~B::TOP) > B::INF) return B::QNAN | B::TOP;
+        return (key & B::TOP) ? static_cast<U>(~key) : static_cast<U>(key | B::TOP);
+    }
+    if (kind == prim::radix::SIGNED) return key ^ B::TOP;
+    return key;
+}
+
+// The key bits of an image (the inverse of `image`: exact but for NaNs, which come back as the
+// positive quiet NaN).
 template <class U>
 __device__ __forceinline__ U key_of(U img, int kind) {
     using B = prim::radix::Bits<U>;
     if (kind == prim::radix::FLOAT)
-        return (img & B::TOP) ? (img ^ B::TOP) : static_cast<U>(0) - img;
+        return (img & B::TOP) ? static_cast<U>(img ^ B::TOP) : static_cast<U>(~img);
     if (kind == prim::radix::SIGNED) return img ^ B::TOP;
     return img;
+}
+
+// Slot s's share of its row's buffer for the next pass (one thread; the earlier slots of the
+// row already decided): none when its keys are buffered already; the keys of an earlier slot of
+// the same prefix that the pass writes (FOLLOW); else its COUNT keys when they fit what is left
+// (`used` of `cap` taken).
+__device__ __forceinline__ void plan_buffer(long long* row_state, long long s, long long cap,
+                                            long long& used) {
+    long long* st = row_state + s * FIELDS;
+    st[FOLLOW] = -1;
+    st[WILL_BUFFER] = 0;
+    if (st[SRC_BUFFER]) return;
+    for (long long t = 0; t < s; ++t) {
+        const long long* o = row_state + t * FIELDS;
+        if (o[LIVE] && o[WILL_BUFFER] && o[PREFIX] == st[PREFIX] && o[MASK] == st[MASK]) {
+            st[FOLLOW] = t;
+            return;
+        }
+    }
+    if (st[COUNT] <= cap - used) {
+        st[WILL_BUFFER] = 1;
+        st[OFFSET] = used;
+        used += st[COUNT];
+    }
 }
 
 // The bin of `hist` (bins counters, one per thread and PER consecutive bins) holding the
@@ -109,7 +159,7 @@ template <class U, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
     quantile_first(const U* __restrict__ keys, long long len, long long blocks_per_row,
                    unsigned long long* __restrict__ hist, unsigned long long* __restrict__ nans,
-                   int kind, int shift, int width) {
+                   U* __restrict__ nanbits, int kind, int shift, int width) {
     using namespace prim::quantile;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int VN = prim::Vec16<U>::N;
@@ -121,11 +171,11 @@ __global__ void __launch_bounds__(BLOCK)
     const int bins = 1 << width;
     for (int i = threadIdx.x; i < bins; i += BLOCK) counts[i] = 0u;
     __syncthreads();
-    const prim::radix::DigitOf<U> dig(kind, 0, 0, 1);
     const bool is_float = kind == prim::radix::FLOAT;
     const U* row_keys = keys + row * len;
     const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
     unsigned long long nan = 0;
+    U nan_max = 0;  // the largest NaN bits seen (a NaN's bits are never 0)
     for (long long t0 = part * TILE; t0 < len; t0 += blocks_per_row * TILE) {
         const bool full = aligned && t0 + TILE <= len;
 #pragma unroll
@@ -141,8 +191,11 @@ __global__ void __launch_bounds__(BLOCK)
             for (int v = 0; v < VN; ++v) {
                 if (!full && i0 + v >= len) continue;
                 const U key = full ? k[v] : row_keys[i0 + v];
-                nan += is_float && prim::radix::needs_fold(key);
-                atomicAdd(&counts[static_cast<unsigned>(dig.image(key) >> shift) & (bins - 1)], 1u);
+                const bool is_nan = is_float && prim::radix::needs_fold(key);
+                nan += is_nan;
+                nan_max = is_nan && key > nan_max ? key : nan_max;
+                atomicAdd(&counts[static_cast<unsigned>(image(key, kind) >> shift) & (bins - 1)],
+                          1u);
             }
         }
     }
@@ -153,25 +206,34 @@ __global__ void __launch_bounds__(BLOCK)
     for (int i = threadIdx.x; i < bins; i += BLOCK)
         if (counts[i]) atomicAdd(&row_hist[i], static_cast<unsigned long long>(counts[i]));
     if (threadIdx.x == 0 && n) atomicAdd(&nans[row], n);
+    if (nan_max) atomicMax(&nanbits[row], nan_max);
 }
 
-// One block per row: every live slot's first digit (see the header).
+// One block per row: every live slot's first digit and share of the buffer (see the header).
 __global__ void __launch_bounds__(1024)
     quantile_start(unsigned long long* __restrict__ hist, const long long* __restrict__ ranks,
-                   long long* __restrict__ state, long long slots, long long cap, int shift,
-                   int width) {
+                   long long* __restrict__ state, long long* __restrict__ used, long long slots,
+                   long long cap, int shift, int width) {
     using namespace prim::quantile;
     constexpr int PER = MAX_BINS / 1024;
     __shared__ unsigned long long scratch[1024 / prim::WARP];
+    __shared__ long long s_used;
     const long long row = blockIdx.x;
     unsigned long long* h = hist + row * MAX_BINS;
     const long long* rk = ranks + row * slots;
+    long long* row_state = state + row * slots * FIELDS;
     const int bins = 1 << width;
+    if (threadIdx.x == 0) s_used = 0;
+    __syncthreads();
     for (long long s = 0; s < slots; ++s) {
-        long long* st = state + (row * slots + s) * FIELDS;
+        long long* st = row_state + s * FIELDS;
         const bool live = s == 0 || rk[s] != rk[s - 1];  // block-uniform
         if (!live) {
-            if (threadIdx.x == 0) st[LIVE] = 0;
+            if (threadIdx.x == 0) {
+                st[LIVE] = 0;
+                st[WILL_BUFFER] = 0;
+            }
+            __syncthreads();
             continue;
         }
         find_bin(h, bins, static_cast<unsigned long long>(rk[s] + 1), scratch,
@@ -184,16 +246,18 @@ __global__ void __launch_bounds__(1024)
                      st[COUNT] = static_cast<long long>(c);
                      st[LIVE] = 1;
                      st[SRC_BUFFER] = 0;
-                     st[WILL_BUFFER] = static_cast<long long>(c) <= cap;
                      st[WRITTEN] = 0;
                      st[SRC_COUNT] = 0;
+                     st[OFFSET] = 0;
+                     plan_buffer(row_state, s, cap, s_used);
                  });
-        __syncthreads();  // the scan's words are reused by the next slot
+        __syncthreads();  // the scan's words are reused by the next slot, which reads this one
     }
     for (int j = 0; j < PER; ++j) {  // zero for the next use (each thread its own bins)
         const int b = threadIdx.x * PER + j;
         if (b < bins) h[b] = 0ull;
     }
+    if (threadIdx.x == 0) used[row] = s_used;
 }
 
 template <class U, int BLOCK, int ITEMS, int G>
@@ -212,7 +276,7 @@ __global__ void __launch_bounds__(BLOCK)
     __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     __shared__ U s_prefix[G], s_mask[G];
     __shared__ int s_mode[G];  // 0 idle, 1 reads the row, 2 reads and writes the row, 3 buffer
-    __shared__ long long s_base[G];
+    __shared__ long long s_base[G], s_off[G];
     const long long part = blockIdx.x % blocks_per_row;
     const long long g = (blockIdx.x / blocks_per_row) % groups;
     const long long row = blockIdx.x / (blocks_per_row * groups);
@@ -226,6 +290,7 @@ __global__ void __launch_bounds__(BLOCK)
             if (st[LIVE]) mode = st[SRC_BUFFER] ? 3 : (st[WILL_BUFFER] ? 2 : 1);
             s_prefix[threadIdx.x] = static_cast<U>(st[PREFIX]);
             s_mask[threadIdx.x] = static_cast<U>(st[MASK]);
+            s_off[threadIdx.x] = st[OFFSET];
         }
         s_mode[threadIdx.x] = mode;
     }
@@ -236,8 +301,8 @@ __global__ void __launch_bounds__(BLOCK)
         reads |= s_mode[j] == 1 || s_mode[j] == 2;
         writes |= s_mode[j] == 2;
     }
-    const prim::radix::DigitOf<U> dig(kind, 0, 0, 1);
     const U* row_keys = keys + row * len;
+    U* row_buf = buf + row * cap;
     const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
     for (long long t0 = part * TILE; reads && t0 < len; t0 += blocks_per_row * TILE) {
         U img[ITEMS];
@@ -249,14 +314,14 @@ __global__ void __launch_bounds__(BLOCK)
             if (full) {
                 const prim::Packet<U> p = prim::load16(row_keys + i0);
 #pragma unroll
-                for (int v = 0; v < VN; ++v) img[u * VN + v] = dig.image(p.v[v]);
+                for (int v = 0; v < VN; ++v) img[u * VN + v] = image(p.v[v], kind);
                 valid |= ((1u << VN) - 1u) << (u * VN);
             } else {
 #pragma unroll
                 for (int v = 0; v < VN; ++v) {
                     const bool in = i0 + v < len;
                     valid |= static_cast<unsigned>(in) << (u * VN + v);
-                    img[u * VN + v] = in ? dig.image(row_keys[i0 + v]) : static_cast<U>(0);
+                    img[u * VN + v] = in ? image(row_keys[i0 + v], kind) : static_cast<U>(0);
                 }
             }
         }
@@ -301,7 +366,7 @@ __global__ void __launch_bounds__(BLOCK)
                 const U pre = s_prefix[j], mask = s_mask[j];
                 long long at =
                     s_base[j] + static_cast<long long>((pos[j / 4] >> (16 * (j % 4))) & 0xffffull);
-                U* out = buf + (row * slots + g * G + j) * cap;
+                U* out = row_buf + s_off[j];
 #pragma unroll
                 for (int i = 0; i < ITEMS; ++i)
                     if (((valid >> i) & 1u) && (img[i] & mask) == pre) out[at++] = img[i];
@@ -314,7 +379,7 @@ __global__ void __launch_bounds__(BLOCK)
         if (s_mode[j] != 3) continue;
         const long long* st = state + (row * slots + g * G + j) * FIELDS;
         const long long count = st[SRC_COUNT];
-        const U* in = buf + (row * slots + g * G + j) * cap;
+        const U* in = row_buf + s_off[j];
         const U pre = s_prefix[j], mask = s_mask[j];
         for (long long i = part * BLOCK + threadIdx.x; i < count; i += blocks_per_row * BLOCK) {
             const U im = in[i];
@@ -334,39 +399,56 @@ __global__ void __launch_bounds__(BLOCK)
     }
 }
 
-// One block per (row, slot): the slot's next digit (see the header).
+// One block per row: each live slot's next digit and share of the buffer (see the header).
 __global__ void __launch_bounds__(1024)
     quantile_choose(unsigned long long* __restrict__ hist, long long* __restrict__ state,
-                    long long cap, int group, int shift, int width) {
+                    long long* __restrict__ used, long long slots, long long cap, int group,
+                    int shift, int width) {
     using namespace prim::quantile;
     constexpr int PER = MAX_BINS / 1024;
     __shared__ unsigned long long scratch[1024 / prim::WARP];
-    long long* st = state + static_cast<long long>(blockIdx.x) * FIELDS;
-    if (!st[LIVE]) return;  // block-uniform
-    unsigned long long* h = hist + static_cast<long long>(blockIdx.x) * (MAX_BINS / group);
+    __shared__ long long s_used;
+    const long long row = blockIdx.x;
+    long long* row_state = state + row * slots * FIELDS;
     const int bins = 1 << width;
-    // read before the scan's barriers: the thread that finds the bin rewrites it after them
-    const unsigned long long k = static_cast<unsigned long long>(st[K_REM]);
-    const bool wrote = st[WILL_BUFFER] != 0;
-    const long long written = st[WRITTEN];
-    find_bin(h, bins, k, scratch, [&](int bin, unsigned long long below, unsigned long long c) {
-        const unsigned long long m = static_cast<unsigned long long>(bins - 1);
-        st[PREFIX] = static_cast<long long>(static_cast<unsigned long long>(st[PREFIX]) |
-                                            (static_cast<unsigned long long>(bin) << shift));
-        st[MASK] = static_cast<long long>(static_cast<unsigned long long>(st[MASK]) | (m << shift));
-        st[K_REM] = static_cast<long long>(k - below);
-        st[COUNT] = static_cast<long long>(c);
-        if (wrote) {  // the pass just run wrote the slot's candidates
-            st[SRC_BUFFER] = 1;
-            st[SRC_COUNT] = written;
+    if (threadIdx.x == 0) s_used = used[row];
+    __syncthreads();
+    for (long long s = 0; s < slots; ++s) {
+        long long* st = row_state + s * FIELDS;
+        if (!st[LIVE]) continue;  // block-uniform
+        unsigned long long* h = hist + (row * slots + s) * (MAX_BINS / group);
+        // read before the scan's barriers: the thread that finds the bin rewrites them after
+        const unsigned long long k = static_cast<unsigned long long>(st[K_REM]);
+        const bool wrote = st[WILL_BUFFER] != 0;
+        const long long follow = st[FOLLOW];
+        const long long written = st[WRITTEN];
+        find_bin(h, bins, k, scratch, [&](int bin, unsigned long long below, unsigned long long c) {
+            const unsigned long long m = static_cast<unsigned long long>(bins - 1);
+            st[PREFIX] = static_cast<long long>(static_cast<unsigned long long>(st[PREFIX]) |
+                                                (static_cast<unsigned long long>(bin) << shift));
+            st[MASK] =
+                static_cast<long long>(static_cast<unsigned long long>(st[MASK]) | (m << shift));
+            st[K_REM] = static_cast<long long>(k - below);
+            st[COUNT] = static_cast<long long>(c);
+            if (wrote) {  // the pass just run wrote the slot's candidates
+                st[SRC_BUFFER] = 1;
+                st[SRC_COUNT] = written;
+            } else if (follow >= 0) {  // ... or those of the earlier slot it follows (done)
+                const long long* o = row_state + follow * FIELDS;
+                st[SRC_BUFFER] = 1;
+                st[OFFSET] = o[OFFSET];
+                st[SRC_COUNT] = o[SRC_COUNT];
+            }
+            st[WRITTEN] = 0;
+            plan_buffer(row_state, s, cap, s_used);
+        });
+        for (int j = 0; j < PER; ++j) {  // zero for the next pass (each thread its own bins)
+            const int b = threadIdx.x * PER + j;
+            if (b < bins) h[b] = 0ull;
         }
-        st[WRITTEN] = 0;
-        st[WILL_BUFFER] = !st[SRC_BUFFER] && static_cast<long long>(c) <= cap;
-    });
-    for (int j = 0; j < PER; ++j) {  // zero for the next pass (each thread its own bins)
-        const int b = threadIdx.x * PER + j;
-        if (b < bins) h[b] = 0ull;
+        __syncthreads();  // the scan's words are reused by the next slot, which reads this one
     }
+    if (threadIdx.x == 0) used[row] = s_used;
 }
 
 // One thread per row: each slot's key bits (see the header).

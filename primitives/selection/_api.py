@@ -5,7 +5,7 @@ sort family's public API."""
 
 from __future__ import annotations
 
-from .._core import entry as _entry, keys as _keys
+from .._core import backend as _backend, entry as _entry, keys as _keys
 from ..sorting import argsort, sort
 from .._core import checks as _core_checks
 from . import _checks, _choose, _quantile, _select
@@ -94,15 +94,15 @@ def _prepare_values(a, kth, axis=-1, kind="introselect", order=None, *, variant=
     return _prepare_partition("partition", a, kth, axis, kind, order, variant)
 
 
-def _finish(inp, shape, out, func):
+def _finish(inp, shape, out, func, scalar=True):
     """A result (backend array) in the caller's kind and ``shape``: written to ``out``, or a
-    scalar for a 0-d result (NumPy's scalar for host input)."""
+    scalar for a 0-d result (NumPy's scalar for host input; a 0-d array without ``scalar``)."""
 
     def finish(res):
         res = res.reshape(shape)
         if out is not None:
             return _core_checks.write_out(out, inp.result(res), func)
-        return inp.scalar(res) if res.ndim == 0 else inp.result(res)
+        return inp.scalar(res) if res.ndim == 0 and scalar else inp.result(res)
 
     return finish
 
@@ -121,7 +121,9 @@ def _numpy_empty(func, inp, *args, **kwargs):
 
 
 def _prepare_quantile(func, a, q, axis, out, method, keepdims, weights, percent, nan):
-    inp, qa, weak, axes, method = _checks.quantile_args(a, q, axis, method, weights, func, percent)
+    inp, qa, weak, axes, method, w = _checks.quantile_args(
+        a, q, axis, method, weights, func, percent
+    )
     arr = inp.array
     keepdims = _core_checks.boolean(keepdims, func, "keepdims")
     shape = qa.shape + _checks.reduced_shape(arr.shape, axes, keepdims)
@@ -133,13 +135,18 @@ def _prepare_quantile(func, a, q, axis, out, method, keepdims, weights, percent,
         raise TypeError(f"{func}: method {method!r} interpolates, which bool values cannot")
     if arr.size == 0:
         q_given = q if weak else qa * (100 if percent else 1)
-        res = _numpy_empty(func, inp, q_given, axis=axis, method=method, keepdims=keepdims)
+        more = {} if w is None else {"weights": _backend.to_host(weights)}
+        res = _numpy_empty(func, inp, q_given, axis=axis, method=method, keepdims=keepdims, **more)
         return _entry.Prepared.done(res if out is None else _core_checks.write_out(out, res, func))
     kept = tuple(s for i, s in enumerate(arr.shape) if i not in axes)
+    if w is not None:  # NumPy's weighted quantile gives a 0-d array for a 0-d result
+        wfinish = _finish(inp, shape, out, func, scalar=False)
+        wrun = _quantile.WeightedRun(inp.backend, arr.dtype, arr.shape, axes, kept, qa, nan, func)
+        return _entry.Prepared(lambda x: wfinish(wrun(x, w)), (arr,))
+    finish = _finish(inp, shape, out, func)
     run = _quantile.QuantileRun(
         inp.backend, arr.dtype, arr.shape, axes, kept, method, qa, weak, nan
     )
-    finish = _finish(inp, shape, out, func)
     reusable = out is None and _core_checks.is_itself(arr, a)
     return _entry.Prepared(lambda x: finish(run(x)), (arr,), reusable=reusable)
 
@@ -344,20 +351,28 @@ _QUANTILE_DOC = """{title}
             ``linear`` (default), ``median_unbiased``, ``normal_unbiased``, ``lower``,
             ``higher``, ``midpoint``, ``nearest``.
         keepdims: keep the reduced axes as axes of length one.
-        weights: not supported yet (NotImplementedError); a method other than ``inverted_cdf``
-            with weights is NumPy's ValueError.
+        weights: None, or non-negative real weights of ``a``'s shape or (with ``axis``) of
+            its shape along the axes; only with ``method="inverted_cdf"`` (NumPy's ValueError
+            else): each quantile is the first value of the sorted slice whose share of the
+            slice's total weight (cumulated in float64) reaches it. Weighted slices are sorted
+            (a segmented sort), not selected, and the checks of the weights' values (negative
+            ones; NaN, inf or all zero) read one flag each.
 
     Returns:
         shape ``q.shape`` + the shape left after the reduction; NumPy's dtype: the input's for
         the methods that take values, else the promotion of the input's and the quantiles'
         (float64 for integers with an array q; a Python-number q keeps a float input's
-        dtype). A NumPy scalar for a 0-d result of host input. CuPy for device input.
+        dtype). A NumPy scalar for a 0-d result of host input (a 0-d array with weights, as
+        NumPy's). Values taken (not interpolated) are the elements' own bits (-0.0, a NaN's
+        payload). CuPy for device input.
 
     Raises:
         TypeError: ``a`` complex, or of an unsupported dtype; bool with an interpolating
-            method; ``q`` not numbers.
+            method; ``q`` not numbers; weights of another shape than ``a`` without ``axis``,
+            or not real numbers.
         ValueError: {range}; an unknown ``method``; ``q`` of more than 2 dimensions; ``out``
-            of the wrong shape; a repeated axis.
+            of the wrong shape; a repeated axis; weights with another method, of another shape,
+            negative, or of a slice holding NaN or inf or only zeros.
         IndexError: nothing to reduce (NumPy's).
         numpy.exceptions.AxisError: ``axis`` out of range.
 

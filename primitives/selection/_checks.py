@@ -176,7 +176,8 @@ def reduced_shape(shape, axes, keepdims):
 
 def quantile_args(a, q, axis, method, weights, func, percent):
     """quantile's (percentile's with ``percent``) arguments in NumPy's order: (input, q as a
-    host array, weak (a Python-number q), axes, method)."""
+    host array, weak (a Python-number q), axes, method, weights: None or a backend array
+    broadcasting against ``a``)."""
     from ._quantile import METHODS
 
     inp = _real_input(a, func)
@@ -193,16 +194,43 @@ def quantile_args(a, q, axis, method, weights, func, percent):
             span = "[0, 100]" if percent else "[0, 1]"
             what = "Percentiles" if percent else "Quantiles"
             raise ValueError(f"{func}: {what} must be in the range {span}")
-    if weights is not None:
-        if method != "inverted_cdf":
-            raise ValueError(f"{func}: Only method 'inverted_cdf' supports weights. Got: {method}.")
-        raise NotImplementedError(f"{func}: weights are not supported yet")
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(f"{func}: Only method 'inverted_cdf' supports weights. Got: {method}.")
     if method not in METHODS:
         raise ValueError(f"{func}: {method!r} is not a valid method. Use one of: {METHODS}")
     if qa.ndim > 2:
         raise ValueError(f"{func}: q must be a scalar or 1d")
     axes = _axes(axis, inp.array.ndim, func)
-    return inp, qa, weak, axes, method
+    if weights is not None:
+        weights = _weights(weights, inp.array, axis, func)
+    return inp, qa, weak, axes, method, weights
+
+
+def _weights(weights, a, axis, func):
+    """NumPy's checks of quantile's ``weights`` (_weights_are_valid): ``a``'s shape, or (with
+    ``axis``) the shape of ``a`` along the axes as given; non-negative numbers (a read of one
+    flag for device weights). The weights on the backend, shaped to broadcast against ``a``."""
+    inp = _checks.as_input(weights, func=func, arg="weights")
+    w = inp.array
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"{func}: weights must be real numbers, got dtype {w.dtype.name}")
+    if w.shape != a.shape:
+        if axis is None:
+            raise TypeError(f"{func}: Axis must be specified when shapes of a and weights differ.")
+        given = [
+            _checks.axis_index(x, a.ndim, func, "an integer, a tuple of integers or None", True)
+            for x in (axis if isinstance(axis, tuple) else (axis,))
+        ]
+        if w.shape != tuple(a.shape[x] for x in given):
+            raise ValueError(
+                f"{func}: Shape of weights must be consistent with shape of a along specified axis."
+            )
+        xp = inp.backend.xp
+        w = xp.transpose(w, [int(i) for i in np.argsort(given)])
+        w = w.reshape(tuple(s if i in given else 1 for i, s in enumerate(a.shape)))
+    if bool(inp.backend.xp.any(w < 0)):
+        raise ValueError(f"{func}: Weights must be non-negative.")
+    return w
 
 
 def median_args(a, axis, func):

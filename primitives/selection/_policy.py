@@ -112,7 +112,7 @@ class QuantilePolicy:
     # slots (ranks) a block of quantile_pass serves, sharing its reads of the row (a template
     # parameter, at most 8: two 64-bit scan words of 16-bit counts)
     group: int = knob(_policy.OneOf(1, 2, 4, 8))
-    # a slot's candidate buffer holds len / buffer_div keys
+    # a row's candidate buffer (shared by its slots) holds len / buffer_div keys
     buffer_div: int = knob(_policy.Range(1))
     # rows shorter than min_len are sorted (a segmented sort) instead of selected
     min_len: int = knob(_policy.Range(1))
@@ -164,7 +164,8 @@ TABLE = _policy.register(
         # topk took 2.85 ms, prim.sort 4.13 ms: selecting 1/256 of the keys beats sorting them)
         # tiles of 256 x 16 keys as the radix select's; a 13-bit first digit (its argument there),
         # 10-bit later digits for 8 slots a block (three quantiles and their neighbours share one
-        # read of the row); buffers of len / 16 keys a slot; rows under 2^14 keys sorted, and
+        # read of the row); a buffer of len / 16 keys a row, its slots' shares taken as their
+        # candidates fit (slots of one prefix share theirs); rows under 2^14 keys sorted, and
         # histograms up to 64 MiB (none of it measured yet)
         ("default", "quantile"): QuantilePolicy(
             block=256,

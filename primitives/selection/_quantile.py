@@ -56,7 +56,7 @@ METHODS = (
 )
 
 #: fields of a slot's state (prim::quantile::FIELDS)
-FIELDS = 9
+FIELDS = 11
 MAX_BINS = 1 << _policy.MAX_BITS
 _START_BLOCK = 1024
 
@@ -84,9 +84,11 @@ for _pol in _policy.TABLE.policies("quantile"):  # every policy, for the NVRTC c
 class OrderPlan(Plan):
     """The values of ``slots`` ranks of each of ``rows`` rows of ``length`` keys of ``ub``
     bytes (``kind``: prim::radix::KeyKind; ``bits``: the image's meaningful low bits).
-    ``first(kbits)``: the first pass (the rows' NaN counts, uint64 (R,)); then
-    ``rest(kbits, ranks)`` with the ranks (int64 (R, slots), each in [0, length)): the key bits
-    of each rank's value, (R, slots)."""
+    ``first(kbits)``: the first pass (the rows' NaN counts, uint64 (R,), and the largest bits
+    of each row's NaNs, zero for none); then ``rest(kbits, ranks)`` with the ranks (int64
+    (R, slots), each in [0, length)): the key bits of each rank's value, (R, slots). The slots
+    of a row share one candidate buffer of ``length / buffer_div`` keys (their shares decided on
+    the device)."""
 
     def __init__(self, backend, ub, kind, bits, rows, length, slots, pol):
         if pol.group * (1 << pol.bits) > MAX_BINS:
@@ -116,31 +118,34 @@ class OrderPlan(Plan):
         self.head = (i32(kind), i32(sched[0][0]), i32(sched[0][1]))
         self.start = _plans.Launch(get("quantile_start"), rows, _START_BLOCK)
         self.start_args = (i64(slots), i64(self.cap), i32(sched[0][0]), i32(sched[0][1]))
+        self.choose_args = (i64(slots), i64(self.cap), i32(pol.group))
         self.pass_ = _plans.Launch(kpass, bpr2 * self.groups * rows, pol.block)
         self.pass_args = (i64(length), i64(bpr2), i64(self.groups), i64(slots))
-        self.choose = _plans.Launch(get("quantile_choose"), rows * slots, _START_BLOCK)
+        self.choose = _plans.Launch(get("quantile_choose"), rows, _START_BLOCK)
         self.later = [(i32(s), i32(w)) for s, w in sched[1:]]
         self.bits_launch = _plans.Launch(get(f"quantile_bits<{c}>"), _launch.cdiv(rows, 256), 256)
-        self.kind, self.group, self.cap64 = i32(kind), i32(pol.group), i64(self.cap)
+        self.kind, self.cap64 = i32(kind), i64(self.cap)
         size = max(rows * MAX_BINS, rows * slots * (MAX_BINS // pol.group))
         self.hist = xp.zeros(size, dtype=np.uint64)  # left zero by the kernels
         self.nbytes = _plans.scratch_bytes(self.hist)
 
     def first(self, kbits):
         nans = self.xp.zeros(self.rows, dtype=np.uint64)
-        self.first_launch(kbits, *self.first_args, self.hist, nans, *self.head)
-        return nans
+        nanbits = self.xp.zeros(self.rows, dtype=self.udt)
+        self.first_launch(kbits, *self.first_args, self.hist, nans, nanbits, *self.head)
+        return nans, nanbits
 
     def rest(self, kbits, ranks):
         xp, rows, slots = self.xp, self.rows, self.slots
         state = xp.empty(rows * slots * FIELDS, dtype=np.int64)  # set by quantile_start
-        buf = xp.empty(rows * slots * self.cap, dtype=self.udt)
-        self.start(self.hist, ranks, state, *self.start_args)
+        used = xp.empty(rows, dtype=np.int64)  # set by quantile_start
+        buf = xp.empty(rows * self.cap, dtype=self.udt)
+        self.start(self.hist, ranks, state, used, *self.start_args)
         for shift, width in self.later:
             self.pass_(
                 kbits, *self.pass_args, buf, self.cap64, state, self.hist, self.kind, shift, width
             )
-            self.choose(self.hist, state, self.cap64, self.group, shift, width)
+            self.choose(self.hist, state, used, *self.choose_args, shift, width)
         out = xp.empty((rows, slots), dtype=self.udt)
         self.bits_launch(state, _launch.i64(rows), _launch.i64(slots), self.kind, out)
         return out
@@ -166,34 +171,44 @@ def order_plan(backend, dtype, rows, length, slots):
 class Order:
     """The order statistics of rows (R, L) of one dtype: ``counts(rows2)`` the NaN count of each
     row (int64 (R,), zeros for dtypes without NaN, or None when not ``nans``), then
-    ``values(ranks)`` the values of the ranks (int64 (R, S)) in the rows' dtype."""
+    ``values(ranks)`` the values of the ranks (int64 (R, S)) in the rows' dtype, their bits the
+    elements' own; ``nan_values()`` then a NaN of each row holding one (its bits an element's, as
+    NumPy's result for a slice with NaNs; anything for the other rows)."""
 
     def __init__(self, backend, dtype, rows, length, slots, nans):
         self.backend, self.xp, self.dtype = backend, backend.xp, np.dtype(dtype)
         self.kdt = _key_dtype(self.dtype)
         self.plan = order_plan(backend, self.kdt, rows, length, slots)
         self.nans = nans and self.dtype.kind == "f"
-        self._state = None
+        self._state = self._nan = None
 
     def counts(self, rows2):
         xp = self.xp
         keys = as_keys(rows2)
         if self.plan is not None:
             kbits = _keys.key_bits(keys)[0].reshape(-1)
-            nans = self.plan.first(kbits)
+            nans, self._nan = self.plan.first(kbits)
             self._state = kbits
             return nans.astype(np.int64) if self.nans else None
         self._state = keys
         return xp.isnan(rows2).sum(axis=1, dtype=np.int64) if self.nans else None
 
     def values(self, ranks):
-        xp = self.xp
         if self.plan is not None:
-            bits = self.plan.rest(self._state, xp.ascontiguousarray(ranks))
+            bits = self.plan.rest(self._state, self.xp.ascontiguousarray(ranks))
             vals = _keys.key_back(bits, self.kdt)
+            self._nan = _keys.key_back(self._nan, self.kdt)
         else:
-            vals = _splans.gather_rows(self.backend, sort_rows(self.backend, self._state), ranks)
+            ordered = sort_rows(self.backend, self._state)
+            vals = _splans.gather_rows(self.backend, ordered, ranks)
+            self._nan = ordered[:, -1]  # NaNs sort last
         self._state = None
+        return self._cast(vals)
+
+    def nan_values(self):
+        return self._cast(self._nan)
+
+    def _cast(self, vals):
         if self.dtype == np.bool_:
             return vals.view(np.bool_)
         return vals.astype(self.dtype, copy=False)
@@ -380,8 +395,9 @@ class QuantileRun(Plan):
                 if bool(xp.any(empty)):  # NumPy warns of each all-NaN slice
                     _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
                 res = xp.where(empty[None, :], xp.asarray(np.nan, dtype=res.dtype), res)
-            elif nans is not None:
-                res = xp.where(nans[None, :] > 0, xp.asarray(np.nan, dtype=res.dtype), res)
+            elif nans is not None:  # NumPy's: the slice's NaN (its last after a partition)
+                nanv = self.order.nan_values().astype(res.dtype)
+                res = xp.where(nans[None, :] > 0, nanv[None, :], res)
         return res.reshape(q.shape + tuple(self.kept))
 
 
@@ -414,8 +430,8 @@ class MedianRun(Plan):
                 if bool(xp.any(empty)):
                     _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
                 res = xp.where(empty, xp.asarray(np.nan, dtype=res.dtype), res)
-            elif nans is not None:
-                res = xp.where(nans > 0, xp.asarray(np.nan, dtype=res.dtype), res)
+            elif nans is not None:  # NumPy's: the slice's NaN (its last after a partition)
+                res = xp.where(nans > 0, self.order.nan_values().astype(res.dtype), res)
         return res.reshape(tuple(self.kept))
 
 
@@ -425,9 +441,9 @@ def median_dtype(dt):
 
 
 def mean2(xp, a, b, one):
-    """NumPy's mean of the middle values: ``a`` where the count is odd (``one``), else
-    ``(a + b) / 2``, summed in float64 (integers, bool), float32 (float16) or the float's own
-    dtype."""
+    """NumPy's mean of the middle values: its sum from 0.0 (so -0.0 gives 0.0), of ``a`` where
+    the count is odd (``one``), else of ``a`` and ``b`` halved, summed in float64 (integers,
+    bool), float32 (float16) or the float's own dtype."""
     dt = a.dtype
     acc = (
         np.dtype(np.float64)
@@ -435,6 +451,62 @@ def mean2(xp, a, b, one):
         else (np.dtype(np.float32) if dt == np.float16 else dt)
     )
     fa, fb = a.astype(acc), b.astype(acc)
-    two = xp.asarray(2, dtype=acc)
+    zero, two = xp.asarray(0, dtype=acc), xp.asarray(2, dtype=acc)
+    fa = zero + fa
     res = xp.where(one, fa, (fa + fb) / two)
     return res.astype(median_dtype(dt), copy=False)
+
+
+class WeightedRun(Plan):
+    """quantile (nanquantile with ``nan``) with ``weights`` (method ``inverted_cdf``), as
+    NumPy's: each row sorted (a stable segmented sort of the keys with their columns), its
+    weights taken alongside, their cumulative sum in float64 normalized by the row's total (in
+    q's dtype when q is a float array), and for each quantile the first value whose share
+    reaches it. NaNs sort last; the nan-functions give them no weight. ``run(x, w)`` with ``w``
+    the weights broadcast to ``x``'s shape. Synchronizes: NumPy's ValueError for a row whose
+    weights hold NaN or inf or are all zero reads one flag."""
+
+    def __init__(self, backend, dtype, shape, axes, kept, q, nan, func):
+        self.backend, self.xp = backend, backend.xp
+        self.axes, self.kept, self.q, self.nan, self.func = axes, kept, q, nan, func
+        self.dtype = np.dtype(dtype)
+        self.rows = int(np.prod(kept, dtype=np.int64))
+        self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+
+    def __call__(self, x, w):
+        xp, rows, length, q = self.xp, self.rows, self.length, self.q
+        keys = as_keys(read_rows(x, self.axes, xp))
+        cols = xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length))
+        keys, cols = sort_rows(self.backend, keys, cols)
+        w = xp.take_along_axis(read_rows(xp.broadcast_to(w, x.shape), self.axes, xp), cols, 1)
+        isnan = xp.isnan(keys) if self.dtype.kind == "f" else None
+        if self.nan and isnan is not None:
+            w = xp.where(isnan, 0, w)
+        cdf = xp.cumsum(w, axis=1, dtype=np.float64)
+        cdf /= cdf[:, -1:]
+        bad = xp.isnan(cdf[:, -1])
+        n = length
+        if self.nan and isnan is not None:
+            n = length - isnan.sum(axis=1, dtype=np.int64)
+            empty = n == 0
+            bad &= ~empty
+        if bool(xp.any(bad)):
+            raise ValueError(f"{self.func}: Weights included NaN, inf or were all zero.")
+        if q.dtype.kind == "f":
+            cdf = cdf.astype(q.dtype)
+        cdf[cdf == 0] = -1  # leading zero weights: a quantile 0 takes the first weighted value
+        qf = q.reshape(-1)
+        # the first index whose cdf reaches each quantile: the count of those below it
+        idx = xp.stack([(cdf < xp.asarray(v)).sum(axis=1) for v in qf], axis=1)
+        idx = xp.minimum(idx, xp.reshape(xp.asarray(n) - 1, (-1, 1)) if self.nan else n - 1)
+        idx = xp.maximum(idx, 0).astype(np.int64)
+        res = xp.take_along_axis(keys, idx, 1)  # (R, Q)
+        if isnan is not None:
+            if self.nan:
+                if bool(xp.any(empty)):
+                    _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
+                res = xp.where(empty[:, None], xp.asarray(np.nan, dtype=res.dtype), res)
+            else:  # NumPy's: the slice's NaN (its last after the sort)
+                res = xp.where(isnan[:, -1:], keys[:, -1:], res)
+        res = res.view(np.bool_) if self.dtype == np.bool_ else res.astype(self.dtype, copy=False)
+        return res.T.reshape(q.shape + tuple(self.kept))

@@ -1,6 +1,8 @@
 """quantile, nanquantile, percentile, nanpercentile, median and nanmedian against NumPy: every
 method, dtypes, q scalars and arrays, axes (int, tuple, None), keepdims, out, NaNs, both the
-radix selection (forced by the policy's min_len) and the sorted rows; every error branch."""
+radix selection (forced by the policy's min_len) and the sorted rows, the selection's shared
+candidate buffer (small and large, digits narrow enough for many passes), results bit for bit
+(-0.0, NaN payloads), weights (inverted_cdf); every error branch."""
 
 import warnings
 
@@ -169,6 +171,7 @@ def test_property(rows, n, method, q, fn, radix, seed):
 # ---- errors ----------------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # all-zero weights, as NumPy
 def test_errors():
     x = np.arange(10.0)
     with pytest.raises(ValueError, match="Quantiles must be in the range"):
@@ -183,8 +186,13 @@ def test_errors():
     H.raises_like(TypeError, "quantile", prim.quantile, x, "a")
     H.raises_like(ValueError, "quantile", prim.quantile, x, np.zeros((1, 1, 1)))
     H.raises_like(ValueError, "quantile", prim.quantile, x, 0.5, weights=x, method="linear")
-    with pytest.raises(NotImplementedError):
-        prim.quantile(x, 0.5, weights=x, method="inverted_cdf")
+    w = dict(method="inverted_cdf")
+    H.raises_like(ValueError, "quantile", prim.quantile, x, 0.5, weights=-x, match="non-neg", **w)
+    H.raises_like(ValueError, "quantile", prim.quantile, x, 0.5, weights=0 * x, match="zero", **w)
+    x2 = np.ones((2, 5))
+    H.raises_like(TypeError, "quantile", prim.quantile, x2, 0.5, weights=x2[0], match="Axis", **w)
+    H.raises_like(ValueError, "quantile", prim.quantile, x2, 0.5, weights=x2[0], axis=0, **w)
+    H.raises_like(TypeError, "quantile", prim.quantile, x, 0.5, weights=x + 1j, **w)
     H.raises_like(TypeError, "quantile", prim.quantile, x > 3, 0.5)
     H.raises_like(ValueError, "median", prim.median, np.ones((2, 2)), axis=(0, 0))
     with pytest.raises(np.exceptions.AxisError):
@@ -194,3 +202,98 @@ def test_errors():
     H.raises_like(IndexError, "quantile", prim.quantile, np.empty(0), 0.5)
     with pytest.raises(TypeError, match="unexpected keyword"):
         prim.median(x, method="linear")
+
+
+# ---- the shared candidate buffer, bits, 0-d results, weights ---------------------------------
+
+
+@pytest.mark.parametrize("div", [1, 3, 64, 1 << 30])
+def test_buffer_shares(rng, div):
+    """Narrow digits (many passes) and buffers from a whole row to none: slots that take their
+    share of the row's buffer, follow another's, or keep reading the row."""
+    p = dict(RADIX, buffer_div=div, first_bits=4, bits=3, group=4)
+    q = [0.0, 0.01, 0.3, 0.31, 0.5, 0.99, 1.0]
+    with path(p):
+        for x in (
+            make(rng, (2, 700), np.float32),
+            make(rng, (2, 700), np.float64, distinct=5),
+            make(rng, (2, 700), np.int32, distinct=200) - 100,
+        ):
+            for method in ("linear", "lower", "nearest"):
+                H.assert_same(*both("quantile", x, q, axis=1, method=method), what=f"{div}")
+            H.assert_same(*both("median", x, axis=1))
+
+
+def bits(v):
+    v = np.asarray(H.to_host(v))
+    return v.view(f"u{v.dtype.itemsize}")
+
+
+@pytest.mark.parametrize("p", [RADIX, SORT], ids=["radix", "sort"])
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_bits(p, dt):
+    """An element taken is the element itself (-0.0 stays -0.0; a slice's NaN is its own,
+    payload and sign), and a median is NumPy's mean of it (0.0 + -0.0 is 0.0)."""
+    x = np.array([-0.0, -0.0, -0.0, 1.0, -2.0], dt)
+    nan = np.array([1.0, 2.0, 3.0], dt)
+    nan[1] = -np.nan
+    payload = nan.copy()
+    payload.view(f"u{nan.dtype.itemsize}")[1] |= 0x123  # a quiet NaN with a payload
+    with path(p):
+        for q, method in (
+            (0.5, "lower"),
+            ([0.5, 0.6], "nearest"),
+            (0.5, "higher"),
+            (0.5, "linear"),
+        ):
+            got, want = both("quantile", x, q, method=method)
+            assert np.array_equal(bits(got), bits(want)), (method, got, want)
+        for fn in ("median", "nanmedian"):
+            got, want = both(fn, x)
+            assert np.array_equal(bits(got), bits(want)), (fn, got, want)
+        for y in (nan, payload):
+            for fn, args in (("median", ()), ("quantile", (0.5,)), ("quantile", ([0.2, 0.5],))):
+                got, want = both(fn, y, *args)
+                assert np.array_equal(bits(got), bits(want)), (fn, got, want)
+
+
+def test_zero_d():
+    """0-d input: NumPy's scalar types."""
+    for v in (np.float64(1), np.array(1.5), np.array(3, np.int32), np.float32(2), np.float16(1)):
+        for fn, args in (("median", ()), ("quantile", (0.5,)), ("nanmedian", ())):
+            got, want = both(fn, v, *args)
+            assert type(got) is type(want), (fn, v, type(got), type(want))
+            H.assert_same(got, want)
+
+
+def weighted(fn, *args, **kwargs):
+    return both(fn, *args, method="inverted_cdf", **kwargs)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int64, np.bool_])
+def test_weights(rng, dt):
+    x = make(rng, (3, 4, 41), dt, distinct=None if dt == np.bool_ else 15)
+    w = rng.integers(0, 4, x.shape)
+    q = [0.0, 0.1, 0.5, 0.999, 1.0]
+    for fn in ("quantile", "nanquantile"):
+        H.assert_same(*weighted(fn, x, q, weights=w))
+        H.assert_same(*weighted(fn, x, 0.3, weights=w.astype(np.float32), axis=2))
+    H.assert_same(
+        *weighted("quantile", x, np.array([0.3, 0.7], np.float32), weights=w[0, 0], axis=2)
+    )
+    H.assert_same(*weighted("quantile", x, [0.3, 0.7], weights=w[:, :, 0] > 0, axis=(0, 1)))
+    H.assert_same(*weighted("percentile", x, [30, 70], weights=w[:, 0], axis=(0, 2), keepdims=True))
+    got, want = weighted("quantile", x[0, 0], 0.5, weights=w[0, 0])
+    assert type(got) is type(want)  # NumPy's weighted path: a 0-d array
+    H.assert_same(got, want)
+
+
+def test_weights_nans(rng):
+    x = make(rng, (4, 57), np.float64, distinct=20)
+    x[0, ::3] = np.nan
+    x[2] = np.nan
+    w = rng.random(x.shape)
+    w[1, :5] = 0  # leading zero weights
+    for fn in ("quantile", "nanquantile", "nanpercentile"):
+        q = [0, 20, 90, 100] if "percent" in fn else [0.0, 0.2, 0.9, 1.0]
+        H.assert_same(*weighted(fn, x, q, weights=w, axis=1), what=fn)
