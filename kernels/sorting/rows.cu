@@ -31,8 +31,9 @@
 //   Launch: block WARPS * 32, dynamic shared memory rows_warp_smem<U, WARPS, ITEMS, VM>() bytes
 //   (per warp: rank_counters<8>(1) words rounded up to 16 bytes, 32 * ITEMS keys, then
 //   32 * ITEMS u16 positions with values).
-// rows_sort_block<K, V, VM, BLOCK, ITEMS, MATCH>: rows of up to BLOCK * ITEMS keys, a block per
-//   row (grid-stride over rows, a block-uniform loop): the row warp-striped in registers (loads
+// rows_sort_block<K, V, VM, BLOCK, ITEMS, MATCH, MIN_BLOCKS>: rows of up to BLOCK * ITEMS keys, a
+//   block per row (grid-stride over rows, a block-uniform loop; MIN_BLOCKS resident blocks an SM
+//   bound the registers, __launch_bounds__): the row warp-striped in registers (loads
 //   of 32 consecutive keys), LSD 8-bit digits, each skipped when equal for the whole row (one
 //   __syncthreads_count), else block_count and block_rank_each (radix.cuh: digit-major scan of
 //   per-warp counters, MATCH ranking) with each key (and its 16-bit position, with values)
@@ -272,8 +273,8 @@ __global__ void __launch_bounds__(WARPS* prim::WARP)
     }
 }
 
-template <class K, class V, int VM, int BLOCK, int ITEMS, int MATCH>
-__global__ void __launch_bounds__(BLOCK)
+template <class K, class V, int VM, int BLOCK, int ITEMS, int MATCH, int MIN_BLOCKS>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     rows_sort_block(const K* __restrict__ keys_in, K* __restrict__ keys_out,
                     const V* __restrict__ vals_in, V* __restrict__ vals_out, long long n_rows,
                     int m, int kind, int descending, int write_keys) {

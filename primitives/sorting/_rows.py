@@ -55,13 +55,16 @@ def block_smem(kb, vm, vb, tile):
     )
 
 
-def kernel_name(kind, kb, vm, vb, shape, match):
+def kernel_name(kind, kb, vm, vb, shape, pol):
     """The instantiation of ``kind`` ("lanes", "warp" or "block") for ``kb``-byte keys, values
-    of mode ``vm`` and ``vb`` bytes, ``shape`` (warps, items) or (block, items)."""
+    of mode ``vm`` and ``vb`` bytes, ``shape`` (warps, items) or (block, items), under
+    ``pol``."""
     args = f"{KC[kb]}, {KC[vb]}, {vm}, {shape[0]}, {shape[1]}"
     if kind == "lanes":
         return f"rows_sort_lanes<{args}>"
-    return f"rows_sort_{kind}<{args}, {match}>"
+    if kind == "warp":
+        return f"rows_sort_warp<{args}, {pol.match}>"
+    return f"rows_sort_block<{args}, {pol.match}, {max(1, pol.resident // shape[0])}>"
 
 
 def choose(m, kb, vm, vb, pol):
@@ -74,7 +77,7 @@ def choose(m, kb, vm, vb, pol):
         smem = warp_smem(kb, vm, *shape)
         if smem <= SHARED_MAX:
             return "warp", shape, smem
-    for tile in pol.tiles:
+    for tile in pol.tiles_for(vm != VM_NONE):
         smem = block_smem(kb, vm, vb, tile)
         if m <= tile[0] * tile[1] and smem <= SHARED_MAX:
             return "block", tile, smem
@@ -84,7 +87,8 @@ def choose(m, kb, vm, vb, pol):
 def capacity(kb, vm=VM_NONE, vb=4, pol=None):
     """The longest row of ``kb``-byte keys (values of mode ``vm``, ``vb`` bytes) sorted on chip."""
     pol = _rows_policy.rows() if pol is None else pol
-    fits = [b * i for b, i in pol.tiles if block_smem(kb, vm, vb, (b, i)) <= SHARED_MAX]
+    tiles = pol.tiles_for(vm != VM_NONE)
+    fits = [b * i for b, i in tiles if block_smem(kb, vm, vb, (b, i)) <= SHARED_MAX]
     return max(fits + [32 * pol.warp_items, 32])
 
 
@@ -92,13 +96,13 @@ def _names(pol):
     names = []
     for kb in KC:
         for vm, vb in VCFGS:
-            names.append(kernel_name("lanes", kb, vm, vb, (pol.lanes_warps, pol.lanes_items), 0))
+            names.append(kernel_name("lanes", kb, vm, vb, (pol.lanes_warps, pol.lanes_items), pol))
             shape = (pol.warp_warps, pol.warp_items)
             if pol.warp_items > 1 and warp_smem(kb, vm, *shape) <= SHARED_MAX:
-                names.append(kernel_name("warp", kb, vm, vb, shape, pol.match))
+                names.append(kernel_name("warp", kb, vm, vb, shape, pol))
             names += [
-                kernel_name("block", kb, vm, vb, t, pol.match)
-                for t in pol.tiles
+                kernel_name("block", kb, vm, vb, t, pol)
+                for t in pol.tiles_for(vm != VM_NONE)
                 if block_smem(kb, vm, vb, t) <= SHARED_MAX
             ]
     return names
@@ -121,7 +125,7 @@ class RowsPlan(_plans.Plan):
     def __init__(self, kb, vm, vb, rows, m, pol):
         self.policy = pol
         kind, shape, smem = choose(m, kb, vm, vb, pol)
-        kernel = _kernel(kernel_name(kind, kb, vm, vb, shape, pol.match))
+        kernel = _kernel(kernel_name(kind, kb, vm, vb, shape, pol))
         if kind == "lanes":
             per = 32 // m
             warps = _launch.cdiv(_launch.cdiv(rows, per), shape[1])

@@ -21,8 +21,7 @@ _POL = _rows_policy.rows()
 LENGTHS = sorted(
     {1, 2, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097, 16384, 16385}
     | {32 * _POL.warp_items, 32 * _POL.warp_items + 1}
-    | {b * i for b, i in _POL.tiles}
-    | {b * i + 1 for b, i in _POL.tiles}
+    | {b * i + d for b, i in _POL.tiles + _POL.value_tiles for d in (0, 1)}
 )
 
 
@@ -104,22 +103,25 @@ def test_kernel_of_each_length():
     assert choose(32 * _POL.warp_items, 4, 0, 4, _POL)[0] == "warp"
     first = _POL.tiles[0]
     assert choose(32 * _POL.warp_items + 1, 4, 0, 4, _POL)[:2] == ("block", first)
-    for small, big in zip(_POL.tiles, _POL.tiles[1:]):
-        assert choose(small[0] * small[1] + 1, 4, 0, 4, _POL)[:2] == ("block", big)
+    for vm, tiles in ((_rows.VM_NONE, _POL.tiles), (_rows.VM_IOTA, _POL.value_tiles)):
+        for small, big in zip(tiles, tiles[1:]):
+            assert choose(small[0] * small[1] + 1, 4, vm, 8, _POL)[:2] == ("block", big)
     top = capacity(4)
     assert top == 16384 and choose(top + 1, 4, 0, 4, _POL) is None
     for kb in (1, 2, 4, 8):
         for vm, vb in _rows.VCFGS:
             kind, shape, smem = choose(capacity(kb, vm, vb), kb, vm, vb, _POL)
             assert smem <= SHARED_MAX
-            assert _rows.kernel_name(kind, kb, vm, vb, shape, _POL.match) in _rows.NAMES
+            assert _rows.kernel_name(kind, kb, vm, vb, shape, _POL) in _rows.NAMES
 
 
 def test_policy_override_compiles_its_own_kernels(rng, backend):
     """Other shapes (a tuning experiment): a block of 512 x 2, no warp kernel, ballots."""
     x = keys2(rng, 3, 900, np.float32)
     tiles = ((512, 2), (256, 8))
-    with prim.tuning.override("sorting_rows", warp_items=1, tiles=tiles, match=0):
+    with prim.tuning.override(
+        "sorting_rows", warp_items=1, tiles=tiles, value_tiles=tiles, resident=512, match=0
+    ):
         assert choose(900, 4, 0, 4, _rows_policy.rows())[:2] == ("block", (512, 2))
         assert choose(40, 4, 0, 4, _rows_policy.rows())[:2] == ("block", (512, 2))
         check_rows(x, sort_rows(backend, x))
@@ -130,7 +132,7 @@ def test_policy_override_compiles_its_own_kernels(rng, backend):
 def test_policy_refuses_bad_tiles():
     for tiles in (((128, 8),), ((256, 8), (256, 4)), ((1024, 128),), ()):
         with pytest.raises(ValueError, match="tiles"):
-            with prim.tuning.override("sorting_rows", tiles=tiles):
+            with prim.tuning.override("sorting_rows", value_tiles=tiles):
                 pass
 
 
