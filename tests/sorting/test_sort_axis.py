@@ -197,7 +197,17 @@ def test_inputs_unchanged_and_byte_order(rng):
 def test_lexsort_keys_forms(rng):
     a = rng.integers(0, 3, 50).astype(np.uint32)
     b = rng.integers(0, 3, 50).astype(np.uint32)
-    for keys in ([a, b], (b, a), np.stack([a, b]), [a], [[3, 1, 2]], [a.tolist(), b.tolist()]):
+    for keys in (
+        [a, b],
+        (b, a),
+        np.stack([a, b]),
+        [a],
+        [[3, 1, 2]],
+        [a.tolist(), b.tolist()],
+        np.array([[9, 4, 0, 4, 0, 2, 1], [1, 5, 1, 4, 3, 4, 4]]),  # NumPy's example
+        np.array([0.3, 0.1]),  # two 0-d keys
+        rng.random((2, 4, 5)),  # keys of 2 dimensions
+    ):
         H.assert_same(prim.lexsort(keys), np.lexsort(keys))
     # two 32-bit keys are one 64-bit word: one sort of (word, index) pairs
     words = _keys.pack_words([f for k in (b, a) for f in _keys.image_fields(k)])
