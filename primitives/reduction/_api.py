@@ -255,10 +255,11 @@ def reduce(
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            float32 or float64, and for ``"sum"``/``"prod"`` complex64 or complex128 (CuPy,
-            NumPy, or anything with ``__cuda_array_interface__`` / DLPack). Any ndim: the
-            array is flattened (``axis=None``).
-            Host arrays of non-native byte order are converted to native order on the host.
+            float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor, or anything
+            with ``__cuda_array_interface__`` / DLPack: the result is of the caller's kind, see
+            :mod:`primitives._core.checks`). Any ndim: the array is flattened
+            (``axis=None``). Host arrays of non-native byte order are converted to native order
+            on the host.
         op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"``.
         axis: None (every element), an int or a tuple of ints (negative counting from the end):
             the axes reduced, as NumPy's ``axis``.
@@ -270,6 +271,14 @@ def reduce(
             the first element cast to ``out``'s dtype (``max`` of int8 [-1, 1] into uint8 is
             255).
         keepdims: keep the reduced axes as axes of length 1.
+        initial: NumPy's start value of the reduction, converted to the reduction's dtype
+            (NumPy's errors: an integer out of its range is an ``OverflowError``); ``min``/``max``
+            over nothing give it. None or absent: none.
+        where: a bool array broadcast against ``x`` (or a bool): the elements to reduce, as
+            NumPy's ``where``; the others read as the identity (0 for sums, 1 for products)
+            and ``min``/``max`` take a mask only with ``initial``. The masked-out elements are
+            replaced in a temporary copy before the reduction (one extra pass), not skipped on
+            load.
         dtype: result dtype. Default as NumPy: ``sum`` and ``prod`` widen bool and signed
             integers below 64 bits to int64, unsigned ones to uint64 (float16 stays float16,
             accumulated in float32; complex stays complex); ``min``/``max`` keep the input
@@ -287,12 +296,15 @@ def reduce(
 
     Raises:
         TypeError: ``x`` is not an array, or its dtype (str, object, datetime64, ...) or
-            ``dtype`` is unsupported; ``min``/``max`` of complex input (NumPy orders complex
-            numbers lexicographically; this library does not order them).
+            ``dtype`` is unsupported; ``where`` of a dtype other than bool; an ``initial`` that
+            does not convert (complex into a real dtype).
         ValueError: unknown ``op`` or ``variant``; a complex reduction on a variant other than
             ``"production"``/``"auto"``; ``min``/``max`` of an empty array or over
-            an axis of length 0 (NumPy's error: no identity); an axis out of range
-            (``numpy.exceptions.AxisError``) or repeated; ``out`` of another shape.
+            an axis of length 0 without ``initial`` (NumPy's error: no identity), or with a
+            ``where`` mask and no ``initial``; a ragged sequence; an axis out of range
+            (``numpy.exceptions.AxisError``) or repeated; ``out`` of another shape; ``where``
+            that does not broadcast to ``x``'s shape; a sequence for ``initial``.
+        OverflowError: ``initial`` out of the range of the reduction's integer dtype.
 
     Integer sums and products wrap around on overflow, as NumPy's do (see :func:`prod`).
     ``min``/``max`` propagate NaN as ``numpy.min``/``numpy.max``. Float sums accumulate in the
@@ -301,7 +313,11 @@ def reduce(
     dtypes in place, 16 bytes per load; the teaching variants (alpha ... zeta) convert them to
     their accumulator dtype first. Complex sums and products accumulate in the input's complex
     dtype (the production kernel reads 2 complex64 or 1 complex128 per 16-byte load); a complex sum
-    over axes is the float sum of the real and imaginary parts.
+    over axes is the float sum of the real and imaginary parts. ``min``/``max`` of complex
+    numbers order them as NumPy (lexicographically; a NaN in either part wins) through
+    compositions of the real reductions (:mod:`primitives.reduction._complex`: several passes).
+    Over some axes the result is laid out as NumPy's: the kept axes in the input's memory order
+    (an F-ordered input gives an F-ordered result).
 
     See Also:
         :func:`numpy.sum`, :func:`numpy.prod`, :func:`numpy.min`, :func:`numpy.max`,
@@ -321,8 +337,9 @@ def sum(  # noqa: A001 - NumPy's name
     *,
     variant="auto",
 ):
-    """Sum of the elements over ``axis`` (all by default), as :func:`numpy.sum`; see
-    :func:`reduce`. Complex input (complex64, complex128) sums to its own dtype."""
+    """Sum of the elements over ``axis`` (all by default), as :func:`numpy.sum`, with ``initial``
+    and ``where`` as NumPy's; see :func:`reduce`. Complex input (complex64, complex128) sums to
+    its own dtype."""
 
 
 @_entry.function(_prepare_of("prod"), arrays=("x",))
@@ -353,6 +370,9 @@ def prod(
             product runs in ``dtype``, or without it in the promotion of ``out``'s dtype and
             ``x``'s, and is cast to ``out``'s dtype, as NumPy's (see :func:`reduce`).
         keepdims: keep the reduced axes as axes of length 1.
+        initial: the start value of the product (see :func:`reduce`).
+        where: a bool array broadcast against ``x``: the elements multiplied, the others read
+            as 1 (see :func:`reduce`).
         variant: one of ``primitives.reduction.VARIANTS`` or ``"auto"`` (= ``"production"``).
             Every variant multiplies real dtypes; complex products run on ``"production"`` only.
 
@@ -384,16 +404,16 @@ def prod(
 def min(  # noqa: A001 - numpy.min
     x, axis=None, out=None, keepdims=False, initial=_NoValue, where=True, *, variant="auto"
 ):
-    """Minimum over ``axis`` (all by default; NaN propagates), as :func:`numpy.min`; see
-    :func:`reduce`."""
+    """Minimum over ``axis`` (all by default; NaN propagates; complex numbers ordered as NumPy's),
+    with ``initial`` and ``where`` as NumPy's, as :func:`numpy.min`; see :func:`reduce`."""
 
 
 @_entry.function(_prepare_of("max"), arrays=("x",))
 def max(  # noqa: A001 - numpy.max
     x, axis=None, out=None, keepdims=False, initial=_NoValue, where=True, *, variant="auto"
 ):
-    """Maximum over ``axis`` (all by default; NaN propagates), as :func:`numpy.max`; see
-    :func:`reduce`."""
+    """Maximum over ``axis`` (all by default; NaN propagates; complex numbers ordered as NumPy's),
+    with ``initial`` and ``where`` as NumPy's, as :func:`numpy.max`; see :func:`reduce`."""
 
 
 # ---- mean, any, all -----------------------------------------------------------------------------
@@ -479,7 +499,11 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     ``true_divide`` by an integer count, then cast to the result dtype: ``dtype=numpy.int8``
     sums in int8 (wrapping) and truncates the quotient. An empty reduction gives NaN with NumPy's
     ``RuntimeWarning`` ("Mean of empty slice"). ``axis`` (a 0-d array has none),
-    ``keepdims``, ``out`` and the errors as :func:`~primitives.sum`.
+    ``keepdims``, ``out`` and the errors as :func:`~primitives.sum`. ``where`` (a bool array
+    broadcast against ``x``), as NumPy's: the mean of the elements where it is True, divided
+    by their count per result element (NaN with the same warning where the count is 0; the
+    counts are read on the host for it, which synchronizes); the others read as 0 in a
+    temporary copy.
     """
 
 
@@ -525,14 +549,18 @@ def _prepare_all(x, axis=None, out=None, keepdims=False, *, where=True):
 
 @_entry.function(_prepare_any, arrays=("x",))
 def any(x, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001 - numpy.any
-    """Whether any element over ``axis`` is true (non-zero; NaN counts), as :func:`numpy.any`:
-    the ``max`` of the elements as booleans; False over nothing."""
+    """Whether any element over ``axis`` is true (non-zero; NaN counts; a complex number with
+    either part non-zero), as :func:`numpy.any`: the ``max`` of the elements as booleans; False
+    over nothing. ``where``: a bool array broadcast against ``x``, the elements looked at (the
+    others read as False)."""
 
 
 @_entry.function(_prepare_all, arrays=("x",))
 def all(x, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001 - numpy.all
-    """Whether every element over ``axis`` is true (non-zero; NaN counts), as
-    :func:`numpy.all`: the ``min`` of the elements as booleans; True over nothing."""
+    """Whether every element over ``axis`` is true (non-zero; NaN counts; a complex number with
+    either part non-zero), as :func:`numpy.all`: the ``min`` of the elements as booleans; True
+    over nothing. ``where``: a bool array broadcast against ``x``, the elements looked at (the
+    others read as True)."""
 
 
 # ---- argmin, argmax -----------------------------------------------------------------------------
@@ -558,10 +586,11 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
             _checks.arg_out(out, shape, func)
         if arr.size == 0:
             raise _checks.arg_empty(func)
-        if cplx:
-            compute = lambda a: _complex.arg_last(a.reshape(1, -1), is_max, backend).reshape(  # noqa: E731
-                shape
-            )
+        if cplx:  # one line of every element
+
+            def compute(a):
+                return _complex.arg_last(a.reshape(1, -1), is_max, backend).reshape(shape)
+
             return _Prepared(_arg_run(compute, out, inp, backend), (arr,))
         plan = _arg.flat_plan(backend, arr.dtype, is_max, arr.size)
         if arr is x and out is None and not keepdims:  # read as it is: the plan itself
@@ -629,9 +658,9 @@ def argmin(x, axis=None, out=None, *, keepdims=False):
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            float32 or float64 (CuPy, NumPy, or anything with ``__cuda_array_interface__`` /
-            DLPack), any ndim. Host arrays of non-native byte order are converted to native
-            order on the host.
+            float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor, or anything
+            with ``__cuda_array_interface__`` / DLPack), any ndim. Host arrays of non-native
+            byte order are converted to native order on the host.
         axis: None (the index into the flattened array) or an int (negative counting from the
             end): the axis along which the indices are taken. NumPy takes one axis only: a
             tuple is a ``TypeError``.
@@ -646,8 +675,8 @@ def argmin(x, axis=None, out=None, *, keepdims=False):
         ``axis`` an array of the other axes (``keepdims``: all axes); with ``out`` that array.
 
     Raises:
-        TypeError: ``x`` is not an array, or its dtype is unsupported (complex: no order is
-            defined here, unlike NumPy's lexicographic one; str, object, datetime64, ...);
+        TypeError: ``x`` is not an array, or its dtype is unsupported (str, object,
+            datetime64, ...);
             ``axis`` is not an integer (a tuple, a float, a bool); ``out`` is not an array or
             of a dtype that cannot hold int64 safely.
         ValueError: ``x`` is empty, or the axis has length 0 ("attempt to get argmin of an
@@ -655,7 +684,10 @@ def argmin(x, axis=None, out=None, *, keepdims=False):
             (``numpy.exceptions.AxisError``); ``out`` of another shape or read-only.
 
     NaN is the minimum: the index of the first NaN when there is one, as NumPy. Among equal
-    minima (-0.0 and 0.0 are equal) the first index. Device input: no host synchronization.
+    minima (-0.0 and 0.0 are equal) the first index. Complex numbers are ordered as NumPy
+    orders them (the real parts, then the imaginary ones; a NaN in either part is NaN),
+    through compositions of the real reductions (several passes). Device input: no host
+    synchronization.
     Host input: one copy in and one out. The whole-array kernel reads every dtype in place,
     16 bytes per load.
 
@@ -671,8 +703,8 @@ def argmax(x, axis=None, out=None, *, keepdims=False):
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            float32 or float64 (CuPy, NumPy, or anything with ``__cuda_array_interface__`` /
-            DLPack), any ndim.
+            float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor, or anything
+            with ``__cuda_array_interface__`` / DLPack), any ndim.
         axis: None (the index into the flattened array) or an int (negative counting from the
             end); a tuple is a ``TypeError`` as in NumPy.
         out: an array of the result's shape and of a dtype int64 casts to safely the other way
@@ -683,13 +715,13 @@ def argmax(x, axis=None, out=None, *, keepdims=False):
         int64 (``numpy.intp``) indices, as :func:`argmin` returns them.
 
     Raises:
-        TypeError: as :func:`argmin` (complex input included).
+        TypeError: as :func:`argmin`.
         ValueError: ``x`` empty or the axis of length 0 ("attempt to get argmax of an empty
             sequence"); ``axis`` out of range (``numpy.exceptions.AxisError``); ``out`` of
             another shape or read-only.
 
     NaN is the maximum: the index of the first NaN when there is one, as NumPy. Among equal
-    maxima the first index.
+    maxima the first index. Complex numbers are ordered as :func:`argmin` orders them.
 
     See Also:
         :func:`numpy.argmax`, :func:`cupy.argmax`, :func:`argmin`.

@@ -21,7 +21,7 @@ from ._choose import LADDER, VARIANTS
 
 #: the ops of the reductions
 OPS = ("sum", "prod", "min", "max")
-#: the ops that take complex input (complex numbers have no order here: no min/max)
+#: the ops with complex kernels (complex min/max are compositions of real ones: ._complex)
 COMPLEX_OPS = ("sum", "prod")
 _OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
 #: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, kernels/reduction/reduce.cu)
