@@ -4,10 +4,12 @@ Build from the repository root, with the ``docs`` extra installed::
 
     python -m sphinx -W -b html docs docs/_build/html
 
-No network access is needed. The build draws the performance figures from ``docs/_data/*.csv``
-(``_ext/perf_figures.py``), runs the gallery's examples (``gallery/``, on the CPU emulator where
-there is no GPU) and, when ``asv`` is installed and ``asv_bench/results/`` holds results,
-publishes the asv dashboard into ``asv/`` of the output.
+The build draws the performance figures from ``docs/_data/*.csv`` (``_ext/perf_figures.py``),
+runs the gallery's examples (``gallery/``, on the CPU emulator where there is no GPU) and, when
+``asv`` is installed and ``asv_bench/results/`` holds results, publishes the asv dashboard into
+``asv/`` of the output (``_ext/asv_dashboard.py``). The site needs no network: MathJax and the
+dashboard's JavaScript libraries are copies in the site. Only the first build with a dashboard
+needs the npm registry (npm fetches those libraries once into ``docs/_build/asv-js/``).
 """
 
 import os
@@ -34,6 +36,8 @@ extensions = [
     "myst_parser",
     "sphinx_gallery.gen_gallery",
     "perf_figures",
+    "asv_dashboard",
+    "sphinx-mathjax-offline",  # MathJax from the site itself, not a CDN
     "families",
 ]
 

@@ -9,6 +9,7 @@ import runpy
 
 import pytest
 
+from .docs_site import built_site
 from .test_docs_api import public
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
@@ -25,17 +26,6 @@ def test_examples_exist():
 def test_example_runs(path, capsys):
     runpy.run_path(str(path), run_name="__main__")
     assert capsys.readouterr().out  # every example prints what it computed
-
-
-def _build(out, *extra):
-    try:
-        from sphinx.cmd.build import build_main
-    except ImportError:
-        pytest.fail(
-            "Sphinx is not installed: install the docs extra (pip install -e .[test,docs], as the "
-            "README's test command does) to build and check the documentation"
-        )
-    return build_main(["-W", "--keep-going", "-b", "html", "-q", *extra, str(DOCS), str(out)])
 
 
 # Sphinx's own pages: a page of ours with one of these names would be replaced by Sphinx's
@@ -98,11 +88,8 @@ def _text(html):
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The site, built once for the tests that read it."""
-    out = tmp_path_factory.mktemp("html")
-    rc = _build(out)
-    assert rc == 0, "sphinx-build -W failed; the warnings are in the captured stderr above"
-    return out
+    """The site, built once per test run for the tests that read it (tests/docs_site.py)."""
+    return built_site(tmp_path_factory)
 
 
 # Sphinx's own napoleon uses a deprecated autodoc interface (Python warnings, not build warnings)

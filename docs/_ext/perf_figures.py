@@ -1,4 +1,4 @@
-"""Figures drawn at build time from the measured CSV files, and the asv dashboard.
+"""Figures drawn at build time from the measured CSV files.
 
 ``.. perf-figure:: FAMILY [FAMILY...]`` draws, for each tour section of the families named,
 the achieved GB/s of every contender (the variants, and the peers in another colour) against the
@@ -6,20 +6,14 @@ measured copy rate, from ``docs/_data/tour.csv`` (``python -m primitives --csv``
 ``.. peer-figure::`` draws the ratio of our time to the peer's for every row of
 ``docs/_data/figures.csv`` (``python -m tools.figures --csv``). Where a file is missing, the
 directive leaves a note saying how to make it, and the build goes on without a warning.
-
-``.. asv-dashboard::`` links the asv dashboard. After the HTML build, when ``asv`` is installed
-and ``asv_bench/results/`` holds results, ``asv publish`` writes the dashboard into ``asv/`` of
-the output; otherwise the page says why there is none.
+The asv dashboard is ``asv_dashboard.py``'s.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import os
 import pathlib
-import subprocess
-import sys
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
@@ -31,7 +25,6 @@ DOCS = pathlib.Path(__file__).resolve().parent.parent
 ROOT = DOCS.parent
 DATA = DOCS / "_data"
 OUT = DOCS / "generated" / "figures"  # git-ignored
-ASV_DIR = "asv"  # the dashboard's folder in the HTML output
 
 
 def _read_csv(path):
@@ -143,76 +136,7 @@ class PeerFigure(Directive):
         return _image(env, path, "Our time over the peer's time, per measured work")
 
 
-def _results():
-    conf = ROOT / "asv_bench" / "asv.conf.json"
-    res = ROOT / "asv_bench" / "results"
-    has = res.is_dir() and any(res.glob("*/machine.json"))
-    return conf, has
-
-
-def _asv_available():
-    try:
-        import asv  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-class AsvDashboard(Directive):
-    def run(self):
-        _, has = _results()
-        if not has:
-            return _note(
-                "No asv results are recorded yet (asv_bench/results/ is empty): the "
-                "dashboard appears here once tools/asv_history.sh has run on a GPU "
-                "machine and its results are committed."
-            )
-        if not _asv_available():
-            return _note(
-                "asv is not installed where these pages were built (pip install asv), "
-                "so the dashboard was not published."
-            )
-        para = nodes.paragraph()
-        para += nodes.reference("", "Open the asv dashboard", refuri=f"{ASV_DIR}/index.html")
-        para += nodes.Text(" (benchmarks over commits: time and GB/s, ours and the peers').")
-        return [para]
-
-
-def publish_dashboard(app, exception):
-    if exception is not None or app.builder.format != "html":
-        return
-    conf, has = _results()
-    if not has or not _asv_available():
-        return
-    out = pathlib.Path(app.outdir) / ASV_DIR
-    cmd = [
-        sys.executable,
-        "-m",
-        "asv",
-        "publish",
-        "--no-pull",
-        "--config",
-        str(conf),
-        "--html-dir",
-        str(out),
-    ]
-    proc = subprocess.run(
-        cmd,
-        cwd=conf.parent,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-    )
-    if proc.returncode != 0:
-        logger.warning(
-            "asv publish failed (%s): %s", proc.returncode, (proc.stdout + proc.stderr)[-2000:]
-        )
-        return
-
-
 def setup(app):
     app.add_directive("perf-figure", PerfFigure)
     app.add_directive("peer-figure", PeerFigure)
-    app.add_directive("asv-dashboard", AsvDashboard)
-    app.connect("build-finished", publish_dashboard)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
