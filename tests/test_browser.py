@@ -166,3 +166,16 @@ def test_checker_passes_a_working_page(broken):
     r = broken["ok"]
     assert r.problems == []
     assert r.screenshot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_dashboard_without_npm_says_what_to_do(tmp_path, monkeypatch):
+    """Where a library's tarball is missing (or broken: it is removed) and there is no npm, the
+    build is told what to install."""
+    dash = _asv_dashboard()
+    monkeypatch.setattr(dash, "TARBALLS", tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    lib = dash.LIBRARIES[0]
+    lib.tarball.write_bytes(b"not the package")
+    with pytest.raises(dash.OfflineError, match="npm is not installed.*apt-get install npm"):
+        dash.make_offline(tmp_path / "asv")
+    assert not lib.tarball.exists()

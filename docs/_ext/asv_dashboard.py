@@ -141,7 +141,7 @@ def fetch(libraries=LIBRARIES):
                 f"npm is not installed, and the asv dashboard's JavaScript libraries "
                 f"({', '.join(specs)}) come from the npm registry: install npm (Debian: apt-get "
                 f"install npm) and build again; npm is needed once, the packages are kept in "
-                f"{TARBALLS.relative_to(ROOT)}/"
+                f"{TARBALLS}"
             )
         proc = subprocess.run(
             [npm, "pack", "--silent", "--ignore-scripts", *specs],
