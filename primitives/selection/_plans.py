@@ -139,6 +139,22 @@ class RadixSelectPlan(_plans.Plan):
         )
         self.udt = UBITS[ub]
         c = _c(ub)
+        sorts = sort and k <= pol.sort_small
+        _loader.prefetch(  # the plan's kernels compiled at once
+            _kernels.RADIX_SELECT,
+            [f"select_pass<{c}, {pol.block}, {pol.items}, {t}>" for t in ("false", "true")]
+            + ["select_choose"]
+            + ([f"select_rank_sort<{c}, {pol.block}>"] if sorts else []),
+        )
+        if filt is not None:
+            _loader.prefetch(
+                _kernels.FILTER,
+                [
+                    f"select_filter<{c}, {filt.block}, {filt.items}>",
+                    f"select_sample<{c}, {CHOOSE_BLOCK}>",
+                    "select_filter_done",
+                ],
+            )
         get = _loader.load(_kernels.RADIX_SELECT, radix_names(pol))
         kpass = get(f"select_pass<{c}, {pol.block}, {pol.items}, false>")
         kcollect = get(f"select_pass<{c}, {pol.block}, {pol.items}, true>")
@@ -149,7 +165,7 @@ class RadixSelectPlan(_plans.Plan):
         self.pass_ = _plans.Launch(kpass, grid, pol.block)
         self.collect = _plans.Launch(kcollect, grid, pol.block)
         self.choose = _plans.Launch(get("select_choose"), rows, CHOOSE_BLOCK)
-        self.sorts = sort and k <= pol.sort_small
+        self.sorts = sorts
         self.rank = (
             _plans.Launch(
                 get(f"select_rank_sort<{c}, {pol.block}>"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import launch as _launch, plans as _plans
+from .._core import launch as _launch, loader as _loader, plans as _plans
 from .._core.keys import INDEX, U
 from . import _kernels, _policy
 
@@ -78,7 +78,9 @@ class OnesweepPlan(_plans.Plan):
         per_portion = max(1, pol.portion // tile)
         portions = _launch.cdiv(tiles, per_portion)
         passes = _launch.cdiv(job.end - job.begin, 8)
-        kh = _kernels.kernel(_kernels.ONESWEEP, _kernels.hist_name(kb, hpol))
+        hist, pass_ = _kernels.hist_name(kb, hpol), _kernels.pass_name(kb, vb, pol)
+        _loader.prefetch(_kernels.ONESWEEP, [hist, "onesweep_plan", pass_])  # compiled at once
+        kh = _kernels.kernel(_kernels.ONESWEEP, hist)
         scratch = self.scratch = _plans.PLANS.get(
             ("sort/onesweep-scratch", kb, vb, n, tile, passes, portions, hpol, _plans.stream_key()),
             lambda: OnesweepScratch(be.xp, portions, passes, tiles, hist_grid(kh, n, kb, hpol)),
@@ -130,7 +132,7 @@ class OnesweepPlan(_plans.Plan):
             self.stand_v = _launch.stand_in(be, np.dtype(np.uint32))
         if not job.want_keys:
             flags |= FLAGS["discard_keys"]
-        kp = _kernels.kernel(_kernels.ONESWEEP, _kernels.pass_name(kb, vb, pol))
+        kp = _kernels.kernel(_kernels.ONESWEEP, pass_)
         smem = _kernels.tile_smem(block, items, max(kb, vb), 8)
         arrays = (slot,) * 8  # given per call
         self.pass_launches = []

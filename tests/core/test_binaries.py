@@ -288,3 +288,32 @@ def test_compiles_started_ahead_are_taken(tmp_path, monkeypatch):
 def test_prefetch_does_nothing_on_the_emulator():
     loader.prefetch("reduction/finish.cu", ["mean_divide<float, float>"])
     assert not loader._prefetched
+
+
+def test_prefetch_compiles_a_calls_kernels_at_once(monkeypatch):
+    """On the CUDA backend with nothing shipped, prefetch starts each name's compile in a thread
+    of its own: the compiles run at the same time, and asking for a kernel takes its compile."""
+    import threading
+    import types
+
+    info = types.SimpleNamespace(compute_capability="90")
+    fake = types.SimpleNamespace(is_cuda=True, device_id=lambda: 0, device_info=lambda: info)
+    monkeypatch.setattr(loader._backend, "get_backend", lambda: fake)
+    monkeypatch.setattr(binaries, "find", lambda *a: None)
+    monkeypatch.setattr(loader, "_prefetched", {})
+    running, together = set(), threading.Event()
+
+    def compile_alone(relpath, name, arch):
+        running.add(name)
+        if len(running) == 2:
+            together.set()
+        assert together.wait(5), "the compiles ran one after another"
+        return f"{name}.cubin", f"_Z{name}"
+
+    monkeypatch.setattr(loader, "compile_alone", compile_alone)
+    names = ["a", "b"]  # (two threads at least, whatever the CPUs)
+    loader.prefetch("sorting/onesweep.cu", names)
+    assert [loader._compile_alone_now("sorting/onesweep.cu", n, "sm_90") for n in names] == [
+        (f"{n}.cubin", f"_Z{n}") for n in names
+    ]
+    assert not loader._prefetched
