@@ -1,17 +1,21 @@
 """First-call time of every public function and of CuPy's twins, each in a fresh process with
 empty kernel caches (the zero-wait start figures).
 
-    python -m tools.probes.first_call [--only NAME ...] [--binaries DIR|off] [--out FILE]
+    python -m tools.probes.first_call [--only NAME ...] [--binaries DIR|off] [--n N] [--out FILE]
 
-For each function a new Python process imports primitives (or CuPy), makes its input (n = 2^20,
-random, made on the host and copied to the device: no CuPy kernel is compiled before the call,
-which would leave CuPy's compiler warmed for it, or in it), synchronizes, then times its first
-call to the end of its work (wall-clock, synchronized): the compile, load and launch a new user
-waits for; the import is not counted. Every process gets an empty temporary ``HOME``, CuPy
-kernel cache and primitives cache, so nothing compiled by an earlier process is reused.
-``--binaries`` chooses the kernel binaries the package loads (``PRIMITIVES_KERNEL_BINARIES``;
-default: the package's own, where built). Runs on the emulator too (then it times the host
-compiler).
+For each function a new Python process imports primitives (or CuPy), makes its input (n = 2^20
+by default, random, made on the host and copied to the device: no CuPy kernel is compiled before
+the call, which would leave CuPy's compiler warmed for it, or in it), synchronizes, then times its
+first call to the end of its work (wall-clock, synchronized): the compile, load and launch a new
+user waits for; the import is not counted. Every process gets an empty temporary ``HOME``, CuPy
+kernel cache and primitives cache, so nothing compiled by an earlier process is reused. The table
+says where the call's kernels came from (``primitives._core.loader.kernel_origins``: ``shipped``
+binaries of the package, or ``compiled``) and how many kernels CuPy compiled for it (its own
+elementwise and reduction kernels, files of its cache). ``--binaries`` chooses the kernel
+binaries the package loads (``PRIMITIVES_KERNEL_BINARIES``; default: the package's own, where
+the installed wheel has them). Every function of ``primitives.__all__`` that launches kernels has
+a call here (a test of the list: :data:`NOT_KERNELS` names the others). Runs on the emulator too
+(then it times the host compiler).
 """
 
 from __future__ import annotations
@@ -22,6 +26,11 @@ import os
 import subprocess
 import sys
 import tempfile
+
+#: the names of ``primitives.__all__`` that launch no kernel of their own
+NOT_KERNELS = frozenset(
+    {"backend_info", "KernelCompileError", "__version__", "clear_caches", "cache_info", "tuning"}
+)
 
 #: name -> (setup statements making ``x``, ``y``..., the first call); ``xp`` is the array module
 CALLS = {
@@ -89,6 +98,18 @@ CALLS = {
         "a = dev(np.sort(host(n, 'float32'))); v = rnd(n, 'float32')",
         "prim.searchsorted(a, v)",
     ),
+    "plan": ("x = rnd(n, 'float32')", "prim.plan(prim.sum, x)(x)"),
+    "percentile": ("x = rnd(n, 'float32')", "prim.percentile(x, 90)"),
+    "nanpercentile": ("x = rnd(n, 'float32')", "prim.nanpercentile(x, 90)"),
+    "quantile": ("x = rnd(n, 'float32')", "prim.quantile(x, 0.9)"),
+    "nanquantile": ("x = rnd(n, 'float32')", "prim.nanquantile(x, 0.9)"),
+    "lexsort": ("x = rnd(n, 'uint32'); y = dev(host(n, 'uint32') % 16)", "prim.lexsort((x, y))"),
+    "sparse": (
+        "import scipy.sparse as sp; A = prim.sparse.CSR(sp.random(1 << 14, 1 << 14, "
+        "density=1e-3, format='csr', dtype='float32', random_state=1)); "
+        "x = rnd(1 << 14, 'float32')",
+        "prim.sparse.spmv(A, x)",
+    ),
     "cupy.sum": ("x = rnd(n, 'float32')", "xp.sum(x)"),
     "cupy.cumsum": ("x = rnd(n, 'int32')", "xp.cumsum(x)"),
     "cupy.sort": ("x = rnd(n, 'uint32')", "xp.sort(x)"),
@@ -96,10 +117,10 @@ CALLS = {
 }
 
 CHILD = r"""
-import json, sys, time
+import json, os, sys, time
 import numpy as np
 import primitives as prim
-from primitives._core import backend as _b
+from primitives._core import backend as _b, loader as _loader
 b = _b.get_backend()
 xp = b.xp
 def sync():
@@ -112,20 +133,40 @@ def dev(h):
     return xp.asarray(h)
 def rnd(n, dt):
     return dev(host(n, dt))
-n = 1 << 20
+n = {n}
 {setup}
 sync()
+cupy_cache = os.environ["CUPY_CACHE_DIR"]
+def cupy_kernels():
+    return sum(len(f) for _, _, f in os.walk(cupy_cache)) if os.path.isdir(cupy_cache) else 0
+c0 = cupy_kernels()
 t = time.perf_counter()
 r = {call}
 sync()
 dt = time.perf_counter() - t
-print(json.dumps({{"s": dt, "backend": b.name}}))
+out = {{"s": dt, "backend": b.name, "origins": _loader.kernel_origins()}}
+out["cupy"] = cupy_kernels() - c0
+print(json.dumps(out))
 """
 
 
-def first_call(name, binaries=None):
-    """Seconds of ``name``'s first call in a fresh process with empty caches."""
-    setup, call = CALLS[name]
+def call_of(name):
+    """(setup, call) of ``name``: its entry of :data:`CALLS`, else a function of one array
+    (``prim.name(x)``, x float32: the reductions and statistics)."""
+    return CALLS.get(name) or ("x = rnd(n, 'float32')", f"prim.{name}(x)")
+
+
+def public_functions():
+    """Every name of ``primitives.__all__`` that launches kernels, in its order."""
+    import primitives
+
+    return [n for n in primitives.__all__ if n not in NOT_KERNELS]
+
+
+def first_call(name, binaries=None, n=1 << 20):
+    """``{"s": seconds, "origins": {...}, "cupy": kernels}`` of ``name``'s first call in a fresh
+    process with empty caches (and an error line where it failed)."""
+    setup, call = call_of(name)
     with tempfile.TemporaryDirectory() as home:
         env = {
             **os.environ,
@@ -135,7 +176,7 @@ def first_call(name, binaries=None):
         }
         if binaries is not None:
             env["PRIMITIVES_KERNEL_BINARIES"] = binaries
-        code = CHILD.format(setup=setup, call=call)
+        code = CHILD.format(setup=setup, call=call, n=int(n))
         r = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900
         )
@@ -146,20 +187,35 @@ def first_call(name, binaries=None):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.probes.first_call")
-    ap.add_argument("--only", action="append", choices=sorted(CALLS))
+    ap.add_argument("--only", action="append", metavar="NAME", help="this function alone")
     ap.add_argument(
         "--binaries",
         default=None,
         help="PRIMITIVES_KERNEL_BINARIES for the children (a directory, or off)",
     )
+    ap.add_argument("--n", type=int, default=1 << 20, help="elements of the inputs (2^20)")
+    ap.add_argument("--no-cupy", action="store_true", help="leave out CuPy's twins")
     ap.add_argument("--out", default=None, help="the table as Markdown")
     args = ap.parse_args(argv)
-    lines = ["| first call (fresh process, empty caches) | seconds |", "|---|---|"]
+    cupy = [] if args.no_cupy else [c for c in CALLS if c.startswith("cupy.")]
+    names = args.only or public_functions() + [c for c in CALLS if " " in c] + cupy
+    lines = [
+        "| first call (fresh process, empty caches) | seconds | kernels | CuPy kernels compiled |",
+        "|---|---|---|---|",
+    ]
     print("\n".join(lines), flush=True)
-    for name in args.only or CALLS:
-        res, err = first_call(name, args.binaries)
-        lines.append(f"| {name} | {res['s']:.3f} |" if res else f"| {name} | failed: {err} |")
+    total = 0.0
+    for name in names:
+        res, err = first_call(name, args.binaries, args.n)
+        if res is None:
+            lines.append(f"| {name} | failed: {err} | | |")
+        else:
+            total += res["s"]
+            origins = ", ".join(f"{v} {k}" for k, v in sorted(res["origins"].items())) or "none"
+            lines.append(f"| {name} | {res['s']:.3f} | {origins} | {res['cupy']} |")
         print(lines[-1], flush=True)
+    lines.append(f"| all ({len(names)}) | {total:.3f} | | |")
+    print(lines[-1], flush=True)
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(lines) + "\n")
