@@ -65,7 +65,7 @@ def summarize(results: dict) -> str:
     per_file: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     errors: collections.Counter = collections.Counter()
     for nodeid, r in results.items():
-        name = nodeid.split("::")[0].split("cupy_tests/")[-1]
+        name = nodeid.split("::")[0].split("_tests/", 1)[-1]
         c = per_file[name]
         c["tests"] += 1
         if r["routed"]:

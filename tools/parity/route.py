@@ -2,11 +2,20 @@
 ``cupy.NAME`` or of an array method ``a.NAME`` on a CuPy array goes to ``primitives.NAME``
 when this library has that function, anything else to the original.
 
+With ``PRIMITIVES_PARITY_ROUTE=numpy`` NumPy's calls are routed instead (NumPy's own tests):
+``numpy.NAME`` and the methods of plain ``numpy.ndarray`` arrays of the dtypes this library
+computes with (bool, integers, floats, complex); subclasses (matrices, masked arrays) and other
+dtypes (objects, strings, datetimes, structured) stay NumPy's.
+
 The module counts the calls that reached the library (:data:`HITS`), so that a test runner can
 tell the tests that exercised it (the *routed* tests) from those that did not.
 """
 
 from __future__ import annotations
+
+import os
+
+import numpy as np
 
 import primitives as prim
 
@@ -31,15 +40,32 @@ def target(name: str):
     return fn if callable(fn) and not isinstance(fn, type) else None
 
 
+#: the module whose calls are routed: "cupy" (CuPy's tests) or "numpy" (NumPy's)
+ROUTED = os.environ.get("PRIMITIVES_PARITY_ROUTE", "cupy")
+
+
 def _cupy():
+    if ROUTED == "numpy":
+        return np
     import cupy
 
     return cupy
 
 
+def _ours(obj) -> bool:
+    """Whether ``obj`` is an array of the routed kind (for NumPy: a plain ndarray of a numeric
+    dtype)."""
+    if ROUTED == "numpy":
+        return type(obj) is np.ndarray and obj.dtype.kind in "biufc"
+    return isinstance(obj, _cupy().ndarray)
+
+
 def func(mod, name, *args, **kwargs):
-    """``mod.name(*args, **kwargs)``, through the library when ``mod`` is the cupy module."""
+    """``mod.name(*args, **kwargs)``, through the library when ``mod`` is the routed module (and,
+    for NumPy, its first argument is not an array of another kind)."""
     fn = target(name) if mod is _cupy() else None
+    if fn is not None and ROUTED == "numpy" and args and isinstance(args[0], np.ndarray):
+        fn = fn if _ours(args[0]) else None
     if fn is None:
         return getattr(mod, name)(*args, **kwargs)
     HITS[0] += 1
@@ -47,10 +73,10 @@ def func(mod, name, *args, **kwargs):
 
 
 def method(obj, name, *args, **kwargs):
-    """``obj.name(*args, **kwargs)``, through the library when ``obj`` is a CuPy array: in-place
-    methods write the library's result into ``obj`` and return None, as CuPy's do."""
-    cp = _cupy()
-    fn = target(name) if isinstance(obj, cp.ndarray) else None
+    """``obj.name(*args, **kwargs)``, through the library when ``obj`` is an array of the routed
+    kind: in-place methods write the library's result into ``obj`` and return None, as CuPy's
+    and NumPy's do."""
+    fn = target(name) if _ours(obj) else None
     if fn is None:
         return getattr(obj, name)(*args, **kwargs)
     HITS[0] += 1
