@@ -41,7 +41,13 @@
 //     writes them. grid = rows, 1024 threads.
 //   quantile_bits<U>: one thread per row: each slot's key bits (the inverse image of its prefix,
 //     every bit fixed by then; an alias takes its slot's). grid covers rows, 256 threads.
-// Preconditions: 0 <= ranks < len; len >= 1; hist zero on entry (left zero by quantile_start and
+//   quantile_finish<U, T>: one thread per row, float keys (U: float's or double's bits): the
+//     row's results of T from its slots, NumPy's arithmetic in one launch: each output j the
+//     value of slot 2j (TAKE), NumPy's _lerp of slots 2j and 2j + 1 by coefficients given per
+//     output (LERP), or NumPy's median of slots 0 and 1 (MEAN: a sum from 0.0, halved for two
+//     values); a row holding NaNs gives its NaN, widened to T as the host's casts do. Every operation rounded on its own (no fused multiply-add), as NumPy's. out (Q, rows).
+//     grid covers rows, 256 threads.
+// Preconditions: 0 <= ranks < len (row r's at ranks + r * rank_stride); len >= 1; hist zero on entry (left zero by quantile_start and
 //   quantile_choose); nanbits zero on entry; cap >= 1; a buffer of rows * cap keys; the passes'
 //   digits cover the image from its top bit down, the first one quantile_first's.
 #include "util/prim.cuh"
@@ -212,15 +218,16 @@ __global__ void __launch_bounds__(BLOCK)
 // One block per row: every live slot's first digit and share of the buffer (see the header).
 __global__ void __launch_bounds__(1024)
     quantile_start(unsigned long long* __restrict__ hist, const long long* __restrict__ ranks,
-                   long long* __restrict__ state, long long* __restrict__ used, long long slots,
-                   long long cap, int shift, int width) {
+                   long long rank_stride, long long* __restrict__ state,
+                   long long* __restrict__ used, long long slots, long long cap, int shift,
+                   int width) {
     using namespace prim::quantile;
     constexpr int PER = MAX_BINS / 1024;
     __shared__ unsigned long long scratch[1024 / prim::WARP];
     __shared__ long long s_used;
     const long long row = blockIdx.x;
     unsigned long long* h = hist + row * MAX_BINS;
-    const long long* rk = ranks + row * slots;
+    const long long* rk = ranks + row * rank_stride;
     long long* row_state = state + row * slots * FIELDS;
     const int bins = 1 << width;
     if (threadIdx.x == 0) s_used = 0;
@@ -464,5 +471,83 @@ __global__ void __launch_bounds__(256)
         const long long* st = state + (row * slots + s) * FIELDS;
         if (st[LIVE]) last = key_of(static_cast<U>(st[PREFIX]), kind);
         out[row * slots + s] = last;
+    }
+}
+
+namespace prim {
+namespace quantile {
+
+enum FinishMode { TAKE = 0, LERP = 1, MEAN = 2 };
+
+// Rounded arithmetic of one type, never fused (NumPy's is a sequence of rounded operations).
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+
+template <class U> struct FloatOf;
+template <> struct FloatOf<prim::u32> { using type = float; };
+template <> struct FloatOf<prim::u64> { using type = double; };
+
+__device__ __forceinline__ float value_of(prim::u32 bits) { return __uint_as_float(bits); }
+__device__ __forceinline__ double value_of(prim::u64 bits) {
+    return __longlong_as_double(static_cast<long long>(bits));
+}
+
+// A NaN of U's bits as T: the same bits for a T of U's width; float's as double as the host's
+// conversion (sign and payload kept, the payload shifted up, the quiet bit set).
+template <class T, class U>
+__device__ __forceinline__ T nan_as(U bits) {
+    if constexpr (sizeof(T) == sizeof(U)) {
+        return value_of(bits);
+    } else {
+        return value_of((static_cast<prim::u64>(bits & 0x80000000u) << 32) | 0x7ff8000000000000ull |
+                        (static_cast<prim::u64>(bits & 0x007fffffu) << 29));
+    }
+}
+
+}  // namespace quantile
+}  // namespace prim
+
+// One thread per row: the row's results (see the header). coef: 3 * outputs values of T, for
+// LERP: each output's t, its complement 1 - t (computed in q's dtype) and whether t >= 0.5.
+template <class U, class T>
+__global__ void __launch_bounds__(256)
+    quantile_finish(const long long* __restrict__ state, long long rows, long long slots, int kind,
+                    int mode, const T* __restrict__ coef,
+                    const unsigned long long* __restrict__ nans, const U* __restrict__ nanbits,
+                    T* __restrict__ out) {
+    using namespace prim::quantile;
+    using V = typename FloatOf<U>::type;
+    const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (row >= rows) return;
+    const long long* st = state + row * slots * FIELDS;
+    const bool has_nan = nans[row] > 0;
+    const long long outputs = mode == MEAN ? 1 : slots / 2;
+    U last = 0;
+    for (long long j = 0; j < outputs; ++j) {
+        const long long s = 2 * j;
+        if (st[s * FIELDS + LIVE]) last = key_of(static_cast<U>(st[s * FIELDS + PREFIX]), kind);
+        const V a = value_of(last);
+        T res = static_cast<T>(a);
+        if (mode != TAKE) {
+            const bool two = st[(s + 1) * FIELDS + LIVE] != 0;
+            if (two) last = key_of(static_cast<U>(st[(s + 1) * FIELDS + PREFIX]), kind);
+            const V b = value_of(last);
+            if (mode == MEAN) {
+                const V sum = add_rn(static_cast<V>(0), a);
+                res = static_cast<T>(two ? mul_rn(add_rn(sum, b), static_cast<V>(0.5)) : sum);
+            } else {
+                const T diff = static_cast<T>(sub_rn(b, a));
+                const T t = coef[j], u = coef[outputs + j];
+                res = coef[2 * outputs + j] != static_cast<T>(0)
+                    ? sub_rn(static_cast<T>(b), mul_rn(diff, u))
+                    : add_rn(static_cast<T>(a), mul_rn(diff, t));
+            }
+        }
+        if (has_nan) res = nan_as<T>(nanbits[row]);
+        out[j * rows + row] = res;
     }
 }

@@ -162,7 +162,8 @@ def _prepare_median(func, a, axis, out, keepdims, nan):
         res = _numpy_empty(func, inp, axis=axis, keepdims=keepdims)
         return _entry.Prepared.done(res if out is None else _core_checks.write_out(out, res, func))
     kept = tuple(s for i, s in enumerate(arr.shape) if i not in axes)
-    run = _quantile.MedianRun(inp.backend, arr.dtype, arr.shape, axes, kept, nan)
+    med = _quantile.ComplexMedianRun if arr.dtype.kind == "c" else _quantile.MedianRun
+    run = med(inp.backend, arr.dtype, arr.shape, axes, kept, nan)
     finish = _finish(inp, shape, out, func)
     reusable = out is None and _core_checks.is_itself(arr, a)
     return _entry.Prepared(lambda x: finish(run(x)), (arr,), reusable=reusable)
@@ -475,7 +476,7 @@ def nanpercentile(
 _MEDIAN_DOC = """{title}
 
     Args:
-        a: real array of a dtype of :func:`topk`; any ndim.
+        a: array of a dtype of :func:`topk`, complex64 or complex128; any ndim.
         axis: an integer, a tuple of integers or None (every axis: the flattened array).
         out: an array of the result's shape, the result cast into it.
         overwrite_input: accepted for NumPy's signature; ``a`` is never modified.
@@ -483,18 +484,19 @@ _MEDIAN_DOC = """{title}
 
     Returns:
         the mean of the middle value or two, as NumPy's: float64 for integers and bool, the
-        float's own dtype (float16 through a float32 sum). A NumPy scalar for a 0-d result of
-        host input. CuPy for device input.
+        float's own dtype (float16 through a float32 sum), the complex one's own (NumPy's complex
+        order: by real part, then imaginary part, values with a NaN part last). A NumPy scalar
+        for a 0-d result of host input. CuPy for device input.
 
     Raises:
-        TypeError: ``a`` complex (NumPy orders complex values; these functions do not yet) or
-            of an unsupported dtype.
+        TypeError: ``a`` of an unsupported dtype.
         ValueError: a repeated axis; ``out`` of the wrong shape.
         numpy.exceptions.AxisError: ``axis`` out of range.
 
     {nan}An empty slice gives NaN with NumPy's warning ("Mean of empty slice"). The two
-    middle ranks are selected as :func:`quantile`'s are, not sorted. No host
-    synchronization{sync}.
+    middle ranks are selected as :func:`quantile`'s are, not sorted, and for float32 and
+    float64 the mean is taken in the same launch that reads the selection's result; complex
+    slices are sorted (two segmented sorts). No host synchronization{sync}.
 
     See Also:
         :func:`numpy.{name}`, :func:`cupy.{name}`, :func:`quantile`.

@@ -234,6 +234,13 @@ def _weights(weights, a, axis, func):
 
 
 def median_args(a, axis, func):
-    """median's arguments: (input, axes)."""
-    inp = _real_input(a, func)
+    """median's arguments: (input, axes); complex64 and complex128 taken too (NumPy orders
+    them)."""
+    xdt = getattr(a, "dtype", None)
+    if isinstance(xdt, np.dtype) and xdt.kind == "c":
+        inp = _checks.as_input(a, func=func, arg="a")
+        if inp.array.dtype not in (np.complex64, np.complex128):
+            raise TypeError(f"{func}: unsupported dtype {inp.array.dtype.name}")
+    else:
+        inp = _real_input(a, func)
     return inp, _axes(axis, inp.array.ndim, func)

@@ -65,6 +65,12 @@ def _c(ub):
     return _dtypes.CTYPES[_splans.UBITS[ub]]
 
 
+#: the result types quantile_finish computes for float keys of each width (T of the kernel)
+FINISH = {4: ("float", "double"), 8: ("double",)}
+#: quantile_finish's modes (prim::quantile::FinishMode)
+TAKE, LERP, MEAN = 0, 1, 2
+
+
 def names(pol):
     out = ["quantile_start", "quantile_choose"]
     for ub in _splans.UBITS:
@@ -74,6 +80,7 @@ def names(pol):
             f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>",
             f"quantile_bits<{c}>",
         ]
+        out += [f"quantile_finish<{c}, {t}>" for t in FINISH[ub]]
     return out
 
 
@@ -85,10 +92,11 @@ class OrderPlan(Plan):
     """The values of ``slots`` ranks of each of ``rows`` rows of ``length`` keys of ``ub``
     bytes (``kind``: prim::radix::KeyKind; ``bits``: the image's meaningful low bits).
     ``first(kbits)``: the first pass (the rows' NaN counts, uint64 (R,), and the largest bits
-    of each row's NaNs, zero for none); then ``rest(kbits, ranks)`` with the ranks (int64
-    (R, slots), each in [0, length)): the key bits of each rank's value, (R, slots). The slots
-    of a row share one candidate buffer of ``length / buffer_div`` keys (their shares decided on
-    the device)."""
+    of each row's NaNs, zero for none); then ``select(kbits, ranks)`` with the ranks (int64
+    (R, slots), or (slots,) for every row, each in [0, length)): the selection's state, read by
+    ``bits(state)`` (the key bits of each rank's value, (R, slots)) or by ``finish(...)``
+    (NumPy's results of float keys in one launch). The slots of a row share one candidate
+    buffer of ``length / buffer_div`` keys (their shares decided on the device)."""
 
     def __init__(self, backend, ub, kind, bits, rows, length, slots, pol):
         if pol.group * (1 << pol.bits) > MAX_BINS:
@@ -124,6 +132,10 @@ class OrderPlan(Plan):
         self.choose = _plans.Launch(get("quantile_choose"), rows, _START_BLOCK)
         self.later = [(i32(s), i32(w)) for s, w in sched[1:]]
         self.bits_launch = _plans.Launch(get(f"quantile_bits<{c}>"), _launch.cdiv(rows, 256), 256)
+        self.finish_launch = {
+            t: _plans.Launch(get(f"quantile_finish<{c}, {t}>"), _launch.cdiv(rows, 256), 256)
+            for t in FINISH[ub]
+        }
         self.kind, self.cap64 = i32(kind), i64(self.cap)
         size = max(rows * MAX_BINS, rows * slots * (MAX_BINS // pol.group))
         self.hist = xp.zeros(size, dtype=np.uint64)  # left zero by the kernels
@@ -135,19 +147,41 @@ class OrderPlan(Plan):
         self.first_launch(kbits, *self.first_args, self.hist, nans, nanbits, *self.head)
         return nans, nanbits
 
-    def rest(self, kbits, ranks):
+    def select(self, kbits, ranks):
         xp, rows, slots = self.xp, self.rows, self.slots
         state = xp.empty(rows * slots * FIELDS, dtype=np.int64)  # set by quantile_start
         used = xp.empty(rows, dtype=np.int64)  # set by quantile_start
         buf = xp.empty(rows * self.cap, dtype=self.udt)
-        self.start(self.hist, ranks, state, used, *self.start_args)
+        stride = _launch.i64(slots if ranks.ndim == 2 else 0)
+        self.start(self.hist, ranks, stride, state, used, *self.start_args)
         for shift, width in self.later:
             self.pass_(
                 kbits, *self.pass_args, buf, self.cap64, state, self.hist, self.kind, shift, width
             )
             self.choose(self.hist, state, used, *self.choose_args, shift, width)
-        out = xp.empty((rows, slots), dtype=self.udt)
-        self.bits_launch(state, _launch.i64(rows), _launch.i64(slots), self.kind, out)
+        return state
+
+    def bits(self, state):
+        out = self.xp.empty((self.rows, self.slots), dtype=self.udt)
+        self.bits_launch(state, _launch.i64(self.rows), _launch.i64(self.slots), self.kind, out)
+        return out
+
+    def finish(self, state, mode, coef, nans, nanbits, tdt):
+        """NumPy's results of float keys (quantile_finish): (outputs, R) of ``tdt`` (float32
+        or float64), ``coef`` the LERP coefficients (3 * outputs of ``tdt``)."""
+        outputs = 1 if mode == MEAN else self.slots // 2
+        out = self.xp.empty((outputs, self.rows), dtype=tdt)
+        self.finish_launch[_dtypes.CTYPES[np.dtype(tdt)]](
+            state,
+            _launch.i64(self.rows),
+            _launch.i64(self.slots),
+            self.kind,
+            np.int32(mode),
+            coef,
+            nans,
+            nanbits,
+            out,
+        )
         return out
 
 
@@ -173,29 +207,45 @@ class Order:
     row (int64 (R,), zeros for dtypes without NaN, or None when not ``nans``), then
     ``values(ranks)`` the values of the ranks (int64 (R, S)) in the rows' dtype, their bits the
     elements' own; ``nan_values()`` then a NaN of each row holding one (its bits an element's, as
-    NumPy's result for a slice with NaNs; anything for the other rows)."""
+    NumPy's result for a slice with NaNs; anything for the other rows). Rows that :meth:`fuses`:
+    ``prime(rows2)`` then ``finish(...)``, NumPy's results in one launch."""
 
     def __init__(self, backend, dtype, rows, length, slots, nans):
         self.backend, self.xp, self.dtype = backend, backend.xp, np.dtype(dtype)
         self.kdt = _key_dtype(self.dtype)
         self.plan = order_plan(backend, self.kdt, rows, length, slots)
         self.nans = nans and self.dtype.kind == "f"
-        self._state = self._nan = None
+        self._state = self._nan = self._counts = None
+
+    def prime(self, rows2):
+        """The selection's first pass over the rows (a plan's rows only)."""
+        kbits = _keys.key_bits(as_keys(rows2))[0].reshape(-1)
+        self._counts = self.plan.first(kbits)
+        self._state, self._nan = kbits, self._counts[1]
+        return self._counts[0]
 
     def counts(self, rows2):
-        xp = self.xp
-        keys = as_keys(rows2)
         if self.plan is not None:
-            kbits = _keys.key_bits(keys)[0].reshape(-1)
-            nans, self._nan = self.plan.first(kbits)
-            self._state = kbits
+            nans = self.prime(rows2)
             return nans.astype(np.int64) if self.nans else None
-        self._state = keys
-        return xp.isnan(rows2).sum(axis=1, dtype=np.int64) if self.nans else None
+        self._state = as_keys(rows2)
+        return self.xp.isnan(rows2).sum(axis=1, dtype=np.int64) if self.nans else None
+
+    def fuses(self):
+        """Whether :meth:`finish` serves these rows: selected float32 or float64 keys."""
+        return self.plan is not None and self.dtype in (np.float32, np.float64)
+
+    def finish(self, ranks, mode, coef, tdt):
+        """NumPy's results of the ranks' values in one launch (:meth:`OrderPlan.finish`), after
+        :meth:`prime`: a row holding NaNs gives its NaN."""
+        state = self.plan.select(self._state, ranks)
+        nans, nanbits = self._counts
+        self._state = self._nan = self._counts = None
+        return self.plan.finish(state, mode, coef, nans, nanbits, tdt)
 
     def values(self, ranks):
         if self.plan is not None:
-            bits = self.plan.rest(self._state, self.xp.ascontiguousarray(ranks))
+            bits = self.plan.bits(self.plan.select(self._state, self.xp.ascontiguousarray(ranks)))
             vals = _keys.key_back(bits, self.kdt)
             self._nan = _keys.key_back(self._nan, self.kdt)
         else:
@@ -356,12 +406,34 @@ class QuantileRun(Plan):
         self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
         self.order = Order(backend, dtype, self.rows, self.length, 2 * q.size, True)
         self.inexact = self.dtype.kind == "f"
+        self.fused = None
         if not nan:  # the indexes and gammas, once (NumPy's with a Python int count)
             self.fixed = quantile_ranks(np, self.length, q.reshape(-1), method, self.inexact)
+            if self.order.fuses():
+                self.fused = self._fused(*self.fixed[:3])
+
+    def _fused(self, previous, nxt, gamma):
+        """(ranks, mode, coefficients, result dtype) of quantile_finish, on the device once:
+        the ranks every row selects (each quantile's neighbours), NumPy's _lerp's t, 1 - t (in
+        q's dtype) and t >= 0.5 in the result's dtype (the input's for a Python-number q)."""
+        xp, qn, length = self.xp, self.q.size, self.length
+        ranks = np.stack([np.broadcast_to(previous, qn), np.broadcast_to(nxt, qn)], axis=-1)
+        ranks = np.where(ranks < 0, ranks + length, ranks).clip(0, length - 1)
+        ranks = xp.asarray(ranks.reshape(-1).astype(np.int64))
+        if gamma is None:
+            return ranks, TAKE, xp.zeros(1, self.dtype), self.dtype
+        t = np.asarray(gamma).reshape(-1)
+        tdt = self.dtype if self.weak else np.result_type(self.dtype, t.dtype)
+        coef = np.concatenate([t.astype(tdt), (1 - t).astype(tdt), (t >= 0.5).astype(tdt)])
+        return ranks, LERP, xp.asarray(coef), tdt
 
     def __call__(self, x):
         xp, q, rows, length = self.xp, self.q, self.rows, self.length
         rows2 = read_rows(x, self.axes, xp)
+        if self.fused is not None:  # one launch from the selection's state to the results
+            ranks, mode, coef, tdt = self.fused
+            self.order.prime(rows2)
+            return self.order.finish(ranks, mode, coef, tdt).reshape(q.shape + tuple(self.kept))
         nans = self.order.counts(rows2)
         qf = q.reshape(-1)
         if self.nan:
@@ -413,10 +485,18 @@ class MedianRun(Plan):
         self.rows = int(np.prod(kept, dtype=np.int64))
         self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
         self.order = Order(backend, dtype, self.rows, self.length, 2, True)
+        self.fused = None
+        if not nan and self.order.fuses():  # the two middle ranks of every row, once
+            mid = np.array([(self.length - 1) // 2, self.length // 2], np.int64)
+            self.fused = (backend.xp.asarray(mid), backend.xp.zeros(1, self.dtype))
 
     def __call__(self, x):
         xp, rows, length = self.xp, self.rows, self.length
         rows2 = read_rows(x, self.axes, xp)
+        if self.fused is not None:  # one launch from the selection's state to the results
+            self.order.prime(rows2)
+            res = self.order.finish(*self.fused[:1], MEAN, self.fused[1], self.dtype)
+            return res.reshape(tuple(self.kept))
         nans = self.order.counts(rows2)
         n = length - nans if (self.nan and nans is not None) else xp.full(rows, length, np.int64)
         lo, hi = (n - 1) // 2, n // 2
@@ -510,3 +590,77 @@ class WeightedRun(Plan):
                 res = xp.where(isnan[:, -1:], keys[:, -1:], res)
         res = res.view(np.bool_) if self.dtype == np.bool_ else res.astype(self.dtype, copy=False)
         return res.T.reshape(q.shape + tuple(self.kept))
+
+
+def complex_keys(xp, rows2):
+    """(high, low, nan) of complex rows: unsigned images of the parts' width whose pairs,
+    compared high first, order the values as NumPy orders complex numbers (``npysort``'s
+    CFLOAT_LT: those without NaN by (real, imag); then ``r + nan j`` by real; then ``nan + i j``
+    by imag; then ``nan + nan j``, all equal), and where either part is NaN. With ``img`` a
+    part's float image (negative values complemented, -0.0 just below +0.0; others with the sign
+    bit set) and ``hi = img(+inf)``, the largest of a part without NaN: ``(img(re), img(im))``,
+    ``(hi + 1, img(re))``, ``(hi + 2, img(im))``, ``(hi + 3, 0)``, each class's high images
+    above every earlier class's."""
+    w = 4 * rows2.dtype.itemsize
+    ut = np.dtype(f"u{w // 8}").type
+    top = ut(1 << (w - 1))
+    hi = ut({32: 0x7F800000, 64: 0x7FF0000000000000}[w] | (1 << (w - 1)))
+
+    def image(part):
+        u = xp.ascontiguousarray(part).view(ut)
+        return xp.where((u & top) != 0, ~u, u | top)
+
+    re, im = rows2.real, rows2.imag
+    nre, nim = xp.isnan(re), xp.isnan(im)
+    ire, iim = image(re), image(im)
+    cls = xp.where(nre, xp.where(nim, ut(hi + 3), ut(hi + 2)), ut(hi + 1))
+    high = xp.where(nre | nim, cls, ire)
+    low = xp.where(nre, xp.where(nim, ut(0), iim), xp.where(nim, ire, iim))
+    return high, low, nre | nim
+
+
+class ComplexMedianRun(Plan):
+    """median (nanmedian with ``nan``) of complex rows, as NumPy's: the rows sorted in NumPy's
+    complex order (two stable segmented sorts of :func:`complex_keys`' images, low then high,
+    their columns alongside), the mean of the middle value or two (a sum from 0, divided by the
+    count as NumPy divides a complex number by a real one); a row holding NaNs gives its largest
+    value (NumPy's last after a partition), nanmedian's all-NaN row ``nan + 0j`` (NumPy's for
+    rows of several slices; its 1-D path gives the slice's last element, another NaN)."""
+
+    def __init__(self, backend, dtype, shape, axes, kept, nan):
+        self.backend, self.xp = backend, backend.xp
+        self.axes, self.kept, self.nan = axes, kept, nan
+        self.dtype = np.dtype(dtype)
+        self.rows = int(np.prod(kept, dtype=np.int64))
+        self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+
+    def __call__(self, x):
+        xp, rows, length = self.xp, self.rows, self.length
+        rows2 = read_rows(x, self.axes, xp)
+        high, low, isnan = complex_keys(xp, rows2)
+        cols = xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length))
+        _, perm = sort_rows(self.backend, low, cols)
+        _, perm = sort_rows(self.backend, xp.take_along_axis(high, perm, 1), perm)
+        ordered = xp.take_along_axis(rows2, perm, 1)
+        nans = isnan.sum(axis=1, dtype=np.int64)
+        n = length - nans if self.nan else xp.full(rows, length, np.int64)
+        lo, hi = xp.maximum((n - 1) // 2, 0), xp.maximum(n // 2, 0)
+        a = xp.take_along_axis(ordered, lo[:, None], 1)[:, 0]
+        b = xp.take_along_axis(ordered, hi[:, None], 1)[:, 0]
+        part = np.dtype(f"f{self.dtype.itemsize // 2}")
+        zero = xp.asarray(0, dtype=part)
+        sr, si = zero + a.real, zero + a.imag  # NumPy's sum from 0
+        two = lo != hi
+        sr, si = xp.where(two, sr + b.real, sr), xp.where(two, si + b.imag, si)
+        scl = xp.asarray(1, dtype=part) / xp.where(two, 2, 1).astype(part)
+        # NumPy's complex division by (count + 0j): ratio 0, scale 1 / count
+        res = xp.stack([(sr + si * zero) * scl, (si - sr * zero) * scl], axis=-1)
+        res = res.view(self.dtype).reshape(rows)
+        if self.nan:
+            empty = n == 0
+            if bool(xp.any(empty)):
+                _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
+            res = xp.where(empty, xp.asarray(np.nan, dtype=self.dtype), res)
+        else:
+            res = xp.where(nans > 0, ordered[:, -1], res)
+        return res.reshape(tuple(self.kept))

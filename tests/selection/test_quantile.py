@@ -181,7 +181,7 @@ def test_errors():
     with pytest.raises(ValueError, match="Percentiles must be in the range"):
         prim.percentile(x, 101)
     H.raises_like(TypeError, "quantile", prim.quantile, x.astype(complex), 0.5, match="real")
-    H.raises_like(TypeError, "median", prim.median, x.astype(complex))
+    H.raises_like(TypeError, "median", prim.median, x.astype(np.clongdouble))
     H.raises_like(ValueError, "quantile", prim.quantile, x, 0.5, method="cubic")
     H.raises_like(TypeError, "quantile", prim.quantile, x, "a")
     H.raises_like(ValueError, "quantile", prim.quantile, x, np.zeros((1, 1, 1)))
@@ -225,8 +225,9 @@ def test_buffer_shares(rng, div):
 
 
 def bits(v):
-    v = np.asarray(H.to_host(v))
-    return v.view(f"u{v.dtype.itemsize}")
+    """The bits of each value (of each part of a complex one)."""
+    v = np.asarray(H.to_host(v)).reshape(-1)
+    return v.view(f"u{v.dtype.itemsize // (2 if v.dtype.kind == 'c' else 1)}")
 
 
 @pytest.mark.parametrize("p", [RADIX, SORT], ids=["radix", "sort"])
@@ -297,3 +298,43 @@ def test_weights_nans(rng):
     for fn in ("quantile", "nanquantile", "nanpercentile"):
         q = [0, 20, 90, 100] if "percent" in fn else [0.0, 0.2, 0.9, 1.0]
         H.assert_same(*weighted(fn, x, q, weights=w, axis=1), what=fn)
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_complex_median(rng, dt):
+    """NumPy's complex order (real, then imaginary; values with a NaN part last) and its mean of
+    the middle values, bit for bit; a slice with NaNs gives its largest value."""
+    for n in (1, 2, 3, 10, 101):
+        x = (rng.integers(-3, 3, (4, n)) + 1j * rng.integers(-3, 3, (4, n))).astype(dt)
+        for fn in ("median", "nanmedian"):
+            for axis in (1, None, 0):
+                got, want = both(fn, x, axis=axis)
+                H.assert_same(got, want)
+                assert np.array_equal(bits(got), bits(want))
+        x[1, 0] = complex(np.nan, 1)
+        x[2, -1] = complex(2, np.nan)
+        x[3, :] = complex(np.nan, np.nan)
+        x[0, n // 2] = complex(-np.inf, 0)
+        for fn in ("median", "nanmedian"):
+            got, want = both(fn, x, axis=1)
+            assert np.array_equal(bits(got), bits(want)), (fn, got, want)
+    got, want = both("median", dt(1 + 2j))
+    assert type(got) is type(want) and got == want
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_fused_results(rng, dt):
+    """The selection's state made NumPy's results in one launch (quantile_finish): every q dtype
+    (the results' dtype and rounding follow it), rows with NaNs, bit for bit."""
+    x = make(rng, (3, 999), dt, nans=0.002)
+    x[0] = np.abs(x[0])  # a row without NaNs, likely
+    x[0, 7] = -0.0
+    with path(RADIX):
+        for q in (0.37, [0.0, 0.01, 0.5, 0.99, 1.0], np.array([0.2, 0.7], np.float32)):
+            for method in ("linear", "lower", "midpoint", "hazen", "averaged_inverted_cdf"):
+                got, want = both("quantile", x, q, axis=1, method=method)
+                assert got.dtype == want.dtype, (q, method)
+                assert np.array_equal(bits(got), bits(want)), (q, method, got, want)
+        for axis in (1, None):
+            got, want = both("median", x, axis=axis)
+            assert np.array_equal(bits(got), bits(want)), (axis, got, want)
