@@ -1,6 +1,7 @@
 """Selection benchmarks (the workloads of ``primitives/testing/workloads/selection.py``): ``topk``
 of float32 (1-D, small and large k) and per row, against ``torch.topk`` and ``cupy.argpartition``
-(each a benchmark of its own), and every variant. GPU only (see ``_common``); times are medians of
+(each a benchmark of its own), and every variant; median and quantile against CuPy's and
+torch's. GPU only (see ``_common``); times are medians of
 CUDA-event timings; GB/s counts the keys read once.
 """
 
@@ -92,25 +93,23 @@ class Partition(_Module):
         self.fn()
 
 
-#: median and quantile of 2^28 float32 (the targets' size), the quantiles of the figures
-QUANTILE_N = 1 << 28
-QUANTILE_Q = (0.01, 0.5, 0.99)
-
-
 class Quantile(_Module):
-    """median and quantile(q=[0.01, 0.5, 0.99]) of 2^28 random float32: prim's radix selection
-    against cupy.median / cupy.quantile and torch.median / torch.quantile (torch.quantile
-    refuses inputs past 2^24 elements: torch.median only there), each a benchmark of its own."""
+    """median and quantile(q=[0.01, 0.5, 0.99]) of 2^28 float32 (the workload ``QUANTILE``):
+    prim's radix selection against cupy.median / cupy.quantile and torch.median /
+    torch.quantile (which refuses inputs past 2^24 elements: torch.median only there), each a
+    benchmark of its own."""
 
     params = [["median", "quantile"], ["prim", "cupy", "torch"]]
     param_names = ["function", "peer"]
 
     def prepare(self, function, peer):
         require_cuda()
-        x = make("unit", QUANTILE_N, "float32")
+        w = spec.QUANTILE
+        x = make(w.data, w.n, "float32")
+        qs = w.params["q"]
         if peer == "cupy":
             cupy = require_cupy()
-            q = cupy.asarray(QUANTILE_Q)
+            q = cupy.asarray(qs)
             self.fn = (
                 (lambda: cupy.median(x)) if function == "median" else (lambda: cupy.quantile(x, q))
             )
@@ -120,12 +119,14 @@ class Quantile(_Module):
             if function == "median":
                 self.fn = lambda: torch.median(t)
             else:
-                if t.numel() > (1 << 24):
-                    raise NotImplementedError("torch.quantile: inputs of at most 2^24 elements")
-                q = torch.tensor(QUANTILE_Q, device=t.device, dtype=t.dtype)
+                q = torch.tensor(qs, device=t.device, dtype=t.dtype)
                 self.fn = lambda: torch.quantile(t, q)
+                try:
+                    self.fn()
+                except RuntimeError as exc:  # torch.quantile: inputs of at most 2^24 elements
+                    raise NotImplementedError(f"torch.quantile: {exc}") from exc
         else:
             fn = public(function)
-            self.fn = (lambda: fn(x)) if function == "median" else (lambda: fn(x, QUANTILE_Q))
+            self.fn = (lambda: fn(x)) if function == "median" else (lambda: fn(x, qs))
         self.bytes = x.nbytes
         self.fn()

@@ -1,6 +1,7 @@
 """Tour of selection: ``topk`` of float32 with k = 16 (every variant; ``torch.topk`` and
-``cupy.argpartition`` as peers on a GPU) and per row, (rows, 4096) with k = 32 (the workloads of
-:mod:`primitives.testing.workloads.selection`)."""
+``cupy.argpartition`` as peers on a GPU) and per row, (rows, 4096) with k = 32; ``median`` and
+``quantile`` of float32 (``cupy.median``/``cupy.quantile`` and ``torch.median``/``torch.quantile``
+as peers on a GPU) (the workloads of :mod:`primitives.testing.workloads.selection`)."""
 
 from __future__ import annotations
 
@@ -129,4 +130,76 @@ def sections(gpu, log2n=None):
             count=len(VARIANTS) + (1 if gpu and _torch() is not None else 0),
         )
     )
+    out += [_quantile_section(gpu, log2n, fn) for fn in spec.QUANTILE.params["functions"]]
     return out
+
+
+def _quantile_section(gpu, log2n, fn):
+    """``median`` or ``quantile`` at the workload's q of a 1-D float32 array: ours against
+    NumPy's value exactly, the peers within float32's rounding (torch.median takes the lower
+    middle value: NumPy's ``lower`` quantile; torch.quantile refuses inputs past 2^24
+    elements: no row there)."""
+    w = spec.QUANTILE
+    n, qs = w.size(gpu, log2n), w.params["q"]
+    torch = _torch() if gpu else None
+
+    def contenders():
+        xp = _backend.get_backend().xp
+        host = make(w.data, n, "float32")
+        x = xp.asarray(host)
+        if fn == "median":
+            want, ours = np.median(host), (lambda: prim.median(x))
+            peers = [("cupy.median (peer)", lambda: xp.median(x), want)]
+            if torch is not None:
+                t = torch.from_dlpack(x)
+                low = np.quantile(host, 0.5, method="lower")
+                peers.append(("torch.median (peer)", lambda: torch.median(t), low))
+        else:
+            want, ours = np.quantile(host, qs), (lambda: prim.quantile(x, qs))
+            peers = [("cupy.quantile (peer)", lambda: xp.quantile(x, xp.asarray(qs)), want)]
+            if torch is not None:
+                t = torch.from_dlpack(x)
+                tq = torch.tensor(qs, device=t.device, dtype=t.dtype)
+                if _takes(torch.quantile, t, tq):
+                    peers.append(("torch.quantile (peer)", lambda: torch.quantile(t, tq), want))
+
+        c = [
+            tour.Contender(
+                f"{fn} (radix select)",
+                ours,
+                lambda got: bool(np.array_equal(tour.to_host(got), want)),
+            )
+        ]
+        if gpu:
+            for name, run, ref in peers:
+                c.append(
+                    tour.Contender(
+                        name,
+                        run,
+                        lambda got, ref=ref: bool(
+                            np.allclose(_host(got), np.asarray(ref, np.float32), rtol=1e-6)
+                        ),
+                    )
+                )
+        return c
+
+    what = f"q = {list(qs)}" if fn == "quantile" else "one value"
+    return tour.Section(
+        title=f"{fn}: float32, {what}, n = {pow2(n)} (GB/s: keys read once)",
+        nbytes=4 * n,
+        contenders=contenders,
+        count=1 + (1 + (torch is not None) if gpu else 0),
+    )
+
+
+def _takes(fn, *args):
+    """Whether a peer takes these arguments (torch.quantile refuses long inputs)."""
+    try:
+        fn(*args)
+    except RuntimeError:
+        return False
+    return True
+
+
+def _host(got):
+    return got.cpu().numpy() if hasattr(got, "cpu") else tour.to_host(got)

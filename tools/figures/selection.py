@@ -1,7 +1,9 @@
 """Selection figures (:mod:`primitives.testing.workloads.selection`): ``topk`` of float32 2^28 with k = 16, 1024 and 2^20 against ``torch.topk``,
 ``cupy.argpartition`` and ``prim.sort`` of the whole array, and per row, (2^16, 4096) with k = 32,
-against ``torch.topk(dim=-1)``: the rows and targets of the top-k issue, the peers timed in the
-same interleaved rounds. Inputs are random floats in [0.5, 1.5) (never zeros). Each of our
+against ``torch.topk(dim=-1)``: the rows and targets of the top-k issue; ``median`` and
+``quantile`` (q = 0.01, 0.5, 0.99) of float32 2^28 against ``cupy.median``/``cupy.quantile`` and
+``torch.median``/``torch.quantile`` (where torch takes the input); the peers timed in the same
+interleaved rounds. Inputs are random floats in [0.5, 1.5) (never zeros). Each of our
 results is checked against the peer's values before it is timed (peers break ties their own way:
 the sorted values must agree). "bytes" is one read of the keys; "% limit" the time that read takes
 at the measured copy rate over ours."""
@@ -95,8 +97,11 @@ def run(ctx):
     label = f"topk per row float32 ({pow2(rows)}, {cols}), k = {kr}"
     _row(ctx, label, rows * cols, t, x2.nbytes, w.params["targets"])
 
-    # the variants side by side on the 1-D case, k = 16
     del x2, fns
+    cupy.get_default_memory_pool().free_all_blocks()
+    _quantiles(ctx, torch)  # its arrays freed on return
+
+    # the variants side by side on the 1-D case, k = 16
     cupy.get_default_memory_pool().free_all_blocks()
     w, k = spec.TOPK, spec.TOPK.params["k"][0]
     x = make(w.data, N, "float32", seed=1, xp=cupy)
@@ -109,3 +114,44 @@ def run(ctx):
     ctx.table([f"topk variant (float32 {pow2(N)}, k = {k})", "ms", "GB/s (keys read once)"])
     for v, ms in times.items():
         ctx.add(v, f"{ms:.4f}", f"{x.nbytes / (ms * 1e-3) / 1e9:.0f}")
+
+
+def _quantiles(ctx, torch):
+    """median and quantile of the ``QUANTILE`` workload against CuPy's and torch's: ours checked
+    against each peer first (torch.median takes the lower middle value: our ``lower`` median;
+    peers interpolate in their own arithmetic: within float32's rounding)."""
+    w = spec.QUANTILE
+    x = make(w.data, w.n, "float32", xp=cupy)
+    qs = w.params["q"]
+    qc = cupy.asarray(qs)
+    tx = torch.from_dlpack(x) if torch is not None else None
+    for fn in w.params["functions"]:
+        if fn == "median":
+            fns = {"ours": lambda: prim.median(x), "cupy.median": lambda: cupy.median(x)}
+            like = {"cupy.median": prim.median(x)}
+            if tx is not None:
+                fns["torch.median"] = lambda: torch.median(tx)
+                like["torch.median"] = prim.quantile(x, 0.5, method="lower")
+        else:
+            fns = {
+                "ours": lambda: prim.quantile(x, qs),
+                "cupy.quantile": lambda: cupy.quantile(x, qc),
+            }
+            like = {"cupy.quantile": prim.quantile(x, qs)}
+            if tx is not None:
+                tq = torch.tensor(qs, device=tx.device, dtype=tx.dtype)
+                try:
+                    torch.quantile(tx, tq)
+                except RuntimeError as exc:  # torch.quantile refuses long inputs
+                    print(f"torch.quantile: {exc}")
+                else:
+                    fns["torch.quantile"] = lambda: torch.quantile(tx, tq)
+                    like["torch.quantile"] = prim.quantile(x, qs)
+        for peer, ours in like.items():
+            theirs = cupy.asarray(fns[peer]())
+            assert bool(cupy.allclose(cupy.asarray(ours, dtype=theirs.dtype), theirs, rtol=1e-6)), (
+                f"{fn}: values differ from {peer}"
+            )
+        t = ctx.bench(fns)
+        label = f"{fn} float32 {pow2(w.n)}" + (f", q = {list(qs)}" if fn == "quantile" else "")
+        _row(ctx, label, w.n, t, x.nbytes, w.params["targets"][fn])

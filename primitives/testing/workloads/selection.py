@@ -29,3 +29,21 @@ ROWS = Workload(
 )
 #: argpartition at each ``kth`` against cupy.argpartition
 PARTITION = Workload(n=2**28, peers=("cupy",), params={"kth": (16, 2**20)})
+#: median and quantile at ``q`` of a 1-D float32 array (uniform in [0, 1): the ranks' top
+#: digits hold many keys), against cupy.median / cupy.quantile and torch.median /
+#: torch.quantile (which refuses inputs past 2^24 elements); ``targets``: the speed-ups over
+#: each peer, by function
+QUANTILE = Workload(
+    n=2**28,
+    small=2**15,
+    data="unit",
+    peers=("cupy", "torch"),
+    params={
+        "q": (0.01, 0.5, 0.99),
+        "functions": ("median", "quantile"),
+        "targets": {
+            "median": (("cupy.median", 4), ("torch.median", 4)),
+            "quantile": (("cupy.quantile", 4), ("torch.quantile", 4)),
+        },
+    },
+)
