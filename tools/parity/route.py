@@ -64,8 +64,14 @@ def func(mod, name, *args, **kwargs):
     """``mod.name(*args, **kwargs)``, through the library when ``mod`` is the routed module (and,
     for NumPy, its first argument is not an array of another kind)."""
     fn = target(name) if mod is _cupy() else None
-    if fn is not None and ROUTED == "numpy" and args and isinstance(args[0], np.ndarray):
-        fn = fn if _ours(args[0]) else None
+    if fn is not None and ROUTED == "numpy" and args:
+        first = args[0]
+        if not isinstance(first, np.ndarray):
+            try:  # a list or a scalar: routed when NumPy reads it as numbers
+                first = np.asarray(first)
+            except Exception:  # noqa: BLE001 - ragged: the library's own error is tested
+                first = np.zeros(0)
+        fn = fn if _ours(first) else None
     if fn is None:
         return getattr(mod, name)(*args, **kwargs)
     HITS[0] += 1
