@@ -401,7 +401,10 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
     bplan = given = None
     if half and not isinstance(bins, str) and (isinstance(bins, int) or np.ndim(bins) == 0):
         edges = _half_edges(func, arr, nbins(func, bins), range, backend)
-        binning, kdt = array_binning(dt, edges.astype(np.float32))
+        if edges.dtype.itemsize > 4:  # a float64 range: NumPy compares in float64 (exact too)
+            arr = arr.astype(np.float64)
+            dt = arr.dtype
+        binning, kdt = array_binning(dt, _edges_in(dt, edges))
     elif isinstance(bins, str):
         host = _backend.to_host(arr)
         if half:  # NumPy estimates the edges of the float16 samples in float16
@@ -441,6 +444,20 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
         bplan=bplan,
         as_is=same,
     )
+
+
+def _edges_in(dt, edges):
+    """Edges of a wider float dtype (longdouble) as ``dt`` edges that order every value of
+    ``dt`` as the wider edges do: each rounded up (``x >= e`` is unchanged for ``dt``'s ``x``),
+    the last, closed one (``x <= e``), rounded down."""
+    e = edges.astype(dt)
+    if edges.dtype.itemsize <= dt.itemsize or not e.size:
+        return e
+    wide = e.astype(edges.dtype)
+    e = np.where(wide < edges, np.nextafter(e, dt.type(np.inf)), e)
+    if e[-1].astype(edges.dtype) > edges[-1]:
+        e[-1] = np.nextafter(e[-1], dt.type(-np.inf))
+    return e
 
 
 def _half_edges(func, arr, n, range, backend):  # noqa: A002

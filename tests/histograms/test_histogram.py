@@ -1638,3 +1638,17 @@ def test_the_bool_warning_points_at_the_caller(func):
         getattr(prim, func)(*args)
     mine = [w for w in seen if "Converting input from bool" in str(w.message)]
     assert mine and all(w.filename == __file__ for w in mine)
+
+
+@pytest.mark.parametrize(
+    "small, large",
+    [(np.float16, np.float32), (np.float16, np.float64), (np.float16, np.longdouble)],
+    ids=str,
+)
+def test_float16_samples_against_a_wider_range(small, large):
+    """NumPy compares float16 samples with the edges in the range's dtype: a range just above
+    (below) 1.0 in float64 leaves out a sample 1.0 that float32 edges would count."""
+    eps = np.finfo(large).eps
+    x = np.array([1.0], small)
+    for rng in (np.array([1.0 + eps, 2.0], large), np.array([0.0, 1.0 - eps], large)):
+        twin(x, 1, rng)
