@@ -48,6 +48,28 @@ class _Calls(ast.NodeTransformer):
         return ast.copy_location(ast.Call(fn, [obj, name, *node.args], node.keywords), node)
 
 
+#: what a test of CuPy's own internals calls (its CUB or Thrust paths mocked or asserted)
+INTERNAL = ("AssertFunctionIsCalled", "mock.patch", "_cub_reduction", "ThrustWorkspace")
+
+
+def internal_tests(source: str) -> set[str]:
+    """The test functions (and classes) of ``source`` that assert CuPy's internals (which
+    backend CuPy called, its memory pools' errors): ``Class.test`` or ``test`` names. They test
+    CuPy, not the function, and are left out of the parity counts."""
+    tree = ast.parse(source)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    k in ast.unparse(item) for k in INTERNAL
+                ):
+                    found.add(f"{node.name}.{item.name}")
+            if any(k in node.name for k in ("ThrustWorkspace",)):
+                found.add(node.name)
+    return found
+
+
 def rewrite(source: str) -> str:
     """``source`` with its calls routed, and the route imported after any ``__future__``
     import."""
