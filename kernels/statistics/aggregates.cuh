@@ -29,10 +29,10 @@
 //   Moments<InT, SKIP>                (count, mean, M2) of real elements in float64: per thread
 //                                     the sums s and q of d = x - k and d^2, k the thread's first
 //                                     element (shifted data: no cancellation for data far from 0
-//                                     with a small spread), then mean = k + s/n, M2 = q - s^2/n;
-//                                     across threads Chan's combination (n = na + nb, delta =
-//                                     mb - ma, mean = ma + delta nb/n, M2 = M2a + M2b + delta^2
-//                                     na nb/n). finish: M2 / (n - ddof), its square root for
+//                                     with a small spread), then mean = k + s/n (kept as k and
+//                                     s/n), M2 = q - s^2/n; across threads Chan's combination
+//                                     (n = na + nb, delta = mb - ma, mean = ma + delta nb/n,
+//                                     M2 = M2a + M2b + delta^2 na nb/n). finish: M2 / (n - ddof), its square root for
 //                                     std (flag 1). SKIP: NaN elements skipped and a slice with
 //                                     n - ddof <= 0 NaN (numpy.nanvar); otherwise NaN propagates
 //                                     and M2 / max(n - ddof, 0) follows IEEE division (numpy.var);
@@ -166,8 +166,8 @@ template <class InT, class AccT, class OutT, bool MAX> struct NanExtreme {
 
 // ---- nanargmin, nanargmax ---------------------------------------------------------------------
 template <class AccT> struct ArgState {
-    i64 i;      // the index (the largest i64 while none)
-    AccT v;     // its value, NaN read as the far end
+    i64 i;  // the index (the largest i64 while none)
+    AccT v;  // its value, NaN read as the far end
     int valid;  // whether a non-NaN element was seen
 };
 
@@ -262,16 +262,20 @@ struct MomentLocal {
     double k, s, q;  // shift, sum of (x - k), sum of (x - k)^2
     i64 n;
 };
-struct MomentState { double n, mean, m2; };
+// The mean is kept as k + d: k one of the elements, d the offset from it (small for data with a
+// small spread, however far from 0), so that the difference of two means is taken between
+// offsets and elements (exact for close elements), never between rounded large means.
+struct MomentState { double n, k, d, m2; };
 
 __device__ __forceinline__ MomentState chan(MomentState a, MomentState b) {
     if (a.n == 0.0) return b;
     if (b.n == 0.0) return a;
     MomentState r;
     r.n = a.n + b.n;
-    const double delta = b.mean - a.mean;
+    const double delta = ((b.k - a.k) + b.d) - a.d;
     const double wb = b.n / r.n;
-    r.mean = a.mean + delta * wb;
+    r.k = a.k;
+    r.d = a.d + delta * wb;
     r.m2 = a.m2 + b.m2 + delta * delta * (a.n * wb);
     return r;
 }
@@ -301,7 +305,7 @@ template <class InT, class OutT, bool SKIP> struct Moments {
     }
     static __device__ __forceinline__ State identity() {
         State s;
-        s.n = s.mean = s.m2 = 0.0;
+        s.n = s.k = s.d = s.m2 = 0.0;
         return s;
     }
     static __device__ __forceinline__ Local fold(Local l, InT x, i64) {
@@ -318,7 +322,8 @@ template <class InT, class OutT, bool SKIP> struct Moments {
         State s = identity();
         if (l.n == 0) return s;
         s.n = static_cast<double>(l.n);
-        s.mean = l.k + l.s / s.n;
+        s.k = l.k;
+        s.d = l.s / s.n;
         const double m2 = l.q - l.s * (l.s / s.n);
         s.m2 = m2 < 0.0 ? 0.0 : m2;  // rounding only; a NaN stays NaN
         return s;
@@ -333,7 +338,9 @@ struct MomentLocalC {
     double kr, ki, sr, si, q;
     i64 n;
 };
-struct MomentStateC { double n, mr, mi, m2; };
+struct MomentStateC {  // the mean's parts as k + d, as MomentState's
+    double n, kr, ki, dr, di, m2;
+};
 
 template <class InT, class OutT, bool SKIP> struct MomentsC {
     typedef MomentLocalC Local;
@@ -347,7 +354,7 @@ template <class InT, class OutT, bool SKIP> struct MomentsC {
     }
     static __device__ __forceinline__ State identity() {
         State s;
-        s.n = s.mr = s.mi = s.m2 = 0.0;
+        s.n = s.kr = s.ki = s.dr = s.di = s.m2 = 0.0;
         return s;
     }
     static __device__ __forceinline__ Local fold(Local l, InT x, i64) {
@@ -367,8 +374,10 @@ template <class InT, class OutT, bool SKIP> struct MomentsC {
         State s = identity();
         if (l.n == 0) return s;
         s.n = static_cast<double>(l.n);
-        s.mr = l.kr + l.sr / s.n;
-        s.mi = l.ki + l.si / s.n;
+        s.kr = l.kr;
+        s.ki = l.ki;
+        s.dr = l.sr / s.n;
+        s.di = l.si / s.n;
         const double m2 = l.q - (l.sr * (l.sr / s.n) + l.si * (l.si / s.n));
         s.m2 = m2 < 0.0 ? 0.0 : m2;
         return s;
@@ -378,9 +387,12 @@ template <class InT, class OutT, bool SKIP> struct MomentsC {
         if (b.n == 0.0) return a;
         State r;
         r.n = a.n + b.n;
-        const double dr = b.mr - a.mr, di = b.mi - a.mi, wb = b.n / r.n;
-        r.mr = a.mr + dr * wb;
-        r.mi = a.mi + di * wb;
+        const double dr = ((b.kr - a.kr) + b.dr) - a.dr, di = ((b.ki - a.ki) + b.di) - a.di;
+        const double wb = b.n / r.n;
+        r.kr = a.kr;
+        r.ki = a.ki;
+        r.dr = a.dr + dr * wb;
+        r.di = a.di + di * wb;
         r.m2 = a.m2 + b.m2 + (dr * dr + di * di) * (a.n * wb);
         return r;
     }

@@ -31,7 +31,8 @@
 //   splits == 1: out[o * inner + i] = finish; else states[(o * splits + p) * inner + i].
 //   Launch: 1-D, any grid, any block; no shared memory, no barriers.
 // stat_combine<Agg>: out[o * inner + i] = finish of the `splits` States
-//   states[(o * splits + p) * inner + i], p in order. Launch: 1-D, any grid and block.
+//   states[(o * splits + p) * inner + i], p in order, combined in groups of 16 and then the
+//   groups (the rounding error of a long chain grows with its length). Launch: 1-D, any grid and block.
 // Preconditions of the axis kernels: every extent >= 1; `in` aligned to sizeof(InT).
 #include "util/prim.cuh"
 #include "util/thread.cuh"
@@ -165,8 +166,15 @@ __global__ void stat_combine(const unsigned char* __restrict__ state_bytes, long
     const typename Agg::State* states = reinterpret_cast<const typename Agg::State*>(state_bytes);
     for (long long q = prim::global_thread(); q < m; q += prim::global_threads()) {
         const long long o = q / inner, i = q % inner;
+        // in groups of 16, then the groups: about 16 + splits / 16 roundings deep, not splits
         typename Agg::State st = Agg::identity();
-        for (long long p = 0; p < splits; ++p) st = agg(st, states[(o * splits + p) * inner + i]);
+        for (long long g = 0; g < splits; g += 16) {
+            typename Agg::State part = Agg::identity();
+            const long long end = g + 16 < splits ? g + 16 : splits;
+            for (long long p = g; p < end; ++p)
+                part = agg(part, states[(o * splits + p) * inner + i]);
+            st = agg(st, part);
+        }
         out[q] = Agg::finish(st, param, flag);
     }
 }

@@ -82,7 +82,7 @@ def aggregate(kind, dt):
         return f"prim::stats::{name}<{i}, {_C[res]}, {skip}>", res
     if kind == "ptp":
         a = _acc(dt)
-        if dt.itemsize < 4:
+        if dt.kind in "iu" and dt.itemsize < 4:
             a = _I32 if dt.kind == "i" else _U32
         return f"prim::stats::Ptp<{i}, {_C[a]}, {i}>", dt
     if kind == "count_nonzero":

@@ -16,12 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import launch as _launch, plans as _plans
-from . import _policy
+from . import _choose, _policy
 from ._kernels import aggregate, kernel
 
 __all__ = ["FlatPlan", "flat_plan", "AxisPlan", "axis_plan", "layout"]
 
-_STATE_MAX = 32  # the largest State: partials are sized by it (a few KiB a plan at most)
+_STATE_MAX = 48  # the largest State: partials are sized by it (a few KiB a plan at most)
 
 
 def _f64(v):
@@ -115,33 +115,25 @@ class AxisPlan(_plans.Plan):
         threads = sms * pol.axis_per_sm * pol.axis_block
         slot, i64 = _plans.Launch.SLOT, _launch.i64
         p, f = _f64(param), np.int32(flag)
-        if inner == 1:
-            g = 1
-            while g < 32 and g < R:
-                g *= 2
-            units = outer
-            splits = 1
-            if units * g < threads and R > g * pol.min_chunk:
-                splits = min(_launch.cdiv(threads, units * 32), _launch.cdiv(R, 32 * pol.min_chunk))
-                g = 32
-            chunk = _launch.cdiv(R, splits)
-            splits = _launch.cdiv(R, chunk)
-            k = kernel("rows", kind, dt, pol)
-            grid = _launch.cover_grid(
-                outer * splits * g, pol.axis_block, kernel=k, per_sm=pol.axis_per_sm
+        ch = _choose.axis_choice(outer, R, inner, threads, pol)
+        splits, chunk = ch.splits, ch.chunk
+        k = kernel(ch.kernel, kind, dt, pol)
+        grid = _launch.cover_grid(
+            outer * splits * (ch.g if inner == 1 else inner),
+            pol.axis_block,
+            kernel=k,
+            per_sm=pol.axis_per_sm,
+        )
+        if ch.kernel == "rows":
+            args = (
+                slot,
+                i64(outer),
+                i64(R),
+                i64(splits),
+                i64(chunk),
+                np.int32(ch.g.bit_length() - 1),
             )
-            args = (slot, i64(outer), i64(R), i64(splits), i64(chunk), np.int32(g.bit_length() - 1))
         else:
-            units = outer * inner
-            splits = 1
-            if units < threads and R > pol.min_chunk:
-                splits = min(_launch.cdiv(threads, units), _launch.cdiv(R, pol.min_chunk))
-            chunk = _launch.cdiv(R, splits)
-            splits = _launch.cdiv(R, chunk)
-            k = kernel("cols", kind, dt, pol)
-            grid = _launch.cover_grid(
-                outer * splits * inner, pol.axis_block, kernel=k, per_sm=pol.axis_per_sm
-            )
             args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk))
         self.states = xp.empty(max(1, outer * splits * inner) * _STATE_MAX, dtype=np.uint8)
         self.first = _plans.Launch(k, grid, pol.axis_block, args=args + (self.states, slot, p, f))

@@ -258,17 +258,11 @@ def _prepare_count(a, axis=None, *, keepdims=False):
     func = "count_nonzero"
     c = _checks.Call(a, func, KINDS["count_nonzero"], axis, keepdims, None)
     backend, xp = c.inp.backend, c.xp
-    whole = axis is None and not c.keepdims
 
     def run(arr):
-        r = (
-            xp.zeros(c.kept, dtype=np.int64)
-            if c.count == 0
-            else _plans.reduce(arr, "count_nonzero", c.axes, backend)
-        )
-        if whole and c.inp.host:
-            return int(r)  # numpy.count_nonzero(a) is a Python int
-        return c.finish(r)
+        if c.count == 0:
+            return c.finish(xp.zeros(c.kept, dtype=np.int64))
+        return c.finish(_plans.reduce(arr, "count_nonzero", c.axes, backend))
 
     return _Prepared(run, (c.arr,), reusable=c.arr is a)
 
@@ -277,8 +271,8 @@ def _prepare_count(a, axis=None, *, keepdims=False):
 def count_nonzero(a, axis=None, *, keepdims=False):
     """The number of non-zero elements over ``axis``, as :func:`numpy.count_nonzero` (a complex
     element is non-zero when either part is; NaN is non-zero): one pass. int64 counts; over
-    every axis of a host array a Python int, as NumPy's (a 0-d device array for device input,
-    as CuPy's)."""
+    every axis a NumPy int64 for host input (a 0-d device array for device input, as
+    CuPy's)."""
 
 
 # ---- average ------------------------------------------------------------------------------------
