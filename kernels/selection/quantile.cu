@@ -1,6 +1,7 @@
 // quantile.cu -- order statistics of rows by a multi-rank radix select (prim.quantile,
 // prim.median and their nan- and percentile twins): the values of given ranks of each row,
-// found without sorting the row.
+// found without sorting the row; and the partition of rows by them (prim.argpartition and
+// prim.partition where the keys a kth needs ordered are many).
 //
 // Selection works on an order-preserving unsigned image of each key that loses no bits but a
 // NaN's (`image` below: integers as util/key_image.cuh's `ordered`; floats with every NaN folded
@@ -47,6 +48,19 @@
 //     output (LERP), or NumPy's median of slots 0 and 1 (MEAN: a sum from 0.0, halved for two
 //     values); a row holding NaNs gives its NaN, widened to T as the host's casts do. Every operation rounded on its own (no fused multiply-add), as NumPy's. out (Q, rows).
 //     grid covers rows, 256 threads.
+//   quantile_part_count<U, BLOCK, ITEMS> / quantile_part_scatter<U, BLOCK, ITEMS, ARG>: a
+//     partition of each row by its selected values (argpartition, partition): the distinct
+//     images of the row's live slots (ascending) split the image order into 2m + 1 buckets
+//     (below the first value, equal to it, between it and the next...; at most PART_BUCKETS);
+//     the count pass sums each block's keys per bucket (counts (rows, PART_BUCKETS,
+//     blocks_per_row), zero past a row's buckets),
+//     whose exclusive scan (bucket-major) gives each block its start in each bucket; the scatter
+//     pass reads the same tiles in the same order and writes each key (or with ARG its index)
+//     there, in index order within a bucket: a block reads a contiguous run of tiles (the
+//     row's tiles split evenly), thread t holds keys t * ITEMS .. of a tile, the
+//     positions from block scans of per-thread bucket counts (16 bits each, four buckets a
+//     64-bit word). A slot's value lands at its rank. grid = blocks_per_row * rows, BLOCK
+//     threads, static shared memory: the splitters and the scan words.
 // Preconditions: 0 <= ranks < len (row r's at ranks + r * rank_stride); len >= 1; hist zero on entry (left zero by quantile_start and
 //   quantile_choose); nanbits zero on entry; cap >= 1; a buffer of rows * cap keys; the passes'
 //   digits cover the image from its top bit down, the first one quantile_first's.
@@ -549,5 +563,149 @@ __global__ void __launch_bounds__(256)
         }
         if (has_nan) res = nan_as<T>(nanbits[row]);
         out[j * rows + row] = res;
+    }
+}
+
+namespace prim {
+namespace quantile {
+
+constexpr int PART_BUCKETS = 9;  // 2 * 4 + 1: at most four distinct values split a row
+constexpr int PART_WORDS = (PART_BUCKETS + 3) / 4;
+
+// The distinct images of a row's live slots, ascending (slots in ascending rank order), into
+// shared memory by thread 0; their count. Whole block.
+template <class U>
+__device__ __forceinline__ int load_splitters(const long long* row_state, long long slots, U* v,
+                                              int* m) {
+    if (threadIdx.x == 0) {
+        int c = 0;
+        for (long long s = 0; s < slots; ++s) {
+            const long long* st = row_state + s * FIELDS;
+            if (!st[LIVE]) continue;
+            const U img = static_cast<U>(st[PREFIX]);
+            if (c == 0 || v[c - 1] != img) v[c++] = img;
+        }
+        *m = c;
+    }
+    __syncthreads();
+    return *m;
+}
+
+// An image's bucket: twice the splitters below it, one more when it equals one.
+template <class U>
+__device__ __forceinline__ int bucket_of(U img, const U* v, int m) {
+    int b = 0;
+    for (int j = 0; j < m; ++j) b += (img > v[j]) ? 2 : (img == v[j] ? 1 : 0);
+    return b;
+}
+
+}  // namespace quantile
+}  // namespace prim
+
+template <class U, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    quantile_part_count(const U* __restrict__ keys, long long len, long long blocks_per_row,
+                        const long long* __restrict__ state, long long slots, int kind,
+                        unsigned long long* __restrict__ counts) {
+    using namespace prim::quantile;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    __shared__ U s_v[PART_BUCKETS / 2];
+    __shared__ int s_m;
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
+    const long long row = blockIdx.x / blocks_per_row;
+    const long long part = blockIdx.x % blocks_per_row;
+    const int m = load_splitters(state + row * slots * FIELDS, slots, s_v, &s_m);
+    const U* row_keys = keys + row * len;
+    const long long per = (len + TILE * blocks_per_row - 1) / (TILE * blocks_per_row);
+    const long long end = min((part + 1) * per, (len + TILE - 1) / TILE);  // this block's tiles
+    unsigned long long c[PART_BUCKETS];
+#pragma unroll
+    for (int b = 0; b < PART_BUCKETS; ++b) c[b] = 0;
+    for (long long t = part * per; t < end; ++t) {
+        const long long t0 = t * TILE;
+        for (int i = 0; i < ITEMS; ++i) {
+            const long long at = t0 + static_cast<long long>(threadIdx.x) * ITEMS + i;
+            if (at < len) {
+                const int b = bucket_of(image(row_keys[at], kind), s_v, m);
+#pragma unroll
+                for (int j = 0; j < PART_BUCKETS; ++j) c[j] += j == b;
+            }
+        }
+    }
+    for (int b = 0; b < PART_BUCKETS; ++b) {  // every bucket's count, zero past 2m + 1
+        const unsigned long long n =
+            prim::block_reduce<BLOCK>(c[b], prim::Sum<unsigned long long>(), scratch);
+        if (threadIdx.x == 0) counts[(row * PART_BUCKETS + b) * blocks_per_row + part] = n;
+        __syncthreads();  // the reduction's words are reused
+    }
+}
+
+template <class U, int BLOCK, int ITEMS, bool ARG>
+__global__ void __launch_bounds__(BLOCK)
+    quantile_part_scatter(const U* __restrict__ keys, long long len, long long blocks_per_row,
+                          const long long* __restrict__ state, long long slots, int kind,
+                          const unsigned long long* __restrict__ starts, U* __restrict__ out_keys,
+                          long long* __restrict__ out_index) {
+    using namespace prim::quantile;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    static_assert(TILE < 65536, "quantile_part_scatter: a tile's counts are packed in 16 bits");
+    __shared__ U s_v[PART_BUCKETS / 2];
+    __shared__ int s_m;
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
+    __shared__ unsigned long long s_base[PART_BUCKETS];
+    __shared__ unsigned long long s_total[PART_WORDS];
+    const long long row = blockIdx.x / blocks_per_row;
+    const long long part = blockIdx.x % blocks_per_row;
+    const int m = load_splitters(state + row * slots * FIELDS, slots, s_v, &s_m);
+    const int buckets = 2 * m + 1;
+    if (threadIdx.x < buckets)
+        s_base[threadIdx.x] = starts[(row * PART_BUCKETS + threadIdx.x) * blocks_per_row + part];
+    __syncthreads();
+    const U* row_keys = keys + row * len;
+    const long long per = (len + TILE * blocks_per_row - 1) / (TILE * blocks_per_row);
+    const long long end = min((part + 1) * per, (len + TILE - 1) / TILE);  // this block's tiles
+    for (long long t = part * per; t < end; ++t) {
+        const long long t0 = t * TILE;
+        unsigned char b[ITEMS];
+        U key[ITEMS];
+        unsigned long long packed[PART_WORDS];
+#pragma unroll
+        for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
+        const long long first = t0 + static_cast<long long>(threadIdx.x) * ITEMS;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            b[i] = PART_BUCKETS;  // past the row: none
+            if (first + i < len) {
+                key[i] = row_keys[first + i];
+                b[i] = static_cast<unsigned char>(bucket_of(image(key[i], kind), s_v, m));
+                packed[b[i] / 4] += 1ull << (16 * (b[i] % 4));
+            }
+        }
+        unsigned long long pos[PART_WORDS];
+#pragma unroll
+        for (int w = 0; w < PART_WORDS; ++w) {
+            unsigned long long total;
+            pos[w] = prim::block_exclusive_scan<BLOCK>(packed[w], prim::Sum<unsigned long long>(),
+                                                       scratch, total);
+            if (threadIdx.x == 0) s_total[w] = total;
+            __syncthreads();  // the scan's words are reused
+        }
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            if (b[i] >= PART_BUCKETS) continue;
+            const int w = b[i] / 4, sh = 16 * (b[i] % 4);
+            const long long at =
+                static_cast<long long>(s_base[b[i]] + ((pos[w] >> sh) & 0xffffull));
+            pos[w] += 1ull << sh;
+            if (ARG)
+                out_index[row * len + at] = first + i;
+            else
+                out_keys[row * len + at] = key[i];
+        }
+        __syncthreads();  // every thread read s_base before it moves on
+        if (threadIdx.x < buckets)
+            s_base[threadIdx.x] +=
+                (s_total[threadIdx.x / 4] >> (16 * (threadIdx.x % 4))) & 0xffffull;
+        __syncthreads();
     }
 }

@@ -64,7 +64,11 @@ def _prepare_partition(func, a, kth, axis, kind, order, variant):
     lo, hi = min(kths), max(kths)
     small = hi + 1 <= length - lo  # fewer keys to order from the small end
     m = hi + 1 if small else length - lo
-    if _choose.partition_sorts(variant, lay.rows, length, m):
+    if _choose.partition_by_ranks(variant, lay.rows, length, m) and (
+        _quantile.rank_partition_takes(lay.rows, length, kths)
+    ):
+        run = _quantile.RankPartitionRun(backend, lay, dt, kths, values)
+    elif _choose.partition_sorts(variant, lay.rows, length, m):
         # a stable sort is a partition for every kth: the sort's, or the sort of the keys
         sorter = sort if values else argsort
         if dt in _keys.KEY_SET and inp.array.ndim == 1:
@@ -311,10 +315,14 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, variant="au
 
     NumPy guarantees only the ``kth`` positions and the partition property, and so does this:
     the ``max(kth) + 1`` smallest come first, ordered by :func:`topk` (or the
-    ``n - min(kth)`` largest last, when fewer), the others in index order; except that with
-    ``variant="auto"`` a 1-D array that is short, or of which the selection would take a large
-    share, is sorted instead (a stable :func:`argsort`, also a partition for every ``kth``; the
-    ``"partition"`` tuning policy says when). NaNs sort last, as in ``numpy.sort``.
+    ``n - min(kth)`` largest last, when fewer), the others in index order; except with
+    ``variant="auto"`` where that selection would take a large share of the row (the
+    ``"partition"`` tuning policy says when): then a 1-D array that is short is sorted (a
+    stable :func:`argsort`, also a partition for every ``kth``), and other rows, with at most
+    four distinct ``kth``, are split by the values at their ``kth`` (selected as
+    :func:`quantile`'s order statistics, then one pass writes the keys below the first value,
+    equal to it, between it and the next..., each part in index order; no sort). NaNs sort
+    last, as in ``numpy.sort``.
 
     See Also:
         :func:`numpy.argpartition`, :func:`cupy.argpartition`, :func:`topk`, :func:`partition`.

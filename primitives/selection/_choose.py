@@ -99,6 +99,18 @@ def partition_sorts(name, rows, length, m):
     )
 
 
+def partition_by_ranks(name, rows, length, m):
+    """Whether ``"auto"`` partitions rows by the values of their kth (the order statistics'
+    selection and one scatter: :class:`~._quantile.RankPartitionRun`, where it takes the rows)
+    rather than selecting the ``m`` keys that a kth needs ordered: where those are a large share
+    of the row (the ``"partition"`` policy's sort_share), but for a 1-D array short enough to
+    sort."""
+    pol = _policy.partition()
+    return (
+        name == "auto" and m * pol.sort_share > length and (rows > 1 or length > pol.sort_max_len)
+    )
+
+
 # ---- the choice, for the tour and other readers ----------------------------------------------
 
 

@@ -17,5 +17,6 @@ WARP_ROWS = "selection/warp_rows.cu"
 #: block-local candidate sets, small k: select_small_k (``_plans.small_names``)
 SMALL_K = "selection/small_k.cu"
 #: the order statistics of quantile and median: quantile_first, quantile_start, quantile_pass,
-#: quantile_choose, quantile_bits (``_quantile.names``)
+#: quantile_choose, quantile_bits, quantile_finish; the partition by them: quantile_part_count,
+#: quantile_part_scatter (``_quantile.names``)
 QUANTILE = "selection/quantile.cu"

@@ -26,7 +26,7 @@ from .._core import (
 from .._core.plans import Plan
 from ..sorting import sort_rows
 from . import _kernels, _plans as _splans, _policy
-from ._select import as_keys
+from ._select import as_keys, back, read_rows as read_rows_layout
 
 __all__ = [
     "METHODS",
@@ -69,6 +69,10 @@ def _c(ub):
 FINISH = {4: ("float", "double"), 8: ("double",)}
 #: quantile_finish's modes (prim::quantile::FinishMode)
 TAKE, LERP, MEAN = 0, 1, 2
+#: the distinct kth a partition by selected ranks takes at most (2 * 4 + 1 buckets:
+#: prim::quantile::PART_BUCKETS), and quantile_part_scatter's ARG (values, indices)
+PART_MAX, PART_BUCKETS = 4, 9
+PART_ARG = ("false", "true")
 
 
 def names(pol):
@@ -81,6 +85,8 @@ def names(pol):
             f"quantile_bits<{c}>",
         ]
         out += [f"quantile_finish<{c}, {t}>" for t in FINISH[ub]]
+        out += [f"quantile_part_count<{c}, {pol.block}, {pol.items}>"]
+        out += [f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {a}>" for a in PART_ARG]
     return out
 
 
@@ -185,14 +191,20 @@ class OrderPlan(Plan):
         return out
 
 
-def order_plan(backend, dtype, rows, length, slots):
-    """The :class:`OrderPlan` of rows of ``dtype`` (the keys' dtype: no bool or float16), or
-    None where the rows are sorted instead (shorter than the policy's min_len, or histograms
-    past its hist_bytes)."""
+def selects(rows, length, slots):
+    """Whether rows are selected (an :class:`OrderPlan`), not sorted: at least the policy's
+    min_len long, their histograms within its hist_bytes."""
     pol = _policy.quantile()
     hist = 8 * max(rows * MAX_BINS, rows * slots * (MAX_BINS // pol.group))
-    if length < pol.min_len or hist > pol.hist_bytes:
+    return length >= pol.min_len and hist <= pol.hist_bytes
+
+
+def order_plan(backend, dtype, rows, length, slots):
+    """The :class:`OrderPlan` of rows of ``dtype`` (the keys' dtype: no bool or float16), or
+    None where the rows are sorted instead (:func:`selects`)."""
+    if not selects(rows, length, slots):
         return None
+    pol = _policy.quantile()
     ub = max(4, dtype.itemsize)
     kind = _keys.KIND[dtype.kind] if dtype.itemsize >= 4 else 0
     bits = 8 * dtype.itemsize
@@ -234,6 +246,12 @@ class Order:
     def fuses(self):
         """Whether :meth:`finish` serves these rows: selected float32 or float64 keys."""
         return self.plan is not None and self.dtype in (np.float32, np.float64)
+
+    def select(self, ranks):
+        """After :meth:`prime`: (key bits of the rows, the selection's state) of the ranks."""
+        kbits = self._state
+        self._state = self._nan = self._counts = None
+        return kbits, self.plan.select(kbits, ranks)
 
     def finish(self, ranks, mode, coef, tdt):
         """NumPy's results of the ranks' values in one launch (:meth:`OrderPlan.finish`), after
@@ -664,3 +682,56 @@ class ComplexMedianRun(Plan):
         else:
             res = xp.where(nans > 0, ordered[:, -1], res)
         return res.reshape(tuple(self.kept))
+
+
+def rank_partition_takes(rows, length, kths):
+    """Whether :class:`RankPartitionRun` serves a partition: at most :data:`PART_MAX` distinct
+    kth, of rows the order statistics select (:func:`selects`)."""
+    n = len(set(kths))
+    return n <= PART_MAX and selects(rows, length, n)
+
+
+class RankPartitionRun(Plan):
+    """argpartition (partition with ``values``) of rows (R, L) by their values at the ranks
+    ``kths``: those values selected (:class:`OrderPlan`), then each row split by them into the
+    keys below the first, equal to it, between it and the next..., one read counting each
+    block's keys per part, one writing them (quantile_part_count, quantile_part_scatter): every
+    kth position holds the value a sort would put there, smaller values before it, larger
+    after, keys of one part in index order. Three reads of the rows in all (the selection's
+    first, the count, the scatter) and the passes over the ranks' candidates; no sort."""
+
+    def __init__(self, backend, lay, dtype, kths, values):
+        self.backend, self.xp, self.lay, self.values = backend, backend.xp, lay, values
+        ranks = np.unique(np.asarray(kths, np.int64))
+        self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False)
+        plan = self.order.plan
+        self.ranks = self.xp.asarray(ranks)
+        pol = _policy.quantile()
+        c = _c(plan.ub)
+        get = _loader.load(_kernels.QUANTILE, names(pol))
+        kcount = get(f"quantile_part_count<{c}, {pol.block}, {pol.items}>")
+        arg = PART_ARG[0 if values else 1]
+        kscatter = get(f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}>")
+        tiles = _launch.cdiv(lay.length, pol.block * pol.items)
+        bpr = max(1, min(tiles, _launch.cdiv(_launch.resident_grid(kcount, pol.block), lay.rows)))
+        self.bpr = bpr
+        self.count = _plans.Launch(kcount, bpr * lay.rows, pol.block)
+        self.scatter = _plans.Launch(kscatter, bpr * lay.rows, pol.block)
+        self.args = (_launch.i64(lay.length), _launch.i64(bpr))
+        self.tail = (_launch.i64(ranks.size), plan.kind)
+
+    def __call__(self, x):
+        xp, lay, plan = self.xp, self.lay, self.order.plan
+        rows2 = read_rows_layout(x, lay, xp)
+        self.order.prime(rows2)
+        kbits, state = self.order.select(self.ranks)
+        counts = xp.empty((lay.rows, PART_BUCKETS * self.bpr), dtype=np.uint64)
+        self.count(kbits, *self.args, state, *self.tail, counts)
+        starts = xp.cumsum(counts, axis=1, dtype=np.uint64) - counts  # bucket-major, exclusive
+        if self.values:
+            out, idx = xp.empty((lay.rows, lay.length), dtype=plan.udt), xp.empty(1, np.int64)
+        else:
+            out, idx = xp.empty(1, dtype=plan.udt), xp.empty((lay.rows, lay.length), np.int64)
+        self.scatter(kbits, *self.args, state, *self.tail, starts, out, idx)
+        res = self.order._cast(_keys.key_back(out, self.order.kdt)) if self.values else idx
+        return back(res, lay, xp)

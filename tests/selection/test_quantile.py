@@ -338,3 +338,53 @@ def test_fused_results(rng, dt):
         for axis in (1, None):
             got, want = both("median", x, axis=axis)
             assert np.array_equal(bits(got), bits(want)), (axis, got, want)
+
+
+# ---- partitions by selected ranks ------------------------------------------------------------
+
+RANKS = {"min_len": 1}  # the order statistics select rows of any length
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int8, np.uint16, np.bool_, np.float16])
+def test_partition_by_ranks(rng, dt):
+    """argpartition and partition by the values of their kth (RankPartitionRun): each kth
+    holds what a sort puts there, smaller before, larger after; each part in index order."""
+    from primitives.selection import _quantile
+
+    calls = []
+    run = _quantile.RankPartitionRun.__call__
+
+    def spy(self, x):
+        calls.append(1)
+        return run(self, x)
+
+    cases = [((3, 1000), 500), ((5000,), [100, 2500, -1000]), ((2, 7), [3, 3, -1]), ((4, 300), 150)]
+    with (
+        path(RANKS),
+        prim.tuning.override("selection", selector="partition", sort_max_len=1),
+        pytest.MonkeyPatch.context() as mp,
+    ):
+        mp.setattr(_quantile.RankPartitionRun, "__call__", spy)
+        for shape, kth in cases:
+            nans = 0.03 if np.dtype(dt).kind == "f" else 0.0
+            x = make(rng, shape, dt, nans=nans, distinct=None if dt == np.bool_ else 40)
+            idx = H.to_host(prim.argpartition(x, kth))
+            part = H.to_host(prim.partition(x, kth))
+            vals = np.take_along_axis(x, idx, -1)
+            want = np.sort(x, axis=-1)
+            assert part.dtype == x.dtype and np.array_equal(bits(part), bits(vals))
+            for k in np.atleast_1d(kth) % shape[-1]:
+                H.assert_same(vals[..., k], want[..., k])
+                below, above = vals[..., :k], vals[..., k + 1 :]
+                kv = vals[..., k : k + 1]
+                assert np.all((below <= kv) | np.isnan(kv)) and np.all(
+                    (above >= kv) | np.isnan(above)
+                )
+            assert np.array_equal(np.sort(idx, -1), np.broadcast_to(np.arange(shape[-1]), shape))
+        assert len(calls) == 2 * len(cases)
+    # a single kth of distinct values: the keys below it and above it in index order
+    x = rng.permutation(3000).astype(np.float32)
+    with path(RANKS), prim.tuning.override("selection", selector="partition", sort_max_len=1):
+        idx = H.to_host(prim.argpartition(x, 1234))
+    assert np.all(np.diff(idx[:1234]) > 0) and np.all(np.diff(idx[1235:]) > 0)
+    assert x[idx[1234]] == 1234
