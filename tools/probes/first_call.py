@@ -2,6 +2,10 @@
 empty kernel caches (the zero-wait start figures).
 
     python -m tools.probes.first_call [--only NAME ...] [--binaries DIR|off] [--n N] [--out FILE]
+    python /path/to/tools/probes/first_call.py ...   # from another folder: an installed package
+
+The children import ``primitives`` as Python finds it from the current folder: run it as a file
+from a folder other than the repository's to time an installed wheel rather than the sources.
 
 For each function a new Python process imports primitives (or CuPy), makes its input (n = 2^20
 by default, random, made on the host and copied to the device: no CuPy kernel is compiled before
@@ -145,6 +149,9 @@ r = {call}
 sync()
 dt = time.perf_counter() - t
 out = {{"s": dt, "backend": b.name, "origins": _loader.kernel_origins()}}
+from primitives._core import binaries as _bins
+out["package"] = os.path.dirname(prim.__file__)
+out["binaries"] = _bins.index() is not None
 out["cupy"] = cupy_kernels() - c0
 print(json.dumps(out))
 """
@@ -207,6 +214,12 @@ def main(argv=None):
     total = 0.0
     for name in names:
         res, err = first_call(name, args.binaries, args.n)
+        if res is not None and name == names[0]:  # which package the children import
+            print(
+                f"(primitives from {res['package']}, backend {res['backend']}, kernel binaries "
+                f"{'present' if res['binaries'] else 'absent or stale'})",
+                flush=True,
+            )
         if res is None:
             lines.append(f"| {name} | failed: {err} | | |")
         else:
