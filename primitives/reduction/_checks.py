@@ -91,8 +91,10 @@ def flat_input(x, op, dtype, variant, func):
 
 
 def every(where):
-    """Whether ``where`` is NumPy's default (True: every element), with no mask to read."""
-    return where is True or (isinstance(where, np.bool_) and bool(where))
+    """Whether ``where`` is NumPy's default, the object True (every element, no mask to read;
+    NumPy, which asks ``where is True``, reads anything else as a mask: ``numpy.True_`` too, so
+    that min/max want ``initial`` with it)."""
+    return where is True
 
 
 def where_mask(where, shape, backend, func):

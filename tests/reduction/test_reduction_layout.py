@@ -5,9 +5,11 @@ makes C-ordered, stay C-ordered."""
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, strategies as st
 
 import primitives as prim
 from primitives.testing import harness as H
+from tests.test_properties import REAL, SETTINGS, arrays, axes
 
 
 def _base():
@@ -49,3 +51,21 @@ def test_arg_results_are_c_ordered(name, keepdims):
     x = np.asfortranarray(_base())
     got = getattr(prim, name)(x, axis=1, keepdims=keepdims)
     _same_layout(got, getattr(np, name)(x, axis=1, keepdims=keepdims))
+
+
+@SETTINGS
+@given(data=st.data(), name=st.sampled_from(("sum", "max", "mean", "any")))
+def test_layout_property(data, name):
+    """Every layout of tests/test_properties.py (C, F, reversed, sliced, transposed) and axis
+    form: the result's contiguity and its strides on axes longer than 1 are NumPy's."""
+    x = data.draw(arrays(dtypes=REAL, min_ndim=1), "x")
+    assume(x.size)
+    axis = data.draw(axes(x.ndim), "axis")
+    keepdims = data.draw(st.booleans(), "keepdims")
+    try:
+        want = getattr(np, name)(x, axis=axis, keepdims=keepdims)
+    except Exception:  # an axis out of range: the error tests cover it  # noqa: BLE001
+        assume(False)
+    if np.ndim(want) == 0:
+        return
+    _same_layout(getattr(prim, name)(x, axis=axis, keepdims=keepdims), want)
