@@ -37,7 +37,8 @@
 //     groups * rows, BLOCK threads, static shared memory 8192 counters + G slot words + scan
 //     words.
 //   quantile_choose: one block of 1024 threads per row, its slots in turn: fixes the slot's
-//     digit from its histogram (zeroed for the next pass), moves it to the buffer when the pass
+//     digit from its histogram (that of the earlier slot of its prefix, SAME, which the pass
+//     counted for both; zeroed for the next pass), moves it to the buffer when the pass
 //     just wrote its keys (or those of the slot it follows), decides whether the next pass
 //     writes them. grid = rows, 1024 threads.
 //   quantile_bits<U>: one thread per row: each slot's key bits (the inverse image of its prefix,
@@ -86,6 +87,7 @@ enum QField {
     SRC_COUNT,  // keys in the buffer
     OFFSET,  // where the slot's keys start in its row's buffer
     FOLLOW,  // the earlier slot whose keys the running pass writes for this one too (or -1)
+    SAME,  // the earlier slot of the same prefix whose histogram serves this one too (or -1)
     FIELDS
 };
 
@@ -116,15 +118,25 @@ __device__ __forceinline__ U key_of(U img, int kind) {
     return img;
 }
 
-// Slot s's share of its row's buffer for the next pass (one thread; the earlier slots of the
-// row already decided): none when its keys are buffered already; the keys of an earlier slot of
-// the same prefix that the pass writes (FOLLOW); else its COUNT keys when they fit what is left
-// (`used` of `cap` taken).
+// Slot s's part in the next pass (one thread; the earlier slots of the row already decided):
+// the first earlier slot of the same prefix, whose histogram serves both (SAME: the pass counts
+// its keys once); its share of the row's buffer: none when its keys are buffered already; the
+// keys of an earlier slot of the same prefix that the pass writes (FOLLOW); else its COUNT keys
+// when they fit what is left (`used` of `cap` taken). Slots of one prefix share their states:
+// they had the same prefixes before, so the same buffer.
 __device__ __forceinline__ void plan_buffer(long long* row_state, long long s, long long cap,
                                             long long& used) {
     long long* st = row_state + s * FIELDS;
     st[FOLLOW] = -1;
+    st[SAME] = -1;
     st[WILL_BUFFER] = 0;
+    for (long long t = 0; t < s; ++t) {
+        const long long* o = row_state + t * FIELDS;
+        if (o[LIVE] && o[SAME] < 0 && o[PREFIX] == st[PREFIX] && o[MASK] == st[MASK]) {
+            st[SAME] = t;
+            break;
+        }
+    }
     if (st[SRC_BUFFER]) return;
     for (long long t = 0; t < s; ++t) {
         const long long* o = row_state + t * FIELDS;
@@ -253,6 +265,7 @@ __global__ void __launch_bounds__(1024)
             if (threadIdx.x == 0) {
                 st[LIVE] = 0;
                 st[WILL_BUFFER] = 0;
+                st[SAME] = -1;
             }
             __syncthreads();
             continue;
@@ -296,7 +309,9 @@ __global__ void __launch_bounds__(BLOCK)
     __shared__ unsigned counts[MAX_BINS];
     __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     __shared__ U s_prefix[G], s_mask[G];
-    __shared__ int s_mode[G];  // 0 idle, 1 reads the row, 2 reads and writes the row, 3 buffer
+    // 0 idle (or counted by an earlier slot: SAME), 1 reads the row, 2 reads and writes the
+    // row, 3 reads the buffer
+    __shared__ int s_mode[G];
     __shared__ long long s_base[G], s_off[G];
     const long long part = blockIdx.x % blocks_per_row;
     const long long g = (blockIdx.x / blocks_per_row) % groups;
@@ -308,7 +323,7 @@ __global__ void __launch_bounds__(BLOCK)
         int mode = 0;
         if (s < slots) {
             const long long* st = state + (row * slots + s) * FIELDS;
-            if (st[LIVE]) mode = st[SRC_BUFFER] ? 3 : (st[WILL_BUFFER] ? 2 : 1);
+            if (st[LIVE] && st[SAME] < 0) mode = st[SRC_BUFFER] ? 3 : (st[WILL_BUFFER] ? 2 : 1);
             s_prefix[threadIdx.x] = static_cast<U>(st[PREFIX]);
             s_mask[threadIdx.x] = static_cast<U>(st[MASK]);
             s_off[threadIdx.x] = st[OFFSET];
@@ -437,8 +452,10 @@ __global__ void __launch_bounds__(1024)
     for (long long s = 0; s < slots; ++s) {
         long long* st = row_state + s * FIELDS;
         if (!st[LIVE]) continue;  // block-uniform
-        unsigned long long* h = hist + (row * slots + s) * (MAX_BINS / group);
         // read before the scan's barriers: the thread that finds the bin rewrites them after
+        const long long same = st[SAME];
+        const unsigned long long* h =
+            hist + (row * slots + (same >= 0 ? same : s)) * (MAX_BINS / group);
         const unsigned long long k = static_cast<unsigned long long>(st[K_REM]);
         const bool wrote = st[WILL_BUFFER] != 0;
         const long long follow = st[FOLLOW];
@@ -463,11 +480,15 @@ __global__ void __launch_bounds__(1024)
             st[WRITTEN] = 0;
             plan_buffer(row_state, s, cap, s_used);
         });
-        for (int j = 0; j < PER; ++j) {  // zero for the next pass (each thread its own bins)
+        __syncthreads();  // the scan's words are reused by the next slot, which reads this one
+    }
+    // zero for the next pass, once every slot read them (each thread its own bins)
+    for (long long s = 0; s < slots; ++s) {
+        unsigned long long* h = hist + (row * slots + s) * (MAX_BINS / group);
+        for (int j = 0; j < PER; ++j) {
             const int b = threadIdx.x * PER + j;
             if (b < bins) h[b] = 0ull;
         }
-        __syncthreads();  // the scan's words are reused by the next slot, which reads this one
     }
     if (threadIdx.x == 0) used[row] = s_used;
 }

@@ -164,16 +164,18 @@ TABLE = _policy.register(
         # topk took 2.85 ms, prim.sort 4.13 ms: selecting 1/256 of the keys beats sorting them)
         # tiles of 256 x 16 keys as the radix select's; a 13-bit first digit (its argument there),
         # 10-bit later digits for 8 slots a block (three quantiles and their neighbours share one
-        # read of the row); a buffer of len / 16 keys a row, its slots' shares taken as their
-        # candidates fit (slots of one prefix share theirs); rows under 2^14 keys sorted, and
-        # histograms up to 64 MiB (none of it measured yet)
+        # read of the row); a buffer of len / 8 keys a row, its slots' shares taken as their
+        # candidates fit (slots of one prefix share theirs): uniform float32 holds len / 32 keys
+        # in a top-digit bin near 1, so 0.01, 0.5 and 0.99 fit after the first digit (len / 16
+        # left 0.99 reading the row once more); rows under 2^14 keys sorted, and histograms up
+        # to 64 MiB (none of it measured yet)
         ("default", "quantile"): QuantilePolicy(
             block=256,
             items=16,
             first_bits=13,
             bits=10,
             group=8,
-            buffer_div=16,
+            buffer_div=8,
             min_len=1 << 14,
             hist_bytes=1 << 26,
         ),

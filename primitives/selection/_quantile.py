@@ -56,7 +56,7 @@ METHODS = (
 )
 
 #: fields of a slot's state (prim::quantile::FIELDS)
-FIELDS = 11
+FIELDS = 12
 MAX_BINS = 1 << _policy.MAX_BITS
 _START_BLOCK = 1024
 
@@ -148,8 +148,8 @@ class OrderPlan(Plan):
         self.nbytes = _plans.scratch_bytes(self.hist)
 
     def first(self, kbits):
-        nans = self.xp.zeros(self.rows, dtype=np.uint64)
-        nanbits = self.xp.zeros(self.rows, dtype=self.udt)
+        counts = self.xp.zeros(2 * self.rows, dtype=np.uint64)  # one launch for both
+        nans, nanbits = counts[: self.rows], counts[self.rows :].view(self.udt)[: self.rows]
         self.first_launch(kbits, *self.first_args, self.hist, nans, nanbits, *self.head)
         return nans, nanbits
 
