@@ -10,7 +10,6 @@ only launches.
 
 from __future__ import annotations
 
-import numpy as np
 
 from .._core import checks as _checks_core, entry as _entry
 from .._core.keys import INDEX, KEY_DTYPES, SORT_DTYPES, image_fields, key_back, key_bits
@@ -173,12 +172,8 @@ def _along(c, arr, given, argsort):
         elif ka.dtype.kind == "c":
             perm = _plans.order_rows(pack_words(image_fields(rows)), desc, backend)
             out = None if argsort else xp.take_along_axis(rows, perm, axis=1)
-        elif argsort:
-            iota = xp.broadcast_to(xp.arange(rows.shape[1], dtype=INDEX), rows.shape)
-            perm = _rows.sort_rows(backend, _row_keys(rows), iota, desc)[1]
-        elif rows.dtype == np.float16:
-            out = _rows.sort_rows(backend, _row_keys(rows), None, desc)
-            out = key_back(out.view(np.uint32), rows.dtype)
+        elif argsort:  # the columns made in the kernel, the keys never written
+            perm = _rows.sort_rows(backend, rows, None, desc, indices=True)
         else:
             out = _rows.sort_rows(backend, rows, None, desc)
         if argsort:
@@ -186,15 +181,6 @@ def _along(c, arr, given, argsort):
         return back.kept(lines.back(out, keep_layout=True))
 
     return _entry.Prepared(run, (arr,), reusable=given)
-
-
-def _row_keys(rows):
-    """``rows`` as keys of :func:`._rows.sort_rows`: float16 rows as the float32 of
-    :func:`~primitives._core.keys.key_bits` (bits of the same order, undone by ``key_back``),
-    others as they are."""
-    if rows.dtype != np.float16:
-        return rows
-    return key_bits(rows.reshape(-1))[0].view(np.float32).reshape(rows.shape)
 
 
 def _prepare_lexsort(keys, axis=-1):
