@@ -49,7 +49,13 @@ autodoc_typehints = "none"
 
 # Markdown pages (performance.md, emulator.md, perf-log/) render through MyST
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "examples/**", "gallery/**", "generated/figures/**", "**/README.md"]
+exclude_patterns = [
+    "_build",
+    "examples/**",
+    "gallery/**",
+    "generated/figures/**",
+    "**/README.md",
+]
 root_doc = "index"
 myst_heading_anchors = 3
 # the Markdown pages link to source files of the repository (tools/..., kernels/...), which

@@ -67,7 +67,11 @@ def draw_peers(rows, path):
     labels = [f"{r['family']}: {r['work']} vs {r['peer']}" for r in rows]
     ratio = [_float(r["ratio"]) for r in rows]
     fig, ax = plt.subplots(figsize=(9, 0.8 + 0.26 * len(rows)))
-    ax.barh(range(len(rows)), ratio, color=["#1b9e77" if v <= 1 else "#d95f02" for v in ratio])
+    ax.barh(
+        range(len(rows)),
+        ratio,
+        color=["#1b9e77" if v <= 1 else "#d95f02" for v in ratio],
+    )
     ax.axvline(1.0, color="k", linewidth=1)
     for i, v in enumerate(ratio):
         ax.text(v if v == v else 0, i, f" {v:.3f}", fontsize=7, va="center")
