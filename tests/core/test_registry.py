@@ -125,7 +125,7 @@ def test_errors_name_the_function_called(fn, bad):
 
 
 #: the functions that take complex input (NumPy's complex sums, products, means and scans;
-#: compaction moves complex elements)
+#: compaction moves complex elements; the statistics family's sums, means, spreads and counts)
 _TAKES_COMPLEX = {
     "reduce",
     "sum",
@@ -136,4 +136,15 @@ _TAKES_COMPLEX = {
     "cumsum",
     "cumprod",
     "compact",
+    "nansum",
+    "nanprod",
+    "nanmean",
+    "nancumsum",
+    "nancumprod",
+    "var",
+    "std",
+    "nanvar",
+    "nanstd",
+    "count_nonzero",
+    "average",
 }
