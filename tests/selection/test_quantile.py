@@ -207,10 +207,11 @@ def test_errors():
 # ---- the shared candidate buffer, bits, 0-d results, weights ---------------------------------
 
 
-@pytest.mark.parametrize("div", [1, 3, 64, 1 << 30])
-def test_buffer_shares(rng, div):
+@pytest.mark.parametrize("div", [1, 3, 1 << 30])
+def test_buffer_shares(rng, div, schedule):
     """Narrow digits (many passes) and buffers from a whole row to none: slots that take their
-    share of the row's buffer, follow another's, or keep reading the row."""
+    share of the row's buffer, follow another's, or keep reading the row; slots of one prefix
+    counted once (in index order and race-exposing on the emulator)."""
     p = dict(RADIX, buffer_div=div, first_bits=4, bits=3, group=4)
     q = [0.0, 0.01, 0.3, 0.31, 0.5, 0.99, 1.0]
     with path(p):
