@@ -35,7 +35,11 @@ auto          ``warp_rows`` (k up to 128) or ``rows`` when a row fits the block'
 
 ``quantile``, ``percentile``, ``median`` and their nan-twins (NumPy's) select the order
 statistics they need by a multi-rank radix select (``kernels/selection/quantile.cu``), rows
-shorter than the ``"quantile"`` policy's min_len by a segmented sort.
+shorter than the ``"quantile"`` policy's min_len by a segmented sort; float32 and float64
+results come out of one launch over the selection's state. Weighted quantiles (``weights=``,
+``inverted_cdf``) and complex medians sort their slices. With ``variant="auto"``,
+``argpartition`` and ``partition`` split rows by the values at their kth (selected the same
+way) where the keys a kth needs ordered are a large share of the row.
 
 Equal keys are taken from the lowest indices (a stable selection) and ``sorted=True`` orders
 them by index; floats in NumPy's order, NaN the largest.
