@@ -163,13 +163,7 @@ def _quantile_section(gpu, log2n, fn):
                 if _takes(torch.quantile, t, tq):
                     peers.append(("torch.quantile (peer)", lambda: torch.quantile(t, tq), want))
 
-        c = [
-            tour.Contender(
-                f"{fn} (radix select)",
-                ours,
-                lambda got: bool(np.array_equal(tour.to_host(got), want)),
-            )
-        ]
+        c = [tour.Contender(fn, ours, lambda got: bool(np.array_equal(tour.to_host(got), want)))]
         if gpu:
             for name, run, ref in peers:
                 c.append(
