@@ -7,8 +7,13 @@ written once over the array module so that it runs on the device for device rows
 A call's path (:class:`QuantileRun`, :class:`MedianRun`): the rows (R, L) along the reduced
 axes (a transposing copy when they are not the last ones), the NaN count of each row (the first
 pass of the selection counts it), the ranks each row needs (two per quantile: the neighbours
-of its virtual index; a median's two middle ones), their values, the interpolation. No host
-synchronization but for the nan-functions' warning of an all-NaN slice.
+of its virtual index; a median's two middle ones), their values, the interpolation. Selected
+float32 and float64 rows of quantile and median take their ranks and NumPy's coefficients from
+the plan (on the device once) and their results from one launch over the selection's state
+(quantile_finish). No host synchronization but for the nan-functions' warning of an all-NaN
+slice. Weighted quantiles (:class:`WeightedRun`) and complex medians
+(:class:`ComplexMedianRun`) sort their rows; :class:`RankPartitionRun` partitions rows by the
+values of selected ranks.
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ __all__ = [
     "Order",
     "QuantileRun",
     "MedianRun",
+    "WeightedRun",
+    "ComplexMedianRun",
+    "RankPartitionRun",
+    "rank_partition_takes",
     "quantile_ranks",
 ]
 
