@@ -40,6 +40,13 @@
 //   bytes per load as well (2 c64 or 1 c128 per packet, through util/pack16.cuh's Pack16); the
 //   block's shuffles move them word by word (warp/shfl.cuh) and the last block reads the partials
 //   as float2/double2. Preconditions as above: the input aligned to sizeof(InT) (16 bytes for c128).
+// reduce_masked: NumPy's where= over the whole array, fused on load: element i is read with its
+//   mask byte and counts as Op's identity where the byte is 0 (no masked copy of the input). A
+//   grid-stride loop of scalar loads (one element and one mask byte per thread per step,
+//   coalesced across the warp), then the production kernel's finish: block_reduce, each block's
+//   partial, a ticket, and the last block reduces the partials in block order and resets the
+//   ticket (grid_finish below). Launch, shared memory and preconditions as production's, and the
+//   mask holds n bytes (0 or 1) laid out as the input.
 // reduce_rows: one row of `width` contiguous elements per block (rows `blockIdx.x`,
 //   `blockIdx.x + gridDim.x`, ...): the block's threads stride over the row, block_reduce, thread
 //   0 stores out[row] as OutT. Launch: blockDim.x == BLOCK (a multiple of 32, at most 1024), any
@@ -373,6 +380,51 @@ __global__ void __launch_bounds__(BLOCK)
             *tickets = 0u;
         }
     }
+}
+
+// ---- masked: where= fused on load, the production kernel's finish ------------------------------
+// The single-launch finish of a block's value `acc`: every block stores its partial and takes a
+// ticket; the last one reduces the partials in block order into *out and resets the ticket.
+// Called by every thread of the block (its barriers are block-uniform); `scratch` holds
+// BLOCK / 32 accumulators and `last_block` is a __shared__ flag of the kernel.
+template <int BLOCK, class AccT, class Op, class OutT>
+__device__ void grid_finish(AccT acc, const Op& op, AccT* __restrict__ partials,
+                            unsigned int* __restrict__ tickets, OutT* __restrict__ out,
+                            AccT* scratch, bool& last_block) {
+    acc = prim::block_reduce<BLOCK>(acc, op, scratch);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = acc;
+        __threadfence();  // the partial is visible device-wide before the ticket is taken
+        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last_block) {  // block-uniform: every thread of the block takes this branch
+        AccT v = Op::identity();
+        for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
+            v = op(v, prim::load_cg(partials + j));
+        __syncthreads();  // scratch is reused
+        v = prim::block_reduce<BLOCK>(v, op, scratch);
+        if (threadIdx.x == 0) {
+            *out = static_cast<OutT>(v);
+            *tickets = 0u;
+        }
+    }
+}
+
+template <class InT, class AccT, class Op, int BLOCK, class OutT = AccT>
+__global__ void __launch_bounds__(BLOCK)
+    reduce_masked(const InT* __restrict__ in, const unsigned char* __restrict__ mask, long long n,
+                  AccT* __restrict__ partials, unsigned int* __restrict__ tickets,
+                  OutT* __restrict__ out) {
+    const Op op;
+    const long long nthreads = static_cast<long long>(gridDim.x) * BLOCK;
+    AccT acc = Op::identity();
+    for (long long i = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x; i < n;
+         i += nthreads)
+        if (mask[i]) acc = op(acc, static_cast<AccT>(in[i]));
+    __shared__ AccT scratch[BLOCK / prim::WARP];
+    __shared__ bool last_block;
+    grid_finish<BLOCK>(acc, op, partials, tickets, out, scratch, last_block);
 }
 
 // ---- rows: one block per row of contiguous elements --------------------------------------------

@@ -152,11 +152,14 @@ _COMBINE = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"
 
 
 def _masked(x, op, axis, dtype, out, keepdims, variant, func, initial, where):
-    """``op`` with NumPy's ``initial`` and ``where``: the elements where ``where`` (broadcast
-    against ``x``) is False replaced by ``op``'s neutral value (0, 1, or the extreme of the dtype
-    for min/max) in a temporary, reduced as without a mask, then combined with ``initial``
-    (NumPy's start value, in the reduction's dtype). min/max take a mask only with ``initial``
-    (no identity), and give ``initial`` over nothing."""
+    """``op`` with NumPy's ``initial`` and ``where``. Over every element (production variant),
+    ``reduce_masked`` reads the mask (``where`` broadcast against ``x``, made contiguous) with
+    the elements and skips the masked-out ones on load; over some axes (and for the ladder, and
+    complex min/max) the masked-out elements are replaced by ``op``'s neutral value (0, 1, or
+    the extreme of the dtype for min/max) in a temporary, reduced as without a mask. Then the
+    result is combined with ``initial`` (NumPy's start value, in the reduction's dtype).
+    min/max take a mask only with ``initial`` (no identity), and give ``initial`` over
+    nothing."""
     _checks.check_op(op, func)
     inp = _core_checks.as_input(x, func=func, arg="x", keep_f=True)
     arr = inp.array
@@ -178,13 +181,34 @@ def _masked(x, op, axis, dtype, out, keepdims, variant, func, initial, where):
     start = None if init is None else _checks.initial_value(init, acc_dt, func)
     kept = _checks.result_shape(shape, axes, False)
     empty = 0 in [shape[a] for a in axes]
+    # every element on the production path: reduce_masked reads the mask with the elements
+    fused = (
+        mask is not None
+        and len(axes) == arr.ndim
+        and arr.size
+        and variant == "production"
+        and not (acc_dt.kind == "c" and op in ("min", "max"))
+    )
+    if fused:  # the route's conversions run in the plan (Route.prepare)
+        arr = _checks.real_part(arr, acc_dt, backend)
+        rt = _rp.route(arr.dtype, acc_dt, op, variant)
+        if op in ("min", "max"):  # the accumulator's result: an all-masked array gives its
+            # identity (INT_MIN for int8 in int), which the combination with initial replaces
+            rt = _rp.Route((rt.convs, rt.kin, rt.kacc, rt.kacc, rt.kacc))
 
     def run(a, m):
         if empty and op in ("min", "max"):
             return finish(xp.full(kept, start, dtype=acc_dt))
-        if m is not None:
-            a = xp.where(m, a, _checks.neutral(op, a.dtype))
-        r = xp.asarray(_prepare(a, op, axes, dtype, None, False, variant, func)())
+        if m is not None and fused:  # every axis: the mask read with the elements
+            if not a.flags.c_contiguous and a.flags.f_contiguous:  # as its reversed view
+                a, m = a.T, m.T
+            r = _rp.masked_plan(backend, rt, op, a.size).run(
+                xp.ascontiguousarray(a).reshape(-1), xp.ascontiguousarray(m).reshape(-1)
+            )
+        else:
+            if m is not None:  # over some axes: the masked-out elements replaced, in a copy
+                a = xp.where(m, a, _checks.neutral(op, a.dtype))
+            r = xp.asarray(_prepare(a, op, axes, dtype, None, False, variant, func)())
         if start is not None:
             r = xp.asarray(getattr(xp, _COMBINE[op])(r, xp.asarray(start))).astype(acc_dt)
         return finish(r)
@@ -276,9 +300,10 @@ def reduce(
             over nothing give it. None or absent: none.
         where: a bool array broadcast against ``x`` (or a bool): the elements to reduce, as
             NumPy's ``where``; the others read as the identity (0 for sums, 1 for products)
-            and ``min``/``max`` take a mask only with ``initial``. The masked-out elements are
-            replaced in a temporary copy before the reduction (one extra pass), not skipped on
-            load.
+            and ``min``/``max`` take a mask only with ``initial``. Over every element the
+            production kernel reads the mask with the elements (skipped on load); over some
+            axes the masked-out elements are replaced in a temporary copy first (one extra
+            pass).
         dtype: result dtype. Default as NumPy: ``sum`` and ``prod`` widen bool and signed
             integers below 64 bits to int64, unsigned ones to uint64 (float16 stays float16,
             accumulated in float32; complex stays complex); ``min``/``max`` keep the input

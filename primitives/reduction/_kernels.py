@@ -194,6 +194,37 @@ def kernel(variant, in_dt, acc_dt, op, pol, out_dt=None):
     return _MODULES.kernel(variant, kernel_name(variant, in_dt, acc_dt, op, pol, out_dt), pol)
 
 
+def masked_name(in_dt, acc_dt, op, pol, out_dt=None):
+    """reduce_masked's instantiation: the production kernel's types (its :class:`~._plans.Route`)
+    and block."""
+    in_c, acc_c = _CNAMES[in_dt], _CNAMES[acc_dt]
+    tail = f", {_CNAMES[out_dt]}" if out_dt is not None and out_dt != acc_dt else ""
+    return f"reduce_masked<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {pol.block}{tail}>"
+
+
+def _masked_names(key, pol):
+    out = [masked_name(i, a, op, pol) for i, a in _dtypes.ACC_PAIRS for op in OPS]
+    # narrow min/max store the accumulator (the identity of an all-masked array, INT_MIN say,
+    # does not fit the input's dtype; initial, which every masked min/max has, then decides)
+    out += [
+        masked_name(i, a, op, pol, None if op in ("min", "max") else r)
+        for i, a, r, ops in NARROW_KERNELS
+        for op in ops
+    ]
+    return out + [masked_name(i, a, op, pol) for i, a in _COMPLEX_PAIRS for op in COMPLEX_OPS]
+
+
+_MASKED = _loader.PolicyModules(
+    SOURCE, _masked_names, _policy.TABLE, ("masked",), lambda k: "production"
+)
+
+
+def masked_kernel(in_dt, acc_dt, op, pol, out_dt=None):
+    """reduce_masked for the production kernel's types under the production policy ``pol`` (one
+    module of every instantiation per policy)."""
+    return _MASKED.kernel("masked", masked_name(in_dt, acc_dt, op, pol, out_dt), pol)
+
+
 #: the (dtype, op) pairs reduce_rows is instantiated for: complex products (the axis kernels
 #: have no complex instantiation; complex sums over axes are float sums of the parts)
 ROWS_CASES = tuple((d, "prod") for d in _dtypes.COMPLEX)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes, launch as _launch, plans as _plans
 from . import _policy
-from ._kernels import NARROW_KERNELS, kernel, mean_divide_kernel, rows_kernel
+from ._kernels import NARROW_KERNELS, kernel, masked_kernel, mean_divide_kernel, rows_kernel
 
 __all__ = [
     "kernel",
@@ -25,6 +25,8 @@ __all__ = [
     "route",
     "ProductionPlan",
     "production_plan",
+    "MaskedPlan",
+    "masked_plan",
     "RowsPlan",
     "rows_plan",
     "run",
@@ -142,6 +144,41 @@ def production_plan(backend, rt, op, n):
     pol = _policy.production()
     key = ("reduce/production", rt.kin, rt, op, n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: ProductionPlan(backend, rt, op, n, pol))
+
+
+class MaskedPlan(_plans.Plan):
+    """reduce_masked (``where=`` fused on load) for n elements along the production
+    :class:`Route` ``rt``: one launch into a new 0-d result, the grid, partials and ticket as
+    :class:`ProductionPlan`'s."""
+
+    def __init__(self, backend, rt, op, n, pol):
+        k = masked_kernel(rt.kin, rt.kacc, op, pol, rt.kout)
+        grid = _launch.cover_grid(n, pol.block, kernel=k, per_sm=pol.blocks_per_sm)
+        xp = self.xp = backend.xp
+        self.partials = xp.empty(grid, dtype=rt.kacc)
+        self.ticket = xp.zeros(1, dtype=np.uint32)
+        slot = _plans.Launch.SLOT
+        self.launch = _plans.Launch(
+            k, grid, pol.block, args=(slot, slot, _launch.i64(n), self.partials, self.ticket, slot)
+        )
+        self.route = rt
+        self.nbytes = _plans.scratch_bytes(self.partials, self.ticket)
+
+    def run(self, x, mask):
+        """The 0-d result of the C-contiguous backend array ``x`` (flat) where the bool array
+        ``mask`` (C-contiguous, of x's size) is True."""
+        rt = self.route
+        out = self.xp.empty((), dtype=rt.kout)
+        self.launch(rt.prepare(x), mask.view(_U8), out)
+        return rt.result(out)
+
+    __call__ = run
+
+
+def masked_plan(backend, rt, op, n):
+    pol = _policy.production()
+    key = ("reduce/masked", rt.kin, rt, op, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: MaskedPlan(backend, rt, op, n, pol))
 
 
 # ---- rows: one block per contiguous row (complex products over axes) --------------------------

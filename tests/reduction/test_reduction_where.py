@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import primitives as prim
+from primitives import tuning
 from primitives.testing import harness as H
 from tests.test_properties import ALL, COMPLEX, SETTINGS, _twins, arrays, axes
 
@@ -133,6 +134,29 @@ def test_out_with_where():
     out = np.zeros(4, np.float32)
     assert prim.sum(x, axis=0, where=m, out=out) is out
     H.assert_same(out, np.sum(x, axis=0, where=m, out=np.zeros(4, np.float32)))
+
+
+@pytest.fixture
+def small_blocks():
+    """The production policy with 64 threads: thousands of elements span many blocks of the
+    masked kernel and its last-block pass."""
+    with tuning.override("reduction", selector="production", block=64, vectors=1):
+        yield
+
+
+@pytest.mark.parametrize("n", [1, 31, 64, 1000, 4099])
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.int8, np.bool_, np.float16, np.complex64], ids=str
+)
+def test_masked_kernel_sizes(n, dtype, schedule, small_blocks):
+    """reduce_masked (every element, the mask read on load) at awkward sizes, in index order
+    and race-exposing order: sums, and max with initial."""
+    rng = np.random.default_rng(n)
+    x = (rng.integers(-3, 4, n) % 2 if dtype == np.bool_ else rng.integers(-3, 4, n)).astype(dtype)
+    m = rng.random(n) < 0.5
+    H.run_twins(lambda xp: xp.sum(x, where=m), name="sum")
+    if dtype != np.complex64:
+        H.run_twins(lambda xp: xp.max(x, where=m, initial=-5), name="max")
 
 
 # ---- errors: one test per branch --------------------------------------------------------------
