@@ -4,8 +4,8 @@ per source, and the modules they are compiled in.
 - ``kernels/reduction/axis.cu``: the reductions over axes (:mod:`._axis`), one module per op and
   accumulator dtype;
 - ``kernels/reduction/reduce.cu``: the whole-array variants (one module per variant: a test or
-  tour touching one variant compiles only that one) and ``reduce_rows`` (complex products over
-  axes);
+  tour touching one variant compiles only that one), ``reduce_rows`` (complex products over
+  axes) and ``reduce_masked`` (``where=`` over every element, one module per policy);
 - ``kernels/reduction/finish.cu``: mean's division by the count;
 - ``kernels/reduction/arg.cu``: argmin and argmax (:mod:`._arg`), a module of the whole-array
   kernel and one of the rows and columns kernels per input type.
