@@ -114,18 +114,27 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
         r = xp.full(c.kept, _FILL[func], dtype=a.dtype)
         return _Prepared(lambda: c.finish(_initial(func, r, initial)), ())
 
+    reduce = _plans.runner(a, kind, c.axes, backend)
+    check = func in ("nanmin", "nanmax", "nanmean")
+
     def run(arr_):
-        r = _plans.reduce(arr_, kind, c.axes, backend)
-        r = _initial(func, r, initial)
-        if func in ("nanmin", "nanmax", "nanmean") and r.size and bool(xp.isnan(r).any()):
-            if func == "nanmean":
-                if _empty_slice(arr_, c.axes, xp):
-                    _warn("Mean of empty slice")
-            else:
+        r = _initial(func, reduce(arr_), initial)
+        if check and _any_nan(r, xp):
+            if func != "nanmean":
                 _warn("All-NaN slice encountered")
+            elif _empty_slice(arr_, c.axes, xp):
+                _warn("Mean of empty slice")
         return c.finish(r)
 
     return _Prepared(run, (a,), reusable=a is x and out is None)
+
+
+def _any_nan(r, xp):
+    """Whether the result ``r`` holds a NaN (read back: one synchronization; a 0-d result as one
+    value copied to the host)."""
+    if r.ndim == 0:
+        return bool(np.isnan(r.item() if hasattr(r, "item") else r))
+    return r.size > 0 and bool(xp.isnan(r).any())
 
 
 def _empty_slice(arr, axes, xp):
@@ -259,9 +268,11 @@ def _prepare_arg(a, axis, out, keepdims, func):
     backend = inp.backend
     xp = backend.xp
 
+    reduce = _plans.runner(arr, kind, axes, backend)
+
     def run(arr_):
-        r = _plans.reduce(arr_, kind, axes, backend)
-        if bool((r < 0).any()):
+        r = reduce(arr_)
+        if (int(r.item()) < 0) if r.ndim == 0 else bool((r < 0).any()):
             raise ValueError("All-NaN slice encountered")
         return _checks.finish(r, inp, shape, out, func)
 

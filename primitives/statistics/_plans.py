@@ -220,3 +220,36 @@ def reduce(arr, kind, axes, backend, param=0.0, flag=0):
 
 def _address(arr):
     return arr.ctypes.data if isinstance(arr, np.ndarray) else arr.data.ptr
+
+
+class Runner:
+    """:func:`reduce` of arrays like the one it was made for (same dtype, shape and strides: a
+    C-ordered array read as it is), its plan found once: the repeat-call path."""
+
+    __slots__ = ("plan", "kept", "complex")
+
+    def __init__(self, plan, kept, is_complex):
+        self.plan, self.kept, self.complex = plan, kept, is_complex
+
+    def __call__(self, a):
+        if self.complex and _address(a) % a.dtype.itemsize:
+            a = a.copy()  # a view aligned to the parts only
+        r = self.plan.run(a)
+        return r if r.shape == self.kept else r.reshape(self.kept)
+
+
+def runner(arr, kind, axes, backend, param=0.0, flag=0):
+    """What reduces ``arr`` (and arrays like it) over ``axes``: a :class:`Runner` holding its
+    plan for a C-ordered array of a non-bool dtype with every result reducing an element, else
+    :func:`reduce` itself, called with these arguments."""
+    dt = np.dtype(arr.dtype)
+    kept = tuple(d for a, d in enumerate(arr.shape) if a not in axes)
+    lay = layout(arr.shape, tuple(axes)) if arr.flags.c_contiguous else None
+    if lay is None or dt == np.bool_ or _prod(kept) == 0 or _prod(lay) == 0:
+        return lambda a: reduce(a, kind, axes, backend, param, flag)
+    outer, R, inner = lay
+    if outer * inner == 1:
+        plan = flat_plan(backend, kind, dt, arr.size, param, flag)
+    else:
+        plan = axis_plan(backend, kind, dt, outer, R, inner, param, flag)
+    return Runner(plan, kept, dt.kind == "c")

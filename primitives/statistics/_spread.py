@@ -14,7 +14,7 @@ import numpy as np
 from .. import reduction as _reduction
 from .._core import checks as _core_checks, entry as _entry
 from . import _checks, _plans
-from ._api import NUMERIC
+from ._api import NUMERIC, _any_nan
 from ._kernels import KINDS, moments_dtype
 
 __all__ = ["var", "std", "nanvar", "nanstd", "ptp", "count_nonzero", "average"]
@@ -54,7 +54,8 @@ def _composed(c, a, ddof, skip, where, mean, res_dt):
     d = xp.where(sel, x - m, 0)
     m2 = xp.sum((d * d.conj()).real if x.dtype.kind == "c" else d * d, axis=axes)
     dof = n.reshape(m2.shape) - ddof
-    v = m2 / xp.maximum(dof, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # NumPy's own division is quiet
+        v = m2 / xp.maximum(dof, 0)
     if skip:
         v = xp.where(dof <= 0, np.nan, v)
     return v.astype(res_dt), dof
@@ -93,9 +94,11 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
         r = xp.full(c.kept, np.nan, dtype=res_dt)
         return _Prepared(lambda: c.finish(r), ())
 
+    reduce = _plans.runner(arr, kind, c.axes, backend, ddof, root)
+
     def run(a):
-        r = _plans.reduce(a, kind, c.axes, backend, ddof, root)
-        if skip and r.size and bool(xp.isnan(r).any()):
+        r = reduce(a)
+        if skip and _any_nan(r, xp):
             n = xp.sum(~xp.isnan(a), axis=c.axes)
             if bool((n - ddof <= 0).any()):
                 _warn("Degrees of freedom <= 0 for slice.")
@@ -237,11 +240,9 @@ def _prepare_ptp(a, axis=None, out=None, keepdims=False):
         raise ValueError(
             f"{func}: zero-size array to reduction operation maximum which has no identity"
         )
-    backend = c.inp.backend
+    reduce = _plans.runner(c.arr, "ptp", c.axes, c.inp.backend)
     return _Prepared(
-        lambda arr: c.finish(_plans.reduce(arr, "ptp", c.axes, backend)),
-        (c.arr,),
-        reusable=c.arr is a and out is None,
+        lambda arr: c.finish(reduce(arr)), (c.arr,), reusable=c.arr is a and out is None
     )
 
 
@@ -259,10 +260,12 @@ def _prepare_count(a, axis=None, *, keepdims=False):
     c = _checks.Call(a, func, KINDS["count_nonzero"], axis, keepdims, None)
     backend, xp = c.inp.backend, c.xp
 
+    if c.count == 0:
+        return _Prepared(lambda: c.finish(xp.zeros(c.kept, dtype=np.int64)), ())
+    reduce = _plans.runner(c.arr, "count_nonzero", c.axes, backend)
+
     def run(arr):
-        if c.count == 0:
-            return c.finish(xp.zeros(c.kept, dtype=np.int64))
-        return c.finish(_plans.reduce(arr, "count_nonzero", c.axes, backend))
+        return c.finish(reduce(arr))
 
     return _Prepared(run, (c.arr,), reusable=c.arr is a)
 
