@@ -27,8 +27,9 @@ ROWS = Workload(
     peers=("torch",),
     params={"cols": 4096, "k": 32, "targets": (("torch.topk(dim=-1)", 5),)},
 )
-#: argpartition at each ``kth`` against cupy.argpartition
-PARTITION = Workload(n=2**28, peers=("cupy",), params={"kth": (16, 2**20)})
+#: argpartition at each ``kth`` against cupy.argpartition: small kth (a top-k selection) and the
+#: middle (a partition by the selected value)
+PARTITION = Workload(n=2**28, peers=("cupy",), params={"kth": (16, 2**20, 2**27)})
 #: median and quantile at ``q`` of a 1-D float32 array (uniform in [0, 1): the ranks' top
 #: digits hold many keys), against cupy.median / cupy.quantile and torch.median /
 #: torch.quantile (which refuses inputs past 2^24 elements); ``targets``: the speed-ups over
