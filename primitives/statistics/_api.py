@@ -95,7 +95,7 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
 
         def run_plain():
             r = plain(a, axis=_axis_arg(c, axis), keepdims=c.keepdims, **kw)
-            return c.finish(_initial(func, c.xp.asarray(r), initial))
+            return c.finish(_initial(func, c.xp.asarray(r), initial, c.xp))
 
         return _Prepared(run_plain, ())
     if want is not None and want != dt:
@@ -112,13 +112,13 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
         if func == "nanmean":
             _warn("Mean of empty slice")
         r = xp.full(c.kept, _FILL[func], dtype=a.dtype)
-        return _Prepared(lambda: c.finish(_initial(func, r, initial)), ())
+        return _Prepared(lambda: c.finish(_initial(func, r, initial, xp)), ())
 
     reduce = _plans.runner(a, kind, c.axes, backend)
     check = func in ("nanmin", "nanmax", "nanmean")
 
     def run(arr_):
-        r = _initial(func, reduce(arr_), initial)
+        r = _initial(func, reduce(arr_), initial, xp)
         if check and _any_nan(r, xp):
             if func != "nanmean":
                 _warn("All-NaN slice encountered")
@@ -142,11 +142,10 @@ def _empty_slice(arr, axes, xp):
     return bool(xp.all(xp.isnan(arr), axis=axes).any())
 
 
-def _initial(func, r, initial):
+def _initial(func, r, initial, xp):
     """NumPy's ``initial``: one more operand of the reduction."""
     if initial is None:
         return r
-    xp = np if isinstance(r, np.ndarray) else __import__("cupy")
     v = r.dtype.type(initial)
     if func == "nansum":
         return r + v
