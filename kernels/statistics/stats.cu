@@ -122,6 +122,7 @@ __global__ void __launch_bounds__(BLOCK)
             const long long begin = (u % splits) * chunk;
             const long long end = begin + chunk < width ? begin + chunk : width;
             const InT* row = in + r * width;
+#pragma unroll 4  // loads in flight
             for (long long j = begin + sub; j < end; j += G) loc = Agg::fold(loc, row[j], j);
         }
         S st = Agg::state(loc);

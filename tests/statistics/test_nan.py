@@ -190,3 +190,17 @@ def test_device_results_stay_on_device(backend):
     x = cupy.asarray(np.array([1.0, np.nan, 2.0], np.float32))
     r = prim.nansum(x)
     assert isinstance(r, cupy.ndarray) and r.shape == () and float(r) == 3.0
+
+
+@pytest.mark.parametrize("func", ["nansum", "nanargmax", "nanmean"])
+def test_race_exposing_order(rng, func, schedule):
+    """The whole-array kernel (block reductions, the last block's combination) and the split
+    axes, in index order and with the emulator's race-exposing scheduler."""
+    x = data(rng, np.float32, (3, 700), nan=0.1)
+    for axis in (None, 1):
+        H.assert_same(getattr(prim, func)(x, axis=axis), getattr(np, func)(x, axis=axis), rtol=1e-5)
+    H.assert_same(
+        prim.var(x, axis=axis),
+        np.var(x.astype(np.float64), axis=axis).astype(np.float32),
+        rtol=1e-5,
+    )
