@@ -41,7 +41,11 @@
 //   Ptp<InT, AccT, OutT>              (min, max) in one pass, NaN propagating; max - min in the
 //                                     accumulator, wrapping for integers as NumPy's subtraction;
 //   CountNonzero<InT>                 the count of elements != 0 (a complex one when either part
-//                                     is), int64.
+//                                     is), int64;
+//   Weighted<T>                       (sum of w x, sum of w) of numpy.average with weights, x
+//                                     and w of one dtype T (float32/64, complex64/128): a pair
+//                                     reduction whose fold takes the weight beside the element
+//                                     (fold2); the result sum(w x) / sum(w).
 #pragma once
 #include "util/prim.cuh"
 #include "util/narrow.cuh"
@@ -444,6 +448,34 @@ template <class InT> struct CountNonzero {
     static __device__ __forceinline__ State state(Local c) { return c; }
     __device__ __forceinline__ State operator()(State a, State b) const { return a + b; }
     static __device__ __forceinline__ Out finish(State c, double, int) { return c; }
+};
+
+// ---- average with weights ---------------------------------------------------------------------
+template <class T> struct WeightedState { T swx, sw; };
+
+template <class T> struct Weighted {
+    typedef WeightedState<T> State;
+    typedef State Local;
+    typedef T Out;
+    static __device__ __forceinline__ State identity() {
+        State s;
+        s.swx = T(0);
+        s.sw = T(0);
+        return s;
+    }
+    static __device__ __forceinline__ Local local() { return identity(); }
+    static __device__ __forceinline__ Local fold2(Local l, T x, T w) {
+        l.swx = l.swx + w * x;
+        l.sw = l.sw + w;
+        return l;
+    }
+    static __device__ __forceinline__ State state(Local l) { return l; }
+    __device__ __forceinline__ State operator()(State a, State b) const {
+        State r;
+        r.swx = a.swx + b.swx;
+        r.sw = a.sw + b.sw;
+        return r;
+    }
 };
 
 }  // namespace stats

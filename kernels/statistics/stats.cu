@@ -30,6 +30,12 @@
 //   consecutive elements of a row of the view: coalesced), folding in[o, r, i] down its chunk.
 //   splits == 1: out[o * inner + i] = finish; else states[(o * splits + p) * inner + i].
 //   Launch: 1-D, any grid, any block; no shared memory, no barriers.
+// stat_weighted<T, BLOCK, VECS>: numpy.average of x with weights w (both of T, n elements each)
+//   in one pass: stat_flat's walk over x's 16-byte packets, each element's weight read beside
+//   it (w at the same index: a thread's weights are as contiguous as its elements), folded into
+//   (sum w x, sum w) (Weighted<T>); the grid's combination as stat_flat's; out[0] = sum(w x),
+//   out[1] = sum(w) (the host divides and checks the weights' sum). Launch and preconditions as
+//   stat_flat's, `w` aligned to sizeof(T).
 // stat_combine<Agg>: out[o * inner + i] = finish of the `splits` States
 //   states[(o * splits + p) * inner + i], p in order, combined in groups of 16 and then the
 //   groups (the rounding error of a long chain grows with its length). Launch: 1-D, any grid and block.
@@ -94,6 +100,46 @@ __global__ void __launch_bounds__(BLOCK)
         v = prim::block_reduce<BLOCK>(v, agg, scratch);
         if (threadIdx.x == 0) {
             *out = Agg::finish(v, param, flag);
+            *tickets = 0u;
+        }
+    }
+}
+
+template <class T, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+    stat_weighted(const T* __restrict__ in, const T* __restrict__ w, long long n,
+                  unsigned char* __restrict__ scratch_bytes, unsigned int* __restrict__ tickets,
+                  T* __restrict__ out) {
+    typedef prim::stats::Weighted<T> Agg;
+    typedef typename Agg::State S;
+    S* partials = reinterpret_cast<S*>(scratch_bytes);
+    const Agg agg;
+    typename Agg::Local loc = Agg::local();
+    prim::for_each_packet<VECS>(
+        in, n, prim::global_thread(), prim::global_threads(),
+        [&](T x, prim::i64 i) { loc = Agg::fold2(loc, x, w[i]); },
+        [&](const prim::Pack16<T>& p, prim::i64 i0) {
+#pragma unroll
+            for (int k = 0; k < prim::Pack16<T>::N; ++k) loc = Agg::fold2(loc, p.v[k], w[i0 + k]);
+        });
+    __shared__ S scratch[BLOCK / prim::WARP];
+    __shared__ bool last_block;
+    S st = prim::block_reduce<BLOCK>(Agg::state(loc), agg, scratch);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = st;
+        __threadfence();
+        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last_block) {  // block-uniform
+        S v = Agg::identity();
+        for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
+            v = agg(v, prim::stats::load_state_cg(partials + j));
+        __syncthreads();  // scratch is reused
+        v = prim::block_reduce<BLOCK>(v, agg, scratch);
+        if (threadIdx.x == 0) {
+            out[0] = v.swx;
+            out[1] = v.sw;
             *tickets = 0u;
         }
     }

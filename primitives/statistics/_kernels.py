@@ -114,3 +114,26 @@ def kernel(which, kind, dt, pol):
     the policy ``pol``."""
     key = (kind, np.dtype(dt))
     return _MODULES.kernel(key, names(key, pol)[_INDEX[which]], pol)
+
+
+#: the dtypes of numpy.average with weights that stat_weighted reads (the elements and the
+#: weights in one dtype, the result's)
+WEIGHTED = (_F32, _F64) + COMPLEX
+
+
+def weighted_name(dt, pol):
+    return f"stat_weighted<{_C[np.dtype(dt)]}, {pol.block}, {pol.vectors}>"
+
+
+_WEIGHTED = _loader.PolicyModules(
+    SOURCE,
+    lambda key, pol: [weighted_name(d, pol) for d in WEIGHTED],
+    _policy.TABLE,
+    ("weighted",),
+    lambda key: None,
+)
+
+
+def weighted_kernel(dt, pol):
+    """stat_weighted of ``dt`` (one of :data:`WEIGHTED`) under ``pol``."""
+    return _WEIGHTED.kernel("weighted", weighted_name(dt, pol), pol)

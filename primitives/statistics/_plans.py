@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core import launch as _launch, plans as _plans
 from . import _choose, _policy
-from ._kernels import aggregate, kernel
+from ._kernels import aggregate, kernel, weighted_kernel
 
 __all__ = ["FlatPlan", "flat_plan", "AxisPlan", "axis_plan", "layout"]
 
@@ -253,3 +253,37 @@ def runner(arr, kind, axes, backend, param=0.0, flag=0):
     else:
         plan = axis_plan(backend, kind, dt, outer, R, inner, param, flag)
     return Runner(plan, kept, dt.kind == "c")
+
+
+class WeightedPlan(_plans.Plan):
+    """numpy.average of n elements with n weights, both of ``dt``: one launch of stat_weighted
+    into ``(sum(w x), sum(w))``."""
+
+    def __init__(self, backend, dt, n, pol):
+        k = weighted_kernel(dt, pol)
+        vec = 16 // dt.itemsize
+        grid = _launch.cover_grid(
+            n, pol.block, vec * pol.vectors, kernel=k, per_sm=pol.blocks_per_sm
+        )
+        xp = self.xp = backend.xp
+        self.dt = dt
+        self.partials = xp.empty(grid * _STATE_MAX, dtype=np.uint8)
+        self.ticket = xp.zeros(1, dtype=np.uint32)
+        slot = _plans.Launch.SLOT
+        self.launch = _plans.Launch(
+            k, grid, pol.block, args=(slot, slot, _launch.i64(n), self.partials, self.ticket, slot)
+        )
+        self.nbytes = _plans.scratch_bytes(self.partials, self.ticket)
+
+    def __call__(self, x, w):
+        """``(sum(w x), sum(w))``, a 2-element array, of the contiguous arrays ``x`` and ``w``."""
+        out = self.xp.empty(2, dtype=self.dt)
+        self.launch(x, w, out)
+        return out
+
+
+def weighted_plan(backend, dt, n):
+    pol = _policy.current()
+    dt = np.dtype(dt)
+    key = ("statistics/weighted", dt, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: WeightedPlan(backend, dt, n, pol))

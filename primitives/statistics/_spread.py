@@ -15,7 +15,7 @@ from .. import reduction as _reduction
 from .._core import checks as _core_checks, entry as _entry
 from . import _checks, _plans
 from ._api import NUMERIC, _any_nan
-from ._kernels import KINDS, moments_dtype
+from ._kernels import KINDS, WEIGHTED, moments_dtype
 
 __all__ = ["var", "std", "nanvar", "nanstd", "ptp", "count_nonzero", "average"]
 
@@ -311,6 +311,25 @@ def _prepare_average(a, axis=None, weights=None, returned=False, *, keepdims=Fal
     else:
         res_dt = np.result_type(arr.dtype, w.dtype)
     ax = None if axis is None else c.axes
+    backend = c.inp.backend
+    if axis is None and tuple(w.shape) == tuple(arr.shape) and res_dt in WEIGHTED and arr.size:
+        # every element, weights of its shape: one pass over both (stat_weighted)
+        x = arr if arr.dtype == res_dt else arr.astype(res_dt)
+        wt = w if w.dtype == res_dt else w.astype(res_dt)
+        x, wt = xp.ascontiguousarray(x).reshape(-1), xp.ascontiguousarray(wt).reshape(-1)
+        plan = _plans.weighted_plan(backend, res_dt, x.size)
+
+        def run_one_pass():
+            sums = plan(x, wt)
+            tot, scl = sums[0], sums[1]
+            if (scl.item() if hasattr(scl, "item") else scl) == 0:
+                raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+            avg = xp.asarray(tot / scl)
+            if c.keepdims:
+                avg, scl = avg.reshape(c.shape), xp.asarray(scl).reshape(c.shape)
+            return _returned(c, avg, xp.asarray(scl), returned)
+
+        return _Prepared(run_one_pass, ())
 
     def run():
         wb = xp.broadcast_to(w, arr.shape)

@@ -141,8 +141,20 @@ def test_average(xp):
     )
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128, np.int16])
+def test_average_one_pass(rng, dt):
+    """Every element with weights of its shape: one pass over both (stat_weighted)."""
+    x = data(rng, dt, (3, 701), nan=0.0)
+    w = rng.random((3, 701)).astype(np.float32)
+    got = prim.average(x, weights=w, returned=True)
+    H.assert_same(
+        got, np.average(x, weights=w, returned=True), rtol=1e-5 if dt != np.float64 else 1e-12
+    )
+
+
 def test_average_errors():
     x = np.ones((2, 3))
     H.run_twins(lambda xp: xp.average(x, weights=np.ones(3)))  # TypeError: no axis
     H.run_twins(lambda xp: xp.average(x, axis=1, weights=np.ones(2)))  # ValueError: shape
     H.run_twins(lambda xp: xp.average(x, axis=1, weights=np.zeros((2, 3))))  # ZeroDivisionError
+    H.run_twins(lambda xp: xp.average(x, weights=np.zeros((2, 3))))  # the same, one pass
