@@ -285,7 +285,12 @@ def test_compiles_started_ahead_are_taken(tmp_path, monkeypatch):
     assert loader.kernel_origins()["compiled"] == compiled + 1
 
 
-def test_prefetch_does_nothing_on_the_emulator():
+def test_prefetch_does_nothing_on_the_emulator(monkeypatch):
+    import types
+
+    fake = types.SimpleNamespace(is_cuda=False)
+    monkeypatch.setattr(loader._backend, "get_backend", lambda: fake)
+    monkeypatch.setattr(loader, "_prefetched", {})
     loader.prefetch("reduction/finish.cu", ["mean_divide<float, float>"])
     assert not loader._prefetched
 
