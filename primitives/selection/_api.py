@@ -5,10 +5,12 @@ sort family's public API."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._core import backend as _backend, entry as _entry, keys as _keys
 from ..sorting import argsort, sort
 from .._core import checks as _core_checks
-from . import _checks, _choose, _quantile, _select
+from . import _arith, _checks, _choose, _quantile, _select
 from ._checks import DTYPES, INDEX
 from ._choose import VARIANTS
 
@@ -133,8 +135,8 @@ def _prepare_quantile(func, a, q, axis, out, method, keepdims, weights, percent,
     shape = qa.shape + _checks.reduced_shape(arr.shape, axes, keepdims)
     if out is not None:
         _core_checks.check_out(out, shape, func)
-    if arr.dtype == bool and _quantile.interpolates(
-        method, _quantile.np.asarray(_quantile.virtual_index(_quantile.np, 1, qa, method))
+    if arr.dtype == bool and _arith.interpolates(
+        method, np.asarray(_arith.virtual_index(np, 1, qa, method))
     ):
         raise TypeError(f"{func}: method {method!r} interpolates, which bool values cannot")
     if arr.size == 0:
