@@ -1,5 +1,5 @@
-"""statistics: NaN-ignoring reductions, the variance in one pass, ptp and weighted averages,
-checked against NumPy."""
+"""statistics: NaN-ignoring reductions, the variance in one pass, ptp and weighted
+averages, checked against NumPy."""
 
 import warnings
 
@@ -16,18 +16,23 @@ assert np.isclose(prim.nansum(x), np.nansum(x), rtol=1e-5)
 assert np.allclose(prim.nanmean(x, axis=1), np.nanmean(x, axis=1), rtol=1e-5)
 assert np.array_equal(prim.nanargmax(x, axis=0), np.nanargmax(x, axis=0))
 
-# the variance in one pass (Welford per thread, Chan's combination): exact on data far from 0
+# the variance in one pass (Welford per thread, Chan's combination):
+# exact on data far from 0
 far = (1e8 + rng.integers(-64, 64, 100_000) * 8.0).astype(np.float32)
 v = prim.var(far)  # float32, as numpy.var of float32
-assert v.dtype == np.float32 and np.isclose(v, np.var(far.astype(np.float64)), rtol=1e-6)
-assert np.allclose(prim.nanstd(x, axis=0, ddof=1), np.nanstd(x, axis=0, ddof=1), rtol=1e-5)
+exact = np.var(far.astype(np.float64))
+assert v.dtype == np.float32 and np.isclose(v, exact, rtol=1e-6)
+want = np.nanstd(x, axis=0, ddof=1)
+assert np.allclose(prim.nanstd(x, axis=0, ddof=1), want, rtol=1e-5)
 
 y = rng.integers(-100, 100, (5, 7)).astype(np.int8)
-assert np.array_equal(prim.ptp(y, axis=1), np.ptp(y, axis=1))  # int8, wrapping as NumPy's
+# int8, wrapping as NumPy's
+assert np.array_equal(prim.ptp(y, axis=1), np.ptp(y, axis=1))
 assert prim.count_nonzero(y) == np.count_nonzero(y)
 w = rng.random(7)
 avg, total = prim.average(y, axis=1, weights=w, returned=True)
-assert np.allclose(avg, np.average(y, axis=1, weights=w)) and np.allclose(total, w.sum())
+assert np.allclose(avg, np.average(y, axis=1, weights=w))
+assert np.allclose(total, w.sum())
 
 with warnings.catch_warnings(record=True) as caught:  # NumPy's warnings, NumPy's values
     warnings.simplefilter("always")

@@ -111,7 +111,7 @@ FAMILIES = (
     Family(
         "sorting",
         "primitives.sorting",
-        ("sort", "argsort", "radix_sort", "segmented_sort"),
+        ("sort", "argsort", "lexsort", "radix_sort", "segmented_sort"),
         "primitives.tour.sorting",
         "sorting",
         "sorting",
@@ -130,7 +130,17 @@ FAMILIES = (
     Family(
         "selection",
         "primitives.selection",
-        ("topk", "argpartition", "partition"),
+        (
+            "topk",
+            "argpartition",
+            "partition",
+            "median",
+            "nanmedian",
+            "quantile",
+            "nanquantile",
+            "percentile",
+            "nanpercentile",
+        ),
         "primitives.tour.selection",
         "selection",
         "selection",

@@ -110,6 +110,10 @@ _EXTRA = {  # the arguments after the first that each function needs to reach it
     "argpartition": lambda: (1,),
     "partition": lambda: (1,),
     "reduce_by_key": lambda: (np.ones(4),),
+    "quantile": lambda: (0.5,),
+    "nanquantile": lambda: (0.5,),
+    "percentile": lambda: (50,),
+    "nanpercentile": lambda: (50,),
 }
 
 
@@ -147,4 +151,18 @@ _TAKES_COMPLEX = {
     "nanstd",
     "count_nonzero",
     "average",
+    # NumPy's complex order: reductions, sorts, search, unique, median
+    "min",
+    "max",
+    "argmin",
+    "argmax",
+    "any",
+    "all",
+    "sort",
+    "argsort",
+    "lexsort",
+    "unique",
+    "searchsorted",
+    "median",
+    "nanmedian",
 }
