@@ -4,8 +4,9 @@
 #   bash tools/gpu_run.sh [--first-calls] [pytest args...]
 # Wheels (cuda-cccl for CUB) are read from .whl/ when present. The suite leaves out the files
 # that test nothing of the GPU (the Sphinx build, the NVRTC compile check and the emulator's own
-# tests: CI runs them) and runs one process per CPU. Kernel binaries built ahead of time
-# (python -m primitives._core.binaries build, into primitives/_bin/) are used when present;
+# tests, the browser test of the built docs: CI runs them) and runs one process per CPU. Kernel
+# binaries built ahead of time (a wheel of python tools/build_wheel.py installed, or
+# python -m primitives._core.binaries build into primitives/_bin/) are used when present;
 # --first-calls then also times every public function's first call with and without them
 # (tools/probes/first_call.py).
 set -u
@@ -27,7 +28,8 @@ if [ "$first_calls" = 1 ]; then
 fi
 echo "== tests"
 python3 -m pytest -q -n auto -p no:cacheprovider --ignore=tests/test_docs.py \
-  --ignore=tests/core/test_nvrtc.py --ignore=tests/core/test_emulator.py "$@" 2>&1 \
+  --ignore=tests/core/test_nvrtc.py --ignore=tests/core/test_emulator.py \
+  --ignore=tests/test_browser.py "$@" 2>&1 \
   | tee "$OUT/pytest.log" | tail -n 25
 echo "== tour"
 python3 -m primitives --no-progress 2>/dev/null | tee "$OUT/tour.txt" | tail -n 30
