@@ -47,7 +47,7 @@ KEY_DTYPES: tuple[np.dtype[Any], ...] = tuple(
 KEY_SET: frozenset[np.dtype[Any]] = frozenset(KEY_DTYPES)
 #: the dtypes ``sort``, ``argsort`` and ``lexsort`` order (every dtype NumPy sorts numerically):
 #: :func:`key_bits` takes all but the complex ones, which sort by their images
-#: (:func:`image_fields`) through a permutation
+#: (:func:`image_fields`; the sorts make them in one kernel pass)
 SORT_DTYPES: tuple[np.dtype[Any], ...] = (
     np.dtype(np.bool_),
     *KEY_DTYPES,

@@ -119,7 +119,7 @@ def _flat(c, karr, given, func, argsort):
     """The Prepared of the sort of the 1-D backend array ``karr``: the block sort's or
     onesweep's plan, filed, when ``karr`` is the caller's array read as it is (``given``) and of
     4 or 8 bytes, else the run of the sort of ``karr`` (filed too when ``given``); complex keys
-    by the permutation of their images' words (:func:`._plans.order_words`), then a gather."""
+    by their images (:func:`._plans.sort_complex`)."""
     k, desc, backend = c.k, c.desc, c.k.backend
     dt = karr.dtype
     back = _returned(k)
@@ -132,8 +132,8 @@ def _flat(c, karr, given, func, argsort):
         variant = c.variant
 
         def by_image(ka):
-            perm = _plans.order_words(pack_words(image_fields(ka)), desc, backend, variant, func)
-            return back.result(perm) if argsort else back.kept(ka[perm])
+            out = _plans.sort_complex(ka, desc, backend, variant, func)
+            return back.result(out) if argsort else back.kept(out)
 
         return _entry.Prepared(by_image, (karr,), reusable=given)
     name = _choose.variant(c.variant, karr.size, dt.itemsize, func)
@@ -158,7 +158,7 @@ def _along(c, arr, given, argsort):
     """The Prepared of the sort of every line along ``c.axis`` of the N-D backend array
     ``arr``: each line a row of a C-contiguous 2-D view (:class:`_plans.Lines`: no copy when
     the axis is the contiguous one), the rows sorted by :func:`._rows.sort_rows` (complex keys:
-    their images' permutations, :func:`._plans.order_rows`)."""
+    by their images, :func:`._plans.sort_complex_rows`)."""
     desc, axis, backend = c.desc, c.axis, c.k.backend
     back = _returned(c.k)
     xp = backend.xp
@@ -170,8 +170,7 @@ def _along(c, arr, given, argsort):
             perm = xp.zeros(rows.shape, dtype=INDEX)
             out = rows
         elif ka.dtype.kind == "c":
-            perm = _plans.order_rows(pack_words(image_fields(rows)), desc, backend)
-            out = None if argsort else xp.take_along_axis(rows, perm, axis=1)
+            perm = out = _plans.sort_complex_rows(rows, desc, backend, argsort)
         elif argsort:  # the columns made in the kernel, the keys never written
             perm = _rows.sort_rows(backend, rows, None, desc, indices=True)
         else:
@@ -335,8 +334,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, va
     Along the contiguous axis (the last of a C-ordered array, the first of an F-ordered one) the
     lines are read in place; along another, one copy makes the axis contiguous. Keys of 1 to 8
     bytes sort in one radix sort (bool, 8- and 16-bit keys as 32-bit images; float16 as float32
-    bits of the same order); complex keys by their order-preserving images of 64 and 128 bits
-    (:func:`lexsort`'s words), the values gathered through the permutation.
+    bits of the same order); complex keys by their order-preserving images, made in one pass:
+    complex64 in one radix sort of the 64-bit images with the keys' bits as values (no
+    gather), complex128 by the permutation of its two 64-bit words, then one gather.
 
     A call on a 1-D array of the backend's own type (CuPy on the GPU) like an earlier call's
     (the same dtype, shape, strides, options and stream) reuses that call's launches, prepared

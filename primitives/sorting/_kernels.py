@@ -17,6 +17,7 @@ CLASSIC = "sorting/classic.cu"
 SPLIT = "sorting/split.cu"
 SEGMENTED = "sorting/segsort.cu"
 BLOCK = "sorting/block.cu"
+IMAGE = "sorting/complex_image.cu"
 VCFGS = (0, 4, 8)
 
 
@@ -99,7 +100,14 @@ def _table_names():
         for t in p.tiles(k)
         for v in VCFGS
     ]
-    return {ONESWEEP: onesweep, CLASSIC: classic, SPLIT: split, SEGMENTED: segmented, BLOCK: block}
+    return {
+        ONESWEEP: onesweep,
+        CLASSIC: classic,
+        SPLIT: split,
+        SEGMENTED: segmented,
+        BLOCK: block,
+        IMAGE: ["complex64_image", "complex128_image"],
+    }
 
 
 NAMES = {src: list(dict.fromkeys(names)) for src, names in _table_names().items()}

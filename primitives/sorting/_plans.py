@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
-from .._core import plans as _plans
-from .._core.keys import INDEX, index_dtype, key_back, key_bits, native_values
-from . import _block, _choose, _classic, _onesweep, _split
+from .._core import launch as _launch, plans as _plans
+from .._core.keys import INDEX, U, index_dtype, key_back, key_bits, native_values
+from . import _block, _choose, _classic, _kernels, _onesweep, _split
 
 
 class Job:
@@ -172,7 +172,77 @@ class Lines:
         return xp.ascontiguousarray(res.T if self.flip else res)
 
 
-# ---- sorts by images of several words (complex keys, lexsort) -------------------------------
+# ---- complex keys ----------------------------------------------------------------------------
+
+#: threads of a block, and keys a thread covers before the grid is capped, of the image kernels
+IMAGE_BLOCK, IMAGE_ITEMS = 256, 4
+
+
+def _image_launch(name, n):
+    """The launch of image kernel ``name`` over n keys (grid-stride, capped at the resident
+    grid), made once per size and stream."""
+
+    def build():
+        k = _kernels.kernel(_kernels.IMAGE, name)
+        grid = _launch.cover_grid(n, IMAGE_BLOCK, IMAGE_ITEMS, kernel=k)
+        return _plans.Launch(k, grid, IMAGE_BLOCK)
+
+    return _plans.PLANS.get(("sort/complex_image", name, n, _plans.stream_key()), build)
+
+
+def complex_image(karr, backend):
+    """The order-preserving unsigned images of the complex keys ``karr`` (C-contiguous, n >= 1)
+    in one pass (``kernels/sorting/complex_image.cu``): uint64 words of ``karr``'s shape, least
+    significant first, as :func:`~primitives._core.keys.pack_words` cuts
+    :func:`~primitives._core.keys.image_fields`' fields: one word for complex64 (its high field
+    in the top half), two for complex128 (the low field, then the high)."""
+    xp, n = backend.xp, karr.size
+    bits = karr.reshape(-1).view(U[8])  # the parts' bits, the real part first
+    high = xp.empty(karr.shape, dtype=U[8])
+    if karr.dtype.itemsize == 8:
+        _image_launch("complex64_image", n)(bits, _launch.i64(n), high)
+        return [high]
+    low = xp.empty(karr.shape, dtype=U[8])
+    _image_launch("complex128_image", n)(bits, _launch.i64(n), high, low)
+    return [low, high]
+
+
+def sort_complex(karr, descending, backend, variant, func):
+    """The sort of the 1-D complex keys ``karr`` (C-contiguous, n >= 1): the sorted keys, or
+    with ``func == "argsort"`` the int64 permutation. complex64: one radix sort of the 64-bit
+    images, the keys' own bits moving with them as 8-byte values (argsort: the index,
+    generated in the sort); complex128: the permutation of an LSD sort of the two words
+    (:func:`order_words`), then one gather."""
+    words = complex_image(karr, backend)
+    argsort = func == "argsort"
+    if len(words) > 1:
+        perm = order_words([(w, 64) for w in words], descending, backend, variant, func)
+        return perm if argsort else karr[perm]
+    image = words[0]
+    name = _choose.variant(variant, image.size, 8, func)
+    values = "iota" if argsort else native_values(karr)
+    out = RUN[name](Job(image, 0, 0, 64, descending, values, argsort, False, backend))[1]
+    return out if argsort else out.view(karr.dtype)
+
+
+def sort_complex_rows(rows, descending, backend, argsort):
+    """Each row of the complex keys ``rows`` (R, m; C-contiguous, not empty) sorted stably: the
+    rows sorted, or with ``argsort`` the int64 permutations. complex64: one sort of the rows of
+    64-bit images, the keys' bits moving with them (argsort: the columns, generated in the
+    kernel); complex128: the permutations of an LSD sort of the two words
+    (:func:`order_rows`), then one gather."""
+    from . import _rows  # which reaches this module's Job through the segmented sort
+
+    words = complex_image(rows, backend)
+    if len(words) > 1:
+        perm = order_rows([(w, 64) for w in words], descending, backend)
+        return perm if argsort else backend.xp.take_along_axis(rows, perm, axis=1)
+    if argsort:
+        return _rows.sort_rows(backend, words[0], None, descending, indices=True)
+    return _rows.sort_rows(backend, words[0], native_values(rows), descending)[1].view(rows.dtype)
+
+
+# ---- sorts by images of several words (lexsort, complex128 keys) ----------------------------
 
 
 def order_words(words, descending, backend, variant="auto", func="sort"):
