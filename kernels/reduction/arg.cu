@@ -4,7 +4,9 @@
 // compared through a key (ArgKey below): the element itself for 4- and 8-byte types, a 32-bit
 // integer for the 1- and 2-byte integers, and for float16 (read as its 16 bits, prim::half_bits)
 // the signed magnitude of its bits, which orders float16 values as floats do (-0 and +0 equal)
-// with NaN recognized from the bits. bool is read as unsigned char. Indices and sizes are 64-bit.
+// with NaN recognized from the bits. bool is read as unsigned char. Complex elements (prim::c64,
+// prim::c128 of util/complex.cuh) are their own keys, ordered as NumPy's (lexicographically: the
+// real parts, then the imaginary parts), NaN in either part a NaN. Indices and sizes are 64-bit.
 //
 // The combine (ArgOp) picks, of two (key, index) pairs, the NaN one, else the larger key (MAX) or
 // the smaller one (!MAX), and between equals (both NaN, or equal keys) the smaller index: the
@@ -23,8 +25,10 @@
 //   stores its pair in the partials, takes a ticket, and the block that takes the last ticket
 //   reduces the partials and resets the ticket to 0. Launch: blockDim.x == BLOCK, any gridDim.x,
 //   gridDim.y lines. Shared memory: static, BLOCK/32 pairs. Preconditions: n >= 1; the
-//   gridDim.y tickets are 0 on entry; `scratch` holds 2 * gridDim.x 64-bit words per line (keys in
-//   the first gridDim.x, indices in the rest); `in` aligned to sizeof(InT). Writes out[line], the
+//   gridDim.y tickets are 0 on entry; `scratch` holds 2 * KW * gridDim.x 64-bit words per line,
+//   KW = ArgOp::KEY_WORDS the 64-bit words of a key (1, or 2 for c128): the keys in the first
+//   KW * gridDim.x, the indices in the next gridDim.x (the rest unused: every line's keys start
+//   16-byte aligned), `scratch` 16-byte aligned; `in` aligned to sizeof(InT). Writes out[line], the
 //   index within the line.
 // arg_rows<InT, MAX, BLOCK, VECS, PER_WARP>: `rows` contiguous rows of `len` elements (the
 //   reduced axis last), out[r] the index within row r. PER_WARP: one warp per row (short rows),
@@ -40,6 +44,7 @@
 #include "util/prim.cuh"
 #include "util/thread.cuh"
 #include "util/pack16.cuh"
+#include "util/complex.cuh"
 #include "warp/reduce.cuh"
 #include "block/reduce.cuh"
 
@@ -76,6 +81,27 @@ template <> struct ArgKey<half_bits> {
     }
 };
 
+template <class R> struct ArgKey<Complex<R>> {
+    typedef Complex<R> type;
+    static __device__ __forceinline__ Complex<R> key(Complex<R> v) { return v; }
+    static __device__ __forceinline__ bool nan(Complex<R> v) { return is_nan(v); }
+};
+
+// a < b in the keys' order (no NaN involved)
+template <class K> __device__ __forceinline__ bool key_less(K a, K b) { return a < b; }
+template <class R> __device__ __forceinline__ bool key_less(Complex<R> a, Complex<R> b) {
+    return lex_less(a, b);
+}
+
+// A key another block stored (L2, not the incoherent L1): __ldcg of the built-in types, the
+// float2/double2 of a complex key's parts.
+template <class K> __device__ __forceinline__ K load_key_cg(const K* p) { return __ldcg(p); }
+template <class R> __device__ __forceinline__ Complex<R> load_key_cg(const Complex<R>* p) {
+    typedef typename Select<sizeof(R) == 4, float2, double2>::type V;
+    const V v = __ldcg(reinterpret_cast<const V*>(p));
+    return Complex<R>(v.x, v.y);
+}
+
 template <class K> struct ArgPair {
     K v;
     long long i;
@@ -86,6 +112,8 @@ struct ArgOp {
     typedef ArgKey<InT> Key;
     typedef typename Key::type K;
     typedef ArgPair<K> P;
+    // 64-bit words of a key in arg_flat's partials
+    static constexpr int KEY_WORDS = (sizeof(K) + 7) / 8;
 
     static __device__ __forceinline__ P identity() {
         P p;
@@ -100,7 +128,9 @@ struct ArgOp {
         return p;
     }
     // b strictly more extreme than a (no NaN involved)
-    static __device__ __forceinline__ bool beats(K b, K a) { return MAX ? b > a : b < a; }
+    static __device__ __forceinline__ bool beats(K b, K a) {
+        return MAX ? key_less(a, b) : key_less(b, a);
+    }
     // b, which comes after a, replaces it: a is no NaN and b is more extreme or the first NaN
     // (float16 keys of NaN compare as integers: the NaN test comes first)
     static __device__ __forceinline__ bool later_wins(K b, K a) {
@@ -155,15 +185,15 @@ __global__ void __launch_bounds__(BLOCK)
     const Op op;
     const long long line = blockIdx.y;  // a line of n elements per grid row (gridDim.y lines)
     in += line * n;
-    scratch += line * 2 * gridDim.x;
+    scratch += line * 2 * Op::KEY_WORDS * gridDim.x;
     tickets += line;
     out += line;
     P acc = prim::arg_walk<InT, MAX, VECS>(in, n, prim::global_thread(), prim::global_threads());
 
     __shared__ P pairs[BLOCK / prim::WARP];
     __shared__ bool last_block;
-    K* part_v = reinterpret_cast<K*>(scratch);  // gridDim.x keys (at most 8 bytes each)
-    long long* part_i = scratch + gridDim.x;
+    K* part_v = reinterpret_cast<K*>(scratch);  // gridDim.x keys, KEY_WORDS words each at most
+    long long* part_i = scratch + Op::KEY_WORDS * gridDim.x;
     acc = prim::block_reduce<BLOCK>(acc, op, pairs);
     if (threadIdx.x == 0) {
         part_v[blockIdx.x] = acc.v;
@@ -175,7 +205,7 @@ __global__ void __launch_bounds__(BLOCK)
     if (last_block) {  // block-uniform: every thread of the block takes this branch
         P v = Op::identity();
         for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
-            v = op(v, Op::pair(__ldcg(part_v + j), __ldcg(part_i + j)));
+            v = op(v, Op::pair(prim::load_key_cg(part_v + j), __ldcg(part_i + j)));
         __syncthreads();  // `pairs` is reused
         v = prim::block_reduce<BLOCK>(v, op, pairs);
         if (threadIdx.x == 0) {

@@ -36,7 +36,8 @@
 //   float and stores prim::f16, rounded to nearest even). Products of narrow integers multiply
 //   each packet's elements in 64 bits as a tree (log2 N dependent multiplies) and the packet's
 //   product into the 64-bit accumulator; integer products wrap modulo 2^64 as NumPy's.
-//   Complex inputs (prim::c64, prim::c128 of util/complex.cuh; Sum and Prod only) are read 16
+//   Complex inputs (prim::c64, prim::c128 of util/complex.cuh; Sum, Prod, and Min/Max in NumPy's
+//   lexicographic order with NaN winning, util/complex.cuh) are read 16
 //   bytes per load as well (2 c64 or 1 c128 per packet, through util/pack16.cuh's Pack16); the
 //   block's shuffles move them word by word (warp/shfl.cuh) and the last block reads the partials
 //   as float2/double2. Preconditions as above: the input aligned to sizeof(InT) (16 bytes for c128).
@@ -53,7 +54,7 @@
 //   grid; static shared memory BLOCK/32 accumulators. Preconditions: width >= 1, the rows laid out
 //   one after another (row r at in + r * width). The loop bound and the barrier are block-uniform.
 //   It serves reductions over axes the segmented kernels have no instantiation for (complex
-//   products): one pass, reading each element once.
+//   products, minima and maxima): one pass, reading each element once.
 #include "util/prim.cuh"
 #include "util/load.cuh"
 #include "util/pack16.cuh"

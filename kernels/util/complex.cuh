@@ -11,7 +11,10 @@
 // FMA), as NumPy's: a fused a.re*b.re - a.im*b.im keeps the first product exact, so where both
 // overflow it gives -inf where NumPy's inf - inf gives NaN (a complex product that overflows is
 // nan+nanj in NumPy, and must be here).
-// No ordering: Min/Max are not defined for them.
+// Order: NumPy's, lexicographic (the real parts, then the imaginary parts), with a number that has
+// a NaN in either part (is_nan) above and below every other: Min<Complex<R>>/Max<Complex<R>> below
+// return a NaN operand (the first, a, when both are), else the smaller/larger operand (a on ties),
+// as numpy.minimum/numpy.maximum; their identities are Limits' (-inf, -inf) and (inf, inf).
 #pragma once
 #include "util/prim.cuh"
 
@@ -62,6 +65,40 @@ template <class R>
 __device__ __forceinline__ bool operator!=(Complex<R> a, Complex<R> b) {
     return !(a == b);
 }
+
+// Lexicographic a < b (no NaN involved: any comparison with one is false).
+template <class R>
+__device__ __forceinline__ bool lex_less(Complex<R> a, Complex<R> b) {
+    return a.re < b.re || (a.re == b.re && a.im < b.im);
+}
+
+template <class R> struct Limits<Complex<R>> {
+    static __device__ __forceinline__ Complex<R> lowest() {
+        return Complex<R>(Limits<R>::lowest(), Limits<R>::lowest());
+    }
+    static __device__ __forceinline__ Complex<R> max() {
+        return Complex<R>(Limits<R>::max(), Limits<R>::max());
+    }
+};
+
+template <class R> __device__ __forceinline__ bool is_nan(Complex<R> v) {
+    return is_nan(v.re) || is_nan(v.im);
+}
+
+template <class R> struct Min<Complex<R>> {
+    typedef Complex<R> value_type;
+    static __device__ __forceinline__ Complex<R> identity() { return Limits<Complex<R>>::max(); }
+    __device__ __forceinline__ Complex<R> operator()(Complex<R> a, Complex<R> b) const {
+        return (is_nan(a) || !(is_nan(b) || lex_less(b, a))) ? a : b;
+    }
+};
+template <class R> struct Max<Complex<R>> {
+    typedef Complex<R> value_type;
+    static __device__ __forceinline__ Complex<R> identity() { return Limits<Complex<R>>::lowest(); }
+    __device__ __forceinline__ Complex<R> operator()(Complex<R> a, Complex<R> b) const {
+        return (is_nan(a) || !(is_nan(b) || lex_less(a, b))) ? a : b;
+    }
+};
 
 typedef Complex<float> c64;
 typedef Complex<double> c128;

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _core_checks, dtypes as _dtypes, entry as _entry
-from . import _arg, _axis, _checks, _choose, _complex, _plans as _rp
+from . import _arg, _axis, _checks, _choose, _plans as _rp
 from ._choose import VARIANTS
 from ._kernels import OPS
 
@@ -66,12 +66,6 @@ def _whole(x, op, dtype, variant, func):
     function the errors name."""
     inp, arr, acc_dt = _checks.flat_input(x, op, dtype, variant, func)
     xp = inp.backend.xp
-    if arr.size and acc_dt.kind == "c" and op in ("min", "max"):  # no kernel orders them
-        backend = inp.backend
-        return _Prepared(
-            lambda a: inp.scalar(_complex.extreme(a.astype(acc_dt), (0,), op == "max", backend)),
-            (arr,),
-        )
     rt = _rp.route(arr.dtype, acc_dt, op, variant)
     if arr.size == 0:
         if op in ("min", "max"):
@@ -127,13 +121,9 @@ def _prepare(x, op, axis, dtype, out, keepdims, variant, func, initial=_NoValue,
     acc_dt = _checks.result_dtype(arr.dtype, op, dtype, variant, func)
     arr = _checks.real_part(arr, acc_dt, inp.backend)
     backend = inp.backend
-    if acc_dt.kind == "c" and op in ("min", "max"):
-        if 0 in [arr.shape[a] for a in axes]:
-            raise _checks.empty_error(op, func)
-        return _Prepared(
-            lambda a: finish(_complex.extreme(a.astype(acc_dt), axes, op == "max", backend)), (arr,)
-        )
     if acc_dt.kind == "c":
+        if op in ("min", "max") and 0 in [arr.shape[a] for a in axes]:
+            raise _checks.empty_error(op, func)
         return _Prepared(
             lambda a: finish(_axis.complex_axis(a, axes, op, acc_dt, backend, func)), (arr,)
         )
@@ -154,9 +144,8 @@ _COMBINE = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"
 def _masked(x, op, axis, dtype, out, keepdims, variant, func, initial, where):
     """``op`` with NumPy's ``initial`` and ``where``. Over every element (production variant),
     ``reduce_masked`` reads the mask (``where`` broadcast against ``x``, made contiguous) with
-    the elements and skips the masked-out ones on load; over some axes (and for the ladder, and
-    complex min/max) the masked-out elements are replaced by ``op``'s neutral value (0, 1, or
-    the extreme of the dtype for min/max) in a temporary, reduced as without a mask. Then the
+    the elements and skips the masked-out ones on load; over some axes (and for the ladder) the
+    masked-out elements are replaced by ``op``'s neutral value (0, 1, or the extreme of the dtype for min/max) in a temporary, reduced as without a mask. Then the
     result is combined with ``initial`` (NumPy's start value, in the reduction's dtype).
     min/max take a mask only with ``initial`` (no identity), and give ``initial`` over
     nothing."""
@@ -182,13 +171,7 @@ def _masked(x, op, axis, dtype, out, keepdims, variant, func, initial, where):
     kept = _checks.result_shape(shape, axes, False)
     empty = 0 in [shape[a] for a in axes]
     # every element on the production path: reduce_masked reads the mask with the elements
-    fused = (
-        mask is not None
-        and len(axes) == arr.ndim
-        and arr.size
-        and variant == "production"
-        and not (acc_dt.kind == "c" and op in ("min", "max"))
-    )
+    fused = mask is not None and len(axes) == arr.ndim and arr.size and variant == "production"
     if fused:  # the route's conversions run in the plan (Route.prepare)
         arr = _checks.real_part(arr, acc_dt, backend)
         rt = _rp.route(arr.dtype, acc_dt, op, variant)
@@ -339,8 +322,9 @@ def reduce(
     their accumulator dtype first. Complex sums and products accumulate in the input's complex
     dtype (the production kernel reads 2 complex64 or 1 complex128 per 16-byte load); a complex sum
     over axes is the float sum of the real and imaginary parts. ``min``/``max`` of complex
-    numbers order them as NumPy (lexicographically; a NaN in either part wins) through
-    compositions of the real reductions (:mod:`primitives.reduction._complex`: several passes).
+    numbers order them as NumPy (lexicographically; a NaN in either part wins) in one pass of
+    the same kernels (the production kernel, ``reduce_rows`` over axes); of several NaNs, one of
+    them is the result (NumPy's is the first).
     Over some axes the result is laid out as NumPy's: the kept axes in the input's memory order
     (an F-ordered input gives an F-ordered result).
 
@@ -599,9 +583,11 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
     arr = inp.array
     if arr.ndim == 1 and np.ndim(x) == 0:  # made 1-D on the way to contiguous memory
         arr = arr.reshape(())
-    cplx = arr.dtype in _dtypes.COMPLEX  # ordered as NumPy's, by _complex
+    cplx = arr.dtype in _dtypes.COMPLEX  # ordered as NumPy's by the kernels
     if not cplx:
         _checks.check_arg_dtype(arr.dtype, func)
+    elif arr.size:  # the kernels read whole elements: NumPy aligns complex to its parts only
+        arr = _rp.Route(((), arr.dtype, arr.dtype, arr.dtype, arr.dtype)).prepare(arr)
     keepdims = _checks.arg_keepdims(keepdims, func)
     ax = _checks.arg_axis(axis, arr.ndim, func)
     backend = inp.backend
@@ -611,12 +597,6 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
             _checks.arg_out(out, shape, func)
         if arr.size == 0:
             raise _checks.arg_empty(func)
-        if cplx:  # one line of every element
-
-            def compute(a):
-                return _complex.arg_last(a.reshape(1, -1), is_max, backend).reshape(shape)
-
-            return _Prepared(_arg_run(compute, out, inp, backend), (arr,))
         plan = _arg.flat_plan(backend, arr.dtype, is_max, arr.size)
         if arr is x and out is None and not keepdims:  # read as it is: the plan itself
             return _Prepared(plan, (x,), reusable=True)
@@ -633,10 +613,6 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
             raise _checks.arg_empty(func)
         if outer * inner == 0:
             compute = lambda a: backend.xp.empty(shape, dtype=np.int64)  # noqa: E731
-        elif cplx:  # the axis moved last
-            compute = lambda a: _complex.arg_last(  # noqa: E731
-                backend.xp.moveaxis(a, ax, -1), is_max, backend
-            ).reshape(shape)
         elif outer * inner == 1:  # one line: the whole-array kernel, every multiprocessor
             plan = _arg.flat_plan(backend, arr.dtype, is_max, length)
             compute = lambda a: plan.run(a.reshape(-1)).reshape(shape)  # noqa: E731
@@ -710,9 +686,8 @@ def argmin(x, axis=None, out=None, *, keepdims=False):
 
     NaN is the minimum: the index of the first NaN when there is one, as NumPy. Among equal
     minima (-0.0 and 0.0 are equal) the first index. Complex numbers are ordered as NumPy
-    orders them (the real parts, then the imaginary ones; a NaN in either part is NaN),
-    through compositions of the real reductions (several passes). Device input: no host
-    synchronization.
+    orders them (the real parts, then the imaginary ones; a NaN in either part is NaN), in
+    one pass of the same kernels. Device input: no host synchronization.
     Host input: one copy in and one out. The whole-array kernel reads every dtype in place,
     16 bytes per load.
 

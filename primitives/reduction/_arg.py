@@ -15,7 +15,14 @@ import numpy as np
 
 from .._core import launch as _launch, plans as _plans
 from . import _policy
-from ._kernels import arg_cols_name, arg_ctype, arg_flat_name, arg_kernel, arg_rows_name
+from ._kernels import (
+    arg_cols_name,
+    arg_ctype,
+    arg_flat_name,
+    arg_kernel,
+    arg_key_words,
+    arg_rows_name,
+)
 
 __all__ = ["FlatPlan", "AxisPlan", "flat_plan", "axis_plan"]
 
@@ -29,7 +36,7 @@ class FlatPlan(_plans.Plan):
         per_thread = (16 // dt.itemsize) * pol.vectors
         grid = _launch.cover_grid(n, pol.block, per_thread, kernel=k, per_sm=pol.blocks_per_sm)
         self.xp = backend.xp
-        self.scratch = self.xp.empty(2 * grid, dtype=np.int64)
+        self.scratch = self.xp.empty(2 * arg_key_words(dt) * grid, dtype=np.int64)
         self.ticket = self.xp.zeros(1, dtype=np.uint32)
         slot = _plans.Launch.SLOT
         self.launch = _plans.Launch(
@@ -86,7 +93,7 @@ class AxisPlan(_plans.Plan):
                 per_thread = (16 // dt.itemsize) * pol.vectors
                 gx = _launch.cdiv(length, pol.block * per_thread)
                 gx = max(1, min(gx, resident // lines))
-                self.scratch = self.xp.empty(2 * gx * lines, dtype=np.int64)
+                self.scratch = self.xp.empty(2 * arg_key_words(dt) * gx * lines, dtype=np.int64)
                 tickets = self.xp.zeros(lines, dtype=np.uint32)
                 self.nbytes = _plans.scratch_bytes(self.scratch, tickets)
                 self.launch = _plans.Launch(

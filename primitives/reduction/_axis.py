@@ -343,9 +343,9 @@ def reduce_axis(arr, axes, op, acc_dt, backend, func):
 
 
 def complex_axis(arr, axes, op, acc_dt, backend, func):
-    """A complex sum or product over ``axes``, shaped as the kept axes. A sum is the float sum
-    of the parts: the array viewed as floats with a last axis of 2, kept, through
-    :func:`reduce_axis`. A product (whose parts do not reduce apart) moves the reduced axes last
+    """A complex sum, product, min or max over ``axes``, shaped as the kept axes. A sum is the
+    float sum of the parts: the array viewed as floats with a last axis of 2, kept, through
+    :func:`reduce_axis`. The others (whose parts do not reduce apart) move the reduced axes last
     (one copy, none when they already are the last axes of a C-ordered array) and reduces each
     row in one block of ``reduce_rows``."""
     xp = backend.xp

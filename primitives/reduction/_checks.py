@@ -13,7 +13,7 @@ import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes
 from . import _choose
-from ._kernels import ARG_DTYPES, COMPLEX_OPS, OPS
+from ._kernels import ARG_DTYPES, OPS
 
 __all__ = ["check_dtype", "check_arg_dtype", "normalize_axis", "result_shape", "finish"]
 
@@ -25,9 +25,9 @@ _INTP = np.dtype(np.intp)
 
 def allowed(op, ordered_complex=True):
     """The input (and ``dtype=``) dtypes of ``op``: complex for every op (min/max order complex
-    numbers as NumPy, through :mod:`._complex`) unless ``ordered_complex`` is False (the Dask
-    layer, whose min/max combine their chunks' results apart)."""
-    if op in COMPLEX_OPS or ordered_complex:
+    numbers as NumPy) unless ``ordered_complex`` is False (the Dask layer, whose min/max combine
+    their chunks' results apart)."""
+    if op in ("sum", "prod") or ordered_complex:
         return _dtypes.REDUCE_COMPLEX_DTYPES
     return _dtypes.REDUCE_DTYPES
 

@@ -4,8 +4,9 @@ per source, and the modules they are compiled in.
 - ``kernels/reduction/axis.cu``: the reductions over axes (:mod:`._axis`), one module per op and
   accumulator dtype;
 - ``kernels/reduction/reduce.cu``: the whole-array variants (one module per variant: a test or
-  tour touching one variant compiles only that one), ``reduce_rows`` (complex products over
-  axes) and ``reduce_masked`` (``where=`` over every element, one module per policy);
+  tour touching one variant compiles only that one), ``reduce_rows`` (complex products,
+  minima and maxima over axes) and ``reduce_masked`` (``where=`` over every element, one module
+  per policy);
 - ``kernels/reduction/finish.cu``: mean's division by the count;
 - ``kernels/reduction/arg.cu``: argmin and argmax (:mod:`._arg`), a module of the whole-array
   kernel and one of the rows and columns kernels per input type.
@@ -21,8 +22,9 @@ from ._choose import LADDER, VARIANTS
 
 #: the ops of the reductions
 OPS = ("sum", "prod", "min", "max")
-#: the ops with complex kernels (complex min/max are compositions of real ones: ._complex)
-COMPLEX_OPS = ("sum", "prod")
+#: the ops with complex kernels: all (min/max in NumPy's lexicographic order, NaN winning:
+#: kernels/util/complex.cuh)
+COMPLEX_OPS = OPS
 _OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
 #: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, kernels/reduction/reduce.cu)
 _CNAMES = _dtypes.KERNEL_CTYPES
@@ -153,7 +155,7 @@ def axis_kernel(kind, kin, kacc, kout, op, pol, R=None, block=None):
 SOURCE = "reduction/reduce.cu"
 #: the production kernel's narrow-input instantiations: sums, min/max, then products
 NARROW_KERNELS = _dtypes.REDUCE_NARROW_KERNELS + _dtypes.REDUCE_NARROW_PROD_KERNELS
-#: the complex (input, accumulator) pairs, production kernel only (sum and prod)
+#: the complex (input, accumulator) pairs, production kernel only
 _COMPLEX_PAIRS = tuple((d, d) for d in _dtypes.COMPLEX)
 
 
@@ -225,9 +227,10 @@ def masked_kernel(in_dt, acc_dt, op, pol, out_dt=None):
     return _MASKED.kernel("masked", masked_name(in_dt, acc_dt, op, pol, out_dt), pol)
 
 
-#: the (dtype, op) pairs reduce_rows is instantiated for: complex products (the axis kernels
-#: have no complex instantiation; complex sums over axes are float sums of the parts)
-ROWS_CASES = tuple((d, "prod") for d in _dtypes.COMPLEX)
+#: the (dtype, op) pairs reduce_rows is instantiated for: complex products, minima and maxima
+#: (the axis kernels have no complex instantiation; complex sums over axes are float sums of the
+#: parts)
+ROWS_CASES = tuple((d, op) for d in _dtypes.COMPLEX for op in ("prod", "min", "max"))
 
 
 def rows_name(dt, op, pol):
@@ -277,12 +280,22 @@ def mean_divide_kernel(acc, res):
 # ---- arg.cu: argmin and argmax ----------------------------------------------------------------
 
 ARG_SOURCE = "reduction/arg.cu"
-#: the dtypes argmin/argmax take, and the C++ type each is read as: the one table's
-#: (dtypes.KERNEL_CTYPES), but float16 as arg.cu's prim::half_bits (its bits, ordered there)
+#: the real dtypes argmin/argmax take (:func:`._checks.check_arg_dtype`, the Dask layer's too);
+#: complex ones are ordered as NumPy's by the kernels here (:data:`ARG_KERNEL_DTYPES`)
 ARG_DTYPES = _dtypes.REAL
+#: the dtypes of arg.cu's instantiations, and the C++ type each is read as: the one table's
+#: (dtypes.KERNEL_CTYPES), but float16 as arg.cu's prim::half_bits (its bits, ordered there)
+ARG_KERNEL_DTYPES = _dtypes.REAL + _dtypes.COMPLEX
 _ARG_CNAMES = {
-    dt: "prim::half_bits" if dt == np.float16 else _dtypes.KERNEL_CTYPES[dt] for dt in ARG_DTYPES
+    dt: "prim::half_bits" if dt == np.float16 else _dtypes.KERNEL_CTYPES[dt]
+    for dt in ARG_KERNEL_DTYPES
 }
+
+
+def arg_key_words(dt):
+    """The 64-bit words of arg.cu's key of ``dt`` (ArgOp::KEY_WORDS): 2 for complex128, else 1;
+    arg_flat's partials hold ``2 * arg_key_words(dt)`` words per block and line."""
+    return 2 if np.dtype(dt).itemsize > 8 else 1
 
 
 def arg_ctype(dt):

@@ -181,7 +181,7 @@ def masked_plan(backend, rt, op, n):
     return _plans.PLANS.get(key, lambda: MaskedPlan(backend, rt, op, n, pol))
 
 
-# ---- rows: one block per contiguous row (complex products over axes) --------------------------
+# ---- rows: one block per contiguous row (complex prod/min/max over axes) ----------------------
 
 
 class RowsPlan(_plans.Plan):
