@@ -169,8 +169,18 @@ template <class InT, class AccT, class OutT, bool MAX> struct NanExtreme {
 };
 
 // ---- nanargmin, nanargmax ---------------------------------------------------------------------
+// A NaN reads as the far end (-inf for the maximum, +inf for the minimum), as NumPy reads it (so
+// an array of -inf and NaNs gives its first element's index, NaN or not); `valid` says whether a
+// non-NaN element was seen (-1 otherwise). State: the index of the extreme so far (-1 while
+// none) and its value. A thread folds its elements in increasing index order (for_each_packet's
+// head, packets, tail; the axis kernels walk their chunks forward), so a Local takes an element
+// only when it is strictly beyond the value kept (the first extreme stays) or is the first. A
+// 16-byte packet is folded through its extreme first (fold_pack: the NaN-ignoring max/min of its
+// elements, one instruction each), and only a packet whose extreme beats the thread's looks for
+// its first position: about one operation an element. Across threads the combination takes the
+// more extreme value, between equal ones the smaller index.
 template <class AccT> struct ArgState {
-    i64 i;  // the index (the largest i64 while none)
+    i64 i;  // the index, -1 while none
     AccT v;  // its value, NaN read as the far end
     int valid;  // whether a non-NaN element was seen
 };
@@ -184,25 +194,54 @@ template <class InT, class AccT, bool MAX> struct NanArg {
     }
     static __device__ __forceinline__ State identity() {
         State s;
-        s.i = Limits<long long>::max();
+        s.i = -1;
         s.v = far();
         s.valid = 0;
         return s;
     }
     static __device__ __forceinline__ Local local() { return identity(); }
+    static __device__ __forceinline__ bool beyond(AccT b, AccT a) { return MAX ? b > a : b < a; }
+    // the NaN-ignoring maximum (minimum) of two values: NaN only when both are
+    static __device__ __forceinline__ AccT extreme(AccT a, AccT b) {
+        return MAX ? ::max(a, b) : ::min(a, b);
+    }
     static __device__ __forceinline__ State pick(State a, State b) {
-        const bool take = (MAX ? b.v > a.v : b.v < a.v) || (b.v == a.v && b.i < a.i);
-        State r = take ? b : a;
+        State r = a.i < 0 ? b : b.i < 0 ? a : beyond(b.v, a.v) || (b.v == a.v && b.i < a.i) ? b : a;
         r.valid = a.valid | b.valid;
         return r;
     }
-    static __device__ __forceinline__ Local fold(Local s, InT x, i64 i) {
-        const AccT v = to<AccT>(x);
-        State c;
-        c.i = i;
-        c.valid = v == v;
-        c.v = c.valid ? v : far();
-        return pick(s, c);
+    // x at index i, after every element the Local holds (a larger index)
+    static __device__ __forceinline__ Local fold(Local l, InT x, i64 i) {
+        AccT v = to<AccT>(x);
+        const bool ok = v == v;
+        v = ok ? v : far();
+        if (beyond(v, l.v) || l.i < 0) {
+            l.v = v;
+            l.i = i;
+        }
+        l.valid |= ok;
+        return l;
+    }
+    // the elements of packet p, p.v[0] at index i0, after every element the Local holds
+    template <int N>
+    static __device__ __forceinline__ Local fold_pack(Local l, const InT (&p)[N], i64 i0) {
+        AccT v[N];
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[k] = to<AccT>(p[k]);
+        AccT m = v[0];
+#pragma unroll
+        for (int k = 1; k < N; ++k) m = extreme(m, v[k]);
+        const bool ok = m == m;  // some element is not NaN
+        m = ok ? m : far();
+        if (beyond(m, l.v) || l.i < 0) {  // rare: the packet's first extreme
+            int first = N - 1;
+#pragma unroll
+            for (int k = N - 2; k >= 0; --k) first = (v[k] == v[k] ? v[k] : far()) == m ? k : first;
+            l.v = m;
+            l.i = i0 + first;
+        }
+        l.valid |= ok;
+        return l;
     }
     static __device__ __forceinline__ State state(Local s) { return s; }
     __device__ __forceinline__ State operator()(State a, State b) const { return pick(a, b); }
@@ -247,6 +286,20 @@ template <class InT, class AccT, class OutT> struct NanMean {
             l.s = l.s + v;
             ++l.c;
         }
+        return l;
+    }
+    // the elements of a packet in order, counted in 32 bits and added to the count once
+    template <int N>
+    static __device__ __forceinline__ Local fold_pack(Local l, const InT (&p)[N], i64) {
+        int c = 0;
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            const AccT v = to<AccT>(p[k]);
+            const bool ok = !nan_of(v);
+            l.s = l.s + (ok ? v : AccT(0));
+            c += ok;
+        }
+        l.c += c;
         return l;
     }
     static __device__ __forceinline__ State state(Local l) { return l; }
@@ -475,6 +528,36 @@ template <class T> struct Weighted {
         r.swx = a.swx + b.swx;
         r.sw = a.sw + b.sw;
         return r;
+    }
+};
+
+// ---- packets ----------------------------------------------------------------------------------
+// PackFold<Agg>::fold(l, p, i0): the N elements p[0..N) of a 16-byte packet (p[0] at index i0)
+// folded into l in order: element by element, or through the aggregate's own fold_pack (NanArg,
+// NanMean: fewer operations an element, the same result).
+template <class Agg> struct PackFold {
+    template <class InT, int N>
+    static __device__ __forceinline__ typename Agg::Local fold(typename Agg::Local l,
+                                                               const InT (&p)[N], i64 i0) {
+#pragma unroll
+        for (int k = 0; k < N; ++k) l = Agg::fold(l, p[k], i0 + k);
+        return l;
+    }
+};
+template <class InT, class AccT, bool MAX> struct PackFold<NanArg<InT, AccT, MAX>> {
+    typedef NanArg<InT, AccT, MAX> Agg;
+    template <int N>
+    static __device__ __forceinline__ typename Agg::Local fold(typename Agg::Local l,
+                                                               const InT (&p)[N], i64 i0) {
+        return Agg::fold_pack(l, p, i0);
+    }
+};
+template <class InT, class AccT, class OutT> struct PackFold<NanMean<InT, AccT, OutT>> {
+    typedef NanMean<InT, AccT, OutT> Agg;
+    template <int N>
+    static __device__ __forceinline__ typename Agg::Local fold(typename Agg::Local l,
+                                                               const InT (&p)[N], i64 i0) {
+        return Agg::fold_pack(l, p, i0);
     }
 };
 

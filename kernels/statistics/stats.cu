@@ -8,8 +8,8 @@
 // stat_flat<InT, Agg, BLOCK, VECS>: every element of in[0, n) into out[0], one launch (the
 //   reduction family's production structure): a grid-stride walk over 16-byte packets
 //   (util/pack16.cuh's for_each_packet: a scalar head to the first 16-byte boundary, VECS loads
-//   in flight per thread, a scalar tail), each element folded into the thread's Local; the
-//   thread's State through block_reduce (block/reduce.cuh: warp shuffles, BLOCK/32 States of
+//   in flight per thread, a scalar tail), each element folded into the thread's Local (a
+//   packet through PackFold<Agg>: NanArg's and NanMean's own packet folds); the thread's State through block_reduce (block/reduce.cuh: warp shuffles, BLOCK/32 States of
 //   shared memory); each block stores its State in partials[blockIdx.x], takes a ticket, and the
 //   block that takes the last one combines the partials in block order and writes
 //   Agg::finish(state, param, flag) to out[0], then resets the ticket to 0.
@@ -80,8 +80,7 @@ __global__ void __launch_bounds__(BLOCK)
         in, n, prim::global_thread(), prim::global_threads(),
         [&](InT x, prim::i64 i) { loc = Agg::fold(loc, x, i); },
         [&](const prim::Pack16<InT>& p, prim::i64 i0) {
-#pragma unroll
-            for (int k = 0; k < prim::Pack16<InT>::N; ++k) loc = Agg::fold(loc, p.v[k], i0 + k);
+            loc = prim::stats::PackFold<Agg>::fold(loc, p.v, i0);
         });
     __shared__ S scratch[BLOCK / prim::WARP];
     __shared__ bool last_block;
