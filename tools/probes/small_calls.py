@@ -191,6 +191,44 @@ CALLS = {
         lambda xp, a: prim.searchsorted(a["sorted"], a["f"]),
         lambda xp, a: xp.searchsorted(a["sorted"], a["f"]),
     ),
+    "nansum": (lambda xp, a: prim.nansum(a["f"]), lambda xp, a: xp.nansum(a["f"])),
+    "nanprod": (lambda xp, a: prim.nanprod(a["f"]), lambda xp, a: xp.nanprod(a["f"])),
+    "nanmin": (lambda xp, a: prim.nanmin(a["f"]), lambda xp, a: xp.nanmin(a["f"])),
+    "nanmax": (lambda xp, a: prim.nanmax(a["f"]), lambda xp, a: xp.nanmax(a["f"])),
+    "nanargmin": (lambda xp, a: prim.nanargmin(a["f"]), lambda xp, a: xp.nanargmin(a["f"])),
+    "nanargmax": (lambda xp, a: prim.nanargmax(a["f"]), lambda xp, a: xp.nanargmax(a["f"])),
+    "nanmean": (lambda xp, a: prim.nanmean(a["f"]), lambda xp, a: xp.nanmean(a["f"])),
+    "nancumsum": (lambda xp, a: prim.nancumsum(a["f"]), lambda xp, a: xp.nancumsum(a["f"])),
+    "nancumprod": (lambda xp, a: prim.nancumprod(a["f"]), lambda xp, a: xp.nancumprod(a["f"])),
+    "var": (lambda xp, a: prim.var(a["f"]), lambda xp, a: xp.var(a["f"])),
+    "std": (lambda xp, a: prim.std(a["f"]), lambda xp, a: xp.std(a["f"])),
+    "nanvar": (lambda xp, a: prim.nanvar(a["f"]), lambda xp, a: xp.nanvar(a["f"])),
+    "nanstd": (lambda xp, a: prim.nanstd(a["f"]), lambda xp, a: xp.nanstd(a["f"])),
+    "ptp": (lambda xp, a: prim.ptp(a["f"]), lambda xp, a: xp.ptp(a["f"])),
+    "count_nonzero": (
+        lambda xp, a: prim.count_nonzero(a["f"]),
+        lambda xp, a: xp.count_nonzero(a["f"]),
+    ),
+    "average": (lambda xp, a: prim.average(a["f"]), lambda xp, a: xp.average(a["f"])),
+    "median": (lambda xp, a: prim.median(a["f"]), lambda xp, a: xp.median(a["f"])),
+    "nanmedian": (lambda xp, a: prim.nanmedian(a["f"]), lambda xp, a: xp.nanmedian(a["f"])),
+    "quantile": (lambda xp, a: prim.quantile(a["f"], 0.9), lambda xp, a: xp.quantile(a["f"], 0.9)),
+    "nanquantile": (
+        lambda xp, a: prim.nanquantile(a["f"], 0.9),
+        lambda xp, a: xp.nanquantile(a["f"], 0.9),
+    ),
+    "percentile": (
+        lambda xp, a: prim.percentile(a["f"], 90),
+        lambda xp, a: xp.percentile(a["f"], 90),
+    ),
+    "nanpercentile": (
+        lambda xp, a: prim.nanpercentile(a["f"], 90),
+        lambda xp, a: xp.nanpercentile(a["f"], 90),
+    ),
+    "lexsort": (
+        lambda xp, a: prim.lexsort((a["u"], a["i"])),
+        lambda xp, a: xp.lexsort(xp.stack([a["u"], a["i"].astype(a["u"].dtype)])),
+    ),
 }
 
 
