@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import primitives as prim
 from primitives._core.policy import SHARED_MAX
-from primitives.sorting import _rows, _rows_policy, sort_rows
+from primitives.sorting import _rows, _rows_policy, sort_rows as _sort_rows
 from primitives.sorting._rows import capacity, choose
 from primitives.testing import harness as H
 from tests.sorting.test_sort import KEY_DTYPES, bits_of, make_keys, make_values, stable_order
@@ -23,6 +23,14 @@ LENGTHS = sorted(
     | {32 * _POL.warp_items, 32 * _POL.warp_items + 1}
     | {b * i + d for b, i in _POL.tiles + _POL.value_tiles for d in (0, 1)}
 )
+
+
+def sort_rows(backend, keys2, values2=None, *args, **kwargs):
+    """The building block on arrays of the backend's memory (it takes no host arrays on a GPU):
+    the test's NumPy rows moved there first."""
+    xp = backend.xp
+    values2 = None if values2 is None else xp.asarray(values2)
+    return _sort_rows(backend, xp.asarray(keys2), values2, *args, **kwargs)
 
 
 def row_order(x2, descending=False):
