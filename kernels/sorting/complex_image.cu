@@ -9,6 +9,10 @@
 // imaginary part alone (hi + 1, img(re)); a NaN real part alone (hi + 2, img(im)); both NaN
 // (hi + 3, 0). So the images order (real, imag) first, then R + nan j by real, nan + R j by imag,
 // then nan + nan j, every NaN equal whatever its sign and payload, -0.0 equal to 0.0.
+// `descending` (NumPy's descending sort): every part image in the fields is complemented (~img:
+// still at most ~img(-inf) < hi, so the classes keep their places), so an ascending sort of the
+// images orders the values with no NaN part largest first, then the NaN classes in the same
+// order as above (NaNs last), each by its part descending.
 // Launch: 1-D, grid-stride (any grid, any block). No shared memory, no barrier.
 // Preconditions: n >= 1; `keys` holds the n keys' parts (real then imaginary) as unsigned bits
 // of the part's width, 2n of them.
@@ -22,11 +26,11 @@ namespace {
 
 // (high, low) fields of the key whose parts have the bits `re` and `im` (see the header).
 template <class U>
-__device__ __forceinline__ void complex_fields(U re, U im, U& high, U& low) {
+__device__ __forceinline__ void complex_fields(U re, U im, U flip, U& high, U& low) {
     using prim::radix::Bits;
     const bool nre = prim::radix::needs_fold(re), nim = prim::radix::needs_fold(im);
-    const U ire = prim::radix::ordered_as<prim::radix::IMAGE_FLOAT>(re, U(0));
-    const U iim = prim::radix::ordered_as<prim::radix::IMAGE_FLOAT>(im, U(0));
+    const U ire = prim::radix::ordered_as<prim::radix::IMAGE_FLOAT>(re, flip);
+    const U iim = prim::radix::ordered_as<prim::radix::IMAGE_FLOAT>(im, flip);
     const U hi = Bits<U>::INF | Bits<U>::TOP;
     high = nre ? (nim ? U(hi + 3) : U(hi + 2)) : (nim ? U(hi + 1) : ire);
     low = nre ? (nim ? U(0) : iim) : (nim ? ire : iim);
@@ -35,26 +39,28 @@ __device__ __forceinline__ void complex_fields(U re, U im, U& high, U& low) {
 }  // namespace
 
 // keys: n complex64 keys read as one u64 each (the real part's bits in the low half).
-__global__ void complex64_image(const u64* __restrict__ keys, long long n,
+__global__ void complex64_image(const u64* __restrict__ keys, long long n, int descending,
                                 u64* __restrict__ image) {
+    const u32 flip = descending ? ~u32(0) : u32(0);
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += stride) {
         const u64 k = keys[i];
         u32 high, low;
-        complex_fields(static_cast<u32>(k), static_cast<u32>(k >> 32), high, low);
+        complex_fields(static_cast<u32>(k), static_cast<u32>(k >> 32), flip, high, low);
         image[i] = (static_cast<u64>(high) << 32) | low;
     }
 }
 
 // keys: n complex128 keys read as 2n u64 (real, imaginary).
-__global__ void complex128_image(const u64* __restrict__ keys, long long n, u64* __restrict__ high,
-                                 u64* __restrict__ low) {
+__global__ void complex128_image(const u64* __restrict__ keys, long long n, int descending,
+                                 u64* __restrict__ high, u64* __restrict__ low) {
+    const u64 flip = descending ? ~u64(0) : u64(0);
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += stride) {
         u64 h, l;
-        complex_fields(keys[2 * i], keys[2 * i + 1], h, l);
+        complex_fields(keys[2 * i], keys[2 * i + 1], flip, h, l);
         high[i] = h;
         low[i] = l;
     }

@@ -183,14 +183,15 @@ __device__ __forceinline__ void hist_keys_of(const U* __restrict__ keys, long lo
 // sort the folded images. Inputs without NaNs never come here.
 template <class U, int BLOCK>
 __device__ __forceinline__ void hist_mend(const U* __restrict__ keys, long long count, U flip,
-                                          int shift, int passes, unsigned last_mask,
+                                          U nan, int shift, int passes, unsigned last_mask,
                                           unsigned* col) {
     using namespace prim::radix;
     hist_walk<U, BLOCK>(keys, count, [&](U key) {
         if (needs_fold(key)) {
             hist_image<0>(ordered_as<IMAGE_FLOAT>(key, flip) >> shift, passes, last_mask, col,
                           false);
-            hist_image<0>(ordered_as<IMAGE_FOLD>(key, flip) >> shift, passes, last_mask, col, true);
+            hist_image<0>(ordered_as<IMAGE_FOLD>(key, flip, nan) >> shift, passes, last_mask, col,
+                          true);
         }
     });
 }
@@ -224,7 +225,7 @@ __global__ void __launch_bounds__(BLOCK)
                                           fold);
     if (__syncthreads_or(fold)) {  // block-uniform: this block counted NaN keys
         if (threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
-        hist_mend<U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask, col);
+        hist_mend<U, BLOCK>(keys, count, dig.flip, dig.nan, dig.shift, passes, last_mask, col);
         __syncthreads();
     }
     // sum the 32 lane columns of each (row, digit); thread c reads lane (i + c) % 32 in step i,

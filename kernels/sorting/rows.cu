@@ -74,16 +74,18 @@ struct Key {
     U sign;     // xored on load and store (narrow signed keys)
     int kind;   // the kind the held bits are sorted as
     int begin, end;  // the held bits that order the keys
-    __device__ __forceinline__ explicit Key(int kind_)
+    prim::u32 half_nan;  // the float16 key every NaN folds into (as prim::radix::nan_fold)
+    __device__ __forceinline__ Key(int kind_, int descending)
         : half(sizeof(K) == 2 && kind_ == prim::radix::FLOAT),
           sign(NARROW && kind_ == prim::radix::SIGNED ? static_cast<U>(1) << (NBITS - 1)
                                                       : static_cast<U>(0)),
           kind(NARROW ? static_cast<int>(prim::radix::UNSIGNED) : kind_),
           begin(half ? 16 : 0),
-          end(half ? 32 : NBITS) {}
+          end(half ? 32 : NBITS),
+          half_nan(descending == prim::radix::DESC_NAN_LAST ? 0xfe01u : 0x7e00u) {}
     // the 16-bit order-preserving image of float16 bits h
-    static __device__ __forceinline__ prim::u32 half_image(prim::u32 h) {
-        if ((h & 0x7fffu) > 0x7c00u) h = 0x7e00u;
+    __device__ __forceinline__ prim::u32 half_image(prim::u32 h) const {
+        if ((h & 0x7fffu) > 0x7c00u) h = half_nan;
         return (h & 0x8000u) ? (0x10000u - h) & 0xffffu : h | 0x8000u;
     }
     __device__ __forceinline__ U in(K k) const {
@@ -91,10 +93,10 @@ struct Key {
         return half ? static_cast<U>((half_image(static_cast<prim::u32>(u)) << 16) | u) : u ^ sign;
     }
     __device__ __forceinline__ K out(U u) const { return static_cast<K>(half ? u : u ^ sign); }
-    // the key's order-preserving image, `flip` the descending complement (rows_sort_lanes)
-    __device__ __forceinline__ U image(K k, bool is_float, U flip) const {
-        if (half) return static_cast<U>(half_image(static_cast<prim::u32>(k))) ^ flip;
-        return prim::radix::ordered(in(k), is_float, flip);
+    // the key's order-preserving image, `dig` its flip and NaN fold (rows_sort_lanes)
+    __device__ __forceinline__ U image(K k, const prim::radix::DigitOf<U>& dig) const {
+        if (half) return static_cast<U>(half_image(static_cast<prim::u32>(k))) ^ dig.flip;
+        return prim::radix::ordered(in(k), dig.is_float, dig.flip, dig.nan);
     }
 };
 
@@ -134,7 +136,7 @@ __global__ void __launch_bounds__(WARPS* prim::WARP)
     typedef rows::Key<K> Key;
     typedef typename Key::U U;
     if (m < 1 || m > prim::WARP) return;  // outside the contract (grid-uniform)
-    const Key key_of(kind);
+    const Key key_of(kind, descending);
     const DigitOf<U> image(key_of.kind, descending, 0, 1);  // its flip and float test
     const int lane = threadIdx.x % prim::WARP;
     const int per = prim::WARP / m;  // rows of a group
@@ -161,7 +163,7 @@ __global__ void __launch_bounds__(WARPS* prim::WARP)
         }
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-            const U img = key_of.image(key[k], image.is_float, image.flip);
+            const U img = key_of.image(key[k], image);
             unsigned eq = row_lanes & __ballot_sync(prim::FULL_MASK, valid[k]);
             unsigned less = 0u;
 #pragma unroll
@@ -195,7 +197,7 @@ __global__ void __launch_bounds__(WARPS* prim::WARP)
     static_assert(CAP <= 65536, "rows_sort_warp: positions are 16-bit");
     PRIM_DYNAMIC_SHARED(unsigned char, smem);
     if (m < 1 || m > CAP) return;  // outside the contract (grid-uniform)
-    const Key key_of(kind);
+    const Key key_of(kind, descending);
     const int warp = threadIdx.x / prim::WARP, lane = threadIdx.x % prim::WARP;
     unsigned char* mine = smem + warp * rows::rows_warp_smem<U, 1, ITEMS, VM>();
     unsigned* cnt = reinterpret_cast<unsigned*>(mine);
@@ -287,7 +289,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     PRIM_DYNAMIC_SHARED(unsigned char, smem);
     __shared__ unsigned scratch[BLOCK / prim::WARP];
     if (m < 1 || m > TILE) return;  // outside the contract (grid-uniform)
-    const Key key_of(kind);
+    const Key key_of(kind, descending);
     unsigned* hist = reinterpret_cast<unsigned*>(smem);
     unsigned char* tile = smem + rows::counter_bytes(BLOCK / prim::WARP);
     U* kbuf = reinterpret_cast<U*>(tile);

@@ -9,7 +9,9 @@
 //   is the bitwise complement plus one, so it keeps the order of negative numbers and lands
 //   -0.0 (the sign bit alone) on the image of +0.0, as NumPy has them equal.
 //   Descending order complements the image (`flip` = all ones), which keeps equal keys in input
-//   order and puts NaNs first.
+//   order; `descending` DESC_NAN_FIRST puts NaNs first (NaN the largest, as torch.topk), and
+//   DESC_NAN_LAST keeps them last (NumPy's sort): the fold then maps every NaN to NEG_FOLD, a
+//   negative NaN whose complemented image is the positive quiet NaN's own image.
 // DigitOf<U>: a kernel's reader of keys: image(key), and the digit of `width` bits (<= 8) of the
 // image from bit `shift`, with the image mode (integer, float, float with the NaN fold) chosen
 // per call or at compile time. Per-thread code only: no shared memory, no barrier.
@@ -21,24 +23,29 @@ namespace radix {
 
 enum KeyKind { UNSIGNED = 0, SIGNED = 1, FLOAT = 2 };
 
+// The order a kernel's `descending` argument asks for (see the header comment).
+enum Direction { ASCENDING = 0, DESC_NAN_FIRST = 1, DESC_NAN_LAST = 2 };
+
 template <class U> struct Bits;
 template <> struct Bits<u32> {
     static constexpr int N = 32;
     static constexpr u32 TOP = 0x80000000u;
     static constexpr u32 INF = 0x7f800000u;
     static constexpr u32 QNAN = 0x7fc00000u;
+    static constexpr u32 NEG_FOLD = (QNAN | TOP) + 1u;  // image: ~image(QNAN)
 };
 template <> struct Bits<u64> {
     static constexpr int N = 64;
     static constexpr u64 TOP = 0x8000000000000000ull;
     static constexpr u64 INF = 0x7ff0000000000000ull;
     static constexpr u64 QNAN = 0x7ff8000000000000ull;
+    static constexpr u64 NEG_FOLD = (QNAN | TOP) + 1ull;  // image: ~image(QNAN)
 };
 
 // The order-preserving unsigned image of a key (see the header comment). Integers: one xor
 // (`flip` already holds the sign bit for signed keys and the complement for descending order).
 // Floats: two more operations (-0.0 needs none of its own); IMAGE_FOLD folds every NaN into
-// one first, IMAGE_FLOAT does not (the same image for inputs without NaNs, which the onesweep
+// one (`nan`: QNAN, or NEG_FOLD for DESC_NAN_LAST) first, IMAGE_FLOAT does not (the same image for inputs without NaNs, which the onesweep
 // histogram pass finds out).
 enum ImageMode { IMAGE_INT = 0, IMAGE_FLOAT = 1, IMAGE_FOLD = 2 };
 
@@ -59,8 +66,8 @@ __device__ __forceinline__ U magnitude(U k) {
 }
 
 template <int MODE, class U>
-__device__ __forceinline__ U ordered_as(U k, U flip) {
-    if (MODE == IMAGE_FOLD) k = (k & ~Bits<U>::TOP) > Bits<U>::INF ? Bits<U>::QNAN : k;
+__device__ __forceinline__ U ordered_as(U k, U flip, U nan = Bits<U>::QNAN) {
+    if (MODE == IMAGE_FOLD) k = (k & ~Bits<U>::TOP) > Bits<U>::INF ? nan : k;
     // negative: -k (its magnitude, sign bit clear but for -0.0, whose -k is +0.0's image);
     // otherwise k | TOP: one abs and one three-input logic operation
     if (MODE != IMAGE_INT) k = magnitude(k) ^ (~k & Bits<U>::TOP);
@@ -68,8 +75,14 @@ __device__ __forceinline__ U ordered_as(U k, U flip) {
 }
 
 template <class U>
-__device__ __forceinline__ U ordered(U k, bool is_float, U flip) {
-    return is_float ? ordered_as<IMAGE_FOLD>(k, flip) : ordered_as<IMAGE_INT>(k, flip);
+__device__ __forceinline__ U ordered(U k, bool is_float, U flip, U nan = Bits<U>::QNAN) {
+    return is_float ? ordered_as<IMAGE_FOLD>(k, flip, nan) : ordered_as<IMAGE_INT>(k, flip);
+}
+
+// The key a NaN folds into for the kernel argument `descending` (a Direction).
+template <class U>
+__device__ __forceinline__ U nan_fold(int descending) {
+    return descending == DESC_NAN_LAST ? Bits<U>::NEG_FOLD : Bits<U>::QNAN;
 }
 
 // A float key that the fold changes: a NaN.
@@ -78,7 +91,8 @@ __device__ __forceinline__ bool needs_fold(U k) {
     return (k & ~Bits<U>::TOP) > Bits<U>::INF;
 }
 
-// How a kernel reads digits: the key kind, the descending flip and the digit's bit field.
+// How a kernel reads digits: the key kind, the descending flip (`descending` a Direction), the
+// NaN fold and the digit's bit field.
 // of<MODE>(key) is the digit with the image mode known at compile time (loops over many keys
 // branch once, see digits_of); operator() tests is_float per call. The flip is applied to the
 // shifted image, where the xor and the mask make one three-input logic operation. `fold` (true
@@ -89,6 +103,7 @@ struct DigitOf {
     bool is_float;
     bool fold;
     U flip;
+    U nan;  // the key every NaN folds into (nan_fold)
     int shift;
     unsigned mask;
     unsigned flip_digit;  // the digit's bits of flip: ((x ^ flip) >> s) = (x >> s) ^ (flip >> s)
@@ -98,14 +113,15 @@ struct DigitOf {
           fold(true),
           flip(static_cast<U>((descending ? ~static_cast<U>(0) : static_cast<U>(0)) ^
                               (kind == SIGNED ? Bits<U>::TOP : static_cast<U>(0)))),
+          nan(nan_fold<U>(descending)),
           shift(shift_),
           mask((1u << width) - 1u),
           flip_digit(static_cast<unsigned>(flip >> shift_) & mask) {}
 
-    __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip); }
+    __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip, nan); }
     template <int MODE>
     __device__ __forceinline__ unsigned of(U key) const {
-        return (static_cast<unsigned>(ordered_as<MODE>(key, static_cast<U>(0)) >> shift) ^
+        return (static_cast<unsigned>(ordered_as<MODE>(key, static_cast<U>(0), nan) >> shift) ^
                 flip_digit) &
             mask;
     }

@@ -58,6 +58,11 @@ SORT_DTYPES: tuple[np.dtype[Any], ...] = (
 SORT_SET: frozenset[np.dtype[Any]] = frozenset(SORT_DTYPES)
 #: prim::radix::KeyKind of a dtype's kind
 KIND: dict[str, int] = {"u": 0, "i": 1, "f": 2}
+#: prim::radix::Direction, a kernel's ``descending`` argument: ascending; descending with NaNs
+#: first (NaN the largest: ``radix_sort``, ``segmented_sort``, ``topk(largest=True)``, as torch);
+#: descending with NaNs last (NumPy's ``sort(descending=True)``). Either descending order keeps
+#: equal keys in input order.
+ASCENDING, DESC_NAN_FIRST, DESC_NAN_LAST = 0, 1, 2
 #: the key bits, by width
 U: dict[int, np.dtype[Any]] = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 #: C++ type of the key bits, by width

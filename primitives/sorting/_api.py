@@ -12,7 +12,8 @@ from __future__ import annotations
 
 
 from .._core import checks as _checks_core, entry as _entry
-from .._core.keys import INDEX, KEY_DTYPES, SORT_DTYPES, image_fields, key_back, key_bits
+from .._core.keys import ASCENDING, DESC_NAN_LAST, INDEX, KEY_DTYPES, SORT_DTYPES, image_fields
+from .._core.keys import key_back, key_bits
 from .._core.keys import key_width, pack_words
 from . import _checks, _choose, _plans, _rows, _segmented
 from ._choose import VARIANTS
@@ -120,7 +121,8 @@ def _flat(c, karr, given, func, argsort):
     onesweep's plan, filed, when ``karr`` is the caller's array read as it is (``given``) and of
     4 or 8 bytes, else the run of the sort of ``karr`` (filed too when ``given``); complex keys
     by their images (:func:`._plans.sort_complex`)."""
-    k, desc, backend = c.k, c.desc, c.k.backend
+    k, backend = c.k, c.k.backend
+    desc = DESC_NAN_LAST if c.desc else ASCENDING
     dt = karr.dtype
     back = _returned(k)
     if karr.size == 0:
@@ -159,7 +161,8 @@ def _along(c, arr, given, argsort):
     ``arr``: each line a row of a C-contiguous 2-D view (:class:`_plans.Lines`: no copy when
     the axis is the contiguous one), the rows sorted by :func:`._rows.sort_rows` (complex keys:
     by their images, :func:`._plans.sort_complex_rows`)."""
-    desc, axis, backend = c.desc, c.axis, c.k.backend
+    axis, backend = c.axis, c.k.backend
+    desc = DESC_NAN_LAST if c.desc else ASCENDING
     back = _returned(c.k)
     xp = backend.xp
 
@@ -309,7 +312,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, va
             stable radix sort here.
         order: None (the keys have no fields).
         stable: True, False or None, as NumPy takes it: the sort is stable whatever it says.
-        descending: largest first, NaNs first, equal keys in input order.
+        descending: largest first, equal keys in input order, NaNs last (NumPy's: complex
+            keys with a NaN part last, in the classes' ascending order, each class by its other
+            part descending).
         variant: the sort of a 1-D array (or a flattened one), as :func:`radix_sort`'s
             (``"auto"``: the block sort for small inputs, else onesweep); the lines along an axis
             of an N-D array are the rows of a segmented sort whatever it says.
@@ -354,8 +359,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False,
     ``numpy.argsort(a, axis, kind="stable")``.
 
     Arguments as :func:`sort` (a 0-d ``a`` is read as one element, as NumPy reads it). With
-    ``descending=True``: largest first, NaNs first, and equal keys in input order (so not
-    ``argsort(a)[::-1]``, which reverses ties).
+    ``descending=True``: NumPy's, largest first, NaNs last, and equal keys in input order (so
+    not ``argsort(a)[::-1]``, which reverses ties and puts NaNs first).
 
     Returns:
         int64 indices of ``a``'s shape (1-D for ``axis=None`` or a 0-d ``a``), C-contiguous, a

@@ -190,20 +190,22 @@ def _image_launch(name, n):
     return _plans.PLANS.get(("sort/complex_image", name, n, _plans.stream_key()), build)
 
 
-def complex_image(karr, backend):
+def complex_image(karr, backend, descending=False):
     """The order-preserving unsigned images of the complex keys ``karr`` (C-contiguous, n >= 1)
     in one pass (``kernels/sorting/complex_image.cu``): uint64 words of ``karr``'s shape, least
     significant first, as :func:`~primitives._core.keys.pack_words` cuts
     :func:`~primitives._core.keys.image_fields`' fields: one word for complex64 (its high field
-    in the top half), two for complex128 (the low field, then the high)."""
+    in the top half), two for complex128 (the low field, then the high). ``descending``: the
+    images of NumPy's descending order (values with no NaN part largest first, the NaN classes
+    last), to be sorted ascending."""
     xp, n = backend.xp, karr.size
     bits = karr.reshape(-1).view(U[8])  # the parts' bits, the real part first
     high = xp.empty(karr.shape, dtype=U[8])
     if karr.dtype.itemsize == 8:
-        _image_launch("complex64_image", n)(bits, _launch.i64(n), high)
+        _image_launch("complex64_image", n)(bits, _launch.i64(n), np.int32(descending), high)
         return [high]
     low = xp.empty(karr.shape, dtype=U[8])
-    _image_launch("complex128_image", n)(bits, _launch.i64(n), high, low)
+    _image_launch("complex128_image", n)(bits, _launch.i64(n), np.int32(descending), high, low)
     return [low, high]
 
 
@@ -212,16 +214,16 @@ def sort_complex(karr, descending, backend, variant, func):
     with ``func == "argsort"`` the int64 permutation. complex64: one radix sort of the 64-bit
     images, the keys' own bits moving with them as 8-byte values (argsort: the index,
     generated in the sort); complex128: the permutation of an LSD sort of the two words
-    (:func:`order_words`), then one gather."""
-    words = complex_image(karr, backend)
+    (:func:`order_words`), then one gather. ``descending``: NumPy's (NaNs last)."""
+    words = complex_image(karr, backend, descending)
     argsort = func == "argsort"
     if len(words) > 1:
-        perm = order_words([(w, 64) for w in words], descending, backend, variant, func)
+        perm = order_words([(w, 64) for w in words], False, backend, variant, func)
         return perm if argsort else karr[perm]
     image = words[0]
     name = _choose.variant(variant, image.size, 8, func)
     values = "iota" if argsort else native_values(karr)
-    out = RUN[name](Job(image, 0, 0, 64, descending, values, argsort, False, backend))[1]
+    out = RUN[name](Job(image, 0, 0, 64, False, values, argsort, False, backend))[1]
     return out if argsort else out.view(karr.dtype)
 
 
@@ -230,16 +232,16 @@ def sort_complex_rows(rows, descending, backend, argsort):
     rows sorted, or with ``argsort`` the int64 permutations. complex64: one sort of the rows of
     64-bit images, the keys' bits moving with them (argsort: the columns, generated in the
     kernel); complex128: the permutations of an LSD sort of the two words
-    (:func:`order_rows`), then one gather."""
+    (:func:`order_rows`), then one gather. ``descending``: NumPy's (NaNs last)."""
     from . import _rows  # which reaches this module's Job through the segmented sort
 
-    words = complex_image(rows, backend)
+    words = complex_image(rows, backend, descending)
     if len(words) > 1:
-        perm = order_rows([(w, 64) for w in words], descending, backend)
+        perm = order_rows([(w, 64) for w in words], False, backend)
         return perm if argsort else backend.xp.take_along_axis(rows, perm, axis=1)
     if argsort:
-        return _rows.sort_rows(backend, words[0], None, descending, indices=True)
-    return _rows.sort_rows(backend, words[0], native_values(rows), descending)[1].view(rows.dtype)
+        return _rows.sort_rows(backend, words[0], None, False, indices=True)
+    return _rows.sort_rows(backend, words[0], native_values(rows), False)[1].view(rows.dtype)
 
 
 # ---- sorts by images of several words (lexsort, complex128 keys) ----------------------------

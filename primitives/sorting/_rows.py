@@ -180,7 +180,8 @@ def _stored(dt):
 
 def sort_rows(backend, keys2, values2=None, descending=False, *, indices=False):
     """Each row of ``keys2`` (R, m) sorted stably (NumPy's order: NaNs last, -0.0 and 0.0
-    equal; ``descending``: largest first, NaNs first, equal keys in input order), ``values2``
+    equal; ``descending``: largest first, equal keys in input order, NaNs first, or a
+    :data:`~primitives._core.keys.DESC_NAN_LAST` for NaNs last), ``values2``
     (R, m, any dtype) alongside: the keys, or (keys, values), as (R, m) arrays. With
     ``indices`` (no ``values2``): only each sorted key's column in its row, as int64 (R, m),
     generated in the kernel (argsort along the rows; the keys are not written). Either array
@@ -196,7 +197,7 @@ def sort_rows(backend, keys2, values2=None, descending=False, *, indices=False):
             return xp.empty((rows, m), dtype=INDEX)
         return keys2 if values2 is None else (keys2, values2)
     kbits = xp.ascontiguousarray(keys2).reshape(-1).view(bits_dt)
-    desc = bool(descending)
+    desc = int(descending)
     vnat = None if values2 is None else native_values(values2)
     if indices or (values2 is not None and vnat is None):
         vm, vin = VM_IOTA, None  # the columns, then (other widths) a gather of the values

@@ -128,9 +128,11 @@ def radix_histogram(x, begin, end, descending=False):
 
 def sort_order(x, axis=-1, descending=False):
     """NumPy's stable sort order of host array ``x`` along ``axis`` (None: flattened), as
-    ``numpy.argsort(x, axis, kind="stable")``; ``descending``: largest first with equal keys
-    (NaNs too, first) in input order, the order of the library's ``descending=True`` (the stable
-    ascending order of the reversed line, mapped back and reversed)."""
+    ``numpy.argsort(x, axis, kind="stable")``; ``descending``: NumPy's ``descending=True``
+    (largest first, equal keys in input order, NaNs last: for complex keys the classes with a
+    NaN part in their ascending order, each by its non-NaN part descending). Computed as the
+    stable ascending order of the reversed line, mapped back and reversed (NaNs first), then
+    the NaN classes moved last, stably."""
     x = np.asarray(x)
     if axis is None:
         x, axis = x.reshape(-1), -1
@@ -138,7 +140,15 @@ def sort_order(x, axis=-1, descending=False):
         return np.argsort(x, axis=axis, kind="stable")
     n = x.shape[axis]
     rev = np.flip(x, axis=axis)
-    return np.flip(n - 1 - np.argsort(rev, axis=axis, kind="stable"), axis=axis)
+    order = np.flip(n - 1 - np.argsort(rev, axis=axis, kind="stable"), axis=axis)
+    if x.dtype.kind == "c":
+        cls = np.isnan(x.imag) * 1 + np.isnan(x.real) * 2
+    elif x.dtype.kind == "f":
+        cls = np.isnan(x) * 1
+    else:
+        return order
+    moved = np.argsort(np.take_along_axis(cls, order, axis=axis), axis=axis, kind="stable")
+    return np.take_along_axis(order, moved, axis=axis)
 
 
 # ---- sparse matrix-vector products -------------------------------------------------------------

@@ -18,6 +18,7 @@ from primitives._core import plans as _plans
 from primitives.sorting import _block, _choose, _onesweep
 from primitives.testing import harness as H
 from primitives.testing import oracle as _oracle
+from primitives.testing.oracle import sort_order
 
 from tests.conftest import ragged_offsets
 
@@ -77,7 +78,8 @@ def make_keys(rng, n, dt, dups=False):
 
 
 def stable_order(x, descending=False):
-    """numpy's stable order; descending: largest first, equal keys (NaNs too) in input order."""
+    """numpy's stable order; descending: radix_sort's, largest first, equal keys (NaNs too,
+    first) in input order (NumPy's descending order, NaNs last: oracle.sort_order)."""
     if not descending:
         return np.argsort(x, kind="stable")
     return (x.size - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
@@ -202,7 +204,7 @@ def test_twin_of_numpy_inputs(xp, func, case):
 @pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: d.name)
 def test_sort_and_argsort_match_numpy(dtype, descending, rng):
     x = make_keys(rng, 7001, dtype, dups=True)
-    order = stable_order(x, descending)
+    order = sort_order(x, -1, descending)  # NumPy's descending: NaNs last
     H.assert_same(prim.argsort(x, descending=descending), order)
     check_sorted(x, order, prim.sort(x, descending=descending))
 
@@ -212,7 +214,8 @@ def test_argsort_variants(variant, rng, schedule):
     for dt in (np.int32, np.float64):
         x = make_keys(rng, 5000, dt, dups=True)
         for desc in (False, True):
-            H.assert_same(prim.argsort(x, descending=desc, variant=variant), stable_order(x, desc))
+            got = prim.argsort(x, descending=desc, variant=variant)
+            H.assert_same(got, sort_order(x, -1, desc))
 
 
 # ---- stability, floats, order -----------------------------------------------------------------
@@ -264,16 +267,22 @@ def test_float_special_values(variant, dtype):
     zeros = np.flatnonzero(got == 0)
     assert list(np.signbit(got[zeros])) == [True, False, True, False]
     desc = prim.sort(x, descending=True, variant=variant)
-    assert np.isnan(desc[:3]).all(), "descending puts NaNs first"
-    assert bits_of(desc)[:3].tolist() == payload[[1, 6, 12]].tolist()  # in input order
-    assert desc[3] == np.inf and desc[-1] == -np.inf
+    check_sorted(x, sort_order(x, -1, True), desc)
+    assert np.isnan(desc[-3:]).all(), "NumPy's descending sort puts NaNs last"
+    assert bits_of(desc)[-3:].tolist() == payload[[1, 6, 12]].tolist()  # in input order
+    assert desc[0] == np.inf and desc[-4] == -np.inf
+    rdesc = prim.radix_sort(x, descending=True, variant=variant)
+    assert np.isnan(rdesc[:3]).all(), "radix_sort's descending order puts NaNs first"
+    assert bits_of(rdesc)[:3].tolist() == payload[[1, 6, 12]].tolist()  # in input order
+    assert rdesc[3] == np.inf and rdesc[-1] == -np.inf
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 def test_nan_payloads_in_some_histogram_blocks(dtype, rng):
     """NaNs of both signs and many payloads in the second half of the keys only: the onesweep
     histogram's blocks that meet them mend their counts to the one folded NaN, the others do
-    not; every NaN sorts last (first descending) in input order, its bits kept."""
+    not; every NaN sorts last (in NumPy's descending order too; first in radix_sort's) in input
+    order, its bits kept."""
     dt = np.dtype(dtype)
     n = 200_003
     x = (rng.standard_normal(n) * 1e3).astype(dt)
@@ -286,7 +295,9 @@ def test_nan_payloads_in_some_histogram_blocks(dtype, rng):
     bits[nan] = exp | payload | np.where(rng.random(nan.size) < 0.5, sign, 0).astype(bits.dtype)
     assert np.isnan(x[nan]).all()
     check_sorted(x, stable_order(x), prim.sort(x, variant="onesweep"))
-    check_sorted(x, stable_order(x, True), prim.sort(x, descending=True, variant="onesweep"))
+    check_sorted(x, sort_order(x, -1, True), prim.sort(x, descending=True, variant="onesweep"))
+    got = prim.radix_sort(x, descending=True, variant="onesweep")
+    check_sorted(x, stable_order(x, True), got)
     H.assert_same(prim.argsort(x, variant="onesweep"), stable_order(x))
 
 
@@ -389,7 +400,7 @@ BYTE_ORDER_CALLS = {
     "sort": lambda xp, k, v: stable(xp, "sort", k),
     "argsort": lambda xp, k, v: stable(xp, "argsort", k),
     "sort descending": lambda xp, k, v: (
-        k[stable_order(k, True)] if xp is np else xp.sort(k, descending=True)
+        k[sort_order(k, -1, True)] if xp is np else xp.sort(k, descending=True)
     ),
     "radix_sort": lambda xp, k, v: (
         (np.sort(k, kind="stable"), v[stable_order(k)]) if xp is np else xp.radix_sort(k, v)
@@ -454,7 +465,7 @@ def test_onesweep_skips_constant_digits(pattern, rng, schedule):
     check_sorted(x, order, k, got_v, v)
     H.assert_same(prim.argsort(x), order)
     check_sorted(x, order, prim.sort(x))
-    check_sorted(x, stable_order(x, True), prim.sort(x, descending=True))
+    check_sorted(x, sort_order(x, -1, True), prim.sort(x, descending=True))
 
 
 def test_onesweep_repeated_calls_alternate_epochs(rng):
@@ -475,7 +486,7 @@ def test_onesweep_portions(backend, rng, schedule):
             v = np.arange(n, dtype=np.uint64)
             k, got_v = prim.radix_sort(x, v)
             check_sorted(x, stable_order(x), k, got_v, v)
-            H.assert_same(prim.argsort(x, descending=True), stable_order(x, True))
+            H.assert_same(prim.argsort(x, descending=True), sort_order(x, -1, True))
             core = prim.plan(prim.sort, backend.xp.asarray(x)).core
             assert core.portions >= 2 and len(core.pass_launches) == core.passes * core.portions
 
@@ -652,7 +663,7 @@ def test_onesweep_other_policies(policy, backend, rng, schedule):
         prim.tuning.override("sort", selector=(4, 0), **policy),
         prim.tuning.override("sort", selector=(4, 4), **policy),
     ):
-        check_sorted(x, stable_order(x, True), prim.sort(x, descending=True, variant="onesweep"))
+        check_sorted(x, sort_order(x, -1, True), prim.sort(x, descending=True, variant="onesweep"))
         H.assert_same(prim.argsort(x, variant="onesweep"), stable_order(x))
         core = prim.plan(prim.sort, backend.xp.asarray(x), variant="onesweep").core
         assert core.policy == prim.tuning.policy("sort", (4, 0))
@@ -674,9 +685,9 @@ def test_block_sizes(dtype, rng):
     for i, n in enumerate((1, 2, 31, 33, 1000, cap - 1, cap)):
         x = make_keys(rng, n, dt, dups=i % 2 == 1)
         desc = i % 2 == 0
-        check_sorted(x, stable_order(x, desc), prim.sort(x, descending=desc, variant="block"))
+        check_sorted(x, sort_order(x, -1, desc), prim.sort(x, descending=desc, variant="block"))
         H.assert_same(
-            prim.argsort(x, descending=not desc, variant="block"), stable_order(x, not desc)
+            prim.argsort(x, descending=not desc, variant="block"), sort_order(x, -1, not desc)
         )
         v = make_values(rng, n, np.float32 if i % 2 else np.int64)
         k, got_v = prim.radix_sort(x, v, variant="block")
@@ -718,7 +729,7 @@ def test_auto_takes_the_block_sort_up_to_its_limit(backend, rng):
             d = xp.asarray(x)
             check_sorted(x, stable_order(x), prim.sort(d))
             assert type(filed(prim.sort, d)) is plan_type
-            H.assert_same(prim.argsort(d, descending=True), stable_order(x, True))
+            H.assert_same(prim.argsort(d, descending=True), sort_order(x, -1, True))
             assert type(filed(prim.argsort, d, descending=True)) is plan_type
     x = make_keys(rng, BLOCK_AUTO[2], np.int16)
     d = xp.asarray(x)
@@ -877,10 +888,10 @@ def test_repeated_calls_take_the_filed_plan(dtype, sorter, backend, rng):
             for x, v, got in ((x1, v1, first), (x2, v2, second)):
                 v = to_host(v)
                 if name == "argsort":
-                    H.assert_same(got, stable_order(x, desc))
+                    H.assert_same(got, sort_order(x, -1, desc))
                 elif name == "sort":
                     assert type(got) is type(d2)
-                    check_sorted(x, stable_order(x, desc), got)
+                    check_sorted(x, sort_order(x, -1, desc), got)
                 elif name == "radix_sort f32":
                     order = stable_order(x, desc)
                     check_sorted(x, order, got[0], got[1], v.astype(np.float32))
@@ -905,7 +916,7 @@ def test_a_repeat_call_chooses_the_variant_once(backend, rng, monkeypatch):
     d = xp.asarray(x)
     for _ in range(3):
         check_sorted(x, stable_order(x), prim.sort(d))
-        H.assert_same(prim.argsort(d, descending=True), stable_order(x, True))
+        H.assert_same(prim.argsort(d, descending=True), sort_order(x, -1, True))
     assert chosen == ["auto", "auto"]
     p = prim.plan(prim.sort, d, variant="onesweep")
     for _ in range(2):
@@ -935,12 +946,12 @@ def test_filed_plans_keep_the_checks(backend, rng):
         TypeError, "argsort", prim.argsort, d, descending=1, match="descending must be a bool"
     )
     H.raises_like(ValueError, "sort", prim.sort, d, variant="bogus", match="variant")
-    check_sorted(x, stable_order(x, True), checked(lambda: prim.sort(d, descending=np.True_)))
+    check_sorted(x, sort_order(x, -1, True), checked(lambda: prim.sort(d, descending=np.True_)))
     wide = make_keys(rng, 2 * n, np.float32)
     for _ in range(2):  # same shape, strided: copied first, never filed
         check_sorted(
             wide[::2],
-            stable_order(wide[::2], True),
+            sort_order(wide[::2], -1, True),
             checked(lambda: prim.sort(xp.asarray(wide)[::2], descending=True)),
         )
     rows, x2 = d.reshape(2, n // 2), x.reshape(2, n // 2)  # along an axis: the rows' sort
@@ -948,7 +959,7 @@ def test_filed_plans_keep_the_checks(backend, rng):
         got = prim.sort(rows, descending=True)
         assert filed(prim.sort, rows, descending=True) is not None
         for r in range(2):
-            check_sorted(x2[r], stable_order(x2[r], True), to_host(got)[r])
+            check_sorted(x2[r], sort_order(x2[r], -1, True), to_host(got)[r])
     for variant in ("split", "classic", "split"):  # never filed
         check_sorted(x, stable_order(x), checked(lambda: prim.sort(d, variant=variant)))
     small = make_keys(rng, n, np.int16)
@@ -969,11 +980,11 @@ def test_filed_plans_keep_the_checks(backend, rng):
     H.raises_like(ValueError, "radix_sort", prim.radix_sort, d, v8[:-1], match="values has")
     # a tuning override makes its own plans, checked once; after it, the earlier plans serve
     with prim.tuning.override("sort", selector="block", items_4=8):
-        check_sorted(x, stable_order(x, True), checked(lambda: prim.sort(d, descending=True)))
+        check_sorted(x, sort_order(x, -1, True), checked(lambda: prim.sort(d, descending=True)))
         assert not checks_ran(lambda: prim.sort(d, descending=True))[1]
         assert prim.plan(prim.sort, d).core.policy.items_4 == 8
     builds = prim.cache_info()["builds"]
-    check_sorted(x, stable_order(x, True), checked(lambda: prim.sort(d, descending=True)))
+    check_sorted(x, sort_order(x, -1, True), checked(lambda: prim.sort(d, descending=True)))
     assert prim.cache_info()["builds"] == builds
 
 
