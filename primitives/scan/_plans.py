@@ -55,7 +55,10 @@ CTYPES = _dtypes.KERNEL_CTYPES
 #: result, ops). Sums and products accumulate as NumPy's result (64-bit integers; wrapping as NumPy
 #: does) or, for float16, in float32 (as CuPy's cumsum) and store float16; min/max accumulate in a
 #: 32-bit type (the block's shuffles move 4 or 8 bytes) and store the input's dtype. bool min/max
-#: run as uint8 (its bytes are 0 and 1).
+#: run as uint8 (its bytes are 0 and 1). Sums and products of a narrow integer type *into* that
+#: type (NumPy's ``dtype=`` of the input's own) accumulate in uint32, whose wrapping arithmetic
+#: has the same low bits as NumPy's in the narrow type, and store the narrow type: no 64-bit
+#: temporary (a cumprod of 2^32 int8 reads and writes 4 GiB each, not 32).
 NARROW_KERNELS = tuple(
     (i, a, r, ops)
     for i, a, r, ops in (
@@ -69,6 +72,10 @@ NARROW_KERNELS = tuple(
         (_U8, _U32, _U8, ("min", "max")),
         (_I16, _I32, _I16, ("min", "max")),
         (_U16, _U32, _U16, ("min", "max")),
+        (_I8, _U32, _I8, ("sum", "prod")),
+        (_U8, _U32, _U8, ("sum", "prod")),
+        (_I16, _U32, _I16, ("sum", "prod")),
+        (_U16, _U32, _U16, ("sum", "prod")),
     )
 )
 

@@ -195,6 +195,29 @@ def test_wraparound_like_numpy(xp, variant, dt, op):
         return f(x, dtype=x.dtype, **({} if xp is np else {"variant": variant}))
 
 
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int16", "uint16"])
+@pytest.mark.parametrize("op", ["sum", "prod"])
+def test_narrow_into_its_own_dtype_runs_in_place(dt, op, rng, monkeypatch):
+    """A sum or product of a narrow integer type into that type (``dtype=x.dtype``) is one
+    look-back scan that reads and writes the narrow type (no 64-bit temporary), wrapping as
+    NumPy's, at sizes around the tiles and with exclusive scans' identities."""
+    dt = np.dtype(dt)
+    assert _sp.direct("decoupled_lookback", dt, dt, op) is not None
+    plans = []
+    made = _sp.lookback_plan
+    monkeypatch.setattr(_sp, "lookback_plan", lambda *a: plans.append(a[1:3]) or made(*a))
+    for n in (1, 4097, 70001):
+        x = rng.integers(-3 if dt.kind == "i" else 0, 4, n).astype(dt)
+        for exclusive in (False, True):
+            with np.errstate(over="ignore"):
+                want = (np.cumsum if op == "sum" else np.cumprod)(x, dtype=dt)
+            if exclusive:
+                want = np.concatenate([[0 if op == "sum" else 1], want[:-1]]).astype(dt)
+            f = prim.exclusive_scan if exclusive else prim.inclusive_scan
+            H.assert_same(f(x, op=op, dtype=dt), want)
+    assert plans and set(plans) == {(dt, dt)}
+
+
 CASTS = [
     ("int32", "int8"),
     ("int8", "int32"),
