@@ -69,11 +69,15 @@ def _histogram(c, variant, density, arr):
         edges_out = backend.copy(bplan.edges)  # a memory copy: no CuPy kernel
     elif c.given is not None and (inp.host or c.dated):
         edges_out = np.array(c.given)  # NumPy's own: numpy.asarray(bins), on the host
+    elif c.edges.dtype.itemsize > 8:  # longdouble edges (host input): no device type holds them
+        edges_out = np.array(c.edges)
     else:
         edges_out = xp.array(c.edges)
     if density:
         if c.given is not None:
             db = xp.asarray(np.array(np.diff(c.given), float))
+        elif isinstance(edges_out, np.ndarray):  # NumPy's float64 widths of host edges
+            db = xp.asarray(np.array(np.diff(edges_out), float))
         else:
             db = xp.diff(edges_out).astype(float)
         if c.out_dt == object:  # noqa: E721 - a dtype compared with the object dtype

@@ -1652,8 +1652,10 @@ def test_float16_samples_against_a_wider_range(small, large):
     x = np.array([1.0], small)
     for rng in (np.array([1.0 + eps, 2.0], large), np.array([0.0, 1.0 - eps], large)):
         if large is np.longdouble:  # host input only: device arrays hold no longdouble edges
-            got, want = prim.histogram(x, 1, rng), np.histogram(x, 1, rng)
-            H.assert_same(got[0], want[0])
-            H.assert_same(got[1], want[1])
+            for density in (False, True):
+                got = prim.histogram(x, 1, rng, density=density)
+                want = np.histogram(x, 1, rng, density=density)
+                H.assert_same(got[0], want[0])
+                H.assert_same(got[1], want[1])
         else:
             twin(x, 1, rng)
