@@ -5,7 +5,9 @@ when this library has that function, anything else to the original.
 With ``PRIMITIVES_PARITY_ROUTE=numpy`` NumPy's calls are routed instead (NumPy's own tests):
 ``numpy.NAME`` and the methods of plain ``numpy.ndarray`` arrays of the dtypes this library
 computes with (bool, integers, floats, complex); subclasses (matrices, masked arrays) and other
-dtypes (objects, strings, datetimes, structured) stay NumPy's.
+dtypes (objects, strings, datetimes, structured, and the extended-precision ``longdouble`` and
+``clongdouble``, which no GPU type holds: the library refuses them with a ``TypeError``, as CuPy
+does) stay NumPy's.
 
 The module counts the calls that reached the library (:data:`HITS`), so that a test runner can
 tell the tests that exercised it (the *routed* tests) from those that did not.
@@ -56,7 +58,7 @@ def _ours(obj) -> bool:
     """Whether ``obj`` is an array of the routed kind (for NumPy: a plain ndarray of a numeric
     dtype)."""
     if ROUTED == "numpy":
-        return type(obj) is np.ndarray and obj.dtype.kind in "biufc"
+        return type(obj) is np.ndarray and obj.dtype.kind in "biufc" and obj.dtype.char not in "gG"
     return isinstance(obj, _cupy().ndarray)
 
 
