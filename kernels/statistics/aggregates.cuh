@@ -15,15 +15,17 @@
 //                    within rounding, so block_reduce's butterfly takes it);
 //   finish(s, p, f)  the result of a State, with the call's parameter p (ddof) and flag f.
 //
-// The aggregates, each templated on the element type InT as kernels read it (bool as unsigned
-// char, float16 as prim::f16, complex as prim::c64/c128):
+// The aggregates, each templated on the element type InT as kernels read it (bool as Flag: its
+// byte, any nonzero byte true; float16 as prim::f16, complex as prim::c64/c128):
 //   NanSum/NanProd<InT, AccT, OutT>   the sum/product of the non-NaN elements (a complex element
 //                                     is NaN when either part is, as numpy.isnan);
 //   NanExtreme<InT, AccT, OutT, MAX>  the minimum/maximum of the non-NaN elements, NaN when there
 //                                     is none (the identity is NaN and a NaN operand loses);
+//                                     complex numbers in NumPy's lexicographic order (less());
 //   NanArg<InT, AccT, MAX>            the first index of the minimum/maximum, NaN read as +inf
-//                                     (-inf for the maximum) as numpy.nanargmin reads it; -1 when
-//                                     every element is NaN (the host raises NumPy's error);
+//                                     (-inf for the maximum; a complex NaN as (+-inf, 0)) as
+//                                     numpy.nanargmin reads it; -1 when every element is NaN (the
+//                                     host raises NumPy's error);
 //   NanMean<InT, AccT, OutT>          (sum, count) of the non-NaN elements; the quotient in
 //                                     float64 (complex128), NaN over nothing;
 //   Moments<InT, SKIP>                (count, mean, M2) of real elements in float64: per thread
@@ -40,6 +42,10 @@
 //                                     sum of |x - mean|^2 (var(real) + var(imag));
 //   Ptp<InT, AccT, OutT>              (min, max) in one pass, NaN propagating; max - min in the
 //                                     accumulator, wrapping for integers as NumPy's subtraction;
+//   PtpC<InT>                         the same of complex elements in NumPy's lexicographic order,
+//                                     a slice with a NaN giving its first NaN minus itself;
+//   StateOf<Agg>                      Agg's State as the result (the host finishes var/std with
+//                                     mean= or where=);
 //   CountNonzero<InT>                 the count of elements != 0 (a complex one when either part
 //                                     is), int64;
 //   Weighted<T>                       (sum of w x, sum of w) of numpy.average with weights, x
@@ -61,6 +67,16 @@ template <> __device__ __forceinline__ float quiet_nan<float>() {
 template <> __device__ __forceinline__ double quiet_nan<double>() {
     return __longlong_as_double(0x7ff8000000000000ll);
 }
+template <> __device__ __forceinline__ c64 quiet_nan<c64>() {
+    return c64(quiet_nan<float>(), quiet_nan<float>());
+}
+template <> __device__ __forceinline__ c128 quiet_nan<c128>() {
+    return c128(quiet_nan<double>(), quiet_nan<double>());
+}
+
+// A bool element as the kernels read it: its byte, true when nonzero (NumPy reads a bool array
+// whose bytes are not 0/1 so: np.frombuffer(b"\xff", bool) is True, and counts as 1).
+struct Flag { unsigned char byte; };
 
 // An element (or an accumulator) converted to A: float16 through float, complex part by part.
 template <class A, class T> struct To {
@@ -79,6 +95,9 @@ template <class R, class S> struct To<Complex<R>, Complex<S>> {
     static __device__ __forceinline__ Complex<R> of(Complex<S> v) {
         return Complex<R>(static_cast<R>(v.re), static_cast<R>(v.im));
     }
+};
+template <class A> struct To<A, Flag> {
+    static __device__ __forceinline__ A of(Flag v) { return static_cast<A>(v.byte != 0); }
 };
 template <class A, class T>
 __device__ __forceinline__ A to(T v) {
@@ -99,9 +118,21 @@ __device__ __forceinline__ bool nonzero(T v) {
     return v != T(0);
 }
 __device__ __forceinline__ bool nonzero(f16 v) { return static_cast<float>(v) != 0.0f; }
+__device__ __forceinline__ bool nonzero(Flag v) { return v.byte != 0; }
 template <class R>
 __device__ __forceinline__ bool nonzero(Complex<R> v) {
     return v.re != R(0) || v.im != R(0);
+}
+
+// NumPy's order of two non-NaN values: a < b, complex numbers lexicographically (the real
+// parts, then the imaginary parts).
+template <class T>
+__device__ __forceinline__ bool less(T a, T b) {
+    return a < b;
+}
+template <class R>
+__device__ __forceinline__ bool less(Complex<R> a, Complex<R> b) {
+    return lex_less(a, b);
 }
 
 // a - b as NumPy subtracts in the dtype: integers wrap (computed unsigned: no overflow in C++).
@@ -156,9 +187,9 @@ template <class InT, class AccT, class OutT, bool MAX> struct NanExtreme {
     static __device__ __forceinline__ State identity() { return quiet_nan<AccT>(); }
     static __device__ __forceinline__ Local local() { return identity(); }
     static __device__ __forceinline__ State pick(State a, State b) {
-        if (a != a) return b;
-        if (b != b) return a;
-        return (MAX ? b > a : b < a) ? b : a;
+        if (nan_of(a)) return b;
+        if (nan_of(b)) return a;
+        return (MAX ? less(a, b) : less(b, a)) ? b : a;
     }
     static __device__ __forceinline__ Local fold(Local s, InT x, i64) {
         return pick(s, to<AccT>(x));
@@ -169,53 +200,75 @@ template <class InT, class AccT, class OutT, bool MAX> struct NanExtreme {
 };
 
 // ---- nanargmin, nanargmax ---------------------------------------------------------------------
-// A NaN reads as the far end (-inf for the maximum, +inf for the minimum), as NumPy reads it (so
-// an array of -inf and NaNs gives its first element's index, NaN or not); `valid` says whether a
-// non-NaN element was seen (-1 otherwise). State: the index of the extreme so far (-1 while
-// none) and its value. A thread folds its elements in increasing index order (for_each_packet's
-// head, packets, tail; the axis kernels walk their chunks forward), so a Local takes an element
-// only when it is strictly beyond the value kept (the first extreme stays) or is the first. A
-// 16-byte packet is folded through its extreme first (fold_pack: the NaN-ignoring max/min of its
-// elements, one instruction each), and only a packet whose extreme beats the thread's looks for
-// its first position: about one operation an element. Across threads the combination takes the
-// more extreme value, between equal ones the smaller index.
+// A NaN reads as the far end (-inf for the maximum, +inf for the minimum; a complex NaN -- either
+// part NaN -- as (-inf, 0) / (inf, 0)), as NumPy reads it (numpy.nanargmin replaces NaNs by +inf,
+// then argmin: so an array of +inf and NaNs gives its first element's index, NaN or not); `valid`
+// says whether a non-NaN element was seen (-1 otherwise). State: the index of the extreme so far
+// (-1 while none) and its value. A thread folds its elements in increasing index order
+// (for_each_packet's head, packets, tail; the axis kernels walk their chunks forward), so a Local
+// takes an element only when it is strictly beyond the value kept (the first extreme stays) or is
+// the first. A 16-byte packet is folded through its extreme first (fold_pack: the NaN-ignoring
+// max/min of its elements, one instruction each for reals), and only a packet whose extreme beats
+// the thread's looks for its first position: about one operation an element. Across threads the
+// combination takes the more extreme value, between equal ones the smaller index.
 template <class AccT> struct ArgState {
     i64 i;  // the index, -1 while none
     AccT v;  // its value, NaN read as the far end
     int valid;  // whether a non-NaN element was seen
 };
 
+// The order NanArg ranks values of T by: far() the value a NaN reads as, beyond(b, a) whether b
+// is strictly more extreme than a (neither NaN), extreme(a, b) the more extreme of two values,
+// NaN only when both are.
+template <class T, bool MAX> struct ArgOrder {
+    static __device__ __forceinline__ T far() {
+        return MAX ? Limits<T>::lowest() : Limits<T>::max();
+    }
+    static __device__ __forceinline__ bool beyond(T b, T a) { return MAX ? b > a : b < a; }
+    static __device__ __forceinline__ T extreme(T a, T b) {
+        return MAX ? ::max(a, b) : ::min(a, b);
+    }
+};
+template <class R, bool MAX> struct ArgOrder<Complex<R>, MAX> {
+    typedef Complex<R> T;
+    static __device__ __forceinline__ T far() {
+        return T(MAX ? Limits<R>::lowest() : Limits<R>::max(), R(0));
+    }
+    static __device__ __forceinline__ bool beyond(T b, T a) {
+        return MAX ? lex_less(a, b) : lex_less(b, a);
+    }
+    static __device__ __forceinline__ T extreme(T a, T b) {
+        return nan_of(a) ? b : nan_of(b) ? a : beyond(b, a) ? b : a;
+    }
+};
+
 template <class InT, class AccT, bool MAX> struct NanArg {
     typedef ArgState<AccT> State;
     typedef State Local;
     typedef long long Out;
-    static __device__ __forceinline__ AccT far() {
-        return MAX ? Limits<AccT>::lowest() : Limits<AccT>::max();
-    }
+    typedef ArgOrder<AccT, MAX> Order;
     static __device__ __forceinline__ State identity() {
         State s;
         s.i = -1;
-        s.v = far();
+        s.v = Order::far();
         s.valid = 0;
         return s;
     }
     static __device__ __forceinline__ Local local() { return identity(); }
-    static __device__ __forceinline__ bool beyond(AccT b, AccT a) { return MAX ? b > a : b < a; }
-    // the NaN-ignoring maximum (minimum) of two values: NaN only when both are
-    static __device__ __forceinline__ AccT extreme(AccT a, AccT b) {
-        return MAX ? ::max(a, b) : ::min(a, b);
-    }
     static __device__ __forceinline__ State pick(State a, State b) {
-        State r = a.i < 0 ? b : b.i < 0 ? a : beyond(b.v, a.v) || (b.v == a.v && b.i < a.i) ? b : a;
+        State r = a.i < 0                                          ? b
+            : b.i < 0                                              ? a
+            : Order::beyond(b.v, a.v) || (b.v == a.v && b.i < a.i) ? b
+                                                                   : a;
         r.valid = a.valid | b.valid;
         return r;
     }
     // x at index i, after every element the Local holds (a larger index)
     static __device__ __forceinline__ Local fold(Local l, InT x, i64 i) {
         AccT v = to<AccT>(x);
-        const bool ok = v == v;
-        v = ok ? v : far();
-        if (beyond(v, l.v) || l.i < 0) {
+        const bool ok = !nan_of(v);
+        v = ok ? v : Order::far();
+        if (Order::beyond(v, l.v) || l.i < 0) {
             l.v = v;
             l.i = i;
         }
@@ -230,13 +283,14 @@ template <class InT, class AccT, bool MAX> struct NanArg {
         for (int k = 0; k < N; ++k) v[k] = to<AccT>(p[k]);
         AccT m = v[0];
 #pragma unroll
-        for (int k = 1; k < N; ++k) m = extreme(m, v[k]);
-        const bool ok = m == m;  // some element is not NaN
-        m = ok ? m : far();
-        if (beyond(m, l.v) || l.i < 0) {  // rare: the packet's first extreme
+        for (int k = 1; k < N; ++k) m = Order::extreme(m, v[k]);
+        const bool ok = !nan_of(m);  // some element is not NaN
+        m = ok ? m : Order::far();
+        if (Order::beyond(m, l.v) || l.i < 0) {  // rare: the packet's first extreme
             int first = N - 1;
 #pragma unroll
-            for (int k = N - 2; k >= 0; --k) first = (v[k] == v[k] ? v[k] : far()) == m ? k : first;
+            for (int k = N - 2; k >= 0; --k)
+                first = (nan_of(v[k]) ? Order::far() : v[k]) == m ? k : first;
             l.v = m;
             l.i = i0 + first;
         }
@@ -488,6 +542,73 @@ template <class InT, class AccT, class OutT> struct Ptp {
     static __device__ __forceinline__ Out finish(State s, double, int) {
         return to<OutT>(wrap_sub(s.hi, s.lo));
     }
+};
+
+// Complex ptp, NumPy's max - min with NaN propagating: numpy.maximum and numpy.minimum both keep
+// the first NaN element of a slice (a complex number with either part NaN), so the result is that
+// element minus itself, (re - re, im - im): 0 for a finite part, NaN for a NaN or infinite one.
+// State: the lexicographic extremes of the non-NaN elements, the first NaN's index along the
+// reduced extent (-1 while none) and which of its parts are not finite (bit 0 real, bit 1
+// imaginary). The smaller index wins in any combination order.
+template <class R> struct LoHiC {
+    Complex<R> lo, hi;
+    i64 nan_i;
+    int nan_parts;
+};
+
+template <class InT> struct PtpC {
+    typedef typename InT::real_type R;
+    typedef LoHiC<R> State;
+    typedef State Local;
+    typedef InT Out;
+    static __device__ __forceinline__ State identity() {
+        State s;
+        s.lo = Limits<InT>::max();
+        s.hi = Limits<InT>::lowest();
+        s.nan_i = -1;
+        s.nan_parts = 0;
+        return s;
+    }
+    static __device__ __forceinline__ Local local() { return identity(); }
+    static __device__ __forceinline__ bool finite(R v) { return v - v == v - v; }
+    static __device__ __forceinline__ Local fold(Local l, InT x, i64 i) {
+        if (nan_of(x)) {
+            if (l.nan_i < 0 || i < l.nan_i) {
+                l.nan_i = i;
+                l.nan_parts = (finite(x.re) ? 0 : 1) | (finite(x.im) ? 0 : 2);
+            }
+        } else {
+            l.lo = lex_less(x, l.lo) ? x : l.lo;
+            l.hi = lex_less(l.hi, x) ? x : l.hi;
+        }
+        return l;
+    }
+    static __device__ __forceinline__ State state(Local l) { return l; }
+    __device__ __forceinline__ State operator()(State a, State b) const {
+        State r;
+        r.lo = lex_less(b.lo, a.lo) ? b.lo : a.lo;
+        r.hi = lex_less(a.hi, b.hi) ? b.hi : a.hi;
+        const bool take_b = b.nan_i >= 0 && (a.nan_i < 0 || b.nan_i < a.nan_i);
+        r.nan_i = take_b ? b.nan_i : a.nan_i;
+        r.nan_parts = take_b ? b.nan_parts : a.nan_parts;
+        return r;
+    }
+    static __device__ __forceinline__ Out finish(State s, double, int) {
+        if (s.nan_i >= 0)
+            return Out(s.nan_parts & 1 ? quiet_nan<R>() : R(0),
+                       s.nan_parts & 2 ? quiet_nan<R>() : R(0));
+        return s.hi - s.lo;
+    }
+};
+
+// ---- the State as the result ------------------------------------------------------------------
+// StateOf<Agg>: Agg whose result is its State itself (Out = State), for a host that completes
+// the result: var/std with mean= (sum |x - m|^2 = M2 + n |mean - m|^2, the mean kept as k + d,
+// so that k - m is exact for close values) and with where= (the counts n per slice that NumPy's
+// warnings name). The result array holds sizeof(State) / 8 float64 words per slice.
+template <class Agg> struct StateOf : Agg {
+    typedef typename Agg::State Out;
+    static __device__ __forceinline__ Out finish(typename Agg::State s, double, int) { return s; }
 };
 
 // ---- count_nonzero ------------------------------------------------------------------------------

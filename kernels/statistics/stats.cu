@@ -1,7 +1,7 @@
 // stats.cu -- one-pass reductions of the statistics family (nansum ... var, std, ptp,
 // count_nonzero), each an aggregate of statistics/aggregates.cuh (its per-thread fold with the
 // NaN -> identity transform on load, its combination, its finish) run by four kernels. Every
-// kernel is templated on <InT, Agg, ...>: InT the element type as read (bool as unsigned char,
+// kernel is templated on <InT, Agg, ...>: InT the element type as read (bool as prim::stats::Flag,
 // float16 as prim::f16, complex as prim::c64/c128), Agg the aggregate. Sizes and indices are
 // 64-bit. Results are deterministic: no atomics on values, a fixed combination order per launch.
 //

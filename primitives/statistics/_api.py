@@ -34,7 +34,6 @@ __all__ = [
 _Prepared = _entry.Prepared
 #: every dtype the nan-functions take: bool, the integers, float16/32/64, complex64/128
 NUMERIC = KINDS["var"]
-_REAL = KINDS["ptp"] + (np.dtype(np.bool_),)
 _PLAIN = {"nansum": "sum", "nanprod": "prod", "nanmin": "min", "nanmax": "max"}
 _FILL = {"nansum": 0, "nanprod": 1, "nanmin": np.nan, "nanmax": np.nan, "nanmean": np.nan}
 
@@ -73,8 +72,7 @@ def _axis_arg(c, axis):
 
 def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
     """The prepare step of nansum, nanprod, nanmin, nanmax (``dtype`` None) and nanmean."""
-    ok = _REAL if func in ("nanmin", "nanmax") else NUMERIC
-    c = _checks.Call(x, func, ok, axis, keepdims, out, scalar_int=func != "nanmean")
+    c = _checks.Call(x, func, NUMERIC, axis, keepdims, out, scalar_int=func != "nanmean")
     xp, arr = c.xp, c.arr
     dt = arr.dtype
     want = None if dtype is None else _checks.float_dtype(dtype, func)
@@ -116,12 +114,15 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
 
     reduce = _plans.runner(a, kind, c.axes, backend)
     check = func in ("nanmin", "nanmax", "nanmean")
+    first = func != "nanmean" and a.dtype.kind == "c" and initial is None
 
     def run(arr_):
         r = _initial(func, reduce(arr_), initial, xp)
         if check and _any_nan(r, xp):
             if func != "nanmean":
                 _warn("All-NaN slice encountered")
+                if first:  # NumPy's fmin/fmax keep a slice's first NaN: its other part shows
+                    r = xp.where(xp.isnan(r), _first(arr_, c.axes), r)
             elif _empty_slice(arr_, c.axes, xp):
                 _warn("Mean of empty slice")
         return c.finish(r)
@@ -135,6 +136,11 @@ def _any_nan(r, xp):
     if r.ndim == 0:
         return bool(np.isnan(r.item() if hasattr(r, "item") else r))
     return r.size > 0 and bool(xp.isnan(r).any())
+
+
+def _first(arr, axes):
+    """The first element of every slice over ``axes`` (index 0 along each), of the kept shape."""
+    return arr[tuple(0 if i in axes else slice(None) for i in range(arr.ndim))]
 
 
 def _empty_slice(arr, axes, xp):
@@ -219,9 +225,11 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum over ``axis`` ignoring NaNs, as :func:`numpy.nanmin`: NaN for a slice of NaNs
     alone, with NumPy's ``RuntimeWarning`` ("All-NaN slice encountered"; the check reads the
-    result back: one synchronization). Complex input is refused (NumPy orders complex numbers
-    lexicographically; this library does not order them). An empty reduction without
-    ``initial`` is NumPy's ``ValueError``."""
+    result back: one synchronization). Complex numbers are ordered as NumPy orders them,
+    lexicographically (the real parts, then the imaginary parts), in the same one pass; a
+    complex element is NaN when either part is, and a slice of NaNs alone gives its first
+    element, as :func:`numpy.fmin` keeps it. An empty reduction without ``initial`` is NumPy's
+    ``ValueError``."""
 
 
 @_entry.function(_prepare_nanmax, arrays=("a",))
@@ -248,7 +256,7 @@ def _prepare_arg(a, axis, out, keepdims, func):
     plain = _reduction.argmax if func == "nanargmax" else _reduction.argmin
     inp = _core_checks.as_input(a, func=func, arg="a", keep_f=True)
     arr = inp.array
-    _checks.check_dtype(arr.dtype, _REAL, func)
+    _checks.check_dtype(arr.dtype, NUMERIC, func)
     keepdims = _core_checks.boolean(keepdims, func, "keepdims")
     if arr.dtype not in KINDS[kind]:  # no NaN: argmin/argmax themselves
         return _Prepared(lambda: plain(arr, axis=axis, out=out, keepdims=keepdims), ())
@@ -292,13 +300,15 @@ def nanargmin(a, axis=None, out=None, *, keepdims=False):
     ``axis``), as :func:`numpy.nanargmin`: NaN read as +inf, and NumPy's ``ValueError``
     ("All-NaN slice encountered") when a slice holds NaNs alone (the check reads the result
     back: one synchronization). int64 indices. Bool and integer input is
-    :func:`primitives.argmin`; complex input is refused (no order here)."""
+    :func:`primitives.argmin`. Complex numbers are ordered lexicographically, as NumPy orders
+    them, a complex NaN (either part NaN) read as ``inf + 0j`` as :func:`numpy.nanargmin`
+    replaces it."""
 
 
 @_entry.function(_prepare_nanargmax, arrays=("a",))
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
-    """Index of the first maximum ignoring NaNs, as :func:`numpy.nanargmax` (NaN read as -inf);
-    see :func:`nanargmin`."""
+    """Index of the first maximum ignoring NaNs, as :func:`numpy.nanargmax` (NaN read as -inf,
+    a complex one as ``-inf + 0j``); see :func:`nanargmin`."""
 
 
 # ---- nancumsum, nancumprod ----------------------------------------------------------------------

@@ -16,10 +16,7 @@ def check_dtype(dt, ok, func):
     """TypeError naming ``func`` for an input dtype outside ``ok``."""
     if dt in ok:
         return
-    extra = ""
-    if dt.kind == "c":
-        extra = " (complex numbers have no order here; NumPy orders them lexicographically)"
-    raise TypeError(f"{func}: x has dtype {dt}{extra}; supported dtypes are {_dtypes.names(ok)}")
+    raise TypeError(f"{func}: x has dtype {dt}; supported dtypes are {_dtypes.names(ok)}")
 
 
 def result_shape(shape, axes, keepdims):

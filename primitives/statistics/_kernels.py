@@ -14,7 +14,7 @@ import numpy as np
 from .._core import dtypes as _dtypes, loader as _loader
 from . import _policy
 
-__all__ = ["KINDS", "SOURCE", "aggregate", "dtypes_of", "kernel"]
+__all__ = ["KINDS", "SOURCE", "aggregate", "dtypes_of", "kernel", "width"]
 
 SOURCE = "statistics/stats.cu"
 _C = _dtypes.KERNEL_CTYPES
@@ -25,20 +25,41 @@ COMPLEX = _dtypes.COMPLEX
 REAL = _dtypes.REAL  # bool, the integers, float16/32/64
 _REALPART = {COMPLEX[0]: _F32, COMPLEX[1]: _F64}
 
-#: the aggregates (kinds) and the dtypes each takes
+#: the aggregates (kinds) and the dtypes each takes; "var_state" and "nanvar_state" are var's
+#: and nanvar's aggregates giving their States (count, mean, M2) for the host to finish
 KINDS = {
     "nansum": FLOATS + COMPLEX,
     "nanprod": FLOATS + COMPLEX,
-    "nanmin": FLOATS,
-    "nanmax": FLOATS,
-    "nanargmin": FLOATS,
-    "nanargmax": FLOATS,
+    "nanmin": FLOATS + COMPLEX,
+    "nanmax": FLOATS + COMPLEX,
+    "nanargmin": FLOATS + COMPLEX,
+    "nanargmax": FLOATS + COMPLEX,
     "nanmean": FLOATS + COMPLEX,
     "var": REAL + COMPLEX,
     "nanvar": REAL + COMPLEX,
-    "ptp": tuple(d for d in REAL if d != np.bool_),
+    "var_state": REAL + COMPLEX,
+    "nanvar_state": REAL + COMPLEX,
+    "ptp": tuple(d for d in REAL if d != np.bool_) + COMPLEX,
     "count_nonzero": REAL + COMPLEX,
 }
+
+#: the float64 words of a State result: MomentState (n, k, d, M2), MomentStateC (n, the mean's
+#: parts as k + d, M2)
+STATE_WORDS = {"f": 4, "c": 6}
+
+
+def ctype(dt):
+    """The C++ type the kernels read elements of ``dt`` as: bool as ``prim::stats::Flag`` (its
+    byte, any nonzero byte true, as NumPy reads bool), the others as the project's table."""
+    dt = np.dtype(dt)
+    return "prim::stats::Flag" if dt == np.bool_ else _C[dt]
+
+
+def width(kind, dt):
+    """The float64 words of one result of ``kind`` over ``dt``: 1, or a State's words."""
+    if kind.endswith("_state"):
+        return STATE_WORDS["c" if np.dtype(dt).kind == "c" else "f"]
+    return 1
 
 
 def dtypes_of(kind):
@@ -64,7 +85,7 @@ def aggregate(kind, dt):
     """``(C++ aggregate, result dtype)`` of ``kind`` over elements of ``dt`` (one of
     ``KINDS[kind]``)."""
     dt = np.dtype(dt)
-    i = _C[dt]
+    i = ctype(dt)
     if kind in ("nansum", "nanprod", "nanmean"):
         a = _acc(dt)
         name = {"nansum": "NanSum", "nanprod": "NanProd", "nanmean": "NanMean"}[kind]
@@ -75,11 +96,15 @@ def aggregate(kind, dt):
     if kind in ("nanargmin", "nanargmax"):
         flag = "true" if kind == "nanargmax" else "false"
         return f"prim::stats::NanArg<{i}, {_C[_acc(dt)]}, {flag}>", _I64
-    if kind in ("var", "nanvar"):
+    if kind in ("var", "nanvar", "var_state", "nanvar_state"):
         res = moments_dtype(dt)
         name = "MomentsC" if dt.kind == "c" else "Moments"
-        skip = "true" if kind == "nanvar" else "false"
+        skip = "true" if kind.startswith("nanvar") else "false"
+        if kind.endswith("_state"):
+            return f"prim::stats::StateOf<prim::stats::{name}<{i}, double, {skip}>>", _F64
         return f"prim::stats::{name}<{i}, {_C[res]}, {skip}>", res
+    if kind == "ptp" and dt.kind == "c":
+        return f"prim::stats::PtpC<{i}>", dt
     if kind == "ptp":
         a = _acc(dt)
         if dt.kind in "iu" and dt.itemsize < 4:
@@ -94,7 +119,7 @@ def names(key, pol):
     """The module of ``key`` = (kind, dtype): its four kernels under ``pol``."""
     kind, dt = key
     agg = aggregate(kind, dt)[0]
-    i = _C[np.dtype(dt)]
+    i = ctype(dt)
     return [
         f"stat_flat<{i}, {agg}, {pol.block}, {pol.vectors}>",
         f"stat_rows<{i}, {agg}, {pol.axis_block}>",

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core import launch as _launch, plans as _plans
 from . import _choose, _policy
-from ._kernels import aggregate, kernel, weighted_kernel
+from ._kernels import aggregate, kernel, weighted_kernel, width
 
 __all__ = ["FlatPlan", "flat_plan", "AxisPlan", "axis_plan", "layout"]
 
@@ -40,6 +40,7 @@ class FlatPlan(_plans.Plan):
         )
         xp = self.xp = backend.xp
         self.res = aggregate(kind, dt)[1]
+        self.tail = _tail(kind, dt)
         self.partials = xp.empty(grid * _STATE_MAX, dtype=np.uint8)
         self.ticket = xp.zeros(1, dtype=np.uint32)
         slot = _plans.Launch.SLOT
@@ -60,8 +61,9 @@ class FlatPlan(_plans.Plan):
         self.nbytes = _plans.scratch_bytes(self.partials, self.ticket)
 
     def run(self, x):
-        """The 0-d result of the contiguous device array ``x`` (any shape, of the plan's dtype)."""
-        out = self.xp.empty((), dtype=self.res)
+        """The 0-d result of the contiguous device array ``x`` (any shape, of the plan's dtype);
+        a State result is a 1-d array of its words."""
+        out = self.xp.empty(self.tail, dtype=self.res)
         self.launch(x, out)
         return out
 
@@ -111,6 +113,7 @@ class AxisPlan(_plans.Plan):
     def __init__(self, backend, kind, dt, outer, R, inner, param, flag, pol):
         xp = self.xp = backend.xp
         self.res, self.m = aggregate(kind, dt)[1], outer * inner
+        self.tail = _tail(kind, dt)
         sms = backend.device_info().sm_count
         threads = sms * pol.axis_per_sm * pol.axis_block
         slot, i64 = _plans.Launch.SLOT, _launch.i64
@@ -147,8 +150,9 @@ class AxisPlan(_plans.Plan):
         self.nbytes = _plans.scratch_bytes(self.states)
 
     def run(self, x):
-        """The flat results (``outer * inner``) of the C-contiguous array ``x``."""
-        out = self.xp.empty(self.m, dtype=self.res)
+        """The flat results (``outer * inner``, each of ``tail`` words) of the C-contiguous array
+        ``x``."""
+        out = self.xp.empty((self.m,) + self.tail, dtype=self.res)
         self.first(x, out)
         if self.second is not None:
             self.second(out)
@@ -177,6 +181,12 @@ def axis_plan(backend, kind, dt, outer, R, inner, param=0.0, flag=0):
     )
 
 
+def _tail(kind, dt):
+    """The trailing shape of one result: () for a value, (words,) for a State."""
+    w = width(kind, dt)
+    return () if w == 1 else (w,)
+
+
 def _prod(sizes):
     p = 1
     for s in sizes:
@@ -192,9 +202,10 @@ def reduce(arr, kind, axes, backend, param=0.0, flag=0):
     array's index in C order) read a C-ordered copy."""
     xp = backend.xp
     dt = np.dtype(arr.dtype)
+    tail = _tail(kind, dt)
     kept = tuple(d for a, d in enumerate(arr.shape) if a not in axes)
     if _prod(kept) == 0:
-        return xp.empty(kept, dtype=aggregate(kind, dt)[1])
+        return xp.empty(kept + tail, dtype=aggregate(kind, dt)[1])
     x, red, flipped = arr, tuple(axes), False
     if not arr.flags.c_contiguous:  # F-ordered: its reversed view is C-ordered
         x, red, flipped = arr.T, tuple(arr.ndim - 1 - a for a in axes), True
@@ -208,14 +219,16 @@ def reduce(arr, kind, axes, backend, param=0.0, flag=0):
         keep = [a for a in range(x.ndim) if a not in red]
         x = xp.ascontiguousarray(xp.transpose(x, keep + list(red)))
         lay = (_prod(kept), _prod(arr.shape[a] for a in axes), 1)
-    if dt == np.bool_:
-        x = x.view(np.uint8)  # the kernels read bool as its bytes
     outer, R, inner = lay
     if outer * inner == 1:
         res = flat_plan(backend, kind, dt, x.size, param, flag).run(x)
-        return res.reshape(kept)
-    res = axis_plan(backend, kind, dt, outer, R, inner, param, flag).run(x).reshape(x_kept)
-    return res.T if flipped else res
+        return res.reshape(kept + tail)
+    res = axis_plan(backend, kind, dt, outer, R, inner, param, flag).run(x)
+    res = res.reshape(x_kept + tail)
+    if not flipped:
+        return res
+    n = len(x_kept)
+    return res.transpose(tuple(range(n - 1, -1, -1)) + tuple(range(n, res.ndim)))
 
 
 def _address(arr):
@@ -224,7 +237,8 @@ def _address(arr):
 
 class Runner:
     """:func:`reduce` of arrays like the one it was made for (same dtype, shape and strides: a
-    C-ordered array read as it is), its plan found once: the repeat-call path."""
+    C-ordered array read as it is), its plan found once: the repeat-call path. ``kept`` is the
+    result's shape (a State's words last)."""
 
     __slots__ = ("plan", "kept", "complex")
 
@@ -240,19 +254,19 @@ class Runner:
 
 def runner(arr, kind, axes, backend, param=0.0, flag=0):
     """What reduces ``arr`` (and arrays like it) over ``axes``: a :class:`Runner` holding its
-    plan for a C-ordered array of a non-bool dtype with every result reducing an element, else
-    :func:`reduce` itself, called with these arguments."""
+    plan for a C-ordered array with every result reducing an element, else :func:`reduce`
+    itself, called with these arguments."""
     dt = np.dtype(arr.dtype)
     kept = tuple(d for a, d in enumerate(arr.shape) if a not in axes)
     lay = layout(arr.shape, tuple(axes)) if arr.flags.c_contiguous else None
-    if lay is None or dt == np.bool_ or _prod(kept) == 0 or _prod(lay) == 0:
+    if lay is None or _prod(kept) == 0 or _prod(lay) == 0:
         return lambda a: reduce(a, kind, axes, backend, param, flag)
     outer, R, inner = lay
     if outer * inner == 1:
         plan = flat_plan(backend, kind, dt, arr.size, param, flag)
     else:
         plan = axis_plan(backend, kind, dt, outer, R, inner, param, flag)
-    return Runner(plan, kept, dt.kind == "c")
+    return Runner(plan, kept + _tail(kind, dt), dt.kind == "c")
 
 
 class WeightedPlan(_plans.Plan):

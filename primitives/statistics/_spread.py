@@ -2,9 +2,11 @@
 ``std``, ``nanvar``, ``nanstd`` (one pass: Welford per thread, Chan's combination), ``ptp`` (one
 pass over (min, max) pairs), ``count_nonzero`` and ``average``.
 
-``mean=`` (a precomputed mean) and ``where=`` of var/std take NumPy's formula over the backend's
-array operations (a few passes); every other call is one pass of the family's kernels. A
-``dtype=`` other than the input's converts the input to it first.
+var/std with ``mean=`` (a precomputed mean) or ``where=`` (the elements left out read as NaN and
+skipped) run the same one pass, its States (count, mean, M2) finished on the host side
+(:func:`_from_states`: ``sum |x - m|^2 = M2 + n |mean - m|^2``), which also gives NumPy's
+warnings for slices with ``n - ddof <= 0``. A ``dtype=`` other than the input's converts the
+input to it first.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import numpy as np
 from .. import reduction as _reduction
 from .._core import checks as _core_checks, entry as _entry
 from . import _checks, _plans
-from ._api import NUMERIC, _any_nan
-from ._kernels import KINDS, WEIGHTED, moments_dtype
+from ._api import NUMERIC, _any_nan, _masked
+from ._kernels import KINDS, WEIGHTED, moments_dtype, width
 
 __all__ = ["var", "std", "nanvar", "nanstd", "ptp", "count_nonzero", "average"]
 
@@ -29,36 +31,97 @@ def _warn(message):
 # ---- var, std, nanvar, nanstd -------------------------------------------------------------------
 
 
-def _composed(c, a, ddof, skip, where, mean, res_dt):
-    """NumPy's two-pass formula over the backend's array operations, in float64 (complex128):
-    ``sum(|a - mean|^2) / (n - ddof)`` over the elements ``where`` selects (NaNs skipped for
-    ``skip``). The path of ``mean=`` and of var/std's ``where=``."""
+def _fp_warn(kind, where):
+    """NumPy's floating-point report of a division (``kind`` "divide" or "invalid"), as
+    :func:`numpy.errstate` sets it: ignored, raised as ``FloatingPointError``, else warned."""
+    what = "divide by zero" if kind == "divide" else "invalid value"
+    message = f"{what} encountered in {where}"
+    mode = np.geterr()[kind]
+    if mode == "ignore":
+        return
+    if mode == "raise":
+        raise FloatingPointError(message)
+    _warn(message)
+
+
+def _mean_of(c, mean, arr, func):
+    """``mean=`` as a float64 (complex128 for complex input) backend array of the kept shape:
+    NumPy's precomputed mean, shaped as the result with ``keepdims=True`` (or broadcasting to
+    it)."""
     xp = c.xp
-    wide = np.complex128 if a.dtype.kind == "c" else np.float64
-    x = a.astype(wide)
-    sel = (
-        xp.ones(x.shape, dtype=np.bool_)
-        if where is None
-        else xp.broadcast_to(xp.asarray(where, dtype=np.bool_), x.shape)
-    )
+    m = xp.asarray(mean)
+    if m.dtype.kind not in "biufc" or (m.dtype.kind == "c" and arr.dtype.kind != "c"):
+        raise TypeError(f"{func}: mean of dtype {m.dtype} for input of dtype {arr.dtype}")
+    keep = _checks.result_shape(arr.shape, c.axes, True)
+    try:
+        ok = np.broadcast_shapes(tuple(m.shape), keep) == keep
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"{func}: mean of shape {tuple(m.shape)} does not broadcast to {keep} (the "
+            "result's shape with keepdims=True)"
+        )
+    wide = np.complex128 if arr.dtype.kind == "c" else np.float64
+    return xp.broadcast_to(m.astype(wide), keep).reshape(c.kept)
+
+
+def _nan_capable(arr, xp):
+    """``arr`` in a dtype that holds NaN: float and complex as they are, bool (any nonzero byte
+    true, as NumPy reads it) and integers as float64 (the kernels' own conversion)."""
+    if arr.dtype.kind in "fc":
+        return arr
+    if arr.dtype == np.bool_:
+        arr = arr.view(np.uint8) != 0
+    return arr.astype(np.float64)
+
+
+def _from_states(c, st, m, ddof, skip, root, res_dt, n_known, bad):
+    """var/std of the States ``st`` (the kept shape, a State's words last: (n, k, d, M2), or
+    (n, kr, ki, dr, di, M2) of complex input) as NumPy gives them, with NumPy's warnings:
+    ``sum |x - m|^2 = M2 + n |k + d - m|^2`` about the given mean ``m`` (None: the slices' own,
+    M2 alone), divided by ``max(n - ddof, 0)`` (var: IEEE division; nanvar: NaN where
+    ``n - ddof <= 0``). ``n_known``: every slice's count when the host knows it (var without
+    where=), else None (read back). ``bad``: the slices holding a NaN that where= kept (var), or
+    None."""
+    xp = c.xp
+    n, m2 = st[..., 0], st[..., -1]
+    if m is not None:
+        if st.shape[-1] == 4:
+            dev = (st[..., 1] - m) + st[..., 2]
+            dev2 = dev * dev
+        else:
+            dr, di = (st[..., 1] - m.real) + st[..., 3], (st[..., 2] - m.imag) + st[..., 4]
+            dev2 = dr * dr + di * di
+        m2 = xp.where(n > 0, m2 + n * dev2, m2)
+    if bad is not None:
+        m2 = xp.where(bad, np.nan, m2)
+    dof = n - ddof
     if skip:
-        sel = sel & ~xp.isnan(x)
-    axes = c.axes
-    n = xp.sum(sel, axis=axes, keepdims=True).astype(np.float64)
-    xs = xp.where(sel, x, 0)
-    if mean is None:
-        m = xp.sum(xs, axis=axes, keepdims=True) / n
+        if bool((dof <= 0).any()):
+            _warn("Degrees of freedom <= 0 for slice.")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v = xp.where(dof > 0, m2 / xp.where(dof > 0, dof, 1.0), np.nan)
     else:
-        m = xp.asarray(mean).astype(wide)
-        m = m.reshape(_checks.result_shape(a.shape, axes, True)) if m.ndim else m
-    d = xp.where(sel, x - m, 0)
-    m2 = xp.sum((d * d.conj()).real if x.dtype.kind == "c" else d * d, axis=axes)
-    dof = n.reshape(m2.shape) - ddof
-    with np.errstate(invalid="ignore", divide="ignore"):  # NumPy's own division is quiet
-        v = m2 / xp.maximum(dof, 0)
-    if skip:
-        v = xp.where(dof <= 0, np.nan, v)
-    return v.astype(res_dt), dof
+        if n_known is not None:
+            degenerate = ddof >= n_known
+        else:
+            degenerate = bool((dof <= 0).any())
+        if degenerate:
+            _warn("Degrees of freedom <= 0 for slice")
+            if m is None and (n_known == 0 if n_known is not None else bool((n == 0).any())):
+                _fp_warn("invalid", "divide")  # the mean's 0 / 0
+            zero = dof <= 0
+            where = "scalar divide" if c.shape == () and c.out is None else "divide"
+            if bool((zero & (m2 != 0) & xp.isfinite(m2)).any()):
+                _fp_warn("divide", where)
+            if bool((zero & (m2 == 0)).any()):
+                _fp_warn("invalid", where)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v = m2 / xp.maximum(dof, 0.0)
+    if root:
+        v = xp.sqrt(v)
+    return v.astype(res_dt)
 
 
 def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correction):
@@ -76,35 +139,41 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
     if skip and arr.dtype.kind not in "fc":  # no NaN: numpy.nanvar is numpy.var
         skip, kind = False, "var"
     res_dt = moments_dtype(arr.dtype)
-    if not skip and ddof >= c.count:
-        _warn("Degrees of freedom <= 0 for slice")
-    if where is not None or mean is not None:
-
-        def run_composed():
-            v, dof = _composed(c, arr, ddof, skip, where, mean, res_dt)
-            if skip and bool((dof <= 0).any()):
-                _warn("Degrees of freedom <= 0 for slice.")
-            return c.finish(xp.sqrt(v) if root else v)
-
-        return _Prepared(run_composed, ())
     backend = c.inp.backend
-    if c.count == 0:
-        if skip:
-            _warn("Degrees of freedom <= 0 for slice.")
-        r = xp.full(c.kept, np.nan, dtype=res_dt)
-        return _Prepared(lambda: c.finish(r), ())
+    if where is None and mean is None and c.count > 0 and (skip or ddof < c.count):
+        # the common call: one pass, the kernel's own finish
+        reduce = _plans.runner(arr, kind, c.axes, backend, ddof, root)
 
-    reduce = _plans.runner(arr, kind, c.axes, backend, ddof, root)
+        def run(a):
+            r = reduce(a)
+            if skip and _any_nan(r, xp):
+                n = xp.sum(~xp.isnan(a), axis=c.axes)
+                if bool((n - ddof <= 0).any()):
+                    _warn("Degrees of freedom <= 0 for slice.")
+            return c.finish(r)
 
-    def run(a):
-        r = reduce(a)
-        if skip and _any_nan(r, xp):
-            n = xp.sum(~xp.isnan(a), axis=c.axes)
-            if bool((n - ddof <= 0).any()):
-                _warn("Degrees of freedom <= 0 for slice.")
-        return c.finish(r)
+        return _Prepared(run, (arr,), reusable=arr is x and out is None)
 
-    return _Prepared(run, (arr,), reusable=arr is x and out is None)
+    # mean=, where=, or slices with n - ddof <= 0: the States of one pass, finished here
+    m = None if mean is None else _mean_of(c, mean, arr, func)
+    src, bad_of = arr, None
+    if where is not None:  # the elements left out read as NaN, skipped
+        src = _masked(c, _nan_capable(arr, xp), where, np.nan)
+        if not skip and src.dtype.kind in "fc" and arr.dtype.kind in "fc":
+            mask = xp.broadcast_to(xp.asarray(where, dtype=np.bool_), arr.shape)
+            bad_of = lambda: xp.any(xp.isnan(arr) & mask, axis=c.axes)  # noqa: E731
+    state_kind = "nanvar_state" if skip or where is not None else "var_state"
+    n_known = c.count if where is None and not skip else None
+
+    def run_states():
+        if c.count == 0:
+            st = xp.zeros(c.kept + (width(state_kind, src.dtype),), dtype=np.float64)
+        else:
+            st = _plans.reduce(src, state_kind, c.axes, backend)
+        bad = None if bad_of is None else bad_of()
+        return c.finish(_from_states(c, st, m, ddof, skip, root, res_dt, n_known, bad))
+
+    return _Prepared(run_states, ())
 
 
 def _preparer(func):
@@ -150,7 +219,8 @@ def var(
         ddof: the degrees of freedom removed from the count (``correction``: NumPy 2's name).
         keepdims: keep the reduced axes as axes of length 1.
         where: the elements counted (a bool array broadcasting to ``a``).
-        mean: the mean to take deviations from (shaped as with ``keepdims=True``).
+        mean: the mean to take deviations from, shaped as the result with ``keepdims=True`` (or
+            broadcasting to it), as NumPy asks.
         correction: as ``ddof`` (not both).
 
     Returns:
@@ -162,15 +232,18 @@ def var(
         TypeError: ``a`` not an array or of another dtype; ``dtype`` not a float/complex dtype;
             ``ddof`` not a number.
         ValueError: an axis out of range (``numpy.exceptions.AxisError``) or repeated; ``out``
-            of another shape; both ``ddof`` and ``correction``.
+            of another shape; both ``ddof`` and ``correction``; ``where`` or ``mean`` of a shape
+            that does not broadcast.
 
     One pass over the elements, each read once (16 bytes per load over every element): per
     thread the sums of ``x - k`` and ``(x - k)^2`` in float64, ``k`` the thread's first
     element, then (count, mean, M2) combined across threads, warps, blocks and the grid by
-    Chan's formula: no cancellation for data far from zero with a small spread. A slice with
-    ``n - ddof <= 0`` warns as NumPy ("Degrees of freedom <= 0 for slice"). No host
-    synchronization. ``mean=`` and ``where=`` take NumPy's two-pass formula over array
-    operations.
+    Chan's formula: no cancellation for data far from zero with a small spread. No host
+    synchronization. ``mean=`` and ``where=`` run the same pass (the elements ``where`` leaves
+    out skipped), its (count, mean, M2) per slice finished as ``(M2 + n |mean - m|^2) /
+    (n - ddof)``: one synchronization for ``where=`` (the counts, for the warnings). A slice
+    with ``n - ddof <= 0`` warns as NumPy does ("Degrees of freedom <= 0 for slice", then the
+    division's "invalid value" / "divide by zero" as :func:`numpy.errstate` says).
 
     See Also:
         :func:`numpy.var`, :func:`cupy.var`, :func:`std`, :func:`nanvar`.
@@ -250,9 +323,10 @@ def _prepare_ptp(a, axis=None, out=None, keepdims=False):
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range of values (maximum - minimum) over ``axis``, as :func:`numpy.ptp`: one pass over
     (min, max) pairs. The result keeps the input's dtype (a signed integer range past its
-    maximum wraps, as NumPy's); NaN propagates. Bool input is refused (NumPy has no boolean
-    subtraction), and so is complex input (no order here). An empty reduction is NumPy's
-    ``ValueError``."""
+    maximum wraps, as NumPy's); NaN propagates. Complex numbers are ordered as NumPy orders
+    them (lexicographically); a slice holding a NaN (either part NaN) gives its first NaN minus
+    itself, as NumPy's ``max - min`` does. Bool input is refused (NumPy has no boolean
+    subtraction). An empty reduction is NumPy's ``ValueError``."""
 
 
 def _prepare_count(a, axis=None, *, keepdims=False):

@@ -48,8 +48,6 @@ def quiet(fn, *a, **k):
 @pytest.mark.parametrize("dt", FLOATS + COMPLEX + INTS)
 @pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), -1])
 def test_reductions(rng, func, dt, axis):
-    if func in ("nanmin", "nanmax") and np.dtype(dt).kind == "c":
-        pytest.skip("complex: no order here (the error test covers it)")
     x = data(rng, dt, (5, 7, 9))
     if func == "nanprod" and np.dtype(dt).kind in "iu":
         x = x % 3  # no wrap-around beyond NumPy's own
@@ -59,14 +57,70 @@ def test_reductions(rng, func, dt, axis):
 
 
 @pytest.mark.parametrize("func", ARGS)
-@pytest.mark.parametrize("dt", FLOATS + [np.int32, np.bool_])
+@pytest.mark.parametrize("dt", FLOATS + COMPLEX + [np.int32, np.bool_])
 @pytest.mark.parametrize("axis", [None, 0, 1, 2])
 def test_args(rng, func, dt, axis):
     x = data(rng, dt, (6, 5, 40), nan=0.1)
-    if np.dtype(dt).kind == "f":
+    if np.dtype(dt).kind in "fc":
         x[..., 0] = 1  # no slice of NaNs alone
         x[0, 0, 3] = np.inf
     H.assert_same(getattr(prim, func)(x, axis=axis), getattr(np, func)(x, axis=axis))
+
+
+def parts(v):
+    """The real and imaginary parts of a complex result, compared apart (which part of a complex
+    NaN is NaN shows)."""
+    v = np.asarray(H.to_host(v))
+    return v.real, v.imag
+
+
+NAN = np.nan
+#: complex NaNs of every kind (either part, both, beside an infinity), finite values, infinities
+ODD_COMPLEX = [
+    complex(NAN, 1),
+    complex(1, NAN),
+    1 + 2j,
+    1 + 1j,
+    complex(NAN, NAN),
+    complex(np.inf, 5),
+    complex(np.inf, -1),
+    complex(-np.inf, 0),
+    complex(np.inf, NAN),
+    -3 + 0j,
+]
+NANS, NUMBERS = [0, 1, 4, 8], [2, 3, 5, 6, 7, 9]
+
+
+@pytest.mark.parametrize("dt", COMPLEX)
+@pytest.mark.parametrize("func", ["nanmin", "nanmax", "nanargmin", "nanargmax"])
+def test_complex_order_and_nans(rng, dt, func):
+    """NumPy's lexicographic order, a complex NaN (either part) skipped by nanmin/nanmax and read
+    as (+-inf, 0) by nanargmin/nanargmax (so (inf, -1) < NaN < (inf, 5) for the minimum), a
+    slice of NaNs alone giving its first element; every kernel (rows, columns, whole array)."""
+    v = np.array(ODD_COMPLEX, dt)
+    x = v[rng.integers(0, len(v), (9, 37))]
+    x[:, 0] = v[NUMBERS][rng.integers(0, 6, 9)]  # a non-NaN in every row for the arg-functions
+    x[3] = v[NANS][rng.integers(0, 4, 37)]  # a row of NaNs alone (nanmin/nanmax)
+    for axis in (None, 0, 1):
+        y = x if func in ("nanmin", "nanmax") or axis != 1 else np.delete(x, 3, 0)
+        if func.startswith("nanarg") and axis == 0:
+            y = x[:, 1:][[0, 1, 2, 4]]  # columns with a non-NaN
+            y[0] = v[NUMBERS][rng.integers(0, 6, y.shape[1])]
+        got = quiet(getattr(prim, func), y, axis=axis)
+        want = quiet(getattr(np, func), y, axis=axis)
+        H.assert_same(parts(got), parts(want), what=f"{func} {axis}")
+    big = v[rng.integers(0, len(v), 3001)][1:]  # several blocks, an unaligned start
+    H.assert_same(parts(quiet(getattr(prim, func), big)), parts(quiet(getattr(np, func), big)))
+
+
+@H.twins()
+def test_complex_all_nan_and_initial(xp):
+    x = np.array([[complex(1, NAN), complex(NAN, 1)], [complex(NAN, 2), 3 + 0j]])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = xp.nanmin(x, axis=1), xp.nanmax(x)
+    low = xp.nanmin(x, axis=1, initial=-1 + 5j), xp.nanmax(x, axis=1, initial=2 + 0j)
+    return [parts(v) for v in r + low], sorted({str(m.message) for m in w})
 
 
 @pytest.mark.parametrize("func", REDUCTIONS + ARGS)

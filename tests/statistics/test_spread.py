@@ -10,7 +10,7 @@ import pytest
 import primitives as prim
 from primitives.testing import harness as H
 
-from .test_nan import COMPLEX, FLOATS, INTS, data
+from .test_nan import COMPLEX, FLOATS, INTS, NUMBERS, ODD_COMPLEX, data, parts
 
 ALL = FLOATS + COMPLEX + INTS
 MOMENTS = ["var", "std", "nanvar", "nanstd"]
@@ -91,6 +91,87 @@ def test_where_and_mean(xp):
     )
 
 
+@pytest.mark.parametrize("func", MOMENTS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.int16, np.bool_])
+@pytest.mark.parametrize("axis", [None, 1, (0, 2)])
+def test_where_and_mean_every_dtype(rng, func, dt, axis):
+    """where= (NaNs kept by it propagate in var, are skipped by nanvar), mean= (any mean, not
+    only the slices' own: M2 + n |mean - m|^2), both, ddof, F order."""
+    x = data(rng, dt, (4, 30, 3), nan=0.1 if np.dtype(dt).kind in "fc" else 0.0)
+    w = rng.random(x.shape) < 0.7
+    keep = np.mean(x, axis=axis, keepdims=True)
+    off = keep + (0.5 if np.dtype(dt).kind != "c" else 0.5 - 0.25j)
+    for kw in (
+        dict(where=w),
+        dict(mean=keep),
+        dict(mean=off, ddof=1),
+        dict(where=w, mean=off),
+        dict(where=w[0, :, 0][None, :, None]),
+    ):
+        for y in (x, np.asfortranarray(x)):
+            got = quiet(getattr(prim, func), y, axis=axis, **kw)
+            want = quiet(getattr(np, func), y, axis=axis, **kw)
+            H.assert_same(got, want, rtol=rtol(dt), atol=1e-6, what=f"{func} {dt} {axis} {kw}")
+
+
+@pytest.mark.parametrize("func", ["var", "std"])
+def test_mean_keyword_gives_the_same_bits(func):
+    """NumPy's own test: var(a, mean=mean(a)) is var(a) to the bit (the given mean's difference
+    from the pass's own, squared, is below M2's rounding), with where= too."""
+    a = np.random.RandomState(1234).randn(10, 20, 5) + 0.5
+    f = getattr(prim, func)
+    m = prim.mean(a, axis=1, keepdims=True)
+    assert np.array_equal(f(a, axis=1, mean=m), f(a, axis=1))
+    w = a > 0.5
+    m = prim.mean(a, axis=1, keepdims=True, where=w)
+    assert np.array_equal(f(a, axis=1, mean=m, where=w), f(a, axis=1, where=w))
+
+
+def messages(fn, *a, **k):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = fn(*a, **k)
+    return r, [str(m.message) for m in w]
+
+
+WHERE5 = np.array([[True], [False], [True], [True], [True]])
+
+
+@pytest.mark.parametrize("func", MOMENTS)
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(where=False),
+        dict(axis=1, where=WHERE5),
+        dict(axis=1, ddof=5),
+        dict(axis=1, ddof=5, where=WHERE5),
+        dict(axis=1, ddof=3, where=WHERE5, mean=np.full((5, 1), 2.0)),
+        dict(ddof=25, keepdims=True),
+        dict(axis=0, ddof=4),
+        dict(axis=1),  # no warning
+    ],
+)
+def test_warnings_as_numpy(func, kw):
+    """NumPy's warnings, in NumPy's order: "Degrees of freedom <= 0 for slice" (nanvar: with a
+    full stop, and nothing else), the mean's 0 / 0 and the division's "divide by zero" /
+    "invalid value" ("scalar divide" for a scalar result)."""
+    a = np.arange(25.0).reshape(5, 5)
+    a[0, 0] = np.nan
+    got, got_w = messages(getattr(prim, func), a, **kw)
+    want, want_w = messages(getattr(np, func), a, **kw)
+    H.assert_same(got, want, rtol=1e-12)
+    assert got_w == want_w
+
+
+def test_warnings_follow_errstate():
+    with np.errstate(invalid="ignore", divide="ignore"):
+        assert messages(prim.var, np.ones(3), where=False)[1] == [
+            "Degrees of freedom <= 0 for slice"
+        ]
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        quiet(prim.var, np.ones(3), where=False)
+
+
 @H.twins()
 def test_degrees_of_freedom_warnings(xp):
     x = np.array([[1.0, np.nan], [np.nan, np.nan]])
@@ -104,11 +185,55 @@ def test_degrees_of_freedom_warnings(xp):
     return r, sorted({str(m.message) for m in w if "Degrees" in str(m.message)})
 
 
-@pytest.mark.parametrize("dt", [d for d in ALL if d not in COMPLEX and d != np.bool_])
+def test_bool_bytes_beyond_one(rng):
+    """A bool array whose bytes are not 0/1 (np.frombuffer of any bytes): any nonzero byte is
+    True, as NumPy reads it, in every kernel that reads bool (count_nonzero, the moments)."""
+    raw = rng.integers(0, 256, 3 * 700, dtype=np.uint8).tobytes()
+    b = np.frombuffer(raw, dtype=bool).reshape(3, 700)
+    for func in ("count_nonzero", "var", "std", "nanvar", "nanstd"):
+        for axis in (None, 0, 1):
+            got, want = getattr(prim, func)(b, axis=axis), getattr(np, func)(b, axis=axis)
+            H.assert_same(got, want, rtol=1e-12, what=f"{func} {axis}")
+    w = np.arange(700) % 3 > 0
+    H.assert_same(prim.var(b, axis=1, where=w), np.var(b, axis=1, where=w), rtol=1e-12)
+
+
+@pytest.mark.xfail(reason="bool read as its bytes by the reduction and scan families", strict=False)
+@pytest.mark.parametrize("func", ["nansum", "nanargmax", "nancumsum"])
+def test_bool_bytes_beyond_one_plain(func):
+    """nan-functions of bool are the plain reductions and scans (sum, argmax, cumsum), which
+    read bool as its bytes: 0x02 counts 2 in a sum, ranks above 0x01 in argmax."""
+    b = np.frombuffer(b"\x01\x02\xff\x00" * 50, dtype=bool).reshape(20, 10)
+    for axis in (None, 1):
+        H.assert_same(getattr(prim, func)(b, axis=axis), getattr(np, func)(b, axis=axis))
+
+
+@pytest.mark.parametrize("dt", [d for d in ALL if d != np.bool_])
 @pytest.mark.parametrize("axis", [None, 0, 1])
 def test_ptp(rng, dt, axis):
     x = data(rng, dt, (7, 33), nan=0.05)
     H.assert_same(prim.ptp(x, axis=axis), np.ptp(x, axis=axis))
+
+
+@pytest.mark.parametrize("dt", COMPLEX)
+def test_ptp_complex_nans(rng, dt):
+    """Lexicographic max - min; a slice holding a NaN gives its first NaN minus itself (0 for a
+    finite part, NaN for a NaN or infinite one), in C and F order and over several blocks."""
+    v = np.array(ODD_COMPLEX, dt)
+    x = v[rng.integers(0, len(v), (8, 41))]
+    x[2] = v[NUMBERS][rng.integers(0, 6, 41)]  # a row without NaN
+    for y in (x, np.asfortranarray(x)):
+        for axis in (None, 0, 1, (0, 1)):
+            H.assert_same(
+                parts(quiet(prim.ptp, y, axis=axis)),
+                parts(quiet(np.ptp, y, axis=axis)),
+                what=f"{axis}",
+            )
+    big = np.array([3 + 1j, -2 + 5j, 0.5 - 1j], dt)[rng.integers(0, 3, 4001)][1:]
+    big[2500] = complex(1, np.nan)
+    big[3100] = complex(np.nan, 1)
+    for y in (big, big[:2400]):
+        H.assert_same(parts(prim.ptp(y)), parts(quiet(np.ptp, y)))
 
 
 @H.twins()
@@ -150,6 +275,30 @@ def test_average_one_pass(rng, dt):
     H.assert_same(
         got, np.average(x, weights=w, returned=True), rtol=1e-5 if dt != np.float64 else 1e-12
     )
+
+
+def test_average_returned_types():
+    """NumPy's types for NumPy input (scalars over every axis, arrays otherwise), for both
+    members of the returned tuple; CuPy's test passes NumPy arrays to cupy.average, which
+    converts them to CuPy arrays: the caller's kind is kept here instead."""
+    a = np.arange(6.0).reshape(2, 3)
+    for axis, w in ((1, None), (None, a), (1, a), (None, None)):
+        got = prim.average(a, axis=axis, weights=w, returned=True)
+        want = np.average(a, axis=axis, weights=w, returned=True)
+        assert [type(g) for g in got] == [type(v) for v in want], (axis, w is None)
+        H.assert_same(got, want, rtol=1e-12)
+
+
+@pytest.mark.gpu
+def test_average_returned_device_types(on_gpu):
+    if not on_gpu:
+        pytest.skip("needs the CUDA backend")
+    import cupy
+
+    a = cupy.arange(6.0).reshape(2, 3)
+    for axis, w in ((1, None), (None, a), (1, a), (None, None)):
+        got = prim.average(a, axis=axis, weights=w, returned=True)
+        assert all(isinstance(g, cupy.ndarray) for g in got), (axis, w is None)
 
 
 def test_average_errors():
