@@ -267,13 +267,18 @@ def boolean(value: Any, func: str, arg: str) -> bool:
 
 def integer(value: Any, func: str, arg: str, what: str = "an integer") -> int:
     """``value`` as a Python int, with NumPy's ``TypeError`` for anything not an integer (a bool
-    too): ``{func}: {arg} must be {what}, got ...``."""
+    too): ``{func}: {arg} must be {what}, got ... (integer argument expected, got TYPE)``, the
+    end NumPy's own words."""
+    msg = (
+        f"{func}: {arg} must be {what}, got {value!r} "
+        f"(integer argument expected, got {type(value).__name__})"
+    )
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{func}: {arg} must be {what}, got {value!r}")
+        raise TypeError(msg)
     try:
         return operator.index(value)
     except TypeError as exc:
-        raise TypeError(f"{func}: {arg} must be {what}, got {value!r}") from exc
+        raise TypeError(msg) from exc
 
 
 def axis_index(

@@ -134,7 +134,7 @@ def summarize(results: dict, excluded: dict | None = None) -> str:
     lines += ["", "Most common failures of routed tests:", ""]
     lines += [f"- {n} x `{e}`" for e, n in errors.most_common(40)]
     if left_out:
-        lines += ["", "Routed tests left out (they test CuPy, not the function):", ""]
+        lines += ["", "Routed tests left out (they test the other library, not the function):", ""]
         lines += [f"- {n} x {e}" for e, n in sorted(left_out.items())]
     return "\n".join(lines) + "\n"
 
