@@ -47,7 +47,10 @@
 //     row's results of T from its slots, NumPy's arithmetic in one launch: each output j the
 //     value of slot 2j (TAKE), NumPy's _lerp of slots 2j and 2j + 1 by coefficients given per
 //     output (LERP), or NumPy's median of slots 0 and 1 (MEAN: a sum from 0.0, halved for two
-//     values); a row holding NaNs gives its NaN, widened to T as the host's casts do. Every operation rounded on its own (no fused multiply-add), as NumPy's. out (Q, rows).
+//     values); a row holding NaNs gives its NaN, widened to T as the host's casts do; a NaN
+//     the arithmetic makes of numbers (inf - inf, inf * 0) is `made`, the host's (a device's
+//     arithmetic gives its canonical NaN). Every operation rounded on its own (no fused
+//     multiply-add), as NumPy's. out (Q, rows).
 //     grid covers rows, 256 threads.
 //   quantile_part_count<U, BLOCK, ITEMS> / quantile_part_scatter<U, BLOCK, ITEMS, ARG>: a
 //     partition of each row by its selected values (argpartition, partition): the distinct
@@ -553,7 +556,7 @@ __global__ void __launch_bounds__(256)
     quantile_finish(const long long* __restrict__ state, long long rows, long long slots, int kind,
                     int mode, const T* __restrict__ coef,
                     const unsigned long long* __restrict__ nans, const U* __restrict__ nanbits,
-                    T* __restrict__ out) {
+                    T made, T* __restrict__ out) {
     using namespace prim::quantile;
     using V = typename FloatOf<U>::type;
     const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -582,6 +585,7 @@ __global__ void __launch_bounds__(256)
                     : add_rn(static_cast<T>(a), mul_rn(diff, t));
             }
         }
+        if (res != res) res = made;  // selected: the host's NaN, not the device's
         if (has_nan) res = nan_as<T>(nanbits[row]);
         out[j * rows + row] = res;
     }

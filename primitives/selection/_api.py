@@ -62,34 +62,64 @@ def _prepare_partition(func, a, kth, axis, kind, order, variant):
     if kths is None:  # an empty array
         res = _select.empty(lay, lay.length, dt if values else INDEX, backend.xp)
         return _entry.Prepared.done(finish(res))
-    length = lay.length
-    lo, hi = min(kths), max(kths)
-    small = hi + 1 <= length - lo  # fewer keys to order from the small end
-    m = hi + 1 if small else length - lo
-    if _choose.partition_by_ranks(variant, lay.rows, length, m) and (
-        _quantile.rank_partition_takes(lay.rows, length, kths)
+    if dt.kind == "c":  # the partition of the keys' images, the values gathered
+        inner = None
+        if dt.itemsize == 8:  # one 64-bit image a key: partitioned as uint64 keys
+            rows = _checks.Layout((lay.rows, lay.length), 1, False)
+            inner = _partition_run(backend, rows, np.dtype(np.uint64), kths, variant, func, False)
+        run = _quantile.ComplexPartitionRun(backend, lay, inner, values)
+    elif (
+        dt in _keys.KEY_SET
+        and inp.array.ndim == 1
+        and not _by_ranks(variant, lay, kths)
+        and _choose.partition_sorts(variant, lay.rows, lay.length, _selected(kths, lay.length)[1])
     ):
-        run = _quantile.RankPartitionRun(backend, lay, dt, kths, values)
-    elif _choose.partition_sorts(variant, lay.rows, length, m):
-        # a stable sort is a partition for every kth: the sort's, or the sort of the keys
-        sorter = sort if values else argsort
-        if dt in _keys.KEY_SET and inp.array.ndim == 1:
-            # the sort reads the array as it is: its plan is the partition's (a like call runs
-            # it directly, without the partition's checks and reshapes)
-            sorted_ = sorter.entry.prepare(inp.array)  # the sort's own prepare step
-            core = sorted_.run if sorted_.reusable else None
-            if core is not None:
-                if inp.array is a:
-                    return _entry.Prepared(core, (a,), reusable=True)
-                return _entry.Prepared(lambda arr: finish(core(arr)), (inp.array,))
-        run = _select.SortedRun(backend, lay, sorter, dt if values else None)
+        # the sort reads the array as it is: its plan is the partition's (a like call runs it
+        # directly, without the partition's checks and reshapes)
+        sorted_ = (sort if values else argsort).entry.prepare(inp.array)  # the sort's prepare
+        core = sorted_.run if sorted_.reusable else None
+        if core is not None:
+            if inp.array is a:
+                return _entry.Prepared(core, (a,), reusable=True)
+            return _entry.Prepared(lambda arr: finish(core(arr)), (inp.array,))
+        run = _partition_run(backend, lay, dt, kths, variant, func, values)
     else:
-        variant = _choose.variant(variant, _choose.key_width(dt), length, m, func)
-        sel = _select.Selection(backend, dt, lay.rows, length, m, not small, True, variant)
-        run = _select.PartitionRun(backend, lay, sel, small, values)
+        run = _partition_run(backend, lay, dt, kths, variant, func, values)
     if inp.array is a:  # read as it is: later calls on like arrays run the replay unchecked
         return _entry.Prepared(run, (a,), reusable=True)
     return _entry.Prepared(lambda arr: finish(run(arr)), (inp.array,))
+
+
+def _selected(kths, length):
+    """(small, m): whether the selection takes the ``m = max(kth) + 1`` smallest keys, or else
+    the ``m = length - min(kth)`` largest (fewer keys to order)."""
+    lo, hi = min(kths), max(kths)
+    small = hi + 1 <= length - lo
+    return small, (hi + 1 if small else length - lo)
+
+
+def _by_ranks(variant, lay, kths):
+    """Whether the rows of ``lay`` are split by the values at their kth
+    (:class:`~._quantile.RankPartitionRun`)."""
+    m = _selected(kths, lay.length)[1]
+    return _choose.partition_by_ranks(variant, lay.rows, lay.length, m) and (
+        _quantile.rank_partition_takes(lay.rows, lay.length, kths)
+    )
+
+
+def _partition_run(backend, lay, dt, kths, variant, func, values):
+    """The run of a partition of the rows of ``lay`` (keys of ``dt``) by ``kths``: split by the
+    values at the kth (selected as quantile's order statistics), a stable sort (a partition for
+    every kth), or the selection of the keys a kth needs ordered, as :mod:`._choose` says."""
+    length = lay.length
+    small, m = _selected(kths, length)
+    if _by_ranks(variant, lay, kths):
+        return _quantile.RankPartitionRun(backend, lay, dt, kths, values)
+    if _choose.partition_sorts(variant, lay.rows, length, m):
+        return _select.SortedRun(backend, lay, sort if values else argsort, dt if values else None)
+    variant = _choose.variant(variant, _choose.key_width(dt), length, m, func)
+    sel = _select.Selection(backend, dt, lay.rows, length, m, not small, True, variant)
+    return _select.PartitionRun(backend, lay, sel, small, values)
 
 
 def _prepare_argpartition(a, kth, axis=-1, kind="introselect", order=None, *, variant="auto"):
@@ -100,14 +130,36 @@ def _prepare_values(a, kth, axis=-1, kind="introselect", order=None, *, variant=
     return _prepare_partition("partition", a, kth, axis, kind, order, variant)
 
 
-def _finish(inp, shape, out, func, scalar=True):
-    """A result (backend array) in the caller's kind and ``shape``: written to ``out``, or a
-    scalar for a 0-d result (NumPy's scalar for host input; a 0-d array without ``scalar``)."""
+def _check_out(out, shape, func, spread):
+    """NumPy's checks of ``out`` for a result of ``shape``; with ``spread`` any shape the result
+    broadcasts to (NumPy writes its interpolations, and the nan-functions their results, into
+    ``out`` by broadcasting). The shape the result is written as."""
+    if spread and hasattr(out, "shape"):
+        try:
+            if np.broadcast_shapes(tuple(shape), tuple(out.shape)) == tuple(out.shape):
+                shape = tuple(out.shape)
+        except ValueError:
+            pass  # check_out names both shapes
+    _core_checks.check_out(out, shape, func)
+    return tuple(shape)
+
+
+def _finish(inp, shape, out, func, scalar=True, spread=False):
+    """A result (backend array) in the caller's kind and ``shape``: written to ``out`` (of any
+    shape it broadcasts to with ``spread``), or a scalar for a 0-d result (NumPy's scalar for
+    host input; a 0-d array without ``scalar``). A result of Python objects (q of
+    ``fractions.Fraction``) is the host's already: NumPy's object array, or its element."""
+    into = None if out is None else _check_out(out, shape, func, spread)
 
     def finish(res):
         res = res.reshape(shape)
+        host = res.dtype == object
         if out is not None:
-            return _core_checks.write_out(out, inp.result(res), func)
+            xp = np if host else inp.backend.xp
+            res = xp.broadcast_to(res, into)
+            return _core_checks.write_out(out, res if host else inp.result(res), func)
+        if host:
+            return res[()] if res.ndim == 0 else res
         return inp.scalar(res) if res.ndim == 0 and scalar else inp.result(res)
 
     return finish
@@ -133,11 +185,13 @@ def _prepare_quantile(func, a, q, axis, out, method, keepdims, weights, percent,
     arr = inp.array
     keepdims = _core_checks.boolean(keepdims, func, "keepdims")
     shape = qa.shape + _checks.reduced_shape(arr.shape, axes, keepdims)
+    interpolates = _arith.interpolates(method, np.asarray(_arith.virtual_index(np, 1, qa, method)))
+    # NumPy broadcasts its interpolation into out, and the nan-functions' results; it takes
+    # values into an out of the result's shape
+    spread = nan or (w is None and interpolates)
     if out is not None:
-        _core_checks.check_out(out, shape, func)
-    if arr.dtype == bool and _arith.interpolates(
-        method, np.asarray(_arith.virtual_index(np, 1, qa, method))
-    ):
+        _check_out(out, shape, func, spread)
+    if arr.dtype == bool and interpolates:
         raise TypeError(f"{func}: method {method!r} interpolates, which bool values cannot")
     if arr.size == 0:
         q_given = q if weak else qa * (100 if percent else 1)
@@ -146,12 +200,12 @@ def _prepare_quantile(func, a, q, axis, out, method, keepdims, weights, percent,
         return _entry.Prepared.done(res if out is None else _core_checks.write_out(out, res, func))
     kept = tuple(s for i, s in enumerate(arr.shape) if i not in axes)
     if w is not None:  # NumPy's weighted quantile gives a 0-d array for a 0-d result
-        wfinish = _finish(inp, shape, out, func, scalar=False)
+        wfinish = _finish(inp, shape, out, func, scalar=False, spread=spread)
         wrun = _quantile.WeightedRun(inp.backend, arr.dtype, arr.shape, axes, kept, qa, nan, func)
         return _entry.Prepared(lambda x: wfinish(wrun(x, w)), (arr,))
-    finish = _finish(inp, shape, out, func)
+    finish = _finish(inp, shape, out, func, spread=spread)
     run = _quantile.QuantileRun(
-        inp.backend, arr.dtype, arr.shape, axes, kept, method, qa, weak, nan
+        inp.backend, arr.dtype, arr.shape, axes, kept, method, qa, weak, nan, func
     )
     reusable = out is None and _core_checks.is_itself(arr, a)
     return _entry.Prepared(lambda x: finish(run(x)), (arr,), reusable=reusable)
@@ -163,14 +217,14 @@ def _prepare_median(func, a, axis, out, keepdims, nan):
     keepdims = _core_checks.boolean(keepdims, func, "keepdims")
     shape = _checks.reduced_shape(arr.shape, axes, keepdims)
     if out is not None:
-        _core_checks.check_out(out, shape, func)
+        _check_out(out, shape, func, nan)
     if arr.size == 0:
         res = _numpy_empty(func, inp, axis=axis, keepdims=keepdims)
         return _entry.Prepared.done(res if out is None else _core_checks.write_out(out, res, func))
     kept = tuple(s for i, s in enumerate(arr.shape) if i not in axes)
     med = _quantile.ComplexMedianRun if arr.dtype.kind == "c" else _quantile.MedianRun
     run = med(inp.backend, arr.dtype, arr.shape, axes, kept, nan)
-    finish = _finish(inp, shape, out, func)
+    finish = _finish(inp, shape, out, func, spread=nan)
     reusable = out is None and _core_checks.is_itself(arr, a)
     return _entry.Prepared(lambda x: finish(run(x)), (arr,), reusable=reusable)
 
@@ -298,7 +352,8 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, variant="au
     no smaller. For a sequence of ``kth`` every one of them holds so at once.
 
     Args:
-        a: array of a dtype of :func:`topk`; any ndim.
+        a: array of a dtype of :func:`topk`, complex64 or complex128 (NumPy's complex order:
+            by real part, then imaginary part, values with a NaN part last); any ndim.
         kth: an integer or a 1-D sequence of integers, negative counting from the end.
         axis: the axis (default the last); None: the flattened array.
         kind: ``"introselect"`` (NumPy's only choice; the selection is :func:`topk`'s).
@@ -353,16 +408,22 @@ _QUANTILE_DOC = """{title}
         a: real array of a dtype of :func:`topk` (bool only for the methods that take values:
             ``inverted_cdf``, ``closest_observation``, ``lower``, ``higher``, ``nearest``); any
             ndim.
-        q: {q}
-        axis: an integer, a tuple of integers or None (every axis: the flattened array).
-        out: an array of the result's shape, the result cast into it (NumPy's unsafe casting).
+        q: {q}; a host or a device array (brought to the host once: q is small).
+            Python numbers that are no floats (``fractions.Fraction``) are computed with on
+            the host as NumPy does, exactly (host ``a`` only, no weights): the result an
+            object array, or the Fraction itself for a 0-d result.
+        axis: an integer, a tuple or list of integers or None (every axis: the flattened
+            array).
+        out: an array the result broadcasts to, the result cast into it (NumPy's unsafe
+            casting); of the result's shape for the methods that take values, as NumPy's.
         overwrite_input: accepted for NumPy's signature; ``a`` is never modified.
         method: one of NumPy's thirteen: ``inverted_cdf``, ``averaged_inverted_cdf``,
             ``closest_observation``, ``interpolated_inverted_cdf``, ``hazen``, ``weibull``,
             ``linear`` (default), ``median_unbiased``, ``normal_unbiased``, ``lower``,
             ``higher``, ``midpoint``, ``nearest``.
         keepdims: keep the reduced axes as axes of length one.
-        weights: None, or non-negative real weights of ``a``'s shape or (with ``axis``) of
+        weights: None, or non-negative real weights (Python numbers read as float64) of ``a``'s
+            shape or (with ``axis``) of
             its shape along the axes; only with ``method="inverted_cdf"`` (NumPy's ValueError
             else): each quantile is the first value of the sorted slice whose share of the
             slice's total weight (cumulated in float64) reaches it. Weighted slices are sorted
@@ -415,7 +476,7 @@ def _qdoc(name, title, percent, nan):
         ),
         nan=(
             "NaNs are ignored; an all-NaN slice gives NaN with a RuntimeWarning "
-            '("All-NaN slice encountered"). '
+            '("All-NaN slice encountered", one a slice, as NumPy\'s). '
             if nan
             else "A slice holding a NaN gives NaN (as NumPy). "
         ),
@@ -487,8 +548,10 @@ _MEDIAN_DOC = """{title}
 
     Args:
         a: array of a dtype of :func:`topk`, complex64 or complex128; any ndim.
-        axis: an integer, a tuple of integers or None (every axis: the flattened array).
-        out: an array of the result's shape, the result cast into it.
+        axis: an integer, a tuple or list of integers or None (every axis: the flattened
+            array).
+        out: an array of the result's shape (for nanmedian any shape it broadcasts to, as
+            NumPy's), the result cast into it.
         overwrite_input: accepted for NumPy's signature; ``a`` is never modified.
         keepdims: keep the reduced axes as axes of length one.
 
@@ -503,7 +566,9 @@ _MEDIAN_DOC = """{title}
         ValueError: a repeated axis; ``out`` of the wrong shape.
         numpy.exceptions.AxisError: ``axis`` out of range.
 
-    {nan}An empty slice gives NaN with NumPy's warning ("Mean of empty slice"). The two
+    {nan}A NaN the arithmetic makes of infinities (``inf - inf``, a complex ``inf * 0``) is the
+    host's, NumPy's bits. An empty slice gives NaN with NumPy's warning ("Mean of empty
+    slice"). The two
     middle ranks are selected as :func:`quantile`'s are, not sorted, and for float32 and
     float64 the mean is taken in the same launch that reads the selection's result; complex
     slices are sorted (two segmented sorts). No host synchronization{sync}.
@@ -551,6 +616,6 @@ nanmedian.__doc__ = _MEDIAN_DOC.format(
     name="nanmedian",
     title="The median of ``a`` along axes, NaNs ignored: ``numpy.nanmedian``.",
     nan="NaNs are ignored; an all-NaN slice gives NaN with a RuntimeWarning "
-    '("All-NaN slice encountered"). ',
+    '("All-NaN slice encountered", one a slice, as NumPy\'s). ',
     sync=" but for the warning of an all-NaN slice (a read of one flag)",
 )

@@ -1,6 +1,9 @@
 """NumPy's quantile arithmetic, written once over the array module (NumPy or CuPy) so that it
 runs on the device for device rows: the virtual indexes of its thirteen methods, their gammas,
-the ranks a quantile needs (the neighbours of its virtual index) and its interpolation."""
+the ranks a quantile needs (the neighbours of its virtual index) and its interpolation; and the
+NaNs of the results as the host makes them (:func:`nan_as`, :func:`settle_nans`): a device's
+arithmetic returns its own canonical NaN where the host keeps an operand's bits, so a result's
+NaN is selected, never computed."""
 
 from __future__ import annotations
 
@@ -110,3 +113,48 @@ def lerp(xp, a, b, t, weak=False):
     res = xp.asarray(a + diff * t)
     alt = xp.asarray(b - diff * u).astype(res.dtype)
     return xp.where(upper, alt, res).astype(res.dtype, copy=False)
+
+
+def nan_as(xp, v, dt):
+    """``v`` (floats) cast to the float dtype ``dt`` (as wide or wider), its NaNs by their bits
+    as the host's casts make them (the sign and the payload kept, the payload moved up, the quiet
+    bit set), selected: a device's conversion may give its canonical NaN instead. Any other
+    ``dt`` (objects): a plain cast."""
+    dt = np.dtype(dt)
+    if v.dtype == dt or dt.kind != "f" or v.dtype.kind != "f":
+        return v.astype(dt, copy=False)
+    ws, wd = 8 * v.dtype.itemsize, 8 * dt.itemsize
+    ms, md = np.finfo(v.dtype).nmant, np.finfo(dt).nmant
+    ut = np.dtype(f"u{dt.itemsize}").type
+    u = v.view(f"u{v.dtype.itemsize}").astype(ut)
+    sign = (u >> ut(ws - 1)) << ut(wd - 1)
+    payload = (u & ut((1 << ms) - 1)) << ut(md - ms)
+    exp_quiet = ut(((1 << (wd - md)) - 1) << (md - 1))  # all-ones exponent and the quiet bit
+    bits = sign | exp_quiet | payload
+    return xp.where(xp.isnan(v), bits.view(dt), v.astype(dt))
+
+
+_MADE = {}
+
+
+def made_nan(dt):
+    """The NaN the host's arithmetic makes of numbers (``inf - inf``) in the float dtype ``dt``:
+    NumPy's bits for it (x86's default NaN is negative), where a device gives its own."""
+    dt = np.dtype(dt)
+    if dt not in _MADE:
+        inf = np.array(np.inf, dt)
+        with np.errstate(invalid="ignore"):
+            _MADE[dt] = np.subtract(inf, inf)
+    return _MADE[dt]
+
+
+def settle_nans(xp, res):
+    """``res``, the arithmetic's results from values without NaN (float or complex), with each
+    NaN made there (``inf - inf``, ``inf * 0``) set to the host's (:func:`made_nan`), by
+    selection: a device's arithmetic gives its canonical NaN, the host its default one."""
+    if res.dtype.kind == "c":
+        parts = res.view(f"f{res.dtype.itemsize // 2}")
+        return settle_nans(xp, parts).view(res.dtype)
+    if res.dtype.kind != "f":
+        return res
+    return xp.where(xp.isnan(res), xp.asarray(made_nan(res.dtype)), res)

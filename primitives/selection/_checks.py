@@ -3,9 +3,11 @@ axis and the rows along it, ``k`` or ``kth``, the flags. Each error names the pu
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
-from .._core import checks as _checks, dtypes as _dtypes, keys as _keys
+from .._core import backend as _backend, checks as _checks, dtypes as _dtypes, keys as _keys
 from . import _choose
 
 __all__ = ["DTYPES", "INDEX", "Layout", "topk_args", "partition_args"]
@@ -19,21 +21,26 @@ _DTYPE_SET = frozenset(DTYPES)
 INDEX = np.dtype(np.int64)
 
 
-def _check_dtype(dt, func):
-    if _checks.native_dtype(dt) not in _DTYPE_SET:
+#: the complex dtypes the partitions take too (ordered by their images: NumPy's complex order)
+COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
+
+
+def _check_dtype(dt, func, more=()):
+    if _checks.native_dtype(dt) not in _DTYPE_SET.union(more):
         raise TypeError(
-            f"{func}: x has dtype {dt.name}; supported dtypes are {_dtypes.names(DTYPES)}"
+            f"{func}: x has dtype {dt.name}; supported dtypes are "
+            f"{_dtypes.names(DTYPES + tuple(more))}"
         )
 
 
-def _input(x, func):
-    """x on the backend (any ndim, a 0-d x still 0-d), its dtype checked before the copy to the
-    device."""
+def _input(x, func, more=()):
+    """x on the backend (any ndim, a 0-d x still 0-d), its dtype (a key dtype, or one of
+    ``more``) checked before the copy to the device."""
     xdt = getattr(x, "dtype", None)
     if isinstance(xdt, np.dtype):
-        _check_dtype(xdt, func)
+        _check_dtype(xdt, func, more)
     inp = _checks.as_input(x, func=func, arg="x")
-    _check_dtype(inp.array.dtype, func)
+    _check_dtype(inp.array.dtype, func, more)
     return inp
 
 
@@ -126,7 +133,7 @@ def partition_args(a, kth, axis, kind, order, variant, func):
         raise ValueError(f"{func}: select kind must be 'introselect' (got {kind!r})")
     if order is not None:
         raise ValueError(f"{func}: cannot specify order when the array has no fields")
-    inp = _input(a, func)
+    inp = _input(a, func, COMPLEX)
     lay = _layout(inp.array, axis, func, scalar_row=func == "argpartition")
     if lay.rows * lay.length == 0:
         return variant, inp, lay, None
@@ -139,11 +146,17 @@ def partition_args(a, kth, axis, kind, order, variant, func):
 # ---- quantile, percentile, median and their nan-twins -----------------------------------------
 
 
+def _axis_items(axis):
+    """The axes of ``axis`` as given: an integer, or a tuple or list of them (NumPy's
+    normalize_axis_tuple takes both)."""
+    return tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+
+
 def _axes(axis, ndim, func):
     """NumPy's normalize_axis_tuple of ``axis`` (None: every axis), in increasing order."""
     if axis is None:
         return tuple(range(ndim))
-    items = axis if isinstance(axis, tuple) else (axis,)
+    items = _axis_items(axis)
     out = [
         _checks.axis_index(a, ndim, func, "an integer, a tuple of integers or None", True)
         for a in items
@@ -174,21 +187,43 @@ def reduced_shape(shape, axes, keepdims):
     return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
+def _device_like(x):
+    """Whether ``x`` is a device array or another array exporter that :func:`as_input` reads
+    (not NumPy's: its arrays and scalars are read as they are)."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return False
+    return _checks.is_cupy(x) or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
+
+
+def _quantiles(q, func, percent):
+    """``q`` as a host array (a device array brought back once: q is small), divided by 100
+    for a percentile as NumPy divides it; an object array when q holds Python numbers that are
+    no floats (``fractions.Fraction``: NumPy computes with them exactly)."""
+    if _device_like(q):
+        q = _backend.to_host(_checks.as_input(q, func=func, arg="q").array)
+    bad = f"{func}: q must be a number or an array of numbers, got {q!r}"
+    try:
+        qa = np.asarray(np.true_divide(q, 100) if percent else q)
+    except TypeError as exc:
+        raise TypeError(bad) from exc
+    if qa.dtype == object:
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in qa.reshape(-1)):
+            raise TypeError(bad)
+    elif qa.dtype.kind not in "biuf":
+        raise TypeError(bad)
+    return qa
+
+
 def quantile_args(a, q, axis, method, weights, func, percent):
     """quantile's (percentile's with ``percent``) arguments in NumPy's order: (input, q as a
     host array, weak (a Python-number q), axes, method, weights: None or a backend array
-    broadcasting against ``a``)."""
+    broadcasting against ``a``). q of Python objects (``fractions.Fraction``) is computed with
+    on the host, exactly, as NumPy does: host ``a`` only, without weights."""
     from ._quantile import METHODS
 
     inp = _real_input(a, func)
     weak = type(q) in (int, float)
-    try:
-        qa = np.true_divide(q, 100) if percent else np.asarray(q)
-        qa = np.asarray(qa)
-    except TypeError as exc:
-        raise TypeError(f"{func}: q must be a number or an array of numbers, got {q!r}") from exc
-    if qa.dtype.kind not in "biuf":
-        raise TypeError(f"{func}: q must be a number or an array of numbers, got {q!r}")
+    qa = _quantiles(q, func, percent)
     if qa.size == 0 or not (np.all(qa >= 0) and np.all(qa <= 1)):
         if qa.size:
             span = "[0, 100]" if percent else "[0, 1]"
@@ -200,6 +235,11 @@ def quantile_args(a, q, axis, method, weights, func, percent):
         raise ValueError(f"{func}: {method!r} is not a valid method. Use one of: {METHODS}")
     if qa.ndim > 2:
         raise ValueError(f"{func}: q must be a scalar or 1d")
+    if qa.dtype == object and (not inp.host or weights is not None):
+        raise TypeError(
+            f"{func}: q of Python numbers that are no floats ({type(qa.flat[0]).__name__}) is "
+            "computed with on the host: it takes host input a and no weights"
+        )
     axes = _axes(axis, inp.array.ndim, func)
     if weights is not None:
         weights = _weights(weights, inp.array, axis, func)
@@ -210,6 +250,12 @@ def _weights(weights, a, axis, func):
     """NumPy's checks of quantile's ``weights`` (_weights_are_valid): ``a``'s shape, or (with
     ``axis``) the shape of ``a`` along the axes as given; non-negative numbers (a read of one
     flag for device weights). The weights on the backend, shaped to broadcast against ``a``."""
+    if isinstance(weights, np.ndarray) and weights.dtype == object:
+        # Python numbers: NumPy sums them in float64 (its cumsum's dtype), so they are read so
+        try:
+            weights = weights.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{func}: weights must be real numbers, got dtype object") from exc
     inp = _checks.as_input(weights, func=func, arg="weights")
     w = inp.array
     if w.dtype.kind not in "biuf":
@@ -219,7 +265,7 @@ def _weights(weights, a, axis, func):
             raise TypeError(f"{func}: Axis must be specified when shapes of a and weights differ.")
         given = [
             _checks.axis_index(x, a.ndim, func, "an integer, a tuple of integers or None", True)
-            for x in (axis if isinstance(axis, tuple) else (axis,))
+            for x in _axis_items(axis)
         ]
         if w.shape != tuple(a.shape[x] for x in given):
             raise ValueError(

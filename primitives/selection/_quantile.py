@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import (
+    backend as _backend,
     checks as _checks,
     dtypes as _dtypes,
     keys as _keys,
@@ -29,10 +30,10 @@ from .._core import (
     plans as _plans,
 )
 from .._core.plans import Plan
-from ..sorting import sort_rows
+from ..sorting import argsort, sort_rows
 from . import _kernels, _plans as _splans, _policy
-from ._arith import quantile_ranks, lerp  # noqa: F401 - quantile_ranks re-exported
-from ._select import as_keys, back, read_rows as read_rows_layout
+from ._arith import lerp, made_nan, nan_as, quantile_ranks, settle_nans
+from ._select import back, read_rows as read_rows_layout
 
 __all__ = [
     "METHODS",
@@ -44,6 +45,7 @@ __all__ = [
     "WeightedRun",
     "ComplexMedianRun",
     "RankPartitionRun",
+    "ComplexPartitionRun",
     "rank_partition_takes",
     "quantile_ranks",
 ]
@@ -196,6 +198,7 @@ class OrderPlan(Plan):
             coef,
             nans,
             nanbits,
+            made_nan(tdt)[()],
             out,
         )
         return out
@@ -241,7 +244,8 @@ class Order:
 
     def prime(self, rows2):
         """The selection's first pass over the rows (a plan's rows only)."""
-        kbits = _keys.key_bits(as_keys(rows2))[0].reshape(-1)
+        # bool and float16 by their exact images (no float cast: a device's gives its own NaN)
+        kbits = _keys.key_bits(rows2)[0].reshape(-1)
         self._counts = self.plan.first(kbits)
         self._state, self._nan = kbits, self._counts[1]
         return self._counts[0]
@@ -250,7 +254,7 @@ class Order:
         if self.plan is not None:
             nans = self.prime(rows2)
             return nans.astype(np.int64) if self.nans else None
-        self._state = as_keys(rows2)
+        self._state = rows2  # sorted as it is (float16 and bool too)
         return self.xp.isnan(rows2).sum(axis=1, dtype=np.int64) if self.nans else None
 
     def fuses(self):
@@ -274,22 +278,17 @@ class Order:
     def values(self, ranks):
         if self.plan is not None:
             bits = self.plan.bits(self.plan.select(self._state, self.xp.ascontiguousarray(ranks)))
-            vals = _keys.key_back(bits, self.kdt)
-            self._nan = _keys.key_back(self._nan, self.kdt)
+            vals = _keys.key_back(bits, self.dtype)
+            self._nan = _keys.key_back(self._nan, self.dtype)
         else:
             ordered = sort_rows(self.backend, self._state)
             vals = _splans.gather_rows(self.backend, ordered, ranks)
             self._nan = ordered[:, -1]  # NaNs sort last
         self._state = None
-        return self._cast(vals)
+        return vals
 
     def nan_values(self):
-        return self._cast(self._nan)
-
-    def _cast(self, vals):
-        if self.dtype == np.bool_:
-            return vals.view(np.bool_)
-        return vals.astype(self.dtype, copy=False)
+        return self._nan
 
 
 def _key_dtype(dt):
@@ -312,25 +311,43 @@ def read_rows(x, axes, xp):
     return xp.ascontiguousarray(moved).reshape(rows, length)
 
 
+def warn_all_nan(xp, empty):
+    """NumPy's RuntimeWarning for each all-NaN slice (``empty``: bool per slice), as many as
+    it gives: one a slice. A read of one count."""
+    for _ in range(int(xp.count_nonzero(empty))):
+        _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
+
+
 class QuantileRun(Plan):
     """quantile (nanquantile with ``nan``) of arrays of one shape and dtype over ``axes``:
-    ``run(x, q)`` the result of shape ``q.shape + kept`` (NumPy's dtype), or None-free; ``q``
-    the checked quantiles (a host array), ``weak`` a Python-number quantile."""
+    ``run(x)`` the result of shape ``q.shape + kept`` (NumPy's dtype), C-contiguous; ``q`` the
+    checked quantiles (a host array), ``weak`` a Python-number quantile. A q of Python objects
+    (``fractions.Fraction``) is computed with on the host, as NumPy does (its indexes, its
+    interpolation), the values selected on the backend: the result an object array."""
 
-    def __init__(self, backend, dtype, shape, axes, kept, method, q, weak, nan):
+    def __init__(self, backend, dtype, shape, axes, kept, method, q, weak, nan, func="quantile"):
         self.backend, self.xp = backend, backend.xp
         self.axes, self.kept, self.method, self.nan = axes, kept, method, nan
-        self.q, self.weak = q, weak
+        self.q, self.weak, self.func = q, weak, func
         self.dtype = np.dtype(dtype)
+        self.exact = q.dtype == object
         self.rows = int(np.prod(kept, dtype=np.int64))
         self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
         self.order = Order(backend, dtype, self.rows, self.length, 2 * q.size, True)
         self.inexact = self.dtype.kind == "f"
         self.fused = None
         if not nan:  # the indexes and gammas, once (NumPy's with a Python int count)
-            self.fixed = quantile_ranks(np, self.length, q.reshape(-1), method, self.inexact)
-            if self.order.fuses():
+            self.fixed = self._ranks(np, self.length, q.reshape(-1))
+            if self.order.fuses() and not self.exact:
                 self.fused = self._fused(*self.fixed[:3])
+
+    def _ranks(self, ar, n, qf):
+        """quantile_ranks in the array module ``ar``; NumPy's TypeError (naming the function)
+        where its arithmetic cannot take the quantiles (Python objects and a NaN test)."""
+        try:
+            return quantile_ranks(ar, n, qf, self.method, self.inexact)
+        except TypeError as exc:
+            raise TypeError(f"{self.func}: {exc}") from None
 
     def _fused(self, previous, nxt, gamma):
         """(ranks, mode, coefficients, result dtype) of quantile_finish, on the device once:
@@ -349,48 +366,55 @@ class QuantileRun(Plan):
 
     def __call__(self, x):
         xp, q, rows, length = self.xp, self.q, self.rows, self.length
+        shape = q.shape + tuple(self.kept)
         rows2 = read_rows(x, self.axes, xp)
         if self.fused is not None:  # one launch from the selection's state to the results
             ranks, mode, coef, tdt = self.fused
             self.order.prime(rows2)
-            return self.order.finish(ranks, mode, coef, tdt).reshape(q.shape + tuple(self.kept))
+            return self.order.finish(ranks, mode, coef, tdt).reshape(shape)
+        # the arithmetic's module: the backend's, or the host's for a q of Python objects
+        ar = np if self.exact else xp
+        host = _backend.to_host if self.exact else (lambda v: v)
         nans = self.order.counts(rows2)
         qf = q.reshape(-1)
         if self.nan:
             n = length - nans if nans is not None else xp.full(rows, length, dtype=np.int64)
             ndt = q.dtype if q.dtype.kind == "f" else np.dtype(np.intp)
-            nn = n.astype(ndt).reshape(rows, 1)
-            previous, nxt, gamma, _ = quantile_ranks(
-                xp, nn, xp.asarray(qf), self.method, self.inexact
-            )
-            count = n.reshape(rows, 1)
+            nn = host(n.astype(ndt).reshape(rows, 1))
+            previous, nxt, gamma, _ = self._ranks(ar, nn, ar.asarray(qf))
+            count = xp.asarray(n.reshape(rows, 1))
         else:
             previous, nxt, gamma, _ = self.fixed
-            previous, nxt = xp.asarray(previous), xp.asarray(nxt)
-            gamma = None if gamma is None else xp.asarray(gamma)
             count = length
-        previous = xp.broadcast_to(previous, (rows, qf.size))
-        nxt = xp.broadcast_to(nxt, (rows, qf.size))
+        previous = xp.broadcast_to(xp.asarray(previous), (rows, qf.size))
+        nxt = xp.broadcast_to(xp.asarray(nxt), (rows, qf.size))
         ranks = xp.stack([previous, nxt], axis=-1).reshape(rows, 2 * qf.size)
         ranks = xp.where(ranks < 0, ranks + count if self.nan else ranks + length, ranks)
         ranks = xp.clip(ranks, 0, length - 1).astype(np.int64)
-        vals = self.order.values(ranks).reshape(rows, qf.size, 2)
+        vals = host(self.order.values(ranks)).reshape(rows, qf.size, 2)
         a, b = vals[..., 0].T, vals[..., 1].T  # (Q, R)
+        empty = n == 0 if self.nan else None
         if gamma is None:
             res = a
         else:
-            t = gamma.T if self.nan else gamma.reshape(-1, 1)
-            res = lerp(xp, a, b, t, self.weak)
+            t = ar.asarray(gamma)
+            res = lerp(ar, a, b, t.T if self.nan else t.reshape(-1, 1), self.weak)
+            if self.nan and self.inexact and not self.exact and res.dtype != self.dtype:
+                # NumPy's results of the slices take the first one's dtype (its
+                # apply_along_axis): the input's for an all-NaN first slice
+                if bool(empty[0]):
+                    res = res.astype(self.dtype)
+            if self.inexact:  # a NaN made of infinities as the host makes it
+                res = settle_nans(ar, res)
         if self.inexact:
             if self.nan:
-                empty = n == 0
-                if bool(xp.any(empty)):  # NumPy warns of each all-NaN slice
-                    _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
-                res = xp.where(empty[None, :], xp.asarray(np.nan, dtype=res.dtype), res)
+                warn_all_nan(xp, empty)
+                nan = ar.asarray(np.nan, dtype=res.dtype)
+                res = ar.where(host(empty)[None, :], nan, res)
             elif nans is not None:  # NumPy's: the slice's NaN (its last after a partition)
-                nanv = self.order.nan_values().astype(res.dtype)
-                res = xp.where(nans[None, :] > 0, nanv[None, :], res)
-        return res.reshape(q.shape + tuple(self.kept))
+                nanv = nan_as(xp, self.order.nan_values(), res.dtype)
+                res = ar.where(host(nans)[None, :] > 0, host(nanv)[None, :], res)
+        return ar.ascontiguousarray(res.reshape(shape))
 
 
 class MedianRun(Plan):
@@ -425,13 +449,13 @@ class MedianRun(Plan):
         a, b = vals[:, 0], vals[:, 1]
         res = mean2(xp, a, b, lo == hi)
         if self.dtype.kind == "f":
+            res = settle_nans(xp, res)  # a NaN made of infinities as the host makes it
             if self.nan:
                 empty = n == 0
-                if bool(xp.any(empty)):
-                    _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
+                warn_all_nan(xp, empty)
                 res = xp.where(empty, xp.asarray(np.nan, dtype=res.dtype), res)
             elif nans is not None:  # NumPy's: the slice's NaN (its last after a partition)
-                res = xp.where(nans > 0, self.order.nan_values().astype(res.dtype), res)
+                res = xp.where(nans > 0, nan_as(xp, self.order.nan_values(), res.dtype), res)
         return res.reshape(tuple(self.kept))
 
 
@@ -475,7 +499,7 @@ class WeightedRun(Plan):
 
     def __call__(self, x, w):
         xp, rows, length, q = self.xp, self.rows, self.length, self.q
-        keys = as_keys(read_rows(x, self.axes, xp))
+        keys = read_rows(x, self.axes, xp)  # sorted as they are (float16 and bool too)
         cols = xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length))
         keys, cols = sort_rows(self.backend, keys, cols)
         w = xp.take_along_axis(read_rows(xp.broadcast_to(w, x.shape), self.axes, xp), cols, 1)
@@ -503,13 +527,12 @@ class WeightedRun(Plan):
         res = xp.take_along_axis(keys, idx, 1)  # (R, Q)
         if isnan is not None:
             if self.nan:
-                if bool(xp.any(empty)):
-                    _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
+                warn_all_nan(xp, empty)
                 res = xp.where(empty[:, None], xp.asarray(np.nan, dtype=res.dtype), res)
             else:  # NumPy's: the slice's NaN (its last after the sort)
                 res = xp.where(isnan[:, -1:], keys[:, -1:], res)
         res = res.view(np.bool_) if self.dtype == np.bool_ else res.astype(self.dtype, copy=False)
-        return res.T.reshape(q.shape + tuple(self.kept))
+        return xp.ascontiguousarray(res.T).reshape(q.shape + tuple(self.kept))
 
 
 def complex_keys(xp, rows2):
@@ -575,15 +598,45 @@ class ComplexMedianRun(Plan):
         scl = xp.asarray(1, dtype=part) / xp.where(two, 2, 1).astype(part)
         # NumPy's complex division by (count + 0j): ratio 0, scale 1 / count
         res = xp.stack([(sr + si * zero) * scl, (si - sr * zero) * scl], axis=-1)
-        res = res.view(self.dtype).reshape(rows)
+        # a NaN part made of infinities (inf * 0) as the host makes it
+        res = settle_nans(xp, res.view(self.dtype).reshape(rows))
         if self.nan:
             empty = n == 0
-            if bool(xp.any(empty)):
-                _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
+            warn_all_nan(xp, empty)
             res = xp.where(empty, xp.asarray(np.nan, dtype=self.dtype), res)
         else:
             res = xp.where(nans > 0, ordered[:, -1], res)
         return res.reshape(tuple(self.kept))
+
+
+class ComplexPartitionRun(Plan):
+    """argpartition (partition with ``values``) of complex keys in NumPy's complex order (real
+    part, then imaginary; values with a NaN part last, as :func:`~primitives._core.keys.
+    image_fields` orders them): complex64 by the partition of its 64-bit order-preserving images
+    (``inner``: the real dtypes' argpartition of the images' rows (R, L) as uint64 keys, a
+    partition of the images being one of the values), complex128 (images of two words) by a
+    stable sort of its rows (the sort family's :func:`~primitives.sorting.argsort`, a partition
+    for every kth); the values gathered by the indices, bit for bit."""
+
+    def __init__(self, backend, lay, inner, values):
+        self.backend, self.xp, self.lay, self.inner, self.values = (
+            backend,
+            backend.xp,
+            lay,
+            inner,
+            values,
+        )
+
+    def __call__(self, x):
+        xp, lay = self.xp, self.lay
+        rows2 = read_rows_layout(x, lay, xp)
+        if self.inner is not None:
+            ((word, _),) = _keys.pack_words(_keys.image_fields(rows2))
+            idx = self.inner(word)
+        else:
+            idx = argsort(rows2, axis=-1)
+        res = xp.take_along_axis(rows2, idx, axis=1) if self.values else idx
+        return back(res, lay, xp)
 
 
 def rank_partition_takes(rows, length, kths):
@@ -635,5 +688,5 @@ class RankPartitionRun(Plan):
         else:
             out, idx = xp.empty(1, dtype=plan.udt), xp.empty((lay.rows, lay.length), np.int64)
         self.scatter(kbits, *self.args, state, *self.tail, starts, out, idx)
-        res = self.order._cast(_keys.key_back(out, self.order.kdt)) if self.values else idx
+        res = _keys.key_back(out, self.order.dtype) if self.values else idx
         return back(res, lay, xp)

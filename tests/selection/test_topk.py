@@ -604,6 +604,8 @@ def test_error_axis(func):
 @pytest.mark.parametrize("dtype", [np.complex64, "U3", object, "M8[s]", np.longdouble])
 @pytest.mark.parametrize("func", ["topk", "argpartition", "partition"])
 def test_error_dtype(func, dtype):
+    if dtype == np.complex64 and func != "topk":
+        pytest.skip("the partitions order complex numbers (test_partition_complex.py)")
     x = np.zeros(4, dtype=dtype)
     H.raises_like(TypeError, func, getattr(prim, func), x, 1, match="dtype")
 
