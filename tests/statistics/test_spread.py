@@ -307,3 +307,24 @@ def test_average_errors():
     H.run_twins(lambda xp: xp.average(x, axis=1, weights=np.ones(2)))  # ValueError: shape
     H.run_twins(lambda xp: xp.average(x, axis=1, weights=np.zeros((2, 3))))  # ZeroDivisionError
     H.run_twins(lambda xp: xp.average(x, weights=np.zeros((2, 3))))  # the same, one pass
+
+
+@pytest.mark.parametrize("func", ["nanmin", "nanmax", "ptp"])
+@pytest.mark.parametrize("dt", ALL)
+def test_order_cases_of_cupy(rng, func, dt):
+    """CuPy's TestOrder cases (test_nanmin_*, test_nanmax_*, test_ptp_*): random values of every
+    dtype (complex with both parts random) over every axis of (2, 3, 4), the whole of (2, 3), and
+    axis 0 of (3, 1000)."""
+    if func == "ptp" and dt == np.bool_:
+        pytest.skip("NumPy has no boolean subtraction (the error test covers it)")
+
+    def shaped_random(shape):
+        v = rng.random(shape) * 10
+        if np.dtype(dt).kind == "c":
+            v = v + 1j * rng.random(shape) * 10
+        return v.astype(dt) if dt != np.bool_ else v > 5
+
+    cases = [(shaped_random((2, 3)), None), (shaped_random((3, 1000)), 0)]
+    cases += [(shaped_random((2, 3, 4)), axis) for axis in (0, 1, 2)]
+    for x, axis in cases:
+        H.assert_same(getattr(prim, func)(x, axis=axis), getattr(np, func)(x, axis=axis))
