@@ -9,7 +9,7 @@ import numpy as np
 
 from .._core import keys as _keys
 from .._core.plans import Plan
-from ..sorting import _choose as _sort_choose, _plans as _sort_plans, sort_rows
+from ..sorting import sort_rows
 from . import _choose, _plans
 
 __all__ = ["Selection", "TopkRun", "PartitionRun", "SortedRun", "read_rows", "back", "empty"]
@@ -94,18 +94,10 @@ class Selection:
         return self.run(rows2, as_keys(rows2))
 
     def _by_sort(self, rows2, keys):
-        """The ``sort`` variant: each row's stable order (descending for largest), first k."""
-        xp, k = self.backend.xp, self.k
-        rows, length = keys.shape
-        if rows == 1:  # one device-wide argsort (largest: NaNs first, as topk orders them)
-            flat = keys.reshape(-1)
-            name = _sort_choose.variant("auto", flat.size, flat.dtype.itemsize, "argsort")
-            desc = _keys.DESC_NAN_FIRST if self.largest else _keys.ASCENDING
-            end = _keys.key_width(flat.dtype)
-            perm = _sort_plans.sort(flat, None, 0, end, desc, name, self.backend, argsort=True)[2]
-            return perm[:k].reshape(1, k), None
-        iota = xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length))
-        return sort_rows(self.backend, keys, iota, descending=self.largest)[1][:, :k], None
+        """The ``sort`` variant: each row's stable order (descending for largest: NaNs first, as
+        topk ranks them), first k: the columns made in the row sort."""
+        order = sort_rows(self.backend, keys, descending=self.largest, indices=True)
+        return order[:, : self.k], None
 
     def _rows(self, rows2, keys):
         img, idx = self.plan(_keys.key_bits(keys)[0])
