@@ -418,8 +418,12 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
     elif isinstance(bins, int) or np.ndim(bins) == 0:
         n = nbins(func, bins)
         first, last = outer_edges(func, arr, range, backend)
-        edges, binning, kdt = uniform(func, dt, first, last, n)
-        bplan = binning_plan(binning, backend, edges)  # edges fixed by the arguments
+        if inp.host and np.result_type(first, last, dt).itemsize > 8:  # a longdouble range
+            edges = _wide_edges(func, first, last, n, dt)
+            binning, kdt = array_binning(dt, _edges_in(dt, edges))
+        else:
+            edges, binning, kdt = uniform(func, dt, first, last, n)
+            bplan = binning_plan(binning, backend, edges)  # edges fixed by the arguments
     elif np.ndim(bins) == 1:
         edges, given = array_edges(func, bins)
         binning, kdt = array_binning(dt, edges)
@@ -444,6 +448,18 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
         bplan=bplan,
         as_is=same,
     )
+
+
+def _wide_edges(func, first, last, n, dt):
+    """NumPy's ``n`` equal-width edges of a longdouble range (host samples of ``dt``): its
+    linspace in longdouble, which no device type holds (the samples are binned against
+    :func:`_edges_in` of them)."""
+    edges = np.linspace(first, last, n + 1, endpoint=True, dtype=np.result_type(first, last, dt))
+    if np.any(edges[:-1] >= edges[1:]):
+        raise ValueError(
+            f"{func}: Too many bins for data range. Cannot create {n} finite-sized bins."
+        )
+    return edges
 
 
 def _edges_in(dt, edges):

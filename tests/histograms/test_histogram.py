@@ -1642,12 +1642,20 @@ def test_the_bool_warning_points_at_the_caller(func):
 
 @pytest.mark.parametrize(
     "small, large",
-    [(np.float16, np.float32), (np.float16, np.float64), (np.float16, np.longdouble)],
+    [
+        (np.float16, np.float32),
+        (np.float16, np.float64),
+        (np.float16, np.longdouble),
+        (np.float32, np.float64),
+        (np.float32, np.longdouble),
+        (np.float64, np.longdouble),
+    ],
     ids=str,
 )
 def test_float16_samples_against_a_wider_range(small, large):
-    """NumPy compares float16 samples with the edges in the range's dtype: a range just above
-    (below) 1.0 in float64 leaves out a sample 1.0 that float32 edges would count."""
+    """NumPy compares samples with the edges in the range's dtype: a range just above (below)
+    1.0 in float64 leaves out a sample 1.0 that float32 edges would count; a longdouble range
+    (host samples only) makes longdouble edges, which the samples meet rounded outward."""
     eps = np.finfo(large).eps
     x = np.array([1.0], small)
     for rng in (np.array([1.0 + eps, 2.0], large), np.array([0.0, 1.0 - eps], large)):
@@ -1659,3 +1667,13 @@ def test_float16_samples_against_a_wider_range(small, large):
                 H.assert_same(got[1], want[1])
         else:
             twin(x, 1, rng)
+    if large is np.longdouble:  # many bins, samples on and beside the longdouble edges
+        edges = np.linspace(np.longdouble(1) / 3, np.longdouble(0.9), 8)
+        y = np.concatenate([np.random.default_rng(0).random(1000), edges.astype(float)])
+        y = y.astype(small)
+        got, want = (
+            prim.histogram(y, 7, (edges[0], edges[-1])),
+            np.histogram(y, 7, (edges[0], edges[-1])),
+        )
+        H.assert_same(got[0], want[0])
+        H.assert_same(got[1], want[1])
