@@ -10,7 +10,7 @@ import numpy as np
 from .._core import backend as _backend, entry as _entry, keys as _keys
 from ..sorting import argsort, sort
 from .._core import checks as _core_checks
-from . import _arith, _checks, _choose, _quantile, _select
+from . import _arith, _checks, _choose, _partition, _quantile, _select
 from ._checks import DTYPES, INDEX
 from ._choose import VARIANTS
 
@@ -67,7 +67,7 @@ def _prepare_partition(func, a, kth, axis, kind, order, variant):
         if dt.itemsize == 8:  # one 64-bit image a key: partitioned as uint64 keys
             rows = _checks.Layout((lay.rows, lay.length), 1, False)
             inner = _partition_run(backend, rows, np.dtype(np.uint64), kths, variant, func, False)
-        run = _quantile.ComplexPartitionRun(backend, lay, inner, values)
+        run = _partition.ComplexPartitionRun(backend, lay, inner, values)
     elif (
         dt in _keys.KEY_SET
         and inp.array.ndim == 1
@@ -100,10 +100,10 @@ def _selected(kths, length):
 
 def _by_ranks(variant, lay, kths):
     """Whether the rows of ``lay`` are split by the values at their kth
-    (:class:`~._quantile.RankPartitionRun`)."""
+    (:class:`~._partition.RankPartitionRun`)."""
     m = _selected(kths, lay.length)[1]
     return _choose.partition_by_ranks(variant, lay.rows, lay.length, m) and (
-        _quantile.rank_partition_takes(lay.rows, lay.length, kths)
+        _partition.rank_partition_takes(lay.rows, lay.length, kths)
     )
 
 
@@ -114,7 +114,7 @@ def _partition_run(backend, lay, dt, kths, variant, func, values):
     length = lay.length
     small, m = _selected(kths, length)
     if _by_ranks(variant, lay, kths):
-        return _quantile.RankPartitionRun(backend, lay, dt, kths, values)
+        return _partition.RankPartitionRun(backend, lay, dt, kths, values)
     if _choose.partition_sorts(variant, lay.rows, length, m):
         return _select.SortedRun(backend, lay, sort if values else argsort, dt if values else None)
     variant = _choose.variant(variant, _choose.key_width(dt), length, m, func)

@@ -101,7 +101,7 @@ def partition_sorts(name, rows, length, m):
 
 def partition_by_ranks(name, rows, length, m):
     """Whether ``"auto"`` partitions rows by the values of their kth (the order statistics'
-    selection and one scatter: :class:`~._quantile.RankPartitionRun`, where it takes the rows)
+    selection and one scatter: :class:`~._partition.RankPartitionRun`, where it takes the rows)
     rather than selecting the ``m`` keys that a kth needs ordered: where those are a large share
     of the row (the ``"partition"`` policy's sort_share), but for a 1-D array short enough to
     sort."""

@@ -12,8 +12,8 @@ float32 and float64 rows of quantile and median take their ranks and NumPy's coe
 the plan (on the device once) and their results from one launch over the selection's state
 (quantile_finish). No host synchronization but for the nan-functions' warning of an all-NaN
 slice. Weighted quantiles (:class:`WeightedRun`) and complex medians
-(:class:`ComplexMedianRun`) sort their rows; :class:`RankPartitionRun` partitions rows by the
-values of selected ranks.
+(:class:`ComplexMedianRun`) sort their rows; ``RankPartitionRun`` partitions rows by the
+values of selected ranks (in :mod:`._partition`).
 """
 
 from __future__ import annotations
@@ -30,10 +30,9 @@ from .._core import (
     plans as _plans,
 )
 from .._core.plans import Plan
-from ..sorting import argsort, sort_rows
+from ..sorting import sort_rows
 from . import _kernels, _plans as _splans, _policy
 from ._arith import lerp, made_nan, nan_as, quantile_ranks, settle_nans
-from ._select import back, read_rows as read_rows_layout
 
 __all__ = [
     "METHODS",
@@ -44,9 +43,6 @@ __all__ = [
     "MedianRun",
     "WeightedRun",
     "ComplexMedianRun",
-    "RankPartitionRun",
-    "ComplexPartitionRun",
-    "rank_partition_takes",
     "quantile_ranks",
 ]
 
@@ -607,86 +603,3 @@ class ComplexMedianRun(Plan):
         else:
             res = xp.where(nans > 0, ordered[:, -1], res)
         return res.reshape(tuple(self.kept))
-
-
-class ComplexPartitionRun(Plan):
-    """argpartition (partition with ``values``) of complex keys in NumPy's complex order (real
-    part, then imaginary; values with a NaN part last, as :func:`~primitives._core.keys.
-    image_fields` orders them): complex64 by the partition of its 64-bit order-preserving images
-    (``inner``: the real dtypes' argpartition of the images' rows (R, L) as uint64 keys, a
-    partition of the images being one of the values), complex128 (images of two words) by a
-    stable sort of its rows (the sort family's :func:`~primitives.sorting.argsort`, a partition
-    for every kth); the values gathered by the indices, bit for bit."""
-
-    def __init__(self, backend, lay, inner, values):
-        self.backend, self.xp, self.lay, self.inner, self.values = (
-            backend,
-            backend.xp,
-            lay,
-            inner,
-            values,
-        )
-
-    def __call__(self, x):
-        xp, lay = self.xp, self.lay
-        rows2 = read_rows_layout(x, lay, xp)
-        if self.inner is not None:
-            ((word, _),) = _keys.pack_words(_keys.image_fields(rows2))
-            idx = self.inner(word)
-        else:
-            idx = argsort(rows2, axis=-1)
-        res = xp.take_along_axis(rows2, idx, axis=1) if self.values else idx
-        return back(res, lay, xp)
-
-
-def rank_partition_takes(rows, length, kths):
-    """Whether :class:`RankPartitionRun` serves a partition: at most :data:`PART_MAX` distinct
-    kth, of rows the order statistics select (:func:`selects`)."""
-    n = len(set(kths))
-    return n <= PART_MAX and selects(rows, length, n)
-
-
-class RankPartitionRun(Plan):
-    """argpartition (partition with ``values``) of rows (R, L) by their values at the ranks
-    ``kths``: those values selected (:class:`OrderPlan`), then each row split by them into the
-    keys below the first, equal to it, between it and the next..., one read counting each
-    block's keys per part, one writing them (quantile_part_count, quantile_part_scatter): every
-    kth position holds the value a sort would put there, smaller values before it, larger
-    after, keys of one part in index order. Three reads of the rows in all (the selection's
-    first, the count, the scatter) and the passes over the ranks' candidates; no sort."""
-
-    def __init__(self, backend, lay, dtype, kths, values):
-        self.backend, self.xp, self.lay, self.values = backend, backend.xp, lay, values
-        ranks = np.unique(np.asarray(kths, np.int64))
-        self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False)
-        plan = self.order.plan
-        self.ranks = self.xp.asarray(ranks)
-        pol = _policy.quantile()
-        c = _c(plan.ub)
-        get = _loader.load(_kernels.QUANTILE, names(pol))
-        kcount = get(f"quantile_part_count<{c}, {pol.block}, {pol.items}>")
-        arg = PART_ARG[0 if values else 1]
-        kscatter = get(f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}>")
-        tiles = _launch.cdiv(lay.length, pol.block * pol.items)
-        bpr = max(1, min(tiles, _launch.cdiv(_launch.resident_grid(kcount, pol.block), lay.rows)))
-        self.bpr = bpr
-        self.count = _plans.Launch(kcount, bpr * lay.rows, pol.block)
-        self.scatter = _plans.Launch(kscatter, bpr * lay.rows, pol.block)
-        self.args = (_launch.i64(lay.length), _launch.i64(bpr))
-        self.tail = (_launch.i64(ranks.size), plan.kind)
-
-    def __call__(self, x):
-        xp, lay, plan = self.xp, self.lay, self.order.plan
-        rows2 = read_rows_layout(x, lay, xp)
-        self.order.prime(rows2)
-        kbits, state = self.order.select(self.ranks)
-        counts = xp.empty((lay.rows, PART_BUCKETS * self.bpr), dtype=np.uint64)
-        self.count(kbits, *self.args, state, *self.tail, counts)
-        starts = xp.cumsum(counts, axis=1, dtype=np.uint64) - counts  # bucket-major, exclusive
-        if self.values:
-            out, idx = xp.empty((lay.rows, lay.length), dtype=plan.udt), xp.empty(1, np.int64)
-        else:
-            out, idx = xp.empty(1, dtype=plan.udt), xp.empty((lay.rows, lay.length), np.int64)
-        self.scatter(kbits, *self.args, state, *self.tail, starts, out, idx)
-        res = _keys.key_back(out, self.order.dtype) if self.values else idx
-        return back(res, lay, xp)

@@ -165,4 +165,11 @@ _TAKES_COMPLEX = {
     "searchsorted",
     "median",
     "nanmedian",
+    "partition",
+    "argpartition",
+    "nanmin",
+    "nanmax",
+    "nanargmin",
+    "nanargmax",
+    "ptp",
 }

@@ -350,10 +350,10 @@ RANKS = {"min_len": 1}  # the order statistics select rows of any length
 def test_partition_by_ranks(rng, dt):
     """argpartition and partition by the values of their kth (RankPartitionRun): each kth
     holds what a sort puts there, smaller before, larger after; each part in index order."""
-    from primitives.selection import _quantile
+    from primitives.selection import _partition
 
     calls = []
-    run = _quantile.RankPartitionRun.__call__
+    run = _partition.RankPartitionRun.__call__
 
     def spy(self, x):
         calls.append(1)
@@ -365,7 +365,7 @@ def test_partition_by_ranks(rng, dt):
         prim.tuning.override("selection", selector="partition", sort_max_len=1),
         pytest.MonkeyPatch.context() as mp,
     ):
-        mp.setattr(_quantile.RankPartitionRun, "__call__", spy)
+        mp.setattr(_partition.RankPartitionRun, "__call__", spy)
         for shape, kth in cases:
             nans = 0.03 if np.dtype(dt).kind == "f" else 0.0
             x = make(rng, shape, dt, nans=nans, distinct=None if dt == np.bool_ else 40)
