@@ -7,7 +7,7 @@ With ``PRIMITIVES_PARITY_ROUTE=numpy`` NumPy's calls are routed instead (NumPy's
 computes with (bool, integers, floats, complex); subclasses (matrices, masked arrays) and other
 dtypes (objects, strings, datetimes, structured, and the extended-precision ``longdouble`` and
 ``clongdouble``, which no GPU type holds: the library refuses them with a ``TypeError``, as CuPy
-does) stay NumPy's.
+does; so do calls asking for them with ``dtype=``) stay NumPy's.
 
 The module counts the calls that reached the library (:data:`HITS`), so that a test runner can
 tell the tests that exercised it (the *routed* tests) from those that did not.
@@ -62,6 +62,14 @@ def _ours(obj) -> bool:
     return isinstance(obj, _cupy().ndarray)
 
 
+def _wide(dtype) -> bool:
+    """Whether a ``dtype=`` argument asks for NumPy's extended precision (no GPU type)."""
+    try:
+        return dtype is not None and np.dtype(dtype).char in "gG"
+    except TypeError:
+        return False
+
+
 def func(mod, name, *args, **kwargs):
     """``mod.name(*args, **kwargs)``, through the library when ``mod`` is the routed module (and,
     for NumPy, its first argument is not an array of another kind)."""
@@ -73,7 +81,7 @@ def func(mod, name, *args, **kwargs):
                 first = np.asarray(first)
             except Exception:  # noqa: BLE001 - ragged: the library's own error is tested
                 first = np.zeros(0)
-        fn = fn if _ours(first) else None
+        fn = fn if _ours(first) and not _wide(kwargs.get("dtype")) else None
     if fn is None:
         return getattr(mod, name)(*args, **kwargs)
     HITS[0] += 1
@@ -85,6 +93,8 @@ def method(obj, name, *args, **kwargs):
     kind: in-place methods write the library's result into ``obj`` and return None, as CuPy's
     and NumPy's do."""
     fn = target(name) if _ours(obj) else None
+    if ROUTED == "numpy" and _wide(kwargs.get("dtype")):
+        fn = None
     if fn is None:
         return getattr(obj, name)(*args, **kwargs)
     HITS[0] += 1
