@@ -4,7 +4,8 @@
 // compared through a key (ArgKey below): the element itself for 4- and 8-byte types, a 32-bit
 // integer for the 1- and 2-byte integers, and for float16 (read as its 16 bits, prim::half_bits)
 // the signed magnitude of its bits, which orders float16 values as floats do (-0 and +0 equal)
-// with NaN recognized from the bits. bool is read as unsigned char. Complex elements (prim::c64,
+// with NaN recognized from the bits. bool is read as prim::Flag (util/flag.cuh), its key 1 for
+// any nonzero byte (NumPy's True), 0 otherwise. Complex elements (prim::c64,
 // prim::c128 of util/complex.cuh) are their own keys, ordered as NumPy's (lexicographically: the
 // real parts, then the imaginary parts), NaN in either part a NaN. Indices and sizes are 64-bit.
 //
@@ -45,6 +46,7 @@
 #include "util/thread.cuh"
 #include "util/pack16.cuh"
 #include "util/complex.cuh"
+#include "util/flag.cuh"
 #include "warp/reduce.cuh"
 #include "block/reduce.cuh"
 
@@ -68,6 +70,7 @@ template <> struct ArgKey<signed char> : ArgKeyNarrow<signed char> {};
 template <> struct ArgKey<unsigned char> : ArgKeyNarrow<unsigned char> {};
 template <> struct ArgKey<short> : ArgKeyNarrow<short> {};
 template <> struct ArgKey<unsigned short> : ArgKeyNarrow<unsigned short> {};
+template <> struct ArgKey<Flag> : ArgKeyNarrow<Flag> {};  // 1 for any nonzero byte
 template <> struct ArgKey<half_bits> {
     typedef int type;
     // sign and magnitude to a signed integer: monotone in the float value, -0 == +0

@@ -35,7 +35,10 @@
 //   narrowed (min/max of int8 accumulate in int and store signed char; float16 accumulates in
 //   float and stores prim::f16, rounded to nearest even). Products of narrow integers multiply
 //   each packet's elements in 64 bits as a tree (log2 N dependent multiplies) and the packet's
-//   product into the 64-bit accumulator; integer products wrap modulo 2^64 as NumPy's.
+//   product into the 64-bit accumulator; integer products wrap modulo 2^64 as NumPy's. bool is
+//   read as prim::Flag (util/flag.cuh: any nonzero byte true, as NumPy reads it): a packet's sum
+//   is the count of its nonzero bytes, its product, minimum and maximum whether all or any of
+//   them are, word by word (no per-element conversion); min/max store Flag (0 or 1 bytes).
 //   Complex inputs (prim::c64, prim::c128 of util/complex.cuh; Sum, Prod, and Min/Max in NumPy's
 //   lexicographic order with NaN winning, util/complex.cuh) are read 16
 //   bytes per load as well (2 c64 or 1 c128 per packet, through util/pack16.cuh's Pack16); the
@@ -59,6 +62,7 @@
 #include "util/load.cuh"
 #include "util/pack16.cuh"
 #include "util/narrow.cuh"  // prim::f16
+#include "util/flag.cuh"  // prim::Flag (bool)
 #include "util/complex.cuh"
 #include "block/reduce.cuh"
 
@@ -215,6 +219,34 @@ template <> struct FoldPacket<unsigned char, unsigned long long, Prod<unsigned l
     : NarrowProd<unsigned char, unsigned long long> {};
 template <> struct FoldPacket<unsigned short, unsigned long long, Prod<unsigned long long>>
     : NarrowProd<unsigned short, unsigned long long> {};
+
+// Packets of bool elements (Flag: any nonzero byte true) by words, util/flag.cuh: a sum counts
+// the nonzero bytes, a product is whether all are, min/max (into unsigned int) whether all/any
+// are.
+template <> struct FoldPacket<Flag, long long, Sum<long long>> {
+    static __device__ __forceinline__ long long fold(long long acc, const Pack16<Flag>& p,
+                                                     Sum<long long>) {
+        return acc + static_cast<long long>(flag_count(p));
+    }
+};
+template <> struct FoldPacket<Flag, long long, Prod<long long>> {
+    static __device__ __forceinline__ long long fold(long long acc, const Pack16<Flag>& p,
+                                                     Prod<long long>) {
+        return flag_all(p) ? acc : 0ll;
+    }
+};
+template <> struct FoldPacket<Flag, unsigned int, Max<unsigned int>> {
+    static __device__ __forceinline__ unsigned int fold(unsigned int acc, const Pack16<Flag>& p,
+                                                        Max<unsigned int> op) {
+        return op(acc, flag_any(p) ? 1u : 0u);
+    }
+};
+template <> struct FoldPacket<Flag, unsigned int, Min<unsigned int>> {
+    static __device__ __forceinline__ unsigned int fold(unsigned int acc, const Pack16<Flag>& p,
+                                                        Min<unsigned int> op) {
+        return op(acc, flag_all(p) ? 1u : 0u);
+    }
+};
 
 }  // namespace prim
 

@@ -3,8 +3,9 @@
 // All kernels are templated on <InT, AccT, Op, ...>: elements convert to AccT on load. Sizes are
 // 64-bit. EXCLUSIVE selects out[i] = x[0] op ... op x[i-1] (identity at 0) over the inclusive form.
 // Element types: the 4- and 8-byte integers and floats, prim::c64/c128 (Sum and Prod only), and,
-// for scan_lookback, the narrow inputs of util/narrow.cuh read in place (see there). The classic
-// scans take narrow inputs converted to the accumulator's type by the host first.
+// for scan_lookback, the narrow inputs of util/narrow.cuh read in place (see there) and bool as
+// prim::Flag (util/flag.cuh: any nonzero byte 1, as NumPy reads it; a bool result stored as 0 or
+// 1). The classic scans take narrow inputs converted to the accumulator's type by the host first.
 //
 // Multi-block scheme of the two classic block scans (hillis_steele, blelloch): each block scans
 // one tile and writes the tile's total to block_sums[blockIdx.x]; the host scans block_sums
@@ -48,6 +49,7 @@
 #include "util/prim.cuh"
 #include "util/load.cuh"
 #include "util/narrow.cuh"
+#include "util/flag.cuh"
 #include "block/scan.cuh"
 #include "device/lookback.cuh"
 

@@ -108,7 +108,7 @@ REAL = tuple(np.dtype(c) for c in "?bBhHiIqQefd")  # bool, int8 ... uint64, floa
 #: the production reduction's own instantiations for narrow inputs: (input, accumulator, result,
 #: ops). Sums accumulate as NumPy's result (64-bit integers) or, for float16, in float32 (as
 #: CuPy's); min/max accumulate in a 32-bit type (the block's shuffles move 4 or 8 bytes) and
-#: store the input's dtype. bool is read as uint8 (its bytes are 0 and 1).
+#: store the input's dtype. bool's are the reductions' own (reading it as prim::Flag).
 REDUCE_NARROW_KERNELS = tuple(
     (np.dtype(i), np.dtype(a), np.dtype(r), ops)
     for i, a, r, ops in (
@@ -143,12 +143,13 @@ COMPLEX_CTYPES: dict[np.dtype[Any], str] = {
     np.dtype(np.complex128): "prim::c128",
 }
 #: every dtype some kernel reads in place, and the C++ type it is read as in name expressions: the
-#: 4- and 8-byte types, the narrow integers, bool as its bytes (0 and 1), float16 as prim::f16
-#: (util/narrow.cuh) and complex as prim::c64/c128 (util/complex.cuh)
+#: 4- and 8-byte types, the narrow integers, bool as prim::Flag (util/flag.cuh: its byte, any
+#: nonzero byte true as NumPy reads it, stored as 0 or 1), float16 as prim::f16 (util/narrow.cuh)
+#: and complex as prim::c64/c128 (util/complex.cuh)
 KERNEL_CTYPES = {
     **CTYPES,
     **SMALL_CTYPES,
-    np.dtype(np.bool_): "unsigned char",
+    np.dtype(np.bool_): "prim::Flag",
     np.dtype(np.float16): "prim::f16",
     **COMPLEX_CTYPES,
 }

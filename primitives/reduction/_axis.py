@@ -41,13 +41,12 @@ __all__ = [
 ]
 
 _NUMPY_NAME = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
-_BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
 
 
 class AxisRoute(tuple):
     """``(conv, kin, kacc, kout, res)``: the input converted to ``conv`` first (None: read as it
-    is), the kernels' input, accumulator and output dtypes, and the result dtype (a view of the
-    output for bool, a conversion where the kernels' output differs otherwise)."""
+    is), the kernels' input, accumulator and output dtypes, and the result dtype (a conversion
+    where the kernels' output differs)."""
 
     __slots__ = ()
     conv = property(lambda self: self[0])
@@ -57,11 +56,7 @@ class AxisRoute(tuple):
     res = property(lambda self: self[4])
 
     def result(self, out):
-        if out.dtype == self.res:
-            return out
-        if self.res == _BOOL and out.dtype == _U8:
-            return out.view(_BOOL)
-        return out.astype(self.res)
+        return out if out.dtype == self.res else out.astype(self.res)
 
 
 @functools.lru_cache(maxsize=None)
@@ -73,12 +68,7 @@ def axis_route(in_dt, op, res_dt):
     to ``res_dt`` first, as NumPy casts the elements."""
     in_dt, res_dt = np.dtype(in_dt), np.dtype(res_dt)
     nat = natural(in_dt, op)
-    natural_res = _BOOL if in_dt == _BOOL and op in ("min", "max") else nat[2]
-    if (
-        res_dt == natural_res
-        or op in ("min", "max")
-        or (in_dt.kind in "biu" and res_dt.kind in "iu")
-    ):
+    if res_dt == nat[2] or op in ("min", "max") or (in_dt.kind in "biu" and res_dt.kind in "iu"):
         return AxisRoute((None,) + nat + (res_dt,))
     return AxisRoute((res_dt,) + natural(res_dt, op) + (res_dt,))
 

@@ -26,9 +26,10 @@ OPS = ("sum", "prod", "min", "max")
 #: kernels/util/complex.cuh)
 COMPLEX_OPS = OPS
 _OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
-#: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, kernels/reduction/reduce.cu)
+#: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, util/narrow.cuh;
+#: prim::Flag: bool as its byte, any nonzero byte true, util/flag.cuh)
 _CNAMES = _dtypes.KERNEL_CTYPES
-_BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
+_BOOL = np.dtype(np.bool_)
 _I32, _U32, _I64, _U64 = (np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -45,21 +46,21 @@ def natural(dt, op):
     """(kernel input, accumulator, kernel output) dtypes of ``op`` over ``dt`` with NumPy's
     result dtype: sums and products of bool and integers below 64 bits in int64/uint64, of
     float16 in float32 (stored float16); min/max of 1- and 2-byte integers in 32 bits, of
-    float16 in float32, stored as the input's dtype. bool is read (and stored) as uint8."""
-    kin = _U8 if dt == _BOOL else dt
+    float16 in float32, stored as the input's dtype. bool is read (and stored) as prim::Flag:
+    any nonzero byte 1, results 0 or 1."""
     if op in ("sum", "prod"):
         if dt == _F16:
-            return kin, _F32, _F16
+            return dt, _F32, _F16
         if dt.kind in "bi" and dt.itemsize < 8:
-            return kin, _I64, _I64
+            return dt, _I64, _I64
         if dt.kind == "u" and dt.itemsize < 8:
-            return kin, _U64, _U64
-        return kin, dt, dt
+            return dt, _U64, _U64
+        return dt, dt, dt
     if dt == _F16:
-        return kin, _F32, kin
+        return dt, _F32, dt
     if dt.itemsize < 4:
-        return kin, (_I32 if kin.kind == "i" else _U32), kin
-    return kin, dt, kin
+        return dt, (_I32 if dt.kind == "i" else _U32), dt
+    return dt, dt, dt
 
 
 def _triples(op):
@@ -153,8 +154,12 @@ def axis_kernel(kind, kin, kacc, kout, op, pol, R=None, block=None):
 # ---- reduce.cu: the whole-array variants ------------------------------------------------------
 
 SOURCE = "reduction/reduce.cu"
-#: the production kernel's narrow-input instantiations: sums, min/max, then products
-NARROW_KERNELS = _dtypes.REDUCE_NARROW_KERNELS + _dtypes.REDUCE_NARROW_PROD_KERNELS
+#: the production kernel's instantiations for bool (read as prim::Flag, folded a 16-byte packet
+#: at a time: a sum counts its nonzero bytes, a product or min/max tests all or any of them):
+#: (input, accumulator, result, ops) as :data:`~primitives._core.dtypes.REDUCE_NARROW_KERNELS`
+BOOL_KERNELS = ((_BOOL, _I64, _I64, ("sum", "prod")), (_BOOL, _U32, _BOOL, ("min", "max")))
+#: the production kernel's narrow-input instantiations: sums, min/max, products, then bool
+NARROW_KERNELS = _dtypes.REDUCE_NARROW_KERNELS + _dtypes.REDUCE_NARROW_PROD_KERNELS + BOOL_KERNELS
 #: the complex (input, accumulator) pairs, production kernel only
 _COMPLEX_PAIRS = tuple((d, d) for d in _dtypes.COMPLEX)
 

@@ -42,14 +42,14 @@ _ITEMS = {"alpha": 1, "beta": 1, "gamma": 1, "delta": 2, "epsilon": 2}  # elemen
 _COMPLEX_PAIRS = tuple((d, d) for d in _dtypes.COMPLEX)
 _PAIRS = _dtypes.ACC_PAIRS_SET | frozenset(_COMPLEX_PAIRS)
 _NARROW = {(i, op): (a, r) for i, a, r, ops in NARROW_KERNELS for op in ops}
-_BOOL, _U8 = np.dtype(np.bool_), np.dtype(np.uint8)
+_U8 = np.dtype(np.uint8)
 
 
 class Route(tuple):
     """How ``op`` over an array of ``in_dt`` gives a result of ``res`` for ``variant``:
     ``convs``, the dtypes the input is converted to first, in order (``astype``: one pass each);
-    ``kin``, ``kacc``, ``kout``, the kernel's input (a view of the converted input: bool is read
-    as uint8), accumulator and output dtypes; ``res`` the result's dtype (a view of the kernel's
+    ``kin``, ``kacc``, ``kout``, the kernel's input (the converted input, or a view of it),
+    accumulator and output dtypes; ``res`` the result's dtype (a view of the kernel's
     output when of its size, a conversion of the one value otherwise)."""
 
     __slots__ = ()
@@ -96,11 +96,10 @@ def route(in_dt, acc_dt, op, variant):
     natural = _dtypes.reduce_result_dtype(src, op)
     if (src, natural) in _PAIRS:
         return Route((convs, src, natural, natural, acc_dt))
-    kin = _U8 if src == _BOOL else src
-    kacc, kout = _NARROW[(kin, op)]
+    kacc, kout = _NARROW[(src, op)]
     if variant != "production":  # the ladder and zeta read the accumulator dtype
         return Route((convs + (kacc,), kacc, kacc, kacc, acc_dt))
-    return Route((convs, kin, kacc, kout, acc_dt))
+    return Route((convs, src, kacc, kout, acc_dt))
 
 
 def production_grid(k, n, in_dt, pol):

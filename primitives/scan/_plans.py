@@ -48,14 +48,15 @@ COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 #: every dtype the scans accept, as input and as ``dtype=``
 DTYPES = _dtypes.NUMERIC + NARROW + COMPLEX
 
-#: C++ types of the scans' element types (bool is read as its bytes, 0 and 1)
+#: C++ types of the scans' element types (bool as prim::Flag, util/flag.cuh: any nonzero byte 1,
+#: results stored as 0 or 1)
 CTYPES = _dtypes.KERNEL_CTYPES
 
 #: the look-back scan's instantiations for narrow inputs read in place: (input, accumulator,
 #: result, ops). Sums and products accumulate as NumPy's result (64-bit integers; wrapping as NumPy
 #: does) or, for float16, in float32 (as CuPy's cumsum) and store float16; min/max accumulate in a
-#: 32-bit type (the block's shuffles move 4 or 8 bytes) and store the input's dtype. bool min/max
-#: run as uint8 (its bytes are 0 and 1). Sums and products of a narrow integer type *into* that
+#: 32-bit type (the block's shuffles move 4 or 8 bytes) and store the input's dtype (bool: 0 or 1
+#: from any nonzero byte, as NumPy reads it). Sums and products of a narrow integer type *into* that
 #: type (NumPy's ``dtype=`` of the input's own) accumulate in uint32, whose wrapping arithmetic
 #: has the same low bits as NumPy's in the narrow type, and store the narrow type: no 64-bit
 #: temporary (a cumprod of 2^32 int8 reads and writes 4 GiB each, not 32).
@@ -68,6 +69,7 @@ NARROW_KERNELS = tuple(
         (_I16, _I64, _I64, ("sum", "prod")),
         (_U16, _U64, _U64, ("sum", "prod")),
         (_F16, _F32, _F16, ("sum", "prod", "min", "max")),
+        (_B, _U32, _B, ("min", "max")),
         (_I8, _I32, _I8, ("min", "max")),
         (_U8, _U32, _U8, ("min", "max")),
         (_I16, _I32, _I16, ("min", "max")),
@@ -111,8 +113,8 @@ def direct(variant, in_dt, res_dt, op):
 
 def natural(variant, dt, op):
     """The result dtype of the kernel that takes input ``dt`` with ``op`` as it is (NumPy's
-    result dtype, or, for the classic scans and narrow inputs, which they take converted, None;
-    bool min/max: None, they run on the uint8 view)."""
+    result dtype, or, for the classic scans and narrow inputs, which they take converted,
+    None)."""
     res = result_dtype(dt, op)
     return res if direct(variant, dt, res, op) else None
 
@@ -249,8 +251,7 @@ def flat_scan(backend, arr, in_dt, res_dt, op, exclusive, variant):
     a new array of ``res_dt``. A kernel that takes (``in_dt``, ``res_dt``) as they are runs alone;
     otherwise the elements are cast to ``res_dt`` first (as NumPy's ``dtype=``), scanned by the
     kernel that takes that dtype (the classic scans: narrow dtypes converted to a 32/64-bit
-    accumulator type first; bool min/max: the uint8 view) and the result cast back to
-    ``res_dt``."""
+    accumulator type first) and the result cast back to ``res_dt``."""
     n = arr.size
     if direct(variant, in_dt, res_dt, op):
         if variant == "decoupled_lookback":
@@ -259,8 +260,6 @@ def flat_scan(backend, arr, in_dt, res_dt, op, exclusive, variant):
     src = res_dt
     if in_dt != src:
         arr = arr.astype(src)
-    if src.kind == "b" and op in ("min", "max"):
-        arr, src = arr.view(np.uint8), np.dtype(np.uint8)
     work = natural(variant, src, op)
     if work is None:  # a classic scan of a narrow dtype
         work = _WIDE[src]
