@@ -37,6 +37,9 @@
 //     there and keeps no ranks); warp_rank / block_rank keep them in rank[ITEMS].
 //   Shared memory: rank_counters<BITS>(WARPS) words (counters, padded by one per warp, and the
 //     masks) and BLOCK / 32 scan words.
+//   warp_digit_offsets<RADIX, ITEMS>: a warp that sorts a row alone counts its digits into its
+//     own counters and scans them (or finds the digit constant: the pass is skipped), before
+//     warp_rank.
 // Writing a ranked tile: stage_keys puts each key at its rank in a shared buffer; after a
 //   __syncthreads, scatter_tile computes the digit d of sorted position j from its key and writes
 //   it to out[gbase[d] + j], so consecutive threads write consecutive positions of each digit's
@@ -93,6 +96,43 @@ __device__ __forceinline__ Digits<ITEMS> digits_of(const U (&keys)[ITEMS], int v
     if (!dig.is_float) return digits_as<IMAGE_INT, FULL>(keys, valid, dig);
     return dig.fold ? digits_as<IMAGE_FOLD, FULL>(keys, valid, dig)
                     : digits_as<IMAGE_FLOAT, FULL>(keys, valid, dig);
+}
+
+// A warp's counting step for one digit of its own keys (a row a warp sorts alone: rows.cu's and
+// segsort.cu's warp kernels): false when every real key (positions < n of the warp's span) has
+// the same digit (the pass can be skipped; `cnt` untouched), else true with cnt[d] the number of
+// the warp's digits below d (padding's largest digit included: it ranks last). cnt: the warp's
+// RADIX counters in shared memory (RADIX a multiple of 32; lane l scans [l * RADIX / 32, ...)).
+// Whole warp, converged; only __syncwarp.
+template <int RADIX, int ITEMS>
+__device__ __forceinline__ bool warp_digit_offsets(const Digits<ITEMS>& digits, int n,
+                                                   unsigned* cnt) {
+    const int lane = threadIdx.x % WARP;
+    const unsigned d0 = __shfl_sync(FULL_MASK, digits.get(0), 0);  // a real key's
+    bool same = true;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) same = same && (k * WARP + lane >= n || digits.get(k) == d0);
+    if (__all_sync(FULL_MASK, same)) return false;
+    for (int i = lane; i < RADIX; i += WARP) cnt[i] = 0u;
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) atomicAdd(&cnt[digits.get(k)], 1u);
+    __syncwarp();
+    constexpr int PER = RADIX / WARP;
+    unsigned c[PER], sum = 0;
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+        c[j] = cnt[lane * PER + j];
+        sum += c[j];
+    }
+    unsigned run = warp_inclusive_scan(sum, Sum<unsigned>()) - sum;
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+        cnt[lane * PER + j] = run;
+        run += c[j];
+    }
+    __syncwarp();
+    return true;
 }
 
 // The lanes whose digit d agrees with this lane's in bits [LO, BITS): one ballot per bit.

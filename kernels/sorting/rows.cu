@@ -222,32 +222,7 @@ __global__ void __launch_bounds__(WARPS* prim::WARP)
             const DigitOf<U> dig(key_of.kind, descending, shift, rows::BITS);
             // padding sits at positions >= m, where it always sorts: largest digit
             const Digits<ITEMS> digits = digits_of<U, ITEMS>(key, m, dig);
-            const unsigned d0 = __shfl_sync(prim::FULL_MASK, digits.get(0), 0);  // a real key
-            bool same = true;
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k)
-                same = same && (k * prim::WARP + lane >= m || digits.get(k) == d0);
-            if (__all_sync(prim::FULL_MASK, same)) continue;  // the digit is constant: skip it
-            for (int i = lane; i < rows::RADIX; i += prim::WARP) cnt[i] = 0u;
-            __syncwarp();
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k) atomicAdd(&cnt[digits.get(k)], 1u);
-            __syncwarp();
-            // exclusive scan of the 256 counters: lane l owns [8l, 8l + 8)
-            constexpr int PER = rows::RADIX / prim::WARP;
-            unsigned c[PER], sum = 0;
-#pragma unroll
-            for (int j = 0; j < PER; ++j) {
-                c[j] = cnt[lane * PER + j];
-                sum += c[j];
-            }
-            unsigned run = prim::warp_inclusive_scan(sum, prim::Sum<unsigned>()) - sum;
-#pragma unroll
-            for (int j = 0; j < PER; ++j) {
-                cnt[lane * PER + j] = run;
-                run += c[j];
-            }
-            __syncwarp();
+            if (!warp_digit_offsets<rows::RADIX>(digits, m, cnt)) continue;  // constant digit
             warp_rank_each<rows::BITS, ITEMS, MATCH>(digits, cnt, masks, [&](int k, unsigned s) {
                 kbuf[s] = key[k];
                 if (POS) ibuf[s] = static_cast<unsigned short>(idx.get(k));

@@ -66,32 +66,7 @@ __global__ void __launch_bounds__(seg::WARPS* prim::WARP)
         const DigitOf<U> dig(kind, descending, shift, width);
         // padding sits at positions >= n, where it always sorts: largest digit
         const Digits<ITEMS> digits = digits_of<U, ITEMS>(key, n, dig);
-        const unsigned d0 = __shfl_sync(prim::FULL_MASK, digits.get(0), 0);  // a real key
-        bool same = true;
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k)
-            same = same && (k * prim::WARP + lane >= n || digits.get(k) == d0);
-        if (__all_sync(prim::FULL_MASK, same)) continue;  // the digit is constant: skip it
-        for (int i = lane; i < seg::RADIX; i += prim::WARP) cnt[i] = 0u;
-        __syncwarp();
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) atomicAdd(&cnt[digits.get(k)], 1u);
-        __syncwarp();
-        // exclusive scan of the 256 counters: lane l owns [8l, 8l + 8)
-        constexpr int PER = seg::RADIX / prim::WARP;
-        unsigned c[PER], sum = 0;
-#pragma unroll
-        for (int j = 0; j < PER; ++j) {
-            c[j] = cnt[lane * PER + j];
-            sum += c[j];
-        }
-        unsigned run = prim::warp_inclusive_scan(sum, prim::Sum<unsigned>()) - sum;
-#pragma unroll
-        for (int j = 0; j < PER; ++j) {
-            cnt[lane * PER + j] = run;
-            run += c[j];
-        }
-        __syncwarp();
+        if (!warp_digit_offsets<seg::RADIX>(digits, n, cnt)) continue;  // constant digit
         unsigned rank[ITEMS];
         warp_rank<seg::BITS, ITEMS, MATCH_BALLOT>(digits, rank, cnt, nullptr);
 #pragma unroll
