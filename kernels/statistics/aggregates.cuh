@@ -56,6 +56,7 @@
 #include "util/prim.cuh"
 #include "util/narrow.cuh"
 #include "util/complex.cuh"
+#include "util/flag.cuh"
 
 namespace prim {
 namespace stats {
@@ -74,9 +75,10 @@ template <> __device__ __forceinline__ c128 quiet_nan<c128>() {
     return c128(quiet_nan<double>(), quiet_nan<double>());
 }
 
-// A bool element as the kernels read it: its byte, true when nonzero (NumPy reads a bool array
-// whose bytes are not 0/1 so: np.frombuffer(b"\xff", bool) is True, and counts as 1).
-struct Flag { unsigned char byte; };
+// A bool element as the kernels read it: util/flag.cuh's prim::Flag, its byte, true when nonzero
+// (NumPy reads a bool array whose bytes are not 0/1 so: np.frombuffer(b"\xff", bool) is True,
+// and counts as 1).
+using prim::Flag;
 
 // An element (or an accumulator) converted to A: float16 through float, complex part by part.
 template <class A, class T> struct To {
