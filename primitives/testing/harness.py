@@ -22,7 +22,16 @@ import re
 
 import numpy as np
 
-__all__ = ["to_host", "assert_same", "twins", "run_twins", "raises_like", "Raised"]
+__all__ = [
+    "to_host",
+    "assert_same",
+    "twins",
+    "run_twins",
+    "raises_like",
+    "Raised",
+    "DLPackOnly",
+    "byte_views",
+]
 
 
 def to_host(a):
@@ -177,3 +186,31 @@ def probe_kernel(source, name):
         source, [name], include_dirs=[str(_loader.kernels_root())], cache_key=_loader.tree_hash()
     )
     return mod.get_function(name)
+
+
+class DLPackOnly:
+    """An object that speaks DLPack and nothing else, holding the array ``a``: how the
+    functions meet an array of another library (a host one, or a device one of another
+    framework)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kwargs):
+        return self.a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def byte_views(x):
+    """The host array ``x`` (of a one-byte dtype) C-ordered, F-ordered, as a strided view,
+    reversed along every axis, and starting one byte into its buffer (misaligned): each holding
+    ``x``'s bytes, none converted."""
+    yield x
+    yield np.asfortranarray(x)
+    yield np.concatenate([x, x], axis=-1)[..., ::2]
+    yield x[(slice(None, None, -1),) * x.ndim]
+    raw = np.zeros(x.size + 1, np.uint8)
+    raw[1:] = x.view(np.uint8).ravel()
+    yield raw[1:].view(x.dtype).reshape(x.shape)

@@ -7,6 +7,7 @@ import pytest
 
 import primitives as prim
 from primitives._core import backend as _backend, loader as _loader
+from primitives.testing import harness as H
 
 
 def test_backend_info_keys():
@@ -136,17 +137,7 @@ def test_compile_error_puts_the_cause_first():
     assert info.value.names == [name] and "Nope" in info.value.log
 
 
-class _HostDLPack:
-    """A host object that only speaks DLPack."""
-
-    def __init__(self, a):
-        self._a = a
-
-    def __dlpack__(self, **kw):
-        return self._a.__dlpack__(**kw)
-
-    def __dlpack_device__(self):
-        return self._a.__dlpack_device__()
+_HostDLPack = H.DLPackOnly  # a host object that only speaks DLPack
 
 
 def test_dlpack_host_input():

@@ -60,17 +60,8 @@ def test_not_an_array():
 # ---- the caller's kind: a DLPack producer whose library reads DLPack back --------------------
 
 
-class FakeArray:
+class FakeArray(H.DLPackOnly):
     """A host DLPack producer of a library ``fakearrays`` that has ``from_dlpack``."""
-
-    def __init__(self, a):
-        self.a = a
-
-    def __dlpack__(self, **kwargs):
-        return self.a.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self.a.__dlpack_device__()
 
 
 FakeArray.__module__ = "fakearrays.core"

@@ -24,16 +24,7 @@ def flags(rng, shape, p_false=0.3):
     return b.view(np.bool_)
 
 
-def views(x):
-    """``x`` C-ordered, F-ordered, as a strided view, reversed along every axis, and starting one
-    byte into its buffer (misaligned): each with ``x``'s bytes."""
-    yield x
-    yield np.asfortranarray(x)
-    yield np.concatenate([x, x], axis=-1)[..., ::2]
-    yield x[(slice(None, None, -1),) * x.ndim]
-    raw = np.zeros(x.size + 1, np.uint8)
-    raw[1:] = x.view(np.uint8).ravel()
-    yield raw[1:].view(np.bool_).reshape(x.shape)
+views = H.byte_views
 
 
 def canonical(r, xp=prim):
