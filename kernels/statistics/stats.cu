@@ -16,6 +16,7 @@
 //   Launch: 1-D, blockDim.x == BLOCK (a multiple of 32, at most 1024), any grid. Shared memory:
 //   static, BLOCK/32 States. Preconditions: *tickets == 0; the scratch bytes hold gridDim.x
 //   States (aligned to 16 bytes); `in` aligned to sizeof(InT) (16 bytes for c128).
+// Both end in grid_total (the block's State, the ticket, the last block's combination).
 // The States of partials (stat_flat) and of split axes (the axis kernels, stat_combine) are
 // passed as bytes, aligned to 16, and read as the aggregate's State.
 // stat_rows<InT, Agg, BLOCK>: rows of `width` contiguous elements (row r at in + r * width), each
@@ -64,6 +65,31 @@ __device__ __forceinline__ S load_state_cg(const S* p) {
     for (int k = 0; k < static_cast<int>(sizeof(S) / 4); ++k) d[k] = __ldcg(w + k);
     return s;
 }
+
+// The end of stat_flat and stat_weighted: the block's State `st` into partials[blockIdx.x], a
+// ticket, and in the block that takes the last one the partials combined in block order into
+// `total` (thread 0's), the ticket reset to 0; returns whether this is that block (block-uniform).
+// `scratch`: BLOCK / 32 States; `last_block`: a __shared__ flag of the kernel. Whole block.
+template <int BLOCK, class Agg, class S>
+__device__ __forceinline__ bool grid_total(const Agg& agg, S st, S* __restrict__ partials,
+                                           unsigned int* __restrict__ tickets, S* scratch,
+                                           bool& last_block, S& total) {
+    st = block_reduce<BLOCK>(st, agg, scratch);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = st;
+        __threadfence();  // the partial is visible device-wide before the ticket is taken
+        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last_block) return false;  // block-uniform
+    S v = Agg::identity();
+    for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
+        v = agg(v, load_state_cg(partials + j));
+    __syncthreads();  // scratch is reused
+    total = block_reduce<BLOCK>(v, agg, scratch);
+    if (threadIdx.x == 0) *tickets = 0u;
+    return true;
+}
 }  // namespace stats
 }  // namespace prim
 
@@ -84,24 +110,11 @@ __global__ void __launch_bounds__(BLOCK)
         });
     __shared__ S scratch[BLOCK / prim::WARP];
     __shared__ bool last_block;
-    S st = prim::block_reduce<BLOCK>(Agg::state(loc), agg, scratch);
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = st;
-        __threadfence();  // the partial is visible device-wide before the ticket is taken
-        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (last_block) {  // block-uniform
-        S v = Agg::identity();
-        for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
-            v = agg(v, prim::stats::load_state_cg(partials + j));
-        __syncthreads();  // scratch is reused
-        v = prim::block_reduce<BLOCK>(v, agg, scratch);
-        if (threadIdx.x == 0) {
-            *out = Agg::finish(v, param, flag);
-            *tickets = 0u;
-        }
-    }
+    S v;
+    if (prim::stats::grid_total<BLOCK>(agg, Agg::state(loc), partials, tickets, scratch, last_block,
+                                       v) &&
+        threadIdx.x == 0)
+        *out = Agg::finish(v, param, flag);
 }
 
 template <class T, int BLOCK, int VECS>
@@ -123,24 +136,12 @@ __global__ void __launch_bounds__(BLOCK)
         });
     __shared__ S scratch[BLOCK / prim::WARP];
     __shared__ bool last_block;
-    S st = prim::block_reduce<BLOCK>(Agg::state(loc), agg, scratch);
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = st;
-        __threadfence();
-        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (last_block) {  // block-uniform
-        S v = Agg::identity();
-        for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
-            v = agg(v, prim::stats::load_state_cg(partials + j));
-        __syncthreads();  // scratch is reused
-        v = prim::block_reduce<BLOCK>(v, agg, scratch);
-        if (threadIdx.x == 0) {
-            out[0] = v.swx;
-            out[1] = v.sw;
-            *tickets = 0u;
-        }
+    S v;
+    if (prim::stats::grid_total<BLOCK>(agg, Agg::state(loc), partials, tickets, scratch, last_block,
+                                       v) &&
+        threadIdx.x == 0) {
+        out[0] = v.swx;
+        out[1] = v.sw;
     }
 }
 
