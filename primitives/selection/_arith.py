@@ -7,6 +7,8 @@ NaN is selected, never computed."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -134,18 +136,13 @@ def nan_as(xp, v, dt):
     return xp.where(xp.isnan(v), bits.view(dt), v.astype(dt))
 
 
-_MADE = {}
-
-
+@functools.cache
 def made_nan(dt):
     """The NaN the host's arithmetic makes of numbers (``inf - inf``) in the float dtype ``dt``:
     NumPy's bits for it (x86's default NaN is negative), where a device gives its own."""
-    dt = np.dtype(dt)
-    if dt not in _MADE:
-        inf = np.array(np.inf, dt)
-        with np.errstate(invalid="ignore"):
-            _MADE[dt] = np.subtract(inf, inf)
-    return _MADE[dt]
+    inf = np.array(np.inf, dt)
+    with np.errstate(invalid="ignore"):
+        return np.subtract(inf, inf)
 
 
 def settle_nans(xp, res):
