@@ -9,7 +9,7 @@ import numpy as np
 
 from .._core import keys as _keys, launch as _launch, loader as _loader, plans as _plans
 from .._core.plans import Plan
-from ..sorting import argsort
+from ..sorting import argsort, complex_image
 from . import _kernels, _policy
 from ._quantile import PART_ARG, PART_BUCKETS, PART_MAX, Order, _c, names, selects
 from ._select import back, read_rows as read_rows_layout
@@ -21,8 +21,9 @@ class ComplexPartitionRun(Plan):
     """argpartition (partition with ``values``) of complex keys in NumPy's complex order (real
     part, then imaginary; values with a NaN part last, as :func:`~primitives._core.keys.
     image_fields` orders them): complex64 by the partition of its 64-bit order-preserving images
-    (``inner``: the real dtypes' argpartition of the images' rows (R, L) as uint64 keys, a
-    partition of the images being one of the values), complex128 (images of two words) by a
+    (made in one pass, :func:`~primitives.sorting.complex_image`; ``inner``: the real dtypes'
+    argpartition of the images' rows (R, L) as uint64 keys, a partition of the images being one
+    of the values), complex128 (images of two words) by a
     stable sort of its rows (the sort family's :func:`~primitives.sorting.argsort`, a partition
     for every kth); the values gathered by the indices, bit for bit."""
 
@@ -39,7 +40,7 @@ class ComplexPartitionRun(Plan):
         xp, lay = self.xp, self.lay
         rows2 = read_rows_layout(x, lay, xp)
         if self.inner is not None:
-            ((word, _),) = _keys.pack_words(_keys.image_fields(rows2))
+            (word,) = complex_image(rows2, self.backend)  # one fused pass (sorting's kernel)
             idx = self.inner(word)
         else:
             idx = argsort(rows2, axis=-1)

@@ -41,7 +41,8 @@ from ._api import (
     segmented_sort,
     sort,
 )
-from ._rows import sort_rows  # a building block of the other families (selection)
+from ._plans import complex_image  # building blocks of the other families (selection)
+from ._rows import sort_rows
 
 __all__ = [
     "sort",
@@ -53,4 +54,5 @@ __all__ = [
     "KEY_DTYPES",
     "SORT_DTYPES",
     "sort_rows",
+    "complex_image",
 ]
