@@ -30,7 +30,7 @@ from .._core import (
     plans as _plans,
 )
 from .._core.plans import Plan
-from ..sorting import sort_rows
+from ..sorting import sort, sort_rows
 from . import _kernels, _plans as _splans, _policy
 from ._arith import lerp, made_nan, nan_as, quantile_ranks, settle_nans
 
@@ -531,37 +531,10 @@ class WeightedRun(Plan):
         return xp.ascontiguousarray(res.T).reshape(q.shape + tuple(self.kept))
 
 
-def complex_keys(xp, rows2):
-    """(high, low, nan) of complex rows: unsigned images of the parts' width whose pairs,
-    compared high first, order the values as NumPy orders complex numbers (``npysort``'s
-    CFLOAT_LT: those without NaN by (real, imag); then ``r + nan j`` by real; then ``nan + i j``
-    by imag; then ``nan + nan j``, all equal), and where either part is NaN. With ``img`` a
-    part's float image (negative values complemented, -0.0 just below +0.0; others with the sign
-    bit set) and ``hi = img(+inf)``, the largest of a part without NaN: ``(img(re), img(im))``,
-    ``(hi + 1, img(re))``, ``(hi + 2, img(im))``, ``(hi + 3, 0)``, each class's high images
-    above every earlier class's."""
-    w = 4 * rows2.dtype.itemsize
-    ut = np.dtype(f"u{w // 8}").type
-    top = ut(1 << (w - 1))
-    hi = ut({32: 0x7F800000, 64: 0x7FF0000000000000}[w] | (1 << (w - 1)))
-
-    def image(part):
-        u = xp.ascontiguousarray(part).view(ut)
-        return xp.where((u & top) != 0, ~u, u | top)
-
-    re, im = rows2.real, rows2.imag
-    nre, nim = xp.isnan(re), xp.isnan(im)
-    ire, iim = image(re), image(im)
-    cls = xp.where(nre, xp.where(nim, ut(hi + 3), ut(hi + 2)), ut(hi + 1))
-    high = xp.where(nre | nim, cls, ire)
-    low = xp.where(nre, xp.where(nim, ut(0), iim), xp.where(nim, ire, iim))
-    return high, low, nre | nim
-
-
 class ComplexMedianRun(Plan):
     """median (nanmedian with ``nan``) of complex rows, as NumPy's: the rows sorted in NumPy's
-    complex order (two stable segmented sorts of :func:`complex_keys`' images, low then high,
-    their columns alongside), the mean of the middle value or two (a sum from 0, divided by the
+    complex order (the sorting family's :func:`~primitives.sorting.sort` along the rows: one
+    pass of its fused key image, one row sort), the mean of the middle value or two (a sum from 0, divided by the
     count as NumPy divides a complex number by a real one); a row holding NaNs gives its largest
     value (NumPy's last after a partition), nanmedian's all-NaN row ``nan + 0j`` (NumPy's for
     rows of several slices; its 1-D path gives the slice's last element, another NaN)."""
@@ -576,12 +549,8 @@ class ComplexMedianRun(Plan):
     def __call__(self, x):
         xp, rows, length = self.xp, self.rows, self.length
         rows2 = read_rows(x, self.axes, xp)
-        high, low, isnan = complex_keys(xp, rows2)
-        cols = xp.broadcast_to(xp.arange(length, dtype=np.int64), (rows, length))
-        _, perm = sort_rows(self.backend, low, cols)
-        _, perm = sort_rows(self.backend, xp.take_along_axis(high, perm, 1), perm)
-        ordered = xp.take_along_axis(rows2, perm, 1)
-        nans = isnan.sum(axis=1, dtype=np.int64)
+        ordered = sort(rows2, axis=-1)  # NumPy's complex order, by the fused key image
+        nans = xp.isnan(rows2).sum(axis=1, dtype=np.int64)
         n = length - nans if self.nan else xp.full(rows, length, np.int64)
         lo, hi = xp.maximum((n - 1) // 2, 0), xp.maximum(n // 2, 0)
         a = xp.take_along_axis(ordered, lo[:, None], 1)[:, 0]
