@@ -16,7 +16,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Array", "Backend", "DeviceInfo", "backend_info", "get_backend", "to_host"]
+__all__ = ["Array", "Backend", "DeviceInfo", "Fetch", "backend_info", "get_backend", "to_host"]
 
 #: An array of either backend: a NumPy array (host memory, or the emulator's device memory) or
 #: a CuPy one. CuPy ships no type stubs, so no annotation can tell its arrays from anything
@@ -146,12 +146,76 @@ class Backend:
         self.copy_into(out, src)
         return out
 
+    def fetch(self, src: Array) -> Fetch:
+        """Start reading the small C-contiguous backend array ``src`` (at most
+        :data:`Fetch.LIMIT` bytes: a 0-d result, a flag) back to the host; :meth:`Fetch.value`
+        waits for it. On the GPU an asynchronous copy on the current stream into pinned host
+        memory and an event after it: no pageable staging, and work enqueued between the two
+        calls (writing a result out) is queued before the host waits, so the GPU does not idle
+        while the host reads. A function that reads a result back for NumPy's warnings or
+        errors enqueues the rest of its work in between."""
+        if not self.is_cuda or src.nbytes > Fetch.LIMIT or not src.flags.c_contiguous:
+            return Fetch(np.array(to_host(src)), None)
+        slot = _slot(self.device_id())
+        stream = self.xp.cuda.get_current_stream()
+        rt = self.xp.cuda.runtime
+        rt.memcpyAsync(slot[0].ptr, src.data.ptr, src.nbytes, rt.memcpyDeviceToHost, stream.ptr)
+        slot[2].record(stream)
+        host = slot[1][: src.nbytes].view(src.dtype).reshape(src.shape)
+        return Fetch(host, slot)
+
     def stream_key(self) -> tuple[int, int]:
         """Identifies the current stream: (device, stream). Plans hold per-stream scratch under
         it. On the emulator kernels run on the calling thread, so each host thread is a stream."""
         if self.is_cuda:
             return (self.device_id(), self.xp.cuda.get_current_stream().ptr)
         return (0, threading.get_ident())
+
+
+class Fetch:
+    """A small array on its way to the host (:meth:`Backend.fetch`)."""
+
+    #: the most bytes one fetch reads through pinned memory (a complex128 scalar is 16)
+    LIMIT = 64
+
+    __slots__ = ("_host", "_slot")
+
+    def __init__(self, host: NDArray[Any], slot: Any) -> None:
+        self._host = host
+        self._slot = slot
+
+    def value(self) -> NDArray[Any]:
+        """The array, on the host: waits for the copy (once), then returns a NumPy copy."""
+        slot = self._slot
+        if slot is not None:
+            slot[2].synchronize()
+            self._host = self._host.copy()
+            self._slot = None
+            _free_slots(slot[3]).append(slot)
+        return self._host
+
+
+#: per host thread and device, the free (pinned memory, its bytes as NumPy, event, device)
+#: slots of fetches: an event belongs to its device, a slot to one fetch at a time
+_SLOTS = threading.local()
+
+
+def _free_slots(device: int) -> list[Any]:
+    lists = getattr(_SLOTS, "free", None)
+    if lists is None:
+        lists = _SLOTS.free = {}
+    return lists.setdefault(device, [])
+
+
+def _slot(device: int) -> Any:
+    free = _free_slots(device)
+    if free:
+        return free.pop()
+    import cupy
+
+    mem = cupy.cuda.alloc_pinned_memory(Fetch.LIMIT)
+    view = np.frombuffer(mem, dtype=np.uint8, count=Fetch.LIMIT)
+    return (mem, view, cupy.cuda.Event(block=False, disable_timing=True), device)
 
 
 def _cupy_device_reason() -> tuple[bool, str]:

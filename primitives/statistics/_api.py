@@ -118,24 +118,31 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
 
     def run(arr_):
         r = _initial(func, reduce(arr_), initial, xp)
-        if check and _any_nan(r, xp):
+        if not check:
+            return c.finish(r)
+        nan = _nan_fetch(r, backend)  # read back while the result is written out
+        res = c.finish(r)
+        if _holds_nan(nan):
             if func != "nanmean":
                 _warn("All-NaN slice encountered")
                 if first:  # NumPy's fmin/fmax keep a slice's first NaN: its other part shows
-                    r = xp.where(xp.isnan(r), _first(arr_, c.axes), r)
+                    res = c.finish(xp.where(xp.isnan(r), _first(arr_, c.axes), r))
             elif _empty_slice(arr_, c.axes, xp):
                 _warn("Mean of empty slice")
-        return c.finish(r)
+        return res
 
     return _Prepared(run, (a,), reusable=a is x and out is None)
 
 
-def _any_nan(r, xp):
-    """Whether the result ``r`` holds a NaN (read back: one synchronization; a 0-d result as one
-    value copied to the host)."""
-    if r.ndim == 0:
-        return bool(np.isnan(r.item() if hasattr(r, "item") else r))
-    return r.size > 0 and bool(xp.isnan(r).any())
+def _nan_fetch(r, backend):
+    """Start reading back whether the result ``r`` holds a NaN (:meth:`Backend.fetch`): a 0-d
+    result itself, otherwise one flag reduced on the device; :func:`_holds_nan` waits for it."""
+    return backend.fetch(r if r.ndim == 0 else backend.xp.isnan(r).any())
+
+
+def _holds_nan(fetch):
+    v = fetch.value()
+    return bool(v) if v.dtype == np.bool_ else bool(np.isnan(v))
 
 
 def _first(arr, axes):
@@ -279,9 +286,13 @@ def _prepare_arg(a, axis, out, keepdims, func):
 
     def run(arr_):
         r = reduce(arr_)
-        if (int(r.item()) < 0) if r.ndim == 0 else bool((r < 0).any()):
+        # -1 marks a slice of NaNs alone: read back while a new result is made (NumPy raises
+        # before it writes ``out``)
+        bad = backend.fetch(r if r.ndim == 0 else (r < 0).any())
+        res = _checks.finish(r, inp, shape, None, func) if out is None else None
+        if bool(bad.value() < 0) if r.ndim == 0 else bool(bad.value()):
             raise ValueError("All-NaN slice encountered")
-        return _checks.finish(r, inp, shape, out, func)
+        return res if out is None else _checks.finish(r, inp, shape, out, func)
 
     return _Prepared(run, (arr,), reusable=arr is a and out is None and xp is not None)
 

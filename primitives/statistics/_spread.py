@@ -16,7 +16,7 @@ import numpy as np
 from .. import reduction as _reduction
 from .._core import checks as _core_checks, entry as _entry
 from . import _checks, _plans
-from ._api import NUMERIC, _any_nan, _masked
+from ._api import NUMERIC, _holds_nan, _masked, _nan_fetch
 from ._kernels import KINDS, WEIGHTED, moments_dtype, width
 
 __all__ = ["var", "std", "nanvar", "nanstd", "ptp", "count_nonzero", "average"]
@@ -148,11 +148,15 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
 
         def run(a):
             r = reduce(a)
-            if skip and _any_nan(r, xp):
+            if not skip:
+                return c.finish(r)
+            nan = _nan_fetch(r, backend)  # read back while the result is written out
+            res = c.finish(r)
+            if _holds_nan(nan):
                 n = xp.sum(~xp.isnan(a), axis=c.axes)
                 if bool((n - ddof <= 0).any()):
                     _warn("Degrees of freedom <= 0 for slice.")
-            return c.finish(r)
+            return res
 
         return _Prepared(run, (arr,), reusable=arr is x and out is None)
 

@@ -91,6 +91,28 @@ def test_copy_and_copy_into(dtype):
     assert empty.shape == (0,) and empty.dtype == dtype
 
 
+@pytest.mark.parametrize(
+    "value", [np.float32(np.nan), np.complex128(1 - 2j), np.bool_(True), np.int64(-1)]
+)
+def test_fetch_reads_small_arrays_back(value):
+    """Backend.fetch: a small array (a 0-d result, a flag) read back to the host, equal to it
+    after work enqueued in between (on the GPU through pinned memory, a slot reused by the next
+    fetch); a value read twice stays; an array past the limit or strided is read back too."""
+    b = _backend.get_backend()
+    src = b.xp.asarray(np.asarray(value))
+    got = b.fetch(src)
+    b.xp.zeros(1 << 16, dtype=np.float32).sum()  # more work queued before the wait
+    v = got.value()
+    assert isinstance(v, np.ndarray) and v.shape == () and v.dtype == src.dtype
+    np.testing.assert_array_equal(v, value)
+    again = b.fetch(src + src)  # the slot freed by the first fetch
+    np.testing.assert_array_equal(got.value(), value)
+    np.testing.assert_array_equal(again.value(), np.asarray(value) + np.asarray(value))
+    big = b.xp.arange(_backend.Fetch.LIMIT, dtype=np.int16)
+    np.testing.assert_array_equal(b.fetch(big).value(), np.arange(_backend.Fetch.LIMIT))
+    np.testing.assert_array_equal(b.fetch(big[::2]).value(), np.arange(0, _backend.Fetch.LIMIT, 2))
+
+
 def test_modules_memoized():
     names = ["reduce_gamma<float, float, prim::Sum<float>>"]
     a = _loader.load("reduction/reduce.cu", names)
