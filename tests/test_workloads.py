@@ -153,6 +153,10 @@ def test_make():
     with pytest.raises(ValueError, match="no data"):
         make("nope", 4)
     assert make("positive", 4, xp=np).dtype == np.float32
+    c = make("bits", (3, 500), "complex64")  # both parts drawn, of the half-size float
+    assert c.shape == (3, 500) and c.dtype == np.complex64
+    assert np.unique(c.real).size == 1500 and np.unique(c.imag).size == 1500
+    assert (make("positive", 100, "complex128").real >= 0.5).all()
 
 
 def test_sizes():

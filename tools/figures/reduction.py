@@ -1,6 +1,6 @@
 """Reduction figures (:mod:`primitives.testing.workloads.reduction`): the production kernel on
-its cases (sum and max of float32, sum of int32 at 2^28) against cupy and CUB; the alpha..zeta
-ladder at 2^26."""
+its cases (sum and max of float32, sum of int32 at 2^28) against cupy and CUB; complex64 max and
+argmax at 2^27 against cupy's; the alpha..zeta ladder at 2^26."""
 
 import cupy
 import numpy as np
@@ -35,6 +35,19 @@ def run(ctx):
         for peer in list(fns)[1:]:
             ctx.peer_row(f"{op} {x.dtype.name} production", w.n, t["ours"], x.nbytes, peer, t[peer])
     del hosts
+
+    w = spec.COMPLEX
+    xc = make(w.data, w.n, w.dtypes[0], xp=cupy)
+    for op in w.params["functions"]:
+        ours, theirs = getattr(prim, op), getattr(cupy, op)
+        assert bool(ours(xc) == theirs(xc)), f"complex {op} differs"
+        t = ctx.bench(
+            {"ours": lambda f=ours, x=xc: f(x), f"cupy.{op}": lambda f=theirs, x=xc: f(x)}
+        )
+        ctx.peer_row(
+            f"{op} {xc.dtype.name}", w.n, t["ours"], xc.nbytes, f"cupy.{op}", t[f"cupy.{op}"]
+        )
+    del xc
 
     n = spec.LADDER.n
     xl_h = make(spec.LADDER.data, n, "float32")

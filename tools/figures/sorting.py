@@ -2,7 +2,8 @@
 against CUB (cuda.compute radix_sort), cupy.sort and cupy.argsort; float32/int32/uint64 keys; the
 segmented sort of 2^20 segments of 128 keys against cupy.sort(axis=-1) (and CUB's segmented
 sort); the rows of a float32 matrix (``sort(x, axis=-1)``) against cupy.sort(axis=-1) and
-torch.sort(dim=-1); lexsort of uint32 keys against cupy.lexsort; the variants side by side (but the
+torch.sort(dim=-1); lexsort of uint32 keys against cupy.lexsort; complex64 keys against
+cupy.sort; the variants side by side (but the
 block sort, which takes small inputs only)."""
 
 import cupy
@@ -174,6 +175,17 @@ def run(ctx):
         t["cupy.lexsort"],
     )
     del lk, stacked
+
+    # ---- complex keys ----
+    w = spec.COMPLEX
+    xc = make(w.data, w.n, w.dtypes[0], xp=cupy)
+    assert bool(cupy.array_equal(prim.sort(xc), cupy.sort(xc))), "complex sort differs"
+    t = ctx.bench({"ours": lambda x=xc: prim.sort(x), "cupy.sort": lambda x=xc: cupy.sort(x)})
+    ctx.peer_table()
+    ctx.peer_row(
+        f"sort {w.dtypes[0]} keys", w.n, t["ours"], 2 * xc.nbytes, "cupy.sort", t["cupy.sort"]
+    )
+    del xc
 
     # ---- the variants ----
     cap = prim.tuning.policy("sort", "block").capacity(4)  # the block sort: small inputs only

@@ -78,10 +78,16 @@ def make(data: str, shape: Any, dtype: Any = "float32", seed: int = 0, xp: Any =
     * ``distinct``: integers drawn from [1, ``distinct``];
     * ``lengths``: integers drawn from [0, ``max_len``] (ragged segments' lengths);
     * ``sky``: :func:`sky` (uint8; None without scikit-image).
+
+    Complex dtypes take their real and imaginary parts from the float data of half their size.
     """
     dt = np.dtype(dtype)
     rng = np.random.default_rng(seed)
     n = int(np.prod(shape))
+    if dt.kind == "c":
+        parts = make(data, (n, 2), f"f{dt.itemsize // 2}", seed, **params)
+        out = parts.view(dt).reshape(shape)
+        return out if xp is None or xp is np else xp.asarray(out)
     if data == "positive":
         if dt.kind == "f":
             out = rng.random(n, dtype=dt) + dt.type(0.5)

@@ -33,3 +33,14 @@ API_CASES = {
     "prod 2^28 float32": ("prod", "float32", "near1", (2**28,), None, "C"),
     "mean 2^28 float32": ("mean", "float32", "positive", (2**28,), None, "C"),
 }
+
+#: complex64 ``max`` and ``argmax`` (NumPy's lexicographic order, one pass) against CuPy's;
+#: ``target``: no slower than the peer
+COMPLEX = Workload(
+    n=2**27,
+    small=2**14,
+    dtypes=("complex64",),
+    data="bits",
+    peers=("cupy",),
+    params={"functions": ("max", "argmax"), "target": 1},
+)

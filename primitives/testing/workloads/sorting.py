@@ -61,3 +61,13 @@ LEXSORT = Workload(
     peers=("cupy",),
     params={"keys": 2, "target": ("cupy.lexsort", 2)},
 )
+#: complex64 keys (standard normal real and imaginary parts) sorted in NumPy's lexicographic
+#: order against cupy.sort; ``target``: no slower than the peer
+COMPLEX = Workload(
+    n=2**27,
+    small=2**13,
+    dtypes=("complex64",),
+    data="bits",
+    peers=("cupy",),
+    params={"target": ("cupy.sort", 1)},
+)
