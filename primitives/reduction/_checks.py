@@ -282,12 +282,9 @@ def mean_dtypes(in_dt, dtype, func):
         if in_dt == np.float16:
             return np.dtype(np.float32), np.dtype(np.float16)
         return in_dt, in_dt
-    try:
-        acc = np.dtype(dtype)
-    except TypeError as exc:
-        raise TypeError(f"{func}: dtype={dtype!r} is not a dtype") from exc
-    if acc.kind not in "fc" and acc.kind not in "biu":
-        raise TypeError(f"{func}: dtype={acc} is not supported")
+    acc = _dtypes.resolve_dtype(
+        _checks.native_dtype(dtype), func=func, allowed=_dtypes.REDUCE_COMPLEX_DTYPES
+    )
     return acc, acc
 
 

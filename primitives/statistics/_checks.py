@@ -66,11 +66,18 @@ def finish(res, inp, shape, out, func):
 
 
 def float_dtype(dtype, func, arg="dtype"):
-    """``dtype`` as a NumPy dtype, TypeError naming ``func`` when it is not one."""
+    """``dtype`` as a NumPy dtype, TypeError naming ``func`` when it is not one or is NumPy's
+    extended precision (longdouble, clongdouble), which no GPU type holds."""
     try:
-        return np.dtype(_checks.native_dtype(dtype))
+        dt = np.dtype(_checks.native_dtype(dtype))
     except TypeError as exc:
         raise TypeError(f"{func}: {arg}={dtype!r} is not a dtype") from exc
+    if dt.char in "gG":
+        raise TypeError(
+            f"{func}: {arg}={dt.name} is not supported: no GPU type holds NumPy's extended "
+            "precision (use float64 or complex128)"
+        )
+    return dt
 
 
 def ddof_of(ddof, correction, func):

@@ -132,10 +132,21 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
     c = _checks.Call(x, func, NUMERIC, axis, keepdims, out, scalar_int=False)
     ddof = _checks.ddof_of(ddof, correction, func)
     xp, arr = c.xp, c.arr
+    finish = c.finish
     if dtype is not None:
         want = _checks.float_dtype(dtype, func)
         if want.kind not in "fc":
             raise TypeError(f"{func}: dtype={want} is not a float or complex dtype")
+        if want.kind == "c" and arr.dtype.kind != "c":
+            # NumPy squares the real deviations in the complex dtype (x * x, not x * conj(x)):
+            # the variance of its real part's precision, returned as that complex dtype
+            finish = lambda r, want=want: c.finish(r.astype(want))  # noqa: E731
+            want = moments_dtype(want)
+            if skip:  # numpy.nanvar subtracts the complex mean into the real input's copy
+                _core_checks.warn_caller(
+                    "Casting complex values to real discards the imaginary part",
+                    np.exceptions.ComplexWarning,
+                )
         if want != arr.dtype:
             arr = arr.astype(want)  # NumPy computes in dtype
     if skip and arr.dtype.kind not in "fc":  # no NaN: numpy.nanvar is numpy.var
@@ -149,9 +160,9 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
         def run(a):
             r = reduce(a)
             if not skip:
-                return c.finish(r)
+                return finish(r)
             nan = _nan_fetch(r, backend)  # read back while the result is written out
-            res = c.finish(r)
+            res = finish(r)
             if _holds_nan(nan):
                 n = xp.sum(~xp.isnan(a), axis=c.axes)
                 if bool((n - ddof <= 0).any()):
@@ -177,7 +188,7 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
         else:
             st = _plans.reduce(src, state_kind, c.axes, backend)
         bad = None if bad_of is None else bad_of()
-        return c.finish(_from_states(c, st, m, ddof, skip, root, res_dt, n_known, bad))
+        return finish(_from_states(c, st, m, ddof, skip, root, res_dt, n_known, bad))
 
     return _Prepared(run_states, ())
 

@@ -505,6 +505,15 @@ def test_bad_result_dtype(func, bad):
         getattr(prim, func)(np.ones((2, 2), np.float32), axis=0, dtype=bad)
 
 
+@pytest.mark.parametrize("dtype", ["nonsense", np.str_, np.longdouble, np.clongdouble])
+def test_mean_bad_dtype_names_mean(dtype):
+    """mean sums through sum: a dtype it has no kernel for is mean's TypeError, not sum's."""
+    if np.dtype(np.longdouble).itemsize == 8 and dtype in (np.longdouble, np.clongdouble):
+        pytest.skip("longdouble is float64 on this platform")
+    H.raises_like(TypeError, "mean", prim.mean, np.ones((2, 2)), dtype=dtype, match="dtype")
+    H.raises_like(TypeError, "mean", prim.mean, np.ones((2, 2)), axis=0, dtype=dtype)
+
+
 def test_bad_result_dtype_not_a_dtype():
     with pytest.raises(TypeError, match="is not a dtype"):
         prim.sum(np.ones(4, np.float32), dtype="nonsense")

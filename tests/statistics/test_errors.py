@@ -52,6 +52,15 @@ def test_dtype_not_a_dtype():
     H.raises_like(TypeError, "nansum", prim.nansum, np.ones(3), dtype="nope")
 
 
+@pytest.mark.parametrize("func", ["nansum", "nanmean", "var", "nanstd"])
+@pytest.mark.parametrize("dtype", [np.longdouble, np.clongdouble])
+def test_dtype_extended_precision(func, dtype):
+    """dtype=longdouble/clongdouble: no GPU type holds them (NumPy's own computes on the host)."""
+    if np.dtype(np.longdouble).itemsize == 8:
+        pytest.skip("longdouble is float64 on this platform")
+    H.raises_like(TypeError, func, getattr(prim, func), np.ones(3), dtype=dtype, match="extended")
+
+
 def test_var_dtype_not_float():
     H.raises_like(TypeError, "var", prim.var, np.ones(3), dtype=np.int32)
 
