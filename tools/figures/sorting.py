@@ -127,32 +127,33 @@ def run(ctx):
 
     # ---- the rows of a matrix: sort(x, axis=-1) ----
     w = spec.ROWS
-    cols = w.params["cols"]
-    xr = make(w.data, (w.n // cols, cols), w.dtypes[0], xp=cupy)
-    assert bool(cupy.array_equal(prim.sort(xr, axis=-1), cupy.sort(xr, axis=-1)))
-    fns = {
-        "sort(axis=-1)": lambda xr=xr: prim.sort(xr, axis=-1),
-        "cupy.sort(axis=-1)": lambda xr=xr: cupy.sort(xr, axis=-1),
-    }
     try:
         import torch
-
-        tr = torch.from_dlpack(xr)
-        fns["torch.sort(dim=-1)"] = lambda: tr.sort(dim=-1, stable=True)
     except ImportError:
+        torch = None
         print("torch.sort unavailable: PyTorch is not installed")
-    t = ctx.bench(fns)
     ctx.peer_table()
-    for peer in list(fns)[1:]:
-        ctx.peer_row(
-            f"sort {w.dtypes[0]} rows, {w.n // cols} x {cols}",
-            w.n,
-            t["sort(axis=-1)"],
-            2 * xr.nbytes,
-            peer,
-            t[peer],
-        )
-    del fns, xr
+    for cols in (w.params["cols"], *w.params["other_cols"]):
+        xr = make(w.data, (w.n // cols, cols), w.dtypes[0], xp=cupy)
+        assert bool(cupy.array_equal(prim.sort(xr, axis=-1), cupy.sort(xr, axis=-1)))
+        fns = {
+            "sort(axis=-1)": lambda xr=xr: prim.sort(xr, axis=-1),
+            "cupy.sort(axis=-1)": lambda xr=xr: cupy.sort(xr, axis=-1),
+        }
+        if torch is not None:
+            tr = torch.from_dlpack(xr)
+            fns["torch.sort(dim=-1)"] = lambda tr=tr: tr.sort(dim=-1, stable=True)
+        t = ctx.bench(fns)
+        for peer in list(fns)[1:]:
+            ctx.peer_row(
+                f"sort {w.dtypes[0]} rows, {w.n // cols} x {cols}",
+                w.n,
+                t["sort(axis=-1)"],
+                2 * xr.nbytes,
+                peer,
+                t[peer],
+            )
+        del fns, xr
 
     # ---- lexsort ----
     w = spec.LEXSORT

@@ -42,14 +42,15 @@ SEGMENTED = Workload(
     params={"segment": 128, "lengths": (128, 2048)},
 )
 #: ``sort(x, axis=-1)`` of a (rows, cols) float32 array: every row sorted on its own, against
-#: cupy.sort(axis=-1) and torch.sort(dim=-1)
+#: cupy.sort(axis=-1) and torch.sort(dim=-1); the figures time rows of ``other_cols`` keys too
+#: (each kernel of the row sort: a lane, a warp, a block of 1024 per row)
 ROWS = Workload(
     n=2**27,
     small=2**14,
     dtypes=("float32",),
     data="bits",
     peers=("cupy", "torch"),
-    params={"cols": 4096},
+    params={"cols": 4096, "other_cols": (32, 256, 16384)},
 )
 #: ``lexsort`` of ``keys`` uint32 keys of n each (the last primary), against cupy.lexsort (torch
 #: has none); ``target``: at least that many times faster than the peer
