@@ -32,6 +32,17 @@ def test_first_call_has_a_row_for_every_public_function():
     assert set(names) <= set(first_call.CALLS)
 
 
+def test_first_call_profile_names_the_call_path():
+    """--profile: the child's first call under cProfile, its costliest functions returned."""
+    from tools.probes import first_call
+
+    res, err = first_call.first_call("sum", n=1024, profile=True)
+    assert err is None and res["s"] > 0
+    assert "cumulative" in res["profile"] and "entry.py" in res["profile"]
+    plain, _ = first_call.first_call("sum", n=1024)
+    assert "profile" not in plain
+
+
 def test_figures_override_reads_the_default_selector():
     """tools.tune writes a family's default policy as selector "None": it means None."""
     from tools.figures.__main__ import _override

@@ -2,6 +2,7 @@
 empty kernel caches (the zero-wait start figures).
 
     python -m tools.probes.first_call [--only NAME ...] [--binaries DIR|off] [--n N] [--out FILE]
+                                      [--profile]
     python /path/to/tools/probes/first_call.py ...   # from another folder: an installed package
 
 The children import ``primitives`` as Python finds it from the current folder: run it as a file
@@ -162,11 +163,22 @@ cupy_cache = os.environ["CUPY_CACHE_DIR"]
 def cupy_kernels():
     return sum(len(f) for _, _, f in os.walk(cupy_cache)) if os.path.isdir(cupy_cache) else 0
 c0 = cupy_kernels()
+prof = None
+if os.environ.get("PRIMITIVES_FIRST_CALL_PROFILE"):
+    import cProfile
+    prof = cProfile.Profile()
+    prof.enable()
 t = time.perf_counter()
 r = {call}
 sync()
 dt = time.perf_counter() - t
 out = {{"s": dt, "backend": b.name, "origins": _loader.kernel_origins()}}
+if prof is not None:
+    import io, pstats
+    prof.disable()
+    text = io.StringIO()
+    pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(25)
+    out["profile"] = text.getvalue()
 from primitives._core import binaries as _bins
 out["package"] = os.path.dirname(prim.__file__)
 out["binaries"] = _bins.index() is not None
@@ -188,7 +200,7 @@ def public_functions():
     return [n for n in primitives.__all__ if n not in NOT_KERNELS]
 
 
-def first_call(name, binaries=None, n=1 << 20):
+def first_call(name, binaries=None, n=1 << 20, profile=False):
     """``{"s": seconds, "origins": {...}, "cupy": kernels}`` of ``name``'s first call in a fresh
     process with empty caches (and an error line where it failed)."""
     setup, call = call_of(name)
@@ -201,6 +213,8 @@ def first_call(name, binaries=None, n=1 << 20):
         }
         if binaries is not None:
             env["PRIMITIVES_KERNEL_BINARIES"] = binaries
+        if profile:
+            env["PRIMITIVES_FIRST_CALL_PROFILE"] = "1"
         code = CHILD.format(setup=setup, call=call, n=int(n))
         r = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900
@@ -221,6 +235,12 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=1 << 20, help="elements of the inputs (2^20)")
     ap.add_argument("--no-cupy", action="store_true", help="leave out CuPy's twins")
     ap.add_argument("--out", default=None, help="the table as Markdown")
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="run each first call under cProfile and print its 25 costliest functions "
+        "(cumulative time; the timed seconds include the profiler's overhead)",
+    )
     args = ap.parse_args(argv)
     cupy = [] if args.no_cupy else [c for c in CALLS if c.startswith("cupy.")]
     names = args.only or public_functions() + [c for c in CALLS if " " in c] + cupy
@@ -231,7 +251,7 @@ def main(argv=None):
     print("\n".join(lines), flush=True)
     total = 0.0
     for name in names:
-        res, err = first_call(name, args.binaries, args.n)
+        res, err = first_call(name, args.binaries, args.n, args.profile)
         if res is not None and name == names[0]:  # which package the children import
             print(
                 f"(primitives from {res['package']}, backend {res['backend']}, kernel binaries "
@@ -245,6 +265,8 @@ def main(argv=None):
             origins = ", ".join(f"{v} {k}" for k, v in sorted(res["origins"].items())) or "none"
             lines.append(f"| {name} | {res['s']:.3f} | {origins} | {res['cupy']} |")
         print(lines[-1], flush=True)
+        if res is not None and "profile" in res:
+            print(res["profile"], flush=True)
     lines.append(f"| all ({len(names)}) | {total:.3f} | | |")
     print(lines[-1], flush=True)
     if args.out:
