@@ -83,3 +83,28 @@ def test_the_checker_sees_a_violation(tmp_path):
             core.unlink()
     finally:
         fam.unlink()
+
+
+def test_first_calls_import_no_cupyx():
+    """The first calls of the functions whose results have data-dependent lengths (a count the
+    kernel writes into pinned host memory) import neither cupyx nor SciPy: cupyx's first
+    import (cupyx.scipy, then SciPy) added 0.3 s to each of them on an H200."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, primitives as prim\n"
+        "from primitives._core import backend as _b\n"
+        "xp = _b.get_backend().xp\n"
+        "h = np.arange(1000, dtype=np.float32) % 7\n"  # inputs made on the host: no CuPy kernel
+        "x, m, s = xp.asarray(h), xp.asarray(h > 2), xp.asarray(np.sort(h))\n"
+        "before = set(sys.modules)\n"
+        "prim.compact(x, m); prim.compact_indices(m); prim.unique(x)\n"
+        "prim.run_length_encode(s); prim.reduce_by_key(s, x)\n"
+        "prim.partition(x, 10); prim.bincount(xp.asarray(h.astype(np.int32)))\n"
+        "new = set(sys.modules) - before\n"
+        "print(sorted(m for m in ('cupyx', 'scipy') if m in new))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
