@@ -192,7 +192,7 @@ def rbk_oracle(keys, values, op, sort):
         return uk, _REDUCEAT[op].reduceat(work, np.r_[0, np.cumsum(counts)[:-1]]).astype(res)
 
 
-@sampled(200)
+@sampled(120)
 @given(kdt=st.sampled_from(KEY_DTYPES), vdt=st.sampled_from(VALUE_DTYPES), seed=SEEDS)
 def test_reduce_by_key_as_the_oracle(kdt, vdt, seed):
     rng = np.random.default_rng(seed)
