@@ -146,6 +146,16 @@ class Backend:
         self.copy_into(out, src)
         return out
 
+    def pinned(self, nbytes: int) -> NDArray[np.uint8]:
+        """``nbytes`` bytes of host memory as a NumPy array: on the GPU page-locked and mapped
+        (CuPy's pinned pool; the array holds the memory, and the device reaches it at its
+        address), on the emulator a plain array. Not ``cupyx.empty_pinned``, whose first
+        import (cupyx.scipy, then SciPy) costs a function's first call 0.3 s."""
+        if not self.is_cuda:
+            return np.empty(nbytes, dtype=np.uint8)
+        mem = self.xp.cuda.alloc_pinned_memory(nbytes)
+        return np.frombuffer(mem, dtype=np.uint8, count=nbytes)
+
     def fetch(self, src: Array) -> Fetch:
         """Start reading the small C-contiguous backend array ``src`` (at most
         :data:`Fetch.LIMIT` bytes: a 0-d result, a flag) back to the host; :meth:`Fetch.value`
@@ -156,13 +166,14 @@ class Backend:
         errors enqueues the rest of its work in between."""
         if not self.is_cuda or src.nbytes > Fetch.LIMIT or not src.flags.c_contiguous:
             return Fetch(np.array(to_host(src)), None)
-        slot = _slot(self.device_id())
+        slot = _slot(self)
         stream = self.xp.cuda.get_current_stream()
-        rt = self.xp.cuda.runtime
-        rt.memcpyAsync(slot[0].ptr, src.data.ptr, src.nbytes, rt.memcpyDeviceToHost, stream.ptr)
-        slot[2].record(stream)
-        host = slot[1][: src.nbytes].view(src.dtype).reshape(src.shape)
-        return Fetch(host, slot)
+        rt, host = self.xp.cuda.runtime, slot[0]
+        rt.memcpyAsync(
+            host.ctypes.data, src.data.ptr, src.nbytes, rt.memcpyDeviceToHost, stream.ptr
+        )
+        slot[1].record(stream)
+        return Fetch(host[: src.nbytes].view(src.dtype).reshape(src.shape), slot)
 
     def stream_key(self) -> tuple[int, int]:
         """Identifies the current stream: (device, stream). Plans hold per-stream scratch under
@@ -188,15 +199,15 @@ class Fetch:
         """The array, on the host: waits for the copy (once), then returns a NumPy copy."""
         slot = self._slot
         if slot is not None:
-            slot[2].synchronize()
+            slot[1].synchronize()
             self._host = self._host.copy()
             self._slot = None
-            _free_slots(slot[3]).append(slot)
+            _free_slots(slot[2]).append(slot)
         return self._host
 
 
-#: per host thread and device, the free (pinned memory, its bytes as NumPy, event, device)
-#: slots of fetches: an event belongs to its device, a slot to one fetch at a time
+#: per host thread and device, the free (pinned bytes, event, device) slots of fetches: an
+#: event belongs to its device, a slot to one fetch at a time
 _SLOTS = threading.local()
 
 
@@ -207,15 +218,13 @@ def _free_slots(device: int) -> list[Any]:
     return lists.setdefault(device, [])
 
 
-def _slot(device: int) -> Any:
+def _slot(backend: Backend) -> Any:
+    device = backend.device_id()
     free = _free_slots(device)
     if free:
         return free.pop()
-    import cupy
-
-    mem = cupy.cuda.alloc_pinned_memory(Fetch.LIMIT)
-    view = np.frombuffer(mem, dtype=np.uint8, count=Fetch.LIMIT)
-    return (mem, view, cupy.cuda.Event(block=False, disable_timing=True), device)
+    event = backend.xp.cuda.Event(block=False, disable_timing=True)
+    return (backend.pinned(Fetch.LIMIT), event, device)
 
 
 def _cupy_device_reason() -> tuple[bool, str]:

@@ -235,12 +235,7 @@ def host_words(backend: _backend.Backend, size: int) -> NDArray[np.int64]:
     """``size`` int64 words a kernel writes straight into host memory: on the GPU page-locked
     and mapped (the device writes them through their address, ``ctypes.data``), on the emulator
     a plain array."""
-    if backend.is_cuda:
-        # CuPy's pinned pool, viewed as NumPy (the array holds the memory); not
-        # cupyx.empty_pinned, whose first import (cupyx.scipy, SciPy) costs a first call 0.3 s
-        mem = backend.xp.cuda.alloc_pinned_memory(size * 8)
-        return np.frombuffer(mem, dtype=np.int64, count=size)
-    return np.empty(size, dtype=np.int64)
+    return backend.pinned(size * 8).view(np.int64)
 
 
 #: polls of a host word between two queries of the stream (:func:`wait_written`)
