@@ -3,8 +3,7 @@ against CUB (cuda.compute radix_sort), cupy.sort and cupy.argsort; float32/int32
 segmented sort of 2^20 segments of 128 keys against cupy.sort(axis=-1) (and CUB's segmented
 sort); the rows of a float32 matrix (``sort(x, axis=-1)``) against cupy.sort(axis=-1) and
 torch.sort(dim=-1); lexsort of uint32 keys against cupy.lexsort; complex64 keys against
-cupy.sort; the variants side by side (but the
-block sort, which takes small inputs only)."""
+cupy.sort; the variants side by side (but the block sort, which takes small inputs only)."""
 
 import cupy
 
