@@ -411,11 +411,13 @@ def _prepare_average(a, axis=None, weights=None, returned=False, *, keepdims=Fal
         plan = _plans.weighted_plan(backend, res_dt, x.size)
 
         def run_one_pass():
-            sums = plan(x, wt)
-            tot, scl = sums[0], sums[1]
-            if (scl.item() if hasattr(scl, "item") else scl) == 0:
+            # the two sums read back at once (the weights' sum is checked on the host anyway)
+            # and divided there: NumPy's division, and no device kernel for a 0-d quotient
+            tot, scl = backend.fetch(plan(x, wt)).value()
+            if scl == 0:
                 raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-            avg = xp.asarray(tot / scl)
+            with np.errstate(all="ignore"):  # inf / inf: NaN, as the device's quotient was
+                avg = xp.asarray(tot / scl)
             if c.keepdims:
                 avg, scl = avg.reshape(c.shape), xp.asarray(scl).reshape(c.shape)
             return _returned(c, avg, xp.asarray(scl), returned)
