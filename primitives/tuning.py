@@ -28,10 +28,22 @@ from __future__ import annotations
 
 from ._core.policy import current as _current, device_arch, families, override, table
 
-__all__ = ["families", "policy", "table", "override", "device_arch"]
+__all__ = ["families", "policy", "table", "override", "device_arch", "wait_for_compiles"]
 
 
 def policy(family, selector=None, *, arch=None):
     """The policy ``family`` uses for ``selector`` on the current device (or on ``arch``, e.g.
     ``"sm_80"``), overrides included."""
     return _current(family, selector, arch)
+
+
+def wait_for_compiles():
+    """Wait until every kernel that a first call ran compiled at NVRTC's fast level runs its
+    default-level image, compiled in the background since (the CUDA backend without shipped
+    binaries, NVRTC 12.8 or later; ``PRIMITIVES_COMPILE_TIERS=off`` compiles the default image
+    at once). Returns whether it waited for any. Call it before timing a function (after its
+    first call), so the timing is of the images every later call runs; the plans made before
+    are rebuilt by the next call, so warm up again after a wait."""
+    from ._core import loader
+
+    return loader.settle()

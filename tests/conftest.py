@@ -6,10 +6,16 @@ seeded race-exposing scheduler, which permutes the threads between barriers so t
 device.
 """
 
+import os
 import zlib
 
 import numpy as np
 import pytest
+
+# kernels compiled on first use are compiled at the default level at once: no test runs a
+# fast-compiled image, nor sees its plans retired when the default one lands mid-test
+# (tests/core/test_tiers.py runs the tiers in processes of their own)
+os.environ.setdefault("PRIMITIVES_COMPILE_TIERS", "off")
 
 import primitives as prim
 from primitives._core import backend as _backend

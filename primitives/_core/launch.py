@@ -149,7 +149,7 @@ class Direct:
     made (the fewest host steps between a call and its launch, which the GPU waits for when it
     is idle at the call). Calls from several threads are serialized."""
 
-    __slots__ = ("name", "words", "slots", "argv", "lock", "launch_kernel", "array_type")
+    __slots__ = ("name", "words", "slots", "direct", "argv", "lock", "launch_kernel", "array_type")
 
     @classmethod
     def make(
@@ -192,7 +192,10 @@ class Direct:
         buf[k:] = words
         g, b = grid + (1,) * (3 - len(grid)), block + (1,) * (3 - len(block))
         self.name, self.words, self.slots = name, buf, tuple(k + i for i in slots)
-        self.argv = (direct.ptr, *g, *b, shared_mem, direct.stream().ptr, base if k else 0, 0)
+        # the function's handle is read per call: a kernel's default-level image replaces its
+        # fast-compiled one when it lands (primitives._core.loader.settle)
+        self.direct = direct
+        self.argv = (*g, *b, shared_mem, direct.stream().ptr, base if k else 0, 0)
         self.lock = threading.Lock()
         self.launch_kernel = direct.launch_kernel
         self.array_type = direct.array_type
@@ -209,7 +212,7 @@ class Direct:
                     words[w] = int(a) & _loader._MASK64
                 else:
                     words[w] = a.data.ptr
-            self.launch_kernel(*self.argv)
+            self.launch_kernel(self.direct.ptr, *self.argv)
 
 
 _stand_ins: dict[Hashable, Array] = {}

@@ -5,7 +5,10 @@ and an architecture the device runs, and a load that fails falls back to compili
 
 import json
 import shutil
+import threading
+import types
 
+import numpy as np
 import pytest
 
 import primitives  # noqa: F401 - registers every family's instantiations
@@ -274,13 +277,14 @@ def test_compiles_started_ahead_are_taken(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
     key = ("reduction/finish.cu", "mean_divide<float, float>", "sm_90")
     done = concurrent.futures.Future()
-    done.set_result(("path", "lowered"))
+    done.set_result(("path", "lowered", True))
     monkeypatch.setitem(loader._prefetched, key, done)
-    assert loader._compile_alone_now(*key) == ("path", "lowered") and key not in loader._prefetched
+    assert loader._first_image_now(*key) == ("path", "lowered", True)
+    assert key not in loader._prefetched
     pending = concurrent.futures.Future()  # queued, not running: cancelled, compiled here
     monkeypatch.setitem(loader._prefetched, key, pending)
     compiled = loader.kernel_origins().get("compiled", 0)
-    path, lowered = loader._compile_alone_now(*key)
+    path, lowered, _ = loader._first_image_now(*key)
     assert pending.cancelled() and path.read_bytes()[:4] == b"\x7fELF" and "mean_divide" in lowered
     assert loader.kernel_origins()["compiled"] == compiled + 1
 
@@ -308,7 +312,7 @@ def test_prefetch_compiles_a_calls_kernels_at_once(monkeypatch):
     monkeypatch.setattr(loader, "_prefetched", {})
     running, together = set(), threading.Event()
 
-    def compile_alone(relpath, name, arch):
+    def compile_alone(relpath, name, arch, fast=False):
         running.add(name)
         if len(running) == 2:
             together.set()
@@ -316,9 +320,95 @@ def test_prefetch_compiles_a_calls_kernels_at_once(monkeypatch):
         return f"{name}.cubin", f"_Z{name}"
 
     monkeypatch.setattr(loader, "compile_alone", compile_alone)
+    monkeypatch.setenv("PRIMITIVES_COMPILE_TIERS", "off")
     names = ["a", "b"]  # (two threads at least, whatever the CPUs)
     loader.prefetch("sorting/onesweep.cu", names)
-    assert [loader._compile_alone_now("sorting/onesweep.cu", n, "sm_90") for n in names] == [
-        (f"{n}.cubin", f"_Z{n}") for n in names
+    assert [loader._first_image_now("sorting/onesweep.cu", n, "sm_90") for n in names] == [
+        (f"{n}.cubin", f"_Z{n}", True) for n in names
     ]
     assert not loader._prefetched
+
+
+def test_first_image_is_the_fast_one_until_the_default_is_cached(tmp_path, monkeypatch):
+    """With compile tiers (the default), a first call loads the image NVRTC compiled at its
+    fast level, kept apart from the default one; once the default image is cached, it is the one
+    loaded, with no compile; with tiers off, the default image is compiled at once."""
+    monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("PRIMITIVES_COMPILE_TIERS", "on")
+    key = ("reduction/finish.cu", "mean_divide<float, double>", "sm_90")
+    origins = loader.kernel_origins
+    compiled = origins().get("compiled", 0)
+    fast, lowered, final = loader._first_image(*key)
+    assert not final and fast.read_bytes()[:4] == b"\x7fELF" and "mean_divide" in lowered
+    assert origins()["compiled"] == compiled + 1
+    default, lowered2 = loader.compile_alone(*key)
+    assert default != fast and lowered2 == lowered and origins()["compiled"] == compiled + 2
+    assert loader._first_image(*key) == (default, lowered, True)
+    assert origins()["compiled"] == compiled + 2
+    monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path / "other"))
+    monkeypatch.setenv("PRIMITIVES_COMPILE_TIERS", "off")
+    path, _, final = loader._first_image(*key)
+    assert final and path.parent == tmp_path / "other" / "cubin"
+    monkeypatch.setenv("PRIMITIVES_COMPILE_TIERS", "sometimes")
+    with pytest.raises(ValueError, match="PRIMITIVES_COMPILE_TIERS must be on, off"):
+        loader._first_image(*key)
+
+
+class _Fn:
+    """A stand-in of CuPy's kernel function: a handle and the dynamic shared memory opt-in."""
+
+    def __init__(self, ptr, smem=0):
+        self.kernel = types.SimpleNamespace(ptr=ptr)
+        self.max_dynamic_shared_size_bytes = smem
+
+
+def test_a_landed_image_is_swapped_into_every_kernel(monkeypatch):
+    """A kernel running its fast image is watched until its default image lands: then every
+    Kernel object of the instantiation launches the new function (its dynamic shared memory
+    opt-in carried over, its occupancy asked again); a Kernel made after the landing is swapped
+    when it is watched; settle() waits for the compiles behind."""
+    import concurrent.futures
+
+    backend = types.SimpleNamespace(is_cuda=False, device_id=lambda: 0)
+    key = (0, "sorting/onesweep.cu", "k<1>")
+    fast, final = _Fn(1, 65536), _Fn(2)
+    monkeypatch.setattr(loader, "_pending", {})
+    monkeypatch.setattr(loader, "_watchers", {})
+    monkeypatch.setitem(loader._alone, key, fast)
+    a = loader.Kernel(fast, "k<1>", backend)
+    a.direct = types.SimpleNamespace(ptr=1)
+    a._occupancy[(256, 0)] = 3
+    behind = concurrent.futures.Future()
+    loader._pending[key] = behind
+    loader._watch(a, "sorting/onesweep.cu")
+    assert a.function is fast and a in loader._watchers[key]
+    for kernel in list(loader._watchers.pop(key)):  # what _finish does when the image lands
+        kernel._swap(final)
+    loader._alone[key] = final
+    assert a.function is final and a.direct.ptr == 2 and not a._occupancy
+    assert final.max_dynamic_shared_size_bytes == 65536
+    b = loader.Kernel(fast, "k<1>", backend)  # made from the fast image before it landed
+    loader._pending.pop(key)
+    loader._watch(b, "sorting/onesweep.cu")
+    assert b.function is final
+    loader._pending[key] = behind
+    threading.Timer(0.2, lambda: (loader._pending.pop(key), behind.set_result(None))).start()
+    assert loader.settle() and not loader._pending and not loader.settle()
+
+
+def test_prepared_launches_read_the_handle_per_call(monkeypatch):
+    """A Direct launch made before a kernel's default image landed launches the new handle."""
+    from primitives._core import launch
+
+    calls = []
+    direct = types.SimpleNamespace(
+        ptr=1,
+        stream=lambda: types.SimpleNamespace(ptr=0),
+        launch_kernel=lambda *argv: calls.append(argv[0]),
+        array_type=np.ndarray,
+    )
+    d = launch.Direct("k<1>", direct, (1,), (32,), 0, [], [])
+    d(())
+    direct.ptr = 2
+    d(())
+    assert calls == [1, 2]

@@ -1,0 +1,57 @@
+"""Compile tiers on the GPU: a kernel compiled on first use runs its fast-compiled image until
+its default image lands, then the default one, with the same results (each test in a fresh
+process with an empty cache: the kernels of this one are loaded already)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from primitives._core import backend as _backend
+
+SCRIPT = textwrap.dedent(
+    """
+    import numpy as np, cupy, primitives as prim
+    from primitives._core import loader
+    assert loader._tiers(), "NVRTC without the fast level"
+    rng = np.random.default_rng(3)
+    calls = {
+        "sort": (cupy.asarray(rng.integers(0, 2**32, 1 << 20, dtype="u4")), prim.sort),
+        "argsort": (cupy.asarray(rng.random(1 << 20, dtype="f4")), prim.argsort),
+        "sum": (cupy.asarray(rng.random(1 << 20)), prim.sum),
+        "cumsum": (cupy.asarray(rng.random(1 << 20, dtype="f4")), prim.cumsum),
+        "histogram": (cupy.asarray(rng.random(1 << 20, dtype="f4")),
+                      lambda x: prim.histogram(x, 256, (0, 1))[0]),
+    }
+    first = {k: cupy.asnumpy(f(x)) for k, (x, f) in calls.items()}
+    origins = loader.kernel_origins()
+    assert origins.get("fast", 0) >= len(calls), origins
+    fast = {k: fn for k, fn in loader._alone.items()}
+    assert loader._pending and loader.settle()
+    assert not loader._pending and all(loader._alone[k] is not fn for k, fn in fast.items())
+    for k, (x, f) in calls.items():
+        np.testing.assert_array_equal(cupy.asnumpy(f(x)), first[k], err_msg=k)
+    print("ok", origins)
+    """
+)
+
+
+@pytest.mark.skipif(
+    not _backend.get_backend().is_cuda, reason="the tiers are NVRTC's (the emulator compiles once)"
+)
+def test_fast_images_first_then_the_default_ones(tmp_path):
+    env = {
+        "PRIMITIVES_CACHE_DIR": str(tmp_path),
+        "PRIMITIVES_KERNEL_BINARIES": "off",
+        "PRIMITIVES_COMPILE_TIERS": "on",
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0 and run.stdout.startswith("ok"), run.stdout + run.stderr
