@@ -43,15 +43,19 @@
 //     writes them. grid = rows, 1024 threads.
 //   quantile_bits<U>: one thread per row: each slot's key bits (the inverse image of its prefix,
 //     every bit fixed by then; an alias takes its slot's). grid covers rows, 256 threads.
-//   quantile_finish<U, T>: one thread per row, float keys (U: float's or double's bits): the
-//     row's results of T from its slots, NumPy's arithmetic in one launch: each output j the
-//     value of slot 2j (TAKE), NumPy's _lerp of slots 2j and 2j + 1 by coefficients given per
-//     output (LERP), or NumPy's median of slots 0 and 1 (MEAN: a sum from 0.0, halved for two
-//     values); a row holding NaNs gives its NaN, widened to T as the host's casts do; a NaN
-//     the arithmetic makes of numbers (inf - inf, inf * 0) is `made`, the host's (a device's
-//     arithmetic gives its canonical NaN). Every operation rounded on its own (no fused
-//     multiply-add), as NumPy's. out (Q, rows).
-//     grid covers rows, 256 threads.
+//   quantile_finish<U, T, O>: one thread per row, float keys (U: float's or double's bits): the
+//     row's results from its slots, NumPy's arithmetic in T in one launch, stored as O (T, or
+//     float for double arithmetic: the host's rounding of its results into a float array):
+//     each output j the value of slot 2j (TAKE), NumPy's _lerp of slots 2j and 2j + 1 by
+//     coefficients given per output (LERP; shared by the rows, coef_stride 0, or each row's
+//     own, coef_stride apart), or NumPy's median of slots 0 and 1 (MEAN: a sum from 0.0,
+//     halved for two values). NaNs (NanMode): a row holding NaNs gives its NaN, widened to O
+//     as the host's casts do (ROW_NAN: quantile, median); or a row of `len` NaNs gives the
+//     positive quiet NaN and any other row its values, its ranks those of its keys but the
+//     NaNs, which the image orders last (ALL_NAN: the nan-functions). A NaN the arithmetic
+//     makes of numbers (inf - inf, inf * 0) is `made`, the host's (a device's arithmetic and
+//     conversions give its canonical NaN). Every operation rounded on its own (no fused
+//     multiply-add), as NumPy's. out (Q, rows). grid covers rows, 256 threads.
 //   quantile_part_count<U, BLOCK, ITEMS> / quantile_part_scatter<U, BLOCK, ITEMS, ARG>: a
 //     partition of each row by its selected values (argpartition, partition): the distinct
 //     images of the row's live slots (ascending) split the image order into 2m + 1 buckets
@@ -65,9 +69,10 @@
 //     positions from block scans of per-thread bucket counts (16 bits each, four buckets a
 //     64-bit word). A slot's value lands at its rank. grid = blocks_per_row * rows, BLOCK
 //     threads, static shared memory: the splitters and the scan words.
-// Preconditions: 0 <= ranks < len (row r's at ranks + r * rank_stride); len >= 1; hist zero on entry (left zero by quantile_start and
-//   quantile_choose); nanbits zero on entry; cap >= 1; a buffer of rows * cap keys; the passes'
-//   digits cover the image from its top bit down, the first one quantile_first's.
+// Preconditions: 0 <= ranks < len (row r's at ranks + r * rank_stride); len >= 1; hist zero on
+//   entry (left zero by quantile_start and quantile_choose); nanbits zero on entry; cap >= 1; a
+//   buffer of rows * cap keys; the passes' digits cover the image from its top bit down, the
+//   first one quantile_first's.
 #include "util/prim.cuh"
 #include "util/load.cuh"
 #include "util/key_image.cuh"
@@ -516,6 +521,7 @@ namespace prim {
 namespace quantile {
 
 enum FinishMode { TAKE = 0, LERP = 1, MEAN = 2 };
+enum NanMode { ROW_NAN = 0, ALL_NAN = 1 };
 
 // Rounded arithmetic of one type, never fused (NumPy's is a sequence of rounded operations).
 __device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
@@ -549,20 +555,26 @@ __device__ __forceinline__ T nan_as(U bits) {
 }  // namespace quantile
 }  // namespace prim
 
-// One thread per row: the row's results (see the header). coef: 3 * outputs values of T, for
-// LERP: each output's t, its complement 1 - t (computed in q's dtype) and whether t >= 0.5.
-template <class U, class T>
+// One thread per row: the row's results (see the header). coef: 3 * outputs values of T (per
+// row, coef_stride apart, or shared: 0), for LERP: each output's t, its complement 1 - t
+// (computed in q's dtype) and whether t >= 0.5.
+template <class U, class T, class O>
 __global__ void __launch_bounds__(256)
     quantile_finish(const long long* __restrict__ state, long long rows, long long slots, int kind,
-                    int mode, const T* __restrict__ coef,
+                    int mode, const T* __restrict__ coef, long long coef_stride,
                     const unsigned long long* __restrict__ nans, const U* __restrict__ nanbits,
-                    T made, T* __restrict__ out) {
+                    int nan_mode, long long len, O made, O* __restrict__ out) {
     using namespace prim::quantile;
     using V = typename FloatOf<U>::type;
+    static_assert(sizeof(O) <= sizeof(T), "quantile_finish: results stored as T or narrower");
     const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (row >= rows) return;
     const long long* st = state + row * slots * FIELDS;
-    const bool has_nan = nans[row] > 0;
+    const T* c = coef + row * coef_stride;
+    const bool row_nan =
+        nan_mode == ROW_NAN ? nans[row] > 0 : nans[row] == static_cast<unsigned long long>(len);
+    const O nan =
+        nan_mode == ROW_NAN ? nan_as<O>(nanbits[row]) : nan_as<O>(prim::radix::Bits<U>::QNAN);
     const long long outputs = mode == MEAN ? 1 : slots / 2;
     U last = 0;
     for (long long j = 0; j < outputs; ++j) {
@@ -579,15 +591,16 @@ __global__ void __launch_bounds__(256)
                 res = static_cast<T>(two ? mul_rn(add_rn(sum, b), static_cast<V>(0.5)) : sum);
             } else {
                 const T diff = static_cast<T>(sub_rn(b, a));
-                const T t = coef[j], u = coef[outputs + j];
-                res = coef[2 * outputs + j] != static_cast<T>(0)
+                const T t = c[j], u = c[outputs + j];
+                res = c[2 * outputs + j] != static_cast<T>(0)
                     ? sub_rn(static_cast<T>(b), mul_rn(diff, u))
                     : add_rn(static_cast<T>(a), mul_rn(diff, t));
             }
         }
-        if (res != res) res = made;  // selected: the host's NaN, not the device's
-        if (has_nan) res = nan_as<T>(nanbits[row]);
-        out[j * rows + row] = res;
+        O o = static_cast<O>(res);  // rounded to nearest, as the host's cast
+        if (o != o) o = made;  // selected: the host's NaN, not the device's
+        if (row_nan) o = nan;
+        out[j * rows + row] = o;
     }
 }
 

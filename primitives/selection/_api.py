@@ -480,7 +480,9 @@ def _qdoc(name, title, percent, nan):
             if nan
             else "A slice holding a NaN gives NaN (as NumPy). "
         ),
-        sync=" but for the warning of an all-NaN slice (a read of one flag)" if nan else "",
+        sync=" but one read of the slices' NaN counts (for NumPy's warning of an all-NaN slice)"
+        if nan
+        else "",
     )
 
 
@@ -617,5 +619,5 @@ nanmedian.__doc__ = _MEDIAN_DOC.format(
     title="The median of ``a`` along axes, NaNs ignored: ``numpy.nanmedian``.",
     nan="NaNs are ignored; an all-NaN slice gives NaN with a RuntimeWarning "
     '("All-NaN slice encountered", one a slice, as NumPy\'s). ',
-    sync=" but for the warning of an all-NaN slice (a read of one flag)",
+    sync=" but one read of the slices' NaN counts (for NumPy's warning of an all-NaN slice)",
 )

@@ -10,10 +10,13 @@ pass of the selection counts it), the ranks each row needs (two per quantile: th
 of its virtual index; a median's two middle ones), their values, the interpolation. Selected
 float32 and float64 rows of quantile and median take their ranks and NumPy's coefficients from
 the plan (on the device once) and their results from one launch over the selection's state
-(quantile_finish). No host synchronization but for the nan-functions' warning of an all-NaN
-slice. Weighted quantiles (:class:`WeightedRun`) and complex medians
-(:class:`ComplexMedianRun`) sort their rows; ``RankPartitionRun`` partitions rows by the
-values of selected ranks (in :mod:`._partition`).
+(quantile_finish); those of the nan-functions read the rows' NaN counts back once (their
+warnings of all-NaN slices), compute each row's ranks and coefficients from its count on the
+host and upload them for the same launch. No host synchronization but the nan-functions' one
+read for their warnings. Integer and bool rows hold no NaN: the nan-functions take quantile's
+and median's paths. Weighted quantiles (:class:`WeightedRun`) and complex medians
+(:class:`ComplexMedianRun`) sort their rows; ``RankPartitionRun`` partitions rows by the values
+of selected ranks (in :mod:`._partition`).
 """
 
 from __future__ import annotations
@@ -73,10 +76,15 @@ def _c(ub):
     return _dtypes.CTYPES[_splans.UBITS[ub]]
 
 
-#: the result types quantile_finish computes for float keys of each width (T of the kernel)
-FINISH = {4: ("float", "double"), 8: ("double",)}
+#: the types quantile_finish computes in for float keys of each width and stores its results as
+#: ("T, O" of the kernel): double results stored as float for float32 rows whose first slice is
+#: all NaN (the dtype of NumPy's nan-functions' results, :meth:`QuantileRun._nan_finish`)
+FINISH = {4: ("float, float", "double, double", "double, float"), 8: ("double, double",)}
 #: quantile_finish's modes (prim::quantile::FinishMode)
 TAKE, LERP, MEAN = 0, 1, 2
+#: quantile_finish's NaN modes (prim::quantile::NanMode): a row holding NaNs gives its NaN, or
+#: (the nan-functions) a row of NaNs only gives NaN and any other row ignores its NaNs
+ROW_NAN, ALL_NAN = 0, 1
 #: the distinct kth a partition by selected ranks takes at most (2 * 4 + 1 buckets:
 #: prim::quantile::PART_BUCKETS), and quantile_part_scatter's ARG (values, indices)
 PART_MAX, PART_BUCKETS = 4, 9
@@ -92,7 +100,7 @@ def names(pol):
             f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>",
             f"quantile_bits<{c}>",
         ]
-        out += [f"quantile_finish<{c}, {t}>" for t in FINISH[ub]]
+        out += [f"quantile_finish<{c}, {to}>" for to in FINISH[ub]]
         out += [f"quantile_part_count<{c}, {pol.block}, {pol.items}>"]
         out += [f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {a}>" for a in PART_ARG]
     return out
@@ -147,10 +155,10 @@ class OrderPlan(Plan):
         self.later = [(i32(s), i32(w)) for s, w in sched[1:]]
         self.bits_launch = _plans.Launch(get(f"quantile_bits<{c}>"), _launch.cdiv(rows, 256), 256)
         self.finish_launch = {
-            t: _plans.Launch(get(f"quantile_finish<{c}, {t}>"), _launch.cdiv(rows, 256), 256)
-            for t in FINISH[ub]
+            to: _plans.Launch(get(f"quantile_finish<{c}, {to}>"), _launch.cdiv(rows, 256), 256)
+            for to in FINISH[ub]
         }
-        self.kind, self.cap64 = i32(kind), i64(self.cap)
+        self.kind, self.cap64, self.len64 = i32(kind), i64(self.cap), i64(length)
         size = max(rows * MAX_BINS, rows * slots * (MAX_BINS // pol.group))
         self.hist = xp.zeros(size, dtype=np.uint64)  # left zero by the kernels
         self.nbytes = _plans.scratch_bytes(self.hist)
@@ -180,21 +188,28 @@ class OrderPlan(Plan):
         self.bits_launch(state, _launch.i64(self.rows), _launch.i64(self.slots), self.kind, out)
         return out
 
-    def finish(self, state, mode, coef, nans, nanbits, tdt):
-        """NumPy's results of float keys (quantile_finish): (outputs, R) of ``tdt`` (float32
-        or float64), ``coef`` the LERP coefficients (3 * outputs of ``tdt``)."""
+    def finish(self, state, mode, coef, nans, nanbits, tdt, odt=None, nan_mode=ROW_NAN):
+        """NumPy's results of float keys (quantile_finish): (outputs, R) computed in ``tdt``
+        (float32 or float64) and stored as ``odt`` (``tdt`` by default; float32 for float64),
+        ``coef`` the LERP coefficients (3 * outputs of ``tdt``, shared by the rows, or each
+        row's: (R, 3 * outputs)); ``nan_mode`` ROW_NAN or ALL_NAN."""
+        tdt = np.dtype(tdt)
+        odt = tdt if odt is None else np.dtype(odt)
         outputs = 1 if mode == MEAN else self.slots // 2
-        out = self.xp.empty((outputs, self.rows), dtype=tdt)
-        self.finish_launch[_dtypes.CTYPES[np.dtype(tdt)]](
+        out = self.xp.empty((outputs, self.rows), dtype=odt)
+        self.finish_launch[f"{_dtypes.CTYPES[tdt]}, {_dtypes.CTYPES[odt]}"](
             state,
             _launch.i64(self.rows),
             _launch.i64(self.slots),
             self.kind,
             np.int32(mode),
             coef,
+            _launch.i64(coef.shape[1] if coef.ndim == 2 else 0),
             nans,
             nanbits,
-            made_nan(tdt)[()],
+            np.int32(nan_mode),
+            self.len64,
+            made_nan(odt)[()],
             out,
         )
         return out
@@ -263,13 +278,15 @@ class Order:
         self._state = self._nan = self._counts = None
         return kbits, self.plan.select(kbits, ranks)
 
-    def finish(self, ranks, mode, coef, tdt):
+    def finish(self, ranks, mode, coef, tdt, odt=None, nan_mode=ROW_NAN):
         """NumPy's results of the ranks' values in one launch (:meth:`OrderPlan.finish`), after
-        :meth:`prime`: a row holding NaNs gives its NaN."""
+        :meth:`prime`: a row holding NaNs gives its NaN (ROW_NAN), or with ALL_NAN a row of
+        NaNs only gives NaN, the others their ranks' values (ranks below their non-NaN
+        count)."""
         state = self.plan.select(self._state, ranks)
         nans, nanbits = self._counts
         self._state = self._nan = self._counts = None
-        return self.plan.finish(state, mode, coef, nans, nanbits, tdt)
+        return self.plan.finish(state, mode, coef, nans, nanbits, tdt, odt, nan_mode)
 
     def values(self, ranks):
         if self.plan is not None:
@@ -309,9 +326,18 @@ def read_rows(x, axes, xp):
 
 def warn_all_nan(xp, empty):
     """NumPy's RuntimeWarning for each all-NaN slice (``empty``: bool per slice), as many as
-    it gives: one a slice. A read of one count."""
+    it gives: one a slice. A read of one count (none for host ``empty``)."""
     for _ in range(int(xp.count_nonzero(empty))):
         _checks.warn_caller("All-NaN slice encountered", RuntimeWarning)
+
+
+def primed_counts(backend, order, rows2, length):
+    """The selection's first pass over the rows (:meth:`Order.prime`) and the count of each
+    row's non-NaN keys read back (int64 (R,) on the host: the one read of a nan-function's
+    fused path), with NumPy's warning for each all-NaN slice."""
+    n = length - backend.fetch(order.prime(rows2)).value().astype(np.int64)
+    warn_all_nan(np, n == 0)
+    return n
 
 
 class QuantileRun(Plan):
@@ -331,8 +357,13 @@ class QuantileRun(Plan):
         self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
         self.order = Order(backend, dtype, self.rows, self.length, 2 * q.size, True)
         self.inexact = self.dtype.kind == "f"
+        self.nan = nan and self.inexact  # integers and bool hold no NaN: quantile's path
         self.fused = None
-        if not nan:  # the indexes and gammas, once (NumPy's with a Python int count)
+        # selected float32 and float64 rows: one launch from the selection's state
+        self.nan_fused = self.nan and self.order.fuses() and not self.exact
+        if self.nan_fused:
+            self.zero = backend.xp.zeros(1, self.dtype)  # TAKE's coefficients: none
+        if not self.nan:  # the indexes and gammas, once (NumPy's with a Python int count)
             self.fixed = self._ranks(np, self.length, q.reshape(-1))
             if self.order.fuses() and not self.exact:
                 self.fused = self._fused(*self.fixed[:3])
@@ -357,8 +388,28 @@ class QuantileRun(Plan):
             return ranks, TAKE, xp.zeros(1, self.dtype), self.dtype
         t = np.asarray(gamma).reshape(-1)
         tdt = self.dtype if self.weak else np.result_type(self.dtype, t.dtype)
-        coef = np.concatenate([t.astype(tdt), (1 - t).astype(tdt), (t >= 0.5).astype(tdt)])
-        return ranks, LERP, xp.asarray(coef), tdt
+        return ranks, LERP, xp.asarray(coefficients(t, tdt)), tdt
+
+    def _nan_finish(self, rows2):
+        """nanquantile's results (Q, R) of selected float32 or float64 rows in one launch: the
+        rows' non-NaN counts n read back once (:func:`primed_counts`), each row's indexes and
+        gammas (R, Q) from its n on the host (NumPy's arithmetic, n in q's dtype), its ranks
+        (among its non-NaN keys, which sort first) and coefficients uploaded."""
+        xp, q, rows, length = self.xp, self.q, self.rows, self.length
+        n = primed_counts(self.backend, self.order, rows2, length)
+        ndt = q.dtype if q.dtype.kind == "f" else np.dtype(np.intp)
+        previous, nxt, gamma, _ = self._ranks(np, n.astype(ndt).reshape(rows, 1), q.reshape(-1))
+        ranks = np.stack([previous, nxt], axis=-1).reshape(rows, 2 * q.size)
+        ranks = np.where(ranks < 0, ranks + n.reshape(rows, 1), ranks).clip(0, length - 1)
+        ranks = xp.asarray(np.ascontiguousarray(ranks, dtype=np.int64))
+        if gamma is None:
+            return self.order.finish(ranks, TAKE, self.zero, self.dtype, nan_mode=ALL_NAN)
+        tdt = self.dtype if self.weak else np.result_type(self.dtype, gamma.dtype)
+        # NumPy's results of the slices take the first one's dtype (its apply_along_axis): the
+        # input's for an all-NaN first slice
+        odt = self.dtype if n[0] == 0 else tdt
+        coef = xp.asarray(coefficients(gamma, tdt))
+        return self.order.finish(ranks, LERP, coef, tdt, odt, ALL_NAN)
 
     def __call__(self, x):
         xp, q, rows, length = self.xp, self.q, self.rows, self.length
@@ -368,6 +419,8 @@ class QuantileRun(Plan):
             ranks, mode, coef, tdt = self.fused
             self.order.prime(rows2)
             return self.order.finish(ranks, mode, coef, tdt).reshape(shape)
+        if self.nan_fused:
+            return self._nan_finish(rows2).reshape(shape)
         # the arithmetic's module: the backend's, or the host's for a q of Python objects
         ar = np if self.exact else xp
         host = _backend.to_host if self.exact else (lambda v: v)
@@ -413,6 +466,14 @@ class QuantileRun(Plan):
         return ar.ascontiguousarray(res.reshape(shape))
 
 
+def coefficients(t, tdt):
+    """quantile_finish's LERP coefficients of the gammas ``t`` (Q,) or (R, Q), in q's dtype:
+    NumPy's _lerp's t, 1 - t (computed in t's dtype) and t >= 0.5, in ``tdt`` (the result's
+    dtype: the input's for a Python-number q), one row (3 * Q) or one a row (R, 3 * Q)."""
+    parts = [t.astype(tdt), (1 - t).astype(tdt), (t >= 0.5).astype(tdt)]
+    return np.ascontiguousarray(np.concatenate(parts, axis=-1))
+
+
 class MedianRun(Plan):
     """median (nanmedian with ``nan``) of arrays of one shape and dtype over ``axes``: the mean
     of the middle value or two, as NumPy's median takes it (float64 for integers and bool,
@@ -420,22 +481,31 @@ class MedianRun(Plan):
 
     def __init__(self, backend, dtype, shape, axes, kept, nan):
         self.backend, self.xp = backend, backend.xp
-        self.axes, self.kept, self.nan = axes, kept, nan
+        self.axes, self.kept = axes, kept
         self.dtype = np.dtype(dtype)
+        self.nan = nan and self.dtype.kind == "f"  # integers and bool hold no NaN: median's path
         self.rows = int(np.prod(kept, dtype=np.int64))
         self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
         self.order = Order(backend, dtype, self.rows, self.length, 2, True)
         self.fused = None
-        if not nan and self.order.fuses():  # the two middle ranks of every row, once
-            mid = np.array([(self.length - 1) // 2, self.length // 2], np.int64)
-            self.fused = (backend.xp.asarray(mid), backend.xp.zeros(1, self.dtype))
+        if self.order.fuses():  # one launch from the selection's state to the results
+            self.zero = backend.xp.zeros(1, self.dtype)  # no coefficients
+            if not self.nan:  # the two middle ranks of every row, once
+                mid = np.array([(self.length - 1) // 2, self.length // 2], np.int64)
+                self.fused = backend.xp.asarray(mid)
 
     def __call__(self, x):
         xp, rows, length = self.xp, self.rows, self.length
         rows2 = read_rows(x, self.axes, xp)
-        if self.fused is not None:  # one launch from the selection's state to the results
+        if self.fused is not None:
             self.order.prime(rows2)
-            res = self.order.finish(*self.fused[:1], MEAN, self.fused[1], self.dtype)
+            res = self.order.finish(self.fused, MEAN, self.zero, self.dtype)
+            return res.reshape(tuple(self.kept))
+        if self.nan and self.order.fuses():  # each row's middle ranks from its non-NaN count
+            n = primed_counts(self.backend, self.order, rows2, length)
+            mid = np.clip(np.stack([(n - 1) // 2, n // 2], axis=-1), 0, length - 1)
+            ranks = xp.asarray(np.ascontiguousarray(mid, dtype=np.int64))
+            res = self.order.finish(ranks, MEAN, self.zero, self.dtype, nan_mode=ALL_NAN)
             return res.reshape(tuple(self.kept))
         nans = self.order.counts(rows2)
         n = length - nans if (self.nan and nans is not None) else xp.full(rows, length, np.int64)
@@ -534,10 +604,11 @@ class WeightedRun(Plan):
 class ComplexMedianRun(Plan):
     """median (nanmedian with ``nan``) of complex rows, as NumPy's: the rows sorted in NumPy's
     complex order (the sorting family's :func:`~primitives.sorting.sort` along the rows: one
-    pass of its fused key image, one row sort), the mean of the middle value or two (a sum from 0, divided by the
-    count as NumPy divides a complex number by a real one); a row holding NaNs gives its largest
-    value (NumPy's last after a partition), nanmedian's all-NaN row ``nan + 0j`` (NumPy's for
-    rows of several slices; its 1-D path gives the slice's last element, another NaN)."""
+    pass of its fused key image, one row sort), the mean of the middle value or two (a sum from
+    0, divided by the count as NumPy divides a complex number by a real one); a row holding NaNs
+    gives its largest value (NumPy's last after a partition), nanmedian's all-NaN row
+    ``nan + 0j`` (NumPy's for rows of several slices; its 1-D path gives the slice's last
+    element, another NaN)."""
 
     def __init__(self, backend, dtype, shape, axes, kept, nan):
         self.backend, self.xp = backend, backend.xp

@@ -152,6 +152,25 @@ def test_made_nan_is_the_hosts(device_nans, p, dt):
             same_bits("nanquantile", x, q, axis=1)
 
 
+@pytest.mark.parametrize("p", [{"min_len": 1}, {"min_len": 1 << 40}], ids=["radix", "sort"])
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_nan_functions_nans(device_nans, p, dt):
+    """The nan-functions: an all-NaN slice gives the plain NaN, whatever its NaNs' bits; a NaN
+    made of infinities beside NaNs is the host's, also where the results take a float32 first
+    slice's dtype (all NaN) and are float64 ones rounded."""
+    inf, nan = np.inf, np.nan
+    x = np.array([[nan, nan, nan], [-inf, nan, inf], [nan, inf, -inf], [1.0, 2.0, 3.0]], dt)
+    x.view(f"u{x.dtype.itemsize}")[0, 1] = {4: 0xFFC00123, 8: 0xFFF8000000000123}[x.itemsize]
+    with prim.tuning.override("selection", selector="quantile", **p):
+        for v in (x, x[::-1]):
+            same_bits("nanmedian", v, axis=1)
+            for q in (0.5, [0.5, 0.1], np.array([0.5, 0.3]), np.array([0.5], np.float32)):
+                same_bits("nanquantile", v, q, axis=1)
+                same_bits("nanquantile", v, q, axis=1, method="hazen")
+        same_bits("nanmedian", x[0])
+        same_bits("nanquantile", x[0], np.array([0.5, 0.3]))
+
+
 @pytest.mark.parametrize("dt", [np.complex64, np.complex128])
 def test_complex_median_nans(device_nans, dt):
     """The complex median: NumPy's division makes ``nan`` of ``inf * 0`` (the host's bits);

@@ -2,8 +2,10 @@
 method, dtypes, q scalars and arrays, axes (int, tuple, None), keepdims, out, NaNs, both the
 radix selection (forced by the policy's min_len) and the sorted rows, the selection's shared
 candidate buffer (small and large, digits narrow enough for many passes), results bit for bit
-(-0.0, NaN payloads), weights (inverted_cdf); every error branch."""
+(-0.0, NaN payloads), weights (inverted_cdf); the nan-functions' one launch (rows of every NaN
+count, the first slice's dtype, their warnings, no array arithmetic); every error branch."""
 
+import types
 import warnings
 
 import numpy as np
@@ -339,6 +341,206 @@ def test_fused_results(rng, dt):
         for axis in (1, None):
             got, want = both("median", x, axis=axis)
             assert np.array_equal(bits(got), bits(want)), (axis, got, want)
+
+
+# ---- the nan-functions' fused path ----------------------------------------------------------
+
+
+def nan_rows(rng, dt, length=40):
+    """Rows of each NaN count: none, some, all, all but one, about half; and a row of
+    infinities of both signs (NaN from ``inf - inf`` in an interpolation)."""
+    x = make(rng, (6, length), dt, distinct=length // 2)
+    x[1, ::3] = np.nan
+    x[2] = np.nan
+    x[3, 1:] = np.nan
+    x[4, rng.random(length) < 0.5] = np.nan
+    x[5, :4] = [np.inf, -np.inf, np.inf, -np.inf]
+    return x
+
+
+def same_nan(fn, *args, **kwargs):
+    """Ours is NumPy's bit for bit (dtype, shape, NaN bits), with as many warnings of all-NaN
+    slices."""
+    res = []
+    for mod in (np, prim):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res.append(getattr(mod, fn)(*args, **kwargs))
+        res.append(sum("All-NaN slice encountered" in str(w.message) for w in caught))
+    want, warned, got, ours = res
+    what = f"{fn} {args[1:]} {kwargs}"
+    H.assert_same(got, want, what=what)
+    assert np.array_equal(bits(got), bits(want)), (what, got, want)
+    assert ours == warned, (what, ours, warned)
+    return want
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("method", Q.METHODS)
+def test_nan_fused_methods(rng, method, dt):
+    """nanquantile and nanpercentile of selected rows (one launch): rows of every NaN count,
+    Python-number and array quantiles (float64, float32, 2-D), along either axis."""
+    x = nan_rows(rng, dt)
+    qs = (0.3, [0.0, 0.01, 0.5, 0.99, 1.0], np.array([0.2, 0.7], np.float32), [[0.25], [0.75]])
+    with path(RADIX):
+        for q in qs:
+            same_nan("nanquantile", x, q, axis=1, method=method)
+        same_nan("nanquantile", np.ascontiguousarray(x.T), 0.6, axis=0, method=method)
+        same_nan("nanpercentile", x, 37.5, axis=1, method=method)
+        same_nan("nanpercentile", x, np.array([5, 95], np.float32), axis=-1, method=method)
+
+
+@pytest.mark.parametrize("p", [RADIX, SORT], ids=["radix", "sort"])
+def test_nan_first_slice_dtype(rng, p):
+    """NumPy's nan-functions' results take the first slice's dtype: float32 rows with a float64
+    quantile array give float32 when the first slice is all NaN (the float64 results rounded),
+    float64 otherwise; a Python number or a float32 array float32 throughout."""
+    x = make(rng, (4, 33), np.float32)
+    x[0] = np.nan
+    x[2, ::4] = np.nan
+    q = np.linspace(0.01, 0.99, 7)
+    with path(p):
+        for method in ("linear", "hazen", "midpoint", "lower"):
+            assert same_nan("nanquantile", x, q, axis=1, method=method).dtype == np.float32
+            rest = same_nan("nanquantile", x[1:], q, axis=1, method=method)
+            assert rest.dtype == (np.float32 if method == "lower" else np.float64)
+            same_nan("nanquantile", x[::-1], q, axis=1, method=method)  # a later one all NaN
+            same_nan("nanquantile", x, q.astype(np.float32), axis=1, method=method)
+            same_nan("nanquantile", x, 0.3, axis=1, method=method)
+            same_nan("nanquantile", x[0], q, method=method)  # one slice, all NaN
+            same_nan("nanquantile", x.T, q, axis=0, method=method)
+        # the float64 results rounded, not float32 arithmetic: they differ here
+        single = np.nanquantile(x, q.astype(np.float32), axis=1)
+        assert not np.array_equal(bits(np.nanquantile(x, q, axis=1)), bits(single))
+
+
+@pytest.mark.parametrize("p", [RADIX, SORT], ids=["radix", "sort"])
+def test_nan_axes_keepdims_out(rng, p):
+    x = make(rng, (5, 4, 37), np.float64, nans=0.3)
+    x[2, 1] = np.nan
+    x[:, 3, :] = np.nan  # all-NaN slices along axis 0 and (0, 2)
+    with path(p):
+        for axis in (0, 1, 2, -1, (0, 2), (1, 2), None):
+            for keepdims in (False, True):
+                kw = dict(axis=axis, keepdims=keepdims)
+                same_nan("nanquantile", x, [0.3, 0.6], **kw)
+                same_nan("nanquantile", x.astype(np.float32), 0.45, method="nearest", **kw)
+                same_nan("nanmedian", x, **kw)
+        out = np.empty((2, 5, 37), np.float64)
+        got, want = both("nanquantile", x, [0.3, 0.6], axis=1, out=out)
+        assert got is out
+        H.assert_same(got, np.nanquantile(x, [0.3, 0.6], axis=1))
+        out = np.empty((4,), np.float64)
+        got, want = both("nanmedian", x, axis=(0, 2), out=out)
+        H.assert_same(got, np.nanmedian(x, axis=(0, 2)))
+
+
+@pytest.mark.parametrize("p", [RADIX, SORT], ids=["radix", "sort"])
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_nanmedian_counts(rng, p, dt):
+    """nanmedian: rows of every non-NaN count n from 11 down to 0 (odd and even: one middle
+    value or the mean of two), -0.0, infinities (their mean NaN), all-NaN rows."""
+    x = make(rng, (12, 11), dt, distinct=7)
+    for r in range(12):
+        x[r, rng.permutation(11)[:r]] = np.nan
+    x[1, ~np.isnan(x[1])] = -0.0
+    x[3, np.flatnonzero(~np.isnan(x[3]))[:2]] = np.inf
+    y = x.copy()
+    y[4, ~np.isnan(y[4])] = [np.inf, -np.inf, np.inf, -np.inf, 1.0, 2.0, -np.inf]
+    y[5, ~np.isnan(y[5])] = [np.inf, -np.inf] * 3  # the middle two: -inf and inf
+    with path(p):
+        for v in (x, y, x[::-1], y[:, ::-1]):
+            same_nan("nanmedian", v, axis=1)
+            same_nan("nanmedian", np.ascontiguousarray(v.T), axis=0)
+            same_nan("nanquantile", v, [0.5, 0.1], axis=1)
+        same_nan("nanmedian", x[2])
+        same_nan("nanmedian", x[11])
+
+
+class Recorded(np.ndarray):
+    """A host array that records its arithmetic (ufuncs) and casts in :data:`ARITH_CALLS`."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        ARITH_CALLS.append(ufunc.__name__)
+        inputs = tuple(i.view(np.ndarray) if isinstance(i, Recorded) else i for i in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(
+                o.view(np.ndarray) if isinstance(o, Recorded) else o for o in kwargs["out"]
+            )
+        res = getattr(ufunc, method)(*inputs, **kwargs)
+        return res.view(Recorded) if isinstance(res, np.ndarray) else res
+
+    def astype(self, dtype, *args, **kwargs):
+        if np.dtype(dtype) != self.dtype:
+            ARITH_CALLS.append(f"astype {self.dtype} {np.dtype(dtype)}")
+        return self.view(np.ndarray).astype(dtype, *args, **kwargs).view(Recorded)
+
+
+ARITH_CALLS: list = []
+
+
+class RecordedModule(types.ModuleType):
+    """NumPy as the backend's array module, its functions recorded in :data:`ARITH_CALLS`,
+    their array results :class:`Recorded`: the CuPy calls a GPU would make, each of which
+    (but allocations and copies) compiles an elementwise kernel on first use."""
+
+    def __init__(self):
+        super().__init__("recorded_numpy")
+
+    def __getattr__(self, name):
+        attr = getattr(np, name)
+        if isinstance(attr, type) or not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            ARITH_CALLS.append(name)
+            res = attr(*args, **kwargs)
+            return res.view(Recorded) if type(res) is np.ndarray else res
+
+        return call
+
+
+#: array-module calls that compile nothing (allocations, host-to-device copies, a C-contiguous
+#: array as it is)
+NO_KERNEL = {"zeros", "empty", "asarray", "ascontiguousarray"}
+
+
+def test_nan_fused_launches_only_kernels(monkeypatch, on_gpu):
+    """Selected float32 and float64 rows of the nan-functions: no array arithmetic (a GPU's
+    CuPy would compile each operation), the package's kernels only, as quantile's and
+    median's; integer rows of the nan-functions make quantile's and median's calls."""
+    if on_gpu:
+        pytest.skip("records the emulator's array module")
+    from primitives._core import backend as _backend, plans as _plans
+
+    _plans.clear_caches()
+    monkeypatch.setattr(_backend.get_backend(), "xp", RecordedModule())
+    rng = np.random.default_rng(7)
+    calls = []
+    with path(RADIX), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for dt in (np.float32, np.float64):
+            x = nan_rows(rng, dt)
+            for fn, args, kw in (
+                ("nanquantile", (0.3,), {}),
+                ("nanquantile", ([0.1, 0.9],), {"method": "lower"}),
+                ("nanquantile", (np.array([0.2, 0.6]),), {"method": "hazen"}),
+                ("nanpercentile", (np.array([20], np.float32),), {}),
+                ("nanmedian", (), {}),
+            ):
+                ARITH_CALLS.clear()
+                getattr(prim, fn)(x, *args, axis=1, **kw)
+                assert set(ARITH_CALLS) <= NO_KERNEL, (fn, dt, ARITH_CALLS)
+        x = make(rng, (3, 40), np.int32)
+        for fn, args in (("quantile", (0.3,)), ("median", ())):
+            for f in (fn, "nan" + fn):
+                ARITH_CALLS.clear()
+                got = getattr(prim, f)(x, *args, axis=1)
+                calls.append([c for c in ARITH_CALLS if c not in NO_KERNEL])
+                H.assert_same(got, getattr(np, f)(x, *args, axis=1))
+    monkeypatch.undo()
+    _plans.clear_caches()
+    assert calls[0] == calls[1] and calls[2] == calls[3], calls
 
 
 # ---- partitions by selected ranks ------------------------------------------------------------
