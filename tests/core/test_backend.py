@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import primitives as prim
-from primitives._core import backend as _backend, loader as _loader
+from primitives._core import backend as _backend, lazy, loader as _loader
 from primitives.testing import harness as H
 
 
@@ -138,12 +138,12 @@ def test_cuda_compiles_only_the_instantiation_asked_for(monkeypatch):
     ]
     b = _backend.get_backend()
     for name in names:
-        _loader._alone.pop((b.device_id(), "reduction/reduce.cu", name), None)
+        lazy._alone.pop((b.device_id(), "reduction/reduce.cu", name), None)
     _loader._modules.pop((b.name, b.device_id(), "reduction/reduce.cu", tuple(names)), None)
     get = _loader.load("reduction/reduce.cu", names)
-    assert not [k for k in _loader._alone if k[2] in names]  # loading compiles nothing
+    assert not [k for k in lazy._alone if k[2] in names]  # loading compiles nothing
     get(names[0])
-    assert [k[2] for k in _loader._alone if k[2] in names] == [names[0]]
+    assert [k[2] for k in lazy._alone if k[2] in names] == [names[0]]
 
 
 def test_compile_error_puts_the_cause_first():

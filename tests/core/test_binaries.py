@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import primitives  # noqa: F401 - registers every family's instantiations
-from primitives._core import binaries, loader, nvrtc
+from primitives._core import binaries, lazy, loader, nvrtc
 
 SOURCE = "selection/gather.cu"
 
@@ -254,7 +254,7 @@ def test_compile_alone_caches_an_ieee_cubin(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
     assert not any("ftz" in o for o in loader.nvrtc_options())
     name = "mean_divide<double, double>"
-    path, lowered = loader.compile_alone("reduction/finish.cu", name, "sm_90")
+    path, lowered = lazy.compile_alone("reduction/finish.cu", name, "sm_90")
     assert path.parent == tmp_path / "cubin" and path.read_bytes()[:4] == b"\x7fELF"
     assert lowered.startswith("_Z") and "mean_divide" in lowered
 
@@ -262,11 +262,11 @@ def test_compile_alone_caches_an_ieee_cubin(tmp_path, monkeypatch):
         raise AssertionError("compiled again")
 
     monkeypatch.setattr(nvrtc, "compile_binary", no_compile)
-    assert loader.compile_alone("reduction/finish.cu", name, "sm_90") == (path, lowered)
+    assert lazy.compile_alone("reduction/finish.cu", name, "sm_90") == (path, lowered)
     monkeypatch.undo()
     monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
     with pytest.raises(loader.KernelCompileError, match=r"compiling reduction/finish.cu failed"):
-        loader.compile_alone("reduction/finish.cu", "mean_divide<no_such_type, double>", "sm_90")
+        lazy.compile_alone("reduction/finish.cu", "mean_divide<no_such_type, double>", "sm_90")
 
 
 def test_compiles_started_ahead_are_taken(tmp_path, monkeypatch):
@@ -278,13 +278,13 @@ def test_compiles_started_ahead_are_taken(tmp_path, monkeypatch):
     key = ("reduction/finish.cu", "mean_divide<float, float>", "sm_90")
     done = concurrent.futures.Future()
     done.set_result(("path", "lowered", True))
-    monkeypatch.setitem(loader._prefetched, key, done)
-    assert loader._first_image_now(*key) == ("path", "lowered", True)
-    assert key not in loader._prefetched
+    monkeypatch.setitem(lazy._prefetched, key, done)
+    assert lazy._first_image_now(*key) == ("path", "lowered", True)
+    assert key not in lazy._prefetched
     pending = concurrent.futures.Future()  # queued, not running: cancelled, compiled here
-    monkeypatch.setitem(loader._prefetched, key, pending)
+    monkeypatch.setitem(lazy._prefetched, key, pending)
     compiled = loader.kernel_origins().get("compiled", 0)
-    path, lowered, _ = loader._first_image_now(*key)
+    path, lowered, _ = lazy._first_image_now(*key)
     assert pending.cancelled() and path.read_bytes()[:4] == b"\x7fELF" and "mean_divide" in lowered
     assert loader.kernel_origins()["compiled"] == compiled + 1
 
@@ -294,9 +294,9 @@ def test_prefetch_does_nothing_on_the_emulator(monkeypatch):
 
     fake = types.SimpleNamespace(is_cuda=False)
     monkeypatch.setattr(loader._backend, "get_backend", lambda: fake)
-    monkeypatch.setattr(loader, "_prefetched", {})
-    loader.prefetch("reduction/finish.cu", ["mean_divide<float, float>"])
-    assert not loader._prefetched
+    monkeypatch.setattr(lazy, "_prefetched", {})
+    lazy.prefetch("reduction/finish.cu", ["mean_divide<float, float>"])
+    assert not lazy._prefetched
 
 
 def test_prefetch_compiles_a_calls_kernels_at_once(monkeypatch):
@@ -309,7 +309,7 @@ def test_prefetch_compiles_a_calls_kernels_at_once(monkeypatch):
     fake = types.SimpleNamespace(is_cuda=True, device_id=lambda: 0, device_info=lambda: info)
     monkeypatch.setattr(loader._backend, "get_backend", lambda: fake)
     monkeypatch.setattr(binaries, "find", lambda *a: None)
-    monkeypatch.setattr(loader, "_prefetched", {})
+    monkeypatch.setattr(lazy, "_prefetched", {})
     running, together = set(), threading.Event()
 
     def compile_alone(relpath, name, arch, fast=False):
@@ -319,14 +319,14 @@ def test_prefetch_compiles_a_calls_kernels_at_once(monkeypatch):
         assert together.wait(5), "the compiles ran one after another"
         return f"{name}.cubin", f"_Z{name}"
 
-    monkeypatch.setattr(loader, "compile_alone", compile_alone)
+    monkeypatch.setattr(lazy, "compile_alone", compile_alone)
     monkeypatch.setenv("PRIMITIVES_COMPILE_TIERS", "off")
     names = ["a", "b"]  # (two threads at least, whatever the CPUs)
-    loader.prefetch("sorting/onesweep.cu", names)
-    assert [loader._first_image_now("sorting/onesweep.cu", n, "sm_90") for n in names] == [
+    lazy.prefetch("sorting/onesweep.cu", names)
+    assert [lazy._first_image_now("sorting/onesweep.cu", n, "sm_90") for n in names] == [
         (f"{n}.cubin", f"_Z{n}", True) for n in names
     ]
-    assert not loader._prefetched
+    assert not lazy._prefetched
 
 
 def test_first_image_is_the_fast_one_until_the_default_is_cached(tmp_path, monkeypatch):
@@ -338,20 +338,20 @@ def test_first_image_is_the_fast_one_until_the_default_is_cached(tmp_path, monke
     key = ("reduction/finish.cu", "mean_divide<float, double>", "sm_90")
     origins = loader.kernel_origins
     compiled = origins().get("compiled", 0)
-    fast, lowered, final = loader._first_image(*key)
+    fast, lowered, final = lazy._first_image(*key)
     assert not final and fast.read_bytes()[:4] == b"\x7fELF" and "mean_divide" in lowered
     assert origins()["compiled"] == compiled + 1
-    default, lowered2 = loader.compile_alone(*key)
+    default, lowered2 = lazy.compile_alone(*key)
     assert default != fast and lowered2 == lowered and origins()["compiled"] == compiled + 2
-    assert loader._first_image(*key) == (default, lowered, True)
+    assert lazy._first_image(*key) == (default, lowered, True)
     assert origins()["compiled"] == compiled + 2
     monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path / "other"))
     monkeypatch.setenv("PRIMITIVES_COMPILE_TIERS", "off")
-    path, _, final = loader._first_image(*key)
+    path, _, final = lazy._first_image(*key)
     assert final and path.parent == tmp_path / "other" / "cubin"
     monkeypatch.setenv("PRIMITIVES_COMPILE_TIERS", "sometimes")
     with pytest.raises(ValueError, match="PRIMITIVES_COMPILE_TIERS must be on, off"):
-        loader._first_image(*key)
+        lazy._first_image(*key)
 
 
 class _Fn:
@@ -372,28 +372,28 @@ def test_a_landed_image_is_swapped_into_every_kernel(monkeypatch):
     backend = types.SimpleNamespace(is_cuda=False, device_id=lambda: 0)
     key = (0, "sorting/onesweep.cu", "k<1>")
     fast, final = _Fn(1, 65536), _Fn(2)
-    monkeypatch.setattr(loader, "_pending", {})
-    monkeypatch.setattr(loader, "_watchers", {})
-    monkeypatch.setitem(loader._alone, key, fast)
+    monkeypatch.setattr(lazy, "_pending", {})
+    monkeypatch.setattr(lazy, "_watchers", {})
+    monkeypatch.setitem(lazy._alone, key, fast)
     a = loader.Kernel(fast, "k<1>", backend)
     a.direct = types.SimpleNamespace(ptr=1)
     a._occupancy[(256, 0)] = 3
     behind = concurrent.futures.Future()
-    loader._pending[key] = behind
-    loader._watch(a, "sorting/onesweep.cu")
-    assert a.function is fast and a in loader._watchers[key]
-    for kernel in list(loader._watchers.pop(key)):  # what _finish does when the image lands
+    lazy._pending[key] = behind
+    lazy.watch(a, "sorting/onesweep.cu")
+    assert a.function is fast and a in lazy._watchers[key]
+    for kernel in list(lazy._watchers.pop(key)):  # what _finish does when the image lands
         kernel._swap(final)
-    loader._alone[key] = final
+    lazy._alone[key] = final
     assert a.function is final and a.direct.ptr == 2 and not a._occupancy
     assert final.max_dynamic_shared_size_bytes == 65536
     b = loader.Kernel(fast, "k<1>", backend)  # made from the fast image before it landed
-    loader._pending.pop(key)
-    loader._watch(b, "sorting/onesweep.cu")
+    lazy._pending.pop(key)
+    lazy.watch(b, "sorting/onesweep.cu")
     assert b.function is final
-    loader._pending[key] = behind
-    threading.Timer(0.2, lambda: (loader._pending.pop(key), behind.set_result(None))).start()
-    assert loader.settle() and not loader._pending and not loader.settle()
+    lazy._pending[key] = behind
+    threading.Timer(0.2, lambda: (lazy._pending.pop(key), behind.set_result(None))).start()
+    assert lazy.settle() and not lazy._pending and not lazy.settle()
 
 
 def test_prepared_launches_read_the_handle_per_call(monkeypatch):

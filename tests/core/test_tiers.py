@@ -14,8 +14,8 @@ from primitives._core import backend as _backend
 SCRIPT = textwrap.dedent(
     """
     import numpy as np, cupy, primitives as prim
-    from primitives._core import loader
-    assert loader._tiers(), "NVRTC without the fast level"
+    from primitives._core import lazy, loader
+    assert lazy._tiers(), "NVRTC without the fast level"
     rng = np.random.default_rng(3)
     calls = {
         "sort": (cupy.asarray(rng.integers(0, 2**32, 1 << 20, dtype="u4")), prim.sort),
@@ -28,9 +28,9 @@ SCRIPT = textwrap.dedent(
     first = {k: cupy.asnumpy(f(x)) for k, (x, f) in calls.items()}
     origins = loader.kernel_origins()
     assert origins.get("fast", 0) >= len(calls), origins
-    fast = {k: fn for k, fn in loader._alone.items()}
-    assert loader._pending and loader.settle()
-    assert not loader._pending and all(loader._alone[k] is not fn for k, fn in fast.items())
+    fast = {k: fn for k, fn in lazy._alone.items()}
+    assert lazy._pending and lazy.settle()
+    assert not lazy._pending and all(lazy._alone[k] is not fn for k, fn in fast.items())
     for k, (x, f) in calls.items():
         np.testing.assert_array_equal(cupy.asnumpy(f(x)), first[k], err_msg=k)
     print("ok", origins)

@@ -1,6 +1,6 @@
 """The two compile levels of a kernel compiled on first use, side by side on the GPU: what the
 first call runs (NVRTC's fast level: ``PRIMITIVES_COMPILE_TIERS``) against the
-default image that replaces it (:func:`primitives._core.loader.settle`).
+default image that replaces it (:func:`primitives._core.lazy.settle`).
 
     python -m tools.probes.compile_tiers [--only NAME ...] [--n N]
 
@@ -102,17 +102,17 @@ def main(argv=None):
     import numpy as np
 
     import primitives as prim
-    from primitives._core import loader, nvrtc
+    from primitives._core import lazy, nvrtc
 
-    finish = loader._finish
+    finish = lazy._finish
     gate = threading.Event()
 
     def held(*key):  # the default compile waits for the fast images' timing
         gate.wait()
         finish(*key)
 
-    loader._finish = held
-    print(f"NVRTC {nvrtc.version()}, fast level {loader._tier_level()}, n = {args.n}")
+    lazy._finish = held
+    print(f"NVRTC {nvrtc.version()}, fast level {lazy._tier_level()}, n = {args.n}")
     print(
         "| workload | first call s | fast ms | settle s | default ms | fast / default | same bits |"
     )
@@ -131,7 +131,7 @@ def main(argv=None):
         fast_ms = _median_ms(lambda: _call(prim, fname, x))
         t0 = time.perf_counter()
         gate.set()
-        waited = loader.settle()
+        waited = lazy.settle()
         gate.clear()
         t_settle = time.perf_counter() - t0
         final = _call(prim, fname, x)

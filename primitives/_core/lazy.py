@@ -1,0 +1,337 @@
+"""Kernels compiled on first use: each instantiation alone, by the package's NVRTC call, in two
+tiers where NVRTC has the fast-compile levels.
+
+Where the package ships no binary for a module (:mod:`primitives._core.binaries`), the loader
+(:func:`primitives._core.loader.load`) asks :func:`compiled_alone` for each kernel a call needs:
+one instantiation compiled alone into a cubin kept on disk (:func:`compile_alone`), several at once
+in threads where a call announces them (:func:`prefetch`). With tiers (NVRTC 12.8 or later,
+``$PRIMITIVES_COMPILE_TIERS`` not ``off``), a first call compiles its kernels at NVRTC's fast
+level and runs them; their default-level images compile in background threads
+(:func:`_finish`), and each, when it lands, is swapped into every :class:`~primitives._core.
+loader.Kernel` of its instantiation (prepared launches read the handle per call) and the plans
+are retired, so the next call makes them with the new image's occupancy. :func:`settle` waits
+for the images under way (the timings call it). A process that exits waits for the compiles under
+way (the pool's threads are joined), so the next one finds the default images in the cache.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import json
+import os
+import pathlib
+import threading
+import warnings
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from . import backend as _backend, cache as _cache
+from .loader import (
+    Kernel,
+    KernelCompileError,
+    _compile_error,
+    _count,
+    binary_options,
+    nvrtc_options,
+    source,
+    tree_hash,
+)
+
+__all__ = ["compile_alone", "lazy_cache_dir", "prefetch", "settle", "compiled_alone", "watch"]
+
+
+# (device, relpath, name) -> the kernel of a module compiled for that name alone
+_alone: dict[tuple[int, str, str], Any] = {}
+# the same keys -> their loaded modules, kept alive with their kernels
+_alone_modules: dict[tuple[int, str, str], Any] = {}
+
+
+def lazy_cache_dir() -> pathlib.Path:
+    """Where the images compiled on first use are kept for later processes:
+    ``$PRIMITIVES_CACHE_DIR/cubin`` (default ``~/.cache/primitives/cubin``)."""
+    return _cache.cache_dir("cubin")
+
+
+def compile_alone(
+    relpath: str, name: str, arch: str, fast: bool = False
+) -> tuple[pathlib.Path, str]:
+    """``(path, lowered name)`` of a cubin of the one instantiation ``name`` of ``relpath`` for
+    ``arch`` (``"sm_90"``), compiled by the package's own NVRTC call as the shipped binaries are
+    (IEEE denormals: CuPy's ``RawModule`` appends ``-ftz=true`` to any options, so its kernels
+    compare and add denormals as zeros, and would disagree with the shipped ones) and kept in
+    :func:`lazy_cache_dir` under a hash of the kernels' tree, the name, the architecture, the
+    compiler and its options. ``fast``: at NVRTC's fast-compile level (:func:`_tier_level`), the
+    image a first call runs while the default one compiles (:func:`settle`). Raises
+    :class:`KernelCompileError` with the compiler's log on a compile error."""
+    from . import nvrtc
+
+    opts = binary_options() + ([f"-Ofc={_tier_level() or FAST_LEVEL}"] if fast else [])
+    image, meta = _image_paths(relpath, name, arch, opts)
+    found = _cached_image(image, meta, name)
+    if found is not None:
+        _count("cached")
+        return found
+    try:
+        data, lowered = nvrtc.compile_binary(
+            source(relpath), [name], arch=arch, options=opts, filename=relpath
+        )
+    except nvrtc.NVRTCError as exc:
+        raise _compile_error(relpath, [name], exc) from exc
+    image.parent.mkdir(parents=True, exist_ok=True)
+    for path, blob in ((image, data), (meta, json.dumps(lowered).encode())):
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # whole files or none
+        tmp.write_bytes(blob)
+        os.replace(tmp, path)
+    _count("compiled")
+    if fast:
+        _count("fast")
+    return image, lowered[name]
+
+
+#: NVRTC's fast-compile level (NVRTC 12.8 and later) of the images a first call runs: the front
+#: end and ptxas optimize little, so an instantiation compiles several times faster (the
+#: onesweep pass 4.3 s -> 0.5 s on two cores at ``max``) into an image that computes the same
+#: values, more slowly
+FAST_LEVEL = "max"
+
+
+def _tier_level() -> str | None:
+    """The fast-compile level of a first call's images, or None where a first call compiles
+    the default image itself: ``$PRIMITIVES_COMPILE_TIERS`` (``on``, the default, for
+    :data:`FAST_LEVEL`; a level ``min``, ``mid`` or ``max``; or ``off``), and an NVRTC that
+    knows the levels."""
+    from . import nvrtc
+
+    setting = os.environ.get("PRIMITIVES_COMPILE_TIERS", "on").strip().lower()
+    if setting not in ("on", "off", "min", "mid", "max"):
+        raise ValueError(
+            f"PRIMITIVES_COMPILE_TIERS must be on, off, min, mid or max; got {setting!r}"
+        )
+    if setting == "off" or nvrtc.version() < (12, 8):
+        return None
+    return FAST_LEVEL if setting == "on" else setting
+
+
+def _tiers() -> bool:
+    """Whether a first call runs an instantiation compiled at a fast level while its default
+    image compiles behind it (:func:`_tier_level`)."""
+    return _tier_level() is not None
+
+
+def _image_paths(
+    relpath: str, name: str, arch: str, opts: Sequence[str]
+) -> tuple[pathlib.Path, pathlib.Path]:
+    from . import nvrtc
+
+    digest = hashlib.sha256(
+        repr((tree_hash(), relpath, name, arch, nvrtc.version(), list(opts))).encode()
+    ).hexdigest()[:40]
+    directory = lazy_cache_dir()
+    return directory / f"{digest}.cubin", directory / f"{digest}.json"
+
+
+def _cached_image(
+    image: pathlib.Path, meta: pathlib.Path, name: str
+) -> tuple[pathlib.Path, str] | None:
+    try:
+        return image, json.loads(meta.read_text())[name]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _first_image(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str, bool]:
+    """``(path, lowered name, final)`` of the image a first call loads: the default one where
+    the cache holds it (``final``), else, with tiers, the fast one, the default one then
+    compiling in the background (:func:`_finish`), else the default one compiled now."""
+    if _tiers():
+        found = _cached_image(*_image_paths(relpath, name, arch, binary_options()), name)
+        if found is None:
+            path, lowered = compile_alone(relpath, name, arch, fast=True)
+            return path, lowered, False
+    path, lowered = compile_alone(relpath, name, arch)
+    return path, lowered, True
+
+
+# (relpath, name, arch) -> the compile started by prefetch, until the kernel is asked for
+_prefetched: dict[
+    tuple[str, str, str], concurrent.futures.Future[tuple[pathlib.Path, str, bool]]
+] = {}
+_pool: list[concurrent.futures.ThreadPoolExecutor] = []
+# (device, relpath, name) -> the default-level compile of a kernel running at the fast level
+_pending: dict[tuple[int, str, str], concurrent.futures.Future[None]] = {}
+# the same keys -> the Kernel objects of that instantiation, swapped when its image lands
+_watchers: dict[tuple[int, str, str], weakref.WeakSet[Kernel]] = {}
+# the fast images' modules, kept loaded after their default ones land
+_retired: list[Any] = []
+_tier_lock = threading.Lock()
+
+
+def _executor(which: int) -> concurrent.futures.ThreadPoolExecutor:
+    """The compile threads: 0 for the compiles a call waits for (up to 8), 1 for the default
+    images compiled behind fast ones (a quarter of the cores: the calls' own compiles keep the
+    rest)."""
+    with _tier_lock:
+        if not _pool:
+            cpus = os.cpu_count() or 1
+            _pool.append(
+                concurrent.futures.ThreadPoolExecutor(max(2, min(8, cpus)), "primitives-compile")
+            )
+            _pool.append(
+                concurrent.futures.ThreadPoolExecutor(max(1, cpus // 4), "primitives-tier")
+            )
+    return _pool[which]
+
+
+def prefetch(relpath: str, names: Iterable[str]) -> None:
+    """Start compiling the instantiations ``names`` of ``relpath`` that a call is about to ask
+    for (:func:`load`), each in a thread of its own, where they are compiled on first use (the
+    CUDA backend with no shipped binary for them): a call that needs several kernels waits for
+    the longest compile, not for their sum (NVRTC compiles in several threads at once; the
+    compiler releases the interpreter). Nothing happens on the emulator, for kernels loaded
+    already, shipped or being compiled; a compile error is raised when the kernel is asked
+    for."""
+    from . import binaries
+
+    backend = _backend.get_backend()
+    if not backend.is_cuda:
+        return
+    names = [n for n in names if (backend.device_id(), relpath, n) not in _alone]
+    cc = backend.device_info().compute_capability
+    if not names or binaries.find(relpath, names, cc) is not None:
+        return
+    pool = _executor(0)
+    for name in names:
+        key = (relpath, name, f"sm_{cc}")
+        if key not in _prefetched:
+            _prefetched[key] = pool.submit(_first_image, *key)
+
+
+def _first_image_now(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str, bool]:
+    """:func:`_first_image`, through the compile :func:`prefetch` started (waiting for it, or
+    running it here where no thread has started it yet)."""
+    future = _prefetched.pop((relpath, name, arch), None)
+    if future is None or future.cancel():
+        return _first_image(relpath, name, arch)
+    return future.result()
+
+
+def _finish(device: int, relpath: str, name: str, arch: str) -> None:
+    """In the background: compile the default image of a kernel that runs its fast one, load
+    it on ``device`` and swap it into every :class:`Kernel` of the instantiation; then retire
+    the plans (made with the fast image's occupancy: the next call makes them again). A failed
+    compile leaves the fast image in use, with a warning."""
+    import cupy
+
+    key = (device, relpath, name)
+    try:
+        path, lowered = compile_alone(relpath, name, arch)
+        with cupy.cuda.Device(device):
+            raw = cupy.RawModule(path=str(path))
+            fn = raw.get_function(lowered)
+            with _tier_lock:
+                _retired.append(_alone_modules.get(key))  # launches may still be in flight
+                _alone_modules[key] = raw
+                _alone[key] = fn
+                for kernel in list(_watchers.pop(key, ())):
+                    kernel._swap(fn)
+    except Exception as exc:  # noqa: BLE001 - the fast image stays, and is correct
+        with _tier_lock:
+            _watchers.pop(key, None)
+        warnings.warn(
+            f"primitives: the default-level compile of {name} ({relpath}) failed "
+            f"({type(exc).__name__}: {exc}); its fast-compiled image stays in use",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return
+    finally:
+        with _tier_lock:
+            _pending.pop(key, None)
+    from . import plans as _plans
+
+    _plans.PLANS.clear()
+
+
+def watch(kernel: Kernel, relpath: str) -> None:
+    """Have ``kernel`` swapped to its default image when that lands (:func:`_finish`), or now
+    where it has landed already."""
+    key = (kernel.backend.device_id(), relpath, kernel.name)
+    with _tier_lock:
+        if key in _pending:
+            _watchers.setdefault(key, weakref.WeakSet()).add(kernel)
+            return
+        fn = _alone.get(key)
+    if fn is not None and fn is not kernel.function:
+        kernel._swap(fn)
+
+
+def settle() -> bool:
+    """Wait until every kernel running an image compiled at the fast level runs its default
+    one (compiled in the background since its first call). Returns whether it waited for any.
+    Timings call it after their warm-up (:mod:`primitives._core.timing`): the images they
+    measure are the ones every later call runs. The plans made before are retired, so a
+    caller that waited warms up again."""
+    waited = False
+    while True:
+        with _tier_lock:
+            futures = list(_pending.values())
+        if not futures:
+            return waited
+        concurrent.futures.wait(futures)
+        waited = True
+
+
+_cupy_compile_warned: list[bool] = []
+
+
+def compiled_alone(relpath: str, name: str) -> Any:
+    """The kernel ``name`` of ``relpath`` from a module of that one instantiation, compiled
+    once per device by :func:`compile_alone` and loaded as a shipped binary is (the fast
+    image first, where its default one is not cached: :func:`_first_image`); where that
+    cannot run (no NVRTC library the package finds, an architecture it does not know), CuPy's
+    ``RawModule`` compiles it instead, with a warning (its kernels flush denormals to zero)."""
+    import cupy
+
+    backend = _backend.get_backend()
+    key = (backend.device_id(), relpath, name)
+    fn = _alone.get(key)
+    if fn is None:
+        try:
+            arch = f"sm_{backend.device_info().compute_capability}"
+            path, lowered, final = _first_image_now(relpath, name, arch)
+            raw = cupy.RawModule(path=str(path))
+            fn = raw.get_function(lowered)
+            background = None if final else _executor(1)
+            with _tier_lock:
+                if key in _alone:  # another thread got here first
+                    return _alone[key]
+                _alone_modules[key] = raw
+                _alone[key] = fn
+                if background is not None:
+                    _pending[key] = background.submit(_finish, *key, arch)
+            return fn
+        except KernelCompileError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - CuPy's compiler is the fallback
+            if not _cupy_compile_warned:
+                _cupy_compile_warned.append(True)
+                warnings.warn(
+                    f"primitives: compiling {relpath} through CuPy instead "
+                    f"({type(exc).__name__}: {exc}); its kernels flush denormal "
+                    f"floats to zero",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            raw = cupy.RawModule(
+                code=source(relpath), options=nvrtc_options(), name_expressions=[name]
+            )
+            try:
+                raw.compile()
+            except cupy.cuda.compiler.CompileException as cexc:
+                raise _compile_error(relpath, [name], cexc) from cexc
+            fn = raw.get_function(name)
+            _count("cupy")
+        _alone[key] = fn
+    return fn
