@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import pathlib
 import re
@@ -16,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .cache import cache_dir
@@ -243,14 +245,27 @@ def prepare(
         if not so_path.is_file():
             with _build_lock(cdir / f"{digest}.lock"):  # one build of a module across processes
                 if not so_path.is_file():
+                    t0 = time.perf_counter()
                     _build(argv, is_clang, header, code, names, incs, opts, filename, so_path, cdir)
                     _builds.append(digest)
+                    _log_build(filename, names, time.perf_counter() - t0)
         return so_path
 
     return digest, build
 
 
 _builds: list[str] = []  # the modules this process compiled
+
+
+def _log_build(filename: str, names: Sequence[str], seconds: float) -> None:
+    """One JSON line a build (the source file, its name expressions, the seconds the compiler
+    took) appended to ``$PRIMITIVES_EMULATOR_BUILD_LOG`` where it is set: which modules a test
+    run compiles, and what each costs."""
+    path = os.environ.get("PRIMITIVES_EMULATOR_BUILD_LOG")
+    if path:
+        line = {"file": filename, "names": list(names), "seconds": round(seconds, 3)}
+        with open(path, "a") as f:
+            f.write(json.dumps(line) + "\n")
 
 
 def builds() -> int:
