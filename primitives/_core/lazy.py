@@ -90,11 +90,12 @@ def compile_alone(
     return image, lowered[name]
 
 
-#: NVRTC's fast-compile level (NVRTC 12.8 and later) of the images a first call runs: the front
-#: end and ptxas optimize little, so an instantiation compiles several times faster (the
-#: onesweep pass 4.3 s -> 0.5 s on two cores at ``max``) into an image that computes the same
-#: values, more slowly
-FAST_LEVEL = "max"
+#: NVRTC's fast-compile level (NVRTC 12.8 and later) of the images a first call runs. On an H200
+#: host (NVRTC 13.0, docs/perf-log/2026-12/general.md) a first sort compiles its kernels in about
+#: 0.3 s at ``mid`` (2.8 s at the default level) into images 2-8x slower than the default ones;
+#: ``max`` compiles no faster and its images run 12-56x slower, ``min`` compiles about as slowly
+#: as the default level
+FAST_LEVEL = "mid"
 
 
 def _tier_level() -> str | None:

@@ -11,7 +11,7 @@ from .._core import keys as _keys, launch as _launch, loader as _loader, plans a
 from .._core.plans import Plan
 from ..sorting import argsort, complex_image
 from . import _kernels, _policy
-from ._quantile import PART_ARG, PART_BUCKETS, PART_MAX, Order, _c, names, selects
+from ._quantile import PART_ARG, PART_BUCKETS, PART_MAX, Order, _c, _key_dtype, names, selects
 from ._select import back, read_rows as read_rows_layout
 
 __all__ = ["RankPartitionRun", "ComplexPartitionRun", "rank_partition_takes"]
@@ -67,15 +67,21 @@ class RankPartitionRun(Plan):
     def __init__(self, backend, lay, dtype, kths, values):
         self.backend, self.xp, self.lay, self.values = backend, backend.xp, lay, values
         ranks = np.unique(np.asarray(kths, np.int64))
+        pol = _policy.quantile()
+        arg = PART_ARG[0 if values else 1]
+        ub = max(4, _key_dtype(np.dtype(dtype)).itemsize)  # the selection's (order_plan)
+        c = _c(ub)
+        part = [
+            f"quantile_part_count<{c}, {pol.block}, {pol.items}>",
+            f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}>",
+        ]
+        _loader.prefetch(_kernels.QUANTILE, part)  # compiled beside the selection's kernels
         self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False)
         plan = self.order.plan
+        assert plan.ub == ub, (plan.ub, ub)
         self.ranks = self.xp.asarray(ranks)
-        pol = _policy.quantile()
-        c = _c(plan.ub)
         get = _loader.load(_kernels.QUANTILE, names(pol))
-        kcount = get(f"quantile_part_count<{c}, {pol.block}, {pol.items}>")
-        arg = PART_ARG[0 if values else 1]
-        kscatter = get(f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}>")
+        kcount, kscatter = get(part[0]), get(part[1])
         tiles = _launch.cdiv(lay.length, pol.block * pol.items)
         bpr = max(1, min(tiles, _launch.cdiv(_launch.resident_grid(kcount, pol.block), lay.rows)))
         self.bpr = bpr

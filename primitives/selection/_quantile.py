@@ -130,6 +130,7 @@ class OrderPlan(Plan):
         self.backend, self.xp, self.rows, self.slots, self.ub = backend, xp, rows, slots, ub
         self.udt = _splans.UBITS[ub]
         c = _c(ub)
+        _loader.prefetch(_kernels.QUANTILE, plan_names(ub, pol))  # compiled at once
         get = _loader.load(_kernels.QUANTILE, names(pol))
         kfirst = get(f"quantile_first<{c}, {pol.block}, {pol.items}>")
         kpass = get(f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>")
@@ -221,6 +222,18 @@ def selects(rows, length, slots):
     pol = _policy.quantile()
     hist = 8 * max(rows * MAX_BINS, rows * slots * (MAX_BINS // pol.group))
     return length >= pol.min_len and hist <= pol.hist_bytes
+
+
+def plan_names(ub, pol):
+    """The instantiations an :class:`OrderPlan` of ``ub``-byte keys loads."""
+    c = _c(ub)
+    return [
+        f"quantile_first<{c}, {pol.block}, {pol.items}>",
+        f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>",
+        "quantile_start",
+        "quantile_choose",
+        f"quantile_bits<{c}>",
+    ] + [f"quantile_finish<{c}, {to}>" for to in FINISH[ub]]
 
 
 def order_plan(backend, dtype, rows, length, slots):
