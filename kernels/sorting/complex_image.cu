@@ -8,7 +8,8 @@
 // hi = img(+inf) the largest image of a non-NaN part: no NaN part (img(re), img(im)); a NaN
 // imaginary part alone (hi + 1, img(re)); a NaN real part alone (hi + 2, img(im)); both NaN
 // (hi + 3, 0). So the images order (real, imag) first, then R + nan j by real, nan + R j by imag,
-// then nan + nan j, every NaN equal whatever its sign and payload, -0.0 equal to 0.0.
+// then nan + nan j, every NaN equal whatever its sign and payload, -0.0 equal to 0.0
+// (prim::radix::complex_fields, util/key_image.cuh).
 // `descending` (NumPy's descending sort): every part image in the fields is complemented (~img:
 // still at most ~img(-inf) < hi, so the classes keep their places), so an ascending sort of the
 // images orders the values with no NaN part largest first, then the NaN classes in the same
@@ -22,21 +23,7 @@
 using prim::u32;
 using prim::u64;
 
-namespace {
-
-// (high, low) fields of the key whose parts have the bits `re` and `im` (see the header).
-template <class U>
-__device__ __forceinline__ void complex_fields(U re, U im, U flip, U& high, U& low) {
-    using prim::radix::Bits;
-    const bool nre = prim::radix::needs_fold(re), nim = prim::radix::needs_fold(im);
-    const U ire = prim::radix::ordered_as<prim::radix::IMAGE_FLOAT>(re, flip);
-    const U iim = prim::radix::ordered_as<prim::radix::IMAGE_FLOAT>(im, flip);
-    const U hi = Bits<U>::INF | Bits<U>::TOP;
-    high = nre ? (nim ? U(hi + 3) : U(hi + 2)) : (nim ? U(hi + 1) : ire);
-    low = nre ? (nim ? U(0) : iim) : (nim ? ire : iim);
-}
-
-}  // namespace
+using prim::radix::complex_fields;  // the fields of one key (util/key_image.cuh)
 
 // keys: n complex64 keys read as one u64 each (the real part's bits in the low half).
 __global__ void complex64_image(const u64* __restrict__ keys, long long n, int descending,

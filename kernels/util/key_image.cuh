@@ -15,6 +15,11 @@
 // DigitOf<U>: a kernel's reader of keys: image(key), and the digit of `width` bits (<= 8) of the
 // image from bit `shift`, with the image mode (integer, float, float with the NaN fold) chosen
 // per call or at compile time. Per-thread code only: no shared memory, no barrier.
+// Float16 keys are their 16 bits (U = unsigned short, Bits<unsigned short>): ordered_as and
+// needs_fold take them as the wider floats (the 16-bit image of primitives/_core/keys.py's
+// image_fields).
+// complex_fields: the two fields (high, low) of a complex key's image, NumPy's complex order
+// (see its comment; primitives/_core/keys.py's image_fields proves the order).
 #pragma once
 #include "util/prim.cuh"
 
@@ -27,6 +32,12 @@ enum KeyKind { UNSIGNED = 0, SIGNED = 1, FLOAT = 2 };
 enum Direction { ASCENDING = 0, DESC_NAN_FIRST = 1, DESC_NAN_LAST = 2 };
 
 template <class U> struct Bits;
+template <> struct Bits<unsigned short> {  // float16
+    static constexpr int N = 16;
+    static constexpr unsigned short TOP = 0x8000u;
+    static constexpr unsigned short INF = 0x7c00u;
+    static constexpr unsigned short QNAN = 0x7e00u;
+};
 template <> struct Bits<u32> {
     static constexpr int N = 32;
     static constexpr u32 TOP = 0x80000000u;
@@ -50,28 +61,33 @@ template <> struct Bits<u64> {
 enum ImageMode { IMAGE_INT = 0, IMAGE_FLOAT = 1, IMAGE_FOLD = 2 };
 
 // k as a two's complement integer, its absolute value as an unsigned number: -k for a negative
-// k (the most negative maps to itself). One instruction on the GPU (PTX abs wraps there).
+// k (the most negative maps to itself). One instruction on the GPU (PTX abs wraps there) for 32
+// and 64 bits; 16-bit keys (float16) take the portable form.
 template <class U>
 __device__ __forceinline__ U magnitude(U k) {
+    if constexpr (sizeof(U) == 2) {
+        return static_cast<U>((k >> (Bits<U>::N - 1)) ? static_cast<U>(0u - k) : k);
+    } else {
 #if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
-    U m;
-    if constexpr (sizeof(U) == 4)
-        asm("abs.s32 %0, %1;" : "=r"(m) : "r"(k));
-    else
-        asm("abs.s64 %0, %1;" : "=l"(m) : "l"(k));
-    return m;
+        U m;
+        if constexpr (sizeof(U) == 4)
+            asm("abs.s32 %0, %1;" : "=r"(m) : "r"(k));
+        else
+            asm("abs.s64 %0, %1;" : "=l"(m) : "l"(k));
+        return m;
 #else
-    return (k >> (Bits<U>::N - 1)) ? static_cast<U>(0) - k : k;
+        return (k >> (Bits<U>::N - 1)) ? static_cast<U>(0) - k : k;
 #endif
+    }
 }
 
 template <int MODE, class U>
 __device__ __forceinline__ U ordered_as(U k, U flip, U nan = Bits<U>::QNAN) {
-    if (MODE == IMAGE_FOLD) k = (k & ~Bits<U>::TOP) > Bits<U>::INF ? nan : k;
+    if (MODE == IMAGE_FOLD) k = static_cast<U>(k & ~Bits<U>::TOP) > Bits<U>::INF ? nan : k;
     // negative: -k (its magnitude, sign bit clear but for -0.0, whose -k is +0.0's image);
     // otherwise k | TOP: one abs and one three-input logic operation
-    if (MODE != IMAGE_INT) k = magnitude(k) ^ (~k & Bits<U>::TOP);
-    return k ^ flip;
+    if (MODE != IMAGE_INT) k = static_cast<U>(magnitude(k) ^ (~k & Bits<U>::TOP));
+    return static_cast<U>(k ^ flip);
 }
 
 template <class U>
@@ -88,7 +104,25 @@ __device__ __forceinline__ U nan_fold(int descending) {
 // A float key that the fold changes: a NaN.
 template <class U>
 __device__ __forceinline__ bool needs_fold(U k) {
-    return (k & ~Bits<U>::TOP) > Bits<U>::INF;
+    return static_cast<U>(k & ~Bits<U>::TOP) > Bits<U>::INF;
+}
+
+// The fields (high, low) of the image of the complex key whose parts have the bits `re` and `im`
+// (U = u32 for complex64, u64 for complex128), with img the float image of a part (ordered_as,
+// complemented by `flip`) and hi = img(+inf) the largest image of a non-NaN part: no NaN part
+// (img(re), img(im)); a NaN imaginary part alone (hi + 1, img(re)); a NaN real part alone
+// (hi + 2, img(im)); both NaN (hi + 3, 0). So the images order (real, imag) first, then R + nan j
+// by real, nan + R j by imag, then nan + nan j, every NaN equal whatever its sign and payload,
+// -0.0 equal to 0.0. A complemented part image (`flip` all ones: a descending order) is still
+// at most ~img(-inf) < hi, so the classes keep their places.
+template <class U>
+__device__ __forceinline__ void complex_fields(U re, U im, U flip, U& high, U& low) {
+    const bool nre = needs_fold(re), nim = needs_fold(im);
+    const U ire = ordered_as<IMAGE_FLOAT>(re, flip);
+    const U iim = ordered_as<IMAGE_FLOAT>(im, flip);
+    const U hi = Bits<U>::INF | Bits<U>::TOP;
+    high = nre ? (nim ? U(hi + 3) : U(hi + 2)) : (nim ? U(hi + 1) : ire);
+    low = nre ? (nim ? U(0) : iim) : (nim ? ire : iim);
 }
 
 // How a kernel reads digits: the key kind, the descending flip (`descending` a Direction), the

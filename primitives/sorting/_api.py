@@ -12,9 +12,9 @@ from __future__ import annotations
 
 
 from .._core import checks as _checks_core, entry as _entry
-from .._core.keys import ASCENDING, DESC_NAN_LAST, INDEX, KEY_DTYPES, SORT_DTYPES, image_fields
+from .._core.keys import ASCENDING, DESC_NAN_LAST, INDEX, KEY_DTYPES, SORT_DTYPES
 from .._core.keys import key_back, key_bits
-from .._core.keys import key_width, pack_words
+from .._core.keys import key_width
 from . import _checks, _choose, _plans, _rows, _segmented
 from ._choose import VARIANTS
 
@@ -187,7 +187,8 @@ def _along(c, arr, given, argsort):
 
 def _prepare_lexsort(keys, axis=-1):
     """Checks, then the permutation of a multi-key LSD radix sort: the keys' order-preserving
-    images (the last key most significant) packed into as few 64-bit words as hold them, one
+    images (the last key most significant) packed into as few 64-bit words as hold them
+    (:func:`._plans.pack_keys`: one kernel pass per key and word, the keys read in place), one
     stable sort of (word, index) pairs per word. Never filed (the keys are a sequence)."""
     ks, ax = _checks.lexsort_keys(keys, axis)
     k0 = ks[0]
@@ -202,8 +203,8 @@ def _prepare_lexsort(keys, axis=-1):
     if len(shape) == 1:
 
         def run():
-            fields = [f for a in arrays for f in image_fields(a)]
-            perm = _plans.order_words(pack_words(fields), False, backend, "auto", "lexsort")
+            words = _plans.pack_keys([(a, a) for a in arrays], backend)
+            perm = _plans.order_words(words, False, backend, "auto", "lexsort")
             return k0.result(perm)
 
         return _entry.Prepared(run, ())
@@ -211,9 +212,10 @@ def _prepare_lexsort(keys, axis=-1):
     flip = all(_plans.Lines.flipped(a) for a in arrays)
 
     def run_rows():
-        lines = [_plans.Lines(xp, a, ax, flip) for a in arrays]
-        fields = [f for ln in lines for f in image_fields(ln.rows)]
-        perm = _plans.order_rows(pack_words(fields), False, backend)
+        lines = [_plans.Lines(xp, a, ax, flip, copy=False) for a in arrays]
+        words = _plans.pack_keys([(a, ln.moved) for a, ln in zip(arrays, lines)], backend)
+        rows = [(w.reshape(-1, w.shape[-1]), b) for w, b in words]  # views: C-contiguous
+        perm = _plans.order_rows(rows, False, backend)
         return k0.result(lines[0].back(perm, keep_layout=False))
 
     return _entry.Prepared(run_rows, ())

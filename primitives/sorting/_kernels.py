@@ -8,8 +8,10 @@ module of its own on demand. Value configurations: the value width in bytes, 0 f
 
 from __future__ import annotations
 
-from .._core import loader as _loader
-from .._core.keys import C
+import numpy as np
+
+from .._core import dtypes as _dtypes, loader as _loader
+from .._core.keys import C, SORT_DTYPES
 from . import _policy
 
 ONESWEEP = "sorting/onesweep.cu"
@@ -18,6 +20,7 @@ SPLIT = "sorting/split.cu"
 SEGMENTED = "sorting/segsort.cu"
 BLOCK = "sorting/block.cu"
 IMAGE = "sorting/complex_image.cu"
+PACK = "sorting/pack.cu"
 VCFGS = (0, 4, 8)
 
 
@@ -69,6 +72,24 @@ def block_name(kb, vb, tile):
     return f"block_sort<{C[kb]}, {vt}, {has}, {tile[0]}, {tile[1]}>"
 
 
+#: pack.cu's PackKind of a key dtype's kind
+PACK_KIND = {
+    "b": "PACK_BOOL",
+    "u": "PACK_UNSIGNED",
+    "i": "PACK_SIGNED",
+    "f": "PACK_FLOAT",
+    "c": "PACK_COMPLEX",
+}
+
+
+def pack_name(dt, wb):
+    """pack_key of keys of dtype ``dt`` (one of the sort dtypes) into words of ``wb`` bytes: the
+    key read as the unsigned bits of its elements (of its parts, complex)."""
+    dt = np.dtype(dt)
+    part = dt.itemsize // 2 if dt.kind == "c" else dt.itemsize
+    return f"pack_key<{PACK_KIND[dt.kind]}, {_dtypes.cname(f'u{part}')}, {C[wb]}>"
+
+
 def tile_smem(block, items, kv, bits):
     """Dynamic shared memory of a ranked-tile kernel: rank counters (rounded up to 16 bytes),
     then the tile's keys or values, ``kv`` bytes an item (prim::radix::rank_counters and the
@@ -107,6 +128,7 @@ def _table_names():
         SEGMENTED: segmented,
         BLOCK: block,
         IMAGE: ["complex64_image", "complex128_image"],
+        PACK: [pack_name(d, wb) for d in SORT_DTYPES for wb in (4, 8)],
     }
 
 

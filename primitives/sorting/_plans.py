@@ -8,6 +8,7 @@ their own modules' (:mod:`._split`, :mod:`._classic`, :mod:`._onesweep`, :mod:`.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -140,19 +141,23 @@ class Lines:
     """The lines along ``axis`` of the N-D array ``arr`` as the rows of a C-contiguous 2-D
     array ``rows``: a view when the axis is the contiguous one (the last of a C-ordered array,
     the first of an F-ordered one, read through its reversed axes when ``flip``), else one
-    copy that makes it so. :meth:`back` puts an array of rows back in ``arr``'s shape."""
+    copy that makes it so (none with ``copy=False``: ``rows`` is then None, and ``moved``, the
+    view whose C order is the rows' order, is read in place, as :func:`pack_keys` reads it).
+    :meth:`back` puts an array of rows back in ``arr``'s shape."""
 
-    __slots__ = ("xp", "flip", "ax", "shape", "rows")
+    __slots__ = ("xp", "flip", "ax", "shape", "moved", "rows")
 
-    def __init__(self, xp, arr, axis, flip=None):
+    def __init__(self, xp, arr, axis, flip=None, copy=True):
         self.xp = xp
         self.flip = self.flipped(arr) if flip is None else flip
         w = arr.T if self.flip else arr
         self.ax = arr.ndim - 1 - axis if self.flip else axis
-        moved = xp.moveaxis(w, self.ax, -1)
+        moved = self.moved = xp.moveaxis(w, self.ax, -1)
         self.shape = moved.shape
-        self.rows = xp.ascontiguousarray(moved).reshape(
-            math.prod(moved.shape[:-1]), moved.shape[-1]
+        self.rows = (
+            xp.ascontiguousarray(moved).reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
+            if copy
+            else None
         )
 
     @staticmethod
@@ -175,19 +180,21 @@ class Lines:
 # ---- complex keys ----------------------------------------------------------------------------
 
 #: threads of a block, and keys a thread covers before the grid is capped, of the image kernels
+#: (complex_image.cu, pack.cu)
 IMAGE_BLOCK, IMAGE_ITEMS = 256, 4
 
 
-def _image_launch(name, n):
-    """The launch of image kernel ``name`` over n keys (grid-stride, capped at the resident
-    grid), made once per size and stream."""
+def _image_launch(name, n, source=_kernels.IMAGE):
+    """The launch of image kernel ``name`` of ``source`` over n keys (grid-stride, capped at the
+    resident grid), made once per size and stream."""
 
     def build():
-        k = _kernels.kernel(_kernels.IMAGE, name)
+        k = _kernels.kernel(source, name)
         grid = _launch.cover_grid(n, IMAGE_BLOCK, IMAGE_ITEMS, kernel=k)
         return _plans.Launch(k, grid, IMAGE_BLOCK)
 
-    return _plans.PLANS.get(("sort/complex_image", name, n, _plans.stream_key()), build)
+    tag = "sort/complex_image" if source == _kernels.IMAGE else "sort/pack"
+    return _plans.PLANS.get((tag, name, n, _plans.stream_key()), build)
 
 
 def complex_image(karr, backend, descending=False):
@@ -242,6 +249,101 @@ def sort_complex_rows(rows, descending, backend, argsort):
     if argsort:
         return _rows.sort_rows(backend, words[0], None, False, indices=True)
     return _rows.sort_rows(backend, words[0], native_values(rows), False)[1].view(rows.dtype)
+
+
+# ---- lexsort's keys packed into words --------------------------------------------------------
+
+
+def _image_bits(dt):
+    """The bits of the order-preserving image of a key of dtype ``dt``, as
+    :func:`~primitives._core.keys.image_fields` makes it: 1 for bool, both parts for complex."""
+    return 1 if dt.kind == "b" else 8 * dt.itemsize
+
+
+def _dims(view):
+    """The rows of ``view`` (the dimensions but the last) as few ``(extent, element stride)``
+    pairs as read them in its C order: extents of 1 dropped, neighbours that step as one merged
+    (the whole lines before or after a C-ordered array's axis are one each)."""
+    size = view.dtype.itemsize
+    dims = []
+    for e, st in zip(view.shape[:-1], view.strides[:-1]):
+        if e == 1:
+            continue
+        if dims and dims[-1][1] == st // size * e:
+            dims[-1] = (dims[-1][0] * e, st // size)
+        else:
+            dims.append((e, st // size))
+    return dims
+
+
+def _pieces(arr, view):
+    """How :func:`pack_keys` reads the key ``arr`` (C- or F-contiguous) through ``view`` (a view of
+    it with the words' shape): a list of ``(key, rows, layout)``, each the launches of ``rows`` of
+    the words (the rows ``view.shape[:-1]`` in C order, ``None``: all) reading the 1-D
+    contiguous ``key`` (the memory of ``arr`` from a piece's first element, its parts' bits for
+    complex) with the layout arguments of pack_key (kernels/sorting/pack.cu): ``(0, 1, 0, 0, 0)``
+    where the view is contiguous, else ``(cols, inner, s_outer, s_inner, s_col)``. Rows of more
+    than two dimensions once merged (an F-ordered key of 4 or more dimensions beside C-ordered
+    ones) are read one block of the last two at a time."""
+    part = np.dtype(f"u{arr.itemsize // 2}" if arr.dtype.kind == "c" else f"u{arr.itemsize}")
+    if view.flags.c_contiguous:
+        return [(view.reshape(-1).view(part), None, (0, 1, 0, 0, 0))]
+    if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+        raise ValueError("pack_keys: a key read through a strided view must be C- or F-contiguous")
+    mem = arr.reshape(-1) if arr.flags.c_contiguous else arr.T.reshape(-1)
+    dims = _dims(view)
+    lead, (outer, inner) = dims[:-2], ([(1, 0), (1, 0)] + dims)[-2:]
+    cols, s_col = view.shape[-1], view.strides[-1] // view.dtype.itemsize
+    layout = (cols, inner[0], outer[1], inner[1], s_col)
+    block = outer[0] * inner[0]
+    pieces = []
+    for b, index in enumerate(itertools.product(*(range(e) for e, _ in lead))):
+        base = sum(i * st for i, (_, st) in zip(index, lead))
+        pieces.append((mem[base:].view(part), (b * block, (b + 1) * block), layout))
+    return pieces
+
+
+def pack_keys(keys, backend):
+    """The words of a lexsort of ``keys`` (``(arr, view)`` pairs, the primary key first: ``arr``
+    a C- or F-contiguous backend array of a sort dtype, ``view`` a view of it, all views of one
+    shape, not empty), as :func:`~primitives._core.keys.pack_words` cuts
+    :func:`~primitives._core.keys.image_fields`' fields of the views, bit for bit: ``(word,
+    bits)`` least significant first, each word a C-contiguous array of the views' shape, uint32
+    where its ``bits`` fit 32. Made by pack_key (``kernels/sorting/pack.cu``) from the keys'
+    own bits, one launch per key and word its image overlaps, reading each key in place in its
+    layout (a strided view too: lexsort along an axis)."""
+    xp = backend.xp
+    shape = keys[0][1].shape
+    placed, offset = [], 0  # (pieces, dtype, lowest bit, bits), the least significant key first
+    for arr, view in reversed(keys):
+        bits = _image_bits(arr.dtype)
+        placed.append((_pieces(arr, view), arr.dtype, offset, bits))
+        offset += bits
+    total = offset
+    words = []
+    for j in range(-(-total // 64)):
+        used = min(64, total - 64 * j)
+        wb = 4 if used <= 32 else 8
+        word = xp.empty(shape, dtype=U[wb])
+        flat, cols = word.reshape(-1), shape[-1]
+        first = True
+        for pieces, dt, low, bits in placed:
+            if low >= 64 * (j + 1) or low + bits <= 64 * j:
+                continue
+            name = _kernels.pack_name(dt, wb)
+            for key, rows, layout in pieces:
+                out = flat if rows is None else flat[rows[0] * cols : rows[1] * cols]
+                _image_launch(name, out.size, _kernels.PACK)(
+                    key,
+                    _launch.i64(out.size),
+                    *(_launch.i64(v) for v in layout),
+                    np.int32(low - 64 * j),
+                    np.int32(not first),
+                    out,
+                )
+            first = False
+        words.append((word, used))
+    return words
 
 
 # ---- sorts by images of several words (lexsort, complex128 keys) ----------------------------
