@@ -59,8 +59,10 @@ def _masked(c, a, where, fill):
     return xp.ascontiguousarray(xp.where(w, a, a.dtype.type(fill)))
 
 
-def _nan_to(arr, value, xp):
-    return xp.where(xp.isnan(arr), arr.dtype.type(value), arr)
+def _nan_to(arr, value, backend):
+    """``arr`` (float or complex) with its NaNs replaced by ``value``: one pass of the family's
+    own kernel (:func:`._plans.nan_to`)."""
+    return _plans.nan_to(arr, value, backend)
 
 
 def _axis_arg(c, axis):
@@ -86,7 +88,10 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
         if where is not None and func in ("nanmin", "nanmax"):
             raise TypeError(f"{func}: where= takes float input")
         a = _masked(
-            c, _nan_to(arr, _FILL[func], xp) if dt.kind in "fc" else arr, where, _FILL[func]
+            c,
+            _nan_to(arr, _FILL[func], c.inp.backend) if dt.kind in "fc" else arr,
+            where,
+            _FILL[func],
         )
         plain = getattr(_reduction, _PLAIN.get(func, "mean"))
         kw = {} if func in ("nanmin", "nanmax") else {"dtype": dtype}
@@ -333,7 +338,7 @@ def _prepare_cum(a, axis, dtype, out, func):
     _checks.check_dtype(arr.dtype, NUMERIC, func)
     xp = inp.backend.xp
     if arr.dtype.kind in "fc":
-        arr = _nan_to(arr, identity, xp)  # NaN -> identity, then the scan
+        arr = _nan_to(arr, identity, inp.backend)  # NaN -> identity, then the scan
     if inp.host:
         arr = xp.asarray(arr)
 

@@ -14,9 +14,10 @@ import numpy as np
 from .._core import dtypes as _dtypes, loader as _loader
 from . import _policy
 
-__all__ = ["KINDS", "SOURCE", "aggregate", "dtypes_of", "kernel", "width"]
+__all__ = ["KINDS", "SOURCE", "aggregate", "dtypes_of", "kernel", "width", "nan_to_kernel"]
 
 SOURCE = "statistics/stats.cu"
+NAN_TO = "statistics/nan_to.cu"
 _C = _dtypes.KERNEL_CTYPES
 _F16, _F32, _F64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 _I32, _U32, _I64 = np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.int64)
@@ -162,3 +163,22 @@ _WEIGHTED = _loader.PolicyModules(
 def weighted_kernel(dt, pol):
     """stat_weighted of ``dt`` (one of :data:`WEIGHTED`) under ``pol``."""
     return _WEIGHTED.kernel("weighted", weighted_name(dt, pol), pol)
+
+
+def nan_to_name(dt):
+    """nan_to (``kernels/statistics/nan_to.cu``) of float or complex elements of ``dt``: read as
+    the unsigned bits of their parts, one or two (complex) an element."""
+    dt = np.dtype(dt)
+    parts = 2 if dt.kind == "c" else 1
+    return f"nan_to<{_dtypes.cname(f'u{dt.itemsize // parts}')}, {parts}>"
+
+
+#: the dtypes nan_to takes, and its one module's instantiations
+NAN_TO_DTYPES = FLOATS + COMPLEX
+_NAN_TO_NAMES = [nan_to_name(d) for d in NAN_TO_DTYPES]
+_loader.register(NAN_TO, _NAN_TO_NAMES)
+
+
+def nan_to_kernel(dt):
+    """nan_to of ``dt`` (one of :data:`NAN_TO_DTYPES`)."""
+    return _loader.load(NAN_TO, _NAN_TO_NAMES)(nan_to_name(dt))

@@ -17,9 +17,9 @@ import numpy as np
 
 from .._core import launch as _launch, plans as _plans
 from . import _choose, _policy
-from ._kernels import aggregate, kernel, weighted_kernel, width
+from ._kernels import aggregate, kernel, nan_to_kernel, weighted_kernel, width
 
-__all__ = ["FlatPlan", "flat_plan", "AxisPlan", "axis_plan", "layout"]
+__all__ = ["FlatPlan", "flat_plan", "AxisPlan", "axis_plan", "layout", "nan_to"]
 
 _STATE_MAX = 48  # the largest State: partials are sized by it (a few KiB a plan at most)
 
@@ -301,3 +301,49 @@ def weighted_plan(backend, dt, n):
     dt = np.dtype(dt)
     key = ("statistics/weighted", dt, n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: WeightedPlan(backend, dt, n, pol))
+
+
+# ---- NaN -> a value ---------------------------------------------------------------------------
+
+#: threads of a block, and elements a thread covers before the grid is capped, of nan_to
+NAN_TO_BLOCK, NAN_TO_ITEMS = 256, 4
+
+
+def _nan_to_launch(dt, n):
+    """nan_to's launch over n elements of ``dt`` (grid-stride, capped at the resident grid), made
+    once per dtype, size and stream."""
+
+    def build():
+        k = nan_to_kernel(dt)
+        grid = _launch.cover_grid(n, NAN_TO_BLOCK, NAN_TO_ITEMS, kernel=k)
+        return _plans.Launch(k, grid, NAN_TO_BLOCK)
+
+    return _plans.PLANS.get(("statistics/nan_to", dt, n, _plans.stream_key()), build)
+
+
+def nan_to(arr, value, backend):
+    """A copy of the float or complex backend array ``arr`` (C- or F-contiguous) with every NaN
+    element (complex: a NaN in either part, as ``numpy.isnan``) replaced by ``value`` converted
+    to its dtype, the others bit for bit: ``numpy.where(numpy.isnan(arr), value, arr)`` in one
+    pass of nan_to (``kernels/statistics/nan_to.cu``), in ``arr``'s layout."""
+    xp, dt = backend.xp, arr.dtype
+    if not arr.flags.c_contiguous:
+        if arr.flags.f_contiguous:  # its reversed axes are C-contiguous
+            return nan_to(arr.T, value, backend).T
+        arr = xp.ascontiguousarray(arr)  # no caller's layout: the checks make them C or F
+    out = xp.empty(arr.shape, dtype=dt)
+    if arr.size == 0:
+        return out
+    parts = 2 if dt.kind == "c" else 1
+    part = np.dtype(f"u{dt.itemsize // parts}")
+    fill = np.asarray(value, dtype=dt).reshape(1).view(part)[0]  # NumPy's value of the dtype
+    _nan_to_launch(dt, arr.size)(
+        _flat(arr).view(part), _launch.i64(arr.size), fill, _flat(out).view(part)
+    )
+    return out
+
+
+def _flat(arr):
+    """The C-contiguous backend array ``arr`` as a 1-D view (CuPy's reshape of a 0-d array is a
+    copy: a new axis is a view)."""
+    return arr[None] if arr.ndim == 0 else arr.reshape(-1)
