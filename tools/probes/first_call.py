@@ -183,7 +183,10 @@ from primitives._core import binaries as _bins
 out["package"] = os.path.dirname(prim.__file__)
 out["binaries"] = _bins.index() is not None
 out["cupy"] = cupy_kernels() - c0
-print(json.dumps(out))
+print(json.dumps(out), flush=True)
+# no wait at exit for the default-level images compiling behind fast ones (compile tiers): the
+# next child has a cache of its own
+os._exit(0)
 """
 
 
