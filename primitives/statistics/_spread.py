@@ -383,8 +383,11 @@ def _prepare_average(a, axis=None, weights=None, returned=False, *, keepdims=Fal
             avg = xp.asarray(
                 _reduction.mean(arr, axis=axis if axis is None else c.axes, keepdims=c.keepdims)
             )
-            scl = avg.dtype.type(arr.size / max(avg.size, 1))
-            return _returned(c, avg, xp.full(avg.shape, scl, dtype=avg.dtype), returned)
+            if not returned:
+                return _returned(c, avg, None, False)
+            # the count of each result, made on the host (a fill would compile a CuPy kernel)
+            scl = np.full(avg.shape, arr.size / max(avg.size, 1), dtype=avg.dtype)
+            return _returned(c, avg, xp.asarray(scl), True)
 
         return _Prepared(run_mean, ())
     w = _core_checks.as_input(weights, func=func, arg="weights").array
