@@ -222,7 +222,7 @@ def _prepare_median(func, a, axis, out, keepdims, nan):
         res = _numpy_empty(func, inp, axis=axis, keepdims=keepdims)
         return _entry.Prepared.done(res if out is None else _core_checks.write_out(out, res, func))
     kept = tuple(s for i, s in enumerate(arr.shape) if i not in axes)
-    med = _quantile.ComplexMedianRun if arr.dtype.kind == "c" else _quantile.MedianRun
+    med = _partition.ComplexMedianRun if arr.dtype.kind == "c" else _quantile.MedianRun
     run = med(inp.backend, arr.dtype, arr.shape, axes, kept, nan)
     finish = _finish(inp, shape, out, func, spread=nan)
     reusable = out is None and _core_checks.is_itself(arr, a)

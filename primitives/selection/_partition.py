@@ -1,7 +1,8 @@
 """Partitions by the values of selected ranks (``partition``/``argpartition`` for a few kth
 of rows the order statistics select): :class:`RankPartitionRun` splits each row by the values
 :class:`~._quantile.Order` selects, in three reads and no sort; :class:`ComplexPartitionRun`
-partitions complex keys by their order-preserving images."""
+partitions complex keys by their order-preserving images; :class:`ComplexMedianRun` takes the
+median of complex rows from their sort."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import numpy as np
 
 from .._core import keys as _keys, launch as _launch, loader as _loader, plans as _plans
 from .._core.plans import Plan
-from ..sorting import argsort, complex_image
+from ..sorting import argsort, complex_image, sort
 from . import _kernels, _policy
+from ._arith import settle_nans
 from ._quantile import PART_ARG, PART_BUCKETS, PART_MAX, Order, _c, _key_dtype, names, selects
+from ._quantile import read_rows, warn_all_nan
 from ._select import back, read_rows as read_rows_layout
 
-__all__ = ["RankPartitionRun", "ComplexPartitionRun", "rank_partition_takes"]
+__all__ = ["RankPartitionRun", "ComplexPartitionRun", "ComplexMedianRun", "rank_partition_takes"]
 
 
 class ComplexPartitionRun(Plan):
@@ -105,3 +108,47 @@ class RankPartitionRun(Plan):
         self.scatter(kbits, *self.args, state, *self.tail, starts, out, idx)
         res = _keys.key_back(out, self.order.dtype) if self.values else idx
         return back(res, lay, xp)
+
+
+class ComplexMedianRun(Plan):
+    """median (nanmedian with ``nan``) of complex rows, as NumPy's: the rows sorted in NumPy's
+    complex order (the sorting family's :func:`~primitives.sorting.sort` along the rows: one
+    pass of its fused key image, one row sort), the mean of the middle value or two (a sum from
+    0, divided by the count as NumPy divides a complex number by a real one); a row holding NaNs
+    gives its largest value (NumPy's last after a partition), nanmedian's all-NaN row
+    ``nan + 0j`` (NumPy's for rows of several slices; its 1-D path gives the slice's last
+    element, another NaN)."""
+
+    def __init__(self, backend, dtype, shape, axes, kept, nan):
+        self.backend, self.xp = backend, backend.xp
+        self.axes, self.kept, self.nan = axes, kept, nan
+        self.dtype = np.dtype(dtype)
+        self.rows = int(np.prod(kept, dtype=np.int64))
+        self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+
+    def __call__(self, x):
+        xp, rows, length = self.xp, self.rows, self.length
+        rows2 = read_rows(x, self.axes, xp)
+        ordered = sort(rows2, axis=-1)  # NumPy's complex order, by the fused key image
+        nans = xp.isnan(rows2).sum(axis=1, dtype=np.int64)
+        n = length - nans if self.nan else xp.full(rows, length, np.int64)
+        lo, hi = xp.maximum((n - 1) // 2, 0), xp.maximum(n // 2, 0)
+        a = xp.take_along_axis(ordered, lo[:, None], 1)[:, 0]
+        b = xp.take_along_axis(ordered, hi[:, None], 1)[:, 0]
+        part = np.dtype(f"f{self.dtype.itemsize // 2}")
+        zero = xp.asarray(0, dtype=part)
+        sr, si = zero + a.real, zero + a.imag  # NumPy's sum from 0
+        two = lo != hi
+        sr, si = xp.where(two, sr + b.real, sr), xp.where(two, si + b.imag, si)
+        scl = xp.asarray(1, dtype=part) / xp.where(two, 2, 1).astype(part)
+        # NumPy's complex division by (count + 0j): ratio 0, scale 1 / count
+        res = xp.stack([(sr + si * zero) * scl, (si - sr * zero) * scl], axis=-1)
+        # a NaN part made of infinities (inf * 0) as the host makes it
+        res = settle_nans(xp, res.view(self.dtype).reshape(rows))
+        if self.nan:
+            empty = n == 0
+            warn_all_nan(xp, empty)
+            res = xp.where(empty, xp.asarray(np.nan, dtype=self.dtype), res)
+        else:
+            res = xp.where(nans > 0, ordered[:, -1], res)
+        return res.reshape(tuple(self.kept))

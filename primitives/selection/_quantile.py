@@ -15,7 +15,7 @@ warnings of all-NaN slices), compute each row's ranks and coefficients from its 
 host and upload them for the same launch. No host synchronization but the nan-functions' one
 read for their warnings. Integer and bool rows hold no NaN: the nan-functions take quantile's
 and median's paths. Weighted quantiles (:class:`WeightedRun`) and complex medians
-(:class:`ComplexMedianRun`) sort their rows; ``RankPartitionRun`` partitions rows by the values
+(``_partition.ComplexMedianRun``) sort their rows; ``RankPartitionRun`` partitions rows by the values
 of selected ranks (in :mod:`._partition`).
 """
 
@@ -33,7 +33,7 @@ from .._core import (
     plans as _plans,
 )
 from .._core.plans import Plan
-from ..sorting import sort, sort_rows
+from ..sorting import sort_rows
 from . import _kernels, _plans as _splans, _policy
 from ._arith import lerp, made_nan, nan_as, quantile_ranks, settle_nans
 
@@ -45,7 +45,6 @@ __all__ = [
     "QuantileRun",
     "MedianRun",
     "WeightedRun",
-    "ComplexMedianRun",
     "quantile_ranks",
 ]
 
@@ -612,47 +611,3 @@ class WeightedRun(Plan):
                 res = xp.where(isnan[:, -1:], keys[:, -1:], res)
         res = res.view(np.bool_) if self.dtype == np.bool_ else res.astype(self.dtype, copy=False)
         return xp.ascontiguousarray(res.T).reshape(q.shape + tuple(self.kept))
-
-
-class ComplexMedianRun(Plan):
-    """median (nanmedian with ``nan``) of complex rows, as NumPy's: the rows sorted in NumPy's
-    complex order (the sorting family's :func:`~primitives.sorting.sort` along the rows: one
-    pass of its fused key image, one row sort), the mean of the middle value or two (a sum from
-    0, divided by the count as NumPy divides a complex number by a real one); a row holding NaNs
-    gives its largest value (NumPy's last after a partition), nanmedian's all-NaN row
-    ``nan + 0j`` (NumPy's for rows of several slices; its 1-D path gives the slice's last
-    element, another NaN)."""
-
-    def __init__(self, backend, dtype, shape, axes, kept, nan):
-        self.backend, self.xp = backend, backend.xp
-        self.axes, self.kept, self.nan = axes, kept, nan
-        self.dtype = np.dtype(dtype)
-        self.rows = int(np.prod(kept, dtype=np.int64))
-        self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
-
-    def __call__(self, x):
-        xp, rows, length = self.xp, self.rows, self.length
-        rows2 = read_rows(x, self.axes, xp)
-        ordered = sort(rows2, axis=-1)  # NumPy's complex order, by the fused key image
-        nans = xp.isnan(rows2).sum(axis=1, dtype=np.int64)
-        n = length - nans if self.nan else xp.full(rows, length, np.int64)
-        lo, hi = xp.maximum((n - 1) // 2, 0), xp.maximum(n // 2, 0)
-        a = xp.take_along_axis(ordered, lo[:, None], 1)[:, 0]
-        b = xp.take_along_axis(ordered, hi[:, None], 1)[:, 0]
-        part = np.dtype(f"f{self.dtype.itemsize // 2}")
-        zero = xp.asarray(0, dtype=part)
-        sr, si = zero + a.real, zero + a.imag  # NumPy's sum from 0
-        two = lo != hi
-        sr, si = xp.where(two, sr + b.real, sr), xp.where(two, si + b.imag, si)
-        scl = xp.asarray(1, dtype=part) / xp.where(two, 2, 1).astype(part)
-        # NumPy's complex division by (count + 0j): ratio 0, scale 1 / count
-        res = xp.stack([(sr + si * zero) * scl, (si - sr * zero) * scl], axis=-1)
-        # a NaN part made of infinities (inf * 0) as the host makes it
-        res = settle_nans(xp, res.view(self.dtype).reshape(rows))
-        if self.nan:
-            empty = n == 0
-            warn_all_nan(xp, empty)
-            res = xp.where(empty, xp.asarray(np.nan, dtype=self.dtype), res)
-        else:
-            res = xp.where(nans > 0, ordered[:, -1], res)
-        return res.reshape(tuple(self.kept))
