@@ -420,12 +420,13 @@ def test_nan_axes_keepdims_out(rng, p):
     x[2, 1] = np.nan
     x[:, 3, :] = np.nan  # all-NaN slices along axis 0 and (0, 2)
     with path(p):
-        for axis in (0, 1, 2, -1, (0, 2), (1, 2), None):
-            for keepdims in (False, True):
-                kw = dict(axis=axis, keepdims=keepdims)
-                same_nan("nanquantile", x, [0.3, 0.6], **kw)
-                same_nan("nanquantile", x.astype(np.float32), 0.45, method="nearest", **kw)
-                same_nan("nanmedian", x, **kw)
+        # each axis form once (one reduced axis, moved last by a copy; two; all), keepdims on
+        # one: the emulator runs each shape's selection passes (the last axis: the tests above)
+        for i, axis in enumerate((1, (0, 2), None)):
+            kw = dict(axis=axis, keepdims=bool(i % 2))
+            same_nan("nanquantile", x, [0.3, 0.6], **kw)
+            same_nan("nanquantile", x.astype(np.float32), 0.45, method="nearest", **kw)
+            same_nan("nanmedian", x, **kw)
         out = np.empty((2, 5, 37), np.float64)
         got, want = both("nanquantile", x, [0.3, 0.6], axis=1, out=out)
         assert got is out
