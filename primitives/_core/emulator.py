@@ -158,6 +158,22 @@ def compile_module(
         return mod
 
 
+def module_ready(
+    code: str,
+    name_expressions: Iterable[object],
+    *,
+    include_dirs: Iterable[str | os.PathLike[str]] = (),
+    options: Iterable[object] = (),
+    cache_key: object = "",
+    filename: str = "kernel.cu",
+) -> bool:
+    """Whether :func:`compile_module` of these arguments would compile nothing: the module is
+    loaded in this process or its shared object is in the cache."""
+    names = [str(n) for n in name_expressions]
+    digest, _ = _build.prepare(code, names, include_dirs, options, cache_key, filename)
+    return digest in _modules or (_build._cache_dir() / f"{digest}.so").is_file()
+
+
 # ---------------------------------------------------------------------------------------------
 # modules and launches
 # ---------------------------------------------------------------------------------------------
