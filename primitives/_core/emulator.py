@@ -158,19 +158,18 @@ def compile_module(
         return mod
 
 
-def module_ready(
-    code: str,
-    name_expressions: Iterable[object],
-    *,
-    include_dirs: Iterable[str | os.PathLike[str]] = (),
-    options: Iterable[object] = (),
-    cache_key: object = "",
-    filename: str = "kernel.cu",
-) -> bool:
-    """Whether :func:`compile_module` of these arguments would compile nothing: the module is
-    loaded in this process or its shared object is in the cache."""
+def module_ready(code: str, name_expressions: Iterable[object], **options: Any) -> bool:
+    """Whether :func:`compile_module` of these arguments (its keywords) would compile nothing:
+    the module is loaded in this process or its shared object is in the cache."""
     names = [str(n) for n in name_expressions]
-    digest, _ = _build.prepare(code, names, include_dirs, options, cache_key, filename)
+    digest, _ = _build.prepare(
+        code,
+        names,
+        options.get("include_dirs", ()),
+        options.get("options", ()),
+        options.get("cache_key", ""),
+        options.get("filename", "kernel.cu"),
+    )
     return digest in _modules or (_build._cache_dir() / f"{digest}.so").is_file()
 
 

@@ -16,10 +16,14 @@ __all__ = ["bench", "bench_many", "copy_bandwidth"]
 _K = TypeVar("_K", bound=Hashable)
 
 
-def bench(fn: Callable[[], object], *, warmup: int = 5, repeat: int = 30) -> float:
+def bench(
+    fn: Callable[[], object], *, warmup: int = 5, repeat: int = 30, settle: bool = True
+) -> float:
     """Median milliseconds of ``fn()``, timed with events on the current stream (GPU) or
-    ``time.perf_counter`` (emulator). ``fn`` is called ``warmup`` times first."""
-    return statistics.median(_samples(fn, warmup, repeat))
+    ``time.perf_counter`` (emulator). ``fn`` is called ``warmup`` times first; with ``settle``
+    (the default) the kernels compiled on first use run their default-level images then
+    (:func:`primitives._core.loader.settle`; False times the images running now)."""
+    return statistics.median(_samples(fn, warmup, repeat, settle))
 
 
 def bench_many(
@@ -35,11 +39,13 @@ def bench_many(
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
-def _samples(fn: Callable[[], object], warmup: int, repeat: int) -> list[float]:
+def _samples(
+    fn: Callable[[], object], warmup: int, repeat: int, settle: bool = True
+) -> list[float]:
     backend = _backend.get_backend()
     for _ in range(warmup):
         fn()
-    if _loader.settle():  # time the default-level images every later call runs
+    if settle and _loader.settle():  # time the default-level images every later call runs
         for _ in range(warmup):
             fn()
     times: list[float] = []

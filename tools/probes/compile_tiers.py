@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import threading
@@ -66,20 +65,11 @@ def _spmv_input(xp, rng, n):
     return sp.csr_matrix(a), xp.asarray(rng.random(rows, dtype="f4"))
 
 
-def _median_ms(fn, repeat=20):
-    import cupy
+def _median_ms(fn):
+    """The median of 20 CUDA-event timings of the images running now (no settle)."""
+    from primitives._core import timing
 
-    fn()
-    stream = cupy.cuda.get_current_stream()
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    times = []
-    for _ in range(repeat):
-        start.record(stream)
-        fn()
-        stop.record(stream)
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop))
-    return statistics.median(times)
+    return timing.bench(fn, warmup=1, repeat=20, settle=False)
 
 
 def _bits(r):
