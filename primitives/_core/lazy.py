@@ -222,11 +222,14 @@ def _finish(device: int, relpath: str, name: str, arch: str) -> None:
     """In the background: compile the default image of a kernel that runs its fast one, load
     it on ``device`` and swap it into every :class:`Kernel` of the instantiation; then retire
     the plans (made with the fast image's occupancy: the next call makes them again). A failed
-    compile leaves the fast image in use, with a warning."""
-    import cupy
-
+    compile leaves the fast image in use, with a warning. The wait for the kernel
+    (:func:`settle`) ends after all of it, whatever happens."""
     key = (device, relpath, name)
     try:
+        import cupy
+
+        from . import plans as _plans
+
         path, lowered = compile_alone(relpath, name, arch)
         with cupy.cuda.Device(device):
             raw = cupy.RawModule(path=str(path))
@@ -237,6 +240,7 @@ def _finish(device: int, relpath: str, name: str, arch: str) -> None:
                 _alone[key] = fn
                 for kernel in list(_watchers.pop(key, ())):
                     kernel._swap(fn)
+        _plans.PLANS.clear()
     except Exception as exc:  # noqa: BLE001 - the fast image stays, and is correct
         with _tier_lock:
             _watchers.pop(key, None)
@@ -246,13 +250,9 @@ def _finish(device: int, relpath: str, name: str, arch: str) -> None:
             RuntimeWarning,
             stacklevel=2,
         )
-        return
     finally:
         with _tier_lock:
             _pending.pop(key, None)
-    from . import plans as _plans
-
-    _plans.PLANS.clear()
 
 
 def watch(kernel: Kernel, relpath: str) -> None:

@@ -412,3 +412,21 @@ def test_prepared_launches_read_the_handle_per_call(monkeypatch):
     direct.ptr = 2
     d(())
     assert calls == [1, 2]
+
+
+def test_a_failed_default_compile_keeps_the_fast_image(monkeypatch):
+    """A default-level compile that fails in the background leaves the fast image in use, with
+    one RuntimeWarning naming the kernel, and ends the wait for it."""
+    import concurrent.futures
+
+    key = (0, "sorting/onesweep.cu", "k<2>")
+    monkeypatch.setattr(lazy, "_pending", {key: concurrent.futures.Future()})
+    monkeypatch.setattr(lazy, "_watchers", {key: set()})
+
+    def fails(*a, **k):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(lazy, "compile_alone", fails)
+    with pytest.warns(RuntimeWarning, match=r"default-level compile of k<2>.*fast-compiled"):
+        lazy._finish(*key, "sm_90")
+    assert not lazy._pending and not lazy._watchers and not lazy.settle()
