@@ -7,9 +7,10 @@ one instantiation compiled alone into a cubin kept on disk (:func:`compile_alone
 in threads where a call announces them (:func:`prefetch`). With tiers (NVRTC 12.8 or later,
 ``$PRIMITIVES_COMPILE_TIERS`` not ``off``), a first call compiles its kernels at NVRTC's fast
 level and runs them; their default-level images compile in background threads
-(:func:`_finish`), and each, when it lands, is swapped into every :class:`~primitives._core.
-loader.Kernel` of its instantiation (prepared launches read the handle per call) and the plans
-are retired, so the next call makes them with the new image's occupancy. :func:`settle` waits
+(:func:`_finish`), and each, when it lands, is swapped into every
+:class:`~primitives._core.loader.Kernel` of its instantiation (prepared launches read the handle
+per call) and the plans are retired, so the next call makes them with the new image's
+occupancy. :func:`settle` waits
 for the images under way (the timings call it). A process that exits waits for the compiles under
 way (the pool's threads are joined), so the next one finds the default images in the cache.
 """
