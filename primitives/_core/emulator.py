@@ -158,21 +158,6 @@ def compile_module(
         return mod
 
 
-def module_ready(code: str, name_expressions: Iterable[object], **options: Any) -> bool:
-    """Whether :func:`compile_module` of these arguments (its keywords) would compile nothing:
-    the module is loaded in this process or its shared object is in the cache."""
-    names = [str(n) for n in name_expressions]
-    digest, _ = _build.prepare(
-        code,
-        names,
-        options.get("include_dirs", ()),
-        options.get("options", ()),
-        options.get("cache_key", ""),
-        options.get("filename", "kernel.cu"),
-    )
-    return digest in _modules or (_build._cache_dir() / f"{digest}.so").is_file()
-
-
 # ---------------------------------------------------------------------------------------------
 # modules and launches
 # ---------------------------------------------------------------------------------------------

@@ -306,8 +306,7 @@ def load(relpath: str, names: Iterable[str]) -> Getter:
 
     On the CUDA backend the kernels come from the binary shipped for the device where there is
     one; else each instantiation is compiled alone by NVRTC the first time ``get`` asks for it.
-    The emulator compiles the first kernel asked for alone, then the whole module
-    (:class:`_EmulatorModule`).
+    The emulator compiles the module's names together (one host-compiler run).
     """
     backend = _backend.get_backend()
     names = tuple(names)
@@ -391,60 +390,6 @@ def kernel_origins() -> dict[str, int]:
     return dict(_origins)
 
 
-class _EmulatorModule:
-    """A module on the emulator, compiled by the host compiler when its kernels are asked for:
-    the first kernel asked for alone (a call, or a test, often needs one instantiation of a
-    module of dozens: a policy's dtypes and variants), then, when another one is asked for,
-    every instantiation of the module in one build (whose cached shared object other processes
-    share). A module of at most :attr:`SMALL` instantiations, or one whose whole build is in
-    the cache already, is loaded whole at the first request."""
-
-    #: modules this small are compiled whole at once (a build's fixed cost dominates)
-    SMALL = 6
-
-    def __init__(self, relpath: str, names: tuple[str, ...]) -> None:
-        self.relpath, self.names = relpath, names
-        self.one: tuple[str, Any] | None = None  # (name, its module of that name alone)
-        self.whole: Any = None
-        self.lock = threading.Lock()
-
-    def _args(self) -> dict[str, Any]:
-        return {
-            "include_dirs": [str(kernels_root())],
-            "cache_key": tree_hash(),
-            "filename": str(kernels_root() / self.relpath),
-        }
-
-    def _build(self, names: Sequence[str]) -> Any:
-        from . import emulator as _emulator, emulator_build as _emulator_build
-
-        before = _emulator_build.builds()
-        try:
-            emod = _emulator.compile_module(source(self.relpath), list(names), **self._args())
-        except _emulator.EmulatorCompileError as exc:
-            raise _compile_error(self.relpath, names, exc) from exc
-        _count("compiled" if _emulator_build.builds() > before else "cached", len(names))
-        return emod
-
-    def function(self, name: str) -> Any:
-        from . import emulator as _emulator
-
-        with self.lock:
-            if self.whole is None:
-                if self.one is not None and self.one[0] == name:
-                    return self.one[1].get_function(name)
-                whole = (
-                    self.one is not None
-                    or len(self.names) <= self.SMALL
-                    or _emulator.module_ready(source(self.relpath), self.names, **self._args())
-                )
-                if not whole:
-                    self.one = (name, self._build([name]))
-                    return self.one[1].get_function(name)
-                self.whole = self._build(self.names)
-            return self.whole.get_function(name)
-
-
 def _compile(backend: _backend.Backend, relpath: str, names: tuple[str, ...]) -> Getter:
     tiered = False  # kernels compiled on first use: watched for their default images
     if backend.is_cuda:
@@ -457,7 +402,21 @@ def _compile(backend: _backend.Backend, relpath: str, names: tuple[str, ...]) ->
             # every name of the module (a first call waits for its own kernels alone)
             get_raw = functools.partial(_lazy.compiled_alone, relpath)
     else:
-        get_raw = _EmulatorModule(relpath, names).function
+        from . import emulator as _emulator, emulator_build as _emulator_build
+
+        before = _emulator_build.builds()
+        try:
+            emod = _emulator.compile_module(
+                source(relpath),
+                list(names),
+                include_dirs=[str(kernels_root())],
+                cache_key=tree_hash(),
+                filename=str(kernels_root() / relpath),
+            )
+        except _emulator.EmulatorCompileError as exc:
+            raise _compile_error(relpath, names, exc) from exc
+        _count("compiled" if _emulator_build.builds() > before else "cached", len(names))
+        get_raw = emod.get_function
 
     cache: dict[str, Kernel] = {}
 

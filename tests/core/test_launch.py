@@ -323,39 +323,6 @@ def test_arrays_that_are_not_c_contiguous_are_refused():
     assert _backend.to_host(out).tolist() == [[0, 0], [2, 2], [4, 4]]
 
 
-def test_an_emulator_module_compiles_what_is_asked_for(backend, tmp_path, monkeypatch):
-    """On the emulator a module of many instantiations compiles the first kernel asked for
-    alone, and the whole module at the first request of another one (one build that other
-    processes share); a module cached whole, or a small one, is loaded whole at once."""
-    if backend.is_cuda:
-        pytest.skip("the emulator's modules")
-    from primitives._core import emulator as emu, loader
-
-    monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
-    built = []
-    real = emu.compile_module
-    monkeypatch.setattr(
-        emu,
-        "compile_module",
-        lambda code, names, **kw: built.append(list(names)) or real(code, names, **kw),
-    )
-    # (an order no family loads: no module of this process or of the cache has these names)
-    t = {"d": "double", "f": "float"}
-    names = tuple(f"mean_divide<{t[a]}, {t[b]}>" for a, b in ("df", "ff", "fd", "dd"))
-    monkeypatch.setattr(loader._EmulatorModule, "SMALL", 2)
-    mod = loader._EmulatorModule("reduction/finish.cu", names)
-    assert mod.function(names[1]) is not None and built == [[names[1]]]
-    assert mod.function(names[1]) is not None and len(built) == 1  # that one again: no build
-    assert mod.function(names[2]) is not None and built[1] == list(names)
-    assert mod.function(names[3]) is not None and len(built) == 2
-    again = loader._EmulatorModule("reduction/finish.cu", names)  # the whole one is cached
-    again.function(names[0])
-    assert built[2] == list(names)
-    small = loader._EmulatorModule("reduction/finish.cu", names[:2])
-    small.function(names[0])
-    assert built[3] == list(names[:2])
-
-
 def test_bench_times_the_running_images_without_settle(monkeypatch):
     """timing.bench waits for the default-level images after its warm-up (and warms up again
     when it waited), unless told not to."""
