@@ -23,6 +23,7 @@ __all__ = [
     "key_back",
     "key_width",
     "image_fields",
+    "image_width",
     "pack_words",
     "native_values",
     "index_dtype",
@@ -183,6 +184,12 @@ def image_fields(arr: Any) -> list[tuple[Any, int]]:
     if dt.kind == "f":
         return [(_float_image(u, w)[0], w)]
     return [(u, w)]
+
+
+def image_width(dt: np.dtype[Any]) -> int:
+    """The bits of :func:`image_fields`' fields of a key of dtype ``dt``, together: 1 for bool,
+    both parts for complex, else the dtype's width."""
+    return 1 if dt.kind == "b" else 8 * dt.itemsize
 
 
 def pack_words(fields: list[tuple[Any, int]]) -> list[tuple[Any, int]]:

@@ -34,6 +34,7 @@ from . import backend as _backend, launch as _launch, loader as _loader
 from .backend import Array
 
 __all__ = [
+    "streaming_launch",
     "Plan",
     "PlanCache",
     "PLANS",
@@ -251,6 +252,21 @@ class Launch:
 
 
 # ---- user plans -------------------------------------------------------------------------------
+
+
+def streaming_launch(
+    key: Hashable, kernel: Callable[[], Any], n: int, block: int, items: int = 1
+) -> Launch:
+    """The :class:`Launch` of a grid-stride kernel over ``n`` items (``block`` threads, one
+    block per ``block * items`` items, the grid capped at the resident blocks), filed in
+    :data:`PLANS` under ``key``, ``n`` and the current stream: made once (``kernel()`` gives the
+    kernel then), reused by every later call of that size."""
+
+    def build() -> Launch:
+        k = kernel()
+        return Launch(k, _launch.cover_grid(n, block, items, kernel=k), block)
+
+    return PLANS.get(("launch", key, n, stream_key()), build)
 
 
 class BoundPlan:

@@ -8,13 +8,14 @@ their own modules' (:mod:`._split`, :mod:`._classic`, :mod:`._onesweep`, :mod:`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
 import numpy as np
 
 from .._core import launch as _launch, plans as _plans
-from .._core.keys import INDEX, U, index_dtype, key_back, key_bits, native_values
+from .._core.keys import INDEX, U, image_width, index_dtype, key_back, key_bits, native_values
 from . import _block, _choose, _classic, _kernels, _onesweep, _split
 
 
@@ -187,14 +188,8 @@ IMAGE_BLOCK, IMAGE_ITEMS = 256, 4
 def _image_launch(name, n, source=_kernels.IMAGE):
     """The launch of image kernel ``name`` of ``source`` over n keys (grid-stride, capped at the
     resident grid), made once per size and stream."""
-
-    def build():
-        k = _kernels.kernel(source, name)
-        grid = _launch.cover_grid(n, IMAGE_BLOCK, IMAGE_ITEMS, kernel=k)
-        return _plans.Launch(k, grid, IMAGE_BLOCK)
-
-    tag = "sort/complex_image" if source == _kernels.IMAGE else "sort/pack"
-    return _plans.PLANS.get((tag, name, n, _plans.stream_key()), build)
+    kernel = functools.partial(_kernels.kernel, source, name)
+    return _plans.streaming_launch((source, name), kernel, n, IMAGE_BLOCK, IMAGE_ITEMS)
 
 
 def complex_image(karr, backend, descending=False):
@@ -254,12 +249,6 @@ def sort_complex_rows(rows, descending, backend, argsort):
 # ---- lexsort's keys packed into words --------------------------------------------------------
 
 
-def _image_bits(dt):
-    """The bits of the order-preserving image of a key of dtype ``dt``, as
-    :func:`~primitives._core.keys.image_fields` makes it: 1 for bool, both parts for complex."""
-    return 1 if dt.kind == "b" else 8 * dt.itemsize
-
-
 def _dims(view):
     """The rows of ``view`` (the dimensions but the last) as few ``(extent, element stride)``
     pairs as read them in its C order: extents of 1 dropped, neighbours that step as one merged
@@ -316,7 +305,7 @@ def pack_keys(keys, backend):
     shape = keys[0][1].shape
     placed, offset = [], 0  # (pieces, dtype, lowest bit, bits), the least significant key first
     for arr, view in reversed(keys):
-        bits = _image_bits(arr.dtype)
+        bits = image_width(arr.dtype)
         placed.append((_pieces(arr, view), arr.dtype, offset, bits))
         offset += bits
     total = offset

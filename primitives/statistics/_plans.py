@@ -309,18 +309,6 @@ def weighted_plan(backend, dt, n):
 NAN_TO_BLOCK, NAN_TO_ITEMS = 256, 4
 
 
-def _nan_to_launch(dt, n):
-    """nan_to's launch over n elements of ``dt`` (grid-stride, capped at the resident grid), made
-    once per dtype, size and stream."""
-
-    def build():
-        k = nan_to_kernel(dt)
-        grid = _launch.cover_grid(n, NAN_TO_BLOCK, NAN_TO_ITEMS, kernel=k)
-        return _plans.Launch(k, grid, NAN_TO_BLOCK)
-
-    return _plans.PLANS.get(("statistics/nan_to", dt, n, _plans.stream_key()), build)
-
-
 def nan_to(arr, value, backend):
     """A copy of the float or complex backend array ``arr`` (C- or F-contiguous) with every NaN
     element (complex: a NaN in either part, as ``numpy.isnan``) replaced by ``value`` converted
@@ -337,9 +325,10 @@ def nan_to(arr, value, backend):
     parts = 2 if dt.kind == "c" else 1
     part = np.dtype(f"u{dt.itemsize // parts}")
     fill = np.asarray(value, dtype=dt).reshape(1).view(part)[0]  # NumPy's value of the dtype
-    _nan_to_launch(dt, arr.size)(
-        _flat(arr).view(part), _launch.i64(arr.size), fill, _flat(out).view(part)
+    launch = _plans.streaming_launch(
+        ("statistics/nan_to", dt), lambda: nan_to_kernel(dt), arr.size, NAN_TO_BLOCK, NAN_TO_ITEMS
     )
+    launch(_flat(arr).view(part), _launch.i64(arr.size), fill, _flat(out).view(part))
     return out
 
 
