@@ -59,12 +59,6 @@ def _masked(c, a, where, fill):
     return xp.ascontiguousarray(xp.where(w, a, a.dtype.type(fill)))
 
 
-def _nan_to(arr, value, backend):
-    """``arr`` (float or complex) with its NaNs replaced by ``value``: one pass of the family's
-    own kernel (:func:`._plans.nan_to`)."""
-    return _plans.nan_to(arr, value, backend)
-
-
 def _axis_arg(c, axis):
     return None if axis is None else c.axes
 
@@ -89,7 +83,7 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
             raise TypeError(f"{func}: where= takes float input")
         a = _masked(
             c,
-            _nan_to(arr, _FILL[func], c.inp.backend) if dt.kind in "fc" else arr,
+            _plans.nan_to(arr, _FILL[func], c.inp.backend) if dt.kind in "fc" else arr,
             where,
             _FILL[func],
         )
@@ -338,7 +332,7 @@ def _prepare_cum(a, axis, dtype, out, func):
     _checks.check_dtype(arr.dtype, NUMERIC, func)
     xp = inp.backend.xp
     if arr.dtype.kind in "fc":
-        arr = _nan_to(arr, identity, inp.backend)  # NaN -> identity, then the scan
+        arr = _plans.nan_to(arr, identity, inp.backend)  # NaN -> identity, then the scan
     if inp.host:
         arr = xp.asarray(arr)
 
