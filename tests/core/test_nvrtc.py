@@ -1,11 +1,19 @@
 """Every kernel instantiation the library can launch compiles through NVRTC for the 7.0 and 9.0
-architectures: to a cubin for sm_90 (front end, code generation and ptxas, whose resource limits,
-such as static shared memory, fail there too) and to PTX for compute_70 (front end and code
-generation with that architecture's ``__CUDA_ARCH__``: the paths below 8.0, such as the loads that
-stand in for cp.async; ptxas adds nothing there that sm_90 does not check, and skipping it saves
-about 40% of each compile). The kernels have no path of their own for 8.x (their only
-architecture test is ``__CUDA_ARCH__ >= 800``, which sm_90 takes), so compute_80 would check
-nothing more; the kernel binaries' build compiles sm_80 itself.
+architectures.
+
+- For 9.0, every instantiation compiles to PTX for compute_90 (front end and code generation with
+  sm_90's ``__CUDA_ARCH__``), and its static shared memory, read from the PTX
+  (:mod:`tests.core.ptx`), must be within the 48 KB limit. ptxas, which makes a cubin of the PTX
+  and is about 80% of a cubin compile, checks only two things more: that limit, read here, and the
+  text of inline assembly, which PTX generation pastes in unread. So the instantiations that between
+  them reach every distinct inline assembly block of the file (its register numbers aside) go on
+  to a cubin for sm_90.
+- For 7.0, every instantiation compiles to PTX for compute_70: the paths below 8.0, such as the
+  loads that stand in for cp.async.
+
+The kernels have no path of their own for 8.x (their only architecture test is
+``__CUDA_ARCH__ >= 800``, which sm_90 takes), so compute_80 would check nothing more; the kernel
+binaries' build compiles sm_80 cubins itself, every instantiation through ptxas.
 
 No GPU is needed: NVRTC only compiles. The registry is filled as each family module is imported;
 importing ``primitives`` imports every family.
@@ -15,6 +23,7 @@ import pytest
 
 import primitives  # noqa: F401 - registers every family's instantiations
 from primitives._core import loader as _loader, nvrtc as _nvrtc
+from tests.core import ptx as _ptx
 
 MODULES = sorted(_loader.registered_modules().items())
 #: NVRTC's fastest optimization (12.8 on): the front end, code generation and, for sm_90, ptxas
@@ -48,30 +57,104 @@ def test_compiles(relpath, names, arch):
         )
     code = _loader.source(relpath)
     opts = [o for o in _loader.nvrtc_options() if o != "-std=c++17"] + FAST
-    lowered = _nvrtc.compile_check(code, names, arch=arch, options=opts, filename=relpath)
-    assert set(lowered) == set(names)
+    if arch == "compute_70":
+        lowered = _nvrtc.compile_check(code, names, arch=arch, options=opts, filename=relpath)
+        assert set(lowered) == set(names)
+        assert all(lowered.values())
+        return
+    checked = check_sm90(code, names, opts, relpath)
+    assert set(checked) == set(names)
+
+
+def check_sm90(code, names, opts, filename="kernel.cu"):
+    """Every name compiled to PTX for compute_90 with its static shared memory within the limit,
+    and the names that reach every inline assembly block compiled on to a cubin for sm_90;
+    ``{name: lowered}``, or :class:`~primitives._core.nvrtc.NVRTCError` from a failed compile,
+    or an ``AssertionError`` naming the kernels over the shared memory limit."""
+    image, lowered = _nvrtc.compile_binary(
+        code, names, arch="compute_90", options=opts, filename=filename
+    )
     assert all(lowered.values())
+    found = _ptx.kernels(image)
+    assert set(lowered.values()) <= set(found), "an instantiation has no entry in the PTX"
+    over = {
+        name: found[low].shared_bytes
+        for name, low in lowered.items()
+        if found[low].shared_bytes > _ptx.STATIC_SHARED_LIMIT
+    }
+    assert not over, f"static shared memory over {_ptx.STATIC_SHARED_LIMIT} bytes: {over}"
+    by_lowered = {low: name for name, low in lowered.items()}
+    cover = [by_lowered[low] for low in _ptx.asm_cover(found) if low in by_lowered]
+    if cover:
+        _nvrtc.compile_check(code, cover, arch="sm_90", options=opts, filename=filename)
+    return lowered
 
 
 def test_fast_compile_still_fails_what_fails():
-    """The fast options keep the checks: an error in a template body, and static shared memory
-    over the architecture's limit (ptxas)."""
+    """The fast options and the sm_90 check keep the checks: an error in a template body, static
+    shared memory over the limit (the one ptxas applies, read from the PTX, through a called
+    function too), and inline assembly that does not assemble."""
     body = (
         "template <class T> struct S { static __device__ T f(T x) { return x.missing; } };\n"
         "template <class T> __global__ void k(T* p) { p[0] = S<T>::f(p[1]); }"
     )
-    for arch in ("compute_70", "sm_90"):
-        if arch == "compute_70" and _nvrtc.version() >= (13, 0):
-            continue
+    if _nvrtc.version() < (13, 0):
         with pytest.raises(_nvrtc.NVRTCError) as info:
-            _nvrtc.compile_check(body, ["k<float>"], arch=arch, options=FAST)
+            _nvrtc.compile_check(body, ["k<float>"], arch="compute_70", options=FAST)
         assert "missing" in info.value.log
-    smem = (
-        "__global__ void k(float* p) { __shared__ float s[60000]; s[threadIdx.x] = p[0];"
-        " __syncthreads(); p[threadIdx.x] = s[threadIdx.x ^ 1]; }"
+    with pytest.raises(_nvrtc.NVRTCError) as info:
+        check_sm90(body, ["k<float>"], FAST)
+    assert "missing" in info.value.log
+
+
+def _smem_kernel(floats):
+    return (
+        "__device__ __noinline__ float g(float v) {"
+        f" __shared__ float s[{floats}]; s[threadIdx.x] = v; __syncthreads();"
+        " return s[threadIdx.x ^ 1]; }\n"
+        "__global__ void k(float* p) { __shared__ float t[4]; t[threadIdx.x & 3] = p[1];"
+        " p[threadIdx.x] = g(p[0]) + t[0]; }"
     )
+
+
+def test_static_shared_limit_is_the_one_ptxas_applies():
+    """At the limit (12,284 floats in a called function and 4 in the kernel) ptxas and the PTX
+    reading both accept the kernel; 4 bytes more, both refuse it."""
+    limit = _ptx.STATIC_SHARED_LIMIT // 4
+    fits = _smem_kernel(limit - 4)
+    assert check_sm90(fits, ["k"], FAST)
+    _nvrtc.compile_check(fits, ["k"], arch="sm_90", options=FAST)
+    over = _smem_kernel(limit - 3)
+    with pytest.raises(AssertionError, match="static shared memory over 49152 bytes"):
+        check_sm90(over, ["k"], FAST)
     with pytest.raises(_nvrtc.NVRTCError):
-        _nvrtc.compile_check(smem, ["k"], arch="sm_90", options=FAST)
+        _nvrtc.compile_check(over, ["k"], arch="sm_90", options=FAST)
+
+
+def test_inline_assembly_reaches_ptxas():
+    """Inline assembly that PTX generation pastes in unread fails the sm_90 check when only one
+    instantiation of many reaches it (through a called function), and the cover compiles one
+    instantiation per distinct block: loads of other registers are the same block."""
+    code = (
+        "__device__ __noinline__ unsigned bad(unsigned v) {"
+        ' unsigned r; asm volatile("not.an.instruction.b32 %0, %1;" : "=r"(r) : "r"(v));'
+        " return r; }\n"
+        "__device__ __noinline__ unsigned good(unsigned v) {"
+        ' unsigned r; asm volatile("mov.b32 %0, %1;" : "=r"(r) : "r"(v)); return r; }\n'
+        "template <int N> __global__ void k(unsigned* p) {"
+        " unsigned v = good(p[threadIdx.x]) + good(p[N]);"
+        " if constexpr (N == 3) v = bad(v); p[threadIdx.x] = v; }"
+    )
+    names = [f"k<{n}>" for n in range(5)]
+    image, lowered = _nvrtc.compile_binary(code, names, arch="compute_90", options=FAST)
+    found = _ptx.kernels(image)
+    assert {found[low].shared_bytes for low in lowered.values()} == {0}
+    cover = _ptx.asm_cover(found)
+    assert len(cover) == 1 and cover[0] == lowered["k<3>"]
+    assert len(found[lowered["k<3>"]].asm) == 2 and len(found[lowered["k<0>"]].asm) == 1
+    with pytest.raises(_nvrtc.NVRTCError, match=r"k<3>.*ptxas"):
+        check_sm90(code, names, FAST)
+    assert check_sm90(code.replace("not.an.instruction", "not"), names, FAST)
 
 
 def test_compile_error_reports_log_and_names():
