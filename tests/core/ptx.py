@@ -67,8 +67,7 @@ def _bodies(ptx: str) -> tuple[dict[str, tuple[str, str]], str]:
         if m.start() < pos:
             continue  # a header inside a body already read (none in NVVM's PTX)
         stop = min(
-            (i for i in (ptx.find(";", m.end()), ptx.find("{", m.end())) if i >= 0),
-            default=-1,
+            (i for i in (ptx.find(";", m.end()), ptx.find("{", m.end())) if i >= 0), default=-1
         )
         if stop < 0 or ptx[stop] == ";":
             continue  # a prototype
