@@ -41,6 +41,29 @@ def test_first_call_profile_names_the_call_path():
     assert "cumulative" in res["profile"] and "entry.py" in res["profile"]
 
 
+def test_first_call_trace_lines_and_summary():
+    """--trace: one line a compile in start order, then their count, seconds and the end of the
+    last fast one (the call's wait)."""
+    from tools.probes import first_call
+
+    text = first_call.trace(
+        [
+            ["sorting/onesweep.cu", "b<int>", True, 0.05, 0.30],
+            ["sorting/onesweep.cu", "a<int>", True, 0.01, 0.20],
+            ["sorting/onesweep.cu", "a<int>", False, 0.21, 0.90],
+        ]
+    ).splitlines()
+    assert [line.split()[:3] for line in text[:3]] == [
+        ["0.010", "0.200", "fast"],
+        ["0.050", "0.300", "fast"],
+        ["0.210", "0.900", "default"],
+    ]
+    assert text[3].strip() == (
+        "3 compiles (2 fast), 1.130 s summed, the last fast one ended at 0.300 s"
+    )
+    assert first_call.trace([]).strip().startswith("0 compiles")
+
+
 def test_figures_override_reads_the_default_selector():
     """tools.tune writes a family's default policy as selector "None": it means None."""
     from tools.figures.__main__ import _override

@@ -23,6 +23,7 @@ import json
 import os
 import pathlib
 import threading
+import time
 import warnings
 import weakref
 from collections.abc import Iterable, Sequence
@@ -74,12 +75,14 @@ def compile_alone(
     if found is not None:
         _count("cached")
         return found
+    start = time.perf_counter()
     try:
         data, lowered = nvrtc.compile_binary(
             source(relpath), [name], arch=arch, options=opts, filename=relpath
         )
     except nvrtc.NVRTCError as exc:
         raise _compile_error(relpath, [name], exc) from exc
+    _compiles.append((relpath, name, fast, start, time.perf_counter()))
     image.parent.mkdir(parents=True, exist_ok=True)
     for path, blob in ((image, data), (meta, json.dumps(lowered).encode())):
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # whole files or none
@@ -89,6 +92,18 @@ def compile_alone(
     if fast:
         _count("fast")
     return image, lowered[name]
+
+
+# (relpath, name, fast, start, end) of every compile of this process, perf_counter seconds
+_compiles: list[tuple[str, str, bool, float, float]] = []
+
+
+def compiles(since: float = 0.0) -> list[tuple[str, str, bool, float, float]]:
+    """The NVRTC compiles of this process that started at or after ``since`` (a
+    ``time.perf_counter()``), in the order they ended: ``(relpath, name, fast, start, end)``,
+    ``fast`` for an image at the fast-compile level. What a first call waited for
+    (``python -m tools.probes.first_call --trace``)."""
+    return [c for c in list(_compiles) if c[3] >= since]
 
 
 #: NVRTC's fast-compile level (NVRTC 12.8 and later) of the images a first call runs. On an H200
@@ -143,10 +158,28 @@ def _cached_image(
         return None
 
 
+# the compiles calls wait for (first images) under way; the background compiles of default
+# images start only when there is none, so that they do not take a call's cores
+_calls_compiling = [0]
+_calls_idle = threading.Condition()
+
+
 def _first_image(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str, bool]:
     """``(path, lowered name, final)`` of the image a first call loads: the default one where
     the cache holds it (``final``), else, with tiers, the fast one, the default one then
     compiling in the background (:func:`_finish`), else the default one compiled now."""
+    with _calls_idle:
+        _calls_compiling[0] += 1
+    try:
+        return _first_image_of(relpath, name, arch)
+    finally:
+        with _calls_idle:
+            _calls_compiling[0] -= 1
+            if not _calls_compiling[0]:
+                _calls_idle.notify_all()
+
+
+def _first_image_of(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str, bool]:
     if _tiers():
         found = _cached_image(*_image_paths(relpath, name, arch, binary_options()), name)
         if found is None:
@@ -231,6 +264,9 @@ def _finish(device: int, relpath: str, name: str, arch: str) -> None:
 
         from . import plans as _plans
 
+        if not os.environ.get("PRIMITIVES_X_NOGATE"):
+            with _calls_idle:
+                _calls_idle.wait_for(lambda: not _calls_compiling[0])
         path, lowered = compile_alone(relpath, name, arch)
         with cupy.cuda.Device(device):
             raw = cupy.RawModule(path=str(path))

@@ -35,11 +35,16 @@ SCRIPT = textwrap.dedent(
     first = {k: cupy.asnumpy(f(x)) for k, (x, f) in calls.items()}
     origins = loader.kernel_origins()
     assert origins.get("fast", 0) >= len(calls), origins
+    done = lazy.compiles()
+    assert [c[2] for c in done] == [True] * origins["fast"], done
+    assert all(c[3] <= c[4] for c in done)
     fast = {k: fn for k, fn in lazy._alone.items()}
     assert lazy._pending
     gate.set()
     assert lazy.settle()
     assert not lazy._pending and all(lazy._alone[k] is not fn for k, fn in fast.items())
+    defaults = [c for c in lazy.compiles() if not c[2]]
+    assert len(defaults) == len(fast), (defaults, fast)
     for k, (x, f) in calls.items():
         np.testing.assert_array_equal(cupy.asnumpy(f(x)), first[k], err_msg=k)
     print("ok", origins)

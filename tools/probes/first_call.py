@@ -2,7 +2,7 @@
 empty kernel caches (the zero-wait start figures).
 
     python -m tools.probes.first_call [--only NAME ...] [--binaries DIR|off] [--n N] [--out FILE]
-                                      [--profile]
+                                      [--profile] [--trace]
     python /path/to/tools/probes/first_call.py ...   # from another folder: an installed package
 
 The children import ``primitives`` as Python finds it from the current folder: run it as a file
@@ -173,6 +173,11 @@ r = {call}
 sync()
 dt = time.perf_counter() - t
 out = {{"s": dt, "backend": b.name, "origins": _loader.kernel_origins()}}
+if b.is_cuda:
+    from primitives._core import lazy as _lazy
+    out["compiles"] = [
+        [c[0], c[1], c[2], c[3] - t, c[4] - t] for c in _lazy.compiles(t) if c[4] - t <= dt
+    ]
 if prof is not None:
     import io, pstats
     prof.disable()
@@ -227,6 +232,23 @@ def first_call(name, binaries=None, n=1 << 20, profile=False):
         return json.loads(r.stdout.strip().splitlines()[-1]), None
 
 
+def trace(compiles):
+    """The compiles of one first call, one line each (start, end, level, file, instantiation),
+    and a summary: how many, their seconds summed and the end of the last one the call ran."""
+    lines = [
+        f"    {c[3]:6.3f} {c[4]:6.3f} {'fast' if c[2] else 'default'} {c[0]} {c[1]}"
+        for c in sorted(compiles, key=lambda c: c[3])
+    ]
+    fast = [c for c in compiles if c[2]]
+    total = sum(c[4] - c[3] for c in compiles)
+    last = max((c[4] for c in fast), default=0.0)
+    lines.append(
+        f"    {len(compiles)} compiles ({len(fast)} fast), {total:.3f} s summed, "
+        f"the last fast one ended at {last:.3f} s"
+    )
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.probes.first_call")
     ap.add_argument("--only", action="append", metavar="NAME", help="this function alone")
@@ -243,6 +265,12 @@ def main(argv=None):
         action="store_true",
         help="run each first call under cProfile and print its 25 costliest functions "
         "(cumulative time; the timed seconds include the profiler's overhead)",
+    )
+    ap.add_argument(
+        "--trace",
+        action="store_true",
+        help="after each row, the NVRTC compiles that ended within the first call "
+        "(primitives._core.lazy.compiles): file, instantiation, level, start and end seconds",
     )
     args = ap.parse_args(argv)
     cupy = [] if args.no_cupy else [c for c in CALLS if c.startswith("cupy.")]
@@ -270,6 +298,8 @@ def main(argv=None):
         print(lines[-1], flush=True)
         if res is not None and "profile" in res:
             print(res["profile"], flush=True)
+        if res is not None and args.trace:
+            print(trace(res.get("compiles", [])), flush=True)
     lines.append(f"| all ({len(names)}) | {total:.3f} | | |")
     print(lines[-1], flush=True)
     if args.out:
