@@ -1,5 +1,5 @@
 """primitives.dask reductions (sum, prod, min, max, mean, any, all, argmin, argmax) and
-histograms (histogram, bincount) vs NumPy, on a distributed cluster (test_dask_sort's: two
+histograms (histogram, bincount) vs NumPy, on a distributed cluster (conftest.py's: two
 workers in this process with NumPy chunks on the emulator, one dask-cuda worker with CuPy chunks
 on a GPU) and on the threaded scheduler: awkward chunkings with empty chunks, N-D arrays along
 axes, every error branch."""
@@ -20,7 +20,7 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("primitives.dask")
 
-from tests.dask.test_dask_sort import CHUNKINGS, chunked, client  # noqa: E402, F401 - shared fixture
+from tests.dask.conftest import CHUNKINGS, chunked  # noqa: E402
 
 DTYPES = [
     np.bool_,

@@ -1,6 +1,6 @@
 """primitives.dask cumsum, cumprod, inclusive_scan and exclusive_scan vs NumPy: both 1-D graphs
 (the chain of seeded chunk scans, and the totals then seeded scans), on a distributed cluster
-(test_dask_sort's: two workers in this process with NumPy chunks on the emulator, one dask-cuda
+(conftest.py's: two workers in this process with NumPy chunks on the emulator, one dask-cuda
 worker with CuPy chunks on a GPU) and on the threaded scheduler; N-D arrays along an axis."""
 
 import numpy as np
@@ -13,7 +13,7 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("primitives.dask")
 
-from tests.dask.test_dask_sort import CHUNKINGS, chunked, client  # noqa: E402, F401 - shared fixture
+from tests.dask.conftest import CHUNKINGS, chunked  # noqa: E402
 
 OPS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
 

@@ -1,6 +1,7 @@
-"""primitives.dask sort/argsort, topk and spmv vs NumPy/SciPy, on a distributed cluster (two
-workers in this process, NumPy chunks on the emulator; on a GPU one dask-cuda worker with CuPy
-chunks when dask-cuda is installed) and on the threaded scheduler."""
+"""primitives.dask sort/argsort, topk and spmv vs NumPy/SciPy, on a distributed cluster (the
+``client`` of conftest.py: two workers in this process, NumPy chunks on the emulator; on a GPU
+one dask-cuda worker with CuPy chunks when dask-cuda is installed) and on the threaded
+scheduler."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import primitives as prim
-from primitives._core import backend as _backend
 from primitives.testing import harness as H
 
 da = pytest.importorskip("dask.array")
@@ -17,8 +17,8 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("primitives.dask")
 
-#: chunkings of awkward sizes: tiles split unevenly, empty chunks, one-element chunks
-CHUNKINGS = [(1,), (31,), (33, 0, 31), (0, 32, 1, 0, 4095), (4097, 1, 2047)]
+from tests.dask.conftest import CHUNKINGS, chunked  # noqa: E402
+
 SORT_DTYPES = [
     np.uint8,
     np.int8,
@@ -31,38 +31,6 @@ SORT_DTYPES = [
     np.float32,
     np.float64,
 ]
-
-
-@pytest.fixture(scope="module")
-def client():
-    if _backend.get_backend().is_cuda:
-        try:
-            from dask_cuda import LocalCUDACluster
-        except ImportError:
-            cluster = distributed.LocalCluster(
-                n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None
-            )
-        else:
-            cluster = LocalCUDACluster(n_workers=1, dashboard_address=None)
-    else:
-        cluster = distributed.LocalCluster(
-            n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None
-        )
-    with cluster, distributed.Client(cluster) as c:
-        # every worker registered (and the client's view of the scheduler refreshed) before a
-        # test asks how many there are
-        c.wait_for_workers(len(cluster.workers))
-        yield c
-
-
-def chunked(host, chunks):
-    """A Dask array of ``host`` with ``chunks``: CuPy chunks on a GPU, NumPy on the emulator."""
-    x = da.from_array(host, chunks=(tuple(chunks),) if not isinstance(chunks, int) else chunks)
-    if _backend.get_backend().is_cuda:
-        import cupy
-
-        x = x.map_blocks(cupy.asarray, dtype=host.dtype, meta=cupy.empty(0, host.dtype))
-    return x
 
 
 def keys(rng, n, dt, distinct=None):
