@@ -381,14 +381,20 @@ def _scheduler_tasks(client):
     return client.run_on_scheduler(_task_count)
 
 
-def _settle(client, count, timeout=30.0):
+def _settle(client, count, timeout=30.0, collect_after=0.05):
     """Wait until the scheduler holds no more than ``count`` tasks: the results and
     intermediates of the calls before released. The calls are pure (their keys are their
     inputs' tokens), so a call made while the last one's results are still held would take
-    them without computing."""
-    gc.collect()  # the futures of dropped results
-    end = time.monotonic() + timeout
+    them without computing. Futures of dropped results that only reference cycles still hold
+    are freed by a garbage collection, run once when the tasks are not released within
+    ``collect_after`` seconds (a full collection takes about 0.1 s in a large process, more
+    than the release of the tasks the client has let go of)."""
+    start = time.monotonic()
+    end, collected = start + timeout, False
     while _scheduler_tasks(client) > count:
+        if not collected and time.monotonic() > start + collect_after:
+            gc.collect()  # the futures of dropped results held in reference cycles
+            collected = True
         if time.monotonic() > end:
             raise RuntimeError(
                 f"the scheduler still holds more than {count} tasks after {timeout} s"
