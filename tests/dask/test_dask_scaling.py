@@ -144,10 +144,17 @@ def test_gpu_cluster_places_one_gpu_per_worker():
     assert "GPUs 3,5" in what
 
 
-def test_chunk_options(tmp_path):
-    """--chunk and --row-chunk change the chunking, not the inputs or the results (the inputs are
-    drawn per chunk, so the references are taken at the same chunking); bad values are refused."""
-    out = tmp_path / "chunks.md"
+#: --chunk and --row-chunk of the run at other chunkings: half the test scale's (the row chunk a
+#: multiple of the grid width), four chunks and four row blocks per worker in weak scaling
+CHUNK, ROW_CHUNK = S.SCALES["test"].chunk // 2, S.SCALES["test"].row_chunk // 2
+
+
+@pytest.fixture(scope="module")
+def rechunked(tmp_path_factory):
+    """sum and spmv at chunkings other than the scale's, each run's tasks profiled: (records,
+    the table's file, the profile's file)."""
+    path = tmp_path_factory.mktemp("rechunked")
+    out, prof = path / "chunks.md", path / "profile.md"
     argv = [
         "--workers",
         *map(str, WORKERS),
@@ -161,16 +168,43 @@ def test_chunk_options(tmp_path):
         "sum",
         "spmv",
         "--chunk",
-        "512",
+        str(CHUNK),
         "--row-chunk",
-        str(2 * S.SCALES["test"].grid_width),
+        str(ROW_CHUNK),
+        "--profile",
+        str(prof),
+        "--min-time",
+        "0",
     ]
-    records = S.main(argv)
+    return S.main(argv), out.read_text(), prof.read_text()
+
+
+def profile_of(text, op, scaling, k):
+    """({task group: its cells after the name}, ms from the first task's start to the last
+    one's end) of one run in a --profile file."""
+    head = f"{op} {scaling}, {k} worker(s): wall "
+    assert head in text
+    run = text.split(head, 1)[1]
+    block = run.split("\n\n", 2)[1]
+    rows = {r.split("|")[1].strip(): r.split("|")[2:-1] for r in block.splitlines()[2:]}
+    return rows, float(run.split("to last end ", 1)[1].split(" ms")[0])
+
+
+def test_chunk_options(rechunked):
+    """--chunk and --row-chunk change the chunking, not the inputs or the results (the inputs are
+    drawn per chunk, so the references are taken at the same chunking); bad values are refused."""
+    records, text, profile = rechunked
     assert {r["op"] for r in records} == {"sum", "spmv"}
-    assert "chunks of 2^9" in out.read_text()
+    assert CHUNK != S.SCALES["test"].chunk and ROW_CHUNK != S.SCALES["test"].row_chunk
+    assert f"chunks of 2^{CHUNK.bit_length() - 1}" in text
     assert all(
         r["same"] in ("reference", "exact") or r["same"].startswith("close") for r in records
     )
+    sc = S.SCALES["test"]
+    for k in WORKERS:
+        for scaling, n in (("weak", sc.rows_per_worker * k), ("strong", sc.total_rows)):
+            rows, _ = profile_of(profile, "spmv", scaling, k)
+            assert int(rows["primitives-dask"][0]) == n // ROW_CHUNK  # a task per row block
     for bad, match in (
         (["--chunk", "0"], "--chunk must be positive"),
         (["--row-chunk", "3"], "multiple of the grid width"),
@@ -179,41 +213,19 @@ def test_chunk_options(tmp_path):
             S.main(["--scale", "test", "--cluster", "cpu", *bad])
 
 
-def test_profile_of_every_run(tmp_path):
+def test_profile_of_every_run(rechunked):
     """--profile writes one table of task groups per run: the work's tasks counted, with their
     compute time and span; --rmm-pool is refused off the GPU cluster."""
-    out, prof = tmp_path / "sum.md", tmp_path / "profile.md"
-    argv = [
-        "--workers",
-        *map(str, WORKERS),
-        "--scale",
-        "test",
-        "--out",
-        str(out),
-        "--cluster",
-        "cuda" if ON_GPU else "cpu",
-        "--ops",
-        "sum",
-        "--profile",
-        str(prof),
-        "--min-time",
-        "0",
-    ]
-    S.main(argv)
-    text = prof.read_text()
+    records, _, text = rechunked
+    for r in records:
+        profile_of(text, r["op"], r["scaling"], r["workers"])
     sc = S.SCALES["test"]
     for k in WORKERS:
         for scaling, n in (("weak", sc.per_worker * k), ("strong", sc.total)):
-            head = f"sum {scaling}, {k} worker(s): wall "
-            assert head in text
-            block = text.split(head, 1)[1].split("\n\n", 2)[1]
-            rows = {r.split("|")[1].strip(): r.split("|")[2:-1] for r in block.splitlines()[2:]}
-            assert int(rows["primitives-sum"][0]) == n // sc.chunk  # one task per chunk
+            rows, span = profile_of(text, "sum", scaling, k)
+            assert int(rows["primitives-sum"][0]) == n // CHUNK  # one task per chunk
             assert float(rows["primitives-sum"][1]) > 0
-            assert (
-                float(rows["primitives-sum-aggregate"][5])
-                <= float(text.split(head, 1)[1].split("to last end ", 1)[1].split(" ms")[0]) + 1e-2
-            )
+            assert float(rows["primitives-sum-aggregate"][5]) <= span + 1e-2
     if not ON_GPU:
         with pytest.raises(SystemExit):
             S.main(["--scale", "test", "--cluster", "cpu", "--rmm-pool", "1GB"])
