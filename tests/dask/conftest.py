@@ -20,19 +20,23 @@ CHUNKINGS = [(1,), (31,), (33, 0, 31), (0, 32, 1, 0, 4095), (4097, 1, 2047)]
 @pytest.fixture(scope="session")
 def _cluster_client():
     distributed = pytest.importorskip("distributed")
+    # no dashboard; the scheduler's HTTP server on a free port, not on 8787, which a cluster
+    # started while this one lives (tools.figures.dask_scaling's) takes
+    in_process = dict(
+        processes=False,
+        threads_per_worker=1,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+    )
     if _backend.get_backend().is_cuda:
         try:
             from dask_cuda import LocalCUDACluster
         except ImportError:
-            cluster = distributed.LocalCluster(
-                n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None
-            )
+            cluster = distributed.LocalCluster(n_workers=1, **in_process)
         else:
             cluster = LocalCUDACluster(n_workers=1, dashboard_address=None)
     else:
-        cluster = distributed.LocalCluster(
-            n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None
-        )
+        cluster = distributed.LocalCluster(n_workers=2, **in_process)
     # not the process's default scheduler: a test that does not ask for ``client`` computes on
     # Dask's local schedulers, whichever tests ran before it
     with cluster, distributed.Client(cluster, set_as_default=False) as c:
