@@ -158,28 +158,10 @@ def _cached_image(
         return None
 
 
-# the compiles calls wait for (first images) under way; the background compiles of default
-# images start only when there is none, so that they do not take a call's cores
-_calls_compiling = [0]
-_calls_idle = threading.Condition()
-
-
 def _first_image(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str, bool]:
     """``(path, lowered name, final)`` of the image a first call loads: the default one where
     the cache holds it (``final``), else, with tiers, the fast one, the default one then
     compiling in the background (:func:`_finish`), else the default one compiled now."""
-    with _calls_idle:
-        _calls_compiling[0] += 1
-    try:
-        return _first_image_of(relpath, name, arch)
-    finally:
-        with _calls_idle:
-            _calls_compiling[0] -= 1
-            if not _calls_compiling[0]:
-                _calls_idle.notify_all()
-
-
-def _first_image_of(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str, bool]:
     if _tiers():
         found = _cached_image(*_image_paths(relpath, name, arch, binary_options()), name)
         if found is None:
@@ -264,9 +246,6 @@ def _finish(device: int, relpath: str, name: str, arch: str) -> None:
 
         from . import plans as _plans
 
-        if not os.environ.get("PRIMITIVES_X_NOGATE"):
-            with _calls_idle:
-                _calls_idle.wait_for(lambda: not _calls_compiling[0])
         path, lowered = compile_alone(relpath, name, arch)
         with cupy.cuda.Device(device):
             raw = cupy.RawModule(path=str(path))
