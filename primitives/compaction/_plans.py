@@ -111,6 +111,16 @@ class CompactPlan(_lookback.LookbackPlan):
         return out
 
 
+def prefetch_plan(dt):
+    """Start compiling the kernel of :func:`compact_plan`'s plan of ``dt`` (None: indices)
+    under the policy in force, where kernels compile on first use: for a caller that compacts
+    after other work, whose kernels then compile beside it."""
+    wide = dt is not None and np.dtype(dt).itemsize == _policy.WIDE
+    pol = _policy.current(_policy.WIDE if wide else None)
+    ctype = None if dt is None else moved_as(dt)[0]
+    _loader.prefetch(SOURCE, [kernel_name(ctype, dt is None, pol)])
+
+
 def compact_plan(backend, dt, n):
     """The plan of ``dt`` (None: indices) over n elements under the policy in force."""
     wide = dt is not None and np.dtype(dt).itemsize == _policy.WIDE

@@ -10,7 +10,7 @@ import numpy as np
 from .._core import backend as _backend, entry as _entry, keys as _keys
 from ..sorting import argsort, sort
 from .._core import checks as _core_checks
-from . import _arith, _checks, _choose, _partition, _quantile, _select
+from . import _arith, _checks, _choose, _partition, _plans as _splans, _quantile, _select
 from ._checks import DTYPES, INDEX
 from ._choose import VARIANTS
 
@@ -40,6 +40,8 @@ def _prepare_topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"): 
         vals, idx = _select.empty(lay, k, dt, xp), _select.empty(lay, k, INDEX, xp)
         return _entry.Prepared.done((inp.kept(vals), inp.result(idx)))
     variant = _choose.variant(variant, _choose.key_width(dt), lay.length, k, "topk")
+    if variant != "warp_rows":  # its selection returns the values too
+        _splans.prefetch_gather(dt)
     sel = _select.Selection(backend, dt, lay.rows, lay.length, k, largest, ordered, variant)
     run = _select.TopkRun(backend, lay, sel)
     if inp.array is x:  # read as it is: later calls on like arrays run the replay unchecked
@@ -118,6 +120,7 @@ def _partition_run(backend, lay, dt, kths, variant, func, values):
     if _choose.partition_sorts(variant, lay.rows, length, m):
         return _select.SortedRun(backend, lay, sort if values else argsort, dt if values else None)
     variant = _choose.variant(variant, _choose.key_width(dt), length, m, func)
+    _splans.prefetch_gather(dt if values else None, partition=True)
     sel = _select.Selection(backend, dt, lay.rows, length, m, not small, True, variant)
     return _select.PartitionRun(backend, lay, sel, small, values)
 

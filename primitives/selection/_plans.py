@@ -497,6 +497,20 @@ _loader.register(GATHER, GATHER_NAMES)
 _GATHER_BLOCK = 256
 
 
+def prefetch_gather(dtype=None, partition=False):
+    """Start compiling, where kernels compile on first use, the kernels a selection's result
+    is made with after it: ``gather_rows`` of ``dtype``'s values (None: none), and with
+    ``partition`` :func:`partition_indices`' kernels and compaction's. Asked for before the
+    selection, so that they compile beside its kernels, not after them."""
+    from ..compaction import _plans as _compaction
+
+    names = [] if dtype is None else [f"gather_rows<{_dtypes.cname(_MOVED[dtype.itemsize])}>"]
+    if partition:
+        names += ["flag_rest", "unflag_selected", "assemble_partition"]
+        _compaction.prefetch_plan(None)
+    _loader.prefetch(GATHER, names)
+
+
 def _gather_kernel(name):
     return _loader.load(GATHER, GATHER_NAMES)(name)
 

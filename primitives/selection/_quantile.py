@@ -129,7 +129,6 @@ class OrderPlan(Plan):
         self.backend, self.xp, self.rows, self.slots, self.ub = backend, xp, rows, slots, ub
         self.udt = _splans.UBITS[ub]
         c = _c(ub)
-        _loader.prefetch(_kernels.QUANTILE, plan_names(ub, pol))  # compiled at once
         get = _loader.load(_kernels.QUANTILE, names(pol))
         kfirst = get(f"quantile_first<{c}, {pol.block}, {pol.items}>")
         kpass = get(f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>")
@@ -153,11 +152,7 @@ class OrderPlan(Plan):
         self.pass_args = (i64(length), i64(bpr2), i64(self.groups), i64(slots))
         self.choose = _plans.Launch(get("quantile_choose"), rows, _START_BLOCK)
         self.later = [(i32(s), i32(w)) for s, w in sched[1:]]
-        self.bits_launch = _plans.Launch(get(f"quantile_bits<{c}>"), _launch.cdiv(rows, 256), 256)
-        self.finish_launch = {
-            to: _plans.Launch(get(f"quantile_finish<{c}, {to}>"), _launch.cdiv(rows, 256), 256)
-            for to in FINISH[ub]
-        }
+        self.get, self.c, self.launches = get, c, {}  # bits and finish: made when first used
         self.kind, self.cap64, self.len64 = i32(kind), i64(self.cap), i64(length)
         size = max(rows * MAX_BINS, rows * slots * (MAX_BINS // pol.group))
         self.hist = xp.zeros(size, dtype=np.uint64)  # left zero by the kernels
@@ -183,9 +178,20 @@ class OrderPlan(Plan):
             self.choose(self.hist, state, used, *self.choose_args, shift, width)
         return state
 
+    def _launch(self, name):
+        """The launch of the one-thread-a-row kernel ``name``, made when first used (a plan
+        runs bits or one of the finishes, not all)."""
+        launch = self.launches.get(name)
+        if launch is None:
+            launch = _plans.Launch(self.get(name), _launch.cdiv(self.rows, 256), 256)
+            self.launches[name] = launch
+        return launch
+
     def bits(self, state):
         out = self.xp.empty((self.rows, self.slots), dtype=self.udt)
-        self.bits_launch(state, _launch.i64(self.rows), _launch.i64(self.slots), self.kind, out)
+        self._launch(f"quantile_bits<{self.c}>")(
+            state, _launch.i64(self.rows), _launch.i64(self.slots), self.kind, out
+        )
         return out
 
     def finish(self, state, mode, coef, nans, nanbits, tdt, odt=None, nan_mode=ROW_NAN):
@@ -197,7 +203,7 @@ class OrderPlan(Plan):
         odt = tdt if odt is None else np.dtype(odt)
         outputs = 1 if mode == MEAN else self.slots // 2
         out = self.xp.empty((outputs, self.rows), dtype=odt)
-        self.finish_launch[f"{_dtypes.CTYPES[tdt]}, {_dtypes.CTYPES[odt]}"](
+        self._launch(finish_name(self.c, tdt, odt))(
             state,
             _launch.i64(self.rows),
             _launch.i64(self.slots),
@@ -224,24 +230,37 @@ def selects(rows, length, slots):
 
 
 def plan_names(ub, pol):
-    """The instantiations an :class:`OrderPlan` of ``ub``-byte keys loads."""
+    """The instantiations every :class:`OrderPlan` of ``ub``-byte keys runs (its bits or
+    finish kernel is asked for by the caller that knows which: :meth:`Order.prefetch`)."""
     c = _c(ub)
     return [
         f"quantile_first<{c}, {pol.block}, {pol.items}>",
         f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>",
         "quantile_start",
         "quantile_choose",
-        f"quantile_bits<{c}>",
-    ] + [f"quantile_finish<{c}, {to}>" for to in FINISH[ub]]
+    ]
 
 
-def order_plan(backend, dtype, rows, length, slots):
+def finish_name(c, tdt, odt=None):
+    """The quantile_finish instantiation of keys of C++ type ``c`` computing in ``tdt`` and
+    storing ``odt`` (``tdt`` by default)."""
+    tdt = np.dtype(tdt)
+    odt = tdt if odt is None else np.dtype(odt)
+    return f"quantile_finish<{c}, {_dtypes.CTYPES[tdt]}, {_dtypes.CTYPES[odt]}>"
+
+
+def order_plan(backend, dtype, rows, length, slots, results=()):
     """The :class:`OrderPlan` of rows of ``dtype`` (the keys' dtype: no bool or float16), or
-    None where the rows are sorted instead (:func:`selects`)."""
+    None where the rows are sorted instead (:func:`selects`). Its kernels and those of
+    ``results`` (the calls' results will come from: ``(tdt, odt)`` for a finish, None for the
+    bits) start compiling at once, where kernels compile on first use."""
     if not selects(rows, length, slots):
         return None
     pol = _policy.quantile()
     ub = max(4, dtype.itemsize)
+    c = _c(ub)
+    extra = [f"quantile_bits<{c}>" if r is None else finish_name(c, *r) for r in results]
+    _loader.prefetch(_kernels.QUANTILE, plan_names(ub, pol) + extra)
     kind = _keys.KIND[dtype.kind] if dtype.itemsize >= 4 else 0
     bits = 8 * dtype.itemsize
     key = ("selection", "quantile", ub, kind, bits, rows, length, slots, pol, _plans.stream_key())
@@ -258,10 +277,10 @@ class Order:
     NumPy's result for a slice with NaNs; anything for the other rows). Rows that :meth:`fuses`:
     ``prime(rows2)`` then ``finish(...)``, NumPy's results in one launch."""
 
-    def __init__(self, backend, dtype, rows, length, slots, nans):
+    def __init__(self, backend, dtype, rows, length, slots, nans, results=()):
         self.backend, self.xp, self.dtype = backend, backend.xp, np.dtype(dtype)
         self.kdt = _key_dtype(self.dtype)
-        self.plan = order_plan(backend, self.kdt, rows, length, slots)
+        self.plan = order_plan(backend, self.kdt, rows, length, slots, results)
         self.nans = nans and self.dtype.kind == "f"
         self._state = self._nan = self._counts = None
 
@@ -367,18 +386,37 @@ class QuantileRun(Plan):
         self.exact = q.dtype == object
         self.rows = int(np.prod(kept, dtype=np.int64))
         self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
-        self.order = Order(backend, dtype, self.rows, self.length, 2 * q.size, True)
         self.inexact = self.dtype.kind == "f"
         self.nan = nan and self.inexact  # integers and bool hold no NaN: quantile's path
+        qf = q.reshape(-1)
+        if not self.nan:  # the indexes and gammas, once (NumPy's with a Python int count)
+            self.fixed = self._ranks(np, self.length, qf)
+        # the kernel the results come from (compiled beside the selection's): the finish of
+        # float32 and float64 rows (computing in the gammas' dtype: those of a count like the
+        # rows' for nanquantile, whose first all-NaN slice alone stores another dtype), else
+        # the bits of the ranks' values
+        fusable = self.dtype in (np.float32, np.float64) and not self.exact
+        results = (None,)
+        if fusable:
+            ndt = q.dtype if q.dtype.kind == "f" else np.dtype(np.intp)
+            n = np.full((1, 1), self.length, ndt)  # as _nan_finish gives the counts
+            gamma = self.fixed[2] if not self.nan else self._ranks(np, n, qf)[2]
+            results = ((self._tdt(gamma), None),)
+        self.order = Order(backend, dtype, self.rows, self.length, 2 * q.size, True, results)
         self.fused = None
         # selected float32 and float64 rows: one launch from the selection's state
         self.nan_fused = self.nan and self.order.fuses() and not self.exact
         if self.nan_fused:
             self.zero = backend.xp.zeros(1, self.dtype)  # TAKE's coefficients: none
-        if not self.nan:  # the indexes and gammas, once (NumPy's with a Python int count)
-            self.fixed = self._ranks(np, self.length, q.reshape(-1))
-            if self.order.fuses() and not self.exact:
-                self.fused = self._fused(*self.fixed[:3])
+        if not self.nan and self.order.fuses() and not self.exact:
+            self.fused = self._fused(*self.fixed[:3])
+
+    def _tdt(self, gamma):
+        """The dtype quantile_finish computes in: the rows' for TAKE (``gamma`` None) or a
+        weak q, else the rows' and the gammas' common type."""
+        if gamma is None or self.weak:
+            return self.dtype
+        return np.result_type(self.dtype, np.asarray(gamma).dtype)
 
     def _ranks(self, ar, n, qf):
         """quantile_ranks in the array module ``ar``; NumPy's TypeError (naming the function)
@@ -399,7 +437,7 @@ class QuantileRun(Plan):
         if gamma is None:
             return ranks, TAKE, xp.zeros(1, self.dtype), self.dtype
         t = np.asarray(gamma).reshape(-1)
-        tdt = self.dtype if self.weak else np.result_type(self.dtype, t.dtype)
+        tdt = self._tdt(t)
         return ranks, LERP, xp.asarray(coefficients(t, tdt)), tdt
 
     def _nan_finish(self, rows2):
@@ -416,7 +454,7 @@ class QuantileRun(Plan):
         ranks = xp.asarray(np.ascontiguousarray(ranks, dtype=np.int64))
         if gamma is None:
             return self.order.finish(ranks, TAKE, self.zero, self.dtype, nan_mode=ALL_NAN)
-        tdt = self.dtype if self.weak else np.result_type(self.dtype, gamma.dtype)
+        tdt = self._tdt(gamma)
         # NumPy's results of the slices take the first one's dtype (its apply_along_axis): the
         # input's for an all-NaN first slice
         odt = self.dtype if n[0] == 0 else tdt
@@ -498,7 +536,9 @@ class MedianRun(Plan):
         self.nan = nan and self.dtype.kind == "f"  # integers and bool hold no NaN: median's path
         self.rows = int(np.prod(kept, dtype=np.int64))
         self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
-        self.order = Order(backend, dtype, self.rows, self.length, 2, True)
+        fusable = self.dtype in (np.float32, np.float64)  # results from the finish, else bits
+        results = ((self.dtype, None),) if fusable else (None,)
+        self.order = Order(backend, dtype, self.rows, self.length, 2, True, results)
         self.fused = None
         if self.order.fuses():  # one launch from the selection's state to the results
             self.zero = backend.xp.zeros(1, self.dtype)  # no coefficients

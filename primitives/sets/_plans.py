@@ -218,6 +218,16 @@ def lengths(starts, n, empty):
     return out
 
 
+def prefetch_runs(key_dt, counts):
+    """Start compiling the run kernel of sorted keys of ``key_dt`` (with their lengths where
+    ``counts``: and the lengths kernel) under the policy in force, where kernels compile on first
+    use: unique asks for it before its sort, whose kernels then compile beside it."""
+    vals = COUNTS if counts else KEYS
+    _loader.prefetch(SOURCE, [kernel_name(key_dt, vals, None, None, None, _policy.current())])
+    if counts:
+        _loader.prefetch(LENGTHS, ["run_lengths"])
+
+
 def runs_plan(backend, key_dt, vals, in_dt, acc_dt, op, n):
     """The plan under the policy in force."""
     pol = _policy.current()

@@ -85,6 +85,8 @@ def unique_flat(arr, ri, rv, rc, equal_nan, variant, backend):
     if arr.dtype.kind == "c":  # the run kernel has no complex keys
         variant = "compact"
     need_perm = ri or rv
+    if variant == "rle":
+        _rp.prefetch_runs(arr.dtype, rc or need_perm)  # compiled beside the sort's kernels
     if need_perm:
         s, perm = sort(arr, xp.arange(arr.size, dtype=np.int64))
     else:
