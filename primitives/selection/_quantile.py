@@ -391,13 +391,10 @@ class QuantileRun(Plan):
         qf = q.reshape(-1)
         if not self.nan:  # the indexes and gammas, once (NumPy's with a Python int count)
             self.fixed = self._ranks(np, self.length, qf)
-        # the kernel the results come from (compiled beside the selection's): the finish of
-        # float32 and float64 rows (computing in the gammas' dtype: those of a count like the
-        # rows' for nanquantile, whose first all-NaN slice alone stores another dtype), else
-        # the bits of the ranks' values
-        fusable = self.dtype in (np.float32, np.float64) and not self.exact
+        # the results' kernel, compiled beside the selection's: the finish of float32/float64
+        # rows in the gammas' dtype (nanquantile's of a count like the rows'), else the bits
         results = (None,)
-        if fusable:
+        if self.dtype in (np.float32, np.float64) and not self.exact:
             ndt = q.dtype if q.dtype.kind == "f" else np.dtype(np.intp)
             n = np.full((1, 1), self.length, ndt)  # as _nan_finish gives the counts
             gamma = self.fixed[2] if not self.nan else self._ranks(np, n, qf)[2]
@@ -412,8 +409,8 @@ class QuantileRun(Plan):
             self.fused = self._fused(*self.fixed[:3])
 
     def _tdt(self, gamma):
-        """The dtype quantile_finish computes in: the rows' for TAKE (``gamma`` None) or a
-        weak q, else the rows' and the gammas' common type."""
+        """quantile_finish's dtype: the rows' for TAKE (``gamma`` None) or a weak q, else the
+        rows' and the gammas' common type."""
         if gamma is None or self.weak:
             return self.dtype
         return np.result_type(self.dtype, np.asarray(gamma).dtype)
@@ -536,8 +533,7 @@ class MedianRun(Plan):
         self.nan = nan and self.dtype.kind == "f"  # integers and bool hold no NaN: median's path
         self.rows = int(np.prod(kept, dtype=np.int64))
         self.length = int(np.prod([shape[i] for i in axes], dtype=np.int64))
-        fusable = self.dtype in (np.float32, np.float64)  # results from the finish, else bits
-        results = ((self.dtype, None),) if fusable else (None,)
+        results = ((self.dtype, None),) if self.dtype in (np.float32, np.float64) else (None,)
         self.order = Order(backend, dtype, self.rows, self.length, 2, True, results)
         self.fused = None
         if self.order.fuses():  # one launch from the selection's state to the results
