@@ -37,10 +37,20 @@
 //   for_each_packet (its own aligned head), rows grid-stride. Launch: 1-D, blockDim.x == BLOCK,
 //   any grid. Shared memory: static, BLOCK/32 pairs (block mode). Preconditions: len >= 1.
 //   (A few long rows, fewer than the resident blocks, take arg_flat with a grid row per row.)
-// arg_cols<InT, MAX, BLOCK>: an (outer, len, inner) C-ordered array reduced along the middle
-//   axis, out[o * inner + j]. One thread per output position (grid-stride), consecutive threads on
-//   consecutive inner positions (coalesced), each walking its column down the axis in order.
-//   Launch: 1-D, blockDim.x == BLOCK, any grid; no shared memory. Preconditions: len >= 1.
+// arg_cols<InT, MAX, BLOCK, VECS>: an (outer, len, inner) C-ordered array reduced along the
+//   middle axis, the axis cut in `splits` parts of `chunk` rows. Units (o, part, column), column
+//   fastest, grid-stride: a thread owns one column, or with `vec` (inner a multiple of
+//   N = 16 / sizeof(InT), `in` 16-byte aligned) N consecutive columns read as one 16-byte packet,
+//   and walks its part's rows in order, VECS rows' loads in flight, keeping each column's first
+//   extreme (Op::later_wins: the first NaN, else the first most extreme key). Consecutive threads
+//   read consecutive columns (coalesced). splits == 1: out[o * inner + j] the index; else each
+//   part's (key, index) into the partials (outer, splits, inner): `part_keys` as Op::K keys
+//   (KEY_WORDS 64-bit words each), `part_idx` the indices. Launch: 1-D, any grid, BLOCK threads;
+//   no shared memory, no barriers. Preconditions: len >= 1, chunk >= 1, splits * chunk >= len >
+//   (splits - 1) * chunk.
+// arg_cols_merge<InT, MAX, BLOCK, VECS>: the partials of arg_cols combined with ArgOp in part
+//   order (VECS parts' loads in flight): out[o * inner + j]. A thread per output position,
+//   grid-stride, coalesced across j. Launch: 1-D, any grid, BLOCK threads; no shared memory.
 //   (Too few long columns to fill the device are copied to rows by the host first.)
 #include "util/prim.cuh"
 #include "util/thread.cuh"
@@ -246,26 +256,125 @@ __global__ void __launch_bounds__(BLOCK) arg_rows(const InT* __restrict__ in, lo
     }
 }
 
-// ---- a middle axis: a thread per column, coalesced across the inner positions -----------------
-template <class InT, bool MAX, int BLOCK>
+// ---- a middle axis: threads on consecutive columns, coalesced; R split in parts --------------
+namespace prim {
+
+// One step of a column walk: the element of key v at row r after the column's best so far.
+template <class Op>
+__device__ __forceinline__ void col_step(typename Op::K v, long long r, typename Op::K& best,
+                                         long long& at) {
+    if (Op::later_wins(v, best)) {
+        best = v;
+        at = r;
+    }
+}
+
+}  // namespace prim
+
+template <class InT, bool MAX, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
     arg_cols(const InT* __restrict__ in, long long outer, long long len, long long inner,
-             long long* __restrict__ out) {
+             long long splits, long long chunk, int vec, long long* __restrict__ part_keys,
+             long long* __restrict__ part_idx, long long* __restrict__ out) {
     typedef prim::ArgOp<InT, MAX> Op;
     typedef typename Op::K K;
+    constexpr int N = prim::Pack16<InT>::N;
+    const bool packets = vec && inner % N == 0 && (reinterpret_cast<prim::uptr>(in) & 15u) == 0;
+    const long long cols = packets ? inner / N : inner;
+    const long long units = outer * splits * cols;
+    K* keys = reinterpret_cast<K*>(part_keys);
+    for (long long u = prim::global_thread(); u < units; u += prim::global_threads()) {
+        const long long c = u % cols, t = u / cols, part = t % splits, o = t / splits;
+        const long long r0 = part * chunk;
+        const long long r1 = r0 + chunk < len ? r0 + chunk : len;
+        const long long dst = (o * splits + part) * inner;  // the part's first output position
+        if (packets) {
+            const InT* p = in + (o * len + r0) * inner + c * N;
+            prim::Pack16<InT> first = prim::load_pack16(p);
+            K best[N];
+            long long at[N];
+#pragma unroll
+            for (int k = 0; k < N; ++k) {
+                best[k] = Op::Key::key(first.v[k]);
+                at[k] = r0;
+            }
+            long long r = r0 + 1;
+            for (; r + VECS <= r1; r += VECS) {
+                prim::Pack16<InT> pk[VECS];
+#pragma unroll
+                for (int v = 0; v < VECS; ++v) pk[v] = prim::load_pack16(p + (r - r0 + v) * inner);
+#pragma unroll
+                for (int v = 0; v < VECS; ++v)
+#pragma unroll
+                    for (int k = 0; k < N; ++k)
+                        prim::col_step<Op>(Op::Key::key(pk[v].v[k]), r + v, best[k], at[k]);
+            }
+            for (; r < r1; ++r) {
+                const prim::Pack16<InT> pk = prim::load_pack16(p + (r - r0) * inner);
+#pragma unroll
+                for (int k = 0; k < N; ++k)
+                    prim::col_step<Op>(Op::Key::key(pk.v[k]), r, best[k], at[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < N; ++k) {
+                if (splits == 1) {
+                    out[o * inner + c * N + k] = at[k];
+                } else {
+                    keys[dst + c * N + k] = best[k];
+                    part_idx[dst + c * N + k] = at[k];
+                }
+            }
+        } else {
+            const InT* p = in + (o * len + r0) * inner + c;
+            K best = Op::Key::key(p[0]);
+            long long at = r0;
+            long long r = r0 + 1;
+            for (; r + VECS <= r1; r += VECS) {
+                InT x[VECS];
+#pragma unroll
+                for (int v = 0; v < VECS; ++v) x[v] = p[(r - r0 + v) * inner];
+#pragma unroll
+                for (int v = 0; v < VECS; ++v)
+                    prim::col_step<Op>(Op::Key::key(x[v]), r + v, best, at);
+            }
+            for (; r < r1; ++r) prim::col_step<Op>(Op::Key::key(p[(r - r0) * inner]), r, best, at);
+            if (splits == 1) {
+                out[o * inner + c] = at;
+            } else {
+                keys[dst + c] = best;
+                part_idx[dst + c] = at;
+            }
+        }
+    }
+}
+
+// The parts' pairs (outer, splits, inner) of arg_cols combined in part order: out[o * inner + j].
+template <class InT, bool MAX, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+    arg_cols_merge(const long long* __restrict__ part_keys, const long long* __restrict__ part_idx,
+                   long long outer, long long splits, long long inner,
+                   long long* __restrict__ out) {
+    typedef prim::ArgOp<InT, MAX> Op;
+    typedef typename Op::K K;
+    typedef typename Op::P P;
+    const Op op;
+    const K* keys = reinterpret_cast<const K*>(part_keys);
     const long long total = outer * inner;
     for (long long q = prim::global_thread(); q < total; q += prim::global_threads()) {
         const long long o = q / inner, j = q - o * inner;
-        const InT* col = in + o * len * inner + j;
-        K best = Op::Key::key(col[0]);
-        long long at = 0;
-        for (long long k = 1; k < len; ++k) {
-            const K v = Op::Key::key(col[k * inner]);
-            if (Op::later_wins(v, best)) {
-                best = v;
-                at = k;
-            }
+        const long long base = o * splits * inner + j;
+        P acc = Op::identity();
+        long long s = 0;
+        for (; s + VECS <= splits; s += VECS) {
+            P p[VECS];
+#pragma unroll
+            for (int v = 0; v < VECS; ++v)
+                p[v] = Op::pair(keys[base + (s + v) * inner], part_idx[base + (s + v) * inner]);
+#pragma unroll
+            for (int v = 0; v < VECS; ++v) acc = op(acc, p[v]);
         }
-        out[q] = at;
+        for (; s < splits; ++s)
+            acc = op(acc, Op::pair(keys[base + s * inner], part_idx[base + s * inner]));
+        out[q] = acc.i;
     }
 }

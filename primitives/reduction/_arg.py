@@ -4,8 +4,10 @@ Kernels in ``kernels/reduction/arg.cu``: the whole array in one launch (``arg_fl
 loads, a block reduction of (key, index) pairs, block partials reduced by the last block), and
 along one axis (see :class:`AxisPlan`) ``arg_rows`` (the axis last: a warp per short row, a block
 per long one), ``arg_flat`` again for a few long rows (several blocks per row), or ``arg_cols``
-(another axis: a thread per output position walking down the axis, coalesced across the
-positions after it; too few long columns to fill the device are copied to rows first). Each runs
+(another axis: threads on consecutive output positions, 16-byte packets of them where the layout
+allows, walking down the axis, coalesced; the axis cut in parts when the positions alone leave
+threads idle, ``arg_cols_merge`` then combining the parts' pairs; too few long columns to fill
+the device are copied to rows first). Each runs
 from a plan per (dtype, op, shape, policy, stream), filed in :data:`primitives._core.plans.PLANS`.
 """
 
@@ -16,6 +18,7 @@ import numpy as np
 from .._core import launch as _launch, plans as _plans
 from . import _policy
 from ._kernels import (
+    arg_cols_merge_name,
     arg_cols_name,
     arg_ctype,
     arg_flat_name,
@@ -25,6 +28,12 @@ from ._kernels import (
 )
 
 __all__ = ["FlatPlan", "AxisPlan", "flat_plan", "axis_plan"]
+
+#: arg_cols cuts the axis in parts of at least this many rows (a part's walk amortizes its
+#: pair's store and merge)
+COLS_MIN_CHUNK = 64
+#: and in at most this many parts: arg_cols_merge walks a column's parts in one thread
+COLS_MAX_SPLITS = 64
 
 
 class FlatPlan(_plans.Plan):
@@ -64,7 +73,7 @@ class AxisPlan(_plans.Plan):
 
     Rows (inner 1): a warp per row up to ``warp_row_max`` elements; longer rows ``arg_flat``
     with a grid row per row when there are fewer rows than resident blocks (several blocks per
-    row), else a block per row. Columns (inner > 1): ``arg_cols``, one thread per column; when
+    row), else a block per row. Columns (inner > 1): ``arg_cols`` (:meth:`_columns`); when
     the columns are too few to give every multiprocessor a block and longer than
     ``warp_row_max``, they are laid out as rows first (a copy) and taken as rows."""
 
@@ -74,15 +83,14 @@ class AxisPlan(_plans.Plan):
         slot = _plans.Launch.SLOT
         sms = backend.device_info().sm_count
         self.xp, self.size, self.lines, self.scratch = backend.xp, lines, None, None
-        self.nbytes = 0
+        self.nbytes, self.merge = 0, None
         if inner > 1 and lines < sms * block and length > pol.warp_row_max:
             self.lines = (outer, length, inner)  # few long columns: made rows by a copy
             inner = 1
         if inner > 1:
-            k = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
-            grid = _launch.cover_grid(lines, block, kernel=k)
-            args = (slot, _launch.i64(outer), _launch.i64(length), _launch.i64(inner), slot)
-        elif length <= pol.warp_row_max:
+            self._columns(backend, dt, is_max, outer, length, inner, pol)
+            return
+        if length <= pol.warp_row_max:
             k = arg_kernel("axis", dt, arg_rows_name(c, is_max, pol, True), pol)
             grid = _launch.cover_grid(lines, block // 32, kernel=k)
             args = (slot, _launch.i64(lines), _launch.i64(length), slot)
@@ -108,12 +116,53 @@ class AxisPlan(_plans.Plan):
             args = (slot, _launch.i64(lines), _launch.i64(length), slot)
         self.launch = _plans.Launch(k, grid, block, args=args)
 
+    def _columns(self, backend, dt, is_max, outer, length, inner, pol):
+        """``arg_cols``: threads on consecutive columns (16-byte packets of them where inner
+        allows), the axis cut in parts when the columns alone leave resident threads idle
+        (each part at least :data:`COLS_MIN_CHUNK` rows, at most :data:`COLS_MAX_SPLITS`
+        parts), the parts' pairs then combined by ``arg_cols_merge``."""
+        c, block, slot, i64 = arg_ctype(dt), pol.rows_block, _plans.Launch.SLOT, _launch.i64
+        k = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
+        per = 16 // dt.itemsize
+        units = outer * (inner // per if inner % per == 0 else inner)
+        threads = _launch.resident_grid(k, block) * block
+        splits = 1
+        if units < threads:
+            most = max(1, min(COLS_MAX_SPLITS, length // COLS_MIN_CHUNK))
+            splits = min(_launch.cdiv(threads, units), most)
+        chunk = _launch.cdiv(length, splits)
+        splits = _launch.cdiv(length, chunk)
+        grid = min(_launch.cdiv(units * splits, block), _launch.resident_grid(k, block))
+        stand_in = _launch.stand_in(backend, np.int64)
+        args = [slot, i64(outer), i64(length), i64(inner), i64(splits), i64(chunk), np.int32(1)]
+        self.merge = None
+        if splits == 1:
+            self.launch = _plans.Launch(k, grid, block, args=(*args, stand_in, stand_in, slot))
+            return
+        parts = outer * splits * inner
+        keys = self.xp.empty(parts * arg_key_words(dt), dtype=np.int64)
+        idx = self.xp.empty(parts, dtype=np.int64)
+        self.nbytes = _plans.scratch_bytes(keys, idx)
+        self.launch = _plans.Launch(k, grid, block, args=(*args, keys, idx, stand_in))
+        km = arg_kernel("axis", dt, arg_cols_merge_name(c, is_max, pol), pol)
+        lines = outer * inner
+        self.merge = _plans.Launch(
+            km,
+            _launch.cover_grid(lines, block, kernel=km),
+            block,
+            args=(keys, idx, i64(outer), i64(splits), i64(inner), slot),
+        )
+
     def run(self, x):
         if self.lines is not None:
             outer, length, inner = self.lines
             x = self.xp.ascontiguousarray(self.xp.swapaxes(x.reshape(outer, length, inner), 1, 2))
         out = self.xp.empty(self.size, dtype=np.int64)
-        self.launch(x, out)
+        if self.merge is not None:
+            self.launch(x)
+            self.merge(out)
+        else:
+            self.launch(x, out)
         return out
 
 

@@ -328,7 +328,11 @@ def arg_rows_name(c, is_max, pol, per_warp):
 
 
 def arg_cols_name(c, is_max, pol):
-    return f"arg_cols<{c}, {_flag(is_max)}, {pol.rows_block}>"
+    return f"arg_cols<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}>"
+
+
+def arg_cols_merge_name(c, is_max, pol):
+    return f"arg_cols_merge<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}>"
 
 
 def _arg_names(key, pol):
@@ -342,6 +346,7 @@ def _arg_names(key, pol):
                 arg_rows_name(c, is_max, pol, True),
                 arg_rows_name(c, is_max, pol, False),
                 arg_cols_name(c, is_max, pol),
+                arg_cols_merge_name(c, is_max, pol),
             ]
     return out
 

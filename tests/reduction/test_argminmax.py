@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
+from primitives._core import plans as _plans
 from primitives.reduction import _arg, _kernels
 from primitives.testing import harness as H
 
@@ -192,6 +193,40 @@ def test_axes_default_policy(func, shape, rng):
     x = _random(rng, np.dtype(np.float32), shape)
     for axis in (0, 1):
         _check(x, func, axis=axis)
+
+
+def _col_plans():
+    return [p for p in list(_plans.PLANS._plans.values()) if isinstance(p, _arg.AxisPlan)]
+
+
+@pytest.mark.parametrize("func", FUNCS)
+@pytest.mark.parametrize("dt", DTYPES + [np.dtype(np.complex64), np.dtype(np.complex128)], ids=str)
+def test_columns_in_parts(func, dt, rng, monkeypatch):
+    """Many columns, long enough to be cut in parts (arg_cols, then arg_cols_merge combining
+    the parts' pairs in order): ties and NaNs in later parts and at their boundaries, the
+    packets of columns and single columns (an odd inner, a view one element in), outer > 1."""
+    monkeypatch.setattr(_arg, "COLS_MIN_CHUNK", 8)
+    with prim.tuning.override("reduction", selector="arg", **SMALL):
+        for shape, axis in (((100, 512), 0), ((3, 70, 301), 1), ((2, 64, 256), -2)):
+            _plans.clear_caches()
+            x = _random(rng, dt, shape)
+            if dt.kind == "c":
+                x = x + 1j * _random(rng, np.dtype(np.float32), shape)
+            # the first extreme in a later part, tied again in the next
+            ext = x.max() if func == "argmax" else x.min()
+            idx = [slice(None)] * x.ndim
+            for row in (9, 17, 40):
+                idx[axis] = row
+                x[tuple(idx)] = ext
+            if dt.kind in "fc":  # a NaN after the first part in some columns, two in others
+                idx[axis] = 33
+                x[tuple(idx)][..., ::3] = np.nan
+                idx[axis] = 50
+                x[tuple(idx)][..., ::5] = np.nan
+            _check(x, func, axis=axis)
+            plans = _col_plans()
+            assert any(p.merge is not None for p in plans), "not cut in parts"
+            _check(x[..., 1:], func, axis=axis)  # single columns, unaligned
 
 
 @pytest.mark.parametrize("func", FUNCS)
