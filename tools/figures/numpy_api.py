@@ -95,6 +95,21 @@ def _arg(name):
     return make
 
 
+def _axis_arg(name, shape, order, axis):
+    def make(cp, rng):
+        x = _f32(cp, rng, shape)
+        if order == "F":
+            x = cp.asfortranarray(x)
+        out_bytes = 8 * (x.size // shape[axis])  # int64 indices
+        return (
+            (lambda: getattr(prim, name)(x, axis=axis)),
+            (lambda: getattr(cp, name)(x, axis=axis)),
+            x.nbytes + out_bytes,
+        )
+
+    return make
+
+
 def _hist2d(cp, rng):
     x, y = _f32(cp, rng, 2**26) - 0.5, _f32(cp, rng, 2**26) - 0.5
     rng2 = [[0, 1], [0, 1]]
@@ -129,8 +144,28 @@ def cases():
         Case("cumsum(axis=1) (4096, 65536) int32", _axis_cumsum(1), 0, 6),
         Case("argmax 2^28 float32", _arg("argmax"), 90, 1.0),
         Case("argmin 2^28 float32", _arg("argmin"), 90, 1.0),
-        Case("histogram2d 2^26 float32 pairs, 256 x 256", _hist2d, 0, 10),
     ]
+    for name in ("argmax", "argmin"):
+        for order in ("C", "F"):
+            for axis in (0, 1):
+                out.append(
+                    Case(
+                        f"{name}(axis={axis}) {order} (65536, 4096) float32",
+                        _axis_arg(name, (2**16, 2**12), order, axis),
+                        85,
+                        1.0,
+                    )
+                )
+    for axis in (0, 1, 2):
+        out.append(
+            Case(
+                f"argmax(axis={axis}) (256, 512, 512) float32",
+                _axis_arg("argmax", (256, 512, 512), "C", axis),
+                85,
+                1.0,
+            )
+        )
+    out += [Case("histogram2d 2^26 float32 pairs, 256 x 256", _hist2d, 0, 10)]
     return out
 
 
