@@ -484,7 +484,7 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
     """Every check of a call of argmin/argmax, in NumPy's order and before any launch, and its
     plan: the whole-array plan itself for a backend array read as it is."""
     func = "argmax" if is_max else "argmin"
-    inp = _core_checks.as_input(x, func=func, arg="x")
+    inp = _core_checks.as_input(x, func=func, arg="x", keep_f=True)  # F order read in place
     arr = inp.array
     if arr.ndim == 1 and np.ndim(x) == 0:  # made 1-D on the way to contiguous memory
         arr = arr.reshape(())
@@ -508,10 +508,15 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
         compute = lambda a: plan.run(a.reshape(-1)).reshape(shape)  # noqa: E731
     else:
         dims = arr.shape
+        shape = dims[:ax] + (1,) + dims[ax + 1 :] if keepdims else dims[:ax] + dims[ax + 1 :]
+        # an F-ordered array is read as its C-ordered transpose, the reduced axis reversed too;
+        # the indices come out in the transpose's order, and are laid out C-ordered as NumPy's
+        flip = arr.ndim > 1 and not arr.flags.c_contiguous
+        if flip:
+            dims, ax = dims[::-1], arr.ndim - 1 - ax
         outer = int(np.prod(dims[:ax], dtype=np.int64))
         length = dims[ax]
         inner = int(np.prod(dims[ax + 1 :], dtype=np.int64))
-        shape = dims[:ax] + (1,) + dims[ax + 1 :] if keepdims else dims[:ax] + dims[ax + 1 :]
         if out is not None:
             _checks.arg_out(out, shape, func)
         if length == 0:
@@ -521,6 +526,13 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
         elif outer * inner == 1:  # one line: the whole-array kernel, every multiprocessor
             plan = _arg.flat_plan(backend, arr.dtype, is_max, length)
             compute = lambda a: plan.run(a.reshape(-1)).reshape(shape)  # noqa: E731
+        elif flip:
+            plan = _arg.axis_plan(backend, arr.dtype, is_max, outer, length, inner)
+            kept = dims[:ax] + dims[ax + 1 :]  # the transpose's, reversed to the array's
+            xp = backend.xp
+            compute = lambda a: xp.ascontiguousarray(  # noqa: E731
+                plan.run(a.T).reshape(kept).T
+            ).reshape(shape)
         else:
             plan = _arg.axis_plan(backend, arr.dtype, is_max, outer, length, inner)
             compute = lambda a: plan.run(a).reshape(shape)  # noqa: E731

@@ -34,6 +34,9 @@ __all__ = ["FlatPlan", "AxisPlan", "flat_plan", "axis_plan"]
 COLS_MIN_CHUNK = 64
 #: and in at most this many parts: arg_cols_merge walks a column's parts in one thread
 COLS_MAX_SPLITS = 64
+#: columns that keep fewer than this share of arg_cols' resident threads busy (each with a
+#: part's 16-byte loads in flight) are copied to rows instead
+COLS_COPY_SHARE = 8
 
 
 class FlatPlan(_plans.Plan):
@@ -81,10 +84,11 @@ class AxisPlan(_plans.Plan):
         c, block = arg_ctype(dt), pol.rows_block
         lines = outer * inner
         slot = _plans.Launch.SLOT
-        sms = backend.device_info().sm_count
+        kc = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
+        self.threads = _launch.resident_grid(kc, block) * block  # arg_cols' resident threads
         self.xp, self.size, self.lines, self.scratch = backend.xp, lines, None, None
         self.nbytes, self.merge = 0, None
-        if inner > 1 and lines < sms * block and length > pol.warp_row_max:
+        if inner > 1 and length > pol.warp_row_max and self._few_columns(dt, outer, length, inner):
             self.lines = (outer, length, inner)  # few long columns: made rows by a copy
             inner = 1
         if inner > 1:
@@ -116,6 +120,20 @@ class AxisPlan(_plans.Plan):
             args = (slot, _launch.i64(lines), _launch.i64(length), slot)
         self.launch = _plans.Launch(k, grid, block, args=args)
 
+    @staticmethod
+    def _units(dt, outer, inner):
+        """arg_cols' threads of one part: a thread per 16-byte packet of columns where inner
+        is a multiple of a packet's elements, else per column."""
+        per = 16 // dt.itemsize
+        return outer * (inner // per if inner % per == 0 else inner)
+
+    def _few_columns(self, dt, outer, length, inner):
+        """Whether the columns, cut in as many parts as they may be, still leave most resident
+        threads idle (fewer than a :data:`COLS_COPY_SHARE`-th of them busy): then they are
+        copied to rows."""
+        parts = max(1, min(COLS_MAX_SPLITS, length // COLS_MIN_CHUNK))
+        return self._units(dt, outer, inner) * parts * COLS_COPY_SHARE < self.threads
+
     def _columns(self, backend, dt, is_max, outer, length, inner, pol):
         """``arg_cols``: threads on consecutive columns (16-byte packets of them where inner
         allows), the axis cut in parts when the columns alone leave resident threads idle
@@ -123,9 +141,7 @@ class AxisPlan(_plans.Plan):
         parts), the parts' pairs then combined by ``arg_cols_merge``."""
         c, block, slot, i64 = arg_ctype(dt), pol.rows_block, _plans.Launch.SLOT, _launch.i64
         k = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
-        per = 16 // dt.itemsize
-        units = outer * (inner // per if inner % per == 0 else inner)
-        threads = _launch.resident_grid(k, block) * block
+        units, threads = self._units(dt, outer, inner), self.threads
         splits = 1
         if units < threads:
             most = max(1, min(COLS_MAX_SPLITS, length // COLS_MIN_CHUNK))

@@ -206,6 +206,7 @@ def test_columns_in_parts(func, dt, rng, monkeypatch):
     the parts' pairs in order): ties and NaNs in later parts and at their boundaries, the
     packets of columns and single columns (an odd inner, a view one element in), outer > 1."""
     monkeypatch.setattr(_arg, "COLS_MIN_CHUNK", 8)
+    monkeypatch.setattr(_arg, "COLS_COPY_SHARE", 2**40)  # never copied to rows, on any device
     with prim.tuning.override("reduction", selector="arg", **SMALL):
         for shape, axis in (((100, 512), 0), ((3, 70, 301), 1), ((2, 64, 256), -2)):
             _plans.clear_caches()
@@ -227,6 +228,28 @@ def test_columns_in_parts(func, dt, rng, monkeypatch):
             plans = _col_plans()
             assert any(p.merge is not None for p in plans), "not cut in parts"
             _check(x[..., 1:], func, axis=axis)  # single columns, unaligned
+
+
+@pytest.mark.parametrize("func", FUNCS)
+@pytest.mark.parametrize("dt", ["float32", "float16", "int8", "complex64"])
+def test_f_ordered_read_in_place(func, dt, rng):
+    """An F-ordered array is read as its C-ordered transpose (no copy): every axis, keepdims,
+    ties and NaNs, the indices C-ordered as NumPy's."""
+    dt = np.dtype(dt)
+    for shape in ((37, 300), (300, 37), (5, 40, 70), (3, 4, 5, 60)):
+        x = _random(rng, dt, shape)
+        if dt.kind == "c":
+            x = x + 1j * _random(rng, np.dtype(np.float32), shape)
+        if dt.kind in "fc":
+            x.reshape(-1)[::97] = np.nan
+        f = np.asfortranarray(x)
+        for axis in range(-1, len(shape)):
+            got = _check(f, func, axis=axis)
+            _check(f, func, axis=axis, keepdims=True)
+            assert H.to_host(got).flags.c_contiguous
+    with prim.tuning.override("reduction", selector="arg", **SMALL):
+        _plans.clear_caches()
+        _check(np.asfortranarray(_random(rng, dt, (300, 700))), func, axis=1)
 
 
 @pytest.mark.parametrize("func", FUNCS)
