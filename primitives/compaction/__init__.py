@@ -12,6 +12,6 @@ Files: :mod:`._api` (the public functions on the entry protocol, :mod:`primitive
 from __future__ import annotations
 
 from ._api import compact, compact_indices
-from ._plans import compact_plan  # a building block of the other families (selection)
+from ._plans import compact_plan, prefetch_plan  # building blocks of the other families
 
-__all__ = ["compact", "compact_indices", "compact_plan"]
+__all__ = ["compact", "compact_indices", "compact_plan", "prefetch_plan"]

@@ -502,12 +502,12 @@ def prefetch_gather(dtype=None, partition=False):
     is made with after it: ``gather_rows`` of ``dtype``'s values (None: none), and with
     ``partition`` :func:`partition_indices`' kernels and compaction's. Asked for before the
     selection, so that they compile beside its kernels, not after them."""
-    from ..compaction import _plans as _compaction
+    from ..compaction import prefetch_plan
 
     names = [] if dtype is None else [f"gather_rows<{_dtypes.cname(_MOVED[dtype.itemsize])}>"]
     if partition:
         names += ["flag_rest", "unflag_selected", "assemble_partition"]
-        _compaction.prefetch_plan(None)
+        prefetch_plan(None)
     _loader.prefetch(GATHER, names)
 
 
