@@ -93,9 +93,18 @@ TABLE = _policy.register(
         ),
         # reduce_rows (complex products over axes): not tuned yet; to be measured on an H100
         ("default", "rows"): RowsPolicy(block=256),
-        # argmin/argmax (kernels/reduction/arg.cu): not tuned yet; to be measured on an H100
+        # argmin/argmax (kernels/reduction/arg.cu): block, vectors, blocks_per_sm and warp_row_max
+        # not tuned yet (to be measured on an H100); rows_block below
         ("default", "arg"): ArgPolicy(
-            block=512, vectors=4, blocks_per_sm=2, rows_block=256, warp_row_max=1024
+            block=512,
+            vectors=4,
+            blocks_per_sm=2,
+            # H200, argmax along each axis of C/F (65536, 4096) and (256, 512, 512) float32
+            # (tools.probes.arg_policies, rows_block 128/256/512 x vectors 2/4/8): 128 with 4
+            # best or within 2% of the best everywhere but C (65536, 4096) axis=0 (0.364 ms;
+            # vectors 8: 0.322, but 33% slower rows of 512); C axis=1 0.279 ms (256: 0.330)
+            rows_block=128,
+            warp_row_max=1024,
         ),
         ("default", "axis"): AxisPolicy(
             block=256,  # not tuned yet; to be measured on an H100
