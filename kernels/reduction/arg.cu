@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(BLOCK)
         const long long dst = (o * splits + part) * inner;  // the part's first output position
         if (packets) {
             const InT* p = in + (o * len + r0) * inner + c * N;
-            prim::Pack16<InT> first = prim::load_pack16(p);
+            const prim::Pack16<InT> first = prim::load_pack16(p);
             K best[N];
             long long at[N];
 #pragma unroll
@@ -298,23 +298,13 @@ __global__ void __launch_bounds__(BLOCK)
                 best[k] = Op::Key::key(first.v[k]);
                 at[k] = r0;
             }
-            long long r = r0 + 1;
-            for (; r + VECS <= r1; r += VECS) {
-                prim::Pack16<InT> pk[VECS];
-#pragma unroll
-                for (int v = 0; v < VECS; ++v) pk[v] = prim::load_pack16(p + (r - r0 + v) * inner);
-#pragma unroll
-                for (int v = 0; v < VECS; ++v)
+            prim::walk_column<VECS>(
+                p + inner, r1 - r0 - 1, inner, [](const InT* q) { return prim::load_pack16(q); },
+                [&](const prim::Pack16<InT>& pk, long long r) {
 #pragma unroll
                     for (int k = 0; k < N; ++k)
-                        prim::col_step<Op>(Op::Key::key(pk[v].v[k]), r + v, best[k], at[k]);
-            }
-            for (; r < r1; ++r) {
-                const prim::Pack16<InT> pk = prim::load_pack16(p + (r - r0) * inner);
-#pragma unroll
-                for (int k = 0; k < N; ++k)
-                    prim::col_step<Op>(Op::Key::key(pk.v[k]), r, best[k], at[k]);
-            }
+                        prim::col_step<Op>(Op::Key::key(pk.v[k]), r0 + 1 + r, best[k], at[k]);
+                });
 #pragma unroll
             for (int k = 0; k < N; ++k) {
                 if (splits == 1) {
@@ -328,16 +318,11 @@ __global__ void __launch_bounds__(BLOCK)
             const InT* p = in + (o * len + r0) * inner + c;
             K best = Op::Key::key(p[0]);
             long long at = r0;
-            long long r = r0 + 1;
-            for (; r + VECS <= r1; r += VECS) {
-                InT x[VECS];
-#pragma unroll
-                for (int v = 0; v < VECS; ++v) x[v] = p[(r - r0 + v) * inner];
-#pragma unroll
-                for (int v = 0; v < VECS; ++v)
-                    prim::col_step<Op>(Op::Key::key(x[v]), r + v, best, at);
-            }
-            for (; r < r1; ++r) prim::col_step<Op>(Op::Key::key(p[(r - r0) * inner]), r, best, at);
+            prim::walk_column<VECS>(
+                p + inner, r1 - r0 - 1, inner, [](const InT* q) { return *q; },
+                [&](InT x, long long r) {
+                    prim::col_step<Op>(Op::Key::key(x), r0 + 1 + r, best, at);
+                });
             if (splits == 1) {
                 out[o * inner + c] = at;
             } else {

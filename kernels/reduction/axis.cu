@@ -420,37 +420,21 @@ __global__ void __launch_bounds__(BLOCK)
             AccT acc[K];
 #pragma unroll
             for (int k = 0; k < K; ++k) acc[k] = Op::identity();
-            const InT* p = in + (o * R + r0) * inner + c * K;
-            long long r = r0;
-            for (; r + VECS <= r1; r += VECS) {
-                prim::Pack16<InT> pk[VECS];
+            prim::walk_column<VECS>(
+                in + (o * R + r0) * inner + c * K, r1 - r0, inner,
+                [](const InT* q) { return prim::load_pack16(q); },
+                [&](const prim::Pack16<InT>& pk, long long) {
 #pragma unroll
-                for (int v = 0; v < VECS; ++v) pk[v] = prim::load_pack16(p + (r - r0 + v) * inner);
-#pragma unroll
-                for (int v = 0; v < VECS; ++v)
-#pragma unroll
-                    for (int k = 0; k < K; ++k) acc[k] = op(acc[k], prim::to_acc<AccT>(pk[v].v[k]));
-            }
-            for (; r < r1; ++r) {
-                const prim::Pack16<InT> pk = prim::load_pack16(p + (r - r0) * inner);
-#pragma unroll
-                for (int k = 0; k < K; ++k) acc[k] = op(acc[k], prim::to_acc<AccT>(pk.v[k]));
-            }
+                    for (int k = 0; k < K; ++k) acc[k] = op(acc[k], prim::to_acc<AccT>(pk.v[k]));
+                });
             OutT* dst = out + (o * splits + part) * inner + c * K;
 #pragma unroll
             for (int k = 0; k < K; ++k) dst[k] = static_cast<OutT>(acc[k]);
         } else {
             AccT acc = Op::identity();
-            const InT* p = in + (o * R + r0) * inner + c;
-            long long r = r0;
-            for (; r + VECS <= r1; r += VECS) {
-                InT x[VECS];
-#pragma unroll
-                for (int v = 0; v < VECS; ++v) x[v] = p[(r - r0 + v) * inner];
-#pragma unroll
-                for (int v = 0; v < VECS; ++v) acc = op(acc, prim::to_acc<AccT>(x[v]));
-            }
-            for (; r < r1; ++r) acc = op(acc, prim::to_acc<AccT>(p[(r - r0) * inner]));
+            prim::walk_column<VECS>(
+                in + (o * R + r0) * inner + c, r1 - r0, inner, [](const InT* q) { return *q; },
+                [&](InT x, long long) { acc = op(acc, prim::to_acc<AccT>(x)); });
             out[(o * splits + part) * inner + c] = static_cast<OutT>(acc);
         }
     }

@@ -7,6 +7,7 @@
 // issued back to back per iteration (several loads in flight per thread), then a scalar tail.
 // Elements of the head and tail go to elem(x, i), packets to pack(p, i0) with i0 the index of
 // p.v[0]. Preconditions: `in` is aligned to sizeof(T) and not written during the kernel.
+// walk_column() (below) walks one column of a 2-D layout down its rows the same way.
 //
 // for_each_packet_staged<S, VECS>(): the same visits (same head, packets and tail, each packet to
 // pack() once, in the same order per thread), with the packets staged in shared memory by
@@ -67,6 +68,24 @@ __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n,
     }
     for (; j < npk; j += nthreads) pack(load_pack16(body + j * N), head + j * N);
     for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+}
+
+// walk_column<VECS>(p, rows, stride, visit): rows 0..rows-1 of one column (or one 16-byte packet
+// of columns, T a Pack16) at p[r * stride], VECS rows' loads issued back to back before any is
+// visited, visit(x, r) in row order. The column reductions' walk (axis_cols, arg_cols): a warp's
+// threads on consecutive columns read each row coalesced. load(q) reads one row's element.
+template <int VECS, class T, class Load, class Visit>
+__device__ __forceinline__ void walk_column(const T* __restrict__ p, i64 rows, i64 stride,
+                                            Load load, Visit visit) {
+    i64 r = 0;
+    for (; r + VECS <= rows; r += VECS) {
+        decltype(load(p)) x[VECS];
+#pragma unroll
+        for (int v = 0; v < VECS; ++v) x[v] = load(p + (r + v) * stride);
+#pragma unroll
+        for (int v = 0; v < VECS; ++v) visit(x[v], r + v);
+    }
+    for (; r < rows; ++r) visit(load(p + r * stride), r);
 }
 
 // ---- asynchronous 16-byte copies, global -> shared --------------------------------------------
