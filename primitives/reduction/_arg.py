@@ -143,9 +143,9 @@ class AxisPlan(_plans.Plan):
         k = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
         units, threads = self._units(dt, outer, inner), self.threads
         splits = 1
-        if units < threads:
+        if units < threads:  # one wave: a second, partial one would walk its parts alone
             most = max(1, min(COLS_MAX_SPLITS, length // COLS_MIN_CHUNK))
-            splits = min(_launch.cdiv(threads, units), most)
+            splits = min(threads // units, most)
         chunk = _launch.cdiv(length, splits)
         splits = _launch.cdiv(length, chunk)
         grid = min(_launch.cdiv(units * splits, block), _launch.resident_grid(k, block))
