@@ -8,6 +8,7 @@ from ._core.backend import backend_info
 from ._core.loader import KernelCompileError
 from ._core.plans import cache_info, clear_caches, plan
 from . import tuning
+from ._core import lazy as _lazy
 from .reduction import all, any, max, mean, min, reduce, sum  # noqa: A004 - NumPy-style names
 from .reduction import prod
 from .reduction import argmax, argmin
@@ -120,3 +121,5 @@ __all__ = [
     "count_nonzero",
     "average",
 ]
+
+_lazy.warm_up()  # NVRTC loaded and the kernel tree hashed behind the caller's first steps

@@ -94,6 +94,28 @@ def compile_alone(
     return image, lowered[name]
 
 
+def warm_up() -> threading.Thread:
+    """Start, in a daemon thread, what a first compile waits for before NVRTC can start (0.05 to
+    0.2 s on an H200 host): the kernel tree hashed (the compiled images' cache key and the
+    shipped binaries' check) and, where no binaries are shipped for this package, NVRTC's library
+    loaded. ``import primitives`` calls it, so that this runs while the caller makes its inputs.
+    Any failure is left to the call that needs the library (it raises there)."""
+
+    def run() -> None:
+        from . import binaries, nvrtc
+
+        try:
+            tree_hash()
+            if binaries.index() is None:
+                nvrtc.version()  # loads the library
+        except Exception:  # noqa: BLE001, S110 - the compile that needs NVRTC reports it
+            pass
+
+    thread = threading.Thread(target=run, name="primitives-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
 # (relpath, name, fast, start, end) of every compile of this process, perf_counter seconds
 _compiles: list[tuple[str, str, bool, float, float]] = []
 

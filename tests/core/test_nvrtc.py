@@ -161,3 +161,21 @@ def test_compile_error_reports_log_and_names():
     bad = "template <class T> __global__ void k(T* p) { p[0] = undefined_symbol; }"
     with pytest.raises(_nvrtc.NVRTCError, match=r"(?s)k<float>.*undefined_symbol"):
         _nvrtc.compile_check(bad, ["k<float>"], arch="sm_80")
+
+
+def test_warm_up_loads_nvrtc_and_hashes_the_tree(monkeypatch):
+    """``import primitives`` starts a thread that hashes the kernel tree and, where no binaries
+    are shipped, loads NVRTC: what a first compile waits for before it can start."""
+    from primitives._core import binaries, lazy
+
+    monkeypatch.setattr(_nvrtc, "_lib", None)
+    monkeypatch.setattr(binaries, "index", lambda: None)
+    _loader.tree_hash.cache_clear()
+    thread = lazy.warm_up()
+    thread.join(60)
+    assert not thread.is_alive() and thread.daemon
+    assert _nvrtc._lib is not None and _loader.tree_hash.cache_info().currsize == 1
+    monkeypatch.setattr(_nvrtc, "_lib", None)
+    monkeypatch.setattr(binaries, "index", lambda: {"format": "shipped"})
+    lazy.warm_up().join(60)
+    assert _nvrtc._lib is None  # shipped binaries: NVRTC is not needed
