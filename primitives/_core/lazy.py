@@ -113,6 +113,8 @@ def warm_up() -> threading.Thread:
 
     thread = threading.Thread(target=run, name="primitives-warm-up", daemon=True)
     thread.start()
+    if hasattr(os, "register_at_fork"):  # no fork while it holds the loader's or an import's lock
+        os.register_at_fork(before=thread.join)
     return thread
 
 

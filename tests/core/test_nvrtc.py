@@ -171,7 +171,10 @@ def test_warm_up_loads_nvrtc_and_hashes_the_tree(monkeypatch):
     monkeypatch.setattr(_nvrtc, "_lib", None)
     monkeypatch.setattr(binaries, "index", lambda: None)
     _loader.tree_hash.cache_clear()
+    joins = []  # a fork waits for the thread (the child would inherit the locks it holds)
+    monkeypatch.setattr(lazy.os, "register_at_fork", lambda before: joins.append(before))
     thread = lazy.warm_up()
+    assert joins == [thread.join]
     thread.join(60)
     assert not thread.is_alive() and thread.daemon
     assert _nvrtc._lib is not None and _loader.tree_hash.cache_info().currsize == 1
