@@ -347,19 +347,11 @@ __global__ void __launch_bounds__(BLOCK)
     const long long total = outer * inner;
     for (long long q = prim::global_thread(); q < total; q += prim::global_threads()) {
         const long long o = q / inner, j = q - o * inner;
-        const long long base = o * splits * inner + j;
         P acc = Op::identity();
-        long long s = 0;
-        for (; s + VECS <= splits; s += VECS) {
-            P p[VECS];
-#pragma unroll
-            for (int v = 0; v < VECS; ++v)
-                p[v] = Op::pair(keys[base + (s + v) * inner], part_idx[base + (s + v) * inner]);
-#pragma unroll
-            for (int v = 0; v < VECS; ++v) acc = op(acc, p[v]);
-        }
-        for (; s < splits; ++s)
-            acc = op(acc, Op::pair(keys[base + s * inner], part_idx[base + s * inner]));
+        prim::walk_column<VECS>(
+            keys + o * splits * inner + j, splits, inner,
+            [&](const K* at) { return Op::pair(*at, part_idx[at - keys]); },
+            [&](const P& p, long long) { acc = op(acc, p); });
         out[q] = acc.i;
     }
 }
