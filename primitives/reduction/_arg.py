@@ -77,23 +77,23 @@ class AxisPlan(_plans.Plan):
     Rows (inner 1): a warp per row up to ``warp_row_max`` elements; longer rows ``arg_flat``
     with a grid row per row when there are fewer rows than resident blocks (several blocks per
     row), else a block per row. Columns (inner > 1): ``arg_cols`` (:meth:`_columns`); when
-    the columns are too few to give every multiprocessor a block and longer than
-    ``warp_row_max``, they are laid out as rows first (a copy) and taken as rows."""
+    they are longer than ``warp_row_max`` and too few to keep the device busy even cut in
+    parts (:meth:`_few_columns`), they are laid out as rows first (a copy) and taken as rows."""
 
     def __init__(self, backend, dt, is_max, outer, length, inner, pol):
         c, block = arg_ctype(dt), pol.rows_block
         lines = outer * inner
         slot = _plans.Launch.SLOT
-        kc = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
-        self.threads = _launch.resident_grid(kc, block) * block  # arg_cols' resident threads
         self.xp, self.size, self.lines, self.scratch = backend.xp, lines, None, None
         self.nbytes, self.merge = 0, None
-        if inner > 1 and length > pol.warp_row_max and self._few_columns(dt, outer, length, inner):
-            self.lines = (outer, length, inner)  # few long columns: made rows by a copy
-            inner = 1
         if inner > 1:
-            self._columns(backend, dt, is_max, outer, length, inner, pol)
-            return
+            kc = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
+            threads = _launch.resident_grid(kc, block) * block
+            units = self._units(dt, outer, inner)
+            if length <= pol.warp_row_max or not self._few_columns(units, length, threads):
+                self._columns(backend, kc, dt, is_max, outer, length, inner, units, threads, pol)
+                return
+            self.lines = (outer, length, inner)  # few long columns: made rows by a copy
         if length <= pol.warp_row_max:
             k = arg_kernel("axis", dt, arg_rows_name(c, is_max, pol, True), pol)
             grid = _launch.cover_grid(lines, block // 32, kernel=k)
@@ -127,31 +127,29 @@ class AxisPlan(_plans.Plan):
         per = 16 // dt.itemsize
         return outer * (inner // per if inner % per == 0 else inner)
 
-    def _few_columns(self, dt, outer, length, inner):
-        """Whether the columns, cut in as many parts as they may be, still leave most resident
-        threads idle (fewer than a :data:`COLS_COPY_SHARE`-th of them busy): then they are
-        copied to rows."""
+    @staticmethod
+    def _few_columns(units, length, threads):
+        """Whether ``units`` columns (or packets of them), cut in as many parts as they may be,
+        still leave most of arg_cols' ``threads`` resident threads idle (fewer than a
+        :data:`COLS_COPY_SHARE`-th of them busy): then they are copied to rows."""
         parts = max(1, min(COLS_MAX_SPLITS, length // COLS_MIN_CHUNK))
-        return self._units(dt, outer, inner) * parts * COLS_COPY_SHARE < self.threads
+        return units * parts * COLS_COPY_SHARE < threads
 
-    def _columns(self, backend, dt, is_max, outer, length, inner, pol):
+    def _columns(self, backend, k, dt, is_max, outer, length, inner, units, threads, pol):
         """``arg_cols``: threads on consecutive columns (16-byte packets of them where inner
         allows), the axis cut in parts when the columns alone leave resident threads idle
         (each part at least :data:`COLS_MIN_CHUNK` rows, at most :data:`COLS_MAX_SPLITS`
         parts), the parts' pairs then combined by ``arg_cols_merge``."""
         c, block, slot, i64 = arg_ctype(dt), pol.rows_block, _plans.Launch.SLOT, _launch.i64
-        k = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
-        units, threads = self._units(dt, outer, inner), self.threads
         splits = 1
         if units < threads:  # one wave: a second, partial one would walk its parts alone
             most = max(1, min(COLS_MAX_SPLITS, length // COLS_MIN_CHUNK))
             splits = min(threads // units, most)
         chunk = _launch.cdiv(length, splits)
         splits = _launch.cdiv(length, chunk)
-        grid = min(_launch.cdiv(units * splits, block), _launch.resident_grid(k, block))
+        grid = min(_launch.cdiv(units * splits, block), threads // block)
         stand_in = _launch.stand_in(backend, np.int64)
         args = [slot, i64(outer), i64(length), i64(inner), i64(splits), i64(chunk), np.int32(1)]
-        self.merge = None
         if splits == 1:
             self.launch = _plans.Launch(k, grid, block, args=(*args, stand_in, stand_in, slot))
             return
