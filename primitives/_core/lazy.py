@@ -200,6 +200,8 @@ _prefetched: dict[
     tuple[str, str, str], concurrent.futures.Future[tuple[pathlib.Path, str, bool]]
 ] = {}
 _pool: list[concurrent.futures.ThreadPoolExecutor] = []
+# (device, relpath, name) of the instantiations prefetch found shipped: nothing to compile
+_shipped: set[tuple[int, str, str]] = set()
 # (device, relpath, name) -> the default-level compile of a kernel running at the fast level
 _pending: dict[tuple[int, str, str], concurrent.futures.Future[None]] = {}
 # the same keys -> the Kernel objects of that instantiation, swapped when its image lands
@@ -238,9 +240,17 @@ def prefetch(relpath: str, names: Iterable[str]) -> None:
     backend = _backend.get_backend()
     if not backend.is_cuda:
         return
-    names = [n for n in names if (backend.device_id(), relpath, n) not in _alone]
+    device = backend.device_id()
+    names = [
+        n
+        for n in names
+        if (device, relpath, n) not in _alone and (device, relpath, n) not in _shipped
+    ]
+    if not names:
+        return
     cc = backend.device_info().compute_capability
-    if not names or binaries.find(relpath, names, cc) is not None:
+    if binaries.find(relpath, names, cc) is not None:  # looked up once (files stat'ed)
+        _shipped.update((device, relpath, n) for n in names)
         return
     pool = _executor(0)
     for name in names:
