@@ -111,19 +111,22 @@ class CompactPlan(_lookback.LookbackPlan):
         return out
 
 
+def _current(dt):
+    """The policy in force for elements of ``dt`` (None: indices): 16-byte ones have their own."""
+    wide = dt is not None and np.dtype(dt).itemsize == _policy.WIDE
+    return _policy.current(_policy.WIDE if wide else None)
+
+
 def prefetch_plan(dt):
     """Start compiling the kernel of :func:`compact_plan`'s plan of ``dt`` (None: indices)
     under the policy in force, where kernels compile on first use: for a caller that compacts
     after other work, whose kernels then compile beside it."""
-    wide = dt is not None and np.dtype(dt).itemsize == _policy.WIDE
-    pol = _policy.current(_policy.WIDE if wide else None)
     ctype = None if dt is None else moved_as(dt)[0]
-    _loader.prefetch(SOURCE, [kernel_name(ctype, dt is None, pol)])
+    _loader.prefetch(SOURCE, [kernel_name(ctype, dt is None, _current(dt))])
 
 
 def compact_plan(backend, dt, n):
     """The plan of ``dt`` (None: indices) over n elements under the policy in force."""
-    wide = dt is not None and np.dtype(dt).itemsize == _policy.WIDE
-    pol = _policy.current(_policy.WIDE if wide else None)
+    pol = _current(dt)
     key = ("compaction", dt, n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: CompactPlan(backend, dt, n, pol))

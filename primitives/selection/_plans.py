@@ -486,7 +486,14 @@ _MOVED = {
     4: np.dtype(np.uint32),
     8: np.dtype(np.uint64),
 }
-GATHER_NAMES = [f"gather_rows<{_dtypes.cname(d)}>" for d in _MOVED.values()] + [
+
+
+def _gather_rows_name(itemsize):
+    """gather_rows of elements of ``itemsize`` bytes (moved as their unsigned twin)."""
+    return f"gather_rows<{_dtypes.cname(_MOVED[itemsize])}>"
+
+
+GATHER_NAMES = [_gather_rows_name(size) for size in _MOVED] + [
     "flag_rest",
     "unflag_selected",
     "assemble_partition",
@@ -504,7 +511,7 @@ def prefetch_gather(dtype=None, partition=False):
     selection, so that they compile beside its kernels, not after them."""
     from ..compaction import prefetch_plan
 
-    names = [] if dtype is None else [f"gather_rows<{_dtypes.cname(_MOVED[dtype.itemsize])}>"]
+    names = [] if dtype is None else [_gather_rows_name(dtype.itemsize)]
     if partition:
         names += ["flag_rest", "unflag_selected", "assemble_partition"]
         prefetch_plan(None)
@@ -516,8 +523,10 @@ def _gather_kernel(name):
 
 
 def _grid_stride(name, n, args):
-    k = _gather_kernel(name)
-    _launch.launch(k, _launch.cover_grid(n, _GATHER_BLOCK, kernel=k), _GATHER_BLOCK, args)
+    """Launch gather.cu's grid-stride kernel ``name`` over n items (its launch made once per
+    size and stream)."""
+    kernel = lambda: _gather_kernel(name)  # noqa: E731
+    _plans.streaming_launch((GATHER, name), kernel, n, _GATHER_BLOCK)(*args)
 
 
 def gather_rows(backend, rows2, idx):
@@ -530,7 +539,7 @@ def gather_rows(backend, rows2, idx):
     if out.size:
         u = _MOVED[rows2.dtype.itemsize]
         _grid_stride(
-            f"gather_rows<{_dtypes.cname(u)}>",
+            _gather_rows_name(u.itemsize),
             rows * m,
             (
                 rows2.view(u),
