@@ -203,6 +203,8 @@ def _prepare_lexsort(keys, axis=-1):
     if len(shape) == 1:
 
         def run():
+            widths = _plans.word_widths([a.dtype for a in arrays])
+            _plans.prefetch_order(widths, arrays[0].size, "auto", "lexsort")
             words = _plans.pack_keys([(a, a) for a in arrays], backend)
             perm = _plans.order_words(words, False, backend, "auto", "lexsort")
             return k0.result(perm)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import launch as _launch, plans as _plans
+from .._core import launch as _launch, loader as _loader, plans as _plans
 from .._core.keys import INDEX, U
 from . import _kernels, _policy
 
@@ -96,6 +96,13 @@ class BlockSortPlan(_plans.Plan):
             return self.run(keys, "iota")[1]
         skeys, svals = self.run(keys, values)
         return skeys if self.vdt is None else (skeys, svals)
+
+
+def prefetch(kb, vb, n):
+    """Ask for the kernel of a block sort of n ``kb``-byte keys with ``vb``-byte kernel values
+    (0: none; 8: the index), compiled in the background where it is not loaded yet."""
+    pol = _policy.block()
+    _loader.prefetch(_kernels.BLOCK, [_kernels.block_name(kb, vb, pol.tile(kb, n))])
 
 
 def plan(job):

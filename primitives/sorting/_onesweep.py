@@ -78,8 +78,7 @@ class OnesweepPlan(_plans.Plan):
         per_portion = max(1, pol.portion // tile)
         portions = _launch.cdiv(tiles, per_portion)
         passes = _launch.cdiv(job.end - job.begin, 8)
-        hist, pass_ = _kernels.hist_name(kb, hpol), _kernels.pass_name(kb, vb, pol)
-        _loader.prefetch(_kernels.ONESWEEP, [hist, "onesweep_plan", pass_])  # compiled at once
+        hist, _, pass_ = prefetch(kb, vb, pol, hpol)  # compiled at once
         kh = _kernels.kernel(_kernels.ONESWEEP, hist)
         scratch = self.scratch = _plans.PLANS.get(
             ("sort/onesweep-scratch", kb, vb, n, tile, passes, portions, hpol, _plans.stream_key()),
@@ -205,6 +204,17 @@ class OnesweepPlan(_plans.Plan):
             return perm if perm.dtype == INDEX else perm.astype(INDEX)
         skeys, svals = self.run(keys, values)
         return skeys if self.vdt is None else (skeys, svals)
+
+
+def prefetch(kb, vb, pol=None, hpol=None):
+    """Ask for the kernels of a sort of ``kb``-byte keys with ``vb``-byte values (0: none) under
+    ``pol`` and ``hpol`` (the policies in force when None), compiled at once in the background
+    where they are not loaded yet; returns their names (histogram, plan, pass)."""
+    pol = _policy.onesweep(kb, vb) if pol is None else pol
+    hpol = _policy.histogram() if hpol is None else hpol
+    names = (_kernels.hist_name(kb, hpol), "onesweep_plan", _kernels.pass_name(kb, vb, pol))
+    _loader.prefetch(_kernels.ONESWEEP, names)
+    return names
 
 
 def plan(job):

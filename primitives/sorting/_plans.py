@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .._core import launch as _launch, plans as _plans
+from .._core import launch as _launch, loader as _loader, plans as _plans
 from .._core.keys import INDEX, U, image_width, index_dtype, key_back, key_bits, native_values
 from . import _block, _choose, _classic, _kernels, _onesweep, _split
 
@@ -292,6 +292,15 @@ def _pieces(arr, view):
     return pieces
 
 
+def word_widths(dtypes):
+    """``(bytes, bits)`` of each word of a lexsort of keys of ``dtypes`` (the primary key first),
+    least significant first, as :func:`pack_keys` cuts them: 64 bits a word, the last one of 4
+    bytes when its bits fit 32."""
+    total = sum(image_width(np.dtype(dt)) for dt in dtypes)
+    used = [min(64, total - 64 * j) for j in range(-(-total // 64))]
+    return [(4 if u <= 32 else 8, u) for u in used]
+
+
 def pack_keys(keys, backend):
     """The words of a lexsort of ``keys`` (``(arr, view)`` pairs, the primary key first: ``arr``
     a C- or F-contiguous backend array of a sort dtype, ``view`` a view of it, all views of one
@@ -308,11 +317,20 @@ def pack_keys(keys, backend):
         bits = image_width(arr.dtype)
         placed.append((_pieces(arr, view), arr.dtype, offset, bits))
         offset += bits
-    total = offset
+    widths = word_widths([arr.dtype for arr, _ in keys])
+    _loader.prefetch(  # every pack kernel at once
+        _kernels.PACK,
+        sorted(
+            {
+                _kernels.pack_name(dt, wb)
+                for j, (wb, _) in enumerate(widths)
+                for _, dt, low, bits in placed
+                if low < 64 * (j + 1) and low + bits > 64 * j
+            }
+        ),
+    )
     words = []
-    for j in range(-(-total // 64)):
-        used = min(64, total - 64 * j)
-        wb = 4 if used <= 32 else 8
+    for j, (wb, used) in enumerate(widths):
         word = xp.empty(shape, dtype=U[wb])
         flat, cols = word.reshape(-1), shape[-1]
         first = True
@@ -352,6 +370,22 @@ def order_words(words, descending, backend, variant="auto", func="sort"):
         last = i == len(words) - 1
         perm = RUN[name](Job(keys, 0, 0, bits, descending, perm, last, False, backend))[1]
     return perm
+
+
+def prefetch_order(widths, n, variant="auto", func="sort"):
+    """Ask for the kernels of :func:`order_words` over words of ``widths`` (``(bytes, bits)``,
+    least significant first) of n keys, compiled in the background before the words exist (a
+    first call packs its keys meanwhile): each word's variant and value width as order_words
+    makes them (the index as values first, then the previous sort's permutation: int64 from the
+    block sort, else the index dtype)."""
+    vb = index_dtype(n).itemsize
+    for wb, _ in widths:
+        name = _choose.variant(variant, n, wb, func)
+        if name == "block":
+            _block.prefetch(wb, 8, n)
+            vb = 8
+        elif name == "onesweep":
+            _onesweep.prefetch(wb, vb)
 
 
 def order_rows(words, descending, backend):
