@@ -30,7 +30,8 @@
 //     out[i] = the answer of v[i]. (Measured on an H200 past the L2: the bottom levels' random
 //     reads are bound by DRAM sectors more than by latency, so this is not faster than binary
 //     there; the sorted and bucketed variants below read a in order instead.)
-//   search_index<T> / search_indexed<T, BLOCK, ITEMS>: the indexed variant, further below.
+//   search_index<T> / search_tile_range<T> / search_indexed<T, BLOCK, ITEMS>: the indexed
+//     variant, further below.
 // Launch: BLOCK threads; dynamic shared memory = tree_bytes (2^levels * sizeof(T) rounded up to
 // 16 bytes), at most the device's opt-in limit. The only barrier follows the tree copy, which
 // every thread of the block reaches. Preconditions: n >= 1, m >= 1, 1 <= levels <= 30, tree
@@ -425,8 +426,14 @@ __global__ void __launch_bounds__(BLOCK)
 //   launch. Warp-synchronous: every lane runs every shuffle (lanes past m carry the query T(),
 //   read only groups within their levels, and write nothing). BLOCK a multiple of 32.
 //   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
+//   Near tiles: with span >= 0 and `bounds` (search_tile_range's, for tiles of BLOCK * ITEMS
+//   queries; not read when span < 0), a tile whose answers lie in at most `span` elements
+//   (sorted or nearly sorted queries) skips the index: its queries bisect that range of a, which
+//   the L1 holds after the first reads (near_tile). The choice is the tile's, the same for the whole block, and
+//   neither path has a barrier. For an unsorted a the range is still within [0, n].
 // Preconditions: n >= 1; index holds the levels 1..depth as above (search_index), depth >= 0 with
-// level `depth` fitting the shared memory given; out has m int64 entries.
+// level `depth` fitting the shared memory given; out has m int64 entries; bounds, when given,
+// 2 * ceil(m / (BLOCK * ITEMS)) entries in [0, n] when span >= 0.
 namespace prim {
 namespace search {
 
@@ -496,6 +503,45 @@ __global__ void search_index(const T* __restrict__ a, long long n, int depth,
     }
 }
 
+// search_tile_range<T>: the indexed variant's tile ranges: a warp per tile of `tile`
+//   consecutive queries (grid-stride over tiles) finds the tile's least and greatest query in
+//   NumPy's order (search_less), lane 0 the answer of the least and lane 1 of the greatest, by a
+//   binary search of a (every tile's at once: their latencies overlap). bounds[2t] and
+//   bounds[2t + 1] hold them: for a sorted a every answer of the tile lies in between. Any 1-D
+//   grid of whole warps.
+template <class T>
+__global__ void search_tile_range(const T* __restrict__ a, long long n, const T* __restrict__ v,
+                                  long long m, long long tile, int right,
+                                  long long* __restrict__ bounds) {
+    using prim::search::search_less;
+    const int lane = threadIdx.x % prim::WARP;
+    const long long tiles = (m + tile - 1) / tile;
+    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / prim::WARP);
+    for (long long t = static_cast<long long>(blockIdx.x) * (blockDim.x / prim::WARP) +
+             threadIdx.x / prim::WARP;
+         t < tiles; t += warps) {
+        const long long first = t * tile, end = first + tile < m ? first + tile : m;
+        T lo = v[first], hi = lo;  // every lane starts from the tile's first query
+        for (long long i = first + lane; i < end; i += prim::WARP) {
+            const T q = v[i];
+            if (search_less(q, lo)) lo = q;
+            if (search_less(hi, q)) hi = q;
+        }
+#pragma unroll
+        for (int s = prim::WARP / 2; s > 0; s >>= 1) {
+            const T ol = prim::shfl_xor(lo, s), oh = prim::shfl_xor(hi, s);
+            if (search_less(ol, lo)) lo = ol;
+            if (search_less(hi, oh)) hi = oh;
+        }
+        if (lane < 2) {
+            const T q = lane == 0 ? lo : hi;
+            long long at = 0, len = n;
+            while (len > 0) prim::search::step(a[at + (len >> 1)], q, right != 0, at, len);
+            bounds[2 * t + lane] = at;
+        }
+    }
+}
+
 namespace prim {
 namespace search {
 
@@ -517,12 +563,54 @@ __device__ __forceinline__ bool sends_up(Complex<R> x, Complex<R> q, bool) {
     return RIGHT ? !search_less(q, x) : search_less(x, q);
 }
 
+// A tile whose answers all lie in [r0, r0 + len]: query k * BLOCK + threadIdx.x of the tile
+// (coalesced), of the `left` that remain, bisects a[r0, r0 + len) through the L1 (the tile's
+// range is short: read from DRAM once, then hit), its ITEMS searches interleaved step by step.
+// No shared memory, no barrier.
+template <bool RIGHT, class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void near_tile(const T* __restrict__ a, long long r0, long long len,
+                                          const T* __restrict__ v, long long left,
+                                          long long* __restrict__ out) {
+    T q[ITEMS];
+    bool qnan[ITEMS];
+    long long lo[ITEMS], n[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const long long i = static_cast<long long>(k) * BLOCK + threadIdx.x;
+        q[k] = i < left ? v[i] : T();
+        qnan[k] = q[k] != q[k];
+        lo[k] = r0;
+        n[k] = len;
+    }
+    for (long long steps = len; steps > 0; steps >>= 1) {  // len halves (at least) every step
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            if (n[k] > 0) {
+                const long long half = n[k] >> 1;
+                if (sends_up<RIGHT>(load_entry(a + lo[k] + half), q[k], qnan[k])) {
+                    lo[k] += half + 1;
+                    n[k] -= half + 1;
+                } else {
+                    n[k] = half;
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const long long i = static_cast<long long>(k) * BLOCK + threadIdx.x;
+        if (i < left) out[i] = lo[k];
+    }
+}
+
 // search_indexed's body for one side (the kernel takes the side at run time, uniform).
 template <bool RIGHT, class T, int BLOCK, int ITEMS>
 __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long n,
                                               const T* __restrict__ index, int depth,
                                               const T* __restrict__ v, long long m,
-                                              long long* __restrict__ out, const T* top, int ntop) {
+                                              long long* __restrict__ out, const T* top, int ntop,
+                                              const long long* __restrict__ bounds,
+                                              long long span) {
     constexpr int N = Pack16<T>::N;  // entries of a lane's 16-byte piece
     constexpr int LG = FANOUT / N;   // lanes per group: sizeof(T)
     constexpr int QPR = WARP / LG;   // groups a warp reads per round
@@ -534,6 +622,14 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m;
          base += static_cast<long long>(gridDim.x) * TILE) {
+        if (span >= 0) {  // the tile's answers within a short range of a: searched there
+            const long long r0 = bounds[2 * (base / TILE)];
+            const long long r1 = bounds[2 * (base / TILE) + 1];
+            if (r1 >= r0 && r1 - r0 <= span) {
+                near_tile<RIGHT, T, BLOCK, ITEMS>(a, r0, r1 - r0, v + base, m - base, out + base);
+                continue;
+            }
+        }
         const long long wbase = base + static_cast<long long>(threadIdx.x / WARP) * WARP * ITEMS;
         // the lane's own queries, and their counts at the top level: bisection by powers of two
         // (the count is the length of the prefix of entries that send the query up)
@@ -613,7 +709,9 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
 template <class T, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
     search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index, int depth,
-                   const T* __restrict__ v, long long m, int right, long long* __restrict__ out) {
+                   const T* __restrict__ v, long long m, int right,
+                   const long long* __restrict__ bounds, long long span,
+                   long long* __restrict__ out) {
     static_assert(BLOCK % prim::WARP == 0, "search_indexed: BLOCK must be a multiple of 32");
     PRIM_DYNAMIC_SHARED(T, top);
     const long long ntop = prim::search::level_size(n, depth);
@@ -624,8 +722,8 @@ __global__ void __launch_bounds__(BLOCK)
     __syncthreads();
     if (right)
         prim::search::indexed_tiles<true, T, BLOCK, ITEMS>(a, n, index, depth, v, m, out, top,
-                                                           static_cast<int>(ntop));
+                                                           static_cast<int>(ntop), bounds, span);
     else
         prim::search::indexed_tiles<false, T, BLOCK, ITEMS>(a, n, index, depth, v, m, out, top,
-                                                            static_cast<int>(ntop));
+                                                            static_cast<int>(ntop), bounds, span);
 }

@@ -71,6 +71,10 @@ def bounds_name(ctype):
     return f"search_tile_bounds<{ctype}>"
 
 
+def range_name(ctype):
+    return f"search_tile_range<{ctype}>"
+
+
 def index_name(ctype):
     return f"search_index<{ctype}>"
 
@@ -87,6 +91,7 @@ def names(ctype, pol):
         cached_name(ctype, pol),
         bounds_name(ctype),
         index_name(ctype),
+        range_name(ctype),
         indexed_name(ctype, pol),
     ] + [sorted_name(ctype, p, pol) for p in PERM_CTYPES]
     bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))

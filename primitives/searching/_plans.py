@@ -29,6 +29,7 @@ from ._kernels import (
     cached_name,
     index_name,
     indexed_name,
+    range_name,
     sorted_name,
     tree_name,
 )
@@ -76,7 +77,7 @@ class SearchPlan(_plans.Plan):
     def __init__(self, backend, dt, n, m, variant, pol):
         ctype = CTYPES[dt]
         xp = backend.xp
-        self.xp, self.variant, self.m = xp, variant, m
+        self.xp, self.backend, self.variant, self.m = xp, backend, variant, m
         self.n64, self.m64 = _launch.i64(n), _launch.i64(m)
         if variant == "binary":
             k = MODULES.kernel(ctype, binary_name(ctype), pol)
@@ -140,6 +141,17 @@ class SearchPlan(_plans.Plan):
         smem = -(-(sizes[-1] * dt.itemsize) // 16) * 16
         grid = _launch.cover_grid(m, pol.index_block, pol.index_items, kernel=ks, shared_mem=smem)
         self.search = _plans.Launch(ks, grid, pol.index_block, smem)
+        # each tile's range of answers (near tiles: sorted queries search it alone)
+        self.span = _launch.i64(pol.near_bytes // dt.itemsize if pol.near_bytes else -1)
+        tile = pol.index_block * pol.index_items
+        self.tile = _launch.i64(tile)
+        self.bounds = self.ranges = None
+        if pol.near_bytes:
+            self.bounds = self.xp.empty(2 * _launch.cdiv(m, tile), dtype=INDEX_DTYPE)
+            self.nbytes += self.bounds.nbytes
+            kr = MODULES.kernel(ctype, range_name(ctype), pol)
+            warps = _launch.cdiv(m, tile)
+            self.ranges = _plans.Launch(kr, _launch.cover_grid(warps * 32, 256, kernel=kr), 256)
 
     def _bucketed(self, backend, ctype, dt, pdt, perm, n, m, pol, tree_bytes):
         """The launches and scratch of the bucketed variant: 2^levels buckets."""
@@ -178,7 +190,13 @@ class SearchPlan(_plans.Plan):
         if self.variant == "indexed":
             if self.build is not None:
                 self.build(a, self.n64, self.depth, self.index)
-            self.search(a, self.n64, self.index, self.depth, v, self.m64, side, out)
+            bounds = self.bounds
+            if self.ranges is not None:
+                self.ranges(a, self.n64, v, self.m64, self.tile, side, bounds)
+            else:
+                bounds = _launch.stand_in(self.backend, INDEX_DTYPE)
+            args = (v, self.m64, side, bounds, self.span, out)
+            self.search(a, self.n64, self.index, self.depth, *args)
             return out
         if self.variant == "sorted":
             from ..sorting import argsort, radix_sort

@@ -51,6 +51,10 @@ class SearchPolicy:
     # ... and at most this many elements per query (the index's build reads a's every 16th
     # element), else "cached"
     indexed_max_ratio: int = knob(_policy.Range(0))
+    # a tile of search_indexed whose answers lie in at most this many bytes of a (sorted or
+    # nearly sorted queries: search_tile_range's bounds) bisects that range through the L1 and
+    # skips the index; 0: never (no bounds kernel)
+    near_bytes: int = knob(_policy.Range(0))
 
 
 TABLE = _policy.register(
@@ -90,6 +94,7 @@ TABLE = _policy.register(
             binary_max_queries=1 << 19,
             indexed_min_bytes=1 << 20,
             indexed_max_ratio=64,
+            near_bytes=16 * 1024,
         )
     },
     doc="searchsorted's cached kernel (block, queries per thread, shared tree bytes), the binary "

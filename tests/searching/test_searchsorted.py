@@ -149,9 +149,9 @@ def test_index_levels(dtype, index_bytes, rng):
     """The indexed variant's levels: a top of 16 entries (up to four levels of groups below it),
     a few hundred and all of a in shared memory; sizes that leave the last group of every level
     part full, ties across groups, and a that starts off a 16-byte boundary (its groups read
-    element by element)."""
+    element by element). No near tiles (near_bytes 0): every query goes through the index."""
     xp = _backend.get_backend().xp
-    with prim.tuning.override("search", index_bytes=index_bytes):
+    with prim.tuning.override("search", index_bytes=index_bytes, near_bytes=0):
         for n in (1, 17, 16 * 16 * 16 + 1, 6000):
             base = sorted_data(rng, n + 1, dtype)
             v = queries(rng, base, 1100)
@@ -166,13 +166,85 @@ def test_index_levels(dtype, index_bytes, rng):
     # runs of one value much longer than a group: every level's groups hold only ties
     a = np.repeat(np.arange(5, dtype=dtype), 1000)
     v = np.arange(-1, 7).astype(dtype)
-    with prim.tuning.override("search", index_bytes=64):
+    with prim.tuning.override("search", index_bytes=64, near_bytes=0):
         for side in SIDES:
             H.assert_same(
                 prim.searchsorted(a, v, side, variant="indexed"),
                 np.searchsorted(a, v, side),
                 what=f"ties {side}",
             )
+
+
+def _near_queries(rng, a, m, kind):
+    """m queries of a's dtype in one of the orders the near tiles are for: sorted, sorted with
+    a few swaps, sorted runs in random order, sorted descending, or random."""
+    v = np.sort(queries(rng, a, m))
+    if kind == "swapped":
+        i = rng.integers(0, m, max(1, m // 200))
+        j = np.minimum(i + rng.integers(1, 40, i.size), m - 1)
+        v[i], v[j] = v[j], v[i]
+    elif kind == "runs":
+        runs = np.array_split(v, 7)
+        v = np.concatenate([runs[k] for k in rng.permutation(len(runs))])
+    elif kind == "descending":
+        v = v[::-1].copy()
+    elif kind == "random":
+        v = rng.permutation(v)
+    return v
+
+
+@pytest.mark.parametrize("kind", ["sorted", "swapped", "runs", "descending", "random"])
+@pytest.mark.parametrize(
+    "dtype",
+    [np.bool_, np.uint8, np.int16, np.float16, np.float32, np.int64, np.float64, np.complex64],
+    ids=lambda d: np.dtype(d).name,
+)
+def test_near_tiles(dtype, kind, rng):
+    """The indexed variant's near tiles (search_tile_range, near_tile): a tile of queries whose
+    answers lie in at most near_bytes of a bisects that range alone; the others go through the
+    index. Queries sorted, nearly sorted, in sorted runs, descending and random, with NaNs,
+    duplicates and values past both ends; spans that make some tiles near and others not (and
+    a tile count that leaves the last tile part full). The bounds kernel's ranges are checked
+    against NumPy's answers of each tile's least and greatest query."""
+    xp = _backend.get_backend().xp
+    n, m = 5000, 2 * 512 + 300  # search_indexed's tiles: 256 x 2 queries
+    a = sorted_data(rng, n, dtype)
+    v = _near_queries(rng, a, m, kind)
+    mid = a.itemsize * n * 6 // 10  # a sorted tile's range (about 0.39 n) in, a random one's out
+    for near in (64, mid, 1 << 16):
+        with prim.tuning.override("search", near_bytes=near, index_bytes=256):
+            for side in SIDES:
+                got = prim.searchsorted(a, xp.asarray(v), side, variant="indexed")
+                H.assert_same(got, np.searchsorted(a, v, side), what=f"{kind} {near} {side}")
+                plan = _sp.search_plan(
+                    _backend.get_backend(), _sp.SEARCHED_AS.get(a.dtype, a.dtype), n, m, "indexed"
+                )
+                bounds = H.to_host(plan.bounds).reshape(-1, 2)
+                ends = [(t, min(t + 512, m)) for t in range(0, m, 512)]
+                want = [np.searchsorted(a, np.sort(v[f:e])[[0, -1]], side) for f, e in ends]
+                assert np.array_equal(bounds, np.array(want)), (kind, near, side)
+                spans = bounds[:, 1] - bounds[:, 0]
+                if near == 1 << 16:  # a's 5000 elements fit: every tile is near
+                    assert (spans <= near // a.itemsize).all()
+                if near == mid and dtype != np.bool_:  # both paths in one call
+                    if kind in ("sorted", "descending"):
+                        assert (spans <= near // a.itemsize).sum() >= 2, spans
+                    if kind == "random":
+                        assert (spans > near // a.itemsize).sum() >= 2, spans
+
+
+def test_near_tiles_off_and_on_agree(rng):
+    """near_bytes 0 takes no bounds (and launches no bounds kernel); the answers are the same."""
+    a = sorted_data(rng, 20000, np.float32)
+    v = np.sort(queries(rng, a, 3000))
+    with prim.tuning.override("search", near_bytes=0):
+        off = H.to_host(prim.searchsorted(a, v, variant="indexed"))
+        plan = _sp.search_plan(
+            _backend.get_backend(), np.dtype(np.float32), a.size, v.size, "indexed"
+        )
+        assert plan.bounds is None and plan.ranges is None
+    on = H.to_host(prim.searchsorted(a, v, variant="indexed"))
+    assert np.array_equal(off, on) and np.array_equal(on, np.searchsorted(a, v))
 
 
 def test_index_levels_policy():
