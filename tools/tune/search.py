@@ -2,12 +2,13 @@
 into a sorted random float32 array of 2^26, for the cached, indexed, sorted and bucketed
 variants under several policies (queries per thread, shared tree bytes; the indexed kernel's
 queries per thread and top-level bytes; the sorted tiles' queries per thread and shared bytes;
-the bucket kernel's block and shared bytes) swept through
+the bucket kernel's block and shared bytes; the indexed kernel's near tiles' range) swept through
 ``primitives.tuning.override("search", ...)``, beside ``cupy.searchsorted`` and the binary
 variant timed in the same interleaved rounds; then the auto thresholds' question: the variants
 over the number of queries (2^10 to 2^24) and the array's size (2^16 to 2^28).
 
     python -m tools.tune.search [--quick] [--only VARIANT ...] [--no-crossover]
+                                [--queries random|sorted]
 
 Every result is checked against ``cupy.searchsorted`` before it is timed. The fastest policy is
 printed as ``--override`` lines for ``python -m tools.figures``.
@@ -37,6 +38,8 @@ def candidates(quick):
         for it in (1, 2, 4)
         for ib in (16 << 10, 64 << 10, 128 << 10)
     ]
+    # near tiles: the range of a under which a tile of queries bisects it alone (0: never)
+    out += [("indexed", dict(near_bytes=nb)) for nb in (0, 4 << 10, 8 << 10, 16 << 10, 64 << 10)]
     blocks = (256,) if quick else (128, 256, 512)
     shared = (24 << 10, 48 << 10) if quick else (12 << 10, 24 << 10, 48 << 10, 96 << 10)
     out += [("bucketed", dict(bucket_block=b, bucket_bytes=sb)) for b in blocks for sb in shared]
@@ -97,8 +100,16 @@ def main(argv=None):
         help="sweep these variants' policies only",
     )
     ap.add_argument("--no-crossover", action="store_true")
+    ap.add_argument(
+        "--queries",
+        choices=("random", "sorted"),
+        default="random",
+        help="the queries in random order (the issue's case) or sorted",
+    )
     args = ap.parse_args(argv)
     a, v = data()
+    if args.queries == "sorted":
+        v = cupy.sort(v)
     want = cupy.searchsorted(a, v)
     sweep(a, v, want, args.quick, args.only)
     del a, v, want
