@@ -39,6 +39,7 @@
 // int64 entries, perm (when P is not void) a permutation of [0, m).
 #include "util/prim.cuh"
 #include "util/complex.cuh"
+#include "util/load.cuh"
 #include "util/pack16.cuh"
 #include "warp/shfl.cuh"
 
@@ -427,10 +428,12 @@ __global__ void __launch_bounds__(BLOCK)
 //   read only groups within their levels, and write nothing). BLOCK a multiple of 32.
 //   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
 //   Near tiles: with span >= 0 and `bounds` (search_tile_range's, for tiles of BLOCK * ITEMS
-//   queries; not read when span < 0), a tile whose answers lie in at most `span` elements
-//   (sorted or nearly sorted queries) skips the index: its queries bisect that range of a, which
-//   the L1 holds after the first reads (near_tile). The choice is the tile's, the same for the whole block, and
-//   neither path has a barrier. For an unsorted a the range is still within [0, n].
+//   queries; not read when span < 0), a tile whose first and last query's answers are at most
+//   `span` elements apart (sorted or nearly sorted queries) skips the index: its queries bisect
+//   that range of a, which the block prefetches into the L1 first (and the next tile's into the
+//   L2: util/load.cuh), each answer checked at the range's ends (near_tile). The choice is the
+//   tile's, the same for the whole block, and neither path has a barrier. For an unsorted a the
+//   range is still within [0, n].
 // Preconditions: n >= 1; index holds the levels 1..depth as above (search_index), depth >= 0 with
 // level `depth` fitting the shared memory given; out has m int64 entries; bounds, when given,
 // 2 * ceil(m / (BLOCK * ITEMS)) entries in [0, n] when span >= 0.
@@ -503,45 +506,6 @@ __global__ void search_index(const T* __restrict__ a, long long n, int depth,
     }
 }
 
-// search_tile_range<T>: the indexed variant's tile ranges: a warp per tile of `tile`
-//   consecutive queries (grid-stride over tiles) finds the tile's least and greatest query in
-//   NumPy's order (search_less), lane 0 the answer of the least and lane 1 of the greatest, by a
-//   binary search of a (every tile's at once: their latencies overlap). bounds[2t] and
-//   bounds[2t + 1] hold them: for a sorted a every answer of the tile lies in between. Any 1-D
-//   grid of whole warps.
-template <class T>
-__global__ void search_tile_range(const T* __restrict__ a, long long n, const T* __restrict__ v,
-                                  long long m, long long tile, int right,
-                                  long long* __restrict__ bounds) {
-    using prim::search::search_less;
-    const int lane = threadIdx.x % prim::WARP;
-    const long long tiles = (m + tile - 1) / tile;
-    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / prim::WARP);
-    for (long long t = static_cast<long long>(blockIdx.x) * (blockDim.x / prim::WARP) +
-             threadIdx.x / prim::WARP;
-         t < tiles; t += warps) {
-        const long long first = t * tile, end = first + tile < m ? first + tile : m;
-        T lo = v[first], hi = lo;  // every lane starts from the tile's first query
-        for (long long i = first + lane; i < end; i += prim::WARP) {
-            const T q = v[i];
-            if (search_less(q, lo)) lo = q;
-            if (search_less(hi, q)) hi = q;
-        }
-#pragma unroll
-        for (int s = prim::WARP / 2; s > 0; s >>= 1) {
-            const T ol = prim::shfl_xor(lo, s), oh = prim::shfl_xor(hi, s);
-            if (search_less(ol, lo)) lo = ol;
-            if (search_less(hi, oh)) hi = oh;
-        }
-        if (lane < 2) {
-            const T q = lane == 0 ? lo : hi;
-            long long at = 0, len = n;
-            while (len > 0) prim::search::step(a[at + (len >> 1)], q, right != 0, at, len);
-            bounds[2 * t + lane] = at;
-        }
-    }
-}
-
 namespace prim {
 namespace search {
 
@@ -563,13 +527,15 @@ __device__ __forceinline__ bool sends_up(Complex<R> x, Complex<R> q, bool) {
     return RIGHT ? !search_less(q, x) : search_less(x, q);
 }
 
-// A tile whose answers all lie in [r0, r0 + len]: query k * BLOCK + threadIdx.x of the tile
-// (coalesced), of the `left` that remain, bisects a[r0, r0 + len) through the L1 (the tile's
-// range is short: read from DRAM once, then hit), its ITEMS searches interleaved step by step.
-// No shared memory, no barrier.
+// A tile whose answers should lie in [r0, r0 + len] (the answers of its first and last query):
+// query k * BLOCK + threadIdx.x of the tile (coalesced), of the `left` that remain, bisects
+// a[r0, r0 + len) through the L1 (the tile's range is short and prefetched), its ITEMS searches
+// interleaved step by step. An answer at an end of the range is checked against the element past
+// that end (a[r0 - 1] must send the query up, a[r0 + len] must not); a query outside the range
+// (unsorted queries) searches the rest of a on that side alone. No shared memory, no barrier.
 template <bool RIGHT, class T, int BLOCK, int ITEMS>
-__device__ __forceinline__ void near_tile(const T* __restrict__ a, long long r0, long long len,
-                                          const T* __restrict__ v, long long left,
+__device__ __forceinline__ void near_tile(const T* __restrict__ a, long long total, long long r0,
+                                          long long len, const T* __restrict__ v, long long left,
                                           long long* __restrict__ out) {
     T q[ITEMS];
     bool qnan[ITEMS];
@@ -599,7 +565,28 @@ __device__ __forceinline__ void near_tile(const T* __restrict__ a, long long r0,
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         const long long i = static_cast<long long>(k) * BLOCK + threadIdx.x;
-        if (i < left) out[i] = lo[k];
+        if (i >= left) continue;
+        long long from = 0, count = 0;  // the rest of a to search, if the answer is outside
+        if (lo[k] == r0 && r0 > 0 && !sends_up<RIGHT>(load_entry(a + r0 - 1), q[k], qnan[k])) {
+            count = r0 - 1;  // below the range: the answer is in [0, r0 - 1]
+        } else if (lo[k] == r0 + len && r0 + len < total &&
+                   sends_up<RIGHT>(load_entry(a + r0 + len), q[k], qnan[k])) {
+            from = r0 + len + 1;  // above it: in [r0 + len + 1, total]
+            count = total - from;
+        } else {
+            out[i] = lo[k];
+            continue;
+        }
+        while (count > 0) {
+            const long long half = count >> 1;
+            if (sends_up<RIGHT>(load_entry(a + from + half), q[k], qnan[k])) {
+                from += half + 1;
+                count -= half + 1;
+            } else {
+                count = half;
+            }
+        }
+        out[i] = from;
     }
 }
 
@@ -620,15 +607,26 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
     const int lane = threadIdx.x % WARP;
     const int team = lane / LG, piece = lane % LG;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
-    for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m;
-         base += static_cast<long long>(gridDim.x) * TILE) {
-        if (span >= 0) {  // the tile's answers within a short range of a: searched there
-            const long long r0 = bounds[2 * (base / TILE)];
-            const long long r1 = bounds[2 * (base / TILE) + 1];
-            if (r1 >= r0 && r1 - r0 <= span) {
-                near_tile<RIGHT, T, BLOCK, ITEMS>(a, r0, r1 - r0, v + base, m - base, out + base);
-                continue;
-            }
+    const long long stride = static_cast<long long>(gridDim.x) * TILE;
+    // the bounds of the block's tile, read one tile ahead (not a dependent load per tile)
+    auto bounds_of = [&](long long base, long long& b0, long long& b1) {
+        b0 = b1 = -1;  // none: a tile past m, or no near tiles
+        if (span >= 0 && base < m) {
+            b0 = bounds[2 * (base / TILE)];
+            b1 = bounds[2 * (base / TILE) + 1];
+        }
+    };
+    long long b0, b1;
+    bounds_of(static_cast<long long>(blockIdx.x) * TILE, b0, b1);
+    for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m; base += stride) {
+        const long long r0 = b0 < b1 ? b0 : b1, r1 = b0 < b1 ? b1 : b0;
+        bounds_of(base + stride, b0, b1);  // the next tile's
+        if (span >= 0 && r1 - r0 <= span) {  // answers within a short range of a: searched there
+            prefetch_l1<BLOCK>(a + r0, r1 - r0);  // the range's lines, all at once
+            const long long n0 = b0 < b1 ? b0 : b1, n1 = b0 < b1 ? b1 : b0;
+            if (n0 >= 0 && n1 - n0 <= span) prefetch_l2<BLOCK>(n0, n1 - n0, n, a);  // the next's
+            near_tile<RIGHT, T, BLOCK, ITEMS>(a, n, r0, r1 - r0, v + base, m - base, out + base);
+            continue;
         }
         const long long wbase = base + static_cast<long long>(threadIdx.x / WARP) * WARP * ITEMS;
         // the lane's own queries, and their counts at the top level: bisection by powers of two
@@ -703,8 +701,89 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
     }
 }
 
+// The answer of q in a[0, n) found by a team of P lanes (P <= 16; the team's lanes `team_mask`,
+// from lane `shift` on, `rank` this lane's place in it) together: a P-ary search. The answer lies in
+// [lo, hi]; the team probes P increasing positions inside (every position when hi - lo <= P),
+// counts by a ballot the k probes that send q up (for a sorted a, the first k), and keeps the
+// part between the k-th probe and the next: about 1 / (P + 1) of the range per step (7 steps
+// for 2^26 elements with P = 16). For any a, lo <= hi within [0, n] at every step, and the range
+// shrinks every step, so it ends. Every lane of the team returns the answer.
+template <bool RIGHT, int P, class T>
+__device__ __forceinline__ long long team_answer(const T* __restrict__ a, long long n, T q,
+                                                 unsigned team_mask, int shift, int rank) {
+    const bool qnan = q != q;
+    long long lo = 0, hi = n;
+    while (hi > lo) {
+        const long long len = hi - lo;
+        const bool every = len <= P;
+        const long long at = every ? lo + rank : lo + ((rank + 1) * len) / (P + 1);
+        const bool up = (!every || rank < len) && sends_up<RIGHT>(load_entry(a + at), q, qnan);
+        const int k = __popc((__ballot_sync(team_mask, up) >> shift) & ((1ull << P) - 1));
+        auto probe = [&](int j) { return every ? lo + j : lo + ((j + 1) * len) / (P + 1); };
+        const long long new_lo = k == 0 ? lo : probe(k - 1) + 1;
+        hi = every ? new_lo : (k == P ? hi : probe(k));  // every position probed: the answer
+        lo = new_lo;
+    }
+    return lo;
+}
+
 }  // namespace search
 }  // namespace prim
+
+// search_tile_range<T, TILE>: the indexed variant's tile ranges: a warp per tile of TILE
+//   consecutive queries (grid-stride over tiles); its two half-warps find the answers of the
+//   tile's first and last query through the index at once: first their counts at the top level
+//   (team_answer, 16-ary over the top level in global memory, which stays in the L2), then a
+//   group of 16 entries per level, one entry a lane, counted by a ballot, down to a. A tile whose
+//   two top counts are further apart than its range could be near (`span` elements, one entry
+//   of the top level standing for 16^depth of a) stops there: bounds (0, n), never near (random
+//   queries pay a few L2 reads a tile). Else bounds[2t] and bounds[2t + 1] hold the two answers:
+//   for sorted queries (ascending or descending) every answer of the tile lies in between; the
+//   search checks each answer against the range's ends (near_tile). Any 1-D grid of whole warps;
+//   TILE a multiple of 32; the index built (search_index) when depth > 0.
+template <class T, int TILE>
+__global__ void search_tile_range(const T* __restrict__ a, long long n, const T* __restrict__ index,
+                                  int depth, const T* __restrict__ v, long long m, int right,
+                                  long long span, long long* __restrict__ bounds) {
+    static_assert(TILE % prim::WARP == 0, "search_tile_range: TILE must be a multiple of 32");
+    using namespace prim::search;
+    constexpr int HALF = prim::WARP / 2;
+    const int lane = threadIdx.x % prim::WARP;
+    const bool upper = lane >= HALF;  // half-warp 0: the tile's first query, 1: its last
+    const unsigned mask = upper ? 0xFFFF0000u : 0x0000FFFFu;
+    const int shift = upper ? HALF : 0, rank = lane % HALF;
+    const T* top = depth == 0 ? a : index + level_offset(n, depth);
+    const long long ntop = level_size(n, depth);
+    const long long far = (span >> (4 * depth)) + 2;  // top counts further apart: not near
+    const long long tiles = (m + TILE - 1) / TILE;
+    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / prim::WARP);
+    for (long long t = static_cast<long long>(blockIdx.x) * (blockDim.x / prim::WARP) +
+             threadIdx.x / prim::WARP;
+         t < tiles; t += warps) {
+        const long long first = t * TILE;
+        const long long last = first + TILE < m ? first + TILE - 1 : m - 1;
+        const T q = v[upper ? last : first];
+        const bool qnan = q != q;
+        long long c = right ? team_answer<true, HALF>(top, ntop, q, mask, shift, rank)
+                            : team_answer<false, HALF>(top, ntop, q, mask, shift, rank);
+        const long long c_lo = __shfl_sync(prim::FULL_MASK, c, 0);
+        const long long c_hi = __shfl_sync(prim::FULL_MASK, c, HALF);
+        if (c_hi - c_lo > far || c_lo - c_hi > far) {  // the same for the whole warp
+            if (rank == 0) bounds[2 * t + upper] = upper ? n : 0;
+            continue;
+        }
+        for (int level = depth - 1; level >= 0; --level) {
+            const T* L = level == 0 ? a : index + level_offset(n, level);
+            const long long size = level_size(n, level);
+            const long long g = (c > 0 ? c - 1 : 0) * FANOUT + rank;
+            const bool up = g < size &&
+                (right ? sends_up<true>(load_entry(L + g), q, qnan)
+                       : sends_up<false>(load_entry(L + g), q, qnan));
+            c = g - rank + __popc(__ballot_sync(mask, up));
+        }
+        if (rank == 0) bounds[2 * t + upper] = c;
+    }
+}
 
 template <class T, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)

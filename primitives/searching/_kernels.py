@@ -71,8 +71,8 @@ def bounds_name(ctype):
     return f"search_tile_bounds<{ctype}>"
 
 
-def range_name(ctype):
-    return f"search_tile_range<{ctype}>"
+def range_name(ctype, pol):
+    return f"search_tile_range<{ctype}, {pol.index_block * pol.index_items}>"
 
 
 def index_name(ctype):
@@ -91,7 +91,7 @@ def names(ctype, pol):
         cached_name(ctype, pol),
         bounds_name(ctype),
         index_name(ctype),
-        range_name(ctype),
+        range_name(ctype, pol),
         indexed_name(ctype, pol),
     ] + [sorted_name(ctype, p, pol) for p in PERM_CTYPES]
     bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))

@@ -143,15 +143,13 @@ class SearchPlan(_plans.Plan):
         self.search = _plans.Launch(ks, grid, pol.index_block, smem)
         # each tile's range of answers (near tiles: sorted queries search it alone)
         self.span = _launch.i64(pol.near_bytes // dt.itemsize if pol.near_bytes else -1)
-        tile = pol.index_block * pol.index_items
-        self.tile = _launch.i64(tile)
         self.bounds = self.ranges = None
         if pol.near_bytes:
-            self.bounds = self.xp.empty(2 * _launch.cdiv(m, tile), dtype=INDEX_DTYPE)
+            tiles = _launch.cdiv(m, pol.index_block * pol.index_items)  # a warp each
+            self.bounds = self.xp.empty(2 * tiles, dtype=INDEX_DTYPE)
             self.nbytes += self.bounds.nbytes
-            kr = MODULES.kernel(ctype, range_name(ctype), pol)
-            warps = _launch.cdiv(m, tile)
-            self.ranges = _plans.Launch(kr, _launch.cover_grid(warps * 32, 256, kernel=kr), 256)
+            kr = MODULES.kernel(ctype, range_name(ctype, pol), pol)
+            self.ranges = _plans.Launch(kr, _launch.cover_grid(tiles * 32, 256, kernel=kr), 256)
 
     def _bucketed(self, backend, ctype, dt, pdt, perm, n, m, pol, tree_bytes):
         """The launches and scratch of the bucketed variant: 2^levels buckets."""
@@ -192,7 +190,9 @@ class SearchPlan(_plans.Plan):
                 self.build(a, self.n64, self.depth, self.index)
             bounds = self.bounds
             if self.ranges is not None:
-                self.ranges(a, self.n64, v, self.m64, self.tile, side, bounds)
+                self.ranges(
+                    a, self.n64, self.index, self.depth, v, self.m64, side, self.span, bounds
+                )
             else:
                 bounds = _launch.stand_in(self.backend, INDEX_DTYPE)
             args = (v, self.m64, side, bounds, self.span, out)
