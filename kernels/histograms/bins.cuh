@@ -28,7 +28,9 @@
 // hold nbins + 1 increasing values.
 //
 // Accumulation policies: CountAcc adds 1 per sample (32-bit shared counters, 64-bit global);
-// WeightAcc adds weights[i] (double in shared and global memory).
+// WeightAcc<W> adds weights[i], read as W (double, or float: float32 weights read as they are,
+// widened exactly), summed in double in shared and global memory. Acc::Weight is the type of the
+// kernels' `weights` pointer (CountAcc: double, never read).
 //
 // HistStart<Binner>: the start every histogram kernel shares: the record read once, the binner
 // built from it, and (kernels with shared counters) the block's counters zeroed before any
@@ -238,15 +240,19 @@ template <class T, class C> struct BinEdges {
 struct CountAcc {
     typedef u32 Shared;
     typedef u64 Global;
+    typedef double Weight;
     static constexpr bool WEIGHTED = false;
-    static __device__ __forceinline__ Shared value(const double*, i64) { return 1u; }
+    static __device__ __forceinline__ Shared value(const Weight*, i64) { return 1u; }
 };
 
-struct WeightAcc {
+// of(w): a weight already loaded, as summed; value(w, i): weights[i] loaded and widened.
+template <class W> struct WeightAcc {
     typedef double Shared;
     typedef double Global;
+    typedef W Weight;
     static constexpr bool WEIGHTED = true;
-    static __device__ __forceinline__ Shared value(const double* w, i64 i) { return __ldg(w + i); }
+    static __device__ __forceinline__ Shared of(W w) { return widen<double>(w); }
+    static __device__ __forceinline__ Shared value(const W* w, i64 i) { return of(__ldg(w + i)); }
 };
 
 // Run-length accumulation: consecutive samples of one thread that land in the same bin are added

@@ -19,15 +19,15 @@
 // Samples: sample i, dimension j at cols[j][i * strides[j]] (strides in elements, may be any
 // sign): an (N, D) array of any strides, or D separate 1-D arrays, read where they lie.
 // Accumulation: CountF64Acc (32-bit shared counters, added into double global ones: the
-// float64 counts histogramdd returns, with no conversion after the kernel) or WeightAcc (double;
-// the weights read with scalar loads, grid-stride).
+// float64 counts histogramdd returns, with no conversion after the kernel) or WeightAcc<double>
+// (float64 weights summed in double; read with scalar loads, grid-stride).
 // Launch: 1-D, blockDim.x == BLOCK, any grid (grid-stride; the host sizes it to the resident
 // blocks, and at least n / 2^31 blocks so that a block counts fewer than 2^32 samples).
 // Dynamic shared memory: shared_bins * sizeof(Acc::Shared).
 // Preconditions: `out` holds the product of the bin counts, zeroed; 0 <= shared_bins <= that
 // product; the product fits in 63 bits; with `vec`: every column (rows: cols[0]) 16-byte
 // aligned, strides 1 (rows: cols[j] = cols[0] + j, strides D); `weights` holds n values when
-// Acc is WeightAcc.
+// Acc is WeightAcc<double>.
 #include "util/prim.cuh"
 #include "util/thread.cuh"
 #include "util/pack16.cuh"

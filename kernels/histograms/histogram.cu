@@ -3,12 +3,13 @@
 //
 // Every kernel is templated on <T, Binner, Acc> (histograms/bins.cuh): Binner maps a sample of T to
 // its bin or -1 (dropped), Acc says what a sample adds (1, or its weight) and in which types it
-// is accumulated (CountAcc: 32-bit shared, 64-bit global counters; WeightAcc: double). `spec`
-// points to the binner's record (BinSpec, device memory). Sizes and indices are 64-bit. `out`
-// holds nbins values, zeroed by the caller; every kernel adds into it with global atomics, so the
-// order of the additions (and for weights the last bits of a sum) is not fixed. Every kernel
-// starts alike (histograms/bins.cuh: HistStart): the record read once, the binner built from it,
-// and the kernels with shared counters zero them and wait for the block before counting.
+// is accumulated (CountAcc: 32-bit shared, 64-bit global counters; WeightAcc<W>: weights of W,
+// float or double, summed in double). `spec` points to the binner's record (BinSpec, device
+// memory). Sizes and indices are 64-bit. `out` holds nbins values, zeroed by the caller; every
+// kernel adds into it with global atomics, so the order of the additions (and for weights the
+// last bits of a sum) is not fixed. Every kernel starts alike (histograms/bins.cuh: HistStart):
+// the record read once, the binner built from it, and the kernels with shared counters zero them
+// and wait for the block before counting.
 //
 //   hist_global_contiguous    each thread a contiguous section of ceil(n / threads) samples, a
 //                             global atomic per sample. Neighbouring threads read addresses a
@@ -60,8 +61,9 @@
 // STAGES > 0 and counts: that size rounded up to 16 bytes, then STAGES * BLOCK * 16 bytes of
 // staging slots; on an architecture below sm_80 the slots go unused), shared_bins *
 // sizeof(Shared) (partial).
-// Preconditions: `in` aligned to sizeof(T); `weights` holds n values when Acc is WeightAcc (any
-// pointer otherwise); a block counts fewer than 2^32 samples (the host sizes the grid so).
+// Preconditions: `in` aligned to sizeof(T); `weights` holds n values of Acc::Weight, aligned to
+// its size, when Acc is a WeightAcc (any pointer otherwise); a block counts fewer than 2^32
+// samples (the host sizes the grid so).
 // hist_warp_replicated with an accumulator: *ticket == 0 and acc[0, nbins) == 0 on entry (the
 // kernel leaves them so), dynamic shared memory >= 16 bytes, one launch at a time per record.
 //
@@ -155,7 +157,7 @@ __device__ __forceinline__ void finish_histogram(const HistLaunch& f, int nbins,
 // ---- 1. global atomics, contiguous sections (uncoalesced) ---------------------------------------
 template <class T, class Binner, class Acc>
 __global__ void hist_global_contiguous(const T* __restrict__ in, long long n,
-                                       const double* __restrict__ weights,
+                                       const typename Acc::Weight* __restrict__ weights,
                                        const prim::BinSpec* __restrict__ spec,
                                        typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;
@@ -174,7 +176,7 @@ __global__ void hist_global_contiguous(const T* __restrict__ in, long long n,
 // ---- 2. global atomics, interleaved (grid-stride, coalesced) -----------------------------------
 template <class T, class Binner, class Acc>
 __global__ void hist_global_interleaved(const T* __restrict__ in, long long n,
-                                        const double* __restrict__ weights,
+                                        const typename Acc::Weight* __restrict__ weights,
                                         const prim::BinSpec* __restrict__ spec,
                                         typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;
@@ -190,7 +192,7 @@ __global__ void hist_global_interleaved(const T* __restrict__ in, long long n,
 // ---- 3. privatized: a shared-memory histogram per block, one sample per thread -----------------
 template <class T, class Binner, class Acc>
 __global__ void hist_privatized(const T* __restrict__ in, long long n,
-                                const double* __restrict__ weights,
+                                const typename Acc::Weight* __restrict__ weights,
                                 const prim::BinSpec* __restrict__ spec,
                                 typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
@@ -211,7 +213,7 @@ __global__ void hist_privatized(const T* __restrict__ in, long long n,
 // ---- 4. coarsened: privatized, machine-sized grid, many samples per thread ---------------------
 template <class T, class Binner, class Acc>
 __global__ void hist_coarsened_contiguous(const T* __restrict__ in, long long n,
-                                          const double* __restrict__ weights,
+                                          const typename Acc::Weight* __restrict__ weights,
                                           const prim::BinSpec* __restrict__ spec,
                                           typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
@@ -233,7 +235,7 @@ __global__ void hist_coarsened_contiguous(const T* __restrict__ in, long long n,
 
 template <class T, class Binner, class Acc>
 __global__ void hist_coarsened_interleaved(const T* __restrict__ in, long long n,
-                                           const double* __restrict__ weights,
+                                           const typename Acc::Weight* __restrict__ weights,
                                            const prim::BinSpec* __restrict__ spec,
                                            typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
@@ -253,7 +255,7 @@ __global__ void hist_coarsened_interleaved(const T* __restrict__ in, long long n
 // ---- 5. aggregated: coarsened interleaved + run aggregation -------------------------------------
 template <class T, class Binner, class Acc>
 __global__ void hist_aggregated(const T* __restrict__ in, long long n,
-                                const double* __restrict__ weights,
+                                const typename Acc::Weight* __restrict__ weights,
                                 const prim::BinSpec* __restrict__ spec,
                                 typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
@@ -273,7 +275,7 @@ __global__ void hist_aggregated(const T* __restrict__ in, long long n,
 // ---- 6. production: replicated shared histograms, 16-byte loads, packet aggregation -------------
 template <class T, class Binner, class Acc, int BLOCK, int VECS, int STAGES>
 __global__ void __launch_bounds__(BLOCK)
-    hist_warp_replicated(const T* __restrict__ in, const double* __restrict__ weights,
+    hist_warp_replicated(const T* __restrict__ in, const typename Acc::Weight* __restrict__ weights,
                          const prim::BinSpec* __restrict__ spec,
                          const prim::HistLaunch* __restrict__ launch,
                          typename Acc::Global* __restrict__ out,
@@ -330,7 +332,7 @@ __global__ void __launch_bounds__(BLOCK)
 template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
     hist_partial_privatized(const T* __restrict__ in, long long n,
-                            const double* __restrict__ weights,
+                            const typename Acc::Weight* __restrict__ weights,
                             const prim::BinSpec* __restrict__ spec, int shared_bins,
                             typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
@@ -368,7 +370,7 @@ __global__ void __launch_bounds__(BLOCK)
 template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
     hist_global_vectorized(const T* __restrict__ in, long long n,
-                           const double* __restrict__ weights,
+                           const typename Acc::Weight* __restrict__ weights,
                            const prim::BinSpec* __restrict__ spec,
                            typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Global G;

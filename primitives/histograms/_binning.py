@@ -46,7 +46,7 @@ for _t in _WIDE_INTS:
 DD_BINNERS[F32] = (("even", F32), ("even", F64), ("edges", F32), ("edges", F64))
 DD_BINNERS[F64] = (("even", F64), ("edges", F64))
 
-ACCS = {"count": "prim::CountAcc", "weight": "prim::WeightAcc"}
+ACCS = {"count": "prim::CountAcc", "weight": "prim::WeightAcc<double>"}
 #: hist_dd's accumulations, both into the float64 result (kernels/histograms/dd.cu): counts in
 #: 32-bit shared counters added into float64 ones (exact), weights summed in float64
 DD_ACCS = {"count": "prim::CountF64Acc", "weight": ACCS["weight"]}
