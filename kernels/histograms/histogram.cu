@@ -28,9 +28,13 @@
 //                             counts into copy l, one bank per lane, no conflicts whatever the
 //                             data; fewer: warp w into copy w % replicas), after a row of slots
 //                             for dropped samples (bin -1), so that every sample costs one
-//                             unconditional atomic; 16-byte loads with VECS in flight per thread, machine-sized grid;
-//                             when `aggregate` != 0 a packet whose samples share one bin costs
-//                             one atomic (histograms/bins.cuh: add_packet). Its launch record
+//                             unconditional atomic; 16-byte loads with VECS in flight per
+//                             thread, machine-sized grid; with weights each packet's weights are
+//                             loaded beside it (for_each_weighted_packet: 16-byte loads, 8 bytes
+//                             where a packet's weights take 8; a scalar walk where samples and
+//                             weights are misaligned differently); counts only: when
+//                             `aggregate` != 0 a packet whose samples share one bin costs one
+//                             atomic (histograms/bins.cuh: add_packet). Its launch record
 //                             (HistLaunch) holds those two settings and the finish: with an
 //                             accumulator (acc != null) the blocks add into it (it is zero
 //                             between launches) and the block that takes the last ticket moves
@@ -45,9 +49,11 @@
 //                             register walk.
 //   hist_partial_privatized   bins beyond shared memory: bins [0, shared_bins) are counted in
 //                             shared memory, the others with global atomics (a range test per
-//                             sample); 16-byte loads, machine-sized grid.
-//   hist_global_vectorized    the fully global fallback: 16-byte loads, machine-sized grid, a
-//                             global atomic per sample, no shared memory.
+//                             sample); 16-byte loads (weights: as warp_replicated's),
+//                             machine-sized grid.
+//   hist_global_vectorized    the fully global fallback: 16-byte loads (weights: as
+//                             warp_replicated's), machine-sized grid, a global atomic per sample,
+//                             no shared memory.
 //   hist_bin_keys             sort then reduce by key, step one: keys[i] = the bin of sample i,
 //                             or nbins when it is dropped (so dropped samples sort last). The
 //                             host sorts the keys (radix sort over the bits of nbins) and reduces
@@ -86,6 +92,93 @@ __device__ __forceinline__ void merge_shared(const S* h, int count, G* out) {
         const S v = h[b];
         if (v != S(0)) atomicAdd(out + b, static_cast<G>(v));
     }
+}
+
+// The weights of one 16-byte packet of samples (N of them): N * sizeof(W) bytes, read with
+// 16-byte loads, or with one 8-byte load where they take 8 bytes (two 8-byte samples' float
+// weights). `p` is aligned to the smaller of 16 and N * sizeof(W) bytes.
+template <class W, int N> struct WeightPack { W v[N]; };
+
+template <int N, class W>
+__device__ __forceinline__ WeightPack<W, N> load_weight_pack(const W* p) {
+    constexpr int BYTES = N * static_cast<int>(sizeof(W));
+    static_assert(BYTES == 8 || BYTES % 16 == 0, "a packet's weights: 8 bytes or 16-byte vectors");
+    WeightPack<W, N> out;
+    if constexpr (BYTES == 8) {
+        const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p));
+        const W* e = reinterpret_cast<const W*>(&raw);
+#pragma unroll
+        for (int k = 0; k < N; ++k) out.v[k] = e[k];
+    } else {
+        constexpr int M = Pack16<W>::N;
+#pragma unroll
+        for (int u = 0; u < N / M; ++u) {
+            const Pack16<W> q = load_pack16(p + u * M);
+#pragma unroll
+            for (int k = 0; k < M; ++k) out.v[u * M + k] = q.v[k];
+        }
+    }
+    return out;
+}
+
+// for_each_weighted_packet<VECS>(in, w, n, tid, nthreads, elem, pack): every sample in[i] of
+// [0, n) with its weight w[i], exactly once, grid-stride over threads [tid, nthreads). The
+// samples are walked as for_each_packet walks them (util/pack16.cuh: a scalar head up to their
+// first 16-byte boundary, 16-byte packets, a scalar tail), each packet's weights loaded beside
+// it (load_weight_pack): pack(p, q, i0) with q the weights of the packet p, i0 the index of
+// p.v[0]; the head and tail go to elem(x, wx, i). Packets in flight per thread: as many as
+// carry the bytes of VECS sample packets, samples and weights together (at least one). Where the
+// weights of the first packet are not aligned for their loads (views of samples and weights that
+// start at different offsets from a 16-byte boundary), every sample goes to elem, grid-stride.
+// Preconditions: `in` aligned to sizeof(T), `w` to sizeof(W); neither written during the kernel.
+template <int VECS, class T, class W, class Elem, class Pack>
+__device__ __forceinline__ void for_each_weighted_packet(const T* __restrict__ in,
+                                                         const W* __restrict__ w, i64 n, i64 tid,
+                                                         i64 nthreads, Elem elem, Pack pack) {
+    constexpr int N = Pack16<T>::N;
+    constexpr int BYTES = N * static_cast<int>(sizeof(W));  // one packet's weights
+    constexpr uptr ALIGN = BYTES < 16 ? BYTES : 16;
+    constexpr int K = VECS * 16 / (16 + BYTES) > 1 ? VECS * 16 / (16 + BYTES) : 1;
+    const i64 head = aligned_head(in, n);
+    if ((reinterpret_cast<uptr>(w + head) & (ALIGN - 1)) != 0) {  // uniform across the grid
+        for (i64 i = tid; i < n; i += nthreads) elem(in[i], __ldg(w + i), i);
+        return;
+    }
+    for (i64 i = tid; i < head; i += nthreads) elem(in[i], __ldg(w + i), i);
+    const T* const body = in + head;
+    const W* const wbody = w + head;
+    const i64 npk = (n - head) / N;
+    i64 j = tid;
+    for (; j + (K - 1) * nthreads < npk; j += K * nthreads) {
+        Pack16<T> p[K];
+        WeightPack<W, N> q[K];
+#pragma unroll
+        for (int u = 0; u < K; ++u) {
+            p[u] = load_pack16(body + (j + u * nthreads) * N);
+            q[u] = load_weight_pack<N>(wbody + (j + u * nthreads) * N);
+        }
+#pragma unroll
+        for (int u = 0; u < K; ++u) pack(p[u], q[u], head + (j + u * nthreads) * N);
+    }
+    for (; j < npk; j += nthreads)
+        pack(load_pack16(body + j * N), load_weight_pack<N>(wbody + j * N), head + j * N);
+    for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], __ldg(w + i), i);
+}
+
+// The production kernels' weighted walk: add(x, v) for every sample x of in[0, n) with v its
+// weight as summed (Acc::of), samples and weights read by for_each_weighted_packet.
+template <class Acc, int VECS, class T, class Add>
+__device__ __forceinline__ void add_weighted(const T* __restrict__ in,
+                                             const typename Acc::Weight* __restrict__ w, i64 n,
+                                             i64 tid, i64 nthreads, Add add) {
+    typedef typename Acc::Weight W;
+    constexpr int N = Pack16<T>::N;
+    for_each_weighted_packet<VECS>(
+        in, w, n, tid, nthreads, [&](T x, W wx, i64) { add(x, Acc::of(wx)); },
+        [&](const Pack16<T>& p, const WeightPack<W, N>& q, i64) {
+#pragma unroll
+            for (int k = 0; k < N; ++k) add(p.v[k], Acc::of(q.v[k]));
+        });
 }
 
 // The production kernel's launch record (device memory, written once per launch plan): the
@@ -303,8 +396,10 @@ __global__ void __launch_bounds__(BLOCK)
     auto one = [&](T x, long long i) {
         atomicAdd(h + bin(x) * replicas, Acc::value(weights, i));  // bin -1: row 0
     };
-    if (Acc::WEIGHTED) {  // weights: scalar grid-stride loads of both arrays
-        for (long long i = tid; i < n; i += nthreads) one(in[i], i);
+    if constexpr (Acc::WEIGHTED) {  // each packet's weights loaded beside it
+        prim::add_weighted<Acc, VECS>(in, weights, n, tid, nthreads, [&](T x, S w) {
+            atomicAdd(h + bin(x) * replicas, w);  // bin -1: row 0
+        });
     } else if (f.aggregate) {
         prim::for_each_packet_staged<STAGES, VECS>(
             in, n, tid, nthreads, stage, one,
@@ -343,17 +438,17 @@ __global__ void __launch_bounds__(BLOCK)
     const int nbins = start.nbins;
     start.zero(h, shared_bins);
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
-    auto one = [&](T x, long long i) {
+    auto add = [&](T x, S w) {
         const int b = bin(x);
         if (b < 0) return;
-        const S w = Acc::value(weights, i);
         if (b < shared_bins)
             atomicAdd(h + b, w);
         else
             atomicAdd(out + b, static_cast<G>(w));
     };
-    if (Acc::WEIGHTED) {
-        for (long long i = tid; i < n; i += nthreads) one(in[i], i);
+    auto one = [&](T x, long long i) { add(x, Acc::value(weights, i)); };
+    if constexpr (Acc::WEIGHTED) {
+        prim::add_weighted<Acc, VECS>(in, weights, n, tid, nthreads, add);
     } else {
         prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
                                     [&](const prim::Pack16<T>& p, long long i0) {
@@ -378,12 +473,13 @@ __global__ void __launch_bounds__(BLOCK)
     const Binner bin = start.bin;
     const int nbins = start.nbins;
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
-    auto one = [&](T x, long long i) {
+    auto add = [&](T x, typename Acc::Shared w) {
         const int b = bin(x);
-        if (b >= 0) atomicAdd(out + b, static_cast<G>(Acc::value(weights, i)));
+        if (b >= 0) atomicAdd(out + b, static_cast<G>(w));
     };
-    if (Acc::WEIGHTED) {
-        for (long long i = tid; i < n; i += nthreads) one(in[i], i);
+    auto one = [&](T x, long long i) { add(x, Acc::value(weights, i)); };
+    if constexpr (Acc::WEIGHTED) {
+        prim::add_weighted<Acc, VECS>(in, weights, n, tid, nthreads, add);
     } else {
         prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
                                     [&](const prim::Pack16<T>& p, long long i0) {
