@@ -61,7 +61,7 @@ def _histogram(c, variant, density, arr):
         )
         hist = re + 1j * im
     else:
-        wdev = None if w is None else _float64(xp, w.reshape(-1))
+        wdev = None if w is None else _weights(xp, w.reshape(-1))
         hist = count(arr, c.binning, wdev, variant, backend, bplan, cached=False)
     if w is not None:
         hist = _weights_result(hist, w.dtype)
@@ -91,8 +91,15 @@ def _histogram(c, variant, density, arr):
     return res, inp.result(edges_out)
 
 
+def _weights(xp, w):
+    """Real weights as :func:`._plans.count` takes them: float32 and float64 ones as they are
+    (float32 ones read as float32 by the kernels that take them), any other dtype as
+    :func:`_float64`."""
+    return w if w.dtype in (np.float32, np.float64) else _float64(xp, w)
+
+
 def _float64(xp, w):
-    """Weights as the kernels sum them: a contiguous float64 array."""
+    """Weights converted for the kernels that sum float64 ones: a contiguous float64 array."""
     return xp.ascontiguousarray(w if w.dtype == np.float64 else w.astype(np.float64))
 
 
@@ -160,9 +167,11 @@ def histogram(
             complex64, complex128, or object holding real numbers): each sample adds its weight
             instead of 1. The sums are accumulated in float64 with atomics (complex weights: each
             part on its own; the last bits can vary from call to call) and returned in the
-            weights' dtype, as NumPy does (narrow integers wrap; with int
-            ``bins`` in the weights' byte order too; object weights give object sums, Python
-            ints when every weight is an int, for host input).
+            weights' dtype, as NumPy does (narrow integers wrap; with int ``bins`` in the
+            weights' byte order too; object weights give object sums, Python ints when every
+            weight is an int, for host input). Float32 weights are read as they are (no
+            float64 copy) by ``warp_replicated`` and ``partial_privatized``, the variants
+            ``auto`` runs; the other variants, and weights of other dtypes, take a float64 copy.
         density: return counts / bin width / total, as NumPy (with object weights, a zero
             total or a zero-width bin is NumPy's ``ZeroDivisionError`` of Python's division).
         variant: one of :data:`VARIANTS` or ``"auto"`` (see :func:`auto_variant`).

@@ -46,12 +46,21 @@ for _t in _WIDE_INTS:
 DD_BINNERS[F32] = (("even", F32), ("even", F64), ("edges", F32), ("edges", F64))
 DD_BINNERS[F64] = (("even", F64), ("edges", F64))
 
-ACCS = {"count": "prim::CountAcc", "weight": "prim::WeightAcc<double>"}
+#: the accumulations (kernels/histograms/bins.cuh): counts, and sums in float64 of float64
+#: weights ("weight") or of float32 weights read as they are ("weight_f32": the production
+#: variants that take them, _choose.Variant.f32_weights)
+ACCS = {
+    "count": "prim::CountAcc",
+    "weight": "prim::WeightAcc<double>",
+    "weight_f32": "prim::WeightAcc<float>",
+}
+#: the dtype of the weights each weighted accumulation reads
+WEIGHT_DTYPE = {"weight": F64, "weight_f32": F32}
 #: hist_dd's accumulations, both into the float64 result (kernels/histograms/dd.cu): counts in
-#: 32-bit shared counters added into float64 ones (exact), weights summed in float64
+#: 32-bit shared counters added into float64 ones (exact), float64 weights summed in float64
 DD_ACCS = {"count": "prim::CountF64Acc", "weight": ACCS["weight"]}
-SHARED_SIZE = {"count": 4, "weight": 8}  # bytes of one shared-memory counter
-OUT_DTYPE = {"count": np.dtype(np.int64), "weight": np.dtype(np.float64)}
+SHARED_SIZE = {"count": 4, "weight": 8, "weight_f32": 8}  # bytes of one shared-memory counter
+OUT_DTYPE = {"count": np.dtype(np.int64), "weight": F64, "weight_f32": F64}
 
 
 # ---- order-preserving keys: exact thresholds from NumPy's own comparisons --------------------

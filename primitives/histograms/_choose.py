@@ -11,7 +11,7 @@ import numpy as np
 
 from .._core import backend as _backend
 from . import _policy
-from ._binning import SHARED_SIZE
+from ._binning import F32, SHARED_SIZE
 
 VARIANTS = (
     "global_atomic_contiguous",
@@ -33,11 +33,14 @@ class Variant:
     (:class:`primitives.histograms._plans.CountPlan`; ``"sort"``: the sort then reduce by key);
     ``production``: instantiated with the production policy's BLOCK and the dtype's VECS (and
     warp_replicated with STAGES after them), launched with the production block; otherwise
-    launched with the textbook block."""
+    launched with the textbook block. ``f32_weights``: also instantiated with float32 weights
+    (``WeightAcc<float>``), which it reads as they are; the other variants read float64 weights
+    (any other dtype converted first)."""
 
     kernel: str
     shape: str
     production: bool = False
+    f32_weights: bool = False
 
 
 #: every variant's kernel and launch shape: "resident" (a resident grid, global counters),
@@ -52,13 +55,35 @@ VARIANT_TABLE = {
     "coarsened_contiguous": Variant("hist_coarsened_contiguous", "resident_shared"),
     "coarsened_interleaved": Variant("hist_coarsened_interleaved", "resident_shared"),
     "aggregated": Variant("hist_aggregated", "resident_shared"),
-    "warp_replicated": Variant("hist_warp_replicated", "replicated", production=True),
-    "partial_privatized": Variant("hist_partial_privatized", "partial", production=True),
+    # the variants auto runs: float32 weights read as they are
+    "warp_replicated": Variant(
+        "hist_warp_replicated", "replicated", production=True, f32_weights=True
+    ),
+    "partial_privatized": Variant(
+        "hist_partial_privatized", "partial", production=True, f32_weights=True
+    ),
     "global_vectorized": Variant("hist_global_vectorized", "vectorized", production=True),
     # the bins as sort keys (radix sort), then a reduction of the runs of equal keys
     "sort_reduce_by_key": Variant("hist_bin_keys", "sort"),
 }
 assert VARIANTS == tuple(VARIANT_TABLE)
+
+
+def accumulations(variant):
+    """The accumulations (:data:`._binning.ACCS`) ``variant``'s kernel is instantiated with:
+    counts and float64 weights, and float32 weights where it reads them (``f32_weights``)."""
+    return ("count", "weight") + (("weight_f32",) if VARIANT_TABLE[variant].f32_weights else ())
+
+
+def accumulation(variant, weights_dtype):
+    """What ``variant`` accumulates for weights of ``weights_dtype`` (None: no weights, counts):
+    ``"weight_f32"`` for float32 weights where its kernel reads them as they are, ``"weight"``
+    for any other dtype (the weights converted to float64 first)."""
+    if weights_dtype is None:
+        return "count"
+    if weights_dtype == F32 and VARIANT_TABLE[variant].f32_weights:
+        return "weight_f32"
+    return "weight"
 
 
 def replicas_for(nbins, acc="count", info=None):
@@ -128,15 +153,16 @@ def check(func, variant):
 
 
 def choose(variant, binning, acc, n, info=None):
-    """The variant that counts ``n`` samples binned like ``binning`` into ``acc`` ("count" or
-    "weight"): ``variant`` itself, or :func:`auto_variant`'s for ``"auto"``. A variant that keeps
-    every bin in shared memory is refused (``ValueError``) when they do not fit. Where nothing
-    is launched (no samples, no sample kept, ``sort_reduce_by_key``) ``variant`` as it is."""
+    """The variant that counts ``n`` samples binned like ``binning`` into ``acc`` ("count", or a
+    weighted accumulation: 8 bytes a bin): ``variant`` itself, or :func:`auto_variant`'s for
+    ``"auto"``. A variant that keeps every bin in shared memory is refused (``ValueError``) when
+    they do not fit. Where nothing is launched (no samples, no sample kept,
+    ``sort_reduce_by_key``) ``variant`` as it is."""
     if n == 0 or binning.empty or variant == "sort_reduce_by_key":
         return variant
     nb = binning.nbins
     if variant == "auto":
-        return auto_variant(nb, binning.dtype, acc == "weight")
+        return auto_variant(nb, binning.dtype, acc != "count")
     shape = VARIANT_TABLE[variant].shape
     info = info or _backend.get_backend().device_info()
     if shape in ("per_sample", "resident_shared") and nb > shared_capacity(acc, info):

@@ -1,7 +1,8 @@
 """Kernel names: every instantiation of ``kernels/histograms/histogram.cu``, ``channels.cu`` and
 ``dd.cu``.
 
-A kernel is templated on the sample type, the binner and the accumulation (count or weight);
+A kernel is templated on the sample type, the binner and the accumulation (counts, float64
+weights, and for the variants auto runs also float32 weights: :func:`._choose.accumulations`);
 the production kernels also on the production policy's block and the dtype's loads in flight
 (warp_replicated on its staging slots after them). One module per variant (a test or tour
 touching one variant compiles only that one) holds every dtype, binner and accumulation under
@@ -29,7 +30,7 @@ from ._binning import (
     SAMPLE_DTYPES,
     SMALL,
 )
-from ._choose import VARIANT_TABLE, VARIANTS
+from ._choose import VARIANT_TABLE, VARIANTS, accumulations
 
 SOURCE = "histograms/histogram.cu"
 CHANNELS_SOURCE = "histograms/channels.cu"
@@ -67,12 +68,12 @@ def kernel_name(variant, dt, kind, extra, acc, prod, loads, stages=0):
 
 
 def _dtype_names(variant, dt, prod, loads):
-    """``variant``'s instantiations for samples of ``dt``: every binner and accumulation, and
-    for warp_replicated also the staged count kernels of ``loads``."""
+    """``variant``'s instantiations for samples of ``dt``: every binner and accumulation of the
+    variant, and for warp_replicated also the staged count kernels of ``loads``."""
     names = [
         kernel_name(variant, dt, kind, extra, acc, prod, loads)
         for kind, extra in BINNERS[dt]
-        for acc in ACCS
+        for acc in accumulations(variant)
     ]
     if variant == "warp_replicated":
         names += [

@@ -9,8 +9,10 @@ stream) and kept in :data:`primitives._core.plans.PLANS`:
   the edges it returns), written once instead of per call;
 - :class:`CountPlan` per (variant, binner, bins, accumulation, samples): kernel, grid, shared
   memory and a prepared :class:`~primitives._core.plans.Launch` (the binning and the weights are
-  slots: one plan serves every range); warp_replicated's also an accumulator and a ticket that
-  stay zero between launches (its last block moves the counts to the result);
+  slots: one plan serves every range; float32 weights have an accumulation of their own where
+  the variant reads them as they are, :func:`._choose.accumulation`); warp_replicated's also an
+  accumulator and a ticket that stay zero between launches (its last block moves the counts to
+  the result);
 - :class:`RepeatPlan` per (count plan, binning, function): the launch of a call whose
   arguments were checked once, every argument but the samples and the results prepared, its
   launch record copying the edges (:func:`histogram`) or reporting the extent
@@ -30,9 +32,10 @@ import numpy as np
 
 from .._core import launch as _launch, plans as _plans
 from . import _kernels, _policy
-from ._binning import F32, OUT_DTYPE, SHARED_SIZE, keys, key_of, spec_words
+from ._binning import F32, OUT_DTYPE, SHARED_SIZE, WEIGHT_DTYPE, keys, key_of, spec_words
 from ._choose import (
     VARIANT_TABLE,
+    accumulation,
     fewer_copies,
     replicas_for,
     shared_capacity,
@@ -99,11 +102,12 @@ def launch_record(backend, n, replicas, aggregate, acc, ticket, edges=None, exte
 
 class CountPlan(_plans.Plan):
     """The launch of ``variant`` (a chosen one: :func:`._choose.choose`) for ``n`` samples binned
-    like ``binning`` into ``acc`` ("count" or "weight"). Public attributes: ``kernel``, ``grid``,
-    ``block``, ``shared`` (dynamic shared bytes), ``replicas`` and ``stages``
-    (warp_replicated's histogram copies per block and staging slots per thread), ``acc`` and
-    ``ticket`` (warp_replicated's accumulator and last-block ticket, zero between launches; None
-    when the result is zeroed by the host instead), ``launch``. ``plan(arr, spec, weights)``
+    like ``binning`` into ``acc`` ("count", "weight" or "weight_f32"). Public attributes:
+    ``kernel``, ``grid``, ``block``, ``shared`` (dynamic shared bytes), ``replicas`` and
+    ``stages`` (warp_replicated's histogram copies per block and staging slots per thread),
+    ``acc`` and ``ticket`` (warp_replicated's accumulator and last-block ticket, zero between
+    launches; None when the result is zeroed by the host instead), ``weights_dtype`` (the dtype
+    of the weights the kernel reads; None for counts), ``launch``. ``plan(arr, spec, weights)``
     counts the contiguous device array ``arr`` into a new array."""
 
     def __init__(self, variant, binning, acc, n, backend):
@@ -163,6 +167,7 @@ class CountPlan(_plans.Plan):
         self.n, self.nbins, self.out_dtype = n, nb, OUT_DTYPE[acc]
         self.replicas, self.stages, self.aggregate = replicas, stages, prod.aggregate
         self.acc, self.ticket, self.record = acc_arr, ticket, record
+        self.weights_dtype = WEIGHT_DTYPE.get(acc)
         self.stand_in = _launch.stand_in(backend, np.float64)  # the weights of a count
         if record is None:
             args = (_SLOT, _launch.i64(n), _SLOT, _SLOT, *extra, _SLOT)
@@ -172,8 +177,8 @@ class CountPlan(_plans.Plan):
         self.nbytes = _plans.scratch_bytes(acc_arr, ticket, record)
 
     def __call__(self, arr, spec, weights=None):
-        """Counts of ``arr`` binned by the BinSpec record ``spec`` (sums of the float64
-        ``weights`` when given) into a new array."""
+        """Counts of ``arr`` binned by the BinSpec record ``spec`` (sums of the contiguous
+        ``weights`` of :attr:`weights_dtype` when given) into a new array."""
         if self.acc is not None:  # the last block writes every counter
             out = self.xp.empty(self.nbins, dtype=self.out_dtype)
         else:
@@ -215,13 +220,17 @@ def count_plan(variant, binning, acc, n, backend):
 
 def count(arr, binning, weights, variant, backend, bplan=None, cached=True):
     """Histogram of the contiguous 1-D device array ``arr`` (dtype ``binning.dtype``) into a new
-    array: int64 counts, or float64 sums of ``weights`` (float64, same length), by the chosen
-    ``variant`` (:func:`._choose.choose`). ``bplan``: the
+    array: int64 counts, or float64 sums of ``weights`` (a 1-D float32 or float64 device array
+    of the same length), by the chosen ``variant`` (:func:`._choose.choose`). Float32 weights
+    are read as they are where the variant's kernel takes them (:func:`._choose.accumulation`),
+    converted to float64 otherwise; weights are made contiguous first. ``bplan``: the
     binning's plan when the caller has it (else :func:`binning_plan` with ``cached``)."""
-    acc = "count" if weights is None else "weight"
+    acc = accumulation(variant, None if weights is None else weights.dtype)
     n = arr.size
     if n == 0 or binning.empty:
         return backend.xp.zeros(binning.nbins, dtype=OUT_DTYPE[acc])
+    if weights is not None:
+        weights = backend.xp.ascontiguousarray(weights, dtype=WEIGHT_DTYPE[acc])
     if bplan is None:
         bplan = binning_plan(binning, backend, cached=cached)
     if variant == "sort_reduce_by_key":
