@@ -132,17 +132,23 @@ class PolicyModules:
         selector: Callable[[Any], Any] | None = None,
     ) -> None:
         self.source, self.names = source, names
+        self._modules: set[tuple[str, ...]] = set()  # the table's modules
         for key in keys:
             for pol in table.policies(key if selector is None else selector(key)):
-                register(source, names(key, pol))
+                module = tuple(names(key, pol))
+                register(source, module)
+                self._modules.add(module)
 
     def kernel(self, key: Any, name: str, pol: Any) -> Kernel:
-        """Kernel ``name`` of ``key``'s module under the policy ``pol``; an instantiation the
-        module does not list, in a module of its own (compiled on demand)."""
-        names = self.names(key, pol)
-        if name not in names:
-            return load(self.source, [name])(name)
-        return load(self.source, names)(name)
+        """Kernel ``name`` of ``key``'s module under the policy ``pol``: from the whole module
+        when ``pol`` is one of the table's (every call under the table shares it); an
+        instantiation the module does not list, or one of a policy outside the table (an
+        override: a test's or a tuning run's), in a module of its own, compiled on demand (an
+        override compiles what it launches, not its whole module)."""
+        names = tuple(self.names(key, pol))
+        if name in names and names in self._modules:
+            return load(self.source, list(names))(name)
+        return load(self.source, [name])(name)
 
 
 # ---------------------------------------------------------------------------------------------
