@@ -18,8 +18,12 @@ bucketed  each query's bucket (its node at a level of the tree, from the shared 
           queries grouped by bucket (counted and placed through shared memory), a block per
           bucket searching the bucket's range of ``a`` in shared memory, the answers gathered
           back into the queries' order
-auto      ``sorted`` for many queries into a large array, ``binary`` for few queries (the
-          ``"search"`` policy's thresholds), else ``cached``
+indexed   a static index over a (every 16th element, every 256th, ... up to a top level that
+          shared memory holds), a group of 16 entries read per level; tiles of sorted or nearly
+          sorted queries whose answers lie close together bisect that range of a alone
+          (``near_bytes``)
+auto      ``binary`` for few queries, ``indexed`` for many into an a of at least
+          ``indexed_min_bytes``, else ``cached`` (the ``"search"`` policy's thresholds)
 ========  ======================================================================================
 
 Each runs from a plan per configuration; its tuning is the ``"search"`` family of
