@@ -116,6 +116,12 @@ def registered_modules() -> dict[str, list[str]]:
     return {k: list(v) for k, v in _REGISTRY.items()}
 
 
+#: an override's module of at most this many names is compiled whole (on the emulator a module
+#: costs about 0.45 s plus 0.2 s a name, a name alone about 0.6 s: a small module's names are
+#: mostly all launched, a large one's a few)
+WHOLE_MAX = 8
+
+
 class PolicyModules:
     """The modules of the kernel source ``source`` that a family loads per (key, policy): the
     name expressions of one module are ``names(key, pol)`` (a key is a variant or a mode). Made
@@ -141,12 +147,13 @@ class PolicyModules:
 
     def kernel(self, key: Any, name: str, pol: Any) -> Kernel:
         """Kernel ``name`` of ``key``'s module under the policy ``pol``: from the whole module
-        when ``pol`` is one of the table's (every call under the table shares it); an
-        instantiation the module does not list, or one of a policy outside the table (an
-        override: a test's or a tuning run's), in a module of its own, compiled on demand (an
-        override compiles what it launches, not its whole module)."""
+        when ``pol`` is one of the table's (every call under the table shares it) or the module
+        is small (at most :data:`WHOLE_MAX` names); an instantiation the module does not list,
+        or one of a larger module of a policy outside the table (an override: a test's or a
+        tuning run's), in a module of its own, compiled on demand (an override compiles what it
+        launches, not its whole module)."""
         names = tuple(self.names(key, pol))
-        if name in names and names in self._modules:
+        if name in names and (names in self._modules or len(names) <= WHOLE_MAX):
             return load(self.source, list(names))(name)
         return load(self.source, [name])(name)
 
