@@ -12,21 +12,10 @@ from hypothesis import strategies as st
 import primitives as prim
 from primitives import histograms
 from primitives._core import plans as P
-from primitives.histograms import _plans
+from primitives.histograms import SAMPLE_DTYPES, _plans
 from primitives.testing import harness as H
 
-DTYPES = [
-    np.int8,
-    np.uint8,
-    np.int16,
-    np.uint16,
-    np.int32,
-    np.uint32,
-    np.int64,
-    np.uint64,
-    np.float32,
-    np.float64,
-]
+DTYPES = list(SAMPLE_DTYPES)  # every dtype the kernels take
 WDTYPES = [np.float32, np.float64]
 #: the variants that read float32 weights as they are, and auto (which runs them)
 PRODUCTION = ["auto", "warp_replicated", "partial_privatized"]
