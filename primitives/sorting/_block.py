@@ -127,5 +127,7 @@ def plan(job):
 
 def run(job):
     """Sort ``job`` with the block sort; returns (keys or None, values or None) as
-    :meth:`~._plans.Job.finish` (the index of ``"iota"`` values as int64)."""
-    return plan(job).run(job.kbits, job.values)
+    :meth:`~._plans.Job.finish` (the index of ``"iota"`` values as int64, and values widened to
+    int64 where the job asks for it: the last word of a lexsort, whose values are the previous
+    word's permutation)."""
+    return job.finish(*plan(job).run(job.kbits, job.values))
