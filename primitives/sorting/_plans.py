@@ -376,14 +376,14 @@ def prefetch_order(widths, n, variant="auto", func="sort"):
     """Ask for the kernels of :func:`order_words` over words of ``widths`` (``(bytes, bits)``,
     least significant first) of n keys, compiled in the background before the words exist (a
     first call packs its keys meanwhile): each word's variant and value width as order_words
-    makes them (the index as values first, then the previous sort's permutation: int64 from the
-    block sort, else the index dtype)."""
+    makes them (the index as values first, which the block sort writes as int64 and onesweep in
+    the index dtype; then the previous sort's permutation, in its dtype)."""
     vb = index_dtype(n).itemsize
-    for wb, _ in widths:
+    for i, (wb, _) in enumerate(widths):
         name = _choose.variant(variant, n, wb, func)
         if name == "block":
-            _block.prefetch(wb, 8, n)
-            vb = 8
+            _block.prefetch(wb, 8 if i == 0 else vb, n)
+            vb = 8 if i == 0 else vb
         elif name == "onesweep":
             _onesweep.prefetch(wb, vb)
 

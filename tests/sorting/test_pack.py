@@ -250,3 +250,48 @@ def test_words_along_axes(shape, rng, backend):
             got = _plans.pack_keys([(k, ln.moved) for k, ln in zip(keys, lines)], backend)
             want = host_words([H.to_host(ln.moved) for ln in lines])
             assert_words(got, want)
+
+
+@pytest.mark.parametrize("n", [3000, 11000, 12289], ids=["block", "mixed", "onesweep"])
+def test_lexsort_prefetches_the_kernels_it_launches(n, rng, monkeypatch):
+    """A 1-D lexsort asks for its pack kernels and its word sorts' kernels before it packs
+    (their compiles at once on a first call): every kernel it then launches from the sort and
+    pack sources was asked for, and nothing else. Four keys of 96 bits: two words, of 8 and 4
+    bytes, sorted by the block sort (few keys), onesweep (many), or onesweep for the 8-byte word
+    and the block sort for the 4-byte one (their auto limits differ; the block sort of the last
+    word once returned that permutation as uint32, not int64)."""
+    from primitives._core import loader
+    from primitives.sorting import _kernels
+
+    sources = {_kernels.ONESWEEP, _kernels.BLOCK, _kernels.PACK}
+    events = []  # ("ask" or "get", source, name), in order
+    prefetch, load = loader.prefetch, loader.load
+
+    def spy_prefetch(relpath, names):
+        names = list(names)
+        events.extend(("ask", relpath, n) for n in names if relpath in sources)
+        return prefetch(relpath, names)
+
+    def spy_load(relpath, names):
+        get = load(relpath, names)
+
+        def recorded(name):
+            if relpath in sources:
+                events.append(("get", relpath, name))
+            return get(name)
+
+        return recorded
+
+    monkeypatch.setattr(loader, "prefetch", spy_prefetch)
+    monkeypatch.setattr(loader, "load", spy_load)
+    keys = [
+        rng.integers(0, 4, n).astype(np.uint32),  # least significant
+        rng.integers(0, 3, n).astype(np.int16),
+        rng.integers(0, 2, n).astype(np.int16),
+        rng.integers(0, 5, n).astype(np.uint32),  # the primary key
+    ]
+    H.assert_same(prim.lexsort(keys), np.lexsort(keys))
+    got = {(s, name) for kind, s, name in events if kind == "get"}
+    first = next(i for i, (kind, s, _) in enumerate(events) if kind == "get" and s == _kernels.PACK)
+    asked_first = {(s, name) for kind, s, name in events[:first] if kind == "ask"}
+    assert got and got == asked_first, (got, asked_first)
