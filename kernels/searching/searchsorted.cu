@@ -30,8 +30,8 @@
 //     out[i] = the answer of v[i]. (Measured on an H200 past the L2: the bottom levels' random
 //     reads are bound by DRAM sectors more than by latency, so this is not faster than binary
 //     there; the sorted and bucketed variants below read a in order instead.)
-//   search_index<T> / search_tile_range<T> / search_indexed<T, BLOCK, ITEMS>: the indexed
-//     variant, further below.
+//   search_index<T> / search_tile_range<T, TILE> / search_indexed<T, BLOCK, ITEMS>: the indexed
+//     variant (the tile ranges also the sorted variant's), further below.
 // Launch: BLOCK threads; dynamic shared memory = tree_bytes (2^levels * sizeof(T) rounded up to
 // 16 bytes), at most the device's opt-in limit. The only barrier follows the tree copy, which
 // every thread of the block reaches. Preconditions: n >= 1, m >= 1, 1 <= levels <= 30, tree
@@ -328,35 +328,14 @@ __global__ void __launch_bounds__(BLOCK)
     }
 }
 
-// search_tile_bounds<T>: the sorted variant's ranges: bounds[2t] and bounds[2t + 1] are the
-//   answers of the first and the last query of tile t (tiles of `tile` consecutive sorted
-//   queries), one binary search per thread, every tile's at once (their latencies overlap).
-//   Any 1-D grid.
 // search_sorted_tiles<T, P, BLOCK, ITEMS>: the sorted variant's search. The queries v are sorted
 //   (NumPy's order, in which the answers do not decrease), so the answers of a tile of BLOCK *
 //   ITEMS consecutive queries lie in [r0, r1], the answers of its first and last query
-//   (search_tile_bounds). When that range of a holds at most cap elements it is copied into
+//   (search_tile_range, further below, with no index and no early stop). When that range of a holds at most cap elements it is copied into
 //   dynamic shared memory (cap elements) and the tile's queries search it there, else they
 //   search a's range in global memory. out[perm[j]] = the answer of v[j] (perm: each query's
 //   original position). Grid-stride over tiles; barriers at the top of every tile and after the
 //   copy, in code every thread of the block runs. Precondition: v sorted.
-template <class T>
-__global__ void search_tile_bounds(const T* __restrict__ a, long long n, const T* __restrict__ v,
-                                   long long m, long long tile, int right,
-                                   long long* __restrict__ bounds) {
-    const long long ends = 2 * ((m + tile - 1) / tile);
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < ends;
-         e += stride) {
-        const long long t = e >> 1;
-        const long long last = (t + 1) * tile < m ? (t + 1) * tile - 1 : m - 1;
-        const T q = v[(e & 1) ? last : t * tile];
-        long long lo = 0, len = n;
-        while (len > 0) prim::search::step(a[lo + (len >> 1)], q, right != 0, lo, len);
-        bounds[e] = lo;
-    }
-}
-
 template <class T, class P, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
     search_sorted_tiles(const T* __restrict__ a, long long cap,
@@ -527,6 +506,19 @@ __device__ __forceinline__ bool sends_up(Complex<R> x, Complex<R> q, bool) {
     return RIGHT ? !search_less(q, x) : search_less(x, q);
 }
 
+// One step of a bisection of [lo, lo + len) (step with the side a template parameter and the
+// query's NaN test found once: sends_up): x, the element at lo + len / 2.
+template <bool RIGHT, class T>
+__device__ __forceinline__ void step_up(T x, T q, bool qnan, long long& lo, long long& len) {
+    const long long half = len >> 1;
+    if (sends_up<RIGHT>(x, q, qnan)) {
+        lo += half + 1;
+        len -= half + 1;
+    } else {
+        len = half;
+    }
+}
+
 // A tile whose answers should lie in [r0, r0 + len] (the answers of its first and last query):
 // query k * BLOCK + threadIdx.x of the tile (coalesced), of the `left` that remain, bisects
 // a[r0, r0 + len) through the L1 (the tile's range is short and prefetched), its ITEMS searches
@@ -550,17 +542,9 @@ __device__ __forceinline__ void near_tile(const T* __restrict__ a, long long tot
     }
     for (long long steps = len; steps > 0; steps >>= 1) {  // len halves (at least) every step
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            if (n[k] > 0) {
-                const long long half = n[k] >> 1;
-                if (sends_up<RIGHT>(load_entry(a + lo[k] + half), q[k], qnan[k])) {
-                    lo[k] += half + 1;
-                    n[k] -= half + 1;
-                } else {
-                    n[k] = half;
-                }
-            }
-        }
+        for (int k = 0; k < ITEMS; ++k)
+            if (n[k] > 0)
+                step_up<RIGHT>(load_entry(a + lo[k] + (n[k] >> 1)), q[k], qnan[k], lo[k], n[k]);
     }
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
@@ -577,15 +561,8 @@ __device__ __forceinline__ void near_tile(const T* __restrict__ a, long long tot
             out[i] = lo[k];
             continue;
         }
-        while (count > 0) {
-            const long long half = count >> 1;
-            if (sends_up<RIGHT>(load_entry(a + from + half), q[k], qnan[k])) {
-                from += half + 1;
-                count -= half + 1;
-            } else {
-                count = half;
-            }
-        }
+        while (count > 0)
+            step_up<RIGHT>(load_entry(a + from + (count >> 1)), q[k], qnan[k], from, count);
         out[i] = from;
     }
 }
@@ -730,7 +707,9 @@ __device__ __forceinline__ long long team_answer(const T* __restrict__ a, long l
 }  // namespace search
 }  // namespace prim
 
-// search_tile_range<T, TILE>: the indexed variant's tile ranges: a warp per tile of TILE
+// search_tile_range<T, TILE>: the tile ranges of the indexed variant (near tiles) and of the
+//   sorted variant (its tiles of sorted queries; depth 0, the top level a itself, and a span of
+//   n: never stopped early): a warp per tile of TILE
 //   consecutive queries (grid-stride over tiles); its two half-warps find the answers of the
 //   tile's first and last query through the index at once: first their counts at the top level
 //   (team_answer, 16-ary over the top level in global memory, which stays in the L2), then a

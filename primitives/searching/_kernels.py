@@ -67,12 +67,9 @@ def sorted_name(ctype, perm, pol):
     return f"search_sorted_tiles<{ctype}, {perm}, {pol.block}, {pol.tile_items}>"
 
 
-def bounds_name(ctype):
-    return f"search_tile_bounds<{ctype}>"
-
-
-def range_name(ctype, pol):
-    return f"search_tile_range<{ctype}, {pol.index_block * pol.index_items}>"
+def range_name(ctype, tile):
+    """search_tile_range of tiles of ``tile`` queries (the indexed or the sorted variant's)."""
+    return f"search_tile_range<{ctype}, {tile}>"
 
 
 def index_name(ctype):
@@ -89,13 +86,13 @@ def names(ctype, pol):
         binary_name(ctype),
         tree_name(ctype),
         cached_name(ctype, pol),
-        bounds_name(ctype),
         index_name(ctype),
-        range_name(ctype, pol),
+        range_name(ctype, pol.index_block * pol.index_items),
+        range_name(ctype, pol.block * pol.tile_items),
         indexed_name(ctype, pol),
     ] + [sorted_name(ctype, p, pol) for p in PERM_CTYPES]
-    bucketed = (k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol))
-    return out + list(dict.fromkeys(bucketed))
+    bucketed = [k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol)]
+    return list(dict.fromkeys(out + bucketed))  # the two tile ranges may be one
 
 
 MODULES = _loader.PolicyModules(

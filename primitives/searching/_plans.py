@@ -24,7 +24,6 @@ from ._kernels import (
     MODULES,
     SEARCHED_AS,
     binary_name,
-    bounds_name,
     bucket_names,
     cached_name,
     index_name,
@@ -77,7 +76,7 @@ class SearchPlan(_plans.Plan):
     def __init__(self, backend, dt, n, m, variant, pol):
         ctype = CTYPES[dt]
         xp = backend.xp
-        self.xp, self.backend, self.variant, self.m = xp, backend, variant, m
+        self.xp, self.variant, self.m = xp, variant, m
         self.n64, self.m64 = _launch.i64(n), _launch.i64(m)
         if variant == "binary":
             k = MODULES.kernel(ctype, binary_name(ctype), pol)
@@ -89,7 +88,7 @@ class SearchPlan(_plans.Plan):
         pdt = np.dtype(np.uint32) if m < (1 << 32) else np.dtype(np.uint64)
         perm = _dtypes.CTYPES[pdt]
         if variant == "indexed":
-            self._indexed(ctype, dt, n, m, pol)
+            self._indexed(backend, ctype, dt, n, m, pol)
             return
         if variant == "sorted":
             self.perm = xp.arange(m, dtype=pdt)
@@ -100,14 +99,8 @@ class SearchPlan(_plans.Plan):
             smem = cap * dt.itemsize
             grid = _launch.cover_grid(m, pol.block, pol.tile_items, kernel=ks, shared_mem=smem)
             self.search = _plans.Launch(ks, grid, pol.block, smem)
-            tile = pol.block * pol.tile_items
-            self.tile = _launch.i64(tile)
-            self.bounds = xp.empty(2 * _launch.cdiv(m, tile), dtype=INDEX_DTYPE)
-            self.nbytes += self.bounds.nbytes
-            kb = MODULES.kernel(ctype, bounds_name(ctype), pol)
-            self.tile_bounds = _plans.Launch(
-                kb, _launch.cover_grid(self.bounds.size, 128, kernel=kb), 128
-            )
+            # the ranges of the tiles of sorted queries: no index, never stopped early (span n)
+            self._tile_ranges(ctype, m, pol.block * pol.tile_items, pol)
             return
         bucketed = variant == "bucketed"
         self.levels = bucket_levels(dt, n, m, pol) if bucketed else levels(dt, n, pol)
@@ -125,7 +118,7 @@ class SearchPlan(_plans.Plan):
         grid = _launch.cover_grid(m, pol.block, pol.items, kernel=kc, shared_mem=tree_bytes)
         self.search = _plans.Launch(kc, grid, pol.block, tree_bytes)
 
-    def _indexed(self, ctype, dt, n, m, pol):
+    def _indexed(self, backend, ctype, dt, n, m, pol):
         """The index's levels above ``a`` (one buffer, each level padded to 16 entries), the
         launch that builds them and the search's, with the top level in shared memory."""
         depth, sizes = index_levels(dt, n, pol)
@@ -143,13 +136,20 @@ class SearchPlan(_plans.Plan):
         self.search = _plans.Launch(ks, grid, pol.index_block, smem)
         # each tile's range of answers (near tiles: sorted queries search it alone)
         self.span = _launch.i64(pol.near_bytes // dt.itemsize if pol.near_bytes else -1)
-        self.bounds = self.ranges = None
         if pol.near_bytes:
-            tiles = _launch.cdiv(m, pol.index_block * pol.index_items)  # a warp each
-            self.bounds = self.xp.empty(2 * tiles, dtype=INDEX_DTYPE)
-            self.nbytes += self.bounds.nbytes
-            kr = MODULES.kernel(ctype, range_name(ctype, pol), pol)
-            self.ranges = _plans.Launch(kr, _launch.cover_grid(tiles * 32, 256, kernel=kr), 256)
+            self._tile_ranges(ctype, m, pol.index_block * pol.index_items, pol)
+        else:  # no ranges kernel; the search reads no bounds
+            self.ranges = None
+            self.bounds = _launch.stand_in(backend, INDEX_DTYPE)
+
+    def _tile_ranges(self, ctype, m, tile, pol):
+        """``bounds`` (two answers a tile of ``tile`` queries) and ``ranges``, the launch of
+        search_tile_range that finds them (a warp a tile)."""
+        tiles = _launch.cdiv(m, tile)
+        self.bounds = self.xp.empty(2 * tiles, dtype=INDEX_DTYPE)
+        self.nbytes += self.bounds.nbytes
+        kr = MODULES.kernel(ctype, range_name(ctype, tile), pol)
+        self.ranges = _plans.Launch(kr, _launch.cover_grid(tiles * 32, 256, kernel=kr), 256)
 
     def _bucketed(self, backend, ctype, dt, pdt, perm, n, m, pol, tree_bytes):
         """The launches and scratch of the bucketed variant: 2^levels buckets."""
@@ -188,14 +188,10 @@ class SearchPlan(_plans.Plan):
         if self.variant == "indexed":
             if self.build is not None:
                 self.build(a, self.n64, self.depth, self.index)
-            bounds = self.bounds
             if self.ranges is not None:
-                self.ranges(
-                    a, self.n64, self.index, self.depth, v, self.m64, side, self.span, bounds
-                )
-            else:
-                bounds = _launch.stand_in(self.backend, INDEX_DTYPE)
-            args = (v, self.m64, side, bounds, self.span, out)
+                ranges_args = (v, self.m64, side, self.span, self.bounds)
+                self.ranges(a, self.n64, self.index, self.depth, *ranges_args)
+            args = (v, self.m64, side, self.bounds, self.span, out)
             self.search(a, self.n64, self.index, self.depth, *args)
             return out
         if self.variant == "sorted":
@@ -206,7 +202,7 @@ class SearchPlan(_plans.Plan):
                 sv, perm = v[order], order.astype(self.perm.dtype)
             else:
                 sv, perm = radix_sort(v, self.perm)
-            self.tile_bounds(a, self.n64, sv, self.m64, self.tile, side, self.bounds)
+            self.ranges(a, self.n64, a, np.int32(0), sv, self.m64, side, self.n64, self.bounds)
             self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, out)
             return out
         lv = np.int32(self.levels)
