@@ -56,12 +56,12 @@ def _histogram(c, variant, density, arr):
     if w is not None and w.dtype.kind == "c":  # NumPy's complex sums: each part on its own
         w = w.reshape(-1)
         re, im = (
-            count(arr, c.binning, _float64(xp, part), variant, backend, bplan, cached=False)
+            count(arr, c.binning, part, variant, backend, bplan, cached=False)
             for part in (w.real, w.imag)
         )
         hist = re + 1j * im
     else:
-        wdev = None if w is None else _weights(xp, w.reshape(-1))
+        wdev = None if w is None else w.reshape(-1)  # count() makes them what its kernel reads
         hist = count(arr, c.binning, wdev, variant, backend, bplan, cached=False)
     if w is not None:
         hist = _weights_result(hist, w.dtype)
@@ -89,18 +89,6 @@ def _histogram(c, variant, density, arr):
     if isinstance(edges_out, np.ndarray) and (inp.host or c.dated):
         return res, edges_out
     return res, inp.result(edges_out)
-
-
-def _weights(xp, w):
-    """Real weights as :func:`._plans.count` takes them: float32 and float64 ones as they are
-    (float32 ones read as float32 by the kernels that take them), any other dtype as
-    :func:`_float64`."""
-    return w if w.dtype in (np.float32, np.float64) else _float64(xp, w)
-
-
-def _float64(xp, w):
-    """Weights converted for the kernels that sum float64 ones: a contiguous float64 array."""
-    return xp.ascontiguousarray(w if w.dtype == np.float64 else w.astype(np.float64))
 
 
 def _object_density(hist, db):

@@ -220,10 +220,10 @@ def count_plan(variant, binning, acc, n, backend):
 
 def count(arr, binning, weights, variant, backend, bplan=None, cached=True):
     """Histogram of the contiguous 1-D device array ``arr`` (dtype ``binning.dtype``) into a new
-    array: int64 counts, or float64 sums of ``weights`` (a 1-D float32 or float64 device array
-    of the same length), by the chosen ``variant`` (:func:`._choose.choose`). Float32 weights
-    are read as they are where the variant's kernel takes them (:func:`._choose.accumulation`),
-    converted to float64 otherwise; weights are made contiguous first. ``bplan``: the
+    array: int64 counts, or float64 sums of ``weights`` (a 1-D real device array of the same
+    length), by the chosen ``variant`` (:func:`._choose.choose`). Float32 weights are read as
+    they are where the variant's kernel takes them (:func:`._choose.accumulation`); any other
+    weights become a contiguous float64 copy first (no copy of contiguous float64). ``bplan``: the
     binning's plan when the caller has it (else :func:`binning_plan` with ``cached``)."""
     acc = accumulation(variant, None if weights is None else weights.dtype)
     n = arr.size
