@@ -317,27 +317,22 @@ def pack_keys(keys, backend):
         bits = image_width(arr.dtype)
         placed.append((_pieces(arr, view), arr.dtype, offset, bits))
         offset += bits
+    # each word's keys: those whose image bits overlap its 64
     widths = word_widths([arr.dtype for arr, _ in keys])
-    _loader.prefetch(  # every pack kernel at once
-        _kernels.PACK,
-        sorted(
-            {
-                _kernels.pack_name(dt, wb)
-                for j, (wb, _) in enumerate(widths)
-                for _, dt, low, bits in placed
-                if low < 64 * (j + 1) and low + bits > 64 * j
-            }
-        ),
-    )
+    parts = [
+        [
+            (pieces, low, _kernels.pack_name(dt, wb))
+            for pieces, dt, low, bits in placed
+            if low < 64 * (j + 1) and low + bits > 64 * j
+        ]
+        for j, (wb, _) in enumerate(widths)
+    ]
+    _loader.prefetch(_kernels.PACK, sorted({name for p in parts for _, _, name in p}))  # at once
     words = []
-    for j, (wb, used) in enumerate(widths):
+    for j, ((wb, used), word_parts) in enumerate(zip(widths, parts)):
         word = xp.empty(shape, dtype=U[wb])
         flat, cols = word.reshape(-1), shape[-1]
-        first = True
-        for pieces, dt, low, bits in placed:
-            if low >= 64 * (j + 1) or low + bits <= 64 * j:
-                continue
-            name = _kernels.pack_name(dt, wb)
+        for k, (pieces, low, name) in enumerate(word_parts):
             for key, rows, layout in pieces:
                 out = flat if rows is None else flat[rows[0] * cols : rows[1] * cols]
                 _image_launch(name, out.size, _kernels.PACK)(
@@ -345,10 +340,9 @@ def pack_keys(keys, backend):
                     _launch.i64(out.size),
                     *(_launch.i64(v) for v in layout),
                     np.int32(low - 64 * j),
-                    np.int32(not first),
+                    np.int32(k > 0),  # the word's later keys add to what came before
                     out,
                 )
-            first = False
         words.append((word, used))
     return words
 
