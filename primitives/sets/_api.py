@@ -251,8 +251,10 @@ def unique(
         ValueError: unknown ``variant``.
 
     The sort is :func:`primitives.sort` (keys only) unless ``return_index``/``return_inverse``
-    asks for the permutation (then keys and an index, stably); the number of unique elements
-    is read back from the device once.
+    asks for the permutation (then keys and an index, stably: 32-bit indices below 2^32
+    elements). With ``"rle"`` the inverse is written by the same pass that finds the runs, each
+    element's run stored at its place before the sort (no second sort, no scan of run ids). The
+    number of unique elements is read back from the device once.
 
     See Also:
         :func:`numpy.unique`, :func:`cupy.unique`, :func:`run_length_encode`.

@@ -85,18 +85,29 @@ def unique_flat(arr, ri, rv, rc, equal_nan, variant, backend):
     if arr.dtype.kind == "c":  # the run kernel has no complex keys
         variant = "compact"
     need_perm = ri or rv
-    if variant == "rle":
-        _rp.prefetch_runs(arr.dtype, rc or need_perm)  # compiled beside the sort's kernels
+    # the sort's permutation: 32-bit indices below 2^32 elements (the sort moves fewer bytes)
+    pdt = _rp.perm_dtype(arr.size) if variant == "rle" else np.dtype(np.int64)
+    if variant == "rle":  # compiled beside the sort's kernels
+        _rp.prefetch_runs(arr.dtype, rc or need_perm, pdt if rv else None)
     if need_perm:
-        s, perm = sort(arr, xp.arange(arr.size, dtype=np.int64))
+        s, perm = sort(arr, xp.arange(arr.size, dtype=pdt))
     else:
         s, perm = sort(arr), None
-    u, counts = _runs_of_sorted(s, equal_nan, rc or need_perm, variant, backend)
     extra = []
+    if rv and variant == "rle":  # the runs and the inverse in one pass over the sorted keys
+        plan = _rp.runs_plan(backend, s.dtype, _rp.INVERSE, pdt, None, None, s.size)
+        u, starts, inverse = plan(s, perm, equal_nan=equal_nan)
+        if ri:
+            extra.append(perm[starts].astype(np.int64, copy=False))
+        extra.append(inverse)
+        if rc:
+            extra.append(_lengths(starts, arr.size, xp))
+        return u, extra
+    u, counts = _runs_of_sorted(s, equal_nan, rc or need_perm, variant, backend)
     if need_perm:
         starts = _starts(counts, xp)
         if ri:
-            extra.append(perm[starts])
+            extra.append(perm[starts].astype(np.int64, copy=False))
         if rv:
             inverse = xp.empty(arr.size, dtype=np.int64)
             inverse[perm] = _run_ids(starts, arr.size, xp)
