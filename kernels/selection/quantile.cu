@@ -61,14 +61,18 @@
 //     images of the row's live slots (ascending) split the image order into 2m + 1 buckets
 //     (below the first value, equal to it, between it and the next...; at most PART_BUCKETS);
 //     the count pass sums each block's keys per bucket (counts (rows, PART_BUCKETS,
-//     blocks_per_row), zero past a row's buckets),
+//     blocks_per_row), zero past a row's buckets; a thread's u-th 16-byte vector of a full
+//     tile is the tile's vector u * BLOCK + thread, coalesced, counted in 16-bit fields),
 //     whose exclusive scan (bucket-major) gives each block its start in each bucket; the scatter
 //     pass reads the same tiles in the same order and writes each key (or with ARG its index)
 //     there, in index order within a bucket: a block reads a contiguous run of tiles (the
-//     row's tiles split evenly), thread t holds keys t * ITEMS .. of a tile, the
-//     positions from block scans of per-thread bucket counts (16 bits each, four buckets a
-//     64-bit word). A slot's value lands at its rank. grid = blocks_per_row * rows, BLOCK
-//     threads, static shared memory: the splitters and the scan words.
+//     row's tiles split evenly), thread t holds keys t * ITEMS .. of a tile (its own 16-byte
+//     loads on full tiles of aligned rows), their places in the tile's bucket order from
+//     block scans of per-thread bucket counts (16 bits each, four buckets a 64-bit word); the
+//     tile is staged in shared memory in that order and each bucket's run written out by
+//     consecutive threads to consecutive addresses. A slot's value lands at its rank. grid =
+//     blocks_per_row * rows, BLOCK threads, static shared memory: the splitters, the scan
+//     words and (scatter) the staged tile, TILE keys or with ARG TILE 16-bit places.
 // Preconditions: 0 <= ranks < len (row r's at ranks + r * rank_stride); len >= 1; hist zero on
 //   entry (left zero by quantile_start and quantile_choose); nanbits zero on entry; cap >= 1; a
 //   buffer of rows * cap keys; the passes' digits cover the image from its top bit down, the
@@ -629,6 +633,20 @@ __device__ __forceinline__ int load_splitters(const long long* row_state, long l
     return *m;
 }
 
+// A bucket's 16-bit field of packed counts (four buckets a 64-bit word): add one, read it. The
+// word is chosen by selects, not by an index (a run-time index puts the words in local memory).
+__device__ __forceinline__ void packed_add(unsigned long long (&p)[PART_WORDS], int b) {
+    const unsigned long long one = 1ull << (16 * (b & 3));
+#pragma unroll
+    for (int w = 0; w < PART_WORDS; ++w) p[w] += (b >> 2) == w ? one : 0ull;
+}
+__device__ __forceinline__ int packed_get(const unsigned long long (&p)[PART_WORDS], int b) {
+    unsigned long long word = p[0];
+#pragma unroll
+    for (int w = 1; w < PART_WORDS; ++w) word = (b >> 2) == w ? p[w] : word;
+    return static_cast<int>((word >> (16 * (b & 3))) & 0xffffull);
+}
+
 // An image's bucket: twice the splitters below it, one more when it equals one.
 template <class U>
 __device__ __forceinline__ int bucket_of(U img, const U* v, int m) {
@@ -647,6 +665,8 @@ __global__ void __launch_bounds__(BLOCK)
                         unsigned long long* __restrict__ counts) {
     using namespace prim::quantile;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int N = prim::Vec16<U>::N;
+    static_assert(ITEMS % N == 0, "quantile_part_count: whole 16-byte vectors a thread");
     __shared__ U s_v[PART_BUCKETS / 2];
     __shared__ int s_m;
     __shared__ unsigned long long scratch[BLOCK / prim::WARP];
@@ -656,20 +676,49 @@ __global__ void __launch_bounds__(BLOCK)
     const U* row_keys = keys + row * len;
     const long long per = (len + TILE * blocks_per_row - 1) / (TILE * blocks_per_row);
     const long long end = min((part + 1) * per, (len + TILE - 1) / TILE);  // this block's tiles
+    // per-thread counts of the buckets, 16 bits each, four a word: a tile adds at most ITEMS
+    // to one, and the words are emptied into c every 4096 / ITEMS tiles
     unsigned long long c[PART_BUCKETS];
 #pragma unroll
     for (int b = 0; b < PART_BUCKETS; ++b) c[b] = 0;
+    unsigned long long packed[PART_WORDS];
+#pragma unroll
+    for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
+    auto count = [&](U key) { packed_add(packed, bucket_of(image(key, kind), s_v, m)); };
+    auto drain = [&]() {
+#pragma unroll
+        for (int b = 0; b < PART_BUCKETS; ++b) c[b] += (packed[b / 4] >> (16 * (b % 4))) & 0xffffu;
+#pragma unroll
+        for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
+    };
+    // every key of the block's tiles once, coalesced: vector u of a full tile is thread
+    // threadIdx.x's u-th (16-byte loads where the row's tiles are aligned), else key by key
+    const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
+    int since = 0;
     for (long long t = part * per; t < end; ++t) {
         const long long t0 = t * TILE;
-        for (int i = 0; i < ITEMS; ++i) {
-            const long long at = t0 + static_cast<long long>(threadIdx.x) * ITEMS + i;
-            if (at < len) {
-                const int b = bucket_of(image(row_keys[at], kind), s_v, m);
+        if (aligned && t0 + TILE <= len) {
+            prim::Packet<U> pk[ITEMS / N];
 #pragma unroll
-                for (int j = 0; j < PART_BUCKETS; ++j) c[j] += j == b;
+            for (int u = 0; u < ITEMS / N; ++u)
+                pk[u] = prim::load16(row_keys + t0 +
+                                     (static_cast<long long>(u) * BLOCK + threadIdx.x) * N);
+#pragma unroll
+            for (int u = 0; u < ITEMS / N; ++u)
+#pragma unroll
+                for (int k = 0; k < N; ++k) count(pk[u].v[k]);
+        } else {
+            for (int i = 0; i < ITEMS; ++i) {
+                const long long at = t0 + static_cast<long long>(i) * BLOCK + threadIdx.x;
+                if (at < len) count(row_keys[at]);
             }
         }
+        if (++since == 4096 / ITEMS) {
+            drain();
+            since = 0;
+        }
     }
+    drain();
     for (int b = 0; b < PART_BUCKETS; ++b) {  // every bucket's count, zero past 2m + 1
         const unsigned long long n =
             prim::block_reduce<BLOCK>(c[b], prim::Sum<unsigned long long>(), scratch);
@@ -686,12 +735,17 @@ __global__ void __launch_bounds__(BLOCK)
                           long long* __restrict__ out_index) {
     using namespace prim::quantile;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    constexpr int N = prim::Vec16<U>::N;
     static_assert(TILE < 65536, "quantile_part_scatter: a tile's counts are packed in 16 bits");
+    static_assert(ITEMS % N == 0, "quantile_part_scatter: whole 16-byte vectors a thread");
+    // the tile in bucket order: the keys, or with ARG their places in the tile
+    typedef typename prim::Select<ARG, unsigned short, U>::type Staged;
     __shared__ U s_v[PART_BUCKETS / 2];
     __shared__ int s_m;
     __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     __shared__ unsigned long long s_base[PART_BUCKETS];
-    __shared__ unsigned long long s_total[PART_WORDS];
+    __shared__ int s_first[PART_BUCKETS + 1];  // the buckets' first places in the staged tile
+    __shared__ __align__(16) Staged s_tile[TILE];
     const long long row = blockIdx.x / blocks_per_row;
     const long long part = blockIdx.x % blocks_per_row;
     const int m = load_splitters(state + row * slots * FIELDS, slots, s_v, &s_m);
@@ -702,21 +756,35 @@ __global__ void __launch_bounds__(BLOCK)
     const U* row_keys = keys + row * len;
     const long long per = (len + TILE * blocks_per_row - 1) / (TILE * blocks_per_row);
     const long long end = min((part + 1) * per, (len + TILE - 1) / TILE);  // this block's tiles
+    const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
     for (long long t = part * per; t < end; ++t) {
         const long long t0 = t * TILE;
+        const int live = static_cast<int>(min(TILE, len - t0));  // keys of this tile
+        // thread t holds keys t * ITEMS .. of the tile: each bucket's keys keep their order
         unsigned char b[ITEMS];
         U key[ITEMS];
         unsigned long long packed[PART_WORDS];
 #pragma unroll
         for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
-        const long long first = t0 + static_cast<long long>(threadIdx.x) * ITEMS;
+        const int first = threadIdx.x * ITEMS;
+        if (aligned && live == TILE) {
+#pragma unroll
+            for (int u = 0; u < ITEMS / N; ++u) {
+                const prim::Packet<U> pk = prim::load16(row_keys + t0 + first + u * N);
+#pragma unroll
+                for (int k = 0; k < N; ++k) key[u * N + k] = pk.v[k];
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i)
+                key[i] = first + i < live ? row_keys[t0 + first + i] : static_cast<U>(0);
+        }
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
             b[i] = PART_BUCKETS;  // past the row: none
-            if (first + i < len) {
-                key[i] = row_keys[first + i];
+            if (first + i < live) {
                 b[i] = static_cast<unsigned char>(bucket_of(image(key[i], kind), s_v, m));
-                packed[b[i] / 4] += 1ull << (16 * (b[i] % 4));
+                packed_add(packed, b[i]);
             }
         }
         unsigned long long pos[PART_WORDS];
@@ -725,25 +793,42 @@ __global__ void __launch_bounds__(BLOCK)
             unsigned long long total;
             pos[w] = prim::block_exclusive_scan<BLOCK>(packed[w], prim::Sum<unsigned long long>(),
                                                        scratch, total);
-            if (threadIdx.x == 0) s_total[w] = total;
+            if (threadIdx.x == 0) {  // the buckets' totals into their first places
+                if (w == 0) s_first[0] = 0;
+                for (int k = 0; k < 4 && 4 * w + k < PART_BUCKETS; ++k)
+                    s_first[4 * w + k + 1] = static_cast<int>((total >> (16 * k)) & 0xffffull);
+            }
             __syncthreads();  // the scan's words are reused
         }
+        if (threadIdx.x == 0)
+            for (int k = 1; k <= PART_BUCKETS; ++k) s_first[k] += s_first[k - 1];
+        __syncthreads();
 #pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
+        for (int i = 0; i < ITEMS; ++i) {  // staged in bucket order
             if (b[i] >= PART_BUCKETS) continue;
-            const int w = b[i] / 4, sh = 16 * (b[i] % 4);
-            const long long at =
-                static_cast<long long>(s_base[b[i]] + ((pos[w] >> sh) & 0xffffull));
-            pos[w] += 1ull << sh;
-            if (ARG)
-                out_index[row * len + at] = first + i;
+            const int at = s_first[b[i]] + packed_get(pos, b[i]);
+            packed_add(pos, b[i]);
+            if constexpr (ARG)
+                s_tile[at] = static_cast<unsigned short>(first + i);
             else
-                out_keys[row * len + at] = key[i];
+                s_tile[at] = key[i];
         }
-        __syncthreads();  // every thread read s_base before it moves on
+        __syncthreads();
+        // each bucket's run of the staged tile to its place: consecutive threads, consecutive
+        // addresses
+        for (int j = threadIdx.x; j < live; j += BLOCK) {
+            int bk = 0;
+#pragma unroll
+            for (int k = 1; k < PART_BUCKETS; ++k) bk += j >= s_first[k];
+            const long long at = static_cast<long long>(s_base[bk]) + (j - s_first[bk]);
+            if constexpr (ARG)
+                out_index[row * len + at] = t0 + s_tile[j];
+            else
+                out_keys[row * len + at] = s_tile[j];
+        }
+        __syncthreads();  // every thread read s_base, s_first and s_tile before they change
         if (threadIdx.x < buckets)
-            s_base[threadIdx.x] +=
-                (s_total[threadIdx.x / 4] >> (16 * (threadIdx.x % 4))) & 0xffffull;
+            s_base[threadIdx.x] += s_first[threadIdx.x + 1] - s_first[threadIdx.x];
         __syncthreads();
     }
 }

@@ -586,6 +586,38 @@ def test_partition_by_ranks(rng, dt):
                 )
             assert np.array_equal(np.sort(idx, -1), np.broadcast_to(np.arange(shape[-1]), shape))
         assert len(calls) == 2 * len(cases)
+    # many small tiles (64 x 4 keys): full aligned tiles (16-byte loads) and misaligned rows
+    # (key by key), blocks of many tiles (the count's 16-bit fields emptied every 1024 tiles),
+    # partial last tiles, up to four kth (nine buckets)
+    small = dict(RANKS, block=64, items=4)
+    for shape, kth, dt in (
+        ((2, 30001), [7, 15000, -3, 20000], np.float32),
+        ((1, 1 << 19), 1 << 18, np.float64),
+        ((3, 2049), 1000, np.int16),
+    ):
+        x = make(rng, shape, dt, nans=0.02 if np.dtype(dt).kind == "f" else 0.0, distinct=300)
+        with path(small), prim.tuning.override("selection", selector="partition", sort_max_len=1):
+            idx = H.to_host(prim.argpartition(x, kth))
+            part = H.to_host(prim.partition(x, kth))
+        vals = np.take_along_axis(x, idx, -1)
+        assert np.array_equal(bits(part), bits(vals))
+        want = np.sort(x, axis=-1)
+        ks = sorted(np.atleast_1d(kth) % shape[-1])
+        for k in ks:
+            H.assert_same(vals[..., k], want[..., k])
+        for r in range(shape[0]):  # the buckets in order, each in index order
+            kv = np.unique(want[r, ks])  # the kth values, NaN last (one)
+            lo = np.searchsorted(kv, vals[r], "left")
+            hit = np.zeros(shape[-1], bool)
+            inside = lo < kv.size
+            hit[inside] = (vals[r][inside] == kv[lo[inside]]) | (
+                np.isnan(vals[r][inside]) & np.isnan(kv[lo[inside]])
+            )
+            bucket = 2 * lo + hit
+            assert np.all(np.diff(bucket) >= 0)
+            for b in np.unique(bucket):
+                assert np.all(np.diff(idx[r][bucket == b]) > 0)
+        assert np.array_equal(np.sort(idx, -1), np.broadcast_to(np.arange(shape[-1]), shape))
     # a single kth of distinct values: the keys below it and above it in index order
     x = rng.permutation(3000).astype(np.float32)
     with path(RANKS), prim.tuning.override("selection", selector="partition", sort_max_len=1):
