@@ -30,8 +30,9 @@
 //     out[i] = the answer of v[i]. (Measured on an H200 past the L2: the bottom levels' random
 //     reads are bound by DRAM sectors more than by latency, so this is not faster than binary
 //     there; the sorted and bucketed variants below read a in order instead.)
-//   search_index<T> / search_tile_range<T, TILE> / search_indexed<T, BLOCK, ITEMS>: the indexed
-//     variant (the tile ranges also the sorted variant's), further below.
+//   search_index<T> / search_tile_range<T, TILE> / search_indexed<T, BLOCK, ITEMS> /
+//     search_near<T, BLOCK, ITEMS>: the indexed variant (the tile ranges also the sorted
+//     variant's), further below.
 // Launch: BLOCK threads; dynamic shared memory = tree_bytes (2^levels * sizeof(T) rounded up to
 // 16 bytes), at most the device's opt-in limit. The only barrier follows the tree copy, which
 // every thread of the block reaches. Preconditions: n >= 1, m >= 1, 1 <= levels <= 30, tree
@@ -408,11 +409,18 @@ __global__ void __launch_bounds__(BLOCK)
 //   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
 //   Near tiles: with span >= 0 and `bounds` (search_tile_range's, for tiles of BLOCK * ITEMS
 //   queries; not read when span < 0), a tile whose first and last query's answers are at most
-//   `span` elements apart (sorted or nearly sorted queries) skips the index: its queries bisect
-//   that range of a, which the block prefetches into the L1 first (and the next tile's into the
-//   L2: util/load.cuh), each answer checked at the range's ends (near_tile). The choice is the
-//   tile's, the same for the whole block, and neither path has a barrier. For an unsorted a the
-//   range is still within [0, n].
+//   `span` elements apart (sorted or nearly sorted queries) is left to search_near. The choice
+//   is the tile's, the same for the whole block. For an unsorted a the range is still within
+//   [0, n].
+// search_near<T, BLOCK, ITEMS>: the near tiles, the same grid-stride over the same tiles: the
+//   block reads the bounds of BLOCK of its tiles at once (a thread each, into static shared
+//   memory), and for each near one copies a[r0, r1) into dynamic shared memory (coalesced,
+//   NEAR_LOADS loads in flight a thread; span elements at most), where the tile's queries bisect
+//   it (a tile's queries read and answers written coalesced, ITEMS searches a thread
+//   interleaved); each answer is checked against the elements just past the range's ends and,
+//   when outside (unsorted queries), searched for in the rest of a on that side (near_answer).
+//   Barriers around each near tile's copy, in code the whole block runs (a tile's choice is
+//   uniform). Dynamic shared memory: span elements rounded up to 16 bytes.
 // Preconditions: n >= 1; index holds the levels 1..depth as above (search_index), depth >= 0 with
 // level `depth` fitting the shared memory given; out has m int64 entries; bounds, when given,
 // 2 * ceil(m / (BLOCK * ITEMS)) entries in [0, n] when span >= 0.
@@ -519,51 +527,108 @@ __device__ __forceinline__ void step_up(T x, T q, bool qnan, long long& lo, long
     }
 }
 
-// A tile whose answers should lie in [r0, r0 + len] (the answers of its first and last query):
-// query k * BLOCK + threadIdx.x of the tile (coalesced), of the `left` that remain, bisects
-// a[r0, r0 + len) through the L1 (the tile's range is short and prefetched), its ITEMS searches
-// interleaved step by step. An answer at an end of the range is checked against the element past
-// that end (a[r0 - 1] must send the query up, a[r0 + len] must not); a query outside the range
-// (unsorted queries) searches the rest of a on that side alone. No shared memory, no barrier.
+// The answer of q when a search of a's range [r0, r0 + len) gave lo (an end of the range may
+// hide an answer outside it, for unsorted queries): checked against the element past that end
+// (a[r0 - 1] must send the query up, a[r0 + len] must not), else the rest of a on that side
+// searched alone.
+template <bool RIGHT, class T>
+__device__ __forceinline__ long long near_answer(const T* __restrict__ a, long long total,
+                                                 long long r0, long long len, long long lo, T q,
+                                                 bool qnan) {
+    long long from = 0, count = 0;
+    if (lo == r0 && r0 > 0 && !sends_up<RIGHT>(load_entry(a + r0 - 1), q, qnan)) {
+        count = r0 - 1;  // below the range: the answer is in [0, r0 - 1]
+    } else if (lo == r0 + len && r0 + len < total &&
+               sends_up<RIGHT>(load_entry(a + r0 + len), q, qnan)) {
+        from = r0 + len + 1;  // above it: in [r0 + len + 1, total]
+        count = total - from;
+    } else {
+        return lo;
+    }
+    while (count > 0) step_up<RIGHT>(load_entry(a + from + (count >> 1)), q, qnan, from, count);
+    return from;
+}
+
+// search_near's body for one side: the near tiles of the grid-stride over tiles of BLOCK * ITEMS
+// queries. The block reads the bounds of BLOCK of its tiles at once (a thread each, into
+// `flags`), then for each near one copies a[r0, r1) into `s` (coalesced, NEAR_LOADS loads in
+// flight a thread), and query k * BLOCK + threadIdx.x of the tile bisects it there, its ITEMS
+// searches interleaved step by step; each answer checked at the range's ends (near_answer).
+constexpr int NEAR_LOADS = 8;
 template <bool RIGHT, class T, int BLOCK, int ITEMS>
-__device__ __forceinline__ void near_tile(const T* __restrict__ a, long long total, long long r0,
-                                          long long len, const T* __restrict__ v, long long left,
-                                          long long* __restrict__ out) {
-    T q[ITEMS];
-    bool qnan[ITEMS];
-    long long lo[ITEMS], n[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        const long long i = static_cast<long long>(k) * BLOCK + threadIdx.x;
-        q[k] = i < left ? v[i] : T();
-        qnan[k] = q[k] != q[k];
-        lo[k] = r0;
-        n[k] = len;
-    }
-    for (long long steps = len; steps > 0; steps >>= 1) {  // len halves (at least) every step
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k)
-            if (n[k] > 0)
-                step_up<RIGHT>(load_entry(a + lo[k] + (n[k] >> 1)), q[k], qnan[k], lo[k], n[k]);
-    }
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        const long long i = static_cast<long long>(k) * BLOCK + threadIdx.x;
-        if (i >= left) continue;
-        long long from = 0, count = 0;  // the rest of a to search, if the answer is outside
-        if (lo[k] == r0 && r0 > 0 && !sends_up<RIGHT>(load_entry(a + r0 - 1), q[k], qnan[k])) {
-            count = r0 - 1;  // below the range: the answer is in [0, r0 - 1]
-        } else if (lo[k] == r0 + len && r0 + len < total &&
-                   sends_up<RIGHT>(load_entry(a + r0 + len), q[k], qnan[k])) {
-            from = r0 + len + 1;  // above it: in [r0 + len + 1, total]
-            count = total - from;
-        } else {
-            out[i] = lo[k];
-            continue;
+__device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
+                                           const T* __restrict__ v, long long m,
+                                           const long long* __restrict__ bounds, long long span,
+                                           long long* __restrict__ out, T* s, long long* lows,
+                                           int* lens) {
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    const long long tiles = (m + TILE - 1) / TILE;
+    for (long long batch = blockIdx.x; batch < tiles;
+         batch += static_cast<long long>(gridDim.x) * BLOCK) {
+        {  // the bounds of the block's next BLOCK tiles: tile batch + j * gridDim.x, thread j
+            const long long t = batch + static_cast<long long>(threadIdx.x) * gridDim.x;
+            int len = -1;  // not near, or past the last tile
+            long long r0 = 0;
+            if (t < tiles) {
+                const long long b0 = bounds[2 * t], b1 = bounds[2 * t + 1];
+                r0 = b0 < b1 ? b0 : b1;
+                const long long r1 = b0 < b1 ? b1 : b0;
+                if (r1 - r0 <= span) len = static_cast<int>(r1 - r0);
+            }
+            __syncthreads();  // the previous batch's last tile is done with lows and lens
+            lows[threadIdx.x] = r0;
+            lens[threadIdx.x] = len;
+            __syncthreads();
         }
-        while (count > 0)
-            step_up<RIGHT>(load_entry(a + from + (count >> 1)), q[k], qnan[k], from, count);
-        out[i] = from;
+        for (int j = 0; j < BLOCK; ++j) {
+            const int len = lens[j];  // the same for the whole block
+            if (len < 0) continue;
+            const long long r0 = lows[j];
+            const long long base = (batch + static_cast<long long>(j) * gridDim.x) * TILE;
+            for (int c = threadIdx.x; c < len; c += BLOCK * NEAR_LOADS) {
+                T x[NEAR_LOADS];
+#pragma unroll
+                for (int u = 0; u < NEAR_LOADS; ++u) {
+                    const int e = c + u * BLOCK;
+                    x[u] = e < len ? load_entry(a + r0 + e) : T();
+                }
+#pragma unroll
+                for (int u = 0; u < NEAR_LOADS; ++u)
+                    if (c + u * BLOCK < len) s[c + u * BLOCK] = x[u];
+            }
+            __syncthreads();
+            T q[ITEMS];
+            bool qnan[ITEMS];
+            int lo[ITEMS], cnt[ITEMS];
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                const long long i = base + static_cast<long long>(k) * BLOCK + threadIdx.x;
+                q[k] = i < m ? v[i] : T();
+                qnan[k] = q[k] != q[k];
+                lo[k] = 0;
+                cnt[k] = len;
+            }
+            for (int steps = len; steps > 0; steps >>= 1) {  // cnt halves (at least) every step
+#pragma unroll
+                for (int k = 0; k < ITEMS; ++k) {
+                    if (cnt[k] > 0) {
+                        const int half = cnt[k] >> 1;
+                        if (sends_up<RIGHT>(s[lo[k] + half], q[k], qnan[k])) {
+                            lo[k] += half + 1;
+                            cnt[k] -= half + 1;
+                        } else {
+                            cnt[k] = half;
+                        }
+                    }
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                const long long i = base + static_cast<long long>(k) * BLOCK + threadIdx.x;
+                if (i < m) out[i] = near_answer<RIGHT>(a, n, r0, len, r0 + lo[k], q[k], qnan[k]);
+            }
+            __syncthreads();  // every search is done with s before the next tile's copy
+        }
     }
 }
 
@@ -598,13 +663,7 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
     for (long long base = static_cast<long long>(blockIdx.x) * TILE; base < m; base += stride) {
         const long long r0 = b0 < b1 ? b0 : b1, r1 = b0 < b1 ? b1 : b0;
         bounds_of(base + stride, b0, b1);  // the next tile's
-        if (span >= 0 && r1 - r0 <= span) {  // answers within a short range of a: searched there
-            prefetch_l1<BLOCK>(a + r0, r1 - r0);  // the range's lines, all at once
-            const long long n0 = b0 < b1 ? b0 : b1, n1 = b0 < b1 ? b1 : b0;
-            if (n0 >= 0 && n1 - n0 <= span) prefetch_l2<BLOCK>(n0, n1 - n0, n, a);  // the next's
-            near_tile<RIGHT, T, BLOCK, ITEMS>(a, n, r0, r1 - r0, v + base, m - base, out + base);
-            continue;
-        }
+        if (span >= 0 && r1 - r0 <= span) continue;  // a near tile: search_near's
         const long long wbase = base + static_cast<long long>(threadIdx.x / WARP) * WARP * ITEMS;
         // the lane's own queries, and their counts at the top level: bisection by powers of two
         // (the count is the length of the prefix of entries that send the query up)
@@ -718,7 +777,7 @@ __device__ __forceinline__ long long team_answer(const T* __restrict__ a, long l
 //   of the top level standing for 16^depth of a) stops there: bounds (0, n), never near (random
 //   queries pay a few L2 reads a tile). Else bounds[2t] and bounds[2t + 1] hold the two answers:
 //   for sorted queries (ascending or descending) every answer of the tile lies in between; the
-//   search checks each answer against the range's ends (near_tile). Any 1-D grid of whole warps;
+//   search checks each answer against the range's ends (near_answer). Any 1-D grid of whole warps;
 //   TILE a multiple of 32; the index built (search_index) when depth > 0.
 template <class T, int TILE>
 __global__ void search_tile_range(const T* __restrict__ a, long long n, const T* __restrict__ index,
@@ -762,6 +821,23 @@ __global__ void search_tile_range(const T* __restrict__ a, long long n, const T*
         }
         if (rank == 0) bounds[2 * t + upper] = c;
     }
+}
+
+template <class T, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    search_near(const T* __restrict__ a, long long n, const T* __restrict__ v, long long m,
+                int right, const long long* __restrict__ bounds, long long span,
+                long long* __restrict__ out) {
+    static_assert(BLOCK <= 1024, "search_near: BLOCK at most 1024");
+    PRIM_DYNAMIC_SHARED(T, s);
+    __shared__ long long lows[BLOCK];
+    __shared__ int lens[BLOCK];
+    if (right)
+        prim::search::near_tiles<true, T, BLOCK, ITEMS>(a, n, v, m, bounds, span, out, s, lows,
+                                                        lens);
+    else
+        prim::search::near_tiles<false, T, BLOCK, ITEMS>(a, n, v, m, bounds, span, out, s, lows,
+                                                         lens);
 }
 
 template <class T, int BLOCK, int ITEMS>

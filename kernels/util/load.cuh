@@ -151,24 +151,6 @@ __device__ __forceinline__ void prefetch_l2(long long first, long long count, lo
 #endif
 }
 
-// An L1 prefetch of the elements [p, p + count): a 128-byte line per thread, block-strided, from
-// the line at or below p (in the same page: no fault) to the one holding the last element; a
-// block that will read those elements in dependent steps (a bisection) then waits for DRAM once,
-// not at every step. The emulator: nothing. Called by every thread of a block of BLOCK threads
-// (no barrier).
-template <int BLOCK, class T>
-__device__ __forceinline__ void prefetch_l1(const T* p, long long count) {
-#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
-    if (count <= 0) return;
-    const uptr lo = reinterpret_cast<uptr>(p) & ~static_cast<uptr>(127u);
-    const uptr end = reinterpret_cast<uptr>(p + count);
-    for (uptr q = lo + static_cast<uptr>(threadIdx.x) * 128u; q < end; q += BLOCK * 128u)
-        asm volatile("prefetch.global.L1 [%0];" ::"l"(q));
-#else
-    (void)p, (void)count;
-#endif
-}
-
 // Warp-striped <-> blocked exchange through shared memory, for full tiles: a warp's 32 * ITEMS
 // consecutive elements are read (written) with lane-consecutive 16-byte vectors, fully coalesced,
 // and parked in `tmp`; each lane then takes (gives) its ITEMS consecutive elements. Both sides

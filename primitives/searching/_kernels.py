@@ -80,6 +80,11 @@ def indexed_name(ctype, pol):
     return f"search_indexed<{ctype}, {pol.index_block}, {pol.index_items}>"
 
 
+def near_name(ctype, pol):
+    """The near tiles of the indexed variant (its tiles of index_block * index_items queries)."""
+    return f"search_near<{ctype}, {pol.index_block}, {pol.index_items}>"
+
+
 def names(ctype, pol):
     """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
     out = [
@@ -90,6 +95,7 @@ def names(ctype, pol):
         range_name(ctype, pol.index_block * pol.index_items),
         range_name(ctype, pol.block * pol.tile_items),
         indexed_name(ctype, pol),
+        near_name(ctype, pol),
     ] + [sorted_name(ctype, p, pol) for p in PERM_CTYPES]
     bucketed = [k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol)]
     return list(dict.fromkeys(out + bucketed))  # the two tile ranges may be one

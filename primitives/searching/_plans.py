@@ -28,6 +28,7 @@ from ._kernels import (
     cached_name,
     index_name,
     indexed_name,
+    near_name,
     range_name,
     sorted_name,
     tree_name,
@@ -134,10 +135,19 @@ class SearchPlan(_plans.Plan):
         smem = -(-(sizes[-1] * dt.itemsize) // 16) * 16
         grid = _launch.cover_grid(m, pol.index_block, pol.index_items, kernel=ks, shared_mem=smem)
         self.search = _plans.Launch(ks, grid, pol.index_block, smem)
-        # each tile's range of answers (near tiles: sorted queries search it alone)
-        self.span = _launch.i64(pol.near_bytes // dt.itemsize if pol.near_bytes else -1)
+        # each tile's range of answers (near tiles: sorted queries search it alone, in shared
+        # memory, by search_near; the indexed search skips them)
+        span = pol.near_bytes // dt.itemsize if pol.near_bytes else -1
+        self.span = _launch.i64(span)
+        self.near = None
         if pol.near_bytes:
             self._tile_ranges(ctype, m, pol.index_block * pol.index_items, pol)
+            kn = MODULES.kernel(ctype, near_name(ctype, pol), pol)
+            nsmem = -(-(span * dt.itemsize) // 16) * 16
+            grid = _launch.cover_grid(
+                m, pol.index_block, pol.index_items, kernel=kn, shared_mem=nsmem
+            )
+            self.near = _plans.Launch(kn, grid, pol.index_block, nsmem)
         else:  # no ranges kernel; the search reads no bounds
             self.ranges = None
             self.bounds = _launch.stand_in(backend, INDEX_DTYPE)
@@ -193,6 +203,8 @@ class SearchPlan(_plans.Plan):
                 self.ranges(a, self.n64, self.index, self.depth, *ranges_args)
             args = (v, self.m64, side, self.bounds, self.span, out)
             self.search(a, self.n64, self.index, self.depth, *args)
+            if self.near is not None:
+                self.near(a, self.n64, v, self.m64, side, self.bounds, self.span, out)
             return out
         if self.variant == "sorted":
             from ..sorting import argsort, radix_sort

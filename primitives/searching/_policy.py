@@ -52,8 +52,9 @@ class SearchPolicy:
     # element), else "cached"
     indexed_max_ratio: int = knob(_policy.Range(0))
     # a tile of search_indexed whose answers lie in at most this many bytes of a (sorted or
-    # nearly sorted queries: search_tile_range's bounds) bisects that range through the L1 and
-    # skips the index; 0: never (no bounds kernel)
+    # nearly sorted queries: search_tile_range's bounds) is searched by search_near, which copies
+    # that range into shared memory (this many bytes a block) and skips the index; 0: never (no
+    # bounds kernel)
     near_bytes: int = knob(_policy.Range(0))
 
 

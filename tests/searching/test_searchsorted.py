@@ -200,9 +200,10 @@ def _near_queries(rng, a, m, kind):
     ids=lambda d: np.dtype(d).name,
 )
 def test_near_tiles(dtype, kind, rng):
-    """The indexed variant's near tiles (search_tile_range, near_tile): a tile of queries whose
-    first and last answers are at most near_bytes of a apart bisects that range alone (answers
-    outside it, of unsorted queries, found past its ends); the others go through the index.
+    """The indexed variant's near tiles (search_tile_range, search_near): a tile of queries whose
+    first and last answers are at most near_bytes of a apart bisects that range alone, copied
+    into shared memory (answers outside it, of unsorted queries, found past its ends); the
+    others go through the index.
     Queries sorted, nearly sorted, in sorted runs, descending and random, with NaNs, duplicates
     and values past both ends; spans that make some tiles near and others not (and a tile count
     that leaves the last tile part full). The bounds kernel's ranges are checked against NumPy's
@@ -238,6 +239,19 @@ def test_near_tiles(dtype, kind, rng):
                         assert (spans <= near // kdt.itemsize).sum() >= 2, spans
                 if near == 64 and kind == "sorted" and kdt.itemsize >= 4:  # stopped at the top
                     assert wide.sum() >= 2, spans
+
+
+@pytest.mark.parametrize("kind", ["sorted", "runs", "random"])
+def test_near_tiles_many_small(kind, rng):
+    """Tiles of 32 queries (32 x 1): more tiles than the near kernel's blocks read the bounds of
+    at once (a thread a tile, BLOCK at a time; 128 blocks on the emulator), near and far tiles
+    mixed in each batch."""
+    a = sorted_data(rng, 30000, np.float32)
+    v = _near_queries(rng, a, 4200 * 32 + 17, kind)  # over 128 blocks x 32 tiles
+    with prim.tuning.override("search", near_bytes=1024, index_block=32, index_items=1):
+        for side in SIDES:
+            got = prim.searchsorted(a, v, side, variant="indexed")
+            H.assert_same(got, np.searchsorted(a, v, side), what=f"{kind} {side}")
 
 
 def test_near_tiles_off_and_on_agree(rng):
