@@ -169,3 +169,23 @@ REDUCE_NARROW_PROD_KERNELS = tuple(
         (np.float16, np.float32, np.float16),
     )
 )
+
+
+#: the smallest normal float32
+_F32_TINY = float(np.finfo(np.float32).tiny)
+
+
+def to_float32(a: Any, xp: Any) -> Any:
+    """The float64 array ``a`` (of the backend ``xp``) as float32, rounded to nearest as NumPy
+    rounds, subnormal results kept: CuPy's own kernels are compiled to flush float32
+    subnormals to zero (``-ftz=true``), so its cast gives 0 where NumPy's gives a subnormal.
+    Those results are made from their bits instead: the multiple of 2^-149 nearest the value
+    (float64 arithmetic, exact; ties to even) and the sign."""
+    out = a.astype(np.float32)
+    if xp is np:
+        return out
+    small = (xp.abs(a) < _F32_TINY) & (a != 0)
+    # at most 2^23 (the smallest normal); 0 for the others
+    ulps = xp.rint(xp.where(small, xp.abs(a), 0.0) * 2.0**149).astype(np.uint32)
+    bits = ulps | (xp.signbit(a).astype(np.uint32) << np.uint32(31))
+    return xp.where(small, bits.view(np.float32), out)

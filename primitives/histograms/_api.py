@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from .._core import entry as _entry
+from .._core import backend as _backend, dtypes as _dtypes, entry as _entry
 from . import _checks as _hc, _checks_dd as _hd, _choose, _kernels, _plans_dd as _pd
 from ._binning import OUT_DTYPE, byte_binning, dd_binnings
 from ._plans import byte_result, count, repeat_plan
@@ -106,6 +106,8 @@ def _weights_result(hist, wdt):
         return hist
     if wdt.kind in "iu" and wdt.itemsize < 8:
         return hist.astype(np.int64).astype(wdt)
+    if wdt == np.float32:  # subnormal sums kept, as NumPy's cast keeps them
+        return _dtypes.to_float32(hist, _backend.get_backend().xp)
     return hist.astype(wdt)
 
 
