@@ -580,7 +580,10 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             lens[threadIdx.x] = len;
             __syncthreads();
         }
-        for (int j = 0; j < BLOCK; ++j) {
+        // the batch's tiles: batch + j * gridDim.x below `tiles` (BLOCK at most)
+        const long long left = (tiles - batch + gridDim.x - 1) / gridDim.x;
+        const int count = left < BLOCK ? static_cast<int>(left) : BLOCK;
+        for (int j = 0; j < count; ++j) {
             const int len = lens[j];  // the same for the whole block
             if (len < 0) continue;
             const long long r0 = lows[j];
