@@ -320,7 +320,7 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     const Digits<ITEMS> digits =
         load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig, keys);
     unsigned dcount = 0, dstart = 0;
-    block_count<BLOCK, os::BITS, ITEMS, true, MATCH>(digits, t.hist, t.scratch, dcount, dstart);
+    block_count<BLOCK, os::BITS, ITEMS, true>(digits, t.hist, t.scratch, dcount, dstart);
     // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
     if (threadIdx.x < os::RADIX)

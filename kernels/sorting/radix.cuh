@@ -56,11 +56,7 @@
 namespace prim {
 namespace radix {
 
-// How a warp finds the lanes whose key has its digit: one ballot per digit bit; lane masks in
-// shared memory for the low bits (one shared OR a key) and ballots for the rest; or the hardware's
-// match (__match_any_sync, sm_70 and newer), which block_count also uses to add each digit's keys
-// of a warp with one shared atomic (no same-address atomics when digits are skewed).
-enum Match { MATCH_BALLOT = 0, MATCH_LANE_MASKS = 1, MATCH_ANY = 2 };
+enum Match { MATCH_BALLOT = 0, MATCH_LANE_MASKS = 1 };
 
 template <int ITEMS>
 __device__ __forceinline__ int striped_index(int k) {
@@ -164,9 +160,7 @@ __device__ __forceinline__ void warp_rank_each(const Digits<ITEMS>& digits, unsi
         const unsigned d = digits.get(k);
         unsigned peers;
         bool clears = false;  // this lane zeroes the mask after use
-        if (MATCH == MATCH_ANY) {
-            peers = __match_any_sync(FULL_MASK, d);
-        } else if (MATCH == MATCH_LANE_MASKS) {
+        if (MATCH == MATCH_LANE_MASKS) {
             atomicAdd(&masks[d % WARP], 1u << lane);  // an OR: the lanes' bits are distinct
             __syncwarp();
             const unsigned fold = masks[d % WARP];  // the lanes whose digit is d modulo 32
@@ -214,7 +208,7 @@ __device__ __forceinline__ void zero_rank_counters(unsigned* hist) {
     for (int i = threadIdx.x; i < rank_counters<BITS>(WARPS); i += BLOCK) hist[i] = 0u;
 }
 
-template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false, int MATCH = MATCH_BALLOT>
+template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false>
 __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigned* hist,
                                             unsigned* scratch, unsigned& digit_count,
                                             unsigned& digit_start) {
@@ -230,18 +224,8 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
         __syncthreads();
     }
     unsigned* mine_counts = hist + warp * STRIDE;
-    if (MATCH == MATCH_ANY) {  // one atomic per digit and warp: the lowest lane of its peers
-        const unsigned below = (1u << (threadIdx.x % WARP)) - 1u;
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            const unsigned d = digits.get(k);
-            const unsigned peers = __match_any_sync(FULL_MASK, d);
-            if ((peers & below) == 0u) atomicAdd(&mine_counts[d], __popc(peers));
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
-    }
+    for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
     __syncthreads();
     // digit-major scan: entry e = d * WARPS + w lives at hist[w * STRIDE + d]; a thread's PER
     // entries e0 .. e0 + PER - 1 share one digit (PER divides WARPS), a column of hist

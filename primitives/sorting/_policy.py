@@ -40,9 +40,8 @@ class OnesweepPolicy:
     min_blocks: int = knob(_policy.Range(1, 8))
     # predecessor tiles the look-back reads at once (a register each; a generous bound)
     window: int = knob(_policy.Range(1, 32))
-    # 0: eight ballots per key; 1: shared lane masks; 2: the hardware's match, also counting each
-    # digit of a warp with one atomic (prim::radix::Match)
-    match: int = knob(_policy.OneOf(0, 1, 2))
+    # 0: eight ballots per key; 1: shared lane masks (prim::radix::Match)
+    match: int = knob(_policy.OneOf(0, 1))
     # keys of one portion of the grid, at most COUNT_LIMIT
     portion: int = knob(_policy.Range(1, COUNT_LIMIT), COUNT_LIMIT)
     # tiles ahead: a block prefetches into the L2 cache the keys (and values) of the portion's
