@@ -7,11 +7,7 @@
 //   VALS == RUN_STARTS: the index of its first element to values_out[r] (long long; the host
 //     takes the run lengths as differences of these, a pass over the runs only);
 //   VALS == RUN_VALUES: the op-sum of its values to values_out[r] (InT converted to AccT, folded
-//     in input order);
-//   VALS == RUN_INVERSE: as RUN_STARTS, and for each element i the index of its run to
-//     inverse[values[i]]: `values` (InT unsigned int or long long) is the permutation that sorted
-//     the keys, so that inverse maps each element of the unsorted input to its run (unique's
-//     inverse, one scattered store an element, no second sort).
+//     in input order).
 // The block that draws the last tile id writes the number of runs to *count.
 // It is the decoupled look-back scan (device/lookback.cuh) of (value, runs) pairs under RunOp<Op>
 // below: runs counts the run heads in a span, value is the op-sum since the span's last head (of
@@ -50,8 +46,7 @@
 // keeps it under 48 KiB. Preconditions: n >= 1; tile_counter == 0 on entry (left 0);
 // tile_state holds TileStatus<RunPair<AccT>>::bytes(tiles) bytes, zeroed once (epochs); keys_out
 // and values_out have room for n elements; `values` unused (may be any valid pointer) unless
-// VALS is RUN_VALUES or RUN_INVERSE; `inverse` unused unless VALS == RUN_INVERSE, where it has
-// room for n elements and `values` is a permutation of 0 .. n - 1.
+// VALS == RUN_VALUES.
 #include "util/prim.cuh"
 #include "util/load.cuh"
 #include "util/complex.cuh"
@@ -69,7 +64,6 @@ constexpr int RUN_FLOAT = 2;  // float, double compared with ==
 constexpr int RUN_KEYS = 0;    // keys only
 constexpr int RUN_STARTS = 1;  // keys and the runs' first indices
 constexpr int RUN_VALUES = 2;  // keys and the op-sums of the values
-constexpr int RUN_INVERSE = 3;  // keys, the runs' first indices and each element's run
 
 template <int KIND, class K>
 __device__ __forceinline__ bool same_key(K a, K b, bool equal_nan) {
@@ -184,14 +178,12 @@ struct TileItems<T, ITEMS, 2> {
 
 template <class K, int KIND, class InT, class AccT, class Op, int VALS, int BLOCK, int ITEMS,
           int MIN_BLOCKS = 1, int WARP_OUT = 1, int PREFETCH = 0>
-__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-    runs_lookback(const K* __restrict__ keys, const InT* __restrict__ values, long long n,
-                  int equal_nan, K* __restrict__ keys_out,
-                  typename prim::Select<VALS == prim::RUN_STARTS || VALS == prim::RUN_INVERSE,
-                                        long long, AccT>::type* __restrict__ values_out,
-                  long long* __restrict__ inverse, long long* __restrict__ count,
-                  unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
-                  unsigned int epoch) {
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) runs_lookback(
+    const K* __restrict__ keys, const InT* __restrict__ values, long long n, int equal_nan,
+    K* __restrict__ keys_out,
+    typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type* __restrict__ values_out,
+    long long* __restrict__ count, unsigned int* __restrict__ tile_counter,
+    unsigned char* tile_state, unsigned int epoch) {
     static_assert(ITEMS >= 16 && ITEMS <= 32 && ITEMS % 16 == 0, "runs: ITEMS is 16 or 32");
     static_assert(BLOCK % prim::WARP == 0 && BLOCK >= 64, "runs: BLOCK whole warps, >= 64");
     typedef prim::RunOp<Op> ROp;
@@ -201,13 +193,11 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     // bytes per element of the exchange buffer: the wider of the exchanged types (4- and 8-byte
     // keys and values; narrow keys and complex values are not exchanged), at least 1
     constexpr int KX = prim::HasVec16<K>::value ? sizeof(K) : 1;
-    constexpr bool READS = VALS == prim::RUN_VALUES || VALS == prim::RUN_INVERSE;  // values too
-    constexpr bool STARTS = VALS == prim::RUN_STARTS || VALS == prim::RUN_INVERSE;  // indices out
-    constexpr int VX = READS && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
+    constexpr int VX = VALS == prim::RUN_VALUES && prim::HasVec16<InT>::value ? sizeof(InT) : 1;
     constexpr int WIDE0 = KX > VX ? KX : VX;
     // WARP_OUT: the results are parked in the exchange buffer when a warp's span of them fits
     // the static shared memory
-    typedef typename prim::Select<STARTS, long long, AccT>::type Out;
+    typedef typename prim::Select<VALS == prim::RUN_STARTS, long long, AccT>::type Out;
     constexpr bool VALUED = VALS == prim::RUN_VALUES;
     constexpr int KEY_BYTES = static_cast<int>(sizeof(K)) * prim::WARP * ITEMS;
     // parked: keys and op-sums side by side (VALUES), or keys then indices in one place
@@ -229,7 +219,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 
     const long long tile = prim::next_tile(tile_counter, &tile_id);
     if constexpr (PREFETCH > 0) {  // the tile drawn PREFETCH tiles later, into the L2 cache
-        if constexpr (READS)
+        if constexpr (VALS == prim::RUN_VALUES)
             prim::prefetch_l2<BLOCK>((tile + PREFETCH) * TILE, TILE, n, keys, values);
         else
             prim::prefetch_l2<BLOCK>((tile + PREFETCH) * TILE, TILE, n, keys);
@@ -241,13 +231,12 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     const long long avail = n - first;  // may be <= 0 in the last tile
     const bool full = (tile + 1) * TILE <= n;
     const bool vector = full &&
-        ((reinterpret_cast<prim::uptr>(keys) | (READS ? reinterpret_cast<prim::uptr>(values) : 0)) &
+        ((reinterpret_cast<prim::uptr>(keys) |
+          (VALS == prim::RUN_VALUES ? reinterpret_cast<prim::uptr>(values) : 0)) &
          15u) == 0;
 
     K kk[ITEMS];
     AccT v[ITEMS];
-    // RUN_INVERSE: the items' places in the unsorted input
-    typename prim::Select<VALS == prim::RUN_INVERSE, InT, char>::type pv[ITEMS];
     K prev = K(), next = K();  // the key before item 0 and the one after item ITEMS - 1
     if (vector) {  // every global load in flight before the first wait
         prim::TileItems<K, ITEMS> kl;
@@ -259,13 +248,6 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
             if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
             kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
             vl.finish(reinterpret_cast<InT*>(exchange[warp]), v);
-        } else if constexpr (VALS == prim::RUN_INVERSE) {
-            prim::TileItems<InT, ITEMS> vl;
-            vl.issue(values + first, values + warp_first);
-            if (lane == 0 && first > 0) prev = keys[first - 1];
-            if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
-            kl.finish(reinterpret_cast<K*>(exchange[warp]), kk);
-            vl.finish(reinterpret_cast<InT*>(exchange[warp]), pv);
         } else {
             if (lane == 0 && first > 0) prev = keys[first - 1];
             if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
@@ -278,10 +260,6 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k)
                 v[k] = k < avail ? static_cast<AccT>(values[first + k]) : Op::identity();
-        }
-        if constexpr (VALS == prim::RUN_INVERSE) {
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k) pv[k] = k < avail ? values[first + k] : InT(0);
         }
         if (lane == 0 && first > 0 && first - 1 < n) prev = keys[first - 1];
         if (lane == prim::WARP - 1 && first + ITEMS < n) next = keys[first + ITEMS];
@@ -412,7 +390,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
             if ((heads >> k) & 1u) kp[o++] = kk[k];
         __syncwarp();
         for (int i = lane; i < count; i += prim::WARP) keys_out[w0 + i] = kp[i];
-        if constexpr (STARTS) {  // the indices take the keys' place
+        if constexpr (VALS == prim::RUN_STARTS) {  // the indices take the keys' place
             __syncwarp();
             o = static_cast<int>(r0 - w0);
 #pragma unroll
@@ -430,18 +408,10 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
             run = h ? v[k] : op(run, v[k]);
             if (h) {
                 keys_out[r] = kk[k];
-                if (STARTS) values_out[r] = first + k;
+                if (VALS == prim::RUN_STARTS) values_out[r] = first + k;
                 ++r;
             }
             if (VALS == prim::RUN_VALUES && ((ends >> k) & 1u)) values_out[r - 1] = run;
-        }
-    }
-    if constexpr (VALS == prim::RUN_INVERSE) {  // each element's run, at its input place
-        long long r = start.runs() - 1;  // the run of the item before this thread's first
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            r += (heads >> k) & 1u;
-            if (k < avail) inverse[pv[k]] = r;
         }
     }
 }

@@ -23,11 +23,8 @@ KEY_DTYPES = _dtypes.REAL
 KEY_SET = frozenset(KEY_DTYPES)
 INDEX_DTYPE = np.dtype(np.int64)
 #: what a launch writes (the kernel's VALS): keys; keys and counts (from the runs' first
-#: indices); keys and reductions; keys, the runs' first indices and the inverse of the
-#: permutation that sorted the keys (each input element's run)
-KEYS, COUNTS, VALUES, INVERSE = 0, 1, 2, 3
-#: the permutations' dtypes INVERSE reads: 32-bit below 2^32 elements
-PERM_DTYPES = (np.dtype(np.uint32), np.dtype(np.int64))
+#: indices); keys and reductions
+KEYS, COUNTS, VALUES = 0, 1, 2
 RUN_INT, RUN_F16, RUN_FLOAT = 0, 1, 2
 _WORDS = {
     1: np.dtype(np.uint8),
@@ -59,24 +56,17 @@ def value_ops(in_dt):
     return tuple((op, _dtypes.reduce_result_dtype(in_dt, op)) for op in ops)
 
 
-def perm_dtype(n):
-    """The dtype of the permutation of n elements that INVERSE reads."""
-    return PERM_DTYPES[0 if n <= np.iinfo(np.uint32).max else 1]
-
-
 def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
     kc, kind, _ = key_kind(key_dt)
     if vals != VALUES:  # the scan only counts heads: the smallest pair (one packed descriptor)
         in_c = acc_c = "int"
         op_t = "prim::Sum<int>"
         acc_bytes = 0
-        if vals == INVERSE:  # the permutation's items in registers beside the keys
-            in_c, acc_bytes = _CTYPES[np.dtype(in_dt)], np.dtype(in_dt).itemsize
     else:
         in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
         op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
         acc_bytes = np.dtype(acc_dt).itemsize
-    mb = _policy.min_blocks_for(np.dtype(key_dt).itemsize, acc_bytes, pol, vals == INVERSE)
+    mb = _policy.min_blocks_for(np.dtype(key_dt).itemsize, acc_bytes, pol)
     return (
         f"runs_lookback<{kc}, {kind}, {in_c}, {acc_c}, {op_t}, {vals}, {pol.block}, "
         f"{pol.items}, {mb}, {pol.warp_out}, {pol.prefetch}>"
@@ -89,9 +79,7 @@ def names(module, pol):
     kc, kind, in_dt = module
     key_dt = _MODULE_KEY[(kc, kind)]
     if in_dt is None:
-        return [kernel_name(key_dt, v, None, None, None, pol) for v in (KEYS, COUNTS)] + [
-            kernel_name(key_dt, INVERSE, p, None, None, pol) for p in PERM_DTYPES
-        ]
+        return [kernel_name(key_dt, v, None, None, None, pol) for v in (KEYS, COUNTS)]
     return [kernel_name(key_dt, VALUES, in_dt, a, op, pol) for op, a in value_ops(in_dt)]
 
 
@@ -144,16 +132,15 @@ def exchange_bytes(key_dt, vals, in_dt, pol):
     exchanges (keys; values of VALUES)."""
     key_dt = np.dtype(key_dt)
     widths = [key_dt.itemsize if key_dt.itemsize >= 4 else 1]
-    if vals in (VALUES, INVERSE) and in_dt.kind != "c":
+    if vals == VALUES and in_dt.kind != "c":
         widths.append(in_dt.itemsize)
     return pol.block * pol.items * max(widths)
 
 
 class RunsPlan(_lookback.LookbackPlan):
     """The run kernel over n keys of ``key_dt``: ``vals`` KEYS (the first key of each run),
-    COUNTS (and the run lengths, int64), VALUES (and the ``op``-sums of values of ``in_dt``
-    into ``acc_dt``) or INVERSE (the first key and first index of each run, and each element's
-    run at its place before a sort whose permutation, of ``in_dt``, is the values)."""
+    COUNTS (and the run lengths, int64) or VALUES (and the ``op``-sums of values of ``in_dt``
+    into ``acc_dt``)."""
 
     def __init__(self, backend, key_dt, vals, in_dt, acc_dt, op, n, pol):
         nbytes = exchange_bytes(key_dt, vals, in_dt, pol)
@@ -169,7 +156,7 @@ class RunsPlan(_lookback.LookbackPlan):
             kernel_name(key_dt, vals, in_dt, acc_dt, op, pol)
         )
         self.acc_dt = acc_dt if vals == VALUES else np.dtype(np.int32)  # the scanned value's
-        self.out_dt = INDEX_DTYPE if vals in (COUNTS, INVERSE) else self.acc_dt  # values_out's
+        self.out_dt = INDEX_DTYPE if vals == COUNTS else self.acc_dt  # values_out's
         xp = backend.xp
         super().__init__(
             k, _launch.cdiv(n, pol.block * pol.items), pol.block, n, xp, pair_bytes(self.acc_dt)
@@ -180,23 +167,20 @@ class RunsPlan(_lookback.LookbackPlan):
         # the values a launch without them reads: a one-element stand-in of InT
         self.stand_in = _launch.stand_in(backend, in_dt if vals == VALUES else self.acc_dt)
         self.stand_out = _launch.stand_in(backend, self.acc_dt)
-        self.stand_inverse = _launch.stand_in(backend, INDEX_DTYPE)
         self.empty, self.n, self.vals, self.key_dt = xp.empty, n, vals, np.dtype(key_dt)
         # the kernel reads and writes the keys' words; only float16 keys, read as their bit
         # patterns, take a view (the others are passed as they are)
         w = np.dtype(self.word)
         self.words = w if (self.key_dt.kind == "f") != (w.kind == "f") else None
         S = _plans.Launch.SLOT
-        self.prepare(S, S, self.n64, S, S, S, S, self.count.arg)
+        self.prepare(S, S, self.n64, S, S, S, self.count.arg)
 
     def __call__(self, keys, values=None, equal_nan=False):
         """(first keys of the runs, their counts or op-sums or None) of the contiguous backend
-        arrays ``keys`` (and ``values``: VALUES; the sort's permutation: INVERSE, which gives
-        (first keys, first indices, inverse))."""
+        arrays ``keys`` (and ``values``, VALUES only)."""
         ws, count = self.words, self.count
         kout = self.empty(self.n, dtype=self.key_dt if ws is None else ws)
         vout = self.stand_out if self.vals == KEYS else self.empty(self.n, dtype=self.out_dt)
-        inv = self.empty(self.n, INDEX_DTYPE) if self.vals == INVERSE else self.stand_inverse
         m = count.read(
             "sets",
             self.launch,  # the results' length
@@ -205,15 +189,12 @@ class RunsPlan(_lookback.LookbackPlan):
             np.int32(bool(equal_nan)),
             kout,
             vout,
-            inv,
         )
         keys_out = kout[:m] if ws is None else kout[:m].view(self.key_dt)
         if self.vals == KEYS:
             return keys_out, None
         if self.vals == COUNTS:
             return keys_out, lengths(vout[:m], self.n, self.empty)
-        if self.vals == INVERSE:
-            return keys_out, vout[:m], inv
         return keys_out, vout[:m]
 
 
@@ -237,13 +218,12 @@ def lengths(starts, n, empty):
     return out
 
 
-def prefetch_runs(key_dt, counts, perm=None):
+def prefetch_runs(key_dt, counts):
     """Start compiling the run kernel of sorted keys of ``key_dt`` (with their lengths where
-    ``counts``: and the lengths kernel; with the inverse of a permutation of dtype ``perm``)
-    under the policy in force, where kernels compile on first use: unique asks for it before
-    its sort, whose kernels then compile beside it."""
-    vals = INVERSE if perm is not None else COUNTS if counts else KEYS
-    _loader.prefetch(SOURCE, [kernel_name(key_dt, vals, perm, None, None, _policy.current())])
+    ``counts``: and the lengths kernel) under the policy in force, where kernels compile on first
+    use: unique asks for it before its sort, whose kernels then compile beside it."""
+    vals = COUNTS if counts else KEYS
+    _loader.prefetch(SOURCE, [kernel_name(key_dt, vals, None, None, None, _policy.current())])
     if counts:
         _loader.prefetch(LENGTHS, ["run_lengths"])
 

@@ -26,9 +26,6 @@ class RunsPolicy:
     # items (8-byte keys or sums), which spill sooner (:func:`min_blocks_for`)
     min_blocks: int = knob(_policy.PER_SM, 1)
     wide_min_blocks: int = knob(_policy.PER_SM, 1)
-    # the same for unique's inverse (keys and a sort's permutation of at most 4 bytes each, whose
-    # items the kernel holds in registers beside the keys; wider ones take wide_min_blocks)
-    inverse_min_blocks: int = knob(_policy.PER_SM, 1)
     # 1: a warp parks its results (consecutive runs) in shared memory and writes them out in
     # coalesced rows, where a warp's span of them fits the static shared memory; 0: each lane
     # stores its own
@@ -52,16 +49,8 @@ TABLE = _policy.register(
         # prefetch: H200, the same case with the tile 264 ids ahead prefetched (bulk, sm_90) 0.7467
         # ms against 0.7756 without (132: 0.7478; 660: 0.8425, the L2 overrun; 128-byte line
         # prefetches, 66 to 330 ahead: 0.752-0.755).
-        # inverse_min_blocks: nvcc -Xptxas -v, sm_90, uint32 keys and permutation: 4 blocks 64
-        # registers and no spills, 5 spill 108 bytes, 1 takes 90 registers (two blocks).
         ("default", None): RunsPolicy(
-            block=256,
-            items=16,
-            min_blocks=5,
-            wide_min_blocks=1,
-            inverse_min_blocks=4,
-            warp_out=1,
-            prefetch=264,
+            block=256, items=16, min_blocks=5, wide_min_blocks=1, warp_out=1, prefetch=264
         )
     },
     doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)",
@@ -73,9 +62,7 @@ def current():
     return _policy.current("sets")
 
 
-def min_blocks_for(key_bytes, acc_bytes, pol, inverse=False):
+def min_blocks_for(key_bytes, acc_bytes, pol):
     """The run kernel's MIN_BLOCKS under ``pol`` for keys of ``key_bytes`` and sums of
-    ``acc_bytes`` (0: no values; with ``inverse``, the bytes of the permutation's indices)."""
-    if key_bytes > 4 or acc_bytes > 4:
-        return pol.wide_min_blocks
-    return pol.inverse_min_blocks if inverse else pol.min_blocks
+    ``acc_bytes`` (0: no values)."""
+    return pol.min_blocks if key_bytes <= 4 and acc_bytes <= 4 else pol.wide_min_blocks

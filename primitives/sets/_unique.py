@@ -80,41 +80,53 @@ def _run_ids(starts, n, xp):
 
 
 def unique_flat(arr, ri, rv, rc, equal_nan, variant, backend):
-    """NumPy's results of unique over the flat backend array ``arr`` (n >= 1)."""
+    """NumPy's results of unique over the flat backend array ``arr`` (n >= 1).
+
+    The inverse of real keys is each key's place among the unique ones, found by
+    :func:`primitives.searchsorted` (which reads the input in order and the unique keys, kept
+    by the L2 when they are few), so the sort needs no permutation for it; complex keys (whose
+    NaNs equal_nan makes one element, which the search's order does not) store each sorted
+    element's run at its place before the sort."""
     xp = backend.xp
-    if arr.dtype.kind == "c":  # the run kernel has no complex keys
+    complex_ = arr.dtype.kind == "c"
+    if complex_:  # the run kernel has no complex keys
         variant = "compact"
-    need_perm = ri or rv
-    # the sort's permutation: 32-bit indices below 2^32 elements (the sort moves fewer bytes)
-    pdt = _rp.perm_dtype(arr.size) if variant == "rle" else np.dtype(np.int64)
-    if variant == "rle":  # compiled beside the sort's kernels
-        _rp.prefetch_runs(arr.dtype, rc or need_perm, pdt if rv else None)
-    if need_perm:
+    scatter = rv and complex_  # the inverse through the sort's permutation
+    if variant == "rle":
+        _rp.prefetch_runs(arr.dtype, rc or ri or scatter)  # compiled beside the sort's kernels
+    if ri or scatter:  # the sort's permutation: 32-bit indices below 2^32 elements
+        pdt = np.uint32 if arr.size <= np.iinfo(np.uint32).max and not complex_ else np.int64
         s, perm = sort(arr, xp.arange(arr.size, dtype=pdt))
     else:
         s, perm = sort(arr), None
+    u, counts = _runs_of_sorted(s, equal_nan, rc or ri or scatter, variant, backend)
+    starts = _starts(counts, xp) if ri or scatter else None
     extra = []
-    if rv and variant == "rle":  # the runs and the inverse in one pass over the sorted keys
-        plan = _rp.runs_plan(backend, s.dtype, _rp.INVERSE, pdt, None, None, s.size)
-        u, starts, inverse = plan(s, perm, equal_nan=equal_nan)
-        if ri:
-            extra.append(perm[starts].astype(np.int64, copy=False))
+    if ri:
+        extra.append(perm[starts].astype(np.int64, copy=False))
+    if scatter:
+        inverse = xp.empty(arr.size, dtype=np.int64)
+        inverse[perm] = _run_ids(starts, arr.size, xp)
         extra.append(inverse)
-        if rc:
-            extra.append(_lengths(starts, arr.size, xp))
-        return u, extra
-    u, counts = _runs_of_sorted(s, equal_nan, rc or need_perm, variant, backend)
-    if need_perm:
-        starts = _starts(counts, xp)
-        if ri:
-            extra.append(perm[starts].astype(np.int64, copy=False))
-        if rv:
-            inverse = xp.empty(arr.size, dtype=np.int64)
-            inverse[perm] = _run_ids(starts, arr.size, xp)
-            extra.append(inverse)
+    elif rv:
+        extra.append(_inverse_by_search(arr, u, equal_nan, xp))
     if rc:
         extra.append(counts)
     return u, extra
+
+
+def _inverse_by_search(arr, u, equal_nan, xp):
+    """Each real key's index in the unique keys ``u`` (sorted): its lower bound there. Without
+    equal_nan each NaN is an element of its own, the NaNs last in ``u`` in the input's order
+    (the sort is stable): the i-th NaN of the input (counting from 0) takes the first NaN's
+    place plus i."""
+    from ..searching import searchsorted
+
+    inverse = searchsorted(u, arr)
+    if arr.dtype.kind == "f" and not equal_nan:
+        nan = xp.isnan(arr)
+        inverse = xp.where(nan, inverse + xp.cumsum(nan, dtype=np.int64) - 1, inverse)
+    return inverse
 
 
 def _row_keys(col, xp):

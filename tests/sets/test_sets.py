@@ -392,51 +392,6 @@ def test_unique_property(x):
     H.assert_same(got, np.unique(x, return_index=True, return_inverse=True, return_counts=True))
 
 
-def inverse_ref(s, perm, equal_nan):
-    """The run kernel's INVERSE results of sorted keys ``s`` and a permutation ``perm``: the first
-    key and first index of each run, and each element's run at ``perm``'s place."""
-    u, counts = rle_ref(s, equal_nan)
-    starts = np.r_[0, np.cumsum(counts)[:-1]].astype(np.int64)
-    inverse = np.empty(s.size, np.int64)
-    inverse[perm] = np.repeat(np.arange(u.size, dtype=np.int64), counts)
-    return u, starts, inverse
-
-
-@pytest.mark.parametrize("pdt", _rp.PERM_DTYPES, ids=lambda d: d.name)
-@pytest.mark.parametrize("n", [1, 33, TILE - 1, TILE, 2 * TILE + 1])
-@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float16, np.float64, np.uint64], ids=str)
-def test_runs_inverse_kernel(dtype, n, pdt, rng):
-    """unique's inverse in the run pass: every key width, both permutation dtypes (int64 is taken
-    from 2^32 elements on), full and partial tiles, views at odd offsets (element by element)."""
-    xp = _backend.get_backend().xp
-    x = np.sort(keys_with_runs(rng, n + 1, dtype))
-    if np.dtype(dtype).kind == "f":
-        x[-(n // 5) :] = np.nan  # NaNs sort last
-    perm = rng.permutation(n + 1).astype(pdt)
-    for equal_nan in (False, True):
-        for a, p in ((x[:n], perm[:n]), (x[1:], perm[1:])):
-            p = np.argsort(p).argsort().astype(pdt)  # a permutation of 0 .. a.size - 1
-            plan = _rp.runs_plan(
-                _backend.get_backend(), a.dtype, _rp.INVERSE, np.dtype(pdt), None, None, a.size
-            )
-            got = plan(xp.asarray(a), xp.asarray(p), equal_nan=equal_nan)
-            H.assert_same(got, inverse_ref(a, p, equal_nan))
-
-
-@pytest.mark.parametrize("n", [1, TILE + 3])
-@pytest.mark.parametrize("flags", FLAGS[3:], ids=lambda f: "-".join(f))
-def test_unique_inverse_under_policies(flags, n, rng):
-    """The inverse pass under other tilings, with the warp's results parked or each lane's stored,
-    and L2 prefetches ahead of the last tile."""
-    x = keys_with_runs(rng, n, np.int32)
-    rng.shuffle(x)
-    for warp_out, prefetch, mb in ((0, 0, 1), (1, 3, 2)):
-        with prim.tuning.override(
-            "sets", block=64, items=32, warp_out=warp_out, prefetch=prefetch, inverse_min_blocks=mb
-        ):
-            H.assert_same(prim.unique(x, **flags), np.unique(x, **flags))
-
-
 def test_unique_input_untouched_and_device_kind(rng):
     x = rng.integers(0, 9, 300).astype(np.int32)
     x0 = x.copy()
