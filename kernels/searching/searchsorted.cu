@@ -406,7 +406,9 @@ __global__ void __launch_bounds__(BLOCK)
 //   the answer. The side is a template parameter of the body (indexed_tiles), chosen once per
 //   launch. Warp-synchronous: every lane runs every shuffle (lanes past m carry the query T(),
 //   read only groups within their levels, and write nothing). BLOCK a multiple of 32.
-//   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
+//   Dynamic shared memory: the top level's entries rounded up to 16 bytes. With near tiles, a
+//   block first reads the bounds of all its tiles (a thread a tile) and, when every one is
+//   near, returns before it copies the top level (sorted queries: no block copies it).
 //   Near tiles: with span >= 0 and `bounds` (search_tile_range's, for tiles of BLOCK * ITEMS
 //   queries; not read when span < 0), a tile whose first and last query's answers are at most
 //   `span` elements apart (sorted or nearly sorted queries) is left to search_near. The choice
@@ -852,6 +854,17 @@ __global__ void __launch_bounds__(BLOCK)
     static_assert(BLOCK % prim::WARP == 0, "search_indexed: BLOCK must be a multiple of 32");
     PRIM_DYNAMIC_SHARED(T, top);
     const long long ntop = prim::search::level_size(n, depth);
+    if (span >= 0) {  // a block whose tiles are all near (search_near's) copies no top level
+        constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+        const long long tiles = (m + TILE - 1) / TILE;
+        int far = 0;
+        for (long long t = blockIdx.x + static_cast<long long>(threadIdx.x) * gridDim.x; t < tiles;
+             t += static_cast<long long>(gridDim.x) * BLOCK) {
+            const long long b0 = bounds[2 * t], b1 = bounds[2 * t + 1];
+            far |= (b0 < b1 ? b1 - b0 : b0 - b1) > span;
+        }
+        if (!__syncthreads_or(far)) return;  // the same for every thread of the block
+    }
     {
         const T* src = depth == 0 ? a : index + prim::search::level_offset(n, depth);
         for (long long j = threadIdx.x; j < ntop; j += BLOCK) top[j] = src[j];
