@@ -587,12 +587,11 @@ def test_partition_by_ranks(rng, dt):
             assert np.array_equal(np.sort(idx, -1), np.broadcast_to(np.arange(shape[-1]), shape))
         assert len(calls) == 2 * len(cases)
     # many small tiles (64 x 4 keys): full aligned tiles (16-byte loads) and misaligned rows
-    # (key by key), blocks of many tiles (the count's 16-bit fields emptied every 1024 tiles),
-    # partial last tiles, up to four kth (nine buckets)
+    # (key by key), blocks of several tiles, partial last tiles, up to four kth (nine buckets)
     small = dict(RANKS, block=64, items=4)
     for shape, kth, dt in (
         ((2, 30001), [7, 15000, -3, 20000], np.float32),
-        ((1, 1 << 19), 1 << 18, np.float64),
+        ((1, 40000), 1 << 14, np.float64),
         ((3, 2049), 1000, np.int16),
     ):
         x = make(rng, shape, dt, nans=0.02 if np.dtype(dt).kind == "f" else 0.0, distinct=300)
