@@ -1,9 +1,11 @@
-"""Sets figures (:mod:`primitives.testing.workloads.sets`): the issue's two cases, each against
+"""Sets figures (:mod:`primitives.testing.workloads.sets`): the issues' three cases, each against
 its CuPy peer timed in the same run.
 
 * ``unique(x, return_counts=True)`` of 2^27 uint32 keys with about 2^20 distinct values (never
   zero) against ``cupy.unique(x, return_counts=True)``: ours must be at least 2.5 times faster
   (CuPy took 7.41 ms on an H100 when the issue was written);
+* ``unique(x, return_inverse=True)`` of the same keys against ``cupy.unique(x,
+  return_inverse=True)``: ours at most 0.35 of CuPy's time;
 * ``reduce_by_key`` (sum) of 2^28 float32 values under int32 keys in runs of about 16 against a
   CuPy formulation (:func:`primitives.testing.peers.cupy_reduce_by_key`): ours must reach 70% of
   the copy rate, counting the keys and values read once and the unique keys and sums written once.
@@ -47,6 +49,27 @@ def _unique(cp, rng):
     )
 
 
+def _unique_inverse(cp, rng):
+    w = spec.UNIQUE
+    distinct = w.params["distinct"]
+    x = make(w.data, w.n, w.dtypes[0], distinct=distinct, xp=cp)
+    nbytes = x.nbytes + w.n * 8  # keys read, the inverse written (int64)
+
+    def oracle():  # NumPy: the keys lie in [1, distinct]; a key's place among the unique ones
+        h = cp.asnumpy(x)
+        present = np.bincount(h) > 0
+        u = np.flatnonzero(present)
+        place = np.cumsum(present) - 1
+        return u.astype(np.uint32), place[h].astype(np.int64)
+
+    return (
+        {"rle": lambda: prim.unique(x, return_inverse=True)},
+        lambda: cp.unique(x, return_inverse=True),
+        nbytes,
+        oracle,
+    )
+
+
 def _reduce_by_key(cp, rng):
     w = spec.RUNS
     keys = make(w.data, w.n, w.dtypes[0], mean=w.params["mean"], xp=cp)  # never 0
@@ -78,8 +101,14 @@ def cases():
         f"reduce_by_key sum {pow2(r.n)} {r.dtypes[1]}, {r.dtypes[0]} keys in runs of "
         f"~{r.params['mean']}"
     )
+    inverse = (
+        f"unique(return_inverse=True) {pow2(u.n)} {u.dtypes[0]}, ~{pow2(u.params['distinct'])} "
+        "distinct"
+    )
     return [
         (Case(unique, _unique, 0, u.params["speedup"]), u.n),
+        # the issue's <= 0.35x cupy.unique's time
+        (Case(inverse, _unique_inverse, 0, 1 / 0.35), u.n),
         (Case(rbk, _reduce_by_key, r.params["pct"], 0), r.n),
     ]
 
