@@ -70,3 +70,13 @@ def test_figures_override_reads_the_default_selector():
 
     assert _override("search:None:items=4") == ("search", None, {"items": 4})
     assert _override("scan:axis:unroll=8") == ("scan", "axis", {"unroll": 8})
+
+
+def test_partition_paths_checks_both_paths(capsys):
+    """The probe behind the partition policy's sort_share: every kth, both paths, checked."""
+    from tools.probes import partition_paths
+
+    rows = partition_paths.run(1 << 14)
+    assert [k for k, _ in rows] == [5, 1000, 16, 1638, 8192]
+    for _, t in rows:
+        assert {"partition policy", "partition ranks", "argpartition ranks"} <= set(t)
