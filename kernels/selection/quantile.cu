@@ -61,13 +61,13 @@
 //     images of the row's live slots (ascending) split the image order into 2m + 1 buckets
 //     (below the first value, equal to it, between it and the next...; at most PART_BUCKETS);
 //     the count pass sums each block's keys per bucket (counts (rows, PART_BUCKETS,
-//     blocks_per_row), zero past a row's buckets; a thread's u-th 16-byte vector of a full
-//     tile is the tile's vector u * BLOCK + thread, coalesced, counted in 16-bit fields),
+//     blocks_per_row), zero past a row's buckets; the block's span of tiles read by the 16-byte
+//     walk for_each_packet (util/pack16.cuh), each thread counting in 16-bit fields),
 //     whose exclusive scan (bucket-major) gives each block its start in each bucket; the scatter
 //     pass reads the same tiles in the same order and writes each key (or with ARG its index)
 //     there, in index order within a bucket: a block reads a contiguous run of tiles (the
-//     row's tiles split evenly), thread t holds keys t * ITEMS .. of a tile (its own 16-byte
-//     loads on full tiles of aligned rows), their places in the tile's bucket order from
+//     row's tiles split evenly), thread t holds keys t * ITEMS .. of a tile (load_items: its own
+//     16-byte loads on full tiles of aligned rows), their places in the tile's bucket order from
 //     block scans of per-thread bucket counts (16 bits each, four buckets a 64-bit word); the
 //     tile is staged in shared memory in that order and each bucket's run written out by
 //     consecutive threads to consecutive addresses. A slot's value lands at its rank. grid =
@@ -79,6 +79,7 @@
 //   first one quantile_first's.
 #include "util/prim.cuh"
 #include "util/load.cuh"
+#include "util/pack16.cuh"
 #include "util/key_image.cuh"
 #include "block/scan.cuh"
 #include "block/reduce.cuh"
@@ -676,48 +677,37 @@ __global__ void __launch_bounds__(BLOCK)
     const U* row_keys = keys + row * len;
     const long long per = (len + TILE * blocks_per_row - 1) / (TILE * blocks_per_row);
     const long long end = min((part + 1) * per, (len + TILE - 1) / TILE);  // this block's tiles
-    // per-thread counts of the buckets, 16 bits each, four a word: a tile adds at most ITEMS
-    // to one, and the words are emptied into c every 4096 / ITEMS tiles
+    // per-thread counts of the buckets, 16 bits each, four a word, emptied into c before any
+    // can overflow
     unsigned long long c[PART_BUCKETS];
 #pragma unroll
     for (int b = 0; b < PART_BUCKETS; ++b) c[b] = 0;
     unsigned long long packed[PART_WORDS];
 #pragma unroll
     for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
-    auto count = [&](U key) { packed_add(packed, bucket_of(image(key, kind), s_v, m)); };
+    int held = 0;  // keys counted in the fields since they were last emptied
     auto drain = [&]() {
 #pragma unroll
         for (int b = 0; b < PART_BUCKETS; ++b) c[b] += (packed[b / 4] >> (16 * (b % 4))) & 0xffffu;
 #pragma unroll
         for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
+        held = 0;
     };
-    // every key of the block's tiles once, coalesced: vector u of a full tile is thread
-    // threadIdx.x's u-th (16-byte loads where the row's tiles are aligned), else key by key
-    const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
-    int since = 0;
-    for (long long t = part * per; t < end; ++t) {
-        const long long t0 = t * TILE;
-        if (aligned && t0 + TILE <= len) {
-            prim::Packet<U> pk[ITEMS / N];
+    auto count = [&](U key) { packed_add(packed, bucket_of(image(key, kind), s_v, m)); };
+    // every key of the block's tiles once: the project's 16-byte walk, ITEMS / N packets in
+    // flight a thread (a scalar head and tail where the row is not 16-byte aligned)
+    const long long lo = min(part * per * TILE, len), hi = min(end * TILE, len);
+    prim::for_each_packet<ITEMS / N>(
+        row_keys + lo, hi > lo ? hi - lo : 0, threadIdx.x, BLOCK,
+        [&](U key, long long) {
+            count(key);
+            if (++held == 0xffff) drain();
+        },
+        [&](const prim::Pack16<U>& p, long long) {
 #pragma unroll
-            for (int u = 0; u < ITEMS / N; ++u)
-                pk[u] = prim::load16(row_keys + t0 +
-                                     (static_cast<long long>(u) * BLOCK + threadIdx.x) * N);
-#pragma unroll
-            for (int u = 0; u < ITEMS / N; ++u)
-#pragma unroll
-                for (int k = 0; k < N; ++k) count(pk[u].v[k]);
-        } else {
-            for (int i = 0; i < ITEMS; ++i) {
-                const long long at = t0 + static_cast<long long>(i) * BLOCK + threadIdx.x;
-                if (at < len) count(row_keys[at]);
-            }
-        }
-        if (++since == 4096 / ITEMS) {
-            drain();
-            since = 0;
-        }
-    }
+            for (int k = 0; k < N; ++k) count(p.v[k]);
+            if ((held += N) > 0xffff - N) drain();
+        });
     drain();
     for (int b = 0; b < PART_BUCKETS; ++b) {  // every bucket's count, zero past 2m + 1
         const unsigned long long n =
@@ -767,18 +757,9 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
         for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
         const int first = threadIdx.x * ITEMS;
-        if (aligned && live == TILE) {
-#pragma unroll
-            for (int u = 0; u < ITEMS / N; ++u) {
-                const prim::Packet<U> pk = prim::load16(row_keys + t0 + first + u * N);
-#pragma unroll
-                for (int k = 0; k < N; ++k) key[u * N + k] = pk.v[k];
-            }
-        } else {
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i)
-                key[i] = first + i < live ? row_keys[t0 + first + i] : static_cast<U>(0);
-        }
+        // past the row: zeros (no bucket, below)
+        prim::load_items<U, U, prim::Sum<U>, ITEMS>(row_keys + t0 + first, live - first,
+                                                    aligned && live == TILE, key);
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
             b[i] = PART_BUCKETS;  // past the row: none
