@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from .._core import backend as _backend, dtypes as _dtypes, entry as _entry
+from .._core import dtypes as _dtypes, entry as _entry
 from . import _checks as _hc, _checks_dd as _hd, _choose, _kernels, _plans_dd as _pd
 from ._binning import OUT_DTYPE, byte_binning, dd_binnings
 from ._plans import byte_result, count, repeat_plan
@@ -64,7 +64,7 @@ def _histogram(c, variant, density, arr):
         wdev = None if w is None else w.reshape(-1)  # count() makes them what its kernel reads
         hist = count(arr, c.binning, wdev, variant, backend, bplan, cached=False)
     if w is not None:
-        hist = _weights_result(hist, w.dtype)
+        hist = _weights_result(hist, w.dtype, xp)
     if bplan is not None:
         edges_out = backend.copy(bplan.edges)  # a memory copy: no CuPy kernel
     elif c.given is not None and (inp.host or c.dated):
@@ -99,15 +99,15 @@ def _object_density(hist, db):
         raise ZeroDivisionError("histogram: float division by zero")
 
 
-def _weights_result(hist, wdt):
-    """float64 sums ``hist`` in the weights' dtype ``wdt`` (native) as NumPy casts them: narrow
-    integers wrap (through int64), bool is "any"."""
+def _weights_result(hist, wdt, xp):
+    """float64 sums ``hist`` (an array of the backend ``xp``) in the weights' dtype ``wdt``
+    (native) as NumPy casts them: narrow integers wrap (through int64), bool is "any"."""
     if wdt == np.float64:
         return hist
     if wdt.kind in "iu" and wdt.itemsize < 8:
         return hist.astype(np.int64).astype(wdt)
     if wdt == np.float32:  # subnormal sums kept, as NumPy's cast keeps them
-        return _dtypes.to_float32(hist, _backend.get_backend().xp)
+        return _dtypes.to_float32(hist, xp)
     return hist.astype(wdt)
 
 
