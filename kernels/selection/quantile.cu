@@ -31,11 +31,12 @@
 //   quantile_pass<U, BLOCK, ITEMS, G>: a later digit: each block serves G slots of a row (a
 //     group): the slots still reading the row share one read of it (each key tested against
 //     each slot's prefix, counted in the slot's shared histogram of 2^width <= 8192 / G bins,
-//     and written to the slot's buffer when the slot buffers this pass: positions from block
-//     scans of the per-slot counts, 16 bits each, four slots in a 64-bit word, and one atomic per
-//     slot and tile), the buffered slots read their keys of the buffer. grid = blocks_per_row *
-//     groups * rows, BLOCK threads, static shared memory 8192 counters + G slot words + scan
-//     words.
+//     and written to the slot's buffer when the slot buffers this pass, in any order (only
+//     their histograms matter): a thread's matches of a slot counted in a 16-bit field, four
+//     slots in a 64-bit word, a warp scan of them and one atomic per warp and slot with
+//     matches, no block barrier per tile), the buffered slots read their keys of the buffer.
+//     grid = blocks_per_row * groups * rows, BLOCK threads, static shared memory 8192 counters
+//     + G slot words.
 //   quantile_choose: one block of 1024 threads per row, its slots in turn: fixes the slot's
 //     digit from its histogram (that of the earlier slot of its prefix, SAME, which the pass
 //     counted for both; zeroed for the next pass), moves it to the buffer when the pass
@@ -62,13 +63,16 @@
 //     (below the first value, equal to it, between it and the next...; at most PART_BUCKETS);
 //     the count pass sums each block's keys per bucket (counts (rows, PART_BUCKETS,
 //     blocks_per_row), zero past a row's buckets; the block's span of tiles read by the 16-byte
-//     walk for_each_packet (util/pack16.cuh), each thread counting in 16-bit fields),
+//     walk for_each_packet (util/pack16.cuh), each thread counting its keys below and equal
+//     to each splitter),
 //     whose exclusive scan (bucket-major) gives each block its start in each bucket; the scatter
 //     pass reads the same tiles in the same order and writes each key (or with ARG its index)
 //     there, in index order within a bucket: a block reads a contiguous run of tiles (the
 //     row's tiles split evenly), thread t holds keys t * ITEMS .. of a tile (load_items: its own
-//     16-byte loads on full tiles of aligned rows), their places in the tile's bucket order from
-//     block scans of per-thread bucket counts (16 bits each, four buckets a 64-bit word); the
+//     16-byte loads on full tiles of aligned rows; the next tile's loads issued before this
+//     tile's work), their places in the tile's bucket order from block scans of per-thread
+//     bucket counts (16 bits each, four buckets a 64-bit word, as many words as the row's
+//     buckets need); the
 //     tile is staged in shared memory in that order and each bucket's run written out by
 //     consecutive threads to consecutive addresses. A slot's value lands at its rank. grid =
 //     blocks_per_row * rows, BLOCK threads, static shared memory: the splitters, the scan
@@ -81,6 +85,7 @@
 #include "util/load.cuh"
 #include "util/pack16.cuh"
 #include "util/key_image.cuh"
+#include "warp/scan.cuh"
 #include "block/scan.cuh"
 #include "block/reduce.cuh"
 
@@ -318,14 +323,13 @@ __global__ void __launch_bounds__(BLOCK)
     constexpr int VN = prim::Vec16<U>::N;
     static_assert(ITEMS % VN == 0, "quantile_pass: whole 16-byte vectors per thread");
     static_assert(TILE < 65536, "quantile_pass: a tile's counts are packed in 16 bits");
-    static_assert(G >= 1 && G <= 8, "quantile_pass: at most 8 slots a group (two scan words)");
+    static_assert(G >= 1 && G <= 8, "quantile_pass: at most 8 slots a group (two count words)");
     __shared__ unsigned counts[MAX_BINS];
-    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     __shared__ U s_prefix[G], s_mask[G];
     // 0 idle (or counted by an earlier slot: SAME), 1 reads the row, 2 reads and writes the
     // row, 3 reads the buffer
     __shared__ int s_mode[G];
-    __shared__ long long s_base[G], s_off[G];
+    __shared__ long long s_off[G];
     const long long part = blockIdx.x % blocks_per_row;
     const long long g = (blockIdx.x / blocks_per_row) % groups;
     const long long row = blockIdx.x / (blocks_per_row * groups);
@@ -391,36 +395,31 @@ __global__ void __launch_bounds__(BLOCK)
                 }
             }
         }
-        if (writes) {  // block-uniform
-            unsigned long long pos[2], total[2];
-            pos[0] = prim::block_exclusive_scan<BLOCK>(packed[0], prim::Sum<unsigned long long>(),
-                                                       scratch, total[0]);
-            __syncthreads();
-            pos[1] = G > 4 ? prim::block_exclusive_scan<BLOCK>(
-                                 packed[1], prim::Sum<unsigned long long>(), scratch, total[1])
-                           : 0ull;
-            if (threadIdx.x < G) {
-                const int j = threadIdx.x;
-                const unsigned long long n = (total[j / 4] >> (16 * (j % 4))) & 0xffffull;
-                if (s_mode[j] == 2 && n) {
-                    long long* st = state + (row * slots + g * G + j) * FIELDS;
-                    s_base[j] = static_cast<long long>(
-                        atomicAdd(reinterpret_cast<unsigned long long*>(&st[WRITTEN]), n));
-                }
-            }
-            __syncthreads();
+        if (writes) {  // block-uniform: each warp claims its matches' places with one atomic
+            const int lane = threadIdx.x % prim::WARP;
 #pragma unroll
             for (int j = 0; j < G; ++j) {
                 if (s_mode[j] != 2) continue;
+                const unsigned mine =
+                    static_cast<unsigned>((packed[j / 4] >> (16 * (j % 4))) & 0xffffull);
+                const unsigned upto = prim::warp_inclusive_scan(mine, prim::Sum<unsigned>());
+                const unsigned n = prim::shfl_idx(upto, prim::WARP - 1);
+                if (n == 0) continue;  // warp-uniform: most warps of most tiles match nothing
+                unsigned long long base = 0;
+                if (lane == prim::WARP - 1) {
+                    long long* st = state + (row * slots + g * G + j) * FIELDS;
+                    base = atomicAdd(reinterpret_cast<unsigned long long*>(&st[WRITTEN]),
+                                     static_cast<unsigned long long>(n));
+                }
+                base = prim::shfl_idx(base, prim::WARP - 1);
+                if (mine == 0) continue;
                 const U pre = s_prefix[j], mask = s_mask[j];
-                long long at =
-                    s_base[j] + static_cast<long long>((pos[j / 4] >> (16 * (j % 4))) & 0xffffull);
+                long long at = static_cast<long long>(base + (upto - mine));
                 U* out = row_buf + s_off[j];
 #pragma unroll
                 for (int i = 0; i < ITEMS; ++i)
                     if (((valid >> i) & 1u) && (img[i] & mask) == pre) out[at++] = img[i];
             }
-            __syncthreads();  // s_base and the scan words are reused next tile
         }
     }
     // the buffered slots: their candidates only
@@ -677,43 +676,58 @@ __global__ void __launch_bounds__(BLOCK)
     const U* row_keys = keys + row * len;
     const long long per = (len + TILE * blocks_per_row - 1) / (TILE * blocks_per_row);
     const long long end = min((part + 1) * per, (len + TILE - 1) / TILE);  // this block's tiles
-    // per-thread counts of the buckets, 16 bits each, four a word, emptied into c before any
-    // can overflow
-    unsigned long long c[PART_BUCKETS];
+    // per thread and splitter: its keys below the splitter and equal to it (a thread counts at
+    // most len / BLOCK keys, under 2^32 for any row a device holds)
+    constexpr int MS = PART_BUCKETS / 2;
+    U v[MS];
+    unsigned lt[MS], eq[MS];
 #pragma unroll
-    for (int b = 0; b < PART_BUCKETS; ++b) c[b] = 0;
-    unsigned long long packed[PART_WORDS];
+    for (int j = 0; j < MS; ++j) {
+        v[j] = j < m ? s_v[j] : static_cast<U>(0);
+        lt[j] = 0u;
+        eq[j] = 0u;
+    }
+    auto count = [&](U key) {
+        const U img = image(key, kind);
 #pragma unroll
-    for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
-    int held = 0;  // keys counted in the fields since they were last emptied
-    auto drain = [&]() {
-#pragma unroll
-        for (int b = 0; b < PART_BUCKETS; ++b) c[b] += (packed[b / 4] >> (16 * (b % 4))) & 0xffffu;
-#pragma unroll
-        for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
-        held = 0;
+        for (int j = 0; j < MS; ++j) {
+            if (j >= m) break;  // block-uniform
+            lt[j] += img < v[j];
+            eq[j] += img == v[j];
+        }
     };
-    auto count = [&](U key) { packed_add(packed, bucket_of(image(key, kind), s_v, m)); };
     // every key of the block's tiles once: the project's 16-byte walk, ITEMS / N packets in
     // flight a thread (a scalar head and tail where the row is not 16-byte aligned)
     const long long lo = min(part * per * TILE, len), hi = min(end * TILE, len);
+    const long long span = hi > lo ? hi - lo : 0;
     prim::for_each_packet<ITEMS / N>(
-        row_keys + lo, hi > lo ? hi - lo : 0, threadIdx.x, BLOCK,
-        [&](U key, long long) {
-            count(key);
-            if (++held == 0xffff) drain();
-        },
+        row_keys + lo, span, threadIdx.x, BLOCK, [&](U key, long long) { count(key); },
         [&](const prim::Pack16<U>& p, long long) {
 #pragma unroll
             for (int k = 0; k < N; ++k) count(p.v[k]);
-            if ((held += N) > 0xffff - N) drain();
         });
-    drain();
+    // the block's buckets: below the first splitter, equal to it, between it and the next...
+    unsigned long long below = 0;  // keys below splitter j - 1 or equal to it (the block's)
     for (int b = 0; b < PART_BUCKETS; ++b) {  // every bucket's count, zero past 2m + 1
-        const unsigned long long n =
-            prim::block_reduce<BLOCK>(c[b], prim::Sum<unsigned long long>(), scratch);
-        if (threadIdx.x == 0) counts[(row * PART_BUCKETS + b) * blocks_per_row + part] = n;
-        __syncthreads();  // the reduction's words are reused
+        unsigned long long n = 0;
+        const int j = b / 2;
+        if (b < 2 * m) {
+            unsigned x = 0;
+#pragma unroll
+            for (int k = 0; k < MS; ++k) x = k == j ? ((b & 1) ? eq[k] : lt[k]) : x;
+            n = prim::block_reduce<BLOCK>(static_cast<unsigned long long>(x),
+                                          prim::Sum<unsigned long long>(), scratch);
+            __syncthreads();  // the reduction's words are reused
+        }
+        if (threadIdx.x == 0) {
+            unsigned long long c = 0;
+            if (b == 2 * m)
+                c = static_cast<unsigned long long>(span) - below;
+            else if (b < 2 * m)
+                c = (b & 1) ? n : n - below;
+            below += c;
+            counts[(row * PART_BUCKETS + b) * blocks_per_row + part] = c;
+        }
     }
 }
 
@@ -747,19 +761,25 @@ __global__ void __launch_bounds__(BLOCK)
     const long long per = (len + TILE * blocks_per_row - 1) / (TILE * blocks_per_row);
     const long long end = min((part + 1) * per, (len + TILE - 1) / TILE);  // this block's tiles
     const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
+    const int words = (buckets + 3) / 4;  // the scan words the row's buckets use
+    const int first = threadIdx.x * ITEMS;
+    // thread t holds keys t * ITEMS .. of a tile: each bucket's keys keep their order; past the
+    // row: zeros (no bucket, below)
+    U key[ITEMS], next[ITEMS];
+    auto load_tile = [&](long long t, U(&k)[ITEMS]) {
+        const int n = static_cast<int>(min(TILE, len - t * TILE));
+        prim::load_items<U, U, prim::Sum<U>, ITEMS>(row_keys + t * TILE + first, n - first,
+                                                    aligned && n == TILE, k);
+    };
+    if (part * per < end) load_tile(part * per, key);
     for (long long t = part * per; t < end; ++t) {
         const long long t0 = t * TILE;
         const int live = static_cast<int>(min(TILE, len - t0));  // keys of this tile
-        // thread t holds keys t * ITEMS .. of the tile: each bucket's keys keep their order
+        if (t + 1 < end) load_tile(t + 1, next);  // in flight during this tile's work
         unsigned char b[ITEMS];
-        U key[ITEMS];
         unsigned long long packed[PART_WORDS];
 #pragma unroll
         for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
-        const int first = threadIdx.x * ITEMS;
-        // past the row: zeros (no bucket, below)
-        prim::load_items<U, U, prim::Sum<U>, ITEMS>(row_keys + t0 + first, live - first,
-                                                    aligned && live == TILE, key);
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
             b[i] = PART_BUCKETS;  // past the row: none
@@ -768,9 +788,10 @@ __global__ void __launch_bounds__(BLOCK)
                 packed_add(packed, b[i]);
             }
         }
-        unsigned long long pos[PART_WORDS];
+        unsigned long long pos[PART_WORDS] = {};
 #pragma unroll
         for (int w = 0; w < PART_WORDS; ++w) {
+            if (w >= words) break;  // block-uniform
             unsigned long long total;
             pos[w] = prim::block_exclusive_scan<BLOCK>(packed[w], prim::Sum<unsigned long long>(),
                                                        scratch, total);
@@ -781,8 +802,10 @@ __global__ void __launch_bounds__(BLOCK)
             }
             __syncthreads();  // the scan's words are reused
         }
-        if (threadIdx.x == 0)
+        if (threadIdx.x == 0) {
+            for (int k = 4 * words + 1; k <= PART_BUCKETS; ++k) s_first[k] = 0;  // not scanned
             for (int k = 1; k <= PART_BUCKETS; ++k) s_first[k] += s_first[k - 1];
+        }
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {  // staged in bucket order
@@ -811,5 +834,7 @@ __global__ void __launch_bounds__(BLOCK)
         if (threadIdx.x < buckets)
             s_base[threadIdx.x] += s_first[threadIdx.x + 1] - s_first[threadIdx.x];
         __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) key[i] = next[i];
     }
 }

@@ -86,7 +86,8 @@ class RankPartitionRun(Plan):
         get = _loader.load(_kernels.QUANTILE, names(pol))
         kcount, kscatter = get(part[0]), get(part[1])
         tiles = _launch.cdiv(lay.length, pol.block * pol.items)
-        bpr = max(1, min(tiles, _launch.cdiv(_launch.resident_grid(kcount, pol.block), lay.rows)))
+        # the scatter's resident grid (the heavier kernel, fewer blocks an SM than the count's)
+        bpr = max(1, min(tiles, _launch.cdiv(_launch.resident_grid(kscatter, pol.block), lay.rows)))
         self.bpr = bpr
         self.count = _plans.Launch(kcount, bpr * lay.rows, pol.block)
         self.scatter = _plans.Launch(kscatter, bpr * lay.rows, pol.block)
