@@ -32,6 +32,11 @@
 // widened exactly), summed in double in shared and global memory. Acc::Weight is the type of the
 // kernels' `weights` pointer (CountAcc: double, never read).
 //
+// Packed16: 16-bit shared counters, two a 32-bit word (twice the bins of 32-bit counters in a
+// block's shared memory: 65,536 in 128 KiB), counted with the native 32-bit shared atomic add
+// (the float and 64-bit shared atomics are compare-and-swap loops on sm_90). A field that wraps
+// hands 65536 to the bin's global counter; see Packed16 below for the carry.
+//
 // HistStart<Binner>: the start every histogram kernel shares: the record read once, the binner
 // built from it, and (kernels with shared counters) the block's counters zeroed before any
 // thread counts.
@@ -321,6 +326,43 @@ struct HistStart {
         }
         __syncthreads();
     }
+};
+
+// Bin b's count is field b % 2 (the low 16 bits first) of word b / 2 of `h`, plus what the field's
+// wraps handed to the global counter out[b] (G: u64, or double for exact integer counts). add()
+// adds one: the atomic returns the word as it was, so the one add that moves a field from 0xffff
+// to 0 sees it and adds 65536 to out[b]. A wrap of the low field also carries one into the high
+// field: that add takes the carry back with a second atomic (-2^16); the carry may itself move
+// the high field across 0xffff -> 0 (+65536 to out[b + 1], seen in the first atomic's word) and
+// the take-back across 0 -> 0xffff (-65536, seen in the second's). Every crossing is handed over
+// by the atomic that made it, in any interleaving with other threads' adds, so out[b] + field =
+// the count once the block is done (fields of a block's last word past `bins` are never read).
+// merge() adds every non-zero field into out (whole block, after a barrier).
+struct Packed16 {
+    template <class G>
+    static __device__ __noinline__ void wrapped(u32* h, i64 b, u32 old, i64 bins, G* out) {
+        atomicAdd(out + b, static_cast<G>(65536));
+        if (b & 1) return;  // the high field: its carry leaves the word
+        const bool up = (old >> 16) == 0xffffu;  // the carry wrapped the high field
+        const u32 back = atomicAdd(h + (b >> 1), 0xffff0000u);  // -2^16: the carry taken back
+        const bool down = (back >> 16) == 0u;  // ... which wrapped it the other way
+        if (b + 1 < bins && up != down)
+            atomicAdd(out + b + 1, static_cast<G>(up ? 65536ll : -65536ll));
+    }
+    template <class G>
+    static __device__ __forceinline__ void add(u32* h, i64 b, i64 bins, G* out) {
+        const int s = 16 * static_cast<int>(b & 1);
+        const u32 old = atomicAdd(h + (b >> 1), 1u << s);
+        if (((old >> s) & 0xffffu) == 0xffffu) wrapped(h, b, old, bins, out);
+    }
+    template <class G>
+    static __device__ __forceinline__ void merge(const u32* h, i64 bins, G* out) {
+        for (i64 b = threadIdx.x; b < bins; b += blockDim.x) {
+            const u32 v = (h[b >> 1] >> (16 * static_cast<int>(b & 1))) & 0xffffu;
+            if (v) atomicAdd(out + b, static_cast<G>(v));
+        }
+    }
+    static __host__ __device__ constexpr i64 words(i64 bins) { return (bins + 1) / 2; }
 };
 
 }  // namespace prim

@@ -9,7 +9,8 @@
 // histogram in shared memory, merged into `out` with one global atomic per non-zero counter at
 // the end; bins from shared_bins on (histograms larger than shared memory, e.g. 256 x 256 int32
 // counters = 256 KiB) go to `out` with global atomics directly (the 1-D family's partial
-// privatization).
+// privatization). With `packed` (counts only) the shared counters are 16 bits, two a word
+// (histograms/bins.cuh: Packed16): 256 x 256 bins in 128 KiB.
 //   D = 1, 2, 3: the dimensions unrolled (DDChain: each binner in registers, the later dimensions
 //     not binned once one drops the sample). With `vec` set (counts only), a packet of
 //     P = 16 / sizeof(T) samples is read with D 16-byte loads: D consecutive packets of the
@@ -23,7 +24,8 @@
 // (float64 weights summed in double; read with scalar loads, grid-stride).
 // Launch: 1-D, blockDim.x == BLOCK, any grid (grid-stride; the host sizes it to the resident
 // blocks, and at least n / 2^31 blocks so that a block counts fewer than 2^32 samples).
-// Dynamic shared memory: shared_bins * sizeof(Acc::Shared).
+// Dynamic shared memory: shared_bins * sizeof(Acc::Shared) (packed: Packed16::words(shared_bins)
+// 4-byte words).
 // Preconditions: `out` holds the product of the bin counts, zeroed; 0 <= shared_bins <= that
 // product; the product fits in 63 bits; with `vec`: every column (rows: cols[0]) 16-byte
 // aligned, strides 1 (rows: cols[j] = cols[0] + j, strides D); `weights` holds n values when
@@ -86,19 +88,23 @@ template <class T, class Binner, class Acc, int D, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
     hist_dd(const prim::DDSamples* __restrict__ where, long long n,
             const double* __restrict__ weights, const prim::BinSpec* __restrict__ specs, int dims,
-            int shared_bins, typename Acc::Global* __restrict__ out) {
+            int shared_bins, int packed, typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     typedef typename Acc::Global G;
     PRIM_DYNAMIC_SHARED(S, h);
-    prim::HistStart<Binner>::template zero<BLOCK>(h, shared_bins);
+    const bool pk = !Acc::WEIGHTED && packed;  // 16-bit counters, two a word (prim::Packed16)
+    prim::HistStart<Binner>::template zero<BLOCK>(
+        h, pk ? static_cast<int>(prim::Packed16::words(shared_bins)) : shared_bins);
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
     auto add = [&](long long lin, long long i) {
         if (lin < 0) return;
         const S w = Acc::value(weights, i);
-        if (lin < shared_bins)
-            atomicAdd(h + lin, w);
-        else
+        if (lin >= shared_bins)
             atomicAdd(out + lin, static_cast<G>(w));
+        else if (pk)
+            prim::Packed16::add(reinterpret_cast<prim::u32*>(h), lin, shared_bins, out);
+        else
+            atomicAdd(h + lin, w);
     };
     if (D > 0) {
         constexpr int DIM = D > 0 ? D : 1;  // the arrays below for D == 0 (not taken)
@@ -171,6 +177,10 @@ __global__ void __launch_bounds__(BLOCK)
         }
     }
     __syncthreads();
+    if (pk) {
+        prim::Packed16::merge(reinterpret_cast<const prim::u32*>(h), shared_bins, out);
+        return;
+    }
     for (int b = threadIdx.x; b < shared_bins; b += BLOCK) {  // merge: non-zero counters only
         const S v = h[b];
         if (v != S(0)) atomicAdd(out + b, static_cast<G>(v));

@@ -49,8 +49,9 @@
 //                             register walk.
 //   hist_partial_privatized   bins beyond shared memory: bins [0, shared_bins) are counted in
 //                             shared memory, the others with global atomics (a range test per
-//                             sample); 16-byte loads (weights: as warp_replicated's),
-//                             machine-sized grid.
+//                             sample); with `packed` (counts only) in 16-bit counters, two a
+//                             word (histograms/bins.cuh: Packed16; 65,536 bins in 128 KiB);
+//                             16-byte loads (weights: as warp_replicated's), machine-sized grid.
 //   hist_global_vectorized    the fully global fallback: 16-byte loads (weights: as
 //                             warp_replicated's), machine-sized grid, a global atomic per sample,
 //                             no shared memory.
@@ -66,7 +67,7 @@
 // replicas * (nbins + 1) * sizeof(Shared) (warp_replicated with STAGES == 0 or weights; with
 // STAGES > 0 and counts: that size rounded up to 16 bytes, then STAGES * BLOCK * 16 bytes of
 // staging slots; on an architecture below sm_80 the slots go unused), shared_bins *
-// sizeof(Shared) (partial).
+// sizeof(Shared) (partial; packed: Packed16::words(shared_bins) 4-byte words).
 // Preconditions: `in` aligned to sizeof(T); `weights` holds n values of Acc::Weight, aligned to
 // its size, when Acc is a WeightAcc (any pointer otherwise); a block counts fewer than 2^32
 // samples (the host sizes the grid so).
@@ -428,7 +429,7 @@ template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
     hist_partial_privatized(const T* __restrict__ in, long long n,
                             const typename Acc::Weight* __restrict__ weights,
-                            const prim::BinSpec* __restrict__ spec, int shared_bins,
+                            const prim::BinSpec* __restrict__ spec, int shared_bins, int packed,
                             typename Acc::Global* __restrict__ out) {
     typedef typename Acc::Shared S;
     typedef typename Acc::Global G;
@@ -436,15 +437,18 @@ __global__ void __launch_bounds__(BLOCK)
     const prim::HistStart<Binner> start(*spec);
     const Binner bin = start.bin;
     const int nbins = start.nbins;
-    start.zero(h, shared_bins);
+    const bool pk = !Acc::WEIGHTED && packed;  // 16-bit counters, two a word (prim::Packed16)
+    start.zero(h, pk ? static_cast<int>(prim::Packed16::words(shared_bins)) : shared_bins);
     const long long tid = prim::global_thread(), nthreads = prim::global_threads();
     auto add = [&](T x, S w) {
         const int b = bin(x);
         if (b < 0) return;
-        if (b < shared_bins)
-            atomicAdd(h + b, w);
-        else
+        if (b >= shared_bins)
             atomicAdd(out + b, static_cast<G>(w));
+        else if (pk)
+            prim::Packed16::add(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);
+        else
+            atomicAdd(h + b, w);
     };
     auto one = [&](T x, long long i) { add(x, Acc::value(weights, i)); };
     if constexpr (Acc::WEIGHTED) {
@@ -458,7 +462,10 @@ __global__ void __launch_bounds__(BLOCK)
                                     });
     }
     __syncthreads();
-    prim::merge_shared(h, shared_bins, out);
+    if (pk)
+        prim::Packed16::merge(reinterpret_cast<const prim::u32*>(h), shared_bins, out);
+    else
+        prim::merge_shared(h, shared_bins, out);
 }
 
 // ---- 8'. the fully global fallback: 16-byte loads, a global atomic per sample ------------------

@@ -117,6 +117,18 @@ def shared_capacity(acc="count", info=None):
     return info.shared_per_block_optin // SHARED_SIZE[acc] - 1
 
 
+def shared_bins(nb, acc, budget, packed):
+    """The bins of ``nb`` a block counts in ``budget`` bytes of shared memory, the others going
+    to global atomics, and whether in 16-bit counters: 32-bit counters (or the weights' 8-byte
+    sums) while they hold every bin; counts of more bins with ``packed`` (the policy's): two
+    16-bit counters a word (kernels/histograms/bins.cuh: Packed16), twice the bins. Returns
+    ``(bins, packed)``."""
+    size = SHARED_SIZE[acc]
+    if acc == "count" and packed and nb > budget // size:
+        return min(nb, budget // 4 * 2), True
+    return min(nb, budget // size), False
+
+
 def stage_offset(counters):
     """Byte offset of warp_replicated's staging slots: after ``counters`` bytes of counters,
     rounded up to 16 (kernels/histograms/histogram.cu)."""

@@ -38,6 +38,7 @@ from ._choose import (
     accumulation,
     fewer_copies,
     replicas_for,
+    shared_bins,
     shared_capacity,
     stage_offset,
     stages_for,
@@ -147,9 +148,9 @@ class CountPlan(_plans.Plan):
             record = launch_record(backend, n, r, prod.aggregate, acc_arr, ticket)
             replicas = r
         elif spec.shape == "partial":
-            sb = min(nb, shared_capacity(acc, info))
-            shared = sb * size
-            extra = (np.int32(sb),)
+            sb, packed = shared_bins(nb, acc, shared_capacity(acc, info) * size, prod.packed)
+            shared = 4 * -(-sb // 2) if packed else sb * size
+            extra = (np.int32(sb), np.int32(packed))
             grid = _launch.cover_grid(
                 n, block, per_thread, kernel=k, shared_mem=shared, per_sm=prod.blocks_per_sm
             )

@@ -24,6 +24,7 @@ import numpy as np
 from .._core import launch as _launch, plans as _plans
 from . import _kernels, _policy
 from ._binning import F64, SHARED_SIZE, array_binning, spec_words
+from ._choose import shared_bins
 from ._plans import _ptr, bin_keys, binning_plan
 
 #: the DDSamples record's room for dimensions (kernels/histograms/dd.cu)
@@ -102,9 +103,11 @@ class DDPlan(_plans.Plan):
     def __init__(self, dt, kind, extra, d, total, acc, n, backend):
         pol = _policy.dd()
         info = backend.device_info()
-        size = SHARED_SIZE[acc]
-        self.shared_bins = min(total, min(pol.shared_bytes, info.shared_per_block_optin) // size)
-        shared = self.shared_bins * size
+        budget = min(pol.shared_bytes, info.shared_per_block_optin)
+        self.shared_bins, self.packed = shared_bins(total, acc, budget, pol.packed)
+        shared = (
+            4 * -(-self.shared_bins // 2) if self.packed else self.shared_bins * SHARED_SIZE[acc]
+        )
         dk = d if d in _kernels.UNROLLED else 0
         self.kernel = _kernels.DD_MODULES.kernel(
             dt, _kernels.dd_kernel_name(dt, kind, extra, acc, dk, pol), pol
@@ -135,6 +138,7 @@ class DDPlan(_plans.Plan):
                 _SLOT,
                 np.int32(d),
                 np.int32(self.shared_bins),
+                np.int32(self.packed),
                 _SLOT,
             ),
         )

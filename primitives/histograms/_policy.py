@@ -43,6 +43,9 @@ class ProductionPolicy:
     aggregate: bool = knob(_policy.Flag())
     # the last block moves up to this many counters to the result (0: never)
     finish_max_bins: int = knob(_policy.Range(0))
+    # partial_privatized counts beyond the bins 32-bit shared counters hold: 16-bit counters,
+    # two a word (twice the bins in shared memory; kernels/histograms/bins.cuh: Packed16)
+    packed: bool = knob(_policy.Flag())
 
 
 #: cp.async slots per thread: 0 to 32 (util/pack16.cuh: for_each_packet_staged's static_assert)
@@ -72,6 +75,9 @@ class DDPolicy:
     # shared counters per block at most (capped by the device): the bins beyond them are
     # counted with global atomics (0: every bin)
     shared_bytes: int = knob(_policy.Range(0))
+    # counts of more bins than shared_bytes of 32-bit counters hold: 16-bit counters, two a
+    # word (Packed16)
+    packed: bool = knob(_policy.Flag())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +94,7 @@ _PRODUCTION = ProductionPolicy(
     replica_bytes=16 * 1024,  # H100, 4096 bins: one 16 KiB copy beat two
     aggregate=False,  # H100, uniform uint8/float32: up to 4% slower; all-equal data no faster
     finish_max_bins=4096,  # the last block's move of 4096 counters beat a memset (not swept)
+    packed=True,  # H200, float32 2^28, 65536 bins: PACKED_1D
 )
 
 #: the register walk: 2 loads in flight (H100, float32 2^28, 256 bins: 1, 2, 4 swept)
@@ -122,6 +129,7 @@ TABLE = _policy.register(
             # not tuned yet: all of a block's shared memory (256 x 256 bins: 89% of them in shared
             # memory, one block per SM); to be measured on an H100 against half of it
             shared_bytes=227 * 1024,
+            packed=True,  # H200, 2^26 float32 pairs, 256 x 256 bins: PACKED_2D
         ),
         ("default", "minmax"): MinmaxPolicy(
             block=256  # autodetected ranges: one pass, not timed against peers (not tuned)

@@ -537,6 +537,35 @@ def test_auto_rule(rng):
     assert [p.variant for p in count_plans()] == ["warp_replicated", "partial_privatized"]
 
 
+def wrap_counts(rng, nbins, sms):
+    """Integer samples for bins 0..nbins-1 that wrap 16-bit counters: with one block per SM
+    (blocks_per_sm=1), each block sees more than 65536 samples of bin 0 (a low field), bin 1
+    (the high field of the same word: the low field's carries land there), and the last bin
+    (with nbins odd the low field of a word whose high field is past the bins); a few samples
+    spread over the other bins."""
+    per = 3 * 70000  # samples each block sees of the three busy bins together
+    n = sms * per
+    x = rng.choice(np.array([0, 1, nbins - 1]), n, p=[0.45, 0.4, 0.15])
+    spread = rng.integers(0, nbins, 5000)
+    return np.concatenate([x, spread]).astype(np.int32)
+
+
+@pytest.mark.parametrize("nbins", [70001, 1 << 17])
+def test_packed_counters_wrap(nbins, rng):
+    """partial_privatized counts bins beyond 32-bit shared counters in 16-bit counters, two a
+    word (Packed16): fields that wrap, many times, and the carries of low fields into high
+    ones, under any interleaving the device runs; the last word's high field past the bins
+    (nbins odd); the bins past shared memory (1 << 17: global atomics)."""
+    info = prim._core.backend.get_backend().device_info()
+    x = wrap_counts(rng, nbins, info.sm_count)
+    with prim.tuning.override("histogram", selector="production", blocks_per_sm=1):
+        plan = twin_plan(x, nbins, (0, nbins))
+        assert plan.variant == "partial_privatized" and plan.shared < 4 * nbins
+    with prim.tuning.override("histogram", selector="production", packed=False):
+        plan = twin_plan(x, nbins, (0, nbins))
+        assert plan.shared >= 4 * min(nbins, histograms.shared_capacity())
+
+
 def test_policies_are_data():
     """The tuning in force is read through primitives.tuning; an override lasts for its block."""
     prod = prim.tuning.policy("histogram", "production")
