@@ -337,7 +337,10 @@ struct HistStart {
 // the take-back across 0 -> 0xffff (-65536, seen in the second's). Every crossing is handed over
 // by the atomic that made it, in any interleaving with other threads' adds, so out[b] + field =
 // the count once the block is done (fields of a block's last word past `bins` are never read).
-// merge() adds every non-zero field into out (whole block, after a barrier).
+// add_n() adds one to each of N bins, its N atomics issued together before any returned word
+// is examined (a sample not counted here, dropped or from `bins` on, adds 0 to a spare word after
+// the counters, so no atomic is conditional). merge() adds every non-zero field into out (whole
+// block, after a barrier). Shared memory: words(bins) 4-byte words, the spare one included.
 struct Packed16 {
     template <class G>
     static __device__ __noinline__ void wrapped(u32* h, i64 b, u32 old, i64 bins, G* out) {
@@ -349,11 +352,27 @@ struct Packed16 {
         if (b + 1 < bins && up != down)
             atomicAdd(out + b + 1, static_cast<G>(up ? 65536ll : -65536ll));
     }
+    template <int N, class G>
+    static __device__ __forceinline__ void add_n(u32* h, const i64 (&b)[N], i64 bins, G* out) {
+        const i64 spare = (bins + 1) / 2;
+        u32 old[N];
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            const bool in = b[k] >= 0 && b[k] < bins;
+            old[k] = atomicAdd(h + (in ? b[k] >> 1 : spare),
+                               in ? 1u << (16 * static_cast<int>(b[k] & 1)) : 0u);
+        }
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            const bool in = b[k] >= 0 && b[k] < bins;
+            if (in && ((old[k] >> (16 * static_cast<int>(b[k] & 1))) & 0xffffu) == 0xffffu)
+                wrapped(h, b[k], old[k], bins, out);
+        }
+    }
     template <class G>
     static __device__ __forceinline__ void add(u32* h, i64 b, i64 bins, G* out) {
-        const int s = 16 * static_cast<int>(b & 1);
-        const u32 old = atomicAdd(h + (b >> 1), 1u << s);
-        if (((old >> s) & 0xffffu) == 0xffffu) wrapped(h, b, old, bins, out);
+        const i64 one[1] = {b};
+        add_n(h, one, bins, out);
     }
     template <class G>
     static __device__ __forceinline__ void merge(const u32* h, i64 bins, G* out) {
@@ -362,7 +381,7 @@ struct Packed16 {
             if (v) atomicAdd(out + b, static_cast<G>(v));
         }
     }
-    static __host__ __device__ constexpr i64 words(i64 bins) { return (bins + 1) / 2; }
+    static __host__ __device__ constexpr i64 words(i64 bins) { return (bins + 1) / 2 + 1; }
 };
 
 }  // namespace prim

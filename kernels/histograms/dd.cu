@@ -143,12 +143,22 @@ __global__ void __launch_bounds__(BLOCK)
                         for (int s = 0; s < P; ++s) v[j][s] = q.v[s];
                     }
                 }
+                long long lin[P];
 #pragma unroll
                 for (int s = 0; s < P; ++s) {
                     T x[DIM];
 #pragma unroll
                     for (int j = 0; j < DIM; ++j) x[j] = v[j][s];
-                    add(chain(x, 0), 0);
+                    lin[s] = chain(x, 0);
+                }
+                if (pk) {  // the packet's shared atomics issued together (Packed16::add_n)
+#pragma unroll
+                    for (int s = 0; s < P; ++s)
+                        if (lin[s] >= shared_bins) atomicAdd(out + lin[s], G(1));
+                    prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), lin, shared_bins, out);
+                } else {
+#pragma unroll
+                    for (int s = 0; s < P; ++s) add(lin[s], 0);
                 }
             }
             first_scalar = npk * P;

@@ -453,6 +453,18 @@ __global__ void __launch_bounds__(BLOCK)
     auto one = [&](T x, long long i) { add(x, Acc::value(weights, i)); };
     if constexpr (Acc::WEIGHTED) {
         prim::add_weighted<Acc, VECS>(in, weights, n, tid, nthreads, add);
+    } else if (pk) {  // a packet's shared atomics issued together (Packed16::add_n)
+        constexpr int N = prim::Pack16<T>::N;
+        prim::for_each_packet<VECS>(
+            in, n, tid, nthreads, one, [&](const prim::Pack16<T>& p, long long) {
+                long long b[N];
+#pragma unroll
+                for (int k = 0; k < N; ++k) {
+                    b[k] = bin(p.v[k]);
+                    if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
+                }
+                prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);
+            });
     } else {
         prim::for_each_packet<VECS>(in, n, tid, nthreads, one,
                                     [&](const prim::Pack16<T>& p, long long i0) {

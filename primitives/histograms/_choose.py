@@ -88,24 +88,29 @@ def accumulation(variant, weights_dtype):
 
 def replicas_for(nbins, acc="count", info=None):
     """Copies of the histogram warp_replicated keeps per block: 32 (one per lane: no bank
-    conflicts) while they take at most 48 KiB; otherwise the largest power of two up to four
-    whose tables take at most 16 KiB together (at least one); 0 if one copy does not fit in a
-    block's shared memory. Each copy also holds a slot for dropped samples. (The numbers are the
-    production policy's: ``primitives.tuning.policy("histogram", "production")``.)"""
+    conflicts) while they take at most 48 KiB (weight sums: 96 KiB, the same 383 bins);
+    otherwise the largest power of two up to four (weight sums: one) whose tables take at most
+    16 KiB together (at least one); 0 if one copy does not fit in a block's shared memory. Each
+    copy also holds a slot for dropped samples. (The numbers are the production policy's:
+    ``primitives.tuning.policy("histogram", "production")``.)"""
     info = info or _backend.get_backend().device_info()
     if nbins > shared_capacity(acc, info):
         return 0
     pol = _policy.production()
-    if pol.lane_copies * (nbins + 1) * SHARED_SIZE[acc] <= pol.lane_copies_bytes:
+    weights = acc != "count"
+    lanes = pol.weight_lane_copies_bytes if weights else pol.lane_copies_bytes
+    if pol.lane_copies * (nbins + 1) * SHARED_SIZE[acc] <= lanes:
         return pol.lane_copies
-    return fewer_copies(nbins * SHARED_SIZE[acc], pol)
+    return fewer_copies(nbins * SHARED_SIZE[acc], pol, weights)
 
 
-def fewer_copies(table, pol):
-    """The largest power of two up to ``pol.max_replicas`` copies of ``table`` bytes that take
-    at most ``pol.replica_bytes`` together (at least one)."""
+def fewer_copies(table, pol, weights=False):
+    """The largest power of two up to ``pol.max_replicas`` (weight sums:
+    ``pol.weight_max_replicas``) copies of ``table`` bytes that take at most
+    ``pol.replica_bytes`` together (at least one)."""
+    most = pol.weight_max_replicas if weights else pol.max_replicas
     r = 1
-    while r * 2 <= pol.max_replicas and 2 * r * table <= pol.replica_bytes:
+    while r * 2 <= most and 2 * r * table <= pol.replica_bytes:
         r *= 2
     return r
 
@@ -125,8 +130,14 @@ def shared_bins(nb, acc, budget, packed):
     ``(bins, packed)``."""
     size = SHARED_SIZE[acc]
     if acc == "count" and packed and nb > budget // size:
-        return min(nb, budget // 4 * 2), True
+        return min(nb, (budget // 4 - 1) * 2), True
     return min(nb, budget // size), False
+
+
+def packed_words(bins):
+    """4-byte words of shared memory ``bins`` 16-bit counters take, with the spare word of the
+    samples counted elsewhere (kernels/histograms/bins.cuh: Packed16::words)."""
+    return (bins + 1) // 2 + 1
 
 
 def stage_offset(counters):

@@ -38,6 +38,7 @@ from ._choose import (
     accumulation,
     fewer_copies,
     replicas_for,
+    packed_words,
     shared_bins,
     shared_capacity,
     stage_offset,
@@ -149,7 +150,7 @@ class CountPlan(_plans.Plan):
             replicas = r
         elif spec.shape == "partial":
             sb, packed = shared_bins(nb, acc, shared_capacity(acc, info) * size, prod.packed)
-            shared = 4 * -(-sb // 2) if packed else sb * size
+            shared = 4 * packed_words(sb) if packed else sb * size
             extra = (np.int32(sb), np.int32(packed))
             grid = _launch.cover_grid(
                 n, block, per_thread, kernel=k, shared_mem=shared, per_sm=prod.blocks_per_sm
