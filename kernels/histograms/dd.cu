@@ -14,7 +14,8 @@
 //   D = 1, 2, 3: the dimensions unrolled (DDChain: each binner in registers, the later dimensions
 //     not binned once one drops the sample). With `vec` set (counts only), a packet of
 //     P = 16 / sizeof(T) samples is read with D 16-byte loads: D consecutive packets of the
-//     C-ordered (N, D) array (`rows`), or one packet of each column; the tail sample by sample.
+//     C-ordered (N, D) array (`rows`), or one packet of each column, two packets' loads in
+//     flight a thread; the tail sample by sample.
 //   D = 0: any number of dimensions `dims` (1 to DD_MAX): a loop over the dimensions, each
 //     binner built from its record per sample; scalar loads.
 // Samples: sample i, dimension j at cols[j][i * strides[j]] (strides in elements, may be any
@@ -121,8 +122,8 @@ __global__ void __launch_bounds__(BLOCK)
             constexpr int P = prim::Pack16<T>::N;
             const long long npk = n / P;
             const bool rows = where->rows != 0;
-            for (long long p = tid; p < npk; p += nthreads) {
-                T v[DIM][P];
+            // the samples of packet group p: D 16-byte loads
+            auto load = [&](long long p, T(&v)[DIM][P]) {
                 if (rows) {  // D consecutive packets hold samples p*P .. p*P + P - 1
                     T flat[DIM * P];
 #pragma unroll
@@ -143,6 +144,8 @@ __global__ void __launch_bounds__(BLOCK)
                         for (int s = 0; s < P; ++s) v[j][s] = q.v[s];
                     }
                 }
+            };
+            auto count = [&](const T(&v)[DIM][P]) {
                 long long lin[P];
 #pragma unroll
                 for (int s = 0; s < P; ++s) {
@@ -160,6 +163,19 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
                     for (int s = 0; s < P; ++s) add(lin[s], 0);
                 }
+            };
+            long long p = tid;
+            for (; p + nthreads < npk; p += 2 * nthreads) {  // two groups' loads in flight
+                T a[DIM][P], b[DIM][P];
+                load(p, a);
+                load(p + nthreads, b);
+                count(a);
+                count(b);
+            }
+            if (p < npk) {
+                T a[DIM][P];
+                load(p, a);
+                count(a);
             }
             first_scalar = npk * P;
         }

@@ -460,7 +460,7 @@ __global__ void __launch_bounds__(BLOCK)
                 long long b[N];
 #pragma unroll
                 for (int k = 0; k < N; ++k) {
-                    b[k] = bin(p.v[k]);
+                    b[k] = prim::bin_many(bin, p.v[k]);
                     if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
                 }
                 prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);

@@ -566,6 +566,29 @@ def test_packed_counters_wrap(nbins, rng):
         assert plan.shared >= 4 * min(nbins, histograms.shared_capacity())
 
 
+@pytest.mark.parametrize("rng_", [(0.0, 1.0), (-3.0, 5.0), (1000.0, 1064.0)])
+def test_many_bins_near_edges(rng_, rng):
+    """Bins beyond 32-bit shared counters (partial_privatized, Packed16) of float32 samples: the
+    samples in the bands about inner edges compared with that edge alone (BinEven::many), the
+    outer edges, NaN and infinities, out of range (bands as wide as a bin at (1000, 1064): every
+    sample compared with the edges); every edge, its neighbours one ulp away and random samples,
+    exact against NumPy."""
+    nbins = 70001
+    edges = np.histogram_bin_edges(np.zeros(1, np.float32), nbins, rng_).astype(np.float32)
+    x = np.concatenate(
+        [
+            edges,
+            np.nextafter(edges, np.float32(np.inf)),
+            np.nextafter(edges, np.float32(-np.inf)),
+            rng.uniform(rng_[0] - 0.1, rng_[1] + 0.1, 50000).astype(np.float32),
+            np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], np.float32),
+        ]
+    )
+    x = rng.permutation(x)
+    plan = twin_plan(x, nbins, rng_)
+    assert plan.variant == "partial_privatized" and plan.shared < 4 * nbins
+
+
 def test_policies_are_data():
     """The tuning in force is read through primitives.tuning; an override lasts for its block."""
     prod = prim.tuning.policy("histogram", "production")
