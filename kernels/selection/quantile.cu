@@ -57,10 +57,11 @@
 //     makes of numbers (inf - inf, inf * 0) is `made`, the host's (a device's arithmetic and
 //     conversions give its canonical NaN). Every operation rounded on its own (no fused
 //     multiply-add), as NumPy's. out (Q, rows). grid covers rows, 256 threads.
-//   quantile_part_count<U, BLOCK, ITEMS> / quantile_part_scatter<U, BLOCK, ITEMS, ARG>: a
+//   quantile_part_count<U, BLOCK, ITEMS> / quantile_part_scatter<U, BLOCK, ITEMS, ARG, M>: a
 //     partition of each row by its selected values (argpartition, partition): the distinct
 //     images of the row's live slots (ascending) split the image order into 2m + 1 buckets
-//     (below the first value, equal to it, between it and the next...; at most PART_BUCKETS);
+//     (below the first value, equal to it, between it and the next...; at most PART_BUCKETS; the
+//     scatter's loops and words sized for M splitters at most, 1 for a single kth);
 //     the count pass sums each block's keys per bucket (counts (rows, PART_BUCKETS,
 //     blocks_per_row), zero past a row's buckets; the block's span of tiles read by the 16-byte
 //     walk for_each_packet (util/pack16.cuh), each thread counting its keys below and equal
@@ -134,6 +135,40 @@ __device__ __forceinline__ U key_of(U img, int kind) {
         return (img & B::TOP) ? static_cast<U>(img ^ B::TOP) : static_cast<U>(~img);
     if (kind == prim::radix::SIGNED) return img ^ B::TOP;
     return img;
+}
+
+// The keys of tile t0 (a block's TILE = BLOCK * ITEMS consecutive keys) striped over its threads:
+// key[u * VN + v] = row_keys[t0 + (u * BLOCK + thread) * VN + v], VN keys a 16-byte vector.
+// A full tile of an aligned row: every vector load issued before any key is used (ITEMS / VN in
+// flight a thread); otherwise key by key, those past len left 0. Returns the bit mask of the keys
+// within len.
+template <class U, int BLOCK, int ITEMS>
+__device__ __forceinline__ unsigned load_striped(const U* row_keys, long long t0, long long len,
+                                                 bool full, U (&key)[ITEMS]) {
+    constexpr int VN = prim::Vec16<U>::N;
+    if (full) {
+        prim::Packet<U> p[ITEMS / VN];
+#pragma unroll
+        for (int u = 0; u < ITEMS / VN; ++u)
+            p[u] = prim::load16(row_keys + t0 +
+                                (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN);
+#pragma unroll
+        for (int u = 0; u < ITEMS / VN; ++u)
+#pragma unroll
+            for (int v = 0; v < VN; ++v) key[u * VN + v] = p[u].v[v];
+        return ITEMS == 32 ? ~0u : (1u << ITEMS) - 1u;
+    }
+    unsigned valid = 0;
+#pragma unroll
+    for (int u = 0; u < ITEMS / VN; ++u)
+#pragma unroll
+        for (int v = 0; v < VN; ++v) {
+            const long long i = t0 + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN + v;
+            const bool in = i < len;
+            valid |= static_cast<unsigned>(in) << (u * VN + v);
+            key[u * VN + v] = in ? row_keys[i] : static_cast<U>(0);
+        }
+    return valid;
 }
 
 // Slot s's part in the next pass (one thread; the earlier slots of the row already decided):
@@ -227,26 +262,17 @@ __global__ void __launch_bounds__(BLOCK)
     unsigned long long nan = 0;
     U nan_max = 0;  // the largest NaN bits seen (a NaN's bits are never 0)
     for (long long t0 = part * TILE; t0 < len; t0 += blocks_per_row * TILE) {
-        const bool full = aligned && t0 + TILE <= len;
+        U key[ITEMS];
+        const unsigned valid =
+            load_striped<U, BLOCK, ITEMS>(row_keys, t0, len, aligned && t0 + TILE <= len, key);
 #pragma unroll
-        for (int u = 0; u < ITEMS / VN; ++u) {
-            const long long i0 = t0 + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN;
-            U k[VN];
-            if (full) {
-                const prim::Packet<U> p = prim::load16(row_keys + i0);
-#pragma unroll
-                for (int v = 0; v < VN; ++v) k[v] = p.v[v];
-            }
-#pragma unroll
-            for (int v = 0; v < VN; ++v) {
-                if (!full && i0 + v >= len) continue;
-                const U key = full ? k[v] : row_keys[i0 + v];
-                const bool is_nan = is_float && prim::radix::needs_fold(key);
-                nan += is_nan;
-                nan_max = is_nan && key > nan_max ? key : nan_max;
-                atomicAdd(&counts[static_cast<unsigned>(image(key, kind) >> shift) & (bins - 1)],
-                          1u);
-            }
+        for (int i = 0; i < ITEMS; ++i) {
+            if (!((valid >> i) & 1u)) continue;
+            const bool is_nan = is_float && prim::radix::needs_fold(key[i]);
+            nan += is_nan;
+            nan_max = is_nan && key[i] > nan_max ? key[i] : nan_max;
+            atomicAdd(&counts[static_cast<unsigned>(image(key[i], kind) >> shift) & (bins - 1)],
+                      1u);
         }
     }
     const unsigned long long n =
@@ -359,25 +385,10 @@ __global__ void __launch_bounds__(BLOCK)
     const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
     for (long long t0 = part * TILE; reads && t0 < len; t0 += blocks_per_row * TILE) {
         U img[ITEMS];
-        unsigned valid = 0;
-        const bool full = aligned && t0 + TILE <= len;
+        const unsigned valid =
+            load_striped<U, BLOCK, ITEMS>(row_keys, t0, len, aligned && t0 + TILE <= len, img);
 #pragma unroll
-        for (int u = 0; u < ITEMS / VN; ++u) {
-            const long long i0 = t0 + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN;
-            if (full) {
-                const prim::Packet<U> p = prim::load16(row_keys + i0);
-#pragma unroll
-                for (int v = 0; v < VN; ++v) img[u * VN + v] = image(p.v[v], kind);
-                valid |= ((1u << VN) - 1u) << (u * VN);
-            } else {
-#pragma unroll
-                for (int v = 0; v < VN; ++v) {
-                    const bool in = i0 + v < len;
-                    valid |= static_cast<unsigned>(in) << (u * VN + v);
-                    img[u * VN + v] = in ? image(row_keys[i0 + v], kind) : static_cast<U>(0);
-                }
-            }
-        }
+        for (int i = 0; i < ITEMS; ++i) img[i] = image(img[i], kind);  // past len: unused
         unsigned long long packed[2] = {0ull, 0ull};  // this thread's matches of each slot
 #pragma unroll
         for (int j = 0; j < G; ++j) {
@@ -612,7 +623,6 @@ namespace prim {
 namespace quantile {
 
 constexpr int PART_BUCKETS = 9;  // 2 * 4 + 1: at most four distinct values split a row
-constexpr int PART_WORDS = (PART_BUCKETS + 3) / 4;
 
 // The distinct images of a row's live slots, ascending (slots in ascending rank order), into
 // shared memory by thread 0; their count. Whole block.
@@ -635,23 +645,29 @@ __device__ __forceinline__ int load_splitters(const long long* row_state, long l
 
 // A bucket's 16-bit field of packed counts (four buckets a 64-bit word): add one, read it. The
 // word is chosen by selects, not by an index (a run-time index puts the words in local memory).
-__device__ __forceinline__ void packed_add(unsigned long long (&p)[PART_WORDS], int b) {
+template <int W>
+__device__ __forceinline__ void packed_add(unsigned long long (&p)[W], int b) {
     const unsigned long long one = 1ull << (16 * (b & 3));
 #pragma unroll
-    for (int w = 0; w < PART_WORDS; ++w) p[w] += (b >> 2) == w ? one : 0ull;
+    for (int w = 0; w < W; ++w) p[w] += (b >> 2) == w ? one : 0ull;
 }
-__device__ __forceinline__ int packed_get(const unsigned long long (&p)[PART_WORDS], int b) {
+template <int W>
+__device__ __forceinline__ int packed_get(const unsigned long long (&p)[W], int b) {
     unsigned long long word = p[0];
 #pragma unroll
-    for (int w = 1; w < PART_WORDS; ++w) word = (b >> 2) == w ? p[w] : word;
+    for (int w = 1; w < W; ++w) word = (b >> 2) == w ? p[w] : word;
     return static_cast<int>((word >> (16 * (b & 3))) & 0xffffull);
 }
 
-// An image's bucket: twice the splitters below it, one more when it equals one.
-template <class U>
+// An image's bucket: twice the splitters below it, one more when it equals one (m <= M of them).
+template <int M, class U>
 __device__ __forceinline__ int bucket_of(U img, const U* v, int m) {
     int b = 0;
-    for (int j = 0; j < m; ++j) b += (img > v[j]) ? 2 : (img == v[j] ? 1 : 0);
+#pragma unroll
+    for (int j = 0; j < M; ++j) {
+        if (j >= m) break;
+        b += (img > v[j]) ? 2 : (img == v[j] ? 1 : 0);
+    }
     return b;
 }
 
@@ -731,7 +747,7 @@ __global__ void __launch_bounds__(BLOCK)
     }
 }
 
-template <class U, int BLOCK, int ITEMS, bool ARG>
+template <class U, int BLOCK, int ITEMS, bool ARG, int M>
 __global__ void __launch_bounds__(BLOCK)
     quantile_part_scatter(const U* __restrict__ keys, long long len, long long blocks_per_row,
                           const long long* __restrict__ state, long long slots, int kind,
@@ -742,13 +758,15 @@ __global__ void __launch_bounds__(BLOCK)
     constexpr int N = prim::Vec16<U>::N;
     static_assert(TILE < 65536, "quantile_part_scatter: a tile's counts are packed in 16 bits");
     static_assert(ITEMS % N == 0, "quantile_part_scatter: whole 16-byte vectors a thread");
+    static_assert(M >= 1 && 2 * M + 1 <= PART_BUCKETS, "quantile_part_scatter: M splitters");
+    constexpr int BK = 2 * M + 1, W = (BK + 3) / 4;  // buckets and scan words at most
     // the tile in bucket order: the keys, or with ARG their places in the tile
     typedef typename prim::Select<ARG, unsigned short, U>::type Staged;
     __shared__ U s_v[PART_BUCKETS / 2];
     __shared__ int s_m;
     __shared__ unsigned long long scratch[BLOCK / prim::WARP];
-    __shared__ unsigned long long s_base[PART_BUCKETS];
-    __shared__ int s_first[PART_BUCKETS + 1];  // the buckets' first places in the staged tile
+    __shared__ unsigned long long s_base[BK];
+    __shared__ int s_first[BK + 1];  // the buckets' first places in the staged tile
     __shared__ __align__(16) Staged s_tile[TILE];
     const long long row = blockIdx.x / blocks_per_row;
     const long long part = blockIdx.x % blocks_per_row;
@@ -777,39 +795,39 @@ __global__ void __launch_bounds__(BLOCK)
         const int live = static_cast<int>(min(TILE, len - t0));  // keys of this tile
         if (t + 1 < end) load_tile(t + 1, next);  // in flight during this tile's work
         unsigned char b[ITEMS];
-        unsigned long long packed[PART_WORDS];
+        unsigned long long packed[W];
 #pragma unroll
-        for (int w = 0; w < PART_WORDS; ++w) packed[w] = 0;
+        for (int w = 0; w < W; ++w) packed[w] = 0;
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
-            b[i] = PART_BUCKETS;  // past the row: none
+            b[i] = BK;  // past the row: none
             if (first + i < live) {
-                b[i] = static_cast<unsigned char>(bucket_of(image(key[i], kind), s_v, m));
+                b[i] = static_cast<unsigned char>(bucket_of<M>(image(key[i], kind), s_v, m));
                 packed_add(packed, b[i]);
             }
         }
-        unsigned long long pos[PART_WORDS] = {};
+        unsigned long long pos[W] = {};
 #pragma unroll
-        for (int w = 0; w < PART_WORDS; ++w) {
+        for (int w = 0; w < W; ++w) {
             if (w >= words) break;  // block-uniform
             unsigned long long total;
             pos[w] = prim::block_exclusive_scan<BLOCK>(packed[w], prim::Sum<unsigned long long>(),
                                                        scratch, total);
             if (threadIdx.x == 0) {  // the buckets' totals into their first places
                 if (w == 0) s_first[0] = 0;
-                for (int k = 0; k < 4 && 4 * w + k < PART_BUCKETS; ++k)
+                for (int k = 0; k < 4 && 4 * w + k < BK; ++k)
                     s_first[4 * w + k + 1] = static_cast<int>((total >> (16 * k)) & 0xffffull);
             }
             __syncthreads();  // the scan's words are reused
         }
         if (threadIdx.x == 0) {
-            for (int k = 4 * words + 1; k <= PART_BUCKETS; ++k) s_first[k] = 0;  // not scanned
-            for (int k = 1; k <= PART_BUCKETS; ++k) s_first[k] += s_first[k - 1];
+            for (int k = 4 * words + 1; k <= BK; ++k) s_first[k] = 0;  // not scanned
+            for (int k = 1; k <= BK; ++k) s_first[k] += s_first[k - 1];
         }
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {  // staged in bucket order
-            if (b[i] >= PART_BUCKETS) continue;
+            if (b[i] >= BK) continue;
             const int at = s_first[b[i]] + packed_get(pos, b[i]);
             packed_add(pos, b[i]);
             if constexpr (ARG)
@@ -823,7 +841,7 @@ __global__ void __launch_bounds__(BLOCK)
         for (int j = threadIdx.x; j < live; j += BLOCK) {
             int bk = 0;
 #pragma unroll
-            for (int k = 1; k < PART_BUCKETS; ++k) bk += j >= s_first[k];
+            for (int k = 1; k < BK; ++k) bk += j >= s_first[k];
             const long long at = static_cast<long long>(s_base[bk]) + (j - s_first[bk]);
             if constexpr (ARG)
                 out_index[row * len + at] = t0 + s_tile[j];

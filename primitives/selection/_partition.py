@@ -72,11 +72,12 @@ class RankPartitionRun(Plan):
         ranks = np.unique(np.asarray(kths, np.int64))
         pol = _policy.quantile()
         arg = PART_ARG[0 if values else 1]
+        m = 1 if ranks.size == 1 else PART_MAX  # splitters the scatter is sized for
         ub = max(4, _key_dtype(np.dtype(dtype)).itemsize)  # the selection's (order_plan)
         c = _c(ub)
         part = [
             f"quantile_part_count<{c}, {pol.block}, {pol.items}>",
-            f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}>",
+            f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}, {m}>",
         ]
         _loader.prefetch(_kernels.QUANTILE, part)  # compiled beside the selection's kernels
         self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False)

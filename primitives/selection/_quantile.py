@@ -85,7 +85,8 @@ TAKE, LERP, MEAN = 0, 1, 2
 #: (the nan-functions) a row of NaNs only gives NaN and any other row ignores its NaNs
 ROW_NAN, ALL_NAN = 0, 1
 #: the distinct kth a partition by selected ranks takes at most (2 * 4 + 1 buckets:
-#: prim::quantile::PART_BUCKETS), and quantile_part_scatter's ARG (values, indices)
+#: prim::quantile::PART_BUCKETS), and quantile_part_scatter's ARG (values, indices); its M is 1
+#: (one kth) or PART_MAX
 PART_MAX, PART_BUCKETS = 4, 9
 PART_ARG = ("false", "true")
 
@@ -101,7 +102,11 @@ def names(pol):
         ]
         out += [f"quantile_finish<{c}, {to}>" for to in FINISH[ub]]
         out += [f"quantile_part_count<{c}, {pol.block}, {pol.items}>"]
-        out += [f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {a}>" for a in PART_ARG]
+        out += [
+            f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {a}, {m}>"
+            for a in PART_ARG
+            for m in (1, PART_MAX)
+        ]
     return out
 
 
