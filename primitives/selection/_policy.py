@@ -179,11 +179,10 @@ TABLE = _policy.register(
             min_len=1 << 14,
             hist_bytes=1 << 26,
         ),
-        # H200, float32 2^28 (tools/probes/partition_paths, at 4c2cc1a): topk's selection against
-        # the split by the kth values, partition / argpartition in ms: kth 5 4.67 / 3.37 against
-        # 4.49 / 4.40; kth 2^28 / 1000 4.81 / 3.44 against 4.31 / 4.22; kth 2^28 / 10 9.31 / 7.32
-        # against 4.71 / 4.68 (cupy 7.09 / 18.46): the selection while it takes at most 1 / 100
-        # of the row (sort_share 4 sent 2^28 / 10 to it)
+        # sort_share: where the split by the kth values does not take the rows (more than four
+        # distinct kth), topk's selection while it takes at most 1 / 100 of the row, else a sort
+        # (H200, float32 2^28, at 4c2cc1a: topk's selection for kth = n / 10 took 9.31 ms,
+        # against about 2.7 ms for a sort of the array in the sorting figures)
         ("default", "partition"): PartitionPolicy(sort_max_len=1 << 16, sort_share=100),
     },
     doc="the radix select's tile, digits and buffers; its sample filter; the block-per-row "
