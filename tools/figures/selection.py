@@ -2,7 +2,8 @@
 ``cupy.argpartition`` and ``prim.sort`` of the whole array, and per row, (2^16, 4096) with k = 32,
 against ``torch.topk(dim=-1)``: the rows and targets of the top-k issue; ``median`` and
 ``quantile`` (q = 0.01, 0.5, 0.99) of float32 2^28 against ``cupy.median``/``cupy.quantile`` and
-``torch.median``/``torch.quantile`` (where torch takes the input); the peers timed in the same
+``torch.median``/``torch.quantile`` (where torch takes the input); ``partition`` and
+``argpartition`` of float32 2^28 at four kth against CuPy's; the peers timed in the same
 interleaved rounds. Inputs are random floats in [0.5, 1.5) (never zeros). Each of our
 results is checked against the peer's values before it is timed (peers break ties their own way:
 the sorted values must agree). "bytes" is one read of the keys; "% limit" the time that read takes
@@ -100,6 +101,7 @@ def run(ctx):
     del x2, fns
     cupy.get_default_memory_pool().free_all_blocks()
     _quantiles(ctx, torch)  # its arrays freed on return
+    _partitions(ctx, N)  # its arrays freed on return
 
     # the variants side by side on the 1-D case, k = 16
     cupy.get_default_memory_pool().free_all_blocks()
@@ -114,6 +116,48 @@ def run(ctx):
     ctx.table([f"topk variant (float32 {pow2(N)}, k = {k})", "ms", "GB/s (keys read once)"])
     for v, ms in times.items():
         ctx.add(v, f"{ms:.4f}", f"{x.nbytes / (ms * 1e-3) / 1e9:.0f}")
+
+
+#: partition and argpartition of float32 2^28: the issue's target (at most this many ms, any kth)
+PARTITION_MS = 1.75
+
+
+def _partitions(ctx, n):
+    """partition and argpartition of float32 ``n`` at kth 5, n / 1000, n / 10 and n / 2 against
+    cupy.partition / cupy.argpartition (variant "auto"); each result checked: the kth value the
+    sorted array's, none larger before it, none smaller after."""
+    x = make(spec.TOPK.data, n, "float32", seed=2, xp=cupy)
+    srt = cupy.sort(x)
+    rows = []
+    for kth in (5, n // 1000, n // 10, n // 2):
+        for func in ("partition", "argpartition"):
+            ours, peer = getattr(prim, func), getattr(cupy, func)
+            got = ours(x, kth)
+            vals = x[got] if func == "argpartition" else got
+            k = vals[kth]
+            assert bool(k == srt[kth]), f"{func} kth {kth}: wrong value"
+            assert bool((vals[:kth] <= k).all()) and bool((vals[kth:] >= k).all()), func
+            del got, vals
+            t = ctx.bench(
+                {
+                    "ours": lambda f=ours, k=kth, a=x: f(a, k),
+                    "cupy": lambda f=peer, k=kth, a=x: f(a, k),
+                }
+            )
+            rows.append((func, kth, t["ours"], t["cupy"]))
+    ctx.table(["case", "ours ms", "cupy ms", "x cupy", "% of a read", "target", "met"])
+    for func, kth, ours, peer in rows:
+        ctx.add(
+            f"{func} float32 {pow2(n)}, kth = {kth}",
+            f"{ours:.4f}",
+            f"{peer:.4f}",
+            f"{peer / ours:.2f}x",
+            f"{100 * x.nbytes / (ours * 1e-3) / 1e9 / ctx.copy:.1f}%",
+            f"<= {PARTITION_MS} ms",
+            "yes" if ours <= PARTITION_MS else "**no**",
+        )
+    del x, srt
+    cupy.get_default_memory_pool().free_all_blocks()
 
 
 def _quantiles(ctx, torch):
