@@ -84,9 +84,8 @@ TAKE, LERP, MEAN = 0, 1, 2
 #: quantile_finish's NaN modes (prim::quantile::NanMode): a row holding NaNs gives its NaN, or
 #: (the nan-functions) a row of NaNs only gives NaN and any other row ignores its NaNs
 ROW_NAN, ALL_NAN = 0, 1
-#: the distinct kth a partition by selected ranks takes at most (2 * 4 + 1 buckets:
-#: prim::quantile::PART_BUCKETS), and quantile_part_scatter's ARG (values, indices); its M is 1
-#: (one kth) or PART_MAX
+#: the distinct kth a partition by selected ranks takes at most (2 * 4 + 1 buckets: PART_BUCKETS),
+#: and quantile_part_scatter's ARG (values, indices); its M (splitters) is 1 or PART_MAX
 PART_MAX, PART_BUCKETS = 4, 9
 PART_ARG = ("false", "true")
 
@@ -102,11 +101,8 @@ def names(pol):
         ]
         out += [f"quantile_finish<{c}, {to}>" for to in FINISH[ub]]
         out += [f"quantile_part_count<{c}, {pol.block}, {pol.items}>"]
-        out += [
-            f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {a}, {m}>"
-            for a in PART_ARG
-            for m in (1, PART_MAX)
-        ]
+        scatter = f"quantile_part_scatter<{c}, {pol.block}, {pol.items}"
+        out += [f"{scatter}, {a}, {m}>" for a in PART_ARG for m in (1, PART_MAX)]
     return out
 
 
