@@ -32,9 +32,9 @@
 //     group): the slots still reading the row share one read of it (each key tested against
 //     each slot's prefix, counted in the slot's shared histogram of 2^width <= 8192 / G bins,
 //     and written to the slot's buffer when the slot buffers this pass, in any order (only
-//     their histograms matter): the reading slots listed once, a run-time loop over them per
-//     tile; a warp scan of each thread's matches and one atomic per warp and slot with matches,
-//     no block barrier per tile), the buffered slots read their keys of the buffer.
+//     their histograms matter): a thread's matches of a slot counted in a 16-bit field, four
+//     slots in a 64-bit word, a warp scan of them and one atomic per warp and slot with
+//     matches, no block barrier per tile), the buffered slots read their keys of the buffer.
 //     grid = blocks_per_row * groups * rows, BLOCK threads, static shared memory 8192 counters
 //     + G slot words.
 //   quantile_choose: one block of 1024 threads per row, its slots in turn: fixes the slot's
@@ -348,8 +348,8 @@ __global__ void __launch_bounds__(BLOCK)
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int VN = prim::Vec16<U>::N;
     static_assert(ITEMS % VN == 0, "quantile_pass: whole 16-byte vectors per thread");
-    static_assert(ITEMS <= 32, "quantile_pass: a thread's keys in a 32-bit mask");
-    static_assert(G >= 1 && G <= 8, "quantile_pass: at most 8 slots a group");
+    static_assert(TILE < 65536, "quantile_pass: a tile's counts are packed in 16 bits");
+    static_assert(G >= 1 && G <= 8, "quantile_pass: at most 8 slots a group (two count words)");
     __shared__ unsigned counts[MAX_BINS];
     __shared__ U s_prefix[G], s_mask[G];
     // 0 idle (or counted by an earlier slot: SAME), 1 reads the row, 2 reads and writes the
@@ -374,30 +374,27 @@ __global__ void __launch_bounds__(BLOCK)
         s_mode[threadIdx.x] = mode;
     }
     __syncthreads();
-    __shared__ int s_reading[G + 1];  // the slots that read the row (modes 1, 2), then their count
-    if (threadIdx.x == 0) {
-        int c = 0;
-        for (int k = 0; k < G; ++k)
-            if (s_mode[k] == 1 || s_mode[k] == 2) s_reading[c++] = k;
-        s_reading[G] = c;
+    bool reads = false, writes = false;  // block-uniform: the slots' modes
+#pragma unroll
+    for (int j = 0; j < G; ++j) {
+        reads |= s_mode[j] == 1 || s_mode[j] == 2;
+        writes |= s_mode[j] == 2;
     }
-    __syncthreads();
-    const int reading = s_reading[G];  // block-uniform
     const U* row_keys = keys + row * len;
     U* row_buf = buf + row * cap;
     const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;
-    const int lane = threadIdx.x % prim::WARP;
-    for (long long t0 = part * TILE; reading && t0 < len; t0 += blocks_per_row * TILE) {
+    for (long long t0 = part * TILE; reads && t0 < len; t0 += blocks_per_row * TILE) {
         U img[ITEMS];
         const unsigned valid =
             load_striped<U, BLOCK, ITEMS>(row_keys, t0, len, aligned && t0 + TILE <= len, img);
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) img[i] = image(img[i], kind);  // past len: unused
-        // the reading slots in turn (a run-time loop: an idle slot costs nothing per key)
-        for (int r = 0; r < reading; ++r) {
-            const int j = s_reading[r];
+        unsigned long long packed[2] = {0ull, 0ull};  // this thread's matches of each slot
+#pragma unroll
+        for (int j = 0; j < G; ++j) {
+            const int mode = s_mode[j];
+            if (mode != 1 && mode != 2) continue;
             const U pre = s_prefix[j], mask = s_mask[j];
-            unsigned mine = 0;  // this thread's matches
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
                 if (((valid >> i) & 1u) && (img[i] & mask) == pre) {
@@ -405,27 +402,35 @@ __global__ void __launch_bounds__(BLOCK)
                                       (static_cast<unsigned>(img[i] >> shift) &
                                        static_cast<unsigned>(bins - 1))],
                               1u);
-                    ++mine;
+                    if (mode == 2) packed[j / 4] += 1ull << (16 * (j % 4));
                 }
             }
-            if (s_mode[j] != 2) continue;  // block-uniform
-            // the slot buffers its keys: each warp claims its matches' places with one atomic
-            const unsigned upto = prim::warp_inclusive_scan(mine, prim::Sum<unsigned>());
-            const unsigned n = prim::shfl_idx(upto, prim::WARP - 1);
-            if (n == 0) continue;  // warp-uniform: most warps of most tiles match nothing
-            unsigned long long base = 0;
-            if (lane == prim::WARP - 1) {
-                long long* st = state + (row * slots + g * G + j) * FIELDS;
-                base = atomicAdd(reinterpret_cast<unsigned long long*>(&st[WRITTEN]),
-                                 static_cast<unsigned long long>(n));
-            }
-            base = prim::shfl_idx(base, prim::WARP - 1);
-            if (mine == 0) continue;
-            long long at = static_cast<long long>(base + (upto - mine));
-            U* out = row_buf + s_off[j];
+        }
+        if (writes) {  // block-uniform: each warp claims its matches' places with one atomic
+            const int lane = threadIdx.x % prim::WARP;
 #pragma unroll
-            for (int i = 0; i < ITEMS; ++i)
-                if (((valid >> i) & 1u) && (img[i] & mask) == pre) out[at++] = img[i];
+            for (int j = 0; j < G; ++j) {
+                if (s_mode[j] != 2) continue;
+                const unsigned mine =
+                    static_cast<unsigned>((packed[j / 4] >> (16 * (j % 4))) & 0xffffull);
+                const unsigned upto = prim::warp_inclusive_scan(mine, prim::Sum<unsigned>());
+                const unsigned n = prim::shfl_idx(upto, prim::WARP - 1);
+                if (n == 0) continue;  // warp-uniform: most warps of most tiles match nothing
+                unsigned long long base = 0;
+                if (lane == prim::WARP - 1) {
+                    long long* st = state + (row * slots + g * G + j) * FIELDS;
+                    base = atomicAdd(reinterpret_cast<unsigned long long*>(&st[WRITTEN]),
+                                     static_cast<unsigned long long>(n));
+                }
+                base = prim::shfl_idx(base, prim::WARP - 1);
+                if (mine == 0) continue;
+                const U pre = s_prefix[j], mask = s_mask[j];
+                long long at = static_cast<long long>(base + (upto - mine));
+                U* out = row_buf + s_off[j];
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i)
+                    if (((valid >> i) & 1u) && (img[i] & mask) == pre) out[at++] = img[i];
+            }
         }
     }
     // the buffered slots: their candidates only
