@@ -82,25 +82,6 @@ __device__ __forceinline__ void step(T x, T q, bool right, long long& lo, long l
     }
 }
 
-// Copies src[0, len) into shared memory dst, coalesced, LOADS loads in flight a thread before
-// any store (a load-store loop would wait for memory once per element). Every thread of a block
-// of BLOCK threads calls it; the caller's barrier follows.
-template <int BLOCK, int LOADS, class T>
-__device__ __forceinline__ void stage_range(T* dst, const T* __restrict__ src, long long len) {
-    for (long long c = threadIdx.x; c < len; c += static_cast<long long>(BLOCK) * LOADS) {
-        T x[LOADS];
-#pragma unroll
-        for (int u = 0; u < LOADS; ++u) {
-            const long long e = c + static_cast<long long>(u) * BLOCK;
-            x[u] = e < len ? src[e] : T();
-        }
-#pragma unroll
-        for (int u = 0; u < LOADS; ++u)
-            if (c + static_cast<long long>(u) * BLOCK < len) dst[c + u * BLOCK] = x[u];
-    }
-}
-constexpr int STAGE_LOADS = 8;  // the loads in flight a thread of stage_range's callers
-
 // (lo, len) of node `path` (its `levels` bits, the first step the highest) of the tree over [0, n).
 __device__ __forceinline__ void walk(long long path, int levels, long long n, long long& lo,
                                      long long& len) {
@@ -351,7 +332,7 @@ __global__ void __launch_bounds__(BLOCK)
 // search_sorted_tiles<T, P, BLOCK, ITEMS>: the sorted variant's search. The queries v are sorted
 //   (NumPy's order, in which the answers do not decrease), so the answers of a tile of BLOCK *
 //   ITEMS consecutive queries lie in [r0, r1], the answers of its first and last query
-//   (search_tile_range, further below, with no index and no early stop). When that range of a holds at most cap elements it is copied (stage_range) into
+//   (search_tile_range, further below, with no index and no early stop). When that range of a holds at most cap elements it is copied into
 //   dynamic shared memory (cap elements) and the tile's queries search it there, else they
 //   search a's range in global memory. out[perm[j]] = the answer of v[j] (perm: each query's
 //   original position). Grid-stride over tiles; barriers at the top of every tile and after the
@@ -372,7 +353,7 @@ __global__ void __launch_bounds__(BLOCK)
         const bool local = r1 - r0 <= cap;
         __syncthreads();  // the previous tile is done with `part`
         if (local)
-            prim::search::stage_range<BLOCK, prim::search::STAGE_LOADS>(part, a + r0, r1 - r0);
+            for (long long j = threadIdx.x; j < r1 - r0; j += BLOCK) part[j] = a[r0 + j];
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
@@ -425,9 +406,7 @@ __global__ void __launch_bounds__(BLOCK)
 //   the answer. The side is a template parameter of the body (indexed_tiles), chosen once per
 //   launch. Warp-synchronous: every lane runs every shuffle (lanes past m carry the query T(),
 //   read only groups within their levels, and write nothing). BLOCK a multiple of 32.
-//   Dynamic shared memory: the top level's entries rounded up to 16 bytes. With near tiles, a
-//   block first reads the bounds of all its tiles (a thread a tile) and, when every one is
-//   near, returns before it copies the top level (sorted queries: no block copies it).
+//   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
 //   Near tiles: with span >= 0 and `bounds` (search_tile_range's, for tiles of BLOCK * ITEMS
 //   queries; not read when span < 0), a tile whose first and last query's answers are at most
 //   `span` elements apart (sorted or nearly sorted queries) is left to search_near. The choice
@@ -435,9 +414,9 @@ __global__ void __launch_bounds__(BLOCK)
 //   [0, n].
 // search_near<T, BLOCK, ITEMS>: the near tiles, the same grid-stride over the same tiles: the
 //   block reads the bounds of BLOCK of its tiles at once (a thread each, into static shared
-//   memory), and for each near one copies a[r0, r1) into dynamic shared memory (stage_range:
-//   coalesced, STAGE_LOADS loads in flight a thread; span elements at most), where the tile's
-//   queries bisect it (a tile's queries read and answers written coalesced, ITEMS searches a thread
+//   memory), and for each near one copies a[r0, r1) into dynamic shared memory (coalesced,
+//   NEAR_LOADS loads in flight a thread; span elements at most), where the tile's queries bisect
+//   it (a tile's queries read and answers written coalesced, ITEMS searches a thread
 //   interleaved); each answer is checked against the elements just past the range's ends and,
 //   when outside (unsorted queries), searched for in the rest of a on that side (near_answer).
 //   Barriers around each near tile's copy, in code the whole block runs (a tile's choice is
@@ -572,9 +551,10 @@ __device__ __forceinline__ long long near_answer(const T* __restrict__ a, long l
 
 // search_near's body for one side: the near tiles of the grid-stride over tiles of BLOCK * ITEMS
 // queries. The block reads the bounds of BLOCK of its tiles at once (a thread each, into
-// `flags`), then for each near one copies a[r0, r1) into `s` (stage_range: STAGE_LOADS loads in
+// `flags`), then for each near one copies a[r0, r1) into `s` (coalesced, NEAR_LOADS loads in
 // flight a thread), and query k * BLOCK + threadIdx.x of the tile bisects it there, its ITEMS
 // searches interleaved step by step; each answer checked at the range's ends (near_answer).
+constexpr int NEAR_LOADS = 8;
 template <bool RIGHT, class T, int BLOCK, int ITEMS>
 __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
                                            const T* __restrict__ v, long long m,
@@ -608,11 +588,21 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             if (len < 0) continue;
             const long long r0 = lows[j];
             const long long base = (batch + static_cast<long long>(j) * gridDim.x) * TILE;
-            stage_range<BLOCK, STAGE_LOADS>(s, a + r0, len);
+            for (int c = threadIdx.x; c < len; c += BLOCK * NEAR_LOADS) {
+                T x[NEAR_LOADS];
+#pragma unroll
+                for (int u = 0; u < NEAR_LOADS; ++u) {
+                    const int e = c + u * BLOCK;
+                    x[u] = e < len ? load_entry(a + r0 + e) : T();
+                }
+#pragma unroll
+                for (int u = 0; u < NEAR_LOADS; ++u)
+                    if (c + u * BLOCK < len) s[c + u * BLOCK] = x[u];
+            }
             __syncthreads();
             T q[ITEMS];
             bool qnan[ITEMS];
-            long long lo[ITEMS], cnt[ITEMS];
+            int lo[ITEMS], cnt[ITEMS];
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const long long i = base + static_cast<long long>(k) * BLOCK + threadIdx.x;
@@ -623,9 +613,17 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             }
             for (int steps = len; steps > 0; steps >>= 1) {  // cnt halves (at least) every step
 #pragma unroll
-                for (int k = 0; k < ITEMS; ++k)
-                    if (cnt[k] > 0)
-                        step_up<RIGHT>(s[lo[k] + (cnt[k] >> 1)], q[k], qnan[k], lo[k], cnt[k]);
+                for (int k = 0; k < ITEMS; ++k) {
+                    if (cnt[k] > 0) {
+                        const int half = cnt[k] >> 1;
+                        if (sends_up<RIGHT>(s[lo[k] + half], q[k], qnan[k])) {
+                            lo[k] += half + 1;
+                            cnt[k] -= half + 1;
+                        } else {
+                            cnt[k] = half;
+                        }
+                    }
+                }
             }
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
@@ -646,9 +644,9 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
                                               const long long* __restrict__ bounds,
                                               long long span) {
     constexpr int N = Pack16<T>::N;  // entries of a lane's 16-byte piece
-    constexpr int LG = FANOUT / N;  // lanes per group: sizeof(T)
-    constexpr int QPR = WARP / LG;  // groups a warp reads per round
-    int top_step = 1;  // the largest power of two <= ntop
+    constexpr int LG = FANOUT / N;   // lanes per group: sizeof(T)
+    constexpr int QPR = WARP / LG;   // groups a warp reads per round
+    int top_step = 1;                // the largest power of two <= ntop
     while (2 * top_step <= ntop) top_step *= 2;
     const bool a_vec = (reinterpret_cast<uptr>(a) & 15u) == 0;
     const int lane = threadIdx.x % WARP;
@@ -854,17 +852,6 @@ __global__ void __launch_bounds__(BLOCK)
     static_assert(BLOCK % prim::WARP == 0, "search_indexed: BLOCK must be a multiple of 32");
     PRIM_DYNAMIC_SHARED(T, top);
     const long long ntop = prim::search::level_size(n, depth);
-    if (span >= 0) {  // a block whose tiles are all near (search_near's) copies no top level
-        constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
-        const long long tiles = (m + TILE - 1) / TILE;
-        int far = 0;
-        for (long long t = blockIdx.x + static_cast<long long>(threadIdx.x) * gridDim.x; t < tiles;
-             t += static_cast<long long>(gridDim.x) * BLOCK) {
-            const long long b0 = bounds[2 * t], b1 = bounds[2 * t + 1];
-            far |= (b0 < b1 ? b1 - b0 : b0 - b1) > span;
-        }
-        if (!__syncthreads_or(far)) return;  // the same for every thread of the block
-    }
     {
         const T* src = depth == 0 ? a : index + prim::search::level_offset(n, depth);
         for (long long j = threadIdx.x; j < ntop; j += BLOCK) top[j] = src[j];
