@@ -1729,3 +1729,53 @@ def test_float16_samples_against_a_wider_range(small, large):
         )
         H.assert_same(got[0], want[0])
         H.assert_same(got[1], want[1])
+
+
+#: interleavings of Packed16's carry that one thread plays in order (kernels/histograms/bins.cuh):
+#: A's add to bin 0 wraps the low field; before A takes the carry back, B adds to bin 1
+_PACKED16_STEPS = r"""
+#include "histograms/bins.cuh"
+// up: both fields at 0xffff; A's add wraps the low field and its carry wraps the high one; B adds
+// one to bin 1; A hands over both wraps and takes the carry back (which crosses nothing now).
+// down: low 0xffff, high 0; A's add wraps the low field, its carry makes the high field 1; B adds
+// 0xffff to bin 1 (its last add wraps the high field: B hands that over); A's take-back moves the
+// high field from 0 to 0xffff.
+extern "C" __global__ void packed16_steps(unsigned* h, unsigned long long* out) {
+    if (threadIdx.x != 0) return;
+    h[0] = 0xffffffffu;
+    unsigned old = atomicAdd(h, 1u);
+    prim::Packed16::add(h, 1, 2, out);
+    prim::Packed16::wrapped(h, 0, old, 2, out);
+    h[2] = 0x0000ffffu;
+    old = atomicAdd(h + 2, 1u);
+    for (int i = 0; i < 0xffff; ++i) prim::Packed16::add(h + 2, 1, 2, out + 2);
+    prim::Packed16::wrapped(h + 2, 0, old, 2, out + 2);
+}
+"""
+
+
+def test_packed16_carry_interleavings(backend):
+    """The carry protocol of the 16-bit counters under the two interleavings the kernels' tests
+    cannot force: another thread's add to the high field between a low field's wrap and the
+    take-back of its carry, with the high field crossing 0xffff -> 0 by the carry (handed over
+    as +65536) or 0 -> 0xffff by the take-back (-65536); out + fields = the counts."""
+    from primitives._core import emulator as emu, loader
+
+    root = loader.kernels_root()
+    h = backend.xp.zeros(4, np.uint32)
+    out = backend.xp.zeros(4, np.uint64)
+    if backend.is_cuda:
+        import cupy
+
+        mod = cupy.RawModule(code=_PACKED16_STEPS, options=loader.nvrtc_options())
+        mod.get_function("packed16_steps")((1,), (32,), (h, out))
+    else:
+        mod = emu.compile_module(
+            _PACKED16_STEPS, ["packed16_steps"], include_dirs=[root], cache_key=loader.tree_hash()
+        )
+        mod.get_function("packed16_steps")(1, 32, (h, out))
+    h, out = to_host(h), to_host(out).astype(np.int64)  # the -65536 hand-over wraps in uint64
+    fields = np.array([h[0] & 0xFFFF, h[0] >> 16, h[2] & 0xFFFF, h[2] >> 16], np.int64)
+    want = np.array([0x10000, 0x10000, 0x10000, 0xFFFF])  # bin 0, bin 1; then the second pair
+    np.testing.assert_array_equal(out + fields, want)
+    assert out.tolist() == [65536, 65536, 65536, 0]  # the carry's crossings handed over
