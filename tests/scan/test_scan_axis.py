@@ -196,14 +196,16 @@ def column_plan(shape, axis, dtype, op="sum"):
 def test_single_pass_columns(shape, axis, tile_bytes, dtype, schedule, rng):
     """Many chunks per column (tiles of 32 threads of a few rows), groups fewer or more than a
     tile's threads (the strided block scan, a unit per group per tile), columns that do not fill
-    16-byte vectors, short last chunks, every op, inclusive and exclusive; in index order and with
-    the threads permuted between barriers."""
+    16-byte vectors, short last chunks, every op (tiles of 16 bytes: sum and max, one
+    instantiation of each result dtype; prod and min are the same instantiations with another
+    operator, and each tile size compiles its own emulator modules), inclusive and exclusive; in
+    index order and with the threads permuted between barriers."""
     x = values(rng, shape, dtype)
     with prim.tuning.override(
         "scan", selector="axis", block=32, tile_bytes=tile_bytes, split_per_sm=4096
     ):
         column_plan(shape, axis, dtype)
-        for op in ("sum", "min", "max", "prod"):
+        for op in ("sum", "min", "max", "prod") if tile_bytes == 64 else ("sum", "max"):
             y = np.where(rng.random(shape) < 0.9, 1, x).astype(dtype) if op == "prod" else x
             for exclusive in (False, True):
                 H.assert_same(scan(y, op, axis, exclusive), reference(y, op, axis, exclusive))
