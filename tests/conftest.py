@@ -3,9 +3,11 @@
 On the emulator (no GPU) the reduction tests run twice: threads in index order, and with the
 seeded race-exposing scheduler, which permutes the threads between barriers so that a missing
 ``__syncthreads``/``__syncwarp`` gives a wrong answer. On a GPU the same tests run once on the
-device.
+device. The largest grids of fast cases run whole in index order and a sample of them
+(:func:`race_sample`) in race-exposing mode.
 """
 
+import itertools
 import os
 import zlib
 
@@ -46,17 +48,42 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def schedule(request):
     """Runs a test in index order and in race-exposing mode (emulator); once on the GPU."""
-    if request.param == "gpu":
+    yield from _scheduled(request.param)
+
+
+@pytest.fixture
+def race():
+    """Runs a test in race-exposing mode on the emulator (on the GPU, on the device): the tests
+    of a :func:`race_sample` of a grid that runs whole in index order."""
+    yield from _scheduled("gpu" if _backend.get_backend().is_cuda else "race")
+
+
+def _scheduled(mode):
+    if mode == "gpu":
         yield "gpu"
         return
     from primitives._core import emulator as _emulator
 
     old = _emulator.race_mode()
-    _emulator.set_race_mode(12345 if request.param == "race" else None)
+    _emulator.set_race_mode(12345 if mode == "race" else None)
     try:
-        yield request.param
+        yield mode
     finally:
         _emulator.set_race_mode(old)
+
+
+def race_sample(*axes, every=2):
+    """The cases of the grid ``axes`` (their product, as tuples) whose indices along the axes add
+    up to a multiple of ``every``: one case in ``every``, with every pair of values of any two
+    axes where a third axis has ``every`` values or more (each variant with each dtype, each size,
+    ...). A large grid of fast cases runs whole in index order and this sample of it again in
+    race-exposing mode (the ``race`` fixture): the barriers a race breaks are the variants' and
+    the sizes', which the sample keeps."""
+    return [
+        tuple(value for _, value in case)
+        for case in itertools.product(*(list(enumerate(axis)) for axis in axes))
+        if sum(i for i, _ in case) % every == 0
+    ]
 
 
 @pytest.fixture

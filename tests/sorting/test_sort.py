@@ -20,7 +20,7 @@ from primitives.testing import harness as H
 from primitives.testing import oracle as _oracle
 from primitives.testing.oracle import sort_order
 
-from tests.conftest import ragged_offsets
+from tests.conftest import race_sample, ragged_offsets
 
 KEY_DTYPES = sorting.KEY_DTYPES
 VARIANTS = sorting.VARIANTS
@@ -141,7 +141,23 @@ VALUE_KINDS = {"keys": None, "v4": np.float32, "v8": np.int64}
 @pytest.mark.parametrize("vkind", list(VALUE_KINDS))
 @pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_matrix(variant, dtype, vkind, descending, rng, schedule):
+def test_matrix(variant, dtype, vkind, descending, rng):
+    """Every variant x key dtype x values x order (in index order on the emulator)."""
+    matrix_case(variant, dtype, vkind, descending, rng)
+
+
+@pytest.mark.parametrize(
+    "variant,dtype,vkind,order",
+    race_sample(VARIANTS, KEY_DTYPES, list(VALUE_KINDS), ["asc", "desc"]),
+    ids=str,
+)
+def test_matrix_race(variant, dtype, vkind, order, rng, race):
+    """The matrix in race-exposing mode: every variant x key dtype x values, one order each (by
+    turns)."""
+    matrix_case(variant, dtype, vkind, order == "desc", rng)
+
+
+def matrix_case(variant, dtype, vkind, descending, rng):
     n = 9001  # two or three tiles of every variant
     x = make_keys(rng, n, dtype, dups=rng.random() < 0.5)
     order = stable_order(x, descending)
