@@ -11,6 +11,8 @@ from primitives import reduction
 from primitives.testing import harness as H
 from primitives.testing import oracle as _oracle
 
+from tests.conftest import race_sample
+
 DTYPES = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
 # block = 256 threads; delta/epsilon/zeta cover 512 per block; 65537 needs three ladder levels
 SIZES = [1, 2, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1000, 4099, 65537]
@@ -35,10 +37,25 @@ def check(got, x, op, acc_dtype, variant):
     assert ok, f"{variant} {op} n={x.size}: got {got!r}, want {want!r} (bound {bound})"
 
 
+def _id(value):
+    return np.dtype(value).name if isinstance(value, type) else str(value)
+
+
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("variant", reduction.VARIANTS)
-def test_sum(variant, dtype, n, rng, schedule):
+def test_sum(variant, dtype, n, rng):
+    """Every variant x dtype x size (in index order on the emulator)."""
+    sum_case(variant, dtype, n, rng)
+
+
+@pytest.mark.parametrize("variant,dtype,n", race_sample(reduction.VARIANTS, DTYPES, SIZES), ids=_id)
+def test_sum_race(variant, dtype, n, rng, race):
+    """Half the sums in race-exposing mode: each variant with every size and every dtype."""
+    sum_case(variant, dtype, n, rng)
+
+
+def sum_case(variant, dtype, n, rng):
     x = make(rng, n, dtype)
     got = prim.sum(x, variant=variant)
     want_dt = np.sum(x).dtype  # NumPy's result dtype (int32 -> int64, uint32 -> uint64)
@@ -50,7 +67,21 @@ def test_sum(variant, dtype, n, rng, schedule):
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("op", ["min", "max"])
 @pytest.mark.parametrize("variant", reduction.VARIANTS)
-def test_min_max(variant, op, dtype, n, rng, schedule):
+def test_min_max(variant, op, dtype, n, rng):
+    """Every variant x op x dtype x size (in index order on the emulator)."""
+    min_max_case(variant, op, dtype, n, rng)
+
+
+@pytest.mark.parametrize(
+    "variant,op,dtype,n", race_sample(reduction.VARIANTS, ["min", "max"], DTYPES, SIZES), ids=_id
+)
+def test_min_max_race(variant, op, dtype, n, rng, race):
+    """Half the extrema in race-exposing mode: each variant with both ops, every size and every
+    dtype."""
+    min_max_case(variant, op, dtype, n, rng)
+
+
+def min_max_case(variant, op, dtype, n, rng):
     x = make(rng, n, dtype, op)
     got = prim.reduce(x, op, variant=variant)
     want = getattr(np, op)(x)
