@@ -15,6 +15,8 @@ from primitives._core import lookback as _lookback, plans as _plans
 from primitives.testing import harness as H
 from primitives.testing.harness import to_host
 
+from tests.conftest import race_sample
+
 PAIRS = [(np.dtype(a), np.dtype(b)) for a, b in _dtypes.ACC_PAIRS]
 # hillis_steele tiles 256, blelloch 512, look-back 9216 (4-byte values) or 4608; 300001 needs more
 # than 32 look-back tiles and three levels of the classic scans
@@ -24,6 +26,10 @@ ACCUMULATE = {"sum": np.add, "min": np.minimum, "max": np.maximum}
 
 def pair_id(p):
     return f"{p[0].name}->{p[1].name}"
+
+
+def case_id(value):
+    return pair_id(value) if isinstance(value, tuple) else str(value)
 
 
 def make(rng, n, dtype):
@@ -74,24 +80,61 @@ def check(got, x, op, acc, exclusive, variant, in_dt):
         H.assert_same(got, want.astype(acc), what=f"{variant} {op}")
 
 
-@pytest.mark.parametrize("exclusive", [False, True], ids=["inclusive", "exclusive"])
+KINDS = ["inclusive", "exclusive"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("pair", PAIRS, ids=pair_id)
 @pytest.mark.parametrize("variant", scan.VARIANTS)
-def test_sum(variant, pair, n, exclusive, rng, schedule):
+def test_sum(variant, pair, n, kind, rng):
+    """Every variant x dtype pair x size x kind (in index order on the emulator)."""
+    sum_case(variant, pair, n, kind, rng)
+
+
+@pytest.mark.parametrize(
+    "variant,pair,n,kind", race_sample(scan.VARIANTS, PAIRS, SIZES, KINDS), ids=case_id
+)
+def test_sum_race(variant, pair, n, kind, rng, race):
+    """Half the sums in race-exposing mode: each variant with every size, pair and kind."""
+    sum_case(variant, pair, n, kind, rng)
+
+
+def sum_case(variant, pair, n, kind, rng):
     in_dt, acc = pair
     x = make(rng, n, in_dt)
+    exclusive = kind == "exclusive"
     f = prim.exclusive_scan if exclusive else prim.inclusive_scan
     check(f(x, "sum", dtype=acc, variant=variant), x, "sum", acc, exclusive, variant, in_dt)
 
 
-@pytest.mark.parametrize("exclusive", [False, True], ids=["inclusive", "exclusive"])
-@pytest.mark.parametrize("n", [1, 33, 257, 513, 4097, 12289])
+MIN_MAX_SIZES = [1, 33, 257, 513, 4097, 12289]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("n", MIN_MAX_SIZES)
 @pytest.mark.parametrize("dtype", _dtypes.NUMERIC, ids=lambda d: d.name)
 @pytest.mark.parametrize("op", ["min", "max"])
 @pytest.mark.parametrize("variant", scan.VARIANTS)
-def test_min_max(variant, op, dtype, n, exclusive, rng, schedule):
+def test_min_max(variant, op, dtype, n, kind, rng):
+    """Every variant x op x dtype x size x kind (in index order on the emulator)."""
+    min_max_case(variant, op, dtype, n, kind, rng)
+
+
+@pytest.mark.parametrize(
+    "variant,op,dtype,n,kind",
+    race_sample(scan.VARIANTS, ["min", "max"], _dtypes.NUMERIC, MIN_MAX_SIZES, KINDS),
+    ids=case_id,
+)
+def test_min_max_race(variant, op, dtype, n, kind, rng, race):
+    """Half the extrema in race-exposing mode: each variant with both ops, every dtype, size and
+    kind."""
+    min_max_case(variant, op, dtype, n, kind, rng)
+
+
+def min_max_case(variant, op, dtype, n, kind, rng):
     x = make(rng, n, dtype)
+    exclusive = kind == "exclusive"
     f = prim.exclusive_scan if exclusive else prim.inclusive_scan
     check(f(x, op, variant=variant), x, op, np.dtype(dtype), exclusive, variant, dtype)
 
