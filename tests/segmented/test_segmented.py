@@ -11,7 +11,7 @@ from primitives._core import backend as _backend, dtypes as _dtypes
 from primitives.testing import harness as H
 from primitives.testing.harness import to_host
 
-from tests.conftest import ragged_offsets
+from tests.conftest import race_sample, ragged_offsets
 
 PAIRS = [(np.dtype(a), np.dtype(b)) for a, b in _dtypes.ACC_PAIRS]
 ACC = {"sum": np.add, "min": np.minimum, "max": np.maximum}
@@ -116,10 +116,32 @@ def close(got, want, acc, x, offsets, per_element):
 SIZES = [1, 31, 33, 257, 2049, 4097, 12289, 70001]
 
 
-@pytest.mark.parametrize("max_len", [0, 3, 40, 5000])
+def pair_id(p):
+    return f"{p[0].name}->{p[1].name}"
+
+
+def case_id(value):
+    return pair_id(value) if isinstance(value, tuple) else str(value)
+
+
+REDUCE_MAX_LENS = [0, 3, 40, 5000]
+
+
+@pytest.mark.parametrize("max_len", REDUCE_MAX_LENS)
 @pytest.mark.parametrize("n", SIZES)
-@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0].name}->{p[1].name}")
-def test_reduce_sum(pair, n, max_len, rng, schedule):
+@pytest.mark.parametrize("pair", PAIRS, ids=pair_id)
+def test_reduce_sum(pair, n, max_len, rng):
+    """Every dtype pair x size x segment length (in index order on the emulator)."""
+    reduce_sum_case(pair, n, max_len, rng)
+
+
+@pytest.mark.parametrize("pair,n,max_len", race_sample(PAIRS, SIZES, REDUCE_MAX_LENS), ids=case_id)
+def test_reduce_sum_race(pair, n, max_len, rng, race):
+    """Half the sums in race-exposing mode: each pair, size and segment length with the others."""
+    reduce_sum_case(pair, n, max_len, rng)
+
+
+def reduce_sum_case(pair, n, max_len, rng):
     in_dt, acc = pair
     x = make(rng, n, in_dt)
     off = ragged_offsets(rng, n, max_len)
@@ -298,12 +320,32 @@ def test_reduce_per_segment_epoch_wrap(rng):
         assert 1 <= plan.epoch <= 3
 
 
-@pytest.mark.parametrize("inclusive", [True, False], ids=["inclusive", "exclusive"])
+SCAN_MAX_LENS = [1, 40, 5000]
+
+
+@pytest.mark.parametrize("kind", ["inclusive", "exclusive"])
 @pytest.mark.parametrize("by", ["flags", "offsets"])
-@pytest.mark.parametrize("max_len", [1, 40, 5000])
+@pytest.mark.parametrize("max_len", SCAN_MAX_LENS)
 @pytest.mark.parametrize("n", SIZES)
-@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0].name}->{p[1].name}")
-def test_scan_sum(pair, n, max_len, by, inclusive, rng, schedule):
+@pytest.mark.parametrize("pair", PAIRS, ids=pair_id)
+def test_scan_sum(pair, n, max_len, by, kind, rng):
+    """Every dtype pair x size x segment length x segments' form x kind (in index order on the
+    emulator)."""
+    scan_sum_case(pair, n, max_len, by, kind == "inclusive", rng)
+
+
+@pytest.mark.parametrize(
+    "pair,n,max_len,by,kind",
+    race_sample(PAIRS, SIZES, SCAN_MAX_LENS, ["flags", "offsets"], ["inclusive", "exclusive"]),
+    ids=case_id,
+)
+def test_scan_sum_race(pair, n, max_len, by, kind, rng, race):
+    """Half the scans in race-exposing mode: each pair, size, segment length, form and kind with
+    the others."""
+    scan_sum_case(pair, n, max_len, by, kind == "inclusive", rng)
+
+
+def scan_sum_case(pair, n, max_len, by, inclusive, rng):
     in_dt, acc = pair
     x = make(rng, n, in_dt)
     off = ragged_offsets(rng, n, max_len)
