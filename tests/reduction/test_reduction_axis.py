@@ -488,13 +488,22 @@ def test_long_rows_and_split_r(shape, axis, block, rng, schedule):
 def test_short_rows_in_batches(dtype, width, rng, schedule):
     """Rows of whole 16-byte packets, at most one per lane: axis_rows takes VECS batches of rows
     per iteration (a small grid here, so that the emulator's threads loop over several batches
-    and a partial last batch and the general loop's remainder), every op; a row count that
-    leaves lanes and rows past the end."""
+    and a partial last batch and the general loop's remainder), every op (sum and max on the
+    small grid, one instantiation of each result width; prod and min, the same instantiations
+    with another operator, under the default policy); a row count that leaves lanes and rows
+    past the end."""
+    counts = (1, 97, 4 * 128 + 3, 5000)
+    _plans.clear_caches()
+    for rows in counts:
+        for op in sorted(set(OPS4) - set(SMALL_GRID_OPS)):
+            xo = _op_data(rng, (rows, width), dtype, op)
+            _assert_matches(getattr(prim, op)(xo, axis=1), _want(op, xo, 1), xo, op, 1)
+    assert "axis_rows" in _kinds()
     _plans.clear_caches()
     with tuning.override("reduction", selector="axis", block=32, blocks_per_sm=1):
-        for rows in (1, 97, 4 * 128 + 3, 5000):
+        for rows in counts:
             x = _op_data(rng, (rows, width), dtype, "sum")
-            for op in OPS4:
+            for op in SMALL_GRID_OPS:
                 xo = _op_data(rng, (rows, width), dtype, op)
                 _assert_matches(getattr(prim, op)(xo, axis=1), _want(op, xo, 1), xo, op, 1)
             off = np.empty(rows * width + 1, dtype)[1:].reshape(rows, width)  # not 16-byte aligned
