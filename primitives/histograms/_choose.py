@@ -124,20 +124,17 @@ def shared_capacity(acc="count", info=None):
 
 def shared_bins(nb, acc, budget, packed):
     """The bins of ``nb`` a block counts in ``budget`` bytes of shared memory, the others going
-    to global atomics, and whether in 16-bit counters: 32-bit counters (or the weights' 8-byte
-    sums) while they hold every bin; counts of more bins with ``packed`` (the policy's): two
-    16-bit counters a word (kernels/histograms/bins.cuh: Packed16), twice the bins. Returns
-    ``(bins, packed)``."""
+    to global atomics, whether in 16-bit counters, and the shared bytes they take: 32-bit
+    counters (or the weights' 8-byte sums) while they hold every bin; counts of more bins with
+    ``packed`` (the policy's): two 16-bit counters a word and a spare word
+    (kernels/histograms/bins.cuh: Packed16::words), about twice the bins. Returns ``(bins,
+    packed, bytes)``."""
     size = SHARED_SIZE[acc]
     if acc == "count" and packed and nb > budget // size:
-        return min(nb, (budget // 4 - 1) * 2), True
-    return min(nb, budget // size), False
-
-
-def packed_words(bins):
-    """4-byte words of shared memory ``bins`` 16-bit counters take, with the spare word of the
-    samples counted elsewhere (kernels/histograms/bins.cuh: Packed16::words)."""
-    return (bins + 1) // 2 + 1
+        sb = min(nb, (budget // 4 - 1) * 2)
+        return sb, True, 4 * ((sb + 1) // 2 + 1)
+    sb = min(nb, budget // size)
+    return sb, False, sb * size
 
 
 def stage_offset(counters):

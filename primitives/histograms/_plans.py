@@ -38,7 +38,6 @@ from ._choose import (
     accumulation,
     fewer_copies,
     replicas_for,
-    packed_words,
     shared_bins,
     shared_capacity,
     stage_offset,
@@ -149,8 +148,9 @@ class CountPlan(_plans.Plan):
             record = launch_record(backend, n, r, prod.aggregate, acc_arr, ticket)
             replicas = r
         elif spec.shape == "partial":
-            sb, packed = shared_bins(nb, acc, shared_capacity(acc, info) * size, prod.packed)
-            shared = 4 * packed_words(sb) if packed else sb * size
+            sb, packed, shared = shared_bins(
+                nb, acc, shared_capacity(acc, info) * size, prod.packed
+            )
             extra = (np.int32(sb), np.int32(packed))
             grid = _launch.cover_grid(
                 n, block, per_thread, kernel=k, shared_mem=shared, per_sm=prod.blocks_per_sm

@@ -23,8 +23,8 @@ import numpy as np
 
 from .._core import launch as _launch, plans as _plans
 from . import _kernels, _policy
-from ._binning import F64, SHARED_SIZE, array_binning, spec_words
-from ._choose import packed_words, shared_bins
+from ._binning import F64, array_binning, spec_words
+from ._choose import shared_bins
 from ._plans import _ptr, bin_keys, binning_plan
 
 #: the DDSamples record's room for dimensions (kernels/histograms/dd.cu)
@@ -104,12 +104,7 @@ class DDPlan(_plans.Plan):
         pol = _policy.dd()
         info = backend.device_info()
         budget = min(pol.shared_bytes, info.shared_per_block_optin)
-        self.shared_bins, self.packed = shared_bins(total, acc, budget, pol.packed)
-        shared = (
-            4 * packed_words(self.shared_bins)
-            if self.packed
-            else self.shared_bins * SHARED_SIZE[acc]
-        )
+        self.shared_bins, self.packed, shared = shared_bins(total, acc, budget, pol.packed)
         dk = d if d in _kernels.UNROLLED else 0
         self.kernel = _kernels.DD_MODULES.kernel(
             dt, _kernels.dd_kernel_name(dt, kind, extra, acc, dk, pol), pol

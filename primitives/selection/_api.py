@@ -103,8 +103,7 @@ def _selected(kths, length):
 def _by_ranks(variant, lay, kths):
     """Whether the rows of ``lay`` are split by the values at their kth
     (:class:`~._partition.RankPartitionRun`)."""
-    m = _selected(kths, lay.length)[1]
-    return _choose.partition_by_ranks(variant, lay.rows, lay.length, m) and (
+    return _choose.partition_by_ranks(variant, lay.rows, lay.length) and (
         _partition.rank_partition_takes(lay.rows, lay.length, kths)
     )
 

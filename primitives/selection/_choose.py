@@ -99,14 +99,13 @@ def partition_sorts(name, rows, length, m):
     )
 
 
-def partition_by_ranks(name, rows, length, m):
+def partition_by_ranks(name, rows, length):
     """Whether ``"auto"`` partitions rows by the values of their kth (the order statistics'
     selection and one scatter: :class:`~._partition.RankPartitionRun`, where it takes the rows)
-    rather than selecting the ``m`` keys that a kth needs ordered, whatever ``m``: but for a 1-D
-    array short enough to sort (the ``"partition"`` policy's sort_max_len). H200, float32 2^28
+    rather than selecting the keys a kth needs ordered, whatever the kth: but for a 1-D array
+    short enough to sort (the ``"partition"`` policy's sort_max_len). H200, float32 2^28
     (tools/probes/partition_paths at de3ca92): the split took 2.44-3.12 ms at kth 5, 1000,
     n / 1000, n / 10 and n / 2, topk's selection 3.20-4.79 ms at the first three."""
-    del m  # the split reads the row three times whatever the kth
     pol = _policy.partition()
     return name == "auto" and (rows > 1 or length > pol.sort_max_len)
 
