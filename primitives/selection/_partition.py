@@ -11,9 +11,9 @@ import numpy as np
 from .._core import keys as _keys, launch as _launch, loader as _loader, plans as _plans
 from .._core.plans import Plan
 from ..sorting import argsort, complex_image, sort
-from . import _kernels, _policy
+from . import _kernels, _plans as _splans, _policy
 from ._arith import settle_nans
-from ._quantile import PART_ARG, PART_BUCKETS, PART_MAX, Order, _c, _key_dtype, names, selects
+from ._quantile import MAX_BINS, Order, _c, _key_dtype, selects
 from ._quantile import read_rows, warn_all_nan
 from ._select import back, read_rows as read_rows_layout
 
@@ -51,11 +51,155 @@ class ComplexPartitionRun(Plan):
         return back(res, lay, xp)
 
 
+#: the distinct kth a partition by selected ranks takes at most (2 * 4 + 1 buckets: PART_BUCKETS),
+#: and quantile_part_scatter's ARG (values, indices); its M (splitters) is 1 or PART_MAX
+PART_MAX, PART_BUCKETS = 4, 9
+PART_ARG = ("false", "true")
+#: fields of a row's split state (prim::quantile::SPLIT_FIELDS)
+SPLIT_FIELDS = 7
+
+
+def part_names(pol):
+    """The instantiations of quantile.cu that the partitions by selected ranks add to the
+    selection's (:func:`~._quantile.names`): the count and scatter by the selected values,
+    and the split by one kth (:class:`SplitPlan`)."""
+    out = ["split_take", "split_choose", "split_bounds"]
+    for ub in _splans.UBITS:
+        c, tile = _c(ub), f"{pol.block}, {pol.items}"
+        out += [f"quantile_part_count<{c}, {tile}>"]
+        out += [
+            f"quantile_part_scatter<{c}, {tile}, {a}, {m}>" for a in PART_ARG for m in (1, PART_MAX)
+        ]
+        out += [f"split_first<{c}, {tile}>", f"split_hist<{c}, {tile}>"]
+        out += [f"split_scatter<{c}, {tile}, {a}, {r}>" for a in PART_ARG for r in PART_ARG]
+    return out
+
+
+for _pol in _policy.TABLE.policies("quantile"):  # every policy, for the NVRTC check
+    _loader.register(_kernels.QUANTILE, part_names(_pol))
+
+
 def rank_partition_takes(rows, length, kths):
     """Whether :class:`RankPartitionRun` serves a partition: at most :data:`PART_MAX` distinct
     kth, of rows the order statistics select (:func:`selects`)."""
     n = len(set(kths))
     return n <= PART_MAX and selects(rows, length, n)
+
+
+class SplitPlan(Plan):
+    """The split of rows (R, L) by the value of one rank, digit by digit (the split kernels of
+    quantile.cu): the first digit's histogram of each row and of each block (split_first, in
+    place of the selection's first pass, the row's histogram the selection's); after the
+    selection's choice of the first digit (``take(state)``, from :meth:`OrderPlan.select`)
+    each row whose kth bin holds at most ``len / buffer_div`` keys is taken (the others are left
+    to the partition by the selected value): its keys below the bin written to the front of its
+    output, those above to the back, those in it to a buffer; each later digit then splits the
+    buffer's keys the same way (its histogram, its bin, the scatter) into the output's middle and
+    the other buffer, the last digit's bin (keys equal to the kth's) into the output. Two reads
+    of the rows and one write, the later levels over the kth's bins only."""
+
+    def __init__(self, backend, order_plan, rank, values, pol):
+        plan, xp = order_plan, backend.xp
+        self.xp, self.plan, self.values = xp, plan, values
+        rows, length = plan.rows, int(plan.len64)
+        c, tile = plan.c, f"{pol.block}, {pol.items}"
+        arg = PART_ARG[0 if values else 1]
+        names = part_names(pol)
+        get = _loader.load(_kernels.QUANTILE, names)
+        kfirst, khist = get(f"split_first<{c}, {tile}>"), get(f"split_hist<{c}, {tile}>")
+        krow = get(f"split_scatter<{c}, {tile}, {arg}, true>")
+        kbuf = get(f"split_scatter<{c}, {tile}, {arg}, false>")
+        t = pol.block * pol.items
+        i64, i32 = _launch.i64, np.int32
+        # the digits: the selection's (the first one quantile_start chooses from split_first's)
+        sched = [(int(s), int(w)) for s, w in [plan.head[1:]] + plan.later]
+        self.cap = _launch.cdiv(max(1, _launch.cdiv(length, pol.buffer_div)), 4) * 4
+
+        # each level's blocks a row: one wave of its count and its scatter (the same tiles)
+        def per_row(n, *ks):
+            resident = min(_launch.resident_grid(k, pol.block) for k in ks)
+            return max(1, min(_launch.cdiv(n, t), _launch.cdiv(resident, rows)))
+
+        b1, b2 = per_row(length, kfirst, krow), per_row(self.cap, khist, kbuf)
+        self.b1, self.b2, self.rows, self.sched = b1, b2, rows, sched
+        self.first = _plans.Launch(kfirst, b1 * rows, pol.block)
+        self.first_args = (i64(length), i64(b1))
+        self.head = (plan.kind, i32(sched[0][0]), i32(sched[0][1]))
+        self.take_launch = _plans.Launch(get("split_take"), _launch.cdiv(rows, 256), 256)
+        self.take_args = (i64(rows), i64(length), i64(rank), i64(self.cap))
+        self.bounds1 = _plans.Launch(get("split_bounds"), b1 * rows, 256)
+        self.bounds2 = _plans.Launch(get("split_bounds"), b2 * rows, 256)
+        self.row = _plans.Launch(krow, b1 * rows, pol.block)
+        self.hist = _plans.Launch(khist, b2 * rows, pol.block)
+        self.choose = _plans.Launch(get("split_choose"), rows, 1024)
+        self.buf = _plans.Launch(kbuf, b2 * rows, pol.block)
+        self.len64 = i64(length)
+        self.state = xp.empty(rows * SPLIT_FIELDS, dtype=np.int64)  # set by split_take
+        self.row_hist = xp.zeros(rows * MAX_BINS, dtype=np.uint64)  # left zero by split_choose
+        self.nbytes = _plans.scratch_bytes(self.state, self.row_hist)
+
+    def __call__(self, kbits):
+        """split_first over the key bits (R * L): its blocks' histograms, for :meth:`take`."""
+        bh1 = self.xp.empty(self.rows * self.b1 << self.sched[0][1], dtype=np.uint32)
+        self.first(kbits, *self.first_args, self.plan.hist, bh1, *self.head)
+        return bh1
+
+    def take(self, kbits, bh1, state, out, idx):
+        """After the first digit's choice: the rows taken, split into ``out`` (the key bits, or
+        with ``idx`` their indices: ``out`` and ``idx`` as the partition by values takes them)."""
+        xp, rows, cap, i64, i32 = self.xp, self.rows, self.cap, _launch.i64, np.int32
+        sched, arg = self.sched, not self.values
+        self.take_launch(state, *self.take_args, self.state, *map(i32, sched[0]))
+        cnt = xp.empty(rows * max(self.b1, self.b2) * 3, dtype=np.uint64)
+        self.bounds1(self.state, bh1, i64(self.b1), i32(sched[0][1]), cnt)
+        many = len(sched) > 1
+        keys = [xp.empty(rows * cap if many else 1, dtype=self.plan.udt) for _ in range(2)]
+        ids = [xp.empty(rows * cap if many and arg else 1, dtype=np.int64) for _ in range(2)]
+        kind, cap64 = self.plan.kind, i64(cap)
+        fin = i32(not many)
+        self.row(
+            kbits,
+            ids[1],
+            self.len64,
+            cap64,
+            i64(self.b1),
+            self.state,
+            cnt,
+            kind,
+            *map(i32, sched[0]),
+            fin,
+            out,
+            idx,
+            keys[0],
+            ids[0],
+        )
+        bh2 = xp.empty(
+            rows * self.b2 * (1 << max(w for _, w in sched[1:])) if many else 1, np.uint32
+        )
+        for level, (shift, width) in enumerate(sched[1:], 1):
+            s, w = i32(shift), i32(width)
+            src, dst = (level - 1) % 2, level % 2  # buffer 0 feeds level 1, buffer 1 level 2...
+            self.hist(keys[src], cap64, i64(self.b2), self.state, self.row_hist, bh2, kind, s, w)
+            self.choose(self.row_hist, self.state, w)
+            self.bounds2(self.state, bh2, i64(self.b2), w, cnt)
+            fin = i32(level == len(sched) - 1)
+            self.buf(
+                keys[src],
+                ids[src],
+                self.len64,
+                cap64,
+                i64(self.b2),
+                self.state,
+                cnt,
+                kind,
+                s,
+                w,
+                fin,
+                out,
+                idx,
+                keys[dst],
+                ids[dst],
+            )
 
 
 class RankPartitionRun(Plan):
@@ -65,7 +209,10 @@ class RankPartitionRun(Plan):
     block's keys per part, one writing them (quantile_part_count, quantile_part_scatter): every
     kth position holds the value a sort would put there, smaller values before it, larger
     after, keys of one part in index order. Three reads of the rows in all (the selection's
-    first, the count, the scatter) and the passes over the ranks' candidates; no sort."""
+    first, the count, the scatter) and the passes over the ranks' candidates; no sort. With one
+    kth, rows whose kth's first digit leaves at most ``len / buffer_div`` candidates are split
+    digit by digit instead (:class:`SplitPlan`: two reads, the parts in an order fixed by the
+    input but not index order), the others as above."""
 
     def __init__(self, backend, lay, dtype, kths, values):
         self.backend, self.xp, self.lay, self.values = backend, backend.xp, lay, values
@@ -75,17 +222,14 @@ class RankPartitionRun(Plan):
         m = 1 if ranks.size == 1 else PART_MAX  # splitters the scatter is sized for
         ub = max(4, _key_dtype(np.dtype(dtype)).itemsize)  # the selection's (order_plan)
         c = _c(ub)
-        part = [
-            f"quantile_part_count<{c}, {pol.block}, {pol.items}>",
-            f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}, {m}>",
-        ]
-        _loader.prefetch(_kernels.QUANTILE, part)  # compiled beside the selection's kernels
+        _loader.prefetch(_kernels.QUANTILE, part_names(pol))  # beside the selection's kernels
         self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False)
         plan = self.order.plan
         assert plan.ub == ub, (plan.ub, ub)
         self.ranks = self.xp.asarray(ranks)
-        get = _loader.load(_kernels.QUANTILE, names(pol))
-        kcount, kscatter = get(part[0]), get(part[1])
+        get = _loader.load(_kernels.QUANTILE, part_names(pol))
+        kcount = get(f"quantile_part_count<{c}, {pol.block}, {pol.items}>")
+        kscatter = get(f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}, {m}>")
         tiles = _launch.cdiv(lay.length, pol.block * pol.items)
         # the scatter's resident grid (the heavier kernel, fewer blocks an SM than the count's)
         bpr = max(1, min(tiles, _launch.cdiv(_launch.resident_grid(kscatter, pol.block), lay.rows)))
@@ -94,19 +238,26 @@ class RankPartitionRun(Plan):
         self.scatter = _plans.Launch(kscatter, bpr * lay.rows, pol.block)
         self.args = (_launch.i64(lay.length), _launch.i64(bpr))
         self.tail = (_launch.i64(ranks.size), plan.kind)
+        self.split = SplitPlan(backend, plan, int(ranks[0]), values, pol) if m == 1 else None
 
     def __call__(self, x):
         xp, lay, plan = self.xp, self.lay, self.order.plan
         rows2 = read_rows_layout(x, lay, xp)
-        self.order.prime(rows2)
-        kbits, state = self.order.select(self.ranks)
-        counts = xp.empty((lay.rows, PART_BUCKETS * self.bpr), dtype=np.uint64)
-        self.count(kbits, *self.args, state, *self.tail, counts)
-        starts = xp.cumsum(counts, axis=1, dtype=np.uint64) - counts  # bucket-major, exclusive
         if self.values:
             out, idx = xp.empty((lay.rows, lay.length), dtype=plan.udt), xp.empty(1, np.int64)
         else:
             out, idx = xp.empty(1, dtype=plan.udt), xp.empty((lay.rows, lay.length), np.int64)
+        if self.split is None:
+            self.order.prime(rows2)
+            kbits, state = self.order.select(self.ranks)
+        else:  # the split's first pass in place of the selection's; it takes rows after it
+            kbits = _keys.key_bits(rows2)[0].reshape(-1)
+            bh1 = self.split(kbits)
+            take = lambda st: self.split.take(kbits, bh1, st, out, idx)  # noqa: E731
+            state = plan.select(kbits, self.ranks, take)
+        counts = xp.empty((lay.rows, PART_BUCKETS * self.bpr), dtype=np.uint64)
+        self.count(kbits, *self.args, state, *self.tail, counts)
+        starts = xp.cumsum(counts, axis=1, dtype=np.uint64) - counts  # bucket-major, exclusive
         self.scatter(kbits, *self.args, state, *self.tail, starts, out, idx)
         res = _keys.key_back(out, self.order.dtype) if self.values else idx
         return back(res, lay, xp)

@@ -16,7 +16,7 @@ host and upload them for the same launch. No host synchronization but the nan-fu
 read for their warnings. Integer and bool rows hold no NaN: the nan-functions take quantile's
 and median's paths. Weighted quantiles (:class:`WeightedRun`) and complex medians
 (``_partition.ComplexMedianRun``) sort their rows; ``RankPartitionRun`` partitions rows by the values
-of selected ranks (in :mod:`._partition`).
+of selected ranks (in :mod:`._partition`, which names its own kernels of the same source).
 """
 
 from __future__ import annotations
@@ -84,10 +84,6 @@ TAKE, LERP, MEAN = 0, 1, 2
 #: quantile_finish's NaN modes (prim::quantile::NanMode): a row holding NaNs gives its NaN, or
 #: (the nan-functions) a row of NaNs only gives NaN and any other row ignores its NaNs
 ROW_NAN, ALL_NAN = 0, 1
-#: the distinct kth a partition by selected ranks takes at most (2 * 4 + 1 buckets: PART_BUCKETS),
-#: and quantile_part_scatter's ARG (values, indices); its M (splitters) is 1 or PART_MAX
-PART_MAX, PART_BUCKETS = 4, 9
-PART_ARG = ("false", "true")
 
 
 def names(pol):
@@ -100,9 +96,6 @@ def names(pol):
             f"quantile_bits<{c}>",
         ]
         out += [f"quantile_finish<{c}, {to}>" for to in FINISH[ub]]
-        out += [f"quantile_part_count<{c}, {pol.block}, {pol.items}>"]
-        scatter = f"quantile_part_scatter<{c}, {pol.block}, {pol.items}"
-        out += [f"{scatter}, {a}, {m}>" for a in PART_ARG for m in (1, PART_MAX)]
     return out
 
 
@@ -115,7 +108,8 @@ class OrderPlan(Plan):
     bytes (``kind``: prim::radix::KeyKind; ``bits``: the image's meaningful low bits).
     ``first(kbits)``: the first pass (the rows' NaN counts, uint64 (R,), and the largest bits
     of each row's NaNs, zero for none); then ``select(kbits, ranks)`` with the ranks (int64
-    (R, slots), or (slots,) for every row, each in [0, length)): the selection's state, read by
+    (R, slots), or (slots,) for every row, each in [0, length); ``then(state)`` called after
+    the first digit's choice, if given): the selection's state, read by
     ``bits(state)`` (the key bits of each rank's value, (R, slots)) or by ``finish(...)``
     (NumPy's results of float keys in one launch). The slots of a row share one candidate
     buffer of ``length / buffer_div`` keys (their shares decided on the device)."""
@@ -165,13 +159,15 @@ class OrderPlan(Plan):
         self.first_launch(kbits, *self.first_args, self.hist, nans, nanbits, *self.head)
         return nans, nanbits
 
-    def select(self, kbits, ranks):
+    def select(self, kbits, ranks, then=None):
         xp, rows, slots = self.xp, self.rows, self.slots
         state = xp.empty(rows * slots * FIELDS, dtype=np.int64)  # set by quantile_start
         used = xp.empty(rows, dtype=np.int64)  # set by quantile_start
         buf = xp.empty(rows * self.cap, dtype=self.udt)
         stride = _launch.i64(slots if ranks.ndim == 2 else 0)
         self.start(self.hist, ranks, stride, state, used, *self.start_args)
+        if then is not None:  # after the first digit (a split takes rows here: _partition)
+            then(state)
         for shift, width in self.later:
             self.pass_(
                 kbits, *self.pass_args, buf, self.cap64, state, self.hist, self.kind, shift, width
