@@ -77,11 +77,42 @@
 //     tile is staged in shared memory in that order and each bucket's run written out by
 //     consecutive threads to consecutive addresses. A slot's value lands at its rank. grid =
 //     blocks_per_row * rows, BLOCK threads, static shared memory: the splitters, the scan
-//     words and (scatter) the staged tile, TILE keys or with ARG TILE 16-bit places.
+//     words and (scatter) the staged tile, TILE keys or with ARG TILE 16-bit places. A row with
+//     no live slot (split_take took it) is left alone.
+//   The split of rows by one kth (argpartition, partition), digit by digit (MSD), in place of
+//   the two kernels above where the kth's first-digit bin holds at most `cap` keys (the rows'
+//   state: SplitField, SPLIT_FIELDS 64-bit words a row):
+//   split_first<U, BLOCK, ITEMS>: quantile_first's histogram of the first digit (no NaN counts),
+//     each block's own written too (block_hist, 2^width counters a block). grid =
+//     blocks_per_row * rows, BLOCK threads, static shared memory 8192 counters.
+//   split_take: one thread a row, after quantile_start: takes the row when the kth's bin holds at
+//     most cap keys (its first level from the slot's state; the slot made not live).
+//   split_bounds: a block of 256 threads a (row, block of the level's count): the block's keys
+//     below the kth's bin, in it and above it, from its histogram (cnt (rows, blocks, 3)).
+//   split_scatter<U, BLOCK, ITEMS, ARG, ROW>: each key of a level's source (ROW: the row, the
+//     first level; else the last level's buffer) to the front of the level's range (a lower
+//     bin), to the next buffer (the kth's bin; with the last digit to its place in the output)
+//     or to the back (a higher bin), with ARG its index (and into the buffer its key too). A
+//     block reads the tiles its count read, its starts the sums of the blocks before it; in a
+//     tile each warp its own 32 * ITEMS consecutive keys (16-byte loads, lane l vector u at
+//     (32u + l) * N), each key's place in its warp's run from ballots, the warps' runs in warp
+//     order: one barrier a tile (the warps' counts, 21 bits each of three in a 64-bit word,
+//     double-buffered). The parts' order is fixed by the input, not its index order. grid =
+//     blocks_per_row * rows (the count's), BLOCK threads, static shared memory 3 * BLOCK / 32 +
+//     a few words.
+//   split_hist<U, BLOCK, ITEMS>: a later digit's histogram of the buffered keys (as
+//     split_first's). split_choose: one block of 1024 threads a row: that digit's bin of the kth
+//     (find_bin), the level's range moved past the last level's lower bins; the row histogram
+//     left zero. A later level: split_hist, split_choose, split_bounds, split_scatter, the
+//     buffers alternating; two reads of the rows in all (split_first, the first scatter) and
+//     one write, the later levels reading only the kth's bins.
 // Preconditions: 0 <= ranks < len (row r's at ranks + r * rank_stride); len >= 1; hist zero on
 //   entry (left zero by quantile_start and quantile_choose); nanbits zero on entry; cap >= 1; a
 //   buffer of rows * cap keys; the passes' digits cover the image from its top bit down, the
-//   first one quantile_first's.
+//   first one quantile_first's. The split: one slot a row (rank `rank`), cap a multiple of 4
+//   (its buffers' rows 16-byte aligned), two buffers of rows * cap keys (and with ARG indices),
+//   its levels the selection's digits, a level's count and scatter of the same blocks_per_row,
+//   TILE; hist zero on entry to a later level (split_choose leaves it so).
 #include "util/prim.cuh"
 #include "util/load.cuh"
 #include "util/pack16.cuh"
@@ -374,12 +405,14 @@ __global__ void __launch_bounds__(BLOCK)
         s_mode[threadIdx.x] = mode;
     }
     __syncthreads();
-    bool reads = false, writes = false;  // block-uniform: the slots' modes
+    bool reads = false, writes = false, any = false;  // block-uniform: the slots' modes
 #pragma unroll
     for (int j = 0; j < G; ++j) {
         reads |= s_mode[j] == 1 || s_mode[j] == 2;
         writes |= s_mode[j] == 2;
+        any |= s_mode[j] != 0;
     }
+    if (!any) return;  // nothing to count (counts stay zero): idle slots, or a row split_take took
     const U* row_keys = keys + row * len;
     U* row_buf = buf + row * cap;
     const bool aligned = (reinterpret_cast<prim::uptr>(row_keys) & 15u) == 0;

@@ -380,7 +380,10 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, variant="au
     stable :func:`argsort`, also a partition for every ``kth``), and other rows, with at most
     four distinct ``kth``, are split by the values at their ``kth`` (selected as
     :func:`quantile`'s order statistics, then one pass writes the keys below the first value,
-    equal to it, between it and the next..., each part in index order; no sort). NaNs sort
+    equal to it, between it and the next..., each part in index order; no sort). A single
+    ``kth`` splits most rows digit by digit instead (the keys in lower bins of the top digit
+    written to the front, those in higher bins to the back, the kth's bin split again by the
+    next digit...): each part then in an order fixed by the input, not index order. NaNs sort
     last, as in ``numpy.sort``.
 
     See Also:
