@@ -66,7 +66,8 @@
 //     blocks_per_row), zero past a row's buckets; the block's span of tiles read by the 16-byte
 //     walk for_each_packet (util/pack16.cuh), each thread counting its keys below and equal
 //     to each splitter),
-//     whose exclusive scan (bucket-major) gives each block its start in each bucket; the scatter
+//     whose exclusive scan (bucket-major; each scatter block sums what it needs of them) gives
+//     each block its start in each bucket; the scatter
 //     pass reads the same tiles in the same order and writes each key (or with ARG its index)
 //     there, in index order within a bucket: a block reads a contiguous run of tiles (the
 //     row's tiles split evenly), thread t holds keys t * ITEMS .. of a tile (load_items: its own
@@ -89,7 +90,7 @@
 //     most cap keys (its first level from the slot's state; the slot made not live).
 //   split_bounds: a block of 256 threads a (row, block of the level's count): the block's keys
 //     below the kth's bin, in it and above it, from its histogram (cnt (rows, blocks, 3)).
-//   split_scatter<U, BLOCK, ITEMS, ARG, ROW>: each key of a level's source (ROW: the row, the
+//   split_scatter<U, BLOCK, ITEMS, ARG, ROW, PREFETCH>: each key of a level's source (ROW: the row, the
 //     first level; else the last level's buffer) to the front of the level's range (a lower
 //     bin), to the next buffer (the kth's bin; with the last digit to its place in the output)
 //     or to the back (a higher bin), with ARG its index (and into the buffer its key too). A
@@ -785,7 +786,7 @@ template <class U, int BLOCK, int ITEMS, bool ARG, int M>
 __global__ void __launch_bounds__(BLOCK)
     quantile_part_scatter(const U* __restrict__ keys, long long len, long long blocks_per_row,
                           const long long* __restrict__ state, long long slots, int kind,
-                          const unsigned long long* __restrict__ starts, U* __restrict__ out_keys,
+                          const unsigned long long* __restrict__ counts, U* __restrict__ out_keys,
                           long long* __restrict__ out_index) {
     using namespace prim::quantile;
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
@@ -807,9 +808,27 @@ __global__ void __launch_bounds__(BLOCK)
     const int m = load_splitters(state + row * slots * FIELDS, slots, s_v, &s_m);
     if (m == 0) return;  // no live slot: a row split_take took (block-uniform)
     const int buckets = 2 * m + 1;
-    if (threadIdx.x < buckets)
-        s_base[threadIdx.x] = starts[(row * PART_BUCKETS + threadIdx.x) * blocks_per_row + part];
-    __syncthreads();
+    {  // the block's start in each bucket: every block's keys of the lower buckets, and the
+        // blocks' before it of its own (the count pass's counts, bucket-major)
+        unsigned long long lower = 0;
+        for (int b = 0; b < buckets; ++b) {  // block-uniform
+            const unsigned long long* c = counts + (row * PART_BUCKETS + b) * blocks_per_row;
+            unsigned long long all = 0, before = 0;
+            for (long long q = threadIdx.x; q < blocks_per_row; q += BLOCK) {
+                all += c[q];
+                before += q < part ? c[q] : 0ull;
+            }
+            const prim::Sum<unsigned long long> sum;
+            all = prim::block_reduce<BLOCK>(all, sum, scratch);
+            __syncthreads();  // the reduction's words are reused
+            before = prim::block_reduce<BLOCK>(before, sum, scratch);
+            if (threadIdx.x == 0) {
+                s_base[b] = lower + before;
+                lower += all;
+            }
+            __syncthreads();
+        }
+    }
     const U* row_keys = keys + row * len;
     const long long per = (len + TILE * blocks_per_row - 1) / (TILE * blocks_per_row);
     const long long end = min((part + 1) * per, (len + TILE - 1) / TILE);  // this block's tiles
@@ -1083,8 +1102,8 @@ __global__ void __launch_bounds__(256)
 // consecutive keys (16-byte loads, lane l vector u at (32 u + l) * N), each key's place in its
 // warp's run of its range from ballots, the warps' runs in warp order (one barrier a tile, the
 // warps' counts double-buffered): keys of a range in an order fixed by the input (not its
-// index order).
-template <class U, int BLOCK, int ITEMS, bool ARG, bool ROW>
+// index order). PREFETCH: the next tile's loads issued before this tile's work.
+template <class U, int BLOCK, int ITEMS, bool ARG, bool ROW, bool PREFETCH>
 __global__ void __launch_bounds__(BLOCK)
     split_scatter(const U* __restrict__ src, const long long* __restrict__ src_idx, long long len,
                   long long cap, long long blocks_per_row, const long long* __restrict__ split,
@@ -1135,32 +1154,44 @@ __global__ void __launch_bounds__(BLOCK)
     const bool aligned = (reinterpret_cast<prim::uptr>(rk) & 15u) == 0;
     const int warp = threadIdx.x / prim::WARP, lane = threadIdx.x % prim::WARP;
     const unsigned lanes_below = (1u << lane) - 1u;
-    int parity = 0;
-    for (long long t0 = part * TILE; t0 < n; t0 += blocks_per_row * TILE) {
-        const long long w0 = t0 + static_cast<long long>(warp) * WK;  // the warp's keys
-        U key[ITEMS];
-        long long idx[ARG && !ROW ? ITEMS : 1];
-        unsigned valid = 0;
-        const bool full = w0 + WK <= n;
-        if (aligned && full) {
+    const long long stride = blocks_per_row * TILE;
+    // a tile's keys of this warp (16-byte loads on a full warp's run of an aligned source, else key
+    // by key, those past n left 0): the mask of those within n
+    auto load = [&](long long t0, U(&k)[ITEMS]) -> unsigned {
+        const long long w0 = t0 + static_cast<long long>(warp) * WK;
+        if (aligned && w0 + WK <= n) {
 #pragma unroll
             for (int u = 0; u < ITEMS / VN; ++u) {
                 const prim::Packet<U> p = prim::load16(rk + w0 + (u * prim::WARP + lane) * VN);
 #pragma unroll
-                for (int v = 0; v < VN; ++v) key[u * VN + v] = p.v[v];
+                for (int v = 0; v < VN; ++v) k[u * VN + v] = p.v[v];
             }
-            valid = ITEMS == 32 ? ~0u : (1u << ITEMS) - 1u;
-        } else {
-#pragma unroll
-            for (int u = 0; u < ITEMS / VN; ++u)
-#pragma unroll
-                for (int v = 0; v < VN; ++v) {
-                    const long long i = w0 + (u * prim::WARP + lane) * VN + v;
-                    const bool in = i < n;
-                    valid |= static_cast<unsigned>(in) << (u * VN + v);
-                    key[u * VN + v] = in ? rk[i] : static_cast<U>(0);
-                }
+            return ITEMS == 32 ? ~0u : (1u << ITEMS) - 1u;
         }
+        unsigned in_n = 0;
+#pragma unroll
+        for (int u = 0; u < ITEMS / VN; ++u)
+#pragma unroll
+            for (int v = 0; v < VN; ++v) {
+                const long long i = w0 + (u * prim::WARP + lane) * VN + v;
+                in_n |= static_cast<unsigned>(i < n) << (u * VN + v);
+                k[u * VN + v] = i < n ? rk[i] : static_cast<U>(0);
+            }
+        return in_n;
+    };
+    U key[ITEMS], next[PREFETCH ? ITEMS : 1];
+    unsigned valid = 0, next_valid = 0;
+    if (PREFETCH && part * TILE < n) valid = load(part * TILE, key);
+    int parity = 0;
+    for (long long t0 = part * TILE; t0 < n; t0 += stride) {
+        const long long w0 = t0 + static_cast<long long>(warp) * WK;  // the warp's keys
+        const bool full = w0 + WK <= n;
+        if constexpr (PREFETCH) {  // the next tile's loads in flight during this tile's work
+            if (t0 + stride < n) next_valid = load(t0 + stride, next);
+        } else {
+            valid = load(t0, key);
+        }
+        long long idx[ARG && !ROW ? ITEMS : 1];
         if constexpr (ARG && !ROW) {
 #pragma unroll
             for (int u = 0; u < ITEMS / VN; ++u)
@@ -1225,5 +1256,10 @@ __global__ void __launch_bounds__(BLOCK)
         at0 += field21(all, 0);
         at1 += field21(all, 1);
         at2 += field21(all, 2);
+        if constexpr (PREFETCH) {
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) key[i] = next[i];
+            valid = next_valid;
+        }
     }
 }

@@ -59,10 +59,11 @@ PART_ARG = ("false", "true")
 SPLIT_FIELDS = 7
 
 
-def part_names(pol):
+def part_names(pol, ppol):
     """The instantiations of quantile.cu that the partitions by selected ranks add to the
-    selection's (:func:`~._quantile.names`): the count and scatter by the selected values,
-    and the split by one kth (:class:`SplitPlan`)."""
+    selection's (:func:`~._quantile.names`): the count and scatter by the selected values
+    (the quantile policy ``pol``'s tiles), and the split by one kth (:class:`SplitPlan`, the
+    partition policy ``ppol``'s)."""
     out = ["split_take", "split_choose", "split_bounds"]
     for ub in _splans.UBITS:
         c, tile = _c(ub), f"{pol.block}, {pol.items}"
@@ -70,13 +71,15 @@ def part_names(pol):
         out += [
             f"quantile_part_scatter<{c}, {tile}, {a}, {m}>" for a in PART_ARG for m in (1, PART_MAX)
         ]
+        tile, pre = f"{ppol.split_block}, {ppol.split_items}", PART_ARG[ppol.split_prefetch]
         out += [f"split_first<{c}, {tile}>", f"split_hist<{c}, {tile}>"]
-        out += [f"split_scatter<{c}, {tile}, {a}, {r}>" for a in PART_ARG for r in PART_ARG]
+        out += [f"split_scatter<{c}, {tile}, {a}, {r}, {pre}>" for a in PART_ARG for r in PART_ARG]
     return out
 
 
 for _pol in _policy.TABLE.policies("quantile"):  # every policy, for the NVRTC check
-    _loader.register(_kernels.QUANTILE, part_names(_pol))
+    for _ppol in _policy.TABLE.policies("partition"):
+        _loader.register(_kernels.QUANTILE, part_names(_pol, _ppol))
 
 
 def rank_partition_takes(rows, length, kths):
@@ -98,41 +101,40 @@ class SplitPlan(Plan):
     the other buffer, the last digit's bin (keys equal to the kth's) into the output. Two reads
     of the rows and one write, the later levels over the kth's bins only."""
 
-    def __init__(self, backend, order_plan, rank, values, pol):
+    def __init__(self, backend, order_plan, rank, values, names, ppol):
         plan, xp = order_plan, backend.xp
         self.xp, self.plan, self.values = xp, plan, values
         rows, length = plan.rows, int(plan.len64)
-        c, tile = plan.c, f"{pol.block}, {pol.items}"
-        arg = PART_ARG[0 if values else 1]
-        names = part_names(pol)
+        block, c, tile = ppol.split_block, plan.c, f"{ppol.split_block}, {ppol.split_items}"
+        arg, pre = PART_ARG[0 if values else 1], PART_ARG[ppol.split_prefetch]
         get = _loader.load(_kernels.QUANTILE, names)
         kfirst, khist = get(f"split_first<{c}, {tile}>"), get(f"split_hist<{c}, {tile}>")
-        krow = get(f"split_scatter<{c}, {tile}, {arg}, true>")
-        kbuf = get(f"split_scatter<{c}, {tile}, {arg}, false>")
-        t = pol.block * pol.items
+        krow = get(f"split_scatter<{c}, {tile}, {arg}, true, {pre}>")
+        kbuf = get(f"split_scatter<{c}, {tile}, {arg}, false, {pre}>")
+        t = block * ppol.split_items
         i64, i32 = _launch.i64, np.int32
         # the digits: the selection's (the first one quantile_start chooses from split_first's)
         sched = [(int(s), int(w)) for s, w in [plan.head[1:]] + plan.later]
-        self.cap = _launch.cdiv(max(1, _launch.cdiv(length, pol.buffer_div)), 4) * 4
+        self.cap = _launch.cdiv(plan.cap, 4) * 4  # the selection's buffer, rows 16-byte aligned
 
         # each level's blocks a row: one wave of its count and its scatter (the same tiles)
         def per_row(n, *ks):
-            resident = min(_launch.resident_grid(k, pol.block) for k in ks)
+            resident = min(_launch.resident_grid(k, block) for k in ks)
             return max(1, min(_launch.cdiv(n, t), _launch.cdiv(resident, rows)))
 
         b1, b2 = per_row(length, kfirst, krow), per_row(self.cap, khist, kbuf)
         self.b1, self.b2, self.rows, self.sched = b1, b2, rows, sched
-        self.first = _plans.Launch(kfirst, b1 * rows, pol.block)
+        self.first = _plans.Launch(kfirst, b1 * rows, block)
         self.first_args = (i64(length), i64(b1))
         self.head = (plan.kind, i32(sched[0][0]), i32(sched[0][1]))
         self.take_launch = _plans.Launch(get("split_take"), _launch.cdiv(rows, 256), 256)
         self.take_args = (i64(rows), i64(length), i64(rank), i64(self.cap))
         self.bounds1 = _plans.Launch(get("split_bounds"), b1 * rows, 256)
         self.bounds2 = _plans.Launch(get("split_bounds"), b2 * rows, 256)
-        self.row = _plans.Launch(krow, b1 * rows, pol.block)
-        self.hist = _plans.Launch(khist, b2 * rows, pol.block)
+        self.row = _plans.Launch(krow, b1 * rows, block)
+        self.hist = _plans.Launch(khist, b2 * rows, block)
         self.choose = _plans.Launch(get("split_choose"), rows, 1024)
-        self.buf = _plans.Launch(kbuf, b2 * rows, pol.block)
+        self.buf = _plans.Launch(kbuf, b2 * rows, block)
         self.len64 = i64(length)
         self.state = xp.empty(rows * SPLIT_FIELDS, dtype=np.int64)  # set by split_take
         self.row_hist = xp.zeros(rows * MAX_BINS, dtype=np.uint64)  # left zero by split_choose
@@ -222,12 +224,13 @@ class RankPartitionRun(Plan):
         m = 1 if ranks.size == 1 else PART_MAX  # splitters the scatter is sized for
         ub = max(4, _key_dtype(np.dtype(dtype)).itemsize)  # the selection's (order_plan)
         c = _c(ub)
-        _loader.prefetch(_kernels.QUANTILE, part_names(pol))  # beside the selection's kernels
+        names = part_names(pol, _policy.partition())
+        _loader.prefetch(_kernels.QUANTILE, names)  # beside the selection's kernels
         self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False)
         plan = self.order.plan
         assert plan.ub == ub, (plan.ub, ub)
         self.ranks = self.xp.asarray(ranks)
-        get = _loader.load(_kernels.QUANTILE, part_names(pol))
+        get = _loader.load(_kernels.QUANTILE, names)
         kcount = get(f"quantile_part_count<{c}, {pol.block}, {pol.items}>")
         kscatter = get(f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}, {m}>")
         tiles = _launch.cdiv(lay.length, pol.block * pol.items)
@@ -238,7 +241,10 @@ class RankPartitionRun(Plan):
         self.scatter = _plans.Launch(kscatter, bpr * lay.rows, pol.block)
         self.args = (_launch.i64(lay.length), _launch.i64(bpr))
         self.tail = (_launch.i64(ranks.size), plan.kind)
-        self.split = SplitPlan(backend, plan, int(ranks[0]), values, pol) if m == 1 else None
+        ppol = _policy.partition()
+        self.split = (
+            SplitPlan(backend, plan, int(ranks[0]), values, names, ppol) if m == 1 else None
+        )
 
     def __call__(self, x):
         xp, lay, plan = self.xp, self.lay, self.order.plan
@@ -257,8 +263,7 @@ class RankPartitionRun(Plan):
             state = plan.select(kbits, self.ranks, take)
         counts = xp.empty((lay.rows, PART_BUCKETS * self.bpr), dtype=np.uint64)
         self.count(kbits, *self.args, state, *self.tail, counts)
-        starts = xp.cumsum(counts, axis=1, dtype=np.uint64) - counts  # bucket-major, exclusive
-        self.scatter(kbits, *self.args, state, *self.tail, starts, out, idx)
+        self.scatter(kbits, *self.args, state, *self.tail, counts, out, idx)
         res = _keys.key_back(out, self.order.dtype) if self.values else idx
         return back(res, lay, xp)
 

@@ -128,6 +128,12 @@ class PartitionPolicy:
     # len / sort_share of them (0: never); otherwise it selects (topk) and compacts the others
     sort_max_len: int = knob(_policy.Range(0))
     sort_share: int = knob(_policy.Range(0))
+    # the split by one kth (quantile.cu's split kernels): threads a block, keys a thread and tile
+    # (whole 16-byte vectors, at most 16: two bits a key's range), and whether its scatter loads
+    # the next tile before this tile's work (template parameters)
+    split_block: int = knob(_policy.BLOCK)
+    split_items: int = knob(_policy.Range(4, 16, multiple=4))
+    split_prefetch: int = knob(_policy.OneOf(0, 1))
 
 
 TABLE = _policy.register(
@@ -183,7 +189,11 @@ TABLE = _policy.register(
         # distinct kth), topk's selection while it takes at most 1 / 100 of the row, else a sort
         # (H200, float32 2^28, at 4c2cc1a: topk's selection for kth = n / 10 took 9.31 ms,
         # against about 2.7 ms for a sort of the array in the sorting figures)
-        ("default", "partition"): PartitionPolicy(sort_max_len=1 << 16, sort_share=100),
+        # split: tiles of 256 x 16 keys, no prefetch (H200, partition of float32 2^28 uniform
+        # at b9a282c: 1.30-1.34 ms at kth 5, n / 1000, n / 10, n / 2; the tile not tuned yet)
+        ("default", "partition"): PartitionPolicy(
+            sort_max_len=1 << 16, sort_share=100, split_block=256, split_items=16, split_prefetch=0
+        ),
     },
     doc="the radix select's tile, digits and buffers; its sample filter; the block-per-row "
     "kernel's block and longest row; the warp-per-row kernel's rows per block and candidates; "
