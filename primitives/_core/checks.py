@@ -83,9 +83,7 @@ class Input:
         elif self.host:
             out = arr
         else:
-            import cupy  # a device input forced through the emulator goes back to the device
-
-            out = cupy.asarray(arr)
+            out = to_device(arr)  # a device input forced through the emulator goes back there
         return out if self.wrap is None else self.wrap(out)
 
     def kept(self, arr: Array) -> Array:
@@ -232,9 +230,7 @@ def as_input(
             # array stays on the host, and the caller's dtype check names it as a TypeError
             arr = np.asarray(arr, order="C")
         elif host or not arr.flags.c_contiguous:
-            import cupy
-
-            arr = cupy.asarray(arr, order="C")  # host -> device copy for NumPy input
+            arr = to_device(arr, "C")  # host -> device copy for NumPy input
     else:
         if not host:
             arr = arr.get()
@@ -317,10 +313,19 @@ def write_out(out: Array, res: Array, func: str) -> Array:
     if isinstance(out, np.ndarray):
         np.copyto(out, res if isinstance(res, np.ndarray) else res.get(), casting="unsafe")
     else:
-        import cupy
-
-        out[...] = cupy.asarray(res).astype(out.dtype, copy=False)
+        out[...] = to_device(res).astype(out.dtype, copy=False)
     return out
+
+
+def to_device(arr: Array, order: str | None = None) -> Array:
+    """A CuPy array of ``arr`` (a NumPy or CuPy array; ``order`` as ``cupy.asarray``'s), bit for
+    bit: a 0-d host array goes over as one element (CuPy makes a 0-d array of a host value with
+    a fill, which writes zeros for -0.0: its sign lost)."""
+    import cupy
+
+    if isinstance(arr, np.ndarray) and arr.ndim == 0:
+        return cupy.asarray(arr.reshape(1)).reshape(())
+    return cupy.asarray(arr, order=order)
 
 
 def _device_holds(dt: np.dtype[Any]) -> bool:

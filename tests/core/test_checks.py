@@ -119,3 +119,30 @@ def test_torch_cpu_tensors():
     np.testing.assert_array_equal(along.numpy(), t.numpy().mean(axis=(0, 2)))
     assert isinstance(prim.argmin(t), torch.Tensor)
     assert prim.any(t > 30).item() is False
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.complex64])
+def test_zero_d_negative_zero(dt, monkeypatch):
+    """A 0-d host array goes to the device bit for bit (-0.0 keeps its sign: CuPy's own 0-d
+    conversion fills, and a fill of -0.0 writes zeros; a stand-in CuPy that does so here), and
+    comes back so through the functions that return it (sort of the flattened array, max)."""
+    neg = np.array(-0.0, dt) if np.dtype(dt).kind == "f" else np.array(complex(-0.0, -0.0), dt)
+
+    def asarray(a, order=None):
+        a = np.asarray(a)
+        if a.ndim == 0 and a == 0:  # CuPy's fill: zeros for any value equal to 0
+            return np.zeros((), a.dtype)
+        return np.array(a, order=order or "K")
+
+    fake = types.ModuleType("cupy")
+    fake.asarray = asarray
+    with monkeypatch.context() as mp:
+        mp.setitem(sys.modules, "cupy", fake)
+        assert np.signbit(checks.to_device(neg).real)
+        assert np.signbit(checks.to_device(neg.reshape(1), "C").real).all()
+    u = f"u{np.dtype(dt).itemsize}"
+    for desc in (False, True):
+        got = H.to_host(prim.sort(neg, axis=None, descending=desc))
+        assert got.shape == (1,) and got.view(u)[0] == neg.reshape(1).view(u)[0]
+    if np.dtype(dt).kind == "f":
+        assert np.signbit(H.to_host(prim.max(neg)))
