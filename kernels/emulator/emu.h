@@ -2,7 +2,9 @@
 //
 // Force-included (g++ -include) in front of a kernel source when the
 // primitives library runs kernels on the CPU (primitives/_core/emulator.py).
-// Header-only; one translation unit per shared object.
+// One translation unit per shared object, linked with the runtime object:
+// this header compiled once with PRIM_EMU_RUNTIME defined (run_launch and
+// pool_create, and the scheduler they call; see run_launch).
 //
 // Model: blocks run one after another (linear index, x fastest).  Inside a
 // block every CUDA thread is a fiber with its own mmap'd stack (guard page
@@ -1410,9 +1412,19 @@ inline void restore_handlers() {
     if (!(rt.old_ss.ss_flags & SS_ONSTACK)) sigaltstack(&rt.old_ss, nullptr);
 }
 
+// The runtime proper, run_launch (with the scheduler, the barrier checks and
+// the fault handling it calls, all inline and so emitted only where it is
+// defined) and pool_create, is compiled once per header text and options into
+// an object that every module links (primitives/_core/emulator_build.py
+// compiles this header with PRIM_EMU_RUNTIME defined; a module compiled with
+// it defined holds the runtime itself): a module's compile is its kernels'.
+int run_launch(const long long* cfg, void (*invoke)(void*), void* ctx, char* err, long long errlen);
+void* pool_create(long long nfibers, long long stack_size);
+
+#ifdef PRIM_EMU_RUNTIME
 // cfg: grid[3], block[3], shared_mem, race, seed, spin_limit, pool
-inline int run_launch(const long long* cfg, void (*invoke)(void*), void* ctx, char* err,
-                      long long errlen) {
+int run_launch(const long long* cfg, void (*invoke)(void*), void* ctx, char* err,
+               long long errlen) {
     msg_clear();
     Pool* pool = (Pool*)(uintptr_t)cfg[10];
     volatile int rc = 0;  // volatile: survives the siglongjmp of a fault
@@ -1483,7 +1495,7 @@ inline int run_launch(const long long* cfg, void (*invoke)(void*), void* ctx, ch
     return rc;
 }
 
-inline void* pool_create(long long nfibers, long long stack_size) {
+void* pool_create(long long nfibers, long long stack_size) {
     size_t page = (size_t)getpagesize();
     size_t ss = ((size_t)stack_size + page - 1) & ~(page - 1);
     size_t stride = ss + page;
@@ -1513,6 +1525,7 @@ inline void* pool_create(long long nfibers, long long stack_size) {
     p->altstack_size = alt;
     return p;
 }
+#endif  // PRIM_EMU_RUNTIME
 
 // ----- glue helpers ----------------------------------------------------------
 enum { K_OTHER = 0, K_POINTER = 1, K_SIGNED = 2, K_UNSIGNED = 3, K_FLOAT = 4, K_BOOL = 5 };

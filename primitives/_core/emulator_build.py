@@ -310,6 +310,16 @@ def _flags(is_clang: bool, incs: Iterable[str], opts: list[str]) -> list[str]:
     return flags + [f"-I{d}" for d in incs] + opts
 
 
+def _header_folder(
+    argv: list[str], header: pathlib.Path, flags: list[str], cdir: pathlib.Path
+) -> pathlib.Path:
+    """The cache's folder of what is made once per header text, compiler and options: the
+    precompiled header and the runtime object."""
+    text = header.read_bytes()
+    digest = hashlib.sha256(b"\0".join([text, *(a.encode() for a in argv + flags)])).hexdigest()
+    return cdir / "pch" / digest[:40]
+
+
 def _precompiled_header(
     argv: list[str], header: pathlib.Path, flags: list[str], cdir: pathlib.Path
 ) -> pathlib.Path | None:
@@ -318,8 +328,7 @@ def _precompiled_header(
     module's compile), made once per header text, compiler and options under the cache; None
     (the module includes emu.h itself) where GCC cannot make one."""
     text = header.read_bytes()
-    digest = hashlib.sha256(b"\0".join([text, *(a.encode() for a in argv + flags)])).hexdigest()
-    folder = cdir / "pch" / digest[:40]
+    folder = _header_folder(argv, header, flags, cdir)
     copy, gch = folder / "emu.h", folder / "emu.h.gch"
     if gch.is_file():
         return copy
@@ -342,6 +351,38 @@ def _precompiled_header(
             return None
         os.replace(tmp, gch)
     return copy
+
+
+def _runtime_object(
+    argv: list[str], header: pathlib.Path, flags: list[str], cdir: pathlib.Path
+) -> pathlib.Path | None:
+    """The emulator's runtime (emu.h compiled with ``PRIM_EMU_RUNTIME`` defined: the launcher
+    and the scheduler, fault handling and pool it calls) as an object file that every module
+    links, made once per header text, compiler and options under the cache: each module
+    compiles its kernels alone (the runtime was two thirds of a module of one kernel). None
+    where it does not compile: the module then defines ``PRIM_EMU_RUNTIME`` and holds the
+    runtime itself (its compile reports the header's errors)."""
+    folder = _header_folder(argv, header, flags, cdir)
+    obj = folder / "runtime.o"
+    if obj.is_file():
+        return obj
+    folder.mkdir(parents=True, exist_ok=True)
+    with _build_lock(folder / "lock"):
+        if obj.is_file():
+            return obj
+        tmp = folder / f".tmp-{os.getpid()}.o"
+        cmd = (
+            argv + flags + ["-DPRIM_EMU_RUNTIME=1", "-x", "c++", str(header), "-c", "-o", str(tmp)]
+        )
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError:
+            return None
+        if proc.returncode != 0:
+            tmp.unlink(missing_ok=True)
+            return None
+        os.replace(tmp, obj)
+    return obj
 
 
 def _build(
@@ -367,8 +408,13 @@ def _build(
         os.close(fd)
         flags = _flags(is_clang, incs, opts)
         pch = None if is_clang else _precompiled_header(argv, header, flags, cdir)
+        runtime = _runtime_object(argv, header, flags, cdir)
         cmd = list(argv) + flags[:2] + ["-shared", "-include", str(pch or header)] + flags[2:]
-        cmd += ["-x", "c++", str(src), "-x", "none", "-o", tmp_so]
+        if runtime is None:  # the runtime in the module itself
+            cmd.append("-DPRIM_EMU_RUNTIME=1")
+        cmd += ["-x", "c++", str(src), "-x", "none"]
+        cmd += [str(runtime)] if runtime is not None else []
+        cmd += ["-o", tmp_so]
         # The linker script gathers static shared memory (including the static locals of
         # templates) between two symbols, so that race mode can poison it; a linker that does not
         # take it still gets a working module (static shared memory then is not poisoned).

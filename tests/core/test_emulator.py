@@ -871,6 +871,31 @@ def test_disk_cache_and_memo(tmp_path, monkeypatch):
     assert len(list((tmp_path / "emulator").glob("*.so"))) == 2
 
 
+def test_modules_link_one_runtime_object(tmp_path, monkeypatch):
+    """The runtime (emu.h compiled with PRIM_EMU_RUNTIME: the launcher, the scheduler) is one
+    object of the cache that every module links; where it cannot be made, a module holds the
+    runtime itself and runs the same."""
+    monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
+    code = (
+        "__global__ void k(int* x, int v) { __shared__ int s[64]; s[threadIdx.x] = v;"
+        " __syncthreads(); x[threadIdx.x] = s[63 - threadIdx.x] + (int)threadIdx.x; }\n"
+    )
+    want = list(range(5, 69))
+    for key in ("rt-1", "rt-2"):
+        x = np.zeros(64, np.int32)
+        emu.compile_module(code, ["k"], cache_key=key).get_function("k")(1, 64, (x, np.int32(5)))
+        assert x.tolist() == want
+        (obj,) = (tmp_path / "emulator").glob("pch/*/runtime.o")
+        if key == "rt-1":
+            made = obj.stat().st_mtime_ns
+    assert obj.stat().st_mtime_ns == made  # the second module linked the same object
+    monkeypatch.setattr(emu_build, "_runtime_object", lambda *args: None)
+    x = np.zeros(64, np.int32)
+    emu.compile_module(code, ["k"], cache_key="rt-3").get_function("k")(1, 64, (x, np.int32(5)))
+    assert x.tolist() == want
+    assert len(list((tmp_path / "emulator").glob("*.so"))) == 3
+
+
 def test_set_race_mode_api():
     emu.set_race_mode(17)
     assert emu.race_mode() == 17
