@@ -8,8 +8,14 @@ architectures.
   text of inline assembly, which PTX generation pastes in unread. So the instantiations that between
   them reach every distinct inline assembly block of the file (its register numbers aside) go on
   to a cubin for sm_90.
-- For 7.0, every instantiation compiles to PTX for compute_70: the paths below 8.0, such as the
-  loads that stand in for cp.async.
+- For 7.0, every instantiation goes through NVRTC's front end for compute_70
+  (``--fdevice-syntax-only``: templates instantiated and checked with 7.0's ``__CUDA_ARCH__``):
+  the paths below 8.0, such as the loads that stand in for cp.async. Code generation for 7.0 is
+  left out: the kernels choose their paths by ``__CUDA_ARCH__`` in the front end, which checks
+  7.0's branches whole; code generation would add its own errors (unsupported constructs, which
+  the compute_90 PTX above meets on every path but 7.0's few branches: the plain loads without
+  ``PRIM_ASYNC_COPY`` and a line prefetch in inline assembly) at six times the cost (every
+  module: 50 s of CPU against 8 s for the front end).
 
 The kernels have no path of their own for 8.x (their only architecture test is
 ``__CUDA_ARCH__ >= 800``, which sm_90 takes), so compute_80 would check nothing more; the kernel
@@ -30,6 +36,8 @@ MODULES = sorted(_loader.registered_modules().items())
 #: with its resource checks run as before, with 4-20x less optimizing (a check that code
 #: compiles, not of the code's speed; the binaries and runtime compiles keep the full -O3)
 FAST = ["--Ofast-compile=max"] if _nvrtc.version() >= (12, 8) else []
+#: the compute_70 check: the front end alone (templates instantiated for 7.0's paths)
+SYNTAX = ["--fdevice-syntax-only"]
 
 
 def test_every_family_registered():
@@ -58,7 +66,9 @@ def test_compiles(relpath, names, arch):
     code = _loader.source(relpath)
     opts = [o for o in _loader.nvrtc_options() if o != "-std=c++17"] + FAST
     if arch == "compute_70":
-        lowered = _nvrtc.compile_check(code, names, arch=arch, options=opts, filename=relpath)
+        lowered = _nvrtc.compile_check(
+            code, names, arch=arch, options=opts + SYNTAX, filename=relpath
+        )
         assert set(lowered) == set(names)
         assert all(lowered.values())
         return
@@ -93,15 +103,32 @@ def check_sm90(code, names, opts, filename="kernel.cu"):
 def test_fast_compile_still_fails_what_fails():
     """The fast options and the sm_90 check keep the checks: an error in a template body, static
     shared memory over the limit (the one ptxas applies, read from the PTX, through a called
-    function too), and inline assembly that does not assemble."""
+    function too), and inline assembly that does not assemble; the compute_70 front end, an
+    error in a template body on 7.0's path alone, and a static assertion of an instantiation."""
     body = (
         "template <class T> struct S { static __device__ T f(T x) { return x.missing; } };\n"
         "template <class T> __global__ void k(T* p) { p[0] = S<T>::f(p[1]); }"
     )
+    below_80 = (
+        "template <class T> __device__ T g(T x) { return x.missing_below_80; }\n"
+        "template <class T> __global__ void k(T* p) {\n#if __CUDA_ARCH__ < 800\n"
+        "p[0] = g(p[1]);\n#else\np[0] = p[1];\n#endif\n}"
+    )
+    asserted = (
+        "template <class T> __global__ void k(T* p) {"
+        ' static_assert(sizeof(T) == 8, "eight_bytes_only"); p[0] = p[1]; }'
+    )
     if _nvrtc.version() < (13, 0):
-        with pytest.raises(_nvrtc.NVRTCError) as info:
-            _nvrtc.compile_check(body, ["k<float>"], arch="compute_70", options=FAST)
-        assert "missing" in info.value.log
+        for code, word in [(body, "missing"), (below_80, "missing_below_80")]:
+            with pytest.raises(_nvrtc.NVRTCError) as info:
+                _nvrtc.compile_check(code, ["k<float>"], arch="compute_70", options=FAST + SYNTAX)
+            assert word in info.value.log
+        with pytest.raises(_nvrtc.NVRTCError, match="eight_bytes_only"):
+            _nvrtc.compile_check(asserted, ["k<float>"], arch="compute_70", options=FAST + SYNTAX)
+        assert _nvrtc.compile_check(
+            asserted, ["k<double>"], arch="compute_70", options=FAST + SYNTAX
+        )["k<double>"]
+        assert check_sm90(below_80, ["k<float>"], FAST)  # 9.0's path does not meet it
     with pytest.raises(_nvrtc.NVRTCError) as info:
         check_sm90(body, ["k<float>"], FAST)
     assert "missing" in info.value.log
