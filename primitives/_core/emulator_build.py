@@ -259,11 +259,15 @@ _builds: list[str] = []  # the modules this process compiled
 
 def _log_build(filename: str, names: Sequence[str], seconds: float) -> None:
     """One JSON line a build (the source file, its name expressions, the seconds the compiler
-    took) appended to ``$PRIMITIVES_EMULATOR_BUILD_LOG`` where it is set: which modules a test
-    run compiles, and what each costs."""
+    took and, under pytest, the test that asked for it) appended to
+    ``$PRIMITIVES_EMULATOR_BUILD_LOG`` where it is set: which modules a test run compiles, what
+    each costs, and for which test."""
     path = os.environ.get("PRIMITIVES_EMULATOR_BUILD_LOG")
     if path:
         line = {"file": filename, "names": list(names), "seconds": round(seconds, 3)}
+        test = os.environ.get("PYTEST_CURRENT_TEST")
+        if test:
+            line["test"] = test.rsplit(" (", 1)[0]
         with open(path, "a") as f:
             f.write(json.dumps(line) + "\n")
 
