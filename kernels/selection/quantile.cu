@@ -380,7 +380,8 @@ __global__ void __launch_bounds__(BLOCK)
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     constexpr int VN = prim::Vec16<U>::N;
     static_assert(ITEMS % VN == 0, "quantile_pass: whole 16-byte vectors per thread");
-    static_assert(TILE < 65536, "quantile_pass: a tile's counts are packed in 16 bits");
+    static_assert(prim::WARP * ITEMS < 65536,
+                  "quantile_pass: a warp's matches of a slot are summed in a 16-bit field");
     static_assert(G >= 1 && G <= 8, "quantile_pass: at most 8 slots a group (two count words)");
     __shared__ unsigned counts[MAX_BINS];
     __shared__ U s_prefix[G], s_mask[G];

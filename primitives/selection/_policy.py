@@ -189,8 +189,10 @@ TABLE = _policy.register(
         # distinct kth), topk's selection while it takes at most 1 / 100 of the row, else a sort
         # (H200, float32 2^28, at 4c2cc1a: topk's selection for kth = n / 10 took 9.31 ms,
         # against about 2.7 ms for a sort of the array in the sorting figures)
-        # split: tiles of 256 x 16 keys, no prefetch (H200, partition of float32 2^28 uniform
-        # at b9a282c: 1.30-1.34 ms at kth 5, n / 1000, n / 10, n / 2; the tile not tuned yet)
+        # split: tiles of 256 x 16 keys, no prefetch (H200, partition / argpartition of float32
+        # 2^28 uniform at d913f39, kth 5 and n / 2 under overrides: 1.67-1.68 / 1.86-1.99 ms;
+        # prefetch, 256 x 8, 512 x 8, 128 x 16, 512 x 16 within the spread or slower: perf log
+        # 2026-12/selection.md)
         ("default", "partition"): PartitionPolicy(
             sort_max_len=1 << 16, sort_share=100, split_block=256, split_items=16, split_prefetch=0
         ),
