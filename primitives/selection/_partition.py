@@ -82,6 +82,20 @@ for _pol in _policy.TABLE.policies("quantile"):  # every policy, for the NVRTC c
         _loader.register(_kernels.QUANTILE, part_names(_pol, _ppol))
 
 
+def run_names(c, arg, m, pol, ppol):
+    """The instantiations of :func:`part_names` that a :class:`RankPartitionRun` of keys ``c``
+    (ARG ``arg``, M ``m``) launches: the count and scatter by the selected values, and with one
+    kth (``m`` 1) the split's."""
+    tile = f"{pol.block}, {pol.items}"
+    out = [f"quantile_part_count<{c}, {tile}>", f"quantile_part_scatter<{c}, {tile}, {arg}, {m}>"]
+    if m == 1:
+        tile, pre = f"{ppol.split_block}, {ppol.split_items}", PART_ARG[ppol.split_prefetch]
+        out += ["split_take", "split_choose", "split_bounds"]
+        out += [f"split_first<{c}, {tile}>", f"split_hist<{c}, {tile}>"]
+        out += [f"split_scatter<{c}, {tile}, {arg}, {r}, {pre}>" for r in PART_ARG]
+    return out
+
+
 def rank_partition_takes(rows, length, kths):
     """Whether :class:`RankPartitionRun` serves a partition: at most :data:`PART_MAX` distinct
     kth, of rows the order statistics select (:func:`selects`)."""
@@ -224,8 +238,10 @@ class RankPartitionRun(Plan):
         m = 1 if ranks.size == 1 else PART_MAX  # splitters the scatter is sized for
         ub = max(4, _key_dtype(np.dtype(dtype)).itemsize)  # the selection's (order_plan)
         c = _c(ub)
-        names = part_names(pol, _policy.partition())
-        _loader.prefetch(_kernels.QUANTILE, names)  # beside the selection's kernels
+        ppol = _policy.partition()
+        names = part_names(pol, ppol)
+        # the instantiations this run launches start compiling beside the selection's
+        _loader.prefetch(_kernels.QUANTILE, run_names(c, arg, m, pol, ppol))
         self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False)
         plan = self.order.plan
         assert plan.ub == ub, (plan.ub, ub)
@@ -241,7 +257,6 @@ class RankPartitionRun(Plan):
         self.scatter = _plans.Launch(kscatter, bpr * lay.rows, pol.block)
         self.args = (_launch.i64(lay.length), _launch.i64(bpr))
         self.tail = (_launch.i64(ranks.size), plan.kind)
-        ppol = _policy.partition()
         self.split = (
             SplitPlan(backend, plan, int(ranks[0]), values, names, ppol) if m == 1 else None
         )
