@@ -20,3 +20,6 @@ SMALL_K = "selection/small_k.cu"
 #: quantile_choose, quantile_bits, quantile_finish; the partition by them: quantile_part_count,
 #: quantile_part_scatter (``_quantile.names``)
 QUANTILE = "selection/quantile.cu"
+#: the split of rows by one kth, digit by digit: split_first, split_take, split_bounds,
+#: split_scatter, split_hist, split_choose (``_partition.split_names``)
+SPLIT = "selection/split.cu"

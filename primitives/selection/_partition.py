@@ -59,41 +59,41 @@ PART_ARG = ("false", "true")
 SPLIT_FIELDS = 7
 
 
-def part_names(pol, ppol):
+def part_names(pol):
     """The instantiations of quantile.cu that the partitions by selected ranks add to the
-    selection's (:func:`~._quantile.names`): the count and scatter by the selected values
-    (the quantile policy ``pol``'s tiles), and the split by one kth (:class:`SplitPlan`, the
-    partition policy ``ppol``'s)."""
-    out = ["split_take", "split_choose", "split_bounds"]
+    selection's (:func:`~._quantile.names`): the count and scatter by the selected values (the
+    quantile policy ``pol``'s tiles)."""
+    out = []
     for ub in _splans.UBITS:
         c, tile = _c(ub), f"{pol.block}, {pol.items}"
         out += [f"quantile_part_count<{c}, {tile}>"]
         out += [
             f"quantile_part_scatter<{c}, {tile}, {a}, {m}>" for a in PART_ARG for m in (1, PART_MAX)
         ]
-        tile, pre = f"{ppol.split_block}, {ppol.split_items}", PART_ARG[ppol.split_prefetch]
+    return out
+
+
+def split_names(ppol, ub=None, arg=None):
+    """The instantiations of split.cu (:class:`SplitPlan`, the partition policy ``ppol``'s
+    tiles): of keys of ``ub`` bytes and ARG ``arg`` (``"true"``/``"false"``) when given, else of
+    every width and both."""
+    tile, pre = f"{ppol.split_block}, {ppol.split_items}", PART_ARG[ppol.split_prefetch]
+    out = ["split_take", "split_choose", "split_bounds"]
+    for u in _splans.UBITS if ub is None else (ub,):
+        c = _c(u)
         out += [f"split_first<{c}, {tile}>", f"split_hist<{c}, {tile}>"]
-        out += [f"split_scatter<{c}, {tile}, {a}, {r}, {pre}>" for a in PART_ARG for r in PART_ARG]
+        out += [
+            f"split_scatter<{c}, {tile}, {a}, {r}, {pre}>"
+            for a in (PART_ARG if arg is None else (arg,))
+            for r in PART_ARG
+        ]
     return out
 
 
 for _pol in _policy.TABLE.policies("quantile"):  # every policy, for the NVRTC check
-    for _ppol in _policy.TABLE.policies("partition"):
-        _loader.register(_kernels.QUANTILE, part_names(_pol, _ppol))
-
-
-def run_names(c, arg, m, pol, ppol):
-    """The instantiations of :func:`part_names` that a :class:`RankPartitionRun` of keys ``c``
-    (ARG ``arg``, M ``m``) launches: the count and scatter by the selected values, and with one
-    kth (``m`` 1) the split's."""
-    tile = f"{pol.block}, {pol.items}"
-    out = [f"quantile_part_count<{c}, {tile}>", f"quantile_part_scatter<{c}, {tile}, {arg}, {m}>"]
-    if m == 1:
-        tile, pre = f"{ppol.split_block}, {ppol.split_items}", PART_ARG[ppol.split_prefetch]
-        out += ["split_take", "split_choose", "split_bounds"]
-        out += [f"split_first<{c}, {tile}>", f"split_hist<{c}, {tile}>"]
-        out += [f"split_scatter<{c}, {tile}, {arg}, {r}, {pre}>" for r in PART_ARG]
-    return out
+    _loader.register(_kernels.QUANTILE, part_names(_pol))
+for _ppol in _policy.TABLE.policies("partition"):
+    _loader.register(_kernels.SPLIT, split_names(_ppol))
 
 
 def rank_partition_takes(rows, length, kths):
@@ -104,8 +104,8 @@ def rank_partition_takes(rows, length, kths):
 
 
 class SplitPlan(Plan):
-    """The split of rows (R, L) by the value of one rank, digit by digit (the split kernels of
-    quantile.cu): the first digit's histogram of each row and of each block (split_first, in
+    """The split of rows (R, L) by the value of one rank, digit by digit (the kernels of
+    split.cu): the first digit's histogram of each row and of each block (split_first, in
     place of the selection's first pass, the row's histogram the selection's); after the
     selection's choice of the first digit (``take(state)``, from :meth:`OrderPlan.select`)
     each row whose kth bin holds at most ``len / buffer_div`` keys is taken (the others are left
@@ -115,13 +115,13 @@ class SplitPlan(Plan):
     the other buffer, the last digit's bin (keys equal to the kth's) into the output. Two reads
     of the rows and one write, the later levels over the kth's bins only."""
 
-    def __init__(self, backend, order_plan, rank, values, names, ppol):
+    def __init__(self, backend, order_plan, rank, values, ppol):
         plan, xp = order_plan, backend.xp
         self.xp, self.plan, self.values = xp, plan, values
         rows, length = plan.rows, int(plan.len64)
         block, c, tile = ppol.split_block, plan.c, f"{ppol.split_block}, {ppol.split_items}"
         arg, pre = PART_ARG[0 if values else 1], PART_ARG[ppol.split_prefetch]
-        get = _loader.load(_kernels.QUANTILE, names)
+        get = _loader.load(_kernels.SPLIT, split_names(ppol))
         kfirst, khist = get(f"split_first<{c}, {tile}>"), get(f"split_hist<{c}, {tile}>")
         krow = get(f"split_scatter<{c}, {tile}, {arg}, true, {pre}>")
         kbuf = get(f"split_scatter<{c}, {tile}, {arg}, false, {pre}>")
@@ -239,16 +239,21 @@ class RankPartitionRun(Plan):
         ub = max(4, _key_dtype(np.dtype(dtype)).itemsize)  # the selection's (order_plan)
         c = _c(ub)
         ppol = _policy.partition()
-        names = part_names(pol, ppol)
+        tile = f"{pol.block}, {pol.items}"
+        part = [
+            f"quantile_part_count<{c}, {tile}>",
+            f"quantile_part_scatter<{c}, {tile}, {arg}, {m}>",
+        ]
         # the instantiations this run launches start compiling beside the selection's
-        _loader.prefetch(_kernels.QUANTILE, run_names(c, arg, m, pol, ppol))
+        _loader.prefetch(_kernels.QUANTILE, part)
+        if m == 1:
+            _loader.prefetch(_kernels.SPLIT, split_names(ppol, ub, arg))
         self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False)
         plan = self.order.plan
         assert plan.ub == ub, (plan.ub, ub)
         self.ranks = self.xp.asarray(ranks)
-        get = _loader.load(_kernels.QUANTILE, names)
-        kcount = get(f"quantile_part_count<{c}, {pol.block}, {pol.items}>")
-        kscatter = get(f"quantile_part_scatter<{c}, {pol.block}, {pol.items}, {arg}, {m}>")
+        get = _loader.load(_kernels.QUANTILE, part_names(pol))
+        kcount, kscatter = get(part[0]), get(part[1])
         tiles = _launch.cdiv(lay.length, pol.block * pol.items)
         # the scatter's resident grid (the heavier kernel, fewer blocks an SM than the count's)
         bpr = max(1, min(tiles, _launch.cdiv(_launch.resident_grid(kscatter, pol.block), lay.rows)))
@@ -257,9 +262,7 @@ class RankPartitionRun(Plan):
         self.scatter = _plans.Launch(kscatter, bpr * lay.rows, pol.block)
         self.args = (_launch.i64(lay.length), _launch.i64(bpr))
         self.tail = (_launch.i64(ranks.size), plan.kind)
-        self.split = (
-            SplitPlan(backend, plan, int(ranks[0]), values, names, ppol) if m == 1 else None
-        )
+        self.split = SplitPlan(backend, plan, int(ranks[0]), values, ppol) if m == 1 else None
 
     def __call__(self, x):
         xp, lay, plan = self.xp, self.lay, self.order.plan

@@ -128,7 +128,7 @@ class PartitionPolicy:
     # len / sort_share of them (0: never); otherwise it selects (topk) and compacts the others
     sort_max_len: int = knob(_policy.Range(0))
     sort_share: int = knob(_policy.Range(0))
-    # the split by one kth (quantile.cu's split kernels): threads a block, keys a thread and tile
+    # the split by one kth (split.cu): threads a block, keys a thread and tile
     # (whole 16-byte vectors, at most 16: two bits a key's range), and whether its scatter loads
     # the next tile before this tile's work (template parameters)
     split_block: int = knob(_policy.BLOCK)
