@@ -6,9 +6,10 @@ weights, and for the variants auto runs also float32 weights: :func:`._choose.ac
 the production kernels also on the production policy's block and the dtype's loads in flight
 (warp_replicated on its staging slots after them). One module per variant (a test or tour
 touching one variant compiles only that one) holds every dtype, binner and accumulation under
-the policies in force; an overridden policy compiles its own module on demand. Every policy of
-the table is registered for the NVRTC check. ``dd.cu`` (histogramdd): one module per sample
-dtype, every binner, accumulation and dimension count (:data:`DD_MODULES`).
+the policies in force; under an overridden policy a production variant compiles the sample
+dtype's instantiations on demand, in a module of their own. Every policy of the table is
+registered for the NVRTC check. ``dd.cu`` (histogramdd): one module per sample dtype, every
+binner, accumulation and dimension count (:data:`DD_MODULES`).
 """
 
 from __future__ import annotations
@@ -99,14 +100,29 @@ def policies():
     return _policy.production(), tuple(_policy.loads(dt) for dt in SAMPLE_DTYPES)
 
 
+@functools.lru_cache(maxsize=64)
+def _in_table(prod, loads):
+    """Whether the production policy ``prod`` and every dtype's loads policy of ``loads`` are
+    policies of the table (no override of a test or a tuning run among them)."""
+    return prod in _policy.TABLE.policies("production") and all(
+        pol in _policy.TABLE.policies(dt.name) for dt, pol in zip(SAMPLE_DTYPES, loads)
+    )
+
+
 def kernel(variant, binning, acc, stages=0):
-    """``variant``'s kernel for ``binning`` and ``acc`` under the policies in force."""
+    """``variant``'s kernel for ``binning`` and ``acc`` under the policies in force: from the
+    variant's module of every dtype under the table's policies (and for the textbook variants,
+    whose names the policies do not enter), from the module of the sample dtype's instantiations
+    alone under an override (a test's or a tuning run's, which launches a dtype or two: on the
+    emulator the whole module of an override was 104-118 instantiations compiled for a few)."""
     prod, loads = policies()
     dt = binning.dtype
-    name = kernel_name(
-        variant, dt, binning.kind, binning.extra, acc, prod, loads[SAMPLE_DTYPES.index(dt)], stages
-    )
-    return _loader.load(SOURCE, module_names(variant, prod, loads))(name)
+    pol = loads[SAMPLE_DTYPES.index(dt)]
+    name = kernel_name(variant, dt, binning.kind, binning.extra, acc, prod, pol, stages)
+    if not VARIANT_TABLE[variant].production or _in_table(prod, loads):
+        return _loader.load(SOURCE, module_names(variant, prod, loads))(name)
+    names = _dtype_names(variant, dt, prod, pol)
+    return _loader.load(SOURCE, names if name in names else [name])(name)
 
 
 def minmax_acc(dt):
