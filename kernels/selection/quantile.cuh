@@ -1,6 +1,6 @@
 // quantile.cuh -- what quantile.cu's order statistics and split.cu's split of rows by one kth
 // share: a slot's state (QField), the selection's image of a key and its inverse, the striped
-// tile load, a slot's share of the candidate buffer and the bin of a rank in a histogram. Device
+// loads of a tile or a warp's run, a slot's share of the candidate buffer and the bin of a rank in a histogram. Device
 // functions only: no kernel, no shared memory of its own (the kernels' headers say how these
 // are used).
 #pragma once
@@ -59,21 +59,21 @@ __device__ __forceinline__ U key_of(U img, int kind) {
     return img;
 }
 
-// The keys of tile t0 (a block's TILE = BLOCK * ITEMS consecutive keys) striped over its threads:
-// key[u * VN + v] = row_keys[t0 + (u * BLOCK + thread) * VN + v], VN keys a 16-byte vector.
-// A full tile of an aligned row: every vector load issued before any key is used (ITEMS / VN in
-// flight a thread); otherwise key by key, those past len left 0. Returns the bit mask of the keys
-// within len.
-template <class U, int BLOCK, int ITEMS>
-__device__ __forceinline__ unsigned load_striped(const U* row_keys, long long t0, long long len,
-                                                 bool full, U (&key)[ITEMS]) {
+// The ITEMS keys of `thread` of a run of SPAN threads at t0 (SPAN * ITEMS consecutive keys)
+// striped over them: key[u * VN + v] = row_keys[t0 + (u * SPAN + thread) * VN + v], VN keys a
+// 16-byte vector. `full` (a whole run of an aligned row): every vector load issued before any key
+// is used (ITEMS / VN in flight a thread); otherwise key by key, those past len left 0. Returns
+// the bit mask of the keys within len. SPAN: a block (load_striped, a tile of the block) or a
+// warp (split.cu's scatter, each warp its own run).
+template <class U, int SPAN, int ITEMS>
+__device__ __forceinline__ unsigned load_run(const U* row_keys, long long t0, long long len,
+                                             bool full, int thread, U (&key)[ITEMS]) {
     constexpr int VN = prim::Vec16<U>::N;
     if (full) {
         prim::Packet<U> p[ITEMS / VN];
 #pragma unroll
         for (int u = 0; u < ITEMS / VN; ++u)
-            p[u] = prim::load16(row_keys + t0 +
-                                (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN);
+            p[u] = prim::load16(row_keys + t0 + (static_cast<long long>(u) * SPAN + thread) * VN);
 #pragma unroll
         for (int u = 0; u < ITEMS / VN; ++u)
 #pragma unroll
@@ -85,12 +85,20 @@ __device__ __forceinline__ unsigned load_striped(const U* row_keys, long long t0
     for (int u = 0; u < ITEMS / VN; ++u)
 #pragma unroll
         for (int v = 0; v < VN; ++v) {
-            const long long i = t0 + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VN + v;
+            const long long i = t0 + (static_cast<long long>(u) * SPAN + thread) * VN + v;
             const bool in = i < len;
             valid |= static_cast<unsigned>(in) << (u * VN + v);
             key[u * VN + v] = in ? row_keys[i] : static_cast<U>(0);
         }
     return valid;
+}
+
+// The keys of tile t0 (a block's TILE = BLOCK * ITEMS consecutive keys) striped over its
+// threads (load_run).
+template <class U, int BLOCK, int ITEMS>
+__device__ __forceinline__ unsigned load_striped(const U* row_keys, long long t0, long long len,
+                                                 bool full, U (&key)[ITEMS]) {
+    return load_run<U, BLOCK, ITEMS>(row_keys, t0, len, full, threadIdx.x, key);
 }
 
 // Slot s's part in the next pass (one thread; the earlier slots of the row already decided):

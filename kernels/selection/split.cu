@@ -279,25 +279,7 @@ __global__ void __launch_bounds__(BLOCK)
     // by key, those past n left 0): the mask of those within n
     auto load = [&](long long t0, U(&k)[ITEMS]) -> unsigned {
         const long long w0 = t0 + static_cast<long long>(warp) * WK;
-        if (aligned && w0 + WK <= n) {
-#pragma unroll
-            for (int u = 0; u < ITEMS / VN; ++u) {
-                const prim::Packet<U> p = prim::load16(rk + w0 + (u * prim::WARP + lane) * VN);
-#pragma unroll
-                for (int v = 0; v < VN; ++v) k[u * VN + v] = p.v[v];
-            }
-            return ITEMS == 32 ? ~0u : (1u << ITEMS) - 1u;
-        }
-        unsigned in_n = 0;
-#pragma unroll
-        for (int u = 0; u < ITEMS / VN; ++u)
-#pragma unroll
-            for (int v = 0; v < VN; ++v) {
-                const long long i = w0 + (u * prim::WARP + lane) * VN + v;
-                in_n |= static_cast<unsigned>(i < n) << (u * VN + v);
-                k[u * VN + v] = i < n ? rk[i] : static_cast<U>(0);
-            }
-        return in_n;
+        return load_run<U, prim::WARP, ITEMS>(rk, w0, n, aligned && w0 + WK <= n, lane, k);
     };
     U key[ITEMS], next[PREFETCH ? ITEMS : 1];
     unsigned valid = 0, next_valid = 0;

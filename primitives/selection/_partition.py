@@ -168,54 +168,44 @@ class SplitPlan(Plan):
         self.take_launch(state, *self.take_args, self.state, *map(i32, sched[0]))
         cnt = xp.empty(rows * max(self.b1, self.b2) * 3, dtype=np.uint64)
         self.bounds1(self.state, bh1, i64(self.b1), i32(sched[0][1]), cnt)
-        many = len(sched) > 1
+        many = len(sched) > 1  # buffers: later levels
         keys = [xp.empty(rows * cap if many else 1, dtype=self.plan.udt) for _ in range(2)]
         ids = [xp.empty(rows * cap if many and arg else 1, dtype=np.int64) for _ in range(2)]
         kind, cap64 = self.plan.kind, i64(cap)
-        fin = i32(not many)
-        self.row(
-            kbits,
-            ids[1],
-            self.len64,
-            cap64,
-            i64(self.b1),
-            self.state,
-            cnt,
-            kind,
-            *map(i32, sched[0]),
-            fin,
-            out,
-            idx,
-            keys[0],
-            ids[0],
-        )
-        bh2 = xp.empty(
-            rows * self.b2 * (1 << max(w for _, w in sched[1:])) if many else 1, np.uint32
-        )
-        for level, (shift, width) in enumerate(sched[1:], 1):
-            s, w = i32(shift), i32(width)
-            src, dst = (level - 1) % 2, level % 2  # buffer 0 feeds level 1, buffer 1 level 2...
-            self.hist(keys[src], cap64, i64(self.b2), self.state, self.row_hist, bh2, kind, s, w)
-            self.choose(self.row_hist, self.state, w)
-            self.bounds2(self.state, bh2, i64(self.b2), w, cnt)
-            fin = i32(level == len(sched) - 1)
-            self.buf(
-                keys[src],
-                ids[src],
+        last = len(sched) - 1
+
+        def scatter(launch, level, blocks, src, src_ids, dst):
+            """A level's split_scatter: ``src`` (the rows, or a buffer and its ``src_ids``)
+            into ``out``/``idx`` and buffer ``dst`` (its keys and indices)."""
+            fin = i32(level == last)
+            launch(
+                src,
+                src_ids,
                 self.len64,
                 cap64,
-                i64(self.b2),
+                i64(blocks),
                 self.state,
                 cnt,
                 kind,
-                s,
-                w,
+                *map(i32, sched[level]),
                 fin,
                 out,
                 idx,
                 keys[dst],
                 ids[dst],
             )
+
+        scatter(self.row, 0, self.b1, kbits, ids[1], 0)
+        bh2 = xp.empty(
+            rows * self.b2 * (1 << max(w for _, w in sched[1:])) if last else 1, np.uint32
+        )
+        for level in range(1, last + 1):
+            s, w = map(i32, sched[level])
+            src = (level - 1) % 2  # buffer 0 feeds level 1, buffer 1 level 2...
+            self.hist(keys[src], cap64, i64(self.b2), self.state, self.row_hist, bh2, kind, s, w)
+            self.choose(self.row_hist, self.state, w)
+            self.bounds2(self.state, bh2, i64(self.b2), w, cnt)
+            scatter(self.buf, level, self.b2, keys[src], ids[src], level % 2)
 
 
 class RankPartitionRun(Plan):
