@@ -234,11 +234,14 @@ class RankPartitionRun(Plan):
             f"quantile_part_count<{c}, {tile}>",
             f"quantile_part_scatter<{c}, {tile}, {arg}, {m}>",
         ]
-        # the instantiations this run launches start compiling beside the selection's
+        # the instantiations this run launches start compiling beside the selection's, the
+        # longer compiles first (the split's one-thread kernels last)
+        split = split_names(ppol, ub, arg) if m == 1 else []
+        _loader.prefetch(_kernels.SPLIT, split[3:][::-1])
         _loader.prefetch(_kernels.QUANTILE, part)
-        if m == 1:
-            _loader.prefetch(_kernels.SPLIT, split_names(ppol, ub, arg))
-        self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False)
+        # with one kth the split's first pass is the selection's
+        self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False, first=m > 1)
+        _loader.prefetch(_kernels.SPLIT, split[:3])
         plan = self.order.plan
         assert plan.ub == ub, (plan.ub, ub)
         self.ranks = self.xp.asarray(ranks)

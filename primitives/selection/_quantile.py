@@ -125,11 +125,10 @@ class OrderPlan(Plan):
         self.udt = _splans.UBITS[ub]
         c = _c(ub)
         get = _loader.load(_kernels.QUANTILE, names(pol))
-        kfirst = get(f"quantile_first<{c}, {pol.block}, {pol.items}>")
         kpass = get(f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>")
         tile = pol.block * pol.items
         tiles = _launch.cdiv(length, tile)
-        bpr = max(1, min(tiles, _launch.cdiv(_launch.resident_grid(kfirst, pol.block), rows)))
+        self.pol, self.tiles = pol, tiles
         self.groups = _launch.cdiv(slots, pol.group)
         bpr2 = max(
             1, min(tiles, _launch.cdiv(_launch.resident_grid(kpass, pol.block), rows * self.groups))
@@ -137,8 +136,7 @@ class OrderPlan(Plan):
         sched = _splans.digits(bits, pol.first_bits, pol.bits)
         i64, i32 = _launch.i64, np.int32
         self.cap = max(1, _launch.cdiv(length, pol.buffer_div))
-        self.first_launch = _plans.Launch(kfirst, bpr * rows, pol.block)
-        self.first_args = (i64(length), i64(bpr))
+        self.first_launch = None  # made when first used (a split's first pass replaces it)
         self.head = (i32(kind), i32(sched[0][0]), i32(sched[0][1]))
         self.start = _plans.Launch(get("quantile_start"), rows, _START_BLOCK)
         self.start_args = (i64(slots), i64(self.cap), i32(sched[0][0]), i32(sched[0][1]))
@@ -154,6 +152,13 @@ class OrderPlan(Plan):
         self.nbytes = _plans.scratch_bytes(self.hist)
 
     def first(self, kbits):
+        if self.first_launch is None:
+            pol, rows = self.pol, self.rows
+            kfirst = self.get(f"quantile_first<{self.c}, {pol.block}, {pol.items}>")
+            resident = _launch.resident_grid(kfirst, pol.block)
+            bpr = max(1, min(self.tiles, _launch.cdiv(resident, rows)))
+            self.first_launch = _plans.Launch(kfirst, bpr * rows, pol.block)
+            self.first_args = (self.len64, _launch.i64(bpr))
         counts = self.xp.zeros(2 * self.rows, dtype=np.uint64)  # one launch for both
         nans, nanbits = counts[: self.rows], counts[self.rows :].view(self.udt)[: self.rows]
         self.first_launch(kbits, *self.first_args, self.hist, nans, nanbits, *self.head)
@@ -226,12 +231,12 @@ def selects(rows, length, slots):
     return length >= pol.min_len and hist <= pol.hist_bytes
 
 
-def plan_names(ub, pol):
+def plan_names(ub, pol, first=True):
     """The instantiations every :class:`OrderPlan` of ``ub``-byte keys runs (its bits or
-    finish kernel is asked for by the caller that knows which: :meth:`Order.prefetch`)."""
+    finish kernel is asked for by the caller that knows which: :meth:`Order.prefetch`), the
+    first pass's unless ``first`` is false (a split's first pass replaces it)."""
     c = _c(ub)
-    return [
-        f"quantile_first<{c}, {pol.block}, {pol.items}>",
+    return [f"quantile_first<{c}, {pol.block}, {pol.items}>"] * first + [
         f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>",
         "quantile_start",
         "quantile_choose",
@@ -246,18 +251,19 @@ def finish_name(c, tdt, odt=None):
     return f"quantile_finish<{c}, {_dtypes.CTYPES[tdt]}, {_dtypes.CTYPES[odt]}>"
 
 
-def order_plan(backend, dtype, rows, length, slots, results=()):
+def order_plan(backend, dtype, rows, length, slots, results=(), first=True):
     """The :class:`OrderPlan` of rows of ``dtype`` (the keys' dtype: no bool or float16), or
-    None where the rows are sorted instead (:func:`selects`). Its kernels and those of
-    ``results`` (the calls' results will come from: ``(tdt, odt)`` for a finish, None for the
-    bits) start compiling at once, where kernels compile on first use."""
+    None where the rows are sorted instead (:func:`selects`). Its kernels (the first pass's
+    unless ``first`` is false) and those of ``results`` (the calls' results will come from:
+    ``(tdt, odt)`` for a finish, None for the bits) start compiling at once, where kernels
+    compile on first use."""
     if not selects(rows, length, slots):
         return None
     pol = _policy.quantile()
     ub = max(4, dtype.itemsize)
     c = _c(ub)
     extra = [f"quantile_bits<{c}>" if r is None else finish_name(c, *r) for r in results]
-    _loader.prefetch(_kernels.QUANTILE, plan_names(ub, pol) + extra)
+    _loader.prefetch(_kernels.QUANTILE, plan_names(ub, pol, first) + extra)
     kind = _keys.KIND[dtype.kind] if dtype.itemsize >= 4 else 0
     bits = 8 * dtype.itemsize
     key = ("selection", "quantile", ub, kind, bits, rows, length, slots, pol, _plans.stream_key())
@@ -274,10 +280,10 @@ class Order:
     NumPy's result for a slice with NaNs; anything for the other rows). Rows that :meth:`fuses`:
     ``prime(rows2)`` then ``finish(...)``, NumPy's results in one launch."""
 
-    def __init__(self, backend, dtype, rows, length, slots, nans, results=()):
+    def __init__(self, backend, dtype, rows, length, slots, nans, results=(), first=True):
         self.backend, self.xp, self.dtype = backend, backend.xp, np.dtype(dtype)
         self.kdt = _key_dtype(self.dtype)
-        self.plan = order_plan(backend, self.kdt, rows, length, slots, results)
+        self.plan = order_plan(backend, self.kdt, rows, length, slots, results, first)
         self.nans = nans and self.dtype.kind == "f"
         self._state = self._nan = self._counts = None
 
