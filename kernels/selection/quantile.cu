@@ -24,10 +24,10 @@
 //     serves them all), the row's NaN count and the largest bits of its NaNs. grid =
 //     blocks_per_row * rows, BLOCK threads, static shared memory 8192 counters + BLOCK / 32
 //     words.
-//   quantile_start: one block of 1024 threads per row: for each live slot in turn a block scan
-//     of the row's histogram, the one thread whose bins hold its rank fixing the first digit,
-//     setting the slot's state and its share of the buffer; the histogram is left zero.
-//     grid = rows, 1024 threads.
+//   quantile_start<BLOCK>: one block per row: for each live slot in turn a block scan of the
+//     row's histogram, the one thread whose bins hold its rank fixing the first digit, setting
+//     the slot's state and its share of the buffer; the histogram is left zero. grid = rows,
+//     BLOCK (1024) threads.
 //   quantile_pass<U, BLOCK, ITEMS, G>: a later digit: each block serves G slots of a row (a
 //     group): the slots still reading the row share one read of it (each key tested against
 //     each slot's prefix, counted in the slot's shared histogram of 2^width <= 8192 / G bins,
@@ -37,11 +37,11 @@
 //     matches, no block barrier per tile), the buffered slots read their keys of the buffer.
 //     grid = blocks_per_row * groups * rows, BLOCK threads, static shared memory 8192 counters
 //     + G slot words.
-//   quantile_choose: one block of 1024 threads per row, its slots in turn: fixes the slot's
-//     digit from its histogram (that of the earlier slot of its prefix, SAME, which the pass
-//     counted for both; zeroed for the next pass), moves it to the buffer when the pass
-//     just wrote its keys (or those of the slot it follows), decides whether the next pass
-//     writes them. grid = rows, 1024 threads.
+//   quantile_choose<BLOCK>: one block per row, its slots in turn: fixes the slot's digit from
+//     its histogram (that of the earlier slot of its prefix, SAME, which the pass counted for
+//     both; zeroed for the next pass), moves it to the buffer when the pass just wrote its keys
+//     (or those of the slot it follows), decides whether the next pass writes them. grid =
+//     rows, BLOCK (1024) threads.
 //   quantile_bits<U>: one thread per row: each slot's key bits (the inverse image of its prefix,
 //     every bit fixed by then; an alias takes its slot's). grid covers rows, 256 threads.
 //   quantile_finish<U, T, O>: one thread per row, float keys (U: float's or double's bits): the
@@ -85,6 +85,9 @@
 //   buffer of rows * cap keys; the passes' digits cover the image from its top bit down, the
 //   first one quantile_first's.
 // The split by one kth (split.cu) shares the device functions of quantile.cuh.
+// Every kernel is a template (the one-block-a-row ones over their block size): NVRTC builds
+// every non-template kernel of a file into each program, so an instantiation compiled alone on
+// first use would carry them all (each compile about 40% longer).
 #include "selection/quantile.cuh"
 
 template <class U, int BLOCK, int ITEMS>
@@ -133,14 +136,15 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 // One block per row: every live slot's first digit and share of the buffer (see the header).
-__global__ void __launch_bounds__(1024)
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
     quantile_start(unsigned long long* __restrict__ hist, const long long* __restrict__ ranks,
                    long long rank_stride, long long* __restrict__ state,
                    long long* __restrict__ used, long long slots, long long cap, int shift,
                    int width) {
     using namespace prim::quantile;
-    constexpr int PER = MAX_BINS / 1024;
-    __shared__ unsigned long long scratch[1024 / prim::WARP];
+    constexpr int PER = MAX_BINS / BLOCK;
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     __shared__ long long s_used;
     const long long row = blockIdx.x;
     unsigned long long* h = hist + row * MAX_BINS;
@@ -161,21 +165,21 @@ __global__ void __launch_bounds__(1024)
             __syncthreads();
             continue;
         }
-        find_bin(h, bins, static_cast<unsigned long long>(rk[s] + 1), scratch,
-                 [&](int bin, unsigned long long below, unsigned long long c) {
-                     const unsigned long long m = static_cast<unsigned long long>(bins - 1);
-                     st[PREFIX] =
-                         static_cast<long long>(static_cast<unsigned long long>(bin) << shift);
-                     st[MASK] = static_cast<long long>(m << shift);
-                     st[K_REM] = static_cast<long long>(rk[s] + 1 - below);
-                     st[COUNT] = static_cast<long long>(c);
-                     st[LIVE] = 1;
-                     st[SRC_BUFFER] = 0;
-                     st[WRITTEN] = 0;
-                     st[SRC_COUNT] = 0;
-                     st[OFFSET] = 0;
-                     plan_buffer(row_state, s, cap, s_used);
-                 });
+        find_bin<BLOCK>(h, bins, static_cast<unsigned long long>(rk[s] + 1), scratch,
+                        [&](int bin, unsigned long long below, unsigned long long c) {
+                            const unsigned long long m = static_cast<unsigned long long>(bins - 1);
+                            st[PREFIX] = static_cast<long long>(static_cast<unsigned long long>(bin)
+                                                                << shift);
+                            st[MASK] = static_cast<long long>(m << shift);
+                            st[K_REM] = static_cast<long long>(rk[s] + 1 - below);
+                            st[COUNT] = static_cast<long long>(c);
+                            st[LIVE] = 1;
+                            st[SRC_BUFFER] = 0;
+                            st[WRITTEN] = 0;
+                            st[SRC_COUNT] = 0;
+                            st[OFFSET] = 0;
+                            plan_buffer(row_state, s, cap, s_used);
+                        });
         __syncthreads();  // the scan's words are reused by the next slot, which reads this one
     }
     for (int j = 0; j < PER; ++j) {  // zero for the next use (each thread its own bins)
@@ -309,13 +313,14 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 // One block per row: each live slot's next digit and share of the buffer (see the header).
-__global__ void __launch_bounds__(1024)
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
     quantile_choose(unsigned long long* __restrict__ hist, long long* __restrict__ state,
                     long long* __restrict__ used, long long slots, long long cap, int group,
                     int shift, int width) {
     using namespace prim::quantile;
-    constexpr int PER = MAX_BINS / 1024;
-    __shared__ unsigned long long scratch[1024 / prim::WARP];
+    constexpr int PER = MAX_BINS / BLOCK;
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     __shared__ long long s_used;
     const long long row = blockIdx.x;
     long long* row_state = state + row * slots * FIELDS;
@@ -333,26 +338,28 @@ __global__ void __launch_bounds__(1024)
         const bool wrote = st[WILL_BUFFER] != 0;
         const long long follow = st[FOLLOW];
         const long long written = st[WRITTEN];
-        find_bin(h, bins, k, scratch, [&](int bin, unsigned long long below, unsigned long long c) {
-            const unsigned long long m = static_cast<unsigned long long>(bins - 1);
-            st[PREFIX] = static_cast<long long>(static_cast<unsigned long long>(st[PREFIX]) |
-                                                (static_cast<unsigned long long>(bin) << shift));
-            st[MASK] =
-                static_cast<long long>(static_cast<unsigned long long>(st[MASK]) | (m << shift));
-            st[K_REM] = static_cast<long long>(k - below);
-            st[COUNT] = static_cast<long long>(c);
-            if (wrote) {  // the pass just run wrote the slot's candidates
-                st[SRC_BUFFER] = 1;
-                st[SRC_COUNT] = written;
-            } else if (follow >= 0) {  // ... or those of the earlier slot it follows (done)
-                const long long* o = row_state + follow * FIELDS;
-                st[SRC_BUFFER] = 1;
-                st[OFFSET] = o[OFFSET];
-                st[SRC_COUNT] = o[SRC_COUNT];
-            }
-            st[WRITTEN] = 0;
-            plan_buffer(row_state, s, cap, s_used);
-        });
+        find_bin<BLOCK>(
+            h, bins, k, scratch, [&](int bin, unsigned long long below, unsigned long long c) {
+                const unsigned long long m = static_cast<unsigned long long>(bins - 1);
+                st[PREFIX] =
+                    static_cast<long long>(static_cast<unsigned long long>(st[PREFIX]) |
+                                           (static_cast<unsigned long long>(bin) << shift));
+                st[MASK] = static_cast<long long>(static_cast<unsigned long long>(st[MASK]) |
+                                                  (m << shift));
+                st[K_REM] = static_cast<long long>(k - below);
+                st[COUNT] = static_cast<long long>(c);
+                if (wrote) {  // the pass just run wrote the slot's candidates
+                    st[SRC_BUFFER] = 1;
+                    st[SRC_COUNT] = written;
+                } else if (follow >= 0) {  // ... or those of the earlier slot it follows (done)
+                    const long long* o = row_state + follow * FIELDS;
+                    st[SRC_BUFFER] = 1;
+                    st[OFFSET] = o[OFFSET];
+                    st[SRC_COUNT] = o[SRC_COUNT];
+                }
+                st[WRITTEN] = 0;
+                plan_buffer(row_state, s, cap, s_used);
+            });
         __syncthreads();  // the scan's words are reused by the next slot, which reads this one
     }
     // zero for the next pass, once every slot read them (each thread its own bins)

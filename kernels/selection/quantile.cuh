@@ -1,8 +1,8 @@
 // quantile.cuh -- what quantile.cu's order statistics and split.cu's split of rows by one kth
 // share: a slot's state (QField), the selection's image of a key and its inverse, the striped
-// loads of a tile or a warp's run, a slot's share of the candidate buffer and the bin of a rank in a histogram. Device
-// functions only: no kernel, no shared memory of its own (the kernels' headers say how these
-// are used).
+// loads of a tile or a warp's run, a slot's share of the candidate buffer and the bin of a rank
+// in a histogram. Device functions only: no kernel, no shared memory of its own (the kernels'
+// headers say how these are used).
 #pragma once
 #include "util/prim.cuh"
 #include "util/load.cuh"
@@ -137,12 +137,12 @@ __device__ __forceinline__ void plan_buffer(long long* row_state, long long s, l
 
 // The bin of `hist` (bins counters, one per thread and PER consecutive bins) holding the
 // k-th key (1-based): found(bin, keys below it, keys in it) by the one thread that holds it.
-// Whole block of 1024 threads (the scan's barriers).
-template <class Found>
+// Whole block of BLOCK threads (the scan's barriers); scratch: BLOCK / WARP words.
+template <int BLOCK, class Found>
 __device__ __forceinline__ void find_bin(const unsigned long long* h, int bins,
                                          unsigned long long k, unsigned long long* scratch,
                                          Found found) {
-    constexpr int BLOCK = 1024;
+    static_assert(MAX_BINS % BLOCK == 0, "find_bin: BLOCK divides MAX_BINS");
     constexpr int PER = MAX_BINS / BLOCK;
     unsigned long long mine[PER];
     unsigned long long sum = 0;

@@ -5,10 +5,12 @@
 // split_first<U, BLOCK, ITEMS>: quantile_first's histogram of the first digit (no NaN counts),
 //   each block's own written too (block_hist, 2^width counters a block). grid =
 //   blocks_per_row * rows, BLOCK threads, static shared memory 8192 counters.
-// split_take: one thread a row, after quantile_start: takes the row when the kth's bin holds at
-//   most cap keys (its first level from the slot's state; the slot made not live).
-// split_bounds: a block of 256 threads a (row, block of the level's count): the block's keys
-//   below the kth's bin, in it and above it, from its histogram (cnt (rows, blocks, 3)).
+// split_take<BLOCK>: one thread a row (blocks of BLOCK, 256), after quantile_start: takes the
+//   row when the kth's bin holds at most cap keys (its first level from the slot's state; the
+//   slot made not live).
+// split_bounds<BLOCK>: a block of BLOCK (256) threads a (row, block of the level's count): the
+//   block's keys below the kth's bin, in it and above it, from its histogram (cnt (rows,
+//   blocks, 3)).
 // split_scatter<U, BLOCK, ITEMS, ARG, ROW, PREFETCH>: each key of a level's source (ROW: the
 //   row, the first level; else the last level's buffer) to the front of the level's range (a lower
 //   bin), to the next buffer (the kth's bin; with the last digit to its place in the output)
@@ -21,15 +23,18 @@
 //   blocks_per_row * rows (the count's), BLOCK threads, static shared memory 3 * BLOCK / 32 +
 //   a few words.
 // split_hist<U, BLOCK, ITEMS>: a later digit's histogram of the buffered keys (as
-//   split_first's). split_choose: one block of 1024 threads a row: that digit's bin of the kth
-//   (find_bin), the level's range moved past the last level's lower bins; the row histogram
-//   left zero. A later level: split_hist, split_choose, split_bounds, split_scatter, the
-//   buffers alternating; two reads of the rows in all (split_first, the first scatter) and
-//   one write, the later levels reading only the kth's bins.
+//   split_first's). split_choose<BLOCK>: one block of BLOCK (1024) threads a row: that digit's
+//   bin of the kth (find_bin), the level's range moved past the last level's lower bins; the
+//   row histogram left zero. A later level: split_hist, split_choose, split_bounds,
+//   split_scatter, the buffers alternating; two reads of the rows in all (split_first, the
+//   first scatter) and one write, the later levels reading only the kth's bins.
 // Preconditions: as quantile.cu's selection's; one slot a row (rank `rank`), cap a multiple of
 //   4 (its buffers' rows 16-byte aligned), two buffers of rows * cap keys (and with ARG
 //   indices), its levels the selection's digits, a level's count and scatter of the same
 //   blocks_per_row and TILE; hist zero on entry to a later level (split_choose leaves it so).
+// Every kernel is a template (the one-block-a-row ones over their block size): NVRTC builds
+// every non-template kernel of a file into each program, so an instantiation compiled alone on
+// first use would carry them all (each compile about 40% longer).
 #include "util/prim.cuh"
 #include "selection/quantile.cuh"
 
@@ -131,11 +136,12 @@ __global__ void __launch_bounds__(BLOCK)
 // cap keys: they fit the buffers), and if so the row's first level from the selection's state
 // after quantile_start (one slot, rank `rank`); the slot is then no longer live, so the
 // selection's later passes and the partition by its value leave the row to the split.
-__global__ void __launch_bounds__(256)
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
     split_take(long long* __restrict__ state, long long rows, long long len, long long rank,
                long long cap, long long* __restrict__ split, int shift, int width) {
     using namespace prim::quantile;
-    const long long row = static_cast<long long>(blockIdx.x) * 256 + threadIdx.x;
+    const long long row = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x;
     if (row >= rows) return;
     long long* st = state + row * FIELDS;
     long long* sp = split + row * SPLIT_FIELDS;
@@ -152,58 +158,60 @@ __global__ void __launch_bounds__(256)
     st[LIVE] = 0;
 }
 
-// One block of 1024 threads a row: a later level's bin from the row's histogram of its digit
+// One block of BLOCK threads a row: a later level's bin from the row's histogram of its digit
 // (split_hist's), the histogram left zero; the level's source is the last level's kth bin.
-__global__ void __launch_bounds__(1024)
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
     split_choose(unsigned long long* __restrict__ hist, long long* __restrict__ split, int width) {
     using namespace prim::quantile;
-    constexpr int PER = MAX_BINS / 1024;
-    __shared__ unsigned long long scratch[1024 / prim::WARP];
+    constexpr int PER = MAX_BINS / BLOCK;
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     const long long row = blockIdx.x;
     long long* sp = split + row * SPLIT_FIELDS;
     if (!sp[S_TAKE]) return;  // block-uniform
     unsigned long long* h = hist + row * MAX_BINS;
     const long long k = sp[S_K], base = sp[S_BASE] + sp[S_BELOW], src = sp[S_MID];
     __syncthreads();  // every thread read the state before the finder rewrites it
-    find_bin(h, 1 << width, static_cast<unsigned long long>(k), scratch,
-             [&](int bin, unsigned long long below, unsigned long long c) {
-                 sp[S_BASE] = base;
-                 sp[S_SRC] = src;
-                 sp[S_BIN] = bin;
-                 sp[S_BELOW] = static_cast<long long>(below);
-                 sp[S_MID] = static_cast<long long>(c);
-                 sp[S_K] = k - static_cast<long long>(below);
-             });
+    find_bin<BLOCK>(h, 1 << width, static_cast<unsigned long long>(k), scratch,
+                    [&](int bin, unsigned long long below, unsigned long long c) {
+                        sp[S_BASE] = base;
+                        sp[S_SRC] = src;
+                        sp[S_BIN] = bin;
+                        sp[S_BELOW] = static_cast<long long>(below);
+                        sp[S_MID] = static_cast<long long>(c);
+                        sp[S_K] = k - static_cast<long long>(below);
+                    });
     for (int j = 0; j < PER; ++j) {  // zero for the next level (each thread its own bins)
         const int b = threadIdx.x * PER + j;
         if (b < (1 << width)) h[b] = 0ull;
     }
 }
 
-// One block of 256 threads a (row, block of the level's count): that block's keys below the
+// One block of BLOCK threads a (row, block of the level's count): that block's keys below the
 // kth's bin, in it and above it, from its histogram: cnt (rows, blocks_per_row, 3).
-__global__ void __launch_bounds__(256)
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
     split_bounds(const long long* __restrict__ split, const unsigned* __restrict__ block_hist,
                  long long blocks_per_row, int width, unsigned long long* __restrict__ cnt) {
     using namespace prim::quantile;
-    __shared__ unsigned long long scratch[256 / prim::WARP];
+    __shared__ unsigned long long scratch[BLOCK / prim::WARP];
     const long long row = blockIdx.x / blocks_per_row;
     if (!split[row * SPLIT_FIELDS + S_TAKE]) return;  // block-uniform
     const long long bin = split[row * SPLIT_FIELDS + S_BIN];
     const unsigned* h = block_hist + static_cast<long long>(blockIdx.x) * (1 << width);
     unsigned long long lt = 0, eq = 0, all = 0;
-    for (int i = threadIdx.x; i < (1 << width); i += 256) {
+    for (int i = threadIdx.x; i < (1 << width); i += BLOCK) {
         const unsigned long long c = h[i];
         all += c;
         lt += i < bin ? c : 0ull;
         eq += i == bin ? c : 0ull;
     }
     const prim::Sum<unsigned long long> sum;
-    lt = prim::block_reduce<256>(lt, sum, scratch);
+    lt = prim::block_reduce<BLOCK>(lt, sum, scratch);
     __syncthreads();
-    eq = prim::block_reduce<256>(eq, sum, scratch);
+    eq = prim::block_reduce<BLOCK>(eq, sum, scratch);
     __syncthreads();
-    all = prim::block_reduce<256>(all, sum, scratch);
+    all = prim::block_reduce<BLOCK>(all, sum, scratch);
     if (threadIdx.x == 0) {
         unsigned long long* c = cnt + static_cast<long long>(blockIdx.x) * 3;
         c[0] = lt;

@@ -13,7 +13,7 @@ from .._core.plans import Plan
 from ..sorting import argsort, complex_image, sort
 from . import _kernels, _plans as _splans, _policy
 from ._arith import settle_nans
-from ._quantile import MAX_BINS, Order, _c, _key_dtype, selects
+from ._quantile import MAX_BINS, Order, _c, _key_dtype, plan_names, selects
 from ._quantile import read_rows, warn_all_nan
 from ._select import back, read_rows as read_rows_layout
 
@@ -55,6 +55,8 @@ class ComplexPartitionRun(Plan):
 #: and quantile_part_scatter's ARG (values, indices); its M (splitters) is 1 or PART_MAX
 PART_MAX, PART_BUCKETS = 4, 9
 PART_ARG = ("false", "true")
+#: the block sizes of split.cu's one-thread-a-row, per-block-count and per-row kernels
+TAKE_BLOCK, BOUNDS_BLOCK, CHOOSE_BLOCK = 256, 256, 1024
 #: fields of a row's split state (prim::quantile::SPLIT_FIELDS)
 SPLIT_FIELDS = 7
 
@@ -78,7 +80,11 @@ def split_names(ppol, ub=None, arg=None):
     tiles): of keys of ``ub`` bytes and ARG ``arg`` (``"true"``/``"false"``) when given, else of
     every width and both."""
     tile, pre = f"{ppol.split_block}, {ppol.split_items}", PART_ARG[ppol.split_prefetch]
-    out = ["split_take", "split_choose", "split_bounds"]
+    out = [
+        f"split_take<{TAKE_BLOCK}>",
+        f"split_choose<{CHOOSE_BLOCK}>",
+        f"split_bounds<{BOUNDS_BLOCK}>",
+    ]
     for u in _splans.UBITS if ub is None else (ub,):
         c = _c(u)
         out += [f"split_first<{c}, {tile}>", f"split_hist<{c}, {tile}>"]
@@ -141,13 +147,15 @@ class SplitPlan(Plan):
         self.first = _plans.Launch(kfirst, b1 * rows, block)
         self.first_args = (i64(length), i64(b1))
         self.head = (plan.kind, i32(sched[0][0]), i32(sched[0][1]))
-        self.take_launch = _plans.Launch(get("split_take"), _launch.cdiv(rows, 256), 256)
+        self.take_launch = _plans.Launch(
+            get(f"split_take<{TAKE_BLOCK}>"), _launch.cdiv(rows, TAKE_BLOCK), TAKE_BLOCK
+        )
         self.take_args = (i64(rows), i64(length), i64(rank), i64(self.cap))
-        self.bounds1 = _plans.Launch(get("split_bounds"), b1 * rows, 256)
-        self.bounds2 = _plans.Launch(get("split_bounds"), b2 * rows, 256)
+        self.bounds1 = _plans.Launch(get(f"split_bounds<{BOUNDS_BLOCK}>"), b1 * rows, BOUNDS_BLOCK)
+        self.bounds2 = _plans.Launch(get(f"split_bounds<{BOUNDS_BLOCK}>"), b2 * rows, BOUNDS_BLOCK)
         self.row = _plans.Launch(krow, b1 * rows, block)
         self.hist = _plans.Launch(khist, b2 * rows, block)
-        self.choose = _plans.Launch(get("split_choose"), rows, 1024)
+        self.choose = _plans.Launch(get(f"split_choose<{CHOOSE_BLOCK}>"), rows, CHOOSE_BLOCK)
         self.buf = _plans.Launch(kbuf, b2 * rows, block)
         self.len64 = i64(length)
         self.state = xp.empty(rows * SPLIT_FIELDS, dtype=np.int64)  # set by split_take
@@ -234,14 +242,12 @@ class RankPartitionRun(Plan):
             f"quantile_part_count<{c}, {tile}>",
             f"quantile_part_scatter<{c}, {tile}, {arg}, {m}>",
         ]
-        # the instantiations this run launches start compiling beside the selection's, the
-        # longer compiles first (the split's one-thread kernels last)
-        split = split_names(ppol, ub, arg) if m == 1 else []
-        _loader.prefetch(_kernels.SPLIT, split[3:][::-1])
-        _loader.prefetch(_kernels.QUANTILE, part)
-        # with one kth the split's first pass is the selection's
+        # every instantiation this run launches starts compiling before the selection's plan
+        # waits for its own; with one kth the split's first pass is the selection's
+        _loader.prefetch(_kernels.QUANTILE, plan_names(ub, pol, first=m > 1) + part)
+        if m == 1:
+            _loader.prefetch(_kernels.SPLIT, split_names(ppol, ub, arg))
         self.order = Order(backend, dtype, lay.rows, lay.length, ranks.size, False, first=m > 1)
-        _loader.prefetch(_kernels.SPLIT, split[:3])
         plan = self.order.plan
         assert plan.ub == ub, (plan.ub, ub)
         self.ranks = self.xp.asarray(ranks)

@@ -87,7 +87,7 @@ ROW_NAN, ALL_NAN = 0, 1
 
 
 def names(pol):
-    out = ["quantile_start", "quantile_choose"]
+    out = [f"quantile_start<{_START_BLOCK}>", f"quantile_choose<{_START_BLOCK}>"]
     for ub in _splans.UBITS:
         c = _c(ub)
         out += [
@@ -138,12 +138,12 @@ class OrderPlan(Plan):
         self.cap = max(1, _launch.cdiv(length, pol.buffer_div))
         self.first_launch = None  # made when first used (a split's first pass replaces it)
         self.head = (i32(kind), i32(sched[0][0]), i32(sched[0][1]))
-        self.start = _plans.Launch(get("quantile_start"), rows, _START_BLOCK)
+        self.start = _plans.Launch(get(f"quantile_start<{_START_BLOCK}>"), rows, _START_BLOCK)
         self.start_args = (i64(slots), i64(self.cap), i32(sched[0][0]), i32(sched[0][1]))
         self.choose_args = (i64(slots), i64(self.cap), i32(pol.group))
         self.pass_ = _plans.Launch(kpass, bpr2 * self.groups * rows, pol.block)
         self.pass_args = (i64(length), i64(bpr2), i64(self.groups), i64(slots))
-        self.choose = _plans.Launch(get("quantile_choose"), rows, _START_BLOCK)
+        self.choose = _plans.Launch(get(f"quantile_choose<{_START_BLOCK}>"), rows, _START_BLOCK)
         self.later = [(i32(s), i32(w)) for s, w in sched[1:]]
         self.get, self.c, self.launches = get, c, {}  # bits and finish: made when first used
         self.kind, self.cap64, self.len64 = i32(kind), i64(self.cap), i64(length)
@@ -238,8 +238,8 @@ def plan_names(ub, pol, first=True):
     c = _c(ub)
     return [f"quantile_first<{c}, {pol.block}, {pol.items}>"] * first + [
         f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>",
-        "quantile_start",
-        "quantile_choose",
+        f"quantile_start<{_START_BLOCK}>",
+        f"quantile_choose<{_START_BLOCK}>",
     ]
 
 
