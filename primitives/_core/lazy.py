@@ -7,7 +7,7 @@ one instantiation compiled alone into a cubin kept on disk (:func:`compile_alone
 in threads where a call announces them (:func:`prefetch`). With tiers (NVRTC 12.8 or later,
 ``$PRIMITIVES_COMPILE_TIERS`` not ``off``), a first call compiles its kernels at NVRTC's fast
 level and runs them; their default-level images compile in background threads
-(:func:`_finish`), and each, when it lands, is swapped into every
+(:func:`_finish`) once no call waits for a compile, and each, when it lands, is swapped into every
 :class:`~primitives._core.loader.Kernel` of its instantiation (prepared launches read the handle
 per call) and the plans are retired, so the next call makes them with the new image's
 occupancy. :func:`settle` waits
@@ -209,6 +209,18 @@ _watchers: dict[tuple[int, str, str], weakref.WeakSet[Kernel]] = {}
 # the fast images' modules, kept loaded after their default ones land
 _retired: list[Any] = []
 _tier_lock = threading.Lock()
+# the compiles calls wait for (asked for, under way or queued), and their end: a default image
+# compiles only while there are none, so that it takes no processor from a first call
+_waited_for = 0
+_calls_idle = threading.Condition()
+
+
+def _call_compile(delta: int) -> None:
+    global _waited_for
+    with _calls_idle:
+        _waited_for += delta
+        if _waited_for == 0:
+            _calls_idle.notify_all()
 
 
 def _executor(which: int) -> concurrent.futures.ThreadPoolExecutor:
@@ -256,7 +268,9 @@ def prefetch(relpath: str, names: Iterable[str]) -> None:
     for name in names:
         key = (relpath, name, f"sm_{cc}")
         if key not in _prefetched:
-            _prefetched[key] = pool.submit(_first_image, *key)
+            _call_compile(1)
+            _prefetched[key] = future = pool.submit(_first_image, *key)
+            future.add_done_callback(lambda _: _call_compile(-1))
 
 
 def _first_image_now(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, str, bool]:
@@ -264,18 +278,24 @@ def _first_image_now(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, 
     running it here where no thread has started it yet)."""
     future = _prefetched.pop((relpath, name, arch), None)
     if future is None or future.cancel():
-        return _first_image(relpath, name, arch)
+        _call_compile(1)
+        try:
+            return _first_image(relpath, name, arch)
+        finally:
+            _call_compile(-1)
     return future.result()
 
 
 def _finish(device: int, relpath: str, name: str, arch: str) -> None:
-    """In the background: compile the default image of a kernel that runs its fast one, load
-    it on ``device`` and swap it into every :class:`Kernel` of the instantiation; then retire
+    """In the background, once no call waits for a compile (none asked for, queued or under
+    way): compile the default image of a kernel that runs its fast one, load it on ``device`` and swap it into every :class:`Kernel` of the instantiation; then retire
     the plans (made with the fast image's occupancy: the next call makes them again). A failed
     compile leaves the fast image in use, with a warning. The wait for the kernel
     (:func:`settle`) ends after all of it, whatever happens."""
     key = (device, relpath, name)
     try:
+        with _calls_idle:  # after the compiles a call waits for
+            _calls_idle.wait_for(lambda: _waited_for == 0)
         import cupy
 
         from . import plans as _plans

@@ -69,6 +69,8 @@ METHODS = (
 FIELDS = 12
 MAX_BINS = 1 << _policy.MAX_BITS
 _START_BLOCK = 1024
+#: the one-block-a-row kernels: the first digit's choice, a later digit's
+STEPS = [f"quantile_start<{_START_BLOCK}>", f"quantile_choose<{_START_BLOCK}>"]
 
 
 def _c(ub):
@@ -87,7 +89,7 @@ ROW_NAN, ALL_NAN = 0, 1
 
 
 def names(pol):
-    out = [f"quantile_start<{_START_BLOCK}>", f"quantile_choose<{_START_BLOCK}>"]
+    out = list(STEPS)
     for ub in _splans.UBITS:
         c = _c(ub)
         out += [
@@ -138,12 +140,12 @@ class OrderPlan(Plan):
         self.cap = max(1, _launch.cdiv(length, pol.buffer_div))
         self.first_launch = None  # made when first used (a split's first pass replaces it)
         self.head = (i32(kind), i32(sched[0][0]), i32(sched[0][1]))
-        self.start = _plans.Launch(get(f"quantile_start<{_START_BLOCK}>"), rows, _START_BLOCK)
+        self.start = _plans.Launch(get(STEPS[0]), rows, _START_BLOCK)
         self.start_args = (i64(slots), i64(self.cap), i32(sched[0][0]), i32(sched[0][1]))
         self.choose_args = (i64(slots), i64(self.cap), i32(pol.group))
         self.pass_ = _plans.Launch(kpass, bpr2 * self.groups * rows, pol.block)
         self.pass_args = (i64(length), i64(bpr2), i64(self.groups), i64(slots))
-        self.choose = _plans.Launch(get(f"quantile_choose<{_START_BLOCK}>"), rows, _START_BLOCK)
+        self.choose = _plans.Launch(get(STEPS[1]), rows, _START_BLOCK)
         self.later = [(i32(s), i32(w)) for s, w in sched[1:]]
         self.get, self.c, self.launches = get, c, {}  # bits and finish: made when first used
         self.kind, self.cap64, self.len64 = i32(kind), i64(self.cap), i64(length)
@@ -232,15 +234,11 @@ def selects(rows, length, slots):
 
 
 def plan_names(ub, pol, first=True):
-    """The instantiations every :class:`OrderPlan` of ``ub``-byte keys runs (its bits or
-    finish kernel is asked for by the caller that knows which: :meth:`Order.prefetch`), the
-    first pass's unless ``first`` is false (a split's first pass replaces it)."""
-    c = _c(ub)
-    return [f"quantile_first<{c}, {pol.block}, {pol.items}>"] * first + [
-        f"quantile_pass<{c}, {pol.block}, {pol.items}, {pol.group}>",
-        f"quantile_start<{_START_BLOCK}>",
-        f"quantile_choose<{_START_BLOCK}>",
-    ]
+    """The instantiations every :class:`OrderPlan` of ``ub``-byte keys runs (the first pass's
+    unless ``first`` is false; its bits or finish kernel: the caller's that knows which)."""
+    c, tile = _c(ub), f"{pol.block}, {pol.items}"
+    first_pass = [f"quantile_first<{c}, {tile}>"] * first
+    return [*first_pass, f"quantile_pass<{c}, {tile}, {pol.group}>", *STEPS]
 
 
 def finish_name(c, tdt, odt=None):

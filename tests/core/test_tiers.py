@@ -69,3 +69,37 @@ def test_fast_images_first_then_the_default_ones(tmp_path):
         timeout=300,
     )
     assert run.returncode == 0 and run.stdout.startswith("ok"), run.stdout + run.stderr
+
+
+def test_default_images_wait_for_the_calls_compiles(monkeypatch):
+    """A default image compiles (lazy._finish) only while no call waits for a compile: none
+    asked for, queued or under way (lazy._call_compile), so that it takes no processor from a
+    first call; a call's compile run in the caller's thread counts too."""
+    import threading
+    import time
+    import types
+
+    from primitives._core import lazy
+
+    started = []
+
+    def compile_alone(relpath, name, arch, fast=False):
+        started.append((name, lazy._waited_for))
+        raise RuntimeError("stand-in compiler")
+
+    monkeypatch.setattr(lazy, "compile_alone", compile_alone)
+    monkeypatch.setitem(sys.modules, "cupy", types.ModuleType("cupy"))  # a GPU's stand-in
+    lazy._call_compile(1)  # a call's compile under way
+    thread = threading.Thread(target=lazy._finish, args=(0, "x.cu", "k", "sm_90"))
+    with pytest.warns(RuntimeWarning, match="stand-in compiler"):
+        thread.start()
+        time.sleep(0.2)
+        assert started == [] and thread.is_alive()
+        lazy._call_compile(-1)
+        thread.join(10)
+    assert started == [("k", 0)] and not thread.is_alive()
+
+    seen = []
+    monkeypatch.setattr(lazy, "_first_image", lambda *key: seen.append(lazy._waited_for))
+    lazy._first_image_now("x.cu", "k", "sm_90")  # not prefetched: compiled here, counted
+    assert seen == [1] and lazy._waited_for == 0
