@@ -3,16 +3,17 @@ tiers where NVRTC has the fast-compile levels.
 
 Where the package ships no binary for a module (:mod:`primitives._core.binaries`), the loader
 (:func:`primitives._core.loader.load`) asks :func:`compiled_alone` for each kernel a call needs:
-one instantiation compiled alone into a cubin kept on disk (:func:`compile_alone`), several at once
-in threads where a call announces them (:func:`prefetch`). With tiers (NVRTC 12.8 or later,
-``$PRIMITIVES_COMPILE_TIERS`` not ``off``), a first call compiles its kernels at NVRTC's fast
-level and runs them; their default-level images compile in background threads
-(:func:`_finish`) once no call waits for a compile, and each, when it lands, is swapped into every
-:class:`~primitives._core.loader.Kernel` of its instantiation (prepared launches read the handle
-per call) and the plans are retired, so the next call makes them with the new image's
-occupancy. :func:`settle` waits
-for the images under way (the timings call it). A process that exits waits for the compiles under
-way (the pool's threads are joined), so the next one finds the default images in the cache.
+one instantiation compiled alone into a cubin kept on disk (:func:`compile_alone`), several at
+once where a call announces them (:func:`prefetch`): each in a thread that hands it to a worker
+process (:mod:`.compile_workers`: NVRTC scales poorly over threads of one process). With tiers
+(NVRTC 12.8 or later, ``$PRIMITIVES_COMPILE_TIERS`` not ``off``), a first call compiles its
+kernels at NVRTC's fast level and runs them; their default-level images compile in background
+threads (:func:`_finish`) once no call has waited for a compile for a while, and each, when it
+lands, is swapped into every :class:`~primitives._core.loader.Kernel` of its instantiation
+(prepared launches read the handle per call) and the plans are retired, so the next call makes
+them with the new image's occupancy. :func:`settle` waits for the images under way (the timings
+call it). A process that exits waits for the compiles under way (the pool's threads are
+joined), so the next one finds the default images in the cache.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def compile_alone(
     compiler and its options. ``fast``: at NVRTC's fast-compile level (:func:`_tier_level`), the
     image a first call runs while the default one compiles (:func:`settle`). Raises
     :class:`KernelCompileError` with the compiler's log on a compile error."""
-    from . import nvrtc
+    from . import compile_workers, nvrtc
 
     opts = binary_options() + ([f"-Ofc={_tier_level() or FAST_LEVEL}"] if fast else [])
     image, meta = _image_paths(relpath, name, arch, opts)
@@ -77,7 +78,7 @@ def compile_alone(
         return found
     start = time.perf_counter()
     try:
-        data, lowered = nvrtc.compile_binary(
+        data, lowered = compile_workers.compile_binary(
             source(relpath), [name], arch=arch, options=opts, filename=relpath
         )
     except nvrtc.NVRTCError as exc:
@@ -213,6 +214,10 @@ _tier_lock = threading.Lock()
 # compiles only while there are none, so that it takes no processor from a first call
 _waited_for = 0
 _calls_idle = threading.Condition()
+_last_wait_end = [0.0]
+#: seconds a default image waits after the last compile a call waited for: a call that asks for
+#: its kernels one after another (each after the last one ran) keeps the processor meanwhile
+QUIET_S = 0.3
 
 
 def _call_compile(delta: int) -> None:
@@ -220,7 +225,19 @@ def _call_compile(delta: int) -> None:
     with _calls_idle:
         _waited_for += delta
         if _waited_for == 0:
+            _last_wait_end[0] = time.monotonic()
             _calls_idle.notify_all()
+
+
+def _wait_for_quiet() -> None:
+    """Until no call has waited for a compile for :data:`QUIET_S` seconds."""
+    with _calls_idle:
+        while True:
+            _calls_idle.wait_for(lambda: _waited_for == 0)
+            left = _last_wait_end[0] + QUIET_S - time.monotonic()
+            if left <= 0:
+                return
+            _calls_idle.wait(left)
 
 
 def _executor(which: int) -> concurrent.futures.ThreadPoolExecutor:
@@ -287,15 +304,16 @@ def _first_image_now(relpath: str, name: str, arch: str) -> tuple[pathlib.Path, 
 
 
 def _finish(device: int, relpath: str, name: str, arch: str) -> None:
-    """In the background, once no call waits for a compile (none asked for, queued or under
-    way): compile the default image of a kernel that runs its fast one, load it on ``device`` and swap it into every :class:`Kernel` of the instantiation; then retire
-    the plans (made with the fast image's occupancy: the next call makes them again). A failed
+    """In the background, once no call has waited for a compile (none asked for, queued or
+    under way) for :data:`QUIET_S` seconds: compile the default image of a kernel that runs its
+    fast one, load it on ``device`` and swap it into every :class:`Kernel` of the
+    instantiation; then retire the plans (made with the fast image's occupancy: the next call
+    makes them again). A failed
     compile leaves the fast image in use, with a warning. The wait for the kernel
     (:func:`settle`) ends after all of it, whatever happens."""
     key = (device, relpath, name)
     try:
-        with _calls_idle:  # after the compiles a call waits for
-            _calls_idle.wait_for(lambda: _waited_for == 0)
+        _wait_for_quiet()  # after the compiles a call waits for
         import cupy
 
         from . import plans as _plans

@@ -72,9 +72,10 @@ def test_fast_images_first_then_the_default_ones(tmp_path):
 
 
 def test_default_images_wait_for_the_calls_compiles(monkeypatch):
-    """A default image compiles (lazy._finish) only while no call waits for a compile: none
-    asked for, queued or under way (lazy._call_compile), so that it takes no processor from a
-    first call; a call's compile run in the caller's thread counts too."""
+    """A default image compiles (lazy._finish) only once no call has waited for a compile (none
+    asked for, queued or under way: lazy._call_compile) for lazy.QUIET_S seconds, so that it
+    takes no processor from a first call; a call's compile run in the caller's thread counts
+    too."""
     import threading
     import time
     import types
@@ -84,7 +85,7 @@ def test_default_images_wait_for_the_calls_compiles(monkeypatch):
     started = []
 
     def compile_alone(relpath, name, arch, fast=False):
-        started.append((name, lazy._waited_for))
+        started.append((name, lazy._waited_for, time.monotonic()))
         raise RuntimeError("stand-in compiler")
 
     monkeypatch.setattr(lazy, "compile_alone", compile_alone)
@@ -96,8 +97,11 @@ def test_default_images_wait_for_the_calls_compiles(monkeypatch):
         time.sleep(0.2)
         assert started == [] and thread.is_alive()
         lazy._call_compile(-1)
+        released = time.monotonic()
         thread.join(10)
-    assert started == [("k", 0)] and not thread.is_alive()
+    ((name, waited_for, at),) = started
+    assert (name, waited_for) == ("k", 0) and not thread.is_alive()
+    assert at - released >= 0.9 * lazy.QUIET_S  # and a while after it
 
     seen = []
     monkeypatch.setattr(lazy, "_first_image", lambda *key: seen.append(lazy._waited_for))
