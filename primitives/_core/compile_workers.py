@@ -125,38 +125,46 @@ def _read(stream: IO[bytes], n: int) -> bytes:
 _lock = threading.Condition()
 _idle: list[_Worker] = []
 _started: list[_Worker] = []
+_slots = [0]  # workers started or starting
 # set when a worker ended without its answer: this process compiles everything itself from then
 _broken: list[bool] = []
 
 
 def _acquire() -> _Worker | None:
-    """An idle worker, a new one where fewer than :func:`size` run, else the first to be
-    released; None where none may run or one cannot start."""
+    """An idle worker, a new one where fewer than :func:`size` run (started outside the lock:
+    several threads start theirs at once), else the first to be released; None where none may
+    run or one cannot start."""
     limit = 0 if _broken else size()
     with _lock:
         while True:
             if _idle:
                 return _idle.pop()
-            if len(_started) < limit:
+            if _slots[0] < limit:
+                _slots[0] += 1  # this thread's to start
                 break
-            if limit == 0:
+            if limit == 0 or _slots[0] == 0:
                 return None
             _lock.wait()
-        try:
-            worker = _Worker()
-        except Exception:  # noqa: BLE001 - no interpreter to start (embedded): compile here
-            _broken.append(True)
-            return None
+    try:
+        worker = _Worker()
+    except Exception:  # noqa: BLE001 - no interpreter to start (embedded): compile here
+        _broken.append(True)
+        with _lock:
+            _slots[0] -= 1
+            _lock.notify()
+        return None
+    with _lock:
         _started.append(worker)
-        return worker
+    return worker
 
 
 def _release(worker: _Worker, alive: bool) -> None:
     with _lock:
-        if alive:
+        if alive and worker in _started:
             _idle.append(worker)
-        else:
+        elif worker in _started:  # not ended by shutdown() meanwhile
             _started.remove(worker)
+            _slots[0] -= 1
         _lock.notify()
 
 
@@ -207,6 +215,7 @@ def shutdown() -> None:
         workers = list(_started)
         _started.clear()
         _idle.clear()
+        _slots[0] = 0
         _lock.notify_all()
     for worker in workers:
         worker.close()
@@ -218,6 +227,7 @@ def _forget() -> None:
     _lock = threading.Condition()
     _idle.clear()
     _started.clear()
+    _slots[0] = 0
 
 
 atexit.register(shutdown)
