@@ -4,8 +4,7 @@ tiers where NVRTC has the fast-compile levels.
 Where the package ships no binary for a module (:mod:`primitives._core.binaries`), the loader
 (:func:`primitives._core.loader.load`) asks :func:`compiled_alone` for each kernel a call needs:
 one instantiation compiled alone into a cubin kept on disk (:func:`compile_alone`), several at
-once where a call announces them (:func:`prefetch`): each in a thread that hands it to a worker
-process (:mod:`.compile_workers`: NVRTC scales poorly over threads of one process). With tiers
+once in threads where a call announces them (:func:`prefetch`). With tiers
 (NVRTC 12.8 or later, ``$PRIMITIVES_COMPILE_TIERS`` not ``off``), a first call compiles its
 kernels at NVRTC's fast level and runs them; their default-level images compile in background
 threads (:func:`_finish`) once no call has waited for a compile for a while, and each, when it
@@ -68,7 +67,7 @@ def compile_alone(
     compiler and its options. ``fast``: at NVRTC's fast-compile level (:func:`_tier_level`), the
     image a first call runs while the default one compiles (:func:`settle`). Raises
     :class:`KernelCompileError` with the compiler's log on a compile error."""
-    from . import compile_workers, nvrtc
+    from . import nvrtc
 
     opts = binary_options() + ([f"-Ofc={_tier_level() or FAST_LEVEL}"] if fast else [])
     image, meta = _image_paths(relpath, name, arch, opts)
@@ -78,7 +77,7 @@ def compile_alone(
         return found
     start = time.perf_counter()
     try:
-        data, lowered = compile_workers.compile_binary(
+        data, lowered = nvrtc.compile_binary(
             source(relpath), [name], arch=arch, options=opts, filename=relpath
         )
     except nvrtc.NVRTCError as exc:
@@ -308,9 +307,8 @@ def _finish(device: int, relpath: str, name: str, arch: str) -> None:
     under way) for :data:`QUIET_S` seconds: compile the default image of a kernel that runs its
     fast one, load it on ``device`` and swap it into every :class:`Kernel` of the
     instantiation; then retire the plans (made with the fast image's occupancy: the next call
-    makes them again). A failed
-    compile leaves the fast image in use, with a warning. The wait for the kernel
-    (:func:`settle`) ends after all of it, whatever happens."""
+    makes them again). A failed compile leaves the fast image in use, with a warning. The wait
+    for the kernel (:func:`settle`) ends after all of it, whatever happens."""
     key = (device, relpath, name)
     try:
         _wait_for_quiet()  # after the compiles a call waits for
