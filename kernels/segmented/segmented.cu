@@ -37,8 +37,9 @@
 // wider type). Offsets: nseg + 1 non-decreasing values (validated by the host); the kernel stays
 // in bounds for any values, the results are then unspecified.
 //
-// segmented_bounds: the boundary words of keys t * tile for t in [0, count), one warp each, by the
-// 32-ary warp search over offsets[0 .. nseg]. Any 1-D launch of whole warps covering count warps.
+// segmented_bounds<BLOCK>: the boundary words of keys t * tile for t in [0, count), one warp
+// each, by the 32-ary warp search over offsets[0 .. nseg]. Any 1-D launch of BLOCK threads (whole
+// warps) covering count warps.
 //
 // segmented_reduce_tiles<InT, AccT, Op, BLOCK, ITEMS, MIN_BLOCKS, EXCHANGE, DRAWN>: out[s] = op
 // over segment s of CSR-style offsets, in one pass that keeps no scanned value per element. Each
@@ -184,9 +185,11 @@ __device__ __forceinline__ unsigned flag_bits(const unsigned char* p, long long 
 
 }  // namespace prim
 
-__global__ void segmented_bounds(const long long* __restrict__ offsets, long long nseg,
-                                 long long tile, long long count, long long* __restrict__ bounds) {
-    const long long t = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) /
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    segmented_bounds(const long long* __restrict__ offsets, long long nseg, long long tile,
+                     long long count, long long* __restrict__ bounds) {
+    const long long t = (static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x) /
         prim::WARP;  // one warp per boundary: warp-uniform
     if (t < count) {
         const long long key = t * tile;

@@ -15,7 +15,7 @@
 //   them to its own segment of buffer 1 (cap / blocks_per_row entries; positions by a warp scan
 //   and one shared atomic per warp and tile; a warp stops once the segment is full), then, by
 //   one global atomic on WRITE_COUNT, copies them to their place in buffer 0 (an overflowing
-//   block adds cap + 1 instead: the row reads its keys). select_filter_done (a thread per
+//   block adds cap + 1 instead: the row reads its keys). select_filter_done<BLOCK> (a thread per
 //   row): when the candidates number k..cap they hold the k winners (every other key's image
 //   is above theirs), and the state names buffer 0 as the passes' source; otherwise the state
 //   is left as the host set it and the passes read the row. The host picks `rank` so that the
@@ -24,7 +24,7 @@
 // Launch: select_sample grid = rows, BLOCK threads, dynamic shared memory sample * sizeof(U)
 //   (static: 256 counters and BLOCK / 32 scan words); select_filter grid = blocks_per_row * rows
 //   (row = blockIdx.x / blocks_per_row; grid-stride over the row's keys in tiles of
-//   BLOCK * ITEMS), BLOCK threads, two shared words; select_filter_done grid = ceil(rows / 256),
+//   BLOCK * ITEMS), BLOCK threads, two shared words; select_filter_done grid = ceil(rows / BLOCK),
 //   256 threads.
 // Preconditions: 1 <= k <= len; 1 <= rank <= sample; state initialised by the host (SelectField
 //   layout, selection/select.cuh; WRITE_COUNT zero, left zero by select_filter_done); buffers of
@@ -189,10 +189,11 @@ __global__ void __launch_bounds__(BLOCK)
 
 // A thread per row: the radix select reads the filter's candidates when they hold the k winners
 // and fit the buffer, else the row (see the header).
-__global__ void select_filter_done(long long* __restrict__ state, long long rows, long long k,
-                                   long long cap) {
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    select_filter_done(long long* __restrict__ state, long long rows, long long k, long long cap) {
     using namespace prim::select;
-    const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long r = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x;
     if (r >= rows) return;
     long long* st = state + r * FIELDS;
     const long long c = st[WRITE_COUNT];

@@ -20,11 +20,11 @@
 //     output and its EQ keys to the other buffer, positions from one block scan per tile and two
 //     atomics per block and tile, so later passes read only the candidates. COLLECT: the last
 //     launch writes the remaining winners (LT and EQ: the state is DONE by then) and no histogram.
-//   select_choose: one block of 1024 threads per row: a block scan of the row's histogram finds
-//     the bin holding the k_rem-th candidate, fixes the digit in the prefix, subtracts the keys
-//     below it from k_rem, zeroes the histogram, decides which source the next pass reads and
-//     whether it buffers, and marks the row DONE once every candidate left is a winner (always so
-//     after the last index digit: indices are unique).
+//   select_choose<BLOCK>: one block of BLOCK (1024) threads per row: a block scan of the row's
+//     histogram finds the bin holding the k_rem-th candidate, fixes the digit in the prefix,
+//     subtracts the keys below it from k_rem, zeroes the histogram, decides which source the
+//     next pass reads and whether it buffers, and marks the row DONE once every candidate left
+//     is a winner (always so after the last index digit: indices are unique).
 //   select_rank_sort: orders each row's k winners by (image, index): thread i counts the winners
 //     below winner i (BLOCK at a time through shared memory) and writes it at that rank; O(k^2)
 //     work, used for k up to the policy's sort_small.
@@ -226,11 +226,11 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 // One block of 1024 threads per row: fix the next digit of the row's prefix (see the header).
-__global__ void __launch_bounds__(1024)
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
     select_choose(unsigned long long* __restrict__ hist, long long* __restrict__ state,
                   long long cap, int shift, int width, int on_index) {
     using namespace prim::select;
-    constexpr int BLOCK = 1024;
     constexpr int MAX_BINS = 8192;
     constexpr int PER = MAX_BINS / BLOCK;
     __shared__ unsigned long long scratch[BLOCK / prim::WARP];

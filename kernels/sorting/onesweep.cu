@@ -22,14 +22,17 @@
 //   threads sharing a lane column count fewer than 2^16 keys together with 8-byte keys (the host
 //   adds blocks, in whole waves, when a thread would take more than 2044 keys besides its head
 //   and tail key), fewer than 2^32 with 4-byte keys (n < 2^32: hist is 32-bit).
-// onesweep_plan: one block of 256 threads, thread d owning digit d. For every pass it scans the
-//   digit counts across digits (block_exclusive_scan) into each digit's first output position
-//   and zeroes hist (with the fold word) for the next sort. A pass whose digit is the same for
-//   every key (one count equals n) is skipped: the plan row of each pass says whether it runs,
-//   whether it is the first or last pass that runs (first reads the caller's input, last writes
-//   the caller's output, the others ping-pong between two scratch buffers), the 1-bit epoch of
-//   its look-back status words and whether float images need the fold; all of this is decided on
-//   the device, so the host never waits. If no pass is needed, the last one runs (a stable copy).
+// onesweep_plan<BLOCK>: one block of BLOCK = 256 threads, thread d owning digit d (a template,
+//   so that the other kernels' instantiations, each compiled alone on first use, carry none of
+//   it: NVRTC builds every non-template kernel of a file into each program). For every pass it
+//   scans the digit counts across digits (block_exclusive_scan) into each digit's first output
+//   position and zeroes hist (with the fold word) for the next sort. A pass whose digit is the
+//   same for every key (one count equals n) is skipped: the plan row of each pass says whether it
+//   runs, whether it is the first or last pass that runs (first reads the caller's input, last
+//   writes the caller's output, the others ping-pong between two scratch buffers), the 1-bit
+//   epoch of its look-back status words and whether float images need the fold; all of this is
+//   decided on the device, so the host never waits. If no pass is needed, the last one runs (a
+//   stable copy).
 // onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH>: one digit pass
 //   over one portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys,
 //   so a digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29
@@ -114,7 +117,7 @@ __device__ __forceinline__ unsigned look_back(const unsigned* column, long long 
 template <class U>
 struct OsHist {
     static constexpr int PASSES = static_cast<int>(sizeof(U));  // 8-bit digit passes at most
-    static constexpr int PER_WORD = sizeof(U) == 8 ? 2 : 1;     // passes counted in one word
+    static constexpr int PER_WORD = sizeof(U) == 8 ? 2 : 1;  // passes counted in one word
     static constexpr int ROWS = PASSES / PER_WORD;
     static constexpr int WORDS = ROWS * 256 * prim::WARP;
     static constexpr int VECS = 8;  // 16-byte loads in flight per thread
@@ -249,11 +252,13 @@ __global__ void __launch_bounds__(BLOCK)
     }
 }
 
-__global__ void __launch_bounds__(256)
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
     onesweep_plan(unsigned* __restrict__ hist, int passes, long long n,
                   long long* __restrict__ offsets, int pass_stride, int* __restrict__ plan,
                   unsigned* __restrict__ launches) {
-    __shared__ long long scratch[256 / prim::WARP];
+    static_assert(BLOCK == os::RADIX, "onesweep_plan: a thread a digit");
+    __shared__ long long scratch[BLOCK / prim::WARP];
     __shared__ int constant[8];
     const int d = threadIdx.x;
     for (int p = 0; p < passes; ++p) {
@@ -262,7 +267,7 @@ __global__ void __launch_bounds__(256)
         const int is_constant = __syncthreads_or(total == n);
         long long all;
         offsets[static_cast<long long>(p) * pass_stride + d] =
-            prim::block_exclusive_scan<256>(total, prim::Sum<long long>(), scratch, all);
+            prim::block_exclusive_scan<BLOCK>(total, prim::Sum<long long>(), scratch, all);
         if (d == 0) constant[p] = is_constant;
         __syncthreads();  // scratch is reused by the next pass's scan
     }
@@ -281,7 +286,7 @@ __global__ void __launch_bounds__(256)
             row[1] = on && a == 0;
             row[2] = on && a == runs - 1;
             row[3] = (a + 1) & 1;  // scratch buffer read (a - 1) & 1
-            row[4] = a & 1;        // scratch buffer written
+            row[4] = a & 1;  // scratch buffer written
             row[5] = static_cast<int>((epoch0 + a) & 1u);
             row[6] = fold;
             a += on;
@@ -304,11 +309,11 @@ struct PassTile {
     long long* offsets;
     unsigned* status;
     prim::radix::DigitOf<U> dig;
-    unsigned* hist;        // rank counters (shared)
-    unsigned* scratch;     // BLOCK / 32 scan words (shared)
+    unsigned* hist;  // rank counters (shared)
+    unsigned* scratch;  // BLOCK / 32 scan words (shared)
     unsigned char* kvbuf;  // the staged keys, then values (shared)
-    long long* gbase;      // per digit: output position of the tile's first key of that digit
-    U** kdst;              // per digit: kout + gbase
+    long long* gbase;  // per digit: output position of the tile's first key of that digit
+    U** kdst;  // per digit: kout + gbase
 };
 
 // One tile of a pass (see the header comment). FULL: the tile holds TILE real keys, so loads,

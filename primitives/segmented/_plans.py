@@ -26,7 +26,11 @@ MODES = {"inclusive": 0, "exclusive": 1, "reduce": 2}
 # bounds come from the segmented_bounds pre-pass
 SEG_FLAGS, SEG_SEARCH, SEG_BOUNDS = 0, 1, 2
 SEG_OFFSETS = SEG_BOUNDS
-BOUNDS_NAME = "segmented_bounds"
+
+
+def bounds_name(pol):
+    """The segmented_bounds pre-pass of the policy ``pol`` (its block: a warp a bound)."""
+    return f"segmented_bounds<{pol.bounds_block}>"
 
 
 def scan_name(in_dt, acc_dt, op, mode, segs, pol):
@@ -77,7 +81,7 @@ def names(mode, pol):
         for i, a in _dtypes.ACC_PAIRS
         for op in _checks.OPS
         for g in (SEG_FLAGS, SEG_OFFSETS)
-    ] + [BOUNDS_NAME]
+    ] + [bounds_name(pol)]
 
 
 #: kernel(mode, name, pol): every mode's modules under every policy of the table
@@ -102,7 +106,7 @@ class ScanPlan(_lookback.LookbackPlan):
         self.pre = None
         if segs == SEG_BOUNDS:  # a warp per boundary word
             grid = _launch.cdiv(self.bounds.size * 32, pol.bounds_block)
-            self.pre = _plans.Launch(kernel(mode, BOUNDS_NAME, pol), grid, pol.bounds_block)
+            self.pre = _plans.Launch(kernel(mode, bounds_name(pol), pol), grid, pol.bounds_block)
             self.tile64, self.words64 = _launch.i64(tile), _launch.i64(self.bounds.size)
         self.empty, self.n, self.acc_dt = xp.empty, n, acc_dt
 

@@ -25,6 +25,8 @@ FIELDS = 14
 K_REM, COUNT, DONE = 4, 5, 6
 MAX_BINS = 1 << _policy.MAX_BITS
 CHOOSE_BLOCK = 1024
+#: select_filter_done's block (a thread a row)
+DONE_BLOCK = 256
 
 
 def _c(ub):
@@ -32,7 +34,7 @@ def _c(ub):
 
 
 def radix_names(pol):
-    out = ["select_choose"]
+    out = [f"select_choose<{CHOOSE_BLOCK}>"]
     for ub in UBITS:
         out += [
             f"select_pass<{_c(ub)}, {pol.block}, {pol.items}, false>",
@@ -43,7 +45,7 @@ def radix_names(pol):
 
 
 def filter_names(pol):
-    out = ["select_filter_done"]
+    out = [f"select_filter_done<{DONE_BLOCK}>"]
     for ub in UBITS:
         out += [
             f"select_sample<{_c(ub)}, {CHOOSE_BLOCK}>",
@@ -143,7 +145,7 @@ class RadixSelectPlan(_plans.Plan):
         _loader.prefetch(  # the plan's kernels compiled at once
             _kernels.RADIX_SELECT,
             [f"select_pass<{c}, {pol.block}, {pol.items}, {t}>" for t in ("false", "true")]
-            + ["select_choose"]
+            + [f"select_choose<{CHOOSE_BLOCK}>"]
             + ([f"select_rank_sort<{c}, {pol.block}>"] if sorts else []),
         )
         if filt is not None:
@@ -152,7 +154,7 @@ class RadixSelectPlan(_plans.Plan):
                 [
                     f"select_filter<{c}, {filt.block}, {filt.items}>",
                     f"select_sample<{c}, {CHOOSE_BLOCK}>",
-                    "select_filter_done",
+                    f"select_filter_done<{DONE_BLOCK}>",
                 ],
             )
         get = _loader.load(_kernels.RADIX_SELECT, radix_names(pol))
@@ -164,7 +166,7 @@ class RadixSelectPlan(_plans.Plan):
         grid = self.bpr * rows
         self.pass_ = _plans.Launch(kpass, grid, pol.block)
         self.collect = _plans.Launch(kcollect, grid, pol.block)
-        self.choose = _plans.Launch(get("select_choose"), rows, CHOOSE_BLOCK)
+        self.choose = _plans.Launch(get(f"select_choose<{CHOOSE_BLOCK}>"), rows, CHOOSE_BLOCK)
         self.sorts = sorts
         self.rank = (
             _plans.Launch(
@@ -213,7 +215,11 @@ class RadixSelectPlan(_plans.Plan):
                 (i64(length), i32(filt.sample), i64(rank)),
                 _plans.Launch(kfilter, fbpr * rows, filt.block),
                 (i64(length), i64(fbpr)),
-                _plans.Launch(fget("select_filter_done"), _launch.cdiv(rows, 256), 256),
+                _plans.Launch(
+                    fget(f"select_filter_done<{DONE_BLOCK}>"),
+                    _launch.cdiv(rows, DONE_BLOCK),
+                    DONE_BLOCK,
+                ),
             )
 
     def __call__(self, kbits):

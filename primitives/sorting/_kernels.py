@@ -15,6 +15,8 @@ from .._core.keys import C, SORT_DTYPES
 from . import _policy
 
 ONESWEEP = "sorting/onesweep.cu"
+#: onesweep.cu's plan kernel: a block of 256 threads, a thread a digit
+ONESWEEP_PLAN = "onesweep_plan<256>"
 CLASSIC = "sorting/classic.cu"
 SPLIT = "sorting/split.cu"
 SEGMENTED = "sorting/segsort.cu"
@@ -105,7 +107,7 @@ def _table_names():
     """{source: instantiation names of every policy of the table}."""
     policies = _policy.TABLE.policies
     hist, cl, seg = policies("histogram"), policies("classic"), policies("segmented")
-    onesweep = [hist_name(k, h) for h in hist for k in (4, 8)] + ["onesweep_plan"]
+    onesweep = [hist_name(k, h) for h in hist for k in (4, 8)] + [ONESWEEP_PLAN]
     onesweep += [pass_name(k, v, p) for k in (4, 8) for v in VCFGS for p in policies((k, v))]
     classic = [classic_names(k, 0, p)[0] for p in cl for k in (4, 8)]
     classic += [classic_names(k, v, p)[1] for p in cl for k in (4, 8) for v in VCFGS]

@@ -105,7 +105,7 @@ class OnesweepPlan(_plans.Plan):
         )
         pass_stride = (portions + 1) * RADIX
         self.plan = _plans.Launch(
-            _kernels.kernel(_kernels.ONESWEEP, "onesweep_plan"),
+            _kernels.kernel(_kernels.ONESWEEP, _kernels.ONESWEEP_PLAN),
             1,
             256,
             args=(
@@ -212,7 +212,7 @@ def prefetch(kb, vb, pol=None, hpol=None):
     where they are not loaded yet; returns their names (histogram, plan, pass)."""
     pol = _policy.onesweep(kb, vb) if pol is None else pol
     hpol = _policy.histogram() if hpol is None else hpol
-    names = (_kernels.hist_name(kb, hpol), "onesweep_plan", _kernels.pass_name(kb, vb, pol))
+    names = (_kernels.hist_name(kb, hpol), _kernels.ONESWEEP_PLAN, _kernels.pass_name(kb, vb, pol))
     _loader.prefetch(_kernels.ONESWEEP, names)
     return names
 

@@ -152,7 +152,7 @@ def main(argv):
             hpol = prim.tuning.policy("sort", "histogram")
             names = [
                 _kernels.pass_name(*cfg, pol),
-                "onesweep_plan",
+                _kernels.ONESWEEP_PLAN,
                 _kernels.hist_name(cfg[0], hpol),
             ]
             swap = _patched.swapped_kernels(

@@ -139,7 +139,7 @@ def main(argv):
     cfg = (4, 0)
     names = [
         _kernels.pass_name(*cfg, prim.tuning.policy("sort", cfg)),
-        "onesweep_plan",
+        _kernels.ONESWEEP_PLAN,
         _kernels.hist_name(4, prim.tuning.policy("sort", "histogram")),
     ]
     mod = _patched.patched_module(_kernels.ONESWEEP, names, EDITS)

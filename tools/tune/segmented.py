@@ -76,8 +76,9 @@ def tag_of(policy):
     )
 
 
+BOUNDS = "segmented_bounds<256>"  # a block of 256 threads, a warp a bound
 NAMES = (
-    ["segmented_bounds"]
+    [BOUNDS]
     + [f"segmented_upper_bounds<{t}>" for t in (4096, 8192)]
     + [
         name(b, i, m, g, c, o)
@@ -104,7 +105,7 @@ def scan_runner(
     plan = _lookback.LookbackPlan(k, tiles, block, n, cupy, 8)
     bounds = cupy.zeros(tiles + 1, np.int64)
     stand_f, stand_o = cupy.zeros(1, np.uint8), cupy.zeros(1, np.int64)
-    bk = kernels("segmented_bounds")
+    bk = kernels(BOUNDS)
     nseg = 0 if offsets is None else offsets.size - 1
     args = (
         x,
@@ -381,7 +382,7 @@ def main(log2n=28):
         tiles = -(-m // tile)
         words = cupy.zeros(tiles + 1, np.int64)
         nseg = np.int64(offs.size - 1)
-        bk, uk = kernels("segmented_bounds"), kernels(f"segmented_upper_bounds<{tile}>")
+        bk, uk = kernels(BOUNDS), kernels(f"segmented_upper_bounds<{tile}>")
         search = bench(
             lambda: bk(
                 (-(-(tiles + 1) * 32 // 256),),

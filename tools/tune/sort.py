@@ -105,7 +105,7 @@ onesweep_histogram_copies4(const U* __restrict__ keys, long long count, int kind
 }
 
 """
-PLAN_MARK = "__global__ void __launch_bounds__(256)\nonesweep_plan("  # PREVIOUS_HIST goes before
+PLAN_MARK = "template <int BLOCK>\n__global__ void __launch_bounds__(BLOCK)\n    onesweep_plan("  # PREVIOUS_HIST goes before
 HIST_VECS = "static constexpr int VECS = 8;"
 
 
