@@ -6,6 +6,7 @@ emulator (see :func:`backend_info`).
 
 from ._core.backend import backend_info
 from ._core.loader import KernelCompileError
+from ._core.ops import Op
 from ._core.plans import cache_info, clear_caches, plan
 from . import tuning
 from ._core import lazy as _lazy
@@ -55,6 +56,7 @@ __version__ = "0.1.0"
 __all__ = [
     "backend_info",
     "KernelCompileError",
+    "Op",
     "__version__",
     "plan",
     "clear_caches",

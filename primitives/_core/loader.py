@@ -82,8 +82,19 @@ def tree_hash() -> str:
     return h.hexdigest()
 
 
+# sources made at run time (a user operator's functor before a kernel file: _core.ops)
+_SOURCES: dict[str, str] = {}
+
+
+def add_source(relpath: str, text: str) -> None:
+    """Make ``text`` the source of ``relpath``, a name of no file under ``kernels/`` (its
+    ``#include`` lines resolve there): compiled and cached as the files are, under its text."""
+    _SOURCES[relpath] = text
+
+
 def source(relpath: str) -> str:
-    return (kernels_root() / relpath).read_text()
+    made = _SOURCES.get(relpath)
+    return made if made is not None else (kernels_root() / relpath).read_text()
 
 
 def nvrtc_options() -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import checks as _core_checks, dtypes as _dtypes, entry as _entry
+from .._core import checks as _core_checks, dtypes as _dtypes, entry as _entry, ops as _ops
 from . import _arg, _axis, _checks, _choose, _plans as _rp, _where
 from ._choose import VARIANTS
 from ._kernels import OPS
@@ -58,9 +58,7 @@ def _whole(x, op, dtype, variant, func):
     xp = inp.backend.xp
     rt = _rp.route(arr.dtype, acc_dt, op, variant)
     if arr.size == 0:
-        if op in ("min", "max"):
-            raise _checks.empty_error(op, func)
-        return _Prepared.done(inp.scalar((xp.ones if op == "prod" else xp.zeros)(1, dtype=rt.res)))
+        return _Prepared.done(inp.scalar(xp.full(1, _checks.empty_value(op, rt.res, func), rt.res)))
     if variant == "production":
         plan = _rp.production_plan(inp.backend, rt, op, arr.size)
         if arr is x:  # read as it is: later calls on like arrays take the plan directly
@@ -80,7 +78,10 @@ def _prepare(x, op, axis, dtype, out, keepdims, variant, func, initial=_NoValue,
     plan, and the view that makes the array C-ordered) later calls on like arrays run. With
     ``initial`` or a ``where`` mask: :func:`._where.masked`."""
     variant = _choose.variant(variant, func)
-    if not (initial is _NoValue or initial is None) or not _checks.every(where):
+    masked = not (initial is _NoValue or initial is None) or not _checks.every(where)
+    if masked and isinstance(op, _ops.Op):
+        raise TypeError(f"{func}: initial and where take the named operators, not {op!r}")
+    if masked:
         return _where.masked(
             _prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, where
         )
@@ -195,7 +196,9 @@ def reduce(
             :mod:`primitives._core.checks`). Any ndim: the array is flattened
             (``axis=None``). Host arrays of non-native byte order are converted to native order
             on the host.
-        op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"``.
+        op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"``, or a :class:`primitives.Op` of
+            your own (computed in the input's dtype, or ``dtype=``: one of int32, int64,
+            uint32, uint64, float32, float64; no ``initial`` or ``where`` with it).
         axis: None (every element), an int or a tuple of ints (negative counting from the end):
             the axes reduced, as NumPy's ``axis``.
         out: an array of the result's shape (``keepdims`` included) that receives the result

@@ -26,7 +26,13 @@ import functools
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, entry as _entry, launch as _launch, plans as _plans
+from .._core import (
+    dtypes as _dtypes,
+    entry as _entry,
+    launch as _launch,
+    ops as _ops,
+    plans as _plans,
+)
 from . import _plans as _rp, _policy
 from ._kernels import AXIS_DTYPES, axis_kernel, natural, packed_layout
 
@@ -67,6 +73,8 @@ def axis_route(in_dt, op, res_dt):
     modulo the same power of two, or converts monotonically); other requests convert the input
     to ``res_dt`` first, as NumPy casts the elements."""
     in_dt, res_dt = np.dtype(in_dt), np.dtype(res_dt)
+    if isinstance(op, _ops.Op):  # in its accumulator dtype: the elements cast to it
+        return AxisRoute((None if in_dt == res_dt else res_dt,) + (res_dt,) * 4)
     nat = natural(in_dt, op)
     if res_dt == nat[2] or op in ("min", "max") or (in_dt.kind in "biu" and res_dt.kind in "iu"):
         return AxisRoute((None,) + nat + (res_dt,))
@@ -289,6 +297,8 @@ def prepare(arr, axes, op, acc_dt, backend, func):
     out_shape = tuple(arr.shape[a] for a in kept)
     width = _prod(arr.shape[a] for a in axes)
     if width == 0:
+        if isinstance(op, _ops.Op):
+            return _entry.Prepared.done(xp.full(out_shape, op.identity_of(acc_dt), dtype=acc_dt))
         if op in ("min", "max"):
             raise ValueError(
                 f"{func}: zero-size array to reduction operation "

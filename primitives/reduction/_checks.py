@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import checks as _checks, dtypes as _dtypes
+from .._core import checks as _checks, dtypes as _dtypes, ops as _ops
 from . import _choose
 from ._kernels import ARG_DTYPES, OPS
 
@@ -27,6 +27,8 @@ def allowed(op, ordered_complex=True):
     """The input (and ``dtype=``) dtypes of ``op``: complex for every op (min/max order complex
     numbers as NumPy) unless ``ordered_complex`` is False (the Dask layer, whose min/max combine
     their chunks' results apart)."""
+    if isinstance(op, _ops.Op):  # the input, cast to one of its accumulator dtypes
+        return _dtypes.REDUCE_DTYPES
     if op in ("sum", "prod") or ordered_complex:
         return _dtypes.REDUCE_COMPLEX_DTYPES
     return _dtypes.REDUCE_DTYPES
@@ -48,7 +50,10 @@ def check_dtype(dt, op, func, ordered_complex=False):
 
 
 def check_op(op, func):
-    _checks.check_choice(op, OPS, func=func, arg="op")
+    """ValueError naming ``func`` for an ``op`` that is no named operator nor a user
+    :class:`~primitives.Op`."""
+    if not isinstance(op, _ops.Op):
+        _checks.check_choice(op, OPS, func=func, arg="op")
 
 
 def result_dtype(in_dt, op, dtype, variant, func):
@@ -56,6 +61,10 @@ def result_dtype(in_dt, op, dtype, variant, func):
     for an unsupported input or ``dtype``, ValueError for a complex reduction on a ``variant``
     without complex kernels (the ladder and zeta)."""
     check_dtype(in_dt, op, func, ordered_complex=True)
+    if isinstance(op, _ops.Op):  # the input's dtype, or dtype=: the elements cast to it
+        acc_dt = in_dt if dtype is None else np.dtype(_checks.native_dtype(dtype))
+        _ops.check_dtype(op, acc_dt, func)
+        return acc_dt
     if dtype is None:
         acc_dt = _dtypes.reduce_result_dtype(in_dt, op)
     else:
@@ -159,6 +168,16 @@ def initial_value(initial, dt, func):
         raise type(exc)(f"{func}: initial={initial!r}: {exc}") from exc
 
 
+def empty_value(op, dt, func):
+    """The result of ``op`` over no elements, of ``dt``: its identity (a user operator's own),
+    or NumPy's error for ``min``/``max``."""
+    if isinstance(op, _ops.Op):
+        return op.identity_of(dt)
+    if op in ("min", "max"):
+        raise empty_error(op, func)
+    return np.dtype(dt).type(1 if op == "prod" else 0)
+
+
 def empty_error(op, func):
     """NumPy's error for a ``min``/``max`` over nothing (no identity)."""
     name = "minimum" if op == "min" else "maximum"
@@ -179,7 +198,9 @@ def into_out(arr, op, dtype, out, axes):
     [-3, 0] into bool is False, of [0, -3] True), so those elements are replaced by their value
     through ``out``'s dtype, in a copy of the input in the reduction's dtype."""
     odt = np.dtype(out.dtype)
-    if odt not in allowed(op):  # no kernel in out's dtype: the natural result, cast to it
+    if isinstance(op, _ops.Op) or odt not in allowed(
+        op
+    ):  # no kernel in out's dtype: the natural result, cast to it
         return arr, dtype
     loop = (
         np.result_type(odt, arr.dtype) if dtype is None else np.dtype(_checks.native_dtype(dtype))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, loader as _loader
+from .._core import dtypes as _dtypes, loader as _loader, ops as _ops
 from . import _policy
 from ._choose import LADDER, VARIANTS
 
@@ -26,6 +26,13 @@ OPS = ("sum", "prod", "min", "max")
 #: kernels/util/complex.cuh)
 COMPLEX_OPS = OPS
 _OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
+
+
+def op_template(op):
+    """The functor template of ``op``: a named operator's, or a user :class:`~.._core.ops.Op`'s."""
+    return op.template if isinstance(op, _ops.Op) else _OP_TEMPLATE[op]
+
+
 #: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, util/narrow.cuh;
 #: prim::Flag: bool as its byte, any nonzero byte true, util/flag.cuh)
 _CNAMES = _dtypes.KERNEL_CTYPES
@@ -47,7 +54,9 @@ def natural(dt, op):
     result dtype: sums and products of bool and integers below 64 bits in int64/uint64, of
     float16 in float32 (stored float16); min/max of 1- and 2-byte integers in 32 bits, of
     float16 in float32, stored as the input's dtype. bool is read (and stored) as prim::Flag:
-    any nonzero byte 1, results 0 or 1."""
+    any nonzero byte 1, results 0 or 1. A user operator computes in the input's dtype."""
+    if isinstance(op, _ops.Op):
+        return dt, dt, dt
     if op in ("sum", "prod"):
         if dt == _F16:
             return dt, _F32, _F16
@@ -78,7 +87,7 @@ def _triples(op):
 def axis_kernel_name(kind, kin, kacc, kout, op, pol, block=None):
     i, a, o = _CNAMES[kin], _CNAMES[kacc], _CNAMES[kout]
     block = pol.block if block is None else block
-    return f"{kind}<{i}, {a}, {_OP_TEMPLATE[op]}<{a}>, {o}, {block}, {pol.vectors}>"
+    return f"{kind}<{i}, {a}, {op_template(op)}<{a}>, {o}, {block}, {pol.vectors}>"
 
 
 def packed_rows(dt):
@@ -148,6 +157,8 @@ def axis_kernel(kind, kin, kacc, kout, op, pol, R=None, block=None):
         if kind == "axis_rows_packed"
         else axis_kernel_name(kind, kin, kacc, kout, op, pol, block)
     )
+    if isinstance(op, _ops.Op):
+        return _ops.kernel(AXIS_SOURCE, op, kacc, name)
     return _AXIS_MODULES.kernel((op, kacc), name, pol)
 
 
@@ -173,7 +184,7 @@ def kernel_name(variant, in_dt, acc_dt, op, pol, out_dt=None):
         tail = f", {pol.block}, {pol.vectors}"
         if out_dt is not None and out_dt != acc_dt:
             tail += f", {_CNAMES[out_dt]}"
-    return f"reduce_{variant}<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>{tail}>"
+    return f"reduce_{variant}<{in_c}, {acc_c}, {op_template(op)}<{acc_c}>{tail}>"
 
 
 def _selector(variant):
@@ -197,8 +208,12 @@ _MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, VARIANTS, _select
 
 
 def kernel(variant, in_dt, acc_dt, op, pol, out_dt=None):
-    """The kernel of ``variant`` under policy ``pol`` (one module per variant and policy)."""
-    return _MODULES.kernel(variant, kernel_name(variant, in_dt, acc_dt, op, pol, out_dt), pol)
+    """The kernel of ``variant`` under policy ``pol`` (one module per variant and policy; a
+    user operator's of its own source)."""
+    name = kernel_name(variant, in_dt, acc_dt, op, pol, out_dt)
+    if isinstance(op, _ops.Op):
+        return _ops.kernel(SOURCE, op, acc_dt, name)
+    return _MODULES.kernel(variant, name, pol)
 
 
 def masked_name(in_dt, acc_dt, op, pol, out_dt=None):

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, launch as _launch, plans as _plans
+from .._core import dtypes as _dtypes, launch as _launch, ops as _ops, plans as _plans
 from . import _policy
 from ._kernels import NARROW_KERNELS, kernel, masked_kernel, mean_divide_kernel, rows_kernel
 
@@ -88,6 +88,8 @@ def route(in_dt, acc_dt, op, variant):
     production kernel's own instantiations (``REDUCE_NARROW_KERNELS``) and are converted to that
     kernel's accumulator dtype for the ladder and zeta; any other request converts the input to
     ``acc_dt`` first, as NumPy casts the elements to ``dtype``."""
+    if isinstance(op, _ops.Op):  # in its accumulator dtype: the elements cast to it
+        return Route(((acc_dt,) if in_dt != acc_dt else (), acc_dt, acc_dt, acc_dt, acc_dt))
     convs, src = (), in_dt
     if (src, acc_dt) not in _PAIRS and acc_dt != _dtypes.reduce_result_dtype(src, op):
         convs, src = (acc_dt,), acc_dt

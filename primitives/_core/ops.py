@@ -1,0 +1,174 @@
+"""User-defined binary operators: :class:`Op`, a C++ expression of two operands ``a`` and ``b``
+with its identity, compiled into the same kernel templates as the named operators.
+
+A family that takes an operator by name (``"sum"``, ``"max"``, ...) names its functor in a
+kernel instantiation (``reduce_production<float, float, prim::Sum<float>, ...>``). An :class:`Op`
+is a functor too: ``prim_user::op_<key><T>``, defined for the accumulator type ``T`` of a call
+by a few lines placed before the kernel source (:func:`source`: a source of its own, the
+kernel file included after the functor). It is compiled as every other instantiation is, on
+first use (NVRTC on a GPU, the host compiler on the emulator), and cached under its own source,
+so a user operator costs what a named one costs once compiled. Operands and results are of the
+accumulator dtype (:data:`DTYPES`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+from typing import Any
+
+import numpy as np
+
+from . import loader as _loader
+
+__all__ = ["Op", "DTYPES", "check_dtype", "kernel", "source"]
+
+#: the accumulator dtypes an :class:`Op` computes in (its operands, results and identity)
+DTYPES = tuple(
+    np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64)
+)
+_CTYPES = {
+    np.dtype(np.int32): "int",
+    np.dtype(np.int64): "long long",
+    np.dtype(np.uint32): "unsigned int",
+    np.dtype(np.uint64): "unsigned long long",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+}
+_FORBIDDEN = (";", "{", "}", "#", '"', "\\", "//", "/*")
+
+
+class Op:
+    """A binary operator of your own: ``expr``, a C++ expression of the operands ``a`` and
+    ``b`` (both of the call's accumulator type), and ``identity``, the value that leaves any
+    operand unchanged (the result over no elements). ``prim.Op("a + b", identity=0)`` is a sum;
+    ``prim.Op("a > b ? a : b", identity=-np.inf)`` a maximum of floats; ``prim.Op("a ^ b", 0)``
+    an exclusive or of integers. The operator must be associative and, for the reductions,
+    commutative: the kernels combine elements in an order of their own (as CUB's), so any other
+    operator gives results in an undefined order. Accepted wherever a reduction takes ``op``.
+
+    The expression is C++ (device code): the CUDA math functions, ``min``/``max``, casts and the
+    conditional operator are available; it is compiled once per accumulator dtype and cached.
+    A compile error raises :class:`~primitives.KernelCompileError` naming the operator and the
+    compiler's first message."""
+
+    __slots__ = ("expr", "identity", "key", "template")
+    expr: str
+    identity: float
+    key: str
+    template: str
+
+    def __init__(self, expr: str, identity: float) -> None:
+        if not isinstance(expr, str):
+            raise TypeError(f"Op: expr must be a str (a C++ expression of a and b), got {expr!r}")
+        text = " ".join(expr.split())
+        if not text:
+            raise ValueError("Op: expr is empty; give a C++ expression of a and b, as 'a + b'")
+        bad = [s for s in _FORBIDDEN if s in text]
+        if bad or len(text) > 2000:
+            raise ValueError(
+                f"Op: expr must be one C++ expression of a and b (no statements, comments or "
+                f"preprocessor lines, at most 2000 characters), got {expr!r}"
+            )
+        if isinstance(identity, (bool, np.bool_)) or not isinstance(
+            identity, (numbers.Real, np.integer, np.floating)
+        ):
+            raise TypeError(f"Op: identity must be a real number (int or float), got {identity!r}")
+        self.expr = text
+        self.identity = identity.item() if isinstance(identity, np.generic) else identity
+        digest = hashlib.sha256(
+            repr((self.expr, float(self.identity), type(self.identity).__name__)).encode()
+        )
+        self.key = digest.hexdigest()[:16]
+        #: the functor's template, as a kernel instantiation names it (``<T>`` appended)
+        self.template = f"prim_user::op_{self.key}"
+
+    def __repr__(self) -> str:
+        return f"Op({self.expr!r}, identity={self.identity!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Op) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def identity_of(self, dt: Any) -> Any:
+        """The identity as a NumPy scalar of the accumulator dtype ``dt``."""
+        return np.array(self.identity).astype(dt)[()]
+
+
+def check_dtype(op: Op, dt: Any, func: str) -> None:
+    """TypeError naming ``func`` where ``dt`` is no accumulator dtype of an :class:`Op`,
+    ValueError where ``op``'s identity has no exact value in it."""
+    dt = np.dtype(dt)
+    if dt not in DTYPES:
+        names = ", ".join(d.name for d in DTYPES)
+        raise TypeError(
+            f"{func}: {op!r} computes in {names}; got dtype {dt} (give dtype= one of them: the "
+            f"elements are cast to it)"
+        )
+    ident = op.identity
+    if dt.kind in "iu":
+        ok = float(ident).is_integer() and np.iinfo(dt).min <= ident <= np.iinfo(dt).max
+    else:
+        ok = True  # a float identity rounds to the dtype as NumPy casts it
+    if not ok:
+        raise ValueError(f"{func}: the identity of {op!r} has no value in {dt}")
+
+
+def _literal(value: float, dt: np.dtype) -> str:
+    """A C++ expression of the exact value ``value`` in the C++ type of ``dt`` (floats by their
+    bits: infinities and NaN too)."""
+    v = np.array(value).astype(dt)
+    if dt == np.float32:
+        return f"__int_as_float(0x{int(v.view(np.uint32)):08x})"
+    if dt == np.float64:
+        return f"__longlong_as_double(0x{int(v.view(np.uint64)):016x}ll)"
+    bits = int(v.astype(np.uint64) if dt.kind == "u" else v.view(np.dtype(f"u{dt.itemsize}")))
+    return f"static_cast<{_CTYPES[dt]}>(0x{bits:x}ull)"
+
+
+def prelude(op: Op, dt: Any) -> str:
+    """The C++ lines that define ``op``'s functor for the accumulator dtype ``dt``."""
+    c = _CTYPES[np.dtype(dt)]
+    return (
+        "namespace prim_user {\n"
+        f"template <class T> struct op_{op.key};\n"
+        f"template <> struct op_{op.key}<{c}> {{\n"
+        f"    typedef {c} value_type;\n"
+        f"    static __device__ __forceinline__ {c} identity() {{ return {_literal(op.identity, dt)}; }}\n"
+        f"    __device__ __forceinline__ {c} operator()({c} a, {c} b) const {{\n"
+        f"        return static_cast<{c}>(\n"
+        f'#line 1 "{_line_name(op)}"\n'
+        f"{op.expr}\n"
+        "        );\n"
+        "    }\n"
+        "};\n"
+        "}  // namespace prim_user\n"
+    )
+
+
+def _line_name(op: Op) -> str:
+    return "Op(" + op.expr.replace("'", "") + ")"
+
+
+def source(relpath: str, op: Op, dt: Any) -> str:
+    """The kernel source of ``relpath`` with ``op``'s functor for ``dt`` before it: the relpath
+    of a source of its own (registered with the loader), whose instantiations name
+    ``{op.template}<{C++ type of dt}>``."""
+    dt = np.dtype(dt)
+    name = f"{relpath}@{op.key}-{dt.name}"
+    _loader.add_source(name, prelude(op, dt) + f'#include "{relpath}"\n')
+    return name
+
+
+def kernel(relpath: str, op: Op, dt: Any, name: str) -> Any:
+    """The instantiation ``name`` of ``relpath`` with ``op`` for the accumulator dtype ``dt``;
+    a compile error names the operator and the compiler's first message."""
+    rel = source(relpath, op, dt)
+    try:
+        return _loader.load(rel, [name])(name)
+    except _loader.KernelCompileError as exc:
+        raise _loader.KernelCompileError(
+            f"compiling {op!r} for {np.dtype(dt)}", exc.log, [name], exc.instantiation, exc.log_path
+        ) from None
