@@ -135,7 +135,10 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
             ``__cuda_array_interface__`` / DLPack). Any ndim: with ``axis=None`` the array is
             flattened, as ``numpy.cumsum(x)`` does without ``axis``. Host arrays of non-native
             byte order are converted to native order on the host.
-        op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"`` (complex: ``"sum"`` and ``"prod"``).
+        op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"`` (complex: ``"sum"`` and ``"prod"``),
+            or a :class:`primitives.Op` of your own (associative; its elements combined in
+            index order; computed in the input's dtype or ``dtype=``: int32, int64, uint32,
+            uint64, float32 or float64).
         axis: None (the flattened array) or an axis of an N-D ``x`` (negative counts from the
             end): every line along it is scanned and the result has ``x``'s shape, as
             ``numpy.cumsum(x, axis)``. C- and F-ordered arrays are scanned where they lie (an
@@ -182,8 +185,7 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
 def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
     """Exclusive prefix scan: ``out[0]`` is the identity of ``op`` (0; 1 for ``prod``; the
     dtype's maximum for ``min``, its minimum for ``max``: infinities for floats, True and False
-    for bool) and
-    ``out[i] = x[0] op ... op x[i-1]``.
+    for bool; a :class:`primitives.Op`'s own) and ``out[i] = x[0] op ... op x[i-1]``.
 
     Arguments, result and errors as :func:`inclusive_scan`.
     """

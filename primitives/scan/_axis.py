@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
+from .._core import ops as _ops
 from .._core import lookback as _lookback, plans as _plans
 from . import _policy
 
@@ -68,6 +69,11 @@ def _ctype(dt):
     return _CTYPES[np.dtype(dt)]
 
 
+def _tmpl(op):
+    """The functor template of ``op`` (a named operator's, or a user :class:`~.._core.ops.Op`'s)."""
+    return op.template if isinstance(op, _ops.Op) else _OP_TEMPLATE[op]
+
+
 def _vec(dt):
     """Elements of one 16-byte vector of ``dt`` (1 when kernels/util/load.cuh has none)."""
     return 16 // dt.itemsize if dt in _VEC16 else 1
@@ -79,7 +85,7 @@ def rows_scan_name(combo, exclusive, pol):
     items = pol.items(i, a, o)
     ex = "true" if exclusive else "false"
     return (
-        f"axis_rows_scan<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, "
+        f"axis_rows_scan<{_ctype(i)}, {a_c}, {_tmpl(op)}<{a_c}>, {_ctype(o)}, "
         f"{pol.block}, {items}, {ex}>"
     )
 
@@ -87,7 +93,7 @@ def rows_scan_name(combo, exclusive, pol):
 def rows_total_name(combo, pol):
     i, a, _, op = combo
     a_c = _ctype(a)
-    return f"axis_rows_total<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {pol.block}>"
+    return f"axis_rows_total<{_ctype(i)}, {a_c}, {_tmpl(op)}<{a_c}>, {pol.block}>"
 
 
 def cols_scan_name(combo, v, exclusive, pol):
@@ -95,7 +101,7 @@ def cols_scan_name(combo, v, exclusive, pol):
     a_c = _ctype(a)
     ex = "true" if exclusive else "false"
     return (
-        f"axis_cols_scan<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, {v}, "
+        f"axis_cols_scan<{_ctype(i)}, {a_c}, {_tmpl(op)}<{a_c}>, {_ctype(o)}, {v}, "
         f"{pol.unroll}, {ex}>"
     )
 
@@ -106,7 +112,7 @@ def cols_lookback_name(combo, v, pol):
     i, a, o, op = combo
     a_c = _ctype(a)
     return (
-        f"axis_cols_lookback<{_ctype(i)}, {a_c}, {_OP_TEMPLATE[op]}<{a_c}>, {_ctype(o)}, "
+        f"axis_cols_lookback<{_ctype(i)}, {a_c}, {_tmpl(op)}<{a_c}>, {_ctype(o)}, "
         f"{v}, {pol.block}, {pol.tile_rows(i, v)}, {pol.tile_blocks_per_sm}>"
     )
 
@@ -124,10 +130,27 @@ def names(combo, pol):
 
 _COMBOS = frozenset(combos())
 
-#: kernel(combo, name, pol): one module per (input, accumulator, output, op) and policy
-kernel = _loader.PolicyModules(
+#: one module per (input, accumulator, output, op) and policy
+_named_kernel = _loader.PolicyModules(
     SOURCE, names, _policy.TABLE, combos(), selector=lambda _: SELECTOR
 ).kernel
+
+
+def kernel(combo, name, pol):
+    """The instantiation ``name`` of the module of ``combo`` under ``pol`` (a user operator's:
+    a source of its own)."""
+    if isinstance(combo[3], _ops.Op):
+        return _ops.kernel(SOURCE, combo[3], combo[1], name)
+    return _named_kernel(combo, name, pol)
+
+
+def _known(combo):
+    """Whether the axis kernels take ``combo`` as it is: an instantiated combination, or a user
+    operator in its accumulator dtype."""
+    in_dt, acc_dt, out_dt, op = combo
+    if isinstance(op, _ops.Op):
+        return in_dt == acc_dt == out_dt and np.dtype(acc_dt) in _ops.DTYPES
+    return combo in _COMBOS
 
 
 def layout(shape, axis):
@@ -305,7 +328,7 @@ def scan_call(backend, in_dt, res_dt, op, exclusive, shape, axis):
     may run it directly), or None."""
     outer, length, inner = layout(shape, axis)
     combo = (in_dt, res_dt, res_dt, op)
-    if combo in _COMBOS:
+    if _known(combo):
         plan = axis_plan(backend, combo, exclusive, outer, length, inner)
         return (lambda arr: plan(arr).reshape(shape)), plan
     cast = in_dt != res_dt  # NumPy's dtype=: the elements are cast first
@@ -318,7 +341,7 @@ def scan_call(backend, in_dt, res_dt, op, exclusive, shape, axis):
             return plan(arr.reshape(-1).view(real)).view(res_dt).reshape(shape)
 
         return run, None
-    if (res_dt, res_dt, res_dt, op) in _COMBOS:
+    if _known((res_dt, res_dt, res_dt, op)):
         plan = axis_plan(backend, (res_dt, res_dt, res_dt, op), exclusive, outer, length, inner)
         return (lambda arr: plan(arr.astype(res_dt) if cast else arr).reshape(shape)), None
     work = _WORK[res_dt]

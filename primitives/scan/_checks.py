@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import checks as _checks, dtypes as _dtypes
+from .._core import checks as _checks, dtypes as _dtypes, ops as _ops
 from . import _plans as _sp
 
 
@@ -13,7 +13,8 @@ def checked(x, op, dtype, func):
     """The checks of every scan after its variant's: ``(inp, arr, in_dt, res_dt)``, the flattened
     contiguous input as it is and the result dtype (NumPy's: ``sum``/``prod`` widen bool and
     integers below 64 bits; ``dtype=`` overrides)."""
-    _checks.check_choice(op, _sp.OPS, func=func, arg="op")
+    if not isinstance(op, _ops.Op):
+        _checks.check_choice(op, _sp.OPS, func=func, arg="op")
     inp = _checks.as_input(x, func=func, arg="x", flatten=True)
     arr = inp.array
     in_dt = arr.dtype
@@ -29,6 +30,12 @@ def checked_result_dtype(in_dt, op, dtype, func):
         raise TypeError(
             f"{func}: x has dtype {in_dt.name}; supported dtypes are {_dtypes.names(_sp.DTYPES)}"
         )
+    if isinstance(op, _ops.Op):  # the input's dtype, or dtype=: the elements cast to it
+        if in_dt.kind == "c":
+            raise TypeError(f"{func}: x has dtype {in_dt.name}; {op!r} takes real dtypes")
+        res_dt = in_dt if dtype is None else np.dtype(_checks.native_dtype(dtype))
+        _ops.check_dtype(op, res_dt, func)
+        return res_dt
     if dtype is None:
         res_dt = _sp.result_dtype(in_dt, op)
     else:

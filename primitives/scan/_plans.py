@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, launch as _launch, loader as _loader
+from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, ops as _ops
 from .._core import lookback as _lookback, plans as _plans
 from . import _policy
 
@@ -107,7 +107,11 @@ _DIRECT = {
 
 def direct(variant, in_dt, res_dt, op):
     """(module, accumulator) of the kernel that scans ``in_dt`` into ``res_dt`` with ``op``, or
-    None."""
+    None; a user operator's module is (op, its accumulator dtype): a source of its own, every
+    variant, in the input's dtype."""
+    if isinstance(op, _ops.Op):
+        ok = in_dt == res_dt and np.dtype(res_dt) in _ops.DTYPES
+        return ((op, np.dtype(res_dt)), np.dtype(res_dt)) if ok else None
     return _DIRECT.get((variant, in_dt, res_dt, op))
 
 
@@ -115,7 +119,7 @@ def natural(variant, dt, op):
     """The result dtype of the kernel that takes input ``dt`` with ``op`` as it is (NumPy's
     result dtype, or, for the classic scans and narrow inputs, which they take converted,
     None)."""
-    res = result_dtype(dt, op)
+    res = dt if isinstance(op, _ops.Op) else result_dtype(dt, op)
     return res if direct(variant, dt, res, op) else None
 
 
@@ -126,6 +130,8 @@ result_dtype = _dtypes.reduce_result_dtype
 
 
 def _op(op, acc_c, res_dt):
+    if isinstance(op, _ops.Op):
+        return f"{op.template}<{acc_c}>"
     if op in ("min", "max") and res_dt.itemsize < 4 and res_dt.kind in "iu":
         return f"prim::{op.capitalize()}Of<{acc_c}, {CTYPES[res_dt]}>"
     return f"{_OP_TEMPLATE[op]}<{acc_c}>"
@@ -166,10 +172,18 @@ def names(module, pol):
     return out
 
 
-#: kernel(module, name, pol): every variant's modules under every policy of the table
-kernel = _loader.PolicyModules(
+#: every variant's modules under every policy of the table
+_named_kernel = _loader.PolicyModules(
     SOURCE, names, _policy.TABLE, MODULES, selector=lambda m: m.split("/")[0]
 ).kernel
+
+
+def kernel(module, name, pol):
+    """The instantiation ``name`` of ``module`` (a key of :data:`MODULES`, or a user
+    operator's (op, accumulator dtype): :func:`direct`) under the policy ``pol``."""
+    if isinstance(module, tuple):
+        return _ops.kernel(SOURCE, module[0], module[1], name)
+    return _named_kernel(module, name, pol)
 
 
 # ---- single-pass decoupled look-back ---------------------------------------------------------
