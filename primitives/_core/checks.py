@@ -358,9 +358,10 @@ def check_choice(
 
 
 def op_input(
-    x: Any, op: str, dtype: DTypeLike | None, *, func: str, ndim: int | None = None
+    x: Any, op: Any, dtype: DTypeLike | None, *, func: str, ndim: int | None = None
 ) -> tuple[Input, Array, np.dtype[Any], np.dtype[Any]]:
-    """Checks shared by reductions and scans with an ``op`` in :data:`OPS`.
+    """Checks shared by reductions and scans with an ``op`` in :data:`OPS` or a user
+    :class:`~primitives._core.ops.Op` (computed in the input's dtype or ``dtype=``).
 
     Returns ``(inp, arr, in_dt, acc_dt)``: the contiguous backend array (flattened unless ``ndim``
     is required) and its dtype,
@@ -368,13 +369,21 @@ def op_input(
     overrides). When no kernel takes (in_dt, acc_dt) natively the input is converted to acc_dt
     (one extra pass) and ``in_dt == acc_dt``.
     """
-    from . import dtypes as _dtypes
+    from . import dtypes as _dtypes, ops as _ops
 
-    check_choice(op, OPS, func=func, arg="op")
+    user = isinstance(op, _ops.Op)
+    if not user:
+        check_choice(op, OPS, func=func, arg="op")
     inp = as_input(x, func=func, arg="x", ndim=ndim, flatten=ndim is None)
     arr = inp.array
     in_dt = arr.dtype
     _dtypes.ctype(in_dt, func=func, arg="x")
+    if user:
+        acc_dt = in_dt if dtype is None else np.dtype(native_dtype(dtype))
+        _ops.check_dtype(op, acc_dt, func)
+        if in_dt != acc_dt:
+            arr, in_dt = arr.astype(acc_dt), acc_dt
+        return inp, arr, in_dt, acc_dt
     if dtype is None:
         acc_dt = _dtypes.sum_dtype(in_dt) if op == "sum" else in_dt
     else:

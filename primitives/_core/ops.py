@@ -104,8 +104,8 @@ def check_dtype(op: Op, dt: Any, func: str) -> None:
     if dt not in DTYPES:
         names = ", ".join(d.name for d in DTYPES)
         raise TypeError(
-            f"{func}: {op!r} computes in {names}; got dtype {dt} (give dtype= one of them: the "
-            f"elements are cast to it)"
+            f"{func}: {op!r} computes in {names}; got dtype {dt} (cast the elements to one, or "
+            f"give dtype= where the function takes it)"
         )
     ident = op.identity
     if dt.kind in "iu":

@@ -4,7 +4,7 @@ checks (:mod:`._checks`), the reduction's variant (:mod:`._choose`), then the pl
 
 from __future__ import annotations
 
-from .._core import dtypes as _dtypes, entry as _entry
+from .._core import entry as _entry
 from . import _checks, _choose, _plans as _gp
 
 __all__ = ["segmented_scan", "segmented_reduce"]
@@ -31,7 +31,7 @@ def _prepare_reduce(x, offsets, op="sum", *, dtype=None, check=True):
     if n == 0 or nseg == 0:
         xp = inp.backend.xp
         return _entry.Prepared.done(
-            inp.result(xp.full(nseg, _dtypes.identity(op, acc_dt), dtype=acc_dt))
+            inp.result(xp.full(nseg, _gp.identity(op, acc_dt), dtype=acc_dt))
         )
     variant = _choose.reduction(n, nseg)
     plan = _gp.reduce_plan(inp.backend, in_dt, acc_dt, op, n, nseg, variant)
@@ -59,7 +59,9 @@ def segmented_scan(
             empty boolean array).
         offsets: integer array of nseg + 1 non-decreasing boundaries, or None. An empty list
             or tuple is an empty integer array (a ``ValueError``).
-        op: ``"sum"``, ``"min"`` or ``"max"``.
+        op: ``"sum"``, ``"min"`` or ``"max"``, or a :class:`primitives.Op` of your own
+            (computed in ``x``'s dtype or ``dtype=``: int32, int64, uint32, uint64, float32 or
+            float64).
         inclusive: inclusive scan (True) or exclusive (the identity at each segment's start).
         dtype: result dtype, defaults as :func:`primitives.inclusive_scan`.
         check: validate ``offsets`` (one small device-to-host read); ``False`` skips it for
@@ -88,7 +90,9 @@ def segmented_reduce(x, offsets, op="sum", *, dtype=None, check=True):
         offsets: integer array of nseg + 1 non-decreasing boundaries in ``[0, x.size]``;
             elements outside ``[offsets[0], offsets[-1])`` belong to no segment. An empty list or
             tuple is an empty integer array (a ``ValueError``).
-        op: ``"sum"``, ``"min"`` or ``"max"``.
+        op: ``"sum"``, ``"min"`` or ``"max"``, or a :class:`primitives.Op` of your own
+            (computed in ``x``'s dtype or ``dtype=``: int32, int64, uint32, uint64, float32 or
+            float64).
         dtype: result dtype, defaults as :func:`primitives.reduce`.
         check: validate ``offsets`` (one small device-to-host read).
 

@@ -16,11 +16,23 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _checks, dtypes as _dtypes, launch as _launch, loader as _loader
-from .._core import lookback as _lookback, offsets as _offs, plans as _plans
+from .._core import lookback as _lookback, offsets as _offs, ops as _ops, plans as _plans
 from . import _policy
 
 SOURCE = "segmented/segmented.cu"
 _OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
+
+
+def identity(op, dt):
+    """The identity of ``op`` (a named operator or a user :class:`~.._core.ops.Op`) in ``dt``."""
+    return op.identity_of(dt) if isinstance(op, _ops.Op) else _dtypes.identity(op, dt)
+
+
+def _tmpl(op):
+    """The functor template of ``op`` (a named operator's, or a user :class:`~.._core.ops.Op`'s)."""
+    return op.template if isinstance(op, _ops.Op) else _OP_TEMPLATE[op]
+
+
 MODES = {"inclusive": 0, "exclusive": 1, "reduce": 2}
 # how a tile finds its head flags (kernels/segmented/segmented.cu): flags, or offsets whose per-tile
 # bounds come from the segmented_bounds pre-pass
@@ -36,7 +48,7 @@ def bounds_name(pol):
 def scan_name(in_dt, acc_dt, op, mode, segs, pol):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
     return (
-        f"segmented_lookback<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
+        f"segmented_lookback<{in_c}, {acc_c}, {_tmpl(op)}<{acc_c}>, "
         f"{pol.block}, {pol.items(in_dt, acc_dt)}, {MODES[mode]}, {segs}, "
         f"{pol.min_blocks}>"
     )
@@ -45,7 +57,7 @@ def scan_name(in_dt, acc_dt, op, mode, segs, pol):
 def reduce_name(in_dt, acc_dt, op, exchange, pol):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
     return (
-        f"segmented_reduce_tiles<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {pol.block}, "
+        f"segmented_reduce_tiles<{in_c}, {acc_c}, {_tmpl(op)}<{acc_c}>, {pol.block}, "
         f"{pol.items(in_dt, acc_dt)}, {pol.min_blocks}, "
         f"{'true' if exchange else 'false'}, {'true' if pol.drawn else 'false'}>"
     )
@@ -54,7 +66,7 @@ def reduce_name(in_dt, acc_dt, op, exchange, pol):
 def segments_name(in_dt, acc_dt, op, pol):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
     return (
-        f"segmented_reduce_segments<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, "
+        f"segmented_reduce_segments<{in_c}, {acc_c}, {_tmpl(op)}<{acc_c}>, "
         f"{pol.segment_block}, {pol.segment_items(in_dt, acc_dt)}, {pol.segment_min_blocks}>"
     )
 
@@ -84,8 +96,16 @@ def names(mode, pol):
     ] + [bounds_name(pol)]
 
 
-#: kernel(mode, name, pol): every mode's modules under every policy of the table
-kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODES).kernel
+#: every mode's modules under every policy of the table
+_named_kernel = _loader.PolicyModules(SOURCE, names, _policy.TABLE, MODES).kernel
+
+
+def kernel(mode, name, pol, op=None, acc_dt=None):
+    """The instantiation ``name`` of the module of ``mode`` under ``pol``; of ``op``'s own
+    source for a user operator (its accumulator dtype ``acc_dt``)."""
+    if isinstance(op, _ops.Op):
+        return _ops.kernel(SOURCE, op, acc_dt, name)
+    return _named_kernel(mode, name, pol)
 
 
 class ScanPlan(_lookback.LookbackPlan):
@@ -96,7 +116,7 @@ class ScanPlan(_lookback.LookbackPlan):
         xp = backend.xp
         tile = pol.block * pol.items(in_dt, acc_dt)
         tiles = _launch.cdiv(n, tile)
-        k = kernel(mode, scan_name(in_dt, acc_dt, op, mode, segs, pol), pol)
+        k = kernel(mode, scan_name(in_dt, acc_dt, op, mode, segs, pol), pol, op, acc_dt)
         # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
         super().__init__(k, tiles, pol.block, n, xp, 2 * acc_dt.itemsize)
         # stand-ins for the arguments a kind does not use; the tile bounds of the offsets
@@ -150,7 +170,8 @@ class ReducePlan(_lookback.LookbackPlan):
         xp = backend.xp
         tile = pol.block * pol.items(in_dt, acc_dt)
         tiles = _launch.cdiv(n, tile)
-        k = tiles_kernel or kernel("reduce", reduce_name(in_dt, acc_dt, op, exchange, pol), pol)
+        name = reduce_name(in_dt, acc_dt, op, exchange, pol)
+        k = tiles_kernel or kernel("reduce", name, pol, op, acc_dt)
         # one Flagged<AccT> per tile: the value, the head flag, padding to the value's alignment
         super().__init__(
             k,
@@ -206,7 +227,7 @@ class SegmentsPlan(_plans.Plan):
         tile = pol.segment_block * pol.segment_items(in_dt, acc_dt)
         self.chunk = tile * _launch.cdiv(_launch.cdiv(n, pol.split_blocks), tile)
         self.chunks = _launch.cdiv(n, self.chunk)
-        self.kernel = kernel("reduce", segments_name(in_dt, acc_dt, op, pol), pol)
+        self.kernel = kernel("reduce", segments_name(in_dt, acc_dt, op, pol), pol, op, acc_dt)
         self.smem = 0
         self.partials = xp.empty(self.chunks, dtype=acc_dt)
         self.arrivals = xp.zeros(self.chunks, dtype=np.uint64)

@@ -112,7 +112,9 @@ def reduce_by_key(keys, values, op="sum", *, sort=False):
         values: 1-D array of as many elements, of any dtype the scans take: bool, int8, uint8,
             int16, uint16, int32, uint32, int64, uint64, float16, float32, float64, complex64,
             complex128.
-        op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"`` (complex: ``"sum"`` and ``"prod"``).
+        op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"`` (complex: ``"sum"`` and ``"prod"``),
+            or a :class:`primitives.Op` of your own (computed in the values' dtype: int32, int64,
+            uint32, uint64, float32 or float64; a run's values combined in index order).
         sort: group equal keys that are not consecutive first: a stable sort of the keys with
             the values alongside, so each key appears once, in ascending order (NaNs last, each
             its own group), and each group reduces its values in input order.

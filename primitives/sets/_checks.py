@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import checks as _checks, dtypes as _dtypes
+from .._core import checks as _checks, dtypes as _dtypes, ops as _ops
 from . import _plans as _rp
 
 #: the value dtypes of ``reduce_by_key``: those the scans take
@@ -50,13 +50,16 @@ def values(values, op, n, func):
             f"{func}: values has dtype {dt.name}; supported dtypes are "
             f"{_dtypes.names(VALUE_DTYPES)}"
         )
-    if dt.kind == "c" and op in ("min", "max"):
+    if dt.kind == "c" and (op in ("min", "max") or isinstance(op, _ops.Op)):
         raise TypeError(
             f"{func}: op={op!r} is not defined for complex dtype {dt.name} (no "
             f"ordering); use 'sum' or 'prod'"
         )
     if v.array.size != n:
         raise ValueError(f"{func}: values has {v.array.size} elements, keys has {n}")
+    if isinstance(op, _ops.Op):  # in the values' dtype
+        _ops.check_dtype(op, dt, func)
+        return v, dt, dt, dt
     res = _dtypes.reduce_result_dtype(dt, op)
     if dt in _rp.VALUE_KERNEL_DTYPES:
         work = dt
@@ -71,7 +74,8 @@ def reduce_by_key(keys_, values_, op, sort):
     """The arguments of :func:`~primitives.reduce_by_key`: (keys Input, values Input, dtype the
     kernel reads, accumulator, result dtype, sort)."""
     func = "reduce_by_key"
-    _checks.check_choice(op, _rp.OPS, func=func, arg="op")
+    if not isinstance(op, _ops.Op):
+        _checks.check_choice(op, _rp.OPS, func=func, arg="op")
     k = keys(keys_, func)
     v, work, acc, res = values(values_, op, k.array.size, func)
     return k, v, work, acc, res, _checks.boolean(sort, func, "sort")

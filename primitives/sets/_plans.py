@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, launch as _launch, loader as _loader
+from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, ops as _ops
 from .._core import lookback as _lookback, plans as _plans
 from . import _policy
 
@@ -64,7 +64,7 @@ def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
         acc_bytes = 0
     else:
         in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
-        op_t = f"{_OP_TEMPLATE[op]}<{acc_c}>"
+        op_t = f"{op.template if isinstance(op, _ops.Op) else _OP_TEMPLATE[op]}<{acc_c}>"
         acc_bytes = np.dtype(acc_dt).itemsize
     mb = _policy.min_blocks_for(np.dtype(key_dt).itemsize, acc_bytes, pol)
     return (
@@ -152,9 +152,11 @@ class RunsPlan(_lookback.LookbackPlan):
             )
         kc, kind, self.word = key_kind(key_dt)
         module = (kc, kind, in_dt if vals == VALUES else None)
-        k = _loader.load(SOURCE, names(module, pol))(
-            kernel_name(key_dt, vals, in_dt, acc_dt, op, pol)
-        )
+        name = kernel_name(key_dt, vals, in_dt, acc_dt, op, pol)
+        if isinstance(op, _ops.Op):  # a user operator's own source
+            k = _ops.kernel(SOURCE, op, acc_dt, name)
+        else:
+            k = _loader.load(SOURCE, names(module, pol))(name)
         self.acc_dt = acc_dt if vals == VALUES else np.dtype(np.int32)  # the scanned value's
         self.out_dt = INDEX_DTYPE if vals == COUNTS else self.acc_dt  # values_out's
         xp = backend.xp
