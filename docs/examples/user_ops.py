@@ -1,0 +1,57 @@
+"""Operators of your own (prim.Op), checked against NumPy."""
+
+import numpy as np
+
+# begin-example
+import primitives as prim
+
+rng = np.random.default_rng(0)
+x = rng.standard_normal(1_000_000).astype(np.float32)
+
+# an operator is a C++ expression of a and b with its identity
+running_max = prim.Op("a > b ? a : b", identity=-np.inf)
+assert prim.reduce(x, running_max) == x.max()
+assert np.array_equal(prim.inclusive_scan(x, running_max), np.maximum.accumulate(x))
+
+# over an axis, as NumPy's ufunc.reduce: the exclusive or of each row
+bits = rng.integers(0, 2**32, (1000, 64), dtype=np.uint32)
+xor = prim.Op("a ^ b", identity=0)
+rows = prim.reduce(bits, xor, axis=1)
+assert np.array_equal(rows, np.bitwise_xor.reduce(bits, axis=1))
+
+# a scan keeps the elements' order, so the operator need not commute: affine maps
+# v -> m * v + c (mod 2^32) composed left to right, each packed as m << 32 | c
+m = rng.integers(0, 2**32, 1000, dtype=np.uint64) | 1
+c = rng.integers(0, 2**32, 1000, dtype=np.uint64)
+compose = prim.Op(
+    "(((a >> 32) * (b >> 32)) << 32)"
+    " | (((a & 0xffffffffull) * (b >> 32) + (b & 0xffffffffull)) & 0xffffffffull)",
+    identity=1 << 32,
+)
+maps = prim.inclusive_scan((m << np.uint64(32)) | c, compose)
+v0 = 7  # the last map applied to 7 by composition, and by applying the maps one by one
+v = v0
+for mi, ci in zip(m.tolist(), c.tolist()):
+    v = (mi * v + ci) % 2**32
+last = int(maps[-1])
+assert ((last >> 32) * v0 + (last & 0xFFFFFFFF)) % 2**32 == v
+
+# segments and runs take operators too: the largest magnitude of each segment
+offsets = np.array([0, 10, 10, 400_000, 1_000_000])
+absmax = prim.Op("fabsf(a) > fabsf(b) ? a : b", identity=0.0)
+got = prim.segmented_reduce(x, offsets, absmax)
+for s, (lo, hi) in enumerate(zip(offsets[:-1], offsets[1:])):
+    seg = x[lo:hi]
+    assert got[s] == (seg[np.argmax(np.abs(seg))] if hi > lo else 0)
+keys = np.sort(rng.integers(0, 100, x.size))
+uk, best = prim.reduce_by_key(keys, x, running_max)
+heads = np.flatnonzero(np.diff(keys, prepend=-1))
+assert np.array_equal(best, np.maximum.reduceat(x, heads))
+
+# a compile error names the operator and the compiler's first message
+try:
+    prim.reduce(x, prim.Op("a + bb", identity=0))
+except prim.KernelCompileError as err:
+    print("error:", str(err).split(" failed")[0])
+print("reduce:", prim.reduce(x, running_max), "scan[-1]:", int(maps[-1]))
+# end-example
