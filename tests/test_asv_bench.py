@@ -108,7 +108,17 @@ def _smallest(cls):
 
 @pytest.mark.parametrize(
     "module",
-    ["reduction", "scan", "sorting", "histograms", "sparse", "sets", "selection", "searching"],
+    [
+        "reduction",
+        "scan",
+        "sorting",
+        "histograms",
+        "sparse",
+        "sets",
+        "selection",
+        "searching",
+        "operators",
+    ],
 )
 def test_setup_skips_without_cuda(module):
     if _backend.get_backend().is_cuda:

@@ -88,3 +88,27 @@ def cub_radix_sort(keys):
     kw = dict(d_in_keys=keys, d_out_keys=cupy.empty_like(keys), d_in_values=None, d_out_values=None)
     algo = cc.make_radix_sort(**kw, order=cc.SortOrder.ASCENDING)
     return _runner(algo, dict(kw, num_items=keys.size))
+
+
+def _python_op(name):
+    """A user's operator as ``cuda.compute`` takes it: a Python function (compiled by Numba)."""
+    if name == "sum":
+        return lambda a, b: a + b
+    return lambda a, b: a if a > b else b
+
+
+def cub_reduce_op(x, name, init):
+    import cupy
+
+    cc = _cc()
+    out = cupy.empty(1, x.dtype)
+    kw = dict(d_in=x, d_out=out, op=_python_op(name), h_init=np.full(1, init, x.dtype))
+    return _runner(cc.make_reduce_into(**kw), dict(kw, num_items=x.size))
+
+
+def cub_inclusive_scan_op(x, name):
+    import cupy
+
+    cc = _cc()
+    kw = dict(d_in=x, d_out=cupy.empty_like(x), op=_python_op(name), init_value=None)
+    return _runner(cc.make_inclusive_scan(**kw), dict(kw, num_items=x.size))

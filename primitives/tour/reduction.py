@@ -4,6 +4,8 @@ against CuPy at the sizes of the performance figures (the workloads of
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import primitives as prim
@@ -135,4 +137,22 @@ def api_sections(gpu, log2n=None):
             gpu,
         )
     )
+    user = prim.Op("a > b ? a : b", identity=-np.inf)  # a user's operator; peer: ReductionKernel
+    out.append(
+        tour.numpy_twin(
+            f"reduction: a user operator (prim.Op, a maximum) float32, n = {mib}",
+            4 * n,
+            lambda: (f32(n),),
+            lambda x: prim.reduce(x, user),
+            lambda cp, x: _user_max(cp)(x),
+            np.max,
+            gpu,
+        )
+    )
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _user_max(cp):
+    """The peer of a user's maximum: a ``cupy.ReductionKernel`` with the same expression."""
+    return cp.ReductionKernel("T x", "T y", "x", "a > b ? a : b", "y = a", "-INFINITY", "umax")

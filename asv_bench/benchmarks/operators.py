@@ -1,0 +1,115 @@
+"""User operators (``primitives.Op``) against the built-in ones and the peers that take a user's
+operator: ``cupy.ReductionKernel`` (reductions; CuPy's scans take ``add`` alone) and CUB through
+``cuda.compute`` with a Python operator (reductions and scans). float32 at n = 2^24 and 2^28; the
+operators a sum (``a + b``) and a maximum (``a > b ? a : b``).
+
+GPU only (see ``_common``). Times are medians of CUDA-event timings of 30 calls after 5 warm-up
+calls; GB/s counts the bytes read (and for the scans written).
+"""
+
+import numpy as np
+
+from . import _peers
+from ._common import _Timed, device_data, public, require_cuda, require_cupy, size
+
+SIZES = [1 << 24, 1 << 28]
+OPS = {"sum": ("a + b", 0.0), "max": ("a > b ? a : b", -np.inf)}
+
+
+class _Module(_Timed):
+    """Every class of this module, measured once in one process (see ``_common._Timed``)."""
+
+    def setup_cache(self):
+        return _Timed.measure(_Module)
+
+    setup_cache.timeout = 1800
+
+
+def _op(name):
+    return public("Op")(*OPS[name])
+
+
+class Reduce(_Module):
+    """``prim.reduce(x, op)`` with the operator built in (``"sum"``, ``"max"``) or of the user's
+    own (``prim.Op``)."""
+
+    params = [["builtin", "user"], list(OPS), SIZES]
+    param_names = ["kind", "op", "n"]
+
+    def prepare(self, kind, op, n):
+        require_cuda()
+        reduce = public("reduce")
+        x = device_data(size(n), np.float32)
+        how = op if kind == "builtin" else _op(op)
+        self.fn = lambda: reduce(x, how)
+        self.bytes = x.nbytes
+        self.fn()
+
+
+class ReductionKernel(_Module):
+    """The peer: ``cupy.ReductionKernel`` with the same C++ operator."""
+
+    params = [list(OPS), SIZES]
+    param_names = ["op", "n"]
+
+    def prepare(self, op, n):
+        cupy = require_cupy()
+        x = device_data(size(n), np.float32)
+        expr, ident = OPS[op]
+        k = cupy.ReductionKernel(
+            "T x",
+            "T y",
+            "x",
+            expr,
+            "y = a",
+            repr(float(ident)).replace("inf", "INFINITY"),
+            f"user_{op}",
+        )
+        self.fn = lambda: k(x)
+        self.bytes = x.nbytes
+        self.fn()
+
+
+class CubReduce(_Module):
+    """The peer: CUB's ``reduce_into`` (``cuda.compute``) with the operator as a Python
+    function."""
+
+    params = [list(OPS), SIZES]
+    param_names = ["op", "n"]
+
+    def prepare(self, op, n):
+        require_cupy()
+        x = device_data(size(n), np.float32)
+        self.fn = _peers.cub_reduce_op(x, op, OPS[op][1])
+        self.bytes = x.nbytes
+        self.fn()
+
+
+class Scan(_Module):
+    """``prim.inclusive_scan(x, op)``, built in or the user's ``prim.Op``."""
+
+    params = [["builtin", "user"], list(OPS), SIZES]
+    param_names = ["kind", "op", "n"]
+
+    def prepare(self, kind, op, n):
+        require_cuda()
+        scan = public("inclusive_scan")
+        x = device_data(size(n), np.float32)
+        how = op if kind == "builtin" else _op(op)
+        self.fn = lambda: scan(x, how)
+        self.bytes = 2 * x.nbytes
+        self.fn()
+
+
+class CubScan(_Module):
+    """The peer: CUB's ``inclusive_scan`` (``cuda.compute``) with a Python operator."""
+
+    params = [list(OPS), SIZES]
+    param_names = ["op", "n"]
+
+    def prepare(self, op, n):
+        require_cupy()
+        x = device_data(size(n), np.float32)
+        self.fn = _peers.cub_inclusive_scan_op(x, op)
+        self.bytes = 2 * x.nbytes
+        self.fn()
