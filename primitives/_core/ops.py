@@ -21,7 +21,7 @@ import numpy as np
 
 from . import loader as _loader
 
-__all__ = ["Op", "DTYPES", "check_dtype", "kernel", "source"]
+__all__ = ["Op", "Map", "DTYPES", "as_map", "check_dtype", "kernel", "source"]
 
 #: the accumulator dtypes an :class:`Op` computes in (its operands, results and identity)
 DTYPES = tuple(
@@ -59,17 +59,7 @@ class Op:
     template: str
 
     def __init__(self, expr: str, identity: float) -> None:
-        if not isinstance(expr, str):
-            raise TypeError(f"Op: expr must be a str (a C++ expression of a and b), got {expr!r}")
-        text = " ".join(expr.split())
-        if not text:
-            raise ValueError("Op: expr is empty; give a C++ expression of a and b, as 'a + b'")
-        bad = [s for s in _FORBIDDEN if s in text]
-        if bad or len(text) > 2000:
-            raise ValueError(
-                f"Op: expr must be one C++ expression of a and b (no statements, comments or "
-                f"preprocessor lines, at most 2000 characters), got {expr!r}"
-            )
+        text = _expression(expr, "Op", "a and b", "'a + b'")
         if isinstance(identity, (bool, np.bool_)) or not isinstance(
             identity, (numbers.Real, np.integer, np.floating)
         ):
@@ -152,23 +142,131 @@ def _line_name(op: Op) -> str:
     return "Op(" + op.expr.replace("'", "") + ")"
 
 
-def source(relpath: str, op: Op, dt: Any) -> str:
-    """The kernel source of ``relpath`` with ``op``'s functor for ``dt`` before it: the relpath
-    of a source of its own (registered with the loader), whose instantiations name
-    ``{op.template}<{C++ type of dt}>``."""
+class Map:
+    """A transform on load (``map=``): a C++ expression of one element ``v``, applied to each
+    element as it is read (no temporary array), its result of the element's own dtype
+    (:data:`DTYPES`): ``map="v * v"`` makes a sum a sum of squares. Made by the functions that
+    take ``map=`` from its string (:func:`as_map`)."""
+
+    __slots__ = ("expr", "key")
+
+    def __init__(self, expr: str) -> None:
+        self.expr = _expression(expr, "map", "v", "'v * v'")
+        self.key = hashlib.sha256(self.expr.encode()).hexdigest()[:16]
+
+    def __repr__(self) -> str:
+        return f"map={self.expr!r}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Map) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(("map", self.key))
+
+    def ctype(self, dt: Any) -> str:
+        """The C++ type of elements of ``dt`` read through this map (:func:`map_prelude`)."""
+        return f"prim_user::map_{self.key}_{np.dtype(dt).name}"
+
+
+def as_map(value: Any, func: str) -> Map | None:
+    """``map=`` of a public function: None, or a :class:`Map` of a string (TypeError naming
+    ``func`` for anything else, ValueError for no single expression)."""
+    if value is None or isinstance(value, Map):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{func}: map must be a str (a C++ expression of v), got {value!r}")
+    try:
+        return Map(value)
+    except ValueError as exc:
+        raise ValueError(f"{func}: {exc}") from None
+
+
+def map_prelude(m: Map, dt: Any) -> str:
+    """The C++ lines that define the element type of ``dt`` read through ``m``: a struct of one
+    element whose conversion to any type applies the expression (in the element's type), with
+    the 16-byte vector loads of its element (util/load.cuh)."""
     dt = np.dtype(dt)
-    name = f"{relpath}@{op.key}-{dt.name}"
-    _loader.add_source(name, prelude(op, dt) + f'#include "{relpath}"\n')
+    c, vec = _CTYPES[dt], _VEC[dt]
+    name = m.ctype(dt).split("::")[1]
+    return (
+        '#include "util/prim.cuh"\n'
+        '#include "util/load.cuh"\n'
+        "namespace prim_user {\n"
+        f"struct {name} {{\n"
+        f"    {c} v;\n"
+        "    template <class A> __device__ __forceinline__ operator A() const {\n"
+        f"        const {c} v = this->v;\n"
+        f"        return static_cast<A>(static_cast<{c}>(\n"
+        f'#line 1 "map({m.expr.replace(chr(39), "")})"\n'
+        f"{m.expr}\n"
+        "        ));\n"
+        "    }\n"
+        "};\n"
+        "}  // namespace prim_user\n"
+        "namespace prim {\n"
+        f"template <> struct Vec16<prim_user::{name}> {{\n"
+        f"    typedef {vec} type;\n"
+        f"    static constexpr int N = {16 // dt.itemsize};\n"
+        "};\n"
+        f"template <> struct HasVec16<prim_user::{name}> {{ static constexpr bool value = true; }};\n"
+        "}  // namespace prim\n"
+    )
+
+
+_VEC = {
+    np.dtype(np.int32): "int4",
+    np.dtype(np.int64): "longlong2",
+    np.dtype(np.uint32): "uint4",
+    np.dtype(np.uint64): "ulonglong2",
+    np.dtype(np.float32): "float4",
+    np.dtype(np.float64): "double2",
+}
+
+
+def _expression(expr: Any, what: str, names: str, example: str) -> str:
+    """``expr`` as one C++ expression (whitespace normalized), or the errors of :class:`Op`."""
+    if not isinstance(expr, str):
+        raise TypeError(f"{what}: expr must be a str (a C++ expression of {names}), got {expr!r}")
+    text = " ".join(expr.split())
+    if not text:
+        raise ValueError(f"{what}: expr is empty; give a C++ expression of {names}, as {example}")
+    if any(s in text for s in _FORBIDDEN) or len(text) > 2000:
+        raise ValueError(
+            f"{what}: expr must be one C++ expression of {names} (no statements, comments or "
+            f"preprocessor lines, at most 2000 characters), got {expr!r}"
+        )
+    return text
+
+
+def source(relpath: str, op: Any, dt: Any, m: Map | None = None, in_dt: Any = None) -> str:
+    """The kernel source of ``relpath`` with, before it, ``op``'s functor for ``dt`` (a user
+    :class:`Op`; a named operator needs none) and ``m``'s element type for ``in_dt`` (a
+    :class:`Map`, or None): the relpath of a source of its own (registered with the loader),
+    whose instantiations name ``{op.template}<{C++ type of dt}>`` and ``m.ctype(in_dt)``."""
+    dt = np.dtype(dt)
+    parts, tags = [], []
+    if m is not None:
+        parts.append(map_prelude(m, in_dt))
+        tags.append(f"map{m.key}-{np.dtype(in_dt).name}")
+    if isinstance(op, Op):
+        parts.append(prelude(op, dt))
+        tags.append(f"{op.key}-{dt.name}")
+    name = f"{relpath}@{'@'.join(tags)}"
+    _loader.add_source(name, "".join(parts) + f'#include "{relpath}"\n')
     return name
 
 
-def kernel(relpath: str, op: Op, dt: Any, name: str) -> Any:
-    """The instantiation ``name`` of ``relpath`` with ``op`` for the accumulator dtype ``dt``;
-    a compile error names the operator and the compiler's first message."""
-    rel = source(relpath, op, dt)
+def kernel(
+    relpath: str, op: Any, dt: Any, name: str, m: Map | None = None, in_dt: Any = None
+) -> Any:
+    """The instantiation ``name`` of ``relpath`` with ``op`` for the accumulator dtype ``dt``
+    (and the map ``m`` of the input dtype ``in_dt``); a compile error names the operator (and
+    the map) and the compiler's first message."""
+    rel = source(relpath, op, dt, m, in_dt)
     try:
         return _loader.load(rel, [name])(name)
     except _loader.KernelCompileError as exc:
+        what = " and ".join(repr(p) for p in (op, m) if isinstance(p, (Op, Map)))
         raise _loader.KernelCompileError(
-            f"compiling {op!r} for {np.dtype(dt)}", exc.log, [name], exc.instantiation, exc.log_path
+            f"compiling {what} for {np.dtype(dt)}", exc.log, [name], exc.instantiation, exc.log_path
         ) from None

@@ -29,7 +29,7 @@ from __future__ import annotations
 from ._api import OPS, VARIANTS, max, min, reduce, sum  # noqa: A004 - NumPy-style names
 from ._api import prod
 from ._api import all, any, mean  # noqa: A004 - NumPy-style names
-from ._api import argmax, argmin
+from ._api_arg import argmax, argmin
 from ._plans import error_depth
 
 # building blocks of the Dask layer (primitives.dask): its checks, with the same errors

@@ -175,8 +175,10 @@ NARROW_KERNELS = _dtypes.REDUCE_NARROW_KERNELS + _dtypes.REDUCE_NARROW_PROD_KERN
 _COMPLEX_PAIRS = tuple((d, d) for d in _dtypes.COMPLEX)
 
 
-def kernel_name(variant, in_dt, acc_dt, op, pol, out_dt=None):
-    in_c, acc_c = _CNAMES[in_dt], _CNAMES[acc_dt]
+def kernel_name(variant, in_dt, acc_dt, op, pol, out_dt=None, m=None):
+    """The instantiation of ``variant`` reading ``in_dt`` (through the map ``m`` when given: a
+    :class:`~.._core.ops.Map`) into ``acc_dt`` with ``op``."""
+    in_c, acc_c = (_CNAMES[in_dt] if m is None else m.ctype(in_dt)), _CNAMES[acc_dt]
     tail = ""
     if variant == "zeta":
         tail = f", {pol.block}"
@@ -207,12 +209,12 @@ def names(variant, pol):
 _MODULES = _loader.PolicyModules(SOURCE, names, _policy.TABLE, VARIANTS, _selector)
 
 
-def kernel(variant, in_dt, acc_dt, op, pol, out_dt=None):
+def kernel(variant, in_dt, acc_dt, op, pol, out_dt=None, m=None):
     """The kernel of ``variant`` under policy ``pol`` (one module per variant and policy; a
-    user operator's of its own source)."""
-    name = kernel_name(variant, in_dt, acc_dt, op, pol, out_dt)
-    if isinstance(op, _ops.Op):
-        return _ops.kernel(SOURCE, op, acc_dt, name)
+    user operator's or a map's of its own source)."""
+    name = kernel_name(variant, in_dt, acc_dt, op, pol, out_dt, m)
+    if isinstance(op, _ops.Op) or m is not None:
+        return _ops.kernel(SOURCE, op, acc_dt, name, m, in_dt)
     return _MODULES.kernel(variant, name, pol)
 
 

@@ -113,8 +113,8 @@ class ProductionPlan(_plans.Plan):
     """The production kernel for n elements reduced with ``op`` along the :class:`Route` ``rt``
     (input dtype ``rt.kin``, accumulator ``rt.kacc``): one launch into a new 0-d result."""
 
-    def __init__(self, backend, rt, op, n, pol):
-        k = kernel("production", rt.kin, rt.kacc, op, pol, rt.kout)
+    def __init__(self, backend, rt, op, n, pol, m=None):
+        k = kernel("production", rt.kin, rt.kacc, op, pol, rt.kout, m)
         grid = production_grid(k, n, rt.kin, pol)
         xp = self.xp = backend.xp
         self.partials = xp.empty(grid, dtype=rt.kacc)
@@ -141,10 +141,12 @@ class ProductionPlan(_plans.Plan):
         return out[()] if self.host else out
 
 
-def production_plan(backend, rt, op, n):
+def production_plan(backend, rt, op, n, m=None):
+    """The :class:`ProductionPlan` of this configuration (``m``: the map its input is read
+    through, or None)."""
     pol = _policy.production()
-    key = ("reduce/production", rt.kin, rt, op, n, pol, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: ProductionPlan(backend, rt, op, n, pol))
+    key = ("reduce/production", rt.kin, rt, op, m, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: ProductionPlan(backend, rt, op, n, pol, m))
 
 
 class MaskedPlan(_plans.Plan):
@@ -215,20 +217,21 @@ def rows_plan(backend, dt, op, rows, width):
     return _plans.PLANS.get(key, lambda: RowsPlan(backend, dt, op, rows, width, pol))
 
 
-def run(x, rt, op, variant, backend):
-    """Reduce the non-empty contiguous device array ``x`` along the :class:`Route` ``rt``;
-    returns a 1-element or 0-d array of ``rt.res``."""
+def run(x, rt, op, variant, backend, m=None):
+    """Reduce the non-empty contiguous device array ``x`` along the :class:`Route` ``rt`` (each
+    element read through the map ``m``, or as it is); returns a 1-element or 0-d array of
+    ``rt.res``."""
     if variant == "production":
-        return production_plan(backend, rt, op, x.size).run(x)
-    return rt.result(_run_classic(rt.prepare(x), rt.kin, rt.kacc, op, variant, backend))
+        return production_plan(backend, rt, op, x.size, m).run(x)
+    return rt.result(_run_classic(rt.prepare(x), rt.kin, rt.kacc, op, variant, backend, m))
 
 
-def _run_classic(x, in_dt, acc_dt, op, variant, backend):
+def _run_classic(x, in_dt, acc_dt, op, variant, backend, m=None):
     xp = backend.xp
     n = x.size
     if variant == "zeta":
         pol = _policy.zeta()
-        k = kernel("zeta", in_dt, acc_dt, op, pol)
+        k = kernel("zeta", in_dt, acc_dt, op, pol, None, m)  # the map on the input only
         grid = _launch.cover_grid(n, pol.block, 2, kernel=k)
         partials = xp.empty(grid, dtype=acc_dt)
         _launch.launch(k, grid, pol.block, (x, partials, _launch.i64(n)))
@@ -242,15 +245,15 @@ def _run_classic(x, in_dt, acc_dt, op, variant, backend):
     pol = _policy.ladder()
     items, block = _ITEMS[variant], pol.block
     smem = block * acc_dt.itemsize
-    cur, cur_dt = x, in_dt
+    cur, cur_dt, cur_m = x, in_dt, m
     while True:
-        k = kernel(variant, cur_dt, acc_dt, op, pol)
+        k = kernel(variant, cur_dt, acc_dt, op, pol, None, cur_m)
         grid = _launch.cover_grid(cur.size, block, items)
         out = xp.empty(grid, dtype=acc_dt)
         _launch.launch(k, grid, block, (cur, out, _launch.i64(cur.size)), shared_mem=smem)
         if grid == 1:
             return out
-        cur, cur_dt = out, acc_dt
+        cur, cur_dt, cur_m = out, acc_dt, None  # partials: no map
 
 
 def error_depth(variant, n, in_dt=np.dtype(np.float32)):
