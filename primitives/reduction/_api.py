@@ -38,36 +38,42 @@ def _then(p, after):
 # ---- reduce, sum, prod, min, max ----------------------------------------------------------------
 
 
-def _whole(x, op, dtype, variant, func):
-    """Every element of ``x`` (flattened) reduced on ``variant`` (chosen); ``func``: the public
-    function the errors name."""
+def _whole(x, op, dtype, variant, func, m=None):
+    """Every element of ``x`` (flattened, each read through the map ``m`` where given) reduced
+    on ``variant`` (chosen); ``func``: the public function the errors name."""
     inp, arr, acc_dt = _checks.flat_input(x, op, dtype, variant, func)
     xp = inp.backend.xp
     rt = _rp.route(arr.dtype, acc_dt, op, variant)
+    _checks.check_map(m, rt, func)
     if arr.size == 0:
         return _Prepared.done(inp.scalar(xp.full(1, _checks.empty_value(op, rt.res, func), rt.res)))
     if variant == "production":
-        plan = _rp.production_plan(inp.backend, rt, op, arr.size)
+        plan = _rp.production_plan(inp.backend, rt, op, arr.size, m)
         if arr is x:  # read as it is: later calls on like arrays take the plan directly
             return _Prepared(plan, (x,), reusable=True)
         return _Prepared(lambda a: inp.scalar(plan.run(a)), (arr,))
     backend = inp.backend
     return _Prepared(
-        lambda a: inp.scalar(_rp.run(a, rt, op, variant, backend)), (arr,), reusable=arr is x
+        lambda a: inp.scalar(_rp.run(a, rt, op, variant, backend, m)), (arr,), reusable=arr is x
     )
 
 
-def _prepare(x, op, axis, dtype, out, keepdims, variant, func, initial=_NoValue, where=True):
+def _prepare(
+    x, op, axis, dtype, out, keepdims, variant, func, initial=_NoValue, where=True, m=None
+):
     """The prepare step of :func:`reduce` and of ``sum``, ``prod``, ``min``, ``max`` (``func``:
     the public function the errors name). Without ``axis``, ``out`` and ``keepdims``: every
     element, flattened. Otherwise NumPy's ``axis``, ``out`` and ``keepdims``: over every axis the
     flattened reduction (then shaped), over some axes :func:`~._axis.prepare`, whose replay (the
     plan, and the view that makes the array C-ordered) later calls on like arrays run. With
-    ``initial`` or a ``where`` mask: :func:`._where.masked`."""
+    ``initial`` or a ``where`` mask: :func:`._where.masked`. With a map ``m``: every element."""
     variant = _choose.variant(variant, func)
     masked = not (initial is _NoValue or initial is None) or not _checks.every(where)
     if masked and isinstance(op, _ops.Op):
         raise TypeError(f"{func}: initial and where take the named operators, not {op!r}")
+    if m is not None:
+        _checks.map_alone(axis, out, keepdims, masked, func)
+        return _whole(x, op, dtype, variant, func, m)
     if masked:
         return _where.masked(
             _prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, where
@@ -129,8 +135,10 @@ def _prepare_reduce(
     initial=_NoValue,
     where=True,
     variant="auto",
+    map=None,  # noqa: A002 - the keyword users write
 ):
-    return _prepare(x, op, axis, dtype, out, keepdims, variant, "reduce", initial, where)
+    m = _ops.as_map(map, "reduce")
+    return _prepare(x, op, axis, dtype, out, keepdims, variant, "reduce", initial, where, m)
 
 
 def _prepare_of(op):
@@ -148,15 +156,26 @@ def _prepare_of(op):
             where=True,
             *,
             variant="auto",
+            map=None,  # noqa: A002 - the keyword users write
         ):
-            return _prepare(x, op, axis, dtype, out, keepdims, variant, op, initial, where)
+            m = _ops.as_map(map, op)
+            return _prepare(x, op, axis, dtype, out, keepdims, variant, op, initial, where, m)
 
     else:
 
         def prepare(
-            x, axis=None, out=None, keepdims=False, initial=_NoValue, where=True, *, variant="auto"
+            x,
+            axis=None,
+            out=None,
+            keepdims=False,
+            initial=_NoValue,
+            where=True,
+            *,
+            variant="auto",
+            map=None,  # noqa: A002 - the keyword users write
         ):
-            return _prepare(x, op, axis, None, out, keepdims, variant, op, initial, where)
+            m = _ops.as_map(map, op)
+            return _prepare(x, op, axis, None, out, keepdims, variant, op, initial, where, m)
 
     return prepare
 
@@ -173,6 +192,7 @@ def reduce(
     initial=_NoValue,
     where=True,
     variant="auto",
+    map=None,  # noqa: A002 - the keyword users write
 ):
     """Reduce all elements of ``x`` with ``op``.
 
@@ -214,6 +234,11 @@ def reduce(
         variant: one of ``primitives.reduction.VARIANTS`` (``"alpha"`` ... ``"zeta"``,
             ``"production"``) or ``"auto"`` (= ``"production"``). Complex reductions run on
             ``"production"`` only.
+        map: a transform of each element as it is read, no temporary array: a C++ expression
+            of ``v`` (the element), its result of the element's dtype, ``map="v * v"`` a sum of
+            squares (``numpy.sum(x * x)``). Every element (no ``axis``, ``out``, ``keepdims``,
+            ``initial`` or ``where``) of int32, int64, uint32, uint64, float32 or float64, read
+            as it is (a ``dtype`` that casts the elements first is a ``TypeError``).
 
     Returns:
         A 0-d device array for device input (like ``cupy.sum``), a NumPy scalar for host input
@@ -263,10 +288,12 @@ def sum(  # noqa: A001 - NumPy's name
     where=True,
     *,
     variant="auto",
+    map=None,  # noqa: A002 - the keyword users write
 ):
     """Sum of the elements over ``axis`` (all by default), as :func:`numpy.sum`, with ``initial``
-    and ``where`` as NumPy's; see :func:`reduce`. Complex input (complex64, complex128) sums to
-    its own dtype."""
+    and ``where`` as NumPy's; see :func:`reduce` (``map=``: a transform of each element as it is
+    read, ``prim.sum(x, map="v * v")`` a sum of squares). Complex input (complex64, complex128)
+    sums to its own dtype."""
 
 
 @_entry.function(_prepare_of("prod"), arrays=("x",))
@@ -280,6 +307,7 @@ def prod(
     where=True,
     *,
     variant="auto",
+    map=None,  # noqa: A002 - the keyword users write
 ):
     """Product of the elements over ``axis`` (all by default), as :func:`numpy.prod`.
 
@@ -302,6 +330,7 @@ def prod(
             as 1 (see :func:`reduce`).
         variant: one of ``primitives.reduction.VARIANTS`` or ``"auto"`` (= ``"production"``).
             Every variant multiplies real dtypes; complex products run on ``"production"`` only.
+        map: a transform of each element as it is read (see :func:`reduce`).
 
     Returns:
         A 0-d device array for device input, a NumPy scalar for host input; with ``axis`` an
@@ -329,18 +358,36 @@ def prod(
 
 @_entry.function(_prepare_of("min"), arrays=("x",))
 def min(  # noqa: A001 - numpy.min
-    x, axis=None, out=None, keepdims=False, initial=_NoValue, where=True, *, variant="auto"
+    x,
+    axis=None,
+    out=None,
+    keepdims=False,
+    initial=_NoValue,
+    where=True,
+    *,
+    variant="auto",
+    map=None,  # noqa: A002 - the keyword users write
 ):
     """Minimum over ``axis`` (all by default; NaN propagates; complex numbers ordered as NumPy's),
-    with ``initial`` and ``where`` as NumPy's, as :func:`numpy.min`; see :func:`reduce`."""
+    with ``initial`` and ``where`` as NumPy's, as :func:`numpy.min`; see :func:`reduce`
+    (``map=``)."""
 
 
 @_entry.function(_prepare_of("max"), arrays=("x",))
 def max(  # noqa: A001 - numpy.max
-    x, axis=None, out=None, keepdims=False, initial=_NoValue, where=True, *, variant="auto"
+    x,
+    axis=None,
+    out=None,
+    keepdims=False,
+    initial=_NoValue,
+    where=True,
+    *,
+    variant="auto",
+    map=None,  # noqa: A002 - the keyword users write
 ):
     """Maximum over ``axis`` (all by default; NaN propagates; complex numbers ordered as NumPy's),
-    with ``initial`` and ``where`` as NumPy's, as :func:`numpy.max`; see :func:`reduce`."""
+    with ``initial`` and ``where`` as NumPy's, as :func:`numpy.max`; see :func:`reduce`
+    (``map=``)."""
 
 
 # ---- mean, any, all -----------------------------------------------------------------------------

@@ -168,6 +168,28 @@ def initial_value(initial, dt, func):
         raise type(exc)(f"{func}: initial={initial!r}: {exc}") from exc
 
 
+def map_alone(axis, out, keepdims, masked, func):
+    """TypeError naming ``func`` where ``map=`` comes with ``axis``, ``out``, ``keepdims``,
+    ``initial`` or ``where`` (a map reduces every element)."""
+    if axis is not None or out is not None or keepdims or masked:
+        raise TypeError(
+            f"{func}: map= reduces every element: no axis, out, keepdims, initial or where"
+        )
+
+
+def check_map(m, rt, func):
+    """TypeError naming ``func`` where the map ``m`` cannot read the input as the route ``rt``
+    does: an element dtype without a map (:data:`~.._core.ops.DTYPES`), or elements cast first."""
+    if m is None:
+        return
+    if rt.convs or rt.kin not in _ops.DTYPES:
+        names = ", ".join(d.name for d in _ops.DTYPES)
+        raise TypeError(
+            f"{func}: {m!r} reads {names} as they are; got x of dtype {rt.kin}"
+            + (f" cast to {rt.convs[-1]}" if rt.convs else "")
+        )
+
+
 def empty_value(op, dt, func):
     """The result of ``op`` over no elements, of ``dt``: its identity (a user operator's own),
     or NumPy's error for ``min``/``max``."""

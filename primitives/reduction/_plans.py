@@ -145,7 +145,7 @@ def production_plan(backend, rt, op, n, m=None):
     """The :class:`ProductionPlan` of this configuration (``m``: the map its input is read
     through, or None)."""
     pol = _policy.production()
-    key = ("reduce/production", rt.kin, rt, op, m, n, pol, _plans.stream_key())
+    key = ("reduce/production", rt.kin, rt, (op, m), n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: ProductionPlan(backend, rt, op, n, pol, m))
 
 

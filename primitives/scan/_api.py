@@ -6,31 +6,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import checks as _core_checks, entry as _entry
+from .._core import checks as _core_checks, entry as _entry, ops as _ops
 from . import _axis as _sa, _checks, _choose, _plans as _sp
 from ._plans import OPS, VARIANTS
 
 __all__ = ["inclusive_scan", "exclusive_scan", "cumsum", "cumprod", "continued", "VARIANTS", "OPS"]
 
 
-def _prepared(func, x, op, axis, dtype, variant, exclusive):
+def _prepared(func, x, op, axis, dtype, variant, exclusive, m=None):
     """The prepare step of every scan (``func``: the public function called): the scan along
-    ``axis`` of an N-D array, or of the flattened array."""
+    ``axis`` of an N-D array, or of the flattened array (each element read through the map
+    ``m`` where given)."""
     if _checks.along_axis(x, axis, func):
+        if m is not None:
+            raise TypeError(f"{func}: map= scans the flattened array (axis=None)")
         return _prepared_axis(func, x, op, axis, dtype, variant, exclusive)
     variant = _choose.variant(variant, func)
     inp, arr, in_dt, res_dt = _checks.checked(x, op, dtype, func)
+    _checks.map_route(m, variant, in_dt, res_dt, op, func)
     backend = inp.backend
     if arr.size == 0:
         return _entry.Prepared.done(inp.result(backend.xp.empty(0, dtype=res_dt)))
     if variant == "decoupled_lookback" and _sp.direct(variant, in_dt, res_dt, op):
-        plan = _sp.lookback_plan(backend, in_dt, res_dt, op, exclusive, arr.size)
+        plan = _sp.lookback_plan(backend, in_dt, res_dt, op, exclusive, arr.size, m)
         if arr is x:  # read as it is: later calls on like arrays take the plan
             return _entry.Prepared(plan, (x,), reusable=True)
         return _entry.Prepared(lambda a: inp.result(plan(a)), (arr,))
 
     def run(a):
-        return inp.result(_sp.flat_scan(backend, a, in_dt, res_dt, op, exclusive, variant))
+        return inp.result(_sp.flat_scan(backend, a, in_dt, res_dt, op, exclusive, variant, m))
 
     return _entry.Prepared(run, (arr,))
 
@@ -75,8 +79,8 @@ def _prepared_axis(func, x, op, axis, dtype, variant, exclusive):
 
 
 def _prepare_scan(func, exclusive):
-    def prepare(x, op="sum", *, axis=None, dtype=None, variant="auto"):
-        return _prepared(func, x, op, axis, dtype, variant, exclusive)
+    def prepare(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None):  # noqa: A002
+        return _prepared(func, x, op, axis, dtype, variant, exclusive, _ops.as_map(map, func))
 
     return prepare
 
@@ -126,7 +130,7 @@ def continued(x, op, seed, *, exclusive=False, dtype=None, func="inclusive_scan"
 
 
 @_entry.function(_prepare_scan("inclusive_scan", False), arrays=("x",))
-def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
+def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None):  # noqa: A002
     """Inclusive prefix scan: ``out[i] = x[0] op x[1] op ... op x[i]``.
 
     Args:
@@ -156,6 +160,11 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
             a 32- or 64-bit accumulator dtype first (one more pass).
         variant: ``"hillis_steele"``, ``"blelloch"``, ``"decoupled_lookback"`` or ``"auto"``
             (= ``"decoupled_lookback"``).
+        map: a transform of each element as it is read, no temporary array: a C++ expression
+            of ``v`` (the element), its result of the element's dtype (``map="v * v"``: the
+            running sums of squares). The flattened array (``axis=None``) of int32, int64,
+            uint32, uint64, float32 or float64 read as it is (a ``dtype`` that casts the
+            elements first is a ``TypeError``).
 
     Returns:
         A 1-D array of ``x.size`` elements (``x``'s shape with ``axis``): CuPy for device input
@@ -182,7 +191,7 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
 
 
 @_entry.function(_prepare_scan("exclusive_scan", True), arrays=("x",))
-def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto"):
+def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None):  # noqa: A002
     """Exclusive prefix scan: ``out[0]`` is the identity of ``op`` (0; 1 for ``prod``; the
     dtype's maximum for ``min``, its minimum for ``max``: infinities for floats, True and False
     for bool; a :class:`primitives.Op`'s own) and ``out[i] = x[0] op ... op x[i-1]``.

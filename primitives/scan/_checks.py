@@ -54,6 +54,18 @@ def checked_result_dtype(in_dt, op, dtype, func):
     return res_dt
 
 
+def map_route(m, variant, in_dt, res_dt, op, func):
+    """TypeError naming ``func`` where the map ``m`` (None: nothing to check) cannot read the
+    input as it is: an element dtype without a map, or a scan that casts the elements first."""
+    if m is None:
+        return
+    if in_dt not in _ops.DTYPES or not _sp.direct(variant, in_dt, res_dt, op):
+        names = ", ".join(d.name for d in _ops.DTYPES)
+        raise TypeError(
+            f"{func}: {m!r} reads {names} as they are; got x of dtype {in_dt} scanned into {res_dt}"
+        )
+
+
 def along_axis(x, axis, func):
     """Whether a scan of ``x`` runs along ``axis`` of an N-D array (True) or over the flattened
     array (False: ``axis`` None, or the only axis of a 1-D array); NumPy's errors for a bad

@@ -145,9 +145,11 @@ def items(pol, in_dt, acc_dt, res_dt=None):
     return max(per, pol.items(in_dt, acc_dt) // per * per)
 
 
-def kernel_name(variant, in_dt, acc_dt, op, exclusive, pol, res_dt=None):
+def kernel_name(variant, in_dt, acc_dt, op, exclusive, pol, res_dt=None, m=None):
+    """The instantiation of ``variant`` scanning ``in_dt`` (read through the map ``m`` where
+    given) into ``res_dt`` in ``acc_dt`` with ``op``."""
     res_dt = acc_dt if res_dt is None else res_dt
-    in_c, acc_c = CTYPES[in_dt], CTYPES[acc_dt]
+    in_c, acc_c = (CTYPES[in_dt] if m is None else m.ctype(in_dt)), CTYPES[acc_dt]
     ex = "true" if exclusive else "false"
     if variant == "decoupled_lookback":
         n = items(pol, in_dt, acc_dt, res_dt)
@@ -178,9 +180,13 @@ _named_kernel = _loader.PolicyModules(
 ).kernel
 
 
-def kernel(module, name, pol):
+def kernel(module, name, pol, op=None, acc_dt=None, m=None, in_dt=None):
     """The instantiation ``name`` of ``module`` (a key of :data:`MODULES`, or a user
-    operator's (op, accumulator dtype): :func:`direct`) under the policy ``pol``."""
+    operator's (op, accumulator dtype): :func:`direct`) under the policy ``pol``; with a map
+    ``m`` (its input dtype ``in_dt``; ``op`` and ``acc_dt`` the scan's), of a source of its
+    own."""
+    if m is not None:
+        return _ops.kernel(SOURCE, op, acc_dt, name, m, in_dt)
     if isinstance(module, tuple):
         return _ops.kernel(SOURCE, module[0], module[1], name)
     return _named_kernel(module, name, pol)
@@ -195,11 +201,11 @@ class ScanPlan(_lookback.LookbackPlan):
     """The look-back scan of n elements of ``in_dt`` into ``res_dt`` (accumulated in
     ``acc_dt``) with ``op``: one launch into a new 1-D result of n elements."""
 
-    def __init__(self, backend, in_dt, acc_dt, op, exclusive, n, pol, res_dt=None):
+    def __init__(self, backend, in_dt, acc_dt, op, exclusive, n, pol, res_dt=None, m=None):
         res_dt = acc_dt if res_dt is None else res_dt
         module = direct("decoupled_lookback", in_dt, res_dt, op)[0]
-        name = kernel_name("decoupled_lookback", in_dt, acc_dt, op, exclusive, pol, res_dt)
-        k = kernel(module, name, pol)
+        name = kernel_name("decoupled_lookback", in_dt, acc_dt, op, exclusive, pol, res_dt, m)
+        k = kernel(module, name, pol, op, acc_dt, m, in_dt)
         tiles = _launch.cdiv(n, pol.block * items(pol, in_dt, acc_dt, res_dt))
         super().__init__(k, tiles, pol.block, n, backend.xp, acc_dt.itemsize)
         self.empty, self.n, self.res_dt, self.acc_dt = backend.xp.empty, n, res_dt, acc_dt
@@ -218,14 +224,14 @@ class ScanPlan(_lookback.LookbackPlan):
         return out
 
 
-def lookback_plan(backend, in_dt, res_dt, op, exclusive, n):
-    """The plan of the look-back kernel that scans ``in_dt`` into ``res_dt`` (a pair
-    :func:`direct` knows)."""
+def lookback_plan(backend, in_dt, res_dt, op, exclusive, n, m=None):
+    """The plan of the look-back kernel that scans ``in_dt`` (read through the map ``m`` where
+    given) into ``res_dt`` (a pair :func:`direct` knows)."""
     pol = _policy.current("decoupled_lookback")
     acc_dt = direct("decoupled_lookback", in_dt, res_dt, op)[1]
-    key = ("scan/lookback", in_dt, res_dt, op, exclusive, n, pol, _plans.stream_key())
+    key = ("scan/lookback", in_dt, res_dt, (op, m), exclusive, n, pol, _plans.stream_key())
     return _plans.PLANS.get(
-        key, lambda: ScanPlan(backend, in_dt, acc_dt, op, exclusive, n, pol, res_dt)
+        key, lambda: ScanPlan(backend, in_dt, acc_dt, op, exclusive, n, pol, res_dt, m)
     )
 
 
@@ -260,7 +266,7 @@ def identity(op, dt):
     return _dtypes.identity(op, dt)
 
 
-def flat_scan(backend, arr, in_dt, res_dt, op, exclusive, variant):
+def flat_scan(backend, arr, in_dt, res_dt, op, exclusive, variant, m=None):
     """The scan of the flat contiguous backend array ``arr`` (n > 0 elements of ``in_dt``) into
     a new array of ``res_dt``. A kernel that takes (``in_dt``, ``res_dt``) as they are runs alone;
     otherwise the elements are cast to ``res_dt`` first (as NumPy's ``dtype=``), scanned by the
@@ -269,8 +275,9 @@ def flat_scan(backend, arr, in_dt, res_dt, op, exclusive, variant):
     n = arr.size
     if direct(variant, in_dt, res_dt, op):
         if variant == "decoupled_lookback":
-            return lookback_plan(backend, in_dt, res_dt, op, exclusive, n)(arr)
-        return hierarchical(arr, n, in_dt, res_dt, op, exclusive, variant, backend)
+            return lookback_plan(backend, in_dt, res_dt, op, exclusive, n, m)(arr)
+        return hierarchical(arr, n, in_dt, res_dt, op, exclusive, variant, backend, m)
+    assert m is None, "a map reads its input as it is (_checks.map_route)"
     src = res_dt
     if in_dt != src:
         arr = arr.astype(src)
@@ -291,9 +298,10 @@ def flat_scan(backend, arr, in_dt, res_dt, op, exclusive, variant):
 # ---- hierarchical (classic) scans ------------------------------------------------------------
 
 
-def hierarchical(x, n, in_dt, acc_dt, op, exclusive, variant, backend):
-    """The classic scan ``variant`` of the contiguous device array ``x``: block scans, the
-    block sums scanned (recursively, same variant), the prefixes added back."""
+def hierarchical(x, n, in_dt, acc_dt, op, exclusive, variant, backend, m=None):
+    """The classic scan ``variant`` of the contiguous device array ``x`` (read through the map
+    ``m`` where given): block scans, the block sums scanned (recursively, same variant, no map),
+    the prefixes added back."""
     pol = _policy.current(variant)
     xp = backend.xp
     block = pol.block
@@ -303,8 +311,12 @@ def hierarchical(x, n, in_dt, acc_dt, op, exclusive, variant, backend):
     sums = xp.empty(nblocks, dtype=acc_dt)
     k = kernel(
         direct(variant, in_dt, acc_dt, op)[0],
-        kernel_name(variant, in_dt, acc_dt, op, exclusive, pol),
+        kernel_name(variant, in_dt, acc_dt, op, exclusive, pol, None, m),
         pol,
+        op,
+        acc_dt,
+        m,
+        in_dt,
     )
     if variant == "hillis_steele":
         smem = 2 * block * acc_dt.itemsize
