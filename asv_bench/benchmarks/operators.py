@@ -113,3 +113,27 @@ class CubScan(_Module):
         self.fn = _peers.cub_inclusive_scan_op(x, op)
         self.bytes = 2 * x.nbytes
         self.fn()
+
+
+class SumOfSquares(_Module):
+    """``prim.sum(x, map="v * v")`` (no temporary) against ``cupy.sum(x * x)`` and a
+    ``cupy.ReductionKernel`` that squares on load."""
+
+    params = [["primitives", "cupy", "reductionkernel"], SIZES]
+    param_names = ["contender", "n"]
+
+    def prepare(self, contender, n):
+        x = device_data(size(n), np.float32)
+        if contender == "primitives":
+            require_cuda()
+            total = public("sum")
+            self.fn = lambda: total(x, map="v * v")
+        else:
+            cupy = require_cupy()
+            if contender == "cupy":
+                self.fn = lambda: cupy.sum(x * x)
+            else:
+                k = cupy.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "sumsq")
+                self.fn = lambda: k(x)
+        self.bytes = x.nbytes
+        self.fn()

@@ -48,6 +48,13 @@ uk, best = prim.reduce_by_key(keys, x, running_max)
 heads = np.flatnonzero(np.diff(keys, prepend=-1))
 assert np.array_equal(best, np.maximum.reduceat(x, heads))
 
+# map=: a transform of each element as it is read, with no temporary array
+squares = prim.sum(x, map="v * v")
+assert np.isclose(squares, np.sum(x.astype(np.float64) ** 2), rtol=1e-4)
+assert prim.max(x, map="fabsf(v)") == np.abs(x).max()
+ints = rng.integers(-1000, 1000, 10_000).astype(np.int32)
+assert np.array_equal(prim.inclusive_scan(ints, map="v * v"), np.cumsum(ints * ints))
+
 # a compile error names the operator and the compiler's first message
 try:
     prim.reduce(x, prim.Op("a + bb", identity=0))
