@@ -27,8 +27,9 @@ alike:
 - the public function's name, signature and docstring (``inspect.signature`` and the docs read
   the declared function).
 
-Arguments that are not declared arrays must be hashable scalars, strings, dtypes or tuples of
-them to have a call key; anything else (a list of bin edges, ``out=``, a sorter array, a
+Arguments that are not declared arrays must be hashable scalars, strings, dtypes, values of the
+package's keyed classes (a user operator: :func:`keyed_option`) or tuples of scalars to have a
+call key; anything else (a list of bin edges, ``out=``, a sorter array, a
 matrix object) takes the checked path on every call, unless it is a declared array with a
 ``tokens`` entry: a function of the argument giving a hashable token (a sparse matrix's
 identity). ``scalars`` are keyed by their type alone and given to the run with the arrays (the
@@ -317,11 +318,23 @@ _SCALARS: frozenset[Any] = frozenset(
 ) | frozenset(type(np.dtype(t)) for t in "?bhilqBHILQefdgFDG")
 
 
+# value types of the package's own keyed as the scalars are (:func:`keyed_option`)
+_KEYED: set[type] = set()
+
+
+def keyed_option(t: type) -> type:
+    """Key options of the class ``t`` by their type and value, as the scalars: its instances are
+    immutable and hashable, equal when they compute the same (a user operator,
+    :class:`~primitives._core.ops.Op`), so that a repeat call with one takes the fast path."""
+    _KEYED.add(t)
+    return t
+
+
 def _option(a: Any) -> Any:
     """An option's part of a call key: its type and value, so that ``1`` and ``1.0`` or ``True``
     and ``1`` differ (an earlier call checked the one it was given); _MISSING if unhashable."""
     t = type(a)
-    if t in _SCALARS:
+    if t in _SCALARS or t in _KEYED:
         if t is float and a != a:  # NaN: never equal to itself, never found
             return _MISSING
         return (t, a)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import loader as _loader
+from . import entry as _entry, loader as _loader
 
 __all__ = ["Op", "Map", "DTYPES", "as_map", "check_dtype", "kernel", "source"]
 
@@ -38,6 +38,7 @@ _CTYPES = {
 _FORBIDDEN = (";", "{", "}", "#", '"', "\\", "//", "/*")
 
 
+@_entry.keyed_option
 class Op:
     """A binary operator of your own: ``expr``, a C++ expression of the operands ``a`` and
     ``b`` (both of the call's accumulator type), and ``identity``, the value that leaves any
