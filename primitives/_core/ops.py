@@ -19,22 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from . import entry as _entry, loader as _loader
+from . import dtypes as _dtypes, entry as _entry, loader as _loader
 
 __all__ = ["Op", "Map", "DTYPES", "as_map", "check_dtype", "kernel", "source"]
 
-#: the accumulator dtypes an :class:`Op` computes in (its operands, results and identity)
-DTYPES = tuple(
-    np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64)
-)
-_CTYPES = {
-    np.dtype(np.int32): "int",
-    np.dtype(np.int64): "long long",
-    np.dtype(np.uint32): "unsigned int",
-    np.dtype(np.uint64): "unsigned long long",
-    np.dtype(np.float32): "float",
-    np.dtype(np.float64): "double",
-}
+#: the accumulator dtypes an :class:`Op` computes in (its operands, results and identity), and
+#: the element dtypes a :class:`Map` reads: the 4- and 8-byte real dtypes
+DTYPES = tuple(_dtypes.CTYPES)
+_CTYPES = _dtypes.CTYPES
 _FORBIDDEN = (";", "{", "}", "#", '"', "\\", "//", "/*")
 
 

@@ -10,25 +10,16 @@ from primitives import reduction
 from primitives.testing import harness as H
 from primitives.testing import oracle as _oracle
 
-from tests.conftest import race_sample
-
-DTYPES = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
-# each variant with two dtypes and each dtype with two variants or more (every pair would
-# compile an instantiation of its own), the production kernel with every dtype
-PAIRS = sorted(
-    set(race_sample(reduction.VARIANTS, DTYPES, every=3)) | {("production", d) for d in DTYPES},
-    key=lambda p: (reduction.VARIANTS.index(p[0]), DTYPES.index(p[1])),
-)
+from tests.user_ops import DTYPES, case_id, variant_pairs
 
 
-def _id(value):
-    return np.dtype(value).name if isinstance(value, type) else str(value)
+PAIRS = variant_pairs(reduction.VARIANTS)
 
 
 SIZES = [1, 33, 4099, 65537]
 
 
-def make(rng, n, dt):
+def small(rng, n, dt):
     dt = np.dtype(dt)
     if dt.kind == "f":
         return rng.uniform(-1.0, 1.0, n).astype(dt)
@@ -36,9 +27,9 @@ def make(rng, n, dt):
 
 
 @pytest.mark.parametrize("n", SIZES)
-@pytest.mark.parametrize("variant,dtype", PAIRS, ids=_id)
+@pytest.mark.parametrize("variant,dtype", PAIRS, ids=case_id)
 def test_sum_of_squares(variant, dtype, n, rng):
-    x = make(rng, n, dtype)
+    x = small(rng, n, dtype)
     got = prim.sum(x, map="v * v", variant=variant)
     sq = x * x  # in the element's dtype, as the map computes
     if np.dtype(dtype).kind == "f":
@@ -51,29 +42,29 @@ def test_sum_of_squares(variant, dtype, n, rng):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_min_max_prod_and_user_ops(dtype, rng):
-    x = make(rng, 5000, dtype)
+    x = small(rng, 5000, dtype)
     expr = "fabs(v)" if np.dtype(dtype).kind == "f" else "v / 3"
     mapped = np.abs(x) if np.dtype(dtype).kind == "f" else (x / 3).astype(dtype)
     if np.dtype(dtype).kind in "iu":
         mapped = np.trunc(x / 3).astype(dtype)  # C++ division truncates
     assert H.to_host(prim.max(x, map=expr)) == mapped.max()
     assert H.to_host(prim.min(x, map=expr)) == mapped.min()
-    small = x[:20]
-    m_small = mapped[:20] + (0.5 if np.dtype(dtype).kind == "f" else 1)
-    got = prim.prod(small, map=expr + (" + 0.5" if np.dtype(dtype).kind == "f" else " + 1"))
-    np.testing.assert_allclose(H.to_host(got), np.prod(m_small), rtol=1e-5)
+    head = x[:20]
+    m_head = mapped[:20] + (0.5 if np.dtype(dtype).kind == "f" else 1)
+    got = prim.prod(head, map=expr + (" + 0.5" if np.dtype(dtype).kind == "f" else " + 1"))
+    np.testing.assert_allclose(H.to_host(got), np.prod(m_head), rtol=1e-5)
     if np.dtype(dtype).kind in "iu":
         got = prim.reduce(x, prim.Op("a ^ b", 0), map="v & 0xff")
         assert H.to_host(got) == np.bitwise_xor.reduce(x & dtype(0xFF))
 
 
 def test_race(rng, race):
-    x = make(rng, 4099, np.int32)
+    x = small(rng, 4099, np.int32)
     assert H.to_host(prim.sum(x, map="v * v")) == np.sum(x * x)
 
 
 def test_errors(rng):
-    x = make(rng, 100, np.float32)
+    x = small(rng, 100, np.float32)
     with pytest.raises(TypeError, match="sum: map must be a str"):
         prim.sum(x, map=3)
     with pytest.raises(ValueError, match="sum: map: expr must be one C\\+\\+ expression"):

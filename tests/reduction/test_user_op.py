@@ -7,44 +7,19 @@ import pytest
 import primitives as prim
 from primitives import reduction
 from primitives.testing import harness as H
+
+from tests.user_ops import DTYPES, MAX, case_id, lowest, make, variant_pairs
 from primitives.testing import oracle as _oracle
 
-from tests.conftest import race_sample
 
-DTYPES = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
-# each variant with two dtypes and each dtype with two variants or more (every pair would
-# compile an instantiation of its own), the production kernel with every dtype
-PAIRS = sorted(
-    set(race_sample(reduction.VARIANTS, DTYPES, every=3)) | {("production", d) for d in DTYPES},
-    key=lambda p: (reduction.VARIANTS.index(p[0]), DTYPES.index(p[1])),
-)
-
-
-def _id(value):
-    return np.dtype(value).name if isinstance(value, type) else str(value)
+PAIRS = variant_pairs(reduction.VARIANTS)
 
 
 SIZES = [1, 33, 513, 4099, 65537]
 
 
-def lowest(dt):
-    dt = np.dtype(dt)
-    return -np.inf if dt.kind == "f" else int(np.iinfo(dt).min)
-
-
-def make(rng, shape, dt):
-    dt = np.dtype(dt)
-    if dt.kind == "f":
-        return rng.uniform(-1.0, 1.0, shape).astype(dt)
-    info = np.iinfo(dt)
-    return rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
-
-
-MAX = "a > b ? a : b"
-
-
 @pytest.mark.parametrize("n", SIZES)
-@pytest.mark.parametrize("variant,dtype", PAIRS, ids=_id)
+@pytest.mark.parametrize("variant,dtype", PAIRS, ids=case_id)
 def test_whole_array(variant, dtype, n, rng):
     """A maximum and (integers) an exclusive or, exact; a float sum within the sum's bound."""
     x = make(rng, n, dtype)

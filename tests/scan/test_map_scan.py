@@ -8,7 +8,7 @@ import primitives as prim
 from primitives import scan
 from primitives.testing import harness as H
 
-DTYPES = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
+from tests.user_ops import DTYPES
 
 
 @pytest.mark.parametrize("n", [1, 257, 70001])

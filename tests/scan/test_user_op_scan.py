@@ -9,22 +9,9 @@ import primitives as prim
 from primitives import scan
 from primitives.testing import harness as H
 
-DTYPES = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
+from tests.user_ops import DTYPES, MAX, lowest, make
+
 SIZES = [1, 31, 257, 4099, 70001]
-MAX = "a > b ? a : b"
-
-
-def lowest(dt):
-    dt = np.dtype(dt)
-    return -np.inf if dt.kind == "f" else int(np.iinfo(dt).min)
-
-
-def make(rng, shape, dt):
-    dt = np.dtype(dt)
-    if dt.kind == "f":
-        return rng.uniform(-1.0, 1.0, shape).astype(dt)
-    info = np.iinfo(dt)
-    return rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
 
 
 def exclusive(acc, ident, axis=0):

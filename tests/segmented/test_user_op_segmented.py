@@ -8,21 +8,7 @@ import pytest
 import primitives as prim
 from primitives.testing import harness as H
 
-DTYPES = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
-MAX = "a > b ? a : b"
-
-
-def lowest(dt):
-    dt = np.dtype(dt)
-    return -np.inf if dt.kind == "f" else int(np.iinfo(dt).min)
-
-
-def make(rng, n, dt):
-    dt = np.dtype(dt)
-    if dt.kind == "f":
-        return rng.uniform(-1.0, 1.0, n).astype(dt)
-    info = np.iinfo(dt)
-    return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+from tests.user_ops import DTYPES, MAX, lowest, make
 
 
 def offsets(rng, n, nseg):

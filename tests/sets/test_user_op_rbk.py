@@ -7,15 +7,7 @@ import pytest
 import primitives as prim
 from primitives.testing import harness as H
 
-DTYPES = [np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
-
-
-def make(rng, n, dt):
-    dt = np.dtype(dt)
-    if dt.kind == "f":
-        return rng.uniform(-1.0, 1.0, n).astype(dt)
-    info = np.iinfo(dt)
-    return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+from tests.user_ops import DTYPES, MAX, lowest, make
 
 
 def runs(keys, values, ufunc):
@@ -28,8 +20,7 @@ def runs(keys, values, ufunc):
 def test_runs(dtype, n, distinct, rng):
     keys = np.sort(rng.integers(0, distinct, n)).astype(np.int64)
     values = make(rng, n, dtype)
-    low = -np.inf if np.dtype(dtype).kind == "f" else int(np.iinfo(dtype).min)
-    got_k, got_v = prim.reduce_by_key(keys, values, prim.Op("a > b ? a : b", low))
+    got_k, got_v = prim.reduce_by_key(keys, values, prim.Op(MAX, lowest(dtype)))
     want_k, want_v = runs(keys, values, np.maximum)
     np.testing.assert_array_equal(H.to_host(got_k), want_k)
     np.testing.assert_array_equal(H.to_host(got_v), want_v)
