@@ -38,7 +38,9 @@ class Op:
     ``prim.Op("a > b ? a : b", identity=-np.inf)`` a maximum of floats; ``prim.Op("a ^ b", 0)``
     an exclusive or of integers. The operator must be associative and, for the reductions,
     commutative: the kernels combine elements in an order of their own (as CUB's), so any other
-    operator gives results in an undefined order. Accepted wherever a reduction takes ``op``.
+    operator gives results in an undefined order. Accepted wherever a reduction or a scan takes
+    ``op``: ``reduce``, ``inclusive_scan``, ``exclusive_scan``, ``segmented_reduce``,
+    ``segmented_scan``, ``reduce_by_key``.
 
     The expression is C++ (device code): the CUDA math functions, ``min``/``max``, casts and the
     conditional operator are available; it is compiled once per accumulator dtype and cached.
@@ -60,7 +62,7 @@ class Op:
         self.expr = text
         self.identity = identity.item() if isinstance(identity, np.generic) else identity
         digest = hashlib.sha256(
-            repr((self.expr, float(self.identity), type(self.identity).__name__)).encode()
+            repr((self.expr, self.identity, type(self.identity).__name__)).encode()
         )
         self.key = digest.hexdigest()[:16]
         #: the functor's template, as a kernel instantiation names it (``<T>`` appended)

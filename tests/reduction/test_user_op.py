@@ -196,3 +196,16 @@ def test_a_repeat_call_takes_the_fast_path(monkeypatch, rng):
     assert prim.reduce(x, prim.Op(MAX, -np.inf)) == first == x.max()
     assert prim.reduce(x, prim.Op("a + b", 0.0)) != first  # another operator: its own key
     assert seen == [prim.Op(MAX, -np.inf), prim.Op("a + b", 0.0)]
+
+
+def test_identities_are_exact():
+    """Identities keyed and written by their exact value: integers past float64's precision give
+    operators of their own, and their bits in the kernel."""
+    big, bigger = prim.Op(MAX, 2**62), prim.Op(MAX, 2**62 + 1)
+    assert big != bigger and big.key != bigger.key
+    x = np.array([-5, -7], np.int64)
+    assert H.to_host(prim.reduce(x, prim.Op("a < b ? a : b", 2**63 - 1))) == -7
+    got = prim.reduce(np.zeros(0, np.uint64), prim.Op("a & b", 2**64 - 1))
+    assert H.to_host(got) == np.uint64(2**64 - 1)
+    got = prim.reduce(np.zeros(0, np.int64), prim.Op(MAX, -(2**63)))
+    assert H.to_host(got) == np.iinfo(np.int64).min
