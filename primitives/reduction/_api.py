@@ -69,8 +69,6 @@ def _prepare(
     ``initial`` or a ``where`` mask: :func:`._where.masked`. With a map ``m``: every element."""
     variant = _choose.variant(variant, func)
     masked = not (initial is _NoValue or initial is None) or not _checks.every(where)
-    if masked and isinstance(op, _ops.Op):
-        raise TypeError(f"{func}: initial and where take the named operators, not {op!r}")
     if m is not None:
         _checks.map_alone(axis, out, keepdims, masked, func)
         return _whole(x, op, dtype, variant, func, m)
@@ -205,7 +203,8 @@ def reduce(
             on the host.
         op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"``, or a :class:`primitives.Op` of
             your own (computed in the input's dtype, or ``dtype=``: one of int32, int64,
-            uint32, uint64, float32, float64; no ``initial`` or ``where`` with it).
+            uint32, uint64, float32, float64; ``initial`` combined first, ``where``'s
+            masked-out elements read as its identity).
         axis: None (every element), an int or a tuple of ints (negative counting from the end):
             the axes reduced, as NumPy's ``axis``.
         out: an array of the result's shape (``keepdims`` included) that receives the result

@@ -137,7 +137,9 @@ def neutral(op, dt):
     """What a masked-out element of dtype ``dt`` reads as for ``op``: the identity of sum and
     prod, and for min/max the extreme of ``dt`` that loses every comparison (inf, the integer
     limits, True/False; complex: both parts infinite), ``initial`` then giving the result over
-    nothing."""
+    nothing; a user operator's identity."""
+    if isinstance(op, _ops.Op):
+        return op.identity_of(dt)
     if op == "sum":
         return dt.type(0)
     if op == "prod":

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import checks as _core_checks, entry as _entry
+from .._core import checks as _core_checks, entry as _entry, ops as _ops
 from . import _checks, _plans as _rp
 
 _Prepared = _entry.Prepared
@@ -44,7 +44,8 @@ def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, w
     backend, xp = inp.backend, inp.backend.xp
     mask = _checks.where_mask(where, arr.shape, backend, func)
     init = None if initial is NO_VALUE or initial is None else initial
-    if mask is not None and init is None and op in ("min", "max"):
+    user = isinstance(op, _ops.Op)
+    if mask is not None and init is None and not user and op in ("min", "max"):
         raise ValueError(
             f"{func}: reduction operation '{_COMBINE[op]}' does not have an identity, so to use "
             "a where mask one has to specify 'initial'"
@@ -58,7 +59,13 @@ def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, w
     kept = _checks.result_shape(shape, axes, False)
     empty = 0 in [shape[a] for a in axes]
     # every element on the production path: reduce_masked reads the mask with the elements
-    fused = mask is not None and len(axes) == arr.ndim and arr.size and variant == "production"
+    fused = (
+        mask is not None
+        and len(axes) == arr.ndim
+        and arr.size
+        and variant == "production"
+        and not user  # a user operator's masked elements: its identity in a copy
+    )
     if fused:  # the route's conversions run in the plan (Route.prepare)
         arr = _checks.real_part(arr, acc_dt, backend)
         rt = _rp.route(arr.dtype, acc_dt, op, variant)
@@ -67,8 +74,10 @@ def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, w
             rt = _rp.Route((rt.convs, rt.kin, rt.kacc, rt.kacc, rt.kacc))
 
     def run(a, m):
-        if empty and op in ("min", "max"):
-            return finish(xp.full(kept, start, dtype=acc_dt))
+        if empty and (user or op in ("min", "max")):
+            return finish(
+                xp.full(kept, start if start is not None else op.identity_of(acc_dt), dtype=acc_dt)
+            )
         if m is not None and fused:  # every axis: the mask read with the elements
             if not a.flags.c_contiguous and a.flags.f_contiguous:  # as its reversed view
                 a, m = a.T, m.T
@@ -77,9 +86,14 @@ def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, w
             )
         else:
             if m is not None:  # over some axes: the masked-out elements replaced, in a copy
+                if user:  # in its accumulator dtype, where its identity is
+                    a = a.astype(acc_dt, copy=False)
                 a = xp.where(m, a, _checks.neutral(op, a.dtype))
             r = xp.asarray(prepare(a, op, axes, dtype, None, False, variant, func)())
-        if start is not None:
+        if start is not None and user:  # initial op r, by the operator over (initial, r)
+            pair = xp.stack([xp.broadcast_to(xp.asarray(start, dtype=acc_dt), r.shape), r])
+            r = xp.asarray(prepare(pair, op, (0,), None, None, False, variant, func)())
+        elif start is not None:
             r = xp.asarray(getattr(xp, _COMBINE[op])(r, xp.asarray(start))).astype(acc_dt)
         return finish(r)
 

@@ -140,10 +140,6 @@ def test_call_errors(rng):
         prim.reduce(x.astype(np.uint32), prim.Op(MAX, -1))
     with pytest.raises(TypeError, match="reduce: x has dtype complex64"):
         prim.reduce(x.astype(np.complex64), prim.Op("a + b", 0))
-    with pytest.raises(TypeError, match="reduce: initial and where take the named operators"):
-        prim.reduce(x, prim.Op("a + b", 0), initial=1.0)
-    with pytest.raises(TypeError, match="reduce: initial and where take the named operators"):
-        prim.reduce(x, prim.Op("a + b", 0), where=x > 0)
     with pytest.raises(ValueError, match="reduce: op"):
         prim.reduce(x, "a + b")
 
@@ -209,3 +205,28 @@ def test_identities_are_exact():
     assert H.to_host(got) == np.uint64(2**64 - 1)
     got = prim.reduce(np.zeros(0, np.int64), prim.Op(MAX, -(2**63)))
     assert H.to_host(got) == np.iinfo(np.int64).min
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint64, np.float64], ids=lambda d: np.dtype(d).name)
+def test_initial_and_where(axis, dtype, rng):
+    """NumPy's ufunc.reduce(initial=, where=) in the input's dtype: initial combined first, the
+    masked-out elements read as the operator's identity; over nothing, initial (or the
+    identity)."""
+    x = make(rng, (30, 40), dtype)
+    mask = rng.random((30, 40)) < 0.4
+    ops = [(prim.Op(MAX, lowest(dtype)), np.maximum)]
+    if np.dtype(dtype).kind in "iu":
+        ops.append((prim.Op("a ^ b", 0), np.bitwise_xor))
+    for op, ufunc in ops:
+        start = x.dtype.type(x.flat[0])
+        want = ufunc.reduce(x, axis=axis, dtype=x.dtype, where=mask, initial=start)
+        got = prim.reduce(x, op, axis=axis, where=mask, initial=start)
+        np.testing.assert_array_equal(H.to_host(got), want)
+        want = ufunc.reduce(x, axis=axis, dtype=x.dtype, initial=start)
+        np.testing.assert_array_equal(H.to_host(prim.reduce(x, op, axis=axis, initial=start)), want)
+    empty = np.zeros((0, 3), dtype)
+    got = prim.reduce(empty, prim.Op(MAX, lowest(dtype)), axis=0, initial=5)
+    np.testing.assert_array_equal(H.to_host(got), np.full(3, 5, dtype))
+    got = prim.reduce(x, prim.Op(MAX, lowest(dtype)), axis=1, where=np.zeros((30, 40), bool))
+    np.testing.assert_array_equal(H.to_host(got), np.full(30, lowest(dtype), dtype))
