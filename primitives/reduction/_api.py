@@ -247,8 +247,11 @@ def reduce(
     Raises:
         TypeError: ``x`` is not an array, or its dtype (str, object, datetime64, ...) or
             ``dtype`` is unsupported; ``where`` of a dtype other than bool; an ``initial`` that
-            does not convert (complex into a real dtype).
-        ValueError: unknown ``op`` or ``variant``; a complex reduction on a variant other than
+            does not convert (complex into a real dtype); a user operator or ``map`` in a dtype
+            it does not compute in; ``map`` with ``axis``, ``out``, ``keepdims``, ``initial``
+            or ``where``.
+        ValueError: unknown ``op`` or ``variant``; a user operator's identity with no value in
+            the dtype; a ``map`` that is not one expression; a complex reduction on a variant other than
             ``"production"``/``"auto"``; ``min``/``max`` of an empty array or over
             an axis of length 0 without ``initial`` (NumPy's error: no identity), or with a
             ``where`` mask and no ``initial``; a ragged sequence; an axis out of range
