@@ -149,6 +149,18 @@ def api_sections(gpu, log2n=None):
             gpu,
         )
     )
+    out.append(
+        tour.numpy_twin(
+            f"reduction: a sum of squares by map= (no temporary) float32, n = {mib}",
+            4 * n,
+            lambda: (f32(n),),
+            lambda x: prim.sum(x, map="v * v"),
+            lambda cp, x: cp.sum(x * x),
+            lambda x: np.sum(x * x),
+            gpu,
+            rtol=1e-4,
+        )
+    )
     return out
 
 
