@@ -21,7 +21,10 @@ import numpy as np
 
 from . import dtypes as _dtypes, entry as _entry, loader as _loader
 
-__all__ = ["Op", "Map", "DTYPES", "as_map", "check_dtype", "kernel", "source"]
+__all__ = ["Op", "Map", "DTYPES", "NAMED", "as_map", "check_dtype", "functor", "kernel", "source"]
+
+#: the named operators' functor templates (util/prim.cuh)
+NAMED = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
 
 #: the accumulator dtypes an :class:`Op` computes in (its operands, results and identity), and
 #: the element dtypes a :class:`Map` reads: the 4- and 8-byte real dtypes
@@ -80,6 +83,12 @@ class Op:
     def identity_of(self, dt: Any) -> Any:
         """The identity as a NumPy scalar of the accumulator dtype ``dt``."""
         return np.array(self.identity).astype(dt)[()]
+
+
+def functor(op: Any, ctype: str) -> str:
+    """The functor type a kernel instantiation names for ``op`` (a named operator of
+    :data:`NAMED` or a user :class:`Op`) over the C++ type ``ctype``."""
+    return f"{op.template if isinstance(op, Op) else NAMED[op]}<{ctype}>"
 
 
 def check_dtype(op: Op, dt: Any, func: str) -> None:

@@ -25,13 +25,6 @@ OPS = ("sum", "prod", "min", "max")
 #: the ops with complex kernels: all (min/max in NumPy's lexicographic order, NaN winning:
 #: kernels/util/complex.cuh)
 COMPLEX_OPS = OPS
-_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
-
-
-def op_template(op):
-    """The functor template of ``op``: a named operator's, or a user :class:`~.._core.ops.Op`'s."""
-    return op.template if isinstance(op, _ops.Op) else _OP_TEMPLATE[op]
-
 
 #: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, util/narrow.cuh;
 #: prim::Flag: bool as its byte, any nonzero byte true, util/flag.cuh)
@@ -87,7 +80,7 @@ def _triples(op):
 def axis_kernel_name(kind, kin, kacc, kout, op, pol, block=None):
     i, a, o = _CNAMES[kin], _CNAMES[kacc], _CNAMES[kout]
     block = pol.block if block is None else block
-    return f"{kind}<{i}, {a}, {op_template(op)}<{a}>, {o}, {block}, {pol.vectors}>"
+    return f"{kind}<{i}, {a}, {_ops.functor(op, a)}, {o}, {block}, {pol.vectors}>"
 
 
 def packed_rows(dt):
@@ -186,7 +179,7 @@ def kernel_name(variant, in_dt, acc_dt, op, pol, out_dt=None, m=None):
         tail = f", {pol.block}, {pol.vectors}"
         if out_dt is not None and out_dt != acc_dt:
             tail += f", {_CNAMES[out_dt]}"
-    return f"reduce_{variant}<{in_c}, {acc_c}, {op_template(op)}<{acc_c}>{tail}>"
+    return f"reduce_{variant}<{in_c}, {acc_c}, {_ops.functor(op, acc_c)}{tail}>"
 
 
 def _selector(variant):
@@ -223,7 +216,7 @@ def masked_name(in_dt, acc_dt, op, pol, out_dt=None):
     and block."""
     in_c, acc_c = _CNAMES[in_dt], _CNAMES[acc_dt]
     tail = f", {_CNAMES[out_dt]}" if out_dt is not None and out_dt != acc_dt else ""
-    return f"reduce_masked<{in_c}, {acc_c}, {_OP_TEMPLATE[op]}<{acc_c}>, {pol.block}{tail}>"
+    return f"reduce_masked<{in_c}, {acc_c}, {_ops.functor(op, acc_c)}, {pol.block}{tail}>"
 
 
 def _masked_names(key, pol):
@@ -257,7 +250,7 @@ ROWS_CASES = tuple((d, op) for d in _dtypes.COMPLEX for op in ("prod", "min", "m
 
 def rows_name(dt, op, pol):
     c = _CNAMES[dt]
-    return f"reduce_rows<{c}, {c}, {_OP_TEMPLATE[op]}<{c}>, {pol.block}>"
+    return f"reduce_rows<{c}, {c}, {_ops.functor(op, c)}, {pol.block}>"
 
 
 _ROWS = _loader.PolicyModules(

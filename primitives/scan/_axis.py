@@ -36,7 +36,6 @@ __all__ = ["SOURCE", "combos", "AxisPlan", "axis_plan", "layout", "scan_call", "
 SOURCE = "scan/axis.cu"
 SELECTOR = "axis"
 OPS = ("sum", "prod", "min", "max")
-_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
 #: the element types of kernels/util/load.cuh's 16-byte vectors (Vec16)
 _VEC16 = frozenset(_dtypes.NUMERIC)
 _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
@@ -69,11 +68,6 @@ def _ctype(dt):
     return _CTYPES[np.dtype(dt)]
 
 
-def _tmpl(op):
-    """The functor template of ``op`` (a named operator's, or a user :class:`~.._core.ops.Op`'s)."""
-    return op.template if isinstance(op, _ops.Op) else _OP_TEMPLATE[op]
-
-
 def _vec(dt):
     """Elements of one 16-byte vector of ``dt`` (1 when kernels/util/load.cuh has none)."""
     return 16 // dt.itemsize if dt in _VEC16 else 1
@@ -85,7 +79,7 @@ def rows_scan_name(combo, exclusive, pol):
     items = pol.items(i, a, o)
     ex = "true" if exclusive else "false"
     return (
-        f"axis_rows_scan<{_ctype(i)}, {a_c}, {_tmpl(op)}<{a_c}>, {_ctype(o)}, "
+        f"axis_rows_scan<{_ctype(i)}, {a_c}, {_ops.functor(op, a_c)}, {_ctype(o)}, "
         f"{pol.block}, {items}, {ex}>"
     )
 
@@ -93,7 +87,7 @@ def rows_scan_name(combo, exclusive, pol):
 def rows_total_name(combo, pol):
     i, a, _, op = combo
     a_c = _ctype(a)
-    return f"axis_rows_total<{_ctype(i)}, {a_c}, {_tmpl(op)}<{a_c}>, {pol.block}>"
+    return f"axis_rows_total<{_ctype(i)}, {a_c}, {_ops.functor(op, a_c)}, {pol.block}>"
 
 
 def cols_scan_name(combo, v, exclusive, pol):
@@ -101,7 +95,7 @@ def cols_scan_name(combo, v, exclusive, pol):
     a_c = _ctype(a)
     ex = "true" if exclusive else "false"
     return (
-        f"axis_cols_scan<{_ctype(i)}, {a_c}, {_tmpl(op)}<{a_c}>, {_ctype(o)}, {v}, "
+        f"axis_cols_scan<{_ctype(i)}, {a_c}, {_ops.functor(op, a_c)}, {_ctype(o)}, {v}, "
         f"{pol.unroll}, {ex}>"
     )
 
@@ -112,7 +106,7 @@ def cols_lookback_name(combo, v, pol):
     i, a, o, op = combo
     a_c = _ctype(a)
     return (
-        f"axis_cols_lookback<{_ctype(i)}, {a_c}, {_tmpl(op)}<{a_c}>, {_ctype(o)}, "
+        f"axis_cols_lookback<{_ctype(i)}, {a_c}, {_ops.functor(op, a_c)}, {_ctype(o)}, "
         f"{v}, {pol.block}, {pol.tile_rows(i, v)}, {pol.tile_blocks_per_sm}>"
     )
 

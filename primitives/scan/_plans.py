@@ -21,7 +21,6 @@ from . import _policy
 SOURCE = "scan/scan.cu"
 VARIANTS = ("hillis_steele", "blelloch", "decoupled_lookback")
 OPS = ("sum", "prod", "min", "max")
-_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
 _TILE_PER_BLOCK = {"hillis_steele": 1, "blelloch": 2}  # elements per thread of the block scans
 
 _B, _I8, _U8, _I16, _U16, _F16, _I32, _U32, _I64, _U64, _F32 = (
@@ -130,11 +129,9 @@ result_dtype = _dtypes.reduce_result_dtype
 
 
 def _op(op, acc_c, res_dt):
-    if isinstance(op, _ops.Op):
-        return f"{op.template}<{acc_c}>"
     if op in ("min", "max") and res_dt.itemsize < 4 and res_dt.kind in "iu":
         return f"prim::{op.capitalize()}Of<{acc_c}, {CTYPES[res_dt]}>"
-    return f"{_OP_TEMPLATE[op]}<{acc_c}>"
+    return _ops.functor(op, acc_c)
 
 
 def items(pol, in_dt, acc_dt, res_dt=None):

@@ -20,17 +20,11 @@ from .._core import lookback as _lookback, offsets as _offs, ops as _ops, plans 
 from . import _policy
 
 SOURCE = "segmented/segmented.cu"
-_OP_TEMPLATE = {"sum": "prim::Sum", "min": "prim::Min", "max": "prim::Max"}
 
 
 def identity(op, dt):
     """The identity of ``op`` (a named operator or a user :class:`~.._core.ops.Op`) in ``dt``."""
     return op.identity_of(dt) if isinstance(op, _ops.Op) else _dtypes.identity(op, dt)
-
-
-def _tmpl(op):
-    """The functor template of ``op`` (a named operator's, or a user :class:`~.._core.ops.Op`'s)."""
-    return op.template if isinstance(op, _ops.Op) else _OP_TEMPLATE[op]
 
 
 MODES = {"inclusive": 0, "exclusive": 1, "reduce": 2}
@@ -48,7 +42,7 @@ def bounds_name(pol):
 def scan_name(in_dt, acc_dt, op, mode, segs, pol):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
     return (
-        f"segmented_lookback<{in_c}, {acc_c}, {_tmpl(op)}<{acc_c}>, "
+        f"segmented_lookback<{in_c}, {acc_c}, {_ops.functor(op, acc_c)}, "
         f"{pol.block}, {pol.items(in_dt, acc_dt)}, {MODES[mode]}, {segs}, "
         f"{pol.min_blocks}>"
     )
@@ -57,7 +51,7 @@ def scan_name(in_dt, acc_dt, op, mode, segs, pol):
 def reduce_name(in_dt, acc_dt, op, exchange, pol):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
     return (
-        f"segmented_reduce_tiles<{in_c}, {acc_c}, {_tmpl(op)}<{acc_c}>, {pol.block}, "
+        f"segmented_reduce_tiles<{in_c}, {acc_c}, {_ops.functor(op, acc_c)}, {pol.block}, "
         f"{pol.items(in_dt, acc_dt)}, {pol.min_blocks}, "
         f"{'true' if exchange else 'false'}, {'true' if pol.drawn else 'false'}>"
     )
@@ -66,7 +60,7 @@ def reduce_name(in_dt, acc_dt, op, exchange, pol):
 def segments_name(in_dt, acc_dt, op, pol):
     in_c, acc_c = _dtypes.CTYPES[in_dt], _dtypes.CTYPES[acc_dt]
     return (
-        f"segmented_reduce_segments<{in_c}, {acc_c}, {_tmpl(op)}<{acc_c}>, "
+        f"segmented_reduce_segments<{in_c}, {acc_c}, {_ops.functor(op, acc_c)}, "
         f"{pol.segment_block}, {pol.segment_items(in_dt, acc_dt)}, {pol.segment_min_blocks}>"
     )
 

@@ -33,7 +33,6 @@ _WORDS = {
     8: np.dtype(np.uint64),
 }
 OPS = ("sum", "prod", "min", "max")
-_OP_TEMPLATE = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
 _CTYPES = _dtypes.KERNEL_CTYPES
 #: the value dtypes the kernel reads as they are (others are converted first, see _api)
 VALUE_KERNEL_DTYPES = _dtypes.NUMERIC + _dtypes.COMPLEX
@@ -64,7 +63,7 @@ def kernel_name(key_dt, vals, in_dt, acc_dt, op, pol):
         acc_bytes = 0
     else:
         in_c, acc_c = _CTYPES[in_dt], _CTYPES[acc_dt]
-        op_t = f"{op.template if isinstance(op, _ops.Op) else _OP_TEMPLATE[op]}<{acc_c}>"
+        op_t = _ops.functor(op, acc_c)
         acc_bytes = np.dtype(acc_dt).itemsize
     mb = _policy.min_blocks_for(np.dtype(key_dt).itemsize, acc_bytes, pol)
     return (
