@@ -379,8 +379,7 @@ def op_input(
     in_dt = arr.dtype
     _dtypes.ctype(in_dt, func=func, arg="x")
     if user:
-        acc_dt = in_dt if dtype is None else np.dtype(native_dtype(dtype))
-        _ops.check_dtype(op, acc_dt, func)
+        acc_dt = _ops.accumulator(op, in_dt, dtype, func)
         if in_dt != acc_dt:
             arr, in_dt = arr.astype(acc_dt), acc_dt
         return inp, arr, in_dt, acc_dt

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as _dtypes, entry as _entry, loader as _loader
+from . import checks as _checks, dtypes as _dtypes, entry as _entry, loader as _loader
 
 __all__ = ["Op", "Map", "DTYPES", "NAMED", "as_map", "check_dtype", "functor", "kernel", "source"]
 
@@ -89,6 +89,26 @@ def functor(op: Any, ctype: str) -> str:
     """The functor type a kernel instantiation names for ``op`` (a named operator of
     :data:`NAMED` or a user :class:`Op`) over the C++ type ``ctype``."""
     return f"{op.template if isinstance(op, Op) else NAMED[op]}<{ctype}>"
+
+
+def accumulator(op: Op, in_dt: Any, dtype: Any, func: str) -> np.dtype:
+    """The accumulator dtype of ``op`` over elements of ``in_dt``: the input's own, or a
+    ``dtype=`` request (the elements cast to it), checked (:func:`check_dtype`)."""
+    acc = np.dtype(in_dt) if dtype is None else np.dtype(_checks.native_dtype(dtype))
+    check_dtype(op, acc, func)
+    return acc
+
+
+def check_map(m: Map | None, in_dt: Any, cast: Any, func: str) -> None:
+    """TypeError naming ``func`` where the map ``m`` (None: nothing to check) cannot read the
+    elements as they are: their dtype ``in_dt`` none of :data:`DTYPES`, or a call that casts
+    them to ``cast`` first (None: no cast)."""
+    if m is not None and (np.dtype(in_dt) not in DTYPES or cast is not None):
+        names = ", ".join(d.name for d in DTYPES)
+        raise TypeError(
+            f"{func}: {m!r} reads {names} as they are; got x of dtype {np.dtype(in_dt)}"
+            + ("" if cast is None else f" cast to {np.dtype(cast)}")
+        )
 
 
 def check_dtype(op: Op, dt: Any, func: str) -> None:

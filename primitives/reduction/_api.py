@@ -44,7 +44,7 @@ def _whole(x, op, dtype, variant, func, m=None):
     inp, arr, acc_dt = _checks.flat_input(x, op, dtype, variant, func)
     xp = inp.backend.xp
     rt = _rp.route(arr.dtype, acc_dt, op, variant)
-    _checks.check_map(m, rt, func)
+    _ops.check_map(m, rt.kin, rt.convs[-1] if rt.convs else None, func)
     if arr.size == 0:
         return _Prepared.done(inp.scalar(xp.full(1, _checks.empty_value(op, rt.res, func), rt.res)))
     if variant == "production":

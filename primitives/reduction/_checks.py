@@ -62,9 +62,7 @@ def result_dtype(in_dt, op, dtype, variant, func):
     without complex kernels (the ladder and zeta)."""
     check_dtype(in_dt, op, func, ordered_complex=True)
     if isinstance(op, _ops.Op):  # the input's dtype, or dtype=: the elements cast to it
-        acc_dt = in_dt if dtype is None else np.dtype(_checks.native_dtype(dtype))
-        _ops.check_dtype(op, acc_dt, func)
-        return acc_dt
+        return _ops.accumulator(op, in_dt, dtype, func)
     if dtype is None:
         acc_dt = _dtypes.reduce_result_dtype(in_dt, op)
     else:
@@ -179,19 +177,6 @@ def map_alone(axis, out, keepdims, masked, func):
         )
 
 
-def check_map(m, rt, func):
-    """TypeError naming ``func`` where the map ``m`` cannot read the input as the route ``rt``
-    does: an element dtype without a map (:data:`~.._core.ops.DTYPES`), or elements cast first."""
-    if m is None:
-        return
-    if rt.convs or rt.kin not in _ops.DTYPES:
-        names = ", ".join(d.name for d in _ops.DTYPES)
-        raise TypeError(
-            f"{func}: {m!r} reads {names} as they are; got x of dtype {rt.kin}"
-            + (f" cast to {rt.convs[-1]}" if rt.convs else "")
-        )
-
-
 def empty_value(op, dt, func):
     """The result of ``op`` over no elements, of ``dt``: its identity (a user operator's own),
     or NumPy's error for ``min``/``max``."""
@@ -222,10 +207,8 @@ def into_out(arr, op, dtype, out, axes):
     [-3, 0] into bool is False, of [0, -3] True), so those elements are replaced by their value
     through ``out``'s dtype, in a copy of the input in the reduction's dtype."""
     odt = np.dtype(out.dtype)
-    if isinstance(op, _ops.Op) or odt not in allowed(
-        op
-    ):  # no kernel in out's dtype: the natural result, cast to it
-        return arr, dtype
+    if isinstance(op, _ops.Op) or odt not in allowed(op):
+        return arr, dtype  # no kernel in out's dtype: the natural result, cast to it
     loop = (
         np.result_type(odt, arr.dtype) if dtype is None else np.dtype(_checks.native_dtype(dtype))
     )

@@ -23,11 +23,12 @@ def _prepared(func, x, op, axis, dtype, variant, exclusive, m=None):
         return _prepared_axis(func, x, op, axis, dtype, variant, exclusive)
     variant = _choose.variant(variant, func)
     inp, arr, in_dt, res_dt = _checks.checked(x, op, dtype, func)
-    _checks.map_route(m, variant, in_dt, res_dt, op, func)
+    direct = _sp.direct(variant, in_dt, res_dt, op)
+    _ops.check_map(m, in_dt, None if direct else res_dt, func)
     backend = inp.backend
     if arr.size == 0:
         return _entry.Prepared.done(inp.result(backend.xp.empty(0, dtype=res_dt)))
-    if variant == "decoupled_lookback" and _sp.direct(variant, in_dt, res_dt, op):
+    if variant == "decoupled_lookback" and direct:
         plan = _sp.lookback_plan(backend, in_dt, res_dt, op, exclusive, arr.size, m)
         if arr is x:  # read as it is: later calls on like arrays take the plan
             return _entry.Prepared(plan, (x,), reusable=True)

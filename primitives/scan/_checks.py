@@ -33,9 +33,7 @@ def checked_result_dtype(in_dt, op, dtype, func):
     if isinstance(op, _ops.Op):  # the input's dtype, or dtype=: the elements cast to it
         if in_dt.kind == "c":
             raise TypeError(f"{func}: x has dtype {in_dt.name}; {op!r} takes real dtypes")
-        res_dt = in_dt if dtype is None else np.dtype(_checks.native_dtype(dtype))
-        _ops.check_dtype(op, res_dt, func)
-        return res_dt
+        return _ops.accumulator(op, in_dt, dtype, func)
     if dtype is None:
         res_dt = _sp.result_dtype(in_dt, op)
     else:
@@ -52,18 +50,6 @@ def checked_result_dtype(in_dt, op, dtype, func):
             f"({in_dt.name}); use a complex dtype"
         )
     return res_dt
-
-
-def map_route(m, variant, in_dt, res_dt, op, func):
-    """TypeError naming ``func`` where the map ``m`` (None: nothing to check) cannot read the
-    input as it is: an element dtype without a map, or a scan that casts the elements first."""
-    if m is None:
-        return
-    if in_dt not in _ops.DTYPES or not _sp.direct(variant, in_dt, res_dt, op):
-        names = ", ".join(d.name for d in _ops.DTYPES)
-        raise TypeError(
-            f"{func}: {m!r} reads {names} as they are; got x of dtype {in_dt} scanned into {res_dt}"
-        )
 
 
 def along_axis(x, axis, func):
