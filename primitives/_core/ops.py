@@ -208,9 +208,9 @@ def as_map(value: Any, func: str) -> Map | None:
 def map_prelude(m: Map, dt: Any) -> str:
     """The C++ lines that define the element type of ``dt`` read through ``m``: a struct of one
     element whose conversion to any type applies the expression (in the element's type), with
-    the 16-byte vector loads of its element (util/load.cuh)."""
+    the 16-byte vector loads of its element (util/load.cuh's Vec16 and HasVec16, inherited)."""
     dt = np.dtype(dt)
-    c, vec = _CTYPES[dt], _VEC[dt]
+    c = _CTYPES[dt]
     name = m.ctype(dt).split("::")[1]
     return (
         '#include "util/prim.cuh"\n'
@@ -228,23 +228,10 @@ def map_prelude(m: Map, dt: Any) -> str:
         "};\n"
         "}  // namespace prim_user\n"
         "namespace prim {\n"
-        f"template <> struct Vec16<prim_user::{name}> {{\n"
-        f"    typedef {vec} type;\n"
-        f"    static constexpr int N = {16 // dt.itemsize};\n"
-        "};\n"
-        f"template <> struct HasVec16<prim_user::{name}> {{ static constexpr bool value = true; }};\n"
+        f"template <> struct Vec16<prim_user::{name}> : Vec16<{c}> {{}};\n"
+        f"template <> struct HasVec16<prim_user::{name}> : HasVec16<{c}> {{}};\n"
         "}  // namespace prim\n"
     )
-
-
-_VEC = {
-    np.dtype(np.int32): "int4",
-    np.dtype(np.int64): "longlong2",
-    np.dtype(np.uint32): "uint4",
-    np.dtype(np.uint64): "ulonglong2",
-    np.dtype(np.float32): "float4",
-    np.dtype(np.float64): "double2",
-}
 
 
 def _expression(expr: Any, what: str, names: str, example: str) -> str:
