@@ -106,11 +106,11 @@ _DIRECT = {
 
 def direct(variant, in_dt, res_dt, op):
     """(module, accumulator) of the kernel that scans ``in_dt`` into ``res_dt`` with ``op``, or
-    None; a user operator's module is (op, its accumulator dtype): a source of its own, every
-    variant, in the input's dtype."""
+    None; a user operator scans in the input's dtype on every variant, its module :data:`USER`
+    (a source of its own: :func:`kernel`)."""
     if isinstance(op, _ops.Op):
         ok = in_dt == res_dt and np.dtype(res_dt) in _ops.DTYPES
-        return ((op, np.dtype(res_dt)), np.dtype(res_dt)) if ok else None
+        return (USER, np.dtype(res_dt)) if ok else None
     return _DIRECT.get((variant, in_dt, res_dt, op))
 
 
@@ -177,15 +177,16 @@ _named_kernel = _loader.PolicyModules(
 ).kernel
 
 
-def kernel(module, name, pol, op=None, acc_dt=None, m=None, in_dt=None):
-    """The instantiation ``name`` of ``module`` (a key of :data:`MODULES`, or a user
-    operator's (op, accumulator dtype): :func:`direct`) under the policy ``pol``; with a map
-    ``m`` (its input dtype ``in_dt``; ``op`` and ``acc_dt`` the scan's), of a source of its
-    own."""
-    if m is not None:
+#: the module of a user operator's scans (:func:`direct`): none of :data:`MODULES`
+USER = "user"
+
+
+def kernel(module, name, pol, op, acc_dt, m=None, in_dt=None):
+    """The instantiation ``name`` of ``module`` (a key of :data:`MODULES`) under the policy
+    ``pol``; of a source of its own for a user operator ``op`` (accumulator ``acc_dt``) or a map
+    ``m`` (input dtype ``in_dt``)."""
+    if isinstance(op, _ops.Op) or m is not None:
         return _ops.kernel(SOURCE, op, acc_dt, name, m, in_dt)
-    if isinstance(module, tuple):
-        return _ops.kernel(SOURCE, module[0], module[1], name)
     return _named_kernel(module, name, pol)
 
 
@@ -322,7 +323,7 @@ def hierarchical(x, n, in_dt, acc_dt, op, exclusive, variant, backend, m=None):
     _launch.launch(k, nblocks, block, (x, out, _launch.i64(n), sums), shared_mem=smem)
     if nblocks > 1:
         prefix = hierarchical(sums, nblocks, acc_dt, acc_dt, op, True, variant, backend)
-        add = kernel(direct(variant, acc_dt, acc_dt, op)[0], add_name(acc_dt, op), pol)
+        add = kernel(direct(variant, acc_dt, acc_dt, op)[0], add_name(acc_dt, op), pol, op, acc_dt)
         grid = _launch.cover_grid(n - tile, pol.add_block, pol.add_items, kernel=add)
         _launch.launch(add, grid, pol.add_block, (out, _launch.i64(n), prefix, _launch.i64(tile)))
     return out
