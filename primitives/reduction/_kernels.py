@@ -238,8 +238,11 @@ _MASKED = _loader.PolicyModules(
 
 def masked_kernel(in_dt, acc_dt, op, pol, out_dt=None):
     """reduce_masked for the production kernel's types under the production policy ``pol`` (one
-    module of every instantiation per policy)."""
-    return _MASKED.kernel("masked", masked_name(in_dt, acc_dt, op, pol, out_dt), pol)
+    module of every instantiation per policy; a user operator's of its own source)."""
+    name = masked_name(in_dt, acc_dt, op, pol, out_dt)
+    if isinstance(op, _ops.Op):
+        return _ops.kernel(SOURCE, op, acc_dt, name)
+    return _MASKED.kernel("masked", name, pol)
 
 
 #: the (dtype, op) pairs reduce_rows is instantiated for: complex products, minima and maxima

@@ -59,13 +59,7 @@ def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, w
     kept = _checks.result_shape(shape, axes, False)
     empty = 0 in [shape[a] for a in axes]
     # every element on the production path: reduce_masked reads the mask with the elements
-    fused = (
-        mask is not None
-        and len(axes) == arr.ndim
-        and arr.size
-        and variant == "production"
-        and not user  # a user operator's masked elements: its identity in a copy
-    )
+    fused = mask is not None and len(axes) == arr.ndim and arr.size and variant == "production"
     if fused:  # the route's conversions run in the plan (Route.prepare)
         arr = _checks.real_part(arr, acc_dt, backend)
         rt = _rp.route(arr.dtype, acc_dt, op, variant)

@@ -155,8 +155,8 @@ def test_compile_error_names_the_operator(rng):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_nvrtc_compiles_a_user_operator(dtype):
-    """The functor's source through NVRTC (the GPU's compiler; CI has no GPU): the production
-    and axis kernels of a user operator for every accumulator dtype, infinities and integer
+    """The functor's source through NVRTC (the GPU's compiler; CI has no GPU): the production,
+    masked and axis kernels of a user operator for every accumulator dtype, infinities and integer
     limits as identities."""
     from primitives._core import loader, nvrtc, ops
     from primitives.reduction import _kernels, _policy
@@ -170,8 +170,11 @@ def test_nvrtc_compiles_a_user_operator(dtype):
     pol = _policy.production()
     name = _kernels.kernel_name("production", dt, dt, op, pol)
     rel = ops.source(_kernels.SOURCE, op, dt)
-    lowered = nvrtc.compile_check(loader.source(rel), [name], options=loader.nvrtc_options())
-    assert set(lowered) == {name}
+    masked = _kernels.masked_name(dt, dt, op, pol)  # where= over every element
+    lowered = nvrtc.compile_check(
+        loader.source(rel), [name, masked], options=loader.nvrtc_options()
+    )
+    assert set(lowered) == {name, masked}
     apol = _policy.axis()
     name = _kernels.axis_kernel_name("axis_rows", dt, dt, dt, op, apol)
     rel = ops.source(_kernels.AXIS_SOURCE, op, dt)
