@@ -184,16 +184,17 @@ def test_nvrtc_compiles_a_user_operator(dtype):
 def test_a_repeat_call_takes_the_fast_path(monkeypatch, rng):
     """An operator is keyed by its value (entry.keyed_option): a repeat call with it, or with an
     equal one, skips the checks and the plan's lookup, as with a named operator."""
+    from primitives._core import backend
     from primitives.reduction import _api
 
     seen = []
     whole = _api._whole
     monkeypatch.setattr(_api, "_whole", lambda *a: seen.append(a[1]) or whole(*a))
     prim.clear_caches()
-    x = make(rng, 1000, np.float32)
-    first = prim.reduce(x, prim.Op(MAX, -np.inf))
-    assert prim.reduce(x, prim.Op(MAX, -np.inf)) == first == x.max()
-    assert prim.reduce(x, prim.Op("a + b", 0.0)) != first  # another operator: its own key
+    x = backend.get_backend().xp.asarray(make(rng, 1000, np.float32))  # keyed: the backend's type
+    first = float(prim.reduce(x, prim.Op(MAX, -np.inf)))
+    assert float(prim.reduce(x, prim.Op(MAX, -np.inf))) == first == float(x.max())
+    assert float(prim.reduce(x, prim.Op("a + b", 0.0))) != first  # another operator: its own key
     assert seen == [prim.Op(MAX, -np.inf), prim.Op("a + b", 0.0)]
 
 
