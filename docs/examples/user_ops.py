@@ -48,6 +48,35 @@ uk, best = prim.reduce_by_key(keys, x, running_max)
 heads = np.flatnonzero(np.diff(keys, prepend=-1))
 assert np.array_equal(best, np.maximum.reduceat(x, heads))
 
+# tuples: several arrays zipped index by index, fields f0, f1, ... of their own dtypes.
+# The linear recurrence y[i] = a[i] * y[i-1] + b[i] is the scan of the affine maps (a, b),
+# composed in index order; fields=1 returns (and writes) the second field alone
+a = rng.uniform(0.5, 1.0, 100_000)
+b = rng.standard_normal(100_000)
+affine = prim.Op(("a.f0 * b.f0", "b.f0 * a.f1 + b.f1"), identity=(1.0, 0.0))
+y = prim.inclusive_scan((a, b), affine, fields=1)
+want, acc = np.empty_like(b), 0.0
+for i in range(b.size):
+    acc = a[i] * acc + b[i]
+    want[i] = acc
+assert np.allclose(y, want)
+
+# the same recurrence in the max-plus algebra: y[i] = max(y[i-1] + a[i], b[i])
+maxplus = prim.Op(("a.f0 + b.f0", "fmax(a.f1 + b.f0, b.f1)"), identity=(0.0, -np.inf))
+y = prim.inclusive_scan((a, b), maxplus, fields=1)
+acc = -np.inf
+for i in range(b.size):
+    acc = max(acc + a[i], b[i])
+assert np.isclose(y[-1], acc)  # the sums of a grouped otherwise: rounded otherwise
+
+# an argmax as a (value, index) reduction: one expression whose value is a whole tuple, ties
+# broken toward the lower index so that the operator commutes
+argmax = prim.Op(
+    "b.f0 > a.f0 || (b.f0 == a.f0 && b.f1 < a.f1) ? b : a", identity=(-np.inf, -1)
+)
+value, index = prim.reduce((x, np.arange(x.size)), argmax)
+assert value == x.max() and index == x.argmax()
+
 # map=: a transform of each element as it is read, with no temporary array
 squares = prim.sum(x, map="v * v")
 assert np.isclose(squares, np.sum(x.astype(np.float64) ** 2), rtol=1e-4)

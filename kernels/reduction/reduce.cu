@@ -44,6 +44,10 @@
 //   bytes per load as well (2 c64 or 1 c128 per packet, through util/pack16.cuh's Pack16); the
 //   block's shuffles move them word by word (warp/shfl.cuh) and the last block reads the partials
 //   as float2/double2. Preconditions as above: the input aligned to sizeof(InT) (16 bytes for c128).
+//   Zipped arrays (InT = prim::Zip<T...>, AccT the prim::Tuple<T...> of a user operator, util/
+//   zip.cuh): `in` is the structure of the arrays' pointers; a grid-stride loop reads a tuple per
+//   index (each field's load coalesced across the warp, VECS indices in flight per thread), then
+//   the same finish; partials and *out hold tuples.
 // reduce_masked: NumPy's where= over the whole array, fused on load: element i is read with its
 //   mask byte and counts as Op's identity where the byte is 0 (no masked copy of the input). A
 //   grid-stride loop of scalar loads (one element and one mask byte per thread per step,
@@ -64,6 +68,7 @@
 #include "util/narrow.cuh"  // prim::f16
 #include "util/flag.cuh"  // prim::Flag (bool)
 #include "util/complex.cuh"
+#include "util/zip.cuh"  // prim::Zip (tuples of several arrays)
 #include "block/reduce.cuh"
 
 namespace prim {
@@ -143,7 +148,8 @@ struct Load16<Complex<R>, true> {
 };
 
 // A load of a value another block stored (L2, not the incoherent L1): __ldcg, which takes the
-// built-in types; complex values are read as the float2/double2 of their two parts.
+// built-in types; complex values are read as the float2/double2 of their two parts, tuples
+// (util/zip.cuh) word by word.
 template <class T>
 __device__ __forceinline__ T load_cg(const T* p) {
     return __ldcg(p);
@@ -153,6 +159,15 @@ __device__ __forceinline__ Complex<R> load_cg(const Complex<R>* p) {
     typedef typename Select<sizeof(R) == 4, float2, double2>::type V;
     const V v = __ldcg(reinterpret_cast<const V*>(p));
     return Complex<R>(v.x, v.y);
+}
+template <class... T>
+__device__ __forceinline__ Tuple<T...> load_cg(const Tuple<T...>* p) {  // 4-byte words
+    Tuple<T...> v;
+    unsigned int* w = reinterpret_cast<unsigned int*>(&v);
+    const unsigned int* src = reinterpret_cast<const unsigned int*>(p);
+#pragma unroll
+    for (int k = 0; k < static_cast<int>(sizeof(v) / 4); ++k) w[k] = __ldcg(src + k);
+    return v;
 }
 
 // Folds one packet into acc: element by element, or, for a sum of narrow integers into a 64-bit
@@ -360,18 +375,14 @@ __global__ void __launch_bounds__(BLOCK)
     if (tid == 0) out[blockIdx.x] = s[0];
 }
 
-// ---- production: vector loads, shuffles, machine-sized grid, single launch ---------------------
-// Policy: BLOCK threads; VECS 16-byte loads issued back to back per thread per iteration.
-template <class InT, class AccT, class Op, int BLOCK, int VECS, class OutT = AccT>
-__global__ void __launch_bounds__(BLOCK)
-    reduce_production(const InT* __restrict__ in, long long n, AccT* __restrict__ partials,
-                      unsigned int* __restrict__ tickets, OutT* __restrict__ out) {
+// ---- the production kernel's parts: a thread's fold, the grid's single-launch finish --------
+// The production kernel's fold of a thread's elements of in[0, n): a scalar head up to the first
+// 16-byte boundary, VECS 16-byte loads in flight per iteration over the body, a scalar tail.
+template <class InT, class AccT, class Op, int VECS>
+__device__ __forceinline__ AccT fold_range(const InT* __restrict__ in, long long n, long long tid,
+                                           long long nthreads, const Op& op) {
     typedef prim::Load16<InT> V;
     typedef prim::FoldPacket<InT, AccT, Op> Fold;
-    const Op op;
-    const long long tid = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x;
-    const long long nthreads = static_cast<long long>(gridDim.x) * BLOCK;
-
     AccT acc = Op::identity();
     const long long head = prim::aligned_head(in, n);
     if (tid < head) acc = op(acc, static_cast<AccT>(in[tid]));
@@ -392,30 +403,9 @@ __global__ void __launch_bounds__(BLOCK)
     }
     const long long tail = head + nvec * V::N;  // fewer than V::N elements remain
     if (tail + tid < n) acc = op(acc, static_cast<AccT>(in[tail + tid]));
-
-    __shared__ AccT scratch[BLOCK / prim::WARP];
-    __shared__ bool last_block;
-    acc = prim::block_reduce<BLOCK>(acc, op, scratch);
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = acc;
-        __threadfence();  // the partial is visible device-wide before the ticket is taken
-        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (last_block) {  // block-uniform: every thread of the block takes this branch
-        AccT v = Op::identity();
-        for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
-            v = op(v, prim::load_cg(partials + j));
-        __syncthreads();  // scratch is reused
-        v = prim::block_reduce<BLOCK>(v, op, scratch);
-        if (threadIdx.x == 0) {
-            *out = static_cast<OutT>(v);
-            *tickets = 0u;
-        }
-    }
+    return acc;
 }
 
-// ---- masked: where= fused on load, the production kernel's finish ------------------------------
 // The single-launch finish of a block's value `acc`: every block stores its partial and takes a
 // ticket; the last one reduces the partials in block order into *out and resets the ticket.
 // Called by every thread of the block (its barriers are block-uniform); `scratch` holds
@@ -444,6 +434,39 @@ __device__ void grid_finish(AccT acc, const Op& op, AccT* __restrict__ partials,
     }
 }
 
+// ---- production: vector loads, shuffles, machine-sized grid, single launch ---------------------
+// Policy: BLOCK threads; VECS 16-byte loads issued back to back per thread per iteration.
+template <class InT, class AccT, class Op, int BLOCK, int VECS, class OutT = AccT>
+__global__ void __launch_bounds__(BLOCK)
+    reduce_production(typename prim::In<InT>::type in, long long n, AccT* __restrict__ partials,
+                      unsigned int* __restrict__ tickets, OutT* __restrict__ out) {
+    const Op op;
+    const long long tid = static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x;
+    const long long nthreads = static_cast<long long>(gridDim.x) * BLOCK;
+
+    AccT acc = Op::identity();
+    if constexpr (prim::IsZip<InT>::value) {
+        // zipped arrays: a tuple per index, each field's load coalesced across the warp, VECS
+        // indices in flight per thread
+        long long i = tid;
+        for (; i + (VECS - 1) * nthreads < n; i += VECS * nthreads) {
+            AccT p[VECS];
+#pragma unroll
+            for (int u = 0; u < VECS; ++u) p[u] = in[i + u * nthreads];
+#pragma unroll
+            for (int u = 0; u < VECS; ++u) acc = op(acc, p[u]);
+        }
+        for (; i < n; i += nthreads) acc = op(acc, in[i]);
+    } else {
+        acc = fold_range<InT, AccT, Op, VECS>(in, n, tid, nthreads, op);
+    }
+
+    __shared__ AccT scratch[BLOCK / prim::WARP];
+    __shared__ bool last_block;
+    grid_finish<BLOCK>(acc, op, partials, tickets, out, scratch, last_block);
+}
+
+// ---- masked: where= fused on load, the production kernel's finish ------------------------------
 template <class InT, class AccT, class Op, int BLOCK, class OutT = AccT>
 __global__ void __launch_bounds__(BLOCK)
     reduce_masked(const InT* __restrict__ in, const unsigned char* __restrict__ mask, long long n,

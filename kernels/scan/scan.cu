@@ -45,11 +45,15 @@
 //   bytes) are read in place with the same 16-byte loads (16 chars or 8 shorts per vector); ITEMS
 //   is a multiple of every type's elements per 16-byte vector (the host rounds it down). Complex
 //   values (c64: packed with the status in 16 bytes; c128: value-fence-status) publish through
-//   device/lookback.cuh's TileStatus unchanged.
+//   device/lookback.cuh's TileStatus unchanged. Zipped arrays (InT = OutT = prim::Zip<T...>, AccT
+//   the prim::Tuple<T...> of a user operator, util/zip.cuh): `in` and `out` are the structures of
+//   the arrays' pointers, each field's array moved by the exchanges of its own type; aligned when
+//   every array is.
 #include "util/prim.cuh"
 #include "util/load.cuh"
 #include "util/narrow.cuh"
 #include "util/flag.cuh"
+#include "util/zip.cuh"
 #include "block/scan.cuh"
 #include "device/lookback.cuh"
 
@@ -140,7 +144,7 @@ __global__ void scan_add_prefix(AccT* __restrict__ out, long long n,
 // ---- single-pass decoupled look-back ----------------------------------------------------------
 template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE, class OutT = AccT>
 __global__ void __launch_bounds__(BLOCK)
-    scan_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long n,
+    scan_lookback(typename prim::In<InT>::type in, typename prim::Out<OutT>::type out, long long n,
                   const AccT* __restrict__ seed, int seeded,
                   unsigned int* __restrict__ tile_counter, unsigned char* tile_state,
                   unsigned int epoch) {
@@ -163,8 +167,7 @@ __global__ void __launch_bounds__(BLOCK)
     const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;
     const long long avail = n - first;  // may be <= 0 in the last tile
     const bool full = (tile + 1) * TILE <= n;
-    const bool aligned =
-        ((reinterpret_cast<prim::uptr>(in) | reinterpret_cast<prim::uptr>(out)) & 15u) == 0;
+    const bool aligned = ((prim::addr_bits(in) | prim::addr_bits(out)) & 15u) == 0;
     const bool vector = full && aligned;  // block-uniform
 
     AccT items[ITEMS];

@@ -30,6 +30,18 @@ constexpr int LOG_WARP = 5;  // 1 << LOG_WARP == WARP
 template <bool C, class A, class B> struct Select { typedef A type; };
 template <class A, class B> struct Select<false, A, B> { typedef B type; };
 
+// In<T>::type / Out<T>::type: a kernel's parameter of the elements of T it reads / writes: a
+// restrict-qualified pointer, or for the zipped arrays of util/zip.cuh (Zip<T...>) the structure of
+// their pointers. The emulator's pointers are plain: the host compiler does not match a restrict
+// typedef's parameters to the function pointer type its launch glue takes.
+#ifdef PRIM_EMULATOR
+template <class T> struct In { typedef const T* type; };
+template <class T> struct Out { typedef T* type; };
+#else
+template <class T> struct In { typedef const T* __restrict__ type; };
+template <class T> struct Out { typedef T* __restrict__ type; };
+#endif
+
 // ---- numeric limits ---------------------------------------------------------------------------
 template <class T> struct Limits;
 template <> struct Limits<int> {

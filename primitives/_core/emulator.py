@@ -251,7 +251,7 @@ def _describe_value(a: object) -> str:
     return f"Python {type(a).__name__}"
 
 
-_DTYPE_KIND = {"f": 4, "i": 2, "u": 3, "b": 5}
+_DTYPE_KIND = {"f": 4, "i": 2, "u": 3, "b": 5, "V": 0}  # V: a structured dtype, a C++ struct
 _KIND_WORD = {
     2: "signed integer",
     3: "unsigned integer",

@@ -21,7 +21,24 @@ import numpy as np
 
 from . import checks as _checks, dtypes as _dtypes, entry as _entry, loader as _loader
 
-__all__ = ["Op", "Map", "DTYPES", "NAMED", "as_map", "check_dtype", "functor", "kernel", "source"]
+__all__ = [
+    "Op",
+    "Map",
+    "DTYPES",
+    "NAMED",
+    "MAX_FIELDS",
+    "as_map",
+    "check_dtype",
+    "ctype",
+    "fields",
+    "functor",
+    "kernel",
+    "source",
+    "tuple_dtype",
+    "tuple_input",
+    "zip_arg",
+    "zip_ctype",
+]
 
 #: the named operators' functor templates (util/prim.cuh)
 NAMED = {"sum": "prim::Sum", "prod": "prim::Prod", "min": "prim::Min", "max": "prim::Max"}
@@ -45,27 +62,49 @@ class Op:
     ``op``: ``reduce``, ``inclusive_scan``, ``exclusive_scan``, ``segmented_reduce``,
     ``segmented_scan``, ``reduce_by_key``.
 
+    **Tuples**: with ``identity`` a tuple of 2 to 4 values, the operator combines tuples, whose
+    fields are named ``f0``, ``f1``, ... (``a.f0``, ``b.f1``): the elements of several arrays of
+    one length zipped index by index (``prim.inclusive_scan((a, b), op)``, ``prim.reduce((x, i),
+    op)``), each field of its array's dtype. ``expr`` is then a tuple of one expression per field
+    (each of the operands as they were: ``("a.f0 * b.f0", "b.f0 * a.f1 + b.f1")`` composes the
+    affine maps of a linear recurrence), or one expression whose value is a whole tuple
+    (``"b.f0 > a.f0 ? b : a"``). The results are a tuple of arrays (of scalars for a reduction).
+
     The expression is C++ (device code): the CUDA math functions, ``min``/``max``, casts and the
     conditional operator are available; it is compiled once per accumulator dtype and cached.
     A compile error raises :class:`~primitives.KernelCompileError` naming the operator and the
     compiler's first message."""
 
-    __slots__ = ("expr", "identity", "key", "template")
-    expr: str
-    identity: float
+    __slots__ = ("expr", "identity", "fields", "key", "template")
+    expr: str | tuple[str, ...]
+    identity: Any
+    fields: int
     key: str
     template: str
 
-    def __init__(self, expr: str, identity: float) -> None:
-        text = _expression(expr, "Op", "a and b", "'a + b'")
-        if isinstance(identity, (bool, np.bool_)) or not isinstance(
-            identity, (numbers.Real, np.integer, np.floating)
-        ):
-            raise TypeError(f"Op: identity must be a real number (int or float), got {identity!r}")
-        self.expr = text
-        self.identity = identity.item() if isinstance(identity, np.generic) else identity
+    def __init__(self, expr: str | tuple[str, ...], identity: Any) -> None:
+        if isinstance(identity, (tuple, list)):
+            if not 2 <= len(identity) <= MAX_FIELDS:
+                raise ValueError(
+                    f"Op: a tuple identity has 2 to {MAX_FIELDS} values (one per field), got "
+                    f"{len(identity)}"
+                )
+            self.identity = tuple(_real(v) for v in identity)
+            self.fields = len(identity)
+        else:
+            self.identity, self.fields = _real(identity), 0
+        if isinstance(expr, (tuple, list)):
+            if len(expr) != self.fields:
+                raise ValueError(
+                    f"Op: {len(expr)} expressions need an identity of as many values (a tuple "
+                    f"of one per field), got identity={identity!r}"
+                )
+            self.expr = tuple(_expression(e, "Op", "a and b", "'a.f0 + b.f0'") for e in expr)
+        else:
+            self.expr = _expression(expr, "Op", "a and b", "'a + b'")
+        ident = self.identity if self.fields else (self.identity,)
         digest = hashlib.sha256(
-            repr((self.expr, self.identity, type(self.identity).__name__)).encode()
+            repr((self.expr, ident, tuple(type(v).__name__ for v in ident))).encode()
         )
         self.key = digest.hexdigest()[:16]
         #: the functor's template, as a kernel instantiation names it (``<T>`` appended)
@@ -81,8 +120,97 @@ class Op:
         return hash(self.key)
 
     def identity_of(self, dt: Any) -> Any:
-        """The identity as a NumPy scalar of the accumulator dtype ``dt``."""
+        """The identity as a NumPy scalar of the accumulator dtype ``dt`` (a tuple of scalars of
+        a tuple's fields)."""
+        dt = np.dtype(dt)
+        if dt.names:
+            return tuple(np.array(v).astype(f)[()] for v, f in zip(self.identity, fields(dt)))
         return np.array(self.identity).astype(dt)[()]
+
+
+def _real(v: Any) -> Any:
+    """An identity's value (a NumPy scalar as its Python number); TypeError for anything not a
+    real number."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(
+        v, (numbers.Real, np.integer, np.floating)
+    ):
+        raise TypeError(f"Op: identity must be a real number (int or float), got {v!r}")
+    return v.item() if isinstance(v, np.generic) else v
+
+
+# ---- tuples: several arrays zipped index by index (kernels/util/zip.cuh) ------------------------
+
+#: the most fields of a tuple (kernels/util/zip.cuh's Tuple)
+MAX_FIELDS = 4
+
+
+def tuple_dtype(dts: Any) -> np.dtype:
+    """The accumulator dtype of a tuple of elements of ``dts``: the structured dtype of fields
+    ``f0``, ``f1``, ... laid out as the C++ ``prim::Tuple`` (aligned)."""
+    return np.dtype([(f"f{i}", np.dtype(d)) for i, d in enumerate(dts)], align=True)
+
+
+def fields(dt: Any) -> tuple[np.dtype, ...]:
+    """The field dtypes of the tuple dtype ``dt`` (:func:`tuple_dtype`)."""
+    dt = np.dtype(dt)
+    return tuple(dt.fields[n][0] for n in dt.names)
+
+
+def _tag(dt: np.dtype) -> str:
+    """``dt``'s name in a source's name: a tuple's by its fields' (two tuples of one size differ)."""
+    return ".".join(f.name for f in fields(dt)) if dt.names else dt.name
+
+
+def ctype(dt: Any) -> str:
+    """The C++ type of the accumulator dtype ``dt``: a tuple's ``prim::Tuple<...>``, or the
+    element type."""
+    dt = np.dtype(dt)
+    if dt.names:
+        return f"prim::Tuple<{', '.join(_CTYPES[f] for f in fields(dt))}>"
+    return _CTYPES[dt]
+
+
+def zip_ctype(dt: Any) -> str:
+    """The C++ element type of the arrays zipped into tuples of ``dt``: ``prim::Zip<...>``."""
+    return f"prim::Zip<{', '.join(_CTYPES[f] for f in fields(dt))}>"
+
+
+def zip_arg(arrays: Any) -> np.void:
+    """The kernel argument of ``arrays`` zipped (``prim::ZipIn``/``ZipOut``): their addresses,
+    one 8-byte word each, as one structure (a ``numpy.void``); None: a field not written (a
+    null pointer)."""
+    addresses = [
+        0 if a is None else a.data.ptr if hasattr(a.data, "ptr") else a.ctypes.data for a in arrays
+    ]
+    words = np.array(addresses, dtype=np.uint64)
+    return words.view(np.dtype([(f"p{i}", np.uint64) for i in range(len(addresses))]))[0]
+
+
+def tuple_input(x: Any, op: Any, func: str) -> tuple[list[Any], np.dtype]:
+    """The checked inputs of the tuple ``x`` of arrays that ``op`` (an :class:`Op` of as many
+    fields) combines: their :class:`~primitives._core.checks.Input` (flattened, contiguous; of
+    one size) and the tuple dtype of their dtypes (each one of :data:`DTYPES`)."""
+    if not isinstance(op, Op) or op.fields != len(x):
+        raise TypeError(
+            f"{func}: a tuple of {len(x)} arrays takes a prim.Op whose identity is a tuple of "
+            f"{len(x)} values (one per field), got op={op!r}"
+        )
+    inps = [_checks.as_input(a, func=func, arg=f"x[{i}]", flatten=True) for i, a in enumerate(x)]
+    sizes = {inp.array.size for inp in inps}
+    if len(sizes) > 1:
+        raise ValueError(
+            f"{func}: the arrays of x are zipped index by index and must have one size, got "
+            f"sizes {[inp.array.size for inp in inps]}"
+        )
+    for i, inp in enumerate(inps):
+        if inp.array.dtype not in DTYPES:
+            names = ", ".join(d.name for d in DTYPES)
+            raise TypeError(
+                f"{func}: {op!r} computes in {names}; got x[{i}] of dtype {inp.array.dtype}"
+            )
+    dt = tuple_dtype(inp.array.dtype for inp in inps)
+    check_dtype(op, dt, func)
+    return inps, dt
 
 
 def functor(op: Any, ctype: str) -> str:
@@ -115,13 +243,29 @@ def check_dtype(op: Op, dt: Any, func: str) -> None:
     """TypeError naming ``func`` where ``dt`` is no accumulator dtype of an :class:`Op`,
     ValueError where ``op``'s identity has no exact value in it."""
     dt = np.dtype(dt)
+    if bool(dt.names) != bool(op.fields):
+        raise TypeError(
+            f"{func}: {op!r} combines "
+            + (
+                f"tuples of {op.fields} fields: give x as a tuple of {op.fields} arrays"
+                if op.fields
+                else "single values: give x as one array, or an identity of one value per field"
+            )
+        )
+    if dt.names:
+        for f, v in zip(fields(dt), op.identity):
+            _check_identity(op, v, f, func)
+        return
     if dt not in DTYPES:
         names = ", ".join(d.name for d in DTYPES)
         raise TypeError(
             f"{func}: {op!r} computes in {names}; got dtype {dt} (cast the elements to one, or "
             f"give dtype= where the function takes it)"
         )
-    ident = op.identity
+    _check_identity(op, op.identity, dt, func)
+
+
+def _check_identity(op: Op, ident: Any, dt: np.dtype, func: str) -> None:
     if dt.kind in "iu":
         ok = float(ident).is_integer() and np.iinfo(dt).min <= ident <= np.iinfo(dt).max
     else:
@@ -143,8 +287,34 @@ def _literal(value: float, dt: np.dtype) -> str:
 
 
 def prelude(op: Op, dt: Any) -> str:
-    """The C++ lines that define ``op``'s functor for the accumulator dtype ``dt``."""
-    c = _CTYPES[np.dtype(dt)]
+    """The C++ lines that define ``op``'s functor for the accumulator dtype ``dt`` (a tuple's:
+    each field's expression of the operands as they were, or one expression of a whole tuple)."""
+    dt = np.dtype(dt)
+    c = ctype(dt)
+    line = f'#line 1 "{_line_name(op)}"\n'
+    if dt.names:
+        idents = ", ".join(_literal(v, f) for v, f in zip(op.identity, fields(dt)))
+        if isinstance(op.expr, tuple):
+            body = "".join(
+                f"        r.f{i} = static_cast<{_CTYPES[f]}>(\n{line}{e}\n        );\n"
+                for i, (e, f) in enumerate(zip(op.expr, fields(dt)))
+            )
+            body = f"        {c} r;\n{body}        return r;\n"
+        else:
+            body = f"        return static_cast<{c}>(\n{line}{op.expr}\n        );\n"
+        return (
+            '#include "util/zip.cuh"\n'
+            "namespace prim_user {\n"
+            f"template <class T> struct op_{op.key};\n"
+            f"template <> struct op_{op.key}<{c}> {{\n"
+            f"    typedef {c} value_type;\n"
+            f"    static __device__ __forceinline__ {c} identity() {{ return {c}{{{idents}}}; }}\n"
+            f"    __device__ __forceinline__ {c} operator()({c} a, {c} b) const {{\n"
+            f"{body}"
+            "    }\n"
+            "};\n"
+            "}  // namespace prim_user\n"
+        )
     return (
         "namespace prim_user {\n"
         f"template <class T> struct op_{op.key};\n"
@@ -153,7 +323,7 @@ def prelude(op: Op, dt: Any) -> str:
         f"    static __device__ __forceinline__ {c} identity() {{ return {_literal(op.identity, dt)}; }}\n"
         f"    __device__ __forceinline__ {c} operator()({c} a, {c} b) const {{\n"
         f"        return static_cast<{c}>(\n"
-        f'#line 1 "{_line_name(op)}"\n'
+        f"{line}"
         f"{op.expr}\n"
         "        );\n"
         "    }\n"
@@ -163,7 +333,8 @@ def prelude(op: Op, dt: Any) -> str:
 
 
 def _line_name(op: Op) -> str:
-    return "Op(" + op.expr.replace("'", "") + ")"
+    text = op.expr if isinstance(op.expr, str) else ", ".join(op.expr)
+    return "Op(" + text.replace("'", "") + ")"
 
 
 class Map:
@@ -261,7 +432,7 @@ def source(relpath: str, op: Any, dt: Any, m: Map | None = None, in_dt: Any = No
         tags.append(f"map{m.key}-{np.dtype(in_dt).name}")
     if isinstance(op, Op):
         parts.append(prelude(op, dt))
-        tags.append(f"{op.key}-{dt.name}")
+        tags.append(f"{op.key}-{_tag(dt)}")
     name = f"{relpath}@{'@'.join(tags)}"
     _loader.add_source(name, "".join(parts) + f'#include "{relpath}"\n')
     return name

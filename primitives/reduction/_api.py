@@ -58,6 +58,39 @@ def _whole(x, op, dtype, variant, func, m=None):
     )
 
 
+def _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m):
+    """The reduction of the arrays ``xs`` zipped index by index (flattened, of one size) with
+    the operator over tuples ``op``: the production kernel over the zipped arrays
+    (:class:`._plans.TupleReducePlan`), a tuple of results, one per field (NumPy scalars for
+    NumPy input, 0-d arrays for device input)."""
+    given = {"axis": axis, "dtype": dtype, "out": out, "map": m}
+    given["initial"] = None if initial is _NoValue else initial
+    for name, value in given.items():
+        if value is not None:
+            raise TypeError(f"{func}: a tuple of arrays is reduced whole, as it is: no {name}=")
+    if keepdims or not _checks.every(where):
+        raise TypeError(f"{func}: a tuple of arrays is reduced whole: no keepdims= or where=")
+    if variant != "production":
+        raise ValueError(
+            f"{func}: a tuple of arrays is reduced by variant 'production' (or 'auto'), got "
+            f"variant={variant!r}"
+        )
+    inps, acc_dt = _ops.tuple_input(xs, op, func)
+    arrs = [inp.array for inp in inps]
+    if arrs[0].size == 0:
+        ident = op.identity_of(acc_dt)
+        xp = inps[0].backend.xp
+        return _Prepared.done(
+            tuple(inp.scalar(xp.full(1, v, v.dtype)) for inp, v in zip(inps, ident))
+        )
+    plan = _rp.tuple_plan(inps[0].backend, acc_dt, op, arrs[0].size)
+
+    def run(*arrays):
+        return tuple(inp.scalar(r) for inp, r in zip(inps, plan(*arrays)))
+
+    return _Prepared(run, arrs)
+
+
 def _prepare(
     x, op, axis, dtype, out, keepdims, variant, func, initial=_NoValue, where=True, m=None
 ):
@@ -68,6 +101,8 @@ def _prepare(
     plan, and the view that makes the array C-ordered) later calls on like arrays run. With
     ``initial`` or a ``where`` mask: :func:`._where.masked`. With a map ``m``: every element."""
     variant = _choose.variant(variant, func)
+    if isinstance(x, (tuple, list)) and isinstance(op, _ops.Op) and op.fields:
+        return _tuples(x, op, axis, dtype, out, keepdims, variant, func, initial, where, m)
     masked = not (initial is _NoValue or initial is None) or not _checks.every(where)
     if m is not None:
         _checks.map_alone(axis, out, keepdims, masked, func)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .._core import dtypes as _dtypes, launch as _launch, ops as _ops, plans as _plans
-from . import _policy
+from . import _kernels, _policy
 from ._kernels import NARROW_KERNELS, kernel, masked_kernel, mean_divide_kernel, rows_kernel
 
 __all__ = [
@@ -215,6 +215,43 @@ def rows_plan(backend, dt, op, rows, width):
     pol = _policy.rows()
     key = ("reduce/rows", dt, op, rows, width, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: RowsPlan(backend, dt, op, rows, width, pol))
+
+
+class TupleReducePlan(_plans.Plan):
+    """The production kernel over n tuples of ``acc_dt`` (:func:`~primitives._core.ops.
+    tuple_dtype`) read from the zipped arrays of its fields (kernels/util/zip.cuh), with the
+    user operator ``op``: one launch into a new one-tuple result."""
+
+    def __init__(self, backend, acc_dt, op, n, pol):
+        z, t = _ops.zip_ctype(acc_dt), _ops.ctype(acc_dt)
+        name = f"reduce_production<{z}, {t}, {_ops.functor(op, t)}, {pol.block}, {pol.vectors}>"
+        k = _ops.kernel(_kernels.SOURCE, op, acc_dt, name)
+        grid = _launch.cover_grid(n, pol.block, pol.vectors, kernel=k, per_sm=pol.blocks_per_sm)
+        xp = self.xp = backend.xp
+        self.partials = xp.empty(grid, dtype=acc_dt)
+        self.ticket = xp.zeros(1, dtype=np.uint32)
+        self.launch = _plans.Launch(k, grid, pol.block)  # the zipped arrays: a structure per call
+        self.n64, self.acc_dt = _launch.i64(n), acc_dt
+        self.nbytes = _plans.scratch_bytes(self.partials, self.ticket)
+
+    def __call__(self, *xs):
+        """The reduction of the contiguous arrays ``xs`` (n elements each, of the fields'
+        dtypes): a tuple of 0-d arrays, one per field."""
+        out = self.xp.empty(1, dtype=self.acc_dt)
+        self.launch(_ops.zip_arg(xs), self.n64, self.partials, self.ticket, out)
+        raw = out.view(np.uint8)
+        fields = self.acc_dt.fields
+        return tuple(
+            raw[off : off + f.itemsize].view(f).reshape(())
+            for f, off in (fields[name][:2] for name in self.acc_dt.names)
+        )
+
+
+def tuple_plan(backend, acc_dt, op, n):
+    """The :class:`TupleReducePlan` of this configuration."""
+    pol = _policy.production()
+    key = ("reduce/tuple", acc_dt, op, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: TupleReducePlan(backend, acc_dt, op, n, pol))
 
 
 def run(x, rt, op, variant, backend, m=None):

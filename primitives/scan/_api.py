@@ -40,6 +40,54 @@ def _prepared(func, x, op, axis, dtype, variant, exclusive, m=None):
     return _entry.Prepared(run, (arr,))
 
 
+def _fields(fields, n, func):
+    """``fields=`` of a scan of ``n`` zipped arrays: the indices of the fields returned (all by
+    default), and whether one array is returned (an int) rather than a tuple."""
+    if fields is None:
+        return tuple(range(n)), False
+    one = isinstance(fields, (int, np.integer)) and not isinstance(fields, (bool, np.bool_))
+    items = (fields,) if one else fields
+    try:
+        keep = tuple(_core_checks.axis_index(f, n, func) for f in items)
+    except (TypeError, ValueError):
+        keep = ()
+    if not keep or len(set(keep)) != len(keep):
+        raise ValueError(
+            f"{func}: fields must be a field index of the {n} zipped arrays or a sequence of "
+            f"distinct ones, got {fields!r}"
+        )
+    return keep, one
+
+
+def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields):
+    """The scan of the arrays ``xs`` zipped index by index (flattened, of one size) with the
+    operator over tuples ``op``: the look-back kernel (:class:`._plans.TupleScanPlan`), a tuple
+    of result arrays of the fields' dtypes (those of ``fields=``; one array for an int)."""
+    variant = _choose.variant(variant, func)
+    for name, value in (("axis", axis), ("dtype", dtype), ("map", m)):
+        if value is not None:
+            raise TypeError(f"{func}: a tuple of arrays is scanned flattened, as it is: no {name}=")
+    if variant != "decoupled_lookback":
+        raise ValueError(
+            f"{func}: a tuple of arrays is scanned by variant 'decoupled_lookback' (or 'auto'), "
+            f"got variant={variant!r}"
+        )
+    inps, acc_dt = _ops.tuple_input(xs, op, func)
+    keep, one = _fields(fields, len(inps), func)
+    arrs = [inp.array for inp in inps]
+    n = arrs[0].size
+
+    def give(outs):  # each result returned as its array was given
+        res = tuple(inps[i].result(o) for i, o in zip(keep, outs))
+        return res[0] if one else res
+
+    if n == 0:
+        xp, dts = inps[0].backend.xp, _ops.fields(acc_dt)
+        return _entry.Prepared.done(give([xp.empty(0, dtype=dts[i]) for i in keep]))
+    plan = _sp.tuple_plan(inps[0].backend, acc_dt, op, exclusive, n)
+    return _entry.Prepared(lambda *a: give(plan(a, keep)), arrs)
+
+
 def _prepared_axis(func, x, op, axis, dtype, variant, exclusive):
     """The scan of every line of ``x`` along ``axis`` by the axis kernels (:mod:`._axis`), read
     where it lies: a C-ordered array as it is, an F-ordered one as its transpose (C-ordered, the
@@ -80,7 +128,12 @@ def _prepared_axis(func, x, op, axis, dtype, variant, exclusive):
 
 
 def _prepare_scan(func, exclusive):
-    def prepare(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None):  # noqa: A002
+    def prepare(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None, fields=None):  # noqa: A002
+        if isinstance(x, (tuple, list)) and isinstance(op, _ops.Op) and op.fields:
+            m = _ops.as_map(map, func)
+            return _prepared_tuple(func, x, op, axis, dtype, variant, exclusive, m, fields)
+        if fields is not None:
+            raise TypeError(f"{func}: fields= selects results of a tuple of arrays; x is one array")
         return _prepared(func, x, op, axis, dtype, variant, exclusive, _ops.as_map(map, func))
 
     return prepare
@@ -131,8 +184,16 @@ def continued(x, op, seed, *, exclusive=False, dtype=None, func="inclusive_scan"
 
 
 @_entry.function(_prepare_scan("inclusive_scan", False), arrays=("x",))
-def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None):  # noqa: A002
+def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None, fields=None):  # noqa: A002
     """Inclusive prefix scan: ``out[i] = x[0] op x[1] op ... op x[i]``.
+
+    With a tuple of arrays ``x = (a, b, ...)`` of one size and a :class:`primitives.Op` over
+    tuples (an identity of one value per array), the arrays are zipped index by index and
+    scanned as one sequence of tuples: ``prim.inclusive_scan((a, b), prim.Op(("a.f0 * b.f0",
+    "b.f0 * a.f1 + b.f1"), identity=(1.0, 0.0)), fields=1)`` is the linear recurrence
+    ``x[i] = a[i] * x[i-1] + b[i]``. The result is a tuple of arrays, one per field (each
+    field of its array's dtype, flattened), or those of ``fields=``: a field's index (that
+    array alone) or a sequence of them (the other fields are not written).
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
@@ -166,6 +227,7 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
             running sums of squares). The flattened array (``axis=None``) of int32, int64,
             uint32, uint64, float32 or float64 read as it is (a ``dtype`` that casts the
             elements first is a ``TypeError``).
+        fields: with a tuple ``x``, the results returned (see above); None: every field.
 
     Returns:
         A 1-D array of ``x.size`` elements (``x``'s shape with ``axis``): CuPy for device input
@@ -192,7 +254,7 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
 
 
 @_entry.function(_prepare_scan("exclusive_scan", True), arrays=("x",))
-def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None):  # noqa: A002
+def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None, fields=None):  # noqa: A002
     """Exclusive prefix scan: ``out[0]`` is the identity of ``op`` (0; 1 for ``prod``; the
     dtype's maximum for ``min``, its minimum for ``max``: infinities for floats, True and False
     for bool; a :class:`primitives.Op`'s own) and ``out[i] = x[0] op ... op x[i-1]``.

@@ -138,8 +138,14 @@ def items(pol, in_dt, acc_dt, res_dt=None):
     """Items per thread of the look-back scan: the policy's, rounded down to whole 16-byte vectors
     of the narrowest type it moves."""
     res_dt = acc_dt if res_dt is None else res_dt
-    per = 16 // min(in_dt.itemsize, acc_dt.itemsize, res_dt.itemsize)
+    per = 16 // min(_narrowest(in_dt), _narrowest(acc_dt), _narrowest(res_dt))
     return max(per, pol.items(in_dt, acc_dt) // per * per)
+
+
+def _narrowest(dt):
+    """The bytes of ``dt``'s narrowest element: a tuple's narrowest field (each field's array
+    moves in 16-byte vectors of its own type)."""
+    return min(f.itemsize for f in _ops.fields(dt)) if dt.names else dt.itemsize
 
 
 def kernel_name(variant, in_dt, acc_dt, op, exclusive, pol, res_dt=None, m=None):
@@ -231,6 +237,44 @@ def lookback_plan(backend, in_dt, res_dt, op, exclusive, n, m=None):
     return _plans.PLANS.get(
         key, lambda: ScanPlan(backend, in_dt, acc_dt, op, exclusive, n, pol, res_dt, m)
     )
+
+
+# ---- tuples: several arrays zipped, scanned by the look-back kernel ----------------------------
+
+
+def tuple_plan(backend, acc_dt, op, exclusive, n):
+    """The plan of the look-back scan of n tuples of ``acc_dt`` (:func:`~primitives._core.ops.
+    tuple_dtype`) read from and written to arrays of its fields, with the user operator ``op``."""
+    pol = _policy.current("decoupled_lookback")
+    key = ("scan/lookback/tuple", acc_dt, op, exclusive, n, pol, _plans.stream_key())
+    return _plans.PLANS.get(key, lambda: TupleScanPlan(backend, acc_dt, op, exclusive, n, pol))
+
+
+class TupleScanPlan(_lookback.LookbackPlan):
+    """The look-back scan of n tuples of ``acc_dt`` (kernels/util/zip.cuh): the kernel of every
+    scan with the fields' arrays zipped as its input and its output (``prim::Zip``), one read of
+    each input array and one write of each result array."""
+
+    def __init__(self, backend, acc_dt, op, exclusive, n, pol):
+        z, t = _ops.zip_ctype(acc_dt), _ops.ctype(acc_dt)
+        per = items(pol, acc_dt, acc_dt)
+        ex = "true" if exclusive else "false"
+        name = f"scan_lookback<{z}, {t}, {_ops.functor(op, t)}, {pol.block}, {per}, {ex}, {z}>"
+        k = _ops.kernel(SOURCE, op, acc_dt, name)
+        super().__init__(
+            k, _launch.cdiv(n, pol.block * per), pol.block, n, backend.xp, acc_dt.itemsize
+        )
+        self.empty, self.n, self.fields = backend.xp.empty, n, _ops.fields(acc_dt)
+        self.stand_in = _launch.stand_in(backend, acc_dt)  # the seed: not read
+
+    def __call__(self, xs, keep):
+        """The scans of the contiguous arrays ``xs`` (n elements each, of the fields' dtypes):
+        a new array for each field of ``keep`` (indices), in its order; the others not written."""
+        outs = [
+            self.empty(self.n, dtype=f) if i in keep else None for i, f in enumerate(self.fields)
+        ]
+        self.launch(_ops.zip_arg(xs), _ops.zip_arg(outs), self.n64, self.stand_in, _NOT_SEEDED)
+        return tuple(outs[i] for i in keep)
 
 
 # ---- a scan of a flat array -------------------------------------------------------------------
