@@ -49,8 +49,8 @@ heads = np.flatnonzero(np.diff(keys, prepend=-1))
 assert np.array_equal(best, np.maximum.reduceat(x, heads))
 
 # tuples: several arrays zipped index by index, fields f0, f1, ... of their own dtypes.
-# The linear recurrence y[i] = a[i] * y[i-1] + b[i] is the scan of the affine maps (a, b),
-# composed in index order; fields=1 returns (and writes) the second field alone
+# The linear recurrence y[i] = a[i] * y[i-1] + b[i] is the scan of the affine maps
+# (a, b), composed in index order; fields=1 returns (and writes) the second field alone
 a = rng.uniform(0.5, 1.0, 100_000)
 b = rng.standard_normal(100_000)
 affine = prim.Op(("a.f0 * b.f0", "b.f0 * a.f1 + b.f1"), identity=(1.0, 0.0))
@@ -67,10 +67,10 @@ y = prim.inclusive_scan((a, b), maxplus, fields=1)
 acc = -np.inf
 for i in range(b.size):
     acc = max(acc + a[i], b[i])
-assert np.isclose(y[-1], acc)  # the sums of a grouped otherwise: rounded otherwise
+assert np.isclose(y[-1], acc)  # the sums of a grouped, so rounded, otherwise
 
-# an argmax as a (value, index) reduction: one expression whose value is a whole tuple, ties
-# broken toward the lower index so that the operator commutes
+# an argmax as a (value, index) reduction: one expression whose value is a whole
+# tuple, ties broken toward the lower index so that the operator commutes
 argmax = prim.Op(
     "b.f0 > a.f0 || (b.f0 == a.f0 && b.f1 < a.f1) ? b : a", identity=(-np.inf, -1)
 )

@@ -13,8 +13,9 @@
 //   kernel template written over In<InT>::type / Out<OutT>::type takes zipped arrays unchanged
 //   where it indexes (p[i]), offsets (p + i) and uses the I/O helpers below, overloads of
 //   util/load.cuh's: each field's array moves through the element helpers of its own type (the
-//   16-byte warp exchanges of load_striped_to_blocked16 / store_blocked_to_striped16), so the
-//   tuples cost the bandwidth of their fields. Vec16<Zip<T...>>::N and Vec16<Tuple<T...>>::N are
+//   16-byte warp exchanges of load_striped_to_blocked16 / store_blocked_to_striped16; a warp's
+//   loads of every field are issued before the first exchange), so the tuples cost the bandwidth
+//   of their fields. Vec16<Zip<T...>>::N and Vec16<Tuple<T...>>::N are
 //   the largest of the fields' (a multiple of every field's: powers of two), for the kernels'
 //   ITEMS checks; neither has a 16-byte vector of its own (HasVec16 false).
 //   A null pointer in a ZipOut is a field not written (the caller keeps only some fields).
@@ -168,16 +169,32 @@ template <class... T> __device__ __forceinline__ uptr addr_bits(const ZipOut<T..
 // ---- util/load.cuh's I/O helpers over zipped arrays: field by field --------------------------
 namespace zip_detail {
 template <class InT, class AccT, int ITEMS, class... T> struct LoadStriped {
-    const ZipIn<T...>& base;
-    InT* tmp;
-    AccT (&items)[ITEMS];
-    template <int I> __device__ __forceinline__ void operator()(Index<I>) const {
-        typedef typename At<I, T...>::type E;
-        E v[ITEMS];
-        load_striped_to_blocked16<E, E, ITEMS>(Field<I>::of(base.p), reinterpret_cast<E*>(tmp), v);
+    // the warp's 16-byte loads of every field, issued before the first exchange
+    typedef Tuple<Packet<T>[ITEMS / Vec16<T>::N]...> Raw;
+    struct Load {
+        const ZipIn<T...>& base;
+        Raw& raw;
+        template <int I> __device__ __forceinline__ void operator()(Index<I>) const {
+            typedef typename At<I, T...>::type E;
+            constexpr int N = Vec16<E>::N;
+            const int lane = threadIdx.x % WARP;
 #pragma unroll
-        for (int j = 0; j < ITEMS; ++j) Field<I>::of(items[j]) = v[j];
-    }
+            for (int u = 0; u < ITEMS / N; ++u)
+                Field<I>::of(raw)[u] = load16(Field<I>::of(base.p) + (u * WARP + lane) * N);
+        }
+    };
+    struct Exchange {
+        const Raw& raw;
+        InT* tmp;
+        AccT (&items)[ITEMS];
+        template <int I> __device__ __forceinline__ void operator()(Index<I>) const {
+            typedef typename At<I, T...>::type E;
+            E v[ITEMS];
+            exchange16_to_blocked<E, E, ITEMS>(Field<I>::of(raw), reinterpret_cast<E*>(tmp), v);
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j) Field<I>::of(items[j]) = v[j];
+        }
+    };
 };
 template <class V, int ITEMS, class... T> struct StoreStriped {
     const ZipOut<T...>& base;
@@ -211,7 +228,10 @@ template <class V, int ITEMS, class... T> struct StoreItems {
 template <class InT, class AccT, int ITEMS, class... T>
 __device__ __forceinline__ void load_striped_to_blocked16(ZipIn<T...> warp_base, InT* tmp,
                                                           AccT (&items)[ITEMS]) {
-    Each<sizeof...(T)>::run(zip_detail::LoadStriped<InT, AccT, ITEMS, T...>{warp_base, tmp, items});
+    typedef zip_detail::LoadStriped<InT, AccT, ITEMS, T...> L;
+    typename L::Raw raw;
+    Each<sizeof...(T)>::run(typename L::Load{warp_base, raw});
+    Each<sizeof...(T)>::run(typename L::Exchange{raw, tmp, items});
 }
 
 template <class InT, class AccT, class Op, int ITEMS, class... T>
