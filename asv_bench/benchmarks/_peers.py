@@ -112,3 +112,21 @@ def cub_inclusive_scan_op(x, name):
     cc = _cc()
     kw = dict(d_in=x, d_out=cupy.empty_like(x), op=_python_op(name), init_value=None)
     return _runner(cc.make_inclusive_scan(**kw), dict(kw, num_items=x.size))
+
+
+def cub_linear_recurrence(a, b):
+    """The linear recurrence ``x[i] = a[i] * x[i-1] + b[i]``: CUB's ``inclusive_scan`` over a
+    ``ZipIterator`` of ``a`` and ``b`` with the affine maps' composition as a Python operator,
+    into an array of (product, x) pairs (``cuda.compute``'s output iterators take one field only
+    through a typed transform)."""
+    import cupy
+
+    cc = _cc()
+
+    def compose(p, q):
+        return (p[0] * q[0], q[0] * p[1] + q[1])
+
+    pair = np.dtype([("f0", a.dtype), ("f1", b.dtype)], align=True)
+    zin = cc.ZipIterator(a, b)
+    kw = dict(d_in=zin, d_out=cupy.empty(a.size, pair), op=compose, init_value=None)
+    return _runner(cc.make_inclusive_scan(**kw), dict(kw, num_items=a.size))

@@ -137,3 +137,27 @@ class SumOfSquares(_Module):
                 self.fn = lambda: k(x)
         self.bytes = x.nbytes
         self.fn()
+
+
+class LinearRecurrence(_Module):
+    """The linear recurrence ``x[i] = a[i] * x[i-1] + b[i]`` of float32 pairs as a 2-tuple scan:
+    ``prim.inclusive_scan((a, b), affine, fields=1)`` (reads a and b, writes x) against CUB's
+    ``inclusive_scan`` over a ``ZipIterator`` with a Python operator (writes the pairs). GB/s:
+    the three arrays of the recurrence, a and b read and x written."""
+
+    params = [["primitives", "cub"], [1 << 24, 1 << 27]]
+    param_names = ["contender", "n"]
+
+    def prepare(self, contender, n):
+        a = device_data(size(n), np.float32)
+        b = device_data(size(n), np.float32)
+        if contender == "primitives":
+            require_cuda()
+            scan = public("inclusive_scan")
+            affine = public("Op")(("a.f0 * b.f0", "b.f0 * a.f1 + b.f1"), identity=(1.0, 0.0))
+            self.fn = lambda: scan((a, b), affine, fields=1)
+        else:
+            require_cupy()
+            self.fn = _peers.cub_linear_recurrence(a, b)
+        self.bytes = 3 * a.nbytes
+        self.fn()
