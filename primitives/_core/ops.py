@@ -186,10 +186,23 @@ def zip_arg(arrays: Any) -> np.void:
     return words.view(np.dtype([(f"p{i}", np.uint64) for i in range(len(addresses))]))[0]
 
 
-def tuple_input(x: Any, op: Any, func: str) -> tuple[list[Any], np.dtype]:
+def tuple_input(
+    x: Any, op: Any, func: str, *, how: str, variant: str, kernel: str, given: dict[str, Any]
+) -> tuple[list[Any], np.dtype]:
     """The checked inputs of the tuple ``x`` of arrays that ``op`` (an :class:`Op` of as many
     fields) combines: their :class:`~primitives._core.checks.Input` (flattened, contiguous; of
-    one size) and the tuple dtype of their dtypes (each one of :data:`DTYPES`)."""
+    one size) and the tuple dtype of their dtypes (each one of :data:`DTYPES`). Before them, a
+    TypeError for each keyword of ``given`` (name -> value) that is not None (tuples are taken
+    whole, as they are: ``how``, "reduced whole" or "scanned flattened"), a ValueError for a
+    ``variant`` (chosen) other than ``kernel``, the one that takes tuples."""
+    for name, value in given.items():
+        if value is not None:
+            raise TypeError(f"{func}: a tuple of arrays is {how}, as it is: no {name}=")
+    if variant != kernel:
+        raise ValueError(
+            f"{func}: a tuple of arrays is {how.split()[0]} by variant {kernel!r} (or 'auto'), "
+            f"got variant={variant!r}"
+        )
     if not isinstance(op, Op) or op.fields != len(x):
         raise TypeError(
             f"{func}: a tuple of {len(x)} arrays takes a prim.Op whose identity is a tuple of "

@@ -63,19 +63,12 @@ def _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m
     the operator over tuples ``op``: the production kernel over the zipped arrays
     (:class:`._plans.TupleReducePlan`), a tuple of results, one per field (NumPy scalars for
     NumPy input, 0-d arrays for device input)."""
-    given = {"axis": axis, "dtype": dtype, "out": out, "map": m}
+    given = {"axis": axis, "dtype": dtype, "out": out, "map": m, "keepdims": keepdims or None}
     given["initial"] = None if initial is _NoValue else initial
-    for name, value in given.items():
-        if value is not None:
-            raise TypeError(f"{func}: a tuple of arrays is reduced whole, as it is: no {name}=")
-    if keepdims or not _checks.every(where):
-        raise TypeError(f"{func}: a tuple of arrays is reduced whole: no keepdims= or where=")
-    if variant != "production":
-        raise ValueError(
-            f"{func}: a tuple of arrays is reduced by variant 'production' (or 'auto'), got "
-            f"variant={variant!r}"
-        )
-    inps, acc_dt = _ops.tuple_input(xs, op, func)
+    given["where"] = None if _checks.every(where) else where
+    inps, acc_dt = _ops.tuple_input(
+        xs, op, func, how="reduced whole", variant=variant, kernel="production", given=given
+    )
     arrs = [inp.array for inp in inps]
     if arrs[0].size == 0:
         ident = op.identity_of(acc_dt)

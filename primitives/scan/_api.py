@@ -64,15 +64,16 @@ def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields):
     operator over tuples ``op``: the look-back kernel (:class:`._plans.TupleScanPlan`), a tuple
     of result arrays of the fields' dtypes (those of ``fields=``; one array for an int)."""
     variant = _choose.variant(variant, func)
-    for name, value in (("axis", axis), ("dtype", dtype), ("map", m)):
-        if value is not None:
-            raise TypeError(f"{func}: a tuple of arrays is scanned flattened, as it is: no {name}=")
-    if variant != "decoupled_lookback":
-        raise ValueError(
-            f"{func}: a tuple of arrays is scanned by variant 'decoupled_lookback' (or 'auto'), "
-            f"got variant={variant!r}"
-        )
-    inps, acc_dt = _ops.tuple_input(xs, op, func)
+    given = {"axis": axis, "dtype": dtype, "map": m}
+    inps, acc_dt = _ops.tuple_input(
+        xs,
+        op,
+        func,
+        how="scanned flattened",
+        variant=variant,
+        kernel="decoupled_lookback",
+        given=given,
+    )
     keep, one = _fields(fields, len(inps), func)
     arrs = [inp.array for inp in inps]
     n = arrs[0].size
