@@ -13,6 +13,7 @@
 //   (a scan that continues another: every prefix then includes it).
 #pragma once
 #include "util/prim.cuh"
+#include "util/load.cuh"  // load_cg
 #include "warp/shfl.cuh"
 #include "warp/reduce.cuh"
 
@@ -127,21 +128,6 @@ struct TileStatus<T, true> {
         return (b.d.status >> 2) == epoch ? (b.d.status & 3u) : 0u;
     }
 };
-
-// Load that bypasses L1 (values other blocks publish): scalars directly, other types by words.
-template <class T>
-__device__ __forceinline__ T load_cg(const T* p) {
-    if constexpr (NativeShfl<T>::value) {
-        return __ldcg(p);
-    } else {
-        T v;
-        unsigned int* w = reinterpret_cast<unsigned int*>(&v);
-        const unsigned int* src = reinterpret_cast<const unsigned int*>(p);
-#pragma unroll
-        for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k) w[k] = __ldcg(src + k);
-        return v;
-    }
-}
 
 template <class T>
 struct TileStatus<T, false> {

@@ -147,29 +147,6 @@ struct Load16<Complex<R>, true> {
     static __device__ __forceinline__ P load(const Complex<R>* p) { return load_pack16(p); }
 };
 
-// A load of a value another block stored (L2, not the incoherent L1): __ldcg, which takes the
-// built-in types; complex values are read as the float2/double2 of their two parts, tuples
-// (util/zip.cuh) word by word.
-template <class T>
-__device__ __forceinline__ T load_cg(const T* p) {
-    return __ldcg(p);
-}
-template <class R>
-__device__ __forceinline__ Complex<R> load_cg(const Complex<R>* p) {
-    typedef typename Select<sizeof(R) == 4, float2, double2>::type V;
-    const V v = __ldcg(reinterpret_cast<const V*>(p));
-    return Complex<R>(v.x, v.y);
-}
-template <class... T>
-__device__ __forceinline__ Tuple<T...> load_cg(const Tuple<T...>* p) {  // 4-byte words
-    Tuple<T...> v;
-    unsigned int* w = reinterpret_cast<unsigned int*>(&v);
-    const unsigned int* src = reinterpret_cast<const unsigned int*>(p);
-#pragma unroll
-    for (int k = 0; k < static_cast<int>(sizeof(v) / 4); ++k) w[k] = __ldcg(src + k);
-    return v;
-}
-
 // Folds one packet into acc: element by element, or, for a sum of narrow integers into a 64-bit
 // accumulator, in 32 bits first (at most 16 * 65535 per packet) and once into acc.
 template <class InT, class AccT, class Op>

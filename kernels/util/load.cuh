@@ -7,9 +7,11 @@
 // coalesced (warp-striped) and the blocked layout, 16 bytes per shared access, swizzled so that
 // no access meets a bank conflict whatever ITEMS: load_striped_to_blocked16 /
 // store_blocked_to_striped16, and exchange16_to_blocked for vectors already loaded. prefetch_l2:
-// a block's hint that fetches a span the grid reads soon into the L2 cache.
+// a block's hint that fetches a span the grid reads soon into the L2 cache. load_cg: a load of a
+// value another block stored, through the L2.
 #pragma once
 #include "util/prim.cuh"
+#include "warp/shfl.cuh"  // NativeShfl: the types __ldcg takes
 
 namespace prim {
 
@@ -241,6 +243,22 @@ __device__ __forceinline__ void store_blocked_to_striped16(T* warp_base, T* tmp,
 #pragma unroll
     for (int u = 0; u < X::PER_LANE; ++u) out[u * WARP + lane] = slots[X::striped(u, lane)];
     __syncwarp();
+}
+
+// A load that bypasses L1 (a value another block stored: the L2's copy, not the incoherent L1's):
+// the built-in scalars by __ldcg, any other type (complex, tuples) by its 4-byte words.
+template <class T>
+__device__ __forceinline__ T load_cg(const T* p) {
+    if constexpr (NativeShfl<T>::value) {
+        return __ldcg(p);
+    } else {
+        T v;
+        unsigned int* w = reinterpret_cast<unsigned int*>(&v);
+        const unsigned int* src = reinterpret_cast<const unsigned int*>(p);
+#pragma unroll
+        for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k) w[k] = __ldcg(src + k);
+        return v;
+    }
 }
 
 }  // namespace prim
