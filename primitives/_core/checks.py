@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-from . import backend as _backend
+from . import backend as _backend, dtypes as _dtypes
 from .backend import Array
 
 __all__ = ["Input", "as_input", "op_input", "check_choice", "boolean", "integer"]
@@ -329,9 +329,13 @@ def to_device(arr: Array, order: str | None = None) -> Array:
 
 
 def _device_holds(dt: np.dtype[Any]) -> bool:
-    """Whether CuPy has arrays of dtype ``dt``: bool, the integers, float16/32/64 and
+    """Whether CuPy has arrays of dtype ``dt``: bool, the integers, float16/32/64, bfloat16 and
     complex64/128 (no strings, objects, datetimes or long doubles)."""
-    return dt.kind in "biu" or (dt.kind in "fc" and dt.itemsize <= (8 if dt.kind == "f" else 16))
+    return (
+        dt.kind in "biu"
+        or (dt.kind in "fc" and dt.itemsize <= (8 if dt.kind == "f" else 16))
+        or dt == _dtypes.BFLOAT16
+    )
 
 
 def _device_module(func: str, arg: str) -> ModuleType:

@@ -408,7 +408,7 @@ def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False, *, where=T
         if np.dtype(out.dtype) in _dtypes.REDUCE_COMPLEX_DTYPES:
             # NumPy sums into out (in dtype, or else in the promotion of out's and the input's)
             # and divides there: the quotient of out's dtype
-            if dtype is None and arr.dtype.kind in "fc" and arr.dtype != np.float16:
+            if dtype is None and arr.dtype.kind in "fc" and not _dtypes.is_float16(arr.dtype):
                 acc = np.result_type(out.dtype, arr.dtype)
             res = np.dtype(out.dtype)
     mask = _checks.where_mask(where, arr.shape, inp.backend, func) if masked else None
