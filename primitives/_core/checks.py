@@ -130,8 +130,31 @@ def _returner(x: Any) -> Callable[[Any], Any] | None:
     top = type(x).__module__.partition(".")[0]
     if top in ("numpy", "cupy", "builtins"):
         return None
-    f = getattr(sys.modules.get(top), "from_dlpack", None)
-    return f if callable(f) else None
+    lib: Any = sys.modules.get(top)
+    f = getattr(lib, "from_dlpack", None)
+    if not callable(f):
+        return None
+
+    def wrap(out: Any) -> Any:
+        if isinstance(out, np.ndarray) and out.dtype == _dtypes.BFLOAT16:
+            # NumPy exports no bfloat16 through DLPack: its bits, viewed back by the library
+            return f(out.view(np.int16)).view(lib.bfloat16)
+        return f(out)
+
+    return wrap
+
+
+def _host_dlpack(x: Any) -> NDArray[Any]:
+    """NumPy's array of the host DLPack producer ``x``; a bfloat16 tensor, which NumPy's DLPack
+    does not read, through its bits: the library's own view of it as int16 (torch's
+    ``Tensor.view(dtype)``), read as bfloat16."""
+    try:
+        return np.from_dlpack(x)
+    except (BufferError, TypeError, ValueError, RuntimeError):
+        if str(getattr(x, "dtype", "")).rpartition(".")[2] != "bfloat16":
+            raise
+    lib = sys.modules[type(x).__module__.partition(".")[0]]
+    return np.from_dlpack(x.view(lib.int16)).view(_dtypes.BFLOAT16)
 
 
 def is_cupy(x: object) -> bool:
@@ -186,7 +209,7 @@ def as_input(
         wrap = _returner(x)
         dev_type = x.__dlpack_device__()[0]
         if dev_type == _DLPACK_CPU:
-            arr = np.from_dlpack(x)
+            arr = _host_dlpack(x)
         else:
             host = False
             arr = _device_module(func, arg).from_dlpack(x)
