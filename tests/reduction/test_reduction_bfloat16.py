@@ -156,3 +156,24 @@ def test_dtype_errors_list_bfloat16():
         TypeError, "sum", prim.sum, np.ones(3), dtype="U2", match=r"is not a dtype|bfloat16"
     )
     H.raises_like(TypeError, "argmin", prim.argmin, np.ones(3, BF16))
+
+
+def test_sums_round_to_nearest_even():
+    """prim::bf16's conversion from float: each row of two bfloat16 numbers sums in float32 and
+    rounds to nearest even (ties, carries into the exponent, overflow to inf, NaN kept), bit
+    for bit ml_dtypes' rounding of the float32 sum. Normal magnitudes only (a GPU may flush
+    float32 subnormals)."""
+    rng = np.random.default_rng(11)
+    n = 20000
+    sign = rng.integers(0, 2, (n, 2)) << 15
+    exp = rng.integers(28, 255, (n, 2))  # 2^-99 up to the infinities and NaNs
+    exp[: n // 2, 1] = np.clip(exp[: n // 2, 0] - rng.integers(0, 10, n // 2), 28, 254)
+    man = rng.integers(0, 128, (n, 2))
+    x = ((sign | (exp << 7) | man).astype(np.uint16)).view(BF16)
+    got = prim.sum(x, axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = (x[:, 0].astype(np.float32) + x[:, 1].astype(np.float32)).astype(BF16)
+    assert got.dtype == BF16
+    nan = np.isnan(want.astype(np.float32))
+    H.assert_same(np.isnan(f32(got)), nan)
+    H.assert_same(np.asarray(H.to_host(got)).view(np.uint16)[~nan], want.view(np.uint16)[~nan])
