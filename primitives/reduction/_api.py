@@ -196,7 +196,8 @@ def reduce(
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor, or anything
+            bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor, or
+            anything
             with ``__cuda_array_interface__`` / DLPack: the result is of the caller's kind, see
             :mod:`primitives._core.checks`). Any ndim: the array is flattened
             (``axis=None``). Host arrays of non-native byte order are converted to native order
@@ -315,7 +316,7 @@ def prod(
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
+            bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
             ``__cuda_array_interface__`` / DLPack), any ndim.
         axis: None (every element), an int or a tuple of ints, as NumPy's ``axis``.
         dtype: result dtype. Default as NumPy: bool and signed integers below 64 bits give

@@ -307,7 +307,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, va
     """A sorted copy of an array: ``numpy.sort(a, axis, kind="stable")``.
 
     Args:
-        a: array of any shape of bool, uint8/16/32/64, int8/16/32/64, float16/32/64 or
+        a: array of any shape of bool, uint8/16/32/64, int8/16/32/64, float16/32/64, bfloat16 or
             complex64/128 (CuPy, NumPy, or anything with ``__cuda_array_interface__`` /
             DLPack).
         axis: the axis to sort along (negative counts from the end), or None: the array
