@@ -5,7 +5,7 @@
 // Reduced axes that are not one contiguous group take one launch per group, innermost first.
 // Every kernel is templated on <InT, AccT, Op, OutT, BLOCK, VECS> (axis_rows_packed adds its
 // layout <PER, PKS, XCHG>, below): elements of InT (bool read as prim::Flag, any nonzero byte
-// 1, util/flag.cuh; float16 as prim::f16) are converted to the accumulator AccT on load and
+// 1, util/flag.cuh; float16 and bfloat16 as prim::f16 and prim::bf16) are converted to the accumulator AccT on load and
 // combined with Op (prim::Sum/Prod/Min/Max<AccT>); only the stored value is narrowed to OutT
 // (a bool result stored as Flag: 0 or 1 bytes). Sizes and
 // indices are 64-bit. 16-byte loads go through util/pack16.cuh (load_pack16, aligned_head);
@@ -52,8 +52,8 @@
 #include "util/thread.cuh"
 #include "util/load.cuh"
 #include "util/pack16.cuh"
-#include "util/narrow.cuh"  // prim::f16 (float16 as its bits)
-#include "util/flag.cuh"    // prim::Flag (bool)
+#include "util/narrow.cuh"  // prim::f16, prim::bf16 (the 16-bit floats as their bits)
+#include "util/flag.cuh"  // prim::Flag (bool)
 #include "util/complex.cuh"
 #include "warp/shfl.cuh"
 #include "block/reduce.cuh"

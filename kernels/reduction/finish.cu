@@ -6,8 +6,8 @@
 //   integer count resolves to float64 for bool, the integers, float16, float32 and float64), the
 //   count never cast to Acc (a count of 300 is not an int8); a complex sum as NumPy's complex128
 //   quotient by count + 0j (below).
-//   Res is Acc, or prim::f16 for a float32 accumulator (the mean of float16 input: NumPy rounds
-//   the quotient to float32, then to float16). Integer results truncate toward zero as astype
+//   Res is Acc, or prim::f16 / prim::bf16 for a float32 accumulator (the mean of float16 input:
+//   NumPy rounds the quotient to float32, then to float16; bfloat16 likewise). Integer results truncate toward zero as astype
 //   does; a bool result is the quotient != 0.
 //   Launch: 1-D, any block and grid (grid-stride); no shared memory. Preconditions: m >= 1;
 //   s and out in the same memory order.
@@ -39,6 +39,9 @@ template <class Res, class Q> struct Convert {
 };
 template <class Q> struct Convert<f16, Q> {
     static __device__ __forceinline__ f16 from(Q q) { return f16(static_cast<float>(q)); }
+};
+template <class Q> struct Convert<bf16, Q> {
+    static __device__ __forceinline__ bf16 from(Q q) { return bf16(static_cast<float>(q)); }
 };
 template <class Q> struct Convert<bool, Q> {
     static __device__ __forceinline__ bool from(Q q) { return q != Q(0); }

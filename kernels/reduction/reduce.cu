@@ -26,14 +26,15 @@
 //   order (deterministic) and resets the ticket to 0 for the next launch. Shared memory: static,
 //   BLOCK/32 accumulators. Preconditions: *tickets == 0 on entry; partials holds gridDim.x values;
 //   the input is aligned to sizeof(InT).
-//   Narrow inputs (1- and 2-byte: signed/unsigned char, short, unsigned short, prim::f16) are read
+//   Narrow inputs (1- and 2-byte: signed/unsigned char, short, unsigned short, prim::f16,
+//   prim::bf16) are read
 //   16 bytes per load like the others (16 / sizeof(InT) elements: 16 chars, 8 shorts), through
 //   Load16 below; the 4- and 8-byte types take util/load.cuh's load16 unchanged. Sums of narrow
 //   integers add each 16-byte packet in 32 bits (__dp4a for bytes on the GPU) and the packet's
 //   total into the 64-bit accumulator. OutT (default AccT) is the result's type: the accumulator
 //   (and the partials, and the shuffles) stay 4 or 8 bytes wide, and only the final value is
-//   narrowed (min/max of int8 accumulate in int and store signed char; float16 accumulates in
-//   float and stores prim::f16, rounded to nearest even). Products of narrow integers multiply
+//   narrowed (min/max of int8 accumulate in int and store signed char; float16 and bfloat16
+//   accumulate in float and store prim::f16 / prim::bf16, rounded to nearest even). Products of narrow integers multiply
 //   each packet's elements in 64 bits as a tree (log2 N dependent multiplies) and the packet's
 //   product into the 64-bit accumulator; integer products wrap modulo 2^64 as NumPy's. bool is
 //   read as prim::Flag (util/flag.cuh: any nonzero byte true, as NumPy reads it): a packet's sum
@@ -65,7 +66,7 @@
 #include "util/prim.cuh"
 #include "util/load.cuh"
 #include "util/pack16.cuh"
-#include "util/narrow.cuh"  // prim::f16
+#include "util/narrow.cuh"  // prim::f16, prim::bf16
 #include "util/flag.cuh"  // prim::Flag (bool)
 #include "util/complex.cuh"
 #include "util/zip.cuh"  // prim::Zip (tuples of several arrays)
@@ -121,7 +122,7 @@ __device__ __forceinline__ void warp_tree_unrolled(volatile AccT* s, unsigned ti
     s[tid] = v;
 }
 
-// prim::f16 (float16 as its 16 bits) is util/narrow.cuh's.
+// prim::f16 and prim::bf16 (float16 and bfloat16 as their 16 bits) are util/narrow.cuh's.
 
 // 16-byte loads of any element type: load16 of util/load.cuh for the 4- and 8-byte types (their
 // code unchanged), util/pack16.cuh's load_pack16 (one uint4 split into 16 / sizeof(T)

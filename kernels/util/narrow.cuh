@@ -1,11 +1,14 @@
 // narrow.cuh -- 1- and 2-byte element types for kernels that read them in place with 16-byte
-// vectors (the scans): prim::f16, the limits of the narrow integers, Vec16 of the narrow types and
+// vectors (the scans): prim::f16, prim::bf16, the limits of the narrow integers, Vec16 of the narrow types and
 // of the complex types, and Min/Max operators whose identities are a narrow type's limits.
 //
 // f16: float16 as its 16 bits (NVRTC ships no cuda_fp16.h without the toolkit's headers); converts
 //   to float exactly and from float rounding to nearest even (PTX cvt on the GPU, the same rounding
 //   in integer arithmetic on the emulator). Same layout as NumPy's float16.
-// Vec16<T> for T of 1 and 2 bytes (signed/unsigned char, short, unsigned short, f16) and for
+// bf16: bfloat16 as its 16 bits, float32's upper half (ml_dtypes' and torch's layout); converts to
+//   float exactly (the bits shifted up) and from float rounding to nearest even, a NaN staying a
+//   NaN (PTX cvt on sm_80 and later, the same rounding in integer arithmetic elsewhere).
+// Vec16<T> for T of 1 and 2 bytes (signed/unsigned char, short, unsigned short, f16, bf16) and for
 //   prim::c64/c128: a uint4 holding 16 / sizeof(T) elements, so util/load.cuh's load16,
 //   load_items/store_items and the 16-byte warp exchanges take them unchanged.
 // MinOf<AccT, T>/MaxOf<AccT, T>: prim::Min/Max<AccT> (a narrow T accumulated in a 32-bit AccT,
@@ -61,6 +64,30 @@ struct f16 {
     }
 };
 
+struct bf16 {
+    unsigned short bits;
+    bf16() = default;
+    __device__ __forceinline__ explicit bf16(float v) : bits(float_to_bf16_bits(v)) {}
+    __device__ __forceinline__ operator float() const {
+        return __uint_as_float(static_cast<unsigned>(bits) << 16);
+    }
+
+    static __device__ __forceinline__ unsigned short float_to_bf16_bits(float v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(PRIM_EMULATOR)
+        unsigned short h;
+        asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
+        return h;
+#else
+        const unsigned x = __float_as_uint(v);
+        if ((x & 0x7fffffffu) > 0x7f800000u)  // NaN: its upper half, made quiet (never inf)
+            return static_cast<unsigned short>((x >> 16) | 0x40u);
+        // round to nearest even on the dropped 16 bits; a carry moves into the exponent (to inf
+        // past the largest finite value), subnormals round as the same integers
+        return static_cast<unsigned short>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+#endif
+    }
+};
+
 // ---- 16-byte vectors of narrow and complex elements -------------------------------------------
 template <class T> struct Vec16Raw {
     typedef uint4 type;
@@ -71,6 +98,7 @@ template <> struct Vec16<unsigned char> : Vec16Raw<unsigned char> {};
 template <> struct Vec16<short> : Vec16Raw<short> {};
 template <> struct Vec16<unsigned short> : Vec16Raw<unsigned short> {};
 template <> struct Vec16<f16> : Vec16Raw<f16> {};
+template <> struct Vec16<bf16> : Vec16Raw<bf16> {};
 template <> struct Vec16<c64> : Vec16Raw<c64> {};
 template <> struct Vec16<c128> : Vec16Raw<c128> {};
 

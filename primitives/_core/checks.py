@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-from . import backend as _backend
+from . import backend as _backend, dtypes as _dtypes
 from .backend import Array
 
 __all__ = ["Input", "as_input", "op_input", "check_choice", "boolean", "integer"]
@@ -130,8 +130,31 @@ def _returner(x: Any) -> Callable[[Any], Any] | None:
     top = type(x).__module__.partition(".")[0]
     if top in ("numpy", "cupy", "builtins"):
         return None
-    f = getattr(sys.modules.get(top), "from_dlpack", None)
-    return f if callable(f) else None
+    lib: Any = sys.modules.get(top)
+    f = getattr(lib, "from_dlpack", None)
+    if not callable(f):
+        return None
+
+    def wrap(out: Any) -> Any:
+        if isinstance(out, np.ndarray) and out.dtype == _dtypes.BFLOAT16:
+            # NumPy exports no bfloat16 through DLPack: its bits, viewed back by the library
+            return f(out.view(np.int16)).view(lib.bfloat16)
+        return f(out)
+
+    return wrap
+
+
+def _host_dlpack(x: Any) -> NDArray[Any]:
+    """NumPy's array of the host DLPack producer ``x``; a bfloat16 tensor, which NumPy's DLPack
+    does not read, through its bits: the library's own view of it as int16 (torch's
+    ``Tensor.view(dtype)``), read as bfloat16."""
+    try:
+        return np.from_dlpack(x)
+    except (BufferError, TypeError, ValueError, RuntimeError):
+        if str(getattr(x, "dtype", "")).rpartition(".")[2] != "bfloat16":
+            raise
+    lib = sys.modules[type(x).__module__.partition(".")[0]]
+    return np.from_dlpack(x.view(lib.int16)).view(_dtypes.BFLOAT16)
 
 
 def is_cupy(x: object) -> bool:
@@ -186,7 +209,7 @@ def as_input(
         wrap = _returner(x)
         dev_type = x.__dlpack_device__()[0]
         if dev_type == _DLPACK_CPU:
-            arr = np.from_dlpack(x)
+            arr = _host_dlpack(x)
         else:
             host = False
             arr = _device_module(func, arg).from_dlpack(x)
@@ -329,9 +352,13 @@ def to_device(arr: Array, order: str | None = None) -> Array:
 
 
 def _device_holds(dt: np.dtype[Any]) -> bool:
-    """Whether CuPy has arrays of dtype ``dt``: bool, the integers, float16/32/64 and
+    """Whether CuPy has arrays of dtype ``dt``: bool, the integers, float16/32/64, bfloat16 and
     complex64/128 (no strings, objects, datetimes or long doubles)."""
-    return dt.kind in "biu" or (dt.kind in "fc" and dt.itemsize <= (8 if dt.kind == "f" else 16))
+    return (
+        dt.kind in "biu"
+        or (dt.kind in "fc" and dt.itemsize <= (8 if dt.kind == "f" else 16))
+        or dt == _dtypes.BFLOAT16
+    )
 
 
 def _device_module(func: str, arg: str) -> ModuleType:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from numpy.typing import DTypeLike
 
@@ -19,6 +20,31 @@ CTYPES: dict[np.dtype[Any], str] = {
 }
 
 NUMERIC = tuple(CTYPES)
+
+#: bfloat16 (ml_dtypes' NumPy dtype: kind 'V', char 'E'; CuPy and torch arrays of bfloat16 have
+#: it): float32's sign and 8-bit exponent over a 7-bit mantissa, float32's upper 16 bits
+BFLOAT16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
+#: the 16-bit floats, which the kernels read as their bits (prim::f16, prim::bf16) and accumulate
+#: in float32
+FLOAT16S: tuple[np.dtype[Any], ...] = (np.dtype(np.float16), BFLOAT16)
+
+
+def is_float16(dt: DTypeLike) -> bool:
+    """Whether ``dt`` is a 16-bit float: float16 or bfloat16."""
+    return np.dtype(dt) in FLOAT16S
+
+
+def is_float(dt: DTypeLike) -> bool:
+    """Whether ``dt`` is a real float: kind 'f' (float16/32/64) or bfloat16 (kind 'V')."""
+    d = np.dtype(dt)
+    return d.kind == "f" or d == BFLOAT16
+
+
+def finfo(dt: DTypeLike) -> Any:
+    """``numpy.finfo`` of a real float dtype, bfloat16's (``ml_dtypes.finfo``) too."""
+    d = np.dtype(dt)
+    return ml_dtypes.finfo(d) if d == BFLOAT16 else np.finfo(d)
+
 
 #: the 8- and 16-bit integers, which only some families instantiate (histograms: samples)
 SMALL_CTYPES: dict[np.dtype[Any], str] = {
@@ -88,7 +114,7 @@ def identity(op: str, dt: DTypeLike) -> np.generic:
         return d.type(0)
     if op == "prod":
         return d.type(1)
-    if d.kind == "f":
+    if is_float(d):
         return d.type(np.inf if op == "min" else -np.inf)
     info = np.iinfo(d)
     return d.type(info.max if op == "min" else info.min)
@@ -98,16 +124,19 @@ def identity(op: str, dt: DTypeLike) -> np.generic:
 #: NumPy's reductions do (the other families do not take them)
 REDUCE_NARROW = tuple(
     np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16)
-)
+) + (BFLOAT16,)
 REDUCE_DTYPES = NUMERIC + REDUCE_NARROW
 
 #: every real dtype, in the order the errors list them: the keys the sorts, sets and searches
 #: take, the elements compaction moves, the inputs of the axis and arg reductions
 REAL = tuple(np.dtype(c) for c in "?bBhHiIqQefd")  # bool, int8 ... uint64, float16/32/64
+#: :data:`REAL` and bfloat16: the keys of the sorts and searches, the samples of histogram, the
+#: inputs of the axis reductions
+REAL_BF16 = REAL + (BFLOAT16,)
 
 #: the production reduction's own instantiations for narrow inputs: (input, accumulator, result,
-#: ops). Sums accumulate as NumPy's result (64-bit integers) or, for float16, in float32 (as
-#: CuPy's); min/max accumulate in a 32-bit type (the block's shuffles move 4 or 8 bytes) and
+#: ops). Sums accumulate as NumPy's result (64-bit integers) or, for float16 and bfloat16, in
+#: float32 (as CuPy's and torch's); min/max accumulate in a 32-bit type (the block's shuffles move 4 or 8 bytes) and
 #: store the input's dtype. bool's are the reductions' own (reading it as prim::Flag).
 REDUCE_NARROW_KERNELS = tuple(
     (np.dtype(i), np.dtype(a), np.dtype(r), ops)
@@ -121,13 +150,15 @@ REDUCE_NARROW_KERNELS = tuple(
         (np.int16, np.int32, np.int16, ("min", "max")),
         (np.uint16, np.uint32, np.uint16, ("min", "max")),
         (np.float16, np.float32, np.float16, ("sum", "min", "max")),
+        (BFLOAT16, np.float32, BFLOAT16, ("sum", "min", "max")),
     )
 )
 
 
 def reduce_result_dtype(dt: DTypeLike, op: str) -> np.dtype[Any]:
     """NumPy's result dtype of ``op`` ("sum", "prod", "min", "max") over an array of ``dt``: sums
-    and products widen bool and integers below 64 bits to int64/uint64 (float16 and complex stay);
+    and products widen bool and integers below 64 bits to int64/uint64 (16-bit floats and complex
+    stay);
     min/max keep ``dt``."""
     dt = np.dtype(dt)
     if op not in ("sum", "prod"):
@@ -144,13 +175,14 @@ COMPLEX_CTYPES: dict[np.dtype[Any], str] = {
 }
 #: every dtype some kernel reads in place, and the C++ type it is read as in name expressions: the
 #: 4- and 8-byte types, the narrow integers, bool as prim::Flag (util/flag.cuh: its byte, any
-#: nonzero byte true as NumPy reads it, stored as 0 or 1), float16 as prim::f16 (util/narrow.cuh)
-#: and complex as prim::c64/c128 (util/complex.cuh)
+#: nonzero byte true as NumPy reads it, stored as 0 or 1), float16 and bfloat16 as prim::f16 and
+#: prim::bf16 (util/narrow.cuh) and complex as prim::c64/c128 (util/complex.cuh)
 KERNEL_CTYPES = {
     **CTYPES,
     **SMALL_CTYPES,
     np.dtype(np.bool_): "prim::Flag",
     np.dtype(np.float16): "prim::f16",
+    BFLOAT16: "prim::bf16",
     **COMPLEX_CTYPES,
 }
 #: every dtype the sums and products accept (min/max take :data:`REDUCE_DTYPES`: no complex)
@@ -158,7 +190,7 @@ REDUCE_COMPLEX_DTYPES = REDUCE_DTYPES + COMPLEX
 
 #: the production reduction's instantiations for products of narrow inputs, as
 #: :data:`REDUCE_NARROW_KERNELS`: (input, accumulator, result, ops). Products of narrow integers
-#: multiply in 64 bits (NumPy's result dtype, wrapping as it does); float16 in float32.
+#: multiply in 64 bits (NumPy's result dtype, wrapping as it does); float16 and bfloat16 in float32.
 REDUCE_NARROW_PROD_KERNELS = tuple(
     (np.dtype(i), np.dtype(a), np.dtype(r), ("prod",))
     for i, a, r in (
@@ -167,6 +199,7 @@ REDUCE_NARROW_PROD_KERNELS = tuple(
         (np.int16, np.int64, np.int64),
         (np.uint16, np.uint64, np.uint64),
         (np.float16, np.float32, np.float16),
+        (BFLOAT16, np.float32, BFLOAT16),
     )
 )
 

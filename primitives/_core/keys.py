@@ -22,6 +22,7 @@ __all__ = [
     "key_bits",
     "key_back",
     "key_width",
+    "widened",
     "image_fields",
     "image_width",
     "pack_words",
@@ -53,6 +54,7 @@ SORT_DTYPES: tuple[np.dtype[Any], ...] = (
     np.dtype(np.bool_),
     *KEY_DTYPES,
     np.dtype(np.float16),
+    _dtypes.BFLOAT16,
     np.dtype(np.complex64),
     np.dtype(np.complex128),
 )
@@ -82,14 +84,26 @@ _H_TOP, _H_MAG, _H_INF, _F_EXP = 0x8000, 0x7FFF, 0x7C00, 0x7F800000
 
 def key_width(dt: np.dtype[Any]) -> int:
     """The bits of :func:`key_bits`' keys that order a key of dtype ``dt``."""
-    return 32 if dt == np.float16 else 8 * dt.itemsize
+    return 32 if _dtypes.is_float16(dt) else 8 * dt.itemsize
+
+
+def widened(arr: Any) -> Any:
+    """``arr`` itself, or bfloat16 keys as the float32 numbers they are (each one's bits shifted
+    up 16: exact, NaN payloads and the sign of zeros kept; undone by :func:`key_back` of the
+    bits): the sorts' float32 keys, of the same order."""
+    if arr.dtype != _dtypes.BFLOAT16:
+        return arr
+    return (arr.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
 
 
 def key_bits(arr: Any) -> tuple[Any, int, int]:
     """(unsigned bit array of 4 or 8 bytes, kind, key bits): a view for 32/64-bit keys; 8- and
     16-bit keys (bool too) are widened to their order-preserving uint32 image, float16 keys to
-    float32 bits of the same order (undone bit for bit by :func:`key_back`)."""
+    float32 bits of the same order, bfloat16 keys to the float32 bits they are (:func:`widened`;
+    both undone bit for bit by :func:`key_back`)."""
     dt = arr.dtype
+    if dt == _dtypes.BFLOAT16:
+        return widened(arr).view(np.uint32), KIND["f"], 32
     if dt.itemsize >= 4:
         return arr.view(U[dt.itemsize]), KIND[dt.kind], 8 * dt.itemsize
     u = arr.view(np.dtype(f"u{dt.itemsize}"))
@@ -105,6 +119,8 @@ def key_bits(arr: Any) -> tuple[Any, int, int]:
 
 def key_back(bits: Any, dt: np.dtype[Any]) -> Any:
     """Inverse of :func:`key_bits`."""
+    if dt == _dtypes.BFLOAT16:
+        return (bits >> np.uint32(16)).astype(np.uint16).view(dt)
     if dt.itemsize >= 4:
         return bits.view(dt)
     if dt.kind == "f":
@@ -164,6 +180,7 @@ def image_fields(arr: Any) -> list[tuple[Any, int]]:
     image, C by its imaginary part's, D all equal. A -0.0 part has 0.0's image, so those tie
     (input order kept); NaN payloads and signs never reach the fields."""
     xp = _xp(arr)
+    arr = widened(arr)  # bfloat16 as float32: one 32-bit field
     dt = arr.dtype
     if dt.kind == "b":
         return [(arr.view(np.uint8), 1)]
@@ -188,7 +205,9 @@ def image_fields(arr: Any) -> list[tuple[Any, int]]:
 
 def image_width(dt: np.dtype[Any]) -> int:
     """The bits of :func:`image_fields`' fields of a key of dtype ``dt``, together: 1 for bool,
-    both parts for complex, else the dtype's width."""
+    both parts for complex, 32 for bfloat16 (as float32), else the dtype's width."""
+    if dt == _dtypes.BFLOAT16:
+        return 32
     return 1 if dt.kind == "b" else 8 * dt.itemsize
 
 

@@ -304,7 +304,7 @@ def _tree(x, op, axis, keepdims, split_every, acc, res, func):
 def _accumulator(res):
     """The dtype partial sums and products are kept in: float32 for a float16 result, as the
     library's one-array call accumulates."""
-    return np.dtype(np.float32) if res == np.float16 else res
+    return np.dtype(np.float32) if _dtypes.is_float16(res) else res
 
 
 def _real_input(x, res, func):
@@ -471,8 +471,8 @@ def mean(x, axis=None, dtype=None, keepdims=False, split_every=None):
     if dtype is None:
         if in_dt.kind in "biu":
             acc = res = np.dtype(np.float64)
-        elif in_dt == np.float16:
-            acc, res = np.dtype(np.float32), np.dtype(np.float16)
+        elif _dtypes.is_float16(in_dt):
+            acc, res = np.dtype(np.float32), in_dt
         else:
             acc = res = in_dt
     else:

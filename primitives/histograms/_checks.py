@@ -71,8 +71,9 @@ def is_sample(dt):
 
 
 def is_histogram_sample(dt):
-    """histogram's samples: the kernels' dtypes, float16 (binned as float32) and datetimes."""
-    return is_sample(dt) or dt.newbyteorder("=") == np.float16 or is_datetime(dt)
+    """histogram's samples: the kernels' dtypes, float16 and bfloat16 (binned as float32) and
+    datetimes."""
+    return is_sample(dt) or _dtypes.is_float16(dt.newbyteorder("=")) or is_datetime(dt)
 
 
 def is_datetime(dt):
@@ -380,7 +381,8 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
         "a",
         is_histogram_sample,
         lambda dt: (
-            f"supported dtypes are bool, float16, {_dtypes.names(SAMPLE_DTYPES)}, datetime64 "
+            f"supported dtypes are bool, float16, bfloat16, {_dtypes.names(SAMPLE_DTYPES)}, "
+            "datetime64 "
             f"and timedelta64"
         ),
     )
@@ -393,22 +395,23 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
         w, out_dt, integral = as_weights(func, weights, inp.array.shape)
     arr = inp.array
     arr = arr if arr.ndim == 1 else arr.reshape(-1)
-    half = arr.dtype == np.float16
-    if half:  # float16: binned as float32 (exact) against NumPy's float16 edges
+    hdt = arr.dtype  # a 16-bit float's: its edges are NumPy's of it
+    half = _dtypes.is_float16(hdt)
+    if half:  # float16, bfloat16: binned as float32 (exact) against NumPy's edges of the dtype
         arr = arr.astype(np.float32)
     arr = samples(func, arr)
     dt = arr.dtype
     bplan = given = None
     if half and not isinstance(bins, str) and (isinstance(bins, int) or np.ndim(bins) == 0):
-        edges = _half_edges(func, arr, nbins(func, bins), range, backend)
+        edges = _half_edges(func, arr, nbins(func, bins), range, backend, hdt)
         if edges.dtype.itemsize > 4:  # a float64 range: NumPy compares in float64 (exact too)
             arr = arr.astype(np.float64)
             dt = arr.dtype
         binning, kdt = array_binning(dt, _edges_in(dt, edges))
     elif isinstance(bins, str):
         host = _backend.to_host(arr)
-        if half:  # NumPy estimates the edges of the float16 samples in float16
-            host = host.astype(np.float16)
+        if half:  # NumPy estimates the edges of 16-bit float samples in their dtype
+            host = host.astype(hdt)
         hw = None if w is None else _backend.to_host(w).reshape(-1)
         try:
             est = np.histogram_bin_edges(host, bins, range, hw)
@@ -476,16 +479,16 @@ def _edges_in(dt, edges):
     return e
 
 
-def _half_edges(func, arr, n, range, backend):  # noqa: A002
-    """numpy.histogram's ``n`` equal-width edges for float16 samples (float16 edges, its
-    arithmetic), ``arr`` being the samples as float32 (the same values): NumPy's own
-    ``histogram_bin_edges`` of a float16 array holding only the extremes, which are all that
-    int ``bins`` depend on; its range checks and errors first."""
+def _half_edges(func, arr, n, range, backend, hdt):  # noqa: A002
+    """numpy.histogram's ``n`` equal-width edges for samples of the 16-bit float ``hdt``
+    (float16 or bfloat16 edges, its arithmetic), ``arr`` being the samples as float32 (the same
+    values): NumPy's own ``histogram_bin_edges`` of an ``hdt`` array holding only the extremes,
+    which are all that int ``bins`` depend on; its range checks and errors first."""
     outer_edges(func, arr, range, backend)
     if range is None and arr.size:
-        proxy = np.array([float(arr.min()), float(arr.max())], dtype=np.float16)
+        proxy = np.array([float(arr.min()), float(arr.max())], dtype=hdt)
     else:
-        proxy = np.empty(0, dtype=np.float16)
+        proxy = np.empty(0, dtype=hdt)
     try:
         return np.histogram_bin_edges(proxy, n, range)
     except (TypeError, ValueError) as exc:

@@ -224,7 +224,8 @@ def reduce(
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor, or anything
+            bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor, or
+            anything
             with ``__cuda_array_interface__`` / DLPack: the result is of the caller's kind, see
             :mod:`primitives._core.checks`). Any ndim: the array is flattened
             (``axis=None``). Host arrays of non-native byte order are converted to native order
@@ -343,7 +344,7 @@ def prod(
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
+            bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
             ``__cuda_array_interface__`` / DLPack), any ndim.
         axis: None (every element), an int or a tuple of ints, as NumPy's ``axis``.
         dtype: result dtype. Default as NumPy: bool and signed integers below 64 bits give
@@ -436,7 +437,7 @@ def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False, *, where=T
         if np.dtype(out.dtype) in _dtypes.REDUCE_COMPLEX_DTYPES:
             # NumPy sums into out (in dtype, or else in the promotion of out's and the input's)
             # and divides there: the quotient of out's dtype
-            if dtype is None and arr.dtype.kind in "fc" and arr.dtype != np.float16:
+            if dtype is None and arr.dtype.kind in "fc" and not _dtypes.is_float16(arr.dtype):
                 acc = np.result_type(out.dtype, arr.dtype)
             res = np.dtype(out.dtype)
     mask = _checks.where_mask(where, arr.shape, inp.backend, func) if masked else None

@@ -148,7 +148,7 @@ def neutral(op, dt):
     if dt.kind == "c":
         inf = -np.inf if low else np.inf
         return dt.type(complex(inf, inf))
-    if dt.kind == "f":
+    if _dtypes.is_float(dt):
         return dt.type(-np.inf if low else np.inf)
     info = np.iinfo(dt)
     return dt.type(info.min if low else info.max)
@@ -303,12 +303,13 @@ def backend_input(x, func, ok=_dtypes.REDUCE_DTYPES):
 
 def mean_dtypes(in_dt, dtype, func):
     """``(acc, res)``: the dtype mean sums in (NumPy's: float64 for bool and integers, float32
-    for float16, the input's float or complex dtype otherwise, or ``dtype``) and its result's."""
+    for float16 and bfloat16, the input's float or complex dtype otherwise, or ``dtype``) and its
+    result's."""
     if dtype is None:
         if in_dt.kind in "biu":
             return np.dtype(np.float64), np.dtype(np.float64)
-        if in_dt == np.float16:
-            return np.dtype(np.float32), np.dtype(np.float16)
+        if _dtypes.is_float16(in_dt):
+            return np.dtype(np.float32), in_dt
         return in_dt, in_dt
     acc = _dtypes.resolve_dtype(
         _checks.native_dtype(dtype), func=func, allowed=_dtypes.REDUCE_COMPLEX_DTYPES

@@ -26,39 +26,41 @@ OPS = ("sum", "prod", "min", "max")
 #: kernels/util/complex.cuh)
 COMPLEX_OPS = OPS
 
-#: C++ names of the dtypes kernels read (prim::f16: float16 as its bits, util/narrow.cuh;
+#: C++ names of the dtypes kernels read (prim::f16, prim::bf16: float16 and bfloat16 as their bits,
+#: util/narrow.cuh;
 #: prim::Flag: bool as its byte, any nonzero byte true, util/flag.cuh)
 _CNAMES = _dtypes.KERNEL_CTYPES
 _BOOL = np.dtype(np.bool_)
 _I32, _U32, _I64, _U64 = (np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F32 = np.dtype(np.float32)
 
 
 # ---- axis.cu: reductions over axes ------------------------------------------------------------
 
 AXIS_SOURCE = "reduction/axis.cu"
 AXIS_OPS = ("sum", "prod", "min", "max")
-#: every real dtype the axis reductions take
-AXIS_DTYPES = _dtypes.REAL
+#: every real dtype the axis reductions take (bfloat16 too)
+AXIS_DTYPES = _dtypes.REAL_BF16
 
 
 def natural(dt, op):
     """(kernel input, accumulator, kernel output) dtypes of ``op`` over ``dt`` with NumPy's
     result dtype: sums and products of bool and integers below 64 bits in int64/uint64, of
-    float16 in float32 (stored float16); min/max of 1- and 2-byte integers in 32 bits, of
-    float16 in float32, stored as the input's dtype. bool is read (and stored) as prim::Flag:
+    the 16-bit floats in float32 (stored as themselves); min/max of 1- and 2-byte integers in
+    32 bits, of the 16-bit floats in float32, stored as the input's dtype. bool is read (and
+    stored) as prim::Flag:
     any nonzero byte 1, results 0 or 1. A user operator computes in the input's dtype."""
     if isinstance(op, _ops.Op):
         return dt, dt, dt
     if op in ("sum", "prod"):
-        if dt == _F16:
-            return dt, _F32, _F16
+        if _dtypes.is_float16(dt):
+            return dt, _F32, dt
         if dt.kind in "bi" and dt.itemsize < 8:
             return dt, _I64, _I64
         if dt.kind == "u" and dt.itemsize < 8:
             return dt, _U64, _U64
         return dt, dt, dt
-    if dt == _F16:
+    if _dtypes.is_float16(dt):
         return dt, _F32, dt
     if dt.itemsize < 4:
         return dt, (_I32 if dt.kind == "i" else _U32), dt
@@ -272,9 +274,10 @@ def rows_kernel(dt, op, pol):
 # ---- finish.cu: mean's last step, the sums divided by the count -------------------------------
 
 FINISH = "reduction/finish.cu"
-#: (accumulator, result) dtypes of mean: the accumulator's own, and float16 from float32 sums
-MEAN_PAIRS = tuple((d, d) for d in _dtypes.REDUCE_COMPLEX_DTYPES) + (
-    (np.dtype(np.float32), np.dtype(np.float16)),
+#: (accumulator, result) dtypes of mean: the accumulator's own, and the 16-bit floats from float32
+#: sums
+MEAN_PAIRS = tuple((d, d) for d in _dtypes.REDUCE_COMPLEX_DTYPES) + tuple(
+    (_F32, d) for d in _dtypes.FLOAT16S
 )
 
 

@@ -303,7 +303,8 @@ def error_depth(variant, n, in_dt=np.dtype(np.float32)):
     if n <= 1:
         return 1
     in_dt = np.dtype(in_dt)
-    half = in_dt == np.float16  # accumulated in float32 (the ladder and zeta convert it first)
+    # the 16-bit floats accumulate in float32 (the ladder and zeta convert them first)
+    half = _dtypes.is_float16(in_dt)
     log_block = lambda b: int(math.log2(b))  # noqa: E731
     if variant in _ITEMS:
         block = _policy.ladder().block

@@ -198,7 +198,7 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
+            bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
             ``__cuda_array_interface__`` / DLPack). Any ndim: with ``axis=None`` the array is
             flattened, as ``numpy.cumsum(x)`` does without ``axis``. Host arrays of non-native
             byte order are converted to native order on the host.

@@ -42,6 +42,7 @@ _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 _CTYPES = _dtypes.KERNEL_CTYPES
 #: the dtype a result of a dtype without kernels is computed in (then cast to the result's):
 #: integers modulo 2^8/2^16 and bool (0 or 1) are exact in 32 bits, float16 as CuPy's in float32
+#: (bfloat16 likewise)
 _WORK = {
     np.dtype(k): np.dtype(v)
     for k, v in (
@@ -51,6 +52,7 @@ _WORK = {
         (np.uint8, np.uint32),
         (np.uint16, np.uint32),
         (np.float16, np.float32),
+        (_dtypes.BFLOAT16, np.float32),
     )
 }
 

@@ -39,8 +39,10 @@ _B, _I8, _U8, _I16, _U16, _F16, _I32, _U32, _I64, _U64, _F32 = (
         np.float32,
     )
 )
+_BF16 = _dtypes.BFLOAT16
 
-#: the narrow dtypes the scans accept (as NumPy's cumsum): bool, 8/16-bit integers, float16
+#: the narrow dtypes the scans accept (as NumPy's cumsum): bool, 8/16-bit integers, float16 and
+#: bfloat16
 NARROW = _dtypes.REDUCE_NARROW
 #: complex64/complex128 (sum and prod only), read as kernels/util/complex.cuh's c64/c128
 COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
@@ -53,7 +55,8 @@ CTYPES = _dtypes.KERNEL_CTYPES
 
 #: the look-back scan's instantiations for narrow inputs read in place: (input, accumulator,
 #: result, ops). Sums and products accumulate as NumPy's result (64-bit integers; wrapping as NumPy
-#: does) or, for float16, in float32 (as CuPy's cumsum) and store float16; min/max accumulate in a
+#: does) or, for float16 and bfloat16, in float32 (as CuPy's cumsum and torch's) and store the
+#: 16-bit float; min/max accumulate in a
 #: 32-bit type (the block's shuffles move 4 or 8 bytes) and store the input's dtype (bool: 0 or 1
 #: from any nonzero byte, as NumPy reads it). Sums and products of a narrow integer type *into* that
 #: type (NumPy's ``dtype=`` of the input's own) accumulate in uint32, whose wrapping arithmetic
@@ -68,6 +71,7 @@ NARROW_KERNELS = tuple(
         (_I16, _I64, _I64, ("sum", "prod")),
         (_U16, _U64, _U64, ("sum", "prod")),
         (_F16, _F32, _F16, ("sum", "prod", "min", "max")),
+        (_BF16, _F32, _BF16, ("sum", "prod", "min", "max")),
         (_B, _U32, _B, ("min", "max")),
         (_I8, _I32, _I8, ("min", "max")),
         (_U8, _U32, _U8, ("min", "max")),
@@ -123,7 +127,7 @@ def natural(variant, dt, op):
 
 
 #: NumPy's result dtype of ``numpy.cumsum``/``numpy.cumprod`` of ``dt``: that of ``sum``/``prod``
-#: (bool and integers below 64 bits widen to int64/uint64; float16 and complex stay), ``dt`` for
+#: (bool and integers below 64 bits widen to int64/uint64; 16-bit floats and complex stay), ``dt`` for
 #: ``min``/``max``
 result_dtype = _dtypes.reduce_result_dtype
 
@@ -292,6 +296,7 @@ _WIDE = {
         (np.uint8, np.uint64),
         (np.uint16, np.uint64),
         (np.float16, np.float32),
+        (_BF16, np.float32),
     )
 }
 
@@ -330,7 +335,7 @@ def flat_scan(backend, arr, in_dt, res_dt, op, exclusive, variant, m=None):
     out = flat_scan(backend, arr, src, work, op, exclusive, variant)
     if work == res_dt:
         return out
-    with np.errstate(over="ignore"):  # float16 results overflow to inf, as NumPy's do
+    with np.errstate(over="ignore"):  # 16-bit float results overflow to inf, as NumPy's do
         out = out.astype(res_dt)
     if exclusive and op in ("min", "max"):  # the identity of the narrower dtype
         out[:1] = identity(op, res_dt)

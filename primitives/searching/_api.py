@@ -40,7 +40,7 @@ def searchsorted(a, v, side="left", sorter=None, *, variant="auto"):
 
     Args:
         a: 1-D array sorted in ascending order (unless ``sorter`` is given), of bool, int8,
-            uint8, int16, uint16, int32, uint32, int64, uint64, float16, float32, float64,
+            uint8, int16, uint16, int32, uint32, int64, uint64, float16, bfloat16, float32, float64,
             complex64 or complex128, in NumPy's order (NaNs last; complex numbers by real part,
             then imaginary part, those with a NaN part after all others, as ``numpy.sort``). An unsorted ``a`` gives undefined indices (each in
             ``[0, a.size]``), never an error, a hang or a read out of bounds.

@@ -11,7 +11,7 @@ FUNC = "searchsorted"
 VARIANTS = ("binary", "cached", "indexed", "sorted", "bucketed")
 #: the dtypes of ``a`` and ``v`` (and of their common dtype) that searchsorted takes: complex in
 #: NumPy's order (lexicographic, NaNs last: kernels/searching/searchsorted.cu)
-DTYPES = _dtypes.REAL + _dtypes.COMPLEX
+DTYPES = _dtypes.REAL_BF16 + _dtypes.COMPLEX
 _DTYPE_SET = frozenset(DTYPES)
 SIDES = ("left", "right")
 
@@ -114,7 +114,7 @@ def as_is(c, a, v):
         and c.v.array is v
         and v.ndim >= 1
         and a.dtype == v.dtype == c.dt
-        and c.dt != np.float16
+        and not _dtypes.is_float16(c.dt)
         and a.size
         and v.size
     )

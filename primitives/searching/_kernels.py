@@ -1,7 +1,7 @@
 """Kernel names: every instantiation of ``kernels/searching/searchsorted.cu``.
 
 Kernels are instantiated per C++ type (:data:`CTYPES`); bool is searched as ``unsigned char``
-and float16 as float32 (:data:`SEARCHED_AS`: the caller converts, exactly and
+and float16 and bfloat16 as float32 (:data:`SEARCHED_AS`: the caller converts, exactly and
 order-preserving). One module per C++ type holds every kernel the variants launch for it under
 the policy in force; every policy of the table is registered for the NVRTC check.
 """
@@ -34,8 +34,11 @@ KERNEL_DTYPES = tuple(
 )
 CTYPES = {d: _dtypes.KERNEL_CTYPES[d] for d in KERNEL_DTYPES}
 #: what the kernels search a common dtype without kernels of its own as (bool: a view of its
-#: bytes; float16: converted to float32, exactly)
-SEARCHED_AS = {np.dtype(np.bool_): np.dtype(np.uint8), np.dtype(np.float16): np.dtype(np.float32)}
+#: bytes; float16 and bfloat16: converted to float32, exactly)
+SEARCHED_AS = {
+    np.dtype(np.bool_): np.dtype(np.uint8),
+    **{d: np.dtype(np.float32) for d in _dtypes.FLOAT16S},
+}
 #: the C++ types of the queries' positions (sorted and bucketed variants): 32 bits below 2^32
 #: queries
 PERM_CTYPES = ("unsigned int", "unsigned long long")

@@ -306,7 +306,7 @@ def topk(x, k, *, axis=-1, largest=True, sorted=True, variant="auto"):  # noqa: 
     :func:`torch.topk`.
 
     Args:
-        x: array of bool, uint8/16/32/64, int8/16/32/64, float16, float32 or float64 (CuPy,
+        x: array of bool, uint8/16/32/64, int8/16/32/64, float16, bfloat16, float32 or float64 (CuPy,
             NumPy, or anything with ``__cuda_array_interface__`` / DLPack); any ndim.
         k: how many to take along the axis, ``0 <= k <= x.shape[axis]``.
         axis: the axis to select along (default the last); None: the flattened array.

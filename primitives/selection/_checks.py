@@ -10,13 +10,15 @@ import numpy as np
 from .._core import backend as _backend, checks as _checks, dtypes as _dtypes, keys as _keys
 from . import _choose
 
-__all__ = ["DTYPES", "INDEX", "Layout", "topk_args", "partition_args"]
+__all__ = ["DTYPES", "TOPK_DTYPES", "INDEX", "Layout", "topk_args", "partition_args"]
 
 #: the key dtypes: the sort family's, and bool (as uint8) and float16 (as float32)
 DTYPES = (
     (np.dtype(np.bool_),) + _keys.KEY_DTYPES[:8] + (np.dtype(np.float16),) + _keys.KEY_DTYPES[8:]
 )
 _DTYPE_SET = frozenset(DTYPES)
+#: topk's: those and bfloat16 (as float32, exact)
+TOPK_DTYPES = DTYPES + (_dtypes.BFLOAT16,)
 #: the indices' dtype
 INDEX = np.dtype(np.int64)
 
@@ -112,7 +114,7 @@ def topk_args(x, k, axis, largest, ordered, variant):
     sorted)."""
     func = "topk"
     variant = _variant(variant, func)
-    inp = _input(x, func)
+    inp = _input(x, func, (_dtypes.BFLOAT16,))
     lay = _layout(inp.array, axis, func)
     k = _k(k, lay.length, func)
     return (

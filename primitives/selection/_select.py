@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import keys as _keys
+from .._core import dtypes as _dtypes, keys as _keys
 from .._core.plans import Plan
 from ..sorting import sort_rows
 from . import _choose, _plans
@@ -29,19 +29,19 @@ def back(res, lay, xp):
 
 
 def as_keys(rows2):
-    """The rows as the sort family's keys: bool as uint8, float16 as float32 (exact, order and
-    NaNs kept)."""
+    """The rows as the sort family's keys: bool as uint8, float16 and bfloat16 as float32
+    (exact, order and NaNs kept)."""
     if rows2.dtype == np.bool_:
         return rows2.view(np.uint8)
     if rows2.dtype == np.float16:
         return rows2.astype(np.float32)
-    return rows2
+    return _keys.widened(rows2)
 
 
 def _key_dtype(dt):
-    return {np.dtype(np.bool_): np.dtype(np.uint8), np.dtype(np.float16): np.dtype(np.float32)}.get(
-        dt, dt
-    )
+    if _dtypes.is_float16(dt):
+        return np.dtype(np.float32)
+    return np.dtype(np.uint8) if dt == np.bool_ else dt
 
 
 class Selection:

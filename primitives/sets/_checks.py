@@ -63,8 +63,8 @@ def values(values, op, n, func):
     res = _dtypes.reduce_result_dtype(dt, op)
     if dt in _rp.VALUE_KERNEL_DTYPES:
         work = dt
-    elif dt == np.float16:
-        work = np.dtype(np.float32)  # accumulated in float32, stored as float16
+    elif _dtypes.is_float16(dt):
+        work = np.dtype(np.float32)  # accumulated in float32, stored as float16 or bfloat16
     else:  # bool and the 8/16-bit integers: sums and products as NumPy's result, min/max in 32 bits
         work = res if op in ("sum", "prod") else np.dtype(np.int32)
     return v, work, _dtypes.reduce_result_dtype(work, op), res

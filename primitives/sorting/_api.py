@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .._core import checks as _checks_core, entry as _entry
 from .._core.keys import ASCENDING, DESC_NAN_LAST, INDEX, KEY_DTYPES, SORT_DTYPES
-from .._core.keys import key_back, key_bits
+from .._core.keys import key_back, key_bits, widened
 from .._core.keys import key_width
 from . import _checks, _choose, _plans, _rows, _segmented
 from ._choose import VARIANTS
@@ -199,7 +199,8 @@ def _prepare_lexsort(keys, axis=-1):
         return _entry.Prepared.done(k0.result(xp.zeros((), dtype=INDEX)))
     if k0.array.size == 0:
         return _entry.Prepared.done(k0.result(xp.empty(shape, dtype=INDEX)))
-    arrays = [k.array for k in reversed(ks)]  # the primary key first
+    # the primary key first; bfloat16 keys as the float32 numbers they are (exact)
+    arrays = [widened(k.array) for k in reversed(ks)]
     if len(shape) == 1:
 
         def run():
@@ -306,7 +307,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, va
     """A sorted copy of an array: ``numpy.sort(a, axis, kind="stable")``.
 
     Args:
-        a: array of any shape of bool, uint8/16/32/64, int8/16/32/64, float16/32/64 or
+        a: array of any shape of bool, uint8/16/32/64, int8/16/32/64, float16/32/64, bfloat16 or
             complex64/128 (CuPy, NumPy, or anything with ``__cuda_array_interface__`` /
             DLPack).
         axis: the axis to sort along (negative counts from the end), or None: the array

@@ -15,7 +15,9 @@ import math
 import numpy as np
 
 from .._core import launch as _launch, loader as _loader, plans as _plans
+from .._core.dtypes import BFLOAT16
 from .._core.keys import INDEX, U, image_width, index_dtype, key_back, key_bits, native_values
+from .._core.keys import widened
 from . import _block, _choose, _classic, _kernels, _onesweep, _split
 
 
@@ -314,11 +316,13 @@ def pack_keys(keys, backend):
     shape = keys[0][1].shape
     placed, offset = [], 0  # (pieces, dtype, lowest bit, bits), the least significant key first
     for arr, view in reversed(keys):
+        if arr.dtype == BFLOAT16:  # as the float32 keys they are (lexsort widens them first)
+            arr = view = xp.ascontiguousarray(widened(view))
         bits = image_width(arr.dtype)
         placed.append((_pieces(arr, view), arr.dtype, offset, bits))
         offset += bits
     # each word's keys: those whose image bits overlap its 64
-    widths = word_widths([arr.dtype for arr, _ in keys])
+    widths = word_widths([arr.dtype for arr, _ in keys])  # bfloat16: image_width's 32 bits
     parts = [
         [
             (pieces, low, _kernels.pack_name(dt, wb))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import keys as _keys, launch as _launch, loader as _loader, plans as _plans
+from .._core.dtypes import BFLOAT16
 from .._core.keys import INDEX, KIND, U, native_values
 from .._core.policy import SHARED_MAX
 from . import _rows_policy, _segmented
@@ -20,6 +21,8 @@ __all__ = ["sort_rows", "capacity", "kernel_name"]
 
 ROWS = "sorting/rows.cu"
 #: C++ type of the stored keys, by width
+#: the ``kind`` of bfloat16 keys (rows.cu's rows::KIND_BF16; float16's is KIND["f"])
+KIND_BF16 = 3
 KC = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 #: rows::ValueMode
 VM_NONE, VM_IOTA, VM_ARRAY = 0, 1, 2
@@ -173,6 +176,8 @@ def _stored(dt):
         return np.dtype(np.uint8), 0
     if dt == np.float16:
         return np.dtype(np.uint16), KIND["f"]
+    if dt == BFLOAT16:
+        return np.dtype(np.uint16), KIND_BF16
     if dt not in _keys.KEY_SET and not (dt.kind in "ui" and dt.itemsize in KC):
         raise TypeError(f"sort_rows: keys of dtype {dt} are not sorted")
     return np.dtype(f"u{dt.itemsize}"), KIND[dt.kind]
@@ -186,7 +191,7 @@ def sort_rows(backend, keys2, values2=None, descending=False, *, indices=False):
     ``indices`` (no ``values2``): only each sorted key's column in its row, as int64 (R, m),
     generated in the kernel (argsort along the rows; the keys are not written). Either array
     may be any view (a slice, a broadcast): the kernels read C-contiguous copies of those that
-    are not C-contiguous. Keys: the radix sorts' dtypes, float16 and bool."""
+    are not C-contiguous. Keys: the radix sorts' dtypes, float16, bfloat16 and bool."""
     if indices and values2 is not None:
         raise TypeError("sort_rows: indices takes no values")
     rows, m = keys2.shape

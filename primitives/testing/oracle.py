@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from .._core import dtypes as _dtypes
+
 __all__ = [
     "gamma",
     "reduce_ref",
@@ -143,7 +145,7 @@ def sort_order(x, axis=-1, descending=False):
     order = np.flip(n - 1 - np.argsort(rev, axis=axis, kind="stable"), axis=axis)
     if x.dtype.kind == "c":
         cls = np.isnan(x.imag) * 1 + np.isnan(x.real) * 2
-    elif x.dtype.kind == "f":
+    elif _dtypes.is_float(x.dtype):
         cls = np.isnan(x) * 1
     else:
         return order

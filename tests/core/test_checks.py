@@ -6,6 +6,7 @@ strides kept for the result's layout."""
 import sys
 import types
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -99,6 +100,53 @@ def test_dlpack_producer_without_from_dlpack_gets_numpy(fake_library):
     x = np.arange(6.0)
     got = prim.sum(Opaque(x))
     assert isinstance(got, np.float64) and got == 15.0
+
+
+class FakeTensor:
+    """A host tensor of a library ``faketensors`` (as torch's): its bits (``a``) and a dtype of
+    its own; NumPy's DLPack cannot read its bfloat16 tensors (none in NumPy), which it views as
+    int16 (``view``, as ``torch.Tensor.view(dtype)``)."""
+
+    def __init__(self, a, dtype):
+        self.a, self.dtype = a, dtype
+
+    def __dlpack__(self, **kwargs):
+        if self.dtype in ("faketensors.bfloat16", "faketensors.float8"):
+            raise BufferError(f"{self.dtype} is not a DLPack dtype NumPy reads")
+        return self.a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+    def view(self, dtype):
+        return FakeTensor(self.a.view(np.int16), dtype)
+
+
+FakeTensor.__module__ = "faketensors"
+
+
+def test_bfloat16_host_tensor_through_its_bits(monkeypatch):
+    """A host bfloat16 tensor of a library whose DLPack NumPy cannot read is read through its
+    int16 view as bfloat16, and results of bfloat16 go back as the library's bfloat16 tensors
+    (through their int16 bits), others as they are."""
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    mod = types.ModuleType("faketensors")
+    mod.int16, mod.bfloat16 = "faketensors.int16", "faketensors.bfloat16"
+    mod.from_dlpack = lambda obj: FakeTensor(np.from_dlpack(obj), "faketensors.from_dlpack")
+    monkeypatch.setitem(sys.modules, "faketensors", mod)
+    x = np.array([3.0, -1.5, np.nan, 0.25], bf16)
+    t = FakeTensor(x.view(np.int16), "faketensors.bfloat16")
+    got = prim.cumsum(t)
+    assert isinstance(got, FakeTensor) and got.dtype == "faketensors.bfloat16"
+    H.assert_same(got.a.view(bf16).astype(np.float32), np.cumsum(x).astype(np.float32))
+    H.assert_same(H.to_host(prim.sort(t)).view(np.int16), np.sort(x).view(np.int16))
+    whole = prim.max(FakeTensor(x[[0, 1, 3]].view(np.int16), mod.bfloat16))
+    assert isinstance(whole, FakeTensor) and whole.dtype == mod.bfloat16
+    assert whole.a.shape == () and whole.a.view(bf16) == 3.0
+    idx = prim.searchsorted(t, FakeTensor(x[:2].view(np.int16), mod.bfloat16))
+    H.assert_same(H.to_host(getattr(idx, "a", idx)), np.searchsorted(x, x[:2]))
+    with pytest.raises(BufferError):  # a dtype that is not bfloat16: DLPack's own error
+        prim.sum(FakeTensor(x.view(np.int16), "faketensors.float8"))
 
 
 def test_input_keeps_strides():

@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import primitives as prim
 from primitives import histograms
-from primitives._core import plans as P
+from primitives._core import dtypes as _dtypes, plans as P
 from primitives.testing import harness as H
 from primitives.testing.harness import to_host
 
@@ -1406,6 +1406,31 @@ def test_float16_samples(rng):
         np.array([np.nan, 1], np.float16),
         3,
         numpy_match=False,
+    )
+
+
+def test_bfloat16_samples(rng):
+    """bfloat16 samples (ml_dtypes) as numpy.histogram's, as float16's: bfloat16 edges of int
+    bins and estimators (NumPy's arithmetic in bfloat16), each sample binned exactly as float32
+    against them."""
+    bf16 = _dtypes.BFLOAT16
+    x = (rng.standard_normal(4097) * 3).astype(bf16)
+    x[::97] = bf16.type(5.0)  # on the top edge of the range below: the closed last bin
+    for bins, kw in (
+        (10, {}),
+        (37, {"range": (-2, 5)}),
+        ([-1, 0, 0.5, 3.0], {}),
+        ("auto", {}),
+        (16, {"density": True}),
+    ):
+        twin(x, bins, **kw)
+        twin(x[:1000].reshape(10, 100), bins, **kw)
+    twin(x[:31], 8, weights=rng.random(31), rtol=1e-12)
+    twin(np.full(7, 3, bf16), 4)  # a constant array: NumPy's +-0.5 in bfloat16
+    twin(np.empty(0, bf16), 4)
+    twin(x[:1], 3)
+    twin_raises(
+        "histogram", ValueError, "not finite", np.array([np.nan, 1], bf16), 3, numpy_match=False
     )
 
 

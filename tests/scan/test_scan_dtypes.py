@@ -1,9 +1,11 @@
-"""Flat scans of every dtype vs NumPy: bool, the 8/16-bit integers, float16 and complex with every
+"""Flat scans of every dtype vs NumPy: bool, the 8/16-bit integers, float16, bfloat16 and complex
+with every
 op ("sum", "prod", "min", "max"; complex: sum and prod) and variant, inclusive and exclusive, at
 awkward and multi-tile sizes (small policies make a few thousand elements span many tiles and
 levels); result dtypes, wraparound, ``dtype=`` casts, the exclusive identities, ``cumprod``, the
 plans, and every error branch."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,12 +13,15 @@ from hypothesis import strategies as st
 
 import primitives as prim
 from primitives import scan
+from primitives._core import dtypes as _dtypes
 from primitives.scan import _plans as _sp
 from primitives.testing import harness as H
 from primitives.testing.harness import to_host
 from tests.conftest import race_sample
 
+BF16 = np.dtype(ml_dtypes.bfloat16)
 NARROW = [np.dtype(d) for d in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16)]
+NARROW.append(BF16)
 COMPLEX = [np.dtype(np.complex64), np.dtype(np.complex128)]
 WIDE = [np.dtype(d) for d in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64)]
 # look-back tiles of 32 threads (512 narrow elements at most, 128 complex128), classic tiles of
@@ -49,7 +54,7 @@ def make(rng, n, dt, op):
             r = rng.uniform(0.999, 1.001, n) * np.exp(1j * rng.uniform(-np.pi, np.pi, n))
             return r.astype(dt)
         return (rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)).astype(dt)
-    if dt.kind == "f":
+    if _dtypes.is_float(dt):
         if op == "prod":
             return rng.uniform(0.999, 1.001, n).astype(dt)
         return (
@@ -68,7 +73,7 @@ def identity(op, dt):
         return np.bool_(op in ("prod", "min"))
     if op in ("sum", "prod"):
         return dt.type(op == "prod")
-    if dt.kind in "fc":
+    if dt.kind == "c" or _dtypes.is_float(dt):
         return dt.type(np.inf if op == "min" else -np.inf)
     info = np.iinfo(dt)
     return dt.type(info.max if op == "min" else info.min)
@@ -81,8 +86,14 @@ def result_dtype(dt, op):
 
 
 def reference(x, op, res, exclusive):
-    """NumPy's scan (float16 and complex64 in a wider dtype, rounded once at the end)."""
-    work = {np.dtype(np.float16): np.float64, np.dtype(np.complex64): np.complex128}.get(res, res)
+    """NumPy's scan (float16, bfloat16 and complex64 in a wider dtype, rounded once at the
+    end)."""
+    wider = {
+        np.dtype(np.float16): np.float64,
+        BF16: np.float64,
+        np.dtype(np.complex64): np.complex128,
+    }
+    work = wider.get(res, res)
     with np.errstate(over="ignore"):
         inc = UFUNC[op].accumulate(x.astype(work), dtype=work)
     if exclusive:
@@ -94,11 +105,11 @@ def check(got, x, op, res, exclusive):
     got = to_host(got)
     assert got.dtype == res and got.shape == (x.size,)
     want = reference(x, op, res, exclusive)
-    if res.kind not in "fc" or op in ("min", "max"):
+    if not (res.kind == "c" or _dtypes.is_float(res)) or op in ("min", "max"):
         H.assert_same(got, want.astype(res))
         return
-    eps = np.finfo(res).eps
-    if res == np.float16:  # float32 accumulation, one rounding to float16 per output
+    eps = float(_dtypes.finfo(res).eps)
+    if _dtypes.is_float16(res):  # float32 accumulation, one rounding per output
         tol = eps / 2 * np.abs(want) + 4 * x.size * np.finfo(np.float32).eps * np.abs(want)
     elif op == "sum":  # Higham's bound with the whole length as depth
         cumabs = np.cumsum(np.abs(x.astype(np.complex128)))
@@ -106,7 +117,7 @@ def check(got, x, op, res, exclusive):
     else:
         tol = 8 * x.size * eps * np.abs(want)
     err = np.abs(got.astype(want.dtype) - want)
-    bad = np.flatnonzero(~(err <= tol + np.finfo(res).tiny))
+    bad = np.flatnonzero(~(err <= tol + float(_dtypes.finfo(res).tiny)))
     assert bad.size == 0, f"first bad {bad[:5]}: got {got[bad[:5]]} want {want[bad[:5]]}"
 
 
@@ -137,6 +148,7 @@ def test_every_dtype_op_variant(variant, dt, op, n, exclusive, rng, small):
         ("int8", "sum", 9000),
         ("uint8", "min", 17000),
         ("float16", "sum", 19000),
+        ("bfloat16", "max", 19000),
         ("bool", "prod", 9000),
         ("complex128", "prod", 5000),
         ("complex64", "sum", 10000),
@@ -160,6 +172,7 @@ def test_default_policy_full_tiles(dt, op, n, rng):
     [
         (np.dtype(np.int8), "sum"),
         (np.dtype(np.float16), "max"),
+        (BF16, "sum"),
         (np.dtype(np.complex128), "prod"),
         (np.dtype(np.uint16), "min"),
     ],
@@ -236,6 +249,7 @@ CASTS = [
     ("float64", "complex64"),
     ("complex64", "complex128"),
     ("float16", "float64"),
+    ("bfloat16", "float32"),
     ("uint16", "uint8"),
 ]
 
@@ -298,6 +312,29 @@ def test_float16_nan_and_inf(variant, op):
     assert not np.isnan(got[:700]).any() and np.isnan(got[700:]).all()
     big = np.full(10, 60000, np.float16)  # the sum overflows float16 at the second element
     assert np.isinf(to_host(prim.cumsum(big, variant=variant))[1:]).all()
+
+
+@pytest.mark.parametrize("variant", scan.VARIANTS)
+@pytest.mark.parametrize("op", ["min", "max", "sum", "prod"])
+def test_bfloat16_nan_and_inf(variant, op):
+    """As float16's: a NaN propagates from where it is; a sum past bfloat16's largest finite
+    value is inf."""
+    x = np.linspace(0.5, 1.5, 1000).astype(BF16)
+    x[700] = np.nan
+    got = to_host(prim.inclusive_scan(x, op, variant=variant)).astype(np.float32)
+    assert prim.inclusive_scan(x, op, variant=variant).dtype == BF16
+    assert not np.isnan(got[:700]).any() and np.isnan(got[700:]).all()
+    big = np.full(10, 3e38, BF16)  # the sum overflows bfloat16 at the second element
+    assert np.isinf(to_host(prim.cumsum(big, variant=variant)).astype(np.float32)[1:]).all()
+
+
+@pytest.mark.parametrize("variant", scan.VARIANTS)
+def test_bfloat16_rounds_once(variant):
+    """bfloat16 sums accumulate in float32 (NumPy's bfloat16 cumsum rounds each step: it stalls
+    at 32 for steps of 0.125), then round to bfloat16 once per output."""
+    x = np.full(3000, 0.125, BF16)
+    got = to_host(prim.cumsum(x, variant=variant))
+    H.assert_same(got.view(np.uint16), (np.arange(1, 3001) * 0.125).astype(BF16).view(np.uint16))
 
 
 @pytest.mark.parametrize("variant", scan.VARIANTS)

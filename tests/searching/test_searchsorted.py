@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import primitives as prim
-from primitives._core import backend as _backend
+from primitives._core import backend as _backend, dtypes as _dtypes
 from primitives.searching import DTYPES, VARIANTS
 from primitives.searching import _plans as _sp
 from primitives.testing import harness as H
@@ -28,7 +28,7 @@ def sorted_data(rng, n, dt):
         dt.kind == "c"
     ):  # every class of NumPy's order: no NaN part, R + nan j, nan + R j, nan + nan j
         return np.sort(_complex(rng, n, dt))
-    if dt.kind == "f":
+    if _dtypes.is_float(dt):
         a = np.round(rng.standard_normal(n) * 50).astype(dt)
         a[rng.random(n) < 0.05] = np.nan
         if n > 2:
@@ -60,7 +60,7 @@ def queries(rng, a, m):
         return rng.random(m) < 0.5
     if dt.kind == "c":
         q = _complex(rng, m, dt)
-    elif dt.kind == "f":
+    elif _dtypes.is_float(dt):
         q = (rng.standard_normal(m) * 60).astype(dt)
         q[rng.random(m) < 0.05] = np.nan
         q[rng.random(m) < 0.05] = -0.0
@@ -196,7 +196,16 @@ def _near_queries(rng, a, m, kind):
 @pytest.mark.parametrize("kind", ["sorted", "swapped", "runs", "descending", "random"])
 @pytest.mark.parametrize(
     "dtype",
-    [np.bool_, np.uint8, np.int16, np.float16, np.float32, np.int64, np.float64, np.complex64],
+    [
+        np.bool_,
+        np.uint8,
+        np.int16,
+        np.float16,
+        _dtypes.BFLOAT16,
+        np.float32,
+        np.int64,
+        np.complex64,
+    ],
     ids=lambda d: np.dtype(d).name,
 )
 def test_near_tiles(dtype, kind, rng):
@@ -302,6 +311,8 @@ def test_levels_policy():
         (np.int64, np.array([2**62 + 2, 3], np.uint64)),
         (np.float16, np.float32(0.1)),
         (np.float16, 0.1),
+        (_dtypes.BFLOAT16, np.float32(0.1)),
+        (_dtypes.BFLOAT16, np.array([0.1, 2.0], _dtypes.BFLOAT16)),
         (np.bool_, 1),
         (np.bool_, 0.5),
         (np.int32, [np.nan, 2.5, -np.inf]),

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives._core import backend as _backend, keys as _core_keys
+from primitives._core import backend as _backend, dtypes as _dtypes, keys as _core_keys
 from primitives.selection import DTYPES, VARIANTS
 from primitives.sorting import sort_rows
 from primitives.selection import _choose, _select
@@ -30,12 +30,12 @@ def make(rng, shape, dt, distinct=None):
         return rng.random(shape) < 0.5
     if distinct is not None:
         x = rng.integers(0, distinct, shape).astype(dt)
-    elif dt.kind == "f":
+    elif _dtypes.is_float(dt):
         x = rng.standard_normal(shape).astype(dt)
     else:
         info = np.iinfo(dt)
         x = rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
-    if dt.kind == "f" and x.size:
+    if _dtypes.is_float(dt) and x.size:
         flat = x.reshape(-1)
         pick = rng.integers(0, flat.size, max(1, flat.size // 16))
         flat[pick] = rng.choice(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=dt), pick.size)
@@ -90,7 +90,7 @@ def test_topk_1d_float32(variant, n, rng, schedule):
             check(x, k, largest, variant=variant)
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("dtype", DTYPES + (_dtypes.BFLOAT16,), ids=lambda d: d.name)
 @pytest.mark.parametrize("variant", ["warp_rows", "rows", "filter", "small_k", "radix_select"])
 def test_topk_dtypes(dtype, variant, rng):
     n = 1000
@@ -122,6 +122,29 @@ def test_nan_order_and_bit_patterns():
         v, i = prim.topk(x, 4, largest=False, variant=variant)
         H.assert_same(i, np.array([5, 2, 3, 0]))  # -0.0 and 0.0 equal: by index
         assert v.tobytes() == x[[5, 2, 3, 0]].tobytes()
+
+
+def test_bfloat16_nan_order_and_bit_patterns():
+    """bfloat16 as float32's: NaN the largest, -0.0 and 0.0 equal (by index), values keep their
+    bits (NaN payloads and signs); rows along either axis at awkward lengths."""
+    bits = np.array([0x3F80, 0x7FC1, 0x8000, 0x0000, 0xFFC2, 0xFF80, 0x7F80], np.uint16)
+    x = bits.view(_dtypes.BFLOAT16)
+    for variant in VARIANTS:
+        v, i = prim.topk(x, 3, variant=variant)
+        H.assert_same(i, np.array([1, 4, 6]))
+        assert v.dtype == x.dtype and v.tobytes() == x[[1, 4, 6]].tobytes()
+        v, i = prim.topk(x, 4, largest=False, variant=variant)
+        H.assert_same(i, np.array([5, 2, 3, 0]))
+        assert v.tobytes() == x[[5, 2, 3, 0]].tobytes()
+    rng = np.random.default_rng(5)
+    for shape, axis in (((5, 31), -1), ((4097, 3), 0)):
+        x = make(rng, shape, _dtypes.BFLOAT16)
+        for k in (1, 5):
+            for largest in (True, False):
+                got = prim.topk(x, k, axis=axis, largest=largest)
+                want = want_topk(x, k, largest, axis)
+                H.assert_same(got[1], want[1])
+                H.assert_same(got[0].view(np.uint16), want[0].view(np.uint16))
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives._core import backend as _backend
+from primitives._core import backend as _backend, dtypes as _dtypes
 from primitives.sets import _plans as _rp
 from primitives.sets._checks import VALUE_DTYPES
 from primitives.testing import harness as H
@@ -61,7 +61,7 @@ def rbk_ref(keys, values, op, sort=False):
     )
     uk, counts = rle_ref(keys)
     starts = np.r_[0, np.cumsum(counts)[:-1]].astype(np.intp)
-    work = values.astype(np.float32) if values.dtype == np.float16 else values.astype(res)
+    work = values.astype(np.float32) if _dtypes.is_float16(values.dtype) else values.astype(res)
     with np.errstate(over="ignore"):
         red = _REDUCEAT[op].reduceat(work, starts).astype(res) if keys.size else work[:0]
     return uk, red
@@ -83,6 +83,8 @@ def _tol(dt, op):
     dt = np.dtype(dt)
     if dt == np.float16:
         return 2e-3
+    if dt == _dtypes.BFLOAT16:  # 8 significant bits
+        return 1.6e-2
     if dt in (np.float32, np.complex64):
         return 1e-5
     if dt.kind in "fc":

@@ -12,7 +12,7 @@ import pytest
 
 import primitives as prim
 from primitives import sorting
-from primitives._core import keys as _keys
+from primitives._core import dtypes as _dtypes, keys as _keys
 from primitives.sorting import _plans
 from primitives.testing import harness as H
 
@@ -76,6 +76,9 @@ def make(rng, shape, dt):
         x[where] = rng.choice(
             np.array([info.min, info.max, info.min + 1, info.max - 1], dt), int(where.sum())
         )
+    elif dt == _dtypes.BFLOAT16:  # as float32's special bits, upper halves
+        x = (_floats(rng, n, np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+        x = x.view(dt)
     elif dt.kind == "f":
         x = _floats(rng, n, dt)
     else:

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import primitives as prim
+from primitives._core.dtypes import BFLOAT16
 from primitives._core.policy import SHARED_MAX
 from primitives.sorting import _rows, _rows_policy, sort_rows as _sort_rows
 from primitives.sorting._rows import capacity, choose
@@ -70,7 +71,9 @@ def test_rows_at_the_edges(m, rng, backend):
         H.assert_same(H.to_host(idx), row_order(x, desc))
 
 
-@pytest.mark.parametrize("dt", KEY_DTYPES + (np.dtype(np.bool_), np.dtype(np.float16)), ids=str)
+@pytest.mark.parametrize(
+    "dt", KEY_DTYPES + (np.dtype(np.bool_), np.dtype(np.float16), BFLOAT16), ids=str
+)
 @pytest.mark.parametrize("m", [7, 32, 100, 700])
 def test_every_key_dtype_in_every_kernel(dt, m, rng, backend, schedule):
     """Every key dtype through the lane, warp and block kernels (rows of 7, 32, 100 and 700),
@@ -90,7 +93,7 @@ def test_every_key_dtype_in_every_kernel(dt, m, rng, backend, schedule):
 def test_float_specials_in_one_row(backend):
     """NaNs of both signs and payloads last (first descending), -0.0 and 0.0 equal in input
     order, infinities and subnormals in place: bit for bit NumPy's stable sort."""
-    for dt in (np.float16, np.float32, np.float64):
+    for dt in (np.float16, BFLOAT16, np.float32, np.float64):
         u = np.dtype(f"u{np.dtype(dt).itemsize}")
         nan2 = np.array([np.nan], dt).view(u) | u.type(1)  # another payload
         row = np.array(

@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 import primitives as prim
 from primitives import sorting
-from primitives._core import checks as _checks, launch as _launch
+from primitives._core import checks as _checks, dtypes as _dtypes, launch as _launch
 from primitives._core import plans as _plans
 from primitives.sorting import _block, _choose, _onesweep
 from primitives.testing import harness as H
@@ -49,7 +49,7 @@ def make_keys(rng, n, dt, dups=False):
     """Random keys: full-range integers or, with ``dups``, a handful of distinct values; floats
     seeded with NaNs of both signs, +-0.0, +-inf and subnormals."""
     dt = np.dtype(dt)
-    if dt.kind == "f":
+    if _dtypes.is_float(dt):
         x = (rng.standard_normal(n) * 1e3).astype(dt)
         if dups:
             x = rng.integers(-2, 3, n).astype(dt)
@@ -63,8 +63,8 @@ def make_keys(rng, n, dt, dups=False):
                 -0.0,
                 1.0,
                 -1.0,
-                np.finfo(dt).smallest_subnormal,
-                -np.finfo(dt).smallest_subnormal * 3,
+                _dtypes.finfo(dt).smallest_subnormal,
+                -_dtypes.finfo(dt).smallest_subnormal * 3,
             ],
             dtype=dt,
         )

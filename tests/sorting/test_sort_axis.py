@@ -1,5 +1,5 @@
 """sort, argsort and lexsort as NumPy's: every sort dtype (bool, integers, float16/32/64,
-complex64/128) in NumPy's order, any axis and axis=None, C, F, reversed, sliced and transposed
+bfloat16, complex64/128) in NumPy's order, any axis and axis=None, C, F, reversed, sliced and transposed
 layouts and the layouts of the results, 0-d and empty arrays, descending order, kind/stable/order,
 lexsort's keys and axes, hypothesis properties, and every error branch against NumPy's."""
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import primitives as prim
 from primitives import sorting
-from primitives._core import keys as _keys
+from primitives._core import dtypes as _dtypes, keys as _keys
 from primitives.testing import harness as H
 from primitives.testing.oracle import sort_order
 
@@ -31,7 +31,7 @@ def make(rng, shape, dt):
     part = rng.integers(-2, 3, n).astype(np.float64)
     where = rng.random(n) < 0.3
     part[where] = rng.choice(special, int(where.sum()))
-    if dt.kind == "f":
+    if _dtypes.is_float(dt):
         return part.astype(dt).reshape(shape)
     imag = rng.integers(-2, 3, n).astype(np.float64)
     where = rng.random(n) < 0.3
@@ -109,6 +109,22 @@ def test_float16_every_value():
     h = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
     b, kind, width = _keys.key_bits(h)
     assert (kind, width, _keys.key_width(h.dtype)) == (2, 32, 32)
+    H.assert_same(_keys.key_back(b, h.dtype).view(np.uint16), h.view(np.uint16))
+
+
+def test_bfloat16_every_value():
+    """Every bfloat16 bit pattern (NaNs of both signs and every payload, +-0.0, subnormals):
+    NumPy's stable order (ml_dtypes' comparisons) bit for bit, both orders, flat and in rows;
+    the keys widen to the float32 numbers they are and back bit for bit."""
+    x = np.arange(1 << 16, dtype=np.uint16).view(_dtypes.BFLOAT16)[::-7].copy()
+    check(x)
+    check(x, descending=True)
+    check(x[: 37 * 250].reshape(37, 250), axis=1, descending=True)
+    check(x[: 37 * 250].reshape(37, 250), axis=0)
+    h = np.arange(1 << 16, dtype=np.uint16).view(_dtypes.BFLOAT16)
+    b, kind, width = _keys.key_bits(h)
+    assert (kind, width, _keys.key_width(h.dtype)) == (2, 32, 32)
+    H.assert_same(b.view(np.float32), h.astype(np.float32))
     H.assert_same(_keys.key_back(b, h.dtype).view(np.uint16), h.view(np.uint16))
 
 
