@@ -3,12 +3,12 @@
 // The host (primitives/reduction/_axis.py) coalesces the array's axes so that one launch reduces
 // the middle axis of a (outer, R, inner) C-ordered view: out[o, i] = Op over r of in[o, r, i].
 // Reduced axes that are not one contiguous group take one launch per group, innermost first.
-// Every kernel is templated on <InT, AccT, Op, OutT, BLOCK, VECS> (axis_rows_packed adds its
-// layout <PER, PKS, XCHG>, below): elements of InT (bool read as prim::Flag, any nonzero byte
-// 1, util/flag.cuh; float16 and bfloat16 as prim::f16 and prim::bf16) are converted to the accumulator AccT on load and
-// combined with Op (prim::Sum/Prod/Min/Max<AccT>); only the stored value is narrowed to OutT
-// (a bool result stored as Flag: 0 or 1 bytes). Sizes and
-// indices are 64-bit. 16-byte loads go through util/pack16.cuh (load_pack16, aligned_head);
+// Every kernel is templated on <InT, AccT, Op, OutT, BLOCK, VECS> (axis_rows_packed adds its layout
+// <PER, PKS, XCHG>, below): elements of InT (bool read as prim::Flag, any nonzero byte 1,
+// util/flag.cuh; float16 and bfloat16 as prim::f16 and prim::bf16) are converted to the accumulator
+// AccT on load and combined with Op (prim::Sum/Prod/Min/Max<AccT>); only the stored value is
+// narrowed to OutT (a bool result stored as Flag: 0 or 1 bytes). Sizes and indices are 64-bit.
+// 16-byte loads go through util/pack16.cuh (load_pack16, aligned_head);
 // an input not aligned to 16 bytes where a kernel needs it takes that kernel's scalar path.
 // Results are deterministic: no atomics, a fixed combination order for a given launch.
 //

@@ -7,8 +7,8 @@
 //   count never cast to Acc (a count of 300 is not an int8); a complex sum as NumPy's complex128
 //   quotient by count + 0j (below).
 //   Res is Acc, or prim::f16 / prim::bf16 for a float32 accumulator (the mean of float16 input:
-//   NumPy rounds the quotient to float32, then to float16; bfloat16 likewise). Integer results truncate toward zero as astype
-//   does; a bool result is the quotient != 0.
+//   NumPy rounds the quotient to float32, then to float16; bfloat16 likewise). Integer results
+//   truncate toward zero as astype does; a bool result is the quotient != 0.
 //   Launch: 1-D, any block and grid (grid-stride); no shared memory. Preconditions: m >= 1;
 //   s and out in the same memory order.
 #include "util/prim.cuh"

@@ -34,8 +34,9 @@
 //   total into the 64-bit accumulator. OutT (default AccT) is the result's type: the accumulator
 //   (and the partials, and the shuffles) stay 4 or 8 bytes wide, and only the final value is
 //   narrowed (min/max of int8 accumulate in int and store signed char; float16 and bfloat16
-//   accumulate in float and store prim::f16 / prim::bf16, rounded to nearest even). Products of narrow integers multiply
-//   each packet's elements in 64 bits as a tree (log2 N dependent multiplies) and the packet's
+//   accumulate in float and store prim::f16 / prim::bf16, rounded to nearest even). Products of
+//   narrow integers multiply each packet's elements in 64 bits as a tree (log2 N dependent
+//   multiplies) and the packet's
 //   product into the 64-bit accumulator; integer products wrap modulo 2^64 as NumPy's. bool is
 //   read as prim::Flag (util/flag.cuh: any nonzero byte true, as NumPy reads it): a packet's sum
 //   is the count of its nonzero bytes, its product, minimum and maximum whether all or any of

@@ -41,8 +41,9 @@
 //   ITEMS elements of the wider of InT/AccT. Preconditions: in/out aligned to their element size.
 //   OutT (last, default AccT) is the result's type: AccT, or a narrower one the outputs are
 //   converted to on store (min/max of int8 accumulate in int and store signed char; float16 and
-//   bfloat16 accumulate in float and store prim::f16 / prim::bf16, rounded to nearest even). Narrow inputs (1 and 2
-//   bytes) are read in place with the same 16-byte loads (16 chars or 8 shorts per vector); ITEMS
+//   bfloat16 accumulate in float and store prim::f16 / prim::bf16, rounded to nearest even). Narrow
+//   inputs (1 and 2 bytes) are read in place with the same 16-byte loads (16 chars or 8 shorts per
+//   vector); ITEMS
 //   is a multiple of every type's elements per 16-byte vector (the host rounds it down). Complex
 //   values (c64: packed with the status in 16 bytes; c128: value-fence-status) publish through
 //   device/lookback.cuh's TileStatus unchanged. Zipped arrays (InT = OutT = prim::Zip<T...>, AccT

@@ -1,6 +1,7 @@
 // narrow.cuh -- 1- and 2-byte element types for kernels that read them in place with 16-byte
-// vectors (the scans): prim::f16, prim::bf16, the limits of the narrow integers, Vec16 of the narrow types and
-// of the complex types, and Min/Max operators whose identities are a narrow type's limits.
+// vectors (the scans): prim::f16, prim::bf16, the limits of the narrow integers, Vec16 of the
+// narrow types and of the complex types, and Min/Max operators whose identities are a narrow type's
+// limits.
 //
 // f16: float16 as its 16 bits (NVRTC ships no cuda_fp16.h without the toolkit's headers); converts
 //   to float exactly and from float rounding to nearest even (PTX cvt on the GPU, the same rounding

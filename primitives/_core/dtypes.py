@@ -136,8 +136,9 @@ REAL_BF16 = REAL + (BFLOAT16,)
 
 #: the production reduction's own instantiations for narrow inputs: (input, accumulator, result,
 #: ops). Sums accumulate as NumPy's result (64-bit integers) or, for float16 and bfloat16, in
-#: float32 (as CuPy's and torch's); min/max accumulate in a 32-bit type (the block's shuffles move 4 or 8 bytes) and
-#: store the input's dtype. bool's are the reductions' own (reading it as prim::Flag).
+#: float32 (as CuPy's and torch's); min/max accumulate in a 32-bit type (the block's shuffles move 4
+#: or 8 bytes) and store the input's dtype. bool's are the reductions' own (reading it as
+#: prim::Flag).
 REDUCE_NARROW_KERNELS = tuple(
     (np.dtype(i), np.dtype(a), np.dtype(r), ops)
     for i, a, r, ops in (
