@@ -11,8 +11,6 @@ import numpy as np
 from . import dtypes as _dtypes
 
 __all__ = [
-    "half_sort_bits",
-    "half_sort_back",
     "KEY_DTYPES",
     "KEY_SET",
     "SORT_DTYPES",
@@ -134,35 +132,6 @@ def key_back(bits: Any, dt: np.dtype[Any]) -> Any:
     if dt.kind == "i":
         u ^= u.dtype.type(1 << (8 * dt.itemsize - 1))
     return u.view(dt)
-
-
-# ---- 16-bit floats sorted by a 16-bit image ------------------------------------------------
-
-#: the bits of +inf of each 16-bit float: a magnitude above them is a NaN
-_HALF_INF = {np.dtype(np.float16): 0x7C00, _dtypes.BFLOAT16: 0x7F80}
-
-
-def half_sort_bits(arr: Any, descending: int) -> Any:
-    """16-bit float keys as uint32 words that sort them by their low 16 bits, as unsigned
-    numbers: the order-preserving image (negative numbers negated as two's complement, others
-    with the sign bit set, so -0.0 lands on 0.0's image; every NaN one value, the largest, or
-    the smallest for ``descending`` :data:`DESC_NAN_LAST` so that NaNs still come last) below the
-    key's own bits in the high half (:func:`half_sort_back` returns them bit for bit: NaN
-    payloads, the sign of zeros). Two 8-bit digit passes rather than the four of a key widened to
-    32 bits."""
-    xp = _xp(arr)
-    u = arr.view(np.uint16)
-    top, mag = np.uint16(_H_TOP), np.uint16(_H_MAG)
-    img = xp.where((u & top) != 0, ~u + np.uint16(1), u | top)
-    nan = (u & mag) > np.uint16(_HALF_INF[arr.dtype])
-    img = xp.where(nan, np.uint16(0 if descending == DESC_NAN_LAST else 0xFFFF), img)
-    return img.astype(np.uint32) | (u.astype(np.uint32) << np.uint32(16))
-
-
-def half_sort_back(words: Any, dt: np.dtype[Any]) -> Any:
-    """The 16-bit float keys of ``dt`` held in the high halves of :func:`half_sort_bits`'s
-    words."""
-    return (words >> np.uint32(16)).astype(np.uint16).view(dt)
 
 
 # ---- images of exact width, packed into words (multi-key sorts) -----------------------------

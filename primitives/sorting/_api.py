@@ -11,9 +11,9 @@ only launches.
 from __future__ import annotations
 
 
-from .._core import checks as _checks_core, dtypes as _dtypes, entry as _entry
-from .._core.keys import ASCENDING, DESC_NAN_FIRST, DESC_NAN_LAST, INDEX, KEY_DTYPES, SORT_DTYPES
-from .._core.keys import half_sort_back, half_sort_bits, key_back, key_bits, widened
+from .._core import checks as _checks_core, entry as _entry
+from .._core.keys import ASCENDING, DESC_NAN_LAST, INDEX, KEY_DTYPES, SORT_DTYPES
+from .._core.keys import key_back, key_bits, widened
 from .._core.keys import key_width
 from . import _checks, _choose, _plans, _rows, _segmented
 from ._choose import VARIANTS
@@ -138,18 +138,6 @@ def _flat(c, karr, given, func, argsort):
             return back.result(out) if argsort else back.kept(out)
 
         return _entry.Prepared(by_image, (karr,), reusable=given)
-    if _dtypes.is_float16(dt):  # by their 16-bit images, held in 4-byte words
-        name = _choose.variant(c.variant, karr.size, 4, func)
-
-        # the words' order: unsigned, descending by complement (NaNs placed by their image)
-        wdesc = DESC_NAN_FIRST if desc != ASCENDING else ASCENDING
-
-        def halves(ka):
-            words = half_sort_bits(ka, desc)
-            skeys, _, idx = _plans.sort(words, None, 0, 16, wdesc, name, backend, argsort=argsort)
-            return back.result(idx) if argsort else back.kept(half_sort_back(skeys, dt))
-
-        return _entry.Prepared(halves, (karr,), reusable=given)
     name = _choose.variant(c.variant, karr.size, dt.itemsize, func)
     end = key_width(dt)
     if given and _plans.filed(name, karr, None, 0, end):

@@ -1517,25 +1517,3 @@ def test_large_on_gpu(backend, dtype, rng):
     off[-1] = n
     ho = off.get()
     check_sorted(hx, segment_order(hx, ho), prim.segmented_sort(x, off))
-
-
-@pytest.mark.parametrize("dt", [np.float16, _dtypes.BFLOAT16], ids=["float16", "bfloat16"])
-@pytest.mark.parametrize("n", [1, 300, 70001])
-def test_16_bit_floats_by_their_16_bit_images(dt, n, rng):
-    """16-bit float keys sort by a 16-bit image in 4-byte words (keys.half_sort_bits): the
-    order of their float32 values (stable; NaNs last, -0.0 and 0.0 in input order), the keys'
-    own bits back (NaN payloads, signed zeros), ascending and descending."""
-    x = rng.standard_normal(n).astype(np.float32).astype(dt)
-    for step, v in ((7, np.nan), (11, -0.0), (13, 0.0), (17, np.inf), (19, -np.inf)):
-        x[::step] = v
-    x.view(np.uint16)[::23] |= np.uint16(0x8001 if dt == np.float16 else 0x8041)  # -NaN payloads
-    x.view(np.uint16)[::23] |= np.uint16(0x7C00 if dt == np.float16 else 0x7F80)
-    f = x.astype(np.float32)
-    up = np.argsort(f, kind="stable")
-    H.assert_same(prim.argsort(x), up)
-    H.assert_same(H.to_host(prim.sort(x)).view(np.uint16), x[up].view(np.uint16))
-    # descending, NaNs last (NumPy's descending order of the negated values, stable)
-    nan = np.isnan(f)
-    down = np.lexsort((np.where(nan, 0, -f), nan))  # stable: by NaN-ness, then -f
-    H.assert_same(prim.argsort(x, descending=True), down)
-    H.assert_same(H.to_host(prim.sort(x, descending=True)).view(np.uint16), x[down].view(np.uint16))
