@@ -11,7 +11,6 @@
 // value another block stored, through the L2.
 #pragma once
 #include "util/prim.cuh"
-#include "warp/shfl.cuh"  // NativeShfl: the types __ldcg takes
 
 namespace prim {
 
@@ -249,7 +248,7 @@ __device__ __forceinline__ void store_blocked_to_striped16(T* warp_base, T* tmp,
 // the built-in scalars by __ldcg, any other type (complex, tuples) by its 4-byte words.
 template <class T>
 __device__ __forceinline__ T load_cg(const T* p) {
-    if constexpr (NativeShfl<T>::value) {
+    if constexpr (NativeWord<T>::value) {
         return __ldcg(p);
     } else {
         T v;

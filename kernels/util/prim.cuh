@@ -30,6 +30,16 @@ constexpr int LOG_WARP = 5;  // 1 << LOG_WARP == WARP
 template <bool C, class A, class B> struct Select { typedef A type; };
 template <class A, class B> struct Select<false, A, B> { typedef B type; };
 
+// NativeWord<T>: the built-in 4- and 8-byte scalars, which the hardware's shuffles (warp/shfl.cuh)
+// and __ldcg (util/load.cuh's load_cg) take as they are; other types move by their 4-byte words.
+template <class T> struct NativeWord { static constexpr bool value = false; };
+template <> struct NativeWord<int> { static constexpr bool value = true; };
+template <> struct NativeWord<unsigned int> { static constexpr bool value = true; };
+template <> struct NativeWord<long long> { static constexpr bool value = true; };
+template <> struct NativeWord<unsigned long long> { static constexpr bool value = true; };
+template <> struct NativeWord<float> { static constexpr bool value = true; };
+template <> struct NativeWord<double> { static constexpr bool value = true; };
+
 // In<T>::type / Out<T>::type: a kernel's parameter of the elements of T it reads / writes: a
 // restrict-qualified pointer, or for the zipped arrays of util/zip.cuh (Zip<T...>) the structure of
 // their pointers. The emulator's pointers are plain: the host compiler does not match a restrict

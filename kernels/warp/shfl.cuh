@@ -15,18 +15,11 @@ namespace prim {
 // Shuffles for any trivially copyable T: the hardware's own for 4- and 8-byte scalars, word by
 // word for other types whose size is a multiple of 4 (e.g. the (value, flag) pairs of segmented
 // scans, alignment >= 4), and in one 32-bit word for 1- and 2-byte types.
-template <class T> struct NativeShfl { static constexpr bool value = false; };
-template <> struct NativeShfl<int> { static constexpr bool value = true; };
-template <> struct NativeShfl<unsigned int> { static constexpr bool value = true; };
-template <> struct NativeShfl<long long> { static constexpr bool value = true; };
-template <> struct NativeShfl<unsigned long long> { static constexpr bool value = true; };
-template <> struct NativeShfl<float> { static constexpr bool value = true; };
-template <> struct NativeShfl<double> { static constexpr bool value = true; };
 
 // v moved by `shfl` (one of the __shfl_*_sync calls with its lane argument bound), as above.
 template <class T, class Shfl>
 __device__ __forceinline__ T shfl_any(T v, Shfl shfl) {
-    if constexpr (NativeShfl<T>::value) {
+    if constexpr (NativeWord<T>::value) {
         return shfl(v);
     } else if constexpr (sizeof(T) < 4) {
         unsigned int w = 0u;
