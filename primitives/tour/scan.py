@@ -95,4 +95,28 @@ def api_sections(gpu, log2n=None):
             rtol=1e-9,
         )
     )
+    out.append(
+        tour.numpy_twin(
+            f"scan: a linear recurrence x[i] = a[i] x[i-1] + b[i] as a 2-tuple scan (prim.Op) "
+            f"float64, n = {pow2(m)}; peer: its closed form by cumprod and cumsum",
+            24 * m,
+            lambda: (make("near1", m, "float64"), make("unit", m, "float64", seed=1)),
+            lambda a, b: prim.inclusive_scan((a, b), _AFFINE, fields=1),
+            lambda cp, a, b: _closed_form(cp, a, b),
+            lambda a, b: _closed_form(np, a, b),
+            gpu,
+            rtol=1e-6,
+        )
+    )
     return out
+
+
+#: the composition of the affine maps x -> a x + b in index order: the recurrence's operator
+_AFFINE = prim.Op(("a.f0 * b.f0", "b.f0 * a.f1 + b.f1"), identity=(1.0, 0.0))
+
+
+def _closed_form(xp, a, b):
+    """x[i] = P[i] * sum over j <= i of b[j] / P[j], with P the running products of a (a near 1:
+    no overflow): what array code without a scan of pairs writes, four passes and a division."""
+    p = xp.cumprod(a)
+    return p * xp.cumsum(b / p)
