@@ -6,7 +6,7 @@
 #   bash tools/check_style.sh [--install]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TOOLS=(ruff==0.17.6 mypy==2.4.1 clang-format==23.1.5 numpy)
+TOOLS=(ruff==0.17.6 mypy==2.4.1 clang-format==23.1.5 numpy "ml_dtypes>=0.7")
 if [ "${1:-}" = "--install" ]; then
   python -m pip install -q "${TOOLS[@]}"
 fi
