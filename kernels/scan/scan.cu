@@ -49,7 +49,9 @@
 //   device/lookback.cuh's TileStatus unchanged. Zipped arrays (InT = OutT = prim::Zip<T...>, AccT
 //   the prim::Tuple<T...> of a user operator, util/zip.cuh): `in` and `out` are the structures of
 //   the arrays' pointers, each field's array moved by the exchanges of its own type; aligned when
-//   every array is.
+//   every array is. PREFETCH > 0 (last template parameter, default 0): a block first asks the L2
+//   cache for the input of the tile drawn PREFETCH ids after its own (util/load.cuh: prefetch_in,
+//   every zipped array), so that its loads wait for the L2 rather than DRAM.
 #include "util/prim.cuh"
 #include "util/load.cuh"
 #include "util/narrow.cuh"
@@ -143,7 +145,8 @@ __global__ void scan_add_prefix(AccT* __restrict__ out, long long n,
 }
 
 // ---- single-pass decoupled look-back ----------------------------------------------------------
-template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE, class OutT = AccT>
+template <class InT, class AccT, class Op, int BLOCK, int ITEMS, bool EXCLUSIVE, class OutT = AccT,
+          int PREFETCH = 0>
 __global__ void __launch_bounds__(BLOCK)
     scan_lookback(typename prim::In<InT>::type in, typename prim::Out<OutT>::type out, long long n,
                   const AccT* __restrict__ seed, int seeded,
@@ -163,6 +166,8 @@ __global__ void __launch_bounds__(BLOCK)
     __shared__ __align__(16) unsigned char exchange[WARPS][XBYTES];
 
     const long long tile = prim::next_tile(tile_counter, &tile_id);
+    if constexpr (PREFETCH > 0)  // the tile drawn PREFETCH ids later, into the L2 cache
+        prim::prefetch_in<BLOCK>((tile + PREFETCH) * TILE, TILE, n, in);
     const int warp = threadIdx.x / prim::WARP;
     const long long warp_first = tile * TILE + static_cast<long long>(warp) * prim::WARP * ITEMS;
     const long long first = warp_first + static_cast<long long>(threadIdx.x % prim::WARP) * ITEMS;

@@ -1,12 +1,14 @@
 // onesweep.cu -- the production radix sort: 8-bit digits, one histogram pass for all digit
 // passes, then one kernel per digit pass that reads each key once and writes it once (after
 // Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs", 2022).
+// Keys: U = u16 (2-byte keys: uint16, int16, float16 and bfloat16 by their kind, two passes),
+// u32 or u64, sorted by their images (util/key_image.cuh) with the caller's bits kept.
 //
 // onesweep_histogram<U, BLOCK>: the 256-bin histogram of every digit pass at once. Each block
 //   counts into shared counters private to a lane: counter (row, digit, lane) at word
 //   (row * 256 + digit) * 32 + lane, so lane l always hits bank l and a warp's 32 shared atomics
-//   never conflict, whatever the digits (all keys equal included). 4-byte keys: one row per pass,
-//   32-bit counters; 8-byte keys: passes 2r and 2r + 1 share row r as its low and high 16-bit
+//   never conflict, whatever the digits (all keys equal included). 2- and 4-byte keys: one row per
+//   pass, 32-bit counters; 8-byte keys: passes 2r and 2r + 1 share row r as its low and high 16-bit
 //   halves (8 rows of 32-bit counters would take 256 KB). A thread reads its grid-stride share
 //   of the keys (prim::for_each_packet: a scalar head up to the first 16-byte boundary, VECS = 8
 //   16-byte loads in flight per round, a scalar tail), then the block sums the 32 lane columns
@@ -21,7 +23,7 @@
 //   Preconditions: hist (passes * 256 + 1 words) zero; no counter overflows: the BLOCK / 32
 //   threads sharing a lane column count fewer than 2^16 keys together with 8-byte keys (the host
 //   adds blocks, in whole waves, when a thread would take more than 2044 keys besides its head
-//   and tail key), fewer than 2^32 with 4-byte keys (n < 2^32: hist is 32-bit).
+//   and tail key), fewer than 2^32 with 2- or 4-byte keys (n < 2^32: hist is 32-bit).
 // onesweep_plan<BLOCK>: one block of BLOCK = 256 threads, thread d owning digit d (a template,
 //   so that the other kernels' instantiations, each compiled alone on first use, carry none of
 //   it: NVRTC builds every non-template kernel of a file into each program). For every pass it
@@ -110,8 +112,8 @@ __device__ __forceinline__ unsigned look_back(const unsigned* column, long long 
 
 // The all-pass histogram's shared counters: ROWS rows of 256 digits x 32 lanes, the counter of
 // (row, digit, lane) at word (row * 256 + digit) * 32 + lane, so lane l only ever touches bank l
-// (no bank conflicts and no two lanes on one word, whatever the digits). 4-byte keys: a row per
-// pass, 32-bit counters. 8-byte keys: 8 rows would take 256 KB, more than a block may have, so
+// (no bank conflicts and no two lanes on one word, whatever the digits). 2- and 4-byte keys: a row
+// per pass, 32-bit counters. 8-byte keys: 8 rows would take 256 KB, more than a block may have, so
 // passes 2r and 2r + 1 share row r, counting in its low and high 16-bit halves (the host bounds
 // a block's keys so that no half reaches 2^16). 128 KB of dynamic shared memory either way.
 template <class U>
@@ -145,10 +147,10 @@ __device__ __forceinline__ void hist_image(U o, int passes, unsigned last_mask, 
 // One key into the counters. MODE: the image, IMAGE_INT or, for floats, IMAGE_FLOAT (NaNs
 // unfolded), which also notes in `fold` a NaN key (the block then mends its counts: hist_mend).
 template <int MODE, int P, class U>
-__device__ __forceinline__ void hist_key(U key, U flip, int shift, int passes, unsigned last_mask,
-                                         unsigned* col, bool& fold) {
+__device__ __forceinline__ void hist_key(U key, U flip, U inf, int shift, int passes,
+                                         unsigned last_mask, unsigned* col, bool& fold) {
     hist_image<P>(prim::radix::ordered_as<MODE>(key, flip) >> shift, passes, last_mask, col, true);
-    if (MODE == prim::radix::IMAGE_FLOAT) fold = fold || prim::radix::needs_fold(key);
+    if (MODE == prim::radix::IMAGE_FLOAT) fold = fold || prim::radix::needs_fold(key, inf);
 }
 
 // Visits a thread's grid-stride share of keys[0, count): scalar head, VECS 16-byte packets per
@@ -168,16 +170,16 @@ __device__ __forceinline__ void hist_walk(const U* __restrict__ keys, long long 
 // them.
 template <int MODE, class U, int BLOCK>
 __device__ __forceinline__ void hist_keys_of(const U* __restrict__ keys, long long count, U flip,
-                                             int shift, int passes, unsigned last_mask,
+                                             U inf, int shift, int passes, unsigned last_mask,
                                              unsigned* col, bool& fold) {
     constexpr int ALL = OsHist<U>::PASSES;
     if (passes == ALL)
         hist_walk<U, BLOCK>(keys, count, [&](U key) {
-            hist_key<MODE, ALL>(key, flip, shift, passes, last_mask, col, fold);
+            hist_key<MODE, ALL>(key, flip, inf, shift, passes, last_mask, col, fold);
         });
     else
         hist_walk<U, BLOCK>(keys, count, [&](U key) {
-            hist_key<MODE, 0>(key, flip, shift, passes, last_mask, col, fold);
+            hist_key<MODE, 0>(key, flip, inf, shift, passes, last_mask, col, fold);
         });
 }
 
@@ -186,15 +188,15 @@ __device__ __forceinline__ void hist_keys_of(const U* __restrict__ keys, long lo
 // sort the folded images. Inputs without NaNs never come here.
 template <class U, int BLOCK>
 __device__ __forceinline__ void hist_mend(const U* __restrict__ keys, long long count, U flip,
-                                          U nan, int shift, int passes, unsigned last_mask,
+                                          U nan, U inf, int shift, int passes, unsigned last_mask,
                                           unsigned* col) {
     using namespace prim::radix;
     hist_walk<U, BLOCK>(keys, count, [&](U key) {
-        if (needs_fold(key)) {
+        if (needs_fold(key, inf)) {
             hist_image<0>(ordered_as<IMAGE_FLOAT>(key, flip) >> shift, passes, last_mask, col,
                           false);
-            hist_image<0>(ordered_as<IMAGE_FOLD>(key, flip, nan) >> shift, passes, last_mask, col,
-                          true);
+            hist_image<0>(ordered_as<IMAGE_FOLD>(key, flip, nan, inf) >> shift, passes, last_mask,
+                          col, true);
         }
     });
 }
@@ -221,14 +223,15 @@ __global__ void __launch_bounds__(BLOCK)
     unsigned* col = counters + lane;
     bool fold = false;  // a float key the image folds (a NaN) seen
     if (dig.is_float)
-        hist_keys_of<IMAGE_FLOAT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask,
-                                            col, fold);
+        hist_keys_of<IMAGE_FLOAT, U, BLOCK>(keys, count, dig.flip, dig.inf, dig.shift, passes,
+                                            last_mask, col, fold);
     else
-        hist_keys_of<IMAGE_INT, U, BLOCK>(keys, count, dig.flip, dig.shift, passes, last_mask, col,
-                                          fold);
+        hist_keys_of<IMAGE_INT, U, BLOCK>(keys, count, dig.flip, dig.inf, dig.shift, passes,
+                                          last_mask, col, fold);
     if (__syncthreads_or(fold)) {  // block-uniform: this block counted NaN keys
         if (threadIdx.x == 0) atomicOr(&hist[passes * os::RADIX], 1u);
-        hist_mend<U, BLOCK>(keys, count, dig.flip, dig.nan, dig.shift, passes, last_mask, col);
+        hist_mend<U, BLOCK>(keys, count, dig.flip, dig.nan, dig.inf, dig.shift, passes, last_mask,
+                            col);
         __syncthreads();
     }
     // sum the 32 lane columns of each (row, digit); thread c reads lane (i + c) % 32 in step i,

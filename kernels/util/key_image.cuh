@@ -1,7 +1,7 @@
 // key_image.cuh -- the order-preserving unsigned image of a key, and the digits of it that radix
 // sorts and radix selects read (prim::radix).
 //
-// Keys are unsigned bit patterns U (u32 or u64); the image is computed from the caller's bits
+// Keys are unsigned bit patterns U (u16, u32 or u64); the image is computed from the caller's bits
 // whenever it is needed (memory keeps the bits: NaN payloads and the sign of -0.0 survive).
 //   kind UNSIGNED: the bits themselves; SIGNED: the sign bit flipped (two's complement order);
 //   FLOAT: every NaN becomes the positive quiet NaN (NumPy's order: NaNs last), then negative
@@ -15,9 +15,10 @@
 // DigitOf<U>: a kernel's reader of keys: image(key), and the digit of `width` bits (<= 8) of the
 // image from bit `shift`, with the image mode (integer, float, float with the NaN fold) chosen
 // per call or at compile time. Per-thread code only: no shared memory, no barrier.
-// Float16 keys are their 16 bits (U = unsigned short, Bits<unsigned short>): ordered_as and
+// 16-bit float keys are their 16 bits (U = unsigned short, Bits<unsigned short>): ordered_as and
 // needs_fold take them as the wider floats (the 16-bit image of primitives/_core/keys.py's
-// image_fields).
+// image_fields), float16 as kind FLOAT, bfloat16 as kind BFLOAT (their infinities and quiet NaNs
+// differ: float_inf, nan_fold; DigitOf holds them).
 // complex_fields: the two fields (high, low) of a complex key's image, NumPy's complex order
 // (see its comment; primitives/_core/keys.py's image_fields proves the order).
 #pragma once
@@ -26,17 +27,22 @@
 namespace prim {
 namespace radix {
 
-enum KeyKind { UNSIGNED = 0, SIGNED = 1, FLOAT = 2 };
+// BFLOAT: a 16-bit key (U = unsigned short) of bfloat16 bits; FLOAT with U = unsigned short is
+// float16. Both 16-bit floats share the image; only their infinity and quiet NaN differ
+// (float_inf, nan_fold).
+enum KeyKind { UNSIGNED = 0, SIGNED = 1, FLOAT = 2, BFLOAT = 3 };
 
 // The order a kernel's `descending` argument asks for (see the header comment).
 enum Direction { ASCENDING = 0, DESC_NAN_FIRST = 1, DESC_NAN_LAST = 2 };
 
 template <class U> struct Bits;
-template <> struct Bits<unsigned short> {  // float16
+template <> struct Bits<unsigned short> {  // float16 (bfloat16: BF_INF, BF_QNAN)
     static constexpr int N = 16;
     static constexpr unsigned short TOP = 0x8000u;
     static constexpr unsigned short INF = 0x7c00u;
     static constexpr unsigned short QNAN = 0x7e00u;
+    static constexpr unsigned short BF_INF = 0x7f80u;
+    static constexpr unsigned short BF_QNAN = 0x7fc0u;
 };
 template <> struct Bits<u32> {
     static constexpr int N = 32;
@@ -81,9 +87,19 @@ __device__ __forceinline__ U magnitude(U k) {
     }
 }
 
+// The bits of +inf of a float key of `kind` (magnitudes above it are NaNs): the width's own,
+// bfloat16's for 16-bit keys of kind BFLOAT.
+template <class U>
+__device__ __forceinline__ U float_inf(int kind) {
+    if constexpr (sizeof(U) == 2)
+        return kind == BFLOAT ? Bits<U>::BF_INF : Bits<U>::INF;
+    else
+        return Bits<U>::INF;
+}
+
 template <int MODE, class U>
-__device__ __forceinline__ U ordered_as(U k, U flip, U nan = Bits<U>::QNAN) {
-    if (MODE == IMAGE_FOLD) k = static_cast<U>(k & ~Bits<U>::TOP) > Bits<U>::INF ? nan : k;
+__device__ __forceinline__ U ordered_as(U k, U flip, U nan = Bits<U>::QNAN, U inf = Bits<U>::INF) {
+    if (MODE == IMAGE_FOLD) k = static_cast<U>(k & ~Bits<U>::TOP) > inf ? nan : k;
     // negative: -k (its magnitude, sign bit clear but for -0.0, whose -k is +0.0's image);
     // otherwise k | TOP: one abs and one three-input logic operation
     if (MODE != IMAGE_INT) k = static_cast<U>(magnitude(k) ^ (~k & Bits<U>::TOP));
@@ -91,20 +107,28 @@ __device__ __forceinline__ U ordered_as(U k, U flip, U nan = Bits<U>::QNAN) {
 }
 
 template <class U>
-__device__ __forceinline__ U ordered(U k, bool is_float, U flip, U nan = Bits<U>::QNAN) {
-    return is_float ? ordered_as<IMAGE_FOLD>(k, flip, nan) : ordered_as<IMAGE_INT>(k, flip);
+__device__ __forceinline__ U ordered(U k, bool is_float, U flip, U nan = Bits<U>::QNAN,
+                                     U inf = Bits<U>::INF) {
+    return is_float ? ordered_as<IMAGE_FOLD>(k, flip, nan, inf) : ordered_as<IMAGE_INT>(k, flip);
 }
 
-// The key a NaN folds into for the kernel argument `descending` (a Direction).
+// The key a NaN folds into for the kernel argument `descending` (a Direction) and a float key
+// of `kind`: the positive quiet NaN, or (DESC_NAN_LAST) the negative NaN one above it, whose
+// complemented image is the quiet NaN's image.
 template <class U>
-__device__ __forceinline__ U nan_fold(int descending) {
-    return descending == DESC_NAN_LAST ? Bits<U>::NEG_FOLD : Bits<U>::QNAN;
+__device__ __forceinline__ U nan_fold(int descending, int kind = FLOAT) {
+    if constexpr (sizeof(U) == 2) {
+        const U qnan = kind == BFLOAT ? Bits<U>::BF_QNAN : Bits<U>::QNAN;
+        return descending == DESC_NAN_LAST ? static_cast<U>((qnan | Bits<U>::TOP) + 1u) : qnan;
+    } else {
+        return descending == DESC_NAN_LAST ? Bits<U>::NEG_FOLD : Bits<U>::QNAN;
+    }
 }
 
-// A float key that the fold changes: a NaN.
+// A float key that the fold changes: a NaN (`inf`: float_inf of its kind).
 template <class U>
-__device__ __forceinline__ bool needs_fold(U k) {
-    return static_cast<U>(k & ~Bits<U>::TOP) > Bits<U>::INF;
+__device__ __forceinline__ bool needs_fold(U k, U inf = Bits<U>::INF) {
+    return static_cast<U>(k & ~Bits<U>::TOP) > inf;
 }
 
 // The fields (high, low) of the image of the complex key whose parts have the bits `re` and `im`
@@ -138,24 +162,28 @@ struct DigitOf {
     bool fold;
     U flip;
     U nan;  // the key every NaN folds into (nan_fold)
+    U inf;  // +inf of the float kind (float_inf): a constant but for 16-bit keys
     int shift;
     unsigned mask;
     unsigned flip_digit;  // the digit's bits of flip: ((x ^ flip) >> s) = (x >> s) ^ (flip >> s)
 
     __device__ __forceinline__ DigitOf(int kind, int descending, int shift_, int width)
-        : is_float(kind == FLOAT),
+        : is_float(kind == FLOAT || kind == BFLOAT),
           fold(true),
           flip(static_cast<U>((descending ? ~static_cast<U>(0) : static_cast<U>(0)) ^
                               (kind == SIGNED ? Bits<U>::TOP : static_cast<U>(0)))),
-          nan(nan_fold<U>(descending)),
+          nan(nan_fold<U>(descending, kind)),
+          inf(float_inf<U>(kind)),
           shift(shift_),
           mask((1u << width) - 1u),
           flip_digit(static_cast<unsigned>(flip >> shift_) & mask) {}
 
-    __device__ __forceinline__ U image(U key) const { return ordered(key, is_float, flip, nan); }
+    __device__ __forceinline__ U image(U key) const {
+        return ordered(key, is_float, flip, nan, inf);
+    }
     template <int MODE>
     __device__ __forceinline__ unsigned of(U key) const {
-        return (static_cast<unsigned>(ordered_as<MODE>(key, static_cast<U>(0), nan) >> shift) ^
+        return (static_cast<unsigned>(ordered_as<MODE>(key, static_cast<U>(0), nan, inf) >> shift) ^
                 flip_digit) &
             mask;
     }

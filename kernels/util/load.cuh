@@ -7,7 +7,8 @@
 // coalesced (warp-striped) and the blocked layout, 16 bytes per shared access, swizzled so that
 // no access meets a bank conflict whatever ITEMS: load_striped_to_blocked16 /
 // store_blocked_to_striped16, and exchange16_to_blocked for vectors already loaded. prefetch_l2:
-// a block's hint that fetches a span the grid reads soon into the L2 cache. load_cg: a load of a
+// a block's hint that fetches a span the grid reads soon into the L2 cache (prefetch_in: of a
+// kernel's input). load_cg: a load of a
 // value another block stored, through the L2.
 #pragma once
 #include "util/prim.cuh"
@@ -150,6 +151,13 @@ __device__ __forceinline__ void prefetch_l2(long long first, long long count, lo
 #else
     (void)first, (void)count, (void)n, ((void)arrays, ...);
 #endif
+}
+
+// prefetch_l2 of a kernel's input `in` (a pointer; util/zip.cuh overloads it for zipped arrays).
+template <int BLOCK, class T>
+__device__ __forceinline__ void prefetch_in(long long first, long long count, long long n,
+                                            const T* in) {
+    prefetch_l2<BLOCK>(first, count, n, in);
 }
 
 // Warp-striped <-> blocked exchange through shared memory, for full tiles: a warp's 32 * ITEMS

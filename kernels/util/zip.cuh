@@ -168,6 +168,13 @@ template <class... T> __device__ __forceinline__ uptr addr_bits(const ZipOut<T..
 
 // ---- util/load.cuh's I/O helpers over zipped arrays: field by field --------------------------
 namespace zip_detail {
+template <int BLOCK, class P> struct Prefetch {  // prefetch_l2 of each array of p
+    const P& p;
+    long long first, count, n;
+    template <int I> __device__ __forceinline__ void operator()(Index<I>) const {
+        prefetch_l2<BLOCK>(first, count, n, Field<I>::of(p));
+    }
+};
 template <class InT, class AccT, int ITEMS, class... T> struct LoadStriped {
     // the warp's 16-byte loads of every field, issued before the first exchange
     typedef Tuple<Packet<T>[ITEMS / Vec16<T>::N]...> Raw;
@@ -224,6 +231,13 @@ template <class V, int ITEMS, class... T> struct StoreItems {
     }
 };
 }  // namespace zip_detail
+
+// prefetch_l2 of every zipped input array (util/load.cuh's prefetch_in of a pointer).
+template <int BLOCK, class... T>
+__device__ __forceinline__ void prefetch_in(long long first, long long count, long long n,
+                                            const ZipIn<T...>& z) {
+    Each<sizeof...(T)>::run(zip_detail::Prefetch<BLOCK, Tuple<const T*...>>{z.p, first, count, n});
+}
 
 template <class InT, class AccT, int ITEMS, class... T>
 __device__ __forceinline__ void load_striped_to_blocked16(ZipIn<T...> warp_base, InT* tmp,

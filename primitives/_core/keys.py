@@ -21,6 +21,10 @@ __all__ = [
     "INDEX",
     "key_bits",
     "key_back",
+    "half_bits",
+    "KEY_U",
+    "KEY_C",
+    "KIND_BF16",
     "key_width",
     "widened",
     "image_fields",
@@ -70,6 +74,11 @@ ASCENDING, DESC_NAN_FIRST, DESC_NAN_LAST = 0, 1, 2
 U: dict[int, np.dtype[Any]] = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 #: C++ type of the key bits, by width
 C: dict[int, str] = {b: _dtypes.CTYPES[d] for b, d in U.items()}
+#: the key bits onesweep reads, by width: 2-byte keys as their own 16 bits (:func:`half_bits`)
+KEY_U: dict[int, np.dtype[Any]] = {2: np.dtype(np.uint16), **U}
+KEY_C: dict[int, str] = {b: _dtypes.cname(d) for b, d in KEY_U.items()}
+#: prim::radix::KeyKind of bfloat16 keys read as their 16 bits (float16's is KIND["f"])
+KIND_BF16 = 3
 #: argsort's result, as numpy.argsort's
 INDEX: np.dtype[Any] = np.dtype(np.int64)
 
@@ -117,12 +126,20 @@ def key_bits(arr: Any) -> tuple[Any, int, int]:
     return u.astype(np.uint32), 0, 8 * dt.itemsize
 
 
+def half_bits(arr: Any) -> tuple[Any, int, int]:
+    """(uint16 view, kind, key bits) of 2-byte keys (uint16, int16, float16, bfloat16) read as
+    their own bits, as onesweep sorts them (two 8-bit digit passes over the 16-bit image, the
+    kind telling the image: :data:`KIND`, :data:`KIND_BF16`); :func:`key_back` returns them."""
+    dt = arr.dtype
+    return arr.view(np.uint16), KIND_BF16 if dt == _dtypes.BFLOAT16 else KIND[dt.kind], 16
+
+
 def key_back(bits: Any, dt: np.dtype[Any]) -> Any:
-    """Inverse of :func:`key_bits`."""
+    """Inverse of :func:`key_bits` (and of :func:`half_bits`)."""
+    if bits.dtype.itemsize == dt.itemsize:
+        return bits.view(dt)
     if dt == _dtypes.BFLOAT16:
         return (bits >> np.uint32(16)).astype(np.uint16).view(dt)
-    if dt.itemsize >= 4:
-        return bits.view(dt)
     if dt.kind == "f":
         h = ((bits >> np.uint32(16)) & np.uint32(_H_TOP)) | (
             (bits >> np.uint32(13)) & np.uint32(_H_MAG)

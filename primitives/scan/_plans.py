@@ -160,9 +160,11 @@ def kernel_name(variant, in_dt, acc_dt, op, exclusive, pol, res_dt=None, m=None)
     ex = "true" if exclusive else "false"
     if variant == "decoupled_lookback":
         n = items(pol, in_dt, acc_dt, res_dt)
-        out = "" if res_dt == acc_dt else f", {CTYPES[res_dt]}"
+        out = "" if res_dt == acc_dt and not pol.prefetch else f", {CTYPES[res_dt]}"
+        ahead = f", {pol.prefetch}" if pol.prefetch else ""
         return (
-            f"scan_lookback<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {pol.block}, {n}, {ex}{out}>"
+            f"scan_lookback<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {pol.block}, {n}, {ex}{out}"
+            f"{ahead}>"
         )
     return f"scan_{variant}<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {ex}>"
 
@@ -263,7 +265,10 @@ class TupleScanPlan(_lookback.LookbackPlan):
         z, t = _ops.zip_ctype(acc_dt), _ops.ctype(acc_dt)
         per = items(pol, acc_dt, acc_dt)
         ex = "true" if exclusive else "false"
-        name = f"scan_lookback<{z}, {t}, {_ops.functor(op, t)}, {pol.block}, {per}, {ex}, {z}>"
+        ahead = f", {pol.prefetch}" if pol.prefetch else ""
+        name = (
+            f"scan_lookback<{z}, {t}, {_ops.functor(op, t)}, {pol.block}, {per}, {ex}, {z}{ahead}>"
+        )
         k = _ops.kernel(SOURCE, op, acc_dt, name)
         super().__init__(
             k, _launch.cdiv(n, pol.block * per), pol.block, n, backend.xp, acc_dt.itemsize

@@ -20,6 +20,9 @@ class LookbackPolicy:
     # down to whole 16-byte vectors, at least one); scan_lookback's exchange of block * bytes
     # is static shared memory: 1536 at the smallest block of 32 fills its 48 KiB
     bytes: int = knob(_policy.Range(16, _policy.STATIC_SHARED_MAX // 32))
+    # tiles ahead: a block prefetches into the L2 cache the input of the tile that many ids after
+    # its own (0: none; kernels/util/load.cuh, prefetch_in)
+    prefetch: int = knob(_policy.Range(0), 0)
 
     def items(self, in_dt, acc_dt):
         """Items per thread for input ``in_dt`` scanned in ``acc_dt``."""

@@ -20,10 +20,11 @@ block      one block sorts the whole input in registers and shared memory (8-bit
 auto       ``block`` up to the ``"block"`` policy's limit, else ``onesweep``
 =========  ====================================================================================
 
-Keys are sorted as unsigned bit patterns (32 or 64 bits) under an order-preserving image computed
-on the fly (sign flip for signed integers; for floats NumPy's order: -inf < ... < -0.0 = 0.0 < ...
-< inf < NaN); 8- and 16-bit keys (bool too) are widened to 32 bits first, float16 keys to float32
-bits of the same order. Complex keys, and the keys of ``lexsort``, sort by order-preserving
+Keys are sorted as unsigned bit patterns (16, 32 or 64 bits) under an order-preserving image
+computed on the fly (sign flip for signed integers; for floats NumPy's order: -inf < ... < -0.0 =
+0.0 < ... < inf < NaN). ``onesweep`` sorts 16-bit keys (uint16, int16, float16, bfloat16) as their
+own bits in two digit passes; the other variants, and 8-bit keys (bool too) everywhere, widen them
+to 32 bits first (float16 and bfloat16 to float32 bits of the same order). Complex keys, and the keys of ``lexsort``, sort by order-preserving
 images packed into 64-bit words (``primitives._core.keys``), one stable sort of (word, index)
 pairs per word. ``sort`` and ``argsort`` along an axis of an N-D array sort the rows of a 2-D view
 (``sort_rows``). Every sort is stable.

@@ -343,8 +343,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, va
 
     Along the contiguous axis (the last of a C-ordered array, the first of an F-ordered one) the
     lines are read in place; along another, one copy makes the axis contiguous. Keys of 1 to 8
-    bytes sort in one radix sort (bool, 8- and 16-bit keys as 32-bit images; float16 as float32
-    bits of the same order); complex keys by their order-preserving images, made in one pass:
+    bytes sort in one radix sort (16-bit keys as their own bits in two digit passes with
+    ``onesweep``; bool and 8-bit keys, and 16-bit keys with the other variants, as 32-bit
+    images); complex keys by their order-preserving images, made in one pass:
     complex64 in one radix sort of the 64-bit images with the keys' bits as values (no
     gather), complex128 by the permutation of its two 64-bit words, then one gather.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import dtypes as _dtypes, loader as _loader
-from .._core.keys import C, SORT_DTYPES
+from .._core.keys import C, KEY_C, SORT_DTYPES
 from . import _policy
 
 ONESWEEP = "sorting/onesweep.cu"
@@ -32,13 +32,13 @@ def vc(vbytes):
 
 
 def hist_name(kb, hpol):
-    return f"onesweep_histogram<{C[kb]}, {hpol.block}>"
+    return f"onesweep_histogram<{KEY_C[kb]}, {hpol.block}>"
 
 
 def pass_name(kb, vb, pol):
     vt, has = vc(vb)
     return (
-        f"onesweep_pass<{C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
+        f"onesweep_pass<{KEY_C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
         f"{pol.window}, {pol.match}, {pol.prefetch}>"
     )
 
@@ -107,8 +107,8 @@ def _table_names():
     """{source: instantiation names of every policy of the table}."""
     policies = _policy.TABLE.policies
     hist, cl, seg = policies("histogram"), policies("classic"), policies("segmented")
-    onesweep = [hist_name(k, h) for h in hist for k in (4, 8)] + [ONESWEEP_PLAN]
-    onesweep += [pass_name(k, v, p) for k in (4, 8) for v in VCFGS for p in policies((k, v))]
+    onesweep = [hist_name(k, h) for h in hist for k in (2, 4, 8)] + [ONESWEEP_PLAN]
+    onesweep += [pass_name(k, v, p) for k in (2, 4, 8) for v in VCFGS for p in policies((k, v))]
     classic = [classic_names(k, 0, p)[0] for p in cl for k in (4, 8)]
     classic += [classic_names(k, v, p)[1] for p in cl for k in (4, 8) for v in VCFGS]
     split = [split_names(k, 0)[0] for k in (4, 8)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import launch as _launch, loader as _loader, plans as _plans
-from .._core.keys import INDEX, U
+from .._core.keys import INDEX, KEY_U
 from . import _kernels, _policy
 
 RADIX = 256
@@ -24,7 +24,7 @@ def hist_grid(kernel, n, kb, hpol):
     """Grid of onesweep_histogram for n keys of kb bytes: the resident blocks (fewer for small n),
     more (in whole waves) when a block's share would overflow its counters. The threads of a
     block that share a lane column (one per warp) may count 2^16 - 1 keys together with 8-byte
-    keys (16-bit halves), 2^32 - 1 with 4-byte keys; a thread takes at most ceil(packets /
+    keys (16-bit halves), 2^32 - 1 with 2- or 4-byte keys; a thread takes at most ceil(packets /
     threads) packets, a head key and a tail key."""
     per = 16 // kb  # keys per packet
     column_max = 0xFFFF if kb == 8 else 0xFFFFFFFF
@@ -84,7 +84,7 @@ class OnesweepPlan(_plans.Plan):
             ("sort/onesweep-scratch", kb, vb, n, tile, passes, portions, hpol, _plans.stream_key()),
             lambda: OnesweepScratch(be.xp, portions, passes, tiles, hist_grid(kh, n, kb, hpol)),
         )
-        kdt = self.kdt = U[kb]
+        kdt = self.kdt = KEY_U[kb]
         self.xp, self.n, self.passes, self.want_keys = be.xp, n, passes, job.want_keys
         self.portions = portions
         self.stand_k = _launch.stand_in(be, kdt)

@@ -17,7 +17,7 @@ import numpy as np
 from .._core import launch as _launch, loader as _loader, plans as _plans
 from .._core.dtypes import BFLOAT16
 from .._core.keys import INDEX, U, image_width, index_dtype, key_back, key_bits, native_values
-from .._core.keys import widened
+from .._core.keys import half_bits, widened
 from . import _block, _choose, _classic, _kernels, _onesweep, _split
 
 
@@ -79,9 +79,19 @@ RUN = {"split": _split.run, "classic": _classic.run, "onesweep": _onesweep.run, 
 FILED = {"onesweep": _onesweep.plan, "block": _block.plan}
 
 
-def job(karr, varr, begin, end, descending, backend, argsort):
-    """The :class:`Job` of sorting the device array ``karr`` (n >= 1, begin < end)."""
-    kbits, kind, _ = key_bits(karr)
+#: the variant that sorts 2-byte keys as their own 16 bits (the others: as 4-byte images)
+HALF = "onesweep"
+
+
+def job(karr, varr, begin, end, descending, backend, argsort, variant=None):
+    """The :class:`Job` of sorting the device array ``karr`` (n >= 1, begin < end) with
+    ``variant``: 2-byte keys as their own bits for :data:`HALF` (:func:`half_bits`, at most
+    their 16 bits), as 4-byte images for the others (:func:`key_bits`)."""
+    if variant == HALF and karr.dtype.itemsize == 2:
+        kbits, kind, width = half_bits(karr)
+        end = min(end, width)
+    else:
+        kbits, kind, _ = key_bits(karr)
     vbits = None if varr is None else native_values(varr)
     if argsort:
         values, wide = "iota", True
@@ -102,7 +112,7 @@ def filed(variant, karr, varr, begin, end):
         variant in FILED
         and begin < end
         and karr.size > 0
-        and karr.dtype.itemsize >= 4
+        and (karr.dtype.itemsize >= 4 or (variant == HALF and karr.dtype.itemsize == 2))
         and (varr is None or native_values(varr) is not None)
     )
 
@@ -110,7 +120,7 @@ def filed(variant, karr, varr, begin, end):
 def sort_plan(variant, karr, varr, begin, end, descending, backend, argsort=False):
     """The plan of ``variant`` (one of :data:`FILED`) that sorts arrays like ``karr`` and ``varr``
     as they are (see :func:`filed`), made once per configuration and stream."""
-    return FILED[variant](job(karr, varr, begin, end, descending, backend, argsort))
+    return FILED[variant](job(karr, varr, begin, end, descending, backend, argsort, variant))
 
 
 def sort(karr, varr, begin, end, descending, variant, backend, *, argsort=False):
@@ -126,7 +136,9 @@ def sort(karr, varr, begin, end, descending, variant, backend, *, argsort=False)
         else:
             perm = None if varr is None else native_values(varr).copy()
     else:
-        skeys, perm = RUN[variant](job(karr, varr, begin, end, descending, backend, argsort))
+        skeys, perm = RUN[variant](
+            job(karr, varr, begin, end, descending, backend, argsort, variant)
+        )
     if argsort:
         return None, None, perm.astype(INDEX, copy=False)
     keys_out = key_back(skeys, dt)

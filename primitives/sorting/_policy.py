@@ -1,7 +1,7 @@
 """Sort tuning, as data (see :mod:`primitives.tuning`).
 
-Selectors: ``(key bytes, value bytes)`` (4 or 8, and 0 for keys only, 4 or 8) for the onesweep
-pass kernel; ``"histogram"`` for onesweep's all-pass histogram; ``"classic"``, ``"split"``,
+Selectors: ``(key bytes, value bytes)`` (2, 4 or 8, and 0 for keys only, 4 or 8) for the
+onesweep pass kernel; ``"histogram"`` for onesweep's all-pass histogram; ``"classic"``, ``"split"``,
 ``"segmented"`` and ``"block"`` for the other variants (``"block"`` also says up to which size
 ``auto`` takes it). One provenance line per tuned value; the experiments
 behind them are in docs/perf-log/ (``python -m tools.tune.sort`` sweeps the onesweep tiles).
@@ -159,6 +159,10 @@ TABLE = _policy.register(
         # H200, uint64 keys 2^27, the keys staged as they are ranked: 256 x 26 6.5093 ms (no
         # spills), x 28 6.5799 (16 bytes of spills), x 24 6.6425. H100 before: 256 x 28 7.76 ms
         # (x 24: 7.94)
+        # 2-byte keys (two passes over their 16 bits): the 4-byte keys' tiles until tuned
+        ("default", (2, 0)): _os(44),
+        ("default", (2, 4)): _os(32),
+        ("default", (2, 8)): _os(24),
         ("default", (8, 0)): _os(26),
         # H100, uint64 keys + 4-byte values 2^27: 256 x 24 13.41 ms (x 12: 16.08)
         ("default", (8, 4)): _os(24, prefetch=0),

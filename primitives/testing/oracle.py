@@ -77,23 +77,29 @@ def _array_module(x):
     return cupy
 
 
-_FLOAT_BITS = {4: (0x7F800000, 0x7FC00000), 8: (0x7FF0000000000000, 0x7FF8000000000000)}
+#: (bits of +inf, bits of the positive quiet NaN) of the float dtypes
+_FLOAT_BITS = {
+    np.dtype(np.float16): (0x7C00, 0x7E00),
+    _dtypes.BFLOAT16: (0x7F80, 0x7FC0),
+    np.dtype(np.float32): (0x7F800000, 0x7FC00000),
+    np.dtype(np.float64): (0x7FF0000000000000, 0x7FF8000000000000),
+}
 
 
 def radix_image(x, descending=False):
-    """The order-preserving unsigned image the radix sorts order 4- and 8-byte keys by
-    (kernels/sorting/radix.cuh: ``ordered``, with the fold): unsigned keys as they are, signed keys
-    with the sign bit flipped; floats with every NaN made the positive quiet NaN, then negative
-    numbers negated as two's complement integers (which puts -0.0 on 0.0's image) and others
-    with the sign bit set; all complemented for descending order. NumPy or CuPy in, the same
-    kind out."""
+    """The order-preserving unsigned image the radix sorts order 2-, 4- and 8-byte keys by
+    (kernels/util/key_image.cuh: ``ordered``, with the fold): unsigned keys as they are, signed
+    keys with the sign bit flipped; floats with every NaN made the positive quiet NaN, then
+    negative numbers negated as two's complement integers (which puts -0.0 on 0.0's image) and
+    others with the sign bit set; all complemented for descending order. NumPy or CuPy in, the
+    same kind out."""
     xp = _array_module(x)
     u, top = _bits_and_top(x)
     ut = u.dtype.type
     if x.dtype.kind == "i":
         u = u ^ top
-    elif x.dtype.kind == "f":
-        u = xp.where(_is_nan(u, top), ut(_FLOAT_BITS[x.dtype.itemsize][1]), u)
+    elif _dtypes.is_float(x.dtype):
+        u = xp.where(_is_nan(u, top, x.dtype), ut(_FLOAT_BITS[x.dtype][1]), u)
         u = xp.where((u & top) != 0, ~u + ut(1), u | top)
     return ~u if descending else u
 
@@ -105,9 +111,9 @@ def _bits_and_top(x):
     return u, ut(1) << ut(8 * x.dtype.itemsize - 1)
 
 
-def _is_nan(u, top):
-    """Which float bit patterns ``u`` are NaNs."""
-    return (u & ~top) > u.dtype.type(_FLOAT_BITS[u.dtype.itemsize][0])
+def _is_nan(u, top, dt):
+    """Which bit patterns ``u`` of floats of dtype ``dt`` are NaNs."""
+    return (u & ~top) > u.dtype.type(_FLOAT_BITS[np.dtype(dt)][0])
 
 
 def radix_histogram(x, begin, end, descending=False):
@@ -123,8 +129,8 @@ def radix_histogram(x, begin, end, descending=False):
         shift = begin + 8 * p
         digits = (img >> ut(shift)) & ut((1 << min(8, end - shift)) - 1)
         out[p * 256 : (p + 1) * 256] = xp.bincount(digits.astype(np.int64), minlength=256)
-    if x.dtype.kind == "f":
-        out[-1] = int(bool(xp.any(_is_nan(*_bits_and_top(x)))))
+    if _dtypes.is_float(x.dtype):
+        out[-1] = int(bool(xp.any(_is_nan(*_bits_and_top(x), x.dtype))))
     return out
 
 

@@ -187,6 +187,24 @@ def test_misaligned_views_take_the_scalar_path(xp, off, dtype):
     return xp.cumsum(base[off:], dtype=dtype)
 
 
+@pytest.mark.parametrize("prefetch", [1, 5])
+def test_lookback_prefetch_distances(prefetch, rng):
+    # each block hints the L2 cache with the input of the tile `prefetch` ids ahead (clipped at
+    # n; every zipped array of a tuple scan): a hint, so the results are those without it
+    pol = prim.tuning.policy("scan", "decoupled_lookback")
+    n = 5 * pol.block * pol.items(np.dtype(np.float32), np.dtype(np.float32)) + 13
+    x = make(rng, n + 3, np.int64)
+    a = rng.uniform(0.5, 1.0, n).astype(np.float32)
+    b = rng.uniform(-1.0, 1.0, n).astype(np.float32)
+    rec = prim.Op(("a.f0 * b.f0", "b.f0 * a.f1 + b.f1"), identity=(1.0, 0.0))
+    want = prim.inclusive_scan((a, b), rec), prim.cumsum(a[1:], dtype=np.float64)
+    with prim.tuning.override("scan", selector="decoupled_lookback", prefetch=prefetch):
+        for v in (x[:n], x[3:]):
+            H.assert_same(prim.cumsum(v), np.cumsum(v))
+        got = prim.inclusive_scan((a, b), rec), prim.cumsum(a[1:], dtype=np.float64)
+        H.assert_same(got, want)
+
+
 def test_repeated_calls_and_epochs(rng):
     """Plans are reused across calls (new epoch each); an epoch wrap clears the status words."""
     x = make(rng, 50000, np.int64)

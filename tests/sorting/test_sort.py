@@ -35,7 +35,7 @@ def tile(selector):
 
 # tiles of onesweep (keys only, per key width) and classic; the block sort's capacity and the
 # largest n auto gives it (per key width: 1- and 2-byte keys sort as 4-byte images)
-OS_TILE = {kb: tile((kb, 0)) for kb in (4, 8)}
+OS_TILE = {kb: tile((kb, 0)) for kb in (2, 4, 8)}
 CL_TILE = tile("classic")
 BLOCK_CAP = {kb: prim.tuning.policy("sort", "block").capacity(max(kb, 4)) for kb in (1, 2, 4, 8)}
 BLOCK_AUTO = {kb: prim.tuning.policy("sort", "block").auto_max(max(kb, 4)) for kb in (1, 2, 4, 8)}
@@ -521,6 +521,59 @@ def test_onesweep_prefetch_distances(rng):
                 H.assert_same(prim.argsort(a), stable_order(a))
 
 
+HALF_DTYPES = [np.dtype(np.uint16), np.dtype(np.int16), np.dtype(np.float16), _dtypes.BFLOAT16]
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=lambda d: d.name)
+def test_onesweep_sorts_2_byte_keys_as_their_own_bits(dtype, backend, rng, schedule):
+    # two 8-bit passes over the 16-bit image (float16 and bfloat16 by their own infinities and
+    # NaNs), the keys moved as their bits: NaN payloads and the signs of zeros come back
+    for n in (1, 33, OS_TILE[2] + 1, 3 * OS_TILE[2] + 17):
+        for dups in (False, True):
+            x = make_keys(rng, n, dtype, dups=dups)
+            for desc in (False, True):
+                order = sort_order(x, -1, True) if desc else stable_order(x)
+                check_sorted(x, order, prim.sort(x, descending=desc, variant="onesweep"))
+                got = prim.argsort(x, descending=desc, variant="onesweep")
+                H.assert_same(got, order)
+    core = prim.plan(prim.sort, backend.xp.asarray(x), variant="onesweep").core
+    assert core.kdt == np.uint16 and core.passes == 2
+    core = prim.plan(prim.argsort, backend.xp.asarray(x), variant="onesweep").core
+    assert core.kdt == np.uint16 and core.passes == 2
+
+
+def test_onesweep_2_byte_pairs_bit_ranges_and_nan_flags(backend, rng, schedule):
+    n = 2 * OS_TILE[2] + 5
+    for dt in (np.uint16, np.int16):
+        x = make_keys(rng, n, dt)
+        for v in (rng.random(n), np.arange(n, dtype=np.uint32)):
+            k, got_v = prim.radix_sort(x, v, variant="onesweep")
+            check_sorted(x, stable_order(x), k, got_v, v)
+        img = _oracle.radix_image(x)  # the sign bit flipped for int16
+        for begin, end in ((0, 16), (3, 11), (8, 16), (0, 1), (15, 16)):
+            field = (img >> np.uint16(begin)) & np.uint16((1 << (end - begin)) - 1)
+            for desc in (False, True):
+                k = prim.radix_sort(
+                    x, begin_bit=begin, end_bit=end, descending=desc, variant="onesweep"
+                )
+                check_sorted(x, stable_order(field, desc), k)
+    # the pass plan folds 16-bit float images only when a key is a NaN of its own format:
+    # 0x7e00 is a float16 NaN but a finite bfloat16 (and 0x7f90 a bfloat16 NaN)
+    for dt, nan_bits, finite_bits in (
+        (np.float16, 0x7E00, 0x7B00),
+        (_dtypes.BFLOAT16, 0x7F90, 0x7E00),
+    ):
+        plain = make_keys(rng, 3001, dt)
+        plain[np.isnan(plain.astype(np.float32))] = 1
+        for bits, fold in ((nan_bits, 1), (finite_bits, 0)):
+            x = plain.copy()
+            x.view(np.uint16)[1717] = bits
+            x.view(np.uint16)[2000] = bits | 0x8000
+            rows, got = sort_plan_rows(backend, x)
+            check_sorted(x, stable_order(x), got)
+            assert set(rows[:, 6].tolist()) == {fold}, (np.dtype(dt).name, hex(bits))
+
+
 def sort_plan_rows(backend, x):
     """Sort ``x`` through its plan; returns the pass plan the plan kernel wrote for that sort
     (a row per digit pass: active, first, last, src, dst, epoch, fold, -) and the result."""
@@ -581,7 +634,7 @@ def run_os_hist(backend, x, offset, n, begin, end, descending, grid=None):
         (
             keys,
             np.int64(n),
-            np.int32(KIND[x.dtype.kind]),
+            np.int32(3 if x.dtype == _dtypes.BFLOAT16 else KIND[x.dtype.kind]),
             np.int32(descending),
             np.int32(begin),
             np.int32(end),
@@ -594,7 +647,7 @@ def run_os_hist(backend, x, offset, n, begin, end, descending, grid=None):
 
 @pytest.mark.parametrize(
     "dtype",
-    [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64],
+    [*HALF_DTYPES, np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64],
     ids=lambda d: np.dtype(d).name,
 )
 def test_onesweep_histogram_kernel(dtype, backend, rng, schedule):
@@ -616,11 +669,11 @@ def test_onesweep_histogram_kernel(dtype, backend, rng, schedule):
         (same, 0, 20005, 0, bits, False, None),
         (same, 3, 20001, 0, bits, True, 3),
     ]
-    if dt.kind == "f":  # infinities and the largest finite numbers without NaNs: nothing to mend
+    if _dtypes.is_float(dt):  # infinities and the largest finite numbers without NaNs
         edges = x[:30011].copy()
-        edges[np.isnan(edges)] = 1.0
+        edges[np.isnan(edges.astype(np.float64))] = 1.0
         edges[::97] = np.inf
-        edges[5::89] = -np.finfo(dt).max
+        edges[5::89] = -_dtypes.finfo(dt).max
         cases += [
             (edges, 0, 30011, 0, bits, False, None),
             (edges, 1, 30009, 3, bits, True, 5),
