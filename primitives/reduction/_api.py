@@ -58,16 +58,24 @@ def _whole(x, op, dtype, variant, func, m=None):
     )
 
 
-def _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m):
+def _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m, names=None):
     """The reduction of the arrays ``xs`` zipped index by index (flattened, of one size) with
     the operator over tuples ``op``: the production kernel over the zipped arrays
     (:class:`._plans.TupleReducePlan`), a tuple of results, one per field (NumPy scalars for
-    NumPy input, 0-d arrays for device input)."""
+    NumPy input, 0-d arrays for device input). ``names``: ``xs`` are the fields of a structured
+    array of these names (:func:`_struct`)."""
     given = {"axis": axis, "dtype": dtype, "out": out, "map": m, "keepdims": keepdims or None}
     given["initial"] = None if initial is _NoValue else initial
     given["where"] = None if _checks.every(where) else where
     inps, acc_dt = _ops.tuple_input(
-        xs, op, func, how="reduced whole", variant=variant, kernel="production", given=given
+        xs,
+        op,
+        func,
+        how="reduced whole",
+        variant=variant,
+        kernel="production",
+        given=given,
+        names=names,
     )
     arrs = [inp.array for inp in inps]
     if arrs[0].size == 0:
@@ -82,6 +90,16 @@ def _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m
         return tuple(inp.scalar(r) for inp, r in zip(inps, plan(*arrays)))
 
     return _Prepared(run, arrs)
+
+
+def _struct(x, op, axis, dtype, out, keepdims, variant, func, initial, where, m):
+    """The reduction of the structured array ``x``: the tuple of its fields reduced
+    (:func:`_tuples`, the operator naming them by their names or as ``f0``, ``f1``, ...), the
+    result one structured value of ``x``'s dtype (native byte order): a ``numpy.void`` for
+    NumPy input, a 0-d array for device input."""
+    xs, dt = _ops.struct_fields(x, func)
+    p = _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m, dt.names)
+    return p.then(lambda values: _ops.struct_result(values, dt))
 
 
 def _prepare(
@@ -164,6 +182,9 @@ def _prepare_reduce(
     map=None,  # noqa: A002 - the keyword users write
 ):
     m = _ops.as_map(map, "reduce")
+    if _ops.is_struct(x):
+        variant = _choose.variant(variant, "reduce")
+        return _struct(x, op, axis, dtype, out, keepdims, variant, "reduce", initial, where, m)
     return _prepare(x, op, axis, dtype, out, keepdims, variant, "reduce", initial, where, m)
 
 

@@ -59,10 +59,12 @@ def _fields(fields, n, func):
     return keep, one
 
 
-def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields):
+def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields, names=None):
     """The scan of the arrays ``xs`` zipped index by index (flattened, of one size) with the
     operator over tuples ``op``: the look-back kernel (:class:`._plans.TupleScanPlan`), a tuple
-    of result arrays of the fields' dtypes (those of ``fields=``; one array for an int)."""
+    of result arrays of the fields' dtypes (those of ``fields=``; one array for an int).
+    ``names``: ``xs`` are the fields of a structured array of these names
+    (:func:`_prepared_struct`)."""
     variant = _choose.variant(variant, func)
     given = {"axis": axis, "dtype": dtype, "map": m}
     inps, acc_dt = _ops.tuple_input(
@@ -73,6 +75,7 @@ def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields):
         variant=variant,
         kernel="decoupled_lookback",
         given=given,
+        names=names,
     )
     keep, one = _fields(fields, len(inps), func)
     arrs = [inp.array for inp in inps]
@@ -87,6 +90,20 @@ def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields):
         return _entry.Prepared.done(give([xp.empty(0, dtype=dts[i]) for i in keep]))
     plan = _sp.tuple_plan(inps[0].backend, acc_dt, op, exclusive, n)
     return _entry.Prepared(lambda *a: give(plan(a, keep)), arrs)
+
+
+def _prepared_struct(func, x, op, axis, dtype, variant, exclusive, m, fields):
+    """The scan of the structured array ``x``: the tuple of its fields scanned
+    (:func:`_prepared_tuple`, the operator naming them by their names or as ``f0``, ``f1``,
+    ...), the results one structured array of ``x``'s dtype (native byte order), flattened."""
+    if fields is not None:
+        raise TypeError(
+            f"{func}: fields= selects results of a tuple of arrays; a structured x is scanned "
+            f"into one structured array (its fields by name: out['name'])"
+        )
+    xs, dt = _ops.struct_fields(x, func)
+    p = _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, None, dt.names)
+    return p.then(lambda outs: _ops.struct_result(outs, dt))
 
 
 def _prepared_axis(func, x, op, axis, dtype, variant, exclusive):
@@ -133,6 +150,9 @@ def _prepare_scan(func, exclusive):
         if isinstance(x, (tuple, list)) and isinstance(op, _ops.Op) and op.fields:
             m = _ops.as_map(map, func)
             return _prepared_tuple(func, x, op, axis, dtype, variant, exclusive, m, fields)
+        if _ops.is_struct(x):
+            m = _ops.as_map(map, func)
+            return _prepared_struct(func, x, op, axis, dtype, variant, exclusive, m, fields)
         if fields is not None:
             raise TypeError(f"{func}: fields= selects results of a tuple of arrays; x is one array")
         return _prepared(func, x, op, axis, dtype, variant, exclusive, _ops.as_map(map, func))
