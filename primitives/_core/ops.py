@@ -76,6 +76,16 @@ class Op:
     affine maps of a linear recurrence), or one expression whose value is a whole tuple
     (``"b.f0 > a.f0 ? b : a"``). The results are a tuple of arrays (of scalars for a reduction).
 
+    **Structured arrays**: one array of a NumPy structured dtype of 2 to 4 fields (scalars of
+    the dtypes above; packed or aligned, any offsets) is the tuple of its fields in order
+    (``prim.inclusive_scan(x, op)``, ``prim.reduce(x, op)``). The expressions name its fields
+    as ``a.f0``, ``a.f1``, ... or by their names: ``a.value`` and ``b.index`` for a dtype of
+    fields ``value`` and ``index`` (whole words after ``a.`` or ``b.``, replaced by the field's
+    position where the functor is generated for the dtype; a field name must be a C++
+    identifier, and none ``fK`` but field K's). The identity stays a tuple in field order. A
+    scan returns one structured array of ``x``'s dtype, a reduction one value of it (a
+    ``numpy.void`` for host input, a 0-d array for device input).
+
     The expression is C++ (device code): the CUDA math functions, ``min``/``max``, casts and the
     conditional operator are available; it is compiled once per accumulator dtype and cached.
     A compile error raises :class:`~primitives.KernelCompileError` naming the operator and the

@@ -250,7 +250,15 @@ def reduce(
             with ``__cuda_array_interface__`` / DLPack: the result is of the caller's kind, see
             :mod:`primitives._core.checks`). Any ndim: the array is flattened
             (``axis=None``). Host arrays of non-native byte order are converted to native order
-            on the host.
+            on the host. With a :class:`primitives.Op` over tuples (an identity of one value
+            per field): a tuple of 2 to 4 arrays of one size, zipped index by index, reduced to
+            a tuple of results, one per field; or one array of a NumPy structured dtype of 2 to
+            4 fields (int32, int64, uint32, uint64, float32 or float64; packed or aligned, any
+            offsets), the tuple of its fields, which the operator names by their names
+            (``a.value``) or as ``a.f0``, ``a.f1``, ..., reduced to one value of its dtype (a
+            ``numpy.void`` for host input, a 0-d array for device input). Tuples and
+            structured arrays are reduced whole: no ``axis``, ``dtype``, ``out``,
+            ``keepdims``, ``initial``, ``where`` or ``map``.
         op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"``, or a :class:`primitives.Op` of
             your own (computed in the input's dtype, or ``dtype=``: one of int32, int64,
             uint32, uint64, float32, float64; ``initial`` combined first, ``where``'s

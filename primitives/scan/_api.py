@@ -216,6 +216,13 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
     field of its array's dtype, flattened), or those of ``fields=``: a field's index (that
     array alone) or a sequence of them (the other fields are not written).
 
+    One array of a NumPy structured dtype of 2 to 4 fields (each of the dtypes a tuple's field
+    may have; packed or aligned, any offsets) is the tuple of its fields, which the operator
+    names by their names or as ``f0``, ``f1``, ...: with ``x`` of fields ``a`` and ``b``,
+    ``prim.Op(("a.a * b.a", "b.a * a.b + b.b"), identity=(1.0, 0.0))`` is the same
+    recurrence. The result is one structured array of ``x``'s dtype (its names, offsets and
+    size), flattened; ``fields=`` is refused (index the result: ``out["b"]``).
+
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
             bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
@@ -249,6 +256,7 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
             uint32, uint64, float32 or float64 read as it is (a ``dtype`` that casts the
             elements first is a ``TypeError``).
         fields: with a tuple ``x``, the results returned (see above); None: every field.
+            Not taken with a structured ``x``.
 
     Returns:
         A 1-D array of ``x.size`` elements (``x``'s shape with ``axis``): CuPy for device input
