@@ -48,7 +48,7 @@ def _shown_code():
     for path in sorted((DOCS / "examples").glob("*.py")):
         inside = False
         for i, line in enumerate(path.read_text().splitlines(), 1):
-            if "# begin-example" in line or "# end-example" in line:
+            if re.match(r"# (begin|end)-\w+$", line.strip()):  # # begin-example, ...
                 inside = "begin" in line
             elif inside:
                 yield f"{path.name}:{i}", line

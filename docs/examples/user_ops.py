@@ -91,3 +91,26 @@ except prim.KernelCompileError as err:
     print("error:", str(err).split(" failed")[0])
 print("reduce:", prim.reduce(x, running_max), "scan[-1]:", int(maps[-1]))
 # end-example
+
+# begin-struct
+# a structured array is the tuple of its fields, which the operator names by their names
+# (or as f0, f1, ...): the recurrence above over one array of fields mul and add
+steps = np.zeros(b.size, dtype=[("mul", "f8"), ("add", "f8")])
+steps["mul"], steps["add"] = a, b
+affine = prim.Op(("a.mul * b.mul", "b.mul * a.add + b.add"), identity=(1.0, 0.0))
+out = prim.inclusive_scan(steps, affine)  # one structured array of steps' dtype
+assert out.dtype == steps.dtype and np.allclose(out["add"], want)
+
+# an argmax over (value, index), packed in 12-byte elements: a numpy.void of their dtype
+pairs = np.zeros(x.size, dtype=[("value", "f4"), ("index", "i8")])
+pairs["value"], pairs["index"] = x, np.arange(x.size)
+best = prim.reduce(
+    pairs,
+    prim.Op(
+        "b.value > a.value || (b.value == a.value && b.index < a.index) ? b : a",
+        identity=(-np.inf, -1),
+    ),
+)
+assert best["value"] == x.max() and best["index"] == x.argmax()
+print("structured:", best)
+# end-struct

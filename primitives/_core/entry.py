@@ -95,6 +95,13 @@ class Prepared:
         """This call's result."""
         return self.result if self.run is None else self.run(*self.arrays)
 
+    def then(self, after: Callable[[Any], Any]) -> Prepared:
+        """This computation, then ``after`` of its result (on the same arrays; not reusable)."""
+        if self.run is None:
+            return Prepared.done(after(self.result))
+        run = self.run
+        return Prepared(lambda *arrays: after(run(*arrays)), self.arrays)
+
 
 class Entry:
     """A public function's protocol: its name, signature, declared arrays and ``prepare``."""

@@ -14,7 +14,10 @@ accumulator dtype (:data:`DTYPES`).
 from __future__ import annotations
 
 import hashlib
+import importlib
+import math
 import numbers
+import re
 from typing import Any
 
 import numpy as np
@@ -32,8 +35,11 @@ __all__ = [
     "ctype",
     "fields",
     "functor",
+    "is_struct",
     "kernel",
     "source",
+    "struct_fields",
+    "struct_result",
     "tuple_dtype",
     "tuple_input",
     "zip_arg",
@@ -69,6 +75,16 @@ class Op:
     (each of the operands as they were: ``("a.f0 * b.f0", "b.f0 * a.f1 + b.f1")`` composes the
     affine maps of a linear recurrence), or one expression whose value is a whole tuple
     (``"b.f0 > a.f0 ? b : a"``). The results are a tuple of arrays (of scalars for a reduction).
+
+    **Structured arrays**: one array of a NumPy structured dtype of 2 to 4 fields (scalars of
+    the dtypes above; packed or aligned, any offsets) is the tuple of its fields in order
+    (``prim.inclusive_scan(x, op)``, ``prim.reduce(x, op)``). The expressions name its fields
+    as ``a.f0``, ``a.f1``, ... or by their names: ``a.value`` and ``b.index`` for a dtype of
+    fields ``value`` and ``index`` (whole words after ``a.`` or ``b.``, replaced by the field's
+    position where the functor is generated for the dtype; a field name must be a C++
+    identifier, and none ``fK`` but field K's). The identity stays a tuple in field order. A
+    scan returns one structured array of ``x``'s dtype, a reduction one value of it (a
+    ``numpy.void`` for host input, a 0-d array for device input).
 
     The expression is C++ (device code): the CUDA math functions, ``min``/``max``, casts and the
     conditional operator are available; it is compiled once per accumulator dtype and cached.
@@ -144,10 +160,13 @@ def _real(v: Any) -> Any:
 MAX_FIELDS = 4
 
 
-def tuple_dtype(dts: Any) -> np.dtype:
+def tuple_dtype(dts: Any, names: Any = None) -> np.dtype:
     """The accumulator dtype of a tuple of elements of ``dts``: the structured dtype of fields
-    ``f0``, ``f1``, ... laid out as the C++ ``prim::Tuple`` (aligned)."""
-    return np.dtype([(f"f{i}", np.dtype(d)) for i, d in enumerate(dts)], align=True)
+    ``f0``, ``f1``, ... (or ``names``: a structured array's, which an operator's expressions
+    may name its fields by, :func:`prelude`) laid out as the C++ ``prim::Tuple`` (aligned)."""
+    dts = [np.dtype(d) for d in dts]
+    names = [f"f{i}" for i in range(len(dts))] if names is None else list(names)
+    return np.dtype(list(zip(names, dts)), align=True)
 
 
 def fields(dt: Any) -> tuple[np.dtype, ...]:
@@ -156,9 +175,33 @@ def fields(dt: Any) -> tuple[np.dtype, ...]:
     return tuple(dt.fields[n][0] for n in dt.names)
 
 
-def _tag(dt: np.dtype) -> str:
-    """``dt``'s name in a source's name: a tuple's by its fields' (two tuples of one size differ)."""
-    return ".".join(f.name for f in fields(dt)) if dt.names else dt.name
+def _tag(dt: np.dtype, op: Any = None) -> str:
+    """``dt``'s name in a source's name: a tuple's by its fields' (two tuples of one size differ),
+    and by the fields' names where ``op``'s expressions name them (:func:`_renamed`: the source
+    then depends on the names, so two structured dtypes of other names never share it)."""
+    if not dt.names:
+        return dt.name
+    tag = ".".join(f.name for f in fields(dt))
+    if isinstance(op, Op) and _renamed(op, dt) != op.expr:
+        tag += "-" + ".".join(dt.names)
+    return tag
+
+
+def _renamed(op: Op, dt: np.dtype) -> str | tuple[str, ...]:
+    """``op``'s expression (a tuple's expressions) for the tuple dtype ``dt``: where ``dt``'s
+    fields have names of their own (a structured array's, :func:`struct_fields`), each
+    ``a.<name>`` and ``b.<name>`` (whole words) becomes ``a.fK`` and ``b.fK``, the field's
+    C++ name (K its position); the positional names stay valid."""
+    pairs = {n: f"f{k}" for k, n in enumerate(dt.names or ()) if n != f"f{k}"}
+    if not pairs:
+        return op.expr
+    alt = "|".join(re.escape(n) for n in pairs)
+    pattern = re.compile(rf"(?<![\w.])([ab])\s*\.\s*({alt})(?!\w)")
+
+    def sub(e: str) -> str:
+        return pattern.sub(lambda m: f"{m.group(1)}.{pairs[m.group(2)]}", e)
+
+    return sub(op.expr) if isinstance(op.expr, str) else tuple(sub(e) for e in op.expr)
 
 
 def ctype(dt: Any) -> str:
@@ -187,43 +230,196 @@ def zip_arg(arrays: Any) -> np.void:
 
 
 def tuple_input(
-    x: Any, op: Any, func: str, *, how: str, variant: str, kernel: str, given: dict[str, Any]
+    x: Any,
+    op: Any,
+    func: str,
+    *,
+    how: str,
+    variant: str,
+    kernel: str,
+    given: dict[str, Any],
+    names: Any = None,
 ) -> tuple[list[Any], np.dtype]:
     """The checked inputs of the tuple ``x`` of arrays that ``op`` (an :class:`Op` of as many
     fields) combines: their :class:`~primitives._core.checks.Input` (flattened, contiguous; of
     one size) and the tuple dtype of their dtypes (each one of :data:`DTYPES`). Before them, a
     TypeError for each keyword of ``given`` (name -> value) that is not None (tuples are taken
     whole, as they are: ``how``, "reduced whole" or "scanned flattened"), a ValueError for a
-    ``variant`` (chosen) other than ``kernel``, the one that takes tuples."""
+    ``variant`` (chosen) other than ``kernel``, the one that takes tuples. ``names``: ``x`` is
+    the fields of a structured array of these field names (:func:`struct_fields`), which the
+    errors name and the tuple dtype keeps (an operator may name the fields so)."""
+    what = "a tuple of arrays" if names is None else "a structured array"
     for name, value in given.items():
         if value is not None:
-            raise TypeError(f"{func}: a tuple of arrays is {how}, as it is: no {name}=")
+            raise TypeError(f"{func}: {what} is {how}, as it is: no {name}=")
     if variant != kernel:
         raise ValueError(
-            f"{func}: a tuple of arrays is {how.split()[0]} by variant {kernel!r} (or 'auto'), "
+            f"{func}: {what} is {how.split()[0]} by variant {kernel!r} (or 'auto'), "
             f"got variant={variant!r}"
         )
     if not isinstance(op, Op) or op.fields != len(x):
-        raise TypeError(
-            f"{func}: a tuple of {len(x)} arrays takes a prim.Op whose identity is a tuple of "
-            f"{len(x)} values (one per field), got op={op!r}"
+        whole = (
+            f"a tuple of {len(x)} arrays" if names is None else f"a structured x of {len(x)} fields"
         )
-    inps = [_checks.as_input(a, func=func, arg=f"x[{i}]", flatten=True) for i, a in enumerate(x)]
+        raise TypeError(
+            f"{func}: {whole} takes a prim.Op whose identity is a tuple of {len(x)} values (one "
+            f"per field), got op={op!r}"
+        )
+    args = [f"x[{i}]" if names is None else f"x[{n!r}]" for i, n in enumerate(names or x)]
+    inps = [_checks.as_input(a, func=func, arg=arg, flatten=True) for a, arg in zip(x, args)]
     sizes = {inp.array.size for inp in inps}
     if len(sizes) > 1:
         raise ValueError(
             f"{func}: the arrays of x are zipped index by index and must have one size, got "
             f"sizes {[inp.array.size for inp in inps]}"
         )
-    for i, inp in enumerate(inps):
+    for arg, inp in zip(args, inps):
         if inp.array.dtype not in DTYPES:
-            names = ", ".join(d.name for d in DTYPES)
+            dts = ", ".join(d.name for d in DTYPES)
             raise TypeError(
-                f"{func}: {op!r} computes in {names}; got x[{i}] of dtype {inp.array.dtype}"
+                f"{func}: {op!r} computes in {dts}; got {arg} of dtype {inp.array.dtype}"
             )
-    dt = tuple_dtype(inp.array.dtype for inp in inps)
+    dt = tuple_dtype((inp.array.dtype for inp in inps), names)
     check_dtype(op, dt, func)
     return inps, dt
+
+
+# ---- structured arrays: the tuples of their fields ---------------------------------------------
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_POSITIONAL = re.compile(r"f[0-9]+\Z")
+
+
+def is_struct(x: Any) -> bool:
+    """Whether ``x`` is an array (NumPy's, CuPy's) or a NumPy scalar of a structured dtype."""
+    dt = getattr(x, "dtype", None)
+    return isinstance(dt, np.dtype) and dt.names is not None
+
+
+def struct_dtype(dt: Any, func: str) -> np.dtype:
+    """The structured dtype ``dt`` of an argument ``x`` checked as a tuple's (2 to
+    :data:`MAX_FIELDS` fields, each a scalar of :data:`DTYPES`: TypeError naming ``func``
+    otherwise; field names that an operator can name, ValueError otherwise: C++ identifiers,
+    and no ``fK`` but field K's own), in native byte order (its names, offsets and size)."""
+    names = dt.names
+    if not 2 <= len(names) <= MAX_FIELDS:
+        raise TypeError(
+            f"{func}: a structured x is a tuple of its fields, 2 to {MAX_FIELDS} of them; got "
+            f"{len(names)} in dtype {dt}"
+        )
+    for k, name in enumerate(names):
+        f = dt.fields[name][0]
+        if f.names is not None or f.subdtype is not None or f.newbyteorder("=") not in DTYPES:
+            kind = (
+                "a nested structure"
+                if f.names is not None
+                else f"a subarray of shape {f.shape}"
+                if f.subdtype is not None
+                else f"dtype {f}"
+            )
+            dts = ", ".join(d.name for d in DTYPES)
+            raise TypeError(
+                f"{func}: the fields of a structured x are scalars of {dts}; got field "
+                f"{name!r} of {kind}"
+            )
+        if not _IDENTIFIER.match(name):
+            raise ValueError(
+                f"{func}: field {name!r} of x is no C++ identifier (letters, digits and _, not "
+                f"first a digit), as an operator names the fields (a.<name>): rename it"
+            )
+        if _POSITIONAL.match(name) and name != f"f{k}":
+            raise ValueError(
+                f"{func}: field {name!r} of x is its field {k}, while an operator's a.{name} "
+                f"would name a field by position (a.f0, a.f1, ...): rename it"
+            )
+    if all(dt.fields[n][0].isnative for n in names):
+        return dt
+    return dt.newbyteorder("=")
+
+
+def _address(a: Any) -> int:
+    """The address of ``a``'s first element (a NumPy array's or a CuPy one's)."""
+    return int(a.ctypes.data if isinstance(a, np.ndarray) else a.data.ptr)
+
+
+def _aligned(x: Any, offset: int, size: int) -> bool:
+    """Whether the field of ``size`` bytes at ``offset`` of each element of ``x`` is aligned to
+    its size in every element (as a GPU reads it; CuPy makes no field view otherwise): every
+    stride a multiple of it, that of an axis of length 1 too (as CuPy may check them all)."""
+    if x.size == 0:
+        return True
+    return (_address(x) + offset) % size == 0 and all(s % size == 0 for s in x.strides)
+
+
+def _word_columns(n: int, itemsize: int, offset: int, size: int, address: int) -> Any:
+    """The unsigned dtype of the widest word that the field of ``size`` bytes at ``offset`` of
+    ``n`` elements of ``itemsize`` bytes (from ``address``) is made of, aligned, the elements'
+    shape as words, and the field's columns in it."""
+    w = math.gcd(offset, itemsize, size, address)  # divides size (4 or 8): a power of two
+    return np.dtype(f"u{w}"), (n, itemsize // w), slice(offset // w, (offset + size) // w)
+
+
+def struct_fields(x: Any, func: str) -> tuple[list[Any], np.dtype]:
+    """The fields of the structured array ``x`` (NumPy's or CuPy's, any shape), in order, as
+    arrays of ``x``'s shape, and its dtype checked (:func:`struct_dtype`): the tuple of arrays
+    ``x`` is. A field aligned to its size in every element is ``x[name]``, a strided view (the
+    tuple's input checks make it contiguous: one copy); one that is not (a packed dtype's, as
+    ``'f8,i4'``: 12-byte elements), which CuPy makes no view of, is copied out of ``x`` viewed
+    as words of the widest size it is aligned to (``x`` contiguous: a host array is copied so, a
+    device one must be)."""
+    if isinstance(x, np.generic):
+        x = np.asarray(x)
+    dt = struct_dtype(x.dtype, func)
+    out = []
+    for name in x.dtype.names:
+        f, offset = x.dtype.fields[name][:2]
+        if _aligned(x, offset, f.itemsize):
+            out.append(x[name])
+            continue
+        if not x.flags.c_contiguous:
+            if not isinstance(x, np.ndarray):
+                raise ValueError(
+                    f"{func}: field {name!r} of x lies unaligned for its {f.itemsize} bytes "
+                    f"({offset} bytes into elements of {x.dtype.itemsize}) and x is not "
+                    f"contiguous: give x contiguous, or of an aligned dtype "
+                    f"(numpy.dtype(..., align=True))"
+                )
+            x = np.ascontiguousarray(x)
+        uw, shape, cols = _word_columns(x.size, x.dtype.itemsize, offset, f.itemsize, _address(x))
+        words = x.reshape(-1).view(uw).reshape(shape)[:, cols]
+        out.append(words.copy().reshape(-1).view(f).reshape(x.shape))
+    return out, dt
+
+
+def _module_of(a: Any) -> Any:
+    """The array module of ``a``: NumPy for its arrays and scalars, else the array's own
+    (CuPy's)."""
+    if isinstance(a, (np.ndarray, np.generic)):
+        return np
+    return importlib.import_module(type(a).__module__.partition(".")[0])
+
+
+def struct_result(values: Any, dt: Any) -> Any:
+    """The structured array of ``dt`` (:func:`struct_fields`' dtype) whose fields are
+    ``values`` (arrays of one shape, contiguous, each of its field's dtype; or NumPy scalars,
+    which make a ``numpy.void``), made in the values' array module (NumPy's for host results,
+    CuPy's for device ones): a field aligned to its size is assigned (``out[name] = value``),
+    one that is not is written through the words it is made of (:func:`struct_fields`)."""
+    values = list(values)
+    xp = _module_of(values[0])
+    shape = tuple(values[0].shape)
+    flat = [xp.asarray(v).reshape(-1) for v in values]
+    n = flat[0].size
+    out = xp.empty(n, dtype=dt)
+    for name, v in zip(dt.names, flat if n else ()):
+        f, offset = dt.fields[name][:2]
+        if offset % f.itemsize == 0 and dt.itemsize % f.itemsize == 0:
+            out[name] = v
+        else:
+            uw, words, cols = _word_columns(n, dt.itemsize, offset, f.itemsize, 0)
+            out.view(uw).reshape(words)[:, cols] = v.view(uw).reshape(n, -1)
+    out = out.reshape(shape)
+    return out[()] if all(isinstance(v, np.generic) for v in values) else out
 
 
 def functor(op: Any, ctype: str) -> str:
@@ -260,7 +456,8 @@ def check_dtype(op: Op, dt: Any, func: str) -> None:
         raise TypeError(
             f"{func}: {op!r} combines "
             + (
-                f"tuples of {op.fields} fields: give x as a tuple of {op.fields} arrays"
+                f"tuples of {op.fields} fields: give x as a tuple of {op.fields} arrays or "
+                f"a structured array of {op.fields} fields"
                 if op.fields
                 else "single values: give x as one array, or an identity of one value per field"
             )
@@ -301,20 +498,22 @@ def _literal(value: float, dt: np.dtype) -> str:
 
 def prelude(op: Op, dt: Any) -> str:
     """The C++ lines that define ``op``'s functor for the accumulator dtype ``dt`` (a tuple's:
-    each field's expression of the operands as they were, or one expression of a whole tuple)."""
+    each field's expression of the operands as they were, or one expression of a whole tuple;
+    the fields named as ``dt`` names them, :func:`_renamed`)."""
     dt = np.dtype(dt)
     c = ctype(dt)
     line = f'#line 1 "{_line_name(op)}"\n'
     if dt.names:
         idents = ", ".join(_literal(v, f) for v, f in zip(op.identity, fields(dt)))
-        if isinstance(op.expr, tuple):
+        expr = _renamed(op, dt)  # the fields' own names as the C++ ones (a structured array's)
+        if isinstance(expr, tuple):
             body = "".join(
                 f"        r.f{i} = static_cast<{_CTYPES[f]}>(\n{line}{e}\n        );\n"
-                for i, (e, f) in enumerate(zip(op.expr, fields(dt)))
+                for i, (e, f) in enumerate(zip(expr, fields(dt)))
             )
             body = f"        {c} r;\n{body}        return r;\n"
         else:
-            body = f"        return static_cast<{c}>(\n{line}{op.expr}\n        );\n"
+            body = f"        return static_cast<{c}>(\n{line}{expr}\n        );\n"
         return (
             '#include "util/zip.cuh"\n'
             "namespace prim_user {\n"
@@ -445,7 +644,7 @@ def source(relpath: str, op: Any, dt: Any, m: Map | None = None, in_dt: Any = No
         tags.append(f"map{m.key}-{np.dtype(in_dt).name}")
     if isinstance(op, Op):
         parts.append(prelude(op, dt))
-        tags.append(f"{op.key}-{_tag(dt)}")
+        tags.append(f"{op.key}-{_tag(dt, op)}")
     name = f"{relpath}@{'@'.join(tags)}"
     _loader.add_source(name, "".join(parts) + f'#include "{relpath}"\n')
     return name

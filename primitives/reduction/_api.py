@@ -58,16 +58,24 @@ def _whole(x, op, dtype, variant, func, m=None):
     )
 
 
-def _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m):
+def _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m, names=None):
     """The reduction of the arrays ``xs`` zipped index by index (flattened, of one size) with
     the operator over tuples ``op``: the production kernel over the zipped arrays
     (:class:`._plans.TupleReducePlan`), a tuple of results, one per field (NumPy scalars for
-    NumPy input, 0-d arrays for device input)."""
+    NumPy input, 0-d arrays for device input). ``names``: ``xs`` are the fields of a structured
+    array of these names (:func:`_struct`)."""
     given = {"axis": axis, "dtype": dtype, "out": out, "map": m, "keepdims": keepdims or None}
     given["initial"] = None if initial is _NoValue else initial
     given["where"] = None if _checks.every(where) else where
     inps, acc_dt = _ops.tuple_input(
-        xs, op, func, how="reduced whole", variant=variant, kernel="production", given=given
+        xs,
+        op,
+        func,
+        how="reduced whole",
+        variant=variant,
+        kernel="production",
+        given=given,
+        names=names,
     )
     arrs = [inp.array for inp in inps]
     if arrs[0].size == 0:
@@ -82,6 +90,16 @@ def _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m
         return tuple(inp.scalar(r) for inp, r in zip(inps, plan(*arrays)))
 
     return _Prepared(run, arrs)
+
+
+def _struct(x, op, axis, dtype, out, keepdims, variant, func, initial, where, m):
+    """The reduction of the structured array ``x``: the tuple of its fields reduced
+    (:func:`_tuples`, the operator naming them by their names or as ``f0``, ``f1``, ...), the
+    result one structured value of ``x``'s dtype (native byte order): a ``numpy.void`` for
+    NumPy input, a 0-d array for device input."""
+    xs, dt = _ops.struct_fields(x, func)
+    p = _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m, dt.names)
+    return p.then(lambda values: _ops.struct_result(values, dt))
 
 
 def _prepare(
@@ -164,6 +182,9 @@ def _prepare_reduce(
     map=None,  # noqa: A002 - the keyword users write
 ):
     m = _ops.as_map(map, "reduce")
+    if _ops.is_struct(x):
+        variant = _choose.variant(variant, "reduce")
+        return _struct(x, op, axis, dtype, out, keepdims, variant, "reduce", initial, where, m)
     return _prepare(x, op, axis, dtype, out, keepdims, variant, "reduce", initial, where, m)
 
 
@@ -229,7 +250,15 @@ def reduce(
             with ``__cuda_array_interface__`` / DLPack: the result is of the caller's kind, see
             :mod:`primitives._core.checks`). Any ndim: the array is flattened
             (``axis=None``). Host arrays of non-native byte order are converted to native order
-            on the host.
+            on the host. With a :class:`primitives.Op` over tuples (an identity of one value
+            per field): a tuple of 2 to 4 arrays of one size, zipped index by index, reduced to
+            a tuple of results, one per field; or one array of a NumPy structured dtype of 2 to
+            4 fields (int32, int64, uint32, uint64, float32 or float64; packed or aligned, any
+            offsets), the tuple of its fields, which the operator names by their names
+            (``a.value``) or as ``a.f0``, ``a.f1``, ..., reduced to one value of its dtype (a
+            ``numpy.void`` for host input, a 0-d array for device input). Tuples and
+            structured arrays are reduced whole: no ``axis``, ``dtype``, ``out``,
+            ``keepdims``, ``initial``, ``where`` or ``map``.
         op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"``, or a :class:`primitives.Op` of
             your own (computed in the input's dtype, or ``dtype=``: one of int32, int64,
             uint32, uint64, float32, float64; ``initial`` combined first, ``where``'s

@@ -59,10 +59,12 @@ def _fields(fields, n, func):
     return keep, one
 
 
-def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields):
+def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields, names=None):
     """The scan of the arrays ``xs`` zipped index by index (flattened, of one size) with the
     operator over tuples ``op``: the look-back kernel (:class:`._plans.TupleScanPlan`), a tuple
-    of result arrays of the fields' dtypes (those of ``fields=``; one array for an int)."""
+    of result arrays of the fields' dtypes (those of ``fields=``; one array for an int).
+    ``names``: ``xs`` are the fields of a structured array of these names
+    (:func:`_prepared_struct`)."""
     variant = _choose.variant(variant, func)
     given = {"axis": axis, "dtype": dtype, "map": m}
     inps, acc_dt = _ops.tuple_input(
@@ -73,6 +75,7 @@ def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields):
         variant=variant,
         kernel="decoupled_lookback",
         given=given,
+        names=names,
     )
     keep, one = _fields(fields, len(inps), func)
     arrs = [inp.array for inp in inps]
@@ -87,6 +90,20 @@ def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields):
         return _entry.Prepared.done(give([xp.empty(0, dtype=dts[i]) for i in keep]))
     plan = _sp.tuple_plan(inps[0].backend, acc_dt, op, exclusive, n)
     return _entry.Prepared(lambda *a: give(plan(a, keep)), arrs)
+
+
+def _prepared_struct(func, x, op, axis, dtype, variant, exclusive, m, fields):
+    """The scan of the structured array ``x``: the tuple of its fields scanned
+    (:func:`_prepared_tuple`, the operator naming them by their names or as ``f0``, ``f1``,
+    ...), the results one structured array of ``x``'s dtype (native byte order), flattened."""
+    if fields is not None:
+        raise TypeError(
+            f"{func}: fields= selects results of a tuple of arrays; a structured x is scanned "
+            f"into one structured array (its fields by name: out['name'])"
+        )
+    xs, dt = _ops.struct_fields(x, func)
+    p = _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, None, dt.names)
+    return p.then(lambda outs: _ops.struct_result(outs, dt))
 
 
 def _prepared_axis(func, x, op, axis, dtype, variant, exclusive):
@@ -133,6 +150,9 @@ def _prepare_scan(func, exclusive):
         if isinstance(x, (tuple, list)) and isinstance(op, _ops.Op) and op.fields:
             m = _ops.as_map(map, func)
             return _prepared_tuple(func, x, op, axis, dtype, variant, exclusive, m, fields)
+        if _ops.is_struct(x):
+            m = _ops.as_map(map, func)
+            return _prepared_struct(func, x, op, axis, dtype, variant, exclusive, m, fields)
         if fields is not None:
             raise TypeError(f"{func}: fields= selects results of a tuple of arrays; x is one array")
         return _prepared(func, x, op, axis, dtype, variant, exclusive, _ops.as_map(map, func))
@@ -196,6 +216,13 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
     field of its array's dtype, flattened), or those of ``fields=``: a field's index (that
     array alone) or a sequence of them (the other fields are not written).
 
+    One array of a NumPy structured dtype of 2 to 4 fields (each of the dtypes a tuple's field
+    may have; packed or aligned, any offsets) is the tuple of its fields, which the operator
+    names by their names or as ``f0``, ``f1``, ...: with ``x`` of fields ``a`` and ``b``,
+    ``prim.Op(("a.a * b.a", "b.a * a.b + b.b"), identity=(1.0, 0.0))`` is the same
+    recurrence. The result is one structured array of ``x``'s dtype (its names, offsets and
+    size), flattened; ``fields=`` is refused (index the result: ``out["b"]``).
+
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
             bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, or anything with
@@ -229,6 +256,7 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
             uint32, uint64, float32 or float64 read as it is (a ``dtype`` that casts the
             elements first is a ``TypeError``).
         fields: with a tuple ``x``, the results returned (see above); None: every field.
+            Not taken with a structured ``x``.
 
     Returns:
         A 1-D array of ``x.size`` elements (``x``'s shape with ``axis``): CuPy for device input
