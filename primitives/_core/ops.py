@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from . import checks as _checks, dtypes as _dtypes, entry as _entry, loader as _loader
+from . import backend as _backend, checks as _checks, dtypes as _dtypes, entry as _entry
+from . import loader as _loader
 
 __all__ = [
     "Op",
@@ -44,6 +45,8 @@ __all__ = [
     "tuple_input",
     "zip_arg",
     "zip_ctype",
+    "zip_token",
+    "filed_inputs",
 ]
 
 #: the named operators' functor templates (util/prim.cuh)
@@ -227,6 +230,29 @@ def zip_arg(arrays: Any) -> np.void:
     ]
     words = np.array(addresses, dtype=np.uint64)
     return words.view(np.dtype([(f"p{i}", np.uint64) for i in range(len(addresses))]))[0]
+
+
+def zip_token(x: Any) -> Any:
+    """The call key of a declared array ``x`` (the entries' token) that is a tuple or list of 2
+    to :data:`MAX_FIELDS` arrays of the backend's own type: the dtype, shape and strides of
+    each, so that a later call on like arrays runs the first call's filed run
+    (:func:`filed_inputs`); None (no fast path) for anything else."""
+    if not isinstance(x, (tuple, list)) or not 2 <= len(x) <= MAX_FIELDS:
+        return None
+    array_type = _backend.get_backend().xp.ndarray
+    if any(type(a) is not array_type for a in x):
+        return None
+    return ("zip", type(x), tuple((a.dtype, a.shape, a.strides) for a in x))
+
+
+def filed_inputs(inps: list[Any], xs: Any) -> list[Any] | None:
+    """How a tuple call's results go back, for a run that later like calls may take
+    (:func:`zip_token`): every array of ``xs`` read as it is (its :class:`Input` ``inps``' array
+    itself), the inputs without their arrays (a filed run must not hold the first call's
+    arrays); None where some array was converted or copied (no filed run)."""
+    if not all(_checks.is_itself(inp.array, a) for inp, a in zip(inps, xs)):
+        return None
+    return [_checks.Input(None, inp.host, inp.backend, inp.order, None, inp.wrap) for inp in inps]
 
 
 def tuple_input(

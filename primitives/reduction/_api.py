@@ -85,11 +85,13 @@ def _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m
             tuple(inp.scalar(xp.full(1, v, v.dtype)) for inp, v in zip(inps, ident))
         )
     plan = _rp.tuple_plan(inps[0].backend, acc_dt, op, arrs[0].size)
+    filed = _ops.filed_inputs(inps, xs)  # the arrays read as they are: later like calls
+    back = inps if filed is None else filed
 
-    def run(*arrays):
-        return tuple(inp.scalar(r) for inp, r in zip(inps, plan(*arrays)))
+    def run(arrays):
+        return tuple(inp.scalar(r) for inp, r in zip(back, plan(*arrays)))
 
-    return _Prepared(run, arrs)
+    return _Prepared(run, (arrs,), reusable=filed is not None)
 
 
 def _struct(x, op, axis, dtype, out, keepdims, variant, func, initial, where, m):
@@ -227,7 +229,7 @@ def _prepare_of(op):
     return prepare
 
 
-@_entry.function(_prepare_reduce, arrays=("x",))
+@_entry.function(_prepare_reduce, arrays=("x",), tokens={"x": _ops.zip_token})
 def reduce(
     x,
     op="sum",

@@ -80,16 +80,18 @@ def _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, fields, na
     keep, one = _fields(fields, len(inps), func)
     arrs = [inp.array for inp in inps]
     n = arrs[0].size
+    filed = _ops.filed_inputs(inps, xs)  # the arrays read as they are: later like calls
+    back = inps if filed is None else filed
 
     def give(outs):  # each result returned as its array was given
-        res = tuple(inps[i].result(o) for i, o in zip(keep, outs))
+        res = tuple(back[i].result(o) for i, o in zip(keep, outs))
         return res[0] if one else res
 
     if n == 0:
         xp, dts = inps[0].backend.xp, _ops.fields(acc_dt)
         return _entry.Prepared.done(give([xp.empty(0, dtype=dts[i]) for i in keep]))
     plan = _sp.tuple_plan(inps[0].backend, acc_dt, op, exclusive, n)
-    return _entry.Prepared(lambda *a: give(plan(a, keep)), arrs)
+    return _entry.Prepared(lambda a: give(plan(a, keep)), (arrs,), reusable=filed is not None)
 
 
 def _prepared_struct(func, x, op, axis, dtype, variant, exclusive, m, fields):
@@ -204,7 +206,9 @@ def continued(x, op, seed, *, exclusive=False, dtype=None, func="inclusive_scan"
     return inp.result(out)
 
 
-@_entry.function(_prepare_scan("inclusive_scan", False), arrays=("x",))
+@_entry.function(
+    _prepare_scan("inclusive_scan", False), arrays=("x",), tokens={"x": _ops.zip_token}
+)
 def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None, fields=None):  # noqa: A002
     """Inclusive prefix scan: ``out[i] = x[0] op x[1] op ... op x[i]``.
 
@@ -282,7 +286,9 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
     """
 
 
-@_entry.function(_prepare_scan("exclusive_scan", True), arrays=("x",))
+@_entry.function(
+    _prepare_scan("exclusive_scan", True), arrays=("x",), tokens={"x": _ops.zip_token}
+)
 def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None, fields=None):  # noqa: A002
     """Exclusive prefix scan: ``out[0]`` is the identity of ``op`` (0; 1 for ``prod``; the
     dtype's maximum for ``min``, its minimum for ``max``: infinities for floats, True and False

@@ -4,11 +4,15 @@ linear recurrence (a non-commutative 2-tuple), fields of mixed dtypes, a whole-t
 expression (a running argmax), 4 fields (values wider than a look-back descriptor), fields=,
 empty input, and every error branch."""
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
 import primitives as prim
-from primitives._core import loader, nvrtc, ops
+from primitives._core import backend as _backend, loader, nvrtc, ops
+from primitives._core import plans as _plans
 from primitives.scan import _plans as sp
 from primitives.testing import harness as H
 
@@ -195,3 +199,39 @@ def test_the_instantiations_compile_with_nvrtc(dts):
     rel = ops.source(sp.SOURCE, op, dt)
     lowered = nvrtc.compile_check(loader.source(rel), names, options=loader.nvrtc_options())
     assert set(lowered) == set(names)
+
+
+def test_repeat_calls_take_the_filed_run(rng):
+    """A tuple of arrays of the backend's type read as they are (1-D, contiguous) files its
+    run under the arrays' dtypes, shapes and strides: a like call takes it without checks or a
+    new plan, and the filed run holds none of the first call's arrays; lists and tuples are two
+    keys; a converted array (a cast, a strided view) takes the checked path."""
+    xp = _backend.get_backend().xp
+    a, b = (xp.asarray(v) for v in pairs(rng, 4099))
+    c, d = (xp.asarray(v) for v in pairs(rng, 4099))
+    prim.inclusive_scan((a, b), REC, fields=1)
+    key = prim.inclusive_scan.entry.key(((c, d), REC), {"fields": 1})
+    assert _plans.PLANS.find(key) is not None
+    builds = prim.cache_info()["builds"]
+    got = prim.inclusive_scan((c, d), REC, fields=1)
+    assert prim.cache_info()["builds"] == builds
+    np.testing.assert_allclose(H.to_host(got), recurrence(H.to_host(c), H.to_host(d))[1])
+    assert prim.inclusive_scan.entry.key(([c, d], REC), {"fields": 1}) != key
+    try:
+        ref = weakref.ref(a)
+    except TypeError:  # an array type without weak references: the check needs one
+        ref = None
+    del a
+    gc.collect()
+    assert ref is None or ref() is None  # the filed run keeps none of the first call's arrays
+    prim.reduce((c, d), prim.Op(("a.f0 + b.f0", "a.f1 + b.f1"), (0.0, 0.0)))
+    key = prim.reduce.entry.key(((c, d), prim.Op(("a.f0 + b.f0", "a.f1 + b.f1"), (0.0, 0.0))), {})
+    assert _plans.PLANS.find(key) is not None
+    got = prim.reduce((d, c), prim.Op(("a.f0 + b.f0", "a.f1 + b.f1"), (0.0, 0.0)))
+    np.testing.assert_allclose([float(g) for g in got], [H.to_host(d).sum(), H.to_host(c).sum()])
+    strided = xp.asarray(np.repeat(H.to_host(c), 2))[::2]
+    p, x = recurrence(H.to_host(strided), H.to_host(d))
+    got = prim.inclusive_scan((strided, d), REC)
+    np.testing.assert_allclose(H.to_host(got[1]), x)
+    key = prim.inclusive_scan.entry.key(((strided, d), REC), {})
+    assert _plans.PLANS.find(key) is None  # a strided view is copied: nothing filed
