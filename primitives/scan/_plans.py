@@ -248,10 +248,21 @@ def lookback_plan(backend, in_dt, res_dt, op, exclusive, n, m=None):
 # ---- tuples: several arrays zipped, scanned by the look-back kernel ----------------------------
 
 
+def tuple_kernel_name(acc_dt, op, exclusive, pol):
+    """The look-back kernel's instantiation that scans tuples of ``acc_dt`` with ``op`` under
+    the policy ``pol``: the fields' arrays zipped as its input and its output."""
+    z, t = _ops.zip_ctype(acc_dt), _ops.ctype(acc_dt)
+    per = items(pol, acc_dt, acc_dt)
+    ex = "true" if exclusive else "false"
+    ahead = f", {pol.prefetch}" if pol.prefetch else ""
+    return f"scan_lookback<{z}, {t}, {_ops.functor(op, t)}, {pol.block}, {per}, {ex}, {z}{ahead}>"
+
+
 def tuple_plan(backend, acc_dt, op, exclusive, n):
     """The plan of the look-back scan of n tuples of ``acc_dt`` (:func:`~primitives._core.ops.
-    tuple_dtype`) read from and written to arrays of its fields, with the user operator ``op``."""
-    pol = _policy.current("decoupled_lookback")
+    tuple_dtype`) read from and written to arrays of its fields, with the user operator ``op``
+    (the ``"tuple"`` policy)."""
+    pol = _policy.current("tuple")
     key = ("scan/lookback/tuple", acc_dt, op, exclusive, n, pol, _plans.stream_key())
     return _plans.PLANS.get(key, lambda: TupleScanPlan(backend, acc_dt, op, exclusive, n, pol))
 
@@ -262,13 +273,8 @@ class TupleScanPlan(_lookback.LookbackPlan):
     each input array and one write of each result array."""
 
     def __init__(self, backend, acc_dt, op, exclusive, n, pol):
-        z, t = _ops.zip_ctype(acc_dt), _ops.ctype(acc_dt)
         per = items(pol, acc_dt, acc_dt)
-        ex = "true" if exclusive else "false"
-        ahead = f", {pol.prefetch}" if pol.prefetch else ""
-        name = (
-            f"scan_lookback<{z}, {t}, {_ops.functor(op, t)}, {pol.block}, {per}, {ex}, {z}{ahead}>"
-        )
+        name = tuple_kernel_name(acc_dt, op, exclusive, pol)
         k = _ops.kernel(SOURCE, op, acc_dt, name)
         super().__init__(
             k, _launch.cdiv(n, pol.block * per), pol.block, n, backend.xp, acc_dt.itemsize

@@ -1,7 +1,8 @@
 """Scan tuning, as data (see :mod:`primitives.tuning`).
 
-Selectors: the variant, ``"decoupled_lookback"``, ``"hillis_steele"`` or ``"blelloch"``, and
-``"axis"`` for the scans along an axis of an N-D array (:mod:`._axis`). One
+Selectors: the variant, ``"decoupled_lookback"``, ``"hillis_steele"`` or ``"blelloch"``,
+``"tuple"`` for the look-back scans of tuples (zipped arrays), and ``"axis"`` for the scans along
+an axis of an N-D array (:mod:`._axis`). One
 provenance line per tuned value; the experiments behind them are in docs/perf-log/.
 """
 
@@ -88,7 +89,17 @@ TABLE = _policy.register(
             bytes=288,  # H100, as block: 72 four-byte items; 64 at 93% of copy, 56 at 92%, 32 slower
             # narrow and complex dtypes use the same block and bytes (ITEMS rounded down to whole
             # 16-byte vectors of the narrowest type): not tuned yet; to be measured on an H100
+            # prefetch 16: H200, float32 cumsum 2^27 through plans made directly, one interleaved
+            # run (.probe-style sweep, 5 rounds): 0 / 8 / 16 / 24 tiles ahead 0.3171 / 0.3087 /
+            # 0.3082 / 0.3071 ms (84.1% / 86.4% / 86.6% / 86.9% of copy)
+            prefetch=16,
         ),
+        # the scans of tuples (zipped arrays, kernels/util/zip.cuh): H200, the linear recurrence
+        # of 2^27 float32 pairs (fields=1) in the same run: 128 x 288 bytes (36 pairs) 0.5020 ms
+        # (79.7% of copy) without prefetch, 0.4903 with 16; 128 x 192 (24 pairs) 0.4855 / 0.4820
+        # / 0.4866 / 0.4804 ms at prefetch 0 / 8 / 16 / 24; 128 x 160, 224, 256 and 64 x 384 at 16:
+        # 0.4884 / 0.4968 / 0.4818 / 0.4932 ms
+        ("default", "tuple"): LookbackPolicy(block=128, bytes=192, prefetch=16),
         # the classic block scans' textbook block size (not tuned)
         ("default", "hillis_steele"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
         ("default", "blelloch"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
@@ -110,7 +121,8 @@ TABLE = _policy.register(
             segmented_min_len=0,
         ),
     },
-    doc="the look-back scan's block and bytes per thread; the classic scans' block sizes; the "
+    doc="the look-back scan's block, bytes per thread and L2 prefetch distance (its own for "
+    "tuples); the classic scans' block sizes; the "
     "axis scans' block, row tile, column unroll, split threshold and column tile",
 )
 

@@ -187,7 +187,7 @@ def test_misaligned_views_take_the_scalar_path(xp, off, dtype):
     return xp.cumsum(base[off:], dtype=dtype)
 
 
-@pytest.mark.parametrize("prefetch", [1, 5])
+@pytest.mark.parametrize("prefetch", [0, 1, 5])
 def test_lookback_prefetch_distances(prefetch, rng):
     # each block hints the L2 cache with the input of the tile `prefetch` ids ahead (clipped at
     # n; every zipped array of a tuple scan): a hint, so the results are those without it
@@ -198,7 +198,7 @@ def test_lookback_prefetch_distances(prefetch, rng):
     b = rng.uniform(-1.0, 1.0, n).astype(np.float32)
     rec = prim.Op(("a.f0 * b.f0", "b.f0 * a.f1 + b.f1"), identity=(1.0, 0.0))
     want = prim.inclusive_scan((a, b), rec), prim.cumsum(a[1:], dtype=np.float64)
-    with prim.tuning.override("scan", selector="decoupled_lookback", prefetch=prefetch):
+    with prim.tuning.override("scan", prefetch=prefetch):  # the flat and the tuple policies
         for v in (x[:n], x[3:]):
             H.assert_same(prim.cumsum(v), np.cumsum(v))
         got = prim.inclusive_scan((a, b), rec), prim.cumsum(a[1:], dtype=np.float64)

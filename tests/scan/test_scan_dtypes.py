@@ -539,9 +539,12 @@ def test_registered_instantiations():
                     )
                     in names
                 )
-    assert "scan_lookback<prim::f16, float, prim::Min<float>, 128, 72, true, prim::f16>" in names
+    ahead = f", {pol.prefetch}" if pol.prefetch else ""
+    assert f"scan_lookback<prim::f16, float, prim::Min<float>, 128, 72, true, prim::f16{ahead}>" in (
+        names
+    )
     assert (
         "scan_lookback<signed char, int, prim::MinOf<int, signed char>, 128, 64, false, "
-        "signed char>"
+        f"signed char{ahead}>"
     ) in names
     assert "scan_blelloch<prim::c128, prim::c128, prim::Prod<prim::c128>, false>" in names

@@ -167,12 +167,8 @@ def test_the_names_are_translated_in_the_source_only():
 
 def test_the_renamed_instantiation_compiles_with_nvrtc():
     dt = ops.tuple_dtype((np.float32, np.float64), ("a", "b"))
-    pol = sp._policy.current("decoupled_lookback")
-    z, t = ops.zip_ctype(dt), ops.ctype(dt)
-    names = [
-        f"scan_lookback<{z}, {t}, {ops.functor(REC, t)}, {pol.block}, {sp.items(pol, dt, dt)}, {ex}, {z}>"
-        for ex in ("false", "true")
-    ]
+    pol = sp._policy.current("tuple")
+    names = [sp.tuple_kernel_name(dt, REC, ex, pol) for ex in (False, True)]
     rel = ops.source(sp.SOURCE, REC, dt)
     lowered = nvrtc.compile_check(loader.source(rel), names, options=loader.nvrtc_options())
     assert set(lowered) == set(names)

@@ -190,12 +190,8 @@ def test_equal_operators_are_one_key():
 def test_the_instantiations_compile_with_nvrtc(dts):
     dt = ops.tuple_dtype(dts)
     op = prim.Op(tuple(f"a.f{i} + b.f{i}" for i in range(len(dts))), (0,) * len(dts))
-    pol = sp._policy.current("decoupled_lookback")
-    z, t = ops.zip_ctype(dt), ops.ctype(dt)
-    names = [
-        f"scan_lookback<{z}, {t}, {ops.functor(op, t)}, {pol.block}, {sp.items(pol, dt, dt)}, {ex}, {z}>"
-        for ex in ("false", "true")
-    ]
+    pol = sp._policy.current("tuple")
+    names = [sp.tuple_kernel_name(dt, op, ex, pol) for ex in (False, True)]
     rel = ops.source(sp.SOURCE, op, dt)
     lowered = nvrtc.compile_check(loader.source(rel), names, options=loader.nvrtc_options())
     assert set(lowered) == set(names)
