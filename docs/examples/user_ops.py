@@ -83,6 +83,10 @@ assert np.isclose(squares, np.sum(x.astype(np.float64) ** 2), rtol=1e-4)
 assert prim.max(x, map="fabsf(v)") == np.abs(x).max()
 ints = rng.integers(-1000, 1000, 10_000).astype(np.int32)
 assert np.array_equal(prim.inclusive_scan(ints, map="v * v"), np.cumsum(ints * ints))
+# a histogram of |x|, its range (the min and max of |x|) found on the device
+counts, edges = prim.histogram(x, 50, map="fabsf(v)")
+want, want_edges = np.histogram(np.abs(x), 50)
+assert np.array_equal(counts, want) and np.array_equal(edges, want_edges)
 
 # a compile error names the operator and the compiler's first message
 try:

@@ -242,12 +242,18 @@ template <> struct BinEven<float, float> {
 };
 
 // A binner's bin for the many-bin kernels: BinEven<float, float>::many, operator() for the others.
+// The sample x is of the kernel's element type: the binner's sample type, or a type that converts
+// to it (a transform on load: the element read through a map, ops.py's map_prelude).
 template <class Binner, class T>
 __device__ __forceinline__ int bin_many(const Binner& bin, T x) {
     return bin(x);
 }
 __device__ __forceinline__ int bin_many(const BinEven<float, float>& bin, float x) {
     return bin.many(x);
+}
+template <class X>
+__device__ __forceinline__ int bin_many(const BinEven<float, float>& bin, X x) {
+    return bin.many(static_cast<float>(x));
 }
 
 template <class T, class C> struct BinEdges {

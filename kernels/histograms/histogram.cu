@@ -4,12 +4,14 @@
 // Every kernel is templated on <T, Binner, Acc> (histograms/bins.cuh): Binner maps a sample of T to
 // its bin or -1 (dropped), Acc says what a sample adds (1, or its weight) and in which types it
 // is accumulated (CountAcc: 32-bit shared, 64-bit global counters; WeightAcc<W>: weights of W,
-// float or double, summed in double). `spec` points to the binner's record (BinSpec, device
-// memory). Sizes and indices are 64-bit. `out` holds nbins values, zeroed by the caller; every
-// kernel adds into it with global atomics, so the order of the additions (and for weights the
-// last bits of a sum) is not fixed. Every kernel starts alike (histograms/bins.cuh: HistStart):
-// the record read once, the binner built from it, and the kernels with shared counters zero them
-// and wait for the block before counting.
+// float or double, summed in double). T is the binner's sample type, or a type that converts to
+// it: an element read through a map (a transform on load, primitives/_core/ops.py), whose
+// conversion applies the map as the binner takes the sample. `spec` points to the binner's record
+// (BinSpec, device memory). Sizes and indices are 64-bit. `out` holds nbins values, zeroed by the
+// caller; every kernel adds into it with global atomics, so the order of the additions (and for
+// weights the last bits of a sum) is not fixed. Every kernel starts alike (histograms/bins.cuh:
+// HistStart): the record read once, the binner built from it, and the kernels with shared
+// counters zero them and wait for the block before counting.
 //
 //   hist_global_contiguous    each thread a contiguous section of ceil(n / threads) samples, a
 //                             global atomic per sample. Neighbouring threads read addresses a

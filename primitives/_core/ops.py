@@ -462,14 +462,14 @@ def accumulator(op: Op, in_dt: Any, dtype: Any, func: str) -> np.dtype:
     return acc
 
 
-def check_map(m: Map | None, in_dt: Any, cast: Any, func: str) -> None:
+def check_map(m: Map | None, in_dt: Any, cast: Any, func: str, arg: str = "x") -> None:
     """TypeError naming ``func`` where the map ``m`` (None: nothing to check) cannot read the
-    elements as they are: their dtype ``in_dt`` none of :data:`DTYPES`, or a call that casts
-    them to ``cast`` first (None: no cast)."""
+    elements of the argument ``arg`` as they are: their dtype ``in_dt`` none of :data:`DTYPES`,
+    or a call that casts them to ``cast`` first (None: no cast)."""
     if m is not None and (np.dtype(in_dt) not in DTYPES or cast is not None):
         names = ", ".join(d.name for d in DTYPES)
         raise TypeError(
-            f"{func}: {m!r} reads {names} as they are; got x of dtype {np.dtype(in_dt)}"
+            f"{func}: {m!r} reads {names} as they are; got {arg} of dtype {np.dtype(in_dt)}"
             + ("" if cast is None else f" cast to {np.dtype(cast)}")
         )
 

@@ -30,6 +30,11 @@ the *binners* (the byte itself, a shift for power-of-two integer widths, a table
 16-bit integers, even bins with an edge check, binary search over arbitrary edges); every variant
 is instantiated with each binner, so every variant computes exactly NumPy's bins.
 
+``map=`` (``histogram``, ``histogram_even``) transforms each sample as it is read: every variant's
+kernel is instantiated with the map's element type (:class:`primitives._core.ops.Map`: a struct of
+one sample whose conversion to the binner's sample type applies the expression), in a source of
+its own compiled on first use; the binning is that of the mapped samples.
+
 The package: :mod:`._api` (the public functions, each declared with its prepare step through
 :mod:`primitives._core.entry`), :mod:`._checks` and :mod:`._checks_dd` (argument checks of the
 1-D functions and of histogramdd), :mod:`._choose` (the variant table and the rules that choose

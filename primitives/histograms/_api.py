@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, entry as _entry
+from .._core import dtypes as _dtypes, entry as _entry, ops as _ops
 from . import _checks as _hc, _checks_dd as _hd, _choose, _kernels, _plans_dd as _pd
 from ._binning import OUT_DTYPE, byte_binning, dd_binnings
 from ._plans import byte_result, count, repeat_plan
@@ -35,34 +35,37 @@ def _prepare_histogram(
     density=False,
     *,
     variant="auto",
+    map=None,  # noqa: A002 - the keyword users write
 ):
     func = "histogram"
+    m = _ops.as_map(map, func)
     _choose.check(func, variant)
-    c = _hc.histogram_args(func, a, bins, range, weights)
+    c = _hc.histogram_args(func, a, bins, range, weights, m)
     n = c.arr.size
     variant = _choose.choose(variant, c.binning, "count" if c.w is None else "weight", n)
     if c.bplan is not None and c.w is None and not density and range is not None and c.as_is:
-        repeat = repeat_plan("histogram", variant, c.binning, n, c.inp.backend, edges=c.edges)
+        repeat = repeat_plan("histogram", variant, c.binning, n, c.inp.backend, edges=c.edges, m=m)
         if repeat is not None:  # the samples as they are: later like calls take the plan
             return _entry.Prepared(repeat, (a,), reusable=True)
-    return _entry.Prepared(functools.partial(_histogram, c, variant, density), (c.arr,))
+    return _entry.Prepared(functools.partial(_histogram, c, variant, density, m), (c.arr,))
 
 
-def _histogram(c, variant, density, arr):
-    """histogram of the checked arguments ``c`` (:class:`._checks.Checked`), samples ``arr``."""
+def _histogram(c, variant, density, m, arr):
+    """histogram of the checked arguments ``c`` (:class:`._checks.Checked`), samples ``arr``
+    (read through the map ``m`` where given)."""
     inp, w, bplan = c.inp, c.w, c.bplan
     backend = inp.backend
     xp = backend.xp
     if w is not None and w.dtype.kind == "c":  # NumPy's complex sums: each part on its own
         w = w.reshape(-1)
         re, im = (
-            count(arr, c.binning, part, variant, backend, bplan, cached=False)
+            count(arr, c.binning, part, variant, backend, bplan, cached=False, m=m)
             for part in (w.real, w.imag)
         )
         hist = re + 1j * im
     else:
         wdev = None if w is None else w.reshape(-1)  # count() makes them what its kernel reads
-        hist = count(arr, c.binning, wdev, variant, backend, bplan, cached=False)
+        hist = count(arr, c.binning, wdev, variant, backend, bplan, cached=False, m=m)
     if w is not None:
         hist = _weights_result(hist, w.dtype, xp)
     if bplan is not None:
@@ -135,6 +138,7 @@ def histogram(
     density=False,
     *,
     variant="auto",
+    map=None,  # noqa: A002 - the keyword users write
 ):
     """Histogram of ``a``, as :func:`numpy.histogram`.
 
@@ -165,6 +169,15 @@ def histogram(
         density: return counts / bin width / total, as NumPy (with object weights, a zero
             total or a zero-width bin is NumPy's ``ZeroDivisionError`` of Python's division).
         variant: one of :data:`VARIANTS` or ``"auto"`` (see :func:`auto_variant`).
+        map: a transform of each sample as the kernel reads it, no temporary array: a C++
+            expression of ``v`` (the sample), its result of the sample's dtype (int32, int64,
+            uint32, uint64, float32 or float64 samples; ``v * v`` of int32 wraps at 32 bits, as
+            ``x * x`` does in NumPy). ``prim.histogram(x, bins, range, map="v * v")`` equals
+            ``numpy.histogram(x * x, bins, range)``: the bins, the range found when ``range`` is
+            None (the minimum and maximum of the mapped samples, by :func:`primitives.min` and
+            :func:`primitives.max` with the same map), an edges array, the weights and
+            ``density`` all apply to the mapped samples. Compiled on first use, per sample dtype
+            and variant (see :class:`primitives.Op`).
 
     Returns:
         ``(hist, bin_edges)``: int64 counts (the weights' dtype with ``weights``, float64 with
@@ -177,14 +190,18 @@ def histogram(
             array; bool weights of samples over an edges array (NumPy's casting error; with no
             samples, bool zeros as NumPy's); datetime samples with edges they do not compare
             with, or with int or estimated ``bins`` (NumPy's ``DTypePromotionError``, a
-            ``TypeError``).
+            ``TypeError``); ``map`` not a string, samples of a dtype it does not read (bool,
+            8- and 16-bit, datetimes), or with an estimator's name as ``bins`` (which estimates
+            the edges on the host from the samples as they are), before anything is launched.
         ValueError: NumPy's errors (``bins`` not positive, not 1-D, not increasing; ``range``
-            reversed or not finite; autodetected range not finite (NaN or inf samples); too many
-            bins for the range; ``weights`` of another shape), an unknown ``variant``, NaN in
-            ``bins`` (or NaT before a date), or a variant that keeps every bin in shared memory
-            asked for more bins than fit.
+            reversed or not finite; autodetected range not finite (NaN or inf samples, or mapped
+            samples); too many bins for the range; ``weights`` of another shape), an unknown
+            ``variant``, NaN in ``bins`` (or NaT before a date), a variant that keeps every bin
+            in shared memory asked for more bins than fit, or a ``map`` that is not one
+            expression.
         ZeroDivisionError: ``density`` of object weights whose total is zero, or over a bin of
             zero width (NumPy's Python division).
+        KernelCompileError: a ``map`` that does not compile (naming the map).
 
     Bins equal NumPy's exactly, including samples that land on an edge: kernels place a sample
     by its position and, near an edge, compare it with NumPy's edges (``numpy.linspace`` in
@@ -201,22 +218,23 @@ def histogram(
 # ---- histogram_even --------------------------------------------------------------------------
 
 
-def _prepare_even(a, bins, lower, upper, *, variant="auto"):
+def _prepare_even(a, bins, lower, upper, *, variant="auto", map=None):  # noqa: A002
     func = "histogram_even"
+    m = _ops.as_map(map, func)
     _choose.check(func, variant)
-    inp, arr, binning, as_is = _hc.even_args(func, a, bins, lower, upper)
+    inp, arr, binning, as_is = _hc.even_args(func, a, bins, lower, upper, m)
     variant = _choose.choose(variant, binning, "count", arr.size)
     if as_is:
-        repeat = repeat_plan("even", variant, binning, arr.size, inp.backend)
+        repeat = repeat_plan("even", variant, binning, arr.size, inp.backend, m=m)
         if repeat is not None:  # the samples as they are: later like calls take the plan
             return _entry.Prepared(repeat, (a,), reusable=True)
     return _entry.Prepared(
-        lambda x: inp.result(count(x, binning, None, variant, inp.backend)), (arr,)
+        lambda x: inp.result(count(x, binning, None, variant, inp.backend, m=m)), (arr,)
     )
 
 
 @_entry.function(_prepare_even, arrays=("a",))
-def histogram_even(a, bins, lower, upper, *, variant="auto"):
+def histogram_even(a, bins, lower, upper, *, variant="auto", map=None):  # noqa: A002
     """Counts of ``a`` in ``bins`` equal-width bins over ``[lower, upper)``: the raw fast path.
 
     A sample x counts in bin i when ``edges[i] <= x < edges[i+1]`` for the edges
@@ -231,15 +249,21 @@ def histogram_even(a, bins, lower, upper, *, variant="auto"):
         bins: number of bins (int >= 1).
         lower, upper: finite numbers, ``lower < upper``.
         variant: one of :data:`VARIANTS` or ``"auto"`` (see :func:`auto_variant`).
+        map: a transform of each sample as the kernel reads it, no temporary array: a C++
+            expression of ``v``, its result of the sample's dtype (int32, int64, uint32, uint64,
+            float32 or float64 samples), binned as the samples are (``map="fabs(v)"``: the
+            counts of ``abs(a)``). See :func:`histogram`.
 
     Returns:
         int64 counts, a device array for device input (a NumPy array for host input).
 
     Raises:
         TypeError: ``a`` is not an array or has an unsupported dtype (named, before anything
-            moves to the device); ``bins`` not an int.
-        ValueError: ``bins < 1``, ``lower >= upper`` or not finite, an unknown ``variant``, or too
-            many bins for the range.
+            moves to the device); ``bins`` not an int; ``map`` not a string, or samples of a
+            dtype it does not read.
+        ValueError: ``bins < 1``, ``lower >= upper`` or not finite, an unknown ``variant``, too
+            many bins for the range, or a ``map`` that is not one expression.
+        KernelCompileError: a ``map`` that does not compile (naming the map).
 
     See Also:
         :func:`histogram`, :func:`numpy.histogram`.

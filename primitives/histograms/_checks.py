@@ -10,9 +10,18 @@ import operator
 
 import numpy as np
 
-from .._core import backend as _backend, checks as _checks, dtypes as _dtypes
-from ._binning import CTYPES, SAMPLE_DTYPES, array_binning, bincount_binning, even_binning, uniform
-from ._plans import binning_plan, channels_plan, minmax
+from .._core import backend as _backend, checks as _checks, dtypes as _dtypes, ops as _ops
+from ._binning import (
+    CTYPES,
+    F64,
+    SAMPLE_DTYPES,
+    array_binning,
+    bincount_binning,
+    edges_binning,
+    even_binning,
+    uniform,
+)
+from ._plans import binning_plan, channels_plan, mapped_minmax, minmax
 
 
 def as_is(arr, a):
@@ -100,8 +109,9 @@ def samples(func, arr, arg="a"):
     return arr
 
 
-def outer_edges(func, arr, range, backend):  # noqa: A002 - NumPy's keyword
-    """numpy.histogram's first and last edge, with its errors (range checks, autodetection)."""
+def outer_edges(func, arr, range, backend, m=None):  # noqa: A002 - NumPy's keyword
+    """numpy.histogram's first and last edge, with its errors (range checks, autodetection: of
+    the samples read through the map ``m`` where given)."""
     if range is not None:
         first, last = range
         if first > last:
@@ -111,7 +121,7 @@ def outer_edges(func, arr, range, backend):  # noqa: A002 - NumPy's keyword
     elif arr.size == 0:
         first, last = 0, 1
     else:
-        first, last = minmax(arr, backend)
+        first, last = minmax(arr, backend) if m is None else mapped_minmax(arr, m)
         if not (np.isfinite(first) and np.isfinite(last)):
             raise ValueError(f"{func}: autodetected range of [{first}, {last}] is not finite")
     if first == last:
@@ -373,8 +383,21 @@ class Checked:
             setattr(self, k, kw.get(k))
 
 
-def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keyword
-    """histogram's checks and binning, in NumPy's order (a :class:`Checked`)."""
+def map_options(func, m, bins):
+    """TypeError naming ``func`` for ``bins`` that cannot be honoured with the map ``m`` (None:
+    no map): an estimator's name (NumPy's estimators read every sample on the host, and the map
+    is computed by the kernels alone)."""
+    if m is not None and isinstance(bins, str):
+        raise TypeError(
+            f"{func}: {m!r} takes bins as an int or an edges array; bins={bins!r} estimates "
+            f"the edges on the host from the samples, which the map transforms on the device only"
+        )
+
+
+def histogram_args(func, a, bins, range, weights, m=None):  # noqa: A002 - NumPy's keyword
+    """histogram's checks and binning, in NumPy's order (a :class:`Checked`); ``m``: the map the
+    samples are read through (:class:`~.._core.ops.Map`), the bins of its results."""
+    map_options(func, m, bins)
     a_in = prepare(
         func,
         a,
@@ -387,9 +410,11 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
         ),
     )
     if isinstance(a_in, np.ndarray) and is_datetime(a_in.dtype):
+        _ops.check_map(m, a_in.dtype, None, func, "a")
         return _datetime_args(func, a_in, bins, range, weights)
     inp = _checks.as_input(a_in, func=func, arg="a")
     backend = inp.backend
+    _ops.check_map(m, inp.array.dtype, None, func, "a")  # before weights: nothing read yet
     w = out_dt = integral = None
     if weights is not None:
         w, out_dt, integral = as_weights(func, weights, inp.array.shape)
@@ -420,7 +445,7 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
         edges, (binning, kdt) = est, array_binning(dt, est)
     elif isinstance(bins, int) or np.ndim(bins) == 0:
         n = nbins(func, bins)
-        first, last = outer_edges(func, arr, range, backend)
+        first, last = outer_edges(func, arr, range, backend, m)
         if inp.host and np.result_type(first, last, dt).itemsize > 8:  # a longdouble range
             edges = _wide_edges(func, first, last, n, dt)
             binning, kdt = array_binning(dt, _edges_in(dt, edges))
@@ -430,6 +455,8 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
     elif np.ndim(bins) == 1:
         edges, given = array_edges(func, bins)
         binning, kdt = array_binning(dt, edges)
+        if m is not None and kdt != dt:  # 32-bit integers against 64-bit integer edges
+            binning, kdt = _mapped_edges(dt, edges), dt
         no_bool_weights(func, w)
     else:
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
@@ -451,6 +478,16 @@ def histogram_args(func, a, bins, range, weights):  # noqa: A002 - NumPy's keywo
         bplan=bplan,
         as_is=same,
     )
+
+
+def _mapped_edges(dt, edges):
+    """The binning of 32-bit integer samples ``dt``, read through a map, against 64-bit integer
+    ``edges``, which NumPy compares as int64 and the kernels without a map take by converting the
+    samples first (the map computes in the samples' own dtype, as they are read): compared in
+    float64 instead, which orders every 32-bit integer against every int64 or uint64 edge as
+    int64 does (those integers are exact in float64, an edge beyond 2^53 stays beyond them)."""
+    assert dt.kind in "iu" and dt.itemsize == 4 and edges.dtype.kind in "iu", (dt, edges.dtype)
+    return edges_binning(dt, edges.astype(F64))
 
 
 def _wide_edges(func, first, last, n, dt):
@@ -532,11 +569,13 @@ def _datetime_args(func, a, bins, range, weights):  # noqa: A002
     )
 
 
-def even_args(func, a, bins, lower, upper):
+def even_args(func, a, bins, lower, upper, m=None):
     """histogram_even's checks and binning: (input, samples in the kernel's dtype, binning,
-    whether the samples are the caller's ``a`` read as it is)."""
+    whether the samples are the caller's ``a`` read as it is); ``m``: the map the samples are
+    read through (None: as they are)."""
     inp = _checks.as_input(precheck(func, a, "a"), func=func, arg="a")
     arr = inp.array
+    _ops.check_map(m, arr.dtype, None, func, "a")
     arr = samples(func, arr if arr.ndim == 1 else arr.reshape(-1))
     n = nbins(func, bins)
     try:

@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from .._core import loader as _loader
+from .._core import loader as _loader, ops as _ops
 from . import _policy
 from ._binning import (
     ACCS,
@@ -58,14 +58,17 @@ def binner_name(dt, kind, extra):
     return f"prim::BinEdges<{c}, {CTYPES[extra]}>"
 
 
-def kernel_name(variant, dt, kind, extra, acc, prod, loads, stages=0):
+def kernel_name(variant, dt, kind, extra, acc, prod, loads, stages=0, m=None):
     """``variant``'s kernel for samples of ``dt`` binned by (``kind``, ``extra``) into ``acc``;
-    ``prod``, ``loads``: the production and loads policies (production variants only)."""
+    ``prod``, ``loads``: the production and loads policies (production variants only); ``m``: a
+    map (:class:`~.._core.ops.Map`) the samples are read through (the kernel's element type its
+    ``m.ctype(dt)``, the binner's still of ``dt``), or None."""
     spec = VARIANT_TABLE[variant]
     tail = f", {prod.block}, {loads.vectors}" if spec.production else ""
     if variant == "warp_replicated":
         tail += f", {stages}"
-    return f"{spec.kernel}<{CTYPES[dt]}, {binner_name(dt, kind, extra)}, {ACCS[acc]}{tail}>"
+    elem = CTYPES[dt] if m is None else m.ctype(dt)
+    return f"{spec.kernel}<{elem}, {binner_name(dt, kind, extra)}, {ACCS[acc]}{tail}>"
 
 
 def _dtype_names(variant, dt, prod, loads):
@@ -109,16 +112,20 @@ def _in_table(prod, loads):
     )
 
 
-def kernel(variant, binning, acc, stages=0):
+def kernel(variant, binning, acc, stages=0, m=None):
     """``variant``'s kernel for ``binning`` and ``acc`` under the policies in force: from the
     variant's module of every dtype under the table's policies (and for the textbook variants,
     whose names the policies do not enter), from the module of the sample dtype's instantiations
     alone under an override (a test's or a tuning run's, which launches a dtype or two: on the
-    emulator the whole module of an override was 104-118 instantiations compiled for a few)."""
+    emulator the whole module of an override was 104-118 instantiations compiled for a few).
+    With a map ``m`` (the samples read through it): the one instantiation, in a source of its
+    own (:func:`primitives._core.ops.kernel`; a compile error names the map)."""
     prod, loads = policies()
     dt = binning.dtype
     pol = loads[SAMPLE_DTYPES.index(dt)]
-    name = kernel_name(variant, dt, binning.kind, binning.extra, acc, prod, pol, stages)
+    name = kernel_name(variant, dt, binning.kind, binning.extra, acc, prod, pol, stages, m)
+    if m is not None:
+        return _ops.kernel(SOURCE, None, dt, name, m, dt)
     if not VARIANT_TABLE[variant].production or _in_table(prod, loads):
         return _loader.load(SOURCE, module_names(variant, prod, loads))(name)
     names = _dtype_names(variant, dt, prod, pol)

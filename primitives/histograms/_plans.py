@@ -30,7 +30,7 @@ import threading
 
 import numpy as np
 
-from .._core import launch as _launch, plans as _plans
+from .._core import backend as _backend, launch as _launch, plans as _plans
 from . import _kernels, _policy
 from ._binning import F32, OUT_DTYPE, SHARED_SIZE, WEIGHT_DTYPE, keys, key_of, spec_words
 from ._choose import (
@@ -103,7 +103,8 @@ def launch_record(backend, n, replicas, aggregate, acc, ticket, edges=None, exte
 
 class CountPlan(_plans.Plan):
     """The launch of ``variant`` (a chosen one: :func:`._choose.choose`) for ``n`` samples binned
-    like ``binning`` into ``acc`` ("count", "weight" or "weight_f32"). Public attributes:
+    like ``binning`` into ``acc`` ("count", "weight" or "weight_f32"), each read through the map
+    ``m`` where given (:class:`~.._core.ops.Map`: the kernel's element type). Public attributes:
     ``kernel``, ``grid``, ``block``, ``shared`` (dynamic shared bytes), ``replicas`` and
     ``stages`` (warp_replicated's histogram copies per block and staging slots per thread),
     ``acc`` and ``ticket`` (warp_replicated's accumulator and last-block ticket, zero between
@@ -111,13 +112,13 @@ class CountPlan(_plans.Plan):
     of the weights the kernel reads; None for counts), ``launch``. ``plan(arr, spec, weights)``
     counts the contiguous device array ``arr`` into a new array."""
 
-    def __init__(self, variant, binning, acc, n, backend):
+    def __init__(self, variant, binning, acc, n, backend, m=None):
         spec = VARIANT_TABLE[variant]
         prod, loads = _policy.production(), _policy.loads(binning.dtype)
         info = backend.device_info()
         xp = self.xp = backend.xp
         # warp_replicated's instantiation depends on its staging slots: loaded below
-        k = None if spec.shape == "replicated" else _kernels.kernel(variant, binning, acc)
+        k = None if spec.shape == "replicated" else _kernels.kernel(variant, binning, acc, 0, m)
         nb, size = binning.nbins, SHARED_SIZE[acc]
         block = prod.block if spec.production else _policy.textbook().block
         extra, shared = (), 0
@@ -138,7 +139,7 @@ class CountPlan(_plans.Plan):
             stages = stages_for(binning.dtype, shared, acc, info, r == prod.lane_copies)
             if stages:  # the staging slots after the counters
                 shared = stage_offset(shared) + stages * block * 16
-            k = _kernels.kernel(variant, binning, acc, stages)
+            k = _kernels.kernel(variant, binning, acc, stages, m)
             grid = _launch.cover_grid(
                 n, block, per_thread, kernel=k, shared_mem=shared, per_sm=prod.blocks_per_sm
             )
@@ -193,7 +194,7 @@ class CountPlan(_plans.Plan):
         return out
 
 
-def _count_key(variant, binning, acc, n):
+def _count_key(variant, binning, acc, n, m=None):
     pols = (
         (_policy.production(), _policy.loads(binning.dtype))
         if VARIANT_TABLE[variant].production
@@ -210,23 +211,27 @@ def _count_key(variant, binning, acc, n):
         n,
         *pols,
         _plans.stream_key(),
+        m,
     )
 
 
-def count_plan(variant, binning, acc, n, backend):
-    """The :class:`CountPlan` of ``variant`` (a chosen one) for ``n`` samples with ``binning``."""
+def count_plan(variant, binning, acc, n, backend, m=None):
+    """The :class:`CountPlan` of ``variant`` (a chosen one) for ``n`` samples with ``binning``
+    (read through the map ``m`` where given)."""
     return _plans.PLANS.get(
-        _count_key(variant, binning, acc, n), lambda: CountPlan(variant, binning, acc, n, backend)
+        _count_key(variant, binning, acc, n, m),
+        lambda: CountPlan(variant, binning, acc, n, backend, m),
     )
 
 
-def count(arr, binning, weights, variant, backend, bplan=None, cached=True):
+def count(arr, binning, weights, variant, backend, bplan=None, cached=True, m=None):
     """Histogram of the contiguous 1-D device array ``arr`` (dtype ``binning.dtype``) into a new
     array: int64 counts, or float64 sums of ``weights`` (a 1-D real device array of the same
     length), by the chosen ``variant`` (:func:`._choose.choose`). Float32 weights are read as
     they are where the variant's kernel takes them (:func:`._choose.accumulation`); any other
     weights become a contiguous float64 copy first (no copy of contiguous float64). ``bplan``: the
-    binning's plan when the caller has it (else :func:`binning_plan` with ``cached``)."""
+    binning's plan when the caller has it (else :func:`binning_plan` with ``cached``). ``m``: a
+    map each sample is read through as the kernel loads it (the binning is of its results)."""
     acc = accumulation(variant, None if weights is None else weights.dtype)
     n = arr.size
     if n == 0 or binning.empty:
@@ -236,15 +241,16 @@ def count(arr, binning, weights, variant, backend, bplan=None, cached=True):
     if bplan is None:
         bplan = binning_plan(binning, backend, cached=cached)
     if variant == "sort_reduce_by_key":
-        return sort_reduce(arr, binning, bplan.spec, weights, backend)
-    return count_plan(variant, binning, acc, n, backend)(arr, bplan.spec, weights)
+        return sort_reduce(arr, binning, bplan.spec, weights, backend, m)
+    return count_plan(variant, binning, acc, n, backend, m)(arr, bplan.spec, weights)
 
 
-def bin_keys(arr, binning, spec, backend, acc="count"):
+def bin_keys(arr, binning, spec, backend, acc="count", m=None):
     """Each sample's bin under ``binning`` (its device record ``spec``) as a uint32 key,
-    ``binning.nbins`` for a dropped sample: the first pass of ``sort_reduce_by_key``."""
+    ``binning.nbins`` for a dropped sample: the first pass of ``sort_reduce_by_key`` (each sample
+    read through the map ``m`` where given)."""
     n = arr.size
-    k = _kernels.kernel("sort_reduce_by_key", binning, acc)
+    k = _kernels.kernel("sort_reduce_by_key", binning, acc, 0, m)
     block = _policy.textbook().block
     keys = backend.xp.empty(n, dtype=np.uint32)
     grid = _launch.cover_grid(n, block, 4, kernel=k)
@@ -252,18 +258,18 @@ def bin_keys(arr, binning, spec, backend, acc="count"):
     return keys
 
 
-def sort_reduce(arr, binning, spec, weights, backend):
+def sort_reduce(arr, binning, spec, weights, backend, m=None):
     """``sort_reduce_by_key``: each sample's bin as a 32-bit key (``nbins`` for a dropped sample),
     a stable radix sort of the keys (with the weights alongside) over the bits that ``nbins``
     needs, the first position of every run of equal keys (compaction of the run heads), and per
     run its length (counts) or the segmented sum of its weights. Each bin is written once, by a
-    scatter: no atomics on the output."""
+    scatter: no atomics on the output. ``m``: the map the samples are read through."""
     from .. import compaction, segmented, sorting
 
     xp = backend.xp
     n, nb = arr.size, binning.nbins
     acc = "count" if weights is None else "weight"
-    keys_ = bin_keys(arr, binning, spec, backend, acc)
+    keys_ = bin_keys(arr, binning, spec, backend, acc, m)
     end_bit = int(nb).bit_length()  # keys lie in [0, nb]
     if weights is None:
         keys_ = sorting.radix_sort(keys_, end_bit=end_bit)
@@ -394,16 +400,17 @@ class BincountPlan(RepeatPlan):
         return byte_result("bincount", out, first, last, self.origin, self.minlength, self.xp)
 
 
-def repeat_plan(kind, variant, binning, n, backend, edges=None, minlength=0, origin=0):
+def repeat_plan(kind, variant, binning, n, backend, edges=None, minlength=0, origin=0, m=None):
     """The repeat-call plan of ``kind`` ("histogram": :class:`HistogramPlan` with ``edges``,
     "even": :class:`RepeatPlan`, "bincount": :class:`BincountPlan`); where the count of ``n``
     samples does not run the production kernel with an accumulator (another variant, more bins
     than its last block moves), a :class:`CountRepeat` for "histogram" and "even". None where
-    there is no work, for ``sort_reduce_by_key``, and for such a "bincount"."""
+    there is no work, for ``sort_reduce_by_key``, and for such a "bincount". ``m``: the map the
+    samples are read through (None: as they are)."""
     if n == 0 or binning.empty or variant == "sort_reduce_by_key":
         return None
-    ckey = _count_key(variant, binning, "count", n)
-    count = _plans.PLANS.get(ckey, lambda: CountPlan(variant, binning, "count", n, backend))
+    ckey = _count_key(variant, binning, "count", n, m)
+    count = _plans.PLANS.get(ckey, lambda: CountPlan(variant, binning, "count", n, backend, m))
     if count.acc is None and kind == "bincount":
         return None
     prod = _policy.production()
@@ -512,3 +519,17 @@ def minmax(arr, backend):
         to_values = keys(F32)[0]
         return to_values([int(lo)])[0], to_values([int(hi)])[0]
     return dt.type(lo), dt.type(hi)
+
+
+def mapped_minmax(arr, m):
+    """(min, max) of the non-empty device array ``arr`` read through the map ``m`` (a
+    :class:`~.._core.ops.Map`), as NumPy scalars of its dtype (NaN propagates): the reductions'
+    ``min`` and ``max`` with ``map=``, the map computed as the histogram's kernels compute it.
+    Synchronizes: the two results come back to the host."""
+    from .. import reduction
+
+    dt = arr.dtype
+    lo, hi = (
+        np.asarray(_backend.to_host(f(arr, map=m.expr))) for f in (reduction.min, reduction.max)
+    )
+    return dt.type(lo.reshape(())[()]), dt.type(hi.reshape(())[()])
