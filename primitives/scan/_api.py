@@ -286,9 +286,7 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
     """
 
 
-@_entry.function(
-    _prepare_scan("exclusive_scan", True), arrays=("x",), tokens={"x": _ops.zip_token}
-)
+@_entry.function(_prepare_scan("exclusive_scan", True), arrays=("x",), tokens={"x": _ops.zip_token})
 def exclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=None, fields=None):  # noqa: A002
     """Exclusive prefix scan: ``out[0]`` is the identity of ``op`` (0; 1 for ``prod``; the
     dtype's maximum for ``min``, its minimum for ``max``: infinities for floats, True and False

@@ -540,8 +540,9 @@ def test_registered_instantiations():
                     in names
                 )
     ahead = f", {pol.prefetch}" if pol.prefetch else ""
-    assert f"scan_lookback<prim::f16, float, prim::Min<float>, 128, 72, true, prim::f16{ahead}>" in (
-        names
+    assert (
+        f"scan_lookback<prim::f16, float, prim::Min<float>, 128, 72, true, prim::f16{ahead}>"
+        in names
     )
     assert (
         "scan_lookback<signed char, int, prim::MinOf<int, signed char>, 128, 64, false, "
