@@ -85,8 +85,8 @@ ints = rng.integers(-1000, 1000, 10_000).astype(np.int32)
 assert np.array_equal(prim.inclusive_scan(ints, map="v * v"), np.cumsum(ints * ints))
 # a histogram of |x|, its range (the min and max of |x|) found on the device
 counts, edges = prim.histogram(x, 50, map="fabsf(v)")
-want, want_edges = np.histogram(np.abs(x), 50)
-assert np.array_equal(counts, want) and np.array_equal(edges, want_edges)
+numpy_counts, numpy_edges = np.histogram(np.abs(x), 50)
+assert np.array_equal(counts, numpy_counts) and np.array_equal(edges, numpy_edges)
 
 # a compile error names the operator and the compiler's first message
 try:

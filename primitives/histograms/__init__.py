@@ -48,10 +48,10 @@ from __future__ import annotations
 
 from ._api import bincount, histogram, histogram2d, histogram_channels, histogram_even, histogramdd
 from ._binning import SAMPLE_DTYPES  # noqa: F401 - re-exported
-from ._checks import (  # building blocks of primitives.dask's histogram and bincount
-    check_minlength,
-    is_histogram_sample,
-)
+
+# building blocks of primitives.dask's histogram and bincount
+from ._checks import is_histogram_sample
+from ._checks_bincount import check_minlength
 from ._choose import (
     VARIANTS,
     auto_variant,

@@ -10,7 +10,14 @@ import functools
 import numpy as np
 
 from .._core import dtypes as _dtypes, entry as _entry, ops as _ops
-from . import _checks as _hc, _checks_dd as _hd, _choose, _kernels, _plans_dd as _pd
+from . import (
+    _checks as _hc,
+    _checks_bincount as _hcb,
+    _checks_dd as _hd,
+    _choose,
+    _kernels,
+    _plans_dd as _pd,
+)
 from ._binning import OUT_DTYPE, byte_binning, dd_binnings
 from ._plans import byte_result, count, repeat_plan
 
@@ -276,7 +283,7 @@ def histogram_even(a, bins, lower, upper, *, variant="auto", map=None):  # noqa:
 def _prepare_bincount(x, weights=None, minlength=0, *, variant="auto"):
     func = "bincount"
     _choose.check(func, variant)
-    inp, arr, wdev, minlength = _hc.bincount_args(func, x, weights, minlength)
+    inp, arr, wdev, minlength = _hcb.bincount_args(func, x, weights, minlength)
     backend = inp.backend
     n = arr.size
     if n == 0:  # NumPy's intp zeros, whatever the weights
@@ -299,7 +306,7 @@ def _prepare_bincount(x, weights=None, minlength=0, *, variant="auto"):
             counted = _choose.choose(variant, binning, "count", n)
         run = functools.partial(_bytes, inp, binning, wdev, summed, counted, origin, minlength)
         return _entry.Prepared(run, (arr,))
-    binning = _hc.bincount_length(func, arr, minlength, backend)
+    binning = _hcb.bincount_length(func, arr, minlength, backend)
     variant = _choose.choose(variant, binning, "count" if wdev is None else "weight", n)
     return _entry.Prepared(lambda a: inp.result(count(a, binning, wdev, variant, backend)), (arr,))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _core_checks, dtypes as _dtypes, entry as _entry, ops as _ops
+from .._core import structs as _structs
 from . import _axis, _checks, _choose, _plans as _rp, _where
 from ._choose import VARIANTS
 from ._kernels import OPS
@@ -99,9 +100,9 @@ def _struct(x, op, axis, dtype, out, keepdims, variant, func, initial, where, m)
     (:func:`_tuples`, the operator naming them by their names or as ``f0``, ``f1``, ...), the
     result one structured value of ``x``'s dtype (native byte order): a ``numpy.void`` for
     NumPy input, a 0-d array for device input."""
-    xs, dt = _ops.struct_fields(x, func)
+    xs, dt = _structs.struct_fields(x, func)
     p = _tuples(xs, op, axis, dtype, out, keepdims, variant, func, initial, where, m, dt.names)
-    return p.then(lambda values: _ops.struct_result(values, dt))
+    return p.then(lambda values: _structs.struct_result(values, dt))
 
 
 def _prepare(
@@ -184,7 +185,7 @@ def _prepare_reduce(
     map=None,  # noqa: A002 - the keyword users write
 ):
     m = _ops.as_map(map, "reduce")
-    if _ops.is_struct(x):
+    if _structs.is_struct(x):
         variant = _choose.variant(variant, "reduce")
         return _struct(x, op, axis, dtype, out, keepdims, variant, "reduce", initial, where, m)
     return _prepare(x, op, axis, dtype, out, keepdims, variant, "reduce", initial, where, m)

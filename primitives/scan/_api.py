@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import checks as _core_checks, entry as _entry, ops as _ops
+from .._core import checks as _core_checks, entry as _entry, ops as _ops, structs as _structs
 from . import _axis as _sa, _checks, _choose, _plans as _sp
 from ._plans import OPS, VARIANTS
 
@@ -103,9 +103,9 @@ def _prepared_struct(func, x, op, axis, dtype, variant, exclusive, m, fields):
             f"{func}: fields= selects results of a tuple of arrays; a structured x is scanned "
             f"into one structured array (its fields by name: out['name'])"
         )
-    xs, dt = _ops.struct_fields(x, func)
+    xs, dt = _structs.struct_fields(x, func)
     p = _prepared_tuple(func, xs, op, axis, dtype, variant, exclusive, m, None, dt.names)
-    return p.then(lambda outs: _ops.struct_result(outs, dt))
+    return p.then(lambda outs: _structs.struct_result(outs, dt))
 
 
 def _prepared_axis(func, x, op, axis, dtype, variant, exclusive):
@@ -152,7 +152,7 @@ def _prepare_scan(func, exclusive):
         if isinstance(x, (tuple, list)) and isinstance(op, _ops.Op) and op.fields:
             m = _ops.as_map(map, func)
             return _prepared_tuple(func, x, op, axis, dtype, variant, exclusive, m, fields)
-        if _ops.is_struct(x):
+        if _structs.is_struct(x):
             m = _ops.as_map(map, func)
             return _prepared_struct(func, x, op, axis, dtype, variant, exclusive, m, fields)
         if fields is not None:
