@@ -1,7 +1,9 @@
 """User operators (``primitives.Op``) against the built-in ones and the peers that take a user's
 operator: ``cupy.ReductionKernel`` (reductions; CuPy's scans take ``add`` alone) and CUB through
 ``cuda.compute`` with a Python operator (reductions and scans). float32 at n = 2^24 and 2^28; the
-operators a sum (``a + b``) and a maximum (``a > b ? a : b``).
+operators a sum (``a + b``) and a maximum (``a > b ? a : b``). Beside them, the tuples' linear
+recurrence against CUB, a transform on load in a histogram against CuPy, and the bfloat16 sort
+against torch.
 
 GPU only (see ``_common``). Times are medians of CUDA-event timings of 30 calls after 5 warm-up
 calls; GB/s counts the bytes read (and for the scans written).
@@ -160,4 +162,49 @@ class LinearRecurrence(_Module):
             require_cupy()
             self.fn = _peers.cub_linear_recurrence(a, b)
         self.bytes = 3 * a.nbytes
+        self.fn()
+
+
+class HistogramOfSquares(_Module):
+    """``prim.histogram(x, 256, (0, 1), map="v * v")`` (the squares binned as they are read)
+    against ``cupy.histogram(x * x, 256, (0, 1))``; float32 uniform in [0, 1)."""
+
+    params = [["primitives", "cupy"], SIZES]
+    param_names = ["contender", "n"]
+
+    def prepare(self, contender, n):
+        x = device_data(size(n), np.float32)
+        if contender == "primitives":
+            require_cuda()
+            hist = public("histogram")
+            self.fn = lambda: hist(x, 256, (0.0, 1.0), map="v * v")
+        else:
+            cupy = require_cupy()
+            self.fn = lambda: cupy.histogram(x * x, 256, (0.0, 1.0))
+        self.bytes = x.nbytes
+        self.fn()
+
+
+class SortBFloat16(_Module):
+    """``prim.sort`` of bfloat16 keys (two 8-bit digit passes over their own 16 bits) against
+    ``torch.sort`` of the same tensor (read through DLPack); standard normal values. GB/s: the
+    keys read and written once."""
+
+    params = [["primitives", "torch"], [1 << 24, 1 << 28]]
+    param_names = ["contender", "n"]
+
+    def prepare(self, contender, n):
+        cupy = require_cupy()
+        require_cuda()
+        try:
+            import torch
+        except ImportError as exc:
+            raise NotImplementedError("torch peer: PyTorch is not installed") from exc
+        t = torch.randn(size(n), device="cuda", dtype=torch.bfloat16)
+        if contender == "primitives":
+            sort, x = public("sort"), cupy.from_dlpack(t)
+            self.fn = lambda: sort(x)
+        else:
+            self.fn = lambda: torch.sort(t)
+        self.bytes = 2 * t.numel() * t.element_size()
         self.fn()
