@@ -18,9 +18,7 @@ def _prepared(func, x, op, axis, dtype, variant, exclusive, m=None):
     ``axis`` of an N-D array, or of the flattened array (each element read through the map
     ``m`` where given)."""
     if _checks.along_axis(x, axis, func):
-        if m is not None:
-            raise TypeError(f"{func}: map= scans the flattened array (axis=None)")
-        return _prepared_axis(func, x, op, axis, dtype, variant, exclusive)
+        return _prepared_axis(func, x, op, axis, dtype, variant, exclusive, m)
     variant = _choose.variant(variant, func)
     inp, arr, in_dt, res_dt = _checks.checked(x, op, dtype, func)
     direct = _sp.direct(variant, in_dt, res_dt, op)
@@ -108,12 +106,14 @@ def _prepared_struct(func, x, op, axis, dtype, variant, exclusive, m, fields):
     return p.then(lambda outs: _structs.struct_result(outs, dt))
 
 
-def _prepared_axis(func, x, op, axis, dtype, variant, exclusive):
+def _prepared_axis(func, x, op, axis, dtype, variant, exclusive, m=None):
     """The scan of every line of ``x`` along ``axis`` by the axis kernels (:mod:`._axis`), read
     where it lies: a C-ordered array as it is, an F-ordered one as its transpose (C-ordered, the
     axis counted from the other end; the result is then F-ordered, as NumPy's), any other
     strided view copied to C order first. The result has ``x``'s shape. An array of the
-    backend's type read as it is gives a reusable run (:class:`._axis.AxisCall`)."""
+    backend's type read as it is gives a reusable run (:class:`._axis.AxisCall`). ``m``: the
+    map the kernels read each element through (in its own dtype: a ``dtype`` that casts the
+    elements first is refused)."""
     ndim = _checks.ndim(x)
     axis = _core_checks.axis_index(axis, ndim, func)
     flags = getattr(x, "flags", None)
@@ -127,11 +127,13 @@ def _prepared_axis(func, x, op, axis, dtype, variant, exclusive):
         axis = ndim - 1 - axis
     _choose.variant(variant, func)  # checked; the axis kernels are the scan along an axis
     inp, arr, in_dt, res_dt = _checks.checked(src, op, dtype, func)
+    _ops.check_map(m, in_dt, None, func)
+    _ops.check_map(m, in_dt, _sa.map_cast(in_dt, res_dt, op), func)
     shape = tuple(np.shape(src))
     if arr.size == 0:
         out = inp.result(inp.backend.xp.empty(shape, dtype=res_dt))
         return _entry.Prepared.done(out.T if flipped else out)
-    run, plan = _sa.scan_call(inp.backend, in_dt, res_dt, op, exclusive, shape, axis)
+    run, plan = _sa.scan_call(inp.backend, in_dt, res_dt, op, exclusive, shape, axis, m)
     if (
         plan is not None
         and type(x) is inp.backend.xp.ndarray
@@ -256,8 +258,8 @@ def inclusive_scan(x, op="sum", *, axis=None, dtype=None, variant="auto", map=No
             (= ``"decoupled_lookback"``).
         map: a transform of each element as it is read, no temporary array: a C++ expression
             of ``v`` (the element), its result of the element's dtype (``map="v * v"``: the
-            running sums of squares). The flattened array (``axis=None``) of int32, int64,
-            uint32, uint64, float32 or float64 read as it is (a ``dtype`` that casts the
+            running sums of squares; with ``axis``, along it). Elements of int32, int64,
+            uint32, uint64, float32 or float64 read as they are (a ``dtype`` that casts the
             elements first is a ``TypeError``).
         fields: with a tuple ``x``, the results returned (see above); None: every field.
             Not taken with a structured ``x``.

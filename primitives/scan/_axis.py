@@ -75,40 +75,46 @@ def _vec(dt):
     return 16 // dt.itemsize if dt in _VEC16 else 1
 
 
-def rows_scan_name(combo, exclusive, pol):
+def _in_ctype(dt, m):
+    """The C++ type the kernels read elements of ``dt`` as: through the map ``m`` where given
+    (its element type, :func:`~primitives._core.ops.map_prelude`)."""
+    return _ctype(dt) if m is None else m.ctype(dt)
+
+
+def rows_scan_name(combo, exclusive, pol, m=None):
     i, a, o, op = combo
     a_c = _ctype(a)
     items = pol.items(i, a, o)
     ex = "true" if exclusive else "false"
     return (
-        f"axis_rows_scan<{_ctype(i)}, {a_c}, {_ops.functor(op, a_c)}, {_ctype(o)}, "
+        f"axis_rows_scan<{_in_ctype(i, m)}, {a_c}, {_ops.functor(op, a_c)}, {_ctype(o)}, "
         f"{pol.block}, {items}, {ex}>"
     )
 
 
-def rows_total_name(combo, pol):
+def rows_total_name(combo, pol, m=None):
     i, a, _, op = combo
     a_c = _ctype(a)
-    return f"axis_rows_total<{_ctype(i)}, {a_c}, {_ops.functor(op, a_c)}, {pol.block}>"
+    return f"axis_rows_total<{_in_ctype(i, m)}, {a_c}, {_ops.functor(op, a_c)}, {pol.block}>"
 
 
-def cols_scan_name(combo, v, exclusive, pol):
+def cols_scan_name(combo, v, exclusive, pol, m=None):
     i, a, o, op = combo
     a_c = _ctype(a)
     ex = "true" if exclusive else "false"
     return (
-        f"axis_cols_scan<{_ctype(i)}, {a_c}, {_ops.functor(op, a_c)}, {_ctype(o)}, {v}, "
+        f"axis_cols_scan<{_in_ctype(i, m)}, {a_c}, {_ops.functor(op, a_c)}, {_ctype(o)}, {v}, "
         f"{pol.unroll}, {ex}>"
     )
 
 
-def cols_lookback_name(combo, v, pol):
+def cols_lookback_name(combo, v, pol, m=None):
     """The single-pass column scan (inclusive or exclusive: a kernel argument, so that one
     instantiation serves both)."""
     i, a, o, op = combo
     a_c = _ctype(a)
     return (
-        f"axis_cols_lookback<{_ctype(i)}, {a_c}, {_ops.functor(op, a_c)}, {_ctype(o)}, "
+        f"axis_cols_lookback<{_in_ctype(i, m)}, {a_c}, {_ops.functor(op, a_c)}, {_ctype(o)}, "
         f"{v}, {pol.block}, {pol.tile_rows(i, v)}, {pol.tile_blocks_per_sm}>"
     )
 
@@ -132,11 +138,11 @@ _named_kernel = _loader.PolicyModules(
 ).kernel
 
 
-def kernel(combo, name, pol):
-    """The instantiation ``name`` of the module of ``combo`` under ``pol`` (a user operator's:
-    a source of its own)."""
-    if isinstance(combo[3], _ops.Op):
-        return _ops.kernel(SOURCE, combo[3], combo[1], name)
+def kernel(combo, name, pol, m=None):
+    """The instantiation ``name`` of the module of ``combo`` under ``pol`` (a user operator's
+    or a map's ``m``: a source of its own)."""
+    if isinstance(combo[3], _ops.Op) or m is not None:
+        return _ops.kernel(SOURCE, combo[3], combo[1], name, m, combo[0])
     return _named_kernel(combo, name, pol)
 
 
@@ -210,9 +216,10 @@ def by_segments(combo, L, inner, pol):
 class AxisPlan(_plans.Plan):
     """The scan of a C-contiguous array viewed as ``(outer, L, inner)`` along its middle axis:
     ``plan(x)`` takes ``x`` (any shape of ``outer * L * inner`` elements, the backend's array
-    type) and returns a new 1-D result of as many elements in C order."""
+    type) and returns a new 1-D result of as many elements in C order. With a map ``m`` every
+    kernel reads the elements through it (never the segmented scan, which has none)."""
 
-    def __init__(self, backend, combo, exclusive, outer, L, inner, pol):
+    def __init__(self, backend, combo, exclusive, outer, L, inner, pol, m=None):
         xp = backend.xp
         in_dt, acc_dt, out_dt, op = combo
         self.empty, self.out_dt, self.size = xp.empty, out_dt, outer * L * inner
@@ -220,7 +227,8 @@ class AxisPlan(_plans.Plan):
         i64 = _launch.i64
         slot = _plans.Launch.SLOT
         self.segments = self.state = None
-        if by_segments(combo, L, inner, pol):  # long rows: one pass over every row at once
+        # long rows: one pass over every row at once (a map's rows: the rows kernels)
+        if m is None and by_segments(combo, L, inner, pol):
             from ..segmented import scan_plan
 
             self.segments = scan_plan(
@@ -242,7 +250,7 @@ class AxisPlan(_plans.Plan):
             self.chunks, self.chunk_len = split(outer * 32, L, pol, sms, granule=32 * items)
             units = outer * self.chunks
             self.totals = xp.empty(max(units, 1) if self.chunks > 1 else 1, dtype=acc_dt)
-            scan = kernel(combo, rows_scan_name(combo, exclusive, pol), pol)
+            scan = kernel(combo, rows_scan_name(combo, exclusive, pol, m), pol, m)
             grid = _launch.cover_grid(units, warps, kernel=scan)
             dims = (i64(units), i64(L), i64(self.chunks), i64(self.chunk_len))
             self.scan = _plans.Launch(
@@ -250,7 +258,7 @@ class AxisPlan(_plans.Plan):
             )
             self.total = None
             if self.chunks > 1:
-                tk = kernel(combo, rows_total_name(combo, pol), pol)
+                tk = kernel(combo, rows_total_name(combo, pol, m), pol, m)
                 self.total = _plans.Launch(
                     tk,
                     _launch.cover_grid(units, warps, kernel=tk),
@@ -267,7 +275,7 @@ class AxisPlan(_plans.Plan):
             if split_columns(groups, L, pol, sms, rows):  # one pass over tiles of rows
                 self.chunks, self.chunk_len = _launch.cdiv(L, rows), rows
                 units = self.chunks * groups
-                scan = kernel(combo, cols_lookback_name(combo, v, pol), pol)
+                scan = kernel(combo, cols_lookback_name(combo, v, pol, m), pol, m)
                 self.counter = xp.zeros(1, dtype=np.uint32)
                 self.state = _zeros16(xp, state_bytes(units, v, acc_dt))
                 self.epoch = 0
@@ -282,7 +290,7 @@ class AxisPlan(_plans.Plan):
                 self.nbytes = _plans.scratch_bytes(self.counter, self.state)
                 return
             self.chunks, self.chunk_len = 1, L
-            scan = kernel(combo, cols_scan_name(combo, v, exclusive, pol), pol)
+            scan = kernel(combo, cols_scan_name(combo, v, exclusive, pol, m), pol, m)
             grid = _launch.cover_grid(groups, pol.block, kernel=scan)
             self.scan = _plans.Launch(scan, grid, pol.block, args=(slot, slot) + dims)
         self.nbytes = _plans.scratch_bytes(self.totals)
@@ -301,11 +309,14 @@ class AxisPlan(_plans.Plan):
         return out
 
 
-def axis_plan(backend, combo, exclusive, outer, L, inner):
-    """The plan of one configuration (made once, then found in the plan cache)."""
+def axis_plan(backend, combo, exclusive, outer, L, inner, m=None):
+    """The plan of one configuration (made once, then found in the plan cache); ``m``: the map
+    the input is read through, or None."""
     pol = _policy.current(SELECTOR)
-    key = ("scan/axis", combo, exclusive, outer, L, inner, pol, _plans.stream_key())
-    return _plans.PLANS.get(key, lambda: AxisPlan(backend, combo, exclusive, outer, L, inner, pol))
+    key = ("scan/axis", combo, m, exclusive, outer, L, inner, pol, _plans.stream_key())
+    return _plans.PLANS.get(
+        key, lambda: AxisPlan(backend, combo, exclusive, outer, L, inner, pol, m)
+    )
 
 
 def _identity(op, dt):
@@ -315,9 +326,18 @@ def _identity(op, dt):
     return _dtypes.identity(op, dt)
 
 
-def scan_call(backend, in_dt, res_dt, op, exclusive, shape, axis):
+def map_cast(in_dt, res_dt, op):
+    """The dtype a scan of ``in_dt`` into ``res_dt`` casts the elements to before its kernels
+    (None: they are read as they are): what a map refuses
+    (:func:`~primitives._core.ops.check_map`)."""
+    return None if _known((in_dt, res_dt, res_dt, op)) else res_dt
+
+
+def scan_call(backend, in_dt, res_dt, op, exclusive, shape, axis, m=None):
     """The scan along ``axis`` of C-contiguous backend arrays of ``in_dt`` and ``shape`` (at least
-    one element) into a new C-ordered array of ``res_dt`` and ``shape``, its plans made here.
+    one element) into a new C-ordered array of ``res_dt`` and ``shape``, its plans made here;
+    ``m``: the map the kernels read the elements through (a combination read as it is:
+    :func:`map_cast`).
 
     Returns ``(run, plan)``: ``run(arr)`` computes the scan of ``arr``; ``plan`` is the
     :class:`AxisPlan` that reads ``arr`` as it is (no conversion: a later call on a like array
@@ -325,8 +345,9 @@ def scan_call(backend, in_dt, res_dt, op, exclusive, shape, axis):
     outer, length, inner = layout(shape, axis)
     combo = (in_dt, res_dt, res_dt, op)
     if _known(combo):
-        plan = axis_plan(backend, combo, exclusive, outer, length, inner)
+        plan = axis_plan(backend, combo, exclusive, outer, length, inner, m)
         return (lambda arr: plan(arr).reshape(shape)), plan
+    assert m is None, "a map reads the elements as they are (map_cast)"
     cast = in_dt != res_dt  # NumPy's dtype=: the elements are cast first
     if res_dt.kind == "c" and op == "sum":  # the float sums of the real and imaginary parts
         real = np.dtype(res_dt.char.lower())
