@@ -5,7 +5,7 @@
 // Keys K are stored as unsigned bits of 1, 2, 4 or 8 bytes and sorted as U (u32, or u64 for
 // 8-byte keys): 1- and 2-byte signed keys get their sign bit flipped on load (then sorted as
 // unsigned, over their own 8 or 16 bits) and back on store, float16 and bfloat16 keys (`kind`
-// FLOAT and rows::KIND_BF16) are held as their 16-bit image above their bits (rows::Key), so no
+// FLOAT and prim::radix::BFLOAT) are held as their 16-bit image above their bits (rows::Key), so no
 // pass of the caller widens or narrows them; 4- and
 // 8-byte keys are sorted by the order-preserving image of `kind`
 // (util/key_image.cuh: NaNs last, -0.0 equal to 0.0, `descending` complements it), computed
@@ -57,16 +57,13 @@
 namespace rows {
 
 enum ValueMode { VM_NONE = 0, VM_IOTA = 1, VM_ARRAY = 2 };
-// The `kind` of a bfloat16 key (K of 2 bytes): a float with bfloat16's 8-bit exponent; FLOAT with
-// a 2-byte K is float16.
-constexpr int KIND_BF16 = 3;
 
 constexpr int BITS = prim::radix::TILE_BITS;  // digit width of the warp and block kernels
 constexpr int RADIX = 1 << BITS;
 
 // How a stored key of K is sorted: as U over bits [begin, end). Narrow signed keys get their
 // sign bit flipped (then sorted as unsigned); a float16 key (K of 2 bytes, kind FLOAT) or a
-// bfloat16 one (kind KIND_BF16) is held as its 16-bit order-preserving image (NaNs, the
+// bfloat16 one (kind prim::radix::BFLOAT) is held as its 16-bit order-preserving image (NaNs, the
 // magnitudes above the format's infinity, folded into its positive quiet NaN, negative numbers
 // negated, others with the sign bit set: -0.0 lands on 0.0) above its own bits, and sorted by
 // the image alone, so its bits come back unchanged (NaN payloads, the sign of zeros).
@@ -76,24 +73,20 @@ struct Key {
     static constexpr int NBITS = 8 * static_cast<int>(sizeof(K));
     static constexpr bool NARROW = sizeof(K) < 4;
     bool half;  // a 16-bit float key (float16 or bfloat16)
-    U sign;     // xored on load and store (narrow signed keys)
-    int kind;   // the kind the held bits are sorted as
+    U sign;  // xored on load and store (narrow signed keys)
+    int kind;  // the kind the held bits are sorted as
     int begin, end;  // the held bits that order the keys
     prim::u32 half_inf;  // the 16-bit float's +inf: magnitudes above it are NaNs
     prim::u32 half_nan;  // the 16-bit key every NaN folds into (as prim::radix::nan_fold)
     __device__ __forceinline__ Key(int kind_, int descending)
-        : half(sizeof(K) == 2 && (kind_ == prim::radix::FLOAT || kind_ == KIND_BF16)),
+        : half(sizeof(K) == 2 && (kind_ == prim::radix::FLOAT || kind_ == prim::radix::BFLOAT)),
           sign(NARROW && kind_ == prim::radix::SIGNED ? static_cast<U>(1) << (NBITS - 1)
                                                       : static_cast<U>(0)),
           kind(NARROW ? static_cast<int>(prim::radix::UNSIGNED) : kind_),
           begin(half ? 16 : 0),
           end(half ? 32 : NBITS),
-          half_inf(kind_ == KIND_BF16 ? 0x7f80u : 0x7c00u) {
-        // the positive quiet NaN, or (DESC_NAN_LAST) the negative NaN one above it, whose
-        // complemented image is the quiet NaN's image (prim::radix::Bits<U>::NEG_FOLD)
-        const prim::u32 qnan = kind_ == KIND_BF16 ? 0x7fc0u : 0x7e00u;
-        half_nan = descending == prim::radix::DESC_NAN_LAST ? (qnan | 0x8000u) + 1u : qnan;
-    }
+          half_inf(prim::radix::float_inf<unsigned short>(kind_)),
+          half_nan(prim::radix::nan_fold<unsigned short>(descending, kind_)) {}
     // the 16-bit order-preserving image of 16-bit float bits h
     __device__ __forceinline__ prim::u32 half_image(prim::u32 h) const {
         if ((h & 0x7fffu) > half_inf) h = half_nan;
@@ -151,8 +144,8 @@ __global__ void __launch_bounds__(WARPS* prim::WARP)
     const DigitOf<U> image(key_of.kind, descending, 0, 1);  // its flip and float test
     const int lane = threadIdx.x % prim::WARP;
     const int per = prim::WARP / m;  // rows of a group
-    const int span = per * m;        // keys of a group
-    const int sub = lane / m;        // this lane's row within the group
+    const int span = per * m;  // keys of a group
+    const int sub = lane / m;  // this lane's row within the group
     const int col = lane - sub * m;
     const unsigned row_lanes = (m == prim::WARP ? prim::FULL_MASK : (1u << m) - 1u) << (sub * m);
     const unsigned below = (1u << lane) - 1u;

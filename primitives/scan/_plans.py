@@ -160,13 +160,20 @@ def kernel_name(variant, in_dt, acc_dt, op, exclusive, pol, res_dt=None, m=None)
     ex = "true" if exclusive else "false"
     if variant == "decoupled_lookback":
         n = items(pol, in_dt, acc_dt, res_dt)
-        out = "" if res_dt == acc_dt and not pol.prefetch else f", {CTYPES[res_dt]}"
-        ahead = f", {pol.prefetch}" if pol.prefetch else ""
-        return (
-            f"scan_lookback<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {pol.block}, {n}, {ex}{out}"
-            f"{ahead}>"
-        )
+        out_c = None if res_dt == acc_dt else CTYPES[res_dt]
+        return lookback_name(in_c, acc_c, _op(op, acc_c, res_dt), pol, n, exclusive, out_c)
     return f"scan_{variant}<{in_c}, {acc_c}, {_op(op, acc_c, res_dt)}, {ex}>"
+
+
+def lookback_name(in_c, acc_c, op_c, pol, n, exclusive, out_c=None):
+    """scan_lookback's instantiation of the C++ types ``in_c``, ``acc_c`` and (None: the
+    accumulator's) ``out_c`` with the functor ``op_c``, ``n`` items a thread and the policy's
+    block and prefetch distance (template arguments left at their defaults are not written)."""
+    ex = "true" if exclusive else "false"
+    tail = "" if out_c is None and not pol.prefetch else f", {out_c or acc_c}"
+    if pol.prefetch:
+        tail += f", {pol.prefetch}"
+    return f"scan_lookback<{in_c}, {acc_c}, {op_c}, {pol.block}, {n}, {ex}{tail}>"
 
 
 def add_name(acc_dt, op):
@@ -252,10 +259,7 @@ def tuple_kernel_name(acc_dt, op, exclusive, pol):
     """The look-back kernel's instantiation that scans tuples of ``acc_dt`` with ``op`` under
     the policy ``pol``: the fields' arrays zipped as its input and its output."""
     z, t = _ops.zip_ctype(acc_dt), _ops.ctype(acc_dt)
-    per = items(pol, acc_dt, acc_dt)
-    ex = "true" if exclusive else "false"
-    ahead = f", {pol.prefetch}" if pol.prefetch else ""
-    return f"scan_lookback<{z}, {t}, {_ops.functor(op, t)}, {pol.block}, {per}, {ex}, {z}{ahead}>"
+    return lookback_name(z, t, _ops.functor(op, t), pol, items(pol, acc_dt, acc_dt), exclusive, z)
 
 
 def tuple_plan(backend, acc_dt, op, exclusive, n):

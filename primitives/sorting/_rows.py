@@ -13,7 +13,7 @@ import numpy as np
 
 from .._core import keys as _keys, launch as _launch, loader as _loader, plans as _plans
 from .._core.dtypes import BFLOAT16
-from .._core.keys import INDEX, KIND, U, native_values
+from .._core.keys import INDEX, KIND, KIND_BF16, U, native_values
 from .._core.policy import SHARED_MAX
 from . import _rows_policy, _segmented
 
@@ -21,8 +21,6 @@ __all__ = ["sort_rows", "capacity", "kernel_name"]
 
 ROWS = "sorting/rows.cu"
 #: C++ type of the stored keys, by width
-#: the ``kind`` of bfloat16 keys (rows.cu's rows::KIND_BF16; float16's is KIND["f"])
-KIND_BF16 = 3
 KC = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 #: rows::ValueMode
 VM_NONE, VM_IOTA, VM_ARRAY = 0, 1, 2
