@@ -301,6 +301,15 @@ def backend_info() -> dict[str, Any]:
     }
 
 
+def array_module(a: Any) -> ModuleType:
+    """The array module of ``a``: NumPy for its arrays and scalars, CuPy for a device array."""
+    if isinstance(a, (np.ndarray, np.generic)):
+        return np
+    import cupy  # a device array: CuPy is installed
+
+    return cupy
+
+
 def to_host(a: Any) -> NDArray[Any]:
     """``a`` as a NumPy array: a device array is copied back, anything else goes through
     ``numpy.asarray`` (host arrays are returned as they are)."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as _dtypes
+from . import backend as _backend, dtypes as _dtypes
 
 __all__ = [
     "KEY_DTYPES",
@@ -158,20 +158,12 @@ _INF = {16: 0x7C00, 32: 0x7F800000, 64: 0x7FF0000000000000}
 _QNAN = {16: 0x7E00, 32: 0x7FC00000, 64: 0x7FF8000000000000}
 
 
-def _xp(arr: Any) -> Any:
-    if isinstance(arr, np.ndarray):
-        return np
-    import cupy
-
-    return cupy
-
-
 def _float_image(u: Any, width: int) -> tuple[Any, Any]:
     """(image, isnan) of float bits ``u`` (unsigned, ``width`` bits), the kernels' ``ordered``
     (kernels/util/key_image.cuh) of one width: every NaN the positive quiet NaN, then negative
     numbers negated as two's complement integers (-0.0 lands on 0.0's image), others with the
     sign bit set. Non-NaN images lie in ``[image(-inf), image(+inf)]``; the NaN's is above."""
-    xp = _xp(u)
+    xp = _backend.array_module(u)
     ut = u.dtype.type
     top = ut(1 << (width - 1))
     nan = (u & ~top) > ut(_INF[width])
@@ -196,7 +188,7 @@ def image_fields(arr: Any) -> list[tuple[Any, int]]:
     bits, ``0xFFF0...0`` for 64), so they follow in that order, B ordered by its real part's
     image, C by its imaginary part's, D all equal. A -0.0 part has 0.0's image, so those tie
     (input order kept); NaN payloads and signs never reach the fields."""
-    xp = _xp(arr)
+    xp = _backend.array_module(arr)
     arr = widened(arr)  # bfloat16 as float32: one 32-bit field
     dt = arr.dtype
     if dt.kind == "b":

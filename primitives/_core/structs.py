@@ -5,13 +5,13 @@ results put back together in its dtype (:func:`struct_result`)."""
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
 from typing import Any
 
 import numpy as np
 
+from . import backend as _backend
 from .ops import DTYPES, MAX_FIELDS
 
 __all__ = ["is_struct", "struct_dtype", "struct_fields", "struct_result"]
@@ -121,14 +121,6 @@ def struct_fields(x: Any, func: str) -> tuple[list[Any], np.dtype]:
     return out, dt
 
 
-def _module_of(a: Any) -> Any:
-    """The array module of ``a``: NumPy for its arrays and scalars, else the array's own
-    (CuPy's)."""
-    if isinstance(a, (np.ndarray, np.generic)):
-        return np
-    return importlib.import_module(type(a).__module__.partition(".")[0])
-
-
 def struct_result(values: Any, dt: Any) -> Any:
     """The structured array of ``dt`` (:func:`struct_fields`' dtype) whose fields are
     ``values`` (arrays of one shape, contiguous, each of its field's dtype; or NumPy scalars,
@@ -136,7 +128,7 @@ def struct_result(values: Any, dt: Any) -> Any:
     CuPy's for device ones): a field aligned to its size is assigned (``out[name] = value``),
     one that is not is written through the words it is made of (:func:`struct_fields`)."""
     values = list(values)
-    xp = _module_of(values[0])
+    xp = _backend.array_module(values[0])
     shape = tuple(values[0].shape)
     flat = [xp.asarray(v).reshape(-1) for v in values]
     n = flat[0].size
