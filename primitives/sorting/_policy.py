@@ -159,7 +159,10 @@ TABLE = _policy.register(
         # H200, uint64 keys 2^27, the keys staged as they are ranked: 256 x 26 6.5093 ms (no
         # spills), x 28 6.5799 (16 bytes of spills), x 24 6.6425. H100 before: 256 x 28 7.76 ms
         # (x 24: 7.94)
-        # 2-byte keys (two passes over their 16 bits): the 4-byte keys' tiles until tuned
+        # 2-byte keys (two passes over their 16 bits), H200, bfloat16 2^28 (docs/perf-log/
+        # 2026-12/sort.md): keys 256 x 32 / 44 / 64 / 88 / 120 2.991 / 2.783 / 3.662 / 4.796 /
+        # 7.439 ms; argsort (4-byte index values) 256 x 24 / 32 / 48 4.302 / 4.068 / 5.067 ms;
+        # 8-byte values: the 4-byte keys' tile, not measured
         ("default", (2, 0)): _os(44),
         ("default", (2, 4)): _os(32),
         ("default", (2, 8)): _os(24),
