@@ -4,7 +4,9 @@ tiers where NVRTC has the fast-compile levels.
 Where the package ships no binary for a module (:mod:`primitives._core.binaries`), the loader
 (:func:`primitives._core.loader.load`) asks :func:`compiled_alone` for each kernel a call needs:
 one instantiation compiled alone into a cubin kept on disk (:func:`compile_alone`), several at
-once in threads where a call announces them (:func:`prefetch`). With tiers
+once in threads where a call announces them (:func:`prefetch`), each thread's compile run by a
+worker process of the compile server where one runs (:mod:`.compile_server`: NVRTC scales
+poorly over the threads of one process). With tiers
 (NVRTC 12.8 or later, ``$PRIMITIVES_COMPILE_TIERS`` not ``off``), a first call compiles its
 kernels at NVRTC's fast level and runs them; their default-level images compile in background
 threads (:func:`_finish`) once no call has waited for a compile for a while, and each, when it
@@ -67,7 +69,7 @@ def compile_alone(
     compiler and its options. ``fast``: at NVRTC's fast-compile level (:func:`_tier_level`), the
     image a first call runs while the default one compiles (:func:`settle`). Raises
     :class:`KernelCompileError` with the compiler's log on a compile error."""
-    from . import nvrtc
+    from . import compile_server, nvrtc
 
     opts = binary_options() + ([f"-Ofc={_tier_level() or FAST_LEVEL}"] if fast else [])
     image, meta = _image_paths(relpath, name, arch, opts)
@@ -77,7 +79,7 @@ def compile_alone(
         return found
     start = time.perf_counter()
     try:
-        data, lowered = nvrtc.compile_binary(
+        data, lowered = compile_server.compile_binary(  # in the server where it runs
             source(relpath), [name], arch=arch, options=opts, filename=relpath
         )
     except nvrtc.NVRTCError as exc:
@@ -98,16 +100,18 @@ def warm_up() -> threading.Thread:
     """Start, in a daemon thread, what a first compile waits for before NVRTC can start (0.05 to
     0.2 s on an H200 host): the kernel tree hashed (the compiled images' cache key and the
     shipped binaries' check) and, where no binaries are shipped for this package, NVRTC's library
-    loaded. ``import primitives`` calls it, so that this runs while the caller makes its inputs.
+    loaded and the compile server started (:mod:`.compile_server`, where wanted). ``import primitives`` calls it, so that this runs while the caller makes its inputs.
     Any failure is left to the call that needs the library (it raises there)."""
 
     def run() -> None:
-        from . import binaries, nvrtc
+        from . import binaries, compile_server, nvrtc
 
         try:
             tree_hash()
             if binaries.index() is None:
                 nvrtc.version()  # loads the library
+                if compile_server.wanted():
+                    compile_server.start(nvrtc.library_path())
         except Exception:  # noqa: BLE001, S110 - the compile that needs NVRTC reports it
             pass
 

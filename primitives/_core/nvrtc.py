@@ -20,7 +20,15 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from .compile_errors import CompileError
 
-__all__ = ["NVRTCError", "NVRTCNotFound", "load", "compile_check", "compile_binary", "version"]
+__all__ = [
+    "NVRTCError",
+    "NVRTCNotFound",
+    "load",
+    "library_path",
+    "compile_check",
+    "compile_binary",
+    "version",
+]
 
 
 class NVRTCError(CompileError):
@@ -34,6 +42,7 @@ class NVRTCNotFound(RuntimeError):
 
 
 _lib: ctypes.CDLL | None = None
+_lib_path: str | None = None
 
 
 def _candidates() -> Iterator[str]:
@@ -50,7 +59,7 @@ def _candidates() -> Iterator[str]:
 
 def load() -> ctypes.CDLL:
     """Load libnvrtc once and return the ctypes handle."""
-    global _lib
+    global _lib, _lib_path
     if _lib is not None:
         return _lib
     tried = []
@@ -63,12 +72,19 @@ def load() -> ctypes.CDLL:
         except OSError:
             continue
         lib.nvrtcGetErrorString.restype = ctypes.c_char_p
-        _lib = lib
+        _lib, _lib_path = lib, path
         return lib
     raise NVRTCNotFound(
         "libnvrtc not found (install the 'test' extra, which brings nvidia-cuda-nvrtc-cu12, or "
         f"set PRIMITIVES_NVRTC); tried: {tried or 'nothing'}"
     )
+
+
+def library_path() -> str:
+    """The file of the libnvrtc that :func:`load` loaded (loading it first)."""
+    load()
+    assert _lib_path is not None  # set with _lib
+    return _lib_path
 
 
 def version() -> tuple[int, int]:
