@@ -42,7 +42,7 @@ from numpy.typing import DTypeLike, NDArray
 from . import backend as _backend, dtypes as _dtypes
 from .backend import Array
 
-__all__ = ["Input", "as_input", "op_input", "check_choice", "boolean", "integer"]
+__all__ = ["Input", "as_input", "shape_of", "op_input", "check_choice", "boolean", "integer"]
 
 OPS = ("sum", "min", "max")
 
@@ -74,6 +74,11 @@ class Input:
         self.strides = strides
         #: the caller's library's ``from_dlpack`` (a torch tensor's), or None (NumPy, CuPy)
         self.wrap = wrap
+
+    def detached(self) -> Input:
+        """This input without its array: how results go back to the caller, for a run filed
+        for later calls (which must not hold the first call's array)."""
+        return Input(None, self.host, self.backend, self.order, None, self.wrap)
 
     def result(self, arr: Array) -> Array:
         """Return ``arr`` (backend memory) in the kind the caller passed: NumPy, CuPy, or the
@@ -172,27 +177,13 @@ def is_itself(arr: Array, x: Any) -> bool:
     )
 
 
-def as_input(
-    x: Any,
-    *,
-    func: str,
-    arg: str,
-    ndim: int | None = None,
-    flatten: bool = False,
-    empty_dtype: DTypeLike | None = None,
-    keep_f: bool = False,
-) -> Input:
-    """Move ``x`` to the backend, check its dimensions, make it C-contiguous and of native byte
-    order.
-
-    ``ndim`` (an int) is required exactly; ``flatten=True`` ravels any ndim (documented per
-    function). ``empty_dtype``: the dtype of an empty Python list or tuple (which holds no dtype
-    of its own; NumPy would make it float64), for arguments that take integer or boolean
-    sequences (offsets, flags, masks). ``keep_f=True``: an F-contiguous array keeps its layout
-    (no transposing copy; a host one arrives F-contiguous), for callers whose kernels read either
-    order in place. Raises ``TypeError`` for objects that are not arrays.
-    """
-    backend = _backend.get_backend()
+def _view(
+    x: Any, func: str, arg: str, empty_dtype: DTypeLike | None = None
+) -> tuple[Array, bool, Callable[[Any], Any] | None]:
+    """``(array, host, wrap)``: the caller's ``x`` as a NumPy array (``host``) or a device
+    (CuPy) one, with no copy where ``x`` is an array already, and the ``from_dlpack`` of its
+    library (:func:`_returner`); a sequence through NumPy (``empty_dtype``: see
+    :func:`as_input`). Raises ``TypeError`` for objects that are not arrays."""
     host = True
     wrap = None
     arr: Array  # NumPy's, or the device's while ``host`` is False
@@ -226,7 +217,46 @@ def as_input(
             raise TypeError(f"{func}: {arg} must be a numeric array, got {type(x).__name__}")
         if empty_dtype is not None and arr.size == 0 and isinstance(x, (list, tuple)):
             arr = arr.astype(empty_dtype)
+    return arr, host, wrap
 
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    """The shape of an argument of any kind :func:`as_input` takes, as it will read it, without
+    moving it: its ``shape`` where it has one, else its array interface's, else that of its
+    DLPack view (no copy) or of NumPy's array of it (a sequence; ``()`` for a scalar)."""
+    shape = getattr(x, "shape", None)
+    if shape is not None:
+        return tuple(shape)
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if isinstance(cai, dict):
+        return tuple(cai["shape"])
+    if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        return tuple(_view(x, "shape_of", "x")[0].shape)
+    return np.shape(x)
+
+
+def as_input(
+    x: Any,
+    *,
+    func: str,
+    arg: str,
+    ndim: int | None = None,
+    flatten: bool = False,
+    empty_dtype: DTypeLike | None = None,
+    keep_f: bool = False,
+) -> Input:
+    """Move ``x`` to the backend, check its dimensions, make it C-contiguous and of native byte
+    order.
+
+    ``ndim`` (an int) is required exactly; ``flatten=True`` ravels any ndim (documented per
+    function). ``empty_dtype``: the dtype of an empty Python list or tuple (which holds no dtype
+    of its own; NumPy would make it float64), for arguments that take integer or boolean
+    sequences (offsets, flags, masks). ``keep_f=True``: an F-contiguous array keeps its layout
+    (no transposing copy; a host one arrives F-contiguous), for callers whose kernels read either
+    order in place. Raises ``TypeError`` for objects that are not arrays.
+    """
+    backend = _backend.get_backend()
+    arr, host, wrap = _view(x, func, arg, empty_dtype)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{func}: {arg} must be {ndim}-D, got shape {tuple(arr.shape)}")
     strides = tuple(arr.strides)  # the caller's layout, before any copy below

@@ -247,7 +247,7 @@ def filed_inputs(inps: list[Any], xs: Any) -> list[Any] | None:
     arrays); None where some array was converted or copied (no filed run)."""
     if not all(_checks.is_itself(inp.array, a) for inp, a in zip(inps, xs)):
         return None
-    return [_checks.Input(None, inp.host, inp.backend, inp.order, None, inp.wrap) for inp in inps]
+    return [inp.detached() for inp in inps]
 
 
 def tuple_input(

@@ -97,7 +97,8 @@ def _histogram(c, variant, density, m, arr):
     if inp.host:
         res = _host_weights_result(res, c.out_dt, c.integral, density)
     if isinstance(edges_out, np.ndarray) and (inp.host or c.dated):
-        return res, edges_out
+        # host edges as they are, in the caller's type where it has one (a torch CPU tensor's)
+        return res, edges_out if inp.wrap is None or c.dated else inp.wrap(edges_out)
     return res, inp.result(edges_out)
 
 

@@ -129,7 +129,7 @@ def _prepared_axis(func, x, op, axis, dtype, variant, exclusive, m=None):
     inp, arr, in_dt, res_dt = _checks.checked(src, op, dtype, func)
     _ops.check_map(m, in_dt, None, func)
     _ops.check_map(m, in_dt, _sa.map_cast(in_dt, res_dt, op), func)
-    shape = tuple(np.shape(src))
+    shape = _core_checks.shape_of(src)  # arr is flattened
     if arr.size == 0:
         out = inp.result(inp.backend.xp.empty(shape, dtype=res_dt))
         return _entry.Prepared.done(out.T if flipped else out)

@@ -64,15 +64,15 @@ def along_axis(x, axis, func):
 
 
 def ndim(x):
-    """``x.ndim``, or NumPy's for an array-like without one."""
-    n = getattr(x, "ndim", None)
-    return np.ndim(x) if n is None else n
+    """The number of dimensions of the caller's ``x``, of any kind the scans take
+    (:func:`~primitives._core.checks.shape_of`)."""
+    return len(_checks.shape_of(x))
 
 
 def accumulation_out(func, x, axis, out):
     """NumPy's checks of cumsum's/cumprod's ``out`` (the result's shape: ``x``'s along an axis,
     1-D of its size with ``axis=None``), before any launch."""
-    shape = tuple(np.shape(x))
+    shape = _checks.shape_of(x)
     if axis is None or len(shape) <= 1:
         shape = (int(np.prod(shape, dtype=np.int64)),)
     _checks.check_out(out, shape, func)

@@ -62,10 +62,7 @@ def _zero_d(v, arr):
     ``arr`` holds as one element of shape (1,))."""
     if arr.shape != (1,):
         return arr.ndim == 0
-    shape = getattr(v, "shape", None)
-    if shape is None:
-        shape = getattr(v, "__cuda_array_interface__", {}).get("shape")
-    return tuple(shape) == () if shape is not None else np.ndim(v) == 0
+    return _checks.shape_of(v) == ()
 
 
 class Checked:

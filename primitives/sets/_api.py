@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import entry as _entry
+from .._core import checks as _core_checks, entry as _entry
 from . import _checks, _choose, _plans as _rp, _unique
 from ._choose import VARIANTS
 
@@ -146,12 +146,6 @@ def reduce_by_key(keys, values, op="sum", *, sort=False):
 # ---- unique -----------------------------------------------------------------------------------
 
 
-def _shape(x):
-    """The shape of the caller's ``x`` (that of the inverse with ``axis=None``)."""
-    shape = getattr(x, "shape", None)
-    return tuple(shape) if shape is not None else np.shape(x)
-
-
 def _prepare_unique(
     x,
     return_index=False,
@@ -171,7 +165,7 @@ def _prepare_unique(
     arr, backend = inp.array, inp.backend
     xp = backend.xp
     if axis is None or arr.ndim == 1:  # NumPy's elements' path: a 1-D x with its axis too
-        shape = _shape(x)
+        shape = _core_checks.shape_of(x)
         if arr.size == 0:
             u = xp.empty(0, dtype=arr.dtype)
             extra = [xp.empty(0, dtype=np.int64) for f in (ri, rc) if f]

@@ -110,12 +110,6 @@ def _prepare_along(a, axis, kind, order, stable, descending, variant, func):
     return _along(c, arr, _checks_core.is_itself(arr, a), argsort)
 
 
-def _returned(k):
-    """How results go back to the caller of the Input ``k``, without its array (a filed run
-    must not hold the first call's array)."""
-    return _checks_core.Input(None, k.host, k.backend, k.order)
-
-
 def _flat(c, karr, given, func, argsort):
     """The Prepared of the sort of the 1-D backend array ``karr``: the block sort's or
     onesweep's plan, filed, when ``karr`` is the caller's array read as it is (``given``) and of
@@ -124,7 +118,7 @@ def _flat(c, karr, given, func, argsort):
     k, backend = c.k, c.k.backend
     desc = DESC_NAN_LAST if c.desc else ASCENDING
     dt = karr.dtype
-    back = _returned(k)
+    back = k.detached()
     if karr.size == 0:
         xp = backend.xp
         if argsort:
@@ -163,7 +157,7 @@ def _along(c, arr, given, argsort):
     by their images, :func:`._plans.sort_complex_rows`)."""
     axis, backend = c.axis, c.k.backend
     desc = DESC_NAN_LAST if c.desc else ASCENDING
-    back = _returned(c.k)
+    back = c.k.detached()
     xp = backend.xp
 
     def run(ka):
