@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 from primitives._core import registry as _registry
 from tools.probes import small_calls
 
@@ -30,6 +32,30 @@ def test_first_call_has_a_row_for_every_public_function():
 
     names = [n for fam in _registry.FAMILIES for n in fam.functions]
     assert set(names) <= set(first_call.CALLS)
+
+
+def _first_calls():
+    from tools.probes import first_call
+
+    small = [(name, 1 << 12) for name in first_call.public_functions()]
+    return small + [(name, 1 << 20) for name in SIZED]
+
+
+#: the functions whose kernels at 2^20 elements (the first-call figures' size) differ from
+#: those at 2^12
+SIZED = ["topk", "partition", "argpartition", "quantile", "median", "unique", "searchsorted"]
+
+
+@pytest.mark.parametrize("name,n", _first_calls())
+def test_first_calls_ask_for_their_kernels_at_once(name, n):
+    """A public function's first call asks for the kernels it launches before it waits for any
+    (they compile side by side where kernels compile on first use), but where a later kernel is
+    chosen from what an earlier one found (first_call.STEPS)."""
+    from tools.probes import first_call
+
+    steps, kernels = first_call.compile_steps(name, n)
+    assert kernels, name
+    assert steps <= first_call.STEPS.get(name, 1), (name, steps, kernels)
 
 
 def test_first_call_profile_names_the_call_path():

@@ -16,7 +16,7 @@ from . import backend as _backend, checks as _checks, launch as _launch, loader 
 from . import plans as _plans
 from .backend import Array
 
-__all__ = ["segment_offsets", "check_values"]
+__all__ = ["segment_offsets", "check_values", "ask", "declared_segments"]
 
 SOURCE = "core/offsets.cu"
 NAME = "offsets_stats<long long>"
@@ -40,6 +40,23 @@ class StatsPlan(_plans.Plan):
         self.launch(offsets, stats)
         bad, longest, first, last = (int(v) for v in _backend.to_host(stats))
         return bad, longest, first, last
+
+
+def ask() -> None:
+    """Start compiling the check's kernel where kernels compile on first use (a caller that
+    asks for its own kernels first: they compile side by side)."""
+    _loader.prefetch(SOURCE, [NAME])
+
+
+def declared_segments(offsets: Any) -> int | None:
+    """The number of segments the caller's ``offsets`` declare (its length less one), read
+    without moving it; None where it is not a 1-D array of at least one value (the check says
+    why)."""
+    try:
+        shape = _checks.shape_of(offsets)
+    except Exception:  # noqa: BLE001 - not an array: segment_offsets's error
+        return None
+    return shape[0] - 1 if len(shape) == 1 and shape[0] >= 1 else None
 
 
 def segment_offsets(

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import checks as _core_checks, dtypes as _dtypes, entry as _entry, ops as _ops
 from .._core import structs as _structs
-from . import _axis, _checks, _choose, _plans as _rp, _where
+from . import _axis, _checks, _choose, _kernels, _plans as _rp, _where
 from ._choose import VARIANTS
 from ._kernels import OPS
 
@@ -480,6 +480,8 @@ def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False, *, where=T
         _core_checks.warn_caller("Mean of empty slice.", RuntimeWarning)
     backend = inp.backend
     xp = backend.xp
+    if count and arr.size and (out is None or res == acc):  # the division's, beside the sum's
+        _kernels.ask_mean_divide(acc, res)
     # the sum of a backend array (C- or F-contiguous); axis None as given: every element
     summed = _prepare(arr, "sum", None if axis is None else axes, acc, None, False, "auto", "sum")
     if axis is None and out is None and not keepdims and arr is x and count and summed.reusable:

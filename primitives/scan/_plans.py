@@ -241,6 +241,17 @@ class ScanPlan(_lookback.LookbackPlan):
         return out
 
 
+def ask_lookback(in_dt, res_dt, op, exclusive):
+    """Start compiling the look-back kernel of a flat scan of ``in_dt`` into ``res_dt`` with the
+    named ``op`` (where kernels compile on first use): a caller with work of its own before the
+    scan (nancumsum's NaN replacement) asks first, so that the two compile side by side."""
+    found = None if isinstance(op, _ops.Op) else direct("decoupled_lookback", in_dt, res_dt, op)
+    if found is not None:
+        pol = _policy.current("decoupled_lookback")
+        name = kernel_name("decoupled_lookback", in_dt, found[1], op, exclusive, pol, res_dt)
+        _loader.prefetch(SOURCE, [name])
+
+
 def lookback_plan(backend, in_dt, res_dt, op, exclusive, n, m=None):
     """The plan of the look-back kernel that scans ``in_dt`` (read through the map ``m`` where
     given) into ``res_dt`` (a pair :func:`direct` knows)."""

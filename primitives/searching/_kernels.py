@@ -104,6 +104,23 @@ def names(ctype, pol):
     return list(dict.fromkeys(out + bucketed))  # the two tile ranges may be one
 
 
+def variant_names(ctype, perm, variant, pol):
+    """The kernels a plan of ``variant`` launches for ``ctype`` (queries' positions of the C++
+    type ``perm``) under ``pol``: what it asks for at once (compiled side by side on first use,
+    :func:`~primitives._core.lazy.prefetch`) before it loads any."""
+    if variant == "binary":
+        return [binary_name(ctype)]
+    if variant == "sorted":
+        return [sorted_name(ctype, perm, pol), range_name(ctype, pol.block * pol.tile_items)]
+    if variant == "indexed":
+        near = pol.near_bytes > 0
+        ranges = [range_name(ctype, pol.index_block * pol.index_items), near_name(ctype, pol)]
+        return [index_name(ctype), indexed_name(ctype, pol)] + (ranges if near else [])
+    if variant == "bucketed":
+        return [tree_name(ctype), *bucket_names(ctype, perm, pol)]
+    return [tree_name(ctype), cached_name(ctype, pol)]
+
+
 MODULES = _loader.PolicyModules(
     SOURCE, names, _policy.TABLE, tuple(CTYPES.values()), selector=lambda ctype: None
 )

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, launch as _launch, plans as _plans
+from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
 from . import _policy
 from ._kernels import (
     CTYPES,
     MODULES,
+    SOURCE,
     SEARCHED_AS,
     binary_name,
     bucket_names,
@@ -32,6 +33,7 @@ from ._kernels import (
     range_name,
     sorted_name,
     tree_name,
+    variant_names,
 )
 
 INDEX_DTYPE = np.dtype(np.int64)  # numpy.searchsorted's intp
@@ -79,15 +81,16 @@ class SearchPlan(_plans.Plan):
         xp = backend.xp
         self.xp, self.variant, self.m = xp, variant, m
         self.n64, self.m64 = _launch.i64(n), _launch.i64(m)
+        # the queries' positions (sorted: the values sorted alongside them)
+        pdt = np.dtype(np.uint32) if m < (1 << 32) else np.dtype(np.uint64)
+        perm = _dtypes.CTYPES[pdt]
+        _loader.prefetch(SOURCE, variant_names(ctype, perm, variant, pol))  # at once
         if variant == "binary":
             k = MODULES.kernel(ctype, binary_name(ctype), pol)
             self.search = _plans.Launch(
                 k, _launch.cover_grid(m, pol.binary_block, kernel=k), pol.binary_block
             )
             return
-        # the queries' positions (sorted: the values sorted alongside them)
-        pdt = np.dtype(np.uint32) if m < (1 << 32) else np.dtype(np.uint64)
-        perm = _dtypes.CTYPES[pdt]
         if variant == "indexed":
             self._indexed(backend, ctype, dt, n, m, pol)
             return

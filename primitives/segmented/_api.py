@@ -11,11 +11,15 @@ __all__ = ["segmented_scan", "segmented_reduce"]
 
 
 def _prepare_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dtype=None, check=True):
-    inp, arr, in_dt, acc_dt, f, o = _checks.scan_checked(x, flags, offsets, op, dtype, check)
+    mode = "inclusive" if inclusive else "exclusive"
+
+    def ahead(in_dt, acc_dt):  # the plan's kernels compile beside the offsets' check
+        _gp.ask_scan(in_dt, acc_dt, op, mode, offsets is not None, check)
+
+    inp, arr, in_dt, acc_dt, f, o = _checks.scan_checked(x, flags, offsets, op, dtype, check, ahead)
     n = arr.size
     if n == 0:
         return _entry.Prepared.done(inp.result(inp.backend.xp.empty(0, dtype=acc_dt)))
-    mode = "inclusive" if inclusive else "exclusive"
     plan = _gp.scan_plan(inp.backend, in_dt, acc_dt, op, mode, o is not None, n)
     if arr is x and (f is flags if o is None else o is offsets):  # read as they are
         # this call's offsets were checked here; a later call checks its own (a plan's are
@@ -26,14 +30,20 @@ def _prepare_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dtyp
 
 
 def _prepare_reduce(x, offsets, op="sum", *, dtype=None, check=True):
-    inp, arr, in_dt, acc_dt, o = _checks.reduce_checked(x, offsets, op, dtype, check)
+    chosen = []  # the variant, chosen once
+
+    def ahead(in_dt, acc_dt, n, nseg):  # the plan's kernels compile beside the offsets' check
+        chosen.append(_choose.reduction(n, nseg))
+        _gp.ask_reduce(in_dt, acc_dt, op, n, nseg, chosen[0], check)
+
+    inp, arr, in_dt, acc_dt, o = _checks.reduce_checked(x, offsets, op, dtype, check, ahead)
     n, nseg = arr.size, o.size - 1
     if n == 0 or nseg == 0:
         xp = inp.backend.xp
         return _entry.Prepared.done(
             inp.result(xp.full(nseg, _gp.identity(op, acc_dt), dtype=acc_dt))
         )
-    variant = _choose.reduction(n, nseg)
+    variant = chosen[0] if chosen else _choose.reduction(n, nseg)
     plan = _gp.reduce_plan(inp.backend, in_dt, acc_dt, op, n, nseg, variant)
     if arr is x and o is offsets:  # read as they are: later like calls take the plan directly
         # this call's offsets were checked here; a later call (a plan's too) checks its own

@@ -14,13 +14,17 @@ def offsets(offsets, n, *, func, cover, check):
     return _offs.segment_offsets(offsets, n, func=func, cover=cover, check=check)[0]
 
 
-def scan_checked(x, flags, offsets_, op, dtype, check):
+def scan_checked(x, flags, offsets_, op, dtype, check, ahead=None):
     """segmented_scan's checks: ``(inp, arr, in_dt, acc_dt, f, o)``, the input as the kernels read
-    it, its dtype and the result's, and the flags or the int64 offsets (the other None)."""
+    it, its dtype and the result's, and the flags or the int64 offsets (the other None).
+    ``ahead(in_dt, acc_dt)``, where given, runs before the flags or offsets are read (it asks
+    for the call's kernels, which then compile beside the offsets' check)."""
     func = "segmented_scan"
     if (flags is None) == (offsets_ is None):
         raise ValueError(f"{func}: give exactly one of flags= and offsets=")
     inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func, ndim=1)
+    if ahead is not None and arr.size:
+        ahead(in_dt, acc_dt)
     n = arr.size
     f = o = None
     if flags is not None:
@@ -37,9 +41,13 @@ def scan_checked(x, flags, offsets_, op, dtype, check):
     return inp, arr, in_dt, acc_dt, f, o
 
 
-def reduce_checked(x, offsets_, op, dtype, check):
-    """segmented_reduce's checks: ``(inp, arr, in_dt, acc_dt, o)``, as :func:`scan_checked`'s."""
+def reduce_checked(x, offsets_, op, dtype, check, ahead=None):
+    """segmented_reduce's checks: ``(inp, arr, in_dt, acc_dt, o)``, as :func:`scan_checked`'s;
+    ``ahead(in_dt, acc_dt, n, nseg)`` with the number of segments the offsets declare."""
     func = "segmented_reduce"
     inp, arr, in_dt, acc_dt = _checks.op_input(x, op, dtype, func=func, ndim=1)
+    nseg = _offs.declared_segments(offsets_)
+    if ahead is not None and arr.size and nseg:
+        ahead(in_dt, acc_dt, arr.size, nseg)
     o = offsets(offsets_, arr.size, func=func, cover=False, check=check)
     return inp, arr, in_dt, acc_dt, o

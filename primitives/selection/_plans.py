@@ -354,7 +354,12 @@ class RowsPlan(_plans.Plan):
     def __init__(self, backend, ub, rows, length, k, kind, desc, sort, pol, warp=None):
         xp = backend.xp
         self.backend, self.xp, self.rows, self.k, self.udt = backend, xp, rows, k, UBITS[ub]
-        kernel = _loader.load(_kernels.ROWS, rows_names(pol))(f"select_rows<{_c(ub)}, {pol.block}>")
+        name = f"select_rows<{_c(ub)}, {pol.block}>"
+        if warp is not None:  # the warp's kernel compiled beside the block's
+            m = warp_m(k, warp.m_max)
+            _loader.prefetch(_kernels.ROWS, [name])
+            _loader.prefetch(_kernels.WARP_ROWS, [f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>"])
+        kernel = _loader.load(_kernels.ROWS, rows_names(pol))(name)
         # the row, then (sorted) the winners' images and positions, each in whole 16-byte words
         smem = 16 * (
             _launch.cdiv(length * ub, 16)
@@ -533,6 +538,16 @@ def _grid_stride(name, n, args):
     size and stream)."""
     kernel = lambda: _gather_kernel(name)  # noqa: E731
     _plans.streaming_launch((GATHER, name), kernel, n, _GATHER_BLOCK)(*args)
+
+
+def sorted_values(backend, rows2, idx):
+    """:func:`gather_rows` of the rows ``rows2`` sorted (each row ascending, by the row sort),
+    the gather's kernel asked for first so that it compiles beside the sort's."""
+    from ..sorting import sort_rows
+
+    prefetch_gather(rows2.dtype)
+    ordered = sort_rows(backend, rows2)
+    return ordered, gather_rows(backend, ordered, idx)
 
 
 def gather_rows(backend, rows2, idx):

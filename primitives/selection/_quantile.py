@@ -326,8 +326,7 @@ class Order:
             vals = _keys.key_back(bits, self.dtype)
             self._nan = _keys.key_back(self._nan, self.dtype)
         else:
-            ordered = sort_rows(self.backend, self._state)
-            vals = _splans.gather_rows(self.backend, ordered, ranks)
+            ordered, vals = _splans.sorted_values(self.backend, self._state, ranks)
             self._nan = ordered[:, -1]  # NaNs sort last
         self._state = None
         return vals

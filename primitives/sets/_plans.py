@@ -152,6 +152,9 @@ class RunsPlan(_lookback.LookbackPlan):
         kc, kind, self.word = key_kind(key_dt)
         module = (kc, kind, in_dt if vals == VALUES else None)
         name = kernel_name(key_dt, vals, in_dt, acc_dt, op, pol)
+        if vals == COUNTS:  # the lengths kernel, which the first call launches after this one
+            _loader.prefetch(SOURCE, [name])
+            _loader.prefetch(LENGTHS, ["run_lengths"])
         if isinstance(op, _ops.Op):  # a user operator's own source
             k = _ops.kernel(SOURCE, op, acc_dt, name)
         else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import launch as _launch, plans as _plans
+from .._core import launch as _launch, loader as _loader, plans as _plans
 from .._core.keys import U, index_dtype, native_values
 from . import _kernels, _onesweep, _policy
 from ._plans import Job
@@ -23,6 +23,7 @@ class SegmentedPlan(_plans.Plan):
         self.policy = pol
         self.warp_max = 32 * pol.warp_items
         warp, block = _kernels.segmented_names(kb, vb, pol)
+        _loader.prefetch(_kernels.SEGMENTED, [warp, block])  # compiled side by side
         kw = _kernels.kernel(_kernels.SEGMENTED, warp)
         kblk = _kernels.kernel(_kernels.SEGMENTED, block)
         self.warp = _plans.Launch(kw, _launch.cdiv(nseg, self.WARPS), 32 * self.WARPS)

@@ -205,6 +205,9 @@ class MergePathPlan(SpmvPlan):
         else:  # a tile a tool tries: only this index type (a 256x12 float64 tile fits the
             # static shared memory with int32 indices, not with int64)
             names = [_k.partition_name(it), _k.merge_name(vt, it, pol)]
+        # the tile kernel, the partition's and the fix-up's compiled side by side (first use)
+        _k.ask(_k.CSR_SOURCE, [_k.merge_name(vt, it, pol), _k.partition_name(it)])
+        _k.ask(_k.COO_SOURCE, [_k.fixup_name(vt, it, fix_pol)])
         mod = _k.csr_module(names)
         self.launch = _plans.Launch(mod(_k.merge_name(vt, it, pol)), ntiles, pol.block)
         part = mod(_k.partition_name(it))

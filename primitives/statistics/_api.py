@@ -332,6 +332,14 @@ def _prepare_cum(a, axis, dtype, out, func):
     _checks.check_dtype(arr.dtype, NUMERIC, func)
     xp = inp.backend.xp
     if arr.dtype.kind in "fc":
+        if axis is None or arr.ndim <= 1:  # the flat scan's kernel compiles beside nan_to's
+            op = "sum" if func == "nancumsum" else "prod"
+            try:
+                res_dt = _scan._checks.checked_result_dtype(arr.dtype, op, dtype, func)
+            except (TypeError, ValueError):  # the scan's own error, below
+                res_dt = None
+            if res_dt is not None:
+                _scan._plans.ask_lookback(arr.dtype, res_dt, op, False)
         arr = _plans.nan_to(arr, identity, inp.backend)  # NaN -> identity, then the scan
     if inp.host:
         arr = xp.asarray(arr)

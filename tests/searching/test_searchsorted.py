@@ -277,6 +277,30 @@ def test_near_tiles_off_and_on_agree(rng):
     assert np.array_equal(off, on) and np.array_equal(on, np.searchsorted(a, v))
 
 
+@pytest.mark.parametrize("near_bytes", [0, 1024])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_plans_kernels_asked_for_at_once(variant, near_bytes, monkeypatch):
+    """A plan asks for every kernel it launches (compiled side by side on first use) before it
+    loads any, and loads no other."""
+    from primitives._core import loader
+
+    events = []
+    monkeypatch.setattr(loader, "prefetch", lambda rel, names: events.append(("ask", *names)))
+    load = _sp.MODULES.kernel
+
+    def kernel(key, name, pol):
+        events.append(("load", name))
+        return load(key, name, pol)
+
+    monkeypatch.setattr(_sp.MODULES, "kernel", kernel)
+    with prim.tuning.override("search", near_bytes=near_bytes):
+        _sp.SearchPlan(
+            _backend.get_backend(), np.dtype(np.float32), 5000, 700, variant, _sp._policy.current()
+        )
+    assert events[0][0] == "ask" and all(e[0] == "load" for e in events[1:])
+    assert sorted(e[1] for e in events[1:]) == sorted(events[0][1:])
+
+
 def test_index_levels_policy():
     pol = _sp._policy.current()
     cap = pol.index_bytes // 4

@@ -3,6 +3,7 @@ empty kernel caches (the zero-wait start figures).
 
     python -m tools.probes.first_call [--only NAME ...] [--binaries DIR|off] [--n N] [--out FILE]
                                       [--profile] [--trace]
+    python -m tools.probes.first_call --steps [--only NAME ...]   # the kernels, the compile steps
     python /path/to/tools/probes/first_call.py ...   # from another folder: an installed package
 
 The children import ``primitives`` as Python finds it from the current folder: run it as a file
@@ -34,7 +35,15 @@ import tempfile
 
 #: the names of ``primitives.__all__`` that launch no kernel of their own
 NOT_KERNELS = frozenset(
-    {"backend_info", "KernelCompileError", "__version__", "clear_caches", "cache_info", "tuning"}
+    {
+        "backend_info",
+        "KernelCompileError",
+        "__version__",
+        "clear_caches",
+        "cache_info",
+        "tuning",
+        "Op",
+    }
 )
 
 #: name -> (setup statements making ``x``, ``y``..., the first call); ``xp`` is the array module
@@ -62,9 +71,9 @@ CALLS = {
         "prim.histogram2d(x, y, 64, [[0, 1], [0, 1]])",
     ),
     "spmv": (
-        "import scipy.sparse as sp; A = prim.sparse.CSR(sp.random(1 << 14, 1 << 14, "
+        "import scipy.sparse as sp; A = prim.sparse.CSR(sp.random(n >> 6, n >> 6, "
         "density=1e-3, format='csr', dtype='float32', random_state=1)); "
-        "x = rnd(1 << 14, 'float32')",
+        "x = rnd(n >> 6, 'float32')",
         "prim.spmv(A, x)",
     ),
     "reduce": ("x = rnd(n, 'float32')", "prim.reduce(x, 'max')"),
@@ -110,9 +119,9 @@ CALLS = {
     "nanquantile": ("x = rnd(n, 'float32')", "prim.nanquantile(x, 0.9)"),
     "lexsort": ("x = rnd(n, 'uint32'); y = dev(host(n, 'uint32') % 16)", "prim.lexsort((x, y))"),
     "sparse": (
-        "import scipy.sparse as sp; A = prim.sparse.CSR(sp.random(1 << 14, 1 << 14, "
+        "import scipy.sparse as sp; A = prim.sparse.CSR(sp.random(n >> 6, n >> 6, "
         "density=1e-3, format='csr', dtype='float32', random_state=1)); "
-        "x = rnd(1 << 14, 'float32')",
+        "x = rnd(n >> 6, 'float32')",
         "prim.sparse.spmv(A, x)",
     ),
     "cupy.sum": ("x = rnd(n, 'float32')", "xp.sum(x)"),
@@ -208,6 +217,65 @@ def public_functions():
     return [n for n in primitives.__all__ if n not in NOT_KERNELS]
 
 
+#: first calls that compile in more than one step: a kernel chosen from what an earlier one
+#: found (bincount's histogram from the keys' range; segmented_sort's by the longest segment)
+STEPS = {"bincount": 2, "segmented_sort": 2}
+
+
+def compile_steps(name, n=1 << 12):
+    """``(steps, kernels)`` of ``name``'s call made in this process after its plans are cleared:
+    the kernels it loads, in order (``(source, instantiation)``), and the steps a first call
+    compiles them in where kernels compile on first use: one, and one more for each kernel not
+    asked for (``prefetch``) before the load before it, since the call waits for each such
+    compile in turn. The same on the emulator as on a GPU (the plans ask and load alike)."""
+    import numpy as np
+
+    import primitives as prim
+    from primitives._core import backend as _b, loader as _loader
+
+    xp = _b.get_backend().xp
+
+    def host(m, dt):
+        h = np.random.default_rng(1).random(m)
+        return (h * 2**31).astype(dt) if np.dtype(dt).kind in "iu" else h.astype(dt)
+
+    scope = {"np": np, "prim": prim, "xp": xp, "n": n, "host": host, "dev": xp.asarray}
+    scope["rnd"] = lambda m, dt: xp.asarray(host(m, dt))
+    setup, call = call_of(name)
+    exec(setup, scope)  # noqa: S102 - this module's own table
+    events = []
+    load, prefetch = _loader.load, _loader.prefetch
+
+    def asked(relpath, names):
+        events.extend(("ask", relpath, nm) for nm in names)
+        return prefetch(relpath, names)
+
+    def loaded(relpath, names, *args, **kwargs):
+        get = load(relpath, names, *args, **kwargs)
+
+        def one(nm):
+            events.append(("load", relpath, nm))
+            return get(nm)
+
+        return one
+
+    prim.clear_caches()
+    _loader.load, _loader.prefetch = loaded, asked
+    try:
+        eval(call, scope)  # noqa: S307 - this module's own table
+    finally:
+        _loader.load, _loader.prefetch = load, prefetch
+    kernels, steps, asked_so_far, before_last = [], 0, set(), set()
+    for kind, relpath, nm in events:
+        if kind == "ask":
+            asked_so_far.add((relpath, nm))
+        elif (relpath, nm) not in kernels:
+            kernels.append((relpath, nm))
+            steps += (relpath, nm) not in before_last or steps == 0
+            before_last = set(asked_so_far)
+    return steps, kernels
+
+
 def first_call(name, binaries=None, n=1 << 20, profile=False):
     """``{"s": seconds, "origins": {...}, "cupy": kernels}`` of ``name``'s first call in a fresh
     process with empty caches (and an error line where it failed)."""
@@ -272,7 +340,20 @@ def main(argv=None):
         help="after each row, the NVRTC compiles that ended within the first call "
         "(primitives._core.lazy.compiles): file, instantiation, level, start and end seconds",
     )
+    ap.add_argument(
+        "--steps",
+        action="store_true",
+        help="instead of timing, each call's kernels and the steps a first call compiles them "
+        "in (compile_steps; in this process, on the backend it has)",
+    )
     args = ap.parse_args(argv)
+    if args.steps:
+        for name in args.only or public_functions():
+            steps, kernels = compile_steps(name)
+            print(f"{name}: {steps} step(s), {len(kernels)} kernel(s)", flush=True)
+            for relpath, nm in kernels:
+                print(f"    {relpath} {nm}", flush=True)
+        return
     cupy = [] if args.no_cupy else [c for c in CALLS if c.startswith("cupy.")]
     names = args.only or public_functions() + [c for c in CALLS if " " in c] + cupy
     lines = [
