@@ -41,7 +41,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["Unavailable", "Server", "wanted", "start", "server", "compile_binary"]
+__all__ = ["Unavailable", "Server", "wanted", "start", "server", "workers", "compile_binary"]
 
 _HEADER = struct.Struct(">II")  # a request's length and number
 
@@ -182,12 +182,18 @@ def start(library: str) -> Server | None:
         if _server and _server[0].alive and _server[0].pid == os.getpid():
             return _server[0]
         try:
-            srv = Server(library, max(2, min(8, os.cpu_count() or 1)))
+            srv = Server(library, workers())
         except OSError:
             return None
         _server[:] = [srv]
         atexit.register(srv.close)
         return srv
+
+
+def workers() -> int:
+    """The most compiles a server runs at once: one a core, 2 to 16 (processes scale where the
+    threads of one process do not)."""
+    return max(2, min(16, os.cpu_count() or 1))
 
 
 def server() -> Server | None:
@@ -291,6 +297,11 @@ def _work(nvrtc: Any, folder: pathlib.Path, requests: int, done: int) -> None:
         os.write(done, b"%d\n" % rid)
 
 
+#: the workers a server forks and warms at its start; it forks the others (up to its count) as
+#: requests find every worker busy: their first compile pays NVRTC's start-up (about 0.01 s)
+WARM_WORKERS = 4
+
+
 class _Worker:
     __slots__ = ("pid", "requests", "done", "rid")
 
@@ -300,10 +311,11 @@ class _Worker:
 
 
 def _serve(folder: pathlib.Path, package_parent: str, count: int) -> None:
-    """The server (run as ``python -I -S compile_server.py FOLDER PACKAGE_PARENT COUNT``):
-    ``count`` worker processes forked once NVRTC is loaded and warm, each compiling one request
-    at a time; requests queue here while every worker is busy. A worker that dies answers its
-    request as failed (the caller compiles it) and is replaced."""
+    """The server (run as ``python -I -S compile_server.py FOLDER PACKAGE_PARENT COUNT``): up
+    to ``count`` worker processes forked once NVRTC is loaded and warm (:data:`WARM_WORKERS` at
+    once, each warmed by a compile of its own; more when a request finds every one busy), each
+    compiling one request at a time; requests queue here while ``count`` are busy. A worker that
+    dies answers its request as failed (the caller compiles it) and is replaced."""
     import collections
     import select
     import signal
@@ -338,7 +350,7 @@ def _serve(folder: pathlib.Path, package_parent: str, count: int) -> None:
         os.close(done_w)
         return _Worker(pid, req_w, done_r)
 
-    for _ in range(count):
+    for _ in range(min(count, WARM_WORKERS)):
         workers.append(spawn())
     queue: collections.deque[tuple[int, bytes, bytes]] = collections.deque()
 
@@ -347,6 +359,11 @@ def _serve(folder: pathlib.Path, package_parent: str, count: int) -> None:
             if w.rid is None and queue:
                 w.rid, header, frame = queue.popleft()
                 _write_all(w.requests, header + frame)
+        while queue and len(workers) < count:  # every worker busy: one more, up to count
+            w = spawn()
+            workers.append(w)
+            w.rid, header, frame = queue.popleft()
+            _write_all(w.requests, header + frame)
 
     while True:
         ready = select.select([0] + [w.done for w in workers], [], [])[0]

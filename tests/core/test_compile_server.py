@@ -75,6 +75,27 @@ def test_many_requests_at_once_each_answered_to_its_caller(server):
     assert not os.listdir(server.folder)  # every result file read and removed
 
 
+def test_more_workers_as_requests_find_every_one_busy():
+    """A server starts WARM_WORKERS workers and forks more, up to its count, while requests
+    find every worker busy."""
+    count = cs.WARM_WORKERS + 2
+    srv = cs.Server(_nvrtc.library_path(), count)
+    try:
+        srv.compile_binary(TEMPLATE, ["k<0>"], arch="compute_90")
+        assert len(_workers(srv)) == cs.WARM_WORKERS
+        slow = TEMPLATE + "".join(f"template __global__ void k<{n}>(int*);\n" for n in range(150))
+        with concurrent.futures.ThreadPoolExecutor(count + 3) as pool:
+            futures = [
+                pool.submit(srv.compile_binary, slow, [f"k<{n}>"], arch="sm_90")
+                for n in range(count + 3)
+            ]
+            results = [f.result(timeout=300) for f in futures]
+        assert [list(lowered) for _, lowered in results] == [[f"k<{n}>"] for n in range(count + 3)]
+        assert len(_workers(srv)) == count
+    finally:
+        srv.close()
+
+
 def test_a_worker_that_dies_is_replaced(server):
     server.compile_binary(TEMPLATE, ["k<1>"], arch="compute_90")
     before = _workers(server)
