@@ -38,6 +38,7 @@ from .loader import (
     _compile_error,
     _count,
     binary_options,
+    made_key,
     nvrtc_options,
     source,
     tree_hash,
@@ -65,9 +66,10 @@ def compile_alone(
     ``arch`` (``"sm_90"``), compiled by the package's own NVRTC call as the shipped binaries are
     (IEEE denormals: CuPy's ``RawModule`` appends ``-ftz=true`` to any options, so its kernels
     compare and add denormals as zeros, and would disagree with the shipped ones) and kept in
-    :func:`lazy_cache_dir` under a hash of the kernels' tree, the name, the architecture, the
-    compiler and its options. ``fast``: at NVRTC's fast-compile level (:func:`_tier_level`), the
-    image a first call runs while the default one compiles (:func:`settle`). Raises
+    :func:`lazy_cache_dir` under a hash of the kernels' tree, the text of a source made at run
+    time (``loader.made_key``), the name, the architecture, the compiler and its options.
+    ``fast``: at NVRTC's fast-compile level (:func:`_tier_level`), the image a first call runs
+    while the default one compiles (:func:`settle`). Raises
     :class:`KernelCompileError` with the compiler's log on a compile error."""
     from . import compile_server, nvrtc
 
@@ -170,9 +172,8 @@ def _image_paths(
 ) -> tuple[pathlib.Path, pathlib.Path]:
     from . import nvrtc
 
-    digest = hashlib.sha256(
-        repr((tree_hash(), relpath, name, arch, nvrtc.version(), list(opts))).encode()
-    ).hexdigest()[:40]
+    key = (tree_hash(), made_key(relpath), relpath, name, arch, nvrtc.version(), list(opts))
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()[:40]
     directory = lazy_cache_dir()
     return directory / f"{digest}.cubin", directory / f"{digest}.json"
 

@@ -97,6 +97,15 @@ def source(relpath: str) -> str:
     return made if made is not None else (kernels_root() / relpath).read_text()
 
 
+def made_key(relpath: str) -> str:
+    """What a compiled image of ``relpath`` is keyed by beyond :func:`tree_hash`: the hash of
+    the text of a source made at run time (:func:`add_source`: a user operator's functor and a
+    map's element type, written by the package's Python, which the tree's hash does not see),
+    "" for a file of the tree."""
+    made = _SOURCES.get(relpath)
+    return "" if made is None else hashlib.sha256(made.encode()).hexdigest()
+
+
 def nvrtc_options() -> tuple[str, ...]:
     """Options shared by the CUDA backend and the CI compile check."""
     return ("-std=c++17", f"-I{kernels_root()}", f"-DPRIM_KERNELS_HASH=0x{tree_hash()[:16]}")

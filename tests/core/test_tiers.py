@@ -107,3 +107,23 @@ def test_default_images_wait_for_the_calls_compiles(monkeypatch):
     monkeypatch.setattr(lazy, "_first_image", lambda *key: seen.append(lazy._waited_for))
     lazy._first_image_now("x.cu", "k", "sm_90")  # not prefetched: compiled here, counted
     assert seen == [1] and lazy._waited_for == 0
+
+
+def test_an_image_of_a_made_source_is_keyed_by_its_text(monkeypatch, tmp_path):
+    """A source made at run time (a user operator's or a map's, loader.add_source) is compiled
+    anew when its text changes under the same name (the package's Python writes that text: the
+    kernels' tree hash does not see it), and found in the cache while it does not."""
+    from primitives._core import lazy, loader
+
+    monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(loader, "_SOURCES", dict(loader._SOURCES))
+    rel = "reduction/reduce.cu@made-key-test"
+    images = []
+    for value in (1, 2, 1):
+        loader.add_source(rel, f'extern "C" __global__ void k(int* o) {{ o[0] = {value}; }}\n')
+        before = len(lazy.compiles())
+        path, lowered = lazy.compile_alone(rel, "k", "sm_90")
+        images.append((path, path.read_bytes(), len(lazy.compiles()) - before))
+    (p1, b1, c1), (p2, b2, c2), (p3, b3, c3) = images
+    assert p1 != p2 and b1 != b2 and (c1, c2) == (1, 1)
+    assert p3 == p1 and c3 == 0  # the first text's image, from the cache
