@@ -9,19 +9,21 @@ their start (about 0.1 s on every first call's path). So where kernels compile o
 library and this package's NVRTC binding alone (not the package, whose import brings CuPy),
 NVRTC loaded and warmed by one compile of an empty kernel, ready before a first call needs it.
 
-Protocol. The caller writes each request (a length-prefixed pickle of the arguments of
-:func:`.nvrtc.compile_binary` and a number) to the server's input. The server, one thread,
-forks a child per request, so that compiles run at once in processes of their own, each NVRTC's
-alone; the child compiles, writes its result (the image and lowered names, or the compile
-error's log) to a file of the server's folder and its number, one line, to the server's output
-(a write of a few bytes: whole, whatever the other children write). A reader thread of the
-caller's process wakes the thread that asked (:func:`compile_binary`, the signature of
-:func:`.nvrtc.compile_binary`). The caller's process never forks.
+Protocol. The caller writes each request (a pickle of the arguments of
+:func:`.nvrtc.compile_binary`, after its length and number) to the server's input. The server,
+one thread, hands each to an idle worker: a process it forked once NVRTC was loaded (four at its
+start, each warmed by a compile of its own, more up to one a core while requests find every one
+busy), so that compiles run side by side in processes of their own. A worker compiles, writes
+its result (the image and lowered names, or the compile error's log) to a file of the server's
+folder and the request's number, one line, back to the server, which passes the line on to its
+output. A reader thread of the caller's process wakes the thread that asked
+(:func:`compile_binary`, the signature of :func:`.nvrtc.compile_binary`). The caller's process
+never forks.
 
 Where the server is not running (not started, exited, or the caller is a fork of the process
-that started it) or a child fails other than by a compile error, the compile runs in the
+that started it) or a worker fails other than by a compile error, the compile runs in the
 caller's process, as before. ``$PRIMITIVES_COMPILE_SERVER``: ``auto`` (the default: started
-where a CUDA driver is installed, the backend is not forced to the emulator and the package ships
+where a GPU driver is installed, the backend is not forced to the emulator and the package ships
 no binaries), ``on`` (wherever NVRTC loads: the tests), ``off``.
 """
 
@@ -47,12 +49,13 @@ _HEADER = struct.Struct(">II")  # a request's length and number
 
 
 class Unavailable(RuntimeError):
-    """The server cannot compile this request (not running, gone, or a child that failed other
+    """The server cannot compile this request (not running, gone, or a worker that failed other
     than by a compile error): the caller compiles in its own process."""
 
 
 class Server:
-    """A compile server process (the module's docstring) and the reader of its answers."""
+    """A compile server process (the module's docstring) and the reader of its answers; at
+    most ``workers`` compiles at once."""
 
     def __init__(self, library: str, workers: int) -> None:
         self.pid = os.getpid()  # a fork of this process must not write to the server's input
@@ -85,7 +88,7 @@ class Server:
         options: Iterable[str] = (),
         filename: str = "kernel.cu",
     ) -> tuple[bytes, dict[str, str]]:
-        """:func:`.nvrtc.compile_binary` in a child of the server. Raises its
+        """:func:`.nvrtc.compile_binary` in a worker of the server. Raises its
         :class:`~.nvrtc.NVRTCError` for a compile error, :class:`Unavailable` where the server
         cannot compile it."""
         from . import nvrtc
@@ -117,7 +120,7 @@ class Server:
             return result[1], result[2]
         if result[0] == "error":
             raise nvrtc.NVRTCError(*result[1:])
-        raise Unavailable(f"the compile server's child failed: {result[1]}")
+        raise Unavailable(f"a compile server worker failed: {result[1]}")
 
     def _read(self) -> None:
         assert self.proc.stdout is not None  # a pipe
@@ -137,8 +140,8 @@ class Server:
             future.set_exception(Unavailable("the compile server exited"))
 
     def close(self) -> None:
-        """End the server (its input closed: it exits once its children have answered) and
-        remove its folder."""
+        """End the server (its input closed: it exits, its workers after the compile each has
+        under way) and remove its folder."""
         with self._lock:
             self.alive = False
             if self.proc.stdin is not None and os.getpid() == self.pid:
