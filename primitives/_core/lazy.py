@@ -102,8 +102,9 @@ def warm_up() -> threading.Thread:
     """Start, in a daemon thread, what a first compile waits for before NVRTC can start (0.05 to
     0.2 s on an H200 host): the kernel tree hashed (the compiled images' cache key and the
     shipped binaries' check) and, where no binaries are shipped for this package, NVRTC's library
-    loaded and the compile server started (:mod:`.compile_server`, where wanted). ``import primitives`` calls it, so that this runs while the caller makes its inputs.
-    Any failure is left to the call that needs the library (it raises there)."""
+    loaded and the compile server started (:mod:`.compile_server`, where wanted). ``import
+    primitives`` calls it, so that this runs while the caller makes its inputs. Any failure is
+    left to the call that needs the library (it raises there)."""
 
     def run() -> None:
         from . import binaries, compile_server, nvrtc

@@ -356,9 +356,9 @@ class RowsPlan(_plans.Plan):
         self.backend, self.xp, self.rows, self.k, self.udt = backend, xp, rows, k, UBITS[ub]
         name = f"select_rows<{_c(ub)}, {pol.block}>"
         if warp is not None:  # the warp's kernel compiled beside the block's
-            m = warp_m(k, warp.m_max)
+            wname = f"select_warp_rows<{_c(ub)}, {warp.warps}, {warp_m(k, warp.m_max)}>"
             _loader.prefetch(_kernels.ROWS, [name])
-            _loader.prefetch(_kernels.WARP_ROWS, [f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>"])
+            _loader.prefetch(_kernels.WARP_ROWS, [wname])
         kernel = _loader.load(_kernels.ROWS, rows_names(pol))(name)
         # the row, then (sorted) the winners' images and positions, each in whole 16-byte words
         smem = 16 * (
@@ -381,10 +381,7 @@ class RowsPlan(_plans.Plan):
                 f"topk: the warp_rows policy's cand_max must be a power of two of "
                 f"at least 32 (its bitonic sort), got {warp.cand_max}"
             )
-        m = warp_m(k, warp.m_max)
-        wk = _loader.load(_kernels.WARP_ROWS, warp_rows_names(warp))(
-            f"select_warp_rows<{_c(ub)}, {warp.warps}, {m}>"
-        )
+        wk = _loader.load(_kernels.WARP_ROWS, warp_rows_names(warp))(wname)
         self.warp = _plans.Launch(
             wk,
             _launch.cdiv(rows, warp.warps),

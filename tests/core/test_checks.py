@@ -115,7 +115,9 @@ RETURNING = {
     "quantile": lambda a: prim.quantile(a(_X), 0.3),
     "unique": lambda a: prim.unique(a(_K), return_index=True, return_counts=True),
     "searchsorted": lambda a: prim.searchsorted(a(np.sort(_X)), a(_X[:9])),
-    "searchsorted of a 0-d query": lambda a: prim.searchsorted(a(np.sort(_X)), a(np.asarray(_X[4]))),
+    "searchsorted of a 0-d query": lambda a: prim.searchsorted(
+        a(np.sort(_X)), a(np.asarray(_X[4]))
+    ),
     "unique's inverse of a 2-D x": lambda a: prim.unique(a(_K.reshape(6, 50)), return_inverse=True),
     "inclusive_scan along axis 1": lambda a: prim.inclusive_scan(a(_X.reshape(6, 50)), axis=1),
     "compact": lambda a: prim.compact(a(_X), a(_X > 0.5)),
