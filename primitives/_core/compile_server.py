@@ -70,7 +70,8 @@ class Server:
             env={**os.environ, "PRIMITIVES_NVRTC": library},
             close_fds=True,
         )
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the requests waiting, the next number, alive
+        self._write_lock = threading.Lock()  # the server's input
         self._waiting: dict[int, concurrent.futures.Future[pathlib.Path]] = {}
         self._next = 0
         self.alive = True
@@ -96,20 +97,24 @@ class Server:
         if os.getpid() != self.pid:
             raise Unavailable("a fork of the process that started the compile server")
         future: concurrent.futures.Future[pathlib.Path] = concurrent.futures.Future()
+        frame = pickle.dumps((code, list(name_expressions), arch, list(options), filename))
         with self._lock:
             if not self.alive:
                 raise Unavailable("the compile server is not running")
             rid = self._next
             self._next += 1
-            frame = pickle.dumps((code, list(name_expressions), arch, list(options), filename))
             self._waiting[rid] = future
+        # whole frames, one writer at a time, and never under the lock the reader takes
+        # (a full pipe waits for the server, which may be waiting for the reader)
+        with self._write_lock:
             try:
                 assert self.proc.stdin is not None  # a pipe
                 self.proc.stdin.write(_HEADER.pack(len(frame), rid) + frame)
                 self.proc.stdin.flush()
             except (OSError, ValueError):
-                self._waiting.pop(rid, None)
-                self.alive = False
+                with self._lock:
+                    self._waiting.pop(rid, None)
+                    self.alive = False
                 raise Unavailable("the compile server's input is closed") from None
         path = future.result()  # Unavailable where the server went
         try:
@@ -144,6 +149,7 @@ class Server:
         under way) and remove its folder."""
         with self._lock:
             self.alive = False
+        with self._write_lock:
             if self.proc.stdin is not None and os.getpid() == self.pid:
                 try:
                     self.proc.stdin.close()
