@@ -21,6 +21,8 @@ from . import backend as _backend, loader as _loader
 from .backend import Array
 
 __all__ = [
+    "ZipSlot",
+    "zip_arg",
     "cdiv",
     "resident_grid",
     "cover_grid",
@@ -142,12 +144,50 @@ def check(
     return g, b
 
 
+class ZipSlot:
+    """A slot of a prepared launch that takes several arrays zipped into one structure
+    parameter (``prim::ZipIn``/``ZipOut``, kernels/util/zip.cuh: ``width`` addresses, one 8-byte
+    word each; None for a field not written, a null pointer): a call gives the tuple or list of
+    arrays (:meth:`primitives._core.plans.Launch.zip_slot`)."""
+
+    __slots__ = ("width",)
+
+    def __init__(self, width: int) -> None:
+        self.width = int(width)
+
+    def __repr__(self) -> str:
+        return f"Launch.zip_slot({self.width})"
+
+
+_ZIP_DTYPES: dict[int, np.dtype[Any]] = {}
+
+
+def zip_arg(arrays: Sequence[Any]) -> np.void:
+    """The kernel argument of ``arrays`` zipped (``prim::ZipIn``/``ZipOut``) for CuPy's launch
+    and the emulator's: their addresses, one 8-byte word each, as one structure (a
+    ``numpy.void``); None: a field not written (a null pointer)."""
+    k = len(arrays)
+    dt = _ZIP_DTYPES.get(k)
+    if dt is None:
+        dt = _ZIP_DTYPES[k] = np.dtype([(f"p{i}", np.uint64) for i in range(k)])
+    words = np.array([_address(a) for a in arrays], dtype=np.uint64)
+    return words.view(dt)[0]
+
+
+def _address(a: Any) -> int:
+    if a is None:
+        return 0
+    return a.data.ptr if hasattr(a.data, "ptr") else a.ctypes.data
+
+
 class Direct:
     """The direct form of a prepared :class:`primitives._core.plans.Launch` on the GPU: its
     parameter words built once, and per call the arrays' addresses (or the integers) stored in
     the words of its slots and cuLaunchKernel called on the stream that was current when it was
     made (the fewest host steps between a call and its launch, which the GPU waits for when it
-    is idle at the call). Calls from several threads are serialized."""
+    is idle at the call). A parameter takes one 8-byte word, a :class:`ZipSlot` as many as it
+    zips arrays (their addresses, one after another). Calls from several threads are
+    serialized."""
 
     __slots__ = ("name", "words", "slots", "direct", "argv", "lock", "launch_kernel", "array_type")
 
@@ -162,9 +202,9 @@ class Direct:
         slots: Sequence[int],
     ) -> Direct | None:
         """A Direct for ``kernel`` with these arguments (``slots``: the positions given per call,
-        whose entries in ``args`` are ignored), or None where CuPy's own launch must take them
-        (the emulator; arguments :func:`primitives._core.loader.param_words` does not
-        encode)."""
+        whose entries in ``args`` are ignored but for a :class:`ZipSlot`'s width), or None
+        where CuPy's own launch must take them (the emulator; arguments
+        :func:`primitives._core.loader.param_words` does not encode)."""
         direct = kernel.direct
         if direct is None:
             return None
@@ -173,7 +213,8 @@ class Direct:
         words = _loader.param_words(fixed, direct.array_type)
         if words is None:
             return None
-        return cls(kernel.name, direct, grid, block, shared_mem, words, slots)
+        widths = [a.width if isinstance(a, ZipSlot) else 0 for a in args]
+        return cls(kernel.name, direct, grid, block, shared_mem, words, slots, widths)
 
     def __init__(
         self,
@@ -184,14 +225,25 @@ class Direct:
         shared_mem: int,
         words: Sequence[int],
         slots: Sequence[int],
+        widths: Sequence[int] | None = None,
     ) -> None:
         k = len(words)
-        buf = np.zeros(2 * k, dtype=np.uint64)
+        widths = [0] * k if widths is None else list(widths)
+        spans = [max(1, w) for w in widths]  # the words of each parameter
+        starts = np.zeros(k, dtype=np.uint64)
+        if k > 1:
+            starts[1:] = np.cumsum(spans[:-1], dtype=np.uint64)
+        # the k parameters' addresses (what cuLaunchKernel reads), then their words
+        buf = np.zeros(k + sum(spans), dtype=np.uint64)
         base = buf.ctypes.data
-        buf[:k] = base + 8 * (k + np.arange(k, dtype=np.uint64))
-        buf[k:] = words
+        buf[:k] = base + 8 * (k + starts)
+        for i, w in enumerate(words):
+            if not widths[i]:
+                buf[k + int(starts[i])] = w
         g, b = grid + (1,) * (3 - len(grid)), block + (1,) * (3 - len(block))
-        self.name, self.words, self.slots = name, buf, tuple(k + i for i in slots)
+        self.name, self.words = name, buf
+        # (parameter, its first word, the arrays it zips: 0 for a plain slot) of each slot
+        self.slots = tuple((i, k + int(starts[i]), widths[i]) for i in slots)
         # the function's handle is read per call: a kernel's default-level image replaces its
         # fast-compiled one when it lands (primitives._core.loader.settle)
         self.direct = direct
@@ -203,10 +255,18 @@ class Direct:
     def __call__(self, arrays: Iterable[Any]) -> None:
         words, array_type = self.words, self.array_type
         with self.lock:
-            for w, a in zip(self.slots, arrays):
-                if type(a) is array_type:
+            for (i, w, zipped), a in zip(self.slots, arrays):
+                if zipped:
+                    for j, z in enumerate(a):
+                        if z is None:
+                            words[w + j] = 0
+                            continue
+                        if not z._c_contiguous:
+                            raise _loader.not_dense(self.name, i, z)
+                        words[w + j] = z.data.ptr
+                elif type(a) is array_type:
                     if not a._c_contiguous:  # its address alone goes to the kernel
-                        raise _loader.not_dense(self.name, w - len(words) // 2, a)
+                        raise _loader.not_dense(self.name, i, a)
                     words[w] = a.data.ptr
                 elif isinstance(a, np.integer):
                     words[w] = int(a) & _loader._MASK64

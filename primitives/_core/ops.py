@@ -38,7 +38,6 @@ __all__ = [
     "source",
     "tuple_dtype",
     "tuple_input",
-    "zip_arg",
     "zip_ctype",
     "zip_token",
     "filed_inputs",
@@ -214,17 +213,6 @@ def ctype(dt: Any) -> str:
 def zip_ctype(dt: Any) -> str:
     """The C++ element type of the arrays zipped into tuples of ``dt``: ``prim::Zip<...>``."""
     return f"prim::Zip<{', '.join(_CTYPES[f] for f in fields(dt))}>"
-
-
-def zip_arg(arrays: Any) -> np.void:
-    """The kernel argument of ``arrays`` zipped (``prim::ZipIn``/``ZipOut``): their addresses,
-    one 8-byte word each, as one structure (a ``numpy.void``); None: a field not written (a
-    null pointer)."""
-    addresses = [
-        0 if a is None else a.data.ptr if hasattr(a.data, "ptr") else a.ctypes.data for a in arrays
-    ]
-    words = np.array(addresses, dtype=np.uint64)
-    return words.view(np.dtype([(f"p{i}", np.uint64) for i in range(len(addresses))]))[0]
 
 
 def zip_token(x: Any) -> Any:

@@ -204,7 +204,8 @@ class Launch:
 
     ``Launch(kernel, grid, block, shared_mem)`` takes the whole argument tuple per call:
     ``launch(*args)``. With ``args`` it is *prepared*: the tuple is fixed but for the entries
-    that are :data:`Launch.SLOT`, given per call in order (``launch(x, out)``). On the GPU a
+    that are :data:`Launch.SLOT` or :meth:`Launch.zip_slot`, given per call in order
+    (``launch(x, out)``; a zip slot's arrays as a tuple). On the GPU a
     prepared launch builds its parameter words once; a call stores the arrays' addresses in the
     slots and calls cuLaunchKernel itself, on the stream current when it was made (plans are
     per stream). Slots take arrays of the backend's own type, or NumPy integer scalars of the
@@ -212,7 +213,13 @@ class Launch:
     """
 
     SLOT = _Slot()
-    __slots__ = ("kernel", "grid", "block", "shared_mem", "args", "slots", "direct")
+    __slots__ = ("kernel", "grid", "block", "shared_mem", "args", "slots", "zips", "direct")
+
+    @staticmethod
+    def zip_slot(width: int) -> _launch.ZipSlot:
+        """A slot that takes ``width`` arrays zipped into one parameter (a tuple or list of
+        them, None for a field not written): ``prim::ZipIn``/``ZipOut`` of kernels/util/zip.cuh."""
+        return _launch.ZipSlot(width)
 
     def __init__(
         self,
@@ -229,8 +236,14 @@ class Launch:
         self.slots = (
             ()
             if self.args is None
-            else tuple(i for i, a in enumerate(self.args) if a is Launch.SLOT)
+            else tuple(
+                i
+                for i, a in enumerate(self.args)
+                if a is Launch.SLOT or isinstance(a, _launch.ZipSlot)
+            )
         )
+        fixed = self.args or ()
+        self.zips = frozenset(i for i in self.slots if fixed[i] is not Launch.SLOT)
         self.direct = (
             None
             if self.args is None
@@ -247,7 +260,7 @@ class Launch:
         else:
             full = list(self.args)
             for i, a in zip(self.slots, args):
-                full[i] = a
+                full[i] = _launch.zip_arg(a) if i in self.zips else a
             self.kernel(self.grid, self.block, tuple(full), shared_mem=self.shared_mem)
 
 

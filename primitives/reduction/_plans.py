@@ -230,15 +230,18 @@ class TupleReducePlan(_plans.Plan):
         xp = self.xp = backend.xp
         self.partials = xp.empty(grid, dtype=acc_dt)
         self.ticket = xp.zeros(1, dtype=np.uint32)
-        self.launch = _plans.Launch(k, grid, pol.block)  # the zipped arrays: a structure per call
-        self.n64, self.acc_dt = _launch.i64(n), acc_dt
+        zipped, slot = _plans.Launch.zip_slot(len(acc_dt.names)), _plans.Launch.SLOT
+        self.launch = _plans.Launch(
+            k, grid, pol.block, args=(zipped, _launch.i64(n), self.partials, self.ticket, slot)
+        )
+        self.acc_dt = acc_dt
         self.nbytes = _plans.scratch_bytes(self.partials, self.ticket)
 
     def __call__(self, *xs):
         """The reduction of the contiguous arrays ``xs`` (n elements each, of the fields'
         dtypes): a tuple of 0-d arrays, one per field."""
         out = self.xp.empty(1, dtype=self.acc_dt)
-        self.launch(_ops.zip_arg(xs), self.n64, self.partials, self.ticket, out)
+        self.launch(xs, out)
         raw = out.view(np.uint8)
         fields = self.acc_dt.fields
         return tuple(

@@ -295,15 +295,16 @@ class TupleScanPlan(_lookback.LookbackPlan):
             k, _launch.cdiv(n, pol.block * per), pol.block, n, backend.xp, acc_dt.itemsize
         )
         self.empty, self.n, self.fields = backend.xp.empty, n, _ops.fields(acc_dt)
-        self.stand_in = _launch.stand_in(backend, acc_dt)  # the seed: not read
+        stand_in = _launch.stand_in(backend, acc_dt)  # the seed: not read
+        zipped = _plans.Launch.zip_slot(len(self.fields))
+        self.prepare(zipped, zipped, self.n64, stand_in, _NOT_SEEDED)
 
     def __call__(self, xs, keep):
         """The scans of the contiguous arrays ``xs`` (n elements each, of the fields' dtypes):
         a new array for each field of ``keep`` (indices), in its order; the others not written."""
-        outs = [
-            self.empty(self.n, dtype=f) if i in keep else None for i, f in enumerate(self.fields)
-        ]
-        self.launch(_ops.zip_arg(xs), _ops.zip_arg(outs), self.n64, self.stand_in, _NOT_SEEDED)
+        empty, n = self.empty, self.n
+        outs = [empty(n, dtype=f) if i in keep else None for i, f in enumerate(self.fields)]
+        self.launch(xs, outs)
         return tuple(outs[i] for i in keep)
 
 

@@ -336,3 +336,72 @@ def test_bench_times_the_running_images_without_settle(monkeypatch):
     calls.clear()
     timing.bench(lambda: calls.append(1), warmup=2, repeat=3, settle=False)
     assert waits == [1] and len(calls) == 2 + 3
+
+
+class _DArray:
+    """A stand-in device array of a prepared launch: its address and layout."""
+
+    def __init__(self, ptr, dense=True):
+        self.data = type("Pointer", (), {"ptr": ptr})()
+        self._c_contiguous = dense
+        self.shape, self.strides = (4,), (8,) if dense else (16,)
+
+
+def _direct_params(spans):
+    """A kernel whose direct launch records the parameters it passes: each one's words (``spans``
+    of them), read at the launch through cuLaunchKernel's parameter pointers."""
+    import ctypes
+    import types
+
+    seen = []
+
+    def launch_kernel(ptr, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        ptrs = (ctypes.c_uint64 * len(spans)).from_address(params)
+        seen.append([list((ctypes.c_uint64 * n).from_address(p)) for p, n in zip(ptrs, spans)])
+
+    direct = types.SimpleNamespace(
+        ptr=1,
+        stream=lambda: types.SimpleNamespace(ptr=0),
+        launch_kernel=launch_kernel,
+        array_type=_DArray,
+    )
+    return types.SimpleNamespace(direct=direct, name="k"), seen
+
+
+def test_a_direct_launch_passes_zipped_arrays_as_one_parameter():
+    """A zip slot's arrays are one parameter of as many consecutive words (prim::ZipIn of
+    kernels/util/zip.cuh), None a null pointer, beside plain and fixed parameters."""
+    kernel, seen = _direct_params([3, 1, 1, 1, 3])
+    fixed = _DArray(0x5000)
+    z, slot = Launch.zip_slot(3), Launch.SLOT
+    args = (z, np.int64(9), fixed, slot, z)
+    d = _launch.Direct.make(kernel, (2,), (64,), 0, args, (0, 3, 4))
+    assert d is not None
+    d(((_DArray(0x1000), None, _DArray(0x3000)), _DArray(0x4000), [_DArray(7)] * 3))
+    d(((_DArray(0x1100), _DArray(0x2100), None), np.int32(-1), [None] * 3))
+    first, second = seen
+    assert first == [[0x1000, 0, 0x3000], [9], [0x5000], [0x4000], [7, 7, 7]]
+    assert second == [[0x1100, 0x2100, 0], [9], [0x5000], [2**64 - 1], [0, 0, 0]]
+    with pytest.raises(ValueError, match="argument 0: the array is not C-contiguous"):
+        d(((_DArray(0x1000), _DArray(0x2000, dense=False), None), _DArray(1), [None] * 3))
+
+
+def test_a_zip_slot_through_cupys_launch():
+    """Where a prepared launch is not direct (the emulator, CuPy's own launch), a zip slot's
+    arrays go as one structure of their addresses (launch.zip_arg)."""
+    got = []
+    kernel = type(
+        "K",
+        (),
+        {
+            "direct": None,
+            "name": "k",
+            "__call__": lambda self, grid, block, args, shared_mem=0: got.append(args),
+        },
+    )()
+    a, b = np.zeros(4), np.zeros(2, np.float32)
+    p = Launch(kernel, 1, 32, args=(Launch.zip_slot(2), np.int64(3), Launch.SLOT))
+    p((a, None), b)
+    (args,) = got
+    assert args[0].dtype.names == ("p0", "p1") and args[1] == 3 and args[2] is b
+    assert (int(args[0]["p0"]), int(args[0]["p1"])) == (a.ctypes.data, 0)
