@@ -40,7 +40,7 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
         if arr.size == 0:
             raise _checks.arg_empty(func)
         plan = _arg.flat_plan(backend, arr.dtype, is_max, arr.size)
-        if arr is x and out is None and not keepdims:  # read as it is: the plan itself
+        if _core_checks.is_itself(arr, x) and out is None and not keepdims:  # the plan itself
             return _Prepared(plan, (x,), reusable=True)
         compute = lambda a: plan.run(a.reshape(-1)).reshape(shape)  # noqa: E731
     else:
@@ -75,7 +75,9 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
             compute = lambda a: plan.run(a).reshape(shape)  # noqa: E731
 
     return _Prepared(
-        _arg_run(compute, out, inp, backend), (arr,), reusable=arr is x and out is None
+        _arg_run(compute, out, inp, backend),
+        (arr,),
+        reusable=_core_checks.is_itself(arr, x) and out is None,
     )
 
 

@@ -130,7 +130,7 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
                 _warn("Mean of empty slice")
         return res
 
-    return _Prepared(run, (a,), reusable=a is x and out is None)
+    return _Prepared(run, (a,), reusable=_core_checks.is_itself(a, x) and out is None)
 
 
 def _nan_fetch(r, backend):
@@ -293,7 +293,8 @@ def _prepare_arg(a, axis, out, keepdims, func):
             raise ValueError("All-NaN slice encountered")
         return res if out is None else _checks.finish(r, inp, shape, out, func)
 
-    return _Prepared(run, (arr,), reusable=arr is a and out is None and xp is not None)
+    reusable = _core_checks.is_itself(arr, a) and out is None and xp is not None
+    return _Prepared(run, (arr,), reusable=reusable)
 
 
 def _prepare_nanargmin(a, axis=None, out=None, *, keepdims=False):

@@ -237,36 +237,57 @@ def _address(arr):
 
 class Runner:
     """:func:`reduce` of arrays like the one it was made for (same dtype, shape and strides: a
-    C-ordered array read as it is), its plan found once: the repeat-call path. ``kept`` is the
-    result's shape (a State's words last)."""
+    C-ordered array read as it is, an F-ordered one as its reversed view), its plan found once:
+    the repeat-call path. ``kept`` is the result's shape (a State's words last); ``turn``, for
+    an F-ordered array, the axes that lay the reversed view's results out in the array's order
+    (None: none to turn)."""
 
-    __slots__ = ("plan", "kept", "complex")
+    __slots__ = ("plan", "kept", "complex", "turn")
 
-    def __init__(self, plan, kept, is_complex):
-        self.plan, self.kept, self.complex = plan, kept, is_complex
+    def __init__(self, plan, kept, is_complex, turn=None):
+        self.plan, self.kept, self.complex, self.turn = plan, kept, is_complex, turn
 
     def __call__(self, a):
-        if self.complex and _address(a) % a.dtype.itemsize:
-            a = a.copy()  # a view aligned to the parts only
-        r = self.plan.run(a)
-        return r if r.shape == self.kept else r.reshape(self.kept)
+        x = a if self.turn is None else a.T
+        if self.complex and _address(x) % x.dtype.itemsize:
+            x = x.copy()  # a view aligned to the parts only
+        r = self.plan.run(x)
+        if self.turn is None:
+            return r if r.shape == self.kept else r.reshape(self.kept)
+        return r.reshape(self.kept).transpose(self.turn)
 
 
 def runner(arr, kind, axes, backend, param=0.0, flag=0):
     """What reduces ``arr`` (and arrays like it) over ``axes``: a :class:`Runner` holding its
-    plan for a C-ordered array with every result reducing an element, else :func:`reduce`
-    itself, called with these arguments."""
+    plan for a C- or F-ordered array with every result reducing an element (F: as its reversed
+    view, as :func:`reduce` reads it), else :func:`reduce` itself, called with these
+    arguments."""
     dt = np.dtype(arr.dtype)
     kept = tuple(d for a, d in enumerate(arr.shape) if a not in axes)
-    lay = layout(arr.shape, tuple(axes)) if arr.flags.c_contiguous else None
+    flipped = not arr.flags.c_contiguous and arr.flags.f_contiguous
+    if flipped and kind in ("nanargmin", "nanargmax") and len(axes) > 1:  # reduce's copy
+        flipped = False
+    shape, red = arr.shape, tuple(axes)
+    if flipped:
+        shape, red = shape[::-1], tuple(arr.ndim - 1 - a for a in axes)
+    lay = layout(shape, red) if arr.flags.c_contiguous or flipped else None
     if lay is None or _prod(kept) == 0 or _prod(lay) == 0:
         return lambda a: reduce(a, kind, axes, backend, param, flag)
     outer, R, inner = lay
+    tail = _tail(kind, dt)
     if outer * inner == 1:
-        plan = flat_plan(backend, kind, dt, arr.size, param, flag)
-    else:
-        plan = axis_plan(backend, kind, dt, outer, R, inner, param, flag)
-    return Runner(plan, kept + _tail(kind, dt), dt.kind == "c")
+        if flipped:  # one result: reduce's own steps
+            return lambda a: reduce(a, kind, axes, backend, param, flag)
+        return Runner(
+            flat_plan(backend, kind, dt, arr.size, param, flag), kept + tail, dt.kind == "c"
+        )
+    plan = axis_plan(backend, kind, dt, outer, R, inner, param, flag)
+    if not flipped:
+        return Runner(plan, kept + tail, dt.kind == "c")
+    x_kept = tuple(d for a, d in enumerate(shape) if a not in red)  # the reversed view's order
+    n = len(x_kept)
+    turn = tuple(range(n - 1, -1, -1)) + tuple(range(n, n + len(tail)))
+    return Runner(plan, x_kept + tail, dt.kind == "c", turn)
 
 
 class WeightedPlan(_plans.Plan):

@@ -169,7 +169,7 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
                     _warn("Degrees of freedom <= 0 for slice.")
             return res
 
-        return _Prepared(run, (arr,), reusable=arr is x and out is None)
+        return _Prepared(run, (arr,), reusable=_core_checks.is_itself(arr, x) and out is None)
 
     # mean=, where=, or slices with n - ddof <= 0: the States of one pass, finished here
     m = None if mean is None else _mean_of(c, mean, arr, func)
@@ -332,7 +332,9 @@ def _prepare_ptp(a, axis=None, out=None, keepdims=False):
         )
     reduce = _plans.runner(c.arr, "ptp", c.axes, c.inp.backend)
     return _Prepared(
-        lambda arr: c.finish(reduce(arr)), (c.arr,), reusable=c.arr is a and out is None
+        lambda arr: c.finish(reduce(arr)),
+        (c.arr,),
+        reusable=_core_checks.is_itself(c.arr, a) and out is None,
     )
 
 
@@ -358,7 +360,7 @@ def _prepare_count(a, axis=None, *, keepdims=False):
     def run(arr):
         return c.finish(reduce(arr))
 
-    return _Prepared(run, (c.arr,), reusable=c.arr is a)
+    return _Prepared(run, (c.arr,), reusable=_core_checks.is_itself(c.arr, a))
 
 
 @_entry.function(_prepare_count, arrays=("a",))

@@ -220,3 +220,34 @@ def test_later_is_what_repeat_calls_and_whole_plans_run():
     f.plan(x, x)(x, x)  # every declared array given per call: later
     f.plan(x)(x)  # y bound: run
     assert ran == ["later", "run"]
+
+
+#: functions along axes that read an F-ordered array in place (as its reversed view)
+_F_ORDER = {
+    "argmax": (prim.argmax, np.argmax),
+    "argmin": (prim.argmin, np.argmin),
+    "var": (prim.var, np.var),
+    "std": (prim.std, np.std),
+    "nanvar": (prim.nanvar, np.nanvar),
+    "nanargmax": (prim.nanargmax, np.nanargmax),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_F_ORDER))
+@pytest.mark.parametrize("shape,axis", [((33, 70), 0), ((33, 70), 1), ((5, 6, 7), 1)])
+def test_an_f_ordered_array_takes_the_fast_path(name, shape, axis, monkeypatch):
+    """A repeat call on an F-ordered array like the first (read in place, as a view of it) runs
+    the first call's filed run, without its checks, and answers for its own values."""
+    func, oracle = _F_ORDER[name]
+    e = func.entry
+    prepared = []
+    prepare = e.prepare
+    monkeypatch.setattr(e, "prepare", lambda *a, **k: prepared.append(1) or prepare(*a, **k))
+    prim.clear_caches()
+    rng = np.random.default_rng(11)
+    xp = _backend.get_backend().xp
+    for _ in range(3):
+        h = np.asfortranarray(rng.random(shape).astype(np.float32))
+        got = func(xp.asarray(h, order="F"), axis=axis)
+        np.testing.assert_allclose(_backend.to_host(got), oracle(h, axis=axis), rtol=2e-6)
+    assert prepared == [1]
