@@ -95,12 +95,16 @@ class Prepared:
         """This call's result."""
         return self.result if self.run is None else self.run(*self.arrays)
 
-    def then(self, after: Callable[[Any], Any]) -> Prepared:
-        """This computation, then ``after`` of its result (on the same arrays; not reusable)."""
+    def then(self, after: Callable[[Any], Any], *, reusable: bool = False) -> Prepared:
+        """This computation, then ``after`` of its result (on the same arrays); reusable where
+        this one is and ``reusable`` says that ``after`` holds nothing of this call (a
+        function of the result alone)."""
         if self.run is None:
             return Prepared.done(after(self.result))
         run = self.run
-        return Prepared(lambda *arrays: after(run(*arrays)), self.arrays)
+        return Prepared(
+            lambda *arrays: after(run(*arrays)), self.arrays, reusable and self.reusable
+        )
 
 
 class Entry:
@@ -345,8 +349,19 @@ def _option(a: Any) -> Any:
         if t is float and a != a:  # NaN: never equal to itself, never found
             return _MISSING
         return (t, a)
-    if (t is tuple or t is list) and all(type(x) in _SCALARS for x in a):  # a range, a shape
-        return (t, tuple((type(x), x) for x in a))
+    if t is tuple or t is list:  # a range, a shape, or one level deeper: a range per dimension
+        parts = []
+        for x in a:
+            tx = type(x)
+            if tx in _SCALARS and not (tx is float and x != x):
+                parts.append((tx, x))
+            elif (tx is tuple or tx is list) and all(
+                type(y) in _SCALARS and not (type(y) is float and y != y) for y in x
+            ):
+                parts.append((tx, tuple((type(y), y) for y in x)))
+            else:
+                return _MISSING
+        return (t, tuple(parts))
     return _MISSING
 
 

@@ -416,15 +416,32 @@ def histogram_channels(image, bins=256, range=(0, 256)):  # noqa: A002 - NumPy's
 # ---- histogramdd and histogram2d -------------------------------------------------------------
 
 
-def _dd(func, sample, bins, range, density, weights):  # noqa: A002
-    """histogramdd's checks, edges and binnings (:mod:`._checks_dd`): the run that counts."""
+def _dd(func, sample, given, bins, range, density, weights):  # noqa: A002
+    """histogramdd's checks, edges and binnings (:mod:`._checks_dd`): a Prepared that counts.
+    Where the edges come from ``bins`` and ``range`` alone and the kernel reads the caller's
+    arrays ``given`` (the declared arrays) as they are, with no weights, later calls on like
+    arrays run the count alone (the filed run: the same edges and binnings)."""
     s = _hd.Samples(func, sample)
     w = _hd.weights(func, weights, s.n)
     edges, uniform = _hd.edges(func, s, bins, range, s.inp.backend)
     found = None
     if s.n and s.d <= _kernels.DD_MAX:
         found = dd_binnings(func, s.cols[0].dtype, edges, uniform)
-    return functools.partial(_histogramdd, s, w, edges, uniform, found, density)
+    if (
+        w is None
+        and found is not None
+        and _hd.fixed_edges(bins, range, s.d)
+        and s.read_as_is(given)
+    ):
+        later = s.like()  # holds none of this call's arrays
+
+        def count(*arrays):
+            return _histogramdd(later.like(arrays), None, edges, uniform, found, density)
+
+        return _entry.Prepared(count, given, reusable=True)
+    return _entry.Prepared(
+        functools.partial(_histogramdd, s, w, edges, uniform, found, density), ()
+    )
 
 
 def _histogramdd(s, w, edges, uniform, found, density):
@@ -454,7 +471,7 @@ def _histogramdd(s, w, edges, uniform, found, density):
 
 
 def _prepare_dd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002
-    return _entry.Prepared(_dd("histogramdd", sample, bins, range, density, weights), ())
+    return _dd("histogramdd", sample, (sample,), bins, range, density, weights)
 
 
 @_entry.function(_prepare_dd, arrays=("sample",))
@@ -497,8 +514,8 @@ def _prepare_2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa:
         nbins = 1
     if nbins != 1 and nbins != 2:  # one edges array for both dimensions
         bins = [bins, bins]
-    run = _dd("histogram2d", [x, y], bins, range, density, weights)
-    return _entry.Prepared(lambda: _split_edges(*run()), ())
+    p = _dd("histogram2d", [x, y], (x, y), bins, range, density, weights)
+    return p.then(lambda res: _split_edges(*res), reusable=True)
 
 
 def _split_edges(hist, edges):

@@ -96,6 +96,48 @@ class Samples:
         self.cols = [arr[:, j] for j in range(self.d)]
         self.keep = [arr]
 
+    def read_as_is(self, given):
+        """Whether the kernel reads the caller's arrays ``given`` (the (N, D) sample, or the D
+        columns) as they are: no conversion or copy, so that arrays like them may be read the
+        same way (:meth:`like`)."""
+        return len(given) == len(self.keep) and all(
+            _checks.is_itself(k, g) for k, g in zip(self.keep, given)
+        )
+
+    def like(self, given=None):
+        """These samples' layout over the arrays ``given``, like the ones of
+        :meth:`read_as_is` (a later call's: of the backend's type, dtype, shape and strides), or
+        over no array (None: a template for later calls, which holds none of this call's); the
+        input without its array (how results go back)."""
+        out = object.__new__(Samples)
+        out.inp, out.dtype, out.n, out.d = self.inp.detached(), self.dtype, self.n, self.d
+        out.rows, out.keep = self.rows, [] if given is None else list(given)
+        out.cols = [given[0][:, j] for j in range(self.d)] if self.rows and given else out.keep
+        return out
+
+
+def fixed_edges(bins, range, d):  # noqa: A002 - NumPy's name
+    """Whether every one of the ``d`` dimensions' edges comes from ``bins`` and ``range`` alone
+    (bin counts, a range given for each dimension), not from the samples: the same for every
+    call with these arguments."""
+    if range is None:
+        return False
+    try:
+        ranges = list(range)
+    except TypeError:
+        return False
+    if len(ranges) != d or any(r is None for r in ranges):
+        return False
+    counts = [bins] * d if _count(bins) else bins
+    try:
+        return len(counts) == d and all(_count(b) for b in counts)
+    except TypeError:
+        return False
+
+
+def _count(b):
+    return isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_))
+
 
 def edges(func, s, bins, range, backend):  # noqa: A002 - NumPy's name
     """NumPy's edges of every dimension of the :class:`Samples` ``s`` (host arrays), and per

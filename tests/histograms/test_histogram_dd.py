@@ -451,3 +451,48 @@ def test_packed_counters_wrap(backend, rng):
                 (min(15, shared_bytes // 4 * 2 - 2), True)
             ]
         same(got, np.histogramdd(s, (3, 5), rng_))
+
+
+def test_repeat_calls_take_the_filed_run(backend, rng, monkeypatch):
+    """Edges from bin counts and a range for every dimension, samples of the backend's type
+    read as they are, no weights: a like call takes the filed run (no checks, no edges made
+    again) and counts its own samples, the filed run holding none of the first call's arrays;
+    edges from the samples (no range) or a cast sample take the checked path every call."""
+    import gc
+    import weakref
+
+    xp = backend.xp
+    e = prim.histogram2d.entry
+    prepared, prepare = [], e.prepare
+    monkeypatch.setattr(e, "prepare", lambda *a, **k: prepared.append(1) or prepare(*a, **k))
+    rng_ = [[-1.0, 1.0], [0.0, 2.0]]
+    first = [xp.asarray(rng.uniform(-1, 2, 3001).astype(np.float32)) for _ in range(2)]
+    prim.histogram2d(*first, [16, 12], rng_, density=True)
+    key = prim.histogram2d.entry.key((*first, [16, 12], rng_), {"density": True})
+    assert key is not None and P.PLANS.find(key) is not None
+    try:
+        ref = weakref.ref(first[0])
+    except TypeError:
+        ref = None
+    del first
+    gc.collect()
+    assert ref is None or ref() is None  # the filed run keeps none of the first call's arrays
+    for _ in range(2):
+        x, y = (rng.uniform(-1, 2, 3001).astype(np.float32) for _ in range(2))
+        got = prim.histogram2d(xp.asarray(x), xp.asarray(y), [16, 12], rng_, density=True)
+        want = np.histogram2d(x, y, [16, 12], rng_, density=True)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(to_host(g), w, rtol=1e-12)
+    assert prepared == [1]  # the like calls took the filed run
+    # an (N, D) sample of histogramdd; then no range: the edges of each call's samples
+    for r in ([(0, 1)] * 3, None):
+        for _ in range(2):
+            s = rng.uniform(0, 1 + rng.random(), (2000, 3))
+            got, edges = prim.histogramdd(xp.asarray(s), 5, r)
+            want, wedges = np.histogramdd(s, 5, r)
+            np.testing.assert_array_equal(to_host(got), want)
+            for g, w in zip(edges, wedges):
+                np.testing.assert_allclose(to_host(g), w, rtol=1e-14)
+    s = xp.asarray(rng.uniform(0, 1, (500, 2)))
+    prim.histogramdd(s.astype(np.float32), 4, [(0, 1)] * 2)  # a cast: not the caller's array
+    assert P.PLANS.find(prim.histogramdd.entry.key((s, 4, [(0, 1)] * 2), {})) is None
