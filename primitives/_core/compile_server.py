@@ -12,11 +12,11 @@ NVRTC loaded and warmed by one compile of an empty kernel, ready before a first 
 Protocol. The caller writes each request (a pickle of the arguments of
 :func:`.nvrtc.compile_binary`, after its length and number) to the server's input. The server,
 one thread, hands each to an idle worker: a process it forked once NVRTC was loaded (four at its
-start, each warmed by a compile of its own, more up to one a core while requests find every one
-busy), so that compiles run side by side in processes of their own. A worker compiles, writes
-its result (the image and lowered names, or the compile error's log) to a file of the server's
-folder and the request's number, one line, back to the server, which passes the line on to its
-output. A reader thread of the caller's process wakes the thread that asked
+start, each warmed by a compile of its own; more, up to one a core and at most eight, while
+requests find every one busy), so that compiles run side by side in processes of their own. A
+worker compiles, writes its result (the image and lowered names, or the compile error's log) to
+a file of the server's folder and the request's number, one line, back to the server, which
+passes the line on to its output. A reader thread of the caller's process wakes the thread that asked
 (:func:`compile_binary`, the signature of :func:`.nvrtc.compile_binary`). The caller's process
 never forks.
 
@@ -200,9 +200,10 @@ def start(library: str) -> Server | None:
 
 
 def workers() -> int:
-    """The most compiles a server runs at once: one a core, 2 to 16 (processes scale where the
-    threads of one process do not)."""
-    return max(2, min(16, os.cpu_count() or 1))
+    """The most compiles a server runs at once: one a core, 2 to 8 (as many as the compile
+    threads ran before; each compile takes a few hundred MB, and test runs start a server in
+    each of their processes)."""
+    return max(2, min(8, os.cpu_count() or 1))
 
 
 def server() -> Server | None:
