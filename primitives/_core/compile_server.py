@@ -16,9 +16,9 @@ start, each warmed by a compile of its own; more, up to one a core and at most e
 requests find every one busy), so that compiles run side by side in processes of their own. A
 worker compiles, writes its result (the image and lowered names, or the compile error's log) to
 a file of the server's folder and the request's number, one line, back to the server, which
-passes the line on to its output. A reader thread of the caller's process wakes the thread that asked
-(:func:`compile_binary`, the signature of :func:`.nvrtc.compile_binary`). The caller's process
-never forks.
+passes the line on to its output. A reader thread of the caller's process wakes the thread
+that asked (:func:`compile_binary`, the signature of :func:`.nvrtc.compile_binary`). The
+caller's process never forks.
 
 Where the server is not running (not started, exited, or the caller is a fork of the process
 that started it) or a worker fails other than by a compile error, the compile runs in the
