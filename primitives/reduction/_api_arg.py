@@ -40,7 +40,7 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
         if arr.size == 0:
             raise _checks.arg_empty(func)
         plan = _arg.flat_plan(backend, arr.dtype, is_max, arr.size)
-        if _core_checks.is_itself(arr, x) and out is None and not keepdims:  # the plan itself
+        if arr is x and out is None and not keepdims:  # read as it is (C order): the plan itself
             return _Prepared(plan, (x,), reusable=True)
         compute = lambda a: plan.run(a.reshape(-1)).reshape(shape)  # noqa: E731
     else:
