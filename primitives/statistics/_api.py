@@ -341,17 +341,18 @@ def _prepare_cum(a, axis, dtype, out, func):
                 res_dt = None
             if res_dt is not None:
                 _scan._plans.ask_lookback(arr.dtype, res_dt, op, False)
-        arr = _plans.nan_to(arr, identity, inp.backend)  # NaN -> identity, then the scan
-    if inp.host:
-        arr = xp.asarray(arr)
+    fill = arr.dtype.kind in "fc"  # NaN -> identity, then the scan
+    back, backend = inp.detached(), inp.backend  # how results go back, no array of this call
 
-    def run():
-        res = plain(arr, axis=axis, dtype=dtype)
+    def run(a_):
+        b = _plans.nan_to(a_, identity, backend) if fill else a_
+        res = plain(xp.asarray(b) if back.host else b, axis=axis, dtype=dtype)
         if out is not None:
             return _core_checks.write_out(out, res, func)
-        return inp.result(res) if not isinstance(res, np.ndarray) or not inp.host else res
+        return back.result(res) if not isinstance(res, np.ndarray) or not back.host else res
 
-    return _Prepared(run, ())
+    # the caller's array read as it is: later calls on like arrays run the same steps unchecked
+    return _Prepared(run, (arr,), reusable=_core_checks.is_itself(arr, a) and out is None)
 
 
 def _prepare_nancumsum(a, axis=None, dtype=None, out=None):
