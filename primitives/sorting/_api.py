@@ -11,7 +11,7 @@ only launches.
 from __future__ import annotations
 
 
-from .._core import checks as _checks_core, entry as _entry
+from .._core import checks as _checks_core, entry as _entry, ops as _ops
 from .._core.keys import ASCENDING, DESC_NAN_LAST, INDEX, KEY_DTYPES, SORT_DTYPES
 from .._core.keys import key_back, key_bits, widened
 from .._core.keys import key_width
@@ -183,7 +183,9 @@ def _prepare_lexsort(keys, axis=-1):
     """Checks, then the permutation of a multi-key LSD radix sort: the keys' order-preserving
     images (the last key most significant) packed into as few 64-bit words as hold them
     (:func:`._plans.pack_keys`: one kernel pass per key and word, the keys read in place), one
-    stable sort of (word, index) pairs per word. Never filed (the keys are a sequence)."""
+    stable sort of (word, index) pairs per word. Filed where the keys are a tuple or list of 2
+    to 4 arrays of the backend's type read as they are (their token,
+    :func:`~primitives._core.ops.zip_token`): a like call runs the same steps unchecked."""
     ks, ax = _checks.lexsort_keys(keys, axis)
     k0 = ks[0]
     backend = k0.backend
@@ -193,29 +195,41 @@ def _prepare_lexsort(keys, axis=-1):
         return _entry.Prepared.done(k0.result(xp.zeros((), dtype=INDEX)))
     if k0.array.size == 0:
         return _entry.Prepared.done(k0.result(xp.empty(shape, dtype=INDEX)))
+    back = k0.detached()  # how the result goes back, no array of this call
+    given = list(keys) if isinstance(keys, (tuple, list)) else None
+    as_is = given is not None and all(
+        _checks_core.is_itself(k.array, g) and widened(k.array) is k.array
+        for k, g in zip(ks, given)
+    )
     # the primary key first; bfloat16 keys as the float32 numbers they are (exact)
     arrays = [widened(k.array) for k in reversed(ks)]
     if len(shape) == 1:
 
-        def run():
-            widths = _plans.word_widths([a.dtype for a in arrays])
-            _plans.prefetch_order(widths, arrays[0].size, "auto", "lexsort")
-            words = _plans.pack_keys([(a, a) for a in arrays], backend)
+        def run(keys_):
+            primary_first = list(reversed(keys_))
+            widths = _plans.word_widths([a.dtype for a in primary_first])
+            _plans.prefetch_order(widths, primary_first[0].size, "auto", "lexsort")
+            words = _plans.pack_keys([(a, a) for a in primary_first], backend)
             perm = _plans.order_words(words, False, backend, "auto", "lexsort")
-            return k0.result(perm)
+            return back.result(perm)
 
-        return _entry.Prepared(run, ())
-    # one layout for all keys: the reversed axes of F-ordered keys only when every key is one
-    flip = all(_plans.Lines.flipped(a) for a in arrays)
+    else:
+        # one layout for all keys: the reversed axes of F-ordered keys only when every key is one
+        flip = all(_plans.Lines.flipped(a) for a in arrays)
 
-    def run_rows():
-        lines = [_plans.Lines(xp, a, ax, flip, copy=False) for a in arrays]
-        words = _plans.pack_keys([(a, ln.moved) for a, ln in zip(arrays, lines)], backend)
-        rows = [(w.reshape(-1, w.shape[-1]), b) for w, b in words]  # views: C-contiguous
-        perm = _plans.order_rows(rows, False, backend)
-        return k0.result(lines[0].back(perm, keep_layout=False))
+        def run(keys_):
+            primary_first = list(reversed(keys_))
+            lines = [_plans.Lines(xp, a, ax, flip, copy=False) for a in primary_first]
+            words = _plans.pack_keys(
+                [(a, ln.moved) for a, ln in zip(primary_first, lines)], backend
+            )
+            rows = [(w.reshape(-1, w.shape[-1]), b) for w, b in words]  # views: C-contiguous
+            perm = _plans.order_rows(rows, False, backend)
+            return back.result(lines[0].back(perm, keep_layout=False))
 
-    return _entry.Prepared(run_rows, ())
+    if as_is:  # later like calls: the same steps over their own keys (none of this call's held)
+        return _entry.Prepared(run, (keys,), reusable=True)
+    return _entry.Prepared(run, (tuple(reversed(arrays)),))  # the keys as read, in keys' order
 
 
 def _prepare_segmented_sort(keys, offsets, values=None, *, descending=False):
@@ -378,7 +392,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False,
     """
 
 
-@_entry.function(_prepare_lexsort, arrays=("keys",))
+@_entry.function(_prepare_lexsort, arrays=("keys",), tokens={"keys": _ops.zip_token})
 def lexsort(keys, axis=-1):
     """Indices (int64) that sort by several keys, the last key the primary one:
     ``numpy.lexsort(keys, axis)``.

@@ -299,3 +299,48 @@ def test_property(shape, dtype, axis, descending, layout, seed):
             prim.sort(x, axis=axis, descending=descending)
         return
     check(x, axis, descending)
+
+
+@pytest.mark.parametrize("shape", [(5000,), (40, 70)])
+def test_lexsort_repeat_calls_take_the_filed_run(shape, monkeypatch):
+    """Keys given as a tuple (or list) of 2-4 arrays of the backend's type read as they are: a
+    like call runs the first call's filed run over its own keys, unchecked; the filed run holds
+    none of the first call's keys; a tuple and a list are two keys."""
+    import gc
+    import weakref
+
+    from primitives._core import backend as _backend
+
+    xp = _backend.get_backend().xp
+    e = prim.lexsort.entry
+    prepared, prepare = [], e.prepare
+    monkeypatch.setattr(e, "prepare", lambda *a, **k: prepared.append(1) or prepare(*a, **k))
+    prim.clear_caches()
+    rng = np.random.default_rng(9)
+
+    def keys():
+        return (
+            rng.integers(0, 5, shape).astype(np.int32),
+            rng.random(shape).astype(np.float32),
+            rng.integers(0, 3, shape).astype(np.uint16),
+        )
+
+    first = tuple(xp.asarray(k) for k in keys())
+    prim.lexsort(first)
+    try:
+        ref = weakref.ref(first[0])
+    except TypeError:
+        ref = None
+    del first
+    gc.collect()
+    assert ref is None or ref() is None  # the filed run keeps none of the first call's keys
+    for _ in range(2):
+        h = keys()
+        got = prim.lexsort(tuple(xp.asarray(k) for k in h))
+        np.testing.assert_array_equal(H.to_host(got), np.lexsort(h))
+    assert prepared == [1]
+    h = keys()
+    np.testing.assert_array_equal(
+        H.to_host(prim.lexsort([xp.asarray(k) for k in h])), np.lexsort(h)
+    )
+    assert prepared == [1, 1]  # a list: a key of its own
