@@ -188,6 +188,26 @@ def probe_kernel(source, name):
     return mod.get_function(name)
 
 
+def weak(a):
+    """A weak reference to the array ``a``, or None for an array type without them: with
+    :func:`assert_released`, a check that a filed run holds no array of the call that made it."""
+    import weakref
+
+    try:
+        return weakref.ref(a)
+    except TypeError:
+        return None
+
+
+def assert_released(ref, what="the array"):
+    """After the caller dropped its last reference to the array of ``ref`` (:func:`weak`): it is
+    gone once collected, so nothing the package filed keeps it alive."""
+    import gc
+
+    gc.collect()
+    assert ref is None or ref() is None, f"{what} is still held"
+
+
 class DLPackOnly:
     """An object that speaks DLPack and nothing else, holding the array ``a``: how the
     functions meet an array of another library (a host one, or a device one of another

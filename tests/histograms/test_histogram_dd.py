@@ -458,9 +458,6 @@ def test_repeat_calls_take_the_filed_run(backend, rng, monkeypatch):
     read as they are, no weights: a like call takes the filed run (no checks, no edges made
     again) and counts its own samples, the filed run holding none of the first call's arrays;
     edges from the samples (no range) or a cast sample take the checked path every call."""
-    import gc
-    import weakref
-
     xp = backend.xp
     e = prim.histogram2d.entry
     prepared, prepare = [], e.prepare
@@ -470,13 +467,9 @@ def test_repeat_calls_take_the_filed_run(backend, rng, monkeypatch):
     prim.histogram2d(*first, [16, 12], rng_, density=True)
     key = prim.histogram2d.entry.key((*first, [16, 12], rng_), {"density": True})
     assert key is not None and P.PLANS.find(key) is not None
-    try:
-        ref = weakref.ref(first[0])
-    except TypeError:
-        ref = None
+    ref = H.weak(first[0])
     del first
-    gc.collect()
-    assert ref is None or ref() is None  # the filed run keeps none of the first call's arrays
+    H.assert_released(ref, "the first call's arrays (the filed run keeps none)")
     for _ in range(2):
         x, y = (rng.uniform(-1, 2, 3001).astype(np.float32) for _ in range(2))
         got = prim.histogram2d(xp.asarray(x), xp.asarray(y), [16, 12], rng_, density=True)
