@@ -116,8 +116,7 @@ def test_an_image_of_a_made_source_is_keyed_by_its_text(monkeypatch, tmp_path):
     from primitives._core import lazy, loader
 
     monkeypatch.setenv("PRIMITIVES_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(loader, "_SOURCES", dict(loader._SOURCES))
-    rel = "reduction/reduce.cu@made-key-test"
+    rel = "reduction/reduce.cu@made-key-test"  # a name of this test's alone
     images = []
     for value in (1, 2, 1):
         loader.add_source(rel, f'extern "C" __global__ void k(int* o) {{ o[0] = {value}; }}\n')
