@@ -212,28 +212,18 @@ def server() -> Server | None:
     return srv if srv is not None and srv.alive and srv.pid == os.getpid() else None
 
 
-def compile_binary(
-    code: str,
-    name_expressions: Sequence[str],
-    *,
-    arch: str,
-    options: Iterable[str] = (),
-    filename: str = "kernel.cu",
-) -> tuple[bytes, dict[str, str]]:
-    """:func:`.nvrtc.compile_binary` in the compile server where it runs, else here."""
+def compile_binary(*args: Any, **kwargs: Any) -> tuple[bytes, dict[str, str]]:
+    """:func:`.nvrtc.compile_binary` (its arguments) in the compile server where it runs, else
+    here."""
     from . import nvrtc
 
     srv = server()
     if srv is not None:
         try:
-            return srv.compile_binary(
-                code, name_expressions, arch=arch, options=options, filename=filename
-            )
+            return srv.compile_binary(*args, **kwargs)
         except Unavailable:
             pass
-    return nvrtc.compile_binary(
-        code, name_expressions, arch=arch, options=options, filename=filename
-    )
+    return nvrtc.compile_binary(*args, **kwargs)
 
 
 # ---- the server process -----------------------------------------------------------------------

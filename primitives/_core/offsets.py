@@ -16,7 +16,7 @@ from . import backend as _backend, checks as _checks, launch as _launch, loader 
 from . import plans as _plans
 from .backend import Array
 
-__all__ = ["segment_offsets", "check_values", "ask", "declared_segments"]
+__all__ = ["segment_offsets", "check_values", "prefetch", "declared_segments"]
 
 SOURCE = "core/offsets.cu"
 NAME = "offsets_stats<long long>"
@@ -42,7 +42,7 @@ class StatsPlan(_plans.Plan):
         return bad, longest, first, last
 
 
-def ask() -> None:
+def prefetch() -> None:
     """Start compiling the check's kernel where kernels compile on first use (a caller that
     asks for its own kernels first: they compile side by side)."""
     _loader.prefetch(SOURCE, [NAME])

@@ -110,7 +110,8 @@ class Samples:
         over no array (None: a template for later calls, which holds none of this call's); the
         input without its array (how results go back)."""
         out = object.__new__(Samples)
-        out.inp, out.dtype, out.n, out.d = self.inp.detached(), self.dtype, self.n, self.d
+        inp = self.inp if self.inp.array is None else self.inp.detached()  # a template's: as is
+        out.inp, out.dtype, out.n, out.d = inp, self.dtype, self.n, self.d
         out.rows, out.keep = self.rows, [] if given is None else list(given)
         out.cols = [given[0][:, j] for j in range(self.d)] if self.rows and given else out.keep
         return out

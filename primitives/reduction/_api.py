@@ -481,7 +481,7 @@ def _prepare_mean(x, axis=None, dtype=None, out=None, keepdims=False, *, where=T
     backend = inp.backend
     xp = backend.xp
     if count and arr.size and (out is None or res == acc):  # the division's, beside the sum's
-        _kernels.ask_mean_divide(acc, res)
+        _kernels.prefetch_mean_divide(acc, res)
     # the sum of a backend array (C- or F-contiguous); axis None as given: every element
     summed = _prepare(arr, "sum", None if axis is None else axes, acc, None, False, "auto", "sum")
     if axis is None and out is None and not keepdims and arr is x and count and summed.reusable:

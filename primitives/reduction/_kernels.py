@@ -293,7 +293,7 @@ _FINISH_NAMES = [mean_divide_name(a, r) for a, r in MEAN_PAIRS]
 _loader.register(FINISH, _FINISH_NAMES)
 
 
-def ask_mean_divide(acc, res):
+def prefetch_mean_divide(acc, res):
     """Start compiling mean_divide from ``acc`` into ``res`` where kernels compile on first use
     (mean asks before its sum's kernel, so that the two compile side by side)."""
     if (np.dtype(acc), np.dtype(res)) in MEAN_PAIRS:

@@ -241,7 +241,7 @@ class ScanPlan(_lookback.LookbackPlan):
         return out
 
 
-def ask_lookback(in_dt, res_dt, op, exclusive):
+def prefetch_lookback(in_dt, res_dt, op, exclusive):
     """Start compiling the look-back kernel of a flat scan of ``in_dt`` into ``res_dt`` with the
     named ``op`` (where kernels compile on first use): a caller with work of its own before the
     scan (nancumsum's NaN replacement) asks first, so that the two compile side by side."""

@@ -14,7 +14,7 @@ def _prepare_scan(x, *, flags=None, offsets=None, op="sum", inclusive=True, dtyp
     mode = "inclusive" if inclusive else "exclusive"
 
     def ahead(in_dt, acc_dt):  # the plan's kernels compile beside the offsets' check
-        _gp.ask_scan(in_dt, acc_dt, op, mode, offsets is not None, check)
+        _gp.prefetch_scan(in_dt, acc_dt, op, mode, offsets is not None, check)
 
     inp, arr, in_dt, acc_dt, f, o = _checks.scan_checked(x, flags, offsets, op, dtype, check, ahead)
     n = arr.size
@@ -34,7 +34,7 @@ def _prepare_reduce(x, offsets, op="sum", *, dtype=None, check=True):
 
     def ahead(in_dt, acc_dt, n, nseg):  # the plan's kernels compile beside the offsets' check
         chosen.append(_choose.reduction(n, nseg))
-        _gp.ask_reduce(in_dt, acc_dt, op, n, nseg, chosen[0], check)
+        _gp.prefetch_reduce(in_dt, acc_dt, op, n, nseg, chosen[0], check)
 
     inp, arr, in_dt, acc_dt, o = _checks.reduce_checked(x, offsets, op, dtype, check, ahead)
     n, nseg = arr.size, o.size - 1

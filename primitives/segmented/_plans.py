@@ -274,7 +274,7 @@ def reduce_plan(backend, in_dt, acc_dt, op, n, nseg, variant):
 # ---- the kernels a first call asks for at once ------------------------------------------------
 
 
-def ask_scan(in_dt, acc_dt, op, mode, by_offsets, check):
+def prefetch_scan(in_dt, acc_dt, op, mode, by_offsets, check):
     """Start compiling (where kernels compile on first use) the kernels of the scan's plan and,
     where ``check``, the offsets' check, side by side, before the check waits for its own."""
     pol = _policy.current(mode)
@@ -282,11 +282,11 @@ def ask_scan(in_dt, acc_dt, op, mode, by_offsets, check):
     names = [bounds_name(pol)] if segs == SEG_BOUNDS else []
     if not isinstance(op, _ops.Op):  # a user operator compiles its own source when asked
         names.append(scan_name(in_dt, acc_dt, op, mode, segs, pol))
-    _ask(names, check and by_offsets)
+    _prefetch(names, check and by_offsets)
 
 
-def ask_reduce(in_dt, acc_dt, op, n, nseg, variant, check):
-    """:func:`ask_scan` for a reduction of ``variant`` (n elements in nseg segments)."""
+def prefetch_reduce(in_dt, acc_dt, op, n, nseg, variant, check):
+    """:func:`prefetch_scan` for a reduction of ``variant`` (n elements in nseg segments)."""
     pol = _policy.current("reduce")
     named = not isinstance(op, _ops.Op)
     if variant == "segments":
@@ -294,12 +294,12 @@ def ask_reduce(in_dt, acc_dt, op, n, nseg, variant, check):
     else:
         tiles = reduce_name(in_dt, acc_dt, op, variant == "exchange", pol)
         names = [upper_name(pol.block * pol.items(in_dt, acc_dt))] + ([tiles] if named else [])
-    _ask(names, check)
+    _prefetch(names, check)
 
 
-def _ask(names, check):
+def _prefetch(names, check):
     if check:
-        _offs.ask()
+        _offs.prefetch()
     if names:
         _loader.prefetch(SOURCE, names)
 

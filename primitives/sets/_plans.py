@@ -153,8 +153,7 @@ class RunsPlan(_lookback.LookbackPlan):
         module = (kc, kind, in_dt if vals == VALUES else None)
         name = kernel_name(key_dt, vals, in_dt, acc_dt, op, pol)
         if vals == COUNTS:  # the lengths kernel, which the first call launches after this one
-            _loader.prefetch(SOURCE, [name])
-            _loader.prefetch(LENGTHS, ["run_lengths"])
+            prefetch_runs(key_dt, True, pol)
         if isinstance(op, _ops.Op):  # a user operator's own source
             k = _ops.kernel(SOURCE, op, acc_dt, name)
         else:
@@ -222,12 +221,14 @@ def lengths(starts, n, empty):
     return out
 
 
-def prefetch_runs(key_dt, counts):
+def prefetch_runs(key_dt, counts, pol=None):
     """Start compiling the run kernel of sorted keys of ``key_dt`` (with their lengths where
-    ``counts``: and the lengths kernel) under the policy in force, where kernels compile on first
-    use: unique asks for it before its sort, whose kernels then compile beside it."""
+    ``counts``: and the lengths kernel) under ``pol`` (None: the policy in force), where kernels
+    compile on first use: unique asks for it before its sort, whose kernels then compile beside
+    it; a plan of run lengths, before it loads its run kernel."""
     vals = COUNTS if counts else KEYS
-    _loader.prefetch(SOURCE, [kernel_name(key_dt, vals, None, None, None, _policy.current())])
+    pol = _policy.current() if pol is None else pol
+    _loader.prefetch(SOURCE, [kernel_name(key_dt, vals, None, None, None, pol)])
     if counts:
         _loader.prefetch(LENGTHS, ["run_lengths"])
 

@@ -153,12 +153,6 @@ for _cp in _policy.policies("coo"):
 _loader.register(CONVERT_SOURCE, convert_names())
 
 
-def ask(source, names):
-    """Start compiling ``names`` of ``source`` where kernels compile on first use (a plan asks
-    for all its kernels before it loads any: they compile side by side)."""
-    _loader.prefetch(source, names)
-
-
 def csr_module(names):
     return _loader.load(CSR_SOURCE, names)
 

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .._core import backend as _backend, launch as _launch, plans as _plans
+from .._core import backend as _backend, launch as _launch, loader as _loader, plans as _plans
 from . import _kernels as _k, _policy
 from ._choose import vector_lanes
 
@@ -206,8 +206,8 @@ class MergePathPlan(SpmvPlan):
             # static shared memory with int32 indices, not with int64)
             names = [_k.partition_name(it), _k.merge_name(vt, it, pol)]
         # the tile kernel, the partition's and the fix-up's compiled side by side (first use)
-        _k.ask(_k.CSR_SOURCE, [_k.merge_name(vt, it, pol), _k.partition_name(it)])
-        _k.ask(_k.COO_SOURCE, [_k.fixup_name(vt, it, fix_pol)])
+        _loader.prefetch(_k.CSR_SOURCE, [_k.merge_name(vt, it, pol), _k.partition_name(it)])
+        _loader.prefetch(_k.COO_SOURCE, [_k.fixup_name(vt, it, fix_pol)])
         mod = _k.csr_module(names)
         self.launch = _plans.Launch(mod(_k.merge_name(vt, it, pol)), ntiles, pol.block)
         part = mod(_k.partition_name(it))

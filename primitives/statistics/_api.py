@@ -340,7 +340,7 @@ def _prepare_cum(a, axis, dtype, out, func):
             except (TypeError, ValueError):  # the scan's own error, below
                 res_dt = None
             if res_dt is not None:
-                _scan._plans.ask_lookback(arr.dtype, res_dt, op, False)
+                _scan._plans.prefetch_lookback(arr.dtype, res_dt, op, False)
     fill = arr.dtype.kind in "fc"  # NaN -> identity, then the scan
     back, backend = inp.detached(), inp.backend  # how results go back, no array of this call
 
