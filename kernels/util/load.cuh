@@ -41,14 +41,9 @@ template <> struct Vec16<unsigned long long> {
     static constexpr int N = 2;
 };
 
-// Whether T has a Vec16 above (the 4- and 8-byte real types).
-template <class T> struct HasVec16 { static constexpr bool value = false; };
-template <> struct HasVec16<int> { static constexpr bool value = true; };
-template <> struct HasVec16<unsigned int> { static constexpr bool value = true; };
-template <> struct HasVec16<long long> { static constexpr bool value = true; };
-template <> struct HasVec16<unsigned long long> { static constexpr bool value = true; };
-template <> struct HasVec16<float> { static constexpr bool value = true; };
-template <> struct HasVec16<double> { static constexpr bool value = true; };
+// Whether T has a Vec16 above: the 4- and 8-byte real types, util/prim.cuh's NativeWord (a map's
+// element type of primitives/_core/ops.py specializes it as its element's).
+template <class T> struct HasVec16 : NativeWord<T> {};
 
 // A 16-byte vector as an array of its N elements.
 template <class T> struct Packet { T v[Vec16<T>::N]; };
