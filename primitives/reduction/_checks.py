@@ -195,7 +195,7 @@ def empty_error(op, func):
     )
 
 
-def into_out(arr, op, dtype, out, axes):
+def into_out(arr, op, dtype, out, axes, initial=False):
     """NumPy's reduction into an ``out`` of another dtype: ``(arr, dtype)``, what to reduce.
 
     The reduction runs in ``dtype``, or without one in the promotion of ``out``'s dtype and the
@@ -205,14 +205,16 @@ def into_out(arr, op, dtype, out, axes):
     axes cast to ``out``'s dtype, and combines the others with it: for an input that does not
     cast safely to ``out``'s dtype that start may differ from the element (``numpy.min`` of int8
     [-3, 0] into bool is False, of [0, -3] True), so those elements are replaced by their value
-    through ``out``'s dtype, in a copy of the input in the reduction's dtype."""
+    through ``out``'s dtype, in a copy of the input in the reduction's dtype. With an
+    ``initial`` (true: one is given) the reduction starts from it instead, and every element
+    is combined as it is."""
     odt = np.dtype(out.dtype)
     if isinstance(op, _ops.Op) or odt not in allowed(op):
         return arr, dtype  # no kernel in out's dtype: the natural result, cast to it
     loop = (
         np.result_type(odt, arr.dtype) if dtype is None else np.dtype(_checks.native_dtype(dtype))
     )
-    if op in ("sum", "prod") or arr.size == 0 or np.can_cast(arr.dtype, odt, "safe"):
+    if op in ("sum", "prod") or initial or arr.size == 0 or np.can_cast(arr.dtype, odt, "safe"):
         return arr, loop
     first = tuple(0 if a in axes else slice(None) for a in range(arr.ndim))
     arr = arr.astype(loop)  # a copy, in the input's layout

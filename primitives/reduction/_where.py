@@ -53,7 +53,7 @@ def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, w
     shape = arr.shape
     if out is not None:
         _core_checks.check_out(out, _checks.result_shape(shape, axes, keepdims), func)
-        arr, dtype = _checks.into_out(arr, op, dtype, out, axes)
+        arr, dtype = _checks.into_out(arr, op, dtype, out, axes, init is not None)
     acc_dt = _checks.result_dtype(arr.dtype, op, dtype, variant, func)
     start = None if init is None else _checks.initial_value(init, acc_dt, func)
     kept = _checks.result_shape(shape, axes, False)
