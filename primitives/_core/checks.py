@@ -359,12 +359,39 @@ def check_out(out: Any, shape: Sequence[int], func: str) -> None:
         raise ValueError(f"{func}: output array is read-only")
 
 
+class errors_of:  # noqa: N801 - used as a function: ``with errors_of(func, delegate):``
+    """Run a call of the public function ``delegate`` that ``func`` makes on its caller's
+    arguments (NumPy's ``nanmin`` of integers is its ``min``), its argument errors named as
+    ``func``'s: a ``TypeError``, ``ValueError`` (``AxisError`` included), ``OverflowError``,
+    ``IndexError`` or ``ZeroDivisionError`` re-raised as the same type, its message led by
+    ``func`` in place of ``delegate``. A context manager of its own class, not a generator's:
+    a repeat call's few microseconds of host time hold it too."""
+
+    __slots__ = ("func", "delegate")
+    KINDS = (TypeError, ValueError, OverflowError, IndexError, ZeroDivisionError)
+
+    def __init__(self, func: str, delegate: str) -> None:
+        self.func, self.delegate = func, delegate
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        if exc is None or not isinstance(exc, self.KINDS):
+            return
+        msg = str(exc)
+        if msg.startswith(f"{self.delegate}: "):
+            msg = msg[len(self.delegate) + 2 :]
+        raise type(exc)(f"{self.func}: {msg}") from exc
+
+
 def write_out(out: Array, res: Array, func: str) -> Array:
-    """``res`` (a host or backend array of ``out``'s shape) cast into ``out`` (checked by
-    :func:`check_out`), which is returned."""
-    check_out(out, res.shape, func)
+    """``res`` (a host or backend array of ``out``'s shape, or a NumPy scalar for a 0-d
+    ``out``) cast into ``out`` (checked by :func:`check_out`), which is returned."""
+    check_out(out, np.shape(res), func)
     if isinstance(out, np.ndarray):
-        np.copyto(out, res if isinstance(res, np.ndarray) else res.get(), casting="unsafe")
+        host = res if isinstance(res, (np.ndarray, np.generic)) else res.get()
+        np.copyto(out, host, casting="unsafe")
     else:
         out[...] = to_device(res).astype(out.dtype, copy=False)
     return out

@@ -232,10 +232,12 @@ def count(arr, binning, weights, variant, backend, bplan=None, cached=True, m=No
     weights become a contiguous float64 copy first (no copy of contiguous float64). ``bplan``: the
     binning's plan when the caller has it (else :func:`binning_plan` with ``cached``). ``m``: a
     map each sample is read through as the kernel loads it (the binning is of its results)."""
-    acc = accumulation(variant, None if weights is None else weights.dtype)
     n = arr.size
-    if n == 0 or binning.empty:
-        return backend.xp.zeros(binning.nbins, dtype=OUT_DTYPE[acc])
+    if n == 0 or binning.empty:  # nothing launched: no variant chosen ("auto" stays)
+        return backend.xp.zeros(
+            binning.nbins, dtype=OUT_DTYPE["count" if weights is None else "weight"]
+        )
+    acc = accumulation(variant, None if weights is None else weights.dtype)
     if weights is not None:
         weights = backend.xp.ascontiguousarray(weights, dtype=WEIGHT_DTYPE[acc])
     if bplan is None:

@@ -174,8 +174,8 @@ def _numpy_empty(func, inp, *args, **kwargs):
 
     try:
         res = getattr(np, func)(np.empty(inp.array.shape, inp.array.dtype), *args, **kwargs)
-    except IndexError as exc:
-        raise IndexError(f"{func}: {exc}") from None
+    except (IndexError, ValueError, TypeError, ZeroDivisionError) as exc:
+        raise type(exc)(f"{func}: {exc}") from None
     arr = inp.backend.xp.asarray(np.asarray(res))
     return inp.scalar(arr) if arr.ndim == 0 else inp.result(arr)
 

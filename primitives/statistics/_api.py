@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import reduction as _reduction, scan as _scan
+from ..reduction import _checks as _reduction_checks
 from .._core import checks as _core_checks, entry as _entry
 from . import _checks, _plans
 from ._kernels import KINDS
@@ -68,7 +69,9 @@ def _axis_arg(c, axis):
 
 def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
     """The prepare step of nansum, nanprod, nanmin, nanmax (``dtype`` None) and nanmean."""
-    c = _checks.Call(x, func, NUMERIC, axis, keepdims, out, scalar_int=func != "nanmean")
+    # NumPy's nanmean of float input sums through the ufuncs, which give a 0-d array axis 0
+    scalar_int = _checks.inexact if func == "nanmean" else True
+    c = _checks.Call(x, func, NUMERIC, axis, keepdims, out, scalar_int=scalar_int)
     xp, arr = c.xp, c.arr
     dt = arr.dtype
     want = None if dtype is None else _checks.float_dtype(dtype, func)
@@ -79,24 +82,25 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
     if dt not in KINDS[func] or (want is not None and want.kind not in "fc"):
         # no NaN to skip (bool, integers), or a dtype of another kind: the plain reduction of
         # the elements, NaNs replaced by the identity
-        if where is not None and func in ("nanmin", "nanmax"):
-            raise TypeError(f"{func}: where= takes float input")
-        a = _masked(
-            c,
-            _plans.nan_to(arr, _FILL[func], c.inp.backend) if dt.kind in "fc" else arr,
-            where,
-            _FILL[func],
-        )
+        # as NumPy: the plain reduction with every keyword (initial, where, out: its dtype
+        # rules, an empty reduction's initial), NaNs of float input replaced first
+        a = _plans.nan_to(arr, _FILL[func], c.inp.backend) if dt.kind in "fc" else arr
         plain = getattr(_reduction, _PLAIN.get(func, "mean"))
         kw = {} if func in ("nanmin", "nanmax") else {"dtype": dtype}
+        kw.update({k: v for k, v in (("initial", initial), ("where", where)) if v is not None})
 
         def run_plain():
-            r = plain(a, axis=_axis_arg(c, axis), keepdims=c.keepdims, **kw)
-            return c.finish(_initial(func, c.xp.asarray(r), initial, c.xp))
+            with _core_checks.errors_of(func, plain.__name__):
+                r = plain(a, axis=_axis_arg(c, axis), out=out, keepdims=c.keepdims, **kw)
+            return r if out is not None else c.finish(c.xp.asarray(r))
 
         return _Prepared(run_plain, ())
     if want is not None and want != dt:
         arr = arr.astype(want)  # NumPy casts the elements to dtype (NaN stays NaN)
+    if out is not None and initial is None and func in ("nanmin", "nanmax"):
+        # numpy.fmin.reduce into an out of another dtype: each slice starts from its first
+        # element through out's dtype (a copy where that changes it), as min and max do
+        arr = _reduction_checks.into_out(arr, func[3:], None, out, c.axes)[0]
     a = _masked(c, arr, where, np.nan)
     backend = c.inp.backend
     kind = func
@@ -264,19 +268,25 @@ def _prepare_arg(a, axis, out, keepdims, func):
     arr = inp.array
     _checks.check_dtype(arr.dtype, NUMERIC, func)
     keepdims = _core_checks.boolean(keepdims, func, "keepdims")
-    if arr.dtype not in KINDS[kind]:  # no NaN: argmin/argmax themselves
-        return _Prepared(lambda: plain(arr, axis=axis, out=out, keepdims=keepdims), ())
     if axis is None:
         axes = tuple(range(arr.ndim))
-    else:
-        axes = (_core_checks.axis_index(axis, arr.ndim, func),)
+    else:  # a 0-d array's axis 0 or -1 is every axis (NumPy's argmin of it)
+        a_ = _core_checks.axis_index(axis, arr.ndim, func)
+        axes = (a_,) if arr.ndim else ()
+    if arr.dtype not in KINDS[kind]:  # no NaN: argmin/argmax themselves
+
+        def run_plain():
+            with _core_checks.errors_of(func, plain.__name__):
+                return plain(arr, axis=axis, out=out, keepdims=keepdims)
+
+        return _Prepared(run_plain, ())
     shape = _checks.result_shape(arr.shape, axes, keepdims)
     if out is not None:
         _core_checks.check_out(out, shape, func)
     count = int(np.prod([arr.shape[i] for i in axes], dtype=np.int64))
     if count == 0 or arr.size == 0:
         if count == 0:
-            raise ValueError(f"attempt to get {func[3:]} of an empty sequence")
+            raise ValueError(f"{func}: attempt to get {func[3:]} of an empty sequence")
         return _Prepared.done(inp.result(inp.backend.xp.empty(shape, dtype=np.int64)))
     backend = inp.backend
     xp = backend.xp
@@ -290,7 +300,7 @@ def _prepare_arg(a, axis, out, keepdims, func):
         bad = backend.fetch(r if r.ndim == 0 else (r < 0).any())
         res = _checks.finish(r, inp, shape, None, func) if out is None else None
         if bool(bad.value() < 0) if r.ndim == 0 else bool(bad.value()):
-            raise ValueError("All-NaN slice encountered")
+            raise ValueError(f"{func}: All-NaN slice encountered")
         return res if out is None else _checks.finish(r, inp, shape, out, func)
 
     reusable = _core_checks.is_itself(arr, a) and out is None and xp is not None
@@ -346,7 +356,8 @@ def _prepare_cum(a, axis, dtype, out, func):
 
     def run(a_):
         b = _plans.nan_to(a_, identity, backend) if fill else a_
-        res = plain(xp.asarray(b) if back.host else b, axis=axis, dtype=dtype)
+        with _core_checks.errors_of(func, plain.__name__):
+            res = plain(xp.asarray(b) if back.host else b, axis=axis, dtype=dtype)
         if out is not None:
             return _core_checks.write_out(out, res, func)
         return back.result(res) if not isinstance(res, np.ndarray) or not back.host else res

@@ -9,7 +9,7 @@ from .._core import checks as _checks, dtypes as _dtypes
 from ..reduction import normalize_axis
 from ._kernels import KINDS
 
-__all__ = ["Call", "check_dtype", "ddof_of", "finish", "float_dtype", "result_shape"]
+__all__ = ["Call", "check_dtype", "inexact", "ddof_of", "finish", "float_dtype", "result_shape"]
 
 
 def check_dtype(dt, ok, func):
@@ -19,6 +19,12 @@ def check_dtype(dt, ok, func):
     raise TypeError(f"{func}: x has dtype {dt}; supported dtypes are {_dtypes.names(ok)}")
 
 
+def inexact(dt):
+    """Whether ``dt`` is a float or complex dtype (:class:`Call`'s ``scalar_int`` of the
+    NaN-skipping statistics)."""
+    return dt.kind in "fc"
+
+
 def result_shape(shape, axes, keepdims):
     return tuple(1 if a in axes else d for a, d in enumerate(shape) if keepdims or a not in axes)
 
@@ -26,7 +32,10 @@ def result_shape(shape, axes, keepdims):
 class Call:
     """One call's checked input: the backend array ``arr`` (C- or F-contiguous), the reduced
     ``axes``, the number of elements each result reduces (``count``), the kept shape and the
-    result's shape (``keepdims`` included); ``out`` checked against it."""
+    result's shape (``keepdims`` included); ``out`` checked against it. ``scalar_int``: whether a
+    0-d array takes ``axis`` 0 or -1 (NumPy's ufunc reductions do), or a function of the
+    input's dtype that says so (NumPy's NaN-skipping statistics reduce float input through the
+    ufuncs, other input through the plain statistic, which does not)."""
 
     __slots__ = ("inp", "arr", "axes", "count", "kept", "shape", "keepdims", "out", "func")
 
@@ -36,6 +45,8 @@ class Call:
         arr = self.arr = self.inp.array
         check_dtype(arr.dtype, ok, func)
         self.keepdims = _checks.boolean(keepdims, func, "keepdims")
+        if callable(scalar_int):
+            scalar_int = scalar_int(arr.dtype)
         self.axes = normalize_axis(axis, arr.ndim, func, scalar_int=scalar_int)
         self.count = int(np.prod([arr.shape[a] for a in self.axes], dtype=np.int64))
         self.kept = tuple(d for a, d in enumerate(arr.shape) if a not in self.axes)

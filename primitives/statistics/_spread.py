@@ -11,6 +11,8 @@ input to it first.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import reduction as _reduction
@@ -76,16 +78,33 @@ def _nan_capable(arr, xp):
     return arr.astype(np.float64)
 
 
-def _from_states(c, st, m, ddof, skip, root, res_dt, n_known, bad):
+def _as_complex(r, want, var_of_nan, xp):
+    """The real variances (or deviations) ``r`` as NumPy returns them for a complex ``dtype``:
+    that dtype, its sums divided by their counts as complex numbers, so that a result that is
+    not finite has a NaN imaginary part (``var_of_nan``: nanvar, whose slices of too few
+    elements are set to ``nan + 0j`` after the division, so only those keep a zero one)."""
+    out = r.astype(want)
+    if var_of_nan:
+        return out
+    with np.errstate(all="ignore"):
+        return xp.where(xp.isfinite(r), out, out + complex(0.0, np.nan))
+
+
+def _from_states(c, st, m, ddof, skip, root, res_dt, n_known, bad, *, real_mean=False):
     """var/std of the States ``st`` (the kept shape, a State's words last: (n, k, d, M2), or
     (n, kr, ki, dr, di, M2) of complex input) as NumPy gives them, with NumPy's warnings:
     ``sum |x - m|^2 = M2 + n |k + d - m|^2`` about the given mean ``m`` (None: the slices' own,
     M2 alone), divided by ``max(n - ddof, 0)`` (var: IEEE division; nanvar: NaN where
     ``n - ddof <= 0``). ``n_known``: every slice's count when the host knows it (var without
     where=), else None (read back). ``bad``: the slices holding a NaN that where= kept (var), or
-    None."""
+    None. ``real_mean`` (complex States, ``m`` None): about the real part of each slice's own
+    mean (NumPy's var of complex input with a real ``dtype``), ``M2 + n Im(mean)^2``."""
     xp = c.xp
     n, m2 = st[..., 0], st[..., -1]
+    if real_mean:
+        im = st[..., 2] + st[..., 4]
+        with np.errstate(all="ignore"):
+            m2 = xp.where(n > 0, m2 + n * (im * im), m2)
     if m is not None:
         with np.errstate(all="ignore"):  # a host backend quiet as a device one
             if st.shape[-1] == 4:
@@ -129,18 +148,37 @@ def _from_states(c, st, m, ddof, skip, root, res_dt, n_known, bad):
 def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correction):
     skip, root = func.startswith("nan"), int(func.endswith("std"))
     kind = "nanvar" if skip else "var"
-    c = _checks.Call(x, func, NUMERIC, axis, keepdims, out, scalar_int=False)
+    # NumPy's nanvar of float input reduces through the ufuncs, which give a 0-d array axis 0
+    c = _checks.Call(
+        x, func, NUMERIC, axis, keepdims, out, scalar_int=_checks.inexact if skip else False
+    )
     ddof = _checks.ddof_of(ddof, correction, func)
     xp, arr = c.xp, c.arr
     finish = c.finish
+    if skip and arr.dtype.kind not in "fc":  # no NaN: numpy.nanvar is numpy.var (dtype or not)
+        skip, kind = False, "var"
+    real_mean = False  # complex input with a real dtype: about the real part of the mean
     if dtype is not None:
         want = _checks.float_dtype(dtype, func)
         if want.kind not in "fc":
             raise TypeError(f"{func}: dtype={want} is not a float or complex dtype")
-        if want.kind == "c" and arr.dtype.kind != "c":
+        if want.kind == "c":
+            # the real sum of squared magnitudes, summed and returned in the complex dtype
+            finish = lambda r, want=want: c.finish(_as_complex(r, want, skip and not root, xp))  # noqa: E731
+        if want.kind == "f" and arr.dtype.kind == "c":
+            # NumPy sums the elements in dtype for the mean (the imaginary parts dropped, with
+            # its ComplexWarning), then the squared magnitudes of the complex deviations from
+            # that real mean: the states' M2 plus n times the mean's imaginary part squared
+            _core_checks.warn_caller(
+                "Casting complex values to real discards the imaginary part",
+                np.exceptions.ComplexWarning,
+            )
+            finish = lambda r, want=want: c.finish(r.astype(want))  # noqa: E731
+            # the deviations in the complex dtype of the wider of the two (NumPy's subtraction)
+            real_mean, want = mean is None, np.result_type(want, arr.dtype)
+        elif want.kind == "c" and arr.dtype.kind != "c":
             # NumPy squares the real deviations in the complex dtype (x * x, not x * conj(x)):
             # the variance of its real part's precision, returned as that complex dtype
-            finish = lambda r, want=want: c.finish(r.astype(want))  # noqa: E731
             want = moments_dtype(want)
             if skip:  # numpy.nanvar subtracts the complex mean into the real input's copy
                 _core_checks.warn_caller(
@@ -149,11 +187,15 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
                 )
         if want != arr.dtype:
             arr = arr.astype(want)  # NumPy computes in dtype
-    if skip and arr.dtype.kind not in "fc":  # no NaN: numpy.nanvar is numpy.var
-        skip, kind = False, "var"
     res_dt = moments_dtype(arr.dtype)
     backend = c.inp.backend
-    if where is None and mean is None and c.count > 0 and (skip or ddof < c.count):
+    if (
+        where is None
+        and mean is None
+        and not real_mean
+        and c.count > 0
+        and (skip or ddof < c.count)
+    ):
         # the common call: one pass, the kernel's own finish
         reduce = _plans.runner(arr, kind, c.axes, backend, ddof, root)
 
@@ -188,7 +230,9 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
         else:
             st = _plans.reduce(src, state_kind, c.axes, backend)
         bad = None if bad_of is None else bad_of()
-        return finish(_from_states(c, st, m, ddof, skip, root, res_dt, n_known, bad))
+        return finish(
+            _from_states(c, st, m, ddof, skip, root, res_dt, n_known, bad, real_mean=real_mean)
+        )
 
     return _Prepared(run_states, ())
 
@@ -380,6 +424,8 @@ def _prepare_average(a, axis=None, weights=None, returned=False, *, keepdims=Fal
     returned = _core_checks.boolean(returned, func, "returned")
     xp, arr = c.xp, c.arr
     if weights is None:
+        if arr.size == 0 and math.prod(c.shape) == 0:  # NumPy's scale, a.size / avg.size: 0 / 0
+            raise ZeroDivisionError(f"{func}: division by zero (an empty result of no elements)")
 
         def run_mean():
             avg = xp.asarray(
@@ -420,7 +466,7 @@ def _prepare_average(a, axis=None, weights=None, returned=False, *, keepdims=Fal
             # and divided there: NumPy's division, and no device kernel for a 0-d quotient
             tot, scl = backend.fetch(plan(x, wt)).value()
             if scl == 0:
-                raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+                raise ZeroDivisionError(f"{func}: Weights sum to zero, can't be normalized")
             with np.errstate(all="ignore"):  # inf / inf: NaN, as the device's quotient was
                 avg = xp.asarray(tot / scl)
             if c.keepdims:
@@ -432,8 +478,10 @@ def _prepare_average(a, axis=None, weights=None, returned=False, *, keepdims=Fal
     def run():
         wb = xp.broadcast_to(w, arr.shape)
         scl = xp.asarray(_reduction.sum(xp.ascontiguousarray(wb), axis=ax, dtype=res_dt))
-        if bool((scl == 0).any()):
-            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        # NumPy checks the weights' own sums: some, where a's other axes leave no result
+        sums = scl if scl.size else xp.sum(w, axis=ax, dtype=res_dt)
+        if bool((sums == 0).any()):
+            raise ZeroDivisionError(f"{func}: Weights sum to zero, can't be normalized")
         tot = xp.asarray(_reduction.sum(xp.multiply(arr, wb, dtype=res_dt), axis=ax, dtype=res_dt))
         avg = tot / scl
         if c.keepdims:
