@@ -29,11 +29,6 @@ from ._kernels import (
 
 __all__ = ["FlatPlan", "AxisPlan", "flat_plan", "axis_plan"]
 
-#: arg_cols cuts the axis in parts of at least this many rows (a part's walk amortizes its
-#: pair's store and merge)
-COLS_MIN_CHUNK = 64
-#: and in at most this many parts: arg_cols_merge walks a column's parts in one thread
-COLS_MAX_SPLITS = 64
 #: columns that keep fewer than this share of arg_cols' resident threads busy (each with a
 #: part's 16-byte loads in flight) are copied to rows instead
 COLS_COPY_SHARE = 8
@@ -90,7 +85,7 @@ class AxisPlan(_plans.Plan):
             kc = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
             threads = _launch.resident_grid(kc, block) * block
             units = self._units(dt, outer, inner)
-            if length <= pol.warp_row_max or not self._few_columns(units, length, threads):
+            if length <= pol.warp_row_max or not self._few_columns(units, length, threads, pol):
                 self._columns(backend, kc, dt, is_max, outer, length, inner, units, threads, pol)
                 return
             self.lines = (outer, length, inner)  # few long columns: made rows by a copy
@@ -128,22 +123,23 @@ class AxisPlan(_plans.Plan):
         return outer * (inner // per if inner % per == 0 else inner)
 
     @staticmethod
-    def _few_columns(units, length, threads):
-        """Whether ``units`` columns (or packets of them), cut in as many parts as they may be,
-        still leave most of arg_cols' ``threads`` resident threads idle (fewer than a
-        :data:`COLS_COPY_SHARE`-th of them busy): then they are copied to rows."""
-        parts = max(1, min(COLS_MAX_SPLITS, length // COLS_MIN_CHUNK))
+    def _few_columns(units, length, threads, pol):
+        """Whether ``units`` columns (or packets of them), cut in as many parts as they may be
+        (the policy's ``cols_min_chunk`` and ``cols_max_splits``), still leave most of arg_cols'
+        ``threads`` resident threads idle (fewer than a :data:`COLS_COPY_SHARE`-th of them
+        busy): then they are copied to rows."""
+        parts = max(1, min(pol.cols_max_splits, length // pol.cols_min_chunk))
         return units * parts * COLS_COPY_SHARE < threads
 
     def _columns(self, backend, k, dt, is_max, outer, length, inner, units, threads, pol):
         """``arg_cols``: threads on consecutive columns (16-byte packets of them where inner
         allows), the axis cut in parts when the columns alone leave resident threads idle
-        (each part at least :data:`COLS_MIN_CHUNK` rows, at most :data:`COLS_MAX_SPLITS`
+        (each part at least the policy's ``cols_min_chunk`` rows, at most ``cols_max_splits``
         parts), the parts' pairs then combined by ``arg_cols_merge``."""
         c, block, slot, i64 = arg_ctype(dt), pol.rows_block, _plans.Launch.SLOT, _launch.i64
         splits = 1
         if units < threads:  # one wave: a second, partial one would walk its parts alone
-            most = max(1, min(COLS_MAX_SPLITS, length // COLS_MIN_CHUNK))
+            most = max(1, min(pol.cols_max_splits, length // pol.cols_min_chunk))
             splits = min(threads // units, most)
         chunk = _launch.cdiv(length, splits)
         splits = _launch.cdiv(length, chunk)

@@ -49,6 +49,11 @@ class ArgPolicy:
     rows_block: int = knob(_policy.BLOCK)
     # rows up to this length take one warp each, longer ones a block (0: a block each)
     warp_row_max: int = knob(_policy.Range(0))
+    # arg_cols cuts a column in parts of at least this many rows (a part's walk amortizes the
+    # store and merge of its pair) and in at most cols_max_splits parts (arg_cols_merge walks a
+    # column's parts in one thread)
+    cols_min_chunk: int = knob(_policy.Range(1), 64)
+    cols_max_splits: int = knob(_policy.Range(1, 4096), 64)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,6 +110,12 @@ TABLE = _policy.register(
             # vectors 8: 0.322, but 33% slower rows of 512); C axis=1 0.279 ms (256: 0.330)
             rows_block=128,
             warp_row_max=1024,
+            cols_min_chunk=64,  # not tuned yet
+            # at most 64 parts: C (65536, 4096) axis=0 runs 64 x 1,024 threads of packets, about
+            # half of the columns kernel's resident threads on an H200 (its 71% of the limit;
+            # vectors 8, twice the loads in flight, 0.322 against 0.364 ms); 128 and 256, one
+            # wave, are swept by tools.probes.arg_policies (not yet measured)
+            cols_max_splits=64,
         ),
         ("default", "axis"): AxisPolicy(
             block=256,  # not tuned yet; to be measured on an H100

@@ -205,9 +205,8 @@ def test_columns_in_parts(func, dt, rng, monkeypatch):
     """Many columns, long enough to be cut in parts (arg_cols, then arg_cols_merge combining
     the parts' pairs in order): ties and NaNs in later parts and at their boundaries, the
     packets of columns and single columns (an odd inner, a view one element in), outer > 1."""
-    monkeypatch.setattr(_arg, "COLS_MIN_CHUNK", 8)
     monkeypatch.setattr(_arg, "COLS_COPY_SHARE", 2**40)  # never copied to rows, on any device
-    with prim.tuning.override("reduction", selector="arg", **SMALL):
+    with prim.tuning.override("reduction", selector="arg", cols_min_chunk=8, **SMALL):
         for shape, axis in (((100, 512), 0), ((3, 70, 301), 1), ((2, 64, 256), -2)):
             _plans.clear_caches()
             x = _random(rng, dt, shape)

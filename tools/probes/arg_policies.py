@@ -1,11 +1,14 @@
-"""argmin/argmax along an axis under several arg policies (rows_block, vectors, warp_row_max):
-the layouts of the figures' cases, times in ms (median of CUDA-event times, interleaved).
+"""argmin/argmax along an axis under several arg policies (rows_block, vectors, warp_row_max,
+cols_max_splits): the layouts of the figures' cases, times in ms (median of CUDA-event times,
+interleaved).
 
-    python -m tools.probes.arg_policies
+    python -m tools.probes.arg_policies            # cols_max_splits 64 to 512 at the table's rest
+    python -m tools.probes.arg_policies --blocks   # rows_block x vectors x warp_row_max
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
 
 import numpy as np
@@ -23,8 +26,12 @@ CASES = [
 ]
 
 
-def main():
+def main(argv=None):
     import cupy as cp
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--blocks", action="store_true", help="sweep rows_block, vectors, warp_row_max")
+    a = p.parse_args(argv)
 
     rng = cp.random.default_rng(7)
     arrays = {}
@@ -33,12 +40,22 @@ def main():
         arrays[name] = (cp.asfortranarray(x) if order == "F" else x, axis)
     copy = timing.copy_bandwidth(2**31)
     print(f"copy {copy:.0f} GB/s")
-    grid = list(itertools.product((128, 256, 512), (2, 4, 8), (512, 1024)))
-    print("| rows_block | vectors | warp_row_max | " + " | ".join(c[0] for c in CASES) + " |")
-    for rows_block, vectors, wrm in grid:
+    pol = prim.tuning.policy("reduction", "arg")
+    if a.blocks:
+        grid = itertools.product((128, 256, 512), (2, 4, 8), (512, 1024), (pol.cols_max_splits,))
+    else:
+        grid = ((pol.rows_block, pol.vectors, pol.warp_row_max, s) for s in (64, 128, 256, 512))
+    names = "| rows_block | vectors | warp_row_max | cols_max_splits | "
+    print(names + " | ".join(c[0] for c in CASES) + " |")
+    for rows_block, vectors, wrm, splits in grid:
         fns = {}
         with prim.tuning.override(
-            "reduction", selector="arg", rows_block=rows_block, vectors=vectors, warp_row_max=wrm
+            "reduction",
+            selector="arg",
+            rows_block=rows_block,
+            vectors=vectors,
+            warp_row_max=wrm,
+            cols_max_splits=splits,
         ):
             _plans.clear_caches()
             for name, (x, axis) in arrays.items():
@@ -50,7 +67,8 @@ def main():
         for name, (x, axis) in arrays.items():
             pct = 100 * (x.nbytes + 8 * x.size // x.shape[axis]) / (copy * 1e9) / (t[name] * 1e-3)
             cells.append(f"{t[name]:.4f} ({pct:.0f}%)")
-        print(f"| {rows_block} | {vectors} | {wrm} | " + " | ".join(cells) + " |", flush=True)
+        row = f"| {rows_block} | {vectors} | {wrm} | {splits} | "
+        print(row + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":
