@@ -114,7 +114,7 @@ def _arg(x, axis, keepdims, split_every, is_max):
             f"first): the global indices need them"
         )
     if np.prod([x.shape[a] for a in axes], dtype=np.int64) == 0:
-        raise ValueError(f"attempt to get {fname} of an empty sequence")
+        raise ValueError(f"{func}: attempt to get {fname} of an empty sequence")
     if ax is None and x.ndim == 0:
         x, axes = x.reshape(1), (0,)
     chunks = tuple((1,) * len(c) if a in axes else c for a, c in enumerate(x.chunks))

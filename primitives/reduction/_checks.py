@@ -355,4 +355,5 @@ def arg_out(out, shape, func):
 
 
 def arg_empty(func):
-    return ValueError(f"attempt to get {func} of an empty sequence")
+    """NumPy's error for argmin/argmax over no elements, led by the function's name."""
+    return ValueError(f"{func}: attempt to get {func} of an empty sequence")
