@@ -2,9 +2,9 @@
 //
 // Every kernel is templated on <InT, MAX>: MAX true for argmax, false for argmin. Elements are
 // compared through a key (ArgKey below): the element itself for 4- and 8-byte types, a 32-bit
-// integer for the 1- and 2-byte integers, and for float16 (read as its 16 bits, prim::half_bits)
-// the signed magnitude of its bits, which orders float16 values as floats do (-0 and +0 equal)
-// with NaN recognized from the bits. bool is read as prim::Flag (util/flag.cuh), its key 1 for
+// integer for the 1- and 2-byte integers, and for float16 and bfloat16 (read as their 16 bits,
+// prim::half_bits and prim::bf16_bits) the signed magnitude of the bits, which orders the values
+// as floats do (-0 and +0 equal) with NaN recognized from the bits. bool is read as prim::Flag (util/flag.cuh), its key 1 for
 // any nonzero byte (NumPy's True), 0 otherwise. Complex elements (prim::c64,
 // prim::c128 of util/complex.cuh) are their own keys, ordered as NumPy's (lexicographically: the
 // real parts, then the imaginary parts), NaN in either part a NaN. Indices and sizes are 64-bit.
@@ -62,8 +62,9 @@
 
 namespace prim {
 
-// float16 as its 16 bits (read in place, 16-byte packets of 8).
+// float16 and bfloat16 as their 16 bits (read in place, 16-byte packets of 8).
 struct half_bits { unsigned short bits; };
+struct bf16_bits { unsigned short bits; };
 
 // The comparison key of an element, and whether it is NaN.
 template <class T> struct ArgKey {
@@ -91,6 +92,19 @@ template <> struct ArgKey<half_bits> {
     // a NaN's magnitude is above infinity's (0x7c00); the identities (INT_MIN/INT_MAX) are not
     static __device__ __forceinline__ bool nan(int k) {
         return (k > 0x7c00 && k <= 0x7fff) || (k < -0x7c00 && k >= -0x7fff);
+    }
+};
+
+// bfloat16: the same signed magnitude; its exponent is 8 bits, so infinity is 0x7f80 and a NaN's
+// magnitude lies above it
+template <> struct ArgKey<bf16_bits> {
+    typedef int type;
+    static __device__ __forceinline__ int key(bf16_bits h) {
+        const int mag = h.bits & 0x7fff;
+        return (h.bits & 0x8000) ? -mag : mag;
+    }
+    static __device__ __forceinline__ bool nan(int k) {
+        return (k > 0x7f80 && k <= 0x7fff) || (k < -0x7f80 && k >= -0x7fff);
     }
 };
 

@@ -310,14 +310,13 @@ def mean_divide_kernel(acc, res):
 ARG_SOURCE = "reduction/arg.cu"
 #: the real dtypes argmin/argmax take (:func:`._checks.check_arg_dtype`, the Dask layer's too);
 #: complex ones are ordered as NumPy's by the kernels here (:data:`ARG_KERNEL_DTYPES`)
-ARG_DTYPES = _dtypes.REAL
+ARG_DTYPES = _dtypes.REAL_BF16
 #: the dtypes of arg.cu's instantiations, and the C++ type each is read as: the one table's
-#: (dtypes.KERNEL_CTYPES), but float16 as arg.cu's prim::half_bits (its bits, ordered there)
-ARG_KERNEL_DTYPES = _dtypes.REAL + _dtypes.COMPLEX
-_ARG_CNAMES = {
-    dt: "prim::half_bits" if dt == np.float16 else _dtypes.KERNEL_CTYPES[dt]
-    for dt in ARG_KERNEL_DTYPES
-}
+#: (dtypes.KERNEL_CTYPES), but float16 and bfloat16 as arg.cu's prim::half_bits and
+#: prim::bf16_bits (their bits, ordered there)
+ARG_KERNEL_DTYPES = _dtypes.REAL_BF16 + _dtypes.COMPLEX
+_ARG_BITS = {np.dtype(np.float16): "prim::half_bits", _dtypes.BFLOAT16: "prim::bf16_bits"}
+_ARG_CNAMES = {dt: _ARG_BITS.get(dt) or _dtypes.KERNEL_CTYPES[dt] for dt in ARG_KERNEL_DTYPES}
 
 
 def arg_key_words(dt):
