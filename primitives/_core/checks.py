@@ -42,7 +42,16 @@ from numpy.typing import DTypeLike, NDArray
 from . import backend as _backend, dtypes as _dtypes
 from .backend import Array
 
-__all__ = ["Input", "as_input", "shape_of", "op_input", "check_choice", "boolean", "integer"]
+__all__ = [
+    "Input",
+    "as_input",
+    "host_array",
+    "shape_of",
+    "op_input",
+    "check_choice",
+    "boolean",
+    "integer",
+]
 
 OPS = ("sum", "min", "max")
 
@@ -233,6 +242,15 @@ def shape_of(x: Any) -> tuple[int, ...]:
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
         return tuple(_view(x, "shape_of", "x")[0].shape)
     return np.shape(x)
+
+
+def host_array(x: Any, func: str, arg: str) -> NDArray[Any]:
+    """A NumPy array of ``x``, an argument of any kind :func:`as_input` takes (a sequence, a
+    NumPy, CuPy or DLPack array of the host or the device): host arrays as they are, device ones
+    copied back. For the small host-side arguments (bin edges) NumPy's ``asarray`` would read a
+    DLPack producer as an object."""
+    arr, host, _ = _view(x, func, arg)
+    return arr if host else arr.get()
 
 
 def as_input(

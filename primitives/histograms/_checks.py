@@ -149,8 +149,9 @@ def nbins(func, bins):
 
 
 def array_edges(func, bins):
-    """(edges in native byte order, the edges as NumPy returns them: ``numpy.asarray(bins)``)."""
-    given = _backend.to_host(bins)
+    """(edges in native byte order, the edges as NumPy returns them: ``numpy.asarray(bins)``;
+    an array of another library read as its NumPy array)."""
+    given = _checks.host_array(bins, func, "bins")
     edges = given
     if edges.ndim != 1:
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
@@ -175,7 +176,7 @@ def datetime_keys(func, a, bins):
     edges as int64 keys in NumPy's sort order, the edges as NumPy returns them). The key of a
     value is its int64 minus one, wrapped: NaT (the smallest int64) becomes the largest key, as
     NumPy sorts NaT after every date, so NaT samples count only in a last bin that ends at NaT."""
-    given = _backend.to_host(bins)
+    given = _checks.host_array(bins, func, "bins")
     if given.ndim != 1:
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
     edt = given.dtype
@@ -344,7 +345,9 @@ def histogram_args(func, a, bins, range, weights, m=None):  # noqa: A002 - NumPy
     arr = samples(func, arr)
     dt = arr.dtype
     bplan = given = None
-    if half and not isinstance(bins, str) and (isinstance(bins, int) or np.ndim(bins) == 0):
+    # an array of any kind by its shape (a DLPack producer's NumPy reads as 0-d objects)
+    bins_dims = None if isinstance(bins, str) else len(_checks.shape_of(bins))
+    if half and bins_dims == 0:
         edges = _half_edges(func, arr, nbins(func, bins), range, backend, hdt)
         if edges.dtype.itemsize > 4:  # a float64 range: NumPy compares in float64 (exact too)
             arr = arr.astype(np.float64)
@@ -360,7 +363,7 @@ def histogram_args(func, a, bins, range, weights, m=None):  # noqa: A002 - NumPy
         except (TypeError, ValueError) as exc:
             reraise(func, exc)
         edges, (binning, kdt) = est, array_binning(dt, est)
-    elif isinstance(bins, int) or np.ndim(bins) == 0:
+    elif bins_dims == 0:
         n = nbins(func, bins)
         first, last = outer_edges(func, arr, range, backend, m)
         if inp.host and np.result_type(first, last, dt).itemsize > 8:  # a longdouble range
@@ -369,7 +372,7 @@ def histogram_args(func, a, bins, range, weights, m=None):  # noqa: A002 - NumPy
         else:
             edges, binning, kdt = uniform(func, dt, first, last, n)
             bplan = binning_plan(binning, backend, edges)  # edges fixed by the arguments
-    elif np.ndim(bins) == 1:
+    elif bins_dims == 1:
         edges, given = array_edges(func, bins)
         binning, kdt = array_binning(dt, edges)
         if m is not None and kdt != dt:  # 32-bit integers against 64-bit integer edges
@@ -457,14 +460,14 @@ def _datetime_args(func, a, bins, range, weights):  # noqa: A002
     w = out_dt = integral = None
     if weights is not None:
         w, out_dt, integral = as_weights(func, weights, a.shape)
-    if isinstance(bins, str) or np.ndim(bins) == 0:
+    if isinstance(bins, str) or not _checks.shape_of(bins):
         try:
             bins = np.histogram_bin_edges(
                 a, bins, range, None if weights is None else np.ones(a.shape)
             )
         except Exception as exc:  # noqa: BLE001 - NumPy's exception, under the function's name
             reraise(func, exc)
-    elif np.ndim(bins) != 1:
+    elif len(_checks.shape_of(bins)) != 1:
         raise ValueError(f"{func}: `bins` must be 1d, when an array")
     keys, edges, given = datetime_keys(func, a.reshape(-1), bins)
     no_bool_weights(func, w)

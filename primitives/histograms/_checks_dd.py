@@ -31,8 +31,12 @@ class Samples:
     ``keep`` (the arrays the kernel reads)."""
 
     def __init__(self, func, sample):
-        ndim = getattr(sample, "ndim", None)
-        if ndim is None:  # a sequence of D columns
+        array = (  # an array of any kind (a DLPack producer need have no ndim of its own)
+            hasattr(sample, "ndim")
+            or hasattr(sample, "__cuda_array_interface__")
+            or hasattr(sample, "__dlpack__")
+        )
+        if not array:  # a sequence of D columns
             self._columns(func, sample)
         else:
             self._rows(func, sample)
@@ -159,7 +163,8 @@ def edges(func, s, bins, range, backend):  # noqa: A002 - NumPy's name
         raise ValueError(f"{func}: range argument must have one entry per dimension")
     out, uniform = [], []
     for i, (b, r) in enumerate(zip(bins, range)):
-        if np.ndim(b) == 0:
+        dims = len(_checks.shape_of(b))  # an array of any kind by its shape
+        if dims == 0:
             try:
                 nb = operator.index(b)
             except TypeError as exc:
@@ -170,8 +175,8 @@ def edges(func, s, bins, range, backend):  # noqa: A002 - NumPy's name
             desc = (type(first), first, type(last), last, nb)
             out.append(dd_linspace(*desc))
             uniform.append(desc)
-        elif np.ndim(b) == 1:
-            e = np.asarray(b.get() if hasattr(b, "get") else b)
+        elif dims == 1:
+            e = _checks.host_array(b, func, f"bins[{i}]")
             if e.size < 2:
                 raise ValueError(f"{func}: `bins[{i}]` must hold at least two edges")
             if e.dtype.kind not in "biuf":

@@ -23,7 +23,9 @@ def _prepare_arg(x, axis, out, keepdims, is_max):
     func = "argmax" if is_max else "argmin"
     inp = _core_checks.as_input(x, func=func, arg="x", keep_f=True)  # F order read in place
     arr = inp.array
-    if arr.ndim == 1 and np.ndim(x) == 0:  # made 1-D on the way to contiguous memory
+    # made 1-D on the way to contiguous memory (checks.shape_of: a DLPack producer without a
+    # shape of its own is no 0-d array)
+    if arr.ndim == 1 and not _core_checks.shape_of(x):
         arr = arr.reshape(())
     cplx = arr.dtype in _dtypes.COMPLEX  # ordered as NumPy's by the kernels
     if not cplx:

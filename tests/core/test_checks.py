@@ -132,7 +132,21 @@ RETURNING = {
     "run_length_encode": lambda a: prim.run_length_encode(a(np.sort(_K))),
     "var": lambda a: prim.var(a(_X.reshape(6, 50)), axis=1),
     "nanmax": lambda a: prim.nanmax(a(_X)),
+    # a 1-D producer without a shape of its own is no 0-d array (argmin reshaped it to ())
+    "argmin": lambda a: prim.argmin(a(_X)),
+    "argmax along an axis": lambda a: prim.argmax(a(_X.reshape(6, 50)), axis=1),
+    # the bin edges of another library (NumPy's asarray reads a producer as an object)
+    "histogram of edges": lambda a: prim.histogram(a(_X), a(np.array([0.0, 0.25, 0.6, 1.0]))),
+    "histogramdd of edges": lambda a: _flat(
+        prim.histogramdd(a(np.stack([_X, _X[::-1]], 1)), [a(np.array([0.0, 0.5, 1.0])), 3])
+    ),
 }
+
+
+def _flat(res):
+    """histogramdd's ``(hist, [edges, ...])`` as one tuple of arrays."""
+    hist, edges = res
+    return (hist, *edges)
 
 
 @pytest.mark.parametrize("name", sorted(RETURNING))
