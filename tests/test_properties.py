@@ -96,13 +96,35 @@ def axes(draw, ndim, tuples=True):
     return tuple(a - ndim if draw(st.booleans()) else a for a in picked)
 
 
-def _call(xp, name, x, kwargs, out_dt, args=()):
+def _exports(x):
+    """Whether NumPy exports ``x`` through DLPack (not every layout: no negative strides)."""
+    try:
+        np.from_dlpack(x)
+    except (BufferError, TypeError, ValueError):
+        return False
+    return True
+
+
+@st.composite
+def producers(draw, x):
+    """How the library is handed ``x``: the NumPy array itself, or (where NumPy exports it) an
+    object that speaks DLPack and nothing else (:class:`~primitives.testing.harness.DLPackOnly`),
+    as another library's array is met."""
+    if _exports(x) and draw(st.booleans()):
+        return H.DLPackOnly
+    return None
+
+
+def _call(xp, name, x, kwargs, out_dt, args=(), wrap=None):
     """``xp.name(x, *args, **kwargs)``; with ``out_dt`` into a new ``out`` of that dtype and of
-    the result's shape (NumPy's), which must be what the call returns."""
+    the result's shape (NumPy's), which must be what the call returns. ``wrap``: how the library
+    (not NumPy) is handed ``x`` (:func:`producers`)."""
     try:
         shape = np.shape(getattr(np, name)(x, *args, **kwargs))
     except Exception:  # the call's own error, without out  # noqa: BLE001
         out_dt = None
+    if wrap is not None and xp is not np:
+        x = wrap(x)
     if out_dt is None:
         return getattr(xp, name)(x, *args, **kwargs)
     out = np.full(shape, 7, dtype=out_dt)  # never the answer's zeros: every element written
@@ -143,11 +165,12 @@ def _undefined_cast(name, x, kwargs, out_dt):
     return bool(kinds & set("fc")) or name == "mean"
 
 
-def _twins(name, x, kwargs, out_dt=None, args=()):
+def _twins(name, x, kwargs, out_dt=None, args=(), wrap=None):
     def body(xp):
-        return _call(xp, name, x, kwargs, out_dt, args)
+        return _call(xp, name, x, kwargs, out_dt, args, wrap)
 
-    body.__name__ = f"{name}({x.dtype}{x.shape}, {kwargs}, out={out_dt})"
+    via = "" if wrap is None else ", via DLPack"
+    body.__name__ = f"{name}({x.dtype}{x.shape}, {kwargs}, out={out_dt}{via})"
     assume(not _undefined_cast(name, x, kwargs, out_dt))
     _defined(body)
     before = x.copy()
@@ -163,7 +186,7 @@ def test_sum_prod_mean(data, name):
     if data.draw(st.booleans(), "with dtype"):
         kwargs["dtype"] = data.draw(st.sampled_from(ALL), "dtype")
     out_dt = data.draw(st.sampled_from((None,) + ALL), "out dtype")
-    _twins(name, x, kwargs, out_dt)
+    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
 
 
 @SETTINGS
@@ -178,7 +201,7 @@ def test_min_max_any_all(data, name):
         # dtype: each element combined as it is); one out's dtype holds
         kwargs["initial"] = data.draw(st.sampled_from((0, 1, 3)), "initial")
         assume(out_dt is None or out_dt.kind != "b")
-    _twins(name, x, kwargs, out_dt)
+    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
 
 
 @SETTINGS
@@ -219,7 +242,7 @@ def test_argmin_argmax(data, name):
         "keepdims": data.draw(st.booleans()),
     }
     out_dt = data.draw(st.sampled_from((None, np.dtype(np.int64))), "out dtype")
-    _twins(name, x, kwargs, out_dt)
+    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
 
 
 @SETTINGS
@@ -234,7 +257,7 @@ def test_cumsum_cumprod(data, name):
             st.sampled_from(COMPLEX if x.dtype.kind == "c" else ALL), "dtype"
         )
     out_dt = data.draw(st.sampled_from((None,) + ALL), "out dtype")
-    _twins(name, x, kwargs, out_dt)
+    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
 
 
 def _sorted_along(a, axis):

@@ -23,6 +23,7 @@ from tests.test_properties import (
     _undefined_cast,
     arrays,
     axes,
+    producers,
 )
 
 FLOATS = tuple(d for d in REAL if d.kind == "f")
@@ -56,13 +57,16 @@ def _rtol(*dts):
     return float(64 * eps)
 
 
-def _out(xp, name, x, args, kwargs, out_dt):
+def _out(xp, name, x, args, kwargs, out_dt, wrap=None):
     """``xp.name(x, *args, **kwargs)``; with ``out_dt`` into a new ``out`` of NumPy's result
-    shape, which the call must return."""
+    shape, which the call must return. ``wrap``: how the library is handed ``x``
+    (:func:`tests.test_properties.producers`)."""
     try:
         shape = np.shape(getattr(np, name)(x, *args, **kwargs))
     except Exception:  # the call's own error, without out  # noqa: BLE001
         out_dt = None
+    if wrap is not None and xp is not np:
+        x = wrap(x)
     if out_dt is None:
         return getattr(xp, name)(x, *args, **kwargs)
     out = np.full(shape, 7, dtype=out_dt)
@@ -71,9 +75,9 @@ def _out(xp, name, x, args, kwargs, out_dt):
     return out
 
 
-def _check(name, x, kwargs, out_dt=None, args=(), rtol=0.0):
+def _check(name, x, kwargs, out_dt=None, args=(), rtol=0.0, wrap=None):
     def body(xp):
-        return _out(xp, name, x, args, kwargs, out_dt)
+        return _out(xp, name, x, args, kwargs, out_dt, wrap)
 
     body.__name__ = f"{name}({x.dtype}{x.shape}, {args}, {kwargs}, out={out_dt})"
     assume(not _undefined_cast(name, x, kwargs, out_dt))
@@ -97,7 +101,7 @@ def test_var_std(data, name):
     out_dt = data.draw(st.sampled_from((None,) + FLOATS), "out dtype")
     assume(not (out_dt is not None and x.dtype.kind == "c"))  # NumPy's ComplexWarning cast
     res = [x.dtype, kwargs.get("dtype", np.float64), out_dt or np.float64]
-    _check(name, x, kwargs, out_dt, rtol=_rtol(*res))
+    _check(name, x, kwargs, out_dt, rtol=_rtol(*res), wrap=data.draw(producers(x), "producer"))
 
 
 @SETTINGS
@@ -122,7 +126,8 @@ def test_means(data, name):
             kwargs["dtype"] = data.draw(st.sampled_from(FLOATS + COMPLEX), "dtype")
         out_dt = data.draw(st.sampled_from((None,) + FLOATS + COMPLEX), "out dtype")
     with np.errstate(all="ignore"):
-        _check(name, x, kwargs, out_dt, args, rtol=_rtol(x.dtype, kwargs.get("dtype", x.dtype)))
+        rtol = _rtol(x.dtype, kwargs.get("dtype", x.dtype))
+        _check(name, x, kwargs, out_dt, args, rtol=rtol, wrap=data.draw(producers(x), "producer"))
 
 
 @SETTINGS
@@ -149,7 +154,7 @@ def test_nan_reductions_and_scans(data, name):
         # (C's conversion), then reduces in the promoted dtype; not a defined answer
         assume(out_dt.kind in "ifc" or (out_dt.kind == "u" and kwargs["initial"] >= 0))
     with np.errstate(all="ignore"):
-        _check(name, x, kwargs, out_dt)
+        _check(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
 
 
 @SETTINGS
@@ -161,7 +166,7 @@ def test_arg_ptp_count(data, name):
         "keepdims": data.draw(st.booleans(), "keepdims"),
     }
     assume(not (name == "ptp" and x.dtype.kind == "b"))  # NumPy: subtract of booleans
-    _check(name, x, kwargs)
+    _check(name, x, kwargs, wrap=data.draw(producers(x), "producer"))
 
 
 @SETTINGS
@@ -171,7 +176,8 @@ def test_median(data, name):
     kwargs = {"axis": data.draw(axes(x.ndim), "axis"), "keepdims": data.draw(st.booleans())}
     out_dt = data.draw(st.sampled_from((None,) + FLOATS), "out dtype")
     with np.errstate(all="ignore"):
-        _check(name, x, kwargs, out_dt, rtol=_rtol(x.dtype, out_dt or x.dtype))
+        wrap = data.draw(producers(x), "producer")
+        _check(name, x, kwargs, out_dt, rtol=_rtol(x.dtype, out_dt or x.dtype), wrap=wrap)
 
 
 @SETTINGS
@@ -198,4 +204,5 @@ def test_quantiles(data, name):
         "method": data.draw(st.sampled_from(METHODS), "method"),
     }
     with np.errstate(all="ignore"):
-        _check(name, x, kwargs, None, (qv,), rtol=_rtol(x.dtype))
+        wrap = data.draw(producers(x), "producer")
+        _check(name, x, kwargs, None, (qv,), rtol=_rtol(x.dtype), wrap=wrap)
