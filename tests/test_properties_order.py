@@ -14,7 +14,7 @@ from hypothesis import assume, given, strategies as st
 
 from primitives.testing import harness as H
 
-from tests.test_properties import ALL, REAL, SETTINGS, arrays
+from tests.test_properties import ALL, REAL, SETTINGS, arrays, producers
 
 NUMERIC = tuple(d for d in REAL if d.kind != "b")
 SORTABLE = tuple(d for d in ALL if d.kind != "b") + (np.dtype(bool),)
@@ -24,6 +24,12 @@ def _twins(name, body, x, rtol=0.0):
     before = x.copy()
     H.run_twins(body, name=name, rtol=rtol, atol=rtol)
     H.assert_same(x, before, what=f"{name} left its input unchanged")
+
+
+def _given(xp, x, wrap):
+    """``x`` as the library is handed it (``wrap``: :func:`tests.test_properties.producers`);
+    NumPy's own array for NumPy."""
+    return x if wrap is None or xp is np else wrap(x)
 
 
 def _axis(data, x):
@@ -49,8 +55,10 @@ def test_sort_argsort(data, name):
     elif name == "argsort":  # NumPy's default quicksort orders ties in its own way
         kwargs["kind"] = "stable"
 
+    wrap = data.draw(producers(x), "producer")
+
     def body(xp):
-        return getattr(xp, name)(x, **kwargs)
+        return getattr(xp, name)(_given(xp, x, wrap), **kwargs)
 
     body.__name__ = f"{name}({x.dtype}{x.shape}, {kwargs})"
     _twins(name, body, x)
@@ -73,8 +81,10 @@ def test_unique(data):
         and np.isnan(x).sum() > 1
     )
 
+    wrap = data.draw(producers(x), "producer")
+
     def body(xp):
-        res = xp.unique(x, **flags)
+        res = xp.unique(_given(xp, x, wrap), **flags)
         if not nan_inverse:
             return res
         # NaNs kept apart: which of them each NaN of x maps to follows NumPy's unstable sort
@@ -104,8 +114,14 @@ def test_searchsorted(data):
     sorter = np.argsort(a, kind="stable") if with_sorter else None
     keys = a if with_sorter else np.sort(a)
 
+    wrap_a, wrap_v = data.draw(producers(keys), "producer of a"), None
+    if isinstance(v, np.ndarray):
+        wrap_v = data.draw(producers(v), "producer of v")
+
     def body(xp):
-        return xp.searchsorted(keys, v, side=side, sorter=sorter)
+        return xp.searchsorted(
+            _given(xp, keys, wrap_a), _given(xp, v, wrap_v), side=side, sorter=sorter
+        )
 
     body.__name__ = f"searchsorted({keys.dtype}{keys.shape}, {v!r:.60}, {side}, {with_sorter})"
     H.run_twins(body, name="searchsorted")
@@ -152,8 +168,10 @@ def test_histogram(data):
     kwargs["density"] = data.draw(st.booleans(), "density")
     assume(not (x.dtype.kind == "f" and np.isnan(x).any() and form == "count"))  # NumPy raises
 
+    wrap = data.draw(producers(x), "producer")
+
     def body(xp):
-        return xp.histogram(x, **kwargs)
+        return xp.histogram(_given(xp, x, wrap), **kwargs)
 
     body.__name__ = f"histogram({x.dtype}{x.shape}, {kwargs})"
     with np.errstate(all="ignore"):
@@ -173,8 +191,10 @@ def test_bincount(data):
             data.draw(st.sampled_from((np.float64, np.float32, np.int64)), "weights dtype")
         )
 
+    wrap = data.draw(producers(x), "producer")
+
     def body(xp):
-        return xp.bincount(x, **kwargs)
+        return xp.bincount(_given(xp, x, wrap), **kwargs)
 
     body.__name__ = f"bincount({x.dtype}{x.shape}, {kwargs})"
     _twins("bincount", body, x)

@@ -13,7 +13,7 @@ from hypothesis import assume, given, strategies as st
 
 from primitives.testing import harness as H
 
-from tests.test_properties import ALL, REAL, SETTINGS, arrays
+from tests.test_properties import ALL, REAL, SETTINGS, arrays, producers
 
 NUMERIC = tuple(d for d in REAL if d.kind != "b")
 SEGMENTED = tuple(np.dtype(c) for c in "iIqQfd")  # the segmented primitives' dtypes
@@ -55,7 +55,9 @@ def test_topk(data):
     k = data.draw(st.integers(0, n), "k")
     largest = data.draw(st.booleans(), "largest")
     ordered = data.draw(st.booleans(), "sorted")
-    vals, idx = H.to_host(prim.topk(x, k, axis=axis, largest=largest, sorted=ordered))
+    wrap = data.draw(producers(x), "producer") or (lambda a: a)
+    got = prim.topk(wrap(x), k, axis=axis, largest=largest, sorted=ordered)
+    vals, idx = H.to_host(got)  # NumPy's arrays (DLPackOnly's library has no from_dlpack)
     a = axis % x.ndim
     assert vals.dtype == x.dtype and idx.dtype == np.int64
     assert vals.shape == idx.shape == x.shape[:a] + (k,) + x.shape[a + 1 :]
@@ -105,7 +107,8 @@ def test_segmented_reduce(data, op):
     x = data.draw(arrays(dtypes=(dt,), min_ndim=1), "x").reshape(-1)
     offsets = _offsets(data, x.size, cover=False)
     assume(offsets.size >= 1)
-    got = H.to_host(prim.segmented_reduce(x, offsets, op))
+    wrap = data.draw(producers(x), "producer") or (lambda a: a)
+    got = H.to_host(prim.segmented_reduce(wrap(x), offsets, op))
     parts = [x[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
     res_dt = np.sum(x[:0]).dtype if op == "sum" else dt
     want = np.array(
@@ -193,7 +196,9 @@ def test_compact(data):
     prim = _prim()
     x = data.draw(arrays(dtypes=ALL), "x")
     mask = _seed(data).random(x.shape) < data.draw(st.sampled_from((0.0, 0.3, 1.0)), "share")
-    H.assert_same(prim.compact(x, mask), x.reshape(-1)[mask.reshape(-1)], what="compact")
+    wrap = data.draw(producers(x), "producer") or (lambda a: a)
+    got = prim.compact(wrap(x), mask)
+    H.assert_same(got, x.reshape(-1)[mask.reshape(-1)], what="compact")
     H.assert_same(prim.compact_indices(mask), np.flatnonzero(mask), what="compact_indices")
 
 
