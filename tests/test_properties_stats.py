@@ -12,6 +12,7 @@ last place of their result dtype.
 import numpy as np
 from hypothesis import assume, given, strategies as st
 
+from primitives.selection import _quantile
 from primitives.testing import harness as H
 
 from tests.test_properties import (
@@ -19,6 +20,7 @@ from tests.test_properties import (
     COMPLEX,
     REAL,
     SETTINGS,
+    _call,
     _defined,
     _undefined_cast,
     arrays,
@@ -29,21 +31,7 @@ from tests.test_properties import (
 FLOATS = tuple(d for d in REAL if d.kind == "f")
 NUMERIC = tuple(d for d in REAL if d.kind != "b")
 #: quantile methods: the interpolating ones and the discontinuous ones
-METHODS = (
-    "linear",
-    "lower",
-    "higher",
-    "nearest",
-    "midpoint",
-    "inverted_cdf",
-    "averaged_inverted_cdf",
-    "closest_observation",
-    "interpolated_inverted_cdf",
-    "hazen",
-    "weibull",
-    "median_unbiased",
-    "normal_unbiased",
-)
+METHODS = _quantile.METHODS
 
 
 def _rtol(*dts):
@@ -57,27 +45,9 @@ def _rtol(*dts):
     return float(64 * eps)
 
 
-def _out(xp, name, x, args, kwargs, out_dt, wrap=None):
-    """``xp.name(x, *args, **kwargs)``; with ``out_dt`` into a new ``out`` of NumPy's result
-    shape, which the call must return. ``wrap``: how the library is handed ``x``
-    (:func:`tests.test_properties.producers`)."""
-    try:
-        shape = np.shape(getattr(np, name)(x, *args, **kwargs))
-    except Exception:  # the call's own error, without out  # noqa: BLE001
-        out_dt = None
-    if wrap is not None and xp is not np:
-        x = wrap(x)
-    if out_dt is None:
-        return getattr(xp, name)(x, *args, **kwargs)
-    out = np.full(shape, 7, dtype=out_dt)
-    got = getattr(xp, name)(x, *args, out=out, **kwargs)
-    assert got is out, f"{name} returned {type(got).__name__}, not out"
-    return out
-
-
 def _check(name, x, kwargs, out_dt=None, args=(), rtol=0.0, wrap=None):
     def body(xp):
-        return _out(xp, name, x, args, kwargs, out_dt, wrap)
+        return _call(xp, name, x, kwargs, out_dt, args, wrap)
 
     body.__name__ = f"{name}({x.dtype}{x.shape}, {args}, {kwargs}, out={out_dt})"
     assume(not _undefined_cast(name, x, kwargs, out_dt))

@@ -82,31 +82,22 @@ template <> struct ArgKey<unsigned char> : ArgKeyNarrow<unsigned char> {};
 template <> struct ArgKey<short> : ArgKeyNarrow<short> {};
 template <> struct ArgKey<unsigned short> : ArgKeyNarrow<unsigned short> {};
 template <> struct ArgKey<Flag> : ArgKeyNarrow<Flag> {};  // 1 for any nonzero byte
-template <> struct ArgKey<half_bits> {
+// float16 and bfloat16 (B: their bits' struct): sign and magnitude to a signed integer,
+// monotone in the float value (-0 == +0); a NaN's magnitude is above infinity's (INF: 0x7c00 for
+// float16's 5-bit exponent, 0x7f80 for bfloat16's 8-bit one); the identities (INT_MIN/INT_MAX)
+// are not NaNs
+template <class B, int INF> struct ArgKeyBits {
     typedef int type;
-    // sign and magnitude to a signed integer: monotone in the float value, -0 == +0
-    static __device__ __forceinline__ int key(half_bits h) {
-        const int mag = h.bits & 0x7fff;
-        return (h.bits & 0x8000) ? -mag : mag;
-    }
-    // a NaN's magnitude is above infinity's (0x7c00); the identities (INT_MIN/INT_MAX) are not
-    static __device__ __forceinline__ bool nan(int k) {
-        return (k > 0x7c00 && k <= 0x7fff) || (k < -0x7c00 && k >= -0x7fff);
-    }
-};
-
-// bfloat16: the same signed magnitude; its exponent is 8 bits, so infinity is 0x7f80 and a NaN's
-// magnitude lies above it
-template <> struct ArgKey<bf16_bits> {
-    typedef int type;
-    static __device__ __forceinline__ int key(bf16_bits h) {
+    static __device__ __forceinline__ int key(B h) {
         const int mag = h.bits & 0x7fff;
         return (h.bits & 0x8000) ? -mag : mag;
     }
     static __device__ __forceinline__ bool nan(int k) {
-        return (k > 0x7f80 && k <= 0x7fff) || (k < -0x7f80 && k >= -0x7fff);
+        return (k > INF && k <= 0x7fff) || (k < -INF && k >= -0x7fff);
     }
 };
+template <> struct ArgKey<half_bits> : ArgKeyBits<half_bits, 0x7c00> {};
+template <> struct ArgKey<bf16_bits> : ArgKeyBits<bf16_bits, 0x7f80> {};
 
 template <class R> struct ArgKey<Complex<R>> {
     typedef Complex<R> type;
