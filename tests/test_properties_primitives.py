@@ -299,3 +299,26 @@ def test_histogramdd(data, dims):
     body.__name__ = f"{name}({dt}, {n}x{dims}, {form}, {kwargs.get('density')})"
     with np.errstate(all="ignore"):
         H.run_twins(body, name=name, rtol=1e-12 if kwargs["density"] else 0.0)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_segmented_sort(data):
+    """Each segment sorted stably on its own (descending: NaNs first, ties in input order),
+    values alongside; segments of a warp's, a block's and a device-wide sort's lengths."""
+    prim = _prim()
+    n = data.draw(st.sampled_from((0, 1, 7, 130, 3000)), "n")
+    dt = np.dtype(data.draw(st.sampled_from(RADIX), "dtype"))
+    rng = _seed(data)
+    keys = rng.integers(0 if dt.kind == "u" else -3, 4, n).astype(dt)
+    if dt.kind == "f" and n:
+        keys[rng.random(n) < 0.1] = np.nan
+    offsets = _offsets(data, n, cover=True)
+    descending = data.draw(st.booleans(), "descending")
+    values = np.arange(n, dtype=np.int64) * 7
+    want_k, want_v = keys.copy(), values.copy()
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        order = _stable_order(keys[a:b], descending) if b > a else np.zeros(0, np.int64)
+        want_k[a:b], want_v[a:b] = keys[a:b][order], values[a:b][order]
+    got = prim.segmented_sort(keys, offsets, values, descending=descending)
+    H.assert_same(got, (want_k, want_v), what=f"segmented_sort {dt} descending={descending}")
