@@ -117,9 +117,9 @@ def argmin(x, axis=None, out=None, *, keepdims=False):
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor, or anything
-            with ``__cuda_array_interface__`` / DLPack), any ndim. Host arrays of non-native
-            byte order are converted to native order on the host.
+            bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor,
+            or anything with ``__cuda_array_interface__`` / DLPack), any ndim. Host arrays of
+            non-native byte order are converted to native order on the host.
         axis: None (the index into the flattened array) or an int (negative counting from the
             end): the axis along which the indices are taken. NumPy takes one axis only: a
             tuple is a ``TypeError``.
@@ -161,8 +161,8 @@ def argmax(x, axis=None, out=None, *, keepdims=False):
 
     Args:
         x: array of bool, int8, uint8, int16, uint16, int32, int64, uint32, uint64, float16,
-            bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor, or anything
-            with ``__cuda_array_interface__`` / DLPack), any ndim.
+            bfloat16, float32, float64, complex64 or complex128 (CuPy, NumPy, a torch tensor,
+            or anything with ``__cuda_array_interface__`` / DLPack), any ndim.
         axis: None (the index into the flattened array) or an int (negative counting from the
             end); a tuple is a ``TypeError`` as in NumPy.
         out: an array of the result's shape and of a dtype int64 casts to safely the other way

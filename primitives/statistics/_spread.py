@@ -163,8 +163,11 @@ def _prepare_var(func, x, axis, dtype, out, ddof, keepdims, where, mean, correct
         if want.kind not in "fc":
             raise TypeError(f"{func}: dtype={want} is not a float or complex dtype")
         if want.kind == "c":
-            # the real sum of squared magnitudes, summed and returned in the complex dtype
-            finish = lambda r, want=want: c.finish(_as_complex(r, want, skip and not root, xp))  # noqa: E731
+
+            def finish(r, want=want, nanvar=skip and not root):
+                # the real sum of squared magnitudes, summed and returned in the complex dtype
+                return c.finish(_as_complex(r, want, nanvar, xp))
+
         if want.kind == "f" and arr.dtype.kind == "c":
             # NumPy sums the elements in dtype for the mean (the imaginary parts dropped, with
             # its ComplexWarning), then the squared magnitudes of the complex deviations from
