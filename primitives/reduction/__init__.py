@@ -32,8 +32,9 @@ from ._api import all, any, mean  # noqa: A004 - NumPy-style names
 from ._api_arg import argmax, argmin
 from ._plans import error_depth
 
-# building blocks of the Dask layer (primitives.dask): its checks, with the same errors
-from ._checks import check_arg_dtype, check_dtype, normalize_axis
+# building blocks of the Dask layer (primitives.dask): its checks, with the same errors; and of
+# the statistics (NumPy's min/max into an out of another dtype, which its fmin/fmax follow)
+from ._checks import check_arg_dtype, check_dtype, into_out, normalize_axis
 
 __all__ = [
     "reduce",
@@ -52,4 +53,5 @@ __all__ = [
     "check_dtype",
     "check_arg_dtype",
     "normalize_axis",
+    "into_out",
 ]

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import reduction as _reduction, scan as _scan
-from ..reduction import _checks as _reduction_checks
 from .._core import checks as _core_checks, entry as _entry
 from . import _checks, _plans
 from ._kernels import KINDS
@@ -100,7 +99,7 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
     if out is not None and initial is None and func in ("nanmin", "nanmax"):
         # numpy.fmin.reduce into an out of another dtype: each slice starts from its first
         # element through out's dtype (a copy where that changes it), as min and max do
-        arr = _reduction_checks.into_out(arr, func[3:], None, out, c.axes)[0]
+        arr = _reduction.into_out(arr, func[3:], None, out, c.axes)[0]
     a = _masked(c, arr, where, np.nan)
     backend = c.inp.backend
     kind = func
