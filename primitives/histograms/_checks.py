@@ -112,7 +112,10 @@ def outer_edges(func, arr, range, backend, m=None):  # noqa: A002 - NumPy's keyw
     """numpy.histogram's first and last edge, with its errors (range checks, autodetection: of
     the samples read through the map ``m`` where given)."""
     if range is not None:
-        first, last = range
+        try:  # NumPy's unpacking of it, its errors named
+            first, last = range
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{func}: range: {exc}") from exc
         if first > last:
             raise ValueError(f"{func}: max must be larger than min in range parameter.")
         if not (_finite(first) and _finite(last)):

@@ -33,8 +33,9 @@ from ._api_arg import argmax, argmin
 from ._plans import error_depth
 
 # building blocks of the Dask layer (primitives.dask): its checks, with the same errors; and of
-# the statistics (NumPy's min/max into an out of another dtype, which its fmin/fmax follow)
-from ._checks import check_arg_dtype, check_dtype, into_out, normalize_axis
+# the statistics (NumPy's min/max into an out of another dtype, which its fmin/fmax follow, and
+# its initial's conversion)
+from ._checks import check_arg_dtype, check_dtype, initial_value, into_out, normalize_axis
 
 __all__ = [
     "reduce",
@@ -54,4 +55,5 @@ __all__ = [
     "check_arg_dtype",
     "normalize_axis",
     "into_out",
+    "initial_value",
 ]

@@ -96,6 +96,8 @@ def _prepare_nan(func, x, axis, dtype, out, keepdims, initial, where):
         return _Prepared(run_plain, ())
     if want is not None and want != dt:
         arr = arr.astype(want)  # NumPy casts the elements to dtype (NaN stays NaN)
+    if initial is not None:  # converted (and refused) once, with NumPy's errors, named
+        initial = _reduction.initial_value(initial, arr.dtype, func)
     if out is not None and initial is None and func in ("nanmin", "nanmax"):
         # numpy.fmin.reduce into an out of another dtype: each slice starts from its first
         # element through out's dtype (a copy where that changes it), as min and max do

@@ -105,11 +105,27 @@ def test_as_numpy(case):
         (lambda: prim.nancumsum(np.array([1, 2]), axis=()), "nancumsum", TypeError),
         (lambda: prim.nanmax(np.array([], np.int16)), "nanmax", ValueError),
         (lambda: prim.nanargmin(np.array([np.nan])), "nanargmin", ValueError),
+        (lambda: prim.nansum(np.ones(3), initial="a"), "nansum", ValueError),
+        (lambda: prim.nanmax(np.ones(3), initial=[1, 2]), "nanmax", ValueError),
+        (lambda: prim.histogram(np.ones(3), range=(1,)), "histogram", ValueError),
+        (lambda: prim.histogramdd(np.ones((3, 2)), range=(2, 1)), "histogramdd", TypeError),
     ],
-    ids=["initial", "empty", "axis", "axis tuple", "empty integers", "all NaN"],
+    ids=[
+        "initial",
+        "empty",
+        "axis",
+        "axis tuple",
+        "empty integers",
+        "all NaN",
+        "float initial",
+        "initial sequence",
+        "range of one",
+        "range of numbers",
+    ],
 )
 def test_errors_name_the_function_called(call, func, exc):
     """A function that hands its arguments to another (NumPy's nanmin of integers is its min)
-    names itself in their errors (primitives._core.checks.errors_of)."""
+    names itself in their errors (primitives._core.checks.errors_of); so do NumPy's own errors
+    of a malformed initial or range (the same types as NumPy's)."""
     with pytest.raises(exc, match=f"^{func}: "):
         call()
