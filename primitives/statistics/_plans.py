@@ -206,11 +206,11 @@ def reduce(arr, kind, axes, backend, param=0.0, flag=0):
     kept = tuple(d for a, d in enumerate(arr.shape) if a not in axes)
     if _prod(kept) == 0:
         return xp.empty(kept + tail, dtype=aggregate(kind, dt)[1])
-    x, red, flipped = arr, tuple(axes), False
-    if not arr.flags.c_contiguous:  # F-ordered: its reversed view is C-ordered
-        x, red, flipped = arr.T, tuple(arr.ndim - 1 - a for a in axes), True
-    if flipped and kind in ("nanargmin", "nanargmax") and len(axes) > 1:
-        x, red, flipped = xp.ascontiguousarray(arr), tuple(axes), False
+    flipped, red = _reading(arr, kind, axes)
+    if flipped:
+        x = arr.T
+    else:
+        x = arr if arr.flags.c_contiguous else xp.ascontiguousarray(arr)
     if dt.kind == "c" and _address(x) % dt.itemsize:
         x = x.copy()  # NumPy aligns complex arrays to their parts only; the kernels read whole ones
     x_kept = tuple(d for a, d in enumerate(x.shape) if a not in red)  # the result, x's order
@@ -225,10 +225,23 @@ def reduce(arr, kind, axes, backend, param=0.0, flag=0):
         return res.reshape(kept + tail)
     res = axis_plan(backend, kind, dt, outer, R, inner, param, flag).run(x)
     res = res.reshape(x_kept + tail)
-    if not flipped:
-        return res
-    n = len(x_kept)
-    return res.transpose(tuple(range(n - 1, -1, -1)) + tuple(range(n, res.ndim)))
+    return res.transpose(_turn(len(x_kept), tail)) if flipped else res
+
+
+def _reading(arr, kind, axes):
+    """How the kernels read the C- or F-contiguous ``arr`` over ``axes``: ``(flipped, red)``,
+    whether as its reversed view (an F-ordered array, which that view makes C-ordered) and the
+    reduced axes of what they read. ``nanargmin``/``nanargmax`` over several axes of an
+    F-ordered array (the flattened array's index in C order) read a C-ordered copy."""
+    if arr.flags.c_contiguous or (kind in ("nanargmin", "nanargmax") and len(axes) > 1):
+        return False, tuple(axes)
+    return True, tuple(arr.ndim - 1 - a for a in axes)
+
+
+def _turn(n, tail):
+    """The transpose that lays out the results of a reversed view (``n`` kept axes, then the
+    ``tail`` of a State's words) in the array's own order."""
+    return tuple(range(n - 1, -1, -1)) + tuple(range(n, n + len(tail)))
 
 
 def _address(arr):
@@ -264,13 +277,11 @@ def runner(arr, kind, axes, backend, param=0.0, flag=0):
     arguments."""
     dt = np.dtype(arr.dtype)
     kept = tuple(d for a, d in enumerate(arr.shape) if a not in axes)
-    flipped = not arr.flags.c_contiguous and arr.flags.f_contiguous
-    if flipped and kind in ("nanargmin", "nanargmax") and len(axes) > 1:  # reduce's copy
-        flipped = False
-    shape, red = arr.shape, tuple(axes)
-    if flipped:
-        shape, red = shape[::-1], tuple(arr.ndim - 1 - a for a in axes)
-    lay = layout(shape, red) if arr.flags.c_contiguous or flipped else None
+    flipped, red = _reading(arr, kind, axes)
+    shape = arr.shape[::-1] if flipped else arr.shape
+    # read as it is (C order, or F order as the reversed view): not a strided view or a copy
+    as_is = arr.flags.c_contiguous or (flipped and arr.flags.f_contiguous)
+    lay = layout(shape, red) if as_is else None
     if lay is None or _prod(kept) == 0 or _prod(lay) == 0:
         return lambda a: reduce(a, kind, axes, backend, param, flag)
     outer, R, inner = lay
@@ -285,9 +296,7 @@ def runner(arr, kind, axes, backend, param=0.0, flag=0):
     if not flipped:
         return Runner(plan, kept + tail, dt.kind == "c")
     x_kept = tuple(d for a, d in enumerate(shape) if a not in red)  # the reversed view's order
-    n = len(x_kept)
-    turn = tuple(range(n - 1, -1, -1)) + tuple(range(n, n + len(tail)))
-    return Runner(plan, x_kept + tail, dt.kind == "c", turn)
+    return Runner(plan, x_kept + tail, dt.kind == "c", _turn(len(x_kept), tail))
 
 
 class WeightedPlan(_plans.Plan):
