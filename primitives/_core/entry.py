@@ -345,24 +345,32 @@ def _option(a: Any) -> Any:
     """An option's part of a call key: its type and value, so that ``1`` and ``1.0`` or ``True``
     and ``1`` differ (an earlier call checked the one it was given); _MISSING if unhashable."""
     t = type(a)
-    if t in _SCALARS or t in _KEYED:
-        if t is float and a != a:  # NaN: never equal to itself, never found
-            return _MISSING
+    if t in _KEYED:
         return (t, a)
     if t is tuple or t is list:  # a range, a shape, or one level deeper: a range per dimension
-        parts = []
-        for x in a:
-            tx = type(x)
-            if tx in _SCALARS and not (tx is float and x != x):
-                parts.append((tx, x))
-            elif (tx is tuple or tx is list) and all(
-                type(y) in _SCALARS and not (type(y) is float and y != y) for y in x
-            ):
-                parts.append((tx, tuple((type(y), y) for y in x)))
-            else:
-                return _MISSING
-        return (t, tuple(parts))
-    return _MISSING
+        return _sequence(a, 1)
+    return _scalar(a)
+
+
+def _scalar(a: Any) -> Any:
+    """A scalar option's key, :func:`_option`'s; _MISSING for a NaN (never equal to itself,
+    never found) or anything else."""
+    t = type(a)
+    if t not in _SCALARS or (t is float and a != a):
+        return _MISSING
+    return (t, a)
+
+
+def _sequence(a: Any, depth: int) -> Any:
+    """The key of a tuple or list of scalars, or (``depth`` > 0) of such sequences too."""
+    parts = []
+    for x in a:
+        tx = type(x)
+        part = _sequence(x, depth - 1) if depth and (tx is tuple or tx is list) else _scalar(x)
+        if part is _MISSING:
+            return _MISSING
+        parts.append(part)
+    return (type(a), tuple(parts))
 
 
 def function(
