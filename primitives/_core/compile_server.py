@@ -200,9 +200,9 @@ def start(library: str) -> Server | None:
 
 
 def workers() -> int:
-    """The most compiles a server runs at once: one a core, 2 to 8 (as many as the compile
-    threads ran before; each compile takes a few hundred MB, and test runs start a server in
-    each of their processes)."""
+    """The most compiles run at once, by a server or by the caller's threads where none runs:
+    one a core, 2 to 8 (NVRTC scales poorly past 8 threads of one process; each compile takes a
+    few hundred MB, and test runs start a server in each of their processes)."""
     return max(2, min(8, os.cpu_count() or 1))
 
 

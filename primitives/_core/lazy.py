@@ -246,17 +246,16 @@ def _wait_for_quiet() -> None:
 
 
 def _executor(which: int) -> concurrent.futures.ThreadPoolExecutor:
-    """The compile threads: 0 for the compiles a call waits for (one a compile server's worker,
-    else up to 8), 1 for the default images compiled behind fast ones (a quarter of the cores:
-    the calls' own compiles keep the rest)."""
+    """The compile threads: 0 for the compiles a call waits for (as many as a compile server
+    runs at once, :func:`.compile_server.workers`: each waits for one of its processes, or runs
+    NVRTC here where none runs), 1 for the default images compiled behind fast ones (a quarter of
+    the cores: the calls' own compiles keep the rest)."""
     from . import compile_server
 
     with _tier_lock:
         if not _pool:
             cpus = os.cpu_count() or 1
-            # threads that wait for the compile server's processes, or NVRTC's threads here
-            # (which scale poorly past 8)
-            size = compile_server.workers() if compile_server.server() else max(2, min(8, cpus))
+            size = compile_server.workers()
             _pool.append(concurrent.futures.ThreadPoolExecutor(size, "primitives-compile"))
             _pool.append(
                 concurrent.futures.ThreadPoolExecutor(max(1, cpus // 4), "primitives-tier")
