@@ -12,6 +12,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes, loader as _loader
 from . import _policy
+from ._checks import VARIANTS
 
 SOURCE = "searching/searchsorted.cu"
 #: the dtypes the kernels search, each with its own instantiations
@@ -89,19 +90,15 @@ def near_name(ctype, pol):
 
 
 def names(ctype, pol):
-    """The module of one C++ type under ``pol``: every kernel the variants launch for it."""
+    """The module of one C++ type under ``pol``: every kernel the variants launch for it
+    (:func:`variant_names` of each, with either type of the queries' positions)."""
     out = [
-        binary_name(ctype),
-        tree_name(ctype),
-        cached_name(ctype, pol),
-        index_name(ctype),
-        range_name(ctype, pol.index_block * pol.index_items),
-        range_name(ctype, pol.block * pol.tile_items),
-        indexed_name(ctype, pol),
-        near_name(ctype, pol),
-    ] + [sorted_name(ctype, p, pol) for p in PERM_CTYPES]
-    bucketed = [k for p in PERM_CTYPES for k in bucket_names(ctype, p, pol)]
-    return list(dict.fromkeys(out + bucketed))  # the two tile ranges may be one
+        name
+        for variant in VARIANTS
+        for perm in PERM_CTYPES
+        for name in variant_names(ctype, perm, variant, pol)
+    ]
+    return list(dict.fromkeys(out))  # the two tile ranges may be one
 
 
 def variant_names(ctype, perm, variant, pol):
