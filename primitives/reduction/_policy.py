@@ -111,11 +111,10 @@ TABLE = _policy.register(
             rows_block=128,
             warp_row_max=1024,
             cols_min_chunk=64,  # not tuned yet
-            # at most 64 parts: C (65536, 4096) axis=0 runs 64 x 1,024 threads of packets, about
-            # half of the columns kernel's resident threads on an H200 (its 71% of the limit;
-            # vectors 8, twice the loads in flight, 0.322 against 0.364 ms); 128 and 256, one
-            # wave, are swept by tools.probes.arg_policies (not yet measured)
-            cols_max_splits=64,
+            # H200 (tools.probes.arg_policies, 64/128/256/512): C (65536, 4096) axis=0 0.3771 ->
+            # 0.3045 ms (67% -> 83% of the limit) from 64 to 128 parts (64 ran half the resident
+            # threads); 256 and 512 0.311-0.313; the other five cases within 3% at every value
+            cols_max_splits=128,
         ),
         ("default", "axis"): AxisPolicy(
             block=256,  # not tuned yet; to be measured on an H100
