@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import checks as _core_checks, dtypes as _dtypes, entry as _entry, ops as _ops
 from .._core import structs as _structs
-from . import _axis, _checks, _choose, _kernels, _plans as _rp, _where
+from . import _axis, _checks, _choose, _kernels, _map, _plans as _rp, _where
 from ._choose import VARIANTS
 from ._kernels import OPS
 
@@ -113,28 +113,27 @@ def _prepare(
     element, flattened. Otherwise NumPy's ``axis``, ``out`` and ``keepdims``: over every axis the
     flattened reduction (then shaped), over some axes :func:`~._axis.prepare`, whose replay (the
     plan, and the view that makes the array C-ordered) later calls on like arrays run. With
-    ``initial`` or a ``where`` mask: :func:`._where.masked`. With a map ``m``: every element."""
+    ``initial`` or a ``where`` mask: :func:`._where.masked`. With a map ``m``: each element read
+    through it by the kernels, along axes too (:mod:`._map`: no ``where``)."""
     variant = _choose.variant(variant, func)
     if isinstance(x, (tuple, list)) and isinstance(op, _ops.Op) and op.fields:
         return _tuples(x, op, axis, dtype, out, keepdims, variant, func, initial, where, m)
-    masked = not (initial is _NoValue or initial is None) or not _checks.every(where)
-    if m is not None:
-        _checks.map_alone(axis, out, keepdims, masked, func)
-        return _whole(x, op, dtype, variant, func, m)
-    if masked:
+    _map.refuse_where(m, where, func)
+    if not (initial is _NoValue or initial is None) or not _checks.every(where):
         return _where.masked(
-            _prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, where
+            _prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, where, m
         )
     if axis is None and out is None and not keepdims:
-        return _whole(x, op, dtype, variant, func)
+        return _whole(x, op, dtype, variant, func, m)
     _checks.check_op(op, func)
     inp = _core_checks.as_input(x, func=func, arg="x", keep_f=True)  # F order is read in place
     arr = inp.array
     _checks.check_dtype(arr.dtype, op, func, ordered_complex=True)
+    _ops.check_map(m, arr.dtype, None, func)
     axes = _checks.normalize_axis(axis, arr.ndim, func)
     if out is not None:  # before any launch
         _core_checks.check_out(out, _checks.result_shape(arr.shape, axes, keepdims), func)
-        arr, dtype = _checks.into_out(arr, op, dtype, out, axes)
+        arr, dtype = _map.into_out(m, arr, op, dtype, out, axes, variant, func)
     shape, xp = arr.shape, inp.backend.xp
 
     def finish(res):
@@ -142,7 +141,7 @@ def _prepare(
 
     if len(axes) == arr.ndim:  # every axis: the flattened reduction
         flat = arr.T if not arr.flags.c_contiguous else arr  # F order: the same elements, C
-        p = _whole(flat, op, dtype, variant, func)  # the backend array in, a scalar out
+        p = _whole(flat, op, dtype, variant, func, m)  # the backend array in, a scalar out
 
         def shaped(value):
             return finish(xp.asarray(value).reshape(()))
@@ -160,7 +159,7 @@ def _prepare(
         return _Prepared(
             lambda a: finish(_axis.complex_axis(a, axes, op, acc_dt, backend, func)), (arr,)
         )
-    p = _axis.prepare(arr, axes, op, acc_dt, backend, func)
+    p = _axis.prepare(arr, axes, op, acc_dt, backend, func, m)
     if p.reusable and out is None and _core_checks.is_itself(arr, x):  # read as it is
         # the replay's result has the kept axes' shape: reshaped only for keepdims (a CuPy view
         # costs a repeat call about a microsecond of host time)
@@ -296,9 +295,12 @@ def reduce(
             ``"production"`` only.
         map: a transform of each element as it is read, no temporary array: a C++ expression
             of ``v`` (the element), its result of the element's dtype, ``map="v * v"`` a sum of
-            squares (``numpy.sum(x * x)``). Every element (no ``axis``, ``out``, ``keepdims``,
-            ``initial`` or ``where``) of int32, int64, uint32, uint64, float32 or float64, read
-            as it is (a ``dtype`` that casts the elements first is a ``TypeError``).
+            squares (``numpy.sum(x * x)``; with ``axis=0``, ``numpy.sum(x * x, axis=0)``).
+            Elements of int32, int64, uint32, uint64, float32 or float64, read as they are by
+            the kernels (over every element or along ``axis``, any layout), with ``keepdims``,
+            ``initial`` and ``out``; a ``dtype``, or an ``out`` whose dtype has NumPy cast the
+            elements first (float32 summed into a float64 ``out``; ``min``/``max`` into a dtype
+            the input does not cast to safely), is a ``TypeError``, as is ``where``.
 
     Returns:
         A 0-d device array for device input (like ``cupy.sum``), a NumPy scalar for host input
@@ -309,8 +311,8 @@ def reduce(
         TypeError: ``x`` is not an array, or its dtype (str, object, datetime64, ...) or
             ``dtype`` is unsupported; ``where`` of a dtype other than bool; an ``initial`` that
             does not convert (complex into a real dtype); a user operator or ``map`` in a dtype
-            it does not compute in; ``map`` with ``axis``, ``out``, ``keepdims``, ``initial``
-            or ``where``.
+            it does not compute in; ``map`` with ``where``, or with a ``dtype`` or ``out``
+            that casts the elements first.
         ValueError: unknown ``op`` or ``variant``; a user operator's identity with no value in
             the dtype; a ``map`` that is not one expression; a complex reduction on a variant other than
             ``"production"``/``"auto"``; ``min``/``max`` of an empty array or over

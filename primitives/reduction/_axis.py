@@ -110,11 +110,14 @@ def _pow2_at_least(v):
 
 class AxisPlan(_plans.Plan):
     """The launches reducing a C-contiguous array of ``shape`` over ``axes`` along the route
-    ``rt``: made once per configuration; a call allocates the result and launches."""
+    ``rt``: made once per configuration; a call allocates the result and launches. With a map
+    ``m`` the first launch reads the input through it (the launches over partials read them as
+    they are); where no axis longer than 1 is reduced, one launch of rows of one element maps
+    the elements."""
 
-    def __init__(self, backend, shape, axes, rt, op, pol):
+    def __init__(self, backend, shape, axes, rt, op, pol, m=None):
         self.xp = backend.xp
-        self.route, self.op, self.pol = rt, op, pol
+        self.route, self.op, self.pol, self.map = rt, op, pol, m
         info = backend.device_info()
         self.sms = info.sm_count
         self.bufs = []  # intermediates, made once
@@ -132,6 +135,8 @@ class AxisPlan(_plans.Plan):
             out_dt = rt.kout if last else rt.kacc
             src = self._step(src, cur_dt, out_dt, outer, R, inner, last, True)
             cur_dt = out_dt
+        if m is not None and not self.steps:  # nothing to combine: each element mapped
+            self._step(src, cur_dt, rt.kout, self.size_out, 1, 1, True, False)
         self.nbytes = _plans.scratch_bytes(*self.bufs)
 
     def _buffer(self, n, dt):
@@ -149,13 +154,16 @@ class AxisPlan(_plans.Plan):
         threads = self.sms * per_sm * block
         blocks = self.sms * per_sm
         kind, splits, args = None, 1, None
+        m = self.map if src == -1 else None  # the input, read through the map
         slab_rows = (
             inner == 1
             and pol.slab_min_packets
             and R >= pol.slab_min_packets * K
             and (not pol.slab_max_packets or R <= pol.slab_max_packets * K)
         )
-        if slab_rows and outer >= blocks:  # a block per row, one block a row
+        if R == 1:  # a map's elements, one per row (no axis reduced)
+            kind = "axis_rows"
+        elif slab_rows and outer >= blocks:  # a block per row, one block a row
             kind, block = "axis_slab_rows", pol.slab_block or block
         elif inner == 1 and R * in_dt.itemsize < 16 and 16 % (R * in_dt.itemsize) == 0:
             kind = "axis_rows_packed"
@@ -191,6 +199,7 @@ class AxisPlan(_plans.Plan):
             pol,
             R,
             block,
+            m,
         )
         slot, i64 = _plans.Launch.SLOT, _launch.i64
         if kind == "axis_rows_packed":
@@ -283,16 +292,22 @@ class Shaped:
         return self.replay(arr).reshape(self.shape)
 
 
-def prepare(arr, axes, op, acc_dt, backend, func):
+def prepare(arr, axes, op, acc_dt, backend, func, m=None):
     """How to reduce the backend array ``arr`` with ``op`` ("sum", "prod", "min", "max") over
     ``axes`` (from :func:`~._checks.normalize_axis`) into the result dtype ``acc_dt``, shaped as
     the kept axes (no keepdims): a :class:`~primitives._core.entry.Prepared` whose run is the
     :class:`AxisReplay` of the plan of this configuration, reusable (for arrays like ``arr``)
     where it reads ``arr`` as it is; else a run over a conversion or copy of ``arr``, or a result
     with nothing to launch. Raises the errors of an empty ``min``/``max`` and an unsupported
-    dtype (``func``: the public function they name)."""
+    dtype (``func``: the public function they name). ``m``: the map the kernels read ``arr``'s
+    elements through (a :class:`~primitives._core.ops.Map`, or None), in their own dtype: a
+    route that would convert them first is a TypeError (:func:`~primitives._core.ops.
+    check_map`)."""
     xp = backend.xp
     acc_dt = np.dtype(acc_dt)
+    if m is not None:
+        _ops.check_map(m, arr.dtype, None, func)
+        _ops.check_map(m, arr.dtype, axis_route(arr.dtype, op, acc_dt).conv, func)
     kept = [a for a in range(arr.ndim) if a not in axes]
     out_shape = tuple(arr.shape[a] for a in kept)
     width = _prod(arr.shape[a] for a in axes)
@@ -312,7 +327,7 @@ def prepare(arr, axes, op, acc_dt, backend, func):
             f"{func}: x has dtype {arr.dtype}; supported dtypes are {_dtypes.names(AXIS_DTYPES)}"
         )
     rt = axis_route(arr.dtype, op, acc_dt)
-    if width == 1:  # nothing to combine: the elements as the result dtype
+    if width == 1 and m is None:  # nothing to combine: the elements as the result dtype
 
         def elements(a):
             x = a if rt.conv is None else a.astype(rt.conv)
@@ -327,8 +342,8 @@ def prepare(arr, axes, op, acc_dt, backend, func):
     else:  # an arbitrary strided view: one copy
         layout, x, shape, red = "C", xp.ascontiguousarray(arr), arr.shape, axes
     pol = _policy.axis()
-    key = ("reduce/axis", shape, red, rt, op, pol, _plans.stream_key())
-    plan = _plans.PLANS.get(key, lambda: AxisPlan(backend, shape, frozenset(red), rt, op, pol))
+    key = ("reduce/axis", shape, red, rt, (op, m), pol, _plans.stream_key())
+    plan = _plans.PLANS.get(key, lambda: AxisPlan(backend, shape, frozenset(red), rt, op, pol, m))
     replay = AxisReplay(plan, layout == "F", rt.kin, out_shape, rt)
     src = arr if layout == "F" else x  # what the plan reads: the array, or its C-ordered copy
     if rt.conv is not None:

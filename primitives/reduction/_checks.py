@@ -168,15 +168,6 @@ def initial_value(initial, dt, func):
         raise type(exc)(f"{func}: initial={initial!r}: {exc}") from exc
 
 
-def map_alone(axis, out, keepdims, masked, func):
-    """TypeError naming ``func`` where ``map=`` comes with ``axis``, ``out``, ``keepdims``,
-    ``initial`` or ``where`` (a map reduces every element)."""
-    if axis is not None or out is not None or keepdims or masked:
-        raise TypeError(
-            f"{func}: map= reduces every element: no axis, out, keepdims, initial or where"
-        )
-
-
 def empty_value(op, dt, func):
     """The result of ``op`` over no elements, of ``dt``: its identity (a user operator's own),
     or NumPy's error for ``min``/``max``."""

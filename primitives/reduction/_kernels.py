@@ -79,8 +79,11 @@ def _triples(op):
     return out
 
 
-def axis_kernel_name(kind, kin, kacc, kout, op, pol, block=None):
-    i, a, o = _CNAMES[kin], _CNAMES[kacc], _CNAMES[kout]
+def axis_kernel_name(kind, kin, kacc, kout, op, pol, block=None, m=None):
+    """The instantiation ``kind`` of axis.cu reading ``kin`` (through the map ``m`` where given:
+    a :class:`~.._core.ops.Map`) into ``kacc`` and ``kout`` with ``op``."""
+    i = _CNAMES[kin] if m is None else m.ctype(kin)
+    a, o = _CNAMES[kacc], _CNAMES[kout]
     block = pol.block if block is None else block
     return f"{kind}<{i}, {a}, {_ops.functor(op, a)}, {o}, {block}, {pol.vectors}>"
 
@@ -106,9 +109,9 @@ def packed_layout(kin, kout, R, pol):
     return per, packets, int(bool(pol.packed_exchange) and packets > 1)
 
 
-def packed_name(kin, kacc, kout, op, R, pol):
+def packed_name(kin, kacc, kout, op, R, pol, m=None):
     per, packets, exchange = packed_layout(kin, kout, R, pol)
-    return axis_kernel_name("axis_rows_packed", kin, kacc, kout, op, pol)[:-1] + (
+    return axis_kernel_name("axis_rows_packed", kin, kacc, kout, op, pol, None, m)[:-1] + (
         f", {per}, {packets}, {exchange}>"
     )
 
@@ -145,15 +148,17 @@ _AXIS_MODULES = _loader.PolicyModules(
 )
 
 
-def axis_kernel(kind, kin, kacc, kout, op, pol, R=None, block=None):
-    """The axis kernel ``kind`` (``axis_rows_packed`` takes ``R``) under the policy ``pol``."""
+def axis_kernel(kind, kin, kacc, kout, op, pol, R=None, block=None, m=None):
+    """The axis kernel ``kind`` (``axis_rows_packed`` takes ``R``) under the policy ``pol``,
+    reading ``kin`` through the map ``m`` where given (a user operator's or a map's: a source of
+    its own)."""
     name = (
-        packed_name(kin, kacc, kout, op, R, pol)
+        packed_name(kin, kacc, kout, op, R, pol, m)
         if kind == "axis_rows_packed"
-        else axis_kernel_name(kind, kin, kacc, kout, op, pol, block)
+        else axis_kernel_name(kind, kin, kacc, kout, op, pol, block, m)
     )
-    if isinstance(op, _ops.Op):
-        return _ops.kernel(AXIS_SOURCE, op, kacc, name)
+    if isinstance(op, _ops.Op) or m is not None:
+        return _ops.kernel(AXIS_SOURCE, op, kacc, name, m, kin)
     return _AXIS_MODULES.kernel((op, kacc), name, pol)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import checks as _core_checks, entry as _entry, ops as _ops
-from . import _checks, _plans as _rp
+from . import _checks, _map, _plans as _rp
 
 _Prepared = _entry.Prepared
 
@@ -27,7 +27,7 @@ NO_VALUE = _NoValueType()
 _COMBINE = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
 
 
-def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, where):
+def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, where, m=None):
     """``op`` with NumPy's ``initial`` and ``where``. Over every element (production variant),
     ``reduce_masked`` reads the mask (``where`` broadcast against ``x``, made contiguous) with
     the elements and skips the masked-out ones on load; over some axes (and for the ladder) the
@@ -35,11 +35,13 @@ def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, w
     result is combined with ``initial`` (NumPy's start value, in the reduction's dtype).
     min/max take a mask only with ``initial`` (no identity), and give ``initial`` over
     nothing. ``prepare`` is the reductions' prepare step of one op (``_api._prepare``), for the
-    reduction of the masked copy."""
+    reduction of the masked copy. ``m``: the map the elements are read through (no mask then:
+    :func:`._map.refuse_where`), ``initial`` combined with the mapped reduction."""
     _checks.check_op(op, func)
     inp = _core_checks.as_input(x, func=func, arg="x", keep_f=True)
     arr = inp.array
     _checks.check_dtype(arr.dtype, op, func, ordered_complex=True)
+    _ops.check_map(m, arr.dtype, None, func)
     axes = _checks.normalize_axis(axis, arr.ndim, func)
     backend, xp = inp.backend, inp.backend.xp
     mask = _checks.where_mask(where, arr.shape, backend, func)
@@ -53,7 +55,7 @@ def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, w
     shape = arr.shape
     if out is not None:
         _core_checks.check_out(out, _checks.result_shape(shape, axes, keepdims), func)
-        arr, dtype = _checks.into_out(arr, op, dtype, out, axes, init is not None)
+        arr, dtype = _map.into_out(m, arr, op, dtype, out, axes, variant, func, init is not None)
     acc_dt = _checks.result_dtype(arr.dtype, op, dtype, variant, func)
     start = None if init is None else _checks.initial_value(init, acc_dt, func)
     kept = _checks.result_shape(shape, axes, False)
@@ -67,23 +69,23 @@ def masked(prepare, x, op, axis, dtype, out, keepdims, variant, func, initial, w
             # identity (INT_MIN for int8 in int), which the combination with initial replaces
             rt = _rp.Route((rt.convs, rt.kin, rt.kacc, rt.kacc, rt.kacc))
 
-    def run(a, m):
+    def run(a, w):
         if empty and (user or op in ("min", "max")):
             return finish(
                 xp.full(kept, start if start is not None else op.identity_of(acc_dt), dtype=acc_dt)
             )
-        if m is not None and fused:  # every axis: the mask read with the elements
+        if w is not None and fused:  # every axis: the mask read with the elements
             if not a.flags.c_contiguous and a.flags.f_contiguous:  # as its reversed view
-                a, m = a.T, m.T
+                a, w = a.T, w.T
             r = _rp.masked_plan(backend, rt, op, a.size).run(
-                xp.ascontiguousarray(a).reshape(-1), xp.ascontiguousarray(m).reshape(-1)
+                xp.ascontiguousarray(a).reshape(-1), xp.ascontiguousarray(w).reshape(-1)
             )
         else:
-            if m is not None:  # over some axes: the masked-out elements replaced, in a copy
+            if w is not None:  # over some axes: the masked-out elements replaced, in a copy
                 if user:  # in its accumulator dtype, where its identity is
                     a = a.astype(acc_dt, copy=False)
-                a = xp.where(m, a, _checks.neutral(op, a.dtype))
-            r = xp.asarray(prepare(a, op, axes, dtype, None, False, variant, func)())
+                a = xp.where(w, a, _checks.neutral(op, a.dtype))
+            r = xp.asarray(prepare(a, op, axes, dtype, None, False, variant, func, m=m)())
         if start is not None and user:  # initial op r, by the operator over (initial, r)
             pair = xp.stack([xp.broadcast_to(xp.asarray(start, dtype=acc_dt), r.shape), r])
             r = xp.asarray(prepare(pair, op, (0,), None, None, False, variant, func)())
