@@ -111,4 +111,32 @@ template <class T> struct Max {
     __device__ __forceinline__ T operator()(T a, T b) const { return (a > b || is_nan(a)) ? a : b; }
 };
 
+// ---- values ptxas may not fold ---------------------------------------------------------------
+// unfused(x): x, through an identity byte permute for the integers of at most 4 bytes (others
+// as they are). ptxas for sm_90 (12.9 and 13.0, at its default level; not at -Ofc=mid) fuses
+// max(max(acc, -a), -b) into one three-input VIMNMX3 and drops one of the two negations: the
+// column reduction of a map "-v" under max gave wrong maxima. An operand made by a PRMT is
+// fused without the negation folded into it. The element type of a map (ops.map_prelude)
+// hands each mapped value through here; one PRMT an element, in kernels bound by memory.
+__device__ __forceinline__ unsigned int keep_bits(unsigned int x) {
+    return __byte_perm(x, 0u, 0x3210u);
+}
+template <class T> __device__ __forceinline__ T unfused(T x) { return x; }
+__device__ __forceinline__ int unfused(int x) {
+    return static_cast<int>(keep_bits(static_cast<unsigned int>(x)));
+}
+__device__ __forceinline__ unsigned int unfused(unsigned int x) { return keep_bits(x); }
+__device__ __forceinline__ short unfused(short x) {
+    return static_cast<short>(keep_bits(static_cast<unsigned int>(x)));
+}
+__device__ __forceinline__ unsigned short unfused(unsigned short x) {
+    return static_cast<unsigned short>(keep_bits(x));
+}
+__device__ __forceinline__ signed char unfused(signed char x) {
+    return static_cast<signed char>(keep_bits(static_cast<unsigned int>(x)));
+}
+__device__ __forceinline__ unsigned char unfused(unsigned char x) {
+    return static_cast<unsigned char>(keep_bits(x));
+}
+
 }  // namespace prim

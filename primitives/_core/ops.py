@@ -462,8 +462,9 @@ def as_map(value: Any, func: str) -> Map | None:
 
 def map_prelude(m: Map, dt: Any) -> str:
     """The C++ lines that define the element type of ``dt`` read through ``m``: a struct of one
-    element whose conversion to any type applies the expression (in the element's type), with
-    the 16-byte vector loads of its element (util/load.cuh's Vec16 and HasVec16, inherited)."""
+    element whose conversion to any type applies the expression (in the element's type; the
+    value through ``prim::unfused``, where ptxas would drop a negation), with the 16-byte vector
+    loads of its element (util/load.cuh's Vec16 and HasVec16, inherited)."""
     dt = np.dtype(dt)
     c = _CTYPES[dt]
     name = m.ctype(dt).split("::")[1]
@@ -475,10 +476,10 @@ def map_prelude(m: Map, dt: Any) -> str:
         f"    {c} v;\n"
         "    template <class A> __device__ __forceinline__ operator A() const {\n"
         f"        const {c} v = this->v;\n"
-        f"        return static_cast<A>(static_cast<{c}>(\n"
+        f"        return static_cast<A>(prim::unfused(static_cast<{c}>(\n"
         f'#line 1 "map({m.expr.replace(chr(39), "")})"\n'
         f"{m.expr}\n"
-        "        ));\n"
+        "        )));\n"
         "    }\n"
         "};\n"
         "}  // namespace prim_user\n"

@@ -184,3 +184,26 @@ def test_nvrtc_compiles_the_axis_kernels_with_a_map():
         rel = ops.source(_kernels.AXIS_SOURCE, "sum", acc, m, dt)
         got = nvrtc.compile_check(loader.source(rel), names, options=loader.nvrtc_options())
         assert set(got) == set(names)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32], ids=_id)
+def test_negating_maps_under_min_max_at_the_default_level(dtype, monkeypatch, rng):
+    """ptxas for sm_90 (12.9, 13.0) fuses ``max(max(acc, -a), -b)`` into one three-input
+    VIMNMX3 and drops one of the negations, at its default level only (a first call's image is
+    at -Ofc=mid; the default one replaces it later): the column kernel read through ``-v`` gave
+    wrong maxima. Here every image is the default one (no compile tiers), with maps no other
+    test compiles, over the whole array, along each axis of C- and F-ordered arrays, and in the
+    scans along an axis (prim::unfused keeps the negations)."""
+    monkeypatch.setenv("PRIMITIVES_COMPILE_TIERS", "off")
+    dt = np.dtype(dtype)
+    base = rng.integers(-1000, 1000, (33, 257)).astype(dt)
+    for expr in ("-(v)", "0 - (v)"):
+        for x in (base, np.asfortranarray(base)):
+            neg = (0 - x).astype(dt)  # in the element's dtype (unsigned: modulo 2**32)
+            for f, npf in ((prim.max, np.max), (prim.min, np.min)):
+                for axis in (None, 0, 1):
+                    got = f(x, axis=axis, map=expr)
+                    np.testing.assert_array_equal(got, npf(neg, axis=axis), err_msg=f"{axis}")
+            for axis in (0, 1):
+                got = prim.inclusive_scan(x, "max", axis=axis, map=expr)
+                np.testing.assert_array_equal(got, np.maximum.accumulate(neg, axis=axis))
