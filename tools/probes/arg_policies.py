@@ -4,6 +4,10 @@ interleaved).
 
     python -m tools.probes.arg_policies            # cols_max_splits 64 to 512 at the table's rest
     python -m tools.probes.arg_policies --blocks   # rows_block x vectors x warp_row_max
+    python -m tools.probes.arg_policies --chunks   # cols_min_chunk 16 to 256 at the table's rest
+
+The last row: ``prim.sum`` along the same axis of the same arrays, and the line after it a copy
+of each array's bytes (read and written), for scale: what a reduction of those bytes reaches.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ def main(argv=None):
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--blocks", action="store_true", help="sweep rows_block, vectors, warp_row_max")
+    p.add_argument("--chunks", action="store_true", help="sweep cols_min_chunk")
     a = p.parse_args(argv)
 
     rng = cp.random.default_rng(7)
@@ -41,13 +46,18 @@ def main(argv=None):
     copy = timing.copy_bandwidth(2**31)
     print(f"copy {copy:.0f} GB/s")
     pol = prim.tuning.policy("reduction", "arg")
+    rest = (pol.rows_block, pol.vectors, pol.warp_row_max)
     if a.blocks:
-        grid = itertools.product((128, 256, 512), (2, 4, 8), (512, 1024), (pol.cols_max_splits,))
+        grid = itertools.product(
+            (128, 256, 512), (2, 4, 8), (512, 1024), (pol.cols_max_splits,), (pol.cols_min_chunk,)
+        )
+    elif a.chunks:
+        grid = (rest + (pol.cols_max_splits, c) for c in (16, 32, 64, 128, 256))
     else:
-        grid = ((pol.rows_block, pol.vectors, pol.warp_row_max, s) for s in (64, 128, 256, 512))
-    names = "| rows_block | vectors | warp_row_max | cols_max_splits | "
+        grid = (rest + (s, pol.cols_min_chunk) for s in (64, 128, 256, 512))
+    names = "| rows_block | vectors | warp_row_max | cols_max_splits | cols_min_chunk | "
     print(names + " | ".join(c[0] for c in CASES) + " |")
-    for rows_block, vectors, wrm, splits in grid:
+    for rows_block, vectors, wrm, splits, chunk in grid:
         fns = {}
         with prim.tuning.override(
             "reduction",
@@ -56,6 +66,7 @@ def main(argv=None):
             vectors=vectors,
             warp_row_max=wrm,
             cols_max_splits=splits,
+            cols_min_chunk=chunk,
         ):
             _plans.clear_caches()
             for name, (x, axis) in arrays.items():
@@ -67,8 +78,19 @@ def main(argv=None):
         for name, (x, axis) in arrays.items():
             pct = 100 * (x.nbytes + 8 * x.size // x.shape[axis]) / (copy * 1e9) / (t[name] * 1e-3)
             cells.append(f"{t[name]:.4f} ({pct:.0f}%)")
-        row = f"| {rows_block} | {vectors} | {wrm} | {splits} | "
+        row = f"| {rows_block} | {vectors} | {wrm} | {splits} | {chunk} | "
         print(row + " | ".join(cells) + " |", flush=True)
+    fns = {
+        name: lambda x=x, axis=axis: prim.sum(x, axis=axis) for name, (x, axis) in arrays.items()
+    }
+    fns.update({f"copy {name}": lambda x=x: x.copy() for name, (x, _) in arrays.items()})
+    t = timing.bench_many(fns, rounds=2, repeat=10)
+    cells = []
+    for name, (x, axis) in arrays.items():
+        pct = 100 * (x.nbytes + 4 * x.size // x.shape[axis]) / (copy * 1e9) / (t[name] * 1e-3)
+        cells.append(f"{t[name]:.4f} ({pct:.0f}%)")
+    print("| prim.sum | | | | | " + " | ".join(cells) + " |")
+    print(", ".join(f"{k} {v:.4f} ms" for k, v in t.items() if k.startswith("copy")), flush=True)
 
 
 if __name__ == "__main__":
