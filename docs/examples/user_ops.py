@@ -83,9 +83,12 @@ assert np.isclose(squares, np.sum(x.astype(np.float64) ** 2), rtol=1e-4)
 assert prim.max(x, map="fabsf(v)") == np.abs(x).max()
 ints = rng.integers(-1000, 1000, 10_000).astype(np.int32)
 assert np.array_equal(prim.inclusive_scan(ints, map="v * v"), np.cumsum(ints * ints))
-# along an axis too: the sum of squares of each column
+# along an axis too: the sum of squares of each column, and their running sums down it
 grid = ints.reshape(100, 100)
 assert np.array_equal(prim.sum(grid, axis=0, map="v * v"), np.sum(grid * grid, axis=0))
+assert np.array_equal(
+    prim.inclusive_scan(grid, axis=0, map="v * v"), np.cumsum(grid * grid, axis=0)
+)
 # a histogram of |x|, its range (the min and max of |x|) found on the device
 counts, edges = prim.histogram(x, 50, map="fabsf(v)")
 numpy_counts, numpy_edges = np.histogram(np.abs(x), 50)
