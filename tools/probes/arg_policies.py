@@ -30,6 +30,16 @@ CASES = [
 ]
 
 
+def _cells(arrays, t, result_bytes, copy):
+    """A table row's cells: each case's time in ms and the share of the copy rate (GB/s) that
+    reading its array and writing its results (``result_bytes`` each) take."""
+    cells = []
+    for name, (x, axis) in arrays.items():
+        moved = x.nbytes + result_bytes * x.size // x.shape[axis]
+        cells.append(f"{t[name]:.4f} ({100 * moved / (copy * 1e9) / (t[name] * 1e-3):.0f}%)")
+    return " | ".join(cells) + " |"
+
+
 def main(argv=None):
     import cupy as cp
 
@@ -74,22 +84,14 @@ def main(argv=None):
                 assert bool((prim.argmax(x, axis=axis) == want).all()), name
                 fns[name] = lambda x=x, axis=axis: prim.argmax(x, axis=axis)
             t = timing.bench_many(fns, rounds=2, repeat=10)
-        cells = []
-        for name, (x, axis) in arrays.items():
-            pct = 100 * (x.nbytes + 8 * x.size // x.shape[axis]) / (copy * 1e9) / (t[name] * 1e-3)
-            cells.append(f"{t[name]:.4f} ({pct:.0f}%)")
         row = f"| {rows_block} | {vectors} | {wrm} | {splits} | {chunk} | "
-        print(row + " | ".join(cells) + " |", flush=True)
+        print(row + _cells(arrays, t, 8, copy), flush=True)
     fns = {
         name: lambda x=x, axis=axis: prim.sum(x, axis=axis) for name, (x, axis) in arrays.items()
     }
     fns.update({f"copy {name}": lambda x=x: x.copy() for name, (x, _) in arrays.items()})
     t = timing.bench_many(fns, rounds=2, repeat=10)
-    cells = []
-    for name, (x, axis) in arrays.items():
-        pct = 100 * (x.nbytes + 4 * x.size // x.shape[axis]) / (copy * 1e9) / (t[name] * 1e-3)
-        cells.append(f"{t[name]:.4f} ({pct:.0f}%)")
-    print("| prim.sum | | | | | " + " | ".join(cells) + " |")
+    print("| prim.sum | | | | | " + _cells(arrays, t, 4, copy))
     print(", ".join(f"{k} {v:.4f} ms" for k, v in t.items() if k.startswith("copy")), flush=True)
 
 
