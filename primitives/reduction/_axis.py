@@ -305,8 +305,7 @@ def prepare(arr, axes, op, acc_dt, backend, func, m=None):
     check_map`)."""
     xp = backend.xp
     acc_dt = np.dtype(acc_dt)
-    if m is not None:
-        _ops.check_map(m, arr.dtype, None, func)
+    if m is not None:  # the dtype itself checked by the caller (reduction._api._prepare)
         _ops.check_map(m, arr.dtype, axis_route(arr.dtype, op, acc_dt).conv, func)
     kept = [a for a in range(arr.ndim) if a not in axes]
     out_shape = tuple(arr.shape[a] for a in kept)
