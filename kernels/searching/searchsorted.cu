@@ -332,7 +332,8 @@ __global__ void __launch_bounds__(BLOCK)
 // search_sorted_tiles<T, P, BLOCK, ITEMS>: the sorted variant's search. The queries v are sorted
 //   (NumPy's order, in which the answers do not decrease), so the answers of a tile of BLOCK *
 //   ITEMS consecutive queries lie in [r0, r1], the answers of its first and last query
-//   (search_tile_range, further below, with no index and no early stop). When that range of a holds at most cap elements it is copied into
+//   (search_tile_range, further below, with a span of n: no early stop). When that range of a
+//   holds at most cap elements it is copied into
 //   dynamic shared memory (cap elements) and the tile's queries search it there, else they
 //   search a's range in global memory. out[perm[j]] = the answer of v[j] (perm: each query's
 //   original position). Grid-stride over tiles; barriers at the top of every tile and after the
@@ -396,7 +397,9 @@ __global__ void __launch_bounds__(BLOCK)
 // 64-byte group of a from DRAM, against a random sector per step of a plain binary search past
 // the top levels.
 // search_index<T>: one thread per level-1 entry i (grid-stride): index[i] = a[16 i], and the
-//   entries of the levels above that are the same element. Any 1-D grid.
+//   entries of the levels above that are the same element. Any 1-D grid. Gated (epoch != 0,
+//   with near tiles): the whole launch returns at once unless *far == epoch, i.e. unless
+//   search_tile_range found a tile that is not near (sorted queries build no index).
 // search_indexed<T, BLOCK, ITEMS>: each block copies the top level into dynamic shared memory
 //   (one barrier, reached by every thread), then grid-stride over tiles of BLOCK * ITEMS queries.
 //   A warp takes ITEMS batches of 32 consecutive queries: lane l loads query l of each batch
@@ -411,7 +414,8 @@ __global__ void __launch_bounds__(BLOCK)
 //   queries; not read when span < 0), a tile whose first and last query's answers are at most
 //   `span` elements apart (sorted or nearly sorted queries) is left to search_near. The choice
 //   is the tile's, the same for the whole block. For an unsorted a the range is still within
-//   [0, n].
+//   [0, n]. Gated as search_index: with no tile that is not near, every block returns before
+//   it copies the top level.
 // search_near<T, BLOCK, ITEMS>: the near tiles, the same grid-stride over the same tiles: the
 //   block reads the bounds of BLOCK of its tiles at once (a thread each, into static shared
 //   memory), and for each near one copies a[r0, r1) into dynamic shared memory (coalesced,
@@ -474,9 +478,10 @@ __device__ __forceinline__ Pack16<T> load_piece(const T* L, long long len, long 
 }  // namespace prim
 
 template <class T>
-__global__ void search_index(const T* __restrict__ a, long long n, int depth,
-                             T* __restrict__ index) {
+__global__ void search_index(const T* __restrict__ a, long long n, int depth, T* __restrict__ index,
+                             const unsigned* __restrict__ far, unsigned epoch) {
     using prim::search::FANOUT;
+    if (epoch != 0 && *far != epoch) return;  // every tile near: no query reads the index
     const long long n1 = prim::search::fan_in(n);
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n1;
@@ -588,6 +593,16 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             if (len < 0) continue;
             const long long r0 = lows[j];
             const long long base = (batch + static_cast<long long>(j) * gridDim.x) * TILE;
+            T q[ITEMS];  // the tile's queries, loaded before the range's copy (both in flight)
+            bool qnan[ITEMS];
+            int lo[ITEMS], cnt[ITEMS];
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                const long long i = base + static_cast<long long>(k) * BLOCK + threadIdx.x;
+                q[k] = i < m ? v[i] : T();
+                lo[k] = 0;
+                cnt[k] = len;
+            }
             for (int c = threadIdx.x; c < len; c += BLOCK * NEAR_LOADS) {
                 T x[NEAR_LOADS];
 #pragma unroll
@@ -600,17 +615,8 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
                     if (c + u * BLOCK < len) s[c + u * BLOCK] = x[u];
             }
             __syncthreads();
-            T q[ITEMS];
-            bool qnan[ITEMS];
-            int lo[ITEMS], cnt[ITEMS];
 #pragma unroll
-            for (int k = 0; k < ITEMS; ++k) {
-                const long long i = base + static_cast<long long>(k) * BLOCK + threadIdx.x;
-                q[k] = i < m ? v[i] : T();
-                qnan[k] = q[k] != q[k];
-                lo[k] = 0;
-                cnt[k] = len;
-            }
+            for (int k = 0; k < ITEMS; ++k) qnan[k] = q[k] != q[k];
             for (int steps = len; steps > 0; steps >>= 1) {  // cnt halves (at least) every step
 #pragma unroll
                 for (int k = 0; k < ITEMS; ++k) {
@@ -740,62 +746,69 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
     }
 }
 
-// The answer of q in a[0, n) found by a team of P lanes (P <= 16; the team's lanes `team_mask`,
-// from lane `shift` on, `rank` this lane's place in it) together: a P-ary search. The answer lies in
-// [lo, hi]; the team probes P increasing positions inside (every position when hi - lo <= P),
-// counts by a ballot the k probes that send q up (for a sorted a, the first k), and keeps the
-// part between the k-th probe and the next: about 1 / (P + 1) of the range per step (7 steps
-// for 2^26 elements with P = 16). For any a, lo <= hi within [0, n] at every step, and the range
-// shrinks every step, so it ends. Every lane of the team returns the answer.
-template <bool RIGHT, int P, class T>
-__device__ __forceinline__ long long team_answer(const T* __restrict__ a, long long n, T q,
-                                                 unsigned team_mask, int shift, int rank) {
+// The answers in a[0, n) of the queries of a warp's two half-warps (q: the half's own), found
+// together by a 16-ary search each: a half probes 16 increasing positions of its range [lo, hi]
+// (every position once hi - lo <= 16), counts by a ballot the probes that send its query up
+// (for a sorted a, the first k) and keeps the part between the k-th probe and the next: about
+// 1/17 of the range a step, 7 steps for 2^26 elements. The halves step together; once their
+// ranges lie more than `span` elements apart, so do their answers, and the search stops there
+// (false: far; random queries stop in a step or two, at positions the L2 keeps). Else (true)
+// every lane holds its half's answer in `c`, the two at most `span` apart. For any a, lo <= hi
+// within [0, n] every step and each range shrinks until it is empty, so it ends. Called by
+// whole warps (n >= 1).
+template <bool RIGHT, class T>
+__device__ __forceinline__ bool pair_answers(const T* __restrict__ a, long long n, T q,
+                                             long long span, long long& c) {
+    constexpr int P = WARP / 2;
+    const int lane = threadIdx.x % WARP;
+    const int rank = lane % P, shift = lane < P ? 0 : P;
     const bool qnan = q != q;
     long long lo = 0, hi = n;
-    while (hi > lo) {
+    while (__any_sync(FULL_MASK, hi > lo)) {
+        const bool active = hi > lo;
         const long long len = hi - lo;
         const bool every = len <= P;
-        const long long at = every ? lo + rank : lo + ((rank + 1) * len) / (P + 1);
-        const bool up = (!every || rank < len) && sends_up<RIGHT>(load_entry(a + at), q, qnan);
-        const int k = __popc((__ballot_sync(team_mask, up) >> shift) & ((1ull << P) - 1));
         auto probe = [&](int j) { return every ? lo + j : lo + ((j + 1) * len) / (P + 1); };
-        const long long new_lo = k == 0 ? lo : probe(k - 1) + 1;
-        hi = every ? new_lo : (k == P ? hi : probe(k));  // every position probed: the answer
-        lo = new_lo;
+        const bool up = active && (!every || rank < len) &&
+            sends_up<RIGHT>(load_entry(a + probe(rank)), q, qnan);
+        const int k = __popc((__ballot_sync(FULL_MASK, up) >> shift) & ((1u << P) - 1u));
+        if (active) {
+            const long long new_lo = k == 0 ? lo : probe(k - 1) + 1;
+            hi = every ? new_lo : (k == P ? hi : probe(k));  // every position probed: the answer
+            lo = new_lo;
+        }
+        // the other half's range; both halves compare the same two gaps (a uniform exit)
+        const long long olo = __shfl_xor_sync(FULL_MASK, lo, P);
+        const long long ohi = __shfl_xor_sync(FULL_MASK, hi, P);
+        if (olo - hi > span || lo - ohi > span) return false;
     }
-    return lo;
+    c = lo;
+    return true;
 }
 
 }  // namespace search
 }  // namespace prim
 
 // search_tile_range<T, TILE>: the tile ranges of the indexed variant (near tiles) and of the
-//   sorted variant (its tiles of sorted queries; depth 0, the top level a itself, and a span of
-//   n: never stopped early): a warp per tile of TILE
-//   consecutive queries (grid-stride over tiles); its two half-warps find the answers of the
-//   tile's first and last query through the index at once: first their counts at the top level
-//   (team_answer, 16-ary over the top level in global memory, which stays in the L2), then a
-//   group of 16 entries per level, one entry a lane, counted by a ballot, down to a. A tile whose
-//   two top counts are further apart than its range could be near (`span` elements, one entry
-//   of the top level standing for 16^depth of a) stops there: bounds (0, n), never near (random
-//   queries pay a few L2 reads a tile). Else bounds[2t] and bounds[2t + 1] hold the two answers:
-//   for sorted queries (ascending or descending) every answer of the tile lies in between; the
-//   search checks each answer against the range's ends (near_answer). Any 1-D grid of whole warps;
-//   TILE a multiple of 32; the index built (search_index) when depth > 0.
+//   sorted variant (its tiles of sorted queries; a span of n: never stopped early): a warp per
+//   tile of TILE consecutive queries (grid-stride over tiles); its two half-warps find the
+//   answers of the tile's first and last query in a at once (pair_answers). A tile whose answers
+//   are proven more than `span` elements apart stops there: bounds (0, n), never near, and (when
+//   epoch != 0) *far = epoch, which tells the index's build and the indexed search that some
+//   tile needs them. Else bounds[2t] and bounds[2t + 1] hold the two answers: for sorted
+//   queries (ascending or descending) every answer of the tile lies in between; the search
+//   checks each answer against the range's ends (near_answer). Any 1-D grid of whole warps;
+//   TILE a multiple of 32; n >= 1.
 template <class T, int TILE>
-__global__ void search_tile_range(const T* __restrict__ a, long long n, const T* __restrict__ index,
-                                  int depth, const T* __restrict__ v, long long m, int right,
-                                  long long span, long long* __restrict__ bounds) {
+__global__ void search_tile_range(const T* __restrict__ a, long long n, const T* __restrict__ v,
+                                  long long m, int right, long long span,
+                                  long long* __restrict__ bounds, unsigned* __restrict__ far,
+                                  unsigned epoch) {
     static_assert(TILE % prim::WARP == 0, "search_tile_range: TILE must be a multiple of 32");
     using namespace prim::search;
     constexpr int HALF = prim::WARP / 2;
     const int lane = threadIdx.x % prim::WARP;
-    const bool upper = lane >= HALF;  // half-warp 0: the tile's first query, 1: its last
-    const unsigned mask = upper ? 0xFFFF0000u : 0x0000FFFFu;
-    const int shift = upper ? HALF : 0, rank = lane % HALF;
-    const T* top = depth == 0 ? a : index + level_offset(n, depth);
-    const long long ntop = level_size(n, depth);
-    const long long far = (span >> (4 * depth)) + 2;  // top counts further apart: not near
+    const int upper = lane >= HALF;  // half-warp 0: the tile's first query, 1: its last
     const long long tiles = (m + TILE - 1) / TILE;
     const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / prim::WARP);
     for (long long t = static_cast<long long>(blockIdx.x) * (blockDim.x / prim::WARP) +
@@ -804,25 +817,14 @@ __global__ void search_tile_range(const T* __restrict__ a, long long n, const T*
         const long long first = t * TILE;
         const long long last = first + TILE < m ? first + TILE - 1 : m - 1;
         const T q = v[upper ? last : first];
-        const bool qnan = q != q;
-        long long c = right ? team_answer<true, HALF>(top, ntop, q, mask, shift, rank)
-                            : team_answer<false, HALF>(top, ntop, q, mask, shift, rank);
-        const long long c_lo = __shfl_sync(prim::FULL_MASK, c, 0);
-        const long long c_hi = __shfl_sync(prim::FULL_MASK, c, HALF);
-        if (c_hi - c_lo > far || c_lo - c_hi > far) {  // the same for the whole warp
-            if (rank == 0) bounds[2 * t + upper] = upper ? n : 0;
-            continue;
+        long long c = 0;
+        const bool near =
+            right ? pair_answers<true>(a, n, q, span, c) : pair_answers<false>(a, n, q, span, c);
+        if (!near) {  // the same for the whole warp
+            c = upper ? n : 0;
+            if (lane == 0 && epoch != 0) *far = epoch;
         }
-        for (int level = depth - 1; level >= 0; --level) {
-            const T* L = level == 0 ? a : index + level_offset(n, level);
-            const long long size = level_size(n, level);
-            const long long g = (c > 0 ? c - 1 : 0) * FANOUT + rank;
-            const bool up = g < size &&
-                (right ? sends_up<true>(load_entry(L + g), q, qnan)
-                       : sends_up<false>(load_entry(L + g), q, qnan));
-            c = g - rank + __popc(__ballot_sync(mask, up));
-        }
-        if (rank == 0) bounds[2 * t + upper] = c;
+        if (lane % HALF == 0) bounds[2 * t + upper] = c;
     }
 }
 
@@ -848,9 +850,10 @@ __global__ void __launch_bounds__(BLOCK)
     search_indexed(const T* __restrict__ a, long long n, const T* __restrict__ index, int depth,
                    const T* __restrict__ v, long long m, int right,
                    const long long* __restrict__ bounds, long long span,
-                   long long* __restrict__ out) {
+                   const unsigned* __restrict__ far, unsigned epoch, long long* __restrict__ out) {
     static_assert(BLOCK % prim::WARP == 0, "search_indexed: BLOCK must be a multiple of 32");
     PRIM_DYNAMIC_SHARED(T, top);
+    if (epoch != 0 && *far != epoch) return;  // every tile near: search_near's (uniform)
     const long long ntop = prim::search::level_size(n, depth);
     {
         const T* src = depth == 0 ? a : index + prim::search::level_offset(n, depth);

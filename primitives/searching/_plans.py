@@ -5,9 +5,11 @@ and the scratch: the level-ordered copy of the search tree's top levels (``cache
 ``bucketed``), the index's levels above ``a`` (``indexed``), the queries' positions
 (``sorted``), and the buckets' counts and cursors and the queries grouped by bucket
 (``bucketed``). A call is one launch (``binary``), two (``cached``: the
-tree, then the search), two (``indexed``: the index's levels, then the search; one when ``a``
-fits the shared memory), a sort of the queries and two (``sorted``), or the tree, the buckets,
-their offsets (the project's scan), the grouping and the search (``bucketed``).
+tree, then the search), two to four (``indexed``: the tiles' ranges when there are near tiles,
+the index's levels unless ``a`` fits the shared memory, the search, the near tiles; with near
+tiles the index's build and the search return at once on the device when every tile is near),
+a sort of the queries and two (``sorted``), or the tree, the buckets, their offsets (the
+project's scan), the grouping and the search (``bucketed``).
 
 The kernels (:mod:`._kernels`) search their own dtypes; :func:`searched` gives an array in the
 kernels' dtype for a common dtype.
@@ -134,6 +136,9 @@ class SearchPlan(_plans.Plan):
         self.build = (
             _plans.Launch(kb, _launch.cover_grid(sizes[1], 256, kernel=kb), 256) if depth else None
         )
+        # the index's build and the indexed search are gated on a tile that is not near
+        # (search_tile_range sets far[0] to the call's epoch; epoch 0: ungated, no near tiles)
+        self.epoch = 0
         ks = MODULES.kernel(ctype, indexed_name(ctype, pol), pol)
         smem = -(-(sizes[-1] * dt.itemsize) // 16) * 16
         grid = _launch.cover_grid(m, pol.index_block, pol.index_items, kernel=ks, shared_mem=smem)
@@ -151,16 +156,19 @@ class SearchPlan(_plans.Plan):
                 m, pol.index_block, pol.index_items, kernel=kn, shared_mem=nsmem
             )
             self.near = _plans.Launch(kn, grid, pol.index_block, nsmem)
-        else:  # no ranges kernel; the search reads no bounds
+        else:  # no ranges kernel; the search reads no bounds and is not gated
             self.ranges = None
             self.bounds = _launch.stand_in(backend, INDEX_DTYPE)
+            self.far = _launch.stand_in(backend, np.dtype(np.uint32))
 
     def _tile_ranges(self, ctype, m, tile, pol):
-        """``bounds`` (two answers a tile of ``tile`` queries) and ``ranges``, the launch of
-        search_tile_range that finds them (a warp a tile)."""
+        """``bounds`` (two answers a tile of ``tile`` queries), ``far`` (the epoch of the last
+        call that found a tile not near) and ``ranges``, the launch of search_tile_range that
+        finds them (a warp a tile)."""
         tiles = _launch.cdiv(m, tile)
         self.bounds = self.xp.empty(2 * tiles, dtype=INDEX_DTYPE)
-        self.nbytes += self.bounds.nbytes
+        self.far = self.xp.zeros(1, dtype=np.uint32)
+        self.nbytes += self.bounds.nbytes + self.far.nbytes
         kr = MODULES.kernel(ctype, range_name(ctype, tile), pol)
         self.ranges = _plans.Launch(kr, _launch.cover_grid(tiles * 32, 256, kernel=kr), 256)
 
@@ -199,12 +207,15 @@ class SearchPlan(_plans.Plan):
             self.search(a, self.n64, v, self.m64, side, out)
             return out
         if self.variant == "indexed":
+            epoch = np.uint32(0)
+            if self.ranges is not None:  # first: they tell whether the index is needed
+                self.epoch = self.epoch % 0xFFFFFFFF + 1  # 1, 2, ..., 2^32 - 1, 1, ...
+                epoch = np.uint32(self.epoch)
+                ranges_args = (side, self.span, self.bounds, self.far, epoch)
+                self.ranges(a, self.n64, v, self.m64, *ranges_args)
             if self.build is not None:
-                self.build(a, self.n64, self.depth, self.index)
-            if self.ranges is not None:
-                ranges_args = (v, self.m64, side, self.span, self.bounds)
-                self.ranges(a, self.n64, self.index, self.depth, *ranges_args)
-            args = (v, self.m64, side, self.bounds, self.span, out)
+                self.build(a, self.n64, self.depth, self.index, self.far, epoch)
+            args = (v, self.m64, side, self.bounds, self.span, self.far, epoch, out)
             self.search(a, self.n64, self.index, self.depth, *args)
             if self.near is not None:
                 self.near(a, self.n64, v, self.m64, side, self.bounds, self.span, out)
@@ -217,7 +228,8 @@ class SearchPlan(_plans.Plan):
                 sv, perm = v[order], order.astype(self.perm.dtype)
             else:
                 sv, perm = radix_sort(v, self.perm)
-            self.ranges(a, self.n64, a, np.int32(0), sv, self.m64, side, self.n64, self.bounds)
+            ranges_args = (side, self.n64, self.bounds, self.far, np.uint32(0))
+            self.ranges(a, self.n64, sv, self.m64, *ranges_args)
             self.search(a, self.cap, self.bounds, sv, self.m64, side, perm, out)
             return out
         lv = np.int32(self.levels)

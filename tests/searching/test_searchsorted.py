@@ -263,6 +263,27 @@ def test_near_tiles_many_small(kind, rng):
             H.assert_same(got, np.searchsorted(a, v, side), what=f"{kind} {side}")
 
 
+def test_near_tiles_gate_the_index(rng):
+    """With every tile near, the index's build and the indexed search return at once (gated on
+    the device: search_tile_range marks a call that has a tile not near with the call's epoch);
+    calls of sorted and random queries on one plan, in turn, each get NumPy's answers, so a
+    mark left by an earlier call gates nothing later."""
+    a = sorted_data(rng, 30000, np.float32)
+    m = 4000
+    sorted_v = _near_queries(rng, a, m, "sorted")
+    random_v = _near_queries(rng, a, m, "random")
+    with prim.tuning.override("search", near_bytes=32768, index_bytes=256):
+        plan = _sp.search_plan(_backend.get_backend(), np.dtype(np.float32), a.size, m, "indexed")
+        assert plan.build is not None  # a has levels above it
+        for kind in ("sorted", "random", "sorted", "random", "random", "sorted"):
+            v = sorted_v if kind == "sorted" else random_v
+            for side in SIDES:
+                got = prim.searchsorted(a, v, side, variant="indexed")
+                H.assert_same(got, np.searchsorted(a, v, side), what=f"{kind} {side}")
+                gated_open = int(H.to_host(plan.far)[0]) == plan.epoch
+                assert gated_open == (kind == "random"), (kind, side)
+
+
 def test_near_tiles_off_and_on_agree(rng):
     """near_bytes 0 takes no bounds (and launches no bounds kernel); the answers are the same."""
     a = sorted_data(rng, 20000, np.float32)
