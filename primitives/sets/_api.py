@@ -231,10 +231,17 @@ def unique(
         equal_nan: with ``axis=None`` or a 1-D ``x``, collapse every NaN into one (NumPy's
             default; complex: every number with a NaN part).
         sorted: accepted for NumPy's signature; the results are always sorted.
-        variant: ``"rle"`` (sort, then one pass of the run kernel gives the unique elements
-            and their counts at once), ``"compact"`` (sort, head flags, :func:`compact`) or
-            ``"auto"`` (``"rle"``; complex: ``"compact"``). With ``axis`` given (``x`` of 2 or more dimensions), the
-            rows are sorted column by column and compacted whatever the variant.
+        variant: ``"count"`` (integer and bool keys: a histogram of the keys' range, whose
+            non-empty bins are the unique elements and their counts; no sort), ``"rle"``
+            (sort, then one pass of the run kernel gives the unique elements and their counts
+            at once), ``"compact"`` (sort, head flags, :func:`compact`) or ``"auto"``
+            (``"count"`` where it applies, else ``"rle"``; complex: ``"compact"``). ``"count"``
+            counts 8-bit keys over their 256 values, wider ones over [min, max] (found on the
+            device and read back) when that range holds at most ``count_max_ratio`` values per
+            element (the ``"sets"`` tuning policy, selector ``"unique"``; ``"auto"`` also asks
+            for ``count_min_size`` elements), and sorts as ``"rle"`` otherwise and with
+            ``return_index``. With ``axis`` given (``x`` of 2 or more dimensions), the rows
+            are sorted column by column and compacted whatever the variant.
 
     Returns:
         The unique elements, or a tuple of them and the arrays asked for, in NumPy's order
@@ -246,6 +253,8 @@ def unique(
         numpy.exceptions.AxisError: ``axis`` out of range (any axis of a 0-d ``x``).
         ValueError: unknown ``variant``.
 
+    Counting reads the keys twice (their minimum and maximum, then the histogram) and writes
+    nothing of their size but the inverse (each key's bin's place among the non-empty bins).
     The sort is :func:`primitives.sort` (keys only) unless ``return_index`` asks for the
     permutation (then keys and an index, stably: 32-bit indices below 2^32 elements). The
     inverse of real keys is each element's place among the unique elements, a

@@ -35,6 +35,17 @@ class RunsPolicy:
     prefetch: int = knob(_policy.Range(0), 0)
 
 
+@dataclasses.dataclass(frozen=True)
+class UniquePolicy:
+    # unique's "count" variant (integer keys of 2 bytes or more; 8-bit keys are always counted
+    # over their 256 values): the keys counted in a histogram of their range [min, max] when it
+    # holds at most this many bins per key (0: never), else sorted
+    count_max_ratio: int = knob(_policy.Range(0))
+    # "auto" counts from this many keys on (fewer: the sort, without the read back of the
+    # minimum and maximum)
+    count_min_size: int = knob(_policy.Range(0))
+
+
 TABLE = _policy.register(
     "sets",
     {
@@ -51,15 +62,24 @@ TABLE = _policy.register(
         # prefetches, 66 to 330 ahead: 0.752-0.755).
         ("default", None): RunsPolicy(
             block=256, items=16, min_blocks=5, wide_min_blocks=1, warp_out=1, prefetch=264
-        )
+        ),
+        # not tuned yet (to be measured on an H200): a range of at most one bin per key (the
+        # counts no larger than the keys), from 2^14 keys
+        ("default", "unique"): UniquePolicy(count_max_ratio=1, count_min_size=1 << 14),
     },
-    doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key)",
+    doc="the run kernel's block and keys per thread (unique, run_length_encode, reduce_by_key); "
+    "unique's choice of counting integer keys over their range",
 )
 
 
 def current():
-    """The policy in force."""
+    """The policy in force (the run kernel's)."""
     return _policy.current("sets")
+
+
+def unique():
+    """unique's policy in force: when integer keys are counted over their range."""
+    return _policy.current("sets", "unique")
 
 
 def min_blocks_for(key_bytes, acc_bytes, pol):

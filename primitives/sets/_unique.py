@@ -88,6 +88,13 @@ def unique_flat(arr, ri, rv, rc, equal_nan, variant, backend):
     NaNs equal_nan makes one element, which the search's order does not) store each sorted
     element's run at its place before the sort."""
     xp = backend.xp
+    if variant in ("auto", "count") and arr.dtype.kind in "biu" and not ri:
+        counted = _counted(arr, rv, rc, backend, variant == "auto")
+        if counted is not None:
+            u, inverse, counts = counted
+            return u, [e for e, f in ((inverse, rv), (counts, rc)) if f]
+    if variant in ("auto", "count"):
+        variant = "rle"
     complex_ = arr.dtype.kind == "c"
     if complex_:  # the run kernel has no complex keys
         variant = "compact"
@@ -113,6 +120,48 @@ def unique_flat(arr, ri, rv, rc, equal_nan, variant, backend):
     if rc:
         extra.append(counts)
     return u, extra
+
+
+def _counted(arr, rv, rc, backend, auto):
+    """unique of the integer (or bool) backend array ``arr`` by counting, no sort: a histogram
+    with a bin per value of the keys' range (all 256 values of 8-bit keys; else [min, max],
+    found on the device and read back, when the sets' ``"unique"`` policy allows its width;
+    for ``auto``, only from its least number of keys),
+    whose non-empty bins are the unique keys (:func:`primitives.compact_indices`) and their
+    counts. The inverse: each key's bin's place among the non-empty ones (a running count of
+    them, read at the key). ``(unique keys, inverse or None, counts or None)``, or None where
+    the range is too wide (the caller sorts)."""
+    from .. import compaction
+    from ..histograms import _binning as hb, _choose as hc, _plans as hp
+    from . import _policy
+
+    xp = backend.xp
+    keys = arr.view(np.uint8) if arr.dtype == np.bool_ else arr
+    dt = keys.dtype
+    n = keys.size
+    if dt.itemsize == 1:  # the byte binner: bin = the byte, int8's sign bit flipped
+        binning, lo = hb.byte_binning(dt), -128 if dt == np.int8 else 0
+    else:
+        pol = _policy.unique()
+        if auto and n < pol.count_min_size:
+            return None
+        mn, mx = hp.minmax(keys, backend)
+        lo, bins = int(mn), int(mx) - int(mn) + 1
+        if bins > pol.count_max_ratio * n or bins > 2**31 - 1:
+            return None
+        binning = hb.bincount_binning(dt, lo, int(mx), bins)
+    counts = hp.count(keys, binning, None, hc.choose("auto", binning, "count", n), backend)
+    present = counts != 0
+    bins_of_keys = compaction.compact_indices(present)  # int64, ascending: the keys' order
+    # key = bin + lo, in the unsigned twin's arithmetic (modulo 2^bits: exact in range)
+    udt = np.dtype(f"u{dt.itemsize}")
+    ulo = udt.type(lo % (1 << (8 * dt.itemsize)))
+    u = (bins_of_keys.astype(udt) + ulo).view(arr.dtype)
+    inverse = None
+    if rv:
+        place = xp.cumsum(present, dtype=np.int64) - 1  # each non-empty bin's place
+        inverse = place[keys.view(udt) - ulo]
+    return u, inverse, counts[bins_of_keys] if rc else None
 
 
 def _inverse_by_search(arr, u, equal_nan, xp):

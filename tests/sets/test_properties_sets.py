@@ -123,7 +123,7 @@ def test_unique_as_numpy(ndim, dt, seed):
         rng.choice(3, p=[0.3, 0.5, 0.2])
     ]
     equal_nan = bool(rng.integers(2))
-    variant = str(rng.choice(["auto", "compact"]))
+    variant = str(rng.choice(["auto", "compact", "count"]))
 
     def body(xp):
         kw = {"variant": variant} if xp is prim else {}

@@ -239,7 +239,7 @@ FLAGS = [
 ]
 
 
-@pytest.mark.parametrize("variant", ["auto", "compact"])
+@pytest.mark.parametrize("variant", ["auto", "compact", "count"])
 @pytest.mark.parametrize("flags", FLAGS, ids=lambda f: "-".join(f) or "plain")
 @pytest.mark.parametrize("n", [1, 33, TILE + 1])
 @H.twins()
@@ -247,6 +247,71 @@ def test_unique_flags(xp, n, flags, variant):
     x = np.random.default_rng(n).integers(0, max(2, n // 3), n).astype(np.uint32)
     kw = dict(flags, variant=variant) if xp is prim else flags
     return xp.unique(x, **kw)
+
+
+INT_KEYS = [d for d in KEY_DTYPES if d.kind in "biu"]
+
+
+def _count_spy(monkeypatch):
+    """A list that records, per call of unique's counting step, whether it counted (True) or
+    found the range too wide (False)."""
+    from primitives.sets import _unique
+
+    taken, counted = [], _unique._counted
+
+    def spy(*args):
+        out = counted(*args)
+        taken.append(out is not None)
+        return out
+
+    monkeypatch.setattr(_unique, "_counted", spy)
+    return taken
+
+
+@pytest.mark.parametrize("where", ["low end", "high end", "one value", "around zero", "wide"])
+@pytest.mark.parametrize("dtype", INT_KEYS, ids=lambda d: d.name)
+def test_unique_count_ranges(dtype, where, monkeypatch):
+    """The "count" variant over ranges at both ends of each integer type, of one value, around
+    zero and over the whole type (too wide: sorted instead, but for 8-bit keys, always counted
+    over their 256 values), with the inverse and the counts."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    if dtype == np.bool_:
+        x = rng.integers(0, 2, n).astype(bool) if where != "one value" else np.ones(n, bool)
+    else:
+        info = np.iinfo(dtype)
+        d = rng.integers(0, min(1000, int(info.max)), n).astype(dtype)
+        x = {
+            "low end": np.array(info.min, dtype) + d,
+            "high end": np.array(info.max, dtype) - d,
+            "one value": np.full(n, info.max, dtype),
+            "around zero": (d.astype(np.int64) - 500 * (info.min < 0)).astype(dtype),
+            "wide": np.array([info.min, info.max, 0] * n, dtype)[:n],
+        }[where]
+        rng.shuffle(x)
+    taken = _count_spy(monkeypatch)
+    got = prim.unique(x, return_inverse=True, return_counts=True, variant="count")
+    H.assert_same(got, np.unique(x, return_inverse=True, return_counts=True))
+    assert taken == [where != "wide" or x.itemsize == 1], taken
+
+
+def test_unique_auto_counts_from_the_policys_size(monkeypatch):
+    """``auto`` counts integer keys of a narrow range from count_min_size keys on, sorts fewer,
+    and sorts when return_index is asked for, or when count_max_ratio is 0; 8-bit keys are
+    counted whatever their number."""
+    rng = np.random.default_rng(6)
+    taken = _count_spy(monkeypatch)
+    x = rng.integers(-40, 40, 5000).astype(np.int32)
+    with prim.tuning.override("sets", selector="unique", count_min_size=5000):
+        H.assert_same(prim.unique(x, return_counts=True), np.unique(x, return_counts=True))
+        H.assert_same(prim.unique(x[:4999]), np.unique(x[:4999]))
+        assert taken == [True, False]  # the second call: too few keys, sorted
+        H.assert_same(prim.unique(x, True), np.unique(x, True))
+        H.assert_same(prim.unique(x.astype(np.int8)[:10]), np.unique(x.astype(np.int8)[:10]))
+        assert taken == [True, False, True]  # return_index: sorted, no count asked
+    with prim.tuning.override("sets", selector="unique", count_min_size=0, count_max_ratio=0):
+        H.assert_same(prim.unique(x), np.unique(x))
+        assert taken == [True, False, True, False]
 
 
 @pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: d.name)

@@ -10,7 +10,10 @@ its CuPy peer timed in the same run.
   CuPy formulation (:func:`primitives.testing.peers.cupy_reduce_by_key`): ours must reach 70% of
   the copy rate, counting the keys and values read once and the unique keys and sums written once.
 
-Both variants of ``unique`` are timed (``rle``, the production path, and ``compact``). Each case
+Every variant of ``unique`` is timed (``count``, what ``auto`` runs on these keys: a histogram of
+their range, no sort; ``rle``, the sort and the run kernel; ``compact``), and ``unique(x,
+return_counts=True)`` also against ``torch.unique`` on the same memory (the issue asks at most
+0.5 of its time). Each case
 checks ours and the peer against NumPy before timing them (CuPy's ``add.reduceat`` of 2^24
 segments was seen to give wrong sums on an H200, CuPy 14.2: the peer is timed all the same, and
 its column says so); "% limit" is the time the case's bytes take at the measured copy rate over
@@ -33,7 +36,7 @@ def _unique(cp, rng):
     x = make(w.data, w.n, w.dtypes[0], distinct=distinct, xp=cp)
     nbytes = x.nbytes + distinct * (4 + 8)  # keys read once, unique keys and counts written
 
-    def ours(variant="rle"):
+    def ours(variant):
         return lambda: prim.unique(x, return_counts=True, variant=variant)
 
     def oracle():  # NumPy: the keys lie in [1, distinct], so a bincount holds the answer
@@ -42,7 +45,7 @@ def _unique(cp, rng):
         return u.astype(np.uint32), counts[u].astype(np.int64)
 
     return (
-        {"rle": ours("rle"), "compact": ours("compact")},
+        {"count (auto)": ours("auto"), "rle": ours("rle"), "compact": ours("compact")},
         lambda: cp.unique(x, return_counts=True),
         nbytes,
         oracle,
@@ -63,7 +66,10 @@ def _unique_inverse(cp, rng):
         return u.astype(np.uint32), place[h].astype(np.int64)
 
     return (
-        {"rle": lambda: prim.unique(x, return_inverse=True)},
+        {
+            "count (auto)": lambda: prim.unique(x, return_inverse=True),
+            "rle": lambda: prim.unique(x, return_inverse=True, variant="rle"),
+        },
         lambda: cp.unique(x, return_inverse=True),
         nbytes,
         oracle,
@@ -175,3 +181,46 @@ def run(ctx, only=""):
             ctx.peer_record(f"{case.name} [{name}]", n, t[name], nbytes, "cupy", t["cupy"])
         del ours, peer, want
         cp.get_default_memory_pool().free_all_blocks()
+    if only in cases()[0][0].name:  # the counts case
+        _against_torch(ctx, cp)
+
+
+#: unique(return_counts=True) at most this fraction of torch.unique's time (the issue's target)
+TORCH_TARGET = 0.5
+
+
+def _against_torch(ctx, cp):
+    """unique(x, return_counts=True) of the counts case's keys against torch.unique on the
+    same memory (DLPack, no copy), interleaved."""
+    try:
+        import torch
+    except ImportError:
+        print("torch unavailable: torch.unique is not measured")
+        return
+    w = spec.UNIQUE
+    x = make(w.data, w.n, w.dtypes[0], distinct=w.params["distinct"], xp=cp)
+    t = torch.from_dlpack(x)
+    theirs = lambda: torch.unique(t, sorted=True, return_counts=True)  # noqa: E731
+    ours = lambda: prim.unique(x, return_counts=True)  # noqa: E731
+    u, c = ours()
+    tu, tc = theirs()
+    same = bool(cp.array_equal(u, cp.from_dlpack(tu))) and bool(
+        cp.array_equal(c, cp.from_dlpack(tc).astype(np.int64))
+    )
+    ms = ctx.bench({"ours": ours, "torch": theirs})
+    ratio = ms["ours"] / ms["torch"]
+    ctx.rows(
+        ["case", "ours (auto) ms", "torch.unique ms", "ours / torch", "target", "met", "same"],
+        [
+            [
+                f"unique(return_counts=True) {pow2(w.n)} {w.dtypes[0]}, "
+                f"~{pow2(w.params['distinct'])} distinct",
+                f"{ms['ours']:.4f}",
+                f"{ms['torch']:.4f}",
+                f"{ratio:.3f}",
+                f"<= {TORCH_TARGET}",
+                "yes" if ratio <= TORCH_TARGET else "**no**",
+                "yes" if same else "**NO**",
+            ]
+        ],
+    )
