@@ -61,6 +61,9 @@ from ._choose import (
     stages_for,  # noqa: F401 - re-exported
 )
 
+# the count step of primitives.sets' unique (its "count" variant)
+from ._plans import range_counts  # noqa: F401 - re-exported
+
 __all__ = [
     "histogram",
     "bincount",

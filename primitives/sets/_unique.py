@@ -124,33 +124,26 @@ def unique_flat(arr, ri, rv, rc, equal_nan, variant, backend):
 
 def _counted(arr, rv, rc, backend, auto):
     """unique of the integer (or bool) backend array ``arr`` by counting, no sort: a histogram
-    with a bin per value of the keys' range (all 256 values of 8-bit keys; else [min, max],
-    found on the device and read back, when the sets' ``"unique"`` policy allows its width;
-    for ``auto``, only from its least number of keys),
-    whose non-empty bins are the unique keys (:func:`primitives.compact_indices`) and their
-    counts. The inverse: each key's bin's place among the non-empty ones (a running count of
-    them, read at the key). ``(unique keys, inverse or None, counts or None)``, or None where
-    the range is too wide (the caller sorts)."""
-    from .. import compaction
-    from ..histograms import _binning as hb, _choose as hc, _plans as hp
+    with a bin per value of the keys' range (:func:`primitives.histograms.range_counts`: all
+    256 values of 8-bit keys; else [min, max], found on the device and read back, when the
+    sets' ``"unique"`` policy allows its width; for ``auto``, only from its least number of
+    keys), whose non-empty bins are the unique keys (:func:`primitives.compact_indices`) and
+    their counts. The inverse: each key's bin's place among the non-empty ones (a running count
+    of them, read at the key). ``(unique keys, inverse or None, counts or None)``, or None
+    where the range is too wide (the caller sorts)."""
+    from .. import compaction, histograms
     from . import _policy
 
     xp = backend.xp
     keys = arr.view(np.uint8) if arr.dtype == np.bool_ else arr
     dt = keys.dtype
-    n = keys.size
-    if dt.itemsize == 1:  # the byte binner: bin = the byte, int8's sign bit flipped
-        binning, lo = hb.byte_binning(dt), -128 if dt == np.int8 else 0
-    else:
-        pol = _policy.unique()
-        if auto and n < pol.count_min_size:
-            return None
-        mn, mx = hp.minmax(keys, backend)
-        lo, bins = int(mn), int(mx) - int(mn) + 1
-        if bins > pol.count_max_ratio * n or bins > 2**31 - 1:
-            return None
-        binning = hb.bincount_binning(dt, lo, int(mx), bins)
-    counts = hp.count(keys, binning, None, hc.choose("auto", binning, "count", n), backend)
+    pol = _policy.unique()
+    if auto and dt.itemsize > 1 and keys.size < pol.count_min_size:
+        return None
+    counted = histograms.range_counts(keys, backend, pol.count_max_ratio)
+    if counted is None:
+        return None
+    lo, counts = counted
     present = counts != 0
     bins_of_keys = compaction.compact_indices(present)  # int64, ascending: the keys' order
     # key = bin + lo, in the unsigned twin's arithmetic (modulo 2^bits: exact in range)
