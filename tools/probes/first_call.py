@@ -218,8 +218,9 @@ def public_functions():
 
 
 #: first calls that compile in more than one step: a kernel chosen from what an earlier one
-#: found (bincount's histogram from the keys' range; segmented_sort's by the longest segment)
-STEPS = {"bincount": 2, "segmented_sort": 2}
+#: found (bincount's and unique's histogram from the keys' range; segmented_sort's by the
+#: longest segment)
+STEPS = {"bincount": 2, "unique": 2, "segmented_sort": 2}
 
 
 def compile_steps(name, n=1 << 12):
