@@ -103,8 +103,12 @@ TABLE = _policy.register(
         # of 2^27 float32 pairs (fields=1) in the same run: 128 x 288 bytes (36 pairs) 0.5020 ms
         # (79.7% of copy) without prefetch, 0.4903 with 16; 128 x 192 (24 pairs) 0.4855 / 0.4820
         # / 0.4866 / 0.4804 ms at prefetch 0 / 8 / 16 / 24; 128 x 160, 224, 256 and 64 x 384 at 16:
-        # 0.4884 / 0.4968 / 0.4818 / 0.4932 ms
-        ("default", "tuple"): LookbackPolicy(block=128, bytes=192, prefetch=16),
+        # 0.4884 / 0.4968 / 0.4818 / 0.4932 ms. Prefetch 128 (H200, plans made directly, two
+        # runs, interleaved copy): 16 / 128 / 192 / 256 / 384 / 512 tiles ahead 83.9-84.7% /
+        # 85.7-86.4% / 85.7-86.2% / 85.2-85.7% / 84.9-85.4% / 84.3-84.8% of copy; 1024 and 2048
+        # 62% (the L2 overrun). The flat scans' float32 cumsum at 128: 85.4-85.6% against
+        # 84.7-85.6% at 16 (256: 84%, 384: 71%): not changed
+        ("default", "tuple"): LookbackPolicy(block=128, bytes=192, prefetch=128),
         # the classic block scans' textbook block size (not tuned)
         ("default", "hillis_steele"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
         ("default", "blelloch"): HierarchicalPolicy(block=256, add_block=256, add_items=4),
