@@ -61,17 +61,11 @@
 //     publishes that (an aggregate, or an inclusive prefix when the group's first unit in the
 //     tile is in chunk 0), the first unit looks back past the tile and shares the prefix through
 //     shared memory, and the last publishes the inclusive prefix.
-//     Stacked (G >= BLOCK, stack > 1, the host's choice): a tile is `stack` consecutive chunks
-//     of W = BLOCK / stack consecutive groups (a stripe; thread i takes chunk i / W of group
-//     i % W, so a warp's loads at one row stay contiguous); tiles go stripe by stripe, then down
-//     the chunks, so a unit's earlier chunks lie in tiles drawn earlier or in its own. The
-//     chunks of a tile combine as in the G < BLOCK case (strides W), with one status a group a
-//     tile: `stack` times fewer publications and look-backs, each over `stack` times the rows.
 //     Only a group's last unit in a tile publishes (the only status later tiles read), and never
 //     a line's last chunk. Forward progress: a thread waits only on units of tiles drawn before
 //     its own, whose aggregates are published without waiting on anything.
-//     Launch: BLOCK threads, grid = tiles = ceil(units / BLOCK) exactly (stacked: ceil(G / W)
-//     * ceil(chunks / stack); next_tile resets the counter at the last tile); registers bounded for MIN_BLOCKS resident blocks per SM. Static
+//     Launch: BLOCK threads, grid = tiles = ceil(units / BLOCK) exactly (next_tile resets the
+//     counter at the last tile); registers bounded for MIN_BLOCKS resident blocks per SM. Static
 //     shared memory: 2 * BLOCK values of Row<AccT, V> (V AccT rounded up to 16 bytes) and a tile
 //     id. tile_state: ColStatus<AccT, V>::bytes(units) bytes, 16-byte aligned, zeroed once; a new
 //     epoch per launch (< 2^30); the counter is 0 before a launch and left at 0.
@@ -455,38 +449,21 @@ template <class InT, class AccT, class Op, class OutT, int V, int BLOCK, int ROW
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     axis_cols_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long outer,
                        long long L, long long inner, unsigned int* tile_counter,
-                       unsigned char* tile_state, unsigned int epoch, int exclusive, int stack) {
+                       unsigned char* tile_state, unsigned int epoch, int exclusive) {
     using namespace prim;
     typedef axis::Row<AccT, V> Vals;
     __shared__ unsigned int tile_slot;
-    __shared__ Vals part[BLOCK];  // strided: the strided block scan
-    __shared__ Vals share[BLOCK];  // strided: the groups' prefixes from their first units
+    __shared__ Vals part[BLOCK];  // G < BLOCK: the strided block scan
+    __shared__ Vals share[BLOCK];  // G < BLOCK: the groups' prefixes from their first units
     const Op op;
     const i64 nv = inner / V, G = outer * nv;
-    const i64 chunks = (L + ROWS - 1) / ROWS, units = chunks * G;
+    const i64 units = (L + ROWS - 1) / ROWS * G;
     const axis::ColStatus<AccT, V> st(tile_state, units, epoch);
     const i64 tile = next_tile(tile_counter, &tile_slot);
     const int i = threadIdx.x;
-    // stacked (G >= BLOCK, stack > 1): a tile is `stack` consecutive chunks of W = BLOCK / stack
-    // consecutive groups (a stripe), thread i chunk i / W of group i % W; tiles go stripe by
-    // stripe (S of them), then down the chunks. Else a tile is BLOCK consecutive units.
-    const bool stacked = G >= BLOCK && stack > 1;
-    const int W = stacked ? BLOCK / stack : (G < BLOCK ? static_cast<int>(G) : BLOCK);
-    i64 u, c, g;
-    bool valid;
-    if (stacked) {
-        const i64 S = (G + W - 1) / W;
-        g = tile % S * W + i % W;
-        c = tile / S * stack + i / W;
-        valid = g < G && c < chunks;
-        u = c * G + g;
-    } else {
-        u = tile * BLOCK + i;
-        valid = u < units;
-        c = valid ? u / G : 0;
-        g = valid ? u % G : 0;
-    }
-    if (!valid) c = g = 0;
+    const i64 u = tile * BLOCK + i;
+    const bool valid = u < units;
+    const i64 c = valid ? u / G : 0, g = valid ? u % G : 0;
     const i64 row0 = c * ROWS;
     const int rows = valid ? static_cast<int>(axis::min64(ROWS, L - row0)) : 0;
     const i64 base = ((g / nv) * L + row0) * inner + (g % nv) * V;
@@ -506,14 +483,13 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 #pragma unroll
             for (int k = 0; k < V; ++k) incl[k] = op(incl[k], static_cast<AccT>(x[r][k]));
         }
-    // grid-uniform: several chunks of a group in one tile, thread i's next one W threads on
-    const bool strided = G < BLOCK || stacked;
-    if (strided) axis::strided_block_scan<AccT, Op, V, BLOCK>(part, W, incl, op);
+    const bool strided = G < BLOCK;  // grid-uniform: several chunks of a group in one tile
+    if (strided) axis::strided_block_scan<AccT, Op, V, BLOCK>(part, G, incl, op);
 
     // the group's first unit in this tile looks back, its last unit in this tile publishes
-    const i64 first = u - G * (i / W);
-    const bool looker = valid && i < W && u >= G;
-    const bool publisher = valid && i + W >= BLOCK && u + G < units;
+    const i64 first = u - G * (i / G);
+    const bool looker = valid && i < G && u >= G;
+    const bool publisher = valid && i + G >= BLOCK && u + G < units;
     AccT prefix[V];  // op-sum of the group's units before this tile
 #pragma unroll
     for (int k = 0; k < V; ++k) prefix[k] = Op::identity();
@@ -525,16 +501,14 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
         else if (strided || kind != TILE_INCLUSIVE)
             st.publish(u, TILE_AGGREGATE, incl);
     }
-    // the units a tile spans: its first unit's to its last's (stacked: `stack` chunks of G)
-    const i64 tile_units = stacked ? static_cast<i64>(stack) * G : BLOCK;
-    if (looker) axis::cols_lookback<AccT, Op, V>(st, u - G, G, tile_units, kind, prefix, op);
+    if (looker) axis::cols_lookback<AccT, Op, V>(st, u - G, G, BLOCK, kind, prefix, op);
     if (strided) {  // the lookers' prefixes to the other units of their groups
-        if (i < W) {
+        if (i < G) {
 #pragma unroll
             for (int k = 0; k < V; ++k) share[i].v[k] = prefix[k];
         }
         __syncthreads();
-        const Vals p = share[i % W];
+        const Vals p = share[i % G];
 #pragma unroll
         for (int k = 0; k < V; ++k) prefix[k] = p.v[k];
     }
@@ -547,8 +521,8 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     AccT run[V];  // op-sum of the group's units before this one
 #pragma unroll
     for (int k = 0; k < V; ++k) run[k] = prefix[k];
-    if (strided && i >= W) {
-        const Vals before = part[i - W];
+    if (strided && i >= G) {
+        const Vals before = part[i - G];
 #pragma unroll
         for (int k = 0; k < V; ++k) run[k] = op(run[k], before.v[k]);
     }

@@ -279,19 +279,13 @@ class AxisPlan(_plans.Plan):
                 self.counter = xp.zeros(1, dtype=np.uint32)
                 self.state = _zeros16(xp, state_bytes(units, v, acc_dt))
                 self.epoch = 0
-                stack = tile_stack(groups, pol)
-                if stack > 1:  # stripes of block / stack groups, stack chunks a tile
-                    stripes = _launch.cdiv(groups, pol.block // stack)
-                    tiles = stripes * _launch.cdiv(self.chunks, stack)
-                else:
-                    tiles = _launch.cdiv(units, pol.block)
                 self.scan = _plans.Launch(
                     scan,
-                    tiles,
+                    _launch.cdiv(units, pol.block),
                     pol.block,
                     args=(slot, slot)
                     + dims
-                    + (self.counter, self.state, slot, np.int32(exclusive), np.int32(stack)),
+                    + (self.counter, self.state, slot, np.int32(exclusive)),
                 )
                 self.nbytes = _plans.scratch_bytes(self.counter, self.state)
                 return
@@ -313,15 +307,6 @@ class AxisPlan(_plans.Plan):
             self.total(x)
         self.scan(x, out)
         return out
-
-
-def tile_stack(groups, pol):
-    """Chunks a tile of the single-pass column scan stacks (axis_cols_lookback's ``stack``):
-    ``pol.tile_stack`` where the groups fill a block and its stripes are whole warps, else 1."""
-    stack = pol.tile_stack
-    if groups < pol.block or pol.block % stack or (pol.block // stack) % 32:
-        return 1
-    return stack
 
 
 def axis_plan(backend, combo, exclusive, outer, L, inner, m=None):

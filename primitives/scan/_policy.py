@@ -67,11 +67,6 @@ class AxisPolicy:
     # resident blocks per SM the single-pass column kernel's registers are bounded for
     # (__launch_bounds__: 2 of 256 threads allow 128 registers)
     tile_blocks_per_sm: int = knob(_policy.PER_SM)
-    # chunks of a column a tile of the single-pass column scan stacks (its block's threads
-    # block / tile_stack columns wide, the chunks combined in shared memory, one status a column
-    # a tile: fewer look-backs); 1: a chunk a thread across block columns. Taken where the
-    # columns' groups fill a block and block / tile_stack is whole warps, else 1
-    tile_stack: int = knob(_policy.Range(1, 32, pow2=True), 1)
     # contiguous lines (rows) at least this long are scanned as the segments of one segmented
     # look-back scan (kernels/segmented/segmented.cu: one read and one write, however few the rows)
     # instead of a warp per row (0: never)

@@ -211,37 +211,6 @@ def test_single_pass_columns(shape, axis, tile_bytes, dtype, schedule, rng):
                 H.assert_same(scan(y, op, axis, exclusive), reference(y, op, axis, exclusive))
 
 
-@pytest.mark.parametrize("stack", [2, 4])
-@pytest.mark.parametrize(
-    "shape,axis",
-    [
-        ((301, 640), 0),  # G = 160 int32 / 320 float64 groups: whole stripes, a short last tile
-        ((77, 2, 300), 0),  # G = 150 / 300: a last stripe part full
-        ((150, 259), 0),  # scalar columns (259 is odd): G = 259, a last stripe of 3 groups
-        ((3, 45, 200), 1),  # outer > 1: stripes across the outer index
-    ],
-    ids=str,
-)
-@pytest.mark.parametrize("dtype", [np.int32, np.float64], ids=lambda d: np.dtype(d).name)
-def test_single_pass_columns_stacked(shape, axis, dtype, stack, schedule, rng):
-    """tile_stack: tiles of `stack` chunks of block / stack columns (the chunks combined by the
-    strided block scan, one look-back a column a tile), stripes part full, a last tile of fewer
-    chunks, in index order and with the threads permuted between barriers."""
-    from primitives.scan import _axis
-
-    x = values(rng, shape, dtype)
-    with prim.tuning.override(
-        "scan", selector="axis", block=128, tile_bytes=16, split_per_sm=4096, tile_stack=stack
-    ):
-        column_plan(shape, axis, dtype)
-        inner, vec = int(np.prod(shape[axis + 1 :])), _axis._vec(np.dtype(dtype))
-        groups = int(np.prod(shape[:axis])) * inner // (vec if inner % vec == 0 else 1)
-        assert _axis.tile_stack(groups, prim.tuning.policy("scan", "axis")) == stack
-        for op in ("sum", "max"):
-            for exclusive in (False, True):
-                H.assert_same(scan(x, op, axis, exclusive), reference(x, op, axis, exclusive))
-
-
 @pytest.mark.parametrize(
     "dtype",
     [np.complex64, np.complex128, np.float16, np.int8, np.bool_],
