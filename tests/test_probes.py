@@ -106,3 +106,14 @@ def test_partition_paths_checks_both_paths(capsys):
     assert [k for k, _ in rows] == [5, 1000, 16, 1638, 8192]
     for _, t in rows:
         assert {"partition policy", "partition ranks", "argpartition ranks"} <= set(t)
+
+
+def test_recurrence_probe_checks_the_scan(capsys):
+    """tools.probes.recurrence checks the 2-tuple scan against a float64 sequential recurrence
+    (on the emulator: the check alone)."""
+    from tools.probes import recurrence
+
+    recurrence.main(["10"])
+    out = capsys.readouterr().out
+    err = float(out.split("float64: ")[1].split()[0])
+    assert err < 1e-5, out
