@@ -534,20 +534,20 @@ def minmax(arr, backend):
     return dt.type(lo), dt.type(hi)
 
 
-def range_counts(arr, backend, max_ratio):
+def range_counts(arr, backend, max_ratio, max_bins=2**31 - 1):
     """The counts of every value of the integer keys' range: ``(lo, counts)``, ``counts[i]`` the
     int64 number of elements of the non-empty contiguous device array ``arr`` (an integer dtype)
     equal to ``lo + i``. 8-bit keys are counted over all 256 values (``lo`` the type's least),
     wider ones over [min, max] (found on the device: a synchronization), or not at all (None)
-    when that range holds more than ``max_ratio`` values per element or 2^31 - 1 values. The
-    count step of ``unique``'s ``"count"`` variant."""
+    when that range holds more than ``max_ratio`` values per element or ``max_bins`` values
+    (at most 2^31 - 1). The count step of ``unique``'s ``"count"`` variant."""
     dt, n = arr.dtype, arr.size
     if dt.itemsize == 1:  # the byte binner: bin = the byte, int8's sign bit flipped
         binning, lo = byte_binning(dt), int(np.iinfo(dt).min)
     else:
         mn, mx = minmax(arr, backend)
         lo, bins = int(mn), int(mx) - int(mn) + 1
-        if bins > max_ratio * n or bins > 2**31 - 1:
+        if bins > max_ratio * n or bins > min(max_bins, 2**31 - 1):
             return None
         binning = bincount_binning(dt, lo, int(mx), bins)
     return lo, count(arr, binning, None, choose("auto", binning, "count", n), backend)

@@ -238,8 +238,8 @@ def unique(
             (``"count"`` where it applies, else ``"rle"``; complex: ``"compact"``). ``"count"``
             counts 8-bit keys over their 256 values, wider ones over [min, max] (found on the
             device and read back) when that range holds at most ``count_max_ratio`` values per
-            element (the ``"sets"`` tuning policy, selector ``"unique"``; ``"auto"`` also asks
-            for ``count_min_size`` elements), and sorts as ``"rle"`` otherwise and with
+            element and ``count_max_bins`` values (the ``"sets"`` tuning policy, selector
+            ``"unique"``; ``"auto"`` also asks for ``count_min_size`` elements), and sorts as ``"rle"`` otherwise and with
             ``return_index``. With ``axis`` given (``x`` of 2 or more dimensions), the rows
             are sorted column by column and compacted whatever the variant.
 

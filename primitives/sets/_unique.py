@@ -141,7 +141,7 @@ def _counted(arr, rv, rc, backend, auto):
     if auto and dt.itemsize > 1 and keys.size < pol.count_min_size:
         return None
     compaction.prefetch_plan(None)  # compiled beside the counts' kernels, on first use
-    counted = histograms.range_counts(keys, backend, pol.count_max_ratio)
+    counted = histograms.range_counts(keys, backend, pol.count_max_ratio, pol.count_max_bins)
     if counted is None:
         return None
     lo, counts = counted

@@ -297,8 +297,8 @@ def test_unique_count_ranges(dtype, where, monkeypatch):
 
 def test_unique_auto_counts_from_the_policys_size(monkeypatch):
     """``auto`` counts integer keys of a narrow range from count_min_size keys on, sorts fewer,
-    and sorts when return_index is asked for, or when count_max_ratio is 0; 8-bit keys are
-    counted whatever their number."""
+    and sorts when return_index is asked for, when count_max_ratio is 0 or when the range is
+    wider than count_max_bins; 8-bit keys are counted whatever their number."""
     rng = np.random.default_rng(6)
     taken = _count_spy(monkeypatch)
     x = rng.integers(-40, 40, 5000).astype(np.int32)
@@ -312,6 +312,11 @@ def test_unique_auto_counts_from_the_policys_size(monkeypatch):
     with prim.tuning.override("sets", selector="unique", count_min_size=0, count_max_ratio=0):
         H.assert_same(prim.unique(x), np.unique(x))
         assert taken == [True, False, True, False]
+    width = int(x.max()) - int(x.min()) + 1  # count_max_bins bounds the range's width
+    for bins, counts in ((width - 1, False), (width, True)):
+        with prim.tuning.override("sets", selector="unique", count_min_size=0, count_max_bins=bins):
+            H.assert_same(prim.unique(x), np.unique(x))
+            assert taken[-1] is counts, bins
 
 
 @pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: d.name)
