@@ -239,9 +239,10 @@ def unique(
             counts 8-bit keys over their 256 values, wider ones over [min, max] (found on the
             device and read back) when that range holds at most ``count_max_ratio`` values per
             element and ``count_max_bins`` values (the ``"sets"`` tuning policy, selector
-            ``"unique"``; ``"auto"`` also asks for ``count_min_size`` elements), and sorts as ``"rle"`` otherwise and with
-            ``return_index``. With ``axis`` given (``x`` of 2 or more dimensions), the rows
-            are sorted column by column and compacted whatever the variant.
+            ``"unique"``; ``"auto"`` also asks for ``count_min_size`` elements), and sorts as
+            ``"rle"`` otherwise and with ``return_index``. With ``axis`` given (``x`` of 2 or
+            more dimensions), the rows are sorted column by column and compacted whatever the
+            variant.
 
     Returns:
         The unique elements, or a tuple of them and the arrays asked for, in NumPy's order
