@@ -13,11 +13,10 @@ its CuPy peer timed in the same run.
 Every variant of ``unique`` is timed (``count``, what ``auto`` runs on these keys: a histogram of
 their range, no sort; ``rle``, the sort and the run kernel; ``compact``), and ``unique(x,
 return_counts=True)`` also against ``torch.unique`` on the same memory (the issue asks at most
-0.5 of its time). Each case
-checks ours and the peer against NumPy before timing them (CuPy's ``add.reduceat`` of 2^24
-segments was seen to give wrong sums on an H200, CuPy 14.2: the peer is timed all the same, and
-its column says so); "% limit" is the time the case's bytes take at the measured copy rate over
-ours.
+0.5 of its time). Each case checks ours and the peer against NumPy before timing them (CuPy's
+``add.reduceat`` of 2^24 segments was seen to give wrong sums on an H200, CuPy 14.2: the peer is
+timed all the same, and its column says so); "% limit" is the time the case's bytes take at the
+measured copy rate over ours.
 """
 
 from __future__ import annotations
