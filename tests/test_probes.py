@@ -117,3 +117,15 @@ def test_recurrence_probe_checks_the_scan(capsys):
     out = capsys.readouterr().out
     err = float(out.split("float64: ")[1].split()[0])
     assert err < 1e-5, out
+
+
+def test_search_paths_times_every_launch():
+    """tools.probes.search_paths: each order of the queries checked, every launch of the indexed
+    plan timed; sorted queries all near, random ones not."""
+    from tools.probes import search_paths
+
+    rows = search_paths.run(1 << 16, 1 << 14)  # a of 256 KiB: an index above it
+    assert list(rows) == ["sorted", "nearly sorted", "random"]
+    for _, t in rows.values():
+        assert {"public", "plan", "ranges", "search", "near", "build"} <= set(t)
+    assert rows["sorted"][0] == 1.0 and rows["random"][0] < 0.5
