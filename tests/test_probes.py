@@ -129,3 +129,13 @@ def test_search_paths_times_every_launch():
     for _, t in rows.values():
         assert {"public", "plan", "ranges", "search", "near", "build"} <= set(t)
     assert rows["sorted"][0] == 1.0 and rows["random"][0] < 0.5
+
+
+def test_unique_paths_checks_both_variants():
+    """tools.probes.unique_paths: count and rle checked against each other, every range up to
+    the number of keys timed."""
+    from tools.probes import unique_paths
+
+    rows = unique_paths.run(1 << 16)
+    assert list(rows) == [16]
+    assert set(rows[16]) == {"count", "rle"}
