@@ -15,6 +15,7 @@ __all__ = [
     "cub",
     "cub_reduce",
     "cub_inclusive_scan",
+    "cub_linear_recurrence",
     "cub_segmented_reduce",
     "cub_histogram_even",
     "cub_radix_sort",
@@ -90,6 +91,32 @@ def cub_inclusive_scan(x, out=None, op="sum"):
     def run():
         s(temp_storage=tmp, **kw)
         return out
+
+    return run
+
+
+def cub_linear_recurrence(a, b):
+    """The linear recurrence ``x[i] = a[i] * x[i-1] + b[i]``: ``inclusive_scan`` over a
+    ``ZipIterator`` of ``a`` and ``b`` with the affine maps' composition as a Python operator
+    (compiled by ``numba-cuda``: building it raises where that is missing), into (product, x)
+    pairs; the run returns the x field (a strided view)."""
+    import cupy
+
+    cc = cub()
+
+    def compose(p, q):
+        return (p[0] * q[0], q[0] * p[1] + q[1])
+
+    pair = np.dtype([("f0", a.dtype), ("f1", b.dtype)], align=True)
+    zin, out = cc.ZipIterator(a, b), cupy.empty(a.size, pair)
+    s = cc.make_inclusive_scan(d_in=zin, d_out=out, op=compose, init_value=None)
+    kw = dict(d_in=zin, d_out=out, op=compose, num_items=a.size, init_value=None)
+    tmp = _tmp(s(temp_storage=None, **kw))
+    x = out.view(b.dtype).reshape(a.size, 2)[:, 1]
+
+    def run():
+        s(temp_storage=tmp, **kw)
+        return x
 
     return run
 

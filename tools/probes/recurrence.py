@@ -22,40 +22,24 @@ import numpy as np
 
 import primitives as prim
 from primitives._core import backend as _backend, timing as _timing
+from primitives.testing import peers
 
 REC = prim.Op(("a.f0 * b.f0", "b.f0 * a.f1 + b.f1"), identity=(1.0, 0.0))
 
 
-def _cub(a, b, n):
-    """CUB's inclusive scan of the zipped pairs under the same operator (a callable), or None
-    where ``cuda.compute`` or its operator compiler is missing."""
-    try:
-        import cupy
-        import cuda.compute as cc
-        from cuda.compute import ZipIterator
-    except Exception as e:  # noqa: BLE001 - any import failure: no CUB row
-        print(f"CUB unavailable ({type(e).__name__}): its row is left out")
+def _cub(a, b):
+    """CUB's run of the recurrence (:func:`primitives.testing.peers.cub_linear_recurrence`), or
+    None where ``cuda.compute`` or its operator compiler is missing."""
+    if peers.cub() is None:
+        print(f"CUB unavailable ({type(peers.cub_error).__name__}): its row is left out")
         return None
-
-    def op(p, q):
-        return (p[0] * q[0], q[0] * p[1] + q[1])
-
-    zin = ZipIterator(a, b)
-    pair = np.dtype([("f0", np.float32), ("f1", np.float32)], align=True)
-    out = cupy.empty(n, pair)
     try:
-        scan = cc.make_inclusive_scan(d_in=zin, d_out=out, op=op, init_value=None)
-        nbytes = scan(temp_storage=None, d_in=zin, d_out=out, op=op, init_value=None, num_items=n)
+        run = peers.cub_linear_recurrence(a, b)
+        run()
     except Exception as e:  # noqa: BLE001 - the operator's compiler missing or failing
         print(f"CUB unavailable ({type(e).__name__}: {str(e)[:200]}): its row is left out")
         return None
-    tmp = cupy.empty(max(1, int(nbytes)), cupy.uint8)
-
-    def run():
-        return scan(temp_storage=tmp, d_in=zin, d_out=out, op=op, init_value=None, num_items=n)
-
-    run()
-    return run, out.view(np.float32).reshape(n, 2)[:, 1]
+    return run
 
 
 def main(argv=None):
@@ -89,11 +73,10 @@ def main(argv=None):
         "both fields": lambda: prim.inclusive_scan((a, b), REC),
         "cumsum": lambda: prim.cumsum(a),
     }
-    cub = _cub(a, b, n)
+    cub = _cub(a, b)
     if cub is not None:
-        run, cub_x = cub
-        print(f"CUB against ours: max abs difference {float(abs(cub_x[:m] - x[:m]).max()):.2e}")
-        fns["CUB inclusive_scan"] = run
+        print(f"CUB against ours: max abs difference {float(abs(cub()[:m] - x[:m]).max()):.2e}")
+        fns["CUB inclusive_scan"] = cub
     t = _timing.bench_many(fns)
     for k, ms in t.items():
         print(f"{k}: {ms:.4f} ms")
