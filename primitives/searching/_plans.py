@@ -19,7 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, launch as _launch, loader as _loader, plans as _plans
+from .._core import (
+    dtypes as _dtypes,
+    launch as _launch,
+    loader as _loader,
+    lookback as _lookback,
+    plans as _plans,
+)
 from . import _policy
 from ._kernels import (
     CTYPES,
@@ -137,7 +143,8 @@ class SearchPlan(_plans.Plan):
             _plans.Launch(kb, _launch.cover_grid(sizes[1], 256, kernel=kb), 256) if depth else None
         )
         # the index's build and the indexed search are gated on a tile that is not near
-        # (search_tile_range sets far[0] to the call's epoch; epoch 0: ungated, no near tiles)
+        # (search_tile_range sets far[0] to the call's epoch, the look-back scans' epochs:
+        # lookback.advance_epoch; epoch 0: ungated, no near tiles)
         self.epoch = 0
         ks = MODULES.kernel(ctype, indexed_name(ctype, pol), pol)
         smem = -(-(sizes[-1] * dt.itemsize) // 16) * 16
@@ -209,7 +216,7 @@ class SearchPlan(_plans.Plan):
         if self.variant == "indexed":
             epoch = np.uint32(0)
             if self.ranges is not None:  # first: they tell whether the index is needed
-                self.epoch = self.epoch % 0xFFFFFFFF + 1  # 1, 2, ..., 2^32 - 1, 1, ...
+                self.epoch = _lookback.advance_epoch(self.epoch, self.far)
                 epoch = np.uint32(self.epoch)
                 ranges_args = (side, self.span, self.bounds, self.far, epoch)
                 self.ranges(a, self.n64, v, self.m64, *ranges_args)

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import primitives as prim
-from primitives._core import backend as _backend, dtypes as _dtypes
+from primitives._core import backend as _backend, dtypes as _dtypes, lookback as _lookback
 from primitives.searching import DTYPES, VARIANTS
 from primitives.searching import _plans as _sp
 from primitives.testing import harness as H
@@ -282,6 +282,14 @@ def test_near_tiles_gate_the_index(rng):
                 H.assert_same(got, np.searchsorted(a, v, side), what=f"{kind} {side}")
                 gated_open = int(H.to_host(plan.far)[0]) == plan.epoch
                 assert gated_open == (kind == "random"), (kind, side)
+        # at the epoch limit the mark is cleared and the epochs start again
+        plan.epoch = _lookback.EPOCH_LIMIT - 2
+        for kind in ("random", "sorted", "sorted"):
+            v = sorted_v if kind == "sorted" else random_v
+            got = prim.searchsorted(a, v, variant="indexed")
+            H.assert_same(got, np.searchsorted(a, v), what=f"{kind} past the limit")
+            assert (int(H.to_host(plan.far)[0]) == plan.epoch) == (kind == "random"), kind
+        assert 1 <= plan.epoch <= 2
 
 
 def test_near_tiles_off_and_on_agree(rng):
