@@ -57,6 +57,16 @@
 //   hist_global_vectorized    the fully global fallback: 16-byte loads (weights: as
 //                             warp_replicated's), machine-sized grid, a global atomic per sample,
 //                             no shared memory.
+//   hist_bucket_scatter       bucketed, for bins far beyond shared memory (counts, up to 2^24
+//   hist_bucket_tally         bins): the bins grouped by their range of 65,536 with no global
+//                             atomic per sample. scatter, phase 0: each range's number of
+//                             samples; phase 1: each tile's samples grouped by range in shared
+//                             memory, each group placed in its range's region of a 16-bit array
+//                             by one global atomic a range a tile, and written there (the bin's
+//                             low 16 bits), coalesced. tally: each block a slice of the regions,
+//                             counted range by range in 16-bit shared counters (Packed16), then
+//                             added to `out`. Traffic: the samples read twice, 2 bytes a sample
+//                             written and read; global atomics a range a block, not a sample.
 //   hist_bin_keys             sort then reduce by key, step one: keys[i] = the bin of sample i,
 //                             or nbins when it is dropped (so dropped samples sort last). The
 //                             host sorts the keys (radix sort over the bits of nbins) and reduces
@@ -64,12 +74,14 @@
 //
 // Launch: 1-D. Textbook kernels: any blockDim.x (multiple of 32); hist_global_contiguous and the
 // coarsened/aggregated kernels expect a resident grid (they loop). hist_warp_replicated,
-// hist_partial_privatized and hist_global_vectorized: blockDim.x == BLOCK, a resident grid.
+// hist_partial_privatized and hist_global_vectorized: blockDim.x == BLOCK, a resident grid;
+// hist_bucket_scatter and hist_bucket_tally: blockDim.x == BLOCK >= 256, a resident grid.
 // Dynamic shared memory: nbins * sizeof(Shared) (privatized, coarsened, aggregated),
 // replicas * (nbins + 1) * sizeof(Shared) (warp_replicated with STAGES == 0 or weights; with
 // STAGES > 0 and counts: that size rounded up to 16 bytes, then STAGES * BLOCK * 16 bytes of
 // staging slots; on an architecture below sm_80 the slots go unused), shared_bins *
-// sizeof(Shared) (partial; packed: Packed16::words(shared_bins) 4-byte words).
+// sizeof(Shared) (partial; packed: Packed16::words(shared_bins) 4-byte words),
+// Packed16::words(65536) 4-byte words (hist_bucket_tally; hist_bucket_scatter: static only).
 // Preconditions: `in` aligned to sizeof(T); `weights` holds n values of Acc::Weight, aligned to
 // its size, when Acc is a WeightAcc (any pointer otherwise); a block counts fewer than 2^32
 // samples (the host sizes the grid so).
@@ -84,6 +96,7 @@
 #include "util/pack16.cuh"
 #include "warp/reduce.cuh"
 #include "block/reduce.cuh"
+#include "block/scan.cuh"
 #include "histograms/bins.cuh"
 
 namespace prim {
@@ -522,6 +535,182 @@ __global__ void hist_bin_keys(const T* __restrict__ in, long long n,
     for (long long i = prim::global_thread(); i < n; i += prim::global_threads()) {
         const int b = bin(in[i]);
         keys[i] = b >= 0 ? static_cast<unsigned>(b) : dropped;
+    }
+}
+
+// ---- 9. bucketed: the bins by ranges of 65,536, each range then counted in shared memory -------
+namespace prim {
+// Bins of one bucket (the bin's high bits are its bucket, its low 16 bits its place in it), and
+// the most buckets a launch takes (bins up to 2^24; a bucket's number fits in a byte).
+constexpr int BUCKET_BITS = 16;
+constexpr int MAX_BUCKETS = 256;
+
+// Samples a thread of hist_bucket_scatter bins per tile: VECS 16-byte loads' worth, at most 8
+// (the tile's staging stays within 24 KiB at 1024 threads).
+template <class T, int VECS> struct BucketItems {
+    static constexpr int raw = VECS * static_cast<int>(16 / sizeof(T));
+    static constexpr int value = raw < 1 ? 1 : (raw > 8 ? 8 : raw);
+};
+
+// off[0..nb]: the exclusive prefix of sizes[0..nb) (off[nb] their total), in shared memory, for
+// every thread of the block. nb <= MAX_BUCKETS <= BLOCK; `scratch` holds BLOCK / 32 values.
+// Called by the whole block (two barriers inside, one after).
+template <int BLOCK>
+__device__ __forceinline__ void bucket_offsets(const u64* sizes, int nb, u64* off, u64* scratch) {
+    static_assert(BLOCK >= MAX_BUCKETS, "bucket offsets: a thread per bucket");
+    const int t = threadIdx.x;
+    const u64 v = t < nb ? sizes[t] : 0ull;
+    u64 total;
+    const u64 before = block_exclusive_scan<BLOCK>(v, Sum<u64>(), scratch, total);
+    if (t < nb) off[t] = before;
+    if (t == 0) off[nb] = total;
+    __syncthreads();
+}
+}  // namespace prim
+
+// Two passes over the samples, each binning them alike, in tiles of BLOCK * ITEMS samples (a
+// block takes tiles blockIdx.x, + gridDim.x, ...; ITEMS loads in flight per thread):
+//   phase 0: the samples of each bucket: sizes[b] += the kept samples whose bin >> 16 is b.
+//   phase 1: each tile's samples grouped by bucket in shared memory (a shared atomic per sample
+//            gives its rank in its bucket; a block scan places the buckets), each bucket's group
+//            given its place in the bucket's region of `dst` by one global atomic on
+//            cursors[b], then written there as 16-bit low bins, coalesced. The regions follow
+//            one another in bucket order (the prefix of sizes); within one, tiles land in the
+//            order they reserved.
+// Scratch: sizes[nb] then cursors[nb] (u64), zero before phase 0 and unchanged in between;
+// dst: sum(sizes) 16-bit values. Counts only (Acc is CountAcc; its name keeps the variants'
+// instantiation scheme). Launch: blockDim.x == BLOCK >= 256, any grid (a resident one), static
+// shared memory only (24 KiB of staging at most); bins <= 2^24.
+template <class T, class Binner, class Acc, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+    hist_bucket_scatter(const T* __restrict__ in, long long n,
+                        const prim::BinSpec* __restrict__ spec, int phase,
+                        unsigned long long* __restrict__ scratch,
+                        unsigned short* __restrict__ dst) {
+    static_assert(!Acc::WEIGHTED, "bucketed histograms count samples");
+    constexpr int ITEMS = prim::BucketItems<T, VECS>::value;
+    constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
+    typedef unsigned long long u64;
+    __shared__ unsigned int count[prim::MAX_BUCKETS];
+    __shared__ unsigned int start[prim::MAX_BUCKETS];
+    __shared__ u64 base[prim::MAX_BUCKETS];
+    __shared__ u64 region[prim::MAX_BUCKETS + 1];
+    __shared__ u64 wide[BLOCK / prim::WARP];
+    __shared__ unsigned int narrow[BLOCK / prim::WARP];
+    __shared__ unsigned short low[TILE];
+    __shared__ unsigned char owner[TILE];
+    const prim::HistStart<Binner> hs(*spec);
+    const Binner bin = hs.bin;
+    const int nb = (hs.nbins + (1 << prim::BUCKET_BITS) - 1) >> prim::BUCKET_BITS;
+    u64* sizes = scratch;
+    u64* cursors = scratch + nb;
+    const int t = threadIdx.x;
+    for (int b = t; b < nb; b += BLOCK) count[b] = 0u;
+    if (phase == 1) prim::bucket_offsets<BLOCK>(sizes, nb, region, wide);
+    __syncthreads();
+    const long long tiles = (n + TILE - 1) / TILE;
+    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // uniform in the block
+        const long long first = tile * TILE;
+        T x[ITEMS];
+        int bk[ITEMS];
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            const long long i = first + static_cast<long long>(j) * BLOCK + t;
+            if (i < n) x[j] = in[i];
+        }
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            const long long i = first + static_cast<long long>(j) * BLOCK + t;
+            bk[j] = i < n ? prim::bin_many(bin, x[j]) : -1;
+        }
+        if (phase == 0) {
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j)
+                if (bk[j] >= 0) atomicAdd(count + (bk[j] >> prim::BUCKET_BITS), 1u);
+            continue;
+        }
+        unsigned int rank[ITEMS];
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j)
+            rank[j] = bk[j] >= 0 ? atomicAdd(count + (bk[j] >> prim::BUCKET_BITS), 1u) : 0u;
+        __syncthreads();
+        const unsigned int c = t < nb ? count[t] : 0u;
+        unsigned int kept;
+        const unsigned int at =
+            prim::block_exclusive_scan<BLOCK>(c, prim::Sum<unsigned int>(), narrow, kept);
+        if (t < nb) {
+            start[t] = at;
+            if (c) base[t] = region[t] + atomicAdd(cursors + t, static_cast<u64>(c));
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            if (bk[j] < 0) continue;
+            const int b = bk[j] >> prim::BUCKET_BITS;
+            const unsigned int p = start[b] + rank[j];
+            low[p] = static_cast<unsigned short>(bk[j] & ((1 << prim::BUCKET_BITS) - 1));
+            owner[p] = static_cast<unsigned char>(b);
+        }
+        __syncthreads();
+        for (unsigned int p = t; p < kept; p += BLOCK) {
+            const int b = owner[p];
+            dst[base[b] + (p - start[b])] = low[p];
+        }
+        __syncthreads();  // the next tile's counts, ranks and staging
+        for (int b = t; b < nb; b += BLOCK) count[b] = 0u;
+        __syncthreads();
+    }
+    if (phase == 0) {
+        __syncthreads();
+        for (int b = t; b < nb; b += BLOCK)
+            if (count[b]) atomicAdd(sizes + b, static_cast<u64>(count[b]));
+    }
+}
+
+// Counts the 16-bit low bins that hist_bucket_scatter wrote: the regions of every bucket, one
+// after another (sizes[nb], as scatter's), cut into gridDim.x equal slices; a block counts each
+// bucket's part of its slice in 16-bit shared counters (prim::Packed16: 65,536 bins in 128 KiB),
+// then adds the non-zero ones to out[b * 65536 + bin] with global atomics, and goes on to the
+// next bucket. out: nbins u64 counters, zero on entry (the result). Launch: blockDim.x == BLOCK
+// >= 256, any grid; dynamic shared memory Packed16::words(65536) 4-byte words; nb <= 256.
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    hist_bucket_tally(const unsigned short* __restrict__ vals,
+                      const unsigned long long* __restrict__ sizes, int nbins,
+                      unsigned long long* __restrict__ out) {
+    typedef unsigned long long u64;
+    PRIM_DYNAMIC_SHARED(prim::u32, h);
+    __shared__ u64 region[prim::MAX_BUCKETS + 1];
+    __shared__ u64 wide[BLOCK / prim::WARP];
+    const int nb = (nbins + (1 << prim::BUCKET_BITS) - 1) >> prim::BUCKET_BITS;
+    prim::bucket_offsets<BLOCK>(sizes, nb, region, wide);
+    const u64 total = region[nb];
+    const u64 slice = (total + gridDim.x - 1) / gridDim.x;
+    const u64 lo = slice * blockIdx.x < total ? slice * blockIdx.x : total;
+    const u64 hi = lo + slice < total ? lo + slice : total;
+    const long long t = threadIdx.x;
+    for (int b = 0; b < nb; ++b) {  // uniform in the block
+        const u64 s = lo > region[b] ? lo : region[b];
+        const u64 e = hi < region[b + 1] ? hi : region[b + 1];
+        if (s >= e) continue;
+        const long long left = static_cast<long long>(nbins) - (static_cast<long long>(b) << 16);
+        const long long bins = left < 65536 ? left : 65536;
+        u64* o = out + (static_cast<long long>(b) << prim::BUCKET_BITS);
+        const int words = static_cast<int>(prim::Packed16::words(bins));
+        for (int w = threadIdx.x; w < words; w += BLOCK) h[w] = 0u;
+        __syncthreads();
+        long long i = static_cast<long long>(s) + t;
+        const long long end = static_cast<long long>(e);
+        for (; i + 7 * BLOCK < end; i += 8 * BLOCK) {
+            long long v[8];
+#pragma unroll
+            for (int k = 0; k < 8; ++k) v[k] = vals[i + k * BLOCK];
+            prim::Packed16::add_n(h, v, bins, o);
+        }
+        for (; i < end; i += BLOCK) prim::Packed16::add(h, vals[i], bins, o);
+        __syncthreads();
+        prim::Packed16::merge(h, bins, o);
+        __syncthreads();
     }
 }
 

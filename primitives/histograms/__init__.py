@@ -22,6 +22,8 @@ global_vectorized           the fully global fallback: 16-byte loads, a global a
 sort_reduce_by_key          the bin of every sample as a key, radix-sorted, then the runs of equal
                             keys counted (or their weights summed by segmented reduction): no
                             atomics on the output
+bucketed                    counts of many bins: the bins grouped by ranges of 65,536 (two passes),
+                            each range then counted in 16-bit shared counters (no weights)
 auto                        see :func:`auto_variant`
 ==========================  ======================================================================
 

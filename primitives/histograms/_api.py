@@ -205,8 +205,8 @@ def histogram(
             reversed or not finite; autodetected range not finite (NaN or inf samples, or mapped
             samples); too many bins for the range; ``weights`` of another shape), an unknown
             ``variant``, NaN in ``bins`` (or NaT before a date), a variant that keeps every bin
-            in shared memory asked for more bins than fit, or a ``map`` that is not one
-            expression.
+            in shared memory asked for more bins than fit, ``bucketed`` asked for weights or
+            more than 2^24 bins, or a ``map`` that is not one expression.
         ZeroDivisionError: ``density`` of object weights whose total is zero, or over a bin of
             zero width (NumPy's Python division).
         KernelCompileError: a ``map`` that does not compile (naming the map).
@@ -270,7 +270,8 @@ def histogram_even(a, bins, lower, upper, *, variant="auto", map=None):  # noqa:
             moves to the device); ``bins`` not an int; ``map`` not a string, or samples of a
             dtype it does not read.
         ValueError: ``bins < 1``, ``lower >= upper`` or not finite, an unknown ``variant``, too
-            many bins for the range, or a ``map`` that is not one expression.
+            many bins for the range (``bucketed``: more than 2^24), or a ``map`` that is not one
+            expression.
         KernelCompileError: a ``map`` that does not compile (naming the map).
 
     See Also:
@@ -358,7 +359,8 @@ def bincount(x, weights=None, minlength=0, *, variant="auto"):
             ``weights`` not castable to float64.
         OverflowError: ``minlength`` beyond int64, as in NumPy.
         ValueError: ``x`` is not 1-D, ``minlength < 0``, negative values in ``x``, ``weights``
-            not 1-D or of another length, or an unknown ``variant``. Checked in NumPy's order:
+            not 1-D or of another length, an unknown ``variant``, or ``bucketed`` with weights
+            or more than 2^24 bins. Checked in NumPy's order:
             ``x``, ``minlength``, then the weights; but the negative values of ``x`` are found
             with the counts, after the weights' checks (NumPy finds them before).
 

@@ -24,6 +24,7 @@ VARIANTS = (
     "partial_privatized",
     "global_vectorized",
     "sort_reduce_by_key",
+    "bucketed",
 )
 
 
@@ -35,19 +36,22 @@ class Variant:
     warp_replicated with STAGES after them), launched with the production block; otherwise
     launched with the textbook block. ``f32_weights``: also instantiated with float32 weights
     (``WeightAcc<float>``), which it reads as they are; the other variants read float64 weights
-    (any other dtype converted first)."""
+    (any other dtype converted first). ``weights``: it sums weights at all (``bucketed`` counts
+    samples only)."""
 
     kernel: str
     shape: str
     production: bool = False
     f32_weights: bool = False
+    weights: bool = True
 
 
 #: every variant's kernel and launch shape: "resident" (a resident grid, global counters),
 #: "per_sample" (a thread per sample, the bins in shared memory), "resident_shared" (a resident
 #: grid, the bins in shared memory), "replicated" (histogram copies per block, an accumulator and
 #: a finish), "partial" (the bins that fit in shared memory), "vectorized" (16-byte loads, global
-#: counters), "sort" (bins as sort keys)
+#: counters), "sort" (bins as sort keys), "bucketed" (the bins grouped by ranges of 65,536, each
+#: range counted in shared memory)
 VARIANT_TABLE = {
     "global_atomic_contiguous": Variant("hist_global_contiguous", "resident"),
     "global_atomic_interleaved": Variant("hist_global_interleaved", "resident"),
@@ -65,14 +69,21 @@ VARIANT_TABLE = {
     "global_vectorized": Variant("hist_global_vectorized", "vectorized", production=True),
     # the bins as sort keys (radix sort), then a reduction of the runs of equal keys
     "sort_reduce_by_key": Variant("hist_bin_keys", "sort"),
+    # wide histograms without global atomics per sample: the samples' bins grouped by their
+    # 65,536-bin range (two passes), then each range counted in shared memory (a third)
+    "bucketed": Variant("hist_bucket_scatter", "bucketed", production=True, weights=False),
 }
 assert VARIANTS == tuple(VARIANT_TABLE)
 
 
 def accumulations(variant):
     """The accumulations (:data:`._binning.ACCS`) ``variant``'s kernel is instantiated with:
-    counts and float64 weights, and float32 weights where it reads them (``f32_weights``)."""
-    return ("count", "weight") + (("weight_f32",) if VARIANT_TABLE[variant].f32_weights else ())
+    counts and float64 weights, and float32 weights where it reads them (``f32_weights``);
+    counts alone where it sums no weights."""
+    spec = VARIANT_TABLE[variant]
+    if not spec.weights:
+        return ("count",)
+    return ("count", "weight") + (("weight_f32",) if spec.f32_weights else ())
 
 
 def accumulation(variant, weights_dtype):
@@ -192,6 +203,16 @@ def choose(variant, binning, acc, n, info=None):
             f"{info.shared_per_block_optin} per block ({shared_capacity(acc, info)} bins): use "
             f"'partial_privatized' or 'auto'"
         )
+    if shape == "bucketed" and acc != "count":
+        raise ValueError(
+            "histogram: variant 'bucketed' counts samples and takes no weights: use "
+            "'partial_privatized' or 'auto'"
+        )
+    if shape == "bucketed" and nb > BUCKETED_MAX_BINS:
+        raise ValueError(
+            f"histogram: variant 'bucketed' takes at most {BUCKETED_MAX_BINS} bins (256 ranges "
+            f"of 65,536), got {nb}: use 'partial_privatized' or 'auto'"
+        )
     if shape == "replicated" and not replicas_for(nb, acc, info):
         raise ValueError(
             f"histogram: variant 'warp_replicated' keeps {nb} bins in shared memory "
@@ -201,13 +222,20 @@ def choose(variant, binning, acc, n, info=None):
     return variant
 
 
+#: the most bins ``bucketed`` takes: 256 ranges of 65,536 (kernels/histograms/histogram.cu:
+#: MAX_BUCKETS, BUCKET_BITS)
+BUCKETED_MAX_BINS = 256 * 65536
+
+
 def auto_variant(nbins, dtype=np.float32, weighted=False):
     """The variant ``variant="auto"`` runs for ``nbins`` bins of samples of ``dtype``.
 
     Rule: ``warp_replicated`` while one copy of the histogram fits in a block's shared memory
     (4-byte counters: 58111 bins on an H100, 8-byte weight sums about half as many), with one
     copy per lane up to 383 bins and up to four copies per block beyond (:func:`replicas_for`);
-    ``partial_privatized`` beyond that, with the lowest bins in shared memory.
+    ``partial_privatized`` beyond that, with the lowest bins in shared memory; counts of at
+    least the production policy's ``bucketed_from_bins`` bins (0: never) and at most
+    :data:`BUCKETED_MAX_BINS` by ``bucketed``.
     The dtype selects the binner and the loads in flight, not the variant. Contention takes no
     decision and no look at the data (which would cost a synchronization): measured on an H100,
     the production kernel runs all-equal and sky-image data faster than uniform data, because the
@@ -217,4 +245,9 @@ def auto_variant(nbins, dtype=np.float32, weighted=False):
     """
     del dtype  # same rule for every sample dtype
     acc = "weight" if weighted else "count"
-    return "warp_replicated" if replicas_for(nbins, acc) else "partial_privatized"
+    if replicas_for(nbins, acc):
+        return "warp_replicated"
+    start = _policy.production().bucketed_from_bins
+    if not weighted and start and start <= nbins <= BUCKETED_MAX_BINS:
+        return "bucketed"
+    return "partial_privatized"

@@ -132,6 +132,15 @@ def kernel(variant, binning, acc, stages=0, m=None):
     return _loader.load(SOURCE, names if name in names else [name])(name)
 
 
+def tally_name(prod):
+    """The bucketed variant's last kernel (its counts of 16-bit bins), of the production block."""
+    return f"hist_bucket_tally<{prod.block}>"
+
+
+def tally_kernel(prod):
+    return _loader.load(SOURCE, [tally_name(prod)])(tally_name(prod))
+
+
 def minmax_acc(dt):
     """dtype of hist_minmax's partials (MinMaxOf<T>): int for small integers and float32 keys."""
     return np.dtype(np.int32) if dt in SMALL or dt == F32 else dt
@@ -211,6 +220,8 @@ def _register():
                 for kind, extra in BINNERS[dt]
             ],
         )
+    for prod in of["production"]:
+        _loader.register(SOURCE, [tally_name(prod)])
     for pol in of["minmax"]:
         _loader.register(SOURCE, minmax_names(pol))
     for pol in of["channels"]:

@@ -205,6 +205,62 @@ class CountPlan(_plans.Plan):
         return out
 
 
+class BucketPlan(_plans.Plan):
+    """The ``bucketed`` variant's launches for ``n`` samples binned like ``binning`` (counts, at
+    most :data:`._choose.BUCKETED_MAX_BINS` bins; each sample read through the map ``m`` where
+    given): ``hist_bucket_scatter`` twice (the samples of each 65,536-bin range, then every
+    kept sample's 16-bit bin written in its range's region of a scratch array, the regions in
+    range order) and ``hist_bucket_tally`` (each block a slice of the regions, counted in
+    shared memory, added to the result). ``scratch`` (the ranges' sizes and cursors) is zeroed
+    per call; the 16-bit bins (2 bytes a sample) come from the pool per call.
+    ``plan(arr, spec)`` counts the contiguous device array ``arr`` into a new array."""
+
+    #: bins of one range (kernels/histograms/histogram.cu: BUCKET_BITS)
+    RANGE = 1 << 16
+
+    def __init__(self, binning, n, backend, m=None):
+        prod, loads = _policy.production(), _policy.loads(binning.dtype)
+        self.xp = xp = backend.xp
+        self.variant, self.n, self.nbins = "bucketed", n, binning.nbins
+        self.out_dtype = OUT_DTYPE["count"]
+        k = _kernels.kernel("bucketed", binning, "count", 0, m)
+        items = min(8, max(1, loads.vectors * 16 // binning.dtype.itemsize))
+        grid = _launch.cover_grid(n, prod.block, items, kernel=k, per_sm=prod.blocks_per_sm)
+        grid = max(grid, _launch.cdiv(n, 2**31))  # a block's 32-bit shared sizes
+        ranges = _launch.cdiv(binning.nbins, self.RANGE)
+        self.scratch = xp.zeros(2 * ranges, dtype=np.uint64)
+        n64 = _launch.i64(n)
+        self.sizes = _plans.Launch(
+            k, grid, prod.block, args=(_SLOT, n64, _SLOT, np.int32(0), self.scratch, _SLOT)
+        )
+        self.scatter = _plans.Launch(
+            k, grid, prod.block, args=(_SLOT, n64, _SLOT, np.int32(1), self.scratch, _SLOT)
+        )
+        tk = _kernels.tally_kernel(prod)
+        shared = 4 * (self.RANGE // 2 + 1)  # Packed16::words(65536) 4-byte words
+        tgrid = _launch.cover_grid(n, prod.block, 8, kernel=tk, shared_mem=shared)
+        self.tally = _plans.Launch(
+            tk, tgrid, prod.block, shared, args=(_SLOT, self.scratch, np.int32(self.nbins), _SLOT)
+        )
+        self.kernel, self.grid, self.block, self.shared = k, grid, prod.block, 0
+        self.replicas = self.stages = 0
+        self.acc = self.ticket = self.record = None
+        self.weights_dtype = None
+        self.nbytes = _plans.scratch_bytes(self.scratch)
+
+    def __call__(self, arr, spec, weights=None):
+        """Counts of ``arr`` binned by the BinSpec record ``spec`` into a new array."""
+        del weights  # counts only: the choice refuses weights for this variant
+        xp = self.xp
+        out = xp.zeros(self.nbins, dtype=self.out_dtype)
+        self.scratch.fill(0)
+        bins16 = xp.empty(self.n, dtype=np.uint16)
+        self.sizes(arr, spec, bins16)
+        self.scatter(arr, spec, bins16)
+        self.tally(bins16, out)
+        return out
+
+
 def _count_key(variant, binning, acc, n, m=None):
     pols = (
         (_policy.production(), _policy.loads(binning.dtype))
@@ -229,6 +285,10 @@ def _count_key(variant, binning, acc, n, m=None):
 def count_plan(variant, binning, acc, n, backend, m=None):
     """The :class:`CountPlan` of ``variant`` (a chosen one) for ``n`` samples with ``binning``
     (read through the map ``m`` where given)."""
+    if VARIANT_TABLE[variant].shape == "bucketed":
+        return _plans.PLANS.get(
+            _count_key(variant, binning, acc, n, m), lambda: BucketPlan(binning, n, backend, m)
+        )
     return _plans.PLANS.get(
         _count_key(variant, binning, acc, n, m),
         lambda: CountPlan(variant, binning, acc, n, backend, m),
@@ -423,7 +483,7 @@ def repeat_plan(kind, variant, binning, n, backend, edges=None, minlength=0, ori
     if n == 0 or binning.empty or variant == "sort_reduce_by_key":
         return None
     ckey = _count_key(variant, binning, "count", n, m)
-    count = _plans.PLANS.get(ckey, lambda: CountPlan(variant, binning, "count", n, backend, m))
+    count = count_plan(variant, binning, "count", n, backend, m)
     if count.acc is None and kind == "bincount":
         return None
     prod = _policy.production()

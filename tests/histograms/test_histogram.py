@@ -17,7 +17,11 @@ import primitives as prim
 from primitives import histograms
 from primitives._core import dtypes as _dtypes, plans as P
 from primitives.testing import harness as H
+from primitives.histograms import _choose
 from primitives.testing.harness import to_host
+
+#: the variants that sum weights (bucketed counts samples only)
+WEIGHTED = tuple(v for v in histograms.VARIANTS if _choose.VARIANT_TABLE[v].weights)
 
 DTYPES = [
     np.int8,
@@ -254,7 +258,7 @@ def test_nan_and_inf_samples(rng):
 
 
 @pytest.mark.parametrize("wdtype", [np.float64, np.float32, np.int32, np.int64, np.uint32], ids=IDS)
-@pytest.mark.parametrize("variant", histograms.VARIANTS)
+@pytest.mark.parametrize("variant", WEIGHTED)
 def test_weights(variant, wdtype, rng, schedule):
     x = samples(rng, 2001, np.float32, 0, 1)
     w = (rng.random(2001) * 10).astype(wdtype)
@@ -1011,7 +1015,25 @@ def test_bincount(variant, dtype, rng, schedule):
     x = rng.integers(0, hi, 3001, endpoint=True).astype(dtype)
     for minlength in (0, 5, 300):
         twin(x, minlength=minlength, func="bincount", variant=variant)
-    twin(x, rng.random(3001), func="bincount", variant=variant, rtol=1e-12)
+    if variant in WEIGHTED:
+        twin(x, rng.random(3001), func="bincount", variant=variant, rtol=1e-12)
+
+
+@pytest.mark.parametrize("func", ["histogram", "bincount"])
+def test_bucketed_takes_no_weights(func, rng):
+    x = rng.integers(0, 100, 500).astype(np.int32)
+    args = (x, 10) if func == "histogram" else (x,)
+    with pytest.raises(ValueError, match="variant 'bucketed' counts samples and takes no weights"):
+        getattr(prim, func)(*args, weights=np.ones(500), variant="bucketed")
+
+
+def test_bucketed_bins_at_most(rng):
+    x = samples(rng, 100, np.float32, 0, 1)
+    most = _choose.BUCKETED_MAX_BINS
+    got = prim.histogram(x, most, (0, 1), variant="bucketed")[0]
+    assert int(got.sum()) == 100 and got.size == most
+    with pytest.raises(ValueError, match=f"variant 'bucketed' takes at most {most} bins"):
+        prim.histogram(x, most + 1, (0, 1), variant="bucketed")
 
 
 def test_bincount_edge_cases(rng):
@@ -1276,6 +1298,46 @@ def test_property_histogram_matches_numpy(data, dtype, variant):
 def test_property_bincount_matches_numpy(x, minlength, variant):
     got = prim.bincount(x, minlength=minlength, variant=variant)
     assert np.array_equal(got, np.bincount(x, minlength=minlength))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    dtype=st.sampled_from([np.float32, np.float64, np.int32, np.uint16, np.int64]),
+    nbins=st.one_of(
+        st.sampled_from([1, 65535, 65536, 65537, 131072, 3 * 65536 + 17]), st.integers(1, 4 * 65536)
+    ),
+    n=st.integers(1, 40000),
+    spread=st.sampled_from(["uniform", "few", "outside"]),
+)
+def test_property_bucketed_wide_bins(data, dtype, nbins, n, spread):
+    """The bucketed variant over many bins: several 65,536-bin ranges, tiles and tally slices
+    that straddle them, dropped samples (outside the range), samples in a few bins only."""
+    dt = np.dtype(dtype)
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    hi = 60000 if dt == np.uint16 else 1e6
+    x = rng.uniform(0, hi, n)
+    if spread == "few":
+        x = rng.choice(x[:5], n)
+    rng_ = (hi * 0.1, hi * 0.9) if spread == "outside" else (0, hi)
+    x = x.astype(dt)
+    want = np.histogram(x, nbins, rng_)
+    H.assert_same(prim.histogram(x, nbins, rng_, variant="bucketed"), want, what=f"{nbins} {rng_}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint32])
+def test_bucketed_one_bin_past_16_bits(dtype):
+    """A bin counted more than 65,535 times within one block's slice: the 16-bit shared
+    counters hand the wraps to the result (the emulator's tally grid takes slices of 75,000)."""
+    if dtype is np.float32:
+        x = np.full(300000, 0.75, np.float32)
+        want = np.histogram(x, 131072, (0, 1))
+        H.assert_same(prim.histogram(x, 131072, (0, 1), variant="bucketed"), want)
+    else:
+        x = np.full(300000, 70000, np.uint32)
+        x[::7] = 3
+        assert np.array_equal(prim.bincount(x, variant="bucketed"), np.bincount(x))
 
 
 # ---- errors: NumPy's branches, one test each ----------------------------------------------------
