@@ -139,3 +139,16 @@ def test_unique_paths_checks_both_variants():
     rows = unique_paths.run(1 << 16)
     assert list(rows) == [16]
     assert set(rows[16]) == {"count", "rle"}
+
+
+def test_wide_bins_checks_every_variant():
+    """tools.probes.wide_bins: the wide-bin variants checked against each other at every bin
+    count, bincount too, and unique's counts under both policies checked against the sort."""
+    from tools.probes import wide_bins
+
+    rows = wide_bins.histograms(1 << 12)
+    assert list(rows) == [1 << b for b in (16, 17, 18, 20, 22, 24)]
+    assert all(set(t) == set(wide_bins.VARIANTS) for t in rows.values())
+    k = wide_bins.keys(1 << 12)
+    assert set(wide_bins.bincounts(k)) == set(wide_bins.VARIANTS)
+    assert list(wide_bins.uniques(k)) == ["policy in force", "bucketed from 2^17"]

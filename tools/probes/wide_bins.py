@@ -1,0 +1,117 @@
+"""Wide histograms by buckets against the partial privatization, and unique's counts with each:
+
+    python -m tools.probes.wide_bins [log2 n]
+
+Where the production policy's ``bucketed_from_bins`` belongs (0: the bucketed variant only when
+asked for by name). Three tables, each interleaved (primitives._core.timing.bench_many, 5 rounds
+x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of the probe):
+
+- ``histogram`` of n float32 samples uniform in [0, 1) (2^28 by default), 2^16 .. 2^24 bins:
+  ``partial_privatized`` (the bins beyond shared memory by global atomics), ``bucketed`` (the
+  bins grouped by ranges of 65,536, each range counted in shared memory), ``global_vectorized``;
+  ms and GB/s of samples read;
+- ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
+- ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
+  force and with ``bucketed_from_bins`` = 2^17, each in a run of its own with ``torch.unique``
+  interleaved (where torch is installed): ms and the ratio to torch (the issue asks <= 0.5).
+
+Every variant's answer is checked against the first's before timing.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+import primitives as prim
+from primitives._core import backend as _backend, timing as _timing
+
+backend = _backend.get_backend()
+xp = backend.xp  # CuPy on a GPU, NumPy on the emulator
+ROUNDS = (
+    dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda else dict(rounds=1, warmup=0, repeat=1)
+)
+VARIANTS = ("partial_privatized", "bucketed", "global_vectorized")
+#: the threshold tried for unique's counts (the first power of two past 2 x 58,111 bins)
+BUCKETED_FROM = 1 << 17
+
+
+def _same(results):
+    first = results[0]
+    return all(bool((r == first).all()) for r in results[1:])
+
+
+def histograms(n):
+    """``{bins: {variant: ms}}`` for n float32 samples in [0, 1)."""
+    rng = np.random.default_rng(3)
+    x = xp.asarray(rng.random(n, dtype=np.float32))
+    rows = {}
+    for b in (16, 17, 18, 20, 22, 24):
+        nb = 1 << b
+        fns = {v: (lambda v=v: prim.histogram(x, nb, (0.0, 1.0), variant=v)[0]) for v in VARIANTS}
+        assert _same([f() for f in fns.values()]), nb
+        rows[nb] = _timing.bench_many(fns, **ROUNDS)
+    return rows
+
+
+def keys(n):
+    rng = np.random.default_rng(5)
+    return xp.asarray(rng.integers(0, 1 << 20, n, dtype=np.uint32))
+
+
+def bincounts(k):
+    """``{variant: ms}`` for bincount of the keys ``k``."""
+    fns = {v: (lambda v=v: prim.bincount(k, variant=v)) for v in VARIANTS}
+    assert _same([f() for f in fns.values()])
+    return _timing.bench_many(fns, **ROUNDS)
+
+
+def uniques(k):
+    """``{label: {"ours": ms, "torch": ms or None}}`` for unique(k, return_counts=True) under the
+    policy in force and with the bucketed counts."""
+    try:
+        import torch
+
+        t = torch.from_dlpack(k) if backend.is_cuda else None
+    except ImportError:
+        t = None
+    want = prim.unique(k, return_counts=True, variant="rle")
+    rows = {}
+    for label, start in (("policy in force", None), ("bucketed from 2^17", BUCKETED_FROM)):
+        fns = {"ours": lambda: prim.unique(k, return_counts=True)}
+        if t is not None:
+            fns["torch"] = lambda: torch.unique(t, sorted=True, return_counts=True)
+        if start is None:
+            got = fns["ours"]()
+            ms = _timing.bench_many(fns, **ROUNDS)
+        else:
+            with prim.tuning.override(
+                "histograms", selector="production", bucketed_from_bins=start
+            ):
+                got = fns["ours"]()
+                ms = _timing.bench_many(fns, **ROUNDS)
+        assert bool((got[0] == want[0]).all()) and bool((got[1] == want[1]).all()), label
+        rows[label] = {"ours": ms["ours"], "torch": ms.get("torch")}
+    return rows
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    n = 1 << int(argv[0]) if argv else (1 << 28 if backend.is_cuda else 1 << 18)
+    print(f"histogram, {n} float32 in [0, 1): ms (GB/s of samples read)")
+    for nb, t in histograms(n).items():
+        cells = ", ".join(f"{v} {ms:.4f} ({4 * n / ms / 1e6:.0f})" for v, ms in t.items())
+        print(f"  {nb} bins: {cells}")
+    k = keys(n // 2)
+    t = bincounts(k)
+    cells = ", ".join(f"{v} {ms:.4f}" for v, ms in t.items())
+    print(f"bincount, {n // 2} uint32 in [0, 2^20): {cells}")
+    for label, r in uniques(k).items():
+        theirs = r["torch"]
+        ratio = f", torch {theirs:.4f}, ours / torch {r['ours'] / theirs:.3f}" if theirs else ""
+        print(f"unique(return_counts=True), {label}: {r['ours']:.4f} ms{ratio}")
+
+
+if __name__ == "__main__":
+    main()
