@@ -669,16 +669,21 @@ __global__ void __launch_bounds__(BLOCK)
 
 // Counts the 16-bit low bins that hist_bucket_scatter wrote: the regions of every bucket, one
 // after another (sizes[nb], as scatter's), cut into gridDim.x equal slices; a block counts each
-// bucket's part of its slice in 16-bit shared counters (prim::Packed16: 65,536 bins in 128 KiB),
-// then adds the non-zero ones to out[b * 65536 + bin] with global atomics, and goes on to the
-// next bucket. out: nbins u64 counters, zero on entry (the result). Launch: blockDim.x == BLOCK
+// bucket's part of its slice in 16-bit shared counters (65,536 bins in 128 KiB), then adds the
+// non-zero ones to out[b * 65536 + bin] with global atomics, and goes on to the next bucket.
+// BOUNDED false: prim::Packed16's adds, each returning its word so that the add that wraps a
+// field hands 65536 to `out`. BOUNDED true: adds that return nothing, in rounds of at most 32,768
+// samples of the block; between rounds (a barrier) every field of 0x8000 or more hands 0x8000 to
+// `out`, so each field is below 0x8000 when a round starts and below 0x10000 when it ends: no
+// field wraps. out: nbins u64 counters, zero on entry (the result). Launch: blockDim.x == BLOCK
 // >= 256, any grid; dynamic shared memory Packed16::words(65536) 4-byte words; nb <= 256.
-template <int BLOCK>
+template <int BLOCK, bool BOUNDED>
 __global__ void __launch_bounds__(BLOCK)
     hist_bucket_tally(const unsigned short* __restrict__ vals,
                       const unsigned long long* __restrict__ sizes, int nbins,
                       unsigned long long* __restrict__ out) {
     typedef unsigned long long u64;
+    constexpr long long ROUND = 32768;  // BOUNDED: samples of a block between two settlements
     PRIM_DYNAMIC_SHARED(prim::u32, h);
     __shared__ u64 region[prim::MAX_BUCKETS + 1];
     __shared__ u64 wide[BLOCK / prim::WARP];
@@ -699,16 +704,46 @@ __global__ void __launch_bounds__(BLOCK)
         const int words = static_cast<int>(prim::Packed16::words(bins));
         for (int w = threadIdx.x; w < words; w += BLOCK) h[w] = 0u;
         __syncthreads();
-        long long i = static_cast<long long>(s) + t;
         const long long end = static_cast<long long>(e);
-        for (; i + 7 * BLOCK < end; i += 8 * BLOCK) {
-            long long v[8];
+        if constexpr (BOUNDED) {
+            for (long long r = static_cast<long long>(s); r < end; r += ROUND) {  // uniform
+                const long long stop = r + ROUND < end ? r + ROUND : end;
+                long long i = r + t;
+                for (; i + 7 * BLOCK < stop; i += 8 * BLOCK) {
+                    unsigned v[8];
 #pragma unroll
-            for (int k = 0; k < 8; ++k) v[k] = vals[i + k * BLOCK];
-            prim::Packed16::add_n(h, v, bins, o);
+                    for (int k = 0; k < 8; ++k) v[k] = vals[i + k * BLOCK];
+#pragma unroll
+                    for (int k = 0; k < 8; ++k)
+                        atomicAdd(h + (v[k] >> 1), 1u << (16 * (v[k] & 1u)));
+                }
+                for (; i < stop; i += BLOCK) {
+                    const unsigned v = vals[i];
+                    atomicAdd(h + (v >> 1), 1u << (16 * (v & 1u)));
+                }
+                __syncthreads();
+                if (stop == end) break;  // the merge below takes what is left
+                for (int w = threadIdx.x; w < words; w += BLOCK) {  // the settlement
+                    const prim::u32 v = h[w];
+                    const prim::u32 high = v & 0x80008000u;
+                    if (!high) continue;
+                    if (high & 0x8000u) atomicAdd(o + 2 * w, 0x8000ull);
+                    if (high & 0x80000000u) atomicAdd(o + 2 * w + 1, 0x8000ull);
+                    h[w] = v - high;
+                }
+                __syncthreads();
+            }
+        } else {
+            long long i = static_cast<long long>(s) + t;
+            for (; i + 7 * BLOCK < end; i += 8 * BLOCK) {
+                long long v[8];
+#pragma unroll
+                for (int k = 0; k < 8; ++k) v[k] = vals[i + k * BLOCK];
+                prim::Packed16::add_n(h, v, bins, o);
+            }
+            for (; i < end; i += BLOCK) prim::Packed16::add(h, vals[i], bins, o);
+            __syncthreads();
         }
-        for (; i < end; i += BLOCK) prim::Packed16::add(h, vals[i], bins, o);
-        __syncthreads();
         prim::Packed16::merge(h, bins, o);
         __syncthreads();
     }

@@ -132,13 +132,16 @@ def kernel(variant, binning, acc, stages=0, m=None):
     return _loader.load(SOURCE, names if name in names else [name])(name)
 
 
-def tally_name(prod):
-    """The bucketed variant's last kernel (its counts of 16-bit bins), of the production block."""
-    return f"hist_bucket_tally<{prod.block}>"
+def tally_name(prod, bounded=None):
+    """The bucketed variant's last kernel (its counts of 16-bit bins) of the production policy
+    ``prod``: its block, and its counters' adds (``bounded``: None, the policy's)."""
+    bounded = prod.bucket_tally_bounded if bounded is None else bounded
+    return f"hist_bucket_tally<{prod.block}, {'true' if bounded else 'false'}>"
 
 
 def tally_kernel(prod):
-    return _loader.load(SOURCE, [tally_name(prod)])(tally_name(prod))
+    names = [tally_name(prod, b) for b in (False, True)]
+    return _loader.load(SOURCE, names)(tally_name(prod))
 
 
 def minmax_acc(dt):
@@ -221,7 +224,7 @@ def _register():
             ],
         )
     for prod in of["production"]:
-        _loader.register(SOURCE, [tally_name(prod)])
+        _loader.register(SOURCE, [tally_name(prod, b) for b in (False, True)])
     for pol in of["minmax"]:
         _loader.register(SOURCE, minmax_names(pol))
     for pol in of["channels"]:

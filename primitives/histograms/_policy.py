@@ -52,6 +52,9 @@ class ProductionPolicy:
     # counts of at least this many bins go to the bucketed variant (the bins grouped by ranges
     # of 65,536 first, each range counted in shared memory); 0: never
     bucketed_from_bins: int = knob(_policy.Range(0))
+    # the bucketed tally's 16-bit counters: adds that return nothing, settled between rounds of
+    # 32,768 samples (True), or Packed16's adds, each returning its word to catch a wrap (False)
+    bucket_tally_bounded: bool = knob(_policy.Flag())
 
 
 #: cp.async slots per thread: 0 to 32 (util/pack16.cuh: for_each_packet_staged's static_assert)
@@ -111,6 +114,9 @@ _PRODUCTION = ProductionPolicy(
     # not measured yet: the bucketed variant is taken only when asked for by name until it is
     # timed against partial_privatized over 2^17 .. 2^24 bins (tools/probes/wide_bins.py)
     bucketed_from_bins=0,
+    # not measured yet: Packed16's returning adds, as partial_privatized's; the bounded rounds
+    # are the alternative tools/probes/wide_bins.py times
+    bucket_tally_bounded=False,
 )
 
 #: the register walk: 2 loads in flight (H100, float32 2^28, 256 bins: 1, 2, 4 swept)

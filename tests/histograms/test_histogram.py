@@ -1309,8 +1309,9 @@ def test_property_bincount_matches_numpy(x, minlength, variant):
     ),
     n=st.integers(1, 40000),
     spread=st.sampled_from(["uniform", "few", "outside"]),
+    bounded=st.booleans(),
 )
-def test_property_bucketed_wide_bins(data, dtype, nbins, n, spread):
+def test_property_bucketed_wide_bins(data, dtype, nbins, n, spread, bounded):
     """The bucketed variant over many bins: several 65,536-bin ranges, tiles and tally slices
     that straddle them, dropped samples (outside the range), samples in a few bins only."""
     dt = np.dtype(dtype)
@@ -1323,21 +1324,28 @@ def test_property_bucketed_wide_bins(data, dtype, nbins, n, spread):
     rng_ = (hi * 0.1, hi * 0.9) if spread == "outside" else (0, hi)
     x = x.astype(dt)
     want = np.histogram(x, nbins, rng_)
-    H.assert_same(prim.histogram(x, nbins, rng_, variant="bucketed"), want, what=f"{nbins} {rng_}")
+    with prim.tuning.override("histograms", selector="production", bucket_tally_bounded=bounded):
+        got = prim.histogram(x, nbins, rng_, variant="bucketed")
+    H.assert_same(got, want, what=f"{nbins} {rng_}")
 
 
+@pytest.mark.parametrize("bounded", [False, True], ids=["returning", "bounded"])
 @pytest.mark.parametrize("dtype", [np.float32, np.uint32])
-def test_bucketed_one_bin_past_16_bits(dtype):
-    """A bin counted more than 65,535 times within one block's slice: the 16-bit shared
-    counters hand the wraps to the result (the emulator's tally grid takes slices of 75,000)."""
-    if dtype is np.float32:
-        x = np.full(300000, 0.75, np.float32)
-        want = np.histogram(x, 131072, (0, 1))
-        H.assert_same(prim.histogram(x, 131072, (0, 1), variant="bucketed"), want)
-    else:
-        x = np.full(300000, 70000, np.uint32)
-        x[::7] = 3
-        assert np.array_equal(prim.bincount(x, variant="bucketed"), np.bincount(x))
+def test_bucketed_one_bin_past_16_bits(dtype, bounded):
+    """A bin counted more than 65,535 times within one block's slice (the emulator's tally grid
+    takes slices of 75,000): the 16-bit shared counters hand the wraps to the result (Packed16's
+    returning adds), or settle between rounds of 32,768 samples (the bounded adds)."""
+    with prim.tuning.override("histograms", selector="production", bucket_tally_bounded=bounded):
+        if dtype is np.float32:
+            x = np.full(300000, 0.75, np.float32)
+            x[::5] = 0.25
+            want = np.histogram(x, 131072, (0, 1))
+            H.assert_same(prim.histogram(x, 131072, (0, 1), variant="bucketed"), want)
+        else:
+            x = np.full(300000, 70001, np.uint32)  # an odd bin: a word's high field
+            x[::7] = 3
+            x[1::7] = 70000  # its neighbour in its word
+            assert np.array_equal(prim.bincount(x, variant="bucketed"), np.bincount(x))
 
 
 # ---- errors: NumPy's branches, one test each ----------------------------------------------------
