@@ -10,6 +10,13 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   ``partial_privatized`` (the bins beyond shared memory by global atomics), ``bucketed`` (the
   bins grouped by ranges of 65,536, each range counted in shared memory), ``global_vectorized``;
   ms and GB/s of samples read;
+  then ``bucketed`` again with its tally's bounded adds (the production policy's
+  ``bucket_tally_bounded``: adds that return nothing, settled between rounds) against the same
+  ``partial_privatized``;
+- 65,536 bins, where partial_privatized's time goes: n float32 uniform in [0, 1) (the figure),
+  the same at the bins' centres (no sample near an edge: no edge loads), n / 2 uint16 keys over
+  all 65,536 values by ``bincount`` (no float binning at all), and the bucketed tally's kind of
+  work (the uint16 keys by ``bucketed``, returning and bounded adds);
 - ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
 - ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
   force and with ``bucketed_from_bins`` = 2^17, each in a run of its own with ``torch.unique``
@@ -42,17 +49,56 @@ def _same(results):
     return all(bool((r == first).all()) for r in results[1:])
 
 
-def histograms(n):
-    """``{bins: {variant: ms}}`` for n float32 samples in [0, 1)."""
+def _bounded(on):
+    """The production policy with the bucketed tally's bounded adds ``on`` (an override entered
+    around checks and timing alike, not per call)."""
+    return prim.tuning.override("histograms", selector="production", bucket_tally_bounded=on)
+
+
+def histograms(n, bounded=False, variants=VARIANTS):
+    """``{bins: {variant: ms}}`` for n float32 samples in [0, 1), the bucketed tally's adds
+    ``bounded`` or not."""
     rng = np.random.default_rng(3)
     x = xp.asarray(rng.random(n, dtype=np.float32))
     rows = {}
-    for b in (16, 17, 18, 20, 22, 24):
-        nb = 1 << b
-        fns = {v: (lambda v=v: prim.histogram(x, nb, (0.0, 1.0), variant=v)[0]) for v in VARIANTS}
-        assert _same([f() for f in fns.values()]), nb
-        rows[nb] = _timing.bench_many(fns, **ROUNDS)
+    with _bounded(bounded):
+        for b in (16, 17, 18, 20, 22, 24):
+            nb = 1 << b
+            fns = {
+                v: (lambda v=v: prim.histogram(x, nb, (0.0, 1.0), variant=v)[0]) for v in variants
+            }
+            assert _same([f() for f in fns.values()]), nb
+            rows[nb] = _timing.bench_many(fns, **ROUNDS)
     return rows
+
+
+def breakdown(n):
+    """``{case: ms}``: 65,536 bins by partial_privatized on float32 samples anywhere or at the
+    bins' centres, on uint16 keys, and the uint16 keys by bucketed (returning, bounded adds)."""
+    rng = np.random.default_rng(4)
+    nb = 1 << 16
+    x = xp.asarray(rng.random(n, dtype=np.float32))
+    centres = xp.asarray(((rng.integers(0, nb, n) + 0.5) / nb).astype(np.float32))
+    k16 = xp.asarray(rng.integers(0, nb, n // 2, dtype=np.uint16))
+    fns = {
+        "float32 uniform": lambda: prim.histogram(x, nb, (0.0, 1.0), variant="partial_privatized"),
+        "float32 at centres": lambda: prim.histogram(
+            centres, nb, (0.0, 1.0), variant="partial_privatized"
+        ),
+        "uint16 keys (n / 2)": lambda: prim.bincount(
+            k16, minlength=nb, variant="partial_privatized"
+        ),
+    }
+    want = np.bincount(_backend.to_host(k16), minlength=nb)
+    assert bool((_backend.to_host(fns["uint16 keys (n / 2)"]()) == want).all())
+    out = _timing.bench_many(fns, **ROUNDS)
+    for on in (False, True):
+        with _bounded(on):
+            run = lambda: prim.bincount(k16, minlength=nb, variant="bucketed")  # noqa: E731
+            assert bool((_backend.to_host(run()) == want).all())
+            label = f"uint16 keys (n / 2), bucketed {'bounded' if on else 'returning'}"
+            out[label] = _timing.bench_many({label: run}, **ROUNDS)[label]
+    return out
 
 
 def keys(n):
@@ -100,9 +146,15 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     n = 1 << int(argv[0]) if argv else (1 << 28 if backend.is_cuda else 1 << 18)
     print(f"histogram, {n} float32 in [0, 1): ms (GB/s of samples read)")
-    for nb, t in histograms(n).items():
-        cells = ", ".join(f"{v} {ms:.4f} ({4 * n / ms / 1e6:.0f})" for v, ms in t.items())
-        print(f"  {nb} bins: {cells}")
+    for bounded in (False, True):
+        variants = ("partial_privatized", "bucketed") if bounded else VARIANTS
+        print(f"  the bucketed tally's {'bounded' if bounded else 'returning'} adds:")
+        for nb, t in histograms(n, bounded, variants).items():
+            cells = ", ".join(f"{v} {ms:.4f} ({4 * n / ms / 1e6:.0f})" for v, ms in t.items())
+            print(f"  {nb} bins: {cells}")
+    print("65,536 bins, where the time goes: ms")
+    for case, ms in breakdown(n).items():
+        print(f"  {case}: {ms:.4f}")
     k = keys(n // 2)
     t = bincounts(k)
     cells = ", ".join(f"{v} {ms:.4f}" for v, ms in t.items())
