@@ -11,15 +11,17 @@
 // split_bounds<BLOCK>: a block of BLOCK (256) threads a (row, block of the level's count): the
 //   block's keys below the kth's bin, in it and above it, from its histogram (cnt (rows,
 //   blocks, 3)).
-// split_scatter<U, BLOCK, ITEMS, ARG, ROW, PREFETCH>: each key of a level's source (ROW: the
-//   row, the first level; else the last level's buffer) to the front of the level's range (a lower
-//   bin), to the next buffer (the kth's bin; with the last digit to its place in the output)
-//   or to the back (a higher bin), with ARG its index (and into the buffer its key too). A
+// split_scatter<U, BLOCK, ITEMS, ARG, ROW, PREFETCH, MIN_BLOCKS>: each key of a level's source
+//   (ROW: the row, the first level; else the last level's buffer) to the front of the level's
+//   range (a lower bin), to the next buffer (the kth's bin; with the last digit to its place in
+//   the output) or to the back (a higher bin), with ARG its index (and into the buffer its key
+//   too). A
 //   block reads the tiles its count read, its starts the sums of the blocks before it; in a
 //   tile each warp its own 32 * ITEMS consecutive keys (16-byte loads, lane l vector u at
 //   (32u + l) * N), each key's place in its warp's run from ballots, the warps' runs in warp
 //   order: one barrier a tile (the warps' counts, 21 bits each of three in a 64-bit word,
-//   double-buffered). The parts' order is fixed by the input, not its index order. grid =
+//   double-buffered). The parts' order is fixed by the input, not its index order. MIN_BLOCKS:
+//   __launch_bounds__' resident blocks an SM (1: no bound on registers). grid =
 //   blocks_per_row * rows (the count's), BLOCK threads, static shared memory 3 * BLOCK / 32 +
 //   a few words.
 // split_hist<U, BLOCK, ITEMS>: a later digit's histogram of the buffered keys (as
@@ -231,8 +233,8 @@ __global__ void __launch_bounds__(BLOCK)
 // warp's run of its range from ballots, the warps' runs in warp order (one barrier a tile, the
 // warps' counts double-buffered): keys of a range in an order fixed by the input (not its
 // index order). PREFETCH: the next tile's loads issued before this tile's work.
-template <class U, int BLOCK, int ITEMS, bool ARG, bool ROW, bool PREFETCH>
-__global__ void __launch_bounds__(BLOCK)
+template <class U, int BLOCK, int ITEMS, bool ARG, bool ROW, bool PREFETCH, int MIN_BLOCKS>
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     split_scatter(const U* __restrict__ src, const long long* __restrict__ src_idx, long long len,
                   long long cap, long long blocks_per_row, const long long* __restrict__ split,
                   const unsigned long long* __restrict__ cnt, int kind, int shift, int width,

@@ -75,11 +75,20 @@ def part_names(pol):
     return out
 
 
+def scatter_name(c, ppol, arg, row):
+    """split_scatter of keys of C type ``c``, ARG ``arg`` and ROW ``row`` (``"true"`` /
+    ``"false"``) under the partition policy ``ppol``: its tile and prefetch, and for the first
+    level (ROW) its resident blocks' bound (``split_row_min_blocks``; later levels 1)."""
+    tile, pre = f"{ppol.split_block}, {ppol.split_items}", PART_ARG[ppol.split_prefetch]
+    least = ppol.split_row_min_blocks if row == "true" else 1
+    return f"split_scatter<{c}, {tile}, {arg}, {row}, {pre}, {least}>"
+
+
 def split_names(ppol, ub=None, arg=None):
     """The instantiations of split.cu (:class:`SplitPlan`, the partition policy ``ppol``'s
     tiles): of keys of ``ub`` bytes and ARG ``arg`` (``"true"``/``"false"``) when given, else of
     every width and both."""
-    tile, pre = f"{ppol.split_block}, {ppol.split_items}", PART_ARG[ppol.split_prefetch]
+    tile = f"{ppol.split_block}, {ppol.split_items}"
     out = [
         f"split_take<{TAKE_BLOCK}>",
         f"split_choose<{CHOOSE_BLOCK}>",
@@ -89,7 +98,7 @@ def split_names(ppol, ub=None, arg=None):
         c = _c(u)
         out += [f"split_first<{c}, {tile}>", f"split_hist<{c}, {tile}>"]
         out += [
-            f"split_scatter<{c}, {tile}, {a}, {r}, {pre}>"
+            scatter_name(c, ppol, a, r)
             for a in (PART_ARG if arg is None else (arg,))
             for r in PART_ARG
         ]
@@ -126,11 +135,11 @@ class SplitPlan(Plan):
         self.xp, self.plan, self.values = xp, plan, values
         rows, length = plan.rows, int(plan.len64)
         block, c, tile = ppol.split_block, plan.c, f"{ppol.split_block}, {ppol.split_items}"
-        arg, pre = PART_ARG[0 if values else 1], PART_ARG[ppol.split_prefetch]
+        arg = PART_ARG[0 if values else 1]
         get = _loader.load(_kernels.SPLIT, split_names(ppol))
         kfirst, khist = get(f"split_first<{c}, {tile}>"), get(f"split_hist<{c}, {tile}>")
-        krow = get(f"split_scatter<{c}, {tile}, {arg}, true, {pre}>")
-        kbuf = get(f"split_scatter<{c}, {tile}, {arg}, false, {pre}>")
+        krow = get(scatter_name(c, ppol, arg, "true"))
+        kbuf = get(scatter_name(c, ppol, arg, "false"))
         t = block * ppol.split_items
         i64, i32 = _launch.i64, np.int32
         # the digits: the selection's (the first one quantile_start chooses from split_first's)

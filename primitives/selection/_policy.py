@@ -134,6 +134,9 @@ class PartitionPolicy:
     split_block: int = knob(_policy.BLOCK)
     split_items: int = knob(_policy.Range(4, 16, multiple=4))
     split_prefetch: int = knob(_policy.OneOf(0, 1))
+    # the first level's scatter (the whole rows): resident blocks an SM its registers must allow
+    # (__launch_bounds__' second argument; 1: no bound)
+    split_row_min_blocks: int = knob(_policy.Range(1, 32))
 
 
 TABLE = _policy.register(
@@ -194,7 +197,15 @@ TABLE = _policy.register(
         # prefetch, 256 x 8, 512 x 8, 128 x 16, 512 x 16 within the spread or slower: perf log
         # 2026-12/selection.md)
         ("default", "partition"): PartitionPolicy(
-            sort_max_len=1 << 16, sort_share=100, split_block=256, split_items=16, split_prefetch=0
+            sort_max_len=1 << 16,
+            sort_share=100,
+            split_block=256,
+            split_items=16,
+            split_prefetch=0,
+            # not measured yet: 1 (no bound). argpartition's row scatter takes 76 registers (3
+            # blocks of 256 an SM) unbounded, 64 with no spills bounded at 4 (ptxas, sm_90);
+            # tools/probes/partition_paths.py times 1 against 4
+            split_row_min_blocks=1,
         ),
     },
     doc="the radix select's tile, digits and buffers; its sample filter; the block-per-row "

@@ -146,3 +146,25 @@ def test_split_mixed_rows(rng, monkeypatch):
         kv = np.sort(x[r])[2999]
         for part_of in (x[r][idx[r]] < kv, x[r][idx[r]] == kv, x[r][idx[r]] > kv):
             assert np.all(np.diff(idx[r][part_of]) > 0)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int64])
+def test_split_row_min_blocks(rng, monkeypatch, dt):
+    """The first level's scatter under a bound on its resident blocks (its own instantiation;
+    the later levels' unchanged): the same partition as without one."""
+    seen = _taken(monkeypatch)
+    named = []
+    scatter_name = _partition.scatter_name
+
+    def spy(*args):
+        named.append(scatter_name(*args))
+        return named[-1]
+
+    monkeypatch.setattr(_partition, "scatter_name", spy)
+    x = _keys(rng, (2, 20001), dt)
+    with prim.tuning.override("selection", selector="partition", split_row_min_blocks=4):
+        idx, part = _run(x, 7000, DEFAULT)
+    _check(x, 7000, idx, part)
+    assert len(seen) == 2 and all(np.all(s == 1) for s in seen), seen
+    assert any(n.endswith(", true, false, 4>") for n in named), named  # the rows' scatter
+    assert any(n.endswith(", false, false, 1>") for n in named), named  # the buffers'
