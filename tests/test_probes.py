@@ -106,6 +106,7 @@ def test_partition_paths_checks_both_paths(capsys):
     assert [k for k, _ in rows] == [5, 1000, 16, 1638, 8192]
     for _, t in rows:
         assert {"partition policy", "partition ranks", "argpartition ranks"} <= set(t)
+        assert {"partition row bound 4", "argpartition row bound 4"} <= set(t)
 
 
 def test_recurrence_probe_checks_the_scan(capsys):

@@ -7,9 +7,12 @@ kth = 5, 1000, n / 1000, n / 10 and n / 2, interleaved (primitives._core.timing.
 rounds x (5 warm-ups + 20 samples) on a GPU): ``partition`` and ``argpartition`` under the
 ``"partition"`` policy in force (which picks topk's selection of the m keys a kth needs ordered
 when m * sort_share <= n, else the split by the kth values) and with the split by the kth values
-forced (sort_share 2^30, sort_max_len 1: no sort of a short row either), and ``cupy.partition`` / ``cupy.argpartition``. Each result is checked
-(the kth value is the sorted array's, no larger value before it, no smaller after). Prints the
-medians in ms: the figures behind the policy's sort_share.
+forced (sort_share 2^30, sort_max_len 1: no sort of a short row either), the policy in force
+with the first level's scatter bounded to 4 resident blocks an SM (``split_row_min_blocks``: a
+plan made under that override, called without one), and ``cupy.partition`` /
+``cupy.argpartition``. Each result is checked (the kth value is the sorted array's, no larger
+value before it, no smaller after). Prints the medians in ms: the figures behind the policy's
+sort_share and split_row_min_blocks.
 """
 
 import sys
@@ -25,6 +28,7 @@ ROUNDS = (
     dict(rounds=5, warmup=5, repeat=20) if backend.is_cuda else dict(rounds=1, warmup=0, repeat=1)
 )
 RANKS = 1 << 30  # a sort_share that sends every kth to the split by the kth values
+ROW_BOUND = 4  # split_row_min_blocks tried: argpartition's row scatter in 64 registers
 
 
 def check(x, srt, kth, got, arg):
@@ -55,6 +59,12 @@ def run(n):
 
                 check(x, srt, kth, call(), func == "argpartition")
                 fns[f"{func} {label}"] = call
+            with prim.tuning.override(
+                "selection", selector="partition", split_row_min_blocks=ROW_BOUND
+            ):
+                bounded = prim.plan(ours, x, kth)
+            check(x, srt, kth, bounded(x), func == "argpartition")
+            fns[f"{func} row bound {ROW_BOUND}"] = lambda p=bounded: p(x)
             if backend.is_cuda:
                 fns[f"cupy.{func}"] = lambda f=getattr(xp, func), kth=kth: f(x, kth)
         t = _timing.bench_many(fns, **ROUNDS)
