@@ -422,6 +422,27 @@ struct Packed16 {
         }
     }
     static __host__ __device__ constexpr i64 words(i64 bins) { return (bins + 1) / 2 + 1; }
+    // The bounded use, for a kernel that settles between rounds: add_quiet() adds one to bin b
+    // (in [0, bins)) with an add that returns nothing; settle() (whole block, between barriers)
+    // hands 0x8000 of every field of 0x8000 or more to out. Fields below 0x8000 at a settle()
+    // that take at most 32,768 adds before the next never wrap, so no add needs its word.
+    static __device__ __forceinline__ void add_quiet(u32* h, i64 b) {
+        atomicAdd(h + (b >> 1), 1u << (16 * static_cast<int>(b & 1)));
+    }
+    template <class G>
+    static __device__ __forceinline__ void settle(u32* h, i64 bins, G* out) {
+        const i64 used = (bins + 1) / 2;  // a high field past bins stays 0
+        for (i64 w = threadIdx.x; w < used; w += blockDim.x) {
+            const u32 v = h[w];
+            const u32 high = v & 0x80008000u;
+            if (!high) continue;
+            if (high & 0x8000u) atomicAdd(out + 2 * w, static_cast<G>(0x8000));
+            if (high & 0x80000000u) atomicAdd(out + 2 * w + 1, static_cast<G>(0x8000));
+            h[w] = v - high;
+        }
+    }
+    // adds between two settle() calls at most (a field below 0x8000 stays below 0x10000)
+    static constexpr i64 ROUND = 32768;
 };
 
 }  // namespace prim

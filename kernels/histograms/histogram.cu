@@ -52,7 +52,11 @@
 //   hist_partial_privatized   bins beyond shared memory: bins [0, shared_bins) are counted in
 //                             shared memory, the others with global atomics (a range test per
 //                             sample); with `packed` (counts only) in 16-bit counters, two a
-//                             word (histograms/bins.cuh: Packed16; 65,536 bins in 128 KiB);
+//                             word (histograms/bins.cuh: Packed16; 65,536 bins in 128 KiB):
+//                             packed 1, each add returns its word (a wrap hands 65536 to
+//                             `out`); packed 2, adds that return nothing, the block's samples
+//                             walked in rounds (for_each_packet_rounds) with a settlement of
+//                             the fields past 0x7fff every 32,768 samples or fewer;
 //                             16-byte loads (weights: as warp_replicated's), machine-sized grid.
 //   hist_global_vectorized    the fully global fallback: 16-byte loads (weights: as
 //                             warp_replicated's), machine-sized grid, a global atomic per sample,
@@ -468,6 +472,41 @@ __global__ void __launch_bounds__(BLOCK)
     auto one = [&](T x, long long i) { add(x, Acc::value(weights, i)); };
     if constexpr (Acc::WEIGHTED) {
         prim::add_weighted<Acc, VECS>(in, weights, n, tid, nthreads, add);
+    } else if (pk && packed == 2) {  // bounded: adds that return nothing, settled in rounds
+        if constexpr (!Acc::WEIGHTED) {
+            constexpr int N = prim::Pack16<T>::N;
+            constexpr long long ROOM = prim::Packed16::ROUND - 2 * N;  // the head's and tail's
+            constexpr int P = static_cast<long long>(BLOCK) * N * VECS <= ROOM ? VECS : 1;
+            static_assert(static_cast<long long>(BLOCK) * N * P <= ROOM, "a round past 32,768");
+            constexpr int EVERY = static_cast<int>(ROOM / (static_cast<long long>(BLOCK) * N * P));
+            prim::u32* h32 = reinterpret_cast<prim::u32*>(h);
+            auto quiet = [&](T x, long long) {
+                const int b = bin(x);
+                if (b < 0) return;
+                if (b >= shared_bins)
+                    atomicAdd(out + b, G(1));
+                else
+                    prim::Packed16::add_quiet(h32, b);
+            };
+            prim::for_each_packet_rounds<P, EVERY>(
+                in, n, tid, nthreads, quiet,
+                [&](const prim::Pack16<T>& p, long long) {
+#pragma unroll
+                    for (int k = 0; k < N; ++k) {
+                        const int b = prim::bin_many(bin, p.v[k]);
+                        if (b < 0) continue;
+                        if (b >= shared_bins)
+                            atomicAdd(out + b, G(1));
+                        else
+                            prim::Packed16::add_quiet(h32, b);
+                    }
+                },
+                [&]() {
+                    __syncthreads();
+                    prim::Packed16::settle(h32, shared_bins, out);
+                    __syncthreads();
+                });
+        }
     } else if (pk) {  // a packet's shared atomics issued together (Packed16::add_n)
         constexpr int N = prim::Pack16<T>::N;
         prim::for_each_packet<VECS>(
@@ -683,7 +722,7 @@ __global__ void __launch_bounds__(BLOCK)
                       const unsigned long long* __restrict__ sizes, int nbins,
                       unsigned long long* __restrict__ out) {
     typedef unsigned long long u64;
-    constexpr long long ROUND = 32768;  // BOUNDED: samples of a block between two settlements
+    constexpr long long ROUND = prim::Packed16::ROUND;  // BOUNDED: a block's samples a round
     PRIM_DYNAMIC_SHARED(prim::u32, h);
     __shared__ u64 region[prim::MAX_BUCKETS + 1];
     __shared__ u64 wide[BLOCK / prim::WARP];
@@ -714,23 +753,12 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
                     for (int k = 0; k < 8; ++k) v[k] = vals[i + k * BLOCK];
 #pragma unroll
-                    for (int k = 0; k < 8; ++k)
-                        atomicAdd(h + (v[k] >> 1), 1u << (16 * (v[k] & 1u)));
+                    for (int k = 0; k < 8; ++k) prim::Packed16::add_quiet(h, v[k]);
                 }
-                for (; i < stop; i += BLOCK) {
-                    const unsigned v = vals[i];
-                    atomicAdd(h + (v >> 1), 1u << (16 * (v & 1u)));
-                }
+                for (; i < stop; i += BLOCK) prim::Packed16::add_quiet(h, vals[i]);
                 __syncthreads();
                 if (stop == end) break;  // the merge below takes what is left
-                for (int w = threadIdx.x; w < words; w += BLOCK) {  // the settlement
-                    const prim::u32 v = h[w];
-                    const prim::u32 high = v & 0x80008000u;
-                    if (!high) continue;
-                    if (high & 0x8000u) atomicAdd(o + 2 * w, 0x8000ull);
-                    if (high & 0x80000000u) atomicAdd(o + 2 * w + 1, 0x8000ull);
-                    h[w] = v - high;
-                }
+                prim::Packed16::settle(h, bins, o);
                 __syncthreads();
             }
         } else {

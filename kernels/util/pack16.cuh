@@ -70,6 +70,41 @@ __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n,
     for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
 }
 
+// for_each_packet_rounds<P, EVERY>(in, n, tid, nthreads, elem, pack, between): for_each_packet's
+// visits (the same head, packets and tail), the packets walked in rounds: in round r thread tid
+// takes packets tid + (r * P + u) * nthreads, u < P (their P loads issued together). After every
+// EVERY rounds but the last it calls between(), the same number of times in every thread of the
+// grid (the rounds follow from n and nthreads alone): a block-wide step with barriers may run
+// there. Between two calls (or the start and the first, or the last and the end) a block visits
+// at most EVERY * P * N * blockDim.x packet elements, plus, in the first and last stretch, head
+// or tail elements (fewer than N each). Called by every thread of the block.
+template <int P, int EVERY, class T, class Elem, class Pack, class Between>
+__device__ __forceinline__ void for_each_packet_rounds(const T* __restrict__ in, i64 n, i64 tid,
+                                                       i64 nthreads, Elem elem, Pack pack,
+                                                       Between between) {
+    constexpr int N = Pack16<T>::N;
+    const i64 head = aligned_head(in, n);
+    for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
+    const T* body = in + head;
+    const i64 npk = (n - head) / N;
+    const i64 rounds = (npk + P * nthreads - 1) / (P * nthreads);
+    for (i64 r = 0; r < rounds; ++r) {  // uniform in the grid
+        Pack16<T> p[P];
+#pragma unroll
+        for (int u = 0; u < P; ++u) {
+            const i64 j = tid + (r * P + u) * nthreads;
+            if (j < npk) p[u] = load_pack16(body + j * N);
+        }
+#pragma unroll
+        for (int u = 0; u < P; ++u) {
+            const i64 j = tid + (r * P + u) * nthreads;
+            if (j < npk) pack(p[u], head + j * N);
+        }
+        if ((r + 1) % EVERY == 0 && r + 1 < rounds) between();
+    }
+    for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+}
+
 // walk_column<VECS>(p, rows, stride, visit): rows 0..rows-1 of one column (or one 16-byte packet
 // of columns, T a Pack16) at p[r * stride], VECS rows' loads issued back to back before any is
 // visited, visit(x, r) in row order. The column reductions' walk (axis_cols, arg_cols): a warp's

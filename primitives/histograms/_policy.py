@@ -49,6 +49,10 @@ class ProductionPolicy:
     # partial_privatized counts beyond the bins 32-bit shared counters hold: 16-bit counters,
     # two a word (twice the bins in shared memory; kernels/histograms/bins.cuh: Packed16)
     packed: bool = knob(_policy.Flag())
+    # ... counted with adds that return nothing, the block's samples in rounds with the fields
+    # past 0x7fff settled between them (True), or with adds that return the word, a wrap
+    # handed over by the add that made it (False)
+    packed_bounded: bool = knob(_policy.Flag())
     # counts of at least this many bins go to the bucketed variant (the bins grouped by ranges
     # of 65,536 first, each range counted in shared memory); 0: never
     bucketed_from_bins: int = knob(_policy.Range(0))
@@ -111,6 +115,9 @@ _PRODUCTION = ProductionPolicy(
     # H200, float32 2^28 over [0, 1): 65,536 bins 1.78 ms packed against 3.14 (4c2cc1a), 1.68
     # against 3.23 (de3ca92); 100,000 bins 2.31 against 3.69 (de3ca92)
     packed=True,
+    # not measured yet: the returning adds (the figures above); the bounded rounds are the
+    # alternative tools/probes/wide_bins.py times
+    packed_bounded=False,
     # not measured yet: the bucketed variant is taken only when asked for by name until it is
     # timed against partial_privatized over 2^17 .. 2^24 bins (tools/probes/wide_bins.py)
     bucketed_from_bins=0,

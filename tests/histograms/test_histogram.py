@@ -554,15 +554,19 @@ def wrap_counts(rng, nbins, sms):
     return np.concatenate([x, spread]).astype(np.int32)
 
 
+@pytest.mark.parametrize("bounded", [False, True], ids=["returning", "bounded"])
 @pytest.mark.parametrize("nbins", [70001, 1 << 17])
-def test_packed_counters_wrap(nbins, rng):
+def test_packed_counters_wrap(nbins, bounded, rng):
     """partial_privatized counts bins beyond 32-bit shared counters in 16-bit counters, two a
     word (Packed16): fields that wrap, many times, and the carries of low fields into high
-    ones, under any interleaving the device runs; the last word's high field past the bins
-    (nbins odd); the bins past shared memory (1 << 17: global atomics)."""
+    ones, under any interleaving the device runs (the returning adds), or settled between
+    rounds (the bounded adds: settlements of both fields of a word); the last word's high field
+    past the bins (nbins odd); the bins past shared memory (1 << 17: global atomics)."""
     info = prim._core.backend.get_backend().device_info()
     x = wrap_counts(rng, nbins, info.sm_count)
-    with prim.tuning.override("histogram", selector="production", blocks_per_sm=1):
+    with prim.tuning.override(
+        "histogram", selector="production", blocks_per_sm=1, packed_bounded=bounded
+    ):
         plan = twin_plan(x, nbins, (0, nbins))
         assert plan.variant == "partial_privatized" and plan.shared < 4 * nbins
     with prim.tuning.override("histogram", selector="production", packed=False):
