@@ -10,13 +10,15 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   ``partial_privatized`` (the bins beyond shared memory by global atomics), ``bucketed`` (the
   bins grouped by ranges of 65,536, each range counted in shared memory), ``global_vectorized``;
   ms and GB/s of samples read;
-  then ``bucketed`` again with its tally's bounded adds (the production policy's
-  ``bucket_tally_bounded``: adds that return nothing, settled between rounds) against the same
-  ``partial_privatized``;
+  then ``bucketed`` and ``partial_privatized`` again with their 16-bit counters' bounded adds
+  (the production policy's ``bucket_tally_bounded`` and ``packed_bounded``: adds that return
+  nothing, settled between rounds);
 - 65,536 bins, where partial_privatized's time goes: n float32 uniform in [0, 1) (the figure),
   the same at the bins' centres (no sample near an edge: no edge loads), n / 2 uint16 keys over
-  all 65,536 values by ``bincount`` (no float binning at all), and the bucketed tally's kind of
-  work (the uint16 keys by ``bucketed``, returning and bounded adds);
+  all 65,536 values by ``bincount`` (no float binning at all), each with the 16-bit counters'
+  adds returning their word (the policy's) and bounded (``packed_bounded``: adds that return
+  nothing, settled between rounds), and the bucketed tally's kind of work (the uint16 keys by
+  ``bucketed``, returning and bounded adds); plans made under each policy, interleaved;
 - ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
 - ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
   force and with ``bucketed_from_bins`` = 2^17, each in a run of its own with ``torch.unique``
@@ -50,9 +52,12 @@ def _same(results):
 
 
 def _bounded(on):
-    """The production policy with the bucketed tally's bounded adds ``on`` (an override entered
-    around checks and timing alike, not per call)."""
-    return prim.tuning.override("histograms", selector="production", bucket_tally_bounded=on)
+    """The production policy with the 16-bit counters' bounded adds ``on``, partial_privatized's
+    and the bucketed tally's (an override entered around checks and timing alike, not per
+    call)."""
+    return prim.tuning.override(
+        "histograms", selector="production", packed_bounded=on, bucket_tally_bounded=on
+    )
 
 
 def histograms(n, bounded=False, variants=VARIANTS):
@@ -72,33 +77,45 @@ def histograms(n, bounded=False, variants=VARIANTS):
     return rows
 
 
+def _planned(fn, arr, *args, bounded=False, **kw):
+    """``fn(arr, *args, **kw)`` as a plan made under the production policy with the 16-bit
+    counters' bounded adds ``bounded`` (:func:`_bounded`), called without an override."""
+    with _bounded(bounded):
+        p = prim.plan(fn, arr, *args, **kw)
+    return lambda: p(arr)
+
+
 def breakdown(n):
     """``{case: ms}``: 65,536 bins by partial_privatized on float32 samples anywhere or at the
-    bins' centres, on uint16 keys, and the uint16 keys by bucketed (returning, bounded adds)."""
+    bins' centres and on uint16 keys, its 16-bit counters' adds returning and bounded, and the
+    uint16 keys by bucketed (its tally's adds returning and bounded), interleaved."""
     rng = np.random.default_rng(4)
     nb = 1 << 16
     x = xp.asarray(rng.random(n, dtype=np.float32))
     centres = xp.asarray(((rng.integers(0, nb, n) + 0.5) / nb).astype(np.float32))
     k16 = xp.asarray(rng.integers(0, nb, n // 2, dtype=np.uint16))
-    fns = {
-        "float32 uniform": lambda: prim.histogram(x, nb, (0.0, 1.0), variant="partial_privatized"),
-        "float32 at centres": lambda: prim.histogram(
-            centres, nb, (0.0, 1.0), variant="partial_privatized"
-        ),
-        "uint16 keys (n / 2)": lambda: prim.bincount(
-            k16, minlength=nb, variant="partial_privatized"
-        ),
-    }
+    fns = {}
+    for bounded in (False, True):
+        adds = "bounded" if bounded else "returning"
+        part = dict(variant="partial_privatized", bounded=bounded)
+        fns[f"float32 uniform, {adds}"] = _planned(prim.histogram, x, nb, (0.0, 1.0), **part)
+        fns[f"float32 at centres, {adds}"] = _planned(
+            prim.histogram, centres, nb, (0.0, 1.0), **part
+        )
+        fns[f"uint16 keys (n / 2), {adds}"] = _planned(prim.bincount, k16, minlength=nb, **part)
+        fns[f"uint16 keys (n / 2), bucketed {adds}"] = _planned(
+            prim.bincount, k16, minlength=nb, variant="bucketed", bounded=bounded
+        )
     want = np.bincount(_backend.to_host(k16), minlength=nb)
-    assert bool((_backend.to_host(fns["uint16 keys (n / 2)"]()) == want).all())
-    out = _timing.bench_many(fns, **ROUNDS)
-    for on in (False, True):
-        with _bounded(on):
-            run = lambda: prim.bincount(k16, minlength=nb, variant="bucketed")  # noqa: E731
-            assert bool((_backend.to_host(run()) == want).all())
-            label = f"uint16 keys (n / 2), bucketed {'bounded' if on else 'returning'}"
-            out[label] = _timing.bench_many({label: run}, **ROUNDS)[label]
-    return out
+    hist = np.histogram(_backend.to_host(x), nb, (0.0, 1.0))[0]
+    for case, f in fns.items():
+        got = f()
+        got = _backend.to_host(got[0] if case.startswith("float32") else got)
+        if case.startswith("uint16"):
+            assert bool((got == want).all()), case
+        elif case.startswith("float32 uniform"):
+            assert bool((got == hist).all()), case
+    return _timing.bench_many(fns, **ROUNDS)
 
 
 def keys(n):
@@ -148,7 +165,7 @@ def main(argv=None):
     print(f"histogram, {n} float32 in [0, 1): ms (GB/s of samples read)")
     for bounded in (False, True):
         variants = ("partial_privatized", "bucketed") if bounded else VARIANTS
-        print(f"  the bucketed tally's {'bounded' if bounded else 'returning'} adds:")
+        print(f"  the 16-bit counters' {'bounded' if bounded else 'returning'} adds:")
         for nb, t in histograms(n, bounded, variants).items():
             cells = ", ".join(f"{v} {ms:.4f} ({4 * n / ms / 1e6:.0f})" for v, ms in t.items())
             print(f"  {nb} bins: {cells}")
