@@ -79,7 +79,7 @@
 // Launch: 1-D. Textbook kernels: any blockDim.x (multiple of 32); hist_global_contiguous and the
 // coarsened/aggregated kernels expect a resident grid (they loop). hist_warp_replicated,
 // hist_partial_privatized and hist_global_vectorized: blockDim.x == BLOCK, a resident grid;
-// hist_bucket_scatter and hist_bucket_tally: blockDim.x == BLOCK >= 256, a resident grid.
+// hist_bucket_scatter and hist_bucket_tally: blockDim.x == BLOCK, a resident grid.
 // Dynamic shared memory: nbins * sizeof(Shared) (privatized, coarsened, aggregated),
 // replicas * (nbins + 1) * sizeof(Shared) (warp_replicated with STAGES == 0 or weights; with
 // STAGES > 0 and counts: that size rounded up to 16 bytes, then STAGES * BLOCK * 16 bytes of
@@ -591,18 +591,38 @@ template <class T, int VECS> struct BucketItems {
     static constexpr int value = raw < 1 ? 1 : (raw > 8 ? 8 : raw);
 };
 
+// out[0..nb): the exclusive prefix sums of v[0..nb) (nb <= MAX_BUCKETS), each thread taking
+// ceil(MAX_BUCKETS / BLOCK) consecutive ones; returns the total to every thread. `scratch`: BLOCK
+// / 32 values. Called by the whole block (block_exclusive_scan's two barriers); a barrier must
+// come before another thread's entries of `out` are read.
+template <int BLOCK, class T>
+__device__ __forceinline__ T bucket_scan(const T* v, int nb, T* out, T* scratch) {
+    constexpr int PER = (MAX_BUCKETS + BLOCK - 1) / BLOCK;
+    const int first = static_cast<int>(threadIdx.x) * PER;
+    T mine[PER];
+    T sum = T(0);
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+        mine[j] = first + j < nb ? v[first + j] : T(0);
+        sum += mine[j];
+    }
+    T total;
+    T run = block_exclusive_scan<BLOCK>(sum, Sum<T>(), scratch, total);
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+        if (first + j < nb) out[first + j] = run;
+        run += mine[j];
+    }
+    return total;
+}
+
 // off[0..nb]: the exclusive prefix of sizes[0..nb) (off[nb] their total), in shared memory, for
-// every thread of the block. nb <= MAX_BUCKETS <= BLOCK; `scratch` holds BLOCK / 32 values.
-// Called by the whole block (two barriers inside, one after).
+// every thread of the block. `scratch` holds BLOCK / 32 values. Called by the whole block
+// (barriers inside and after).
 template <int BLOCK>
 __device__ __forceinline__ void bucket_offsets(const u64* sizes, int nb, u64* off, u64* scratch) {
-    static_assert(BLOCK >= MAX_BUCKETS, "bucket offsets: a thread per bucket");
-    const int t = threadIdx.x;
-    const u64 v = t < nb ? sizes[t] : 0ull;
-    u64 total;
-    const u64 before = block_exclusive_scan<BLOCK>(v, Sum<u64>(), scratch, total);
-    if (t < nb) off[t] = before;
-    if (t == 0) off[nb] = total;
+    const u64 total = bucket_scan<BLOCK>(sizes, nb, off, scratch);
+    if (threadIdx.x == 0) off[nb] = total;
     __syncthreads();
 }
 }  // namespace prim
@@ -618,8 +638,8 @@ __device__ __forceinline__ void bucket_offsets(const u64* sizes, int nb, u64* of
 //            order they reserved.
 // Scratch: sizes[nb] then cursors[nb] (u64), zero before phase 0 and unchanged in between;
 // dst: sum(sizes) 16-bit values. Counts only (Acc is CountAcc; its name keeps the variants'
-// instantiation scheme). Launch: blockDim.x == BLOCK >= 256, any grid (a resident one), static
-// shared memory only (24 KiB of staging at most); bins <= 2^24.
+// instantiation scheme). Launch: blockDim.x == BLOCK, any grid (a resident one), static shared
+// memory only (24 KiB of staging at most at BLOCK 1024); bins <= 2^24.
 template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
     hist_bucket_scatter(const T* __restrict__ in, long long n,
@@ -673,13 +693,10 @@ __global__ void __launch_bounds__(BLOCK)
         for (int j = 0; j < ITEMS; ++j)
             rank[j] = bk[j] >= 0 ? atomicAdd(count + (bk[j] >> prim::BUCKET_BITS), 1u) : 0u;
         __syncthreads();
-        const unsigned int c = t < nb ? count[t] : 0u;
-        unsigned int kept;
-        const unsigned int at =
-            prim::block_exclusive_scan<BLOCK>(c, prim::Sum<unsigned int>(), narrow, kept);
-        if (t < nb) {
-            start[t] = at;
-            if (c) base[t] = region[t] + atomicAdd(cursors + t, static_cast<u64>(c));
+        const unsigned int kept = prim::bucket_scan<BLOCK>(count, nb, start, narrow);
+        for (int b = t; b < nb; b += BLOCK) {  // each bucket's group's place in its region
+            const unsigned int c = count[b];
+            if (c) base[b] = region[b] + atomicAdd(cursors + b, static_cast<u64>(c));
         }
         __syncthreads();
 #pragma unroll
@@ -714,8 +731,8 @@ __global__ void __launch_bounds__(BLOCK)
 // field hands 65536 to `out`. BOUNDED true: adds that return nothing, in rounds of at most 32,768
 // samples of the block; between rounds (a barrier) every field of 0x8000 or more hands 0x8000 to
 // `out`, so each field is below 0x8000 when a round starts and below 0x10000 when it ends: no
-// field wraps. out: nbins u64 counters, zero on entry (the result). Launch: blockDim.x == BLOCK
-// >= 256, any grid; dynamic shared memory Packed16::words(65536) 4-byte words; nb <= 256.
+// field wraps. out: nbins u64 counters, zero on entry (the result). Launch: blockDim.x == BLOCK,
+// any grid; dynamic shared memory Packed16::words(65536) 4-byte words; nb <= 256.
 template <int BLOCK, bool BOUNDED>
 __global__ void __launch_bounds__(BLOCK)
     hist_bucket_tally(const unsigned short* __restrict__ vals,

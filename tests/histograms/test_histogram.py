@@ -1333,6 +1333,17 @@ def test_property_bucketed_wide_bins(data, dtype, nbins, n, spread, bounded):
     H.assert_same(got, want, what=f"{nbins} {rng_}")
 
 
+@pytest.mark.parametrize("block", [32, 96])
+def test_bucketed_small_blocks(block, rng):
+    """Blocks of fewer threads than buckets (256 at most): each thread scans several buckets'
+    sizes and reserves several buckets' places."""
+    x = rng.integers(0, 250 * 65536, 30000).astype(np.int64)
+    x[::3] = 7  # one bucket far fuller than the others
+    with prim.tuning.override("histograms", selector="production", block=block):
+        got = prim.bincount(x, minlength=250 * 65536, variant="bucketed")
+    assert np.array_equal(got, np.bincount(x, minlength=250 * 65536))
+
+
 @pytest.mark.parametrize("bounded", [False, True], ids=["returning", "bounded"])
 @pytest.mark.parametrize("dtype", [np.float32, np.uint32])
 def test_bucketed_one_bin_past_16_bits(dtype, bounded):
