@@ -10,7 +10,9 @@
 // the end; bins from shared_bins on (histograms larger than shared memory, e.g. 256 x 256 int32
 // counters = 256 KiB) go to `out` with global atomics directly (the 1-D family's partial
 // privatization). With `packed` (counts only) the shared counters are 16 bits, two a word
-// (histograms/bins.cuh: Packed16): 256 x 256 bins in 128 KiB.
+// (histograms/bins.cuh: Packed16): 256 x 256 bins in 128 KiB; packed 2 (the packet walk only):
+// adds that return nothing, the packet groups walked in rounds uniform in the grid, the fields
+// past 0x7fff settled between them every 32,768 samples of a block or fewer (Packed16::settle).
 //   D = 1, 2, 3: the dimensions unrolled (DDChain: each binner in registers, the later dimensions
 //     not binned once one drops the sample). With `vec` set (counts only), a packet of
 //     P = 16 / sizeof(T) samples is read with D 16-byte loads: D consecutive packets of the
@@ -164,18 +166,57 @@ __global__ void __launch_bounds__(BLOCK)
                     for (int s = 0; s < P; ++s) add(lin[s], 0);
                 }
             };
-            long long p = tid;
-            for (; p + nthreads < npk; p += 2 * nthreads) {  // two groups' loads in flight
-                T a[DIM][P], b[DIM][P];
-                load(p, a);
-                load(p + nthreads, b);
-                count(a);
-                count(b);
-            }
-            if (p < npk) {
-                T a[DIM][P];
-                load(p, a);
-                count(a);
+            if (pk && packed == 2) {  // bounded: adds that return nothing, settled in rounds
+                constexpr long long ROOM = prim::Packed16::ROUND - P;  // the scalar tail's
+                constexpr int G2 = static_cast<long long>(BLOCK) * 2 * P <= ROOM ? 2 : 1;
+                static_assert(static_cast<long long>(BLOCK) * G2 * P <= ROOM, "a long round");
+                constexpr int EVERY =
+                    static_cast<int>(ROOM / (static_cast<long long>(BLOCK) * G2 * P));
+                prim::u32* h32 = reinterpret_cast<prim::u32*>(h);
+                const long long rounds = (npk + G2 * nthreads - 1) / (G2 * nthreads);
+                for (long long r = 0; r < rounds; ++r) {  // uniform in the grid
+                    T a[G2][DIM][P];
+#pragma unroll
+                    for (int g = 0; g < G2; ++g) {
+                        const long long q = tid + (r * G2 + g) * nthreads;
+                        if (q < npk) load(q, a[g]);
+                    }
+#pragma unroll
+                    for (int g = 0; g < G2; ++g) {
+                        if (tid + (r * G2 + g) * nthreads >= npk) continue;
+#pragma unroll
+                        for (int s = 0; s < P; ++s) {
+                            T x[DIM];
+#pragma unroll
+                            for (int j = 0; j < DIM; ++j) x[j] = a[g][j][s];
+                            const long long lin = chain(x, 0);
+                            if (lin < 0) continue;
+                            if (lin >= shared_bins)
+                                atomicAdd(out + lin, G(1));
+                            else
+                                prim::Packed16::add_quiet(h32, lin);
+                        }
+                    }
+                    if ((r + 1) % EVERY == 0 && r + 1 < rounds) {
+                        __syncthreads();
+                        prim::Packed16::settle(h32, shared_bins, out);
+                        __syncthreads();
+                    }
+                }
+            } else {
+                long long p = tid;
+                for (; p + nthreads < npk; p += 2 * nthreads) {  // two groups' loads in flight
+                    T a[DIM][P], b[DIM][P];
+                    load(p, a);
+                    load(p + nthreads, b);
+                    count(a);
+                    count(b);
+                }
+                if (p < npk) {
+                    T a[DIM][P];
+                    load(p, a);
+                    count(a);
+                }
             }
             first_scalar = npk * P;
         }

@@ -135,7 +135,8 @@ class DDPlan(_plans.Plan):
                 _SLOT,
                 np.int32(d),
                 np.int32(self.shared_bins),
-                np.int32(self.packed),
+                # packed: 1 the returning adds, 2 the bounded ones (the packet walk's rounds)
+                np.int32(self.packed * (2 if pol.packed_bounded else 1)),
                 _SLOT,
             ),
         )

@@ -91,6 +91,9 @@ class DDPolicy:
     # counts of more bins than shared_bytes of 32-bit counters hold: 16-bit counters, two a
     # word (Packed16)
     packed: bool = knob(_policy.Flag())
+    # ... with adds that return nothing, settled between rounds of the packet walk (True), as
+    # the production policy's packed_bounded
+    packed_bounded: bool = knob(_policy.Flag())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,6 +164,7 @@ TABLE = _policy.register(
             # H200, 2^26 float32 pairs, 256 x 256 bins: 0.514 ms packed against 0.604 (4c2cc1a);
             # 0.432 against 0.434 with two packets in flight a thread (de3ca92)
             packed=True,
+            packed_bounded=False,  # not measured yet (tools/probes/wide_bins.py times both)
         ),
         ("default", "minmax"): MinmaxPolicy(
             block=256  # autodetected ranges: one pass, not timed against peers (not tuned)

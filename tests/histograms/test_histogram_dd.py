@@ -427,13 +427,15 @@ def test_property_equals_numpy(data):
         assert to_host(e).dtype == we.dtype and np.array_equal(to_host(e), we)
 
 
-def test_packed_counters_wrap(backend, rng):
+@pytest.mark.parametrize("bounded", [False, True], ids=["returning", "bounded"])
+def test_packed_counters_wrap(backend, rng, bounded):
     """Counts of more bins than 32-bit shared counters hold go to 16-bit counters, two a word
     (Packed16): with one block per SM each block counts more than 65536 samples of linear bin 0
     (a low field), bin 1 (its word's high field, where the low field's carries land) and bin 14
     (the last one: 3 x 5 bins, the high field of its word past the bins); a few samples spread
     over the others. Exact against NumPy; and with 16 bytes of counters (three words and the
-    spare one), the bins from 6 on go to global atomics."""
+    spare one), the bins from 6 on go to global atomics. Returning adds (wraps handed over) and
+    bounded ones (settled between the packet walk's rounds)."""
     sms = backend.device_info().sm_count
     n = sms * 3 * 70000
     pick = rng.choice(3, n, p=[0.45, 0.4, 0.15])
@@ -442,7 +444,12 @@ def test_packed_counters_wrap(backend, rng):
     rng_ = [(0, 3), (0, 5)]
     for shared_bytes in (36, 16):  # 15 bins (a padded last word) or 6 in 16-bit counters
         with tuning.override(
-            "histogram", selector="dd", block=64, blocks_per_sm=1, shared_bytes=shared_bytes
+            "histogram",
+            selector="dd",
+            block=64,
+            blocks_per_sm=1,
+            shared_bytes=shared_bytes,
+            packed_bounded=bounded,
         ):
             P.PLANS.clear()
             got = prim.histogramdd(native(s, backend), (3, 5), rng_)
