@@ -18,7 +18,8 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   all 65,536 values by ``bincount`` (no float binning at all), each with the 16-bit counters'
   adds returning their word (the policy's) and bounded (``packed_bounded``: adds that return
   nothing, settled between rounds), and the bucketed tally's kind of work (the uint16 keys by
-  ``bucketed``, returning and bounded adds); plans made under each policy, interleaved;
+  ``bucketed``, returning and bounded adds), and ``histogram2d`` 256 x 256 of n / 4 float32
+  pairs (the dd policy's ``packed_bounded``); plans made under each policy, interleaved;
 - ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
 - ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
   force and with ``bucketed_from_bins`` = 2^17, each in a run of its own with ``torch.unique``
@@ -29,6 +30,7 @@ Every variant's answer is checked against the first's before timing.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import numpy as np
@@ -51,13 +53,18 @@ def _same(results):
     return all(bool((r == first).all()) for r in results[1:])
 
 
+@contextlib.contextmanager
 def _bounded(on):
-    """The production policy with the 16-bit counters' bounded adds ``on``, partial_privatized's
-    and the bucketed tally's (an override entered around checks and timing alike, not per
-    call)."""
-    return prim.tuning.override(
-        "histograms", selector="production", packed_bounded=on, bucket_tally_bounded=on
-    )
+    """The histogram policies with the 16-bit counters' bounded adds ``on``: partial_privatized's
+    and the bucketed tally's (production), histogram2d's and histogramdd's (dd); an override
+    entered around checks and timing alike, not per call."""
+    with (
+        prim.tuning.override(
+            "histograms", selector="production", packed_bounded=on, bucket_tally_bounded=on
+        ),
+        prim.tuning.override("histograms", selector="dd", packed_bounded=on),
+    ):
+        yield
 
 
 def histograms(n, bounded=False, variants=VARIANTS):
@@ -77,12 +84,12 @@ def histograms(n, bounded=False, variants=VARIANTS):
     return rows
 
 
-def _planned(fn, arr, *args, bounded=False, **kw):
-    """``fn(arr, *args, **kw)`` as a plan made under the production policy with the 16-bit
-    counters' bounded adds ``bounded`` (:func:`_bounded`), called without an override."""
+def _planned(fn, arrays, *args, bounded=False, **kw):
+    """``fn(*arrays, *args, **kw)`` as a plan made under the policies with the 16-bit counters'
+    bounded adds ``bounded`` (:func:`_bounded`), called without an override."""
     with _bounded(bounded):
-        p = prim.plan(fn, arr, *args, **kw)
-    return lambda: p(arr)
+        p = prim.plan(fn, *arrays, *args, **kw)
+    return lambda: p(*arrays)
 
 
 def breakdown(n):
@@ -94,27 +101,35 @@ def breakdown(n):
     x = xp.asarray(rng.random(n, dtype=np.float32))
     centres = xp.asarray(((rng.integers(0, nb, n) + 0.5) / nb).astype(np.float32))
     k16 = xp.asarray(rng.integers(0, nb, n // 2, dtype=np.uint16))
+    px, py = x[: n // 4], centres[n // 4 : n // 2]  # histogram2d's pairs: n / 4 of them
+    sq = [[0.0, 1.0], [0.0, 1.0]]
     fns = {}
     for bounded in (False, True):
         adds = "bounded" if bounded else "returning"
         part = dict(variant="partial_privatized", bounded=bounded)
-        fns[f"float32 uniform, {adds}"] = _planned(prim.histogram, x, nb, (0.0, 1.0), **part)
+        fns[f"float32 uniform, {adds}"] = _planned(prim.histogram, (x,), nb, (0.0, 1.0), **part)
         fns[f"float32 at centres, {adds}"] = _planned(
-            prim.histogram, centres, nb, (0.0, 1.0), **part
+            prim.histogram, (centres,), nb, (0.0, 1.0), **part
         )
-        fns[f"uint16 keys (n / 2), {adds}"] = _planned(prim.bincount, k16, minlength=nb, **part)
+        fns[f"uint16 keys (n / 2), {adds}"] = _planned(prim.bincount, (k16,), minlength=nb, **part)
         fns[f"uint16 keys (n / 2), bucketed {adds}"] = _planned(
-            prim.bincount, k16, minlength=nb, variant="bucketed", bounded=bounded
+            prim.bincount, (k16,), minlength=nb, variant="bucketed", bounded=bounded
+        )
+        fns[f"histogram2d 256 x 256 (n / 4 pairs), {adds}"] = _planned(
+            prim.histogram2d, (px, py), 256, sq, bounded=bounded
         )
     want = np.bincount(_backend.to_host(k16), minlength=nb)
     hist = np.histogram(_backend.to_host(x), nb, (0.0, 1.0))[0]
+    hist2 = np.histogram2d(_backend.to_host(px), _backend.to_host(py), 256, sq)[0]
     for case, f in fns.items():
         got = f()
-        got = _backend.to_host(got[0] if case.startswith("float32") else got)
+        got = _backend.to_host(got if case.startswith("uint16") else got[0])
         if case.startswith("uint16"):
             assert bool((got == want).all()), case
         elif case.startswith("float32 uniform"):
             assert bool((got == hist).all()), case
+        elif case.startswith("histogram2d"):
+            assert bool((got == hist2).all()), case
     return _timing.bench_many(fns, **ROUNDS)
 
 
