@@ -418,13 +418,15 @@ __global__ void __launch_bounds__(BLOCK)
 //   it copies the top level.
 // search_near<T, BLOCK, ITEMS>: the near tiles, the same grid-stride over the same tiles: the
 //   block reads the bounds of BLOCK of its tiles at once (a thread each, into static shared
-//   memory), and for each near one copies a[r0, r1) into dynamic shared memory (coalesced,
-//   NEAR_LOADS loads in flight a thread; span elements at most), where the tile's queries bisect
-//   it (a tile's queries read and answers written coalesced, ITEMS searches a thread
-//   interleaved); each answer is checked against the elements just past the range's ends and,
-//   when outside (unsorted queries), searched for in the rest of a on that side (near_answer).
+//   memory), and for each near one copies a[r0, r1) and the element just past each end (where
+//   a has one) into dynamic shared memory (coalesced, NEAR_LOADS loads in flight a thread; span
+//   + 2 elements at most), where the tile's queries bisect the range (a tile's queries read and
+//   answers written coalesced, ITEMS searches a thread interleaved); each answer is checked
+//   against the copies of the elements past the range's ends and, when outside (unsorted
+//   queries), searched for in the rest of a on that side (near_answer).
 //   Barriers around each near tile's copy, in code the whole block runs (a tile's choice is
-//   uniform). Dynamic shared memory: span elements rounded up to 16 bytes.
+//   uniform). Dynamic shared memory: span + 2 elements (the range and its two neighbours)
+//   rounded up to 16 bytes.
 // Preconditions: n >= 1; index holds the levels 1..depth as above (search_index), depth >= 0 with
 // level `depth` fitting the shared memory given; out has m int64 entries; bounds, when given,
 // 2 * ceil(m / (BLOCK * ITEMS)) entries in [0, n] when span >= 0.
@@ -534,17 +536,16 @@ __device__ __forceinline__ void step_up(T x, T q, bool qnan, long long& lo, long
 
 // The answer of q when a search of a's range [r0, r0 + len) gave lo (an end of the range may
 // hide an answer outside it, for unsorted queries): checked against the element past that end
-// (a[r0 - 1] must send the query up, a[r0 + len] must not), else the rest of a on that side
-// searched alone.
+// (below = a[r0 - 1] must send the query up, above = a[r0 + len] must not; each read only where
+// it exists: the caller's copies of them), else the rest of a on that side searched alone.
 template <bool RIGHT, class T>
 __device__ __forceinline__ long long near_answer(const T* __restrict__ a, long long total,
                                                  long long r0, long long len, long long lo, T q,
-                                                 bool qnan) {
+                                                 bool qnan, T below, T above) {
     long long from = 0, count = 0;
-    if (lo == r0 && r0 > 0 && !sends_up<RIGHT>(load_entry(a + r0 - 1), q, qnan)) {
+    if (lo == r0 && r0 > 0 && !sends_up<RIGHT>(below, q, qnan)) {
         count = r0 - 1;  // below the range: the answer is in [0, r0 - 1]
-    } else if (lo == r0 + len && r0 + len < total &&
-               sends_up<RIGHT>(load_entry(a + r0 + len), q, qnan)) {
+    } else if (lo == r0 + len && r0 + len < total && sends_up<RIGHT>(above, q, qnan)) {
         from = r0 + len + 1;  // above it: in [r0 + len + 1, total]
         count = total - from;
     } else {
@@ -556,9 +557,11 @@ __device__ __forceinline__ long long near_answer(const T* __restrict__ a, long l
 
 // search_near's body for one side: the near tiles of the grid-stride over tiles of BLOCK * ITEMS
 // queries. The block reads the bounds of BLOCK of its tiles at once (a thread each, into
-// `flags`), then for each near one copies a[r0, r1) into `s` (coalesced, NEAR_LOADS loads in
-// flight a thread), and query k * BLOCK + threadIdx.x of the tile bisects it there, its ITEMS
-// searches interleaved step by step; each answer checked at the range's ends (near_answer).
+// `flags`), then for each near one copies a[r0, r1) and the element past each end (where a has
+// one) into `s` (coalesced, NEAR_LOADS loads in flight a thread), and query k * BLOCK +
+// threadIdx.x of the tile bisects the range there, its ITEMS searches interleaved step by step;
+// each answer checked at the range's ends against those copies (near_answer: no load from a
+// unless an answer lies outside the range, i.e. unsorted queries).
 constexpr int NEAR_LOADS = 8;
 template <bool RIGHT, class T, int BLOCK, int ITEMS>
 __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
@@ -592,6 +595,10 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             const int len = lens[j];  // the same for the whole block
             if (len < 0) continue;
             const long long r0 = lows[j];
+            // the copy: a[c0, c1), the range and the element past each end where a has one
+            const int off = r0 > 0 ? 1 : 0;  // the range's first element in s
+            const long long c0 = r0 - off;
+            const int clen = off + len + (r0 + len < n ? 1 : 0);
             const long long base = (batch + static_cast<long long>(j) * gridDim.x) * TILE;
             T q[ITEMS];  // the tile's queries, loaded before the range's copy (both in flight)
             bool qnan[ITEMS];
@@ -603,17 +610,18 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
                 lo[k] = 0;
                 cnt[k] = len;
             }
-            for (int c = threadIdx.x; c < len; c += BLOCK * NEAR_LOADS) {
+            for (int c = threadIdx.x; c < clen; c += BLOCK * NEAR_LOADS) {
                 T x[NEAR_LOADS];
 #pragma unroll
                 for (int u = 0; u < NEAR_LOADS; ++u) {
                     const int e = c + u * BLOCK;
-                    x[u] = e < len ? load_entry(a + r0 + e) : T();
+                    x[u] = e < clen ? load_entry(a + c0 + e) : T();
                 }
 #pragma unroll
                 for (int u = 0; u < NEAR_LOADS; ++u)
-                    if (c + u * BLOCK < len) s[c + u * BLOCK] = x[u];
+                    if (c + u * BLOCK < clen) s[c + u * BLOCK] = x[u];
             }
+            const T* range = s + off;
             __syncthreads();
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) qnan[k] = q[k] != q[k];
@@ -622,7 +630,7 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
                 for (int k = 0; k < ITEMS; ++k) {
                     if (cnt[k] > 0) {
                         const int half = cnt[k] >> 1;
-                        if (sends_up<RIGHT>(s[lo[k] + half], q[k], qnan[k])) {
+                        if (sends_up<RIGHT>(range[lo[k] + half], q[k], qnan[k])) {
                             lo[k] += half + 1;
                             cnt[k] -= half + 1;
                         } else {
@@ -634,7 +642,9 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const long long i = base + static_cast<long long>(k) * BLOCK + threadIdx.x;
-                if (i < m) out[i] = near_answer<RIGHT>(a, n, r0, len, r0 + lo[k], q[k], qnan[k]);
+                if (i < m)
+                    out[i] = near_answer<RIGHT>(a, n, r0, len, r0 + lo[k], q[k], qnan[k],
+                                                range[-off], range[clen - off - 1]);
             }
             __syncthreads();  // every search is done with s before the next tile's copy
         }

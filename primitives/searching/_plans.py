@@ -158,7 +158,7 @@ class SearchPlan(_plans.Plan):
         if pol.near_bytes:
             self._tile_ranges(ctype, m, pol.index_block * pol.index_items, pol)
             kn = MODULES.kernel(ctype, near_name(ctype, pol), pol)
-            nsmem = -(-(span * dt.itemsize) // 16) * 16
+            nsmem = -(-((span + 2) * dt.itemsize) // 16) * 16  # the range and its neighbours
             grid = _launch.cover_grid(
                 m, pol.index_block, pol.index_items, kernel=kn, shared_mem=nsmem
             )
