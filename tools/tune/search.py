@@ -2,10 +2,12 @@
 into a sorted random float32 array of 2^26, for the cached, indexed, sorted and bucketed
 variants under several policies (queries per thread, shared tree bytes; the indexed kernel's
 queries per thread and top-level bytes; the sorted tiles' queries per thread and shared bytes;
-the bucket kernel's block and shared bytes; the indexed kernel's near tiles' range) swept through
-``primitives.tuning.override("search", ...)``, beside ``cupy.searchsorted`` and the binary
-variant timed in the same interleaved rounds; then the auto thresholds' question: the variants
-over the number of queries (2^10 to 2^24) and the array's size (2^16 to 2^28).
+the bucket kernel's block and shared bytes; the indexed kernel's near tiles' range, alone and
+with the queries per thread that set a near tile's size), each a plan made under
+``primitives.tuning.override("search", ...)`` and called without one (an override entered per
+call adds its own host time, about 0.18 ms, to every sample), beside ``cupy.searchsorted`` and
+the binary variant timed in the same interleaved rounds; then the auto thresholds' question: the
+variants over the number of queries (2^10 to 2^24) and the array's size (2^16 to 2^28).
 
     python -m tools.tune.search [--quick] [--only VARIANT ...] [--no-crossover]
                                 [--queries random|sorted]
@@ -40,6 +42,11 @@ def candidates(quick):
     ]
     # near tiles: the range of a under which a tile of queries bisects it alone (0: never)
     out += [("indexed", dict(near_bytes=nb)) for nb in (0, 4 << 10, 8 << 10, 16 << 10, 64 << 10)]
+    # ... and a near tile's queries (index_items a thread) with a range to hold them
+    out += [
+        ("indexed", dict(index_items=it, near_bytes=nb))
+        for it, nb in ((4, 16 << 10), (4, 32 << 10), (8, 32 << 10), (8, 48 << 10))
+    ]
     blocks = (256,) if quick else (128, 256, 512)
     shared = (24 << 10, 48 << 10) if quick else (12 << 10, 24 << 10, 48 << 10, 96 << 10)
     out += [("bucketed", dict(bucket_block=b, bucket_bytes=sb)) for b in blocks for sb in shared]
@@ -57,9 +64,11 @@ def sweep(a, v, want, quick, only):
             continue
         name = variant + " " + " ".join(f"{k}={x}" for k, x in fields.items())
 
-        def fn(variant=variant, fields=fields):
-            with prim.tuning.override("search", **fields):
-                return prim.searchsorted(a, v, variant=variant)
+        with prim.tuning.override("search", **fields):
+            plan = prim.plan(prim.searchsorted, a, v, variant=variant)
+
+        def fn(plan=plan):
+            return plan(a, v)
 
         assert bool(cupy.array_equal(fn(), want)), name
         fns[name] = fn
