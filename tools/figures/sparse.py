@@ -1,7 +1,9 @@
 """SpMV figures (:mod:`primitives.testing.workloads.sparse`): every suite matrix at full size
 (>= 2^22 rows), float32 and float64, every variant and ``auto`` against cuSPARSE
 (``cupyx.scipy.sparse`` CSR @ x), with each format's footprint; the merge-path tile and
-csr_vector width sweeps behind the defaults.
+csr_vector width sweeps behind the defaults; then ``auto`` against cuSPARSE over the widened
+suite (``primitives.testing.matrices.WIDE`` at full size, both dtypes: the issue's "every matrix
+of the wide suite").
 
 Every result is checked against the float64 cupyx product with ``primitives.sparse.reference``'s
 bound before it is timed. GB/s counts the bytes of the format's arrays plus x and y once (its
@@ -89,6 +91,40 @@ def run(ctx):
     )
     path = _write_csv(rows_out)
     ctx.lines += ["", f"(raw numbers: {os.path.basename(path)})"]
+    wide = []
+    for name in _matrices.WIDE:
+        try:
+            _wide(ctx, name, wide)
+        except Exception:  # report and go on with the next matrix  # noqa: BLE001
+            import traceback
+
+            traceback.print_exc()
+            wide.append((name, "FAILED (see the log)") + ("",) * 7)
+        pool.free_all_blocks()
+    target = spec.WIDE.params["target"]
+    ctx.rows(
+        [
+            "matrix",
+            "dtype",
+            "rows",
+            "nonzeros",
+            "row length mean / max / cv",
+            "auto runs",
+            "auto ms",
+            "cuSPARSE ms",
+            f"ratio (<= {target})",
+        ],
+        wide,
+        "the widened suite (primitives.testing.matrices.WIDE, full size): auto against cuSPARSE, "
+        "same run",
+    )
+    ratios = [float(r[-1].strip("*")) for r in wide if r[-1] and r[-1][0].isdigit()]
+    met = len(ratios) == 2 * len(_matrices.WIDE) and max(ratios) <= target
+    worst = f"{max(ratios):.3f}" if ratios else "none"
+    ctx.lines += [
+        "",
+        f"widened suite: worst auto / cuSPARSE {worst}; met: {'yes' if met else 'no'}",
+    ]
 
 
 def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
@@ -200,6 +236,50 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
         pool.free_all_blocks()
     del ip32, ix32
     pool.free_all_blocks()
+
+
+def _wide(ctx, name, wide):
+    """``auto`` against cuSPARSE on widened-suite matrix ``name`` in each dtype (both checked
+    against the float64 oracle first), one row each in ``wide``; a ratio over the target
+    starred."""
+    import cupy
+    import cupyx.scipy.sparse as cxs
+
+    ip, ix, shape = _matrices.generate_wide(name, spec.WIDE.params["scale"], xp=cupy)
+    ip32, ix32 = ip.astype(np.int32), ix.astype(np.int32)
+    del ip, ix
+    for dt in map(np.dtype, spec.WIDE.dtypes):
+        data = _matrices.values(ix32.size, dt, xp=cupy, seed=3)
+        csr = sparse.CSR._from_arrays(data, ix32, ip32, shape)
+        peer = cxs.csr_matrix((data, ix32, ip32), shape=shape)
+        x = _matrices.values(shape[1], dt, xp=cupy, seed=5)
+        A64 = cxs.csr_matrix((data.astype(np.float64), ix32, ip32), shape=shape)
+        want, bound = reference(A64, x, dtype=dt)
+        del A64
+        st = csr.row_stats()
+        fns = {"auto": lambda: prim.spmv(csr, x), "cuSPARSE": lambda: peer @ x}  # noqa: F821 - bound when the lambda runs
+        for v, fn in fns.items():
+            ok, i = matches(fn(), want, bound)
+            assert ok, f"{name} {dt.name} {v}: wrong at row {i}"
+        t = ctx.bench(fns)
+        ratio = t["auto"] / t["cuSPARSE"]
+        star = "" if ratio <= spec.WIDE.params["target"] else "*"
+        wide.append(
+            (
+                name,
+                dt.name,
+                f"{shape[0]}",
+                f"{csr.nnz / 1e6:.1f}M",
+                f"{st.mean:.1f} / {st.max} / {st.cv:.2f}",
+                choose_variant(csr),
+                f"{t['auto']:.4f}",
+                f"{t['cuSPARSE']:.4f}",
+                f"{ratio:.3f}{star}",
+            )
+        )
+        print("spmv wide:", " | ".join(wide[-1]), flush=True)
+        del fns, csr, peer, data, x, want, bound
+    del ip32, ix32
 
 
 def _write_csv(rows_out):

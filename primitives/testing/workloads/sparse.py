@@ -22,6 +22,13 @@ SUITE = Workload(
         "scale": "full",
     },
 )
+#: the widened suite (``primitives.testing.matrices.WIDE``: row lengths log-normal, Zipf and
+#: uniform at several spreads, diagonal blocks, a wide band, very short and very long rows,
+#: rectangles) at full size in each dtype: auto against cuSPARSE, where the issue asks at most
+#: cuSPARSE's time on every matrix
+WIDE = Workload(
+    n=0, dtypes=("float32", "float64"), peers=("cusparse",), params={"scale": "full", "target": 1.0}
+)
 #: the tour's matrices, float32: two even structures and the skewed one (full size on a GPU,
 #: ``small`` scale on the emulator)
 TOUR = Workload(
