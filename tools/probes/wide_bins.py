@@ -22,7 +22,8 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   pairs (the dd policy's ``packed_bounded``); plans made under each policy, interleaved;
 - ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
 - ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
-  force and with ``bucketed_from_bins`` = 2^17, each in a run of its own with ``torch.unique``
+  force, with partial_privatized's bounded adds, and with ``bucketed_from_bins`` = 2^17 (its
+  tally's adds returning and bounded), each in a run of its own with ``torch.unique``
   interleaved (where torch is installed): ms and the ratio to torch (the issue asks <= 0.5).
 
 Every variant's answer is checked against the first's before timing.
@@ -145,9 +146,21 @@ def bincounts(k):
     return _timing.bench_many(fns, **ROUNDS)
 
 
+#: unique's counts: the production policy's fields each run replaces (None: the policy in force)
+UNIQUE_RUNS = {
+    "policy in force": None,
+    "bounded adds": dict(packed_bounded=True),
+    "bucketed from 2^17": dict(bucketed_from_bins=BUCKETED_FROM),
+    "bucketed from 2^17, bounded tally": dict(
+        bucketed_from_bins=BUCKETED_FROM, bucket_tally_bounded=True
+    ),
+}
+
+
 def uniques(k):
-    """``{label: {"ours": ms, "torch": ms or None}}`` for unique(k, return_counts=True) under the
-    policy in force and with the bucketed counts."""
+    """``{label: {"ours": ms, "torch": ms or None}}`` for unique(k, return_counts=True) under each
+    of :data:`UNIQUE_RUNS` (an override around the run's checks and timing), each run with
+    ``torch.unique`` interleaved."""
     try:
         import torch
 
@@ -156,19 +169,17 @@ def uniques(k):
         t = None
     want = prim.unique(k, return_counts=True, variant="rle")
     rows = {}
-    for label, start in (("policy in force", None), ("bucketed from 2^17", BUCKETED_FROM)):
+    for label, fields in UNIQUE_RUNS.items():
         fns = {"ours": lambda: prim.unique(k, return_counts=True)}
         if t is not None:
             fns["torch"] = lambda: torch.unique(t, sorted=True, return_counts=True)
-        if start is None:
+        with (
+            prim.tuning.override("histograms", selector="production", **fields)
+            if fields
+            else contextlib.nullcontext()
+        ):
             got = fns["ours"]()
             ms = _timing.bench_many(fns, **ROUNDS)
-        else:
-            with prim.tuning.override(
-                "histograms", selector="production", bucketed_from_bins=start
-            ):
-                got = fns["ours"]()
-                ms = _timing.bench_many(fns, **ROUNDS)
         assert bool((got[0] == want[0]).all()) and bool((got[1] == want[1]).all()), label
         rows[label] = {"ours": ms["ours"], "torch": ms.get("torch")}
     return rows
