@@ -127,15 +127,18 @@ def run(ctx):
     ]
 
 
-def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
+def _products(structure, dtypes):
+    """For each dtype of ``dtypes``, a product's operands over ``structure`` (indptr, indices,
+    shape: a generator's of ``primitives.testing.matrices``, taken as int32) with random values:
+    ``(dt, shape, data, csr, peer, x, want, bound)``, the library's CSR and cuSPARSE's over the
+    same arrays, x, and the float64 oracle's answer and bound (``primitives.sparse.reference``)."""
     import cupy
     import cupyx.scipy.sparse as cxs
 
-    pool = cupy.get_default_memory_pool()
-    ip, ix, shape = _matrices.generate(name, spec.SUITE.params["scale"], xp=cupy)
+    ip, ix, shape = structure
     ip32, ix32 = ip.astype(np.int32), ix.astype(np.int32)
-    del ip, ix
-    for dt in map(np.dtype, spec.SUITE.dtypes):
+    del ip, ix, structure
+    for dt in map(np.dtype, dtypes):
         data = _matrices.values(ix32.size, dt, xp=cupy, seed=3)
         csr = sparse.CSR._from_arrays(data, ix32, ip32, shape)
         peer = cxs.csr_matrix((data, ix32, ip32), shape=shape)
@@ -143,6 +146,18 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
         A64 = cxs.csr_matrix((data.astype(np.float64), ix32, ip32), shape=shape)
         want, bound = reference(A64, x, dtype=dt)
         del A64
+        yield dt, shape, data, csr, peer, x, want, bound
+
+
+def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
+    import cupy
+
+    pool = cupy.get_default_memory_pool()
+    # the int64 structure lives in the generator only, freed once it holds the int32 copy
+    cases = _products(
+        _matrices.generate(name, spec.SUITE.params["scale"], xp=cupy), spec.SUITE.dtypes
+    )
+    for dt, shape, data, csr, peer, x, want, bound in cases:
         st = csr.row_stats()
         forms = {"csr": csr, "coo": sparse.COO(csr), "hyb": sparse.HYB(csr)}
         try:
@@ -234,7 +249,6 @@ def _matrix(ctx, name, rows_out, headline, per_variant, targets, sweeps):
         sweeps += _sweep(ctx, csr, x, want, bound, label, st)
         del forms, fns, csr, peer, data, x, want, bound
         pool.free_all_blocks()
-    del ip32, ix32
     pool.free_all_blocks()
 
 
@@ -243,19 +257,11 @@ def _wide(ctx, name, wide):
     against the float64 oracle first), one row each in ``wide``; a ratio over the target
     starred."""
     import cupy
-    import cupyx.scipy.sparse as cxs
 
-    ip, ix, shape = _matrices.generate_wide(name, spec.WIDE.params["scale"], xp=cupy)
-    ip32, ix32 = ip.astype(np.int32), ix.astype(np.int32)
-    del ip, ix
-    for dt in map(np.dtype, spec.WIDE.dtypes):
-        data = _matrices.values(ix32.size, dt, xp=cupy, seed=3)
-        csr = sparse.CSR._from_arrays(data, ix32, ip32, shape)
-        peer = cxs.csr_matrix((data, ix32, ip32), shape=shape)
-        x = _matrices.values(shape[1], dt, xp=cupy, seed=5)
-        A64 = cxs.csr_matrix((data.astype(np.float64), ix32, ip32), shape=shape)
-        want, bound = reference(A64, x, dtype=dt)
-        del A64
+    cases = _products(
+        _matrices.generate_wide(name, spec.WIDE.params["scale"], xp=cupy), spec.WIDE.dtypes
+    )
+    for dt, shape, data, csr, peer, x, want, bound in cases:
         st = csr.row_stats()
         fns = {"auto": lambda: prim.spmv(csr, x), "cuSPARSE": lambda: peer @ x}  # noqa: F821 - bound when the lambda runs
         for v, fn in fns.items():
@@ -279,7 +285,6 @@ def _wide(ctx, name, wide):
         )
         print("spmv wide:", " | ".join(wide[-1]), flush=True)
         del fns, csr, peer, data, x, want, bound
-    del ip32, ix32
 
 
 def _write_csv(rows_out):
