@@ -110,8 +110,8 @@ def reduce_by_key(keys, values, op="sum", *, sort=False):
             float16, float32 or float64; floats compare with ``==`` (``-0.0`` equals ``0.0``,
             a NaN equals nothing).
         values: 1-D array of as many elements, of any dtype the scans take: bool, int8, uint8,
-            int16, uint16, int32, uint32, int64, uint64, float16, float32, float64, complex64,
-            complex128.
+            int16, uint16, int32, uint32, int64, uint64, float16, bfloat16, float32, float64,
+            complex64, complex128.
         op: ``"sum"``, ``"prod"``, ``"min"`` or ``"max"`` (complex: ``"sum"`` and ``"prod"``),
             or a :class:`primitives.Op` of your own (computed in the values' dtype: int32, int64,
             uint32, uint64, float32 or float64; a run's values combined in index order).
@@ -123,8 +123,9 @@ def reduce_by_key(keys, values, op="sum", *, sort=False):
         ``(unique_keys, reduced)``: the first key of each run, in the dtype of ``keys``, and the
         run's reduction in NumPy's result dtype of ``op`` (``numpy.add.reduce``'s: sums and
         products widen bool and integers below 64 bits to int64/uint64; min/max keep the
-        dtype; float16 accumulates in float32 and is stored as float16). CuPy arrays for device
-        input, NumPy for host input.
+        dtype; float16 and bfloat16 accumulate in float32 and are stored, rounded once, in
+        their own dtype: a bfloat16 product of 3^8 is 6560, where NumPy's step-by-step bfloat16
+        products give 6528). CuPy arrays for device input, NumPy for host input.
 
     Raises:
         TypeError: ``keys`` or ``values`` not arrays or of unsupported dtypes; ``min``/``max``
