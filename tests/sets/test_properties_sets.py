@@ -188,8 +188,8 @@ def rbk_oracle(keys, values, op, sort):
     uk, counts = rle_oracle(keys)
     if not keys.size:
         return uk, np.zeros(0, res)
-    halves = (np.dtype(np.float16), _dtypes.BFLOAT16)
-    work = values.astype(np.float32 if values.dtype.newbyteorder("=") in halves else res)
+    half = _dtypes.is_float16(values.dtype.newbyteorder("="))  # float16 or bfloat16
+    work = values.astype(np.float32 if half else res)
     with np.errstate(all="ignore"):  # inf - inf, 0 * inf: NaN, as the kernels make it
         return uk, _REDUCEAT[op].reduceat(work, np.r_[0, np.cumsum(counts)[:-1]]).astype(res)
 
