@@ -7,7 +7,9 @@
 // issued back to back per iteration (several loads in flight per thread), then a scalar tail.
 // Elements of the head and tail go to elem(x, i), packets to pack(p, i0) with i0 the index of
 // p.v[0]. Preconditions: `in` is aligned to sizeof(T) and not written during the kernel.
-// walk_column() (below) walks one column of a 2-D layout down its rows the same way.
+// for_each_packet_rounds<P, EVERY>() makes the same visits in rounds the whole grid runs alike,
+// with a block-wide step between every EVERY rounds (its comment below). walk_column() (below)
+// walks one column of a 2-D layout down its rows the same way.
 //
 // for_each_packet_staged<S, VECS>(): the same visits (same head, packets and tail, each packet to
 // pack() once, in the same order per thread), with the packets staged in shared memory by
