@@ -35,7 +35,9 @@
 // Packed16: 16-bit shared counters, two a 32-bit word (twice the bins of 32-bit counters in a
 // block's shared memory: 65,536 in 128 KiB), counted with the native 32-bit shared atomic add
 // (the float and 64-bit shared atomics are compare-and-swap loops on sm_90). A field that wraps
-// hands 65536 to the bin's global counter; see Packed16 below for the carry.
+// hands 65536 to the bin's global counter; see Packed16 below for the carry. Kernels that walk
+// their samples in rounds may instead add with no returned word (add_quiet) and settle the
+// fields past 0x7fff between rounds (settle), so that none wraps.
 //
 // HistStart<Binner>: the start every histogram kernel shares: the record read once, the binner
 // built from it, and (kernels with shared counters) the block's counters zeroed before any
