@@ -16,6 +16,7 @@ import operator
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from . import _policy
 
 
 # ---- dtypes and binners ----------------------------------------------------------------------
@@ -239,17 +240,30 @@ def _shift_of(edges, first, last, n, dt):
     return width.bit_length() - 1
 
 
-def _guard(edges, n, t_lo, t_hi):
+def edge_band():
+    """The production policy's ``edge_band``: the guard's multiple of eps n (1 + max|edge| /
+    span) (:func:`_guard`)."""
+    return _policy.production().edge_band
+
+
+def _guard(edges, n, t_lo, t_hi, band=8):
     """Half-width, in bin units, of the band around each edge where the position (x - first) *
-    scale may round to the wrong side: 8 eps n (1 + max|edge| / span), at least 4x the error of
-    the two roundings of the position and the rounding of the edges to their dtype (the sample is
-    then compared with the edges themselves), widened by the gap between the keep-thresholds
+    scale may round to the wrong side: ``band`` eps n (1 + M / span), M = max|edge|, the sample
+    then compared with the edges themselves; widened by the gap between the keep-thresholds
     t_lo/t_hi and the outer edges (BinEven<float, float> tests the thresholds only for samples
-    inside that band). 1.0 (always compare) when the band covers a bin."""
+    inside that band). 1.0 (always compare) when the band covers a bin.
+
+    The bound behind ``band`` >= 2 (u = eps / 2, the unit roundoff): the device's position of x
+    is fma(x, s, o) with s = n / span rounded (relative error u), o = -first * s rounded (2u
+    |first| n / span) and the fma's rounding (u n for a position in [0, n]), so it is within
+    u n (1 + (|x| + 2 |first|) / span) of (x - first) n / span; each edge, linspace's float64
+    value rounded to the edges' dtype, lies within u |edge| n / span of its exact position. A
+    floor of the position can misplace x only within the sum of the two of an edge, u n (1 +
+    4M / span) <= 2 eps n (1 + M / span): ``band`` 2 covers it, 8 with four times that room."""
     e = edges.astype(np.float64)
     span = e[-1] - e[0]
     big = max(abs(e[0]), abs(e[-1]))
-    g = 8 * np.finfo(edges.dtype).eps * n * (1 + big / span)
+    g = band * np.finfo(edges.dtype).eps * n * (1 + big / span)
     if edges.dtype == F32:  # flush-to-zero moves a float32 by less than the smallest normal
         g += 4 * float(np.finfo(np.float32).tiny) * n / span
     with np.errstate(over="ignore", invalid="ignore"):
@@ -258,7 +272,7 @@ def _guard(edges, n, t_lo, t_hi):
     return 1.0 if not g < 0.5 else float(g)
 
 
-def uniform_binning(dt, edges, first, last, n, closed_top=True):
+def uniform_binning(dt, edges, first, last, n, closed_top=True, band=8):
     """Binning of ``dt`` samples into the ``n`` equal-width bins over ``edges`` (dtype E).
 
     ``closed_top=True`` is numpy.histogram's rule: a sample is kept when NumPy's ``x >= first``
@@ -318,7 +332,7 @@ def uniform_binning(dt, edges, first, last, n, closed_top=True):
         hi=t_hi,
         first=float(edges[0]),
         scale=float(scale),
-        guard=_guard(edges, n, t_lo, t_hi),
+        guard=_guard(edges, n, t_lo, t_hi, band),
     )
 
 
@@ -336,8 +350,9 @@ def edges_binning(dt, edges):
 
 
 @functools.lru_cache(maxsize=256)
-def even_edges(func, first_type, first, last_type, last, n, dt):
-    """NumPy's equal-width edges (linspace in the bin type) and the binning of ``dt`` samples."""
+def even_edges(func, first_type, first, last_type, last, n, dt, band=8):
+    """NumPy's equal-width edges (linspace in the bin type) and the binning of ``dt`` samples
+    (``band``: the guard's, :func:`_guard`)."""
     bin_type = np.result_type(first, last, dt)
     if np.issubdtype(bin_type, np.integer):
         bin_type = np.result_type(bin_type, float)
@@ -351,12 +366,13 @@ def even_edges(func, first_type, first, last_type, last, n, dt):
             f"{func}: Too many bins for data range. Cannot create {n} finite-sized bins."
         )
     edges.flags.writeable = False
-    return edges, uniform_binning(dt, edges, first, last, n), dt
+    return edges, uniform_binning(dt, edges, first, last, n, band=band), dt
 
 
 def uniform(func, dt, first, last, n):
-    """(edges, binning, sample dtype) of int ``bins`` over [first, last], cached per scalars."""
-    return even_edges(func, type(first), first, type(last), last, n, dt)
+    """(edges, binning, sample dtype) of int ``bins`` over [first, last], cached per scalars
+    and the policy's edge band."""
+    return even_edges(func, type(first), first, type(last), last, n, dt, edge_band())
 
 
 def array_binning(dt, edges):
@@ -373,10 +389,14 @@ def array_binning(dt, edges):
     return edges_binning(c, edges), c
 
 
-@functools.lru_cache(maxsize=256)
 def even_binning(func, dt, lo, hi, n):
     """histogram_even's binning: ``n`` bins over linspace(lo, hi) in float32 for float32 samples,
-    float64 otherwise, the upper edge open."""
+    float64 otherwise, the upper edge open (cached per arguments and the policy's edge band)."""
+    return _even_binning(func, dt, lo, hi, n, edge_band())
+
+
+@functools.lru_cache(maxsize=256)
+def _even_binning(func, dt, lo, hi, n, band):
     e_dt = F32 if dt == F32 else F64
     edges = np.linspace(lo, hi, n + 1, dtype=e_dt)
     if np.any(edges[:-1] >= edges[1:]):
@@ -384,7 +404,7 @@ def even_binning(func, dt, lo, hi, n):
             f"{func}: too many bins for the range: cannot create {n} bins of "
             f"positive width in {e_dt.name}"
         )
-    return uniform_binning(dt, edges, None, None, n, closed_top=False), dt
+    return uniform_binning(dt, edges, None, None, n, closed_top=False, band=band), dt
 
 
 @functools.lru_cache(maxsize=None)
@@ -413,9 +433,10 @@ def dd_linspace(first_type, first, last_type, last, nb):
 
 
 @functools.lru_cache(maxsize=256)
-def _dd_uniform(dt, *desc):
+def _dd_uniform(dt, band, *desc):
     """The binning of ``dt`` samples over the edges ``dd_linspace(*desc)`` (cached: one device
-    record per range and bin count), or None when they are not strictly increasing."""
+    record per range, bin count and edge band), or None when they are not strictly
+    increasing."""
     edges = dd_linspace(*desc)
     if np.any(edges[:-1] >= edges[1:]):
         return None
@@ -424,7 +445,7 @@ def _dd_uniform(dt, *desc):
     if edges.dtype == _F16:  # rounded far from equal widths: searched (as float32, exactly)
         return edges_binning(dt, edges.astype(F32))
     e = edges
-    return uniform_binning(dt, e, e.dtype.type(e[0]), e.dtype.type(e[-1]), e.size - 1)
+    return uniform_binning(dt, e, e.dtype.type(e[0]), e.dtype.type(e[-1]), e.size - 1, band=band)
 
 
 def _exact_in(src, c):
@@ -445,7 +466,7 @@ def dd_binnings(func, dt, edges, uniform):
     array)."""
     per, cached = [], True
     for e, u in zip(edges, uniform):
-        b = None if u is None else _dd_uniform(dt, *u)
+        b = None if u is None else _dd_uniform(dt, edge_band(), *u)
         if b is None:
             cached = False
             if dt in SMALL:

@@ -597,6 +597,50 @@ def test_many_bins_near_edges(rng_, rng):
     assert plan.variant == "partial_privatized" and plan.shared < 4 * nbins
 
 
+def _ulps_around(e, k):
+    """Every value of ``e`` and its neighbours up to ``k`` ulps away on either side."""
+    out, up, down = [e], e, e
+    for _ in range(k):
+        up = np.nextafter(up, e.dtype.type(np.inf))
+        down = np.nextafter(down, e.dtype.type(-np.inf))
+        out += [up, down]
+    return np.concatenate(out)
+
+
+#: (bins, range) of the edge band's test: RANGES for the bins that fit in shared memory, and
+#: for 70,001 bins the ones whose float32 edges are distinct ((1000, 1064) for (1000, 1001))
+BAND_CASES = [(nb, r) for nb in (255, 4096) for r in RANGES] + [
+    (70001, r if r != (1000.0, 1001.0) else (1000.0, 1064.0)) for r in RANGES
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=IDS)
+@pytest.mark.parametrize("nbins,rng_", BAND_CASES, ids=str)
+def test_edge_band_at_its_bound(dtype, nbins, rng_, rng):
+    """The production policy's edge_band at 2, the rounding bound of _binning._guard (the
+    library's own 8 keeps four times that room): samples on every edge and up to three ulps
+    either side, and random ones, exact against NumPy in histogram (the shared-memory kernel,
+    the partial privatization past it, the global one), histogram_even and histogram2d."""
+    edges = np.histogram_bin_edges(np.zeros(1, dtype), nbins, rng_).astype(dtype)
+    x = np.concatenate([_ulps_around(edges, 3), samples(rng, 20000, dtype, *rng_)]).astype(dtype)
+    x = rng.permutation(x)
+    variants = ["partial_privatized", "global_vectorized"]
+    if nbins <= 4096:
+        variants.append("warp_replicated")
+    with prim.tuning.override("histograms", selector="production", edge_band=2):
+        for variant in variants:
+            twin(x, nbins, rng_, variant=variant)
+        e = np.linspace(rng_[0], rng_[1], nbins + 1, dtype=np.float32)
+        xe = np.concatenate([_ulps_around(e, 3), x.astype(np.float32)[:5000]])
+        got = prim.histogram_even(xe, nbins, rng_[0], rng_[1])
+        np.testing.assert_array_equal(got, even_oracle(xe, nbins, rng_[0], rng_[1]))
+        if nbins <= 4096:
+            y = rng.permutation(x)
+            got2 = prim.histogram2d(x, y, [nbins, 7], [rng_, rng_])[0]
+            want2 = np.histogram2d(x, y, [nbins, 7], [rng_, rng_])[0]
+            np.testing.assert_array_equal(to_host(got2), want2)
+
+
 def test_policies_are_data():
     """The tuning in force is read through primitives.tuning; an override lasts for its block."""
     prod = prim.tuning.policy("histogram", "production")
