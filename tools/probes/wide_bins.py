@@ -18,8 +18,10 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   all 65,536 values by ``bincount`` (no float binning at all), each with the 16-bit counters'
   adds returning their word (the policy's) and bounded (``packed_bounded``: adds that return
   nothing, settled between rounds), and the bucketed tally's kind of work (the uint16 keys by
-  ``bucketed``, returning and bounded adds), and ``histogram2d`` 256 x 256 of n / 4 float32
-  pairs (the dd policy's ``packed_bounded``); plans made under each policy, interleaved;
+  ``bucketed``, returning and bounded adds), ``histogram2d`` 256 x 256 of n / 4 float32 pairs
+  (the dd policy's ``packed_bounded``), and the uniform samples with the production policy's
+  ``edge_band`` at 4 and 2 (the even binner compares fewer samples with an edge: a quarter of
+  them at 8, an eighth at 4, a sixteenth at 2); plans made under each policy, interleaved;
 - ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
 - ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
   force, with partial_privatized's bounded adds, and with ``bucketed_from_bins`` = 2^17 (its
@@ -85,10 +87,12 @@ def histograms(n, bounded=False, variants=VARIANTS):
     return rows
 
 
-def _planned(fn, arrays, *args, bounded=False, **kw):
+def _planned(fn, arrays, *args, bounded=False, band=None, **kw):
     """``fn(*arrays, *args, **kw)`` as a plan made under the policies with the 16-bit counters'
-    bounded adds ``bounded`` (:func:`_bounded`), called without an override."""
-    with _bounded(bounded):
+    bounded adds ``bounded`` (:func:`_bounded`) and the even bins' ``edge_band`` ``band`` (None:
+    the policy's), called without an override."""
+    fields = {} if band is None else {"edge_band": band}
+    with _bounded(bounded), prim.tuning.override("histograms", selector="production", **fields):
         p = prim.plan(fn, *arrays, *args, **kw)
     return lambda: p(*arrays)
 
@@ -119,6 +123,10 @@ def breakdown(n):
         fns[f"histogram2d 256 x 256 (n / 4 pairs), {adds}"] = _planned(
             prim.histogram2d, (px, py), 256, sq, bounded=bounded
         )
+        for band in (4, 2):  # narrower edge bands: fewer samples compared with an edge
+            fns[f"float32 uniform, {adds}, edge band {band}"] = _planned(
+                prim.histogram, (x,), nb, (0.0, 1.0), band=band, **part
+            )
     want = np.bincount(_backend.to_host(k16), minlength=nb)
     hist = np.histogram(_backend.to_host(x), nb, (0.0, 1.0))[0]
     hist2 = np.histogram2d(_backend.to_host(px), _backend.to_host(py), 256, sq)[0]
