@@ -241,25 +241,36 @@ def _shift_of(edges, first, last, n, dt):
 
 
 def edge_band():
-    """The production policy's ``edge_band``: the guard's multiple of eps n (1 + max|edge| /
-    span) (:func:`_guard`)."""
-    return _policy.production().edge_band
+    """The production policy's ``f32_edge_band``: the guard's multiple of eps n (1 + max|edge| /
+    span) for float32 edges (:func:`_guard`)."""
+    return _policy.production().f32_edge_band
+
+
+#: the guard's multiple for float64 edges (:func:`_guard`: their bound is about 7)
+F64_EDGE_BAND = 8
 
 
 def _guard(edges, n, t_lo, t_hi, band=8):
     """Half-width, in bin units, of the band around each edge where the position (x - first) *
-    scale may round to the wrong side: ``band`` eps n (1 + M / span), M = max|edge|, the sample
-    then compared with the edges themselves; widened by the gap between the keep-thresholds
-    t_lo/t_hi and the outer edges (BinEven<float, float> tests the thresholds only for samples
-    inside that band). 1.0 (always compare) when the band covers a bin.
+    scale may round to the wrong side: B eps n (1 + M / span), M = max|edge| (eps the edges'
+    dtype's; B = ``band`` for float32 edges, :data:`F64_EDGE_BAND` for float64 ones), the
+    sample then compared with the edges themselves; widened by the gap between the
+    keep-thresholds t_lo/t_hi and the outer edges (BinEven<float, float> tests the thresholds
+    only for samples inside that band). 1.0 (always compare) when the band covers a bin.
 
-    The bound behind ``band`` >= 2 (u = eps / 2, the unit roundoff): the device's position of x
-    is fma(x, s, o) with s = n / span rounded (relative error u), o = -first * s rounded (2u
-    |first| n / span) and the fma's rounding (u n for a position in [0, n]), so it is within
-    u n (1 + (|x| + 2 |first|) / span) of (x - first) n / span; each edge, linspace's float64
-    value rounded to the edges' dtype, lies within u |edge| n / span of its exact position. A
-    floor of the position can misplace x only within the sum of the two of an edge, u n (1 +
-    4M / span) <= 2 eps n (1 + M / span): ``band`` 2 covers it, 8 with four times that room."""
+    The bounds (u = eps / 2, the unit roundoff; a sample x is misplaced only within the error of
+    its position plus that of an edge's, in bin units). Float32 edges, the device's fma path:
+    the position fma(x, s, o), with s = n / span rounded (relative error u), o = -first * s
+    rounded (2u |first| n / span) and the fma's rounding (u n in range), is within u n (1 + (|x|
+    + 2 |first|) / span) of (x - first) n / span; each edge, linspace's float64 value rounded to
+    float32, within u |edge| n / span (float64's own roundings far below): in all u n (1 + 4M /
+    span) <= 2 eps n (1 + M / span), so ``band`` >= 2 (the policy's 8 keeps four times that
+    room). Float64 edges (the generic path: (x - first) * scale in float64, x widened, int64
+    rounded): x - first, the scale, the product and the widening give up to u n (1 + 7M / span),
+    and linspace's own roundings (step, i * step, + start) move an edge by up to 7uM: about
+    7 eps n (1 + M / span), under the 8 they take."""
+    if edges.dtype != F32:
+        band = F64_EDGE_BAND
     e = edges.astype(np.float64)
     span = e[-1] - e[0]
     big = max(abs(e[0]), abs(e[-1]))

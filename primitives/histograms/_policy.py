@@ -53,10 +53,11 @@ class ProductionPolicy:
     # past 0x7fff settled between them (True), or with adds that return the word, a wrap
     # handed over by the add that made it (False)
     packed_bounded: bool = knob(_policy.Flag())
-    # the even bins' edge bands (histograms/_binning.py: _guard): a float sample within
-    # edge_band * eps * nbins * (1 + max|edge| / span) bins of an edge is compared with the edge
-    # itself; 2 covers the position's and the edges' rounding, more is room
-    edge_band: int = knob(_policy.Range(2, 64))
+    # the even bins' edge bands over float32 edges (histograms/_binning.py: _guard): a sample
+    # within f32_edge_band * eps * nbins * (1 + max|edge| / span) bins of an edge is compared
+    # with the edge itself; 2 covers the position's and the edges' rounding, more is room
+    # (float64 edges keep 8, near their bound)
+    f32_edge_band: int = knob(_policy.Range(2, 64))
     # counts of at least this many bins go to the bucketed variant (the bins grouped by ranges
     # of 65,536 first, each range counted in shared memory); 0: never
     bucketed_from_bins: int = knob(_policy.Range(0))
@@ -127,7 +128,7 @@ _PRODUCTION = ProductionPolicy(
     packed_bounded=False,
     # four times the rounding bound (_binning._guard): at 65,536 bins over [0, 1) a quarter of
     # float32 samples fall in a band (4: an eighth, 2: a sixteenth); not swept yet
-    edge_band=8,
+    f32_edge_band=8,
     # not measured yet: the bucketed variant is taken only when asked for by name until it is
     # timed against partial_privatized over 2^17 .. 2^24 bins (tools/probes/wide_bins.py)
     bucketed_from_bins=0,

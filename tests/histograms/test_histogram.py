@@ -617,17 +617,18 @@ BAND_CASES = [(nb, r) for nb in (255, 4096) for r in RANGES] + [
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=IDS)
 @pytest.mark.parametrize("nbins,rng_", BAND_CASES, ids=str)
 def test_edge_band_at_its_bound(dtype, nbins, rng_, rng):
-    """The production policy's edge_band at 2, the rounding bound of _binning._guard (the
-    library's own 8 keeps four times that room): samples on every edge and up to three ulps
-    either side, and random ones, exact against NumPy in histogram (the shared-memory kernel,
-    the partial privatization past it, the global one), histogram_even and histogram2d."""
+    """The production policy's f32_edge_band at 2, float32 edges' rounding bound
+    (_binning._guard; the library's own 8 keeps four times that room; float64 edges keep 8
+    whatever the policy): samples on every edge and up to three ulps either side, and random
+    ones, exact against NumPy in histogram (the shared-memory kernel, the partial privatization
+    past it, the global one), histogram_even and histogram2d."""
     edges = np.histogram_bin_edges(np.zeros(1, dtype), nbins, rng_).astype(dtype)
     x = np.concatenate([_ulps_around(edges, 3), samples(rng, 20000, dtype, *rng_)]).astype(dtype)
     x = rng.permutation(x)
     variants = ["partial_privatized", "global_vectorized"]
     if nbins <= 4096:
         variants.append("warp_replicated")
-    with prim.tuning.override("histograms", selector="production", edge_band=2):
+    with prim.tuning.override("histograms", selector="production", f32_edge_band=2):
         for variant in variants:
             twin(x, nbins, rng_, variant=variant)
         e = np.linspace(rng_[0], rng_[1], nbins + 1, dtype=np.float32)

@@ -20,7 +20,7 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   nothing, settled between rounds), and the bucketed tally's kind of work (the uint16 keys by
   ``bucketed``, returning and bounded adds), ``histogram2d`` 256 x 256 of n / 4 float32 pairs
   (the dd policy's ``packed_bounded``), and the uniform samples with the production policy's
-  ``edge_band`` at 4 and 2 (the even binner compares fewer samples with an edge: a quarter of
+  ``f32_edge_band`` at 4 and 2 (the even binner compares fewer samples with an edge: a quarter of
   them at 8, an eighth at 4, a sixteenth at 2); plans made under each policy, interleaved;
 - ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
 - ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
@@ -89,9 +89,9 @@ def histograms(n, bounded=False, variants=VARIANTS):
 
 def _planned(fn, arrays, *args, bounded=False, band=None, **kw):
     """``fn(*arrays, *args, **kw)`` as a plan made under the policies with the 16-bit counters'
-    bounded adds ``bounded`` (:func:`_bounded`) and the even bins' ``edge_band`` ``band`` (None:
+    bounded adds ``bounded`` (:func:`_bounded`) and the even bins' ``f32_edge_band`` ``band`` (None:
     the policy's), called without an override."""
-    fields = {} if band is None else {"edge_band": band}
+    fields = {} if band is None else {"f32_edge_band": band}
     with _bounded(bounded), prim.tuning.override("histograms", selector="production", **fields):
         p = prim.plan(fn, *arrays, *args, **kw)
     return lambda: p(*arrays)
