@@ -616,6 +616,34 @@ __device__ __forceinline__ T bucket_scan(const T* v, int nb, T* out, T* scratch)
     return total;
 }
 
+// Visits vals[s, e) across the block: a scalar head up to the first 16-byte boundary, then
+// 16-byte vectors of eight values (two in flight a thread; eight(v) takes a vector's values, in
+// order), then a scalar tail (one(x)); every value once. With `vec` false (vals not 16-byte
+// aligned) all of them one by one.
+template <int BLOCK, class One, class Eight>
+__device__ __forceinline__ void walk_u16(const unsigned short* __restrict__ vals, i64 s, i64 e,
+                                         bool vec, One one, Eight eight) {
+    const i64 t = threadIdx.x;
+    i64 a = vec ? (s + 7) & ~static_cast<i64>(7) : e;  // the body's first value
+    if (a > e) a = e;
+    for (i64 i = s + t; i < a; i += BLOCK) one(vals[i]);
+    const i64 nv = (e - a) >> 3;  // whole vectors
+    const uint4* v = reinterpret_cast<const uint4*>(vals + a);
+    auto unpack = [&](const uint4& q) {
+        unsigned x[8] = {q.x & 0xffffu, q.x >> 16, q.y & 0xffffu, q.y >> 16,
+                         q.z & 0xffffu, q.z >> 16, q.w & 0xffffu, q.w >> 16};
+        eight(x);
+    };
+    i64 j = t;
+    for (; j + BLOCK < nv; j += 2 * BLOCK) {
+        const uint4 p = __ldg(v + j), q = __ldg(v + j + BLOCK);
+        unpack(p);
+        unpack(q);
+    }
+    if (j < nv) unpack(__ldg(v + j));
+    for (i64 i = a + nv * 8 + t; i < e; i += BLOCK) one(vals[i]);
+}
+
 // off[0..nb]: the exclusive prefix of sizes[0..nb) (off[nb] their total), in shared memory, for
 // every thread of the block. `scratch` holds BLOCK / 32 values. Called by the whole block
 // (barriers inside and after).
@@ -628,7 +656,8 @@ __device__ __forceinline__ void bucket_offsets(const u64* sizes, int nb, u64* of
 }  // namespace prim
 
 // Two passes over the samples, each binning them alike, in tiles of BLOCK * ITEMS samples (a
-// block takes tiles blockIdx.x, + gridDim.x, ...; ITEMS loads in flight per thread):
+// block takes tiles blockIdx.x, + gridDim.x, ...; a full tile of 16-byte aligned samples by
+// ITEMS / N 16-byte loads a thread, where ITEMS is a multiple of N; else ITEMS scalar loads):
 //   phase 0: the samples of each bucket: sizes[b] += the kept samples whose bin >> 16 is b.
 //   phase 1: each tile's samples grouped by bucket in shared memory (a shared atomic per sample
 //            gives its rank in its bucket; a block scan places the buckets), each bucket's group
@@ -648,6 +677,7 @@ __global__ void __launch_bounds__(BLOCK)
                         unsigned short* __restrict__ dst) {
     static_assert(!Acc::WEIGHTED, "bucketed histograms count samples");
     constexpr int ITEMS = prim::BucketItems<T, VECS>::value;
+    constexpr int N = prim::Pack16<T>::N;  // samples of a 16-byte vector
     constexpr long long TILE = static_cast<long long>(BLOCK) * ITEMS;
     typedef unsigned long long u64;
     __shared__ unsigned int count[prim::MAX_BUCKETS];
@@ -664,6 +694,7 @@ __global__ void __launch_bounds__(BLOCK)
     u64* sizes = scratch;
     u64* cursors = scratch + nb;
     const int t = threadIdx.x;
+    const bool aligned = (reinterpret_cast<prim::uptr>(in) & 15u) == 0;  // uniform in the grid
     for (int b = t; b < nb; b += BLOCK) count[b] = 0u;
     if (phase == 1) prim::bucket_offsets<BLOCK>(sizes, nb, region, wide);
     __syncthreads();
@@ -672,15 +703,30 @@ __global__ void __launch_bounds__(BLOCK)
         const long long first = tile * TILE;
         T x[ITEMS];
         int bk[ITEMS];
+        bool whole = false;  // the tile's samples by 16-byte vectors (an aligned, full tile)
+        if constexpr (ITEMS % N == 0) {
+            whole = aligned && first + TILE <= n;
+            if (whole) {
 #pragma unroll
-        for (int j = 0; j < ITEMS; ++j) {
-            const long long i = first + static_cast<long long>(j) * BLOCK + t;
-            if (i < n) x[j] = in[i];
+                for (int u = 0; u < ITEMS / N; ++u) {
+                    const prim::Pack16<T> p =
+                        prim::load_pack16(in + first + (static_cast<long long>(u) * BLOCK + t) * N);
+#pragma unroll
+                    for (int k = 0; k < N; ++k) x[u * N + k] = p.v[k];
+                }
+            }
+        }
+        if (!whole) {  // sample j * BLOCK + t of the tile
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j) {
+                const long long i = first + static_cast<long long>(j) * BLOCK + t;
+                if (i < n) x[j] = in[i];
+            }
         }
 #pragma unroll
-        for (int j = 0; j < ITEMS; ++j) {
-            const long long i = first + static_cast<long long>(j) * BLOCK + t;
-            bk[j] = i < n ? prim::bin_many(bin, x[j]) : -1;
+        for (int j = 0; j < ITEMS; ++j) {  // samples past n (a partial tile's) dropped
+            const bool in_range = whole || first + static_cast<long long>(j) * BLOCK + t < n;
+            bk[j] = in_range ? prim::bin_many(bin, x[j]) : -1;
         }
         if (phase == 0) {
 #pragma unroll
@@ -725,7 +771,8 @@ __global__ void __launch_bounds__(BLOCK)
 
 // Counts the 16-bit low bins that hist_bucket_scatter wrote: the regions of every bucket, one
 // after another (sizes[nb], as scatter's), cut into gridDim.x equal slices; a block counts each
-// bucket's part of its slice in 16-bit shared counters (65,536 bins in 128 KiB), then adds the
+// bucket's part of its slice (read by walk_u16: 16-byte loads of eight values where `vals` is
+// 16-byte aligned) in 16-bit shared counters (65,536 bins in 128 KiB), then adds the
 // non-zero ones to out[b * 65536 + bin] with global atomics, and goes on to the next bucket.
 // BOUNDED false: prim::Packed16's adds, each returning its word so that the add that wraps a
 // field hands 65536 to `out`. BOUNDED true: adds that return nothing, in rounds of at most 32,768
@@ -739,8 +786,10 @@ __global__ void __launch_bounds__(BLOCK)
                       const unsigned long long* __restrict__ sizes, int nbins,
                       unsigned long long* __restrict__ out) {
     typedef unsigned long long u64;
-    constexpr long long ROUND = prim::Packed16::ROUND;  // BOUNDED: a block's samples a round
+    // BOUNDED: a round's values past its first 16-byte boundary (a multiple of 8, room for a head)
+    constexpr long long BODY = prim::Packed16::ROUND - 8;
     PRIM_DYNAMIC_SHARED(prim::u32, h);
+    const bool vec = (reinterpret_cast<prim::uptr>(vals) & 15u) == 0;  // uniform in the grid
     __shared__ u64 region[prim::MAX_BUCKETS + 1];
     __shared__ u64 wide[BLOCK / prim::WARP];
     const int nb = (nbins + (1 << prim::BUCKET_BITS) - 1) >> prim::BUCKET_BITS;
@@ -762,31 +811,33 @@ __global__ void __launch_bounds__(BLOCK)
         __syncthreads();
         const long long end = static_cast<long long>(e);
         if constexpr (BOUNDED) {
-            for (long long r = static_cast<long long>(s); r < end; r += ROUND) {  // uniform
-                const long long stop = r + ROUND < end ? r + ROUND : end;
-                long long i = r + t;
-                for (; i + 7 * BLOCK < stop; i += 8 * BLOCK) {
-                    unsigned v[8];
+            auto one = [&](unsigned x) { prim::Packed16::add_quiet(h, x); };
+            auto eight = [&](const unsigned (&x)[8]) {
 #pragma unroll
-                    for (int k = 0; k < 8; ++k) v[k] = vals[i + k * BLOCK];
-#pragma unroll
-                    for (int k = 0; k < 8; ++k) prim::Packed16::add_quiet(h, v[k]);
-                }
-                for (; i < stop; i += BLOCK) prim::Packed16::add_quiet(h, vals[i]);
+                for (int k = 0; k < 8; ++k) prim::Packed16::add_quiet(h, x[k]);
+            };
+            // rounds of BODY values from the first 16-byte boundary on (the first round also
+            // takes the head before it, fewer than 8): at most ROUND values each
+            const long long first = vec ? (static_cast<long long>(s) + 7) & ~7LL : s;
+            for (long long r = static_cast<long long>(s); r < end;) {  // uniform in the block
+                const long long next = (r == static_cast<long long>(s) ? first : r) + BODY;
+                const long long stop = next < end ? next : end;
+                prim::walk_u16<BLOCK>(vals, r, stop, vec, one, eight);
                 __syncthreads();
                 if (stop == end) break;  // the merge below takes what is left
                 prim::Packed16::settle(h, bins, o);
                 __syncthreads();
+                r = stop;
             }
         } else {
-            long long i = static_cast<long long>(s) + t;
-            for (; i + 7 * BLOCK < end; i += 8 * BLOCK) {
-                long long v[8];
+            auto one = [&](unsigned x) { prim::Packed16::add(h, x, bins, o); };
+            auto eight = [&](const unsigned (&x)[8]) {
+                long long b[8];
 #pragma unroll
-                for (int k = 0; k < 8; ++k) v[k] = vals[i + k * BLOCK];
-                prim::Packed16::add_n(h, v, bins, o);
-            }
-            for (; i < end; i += BLOCK) prim::Packed16::add(h, vals[i], bins, o);
+                for (int k = 0; k < 8; ++k) b[k] = x[k];
+                prim::Packed16::add_n(h, b, bins, o);  // the eight atomics issued together
+            };
+            prim::walk_u16<BLOCK>(vals, static_cast<long long>(s), end, vec, one, eight);
             __syncthreads();
         }
         prim::Packed16::merge(h, bins, o);
