@@ -616,34 +616,6 @@ __device__ __forceinline__ T bucket_scan(const T* v, int nb, T* out, T* scratch)
     return total;
 }
 
-// Visits vals[s, e) across the block: a scalar head up to the first 16-byte boundary, then
-// 16-byte vectors of eight values (two in flight a thread; eight(v) takes a vector's values, in
-// order), then a scalar tail (one(x)); every value once. With `vec` false (vals not 16-byte
-// aligned) all of them one by one.
-template <int BLOCK, class One, class Eight>
-__device__ __forceinline__ void walk_u16(const unsigned short* __restrict__ vals, i64 s, i64 e,
-                                         bool vec, One one, Eight eight) {
-    const i64 t = threadIdx.x;
-    i64 a = vec ? (s + 7) & ~static_cast<i64>(7) : e;  // the body's first value
-    if (a > e) a = e;
-    for (i64 i = s + t; i < a; i += BLOCK) one(vals[i]);
-    const i64 nv = (e - a) >> 3;  // whole vectors
-    const uint4* v = reinterpret_cast<const uint4*>(vals + a);
-    auto unpack = [&](const uint4& q) {
-        unsigned x[8] = {q.x & 0xffffu, q.x >> 16, q.y & 0xffffu, q.y >> 16,
-                         q.z & 0xffffu, q.z >> 16, q.w & 0xffffu, q.w >> 16};
-        eight(x);
-    };
-    i64 j = t;
-    for (; j + BLOCK < nv; j += 2 * BLOCK) {
-        const uint4 p = __ldg(v + j), q = __ldg(v + j + BLOCK);
-        unpack(p);
-        unpack(q);
-    }
-    if (j < nv) unpack(__ldg(v + j));
-    for (i64 i = a + nv * 8 + t; i < e; i += BLOCK) one(vals[i]);
-}
-
 // off[0..nb]: the exclusive prefix of sizes[0..nb) (off[nb] their total), in shared memory, for
 // every thread of the block. `scratch` holds BLOCK / 32 values. Called by the whole block
 // (barriers inside and after).
@@ -771,8 +743,8 @@ __global__ void __launch_bounds__(BLOCK)
 
 // Counts the 16-bit low bins that hist_bucket_scatter wrote: the regions of every bucket, one
 // after another (sizes[nb], as scatter's), cut into gridDim.x equal slices; a block counts each
-// bucket's part of its slice (read by walk_u16: 16-byte loads of eight values where `vals` is
-// 16-byte aligned) in 16-bit shared counters (65,536 bins in 128 KiB), then adds the
+// bucket's part of its slice (read by for_each_packet over the block: 16-byte loads of eight
+// values) in 16-bit shared counters (65,536 bins in 128 KiB), then adds the
 // non-zero ones to out[b * 65536 + bin] with global atomics, and goes on to the next bucket.
 // BOUNDED false: prim::Packed16's adds, each returning its word so that the add that wraps a
 // field hands 65536 to `out`. BOUNDED true: adds that return nothing, in rounds of at most 32,768
@@ -786,10 +758,8 @@ __global__ void __launch_bounds__(BLOCK)
                       const unsigned long long* __restrict__ sizes, int nbins,
                       unsigned long long* __restrict__ out) {
     typedef unsigned long long u64;
-    // BOUNDED: a round's values past its first 16-byte boundary (a multiple of 8, room for a head)
-    constexpr long long BODY = prim::Packed16::ROUND - 8;
+    constexpr long long ROUND = prim::Packed16::ROUND;  // BOUNDED: a block's values a round
     PRIM_DYNAMIC_SHARED(prim::u32, h);
-    const bool vec = (reinterpret_cast<prim::uptr>(vals) & 15u) == 0;  // uniform in the grid
     __shared__ u64 region[prim::MAX_BUCKETS + 1];
     __shared__ u64 wide[BLOCK / prim::WARP];
     const int nb = (nbins + (1 << prim::BUCKET_BITS) - 1) >> prim::BUCKET_BITS;
@@ -810,34 +780,32 @@ __global__ void __launch_bounds__(BLOCK)
         for (int w = threadIdx.x; w < words; w += BLOCK) h[w] = 0u;
         __syncthreads();
         const long long end = static_cast<long long>(e);
+        // the block's part of a range by for_each_packet over its threads: a scalar head to the
+        // first 16-byte boundary, packets of eight bins (two in flight a thread), a scalar tail
         if constexpr (BOUNDED) {
-            auto one = [&](unsigned x) { prim::Packed16::add_quiet(h, x); };
-            auto eight = [&](const unsigned (&x)[8]) {
+            auto one = [&](unsigned short x, long long) { prim::Packed16::add_quiet(h, x); };
+            auto eight = [&](const prim::Pack16<unsigned short>& p, long long) {
 #pragma unroll
-                for (int k = 0; k < 8; ++k) prim::Packed16::add_quiet(h, x[k]);
+                for (int k = 0; k < 8; ++k) prim::Packed16::add_quiet(h, p.v[k]);
             };
-            // rounds of BODY values from the first 16-byte boundary on (the first round also
-            // takes the head before it, fewer than 8): at most ROUND values each
-            const long long first = vec ? (static_cast<long long>(s) + 7) & ~7LL : s;
-            for (long long r = static_cast<long long>(s); r < end;) {  // uniform in the block
-                const long long next = (r == static_cast<long long>(s) ? first : r) + BODY;
-                const long long stop = next < end ? next : end;
-                prim::walk_u16<BLOCK>(vals, r, stop, vec, one, eight);
+            for (long long r = static_cast<long long>(s); r < end; r += ROUND) {  // uniform
+                const long long stop = r + ROUND < end ? r + ROUND : end;
+                prim::for_each_packet<2>(vals + r, stop - r, t, BLOCK, one, eight);
                 __syncthreads();
                 if (stop == end) break;  // the merge below takes what is left
                 prim::Packed16::settle(h, bins, o);
                 __syncthreads();
-                r = stop;
             }
         } else {
-            auto one = [&](unsigned x) { prim::Packed16::add(h, x, bins, o); };
-            auto eight = [&](const unsigned (&x)[8]) {
+            auto one = [&](unsigned short x, long long) { prim::Packed16::add(h, x, bins, o); };
+            auto eight = [&](const prim::Pack16<unsigned short>& p, long long) {
                 long long b[8];
 #pragma unroll
-                for (int k = 0; k < 8; ++k) b[k] = x[k];
+                for (int k = 0; k < 8; ++k) b[k] = p.v[k];
                 prim::Packed16::add_n(h, b, bins, o);  // the eight atomics issued together
             };
-            prim::walk_u16<BLOCK>(vals, static_cast<long long>(s), end, vec, one, eight);
+            const long long from = static_cast<long long>(s);
+            prim::for_each_packet<2>(vals + from, end - from, t, BLOCK, one, eight);
             __syncthreads();
         }
         prim::Packed16::merge(h, bins, o);
