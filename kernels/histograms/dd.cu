@@ -147,8 +147,8 @@ __global__ void __launch_bounds__(BLOCK)
                     }
                 }
             };
-            auto count = [&](const T(&v)[DIM][P]) {
-                long long lin[P];
+            // the linear bins of a group's P samples (-1: dropped)
+            auto lins = [&](const T(&v)[DIM][P], long long (&lin)[P]) {
 #pragma unroll
                 for (int s = 0; s < P; ++s) {
                     T x[DIM];
@@ -156,6 +156,10 @@ __global__ void __launch_bounds__(BLOCK)
                     for (int j = 0; j < DIM; ++j) x[j] = v[j][s];
                     lin[s] = chain(x, 0);
                 }
+            };
+            auto count = [&](const T(&v)[DIM][P]) {
+                long long lin[P];
+                lins(v, lin);
                 if (pk) {  // the packet's shared atomics issued together (Packed16::add_n)
 #pragma unroll
                     for (int s = 0; s < P; ++s)
@@ -172,37 +176,27 @@ __global__ void __launch_bounds__(BLOCK)
                 static_assert(static_cast<long long>(BLOCK) * G2 * P <= ROOM, "a long round");
                 constexpr int EVERY =
                     static_cast<int>(ROOM / (static_cast<long long>(BLOCK) * G2 * P));
+                typedef T Group[DIM][P];
                 prim::u32* h32 = reinterpret_cast<prim::u32*>(h);
-                const long long rounds = (npk + G2 * nthreads - 1) / (G2 * nthreads);
-                for (long long r = 0; r < rounds; ++r) {  // uniform in the grid
-                    T a[G2][DIM][P];
-#pragma unroll
-                    for (int g = 0; g < G2; ++g) {
-                        const long long q = tid + (r * G2 + g) * nthreads;
-                        if (q < npk) load(q, a[g]);
-                    }
-#pragma unroll
-                    for (int g = 0; g < G2; ++g) {
-                        if (tid + (r * G2 + g) * nthreads >= npk) continue;
+                prim::for_each_round<Group, G2, EVERY>(
+                    npk, tid, nthreads, load,
+                    [&](long long, const Group& v) {
+                        long long lin[P];
+                        lins(v, lin);
 #pragma unroll
                         for (int s = 0; s < P; ++s) {
-                            T x[DIM];
-#pragma unroll
-                            for (int j = 0; j < DIM; ++j) x[j] = a[g][j][s];
-                            const long long lin = chain(x, 0);
-                            if (lin < 0) continue;
-                            if (lin >= shared_bins)
-                                atomicAdd(out + lin, G(1));
+                            if (lin[s] < 0) continue;
+                            if (lin[s] >= shared_bins)
+                                atomicAdd(out + lin[s], G(1));
                             else
-                                prim::Packed16::add_quiet(h32, lin);
+                                prim::Packed16::add_quiet(h32, lin[s]);
                         }
-                    }
-                    if ((r + 1) % EVERY == 0 && r + 1 < rounds) {
+                    },
+                    [&]() {
                         __syncthreads();
                         prim::Packed16::settle(h32, shared_bins, out);
                         __syncthreads();
-                    }
-                }
+                    });
             } else {
                 long long p = tid;
                 for (; p + nthreads < npk; p += 2 * nthreads) {  // two groups' loads in flight

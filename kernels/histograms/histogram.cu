@@ -480,8 +480,7 @@ __global__ void __launch_bounds__(BLOCK)
             static_assert(static_cast<long long>(BLOCK) * N * P <= ROOM, "a round past 32,768");
             constexpr int EVERY = static_cast<int>(ROOM / (static_cast<long long>(BLOCK) * N * P));
             prim::u32* h32 = reinterpret_cast<prim::u32*>(h);
-            auto quiet = [&](T x, long long) {
-                const int b = bin(x);
+            auto count = [&](int b) {  // a bin (or -1, dropped) counted
                 if (b < 0) return;
                 if (b >= shared_bins)
                     atomicAdd(out + b, G(1));
@@ -489,17 +488,10 @@ __global__ void __launch_bounds__(BLOCK)
                     prim::Packed16::add_quiet(h32, b);
             };
             prim::for_each_packet_rounds<P, EVERY>(
-                in, n, tid, nthreads, quiet,
+                in, n, tid, nthreads, [&](T x, long long) { count(bin(x)); },
                 [&](const prim::Pack16<T>& p, long long) {
 #pragma unroll
-                    for (int k = 0; k < N; ++k) {
-                        const int b = prim::bin_many(bin, p.v[k]);
-                        if (b < 0) continue;
-                        if (b >= shared_bins)
-                            atomicAdd(out + b, G(1));
-                        else
-                            prim::Packed16::add_quiet(h32, b);
-                    }
+                    for (int k = 0; k < N; ++k) count(prim::bin_many(bin, p.v[k]));
                 },
                 [&]() {
                     __syncthreads();

@@ -8,7 +8,7 @@
 // Elements of the head and tail go to elem(x, i), packets to pack(p, i0) with i0 the index of
 // p.v[0]. Preconditions: `in` is aligned to sizeof(T) and not written during the kernel.
 // for_each_packet_rounds<P, EVERY>() makes the same visits in rounds the whole grid runs alike,
-// with a block-wide step between every EVERY rounds (its comment below). walk_column() (below)
+// with a block-wide step between every EVERY rounds (for_each_round: any items, below). walk_column() (below)
 // walks one column of a 2-D layout down its rows the same way.
 //
 // for_each_packet_staged<S, VECS>(): the same visits (same head, packets and tail, each packet to
@@ -72,14 +72,39 @@ __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n,
     for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
 }
 
+// for_each_round<V, G, EVERY>(n, tid, nthreads, load, visit, between): the items q of [0, n),
+// grid-stride over threads [tid, nthreads), in rounds: in round r thread tid takes items tid +
+// (r * G + g) * nthreads, g < G, all G loaded (load(q, V&)) before any is visited (visit(q, const
+// V&)). After every EVERY rounds but the last it calls between(), the same number of times in
+// every thread of the grid (the rounds follow from n and nthreads alone): a block-wide step with
+// barriers may run there, and between two calls a block visits at most EVERY * G * blockDim.x
+// items. Called by every thread of the block.
+template <class V, int G, int EVERY, class Load, class Visit, class Between>
+__device__ __forceinline__ void for_each_round(i64 n, i64 tid, i64 nthreads, Load load, Visit visit,
+                                               Between between) {
+    const i64 rounds = (n + G * nthreads - 1) / (G * nthreads);
+    for (i64 r = 0; r < rounds; ++r) {  // uniform in the grid
+        V x[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            const i64 q = tid + (r * G + g) * nthreads;
+            if (q < n) load(q, x[g]);
+        }
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            const i64 q = tid + (r * G + g) * nthreads;
+            if (q < n) visit(q, x[g]);
+        }
+        if ((r + 1) % EVERY == 0 && r + 1 < rounds) between();
+    }
+}
+
 // for_each_packet_rounds<P, EVERY>(in, n, tid, nthreads, elem, pack, between): for_each_packet's
-// visits (the same head, packets and tail), the packets walked in rounds: in round r thread tid
-// takes packets tid + (r * P + u) * nthreads, u < P (their P loads issued together). After every
-// EVERY rounds but the last it calls between(), the same number of times in every thread of the
-// grid (the rounds follow from n and nthreads alone): a block-wide step with barriers may run
-// there. Between two calls (or the start and the first, or the last and the end) a block visits
-// at most EVERY * P * N * blockDim.x packet elements, plus, in the first and last stretch, head
-// or tail elements (fewer than N each). Called by every thread of the block.
+// visits (the same head, packets and tail), the packets walked by for_each_round: P packets a
+// thread a round, their loads issued together, between() after every EVERY rounds but the last.
+// Between two calls (or the start and the first, or the last and the end) a block visits at most
+// EVERY * P * N * blockDim.x packet elements, plus, in the first and last stretch, head or tail
+// elements (fewer than N each). Called by every thread of the block.
 template <int P, int EVERY, class T, class Elem, class Pack, class Between>
 __device__ __forceinline__ void for_each_packet_rounds(const T* __restrict__ in, i64 n, i64 tid,
                                                        i64 nthreads, Elem elem, Pack pack,
@@ -89,21 +114,9 @@ __device__ __forceinline__ void for_each_packet_rounds(const T* __restrict__ in,
     for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
     const T* body = in + head;
     const i64 npk = (n - head) / N;
-    const i64 rounds = (npk + P * nthreads - 1) / (P * nthreads);
-    for (i64 r = 0; r < rounds; ++r) {  // uniform in the grid
-        Pack16<T> p[P];
-#pragma unroll
-        for (int u = 0; u < P; ++u) {
-            const i64 j = tid + (r * P + u) * nthreads;
-            if (j < npk) p[u] = load_pack16(body + j * N);
-        }
-#pragma unroll
-        for (int u = 0; u < P; ++u) {
-            const i64 j = tid + (r * P + u) * nthreads;
-            if (j < npk) pack(p[u], head + j * N);
-        }
-        if ((r + 1) % EVERY == 0 && r + 1 < rounds) between();
-    }
+    for_each_round<Pack16<T>, P, EVERY>(
+        npk, tid, nthreads, [&](i64 j, Pack16<T>& p) { p = load_pack16(body + j * N); },
+        [&](i64 j, const Pack16<T>& p) { pack(p, head + j * N); }, between);
     for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
 }
 
