@@ -132,9 +132,9 @@ def _counted(arr, rv, rc, backend, auto):
     of them, read at the key). ``(unique keys, inverse or None, counts or None)``, or None
     where the range is too wide (the caller sorts)."""
     from .. import compaction, histograms
+    from ..scan import exclusive_scan
     from . import _policy
 
-    xp = backend.xp
     keys = arr.view(np.uint8) if arr.dtype == np.bool_ else arr
     dt = keys.dtype
     pol = _policy.unique()
@@ -152,8 +152,8 @@ def _counted(arr, rv, rc, backend, auto):
     ulo = udt.type(lo % (1 << (8 * dt.itemsize)))
     u = (bins_of_keys.astype(udt) + ulo).view(arr.dtype)
     inverse = None
-    if rv:
-        place = xp.cumsum(present, dtype=np.int64) - 1  # each non-empty bin's place
+    if rv:  # each non-empty bin's place: the non-empty bins before it (the project's scan)
+        place = exclusive_scan(present, dtype=np.int64)
         inverse = place[keys.view(udt) - ulo]
     return u, inverse, counts[bins_of_keys] if rc else None
 
