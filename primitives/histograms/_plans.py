@@ -243,10 +243,7 @@ class BucketPlan(_plans.Plan):
         self.tally = _plans.Launch(
             tk, tgrid, prod.block, shared, args=(_SLOT, self.scratch, np.int32(self.nbins), _SLOT)
         )
-        self.kernel, self.grid, self.block, self.shared = k, grid, prod.block, 0
-        self.replicas = self.stages = 0
-        self.acc = self.ticket = self.record = None
-        self.weights_dtype = None
+        self.acc = None  # no accumulator: a repeat call counts into a new result (CountRepeat)
         self.nbytes = _plans.scratch_bytes(self.scratch)
 
     def __call__(self, arr, spec, weights=None):
