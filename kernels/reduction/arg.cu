@@ -37,17 +37,28 @@
 //   for_each_packet (its own aligned head), rows grid-stride. Launch: 1-D, blockDim.x == BLOCK,
 //   any grid. Shared memory: static, BLOCK/32 pairs (block mode). Preconditions: len >= 1.
 //   (A few long rows, fewer than the resident blocks, take arg_flat with a grid row per row.)
-// arg_cols<InT, MAX, BLOCK, VECS>: an (outer, len, inner) C-ordered array reduced along the
-//   middle axis, the axis cut in `splits` parts of `chunk` rows. Units (o, part, column), column
-//   fastest, grid-stride: a thread owns one column, or with `vec` (inner a multiple of
+// arg_cols<InT, MAX, BLOCK, VECS, STACKED>: an (outer, len, inner) C-ordered array reduced
+//   along the middle axis, the axis cut in `splits` parts of `chunk` rows. Units (o, part,
+//   column), column fastest: a thread owns one column, or with `vec` (inner a multiple of
 //   N = 16 / sizeof(InT), `in` 16-byte aligned) N consecutive columns read as one 16-byte packet,
 //   and walks its part's rows in order, VECS rows' loads in flight, keeping each column's first
 //   extreme (Op::later_wins: the first NaN, else the first most extreme key). Consecutive threads
 //   read consecutive columns (coalesced). splits == 1: out[o * inner + j] the index; else each
 //   part's (key, index) into the partials (outer, splits, inner): `part_keys` as Op::K keys
-//   (KEY_WORDS 64-bit words each), `part_idx` the indices. Launch: 1-D, any grid, BLOCK threads;
-//   no shared memory, no barriers. Preconditions: len >= 1, chunk >= 1, splits * chunk >= len >
-//   (splits - 1) * chunk.
+//   (KEY_WORDS 64-bit words each), `part_idx` the indices.
+//   !STACKED: a thread per unit, grid-stride (`stack` unused); no shared memory, no barriers.
+//   STACKED: each part is cut again in `stack` sub-parts of `chunk` rows (stack > 1 divides
+//   BLOCK, BLOCK / stack a multiple of 32) that one block walks together: a tile is (o, part,
+//   BLOCK / stack consecutive units), thread t walking sub-part t / (BLOCK / stack) of unit
+//   t % (BLOCK / stack) (a warp's loads stay one row's consecutive columns); the sub-parts'
+//   pairs meet in shared memory and the threads of sub-part 0 combine them in order and store
+//   the part's result. So the parts that fill the device need neither partials in memory nor a
+//   merge launch. Tiles block-uniform, grid-stride; a sub-part past the axis's end holds the
+//   identity. Launch: 1-D, any grid, BLOCK threads; STACKED: dynamic shared memory of
+//   (stack - 1) * (BLOCK / stack) * N pairs (ArgPair<K>: the host's arg_pair_bytes each).
+//   Preconditions: len >= 1, chunk >= 1; every part holds a row: splits * chunk >= len >
+//   (splits - 1) * chunk (!STACKED), splits * stack * chunk >= len > (splits - 1) * stack *
+//   chunk (STACKED).
 // arg_cols_merge<InT, MAX, BLOCK, VECS>: the partials of arg_cols combined with ArgOp in part
 //   order (VECS parts' loads in flight): out[o * inner + j]. A thread per output position,
 //   grid-stride, coalesced across j. Launch: 1-D, any grid, BLOCK threads; no shared memory.
@@ -274,66 +285,127 @@ __device__ __forceinline__ void col_step(typename Op::K v, long long r, typename
     }
 }
 
+// The first extremes of one column (or one 16-byte packet of N columns: `packets`) over rows
+// [r0, r1) of slab o, r0 < r1: best[k] and at[k] for column k of the packet (k = 0 alone
+// without packets). VECS rows' loads in flight.
+template <class Op, int VECS, class InT>
+__device__ __forceinline__ void col_part(const InT* __restrict__ in, long long o, long long len,
+                                         long long inner, long long c, long long r0, long long r1,
+                                         bool packets, typename Op::K (&best)[Pack16<InT>::N],
+                                         long long (&at)[Pack16<InT>::N]) {
+    constexpr int N = Pack16<InT>::N;
+    if (packets) {
+        const InT* p = in + (o * len + r0) * inner + c * N;
+        const Pack16<InT> first = load_pack16(p);
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            best[k] = Op::Key::key(first.v[k]);
+            at[k] = r0;
+        }
+        walk_column<VECS>(
+            p + inner, r1 - r0 - 1, inner, [](const InT* q) { return load_pack16(q); },
+            [&](const Pack16<InT>& pk, long long r) {
+#pragma unroll
+                for (int k = 0; k < N; ++k)
+                    col_step<Op>(Op::Key::key(pk.v[k]), r0 + 1 + r, best[k], at[k]);
+            });
+    } else {
+        const InT* p = in + (o * len + r0) * inner + c;
+        best[0] = Op::Key::key(p[0]);
+        at[0] = r0;
+        walk_column<VECS>(
+            p + inner, r1 - r0 - 1, inner, [](const InT* q) { return *q; },
+            [&](InT x, long long r) { col_step<Op>(Op::Key::key(x), r0 + 1 + r, best[0], at[0]); });
+    }
+}
+
 }  // namespace prim
 
-template <class InT, bool MAX, int BLOCK, int VECS>
+template <class InT, bool MAX, int BLOCK, int VECS, bool STACKED>
 __global__ void __launch_bounds__(BLOCK)
     arg_cols(const InT* __restrict__ in, long long outer, long long len, long long inner,
-             long long splits, long long chunk, int vec, long long* __restrict__ part_keys,
-             long long* __restrict__ part_idx, long long* __restrict__ out) {
+             long long splits, long long chunk, int vec, int stack,
+             long long* __restrict__ part_keys, long long* __restrict__ part_idx,
+             long long* __restrict__ out) {
     typedef prim::ArgOp<InT, MAX> Op;
     typedef typename Op::K K;
+    typedef typename Op::P P;
     constexpr int N = prim::Pack16<InT>::N;
     const bool packets = vec && inner % N == 0 && (reinterpret_cast<prim::uptr>(in) & 15u) == 0;
+    const int width = packets ? N : 1;  // columns a thread owns
     const long long cols = packets ? inner / N : inner;
-    const long long units = outer * splits * cols;
     K* keys = reinterpret_cast<K*>(part_keys);
-    for (long long u = prim::global_thread(); u < units; u += prim::global_threads()) {
-        const long long c = u % cols, t = u / cols, part = t % splits, o = t / splits;
-        const long long r0 = part * chunk;
-        const long long r1 = r0 + chunk < len ? r0 + chunk : len;
-        const long long dst = (o * splits + part) * inner;  // the part's first output position
-        if (packets) {
-            const InT* p = in + (o * len + r0) * inner + c * N;
-            const prim::Pack16<InT> first = prim::load_pack16(p);
-            K best[N];
-            long long at[N];
+    K best[N];
+    long long at[N];
+    // a part's results: out (splits == 1), else its pairs into the partials
+    auto store = [&](long long o, long long part, long long c) {
 #pragma unroll
-            for (int k = 0; k < N; ++k) {
-                best[k] = Op::Key::key(first.v[k]);
-                at[k] = r0;
+        for (int k = 0; k < N; ++k) {
+            if (k >= width) break;
+            const long long j = c * width + k;
+            if (splits == 1) {
+                out[o * inner + j] = at[k];
+            } else {
+                const long long dst = (o * splits + part) * inner + j;
+                keys[dst] = best[k];
+                part_idx[dst] = at[k];
             }
-            prim::walk_column<VECS>(
-                p + inner, r1 - r0 - 1, inner, [](const InT* q) { return prim::load_pack16(q); },
-                [&](const prim::Pack16<InT>& pk, long long r) {
+        }
+    };
+    if constexpr (!STACKED) {  // a thread per (o, part, column) unit, grid-stride, no barriers
+        const long long units = outer * splits * cols;
+        for (long long u = prim::global_thread(); u < units; u += prim::global_threads()) {
+            const long long c = u % cols, t = u / cols, part = t % splits, o = t / splits;
+            const long long r0 = part * chunk;
+            const long long r1 = r0 + chunk < len ? r0 + chunk : len;
+            prim::col_part<Op, VECS>(in, o, len, inner, c, r0, r1, packets, best, at);
+            store(o, part, c);
+        }
+    } else {  // a part's `stack` sub-parts walked by one block, combined in shared memory
+        static_assert(sizeof(P) == (sizeof(K) > 8 ? 32 : 16),
+                      "arg_cols: the host's arg_pair_bytes");
+        PRIM_DYNAMIC_SHARED(P, staged);
+        const Op op;
+        const int per = BLOCK / stack;  // units a tile
+        const int sub = static_cast<int>(threadIdx.x) / per,
+                  cu = static_cast<int>(threadIdx.x) % per;
+        const long long col_tiles = (cols + per - 1) / per;
+        const long long tiles = outer * splits * col_tiles;
+        for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // block-uniform
+            const long long ct = tile % col_tiles, t = tile / col_tiles;
+            const long long part = t % splits, o = t / splits;
+            const long long c = ct * per + cu;
+            const long long r0 = (part * stack + sub) * chunk;
+            const long long r1 = r0 + chunk < len ? r0 + chunk : len;
+            const bool live = c < cols;
+            P mine[N];
+#pragma unroll
+            for (int k = 0; k < N; ++k) mine[k] = Op::identity();
+            if (live && r0 < r1) {  // a sub-part past the axis's end holds the identity
+                prim::col_part<Op, VECS>(in, o, len, inner, c, r0, r1, packets, best, at);
+#pragma unroll
+                for (int k = 0; k < N; ++k)
+                    if (k < width) mine[k] = Op::pair(best[k], at[k]);
+            }
+            if (sub > 0)
+#pragma unroll
+                for (int k = 0; k < N; ++k)
+                    if (k < width) staged[((sub - 1) * per + cu) * width + k] = mine[k];
+            __syncthreads();
+            if (sub == 0 && live) {
+                for (int s = 1; s < stack; ++s)
 #pragma unroll
                     for (int k = 0; k < N; ++k)
-                        prim::col_step<Op>(Op::Key::key(pk.v[k]), r0 + 1 + r, best[k], at[k]);
-                });
+                        if (k < width)
+                            mine[k] = op(mine[k], staged[((s - 1) * per + cu) * width + k]);
 #pragma unroll
-            for (int k = 0; k < N; ++k) {
-                if (splits == 1) {
-                    out[o * inner + c * N + k] = at[k];
-                } else {
-                    keys[dst + c * N + k] = best[k];
-                    part_idx[dst + c * N + k] = at[k];
+                for (int k = 0; k < N; ++k) {
+                    best[k] = mine[k].v;
+                    at[k] = mine[k].i;
                 }
+                store(o, part, c);
             }
-        } else {
-            const InT* p = in + (o * len + r0) * inner + c;
-            K best = Op::Key::key(p[0]);
-            long long at = r0;
-            prim::walk_column<VECS>(
-                p + inner, r1 - r0 - 1, inner, [](const InT* q) { return *q; },
-                [&](InT x, long long r) {
-                    prim::col_step<Op>(Op::Key::key(x), r0 + 1 + r, best, at);
-                });
-            if (splits == 1) {
-                out[o * inner + c] = at;
-            } else {
-                keys[dst + c] = best;
-                part_idx[dst + c] = at;
-            }
+            __syncthreads();  // `staged` is reused by the next tile
         }
     }
 }

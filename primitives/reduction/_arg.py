@@ -24,6 +24,7 @@ from ._kernels import (
     arg_flat_name,
     arg_kernel,
     arg_key_words,
+    arg_pair_bytes,
     arg_rows_name,
 )
 
@@ -81,6 +82,7 @@ class AxisPlan(_plans.Plan):
         slot = _plans.Launch.SLOT
         self.xp, self.size, self.lines, self.scratch = backend.xp, lines, None, None
         self.nbytes, self.merge = 0, None
+        self.stack, self.splits = 1, 1  # arg_cols' sub-parts a block and parts merged after
         if inner > 1:
             kc = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
             threads = _launch.resident_grid(kc, block) * block
@@ -131,29 +133,53 @@ class AxisPlan(_plans.Plan):
         parts = max(1, min(pol.cols_max_splits, length // pol.cols_min_chunk))
         return units * parts * COLS_COPY_SHARE < threads
 
+    @staticmethod
+    def _stack(parts, block, pol):
+        """The sub-parts of a column one block walks together (arg_cols' ``stack``): the
+        largest power of two at most the policy's ``cols_stack`` and ``parts`` that leaves
+        whole warps to each sub-part; 1 (no stacking) when ``parts`` is 1."""
+        s = 1
+        while 2 * s <= min(pol.cols_stack, parts) and block % (32 * 2 * s) == 0:
+            s *= 2
+        return s
+
     def _columns(self, backend, k, dt, is_max, outer, length, inner, units, threads, pol):
         """``arg_cols``: threads on consecutive columns (16-byte packets of them where inner
         allows), the axis cut in parts when the columns alone leave resident threads idle
         (each part at least the policy's ``cols_min_chunk`` rows, at most ``cols_max_splits``
-        parts), the parts' pairs then combined by ``arg_cols_merge``."""
+        parts). Up to the policy's ``cols_stack`` of a column's parts are walked by one block
+        together and combined there (:meth:`_stack`); the pairs of the parts left, if more than
+        one, are combined by ``arg_cols_merge``."""
         c, block, slot, i64 = arg_ctype(dt), pol.rows_block, _plans.Launch.SLOT, _launch.i64
-        splits = 1
+        parts = 1
         if units < threads:  # one wave: a second, partial one would walk its parts alone
             most = max(1, min(pol.cols_max_splits, length // pol.cols_min_chunk))
-            splits = min(threads // units, most)
-        chunk = _launch.cdiv(length, splits)
-        splits = _launch.cdiv(length, chunk)
-        grid = min(_launch.cdiv(units * splits, block), threads // block)
+            parts = min(threads // units, most)
+        stack = self._stack(parts, block, pol)
+        chunk = _launch.cdiv(length, parts)
+        splits = _launch.cdiv(_launch.cdiv(length, chunk), stack)  # each holds a row
+        smem = 0
+        if stack == 1:
+            grid = min(_launch.cdiv(units * splits, block), threads // block)
+        else:  # tiles of block // stack units (columns or packets of them), a block each
+            k = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol, True), pol)
+            tiles = outer * splits * _launch.cdiv(units // outer, block // stack)
+            smem = (stack - 1) * (block // stack) * (16 // dt.itemsize) * arg_pair_bytes(dt)
+            grid = min(tiles, _launch.resident_grid(k, block, smem))
+        self.stack, self.splits = stack, splits
         stand_in = _launch.stand_in(backend, np.int64)
         args = [slot, i64(outer), i64(length), i64(inner), i64(splits), i64(chunk), np.int32(1)]
+        args.append(np.int32(stack))  # the sub-parts of each of the splits parts
         if splits == 1:
-            self.launch = _plans.Launch(k, grid, block, args=(*args, stand_in, stand_in, slot))
+            self.launch = _plans.Launch(
+                k, grid, block, smem, args=(*args, stand_in, stand_in, slot)
+            )
             return
-        parts = outer * splits * inner
-        keys = self.xp.empty(parts * arg_key_words(dt), dtype=np.int64)
-        idx = self.xp.empty(parts, dtype=np.int64)
+        pairs = outer * splits * inner
+        keys = self.xp.empty(pairs * arg_key_words(dt), dtype=np.int64)
+        idx = self.xp.empty(pairs, dtype=np.int64)
         self.nbytes = _plans.scratch_bytes(keys, idx)
-        self.launch = _plans.Launch(k, grid, block, args=(*args, keys, idx, stand_in))
+        self.launch = _plans.Launch(k, grid, block, smem, args=(*args, keys, idx, stand_in))
         km = arg_kernel("axis", dt, arg_cols_merge_name(c, is_max, pol), pol)
         lines = outer * inner
         self.merge = _plans.Launch(

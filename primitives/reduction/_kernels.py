@@ -330,6 +330,12 @@ def arg_key_words(dt):
     return 2 if np.dtype(dt).itemsize > 8 else 1
 
 
+def arg_pair_bytes(dt):
+    """The bytes of arg.cu's (key, index) pair of ``dt`` (ArgPair<K>, K the key, padded to its
+    alignment): 32 for complex128 (a 16-byte aligned key), else 16 (arg_cols' static_assert)."""
+    return 32 if np.dtype(dt).itemsize > 8 else 16
+
+
 def arg_ctype(dt):
     """The C++ type arg.cu reads ``dt`` as."""
     return _ARG_CNAMES[np.dtype(dt)]
@@ -354,8 +360,9 @@ def arg_rows_name(c, is_max, pol, per_warp):
     return f"arg_rows<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}, {_flag(per_warp)}>"
 
 
-def arg_cols_name(c, is_max, pol):
-    return f"arg_cols<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}>"
+def arg_cols_name(c, is_max, pol, stacked=False):
+    """arg_cols, a thread per part (``stacked`` False) or a part's sub-parts a block."""
+    return f"arg_cols<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}, {_flag(stacked)}>"
 
 
 def arg_cols_merge_name(c, is_max, pol):
@@ -373,6 +380,7 @@ def _arg_names(key, pol):
                 arg_rows_name(c, is_max, pol, True),
                 arg_rows_name(c, is_max, pol, False),
                 arg_cols_name(c, is_max, pol),
+                arg_cols_name(c, is_max, pol, True),  # the parts stacked (cols_stack > 1)
                 arg_cols_merge_name(c, is_max, pol),
             ]
     return out

@@ -54,6 +54,10 @@ class ArgPolicy:
     # column's parts in one thread)
     cols_min_chunk: int = knob(_policy.Range(1), 64)
     cols_max_splits: int = knob(_policy.Range(1, 4096), 64)
+    # at most this many of a column's parts walked by one block together (a power of two; each
+    # takes rows_block / cols_stack consecutive columns), their pairs combined in shared memory:
+    # no partials and no merge launch where the parts fit (1: a thread per part, merged after)
+    cols_stack: int = knob(_policy.Range(1, 32, pow2=True), 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,6 +119,7 @@ TABLE = _policy.register(
             # 0.3045 ms (67% -> 83% of the limit) from 64 to 128 parts (64 ran half the resident
             # threads); 256 and 512 0.311-0.313; the other five cases within 3% at every value
             cols_max_splits=128,
+            cols_stack=1,  # not measured yet (tools.probes.arg_policies --stack)
         ),
         ("default", "axis"): AxisPolicy(
             block=256,  # not tuned yet; to be measured on an H100

@@ -201,14 +201,18 @@ def _col_plans():
     return [p for p in list(_plans.PLANS._plans.values()) if isinstance(p, _arg.AxisPlan)]
 
 
+@pytest.mark.parametrize("stack", [1, 2, 4])
 @pytest.mark.parametrize("func", FUNCS)
 @pytest.mark.parametrize("dt", DTYPES + [np.dtype(np.complex64), np.dtype(np.complex128)], ids=str)
-def test_columns_in_parts(func, dt, rng, monkeypatch):
+def test_columns_in_parts(func, dt, stack, rng, monkeypatch):
     """Many columns, long enough to be cut in parts (arg_cols, then arg_cols_merge combining
-    the parts' pairs in order): ties and NaNs in later parts and at their boundaries, the
-    packets of columns and single columns (an odd inner, a view one element in), outer > 1."""
+    the parts' pairs in order; with ``stack``, that many of a column's parts walked by one
+    block and combined in shared memory first): ties and NaNs in later parts and at their
+    boundaries, the packets of columns and single columns (an odd inner, a view one element
+    in), outer > 1."""
     monkeypatch.setattr(_arg, "COLS_COPY_SHARE", 2**40)  # never copied to rows, on any device
-    with prim.tuning.override("reduction", selector="arg", cols_min_chunk=8, **SMALL):
+    pol = dict(SMALL, rows_block=32 * max(2, stack), cols_stack=stack)
+    with prim.tuning.override("reduction", selector="arg", cols_min_chunk=8, **pol):
         for shape, axis in (((100, 512), 0), ((3, 70, 301), 1), ((2, 64, 256), -2)):
             _plans.clear_caches()
             x = _random(rng, dt, shape)
@@ -228,7 +232,41 @@ def test_columns_in_parts(func, dt, rng, monkeypatch):
             _check(x, func, axis=axis)
             plans = _col_plans()
             assert any(p.merge is not None for p in plans), "not cut in parts"
+            assert any(p.stack == stack for p in plans), "not stacked"
             _check(x[..., 1:], func, axis=axis)  # single columns, unaligned
+
+
+@pytest.mark.parametrize("func", FUNCS)
+@pytest.mark.parametrize("dt", ["float32", "int8", "float16", "complex128"])
+def test_columns_stacked(func, dt, rng, monkeypatch):
+    """arg_cols with a column's parts stacked in blocks: every part of a column in one block
+    (no partials, no merge), sub-parts past the axis's end (the identity, never an index),
+    the first extreme and the first NaN in each sub-part, single columns and tiles that
+    overhang the columns."""
+    dt = np.dtype(dt)
+    monkeypatch.setattr(_arg, "COLS_COPY_SHARE", 2**40)
+    for length, splits_cap, want_merge in ((64, 4, False), (9, 8, True), (13, 2, False)):
+        pol = dict(SMALL, rows_block=128, cols_stack=4, cols_min_chunk=1)
+        pol["cols_max_splits"] = splits_cap
+        with prim.tuning.override("reduction", selector="arg", **pol):
+            for shape in ((length, 96), (3, length, 40), (length, 33)):
+                _plans.clear_caches()
+                x = _random(rng, dt, shape)
+                axis = -2
+                ext = x.max() if func == "argmax" else x.min()
+                idx = [slice(None)] * x.ndim
+                for row in (length // 3, length - 1):  # a tie in a later sub-part
+                    idx[axis] = row
+                    x[tuple(idx)] = ext
+                if dt.kind in "fc":
+                    idx[axis] = length // 2
+                    x[tuple(idx)][..., ::4] = np.nan
+                    idx[axis] = length - 1
+                    x[tuple(idx)][..., 1::4] = np.nan
+                _check(x, func, axis=axis)
+                plans = _col_plans()
+                assert [p.stack for p in plans] == [min(4, splits_cap)], plans
+                assert (plans[0].merge is not None) == want_merge
 
 
 @pytest.mark.parametrize("func", FUNCS)
