@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Hashable, Mapping
+from contextlib import AbstractContextManager as ContextManager
 from typing import TypeVar
 
 import numpy as np
@@ -27,15 +28,29 @@ def bench(
 
 
 def bench_many(
-    fns: Mapping[_K, Callable[[], object]], *, rounds: int = 5, warmup: int = 5, repeat: int = 20
+    fns: Mapping[_K, Callable[[], object]],
+    *,
+    rounds: int = 5,
+    warmup: int = 5,
+    repeat: int = 20,
+    within: Mapping[_K, Callable[[], ContextManager[object]]] | None = None,
 ) -> dict[_K, float]:
     """Median milliseconds of each of ``fns`` (a dict name -> callable), measured in interleaved
     rounds (a, b, c, a, b, c, ...) so that clock or thermal drift during the run affects every
-    contender alike. Each round warms up and takes ``repeat`` samples; the median is over all."""
+    contender alike. Each round warms up and takes ``repeat`` samples; the median is over all.
+    ``within``: for some names, a context (``within[name]()``) entered around each of that
+    contender's rounds, warm-up included: a tuning override (:func:`primitives.tuning.override`)
+    entered once a round, not once a call, whose host time would count in every sample."""
     samples: dict[_K, list[float]] = {name: [] for name in fns}
+    within = within or {}
     for _ in range(rounds):
         for name, fn in fns.items():
-            samples[name] += _samples(fn, warmup, repeat)
+            ctx = within.get(name)
+            if ctx is None:
+                samples[name] += _samples(fn, warmup, repeat)
+            else:
+                with ctx():
+                    samples[name] += _samples(fn, warmup, repeat)
     return {name: statistics.median(v) for name, v in samples.items()}
 
 

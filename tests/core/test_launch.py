@@ -338,6 +338,35 @@ def test_bench_times_the_running_images_without_settle(monkeypatch):
     assert waits == [1] and len(calls) == 2 + 3
 
 
+def test_bench_many_enters_each_context_once_a_round(monkeypatch):
+    """timing.bench_many's ``within``: a contender's context is entered around each of its
+    rounds (warm-up and samples inside it), once a round, and not around the others'."""
+    import contextlib
+
+    from primitives._core import timing
+
+    monkeypatch.setattr(timing._loader, "settle", lambda: False)
+    log, state = [], {"in": False}
+
+    @contextlib.contextmanager
+    def ctx():
+        log.append("enter")
+        state["in"] = True
+        yield
+        state["in"] = False
+
+    def a():
+        log.append(("a", state["in"]))
+
+    def b():
+        log.append(("b", state["in"]))
+
+    t = timing.bench_many({"a": a, "b": b}, rounds=2, warmup=1, repeat=2, within={"a": ctx})
+    assert set(t) == {"a", "b"}
+    one_round = ["enter"] + [("a", True)] * 3 + [("b", False)] * 3
+    assert log == one_round * 2
+
+
 class _DArray:
     """A stand-in device array of a prepared launch: its address and layout."""
 
