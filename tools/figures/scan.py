@@ -2,7 +2,8 @@
 inclusive sums int32 -> int32 and float32 at 2^28 against CUB (cuda.compute inclusive_scan) and
 cupy.cumsum; the three variants side by side; compaction against boolean indexing and
 cupy.nonzero (the page's compaction section); segmented scan and reduce against CuPy's row-wise
-calls and CUB's segmented_reduce (its segmented section)."""
+calls and CUB's segmented_reduce (its segmented section: equal segments, our public call and
+our plan from ``prim.plan`` against CUB's object made once; ragged ones)."""
 
 import cupy
 import numpy as np
@@ -115,10 +116,12 @@ def run(ctx):
     assert float(cupy.max(cupy.abs(got - ref) / ref)) < 1e-4
     red_ref = x2.sum(axis=1)
     assert float(cupy.max(cupy.abs(prim.segmented_reduce(x, off) - red_ref) / red_ref)) < 1e-4
+    planned = prim.plan(prim.segmented_reduce, x, off, check=False)  # as CUB's object is made
     fns = {
         "segmented_scan": lambda: prim.segmented_scan(x, offsets=off, check=False),
         "cupy.cumsum(axis=1)": lambda: cupy.cumsum(x2, axis=1),
         "segmented_reduce": lambda: prim.segmented_reduce(x, off, check=False),
+        "segmented_reduce (prim.plan)": lambda: planned(x, off),
         "cupy.sum(axis=1)": lambda: x2.sum(axis=1),
     }
     if ctx.cc is not None:
@@ -146,6 +149,15 @@ def run(ctx):
                 peer,
                 t[peer],
             )
+    if "CUB segmented_reduce" in t:  # both prepared once and called: CUB's object, our plan
+        ctx.peer_row(
+            f"segmented_reduce float32 ({shape}) through `prim.plan`",
+            n,
+            t["segmented_reduce (prim.plan)"],
+            x.nbytes,
+            "CUB segmented_reduce",
+            t["CUB segmented_reduce"],
+        )
     # ragged segments of 0..max_len elements against a plain reduce of the same data
     w = segmented.RAGGED
     lens = make("lengths", w.n, "int64", max_len=w.params["max_len"])
@@ -156,17 +168,15 @@ def run(ctx):
     want = np.add.reduceat(cupy.asnumpy(y).astype(np.float64), offs[:-1][lens > 0])
     got = cupy.asnumpy(prim.segmented_reduce(y, offs_d))[lens > 0]
     assert np.allclose(got, want, rtol=1e-4)
-    t = ctx.bench(
-        {
-            "ragged": lambda: prim.segmented_reduce(y, offs_d, check=False),
-            "plain": lambda: prim.sum(y),
-        }
-    )
-    ctx.peer_row(
-        f"segmented_reduce, {pow2(w.n)} ragged segments (0-{w.params['max_len']}), n={m}",
-        m,
-        t["ragged"],
-        y.nbytes,
-        "prim.sum (same n)",
-        t["plain"],
-    )
+    fns = {
+        "ragged": lambda: prim.segmented_reduce(y, offs_d, check=False),
+        "plain": lambda: prim.sum(y),
+    }
+    if ctx.cc is not None:
+        fns["CUB"] = peers.cub_segmented_reduce(y, offs_d)
+        assert np.allclose(cupy.asnumpy(fns["CUB"]())[lens > 0], want, rtol=1e-4)
+    t = ctx.bench(fns)
+    label = f"segmented_reduce, {pow2(w.n)} ragged segments (0-{w.params['max_len']}), n={m}"
+    ctx.peer_row(label, m, t["ragged"], y.nbytes, "prim.sum (same n)", t["plain"])
+    if "CUB" in t:
+        ctx.peer_row(label, m, t["ragged"], y.nbytes, "CUB segmented_reduce", t["CUB"])

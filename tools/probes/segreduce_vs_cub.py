@@ -11,7 +11,9 @@ emulator) in three layouts:
 
 For each layout, interleaved (primitives._core.timing.bench_many, 5 rounds x (5 warm-ups + 20
 samples), as tools/figures), repeated ``runs`` times (1 by default): the public call
-(``check=False``), the library's plan called directly (its launches, the result allocated), the
+(``check=False``), the same through ``prim.plan`` (made once, as CUB's object is: the public
+plan's call, which compares the arrays' layout with the plan's), the library's plan called
+directly (its launches, the result allocated), the
 same launches of each kernel kind whatever the mean segment length (``tiles``: the
 segmented_upper_bounds pre-pass and segmented_reduce_tiles; ``segments``: a block per segment,
 segmented_reduce_segments), CUB's segmented_reduce. Prints the medians in ms, the public call's
@@ -74,9 +76,11 @@ def main(argv):
         off = cupy.asarray(off_h)
         want = csum[off[1:]] - csum[off[:-1]]
         nseg = off.size - 1
-        plan = prim.plan(prim.segmented_reduce, y, off, check=False).core
+        planned = prim.plan(prim.segmented_reduce, y, off, check=False)
+        plan = planned.core
         fns = {
             "public": lambda: prim.segmented_reduce(y, off, check=False),
+            "prim.plan": lambda: planned(y, off),
             f"plan ({type(plan).__name__})": lambda: plan(y, off),
         }
         for kind in ("tiles", "segments"):
@@ -94,7 +98,12 @@ def main(argv):
             t = _timing.bench_many(fns, **ROUNDS)
             pct = 100 * (m * 4 / (t["public"] * 1e-3) / 1e9) / (copy / 2)
             line = ", ".join(f"{k} {ms:.4f}" for k, ms in t.items())
-            ratio = f" | public / CUB {t['public'] / t['CUB']:.3f}" if "CUB" in t else ""
+            ratio = (
+                f" | public / CUB {t['public'] / t['CUB']:.3f}, prim.plan / CUB "
+                f"{t['prim.plan'] / t['CUB']:.3f}"
+                if "CUB" in t
+                else ""
+            )
             print(
                 f"{name} ({nseg} segments, n={m}) run {run}: {line} ms | public reads at "
                 f"{pct:.1f}% of copy{ratio}",
