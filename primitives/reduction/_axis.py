@@ -184,7 +184,15 @@ class AxisPlan(_plans.Plan):
         else:
             kind = "axis_cols"
             units = outer * (inner // K if inner % K == 0 else inner)
-            if split_ok and units < threads:
+            if split_ok and pol.cols_waves:
+                # at most one wave of units on the threads the kernel keeps resident (its
+                # registers bound them): a partial last wave walks its parts with few loads in
+                # flight while the rest of the device idles
+                kc = axis_kernel(kind, in_dt, rt.kacc, rt.kacc, op, pol, R, block, m)
+                resident = _launch.resident_grid(kc, block, per_sm=per_sm) * block
+                if units < resident:
+                    splits = min(resident // units, max(1, R // min_chunk))
+            elif split_ok and units < threads:
                 splits = min(_launch.cdiv(threads, units), max(1, R // min_chunk))
         splits = min(splits, max(1, R // 2))  # chunks of 2 rows at least: each pass halves R
         chunk = _launch.cdiv(R, splits)

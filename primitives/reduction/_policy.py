@@ -86,6 +86,11 @@ class AxisPolicy:
     # l, l + 32, ...) and the lanes exchange their results by shuffles; 0 = each thread loads
     # its own packets, adjacent 16-byte loads
     packed_exchange: int = knob(_policy.OneOf(0, 1), 0)
+    # how axis_cols cuts columns too few for the device in parts: 1 = at most one wave of units
+    # on the threads the kernel keeps resident (its occupancy); 0 = enough units to cover
+    # blocks_per_sm blocks of `block` on every SM, rounded up (more than one wave where the
+    # kernel's registers allow fewer blocks, a partial one last)
+    cols_waves: int = knob(_policy.OneOf(0, 1), 0)
 
 
 TABLE = _policy.register(
@@ -134,6 +139,9 @@ TABLE = _policy.register(
             slab_min_packets=256,
             slab_max_packets=4096,
             slab_block=128,
+            # not measured yet (tools.tune.axis); axis_cols<float, ..., 256, 4> takes 52 registers
+            # (ptxas, sm_90): 4 blocks of 256 an SM, not the 8 the old rule counts
+            cols_waves=0,
         ),
     },
     doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "

@@ -191,7 +191,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from primitives import tuning  # noqa: E402
-from primitives._core import plans as _plans  # noqa: E402
+from primitives._core import launch as _launch, plans as _plans  # noqa: E402
 from primitives.reduction import _axis, _kernels  # noqa: E402
 
 OPS4 = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max}
@@ -471,6 +471,36 @@ def test_long_rows_and_split_r(shape, axis, block, rng, schedule):
                 _assert_matches(getattr(prim, op)(x, axis=axis), _want(op, x, axis), x, op, axis)
         kinds = _kinds()
     assert len(kinds) >= 2  # the partials' pass
+
+
+@pytest.mark.parametrize("shape,axis", [((4000, 3), 0), ((600, 64), 0), ((2, 5000, 40), 1)])
+def test_columns_in_one_wave(shape, axis, rng, schedule, monkeypatch):
+    """cols_waves=1: too few columns cut in parts for at most one wave of the column kernel's
+    resident threads (its occupancy, here half the policy's blocks per SM), the partials then
+    reduced: NumPy's results, and the first launch's units within the resident threads."""
+    _plans.clear_caches()
+    real = _launch.resident_grid
+
+    def half(kernel, block, shared_mem=0, *, per_sm=None):  # registers for half the blocks
+        return max(1, real(kernel, block, shared_mem, per_sm=per_sm) // 2)
+
+    monkeypatch.setattr(_launch, "resident_grid", half)
+    with tuning.override("reduction", selector="axis", block=32, min_chunk=1, cols_waves=1):
+        for dtype, ops in ((np.float32, ("sum", "max")), (np.int16, ("sum",))):
+            for op in ops:
+                x = _op_data(rng, shape, dtype, op)
+                _assert_matches(getattr(prim, op)(x, axis=axis), _want(op, x, axis), x, op, axis)
+        plans = [p for p in _plans.PLANS._plans.values() if isinstance(p, _axis.AxisPlan)]
+        for plan in plans:
+            first = plan.steps[0][0]
+            assert first.kernel.name.startswith("axis_cols")
+            outer, splits, inner = (int(first.args[i]) for i in (1, 4, 3))
+            k = 16 // plan.route.kin.itemsize  # elements of a 16-byte packet
+            units = outer * splits * (inner // k if inner % k == 0 else inner)
+            per_sm = tuning.policy("reduction", "axis").blocks_per_sm
+            resident = half(first.kernel, 32, per_sm=per_sm) * 32
+            assert splits > 1 and units <= resident, (shape, splits, units, resident)
+            assert units * 2 > resident or splits == int(first.args[2])  # the wave filled
 
 
 @pytest.mark.parametrize(
