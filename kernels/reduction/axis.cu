@@ -33,13 +33,21 @@
 //   batches of rows per iteration instead (each lane's VECS loads in flight before any fold). The
 //   row loops are warp-uniform (a lane past the last row holds the identity), so every shuffle
 //   is converged. Launch: 1-D, any grid, BLOCK threads; no shared memory.
-// axis_slab (inner divides 16 / sizeof(InT): 1 for long rows, 2 for the float view of complex
-//   data, ...): one block per (o, part) unit: the block reduces elements [part*chunk*inner,
-//   (part+1)*chunk*inner) of slab o (R * inner contiguous elements) with 16-byte packets (VECS in
-//   flight), each thread keeping one accumulator per packet slot (slot k holds inner position
-//   (head + k) % inner), then one block reduction per inner position. out[(o*splits + part)*inner
-//   + i]. The unit loop is block-uniform. Launch: 1-D, any grid, blockDim.x == BLOCK; static
-//   shared memory BLOCK / 32 accumulators.
+// axis_slab (inner divides K = 16 / sizeof(InT): 1 for long rows, 2 for the float view of
+//   complex data, ...) and axis_slab_wide (wide rows: inner = P * K, P = 2 or 4, at most
+//   SLAB_WIDE_MAX), both prim::slab_units: one
+//   block per (o, part) unit: the block reduces elements [part*chunk*inner, (part+1)*chunk*inner)
+//   of slab o (R * inner contiguous elements) with 16-byte packets (VECS in flight), each thread
+//   keeping one accumulator per packet slot. inner | K: slot k holds inner position (head + k) %
+//   inner in every packet, then one block reduction per inner position. Wide rows: thread t's
+//   packets (BLOCK apart) all start at position (head + t * K) % inner, so its slot k holds that
+//   position plus k; the head is taken by thread BLOCK - 1 (as packet -1's last elements) and the
+//   partial last packet by the thread whose packets it continues; lanes P apart hold the same
+//   positions, so xor shuffles over the lane bits from P up leave each warp's sums in lanes
+//   0 .. P - 1, which meet in shared memory, summed over the warps in warp order by the threads
+//   j < inner (position (head + j) % inner). out[(o*splits + part)*inner + i]. The unit loop is
+//   block-uniform. Launch: 1-D, any grid, blockDim.x == BLOCK; static shared memory BLOCK / 32
+//   accumulators, and BLOCK / 32 * SLAB_WIDE_MAX * K more in axis_slab_wide.
 // axis_cols (inner > 1): threads own consecutive inner positions (one 16-byte packet of them when
 //   `vec` and inner is a multiple of 16 / sizeof(InT) and the input is 16-byte aligned, else one
 //   element) and loop down their part of R (VECS rows in flight); consecutive threads read
@@ -338,13 +346,20 @@ __global__ void __launch_bounds__(BLOCK) axis_rows(const InT* __restrict__ in, l
 }
 
 // ---- slabs: a block per chunk of a contiguous (R, inner) slab, inner | 16 / sizeof(InT) -------
-template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS>
-__global__ void __launch_bounds__(BLOCK)
-    axis_slab(const InT* __restrict__ in, long long outer, long long R, long long inner,
-              long long splits, long long chunk, OutT* __restrict__ out) {
+// (or inner = P * 16 / sizeof(InT), P a power of two up to SLAB_WIDE_MAX: rows of whole packets)
+constexpr int SLAB_WIDE_MAX = 4;
+
+namespace prim {
+
+template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS, bool WIDE>
+__device__ __forceinline__ void slab_units(const InT* __restrict__ in, long long outer, long long R,
+                                           long long inner, long long splits, long long chunk,
+                                           OutT* __restrict__ out) {
     constexpr int K = prim::Pack16<InT>::N;
+    constexpr int SPAN = SLAB_WIDE_MAX * K;  // a warp's sums of a wide row's positions, at most
     const Op op;
     __shared__ AccT scratch[BLOCK / prim::WARP];
+    __shared__ AccT wide[WIDE ? BLOCK / prim::WARP * SPAN : 1];
     const long long units = outer * splits, len = R * inner;
     for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
         const long long o = unit / splits, part = unit % splits;
@@ -353,16 +368,29 @@ __global__ void __launch_bounds__(BLOCK)
         const long long m = f1 > f0 ? f1 - f0 : 0;
         const InT* p = in + o * len + f0;
         const long long head = prim::aligned_head(p, m);
-        const long long phase = head % inner;  // slot k of a packet holds position (phase+k)%inner
+        // inner | K: slot k of every packet holds position (phase + k) % inner; inner = K * P
+        // (wide rows): thread t's packets all start at position (phase + t * K) % inner (its
+        // packets are BLOCK apart, and inner divides BLOCK * K), its slot k that plus k
+        const long long phase = head % inner;
         AccT acc[K];
 #pragma unroll
         for (int k = 0; k < K; ++k) acc[k] = Op::identity();
-        for (long long i = threadIdx.x; i < head; i += BLOCK) {  // position i % inner
-            const long long slot = ((i % inner) - phase + inner) % inner;
-            const AccT v = prim::to_acc<AccT>(p[i]);
+        if constexpr (!WIDE) {
+            for (long long i = threadIdx.x; i < head; i += BLOCK) {  // position i % inner
+                const long long slot = ((i % inner) - phase + inner) % inner;
+                const AccT v = prim::to_acc<AccT>(p[i]);
 #pragma unroll
-            for (int k = 0; k < K; ++k)
-                if (k == slot) acc[k] = op(acc[k], v);
+                for (int k = 0; k < K; ++k)
+                    if (k == slot) acc[k] = op(acc[k], v);
+            }
+        } else if (threadIdx.x == BLOCK - 1) {  // the head, as packet -1's last elements
+            for (long long i = 0; i < head; ++i) {
+                const long long slot = i - head + K;
+                const AccT v = prim::to_acc<AccT>(p[i]);
+#pragma unroll
+                for (int k = 0; k < K; ++k)
+                    if (k == slot) acc[k] = op(acc[k], v);
+            }
         }
         const InT* body = p + head;
         const long long npk = (m - head) / K;
@@ -381,24 +409,74 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
             for (int k = 0; k < K; ++k) acc[k] = op(acc[k], prim::to_acc<AccT>(pk.v[k]));
         }
-        for (long long i = head + npk * K + threadIdx.x; i < m; i += BLOCK) {
-            const long long slot = ((i % inner) - phase + inner) % inner;
-            const AccT v = prim::to_acc<AccT>(p[i]);
+        if constexpr (!WIDE) {
+            for (long long i = head + npk * K + threadIdx.x; i < m; i += BLOCK) {
+                const long long slot = ((i % inner) - phase + inner) % inner;
+                const AccT v = prim::to_acc<AccT>(p[i]);
+#pragma unroll
+                for (int k = 0; k < K; ++k)
+                    if (k == slot) acc[k] = op(acc[k], v);
+            }
+            for (long long q = 0; q < inner; ++q) {  // block-uniform bound: every thread takes it
+                AccT v = Op::identity();
+                const long long slot = (q - phase + inner) % inner;
+#pragma unroll
+                for (int k = 0; k < K; ++k)
+                    if (k % inner == slot) v = op(v, acc[k]);
+                v = prim::block_reduce<BLOCK>(v, op, scratch);
+                if (threadIdx.x == 0) out[unit * inner + q] = static_cast<OutT>(v);
+                __syncthreads();  // scratch is reused
+            }
+        } else {
+            // the tail as packet npk's first elements, in the thread whose packets it continues
+            if (threadIdx.x == npk % BLOCK) {
+                for (long long e = 0; head + npk * K + e < m; ++e) {
+                    const AccT v = prim::to_acc<AccT>(p[head + npk * K + e]);
+#pragma unroll
+                    for (int k = 0; k < K; ++k)
+                        if (k == e) acc[k] = op(acc[k], v);
+                }
+            }
+            // lanes P = inner / K apart hold the same positions: the warp's sums in lanes
+            // 0 .. P-1 (xor shuffles over the lane bits from P up), lane l's slot k holding
+            // position (phase + l * K + k) % inner in every warp (inner divides 32 * K)
+            const int P = static_cast<int>(inner / K);
 #pragma unroll
             for (int k = 0; k < K; ++k)
-                if (k == slot) acc[k] = op(acc[k], v);
-        }
-        for (long long q = 0; q < inner; ++q) {  // block-uniform bound: every thread takes it
-            AccT v = Op::identity();
-            const long long slot = (q - phase + inner) % inner;
+                for (int off = prim::WARP / 2; off >= P; off >>= 1)
+                    acc[k] = op(acc[k], prim::shfl_xor(acc[k], off));
+            const int lane = threadIdx.x % prim::WARP, warp = threadIdx.x / prim::WARP;
+            if (lane < P) {
 #pragma unroll
-            for (int k = 0; k < K; ++k)
-                if (k % inner == slot) v = op(v, acc[k]);
-            v = prim::block_reduce<BLOCK>(v, op, scratch);
-            if (threadIdx.x == 0) out[unit * inner + q] = static_cast<OutT>(v);
-            __syncthreads();  // scratch is reused
+                for (int k = 0; k < K; ++k) wide[warp * SPAN + lane * K + k] = acc[k];
+            }
+            __syncthreads();
+            for (int j = threadIdx.x; j < inner; j += BLOCK) {  // position (phase + j) % inner
+                AccT v = Op::identity();
+                for (int w = 0; w < BLOCK / prim::WARP; ++w) v = op(v, wide[w * SPAN + j]);
+                out[unit * inner + (phase + j) % inner] = static_cast<OutT>(v);
+            }
+            __syncthreads();  // wide is reused
         }
     }
+}
+
+}  // namespace prim
+
+template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+    axis_slab(const InT* __restrict__ in, long long outer, long long R, long long inner,
+              long long splits, long long chunk, OutT* __restrict__ out) {
+    prim::slab_units<InT, AccT, Op, OutT, BLOCK, VECS, false>(in, outer, R, inner, splits, chunk,
+                                                              out);
+}
+
+template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+    axis_slab_wide(const InT* __restrict__ in, long long outer, long long R, long long inner,
+                   long long splits, long long chunk, OutT* __restrict__ out) {
+    prim::slab_units<InT, AccT, Op, OutT, BLOCK, VECS, true>(in, outer, R, inner, splits, chunk,
+                                                             out);
 }
 
 // ---- columns: a thread per inner position (or packet of them), down its part of R -------------

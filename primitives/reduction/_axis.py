@@ -101,6 +101,20 @@ def _prod(sizes):
     return p
 
 
+#: the most packets a wide row of axis_slab holds (kernels/reduction/axis.cu: SLAB_WIDE_MAX)
+SLAB_WIDE_MAX = 4
+
+
+def _slab_inner(inner, k, pol):
+    """Whether axis_slab reduces slabs of rows of ``inner`` elements (``k`` a 16-byte packet's):
+    ``inner`` dividing a packet, or (the policy's ``slab_wide``) rows of 2 or 4 whole packets
+    up to ``slab_wide`` packets."""
+    if k % inner == 0:
+        return True
+    p = inner // k
+    return inner % k == 0 and p & (p - 1) == 0 and p <= min(pol.slab_wide, SLAB_WIDE_MAX)
+
+
 def _pow2_at_least(v):
     p = 1
     while p < v:
@@ -173,8 +187,8 @@ class AxisPlan(_plans.Plan):
             and not (slab_rows and R >= block * K)
         ):
             kind = "axis_rows"  # a warp (or fewer lanes) per row
-        elif K % inner == 0 and (R * inner >= block * K or outer < blocks):
-            kind = "axis_slab"
+        elif _slab_inner(inner, K, pol) and (R * inner >= block * K or outer < blocks):
+            kind = "axis_slab" if K % inner == 0 else "axis_slab_wide"
             if split_ok and outer < blocks:
                 # at most one wave of units: a second, partial wave (cdiv: 256 rows split 5 ways
                 # on 1056 resident blocks leave 224 units to run after the rest) has too few
@@ -223,7 +237,7 @@ class AxisPlan(_plans.Plan):
             g = min(32, _pow2_at_least(_launch.cdiv(R, K)))
             grid = _launch.cover_grid(outer * g, block, kernel=k, per_sm=per_sm)
             args = (slot, i64(outer), i64(R), np.int32(g.bit_length() - 1), slot)
-        elif kind == "axis_slab":
+        elif kind in ("axis_slab", "axis_slab_wide"):
             grid = min(outer * splits, _launch.resident_grid(k, block, per_sm=per_sm))
             args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk), slot)
         else:

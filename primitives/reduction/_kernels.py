@@ -128,17 +128,16 @@ def axis_names(key, pol):
         if t[1] == acc:
             out += [packed_name(*t, op, R, pol) for R in packed_rows(t[0])]
             out += [axis_kernel_name(kind, *t, op, pol) for kind in _KINDS]
-    if pol.slab_block and pol.slab_block != pol.block:
-        # medium rows, a block each: the first launch over an input (its own dtype into the
-        # result or the accumulator); launches over partials that take that path (rare) compile
-        # their instantiation on demand
-        for dt in AXIS_DTYPES:
-            kin, kacc, kout = natural(dt, op)
-            if kacc == acc:
-                out += [
-                    axis_kernel_name("axis_slab", kin, kacc, o, op, pol, pol.slab_block)
-                    for o in dict.fromkeys((kout, kacc))
-                ]
+    for dt in AXIS_DTYPES:
+        # the first launch over an input (its own dtype into the result or the accumulator);
+        # launches over partials that take these paths (rare) compile their instantiation on
+        # demand. Medium rows, a block each (slab_block), and wide rows as slabs (slab_wide > 1)
+        kin, kacc, kout = natural(dt, op)
+        if kacc == acc:
+            for o in dict.fromkeys((kout, kacc)):
+                if pol.slab_block and pol.slab_block != pol.block:
+                    out.append(axis_kernel_name("axis_slab", kin, kacc, o, op, pol, pol.slab_block))
+                out.append(axis_kernel_name("axis_slab_wide", kin, kacc, o, op, pol))
     return list(dict.fromkeys(out))
 
 

@@ -91,6 +91,11 @@ class AxisPolicy:
     # blocks_per_sm blocks of `block` on every SM, rounded up (more than one wave where the
     # kernel's registers allow fewer blocks, a partial one last)
     cols_waves: int = knob(_policy.OneOf(0, 1), 0)
+    # rows of 2 or 4 whole 16-byte packets (at most slab_wide packets; 1: none) reduced along
+    # the other axis as slabs (axis_slab: a block reads a contiguous chunk of rows, each thread
+    # its packets' positions) rather than as columns (axis_cols: a thread down each packet
+    # column): (2^24, 8) float32 along axis 0
+    slab_wide: int = knob(_policy.OneOf(1, 2, 4), 1)
 
 
 TABLE = _policy.register(
@@ -142,6 +147,7 @@ TABLE = _policy.register(
             # not measured yet (tools.tune.axis); axis_cols<float, ..., 256, 4> takes 52 registers
             # (ptxas, sm_90): 4 blocks of 256 an SM, not the 8 the old rule counts
             cols_waves=0,
+            slab_wide=1,  # not measured yet (tools.tune.axis)
         ),
     },
     doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "

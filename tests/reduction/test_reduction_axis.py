@@ -504,6 +504,35 @@ def test_columns_in_one_wave(shape, axis, rng, schedule, monkeypatch):
 
 
 @pytest.mark.parametrize(
+    "dtype,packets",
+    [(np.float32, 2), (np.float32, 4), (np.float64, 2), (np.int8, 4), (np.int16, 2)],
+)
+@pytest.mark.parametrize("block", [32, 64])
+def test_wide_rows_as_slabs(dtype, packets, block, rng, schedule):
+    """slab_wide: rows of 2 or 4 whole 16-byte packets reduced along the other axis by blocks
+    over contiguous slabs (axis_slab_wide): every op, one slab and several (outer > 1), chunks
+    that split a slab across blocks (the partials reduced again), views that start 1 .. K - 1
+    elements before a 16-byte boundary (the head in the last thread), element counts that
+    leave a partial last packet (the tail in the thread whose packets it continues)."""
+    k = 16 // np.dtype(dtype).itemsize
+    inner = packets * k
+    _plans.clear_caches()
+    ops = ("sum", "max") if block == 64 else OPS4
+    with tuning.override("reduction", selector="axis", block=block, min_chunk=1, slab_wide=4):
+        for shape, axis in (((700, inner), 0), ((3, 301, inner), 1), ((41, inner), 0)):
+            for op in ops:
+                x = _op_data(rng, shape, dtype, op)
+                _assert_matches(getattr(prim, op)(x, axis=axis), _want(op, x, axis), x, op, axis)
+                for lead in (1, k - 1):  # the slab starts `lead` elements past a boundary
+                    buf = np.empty(x.size + lead, dtype)
+                    y = buf[lead:].reshape(shape)
+                    y[...] = x
+                    got = getattr(prim, op)(y, axis=axis)
+                    _assert_matches(got, _want(op, y, axis), y, op, axis)
+        assert "axis_slab_wide" in _kinds()
+
+
+@pytest.mark.parametrize(
     "dtype,width",
     [
         (np.float32, 4),

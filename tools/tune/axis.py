@@ -45,6 +45,8 @@ GRIDS = {
             {"packed_packets": 2, "packed_exchange": 1},
             {"packed_packets": 4, "packed_exchange": 1},
             {"cols_waves": 1},
+            {"slab_wide": 4},
+            {"cols_waves": 1, "slab_wide": 4},
         ],
     ),
     # (unroll and split_per_sm were swept at 2769b80: no gain; unroll is now only the unsplit
