@@ -64,6 +64,9 @@
 //     Only a group's last unit in a tile publishes (the only status later tiles read), and never
 //     a line's last chunk. Forward progress: a thread waits only on units of tiles drawn before
 //     its own, whose aggregates are published without waiting on anything.
+//     `ahead` > 0: before its loads, thread r < ROWS of a block asks the L2 cache for row r of
+//     the tile drawn `ahead` ids after its own (one bulk prefetch: the look-back kernel keeps
+//     too few loads in flight per SM to cover DRAM's latency alone).
 //     Launch: BLOCK threads, grid = tiles = ceil(units / BLOCK) exactly (next_tile resets the
 //     counter at the last tile); registers bounded for MIN_BLOCKS resident blocks per SM. Static
 //     shared memory: 2 * BLOCK values of Row<AccT, V> (V AccT rounded up to 16 bytes) and a tile
@@ -151,6 +154,19 @@ __device__ __forceinline__ void load_v(const InT* p, bool vec, AccT (&v)[V]) {
     load_row<InT, V>(p, vec, raw);
 #pragma unroll
     for (int k = 0; k < V; ++k) v[k] = static_cast<AccT>(raw[k]);
+}
+
+// An L2 prefetch of row r of tile t of axis_cols_lookback (its first unit's chunk; the tile's
+// groups of that unit's slab, BLOCK at most): one thread's bulk hint (util/load.cuh).
+template <class InT, int V, int BLOCK, int ROWS>
+__device__ __forceinline__ void prefetch_tile_row(const InT* in, i64 t, int r, i64 units, i64 G,
+                                                  i64 nv, i64 L, i64 inner) {
+    const i64 u = t * BLOCK;
+    if (u >= units) return;
+    const i64 row = u / G * ROWS + r, g = u % G;
+    if (row >= L) return;
+    const i64 j = g % nv;
+    prefetch_span_l2(in + ((g / nv) * L + row) * inner + j * V, min64(BLOCK, nv - j) * V);
 }
 
 template <class T, int V>
@@ -449,7 +465,7 @@ template <class InT, class AccT, class Op, class OutT, int V, int BLOCK, int ROW
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     axis_cols_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long outer,
                        long long L, long long inner, unsigned int* tile_counter,
-                       unsigned char* tile_state, unsigned int epoch, int exclusive) {
+                       unsigned char* tile_state, unsigned int epoch, int exclusive, int ahead) {
     using namespace prim;
     typedef axis::Row<AccT, V> Vals;
     __shared__ unsigned int tile_slot;
@@ -468,6 +484,8 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     const int rows = valid ? static_cast<int>(axis::min64(ROWS, L - row0)) : 0;
     const i64 base = ((g / nv) * L + row0) * inner + (g % nv) * V;
     const bool vec = ((reinterpret_cast<uptr>(in) | reinterpret_cast<uptr>(out)) & 15u) == 0;
+    if (ahead > 0 && i < ROWS)  // a hint: row i of the tile drawn `ahead` ids later, to the L2
+        axis::prefetch_tile_row<InT, V, BLOCK, ROWS>(in, tile + ahead, i, units, G, nv, L, inner);
 
     // the tile's rows, all loads in flight before the first is used
     InT x[ROWS][V];

@@ -6,7 +6,8 @@
 // aligned_head) and the memory is not written during the kernel. Warp exchanges between the
 // coalesced (warp-striped) and the blocked layout, 16 bytes per shared access, swizzled so that
 // no access meets a bank conflict whatever ITEMS: load_striped_to_blocked16 /
-// store_blocked_to_striped16, and exchange16_to_blocked for vectors already loaded. prefetch_l2:
+// store_blocked_to_striped16, and exchange16_to_blocked for vectors already loaded.
+// prefetch_span_l2: one thread's hint that fetches a span into the L2 cache. prefetch_l2:
 // a block's hint that fetches a span the grid reads soon into the L2 cache (prefetch_in: of a
 // kernel's input). load_cg: a load of a
 // value another block stored, through the L2.
@@ -109,6 +110,31 @@ __device__ __forceinline__ void store_items(AccT* p, long long avail, bool vecto
     }
 }
 
+// An L2 prefetch of the `count` elements at p, by the calling thread alone: a hint (no result,
+// no fault) naming the bytes from the 16-byte boundary at or below p to the one at or below its
+// end (under 1 MiB). sm_90 and newer: one bulk prefetch (cp.async.bulk.prefetch.L2); older GPUs:
+// a 128-byte line prefetch per line; the emulator: nothing.
+template <class T>
+__device__ __forceinline__ void prefetch_span_l2(const T* p, long long count) {
+#if defined(__CUDA_ARCH__) && !defined(PRIM_EMULATOR)
+    if (count <= 0) return;
+    const uptr lo = reinterpret_cast<uptr>(p), bytes = static_cast<uptr>(count) * sizeof(T);
+    const uptr b = lo & ~static_cast<uptr>(15u);
+    const uptr e = (lo + bytes) & ~static_cast<uptr>(15u);
+#if __CUDA_ARCH__ >= 900
+    if (e > b && e - b < (1u << 20))  // the instruction's size field: under 1 MiB
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(b),
+                     "r"(static_cast<unsigned>(e - b))
+                     : "memory");
+#else
+    for (uptr q = b & ~static_cast<uptr>(127u); q < e; q += 128u)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(q));
+#endif
+#else
+    (void)p, (void)count;
+#endif
+}
+
 // An L2 prefetch of elements [first, first + count) of each of `arrays`, clipped to [0, n): a
 // hint that fetches a tile the grid will read soon into the L2 cache, so that the block which
 // later loads it waits for the L2 rather than DRAM (look-back kernels keep too few loads in flight
@@ -125,17 +151,7 @@ __device__ __forceinline__ void prefetch_l2(long long first, long long count, lo
     if (first >= n || first < 0 || count <= 0) return;
     if (count > n - first) count = n - first;
 #if __CUDA_ARCH__ >= 900
-    if (threadIdx.x == 0) {
-        auto bulk = [](uptr lo, uptr bytes) {
-            const uptr b = lo & ~static_cast<uptr>(15u);
-            const uptr e = (lo + bytes) & ~static_cast<uptr>(15u);
-            if (e > b && e - b < (1u << 20))  // the instruction's size field: under 1 MiB
-                asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(b),
-                             "r"(static_cast<unsigned>(e - b))
-                             : "memory");
-        };
-        (bulk(reinterpret_cast<uptr>(arrays + first), static_cast<uptr>(count) * sizeof(T)), ...);
-    }
+    if (threadIdx.x == 0) (prefetch_span_l2(arrays + first, count), ...);
 #else
     auto lines = [](uptr lo, uptr bytes) {
         for (uptr q = lo + static_cast<uptr>(threadIdx.x) * 128u; q < lo + bytes; q += BLOCK * 128u)

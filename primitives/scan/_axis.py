@@ -285,7 +285,8 @@ class AxisPlan(_plans.Plan):
                     pol.block,
                     args=(slot, slot)
                     + dims
-                    + (self.counter, self.state, slot, np.int32(exclusive)),
+                    + (self.counter, self.state, slot, np.int32(exclusive))
+                    + (np.int32(pol.tile_prefetch),),
                 )
                 self.nbytes = _plans.scratch_bytes(self.counter, self.state)
                 return

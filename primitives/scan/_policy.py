@@ -67,6 +67,9 @@ class AxisPolicy:
     # resident blocks per SM the single-pass column kernel's registers are bounded for
     # (__launch_bounds__: 2 of 256 threads allow 128 registers)
     tile_blocks_per_sm: int = knob(_policy.PER_SM)
+    # the single-pass column scan's L2 prefetch: a block asks for the rows of the tile drawn
+    # this many ids after its own before it loads its own (0: none)
+    tile_prefetch: int = knob(_policy.Range(0), 0)
     # contiguous lines (rows) at least this long are scanned as the segments of one segmented
     # look-back scan (kernels/segmented/segmented.cu: one read and one write, however few the rows)
     # instead of a warp per row (0: never)
@@ -122,6 +125,7 @@ TABLE = _policy.register(
             min_chunk=256,
             tile_bytes=256,
             tile_blocks_per_sm=2,
+            tile_prefetch=0,  # not measured yet (tools.tune.axis)
             segmented_min_len=0,
         ),
     },

@@ -211,6 +211,22 @@ def test_single_pass_columns(shape, axis, tile_bytes, dtype, schedule, rng):
                 H.assert_same(scan(y, op, axis, exclusive), reference(y, op, axis, exclusive))
 
 
+@pytest.mark.parametrize("ahead", [1, 3, 1000])
+def test_single_pass_columns_prefetch(ahead, schedule, rng):
+    """tile_prefetch: each block's hint for the tile drawn ``ahead`` ids later (past the last
+    tile for some, or all) leaves the results as they are: strided and unit-per-group tiles,
+    scalar columns, outer > 1 (the hint's own span is the GPU's; here its arithmetic runs)."""
+    with prim.tuning.override(
+        "scan", selector="axis", block=32, tile_bytes=16, split_per_sm=4096, tile_prefetch=ahead
+    ):
+        for shape, axis in (((300, 8), 0), ((70, 160), 0), ((2, 37, 130), 1)):
+            x = values(rng, shape, np.int32)
+            p = column_plan(shape, axis, np.int32)
+            assert int(p.scan.args[-1]) == ahead
+            for exclusive in (False, True):
+                H.assert_same(scan(x, "sum", axis, exclusive), reference(x, "sum", axis, exclusive))
+
+
 @pytest.mark.parametrize(
     "dtype",
     [np.complex64, np.complex128, np.float16, np.int8, np.bool_],

@@ -61,6 +61,9 @@ GRIDS = {
             {"tile_blocks_per_sm": 1},
             {"tile_bytes": 512, "tile_blocks_per_sm": 1},
             {"block": 128, "tile_blocks_per_sm": 4},
+            {"tile_prefetch": 8},
+            {"tile_prefetch": 32},
+            {"tile_prefetch": 128},
         ],
     ),
 }
