@@ -64,6 +64,10 @@
 //     Only a group's last unit in a tile publishes (the only status later tiles read), and never
 //     a line's last chunk. Forward progress: a thread waits only on units of tiles drawn before
 //     its own, whose aggregates are published without waiting on anything.
+//     `exchange` (16-byte aligned pointers, a thread's results two 16-byte words or more, G >=
+//     BLOCK): a warp whose 32 units are consecutive groups of one chunk and slab stores each row
+//     through shared memory (`part`, free then), lane l writing the warp's words l, l + 32, ...,
+//     so each store instruction writes whole sectors (__syncwarp only; warp-uniform test).
 //     `ahead` > 0: before its loads, thread r < ROWS of a block asks the L2 cache for row r of
 //     the tile drawn `ahead` ids after its own (one bulk prefetch: the look-back kernel keeps
 //     too few loads in flight per SM to cover DRAM's latency alone).
@@ -465,7 +469,8 @@ template <class InT, class AccT, class Op, class OutT, int V, int BLOCK, int ROW
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     axis_cols_lookback(const InT* __restrict__ in, OutT* __restrict__ out, long long outer,
                        long long L, long long inner, unsigned int* tile_counter,
-                       unsigned char* tile_state, unsigned int epoch, int exclusive, int ahead) {
+                       unsigned char* tile_state, unsigned int epoch, int exclusive, int ahead,
+                       int exchange) {
     using namespace prim;
     typedef axis::Row<AccT, V> Vals;
     __shared__ unsigned int tile_slot;
@@ -544,16 +549,40 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 #pragma unroll
         for (int k = 0; k < V; ++k) run[k] = op(run[k], before.v[k]);
     }
+    // `exchange`: a warp whose 32 units are consecutive groups of one chunk and slab stores each
+    // row's results through shared memory (`part`, unused when !strided), lane l writing the
+    // 16-byte words l, l + 32, ...: whole sectors a store, not a thread's 16-byte words apart
+    typedef axis::Row<OutT, V> Res;
+    constexpr int WORDS = static_cast<int>(sizeof(OutT)) * V / 16;
+    bool swap = false;
+    if constexpr (WORDS > 1 && sizeof(Res) <= sizeof(Vals)) {
+        if (exchange && vec && !strided) {  // block-uniform
+            const i64 base0 = __shfl_sync(FULL_MASK, base, 0);
+            swap = __all_sync(FULL_MASK, valid && base == base0 + (i % WARP) * V);
+        }
+    }
+    Res* xbuf = reinterpret_cast<Res*>(part) + (i / WARP) * WARP;
+    const uint4* xwords = reinterpret_cast<const uint4*>(xbuf);
 #pragma unroll
     for (int r = 0; r < ROWS; ++r)
-        if (r < rows) {
-            axis::Row<OutT, V> res;
+        if (r < rows) {  // warp-uniform with swap: the warp's units share their chunk
+            Res res;
 #pragma unroll
             for (int k = 0; k < V; ++k) {
                 const AccT next = op(run[k], static_cast<AccT>(x[r][k]));
                 res.v[k] = static_cast<OutT>(exclusive ? run[k] : next);  // grid-uniform
                 run[k] = next;
             }
-            axis::store_v<OutT, V>(out + base + r * inner, vec, res);
+            if (!swap) {
+                axis::store_v<OutT, V>(out + base + r * inner, vec, res);
+                continue;
+            }
+            const int lane = i % WARP;
+            xbuf[lane] = res;
+            __syncwarp();
+            uint4* dst = reinterpret_cast<uint4*>(out + (base - lane * V) + r * inner);
+#pragma unroll
+            for (int w = 0; w < WORDS; ++w) dst[w * WARP + lane] = xwords[w * WARP + lane];
+            __syncwarp();  // xbuf is rewritten for the next row
         }
 }

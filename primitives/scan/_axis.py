@@ -286,7 +286,7 @@ class AxisPlan(_plans.Plan):
                     args=(slot, slot)
                     + dims
                     + (self.counter, self.state, slot, np.int32(exclusive))
-                    + (np.int32(pol.tile_prefetch),),
+                    + (np.int32(pol.tile_prefetch), np.int32(pol.tile_store_exchange)),
                 )
                 self.nbytes = _plans.scratch_bytes(self.counter, self.state)
                 return

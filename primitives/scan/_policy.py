@@ -70,6 +70,10 @@ class AxisPolicy:
     # the single-pass column scan's L2 prefetch: a block asks for the rows of the tile drawn
     # this many ids after its own before it loads its own (0: none)
     tile_prefetch: int = knob(_policy.Range(0), 0)
+    # the single-pass column scan's stores of results wider than 16 bytes a thread (int32 into
+    # int64: 32 bytes a row): 1 = a warp's row through shared memory, each store instruction
+    # whole sectors; 0 = each thread its own 16-byte words (two sectors half-written a store)
+    tile_store_exchange: int = knob(_policy.OneOf(0, 1), 0)
     # contiguous lines (rows) at least this long are scanned as the segments of one segmented
     # look-back scan (kernels/segmented/segmented.cu: one read and one write, however few the rows)
     # instead of a warp per row (0: never)
@@ -126,6 +130,7 @@ TABLE = _policy.register(
             tile_bytes=256,
             tile_blocks_per_sm=2,
             tile_prefetch=0,  # not measured yet (tools.tune.axis)
+            tile_store_exchange=0,  # not measured yet (tools.tune.axis)
             segmented_min_len=0,
         ),
     },

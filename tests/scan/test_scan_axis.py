@@ -222,9 +222,28 @@ def test_single_pass_columns_prefetch(ahead, schedule, rng):
         for shape, axis in (((300, 8), 0), ((70, 160), 0), ((2, 37, 130), 1)):
             x = values(rng, shape, np.int32)
             p = column_plan(shape, axis, np.int32)
-            assert int(p.scan.args[-1]) == ahead
+            assert int(p.scan.args[-2]) == ahead
             for exclusive in (False, True):
                 H.assert_same(scan(x, "sum", axis, exclusive), reference(x, "sum", axis, exclusive))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32], ids=lambda d: np.dtype(d).name)
+def test_single_pass_columns_store_exchange(dtype, schedule, rng):
+    """tile_store_exchange: results of two 16-byte words a thread (int32 and uint32 summed into
+    64 bits) stored a warp's row at a time through shared memory where the warp's units are
+    consecutive groups of one chunk and slab, each thread its own words elsewhere (tiles across
+    chunks and slab ends, a short last chunk): NumPy's results either way. (Narrower integers
+    are widened before the scan: their rows are 16 bytes a thread.)"""
+    with prim.tuning.override(
+        "scan", selector="axis", block=32, tile_bytes=32, split_per_sm=4096, tile_store_exchange=1
+    ):
+        for shape, axis in (((70, 160), 0), ((3, 50, 256), 1), ((41, 512), 0)):
+            x = values(rng, shape, dtype)
+            column_plan(shape, axis, dtype)
+            for op in ("sum", "max"):
+                for exclusive in (False, True):
+                    got, want = scan(x, op, axis, exclusive), reference(x, op, axis, exclusive)
+                    H.assert_same(got, want)
 
 
 @pytest.mark.parametrize(

@@ -64,6 +64,8 @@ GRIDS = {
             {"tile_prefetch": 8},
             {"tile_prefetch": 32},
             {"tile_prefetch": 128},
+            {"tile_store_exchange": 1},
+            {"tile_store_exchange": 1, "tile_prefetch": 32},
         ],
     ),
 }
