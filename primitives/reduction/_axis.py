@@ -189,6 +189,8 @@ class AxisPlan(_plans.Plan):
             kind = "axis_rows"  # a warp (or fewer lanes) per row
         elif _slab_inner(inner, K, pol) and (R * inner >= block * K or outer < blocks):
             kind = "axis_slab" if K % inner == 0 else "axis_slab_wide"
+            if split_ok and pol.one_wave:  # the blocks the kernel keeps resident
+                blocks = self._resident(kind, in_dt, op, pol, R, block, per_sm, m)
             if split_ok and outer < blocks:
                 # at most one wave of units: a second, partial wave (cdiv: 256 rows split 5 ways
                 # on 1056 resident blocks leave 224 units to run after the rest) has too few
@@ -198,12 +200,11 @@ class AxisPlan(_plans.Plan):
         else:
             kind = "axis_cols"
             units = outer * (inner // K if inner % K == 0 else inner)
-            if split_ok and pol.cols_waves:
+            if split_ok and pol.one_wave:
                 # at most one wave of units on the threads the kernel keeps resident (its
                 # registers bound them): a partial last wave walks its parts with few loads in
                 # flight while the rest of the device idles
-                kc = axis_kernel(kind, in_dt, rt.kacc, rt.kacc, op, pol, R, block, m)
-                resident = _launch.resident_grid(kc, block, per_sm=per_sm) * block
+                resident = self._resident(kind, in_dt, op, pol, R, block, per_sm, m) * block
                 if units < resident:
                     splits = min(resident // units, max(1, R // min_chunk))
             elif split_ok and units < threads:
@@ -259,6 +260,13 @@ class AxisPlan(_plans.Plan):
         if splits > 1:  # the partials (outer, splits, inner), split again when still long
             return self._step(dst, rt.kacc, out_dt, outer, splits, inner, last, split_ok, False)
         return dst
+
+    def _resident(self, kind, in_dt, op, pol, R, block, per_sm, m):
+        """The blocks of ``kind`` (its instantiation into the accumulator, as a split launch
+        writes) resident on the device at once: its occupancy, at most ``per_sm`` an SM."""
+        rt = self.route
+        k = axis_kernel(kind, in_dt, rt.kacc, rt.kacc, op, pol, R, block, m)
+        return _launch.resident_grid(k, block, per_sm=per_sm)
 
     def run(self, x):
         """The flat result (of ``kout``) of the C-contiguous array ``x`` of ``kin``."""

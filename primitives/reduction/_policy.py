@@ -86,11 +86,12 @@ class AxisPolicy:
     # l, l + 32, ...) and the lanes exchange their results by shuffles; 0 = each thread loads
     # its own packets, adjacent 16-byte loads
     packed_exchange: int = knob(_policy.OneOf(0, 1), 0)
-    # how axis_cols cuts columns too few for the device in parts: 1 = at most one wave of units
-    # on the threads the kernel keeps resident (its occupancy); 0 = enough units to cover
-    # blocks_per_sm blocks of `block` on every SM, rounded up (more than one wave where the
-    # kernel's registers allow fewer blocks, a partial one last)
-    cols_waves: int = knob(_policy.OneOf(0, 1), 0)
+    # how columns (axis_cols) and slabs (axis_slab) too few for the device are cut in parts:
+    # 1 = at most one wave of units on the threads or blocks the kernel keeps resident (its
+    # occupancy); 0 = counted as blocks_per_sm blocks of `block` on every SM, columns' parts
+    # rounded up (more than one wave where the kernel's registers allow fewer blocks, a partial
+    # one last)
+    one_wave: int = knob(_policy.OneOf(0, 1), 0)
     # rows of 2 or 4 whole 16-byte packets (at most slab_wide packets; 1: none) reduced along
     # the other axis as slabs (axis_slab: a block reads a contiguous chunk of rows, each thread
     # its packets' positions) rather than as columns (axis_cols: a thread down each packet
@@ -145,8 +146,9 @@ TABLE = _policy.register(
             slab_max_packets=4096,
             slab_block=128,
             # not measured yet (tools.tune.axis); axis_cols<float, ..., 256, 4> takes 52 registers
-            # (ptxas, sm_90): 4 blocks of 256 an SM, not the 8 the old rule counts
-            cols_waves=0,
+            # (ptxas, sm_90): 4 blocks of 256 an SM, not the 8 the old rule counts (axis_slab 36:
+            # 6 blocks)
+            one_wave=0,
             slab_wide=1,  # not measured yet (tools.tune.axis)
         ),
     },

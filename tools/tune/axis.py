@@ -44,9 +44,9 @@ GRIDS = {
             {"packed_packets": 4},
             {"packed_packets": 2, "packed_exchange": 1},
             {"packed_packets": 4, "packed_exchange": 1},
-            {"cols_waves": 1},
+            {"one_wave": 1},
             {"slab_wide": 4},
-            {"cols_waves": 1, "slab_wide": 4},
+            {"one_wave": 1, "slab_wide": 4},
         ],
     ),
     # (unroll and split_per_sm were swept at 2769b80: no gain; unroll is now only the unsplit
