@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import primitives as prim
-from primitives._core import plans as _plans
+from primitives._core import launch as _launch, plans as _plans
 from primitives.reduction import _arg, _kernels
 from primitives.testing import harness as H
 
@@ -236,13 +236,33 @@ def test_columns_in_parts(func, dt, stack, rng, monkeypatch):
             _check(x[..., 1:], func, axis=axis)  # single columns, unaligned
 
 
+def test_columns_stacked_grid_stride(schedule, rng, monkeypatch):
+    """Stacked tiles on a grid of two blocks: each block walks several tiles, reusing its
+    shared pairs (a barrier before the next tile's sub-parts write them)."""
+    monkeypatch.setattr(_arg, "COLS_COPY_SHARE", 2**40)
+    real = _launch.resident_grid
+
+    def two(kernel, block, shared_mem=0, *, per_sm=None):  # the stacked grid asks with smem
+        return 2 if shared_mem else real(kernel, block, shared_mem, per_sm=per_sm)
+
+    monkeypatch.setattr(_launch, "resident_grid", two)
+    pol = dict(SMALL, rows_block=128, cols_stack=4, cols_min_chunk=1, cols_max_splits=4)
+    with prim.tuning.override("reduction", selector="arg", **pol):
+        for func in FUNCS:
+            _plans.clear_caches()
+            x = _random(rng, np.dtype(np.float32), (64, 4, 200))
+            _check(x, func, axis=1)
+            _check(x, func, axis=0)
+            assert all(p.stack > 1 for p in _col_plans()), "not stacked"
+
+
 @pytest.mark.parametrize("func", FUNCS)
 @pytest.mark.parametrize("dt", ["float32", "int8", "float16", "complex128"])
-def test_columns_stacked(func, dt, rng, monkeypatch):
+def test_columns_stacked(func, dt, schedule, rng, monkeypatch):
     """arg_cols with a column's parts stacked in blocks: every part of a column in one block
     (no partials, no merge), sub-parts past the axis's end (the identity, never an index),
     the first extreme and the first NaN in each sub-part, single columns and tiles that
-    overhang the columns."""
+    overhang the columns; in index order and with the threads permuted between barriers."""
     dt = np.dtype(dt)
     monkeypatch.setattr(_arg, "COLS_COPY_SHARE", 2**40)
     for length, splits_cap, want_merge in ((64, 4, False), (9, 8, True), (13, 2, False)):

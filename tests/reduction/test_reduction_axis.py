@@ -518,7 +518,8 @@ def test_wide_rows_as_slabs(dtype, packets, block, rng, schedule):
     over contiguous slabs (axis_slab_wide): every op, one slab and several (outer > 1), chunks
     that split a slab across blocks (the partials reduced again), views that start 1 .. K - 1
     elements before a 16-byte boundary (the head in the last thread), element counts that
-    leave a partial last packet (the tail in the thread whose packets it continues)."""
+    leave a partial last packet (the tail in the thread whose packets it continues), blocks
+    that reduce several slabs in turn."""
     k = 16 // np.dtype(dtype).itemsize
     inner = packets * k
     _plans.clear_caches()
@@ -535,6 +536,10 @@ def test_wide_rows_as_slabs(dtype, packets, block, rng, schedule):
                     got = getattr(prim, op)(y, axis=axis)
                     _assert_matches(got, _want(op, y, axis), y, op, axis)
         assert "axis_slab_wide" in _kinds()
+    pol = dict(block=block, min_chunk=1, slab_wide=4, blocks_per_sm=1)
+    with tuning.override("reduction", selector="axis", **pol):  # blocks of several slabs each
+        x = _op_data(rng, (23, 40, inner), dtype, "sum")
+        _assert_matches(prim.sum(x, axis=1), _want("sum", x, 1), x, "sum", 1)
 
 
 @pytest.mark.parametrize(
