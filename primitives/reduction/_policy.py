@@ -153,7 +153,9 @@ TABLE = _policy.register(
         ),
     },
     doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "
-    "the axis kernels' block, loads, grid and split threshold",
+    "argmin/argmax's blocks, loads and column parts (stacked in a block or merged after); "
+    "the axis kernels' block, loads, grid, split threshold and waves, and rows of a few "
+    "packets as slabs",
 )
 
 

@@ -136,7 +136,8 @@ TABLE = _policy.register(
     },
     doc="the look-back scan's block, bytes per thread and L2 prefetch distance (its own for "
     "tuples); the classic scans' block sizes; the "
-    "axis scans' block, row tile, column unroll, split threshold and column tile",
+    "axis scans' block, row tile, column unroll, split threshold and column tile (its L2 "
+    "prefetch and its stores through shared memory)",
 )
 
 
