@@ -37,6 +37,12 @@
 //   for_each_packet (its own aligned head), rows grid-stride. Launch: 1-D, blockDim.x == BLOCK,
 //   any grid. Shared memory: static, BLOCK/32 pairs (block mode). Preconditions: len >= 1.
 //   (A few long rows, fewer than the resident blocks, take arg_flat with a grid row per row.)
+// arg_rows_pipe<InT, MAX, BLOCK, VECS>: arg_rows' warp per row for rows of whole 16-byte packets,
+//   at most 32 * VECS of them (the host's rule), all rows 16-byte aligned (else, a grid-uniform
+//   test, arg_rows' walk): each lane holds its row's packets l, l + 32, ... and issues the
+//   loads of the warp's next row before it folds this one, so a row's loads are in flight
+//   through the previous row's fold and warp reduction. Launch, shared memory and
+//   preconditions as arg_rows<..., PER_WARP>.
 // arg_cols<InT, MAX, BLOCK, VECS, STACKED>: an (outer, len, inner) C-ordered array reduced
 //   along the middle axis, the axis cut in `splits` parts of `chunk` rows. Units (o, part,
 //   column), column fastest: a thread owns one column, or with `vec` (inner a multiple of
@@ -269,6 +275,52 @@ __global__ void __launch_bounds__(BLOCK) arg_rows(const InT* __restrict__ in, lo
             if (threadIdx.x == 0) out[r] = acc.i;
             __syncthreads();  // `pairs` is reused by the next row
         }
+    }
+}
+
+// ---- short contiguous rows, a warp each, the next row's loads issued before this row's fold ---
+template <class InT, bool MAX, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK) arg_rows_pipe(const InT* __restrict__ in, long long rows,
+                                                       long long len, long long* __restrict__ out) {
+    typedef prim::ArgOp<InT, MAX> Op;
+    typedef typename Op::P P;
+    constexpr int N = prim::Pack16<InT>::N;
+    constexpr int WARPS = BLOCK / prim::WARP;
+    const Op op;
+    const int lane = threadIdx.x % prim::WARP;
+    const long long stride = static_cast<long long>(gridDim.x) * WARPS;
+    long long r = static_cast<long long>(blockIdx.x) * WARPS + threadIdx.x / prim::WARP;
+    if ((reinterpret_cast<prim::uptr>(in) & 15u) != 0 || len % N != 0) {  // grid-uniform
+        for (; r < rows; r += stride) {  // rows not all 16-byte aligned: arg_rows' walk
+            P acc = prim::arg_walk<InT, MAX, VECS>(in + r * len, len, lane, prim::WARP);
+            acc = prim::warp_reduce(acc, op);
+            if (lane == 0) out[r] = acc.i;
+        }
+        return;
+    }
+    const long long packets = len / N;  // at most WARP * VECS (the host's rule)
+    prim::Pack16<InT> cur[VECS], next[VECS];
+    auto load = [&](long long row, prim::Pack16<InT>(&p)[VECS]) {
+        const InT* base = in + row * len;
+#pragma unroll
+        for (int v = 0; v < VECS; ++v) {
+            const long long k = lane + v * prim::WARP;
+            if (k < packets) p[v] = prim::load_pack16(base + k * N);
+        }
+    };
+    if (r < rows) load(r, cur);
+    for (; r < rows; r += stride) {  // warp-uniform
+        if (r + stride < rows) load(r + stride, next);  // in flight during this row's fold
+        P acc = Op::identity();
+#pragma unroll
+        for (int v = 0; v < VECS; ++v) {
+            const long long k = lane + v * prim::WARP;
+            if (k < packets) acc = op.fold(acc, cur[v], k * N);
+        }
+        acc = prim::warp_reduce(acc, op);
+        if (lane == 0) out[r] = acc.i;
+#pragma unroll
+        for (int v = 0; v < VECS; ++v) cur[v] = next[v];
     }
 }
 

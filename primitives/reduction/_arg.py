@@ -26,6 +26,7 @@ from ._kernels import (
     arg_key_words,
     arg_pair_bytes,
     arg_rows_name,
+    arg_rows_pipe_name,
 )
 
 __all__ = ["FlatPlan", "AxisPlan", "flat_plan", "axis_plan"]
@@ -70,7 +71,9 @@ class AxisPlan(_plans.Plan):
     """An (outer, length, inner) C-ordered array reduced along its middle axis (length >= 1,
     outer * inner >= 2): one launch into a new int64 array of the outer * inner indices.
 
-    Rows (inner 1): a warp per row up to ``warp_row_max`` elements; longer rows ``arg_flat``
+    Rows (inner 1): a warp per row up to ``warp_row_max`` elements (rows of at most 32 *
+    ``vectors`` whole packets with the next row's loads in flight: the policy's
+    ``rows_pipeline``); longer rows ``arg_flat``
     with a grid row per row when there are fewer rows than resident blocks (several blocks per
     row), else a block per row. Columns (inner > 1): ``arg_cols`` (:meth:`_columns`); when
     they are longer than ``warp_row_max`` and too few to keep the device busy even cut in
@@ -92,7 +95,15 @@ class AxisPlan(_plans.Plan):
                 return
             self.lines = (outer, length, inner)  # few long columns: made rows by a copy
         if length <= pol.warp_row_max:
-            k = arg_kernel("axis", dt, arg_rows_name(c, is_max, pol, True), pol)
+            pipe = (
+                pol.rows_pipeline
+                and length % (16 // dt.itemsize) == 0
+                and length // (16 // dt.itemsize) <= 32 * pol.vectors
+            )
+            name = (
+                arg_rows_pipe_name(c, is_max, pol) if pipe else arg_rows_name(c, is_max, pol, True)
+            )
+            k = arg_kernel("axis", dt, name, pol)
             grid = _launch.cover_grid(lines, block // 32, kernel=k)
             args = (slot, _launch.i64(lines), _launch.i64(length), slot)
         else:

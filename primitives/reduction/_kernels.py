@@ -359,6 +359,11 @@ def arg_rows_name(c, is_max, pol, per_warp):
     return f"arg_rows<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}, {_flag(per_warp)}>"
 
 
+def arg_rows_pipe_name(c, is_max, pol):
+    """arg_rows_pipe: a warp per row of whole packets, the next row's loads in flight."""
+    return f"arg_rows_pipe<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}>"
+
+
 def arg_cols_name(c, is_max, pol, stacked=False):
     """arg_cols, a thread per part (``stacked`` False) or a part's sub-parts a block."""
     return f"arg_cols<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}, {_flag(stacked)}>"
@@ -378,6 +383,7 @@ def _arg_names(key, pol):
             out += [
                 arg_rows_name(c, is_max, pol, True),
                 arg_rows_name(c, is_max, pol, False),
+                arg_rows_pipe_name(c, is_max, pol),  # rows_pipeline
                 arg_cols_name(c, is_max, pol),
                 arg_cols_name(c, is_max, pol, True),  # the parts stacked (cols_stack > 1)
                 arg_cols_merge_name(c, is_max, pol),

@@ -58,6 +58,10 @@ class ArgPolicy:
     # takes rows_block / cols_stack consecutive columns), their pairs combined in shared memory:
     # no partials and no merge launch where the parts fit (1: a thread per part, merged after)
     cols_stack: int = knob(_policy.Range(1, 32, pow2=True), 1)
+    # rows of whole 16-byte packets, at most 32 * vectors of them (a warp's loads at once): 1 =
+    # each warp issues its next row's loads before it folds this one (arg_rows_pipe); 0 = row by
+    # row (arg_rows)
+    rows_pipeline: int = knob(_policy.OneOf(0, 1), 0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,6 +135,7 @@ TABLE = _policy.register(
             # threads); 256 and 512 0.311-0.313; the other five cases within 3% at every value
             cols_max_splits=128,
             cols_stack=1,  # not measured yet (tools.probes.arg_policies --stack)
+            rows_pipeline=0,  # not measured yet (tools.probes.arg_policies --stack)
         ),
         ("default", "axis"): AxisPolicy(
             block=256,  # not tuned yet; to be measured on an H100

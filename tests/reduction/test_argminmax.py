@@ -236,6 +236,40 @@ def test_columns_in_parts(func, dt, stack, rng, monkeypatch):
             _check(x[..., 1:], func, axis=axis)  # single columns, unaligned
 
 
+@pytest.mark.parametrize("func", FUNCS)
+@pytest.mark.parametrize("dt", ["float32", "uint8", "float16", "float64", "complex128"])
+def test_rows_pipelined(func, dt, schedule, rng):
+    """rows_pipeline: a warp per row of whole 16-byte packets (up to 32 * vectors of them)
+    with the next row's loads in flight: rows filling a warp's loads or fewer (some lanes
+    without packets), many rows a warp (a small grid), ties and NaNs, the last row; a view one
+    element in (rows not 16-byte aligned: the row walk of arg_rows) and rows of a length that
+    is not whole packets (arg_rows)."""
+    dt = np.dtype(dt)
+    n = 16 // dt.itemsize
+    pol = dict(SMALL, rows_block=64, vectors=2, warp_row_max=4096, rows_pipeline=1)
+    with prim.tuning.override("reduction", selector="arg", **pol):
+        for width in (64 * n, 5 * n, n):
+            _plans.clear_caches()
+            x = _random(rng, dt, (701, width))
+            ext = x.max() if func == "argmax" else x.min()
+            x[::7, width // 2] = ext  # a tie after the first extreme in some rows
+            x[::5, -1] = ext
+            x[-1, 0] = ext
+            if dt.kind in "fc":
+                x[::11, width // 3] = np.nan
+            _check(x, func, axis=1)
+            names = [
+                p.launch.kernel.name
+                for p in list(_plans.PLANS._plans.values())
+                if isinstance(p, _arg.AxisPlan)
+            ]
+            assert names and all(n_.startswith("arg_rows_pipe<") for n_ in names), names
+            flat = np.empty(x.size + 1, dt)[1:]
+            flat[...] = x.reshape(-1)
+            _check(flat.reshape(x.shape), func, axis=1)  # one element in: the row walk
+        _check(_random(rng, dt, (300, 3 * n + 1)), func, axis=1)  # not whole packets
+
+
 def test_columns_stacked_grid_stride(schedule, rng, monkeypatch):
     """Stacked tiles on a grid of two blocks: each block walks several tiles, reusing its
     shared pairs (a barrier before the next tile's sub-parts write them)."""

@@ -1,11 +1,12 @@
 """argmin/argmax along an axis under several arg policies (rows_block, vectors, warp_row_max,
-cols_max_splits, cols_min_chunk, cols_stack): the layouts of the figures' cases, times in ms (median of CUDA-event times,
-interleaved).
+cols_max_splits, cols_min_chunk, cols_stack, rows_pipeline): the layouts of the figures' cases,
+times in ms (median of CUDA-event times, interleaved).
 
     python -m tools.probes.arg_policies            # cols_max_splits 64 to 512 at the table's rest
     python -m tools.probes.arg_policies --blocks   # rows_block x vectors x warp_row_max
     python -m tools.probes.arg_policies --chunks   # cols_min_chunk 16 to 256 at the table's rest
-    python -m tools.probes.arg_policies --stack    # cols_stack 1, 2, 4 x rows_block 128, 256
+    python -m tools.probes.arg_policies --stack    # cols_stack 1/2/4 x rows_block 128/256 x
+                                                   # rows_pipeline 0/1
 
 The last row: ``prim.sum`` along the same axis of the same arrays, and the line after it a copy
 of each array's bytes (read and written), for scale: what a reduction of those bytes reaches.
@@ -47,7 +48,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--blocks", action="store_true", help="sweep rows_block, vectors, warp_row_max")
     p.add_argument("--chunks", action="store_true", help="sweep cols_min_chunk")
-    p.add_argument("--stack", action="store_true", help="sweep cols_stack and rows_block")
+    p.add_argument(
+        "--stack", action="store_true", help="sweep cols_stack, rows_block and rows_pipeline"
+    )
     a = p.parse_args(argv)
 
     rng = cp.random.default_rng(7)
@@ -60,23 +63,28 @@ def main(argv=None):
     pol = prim.tuning.policy("reduction", "arg")
     rest = (pol.rows_block, pol.vectors, pol.warp_row_max)
     tail = (pol.cols_max_splits, pol.cols_min_chunk)
+    keep = (pol.cols_stack, pol.rows_pipeline)
     if a.blocks:
         grid = itertools.product(
-            (128, 256, 512), (2, 4, 8), (512, 1024), *((v,) for v in tail), (pol.cols_stack,)
+            (128, 256, 512), (2, 4, 8), (512, 1024), *((v,) for v in tail + keep)
         )
     elif a.chunks:
-        grid = (rest + (pol.cols_max_splits, c, pol.cols_stack) for c in (16, 32, 64, 128, 256))
+        grid = (rest + (pol.cols_max_splits, c) + keep for c in (16, 32, 64, 128, 256))
     elif a.stack:
         grid = (
-            (b, pol.vectors, pol.warp_row_max) + tail + (s,) for b in (128, 256) for s in (1, 2, 4)
+            (b, pol.vectors, pol.warp_row_max) + tail + (s, pipe)
+            for b in (128, 256)
+            for s in (1, 2, 4)
+            for pipe in (0, 1)
         )
     else:
-        grid = (rest + (s, pol.cols_min_chunk, pol.cols_stack) for s in (64, 128, 256, 512))
+        grid = (rest + (s, pol.cols_min_chunk) + keep for s in (64, 128, 256, 512))
     names = (
-        "| rows_block | vectors | warp_row_max | cols_max_splits | cols_min_chunk | cols_stack | "
+        "| rows_block | vectors | warp_row_max | cols_max_splits | cols_min_chunk | cols_stack "
+        "| rows_pipeline | "
     )
     print(names + " | ".join(c[0] for c in CASES) + " |")
-    for rows_block, vectors, wrm, splits, chunk, stack in grid:
+    for rows_block, vectors, wrm, splits, chunk, stack, pipe in grid:
         fns = {}
         with prim.tuning.override(
             "reduction",
@@ -87,6 +95,7 @@ def main(argv=None):
             cols_max_splits=splits,
             cols_min_chunk=chunk,
             cols_stack=stack,
+            rows_pipeline=pipe,
         ):
             _plans.clear_caches()
             for name, (x, axis) in arrays.items():
@@ -94,14 +103,14 @@ def main(argv=None):
                 assert bool((prim.argmax(x, axis=axis) == want).all()), name
                 fns[name] = lambda x=x, axis=axis: prim.argmax(x, axis=axis)
             t = timing.bench_many(fns, rounds=2, repeat=10)
-        row = f"| {rows_block} | {vectors} | {wrm} | {splits} | {chunk} | {stack} | "
+        row = f"| {rows_block} | {vectors} | {wrm} | {splits} | {chunk} | {stack} | {pipe} | "
         print(row + _cells(arrays, t, 8, copy), flush=True)
     fns = {
         name: lambda x=x, axis=axis: prim.sum(x, axis=axis) for name, (x, axis) in arrays.items()
     }
     fns.update({f"copy {name}": lambda x=x: x.copy() for name, (x, _) in arrays.items()})
     t = timing.bench_many(fns, rounds=2, repeat=10)
-    print("| prim.sum | | | | | | " + _cells(arrays, t, 4, copy))
+    print("| prim.sum | | | | | | | " + _cells(arrays, t, 4, copy))
     print(", ".join(f"{k} {v:.4f} ms" for k, v in t.items() if k.startswith("copy")), flush=True)
 
 
