@@ -12,7 +12,9 @@ hash of the whole ``kernels/`` tree is folded into the options and the cache key
 header recompiles every module.
 
 Every family registers its modules with :func:`register` so that the NVRTC check in CI can compile
-every instantiation the library can launch (:func:`registered_modules`).
+every instantiation the library can launch (:func:`registered_modules`), and the binaries ship
+those its tuning tables take; a policy's alternative that only a tuning override launches is
+registered as a candidate (``shipped=False``): checked, not shipped, compiled on demand.
 """
 
 from __future__ import annotations
@@ -121,19 +123,32 @@ def binary_options() -> list[str]:
 # Registry of every instantiation the library launches (for the NVRTC check in CI).
 
 _REGISTRY: dict[str, list[str]] = {}
+#: instantiations only a tuning override launches (a policy alternative the tables do not take)
+_CANDIDATES: dict[str, list[str]] = {}
 
 
-def register(relpath: str, names: Iterable[str]) -> None:
-    """Declare the name expressions a family may instantiate from ``relpath``."""
-    _REGISTRY.setdefault(relpath, [])
+def register(relpath: str, names: Iterable[str], *, shipped: bool = True) -> None:
+    """Declare the name expressions a family may instantiate from ``relpath``: those its
+    tuning tables launch (``shipped``: built into the binaries), or candidates (an alternative
+    of a policy field the tables leave off: compiled by the NVRTC check, built on demand under
+    an override)."""
+    reg = _REGISTRY if shipped else _CANDIDATES
+    reg.setdefault(relpath, [])
     for n in names:
-        if n not in _REGISTRY[relpath]:
-            _REGISTRY[relpath].append(n)
+        if n not in reg[relpath]:
+            reg[relpath].append(n)
 
 
-def registered_modules() -> dict[str, list[str]]:
-    """``{relpath: [name expressions]}`` for every family imported so far."""
-    return {k: list(v) for k, v in _REGISTRY.items()}
+def registered_modules(candidates: bool = False) -> dict[str, list[str]]:
+    """``{relpath: [name expressions]}`` for every family imported so far: those the binaries
+    ship, and with ``candidates`` the candidates too (every instantiation an override can
+    launch: the NVRTC check's list)."""
+    out = {k: list(v) for k, v in _REGISTRY.items()}
+    if candidates:
+        for k, v in _CANDIDATES.items():
+            have = out.setdefault(k, [])
+            have += [n for n in v if n not in have]
+    return out
 
 
 #: an override's module of at most this many names is compiled whole (on the emulator a module
@@ -146,8 +161,9 @@ class PolicyModules:
     """The modules of the kernel source ``source`` that a family loads per (key, policy): the
     name expressions of one module are ``names(key, pol)`` (a key is a variant or a mode). Made
     once by the family, it registers every module its tuning ``table`` can ask for (each key's
-    policies, under the selector ``selector(key)``) for the NVRTC check; :meth:`kernel` loads
-    one kernel of one module."""
+    policies, under the selector ``selector(key)``) for the NVRTC check and the binaries, and
+    ``candidates(key, pol)`` (instantiations an override of pol's fields launches) for the
+    check alone; :meth:`kernel` loads one kernel of one module."""
 
     def __init__(
         self,
@@ -156,6 +172,7 @@ class PolicyModules:
         table: Table,
         keys: Iterable[Any],
         selector: Callable[[Any], Any] | None = None,
+        candidates: Callable[[Any, Any], Sequence[str]] | None = None,
     ) -> None:
         self.source, self.names = source, names
         self._modules: set[tuple[str, ...]] = set()  # the table's modules
@@ -164,6 +181,8 @@ class PolicyModules:
                 module = tuple(names(key, pol))
                 register(source, module)
                 self._modules.add(module)
+                if candidates is not None:  # what an override of pol's fields may launch
+                    register(source, candidates(key, pol), shipped=False)
 
     def kernel(self, key: Any, name: str, pol: Any) -> Kernel:
         """Kernel ``name`` of ``key``'s module under the policy ``pol``: from the whole module

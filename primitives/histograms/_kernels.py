@@ -140,8 +140,9 @@ def tally_name(prod, bounded=None):
 
 
 def tally_kernel(prod):
-    names = [tally_name(prod, b) for b in (False, True)]
-    return _loader.load(SOURCE, names)(tally_name(prod))
+    """The bucketed tally of ``prod``: its policy's adds alone (the other's instantiation is a
+    candidate, registered for the NVRTC check, not shipped)."""
+    return _loader.load(SOURCE, [tally_name(prod)])(tally_name(prod))
 
 
 def minmax_acc(dt):
@@ -224,7 +225,8 @@ def _register():
             ],
         )
     for prod in of["production"]:
-        _loader.register(SOURCE, [tally_name(prod, b) for b in (False, True)])
+        _loader.register(SOURCE, [tally_name(prod)])
+        _loader.register(SOURCE, [tally_name(prod, not prod.bucket_tally_bounded)], shipped=False)
     for pol in of["minmax"]:
         _loader.register(SOURCE, minmax_names(pol))
     for pol in of["channels"]:

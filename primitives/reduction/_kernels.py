@@ -128,22 +128,38 @@ def axis_names(key, pol):
         if t[1] == acc:
             out += [packed_name(*t, op, R, pol) for R in packed_rows(t[0])]
             out += [axis_kernel_name(kind, *t, op, pol) for kind in _KINDS]
+    if pol.slab_block and pol.slab_block != pol.block:  # medium rows, a block each
+        out += _first_launches("axis_slab", key, pol, pol.slab_block)
+    if pol.slab_wide > 1:  # rows of a few packets as slabs
+        out += _first_launches("axis_slab_wide", key, pol)
+    return list(dict.fromkeys(out))
+
+
+def _first_launches(kind, key, pol, block=None):
+    """``kind``'s instantiations of the first launch over an input of each dtype whose
+    accumulator is ``key``'s (its own dtype into the result or the accumulator); launches over
+    partials that take the path (rare) compile theirs on demand."""
+    op, acc = key
+    out = []
     for dt in AXIS_DTYPES:
-        # the first launch over an input (its own dtype into the result or the accumulator);
-        # launches over partials that take these paths (rare) compile their instantiation on
-        # demand. Medium rows, a block each (slab_block), and wide rows as slabs (slab_wide > 1)
         kin, kacc, kout = natural(dt, op)
         if kacc == acc:
-            for o in dict.fromkeys((kout, kacc)):
-                if pol.slab_block and pol.slab_block != pol.block:
-                    out.append(axis_kernel_name("axis_slab", kin, kacc, o, op, pol, pol.slab_block))
-                out.append(axis_kernel_name("axis_slab_wide", kin, kacc, o, op, pol))
-    return list(dict.fromkeys(out))
+            out += [
+                axis_kernel_name(kind, kin, kacc, o, op, pol, block)
+                for o in dict.fromkeys((kout, kacc))
+            ]
+    return out
+
+
+def axis_candidates(key, pol):
+    """The wide slabs' first launches where ``pol`` leaves them off (slab_wide 1): what an
+    override of it launches."""
+    return [] if pol.slab_wide > 1 else _first_launches("axis_slab_wide", key, pol)
 
 
 AXIS_MODULE_KEYS = tuple(dict.fromkeys((op, t[1]) for op in AXIS_OPS for t in _triples(op)))
 _AXIS_MODULES = _loader.PolicyModules(
-    AXIS_SOURCE, axis_names, _policy.TABLE, AXIS_MODULE_KEYS, lambda key: "axis"
+    AXIS_SOURCE, axis_names, _policy.TABLE, AXIS_MODULE_KEYS, lambda key: "axis", axis_candidates
 )
 
 
@@ -383,16 +399,32 @@ def _arg_names(key, pol):
             out += [
                 arg_rows_name(c, is_max, pol, True),
                 arg_rows_name(c, is_max, pol, False),
-                arg_rows_pipe_name(c, is_max, pol),  # rows_pipeline
                 arg_cols_name(c, is_max, pol),
-                arg_cols_name(c, is_max, pol, True),  # the parts stacked (cols_stack > 1)
                 arg_cols_merge_name(c, is_max, pol),
             ]
+            out += [n for n, on in _arg_options(c, is_max, pol) if on]
     return out
 
 
+def _arg_options(c, is_max, pol):
+    """(name, taken by ``pol``) of the kernels of the arg policy's optional paths: the
+    pipelined rows (rows_pipeline) and the stacked column parts (cols_stack > 1)."""
+    return [
+        (arg_rows_pipe_name(c, is_max, pol), bool(pol.rows_pipeline)),
+        (arg_cols_name(c, is_max, pol, True), pol.cols_stack > 1),
+    ]
+
+
+def _arg_candidates(key, pol):
+    """The optional paths' kernels ``pol`` leaves off: what an override of it launches."""
+    kind, c = key
+    if kind == "flat":
+        return []
+    return [n for is_max in (False, True) for n, on in _arg_options(c, is_max, pol) if not on]
+
+
 _ARG_MODULES = _loader.PolicyModules(
-    ARG_SOURCE, _arg_names, _policy.TABLE, _ARG_KEYS, lambda key: "arg"
+    ARG_SOURCE, _arg_names, _policy.TABLE, _ARG_KEYS, lambda key: "arg", _arg_candidates
 )
 
 

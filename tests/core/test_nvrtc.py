@@ -31,7 +31,7 @@ import primitives  # noqa: F401 - registers every family's instantiations
 from primitives._core import loader as _loader, nvrtc as _nvrtc
 from tests.core import ptx as _ptx
 
-MODULES = sorted(_loader.registered_modules().items())
+MODULES = sorted(_loader.registered_modules(candidates=True).items())  # overrides' too
 #: NVRTC's fastest optimization (12.8 on): the front end, code generation and, for sm_90, ptxas
 #: with its resource checks run as before, with 4-20x less optimizing (a check that code
 #: compiles, not of the code's speed; the binaries and runtime compiles keep the full -O3)
@@ -54,6 +54,29 @@ def test_every_family_registered():
         "sorting/segsort.cu",
         "sorting/block.cu",
     } <= set(dict(MODULES))
+
+
+def test_candidates_checked_not_shipped():
+    """A policy alternative the tables leave off (the argmax's stacked parts and pipelined rows,
+    the wide slabs, the other bucketed tally) is in the NVRTC check's list, not in the
+    binaries'; a name registered both ways is shipped."""
+    shipped = _loader.registered_modules()
+    checked = dict(MODULES)
+    options = {
+        "reduction/arg.cu": lambda n: (
+            n.startswith("arg_rows_pipe<") or (n.startswith("arg_cols<") and n.endswith(", true>"))
+        ),  # STACKED
+        "reduction/axis.cu": lambda n: n.startswith("axis_slab_wide<"),
+    }
+    for rel, off in options.items():
+        assert any(off(n) for n in checked[rel]), rel
+        assert not any(off(n) for n in shipped[rel]), rel
+    tallies = [n for n in checked["histograms/histogram.cu"] if n.startswith("hist_bucket_tally")]
+    assert len(tallies) == 2
+    assert len([n for n in shipped["histograms/histogram.cu"] if n in tallies]) == 1
+    _loader.register("reduction/arg.cu", [checked["reduction/arg.cu"][0]], shipped=False)
+    assert _loader.registered_modules() == shipped  # already shipped: stays, once
+    assert all(set(v) <= set(checked[k]) for k, v in shipped.items())
 
 
 @pytest.mark.parametrize("arch", ["compute_70", "sm_90"])
