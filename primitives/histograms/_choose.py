@@ -9,7 +9,7 @@ import dataclasses
 
 import numpy as np
 
-from .._core import backend as _backend
+from .._core import backend as _backend, dtypes as _dtypes
 from . import _policy
 from ._binning import F32, SHARED_SIZE
 
@@ -234,20 +234,21 @@ def auto_variant(nbins, dtype=np.float32, weighted=False):
     (4-byte counters: 58111 bins on an H100, 8-byte weight sums about half as many), with one
     copy per lane up to 383 bins and up to four copies per block beyond (:func:`replicas_for`);
     ``partial_privatized`` beyond that, with the lowest bins in shared memory; counts of at
-    least the production policy's ``bucketed_from_bins`` bins (0: never) and at most
-    :data:`BUCKETED_MAX_BINS` by ``bucketed``.
-    The dtype selects the binner and the loads in flight, not the variant. Contention takes no
+    least the production policy's ``bucketed_from_bins`` bins (``bucketed_float_from_bins`` for
+    float samples; 0: never) and at most :data:`BUCKETED_MAX_BINS` by ``bucketed``.
+    The dtype selects the binner, the loads in flight and that threshold. Contention takes no
     decision and no look at the data (which would cost a synchronization): measured on an H100,
     the production kernel runs all-equal and sky-image data faster than uniform data, because the
     hardware merges same-address shared-memory atomics of a warp; per-warp copies and a
     packet-level aggregation (``kernels/histograms/bins.cuh``: ``add_packet``, off by default)
     bring nothing more there.
     """
-    del dtype  # same rule for every sample dtype
     acc = "weight" if weighted else "count"
     if replicas_for(nbins, acc):
         return "warp_replicated"
-    start = _policy.production().bucketed_from_bins
+    prod = _policy.production()
+    floats = np.dtype(dtype).kind == "f" or np.dtype(dtype) == _dtypes.BFLOAT16
+    start = prod.bucketed_float_from_bins if floats else prod.bucketed_from_bins
     if not weighted and start and start <= nbins <= BUCKETED_MAX_BINS:
         return "bucketed"
     return "partial_privatized"

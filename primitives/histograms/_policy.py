@@ -61,6 +61,8 @@ class ProductionPolicy:
     # counts of at least this many bins go to the bucketed variant (the bins grouped by ranges
     # of 65,536 first, each range counted in shared memory); 0: never
     bucketed_from_bins: int = knob(_policy.Range(0))
+    # ... for float samples (their binning, not the counting, leads at 2^18-2^20 bins: 0: never)
+    bucketed_float_from_bins: int = knob(_policy.Range(0))
     # the bucketed tally's 16-bit counters: adds that return nothing, settled between rounds of
     # 32,768 samples (True), or Packed16's adds, each returning its word to catch a wrap (False)
     bucket_tally_bounded: bool = knob(_policy.Flag())
@@ -129,9 +131,15 @@ _PRODUCTION = ProductionPolicy(
     # four times the rounding bound (_binning._guard): at 65,536 bins over [0, 1) a quarter of
     # float32 samples fall in a band (4: an eighth, 2: a sixteenth); not swept yet
     f32_edge_band=8,
-    # not measured yet: the bucketed variant is taken only when asked for by name until it is
-    # timed against partial_privatized over 2^17 .. 2^24 bins (tools/probes/wide_bins.py)
-    bucketed_from_bins=0,
+    # H100 (tools/probes/wide_bins.py at c185119): integer keys, bincount of 2^27 uint32 over 2^20
+    # bins: bucketed 1.33 ms, partial_privatized 1.87, global 1.99; unique(return_counts=True) of
+    # 2^27 int32 (~2^20 distinct) 1.563 ms bucketed from 2^17 against 1.963 (0.470x torch, 0.604
+    # before); 65,536 bins of uint16 keys stay partial_privatized (0.46 ms against 1.52)
+    bucketed_from_bins=1 << 17,
+    # the same run, 2^28 float32 samples: 2^18 bins partial 6.86 ms, bucketed 7.63; 2^20 global
+    # 7.18, partial 7.70, bucketed 8.43; 2^22 bucketed 9.05, global 13.03, partial 14.42; 2^24
+    # bucketed 15.24, partial 27.71
+    bucketed_float_from_bins=1 << 22,
     # not measured yet: Packed16's returning adds, as partial_privatized's; the bounded rounds
     # are the alternative tools/probes/wide_bins.py times
     bucket_tally_bounded=False,

@@ -189,8 +189,6 @@ class AxisPlan(_plans.Plan):
             kind = "axis_rows"  # a warp (or fewer lanes) per row
         elif _slab_inner(inner, K, pol) and (R * inner >= block * K or outer < blocks):
             kind = "axis_slab" if K % inner == 0 else "axis_slab_wide"
-            if split_ok and pol.one_wave:  # the blocks the kernel keeps resident
-                blocks = self._resident(kind, in_dt, op, pol, R, block, per_sm, m)
             if split_ok and outer < blocks:
                 # at most one wave of units: a second, partial wave (cdiv: 256 rows split 5 ways
                 # on 1056 resident blocks leave 224 units to run after the rest) has too few

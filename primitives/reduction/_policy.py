@@ -90,11 +90,10 @@ class AxisPolicy:
     # l, l + 32, ...) and the lanes exchange their results by shuffles; 0 = each thread loads
     # its own packets, adjacent 16-byte loads
     packed_exchange: int = knob(_policy.OneOf(0, 1), 0)
-    # how columns (axis_cols) and slabs (axis_slab) too few for the device are cut in parts:
-    # 1 = at most one wave of units on the threads or blocks the kernel keeps resident (its
-    # occupancy); 0 = counted as blocks_per_sm blocks of `block` on every SM, columns' parts
-    # rounded up (more than one wave where the kernel's registers allow fewer blocks, a partial
-    # one last)
+    # how columns (axis_cols) too few for the device are cut in parts: 1 = at most one wave of
+    # units on the threads the kernel keeps resident (its occupancy); 0 = counted as
+    # blocks_per_sm blocks of `block` on every SM, rounded up (more than one wave where the
+    # kernel's registers allow fewer blocks, a partial one last). Slabs keep blocks_per_sm
     one_wave: int = knob(_policy.OneOf(0, 1), 0)
     # rows of 2 or 4 whole 16-byte packets (at most slab_wide packets; 1: none) reduced along
     # the other axis as slabs (axis_slab: a block reads a contiguous chunk of rows, each thread
@@ -150,11 +149,14 @@ TABLE = _policy.register(
             slab_min_packets=256,
             slab_max_packets=4096,
             slab_block=128,
-            # not measured yet (tools.tune.axis); axis_cols<float, ..., 256, 4> takes 52 registers
-            # (ptxas, sm_90): 4 blocks of 256 an SM, not the 8 the old rule counts (axis_slab 36:
-            # 6 blocks)
-            one_wave=0,
-            slab_wide=1,  # not measured yet (tools.tune.axis)
+            # H100 (tools.tune.axis at c185119; axis_cols<float, ..., 256, 4>: 52 registers, 4
+            # blocks of 256 an SM, not 8): sum(axis=1) of F (65536, 4096) 0.4202 -> 0.3698 ms,
+            # C (65536, 4096) axis 0 0.3760 -> 0.3720; the same rule for slabs lost (rows of 2^20
+            # 0.3761 -> 0.3960, (256, 512, 512) over (1, 2) 0.1098 -> 0.1122): columns alone
+            one_wave=1,
+            # the same run: sum(axis=0) of C (2^24, 8) float32 0.2536 -> 0.2000 ms (5 launches
+            # -> 2), the other eleven sums within 1%
+            slab_wide=4,
         ),
     },
     doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "

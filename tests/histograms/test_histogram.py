@@ -564,12 +564,13 @@ def test_packed_counters_wrap(nbins, bounded, rng):
     past the bins (nbins odd); the bins past shared memory (1 << 17: global atomics)."""
     info = prim._core.backend.get_backend().device_info()
     x = wrap_counts(rng, nbins, info.sm_count)
+    partial = dict(bucketed_from_bins=0)  # auto: partial_privatized at any count of bins
     with prim.tuning.override(
-        "histogram", selector="production", blocks_per_sm=1, packed_bounded=bounded
+        "histogram", selector="production", blocks_per_sm=1, packed_bounded=bounded, **partial
     ):
         plan = twin_plan(x, nbins, (0, nbins))
         assert plan.variant == "partial_privatized" and plan.shared < 4 * nbins
-    with prim.tuning.override("histogram", selector="production", packed=False):
+    with prim.tuning.override("histogram", selector="production", packed=False, **partial):
         plan = twin_plan(x, nbins, (0, nbins))
         assert plan.shared >= 4 * min(nbins, histograms.shared_capacity())
 

@@ -473,15 +473,12 @@ def test_long_rows_and_split_r(shape, axis, block, rng, schedule):
     assert len(kinds) >= 2  # the partials' pass
 
 
-@pytest.mark.parametrize(
-    "shape,axis",
-    [((4000, 3), 0), ((600, 64), 0), ((2, 5000, 40), 1), ((3, 40000), 1), ((5, 9000, 2), 1)],
-)
+@pytest.mark.parametrize("shape,axis", [((4000, 3), 0), ((600, 64), 0), ((2, 5000, 40), 1)])
 def test_parts_in_one_wave(shape, axis, rng, schedule, monkeypatch):
-    """one_wave=1: too few columns (axis_cols) or slabs (axis_slab: long rows, rows of two) cut
-    in parts for at most one wave of the kernel's resident threads or blocks (its occupancy,
-    here half the policy's blocks per SM), the partials then reduced: NumPy's results, and the
-    first launch's units within the resident threads (columns) or blocks (slabs)."""
+    """one_wave=1: too few columns (axis_cols) cut in parts for at most one wave of the
+    kernel's resident threads (its occupancy, here half the policy's blocks per SM), the
+    partials then reduced: NumPy's results, and the first launch's units within the resident
+    threads."""
     _plans.clear_caches()
     real = _launch.resident_grid
 
@@ -497,15 +494,15 @@ def test_parts_in_one_wave(shape, axis, rng, schedule, monkeypatch):
         plans = [p for p in _plans.PLANS._plans.values() if isinstance(p, _axis.AxisPlan)]
         for plan in plans:
             first = plan.steps[0][0]
-            slabs = first.kernel.name.startswith("axis_slab")
-            assert slabs or first.kernel.name.startswith("axis_cols")
+            assert first.kernel.name.startswith("axis_cols")
             outer, splits, inner = (int(first.args[i]) for i in (1, 4, 3))
             k = 16 // plan.route.kin.itemsize  # elements of a 16-byte packet
-            units = outer * splits * (1 if slabs else inner // k if inner % k == 0 else inner)
+            units = outer * splits * (inner // k if inner % k == 0 else inner)
             per_sm = tuning.policy("reduction", "axis").blocks_per_sm
-            resident = half(first.kernel, 32, per_sm=per_sm) * (1 if slabs else 32)
+            resident = half(first.kernel, 32, per_sm=per_sm) * 32
             assert splits > 1 and units <= resident, (shape, splits, units, resident)
-            assert units * 2 > resident or splits == int(first.args[2])  # the wave filled
+            # the wave filled, or the parts as short as they go (two rows)
+            assert units * 2 > resident or splits * 2 >= int(first.args[2])
 
 
 @pytest.mark.parametrize(
