@@ -250,7 +250,7 @@ def edge_band():
 F64_EDGE_BAND = 8
 
 
-def _guard(edges, n, t_lo, t_hi, band=8):
+def _guard(edges, n, t_lo, t_hi, band):
     """Half-width, in bin units, of the band around each edge where the position (x - first) *
     scale may round to the wrong side: B eps n (1 + M / span), M = max|edge| (eps the edges'
     dtype's; B = ``band`` for float32 edges, :data:`F64_EDGE_BAND` for float64 ones), the
@@ -283,13 +283,15 @@ def _guard(edges, n, t_lo, t_hi, band=8):
     return 1.0 if not g < 0.5 else float(g)
 
 
-def uniform_binning(dt, edges, first, last, n, closed_top=True, band=8):
+def uniform_binning(dt, edges, first, last, n, band, closed_top=True):
     """Binning of ``dt`` samples into the ``n`` equal-width bins over ``edges`` (dtype E).
 
     ``closed_top=True`` is numpy.histogram's rule: a sample is kept when NumPy's ``x >= first``
     and ``x <= last`` hold (with the very scalars passed, so Python and NumPy scalars compare as in
     NumPy) and lands in the bin i with edges[i] <= x < edges[i+1] (x converted to E), the last
     bin closed. ``closed_top=False`` is histogram_even's: kept when edges[0] <= x < edges[n].
+    ``band``: the guard's multiple for float32 edges (:func:`_guard`; the production policy's
+    ``f32_edge_band``, which every caller passes).
     """
     e_dt = edges.dtype
     if closed_top:
@@ -361,7 +363,7 @@ def edges_binning(dt, edges):
 
 
 @functools.lru_cache(maxsize=256)
-def even_edges(func, first_type, first, last_type, last, n, dt, band=8):
+def even_edges(func, first_type, first, last_type, last, n, dt, band):
     """NumPy's equal-width edges (linspace in the bin type) and the binning of ``dt`` samples
     (``band``: the guard's, :func:`_guard`)."""
     bin_type = np.result_type(first, last, dt)
