@@ -170,3 +170,37 @@ def test_sizes():
     assert w.sweep() == (2**20,) and Workload(n=4, sizes=(2, 4)).sweep() == (2, 4)
     assert (pow2(2**26), pow2(1), pow2(10_000)) == ("2^26", "2^0", "10000")
     assert workloads.__all__
+
+
+def test_key_distributions():
+    """The sort's key-distribution suite: each distribution its dtype, its size and its digits'
+    skew (the largest byte value's share in each byte of the keys)."""
+    from primitives.testing.workloads import sorting
+
+    n = 1 << 15
+    names = sorting.DISTRIBUTIONS.params["names"]
+    assert len(set(names)) == len(names) == 12
+    share = {}
+    for i, name in enumerate(names):
+        k = sorting.distribution(name, n, np, seed=i)
+        assert k.shape == (n,) and k.flags.c_contiguous, name
+        want = "float32" if name.startswith("float32") else "uint64" if "64" in name else "uint32"
+        assert k.dtype == want, name
+        b = k.view(np.uint8).reshape(n, k.itemsize)
+        share[name] = [np.bincount(b[:, j], minlength=256).max() / n for j in range(k.itemsize)]
+    assert all(s < 0.01 for s in share["uniform uint32"] + share["uint64 uniform"])
+    assert all(abs(s - 0.344) < 0.02 for s in share["each bit set with p = 1/8"])  # (7/8)^8
+    assert all(abs(s - 0.100) < 0.01 for s in share["each bit set with p = 1/4"])  # (3/4)^8
+    assert share["all equal"] == [1.0] * 4
+    assert share["Zipf(1.2)"][3] > 0.9 and share["Zipf(1.2)"][0] < 0.3
+    k = sorting.distribution("256 distinct", n, np)
+    assert np.unique(k).size == 256 and max(share["256 distinct"]) < 0.02
+    s = sorting.distribution("sorted", n, np)
+    assert (np.diff(s.astype(np.int64)) >= 0).all()
+    assert (np.diff(sorting.distribution("reversed", n, np).astype(np.int64)) <= 0).all()
+    near = sorting.distribution("nearly sorted (1% replaced)", n, np)
+    assert 0 < (np.diff(near.astype(np.int64)) < 0).sum() <= 2 * (n // 100)
+    f = sorting.distribution("float32 uniform [0, 1)", n, np)
+    assert f.min() >= 0 and f.max() < 1
+    with pytest.raises(ValueError, match="no key distribution"):
+        sorting.distribution("gaussian", n, np)

@@ -3,7 +3,8 @@ against CUB (cuda.compute radix_sort), cupy.sort and cupy.argsort; float32/int32
 segmented sort of 2^20 segments of 128 keys against cupy.sort(axis=-1) (and CUB's segmented
 sort); the rows of a float32 matrix (``sort(x, axis=-1)``) against cupy.sort(axis=-1) and
 torch.sort(dim=-1); lexsort of uint32 keys against cupy.lexsort; complex64 keys against
-cupy.sort; the variants side by side (but the block sort, which takes small inputs only)."""
+cupy.sort; the key-distribution suite (sort, pairs and argsort against CUB on each); the variants
+side by side (but the block sort, which takes small inputs only)."""
 
 import cupy
 
@@ -91,6 +92,7 @@ def run(ctx):
     )
     del fns, order
     keys.pop("int32"), keys.pop("float32"), keys.pop("uint64")
+    distributions(ctx)
 
     # ---- segmented: 2^20 segments of 128 keys ----
     cols = spec.SEGMENTED.params["segment"]
@@ -216,3 +218,81 @@ def run(ctx):
             f"{2 * 4 * n / (ms * 1e-3) / 1e9:.0f}",
             f"{ms / times['onesweep']:.2f}x slower" if vr != "onesweep" else "1.00x",
         )
+
+
+def distributions(ctx):
+    """The key-distribution suite (``spec.DISTRIBUTIONS``): on each distribution ``sort``,
+    ``radix_sort`` with uint32 values and ``argsort``, interleaved with CUB's keys, pairs and
+    pairs with an int64 index (argsort's peer) of the same keys; each ratio against CUB and
+    against ours on uniform uint32 keys (the same operation)."""
+    w = spec.DISTRIBUTIONS
+    n = w.n
+    target = w.params["target"]
+    ops = ("sort", "pairs", "argsort")
+    values = cupy.arange(n, dtype=cupy.uint32)[::-1].copy()  # any values: the pairs' payload
+    index = cupy.arange(n, dtype=cupy.int64)
+    rows, uniform = [], {}
+    for i, name in enumerate(w.params["names"]):
+        x = spec.distribution(name, n, cupy, seed=i)
+        srt = cupy.sort(x)
+        assert bool(cupy.array_equal(prim.sort(x), srt)), f"{name}: sort differs"
+        order = prim.argsort(x)  # stable: a permutation, sorting x, ties in input order
+        assert bool(cupy.array_equal(x[order], srt)), f"{name}: argsort differs"
+        assert bool(cupy.array_equal(cupy.sort(order), index)), f"{name}: no permutation"
+        assert bool(((srt[1:] != srt[:-1]) | (order[1:] > order[:-1])).all()), "not stable"
+        k2, v2 = prim.radix_sort(x, values)
+        assert bool(cupy.array_equal(k2, srt)) and bool(cupy.array_equal(v2, values[order]))
+        del k2, v2
+        fns = {
+            "sort": lambda x=x: prim.sort(x),
+            "pairs": lambda x=x: prim.radix_sort(x, values),
+            "argsort": lambda x=x: prim.argsort(x),
+        }
+        if ctx.cc is not None:
+            fns["CUB sort"] = peers.cub_radix_sort(x)
+            fns["CUB pairs"] = peers.cub_radix_sort(x, values)
+            fns["CUB argsort"] = peers.cub_radix_sort(x, index)
+            assert bool(cupy.array_equal(fns["CUB sort"](), srt)), f"{name}: CUB differs"
+            assert bool(cupy.array_equal(fns["CUB argsort"]()[1], order))
+        t = ctx.bench(fns)
+        if name == "uniform uint32":
+            uniform = {op: t[op] for op in ops}
+        for op in ops:
+            if f"CUB {op}" in t:
+                ctx.peer_record(
+                    f"{op} of {name} keys", n, t[op], 2 * x.nbytes, f"CUB {op}", t[f"CUB {op}"]
+                )
+        rows.append((name, x.dtype, t))
+        del x, srt, order, fns
+
+    def ratio(a, b, bound):
+        r = a / b
+        return f"**{r:.2f}**" if r > bound else f"{r:.2f}"
+
+    ctx.table(
+        [
+            f"keys ({pow2(n)})",
+            *(c for op in ops for c in (f"{op} ms", f"CUB {op} ms", "/ CUB", "/ our uniform")),
+            "met",
+        ]
+    )
+    for name, dt, t in rows:
+        cells, met = [], True
+        for op in ops:
+            cub = t.get(f"CUB {op}")
+            own = dt == "uint32" or dt == "float32"  # beside our uniform uint32: 4-byte keys
+            cells += [
+                f"{t[op]:.4f}",
+                "" if cub is None else f"{cub:.4f}",
+                "" if cub is None else ratio(t[op], cub, target["cub"]),
+                ratio(t[op], uniform[op], target["uniform"]) if own else "",
+            ]
+            met &= cub is None or t[op] <= target["cub"] * cub
+            met &= not own or t[op] <= target["uniform"] * uniform[op]
+        ctx.add(name, *cells, "no CUB" if ctx.cc is None else "yes" if met else "**no**")
+    ctx.lines += [
+        "",
+        f"Targets: each at most {target['cub']}x CUB's time on the same keys (argsort against "
+        "CUB's pairs with an int64 index) and, for 4-byte keys, at most "
+        f"{target['uniform']}x ours on uniform uint32 (the same operation); bold: over.",
+    ]

@@ -1,4 +1,7 @@
-"""The sorting family's workloads: keys of every bit pattern (``bits`` data)."""
+"""The sorting family's workloads: keys of every bit pattern (``bits`` data), and the suite of
+key distributions (:data:`DISTRIBUTIONS`, made by :func:`distribution`)."""
+
+import numpy as np
 
 from . import Workload
 
@@ -65,3 +68,80 @@ LEXSORT = Workload(
 #: complex64 keys (standard normal real and imaginary parts) sorted in NumPy's lexicographic
 #: order against cupy.sort (the parity issue asks no slower)
 COMPLEX = Workload(n=2**27, small=2**13, dtypes=("complex64",), data="bits", peers=("cupy",))
+#: the key-distribution suite: n keys of each of :func:`distribution`'s ``names``, sorted
+#: (``sort``), as pairs with uint32 values (``radix_sort``) and argsorted (``argsort``), each
+#: against CUB's radix sort of the same keys (argsort against CUB's pairs with an int64 index);
+#: ``target``: each at most ``cub`` times CUB's time and ``uniform`` times ours on uniform uint32
+DISTRIBUTIONS = Workload(
+    n=2**27,
+    small=2**13,
+    dtypes=("uint32", "float32", "uint64"),
+    data="distribution",
+    peers=("cub",),
+    params={
+        "names": (
+            "uniform uint32",
+            "each bit set with p = 1/8",
+            "each bit set with p = 1/4",
+            "256 distinct",
+            "sorted",
+            "reversed",
+            "nearly sorted (1% replaced)",
+            "all equal",
+            "Zipf(1.2)",
+            "float32 uniform [0, 1)",
+            "float32 standard normal",
+            "uint64 uniform",
+        ),
+        "target": {"cub": 1.0, "uniform": 1.15},
+    },
+)
+
+
+def distribution(name, n, xp, seed=0):
+    """n keys of the suite's distribution ``name`` (one of ``DISTRIBUTIONS.params["names"]``),
+    made with ``xp`` (NumPy, or CuPy on the device):
+
+    * uniform uint32 / uint64: every bit pattern alike;
+    * each bit set with p = 1/8 (1/4): the AND of three (two) uniform words, so each digit's
+      values skewed towards 0 alike in every pass (the largest digit's share 0.34 (0.10));
+    * 256 distinct: 256 values ``i * 0x9E3779B1`` (mod 2^32), spread over every digit;
+    * sorted, reversed, nearly sorted (1% of the places given uniform words);
+    * all equal: every key 77;
+    * Zipf(1.2): ``floor(u ** -5)`` for u uniform in (0, 1], saturated at 2^32 - 1 (the discrete
+      power law ``P(key >= k) = k ** -0.2``): the high digits almost all 0, the low ones skewed;
+    * float32 uniform [0, 1) and float32 standard normal.
+    """
+    rng = xp.random.default_rng(seed)
+
+    def words():  # uniform uint32: floor(u * 2^32), u of 53 bits
+        return (rng.random(n) * 2.0**32).astype(np.uint64).astype(np.uint32)
+
+    if name == "uniform uint32":
+        return words()
+    if name == "each bit set with p = 1/8":
+        return words() & words() & words()
+    if name == "each bit set with p = 1/4":
+        return words() & words()
+    if name == "256 distinct":
+        return (rng.random(n) * 256).astype(np.uint32) * np.uint32(0x9E3779B1)
+    if name in ("sorted", "reversed", "nearly sorted (1% replaced)"):
+        keys = xp.sort(words())
+        if name == "reversed":
+            return xp.ascontiguousarray(keys[::-1])
+        if name == "nearly sorted (1% replaced)":
+            m = n // 100
+            keys[(rng.random(m) * n).astype(np.int64)] = words()[:m]
+        return keys
+    if name == "all equal":
+        return xp.full(n, 77, np.uint32)
+    if name == "Zipf(1.2)":
+        u = 1.0 - rng.random(n)  # (0, 1]
+        return xp.minimum(xp.floor(u**-5.0), 2.0**32 - 1).astype(np.uint32)
+    if name == "float32 uniform [0, 1)":
+        return rng.random(n, dtype=np.float32)
+    if name == "float32 standard normal":
+        return rng.standard_normal(n, dtype=np.float32)
+    if name == "uint64 uniform":
+        return (words().astype(np.uint64) << np.uint64(32)) | words().astype(np.uint64)
+    raise ValueError(f"workloads: no key distribution {name!r}")
