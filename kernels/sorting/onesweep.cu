@@ -32,30 +32,33 @@
 //   same for every key (one count equals n) is skipped: the plan row of each pass says whether it
 //   runs, whether it is the first or last pass that runs (first reads the caller's input, last
 //   writes the caller's output, the others ping-pong between two scratch buffers), the 1-bit
-//   epoch of its look-back status words and whether float images need the fold; all of this is
+//   epoch of its look-back status words, whether float images need the fold and whether the
+//   pass's digits are skewed (some digit holds at least skew / 256 of the keys); all of this is
 //   decided on the device, so the host never waits. If no pass is needed, the last one runs (a
 //   stable copy).
-// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH>: one digit pass
+// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS>: one pass
 //   over one portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys,
 //   so a digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29
 //   keys run one launch per portion, in order: `offsets` holds the portion's first output
 //   position per digit, and the portion's last tile writes the next portion's, at offsets + 256,
 //   from its inclusive counts). Each block draws the next tile id from an atomic counter, loads
 //   BLOCK * ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and
-//   publishes the counts at once, ranks the keys by digit in shared memory (block_rank, MATCH:
-//   ballots or shared lane masks; without values each key goes to its rank in the shared buffer
-//   as soon as it is ranked, block_rank_each, so no rank is kept), and thread d looks back over
-//   the predecessors' status words of digit d (one 32-bit word each: 2 flag bits, aggregate or
-//   inclusive prefix; 1 epoch bit; 29-bit count, so value and flag are published by one store
-//   and need no fence), WINDOW words per round, until an inclusive prefix, then publishes its
-//   own inclusive prefix. Keys (and then values) are exchanged in shared memory into digit order
+//   publishes the counts at once (PARTS: sets of a warp's counters, radix.cuh), ranks the keys by
+//   digit in shared memory (block_rank, MATCH: ballots, shared lane masks, or per pass ballots
+//   where the plan found the digits skewed, else lane masks; without values each key goes to its
+//   rank in the shared buffer as soon as it is ranked, block_rank_each, so no rank is kept), and
+//   thread d looks back over the predecessors' status words of digit d (one 32-bit word each: 2
+//   flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit count, so value and flag are
+//   published by one store and need no fence), WINDOW words per round, until an inclusive
+//   prefix, then publishes its own inclusive prefix. Keys (and then values) are exchanged in shared memory into digit order
 //   and written so that each digit's run is contiguous.
 //   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
 //   the portion's tile PREFETCH ids after its own (util/load.cuh: prefetch_l2), so that the
 //   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
 //   flight to cover DRAM's latency while they rank and look back.
 //   Launch: grid = tiles of the portion, BLOCK threads (BLOCK >= 256), dynamic shared memory:
-//   rank counters (rounded up to 16 bytes), TILE * max(sizeof(U), sizeof(V)).
+//   rank counters (rank_counters<8, PARTS>, rounded up to 16 bytes), TILE * max(sizeof(U),
+//   sizeof(V)).
 //   Static shared: 256 long longs and 256 pointers (each digit's output position and address).
 //   Preconditions: tile_counter 0 (left 0); status holds one word per (tile, digit) of the whole
 //   input, written by the previous pass (or zero): the epoch bit tells this pass's words apart.
@@ -71,7 +74,7 @@
 namespace os {
 constexpr int BITS = 8;
 constexpr int RADIX = 256;
-constexpr int PLAN_WORDS = 8;  // active, first, last, src, dst, epoch, fold, -
+constexpr int PLAN_WORDS = 8;  // active, first, last, src, dst, epoch, fold, skewed
 constexpr unsigned FLAG_AGGREGATE = 1u << 30;
 constexpr unsigned FLAG_INCLUSIVE = 2u << 30;
 constexpr unsigned COUNT_MASK = (1u << 29) - 1u;
@@ -259,19 +262,20 @@ template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
     onesweep_plan(unsigned* __restrict__ hist, int passes, long long n,
                   long long* __restrict__ offsets, int pass_stride, int* __restrict__ plan,
-                  unsigned* __restrict__ launches) {
+                  unsigned* __restrict__ launches, int skew) {
     static_assert(BLOCK == os::RADIX, "onesweep_plan: a thread a digit");
     __shared__ long long scratch[BLOCK / prim::WARP];
-    __shared__ int constant[8];
+    __shared__ int constant[8], skewed[8];
     const int d = threadIdx.x;
     for (int p = 0; p < passes; ++p) {
         const long long total = hist[p * os::RADIX + d];
         hist[p * os::RADIX + d] = 0u;
         const int is_constant = __syncthreads_or(total == n);
+        const int is_skewed = __syncthreads_or(total * os::RADIX >= skew * n);
         long long all;
         offsets[static_cast<long long>(p) * pass_stride + d] =
             prim::block_exclusive_scan<BLOCK>(total, prim::Sum<long long>(), scratch, all);
-        if (d == 0) constant[p] = is_constant;
+        if (d == 0) constant[p] = is_constant, skewed[p] = is_skewed;
         __syncthreads();  // scratch is reused by the next pass's scan
     }
     if (d == 0) {
@@ -292,6 +296,7 @@ __global__ void __launch_bounds__(BLOCK)
             row[4] = a & 1;  // scratch buffer written
             row[5] = static_cast<int>((epoch0 + a) & 1u);
             row[6] = fold;
+            row[7] = skewed[p];
             a += on;
         }
         *launches = epoch0 + runs;
@@ -321,14 +326,15 @@ struct PassTile {
 
 // One tile of a pass (see the header comment). FULL: the tile holds TILE real keys, so loads,
 // digits and stores skip their bounds tests (every tile but an input's last). Whole block.
-template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH>
+template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH,
+          int PARTS>
 __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     using namespace prim::radix;
     U keys[ITEMS];
     const Digits<ITEMS> digits =
         load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig, keys);
     unsigned dcount = 0, dstart = 0;
-    block_count<BLOCK, os::BITS, ITEMS, true>(digits, t.hist, t.scratch, dcount, dstart);
+    block_count<BLOCK, os::BITS, ITEMS, true, PARTS>(digits, t.hist, t.scratch, dcount, dstart);
     // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
     if (threadIdx.x < os::RADIX)
@@ -365,8 +371,18 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
         t.last && (t.vflags & VALUES_WIDE));
 }
 
+// A tile of a pass with one ranking method. Block-uniform; with values the full-tile code's
+// longer live ranges would spill registers.
+template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH, int PARTS>
+__device__ __forceinline__ void onesweep_pass_tile(const PassTile<U, V>& t, int tile_keys) {
+    if (!VALUES && t.valid == tile_keys)
+        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS>(t);
+    else
+        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS>(t);
+}
+
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
-          int MATCH, int PREFETCH = 0>
+          int MATCH, int PREFETCH = 0, int PARTS = 1>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out,
                   U* __restrict__ keys_tmp0, U* __restrict__ keys_tmp1,
@@ -379,7 +395,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     static_assert(BLOCK >= os::RADIX, "onesweep_pass: one thread per digit for the look-back");
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / prim::WARP;
-    constexpr int COUNTERS = rank_counters<os::BITS>(WARPS);
+    constexpr int COUNTERS = rank_counters<os::BITS, PARTS>(WARPS);
     const int* row = plan;  // this pass's plan row
     if (row[0] == 0) return;  // the digit is constant over the input: the whole grid skips
     const bool first = row[1] != 0, last = row[2] != 0;
@@ -398,7 +414,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     __shared__ unsigned scratch[WARPS];
     __shared__ unsigned tile_slot;
 
-    zero_rank_counters<BLOCK, os::BITS>(hist);  // ordered by next_tile's barrier
+    zero_rank_counters<BLOCK, os::BITS, PARTS>(hist);  // ordered by next_tile's barrier
     const long long tile = first_tile + prim::next_tile(tile_counter, &tile_slot);
     const long long start = tile * TILE;
     const int valid = static_cast<int>(n - start < TILE ? n - start : TILE);
@@ -417,9 +433,11 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     const PassTile<U, V> t{kin,   kout,   vin,     vout,  tile,  first_tile, start,
                            valid, vflags, epoch,   first, last,  offsets,    status,
                            dig,   hist,   scratch, kvbuf, gbase, kdst};
-    // block-uniform; with values the full-tile code's longer live ranges would spill registers
-    if (!VALUES && valid == TILE)
-        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);
+    // grid-uniform: the pass's ranking (MATCH_PER_PASS: ballots where the plan found the
+    // pass's digits skewed)
+    const bool ballots = MATCH == MATCH_BALLOT || (MATCH == MATCH_PER_PASS && row[7] != 0);
+    if (ballots)
+        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_BALLOT, PARTS>(t, TILE);
     else
-        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);
+        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_LANE_MASKS, PARTS>(t, TILE);
 }

@@ -12,9 +12,11 @@
 // the tile's real keys are padding with the largest digit, so padding ranks after every real key.
 //
 // Ranking a tile (a stable counting sort by digit in shared memory, no global atomics):
-//   block_count<BLOCK, BITS, ITEMS, ZEROED>: (zeroes the counters unless the caller did,
+//   block_count<BLOCK, BITS, ITEMS, ZEROED, PARTS>: (zeroes the counters unless the caller did,
 //     zero_rank_counters) each warp counts its digits into its own RADIX counters
-//     (shared atomics), then one digit-major exclusive scan over the (digit, warp) counters
+//     (shared atomics; PARTS > 1: into PARTS sets of them, lane l into set l % PARTS, so that
+//     the lanes of one atomicAdd that share a digit, many on skewed keys, meet on fewer words;
+//     the scan reads their sums), then one digit-major exclusive scan over the (digit, warp) counters
 //     (block_exclusive_scan) leaves in each counter the tile position where that warp's keys of
 //     that digit start. Thread d < RADIX gets the tile's count and first position of digit d
 //     (known before any key is ranked: onesweep publishes them at once). Whole block; ends with
@@ -56,7 +58,8 @@
 namespace prim {
 namespace radix {
 
-enum Match { MATCH_BALLOT = 0, MATCH_LANE_MASKS = 1 };
+// MATCH_PER_PASS: onesweep's passes pick one of the two, from the pass's digit counts
+enum Match { MATCH_BALLOT = 0, MATCH_LANE_MASKS = 1, MATCH_PER_PASS = 2 };
 
 template <int ITEMS>
 __device__ __forceinline__ int striped_index(int k) {
@@ -193,22 +196,25 @@ __host__ __device__ constexpr int rank_masks() {
 }
 
 // Counters and masks of block_count/block_rank, in words: per warp RADIX + 1 counters and
-// rank_masks lane masks.
-template <int BITS>
+// rank_masks lane masks, then PARTS - 1 more sets of the warps' counters (block_count's).
+template <int BITS, int PARTS = 1>
 __host__ __device__ constexpr int rank_counters(int warps) {
-    return warps * ((1 << BITS) + 1) + warps * rank_masks<BITS>();
+    return warps * ((1 << BITS) + 1) * PARTS + warps * rank_masks<BITS>();
 }
 
 // Zeroes block_count/block_rank's counters and masks. Whole block; a __syncthreads must come
 // between it and block_count<..., ZEROED = true> (onesweep: the one of its tile draw, so the
 // zeroing overlaps the draw's atomic instead of following the tile's loads).
-template <int BLOCK, int BITS>
+template <int BLOCK, int BITS, int PARTS = 1>
 __device__ __forceinline__ void zero_rank_counters(unsigned* hist) {
     constexpr int WARPS = BLOCK / WARP;
-    for (int i = threadIdx.x; i < rank_counters<BITS>(WARPS); i += BLOCK) hist[i] = 0u;
+    for (int i = threadIdx.x; i < rank_counters<BITS, PARTS>(WARPS); i += BLOCK) hist[i] = 0u;
 }
 
-template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false>
+// PARTS > 1: lane l of a warp counts into set l % PARTS of the warp's counters (set 0 the one
+// block_rank bumps; the others after the masks, rank_counters), so a digit shared by many lanes
+// of one atomicAdd (skewed keys) is added to PARTS words; the scan reads the sum of the sets.
+template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false, int PARTS = 1>
 __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigned* hist,
                                             unsigned* scratch, unsigned& digit_count,
                                             unsigned& digit_start) {
@@ -217,13 +223,17 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
     constexpr int WARPS = BLOCK / WARP;
     constexpr int ENTRIES = WARPS * RADIX;
     constexpr int PER = (ENTRIES + BLOCK - 1) / BLOCK;
+    // set p > 0 of the counters, from set 0's: past the warps' counters and masks
+    constexpr int SET = WARPS * STRIDE, MASKS = WARPS * rank_masks<BITS>();
     static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block_count: BLOCK must be 32k <= 1024");
+    static_assert(PARTS == 1 || PARTS == 2 || PARTS == 4, "block_count: PARTS 1, 2 or 4");
     const int warp = threadIdx.x / WARP;
     if (!ZEROED) {
-        zero_rank_counters<BLOCK, BITS>(hist);
+        zero_rank_counters<BLOCK, BITS, PARTS>(hist);
         __syncthreads();
     }
-    unsigned* mine_counts = hist + warp * STRIDE;
+    const int part = static_cast<int>(threadIdx.x % WARP) % PARTS;
+    unsigned* mine_counts = hist + warp * STRIDE + (part ? MASKS + part * SET : 0);
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
     __syncthreads();
@@ -238,6 +248,8 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
 #pragma unroll
     for (int j = 0; j < PER; ++j) {
         mine[j] = has ? column[j * STRIDE] : 0u;
+#pragma unroll
+        for (int q = 1; q < PARTS; ++q) mine[j] += has ? column[MASKS + q * SET + j * STRIDE] : 0u;
         total += mine[j];
     }
     unsigned tile_total;

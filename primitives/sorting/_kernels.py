@@ -39,7 +39,7 @@ def pass_name(kb, vb, pol):
     vt, has = vc(vb)
     return (
         f"onesweep_pass<{KEY_C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
-        f"{pol.window}, {pol.match}, {pol.prefetch}>"
+        f"{pol.window}, {pol.match}, {pol.prefetch}, {pol.parts}>"
     )
 
 
@@ -92,14 +92,14 @@ def pack_name(dt, wb):
     return f"pack_key<{PACK_KIND[dt.kind]}, {_dtypes.cname(f'u{part}')}, {C[wb]}>"
 
 
-def tile_smem(block, items, kv, bits):
-    """Dynamic shared memory of a ranked-tile kernel: rank counters (rounded up to 16 bytes),
-    then the tile's keys or values, ``kv`` bytes an item (prim::radix::rank_counters and the
-    kernels' layout; the on-chip sorts: key bytes + 2 for the 16-bit positions,
-    block_sort_smem)."""
+def tile_smem(block, items, kv, bits, parts=1):
+    """Dynamic shared memory of a ranked-tile kernel: rank counters (``parts`` sets of them,
+    rounded up to 16 bytes), then the tile's keys or values, ``kv`` bytes an item
+    (prim::radix::rank_counters and the kernels' layout; the on-chip sorts: key bytes + 2 for the
+    16-bit positions, block_sort_smem)."""
     warps = block // 32
     masks = min(1 << bits, 32)  # prim::radix::rank_masks
-    counters = 4 * (warps * ((1 << bits) + 1) + warps * masks)
+    counters = 4 * (warps * ((1 << bits) + 1) * parts + warps * masks)
     return -(-counters // 16) * 16 + block * items * kv
 
 

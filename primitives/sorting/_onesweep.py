@@ -116,6 +116,7 @@ class OnesweepPlan(_plans.Plan):
                 np.int32(pass_stride),
                 scratch.plan,
                 scratch.launches,
+                np.int32(pol.skew if pol.match == 2 else 256),
             ),
         )
         flags = 0
@@ -132,7 +133,7 @@ class OnesweepPlan(_plans.Plan):
         if not job.want_keys:
             flags |= FLAGS["discard_keys"]
         kp = _kernels.kernel(_kernels.ONESWEEP, pass_)
-        smem = _kernels.tile_smem(block, items, max(kb, vb), 8)
+        smem = _kernels.tile_smem(block, items, max(kb, vb), 8, pol.parts)
         arrays = (slot,) * 8  # given per call
         self.pass_launches = []
         for p in range(passes):

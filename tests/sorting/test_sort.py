@@ -576,7 +576,7 @@ def test_onesweep_2_byte_pairs_bit_ranges_and_nan_flags(backend, rng, schedule):
 
 def sort_plan_rows(backend, x):
     """Sort ``x`` through its plan; returns the pass plan the plan kernel wrote for that sort
-    (a row per digit pass: active, first, last, src, dst, epoch, fold, -) and the result."""
+    (a row per digit pass: active, first, last, src, dst, epoch, fold, skewed) and the result."""
     d = backend.xp.asarray(x)
     p = prim.plan(prim.sort, d, variant="onesweep")
     got = p(d)
@@ -721,8 +721,10 @@ def test_onesweep_histogram_grid_bounds_the_counters(backend):
     [
         dict(block=256, items=8, min_blocks=1, window=1, match=0),
         dict(block=512, items=6, min_blocks=1, window=4, match=1),
+        dict(block=256, items=8, min_blocks=1, window=8, match=1, parts=4),
+        dict(block=512, items=4, min_blocks=1, window=8, match=2, skew=1, parts=2),
     ],
-    ids=["ballot-window1", "lane_masks-block512"],
+    ids=["ballot-window1", "lane_masks-block512", "parts4", "per_pass-all_ballots-parts2"],
 )
 def test_onesweep_other_policies(policy, backend, rng, schedule):
     # the tuning tool sweeps these template parameters: every choice must sort correctly
@@ -740,6 +742,36 @@ def test_onesweep_other_policies(policy, backend, rng, schedule):
     assert (
         prim.plan(prim.sort, backend.xp.asarray(x), variant="onesweep").core.policy != core.policy
     )
+
+
+@pytest.mark.parametrize("parts", [1, 4])
+@pytest.mark.parametrize("kb", [4, 8])
+def test_onesweep_ranks_skewed_passes_with_ballots(kb, parts, backend, rng, schedule):
+    """match 2: the plan marks a pass skewed when one digit holds at least skew / 256 of the
+    keys, and that pass ranks with ballots, the others with lane masks, in one sort. Keys whose
+    low bytes are skewed (each bit set with p = 1/8: the largest share 0.34) and whose high
+    bytes are uniform, so both rankings run; with values too, and the plan rows read back."""
+    dt = np.dtype(f"u{kb}")
+    n = 3 * 256 * 8 + 101
+    words = [rng.integers(0, 2 ** (8 * kb), n, dtype=dt, endpoint=False) for _ in range(3)]
+    low = np.array(256 ** (kb // 2) - 1, dt)  # the low half skewed, the high half uniform
+    x = (words[0] & words[1] & words[2] & low) | (words[0] & ~low)
+    v = rng.integers(0, 2**31, n).astype(np.int32)
+    policy = dict(block=256, items=8, min_blocks=1, window=8, match=2, skew=64, parts=parts)
+    with (
+        prim.tuning.override("sort", selector=(kb, 0), **policy),
+        prim.tuning.override("sort", selector=(kb, 4), **policy),
+    ):
+        k, got_v = prim.radix_sort(x, v, variant="onesweep")
+        check_sorted(x, stable_order(x), k, got_v, v)
+        rows, got = sort_plan_rows(backend, x)
+        H.assert_same(got, np.sort(x))
+    shares = [
+        np.bincount(((x >> np.array(8 * p, dt)) & np.array(255, dt)).astype(np.int64)).max() / n
+        for p in range(kb)
+    ]
+    assert [bool(r) for r in rows[:, 7]] == [s >= 64 / 256 for s in shares], (rows, shares)
+    assert rows[: kb // 2, 7].all() and not rows[kb // 2 :, 7].any()
 
 
 # ---- the block sort ----------------------------------------------------------------------------

@@ -274,7 +274,9 @@ def sweep(candidates, work):
                 )
                 k = _kernels.kernel(SOURCE, _kernels.pass_name(*cfg, pol))
                 regs, _ = k.resources()
-                occ = k.occupancy(pol.block, _kernels.tile_smem(pol.block, pol.items, max(cfg), 8))
+                occ = k.occupancy(
+                    pol.block, _kernels.tile_smem(pol.block, pol.items, max(cfg), 8, pol.parts)
+                )
             _patched.forget_plans()  # the scratch of this policy's plans back to the pool
             print(
                 f"keys {cfg[0]}B values {cfg[1]}B policy {policy}: {ms:.4f} ms "

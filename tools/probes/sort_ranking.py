@@ -1,0 +1,93 @@
+"""The onesweep pass's ranking on skewed keys: sort and argsort of the key-distribution suite
+(:data:`primitives.testing.workloads.sorting.DISTRIBUTIONS`) under ranking policies, against
+CUB:
+
+    python -m tools.probes.sort_ranking [log2 n] [distribution ...]
+
+2^27 keys by default (a small n runs on the emulator: a check of the probe). For each
+distribution (all of the suite's 4-byte ones by default), interleaved
+(primitives._core.timing.bench_many, 3 rounds x (3 warm-ups + 10 samples) on a GPU):
+``sort`` (keys only) and ``argsort`` (the pairs pass with a 4-byte index) by plans made under
+each setting of :data:`SETTINGS` (the onesweep policy's ``match``, ``skew`` and ``parts``,
+for keys and for pairs) and called without an override, and CUB's radix sort of the keys and
+of (keys, int64 index). Each result is checked against the stable order. Prints the medians in
+ms: the figures behind the policy's match, skew and parts.
+"""
+
+import sys
+
+import numpy as np
+
+import primitives as prim
+from primitives._core import backend as _backend, timing as _timing
+from primitives.testing import peers
+from primitives.testing.workloads import sorting as spec
+
+backend = _backend.get_backend()
+xp = backend.xp  # CuPy on a GPU, NumPy on the emulator
+ROUNDS = (
+    dict(rounds=3, warmup=3, repeat=10) if backend.is_cuda else dict(rounds=1, warmup=0, repeat=1)
+)
+#: name -> the onesweep policy's fields under which the plans are made
+SETTINGS = {
+    "lanes": dict(match=1, parts=1),
+    "lanes p2": dict(match=1, parts=2),
+    "lanes p4": dict(match=1, parts=4),
+    "ballots p4": dict(match=0, parts=4),
+    "per pass 1/8": dict(match=2, skew=32, parts=1),
+    "per pass 1/8 p4": dict(match=2, skew=32, parts=4),
+    "per pass 1/16 p4": dict(match=2, skew=16, parts=4),
+}
+
+
+def plans(x, fields):
+    """(sort, argsort) plans of x made under ``fields`` for the keys' and the pairs' policies."""
+    kb = x.dtype.itemsize
+    with (
+        prim.tuning.override("sort", selector=(kb, 0), **fields),
+        prim.tuning.override("sort", selector=(kb, 4), **fields),
+    ):
+        return prim.plan(prim.sort, x), prim.plan(prim.argsort, x)
+
+
+def run(n, names):
+    cc = peers.cub() if backend.is_cuda else None
+    index = xp.arange(n, dtype=np.int64)
+    rows = []
+    for i, name in enumerate(names):
+        x = spec.distribution(name, n, xp, seed=i)
+        srt = xp.sort(x)
+        fns = {}
+        for label, fields in SETTINGS.items():
+            ps, pa = plans(x, fields)
+            assert bool((ps(x) == srt).all()), f"{name} {label}: sort differs"
+            order = pa(x)
+            assert bool((x[order] == srt).all()), f"{name} {label}: argsort differs"
+            fns[f"sort {label}"] = lambda p=ps: p(x)
+            fns[f"argsort {label}"] = lambda p=pa: p(x)
+        if cc is not None:
+            fns["CUB sort"] = peers.cub_radix_sort(x)
+            fns["CUB pairs + index"] = peers.cub_radix_sort(x, index)
+        t = _timing.bench_many(fns, **ROUNDS)
+        rows.append((name, t))
+        print(f"{name}: " + ", ".join(f"{k} {v:.4f}" for k, v in t.items()), flush=True)
+    print("\n| keys | " + " | ".join(rows[0][1]) + " |")
+    for name, t in rows:
+        print(f"| {name} | " + " | ".join(f"{v:.4f}" for v in t.values()) + " |")
+    return rows
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    log2 = [a for a in argv if a.isdigit()]
+    names = [a for a in argv if not a.isdigit()] or [
+        d for d in spec.DISTRIBUTIONS.params["names"] if "64" not in d
+    ]
+    n = 1 << int(log2[0]) if log2 else (1 << 27 if backend.is_cuda else 1 << 13)
+    print(f"{prim.backend_info()['device']}, n = {n}")
+    run(n, names)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
