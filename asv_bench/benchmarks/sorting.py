@@ -175,3 +175,24 @@ class Lexsort(_Module):
             self.fn = lambda: fn(keys)
         self.bytes = sum(k.nbytes for k in keys) + 8 * keys[0].size
         self.fn()
+
+
+class KeyDistribution(_Module):
+    """``sort``, ``argsort`` and CUB's radix sort of keys of each distribution of the suite
+    (``spec.DISTRIBUTIONS``: uniform, low-entropy, few distinct, sorted, Zipf, floats...), each a
+    benchmark of its own: how far each one's time moves from uniform keys'."""
+
+    params = [list(spec.DISTRIBUTIONS.params["names"]), ["sort", "argsort", "cub"]]
+    param_names = ["keys", "how"]
+
+    def prepare(self, keys, how):
+        require_cuda()
+        x = spec.distribution(keys, size(spec.DISTRIBUTIONS.n), xp())
+        if how == "cub":
+            require_cupy()
+            self.fn = _peers.cub_radix_sort(x)
+        else:
+            fn = public(how)
+            self.fn = lambda: fn(x)
+        self.bytes = 2 * x.nbytes
+        self.fn()
