@@ -24,34 +24,35 @@
 //   threads sharing a lane column count fewer than 2^16 keys together with 8-byte keys (the host
 //   adds blocks, in whole waves, when a thread would take more than 2044 keys besides its head
 //   and tail key), fewer than 2^32 with 2- or 4-byte keys (n < 2^32: hist is 32-bit).
-// onesweep_plan<BLOCK>: one block of BLOCK = 256 threads, thread d owning digit d (a template,
-//   so that the other kernels' instantiations, each compiled alone on first use, carry none of
-//   it: NVRTC builds every non-template kernel of a file into each program). For every pass it
-//   scans the digit counts across digits (block_exclusive_scan) into each digit's first output
-//   position and zeroes hist (with the fold word) for the next sort. A pass whose digit is the
-//   same for every key (one count equals n) is skipped: the plan row of each pass says whether it
-//   runs, whether it is the first or last pass that runs (first reads the caller's input, last
-//   writes the caller's output, the others ping-pong between two scratch buffers), the 1-bit
-//   epoch of its look-back status words, whether float images need the fold and whether the
-//   pass's digits are skewed (some digit holds at least skew / 256 of the keys); all of this is
-//   decided on the device, so the host never waits. If no pass is needed, the last one runs (a
-//   stable copy).
+// onesweep_plan<BLOCK>: one block of BLOCK = 256 threads, thread d owning digit d (a template, so
+//   that the other kernels' instantiations, each compiled alone on first use, carry none of it:
+//   NVRTC builds every non-template kernel of a file into each program). For every pass it scans
+//   the digit counts across digits (block_exclusive_scan) into each digit's first output position
+//   and zeroes hist (with the fold word) for the next sort. A pass whose digit is the same for
+//   every key (one count equals n) is skipped: the plan row of each pass says whether it runs,
+//   whether it is the first or last pass that runs (first reads the caller's input, last writes the
+//   caller's output, the others ping-pong between two scratch buffers), the 1-bit epoch of its
+//   look-back status words, whether float images need the fold and, where the pass's digits are
+//   skewed (its most frequent digit holds at least skew / 256 of the keys), that digit (else 256);
+//   all of this is decided on the device, so the host never waits. If no pass is needed, the last
+//   one runs (a stable copy).
 // onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS>: one pass
 //   over one portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys,
 //   so a digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29
-//   keys run one launch per portion, in order: `offsets` holds the portion's first output
-//   position per digit, and the portion's last tile writes the next portion's, at offsets + 256,
-//   from its inclusive counts). Each block draws the next tile id from an atomic counter, loads
-//   BLOCK * ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and
-//   publishes the counts at once (PARTS: sets of a warp's counters, radix.cuh), ranks the keys by
-//   digit in shared memory (block_rank, MATCH: ballots, shared lane masks, or per pass ballots
-//   where the plan found the digits skewed, else lane masks; without values each key goes to its
+//   keys run one launch per portion, in order: `offsets` holds the portion's first output position
+//   per digit, and the portion's last tile writes the next portion's, at offsets + 256, from its
+//   inclusive counts). Each block draws the next tile id from an atomic counter, loads BLOCK *
+//   ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and publishes
+//   the counts at once (PARTS: sets of a warp's counters, radix.cuh), ranks the keys by digit in
+//   shared memory (block_rank, MATCH: ballots, shared lane masks, per pass ballots where the plan
+//   found the digits skewed, else lane masks, or lane masks with a skewed pass's most frequent
+//   digit counted and ranked apart, radix.cuh's MATCH_DOMINANT; without values each key goes to its
 //   rank in the shared buffer as soon as it is ranked, block_rank_each, so no rank is kept), and
 //   thread d looks back over the predecessors' status words of digit d (one 32-bit word each: 2
 //   flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit count, so value and flag are
-//   published by one store and need no fence), WINDOW words per round, until an inclusive
-//   prefix, then publishes its own inclusive prefix. Keys (and then values) are exchanged in shared memory into digit order
-//   and written so that each digit's run is contiguous.
+//   published by one store and need no fence), WINDOW words per round, until an inclusive prefix,
+//   then publishes its own inclusive prefix. Keys (and then values) are exchanged in shared memory
+//   into digit order and written so that each digit's run is contiguous.
 //   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
 //   the portion's tile PREFETCH ids after its own (util/load.cuh: prefetch_l2), so that the
 //   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
@@ -74,7 +75,7 @@
 namespace os {
 constexpr int BITS = 8;
 constexpr int RADIX = 256;
-constexpr int PLAN_WORDS = 8;  // active, first, last, src, dst, epoch, fold, skewed
+constexpr int PLAN_WORDS = 8;  // active, first, last, src, dst, epoch, fold, dominant
 constexpr unsigned FLAG_AGGREGATE = 1u << 30;
 constexpr unsigned FLAG_INCLUSIVE = 2u << 30;
 constexpr unsigned COUNT_MASK = (1u << 29) - 1u;
@@ -265,17 +266,20 @@ __global__ void __launch_bounds__(BLOCK)
                   unsigned* __restrict__ launches, int skew) {
     static_assert(BLOCK == os::RADIX, "onesweep_plan: a thread a digit");
     __shared__ long long scratch[BLOCK / prim::WARP];
-    __shared__ int constant[8], skewed[8];
+    __shared__ int constant[8];
+    __shared__ unsigned long long top[8];  // per pass: (the largest count << 8) | its digit
     const int d = threadIdx.x;
+    if (d < 8) top[d] = 0ull;
+    __syncthreads();
     for (int p = 0; p < passes; ++p) {
         const long long total = hist[p * os::RADIX + d];
         hist[p * os::RADIX + d] = 0u;
+        atomicMax(&top[p], (static_cast<unsigned long long>(total) << 8) | d);
         const int is_constant = __syncthreads_or(total == n);
-        const int is_skewed = __syncthreads_or(total * os::RADIX >= skew * n);
         long long all;
         offsets[static_cast<long long>(p) * pass_stride + d] =
             prim::block_exclusive_scan<BLOCK>(total, prim::Sum<long long>(), scratch, all);
-        if (d == 0) constant[p] = is_constant, skewed[p] = is_skewed;
+        if (d == 0) constant[p] = is_constant;
         __syncthreads();  // scratch is reused by the next pass's scan
     }
     if (d == 0) {
@@ -296,7 +300,11 @@ __global__ void __launch_bounds__(BLOCK)
             row[4] = a & 1;  // scratch buffer written
             row[5] = static_cast<int>((epoch0 + a) & 1u);
             row[6] = fold;
-            row[7] = skewed[p];
+            // the pass's most frequent digit where it holds at least skew / 256 of the keys
+            const unsigned long long most = top[p];
+            row[7] = static_cast<long long>(most >> 8) * os::RADIX >= skew * n
+                ? static_cast<int>(most & 255u)
+                : os::RADIX;
             a += on;
         }
         *launches = epoch0 + runs;
@@ -328,13 +336,14 @@ struct PassTile {
 // digits and stores skip their bounds tests (every tile but an input's last). Whole block.
 template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH,
           int PARTS>
-__device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
+__device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned dominant) {
     using namespace prim::radix;
     U keys[ITEMS];
     const Digits<ITEMS> digits =
         load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig, keys);
     unsigned dcount = 0, dstart = 0;
-    block_count<BLOCK, os::BITS, ITEMS, true, PARTS>(digits, t.hist, t.scratch, dcount, dstart);
+    block_count<BLOCK, os::BITS, ITEMS, true, PARTS, MATCH == MATCH_DOMINANT>(
+        digits, t.hist, t.scratch, dcount, dstart, dominant);
     // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
     if (threadIdx.x < os::RADIX)
@@ -343,13 +352,13 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
     unsigned rank[ITEMS];  // kept for the values only
     V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
     if constexpr (VALUES) {
-        block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, t.hist);
+        block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, t.hist, dominant);
         load_values<V, ITEMS>(t.vin, t.start, t.valid, t.first && (t.vflags & VALUES_IOTA), vals);
         stage_keys<U, ITEMS>(keys, rank, reinterpret_cast<U*>(t.kvbuf));
     } else {  // each key staged as soon as it is ranked: no rank kept beside the keys
         U* kbuf = reinterpret_cast<U*>(t.kvbuf);
         block_rank_each<BLOCK, os::BITS, ITEMS, MATCH>(
-            digits, t.hist, [&](int k, unsigned r) { kbuf[r] = keys[k]; });
+            digits, t.hist, [&](int k, unsigned r) { kbuf[r] = keys[k]; }, dominant);
     }
     if (threadIdx.x < os::RADIX) {
         unsigned before = 0;
@@ -374,11 +383,12 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t) {
 // A tile of a pass with one ranking method. Block-uniform; with values the full-tile code's
 // longer live ranges would spill registers.
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH, int PARTS>
-__device__ __forceinline__ void onesweep_pass_tile(const PassTile<U, V>& t, int tile_keys) {
+__device__ __forceinline__ void onesweep_pass_tile(const PassTile<U, V>& t, int tile_keys,
+                                                   unsigned dominant = os::RADIX) {
     if (!VALUES && t.valid == tile_keys)
-        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS>(t);
+        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS>(t, dominant);
     else
-        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS>(t);
+        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS>(t, dominant);
 }
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
@@ -434,9 +444,13 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
                            valid, vflags, epoch,   first, last,  offsets,    status,
                            dig,   hist,   scratch, kvbuf, gbase, kdst};
     // grid-uniform: the pass's ranking (MATCH_PER_PASS: ballots where the plan found the
-    // pass's digits skewed)
-    const bool ballots = MATCH == MATCH_BALLOT || (MATCH == MATCH_PER_PASS && row[7] != 0);
-    if (ballots)
+    // pass's digits skewed; MATCH_DOMINANT: lane masks with the skewed pass's most frequent
+    // digit apart)
+    const unsigned dominant = static_cast<unsigned>(row[7]);  // RADIX: not skewed
+    if (MATCH == MATCH_DOMINANT)
+        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_DOMINANT, PARTS>(t, TILE,
+                                                                                      dominant);
+    else if (MATCH == MATCH_BALLOT || (MATCH == MATCH_PER_PASS && dominant < os::RADIX))
         onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_BALLOT, PARTS>(t, TILE);
     else
         onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_LANE_MASKS, PARTS>(t, TILE);

@@ -54,12 +54,15 @@
 #include "util/prim.cuh"
 #include "util/key_image.cuh"
 #include "block/scan.cuh"
+#include "warp/reduce.cuh"
 
 namespace prim {
 namespace radix {
 
-// MATCH_PER_PASS: onesweep's passes pick one of the two, from the pass's digit counts
-enum Match { MATCH_BALLOT = 0, MATCH_LANE_MASKS = 1, MATCH_PER_PASS = 2 };
+// MATCH_PER_PASS: onesweep's passes pick one of the two, from the pass's digit counts;
+// MATCH_DOMINANT: lane masks, but the keys of one given digit (a skewed pass's most frequent) are
+// counted apart and ranked by one ballot (warp_rank_each's `dominant`)
+enum Match { MATCH_BALLOT = 0, MATCH_LANE_MASKS = 1, MATCH_PER_PASS = 2, MATCH_DOMINANT = 3 };
 
 template <int ITEMS>
 __device__ __forceinline__ int striped_index(int k) {
@@ -153,9 +156,11 @@ __device__ __forceinline__ unsigned match_digit(unsigned d) {
 
 // warp_rank_each: calls ranked(k, rank) for each item k in turn, once the item is ranked (a
 // caller may stage the key at once and keep no rank); warp_rank keeps the ranks.
+// MATCH_DOMINANT: the lanes whose digit is `dominant` (any value past the digits: none) find each
+// other by one ballot and set no mask bit, so the one digit most lanes share adds to no mask.
 template <int BITS, int ITEMS, int MATCH, class F>
 __device__ __forceinline__ void warp_rank_each(const Digits<ITEMS>& digits, unsigned* counts,
-                                               unsigned* masks, F ranked) {
+                                               unsigned* masks, F ranked, unsigned dominant = ~0u) {
     const int lane = threadIdx.x % WARP;
     const unsigned below = (1u << lane) - 1u;
 #pragma unroll
@@ -163,7 +168,16 @@ __device__ __forceinline__ void warp_rank_each(const Digits<ITEMS>& digits, unsi
         const unsigned d = digits.get(k);
         unsigned peers;
         bool clears = false;  // this lane zeroes the mask after use
-        if (MATCH == MATCH_LANE_MASKS) {
+        if (MATCH == MATCH_DOMINANT) {
+            const unsigned doms = __ballot_sync(FULL_MASK, d == dominant);
+            const bool dom = (doms >> lane) & 1u;
+            if (!dom) atomicAdd(&masks[d % WARP], 1u << lane);  // an OR: distinct bits
+            __syncwarp();
+            // the dominant digit's lanes: all of them agree in the high bits too
+            const unsigned fold = dom ? doms : masks[d % WARP];
+            peers = fold & match_digit<BITS, LOG_WARP>(d);
+            clears = !dom && (fold & below) == 0u;
+        } else if (MATCH == MATCH_LANE_MASKS) {
             atomicAdd(&masks[d % WARP], 1u << lane);  // an OR: the lanes' bits are distinct
             __syncwarp();
             const unsigned fold = masks[d % WARP];  // the lanes whose digit is d modulo 32
@@ -214,10 +228,12 @@ __device__ __forceinline__ void zero_rank_counters(unsigned* hist) {
 // PARTS > 1: lane l of a warp counts into set l % PARTS of the warp's counters (set 0 the one
 // block_rank bumps; the others after the masks, rank_counters), so a digit shared by many lanes
 // of one atomicAdd (skewed keys) is added to PARTS words; the scan reads the sum of the sets.
-template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false, int PARTS = 1>
+// DOMINANT: the keys whose digit is `dominant` (< RADIX, else none) are counted in registers, a
+// warp's sum added by its lane 0, not by shared atomics.
+template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false, int PARTS = 1, bool DOMINANT = false>
 __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigned* hist,
                                             unsigned* scratch, unsigned& digit_count,
-                                            unsigned& digit_start) {
+                                            unsigned& digit_start, unsigned dominant = ~0u) {
     constexpr int RADIX = 1 << BITS;
     constexpr int STRIDE = RADIX + 1;  // padded: a thread's scan entries spread over the banks
     constexpr int WARPS = BLOCK / WARP;
@@ -234,8 +250,19 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
     }
     const int part = static_cast<int>(threadIdx.x % WARP) % PARTS;
     unsigned* mine_counts = hist + warp * STRIDE + (part ? MASKS + part * SET : 0);
+    unsigned apart = 0;  // DOMINANT: this thread's keys of the dominant digit
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
+    for (int k = 0; k < ITEMS; ++k) {
+        const unsigned d = digits.get(k);
+        if (DOMINANT && d == dominant)
+            ++apart;
+        else
+            atomicAdd(&mine_counts[d], 1u);
+    }
+    if (DOMINANT && dominant < RADIX) {  // block-uniform
+        apart = warp_reduce(apart, Sum<unsigned>());
+        if (threadIdx.x % WARP == 0) hist[warp * STRIDE + dominant] += apart;  // no atomic on it
+    }
     __syncthreads();
     // digit-major scan: entry e = d * WARPS + w lives at hist[w * STRIDE + d]; a thread's PER
     // entries e0 .. e0 + PER - 1 share one digit (PER divides WARPS), a column of hist
@@ -272,20 +299,20 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
 // ranked(k, rank) item by item (block_rank_each) or kept (block_rank). Warp-level only.
 template <int BLOCK, int BITS, int ITEMS, int MATCH, class F>
 __device__ __forceinline__ void block_rank_each(const Digits<ITEMS>& digits, unsigned* hist,
-                                                F ranked) {
+                                                F ranked, unsigned dominant = ~0u) {
     constexpr int RADIX = 1 << BITS;
     constexpr int WARPS = BLOCK / WARP;
     const int warp = threadIdx.x / WARP;
     warp_rank_each<BITS, ITEMS, MATCH>(digits, hist + warp * (RADIX + 1),
                                        hist + WARPS * (RADIX + 1) + warp * rank_masks<BITS>(),
-                                       ranked);
+                                       ranked, dominant);
 }
 
 template <int BLOCK, int BITS, int ITEMS, int MATCH>
 __device__ __forceinline__ void block_rank(const Digits<ITEMS>& digits, unsigned (&rank)[ITEMS],
-                                           unsigned* hist) {
-    block_rank_each<BLOCK, BITS, ITEMS, MATCH>(digits, hist,
-                                               [&](int k, unsigned r) { rank[k] = r; });
+                                           unsigned* hist, unsigned dominant = ~0u) {
+    block_rank_each<BLOCK, BITS, ITEMS, MATCH>(
+        digits, hist, [&](int k, unsigned r) { rank[k] = r; }, dominant);
 }
 
 // A tile's keys in tile order (zero past `valid`; FULL: valid is the whole tile, no test).

@@ -576,7 +576,8 @@ def test_onesweep_2_byte_pairs_bit_ranges_and_nan_flags(backend, rng, schedule):
 
 def sort_plan_rows(backend, x):
     """Sort ``x`` through its plan; returns the pass plan the plan kernel wrote for that sort
-    (a row per digit pass: active, first, last, src, dst, epoch, fold, skewed) and the result."""
+    (a row per digit pass: active, first, last, src, dst, epoch, fold, dominant digit) and the
+    result."""
     d = backend.xp.asarray(x)
     p = prim.plan(prim.sort, d, variant="onesweep")
     got = p(d)
@@ -744,20 +745,21 @@ def test_onesweep_other_policies(policy, backend, rng, schedule):
     )
 
 
-@pytest.mark.parametrize("parts", [1, 4])
+@pytest.mark.parametrize("match,parts", [(2, 1), (2, 4), (3, 1), (3, 2)])
 @pytest.mark.parametrize("kb", [4, 8])
-def test_onesweep_ranks_skewed_passes_with_ballots(kb, parts, backend, rng, schedule):
-    """match 2: the plan marks a pass skewed when one digit holds at least skew / 256 of the
-    keys, and that pass ranks with ballots, the others with lane masks, in one sort. Keys whose
-    low bytes are skewed (each bit set with p = 1/8: the largest share 0.34) and whose high
-    bytes are uniform, so both rankings run; with values too, and the plan rows read back."""
+def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, backend, rng, schedule):
+    """match 2 and 3: the plan marks a pass skewed when its most frequent digit holds at least
+    skew / 256 of the keys (the row's last word: that digit, else 256), and that pass ranks with
+    ballots (2) or with the digit apart (3), the others with lane masks, in one sort. Keys whose
+    low bytes are skewed (each bit set with p = 1/8: digit 0's share 0.34) and whose high bytes
+    are uniform, so both rankings run; with values too, and the plan rows read back."""
     dt = np.dtype(f"u{kb}")
     n = 3 * 256 * 8 + 101
     words = [rng.integers(0, 2 ** (8 * kb), n, dtype=dt, endpoint=False) for _ in range(3)]
     low = np.array(256 ** (kb // 2) - 1, dt)  # the low half skewed, the high half uniform
     x = (words[0] & words[1] & words[2] & low) | (words[0] & ~low)
     v = rng.integers(0, 2**31, n).astype(np.int32)
-    policy = dict(block=256, items=8, min_blocks=1, window=8, match=2, skew=64, parts=parts)
+    policy = dict(block=256, items=8, min_blocks=1, window=8, match=match, skew=64, parts=parts)
     with (
         prim.tuning.override("sort", selector=(kb, 0), **policy),
         prim.tuning.override("sort", selector=(kb, 4), **policy),
@@ -766,12 +768,13 @@ def test_onesweep_ranks_skewed_passes_with_ballots(kb, parts, backend, rng, sche
         check_sorted(x, stable_order(x), k, got_v, v)
         rows, got = sort_plan_rows(backend, x)
         H.assert_same(got, np.sort(x))
-    shares = [
-        np.bincount(((x >> np.array(8 * p, dt)) & np.array(255, dt)).astype(np.int64)).max() / n
+    counts = [
+        np.bincount(((x >> np.array(8 * p, dt)) & np.array(255, dt)).astype(np.int64))
         for p in range(kb)
     ]
-    assert [bool(r) for r in rows[:, 7]] == [s >= 64 / 256 for s in shares], (rows, shares)
-    assert rows[: kb // 2, 7].all() and not rows[kb // 2 :, 7].any()
+    want = [int(c.argmax()) if c.max() * 256 >= 64 * n else 256 for c in counts]
+    assert rows[:, 7].tolist() == want, (rows, [c.max() / n for c in counts])
+    assert want[: kb // 2] == [0] * (kb // 2) and want[kb // 2 :] == [256] * (kb // 2)
 
 
 # ---- the block sort ----------------------------------------------------------------------------

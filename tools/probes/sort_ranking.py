@@ -37,6 +37,9 @@ SETTINGS = {
     "per pass 1/8": dict(match=2, skew=32, parts=1),
     "per pass 1/8 p4": dict(match=2, skew=32, parts=4),
     "per pass 1/16 p4": dict(match=2, skew=16, parts=4),
+    "dominant 1/8": dict(match=3, skew=32, parts=1),
+    "dominant 1/16": dict(match=3, skew=16, parts=1),
+    "dominant 1/8 p4": dict(match=3, skew=32, parts=4),
 }
 
 
