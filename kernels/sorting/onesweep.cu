@@ -36,8 +36,8 @@
 //   skewed (its most frequent digit holds at least skew / 256 of the keys), that digit (else 256);
 //   all of this is decided on the device, so the host never waits. If no pass is needed, the last
 //   one runs (a stable copy).
-// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS>: one pass
-//   over one portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys,
+// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS, CONSTANT>:
+//   one digit pass over one portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys,
 //   so a digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29
 //   keys run one launch per portion, in order: `offsets` holds the portion's first output position
 //   per digit, and the portion's last tile writes the next portion's, at offsets + 256, from its
@@ -53,6 +53,10 @@
 //   published by one store and need no fence), WINDOW words per round, until an inclusive prefix,
 //   then publishes its own inclusive prefix. Keys (and then values) are exchanged in shared memory
 //   into digit order and written so that each digit's run is contiguous.
+//   CONSTANT: a full tile first compares its digits with its first key's (one __syncthreads_and);
+//   when they are all that digit the tile is in digit order already, and it is neither counted
+//   nor ranked (each key's rank is its place in the tile): the later passes over keys that sit in
+//   long runs of one value, whose global counts look spread.
 //   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
 //   the portion's tile PREFETCH ids after its own (util/load.cuh: prefetch_l2), so that the
 //   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
@@ -335,15 +339,30 @@ struct PassTile {
 // One tile of a pass (see the header comment). FULL: the tile holds TILE real keys, so loads,
 // digits and stores skip their bounds tests (every tile but an input's last). Whole block.
 template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH,
-          int PARTS>
+          int PARTS, int CONSTANT>
 __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned dominant) {
     using namespace prim::radix;
     U keys[ITEMS];
     const Digits<ITEMS> digits =
         load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig, keys);
+    constexpr int TILE = BLOCK * ITEMS;
     unsigned dcount = 0, dstart = 0;
-    block_count<BLOCK, os::BITS, ITEMS, true, PARTS, MATCH == MATCH_DOMINANT>(
-        digits, t.hist, t.scratch, dcount, dstart, dominant);
+    // CONSTANT: a full tile whose keys all have the digit of its first key is in digit order
+    // already: no counting, no ranking (each key's rank is its place in the tile)
+    bool constant = false;
+    unsigned d0 = 0;
+    if (CONSTANT && (FULL || t.valid == TILE)) {  // block-uniform
+        U first[1] = {t.kin[t.start]};  // one address for the whole block
+        d0 = digits_of<U, 1, true>(first, 0, t.dig).get(0);
+        constant = tile_constant(digits, d0);
+    }
+    if (constant) {
+        dcount = threadIdx.x == d0 ? static_cast<unsigned>(TILE) : 0u;
+        dstart = threadIdx.x <= d0 ? 0u : static_cast<unsigned>(TILE);
+    } else {
+        block_count<BLOCK, os::BITS, ITEMS, true, PARTS, MATCH == MATCH_DOMINANT>(
+            digits, t.hist, t.scratch, dcount, dstart, dominant);
+    }
     // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
     if (threadIdx.x < os::RADIX)
@@ -352,13 +371,23 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
     unsigned rank[ITEMS];  // kept for the values only
     V vals[ITEMS];  // loaded now, consumed after the keys are out: the look-back hides the latency
     if constexpr (VALUES) {
-        block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, t.hist, dominant);
+        if (constant) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) rank[k] = striped_index<ITEMS>(k);
+        } else {
+            block_rank<BLOCK, os::BITS, ITEMS, MATCH>(digits, rank, t.hist, dominant);
+        }
         load_values<V, ITEMS>(t.vin, t.start, t.valid, t.first && (t.vflags & VALUES_IOTA), vals);
         stage_keys<U, ITEMS>(keys, rank, reinterpret_cast<U*>(t.kvbuf));
     } else {  // each key staged as soon as it is ranked: no rank kept beside the keys
         U* kbuf = reinterpret_cast<U*>(t.kvbuf);
-        block_rank_each<BLOCK, os::BITS, ITEMS, MATCH>(
-            digits, t.hist, [&](int k, unsigned r) { kbuf[r] = keys[k]; }, dominant);
+        if (constant) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) kbuf[striped_index<ITEMS>(k)] = keys[k];
+        } else {
+            block_rank_each<BLOCK, os::BITS, ITEMS, MATCH>(
+                digits, t.hist, [&](int k, unsigned r) { kbuf[r] = keys[k]; }, dominant);
+        }
     }
     if (threadIdx.x < os::RADIX) {
         unsigned before = 0;
@@ -382,17 +411,20 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
 
 // A tile of a pass with one ranking method. Block-uniform; with values the full-tile code's
 // longer live ranges would spill registers.
-template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH, int PARTS>
+template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH, int PARTS,
+          int CONSTANT>
 __device__ __forceinline__ void onesweep_pass_tile(const PassTile<U, V>& t, int tile_keys,
                                                    unsigned dominant = os::RADIX) {
     if (!VALUES && t.valid == tile_keys)
-        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS>(t, dominant);
+        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT>(t,
+                                                                                        dominant);
     else
-        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS>(t, dominant);
+        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT>(t,
+                                                                                         dominant);
 }
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
-          int MATCH, int PREFETCH = 0, int PARTS = 1>
+          int MATCH, int PREFETCH = 0, int PARTS = 1, int CONSTANT = 0>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out,
                   U* __restrict__ keys_tmp0, U* __restrict__ keys_tmp1,
@@ -448,10 +480,12 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     // digit apart)
     const unsigned dominant = static_cast<unsigned>(row[7]);  // RADIX: not skewed
     if (MATCH == MATCH_DOMINANT)
-        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_DOMINANT, PARTS>(t, TILE,
-                                                                                      dominant);
+        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_DOMINANT, PARTS, CONSTANT>(
+            t, TILE, dominant);
     else if (MATCH == MATCH_BALLOT || (MATCH == MATCH_PER_PASS && dominant < os::RADIX))
-        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_BALLOT, PARTS>(t, TILE);
+        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_BALLOT, PARTS, CONSTANT>(t,
+                                                                                              TILE);
     else
-        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_LANE_MASKS, PARTS>(t, TILE);
+        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_LANE_MASKS, PARTS, CONSTANT>(
+            t, TILE);
 }

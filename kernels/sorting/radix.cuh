@@ -334,6 +334,16 @@ __device__ __forceinline__ Digits<ITEMS> load_tile_digits(const U* tile_keys, in
     return digits_of<U, ITEMS, FULL>(keys, valid - (threadIdx.x / WARP) * WARP * ITEMS, dig);
 }
 
+// Whether every digit of a tile is d0 (the caller passes a full tile's digits: no padding).
+// Whole block (one __syncthreads_and); the answer is block-uniform.
+template <int ITEMS>
+__device__ __forceinline__ bool tile_constant(const Digits<ITEMS>& digits, unsigned d0) {
+    bool same = true;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) same = same && digits.get(k) == d0;
+    return __syncthreads_and(same) != 0;
+}
+
 // Flags of the values a scatter moves (runtime, per launch).
 enum ValueFlags { VALUES_IOTA = 1, VALUES_WIDE = 2, KEYS_DISCARD = 4 };
 

@@ -39,7 +39,7 @@ def pass_name(kb, vb, pol):
     vt, has = vc(vb)
     return (
         f"onesweep_pass<{KEY_C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
-        f"{pol.window}, {pol.match}, {pol.prefetch}, {pol.parts}>"
+        f"{pol.window}, {pol.match}, {pol.prefetch}, {pol.parts}, {pol.constant_tiles}>"
     )
 
 

@@ -56,6 +56,9 @@ class OnesweepPolicy:
     # sets of a warp's digit counters (1, 2 or 4): lane l counts into set l % parts, so the lanes
     # of one shared atomicAdd that share a digit meet on fewer words (prim::radix::block_count)
     parts: int = knob(_policy.OneOf(1, 2, 4), 1)
+    # 1: a full tile whose digit is constant is neither counted nor ranked (its keys are in digit
+    # order already); the check costs every full tile a comparison a key and one barrier
+    constant_tiles: int = knob(_policy.OneOf(0, 1), 0)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -724,8 +724,15 @@ def test_onesweep_histogram_grid_bounds_the_counters(backend):
         dict(block=512, items=6, min_blocks=1, window=4, match=1),
         dict(block=256, items=8, min_blocks=1, window=8, match=1, parts=4),
         dict(block=512, items=4, min_blocks=1, window=8, match=2, skew=1, parts=2),
+        dict(block=256, items=8, min_blocks=1, window=8, match=1, constant_tiles=1),
     ],
-    ids=["ballot-window1", "lane_masks-block512", "parts4", "per_pass-all_ballots-parts2"],
+    ids=[
+        "ballot-window1",
+        "lane_masks-block512",
+        "parts4",
+        "per_pass-all_ballots-parts2",
+        "constant_tiles",
+    ],
 )
 def test_onesweep_other_policies(policy, backend, rng, schedule):
     # the tuning tool sweeps these template parameters: every choice must sort correctly
@@ -775,6 +782,36 @@ def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, backend, rng, sche
     want = [int(c.argmax()) if c.max() * 256 >= 64 * n else 256 for c in counts]
     assert rows[:, 7].tolist() == want, (rows, [c.max() / n for c in counts])
     assert want[: kb // 2] == [0] * (kb // 2) and want[kb // 2 :] == [256] * (kb // 2)
+
+
+@pytest.mark.parametrize("match", [1, 3])
+@pytest.mark.parametrize("dtype", [np.uint32, np.float32, np.uint64, np.int16])
+def test_onesweep_constant_tiles(dtype, match, backend, rng, schedule):
+    """constant_tiles: a full tile whose keys share one digit is neither counted nor ranked. Keys
+    in runs of one value (2.25 tiles each: whole tiles of one key in every pass, beside tiles that
+    straddle two runs, two tiles of one run with a key of another, and the short last tile), both
+    orders, with values (the pairs' rank path) and argsort."""
+    dt = np.dtype(dtype)
+    tile = 256 * 8
+    n = 9 * tile + 77
+    kinds = make_keys(rng, 4, dt, dups=False)
+    x = np.repeat(kinds, -(-n // 4))[:n]  # runs of 2.25 tiles: whole tiles of one key
+    x[tile // 2 : tile // 2 + 3] = kinds[1:]  # a tile of the first run not constant
+    x[tile + 7 * 32 + 5] = kinds[2]  # nor the next: the last item of a thread differs
+    policy = dict(block=256, items=8, min_blocks=1, window=8, match=match, constant_tiles=1)
+    kb = dt.itemsize
+    with (
+        prim.tuning.override("sort", selector=(kb, 0), **policy),
+        prim.tuning.override("sort", selector=(kb, 4), **policy),
+        prim.tuning.override("sort", selector=(kb, 8), **policy),
+    ):
+        for desc in (False, True):
+            got = prim.sort(x, descending=desc, variant="onesweep")
+            check_sorted(x, sort_order(x, -1, desc), got)
+        H.assert_same(prim.argsort(x, variant="onesweep"), stable_order(x))
+        v = make_values(rng, n, np.float32)
+        k, got_v = prim.radix_sort(x, v, variant="onesweep")
+        check_sorted(x, stable_order(x), k, got_v, v)
 
 
 # ---- the block sort ----------------------------------------------------------------------------

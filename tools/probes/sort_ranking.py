@@ -6,12 +6,12 @@ CUB:
 
 2^27 keys by default (a small n runs on the emulator: a check of the probe). For each
 distribution (all of the suite's 4-byte ones by default), interleaved
-(primitives._core.timing.bench_many, 3 rounds x (3 warm-ups + 10 samples) on a GPU):
-``sort`` (keys only) and ``argsort`` (the pairs pass with a 4-byte index) by plans made under
-each setting of :data:`SETTINGS` (the onesweep policy's ``match``, ``skew`` and ``parts``,
-for keys and for pairs) and called without an override, and CUB's radix sort of the keys and
-of (keys, int64 index). Each result is checked against the stable order. Prints the medians in
-ms: the figures behind the policy's match, skew and parts.
+(primitives._core.timing.bench_many, 3 rounds x (3 warm-ups + 10 samples) on a GPU): ``sort``
+(keys only) and ``argsort`` (the pairs pass with a 4-byte index) by plans made under each
+setting of :data:`SETTINGS` (the onesweep policy's ``match``, ``skew``, ``parts`` and
+``constant_tiles``, for keys and for pairs) and called without an override, and CUB's radix
+sort of the keys and of (keys, int64 index). Each result is checked against the sorted keys.
+Prints the medians in ms: the figures behind those fields of the policy.
 """
 
 import sys
@@ -30,16 +30,12 @@ ROUNDS = (
 )
 #: name -> the onesweep policy's fields under which the plans are made
 SETTINGS = {
-    "lanes": dict(match=1, parts=1),
-    "lanes p2": dict(match=1, parts=2),
-    "lanes p4": dict(match=1, parts=4),
+    "lanes": dict(match=1),
+    "lanes constant": dict(match=1, constant_tiles=1),
     "ballots p4": dict(match=0, parts=4),
-    "per pass 1/8": dict(match=2, skew=32, parts=1),
-    "per pass 1/8 p4": dict(match=2, skew=32, parts=4),
-    "per pass 1/16 p4": dict(match=2, skew=16, parts=4),
-    "dominant 1/8": dict(match=3, skew=32, parts=1),
-    "dominant 1/16": dict(match=3, skew=16, parts=1),
-    "dominant 1/8 p4": dict(match=3, skew=32, parts=4),
+    "per pass 1/8": dict(match=2, skew=32),
+    "dominant 1/8": dict(match=3, skew=32),
+    "dominant 1/8 constant": dict(match=3, skew=32, constant_tiles=1),
 }
 
 
