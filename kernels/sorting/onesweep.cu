@@ -477,9 +477,9 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
                            dig,   hist,   scratch, kvbuf, gbase, kdst};
     // grid-uniform: the pass's ranking (MATCH_PER_PASS: ballots where the plan found the
     // pass's digits skewed; MATCH_DOMINANT: lane masks with the skewed pass's most frequent
-    // digit apart)
+    // digit apart; MATCH_PER_PASS_DOMINANT: that where the pass is skewed, else lane masks)
     const unsigned dominant = static_cast<unsigned>(row[7]);  // RADIX: not skewed
-    if (MATCH == MATCH_DOMINANT)
+    if (MATCH == MATCH_DOMINANT || (MATCH == MATCH_PER_PASS_DOMINANT && dominant < os::RADIX))
         onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_DOMINANT, PARTS, CONSTANT>(
             t, TILE, dominant);
     else if (MATCH == MATCH_BALLOT || (MATCH == MATCH_PER_PASS && dominant < os::RADIX))

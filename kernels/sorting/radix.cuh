@@ -61,8 +61,15 @@ namespace radix {
 
 // MATCH_PER_PASS: onesweep's passes pick one of the two, from the pass's digit counts;
 // MATCH_DOMINANT: lane masks, but the keys of one given digit (a skewed pass's most frequent) are
-// counted apart and ranked by one ballot (warp_rank_each's `dominant`)
-enum Match { MATCH_BALLOT = 0, MATCH_LANE_MASKS = 1, MATCH_PER_PASS = 2, MATCH_DOMINANT = 3 };
+// counted apart and ranked by one ballot (warp_rank_each's `dominant`); MATCH_PER_PASS_DOMINANT:
+// onesweep's skewed passes MATCH_DOMINANT, the others lane masks
+enum Match {
+    MATCH_BALLOT = 0,
+    MATCH_LANE_MASKS = 1,
+    MATCH_PER_PASS = 2,
+    MATCH_DOMINANT = 3,
+    MATCH_PER_PASS_DOMINANT = 4
+};
 
 template <int ITEMS>
 __device__ __forceinline__ int striped_index(int k) {

@@ -42,14 +42,15 @@ class OnesweepPolicy:
     window: int = knob(_policy.Range(1, 32))
     # 0: eight ballots per key; 1: shared lane masks; 2: per pass, ballots where the pass's
     # digits are skewed (``skew``), else lane masks; 3: lane masks, a skewed pass's most frequent
-    # digit counted and ranked apart, by one ballot (prim::radix::Match)
-    match: int = knob(_policy.OneOf(0, 1, 2, 3))
+    # digit counted and ranked apart, by one ballot; 4: per pass, 3 where the pass's digits are
+    # skewed, else lane masks (prim::radix::Match)
+    match: int = knob(_policy.OneOf(0, 1, 2, 3, 4))
     # keys of one portion of the grid, at most COUNT_LIMIT
     portion: int = knob(_policy.Range(1, COUNT_LIMIT), COUNT_LIMIT)
     # tiles ahead: a block prefetches into the L2 cache the keys (and values) of the portion's
     # tile that many ids after its own (0: none; kernels/util/load.cuh, prefetch_l2)
     prefetch: int = knob(_policy.Range(0), 0)
-    # match 2 and 3: a pass's digits are skewed when one digit holds at least skew / 256 of the keys
+    # match 2 to 4: a pass's digits are skewed when one digit holds at least skew / 256 of the keys
     # (the plan kernel reads the all-pass histogram; 256: only a constant digit, whose pass is
     # skipped anyway)
     skew: int = knob(_policy.Range(1, 256), 256)

@@ -752,12 +752,12 @@ def test_onesweep_other_policies(policy, backend, rng, schedule):
     )
 
 
-@pytest.mark.parametrize("match,parts", [(2, 1), (2, 4), (3, 1), (3, 2)])
+@pytest.mark.parametrize("match,parts", [(2, 1), (2, 4), (3, 1), (3, 2), (4, 1)])
 @pytest.mark.parametrize("kb", [4, 8])
 def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, backend, rng, schedule):
-    """match 2 and 3: the plan marks a pass skewed when its most frequent digit holds at least
+    """match 2 to 4: the plan marks a pass skewed when its most frequent digit holds at least
     skew / 256 of the keys (the row's last word: that digit, else 256), and that pass ranks with
-    ballots (2) or with the digit apart (3), the others with lane masks, in one sort. Keys whose
+    ballots (2) or with the digit apart (3, 4), the others with lane masks (2, 4), in one sort. Keys whose
     low bytes are skewed (each bit set with p = 1/8: digit 0's share 0.34) and whose high bytes
     are uniform, so both rankings run; with values too, and the plan rows read back."""
     dt = np.dtype(f"u{kb}")
@@ -784,7 +784,7 @@ def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, backend, rng, sche
     assert want[: kb // 2] == [0] * (kb // 2) and want[kb // 2 :] == [256] * (kb // 2)
 
 
-@pytest.mark.parametrize("match", [1, 3])
+@pytest.mark.parametrize("match", [1, 4])
 @pytest.mark.parametrize("dtype", [np.uint32, np.float32, np.uint64, np.int16])
 def test_onesweep_constant_tiles(dtype, match, backend, rng, schedule):
     """constant_tiles: a full tile whose keys share one digit is neither counted nor ranked. Keys

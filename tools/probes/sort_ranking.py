@@ -36,6 +36,8 @@ SETTINGS = {
     "per pass 1/8": dict(match=2, skew=32),
     "dominant 1/8": dict(match=3, skew=32),
     "dominant 1/8 constant": dict(match=3, skew=32, constant_tiles=1),
+    "per pass dominant 1/8": dict(match=4, skew=32),
+    "per pass dominant 1/8 constant": dict(match=4, skew=32, constant_tiles=1),
 }
 
 
