@@ -37,22 +37,22 @@
 //   all of this is decided on the device, so the host never waits. If no pass is needed, the last
 //   one runs (a stable copy).
 // onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS, CONSTANT>:
-//   one digit pass over one portion of the input (a portion is a whole number of tiles and fewer than 2^29 keys,
-//   so a digit's count within a portion fits the 29-bit count of a status word; inputs past 2^29
-//   keys run one launch per portion, in order: `offsets` holds the portion's first output position
-//   per digit, and the portion's last tile writes the next portion's, at offsets + 256, from its
-//   inclusive counts). Each block draws the next tile id from an atomic counter, loads BLOCK *
-//   ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count) and publishes
-//   the counts at once (PARTS: sets of a warp's counters, radix.cuh), ranks the keys by digit in
-//   shared memory (block_rank, MATCH: ballots, shared lane masks, per pass ballots where the plan
-//   found the digits skewed, else lane masks, or lane masks with a skewed pass's most frequent
-//   digit counted and ranked apart, radix.cuh's MATCH_DOMINANT; without values each key goes to its
-//   rank in the shared buffer as soon as it is ranked, block_rank_each, so no rank is kept), and
-//   thread d looks back over the predecessors' status words of digit d (one 32-bit word each: 2
-//   flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit count, so value and flag are
-//   published by one store and need no fence), WINDOW words per round, until an inclusive prefix,
-//   then publishes its own inclusive prefix. Keys (and then values) are exchanged in shared memory
-//   into digit order and written so that each digit's run is contiguous.
+//   one digit pass over one portion of the input (a portion is a whole number of tiles and fewer
+//   than 2^29 keys, so a digit's count within a portion fits the 29-bit count of a status word;
+//   inputs past 2^29 keys run one launch per portion, in order: `offsets` holds the portion's first
+//   output position per digit, and the portion's last tile writes the next portion's, at offsets +
+//   256, from its inclusive counts). Each block draws the next tile id from an atomic counter,
+//   loads BLOCK * ITEMS keys warp-striped (coalesced), counts their digits (radix.cuh: block_count)
+//   and publishes the counts at once (PARTS: sets of a warp's counters, radix.cuh), ranks the keys
+//   by digit in shared memory (block_rank, MATCH: ballots, shared lane masks, per pass ballots
+//   where the plan found the digits skewed, else lane masks, or lane masks with a skewed pass's
+//   most frequent digit counted and ranked apart, radix.cuh's MATCH_DOMINANT; without values each
+//   key goes to its rank in the shared buffer as soon as it is ranked, block_rank_each, so no rank
+//   is kept), and thread d looks back over the predecessors' status words of digit d (one 32-bit
+//   word each: 2 flag bits, aggregate or inclusive prefix; 1 epoch bit; 29-bit count, so value and
+//   flag are published by one store and need no fence), WINDOW words per round, until an inclusive
+//   prefix, then publishes its own inclusive prefix. Keys (and then values) are exchanged in shared
+//   memory into digit order and written so that each digit's run is contiguous.
 //   CONSTANT: a full tile first compares its digits with its first key's (one __syncthreads_and);
 //   when they are all that digit the tile is in digit order already, and it is neither counted
 //   nor ranked (each key's rank is its place in the tile): the later passes over keys that sit in

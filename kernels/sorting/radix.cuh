@@ -13,14 +13,17 @@
 //
 // Ranking a tile (a stable counting sort by digit in shared memory, no global atomics):
 //   block_count<BLOCK, BITS, ITEMS, ZEROED, PARTS>: (zeroes the counters unless the caller did,
-//     zero_rank_counters) each warp counts its digits into its own RADIX counters
-//     (shared atomics; PARTS > 1: into PARTS sets of them, lane l into set l % PARTS, so that
-//     the lanes of one atomicAdd that share a digit, many on skewed keys, meet on fewer words;
-//     the scan reads their sums), then one digit-major exclusive scan over the (digit, warp) counters
+//     zero_rank_counters) each warp counts its digits into its own RADIX counters (shared atomics;
+//     PARTS > 1: into PARTS sets of them, lane l into set l % PARTS, so that the lanes of one
+//     atomicAdd that share a digit, many on skewed keys, meet on fewer words; the scan reads their
+//     sums), then one digit-major exclusive scan over the (digit, warp) counters
 //     (block_exclusive_scan) leaves in each counter the tile position where that warp's keys of
-//     that digit start. Thread d < RADIX gets the tile's count and first position of digit d
-//     (known before any key is ranked: onesweep publishes them at once). Whole block; ends with
-//     a barrier, since block_rank then bumps the counters that thread d read.
+//     that digit start. Thread d < RADIX gets the tile's count and first position of digit d (known
+//     before any key is ranked: onesweep publishes them at once). Whole block; ends with a barrier,
+//     since block_rank then bumps the counters that thread d read. DOMINANT: the keys of one given
+//     digit are counted in registers and added by each warp's lane 0 (MATCH_DOMINANT's count).
+//   tile_constant: whether every digit of a full tile is one given digit (one __syncthreads_and):
+//     such a tile is in digit order already (onesweep's CONSTANT skips its count and rank).
 //   warp_rank<BITS, ITEMS, MATCH>: a warp ranks its keys item by item against its counters: the
 //     lanes holding the same digit are found either with BITS ballots (MATCH_BALLOT) or by
 //     setting each lane's bit in a lane mask per digit modulo 32 (rank_masks words: all the lanes
