@@ -247,8 +247,7 @@ def auto_variant(nbins, dtype=np.float32, weighted=False):
     if replicas_for(nbins, acc):
         return "warp_replicated"
     prod = _policy.production()
-    floats = np.dtype(dtype).kind == "f" or np.dtype(dtype) == _dtypes.BFLOAT16
-    start = prod.bucketed_float_from_bins if floats else prod.bucketed_from_bins
+    start = prod.bucketed_float_from_bins if _dtypes.is_float(dtype) else prod.bucketed_from_bins
     if not weighted and start and start <= nbins <= BUCKETED_MAX_BINS:
         return "bucketed"
     return "partial_privatized"

@@ -116,7 +116,7 @@ class OnesweepPlan(_plans.Plan):
                 np.int32(pass_stride),
                 scratch.plan,
                 scratch.launches,
-                np.int32(pol.skew if pol.match in (2, 3, 4) else 256),
+                np.int32(pol.skew),  # the plan rows' dominant digits (read by match 2 to 4)
             ),
         )
         flags = 0
