@@ -202,10 +202,12 @@ TABLE = _policy.register(
             split_block=256,
             split_items=16,
             split_prefetch=0,
-            # not measured yet: 1 (no bound). argpartition's row scatter takes 76 registers (3
-            # blocks of 256 an SM) unbounded, 64 with no spills bounded at 4 (ptxas, sm_90);
-            # tools/probes/partition_paths.py times 1 against 4
-            split_row_min_blocks=1,
+            # 4: argpartition's row scatter takes 76 registers unbounded (3 blocks of 256 an SM),
+            # 64 with no spills bounded at 4 (ptxas, sm_90). H200, float32 2^28 at 0b66e8c
+            # (tools/probes/partition_paths.py, one interleaved run), ms unbounded / bounded at 4:
+            # partition kth 5 1.4427 / 1.2642, n / 2 1.4996 / 1.3018; argpartition kth 5 1.6508 /
+            # 1.4065, n / 2 1.7843 / 1.5952 (cupy.partition 6.99, cupy.argpartition 18.14)
+            split_row_min_blocks=4,
         ),
     },
     doc="the radix select's tile, digits and buffers; its sample filter; the block-per-row "

@@ -148,10 +148,11 @@ def test_split_mixed_rows(rng, monkeypatch):
             assert np.all(np.diff(idx[r][part_of]) > 0)
 
 
+@pytest.mark.parametrize("bound", [1, 4])
 @pytest.mark.parametrize("dt", [np.float32, np.int64])
-def test_split_row_min_blocks(rng, monkeypatch, dt):
-    """The first level's scatter under a bound on its resident blocks (its own instantiation;
-    the later levels' unchanged): the same partition as without one."""
+def test_split_row_min_blocks(rng, monkeypatch, dt, bound):
+    """The first level's scatter with or without a bound on its resident blocks (its own
+    instantiation; the later levels' unchanged): the same partition either way."""
     seen = _taken(monkeypatch)
     named = []
     scatter_name = _partition.scatter_name
@@ -162,9 +163,9 @@ def test_split_row_min_blocks(rng, monkeypatch, dt):
 
     monkeypatch.setattr(_partition, "scatter_name", spy)
     x = _keys(rng, (2, 20001), dt)
-    with prim.tuning.override("selection", selector="partition", split_row_min_blocks=4):
+    with prim.tuning.override("selection", selector="partition", split_row_min_blocks=bound):
         idx, part = _run(x, 7000, DEFAULT)
     _check(x, 7000, idx, part)
     assert len(seen) == 2 and all(np.all(s == 1) for s in seen), seen
-    assert any(n.endswith(", true, false, 4>") for n in named), named  # the rows' scatter
+    assert any(n.endswith(f", true, false, {bound}>") for n in named), named  # the rows' scatter
     assert any(n.endswith(", false, false, 1>") for n in named), named  # the buffers'
