@@ -53,10 +53,13 @@
 //   flag are published by one store and need no fence), WINDOW words per round, until an inclusive
 //   prefix, then publishes its own inclusive prefix. Keys (and then values) are exchanged in shared
 //   memory into digit order and written so that each digit's run is contiguous.
-//   CONSTANT: a full tile first compares its digits with its first key's (one __syncthreads_and);
-//   when they are all that digit the tile is in digit order already, and it is neither counted
-//   nor ranked (each key's rank is its place in the tile): the later passes over keys that sit in
-//   long runs of one value, whose global counts look spread.
+//   CONSTANT 1: a full tile first compares its digits with its first key's (one
+//   __syncthreads_and): when they are all that digit the tile is in digit order already, and it
+//   is neither counted nor ranked (each key's rank is its place in the tile): the later passes
+//   over keys that sit in long runs of one value, whose global counts look spread. CONSTANT 2:
+//   every tile is counted, and one whose counts put every key on one digit (read by the count's
+//   closing barrier, a __syncthreads_or in place of a __syncthreads) is not ranked: the same
+//   tiles, any tile (padding ranks last), for no comparison and no extra barrier.
 //   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
 //   the portion's tile PREFETCH ids after its own (util/load.cuh: prefetch_l2), so that the
 //   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
@@ -347,11 +350,12 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
         load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig, keys);
     constexpr int TILE = BLOCK * ITEMS;
     unsigned dcount = 0, dstart = 0;
-    // CONSTANT: a full tile whose keys all have the digit of its first key is in digit order
-    // already: no counting, no ranking (each key's rank is its place in the tile)
+    // CONSTANT 1: a full tile whose keys all have the digit of its first key is in digit order
+    // already: no counting, no ranking (each key's rank is its place in the tile). CONSTANT 2:
+    // the same read off the tile's counts (block_count's closing barrier): no ranking
     bool constant = false;
     unsigned d0 = 0;
-    if (CONSTANT && (FULL || t.valid == TILE)) {  // block-uniform
+    if (CONSTANT == 1 && (FULL || t.valid == TILE)) {  // block-uniform
         U first[1] = {t.kin[t.start]};  // one address for the whole block
         d0 = digits_of<U, 1, true>(first, 0, t.dig).get(0);
         constant = tile_constant(digits, d0);
@@ -360,8 +364,9 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
         dcount = threadIdx.x == d0 ? static_cast<unsigned>(TILE) : 0u;
         dstart = threadIdx.x <= d0 ? 0u : static_cast<unsigned>(TILE);
     } else {
-        block_count<BLOCK, os::BITS, ITEMS, true, PARTS, MATCH == MATCH_DOMINANT>(
+        const bool one = block_count<BLOCK, os::BITS, ITEMS, true, PARTS, MATCH == MATCH_DOMINANT>(
             digits, t.hist, t.scratch, dcount, dstart, dominant);
+        if (CONSTANT == 2) constant = one;  // block-uniform
     }
     // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;

@@ -22,8 +22,10 @@
 //     before any key is ranked: onesweep publishes them at once). Whole block; ends with a barrier,
 //     since block_rank then bumps the counters that thread d read. DOMINANT: the keys of one given
 //     digit are counted in registers and added by each warp's lane 0 (MATCH_DOMINANT's count).
+//     It returns whether one digit holds the whole tile (its closing barrier's __syncthreads_or):
+//     such a tile is in digit order already (onesweep's CONSTANT 2 skips its rank).
 //   tile_constant: whether every digit of a full tile is one given digit (one __syncthreads_and):
-//     such a tile is in digit order already (onesweep's CONSTANT skips its count and rank).
+//     such a tile is in digit order already (onesweep's CONSTANT 1 skips its count and rank).
 //   warp_rank<BITS, ITEMS, MATCH>: a warp ranks its keys item by item against its counters: the
 //     lanes holding the same digit are found either with BITS ballots (MATCH_BALLOT) or by
 //     setting each lane's bit in a lane mask per digit modulo 32 (rank_masks words: all the lanes
@@ -240,8 +242,10 @@ __device__ __forceinline__ void zero_rank_counters(unsigned* hist) {
 // of one atomicAdd (skewed keys) is added to PARTS words; the scan reads the sum of the sets.
 // DOMINANT: the keys whose digit is `dominant` (< RADIX, else none) are counted in registers, a
 // warp's sum added by its lane 0, not by shared atomics.
+// Returns whether one digit holds all the tile's entries, padding included (the tile is in
+// digit order already), read from the counts by the closing barrier itself (__syncthreads_or).
 template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false, int PARTS = 1, bool DOMINANT = false>
-__device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigned* hist,
+__device__ __forceinline__ bool block_count(const Digits<ITEMS>& digits, unsigned* hist,
                                             unsigned* scratch, unsigned& digit_count,
                                             unsigned& digit_start, unsigned dominant = ~0u) {
     constexpr int RADIX = 1 << BITS;
@@ -297,12 +301,15 @@ __device__ __forceinline__ void block_count(const Digits<ITEMS>& digits, unsigne
         run += mine[j];
     }
     __syncthreads();
+    bool all_one = false;
     if (threadIdx.x < RADIX) {
         digit_start = hist[threadIdx.x];
         const unsigned end = threadIdx.x + 1 < RADIX ? hist[threadIdx.x + 1] : tile_total;
         digit_count = end - digit_start;
+        all_one = digit_count == tile_total;
     }
-    __syncthreads();  // warp 0's counters are read above before block_rank bumps them
+    // warp 0's counters are read above before block_rank bumps them
+    return __syncthreads_or(all_one) != 0;
 }
 
 // After block_count: each key's position in the tile sorted stably by digit, handed to

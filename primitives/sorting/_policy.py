@@ -58,8 +58,10 @@ class OnesweepPolicy:
     # of one shared atomicAdd that share a digit meet on fewer words (prim::radix::block_count)
     parts: int = knob(_policy.OneOf(1, 2, 4), 1)
     # 1: a full tile whose digit is constant is neither counted nor ranked (its keys are in digit
-    # order already); the check costs every full tile a comparison a key and one barrier
-    constant_tiles: int = knob(_policy.OneOf(0, 1), 0)
+    # order already); the check costs every full tile a comparison a key and one barrier. 2: every
+    # tile is counted, and one whose counts put all its keys on one digit is not ranked (the
+    # count's closing barrier tells, a __syncthreads_or in place of its __syncthreads)
+    constant_tiles: int = knob(_policy.OneOf(0, 1, 2), 0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,11 +145,11 @@ class BlockPolicy:
         return self.tiles(kb)[-1]
 
 
-def _os(items, prefetch=33):
+def _os(items, prefetch=33, **ranking):
     # every tile: two blocks of 256 per SM (the register file), look-back over 8 tiles at once,
-    # lane masks (H100: eight ballots 12-18% slower)
+    # lane masks (H100: eight ballots 12-18% slower) unless ``ranking`` says otherwise
     return OnesweepPolicy(
-        block=256, items=items, min_blocks=2, window=8, match=1, prefetch=prefetch
+        block=256, items=items, min_blocks=2, window=8, prefetch=prefetch, **{"match": 1, **ranking}
     )
 
 
@@ -163,8 +165,15 @@ TABLE = _policy.register(
         # H200, uint32 keys 2^27 (tools.probes.compare_trees, the keys staged as they are ranked):
         # 256 x 44 2.3637 ms, x 46 2.3611, x 41 2.4004, x 48 2.4263 (8 bytes of spills); 256 x 24
         # and x 28 at three blocks 2.4626 and 2.4740 (spills). H100 before: 256 x 41 1.3% faster
-        # than x 40, x 42 slower
-        ("default", (4, 0)): _os(44),
+        # than x 40, x 42 slower.
+        # match 4, skew 32 (a pass whose most frequent digit holds 1/8 of the keys counts and
+        # ranks it apart): H200, 2^27 keys at 0b66e8c (tools/probes/sort_ranking.py, one
+        # interleaved run), ms with lane masks / match 4: uniform uint32 2.3688 / 2.3648, each
+        # bit set with p = 1/8 3.2881 / 2.8876, Zipf(1.2) 3.1055 / 2.6276, float32 uniform
+        # [0, 1) 2.6440 / 2.6330, 256 distinct 3.2504 / 3.2480 (CUB 2.7300 / 2.8293 / 2.4261 /
+        # 2.9213 / 2.2963). The pairs keep lane masks: match 4 took argsort 3.5855 -> 4.2074 ms
+        # on uniform keys (its rank path spills)
+        ("default", (4, 0)): _os(44, match=4, skew=32),
         # H100, uint32 pairs 2^27: 256 x 32 4.99 ms (x 28: 5.09; 256 x 16: 6.03)
         ("default", (4, 4)): _os(32),
         # H100, uint32 keys + 8-byte values 2^27: 256 x 24 6.81 ms (x 12: 8.17)

@@ -725,6 +725,7 @@ def test_onesweep_histogram_grid_bounds_the_counters(backend):
         dict(block=256, items=8, min_blocks=1, window=8, match=1, parts=4),
         dict(block=512, items=4, min_blocks=1, window=8, match=2, skew=1, parts=2),
         dict(block=256, items=8, min_blocks=1, window=8, match=1, constant_tiles=1),
+        dict(block=512, items=4, min_blocks=1, window=8, match=4, skew=1, constant_tiles=2),
     ],
     ids=[
         "ballot-window1",
@@ -732,6 +733,7 @@ def test_onesweep_histogram_grid_bounds_the_counters(backend):
         "parts4",
         "per_pass-all_ballots-parts2",
         "constant_tiles",
+        "per_pass_dominant-counted_constant-block512",
     ],
 )
 def test_onesweep_other_policies(policy, backend, rng, schedule):
@@ -784,21 +786,26 @@ def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, backend, rng, sche
     assert want[: kb // 2] == [0] * (kb // 2) and want[kb // 2 :] == [256] * (kb // 2)
 
 
+@pytest.mark.parametrize("constant", [1, 2])
 @pytest.mark.parametrize("match", [1, 4])
 @pytest.mark.parametrize("dtype", [np.uint32, np.float32, np.uint64, np.int16])
-def test_onesweep_constant_tiles(dtype, match, backend, rng, schedule):
-    """constant_tiles: a full tile whose keys share one digit is neither counted nor ranked. Keys
-    in runs of one value (2.25 tiles each: whole tiles of one key in every pass, beside tiles that
-    straddle two runs, two tiles of one run with a key of another, and the short last tile), both
-    orders, with values (the pairs' rank path) and argsort."""
+def test_onesweep_constant_tiles(dtype, match, constant, backend, rng, schedule):
+    """constant_tiles: a full tile whose keys share one digit is neither counted nor ranked (1),
+    or a tile whose counts put every key on one digit is not ranked (2). Keys in runs of one value
+    (2.25 tiles each: whole tiles of one key in every pass, beside tiles that straddle two runs,
+    two tiles of one run with a key of another, and the short last tile: of the largest integer,
+    every digit the padding's in ascending order), both orders, with values (the pairs' rank
+    path) and argsort."""
     dt = np.dtype(dtype)
     tile = 256 * 8
     n = 9 * tile + 77
     kinds = make_keys(rng, 4, dt, dups=False)
+    if dt.kind in "iu":
+        kinds[3] = np.iinfo(dt).max
     x = np.repeat(kinds, -(-n // 4))[:n]  # runs of 2.25 tiles: whole tiles of one key
     x[tile // 2 : tile // 2 + 3] = kinds[1:]  # a tile of the first run not constant
     x[tile + 7 * 32 + 5] = kinds[2]  # nor the next: the last item of a thread differs
-    policy = dict(block=256, items=8, min_blocks=1, window=8, match=match, constant_tiles=1)
+    policy = dict(block=256, items=8, min_blocks=1, window=8, match=match, constant_tiles=constant)
     kb = dt.itemsize
     with (
         prim.tuning.override("sort", selector=(kb, 0), **policy),

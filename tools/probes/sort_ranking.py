@@ -32,12 +32,10 @@ ROUNDS = (
 SETTINGS = {
     "lanes": dict(match=1),
     "lanes constant": dict(match=1, constant_tiles=1),
-    "ballots p4": dict(match=0, parts=4),
-    "per pass 1/8": dict(match=2, skew=32),
-    "dominant 1/8": dict(match=3, skew=32),
-    "dominant 1/8 constant": dict(match=3, skew=32, constant_tiles=1),
+    "lanes counted constant": dict(match=1, constant_tiles=2),
     "per pass dominant 1/8": dict(match=4, skew=32),
     "per pass dominant 1/8 constant": dict(match=4, skew=32, constant_tiles=1),
+    "per pass dominant 1/8 counted constant": dict(match=4, skew=32, constant_tiles=2),
 }
 
 
