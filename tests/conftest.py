@@ -24,6 +24,21 @@ from primitives._core import backend as _backend
 from primitives._core.backend import to_host  # noqa: F401  (tests import it from here)
 
 
+def pytest_configure(config):
+    """NumPy is the oracle of bfloat16's order too, through ml_dtypes' comparisons: an ml_dtypes
+    older than pyproject's requirement (0.7) sorts bfloat16 wrongly under NumPy 2.4 and later
+    (3, -1.5, nan, 0.25 as -1.5, 3, nan, 0.25), and every bfloat16 test of the sorts, searches
+    and selections would fail on the oracle's answer. Stop before them, saying why."""
+    import ml_dtypes
+
+    x = np.array([3.0, -1.5, np.nan, 0.25], ml_dtypes.bfloat16)
+    if not np.array_equal(np.sort(x).astype(np.float32), np.sort(x.astype(np.float32)), True):
+        raise pytest.UsageError(
+            f"NumPy {np.__version__} with ml_dtypes {ml_dtypes.__version__} sorts bfloat16 out of "
+            "order, so the tests' oracle would be wrong: install ml_dtypes>=0.7 (pyproject.toml)"
+        )
+
+
 def pytest_report_header(config):
     info = prim.backend_info()
     return f"primitives backend: {info['backend']} on {info['device']} ({info['reason']})"
