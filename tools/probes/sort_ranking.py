@@ -8,10 +8,11 @@ CUB:
 distribution (all of the suite's 4-byte ones by default), interleaved
 (primitives._core.timing.bench_many, 3 rounds x (3 warm-ups + 10 samples) on a GPU): ``sort``
 (keys only) and ``argsort`` (the pairs pass with a 4-byte index) by plans made under each
-setting of :data:`SETTINGS` (the onesweep policy's ``match``, ``skew``, ``parts`` and
-``constant_tiles``, for keys and for pairs) and called without an override, and CUB's radix
-sort of the keys and of (keys, int64 index). Each result is checked against the sorted keys.
-Prints the medians in ms: the figures behind those fields of the policy.
+setting of :data:`SETTINGS` (the onesweep policy's ``match``, ``skew`` and ``constant_tiles``,
+for keys and for pairs) and called without an override, and CUB's radix sort of the keys and of
+(keys, int64 index). Each result is checked against the sorted keys. Prints the medians in ms:
+the figures behind those fields of the policy (``parts``, ballots and matches 2 and 3, measured
+and left: docs/perf-log/2026-12/sort.md).
 """
 
 import sys
