@@ -2,7 +2,8 @@
 # On a GPU machine: install the peers' wheels, then the GPU test suite, the tour and the figures,
 # each logged whole under $OUT (or ./gpu_out) with its tail printed.
 #   bash tools/gpu_run.sh [--first-calls] [pytest args...]
-# Wheels (cuda-cccl for CUB) are read from .whl/ when present. The suite leaves out the files
+# Wheels (cuda-cccl for CUB; ml_dtypes>=0.7 where the machine's is older: tests/conftest.py stops
+# the suite otherwise) are read from .whl/ when present. The suite leaves out the files
 # that test nothing of the GPU (the Sphinx build, the NVRTC compile check and the emulator's own
 # tests, the browser test of the built docs: CI runs them) and runs one process per CPU. Kernel
 # binaries built ahead of time (a wheel of python tools/build_wheel.py installed, or
