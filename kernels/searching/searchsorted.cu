@@ -425,8 +425,10 @@ __global__ void __launch_bounds__(BLOCK)
 //   against the copies of the elements past the range's ends and, when outside (unsorted
 //   queries), searched for in the rest of a on that side (near_answer).
 //   Barriers around each near tile's copy, in code the whole block runs (a tile's choice is
-//   uniform). Dynamic shared memory: span + 2 elements (the range and its two neighbours)
-//   rounded up to 16 bytes.
+//   uniform). PREFETCH: before a near tile's copy, the block asks the L2 cache for the next near
+//   tile of its batch (its range with the two neighbours, and its queries; util/load.cuh's
+//   prefetch_l2), so that copy waits for the L2 rather than DRAM. Dynamic shared memory: span + 2
+//   elements (the range and its two neighbours) rounded up to 16 bytes.
 // Preconditions: n >= 1; index holds the levels 1..depth as above (search_index), depth >= 0 with
 // level `depth` fitting the shared memory given; out has m int64 entries; bounds, when given,
 // 2 * ceil(m / (BLOCK * ITEMS)) entries in [0, n] when span >= 0.
@@ -563,7 +565,7 @@ __device__ __forceinline__ long long near_answer(const T* __restrict__ a, long l
 // each answer checked at the range's ends against those copies (near_answer: no load from a
 // unless an answer lies outside the range, i.e. unsorted queries).
 constexpr int NEAR_LOADS = 8;
-template <bool RIGHT, class T, int BLOCK, int ITEMS>
+template <bool RIGHT, class T, int BLOCK, int ITEMS, int PREFETCH>
 __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
                                            const T* __restrict__ v, long long m,
                                            const long long* __restrict__ bounds, long long span,
@@ -600,6 +602,12 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             const long long c0 = r0 - off;
             const int clen = off + len + (r0 + len < n ? 1 : 0);
             const long long base = (batch + static_cast<long long>(j) * gridDim.x) * TILE;
+            if (PREFETCH && j + 1 < count && lens[j + 1] >= 0) {  // the next near tile, into the L2
+                const long long r0n = lows[j + 1];
+                prim::prefetch_l2<BLOCK>(r0n > 0 ? r0n - 1 : 0, lens[j + 1] + 2, n, a);
+                prim::prefetch_l2<BLOCK>(base + static_cast<long long>(gridDim.x) * TILE, TILE, m,
+                                         v);
+            }
             T q[ITEMS];  // the tile's queries, loaded before the range's copy (both in flight)
             bool qnan[ITEMS];
             int lo[ITEMS], cnt[ITEMS];
@@ -660,9 +668,9 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
                                               const long long* __restrict__ bounds,
                                               long long span) {
     constexpr int N = Pack16<T>::N;  // entries of a lane's 16-byte piece
-    constexpr int LG = FANOUT / N;   // lanes per group: sizeof(T)
-    constexpr int QPR = WARP / LG;   // groups a warp reads per round
-    int top_step = 1;                // the largest power of two <= ntop
+    constexpr int LG = FANOUT / N;  // lanes per group: sizeof(T)
+    constexpr int QPR = WARP / LG;  // groups a warp reads per round
+    int top_step = 1;  // the largest power of two <= ntop
     while (2 * top_step <= ntop) top_step *= 2;
     const bool a_vec = (reinterpret_cast<uptr>(a) & 15u) == 0;
     const int lane = threadIdx.x % WARP;
@@ -838,7 +846,7 @@ __global__ void search_tile_range(const T* __restrict__ a, long long n, const T*
     }
 }
 
-template <class T, int BLOCK, int ITEMS>
+template <class T, int BLOCK, int ITEMS, int PREFETCH = 0>
 __global__ void __launch_bounds__(BLOCK)
     search_near(const T* __restrict__ a, long long n, const T* __restrict__ v, long long m,
                 int right, const long long* __restrict__ bounds, long long span,
@@ -848,11 +856,11 @@ __global__ void __launch_bounds__(BLOCK)
     __shared__ long long lows[BLOCK];
     __shared__ int lens[BLOCK];
     if (right)
-        prim::search::near_tiles<true, T, BLOCK, ITEMS>(a, n, v, m, bounds, span, out, s, lows,
-                                                        lens);
+        prim::search::near_tiles<true, T, BLOCK, ITEMS, PREFETCH>(a, n, v, m, bounds, span, out, s,
+                                                                  lows, lens);
     else
-        prim::search::near_tiles<false, T, BLOCK, ITEMS>(a, n, v, m, bounds, span, out, s, lows,
-                                                         lens);
+        prim::search::near_tiles<false, T, BLOCK, ITEMS, PREFETCH>(a, n, v, m, bounds, span, out, s,
+                                                                   lows, lens);
 }
 
 template <class T, int BLOCK, int ITEMS>

@@ -8,6 +8,8 @@ the policy in force; every policy of the table is registered for the NVRTC check
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .._core import dtypes as _dtypes, loader as _loader
@@ -86,7 +88,7 @@ def indexed_name(ctype, pol):
 
 def near_name(ctype, pol):
     """The near tiles of the indexed variant (its tiles of index_block * index_items queries)."""
-    return f"search_near<{ctype}, {pol.index_block}, {pol.index_items}>"
+    return f"search_near<{ctype}, {pol.index_block}, {pol.index_items}, {pol.near_prefetch}>"
 
 
 def names(ctype, pol):
@@ -118,6 +120,18 @@ def variant_names(ctype, perm, variant, pol):
     return [tree_name(ctype), cached_name(ctype, pol)]
 
 
+def candidates(ctype, pol):
+    """What an override of ``pol``'s ``near_prefetch`` launches (checked by NVRTC, not shipped):
+    the near tiles with the other choice of the L2 hint."""
+    other = dataclasses.replace(pol, near_prefetch=1 - pol.near_prefetch)
+    return [near_name(ctype, other)]
+
+
 MODULES = _loader.PolicyModules(
-    SOURCE, names, _policy.TABLE, tuple(CTYPES.values()), selector=lambda ctype: None
+    SOURCE,
+    names,
+    _policy.TABLE,
+    tuple(CTYPES.values()),
+    selector=lambda ctype: None,
+    candidates=candidates,
 )

@@ -56,6 +56,9 @@ class SearchPolicy:
     # that range into shared memory (this many bytes a block) and skips the index; 0: never (no
     # bounds kernel)
     near_bytes: int = knob(_policy.Range(0))
+    # 1: search_near asks the L2 cache for the next near tile of its batch (range and queries)
+    # before it copies the current one's range (util/load.cuh's prefetch_l2); 0: no hint
+    near_prefetch: int = knob(_policy.OneOf(0, 1), 0)
 
 
 TABLE = _policy.register(

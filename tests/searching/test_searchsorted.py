@@ -250,14 +250,17 @@ def test_near_tiles(dtype, kind, rng):
                     assert wide.sum() >= 2, spans
 
 
+@pytest.mark.parametrize("prefetch", [0, 1])
 @pytest.mark.parametrize("kind", ["sorted", "runs", "random"])
-def test_near_tiles_many_small(kind, rng):
+def test_near_tiles_many_small(kind, prefetch, rng):
     """Tiles of 32 queries (32 x 1): more tiles than the near kernel's blocks read the bounds of
     at once (a thread a tile, BLOCK at a time; 128 blocks on the emulator), near and far tiles
-    mixed in each batch."""
+    mixed in each batch; with and without the L2 hint of each batch's next near tile
+    (near_prefetch: the same answers; its span past a's ends clipped)."""
     a = sorted_data(rng, 30000, np.float32)
     v = _near_queries(rng, a, 4200 * 32 + 17, kind)  # over 128 blocks x 32 tiles
-    with prim.tuning.override("search", near_bytes=1024, index_block=32, index_items=1):
+    policy = dict(near_bytes=1024, index_block=32, index_items=1, near_prefetch=prefetch)
+    with prim.tuning.override("search", **policy):
         for side in SIDES:
             got = prim.searchsorted(a, v, side, variant="indexed")
             H.assert_same(got, np.searchsorted(a, v, side), what=f"{kind} {side}")

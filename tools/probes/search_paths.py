@@ -7,7 +7,8 @@ m float32 queries (2^24 by default) into a sorted float32 array of n (2^26), the
 For each order of the queries, interleaved (primitives._core.timing.bench_many, 5 rounds x
 (5 warm-ups + 20 samples) on a GPU), ms: the public call, the plan's call, and each of the plan's
 launches alone with the call's arguments (the tile ranges; the index's build and the indexed
-search, which return at once when every tile is near; ``search_near``), then
+search, which return at once when every tile is near; ``search_near``), the plan's call and its
+``search_near`` made with the other choice of the near tiles' L2 hint (``near_prefetch``), then
 ``cupy.searchsorted``. Each result is checked against NumPy's (CuPy's on a GPU) first. Also the
 share of tiles that are near. What the sorted-query figure (at most half of CuPy's time) is made
 of.
@@ -21,7 +22,7 @@ import numpy as np
 
 import primitives as prim
 from primitives._core import backend as _backend, timing as _timing
-from primitives.searching import _plans as _sp
+from primitives.searching import _plans as _sp, _policy
 
 backend = _backend.get_backend()
 xp = backend.xp  # CuPy on a GPU, NumPy on the emulator
@@ -51,6 +52,10 @@ def run(n, m):
     plan = _sp.search_plan(backend, F32, n, m, "indexed")
     if plan.ranges is None:
         raise SystemExit("the policy in force has no near tiles (near_bytes 0)")
+    # the same plan with the other choice of the near tiles' L2 hint (near_prefetch)
+    other = 1 - _policy.current().near_prefetch
+    with prim.tuning.override("search", near_prefetch=other):
+        hinted = _sp.search_plan(backend, F32, n, m, "indexed")
     side = np.int32(0)
     out = xp.empty(m, dtype=np.int64)
     rows = {}
@@ -59,6 +64,7 @@ def run(n, m):
         want = xp.searchsorted(a, v)
         got = plan(a, v, False)
         assert bool((got == want).all()), order
+        assert bool((hinted(a, v, False) == want).all()), order
         epoch = np.uint32(plan.epoch)  # the gate open exactly when the call found a far tile
         b = _backend.to_host(plan.bounds).reshape(-1, 2)
         near = float(np.mean(np.abs(b[:, 1] - b[:, 0]) <= int(plan.span)))
@@ -83,6 +89,11 @@ def run(n, m):
                 out,
             ),
             "near": lambda v=v: plan.near(
+                a, plan.n64, v, plan.m64, side, plan.bounds, plan.span, out
+            ),
+            f"plan near_prefetch={other}": lambda v=v: hinted(a, v, False),
+            # its near tiles alone, on the bounds the plan's ranges left (the same queries)
+            f"near near_prefetch={other}": lambda v=v: hinted.near(
                 a, plan.n64, v, plan.m64, side, plan.bounds, plan.span, out
             ),
         }
