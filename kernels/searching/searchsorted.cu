@@ -602,7 +602,8 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             const long long c0 = r0 - off;
             const int clen = off + len + (r0 + len < n ? 1 : 0);
             const long long base = (batch + static_cast<long long>(j) * gridDim.x) * TILE;
-            if (PREFETCH && j + 1 < count && lens[j + 1] >= 0) {  // the next near tile, into the L2
+            // the batch's next near tile (its range and its queries), into the L2 cache
+            if (PREFETCH && j + 1 < count && lens[j + 1] >= 0) {
                 const long long r0n = lows[j + 1];
                 prim::prefetch_l2<BLOCK>(r0n > 0 ? r0n - 1 : 0, lens[j + 1] + 2, n, a);
                 prim::prefetch_l2<BLOCK>(base + static_cast<long long>(gridDim.x) * TILE, TILE, m,
@@ -668,9 +669,9 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
                                               const long long* __restrict__ bounds,
                                               long long span) {
     constexpr int N = Pack16<T>::N;  // entries of a lane's 16-byte piece
-    constexpr int LG = FANOUT / N;  // lanes per group: sizeof(T)
-    constexpr int QPR = WARP / LG;  // groups a warp reads per round
-    int top_step = 1;  // the largest power of two <= ntop
+    constexpr int LG = FANOUT / N;   // lanes per group: sizeof(T)
+    constexpr int QPR = WARP / LG;   // groups a warp reads per round
+    int top_step = 1;                // the largest power of two <= ntop
     while (2 * top_step <= ntop) top_step *= 2;
     const bool a_vec = (reinterpret_cast<uptr>(a) & 15u) == 0;
     const int lane = threadIdx.x % WARP;
