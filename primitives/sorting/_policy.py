@@ -145,11 +145,11 @@ class BlockPolicy:
         return self.tiles(kb)[-1]
 
 
-def _os(items, prefetch=33, **ranking):
+def _os(items, prefetch=33, match=1, skew=256):
     # every tile: two blocks of 256 per SM (the register file), look-back over 8 tiles at once,
-    # lane masks (H100: eight ballots 12-18% slower) unless ``ranking`` says otherwise
+    # lane masks by default (H100: eight ballots 12-18% slower)
     return OnesweepPolicy(
-        block=256, items=items, min_blocks=2, window=8, prefetch=prefetch, **{"match": 1, **ranking}
+        block=256, items=items, min_blocks=2, window=8, match=match, prefetch=prefetch, skew=skew
     )
 
 
