@@ -205,30 +205,45 @@ template <> struct BinEven<float, float> {
         if (!(k >= lo && k <= hi)) return -1;
         return exact(x);
     }
-    // The same bin for histograms of many bins, where the bands about the edges hold a large
+    // The same bins for histograms of many bins, where the bands about the edges hold a large
     // share of the samples (guard 8 eps nbins (1 + max|edge| / span) bins each side: a quarter
-    // of them at 65,536 bins over [0, 1)): a sample in the
-    // band of an inner edge (1..nbins-1, the band narrower than a bin) is compared with that edge
-    // alone, loaded unconditionally (edges[0] for the others), so a packet's samples take no
-    // divergent path and their loads are in flight together; the rest as operator().
-    __device__ __forceinline__ int many(float x) const {
-        const float f = fmaf(x, scale, offset);
-        const float t = __fadd_rd(f, 8388608.0f);
-        const int i = __float_as_int(t) - 0x4b000000;
-        const float frac = f - (t - 8388608.0f);
-        const bool in = static_cast<unsigned>(i) <= last;
-        const bool fast = in && fabsf(frac - 0.5f) <= inner;
-        const bool up = frac > 0.5f;  // nearer edge i + 1 than edge i
-        const int e = up ? i + 1 : i;
-        // frac == frac: not NaN (whose i is meaningless); inner > 0: a band narrower than a bin
-        const bool near =
-            in && frac == frac && inner > 0.0f && e >= 1 && static_cast<unsigned>(e) <= last;
-        const int ke = Order<float>::key(__ldg(edges + (near ? e : 0)));
-        const int kx = Order<float>::key(x);
-        const int side = up ? (kx >= ke ? i + 1 : i) : (kx < ke ? i - 1 : i);
-        if (fast || near) return fast ? i : side;
-        if (!(kx >= lo && kx <= hi)) return -1;
-        return exact(x);
+    // of them at 65,536 bins over [0, 1)), N samples at a time: every sample's position first,
+    // and for each one in the band of an inner edge (1..nbins-1, the band narrower than a bin)
+    // the load of that edge alone, so that the N loads are in flight together and a sample
+    // outside the bands loads nothing (the edges, nbins + 1 of them, are a random gather past
+    // the L1 at 65,536 bins); then each sample in a band compared with its edge, and the rest
+    // (out of range, NaN, inf, a band wider than a bin) as operator().
+    template <int N>
+    __device__ __forceinline__ void many(const float (&x)[N], int (&b)[N]) const {
+        int i[N], ke[N];
+        float frac[N];
+        bool fast[N], near[N];
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            const float f = fmaf(x[k], scale, offset);
+            const float t = __fadd_rd(f, 8388608.0f);
+            i[k] = __float_as_int(t) - 0x4b000000;
+            frac[k] = f - (t - 8388608.0f);
+            const bool in = static_cast<unsigned>(i[k]) <= last;
+            fast[k] = in && fabsf(frac[k] - 0.5f) <= inner;
+            const int e = frac[k] > 0.5f ? i[k] + 1 : i[k];  // the nearer edge
+            // frac == frac: not NaN (whose i is meaningless); inner > 0: a band narrower than a bin
+            near[k] = !fast[k] && in && frac[k] == frac[k] && inner > 0.0f && e >= 1 &&
+                static_cast<unsigned>(e) <= last;
+            ke[k] = near[k] ? Order<float>::key(__ldg(edges + e)) : 0;
+        }
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            const int kx = Order<float>::key(x[k]);
+            if (fast[k]) {
+                b[k] = i[k];
+            } else if (near[k]) {
+                b[k] = frac[k] > 0.5f ? (kx >= ke[k] ? i[k] + 1 : i[k])
+                                      : (kx < ke[k] ? i[k] - 1 : i[k]);
+            } else {
+                b[k] = kx >= lo && kx <= hi ? exact(x[k]) : -1;
+            }
+        }
     }
     // The bin from the edges themselves, starting from the estimate (a few steps at most).
     __device__ __noinline__ int exact(float x) const {
@@ -243,19 +258,31 @@ template <> struct BinEven<float, float> {
     }
 };
 
-// A binner's bin for the many-bin kernels: BinEven<float, float>::many, operator() for the others.
-// The sample x is of the kernel's element type: the binner's sample type, or a type that converts
-// to it (a transform on load: the element read through a map, ops.py's map_prelude).
+// A packet's bins for the many-bin kernels: b[k] = the bin of x[k] (or -1), by
+// BinEven<float, float>::many for float32 samples over float32 edges (the edge loads of the N
+// samples in flight together), by the binner's operator() for the others. The samples are of the
+// kernel's element type: the binner's sample type, or a type that converts to it (a transform on
+// load: the element read through a map, ops.py's map_prelude).
+template <class Binner, class T, int N>
+__device__ __forceinline__ void bin_many(const Binner& bin, const T (&x)[N], int (&b)[N]) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) b[k] = bin(x[k]);
+}
+template <class X, int N>
+__device__ __forceinline__ void bin_many(const BinEven<float, float>& bin, const X (&x)[N],
+                                         int (&b)[N]) {
+    float v[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] = static_cast<float>(x[k]);
+    bin.many(v, b);
+}
+// One sample's bin, as above.
 template <class Binner, class T>
 __device__ __forceinline__ int bin_many(const Binner& bin, T x) {
-    return bin(x);
-}
-__device__ __forceinline__ int bin_many(const BinEven<float, float>& bin, float x) {
-    return bin.many(x);
-}
-template <class X>
-__device__ __forceinline__ int bin_many(const BinEven<float, float>& bin, X x) {
-    return bin.many(static_cast<float>(x));
+    const T one[1] = {x};
+    int b[1];
+    bin_many(bin, one, b);
+    return b[0];
 }
 
 template <class T, class C> struct BinEdges {
@@ -394,8 +421,8 @@ struct Packed16 {
         if (b + 1 < bins && up != down)
             atomicAdd(out + b + 1, static_cast<G>(up ? 65536ll : -65536ll));
     }
-    template <int N, class G>
-    static __device__ __forceinline__ void add_n(u32* h, const i64 (&b)[N], i64 bins, G* out) {
+    template <int N, class I, class G>
+    static __device__ __forceinline__ void add_n(u32* h, const I (&b)[N], i64 bins, G* out) {
         const i64 spare = (bins + 1) / 2;
         u32 old[N];
 #pragma unroll

@@ -490,8 +490,10 @@ __global__ void __launch_bounds__(BLOCK)
             prim::for_each_packet_rounds<P, EVERY>(
                 in, n, tid, nthreads, [&](T x, long long) { count(bin(x)); },
                 [&](const prim::Pack16<T>& p, long long) {
+                    int b[N];
+                    prim::bin_many(bin, p.v, b);
 #pragma unroll
-                    for (int k = 0; k < N; ++k) count(prim::bin_many(bin, p.v[k]));
+                    for (int k = 0; k < N; ++k) count(b[k]);
                 },
                 [&]() {
                     __syncthreads();
@@ -503,12 +505,11 @@ __global__ void __launch_bounds__(BLOCK)
         constexpr int N = prim::Pack16<T>::N;
         prim::for_each_packet<VECS>(
             in, n, tid, nthreads, one, [&](const prim::Pack16<T>& p, long long) {
-                long long b[N];
+                int b[N];
+                prim::bin_many(bin, p.v, b);  // the packet's edge loads in flight together
 #pragma unroll
-                for (int k = 0; k < N; ++k) {
-                    b[k] = prim::bin_many(bin, p.v[k]);
+                for (int k = 0; k < N; ++k)
                     if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
-                }
                 prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);
             });
     } else {
