@@ -14,8 +14,9 @@
 //                   (x - first) * scale gives the bin directly unless it lies within `guard` (in
 //                   bin units) of an edge, where the sample is compared with the edges themselves.
 //                   The result is the bin i with edges[i] <= x < edges[i+1] (last bin closed).
-//                   BinEven<float, float> (the production float path) tests the range only
-//                   for samples that fail the fast test.
+//                   Float32 samples (BinEvenF32, the production float path, over float or
+//                   double edges) take the position in float32 and test the range only for
+//                   samples that fail the fast test.
 //   BinEdges<T, C>  any monotone edges held in C: binary search over nbins + 1 edges; the sample
 //                   is converted to C first (the comparison type NumPy uses).
 // Exactness under flush-to-zero: CuPy compiles every kernel with -ftz=true, so float32
@@ -173,27 +174,32 @@ template <class T, class E> struct BinEven {
     }
 };
 
-// float32 samples over float32 edges, the production float path: the position is one fma, its
-// floor two adds (f + 2^23 rounded down holds floor(f) in its low mantissa bits; conversions run
-// at a quarter of the add rate), and a sample is accepted at once when its bin is in [0, nbins)
-// and it lies farther than `guard` from both edges of that bin. Every other sample (near an edge,
-// out of range, NaN, inf) takes the careful path: the keep-thresholds on order keys, then the
-// edges. The host widens `guard` so that no sample outside the thresholds can pass the fast test
-// (the thresholds lie within guard of edges[0] and edges[nbins]).
-template <> struct BinEven<float, float> {
+// float32 samples over edges held in E (float, or double: histogram2d's and histogramdd's
+// NumPy edges), the production float path: the position is one float32 fma, its floor two adds
+// (f + 2^23 rounded down holds floor(f) in its low mantissa bits; conversions run at a quarter of
+// the add rate, and float64 ones slower still), and a sample is accepted at once when its bin is
+// in [0, nbins) and it lies farther than `guard` from both edges of that bin. Every other sample
+// (near an edge, out of range, NaN, inf) takes the careful path: the keep-thresholds on order
+// keys, then the edges, compared in E (the sample widened exactly). The host widens `guard` so
+// that no sample outside the thresholds can pass the fast test (the thresholds lie within guard
+// of edges[0] and edges[nbins]), and bounds it by float32's rounding whatever E is (1.0, no fast
+// test, where first and scale are not float32 normals: _binning._guard).
+template <class E> struct BinEvenF32 {
+    typedef typename Order<E>::type KE;
     int lo, hi;
     float scale, offset, inner;  // position = x * scale + offset; inner = 0.5 - guard
-    float first;
-    const float* edges;
+    E first, escale;             // the careful path's estimate, in E
+    const E* edges;
     unsigned last;
-    __device__ __forceinline__ explicit BinEven(const BinSpec& s)
+    __device__ __forceinline__ explicit BinEvenF32(const BinSpec& s)
         : lo(from_bits<int>(s.lo)),
           hi(from_bits<int>(s.hi)),
           scale(static_cast<float>(s.scale)),
           offset(-static_cast<float>(s.first) * static_cast<float>(s.scale)),
           inner(0.5f - static_cast<float>(s.guard)),
-          first(static_cast<float>(s.first)),
-          edges(static_cast<const float*>(s.table)),
+          first(static_cast<E>(s.first)),
+          escale(static_cast<E>(s.scale)),
+          edges(static_cast<const E*>(s.table)),
           last(static_cast<unsigned>(s.nbins - 1)) {}
     __device__ __forceinline__ int operator()(float x) const {
         const float f = fmaf(x, scale, offset);
@@ -215,7 +221,8 @@ template <> struct BinEven<float, float> {
     // (out of range, NaN, inf, a band wider than a bin) as operator().
     template <int N>
     __device__ __forceinline__ void many(const float (&x)[N], int (&b)[N]) const {
-        int i[N], ke[N];
+        int i[N];
+        KE ke[N];
         float frac[N];
         bool fast[N], near[N];
 #pragma unroll
@@ -230,37 +237,44 @@ template <> struct BinEven<float, float> {
             // frac == frac: not NaN (whose i is meaningless); inner > 0: a band narrower than a bin
             near[k] = !fast[k] && in && frac[k] == frac[k] && inner > 0.0f && e >= 1 &&
                 static_cast<unsigned>(e) <= last;
-            ke[k] = near[k] ? Order<float>::key(__ldg(edges + e)) : 0;
+            ke[k] = near[k] ? Order<E>::key(__ldg(edges + e)) : KE(0);
         }
 #pragma unroll
         for (int k = 0; k < N; ++k) {
-            const int kx = Order<float>::key(x[k]);
             if (fast[k]) {
                 b[k] = i[k];
             } else if (near[k]) {
+                const KE kx = Order<E>::key(widen<E>(x[k]));
                 b[k] = frac[k] > 0.5f ? (kx >= ke[k] ? i[k] + 1 : i[k])
                                       : (kx < ke[k] ? i[k] - 1 : i[k]);
             } else {
+                const int kx = Order<float>::key(x[k]);
                 b[k] = kx >= lo && kx <= hi ? exact(x[k]) : -1;
             }
         }
     }
     // The bin from the edges themselves, starting from the estimate (a few steps at most).
     __device__ __noinline__ int exact(float x) const {
-        const int kx = Order<float>::key(x);
-        const float f = (x - first) * scale;
-        int i = f > 0.0f
-            ? (f < static_cast<float>(last) ? static_cast<int>(f) : static_cast<int>(last))
-            : 0;
-        while (i > 0 && kx < Order<float>::key(__ldg(edges + i))) --i;
-        while (i < static_cast<int>(last) && kx >= Order<float>::key(__ldg(edges + i + 1))) ++i;
+        const E v = widen<E>(x);
+        const KE kx = Order<E>::key(v);
+        const E f = (v - first) * escale;
+        int i = f > E(0) ? (f < static_cast<E>(last) ? static_cast<int>(f) : static_cast<int>(last))
+                         : 0;  // f may be inf
+        while (i > 0 && kx < Order<E>::key(__ldg(edges + i))) --i;
+        while (i < static_cast<int>(last) && kx >= Order<E>::key(__ldg(edges + i + 1))) ++i;
         return i;
     }
 };
+template <> struct BinEven<float, float> : BinEvenF32<float> {
+    __device__ __forceinline__ explicit BinEven(const BinSpec& s) : BinEvenF32<float>(s) {}
+};
+template <> struct BinEven<float, double> : BinEvenF32<double> {
+    __device__ __forceinline__ explicit BinEven(const BinSpec& s) : BinEvenF32<double>(s) {}
+};
 
 // A packet's bins for the many-bin kernels: b[k] = the bin of x[k] (or -1), by
-// BinEven<float, float>::many for float32 samples over float32 edges (the edge loads of the N
-// samples in flight together), by the binner's operator() for the others. The samples are of the
+// BinEvenF32::many for float32 samples over even edges (the edge loads of the N samples in
+// flight together), by the binner's operator() for the others. The samples are of the
 // kernel's element type: the binner's sample type, or a type that converts to it (a transform on
 // load: the element read through a map, ops.py's map_prelude).
 template <class Binner, class T, int N>
@@ -268,8 +282,8 @@ __device__ __forceinline__ void bin_many(const Binner& bin, const T (&x)[N], int
 #pragma unroll
     for (int k = 0; k < N; ++k) b[k] = bin(x[k]);
 }
-template <class X, int N>
-__device__ __forceinline__ void bin_many(const BinEven<float, float>& bin, const X (&x)[N],
+template <class E, class X, int N>
+__device__ __forceinline__ void bin_many(const BinEven<float, E>& bin, const X (&x)[N],
                                          int (&b)[N]) {
     float v[N];
 #pragma unroll

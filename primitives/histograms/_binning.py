@@ -250,33 +250,46 @@ def edge_band():
 F64_EDGE_BAND = 8
 
 
-def _guard(edges, n, t_lo, t_hi, band):
-    """Half-width, in bin units, of the band around each edge where the position (x - first) *
-    scale may round to the wrong side: B eps n (1 + M / span), M = max|edge| (eps the edges'
-    dtype's; B = ``band`` for float32 edges, :data:`F64_EDGE_BAND` for float64 ones), the
-    sample then compared with the edges themselves; widened by the gap between the
-    keep-thresholds t_lo/t_hi and the outer edges (BinEven<float, float> tests the thresholds
-    only for samples inside that band). 1.0 (always compare) when the band covers a bin.
+def _guard(dt, edges, n, t_lo, t_hi, band):
+    """Half-width, in bin units, of the band around each edge where the position of a sample of
+    ``dt`` may round to the wrong side: B eps n (1 + M / span), M = max|edge| (eps the dtype the
+    position is taken in; B = ``band`` for float32 positions, :data:`F64_EDGE_BAND` for float64
+    ones), the sample then compared with the edges themselves; widened by the gap between the
+    keep-thresholds t_lo/t_hi and the outer edges (the float32 path tests the thresholds only for
+    samples inside that band). 1.0 (always compare) when the band covers a bin.
 
     The bounds (u = eps / 2, the unit roundoff; a sample x is misplaced only within the error of
-    its position plus that of an edge's, in bin units). Float32 edges, the device's fma path:
-    the position fma(x, s, o), with s = n / span rounded (relative error u), o = -first * s
-    rounded (2u |first| n / span) and the fma's rounding (u n in range), is within u n (1 + (|x|
-    + 2 |first|) / span) of (x - first) n / span; each edge, linspace's float64 value rounded to
-    float32, within u |edge| n / span (float64's own roundings far below): in all u n (1 + 4M /
-    span) <= 2 eps n (1 + M / span), so ``band`` >= 2 (the policy's 8 keeps four times that
-    room). Float64 edges (the generic path: (x - first) * scale in float64, x widened, int64
-    rounded): x - first, the scale, the product and the widening give up to u n (1 + 7M / span),
-    and linspace's own roundings (step, i * step, + start) move an edge by up to 7uM: about
-    7 eps n (1 + M / span), under the 8 they take."""
-    if edges.dtype != F32:
-        band = F64_EDGE_BAND
+    its position plus that of an edge's, in bin units). Float32 samples (the device's fma path
+    over float32 or float64 edges, kernels/histograms/bins.cuh: BinEvenF32): the position fma(x,
+    s, o), with s = n / span rounded to float32 (relative error u), o = -first * s rounded
+    (first rounded to float32 and the product: 3u |first| n / span) and the fma's rounding (u n
+    in range), is within u n (1 + (|x| + 3 |first|) / span) of (x - first) n / span; each float32
+    edge, linspace's float64 value rounded, within u |edge| n / span: in all u n (1 + 4M / span)
+    <= 2 eps n (1 + M / span), so ``band`` >= 2 (the policy's 8 keeps four times that room).
+    Float64 edges (histogram2d's): the edges exact but first rounded to float32 as well, u n (1 +
+    5M / span) <= 3 eps n (1 + M / span), so at least 3 whatever ``band`` is; that holds while
+    first and s are float32 normals (or first is 0), and such edges outside that range get 1.0.
+    Other samples over float64 edges (the generic path: (x - first) * scale in float64, x
+    widened, int64 rounded): x - first, the scale, the product and the widening give up to u n (1
+    + 7M / span), and linspace's own roundings (step, i * step, + start) move an edge by up to
+    7uM: about 7 eps n (1 + M / span), under the 8 they take."""
     e = edges.astype(np.float64)
     span = e[-1] - e[0]
     big = max(abs(e[0]), abs(e[-1]))
-    g = band * np.finfo(edges.dtype).eps * n * (1 + big / span)
-    if edges.dtype == F32:  # flush-to-zero moves a float32 by less than the smallest normal
-        g += 4 * float(np.finfo(np.float32).tiny) * n / span
+    f32 = np.finfo(np.float32)
+    if edges.dtype == F32:
+        g = band * float(f32.eps) * n * (1 + big / span)
+    elif dt == F32:  # float32 positions over float64 edges
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            s = n / span
+        normal = lambda v: float(f32.tiny) <= abs(v) <= float(f32.max)  # noqa: E731
+        if not ((e[0] == 0 or normal(e[0])) and normal(s)):
+            return 1.0
+        g = max(band, 3) * float(f32.eps) * n * (1 + big / span)
+    else:
+        g = F64_EDGE_BAND * float(np.finfo(np.float64).eps) * n * (1 + big / span)
+    if edges.dtype == F32 or dt == F32:  # flush-to-zero moves a float32 by less than tiny
+        g += 4 * float(f32.tiny) * n / span
     with np.errstate(over="ignore", invalid="ignore"):
         gap = max(0.0, (float(t_lo) - e[0]) * n / span, (e[-1] - float(t_hi)) * n / span)
     g += gap
@@ -345,7 +358,7 @@ def uniform_binning(dt, edges, first, last, n, band, closed_top=True):
         hi=t_hi,
         first=float(edges[0]),
         scale=float(scale),
-        guard=_guard(edges, n, t_lo, t_hi, band),
+        guard=_guard(dt, edges, n, t_lo, t_hi, band),
     )
 
 

@@ -643,6 +643,37 @@ def test_edge_band_at_its_bound(dtype, nbins, rng_, rng):
             np.testing.assert_array_equal(to_host(got2), want2)
 
 
+#: histogram2d ranges whose float64 edges start at no float32 normal, or whose scale (bins / span)
+#: is none: the float32 samples over them take no float32 position (_binning._guard: 1.0)
+PAST_F32 = [
+    [(1e-300, 1.0), (0.0, 1.0)],
+    [(0.0, 1e-39), (-1e-38, 1e-38)],
+    [(-1.0, 1.0), (-3e38, 3e38)],
+]
+
+
+@pytest.mark.parametrize("ranges", PAST_F32, ids=str)
+def test_histogram2d_float32_over_edges_past_float32(ranges, rng):
+    """Float32 samples over float64 edges take a float32 position only where first and scale are
+    float32 normals (_binning._guard, kernels/histograms/bins.cuh: BinEvenF32); past that every
+    sample is compared with the edges, and lands where NumPy puts it."""
+    from primitives.histograms import _binning
+
+    nb = [7, 5]
+    cols = []
+    for (lo, hi), n in zip(ranges, nb):
+        e = np.linspace(lo, hi, n + 1)
+        guard = _binning._guard(np.dtype(np.float32), e, n, np.float32(lo), np.float32(hi), 8)
+        assert guard == 1.0 or (lo, hi) == (0.0, 1.0) or (lo, hi) == (-1.0, 1.0)
+        near = _ulps_around(e.astype(np.float32), 2)
+        inside = rng.uniform(lo, hi, 3000).astype(np.float32)
+        cols.append(np.concatenate([near, inside, np.float32([np.nan, 0.0, -0.0])]))
+    m = min(c.size for c in cols)
+    x, y = (rng.permutation(c)[:m] for c in cols)
+    got = prim.histogram2d(x, y, nb, ranges)[0]
+    np.testing.assert_array_equal(to_host(got), np.histogram2d(x, y, nb, ranges)[0])
+
+
 def test_policies_are_data():
     """The tuning in force is read through primitives.tuning; an override lasts for its block."""
     prod = prim.tuning.policy("histogram", "production")
