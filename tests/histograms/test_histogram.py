@@ -674,6 +674,28 @@ def test_histogram2d_float32_over_edges_past_float32(ranges, rng):
     np.testing.assert_array_equal(to_host(got), np.histogram2d(x, y, nb, ranges)[0])
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lo=st.floats(-1e6, 1e6),
+    width=st.floats(1e-3, 1e6),
+    nx=st.integers(1, 300),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_histogram2d_float32_any_range(lo, width, nx, seed):
+    """Float32 samples over histogram2d's float64 edges, any range: on every edge and two ulps
+    about it, and inside, as NumPy bins them (the float32 position's band, _binning._guard,
+    from ranges many bins wide to ones far narrower than their magnitude)."""
+    rng = np.random.default_rng(seed)
+    hi = lo + width
+    e = np.linspace(lo, hi, nx + 1)
+    x = np.concatenate([_ulps_around(e.astype(np.float32), 2), rng.uniform(lo, hi, 2000)])
+    x = rng.permutation(x.astype(np.float32))
+    y = rng.random(x.size, dtype=np.float32)
+    r = [(lo, hi), (0.0, 1.0)]
+    got = prim.histogram2d(x, y, [nx, 3], r)[0]
+    np.testing.assert_array_equal(to_host(got), np.histogram2d(x, y, [nx, 3], r)[0])
+
+
 def test_policies_are_data():
     """The tuning in force is read through primitives.tuning; an override lasts for its block."""
     prod = prim.tuning.policy("histogram", "production")
