@@ -283,8 +283,8 @@ def _guard(dt, edges, n, t_lo, t_hi, band):
     elif dt == F32:  # float32 positions over float64 edges
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             s = n / span
-        normal = lambda v: float(f32.tiny) <= abs(v) <= float(f32.max)  # noqa: E731
-        if not ((e[0] == 0 or normal(e[0])) and normal(s)):
+        tiny, top = float(f32.tiny), float(f32.max)
+        if not ((e[0] == 0 or tiny <= abs(e[0]) <= top) and tiny <= abs(s) <= top):
             return 1.0
         g = max(band, 3) * float(f32.eps) * n * (1 + big / span)
     else:
