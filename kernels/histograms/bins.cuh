@@ -221,7 +221,7 @@ template <class E> struct BinEvenF32 {
     // (out of range, NaN, inf, a band wider than a bin) as operator().
     template <int N>
     __device__ __forceinline__ void many(const float (&x)[N], int (&b)[N]) const {
-        int i[N];
+        int i[N], edge[N];
         KE ke[N];
         float frac[N];
         bool fast[N], near[N];
@@ -237,8 +237,11 @@ template <class E> struct BinEvenF32 {
             // frac == frac: not NaN (whose i is meaningless); inner > 0: a band narrower than a bin
             near[k] = !fast[k] && in && frac[k] == frac[k] && inner > 0.0f && e >= 1 &&
                 static_cast<unsigned>(e) <= last;
-            ke[k] = near[k] ? Order<E>::key(__ldg(edges + e)) : KE(0);
+            edge[k] = e;
         }
+        // the loads after every position: each sample's data in hand before the first load waits
+#pragma unroll
+        for (int k = 0; k < N; ++k) ke[k] = near[k] ? Order<E>::key(__ldg(edges + edge[k])) : KE(0);
 #pragma unroll
         for (int k = 0; k < N; ++k) {
             if (fast[k]) {

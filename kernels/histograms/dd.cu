@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(BLOCK)
                 }
             };
             // the linear bins of a group's P samples (-1: dropped)
-            auto lins = [&](const T(&v)[DIM][P], long long (&lin)[P]) {
+            auto lins = [&](const T(&v)[DIM][P], long long* lin) {
 #pragma unroll
                 for (int s = 0; s < P; ++s) {
                     T x[DIM];
@@ -157,17 +157,26 @@ __global__ void __launch_bounds__(BLOCK)
                     lin[s] = chain(x, 0);
                 }
             };
-            auto count = [&](const T(&v)[DIM][P]) {
-                long long lin[P];
-                lins(v, lin);
-                if (pk) {  // the packet's shared atomics issued together (Packed16::add_n)
+            // two groups binned (the second only when `both`: dropped otherwise), then their
+            // shared atomics issued together
+            constexpr int M = 2;
+            auto count = [&](const T(&g)[M][DIM][P], bool both) {
+                long long lin[M * P];
+                lins(g[0], lin);
+                if (both) {
+                    lins(g[1], lin + P);
+                } else {
 #pragma unroll
-                    for (int s = 0; s < P; ++s)
+                    for (int s = P; s < M * P; ++s) lin[s] = -1;
+                }
+                if (pk) {  // Packed16::add_n
+#pragma unroll
+                    for (int s = 0; s < M * P; ++s)
                         if (lin[s] >= shared_bins) atomicAdd(out + lin[s], G(1));
                     prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), lin, shared_bins, out);
                 } else {
 #pragma unroll
-                    for (int s = 0; s < P; ++s) add(lin[s], 0);
+                    for (int s = 0; s < M * P; ++s) add(lin[s], 0);
                 }
             };
             if (pk && packed == 2) {  // bounded: adds that return nothing, settled in rounds
@@ -197,19 +206,35 @@ __global__ void __launch_bounds__(BLOCK)
                         prim::Packed16::settle(h32, shared_bins, out);
                         __syncthreads();
                     });
-            } else {
+            } else {  // two groups a thread an iteration, the next iteration's loaded first
                 long long p = tid;
-                for (; p + nthreads < npk; p += 2 * nthreads) {  // two groups' loads in flight
-                    T a[DIM][P], b[DIM][P];
-                    load(p, a);
-                    load(p + nthreads, b);
-                    count(a);
-                    count(b);
+                if (p + nthreads < npk) {
+                    T g[M][DIM][P];
+                    load(p, g[0]);
+                    load(p + nthreads, g[1]);
+                    for (;;) {
+                        const long long q = p + 2 * nthreads;
+                        const bool more = q + nthreads < npk;
+                        T next[M][DIM][P];
+                        if (more) {
+                            load(q, next[0]);
+                            load(q + nthreads, next[1]);
+                        }
+                        count(g, true);
+                        p = q;
+                        if (!more) break;
+#pragma unroll
+                        for (int m = 0; m < M; ++m)
+#pragma unroll
+                            for (int j = 0; j < DIM; ++j)
+#pragma unroll
+                                for (int s = 0; s < P; ++s) g[m][j][s] = next[m][j][s];
+                    }
                 }
                 if (p < npk) {
-                    T a[DIM][P];
-                    load(p, a);
-                    count(a);
+                    T a[M][DIM][P];
+                    load(p, a[0]);
+                    count(a, false);
                 }
             }
             first_scalar = npk * P;

@@ -501,14 +501,18 @@ __global__ void __launch_bounds__(BLOCK)
                     __syncthreads();
                 });
         }
-    } else if (pk) {  // a packet's shared atomics issued together (Packed16::add_n)
+    } else if (pk) {  // an iteration's packets binned, then their shared atomics issued together
         constexpr int N = prim::Pack16<T>::N;
-        prim::for_each_packet<VECS>(
-            in, n, tid, nthreads, one, [&](const prim::Pack16<T>& p, long long) {
-                int b[N];
-                prim::bin_many(bin, p.v, b);  // the packet's edge loads in flight together
+        constexpr int M = VECS;
+        prim::for_each_packet_ahead<VECS>(
+            in, n, tid, nthreads, one, [&](const prim::Pack16<T>(&p)[VECS]) {
+                T x[M * N];
 #pragma unroll
-                for (int k = 0; k < N; ++k)
+                for (int k = 0; k < M * N; ++k) x[k] = p[k / N].v[k % N];
+                int b[M * N];
+                prim::bin_many(bin, x, b);  // every packet's edge loads in flight together
+#pragma unroll
+                for (int k = 0; k < M * N; ++k)
                     if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
                 prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);
             });
