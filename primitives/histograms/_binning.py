@@ -264,12 +264,13 @@ def _guard(dt, edges, n, t_lo, t_hi, band):
     s, o), with s = n / span rounded to float32 (relative error u), o = -first * s rounded
     (first rounded to float32 and the product: 3u |first| n / span) and the fma's rounding (u n
     in range), is within u n (1 + (|x| + 3 |first|) / span) of (x - first) n / span; each float32
-    edge, linspace's float64 value rounded, within u |edge| n / span: in all u n (1 + 4M / span)
-    <= 2 eps n (1 + M / span), so ``band`` >= 2 (the policy's 8 keeps four times that room).
+    edge, linspace's float64 value rounded, within u |edge| n / span: in all, with |x|, |edge|
+    and |first| at most M, u n (1 + 5M / span) <= 2.5 eps n (1 + M / span), so ``band`` >= 3 (the
+    policy's knob starts there).
     Float64 edges (histogram2d's): the edges not rounded (linspace's own roundings far below) but
-    first rounded to float32 as well, u n (1 + 5M / span) <= 3 eps n (1 + M / span), so at least 3
-    whatever ``band`` is; that holds while first and s are float32 normals (or first is 0), and
-    such edges outside that range get 1.0.
+    first rounded to float32 as well, u n (1 + 4M / span) <= 2 eps n (1 + M / span); they take at
+    least 3 whatever ``band`` is. That holds while first and s are float32 normals (or first is
+    0), and such edges outside that range get 1.0.
     Other samples over float64 edges (the generic path: (x - first) * scale in float64, x
     widened, int64 rounded): x - first, the scale, the product and the widening give up to u n (1
     + 7M / span), and linspace's own roundings (step, i * step, + start) move an edge by up to

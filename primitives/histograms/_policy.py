@@ -55,9 +55,9 @@ class ProductionPolicy:
     packed_bounded: bool = knob(_policy.Flag())
     # the even bins' edge bands over float32 edges (histograms/_binning.py: _guard): a sample
     # within f32_edge_band * eps * nbins * (1 + max|edge| / span) bins of an edge is compared
-    # with the edge itself; 2 covers the position's and the edges' rounding, more is room
-    # (float64 edges keep 8, near their bound)
-    f32_edge_band: int = knob(_policy.Range(2, 64))
+    # with the edge itself; 3 covers the position's and the edges' rounding (their bound is 2.5),
+    # more is room (float64 edges keep 8, near their bound)
+    f32_edge_band: int = knob(_policy.Range(3, 64))
     # counts of at least this many bins go to the bucketed variant (the bins grouped by ranges
     # of 65,536 first, each range counted in shared memory); 0: never
     bucketed_from_bins: int = knob(_policy.Range(0))
@@ -128,9 +128,11 @@ _PRODUCTION = ProductionPolicy(
     # not measured yet: the returning adds (the figures above); the bounded rounds are the
     # alternative tools/probes/wide_bins.py times
     packed_bounded=False,
-    # four times the rounding bound (_binning._guard): at 65,536 bins over [0, 1) a quarter of
-    # float32 samples fall in a band (4: an eighth, 2: a sixteenth); not swept yet
-    f32_edge_band=8,
+    # the least band the rounding bound allows (_binning._guard: 2.5): at 65,536 bins over [0, 1)
+    # 3/32 of float32 samples fall in a band (8: a quarter). H100, tools/probes/wide_bins.py at
+    # 5862410, 2^28 float32, 65,536 bins: band 8 / 4 / 2 0.9259 / 0.9077 / 0.8646 ms (2 is below
+    # the bound)
+    f32_edge_band=3,
     # H100 (tools/probes/wide_bins.py at c185119): integer keys, bincount of 2^27 uint32 over 2^20
     # bins: bucketed 1.33 ms, partial_privatized 1.87, global 1.99; unique(return_counts=True) of
     # 2^27 int32 (~2^20 distinct) 1.563 ms bucketed from 2^17 against 1.963 (0.470x torch, 0.604

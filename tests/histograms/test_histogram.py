@@ -618,10 +618,9 @@ BAND_CASES = [(nb, r) for nb in (255, 4096) for r in RANGES] + [
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=IDS)
 @pytest.mark.parametrize("nbins,rng_", BAND_CASES, ids=str)
 def test_edge_band_at_its_bound(dtype, nbins, rng_, rng):
-    """The production policy's f32_edge_band at 2, float32 edges' rounding bound
-    (_binning._guard; the library's own 8 keeps four times that room; float32 samples over
-    histogram2d's float64 edges take at least 3, other samples over float64 edges 8, whatever
-    the policy): samples on every edge and up to three ulps either side, and random ones, exact
+    """The production policy's f32_edge_band at 3, the least its knob takes (float32 edges'
+    rounding bound is 2.5: _binning._guard; float32 samples over histogram2d's float64 edges
+    take at least 3, other samples over float64 edges 8, whatever the policy): samples on every edge and up to three ulps either side, and random ones, exact
     against NumPy in histogram (the shared-memory kernel, the partial privatization past it,
     the global one), histogram_even and histogram2d."""
     edges = np.histogram_bin_edges(np.zeros(1, dtype), nbins, rng_).astype(dtype)
@@ -630,7 +629,7 @@ def test_edge_band_at_its_bound(dtype, nbins, rng_, rng):
     variants = ["partial_privatized", "global_vectorized"]
     if nbins <= 4096:
         variants.append("warp_replicated")
-    with prim.tuning.override("histograms", selector="production", f32_edge_band=2):
+    with prim.tuning.override("histograms", selector="production", f32_edge_band=3):
         for variant in variants:
             twin(x, nbins, rng_, variant=variant)
         e = np.linspace(rng_[0], rng_[1], nbins + 1, dtype=np.float32)

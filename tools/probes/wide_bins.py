@@ -20,8 +20,9 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   nothing, settled between rounds), and the bucketed tally's kind of work (the uint16 keys by
   ``bucketed``, returning and bounded adds), ``histogram2d`` 256 x 256 of n / 4 float32 pairs
   (the dd policy's ``packed_bounded``), and the uniform samples with the production policy's
-  ``f32_edge_band`` at 4 and 2 (the even binner compares fewer samples with an edge: a quarter of
-  them at 8, an eighth at 4, a sixteenth at 2); plans made under each policy, interleaved;
+  ``f32_edge_band`` at 8 and 4 (the even binner compares more samples with an edge than at the
+  policy's 3: a quarter of them at 8, an eighth at 4, 3/32 at 3); plans made under each policy,
+  interleaved;
 - ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
 - ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
   force, with partial_privatized's bounded adds, and with ``bucketed_from_bins`` = 2^17 (its
@@ -123,7 +124,7 @@ def breakdown(n):
         fns[f"histogram2d 256 x 256 (n / 4 pairs), {adds}"] = _planned(
             prim.histogram2d, (px, py), 256, sq, bounded=bounded
         )
-        for band in (4, 2):  # narrower edge bands: fewer samples compared with an edge
+        for band in (8, 4):  # wider bands than the policy's: more samples compared with an edge
             fns[f"float32 uniform, {adds}, edge band {band}"] = _planned(
                 prim.histogram, (x,), nb, (0.0, 1.0), band=band, **part
             )
