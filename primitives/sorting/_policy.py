@@ -172,8 +172,14 @@ TABLE = _policy.register(
         # bit set with p = 1/8 3.2881 / 2.8876, Zipf(1.2) 3.1055 / 2.6276, float32 uniform
         # [0, 1) 2.6440 / 2.6330, 256 distinct 3.2504 / 3.2480 (CUB 2.7300 / 2.8293 / 2.4261 /
         # 2.9213 / 2.2963). The pairs keep lane masks: match 4 took argsort 3.5855 -> 4.2074 ms
-        # on uniform keys (its rank path spills)
-        ("default", (4, 0)): _os(44, match=4, skew=32),
+        # on uniform keys (its rank path spills).
+        # constant_tiles 2 (a tile whose counts put every key on one digit is not ranked): H100,
+        # 2^27 keys at 5862410 (the same probe), ms with 0 / 2: uniform uint32 2.4835 / 2.4918,
+        # p = 1/8 2.9136 / 2.9787, 256 distinct 3.2809 / 2.2388, Zipf(1.2) 2.6530 / 2.6867,
+        # float32 uniform [0, 1) 2.6773 / 2.7130 (CUB 2.7779 / 2.8070 / 2.4184 / 2.5238 /
+        # 2.9337); 1 took 2.5704 / 3.0640 / 2.2675 / 2.7314 / 2.8234. The pairs keep 0: 2 took
+        # argsort of uniform keys 4.3804 -> 4.8498 ms
+        ("default", (4, 0)): dataclasses.replace(_os(44, match=4, skew=32), constant_tiles=2),
         # H100, uint32 pairs 2^27: 256 x 32 4.99 ms (x 28: 5.09; 256 x 16: 6.03)
         ("default", (4, 4)): _os(32),
         # H100, uint32 keys + 8-byte values 2^27: 256 x 24 6.81 ms (x 12: 8.17)
