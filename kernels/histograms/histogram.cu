@@ -56,7 +56,9 @@
 //                             packed 1, each add returns its word (a wrap hands 65536 to
 //                             `out`); packed 2, adds that return nothing, the block's samples
 //                             walked in rounds (for_each_packet_rounds) with a settlement of
-//                             the fields past 0x7fff every 32,768 samples or fewer;
+//                             the fields past 0x7fff every 32,768 samples or fewer; packed 3,
+//                             as 1 with the next iteration's packets loaded before this one's
+//                             are binned, together (for_each_packet_ahead);
 //                             16-byte loads (weights: as warp_replicated's), machine-sized grid.
 //   hist_global_vectorized    the fully global fallback: 16-byte loads (weights: as
 //                             warp_replicated's), machine-sized grid, a global atomic per sample,
@@ -501,7 +503,8 @@ __global__ void __launch_bounds__(BLOCK)
                     __syncthreads();
                 });
         }
-    } else if (pk) {  // an iteration's packets binned, then their shared atomics issued together
+    } else if (pk && packed == 3) {  // ahead: the next iteration's packets loaded first, then
+                                     // this iteration's binned together, then their atomics
         constexpr int N = prim::Pack16<T>::N;
         constexpr int M = VECS;
         prim::for_each_packet_ahead<VECS>(
@@ -513,6 +516,17 @@ __global__ void __launch_bounds__(BLOCK)
                 prim::bin_many(bin, x, b);  // every packet's edge loads in flight together
 #pragma unroll
                 for (int k = 0; k < M * N; ++k)
+                    if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
+                prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);
+            });
+    } else if (pk) {  // a packet's shared atomics issued together (Packed16::add_n)
+        constexpr int N = prim::Pack16<T>::N;
+        prim::for_each_packet<VECS>(
+            in, n, tid, nthreads, one, [&](const prim::Pack16<T>& p, long long) {
+                int b[N];
+                prim::bin_many(bin, p.v, b);  // the packet's edge loads in flight together
+#pragma unroll
+                for (int k = 0; k < N; ++k)
                     if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
                 prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);
             });

@@ -554,19 +554,29 @@ def wrap_counts(rng, nbins, sms):
     return np.concatenate([x, spread]).astype(np.int32)
 
 
-@pytest.mark.parametrize("bounded", [False, True], ids=["returning", "bounded"])
+#: partial_privatized's packed walks: the returning adds packet by packet, the same with the
+#: next iteration's packets loaded first (ahead), the bounded adds
+PACKED_WALKS = {
+    "returning": dict(packed_ahead_from_bins=0),
+    "ahead": dict(packed_ahead_from_bins=1),
+    "bounded": dict(packed_bounded=True),
+}
+
+
+@pytest.mark.parametrize("walk", PACKED_WALKS)
 @pytest.mark.parametrize("nbins", [70001, 1 << 17])
-def test_packed_counters_wrap(nbins, bounded, rng):
+def test_packed_counters_wrap(nbins, walk, rng):
     """partial_privatized counts bins beyond 32-bit shared counters in 16-bit counters, two a
     word (Packed16): fields that wrap, many times, and the carries of low fields into high
-    ones, under any interleaving the device runs (the returning adds), or settled between
-    rounds (the bounded adds: settlements of both fields of a word); the last word's high field
-    past the bins (nbins odd); the bins past shared memory (1 << 17: global atomics)."""
+    ones, under any interleaving the device runs (the returning adds, packet by packet or an
+    iteration's packets together), or settled between rounds (the bounded adds: settlements of
+    both fields of a word); the last word's high field past the bins (nbins odd); the bins past
+    shared memory (1 << 17: global atomics)."""
     info = prim._core.backend.get_backend().device_info()
     x = wrap_counts(rng, nbins, info.sm_count)
     partial = dict(bucketed_from_bins=0)  # auto: partial_privatized at any count of bins
     with prim.tuning.override(
-        "histogram", selector="production", blocks_per_sm=1, packed_bounded=bounded, **partial
+        "histogram", selector="production", blocks_per_sm=1, **PACKED_WALKS[walk], **partial
     ):
         plan = twin_plan(x, nbins, (0, nbins))
         assert plan.variant == "partial_privatized" and plan.shared < 4 * nbins
@@ -575,13 +585,14 @@ def test_packed_counters_wrap(nbins, bounded, rng):
         assert plan.shared >= 4 * min(nbins, histograms.shared_capacity())
 
 
+@pytest.mark.parametrize("walk", PACKED_WALKS)
 @pytest.mark.parametrize("rng_", [(0.0, 1.0), (-3.0, 5.0), (1000.0, 1064.0)])
-def test_many_bins_near_edges(rng_, rng):
-    """Bins beyond 32-bit shared counters (partial_privatized, Packed16) of float32 samples: the
-    samples in the bands about inner edges compared with that edge alone (BinEven::many), the
-    outer edges, NaN and infinities, out of range (bands as wide as a bin at (1000, 1064): every
-    sample compared with the edges); every edge, its neighbours one ulp away and random samples,
-    exact against NumPy."""
+def test_many_bins_near_edges(rng_, walk, rng):
+    """Bins beyond 32-bit shared counters (partial_privatized, Packed16, each packed walk) of
+    float32 samples: the samples in the bands about inner edges compared with that edge alone
+    (BinEven::many), the outer edges, NaN and infinities, out of range (bands as wide as a bin
+    at (1000, 1064): every sample compared with the edges); every edge, its neighbours one ulp
+    away and random samples, exact against NumPy."""
     nbins = 70001
     edges = np.histogram_bin_edges(np.zeros(1, np.float32), nbins, rng_).astype(np.float32)
     x = np.concatenate(
@@ -594,7 +605,8 @@ def test_many_bins_near_edges(rng_, rng):
         ]
     )
     x = rng.permutation(x)
-    plan = twin_plan(x, nbins, rng_)
+    with prim.tuning.override("histogram", selector="production", **PACKED_WALKS[walk]):
+        plan = twin_plan(x, nbins, rng_)
     assert plan.variant == "partial_privatized" and plan.shared < 4 * nbins
 
 
