@@ -56,9 +56,10 @@
 //                             packed 1, each add returns its word (a wrap hands 65536 to
 //                             `out`); packed 2, adds that return nothing, the block's samples
 //                             walked in rounds (for_each_packet_rounds) with a settlement of
-//                             the fields past 0x7fff every 32,768 samples or fewer; packed 3,
-//                             as 1 with the next iteration's packets loaded before this one's
-//                             are binned, together (for_each_packet_ahead);
+//                             the fields past 0x7fff every 32,768 samples or fewer; packed 3
+//                             and 4, as 1 with the next iteration's packets loaded before this
+//                             one's are binned (for_each_packet_ahead), together (3) or packet
+//                             by packet (4);
 //                             16-byte loads (weights: as warp_replicated's), machine-sized grid.
 //   hist_global_vectorized    the fully global fallback: 16-byte loads (weights: as
 //                             warp_replicated's), machine-sized grid, a global atomic per sample,
@@ -446,6 +447,18 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 // ---- 8. partial privatization: the bins that fit in shared memory, the rest global -------------
+namespace prim {
+// K bins counted by partial_privatized's packed walks: those from shared_bins on by global
+// atomics, the others in the 16-bit shared counters, their atomics issued together (-1: none).
+template <int K, class G>
+__device__ __forceinline__ void packed_count(u32* h, const int (&b)[K], int shared_bins, G* out) {
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
+    Packed16::add_n(h, b, shared_bins, out);
+}
+}  // namespace prim
+
 template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
     hist_partial_privatized(const T* __restrict__ in, long long n,
@@ -503,21 +516,29 @@ __global__ void __launch_bounds__(BLOCK)
                     __syncthreads();
                 });
         }
-    } else if (pk && packed == 3) {  // ahead: the next iteration's packets loaded first, then
-                                     // this iteration's binned together, then their atomics
+    } else if (pk && packed >= 3) {
+        // ahead: the next iteration's packets loaded first; 3: this iteration's binned together,
+        // 4: packet by packet
         constexpr int N = prim::Pack16<T>::N;
         constexpr int M = VECS;
+        prim::u32* h32 = reinterpret_cast<prim::u32*>(h);
         prim::for_each_packet_ahead<VECS>(
             in, n, tid, nthreads, one, [&](const prim::Pack16<T>(&p)[VECS]) {
-                T x[M * N];
+                if (packed == 3) {
+                    T x[M * N];
 #pragma unroll
-                for (int k = 0; k < M * N; ++k) x[k] = p[k / N].v[k % N];
-                int b[M * N];
-                prim::bin_many(bin, x, b);  // every packet's edge loads in flight together
+                    for (int k = 0; k < M * N; ++k) x[k] = p[k / N].v[k % N];
+                    int b[M * N];
+                    prim::bin_many(bin, x, b);  // every packet's edge loads in flight together
+                    prim::packed_count(h32, b, shared_bins, out);
+                } else {
 #pragma unroll
-                for (int k = 0; k < M * N; ++k)
-                    if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
-                prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);
+                    for (int u = 0; u < M; ++u) {
+                        int b[N];
+                        prim::bin_many(bin, p[u].v, b);
+                        prim::packed_count(h32, b, shared_bins, out);
+                    }
+                }
             });
     } else if (pk) {  // a packet's shared atomics issued together (Packed16::add_n)
         constexpr int N = prim::Pack16<T>::N;
@@ -525,10 +546,7 @@ __global__ void __launch_bounds__(BLOCK)
             in, n, tid, nthreads, one, [&](const prim::Pack16<T>& p, long long) {
                 int b[N];
                 prim::bin_many(bin, p.v, b);  // the packet's edge loads in flight together
-#pragma unroll
-                for (int k = 0; k < N; ++k)
-                    if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
-                prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);
+                prim::packed_count(reinterpret_cast<prim::u32*>(h), b, shared_bins, out);
             });
     } else {
         prim::for_each_packet<VECS>(in, n, tid, nthreads, one,

@@ -56,6 +56,9 @@ class ProductionPolicy:
     # ... with returning adds, from this many bins on: the next iteration's packets loaded before
     # this one's are binned, and an iteration's packets binned together (0: never)
     packed_ahead_from_bins: int = knob(_policy.Range(0))
+    # ... an iteration's packets binned together, their atomics issued together (True), or
+    # packet by packet (False)
+    packed_ahead_grouped: bool = knob(_policy.Flag())
     # the even bins' edge bands over float32 edges (histograms/_binning.py: _guard): a sample
     # within f32_edge_band * eps * nbins * (1 + max|edge| / span) bins of an edge is compared
     # with the edge itself; 3 covers the position's and the edges' rounding (their bound is 2.5),
@@ -136,6 +139,8 @@ _PRODUCTION = ProductionPolicy(
     # 65,536 bins 0.9259 / 1.0287 (at the bins' centres 0.6477 / 0.7975), 131,072 1.7044 /
     # 1.3202, 262,144 6.6484 / 2.6522, 2^20 7.5627 / 7.6045
     packed_ahead_from_bins=65537,
+    # the walk those runs measured; packet by packet not measured yet (wide_bins times both)
+    packed_ahead_grouped=True,
     # the least band the rounding bound allows (_binning._guard: 2.5): at 65,536 bins over [0, 1)
     # 3/32 of float32 samples fall in a band (8: a quarter). H100, tools/probes/wide_bins.py at
     # 5862410, 2^28 float32, 65,536 bins: band 8 / 4 / 2 0.9259 / 0.9077 / 0.8646 ms (2 is below

@@ -555,10 +555,12 @@ def wrap_counts(rng, nbins, sms):
 
 
 #: partial_privatized's packed walks: the returning adds packet by packet, the same with the
-#: next iteration's packets loaded first (ahead), the bounded adds
+#: next iteration's packets loaded first (ahead: an iteration's packets binned together, or
+#: packet by packet), the bounded adds
 PACKED_WALKS = {
     "returning": dict(packed_ahead_from_bins=0),
-    "ahead": dict(packed_ahead_from_bins=1),
+    "ahead": dict(packed_ahead_from_bins=1, packed_ahead_grouped=True),
+    "ahead by packet": dict(packed_ahead_from_bins=1, packed_ahead_grouped=False),
     "bounded": dict(packed_bounded=True),
 }
 

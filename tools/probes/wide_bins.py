@@ -13,10 +13,10 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   then ``bucketed`` and ``partial_privatized`` again with their 16-bit counters' bounded adds
   (the production policy's ``bucket_tally_bounded`` and ``packed_bounded``: adds that return
   nothing, settled between rounds);
-- partial_privatized's two packed walks with returning adds (the production policy's
-  ``packed_ahead_from_bins``: each packet binned and counted as it comes, or the next
-  iteration's packets loaded first and an iteration's packets binned together) at 2^16, 2^17
-  and 2^18 bins;
+- partial_privatized's packed walks with returning adds (the production policy's
+  ``packed_ahead_from_bins`` and ``packed_ahead_grouped``: each packet binned and counted as it
+  comes, or the next iteration's packets loaded first and then an iteration's packets binned
+  together or packet by packet) at 2^16, 2^17 and 2^18 bins;
 - 65,536 bins, where partial_privatized's time goes: n float32 uniform in [0, 1) (the figure),
   the same at the bins' centres (no sample near an edge: no edge loads), n / 2 uint16 keys over
   all 65,536 values by ``bincount`` (no float binning at all), each with the 16-bit counters'
@@ -150,7 +150,8 @@ def breakdown(n):
 #: partial_privatized's packed walks with returning adds: the production policy's fields
 WALKS = {
     "packet by packet": dict(packed_ahead_from_bins=0),
-    "next iteration loaded first": dict(packed_ahead_from_bins=1),
+    "next iteration loaded first": dict(packed_ahead_from_bins=1, packed_ahead_grouped=True),
+    "... then packet by packet": dict(packed_ahead_from_bins=1, packed_ahead_grouped=False),
 }
 
 
