@@ -239,7 +239,7 @@ template <class E> struct BinEvenF32 {
                 static_cast<unsigned>(e) <= last;
             edge[k] = e;
         }
-        // the loads after every position: each sample's data in hand before the first load waits
+        // the edge loads after every position is taken (the source's order; ptxas schedules)
 #pragma unroll
         for (int k = 0; k < N; ++k) ke[k] = near[k] ? Order<E>::key(__ldg(edges + edge[k])) : KE(0);
 #pragma unroll

@@ -16,8 +16,9 @@
 //   D = 1, 2, 3: the dimensions unrolled (DDChain: each binner in registers, the later dimensions
 //     not binned once one drops the sample). With `vec` set (counts only), a packet of
 //     P = 16 / sizeof(T) samples is read with D 16-byte loads: D consecutive packets of the
-//     C-ordered (N, D) array (`rows`), or one packet of each column, two packets' loads in
-//     flight a thread; the tail sample by sample.
+//     C-ordered (N, D) array (`rows`), or one packet of each column; two such groups a thread
+//     an iteration, binned together, the next iteration's two loaded before them (the bounded
+//     rounds: two groups' loads in flight); the tail sample by sample.
 //   D = 0: any number of dimensions `dims` (1 to DD_MAX): a loop over the dimensions, each
 //     binner built from its record per sample; scalar loads.
 // Samples: sample i, dimension j at cols[j][i * strides[j]] (strides in elements, may be any

@@ -54,7 +54,7 @@ class ProductionPolicy:
     # handed over by the add that made it (False)
     packed_bounded: bool = knob(_policy.Flag())
     # ... with returning adds, from this many bins on: the next iteration's packets loaded before
-    # this one's are binned, and an iteration's packets binned together (0: never)
+    # this one's are binned (0: never)
     packed_ahead_from_bins: int = knob(_policy.Range(0))
     # ... an iteration's packets binned together, their atomics issued together (True), or
     # packet by packet (False)
