@@ -12,6 +12,7 @@
 // need no index; the packets past the last full iteration go to elem element by element): up to
 // 2 * VECS packets in flight a thread, and a body can start the work of all its packets (their
 // dependent loads, say) before it finishes any.
+// packet_frame() is the head, packets and tail all four walks share.
 // for_each_packet_rounds<P, EVERY>() makes the same visits in rounds the whole grid runs alike,
 // with a block-wide step between every EVERY rounds (for_each_round: any items, below). walk_column() (below)
 // walks one column of a 2-D layout down its rows the same way.
@@ -57,61 +58,70 @@ __device__ __forceinline__ Pack16<T> load_pack16(const T* p) {
     return pack16_of<T>(__ldg(reinterpret_cast<const uint4*>(p)));
 }
 
+// The walks' common frame: elements [0, head) before the first 16-byte boundary to elem(x, i),
+// then middle(body, head, npk) for the npk whole packets from body = in + head, then the
+// elements after them to elem (grid-stride over threads [tid, nthreads) for the head and tail).
+template <class T, class Elem, class Middle>
+__device__ __forceinline__ void packet_frame(const T* __restrict__ in, i64 n, i64 tid, i64 nthreads,
+                                             Elem elem, Middle middle) {
+    constexpr int N = Pack16<T>::N;
+    const i64 head = aligned_head(in, n);
+    for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
+    const i64 npk = (n - head) / N;
+    middle(in + head, head, npk);
+    for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+}
+
 template <int VECS, class T, class Elem, class Pack>
 __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n, i64 tid,
                                                 i64 nthreads, Elem elem, Pack pack) {
     constexpr int N = Pack16<T>::N;
-    const i64 head = aligned_head(in, n);
-    for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
-    const T* body = in + head;
-    const i64 npk = (n - head) / N;
-    i64 j = tid;
-    for (; j + (VECS - 1) * nthreads < npk; j += VECS * nthreads) {
-        Pack16<T> p[VECS];
+    packet_frame(in, n, tid, nthreads, elem, [&](const T* body, i64 head, i64 npk) {
+        i64 j = tid;
+        for (; j + (VECS - 1) * nthreads < npk; j += VECS * nthreads) {
+            Pack16<T> p[VECS];
 #pragma unroll
-        for (int u = 0; u < VECS; ++u) p[u] = load_pack16(body + (j + u * nthreads) * N);
+            for (int u = 0; u < VECS; ++u) p[u] = load_pack16(body + (j + u * nthreads) * N);
 #pragma unroll
-        for (int u = 0; u < VECS; ++u) pack(p[u], head + (j + u * nthreads) * N);
-    }
-    for (; j < npk; j += nthreads) pack(load_pack16(body + j * N), head + j * N);
-    for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+            for (int u = 0; u < VECS; ++u) pack(p[u], head + (j + u * nthreads) * N);
+        }
+        for (; j < npk; j += nthreads) pack(load_pack16(body + j * N), head + j * N);
+    });
 }
 
 template <int VECS, class T, class Elem, class Group>
 __device__ __forceinline__ void for_each_packet_ahead(const T* __restrict__ in, i64 n, i64 tid,
                                                       i64 nthreads, Elem elem, Group group) {
     constexpr int N = Pack16<T>::N;
-    const i64 head = aligned_head(in, n);
-    for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
-    const T* body = in + head;
-    const i64 npk = (n - head) / N;
-    auto full = [&](i64 j) { return j + (VECS - 1) * nthreads < npk; };
-    i64 j = tid;
-    if (full(j)) {
-        Pack16<T> p[VECS];
+    packet_frame(in, n, tid, nthreads, elem, [&](const T* body, i64 head, i64 npk) {
+        auto full = [&](i64 j) { return j + (VECS - 1) * nthreads < npk; };
+        i64 j = tid;
+        if (full(j)) {
+            Pack16<T> p[VECS];
 #pragma unroll
-        for (int u = 0; u < VECS; ++u) p[u] = load_pack16(body + (j + u * nthreads) * N);
-        for (;;) {  // the next iteration's loads issued before this one's packets are handed over
-            const i64 k = j + VECS * nthreads;
-            const bool more = full(k);
-            Pack16<T> q[VECS];
-            if (more) {
+            for (int u = 0; u < VECS; ++u) p[u] = load_pack16(body + (j + u * nthreads) * N);
+            for (;;) {  // the next iteration's loads issued before this one's are handed over
+                const i64 k = j + VECS * nthreads;
+                const bool more = full(k);
+                Pack16<T> q[VECS];
+                if (more) {
 #pragma unroll
-                for (int u = 0; u < VECS; ++u) q[u] = load_pack16(body + (k + u * nthreads) * N);
+                    for (int u = 0; u < VECS; ++u)
+                        q[u] = load_pack16(body + (k + u * nthreads) * N);
+                }
+                group(p);
+                j = k;
+                if (!more) break;
+#pragma unroll
+                for (int u = 0; u < VECS; ++u) p[u] = q[u];
             }
-            group(p);
-            j = k;
-            if (!more) break;
-#pragma unroll
-            for (int u = 0; u < VECS; ++u) p[u] = q[u];
         }
-    }
-    for (; j < npk; j += nthreads) {  // fewer than VECS packets left: element by element
-        const Pack16<T> p = load_pack16(body + j * N);
+        for (; j < npk; j += nthreads) {  // fewer than VECS packets left: element by element
+            const Pack16<T> p = load_pack16(body + j * N);
 #pragma unroll
-        for (int k = 0; k < N; ++k) elem(p.v[k], head + j * N + k);
-    }
-    for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+            for (int k = 0; k < N; ++k) elem(p.v[k], head + j * N + k);
+        }
+    });
 }
 
 // for_each_round<V, G, EVERY>(n, tid, nthreads, load, visit, between): the items q of [0, n),
@@ -152,14 +162,11 @@ __device__ __forceinline__ void for_each_packet_rounds(const T* __restrict__ in,
                                                        i64 nthreads, Elem elem, Pack pack,
                                                        Between between) {
     constexpr int N = Pack16<T>::N;
-    const i64 head = aligned_head(in, n);
-    for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
-    const T* body = in + head;
-    const i64 npk = (n - head) / N;
-    for_each_round<Pack16<T>, P, EVERY>(
-        npk, tid, nthreads, [&](i64 j, Pack16<T>& p) { p = load_pack16(body + j * N); },
-        [&](i64 j, const Pack16<T>& p) { pack(p, head + j * N); }, between);
-    for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+    packet_frame(in, n, tid, nthreads, elem, [&](const T* body, i64 head, i64 npk) {
+        for_each_round<Pack16<T>, P, EVERY>(
+            npk, tid, nthreads, [&](i64 j, Pack16<T>& p) { p = load_pack16(body + j * N); },
+            [&](i64 j, const Pack16<T>& p) { pack(p, head + j * N); }, between);
+    });
 }
 
 // walk_column<VECS>(p, rows, stride, visit): rows 0..rows-1 of one column (or one 16-byte packet
@@ -262,30 +269,29 @@ __forceinline__ void for_each_packet_staged(const T* __restrict__ in, i64 n, i64
     if constexpr (S > 0) {
         typedef AsyncCopies::Addr Addr;
         constexpr int N = Pack16<T>::N;
-        const i64 head = aligned_head(in, n);
-        for (i64 i = tid; i < head; i += nthreads) elem(in[i], i);
-        const uint4* const body = reinterpret_cast<const uint4*>(in + head);
-        const i64 npk = (n - head) / N;
-        const Addr ring = static_cast<Addr>(blockDim.x) * 16;  // bytes from a slot to the next
-        const Addr first = AsyncCopies::addr(stage + threadIdx.x), last = first + (S - 1) * ring;
-        AsyncCopies cp;
+        packet_frame(in, n, tid, nthreads, elem, [&](const T* from, i64 head, i64 npk) {
+            const uint4* const body = reinterpret_cast<const uint4*>(from);
+            const Addr ring = static_cast<Addr>(blockDim.x) * 16;  // bytes from a slot to the next
+            const Addr first = AsyncCopies::addr(stage + threadIdx.x),
+                       last = first + (S - 1) * ring;
+            AsyncCopies cp;
 #pragma unroll
-        for (int s = 0; s < S - 1; ++s) {  // packets 0..S-2 of this thread, slots 0..S-2
-            const i64 j = tid + s * nthreads;
-            if (j < npk) cp.copy16(first + s * ring, body + j);
-            cp.commit();
-        }
-        Addr slot = first;  // packet k's: slot k % S
-        for (i64 j = tid; j < npk; j += nthreads) {
-            const i64 ahead = j + (S - 1) * nthreads;  // packet k + S - 1, into slot (k - 1) % S
-            if (ahead < npk) cp.copy16(slot == first ? last : slot - ring, body + ahead);
-            cp.commit();  // empty past the end: every iteration commits one group
-            cp.template wait<S - 1>();
-            pack(pack16_of<T>(AsyncCopies::read16(slot)), head + j * N);
-            slot = slot == last ? first : slot + ring;
-        }
-        cp.template wait<0>();  // only empty groups can remain; nothing pending on `stage`
-        for (i64 i = head + npk * N + tid; i < n; i += nthreads) elem(in[i], i);
+            for (int s = 0; s < S - 1; ++s) {  // packets 0..S-2 of this thread, slots 0..S-2
+                const i64 j = tid + s * nthreads;
+                if (j < npk) cp.copy16(first + s * ring, body + j);
+                cp.commit();
+            }
+            Addr slot = first;  // packet k's: slot k % S
+            for (i64 j = tid; j < npk; j += nthreads) {
+                const i64 ahead = j + (S - 1) * nthreads;  // packet k + S - 1, into slot (k-1) % S
+                if (ahead < npk) cp.copy16(slot == first ? last : slot - ring, body + ahead);
+                cp.commit();  // empty past the end: every iteration commits one group
+                cp.template wait<S - 1>();
+                pack(pack16_of<T>(AsyncCopies::read16(slot)), head + j * N);
+                slot = slot == last ? first : slot + ring;
+            }
+            cp.template wait<0>();  // only empty groups can remain; nothing pending on `stage`
+        });
         return;
     }
 #endif
