@@ -212,8 +212,8 @@ template <class E> struct BinEvenF32 {
         return exact(x);
     }
     // The same bins for histograms of many bins, where the bands about the edges hold a large
-    // share of the samples (guard 8 eps nbins (1 + max|edge| / span) bins each side: a quarter
-    // of them at 65,536 bins over [0, 1)), N samples at a time: every sample's position first,
+    // share of the samples (guard band eps nbins (1 + max|edge| / span) bins each side: 3/32 of
+    // them at 65,536 bins over [0, 1) with the policy's band 3), N samples at a time: every sample's position first,
     // and for each one in the band of an inner edge (1..nbins-1, the band narrower than a bin)
     // the load of that edge alone, so that the N loads are in flight together and a sample
     // outside the bands loads nothing (the edges, nbins + 1 of them, are a random gather past

@@ -268,9 +268,9 @@ def _guard(dt, edges, n, t_lo, t_hi, band):
     and |first| at most M, u n (1 + 5M / span) <= 2.5 eps n (1 + M / span), so ``band`` >= 3 (the
     policy's knob starts there).
     Float64 edges (histogram2d's): the edges not rounded (linspace's own roundings far below) but
-    first rounded to float32 as well, u n (1 + 4M / span) <= 2 eps n (1 + M / span); they take at
-    least 3 whatever ``band`` is. That holds while first and s are float32 normals (or first is
-    0), and such edges outside that range get 1.0.
+    first rounded to float32 as well, u n (1 + 4M / span) <= 2 eps n (1 + M / span), inside the
+    same ``band``. That holds while first and s are float32 normals (or first is 0), and such
+    edges outside that range get 1.0.
     Other samples over float64 edges (the generic path: (x - first) * scale in float64, x
     widened, int64 rounded): x - first, the scale, the product and the widening give up to u n (1
     + 7M / span), and linspace's own roundings (step, i * step, + start) move an edge by up to
@@ -279,19 +279,17 @@ def _guard(dt, edges, n, t_lo, t_hi, band):
     span = e[-1] - e[0]
     big = max(abs(e[0]), abs(e[-1]))
     f32 = np.finfo(np.float32)
-    if edges.dtype == F32:
+    if edges.dtype == F32 or dt == F32:  # float32 positions
+        if edges.dtype != F32:  # over float64 edges: first and the scale rounded to float32
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                s = n / span
+            tiny, top = float(f32.tiny), float(f32.max)
+            if not ((e[0] == 0 or tiny <= abs(e[0]) <= top) and tiny <= abs(s) <= top):
+                return 1.0
         g = band * float(f32.eps) * n * (1 + big / span)
-    elif dt == F32:  # float32 positions over float64 edges
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            s = n / span
-        tiny, top = float(f32.tiny), float(f32.max)
-        if not ((e[0] == 0 or tiny <= abs(e[0]) <= top) and tiny <= abs(s) <= top):
-            return 1.0
-        g = max(band, 3) * float(f32.eps) * n * (1 + big / span)
+        g += 4 * float(f32.tiny) * n / span  # flush-to-zero moves a float32 by less than tiny
     else:
         g = F64_EDGE_BAND * float(np.finfo(np.float64).eps) * n * (1 + big / span)
-    if edges.dtype == F32 or dt == F32:  # flush-to-zero moves a float32 by less than tiny
-        g += 4 * float(f32.tiny) * n / span
     with np.errstate(over="ignore", invalid="ignore"):
         gap = max(0.0, (float(t_lo) - e[0]) * n / span, (e[-1] - float(t_hi)) * n / span)
     g += gap

@@ -633,10 +633,11 @@ BAND_CASES = [(nb, r) for nb in (255, 4096) for r in RANGES] + [
 @pytest.mark.parametrize("nbins,rng_", BAND_CASES, ids=str)
 def test_edge_band_at_its_bound(dtype, nbins, rng_, rng):
     """The production policy's f32_edge_band at 3, the least its knob takes (float32 edges'
-    rounding bound is 2.5: _binning._guard; float32 samples over histogram2d's float64 edges
-    take at least 3, other samples over float64 edges 8, whatever the policy): samples on every edge and up to three ulps either side, and random ones, exact
-    against NumPy in histogram (the shared-memory kernel, the partial privatization past it,
-    the global one), histogram_even and histogram2d."""
+    rounding bound is 2.5, float32 samples over histogram2d's float64 edges 2: _binning._guard;
+    other samples over float64 edges take 8 whatever the policy): samples on every edge and up
+    to three ulps either side, and random ones, exact against NumPy in histogram (the
+    shared-memory kernel, the partial privatization past it, the global one), histogram_even
+    and histogram2d."""
     edges = np.histogram_bin_edges(np.zeros(1, dtype), nbins, rng_).astype(dtype)
     x = np.concatenate([_ulps_around(edges, 3), samples(rng, 20000, dtype, *rng_)]).astype(dtype)
     x = rng.permutation(x)
