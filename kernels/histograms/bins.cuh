@@ -491,4 +491,15 @@ struct Packed16 {
     static constexpr i64 ROUND = 32768;
 };
 
+// K bins counted by the packed walks (partial_privatized, hist_dd): those from shared_bins on by
+// global atomics into out, the others in Packed16's 16-bit shared counters with their atomics
+// issued together (add_n; -1: none).
+template <int K, class I, class G>
+__device__ __forceinline__ void packed_count(u32* h, const I (&b)[K], i64 shared_bins, G* out) {
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
+    Packed16::add_n(h, b, shared_bins, out);
+}
+
 }  // namespace prim

@@ -170,11 +170,8 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
                     for (int s = P; s < M * P; ++s) lin[s] = -1;
                 }
-                if (pk) {  // Packed16::add_n
-#pragma unroll
-                    for (int s = 0; s < M * P; ++s)
-                        if (lin[s] >= shared_bins) atomicAdd(out + lin[s], G(1));
-                    prim::Packed16::add_n(reinterpret_cast<prim::u32*>(h), lin, shared_bins, out);
+                if (pk) {
+                    prim::packed_count(reinterpret_cast<prim::u32*>(h), lin, shared_bins, out);
                 } else {
 #pragma unroll
                     for (int s = 0; s < M * P; ++s) add(lin[s], 0);

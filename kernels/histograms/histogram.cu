@@ -447,18 +447,6 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 // ---- 8. partial privatization: the bins that fit in shared memory, the rest global -------------
-namespace prim {
-// K bins counted by partial_privatized's packed walks: those from shared_bins on by global
-// atomics, the others in the 16-bit shared counters, their atomics issued together (-1: none).
-template <int K, class G>
-__device__ __forceinline__ void packed_count(u32* h, const int (&b)[K], int shared_bins, G* out) {
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-        if (b[k] >= shared_bins) atomicAdd(out + b[k], G(1));
-    Packed16::add_n(h, b, shared_bins, out);
-}
-}  // namespace prim
-
 template <class T, class Binner, class Acc, int BLOCK, int VECS>
 __global__ void __launch_bounds__(BLOCK)
     hist_partial_privatized(const T* __restrict__ in, long long n,
