@@ -56,10 +56,7 @@
 //                             packed 1, each add returns its word (a wrap hands 65536 to
 //                             `out`); packed 2, adds that return nothing, the block's samples
 //                             walked in rounds (for_each_packet_rounds) with a settlement of
-//                             the fields past 0x7fff every 32,768 samples or fewer; packed 3
-//                             and 4, as 1 with the next iteration's packets loaded before this
-//                             one's are binned (for_each_packet_ahead), together (3) or packet
-//                             by packet (4);
+//                             the fields past 0x7fff every 32,768 samples or fewer;
 //                             16-byte loads (weights: as warp_replicated's), machine-sized grid.
 //   hist_global_vectorized    the fully global fallback: 16-byte loads (weights: as
 //                             warp_replicated's), machine-sized grid, a global atomic per sample,
@@ -504,30 +501,6 @@ __global__ void __launch_bounds__(BLOCK)
                     __syncthreads();
                 });
         }
-    } else if (pk && packed >= 3) {
-        // ahead: the next iteration's packets loaded first; 3: this iteration's binned together,
-        // 4: packet by packet
-        constexpr int N = prim::Pack16<T>::N;
-        constexpr int M = VECS;
-        prim::u32* h32 = reinterpret_cast<prim::u32*>(h);
-        prim::for_each_packet_ahead<VECS>(
-            in, n, tid, nthreads, one, [&](const prim::Pack16<T>(&p)[VECS]) {
-                if (packed == 3) {
-                    T x[M * N];
-#pragma unroll
-                    for (int k = 0; k < M * N; ++k) x[k] = p[k / N].v[k % N];
-                    int b[M * N];
-                    prim::bin_many(bin, x, b);  // every packet's edge loads in flight together
-                    prim::packed_count(h32, b, shared_bins, out);
-                } else {
-#pragma unroll
-                    for (int u = 0; u < M; ++u) {
-                        int b[N];
-                        prim::bin_many(bin, p[u].v, b);
-                        prim::packed_count(h32, b, shared_bins, out);
-                    }
-                }
-            });
     } else if (pk) {  // a packet's shared atomics issued together (Packed16::add_n)
         constexpr int N = prim::Pack16<T>::N;
         prim::for_each_packet<VECS>(

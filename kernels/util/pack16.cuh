@@ -7,12 +7,7 @@
 // issued back to back per iteration (several loads in flight per thread), then a scalar tail.
 // Elements of the head and tail go to elem(x, i), packets to pack(p, i0) with i0 the index of
 // p.v[0]. Preconditions: `in` is aligned to sizeof(T) and not written during the kernel.
-// for_each_packet_ahead() makes the same visits but loads an iteration's VECS packets before it
-// hands the previous iteration's to one call, group(p) with p a Pack16<T>[VECS] (for bodies that
-// need no index; the packets past the last full iteration go to elem element by element): up to
-// 2 * VECS packets in flight a thread, and a body can start the work of all its packets (their
-// dependent loads, say) before it finishes any.
-// packet_frame() is the head, packets and tail all four walks share.
+// packet_frame() is the head, packets and tail the walks share.
 // for_each_packet_rounds<P, EVERY>() makes the same visits in rounds the whole grid runs alike,
 // with a block-wide step between every EVERY rounds (for_each_round: any items, below). walk_column() (below)
 // walks one column of a 2-D layout down its rows the same way.
@@ -86,41 +81,6 @@ __device__ __forceinline__ void for_each_packet(const T* __restrict__ in, i64 n,
             for (int u = 0; u < VECS; ++u) pack(p[u], head + (j + u * nthreads) * N);
         }
         for (; j < npk; j += nthreads) pack(load_pack16(body + j * N), head + j * N);
-    });
-}
-
-template <int VECS, class T, class Elem, class Group>
-__device__ __forceinline__ void for_each_packet_ahead(const T* __restrict__ in, i64 n, i64 tid,
-                                                      i64 nthreads, Elem elem, Group group) {
-    constexpr int N = Pack16<T>::N;
-    packet_frame(in, n, tid, nthreads, elem, [&](const T* body, i64 head, i64 npk) {
-        auto full = [&](i64 j) { return j + (VECS - 1) * nthreads < npk; };
-        i64 j = tid;
-        if (full(j)) {
-            Pack16<T> p[VECS];
-#pragma unroll
-            for (int u = 0; u < VECS; ++u) p[u] = load_pack16(body + (j + u * nthreads) * N);
-            for (;;) {  // the next iteration's loads issued before this one's are handed over
-                const i64 k = j + VECS * nthreads;
-                const bool more = full(k);
-                Pack16<T> q[VECS];
-                if (more) {
-#pragma unroll
-                    for (int u = 0; u < VECS; ++u)
-                        q[u] = load_pack16(body + (k + u * nthreads) * N);
-                }
-                group(p);
-                j = k;
-                if (!more) break;
-#pragma unroll
-                for (int u = 0; u < VECS; ++u) p[u] = q[u];
-            }
-        }
-        for (; j < npk; j += nthreads) {  // fewer than VECS packets left: element by element
-            const Pack16<T> p = load_pack16(body + j * N);
-#pragma unroll
-            for (int k = 0; k < N; ++k) elem(p.v[k], head + j * N + k);
-        }
     });
 }
 

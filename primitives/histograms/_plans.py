@@ -163,12 +163,8 @@ class CountPlan(_plans.Plan):
             sb, packed, shared = shared_bins(
                 nb, acc, shared_capacity(acc, info) * size, prod.packed
             )
-            # packed: 1 the returning adds, 2 the bounded ones (settled in rounds), 3 and 4 the
-            # returning ones with the next iteration's packets loaded first (3: an iteration's
-            # packets binned together, 4: packet by packet)
-            ahead = 0 < prod.packed_ahead_from_bins <= nb
-            mode = 1 if not ahead else 3 if prod.packed_ahead_grouped else 4
-            mode = 2 if prod.packed_bounded else mode
+            # packed: 1 the returning adds, 2 the bounded ones (settled in rounds)
+            mode = 2 if prod.packed_bounded else 1
             extra = (np.int32(sb), np.int32(packed * mode))
             grid = _launch.cover_grid(
                 n, block, per_thread, kernel=k, shared_mem=shared, per_sm=prod.blocks_per_sm

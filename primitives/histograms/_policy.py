@@ -53,12 +53,6 @@ class ProductionPolicy:
     # past 0x7fff settled between them (True), or with adds that return the word, a wrap
     # handed over by the add that made it (False)
     packed_bounded: bool = knob(_policy.Flag())
-    # ... with returning adds, from this many bins on: the next iteration's packets loaded before
-    # this one's are binned (0: never)
-    packed_ahead_from_bins: int = knob(_policy.Range(0))
-    # ... an iteration's packets binned together, their atomics issued together (True), or
-    # packet by packet (False)
-    packed_ahead_grouped: bool = knob(_policy.Flag())
     # the even bins' edge bands over float32 edges (histograms/_binning.py: _guard): a sample
     # within f32_edge_band * eps * nbins * (1 + max|edge| / span) bins of an edge is compared
     # with the edge itself; 3 covers the position's and the edges' rounding (their bound is 2.5),
@@ -131,20 +125,15 @@ _PRODUCTION = ProductionPolicy(
     # H200, float32 2^28 over [0, 1): 65,536 bins 1.78 ms packed against 3.14 (4c2cc1a), 1.68
     # against 3.23 (de3ca92); 100,000 bins 2.31 against 3.69 (de3ca92)
     packed=True,
-    # not measured yet: the returning adds (the figures above); the bounded rounds are the
-    # alternative tools/probes/wide_bins.py times
+    # H100, tools/probes/wide_bins.py at 31dc353, 2^28 float32 over [0, 1), returning / bounded
+    # adds: 65,536 bins 0.894 / 1.219 ms, 131,072 1.363 / 1.679, 262,144 2.702 / 2.712. Loading
+    # the next iteration's packets before binning this one's (3033ee3) won nothing at band 3:
+    # 0.878-1.077 / 1.194-1.355 / 2.654-2.659 ms against 0.894 / 1.184 / 2.662 (removed)
     packed_bounded=False,
-    # H100, tools/probes/wide_bins.py, 2^28 float32 over [0, 1), ms, each packet binned and
-    # counted as it comes (5862410) / the next iteration's loaded first (3033ee3, another run):
-    # 65,536 bins 0.9259 / 1.0287 (at the bins' centres 0.6477 / 0.7975), 131,072 1.7044 /
-    # 1.3202, 262,144 6.6484 / 2.6522, 2^20 7.5627 / 7.6045
-    packed_ahead_from_bins=65537,
-    # the walk those runs measured; packet by packet not measured yet (wide_bins times both)
-    packed_ahead_grouped=True,
     # the least band the rounding bound allows (_binning._guard: 2.5): at 65,536 bins over [0, 1)
     # 3/32 of float32 samples fall in a band (8: a quarter). H100, tools/probes/wide_bins.py at
     # 5862410, 2^28 float32, 65,536 bins: band 8 / 4 / 2 0.9259 / 0.9077 / 0.8646 ms (2 is below
-    # the bound)
+    # the bound); at 31dc353 band 8 / 4 / 3 0.921 / 0.905 / 0.907
     f32_edge_band=3,
     # H100 (tools/probes/wide_bins.py at c185119): integer keys, bincount of 2^27 uint32 over 2^20
     # bins: bucketed 1.33 ms, partial_privatized 1.87, global 1.99; unique(return_counts=True) of

@@ -554,15 +554,8 @@ def wrap_counts(rng, nbins, sms):
     return np.concatenate([x, spread]).astype(np.int32)
 
 
-#: partial_privatized's packed walks: the returning adds packet by packet, the same with the
-#: next iteration's packets loaded first (ahead: an iteration's packets binned together, or
-#: packet by packet), the bounded adds
-PACKED_WALKS = {
-    "returning": dict(packed_ahead_from_bins=0),
-    "ahead": dict(packed_ahead_from_bins=1, packed_ahead_grouped=True),
-    "ahead by packet": dict(packed_ahead_from_bins=1, packed_ahead_grouped=False),
-    "bounded": dict(packed_bounded=True),
-}
+#: partial_privatized's packed walks: the returning adds, the bounded adds
+PACKED_WALKS = {"returning": dict(packed_bounded=False), "bounded": dict(packed_bounded=True)}
 
 
 @pytest.mark.parametrize("walk", PACKED_WALKS)
@@ -570,10 +563,9 @@ PACKED_WALKS = {
 def test_packed_counters_wrap(nbins, walk, rng):
     """partial_privatized counts bins beyond 32-bit shared counters in 16-bit counters, two a
     word (Packed16): fields that wrap, many times, and the carries of low fields into high
-    ones, under any interleaving the device runs (the returning adds, packet by packet or an
-    iteration's packets together), or settled between rounds (the bounded adds: settlements of
-    both fields of a word); the last word's high field past the bins (nbins odd); the bins past
-    shared memory (1 << 17: global atomics)."""
+    ones, under any interleaving the device runs (the returning adds), or settled between
+    rounds (the bounded adds: settlements of both fields of a word); the last word's high field
+    past the bins (nbins odd); the bins past shared memory (1 << 17: global atomics)."""
     info = prim._core.backend.get_backend().device_info()
     x = wrap_counts(rng, nbins, info.sm_count)
     partial = dict(bucketed_from_bins=0)  # auto: partial_privatized at any count of bins

@@ -13,10 +13,6 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   then ``bucketed`` and ``partial_privatized`` again with their 16-bit counters' bounded adds
   (the production policy's ``bucket_tally_bounded`` and ``packed_bounded``: adds that return
   nothing, settled between rounds);
-- partial_privatized's packed walks with returning adds (the production policy's
-  ``packed_ahead_from_bins`` and ``packed_ahead_grouped``: each packet binned and counted as it
-  comes, or the next iteration's packets loaded first and then an iteration's packets binned
-  together or packet by packet) at 2^16, 2^17 and 2^18 bins;
 - 65,536 bins, where partial_privatized's time goes: n float32 uniform in [0, 1) (the figure),
   the same at the bins' centres (no sample near an edge: no edge loads), n / 2 uint16 keys over
   all 65,536 values by ``bincount`` (no float binning at all), each with the 16-bit counters'
@@ -147,31 +143,6 @@ def breakdown(n):
     return _timing.bench_many(fns, **ROUNDS)
 
 
-#: partial_privatized's packed walks with returning adds: the production policy's fields
-WALKS = {
-    "packet by packet": dict(packed_ahead_from_bins=0),
-    "next iteration loaded first": dict(packed_ahead_from_bins=1, packed_ahead_grouped=True),
-    "... then packet by packet": dict(packed_ahead_from_bins=1, packed_ahead_grouped=False),
-}
-
-
-def walks(n):
-    """``{bins: {walk: ms}}``: partial_privatized (returning adds) on n float32 samples in [0,
-    1) into 2^16, 2^17 and 2^18 bins under each of :data:`WALKS` (plans, interleaved)."""
-    rng = np.random.default_rng(6)
-    x = xp.asarray(rng.random(n, dtype=np.float32))
-    rows = {}
-    for b in (16, 17, 18):
-        nb, fns = 1 << b, {}
-        for label, fields in WALKS.items():
-            with prim.tuning.override("histograms", selector="production", **fields):
-                p = prim.plan(prim.histogram, x, nb, (0.0, 1.0), variant="partial_privatized")
-            fns[label] = lambda p=p: p(x)[0]
-        assert _same([f() for f in fns.values()]), nb
-        rows[nb] = _timing.bench_many(fns, **ROUNDS)
-    return rows
-
-
 def keys(n):
     rng = np.random.default_rng(5)
     return xp.asarray(rng.integers(0, 1 << 20, n, dtype=np.uint32))
@@ -233,9 +204,6 @@ def main(argv=None):
         for nb, t in histograms(n, bounded, variants).items():
             cells = ", ".join(f"{v} {ms:.4f} ({4 * n / ms / 1e6:.0f})" for v, ms in t.items())
             print(f"  {nb} bins: {cells}")
-    print("partial_privatized's packed walks (returning adds): ms")
-    for nb, t in walks(n).items():
-        print(f"  {nb} bins: " + ", ".join(f"{w} {ms:.4f}" for w, ms in t.items()))
     print("65,536 bins, where the time goes: ms")
     for case, ms in breakdown(n).items():
         print(f"  {case}: {ms:.4f}")
