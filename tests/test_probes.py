@@ -152,7 +152,9 @@ def test_wide_bins_checks_every_variant():
     assert all(set(t) == set(wide_bins.VARIANTS) for t in rows.values())
     rows = wide_bins.histograms(1 << 12, True, ("partial_privatized", "bucketed"))
     assert all(set(t) == {"partial_privatized", "bucketed"} for t in rows.values())
-    assert len(wide_bins.breakdown(1 << 12)) == 14
+    assert len(wide_bins.breakdown(1 << 12)) == 13
+    rules = wide_bins.edge_rules(1 << 12)
+    assert all(set(t) == set(wide_bins.EDGE_RULES) for t in rules.values())
     k = wide_bins.keys(1 << 12)
     assert set(wide_bins.bincounts(k)) == set(wide_bins.VARIANTS)
     assert list(wide_bins.uniques(k)) == list(wide_bins.UNIQUE_RUNS)

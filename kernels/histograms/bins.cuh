@@ -1,6 +1,6 @@
 // bins.cuh -- sample -> bin mappings ("binners") and accumulation policies for histograms.
 //
-// A binner is built once per thread from a BinSpec (a 56-byte record in device memory that the
+// A binner is built once per thread from a BinSpec (an 80-byte record in device memory that the
 // host writes once per binning) and maps a sample to its bin in [0, nbins) or to -1 (dropped:
 // out of range, or NaN). Every histogram kernel is templated on <T, Binner, Acc> and works with
 // any binner:
@@ -55,6 +55,9 @@ struct BinSpec {
     double first, scale;  // BinEven: edges[0] and nbins / (edges[nbins] - edges[0])
     double guard;  // BinEven: half-width of the band checked against the edges (bin units)
     int shift, nbins;
+    // BinEvenF32: the inner edges' arithmetic (BinEvenF32::edge; emode 0: loaded)
+    double estart, estep;
+    int emode, unused;
 };
 
 // ---- type traits ----------------------------------------------------------------------------
@@ -184,12 +187,20 @@ template <class T, class E> struct BinEven {
 // that no sample outside the thresholds can pass the fast test (the thresholds lie within guard
 // of edges[0] and edges[nbins]), and bounds it by float32's rounding whatever E is (1.0, no fast
 // test, where first and scale are not float32 normals: _binning._guard).
+// edge(e), an inner edge (1 <= e < nbins) as linspace made it: emode 1 (linspace in float64),
+// e * estep + estart in float64 rounded once to E; emode 2 (in float32), the product rounded to
+// float32, then the sum (each float32 operation taken in float64 and rounded once: the same
+// result, 53 >= 2 * 24 + 2), exact in E; never fused (__dmul_rn, __dadd_rn). The host enables a mode only
+// when it reproduces every inner edge bit for bit with no float32 subnormal on the way (the
+// conversions flush them: _binning.edge_formula); emode 0, the edge loaded.
 template <class E> struct BinEvenF32 {
     typedef typename Order<E>::type KE;
     int lo, hi;
     float scale, offset, inner;  // position = x * scale + offset; inner = 0.5 - guard
     E first, escale;             // the careful path's estimate, in E
     const E* edges;
+    double estart, estep;  // edge(): the inner edges' arithmetic
+    int emode;
     unsigned last;
     __device__ __forceinline__ explicit BinEvenF32(const BinSpec& s)
         : lo(from_bits<int>(s.lo)),
@@ -200,7 +211,20 @@ template <class E> struct BinEvenF32 {
           first(static_cast<E>(s.first)),
           escale(static_cast<E>(s.scale)),
           edges(static_cast<const E*>(s.table)),
+          estart(s.estart),
+          estep(s.estep),
+          emode(s.emode),
           last(static_cast<unsigned>(s.nbins - 1)) {}
+    __device__ __forceinline__ E edge(int e) const {
+        if (emode == 0) return __ldg(edges + e);
+        double p = __dmul_rn(static_cast<double>(e), estep);
+        if (emode == 2) p = static_cast<double>(__double2float_rn(p));
+        const double v = __dadd_rn(p, estart);
+        if constexpr (sizeof(E) == 4)
+            return __double2float_rn(v);
+        else
+            return emode == 2 ? static_cast<double>(__double2float_rn(v)) : v;
+    }
     __device__ __forceinline__ int operator()(float x) const {
         const float f = fmaf(x, scale, offset);
         const float t = __fadd_rd(f, 8388608.0f);  // floor(f) + 2^23 for 0 <= f < 2^23
@@ -213,15 +237,16 @@ template <class E> struct BinEvenF32 {
     }
     // The same bins for histograms of many bins, where the bands about the edges hold a large
     // share of the samples (guard band eps nbins (1 + max|edge| / span) bins each side: 3/32 of
-    // them at 65,536 bins over [0, 1) with the policy's band 3), N samples at a time: every sample's position first,
-    // and for each one in the band of an inner edge (1..nbins-1, the band narrower than a bin)
-    // the load of that edge alone, so that the N loads are in flight together and a sample
-    // outside the bands loads nothing (the edges, nbins + 1 of them, are a random gather past
-    // the L1 at 65,536 bins); then each sample in a band compared with its edge, and the rest
-    // (out of range, NaN, inf, a band wider than a bin) as operator().
+    // them at 65,536 bins over [0, 1) with the policy's band 3), N samples at a time: every
+    // sample's position first, and for each one in the band of an inner edge (1..nbins-1, the
+    // band narrower than a bin) that edge alone, computed (edge(): no load) or loaded (the N
+    // loads in flight together; the edges, nbins + 1 of them, are a random gather past the L1
+    // at 65,536 bins), a sample outside the bands touching none; then each sample in a band
+    // compared with its edge, and the rest (out of range, NaN, inf, a band wider than a bin) as
+    // operator().
     template <int N>
     __device__ __forceinline__ void many(const float (&x)[N], int (&b)[N]) const {
-        int i[N], edge[N];
+        int i[N], ne[N];
         KE ke[N];
         float frac[N];
         bool fast[N], near[N];
@@ -237,11 +262,11 @@ template <class E> struct BinEvenF32 {
             // frac == frac: not NaN (whose i is meaningless); inner > 0: a band narrower than a bin
             near[k] = !fast[k] && in && frac[k] == frac[k] && inner > 0.0f && e >= 1 &&
                 static_cast<unsigned>(e) <= last;
-            edge[k] = e;
+            ne[k] = e;
         }
-        // the edge loads after every position is taken (the source's order; ptxas schedules)
+        // the edges after every position is taken (the source's order; ptxas schedules)
 #pragma unroll
-        for (int k = 0; k < N; ++k) ke[k] = near[k] ? Order<E>::key(__ldg(edges + edge[k])) : KE(0);
+        for (int k = 0; k < N; ++k) ke[k] = near[k] ? Order<E>::key(edge(ne[k])) : KE(0);
 #pragma unroll
         for (int k = 0; k < N; ++k) {
             if (fast[k]) {

@@ -152,8 +152,9 @@ def thresholds(dt, lo_op, lo_type, lo, hi_op, hi_type, hi):
 class Binning:
     """How samples of ``dtype`` map to ``nbins`` bins: a binner kind, its instantiation type
     (``extra``) and its kernel arguments (a host ``table``: a lookup table or the edges; the
-    keep-thresholds ``lo``/``hi``; the even binner's ``first``, ``scale`` and ``guard``; the
-    shift). ``empty``: no sample can be kept (the kernels are not launched). Host data only:
+    keep-thresholds ``lo``/``hi``; the even binner's ``first``, ``scale`` and ``guard``, and
+    ``edge_rule``, how its inner edges can be computed instead of loaded (:func:`edge_formula`);
+    the shift). ``empty``: no sample can be kept (the kernels are not launched). Host data only:
     plans put the record and the table in device memory (:func:`spec_words`)."""
 
     __slots__ = (
@@ -168,6 +169,7 @@ class Binning:
         "scale",
         "guard",
         "shift",
+        "edge_rule",
         "empty",
     )
 
@@ -184,23 +186,27 @@ class Binning:
         scale=0.0,
         guard=1.0,
         shift=0,
+        edge_rule=(0, 0.0, 0.0),
         empty=False,
     ):
         self.kind, self.dtype, self.extra, self.nbins = kind, dtype, extra, nbins
         self.table, self.lo, self.hi = table, lo, hi
         self.first, self.scale, self.guard, self.shift = first, scale, guard, shift
-        self.empty = empty
+        self.edge_rule, self.empty = edge_rule, empty
 
 
 def spec_words(binning, table_ptr):
-    """The BinSpec record (kernels/histograms/bins.cuh) of ``binning`` as seven 64-bit words, its
+    """The BinSpec record (kernels/histograms/bins.cuh) of ``binning`` as ten 64-bit words, its
     table at device address ``table_ptr`` (0: none)."""
-    words = np.zeros(7, np.uint64)
+    words = np.zeros(10, np.uint64)
     words[0] = table_ptr
     words[1] = _bits(binning.dtype, binning.lo)
     words[2] = _bits(binning.dtype, binning.hi)
     words[3:6] = np.array([binning.first, binning.scale, binning.guard], np.float64).view(np.uint64)
     words[6] = (binning.shift & 0xFFFFFFFF) | (binning.nbins << 32)
+    mode, start, step = binning.edge_rule
+    words[7:9] = np.array([start, step], np.float64).view(np.uint64)
+    words[9] = mode
     return words
 
 
@@ -240,10 +246,52 @@ def _shift_of(edges, first, last, n, dt):
     return width.bit_length() - 1
 
 
-def edge_band():
-    """The production policy's ``f32_edge_band``: the guard's multiple of eps n (1 + max|edge| /
-    span) for float32 edges (:func:`_guard`)."""
-    return _policy.production().f32_edge_band
+def edge_rules():
+    """The production policy's ``f32_edge_band`` (the guard's multiple of eps n (1 + max|edge| /
+    span) for float32 edges, :func:`_guard`) and ``f32_edges_computed`` (:func:`edge_formula`)."""
+    prod = _policy.production()
+    return prod.f32_edge_band, prod.f32_edges_computed
+
+
+def edge_formula(edges, start, stop):
+    """``(mode, start, step)``: how the device recomputes the inner edges ``edges[1:n]`` that
+    ``numpy.linspace(start, stop, n + 1)`` made (then cast to ``edges.dtype``), exactly:
+    mode 1, linspace in float64: ``i * step + start`` in float64, rounded once to the edges'
+    dtype; mode 2, linspace in float32 (float32 scalars): the product rounded to float32, then
+    the sum (each float32 operation taken in float64 and rounded: exact, 53 >= 2 * 24 + 2);
+    mode 0: neither reproduces every inner edge bit for bit (or a float32 value on the way is
+    subnormal, which the device's conversions flush), so the edges are loaded. Each candidate is
+    checked against the very edges, so the rule holds whatever linspace's arithmetic is
+    (kernels/histograms/bins.cuh: BinEvenF32::edge)."""
+    n = edges.size - 1
+    if n < 2:
+        return 0, 0.0, 0.0
+    inner = edges[1:n]
+    i = np.arange(1, n, dtype=np.float64)
+    tiny = float(np.finfo(np.float32).tiny)
+
+    def normal(a):  # no float32 subnormal (zero is fine)
+        a = np.abs(a.astype(np.float64))
+        return not bool(np.any((a > 0) & (a < tiny)))
+
+    with np.errstate(all="ignore"):
+        try:
+            s64, e64 = np.float64(start), np.float64(stop)
+            s32, e32 = np.float32(start), np.float32(stop)
+        except (TypeError, ValueError, OverflowError):
+            return 0, 0.0, 0.0
+        step = (e64 - s64) / np.float64(n)
+        if np.isfinite(step) and step != 0:
+            got = (i * step + s64).astype(edges.dtype)
+            if np.array_equal(got, inner) and (edges.dtype == F64 or normal(got)):
+                return 1, float(s64), float(step)
+        step = np.float32(e32 - s32) / np.float32(n)
+        if n <= 1 << 24 and np.isfinite(step) and step != 0:
+            p = i.astype(np.float32) * step
+            got = p + s32
+            if np.array_equal(got.astype(edges.dtype), inner) and normal(p) and normal(got):
+                return 2, float(s32), float(step)
+    return 0, 0.0, 0.0
 
 
 #: the guard's multiple for float64 edges (:func:`_guard`: their bound is about 7)
@@ -296,7 +344,7 @@ def _guard(dt, edges, n, t_lo, t_hi, band):
     return 1.0 if not g < 0.5 else float(g)
 
 
-def uniform_binning(dt, edges, first, last, n, band, closed_top=True):
+def uniform_binning(dt, edges, first, last, n, band, closed_top=True, linspace=None):
     """Binning of ``dt`` samples into the ``n`` equal-width bins over ``edges`` (dtype E).
 
     ``closed_top=True`` is numpy.histogram's rule: a sample is kept when NumPy's ``x >= first``
@@ -304,7 +352,9 @@ def uniform_binning(dt, edges, first, last, n, band, closed_top=True):
     NumPy) and lands in the bin i with edges[i] <= x < edges[i+1] (x converted to E), the last
     bin closed. ``closed_top=False`` is histogram_even's: kept when edges[0] <= x < edges[n].
     ``band``: the guard's multiple for float32 edges (:func:`_guard`; the production policy's
-    ``f32_edge_band``, which every caller passes).
+    ``f32_edge_band``, which every caller passes). ``linspace``: the ``(start, stop)`` that
+    ``numpy.linspace`` made the edges from, for the even binner's :func:`edge_formula` (None:
+    the edges loaded).
     """
     e_dt = edges.dtype
     if closed_top:
@@ -359,6 +409,7 @@ def uniform_binning(dt, edges, first, last, n, band, closed_top=True):
         first=float(edges[0]),
         scale=float(scale),
         guard=_guard(dt, edges, n, t_lo, t_hi, band),
+        edge_rule=(0, 0.0, 0.0) if linspace is None else edge_formula(edges, *linspace),
     )
 
 
@@ -376,9 +427,10 @@ def edges_binning(dt, edges):
 
 
 @functools.lru_cache(maxsize=256)
-def even_edges(func, first_type, first, last_type, last, n, dt, band):
+def even_edges(func, first_type, first, last_type, last, n, dt, band, computed):
     """NumPy's equal-width edges (linspace in the bin type) and the binning of ``dt`` samples
-    (``band``: the guard's, :func:`_guard`)."""
+    (``band``: the guard's, :func:`_guard`; ``computed``: the inner edges computed where
+    :func:`edge_formula` allows)."""
     bin_type = np.result_type(first, last, dt)
     if np.issubdtype(bin_type, np.integer):
         bin_type = np.result_type(bin_type, float)
@@ -392,13 +444,14 @@ def even_edges(func, first_type, first, last_type, last, n, dt, band):
             f"{func}: Too many bins for data range. Cannot create {n} finite-sized bins."
         )
     edges.flags.writeable = False
-    return edges, uniform_binning(dt, edges, first, last, n, band=band), dt
+    lin = (first, last) if computed else None
+    return edges, uniform_binning(dt, edges, first, last, n, band=band, linspace=lin), dt
 
 
 def uniform(func, dt, first, last, n):
     """(edges, binning, sample dtype) of int ``bins`` over [first, last], cached per scalars
-    and the policy's edge band."""
-    return even_edges(func, type(first), first, type(last), last, n, dt, edge_band())
+    and the policy's edge rules."""
+    return even_edges(func, type(first), first, type(last), last, n, dt, *edge_rules())
 
 
 def array_binning(dt, edges):
@@ -417,12 +470,12 @@ def array_binning(dt, edges):
 
 def even_binning(func, dt, lo, hi, n):
     """histogram_even's binning: ``n`` bins over linspace(lo, hi) in float32 for float32 samples,
-    float64 otherwise, the upper edge open (cached per arguments and the policy's edge band)."""
-    return _even_binning(func, dt, lo, hi, n, edge_band())
+    float64 otherwise, the upper edge open (cached per arguments and the policy's edge rules)."""
+    return _even_binning(func, dt, lo, hi, n, *edge_rules())
 
 
 @functools.lru_cache(maxsize=256)
-def _even_binning(func, dt, lo, hi, n, band):
+def _even_binning(func, dt, lo, hi, n, band, computed):
     e_dt = F32 if dt == F32 else F64
     edges = np.linspace(lo, hi, n + 1, dtype=e_dt)
     if np.any(edges[:-1] >= edges[1:]):
@@ -430,7 +483,8 @@ def _even_binning(func, dt, lo, hi, n, band):
             f"{func}: too many bins for the range: cannot create {n} bins of "
             f"positive width in {e_dt.name}"
         )
-    return uniform_binning(dt, edges, None, None, n, closed_top=False, band=band), dt
+    lin = (lo, hi) if computed else None
+    return uniform_binning(dt, edges, None, None, n, closed_top=False, band=band, linspace=lin), dt
 
 
 @functools.lru_cache(maxsize=None)
@@ -459,9 +513,9 @@ def dd_linspace(first_type, first, last_type, last, nb):
 
 
 @functools.lru_cache(maxsize=256)
-def _dd_uniform(dt, band, *desc):
+def _dd_uniform(dt, band, computed, *desc):
     """The binning of ``dt`` samples over the edges ``dd_linspace(*desc)`` (cached: one device
-    record per range, bin count and edge band), or None when they are not strictly
+    record per range, bin count and edge rules), or None when they are not strictly
     increasing."""
     edges = dd_linspace(*desc)
     if np.any(edges[:-1] >= edges[1:]):
@@ -471,7 +525,9 @@ def _dd_uniform(dt, band, *desc):
     if edges.dtype == _F16:  # rounded far from equal widths: searched (as float32, exactly)
         return edges_binning(dt, edges.astype(F32))
     e = edges
-    return uniform_binning(dt, e, e.dtype.type(e[0]), e.dtype.type(e[-1]), e.size - 1, band=band)
+    lin = (desc[1], desc[3]) if computed else None
+    first, last = e.dtype.type(e[0]), e.dtype.type(e[-1])
+    return uniform_binning(dt, e, first, last, e.size - 1, band=band, linspace=lin)
 
 
 def _exact_in(src, c):
@@ -492,7 +548,7 @@ def dd_binnings(func, dt, edges, uniform):
     array)."""
     per, cached = [], True
     for e, u in zip(edges, uniform):
-        b = None if u is None else _dd_uniform(dt, edge_band(), *u)
+        b = None if u is None else _dd_uniform(dt, *edge_rules(), *u)
         if b is None:
             cached = False
             if dt in SMALL:

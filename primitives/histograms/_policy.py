@@ -58,6 +58,10 @@ class ProductionPolicy:
     # with the edge itself; 3 covers the position's and the edges' rounding (their bound is 2.5),
     # more is room (float64 edges keep 8, near their bound)
     f32_edge_band: int = knob(_policy.Range(3, 64))
+    # ... and such a sample's edge computed as linspace computed it (the edges' start and step in
+    # the record, kernels/histograms/bins.cuh: BinEvenF32::edge), where that arithmetic
+    # reproduces every inner edge (_binning.edge_formula), instead of loaded (False: loaded)
+    f32_edges_computed: bool = knob(_policy.Flag())
     # counts of at least this many bins go to the bucketed variant (the bins grouped by ranges
     # of 65,536 first, each range counted in shared memory); 0: never
     bucketed_from_bins: int = knob(_policy.Range(0))
@@ -135,6 +139,8 @@ _PRODUCTION = ProductionPolicy(
     # 5862410, 2^28 float32, 65,536 bins: band 8 / 4 / 2 0.9259 / 0.9077 / 0.8646 ms (2 is below
     # the bound); at 31dc353 band 8 / 4 / 3 0.921 / 0.905 / 0.907
     f32_edge_band=3,
+    # not measured yet (tools/probes/wide_bins.py times both)
+    f32_edges_computed=True,
     # H100 (tools/probes/wide_bins.py at c185119): integer keys, bincount of 2^27 uint32 over 2^20
     # bins: bucketed 1.33 ms, partial_privatized 1.87, global 1.99; unique(return_counts=True) of
     # 2^27 int32 (~2^20 distinct) 1.563 ms bucketed from 2^17 against 1.963 (0.470x torch, 0.604

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -579,29 +579,94 @@ def test_packed_counters_wrap(nbins, walk, rng):
         assert plan.shared >= 4 * min(nbins, histograms.shared_capacity())
 
 
+#: the even binner's inner edges in its bands: computed as linspace computed them (the record's
+#: start and step, _binning.edge_formula), or loaded
+EDGE_RULES = {"computed": dict(f32_edges_computed=True), "loaded": dict(f32_edges_computed=False)}
+
+#: ranges of the many-bin edge test, with the edge formula each takes when computed (linspace in
+#: float64: 1, in float32 for float32 scalars: 2; None: the range of the samples, float32 scalars)
+NEAR_EDGE_RANGES = {
+    (0.0, 1.0): 1,
+    (-3.0, 5.0): 1,
+    (0.1, 0.7): 1,
+    (1000.0, 1064.0): 1,
+    (np.float32(-2.5), np.float32(7.25)): 2,
+    None: 2,
+}
+
+
+@pytest.mark.parametrize("rule", EDGE_RULES)
 @pytest.mark.parametrize("walk", PACKED_WALKS)
-@pytest.mark.parametrize("rng_", [(0.0, 1.0), (-3.0, 5.0), (1000.0, 1064.0)])
-def test_many_bins_near_edges(rng_, walk, rng):
+@pytest.mark.parametrize("rng_", NEAR_EDGE_RANGES, ids=str)
+def test_many_bins_near_edges(rng_, walk, rule, rng):
     """Bins beyond 32-bit shared counters (partial_privatized, Packed16, each packed walk) of
     float32 samples: the samples in the bands about inner edges compared with that edge alone
-    (BinEven::many), the outer edges, NaN and infinities, out of range (bands as wide as a bin
-    at (1000, 1064): every sample compared with the edges); every edge, its neighbours one ulp
-    away and random samples, exact against NumPy."""
+    (BinEven::many: the edge computed as linspace made it, or loaded), the outer edges, NaN and
+    infinities, out of range (bands as wide as a bin at (1000, 1064): every sample compared with
+    the edges); every edge, its neighbours one ulp away and random samples, exact against
+    NumPy. Without a range the samples' own minimum and maximum make the edges (in float32)."""
     nbins = 70001
-    edges = np.histogram_bin_edges(np.zeros(1, np.float32), nbins, rng_).astype(np.float32)
+    lo, hi = (-2.5, 7.25) if rng_ is None else rng_
+    if rng_ is None:
+        x0 = rng.uniform(lo, hi, 50000).astype(np.float32)
+        x0[:2] = lo, hi
+        edges = np.histogram_bin_edges(x0, nbins)
+    else:
+        x0 = rng.uniform(lo - 0.1, hi + 0.1, 50000).astype(np.float32)
+        edges = np.histogram_bin_edges(np.zeros(1, np.float32), nbins, rng_)
+    edges = edges.astype(np.float32)
     x = np.concatenate(
-        [
-            edges,
-            np.nextafter(edges, np.float32(np.inf)),
-            np.nextafter(edges, np.float32(-np.inf)),
-            rng.uniform(rng_[0] - 0.1, rng_[1] + 0.1, 50000).astype(np.float32),
-            np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], np.float32),
-        ]
+        [edges, np.nextafter(edges, np.float32(np.inf)), np.nextafter(edges, np.float32(-np.inf))]
     )
-    x = rng.permutation(x)
-    with prim.tuning.override("histogram", selector="production", **PACKED_WALKS[walk]):
+    if rng_ is None:  # the added samples inside the samples' range
+        x = x[(x >= x0.min()) & (x <= x0.max())]
+    else:
+        x = np.concatenate([x, np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], np.float32)])
+    x = rng.permutation(np.concatenate([x0, x]))
+    fields = {**PACKED_WALKS[walk], **EDGE_RULES[rule]}
+    with prim.tuning.override("histogram", selector="production", **fields):
         plan = twin_plan(x, nbins, rng_)
+    (binning,) = [k[1] for k in P.PLANS._plans if k[0] == "histogram/binning"]
     assert plan.variant == "partial_privatized" and plan.shared < 4 * nbins
+    assert binning.edge_rule[0] == (NEAR_EDGE_RANGES[rng_] if rule == "computed" else 0)
+
+
+def _device_edges(mode, start, step, n, e_dt):
+    """The inner edges 1..n-1 as kernels/histograms/bins.cuh's BinEvenF32::edge computes them
+    (mode 1: float64, rounded once to the edges' dtype; mode 2: float32 product and sum)."""
+    i = np.arange(1, n, dtype=np.float64)
+    if mode == 1:
+        return (i * step + start).astype(e_dt)
+    p = (i * step).astype(np.float32).astype(np.float64)
+    return (p + start).astype(np.float32).astype(e_dt)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lo=st.floats(-1e6, 1e6),
+    width=st.floats(1e-2, 1e6),
+    n=st.integers(2, 3000),
+    f32_scalars=st.booleans(),
+    e_dt=st.sampled_from([np.float32, np.float64]),
+)
+def test_edge_formula_reproduces_linspace(lo, width, n, f32_scalars, e_dt):
+    """_binning.edge_formula: for linspace's increasing edges of any normal range, a rule (float64
+    linspace: 1, float32 scalars: 2, or 1 where that agrees) whose device arithmetic gives every
+    inner edge bit for bit;
+    none (0) for an edges array linspace did not make, or through float32 subnormals."""
+    from primitives.histograms import _binning
+
+    start, stop = (np.float32(lo), np.float32(lo + width)) if f32_scalars else (lo, lo + width)
+    edges = np.linspace(start, stop, n + 1, dtype=e_dt)
+    assume(bool(np.all(edges[1:] > edges[:-1])))  # histogram's own condition on its edges
+    mode, s0, step = _binning.edge_formula(edges, start, stop)
+    assert mode in ((1, 2) if f32_scalars else (1,))  # float32 scalars: 1 where it agrees
+    np.testing.assert_array_equal(_device_edges(mode, s0, step, n, e_dt), edges[1:n])
+    moved = edges.copy()
+    moved[n // 2] = np.nextafter(moved[n // 2], e_dt(np.inf))
+    assert _binning.edge_formula(moved, start, stop)[0] == 0
+    tiny = np.linspace(np.float32(0), np.float32(1e-40), 9, dtype=np.float32)
+    assert _binning.edge_formula(tiny, np.float32(0), np.float32(1e-40))[0] == 0
 
 
 def _ulps_around(e, k):

@@ -13,16 +13,19 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   then ``bucketed`` and ``partial_privatized`` again with their 16-bit counters' bounded adds
   (the production policy's ``bucket_tally_bounded`` and ``packed_bounded``: adds that return
   nothing, settled between rounds);
+- partial_privatized at 2^16, 2^17 and 2^18 bins with the even binner's inner edges (those of
+  the samples in an edge band) computed as linspace made them and loaded (the production
+  policy's ``f32_edges_computed``);
 - 65,536 bins, where partial_privatized's time goes: n float32 uniform in [0, 1) (the figure),
   the same at the bins' centres (no sample near an edge: no edge loads), n / 2 uint16 keys over
   all 65,536 values by ``bincount`` (no float binning at all), each with the 16-bit counters'
   adds returning their word (the policy's) and bounded (``packed_bounded``: adds that return
   nothing, settled between rounds), and the bucketed tally's kind of work (the uint16 keys by
   ``bucketed``, returning and bounded adds), ``histogram2d`` 256 x 256 of n / 4 float32 pairs
-  (the dd policy's ``packed_bounded``), and the uniform samples with the production policy's
-  ``f32_edge_band`` at 8 and 4 (the even binner compares more samples with an edge than at the
-  policy's 3: a quarter of them at 8, an eighth at 4, 3/32 at 3); plans made under each policy,
-  interleaved;
+  (the dd policy's ``packed_bounded``), and the uniform samples (returning adds) with the
+  production policy's ``f32_edge_band`` at 8 and 4 (the even binner compares more samples with
+  an edge than at the policy's 3: a quarter of them at 8, an eighth at 4, 3/32 at 3) and with
+  the edges loaded (``f32_edges_computed`` off); plans made under each policy, interleaved;
 - ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
 - ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
   force, with partial_privatized's bounded adds, and with ``bucketed_from_bins`` = 2^17 (its
@@ -88,11 +91,11 @@ def histograms(n, bounded=False, variants=VARIANTS):
     return rows
 
 
-def _planned(fn, arrays, *args, bounded=False, band=None, **kw):
+def _planned(fn, arrays, *args, bounded=False, fields=None, **kw):
     """``fn(*arrays, *args, **kw)`` as a plan made under the policies with the 16-bit counters'
-    bounded adds ``bounded`` (:func:`_bounded`) and the even bins' ``f32_edge_band`` ``band`` (None:
-    the policy's), called without an override."""
-    fields = {} if band is None else {"f32_edge_band": band}
+    bounded adds ``bounded`` (:func:`_bounded`) and the production policy's ``fields`` (the even
+    bins' ``f32_edge_band``, ``f32_edges_computed``), called without an override."""
+    fields = fields or {}
     with _bounded(bounded), prim.tuning.override("histograms", selector="production", **fields):
         p = prim.plan(fn, *arrays, *args, **kw)
     return lambda: p(*arrays)
@@ -124,10 +127,14 @@ def breakdown(n):
         fns[f"histogram2d 256 x 256 (n / 4 pairs), {adds}"] = _planned(
             prim.histogram2d, (px, py), 256, sq, bounded=bounded
         )
-        for band in (8, 4):  # wider bands than the policy's: more samples compared with an edge
-            fns[f"float32 uniform, {adds}, edge band {band}"] = _planned(
-                prim.histogram, (x,), nb, (0.0, 1.0), band=band, **part
-            )
+    part = dict(variant="partial_privatized")
+    for band in (8, 4):  # wider bands than the policy's: more samples compared with an edge
+        fns[f"float32 uniform, returning, edge band {band}"] = _planned(
+            prim.histogram, (x,), nb, (0.0, 1.0), fields={"f32_edge_band": band}, **part
+        )
+    fns["float32 uniform, returning, edges loaded"] = _planned(
+        prim.histogram, (x,), nb, (0.0, 1.0), fields={"f32_edges_computed": False}, **part
+    )
     want = np.bincount(_backend.to_host(k16), minlength=nb)
     hist = np.histogram(_backend.to_host(x), nb, (0.0, 1.0))[0]
     hist2 = np.histogram2d(_backend.to_host(px), _backend.to_host(py), 256, sq)[0]
@@ -141,6 +148,32 @@ def breakdown(n):
         elif case.startswith("histogram2d"):
             assert bool((got == hist2).all()), case
     return _timing.bench_many(fns, **ROUNDS)
+
+
+#: the even binner's inner edges in its bands: the production policy's f32_edges_computed
+EDGE_RULES = {"edges computed": True, "edges loaded": False}
+
+
+def edge_rules(n):
+    """``{bins: {rule: ms}}``: partial_privatized on n float32 samples in [0, 1) into 2^16, 2^17
+    and 2^18 bins with the inner edges of the bands computed and loaded (plans, interleaved)."""
+    rng = np.random.default_rng(6)
+    x = xp.asarray(rng.random(n, dtype=np.float32))
+    rows = {}
+    for b in (16, 17, 18):
+        nb, fns = 1 << b, {}
+        for label, on in EDGE_RULES.items():
+            fns[label] = _planned(
+                prim.histogram,
+                (x,),
+                nb,
+                (0.0, 1.0),
+                fields={"f32_edges_computed": on},
+                variant="partial_privatized",
+            )
+        assert _same([f()[0] for f in fns.values()]), nb
+        rows[nb] = _timing.bench_many(fns, **ROUNDS)
+    return rows
 
 
 def keys(n):
@@ -204,6 +237,9 @@ def main(argv=None):
         for nb, t in histograms(n, bounded, variants).items():
             cells = ", ".join(f"{v} {ms:.4f} ({4 * n / ms / 1e6:.0f})" for v, ms in t.items())
             print(f"  {nb} bins: {cells}")
+    print("partial_privatized, the bands' inner edges (returning adds): ms")
+    for nb, t in edge_rules(n).items():
+        print(f"  {nb} bins: " + ", ".join(f"{w} {ms:.4f}" for w, ms in t.items()))
     print("65,536 bins, where the time goes: ms")
     for case, ms in breakdown(n).items():
         print(f"  {case}: {ms:.4f}")
