@@ -652,8 +652,8 @@ def _device_edges(mode, start, step, n, e_dt):
 def test_edge_formula_reproduces_linspace(lo, width, n, f32_scalars, e_dt):
     """_binning.edge_formula: for linspace's increasing edges of any normal range, a rule (float64
     linspace: 1, float32 scalars: 2, or 1 where that agrees) whose device arithmetic gives every
-    inner edge bit for bit;
-    none (0) for an edges array linspace did not make, or through float32 subnormals."""
+    inner edge bit for bit; for edges with one moved, none (0) or a rule that gives them; none
+    through float32 subnormals."""
     from primitives.histograms import _binning
 
     start, stop = (np.float32(lo), np.float32(lo + width)) if f32_scalars else (lo, lo + width)
@@ -662,9 +662,14 @@ def test_edge_formula_reproduces_linspace(lo, width, n, f32_scalars, e_dt):
     mode, s0, step = _binning.edge_formula(edges, start, stop)
     assert mode in ((1, 2) if f32_scalars else (1,))  # float32 scalars: 1 where it agrees
     np.testing.assert_array_equal(_device_edges(mode, s0, step, n, e_dt), edges[1:n])
-    moved = edges.copy()
+    moved = edges.copy()  # another rule may still fit: then it gives these edges
     moved[n // 2] = np.nextafter(moved[n // 2], e_dt(np.inf))
-    assert _binning.edge_formula(moved, start, stop)[0] == 0
+    mode, s0, step = _binning.edge_formula(moved, start, stop)
+    if mode:
+        np.testing.assert_array_equal(_device_edges(mode, s0, step, n, e_dt), moved[1:n])
+    moved = np.linspace(0.0, 1.0, 1001, dtype=np.float32)
+    moved[500] = np.nextafter(moved[500], np.float32(1))
+    assert _binning.edge_formula(moved, 0.0, 1.0)[0] == 0
     tiny = np.linspace(np.float32(0), np.float32(1e-40), 9, dtype=np.float32)
     assert _binning.edge_formula(tiny, np.float32(0), np.float32(1e-40))[0] == 0
 
