@@ -187,19 +187,21 @@ template <class T, class E> struct BinEven {
 // that no sample outside the thresholds can pass the fast test (the thresholds lie within guard
 // of edges[0] and edges[nbins]), and bounds it by float32's rounding whatever E is (1.0, no fast
 // test, where first and scale are not float32 normals: _binning._guard).
-// edge(e), an inner edge (1 <= e < nbins) as linspace made it: emode 1 (linspace in float64),
-// e * estep + estart in float64 rounded once to E; emode 2 (in float32), the product rounded to
-// float32, then the sum (each float32 operation taken in float64 and rounded once: the same
-// result, 53 >= 2 * 24 + 2), exact in E; never fused (__dmul_rn, __dadd_rn). The host enables a mode only
-// when it reproduces every inner edge bit for bit with no float32 subnormal on the way (the
-// conversions flush them: _binning.edge_formula); emode 0, the edge loaded.
+// edge(e), an inner edge (1 <= e < nbins) as linspace made it, with no load: emode 1 (linspace
+// in float64), e * estep + estart in float64, rounded once to E; emode 2 (float32 arithmetic:
+// linspace in float32, or any edges it reproduces), e * estep + estart in float32, two
+// operations (no conversion: e as a float from its bits); never fused (__fmul_rn, __fadd_rn,
+// __dmul_rn, __dadd_rn). The host enables a mode only when it reproduces every inner edge bit
+// for bit with no float32 subnormal on the way (flush-to-zero: _binning.edge_formula); emode 0,
+// the edge loaded.
 template <class E> struct BinEvenF32 {
     typedef typename Order<E>::type KE;
     int lo, hi;
     float scale, offset, inner;  // position = x * scale + offset; inner = 0.5 - guard
     E first, escale;             // the careful path's estimate, in E
     const E* edges;
-    double estart, estep;  // edge(): the inner edges' arithmetic
+    double estart, estep;  // edge(): the inner edges' arithmetic (emode 1)
+    float fstart, fstep;    // ... (emode 2)
     int emode;
     unsigned last;
     __device__ __forceinline__ explicit BinEvenF32(const BinSpec& s)
@@ -213,17 +215,18 @@ template <class E> struct BinEvenF32 {
           edges(static_cast<const E*>(s.table)),
           estart(s.estart),
           estep(s.estep),
+          fstart(static_cast<float>(s.estart)),
+          fstep(static_cast<float>(s.estep)),
           emode(s.emode),
           last(static_cast<unsigned>(s.nbins - 1)) {}
+    // edge e (emode 1 or 2, any e: garbage for e outside [1, nbins), never a fault)
     __device__ __forceinline__ E edge(int e) const {
-        if (emode == 0) return __ldg(edges + e);
-        double p = __dmul_rn(static_cast<double>(e), estep);
-        if (emode == 2) p = static_cast<double>(__double2float_rn(p));
-        const double v = __dadd_rn(p, estart);
-        if constexpr (sizeof(E) == 4)
-            return __double2float_rn(v);
-        else
-            return emode == 2 ? static_cast<double>(__double2float_rn(v)) : v;
+        if (emode == 2) {  // e < 2^23: e + 2^23's bits as a float, less 2^23
+            const float ef = __int_as_float(0x4b000000 + e) - 8388608.0f;
+            return static_cast<E>(__fadd_rn(__fmul_rn(ef, fstep), fstart));
+        }
+        const double ed = __hiloint2double(0x43300000, e) - 4503599627370496.0;  // e + 2^52 - 2^52
+        return static_cast<E>(__dadd_rn(__dmul_rn(ed, estep), estart));
     }
     __device__ __forceinline__ int operator()(float x) const {
         const float f = fmaf(x, scale, offset);
@@ -264,9 +267,16 @@ template <class E> struct BinEvenF32 {
                 static_cast<unsigned>(e) <= last;
             ne[k] = e;
         }
-        // the edges after every position is taken (the source's order; ptxas schedules)
+        // the edges after every position is taken: computed for every sample (no branch, the
+        // N computations interleaved), or loaded for those near an edge (ptxas schedules)
+        if (emode != 0) {
 #pragma unroll
-        for (int k = 0; k < N; ++k) ke[k] = near[k] ? Order<E>::key(edge(ne[k])) : KE(0);
+            for (int k = 0; k < N; ++k) ke[k] = Order<E>::key(edge(ne[k]));
+        } else {
+#pragma unroll
+            for (int k = 0; k < N; ++k)
+                ke[k] = near[k] ? Order<E>::key(__ldg(edges + ne[k])) : KE(0);
+        }
 #pragma unroll
         for (int k = 0; k < N; ++k) {
             if (fast[k]) {

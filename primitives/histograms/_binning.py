@@ -256,12 +256,13 @@ def edge_rules():
 def edge_formula(edges, start, stop):
     """``(mode, start, step)``: how the device recomputes the inner edges ``edges[1:n]`` that
     ``numpy.linspace(start, stop, n + 1)`` made (then cast to ``edges.dtype``), exactly:
-    mode 1, linspace in float64: ``i * step + start`` in float64, rounded once to the edges'
-    dtype; mode 2, linspace in float32 (float32 scalars): the product rounded to float32, then
-    the sum (each float32 operation taken in float64 and rounded: exact, 53 >= 2 * 24 + 2);
-    mode 0: neither reproduces every inner edge bit for bit (or a float32 value on the way is
-    subnormal, which the device's conversions flush), so the edges are loaded. Each candidate is
-    checked against the very edges, so the rule holds whatever linspace's arithmetic is
+    mode 2, float32 arithmetic, ``i * step + start`` rounded to float32 after each operation
+    (linspace in float32, from float32 scalars; or float64 edges that float32 reproduces, such
+    as [0, 1) in 2^k bins): the cheapest, two float32 operations; mode 1, linspace in float64:
+    ``i * step + start`` in float64, rounded once to the edges' dtype; mode 0: neither
+    reproduces every inner edge bit for bit (or a float32 value on the way is subnormal, which
+    the device's flush-to-zero would change), so the edges are loaded. Each candidate is checked
+    against the very edges, so the rule holds whatever linspace's arithmetic is
     (kernels/histograms/bins.cuh: BinEvenF32::edge)."""
     n = edges.size - 1
     if n < 2:
@@ -281,16 +282,19 @@ def edge_formula(edges, start, stop):
         except (TypeError, ValueError, OverflowError):
             return 0, 0.0, 0.0
         step = (e64 - s64) / np.float64(n)
+        if n <= 1 << 22:  # e < 2^23: the device makes the float e from its bits
+            i32 = i.astype(np.float32)
+            for a, d in ((s32, np.float32(e32 - s32) / np.float32(n)), (s32, np.float32(step))):
+                if not (np.isfinite(d) and d != 0):
+                    continue
+                p = i32 * d
+                got = p + a
+                if np.array_equal(got.astype(edges.dtype), inner) and normal(p) and normal(got):
+                    return 2, float(a), float(d)
         if np.isfinite(step) and step != 0:
             got = (i * step + s64).astype(edges.dtype)
             if np.array_equal(got, inner) and (edges.dtype == F64 or normal(got)):
                 return 1, float(s64), float(step)
-        step = np.float32(e32 - s32) / np.float32(n)
-        if n <= 1 << 24 and np.isfinite(step) and step != 0:
-            p = i.astype(np.float32) * step
-            got = p + s32
-            if np.array_equal(got.astype(edges.dtype), inner) and normal(p) and normal(got):
-                return 2, float(s32), float(step)
     return 0, 0.0, 0.0
 
 

@@ -584,21 +584,25 @@ def test_packed_counters_wrap(nbins, walk, rng):
 EDGE_RULES = {"computed": dict(f32_edges_computed=True), "loaded": dict(f32_edges_computed=False)}
 
 #: ranges of the many-bin edge test, with the edge formula each takes when computed (linspace in
-#: float64: 1, in float32 for float32 scalars: 2; None: the range of the samples, float32 scalars)
-NEAR_EDGE_RANGES = {
-    (0.0, 1.0): 1,
-    (-3.0, 5.0): 1,
-    (0.1, 0.7): 1,
-    (1000.0, 1064.0): 1,
-    (np.float32(-2.5), np.float32(7.25)): 2,
-    None: 2,
-}
+#: float64: 1; float32 arithmetic: 2, for float32 scalars, or float64 edges it reproduces (a
+#: width of 2^-16); None: the range of the samples, float32 scalars); float64 scalars make
+#: float64 edges
+NEAR_EDGE_RANGES = [
+    ((0.0, 1.0), 1),
+    ((0.0, 70001 / 65536), 2),
+    ((np.float64(-3.0), np.float64(5.0)), 1),  # float64 edges
+    ((-3.0, 5.0), 1),
+    ((0.1, 0.7), 1),
+    ((1000.0, 1064.0), 1),
+    ((np.float32(-2.5), np.float32(7.25)), 2),
+    (None, 2),
+]
 
 
 @pytest.mark.parametrize("rule", EDGE_RULES)
 @pytest.mark.parametrize("walk", PACKED_WALKS)
-@pytest.mark.parametrize("rng_", NEAR_EDGE_RANGES, ids=str)
-def test_many_bins_near_edges(rng_, walk, rule, rng):
+@pytest.mark.parametrize("rng_,mode", NEAR_EDGE_RANGES, ids=str)
+def test_many_bins_near_edges(rng_, mode, walk, rule, rng):
     """Bins beyond 32-bit shared counters (partial_privatized, Packed16, each packed walk) of
     float32 samples: the samples in the bands about inner edges compared with that edge alone
     (BinEven::many: the edge computed as linspace made it, or loaded), the outer edges, NaN and
@@ -628,7 +632,7 @@ def test_many_bins_near_edges(rng_, walk, rule, rng):
         plan = twin_plan(x, nbins, rng_)
     (binning,) = [k[1] for k in P.PLANS._plans if k[0] == "histogram/binning"]
     assert plan.variant == "partial_privatized" and plan.shared < 4 * nbins
-    assert binning.edge_rule[0] == (NEAR_EDGE_RANGES[rng_] if rule == "computed" else 0)
+    assert binning.edge_rule[0] == (mode if rule == "computed" else 0)
 
 
 def _device_edges(mode, start, step, n, e_dt):
@@ -637,8 +641,7 @@ def _device_edges(mode, start, step, n, e_dt):
     i = np.arange(1, n, dtype=np.float64)
     if mode == 1:
         return (i * step + start).astype(e_dt)
-    p = (i * step).astype(np.float32).astype(np.float64)
-    return (p + start).astype(np.float32).astype(e_dt)
+    return (i.astype(np.float32) * np.float32(step) + np.float32(start)).astype(e_dt)
 
 
 @settings(max_examples=80, deadline=None)
@@ -650,9 +653,9 @@ def _device_edges(mode, start, step, n, e_dt):
     e_dt=st.sampled_from([np.float32, np.float64]),
 )
 def test_edge_formula_reproduces_linspace(lo, width, n, f32_scalars, e_dt):
-    """_binning.edge_formula: for linspace's increasing edges of any normal range, a rule (float64
-    linspace: 1, float32 scalars: 2, or 1 where that agrees) whose device arithmetic gives every
-    inner edge bit for bit; for edges with one moved, none (0) or a rule that gives them; none
+    """_binning.edge_formula: for linspace's increasing edges of any normal range, a rule (float32
+    scalars: 2; float64 linspace: 1, or 2 where float32 arithmetic agrees) whose device
+    arithmetic gives every inner edge bit for bit; for edges with one moved, none (0) or a rule that gives them; none
     through float32 subnormals."""
     from primitives.histograms import _binning
 
@@ -660,7 +663,7 @@ def test_edge_formula_reproduces_linspace(lo, width, n, f32_scalars, e_dt):
     edges = np.linspace(start, stop, n + 1, dtype=e_dt)
     assume(bool(np.all(edges[1:] > edges[:-1])))  # histogram's own condition on its edges
     mode, s0, step = _binning.edge_formula(edges, start, stop)
-    assert mode in ((1, 2) if f32_scalars else (1,))  # float32 scalars: 1 where it agrees
+    assert mode == 2 if f32_scalars else mode in (1, 2)
     np.testing.assert_array_equal(_device_edges(mode, s0, step, n, e_dt), edges[1:n])
     moved = edges.copy()  # another rule may still fit: then it gives these edges
     moved[n // 2] = np.nextafter(moved[n // 2], e_dt(np.inf))
