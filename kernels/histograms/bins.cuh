@@ -277,15 +277,18 @@ template <class E> struct BinEvenF32 {
             for (int k = 0; k < N; ++k)
                 ke[k] = near[k] ? Order<E>::key(__ldg(edges + ne[k])) : KE(0);
         }
+        // each sample's bin by selection (no divergence: fast, or near its edge), then the rest
+        // (rare: out of range, NaN, inf, a band wider than a bin) one by one
 #pragma unroll
         for (int k = 0; k < N; ++k) {
-            if (fast[k]) {
-                b[k] = i[k];
-            } else if (near[k]) {
-                const KE kx = Order<E>::key(widen<E>(x[k]));
-                b[k] = frac[k] > 0.5f ? (kx >= ke[k] ? i[k] + 1 : i[k])
-                                      : (kx < ke[k] ? i[k] - 1 : i[k]);
-            } else {
+            const KE kx = Order<E>::key(widen<E>(x[k]));
+            const int move =
+                frac[k] > 0.5f ? (kx >= ke[k] ? 1 : 0) : (kx < ke[k] ? -1 : 0);  // near an edge
+            b[k] = fast[k] ? i[k] : i[k] + move;
+        }
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            if (!fast[k] && !near[k]) {
                 const int kx = Order<float>::key(x[k]);
                 b[k] = kx >= lo && kx <= hi ? exact(x[k]) : -1;
             }
