@@ -267,34 +267,25 @@ template <class E> struct BinEvenF32 {
                 static_cast<unsigned>(e) <= last;
             ne[k] = e;
         }
-        // a thread with a sample near an edge: every sample's edge computed (no branch, the N
-        // computations interleaved) or loaded for those near one (ptxas schedules), and each
-        // sample's bin selected (fast, or moved across its edge); a thread with none (a whole
-        // warp, for samples away from the edges) skips it all
-        bool any = false;
+        // the edges after every position is taken: computed for every sample (no branch, the
+        // N computations interleaved), or loaded for those near an edge (ptxas schedules)
+        if (emode != 0) {
+#pragma unroll
+            for (int k = 0; k < N; ++k) ke[k] = Order<E>::key(edge(ne[k]));
+        } else {
+#pragma unroll
+            for (int k = 0; k < N; ++k)
+                ke[k] = near[k] ? Order<E>::key(__ldg(edges + ne[k])) : KE(0);
+        }
+        // each sample's bin by selection (no divergence: fast, or near its edge), then the rest
+        // (rare: out of range, NaN, inf, a band wider than a bin) one by one
 #pragma unroll
         for (int k = 0; k < N; ++k) {
-            any = any || near[k];
-            b[k] = i[k];
+            const KE kx = Order<E>::key(widen<E>(x[k]));
+            const int move =
+                frac[k] > 0.5f ? (kx >= ke[k] ? 1 : 0) : (kx < ke[k] ? -1 : 0);  // near an edge
+            b[k] = fast[k] ? i[k] : i[k] + move;
         }
-        if (any) {
-            if (emode != 0) {
-#pragma unroll
-                for (int k = 0; k < N; ++k) ke[k] = Order<E>::key(edge(ne[k]));
-            } else {
-#pragma unroll
-                for (int k = 0; k < N; ++k)
-                    ke[k] = near[k] ? Order<E>::key(__ldg(edges + ne[k])) : KE(0);
-            }
-#pragma unroll
-            for (int k = 0; k < N; ++k) {
-                const KE kx = Order<E>::key(widen<E>(x[k]));
-                const int move =
-                    frac[k] > 0.5f ? (kx >= ke[k] ? 1 : 0) : (kx < ke[k] ? -1 : 0);  // near an edge
-                b[k] = fast[k] ? i[k] : i[k] + move;
-            }
-        }
-        // the rest (rare: out of range, NaN, inf, a band wider than a bin) one by one
 #pragma unroll
         for (int k = 0; k < N; ++k) {
             if (!fast[k] && !near[k]) {
