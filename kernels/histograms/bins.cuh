@@ -242,11 +242,11 @@ template <class E> struct BinEvenF32 {
     // share of the samples (guard band eps nbins (1 + max|edge| / span) bins each side: 3/32 of
     // them at 65,536 bins over [0, 1) with the policy's band 3), N samples at a time: every
     // sample's position first, and for each one in the band of an inner edge (1..nbins-1, the
-    // band narrower than a bin) that edge alone, computed (edge(): no load) or loaded (the N
-    // loads in flight together; the edges, nbins + 1 of them, are a random gather past the L1
-    // at 65,536 bins), a sample outside the bands touching none; then each sample in a band
-    // compared with its edge, and the rest (out of range, NaN, inf, a band wider than a bin) as
-    // operator().
+    // band narrower than a bin) that edge alone: computed (edge(), for every sample alike: no
+    // load, no branch) or loaded (only by the samples in a band, the N loads in flight
+    // together; the edges, nbins + 1 of them, are a random gather past the L1 at 65,536 bins);
+    // then each sample in a band compared with its edge, and the rest (out of range, NaN, inf,
+    // a band wider than a bin) as operator().
     template <int N>
     __device__ __forceinline__ void many(const float (&x)[N], int (&b)[N]) const {
         int i[N], ne[N];
