@@ -419,9 +419,8 @@ __global__ void __launch_bounds__(BLOCK)
 // search_near<T, BLOCK, ITEMS>: the near tiles, the same grid-stride over the same tiles: the
 //   block reads the bounds of BLOCK of its tiles at once (a thread each, into static shared
 //   memory), and for each near one copies a[r0, r1) and the element just past each end (where
-//   a has one) into dynamic shared memory (coalesced; elements of 4 or 8 bytes by asynchronous
-//   copies, all of a thread's in flight at once, others NEAR_LOADS loads a round; span + 2
-//   elements at most), where the tile's queries bisect the range (a tile's queries read and
+//   a has one) into dynamic shared memory (coalesced, NEAR_LOADS loads in flight a thread; span
+//   + 2 elements at most), where the tile's queries bisect the range (a tile's queries read and
 //   answers written coalesced, ITEMS searches a thread interleaved); each answer is checked
 //   against the copies of the elements past the range's ends and, when outside (unsorted
 //   queries), searched for in the rest of a on that side (near_answer).
@@ -561,44 +560,11 @@ __device__ __forceinline__ long long near_answer(const T* __restrict__ a, long l
 // search_near's body for one side: the near tiles of the grid-stride over tiles of BLOCK * ITEMS
 // queries. The block reads the bounds of BLOCK of its tiles at once (a thread each, into
 // `flags`), then for each near one copies a[r0, r1) and the element past each end (where a has
-// one) into `s` (near_copy: coalesced, asynchronous copies), and query k * BLOCK +
+// one) into `s` (coalesced, NEAR_LOADS loads in flight a thread), and query k * BLOCK +
 // threadIdx.x of the tile bisects the range there, its ITEMS searches interleaved step by step;
 // each answer checked at the range's ends against those copies (near_answer: no load from a
 // unless an answer lies outside the range, i.e. unsorted queries).
 constexpr int NEAR_LOADS = 8;
-// near_copy<T, BLOCK>(src, len, s): s[0, len) = src[0, len), coalesced (element e by thread e %
-// BLOCK). Elements of 4 or 8 bytes (sm_80+, or the emulator) by asynchronous copies, all of a
-// thread's in flight at once whatever ptxas schedules (it interleaved the register copy's
-// loads and stores, four loads in flight a thread), waited for before the return, when a thread
-// has at most MAX_ASYNC of them; otherwise through registers, NEAR_LOADS loads a round. The
-// caller's barrier publishes s.
-constexpr int MAX_ASYNC = 32;
-template <class T, int BLOCK>
-__device__ __forceinline__ void near_copy(const T* __restrict__ src, int len, T* s) {
-#ifdef PRIM_ASYNC_COPY
-    if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
-        if (len <= BLOCK * MAX_ASYNC) {  // the same for the whole block
-            AsyncCopies cp;
-            for (int e = threadIdx.x; e < len; e += BLOCK)
-                cp.template copy<static_cast<int>(sizeof(T))>(AsyncCopies::addr(s + e), src + e);
-            cp.commit();
-            cp.template wait<0>();
-            return;
-        }
-    }
-#endif
-    for (int c = threadIdx.x; c < len; c += BLOCK * NEAR_LOADS) {
-        T x[NEAR_LOADS];
-#pragma unroll
-        for (int u = 0; u < NEAR_LOADS; ++u) {
-            const int e = c + u * BLOCK;
-            x[u] = e < len ? load_entry(src + e) : T();
-        }
-#pragma unroll
-        for (int u = 0; u < NEAR_LOADS; ++u)
-            if (c + u * BLOCK < len) s[c + u * BLOCK] = x[u];
-    }
-}
 template <bool RIGHT, class T, int BLOCK, int ITEMS, int PREFETCH>
 __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
                                            const T* __restrict__ v, long long m,
@@ -653,7 +619,17 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
                 lo[k] = 0;
                 cnt[k] = len;
             }
-            near_copy<T, BLOCK>(a + c0, clen, s);
+            for (int c = threadIdx.x; c < clen; c += BLOCK * NEAR_LOADS) {
+                T x[NEAR_LOADS];
+#pragma unroll
+                for (int u = 0; u < NEAR_LOADS; ++u) {
+                    const int e = c + u * BLOCK;
+                    x[u] = e < clen ? load_entry(a + c0 + e) : T();
+                }
+#pragma unroll
+                for (int u = 0; u < NEAR_LOADS; ++u)
+                    if (c + u * BLOCK < clen) s[c + u * BLOCK] = x[u];
+            }
             const T* range = s + off;
             __syncthreads();
 #pragma unroll

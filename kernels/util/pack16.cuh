@@ -157,8 +157,7 @@ __device__ __forceinline__ void walk_column(const T* __restrict__ p, i64 rows, i
 // One thread's asynchronous copies. Shared memory is addressed by Addr, an integer that moves by
 // bytes (the shared-window address on the GPU, the pointer's value on the emulator); addr(p) is
 // that of the shared pointer p. copy16(dst, src) starts a copy of 16 bytes from global `src` to
-// shared `dst` (both 16-byte aligned), copy<B>(dst, src) one of B = 4, 8 or 16 bytes (both
-// B-byte aligned; cp.async.ca for 4 and 8, through the L1); commit() closes the copies started since the last commit
+// shared `dst` (both 16-byte aligned); commit() closes the copies started since the last commit
 // into a group (possibly empty); wait<N>() returns once at most the N newest committed groups are
 // pending, after which the older groups' data is visible to this thread; read16(a) loads 16 bytes
 // of shared memory. On the GPU: cp.async.cg (L1 bypassed) / cp.async.commit_group /
@@ -172,28 +171,24 @@ struct AsyncCopies {
     static uint4 read16(Addr a) { return *reinterpret_cast<const uint4*>(a); }
     static constexpr int MAX = 64;
     Addr dst[MAX];
-    const void* src[MAX];
-    int group[MAX], size[MAX];
+    const uint4* src[MAX];
+    int group[MAX];
     int count = 0, committed = 0;
-    template <int B> void copy(Addr d, const void* s) {
-        static_assert(B == 4 || B == 8 || B == 16, "AsyncCopies: 4, 8 or 16 bytes");
+    void copy16(Addr d, const void* s) {
         assert(count < MAX && "AsyncCopies: too many copies pending");
         dst[count] = d;
-        src[count] = s;
-        size[count] = B;
+        src[count] = static_cast<const uint4*>(s);
         group[count++] = committed;
     }
-    void copy16(Addr d, const void* s) { copy<16>(d, s); }
     void commit() { ++committed; }
     template <int N> void wait() {
         int kept = 0;
         for (int c = 0; c < count; ++c) {
             if (group[c] < committed - N) {
-                std::memcpy(reinterpret_cast<void*>(dst[c]), src[c], size[c]);
+                *reinterpret_cast<uint4*>(dst[c]) = *src[c];
             } else {
                 dst[kept] = dst[c];
                 src[kept] = src[c];
-                size[kept] = size[c];
                 group[kept++] = group[c];
             }
         }
@@ -214,14 +209,6 @@ struct AsyncCopies {
     }
     __device__ __forceinline__ void copy16(Addr d, const void* s) {
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(s) : "memory");
-    }
-    template <int B> __device__ __forceinline__ void copy(Addr d, const void* s) {
-        static_assert(B == 4 || B == 8 || B == 16, "AsyncCopies: 4, 8 or 16 bytes");
-        if constexpr (B == 16)
-            copy16(d, s);
-        else
-            asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(s), "n"(B)
-                         : "memory");
     }
     __device__ __forceinline__ void commit() {
         asm volatile("cp.async.commit_group;\n" ::: "memory");
