@@ -152,7 +152,7 @@ def test_wide_bins_checks_every_variant():
     assert all(set(t) == set(wide_bins.VARIANTS) for t in rows.values())
     rows = wide_bins.histograms(1 << 12, True, ("partial_privatized", "bucketed"))
     assert all(set(t) == {"partial_privatized", "bucketed"} for t in rows.values())
-    assert len(wide_bins.breakdown(1 << 12)) == 13
+    assert len(wide_bins.breakdown(1 << 12)) == 12
     rules = wide_bins.edge_rules(1 << 12)
     assert all(set(t) == set(wide_bins.EDGE_RULES) for t in rules.values())
     k = wide_bins.keys(1 << 12)

@@ -164,8 +164,7 @@ class CountPlan(_plans.Plan):
                 nb, acc, shared_capacity(acc, info) * size, prod.packed
             )
             # packed: 1 the returning adds, 2 the bounded ones (settled in rounds)
-            mode = 2 if prod.packed_bounded else 1
-            extra = (np.int32(sb), np.int32(packed * mode))
+            extra = (np.int32(sb), np.int32(packed * (2 if prod.packed_bounded else 1)))
             grid = _launch.cover_grid(
                 n, block, per_thread, kernel=k, shared_mem=shared, per_sm=prod.blocks_per_sm
             )

@@ -24,8 +24,8 @@ x (5 warm-ups + 20 samples) on a GPU; a small n runs on the emulator: a check of
   ``bucketed``, returning and bounded adds), ``histogram2d`` 256 x 256 of n / 4 float32 pairs
   (the dd policy's ``packed_bounded``), and the uniform samples (returning adds) with the
   production policy's ``f32_edge_band`` at 8 and 4 (the even binner compares more samples with
-  an edge than at the policy's 3: a quarter of them at 8, an eighth at 4, 3/32 at 3) and with
-  the edges loaded (``f32_edges_computed`` off); plans made under each policy, interleaved;
+  an edge than at the policy's 3: a quarter of them at 8, an eighth at 4, 3/32 at 3; the edges
+  loaded against computed: the table above); plans made under each policy, interleaved;
 - ``bincount`` of n / 2 uint32 keys uniform in [0, 2^20): the same variants;
 - ``unique(return_counts=True)`` of those keys (the issue's counts case) under the policy in
   force, with partial_privatized's bounded adds, and with ``bucketed_from_bins`` = 2^17 (its
@@ -132,9 +132,6 @@ def breakdown(n):
         fns[f"float32 uniform, returning, edge band {band}"] = _planned(
             prim.histogram, (x,), nb, (0.0, 1.0), fields={"f32_edge_band": band}, **part
         )
-    fns["float32 uniform, returning, edges loaded"] = _planned(
-        prim.histogram, (x,), nb, (0.0, 1.0), fields={"f32_edges_computed": False}, **part
-    )
     want = np.bincount(_backend.to_host(k16), minlength=nb)
     hist = np.histogram(_backend.to_host(x), nb, (0.0, 1.0))[0]
     hist2 = np.histogram2d(_backend.to_host(px), _backend.to_host(py), 256, sq)[0]
