@@ -421,9 +421,10 @@ __global__ void __launch_bounds__(BLOCK)
 //   memory), and for each near one copies a[r0, r1) and the element just past each end (where
 //   a has one) into dynamic shared memory (coalesced, NEAR_LOADS loads in flight a thread; span
 //   + 2 elements at most), where the tile's queries bisect the range (a tile's queries read and
-//   answers written coalesced, ITEMS searches a thread interleaved); each answer is checked
-//   against the copies of the elements past the range's ends and, when outside (unsorted
-//   queries), searched for in the rest of a on that side (near_answer).
+//   answers written coalesced, ITEMS searches a thread interleaved, each the same
+//   ceil(log2(range)) steps with no branch); each answer is checked against the copies of the
+//   elements past the range's ends and, when outside (unsorted queries), searched for in the
+//   rest of a on that side (near_answer).
 //   Barriers around each near tile's copy, in code the whole block runs (a tile's choice is
 //   uniform). PREFETCH: before a near tile's copy, the block asks the L2 cache for the next near
 //   tile of its batch (its range with the two neighbours, and its queries; util/load.cuh's
@@ -558,12 +559,13 @@ __device__ __forceinline__ long long near_answer(const T* __restrict__ a, long l
 }
 
 // search_near's body for one side: the near tiles of the grid-stride over tiles of BLOCK * ITEMS
-// queries. The block reads the bounds of BLOCK of its tiles at once (a thread each, into
-// `flags`), then for each near one copies a[r0, r1) and the element past each end (where a has
-// one) into `s` (coalesced, NEAR_LOADS loads in flight a thread), and query k * BLOCK +
-// threadIdx.x of the tile bisects the range there, its ITEMS searches interleaved step by step;
-// each answer checked at the range's ends against those copies (near_answer: no load from a
-// unless an answer lies outside the range, i.e. unsorted queries).
+// queries. The block reads the bounds of BLOCK of its tiles at once (a thread each, into `lows`
+// and `lens`), then for each near one copies a[r0, r1) and the element past each end (where a
+// has one) into `s` (coalesced, NEAR_LOADS loads in flight a thread), and query k * BLOCK +
+// threadIdx.x of the tile bisects the range there, its ITEMS searches interleaved step by step
+// (branch-free: the same steps for every query of the tile); each answer checked at the range's
+// ends against those copies (near_answer: no load from a unless an answer lies outside the
+// range, i.e. unsorted queries).
 constexpr int NEAR_LOADS = 8;
 template <bool RIGHT, class T, int BLOCK, int ITEMS, int PREFETCH>
 __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
@@ -611,13 +613,11 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             }
             T q[ITEMS];  // the tile's queries, loaded before the range's copy (both in flight)
             bool qnan[ITEMS];
-            int lo[ITEMS], cnt[ITEMS];
+            int lo[ITEMS];
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const long long i = base + static_cast<long long>(k) * BLOCK + threadIdx.x;
                 q[k] = i < m ? v[i] : T();
-                lo[k] = 0;
-                cnt[k] = len;
             }
             for (int c = threadIdx.x; c < clen; c += BLOCK * NEAR_LOADS) {
                 T x[NEAR_LOADS];
@@ -633,20 +633,25 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             const T* range = s + off;
             __syncthreads();
 #pragma unroll
-            for (int k = 0; k < ITEMS; ++k) qnan[k] = q[k] != q[k];
-            for (int steps = len; steps > 0; steps >>= 1) {  // cnt halves (at least) every step
+            for (int k = 0; k < ITEMS; ++k) {
+                qnan[k] = q[k] != q[k];
+                lo[k] = 0;
+            }
+            // every query's answer lies in [lo, lo + w]; a probe of range[lo + w / 2] keeps the
+            // upper or the lower part, both w - w / 2 wide: ceil(log2(len)) steps for each query
+            // of the tile (len is the tile's: no branch), then range[lo] decides between lo and
+            // lo + 1 (every index probed is below lo + w <= len)
+            for (int w = len; w > 1;) {
+                const int half = w >> 1;
 #pragma unroll
-                for (int k = 0; k < ITEMS; ++k) {
-                    if (cnt[k] > 0) {
-                        const int half = cnt[k] >> 1;
-                        if (sends_up<RIGHT>(range[lo[k] + half], q[k], qnan[k])) {
-                            lo[k] += half + 1;
-                            cnt[k] -= half + 1;
-                        } else {
-                            cnt[k] = half;
-                        }
-                    }
-                }
+                for (int k = 0; k < ITEMS; ++k)
+                    lo[k] += sends_up<RIGHT>(range[lo[k] + half], q[k], qnan[k]) ? half : 0;
+                w -= half;
+            }
+            if (len > 0) {
+#pragma unroll
+                for (int k = 0; k < ITEMS; ++k)
+                    lo[k] += sends_up<RIGHT>(range[lo[k]], q[k], qnan[k]) ? 1 : 0;
             }
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
