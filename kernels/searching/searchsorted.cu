@@ -30,7 +30,7 @@
 //     out[i] = the answer of v[i]. (Measured on an H200 past the L2: the bottom levels' random
 //     reads are bound by DRAM sectors more than by latency, so this is not faster than binary
 //     there; the sorted and bucketed variants below read a in order instead.)
-//   search_index<T> / search_tile_range<T, TILE> / search_indexed<T, BLOCK, ITEMS> /
+//   search_index<T> / search_tile_range<T, TILE, GROUPS> / search_indexed<T, BLOCK, ITEMS> /
 //     search_near<T, BLOCK, ITEMS>: the indexed variant (the tile ranges also the sorted
 //     variant's), further below.
 // Launch: BLOCK threads; dynamic shared memory = tree_bytes (2^levels * sizeof(T) rounded up to
@@ -331,9 +331,9 @@ __global__ void __launch_bounds__(BLOCK)
 
 // search_sorted_tiles<T, P, BLOCK, ITEMS>: the sorted variant's search. The queries v are sorted
 //   (NumPy's order, in which the answers do not decrease), so the answers of a tile of BLOCK *
-//   ITEMS consecutive queries lie in [r0, r1], the answers of its first and last query
-//   (search_tile_range, further below, with a span of n: no early stop). When that range of a
-//   holds at most cap elements it is copied into
+//   ITEMS consecutive queries lie in [r0, r1], the answers of its first query and of the next
+//   tile's first (the last query's for the last tile: search_tile_range, further below, with a
+//   span of n: no early stop). When that range of a holds at most cap elements it is copied into
 //   dynamic shared memory (cap elements) and the tile's queries search it there, else they
 //   search a's range in global memory. out[perm[j]] = the answer of v[j] (perm: each query's
 //   original position). Grid-stride over tiles; barriers at the top of every tile and after the
@@ -411,8 +411,8 @@ __global__ void __launch_bounds__(BLOCK)
 //   read only groups within their levels, and write nothing). BLOCK a multiple of 32.
 //   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
 //   Near tiles: with span >= 0 and `bounds` (search_tile_range's, for tiles of BLOCK * ITEMS
-//   queries; not read when span < 0), a tile whose first and last query's answers are at most
-//   `span` elements apart (sorted or nearly sorted queries) is left to search_near. The choice
+//   queries; not read when span < 0), a tile whose range (its first query's answer to the next
+//   tile's first's) spans at most `span` elements (sorted or nearly sorted queries) is left to search_near. The choice
 //   is the tile's, the same for the whole block. For an unsorted a the range is still within
 //   [0, n]. Gated as search_index: with no tile that is not near, every block returns before
 //   it copies the top level.
@@ -770,85 +770,102 @@ __device__ __forceinline__ void indexed_tiles(const T* __restrict__ a, long long
     }
 }
 
-// The answers in a[0, n) of the queries of a warp's two half-warps (q: the half's own), found
-// together by a 16-ary search each: a half probes 16 increasing positions of its range [lo, hi]
-// (every position once hi - lo <= 16), counts by a ballot the probes that send its query up
-// (for a sorted a, the first k) and keeps the part between the k-th probe and the next: about
-// 1/17 of the range a step, 7 steps for 2^26 elements. The halves step together; once their
-// ranges lie more than `span` elements apart, so do their answers, and the search stops there
-// (false: far; random queries stop in a step or two, at positions the L2 keeps). Else (true)
-// every lane holds its half's answer in `c`, the two at most `span` apart. For any a, lo <= hi
-// within [0, n] every step and each range shrinks until it is empty, so it ends. Called by
-// whole warps (n >= 1).
-template <bool RIGHT, class T>
-__device__ __forceinline__ bool pair_answers(const T* __restrict__ a, long long n, T q,
-                                             long long span, long long& c) {
-    constexpr int P = WARP / 2;
+// The answers in a[0, n) of the queries of a warp's GROUPS groups of L = 32 / GROUPS lanes (q:
+// the group's own; a group that is not `active` searches nothing), found together by an L-ary
+// search each: a group probes L increasing positions of its range [lo, hi] (every position once
+// hi - lo <= L), counts by a ballot the probes that send its query up (for a sorted a, the
+// first k) and keeps the part between the k-th probe and the next: about 1 / (L + 1) of the
+// range a step (9 steps for 2^26 elements with L = 8). The groups step together; after every
+// step, a pair of neighbouring groups (g, g + 1) whose ranges lie more than `span` elements
+// apart has answers as far apart: bit g of the result (far pairs). The search stops once every
+// pair of `pairs` is far (random queries: in a step or two, at positions the L2 keeps); else
+// every lane of an active group ends with its answer in `c`. For any a, lo <= hi within [0, n]
+// every step and each range shrinks until it is empty, so it ends. Called by whole warps (n >=
+// 1); the result is the same for every lane.
+template <bool RIGHT, class T, int GROUPS>
+__device__ __forceinline__ unsigned group_answers(const T* __restrict__ a, long long n, T q,
+                                                  bool active, long long span, unsigned pairs,
+                                                  long long& c) {
+    static_assert(GROUPS >= 2 && GROUPS <= 16 && WARP % GROUPS == 0, "group_answers: GROUPS");
+    constexpr int L = WARP / GROUPS;
     const int lane = threadIdx.x % WARP;
-    const int rank = lane % P, shift = lane < P ? 0 : P;
+    const int rank = lane % L, shift = lane - rank;
     const bool qnan = q != q;
-    long long lo = 0, hi = n;
+    long long lo = 0, hi = active ? n : 0;
+    unsigned far = 0;
     while (__any_sync(FULL_MASK, hi > lo)) {
-        const bool active = hi > lo;
+        const bool open = hi > lo;
         const long long len = hi - lo;
-        const bool every = len <= P;
-        auto probe = [&](int j) { return every ? lo + j : lo + ((j + 1) * len) / (P + 1); };
-        const bool up = active && (!every || rank < len) &&
-            sends_up<RIGHT>(load_entry(a + probe(rank)), q, qnan);
-        const int k = __popc((__ballot_sync(FULL_MASK, up) >> shift) & ((1u << P) - 1u));
-        if (active) {
+        const bool every = len <= L;
+        auto probe = [&](int j) { return every ? lo + j : lo + ((j + 1) * len) / (L + 1); };
+        const bool up =
+            open && (!every || rank < len) && sends_up<RIGHT>(load_entry(a + probe(rank)), q, qnan);
+        const int k = __popc((__ballot_sync(FULL_MASK, up) >> shift) & ((1u << L) - 1u));
+        if (open) {
             const long long new_lo = k == 0 ? lo : probe(k - 1) + 1;
-            hi = every ? new_lo : (k == P ? hi : probe(k));  // every position probed: the answer
+            hi = every ? new_lo : (k == L ? hi : probe(k));  // every position probed: the answer
             lo = new_lo;
         }
-        // the other half's range; both halves compare the same two gaps (a uniform exit)
-        const long long olo = __shfl_xor_sync(FULL_MASK, lo, P);
-        const long long ohi = __shfl_xor_sync(FULL_MASK, hi, P);
-        if (olo - hi > span || lo - ohi > span) return false;
+        // the next group's range (the last group's own: its pair bit is never asked for)
+        const long long nlo = __shfl_down_sync(FULL_MASK, lo, L);
+        const long long nhi = __shfl_down_sync(FULL_MASK, hi, L);
+        const unsigned b =
+            __ballot_sync(FULL_MASK, rank == 0 && (nlo - hi > span || lo - nhi > span));
+#pragma unroll
+        for (int g = 0; g + 1 < GROUPS; ++g) far |= ((b >> (g * L)) & 1u) << g;
+        if (pairs != 0 && (far & pairs) == pairs) return far;  // uniform: ballots
     }
     c = lo;
-    return true;
+    return far;
 }
 
 }  // namespace search
 }  // namespace prim
 
-// search_tile_range<T, TILE>: the tile ranges of the indexed variant (near tiles) and of the
-//   sorted variant (its tiles of sorted queries; a span of n: never stopped early): a warp per
-//   tile of TILE consecutive queries (grid-stride over tiles); its two half-warps find the
-//   answers of the tile's first and last query in a at once (pair_answers). A tile whose answers
-//   are proven more than `span` elements apart stops there: bounds (0, n), never near, and (when
-//   epoch != 0) *far = epoch, which tells the index's build and the indexed search that some
-//   tile needs them. Else bounds[2t] and bounds[2t + 1] hold the two answers: for sorted
-//   queries (ascending or descending) every answer of the tile lies in between; the search
-//   checks each answer against the range's ends (near_answer). Any 1-D grid of whole warps;
-//   TILE a multiple of 32; n >= 1.
-template <class T, int TILE>
+// search_tile_range<T, TILE, GROUPS>: the tile ranges of the indexed variant (near tiles) and of
+//   the sorted variant (its tiles of sorted queries; a span of n: never stopped early). A warp
+//   takes GROUPS - 1 consecutive tiles of TILE queries at a time (grid-stride over such tasks):
+//   its group g searches the first query of tile t0 + g, or the last query of all for t0 + g ==
+//   tiles (group_answers), so that tile t's range runs from its first query's answer to the next
+//   tile's first query's (the last query's for the last tile): GROUPS searches for GROUPS - 1
+//   tiles. A tile whose two answers are proven more than `span` elements apart stops there:
+//   bounds (0, n), never near, and (when epoch != 0) *far = epoch, which tells the index's build
+//   and the indexed search that some tile needs them. Else bounds[2t] and bounds[2t + 1] hold
+//   the two answers: for sorted queries (ascending or descending) every answer of the tile lies
+//   in between; the search checks each answer against the range's ends (near_answer). Any 1-D
+//   grid of whole warps; TILE a multiple of 32; n >= 1.
+template <class T, int TILE, int GROUPS>
 __global__ void search_tile_range(const T* __restrict__ a, long long n, const T* __restrict__ v,
                                   long long m, int right, long long span,
                                   long long* __restrict__ bounds, unsigned* __restrict__ far,
                                   unsigned epoch) {
     static_assert(TILE % prim::WARP == 0, "search_tile_range: TILE must be a multiple of 32");
     using namespace prim::search;
-    constexpr int HALF = prim::WARP / 2;
+    constexpr int L = prim::WARP / GROUPS;
     const int lane = threadIdx.x % prim::WARP;
-    const int upper = lane >= HALF;  // half-warp 0: the tile's first query, 1: its last
+    const int g = lane / L;
     const long long tiles = (m + TILE - 1) / TILE;
+    const long long tasks = (tiles + GROUPS - 2) / (GROUPS - 1);
     const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / prim::WARP);
-    for (long long t = static_cast<long long>(blockIdx.x) * (blockDim.x / prim::WARP) +
+    for (long long task = static_cast<long long>(blockIdx.x) * (blockDim.x / prim::WARP) +
              threadIdx.x / prim::WARP;
-         t < tiles; t += warps) {
-        const long long first = t * TILE;
-        const long long last = first + TILE < m ? first + TILE - 1 : m - 1;
-        const T q = v[upper ? last : first];
+         task < tasks; task += warps) {
+        const long long t0 = task * (GROUPS - 1), t = t0 + g;
+        const bool active = t <= tiles;
+        const T q = active ? v[t < tiles ? t * TILE : m - 1] : T();
+        // the task's tiles (GROUPS - 1 but at the end): pairs (g, g + 1) for g below that
+        const int own = tiles - t0 < GROUPS - 1 ? static_cast<int>(tiles - t0) : GROUPS - 1;
+        const unsigned pairs = (1u << own) - 1u;
         long long c = 0;
-        const bool near =
-            right ? pair_answers<true>(a, n, q, span, c) : pair_answers<false>(a, n, q, span, c);
-        if (!near) {  // the same for the whole warp
-            c = upper ? n : 0;
-            if (lane == 0 && epoch != 0) *far = epoch;
+        const unsigned f = right ? group_answers<true, T, GROUPS>(a, n, q, active, span, pairs, c)
+                                 : group_answers<false, T, GROUPS>(a, n, q, active, span, pairs, c);
+        const long long next = __shfl_down_sync(prim::FULL_MASK, c, L);  // group g + 1's answer
+        if (lane % L == 0 && g < own) {
+            const bool is_far = (f >> g) & 1u;
+            bounds[2 * t] = is_far ? 0 : c;
+            bounds[2 * t + 1] = is_far ? n : next;
+            if (is_far && epoch != 0) *far = epoch;
         }
-        if (lane % HALF == 0) bounds[2 * t + upper] = c;
     }
 }
 

@@ -73,9 +73,13 @@ def sorted_name(ctype, perm, pol):
     return f"search_sorted_tiles<{ctype}, {perm}, {pol.block}, {pol.tile_items}>"
 
 
-def range_name(ctype, tile):
+#: the numbers of groups search_tile_range may take (the policy's range_groups)
+RANGE_GROUPS = (2, 4, 8)
+
+
+def range_name(ctype, tile, pol):
     """search_tile_range of tiles of ``tile`` queries (the indexed or the sorted variant's)."""
-    return f"search_tile_range<{ctype}, {tile}>"
+    return f"search_tile_range<{ctype}, {tile}, {pol.range_groups}>"
 
 
 def index_name(ctype):
@@ -110,10 +114,10 @@ def variant_names(ctype, perm, variant, pol):
     if variant == "binary":
         return [binary_name(ctype)]
     if variant == "sorted":
-        return [sorted_name(ctype, perm, pol), range_name(ctype, pol.block * pol.tile_items)]
+        return [sorted_name(ctype, perm, pol), range_name(ctype, pol.block * pol.tile_items, pol)]
     if variant == "indexed":
         near = pol.near_bytes > 0
-        ranges = [range_name(ctype, pol.index_block * pol.index_items), near_name(ctype, pol)]
+        ranges = [range_name(ctype, pol.index_block * pol.index_items, pol), near_name(ctype, pol)]
         return [index_name(ctype), indexed_name(ctype, pol)] + (ranges if near else [])
     if variant == "bucketed":
         return [tree_name(ctype), *bucket_names(ctype, perm, pol)]
@@ -121,10 +125,17 @@ def variant_names(ctype, perm, variant, pol):
 
 
 def candidates(ctype, pol):
-    """What an override of ``pol``'s ``near_prefetch`` launches (checked by NVRTC, not shipped):
-    the near tiles with the other choice of the L2 hint."""
+    """What an override of ``pol``'s ``near_prefetch`` or ``range_groups`` launches (checked by
+    NVRTC, not shipped): the near tiles with the other choice of the L2 hint, the tile ranges
+    with each other number of groups."""
     other = dataclasses.replace(pol, near_prefetch=1 - pol.near_prefetch)
-    return [near_name(ctype, other)]
+    out = [near_name(ctype, other)]
+    for groups in RANGE_GROUPS:
+        if groups != pol.range_groups:
+            g = dataclasses.replace(pol, range_groups=groups)
+            tiles = (pol.index_block * pol.index_items, pol.block * pol.tile_items)
+            out += [range_name(ctype, tile, g) for tile in dict.fromkeys(tiles)]
+    return out
 
 
 MODULES = _loader.PolicyModules(

@@ -176,7 +176,7 @@ class SearchPlan(_plans.Plan):
         self.bounds = self.xp.empty(2 * tiles, dtype=INDEX_DTYPE)
         self.far = self.xp.zeros(1, dtype=np.uint32)
         self.nbytes += self.bounds.nbytes + self.far.nbytes
-        kr = MODULES.kernel(ctype, range_name(ctype, tile), pol)
+        kr = MODULES.kernel(ctype, range_name(ctype, tile, pol), pol)
         self.ranges = _plans.Launch(kr, _launch.cover_grid(tiles * 32, 256, kernel=kr), 256)
 
     def _bucketed(self, backend, ctype, dt, pdt, perm, n, m, pol, tree_bytes):

@@ -56,6 +56,10 @@ class SearchPolicy:
     # that range into shared memory (this many bytes a block) and skips the index; 0: never (no
     # bounds kernel)
     near_bytes: int = knob(_policy.Range(0))
+    # search_tile_range's warp searches this many queries at once (a group of 32 / this lanes
+    # each): the first queries of this many tiles less one, and the next tile's first (each
+    # tile's range runs from its first query's answer to the next tile's first's)
+    range_groups: int = knob(_policy.OneOf(2, 4, 8))  # _kernels.RANGE_GROUPS
     # 1: search_near asks the L2 cache for the next near tile of its batch (range and queries)
     # before it copies the current one's range (util/load.cuh's prefetch_l2); 0: no hint
     near_prefetch: int = knob(_policy.OneOf(0, 1), 0)
@@ -99,6 +103,7 @@ TABLE = _policy.register(
             indexed_min_bytes=1 << 20,
             indexed_max_ratio=64,
             near_bytes=16 * 1024,
+            range_groups=4,
         )
     },
     doc="searchsorted's cached kernel (block, queries per thread, shared tree bytes), the binary "

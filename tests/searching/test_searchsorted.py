@@ -210,13 +210,14 @@ def _near_queries(rng, a, m, kind):
 )
 def test_near_tiles(dtype, kind, rng):
     """The indexed variant's near tiles (search_tile_range, search_near): a tile of queries whose
-    first and last answers are at most near_bytes of a apart bisects that range alone, copied
-    into shared memory (answers outside it, of unsorted queries, found past its ends); the
-    others go through the index.
+    range (from its first query's answer to the next tile's first's, the last query's for the
+    last tile) spans at most near_bytes of a bisects that range alone, copied into shared memory
+    (answers outside it, of unsorted queries, found past its ends); the others go through the
+    index.
     Queries sorted, nearly sorted, in sorted runs, descending and random, with NaNs, duplicates
     and values past both ends; spans that make some tiles near and others not (and a tile count
-    that leaves the last tile part full). The bounds kernel's ranges are checked against NumPy's
-    answers of each tile's first and last query."""
+    that leaves the last tile part full); each number of groups of the ranges' warps. The bounds
+    kernel's ranges are checked against NumPy's answers of those two queries of each tile."""
     xp = _backend.get_backend().xp
     n, m = 5000, 2 * 512 + 300  # search_indexed's tiles: 256 x 2 queries
     a = sorted_data(rng, n, dtype)
@@ -224,22 +225,28 @@ def test_near_tiles(dtype, kind, rng):
     v = _near_queries(rng, a, m, kind)
     mid = kdt.itemsize * n * 6 // 10  # a sorted tile's range (about 0.39 n) in, a random one's out
     # a top level of 64 entries (two levels of groups below it), and all of a (none)
-    for near, top in ((64, 256), (mid, 256), (1 << 16, 1 << 16)):
-        with prim.tuning.override("search", near_bytes=near, index_bytes=top):
+    cases = [(64, 256, g) for g in (2, 4, 8)] + [
+        (mid, 256, 4),
+        (mid, 256, 8),
+        (1 << 16, 1 << 16, 4),
+    ]
+    for near, top, groups in cases:
+        policy = dict(near_bytes=near, index_bytes=top, range_groups=groups)
+        with prim.tuning.override("search", **policy):
             for side in SIDES:
                 got = prim.searchsorted(a, xp.asarray(v), side, variant="indexed")
                 H.assert_same(got, np.searchsorted(a, v, side), what=f"{kind} {near} {side}")
                 plan = _sp.search_plan(_backend.get_backend(), kdt, n, m, "indexed")
                 bounds = H.to_host(plan.bounds).reshape(-1, 2)
-                ends = [(t, min(t + 512, m)) for t in range(0, m, 512)]
-                want = np.array([np.searchsorted(a, v[[f, e - 1]], side) for f, e in ends])
+                ends = [(t, min(t + 512, m - 1)) for t in range(0, m, 512)]
+                want = np.array([np.searchsorted(a, v[[f, e]], side) for f, e in ends])
                 # a tile found wide at the top level is (0, n): its answers truly are further
                 # apart than near_bytes; the others' bounds are the answers
                 wide = (bounds[:, 0] == 0) & (bounds[:, 1] == n)
                 wide &= (want[:, 0] != 0) | (want[:, 1] != n)  # not the true answers
-                assert np.array_equal(bounds[~wide], want[~wide]), (kind, near, side)
+                assert np.array_equal(bounds[~wide], want[~wide]), (kind, near, groups, side)
                 apart = np.abs(want[:, 1] - want[:, 0])
-                assert (apart[wide] > near // kdt.itemsize).all(), (kind, near)
+                assert (apart[wide] > near // kdt.itemsize).all(), (kind, near, groups)
                 spans = np.abs(bounds[:, 1] - bounds[:, 0])
                 if near == 1 << 16:  # a's 5000 elements fit: every tile is near
                     assert (spans <= near // kdt.itemsize).all()
