@@ -613,7 +613,7 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
             }
             T q[ITEMS];  // the tile's queries, loaded before the range's copy (both in flight)
             bool qnan[ITEMS];
-            int lo[ITEMS];
+            unsigned lo[ITEMS];
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 const long long i = base + static_cast<long long>(k) * BLOCK + threadIdx.x;
@@ -635,23 +635,28 @@ __device__ __forceinline__ void near_tiles(const T* __restrict__ a, long long n,
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
                 qnan[k] = q[k] != q[k];
-                lo[k] = 0;
+                lo[k] = 0u;
             }
             // every query's answer lies in [lo, lo + w]; a probe of range[lo + w / 2] keeps the
             // upper or the lower part, both w - w / 2 wide: ceil(log2(len)) steps for each query
             // of the tile (len is the tile's: no branch), then range[lo] decides between lo and
             // lo + 1 (every index probed is below lo + w <= len)
+            // (lo in bytes while it moves: one add a probe's address)
+            const char* bytes = reinterpret_cast<const char*>(range);
             for (int w = len; w > 1;) {
                 const int half = w >> 1;
+                const unsigned step = static_cast<unsigned>(half) * sizeof(T);
 #pragma unroll
-                for (int k = 0; k < ITEMS; ++k)
-                    lo[k] += sends_up<RIGHT>(range[lo[k] + half], q[k], qnan[k]) ? half : 0;
+                for (int k = 0; k < ITEMS; ++k) {
+                    const T x = *reinterpret_cast<const T*>(bytes + lo[k] + step);
+                    lo[k] += sends_up<RIGHT>(x, q[k], qnan[k]) ? step : 0u;
+                }
                 w -= half;
             }
-            if (len > 0) {
 #pragma unroll
-                for (int k = 0; k < ITEMS; ++k)
-                    lo[k] += sends_up<RIGHT>(range[lo[k]], q[k], qnan[k]) ? 1 : 0;
+            for (int k = 0; k < ITEMS; ++k) {
+                lo[k] /= static_cast<unsigned>(sizeof(T));
+                if (len > 0) lo[k] += sends_up<RIGHT>(range[lo[k]], q[k], qnan[k]) ? 1u : 0u;
             }
 #pragma unroll
             for (int k = 0; k < ITEMS; ++k) {
