@@ -84,7 +84,12 @@ TABLE = _policy.register(
         # elements per query (n 2^20 m 2^24: 0.867 ms, cached 0.914; n 2^26 m 2^20: 0.173, binary
         # 0.200; n 2^28 m 2^22: 0.672, bucketed 0.734) and for n = 2^18 (1 MiB) from m = 2^22
         # (0.198, cached 0.201; m 2^20: 0.080 against binary's 0.076), cached below (n 2^16 m 2^24:
-        # 0.451 against 0.588) and for fewer queries (n 2^28 m 2^20: cached 0.365, indexed 0.392)
+        # 0.451 against 0.588) and for fewer queries (n 2^28 m 2^20: cached 0.365, indexed 0.392);
+        # near tiles (H100, 2^24 float32 queries into 2^26, one interleaved run at b22711f,
+        # docs/perf-log/2026-12/search.md): the tile ranges with 2 / 4 / 8 groups a warp took
+        # 0.0629 / 0.0350 / 0.0317 ms for sorted queries, 0.0456 / 0.0271 / 0.0219 for random
+        # ones; search_near's tiles of 256 x 2 with 16 KiB 0.181 ms, faster than 128 x 2 (8 KiB)
+        # 0.199, 256 x 2 (32 KiB) 0.196, 128 x 4 (16 KiB) 0.208 and 256 x 4 (32 KiB) 0.226
         ("default", None): SearchPolicy(
             block=256,
             items=2,
@@ -103,7 +108,7 @@ TABLE = _policy.register(
             indexed_min_bytes=1 << 20,
             indexed_max_ratio=64,
             near_bytes=16 * 1024,
-            range_groups=4,
+            range_groups=8,
         )
     },
     doc="searchsorted's cached kernel (block, queries per thread, shared tree bytes), the binary "
