@@ -423,8 +423,8 @@ __global__ void __launch_bounds__(BLOCK)
 //   + 2 elements at most), where the tile's queries bisect the range (a tile's queries read and
 //   answers written coalesced, ITEMS searches a thread interleaved, each the same
 //   ceil(log2(range)) steps with no branch); each answer is checked against the copies of the
-//   elements past the range's ends and, when outside (unsorted queries), searched for in the
-//   rest of a on that side (near_answer).
+//   elements past the range's ends and, when outside (unsorted queries), searched for on that
+//   side, galloping out from the range's end (near_answer).
 //   Barriers around each near tile's copy, in code the whole block runs (a tile's choice is
 //   uniform). PREFETCH: before a near tile's copy, the block asks the L2 cache for the next near
 //   tile of its batch (its range with the two neighbours, and its queries; util/load.cuh's
@@ -540,20 +540,38 @@ __device__ __forceinline__ void step_up(T x, T q, bool qnan, long long& lo, long
 // The answer of q when a search of a's range [r0, r0 + len) gave lo (an end of the range may
 // hide an answer outside it, for unsorted queries): checked against the element past that end
 // (below = a[r0 - 1] must send the query up, above = a[r0 + len] must not; each read only where
-// it exists: the caller's copies of them), else the rest of a on that side searched alone.
+// it exists: the caller's copies of them), else found on that side by a galloping search from
+// that end (probes 1, 2, 4, ... elements further out until one brackets the answer, then a
+// bisection of the bracket: about 2 log2(d) loads for an answer d elements out, which for nearly
+// sorted queries is close, in lines the range's copy left in the L2). For any a every probe lies
+// in [0, total) and the gallop ends within 64 doublings.
 template <bool RIGHT, class T>
 __device__ __forceinline__ long long near_answer(const T* __restrict__ a, long long total,
                                                  long long r0, long long len, long long lo, T q,
                                                  bool qnan, T below, T above) {
-    long long from = 0, count = 0;
+    long long from, count;
     if (lo == r0 && r0 > 0 && !sends_up<RIGHT>(below, q, qnan)) {
-        count = r0 - 1;  // below the range: the answer is in [0, r0 - 1]
+        // below the range: a[hi] does not send q up, so the answer is at most hi
+        long long hi = r0 - 1, d = 1;
+        while (hi - d >= 0 && !sends_up<RIGHT>(load_entry(a + hi - d), q, qnan)) {
+            hi -= d;
+            d <<= 1;
+        }
+        from = hi - d >= 0 ? hi - d + 1 : 0;  // a[hi - d] sends q up (or is past a's start)
+        count = hi - from;
     } else if (lo == r0 + len && r0 + len < total && sends_up<RIGHT>(above, q, qnan)) {
-        from = r0 + len + 1;  // above it: in [r0 + len + 1, total]
-        count = total - from;
+        // above it: a[low - 1] sends q up, so the answer is at least low
+        long long low = r0 + len + 1, d = 1;
+        while (low + d - 1 < total && sends_up<RIGHT>(load_entry(a + low + d - 1), q, qnan)) {
+            low += d;
+            d <<= 1;
+        }
+        from = low;  // a[low + d - 1] does not send q up (or is past a's end)
+        count = (low + d - 1 < total ? low + d - 1 : total) - low;
     } else {
         return lo;
     }
+    // the answer is in [from, from + count]
     while (count > 0) step_up<RIGHT>(load_entry(a + from + (count >> 1)), q, qnan, from, count);
     return from;
 }
