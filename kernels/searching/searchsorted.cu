@@ -412,10 +412,10 @@ __global__ void __launch_bounds__(BLOCK)
 //   Dynamic shared memory: the top level's entries rounded up to 16 bytes.
 //   Near tiles: with span >= 0 and `bounds` (search_tile_range's, for tiles of BLOCK * ITEMS
 //   queries; not read when span < 0), a tile whose range (its first query's answer to the next
-//   tile's first's) spans at most `span` elements (sorted or nearly sorted queries) is left to search_near. The choice
-//   is the tile's, the same for the whole block. For an unsorted a the range is still within
-//   [0, n]. Gated as search_index: with no tile that is not near, every block returns before
-//   it copies the top level.
+//   tile's first's) spans at most `span` elements (sorted or nearly sorted queries) is left to
+//   search_near. The choice is the tile's, the same for the whole block. For an unsorted a the
+//   range is still within [0, n]. Gated as search_index: with no tile that is not near, every
+//   block returns before it copies the top level.
 // search_near<T, BLOCK, ITEMS>: the near tiles, the same grid-stride over the same tiles: the
 //   block reads the bounds of BLOCK of its tiles at once (a thread each, into static shared
 //   memory), and for each near one copies a[r0, r1) and the element just past each end (where

@@ -171,13 +171,14 @@ class SearchPlan(_plans.Plan):
     def _tile_ranges(self, ctype, m, tile, pol):
         """``bounds`` (two answers a tile of ``tile`` queries), ``far`` (the epoch of the last
         call that found a tile not near) and ``ranges``, the launch of search_tile_range that
-        finds them (a warp a tile)."""
+        finds them (a warp per ``range_groups`` - 1 tiles)."""
         tiles = _launch.cdiv(m, tile)
         self.bounds = self.xp.empty(2 * tiles, dtype=INDEX_DTYPE)
         self.far = self.xp.zeros(1, dtype=np.uint32)
         self.nbytes += self.bounds.nbytes + self.far.nbytes
         kr = MODULES.kernel(ctype, range_name(ctype, tile, pol), pol)
-        self.ranges = _plans.Launch(kr, _launch.cover_grid(tiles * 32, 256, kernel=kr), 256)
+        tasks = _launch.cdiv(tiles, pol.range_groups - 1)  # a warp's range_groups - 1 tiles
+        self.ranges = _plans.Launch(kr, _launch.cover_grid(tasks * 32, 256, kernel=kr), 256)
 
     def _bucketed(self, backend, ctype, dt, pdt, perm, n, m, pol, tree_bytes):
         """The launches and scratch of the bucketed variant: 2^levels buckets."""
