@@ -88,7 +88,7 @@ class AxisPlan(_plans.Plan):
         self.stack, self.splits = 1, 1  # arg_cols' sub-parts a block and parts merged after
         if inner > 1:
             kc = arg_kernel("axis", dt, arg_cols_name(c, is_max, pol), pol)
-            threads = _launch.resident_grid(kc, block) * block
+            threads = _launch.resident_grid(kc, pol.cols_block) * pol.cols_block
             units = self._units(dt, outer, inner)
             if length <= pol.warp_row_max or not self._few_columns(units, length, threads, pol):
                 self._columns(backend, kc, dt, is_max, outer, length, inner, units, threads, pol)
@@ -161,7 +161,7 @@ class AxisPlan(_plans.Plan):
         parts). Up to the policy's ``cols_stack`` of a column's parts are walked by one block
         together and combined there (:meth:`_stack`); the pairs of the parts left, if more than
         one, are combined by ``arg_cols_merge``."""
-        c, block, slot, i64 = arg_ctype(dt), pol.rows_block, _plans.Launch.SLOT, _launch.i64
+        c, block, slot, i64 = arg_ctype(dt), pol.cols_block, _plans.Launch.SLOT, _launch.i64
         parts = 1
         if units < threads:  # one wave: a second, partial one would walk its parts alone
             most = max(1, min(pol.cols_max_splits, length // pol.cols_min_chunk))

@@ -382,11 +382,11 @@ def arg_rows_pipe_name(c, is_max, pol):
 
 def arg_cols_name(c, is_max, pol, stacked=False):
     """arg_cols, a thread per part (``stacked`` False) or a part's sub-parts a block."""
-    return f"arg_cols<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}, {_flag(stacked)}>"
+    return f"arg_cols<{c}, {_flag(is_max)}, {pol.cols_block}, {pol.vectors}, {_flag(stacked)}>"
 
 
 def arg_cols_merge_name(c, is_max, pol):
-    return f"arg_cols_merge<{c}, {_flag(is_max)}, {pol.rows_block}, {pol.vectors}>"
+    return f"arg_cols_merge<{c}, {_flag(is_max)}, {pol.cols_block}, {pol.vectors}>"
 
 
 def _arg_names(key, pol):

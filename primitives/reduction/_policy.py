@@ -45,8 +45,10 @@ class ArgPolicy:
     block: int = knob(_policy.BLOCK)  # threads per block of the whole-array kernel
     vectors: int = knob(_policy.LOADS)  # 16-byte loads in flight per thread (array and rows)
     blocks_per_sm: int = knob(_policy.PER_SM)  # cap on resident blocks per SM (whole array)
-    # threads per block of the rows and columns kernels (whole warps: a warp per short row)
+    # threads per block of the rows kernels (whole warps: a warp per short row)
     rows_block: int = knob(_policy.BLOCK)
+    # threads per block of the columns kernels (arg_cols, arg_cols_merge; whole warps)
+    cols_block: int = knob(_policy.BLOCK)
     # rows up to this length take one warp each, longer ones a block (0: a block each)
     warp_row_max: int = knob(_policy.Range(0))
     # arg_cols cuts a column in parts of at least this many rows (a part's walk amortizes the
@@ -55,7 +57,7 @@ class ArgPolicy:
     cols_min_chunk: int = knob(_policy.Range(1), 64)
     cols_max_splits: int = knob(_policy.Range(1, 4096), 64)
     # at most this many of a column's parts walked by one block together (a power of two; each
-    # takes rows_block / cols_stack consecutive columns), their pairs combined in shared memory:
+    # takes cols_block / cols_stack consecutive columns), their pairs combined in shared memory:
     # no partials and no merge launch where the parts fit (1: a thread per part, merged after)
     cols_stack: int = knob(_policy.Range(1, 32, pow2=True), 1)
     # rows of whole 16-byte packets, at most 32 * vectors of them (a warp's loads at once): 1 =
@@ -127,13 +129,21 @@ TABLE = _policy.register(
             # best or within 2% of the best everywhere but C (65536, 4096) axis=0 (0.364 ms;
             # vectors 8: 0.322, but 33% slower rows of 512); C axis=1 0.279 ms (256: 0.330)
             rows_block=128,
+            # H100, two runs (tools.probes.arg_policies --stack at c185119 and 5862410, when one
+            # block size served rows and columns): blocks of 256 with cols_stack 4 took every
+            # columns case 1-6% under 128 with 1 in both (F (65536, 4096) axis=1 0.3818 / 0.3735
+            # -> 0.3704 / 0.3695 ms, C axis=0 0.3864 / 0.3852 -> 0.3734 / 0.3723, (256, 512, 512)
+            # axis=0 0.1104 / 0.1094 -> 0.1037 / 0.1030, axis=1 0.1115 / 0.1110 -> 0.1071 /
+            # 0.1056); the H200's loss at 256 was the rows' (C axis=1, a block a row), which
+            # rows_block keeps at 128. Not yet measured on an H200 with stacked parts
+            cols_block=256,
             warp_row_max=1024,
             cols_min_chunk=64,  # not tuned yet
             # H200 (tools.probes.arg_policies, 64/128/256/512): C (65536, 4096) axis=0 0.3771 ->
             # 0.3045 ms (67% -> 83% of the limit) from 64 to 128 parts (64 ran half the resident
             # threads); 256 and 512 0.311-0.313; the other five cases within 3% at every value
             cols_max_splits=128,
-            cols_stack=1,  # not measured yet (tools.probes.arg_policies --stack)
+            cols_stack=4,  # with cols_block 256: above
             rows_pipeline=0,  # not measured yet (tools.probes.arg_policies --stack)
         ),
         ("default", "axis"): AxisPolicy(

@@ -33,7 +33,7 @@ DTYPES = [
 FUNCS = ["argmin", "argmax"]
 
 #: small blocks so that a few thousand elements span several blocks on the emulator
-SMALL = dict(block=32, vectors=1, blocks_per_sm=2, rows_block=64, warp_row_max=40)
+SMALL = dict(block=32, vectors=1, blocks_per_sm=2, rows_block=64, cols_block=64, warp_row_max=40)
 
 
 @pytest.fixture
@@ -69,7 +69,8 @@ def test_exported():
 
 def test_policy_has_provenance_entry():
     pol = prim.tuning.policy("reduction", "arg")
-    assert pol.block % 32 == 0 and pol.rows_block % 32 == 0 and pol.vectors >= 1
+    assert pol.block % 32 == 0 and pol.rows_block % 32 == 0 and pol.cols_block % 32 == 0
+    assert pol.vectors >= 1
 
 
 @pytest.mark.parametrize("func", FUNCS)
@@ -211,7 +212,7 @@ def test_columns_in_parts(func, dt, stack, rng, monkeypatch):
     boundaries, the packets of columns and single columns (an odd inner, a view one element
     in), outer > 1."""
     monkeypatch.setattr(_arg, "COLS_COPY_SHARE", 2**40)  # never copied to rows, on any device
-    pol = dict(SMALL, rows_block=32 * max(2, stack), cols_stack=stack)
+    pol = dict(SMALL, cols_block=32 * max(2, stack), cols_stack=stack)
     with prim.tuning.override("reduction", selector="arg", cols_min_chunk=8, **pol):
         for shape, axis in (((100, 512), 0), ((3, 70, 301), 1), ((2, 64, 256), -2)):
             _plans.clear_caches()
@@ -280,7 +281,7 @@ def test_columns_stacked_grid_stride(schedule, rng, monkeypatch):
         return 2 if shared_mem else real(kernel, block, shared_mem, per_sm=per_sm)
 
     monkeypatch.setattr(_launch, "resident_grid", two)
-    pol = dict(SMALL, rows_block=128, cols_stack=4, cols_min_chunk=1, cols_max_splits=4)
+    pol = dict(SMALL, cols_block=128, cols_stack=4, cols_min_chunk=1, cols_max_splits=4)
     with prim.tuning.override("reduction", selector="arg", **pol):
         for func in FUNCS:
             _plans.clear_caches()
@@ -300,7 +301,7 @@ def test_columns_stacked(func, dt, schedule, rng, monkeypatch):
     dt = np.dtype(dt)
     monkeypatch.setattr(_arg, "COLS_COPY_SHARE", 2**40)
     for length, splits_cap, want_merge in ((64, 4, False), (9, 8, True), (13, 2, False)):
-        pol = dict(SMALL, rows_block=128, cols_stack=4, cols_min_chunk=1)
+        pol = dict(SMALL, cols_block=128, cols_stack=4, cols_min_chunk=1)
         pol["cols_max_splits"] = splits_cap
         with prim.tuning.override("reduction", selector="arg", **pol):
             for shape in ((length, 96), (3, length, 40), (length, 33)):
