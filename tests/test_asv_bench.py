@@ -24,6 +24,7 @@ FAMILIES = {
     "SegmentedReduce",
     "Histogram",
     "Sort",
+    "Searchsorted",
     "Spmv",
 }
 

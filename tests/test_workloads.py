@@ -204,3 +204,24 @@ def test_key_distributions():
     assert f.min() >= 0 and f.max() < 1
     with pytest.raises(ValueError, match="no key distribution"):
         sorting.distribution("gaussian", n, np)
+
+
+def test_query_orders():
+    """searchsorted's query orders: each a permutation of the queries, the input unchanged;
+    sorted ascending; nearly sorted with at most 2% descents (one query in 100 swapped with one
+    1 to 63 places on), the same for the same seed; an unknown order a ValueError."""
+    from primitives.testing.workloads import searching
+
+    v = np.random.default_rng(3).random(1 << 14, dtype=np.float32)
+    keep = v.copy()
+    got = {order: searching.ordered(np, v, order) for order in searching.ORDERS}
+    assert (v == keep).all()
+    for order, q in got.items():
+        assert q is not v and (np.sort(q) == np.sort(v)).all(), order
+    assert (got["random"] == v).all()
+    assert (np.diff(got["sorted"]) >= 0).all()
+    descents = (np.diff(got["nearly sorted"]) < 0).sum()
+    assert 0 < descents <= 2 * (v.size // 100)
+    assert (searching.ordered(np, v, "nearly sorted") == got["nearly sorted"]).all()
+    with pytest.raises(ValueError, match="order must be one of"):
+        searching.ordered(np, v, "shuffled")

@@ -274,6 +274,26 @@ class Sort(_History):
         return 2 * d[0].nbytes
 
 
+class Searchsorted(_History):
+    """``prim.searchsorted`` of 2^24 float32 queries into a sorted float32 array of 2^26 against
+    ``cupy.searchsorted``: random queries, and the same queries sorted (the bytes: the queries
+    read and the int64 answers written once)."""
+
+    params = [["primitives", "cupy"], ["float32 2^24 into 2^26", "sorted float32 2^24 into 2^26"]]
+    contender = {
+        "primitives": _call("searchsorted"),
+        "cupy": _cupy(lambda cp, a, v: cp.searchsorted(a, v)),
+    }
+
+    def data(self, case):
+        a = xp().sort(device_data(size(2**26), "float32"))
+        v = device_data(size(2**24), "float32", seed=2027)
+        return a, (xp().sort(v) if case.startswith("sorted") else v)
+
+    def nbytes(self, d):
+        return d[1].size * (4 + 8)
+
+
 class Spmv(_History):
     """``prim.spmv(A, x)`` of a CSR matrix of 2^22 rows with 16 random columns each against
     cuSPARSE (``cupyx.scipy.sparse`` ``A @ x``); the bytes are the matrix's arrays plus x and y

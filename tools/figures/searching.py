@@ -93,16 +93,11 @@ SORTED_TARGET = 0.5
 
 
 def sorted_queries(ctx, a, v):
-    """The same queries sorted, and nearly sorted (1% of them swapped with a query up to 64
-    places on), against the peers on the same arrays: auto's near tiles (a tile of queries whose
-    answers lie in a short range of a bisects that range alone) against the variants."""
-    cases = {"sorted": cupy.sort(v)}
-    near = cases["sorted"].copy()
-    rs = cupy.random.RandomState(7)
-    i = rs.randint(0, M - 64, M // 100)
-    j = i + rs.randint(1, 64, i.size)
-    near[i], near[j] = near[j], near[i]
-    cases["nearly sorted"] = near
+    """The same queries sorted, and nearly sorted (one query in 100 swapped with one 1 to 63
+    places on: ``spec.ordered``), against the peers on the same arrays: auto's near tiles (a
+    tile of queries whose answers lie in a short range of a bisects that range alone) against
+    the variants."""
+    cases = {order: spec.ordered(cupy, v, order) for order in spec.ORDERS[1:]}
     ctx.table(["queries", "contender", "ms", "over cupy.searchsorted"])
     met = []
     for label, q in cases.items():
