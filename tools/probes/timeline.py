@@ -1,11 +1,13 @@
 """Where the GPU time of one onesweep sort goes, block by block (GPU only).
 
-    python -m tools.probes.timeline [--sorts K]
+    python -m tools.probes.timeline [--sorts K] [--keys DISTRIBUTION]
 
 The library's histogram, plan and pass kernels are compiled from a copy of the kernel tree in
 which every block notes, by thread 0, the global timer when it starts and when it ends (one
 atomic and three stores per block), and swapped in for the library's own. Each of K sorts of
-2^27 uint32 keys (after warm-up) gives, per kernel: its blocks, its span (first block start to
+2^27 uint32 keys (after warm-up; uniform, or another 4-byte integer distribution of the sort's
+key suite, ``primitives.testing.workloads.sorting``: "each bit set with p = 1/8", "Zipf(1.2)")
+gives, per kernel: its blocks, its span (first block start to
 last block end), the median block time, the most blocks in flight at once, how much of span x
 that count the blocks filled, the last block's time (its start to the kernel's end), the gap
 from the previous kernel's last block end to its first block start, and the slot time lost at
@@ -24,6 +26,7 @@ import numpy as np
 import primitives as prim
 from primitives._core import backend as _backend, loader as _loader
 from primitives.sorting import _kernels
+from primitives.testing.workloads import sorting as spec
 from tools import _patched
 
 SLOTS = 1 << 16
@@ -135,6 +138,12 @@ def one_sort(fn, buf, count):
 
 def main(argv):
     sorts = int(argv[argv.index("--sorts") + 1]) if "--sorts" in argv else 10
+    keys = argv[argv.index("--keys") + 1] if "--keys" in argv else "uniform uint32"
+    x = spec.distribution(keys, 1 << 27, cupy, seed=5)
+    if x.dtype != np.uint32:
+        raise SystemExit(
+            f"timeline: uint32 keys only (the patched kernels'), {keys!r} is {x.dtype}"
+        )
     be = _backend.get_backend()
     cfg = (4, 0)
     names = [
@@ -146,15 +155,13 @@ def main(argv):
     ks = {nm: _loader.Kernel(mod.get_function(nm), nm, be) for nm in names}
     buf = cupy.ndarray((3 * SLOTS,), np.uint64, mod.get_global("tl_buf"))
     count = cupy.ndarray((1,), np.uint32, mod.get_global("tl_n"))
-    rng = np.random.default_rng(5)
-    x = cupy.asarray(rng.integers(0, 2**32, 1 << 27, dtype=np.uint32))
     with _patched.swapped_kernels(_kernels, _kernels.ONESWEEP, ks):
         assert bool(cupy.array_equal(prim.sort(x), cupy.sort(x)))
         for _ in range(3):
             one_sort(lambda: prim.sort(x), buf, count)
         runs = [one_sort(lambda: prim.sort(x), buf, count) for _ in range(sorts)]
     print(
-        f"uint32 keys, 2^27, {sorts} sorts (medians): first block start to last block end "
+        f"{keys} keys, 2^27, {sorts} sorts (medians): first block start to last block end "
         f"{statistics.median(r[1] for r in runs):.1f} us"
     )
     print(
