@@ -66,9 +66,9 @@ EDITS = {
         ),
         # plan: tag 1
         (
-            "    const int d = threadIdx.x;\n    for (int p = 0; p < passes; ++p) {\n",
+            "    const int d = threadIdx.x;\n    if (d < 8) top[d] = 0ull;\n",
             "    const int d = threadIdx.x;\n    const unsigned long long tl_t0 = tl_now();\n"
-            "    for (int p = 0; p < passes; ++p) {\n",
+            "    if (d < 8) top[d] = 0ull;\n",
         ),
         (
             "        *launches = epoch0 + runs;\n    }\n}\n",
@@ -80,10 +80,9 @@ EDITS = {
             "    const unsigned long long tl_t0 = tl_now();\n"
             "    if (row[0] == 0) { tl_note(2 + shift / 8, tl_t0); return; }",
         ),
-        (
-            "        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);\n}\n",
-            "        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH>(t);\n"
-            "    __syncthreads();\n    tl_note(2 + shift / 8, tl_t0);\n}\n",
+        (  # the end of onesweep_pass (its last ranking method's call)
+            "            t, TILE);\n}\n",
+            "            t, TILE);\n    __syncthreads();\n    tl_note(2 + shift / 8, tl_t0);\n}\n",
         ),
     ]
 }
