@@ -12,7 +12,9 @@ last block end), the median block time, the most blocks in flight at once, how m
 that count the blocks filled, the last block's time (its start to the kernel's end), the gap
 from the previous kernel's last block end to its first block start, and the slot time lost at
 the start (ramp: the first blocks' starts after the first, summed, over the blocks in flight)
-and at the end (tail: the last blocks' ends before the last, likewise). Medians over the sorts.
+and at the end (tail: the last blocks' ends before the last, likewise); for a pass also the time
+of the block that ran the input's last tile (a partial one where n is not a whole number of
+tiles) and the tile the last-started block drew in each sort. Medians over the sorts.
 The stamps' barrier makes each block a little longer, and the global timer ticks coarsely
 (about 1 us on an H100): the figures are good to a microsecond.
 """
@@ -82,7 +84,8 @@ EDITS = {
         ),
         (  # the end of onesweep_pass (its last ranking method's call)
             "            t, TILE);\n}\n",
-            "            t, TILE);\n    __syncthreads();\n    tl_note(2 + shift / 8, tl_t0);\n}\n",
+            "            t, TILE);\n    __syncthreads();\n"
+            "    tl_note((2 + shift / 8) | (static_cast<unsigned long long>(tile) << 8), tl_t0);\n}\n",
         ),
     ]
 }
@@ -108,8 +111,9 @@ def one_sort(fn, buf, count):
     t0 = rows[:, 1].min()
     out = []
     prev_end = None
-    for tag in sorted(set(rows[:, 0].tolist())):
-        r = rows[rows[:, 0] == tag]
+    kernel, tile = rows[:, 0] & 255, rows[:, 0] >> 8  # a pass block's tag carries its tile
+    for tag in sorted(set(kernel.tolist())):
+        r, tiles = rows[kernel == tag], tile[kernel == tag]
         s, e = (r[:, 1] - t0) / 1e3, (r[:, 2] - t0) / 1e3  # us
         span = e.max() - s.min()
         conc = in_flight_max(s.tolist(), e.tolist())
@@ -129,6 +133,8 @@ def one_sort(fn, buf, count):
                 None if prev_end is None else s.min() - prev_end,
                 ramp,
                 tail,
+                float((e - s)[tiles == tiles.max()].max()),  # the last tile's block
+                int(tiles[np.argmax(s)]),  # the tile of the block that started last
             )
         )
         prev_end = e.max()
@@ -165,18 +171,23 @@ def main(argv):
     )
     print(
         "| kernel | blocks | span us | median block us | in flight | filled | last block us | "
-        "gap before us | ramp us | tail us |"
+        "gap before us | ramp us | tail us | last tile's block us | last-started block's tile |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for i, row in enumerate(runs[0][0]):
         tag = row[0]
         col = [[r[0][i][j] for r in runs] for j in range(len(row))]
         med = [statistics.median(c) if c[0] is not None else None for c in col]
         name = NAMES.get(tag, f"pass {tag - 2}")
         gap = "-" if med[7] is None else f"{med[7]:.1f}"
+        # a pass's blocks carry their tile (the tiles 0 .. blocks - 1): the last tile's block
+        # time, and which tile the block that started last drew in each sort
+        last = "-" if tag in NAMES else f"{med[10]:.1f}"
+        drew = "-" if tag in NAMES else ", ".join(str(r[0][i][11]) for r in runs)
         print(
             f"| {name} | {row[1]} | {med[2]:.1f} | {med[3]:.2f} | {med[4]:.0f} | "
-            f"{med[5]:.3f} | {med[6]:.1f} | {gap} | {med[8]:.1f} | {med[9]:.1f} |",
+            f"{med[5]:.3f} | {med[6]:.1f} | {gap} | {med[8]:.1f} | {med[9]:.1f} | {last} | "
+            f"{drew} |",
             flush=True,
         )
 
