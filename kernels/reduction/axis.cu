@@ -54,7 +54,12 @@
 //   consecutive packets (coalesced). Units (o, part, column), column fastest; out[(o*splits +
 //   part)*inner + i]. Launch: 1-D, any grid, BLOCK threads; no shared memory, no barriers.
 // With splits > 1 the host reduces the AccT partials (outer, splits, inner) in a further launch
-// (the same kernels, InT = AccT).
+// (the same kernels, InT = AccT), or, for axis_slab, axis_slab_finish does it in the same launch:
+// each unit stores its partials to `partials` (outer * splits * inner AccT), fences, and takes a
+// ticket of its slab (tickets[o], 0 on entry); the block that takes the slab's last ticket folds
+// the slab's partials in part order (loads that bypass L1) into out[o * inner + q] and sets the
+// ticket back to 0, so the tickets are 0 again for the next launch. The ticket's branch is
+// block-uniform (a shared flag after a barrier).
 // Preconditions: outer, R, inner >= 1; `in` aligned to sizeof(InT); `out` holds the results.
 #include "util/prim.cuh"
 #include "util/thread.cuh"
@@ -351,15 +356,23 @@ constexpr int SLAB_WIDE_MAX = 4;
 
 namespace prim {
 
-template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS, bool WIDE>
+// FINISH (not WIDE, splits > 1): a unit's partials go to `partials` (AccT, (o, part, q) as the
+// split launch's output), and the block that takes the last of slab o's `splits` tickets folds
+// them in part order into out[o * inner + q] and resets the ticket.
+template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS, bool WIDE,
+          bool FINISH = false>
 __device__ __forceinline__ void slab_units(const InT* __restrict__ in, long long outer, long long R,
                                            long long inner, long long splits, long long chunk,
-                                           OutT* __restrict__ out) {
+                                           OutT* __restrict__ out,
+                                           AccT* __restrict__ partials = nullptr,
+                                           unsigned* __restrict__ tickets = nullptr) {
+    static_assert(!(WIDE && FINISH), "slab_units: the finish is the narrow slabs'");
     constexpr int K = prim::Pack16<InT>::N;
     constexpr int SPAN = SLAB_WIDE_MAX * K;  // a warp's sums of a wide row's positions, at most
     const Op op;
     __shared__ AccT scratch[BLOCK / prim::WARP];
     __shared__ AccT wide[WIDE ? BLOCK / prim::WARP * SPAN : 1];
+    __shared__ bool last_part;  // FINISH: this block took the unit's slab's last ticket
     const long long units = outer * splits, len = R * inner;
     for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
         const long long o = unit / splits, part = unit % splits;
@@ -424,8 +437,29 @@ __device__ __forceinline__ void slab_units(const InT* __restrict__ in, long long
                 for (int k = 0; k < K; ++k)
                     if (k % inner == slot) v = op(v, acc[k]);
                 v = prim::block_reduce<BLOCK>(v, op, scratch);
-                if (threadIdx.x == 0) out[unit * inner + q] = static_cast<OutT>(v);
+                if (threadIdx.x == 0) {
+                    if constexpr (FINISH)
+                        partials[unit * inner + q] = v;
+                    else
+                        out[unit * inner + q] = static_cast<OutT>(v);
+                }
                 __syncthreads();  // scratch is reused
+            }
+            if constexpr (FINISH) {
+                if (threadIdx.x == 0) {
+                    __threadfence();  // the partials are visible device-wide before the ticket
+                    last_part = atomicAdd(tickets + o, 1u) == static_cast<unsigned>(splits - 1);
+                }
+                __syncthreads();
+                if (last_part) {  // block-uniform
+                    for (long long q = threadIdx.x; q < inner; q += BLOCK) {
+                        AccT v = Op::identity();
+                        for (long long s = 0; s < splits; ++s)
+                            v = op(v, prim::load_cg(partials + (o * splits + s) * inner + q));
+                        out[o * inner + q] = static_cast<OutT>(v);
+                    }
+                    if (threadIdx.x == 0) tickets[o] = 0u;  // for the next launch
+                }
             }
         } else {
             // the tail as packet npk's first elements, in the thread whose packets it continues
@@ -469,6 +503,15 @@ __global__ void __launch_bounds__(BLOCK)
               long long splits, long long chunk, OutT* __restrict__ out) {
     prim::slab_units<InT, AccT, Op, OutT, BLOCK, VECS, false>(in, outer, R, inner, splits, chunk,
                                                               out);
+}
+
+template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS>
+__global__ void __launch_bounds__(BLOCK)
+    axis_slab_finish(const InT* __restrict__ in, long long outer, long long R, long long inner,
+                     long long splits, long long chunk, AccT* __restrict__ partials,
+                     unsigned* __restrict__ tickets, OutT* __restrict__ out) {
+    prim::slab_units<InT, AccT, Op, OutT, BLOCK, VECS, false, true>(in, outer, R, inner, splits,
+                                                                    chunk, out, partials, tickets);
 }
 
 template <class InT, class AccT, class Op, class OutT, int BLOCK, int VECS>

@@ -210,7 +210,13 @@ class AxisPlan(_plans.Plan):
         splits = min(splits, max(1, R // 2))  # chunks of 2 rows at least: each pass halves R
         chunk = _launch.cdiv(R, splits)
         splits = _launch.cdiv(R, chunk)
-        k_out = out_dt if splits == 1 else rt.kacc
+        # a split slab of the built-in operators finished by each row's last block: one launch
+        finish = (
+            kind == "axis_slab" and splits > 1 and pol.slab_finish and not isinstance(op, _ops.Op)
+        )
+        if finish:
+            kind = "axis_slab_finish"
+        k_out = out_dt if splits == 1 or finish else rt.kacc
         k = axis_kernel(
             "axis_slab" if kind == "axis_slab_rows" else kind,
             in_dt,
@@ -239,6 +245,13 @@ class AxisPlan(_plans.Plan):
         elif kind in ("axis_slab", "axis_slab_wide"):
             grid = min(outer * splits, _launch.resident_grid(k, block, per_sm=per_sm))
             args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk), slot)
+        elif kind == "axis_slab_finish":  # the partials and a ticket per row, made once
+            grid = min(outer * splits, _launch.resident_grid(k, block, per_sm=per_sm))
+            partials = self.xp.empty(outer * splits * inner, dtype=rt.kacc)
+            tickets = self.xp.zeros(outer, dtype=np.uint32)  # each left 0 by its row's last block
+            self.bufs += [partials, tickets]
+            args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk))
+            args += (partials, tickets, slot)
         else:
             units = outer * splits * (inner // K if inner % K == 0 else inner)
             grid = _launch.cover_grid(units, block, kernel=k, per_sm=per_sm)
@@ -252,10 +265,11 @@ class AxisPlan(_plans.Plan):
                 np.int32(inner % K == 0),
                 slot,
             )
-        final = last and splits == 1
-        dst = None if final else self._buffer(outer * splits * inner, k_out)
+        done = splits == 1 or finish  # this launch writes the step's results
+        final = last and done
+        dst = None if final else self._buffer(outer * (1 if done else splits) * inner, k_out)
         self.steps.append((_plans.Launch(k, grid, block, args=args), src, dst))
-        if splits > 1:  # the partials (outer, splits, inner), split again when still long
+        if not done:  # the partials (outer, splits, inner), split again when still long
             return self._step(dst, rt.kacc, out_dt, outer, splits, inner, last, split_ok, False)
         return dst
 

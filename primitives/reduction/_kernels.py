@@ -132,6 +132,8 @@ def axis_names(key, pol):
         out += _first_launches("axis_slab", key, pol, pol.slab_block)
     if pol.slab_wide > 1:  # rows of a few packets as slabs
         out += _first_launches("axis_slab_wide", key, pol)
+    if pol.slab_finish:  # split slabs finished by their last block
+        out += _first_launches("axis_slab_finish", key, pol)
     return list(dict.fromkeys(out))
 
 
@@ -152,9 +154,10 @@ def _first_launches(kind, key, pol, block=None):
 
 
 def axis_candidates(key, pol):
-    """The wide slabs' first launches where ``pol`` leaves them off (slab_wide 1): what an
-    override of it launches."""
-    return [] if pol.slab_wide > 1 else _first_launches("axis_slab_wide", key, pol)
+    """The wide slabs' and the finished slabs' first launches where ``pol`` leaves them off
+    (slab_wide 1, slab_finish 0): what an override of it launches."""
+    out = [] if pol.slab_wide > 1 else _first_launches("axis_slab_wide", key, pol)
+    return out + ([] if pol.slab_finish else _first_launches("axis_slab_finish", key, pol))
 
 
 AXIS_MODULE_KEYS = tuple(dict.fromkeys((op, t[1]) for op in AXIS_OPS for t in _triples(op)))

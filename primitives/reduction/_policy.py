@@ -102,6 +102,10 @@ class AxisPolicy:
     # its packets' positions) rather than as columns (axis_cols: a thread down each packet
     # column): (2^24, 8) float32 along axis 0
     slab_wide: int = knob(_policy.OneOf(1, 2, 4), 1)
+    # slabs split across blocks (fewer rows than resident blocks: (256, 2^18) over axis 1): 1 =
+    # the block that takes a row's last ticket folds its partials (axis_slab_finish: one
+    # launch); 0 = the partials reduced by a further launch
+    slab_finish: int = knob(_policy.OneOf(0, 1), 0)
 
 
 TABLE = _policy.register(
@@ -167,12 +171,13 @@ TABLE = _policy.register(
             # the same run: sum(axis=0) of C (2^24, 8) float32 0.2536 -> 0.2000 ms (5 launches
             # -> 2), the other eleven sums within 1%
             slab_wide=4,
+            slab_finish=0,  # not measured yet (tools.tune.axis tries 1)
         ),
     },
     doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "
     "argmin/argmax's blocks, loads and column parts (stacked in a block or merged after); "
-    "the axis kernels' block, loads, grid, split threshold and waves, and rows of a few "
-    "packets as slabs",
+    "the axis kernels' block, loads, grid, split threshold and waves, rows of a few packets "
+    "as slabs, and split slabs finished in one launch",
 )
 
 

@@ -822,3 +822,28 @@ def test_medium_rows_a_block_each(slab_block, rng):
                     and la.grid[0] == shape[0]
                 ]
                 assert bool(one_each) == medium, (shape, op, [la.kernel.name for la in launches])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.float64, np.uint8])
+@pytest.mark.parametrize("block", [32, 64])
+def test_split_slabs_finished_in_one_launch(dtype, block, rng, schedule):
+    """slab_finish: a slab split across blocks (fewer rows than resident blocks) is finished by
+    the block that takes its row's last ticket, which folds the row's partials in part order:
+    one launch. Every op; rows of any length (a head and a tail off the 16-byte packets),
+    several rows at once, inner positions of 2 (the slot per position), the reduced axes
+    coalesced; the same plan called again (the tickets left 0 for it)."""
+    _plans.clear_caches()
+    ops = OPS4 if block == 32 else ("sum", "max")
+    pol = dict(block=block, min_chunk=1, slab_finish=1)
+    with tuning.override("reduction", selector="axis", **pol):
+        cases = (((3, 5001), 1), ((2, 7, 601), (1, 2)), ((4, 999, 2), 1), ((1, 4096), 1))
+        for shape, axis in cases:
+            for op in ops:
+                for _ in range(2):  # other data through the same plan
+                    x = _op_data(rng, shape, dtype, op)
+                    _assert_matches(
+                        getattr(prim, op)(x, axis=axis), _want(op, x, axis), x, op, axis
+                    )
+        plans = [p for p in _plans.PLANS._plans.values() if isinstance(p, _axis.AxisPlan)]
+        assert plans and all(len(p.steps) == 1 for p in plans), [len(p.steps) for p in plans]
+        assert "axis_slab_finish" in _kinds()  # (a slab of one block needs no finish)

@@ -30,7 +30,7 @@ GRIDS = {
     # (block, vectors and blocks_per_sm alone were swept at 2769b80: no gain; now whether long
     # rows read a block per row do better than a warp per row, and the layout of short rows
     # packed several per 16-byte load: packets per thread, adjacent loads or a warp's coalesced
-    # loads with a shuffle exchange)
+    # loads with a shuffle exchange; split slabs finished in one launch)
     ("reduction", "axis"): (
         "sum(axis",
         [
@@ -47,6 +47,7 @@ GRIDS = {
             {"one_wave": 1},
             {"slab_wide": 4},
             {"one_wave": 1, "slab_wide": 4},
+            {"slab_finish": 1},
         ],
     ),
     # (unroll and split_per_sm were swept at 2769b80: no gain; unroll is now only the unsplit
