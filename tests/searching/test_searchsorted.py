@@ -572,6 +572,38 @@ def test_property(a, v, side, variant):
         assert (a[:i] < q).all() if side == "left" else (a[:i] <= q).all()
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    a=st.lists(st.integers(-50, 50), min_size=1, max_size=300),
+    v=st.lists(st.integers(-60, 60), min_size=1, max_size=400),
+    order=st.sampled_from(["sorted", "swapped", "runs", "descending", "random"]),
+    swaps=st.lists(st.tuples(st.integers(0, 399), st.integers(1, 40)), max_size=8),
+    side=st.sampled_from(SIDES),
+    near=st.sampled_from([16, 64, 4096]),
+)
+def test_near_tiles_property(a, v, order, swaps, side, near):
+    """The near tiles on tiles of 32 queries (many tiles, tasks of the ranges' warps cut short
+    at the end) against NumPy: duplicates in a and in the queries, values past both ends, the
+    queries sorted, with a few swapped (answers outside a tile's range: the gallop on either
+    side), in sorted runs, descending or random, ranges that fit the span or not."""
+    a = np.sort(np.array(a, np.float32))
+    v = np.sort(np.array(v, np.float32))
+    if order == "swapped":
+        for i, d in swaps:
+            i, j = i % v.size, min(i % v.size + d, v.size - 1)
+            v[i], v[j] = v[j], v[i]
+    elif order == "runs":
+        v = np.concatenate(np.array_split(v, 5)[::-1])
+    elif order == "descending":
+        v = v[::-1].copy()
+    elif order == "random":
+        v = np.random.default_rng(len(swaps)).permutation(v)
+    policy = dict(near_bytes=near, index_block=32, index_items=1)
+    with prim.tuning.override("search", **policy):
+        got = prim.searchsorted(a, v, side, variant="indexed")
+    H.assert_same(got, np.searchsorted(a, v, side), what=f"{order} {near} {side}")
+
+
 # ---- errors -----------------------------------------------------------------------------------
 
 
