@@ -372,7 +372,6 @@ __device__ __forceinline__ void slab_units(const InT* __restrict__ in, long long
     const Op op;
     __shared__ AccT scratch[BLOCK / prim::WARP];
     __shared__ AccT wide[WIDE ? BLOCK / prim::WARP * SPAN : 1];
-    __shared__ bool last_part;  // FINISH: this block took the unit's slab's last ticket
     const long long units = outer * splits, len = R * inner;
     for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
         const long long o = unit / splits, part = unit % splits;
@@ -446,6 +445,7 @@ __device__ __forceinline__ void slab_units(const InT* __restrict__ in, long long
                 __syncthreads();  // scratch is reused
             }
             if constexpr (FINISH) {
+                __shared__ bool last_part;  // this block took the slab's last ticket
                 if (threadIdx.x == 0) {
                     __threadfence();  // the partials are visible device-wide before the ticket
                     last_part = atomicAdd(tickets + o, 1u) == static_cast<unsigned>(splits - 1);

@@ -216,7 +216,8 @@ class AxisPlan(_plans.Plan):
         )
         if finish:
             kind = "axis_slab_finish"
-        k_out = out_dt if splits == 1 or finish else rt.kacc
+        done = splits == 1 or finish  # this launch writes the step's results
+        k_out = out_dt if done else rt.kacc
         k = axis_kernel(
             "axis_slab" if kind == "axis_slab_rows" else kind,
             in_dt,
@@ -242,16 +243,15 @@ class AxisPlan(_plans.Plan):
             g = min(32, _pow2_at_least(_launch.cdiv(R, K)))
             grid = _launch.cover_grid(outer * g, block, kernel=k, per_sm=per_sm)
             args = (slot, i64(outer), i64(R), np.int32(g.bit_length() - 1), slot)
-        elif kind in ("axis_slab", "axis_slab_wide"):
+        elif kind in ("axis_slab", "axis_slab_wide", "axis_slab_finish"):
             grid = min(outer * splits, _launch.resident_grid(k, block, per_sm=per_sm))
-            args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk), slot)
-        elif kind == "axis_slab_finish":  # the partials and a ticket per row, made once
-            grid = min(outer * splits, _launch.resident_grid(k, block, per_sm=per_sm))
-            partials = self.xp.empty(outer * splits * inner, dtype=rt.kacc)
-            tickets = self.xp.zeros(outer, dtype=np.uint32)  # each left 0 by its row's last block
-            self.bufs += [partials, tickets]
             args = (slot, i64(outer), i64(R), i64(inner), i64(splits), i64(chunk))
-            args += (partials, tickets, slot)
+            if finish:  # the partials and a ticket per row (each left 0 by its row's last block)
+                partials = self.xp.empty(outer * splits * inner, dtype=rt.kacc)
+                tickets = self.xp.zeros(outer, dtype=np.uint32)
+                self.bufs += [partials, tickets]  # made once, counted in the plan's bytes
+                args += (partials, tickets)
+            args += (slot,)
         else:
             units = outer * splits * (inner // K if inner % K == 0 else inner)
             grid = _launch.cover_grid(units, block, kernel=k, per_sm=per_sm)
@@ -265,7 +265,6 @@ class AxisPlan(_plans.Plan):
                 np.int32(inner % K == 0),
                 slot,
             )
-        done = splits == 1 or finish  # this launch writes the step's results
         final = last and done
         dst = None if final else self._buffer(outer * (1 if done else splits) * inner, k_out)
         self.steps.append((_plans.Launch(k, grid, block, args=args), src, dst))
