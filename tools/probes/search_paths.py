@@ -23,6 +23,7 @@ import numpy as np
 import primitives as prim
 from primitives._core import backend as _backend, timing as _timing
 from primitives.searching import _plans as _sp, _policy
+from primitives.testing.workloads import searching as spec
 
 backend = _backend.get_backend()
 xp = backend.xp  # CuPy on a GPU, NumPy on the emulator
@@ -33,16 +34,9 @@ F32 = np.dtype(np.float32)
 
 
 def queries(rng, m, order):
-    """m float32 queries in [0, 1): sorted, nearly sorted (1% swapped with a query up to 64
-    places on) or random."""
-    v = np.sort(rng.random(m, dtype=np.float32))
-    if order == "nearly sorted":
-        i = rng.integers(0, m, max(1, m // 100))
-        j = np.minimum(i + rng.integers(1, 65, i.size), m - 1)
-        v[i], v[j] = v[j], v[i]
-    elif order == "random":
-        v = rng.permutation(v)
-    return v
+    """m float32 queries in [0, 1) in one of the searching workload's orders (``spec.ORDERS``:
+    random, sorted, nearly sorted)."""
+    return spec.ordered(np, rng.random(m, dtype=np.float32), order)
 
 
 def run(n, m):
@@ -59,7 +53,7 @@ def run(n, m):
     side = np.int32(0)
     out = xp.empty(m, dtype=np.int64)
     rows = {}
-    for order in ("sorted", "nearly sorted", "random"):
+    for order in spec.ORDERS[1:] + spec.ORDERS[:1]:
         v = xp.asarray(queries(rng, m, order))
         want = xp.searchsorted(a, v)
         got = plan(a, v, False)
