@@ -1,6 +1,7 @@
 """Launch-configuration helpers: grids from the machine, shared-memory opt-in, refusals."""
 
 import re
+import time
 
 import numpy as np
 import pytest
@@ -365,6 +366,63 @@ def test_bench_many_enters_each_context_once_a_round(monkeypatch):
     assert set(t) == {"a", "b"}
     one_round = ["enter"] + [("a", True)] * 3 + [("b", False)] * 3
     assert log == one_round * 2
+
+
+def test_hold_kernel_runs_and_returns():
+    """The hold (kernels/core/hold.cu) runs to its end for a few cycles and for none."""
+    from primitives._core import timing
+
+    kern = _loader.load(timing.HOLD_SOURCE, [timing.HOLD_NAME])(timing.HOLD_NAME)
+    launch = Launch(kern, 1, 1, args=(Launch.SLOT,))
+    for cycles in (0, -5, 64):
+        launch(np.int64(cycles))
+    _backend.get_backend().synchronize()
+
+
+def test_hold_length_follows_the_host_time():
+    from primitives._core import timing
+
+    assert timing.hold_us([]) == timing.HOLD_UNKNOWN_US
+    assert timing.hold_us([3.0, 100.0, 5.0]) == 2 * 5.0 + timing.HOLD_MIN_US
+    assert timing.hold_us([1e6]) == timing.HOLD_MAX_US
+
+
+def test_bench_holds_the_stream_on_the_gpu_only(monkeypatch):
+    """On the emulator the samples are wall-clock and nothing is held; on the GPU each sample
+    follows one hold unless ``hold=False``."""
+    from primitives._core import timing
+
+    monkeypatch.setattr(timing._loader, "settle", lambda: False)
+    holds = []
+    real = timing._hold
+    monkeypatch.setattr(timing, "_hold", lambda be: lambda us: holds.append(us) or real(be)(us))
+    timing.bench(lambda: None, warmup=2, repeat=3)
+    timing.bench(lambda: None, warmup=2, repeat=3, hold=False)
+    gpu = _backend.get_backend().is_cuda
+    assert len(holds) == (3 if gpu else 0)
+    assert all(timing.HOLD_MIN_US <= us <= timing.HOLD_MAX_US for us in holds)
+
+
+@pytest.mark.skipif(
+    not _backend.get_backend().is_cuda, reason="GPU only: the emulator's samples are wall-clock"
+)
+def test_held_samples_leave_out_the_host_time():
+    """A call that spends 300 us on the host before a short kernel: held, its samples are the
+    device's microseconds; not held, the host's time counts."""
+    from primitives._core import timing
+
+    xp = _backend.get_backend().xp
+    x = xp.zeros(1024, dtype=np.float32)
+
+    def call():
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 300e-6:
+            pass
+        x.fill(1.0)
+
+    held = timing.bench(call, warmup=3, repeat=10)
+    idle = timing.bench(call, warmup=3, repeat=10, hold=False)
+    assert held < 0.1 < 0.25 < idle
 
 
 class _DArray:

@@ -28,6 +28,7 @@ importing ``primitives`` imports every family.
 import pytest
 
 import primitives  # noqa: F401 - registers every family's instantiations
+from primitives._core import timing  # noqa: F401 - registers the timings' hold
 from primitives._core import loader as _loader, nvrtc as _nvrtc
 from tests.core import ptx as _ptx
 
@@ -42,6 +43,7 @@ SYNTAX = ["--fdevice-syntax-only"]
 
 def test_every_family_registered():
     assert "reduction/reduce.cu" in dict(MODULES)
+    assert "core/hold.cu" in dict(MODULES)
     assert {"sparse/csr.cu", "sparse/ell.cu", "sparse/coo.cu", "sparse/convert.cu"} <= set(
         dict(MODULES)
     )
