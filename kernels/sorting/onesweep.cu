@@ -482,12 +482,20 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
                            dig,   hist,   scratch, kvbuf, gbase, kdst};
     // grid-uniform: the pass's ranking (MATCH_PER_PASS: ballots where the plan found the
     // pass's digits skewed; MATCH_DOMINANT: lane masks with the skewed pass's most frequent
-    // digit apart; MATCH_PER_PASS_DOMINANT: that where the pass is skewed, else lane masks)
+    // digit apart; MATCH_PER_PASS_DOMINANT: that where the pass is skewed, else lane masks).
+    // The input's partial last tile of a pass that ranks its dominant digit apart is ranked by
+    // lane masks (block-uniform; the same counts and ranks): on an H100 (2^27 uint32 keys, each
+    // bit set with p = 1/8, tools/probes/timeline.py) its block took 36 us, 10 of them counting
+    // and 19 ranking (5.3 and 5.8 in a full tile), where lane masks took 20 and the same keys cut
+    // to whole tiles 14, and every pass waits for that block (why the padded tile's dominant
+    // path is slow was not found)
     const unsigned dominant = static_cast<unsigned>(row[7]);  // RADIX: not skewed
-    if (MATCH == MATCH_DOMINANT || (MATCH == MATCH_PER_PASS_DOMINANT && dominant < os::RADIX))
+    const bool apart =
+        MATCH == MATCH_DOMINANT || (MATCH == MATCH_PER_PASS_DOMINANT && dominant < os::RADIX);
+    if (apart && valid == TILE)
         onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_DOMINANT, PARTS, CONSTANT>(
             t, TILE, dominant);
-    else if (MATCH == MATCH_BALLOT || (MATCH == MATCH_PER_PASS && dominant < os::RADIX))
+    else if (!apart && (MATCH == MATCH_BALLOT || (MATCH == MATCH_PER_PASS && dominant < os::RADIX)))
         onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_BALLOT, PARTS, CONSTANT>(t,
                                                                                               TILE);
     else
