@@ -1,21 +1,26 @@
 """Where the GPU time of one onesweep sort goes, block by block (GPU only).
 
-    python -m tools.probes.timeline [--sorts K] [--keys DISTRIBUTION]
+    python -m tools.probes.timeline [--sorts K] [--keys DISTRIBUTION] [--n N]
+        [--set FIELD=VALUE ...]
 
 The library's histogram, plan and pass kernels are compiled from a copy of the kernel tree in
 which every block notes, by thread 0, the global timer when it starts and when it ends (one
-atomic and three stores per block), and swapped in for the library's own. Each of K sorts of
-2^27 uint32 keys (after warm-up; uniform, or another 4-byte integer distribution of the sort's
-key suite, ``primitives.testing.workloads.sorting``: "each bit set with p = 1/8", "Zipf(1.2)")
-gives, per kernel: its blocks, its span (first block start to
+atomic and six stores per block), and swapped in for the library's own. Each of K sorts of
+N (2^27) uint32 keys (after warm-up; uniform, or another 4-byte integer distribution of the sort's
+key suite, ``primitives.testing.workloads.sorting``: "each bit set with p = 1/8", "Zipf(1.2)"),
+under the 4-byte keys' policy with the fields ``--set`` names replaced (``match=1``), gives, per
+kernel: its blocks, its span (first block start to
 last block end), the median block time, the most blocks in flight at once, how much of span x
 that count the blocks filled, the last block's time (its start to the kernel's end), the gap
 from the previous kernel's last block end to its first block start, and the slot time lost at
 the start (ramp: the first blocks' starts after the first, summed, over the blocks in flight)
 and at the end (tail: the last blocks' ends before the last, likewise); for a pass also the time
 of the block that ran the input's last tile (a partial one where n is not a whole number of
-tiles) and the tile the last-started block drew in each sort. Medians over the sorts.
-The stamps' barrier makes each block a little longer, and the global timer ticks coarsely
+tiles) and the tile the last-started block drew in each sort. A second table splits a pass's
+tile into its phases, for the median tile and for the last tile's block: loading and counting
+(to the count's closing barrier), ranking (a barrier added after it), the look-back (to the
+barrier before the scatter) and the scatter. Medians over the sorts.
+The stamps' barriers make each block a little longer, and the global timer ticks coarsely
 (about 1 us on an H100): the figures are good to a microsecond.
 """
 
@@ -33,20 +38,24 @@ from tools import _patched
 
 SLOTS = 1 << 16
 STAMPS = r"""
-__device__ unsigned long long tl_buf[3 * 65536];
+__device__ unsigned long long tl_buf[6 * 65536];
 __device__ unsigned tl_n;
+__shared__ unsigned long long tl_ph[3];
 __device__ __forceinline__ unsigned long long tl_now() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
-__device__ __forceinline__ void tl_note(unsigned long long tag, unsigned long long t0) {
+__device__ __forceinline__ void tl_note(unsigned long long tag, unsigned long long t0,
+                                        bool phases = false) {
     if (threadIdx.x == 0) {
         const unsigned s = atomicAdd(&tl_n, 1u);
         if (s < 65536u) {
-            tl_buf[3 * s] = tag;
-            tl_buf[3 * s + 1] = t0;
-            tl_buf[3 * s + 2] = tl_now();
+            const unsigned long long t = tl_now();
+            tl_buf[6 * s] = tag;
+            tl_buf[6 * s + 1] = t0;
+            for (int i = 0; i < 3; ++i) tl_buf[6 * s + 2 + i] = phases ? tl_ph[i] : t;
+            tl_buf[6 * s + 5] = t;
         }
     }
 }
@@ -85,7 +94,24 @@ EDITS = {
         (  # the end of onesweep_pass (its last ranking method's call)
             "            t, TILE);\n}\n",
             "            t, TILE);\n    __syncthreads();\n"
-            "    tl_note((2 + shift / 8) | (static_cast<unsigned long long>(tile) << 8), tl_t0);\n}\n",
+            "    tl_note((2 + shift / 8) | (static_cast<unsigned long long>(tile) << 8), tl_t0, "
+            "true);\n}\n",
+        ),
+        # a tile's phases: loaded and counted | ranked (a barrier added) | looked back | scattered
+        (
+            "        if (CONSTANT == 2) constant = one;  // block-uniform\n    }\n",
+            "        if (CONSTANT == 2) constant = one;  // block-uniform\n    }\n"
+            "    if (threadIdx.x == 0) tl_ph[0] = tl_now();\n",
+        ),
+        (
+            "    if (threadIdx.x < os::RADIX) {\n        unsigned before = 0;\n",
+            "    __syncthreads();\n    if (threadIdx.x == 0) tl_ph[1] = tl_now();\n"
+            "    if (threadIdx.x < os::RADIX) {\n        unsigned before = 0;\n",
+        ),
+        (
+            "    __syncthreads();\n    scatter_tile<U, V, VALUES, BLOCK, ITEMS, FULL>(",
+            "    __syncthreads();\n    if (threadIdx.x == 0) tl_ph[2] = tl_now();\n"
+            "    scatter_tile<U, V, VALUES, BLOCK, ITEMS, FULL>(",
         ),
     ]
 }
@@ -107,14 +133,16 @@ def one_sort(fn, buf, count):
     fn()
     cupy.cuda.Device().synchronize()
     k = min(int(count.get()[0]), SLOTS)
-    rows = buf[: 3 * k].get().reshape(-1, 3).astype(np.int64)
+    rows = buf[: 6 * k].get().reshape(-1, 6).astype(np.int64)
     t0 = rows[:, 1].min()
     out = []
     prev_end = None
     kernel, tile = rows[:, 0] & 255, rows[:, 0] >> 8  # a pass block's tag carries its tile
     for tag in sorted(set(kernel.tolist())):
         r, tiles = rows[kernel == tag], tile[kernel == tag]
-        s, e = (r[:, 1] - t0) / 1e3, (r[:, 2] - t0) / 1e3  # us
+        s, e = (r[:, 1] - t0) / 1e3, (r[:, 5] - t0) / 1e3  # us
+        ph = np.diff(r[:, 1:6], axis=1) / 1e3  # a pass tile's phases, us
+        lastp = ph[tiles == tiles.max()][np.argmax((e - s)[tiles == tiles.max()])]
         span = e.max() - s.min()
         conc = in_flight_max(s.tolist(), e.tolist())
         fill = float((e - s).sum() / (span * conc)) if span > 0 else 1.0
@@ -135,6 +163,8 @@ def one_sort(fn, buf, count):
                 tail,
                 float((e - s)[tiles == tiles.max()].max()),  # the last tile's block
                 int(tiles[np.argmax(s)]),  # the tile of the block that started last
+                tuple(float(v) for v in np.median(ph, axis=0)),  # the median phases
+                tuple(float(v) for v in lastp),  # the last tile's phases
             )
         )
         prev_end = e.max()
@@ -144,7 +174,18 @@ def one_sort(fn, buf, count):
 def main(argv):
     sorts = int(argv[argv.index("--sorts") + 1]) if "--sorts" in argv else 10
     keys = argv[argv.index("--keys") + 1] if "--keys" in argv else "uniform uint32"
-    x = spec.distribution(keys, 1 << 27, cupy, seed=5)
+    n = int(argv[argv.index("--n") + 1]) if "--n" in argv else 1 << 27
+    fields = {}
+    for i, a in enumerate(argv):
+        if a == "--set":
+            name, value = argv[i + 1].split("=")
+            fields[name] = int(value)
+    with prim.tuning.override("sort", selector=(4, 0), **fields):
+        run(sorts, keys, n, fields)
+
+
+def run(sorts, keys, n, fields):
+    x = spec.distribution(keys, n, cupy, seed=5)
     if x.dtype != np.uint32:
         raise SystemExit(
             f"timeline: uint32 keys only (the patched kernels'), {keys!r} is {x.dtype}"
@@ -158,7 +199,7 @@ def main(argv):
     ]
     mod = _patched.patched_module(_kernels.ONESWEEP, names, EDITS)
     ks = {nm: _loader.Kernel(mod.get_function(nm), nm, be) for nm in names}
-    buf = cupy.ndarray((3 * SLOTS,), np.uint64, mod.get_global("tl_buf"))
+    buf = cupy.ndarray((6 * SLOTS,), np.uint64, mod.get_global("tl_buf"))
     count = cupy.ndarray((1,), np.uint32, mod.get_global("tl_n"))
     with _patched.swapped_kernels(_kernels, _kernels.ONESWEEP, ks):
         assert bool(cupy.array_equal(prim.sort(x), cupy.sort(x)))
@@ -166,7 +207,8 @@ def main(argv):
             one_sort(lambda: prim.sort(x), buf, count)
         runs = [one_sort(lambda: prim.sort(x), buf, count) for _ in range(sorts)]
     print(
-        f"{keys} keys, 2^27, {sorts} sorts (medians): first block start to last block end "
+        f"{keys} keys, n = {n}, {fields or 'the policy'}, {sorts} sorts (medians): first block "
+        "start to last block end "
         f"{statistics.median(r[1] for r in runs):.1f} us"
     )
     print(
@@ -190,6 +232,17 @@ def main(argv):
             f"{drew} |",
             flush=True,
         )
+    print(
+        "\n| pass | median tile: load + count / rank / look-back / scatter us | "
+        "last tile's block: the same |"
+    )
+    print("|---|---|---|")
+    for i, row in enumerate(runs[0][0]):
+        if row[0] in NAMES:
+            continue
+        med = [[statistics.median(r[0][i][j][q] for r in runs) for q in range(4)] for j in (12, 13)]
+        cells = [" / ".join(f"{v:.2f}" for v in m) for m in med]
+        print(f"| {row[0] - 2} | {cells[0]} | {cells[1]} |", flush=True)
 
 
 if __name__ == "__main__":
