@@ -106,6 +106,10 @@ class AxisPolicy:
     # the block that takes a row's last ticket folds its partials (axis_slab_finish: one
     # launch); 0 = the partials reduced by a further launch
     slab_finish: int = knob(_policy.OneOf(0, 1), 0)
+    # slabs' rows are split across blocks only while the rows are fewer than slab_split_rows per
+    # multiprocessor (0: while they are fewer than the resident blocks): one block a row, one
+    # launch, where the rows alone keep every multiprocessor reading
+    slab_split_rows: int = knob(_policy.Range(0), 0)
 
 
 TABLE = _policy.register(
