@@ -22,7 +22,12 @@ page whose other sections were measured on another kind of device. Every figure 
 one run: times are medians of per-call CUDA-event timings after warm-up, on random data, with
 inputs several times the 50 MB L2; the contenders of a row (ours, CuPy, CUB through
 `cuda.compute`) are timed in interleaved rounds (5 rounds of 5 warm-ups and 20 samples), so drift
-hits all alike; every result is checked against the NumPy oracle before it is timed. Ratios are
+hits all alike; every result is checked against the NumPy oracle before it is timed. Each sample
+is the device's time: the stream is held busy (`kernels/core/hold.cu`) while the call's host
+work is done, and the start event follows the hold, as nvbench times behind a blocking kernel.
+Sections measured before that (commits before 2026-12-06) count in each sample the host's time
+up to the call's first launch too, a few to tens of microseconds for every contender alike; the
+host cost of a call is the small-calls figure (`start`). Ratios are
 ours over the peer's time (below 1: faster). "% copy" is the achieved bandwidth over the
 device-to-device copy rate measured in the same run. `python -m primitives` prints every variant,
 checked and timed, on the machine at hand. The history of each family's figures, the runs on
