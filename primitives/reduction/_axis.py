@@ -189,7 +189,7 @@ class AxisPlan(_plans.Plan):
             kind = "axis_rows"  # a warp (or fewer lanes) per row
         elif _slab_inner(inner, K, pol) and (R * inner >= block * K or outer < blocks):
             kind = "axis_slab" if K % inner == 0 else "axis_slab_wide"
-            few = not pol.slab_split_rows or outer < self.sms * pol.slab_split_rows
+            few = not pol.slab_split_percent or 100 * outer < self.sms * pol.slab_split_percent
             if split_ok and outer < blocks and few:
                 # at most one wave of units: a second, partial wave (cdiv: 256 rows split 5 ways
                 # on 1056 resident blocks leave 224 units to run after the rest) has too few

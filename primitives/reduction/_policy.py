@@ -106,10 +106,10 @@ class AxisPolicy:
     # the block that takes a row's last ticket folds its partials (axis_slab_finish: one
     # launch); 0 = the partials reduced by a further launch
     slab_finish: int = knob(_policy.OneOf(0, 1), 0)
-    # slabs' rows are split across blocks only while the rows are fewer than slab_split_rows per
-    # multiprocessor (0: while they are fewer than the resident blocks): one block a row, one
-    # launch, where the rows alone keep every multiprocessor reading
-    slab_split_rows: int = knob(_policy.Range(0), 0)
+    # slabs' rows are split across blocks only while they number fewer than
+    # slab_split_percent / 100 per multiprocessor (0: while fewer than the resident blocks):
+    # above it one block a row and one launch, the rows' blocks alone reading at the memory's rate
+    slab_split_percent: int = knob(_policy.Range(0), 0)
 
 
 TABLE = _policy.register(
@@ -175,7 +175,17 @@ TABLE = _policy.register(
             # the same run: sum(axis=0) of C (2^24, 8) float32 0.2536 -> 0.2000 ms (5 launches
             # -> 2), the other eleven sums within 1%
             slab_wide=4,
-            slab_finish=0,  # not measured yet (tools.tune.axis tries 1)
+            # H100 at 2fffb57 (device times): slab_finish 1 took sum(axis=(1, 2)) of (256, 512, 512) float32 0.0924 -> 0.0950 ms
+            # and sum(axis=1) of (256, 2^20) 0.3427 -> 0.3471 (CuPy 0.0893, 0.3415)
+            slab_finish=0,
+            # H100, sum(axis=1) of (rows, 2^18 or 2^20) float32 at b0860c6, ms split / one block
+            # a row (CuPy): (256, 512, 512) over (1, 2) 0.0931 / 0.0900 (0.0893); 132 x 2^18
+            # 0.0520 / 0.0532 (0.0532); 192 x 2^18 0.0746 / 0.0701 (0.0695); 512 x 2^18 0.1765 /
+            # 0.1728 (0.1719); 136 x 2^20 0.1934 / 0.2001 (0.2036); 160 x 2^20 0.2269 / 0.2234
+            # (0.2256); 256 x 2^20 0.3434 / 0.3416 (0.3416). A row's block reads about 21 GB/s
+            # alone, so a row a block keeps the memory busy from about 145 rows on this H100 and
+            # from about 200 at the H200's rate: split below 1.5 rows per multiprocessor
+            slab_split_percent=150,
         ),
     },
     doc="block sizes of the ladder and zeta; the production kernel's block, loads and grid cap; "

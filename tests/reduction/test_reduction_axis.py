@@ -847,3 +847,33 @@ def test_split_slabs_finished_in_one_launch(dtype, block, rng, schedule):
         plans = [p for p in _plans.PLANS._plans.values() if isinstance(p, _axis.AxisPlan)]
         assert plans and all(len(p.steps) == 1 for p in plans), [len(p.steps) for p in plans]
         assert "axis_slab_finish" in _kinds()  # (a slab of one block needs no finish)
+
+
+@pytest.mark.parametrize("percent", [0, 150, 300])
+def test_slab_rows_split_below_the_policys_share(percent, rng, schedule):
+    """slab_split_percent: a slab's rows are split across blocks only while they number fewer
+    than percent / 100 per multiprocessor (0: while at least two resident blocks a row); from
+    there on one block a row in one launch. NumPy's results either way, rows of a head and a tail off
+    the 16-byte packets, and the reduced axes coalesced."""
+    sms = _backend.get_backend().device_info().sm_count
+    pol = dict(block=32, min_chunk=1, slab_split_percent=percent, slab_finish=0)
+    with tuning.override("reduction", selector="axis", **pol):
+        blocks = sms * tuning.policy("reduction", "axis").blocks_per_sm
+        # the fewest rows not split (0: a split needs two blocks a row)
+        cut = blocks // 2 + 1 if not percent else -(-sms * percent // 100)
+        for rows in (cut - 1, cut):
+            for shape, axis in (((rows, 2053), 1), ((rows, 3, 701), (1, 2))):
+                _plans.clear_caches()
+                for op in ("sum", "max"):
+                    x = _op_data(rng, shape, np.float32, op)
+                    _assert_matches(
+                        getattr(prim, op)(x, axis=axis), _want(op, x, axis), x, op, axis
+                    )
+                plans = [p for p in _plans.PLANS._plans.values() if isinstance(p, _axis.AxisPlan)]
+                first = [p.steps[0][0] for p in plans]
+                assert all(f.kernel.name.startswith("axis_slab<") for f in first), _kinds()
+                splits = {int(f.args[4]) for f in first}
+                if rows < cut:
+                    assert min(splits) > 1 and all(len(p.steps) == 2 for p in plans), splits
+                else:
+                    assert splits == {1} and all(len(p.steps) == 1 for p in plans), splits

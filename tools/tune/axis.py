@@ -30,7 +30,8 @@ GRIDS = {
     # (block, vectors and blocks_per_sm alone were swept at 2769b80: no gain; now whether long
     # rows read a block per row do better than a warp per row, and the layout of short rows
     # packed several per 16-byte load: packets per thread, adjacent loads or a warp's coalesced
-    # loads with a shuffle exchange; split slabs finished in one launch)
+    # loads with a shuffle exchange; split slabs finished in one launch; the rows per
+    # multiprocessor below which slabs are split)
     ("reduction", "axis"): (
         "sum(axis",
         [
@@ -48,6 +49,9 @@ GRIDS = {
             {"slab_wide": 4},
             {"one_wave": 1, "slab_wide": 4},
             {"slab_finish": 1},
+            {"slab_split_percent": 0},
+            {"slab_split_percent": 100},
+            {"slab_split_percent": 200},
         ],
     ),
     # (unroll and split_per_sm were swept at 2769b80: no gain; unroll is now only the unsplit
