@@ -36,7 +36,8 @@
 //   skewed (its most frequent digit holds at least skew / 256 of the keys), that digit (else 256);
 //   all of this is decided on the device, so the host never waits. If no pass is needed, the last
 //   one runs (a stable copy).
-// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS, CONSTANT>:
+// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS, CONSTANT,
+//               DCOUNT>:
 //   one digit pass over one portion of the input (a portion is a whole number of tiles and fewer
 //   than 2^29 keys, so a digit's count within a portion fits the 29-bit count of a status word;
 //   inputs past 2^29 keys run one launch per portion, in order: `offsets` holds the portion's first
@@ -60,6 +61,8 @@
 //   every tile is counted, and one whose counts put every key on one digit (read by the count's
 //   closing barrier, a __syncthreads_or in place of a __syncthreads) is not ranked: the same
 //   tiles, any tile (padding ranks last), for no comparison and no extra barrier.
+//   DCOUNT 1: a pass that ranks its dominant digit apart also counts that digit's keys in
+//   registers (a warp's sum added by its lane 0); 0: by shared atomics, as the other digits.
 //   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
 //   the portion's tile PREFETCH ids after its own (util/load.cuh: prefetch_l2), so that the
 //   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
@@ -342,7 +345,7 @@ struct PassTile {
 // One tile of a pass (see the header comment). FULL: the tile holds TILE real keys, so loads,
 // digits and stores skip their bounds tests (every tile but an input's last). Whole block.
 template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH,
-          int PARTS, int CONSTANT>
+          int PARTS, int CONSTANT, int DCOUNT>
 __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned dominant) {
     using namespace prim::radix;
     U keys[ITEMS];
@@ -364,8 +367,9 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
         dcount = threadIdx.x == d0 ? static_cast<unsigned>(TILE) : 0u;
         dstart = threadIdx.x <= d0 ? 0u : static_cast<unsigned>(TILE);
     } else {
-        const bool one = block_count<BLOCK, os::BITS, ITEMS, true, PARTS, MATCH == MATCH_DOMINANT>(
-            digits, t.hist, t.scratch, dcount, dstart, dominant);
+        const bool one = block_count < BLOCK, os::BITS, ITEMS, true, PARTS,
+                   MATCH == MATCH_DOMINANT &&
+            DCOUNT == 1 > (digits, t.hist, t.scratch, dcount, dstart, dominant);
         if (CONSTANT == 2) constant = one;  // block-uniform
     }
     // the tile's digit counts are known before its keys are ranked: publish them at once
@@ -417,19 +421,19 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
 // A tile of a pass with one ranking method. Block-uniform; with values the full-tile code's
 // longer live ranges would spill registers.
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH, int PARTS,
-          int CONSTANT>
+          int CONSTANT, int DCOUNT>
 __device__ __forceinline__ void onesweep_pass_tile(const PassTile<U, V>& t, int tile_keys,
                                                    unsigned dominant = os::RADIX) {
     if (!VALUES && t.valid == tile_keys)
-        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT>(t,
-                                                                                        dominant);
+        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT, DCOUNT>(
+            t, dominant);
     else
-        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT>(t,
-                                                                                         dominant);
+        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT, DCOUNT>(
+            t, dominant);
 }
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
-          int MATCH, int PREFETCH = 0, int PARTS = 1, int CONSTANT = 0>
+          int MATCH, int PREFETCH = 0, int PARTS = 1, int CONSTANT = 0, int DCOUNT = 1>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out,
                   U* __restrict__ keys_tmp0, U* __restrict__ keys_tmp1,
@@ -493,12 +497,12 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     const bool apart =
         MATCH == MATCH_DOMINANT || (MATCH == MATCH_PER_PASS_DOMINANT && dominant < os::RADIX);
     if (apart && valid == TILE)
-        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_DOMINANT, PARTS, CONSTANT>(
-            t, TILE, dominant);
+        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_DOMINANT, PARTS, CONSTANT,
+                           DCOUNT>(t, TILE, dominant);
     else if (!apart && (MATCH == MATCH_BALLOT || (MATCH == MATCH_PER_PASS && dominant < os::RADIX)))
-        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_BALLOT, PARTS, CONSTANT>(t,
-                                                                                              TILE);
+        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_BALLOT, PARTS, CONSTANT,
+                           DCOUNT>(t, TILE);
     else
-        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_LANE_MASKS, PARTS, CONSTANT>(
-            t, TILE);
+        onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_LANE_MASKS, PARTS, CONSTANT,
+                           DCOUNT>(t, TILE);
 }

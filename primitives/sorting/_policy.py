@@ -62,6 +62,10 @@ class OnesweepPolicy:
     # tile is counted, and one whose counts put all its keys on one digit is not ranked (the
     # count's closing barrier tells, a __syncthreads_or in place of its __syncthreads)
     constant_tiles: int = knob(_policy.OneOf(0, 1, 2), 0)
+    # match 3 and 4: a pass that ranks its dominant digit apart counts that digit's keys in
+    # registers, a warp's sum added by its lane 0 (1), or by shared atomics as the other digits
+    # (0; the pass kernel's DCOUNT)
+    dominant_count: int = knob(_policy.OneOf(0, 1), 1)
 
 
 @dataclasses.dataclass(frozen=True)
