@@ -114,6 +114,8 @@ def _samples(
     fn: Callable[[], object], warmup: int, repeat: int, settle: bool = True, hold: bool = True
 ) -> list[float]:
     backend = _backend.get_backend()
+    # made before the warm-up, so that its kernel's first compile is settled with the call's
+    held = _hold(backend) if hold and backend.is_cuda else None
     host_us: list[float] = []
 
     def warm() -> None:
@@ -132,7 +134,6 @@ def _samples(
 
         stream = cupy.cuda.get_current_stream()
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        held = _hold(backend) if hold else None
         us = hold_us(host_us)
         for _ in range(repeat):
             if held is not None:

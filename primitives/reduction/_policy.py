@@ -175,8 +175,9 @@ TABLE = _policy.register(
             # the same run: sum(axis=0) of C (2^24, 8) float32 0.2536 -> 0.2000 ms (5 launches
             # -> 2), the other eleven sums within 1%
             slab_wide=4,
-            # H100 at 2fffb57 (device times): slab_finish 1 took sum(axis=(1, 2)) of (256, 512, 512) float32 0.0924 -> 0.0950 ms
-            # and sum(axis=1) of (256, 2^20) 0.3427 -> 0.3471 (CuPy 0.0893, 0.3415)
+            # H100 at 2fffb57 (device times): slab_finish 1 took sum(axis=(1, 2)) of
+            # (256, 512, 512) float32 0.0924 -> 0.0950 ms and sum(axis=1) of (256, 2^20) 0.3427 ->
+            # 0.3471 (CuPy 0.0893, 0.3415)
             slab_finish=0,
             # H100, sum(axis=1) of (rows, 2^18 or 2^20) float32 at b0860c6, ms split / one block
             # a row (CuPy): (256, 512, 512) over (1, 2) 0.0931 / 0.0900 (0.0893); 132 x 2^18
