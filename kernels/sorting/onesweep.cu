@@ -367,9 +367,10 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
         dcount = threadIdx.x == d0 ? static_cast<unsigned>(TILE) : 0u;
         dstart = threadIdx.x <= d0 ? 0u : static_cast<unsigned>(TILE);
     } else {
-        const bool one = block_count < BLOCK, os::BITS, ITEMS, true, PARTS,
-                   MATCH == MATCH_DOMINANT &&
-            DCOUNT == 1 > (digits, t.hist, t.scratch, dcount, dstart, dominant);
+        // the dominant digit counted in registers
+        constexpr bool IN_REGISTERS = MATCH == MATCH_DOMINANT && DCOUNT == 1;
+        const bool one = block_count<BLOCK, os::BITS, ITEMS, true, PARTS, IN_REGISTERS>(
+            digits, t.hist, t.scratch, dcount, dstart, dominant);
         if (CONSTANT == 2) constant = one;  // block-uniform
     }
     // the tile's digit counts are known before its keys are ranked: publish them at once

@@ -853,8 +853,8 @@ def test_split_slabs_finished_in_one_launch(dtype, block, rng, schedule):
 def test_slab_rows_split_below_the_policys_share(percent, rng, schedule):
     """slab_split_percent: a slab's rows are split across blocks only while they number fewer
     than percent / 100 per multiprocessor (0: while at least two resident blocks a row); from
-    there on one block a row in one launch. NumPy's results either way, rows of a head and a tail off
-    the 16-byte packets, and the reduced axes coalesced."""
+    there on one block a row in one launch. NumPy's results either way, rows of a head and a
+    tail off the 16-byte packets, and the reduced axes coalesced."""
     sms = _backend.get_backend().device_info().sm_count
     pol = dict(block=32, min_chunk=1, slab_split_percent=percent, slab_finish=0)
     with tuning.override("reduction", selector="axis", **pol):
