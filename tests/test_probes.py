@@ -158,3 +158,27 @@ def test_wide_bins_checks_every_variant():
     k = wide_bins.keys(1 << 12)
     assert set(wide_bins.bincounts(k)) == set(wide_bins.VARIANTS)
     assert list(wide_bins.uniques(k)) == list(wide_bins.UNIQUE_RUNS)
+
+
+def test_timeline_stamps_still_find_their_kernel_text(monkeypatch):
+    """tools.probes.timeline stamps the onesweep kernels by text edits (GPU only): each edit's
+    text must still occur exactly once in kernels/, or the probe stops on the GPU."""
+    import importlib
+    import sys
+    import types
+
+    from primitives._core import loader as _loader
+
+    try:
+        import cupy  # noqa: F401
+    except ImportError:  # the module is read here, not run: a stand-in for its imports
+        monkeypatch.setitem(sys.modules, "cupy", types.ModuleType("cupy"))
+        for name in ("tools._patched", "tools.probes.timeline"):
+            monkeypatch.delitem(sys.modules, name, raising=False)
+            monkeypatch.setitem(sys.modules, name, None)  # restored to absent afterwards
+            monkeypatch.delitem(sys.modules, name)
+    timeline = importlib.import_module("tools.probes.timeline")
+    for rel, pairs in timeline.EDITS.items():
+        text = (_loader.kernels_root() / rel).read_text()
+        for old, _ in pairs:
+            assert text.count(old) == 1, (rel, old)
