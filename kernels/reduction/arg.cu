@@ -76,6 +76,7 @@
 #include "util/flag.cuh"
 #include "warp/reduce.cuh"
 #include "block/reduce.cuh"
+#include "device/ticket.cuh"  // last_ticket
 
 namespace prim {
 
@@ -233,11 +234,8 @@ __global__ void __launch_bounds__(BLOCK)
     if (threadIdx.x == 0) {
         part_v[blockIdx.x] = acc.v;
         part_i[blockIdx.x] = acc.i;
-        __threadfence();  // the partial is visible device-wide before the ticket is taken
-        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
     }
-    __syncthreads();
-    if (last_block) {  // block-uniform: every thread of the block takes this branch
+    if (prim::last_ticket(tickets, gridDim.x, last_block)) {  // block-uniform
         P v = Op::identity();
         for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
             v = op(v, Op::pair(prim::load_key_cg(part_v + j), __ldcg(part_i + j)));

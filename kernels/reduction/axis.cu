@@ -70,6 +70,7 @@
 #include "util/complex.cuh"
 #include "warp/shfl.cuh"
 #include "block/reduce.cuh"
+#include "device/ticket.cuh"  // last_ticket
 
 namespace prim {
 
@@ -446,12 +447,7 @@ __device__ __forceinline__ void slab_units(const InT* __restrict__ in, long long
             }
             if constexpr (FINISH) {
                 __shared__ bool last_part;  // this block took the slab's last ticket
-                if (threadIdx.x == 0) {
-                    __threadfence();  // the partials are visible device-wide before the ticket
-                    last_part = atomicAdd(tickets + o, 1u) == static_cast<unsigned>(splits - 1);
-                }
-                __syncthreads();
-                if (last_part) {  // block-uniform
+                if (prim::last_ticket(tickets + o, static_cast<unsigned>(splits), last_part)) {
                     for (long long q = threadIdx.x; q < inner; q += BLOCK) {
                         AccT v = Op::identity();
                         for (long long s = 0; s < splits; ++s)

@@ -72,6 +72,7 @@
 #include "util/complex.cuh"
 #include "util/zip.cuh"  // prim::Zip (tuples of several arrays)
 #include "block/reduce.cuh"
+#include "device/ticket.cuh"  // last_ticket
 
 namespace prim {
 
@@ -394,13 +395,8 @@ __device__ void grid_finish(AccT acc, const Op& op, AccT* __restrict__ partials,
                             unsigned int* __restrict__ tickets, OutT* __restrict__ out,
                             AccT* scratch, bool& last_block) {
     acc = prim::block_reduce<BLOCK>(acc, op, scratch);
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = acc;
-        __threadfence();  // the partial is visible device-wide before the ticket is taken
-        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (last_block) {  // block-uniform: every thread of the block takes this branch
+    if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+    if (prim::last_ticket(tickets, gridDim.x, last_block)) {  // block-uniform
         AccT v = Op::identity();
         for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
             v = op(v, prim::load_cg(partials + j));

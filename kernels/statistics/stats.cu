@@ -49,6 +49,7 @@
 #include "util/complex.cuh"
 #include "warp/shfl.cuh"
 #include "block/reduce.cuh"
+#include "device/ticket.cuh"  // last_ticket
 #include "statistics/aggregates.cuh"
 
 // A State another block stored: read through L2 (__ldcg takes built-in types only, so the State's
@@ -75,13 +76,8 @@ __device__ __forceinline__ bool grid_total(const Agg& agg, S st, S* __restrict__
                                            unsigned int* __restrict__ tickets, S* scratch,
                                            bool& last_block, S& total) {
     st = block_reduce<BLOCK>(st, agg, scratch);
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = st;
-        __threadfence();  // the partial is visible device-wide before the ticket is taken
-        last_block = atomicAdd(tickets, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last_block) return false;  // block-uniform
+    if (threadIdx.x == 0) partials[blockIdx.x] = st;
+    if (!last_ticket(tickets, gridDim.x, last_block)) return false;  // block-uniform
     S v = Agg::identity();
     for (unsigned j = threadIdx.x; j < gridDim.x; j += BLOCK)
         v = agg(v, load_state_cg(partials + j));
