@@ -41,6 +41,7 @@ class DeviceInfo:
     regs_per_sm: int
     l2_bytes: int
     compute_capability: str
+    clock_khz: int = 0  # the multiprocessors' peak clock (0: not known, the emulator)
 
 
 #: The emulated device: a small GPU so that grid-stride loops and multi-level passes are exercised
@@ -113,6 +114,7 @@ class Backend:
             regs_per_sm=attrs["MaxRegistersPerMultiprocessor"],
             l2_bytes=attrs["L2CacheSize"],
             compute_capability=f"{props['major']}{props['minor']}",
+            clock_khz=attrs.get("ClockRate", 0),
         )
 
     def synchronize(self) -> None:

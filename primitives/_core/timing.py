@@ -88,10 +88,7 @@ class _Hold(_plans.Plan):
     def __init__(self, backend: _backend.Backend) -> None:
         kern = _loader.load(HOLD_SOURCE, [HOLD_NAME])(HOLD_NAME)
         self.launch = _plans.Launch(kern, 1, 1, args=(_plans.Launch.SLOT,))
-        import cupy
-
-        khz = cupy.cuda.Device(backend.device_id()).attributes.get("ClockRate", 0)
-        self.cycles_per_us = (khz or _FALLBACK_CLOCK_KHZ) / 1e3
+        self.cycles_per_us = (backend.device_info().clock_khz or _FALLBACK_CLOCK_KHZ) / 1e3
 
     def __call__(self, us: float) -> None:
         self.launch(np.int64(us * self.cycles_per_us))
