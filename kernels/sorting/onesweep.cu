@@ -349,7 +349,7 @@ template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WI
 __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned dominant) {
     using namespace prim::radix;
     U keys[ITEMS];
-    const Digits<ITEMS> digits =
+    Digits<ITEMS> digits =
         load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig, keys);
     constexpr int TILE = BLOCK * ITEMS;
     unsigned dcount = 0, dstart = 0;
@@ -372,6 +372,13 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
         const bool one = block_count<BLOCK, os::BITS, ITEMS, true, PARTS, IN_REGISTERS>(
             digits, t.hist, t.scratch, dcount, dstart, dominant);
         if (CONSTANT == 2) constant = one;  // block-uniform
+        // DCOUNT 0: the rank reads the digits again from their packed words (four a register),
+        // not the count's unpacked values, which NVRTC otherwise keeps live into the rank; it
+        // then spills at 128 registers (44 items: 106 spill stores on sm_90)
+        if constexpr (DCOUNT == 0) {
+#pragma unroll
+            for (int j = 0; j < (ITEMS + 3) / 4; ++j) asm volatile("" : "+r"(digits.w[j]));
+        }
     }
     // the tile's digit counts are known before its keys are ranked: publish them at once
     unsigned* word = t.status + t.tile * os::RADIX + threadIdx.x;
