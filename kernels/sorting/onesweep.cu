@@ -349,8 +349,7 @@ template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WI
 __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned dominant) {
     using namespace prim::radix;
     U keys[ITEMS];
-    Digits<ITEMS> digits =
-        load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig, keys);
+    Digits<ITEMS> digits = load_tile_digits<U, ITEMS, FULL>(t.kin + t.start, t.valid, t.dig, keys);
     constexpr int TILE = BLOCK * ITEMS;
     unsigned dcount = 0, dstart = 0;
     // CONSTANT 1: a full tile whose keys all have the digit of its first key is in digit order

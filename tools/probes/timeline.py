@@ -99,9 +99,9 @@ EDITS = {
         ),
         # a tile's phases: loaded and counted | ranked (a barrier added) | looked back | scattered
         (
-            "        if (CONSTANT == 2) constant = one;  // block-uniform\n    }\n",
-            "        if (CONSTANT == 2) constant = one;  // block-uniform\n    }\n"
-            "    if (threadIdx.x == 0) tl_ph[0] = tl_now();\n",
+            "    // the tile's digit counts are known before its keys are ranked: publish them at once\n",
+            "    if (threadIdx.x == 0) tl_ph[0] = tl_now();\n"
+            "    // the tile's digit counts are known before its keys are ranked: publish them at once\n",
         ),
         (
             "    if (threadIdx.x < os::RADIX) {\n        unsigned before = 0;\n",
