@@ -420,8 +420,13 @@ def test_held_samples_leave_out_the_host_time():
             pass
         x.fill(1.0)
 
-    held = timing.bench(call, warmup=3, repeat=10)
-    idle = timing.bench(call, warmup=3, repeat=10, hold=False)
+    # up to three tries: under other processes' kernels (a parallel test run) the idle sample's
+    # start event can wait behind their work until the host's 300 us are over
+    for _ in range(3):
+        held = timing.bench(call, warmup=3, repeat=10)
+        idle = timing.bench(call, warmup=3, repeat=10, hold=False)
+        if held < 0.1 < 0.25 < idle:
+            break
     assert held < 0.1 < 0.25 < idle
 
 
