@@ -34,11 +34,21 @@ SETTINGS = {
     "lanes": dict(match=1),
     "lanes constant": dict(match=1, constant_tiles=1),
     "lanes counted constant": dict(match=1, constant_tiles=2),
-    "per pass dominant 1/8": dict(match=4, skew=32),
-    "per pass dominant 1/8 constant": dict(match=4, skew=32, constant_tiles=1),
-    "per pass dominant 1/8 counted constant": dict(match=4, skew=32, constant_tiles=2),
-    "per pass dominant 1/8 counted constant, dominant by atomics": dict(
+    "per pass dominant 1/8": dict(match=4, skew=32, dominant_count=0),
+    "per pass dominant 1/8 constant": dict(match=4, skew=32, constant_tiles=1, dominant_count=0),
+    "per pass dominant 1/8 counted constant": dict(
         match=4, skew=32, constant_tiles=2, dominant_count=0
+    ),
+    # lower bars: a pass ranks its dominant digit apart from 3/32 or 1/16 of the keys on (p = 1/4:
+    # digit 0 holds 10% of a pass)
+    "per pass dominant 3/32 counted constant": dict(
+        match=4, skew=24, constant_tiles=2, dominant_count=0
+    ),
+    "per pass dominant 1/16 counted constant": dict(
+        match=4, skew=16, constant_tiles=2, dominant_count=0
+    ),
+    "per pass dominant 1/8 counted constant, dominant in registers": dict(
+        match=4, skew=32, constant_tiles=2, dominant_count=1
     ),
 }
 
