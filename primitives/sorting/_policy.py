@@ -185,10 +185,10 @@ TABLE = _policy.register(
         # argsort of uniform keys 4.3804 -> 4.8498 ms
         # dominant_count 0 (the dominant digit counted by shared atomics, as the others): H100,
         # 2^27 keys at bc13da8 (after 0b19505 removed its spills), plans made under 1 / 0
-        # (prim.tuning.override) timed in one interleaved run, sort ms: uniform uint32 2.4879 / 2.4880, p = 1/8
-        # 2.9134 / 2.7308, p = 1/4 2.8868 / 2.9167, Zipf(1.2) 2.6184 / 2.4220, float32 uniform
-        # [0, 1) 2.6816 / 2.6158, 256 distinct 2.2322 / 2.2367 (CUB 2.7752 / 2.8210 / 2.8836 /
-        # 2.5311 / 2.9468 / 2.4359); per p = 1/8 tile: count 5.3 -> 4.3 us
+        # (prim.tuning.override) timed in one interleaved run, sort ms: uniform uint32 2.4879 /
+        # 2.4880, p = 1/8 2.9134 / 2.7308, p = 1/4 2.8868 / 2.9167, Zipf(1.2) 2.6184 / 2.4220,
+        # float32 uniform [0, 1) 2.6816 / 2.6158, 256 distinct 2.2322 / 2.2367 (CUB 2.7752 /
+        # 2.8210 / 2.8836 / 2.5311 / 2.9468 / 2.4359); a p = 1/8 tile counts in 4.3 us, not 5.3
         ("default", (4, 0)): dataclasses.replace(
             _os(44, match=4, skew=32), constant_tiles=2, dominant_count=0
         ),

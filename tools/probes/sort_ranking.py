@@ -39,8 +39,8 @@ SETTINGS = {
     "per pass dominant 1/8 counted constant": dict(
         match=4, skew=32, constant_tiles=2, dominant_count=0
     ),
-    # lower bars: a pass ranks its dominant digit apart from 3/32 or 1/16 of the keys on (p = 1/4:
-    # digit 0 holds 10% of a pass)
+    # lower bars: a pass whose most frequent digit holds 3/32 or 1/16 of the keys ranks it apart
+    # (p = 1/4: digit 0 holds 10% of a pass's keys)
     "per pass dominant 3/32 counted constant": dict(
         match=4, skew=24, constant_tiles=2, dominant_count=0
     ),
