@@ -21,7 +21,7 @@
 //     that digit start. Thread d < RADIX gets the tile's count and first position of digit d (known
 //     before any key is ranked: onesweep publishes them at once). Whole block; ends with a barrier,
 //     since block_rank then bumps the counters that thread d read. DOMINANT: the keys of one given
-//     digit are counted in registers and added by each warp's lane 0 (MATCH_DOMINANT's count).
+//     digit are counted in registers and added by each warp's lane 0 (onesweep's DCOUNT 1).
 //     It returns whether one digit holds the whole tile (its closing barrier's __syncthreads_or):
 //     such a tile is in digit order already (onesweep's CONSTANT 2 skips its rank).
 //   tile_constant: whether every digit of a full tile is one given digit (one __syncthreads_and):
