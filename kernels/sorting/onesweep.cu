@@ -36,8 +36,7 @@
 //   skewed (its most frequent digit holds at least skew / 256 of the keys), that digit (else 256);
 //   all of this is decided on the device, so the host never waits. If no pass is needed, the last
 //   one runs (a stable copy).
-// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS, CONSTANT,
-//               DCOUNT>:
+// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS, CONSTANT>:
 //   one digit pass over one portion of the input (a portion is a whole number of tiles and fewer
 //   than 2^29 keys, so a digit's count within a portion fits the 29-bit count of a status word;
 //   inputs past 2^29 keys run one launch per portion, in order: `offsets` holds the portion's first
@@ -61,8 +60,6 @@
 //   every tile is counted, and one whose counts put every key on one digit (read by the count's
 //   closing barrier, a __syncthreads_or in place of a __syncthreads) is not ranked: the same
 //   tiles, any tile (padding ranks last), for no comparison and no extra barrier.
-//   DCOUNT 1: a pass that ranks its dominant digit apart also counts that digit's keys in
-//   registers (a warp's sum added by its lane 0); 0: by shared atomics, as the other digits.
 //   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
 //   the portion's tile PREFETCH ids after its own (util/load.cuh: prefetch_l2), so that the
 //   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
@@ -345,7 +342,7 @@ struct PassTile {
 // One tile of a pass (see the header comment). FULL: the tile holds TILE real keys, so loads,
 // digits and stores skip their bounds tests (every tile but an input's last). Whole block.
 template <bool FULL, class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH,
-          int PARTS, int CONSTANT, int DCOUNT>
+          int PARTS, int CONSTANT, bool REREAD>
 __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned dominant) {
     using namespace prim::radix;
     U keys[ITEMS];
@@ -366,15 +363,13 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
         dcount = threadIdx.x == d0 ? static_cast<unsigned>(TILE) : 0u;
         dstart = threadIdx.x <= d0 ? 0u : static_cast<unsigned>(TILE);
     } else {
-        // the dominant digit counted in registers
-        constexpr bool IN_REGISTERS = MATCH == MATCH_DOMINANT && DCOUNT == 1;
-        const bool one = block_count<BLOCK, os::BITS, ITEMS, true, PARTS, IN_REGISTERS>(
-            digits, t.hist, t.scratch, dcount, dstart, dominant);
+        const bool one = block_count<BLOCK, os::BITS, ITEMS, true, PARTS>(digits, t.hist, t.scratch,
+                                                                          dcount, dstart);
         if (CONSTANT == 2) constant = one;  // block-uniform
-        // DCOUNT 0: the rank reads the digits again from their packed words (four a register),
-        // not the count's unpacked values, which NVRTC otherwise keeps live into the rank; it
+        // REREAD: the rank reads the digits again from their packed words (four a register), not
+        // the count's unpacked values, which NVRTC otherwise keeps live into the dominant rank; it
         // then spills at 128 registers (44 items: 106 spill stores on sm_90)
-        if constexpr (DCOUNT == 0) {
+        if constexpr (REREAD) {
 #pragma unroll
             for (int j = 0; j < (ITEMS + 3) / 4; ++j) asm volatile("" : "+r"(digits.w[j]));
         }
@@ -428,19 +423,19 @@ __device__ __forceinline__ void onesweep_tile(const PassTile<U, V>& t, unsigned 
 // A tile of a pass with one ranking method. Block-uniform; with values the full-tile code's
 // longer live ranges would spill registers.
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int WINDOW, int MATCH, int PARTS,
-          int CONSTANT, int DCOUNT>
+          int CONSTANT, bool REREAD>
 __device__ __forceinline__ void onesweep_pass_tile(const PassTile<U, V>& t, int tile_keys,
                                                    unsigned dominant = os::RADIX) {
     if (!VALUES && t.valid == tile_keys)
-        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT, DCOUNT>(
+        onesweep_tile<true, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT, REREAD>(
             t, dominant);
     else
-        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT, DCOUNT>(
+        onesweep_tile<false, U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH, PARTS, CONSTANT, REREAD>(
             t, dominant);
 }
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
-          int MATCH, int PREFETCH = 0, int PARTS = 1, int CONSTANT = 0, int DCOUNT = 1>
+          int MATCH, int PREFETCH = 0, int PARTS = 1, int CONSTANT = 0>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out,
                   U* __restrict__ keys_tmp0, U* __restrict__ keys_tmp1,
@@ -503,13 +498,15 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     const unsigned dominant = static_cast<unsigned>(row[7]);  // RADIX: not skewed
     const bool apart =
         MATCH == MATCH_DOMINANT || (MATCH == MATCH_PER_PASS_DOMINANT && dominant < os::RADIX);
+    // a kernel that may rank a digit apart re-reads the packed digits for every tile's rank
+    constexpr bool REREAD = MATCH == MATCH_DOMINANT || MATCH == MATCH_PER_PASS_DOMINANT;
     if (apart && valid == TILE)
         onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_DOMINANT, PARTS, CONSTANT,
-                           DCOUNT>(t, TILE, dominant);
+                           REREAD>(t, TILE, dominant);
     else if (!apart && (MATCH == MATCH_BALLOT || (MATCH == MATCH_PER_PASS && dominant < os::RADIX)))
         onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_BALLOT, PARTS, CONSTANT,
-                           DCOUNT>(t, TILE);
+                           REREAD>(t, TILE);
     else
         onesweep_pass_tile<U, V, VALUES, BLOCK, ITEMS, WINDOW, MATCH_LANE_MASKS, PARTS, CONSTANT,
-                           DCOUNT>(t, TILE);
+                           REREAD>(t, TILE);
 }

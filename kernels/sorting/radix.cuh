@@ -20,8 +20,7 @@
 //     (block_exclusive_scan) leaves in each counter the tile position where that warp's keys of
 //     that digit start. Thread d < RADIX gets the tile's count and first position of digit d (known
 //     before any key is ranked: onesweep publishes them at once). Whole block; ends with a barrier,
-//     since block_rank then bumps the counters that thread d read. DOMINANT: the keys of one given
-//     digit are counted in registers and added by each warp's lane 0 (onesweep's DCOUNT 1).
+//     since block_rank then bumps the counters that thread d read.
 //     It returns whether one digit holds the whole tile (its closing barrier's __syncthreads_or):
 //     such a tile is in digit order already (onesweep's CONSTANT 2 skips its rank).
 //   tile_constant: whether every digit of a full tile is one given digit (one __syncthreads_and):
@@ -59,7 +58,6 @@
 #include "util/prim.cuh"
 #include "util/key_image.cuh"
 #include "block/scan.cuh"
-#include "warp/reduce.cuh"
 
 namespace prim {
 namespace radix {
@@ -240,14 +238,12 @@ __device__ __forceinline__ void zero_rank_counters(unsigned* hist) {
 // PARTS > 1: lane l of a warp counts into set l % PARTS of the warp's counters (set 0 the one
 // block_rank bumps; the others after the masks, rank_counters), so a digit shared by many lanes
 // of one atomicAdd (skewed keys) is added to PARTS words; the scan reads the sum of the sets.
-// DOMINANT: the keys whose digit is `dominant` (< RADIX, else none) are counted in registers, a
-// warp's sum added by its lane 0, not by shared atomics.
 // Returns whether one digit holds all the tile's entries, padding included (the tile is in
 // digit order already), read from the counts by the closing barrier itself (__syncthreads_or).
-template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false, int PARTS = 1, bool DOMINANT = false>
+template <int BLOCK, int BITS, int ITEMS, bool ZEROED = false, int PARTS = 1>
 __device__ __forceinline__ bool block_count(const Digits<ITEMS>& digits, unsigned* hist,
                                             unsigned* scratch, unsigned& digit_count,
-                                            unsigned& digit_start, unsigned dominant = ~0u) {
+                                            unsigned& digit_start) {
     constexpr int RADIX = 1 << BITS;
     constexpr int STRIDE = RADIX + 1;  // padded: a thread's scan entries spread over the banks
     constexpr int WARPS = BLOCK / WARP;
@@ -264,19 +260,8 @@ __device__ __forceinline__ bool block_count(const Digits<ITEMS>& digits, unsigne
     }
     const int part = static_cast<int>(threadIdx.x % WARP) % PARTS;
     unsigned* mine_counts = hist + warp * STRIDE + (part ? MASKS + part * SET : 0);
-    unsigned apart = 0;  // DOMINANT: this thread's keys of the dominant digit
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        const unsigned d = digits.get(k);
-        if (DOMINANT && d == dominant)
-            ++apart;
-        else
-            atomicAdd(&mine_counts[d], 1u);
-    }
-    if (DOMINANT && dominant < RADIX) {  // block-uniform
-        apart = warp_reduce(apart, Sum<unsigned>());
-        if (threadIdx.x % WARP == 0) hist[warp * STRIDE + dominant] += apart;  // no atomic on it
-    }
+    for (int k = 0; k < ITEMS; ++k) atomicAdd(&mine_counts[digits.get(k)], 1u);
     __syncthreads();
     // digit-major scan: entry e = d * WARPS + w lives at hist[w * STRIDE + d]; a thread's PER
     // entries e0 .. e0 + PER - 1 share one digit (PER divides WARPS), a column of hist

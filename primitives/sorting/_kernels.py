@@ -8,8 +8,6 @@ module of its own on demand. Value configurations: the value width in bytes, 0 f
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from .._core import dtypes as _dtypes, loader as _loader
@@ -41,8 +39,7 @@ def pass_name(kb, vb, pol):
     vt, has = vc(vb)
     return (
         f"onesweep_pass<{KEY_C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
-        f"{pol.window}, {pol.match}, {pol.prefetch}, {pol.parts}, {pol.constant_tiles}, "
-        f"{pol.dominant_count}>"
+        f"{pol.window}, {pol.match}, {pol.prefetch}, {pol.parts}, {pol.constant_tiles}>"
     )
 
 
@@ -141,19 +138,6 @@ def _table_names():
 NAMES = {src: list(dict.fromkeys(names)) for src, names in _table_names().items()}
 for _src, _names in NAMES.items():
     _loader.register(_src, _names)
-# candidates (checked, not shipped): the other way of counting the dominant digit, for the
-# policies that rank it apart
-_loader.register(
-    ONESWEEP,
-    [
-        pass_name(k, v, dataclasses.replace(p, dominant_count=1 - p.dominant_count))
-        for k in (2, 4, 8)
-        for v in VCFGS
-        for p in _policy.TABLE.policies((k, v))
-        if p.match in (3, 4)
-    ],
-    shipped=False,
-)
 
 
 def kernel(source, name):

@@ -62,10 +62,6 @@ class OnesweepPolicy:
     # tile is counted, and one whose counts put all its keys on one digit is not ranked (the
     # count's closing barrier tells, a __syncthreads_or in place of its __syncthreads)
     constant_tiles: int = knob(_policy.OneOf(0, 1, 2), 0)
-    # match 3 and 4: a pass that ranks its dominant digit apart counts that digit's keys in
-    # registers, a warp's sum added by its lane 0 (1), or by shared atomics as the other digits
-    # (0; the pass kernel's DCOUNT)
-    dominant_count: int = knob(_policy.OneOf(0, 1), 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,15 +179,13 @@ TABLE = _policy.register(
         # float32 uniform [0, 1) 2.6773 / 2.7130 (CUB 2.7779 / 2.8070 / 2.4184 / 2.5238 /
         # 2.9337); 1 took 2.5704 / 3.0640 / 2.2675 / 2.7314 / 2.8234. The pairs keep 0: 2 took
         # argsort of uniform keys 4.3804 -> 4.8498 ms
-        # dominant_count 0 (the dominant digit counted by shared atomics, as the others): H100,
-        # 2^27 keys at bc13da8 (after 0b19505 removed its spills), plans made under 1 / 0
-        # (prim.tuning.override) timed in one interleaved run, sort ms: uniform uint32 2.4879 /
-        # 2.4880, p = 1/8 2.9134 / 2.7308, p = 1/4 2.8868 / 2.9167, Zipf(1.2) 2.6184 / 2.4220,
+        # The dominant digit is counted by shared atomics as the others (it was counted in
+        # registers behind a branch a key until 952f4f2): H100, 2^27 keys at bc13da8, plans made
+        # in registers / by atomics timed in one interleaved run, sort ms: uniform uint32 2.4879
+        # / 2.4880, p = 1/8 2.9134 / 2.7308, p = 1/4 2.8868 / 2.9167, Zipf(1.2) 2.6184 / 2.4220,
         # float32 uniform [0, 1) 2.6816 / 2.6158, 256 distinct 2.2322 / 2.2367 (CUB 2.7752 /
         # 2.8210 / 2.8836 / 2.5311 / 2.9468 / 2.4359); a p = 1/8 tile counts in 4.3 us, not 5.3
-        ("default", (4, 0)): dataclasses.replace(
-            _os(44, match=4, skew=32), constant_tiles=2, dominant_count=0
-        ),
+        ("default", (4, 0)): dataclasses.replace(_os(44, match=4, skew=32), constant_tiles=2),
         # H100, uint32 pairs 2^27: 256 x 32 4.99 ms (x 28: 5.09; 256 x 16: 6.03)
         ("default", (4, 4)): _os(32),
         # H100, uint32 keys + 8-byte values 2^27: 256 x 24 6.81 ms (x 12: 8.17)

@@ -754,18 +754,14 @@ def test_onesweep_other_policies(policy, backend, rng, schedule):
     )
 
 
-@pytest.mark.parametrize(
-    "match,parts,dcount",
-    [(2, 1, 1), (2, 4, 1), (3, 1, 1), (3, 2, 1), (4, 1, 1), (3, 1, 0), (4, 2, 0)],
-)
+@pytest.mark.parametrize("match,parts", [(2, 1), (2, 4), (3, 1), (3, 2), (4, 1), (4, 2)])
 @pytest.mark.parametrize("kb", [4, 8])
-def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, dcount, backend, rng, schedule):
+def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, backend, rng, schedule):
     """match 2 to 4: the plan marks a pass skewed when its most frequent digit holds at least
     skew / 256 of the keys (the row's last word: that digit, else 256), and that pass ranks with
-    ballots (2) or with the digit apart (3, 4; its keys counted in registers, dominant_count 1,
-    or by shared atomics, 0), the others with lane masks (2, 4), in one sort. Keys whose
-    low bytes are skewed (each bit set with p = 1/8: digit 0's share 0.34) and whose high bytes
-    are uniform, so both rankings run; with values too, and the plan rows read back."""
+    ballots (2) or with the digit apart (3, 4), the others with lane masks (2, 4), in one sort.
+    Keys whose low bytes are skewed (each bit set with p = 1/8: digit 0's share 0.34) and whose
+    high bytes are uniform, so both rankings run; with values too, and the plan rows read back."""
     dt = np.dtype(f"u{kb}")
     n = 3 * 256 * 8 + 101
     words = [rng.integers(0, 2 ** (8 * kb), n, dtype=dt, endpoint=False) for _ in range(3)]
@@ -773,7 +769,6 @@ def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, dcount, backend, r
     x = (words[0] & words[1] & words[2] & low) | (words[0] & ~low)
     v = rng.integers(0, 2**31, n).astype(np.int32)
     policy = dict(block=256, items=8, min_blocks=1, window=8, match=match, skew=64, parts=parts)
-    policy["dominant_count"] = dcount
     with (
         prim.tuning.override("sort", selector=(kb, 0), **policy),
         prim.tuning.override("sort", selector=(kb, 4), **policy),

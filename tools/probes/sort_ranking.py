@@ -8,8 +8,8 @@ CUB:
 distribution (all of the suite's 4-byte ones by default), interleaved
 (primitives._core.timing.bench_many, 3 rounds x (3 warm-ups + 10 samples) on a GPU): ``sort``
 (keys only) and ``argsort`` (the pairs pass with a 4-byte index) by plans made under each
-setting of :data:`SETTINGS` (the onesweep policy's ``match``, ``skew``, ``constant_tiles`` and
-``dominant_count``, for keys and for pairs) and called without an override, and CUB's radix sort of the keys and of
+setting of :data:`SETTINGS` (the onesweep policy's ``match``, ``skew`` and ``constant_tiles``,
+for keys and for pairs) and called without an override, and CUB's radix sort of the keys and of
 (keys, int64 index). Each result is checked against the sorted keys. Prints the medians in ms:
 the figures behind those fields of the policy (``parts``, ballots and matches 2 and 3, measured
 and left: docs/perf-log/2026-12/sort.md).
@@ -34,22 +34,13 @@ SETTINGS = {
     "lanes": dict(match=1),
     "lanes constant": dict(match=1, constant_tiles=1),
     "lanes counted constant": dict(match=1, constant_tiles=2),
-    "per pass dominant 1/8": dict(match=4, skew=32, dominant_count=0),
-    "per pass dominant 1/8 constant": dict(match=4, skew=32, constant_tiles=1, dominant_count=0),
-    "per pass dominant 1/8 counted constant": dict(
-        match=4, skew=32, constant_tiles=2, dominant_count=0
-    ),
+    "per pass dominant 1/8": dict(match=4, skew=32),
+    "per pass dominant 1/8 constant": dict(match=4, skew=32, constant_tiles=1),
+    "per pass dominant 1/8 counted constant": dict(match=4, skew=32, constant_tiles=2),
     # lower bars: a pass whose most frequent digit holds 3/32 or 1/16 of the keys ranks it apart
     # (p = 1/4: digit 0 holds 10% of a pass's keys)
-    "per pass dominant 3/32 counted constant": dict(
-        match=4, skew=24, constant_tiles=2, dominant_count=0
-    ),
-    "per pass dominant 1/16 counted constant": dict(
-        match=4, skew=16, constant_tiles=2, dominant_count=0
-    ),
-    "per pass dominant 1/8 counted constant, dominant in registers": dict(
-        match=4, skew=32, constant_tiles=2, dominant_count=1
-    ),
+    "per pass dominant 3/32 counted constant": dict(match=4, skew=24, constant_tiles=2),
+    "per pass dominant 1/16 counted constant": dict(match=4, skew=16, constant_tiles=2),
 }
 
 

@@ -92,8 +92,8 @@ EDITS = {
             "    if (row[0] == 0) { tl_note(2 + shift / 8, tl_t0); return; }",
         ),
         (  # the end of onesweep_pass (its last ranking method's call)
-            "DCOUNT>(t, TILE);\n}\n",
-            "DCOUNT>(t, TILE);\n    __syncthreads();\n"
+            "REREAD>(t, TILE);\n}\n",
+            "REREAD>(t, TILE);\n    __syncthreads();\n"
             "    tl_note((2 + shift / 8) | (static_cast<unsigned long long>(tile) << 8), tl_t0, "
             "true);\n}\n",
         ),
