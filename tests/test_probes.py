@@ -109,6 +109,19 @@ def test_partition_paths_checks_both_paths(capsys):
         assert {"partition row bound 4", "argpartition row bound 4"} <= set(t)
 
 
+def test_pairs_tiles_checks_every_tile(capsys):
+    """tools.probes.pairs_tiles: the pairs and argsort under every tile of the sweep, each
+    checked against a stable argsort (on the emulator: the checks alone)."""
+    from tools.probes import pairs_tiles
+
+    rows = pairs_tiles.run(3000, ["uniform uint32", "256 distinct"])
+    assert [name for name, _ in rows] == ["uniform uint32", "256 distinct"]
+    for _, t in rows:
+        assert {
+            f"{op} {label}" for label in pairs_tiles.TILES for op in ("pairs", "argsort")
+        } <= set(t)
+
+
 def test_recurrence_probe_checks_the_scan(capsys):
     """tools.probes.recurrence checks the 2-tuple scan against a float64 sequential recurrence
     (on the emulator: the check alone)."""
