@@ -1,6 +1,6 @@
 """Where the GPU time of one onesweep sort goes, block by block (GPU only).
 
-    python -m tools.probes.timeline [--sorts K] [--keys DISTRIBUTION] [--n N]
+    python -m tools.probes.timeline [--sorts K] [--keys DISTRIBUTION] [--n N] [--values]
         [--set FIELD=VALUE ...]
 
 The library's histogram, plan and pass kernels are compiled from a copy of the kernel tree in
@@ -8,7 +8,8 @@ which every block notes, by thread 0, the global timer when it starts and when i
 atomic and six stores per block), and swapped in for the library's own. Each of K sorts of
 N (2^27) uint32 keys (after warm-up; uniform, or another 4-byte integer distribution of the sort's
 key suite, ``primitives.testing.workloads.sorting``: "each bit set with p = 1/8", "Zipf(1.2)"),
-under the 4-byte keys' policy with the fields ``--set`` names replaced (``match=1``), gives, per
+with ``--values`` the same keys with uint32 values (the pairs' pass), under the 4-byte keys' (or
+the pairs') policy with the fields ``--set`` names replaced (``match=1``), gives, per
 kernel: its blocks, its span (first block start to
 last block end), the median block time, the most blocks in flight at once, how much of span x
 that count the blocks filled, the last block's time (its start to the kernel's end), the gap
@@ -180,18 +181,19 @@ def main(argv):
         if a == "--set":
             name, value = argv[i + 1].split("=")
             fields[name] = int(value)
-    with prim.tuning.override("sort", selector=(4, 0), **fields):
-        run(sorts, keys, n, fields)
+    values = "--values" in argv
+    with prim.tuning.override("sort", selector=(4, 4) if values else (4, 0), **fields):
+        run(sorts, keys, n, fields, values)
 
 
-def run(sorts, keys, n, fields):
+def run(sorts, keys, n, fields, values=False):
     x = spec.distribution(keys, n, cupy, seed=5)
     if x.dtype != np.uint32:
         raise SystemExit(
             f"timeline: uint32 keys only (the patched kernels'), {keys!r} is {x.dtype}"
         )
     be = _backend.get_backend()
-    cfg = (4, 0)
+    cfg = (4, 4) if values else (4, 0)
     names = [
         _kernels.pass_name(*cfg, prim.tuning.policy("sort", cfg)),
         _kernels.ONESWEEP_PLAN,
@@ -201,13 +203,32 @@ def run(sorts, keys, n, fields):
     ks = {nm: _loader.Kernel(mod.get_function(nm), nm, be) for nm in names}
     buf = cupy.ndarray((6 * SLOTS,), np.uint64, mod.get_global("tl_buf"))
     count = cupy.ndarray((1,), np.uint32, mod.get_global("tl_n"))
+    if values:  # the pairs: values n - 1 - i, so each sorted value tells its key's place
+        v = cupy.arange(n, dtype=np.uint32)[::-1].copy()
+
+        def fn():
+            return prim.radix_sort(x, v)
+    else:
+
+        def fn():
+            return prim.sort(x)
+
     with _patched.swapped_kernels(_kernels, _kernels.ONESWEEP, ks):
-        assert bool(cupy.array_equal(prim.sort(x), cupy.sort(x)))
+        out = fn()
+        srt = cupy.sort(x)
+        if values:
+            place = (n - 1) - out[1].astype(np.int64)
+            assert bool(cupy.array_equal(out[0], srt)) and bool(cupy.array_equal(x[place], srt))
+            assert bool(((srt[1:] != srt[:-1]) | (place[1:] > place[:-1])).all()), "not stable"
+        else:
+            assert bool(cupy.array_equal(out, srt))
+        del out, srt
         for _ in range(3):
-            one_sort(lambda: prim.sort(x), buf, count)
-        runs = [one_sort(lambda: prim.sort(x), buf, count) for _ in range(sorts)]
+            one_sort(fn, buf, count)
+        runs = [one_sort(fn, buf, count) for _ in range(sorts)]
     print(
-        f"{keys} keys, n = {n}, {fields or 'the policy'}, {sorts} sorts (medians): first block "
+        f"{keys} keys{' with uint32 values' if values else ''}, n = {n}, "
+        f"{fields or 'the policy'}, {sorts} sorts (medians): first block "
         "start to last block end "
         f"{statistics.median(r[1] for r in runs):.1f} us"
     )
