@@ -23,6 +23,7 @@ import primitives as prim
 from primitives._core import backend as _backend, timing as _timing
 from primitives.testing import peers
 from primitives.testing.workloads import sorting as spec
+from tools.probes import sort_ranking
 
 backend = _backend.get_backend()
 xp = backend.xp  # CuPy on a GPU, NumPy on the emulator
@@ -68,9 +69,7 @@ def run(n, names):
         t = _timing.bench_many(fns, **ROUNDS)
         rows.append((name, t))
         print(f"{name}: " + ", ".join(f"{k} {v:.4f}" for k, v in t.items()), flush=True)
-    print("\n| keys | " + " | ".join(rows[0][1]) + " |")
-    for name, t in rows:
-        print(f"| {name} | " + " | ".join(f"{v:.4f}" for v in t.values()) + " |")
+    sort_ranking.print_rows(rows)
     for label in TILES:
         total = sum(t[f"pairs {label}"] + t[f"argsort {label}"] for _, t in rows)
         worst = (
@@ -84,14 +83,7 @@ def run(n, names):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    log2 = [a for a in argv if a.isdigit()]
-    names = [a for a in argv if not a.isdigit()] or [
-        d for d in spec.DISTRIBUTIONS.params["names"] if "64" not in d
-    ]
-    n = 1 << int(log2[0]) if log2 else (1 << 27 if backend.is_cuda else 1 << 13)
-    print(f"{prim.backend_info()['device']}, n = {n}")
-    run(n, names)
+    run(*sort_ranking.suite_args(sys.argv[1:] if argv is None else argv))
     return 0
 
 

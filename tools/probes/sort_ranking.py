@@ -75,21 +75,32 @@ def run(n, names):
         t = _timing.bench_many(fns, **ROUNDS)
         rows.append((name, t))
         print(f"{name}: " + ", ".join(f"{k} {v:.4f}" for k, v in t.items()), flush=True)
-    print("\n| keys | " + " | ".join(rows[0][1]) + " |")
-    for name, t in rows:
-        print(f"| {name} | " + " | ".join(f"{v:.4f}" for v in t.values()) + " |")
+    print_rows(rows)
     return rows
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
+def print_rows(rows):
+    """A table of (distribution, {contender: ms}) rows, a column per contender."""
+    print("\n| keys | " + " | ".join(rows[0][1]) + " |")
+    for name, t in rows:
+        print(f"| {name} | " + " | ".join(f"{v:.4f}" for v in t.values()) + " |")
+
+
+def suite_args(argv):
+    """(n, distribution names) of a key-suite probe's command line ``[log2 n] [distribution
+    ...]``: 2^27 keys on a GPU (2^13 on the emulator) and the suite's 4-byte distributions by
+    default; prints the device and n."""
     log2 = [a for a in argv if a.isdigit()]
     names = [a for a in argv if not a.isdigit()] or [
         d for d in spec.DISTRIBUTIONS.params["names"] if "64" not in d
     ]
     n = 1 << int(log2[0]) if log2 else (1 << 27 if backend.is_cuda else 1 << 13)
     print(f"{prim.backend_info()['device']}, n = {n}")
-    run(n, names)
+    return n, names
+
+
+def main(argv=None):
+    run(*suite_args(sys.argv[1:] if argv is None else argv))
     return 0
 
 
