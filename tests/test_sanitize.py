@@ -1,0 +1,173 @@
+"""tools.sanitize on any machine: a stand-in sanitizer that writes a report in compute-sanitizer's
+format and runs the command it wraps (the real one ran on the GPU: docs/testing.md)."""
+
+import os
+import stat
+import sys
+import textwrap
+
+import pytest
+
+from tools import sanitize
+
+REPORT = """\
+========= COMPUTE-SANITIZER
+========= Invalid __global__ write of size 4 bytes
+=========     at void onesweep_pass<4, 0>(const unsigned int *, unsigned int *)+0x70
+=========     by thread (232,0,0) in block (3,0,0)
+=========     Address 0x7f0a2a000fa0 is out of bounds
+=========
+========= ERROR SUMMARY: 1 error
+"""
+#: racecheck's reports of a peer's kernels (as cuSPARSE's csrmv and CuPy's nonzero gave them)
+PEERS = """\
+========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at void cusparse::csrmv_v3_kernel<int>(int)+0x1b0
+=========     and Read access at void cusparse::csrmv_v3_kernel<int>(int)+0x1c0 [4 hazards]
+=========
+========= Warning: Race reported between Read access at cupy_nonzero_kernel_incomplete_scan+0x460
+=========     and Write access at cupy_nonzero_kernel_incomplete_scan+0x630 [512 hazards]
+=========
+========= RACECHECK SUMMARY: 2 hazards displayed (1 errors, 1 warnings)
+"""
+CLEAN = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"
+
+
+def fake(tmp_path, report):
+    """An executable that writes ``report`` to its --log-file (%p: its pid) and runs the rest."""
+    path = tmp_path / "compute-sanitizer"
+    path.write_text(
+        textwrap.dedent(
+            f"""\
+            #!{sys.executable}
+            import os, subprocess, sys
+            a = sys.argv[1:]
+            log = a[a.index("--log-file") + 1].replace("%p", str(os.getpid()))
+            open(log, "w").write({report!r})
+            i = a.index({sys.executable!r})
+            rc = subprocess.run(a[i:]).returncode
+            sys.exit(99 if {report!r}.count("ERROR SUMMARY: 0 errors") == 0 else rc)
+            """
+        )
+    )
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+@pytest.fixture
+def passing_test(tmp_path):
+    t = tmp_path / "test_one.py"
+    t.write_text(
+        "import os\n\ndef test_env():\n    assert os.environ['PRIMITIVES_SANITIZE'] == '1'\n"
+    )
+    return str(t)
+
+
+def test_command_names_the_tool_the_logs_and_pytest(tmp_path):
+    cmd = sanitize.command("/x/compute-sanitizer", "racecheck", ["-k", "sort"], str(tmp_path))
+    assert cmd[:3] == ["/x/compute-sanitizer", "--tool", "racecheck"]
+    assert "--target-processes" in cmd and cmd[cmd.index("--target-processes") + 1] == "all"
+    assert cmd[cmd.index("--log-file") + 1] == os.path.join(str(tmp_path), "sanitizer.%p.log")
+    assert cmd[cmd.index("--error-exitcode") + 1] == str(sanitize.ERROR_EXIT)
+    assert cmd[-4:] == ["-p", "no:cacheprovider", "-k", "sort"]
+
+
+def test_an_unknown_tool_is_refused():
+    with pytest.raises(SystemExit, match="--tool must be one of memcheck.*got 'leakcheck'"):
+        sanitize.command("/x/compute-sanitizer", "leakcheck", [], "/tmp")
+
+
+def test_a_missing_sanitizer_says_where_it_looked(monkeypatch, tmp_path):
+    monkeypatch.delenv("COMPUTE_SANITIZER", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    monkeypatch.setattr(sanitize, "PLACES", ("{cuda}/compute-sanitizer/compute-sanitizer",))
+    with pytest.raises(SystemExit, match="no compute-sanitizer on PATH.*toolkit"):
+        sanitize.find()
+    with pytest.raises(SystemExit, match="is not an executable compute-sanitizer"):
+        sanitize.find(str(tmp_path / "nothing"))
+
+
+def test_the_default_selection_is_the_families_tests():
+    assert sanitize.parse([])[-1] == list(sanitize.FAMILIES)
+    assert all(os.path.isdir(p) for p in sanitize.FAMILIES)
+    tool, path, keep, logs, tour, rest = sanitize.parse(
+        ["--tool", "synccheck", "--sanitizer", "/s", "--keep-pool", "--logs", "d", "-x", "t.py"]
+    )
+    assert (tool, path, keep, logs, tour) == ("synccheck", "/s", True, "d", False)
+    assert rest == ["-x", "t.py"]
+    assert sanitize.parse(["--tour"])[-2:] == (True, sanitize.TOUR)
+    assert sanitize.parse(["--tour", "--family", "sorting"])[-1] == ["--family", "sorting"]
+
+
+def test_the_tour_runs_in_a_process_that_turns_the_pool_off(tmp_path):
+    cmd = sanitize.command("/s", "memcheck", sanitize.TOUR, str(tmp_path), tour=True)
+    assert cmd[-len(sanitize.TOUR) - 3 :] == [
+        "-m",
+        "tools.sanitize",
+        "--inner-tour",
+        *sanitize.TOUR,
+    ]
+
+
+def test_reports_are_first_lines_with_their_kernels():
+    assert sanitize.reports(REPORT) == [
+        ("Invalid __global__ write of size 4 bytes", "onesweep_pass"),
+        ("ERROR SUMMARY: 1 error", None),
+    ]
+    assert sanitize.reports(CLEAN) == []
+    assert [k for _, k in sanitize.reports(PEERS)] == [
+        "csrmv_v3_kernel",
+        "cupy_nonzero_kernel_incomplete_scan",
+        None,
+    ]
+
+
+def test_the_library_kernels_are_every_global_function_of_kernels():
+    names = sanitize.library_kernels()
+    assert {"onesweep_pass", "onesweep_histogram", "spmv_ell", "hist_privatized"} <= names
+    assert not {"__launch_bounds__", "__attribute__", "void"} & names
+
+
+def test_reports_split_into_the_librarys_and_the_peers():
+    ours = sanitize.library_kernels()
+    mine, peers = sanitize.split(sanitize.reports(REPORT + PEERS), ours)
+    assert [k for _, k in mine] == ["onesweep_pass"]
+    assert len(peers) == 2
+    # a summary counting errors with no report beside it (the print limit reached) is the
+    # library's until shown otherwise
+    only = [("ERROR SUMMARY: 3 errors", None)]
+    assert sanitize.split(only, ours) == (only, [])
+
+
+def test_a_clean_run_passes_with_the_pool_off(tmp_path, passing_test, capfd):
+    rc = sanitize.main(["--sanitizer", fake(tmp_path, CLEAN), "-q", passing_test])
+    assert rc == 0
+    out = capfd.readouterr().out
+    assert "1 passed" in out and "sanitize (memcheck): 0 reports in the library's kernels" in out
+
+
+def test_a_report_fails_the_run_though_the_tests_pass(tmp_path, passing_test, capfd):
+    logs = tmp_path / "logs"
+    rc = sanitize.main(
+        ["--sanitizer", fake(tmp_path, REPORT), "--logs", str(logs), "-q", passing_test]
+    )
+    out = capfd.readouterr().out
+    assert rc == sanitize.ERROR_EXIT
+    assert "1 passed" in out and "sanitize (memcheck): 1 report in the library's kernels:" in out
+    assert "Invalid __global__ write of size 4 bytes (in onesweep_pass)" in out
+    assert len(os.listdir(logs)) == 1
+
+
+def test_the_peers_reports_are_shown_but_do_not_fail_the_run(tmp_path, passing_test, capfd):
+    rc = sanitize.main(["--sanitizer", fake(tmp_path, PEERS), "--tool", "racecheck", passing_test])
+    out = capfd.readouterr().out
+    assert rc == 0
+    assert "0 reports in the library's kernels" in out
+    assert "2 reports in other kernels (CuPy, cuSPARSE, CUB), not counted" in out
+
+
+def test_keep_pool_leaves_the_pool_on(monkeypatch):
+    monkeypatch.setenv("PRIMITIVES_SANITIZE", "1")
+    assert "PRIMITIVES_SANITIZE" not in sanitize.environment(keep_pool=True)
+    assert sanitize.environment(base={})["PRIMITIVES_SANITIZE"] == "1"

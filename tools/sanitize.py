@@ -1,0 +1,289 @@
+"""Run tests under NVIDIA's compute-sanitizer (GPU only).
+
+    python -m tools.sanitize [--tool memcheck|racecheck|synccheck|initcheck]
+        [--sanitizer PATH] [--keep-pool] [--logs DIR] [pytest arguments ... | --tour [tour args]]
+
+Runs ``python -m pytest`` with the given arguments (default: the kernel families' test folders),
+or with ``--tour`` the tour (``python -m primitives``: every variant of every family checked
+against NumPy, and its peers run; default arguments ``--log2n 12 --no-progress --jobs 1``), under
+``compute-sanitizer --tool TOOL``, every process of the run checked, each process's report in a
+log of its own (``--logs DIR`` keeps them; else a temporary folder). After the run's own output
+it prints the reports, one line per distinct report: first those in the library's kernels (every
+``__global__`` function of ``kernels/``, :func:`library_kernels`), then those in other kernels
+(the peers': CuPy's, cuSPARSE's, CUB's), which are shown and not counted. The exit status is the
+run's, or ``ERROR_EXIT`` (99) where the library's kernels have a report, whatever the run said.
+
+- memcheck: out-of-bounds and misaligned global and shared accesses, and launch errors. CuPy's
+  memory pool hands out parts of larger blocks, where memcheck sees only the block: under this
+  tool the pool is off (``PRIMITIVES_SANITIZE``: the tests' conftest and the tour's process turn
+  it off), so every array is a cudaMalloc of its own and a read or write past its end is
+  reported. ``--keep-pool`` keeps the pool.
+- racecheck: shared-memory hazards between threads of a block (a missing ``__syncthreads``).
+- synccheck: barriers in divergent code, and ``__syncwarp``/shuffle masks naming threads that do
+  not take part.
+- initcheck: reads of global memory no one wrote.
+
+The sanitizer is found at ``--sanitizer``, ``$COMPUTE_SANITIZER``, on ``PATH``, in the CUDA
+toolkit (``$CUDA_HOME/compute-sanitizer``, ``/usr/local/cuda/compute-sanitizer``) or where
+Debian's ``nvidia-cuda-toolkit`` (non-free) puts it (``/usr/lib/nvidia-cuda-toolkit``).
+The tour is the broad run: on an H100 with its kernels compiled, the whole tour took 30 s under
+memcheck. Run pytest on a folder or a ``-k`` selection and serially (``-n 0``): under the
+sanitizer, pytest-xdist's workers had not started after 75 s.
+"""
+
+import os
+import re
+import runpy
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+ERROR_EXIT = 99
+#: reports printed per process: enough that the peers' (cuSPARSE's csrmv race reports come by the
+#: hundred) do not hide the library's
+PRINT_LIMIT = 100000
+#: the kernel families' tests: the default selection
+FAMILIES = (
+    "tests/reduction",
+    "tests/scan",
+    "tests/compaction",
+    "tests/segmented",
+    "tests/histograms",
+    "tests/sorting",
+    "tests/selection",
+    "tests/searching",
+    "tests/sets",
+    "tests/sparse",
+    "tests/statistics",
+)
+PLACES = (
+    "{cuda}/compute-sanitizer/compute-sanitizer",
+    "{cuda}/bin/compute-sanitizer",
+    "/usr/local/cuda/compute-sanitizer/compute-sanitizer",
+    "/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/compute-sanitizer",
+)
+
+
+def find(path=None):
+    """The compute-sanitizer executable: ``path``, ``$COMPUTE_SANITIZER``, ``PATH`` or a toolkit's
+    place; SystemExit saying where it looked when there is none."""
+    given = path or os.environ.get("COMPUTE_SANITIZER")
+    if given:
+        if os.path.isfile(given) and os.access(given, os.X_OK):
+            return given
+        raise SystemExit(f"sanitize: {given!r} is not an executable compute-sanitizer")
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    cuda = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    places = [p.format(cuda=cuda) for p in PLACES]
+    for p in places:
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    raise SystemExit(
+        "sanitize: no compute-sanitizer on PATH, in $COMPUTE_SANITIZER or at "
+        + ", ".join(places)
+        + " (it comes with the CUDA toolkit, and with Debian's nvidia-cuda-toolkit)"
+    )
+
+
+def command(sanitizer, tool, args, log_dir, tour=False):
+    """The sanitizer's command line around ``python -m pytest args`` (or the tour with ``args``),
+    each process's report written to a log of its own under ``log_dir`` (pytest captures what a
+    test's process prints, the sanitizer's reports with it)."""
+    if tool not in TOOLS:
+        raise SystemExit(f"sanitize: --tool must be one of {', '.join(TOOLS)}, got {tool!r}")
+    cmd = [
+        sanitizer,
+        "--tool",
+        tool,
+        "--error-exitcode",
+        str(ERROR_EXIT),
+        "--target-processes",
+        "all",
+        "--print-limit",
+        str(PRINT_LIMIT),
+        "--log-file",
+        os.path.join(log_dir, "sanitizer.%p.log"),
+    ]
+    if tool == "racecheck":
+        cmd += ["--racecheck-report", "analysis"]
+    if tour:
+        return cmd + [sys.executable, "-m", "tools.sanitize", "--inner-tour", *args]
+    return cmd + [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+
+
+def inner_tour(args):
+    """The tour, in the sanitized process: CuPy's pool off first (unless ``--keep-pool``)."""
+    if os.environ.get("PRIMITIVES_SANITIZE"):
+        import cupy
+
+        cupy.cuda.set_allocator(None)
+    sys.argv = ["python -m primitives", *args]
+    runpy.run_module("primitives", run_name="__main__", alter_sys=True)
+
+
+def environment(keep_pool=False, base=None):
+    """The run's environment: ``PRIMITIVES_SANITIZE`` set (tests/conftest.py turns CuPy's pool off
+    for it) unless the pool is kept."""
+    env = dict(os.environ if base is None else base)
+    if keep_pool:
+        env.pop("PRIMITIVES_SANITIZE", None)
+    else:
+        env["PRIMITIVES_SANITIZE"] = "1"
+    return env
+
+
+def reports(text):
+    """The reports in one sanitizer log, as (headline, kernel): the first line of each report
+    (``Invalid __global__ write of size 4 bytes``, ``Error: Race reported between ...``) and the
+    kernel its first ``at`` names (None where none does), and the summaries that count errors
+    (``ERROR SUMMARY: 2 errors``, ``RACECHECK SUMMARY: 3 hazards displayed (1 errors, ...)``),
+    with None for a kernel. A clean process's summary and the banner are left out."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith("========= "):
+            continue
+        detail = line.startswith("=========  ")
+        s = line[len("========= ") :].strip()
+        if not s or s == "COMPUTE-SANITIZER":
+            continue
+        if not detail:
+            if "SUMMARY:" in s:
+                if not re.search(r"\b0 (errors|hazards)", s):
+                    out.append((s, None))
+                continue
+            out.append((s, _kernel(s)))
+        elif out and out[-1][1] is None and "SUMMARY:" not in out[-1][0]:
+            out[-1] = (out[-1][0], _kernel(s))
+    return out
+
+
+def _kernel(line):
+    """The kernel an ``at`` of a report's line names, its name alone (``onesweep_pass`` of
+    ``at void onesweep_pass<4, 0>(...)+0x1a0``), or None."""
+    m = re.search(r"\bat (?:void )?([A-Za-z_][\w:]*)", line)
+    return m.group(1).split("::")[-1] if m else None
+
+
+def library_kernels(root=None):
+    """The names of the kernels the library defines (every ``__global__`` function of
+    ``kernels/``): a report naming another kernel comes from a peer (CuPy, cuSPARSE, CUB)."""
+    root = root or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels"
+    )
+    names = set()
+    for folder, _, files in os.walk(root):
+        for f in files:
+            if f.endswith((".cu", ".cuh", ".h")):
+                with open(os.path.join(folder, f), errors="replace") as fh:
+                    text = re.sub(
+                        r"(__launch_bounds__\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\))",
+                        "",
+                        fh.read(),
+                    )
+                for m in re.finditer(r"__global__\s+([^;{(]*?)\(", text):
+                    words = re.findall(r"[A-Za-z_]\w*", m.group(1))
+                    if words:
+                        names.add(words[-1])
+    return names
+
+
+def split(found, ours):
+    """(the library's reports, the peers' reports). A report whose kernel is unknown counts as the
+    library's; a summary counting errors does only where no report came with it (the
+    ``--print-limit`` reached)."""
+    detailed = [r for r in found if r[1] is not None or "SUMMARY:" not in r[0]]
+    if not detailed:
+        return list(found), []
+    mine = [r for r in detailed if r[1] is None or r[1] in ours]
+    return mine, [r for r in detailed if r not in mine]
+
+
+TOUR = ["--log2n", "12", "--no-progress", "--jobs", "1"]
+
+
+def parse(argv):
+    """(tool, sanitizer path, keep_pool, logs, tour, the run's arguments)."""
+    tool, path, keep_pool, logs, tour, rest = "memcheck", None, False, None, False, []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--tool" and i + 1 < len(argv):
+            tool, i = argv[i + 1], i + 2
+        elif a == "--sanitizer" and i + 1 < len(argv):
+            path, i = argv[i + 1], i + 2
+        elif a == "--logs" and i + 1 < len(argv):
+            logs, i = argv[i + 1], i + 2
+        elif a == "--keep-pool":
+            keep_pool, i = True, i + 1
+        elif a == "--tour" and not tour:
+            tour, i = True, i + 1
+        else:
+            rest.append(a)
+            i += 1
+    default = TOUR if tour else list(FAMILIES)
+    return tool, path, keep_pool, logs, tour, rest or default
+
+
+def main(argv):
+    if argv[:1] == ["--inner-tour"]:
+        return inner_tour(argv[1:])
+    tool, path, keep_pool, logs, tour, args = parse(argv)
+    sanitizer = find(path)
+    if logs is None:
+        with tempfile.TemporaryDirectory(prefix="sanitize.") as tmp:
+            return sanitize(sanitizer, tool, args, tmp, keep_pool, tour)
+    os.makedirs(logs, exist_ok=True)
+    return sanitize(sanitizer, tool, args, logs, keep_pool, tour)
+
+
+def sanitize(sanitizer, tool, args, logs, keep_pool=False, tour=False):
+    """Runs pytest (or the tour) under the sanitizer, prints its findings; the exit status."""
+    cmd = command(sanitizer, tool, args, logs, tour)
+    print("sanitize:", " ".join(cmd), flush=True)
+    rc = subprocess.run(cmd, env=environment(keep_pool)).returncode
+    found = []
+    for name in sorted(os.listdir(logs)):
+        if name.startswith("sanitizer."):
+            with open(os.path.join(logs, name), errors="replace") as f:
+                found += reports(f.read())
+    mine, peers = split(found, library_kernels())
+    print(f"\nsanitize ({tool}): {_count(mine)} in the library's kernels" + (":" if mine else ""))
+    for line in _grouped(mine):
+        print("  " + line)
+    if peers:
+        print(
+            f"sanitize ({tool}): {_count(peers)} in other kernels (CuPy, cuSPARSE, CUB), not counted:"
+        )
+        for line in _grouped(peers):
+            print("  " + line)
+    if mine and rc != ERROR_EXIT:
+        return ERROR_EXIT
+    if not mine and rc == ERROR_EXIT and peers:
+        return 0  # the sanitizer's status counted the peers' reports
+    return rc
+
+
+def _count(found):
+    n = sum(1 for _, k in found if k is not None)
+    return f"{n} report{'s' if n != 1 else ''}" + (
+        f" and {len(found) - n} summaries" if len(found) > n else ""
+    )
+
+
+def _grouped(found):
+    """One line per distinct report, with how often it came (the addresses left out)."""
+    seen = {}
+    for head, kernel in found:
+        key = re.sub(r"\+0x[0-9a-f]+", "", head)
+        if kernel and kernel not in key:
+            key += f" (in {kernel})"
+        seen[key] = seen.get(key, 0) + 1
+    return [f"{n} x {k}" if n > 1 else k for k, n in list(seen.items())[:40]]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
