@@ -23,11 +23,6 @@ import primitives as prim
 from primitives._core import backend as _backend
 from primitives._core.backend import to_host  # noqa: F401  (tests import it from here)
 
-if os.environ.get("PRIMITIVES_SANITIZE") and _backend.get_backend().is_cuda:
-    # under tools.sanitize: every array a cudaMalloc of its own, not a part of one of CuPy's
-    # pooled blocks, so that memcheck sees each array's bounds
-    _backend.get_backend().xp.cuda.set_allocator(None)
-
 
 def pytest_configure(config):
     """NumPy is the oracle of bfloat16's order too, through ml_dtypes' comparisons: an ml_dtypes

@@ -2,7 +2,9 @@
 format and runs the command it wraps (the real one ran on the GPU: docs/testing.md)."""
 
 import os
+import re
 import stat
+import subprocess
 import sys
 import textwrap
 
@@ -56,9 +58,13 @@ def fake(tmp_path, report):
 
 @pytest.fixture
 def passing_test(tmp_path):
+    """A test that passes in a run of tools.sanitize: the variable set, the plugin loaded."""
     t = tmp_path / "test_one.py"
     t.write_text(
-        "import os\n\ndef test_env():\n    assert os.environ['PRIMITIVES_SANITIZE'] == '1'\n"
+        "import os\n\n"
+        "def test_env(request):\n"
+        "    assert os.environ['PRIMITIVES_SANITIZE'] == '1'\n"
+        "    assert request.config.pluginmanager.has_plugin('tools.sanitize')\n"
     )
     return str(t)
 
@@ -69,7 +75,7 @@ def test_command_names_the_tool_the_logs_and_pytest(tmp_path):
     assert "--target-processes" in cmd and cmd[cmd.index("--target-processes") + 1] == "all"
     assert cmd[cmd.index("--log-file") + 1] == os.path.join(str(tmp_path), "sanitizer.%p.log")
     assert cmd[cmd.index("--error-exitcode") + 1] == str(sanitize.ERROR_EXIT)
-    assert cmd[-4:] == ["-p", "no:cacheprovider", "-k", "sort"]
+    assert cmd[-6:] == ["-p", "no:cacheprovider", "-p", "tools.sanitize", "-k", "sort"]
 
 
 def test_an_unknown_tool_is_refused():
@@ -171,3 +177,63 @@ def test_keep_pool_leaves_the_pool_on(monkeypatch):
     monkeypatch.setenv("PRIMITIVES_SANITIZE", "1")
     assert "PRIMITIVES_SANITIZE" not in sanitize.environment(keep_pool=True)
     assert sanitize.environment(base={})["PRIMITIVES_SANITIZE"] == "1"
+
+
+OOB = """\
+import numpy as np
+import primitives as prim
+from primitives._core import backend as _backend
+from primitives.statistics._kernels import nan_to_kernel
+
+
+def test_a_clean_call():
+    assert float(prim.sum(_backend.get_backend().xp.ones(1000, np.float32))) == 1000.0
+
+
+def test_a_library_kernel_one_element_past_its_arrays():
+    cp = _backend.get_backend().xp
+    a, out = cp.zeros(1000, np.uint32), cp.empty(1000, np.uint32)
+    nan_to_kernel(np.float32)((4,), (256,), (a, np.int64(1001), np.uint32(0), out))
+    try:  # memcheck stops the kernel at the bad access: the launch fails
+        cp.cuda.runtime.deviceSynchronize()
+    except Exception:
+        pass
+"""
+
+
+def _sanitized(tmp_path, on_gpu, *select):
+    """tools.sanitize's memcheck over OOB's tests ``select`` (a GPU with compute-sanitizer only)."""
+    if not on_gpu:
+        pytest.skip("compute-sanitizer runs on a GPU")
+    try:
+        sanitizer = sanitize.find()
+    except SystemExit as exc:
+        pytest.skip(str(exc))
+    t = tmp_path / "test_oob.py"
+    t.write_text(OOB)
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    args = [str(t) + "::" + name for name in select]
+    run = subprocess.run(
+        [sys.executable, "-m", "tools.sanitize", "--sanitizer", sanitizer, "-q", "-n", "0", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return run.returncode, run.stdout + run.stderr
+
+
+def test_memcheck_finds_a_library_kernel_past_its_array(tmp_path, on_gpu):
+    """One of the library's kernels told one element more than its arrays hold is reported (CuPy's
+    pool off, so the element past the end is outside any allocation) and fails the run, though its
+    test passes."""
+    rc, out = _sanitized(tmp_path, on_gpu, "test_a_library_kernel_one_element_past_its_arrays")
+    assert rc == sanitize.ERROR_EXIT, out
+    assert "1 passed" in out, out
+    assert re.search(r"Invalid __global__ read of size 4 bytes \(in nan_to\)", out), out
+
+
+def test_memcheck_passes_a_clean_call(tmp_path, on_gpu):
+    rc, out = _sanitized(tmp_path, on_gpu, "test_a_clean_call")
+    assert rc == 0, out
+    assert "1 passed" in out and "0 reports in the library's kernels" in out, out

@@ -15,9 +15,9 @@ run's, or ``ERROR_EXIT`` (99) where the library's kernels have a report, whateve
 
 - memcheck: out-of-bounds and misaligned global and shared accesses, and launch errors. CuPy's
   memory pool hands out parts of larger blocks, where memcheck sees only the block: under this
-  tool the pool is off (``PRIMITIVES_SANITIZE``: the tests' conftest and the tour's process turn
-  it off), so every array is a cudaMalloc of its own and a read or write past its end is
-  reported. ``--keep-pool`` keeps the pool.
+  tool the pool is off (``PRIMITIVES_SANITIZE``: this module, pytest's plugin in the run, and
+  the tour's process turn it off), so every array is a cudaMalloc of its own and a read or write
+  past its end is reported. ``--keep-pool`` keeps the pool.
 - racecheck: shared-memory hazards between threads of a block (a missing ``__syncthreads``).
 - synccheck: barriers in divergent code, and ``__syncwarp``/shuffle masks naming threads that do
   not take part.
@@ -112,15 +112,37 @@ def command(sanitizer, tool, args, log_dir, tour=False):
         cmd += ["--racecheck-report", "analysis"]
     if tour:
         return cmd + [sys.executable, "-m", "tools.sanitize", "--inner-tour", *args]
-    return cmd + [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    return cmd + [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "tools.sanitize",
+        *args,
+    ]
+
+
+def pool_off():
+    """Under the sanitizer (``PRIMITIVES_SANITIZE``) on a GPU: CuPy's pool off, every array a
+    cudaMalloc of its own, whose bounds memcheck sees."""
+    if os.environ.get("PRIMITIVES_SANITIZE"):
+        from primitives._core import backend as _backend
+
+        if _backend.get_backend().is_cuda:
+            _backend.get_backend().xp.cuda.set_allocator(None)
+
+
+def pytest_configure(config):
+    """This module is the sanitized pytest's plugin (``-p tools.sanitize``, which pytest-xdist
+    passes on to its workers): the pool goes off before any test runs."""
+    pool_off()
 
 
 def inner_tour(args):
-    """The tour, in the sanitized process: CuPy's pool off first (unless ``--keep-pool``)."""
-    if os.environ.get("PRIMITIVES_SANITIZE"):
-        import cupy
-
-        cupy.cuda.set_allocator(None)
+    """The tour, in the sanitized process, after :func:`pool_off`."""
+    pool_off()
     sys.argv = ["python -m primitives", *args]
     runpy.run_module("primitives", run_name="__main__", alter_sys=True)
 
