@@ -94,9 +94,9 @@ def test_a_missing_sanitizer_says_where_it_looked(monkeypatch, tmp_path):
         sanitize.find(str(tmp_path / "nothing"))
 
 
-def test_the_default_selection_is_the_families_tests():
-    assert sanitize.parse([])[-1] == list(sanitize.FAMILIES)
-    assert all(os.path.isdir(p) for p in sanitize.FAMILIES)
+def test_the_default_run_is_the_tour():
+    assert sanitize.parse([])[-2:] == (True, sanitize.TOUR)
+    assert sanitize.parse(["--tool", "racecheck"])[-2:] == (True, sanitize.TOUR)
     tool, path, keep, logs, tour, rest = sanitize.parse(
         ["--tool", "synccheck", "--sanitizer", "/s", "--keep-pool", "--logs", "d", "-x", "t.py"]
     )

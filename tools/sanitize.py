@@ -3,9 +3,9 @@
     python -m tools.sanitize [--tool memcheck|racecheck|synccheck|initcheck]
         [--sanitizer PATH] [--keep-pool] [--logs DIR] [pytest arguments ... | --tour [tour args]]
 
-Runs ``python -m pytest`` with the given arguments (default: the kernel families' test folders),
-or with ``--tour`` the tour (``python -m primitives``: every variant of every family checked
-against NumPy, and its peers run; default arguments ``--log2n 12 --no-progress --jobs 1``), under
+Runs ``python -m pytest`` with the given arguments, or with ``--tour`` (or no arguments) the tour
+(``python -m primitives``: every variant of every family checked against NumPy, and its peers
+run; default arguments ``--log2n 12 --no-progress --jobs 1``), under
 ``compute-sanitizer --tool TOOL``, every process of the run checked, each process's report in a
 log of its own (``--logs DIR`` keeps them; else a temporary folder). After the run's own output
 it prints the reports, one line per distinct report: first those in the library's kernels (every
@@ -44,20 +44,6 @@ ERROR_EXIT = 99
 #: reports printed per process: enough that the peers' (cuSPARSE's csrmv race reports come by the
 #: hundred) do not hide the library's
 PRINT_LIMIT = 100000
-#: the kernel families' tests: the default selection
-FAMILIES = (
-    "tests/reduction",
-    "tests/scan",
-    "tests/compaction",
-    "tests/segmented",
-    "tests/histograms",
-    "tests/sorting",
-    "tests/selection",
-    "tests/searching",
-    "tests/sets",
-    "tests/sparse",
-    "tests/statistics",
-)
 PLACES = (
     "{cuda}/compute-sanitizer/compute-sanitizer",
     "{cuda}/bin/compute-sanitizer",
@@ -246,8 +232,9 @@ def parse(argv):
         else:
             rest.append(a)
             i += 1
-    default = TOUR if tour else list(FAMILIES)
-    return tool, path, keep_pool, logs, tour, rest or default
+    if not rest:  # no pytest arguments: the tour, every variant called once
+        return tool, path, keep_pool, logs, True, list(TOUR)
+    return tool, path, keep_pool, logs, tour, rest
 
 
 def main(argv):
