@@ -36,7 +36,8 @@ CLEAN = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"
 
 
 def fake(tmp_path, report):
-    """An executable that writes ``report`` to its --log-file (%p: its pid) and runs the rest."""
+    """An executable that writes ``report`` to its --log-file (%p: its pid) and runs the rest,
+    exiting with its status (as compute-sanitizer does without --error-exitcode)."""
     path = tmp_path / "compute-sanitizer"
     path.write_text(
         textwrap.dedent(
@@ -47,8 +48,7 @@ def fake(tmp_path, report):
             log = a[a.index("--log-file") + 1].replace("%p", str(os.getpid()))
             open(log, "w").write({report!r})
             i = a.index({sys.executable!r})
-            rc = subprocess.run(a[i:]).returncode
-            sys.exit(99 if {report!r}.count("ERROR SUMMARY: 0 errors") == 0 else rc)
+            sys.exit(subprocess.run(a[i:]).returncode)
             """
         )
     )
@@ -74,7 +74,7 @@ def test_command_names_the_tool_the_logs_and_pytest(tmp_path):
     assert cmd[:3] == ["/x/compute-sanitizer", "--tool", "racecheck"]
     assert "--target-processes" in cmd and cmd[cmd.index("--target-processes") + 1] == "all"
     assert cmd[cmd.index("--log-file") + 1] == os.path.join(str(tmp_path), "sanitizer.%p.log")
-    assert cmd[cmd.index("--error-exitcode") + 1] == str(sanitize.ERROR_EXIT)
+    assert "--error-exitcode" not in cmd  # the run's own status; 99 from the library's reports
     assert cmd[-6:] == ["-p", "no:cacheprovider", "-p", "tools.sanitize", "-k", "sort"]
 
 
@@ -130,9 +130,17 @@ def test_reports_are_first_lines_with_their_kernels():
 
 
 def test_the_library_kernels_are_every_global_function_of_kernels():
-    names = sanitize.library_kernels()
-    assert {"onesweep_pass", "onesweep_histogram", "spmv_ell", "hist_privatized"} <= names
-    assert not {"__launch_bounds__", "__attribute__", "void"} & names
+    """Every kernel the loader's registry names (every instantiation an override can launch), and
+    the timing's hold_stream, and nothing else."""
+    import primitives  # noqa: F401  (every family registers its kernels)
+    from primitives._core import loader, timing
+
+    registered = {
+        name.split("<")[0].strip()
+        for names in loader.registered_modules(candidates=True).values()
+        for name in names
+    }
+    assert sanitize.library_kernels() == registered | {timing.HOLD_NAME.split("<")[0]}
 
 
 def test_reports_split_into_the_librarys_and_the_peers():
@@ -171,6 +179,14 @@ def test_the_peers_reports_are_shown_but_do_not_fail_the_run(tmp_path, passing_t
     assert rc == 0
     assert "0 reports in the library's kernels" in out
     assert "2 reports in other kernels (CuPy, cuSPARSE, CUB), not counted" in out
+
+
+def test_a_failing_test_fails_the_run_beside_the_peers_reports(tmp_path, capfd):
+    t = tmp_path / "test_fails.py"
+    t.write_text("def test_no():\n    assert False\n")
+    rc = sanitize.main(["--sanitizer", fake(tmp_path, PEERS), "--tool", "racecheck", str(t)])
+    assert rc == 1  # pytest's: some test failed
+    assert "1 failed" in capfd.readouterr().out
 
 
 def test_keep_pool_leaves_the_pool_on(monkeypatch):

@@ -31,13 +31,16 @@ memcheck. Run pytest on a folder or a ``-k`` selection and serially (``-n 0``): 
 sanitizer, pytest-xdist's workers had not started after 75 s.
 """
 
+import argparse
 import os
+import pathlib
 import re
 import runpy
 import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import nullcontext
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 ERROR_EXIT = 99
@@ -85,8 +88,6 @@ def command(sanitizer, tool, args, log_dir, tour=False):
         sanitizer,
         "--tool",
         tool,
-        "--error-exitcode",
-        str(ERROR_EXIT),
         "--target-processes",
         "all",
         "--print-limit",
@@ -177,26 +178,22 @@ def _kernel(line):
 
 
 def library_kernels(root=None):
-    """The names of the kernels the library defines (every ``__global__`` function of
-    ``kernels/``): a report naming another kernel comes from a peer (CuPy, cuSPARSE, CUB)."""
-    root = root or os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels"
-    )
+    """The names of the kernels the library defines (every ``__global__`` function under
+    ``kernels/``, the timing's hold_stream too): a report naming another kernel comes from a peer
+    (CuPy, cuSPARSE, CUB)."""
+    from primitives._core import loader as _loader
+
     names = set()
-    for folder, _, files in os.walk(root):
-        for f in files:
-            if f.endswith((".cu", ".cuh", ".h")):
-                with open(os.path.join(folder, f), errors="replace") as fh:
-                    text = re.sub(
-                        r"(__launch_bounds__\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\))",
-                        "",
-                        fh.read(),
-                    )
-                for m in re.finditer(r"__global__\s+([^;{(]*?)\(", text):
-                    words = re.findall(r"[A-Za-z_]\w*", m.group(1))
-                    if words:
-                        names.add(words[-1])
+    for path in pathlib.Path(root or _loader.kernels_root()).rglob("*"):
+        if path.suffix in (".cu", ".cuh", ".h"):
+            names.update(KERNEL.findall(path.read_text(errors="replace")))
     return names
+
+
+#: a kernel's definition: ``__global__ void [__launch_bounds__(...)] name(``
+KERNEL = re.compile(
+    r"__global__\s+void\s+(?:__launch_bounds__\s*\((?:[^()]|\([^()]*\))*\)\s*)?([A-Za-z_]\w*)\s*\("
+)
 
 
 def split(found, ours):
@@ -214,27 +211,18 @@ TOUR = ["--log2n", "12", "--no-progress", "--jobs", "1"]
 
 
 def parse(argv):
-    """(tool, sanitizer path, keep_pool, logs, tour, the run's arguments)."""
-    tool, path, keep_pool, logs, tour, rest = "memcheck", None, False, None, False, []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--tool" and i + 1 < len(argv):
-            tool, i = argv[i + 1], i + 2
-        elif a == "--sanitizer" and i + 1 < len(argv):
-            path, i = argv[i + 1], i + 2
-        elif a == "--logs" and i + 1 < len(argv):
-            logs, i = argv[i + 1], i + 2
-        elif a == "--keep-pool":
-            keep_pool, i = True, i + 1
-        elif a == "--tour" and not tour:
-            tour, i = True, i + 1
-        else:
-            rest.append(a)
-            i += 1
-    if not rest:  # no pytest arguments: the tour, every variant called once
-        return tool, path, keep_pool, logs, True, list(TOUR)
-    return tool, path, keep_pool, logs, tour, rest
+    """(tool, sanitizer path, keep_pool, logs, tour, the run's arguments): the options above,
+    the rest pytest's (or with ``--tour``, or none at all, the tour's)."""
+    ap = argparse.ArgumentParser(prog="python -m tools.sanitize", allow_abbrev=False)
+    ap.add_argument("--tool", default="memcheck")
+    ap.add_argument("--sanitizer")
+    ap.add_argument("--keep-pool", action="store_true")
+    ap.add_argument("--logs")
+    ap.add_argument("--tour", action="store_true")
+    opts, rest = ap.parse_known_args(argv)
+    tour = opts.tour or not rest  # no pytest arguments: the tour, every variant called once
+    args = rest or (list(TOUR) if tour else [])
+    return opts.tool, opts.sanitizer, opts.keep_pool, opts.logs, tour, args
 
 
 def main(argv):
@@ -242,15 +230,17 @@ def main(argv):
         return inner_tour(argv[1:])
     tool, path, keep_pool, logs, tour, args = parse(argv)
     sanitizer = find(path)
-    if logs is None:
-        with tempfile.TemporaryDirectory(prefix="sanitize.") as tmp:
-            return sanitize(sanitizer, tool, args, tmp, keep_pool, tour)
-    os.makedirs(logs, exist_ok=True)
-    return sanitize(sanitizer, tool, args, logs, keep_pool, tour)
+    if logs is not None:
+        os.makedirs(logs, exist_ok=True)
+    with (
+        tempfile.TemporaryDirectory(prefix="sanitize.") if logs is None else nullcontext(logs) as d
+    ):
+        return sanitize(sanitizer, tool, args, d, keep_pool, tour)
 
 
 def sanitize(sanitizer, tool, args, logs, keep_pool=False, tour=False):
-    """Runs pytest (or the tour) under the sanitizer, prints its findings; the exit status."""
+    """Runs pytest (or the tour) under the sanitizer and prints its reports. The exit status is
+    the run's own, or ERROR_EXIT where the library's kernels have a report."""
     cmd = command(sanitizer, tool, args, logs, tour)
     print("sanitize:", " ".join(cmd), flush=True)
     rc = subprocess.run(cmd, env=environment(keep_pool)).returncode
@@ -269,11 +259,7 @@ def sanitize(sanitizer, tool, args, logs, keep_pool=False, tour=False):
         )
         for line in _grouped(peers):
             print("  " + line)
-    if mine and rc != ERROR_EXIT:
-        return ERROR_EXIT
-    if not mine and rc == ERROR_EXIT and peers:
-        return 0  # the sanitizer's status counted the peers' reports
-    return rc
+    return ERROR_EXIT if mine else rc
 
 
 def _count(found):
