@@ -35,4 +35,4 @@ python3 -m pytest -q -n auto -p no:cacheprovider --ignore=tests/test_docs.py \
 echo "== tour"
 python3 -m primitives --no-progress 2>/dev/null | tee "$OUT/tour.txt" | tail -n 30
 echo "== figures"
-python3 -m tools.figures --out "$OUT/figures.md" 2>&1 | tail -n 40
+python3 -m tools.figures --jobs "$(nproc)" --out "$OUT/figures.md" 2>&1 | tail -n 40

@@ -9,6 +9,8 @@ import importlib
 import os
 import subprocess
 import sys
+import tempfile
+import time
 
 import primitives as prim
 from primitives._core import backend as _backend, registry as _registry, timing as _timing
@@ -110,6 +112,38 @@ def _override(spec):
         ) from exc
 
 
+@contextlib.contextmanager
+def prebuilt(jobs, cc, log=print):
+    """While open: every instantiation the library launches compiled for a device of compute
+    capability ``cc`` (``"90"``) in ``jobs`` processes into a temporary folder, which the loader
+    reads as the package's binaries (``PRIMITIVES_KERNEL_BINARIES``), so that no family's
+    figures wait on its kernels' compiles one at a time. The same NVRTC and options as a first
+    call's compile (:mod:`primitives._core.binaries`), so the same code is timed. Nothing is
+    built where the package's own binaries serve this build already."""
+    from primitives._core import binaries
+
+    if binaries.index() is not None:
+        log(f"kernels: the package's binaries in {binaries.binaries_dir()}")
+        yield
+        return
+    old = os.environ.get("PRIMITIVES_KERNEL_BINARIES")
+    with tempfile.TemporaryDirectory(prefix="primitives-bin-") as directory:
+        t = time.perf_counter()
+        binaries.build(out=directory, archs=[f"sm_{cc}"], jobs=jobs)
+        os.environ["PRIMITIVES_KERNEL_BINARIES"] = directory
+        log(
+            f"kernels: every instantiation compiled for sm_{cc} in {jobs} processes, "
+            f"{time.perf_counter() - t:.0f} s"
+        )
+        try:
+            yield
+        finally:
+            if old is None:
+                os.environ.pop("PRIMITIVES_KERNEL_BINARIES", None)
+            else:
+                os.environ["PRIMITIVES_KERNEL_BINARIES"] = old
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.figures")
     ap.add_argument("--family", action="append", choices=_choices())
@@ -128,6 +162,14 @@ def main(argv=None):
         "measured are replaced, the others kept",
     )
     ap.add_argument("--csv", default=None, help="every peer row as CSV (docs' figures)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="first compile every kernel instantiation for this GPU in N processes "
+        "(default 0: each is compiled on its first call, one at a time)",
+    )
     ap.add_argument(
         "--commit", default=None, help="the commit measured, for a tree without git metadata"
     )
@@ -149,6 +191,8 @@ def main(argv=None):
         f"measured copy bandwidth (read + write, 2 GiB): {ctx.copy:.0f} GB/s",
     ]
     with contextlib.ExitStack() as stack:
+        if args.jobs > 1:
+            stack.enter_context(prebuilt(args.jobs, info["compute_capability"]))
         for family, selector, fields in args.override:
             stack.enter_context(prim.tuning.override(family, selector=selector, **fields))
             ctx.lines[-1] += f"; tuning override {family} {selector!r} {fields}"
