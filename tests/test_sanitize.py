@@ -206,6 +206,14 @@ def test_a_clean_call():
     assert float(prim.sum(_backend.get_backend().xp.ones(1000, np.float32))) == 1000.0
 
 
+def test_searches_through_the_shared_tree():
+    # small sizes: the tree has absent nodes (n not 2^k - 1) and 16-byte vectors over entry 0
+    a = np.sort(np.random.default_rng(0).random(1000, dtype=np.float32))
+    v = np.random.default_rng(1).random(300, dtype=np.float32)
+    for variant in ("cached", "bucketed"):
+        assert (prim.searchsorted(a, v, variant=variant) == np.searchsorted(a, v)).all()
+
+
 def test_a_library_kernel_one_element_past_its_arrays():
     cp = _backend.get_backend().xp
     a, out = cp.zeros(1000, np.uint32), cp.empty(1000, np.uint32)
@@ -217,8 +225,8 @@ def test_a_library_kernel_one_element_past_its_arrays():
 """
 
 
-def _sanitized(tmp_path, on_gpu, *select):
-    """tools.sanitize's memcheck over OOB's tests ``select`` (a GPU with compute-sanitizer only)."""
+def _sanitized(tmp_path, on_gpu, *select, tool="memcheck"):
+    """tools.sanitize's ``tool`` over OOB's tests ``select`` (a GPU with compute-sanitizer only)."""
     if not on_gpu:
         pytest.skip("compute-sanitizer runs on a GPU")
     try:
@@ -230,7 +238,8 @@ def _sanitized(tmp_path, on_gpu, *select):
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     args = [str(t) + "::" + name for name in select]
     run = subprocess.run(
-        [sys.executable, "-m", "tools.sanitize", "--sanitizer", sanitizer, "-q", "-n", "0", *args],
+        [sys.executable, "-m", "tools.sanitize", "--sanitizer", sanitizer, "--tool", tool]
+        + ["-q", "-n", "0", *args],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -251,5 +260,16 @@ def test_memcheck_finds_a_library_kernel_past_its_array(tmp_path, on_gpu):
 
 def test_memcheck_passes_a_clean_call(tmp_path, on_gpu):
     rc, out = _sanitized(tmp_path, on_gpu, "test_a_clean_call")
+    assert rc == 0, out
+    assert "1 passed" in out and "0 reports in the library's kernels" in out, out
+
+
+def test_initcheck_passes_the_searches_through_the_shared_tree(tmp_path, on_gpu):
+    """The cached and bucketed searches copy the tree of splitters into shared memory in 16-byte
+    vectors, entry 0 and the absent nodes' entries with them: initcheck reported those reads
+    (search_cached, search_bucket) while the plan's tree was left unwritten there."""
+    rc, out = _sanitized(
+        tmp_path, on_gpu, "test_searches_through_the_shared_tree", tool="initcheck"
+    )
     assert rc == 0, out
     assert "1 passed" in out and "0 reports in the library's kernels" in out, out

@@ -36,8 +36,10 @@
 // Launch: BLOCK threads; dynamic shared memory = tree_bytes (2^levels * sizeof(T) rounded up to
 // 16 bytes), at most the device's opt-in limit. The only barrier follows the tree copy, which
 // every thread of the block reaches. Preconditions: n >= 1, m >= 1, 1 <= levels <= 30, tree
-// 16-byte aligned with tree_bytes bytes (entries of absent nodes are never read), out has m
-// int64 entries, perm (when P is not void) a permutation of [0, m).
+// 16-byte aligned with tree_bytes bytes, all of them written (the copy reads entry 0, the absent
+// nodes' entries and the padding as part of its vectors, though their values are never used:
+// the host zeroes the tree once, search_tree writes only the nodes), out has m int64 entries,
+// perm (when P is not void) a permutation of [0, m).
 #include "util/prim.cuh"
 #include "util/complex.cuh"
 #include "util/load.cuh"

@@ -117,7 +117,10 @@ class SearchPlan(_plans.Plan):
         bucketed = variant == "bucketed"
         self.levels = bucket_levels(dt, n, m, pol) if bucketed else levels(dt, n, pol)
         tree_bytes = -(-((1 << self.levels) * dt.itemsize) // 16) * 16
-        self.tree = xp.empty(tree_bytes // dt.itemsize, dtype=dt)
+        # zeroed once: the search copies the tree in 16-byte vectors, entry 0, the absent nodes'
+        # entries and the padding with them, and search_tree writes only the nodes (the same for
+        # every call of this plan: they depend on n alone); their values are never used
+        self.tree = xp.zeros(tree_bytes // dt.itemsize, dtype=dt)
         self.nbytes = self.tree.nbytes
         kt = MODULES.kernel(ctype, tree_name(ctype), pol)
         nodes = (1 << self.levels) - 1
