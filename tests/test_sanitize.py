@@ -1,5 +1,6 @@
 """tools.sanitize on any machine: a stand-in sanitizer that writes a report in compute-sanitizer's
-format and runs the command it wraps (the real one ran on the GPU: docs/testing.md)."""
+format and runs the command it wraps; on a GPU, the real one over small tests of the library's
+kernels (the last tests below)."""
 
 import os
 import re
