@@ -236,6 +236,23 @@ def test_cumulative(rng, func, dt, axis):
     )
 
 
+@pytest.mark.parametrize("func", ["nancumsum", "nancumprod"])
+@pytest.mark.parametrize("out_dt", [np.bool_, np.int8, np.float16])
+def test_cumulative_out_scans_in_the_promotion_of_out(func, out_dt):
+    """With out= and no dtype, the scan runs in the promotion of out's dtype and the input's, as
+    cumsum's (NumPy calls it): uint8 sums into a bool out add in uint8, so a running sum of
+    exactly 256 wraps to 0 and reads False (a wider scan would read True there)."""
+    x = np.full(300, 2 if func == "nancumsum" else 1, np.uint8)
+    if func == "nancumprod":
+        x[[10, 20]] = 16  # the running product 256 at index 20
+    want = getattr(np, func)(x, out=np.empty(300, out_dt))
+    if out_dt == np.bool_:
+        assert not want[127 if func == "nancumsum" else 20]
+    H.assert_same(getattr(prim, func)(x, out=np.empty(300, out_dt)), want)
+    with pytest.raises(ValueError, match=func):  # out's shape checked before any launch
+        getattr(prim, func)(np.array([1.0, np.nan]), out=np.empty(3))
+
+
 def test_device_results_stay_on_device(backend):
     if not backend.is_cuda:
         pytest.skip("GPU only")
