@@ -8,8 +8,8 @@ Runs ``python -m pytest`` with the given arguments, or with ``--tour`` (or no ar
 run; default arguments ``--log2n 12 --no-progress --jobs 1``), under
 ``compute-sanitizer --tool TOOL``, every process of the run checked, each process's report in a
 log of its own (``--logs DIR`` keeps them; else a temporary folder). After the run's own output
-it prints the reports, one line per distinct report: first those in the library's kernels (every
-``__global__`` function of ``kernels/``, :func:`library_kernels`), then those in other kernels
+it prints the reports, one line per distinct report: first those in the library's kernels (the
+loader's registry of them, :func:`library_kernels`), then those in other kernels
 (the peers': CuPy's, cuSPARSE's, CUB's), which are shown and not counted. The exit status is the
 run's, or ``ERROR_EXIT`` (99) where the library's kernels have a report, whatever the run said.
 
@@ -33,7 +33,6 @@ sanitizer, pytest-xdist's workers had not started after 75 s.
 
 import argparse
 import os
-import pathlib
 import re
 import runpy
 import shutil
@@ -135,8 +134,8 @@ def inner_tour(args):
 
 
 def environment(keep_pool=False, base=None):
-    """The run's environment: ``PRIMITIVES_SANITIZE`` set (tests/conftest.py turns CuPy's pool off
-    for it) unless the pool is kept."""
+    """The run's environment: ``PRIMITIVES_SANITIZE`` set (:func:`pool_off` turns CuPy's pool off
+    for it in the run's processes) unless the pool is kept."""
     env = dict(os.environ if base is None else base)
     if keep_pool:
         env.pop("PRIMITIVES_SANITIZE", None)
@@ -177,23 +176,19 @@ def _kernel(line):
     return m.group(1).split("::")[-1] if m else None
 
 
-def library_kernels(root=None):
-    """The names of the kernels the library defines (every ``__global__`` function under
-    ``kernels/``, the timing's hold_stream too): a report naming another kernel comes from a peer
+def library_kernels():
+    """The names of the kernels the library launches: the loader's registry of every
+    instantiation (every family's, the candidates an override can launch, the timing's
+    hold_stream), each by its template's name. A report naming another kernel comes from a peer
     (CuPy, cuSPARSE, CUB)."""
-    from primitives._core import loader as _loader
+    import primitives  # noqa: F401  (every family registers its kernels with the loader)
+    from primitives._core import loader as _loader, timing  # noqa: F401  (hold_stream's)
 
-    names = set()
-    for path in pathlib.Path(root or _loader.kernels_root()).rglob("*"):
-        if path.suffix in (".cu", ".cuh", ".h"):
-            names.update(KERNEL.findall(path.read_text(errors="replace")))
-    return names
-
-
-#: a kernel's definition: ``__global__ void [__launch_bounds__(...)] name(``
-KERNEL = re.compile(
-    r"__global__\s+void\s+(?:__launch_bounds__\s*\((?:[^()]|\([^()]*\))*\)\s*)?([A-Za-z_]\w*)\s*\("
-)
+    return {
+        name.split("<")[0].strip()
+        for names in _loader.registered_modules(candidates=True).values()
+        for name in names
+    }
 
 
 def split(found, ours):
