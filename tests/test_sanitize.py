@@ -104,7 +104,13 @@ def test_the_default_run_is_the_tour():
     assert (tool, path, keep, logs, tour) == ("synccheck", "/s", True, "d", False)
     assert rest == ["-x", "t.py"]
     assert sanitize.parse(["--tour"])[-2:] == (True, sanitize.TOUR)
-    assert sanitize.parse(["--tour", "--family", "sorting"])[-1] == ["--family", "sorting"]
+    # the tour's arguments follow the defaults (small sizes, no progress bar; a later --log2n wins)
+    assert sanitize.parse(["--tour", "--family", "sorting"])[-1] == [
+        *sanitize.TOUR,
+        "--family",
+        "sorting",
+    ]
+    assert sanitize.parse(["--tour", "--log2n", "20"])[-1][-2:] == ["--log2n", "20"]
 
 
 def test_the_tour_runs_in_a_process_that_turns_the_pool_off(tmp_path):

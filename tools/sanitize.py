@@ -5,12 +5,12 @@
 
 Runs ``python -m pytest`` with the given arguments, or with ``--tour`` (or no arguments) the tour
 (``python -m primitives``: every variant of every family checked against NumPy, and its peers
-run; default arguments ``--log2n 12 --no-progress --jobs 1``), under
-``compute-sanitizer --tool TOOL``, every process of the run checked, each process's report in a
-log of its own (``--logs DIR`` keeps them; else a temporary folder). After the run's own output
-it prints the reports, one line per distinct report: first those in the library's kernels (the
-loader's registry of them, :func:`library_kernels`), then those in other kernels
-(the peers': CuPy's, cuSPARSE's, CUB's), which are shown and not counted. The exit status is the
+run; its arguments follow ``--log2n 12 --no-progress --jobs 1``, so that a later ``--log2n``
+wins), under ``compute-sanitizer --tool TOOL``, every process of the run checked, each
+process's report in a log of its own (``--logs DIR`` keeps them; else a temporary folder).
+After the run's own output it prints the reports, one line per distinct report: first those
+in the library's kernels (the loader's registry of them, :func:`library_kernels`), then those in
+other kernels (the peers': CuPy's, cuSPARSE's, CUB's), which are shown and not counted. The exit status is the
 run's, or ``ERROR_EXIT`` (99) where the library's kernels have a report, whatever the run said.
 
 - memcheck: out-of-bounds and misaligned global and shared accesses, and launch errors. CuPy's
@@ -216,7 +216,7 @@ def parse(argv):
     ap.add_argument("--tour", action="store_true")
     opts, rest = ap.parse_known_args(argv)
     tour = opts.tour or not rest  # no pytest arguments: the tour, every variant called once
-    args = rest or (list(TOUR) if tour else [])
+    args = [*TOUR, *rest] if tour else rest  # the tour's own arguments after the defaults
     return opts.tool, opts.sanitizer, opts.keep_pool, opts.logs, tour, args
 
 
