@@ -10,8 +10,9 @@ wins), under ``compute-sanitizer --tool TOOL``, every process of the run checked
 process's report in a log of its own (``--logs DIR`` keeps them; else a temporary folder).
 After the run's own output it prints the reports, one line per distinct report: first those
 in the library's kernels (the loader's registry of them, :func:`library_kernels`), then those in
-other kernels (the peers': CuPy's, cuSPARSE's, CUB's), which are shown and not counted. The exit status is the
-run's, or ``ERROR_EXIT`` (99) where the library's kernels have a report, whatever the run said.
+other kernels (the peers': CuPy's, cuSPARSE's, CUB's), which are shown and not counted. The
+exit status is the run's, or ``ERROR_EXIT`` (99) where the library's kernels have a report,
+whatever the run said.
 
 - memcheck: out-of-bounds and misaligned global and shared accesses, and launch errors. CuPy's
   memory pool hands out parts of larger blocks, where memcheck sees only the block: under this
