@@ -244,6 +244,17 @@ def shape_of(x: Any) -> tuple[int, ...]:
     return np.shape(x)
 
 
+def dtype_of(x: Any, func: str, arg: str) -> np.dtype[Any]:
+    """The dtype of an argument of any kind :func:`as_input` takes, as it will read it: its
+    ``dtype`` where that is NumPy's, else that of its view (a device array's, a DLPack
+    producer's, NumPy's array of a sequence or scalar; no copy of an array). Raises as
+    :func:`as_input` for what is not an array."""
+    dt = getattr(x, "dtype", None)
+    if isinstance(dt, np.dtype):
+        return dt
+    return _view(x, func, arg)[0].dtype
+
+
 def host_array(x: Any, func: str, arg: str) -> NDArray[Any]:
     """A NumPy array of ``x``, an argument of any kind :func:`as_input` takes (a sequence, a
     NumPy, CuPy or DLPack array of the host or the device): host arrays as they are, device ones

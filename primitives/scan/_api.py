@@ -173,7 +173,7 @@ def _prepare_accumulation(func, op):
         if out is None:
             return _prepared(func, x, op, axis, dtype, variant, False)
         _checks.accumulation_out(func, x, axis, out)
-        dtype = _checks.accumulation_dtype(x, dtype, out)
+        dtype = _checks.accumulation_dtype(func, x, dtype, out)
         scan = cumsum if op == "sum" else cumprod
 
         def run(a):

@@ -78,11 +78,13 @@ def accumulation_out(func, x, axis, out):
     _checks.check_out(out, shape, func)
 
 
-def accumulation_dtype(x, dtype, out):
+def accumulation_dtype(func, x, dtype, out):
     """The dtype cumsum or cumprod scans in when it writes into ``out`` (NumPy's rule: without
     ``dtype``, the promotion of ``out``'s dtype and the input's, so that int64 sums into a
-    float64 ``out`` add in float64 and never wrap)."""
-    in_dt = getattr(x, "dtype", None)
-    if dtype is None and in_dt is not None and np.dtype(out.dtype) in _sp.DTYPES:
-        return np.result_type(np.dtype(out.dtype), np.dtype(in_dt).newbyteorder("="))
+    float64 ``out`` add in float64 and never wrap). ``x``: the caller's, of any kind the scans
+    take (its dtype as it will be read: a DLPack producer's or a sequence's too)."""
+    if dtype is None and np.dtype(out.dtype) in _sp.DTYPES:
+        in_dt = _checks.dtype_of(x, func, "x").newbyteorder("=")
+        if in_dt in _sp.DTYPES:  # others: the scan's own error names them
+            return np.result_type(np.dtype(out.dtype), in_dt)
     return dtype

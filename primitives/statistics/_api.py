@@ -344,7 +344,7 @@ def _prepare_cum(a, axis, dtype, out, func):
     _checks.check_dtype(arr.dtype, NUMERIC, func)
     if out is not None:  # as cumsum's: NumPy's checks of out, and its dtype's part in the scan's
         _scan._checks.accumulation_out(func, arr, axis, out)
-        dtype = _scan._checks.accumulation_dtype(arr, dtype, out)
+        dtype = _scan._checks.accumulation_dtype(func, arr, dtype, out)
     xp = inp.backend.xp
     if arr.dtype.kind in "fc":
         if axis is None or arr.ndim <= 1:  # the flat scan's kernel compiles beside nan_to's

@@ -636,6 +636,23 @@ def test_out_receives_the_result_cast(func, rng):
 
 
 @pytest.mark.parametrize("func", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("producer", ["array", "dlpack", "list"])
+def test_out_scans_in_the_promotion_of_out_whatever_the_input(func, producer):
+    """With out= and no dtype, NumPy scans in the promotion of out's dtype and the input's,
+    read as the input will be read: a DLPack producer's dtype (which has no ``dtype`` of
+    NumPy's) and a sequence's (NumPy's array of it) too. uint8 sums into a bool out add in
+    uint8, so a running sum of exactly 256 wraps to 0 and reads False; the same numbers as a
+    list are int64 and never wrap."""
+    x = np.full(300, 2 if func == "cumsum" else 1, np.uint8)
+    if func == "cumprod":
+        x[[10, 20]] = 16  # the running product 256 at index 20
+    arg = {"array": x, "dlpack": H.DLPackOnly(x), "list": x.tolist()}[producer]
+    want = getattr(np, func)(x.tolist() if producer == "list" else x, out=np.empty(300, bool))
+    assert want[127 if func == "cumsum" else 20] == (producer == "list")
+    H.assert_same(getattr(prim, func)(arg, out=np.empty(300, bool)), want)
+
+
+@pytest.mark.parametrize("func", ["cumsum", "cumprod"])
 def test_out_errors(func):
     """A wrong shape or a read-only out: ValueError; not an array: TypeError; named, before
     any launch."""
