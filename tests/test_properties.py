@@ -105,14 +105,21 @@ def _exports(x):
     return True
 
 
+def as_sequence(a):
+    """``a`` as nested Python lists (a Python scalar when 0-d): how a sequence is handed over."""
+    return a.tolist()
+
+
 @st.composite
-def producers(draw, x):
-    """How the library is handed ``x``: the NumPy array itself, or (where NumPy exports it) an
+def producers(draw, x, sequences=False):
+    """How the library is handed ``x``: the NumPy array itself, (where NumPy exports it) an
     object that speaks DLPack and nothing else (:class:`~primitives.testing.harness.DLPackOnly`),
-    as another library's array is met."""
-    if _exports(x) and draw(st.booleans()):
-        return H.DLPackOnly
-    return None
+    as another library's array is met, or with ``sequences`` nested lists (:func:`as_sequence`:
+    the caller then compares with NumPy's reading of the same lists, of NumPy's dtype for them)."""
+    choices = (
+        [None] + ([H.DLPackOnly] if _exports(x) else []) + ([as_sequence] if sequences else [])
+    )
+    return draw(st.sampled_from(choices))
 
 
 def _call(xp, name, x, kwargs, out_dt, args=(), wrap=None):
@@ -166,10 +173,13 @@ def _undefined_cast(name, x, kwargs, out_dt):
 
 
 def _twins(name, x, kwargs, out_dt=None, args=(), wrap=None):
+    if wrap is as_sequence:  # NumPy's array of the lists: the oracle's input and the dtype's
+        x = np.asarray(as_sequence(x))
+
     def body(xp):
         return _call(xp, name, x, kwargs, out_dt, args, wrap)
 
-    via = "" if wrap is None else ", via DLPack"
+    via = {None: "", as_sequence: ", as lists"}.get(wrap, ", via DLPack")
     body.__name__ = f"{name}({x.dtype}{x.shape}, {kwargs}, out={out_dt}{via})"
     assume(not _undefined_cast(name, x, kwargs, out_dt))
     _defined(body)
@@ -186,7 +196,7 @@ def test_sum_prod_mean(data, name):
     if data.draw(st.booleans(), "with dtype"):
         kwargs["dtype"] = data.draw(st.sampled_from(ALL), "dtype")
     out_dt = data.draw(st.sampled_from((None,) + ALL), "out dtype")
-    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
+    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x, sequences=True), "producer"))
 
 
 @SETTINGS
@@ -201,7 +211,7 @@ def test_min_max_any_all(data, name):
         # dtype: each element combined as it is); one out's dtype holds
         kwargs["initial"] = data.draw(st.sampled_from((0, 1, 3)), "initial")
         assume(out_dt is None or out_dt.kind != "b")
-    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
+    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x, sequences=True), "producer"))
 
 
 @SETTINGS
@@ -242,7 +252,7 @@ def test_argmin_argmax(data, name):
         "keepdims": data.draw(st.booleans()),
     }
     out_dt = data.draw(st.sampled_from((None, np.dtype(np.int64))), "out dtype")
-    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
+    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x, sequences=True), "producer"))
 
 
 @SETTINGS
@@ -257,7 +267,7 @@ def test_cumsum_cumprod(data, name):
             st.sampled_from(COMPLEX if x.dtype.kind == "c" else ALL), "dtype"
         )
     out_dt = data.draw(st.sampled_from((None,) + ALL), "out dtype")
-    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
+    _twins(name, x, kwargs, out_dt, wrap=data.draw(producers(x, sequences=True), "producer"))
 
 
 def _sorted_along(a, axis):
