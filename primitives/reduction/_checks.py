@@ -226,14 +226,14 @@ def normalize_axis(axis, ndim, func, scalar_int=True):
         _checks.axis_index(axis, ndim, func, "an integer, a tuple of integers or None")
         return ()
     items = axis if isinstance(axis, tuple) else (axis,)
-    out = []
-    for a in items:
-        a = _checks.axis_index(
+    out = [  # every axis checked first, then the repeats: NumPy's order of its errors
+        _checks.axis_index(
             a, ndim, func, "an integer, a tuple of integers or None", scalar=ndim == 0
         )
-        if a in out:
-            raise ValueError(f"{func}: duplicate value in 'axis'")
-        out.append(a)
+        for a in items
+    ]
+    if len(set(out)) != len(out):
+        raise ValueError(f"{func}: duplicate value in 'axis'")
     return tuple(sorted(out))
 
 

@@ -95,6 +95,8 @@ def test_empty_axes():
         ("sum", {"axis": 2}, np.exceptions.AxisError),
         ("min", {"axis": -3}, np.exceptions.AxisError),
         ("max", {"axis": (0, 0)}, ValueError),
+        # a repeat and an axis out of range: NumPy checks every axis before the repeats
+        ("sum", {"axis": (0, -2, 2)}, np.exceptions.AxisError),
         ("sum", {"axis": 0.5}, TypeError),
         ("sum", {"axis": True}, TypeError),  # NumPy refuses a bool axis
         ("min", {"axis": (0, np.True_)}, TypeError),
@@ -103,8 +105,8 @@ def test_empty_axes():
     ],
 )
 def test_axis_errors(func, kw, exc):
-    """NumPy's error types (a bad axis, a repeated axis, a non-integer axis, out of another
-    shape), each message naming the function."""
+    """NumPy's error types (a bad axis, a repeated axis, both, a non-integer axis, out of
+    another shape), each message naming the function."""
     x = np.ones((2, 3), np.float64)
     with pytest.raises(exc):
         FUNCS[func](x, **kw)
