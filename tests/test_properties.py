@@ -172,9 +172,14 @@ def _undefined_cast(name, x, kwargs, out_dt):
     return bool(kinds & set("fc")) or name == "mean"
 
 
+def oracle_input(x, wrap):
+    """What NumPy, the oracle, is handed for ``x`` handed over by ``wrap`` (:func:`producers`):
+    ``x`` itself, or for lists NumPy's array of them (of NumPy's dtype for them)."""
+    return np.asarray(as_sequence(x)) if wrap is as_sequence else x
+
+
 def _twins(name, x, kwargs, out_dt=None, args=(), wrap=None):
-    if wrap is as_sequence:  # NumPy's array of the lists: the oracle's input and the dtype's
-        x = np.asarray(as_sequence(x))
+    x = oracle_input(x, wrap)
 
     def body(xp):
         return _call(xp, name, x, kwargs, out_dt, args, wrap)

@@ -25,6 +25,7 @@ from tests.test_properties import (
     _undefined_cast,
     arrays,
     axes,
+    oracle_input,
     producers,
 )
 
@@ -46,6 +47,8 @@ def _rtol(*dts):
 
 
 def _check(name, x, kwargs, out_dt=None, args=(), rtol=0.0, wrap=None):
+    x = oracle_input(x, wrap)
+
     def body(xp):
         return _call(xp, name, x, kwargs, out_dt, args, wrap)
 
@@ -71,7 +74,14 @@ def test_var_std(data, name):
     out_dt = data.draw(st.sampled_from((None,) + FLOATS), "out dtype")
     assume(not (out_dt is not None and x.dtype.kind == "c"))  # NumPy's ComplexWarning cast
     res = [x.dtype, kwargs.get("dtype", np.float64), out_dt or np.float64]
-    _check(name, x, kwargs, out_dt, rtol=_rtol(*res), wrap=data.draw(producers(x), "producer"))
+    _check(
+        name,
+        x,
+        kwargs,
+        out_dt,
+        rtol=_rtol(*res),
+        wrap=data.draw(producers(x, sequences=True), "producer"),
+    )
 
 
 @SETTINGS
@@ -97,7 +107,15 @@ def test_means(data, name):
         out_dt = data.draw(st.sampled_from((None,) + FLOATS + COMPLEX), "out dtype")
     with np.errstate(all="ignore"):
         rtol = _rtol(x.dtype, kwargs.get("dtype", x.dtype))
-        _check(name, x, kwargs, out_dt, args, rtol=rtol, wrap=data.draw(producers(x), "producer"))
+        _check(
+            name,
+            x,
+            kwargs,
+            out_dt,
+            args,
+            rtol=rtol,
+            wrap=data.draw(producers(x, sequences=True), "producer"),
+        )
 
 
 @SETTINGS
@@ -124,7 +142,7 @@ def test_nan_reductions_and_scans(data, name):
         # (C's conversion), then reduces in the promoted dtype; not a defined answer
         assume(out_dt.kind in "ifc" or (out_dt.kind == "u" and kwargs["initial"] >= 0))
     with np.errstate(all="ignore"):
-        _check(name, x, kwargs, out_dt, wrap=data.draw(producers(x), "producer"))
+        _check(name, x, kwargs, out_dt, wrap=data.draw(producers(x, sequences=True), "producer"))
 
 
 @SETTINGS
@@ -136,7 +154,7 @@ def test_arg_ptp_count(data, name):
         "keepdims": data.draw(st.booleans(), "keepdims"),
     }
     assume(not (name == "ptp" and x.dtype.kind == "b"))  # NumPy: subtract of booleans
-    _check(name, x, kwargs, wrap=data.draw(producers(x), "producer"))
+    _check(name, x, kwargs, wrap=data.draw(producers(x, sequences=True), "producer"))
 
 
 @SETTINGS
@@ -146,7 +164,7 @@ def test_median(data, name):
     kwargs = {"axis": data.draw(axes(x.ndim), "axis"), "keepdims": data.draw(st.booleans())}
     out_dt = data.draw(st.sampled_from((None,) + FLOATS), "out dtype")
     with np.errstate(all="ignore"):
-        wrap = data.draw(producers(x), "producer")
+        wrap = data.draw(producers(x, sequences=True), "producer")
         _check(name, x, kwargs, out_dt, rtol=_rtol(x.dtype, out_dt or x.dtype), wrap=wrap)
 
 
@@ -174,5 +192,5 @@ def test_quantiles(data, name):
         "method": data.draw(st.sampled_from(METHODS), "method"),
     }
     with np.errstate(all="ignore"):
-        wrap = data.draw(producers(x), "producer")
+        wrap = data.draw(producers(x, sequences=True), "producer")
         _check(name, x, kwargs, None, (qv,), rtol=_rtol(x.dtype), wrap=wrap)
