@@ -84,7 +84,7 @@ def accumulation_dtype(func, x, dtype, out):
     float64 ``out`` add in float64 and never wrap). ``x``: the caller's, of any kind the scans
     take (its dtype as it will be read: a DLPack producer's or a sequence's too)."""
     if dtype is None and np.dtype(out.dtype) in _sp.DTYPES:
-        in_dt = _checks.dtype_of(x, func, "x").newbyteorder("=")
+        in_dt = _checks.native_dtype(_checks.dtype_of(x, func, "x"))
         if in_dt in _sp.DTYPES:  # others: the scan's own error names them
             return np.result_type(np.dtype(out.dtype), in_dt)
     return dtype
