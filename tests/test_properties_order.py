@@ -2,7 +2,8 @@
 (``kind``, ``stable``, NaNs and complex), unique with each of its outputs, searchsorted (``side``,
 ``sorter``, scalar and n-d queries), lexsort, histogram (bin counts, edges, ``range``,
 ``weights``, ``density``) and bincount, over the layouts of :func:`tests.test_properties.arrays`
-(C, F, reversed, sliced and transposed views; 0-d, empty and length-1 axes).
+(C, F, reversed, sliced and transposed views; 0-d, empty and length-1 axes), handed over as
+NumPy arrays, DLPack producers or nested lists (NumPy then handed the same lists).
 
 Values are small integers with NaNs, so ties are the rule and every result is exact: argsort
 and the indices of unique are compared where NumPy's are defined (a stable sort's; unique's first
@@ -14,7 +15,7 @@ from hypothesis import assume, given, strategies as st
 
 from primitives.testing import harness as H
 
-from tests.test_properties import ALL, REAL, SETTINGS, arrays, producers
+from tests.test_properties import ALL, REAL, SETTINGS, arrays, as_sequence, oracle_input, producers
 
 NUMERIC = tuple(d for d in REAL if d.kind != "b")
 SORTABLE = tuple(d for d in ALL if d.kind != "b") + (np.dtype(bool),)
@@ -28,8 +29,10 @@ def _twins(name, body, x, rtol=0.0):
 
 def _given(xp, x, wrap):
     """``x`` as the library is handed it (``wrap``: :func:`tests.test_properties.producers`);
-    NumPy's own array for NumPy."""
-    return x if wrap is None or xp is np else wrap(x)
+    NumPy is handed the same lists, else its own array."""
+    if xp is np:
+        return as_sequence(x) if wrap is as_sequence else x
+    return x if wrap is None else wrap(x)
 
 
 def _axis(data, x):
@@ -55,7 +58,7 @@ def test_sort_argsort(data, name):
     elif name == "argsort":  # NumPy's default quicksort orders ties in its own way
         kwargs["kind"] = "stable"
 
-    wrap = data.draw(producers(x), "producer")
+    wrap = data.draw(producers(x, sequences=True), "producer")
 
     def body(xp):
         return getattr(xp, name)(_given(xp, x, wrap), **kwargs)
@@ -81,7 +84,7 @@ def test_unique(data):
         and np.isnan(x).sum() > 1
     )
 
-    wrap = data.draw(producers(x), "producer")
+    wrap = data.draw(producers(x, sequences=True), "producer")
 
     def body(xp):
         res = xp.unique(_given(xp, x, wrap), **flags)
@@ -92,7 +95,8 @@ def test_unique(data):
         res = list(res)
         i = 1 + flags["return_index"]
         uniq, inv = H.to_host(res[0]), H.to_host(res[i])
-        H.assert_same(uniq[inv].reshape(-1), x.reshape(-1), what="unique[inverse]")
+        want = oracle_input(x, wrap).reshape(-1)
+        H.assert_same(uniq[inv].reshape(-1), want, what="unique[inverse]")
         del res[i]
         return tuple(res)
 
@@ -114,9 +118,9 @@ def test_searchsorted(data):
     sorter = np.argsort(a, kind="stable") if with_sorter else None
     keys = a if with_sorter else np.sort(a)
 
-    wrap_a, wrap_v = data.draw(producers(keys), "producer of a"), None
+    wrap_a, wrap_v = data.draw(producers(keys, sequences=True), "producer of a"), None
     if isinstance(v, np.ndarray):
-        wrap_v = data.draw(producers(v), "producer of v")
+        wrap_v = data.draw(producers(v, sequences=True), "producer of v")
 
     def body(xp):
         return xp.searchsorted(
@@ -168,7 +172,7 @@ def test_histogram(data):
     kwargs["density"] = data.draw(st.booleans(), "density")
     assume(not (x.dtype.kind == "f" and np.isnan(x).any() and form == "count"))  # NumPy raises
 
-    wrap = data.draw(producers(x), "producer")
+    wrap = data.draw(producers(x, sequences=True), "producer")
 
     def body(xp):
         return xp.histogram(_given(xp, x, wrap), **kwargs)
@@ -191,7 +195,7 @@ def test_bincount(data):
             data.draw(st.sampled_from((np.float64, np.float32, np.int64)), "weights dtype")
         )
 
-    wrap = data.draw(producers(x), "producer")
+    wrap = data.draw(producers(x, sequences=True), "producer")
 
     def body(xp):
         return xp.bincount(_given(xp, x, wrap), **kwargs)

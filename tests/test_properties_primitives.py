@@ -5,7 +5,9 @@ compact_indices, the scans with every named operator along any axis, radix_sort 
 included), and histogram2d/histogramdd against NumPy's own.
 
 Inputs come from :func:`tests.test_properties.arrays` (every layout, 0-d and empty arrays,
-small integers with NaNs), so ties and runs are the rule and every result is exact.
+small integers with NaNs), so ties and runs are the rule and every result is exact. topk,
+segmented_reduce and compact are handed them as NumPy arrays, DLPack producers or nested lists
+(the oracle then reads NumPy's array of those lists).
 """
 
 import numpy as np
@@ -13,7 +15,7 @@ from hypothesis import assume, given, strategies as st
 
 from primitives.testing import harness as H
 
-from tests.test_properties import ALL, REAL, SETTINGS, arrays, producers
+from tests.test_properties import ALL, REAL, SETTINGS, arrays, oracle_input, producers
 
 NUMERIC = tuple(d for d in REAL if d.kind != "b")
 SEGMENTED = tuple(np.dtype(c) for c in "iIqQfd")  # the segmented primitives' dtypes
@@ -55,8 +57,10 @@ def test_topk(data):
     k = data.draw(st.integers(0, n), "k")
     largest = data.draw(st.booleans(), "largest")
     ordered = data.draw(st.booleans(), "sorted")
-    wrap = data.draw(producers(x), "producer") or (lambda a: a)
-    got = prim.topk(wrap(x), k, axis=axis, largest=largest, sorted=ordered)
+    wrap = data.draw(producers(x, sequences=True), "producer")
+    assume(oracle_input(x, wrap).shape == x.shape)  # lists of an empty (0, 0): a 1-D empty one
+    got = prim.topk(wrap(x) if wrap else x, k, axis=axis, largest=largest, sorted=ordered)
+    x = oracle_input(x, wrap)  # the oracle's reading of what the library was handed
     vals, idx = H.to_host(got)  # NumPy's arrays (DLPackOnly's library has no from_dlpack)
     a = axis % x.ndim
     assert vals.dtype == x.dtype and idx.dtype == np.int64
@@ -107,8 +111,10 @@ def test_segmented_reduce(data, op):
     x = data.draw(arrays(dtypes=(dt,), min_ndim=1), "x").reshape(-1)
     offsets = _offsets(data, x.size, cover=False)
     assume(offsets.size >= 1)
-    wrap = data.draw(producers(x), "producer") or (lambda a: a)
-    got = H.to_host(prim.segmented_reduce(wrap(x), offsets, op))
+    wrap = data.draw(producers(x, sequences=True), "producer")
+    got = H.to_host(prim.segmented_reduce(wrap(x) if wrap else x, offsets, op))
+    x = oracle_input(x, wrap)
+    dt = x.dtype
     parts = [x[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
     res_dt = np.sum(x[:0]).dtype if op == "sum" else dt
     want = np.array(
@@ -196,8 +202,9 @@ def test_compact(data):
     prim = _prim()
     x = data.draw(arrays(dtypes=ALL), "x")
     mask = _seed(data).random(x.shape) < data.draw(st.sampled_from((0.0, 0.3, 1.0)), "share")
-    wrap = data.draw(producers(x), "producer") or (lambda a: a)
-    got = prim.compact(wrap(x), mask)
+    wrap = data.draw(producers(x, sequences=True), "producer")
+    got = prim.compact(wrap(x) if wrap else x, mask)
+    x = oracle_input(x, wrap)
     H.assert_same(got, x.reshape(-1)[mask.reshape(-1)], what="compact")
     H.assert_same(prim.compact_indices(mask), np.flatnonzero(mask), what="compact_indices")
 
