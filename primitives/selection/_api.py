@@ -167,13 +167,15 @@ def _finish(inp, shape, out, func, scalar=True, spread=False):
     return finish
 
 
-def _numpy_empty(func, inp, *args, **kwargs):
+def _numpy_empty(func, inp, *args, shape=None, **kwargs):
     """NumPy's answer for an empty ``a`` (its errors, warnings, shape and dtype: no value to
-    compute), in the caller's kind."""
+    compute), in the caller's kind; ``shape``: NumPy asked about zeros of that shape in place
+    of ``a`` (a stand-in of the same result, where no quantile is asked)."""
     import numpy as np
 
+    shape = inp.array.shape if shape is None else shape
     try:
-        res = getattr(np, func)(np.empty(inp.array.shape, inp.array.dtype), *args, **kwargs)
+        res = getattr(np, func)(np.zeros(shape, inp.array.dtype), *args, **kwargs)
     except (IndexError, ValueError, TypeError, ZeroDivisionError) as exc:
         raise type(exc)(f"{func}: {exc}") from None
     arr = inp.backend.xp.asarray(np.asarray(res))
@@ -195,10 +197,18 @@ def _prepare_quantile(func, a, q, axis, out, method, keepdims, weights, percent,
         _check_out(out, shape, func, spread)
     if arr.dtype == bool and interpolates:
         raise TypeError(f"{func}: method {method!r} interpolates, which bool values cannot")
-    if arr.size == 0:
+    if arr.size == 0 or qa.size == 0:
+        # nothing to compute: NumPy's answer, of an empty a, or (no quantile asked) of a
+        # stand-in whose reduced axes are one long (the same result's shape and dtype)
         q_given = q if weak else qa * (100 if percent else 1)
-        more = {} if w is None else {"weights": _backend.to_host(weights)}
-        res = _numpy_empty(func, inp, q_given, axis=axis, method=method, keepdims=keepdims, **more)
+        if arr.size == 0:
+            stand, more = arr.shape, {} if w is None else {"weights": _backend.to_host(weights)}
+        else:
+            stand = tuple(1 if i in axes else s for i, s in enumerate(arr.shape))
+            more = {} if w is None else {"weights": np.ones(stand, w.dtype)}
+        res = _numpy_empty(
+            func, inp, q_given, axis=axis, method=method, keepdims=keepdims, shape=stand, **more
+        )
         return _entry.Prepared.done(res if out is None else _core_checks.write_out(out, res, func))
     kept = tuple(s for i, s in enumerate(arr.shape) if i not in axes)
     if w is not None:  # NumPy's weighted quantile gives a 0-d array for a 0-d result

@@ -145,6 +145,24 @@ def test_scalar_and_empty():
     H.assert_same(prim.median(np.empty((0, 3)), axis=1), np.empty(0))
 
 
+@pytest.mark.parametrize("p", [RADIX, SORT], ids=["radix", "sort"])
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile", "percentile", "nanpercentile"])
+def test_no_quantile_asked(rng, p, fn):
+    """An empty q gives NumPy's empty result (its shape and dtype), whichever path the rows
+    would take: the radix selection of no ranks divided by zero."""
+    x = make(rng, (4, 300), np.float32, nans=0.1)
+    with path(p):
+        for q in ([], np.empty(0, np.float32), ()):
+            for method in ("linear", "inverted_cdf"):
+                for kw in ({}, {"axis": 1}, {"axis": 0, "keepdims": True}):
+                    H.assert_same(*both(fn, x, q, method=method, **kw))
+                    H.assert_same(*both(fn, x.astype(np.int8), q, method=method, **kw))
+        w = np.ones(x.shape)
+        H.assert_same(*both(fn, x, [], axis=1, method="inverted_cdf", weights=w))
+        out = np.full((0, 4), 7.0)
+        assert getattr(prim, fn)(x, [], axis=1, out=out) is out
+
+
 def test_bool():
     x = np.array([True, False, True, True])
     H.assert_same(*both("quantile", x, 0.5, method="lower"))
