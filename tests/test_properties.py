@@ -26,7 +26,12 @@ ALL = REAL + COMPLEX
 #: lengths of an axis: none, one, a few, across a warp and across a block of threads
 LENGTHS = (0, 1, 1, 2, 3, 5, 7, 33, 130)
 LAYOUTS = ("C", "F", "reversed", "sliced", "transposed")
-MAX_SIZE = 4096
+#: elements of an array at most; PRIM_PROPERTY_MAX_SIZE raises it for a longer run, whose axes
+#: then also take lengths across a tile and across several (many blocks, a decoupled
+#: look-back over tiles, a radix pass of many tiles)
+MAX_SIZE = int(os.environ.get("PRIM_PROPERTY_MAX_SIZE", 4096))
+if MAX_SIZE > 4096:
+    LENGTHS += (1000, 4099, 70001)
 SETTINGS = settings(
     max_examples=int(os.environ.get("PRIM_PROPERTY_EXAMPLES", 60)),
     deadline=None,
@@ -172,6 +177,27 @@ def _undefined_cast(name, x, kwargs, out_dt):
     return bool(kinds & set("fc")) or name == "mean"
 
 
+#: elements NumPy's buffered iterator takes at a time (its default buffer size)
+NUMPY_BUFFER = 8192
+
+
+def _buffered_out(name, x, kwargs, out_dt, args=()):
+    """Whether NumPy may cast partial results into ``out`` of another dtype than its result's:
+    past one buffer of elements its reductions and scans are buffered (an F-ordered input
+    reduced along its rows, say) and write each buffer's partial results into ``out``, then
+    go on from them, so that ``sum(int8, out=bool)`` is ``bool(bool(a) + b)``, not
+    ``bool(a + b)``, for some layouts only. The library casts the finished result once."""
+    if out_dt is None or x.size <= NUMPY_BUFFER:
+        return False
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = getattr(np, name)(x, *args, **kwargs)
+    except Exception:  # the call's own error, compared by the harness  # noqa: BLE001
+        return False
+    return np.asarray(res).dtype != np.dtype(out_dt)
+
+
 _SCANS = {"cumsum": np.nancumsum, "nancumsum": np.nancumsum}
 _SCANS.update(cumprod=np.nancumprod, nancumprod=np.nancumprod)
 
@@ -212,6 +238,7 @@ def _twins(name, x, kwargs, out_dt=None, args=(), wrap=None):
     body.__name__ = f"{name}({x.dtype}{x.shape}, {kwargs}, out={out_dt}{via})"
     assume(not _undefined_cast(name, x, kwargs, out_dt))
     assume(not _float16_rounding(name, x, kwargs, out_dt))
+    assume(not _buffered_out(name, x, kwargs, out_dt, args))
     _defined(body)
     before = x.copy()
     H.run_twins(body, name=name)
