@@ -59,6 +59,10 @@ def _check(name, x, kwargs, out_dt=None, args=(), rtol=0.0, wrap=None):
     assume(not _float16_rounding(name, x, kwargs, out_dt))
     assume(not _buffered_out(name, x, kwargs, out_dt, args))
     _defined(body)
+    if x.size > 4096:  # a longer run's (PRIM_PROPERTY_MAX_SIZE): NumPy adds along a strided
+        # axis one element after another, some hundreds of units in the last place off the
+        # exact variance of 20,000 elements (the library's within a few)
+        rtol *= x.size / 1024
     before = x.copy()
     H.run_twins(body, name=name, rtol=rtol, atol=rtol)
     H.assert_same(x, before, what=f"{name} left its input unchanged")
