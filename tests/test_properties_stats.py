@@ -9,6 +9,8 @@ take roots (means, variances, interpolated quantiles) are compared within a few 
 last place of their result dtype.
 """
 
+import warnings
+
 import numpy as np
 from hypothesis import assume, given, strategies as st
 
@@ -68,6 +70,21 @@ def _check(name, x, kwargs, out_dt=None, args=(), rtol=0.0, wrap=None):
     H.assert_same(x, before, what=f"{name} left its input unchanged")
 
 
+def _float16_overflow(name, x, kwargs):
+    """Whether NumPy's float16 variance overflows: it sums the squared deviations in float16
+    (a float16 input, or ``dtype=float16``), inf past 65504 (4096 elements and more of the
+    longer runs), where the library sums them in float64 (docs/statistics.rst)."""
+    if x.size <= 4096:
+        return False
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = np.asarray(getattr(np, name)(x, **kwargs))
+    except Exception:  # the call's own error, compared by the harness  # noqa: BLE001
+        return False
+    return res.dtype == np.float16 and bool(np.isinf(res).any())
+
+
 @SETTINGS
 @given(data=st.data(), name=st.sampled_from(("var", "std", "nanvar", "nanstd")))
 def test_var_std(data, name):
@@ -82,6 +99,7 @@ def test_var_std(data, name):
     out_dt = data.draw(st.sampled_from((None,) + FLOATS), "out dtype")
     assume(not (out_dt is not None and x.dtype.kind == "c"))  # NumPy's ComplexWarning cast
     res = [x.dtype, kwargs.get("dtype", np.float64), out_dt or np.float64]
+    assume(not _float16_overflow(name, x, kwargs))
     _check(
         name,
         x,
