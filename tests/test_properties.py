@@ -190,13 +190,19 @@ def _buffered_out(name, x, kwargs, out_dt, args=()):
     ``bool(a + b)``, for some layouts only. The library casts the finished result once."""
     if out_dt is None or x.size <= NUMPY_BUFFER:
         return False
+    res = numpy_quietly(name, x, kwargs, args)
+    return res is not None and res.dtype != np.dtype(out_dt)
+
+
+def numpy_quietly(name, x, kwargs, args=()):
+    """NumPy's ``name(x, *args, **kwargs)`` as an array, without its warnings; None where it
+    raises (the call's own error, which the harness compares)."""
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = getattr(np, name)(x, *args, **kwargs)
-    except Exception:  # the call's own error, compared by the harness  # noqa: BLE001
-        return False
-    return np.asarray(res).dtype != np.dtype(out_dt)
+            return np.asarray(getattr(np, name)(x, *args, **kwargs))
+    except Exception:  # noqa: BLE001
+        return None
 
 
 _SCANS = {"cumsum": np.nancumsum, "nancumsum": np.nancumsum}
