@@ -35,8 +35,12 @@
 //   look-back status words, whether float images need the fold and, where the pass's digits are
 //   skewed (its most frequent digit holds at least skew / 256 of the keys), that digit (else 256);
 //   all of this is decided on the device, so the host never waits. If no pass is needed, the last
-//   one runs (a stable copy).
-// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS, CONSTANT>:
+//   one runs (a stable copy). kernels 2: each pass has two pass kernels, and the plan row's
+//   dominant digit says which runs (SELECT below); the epochs of each kernel's status words
+//   alternate with that kernel's own runs (launches[0] and launches[1] count them), since each
+//   kernel looks back over status words of its own.
+// onesweep_pass<U, V, VALUES, BLOCK, ITEMS, MIN_BLOCKS, WINDOW, MATCH, PREFETCH, PARTS, CONSTANT,
+//   SELECT>:
 //   one digit pass over one portion of the input (a portion is a whole number of tiles and fewer
 //   than 2^29 keys, so a digit's count within a portion fits the 29-bit count of a status word;
 //   inputs past 2^29 keys run one launch per portion, in order: `offsets` holds the portion's first
@@ -60,6 +64,9 @@
 //   every tile is counted, and one whose counts put every key on one digit (read by the count's
 //   closing barrier, a __syncthreads_or in place of a __syncthreads) is not ranked: the same
 //   tiles, any tile (padding ranks last), for no comparison and no extra barrier.
+//   SELECT 0: the pass's only kernel. 1: one of a pass's two kernels (another tile), run where
+//   the plan found the pass's digits spread (row[7] 256); 2: the other, run where they are skewed;
+//   the grid of the kernel not chosen returns at once, before it draws a tile.
 //   PREFETCH > 0: a block first asks the L2 cache for the keys (and values read from memory) of
 //   the portion's tile PREFETCH ids after its own (util/load.cuh: prefetch_l2), so that the
 //   block that draws it finds them there: two resident blocks per SM alone keep too few loads in
@@ -69,7 +76,8 @@
 //   sizeof(V)).
 //   Static shared: 256 long longs and 256 pointers (each digit's output position and address).
 //   Preconditions: tile_counter 0 (left 0); status holds one word per (tile, digit) of the whole
-//   input, written by the previous pass (or zero): the epoch bit tells this pass's words apart.
+//   input, written by the previous pass of this kernel (or zero): the epoch bit tells this pass's
+//   words apart.
 #include "util/prim.cuh"
 #include "util/thread.cuh"
 #include "util/load.cuh"
@@ -270,7 +278,7 @@ template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
     onesweep_plan(unsigned* __restrict__ hist, int passes, long long n,
                   long long* __restrict__ offsets, int pass_stride, int* __restrict__ plan,
-                  unsigned* __restrict__ launches, int skew) {
+                  unsigned* __restrict__ launches, int skew, int kernels) {
     static_assert(BLOCK == os::RADIX, "onesweep_plan: a thread a digit");
     __shared__ long long scratch[BLOCK / prim::WARP];
     __shared__ int constant[8];
@@ -295,26 +303,32 @@ __global__ void __launch_bounds__(BLOCK)
         int active = 0;
         for (int p = 0; p < passes; ++p) active += !constant[p];
         const int runs = active ? active : 1;
-        const unsigned epoch0 = *launches;
+        // the runs so far of each pass kernel: kernel 1 (SELECT 1) looks back over status
+        // words of its own, whose epochs alternate with its own runs
+        unsigned epochs[2] = {launches[0], launches[1]};
         int a = 0;
         for (int p = 0; p < passes; ++p) {
             int* row = plan + p * os::PLAN_WORDS;
             const int on = !constant[p] || (active == 0 && p == passes - 1);
+            // the pass's most frequent digit where it holds at least skew / 256 of the keys
+            const unsigned long long most = top[p];
+            const int dominant = static_cast<long long>(most >> 8) * os::RADIX >= skew * n
+                ? static_cast<int>(most & 255u)
+                : os::RADIX;
+            const int k = kernels == 2 && dominant == os::RADIX;  // the pass's kernel
             row[0] = on;
             row[1] = on && a == 0;
             row[2] = on && a == runs - 1;
             row[3] = (a + 1) & 1;  // scratch buffer read (a - 1) & 1
             row[4] = a & 1;  // scratch buffer written
-            row[5] = static_cast<int>((epoch0 + a) & 1u);
+            row[5] = static_cast<int>(epochs[k] & 1u);
             row[6] = fold;
-            // the pass's most frequent digit where it holds at least skew / 256 of the keys
-            const unsigned long long most = top[p];
-            row[7] = static_cast<long long>(most >> 8) * os::RADIX >= skew * n
-                ? static_cast<int>(most & 255u)
-                : os::RADIX;
+            row[7] = dominant;
             a += on;
+            epochs[k] += on;
         }
-        *launches = epoch0 + runs;
+        launches[0] = epochs[0];
+        launches[1] = epochs[1];
     }
 }
 
@@ -435,7 +449,7 @@ __device__ __forceinline__ void onesweep_pass_tile(const PassTile<U, V>& t, int 
 }
 
 template <class U, class V, bool VALUES, int BLOCK, int ITEMS, int MIN_BLOCKS, int WINDOW,
-          int MATCH, int PREFETCH = 0, int PARTS = 1, int CONSTANT = 0>
+          int MATCH, int PREFETCH = 0, int PARTS = 1, int CONSTANT = 0, int SELECT = 0>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     onesweep_pass(const U* __restrict__ keys_in, U* __restrict__ keys_out,
                   U* __restrict__ keys_tmp0, U* __restrict__ keys_tmp1,
@@ -451,6 +465,9 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     constexpr int COUNTERS = rank_counters<os::BITS, PARTS>(WARPS);
     const int* row = plan;  // this pass's plan row
     if (row[0] == 0) return;  // the digit is constant over the input: the whole grid skips
+    // SELECT 1 runs the passes the plan found spread, 2 the skewed ones (the grid of the other
+    // kernel of the pass skips it); 0: every pass
+    if (SELECT != 0 && (row[7] < os::RADIX) != (SELECT == 2)) return;
     const bool first = row[1] != 0, last = row[2] != 0;
     const unsigned epoch = static_cast<unsigned>(row[5]);
     const U* kin = first ? keys_in : (row[3] ? keys_tmp1 : keys_tmp0);

@@ -8,6 +8,8 @@ module of its own on demand. Value configurations: the value width in bytes, 0 f
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .._core import dtypes as _dtypes, loader as _loader
@@ -35,12 +37,27 @@ def hist_name(kb, hpol):
     return f"onesweep_histogram<{KEY_C[kb]}, {hpol.block}>"
 
 
-def pass_name(kb, vb, pol):
+def pass_name(kb, vb, pol, select=0):
+    """The pass kernel of ``pol``'s tile; ``select`` 1 or 2: one of a pass's two kernels (the
+    spread passes' or the skewed ones', onesweep_pass's SELECT)."""
     vt, has = vc(vb)
+    tail = f", {select}" if select else ""
     return (
         f"onesweep_pass<{KEY_C[kb]}, {vt}, {has}, {pol.block}, {pol.items}, {pol.min_blocks}, "
-        f"{pol.window}, {pol.match}, {pol.prefetch}, {pol.parts}, {pol.constant_tiles}>"
+        f"{pol.window}, {pol.match}, {pol.prefetch}, {pol.parts}, {pol.constant_tiles}{tail}>"
     )
+
+
+def pass_kernels(pol):
+    """[(policy, SELECT)] of the pass kernels of ``pol``: itself alone (0), or, with a second
+    tile for the spread passes, itself for the skewed passes (2) and the spread tile's (1)."""
+    spread = pol.spread()
+    return [(pol, 0)] if spread is None else [(pol, 2), (spread, 1)]
+
+
+def pass_names(kb, vb, pol):
+    """The names of ``pol``'s pass kernels (:func:`pass_kernels`)."""
+    return [pass_name(kb, vb, p, s) for p, s in pass_kernels(pol)]
 
 
 def classic_names(kb, vb, pol):
@@ -108,7 +125,13 @@ def _table_names():
     policies = _policy.TABLE.policies
     hist, cl, seg = policies("histogram"), policies("classic"), policies("segmented")
     onesweep = [hist_name(k, h) for h in hist for k in (2, 4, 8)] + [ONESWEEP_PLAN]
-    onesweep += [pass_name(k, v, p) for k in (2, 4, 8) for v in VCFGS for p in policies((k, v))]
+    onesweep += [
+        name
+        for k in (2, 4, 8)
+        for v in VCFGS
+        for p in policies((k, v))
+        for name in pass_names(k, v, p)
+    ]
     classic = [classic_names(k, 0, p)[0] for p in cl for k in (4, 8)]
     classic += [classic_names(k, v, p)[1] for p in cl for k in (4, 8) for v in VCFGS]
     split = [split_names(k, 0)[0] for k in (4, 8)]
@@ -138,6 +161,24 @@ def _table_names():
 NAMES = {src: list(dict.fromkeys(names)) for src, names in _table_names().items()}
 for _src, _names in NAMES.items():
     _loader.register(_src, _names)
+#: a candidate the tables leave off (compiled by the NVRTC check): the pairs' passes in two tiles,
+#: the policy's for the skewed passes, one block of 512 x 24 an SM for the spread ones
+#: (tools.probes.pairs_tiles)
+SPREAD_CANDIDATE = dict(spread_block=512, spread_items=24, spread_min_blocks=1, skew=24)
+_loader.register(
+    ONESWEEP,
+    [
+        name
+        for p in _policy.TABLE.policies((4, 4))
+        for pol in (
+            p,
+            dataclasses.replace(p, match=4),
+            dataclasses.replace(p, match=4, constant_tiles=2),
+        )
+        for name in pass_names(4, 4, dataclasses.replace(pol, **SPREAD_CANDIDATE))
+    ],
+    shipped=False,
+)
 
 
 def kernel(source, name):

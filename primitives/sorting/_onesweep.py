@@ -39,18 +39,19 @@ def hist_grid(kernel, n, kb, hpol):
 
 
 class OnesweepScratch(_plans.Plan):
-    """The small scratch of onesweep for one (key bytes, value bytes, n, tile, passes, portions,
+    """The small scratch of onesweep for one (key bytes, value bytes, n, tiles, passes, portions,
     histogram policy, stream): the all-pass histogram (zeroed by the plan kernel after use), each
     pass's first output position per digit and portion, the pass plan (``plan``: PLAN_WORDS
-    words per pass), the launch counter behind the look-back epochs, the tile counter, one status
-    word per (tile, digit), and the grid of the histogram kernel."""
+    words per pass), the run counters behind the look-back epochs (one per pass kernel), the
+    tile counter, one status word per (tile, digit) of each pass kernel (``tiles``: their tiles
+    together), and the grid of the histogram kernel."""
 
     def __init__(self, xp, portions, passes, tiles, hist_grid):
         self.hist_grid = hist_grid
         self.hist = xp.zeros(passes * RADIX + 1, dtype=np.uint32)  # + the fold word
         self.offsets = xp.empty(passes * (portions + 1) * RADIX, dtype=np.int64)
         self.plan = xp.zeros(passes * PLAN_WORDS, dtype=np.int32)
-        self.launches = xp.zeros(1, dtype=np.uint32)
+        self.launches = xp.zeros(2, dtype=np.uint32)
         self.counter = xp.zeros(1, dtype=np.uint32)
         self.status = xp.zeros(tiles * RADIX, dtype=np.uint32)
         self.nbytes = _plans.scratch_bytes(
@@ -66,27 +67,30 @@ class OnesweepPlan(_plans.Plan):
 
     Public attributes: ``policy`` and ``hist_policy`` (the policies it was made with), ``n``,
     ``passes`` (digit passes at most; the device skips constant digits), ``portions`` (launches
-    per pass), ``scratch`` (:class:`OnesweepScratch`), and the launches ``hist``, ``plan`` and
-    ``pass_launches``."""
+    per pass of each pass kernel), ``scratch`` (:class:`OnesweepScratch`), and the launches
+    ``hist``, ``plan`` and ``pass_launches`` (with a spread tile, each pass's launches of both
+    kernels: the one the plan kernel did not pick returns at once)."""
 
     def __init__(self, job, pol, hpol):
         be, n, kb, vb = job.backend, job.n, job.kb, job.vb
         self.policy, self.hist_policy = pol, hpol
-        block, items = pol.block, pol.items
-        tile = block * items
-        tiles = _launch.cdiv(n, tile)
-        per_portion = max(1, pol.portion // tile)
-        portions = _launch.cdiv(tiles, per_portion)
+        kernels = _kernels.pass_kernels(pol)  # [(policy, SELECT)]
+        tiles = [_launch.cdiv(n, p.block * p.items) for p, _ in kernels]
+        per_portion = [max(1, pol.portion // (p.block * p.items)) for p, _ in kernels]
+        portions = [_launch.cdiv(t, pp) for t, pp in zip(tiles, per_portion)]
         passes = _launch.cdiv(job.end - job.begin, 8)
-        hist, _, pass_ = prefetch(kb, vb, pol, hpol)  # compiled at once
+        hist, _, *pass_names = prefetch(kb, vb, pol, hpol)  # compiled at once
         kh = _kernels.kernel(_kernels.ONESWEEP, hist)
+        shape = (tuple(p.block * p.items for p, _ in kernels), max(portions))
         scratch = self.scratch = _plans.PLANS.get(
-            ("sort/onesweep-scratch", kb, vb, n, tile, passes, portions, hpol, _plans.stream_key()),
-            lambda: OnesweepScratch(be.xp, portions, passes, tiles, hist_grid(kh, n, kb, hpol)),
+            ("sort/onesweep-scratch", kb, vb, n, shape, passes, hpol, _plans.stream_key()),
+            lambda: OnesweepScratch(
+                be.xp, max(portions), passes, sum(tiles), hist_grid(kh, n, kb, hpol)
+            ),
         )
         kdt = self.kdt = KEY_U[kb]
         self.xp, self.n, self.passes, self.want_keys = be.xp, n, passes, job.want_keys
-        self.portions = portions
+        self.portions = max(portions)
         self.stand_k = _launch.stand_in(be, kdt)
         slot = _plans.Launch.SLOT
         self.hist = _plans.Launch(
@@ -103,7 +107,7 @@ class OnesweepPlan(_plans.Plan):
                 scratch.hist,
             ),
         )
-        pass_stride = (portions + 1) * RADIX
+        pass_stride = (max(portions) + 1) * RADIX
         self.plan = _plans.Launch(
             _kernels.kernel(_kernels.ONESWEEP, _kernels.ONESWEEP_PLAN),
             1,
@@ -116,7 +120,8 @@ class OnesweepPlan(_plans.Plan):
                 np.int32(pass_stride),
                 scratch.plan,
                 scratch.launches,
-                np.int32(pol.skew),  # the plan rows' dominant digits (read by match 2 to 4)
+                np.int32(pol.skew),  # the plan rows' dominant digits (match 2 to 4, SELECT)
+                np.int32(len(kernels)),
             ),
         )
         flags = 0
@@ -132,37 +137,40 @@ class OnesweepPlan(_plans.Plan):
             self.stand_v = _launch.stand_in(be, np.dtype(np.uint32))
         if not job.want_keys:
             flags |= FLAGS["discard_keys"]
-        kp = _kernels.kernel(_kernels.ONESWEEP, pass_)
-        smem = _kernels.tile_smem(block, items, max(kb, vb), 8, pol.parts)
         arrays = (slot,) * 8  # given per call
         self.pass_launches = []
         for p in range(passes):
             shift = job.begin + 8 * p
             width = min(8, job.end - shift)
             row = scratch.plan[p * PLAN_WORDS :]
-            for q in range(portions):
-                first_tile = q * per_portion
-                self.pass_launches.append(
-                    _plans.Launch(
-                        kp,
-                        min(per_portion, tiles - first_tile),
-                        block,
-                        smem,
-                        args=arrays
-                        + (
-                            _launch.i64(n),
-                            *job.common(),
-                            np.int32(shift),
-                            np.int32(width),
-                            np.int32(flags),
-                            row,
-                            scratch.offsets[p * pass_stride + q * RADIX :],
-                            scratch.status,
-                            scratch.counter,
-                            _launch.i64(first_tile),
-                        ),
+            status_at = 0  # each pass kernel's status words follow the previous kernel's
+            for (kpol, _), name, ktiles, kper in zip(kernels, pass_names, tiles, per_portion):
+                kp = _kernels.kernel(_kernels.ONESWEEP, name)
+                smem = _kernels.tile_smem(kpol.block, kpol.items, max(kb, vb), 8, kpol.parts)
+                for first_tile in range(0, ktiles, kper):
+                    q = first_tile // kper
+                    self.pass_launches.append(
+                        _plans.Launch(
+                            kp,
+                            min(kper, ktiles - first_tile),
+                            kpol.block,
+                            smem,
+                            args=arrays
+                            + (
+                                _launch.i64(n),
+                                *job.common(),
+                                np.int32(shift),
+                                np.int32(width),
+                                np.int32(flags),
+                                row,
+                                scratch.offsets[p * pass_stride + q * RADIX :],
+                                scratch.status[status_at * RADIX :],
+                                scratch.counter,
+                                _launch.i64(first_tile),
+                            ),
+                        )
                     )
-                )
+                status_at += ktiles
 
     def run(self, keys, values):
         """Sort ``keys`` (n keys of the plan's width and key kind, as their bits or as they are)
@@ -210,10 +218,14 @@ class OnesweepPlan(_plans.Plan):
 def prefetch(kb, vb, pol=None, hpol=None):
     """Ask for the kernels of a sort of ``kb``-byte keys with ``vb``-byte values (0: none) under
     ``pol`` and ``hpol`` (the policies in force when None), compiled at once in the background
-    where they are not loaded yet; returns their names (histogram, plan, pass)."""
+    where they are not loaded yet; returns their names (histogram, plan, each pass kernel)."""
     pol = _policy.onesweep(kb, vb) if pol is None else pol
     hpol = _policy.histogram() if hpol is None else hpol
-    names = (_kernels.hist_name(kb, hpol), _kernels.ONESWEEP_PLAN, _kernels.pass_name(kb, vb, pol))
+    names = (
+        _kernels.hist_name(kb, hpol),
+        _kernels.ONESWEEP_PLAN,
+        *_kernels.pass_names(kb, vb, pol),
+    )
     _loader.prefetch(_kernels.ONESWEEP, names)
     return names
 

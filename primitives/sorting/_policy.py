@@ -62,6 +62,33 @@ class OnesweepPolicy:
     # tile is counted, and one whose counts put all its keys on one digit is not ranked (the
     # count's closing barrier tells, a __syncthreads_or in place of its __syncthreads)
     constant_tiles: int = knob(_policy.OneOf(0, 1, 2), 0)
+    # a second tile for the passes whose digits are spread (0: none, every pass takes the tile
+    # above): spread_block x spread_items keys, spread_min_blocks blocks an SM, lane masks (or
+    # ballots where match is 0); the plan kernel picks each pass's kernel from the all-pass
+    # histogram (``skew``), on the device, and the other kernel's grid skips the pass
+    spread_block: int = knob(_policy.Range(256, 1024, multiple=256, zero=True), 0)
+    spread_items: int = knob(_policy.Range(1, 217, zero=True), 0)
+    spread_min_blocks: int = knob(_policy.Range(1, 8), 1)
+
+    def spread(self):
+        """The policy of the spread passes' kernel, or None when every pass takes this one's
+        tile. ``ValueError`` when only one of spread_block and spread_items is set."""
+        if (self.spread_block == 0) != (self.spread_items == 0):
+            raise ValueError(
+                "tuning: sort policy fields spread_block and spread_items are set together "
+                f"(a second tile) or both 0, got {self.spread_block} and {self.spread_items}"
+            )
+        if not self.spread_block:
+            return None
+        return dataclasses.replace(
+            self,
+            block=self.spread_block,
+            items=self.spread_items,
+            min_blocks=self.spread_min_blocks,
+            match=min(self.match, 1),
+            spread_block=0,
+            spread_items=0,
+        )
 
 
 @dataclasses.dataclass(frozen=True)

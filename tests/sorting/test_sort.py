@@ -786,6 +786,53 @@ def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, backend, rng, sche
     assert want[: kb // 2] == [0] * (kb // 2) and want[kb // 2 :] == [256] * (kb // 2)
 
 
+@pytest.mark.parametrize(
+    "policy",
+    [
+        dict(block=256, items=8, match=1, spread_block=512, spread_items=6),
+        dict(block=512, items=4, match=4, spread_block=256, spread_items=3, constant_tiles=2),
+    ],
+    ids=["spread_larger", "spread_smaller-dominant"],
+)
+def test_onesweep_spread_tile(policy, backend, rng, schedule):
+    """A second tile for the spread passes: the plan kernel picks each pass's kernel from the
+    pass's skew (the row's last word: 256 for the spread tile's), the other kernel's grid skips
+    the pass. One plan sorts keys with skewed and spread passes in several mixes, odd runs of
+    each kernel among them (each kernel's look-back epochs alternate with its own runs: a stale
+    status word
+    of an earlier run would miscount: the rows' epochs are checked against each kernel's runs),
+    in portions of a few tiles, with values and argsort."""
+    n = 7 * 512 * 6 + 101
+    policy = dict(policy, min_blocks=1, window=4, skew=64, portion=3 * 512 * 6 + 5)
+    kb = 4
+
+    def keys(skewed):  # skewed[p]: the digit of pass p skewed, else uniform
+        w = [rng.integers(0, 2**32, n, dtype=np.uint32) for _ in range(3)]
+        mask = np.uint32(sum(255 << (8 * p) for p in range(4) if skewed[p]))
+        return (w[0] & w[1] & w[2] & mask) | (w[0] & ~mask)  # p = 1/8 a bit: digit 0 holds 0.34
+
+    overrides = [prim.tuning.override("sort", selector=(kb, v), **policy) for v in (0, 4, 8)]
+    with overrides[0], overrides[1], overrides[2]:
+        core = prim.plan(prim.sort, backend.xp.asarray(keys([0] * 4)), variant="onesweep").core
+        kernels = {launch.kernel for launch in core.pass_launches}
+        assert len(kernels) == 2 and len(core.pass_launches) > 2 * core.passes  # in portions
+        for skewed in ((1, 0, 0, 0), (0, 0, 0, 0), (1, 1, 1, 0), (0, 1, 0, 1), (1, 1, 1, 1)):
+            x = keys(skewed)
+            runs = to_host(core.scratch.launches).tolist()  # each kernel's runs so far
+            rows, got = sort_plan_rows(backend, x)
+            check_sorted(x, stable_order(x), got)
+            spread = [int(r == 256) for r in rows[:, 7]]
+            assert spread == [1 - s for s in skewed], rows
+            for p in range(core.passes):  # all four passes run
+                assert rows[p, 5] == runs[spread[p]] % 2, (p, rows, runs)
+                runs[spread[p]] += 1
+            assert to_host(core.scratch.launches).tolist() == runs
+            v = make_values(rng, n, np.float64)
+            k, got_v = prim.radix_sort(x, v, variant="onesweep")
+            check_sorted(x, stable_order(x), k, got_v, v)
+            H.assert_same(prim.argsort(x, descending=True), sort_order(x, -1, True))
+
+
 @pytest.mark.parametrize("constant", [1, 2])
 @pytest.mark.parametrize("match", [1, 4])
 @pytest.mark.parametrize("dtype", [np.uint32, np.float32, np.uint64, np.int16])

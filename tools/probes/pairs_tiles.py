@@ -21,6 +21,7 @@ import numpy as np
 
 import primitives as prim
 from primitives._core import backend as _backend, timing as _timing
+from primitives.sorting import _kernels
 from primitives.testing import peers
 from primitives.testing.workloads import sorting as spec
 from tools.probes import sort_ranking
@@ -31,16 +32,19 @@ ROUNDS = (
     dict(rounds=3, warmup=3, repeat=10) if backend.is_cuda else dict(rounds=1, warmup=0, repeat=1)
 )
 _ONE_BLOCK = dict(block=512, min_blocks=1)  # one block of 512 an SM
-# the 4-byte keys' ranking (match 4, skew 24, counted constant tiles when measured)
+# the 4-byte keys' ranking (match 4, skew 24, counted constant tiles)
 _KEYS = prim.tuning.policy("sort", (4, 0))
-_DOMINANT = dict(match=_KEYS.match, skew=_KEYS.skew, constant_tiles=_KEYS.constant_tiles)
 #: name -> the (4, 4) policy's fields under which the plans are made ({}: the policy)
 TILES = {
     "policy": {},
     "512 x 24": dict(_ONE_BLOCK, items=24),
-    "512 x 24 counted constant": dict(_ONE_BLOCK, items=24, constant_tiles=2),
-    "512 x 20 dominant": dict(_ONE_BLOCK, items=20, **_DOMINANT),
-    "512 x 24 dominant": dict(_ONE_BLOCK, items=24, **_DOMINANT),
+    # the policy's tile for the skewed passes, 512 x 24 for the spread ones (the plan kernel
+    # picks each pass's kernel); "dominant": the skewed passes rank their dominant digit apart
+    "spread 512 x 24": dict(_kernels.SPREAD_CANDIDATE),
+    "spread 512 x 24 dominant": dict(_kernels.SPREAD_CANDIDATE, match=_KEYS.match),
+    "spread 512 x 24 dominant counted constant": dict(
+        _kernels.SPREAD_CANDIDATE, match=_KEYS.match, constant_tiles=_KEYS.constant_tiles
+    ),
 }
 
 

@@ -83,8 +83,8 @@ EDITS = {
             "    if (d < 8) top[d] = 0ull;\n",
         ),
         (
-            "        *launches = epoch0 + runs;\n    }\n}\n",
-            "        *launches = epoch0 + runs;\n    }\n    __syncthreads();\n    tl_note(1, tl_t0);\n}\n",
+            "        launches[1] = epochs[1];\n    }\n}\n",
+            "        launches[1] = epochs[1];\n    }\n    __syncthreads();\n    tl_note(1, tl_t0);\n}\n",
         ),
         # pass: tag 2 + the digit's position
         (
