@@ -833,6 +833,41 @@ def test_onesweep_spread_tile(policy, backend, rng, schedule):
             H.assert_same(prim.argsort(x, descending=True), sort_order(x, -1, True))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.uint64, np.int16, np.float64])
+def test_onesweep_spread_tile_keys(dtype, backend, rng):
+    """The spread tile with keys of every width and kind (floats with NaNs of both signs, +-0.0
+    and infinities: the fold), a bit range whose last pass is narrower, both orders, few keys (one
+    tile of either kernel), values of 4 and 8 bytes and argsort; the plan rows name both kernels
+    (40% of the keys share their top byte: small integers, or floats in [1, 2))."""
+    dt = np.dtype(dtype)
+    kb = dt.itemsize
+    policy = dict(block=256, items=4, min_blocks=1, window=4, skew=64)
+    policy.update(spread_block=512, spread_items=3)
+    n = 5 * 1536 + 29
+    x = make_keys(rng, n, dt)
+    some = rng.random(n) < 0.4  # 40% of the keys share their top byte: in [1, 2), or in [0, 256)
+    x[some] = 1 + rng.random(some.sum()) if dt.kind == "f" else rng.integers(0, 256, some.sum())
+    overrides = [prim.tuning.override("sort", selector=(kb, v), **policy) for v in (0, 4, 8)]
+    with overrides[0], overrides[1], overrides[2]:
+        rows, got = sort_plan_rows(backend, x)
+        check_sorted(x, stable_order(x), got)
+        assert {int(r == 256) for r, on in zip(rows[:, 7], rows[:, 0]) if on} == {0, 1}, rows
+        for m in (n, 700, 1):  # one tile of each kernel, and one key
+            y = x[:m]
+            for desc in (False, True):
+                got = prim.sort(y, descending=desc, variant="onesweep")
+                check_sorted(y, sort_order(y, -1, desc), got)
+            for vdt in (np.int32, np.float64):
+                v = make_values(rng, m, vdt)
+                k, got_v = prim.radix_sort(y, v, variant="onesweep")
+                check_sorted(y, stable_order(y), k, got_v, v)
+            H.assert_same(prim.argsort(y, variant="onesweep"), stable_order(y))
+        if kb >= 4:  # a bit range: passes of 8, 8 and 4 bits
+            k = prim.radix_sort(x, begin_bit=kb * 8 - 20, end_bit=kb * 8, variant="onesweep")
+            field = _oracle.radix_image(x) >> np.array(kb * 8 - 20, f"u{kb}")
+            check_sorted(x, stable_order(field), k)
+
+
 @pytest.mark.parametrize("constant", [1, 2])
 @pytest.mark.parametrize("match", [1, 4])
 @pytest.mark.parametrize("dtype", [np.uint32, np.float32, np.uint64, np.int16])
