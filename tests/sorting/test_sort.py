@@ -868,6 +868,16 @@ def test_onesweep_spread_tile_keys(dtype, backend, rng):
             check_sorted(x, stable_order(field), k)
 
 
+@pytest.mark.parametrize("fields", [dict(spread_block=512), dict(spread_items=24)])
+def test_onesweep_spread_tile_half_given(fields):
+    # a second tile takes both its block and its items: one alone is refused before any launch
+    x = np.arange(5000, dtype=np.uint32)[::-1].copy()
+    with prim.tuning.override("sort", selector=(4, 0), **fields):
+        with pytest.raises(ValueError, match="spread_block and spread_items"):
+            prim.sort(x, variant="onesweep")
+    H.assert_same(prim.sort(x, variant="onesweep"), np.sort(x))
+
+
 @pytest.mark.parametrize("constant", [1, 2])
 @pytest.mark.parametrize("match", [1, 4])
 @pytest.mark.parametrize("dtype", [np.uint32, np.float32, np.uint64, np.int16])
