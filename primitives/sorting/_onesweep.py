@@ -138,22 +138,27 @@ class OnesweepPlan(_plans.Plan):
         if not job.want_keys:
             flags |= FLAGS["discard_keys"]
         arrays = (slot,) * 8  # given per call
+        # per pass kernel: (kernel, block, shared memory, tiles, tiles a portion, status words:
+        # each kernel's after the previous kernel's)
+        launched, status_at = [], 0
+        for (kpol, _), name, ktiles, kper in zip(kernels, pass_names, tiles, per_portion):
+            smem = _kernels.tile_smem(kpol.block, kpol.items, max(kb, vb), 8, kpol.parts)
+            kp = _kernels.kernel(_kernels.ONESWEEP, name)
+            status = scratch.status[status_at * RADIX :]
+            launched.append((kp, kpol.block, smem, ktiles, kper, status))
+            status_at += ktiles
         self.pass_launches = []
         for p in range(passes):
             shift = job.begin + 8 * p
             width = min(8, job.end - shift)
             row = scratch.plan[p * PLAN_WORDS :]
-            status_at = 0  # each pass kernel's status words follow the previous kernel's
-            for (kpol, _), name, ktiles, kper in zip(kernels, pass_names, tiles, per_portion):
-                kp = _kernels.kernel(_kernels.ONESWEEP, name)
-                smem = _kernels.tile_smem(kpol.block, kpol.items, max(kb, vb), 8, kpol.parts)
-                for first_tile in range(0, ktiles, kper):
-                    q = first_tile // kper
+            for kp, kblock, smem, ktiles, kper, status in launched:
+                for q, first_tile in enumerate(range(0, ktiles, kper)):
                     self.pass_launches.append(
                         _plans.Launch(
                             kp,
                             min(kper, ktiles - first_tile),
-                            kpol.block,
+                            kblock,
                             smem,
                             args=arrays
                             + (
@@ -164,13 +169,12 @@ class OnesweepPlan(_plans.Plan):
                                 np.int32(flags),
                                 row,
                                 scratch.offsets[p * pass_stride + q * RADIX :],
-                                scratch.status[status_at * RADIX :],
+                                status,
                                 scratch.counter,
                                 _launch.i64(first_tile),
                             ),
                         )
                     )
-                status_at += ktiles
 
     def run(self, keys, values):
         """Sort ``keys`` (n keys of the plan's width and key kind, as their bits or as they are)
