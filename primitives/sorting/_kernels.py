@@ -162,7 +162,8 @@ NAMES = {src: list(dict.fromkeys(names)) for src, names in _table_names().items(
 for _src, _names in NAMES.items():
     _loader.register(_src, _names)
 #: a candidate the tables leave off (compiled by the NVRTC check): the pairs' passes in two tiles,
-#: the policy's for the skewed passes, one block of 512 x 24 an SM for the spread ones
+#: the policy's for the skewed passes, one block of 512 x 24 an SM for the spread ones, which
+#: count their tiles or not; the skewed ones ranked by lane masks or match 4
 #: (tools.probes.pairs_tiles)
 SPREAD_CANDIDATE = dict(spread_block=512, spread_items=24, spread_min_blocks=1, skew=24)
 _loader.register(
@@ -170,12 +171,13 @@ _loader.register(
     [
         name
         for p in _policy.TABLE.policies((4, 4))
-        for pol in (
-            p,
-            dataclasses.replace(p, match=4),
-            dataclasses.replace(p, match=4, constant_tiles=2),
+        for match in (p.match, 4)
+        for counted in (-1, 2)
+        for name in pass_names(
+            4,
+            4,
+            dataclasses.replace(p, match=match, spread_constant_tiles=counted, **SPREAD_CANDIDATE),
         )
-        for name in pass_names(4, 4, dataclasses.replace(pol, **SPREAD_CANDIDATE))
     ],
     shipped=False,
 )

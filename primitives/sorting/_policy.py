@@ -69,6 +69,9 @@ class OnesweepPolicy:
     spread_block: int = knob(_policy.Range(256, 1024, multiple=256, zero=True), 0)
     spread_items: int = knob(_policy.Range(1, 217, zero=True), 0)
     spread_min_blocks: int = knob(_policy.Range(1, 8), 1)
+    # constant_tiles of the spread tile (-1: constant_tiles'): the spread passes of keys with few
+    # distinct values put each tile on one digit once a pass has grouped them
+    spread_constant_tiles: int = knob(_policy.OneOf(-1, 0, 1, 2), -1)
 
     def spread(self):
         """The policy of the spread passes' kernel, or None when every pass takes this one's
@@ -86,8 +89,14 @@ class OnesweepPolicy:
             items=self.spread_items,
             min_blocks=self.spread_min_blocks,
             match=min(self.match, 1),
+            constant_tiles=(
+                self.constant_tiles
+                if self.spread_constant_tiles < 0
+                else self.spread_constant_tiles
+            ),
             spread_block=0,
             spread_items=0,
+            spread_constant_tiles=-1,
         )
 
 

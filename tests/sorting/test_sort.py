@@ -868,6 +868,60 @@ def test_onesweep_spread_tile_keys(dtype, backend, rng):
             check_sorted(x, stable_order(field), k)
 
 
+@pytest.mark.parametrize("constant, spread_constant", [(0, 2), (2, 0), (1, -1)])
+def test_onesweep_spread_constant_tiles(constant, spread_constant, backend, rng):
+    """spread_constant_tiles: the spread tile's constant_tiles (-1: the policy's), the skewed
+    tile keeping the policy's; the plan's two kernels are those of each setting. Keys of eight
+    values in their low three bytes (spread passes: after the first, whole tiles of one digit)
+    under a top byte that is 0 for 60% of them (a skewed pass), with values and argsort."""
+    n = 8 * 3 * 1536 + 55
+    policy = dict(block=256, items=4, min_blocks=1, window=4, skew=64, match=1)
+    policy.update(constant_tiles=constant, spread_constant_tiles=spread_constant)
+    policy.update(spread_block=512, spread_items=3)
+    values = (np.arange(8, dtype=np.uint64) * 0x9E3779B1 & 0xFFFFFF).astype(np.uint32)
+    x = values[rng.integers(0, 8, n)]
+    top = rng.integers(1, 256, n, dtype=np.uint32) * (rng.random(n) < 0.4)
+    x |= (top << 24).astype(np.uint32)
+    overrides = [prim.tuning.override("sort", selector=(4, v), **policy) for v in (0, 4, 8)]
+    with overrides[0], overrides[1], overrides[2]:
+        want = constant if spread_constant < 0 else spread_constant
+        skewed = prim.tuning.policy("sort", (4, 0))
+        spread = skewed.spread()
+        assert (skewed.constant_tiles, spread.constant_tiles) == (constant, want)
+        assert spread.spread_constant_tiles == -1 and spread.match == 1
+        core = prim.plan(prim.sort, backend.xp.asarray(x), variant="onesweep").core
+        names = {launch.kernel for launch in core.pass_launches}
+        assert len(names) == 2
+        rows, got = sort_plan_rows(backend, x)
+        check_sorted(x, stable_order(x), got)
+        assert [int(r == 256) for r in rows[:, 7]] == [1, 1, 1, 0], rows
+        for desc in (False, True):
+            check_sorted(x, sort_order(x, -1, desc), prim.sort(x, descending=desc))
+        v = make_values(rng, n, np.float32)
+        k, got_v = prim.radix_sort(x, v, variant="onesweep")
+        check_sorted(x, stable_order(x), k, got_v, v)
+        H.assert_same(prim.argsort(x, variant="onesweep"), stable_order(x))
+
+
+def test_onesweep_spread_pass_names():
+    # each kernel's name carries its own tile and constant_tiles, and its SELECT
+    import dataclasses
+
+    from primitives.sorting import _kernels
+
+    pol = dataclasses.replace(
+        prim.tuning.policy("sort", (4, 4)),
+        constant_tiles=0,
+        spread_block=512,
+        spread_items=24,
+        spread_constant_tiles=2,
+    )
+    skewed, spread = _kernels.pass_names(4, 4, pol)
+    assert f", {pol.block}, {pol.items}, {pol.min_blocks}, " in skewed
+    assert skewed.endswith(", 0, 2>") and spread.endswith(", 2, 1>"), (skewed, spread)
+    assert ", 512, 24, 1, " in spread
+
+
 @pytest.mark.parametrize("fields", [dict(spread_block=512), dict(spread_items=24)])
 def test_onesweep_spread_tile_half_given(fields):
     # a second tile takes both its block and its items: one alone is refused before any launch

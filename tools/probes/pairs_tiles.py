@@ -42,8 +42,11 @@ TILES = {
     # picks each pass's kernel); "dominant": the skewed passes rank their dominant digit apart
     "spread 512 x 24": dict(_kernels.SPREAD_CANDIDATE),
     "spread 512 x 24 dominant": dict(_kernels.SPREAD_CANDIDATE, match=_KEYS.match),
-    "spread 512 x 24 dominant counted constant": dict(
-        _kernels.SPREAD_CANDIDATE, match=_KEYS.match, constant_tiles=_KEYS.constant_tiles
+    # "counted": the spread tile counts its tiles and skips ranking those of one digit
+    # (spread_constant_tiles 2), the skewed tile does not (constant_tiles 0: it spills there)
+    "spread 512 x 24 counted": dict(_kernels.SPREAD_CANDIDATE, spread_constant_tiles=2),
+    "spread 512 x 24 dominant counted": dict(
+        _kernels.SPREAD_CANDIDATE, match=_KEYS.match, spread_constant_tiles=2
     ),
 }
 
