@@ -3,6 +3,7 @@ sizes, stability, float special values, bit ranges, onesweep's pass skipping and
 tuning policies, filed and explicit plans, segmented sorts, hypothesis properties, and every
 error branch."""
 
+import dataclasses
 import sys
 
 import numpy as np
@@ -15,7 +16,7 @@ import primitives as prim
 from primitives import sorting
 from primitives._core import checks as _checks, dtypes as _dtypes, launch as _launch
 from primitives._core import plans as _plans
-from primitives.sorting import _block, _choose, _onesweep
+from primitives.sorting import _block, _choose, _kernels, _onesweep
 from primitives.testing import harness as H
 from primitives.testing import oracle as _oracle
 from primitives.testing.oracle import sort_order
@@ -906,10 +907,6 @@ def test_onesweep_spread_constant_tiles(constant, spread_constant, backend, rng)
 
 def test_onesweep_spread_pass_names():
     # each kernel's name carries its own tile and constant_tiles, and its SELECT
-    import dataclasses
-
-    from primitives.sorting import _kernels
-
     pol = dataclasses.replace(
         prim.tuning.policy("sort", (4, 4)),
         constant_tiles=0,
