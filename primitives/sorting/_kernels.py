@@ -161,24 +161,28 @@ def _table_names():
 NAMES = {src: list(dict.fromkeys(names)) for src, names in _table_names().items()}
 for _src, _names in NAMES.items():
     _loader.register(_src, _names)
-#: a candidate the tables leave off (compiled by the NVRTC check): the pairs' passes in two tiles,
-#: the policy's for the skewed passes, one block of 512 x 24 an SM for the spread ones, which
-#: count their tiles or not; the skewed ones ranked by lane masks or match 4
-#: (tools.probes.pairs_tiles)
+#: candidates the tables leave off (compiled by the NVRTC check; tools.probes.pairs_tiles):
+#: the pairs' passes in one tile (the policy's skewed tile ranked by lane masks), or in two, one
+#: block of 512 x 24 an SM for the spread passes, ranked by lane masks or match 4, which count
+#: their tiles or not
 SPREAD_CANDIDATE = dict(spread_block=512, spread_items=24, spread_min_blocks=1, skew=24)
 _loader.register(
     ONESWEEP,
-    [
-        name
-        for p in _policy.TABLE.policies((4, 4))
-        for match in (p.match, 4)
-        for counted in (-1, 2)
-        for name in pass_names(
-            4,
-            4,
-            dataclasses.replace(p, match=match, spread_constant_tiles=counted, **SPREAD_CANDIDATE),
+    list(
+        dict.fromkeys(
+            name
+            for p in _policy.TABLE.policies((4, 4))
+            for fields in [
+                dict(spread_block=0, spread_items=0, match=1, spread_constant_tiles=-1),
+                *(
+                    dict(SPREAD_CANDIDATE, match=match, spread_constant_tiles=counted)
+                    for match in (1, 4)
+                    for counted in (-1, 2)
+                ),
+            ]
+            for name in pass_names(4, 4, dataclasses.replace(p, **fields))
         )
-    ],
+    ),
     shipped=False,
 )
 

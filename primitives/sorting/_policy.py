@@ -232,7 +232,22 @@ TABLE = _policy.register(
         # 11% off uniform, sorted and reversed keys and adds 12-18% on skewed ones (p = 1/8,
         # p = 1/4, Zipf, 256 distinct); pairs + argsort summed over the suite 93.25 ms under
         # 256 x 32, 95.33 under 512 x 24
-        ("default", (4, 4)): _os(32),
+        # The spread passes take a tile of their own, 512 x 24 (one block an SM) with counted
+        # constant tiles, the skewed ones 256 x 32 ranking their dominant digit apart (match 4,
+        # skew 24): H100, 2^27 keys with uint32 values at 0af4510 (tools.probes.pairs_tiles, one
+        # interleaved run), pairs ms 256 x 32 (lane masks) / this: uniform uint32 4.7581 /
+        # 4.5475, p = 1/8 4.2560 / 4.3170, p = 1/4 4.2686 / 4.4506, 256 distinct 4.4944 /
+        # 4.1655, sorted 4.8123 / 4.5425, Zipf(1.2) 4.3939 / 4.2149, float32 uniform [0, 1)
+        # 4.6590 / 4.6288, float32 normal 4.5255 / 4.5951 (CUB pairs 4.7425 / 4.3627 / 4.5267
+        # / 4.0129 / 4.6375 / 4.0899 / 4.5608 / 4.5626); pairs + argsort over the suite 91.81 /
+        # 90.40 ms, the worst pairs / CUB 1.120 / 1.038
+        ("default", (4, 4)): dataclasses.replace(
+            _os(32, match=4, skew=24),
+            spread_block=512,
+            spread_items=24,
+            spread_min_blocks=1,
+            spread_constant_tiles=2,
+        ),
         # H100, uint32 keys + 8-byte values 2^27: 256 x 24 6.81 ms (x 12: 8.17)
         ("default", (4, 8)): _os(24),
         # H200, uint64 keys 2^27, the keys staged as they are ranked: 256 x 26 6.5093 ms (no

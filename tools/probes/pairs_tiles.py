@@ -31,24 +31,20 @@ xp = backend.xp  # CuPy on a GPU, NumPy on the emulator
 ROUNDS = (
     dict(rounds=3, warmup=3, repeat=10) if backend.is_cuda else dict(rounds=1, warmup=0, repeat=1)
 )
-_ONE_BLOCK = dict(block=512, min_blocks=1)  # one block of 512 an SM
-# the 4-byte keys' ranking (match 4, skew 24, counted constant tiles)
-_KEYS = prim.tuning.policy("sort", (4, 0))
+# the (4, 4) tiles before the spread passes took their own: 256 x 32 for every pass, lane masks
+_ONE_TILE = dict(spread_block=0, spread_items=0, match=1, skew=256, spread_constant_tiles=-1)
 #: name -> the (4, 4) policy's fields under which the plans are made ({}: the policy)
 TILES = {
     "policy": {},
-    "512 x 24": dict(_ONE_BLOCK, items=24),
-    # the policy's tile for the skewed passes, 512 x 24 for the spread ones (the plan kernel
-    # picks each pass's kernel); "dominant": the skewed passes rank their dominant digit apart
-    "spread 512 x 24": dict(_kernels.SPREAD_CANDIDATE),
-    "spread 512 x 24 dominant": dict(_kernels.SPREAD_CANDIDATE, match=_KEYS.match),
-    # "counted": the spread tile counts its tiles and skips ranking those of one digit
-    # (spread_constant_tiles 2), the skewed tile does not (constant_tiles 0: it spills there)
-    "spread 512 x 24 counted": dict(_kernels.SPREAD_CANDIDATE, spread_constant_tiles=2),
-    "spread 512 x 24 dominant counted": dict(
-        _kernels.SPREAD_CANDIDATE, match=_KEYS.match, spread_constant_tiles=2
-    ),
-}
+    "256 x 32": _ONE_TILE,
+    # the spread passes in 512 x 24 (one block an SM), the skewed ones in 256 x 32, the plan
+    # kernel picking each pass's kernel: ranked by lane masks on both tiles, without and with
+    # counted constant tiles on the spread one; "dominant": match 4 on both, the skewed passes
+    # rank their dominant digit apart
+    "spread 512 x 24": dict(_kernels.SPREAD_CANDIDATE, match=1, spread_constant_tiles=-1),
+    "spread 512 x 24 counted": dict(_kernels.SPREAD_CANDIDATE, match=1, spread_constant_tiles=2),
+    "spread 512 x 24 dominant": dict(_kernels.SPREAD_CANDIDATE, match=4, spread_constant_tiles=-1),
+}  # the policy itself: spread 512 x 24 dominant counted (match 4, spread_constant_tiles 2)
 
 
 def plans(x, values, fields):
