@@ -22,8 +22,10 @@ the code that reads the field. A :class:`Table` checks every entry when it is bu
 tables are validated data) and :func:`override` checks the fields it replaces, or the whole
 policy it is given, before any plan is made: a value out of range is a one-line ``ValueError``
 naming the family, the field, the value and what is allowed, never a compile error of the
-kernels it would have instantiated. What depends on several fields or on the dtype (a tile's
-shared memory) stays with the code that knows it.
+kernels it would have instantiated. A rule between fields of one policy is the policy class's
+``conflict()`` method (the text of the disagreement, or None), which the same checks call once
+its fields are each allowed; what depends on the dtype (a tile's shared memory) stays with the
+code that knows it.
 
 Provenance: each tuned value carries one comment line in its family's table (what it was
 measured against, on what device); the history of experiments is in docs/perf-log/.
@@ -204,8 +206,9 @@ LOADS = Range(1, 16)
 
 def check(family: str, pol: Any, names: Collection[str] | None = None, where: str = "") -> None:
     """Refuse ``pol`` unless it is a frozen dataclass whose fields (those in ``names``, or all)
-    hold values their :func:`knob` allows: ``ValueError`` for a value, ``TypeError`` for a
-    policy that is not a frozen dataclass of declared fields. ``where`` ends the message."""
+    hold values their :func:`knob` allows, and whose ``conflict()`` method, where its class has
+    one, finds its fields agree: ``ValueError`` for a value or a disagreement, ``TypeError`` for
+    a policy that is not a frozen dataclass of declared fields. ``where`` ends the message."""
     if (
         not dataclasses.is_dataclass(pol)
         or isinstance(pol, type)
@@ -226,6 +229,10 @@ def check(family: str, pol: Any, names: Collection[str] | None = None, where: st
             raise ValueError(
                 f"tuning: {family} policy field {f.name}={value!r} is not allowed: {spec}{where}"
             )
+    conflict = getattr(pol, "conflict", None)
+    text = conflict() if callable(conflict) else None
+    if text:
+        raise ValueError(f"tuning: {family} policy {type(pol).__name__}: {text}{where}")
 
 
 class Table:

@@ -73,14 +73,21 @@ class OnesweepPolicy:
     # distinct values put each tile on one digit once a pass has grouped them
     spread_constant_tiles: int = knob(_policy.OneOf(-1, 0, 1, 2), -1)
 
+    def conflict(self):
+        """What the fields disagree on (policy.check), or None."""
+        if (self.spread_block == 0) != (self.spread_items == 0):
+            return (
+                "fields spread_block and spread_items are set together (a second tile) or both "
+                f"0, got {self.spread_block} and {self.spread_items}"
+            )
+        return None
+
     def spread(self):
         """The policy of the spread passes' kernel, or None when every pass takes this one's
-        tile. ``ValueError`` when only one of spread_block and spread_items is set."""
-        if (self.spread_block == 0) != (self.spread_items == 0):
-            raise ValueError(
-                "tuning: sort policy fields spread_block and spread_items are set together "
-                f"(a second tile) or both 0, got {self.spread_block} and {self.spread_items}"
-            )
+        tile. ``ValueError`` when the fields disagree (:meth:`conflict`)."""
+        text = self.conflict()
+        if text:
+            raise ValueError(f"tuning: sort policy {text}")
         if not self.spread_block:
             return None
         return dataclasses.replace(
@@ -154,6 +161,23 @@ class BlockPolicy:
     small_block: int = knob(_policy.Range(256, 1024, multiple=256, zero=True), 0)
     # keys per thread of the small block, for keys of either width (0 without a small block)
     small_items: int = knob(_policy.Range(1, 87, zero=True), 0)
+
+    def conflict(self):
+        """What the fields disagree on (policy.check), or None: the small tile takes both its
+        block and its items, and holds fewer keys than the block's tiles."""
+        if (self.small_block == 0) != (self.small_items == 0):
+            return (
+                "fields small_block and small_items are set together (a smaller tile) or both "
+                f"0, got {self.small_block} and {self.small_items}"
+            )
+        small = self.small_block * self.small_items
+        if small and small >= min(self.capacity(4), self.capacity(8)):
+            return (
+                f"the small tile ({self.small_block} x {self.small_items} = {small} keys) holds "
+                f"fewer keys than the block's (block x items_4 = {self.capacity(4)}, "
+                f"block x items_8 = {self.capacity(8)})"
+            )
+        return None
 
     def items(self, kb):
         """Keys per thread for keys of ``kb`` bytes."""

@@ -100,6 +100,65 @@ def test_table_refuses_an_entry_out_of_range():
         _policy.Table("t", {("default", None): Bare(256)})
 
 
+def test_conflict_between_fields_is_refused_with_the_fields():
+    """A policy class's conflict() states a rule between its fields: checked with them, by the
+    table and by overrides, once each field is allowed on its own."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Pair:
+        block: int = _policy.knob(_policy.BLOCK)
+        second: int = _policy.knob(_policy.Range(0, 1024, multiple=32), 0)
+
+        def conflict(self):
+            return (
+                f"second={self.second} is over block={self.block}"
+                if self.second > self.block
+                else None
+            )
+
+    assert _policy.Table("t", {("default", None): Pair(256, 128)}).lookup() == Pair(256, 128)
+    with pytest.raises(
+        ValueError,
+        match=r"^tuning: t policy Pair: second=512 is over block=256 \(table entry default, 'x'\)$",
+    ):
+        _policy.Table("t", {("default", None): Pair(256), ("default", "x"): Pair(256, 512)})
+    # a field out of range is named first
+    with pytest.raises(ValueError, match=r"field block=1000 is not allowed"):
+        _policy.check("t", Pair(1000, 2048))
+
+
+@pytest.mark.parametrize(
+    "fields, text",
+    [
+        (dict(spread_block=512), "spread_block and spread_items are set together"),
+        (dict(spread_items=24), "spread_block and spread_items are set together"),
+    ],
+)
+def test_sort_policy_conflicts_refused_on_entering_the_override(fields, text, no_compile):
+    with pytest.raises(ValueError, match=rf"^tuning: sorting policy OnesweepPolicy: fields {text}"):
+        with prim.tuning.override("sort", selector=(4, 0), **fields):
+            pass
+    # the pairs' policy has both: either one alone replaces it
+    with prim.tuning.override("sort", selector=(4, 4), **fields) as pol:
+        assert pol.spread() is not None
+
+
+@pytest.mark.parametrize(
+    "fields, text",
+    [
+        (dict(small_block=0), "small_block and small_items are set together"),
+        (dict(small_items=0), "small_block and small_items are set together"),
+        (dict(small_block=1024, small_items=10), "holds fewer keys than the block's"),
+    ],
+)
+def test_block_sort_small_tile_conflicts(fields, text, no_compile):
+    with pytest.raises(ValueError, match=text):
+        with prim.tuning.override("sort", selector="block", **fields):
+            pass
+    with prim.tuning.override("sort", selector="block", small_block=0, small_items=0) as pol:
+        assert pol.tiles(4) == ((pol.block, pol.items_4),)
+
+
 def test_table_repr_lists_its_entries():
     text = repr(prim.tuning.table("reduction"))
     lines = text.splitlines()

@@ -922,11 +922,15 @@ def test_onesweep_spread_pass_names():
 
 @pytest.mark.parametrize("fields", [dict(spread_block=512), dict(spread_items=24)])
 def test_onesweep_spread_tile_half_given(fields):
-    # a second tile takes both its block and its items: one alone is refused before any launch
+    # a second tile takes both its block and its items: one alone is refused before any launch,
+    # on entering the override, and by spread() for a policy made by hand
     x = np.arange(5000, dtype=np.uint32)[::-1].copy()
-    with prim.tuning.override("sort", selector=(4, 0), **fields):
-        with pytest.raises(ValueError, match="spread_block and spread_items"):
-            prim.sort(x, variant="onesweep")
+    with pytest.raises(ValueError, match="spread_block and spread_items"):
+        with prim.tuning.override("sort", selector=(4, 0), **fields):
+            pass
+    half = dataclasses.replace(prim.tuning.policy("sort", (4, 0)), **fields)
+    with pytest.raises(ValueError, match="spread_block and spread_items"):
+        half.spread()
     H.assert_same(prim.sort(x, variant="onesweep"), np.sort(x))
 
 
