@@ -39,8 +39,8 @@ TILES = {
     "256 x 32": _ONE_TILE,
     # the spread passes in 512 x 24 (one block an SM), the skewed ones in 256 x 32, the plan
     # kernel picking each pass's kernel: ranked by lane masks on both tiles, without and with
-    # counted constant tiles on the spread one; "dominant": match 4 on both, the skewed passes
-    # rank their dominant digit apart
+    # counted constant tiles on the spread one; "dominant": match 4, the skewed passes rank
+    # their dominant digit apart (the spread tile ranks by lane masks whatever match says)
     "spread 512 x 24": dict(_kernels.SPREAD_CANDIDATE, match=1, spread_constant_tiles=-1),
     "spread 512 x 24 counted": dict(_kernels.SPREAD_CANDIDATE, match=1, spread_constant_tiles=2),
     "spread 512 x 24 dominant": dict(_kernels.SPREAD_CANDIDATE, match=4, spread_constant_tiles=-1),
