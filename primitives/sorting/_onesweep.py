@@ -219,11 +219,13 @@ class OnesweepPlan(_plans.Plan):
         return skeys if self.vdt is None else (skeys, svals)
 
 
-def prefetch(kb, vb, pol=None, hpol=None):
+def prefetch(kb, vb, pol=None, hpol=None, n=None):
     """Ask for the kernels of a sort of ``kb``-byte keys with ``vb``-byte values (0: none) under
-    ``pol`` and ``hpol`` (the policies in force when None), compiled at once in the background
-    where they are not loaded yet; returns their names (histogram, plan, each pass kernel)."""
+    ``pol`` and ``hpol`` (the policies in force when None; ``pol`` as it applies to ``n`` keys
+    where n is given), compiled at once in the background where they are not loaded yet;
+    returns their names (histogram, plan, each pass kernel)."""
     pol = _policy.onesweep(kb, vb) if pol is None else pol
+    pol = pol if n is None else pol.at(n)
     hpol = _policy.histogram() if hpol is None else hpol
     names = (
         _kernels.hist_name(kb, hpol),
@@ -236,7 +238,7 @@ def prefetch(kb, vb, pol=None, hpol=None):
 
 def plan(job):
     """The plan of ``job``'s configuration on the current stream (made once)."""
-    pol, hpol = _policy.onesweep(job.kb, job.vb), _policy.histogram()
+    pol, hpol = _policy.onesweep(job.kb, job.vb).at(job.n), _policy.histogram()
     key = (
         "sort/onesweep",
         job.kb,

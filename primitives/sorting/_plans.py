@@ -395,7 +395,7 @@ def prefetch_order(widths, n, variant="auto", func="sort"):
             _block.prefetch(wb, 8 if i == 0 else vb, n)
             vb = 8 if i == 0 else vb
         elif name == "onesweep":
-            _onesweep.prefetch(wb, vb)
+            _onesweep.prefetch(wb, vb, n=n)
 
 
 def order_rows(words, descending, backend):

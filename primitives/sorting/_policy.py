@@ -72,6 +72,25 @@ class OnesweepPolicy:
     # constant_tiles of the spread tile (-1: constant_tiles'): the spread passes of keys with few
     # distinct values put each tile on one digit once a pass has grouped them
     spread_constant_tiles: int = knob(_policy.OneOf(-1, 0, 1, 2), -1)
+    # the fewest keys whose plans take the large-input fields, the spread tile (spread_*) and a
+    # ranking other than lane masks (match above 1); plans of fewer keys run every pass in this
+    # tile ranked by lane masks (0: every n): a small grid pays for a second pass kernel's
+    # launches and for a slower ranking's latency with no throughput to win
+    large_from: int = knob(_policy.Range(0), 0)
+
+    def at(self, n):
+        """The policy the plans of ``n`` keys take: this one from ``large_from`` keys on, else
+        its tile alone, ranked by lane masks where ``match`` is above 1."""
+        if n >= self.large_from:
+            return self
+        return dataclasses.replace(
+            self,
+            match=min(self.match, 1),
+            spread_block=0,
+            spread_items=0,
+            spread_constant_tiles=-1,
+            large_from=0,
+        )
 
     def conflict(self):
         """What the fields disagree on (policy.check), or None."""
@@ -104,6 +123,7 @@ class OnesweepPolicy:
             spread_block=0,
             spread_items=0,
             spread_constant_tiles=-1,
+            large_from=0,
         )
 
 
@@ -265,12 +285,20 @@ TABLE = _policy.register(
         # 4.6590 / 4.6288, float32 normal 4.5255 / 4.5951 (CUB pairs 4.7425 / 4.3627 / 4.5267
         # / 4.0129 / 4.6375 / 4.0899 / 4.5608 / 4.5626); pairs + argsort over the suite 91.81 /
         # 90.40 ms, the worst pairs / CUB 1.120 / 1.038
+        # From 2^26 keys on (large_from): below it 256 x 32 with lane masks alone is faster (one
+        # pass kernel, no match-4 latency): H100 at 1d75f27 (the same probe at 2^14 to 2^26),
+        # pairs ms 256 x 32 / the two tiles as above: 2^14 uniform 0.0605 / 0.0788; 2^20 uniform
+        # 0.0789 / 0.0919, Zipf 0.0829 / 0.1038; 2^24 uniform 0.6386 / 0.6694, Zipf 0.6369 /
+        # 0.7054, 256 distinct 0.6437 / 0.5892, p = 1/4 0.6133 / 0.7341; 2^25 1.2221 / 1.2442,
+        # 1.1806 / 1.2209, 1.2028 / 1.1168, 1.1301 / 1.2732; 2^26 2.3841 / 2.3325, 2.2516 /
+        # 2.2116, 2.3005 / 2.1540, 2.1765 / 2.3422
         ("default", (4, 4)): dataclasses.replace(
             _os(32, match=4, skew=24),
             spread_block=512,
             spread_items=24,
             spread_min_blocks=1,
             spread_constant_tiles=2,
+            large_from=1 << 26,
         ),
         # H100, uint32 keys + 8-byte values 2^27: 256 x 24 6.81 ms (x 12: 8.17)
         ("default", (4, 8)): _os(24),

@@ -741,6 +741,7 @@ def test_onesweep_other_policies(policy, backend, rng, schedule):
     # the tuning tool sweeps these template parameters: every choice must sort correctly
     n = 4 * policy["block"] * policy["items"] + 17
     x = make_keys(rng, n, np.float32, dups=True)
+    policy = dict(policy, large_from=0)  # the policy at any n (the pairs' takes the table's)
     with (
         prim.tuning.override("sort", selector=(4, 0), **policy),
         prim.tuning.override("sort", selector=(4, 4), **policy),
@@ -770,6 +771,7 @@ def test_onesweep_ranks_skewed_passes_apart(kb, match, parts, backend, rng, sche
     x = (words[0] & words[1] & words[2] & low) | (words[0] & ~low)
     v = rng.integers(0, 2**31, n).astype(np.int32)
     policy = dict(block=256, items=8, min_blocks=1, window=8, match=match, skew=64, parts=parts)
+    policy.update(large_from=0)  # the match at any n
     with (
         prim.tuning.override("sort", selector=(kb, 0), **policy),
         prim.tuning.override("sort", selector=(kb, 4), **policy),
@@ -804,7 +806,7 @@ def test_onesweep_spread_tile(policy, backend, rng, schedule):
     of an earlier run would miscount: the rows' epochs are checked against each kernel's runs),
     in portions of a few tiles, with values and argsort."""
     n = 7 * 512 * 6 + 101
-    policy = dict(policy, min_blocks=1, window=4, skew=64, portion=3 * 512 * 6 + 5)
+    policy = dict(policy, min_blocks=1, window=4, skew=64, portion=3 * 512 * 6 + 5, large_from=0)
     kb = 4
 
     def keys(skewed):  # skewed[p]: the digit of pass p skewed, else uniform
@@ -842,7 +844,7 @@ def test_onesweep_spread_tile_keys(dtype, backend, rng):
     (40% of the keys share their top byte: small integers, or floats in [1, 2))."""
     dt = np.dtype(dtype)
     kb = dt.itemsize
-    policy = dict(block=256, items=4, min_blocks=1, window=4, skew=64)
+    policy = dict(block=256, items=4, min_blocks=1, window=4, skew=64, large_from=0)
     policy.update(spread_block=512, spread_items=3)
     n = 5 * 1536 + 29
     x = make_keys(rng, n, dt)
@@ -876,7 +878,7 @@ def test_onesweep_spread_constant_tiles(constant, spread_constant, backend, rng)
     values in their low three bytes (spread passes: after the first, whole tiles of one digit)
     under a top byte that is 0 for 60% of them (a skewed pass), with values and argsort."""
     n = 8 * 3 * 1536 + 55
-    policy = dict(block=256, items=4, min_blocks=1, window=4, skew=64, match=1)
+    policy = dict(block=256, items=4, min_blocks=1, window=4, skew=64, match=1, large_from=0)
     policy.update(constant_tiles=constant, spread_constant_tiles=spread_constant)
     policy.update(spread_block=512, spread_items=3)
     values = (np.arange(8, dtype=np.uint64) * 0x9E3779B1 & 0xFFFFFF).astype(np.uint32)
@@ -903,6 +905,34 @@ def test_onesweep_spread_constant_tiles(constant, spread_constant, backend, rng)
         k, got_v = prim.radix_sort(x, v, variant="onesweep")
         check_sorted(x, stable_order(x), k, got_v, v)
         H.assert_same(prim.argsort(x, variant="onesweep"), stable_order(x))
+
+
+@pytest.mark.parametrize("match", [1, 4])
+def test_onesweep_large_from(match, backend, rng):
+    """large_from: plans of fewer keys run every pass in the policy's tile ranked by lane masks
+    (one pass kernel, match 1), from large_from keys on the policy as it is (two pass kernels,
+    its match); both sort. The table's (4, 4) policy resolves the same way."""
+    big = 4 * 1536 + 3
+    policy = dict(block=256, items=4, min_blocks=1, window=4, skew=64, match=match)
+    policy.update(spread_block=512, spread_items=3, spread_constant_tiles=2, large_from=big)
+    x = make_keys(rng, big, np.uint32, dups=True)
+    with prim.tuning.override("sort", selector=(4, 4), **policy) as pol:
+        assert pol.at(big) is pol and pol.at(big + 1) is pol
+        small = pol.at(big - 1)
+        assert (small.block, small.items, small.match, small.spread()) == (256, 4, 1, None)
+        assert small.at(1) is small and small.large_from == 0
+        for m, kernels, want in ((big - 1, 1, small), (big, 2, pol)):
+            y = x[:m]
+            core = prim.plan(prim.argsort, backend.xp.asarray(y), variant="onesweep").core
+            assert core.policy == want
+            assert len({launch.kernel for launch in core.pass_launches}) == kernels
+            H.assert_same(prim.argsort(y, variant="onesweep"), stable_order(y))
+            v = make_values(rng, m, np.float32)
+            k, got_v = prim.radix_sort(y, v, variant="onesweep")
+            check_sorted(y, stable_order(y), k, got_v, v)
+    table = prim.tuning.policy("sort", (4, 4))
+    assert table.large_from > 0 and table.at(table.large_from) is table
+    assert table.at(table.large_from - 1).spread() is None
 
 
 def test_onesweep_spread_pass_names():
@@ -954,6 +984,7 @@ def test_onesweep_constant_tiles(dtype, match, constant, backend, rng, schedule)
     x[tile // 2 : tile // 2 + 3] = kinds[1:]  # a tile of the first run not constant
     x[tile + 7 * 32 + 5] = kinds[2]  # nor the next: the last item of a thread differs
     policy = dict(block=256, items=8, min_blocks=1, window=8, match=match, constant_tiles=constant)
+    policy.update(large_from=0)  # the match at any n
     kb = dt.itemsize
     with (
         prim.tuning.override("sort", selector=(kb, 0), **policy),
@@ -1342,7 +1373,7 @@ def test_explicit_plan(func, variant, backend, rng):
     else:
         assert p.core.policy == prim.tuning.policy(
             "sort", (4, 8 if func == "radix_sort" else 4 if func == "argsort" else 0)
-        )
+        ).at(n)
     others = [
         xp.asarray(make_keys(rng, n, np.float32, dups=True)),  # like
         xp.asarray(make_keys(rng, 777, np.float32)),  # another size

@@ -33,6 +33,8 @@ ROUNDS = (
 )
 # the (4, 4) tiles before the spread passes took their own: 256 x 32 for every pass, lane masks
 _ONE_TILE = dict(spread_block=0, spread_items=0, match=1, skew=256, spread_constant_tiles=-1)
+# the spread tile at any n
+_SPREAD = dict(_kernels.SPREAD_CANDIDATE, large_from=0)
 #: name -> the (4, 4) policy's fields under which the plans are made ({}: the policy)
 TILES = {
     "policy": {},
@@ -41,10 +43,12 @@ TILES = {
     # kernel picking each pass's kernel: ranked by lane masks on both tiles, without and with
     # counted constant tiles on the spread one; "dominant": match 4, the skewed passes rank
     # their dominant digit apart (the spread tile ranks by lane masks whatever match says)
-    "spread 512 x 24": dict(_kernels.SPREAD_CANDIDATE, match=1, spread_constant_tiles=-1),
-    "spread 512 x 24 counted": dict(_kernels.SPREAD_CANDIDATE, match=1, spread_constant_tiles=2),
-    "spread 512 x 24 dominant": dict(_kernels.SPREAD_CANDIDATE, match=4, spread_constant_tiles=-1),
-}  # the policy itself: spread 512 x 24 dominant counted (match 4, spread_constant_tiles 2)
+    "spread 512 x 24": dict(_SPREAD, match=1, spread_constant_tiles=-1),
+    "spread 512 x 24 counted": dict(_SPREAD, match=1, spread_constant_tiles=2),
+    "spread 512 x 24 dominant": dict(_SPREAD, match=4, spread_constant_tiles=-1),
+    # the policy's from its large_from keys on (256 x 32 below)
+    "spread 512 x 24 dominant counted": dict(_SPREAD, match=4, spread_constant_tiles=2),
+}
 
 
 def plans(x, values, fields):

@@ -45,8 +45,10 @@ SETTINGS = {
 
 
 def plans(x, fields):
-    """(sort, argsort) plans of x made under ``fields`` for the keys' and the pairs' policies."""
+    """(sort, argsort) plans of x made under ``fields`` for the keys' and the pairs' policies
+    (at any n: large_from 0)."""
     kb = x.dtype.itemsize
+    fields = dict(fields, large_from=0)
     with (
         prim.tuning.override("sort", selector=(kb, 0), **fields),
         prim.tuning.override("sort", selector=(kb, 4), **fields),
