@@ -130,7 +130,7 @@ def _table_names():
         for k in (2, 4, 8)
         for v in VCFGS
         for p in policies((k, v))
-        for q in (p, p.at(0))  # the large inputs' policy and the others'
+        for q in (p, p.at(0))  # the large inputs' policy and, under large_from, the others'
         for name in pass_names(k, v, q)
     ]
     classic = [classic_names(k, 0, p)[0] for p in cl for k in (4, 8)]
@@ -173,15 +173,17 @@ _loader.register(
         dict.fromkeys(
             name
             for p in _policy.TABLE.policies((4, 4))
-            for fields in [
-                dict(spread_block=0, spread_items=0, match=1, spread_constant_tiles=-1),
+            for q in [
+                p.one_tile(),
                 *(
-                    dict(SPREAD_CANDIDATE, match=match, spread_constant_tiles=counted)
+                    dataclasses.replace(
+                        p, **SPREAD_CANDIDATE, match=match, spread_constant_tiles=counted
+                    )
                     for match in (1, 4)
                     for counted in (-1, 2)
                 ),
             ]
-            for name in pass_names(4, 4, dataclasses.replace(p, **fields))
+            for name in pass_names(4, 4, q)
         )
     ),
     shipped=False,

@@ -10,6 +10,7 @@ behind them are in docs/perf-log/ (``python -m tools.tune.sort`` sweeps the ones
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from .._core import policy as _policy
 from .._core.policy import knob
@@ -80,17 +81,13 @@ class OnesweepPolicy:
 
     def at(self, n):
         """The policy the plans of ``n`` keys take: this one from ``large_from`` keys on, else
-        its tile alone, ranked by lane masks where ``match`` is above 1."""
-        if n >= self.large_from:
-            return self
-        return dataclasses.replace(
-            self,
-            match=min(self.match, 1),
-            spread_block=0,
-            spread_items=0,
-            spread_constant_tiles=-1,
-            large_from=0,
-        )
+        :meth:`one_tile` (made once per policy: plans are looked up with it on every call)."""
+        return self if n >= self.large_from else self.one_tile()
+
+    def one_tile(self):
+        """This tile alone (no spread tile, no large_from), ranked by lane masks where ``match``
+        is above 1: the policy of plans under ``large_from`` keys, and the spread tile's base."""
+        return _one_tile(self)
 
     def conflict(self):
         """What the fields disagree on (policy.check), or None."""
@@ -110,21 +107,28 @@ class OnesweepPolicy:
         if not self.spread_block:
             return None
         return dataclasses.replace(
-            self,
+            self.one_tile(),
             block=self.spread_block,
             items=self.spread_items,
             min_blocks=self.spread_min_blocks,
-            match=min(self.match, 1),
             constant_tiles=(
                 self.constant_tiles
                 if self.spread_constant_tiles < 0
                 else self.spread_constant_tiles
             ),
-            spread_block=0,
-            spread_items=0,
-            spread_constant_tiles=-1,
-            large_from=0,
         )
+
+
+@functools.lru_cache(maxsize=64)
+def _one_tile(pol):
+    return dataclasses.replace(
+        pol,
+        match=min(pol.match, 1),
+        spread_block=0,
+        spread_items=0,
+        spread_constant_tiles=-1,
+        large_from=0,
+    )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -921,6 +921,10 @@ def test_onesweep_large_from(match, backend, rng):
         small = pol.at(big - 1)
         assert (small.block, small.items, small.match, small.spread()) == (256, 4, 1, None)
         assert small.at(1) is small and small.large_from == 0
+        assert pol.at(1) is small  # made once: plans are looked up with it on every call
+        assert pol.spread() == dataclasses.replace(
+            small, block=512, items=3, min_blocks=1, constant_tiles=2
+        )
         for m, kernels, want in ((big - 1, 1, small), (big, 2, pol)):
             y = x[:m]
             core = prim.plan(prim.argsort, backend.xp.asarray(y), variant="onesweep").core
