@@ -7,7 +7,7 @@ import pathlib
 import pytest
 
 from primitives._core import registry
-from tools.figures import Context, page
+from tools.figures import PEER_HEADER, Context, page
 from tools.figures.__main__ import page_sections, section_order
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -136,3 +136,53 @@ def test_performance_md_is_a_page_of_one_kind_of_device():
             devices.add(page.device_of(lines))
     assert len(devices) == 1, f"docs/performance.md mixes devices: {devices}"
     assert page.merge(text, [], section_order(), devices.pop()) == text
+
+
+def _tables(lines):
+    """Each Markdown table of ``lines``: (line number of its header, header cells, rows' cells)."""
+    tables, start = [], None
+    for i, line in enumerate([*lines, ""]):
+        if line.startswith("|") and start is None:
+            start = i
+        elif not line.startswith("|") and start is not None:
+            cells = [
+                [c.strip() for c in row.strip().strip("|").split("|")] for row in lines[start:i]
+            ]
+            tables.append((start + 1, cells[0], cells[2:]))
+            start = None
+    return tables
+
+
+@pytest.mark.parametrize(
+    "path",
+    [PERFORMANCE, *sorted((ROOT / "docs" / "perf-log").rglob("*.md"))],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_every_table_has_its_header_s_columns(path):
+    """A row under another table's header (a peer row written after a family's own table) shows
+    as a broken table: every row of the figures' page and of the perf log has as many cells as
+    its table's header."""
+    for line, header, rows in _tables(path.read_text().split("\n")):
+        for row in rows:
+            assert len(row) == len(header), f"{path.name}:{line}: {header} / {row}"
+
+
+def test_a_peer_row_opens_a_peer_table_after_another_table():
+    ctx = Context(4200.0, None)
+    ctx.section("histograms")
+    ctx.peer_row("a", 1 << 20, 1.0, 4 << 20, "peer", 2.0)
+    ctx.peer_row("b", 1 << 20, 1.0, 4 << 20, "peer", 2.0)  # the same table
+    ctx.rows(["case", "ours ms", "met"], [("c", "1.0", "yes")])
+    ctx.peer_row("d", 1 << 20, 1.0, 4 << 20, "peer", 2.0)  # after the family's own table
+    ctx.lines += ["", "a caption"]
+    ctx.peer_row("e", 1000, 1.0, 4000, "peer", 2.0)  # after a caption
+    tables = _tables(ctx.lines)
+    assert [len(rows) for _, _, rows in tables] == [2, 1, 1, 1]
+    assert [tuple(h) for _, h, _ in tables] == [PEER_HEADER, ("case", "ours ms", "met")] + [
+        PEER_HEADER
+    ] * 2
+    for _, header, rows in tables:
+        assert all(len(row) == len(header) for row in rows)
+    assert ctx.open_table() == PEER_HEADER
+    ctx.section("sorting")
+    assert ctx.open_table() is None

@@ -23,6 +23,18 @@ from primitives._core import timing as _timing
 
 REPS = {"rounds": 5, "warmup": 5, "repeat": 20}
 
+#: the columns of a peer table (:meth:`Context.peer_table`)
+PEER_HEADER = (
+    "work",
+    "n",
+    "primitives ms",
+    "peer",
+    "peer ms",
+    "ratio (ours/peer)",
+    "GB/s",
+    "% copy",
+)
+
 
 class Context:
     def __init__(self, copy_gbs, cc):
@@ -49,6 +61,16 @@ class Context:
         """Start a Markdown table with the given column names."""
         self.lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
 
+    def open_table(self):
+        """The columns of the table the last line written belongs to, or None (the last line
+        is a caption, a heading or blank: the next row would start no table, or a wrong one)."""
+        i = len(self.lines)
+        while i > 0 and self.lines[i - 1].startswith("|"):
+            i -= 1
+        if i == len(self.lines):
+            return None
+        return tuple(c.strip() for c in self.lines[i].strip().strip("|").split("|"))
+
     def rows(self, header, rows, caption=None):
         """A whole Markdown table: an optional caption line, the header, then ``rows``."""
         if caption is not None:
@@ -62,9 +84,7 @@ class Context:
         print(self.lines[-1], flush=True)
 
     def peer_table(self):
-        self.table(
-            ["work", "n", "primitives ms", "peer", "peer ms", "ratio (ours/peer)", "GB/s", "% copy"]
-        )
+        self.table(PEER_HEADER)
 
     def peer_record(self, work, n, ours_ms, nbytes, peer, peer_ms):
         """A row of the CSV of peer ratios (the docs' peer figure) without a Markdown row, for a
@@ -86,7 +106,10 @@ class Context:
         return gbs
 
     def peer_row(self, work, n, ours_ms, nbytes, peer, peer_ms):
-        """A row of the peer table: ``nbytes`` is what the operation must move at least once."""
+        """A row of the peer table: ``nbytes`` is what the operation must move at least once.
+        Opens a peer table unless the last line written is a row of one (or its header)."""
+        if self.open_table() != PEER_HEADER:
+            self.peer_table()
         gbs = self.peer_record(work, n, ours_ms, nbytes, peer, peer_ms)
         self.add(
             work,
