@@ -8,7 +8,7 @@ import pytest
 
 from primitives._core import registry
 from tools.figures import PEER_HEADER, Context, page
-from tools.figures.__main__ import page_sections, section_order
+from tools.figures.__main__ import page_sections, section_order, write_page
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PERFORMANCE = ROOT / "docs" / "performance.md"
@@ -186,3 +186,32 @@ def test_a_peer_row_opens_a_peer_table_after_another_table():
     assert ctx.open_table() == PEER_HEADER
     ctx.section("sorting")
     assert ctx.open_table() is None
+
+
+def test_the_page_is_written_after_each_family(tmp_path):
+    """The runner writes the page after each family it measured (write_page), so a run cut
+    short (a time limit) keeps the families it finished, and a page of another kind of device
+    stops the run at its first family."""
+    _, sections = _run("sorting", "scan")
+    path = tmp_path / "performance.md"
+    path.write_text(page.merge(None, sections, section_order(), "NVIDIA H200"))
+    ctx = Context(4200.0, None)
+    ctx.lines += [f"device: {DEVICE.replace('abc1234', 'def5678')}", COPY]
+    ctx.measuring = "sorting"
+    ctx.section("sorting")
+    ctx.rows(["work", "ms"], [("sorting work", "0.5000")])
+    write_page(path, ctx, "NVIDIA H200")
+    cut = dict(page.split(path.read_text())[1])
+    assert "commit def5678" in cut["sorting"][1] and "| sorting work | 0.5000 |" in cut["sorting"]
+    assert "commit abc1234" in cut["scan"][1]
+    ctx.measuring = "scan"
+    ctx.section("scan")
+    ctx.rows(["work", "ms"], [("scan work", "0.2500")])
+    write_page(path, ctx, "NVIDIA H200")
+    cut = dict(page.split(path.read_text())[1])
+    assert "| sorting work | 0.5000 |" in cut["sorting"] and "| scan work | 0.2500 |" in cut["scan"]
+    assert "commit abc1234" in cut["compaction"][1]
+    before = path.read_text()
+    with pytest.raises(SystemExit, match="performance.md: section 'compaction' was measured on"):
+        write_page(path, ctx, "NVIDIA H100 80GB HBM3")
+    assert path.read_text() == before

@@ -4,7 +4,8 @@
 
 ``--out`` writes the page of docs/performance.md (:mod:`tools.figures.page`): a section per
 family, each opening with the run's device, versions, commit and date; the sections of an
-existing page that this run did not measure are kept.
+existing page that this run did not measure are kept. The page is written after each family, so
+a run cut short keeps the families it finished.
 
 Each family's measurements live in ``tools/figures/<family>.py`` (named in the family registry,
 :mod:`primitives._core.registry`) as ``run(ctx)``, on the family's workloads

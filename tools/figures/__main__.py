@@ -159,7 +159,7 @@ def main(argv=None):
         "--out",
         default=None,
         help="the Markdown page (docs/performance.md): the sections of the families "
-        "measured are replaced, the others kept",
+        "measured are replaced (after each family), the others kept",
     )
     ap.add_argument("--csv", default=None, help="every peer row as CSV (docs' figures)")
     ap.add_argument(
@@ -202,26 +202,32 @@ def main(argv=None):
             ctx.measuring = family
             ctx.section(family)
             importlib.import_module(f"tools.figures.{_module(family)}").run(ctx)
+            if args.out:  # after each family: a run cut short keeps the families it measured
+                write_page(args.out, ctx, info["device"])
     text = "\n".join(ctx.lines)
     print("\n" + text)
     if args.csv:
         write_csv(args.csv, ctx.records, ctx.lines[:2])
-    if args.out:
-        sections = page_sections(
-            ctx.lines[2:], ctx.sections, ctx.lines[0].removeprefix("device: "), ctx.lines[1]
-        )
-        old = None
-        if os.path.exists(args.out):
-            with open(args.out) as f:
-                old = f.read()
-        try:
-            page = _page.merge(
-                old, sections, section_order(), info["device"], renamed=_registry.aliases()
-            )
-        except ValueError as exc:
-            sys.exit(f"python -m tools.figures: {args.out}: {exc} (the run's tables are above)")
-        with open(args.out, "w") as f:
-            f.write(page)
+
+
+def write_page(path, ctx, device):
+    """Write the sections ``ctx`` measured so far into the page at ``path`` (docs/performance.md),
+    keeping its other sections; exits, naming the page, when those were measured on another
+    kind of device than ``device``."""
+    sections = page_sections(
+        ctx.lines[2:], ctx.sections, ctx.lines[0].removeprefix("device: "), ctx.lines[1]
+    )
+    old = None
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+    try:
+        page = _page.merge(old, sections, section_order(), device, renamed=_registry.aliases())
+    except ValueError as exc:
+        print("\n".join(ctx.lines))
+        sys.exit(f"python -m tools.figures: {path}: {exc} (the run's tables are above)")
+    with open(path, "w") as f:
+        f.write(page)
 
 
 if __name__ == "__main__":
