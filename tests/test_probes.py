@@ -1,6 +1,7 @@
 """The probes behind the zero-wait figures run on the emulator too (tools/probes/)."""
 
 import math
+import re
 
 import pytest
 
@@ -195,3 +196,37 @@ def test_timeline_stamps_still_find_their_kernel_text(monkeypatch):
         text = (_loader.kernels_root() / rel).read_text()
         for old, _ in pairs:
             assert text.count(old) == 1, (rel, old)
+
+
+_PTXAS_LOG = """ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function '_Z1aPi' for 'sm_90'
+ptxas info    : Function properties for _Z1aPi
+    144 bytes stack frame, 140 bytes spill stores, 148 bytes spill loads
+ptxas info    : Used 128 registers, used 1 barriers, 144 bytes cumulative stack size
+ptxas info    : Compiling entry function '_Z1bPi' for 'sm_90'
+ptxas info    : Function properties for _Z6calleev
+    8 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads
+ptxas info    : Function properties for _Z1bPi
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 32 registers, used 0 barriers
+"""
+
+
+def test_spills_reads_each_kernel_of_the_ptxas_log():
+    from tools.probes import spills
+
+    got = spills.parse(_PTXAS_LOG, {"a<int>": "_Z1aPi", "b<int>": "_Z1bPi"})
+    assert got == {"a<int>": (128, 140, 148), "b<int>": (32, 0, 0)}
+
+
+def test_spills_compiles_a_kernel_file(capsys):
+    from tools.probes import spills
+
+    if spills.ptxas() is None:
+        pytest.skip("no CUDA toolkit's ptxas on this machine")
+    assert spills.main(["core/offsets.cu", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert "core/offsets.cu: 1 kernels, 0 spilling" in out
+    assert re.search(r"offsets_stats<long long>: \d+ registers, 0 bytes spill stores", out)
+    assert spills.main(["no/such.cu"]) == 2
+    assert "no kernels registered in ['no/such.cu']" in capsys.readouterr().err
