@@ -36,11 +36,12 @@ import argparse
 import os
 import re
 import runpy
-import shutil
 import subprocess
 import sys
 import tempfile
 from contextlib import nullcontext
+
+from tools import _toolkit
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 ERROR_EXIT = 99
@@ -63,17 +64,12 @@ def find(path=None):
         if os.path.isfile(given) and os.access(given, os.X_OK):
             return given
         raise SystemExit(f"sanitize: {given!r} is not an executable compute-sanitizer")
-    found = shutil.which("compute-sanitizer")
+    found = _toolkit.find("compute-sanitizer", PLACES)
     if found:
         return found
-    cuda = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
-    places = [p.format(cuda=cuda) for p in PLACES]
-    for p in places:
-        if os.path.isfile(p) and os.access(p, os.X_OK):
-            return p
     raise SystemExit(
         "sanitize: no compute-sanitizer on PATH, in $COMPUTE_SANITIZER or at "
-        + ", ".join(places)
+        + ", ".join(_toolkit.places(PLACES))
         + " (it comes with the CUDA toolkit, and with Debian's nvidia-cuda-toolkit)"
     )
 

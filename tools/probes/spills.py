@@ -11,7 +11,7 @@ kernel (its name expression, registers, spill stores and loads); ``--all`` print
 A spill is where a kernel's registers ran out (the launch bounds cap them: 1,024 threads and two
 blocks an SM leave 32 a thread): loads and stores to local memory, in the L1 when they hit.
 Whether it costs time is a GPU's question; this finds where to look. ptxas is the toolkit's
-(``$CUDA_HOME/bin``, ``/usr/local/cuda/bin``, the PATH, ``/usr/local/cuda-*/bin``): the NVRTC
+(the PATH, else ``$CUDA_HOME/bin``, ``$CUDA_PATH/bin`` or ``/usr/local/cuda/bin``): the NVRTC
 the library loads writes the PTX, so the figures are those of the GPU's build up to the
 assembler's version.
 """
@@ -19,15 +19,14 @@ assembler's version.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 from primitives._core import binaries, loader, nvrtc
+from tools import _toolkit
 
 _ENTRY = re.compile(r"Compiling entry function '(\w+)'")
 _PROPS = re.compile(r"Function properties for (\w+)")
@@ -36,12 +35,8 @@ _REGS = re.compile(r"Used (\d+) registers")
 
 
 def ptxas():
-    """The toolkit's ptxas, or None."""
-    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-    found = [os.path.join(r, "bin", "ptxas") for r in roots if r]
-    found.append(shutil.which("ptxas"))
-    found += sorted(glob.glob("/usr/local/cuda-*/bin/ptxas"), reverse=True)
-    return next((p for p in found if p and os.access(p, os.X_OK)), None)
+    """The toolkit's ptxas (PATH, or ``$CUDA_HOME/bin``: tools._toolkit), or None."""
+    return _toolkit.find("ptxas", ("{cuda}/bin/ptxas",))
 
 
 def parse(log, lowered):
