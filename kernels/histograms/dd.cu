@@ -16,9 +16,11 @@
 //   D = 1, 2, 3: the dimensions unrolled (DDChain: each binner in registers, the later dimensions
 //     not binned once one drops the sample). With `vec` set (counts only), a packet of
 //     P = 16 / sizeof(T) samples is read with D 16-byte loads: D consecutive packets of the
-//     C-ordered (N, D) array (`rows`), or one packet of each column; two such groups a thread
-//     an iteration, binned together, the next iteration's two loaded before them (the bounded
-//     rounds: two groups' loads in flight); the tail sample by sample.
+//     C-ordered (N, D) array (`rows`), or one packet of each column, and kept as D 16-byte words
+//     (word j: the coordinates j); two such groups a thread an iteration, binned and counted up
+//     to 8 samples at a time (16 8-bit samples a group: their linear bins stay in registers),
+//     the next iteration's two loaded before them (the bounded rounds: two groups' loads in
+//     flight); the tail sample by sample.
 //   D = 0: any number of dimensions `dims` (1 to DD_MAX): a loop over the dimensions, each
 //     binner built from its record per sample; scalar loads.
 // Samples: sample i, dimension j at cols[j][i * strides[j]] (strides in elements, may be any
@@ -125,57 +127,65 @@ __global__ void __launch_bounds__(BLOCK)
             constexpr int P = prim::Pack16<T>::N;
             const long long npk = n / P;
             const bool rows = where->rows != 0;
-            // the samples of packet group p: D 16-byte loads
-            auto load = [&](long long p, T(&v)[DIM][P]) {
+            // a packet group: P samples as D 16-byte words, word j holding their coordinates j
+            // (an 8-bit coordinate in a register of its own would take 16 registers a word)
+            typedef uint4 Group[DIM];
+            auto load = [&](long long p, Group& w) {
                 if (rows) {  // D consecutive packets hold samples p*P .. p*P + P - 1
-                    T flat[DIM * P];
+                    uint4 raw[DIM];
 #pragma unroll
-                    for (int k = 0; k < DIM; ++k) {
-                        const prim::Pack16<T> q = prim::load_pack16(col[0] + (p * DIM + k) * P);
-#pragma unroll
-                        for (int m = 0; m < P; ++m) flat[k * P + m] = q.v[m];
-                    }
+                    for (int k = 0; k < DIM; ++k)
+                        raw[k] = __ldg(reinterpret_cast<const uint4*>(col[0] + (p * DIM + k) * P));
 #pragma unroll
                     for (int s = 0; s < P; ++s)
 #pragma unroll
-                        for (int j = 0; j < DIM; ++j) v[j][s] = flat[s * DIM + j];
+                        for (int j = 0; j < DIM; ++j) {
+                            const int e = s * DIM + j;
+                            reinterpret_cast<T*>(&w[j])[s] =
+                                prim::pack16_elem<T>(raw[e / P], e % P);
+                        }
                 } else {
 #pragma unroll
-                    for (int j = 0; j < DIM; ++j) {
-                        const prim::Pack16<T> q = prim::load_pack16(col[j] + p * P);
-#pragma unroll
-                        for (int s = 0; s < P; ++s) v[j][s] = q.v[s];
-                    }
+                    for (int j = 0; j < DIM; ++j)
+                        w[j] = __ldg(reinterpret_cast<const uint4*>(col[j] + p * P));
                 }
             };
-            // the linear bins of a group's P samples (-1: dropped)
-            auto lins = [&](const T(&v)[DIM][P], long long* lin) {
+            // coordinate j of the group's sample s
+            auto coord = [&](const Group& w, int s, int j) -> T {
+                return prim::pack16_elem<T>(w[j], s);
+            };
+            // two groups a thread an iteration, binned and counted K samples at a time: at most
+            // 8 whatever the sample size, so that a chunk's linear bins stay in registers
+            constexpr int M = 2;
+            constexpr int K = M * P < 8 ? M * P : 8;
+            // the samples u0 .. u0 + K - 1 of the groups g (sample u: group u / P, sample u % P;
+            // the second group's dropped unless `both`) binned, then counted with their shared
+            // atomics issued together
+            auto count_chunk = [&](const Group* g, int u0, bool both) {
+                long long lin[K];
 #pragma unroll
-                for (int s = 0; s < P; ++s) {
+                for (int t = 0; t < K; ++t) {
+                    const int u = u0 + t;
+                    if (u >= P && !both) {
+                        lin[t] = -1;
+                        continue;
+                    }
                     T x[DIM];
 #pragma unroll
-                    for (int j = 0; j < DIM; ++j) x[j] = v[j][s];
-                    lin[s] = chain(x, 0);
-                }
-            };
-            // two groups binned (the second only when `both`: dropped otherwise), then their
-            // shared atomics issued together
-            constexpr int M = 2;
-            auto count = [&](const T(&g)[M][DIM][P], bool both) {
-                long long lin[M * P];
-                lins(g[0], lin);
-                if (both) {
-                    lins(g[1], lin + P);
-                } else {
-#pragma unroll
-                    for (int s = P; s < M * P; ++s) lin[s] = -1;
+                    for (int j = 0; j < DIM; ++j) x[j] = coord(g[u / P], u % P, j);
+                    lin[t] = chain(x, 0);
                 }
                 if (pk) {
                     prim::packed_count(reinterpret_cast<prim::u32*>(h), lin, shared_bins, out);
                 } else {
 #pragma unroll
-                    for (int s = 0; s < M * P; ++s) add(lin[s], 0);
+                    for (int t = 0; t < K; ++t) add(lin[t], 0);
                 }
+            };
+            // both groups counted, or the first alone
+            auto count = [&](const Group(&g)[M], bool both) {
+#pragma unroll
+                for (int u0 = 0; u0 < M * P; u0 += K) count_chunk(g, u0, both);
             };
             if (pk && packed == 2) {  // bounded: adds that return nothing, settled in rounds
                 constexpr long long ROOM = prim::Packed16::ROUND - P;  // the scalar tail's
@@ -183,20 +193,29 @@ __global__ void __launch_bounds__(BLOCK)
                 static_assert(static_cast<long long>(BLOCK) * G2 * P <= ROOM, "a long round");
                 constexpr int EVERY =
                     static_cast<int>(ROOM / (static_cast<long long>(BLOCK) * G2 * P));
-                typedef T Group[DIM][P];
+                constexpr int KR = P < 8 ? P : 8;
                 prim::u32* h32 = reinterpret_cast<prim::u32*>(h);
                 prim::for_each_round<Group, G2, EVERY>(
                     npk, tid, nthreads, load,
                     [&](long long, const Group& v) {
-                        long long lin[P];
-                        lins(v, lin);
 #pragma unroll
-                        for (int s = 0; s < P; ++s) {
-                            if (lin[s] < 0) continue;
-                            if (lin[s] >= shared_bins)
-                                atomicAdd(out + lin[s], G(1));
-                            else
-                                prim::Packed16::add_quiet(h32, lin[s]);
+                        for (int u0 = 0; u0 < P; u0 += KR) {
+                            long long lin[KR];
+#pragma unroll
+                            for (int t = 0; t < KR; ++t) {
+                                T x[DIM];
+#pragma unroll
+                                for (int j = 0; j < DIM; ++j) x[j] = coord(v, u0 + t, j);
+                                lin[t] = chain(x, 0);
+                            }
+#pragma unroll
+                            for (int t = 0; t < KR; ++t) {
+                                if (lin[t] < 0) continue;
+                                if (lin[t] >= shared_bins)
+                                    atomicAdd(out + lin[t], G(1));
+                                else
+                                    prim::Packed16::add_quiet(h32, lin[t]);
+                            }
                         }
                     },
                     [&]() {
@@ -207,13 +226,13 @@ __global__ void __launch_bounds__(BLOCK)
             } else {  // two groups a thread an iteration, the next iteration's loaded first
                 long long p = tid;
                 if (p + nthreads < npk) {
-                    T g[M][DIM][P];
+                    Group g[M];
                     load(p, g[0]);
                     load(p + nthreads, g[1]);
                     for (;;) {
                         const long long q = p + 2 * nthreads;
                         const bool more = q + nthreads < npk;
-                        T next[M][DIM][P];
+                        Group next[M];
                         if (more) {
                             load(q, next[0]);
                             load(q + nthreads, next[1]);
@@ -224,13 +243,11 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
                         for (int m = 0; m < M; ++m)
 #pragma unroll
-                            for (int j = 0; j < DIM; ++j)
-#pragma unroll
-                                for (int s = 0; s < P; ++s) g[m][j][s] = next[m][j][s];
+                            for (int k = 0; k < DIM; ++k) g[m][k] = next[m][k];
                     }
                 }
                 if (p < npk) {
-                    T a[M][DIM][P];
+                    Group a[M];
                     load(p, a[0]);
                     count(a, false);
                 }

@@ -48,6 +48,12 @@ __device__ __forceinline__ Pack16<T> pack16_of(const uint4& raw) {
     return out;
 }
 
+// Element m of the 16 raw bytes `raw` (m constant after unrolling: no copy to memory).
+template <class T>
+__device__ __forceinline__ T pack16_elem(const uint4& raw, int m) {
+    return reinterpret_cast<const T*>(&raw)[m];
+}
+
 template <class T>
 __device__ __forceinline__ Pack16<T> load_pack16(const T* p) {
     return pack16_of<T>(__ldg(reinterpret_cast<const uint4*>(p)));

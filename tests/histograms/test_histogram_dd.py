@@ -428,6 +428,38 @@ def test_property_equals_numpy(data):
 
 
 @pytest.mark.parametrize("bounded", [False, True], ids=["returning", "bounded"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16])
+def test_small_samples_in_packet_chunks(dtype, bounded, backend, rng):
+    """8- and 16-bit samples, whose packet groups (16 or 8 samples a 16-byte word) are binned and
+    counted 8 samples at a time (kernels/histograms/dd.cu): D = 1 to 3, (N, D) rows and separate
+    columns, N not a multiple of a group, every bin in 32-bit shared counters, every bin in
+    packed 16-bit ones, and most bins by global atomics; returning and bounded packed adds.
+    Exact against NumPy."""
+    info = np.iinfo(dtype)
+    n = 4096 * 3 + 37
+    s = rng.integers(info.min, info.max, (n, 3), endpoint=True).astype(dtype)
+    packed = []
+    for d in (1, 2, 3):
+        x = np.ascontiguousarray(s[:, :d])
+        bins = [16, 8, 4][:d]
+        for shared_bytes in (4096, 1040, 64):
+            with tuning.override(
+                "histogram",
+                selector="dd",
+                block=64,
+                shared_bytes=shared_bytes,
+                packed_bounded=bounded,
+            ):
+                P.PLANS.clear()
+                check(x, bins, backend=backend)
+                check([np.ascontiguousarray(x[:, j]) for j in range(d)], bins, backend=backend)
+                packed += [p.packed for k, p in P.PLANS._plans.items() if k[0] == "histogram/dd"]
+                if d == 1:
+                    check(x[:, 0], 16, backend=backend)
+    assert any(packed) and not all(packed)
+
+
+@pytest.mark.parametrize("bounded", [False, True], ids=["returning", "bounded"])
 def test_packed_counters_wrap(backend, rng, bounded):
     """Counts of more bins than 32-bit shared counters hold go to 16-bit counters, two a word
     (Packed16): with one block per SM each block counts more than 65536 samples of linear bin 0
