@@ -5,7 +5,9 @@
 * uint8 2^28, 256 bins, uniform and all equal: ``histogram``, ``histogram_even``, ``bincount``;
 * float32 2^28 with 4096, 65536 and 2^20 bins (65,536 bins and histogram2d 256 x 256 of 2^26
   pairs against their targets);
-* an 8192 x 8192 RGB uint8 image: one ``histogram_channels`` call vs three ``cupy.bincount``;
+* an 8192 x 8192 RGB uint8 image: one ``histogram_channels`` call vs three ``cupy.bincount``,
+  and its colour histogram (``histogramdd`` of its pixels, 16 x 16 x 16 bins) vs
+  ``cupy.histogramdd``;
 * every variant on uniform, all-equal and sky-image uint8 data (2^26) and uniform float32;
 * sweeps of throughput against the bin count and against contention (2^28 samples), written as
   JSON to ``$OUT/histogram_sweeps.json`` (or ./) for
@@ -155,7 +157,26 @@ def run(ctx):
         "3 x cupy.bincount",
         t["3 x cupy.bincount"],
     )
-    img = None  # frees the image (the timed lambdas are done with it)
+    # the same image's colour histogram: its (N, 3) pixels into 16 x 16 x 16 bins
+    px = img.reshape(-1, shape[2])
+    cube, cube_range = (16,) * shape[2], [(0, b)] * shape[2]
+    got = prim.histogramdd(px, cube, cube_range)[0]
+    assert bool((got == cupy.histogramdd(px, cube, cube_range)[0]).all()), "histogramdd"
+    t = ctx.bench(
+        {
+            "ours": lambda: prim.histogramdd(px, cube, cube_range),
+            "cupy.histogramdd": lambda: cupy.histogramdd(px, cube, cube_range),
+        }
+    )
+    ctx.peer_row(
+        f"histogramdd RGB {shape[0]}x{shape[1]} uint8 pixels, 16^3 bins",
+        px.shape[0],
+        t["ours"],
+        img.nbytes,
+        "cupy.histogramdd",
+        t["cupy.histogramdd"],
+    )
+    img = px = None  # frees the image (the timed lambdas are done with it)
 
     # -- every variant on uniform / contended data ------------------------------------------------
     nv = spec.VARIANTS.n
