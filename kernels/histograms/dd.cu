@@ -154,19 +154,14 @@ __global__ void __launch_bounds__(BLOCK)
             auto coord = [&](const Group& w, int s, int j) -> T {
                 return prim::pack16_elem<T>(w[j], s);
             };
-            // two groups a thread an iteration, binned and counted K samples at a time: at most
-            // 8 whatever the sample size, so that a chunk's linear bins stay in registers
-            constexpr int M = 2;
-            constexpr int K = M * P < 8 ? M * P : 8;
-            // the samples u0 .. u0 + K - 1 of the groups g (sample u: group u / P, sample u % P;
-            // the second group's dropped unless `both`) binned, then counted with their shared
-            // atomics issued together
-            auto count_chunk = [&](const Group* g, int u0, bool both) {
-                long long lin[K];
+            // the linear bins lin[t] of the samples u0 + t, t < chunk, of the groups g (sample u:
+            // group u / P, sample u % P), -1 for those from `live` on (dropped); chunks of at most
+            // 8 samples whatever their size, so that their linear bins stay in registers
+            auto lins = [&](const Group* g, int u0, int live, int chunk, long long* lin) {
 #pragma unroll
-                for (int t = 0; t < K; ++t) {
+                for (int t = 0; t < chunk; ++t) {
                     const int u = u0 + t;
-                    if (u >= P && !both) {
+                    if (u >= live) {
                         lin[t] = -1;
                         continue;
                     }
@@ -175,6 +170,14 @@ __global__ void __launch_bounds__(BLOCK)
                     for (int j = 0; j < DIM; ++j) x[j] = coord(g[u / P], u % P, j);
                     lin[t] = chain(x, 0);
                 }
+            };
+            // two groups a thread an iteration, binned and counted K samples at a time, their
+            // shared atomics issued together (the second group's dropped unless `both`)
+            constexpr int M = 2;
+            constexpr int K = M * P < 8 ? M * P : 8;
+            auto count_chunk = [&](const Group* g, int u0, bool both) {
+                long long lin[K];
+                lins(g, u0, both ? M * P : P, K, lin);
                 if (pk) {
                     prim::packed_count(reinterpret_cast<prim::u32*>(h), lin, shared_bins, out);
                 } else {
@@ -201,13 +204,7 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
                         for (int u0 = 0; u0 < P; u0 += KR) {
                             long long lin[KR];
-#pragma unroll
-                            for (int t = 0; t < KR; ++t) {
-                                T x[DIM];
-#pragma unroll
-                                for (int j = 0; j < DIM; ++j) x[j] = coord(v, u0 + t, j);
-                                lin[t] = chain(x, 0);
-                            }
+                            lins(&v, u0, P, KR, lin);
 #pragma unroll
                             for (int t = 0; t < KR; ++t) {
                                 if (lin[t] < 0) continue;
