@@ -145,10 +145,8 @@ def _tables(lines):
         if line.startswith("|") and start is None:
             start = i
         elif not line.startswith("|") and start is not None:
-            cells = [
-                [c.strip() for c in row.strip().strip("|").split("|")] for row in lines[start:i]
-            ]
-            tables.append((start + 1, cells[0], cells[2:]))
+            rows = [page.cells(row) for row in lines[start:i]]
+            tables.append((start + 1, rows[0], rows[2:]))
             start = None
     return tables
 

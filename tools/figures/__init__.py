@@ -21,6 +21,7 @@ result is checked against the NumPy oracle before it is timed. Ratios are within
 from __future__ import annotations
 
 from primitives._core import timing as _timing
+from tools.figures import page
 
 REPS = {"rounds": 5, "warmup": 5, "repeat": 20}
 
@@ -70,7 +71,7 @@ class Context:
             i -= 1
         if i == len(self.lines):
             return None
-        return tuple(c.strip() for c in self.lines[i].strip().strip("|").split("|"))
+        return tuple(page.cells(self.lines[i]))
 
     def rows(self, header, rows, caption=None):
         """A whole Markdown table: an optional caption line, the header, then ``rows``."""

@@ -15,14 +15,12 @@ import argparse
 import pathlib
 import sys
 
+from tools.figures import page
+
 #: header words of the columns that are measurements, not a row's identity
 MEASURES = ("ms", "ratio", "gb/s", "% copy", "vs ", "x)", "speedup")
 #: the column of this library's time, by header, in order of preference
 OURS = ("primitives ms", "ms")
-
-
-def _cells(line):
-    return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
 def rows(text):
@@ -41,7 +39,7 @@ def rows(text):
         if not line.startswith("|"):
             header = None
             continue
-        cells = _cells(line)
+        cells = page.cells(line)
         if header is None:
             header = cells
             continue

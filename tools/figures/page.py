@@ -36,6 +36,11 @@ other devices among them, is in `docs/perf-log/` (a folder per month, a file per
 _MEASURED = re.compile(r"Measured on (?:an? )?(.+?) \(")
 
 
+def cells(line):
+    """The cells of a Markdown table row (``| a | b |`` -> ``["a", "b"]``), stripped."""
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
 def header(device, copy, family):
     """The line a section opens with. ``device``: the run's device line as
     :mod:`tools.figures.__main__` makes it ("NVIDIA H200 (132 SMs), driver ..., CuPy ...,
